@@ -1,0 +1,75 @@
+# npusim — one Makefile for the library, the CLI, the tests and the benchmarks.
+#
+# Layout: every stage folder (traces, chipsim, opsgen, power) is compiled into
+# build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
+# programs tests/unit/test_*.c, each linked against the library.
+
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+PKGS    := libcjson zlib gsl cmocka
+PKG_CFLAGS := $(shell pkg-config --cflags libcjson zlib gsl 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs libcjson zlib gsl 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+# libcsv ships no pkg-config file on Debian; link it by name.
+CSV_LIBS := -lcsv
+
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I. $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm
+
+LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test unit-test cli-test run check bench parity install clean
+all: $(BUILD)/npusim
+
+$(BUILD)/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libnpusim.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/npusim: $(CLI_OBJ) $(BUILD)/libnpusim.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libnpusim.a $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+
+# make test: every cmocka program, then the CLI tests; one closing summary line.
+test: $(BUILD)/npusim $(TEST_BIN)
+	@BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
+
+# The main job: llama3-8b on TPUv5p, outputs in ./out.
+run: $(BUILD)/npusim
+	$(BUILD)/npusim run --configs configs --out out
+
+# Address and undefined-behaviour sanitizers over the whole test suite.
+check:
+	$(MAKE) BUILD=build-check OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+bench: $(BUILD)/npusim
+	@sh bench/run-bench.sh $(BUILD)/npusim
+
+# Cell-by-cell parity against the reference results (needs ../shared).
+parity: $(BUILD)/npusim
+	@sh tests/parity.sh $(BUILD)/npusim
+
+install: $(BUILD)/npusim
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim
+	install -m 755 $(BUILD)/npusim $(DESTDIR)$(PREFIX)/bin/npusim
+	cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/ 2>/dev/null || \
+	  (install -d $(DESTDIR)$(PREFIX)/share/npusim/configs && cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/)
+
+clean:
+	rm -rf build build-check out

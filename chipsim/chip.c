@@ -1,0 +1,78 @@
+/* chip.c — the chip field table (defaults = reference ChipConfig) and derived rates. */
+#include "chipsim/chip.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define I(k, d, fl) { #k, FT_INT, offsetof(struct chip_config, k), d, NULL, fl }
+#define D(k, d, fl) { #k, FT_DOUBLE, offsetof(struct chip_config, k), d, NULL, fl }
+#define B(k, d) { #k, FT_BOOL, offsetof(struct chip_config, k), d, NULL, 0 }
+#define S(k, d, fl) { #k, FT_STR, offsetof(struct chip_config, k), 0, d, fl }
+enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG };
+
+/* Order = the reference class's field order (used for the sim_config dump). */
+static const struct field_desc chip_field_list[] = {
+    S(name, "5p", 0),
+    I(num_sa, 8, R), I(num_vu, 6, R), I(num_vu_ports, 6, R),
+    D(hbm_bw_GBps, 2765.0, R), I(hbm_latency_ns, 500, N), I(vmem_size_MB, 128, R),
+    D(freq_GHz, 1.75, R), I(sa_dim, 128, R), I(hbm_size_GB, 95, R),
+    D(ici_bw_GBps, 200.0, R), D(dcn_bw_GBps, 25.0, P), D(pcie_bw_GBps, 32.0, P),
+    I(ici_latency_ns, 3330, N), I(dcn_latency_ns, 3700, N), I(pcie_latency_ns, 400, N),
+    D(TDP_W, 350.0, N), D(min_power_W, 1.0, N), D(avg_power_W, 1.0, N), D(max_power_W, 331.0, N),
+    D(HBM_GBps_per_W, 123.5, N), D(ICI_GBps_per_W, 56.583, N),
+    S(ICI_topology, "TORUS_3D", 0),
+    D(embodied_carbon_kgCO2, 585.0, N),
+    B(use_vu_for_small_matmul, 1),
+    D(static_power_W_per_sa, 1.35868996, N), D(static_power_W_per_vu, 0.475076728, N),
+    D(static_power_vmem_W, 24.21353615, N), D(static_power_ici_W, 6.114104803, N),
+    D(static_power_hbm_mc_W, 10.264041296, N), D(static_power_hbm_phy_W, 15.396061944, N),
+    D(static_power_other_W, 44.82811018, N),
+    D(dynamic_power_W_per_SA, 28.19413333, N), D(dynamic_power_W_per_VU, 2.65216, N),
+    D(dynamic_power_vmem_W, 50.18368, N), D(dynamic_power_ici_W_per_GBps, 0.01767315271, N),
+    D(dynamic_power_hbm_W_per_GBps, 0.01261538462, N), D(dynamic_power_other_W, 0.0, N),
+    S(pg_config, "NoPG", 0),
+    B(enable_dvfs, 0),
+};
+
+const struct field_table chip_fields = {
+    "chip", chip_field_list, sizeof chip_field_list / sizeof chip_field_list[0]
+};
+
+void chip_config_default(struct chip_config *c) { fields_set_defaults(&chip_fields, c); }
+
+double chip_vmem_bw_GBps(const struct chip_config *c)
+{
+    return (double)c->num_vu_ports * c->freq_GHz * 8 * 128 * 4;
+}
+
+double chip_peak_sa_tflops(const struct chip_config *c)
+{
+    return (double)(c->num_sa * c->sa_dim * c->sa_dim * 2) * c->freq_GHz * 1e9 / 1e12;
+}
+
+double chip_peak_vu_tflops(const struct chip_config *c)
+{
+    return (double)(c->num_vu * 1024) * c->freq_GHz * 1e9 / 1e12;
+}
+
+double chip_peak_tflops(const struct chip_config *c)
+{
+    return chip_peak_sa_tflops(c) + chip_peak_vu_tflops(c);
+}
+
+double chip_sa_bw_GBps(const struct chip_config *c)
+{
+    return (double)((c->sa_dim + c->sa_dim) * 2 * c->num_sa) * c->freq_GHz;
+}
+
+double chip_vpu_bw_GBps(const struct chip_config *c)
+{
+    return (double)(128 * 8 * c->num_vu_ports) * c->freq_GHz;
+}
+
+int64_t chip_vu_speed(const struct chip_config *c) { return c->num_vu * 8 * 128; }
+
+int64_t chip_vu_mult(const struct chip_config *c)
+{
+    return (int64_t)ceil((double)c->sa_dim / 128 * 8 * 2);
+}

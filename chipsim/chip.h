@@ -1,0 +1,62 @@
+/* chip.h — the chip configuration (reference ChipConfig) and its derived rates.
+ *
+ * Every field of the reference class with its default (TPUv5p-like; note the
+ * class default freq 1.75 GHz while tpuv5p.json says 1.7, quirk Q23). Loaded
+ * from the merged config JSON through chip_fields (traces/fields.h). Power
+ * fields live here too because the chip JSON carries them; power/ reads them. */
+#ifndef NPUSIM_CHIP_H
+#define NPUSIM_CHIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "traces/fields.h"
+
+struct chip_config {
+    char name[FIELD_STR_MAX];
+    int64_t num_sa;              /* systolic arrays (MXUs) */
+    int64_t num_vu;              /* vector units */
+    int64_t num_vu_ports;
+    double hbm_bw_GBps;          /* GB = 2^30 B for HBM time */
+    int64_t hbm_latency_ns;
+    int64_t vmem_size_MB;        /* MiB of on-chip SRAM */
+    double freq_GHz;
+    int64_t sa_dim;
+    int64_t hbm_size_GB;         /* GiB */
+    double ici_bw_GBps;          /* GB = 1e9 B for collectives (quirk Q11) */
+    double dcn_bw_GBps;
+    double pcie_bw_GBps;         /* GB = 2^30 B */
+    int64_t ici_latency_ns;
+    int64_t dcn_latency_ns;      /* unused by the reference */
+    int64_t pcie_latency_ns;
+    double TDP_W, min_power_W, avg_power_W, max_power_W;
+    double HBM_GBps_per_W, ICI_GBps_per_W;
+    char ICI_topology[FIELD_STR_MAX];
+    double embodied_carbon_kgCO2;
+    bool use_vu_for_small_matmul;
+    double static_power_W_per_sa, static_power_W_per_vu, static_power_vmem_W;
+    double static_power_ici_W, static_power_hbm_mc_W, static_power_hbm_phy_W;
+    double static_power_other_W;
+    double dynamic_power_W_per_SA, dynamic_power_W_per_VU, dynamic_power_vmem_W;
+    double dynamic_power_ici_W_per_GBps, dynamic_power_hbm_W_per_GBps;
+    double dynamic_power_other_W;
+    char pg_config[FIELD_STR_MAX];
+    bool enable_dvfs;
+};
+
+extern const struct field_table chip_fields;
+
+/* Defaults of the reference class. */
+void chip_config_default(struct chip_config *c);
+
+/* Derived rates, evaluated in the reference's order (chipsim.md §1). */
+double chip_vmem_bw_GBps(const struct chip_config *c);
+double chip_peak_sa_tflops(const struct chip_config *c);
+double chip_peak_vu_tflops(const struct chip_config *c);
+double chip_peak_tflops(const struct chip_config *c);
+double chip_sa_bw_GBps(const struct chip_config *c);   /* (2*sa_dim*2*num_sa)*f */
+double chip_vpu_bw_GBps(const struct chip_config *c);  /* (128*8*ports)*f */
+int64_t chip_vu_speed(const struct chip_config *c);    /* num_vu*8*128 elements/cycle */
+int64_t chip_vu_mult(const struct chip_config *c);     /* ceil(sa_dim/128*8*2) */
+
+#endif

@@ -1,0 +1,132 @@
+/* model.c — model field tables (defaults = the reference classes) and loading. */
+#include "opsgen/model.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define I(k, d, fl) { #k, FT_INT, offsetof(struct model_config, k), d, NULL, fl }
+#define B(k, d) { #k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0 }
+#define S(k, d, fl) { #k, FT_STR, offsetof(struct model_config, k), 0, d, fl }
+#define TABLE(name, what, list) \
+    const struct field_table name = { what, list, sizeof list / sizeof list[0] }
+enum { P = FF_POSITIVE, N = FF_NONNEG };
+
+static const struct field_desc base_list[] = {
+    S(model_name, "model", 0), S(model_type, "", FF_REQUIRED),
+    I(global_batch_size, 1, P), I(num_chips, 1, P),
+    I(data_parallelism_degree, 1, P), I(tensor_parallelism_degree, 1, P),
+    I(pipeline_parallelism_degree, 1, P),
+    I(num_data_parallel_axes, 1, N), I(num_tensor_parallel_axes, 1, N),
+    I(num_pipeline_parallel_axes, 1, N),
+    I(data_parallel_degree_dcn, 1, P), I(tensor_parallel_degree_dcn, 1, P),
+    I(pipeline_parallel_degree_dcn, 1, P),
+    I(microbatch_size_dcn, 1, P), I(microbatch_size_ici, 1, P),
+    S(output_file_path, "./output.csv", 0),
+};
+TABLE(model_base_fields, "model", base_list);
+
+static const struct field_desc llm_list[] = {
+    I(input_seqlen, 4096, P), I(output_seqlen, 512, P),
+    I(d_model, 4096, P), I(num_heads, 64, P), I(num_kv_heads, -1, 0), I(d_head, 64, P),
+    I(d_ff, 11008, P), I(num_layers, 80, P), S(ffn_type, "llama", 0), I(decode_width, 1, P),
+    B(use_flash_attention, 1), B(enable_swap_kv_cache, 0),
+    I(max_swap_kv_cache_times_prefill, 2, P), I(max_swap_kv_cache_times_decode, 16, P),
+};
+TABLE(model_llm_fields, "model", llm_list);
+
+static const struct field_desc moe_list[] = {
+    S(router_type, "topk", 0), I(num_shared_experts, 1, N), I(num_routed_experts, 256, P),
+    I(num_activated_routed_experts_per_token, 8, P), I(num_limited_groups, 4, P),
+    I(moe_d_ff, -1, 0), I(expert_parallelism_degree, 1, P), I(num_expert_parallel_axes, 1, N),
+    I(expert_parallel_degree_dcn, 1, P),
+};
+TABLE(model_moe_fields, "model", moe_list);
+
+static const struct field_desc deepseek_list[] = {
+    I(num_dense_layers, 1, N), I(kv_lora_rank, 0, FF_REQUIRED | P), I(q_lora_rank, 0, FF_REQUIRED | P),
+    I(qk_rope_head_dim, 0, FF_REQUIRED | P), I(qk_nope_head_dim, 0, FF_REQUIRED | P),
+    I(v_head_dim, 0, FF_REQUIRED | P),
+};
+TABLE(model_deepseek_fields, "model", deepseek_list);
+
+static const struct field_desc dit_list[] = {
+    I(image_width, 0, FF_REQUIRED | P), I(num_channels, 0, FF_REQUIRED | P),
+    I(patch_size, 0, FF_REQUIRED | P), I(num_diffusion_steps, 0, FF_REQUIRED | P),
+};
+TABLE(model_dit_fields, "model", dit_list);
+
+/* Keys an LLM-family model file must spell out: the reference has defaults
+ * for them, but a model without its dimensions is a mistake, not a llama. */
+static const char *const llm_required[] = { "d_model", "num_heads", "d_head", "d_ff", "num_layers" };
+
+int model_all_tables(const struct field_table **out, int max)
+{
+    const struct field_table *all[] = { &model_base_fields, &model_llm_fields, &model_moe_fields,
+                                        &model_deepseek_fields, &model_dit_fields };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
+        out[n++] = all[i];
+    return n;
+}
+
+static bool is_moe(const struct model_config *m)
+{
+    return strcmp(m->ffn_type, "deepseek_moe") == 0 || strstr(m->model_name, "deepseek") != NULL;
+}
+
+int model_tables(const struct model_config *m, const struct field_table **out, int max)
+{
+    int n = 0;
+    if (n < max)
+        out[n++] = &model_base_fields;
+    if (strcmp(m->model_type, "llm") == 0 || strcmp(m->model_type, "dit") == 0) {
+        if (n < max)
+            out[n++] = &model_llm_fields;
+        if (strcmp(m->model_type, "llm") == 0 && is_moe(m) && n + 1 < max) {
+            out[n++] = &model_moe_fields;
+            out[n++] = &model_deepseek_fields;
+        }
+        if (strcmp(m->model_type, "dit") == 0 && n < max)
+            out[n++] = &model_dit_fields;
+    }
+    return n;
+}
+
+int model_config_from_json(struct model_config *m, const cJSON *json, field_sources *src,
+                           struct npu_err *e)
+{
+    const struct field_table *all[8];
+    int na = model_all_tables(all, 8);
+    for (int i = 0; i < na; i++)
+        fields_set_defaults(all[i], m);
+    if (fields_from_json(&model_base_fields, m, json, src, e))
+        return -1;
+    /* Family defaults the reference classes override. */
+    if (strcmp(m->model_type, "dit") == 0) {
+        strcpy(m->ffn_type, "default");
+        m->input_seqlen = 0;
+        m->output_seqlen = 0;
+    }
+    if (strcmp(m->model_type, "llm") == 0 && json) {
+        const cJSON *ffn = cJSON_GetObjectItemCaseSensitive(json, "ffn_type");
+        if (cJSON_IsString(ffn) && strlen(ffn->valuestring) < FIELD_STR_MAX)
+            strcpy(m->ffn_type, ffn->valuestring);
+        for (size_t i = 0; i < sizeof llm_required / sizeof llm_required[0]; i++)
+            if (!cJSON_GetObjectItemCaseSensitive(json, llm_required[i])) {
+                const cJSON *s = src ? cJSON_GetObjectItemCaseSensitive(src, "model_type") : NULL;
+                return npu_errf(e, "%s: model field \"%s\" is missing",
+                                cJSON_IsString(s) ? s->valuestring : "<config>", llm_required[i]);
+            }
+    }
+    const struct field_table *t[8];
+    int n = model_tables(m, t, 8);
+    for (int i = 1; i < n; i++)
+        if (fields_from_json(t[i], m, json, src, e))
+            return -1;
+    /* Implicit defaults of the reference (opsgen Q39). */
+    if (!cJSON_GetObjectItemCaseSensitive(json, "num_kv_heads"))
+        m->num_kv_heads = cJSON_GetObjectItemCaseSensitive(json, "num_heads") ? m->num_heads : 64;
+    if (!cJSON_GetObjectItemCaseSensitive(json, "moe_d_ff"))
+        m->moe_d_ff = m->d_ff;
+    return 0;
+}

@@ -1,0 +1,65 @@
+/* model.h — model configuration (reference ModelConfig + LLMConfig + MoE/DeepSeek
+ * + DiT fields) and the field tables that load it.
+ *
+ * One flat struct holds every family's fields; model_tables() says which
+ * tables apply to a given model_type/ffn_type (the rest keep defaults and are
+ * neither loaded nor dumped). Parallelism degrees and axis counts are here
+ * because the reference keeps them in the model config. */
+#ifndef NPUSIM_MODEL_H
+#define NPUSIM_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "traces/err.h"
+#include "traces/fields.h"
+
+struct model_config {
+    /* ModelConfig */
+    char model_name[FIELD_STR_MAX];
+    char model_type[FIELD_STR_MAX];      /* "llm", "dit", "dlrm", "gligen" */
+    int64_t global_batch_size;
+    int64_t num_chips;
+    int64_t data_parallelism_degree, tensor_parallelism_degree, pipeline_parallelism_degree;
+    int64_t num_data_parallel_axes, num_tensor_parallel_axes, num_pipeline_parallel_axes;
+    int64_t data_parallel_degree_dcn, tensor_parallel_degree_dcn, pipeline_parallel_degree_dcn;
+    int64_t microbatch_size_dcn;
+    int64_t microbatch_size_ici;         /* the LLM batch comes from this (opsgen Q40) */
+    char output_file_path[FIELD_STR_MAX];
+    /* LLMConfig */
+    int64_t input_seqlen, output_seqlen;
+    int64_t d_model, num_heads, num_kv_heads, d_head, d_ff, num_layers;
+    char ffn_type[FIELD_STR_MAX];        /* "default", "llama", "deepseek_moe" */
+    int64_t decode_width;
+    bool use_flash_attention;
+    bool enable_swap_kv_cache;
+    int64_t max_swap_kv_cache_times_prefill, max_swap_kv_cache_times_decode;
+    /* MoELLMConfig */
+    char router_type[FIELD_STR_MAX];
+    int64_t num_shared_experts, num_routed_experts, num_activated_routed_experts_per_token;
+    int64_t num_limited_groups, moe_d_ff;
+    int64_t expert_parallelism_degree, num_expert_parallel_axes, expert_parallel_degree_dcn;
+    /* DeepSeekConfig */
+    int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+    /* DiTConfig */
+    int64_t image_width, num_channels, patch_size, num_diffusion_steps;
+};
+
+extern const struct field_table model_base_fields;     /* ModelConfig */
+extern const struct field_table model_llm_fields;      /* LLMConfig */
+extern const struct field_table model_moe_fields;      /* MoELLMConfig */
+extern const struct field_table model_deepseek_fields; /* DeepSeekConfig */
+extern const struct field_table model_dit_fields;      /* DiTConfig */
+
+/* Every table a model config may use (for unknown-key detection). Returns count. */
+int model_all_tables(const struct field_table **out, int max);
+/* The tables that apply to this config's model_type / ffn_type, in dump order. */
+int model_tables(const struct model_config *m, const struct field_table **out, int max);
+
+/* Loads a merged config object: model_type first, then the applicable tables,
+ * the reference's implicit defaults (num_kv_heads <- num_heads, moe_d_ff <- d_ff)
+ * and the family's required keys. */
+int model_config_from_json(struct model_config *m, const cJSON *json, field_sources *src,
+                           struct npu_err *e);
+
+#endif

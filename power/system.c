@@ -1,0 +1,14 @@
+/* system.c — the system field table (PUE, carbon intensity). */
+#include "power/system.h"
+
+#include <stddef.h>
+
+static const struct field_desc system_field_list[] = {
+    { "PUE", FT_DOUBLE, offsetof(struct system_config, PUE), 1.1, NULL, FF_POSITIVE },
+    { "carbon_intensity_kgCO2_per_kWh", FT_DOUBLE,
+      offsetof(struct system_config, carbon_intensity_kgCO2_per_kWh), 0.5, NULL, FF_NONNEG },
+};
+
+const struct field_table system_fields = { "system", system_field_list, 2 };
+
+void system_config_default(struct system_config *s) { fields_set_defaults(&system_fields, s); }

@@ -1,0 +1,67 @@
+/* fields.h — table-driven config structs: defaults, JSON loading, --set, dumping.
+ *
+ * Each config struct (chip, model, system) is described once by a table of
+ * struct field_desc: key, type, offset, default and checks. The same table
+ * sets defaults, reads a cJSON object (naming the file and field on error),
+ * applies `--set key=value` overrides and writes the struct back as JSON (the
+ * "sim_config" block of the statistics). Tables are data, not code. */
+#ifndef NPUSIM_FIELDS_H
+#define NPUSIM_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "traces/err.h"
+
+enum field_type { FT_INT, FT_DOUBLE, FT_BOOL, FT_STR, FT_INT_LIST };
+
+/* Checks applied after loading. */
+enum {
+    FF_REQUIRED = 1 << 0,  /* must be present in the JSON */
+    FF_POSITIVE = 1 << 1,  /* > 0 */
+    FF_NONNEG   = 1 << 2,  /* >= 0 */
+};
+
+#define FIELD_STR_MAX 256
+#define FIELD_LIST_MAX 64
+
+/* An int list stored inline (e.g. DLRM table sizes). */
+struct int_list {
+    int n;
+    int64_t v[FIELD_LIST_MAX];
+};
+
+struct field_desc {
+    const char *key;
+    enum field_type type;
+    size_t offset;        /* offsetof(struct, member); FT_STR members are char[FIELD_STR_MAX] */
+    double def_num;       /* default for FT_INT / FT_DOUBLE / FT_BOOL */
+    const char *def_str;  /* default for FT_STR */
+    unsigned flags;
+};
+
+struct field_table {
+    const char *what;     /* "chip", "model", "system": used in messages */
+    const struct field_desc *f;
+    size_t n;
+};
+
+/* Where each key of a merged config came from: an object mapping key -> file
+ * name (string). May be NULL; then messages say "<config>". */
+typedef const cJSON field_sources;
+
+void fields_set_defaults(const struct field_table *t, void *obj);
+/* Reads every key of the table present in json into obj (the rest keep their
+ * values), then applies the checks. Lax coercion as the reference: a number
+ * for a double, an integral number (or numeric string) for an int. */
+int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
+                     field_sources *src, struct npu_err *e);
+bool fields_has_key(const struct field_table *t, const char *key);
+/* Adds every field of obj to the cJSON object `into` (doubles as Python repr). */
+void fields_to_json(const struct field_table *t, const void *obj, cJSON *into);
+const struct field_desc *fields_find(const struct field_table *t, const char *key);
+
+#endif

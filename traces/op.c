@@ -1,0 +1,164 @@
+/* op.c — lifetime of operator records and traces (see op.h). */
+#include "traces/op.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    if (!q) {
+        fputs("npusim: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+void op_set(char **field, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = xrealloc(NULL, n);
+    memcpy(c, s, n);
+    free(*field);
+    *field = c;
+}
+
+void op_setf(char **field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *c = xrealloc(NULL, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(c, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    free(*field);
+    *field = c;
+}
+
+#define OP_STRINGS(X) X(description) X(config) X(name) X(opcode) X(in_shapes) \
+    X(out_shape) X(parsed_op_type) X(dim_labels) X(tile_shapes)
+
+void op_init(struct op *op)
+{
+    memset(op, 0, sizeof *op);
+#define EMPTY(f) op_set(&op->f, "");
+    OP_STRINGS(EMPTY)
+#undef EMPTY
+    op->type = OP_OTHER;
+    op->count = 1;
+    op->num_tiles = 1;
+    for (int c = 0; c < NUM_COMP; c++) {
+        strcpy(op->dvfs[c].policy, "None");
+        op->dvfs[c].scaling_time_ns = 20;
+        op->dvfs[c].efficiency_pct = 100.0;
+        op->dvfs[c].activity = 1.0;
+    }
+}
+
+void op_free(struct op *op)
+{
+#define FREE(f) free(op->f); op->f = NULL;
+    OP_STRINGS(FREE)
+#undef FREE
+}
+
+int op_copy(struct op *dst, const struct op *src)
+{
+    *dst = *src;
+#define DUP(f) dst->f = NULL; op_set(&dst->f, src->f);
+    OP_STRINGS(DUP)
+#undef DUP
+    return 0;
+}
+
+void trace_init(struct trace *t) { memset(t, 0, sizeof *t); }
+
+void trace_free(struct trace *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        op_free(&t->ops[i]);
+    free(t->ops);
+    memset(t, 0, sizeof *t);
+}
+
+struct op *trace_push(struct trace *t)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->ops = xrealloc(t->ops, t->cap * sizeof *t->ops);
+    }
+    struct op *op = &t->ops[t->n++];
+    op_init(op);
+    return op;
+}
+
+int trace_append(struct trace *dst, const struct trace *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        struct op *op = trace_push(dst);
+        op_free(op);
+        op_copy(op, &src->ops[i]);
+    }
+    return 0;
+}
+
+double op_tflops_per_sec(const struct op *op)
+{
+    if (op->exe_ns == 0)
+        return 0;
+    return (double)op->flops * 1e9 / (double)op->exe_ns / 1e12;
+}
+
+double op_hbm_bw_GBps(const struct op *op)
+{
+    if (op->exe_ns == 0)
+        return 0;
+    return (double)op->bytes / 1024 / 1024 / 1024 * 1e9 / (double)op->exe_ns;
+}
+
+static double sum(const double *v)
+{
+    double s = 0;
+    for (int i = 0; i < NUM_EN; i++)
+        s += v[i];
+    return s;
+}
+
+double op_static_energy_J(const struct op *op) { return sum(op->static_J); }
+double op_dynamic_energy_J(const struct op *op) { return sum(op->dynamic_J); }
+double op_total_energy_J(const struct op *op)
+{
+    return op_static_energy_J(op) + op_dynamic_energy_J(op);
+}
+
+static const char *const type_names[] = { "MXU", "VPU", "ICINoCompute", "Other" };
+static const char *const bound_names[] = { "", "Compute", "Memory", "ICI/NVLink" };
+static const char *const phase_names[] = { "", "prefill", "decode" };
+
+const char *op_type_name(enum op_type t) { return type_names[t]; }
+const char *bounded_by_name(enum bounded_by b) { return bound_names[b]; }
+const char *phase_name(enum phase p) { return phase_names[p]; }
+
+int op_type_parse(const char *s, enum op_type *t)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, type_names[i]) == 0) {
+            *t = (enum op_type)i;
+            return 0;
+        }
+    return -1;
+}
+
+int bounded_by_parse(const char *s, enum bounded_by *b)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, bound_names[i]) == 0) {
+            *b = (enum bounded_by)i;
+            return 0;
+        }
+    return -1;
+}

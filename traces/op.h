@@ -1,0 +1,138 @@
+/* op.h — the operator record every stage shares, and the trace that holds them.
+ *
+ * opsgen fills the creation-time fields (names, config string, shape strings,
+ * count, FLOPs, pre-set communication traffic and time); chipsim fills the
+ * timing fields; power fills the DVFS and energy fields. The record mirrors
+ * the reference's 101 CSV columns (spec chipsim.md §2, §10); see
+ * trace_csv.h for the column schema.
+ *
+ * Main data structure: struct trace, a growable array of struct op in
+ * generation order. Strings are heap-owned by the op (op_free releases them).
+ * Units are in every name: _ns, _bytes, _J, _W; sizes and times are int64,
+ * rates and energies double. */
+#ifndef NPUSIM_OP_H
+#define NPUSIM_OP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Role of the op (CSV "OpType"); drives vmem time, utilisation and energy. */
+enum op_type { OP_MXU, OP_VPU, OP_ICI_NO_COMPUTE, OP_OTHER };
+
+/* Opcode class (not written to CSV; derived from the config kind on read). */
+enum opcode_type {
+    OPC_OTHER, OPC_CONV2D, OPC_EINSUM, OPC_FLASH_ATTENTION, OPC_ELEMENTWISE,
+    OPC_UP_DOWN_SAMPLE, OPC_COLLECTIVE_REDUCE, OPC_COLLECTIVE_NO_COMPUTE,
+    OPC_EMBEDDING_BAG
+};
+
+/* Which statistics block the op carries; decides which CSV cells are blank.
+ * BASE: dim_labels..einsum_K blank; EINSUM: all set; FA: num_tiles blank. */
+enum op_stats_kind { STATS_BASE, STATS_EINSUM, STATS_FA };
+
+/* Bounded-by: NONE before timing ("" in CSV). */
+enum bounded_by { BOUND_NONE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI };
+
+/* Which phase of an inference run the op belongs to (not a reference column;
+ * carried in the optional trailing "Phase" column of stream traces). */
+enum phase { PHASE_NONE, PHASE_PREFILL, PHASE_DECODE };
+
+/* Components with their own DVFS setting, in CSV order. */
+enum { COMP_SA, COMP_VU, COMP_SRAM, COMP_HBM, COMP_ICI, NUM_COMP };
+/* Energy terms, in CSV order (components plus "other"). */
+enum { EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI, EN_OTHER, NUM_EN };
+
+struct op_dvfs {
+    char policy[16];          /* "None", "Ideal", ... */
+    double voltage_V;         /* 0.0 until the energy pass */
+    double freq_GHz;          /* 0.0 until the energy pass */
+    int64_t scaling_time_ns;  /* 20 by default */
+    double efficiency_pct;    /* regulator efficiency, 100.0 by default */
+    double activity;          /* always 1.0 in the reference */
+};
+
+struct op {
+    /* --- creation-time fields (opsgen) --- */
+    int64_t fusion_id;
+    char *description;
+    char *config;             /* "XlaEinsum(...)": prefix before '(' selects the cost model */
+    char *name;
+    char *opcode;             /* CSV "Op Code" */
+    char *in_shapes;          /* "DT_BFLOAT16:[1,4096],DT_BFLOAT16:[4096,128]" */
+    char *out_shape;          /* "[DT_BFLOAT16:(1,128)]" */
+    enum op_type type;
+    enum opcode_type opcode_type;
+    enum op_stats_kind stats_kind;
+    enum phase phase;
+    int64_t count;            /* executions of this op (layers, layers x tokens) */
+    int64_t flops;            /* "FLOP Count" */
+    int64_t weight_bytes;     /* "Weight Size" */
+    int64_t ici_out_bytes, ici_in_bytes;
+    int64_t pcie_ns;          /* KV swap only */
+
+    /* --- timing (chipsim; some pre-set by opsgen for communication ops) --- */
+    enum bounded_by bounded_by;
+    int64_t exe_ns;
+    int64_t mem_ns;           /* HBM time */
+    int64_t ici_ns;           /* pre-set by the creator of communication ops */
+    int64_t sa_ns;            /* MXU time */
+    int64_t vu_ns;            /* VPU time */
+    int64_t vmem_ns;
+    int64_t bytes;            /* "Bytes accessed"; pre-set for comm ops and embedding bags */
+    char *parsed_op_type;     /* "" until chipsim */
+    char *dim_labels;         /* einsum/conv: "BLM,MND->BLND" */
+    char *tile_shapes;        /* einsum/conv/FA: Python repr of the tiles */
+    int64_t num_tiles;
+    int64_t max_vmem_demand_bytes;
+    int64_t num_sa_ops;       /* CSV "num_mxu_ops" */
+    int64_t einsum_b, einsum_m, einsum_n, einsum_k;
+    int64_t vu_softmax_ns;
+    double flops_util;        /* computed before the energy rescale (quirk Q18) */
+    double hbm_bw_util;
+
+    /* --- power --- */
+    bool energy_done;         /* false: energies print as int 0 */
+    struct op_dvfs dvfs[NUM_COMP];
+    double static_J[NUM_EN];
+    double dynamic_J[NUM_EN];
+    int64_t num_setpm[NUM_COMP];
+};
+
+struct trace {
+    struct op *ops;
+    size_t n, cap;
+};
+
+/* Sets every field to the reference defaults (count 1, DVFS "None"/20/100.0). */
+void op_init(struct op *op);
+void op_free(struct op *op);
+/* Deep copy (strings duplicated). Returns 0, or -1 on allocation failure. */
+int op_copy(struct op *dst, const struct op *src);
+/* Replaces *field with a freshly formatted string. Aborts on out-of-memory. */
+void op_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Replaces *field with a copy of s. */
+void op_set(char **field, const char *s);
+
+void trace_init(struct trace *t);
+void trace_free(struct trace *t);
+/* Appends a freshly op_init'ed op and returns it (pointer valid until the next push). */
+struct op *trace_push(struct trace *t);
+/* Appends all ops of src (deep copies). */
+int trace_append(struct trace *dst, const struct trace *src);
+
+/* Derived statistics (chipsim.md §2.3), from the final execution time. */
+double op_tflops_per_sec(const struct op *op);   /* 0 when exe == 0 */
+double op_hbm_bw_GBps(const struct op *op);      /* GB = 2^30; 0 when exe == 0 */
+double op_static_energy_J(const struct op *op);  /* sum sa..other */
+double op_dynamic_energy_J(const struct op *op);
+double op_total_energy_J(const struct op *op);
+
+/* Names used in the CSV. */
+const char *op_type_name(enum op_type t);         /* "MXU", "VPU", "ICINoCompute", "Other" */
+int op_type_parse(const char *s, enum op_type *t);
+const char *bounded_by_name(enum bounded_by b);   /* "", "Compute", "Memory", "ICI/NVLink" */
+int bounded_by_parse(const char *s, enum bounded_by *b);
+const char *phase_name(enum phase p);             /* "", "prefill", "decode" */
+
+#endif

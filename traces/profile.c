@@ -1,0 +1,40 @@
+/* profile.c — the table of named profiles (see profile.h). */
+#include "traces/profile.h"
+
+#include <string.h>
+
+const struct profile profile_neusim = {
+    .name = "neusim",
+    .lookup_ops_by_name_first_wins = true,
+    .tile_search_sees_zero_compute = true,
+    .vpu_time_truncates = true,
+    .collective_vpu_time_in_cycles = true,
+    .fa_fit_test_scores_times_dhead = true,
+    .mxu_util_over_sa_plus_vu_peak = true,
+    .rescale_time_to_1_7GHz = true,
+    .sa_vu_power_times_units_twice = true,
+    .binary_ops_list_one_input = true,
+    .fa_uses_heads_as_dhead = true,
+    .kv_heads_ignored = true,
+    .pp_send_reuses_fid = true,
+    .ffn_allgather_2d = true,
+    .self_attn_ln_unscattered = true,
+    .decode_kv_full_length = true,
+    .dcn_transfers_use_ici = true,
+    .kv_swap_bytes_doubled = true,
+    .split_axes_drops_missing = true,
+    .zero_tp_axes_ignore_tp = true,
+    .mem_kv_sharing_compares_divided = true,
+};
+
+static const struct profile *const profiles[] = { &profile_neusim };
+
+const struct profile *profile_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        if (strcmp(profiles[i]->name, name) == 0)
+            return profiles[i];
+    return NULL;
+}
+
+const char *profile_names(void) { return "neusim"; }

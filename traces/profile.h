@@ -1,0 +1,49 @@
+/* profile.h — the named deviations from physics that reproduce the reference.
+ *
+ * Every quirk of the reference simulator (NeuSim 45dbdc1) that npusim
+ * reproduces sits behind one boolean here. The `neusim` profile sets them all;
+ * a corrected profile will clear them. Code consults the switch at the one
+ * place the quirk lives; it never forks whole code paths. docs/profile.md
+ * lists each switch with the reference file:line and spec quirk id. */
+#ifndef NPUSIM_PROFILE_H
+#define NPUSIM_PROFILE_H
+
+#include <stdbool.h>
+
+struct profile {
+    const char *name;
+    /* chipsim (spec chipsim.md §13) */
+    bool lookup_ops_by_name_first_wins;    /* Q1: same-named ops share the first op's shapes */
+    bool tile_search_sees_zero_compute;    /* Q4: tile searches run before compute time is stored */
+    bool vpu_time_truncates;               /* Q5: vpu_time truncates after /f, elementwise ceils */
+    bool collective_vpu_time_in_cycles;    /* Q6: ReduceScatter VPU time not divided by f */
+    bool fa_fit_test_scores_times_dhead;   /* Q10: FA "fits in VMEM" counts scores x d_head */
+    bool mxu_util_over_sa_plus_vu_peak;    /* Q18: MXU flops_util divides by SA+VU peak */
+    /* power (power.md; chipsim.md §8) */
+    bool rescale_time_to_1_7GHz;           /* Q2: "no DVFS" plan hard-codes 1.7 GHz */
+    bool sa_vu_power_times_units_twice;    /* Q19: num_sa/num_vu counted twice in energies */
+    /* opsgen (opsgen.md §17) */
+    bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
+    bool fa_uses_heads_as_dhead;           /* opsgen Q1: FA FLOPs/out shape use heads for d_head */
+    bool kv_heads_ignored;                 /* opsgen Q2: num_kv_heads never reaches the ops */
+    bool pp_send_reuses_fid;               /* opsgen Q5: PP send ops reuse the FFN's first fid */
+    bool ffn_allgather_2d;                 /* opsgen Q6: FFN TP all-gather is [B, D] */
+    bool self_attn_ln_unscattered;         /* opsgen Q7: post-attention LN on the unscattered width */
+    bool decode_kv_full_length;            /* opsgen Q8: every decode step at the final KV length */
+    bool dcn_transfers_use_ici;            /* opsgen Q9: DCN pipeline transfers use ICI bw/latency */
+    bool kv_swap_bytes_doubled;            /* opsgen Q10: KV-swap bytes multiplied by 2 again */
+    bool split_axes_drops_missing;         /* opsgen Q12: split_parallelism_degree returns fewer axes */
+    bool zero_tp_axes_ignore_tp;           /* opsgen Q13: 0 TP axes silently disable TP in attn/FFN */
+    bool mem_kv_sharing_compares_divided;  /* opsgen Q14: KV sharing test uses the divided kv count */
+};
+
+/* The reference's behaviour, bugs included. */
+extern const struct profile profile_neusim;
+
+/* Looks a profile up by name; NULL if unknown. */
+const struct profile *profile_by_name(const char *name);
+
+/* Comma-separated list of the known profile names, for --help and errors. */
+const char *profile_names(void);
+
+#endif
