@@ -1,0 +1,21 @@
+/* chipsim.h — per-operator roofline timing on a chip (spec chipsim.md §3–§7).
+ *
+ * chipsim_run() annotates every op of a trace in list order: compute time
+ * (MXU/VPU models by op kind), HBM traffic (tile searches for einsum, flash
+ * attention and conv), vmem time, execution time, Bounded-by and the
+ * utilisation columns. Ops are matched to cached pseudo-instructions by name
+ * (quirk Q1 under profile->lookup_ops_by_name_first_wins), so the whole list
+ * (prefill then decode) must be timed in one call. The energy pass that the
+ * reference applies afterwards lives in power/energy.h. */
+#ifndef NPUSIM_CHIPSIM_H
+#define NPUSIM_CHIPSIM_H
+
+#include "chipsim/chip.h"
+#include "traces/err.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+int chipsim_run(struct trace *t, const struct chip_config *chip, const struct profile *prof,
+                struct npu_err *e);
+
+#endif

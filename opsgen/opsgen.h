@@ -1,0 +1,40 @@
+/* opsgen.h — operator generators: a model config in, an ordered trace out.
+ *
+ * Generators emit shapes, FLOPs and bytes; they never time compute. The only
+ * times they set are the reference's creation-time communication times
+ * (collectives, pipeline transfers, KV swap: opsgen.md §3.8–§3.10), for which
+ * they need the link parameters below. The CLI fills struct opsgen_links from
+ * the chip config, so opsgen does not depend on chipsim. */
+#ifndef NPUSIM_OPSGEN_H
+#define NPUSIM_OPSGEN_H
+
+#include <stdint.h>
+
+#include "opsgen/model.h"
+#include "traces/err.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+struct opsgen_links {
+    char chip_name[FIELD_STR_MAX];
+    double ici_bw_GBps;           /* per axis; GB = 1e9 B (quirk Q11) */
+    double dcn_bw_GBps;
+    double pcie_bw_GBps;          /* GB = 2^30 B */
+    int64_t ici_latency_ns;
+    int64_t dcn_latency_ns;
+    int64_t pcie_latency_ns;
+    int64_t hbm_size_GB;          /* KV-swap trigger and OOM flags */
+    char ICI_topology[FIELD_STR_MAX];
+};
+
+/* LLM inference (opsgen.md §5): prefill ops (phase PREFILL) followed by decode
+ * ops (phase DECODE), appended to out. Validates the config first (model_type,
+ * divisibility, num_chips >= dp*tp*pp, tp_dcn == 1, ...). */
+int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links *l,
+                         const struct profile *prof, struct trace *out, struct npu_err *e);
+
+/* Memory footprint of LLM inference for a phase, in bytes (opsgen.md §11.1). */
+int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
+                                       const struct profile *prof);
+
+#endif

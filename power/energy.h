@@ -1,0 +1,18 @@
+/* energy.h — the per-operator energy pass (power.md §3).
+ *
+ * power_default_pass() is what the reference applies inline after timing
+ * (strategy chip->pg_config = "NoPG", DVFS policy None, enable_dvfs false):
+ * it rescales component times by f/1.7 (quirk Q2), recomputes execution time
+ * and Bounded-by, sets the DVFS columns and fills the 12 energy terms. */
+#ifndef NPUSIM_ENERGY_H
+#define NPUSIM_ENERGY_H
+
+#include "chipsim/chip.h"
+#include "traces/err.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+int power_default_pass(struct trace *t, const struct chip_config *chip, const struct profile *prof,
+                       struct npu_err *e);
+
+#endif

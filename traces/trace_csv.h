@@ -1,0 +1,44 @@
+/* trace_csv.h — traces as CSV: the reference's 101 columns, read and written.
+ *
+ * Writing follows the reference exactly (chipsim.md §10, opsgen.md §2.4):
+ * header from the column list, CRLF line ends, QUOTE_MINIMAL quoting, ints in
+ * decimal, floats as Python repr, "" for statistics the op does not carry.
+ * A stream trace may carry one extra trailing column "Phase" (prefill/decode)
+ * so that prefill and decode survive a pipe; files written per phase leave it
+ * out. Reading goes through libcsv and accepts either form. Paths ending in
+ * ".gz" are compressed/decompressed transparently with zlib; "-" means
+ * stdin/stdout. Writing, reading and writing again gives identical bytes. */
+#ifndef NPUSIM_TRACE_CSV_H
+#define NPUSIM_TRACE_CSV_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "traces/err.h"
+#include "traces/op.h"
+
+#define TRACE_CSV_NCOLS 101
+
+/* The reference column names, in order. */
+extern const char *const trace_csv_columns[TRACE_CSV_NCOLS];
+
+struct trace_csv_opts {
+    enum phase only;     /* PHASE_NONE: every op; else only ops of that phase */
+    bool phase_column;   /* append the "Phase" column */
+};
+
+/* Writes to path atomically (temporary file in the same folder, renamed on
+ * success, removed on failure); "-" writes to stdout. */
+int trace_write_csv(const struct trace *t, const char *path, const struct trace_csv_opts *o,
+                    struct npu_err *e);
+/* Writes to an open stream (no atomicity; used for stdout). */
+int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_csv_opts *o,
+                           struct npu_err *e);
+/* Appends the ops of a CSV file ("-" = stdin, ".gz" decompressed) to t.
+ * Errors name the file, the line and the column. */
+int trace_read_csv(struct trace *t, const char *path, struct npu_err *e);
+/* Same, from a memory buffer (used by tests and fuzzing); `name` for messages. */
+int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name,
+                          struct npu_err *e);
+
+#endif
