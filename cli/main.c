@@ -1,2 +1,65 @@
-/* main.c — placeholder entry point (replaced by the CLI). */
-int main(void) { return 0; }
+/* main.c — the npusim command: git-style dispatch to subcommands.
+ *
+ * The table below is the whole list of subcommands; each entry points at a
+ * function in cli/cmd_*.c that parses its own options and returns the exit
+ * status (0 success, 2 bad usage or input). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define NPUSIM_VERSION "0.1.0"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "run", cmd_run, "simulate one configuration (all stages) and print a summary" },
+    { "sweep", cmd_sweep, "sweep parallelism x chips x batch sizes into a results tree" },
+    { "opsgen", cmd_opsgen, "stage 1: model config -> operator trace" },
+    { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
+    { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: npusim <command> [options]     (npusim <command> --help for details)\n\n"
+               "npusim %s: a trace-driven simulator of neural processing units.\n\ncommands:\n",
+            NPUSIM_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nPipes: npusim opsgen ... | npusim chipsim ... | npusim power ...\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        if (argc > 2)
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (!strcmp(argv[2], commands[i].name)) {
+                    char *av[] = { argv[2], "--help", NULL };
+                    return commands[i].fn(2, av);
+                }
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("npusim %s\n", NPUSIM_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "npusim: unknown command \"%s\"\n", cmd);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,76 @@
+/* cli.h — shared pieces of the command-line front end.
+ *
+ * Every subcommand is a function `int cmd_x(int argc, char **argv)` that
+ * returns the process exit status: 0 on success, 2 on bad usage or input
+ * (after printing one message that names the file, field and expectation).
+ * struct common_opts gathers the options all config-reading commands share. */
+#ifndef NPUSIM_CLI_H
+#define NPUSIM_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "cli/config.h"
+#include "cli/report.h"
+#include "traces/err.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+#define EXIT_USAGE 2
+#define MAX_SETS 64
+
+struct common_opts {
+    const char *configs;
+    const char *model, *chip, *system;
+    const char *sets[MAX_SETS];
+    int nsets;
+    const struct profile *prof;
+};
+
+/* getopt_long entries of the shared options; a command copies them into its table. */
+#define COMMON_LONGOPTS \
+    { "configs", required_argument, 0, 'C' }, { "model", required_argument, 0, 'm' }, \
+    { "chip", required_argument, 0, 'c' }, { "system", required_argument, 0, 's' }, \
+    { "set", required_argument, 0, 'S' }, { "profile", required_argument, 0, 'P' }, \
+    { "help", no_argument, 0, 'h' }
+#define COMMON_SHORTOPTS "m:c:s:h"
+#define COMMON_HELP \
+    "  -m, --model NAME|PATH   model config (configs/models/NAME.json)\n" \
+    "  -c, --chip NAME|PATH    chip config (configs/chips/NAME.json; 5p, v5p and tpuv5p all work)\n" \
+    "  -s, --system NAME|PATH  system config (default system_config)\n" \
+    "      --set KEY=VALUE     override one config field (repeatable; VALUE is JSON or text)\n" \
+    "      --configs DIR       where to look for configs first (then $NPUSIM_CONFIGS,\n" \
+    "                          the installed share folder, ./configs)\n" \
+    "      --profile NAME      behaviour profile (neusim: reproduce the reference exactly)\n" \
+    "  -h, --help              this help\n"
+
+void common_opts_init(struct common_opts *o);
+/* Handles one shared option; returns 1 if handled, 0 if not a shared option, -1 on error. */
+int common_opt(struct common_opts *o, int c, const char *arg);
+
+/* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints an error value; returns EXIT_USAGE. */
+int report_error(const char *cmd, const struct npu_err *e);
+/* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */
+void warn_unknown_key(const char *key, const char *file);
+
+/* Loads configs from common options (model optional). Prints errors. */
+int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c);
+
+/* opsgen -> chipsim (-> default energy pass) for an LLM inference config. */
+int pipeline_llm_inference(const struct loaded_config *c, const struct profile *prof, bool energy,
+                           struct trace *t, struct npu_err *e);
+/* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`) and
+ * <base>_prefill.json / _decode.json; all files appear together or none. */
+int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                      const char *dir, const char *base, bool combined, cJSON *sim_extra,
+                      struct llm_report *summary, struct npu_err *e);
+
+int cmd_run(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_opsgen(int argc, char **argv);
+int cmd_chipsim(int argc, char **argv);
+int cmd_power(int argc, char **argv);
+
+#endif

@@ -1,0 +1,243 @@
+/* cmd_run.c — `npusim run` (one configuration, all stages in one process)
+ * and the three stage commands `opsgen`, `chipsim`, `power` that read and
+ * write traces on files or stdin/stdout so that they can be piped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chipsim/chipsim.h"
+#include "cli/cli.h"
+#include "opsgen/opsgen.h"
+#include "power/energy.h"
+#include "traces/trace_csv.h"
+
+static const char run_help[] =
+    "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--out DIR]\n"
+    "                  [--profile neusim] [--no-energy]\n"
+    "\n"
+    "Simulates one configuration: generates the operators (opsgen), times them on the\n"
+    "chip (chipsim) and applies the default energy pass (power: no power gating, no\n"
+    "DVFS). Writes DIR/<model>_<chip>_prefill.csv, _decode.csv, _prefill.json and\n"
+    "_decode.json and prints a summary. With no arguments: llama3-8b on tpuv5p into ./out.\n"
+    "\n"
+    "options:\n" COMMON_HELP
+    "  -o, --out DIR           output folder (default ./out)\n"
+    "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n";
+
+static void print_summary(const struct loaded_config *c, const struct llm_report *r, const char *dir,
+                          const char *base)
+{
+    const struct model_config *m = &c->model;
+    printf("%s on %s (%lld chip%s, batch %lld, %lld in / %lld out)\n", c->model_name, c->chip_name,
+           (long long)m->num_chips, m->num_chips == 1 ? "" : "s", (long long)m->global_batch_size,
+           (long long)m->input_seqlen, (long long)m->output_seqlen);
+    printf("  TTFT          %.6f s\n", r->TTFT_sec);
+    printf("  TPOT          %.6f ms\n", r->TPOT_ms_request);
+    printf("  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
+           r->prefill_tokens_per_sec, r->decode_tokens_per_sec);
+    if (r->energy_done)
+        printf("  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
+               r->decode_energy_per_token_J);
+    printf("  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n", r->prefill_mem_GiB,
+           r->decode_mem_GiB, (long long)c->chip.hbm_size_GB,
+           r->prefill_oom || r->decode_oom ? " (out of memory)" : "");
+    printf("  outputs       %s/%s_{prefill,decode}.{csv,json}\n", dir, base);
+}
+
+/* Parses the shared options plus -o/--out, -i/--in and --no-energy. */
+struct stage_args {
+    struct common_opts co;
+    const char *out, *in, *outdir, *name;
+    bool no_energy;
+};
+
+enum { OPT_NO_ENERGY = 1000, OPT_NAME };
+
+static int parse(const char *cmd, const char *help, int argc, char **argv, struct stage_args *a,
+                 const char *shortopts)
+{
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS,
+        { "out", required_argument, 0, 'o' }, { "in", required_argument, 0, 'i' },
+        { "out-dir", required_argument, 0, 'd' }, { "name", required_argument, 0, OPT_NAME },
+        { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { 0, 0, 0, 0 },
+    };
+    memset(a, 0, sizeof *a);
+    common_opts_init(&a->co);
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        int r = common_opt(&a->co, ch, optarg);
+        if (r < 0)
+            return usage_error(cmd, "bad value \"%s\" for %s (profiles: %s; at most %d --set)",
+                               optarg, argv[optind - 1], profile_names(), MAX_SETS);
+        if (r > 0)
+            continue;
+        switch (ch) {
+        case 'h': fputs(help, stdout); return -1;
+        case 'o': a->out = optarg; break;
+        case 'i': a->in = optarg; break;
+        case 'd': a->outdir = optarg; break;
+        case OPT_NAME: a->name = optarg; break;
+        case OPT_NO_ENERGY: a->no_energy = true; break;
+        case ':': return usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+        default: return usage_error(cmd, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+    return 0;
+}
+
+#define PARSE(cmd, help, shortopts)                                   \
+    struct stage_args a;                                              \
+    int pr = parse(cmd, help, argc, argv, &a, shortopts);             \
+    if (pr)                                                           \
+        return pr < 0 ? 0 : pr;
+
+int cmd_run(int argc, char **argv)
+{
+    PARSE("run", run_help, COMMON_SHORTOPTS "o:")
+    struct loaded_config c;
+    if (load_common("run", &a.co, true, &c))
+        return EXIT_USAGE;
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    struct llm_report r;
+    char base[600];
+    const char *dir = a.out ? a.out : "out";
+    snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
+    int rc = pipeline_llm_inference(&c, a.co.prof, !a.no_energy, &t, &e) ||
+             write_llm_outputs(&c, a.co.prof, &t, dir, base, false, NULL, &r, &e);
+    if (rc)
+        report_error("run", &e);
+    else
+        print_summary(&c, &r, dir, base);
+    trace_free(&t);
+    config_free(&c);
+    return rc ? EXIT_USAGE : 0;
+}
+
+static const char opsgen_help[] =
+    "usage: npusim opsgen [-m MODEL] [-c CHIP] [--set KEY=VALUE]... [-o TRACE]\n"
+    "\n"
+    "Generates the operator trace of a model (prefill then decode ops, untimed) and\n"
+    "writes it as CSV with a trailing Phase column to TRACE (default stdout; a name\n"
+    "ending in .gz is compressed). The chip is needed for the communication ops'\n"
+    "link parameters.\n"
+    "\n"
+    "options:\n" COMMON_HELP
+    "  -o, --out TRACE         output trace (default -)\n";
+
+static int write_stream(const char *cmd, const struct trace *t, const char *path)
+{
+    struct trace_csv_opts o = { PHASE_NONE, true };
+    struct npu_err e;
+    if (trace_write_csv(t, path ? path : "-", &o, &e))
+        return report_error(cmd, &e);
+    return 0;
+}
+
+int cmd_opsgen(int argc, char **argv)
+{
+    PARSE("opsgen", opsgen_help, COMMON_SHORTOPTS "o:")
+    struct loaded_config c;
+    if (load_common("opsgen", &a.co, true, &c))
+        return EXIT_USAGE;
+    struct trace t;
+    trace_init(&t);
+    struct opsgen_links l;
+    struct npu_err e;
+    config_links(&c.chip, &l);
+    int rc = opsgen_llm_inference(&c.model, &l, a.co.prof, &t, &e) ? report_error("opsgen", &e)
+                                                                    : write_stream("opsgen", &t, a.out);
+    trace_free(&t);
+    config_free(&c);
+    return rc;
+}
+
+static const char chipsim_help[] =
+    "usage: npusim chipsim [-c CHIP] [--set KEY=VALUE]... [-i TRACE] [-o TRACE]\n"
+    "\n"
+    "Times every operator of a trace on a chip: MXU/VPU compute, HBM traffic with\n"
+    "on-chip tiling, vmem, ICI; execution time, Bounded-by and utilisation columns.\n"
+    "Reads TRACE (default stdin; .gz decompressed) and writes the timed trace (default\n"
+    "stdout). All ops are timed as one list (same-named ops share shapes, as the\n"
+    "reference does).\n"
+    "\n"
+    "options:\n" COMMON_HELP
+    "  -i, --in TRACE          input trace (default -)\n"
+    "  -o, --out TRACE         output trace (default -)\n";
+
+static int read_stream(const char *cmd, struct trace *t, const char *path)
+{
+    struct npu_err e;
+    if (trace_read_csv(t, path ? path : "-", &e))
+        return report_error(cmd, &e);
+    return 0;
+}
+
+int cmd_chipsim(int argc, char **argv)
+{
+    PARSE("chipsim", chipsim_help, COMMON_SHORTOPTS "i:o:")
+    struct loaded_config c;
+    if (load_common("chipsim", &a.co, false, &c))
+        return EXIT_USAGE;
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    int rc = read_stream("chipsim", &t, a.in);
+    if (!rc)
+        rc = chipsim_run(&t, &c.chip, a.co.prof, &e) ? report_error("chipsim", &e)
+                                                     : write_stream("chipsim", &t, a.out);
+    trace_free(&t);
+    config_free(&c);
+    return rc;
+}
+
+static const char power_help[] =
+    "usage: npusim power [-c CHIP] [-i TRACE] [-o TRACE]\n"
+    "       npusim power [-m MODEL] [-c CHIP] [-i TRACE] --out-dir DIR [--name BASE]\n"
+    "\n"
+    "Applies the default energy pass (no power gating, no DVFS) to a timed trace:\n"
+    "rescales component times as the reference does, recomputes execution time and\n"
+    "Bounded-by, and fills the DVFS, energy and power columns. With -o writes the\n"
+    "trace (default stdout); with --out-dir writes the same four files as `npusim run`\n"
+    "(BASE defaults to <model>_<chip>), so that\n"
+    "  npusim opsgen ... | npusim chipsim ... | npusim power ... --out-dir DIR\n"
+    "gives the same files as `npusim run ... --out DIR`.\n"
+    "\n"
+    "options:\n" COMMON_HELP
+    "  -i, --in TRACE          input trace (default -)\n"
+    "  -o, --out TRACE         output trace (default -)\n"
+    "  -d, --out-dir DIR       write per-phase CSVs and statistics JSON into DIR\n"
+    "      --name BASE         base name of the files in DIR\n";
+
+int cmd_power(int argc, char **argv)
+{
+    PARSE("power", power_help, COMMON_SHORTOPTS "i:o:d:")
+    struct loaded_config c;
+    if (load_common("power", &a.co, a.outdir != NULL, &c))
+        return EXIT_USAGE;
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    int rc = read_stream("power", &t, a.in);
+    if (!rc && power_default_pass(&t, &c.chip, a.co.prof, &e))
+        rc = report_error("power", &e);
+    if (!rc && a.outdir) {
+        char base[600];
+        snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
+        struct llm_report r;
+        if (write_llm_outputs(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &r, &e))
+            rc = report_error("power", &e);
+        else
+            print_summary(&c, &r, a.outdir, a.name ? a.name : base);
+    } else if (!rc)
+        rc = write_stream("power", &t, a.out);
+    trace_free(&t);
+    config_free(&c);
+    return rc;
+}

@@ -1,0 +1,259 @@
+/* cmd_sweep.c — `npusim sweep`: the reference's design-space sweep driver
+ * (opsgen.md §13) for LLM inference.
+ *
+ * For every model x chip count x parallelism x chip version x batch size it
+ * validates the configuration (skipping it only when both phases fail, with
+ * the 1.5x out-of-memory allowance), maps parallelism to torus axes, runs
+ * opsgen + chipsim (no energy pass, as the reference's sweep) and writes the
+ * reference results tree:
+ *   OUT/<model>/<pstr>/<workload>-v<V>{,_prefill,_decode}.csv, _prefill.json, _decode.json
+ * Configs are parsed once per (model, chip) and copied per point. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "opsgen/opsgen.h"
+#include "opsgen/sweep.h"
+
+static const char sweep_help[] =
+    "usage: npusim sweep --models M[,M...] --versions V[,V...] --num-chips N[,N...]\n"
+    "                    --batch-sizes B[,B...] [--workload inference] [--seqlen IN_OUT]\n"
+    "                    [--out DIR] [--configs DIR] [--profile neusim] [--skip-existing]\n"
+    "\n"
+    "Sweeps every valid parallelism (data/tensor/pipeline over ICI, data/pipeline over\n"
+    "DCN pods) for each chip count, chip version and global batch size, and writes the\n"
+    "reference results tree under DIR (default ./results):\n"
+    "  DIR/<model>/<pstr>/inference-v<V>.csv, _prefill.csv, _decode.csv,\n"
+    "  _prefill.json, _decode.json\n"
+    "with pstr = dp<D>-tp<T>-pp<P>-dpdcn<D'>-tpdcn1-ppdcn<P'>-bs<B>. A configuration is\n"
+    "skipped when both phases fail validation (out of memory beyond 1.5x HBM, pipeline\n"
+    "deeper than the layers, pod too large, ...). Versions are chip names without\n"
+    "\"tpuv\" (2,3,4,5e,5p,6e,6p).\n"
+    "\n"
+    "options:\n"
+    "      --models LIST       model configs (llama family)\n"
+    "      --workload W        inference (training: not yet)\n"
+    "      --versions LIST     chip versions\n"
+    "      --num-chips LIST    chip counts\n"
+    "      --batch-sizes LIST  global batch sizes\n"
+    "      --seqlen IN_OUT     override input/output sequence lengths (e.g. 2048_256);\n"
+    "                          results go under <model>_<IN>_<OUT>/\n"
+    "      --out DIR           results folder (default ./results)\n"
+    "      --skip-existing     leave configurations whose outputs already exist\n"
+    "      --configs DIR       config folder (see npusim run --help)\n"
+    "      --profile NAME      behaviour profile (neusim)\n"
+    "  -h, --help              this help\n";
+
+#define MAX_LIST 256
+
+struct list {
+    char *item[MAX_LIST];
+    int n;
+    char *buf;
+};
+
+static int split_list(const char *s, struct list *l)
+{
+    l->buf = strdup(s);
+    l->n = 0;
+    for (char *save = NULL, *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (l->n == MAX_LIST)
+            return -1;
+        l->item[l->n++] = tok;
+    }
+    return l->n ? 0 : -1;
+}
+
+static int parse_positive(const char *s, int64_t *v)
+{
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (*end || end == s || x <= 0)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static bool exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+struct sweep_opts {
+    const char *configs, *out, *workload, *seqlen;
+    struct list models, versions, chips, batches;
+    int64_t num_chips[MAX_LIST], batch[MAX_LIST];
+    int64_t seq_in, seq_out;
+    bool skip_existing;
+    const struct profile *prof;
+};
+
+struct sweep_count {
+    long simulated, invalid, existing;
+};
+
+/* One (model, version): loads the merged config once, then walks chips x parallelism x batch. */
+static int sweep_model_chip(const struct sweep_opts *o, const char *model, const char *version,
+                            struct sweep_count *cnt)
+{
+    char chipname[64];
+    snprintf(chipname, sizeof chipname, "tpuv%s", version);
+    struct config_request r = { o->configs, model, chipname, NULL, NULL, 0 };
+    struct loaded_config base;
+    struct npu_err e;
+    if (config_load(&r, &base, &e)) {
+        config_free(&base);
+        return report_error("sweep", &e);
+    }
+    if (strcmp(base.model.model_type, "llm") != 0 || strstr(base.model_name, "deepseek")) {
+        config_free(&base);
+        return usage_error("sweep", "model \"%s\" (model_type \"%s\"): only the llama family is "
+                                    "supported by sweep so far", model, base.model.model_type);
+    }
+    char mdir[512];
+    if (o->seqlen)
+        snprintf(mdir, sizeof mdir, "%s/%s_%lld_%lld", o->out, base.model_name, (long long)o->seq_in,
+                 (long long)o->seq_out);
+    else
+        snprintf(mdir, sizeof mdir, "%s/%s", o->out, base.model_name);
+    struct opsgen_links links;
+    config_links(&base.chip, &links);
+    int rc = 0;
+    for (int ci = 0; ci < o->chips.n && !rc; ci++) {
+        struct parallel_cfg *pcs = NULL;
+        size_t npc = 0;
+        if (sweep_llm_configs(o->num_chips[ci], false, &pcs, &npc, &e)) {
+            rc = report_error("sweep", &e);
+            break;
+        }
+        for (size_t pi = 0; pi < npc && !rc; pi++) {
+            for (int bi = 0; bi < o->batches.n && !rc; bi++) {
+                struct loaded_config c = base;   /* shallow: shares merged/sources, not freed */
+                sweep_apply_parallel(&c.model, &pcs[pi], o->batch[bi]);
+                if (o->seqlen) {
+                    c.model.input_seqlen = o->seq_in;
+                    c.model.output_seqlen = o->seq_out;
+                }
+                char pstr[256], dir[1024], csv[1200];
+                sweep_pstr_llm(&pcs[pi], o->batch[bi], pstr, sizeof pstr);
+                snprintf(dir, sizeof dir, "%s/%s", mdir, pstr);
+                snprintf(csv, sizeof csv, "%s/%s-v%s.csv", dir, o->workload, version);
+                snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
+                if (o->skip_existing && exists(csv)) {
+                    cnt->existing++;
+                    continue;
+                }
+                char why[256];
+                bool ok_p = sweep_validate_llm(&c.model, &links, o->prof, PHASE_PREFILL, 1.5, why, sizeof why);
+                bool ok_d = sweep_validate_llm(&c.model, &links, o->prof, PHASE_DECODE, 1.5, why, sizeof why);
+                if (!ok_p && !ok_d) {
+                    cnt->invalid++;
+                    continue;
+                }
+                sweep_map_axes_llm(base.chip.name, &c.model);
+                struct trace t;
+                trace_init(&t);
+                cJSON *extra = cJSON_CreateObject();
+                int64_t pods = c.model.data_parallel_degree_dcn * c.model.pipeline_parallel_degree_dcn;
+                int64_t stages = c.model.pipeline_parallelism_degree * c.model.pipeline_parallel_degree_dcn;
+                json_add_i64(extra, "num_pods", pods);
+                json_add_i64(extra, "batch_size_per_pod", (c.model.global_batch_size + pods - 1) / pods);
+                json_add_i64(extra, "layers_per_pp_stage", (c.model.num_layers + stages - 1) / stages);
+                char basename[64];
+                snprintf(basename, sizeof basename, "%s-v%s", o->workload, version);
+                if (pipeline_llm_inference(&c, o->prof, false, &t, &e) ||
+                    write_llm_outputs(&c, o->prof, &t, dir, basename, true, extra, NULL, &e))
+                    rc = report_error("sweep", &e);
+                else
+                    cnt->simulated++;
+                cJSON_Delete(extra);
+                trace_free(&t);
+            }
+        }
+        free(pcs);
+    }
+    config_free(&base);
+    return rc;
+}
+
+enum { O_MODELS = 1000, O_WORKLOAD, O_VERSIONS, O_CHIPS, O_BATCHES, O_SEQLEN, O_OUT, O_CONFIGS,
+       O_PROFILE, O_SKIP };
+
+int cmd_sweep(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "models", required_argument, 0, O_MODELS }, { "workload", required_argument, 0, O_WORKLOAD },
+        { "versions", required_argument, 0, O_VERSIONS }, { "num-chips", required_argument, 0, O_CHIPS },
+        { "batch-sizes", required_argument, 0, O_BATCHES }, { "seqlen", required_argument, 0, O_SEQLEN },
+        { "out", required_argument, 0, O_OUT }, { "configs", required_argument, 0, O_CONFIGS },
+        { "profile", required_argument, 0, O_PROFILE }, { "skip-existing", no_argument, 0, O_SKIP },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    struct sweep_opts o;
+    memset(&o, 0, sizeof o);
+    o.out = "results";
+    o.workload = "inference";
+    o.prof = &profile_neusim;
+    const char *models = NULL, *versions = NULL, *chips = NULL, *batches = NULL;
+    optind = 1;
+    opterr = 0;
+    int ch, rc = 0;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': fputs(sweep_help, stdout); return 0;
+        case O_MODELS: models = optarg; break;
+        case O_WORKLOAD: o.workload = optarg; break;
+        case O_VERSIONS: versions = optarg; break;
+        case O_CHIPS: chips = optarg; break;
+        case O_BATCHES: batches = optarg; break;
+        case O_SEQLEN: o.seqlen = optarg; break;
+        case O_OUT: o.out = optarg; break;
+        case O_CONFIGS: o.configs = optarg; break;
+        case O_SKIP: o.skip_existing = true; break;
+        case O_PROFILE:
+            if (!(o.prof = profile_by_name(optarg)))
+                return usage_error("sweep", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
+            break;
+        case ':': return usage_error("sweep", "option %s needs a value", argv[optind - 1]);
+        default: return usage_error("sweep", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("sweep", "unexpected argument \"%s\"", argv[optind]);
+    if (!models || !versions || !chips || !batches)
+        return usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required");
+    if (strcmp(o.workload, "inference") != 0)
+        return usage_error("sweep", "--workload \"%s\": only inference is supported so far", o.workload);
+    if (split_list(models, &o.models) || split_list(versions, &o.versions) ||
+        split_list(chips, &o.chips) || split_list(batches, &o.batches))
+        rc = usage_error("sweep", "lists must be non-empty and comma-separated (at most %d items)", MAX_LIST);
+    for (int i = 0; !rc && i < o.chips.n; i++)
+        if (parse_positive(o.chips.item[i], &o.num_chips[i]))
+            rc = usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", o.chips.item[i]);
+    for (int i = 0; !rc && i < o.batches.n; i++)
+        if (parse_positive(o.batches.item[i], &o.batch[i]))
+            rc = usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer", o.batches.item[i]);
+    if (!rc && o.seqlen) {
+        char *us = strchr(o.seqlen, '_');
+        char in[32] = "";
+        if (us && (size_t)(us - o.seqlen) < sizeof in)
+            memcpy(in, o.seqlen, (size_t)(us - o.seqlen));
+        if (!us || parse_positive(in, &o.seq_in) || parse_positive(us + 1, &o.seq_out))
+            rc = usage_error("sweep", "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", o.seqlen);
+    }
+    struct sweep_count cnt = { 0, 0, 0 };
+    for (int mi = 0; !rc && mi < o.models.n; mi++)
+        for (int vi = 0; !rc && vi < o.versions.n; vi++)
+            rc = sweep_model_chip(&o, o.models.item[mi], o.versions.item[vi], &cnt);
+    if (!rc)
+        fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present\n",
+                cnt.simulated, cnt.invalid, cnt.existing);
+    free(o.models.buf);
+    free(o.versions.buf);
+    free(o.chips.buf);
+    free(o.batches.buf);
+    return rc;
+}

@@ -1,0 +1,156 @@
+/* common.c — option handling, messages and the shared pipeline of the CLI. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chipsim/chipsim.h"
+#include "opsgen/opsgen.h"
+#include "power/energy.h"
+#include "traces/atomic.h"
+#include "traces/trace_csv.h"
+
+void common_opts_init(struct common_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->prof = &profile_neusim;
+}
+
+int common_opt(struct common_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'C': o->configs = arg; return 1;
+    case 'm': o->model = arg; return 1;
+    case 'c': o->chip = arg; return 1;
+    case 's': o->system = arg; return 1;
+    case 'S':
+        if (o->nsets == MAX_SETS)
+            return -1;
+        o->sets[o->nsets++] = arg;
+        return 1;
+    case 'P':
+        o->prof = profile_by_name(arg);
+        return o->prof ? 1 : -1;
+    }
+    return 0;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "npusim %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'npusim %s --help')\n", cmd);
+    return EXIT_USAGE;
+}
+
+int report_error(const char *cmd, const struct npu_err *e)
+{
+    fprintf(stderr, "npusim %s: %s\n", cmd, e->msg);
+    return EXIT_USAGE;
+}
+
+void warn_unknown_key(const char *key, const char *file)
+{
+    fprintf(stderr, "npusim: warning: %s: unknown key \"%s\" (ignored)\n", file, key);
+}
+
+int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c)
+{
+    struct config_request r = { o->configs, need_model ? (o->model ? o->model : "llama3-8b") : NULL,
+                                o->chip, o->system, o->sets, o->nsets };
+    struct npu_err e;
+    if (config_load(&r, c, &e)) {
+        config_free(c);
+        return report_error(cmd, &e);
+    }
+    config_unknown_keys(c, warn_unknown_key);
+    return 0;
+}
+
+int pipeline_llm_inference(const struct loaded_config *c, const struct profile *prof, bool energy,
+                           struct trace *t, struct npu_err *e)
+{
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    if (opsgen_llm_inference(&c->model, &l, prof, t, e) || chipsim_run(t, &c->chip, prof, e))
+        return -1;
+    return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
+}
+
+/* One pending output: an atomic file and what goes in it. */
+struct pending {
+    char path[4096];
+    const struct trace *trace;   /* CSV if non-NULL */
+    struct trace_csv_opts opts;
+    char *text;                  /* JSON text otherwise (owned) */
+};
+
+static int write_all(struct pending *p, int n, struct npu_err *e)
+{
+    struct atomic_file af[8];
+    int opened = 0, rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        if (atomic_open(&af[i], p[i].path, e)) {
+            rc = -1;
+            break;
+        }
+        opened++;
+        if (p[i].trace)
+            rc = trace_write_csv_stream(p[i].trace, af[i].f, &p[i].opts, e);
+        else if (fputs(p[i].text, af[i].f) == EOF || fputc('\n', af[i].f) == EOF)
+            rc = npu_errf(e, "%s: write failed", p[i].path);
+    }
+    for (int i = 0; i < opened; i++) {
+        if (rc)
+            atomic_abort(&af[i]);
+        else if (atomic_commit(&af[i], e))
+            rc = -1;
+    }
+    return rc;
+}
+
+int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                      const char *dir, const char *base, bool combined, cJSON *sim_extra,
+                      struct llm_report *summary, struct npu_err *e)
+{
+    struct llm_report r;
+    if (llm_report_compute(&c->model, &c->chip, prof, t, &r, e))
+        return -1;
+    if (summary)
+        *summary = r;
+    if (make_dirs(dir, e))
+        return -1;
+    struct pending p[5];
+    int n = 0;
+    memset(p, 0, sizeof p);
+    if (combined) {
+        snprintf(p[n].path, sizeof p[n].path, "%s/%s.csv", dir, base);
+        p[n].trace = t;
+        p[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+    }
+    for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+        snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.csv", dir, base, phase_name(ph));
+        p[n].trace = t;
+        p[n++].opts = (struct trace_csv_opts){ (enum phase)ph, false };
+    }
+    for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+        cJSON *sim = config_dump(c);
+        const cJSON *it;
+        if (sim_extra)
+            cJSON_ArrayForEach(it, sim_extra)
+                cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
+        cJSON *j = llm_report_json(&r, (enum phase)ph, sim);
+        snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
+        p[n++].text = cJSON_Print(j);
+        cJSON_Delete(j);
+    }
+    int rc = write_all(p, n, e);
+    for (int i = 0; i < n; i++)
+        free(p[i].text);
+    return rc;
+}

@@ -1,0 +1,264 @@
+/* config.c — config resolution, merging and loading (see config.h). */
+#include "cli/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef NPUSIM_SHARE_DIR
+#define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
+#endif
+
+static const char *const kind_dir[] = { "models", "chips", "systems" };
+static const char *const kind_word[] = { "model", "chip", "system" };
+
+/* Keys the reference's pydantic classes drop silently because they collide
+ * with derived properties; known, so they draw no warning. */
+static const char *const ignored_keys[] = { "idle_power_W", "static_power_hbm_W" };
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool looks_like_path(const char *name)
+{
+    size_t n = strlen(name);
+    return strchr(name, '/') || (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+/* Chip shorthands: "5p" and "v5p" mean "tpuv5p". */
+static void chip_alias(const char *name, char *buf, size_t n)
+{
+    if (strncmp(name, "tpu", 3) != 0 && (name[0] == 'v' || (name[0] >= '0' && name[0] <= '9')))
+        snprintf(buf, n, "tpu%s%s", name[0] == 'v' ? "" : "v", name);
+    else
+        snprintf(buf, n, "%s", name);
+}
+
+int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
+                   size_t outlen, struct npu_err *e)
+{
+    if (!name || !*name)
+        return npu_errf(e, "%s: expected a name or a path", kind_word[kind]);
+    if (looks_like_path(name)) {
+        if (!is_file(name))
+            return npu_errf(e, "%s: %s: no such file", name, kind_word[kind]);
+        snprintf(out, outlen, "%s", name);
+        return 0;
+    }
+    char alias[256];
+    if (kind == CONFIG_CHIP)
+        chip_alias(name, alias, sizeof alias);
+    else
+        snprintf(alias, sizeof alias, "%s", name);
+    const char *dirs[4] = { configs_dir, getenv("NPUSIM_CONFIGS"), NPUSIM_SHARE_DIR "/configs",
+                            "configs" };
+    char tried[2048] = "";
+    for (int i = 0; i < 4; i++) {
+        if (!dirs[i] || !*dirs[i])
+            continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s/%s.json", dirs[i], kind_dir[kind], alias);
+        if (is_file(p)) {
+            snprintf(out, outlen, "%s", p);
+            return 0;
+        }
+        size_t l = strlen(tried);
+        snprintf(tried + l, sizeof tried - l, "%s%s", l ? ", " : "", p);
+    }
+    return npu_errf(e, "unknown %s \"%s\": no file found (looked for %s)", kind_word[kind], name,
+                    tried);
+}
+
+cJSON *config_read_json(const char *path, struct npu_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            } else
+                buf = nb;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        npu_errf(e, "%s: out of memory", path);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+    if (!j) {
+        int line = 1;
+        for (const char *p = buf; end && p < end && p < buf + n; p++)
+            line += *p == '\n';
+        npu_errf(e, "%s:%d: invalid JSON", path, line);
+    } else if (!cJSON_IsObject(j)) {
+        npu_errf(e, "%s: expected a JSON object at the top level", path);
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    free(buf);
+    return j;
+}
+
+static void set_source(cJSON *sources, const char *key, const char *file)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(sources, key);
+    cJSON_AddStringToObject(sources, key, file);
+}
+
+void config_merge(cJSON *dst, cJSON *sources, const cJSON *src, const char *file)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, src) {
+        cJSON_DeleteItemFromObjectCaseSensitive(dst, it->string);
+        cJSON_AddItemToObject(dst, it->string, cJSON_Duplicate(it, 1));
+        set_source(sources, it->string, file);
+    }
+}
+
+int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+        return npu_errf(e, "--set \"%s\": expected key=value", kv);
+    char key[256];
+    size_t kl = (size_t)(eq - kv);
+    if (kl >= sizeof key)
+        return npu_errf(e, "--set \"%s\": key too long", kv);
+    memcpy(key, kv, kl);
+    key[kl] = '\0';
+    cJSON *v = cJSON_Parse(eq + 1);
+    if (!v)
+        v = cJSON_CreateString(eq + 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(merged, key);
+    cJSON_AddItemToObject(merged, key, v);
+    set_source(sources, key, "--set");
+    return 0;
+}
+
+int config_load_structs(struct loaded_config *c, bool need_model, struct npu_err *e)
+{
+    chip_config_default(&c->chip);
+    system_config_default(&c->sys);
+    if (fields_from_json(&chip_fields, &c->chip, c->merged, c->sources, e) ||
+        fields_from_json(&system_fields, &c->sys, c->merged, c->sources, e))
+        return -1;
+    if (need_model && model_config_from_json(&c->model, c->merged, c->sources, e))
+        return -1;
+    return 0;
+}
+
+void config_unknown_keys(const struct loaded_config *c, void (*warn)(const char *key, const char *file))
+{
+    const struct field_table *t[16];
+    int n = model_all_tables(t, 14);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, c->merged) {
+        bool known = false;
+        for (int i = 0; i < n && !known; i++)
+            known = fields_has_key(t[i], it->string);
+        for (size_t i = 0; i < sizeof ignored_keys / sizeof ignored_keys[0] && !known; i++)
+            known = strcmp(ignored_keys[i], it->string) == 0;
+        if (!known) {
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->sources, it->string);
+            warn(it->string, cJSON_IsString(s) ? s->valuestring : "<config>");
+        }
+    }
+}
+
+static void basename_noext(const char *path, char *out, size_t n)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, n, "%s", b);
+    size_t l = strlen(out);
+    if (l > 5 && strcmp(out + l - 5, ".json") == 0)
+        out[l - 5] = '\0';
+}
+
+static int merge_file(struct loaded_config *c, const char *dir, enum config_kind kind,
+                      const char *name, char *base, size_t baselen, struct npu_err *e)
+{
+    char path[4096];
+    if (config_resolve(dir, kind, name, path, sizeof path, e))
+        return -1;
+    cJSON *j = config_read_json(path, e);
+    if (!j)
+        return -1;
+    config_merge(c->merged, c->sources, j, path);
+    cJSON_Delete(j);
+    if (base)
+        basename_noext(path, base, baselen);
+    return 0;
+}
+
+int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->merged = cJSON_CreateObject();
+    c->sources = cJSON_CreateObject();
+    if (r->model && merge_file(c, r->configs_dir, CONFIG_MODEL, r->model, c->model_name,
+                               sizeof c->model_name, e))
+        return -1;
+    if (merge_file(c, r->configs_dir, CONFIG_CHIP, r->chip ? r->chip : "tpuv5p", c->chip_name,
+                   sizeof c->chip_name, e))
+        return -1;
+    if (merge_file(c, r->configs_dir, CONFIG_SYSTEM, r->system ? r->system : "system_config", NULL,
+                   0, e))
+        return -1;
+    for (int i = 0; i < r->nsets; i++)
+        if (config_apply_set(c->merged, c->sources, r->sets[i], e))
+            return -1;
+    return config_load_structs(c, r->model != NULL, e);
+}
+
+void config_free(struct loaded_config *c)
+{
+    cJSON_Delete(c->merged);
+    cJSON_Delete(c->sources);
+    c->merged = c->sources = NULL;
+}
+
+void config_links(const struct chip_config *chip, struct opsgen_links *l)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->chip_name, sizeof l->chip_name, "%s", chip->name);
+    l->ici_bw_GBps = chip->ici_bw_GBps;
+    l->dcn_bw_GBps = chip->dcn_bw_GBps;
+    l->pcie_bw_GBps = chip->pcie_bw_GBps;
+    l->ici_latency_ns = chip->ici_latency_ns;
+    l->dcn_latency_ns = chip->dcn_latency_ns;
+    l->pcie_latency_ns = chip->pcie_latency_ns;
+    l->hbm_size_GB = chip->hbm_size_GB;
+    snprintf(l->ICI_topology, sizeof l->ICI_topology, "%s", chip->ICI_topology);
+}
+
+cJSON *config_dump(const struct loaded_config *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    fields_to_json(&system_fields, &c->sys, o);
+    fields_to_json(&chip_fields, &c->chip, o);
+    const struct field_table *t[8];
+    int n = model_tables(&c->model, t, 8);
+    for (int i = 0; i < n; i++)
+        fields_to_json(t[i], &c->model, o);
+    return o;
+}

@@ -1,0 +1,66 @@
+/* config.h — finding, merging and loading the JSON configs of one run.
+ *
+ * A name (`-m llama3-8b`, `-c tpuv5p`) resolves through --configs DIR,
+ * $NPUSIM_CONFIGS, the installed share folder, then ./configs; a path works
+ * too. The model, chip and system objects are merged in that order (later
+ * keys win, as in the reference), then `--set key=value` overrides apply.
+ * struct loaded_config keeps the merged cJSON object, which file each key
+ * came from (for error messages), and the three typed structs. */
+#ifndef NPUSIM_CLI_CONFIG_H
+#define NPUSIM_CLI_CONFIG_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "chipsim/chip.h"
+#include "opsgen/model.h"
+#include "opsgen/opsgen.h"
+#include "power/system.h"
+#include "traces/err.h"
+
+enum config_kind { CONFIG_MODEL, CONFIG_CHIP, CONFIG_SYSTEM };
+
+struct config_request {
+    const char *configs_dir;     /* --configs, may be NULL */
+    const char *model;           /* name or path; NULL = no model (chip-only stages) */
+    const char *chip;
+    const char *system;
+    const char *const *sets;     /* "key=value" strings */
+    int nsets;
+};
+
+struct loaded_config {
+    struct model_config model;
+    struct chip_config chip;
+    struct system_config sys;
+    cJSON *merged;               /* model ⊕ chip ⊕ system ⊕ --set */
+    cJSON *sources;              /* key -> file the value came from */
+    char model_name[256];        /* basename of the model file, e.g. "llama3-8b" */
+    char chip_name[256];         /* basename of the chip file, e.g. "tpuv5p" */
+};
+
+/* Finds a config file; out receives the path. Errors list where it looked. */
+int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
+                   size_t outlen, struct npu_err *e);
+/* Reads a JSON object from a file, naming the file and line on parse errors. */
+cJSON *config_read_json(const char *path, struct npu_err *e);
+/* Merges src into dst (src wins), recording `file` as the source of each key. */
+void config_merge(cJSON *dst, cJSON *sources, const cJSON *src, const char *file);
+/* Applies one "key=value" override (value parsed as JSON when it parses, else a string). */
+int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e);
+/* Loads the typed structs from r->merged (model only if r->merged has model_type or need_model). */
+int config_load_structs(struct loaded_config *c, bool need_model, struct npu_err *e);
+/* Calls warn(key) for every merged key no config table knows. */
+void config_unknown_keys(const struct loaded_config *c, void (*warn)(const char *key, const char *file));
+
+/* Resolve, read, merge, override and load, in one go. */
+int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e);
+void config_free(struct loaded_config *c);
+
+/* The link parameters opsgen needs, from the chip config. */
+void config_links(const struct chip_config *chip, struct opsgen_links *l);
+/* The sim_config block of the statistics JSON: system, chip and model fields. */
+cJSON *config_dump(const struct loaded_config *c);
+
+#endif

@@ -1,0 +1,113 @@
+/* report.c — LLM inference statistics and their JSON (see report.h). */
+#include "cli/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "opsgen/opsgen.h"
+#include "traces/pyfmt.h"
+
+void json_add_i64(cJSON *o, const char *key, int64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)v);
+    cJSON_AddRawToObject(o, key, b);
+}
+
+void json_add_f64(cJSON *o, const char *key, double v)
+{
+    char b[40];
+    py_repr_double(v, b, sizeof b);
+    /* JSON has no nan/inf; the reference never produces them here. */
+    if (!isfinite(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddRawToObject(o, key, b);
+}
+
+static double total_energy(const struct trace_stats *s)
+{
+    return s->static_energy_J + s->dynamic_energy_J;
+}
+
+int llm_report_compute(const struct model_config *m, const struct chip_config *chip,
+                       const struct profile *prof, const struct trace *t, struct llm_report *r,
+                       struct npu_err *e)
+{
+    *r = (struct llm_report){ 0 };
+    trace_stats_compute(t, PHASE_PREFILL, &r->prefill);
+    trace_stats_compute(t, PHASE_DECODE, &r->decode);
+    const struct trace_stats *P = &r->prefill, *Q = &r->decode;
+    int64_t pp = m->pipeline_parallelism_degree, pp_dcn = m->pipeline_parallel_degree_dcn;
+    int64_t mb = m->microbatch_size_ici, sin = m->input_seqlen, sout = m->output_seqlen;
+    if (P->total_execution_time_chip_ns <= 0 || Q->total_execution_time_chip_ns <= 0)
+        return npu_errf(e, "%s: the trace has no timed %s ops (total execution time 0)",
+                        m->model_name, P->total_execution_time_chip_ns <= 0 ? "prefill" : "decode");
+    r->prefill_tokens_per_sec = (double)(mb * sin) * 1e9 / (double)P->total_execution_time_chip_ns;
+    r->TTFT_sec = (double)(((P->total_execution_time_non_pp_ns + P->total_pp_ici_time_ns) * pp +
+                            P->total_pp_dcn_time_ns) * pp_dcn) / 1e9;
+    double decode_pod = (double)((Q->total_execution_time_non_pp_ns + Q->total_pp_ici_time_ns) * pp) /
+                        (double)sout;
+    double decode_tot = (decode_pod + (double)Q->total_pp_dcn_time_ns / (double)sout) * (double)pp_dcn;
+    r->TPOT_ms_request = decode_tot / 1e6;
+    r->decode_tokens_per_sec =
+        (double)mb * 1e9 / ceil((double)Q->total_execution_time_chip_ns / (double)sout);
+    r->decode_tokens_per_sec_request = 1e3 / r->TPOT_ms_request;
+    r->prefill_mem_GiB = (double)opsgen_llm_inference_mem_bytes(m, PHASE_PREFILL, prof) / 1024 / 1024 / 1024;
+    r->decode_mem_GiB = (double)opsgen_llm_inference_mem_bytes(m, PHASE_DECODE, prof) / 1024 / 1024 / 1024;
+    r->prefill_oom = (double)chip->hbm_size_GB < r->prefill_mem_GiB;
+    r->decode_oom = (double)chip->hbm_size_GB < r->decode_mem_GiB;
+    for (size_t i = 0; i < t->n && !r->energy_done; i++)
+        r->energy_done = t->ops[i].energy_done;
+    r->prefill_energy_J = total_energy(P);
+    r->decode_energy_J = total_energy(Q);
+    r->prefill_energy_per_token_J = r->prefill_energy_J / (double)(mb * sin);
+    r->decode_energy_per_token_J = r->decode_energy_J / (double)(mb * sout);
+    return 0;
+}
+
+static void add_stats(cJSON *o, const struct trace_stats *s)
+{
+    json_add_i64(o, "total_pp_time_ns", s->total_pp_time_ns);
+    json_add_i64(o, "total_pp_ici_time_ns", s->total_pp_ici_time_ns);
+    json_add_i64(o, "total_pp_dcn_time_ns", s->total_pp_dcn_time_ns);
+    json_add_i64(o, "total_execution_time_non_pp_ns", s->total_execution_time_non_pp_ns);
+    json_add_i64(o, "overlapped_compute_time_non_pp_ns", s->overlapped_compute_time_non_pp_ns);
+    json_add_i64(o, "compute_only_time_non_pp_ns", s->compute_only_time_non_pp_ns);
+    json_add_i64(o, "memory_only_time_non_pp_ns", s->memory_only_time_non_pp_ns);
+    json_add_i64(o, "ici_bound_time_non_pp_ns", s->ici_bound_time_non_pp_ns);
+    json_add_i64(o, "total_execution_time_chip_ns", s->total_execution_time_chip_ns);
+    json_add_i64(o, "overlapped_compute_time_chip_ns", s->overlapped_compute_time_chip_ns);
+    json_add_i64(o, "compute_only_time_chip_ns", s->compute_only_time_chip_ns);
+    json_add_i64(o, "memory_only_time_chip_ns", s->memory_only_time_chip_ns);
+    json_add_i64(o, "ici_bound_time_chip_ns", s->ici_bound_time_chip_ns);
+    cJSON_AddBoolToObject(o, "bounded_by_pp_chip", s->bounded_by_pp_chip);
+}
+
+cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_config)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (ph == PHASE_PREFILL) {
+        add_stats(o, &r->prefill);
+        json_add_f64(o, "throughput_tokens_per_sec", r->prefill_tokens_per_sec);
+        json_add_f64(o, "TTFT_sec", r->TTFT_sec);
+        json_add_f64(o, "mem_footprint_GB", r->prefill_mem_GiB);
+        cJSON_AddBoolToObject(o, "out_of_memory", r->prefill_oom);
+    } else {
+        add_stats(o, &r->decode);
+        json_add_f64(o, "TPOT_ms_request", r->TPOT_ms_request);
+        json_add_f64(o, "throughput_tokens_per_sec", r->decode_tokens_per_sec);
+        json_add_f64(o, "throughput_tokens_per_sec_request", r->decode_tokens_per_sec_request);
+        json_add_f64(o, "mem_footprint_GB", r->decode_mem_GiB);
+        cJSON_AddBoolToObject(o, "out_of_memory", r->decode_oom);
+    }
+    if (r->energy_done) {
+        bool p = ph == PHASE_PREFILL;
+        json_add_f64(o, "total_energy_J", p ? r->prefill_energy_J : r->decode_energy_J);
+        json_add_f64(o, "energy_per_token_J",
+                     p ? r->prefill_energy_per_token_J : r->decode_energy_per_token_J);
+    }
+    if (sim_config)
+        cJSON_AddItemToObject(o, "sim_config", sim_config);
+    return o;
+}

@@ -1,0 +1,44 @@
+/* report.h — end-to-end statistics of an LLM inference run (opsgen.md §12.2).
+ *
+ * From a timed trace (prefill + decode ops) and the configs, computes the
+ * per-phase aggregates (power/stats.h), TTFT, TPOT, throughputs, memory
+ * footprint and OOM flags exactly as the reference, and renders them as the
+ * reference's `_prefill.json` / `_decode.json` objects. */
+#ifndef NPUSIM_CLI_REPORT_H
+#define NPUSIM_CLI_REPORT_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "chipsim/chip.h"
+#include "opsgen/model.h"
+#include "power/stats.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+struct llm_report {
+    struct trace_stats prefill, decode;
+    double prefill_tokens_per_sec;
+    double TTFT_sec;
+    double TPOT_ms_request;
+    double decode_tokens_per_sec;
+    double decode_tokens_per_sec_request;
+    double prefill_mem_GiB, decode_mem_GiB;
+    bool prefill_oom, decode_oom;
+    bool energy_done;
+    double prefill_energy_J, decode_energy_J;   /* count-weighted op energies */
+    double prefill_energy_per_token_J, decode_energy_per_token_J;
+};
+
+/* Returns -1 (with e) if a total is zero and a throughput cannot be formed. */
+int llm_report_compute(const struct model_config *m, const struct chip_config *chip,
+                       const struct profile *prof, const struct trace *t, struct llm_report *r,
+                       struct npu_err *e);
+/* The JSON object of one phase; takes ownership of sim_config (may be NULL). */
+cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_config);
+/* Adds an int64 / a double (as Python repr) to a cJSON object. */
+void json_add_i64(cJSON *o, const char *key, int64_t v);
+void json_add_f64(cJSON *o, const char *key, double v);
+
+#endif
