@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chipsim/chipsim.h"
+#include "cli/pyjson.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "traces/atomic.h"
@@ -102,7 +103,7 @@ static int write_all(struct pending *p, int n, struct npu_err *e)
         opened++;
         if (p[i].trace)
             rc = trace_write_csv_stream(p[i].trace, af[i].f, &p[i].opts, e);
-        else if (fputs(p[i].text, af[i].f) == EOF || fputc('\n', af[i].f) == EOF)
+        else if (fputs(p[i].text, af[i].f) == EOF)
             rc = npu_errf(e, "%s: write failed", p[i].path);
     }
     for (int i = 0; i < opened; i++) {
@@ -146,7 +147,7 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
                 cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
         cJSON *j = llm_report_json(&r, (enum phase)ph, sim);
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
-        p[n++].text = cJSON_Print(j);
+        p[n++].text = pyjson_print(j);
         cJSON_Delete(j);
     }
     int rc = write_all(p, n, e);

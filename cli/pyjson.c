@@ -1,0 +1,138 @@
+/* pyjson.c — Python-style JSON printer over cJSON (see pyjson.h).
+ * Main data structure: a growable output buffer (struct buf). */
+#include "cli/pyjson.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/pyfmt.h"
+
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        while (b->n + n + 1 > b->cap)
+            b->cap = b->cap ? 2 * b->cap : 1024;
+        char *ns = realloc(b->s, b->cap);
+        if (!ns)
+            abort();
+        b->s = ns;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void indent(struct buf *b, int level)
+{
+    for (int i = 0; i < level; i++)
+        put(b, "    ", 4);
+}
+
+/* ensure_ascii: control characters and non-ASCII as \uXXXX (UTF-16). */
+static void put_string(struct buf *b, const char *s)
+{
+    char u[16];
+    put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            put(b, "\\", 1);
+            put(b, (const char *)p, 1);
+            p++;
+            continue;
+        }
+        static const char esc[] = { '\b', 'b', '\f', 'f', '\n', 'n', '\r', 'r', '\t', 't' };
+        const char *e = NULL;
+        for (size_t i = 0; i < sizeof esc; i += 2)
+            if (c == (unsigned char)esc[i])
+                e = &esc[i + 1];
+        if (e) {
+            char two[2] = { '\\', *e };
+            put(b, two, 2);
+            p++;
+            continue;
+        }
+        if (c >= 0x20 && c < 0x80) {
+            put(b, (const char *)p, 1);
+            p++;
+            continue;
+        }
+        unsigned cp = c;
+        int extra = 0;
+        if (c >= 0xf0)
+            cp = c & 0x07, extra = 3;
+        else if (c >= 0xe0)
+            cp = c & 0x0f, extra = 2;
+        else if (c >= 0xc0)
+            cp = c & 0x1f, extra = 1;
+        p++;
+        for (int i = 0; i < extra && (*p & 0xc0) == 0x80; i++)
+            cp = (cp << 6) | (*p++ & 0x3f);
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            snprintf(u, sizeof u, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+        } else
+            snprintf(u, sizeof u, "\\u%04x", cp);
+        puts_(b, u);
+    }
+    put(b, "\"", 1);
+}
+
+static void print_item(struct buf *b, const cJSON *it, int level)
+{
+    char num[40];
+    if (cJSON_IsRaw(it))
+        puts_(b, it->valuestring);
+    else if (cJSON_IsTrue(it))
+        puts_(b, "true");
+    else if (cJSON_IsFalse(it))
+        puts_(b, "false");
+    else if (cJSON_IsNull(it))
+        puts_(b, "null");
+    else if (cJSON_IsString(it))
+        put_string(b, it->valuestring);
+    else if (cJSON_IsNumber(it)) {
+        double d = it->valuedouble;
+        if (d == floor(d) && fabs(d) < 9007199254740992.0)
+            snprintf(num, sizeof num, "%.0f", d);
+        else
+            py_repr_double(d, num, sizeof num);
+        puts_(b, num);
+    } else {
+        bool obj = cJSON_IsObject(it);
+        const cJSON *c = it->child;
+        if (!c) {
+            puts_(b, obj ? "{}" : "[]");
+            return;
+        }
+        puts_(b, obj ? "{\n" : "[\n");
+        for (; c; c = c->next) {
+            indent(b, level + 1);
+            if (obj) {
+                put_string(b, c->string);
+                puts_(b, ": ");
+            }
+            print_item(b, c, level + 1);
+            puts_(b, c->next ? ",\n" : "\n");
+        }
+        indent(b, level);
+        puts_(b, obj ? "}" : "]");
+    }
+}
+
+char *pyjson_print(const cJSON *item)
+{
+    struct buf b = { NULL, 0, 0 };
+    print_item(&b, item, 0);
+    return b.s;
+}

@@ -1,0 +1,15 @@
+/* pyjson.h — cJSON trees printed the way Python's json.dump(indent=4) prints.
+ *
+ * The reference writes its statistics with json.dump(obj, f, indent=4);
+ * printing the same text (4-space indent, ", "/": " separators, ASCII
+ * escapes, floats as repr, no trailing newline) lets golden tests compare
+ * files byte for byte. Numbers added as raw text are printed verbatim. */
+#ifndef NPUSIM_PYJSON_H
+#define NPUSIM_PYJSON_H
+
+#include <cjson/cJSON.h>
+
+/* Returns a malloc'ed string (caller frees). */
+char *pyjson_print(const cJSON *item);
+
+#endif
