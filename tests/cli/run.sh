@@ -84,3 +84,6 @@ printf 'Fusion index,Description\r\n1,x\r\n' >"$T/short.csv"
 expect_fail "chipsim: trace missing columns" 'short.csv' $NPUSIM chipsim --configs $CONFIGS -i "$T/short.csv" -o "$T/o7/x.csv"
 expect_fail "chipsim: missing trace file" 'missing.csv' $NPUSIM chipsim --configs $CONFIGS -i "$T/missing.csv" -o "$T/o7/x.csv"
 no_files "bad traces leave no output" "$T/o7"
+
+# --- golden: byte-identical to the reference outputs kept in tests/golden ---
+sh tests/cli/golden.sh

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Golden tests: reruns the sweeps of tests/golden/cases.suite and compares each
+# reference output kept under tests/golden/raw/ (gzip) with npusim's, byte for
+# byte (CSV rows and JSON statistics, sim_config included). One ok/not ok line
+# per reference file.
+NPUSIM=$(cd "$(dirname "${NPUSIM:-build/npusim}")" && pwd)/$(basename "${NPUSIM:-build/npusim}")
+root=$(pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+grep -v '^#' tests/golden/cases.suite | while read -r model versions chips batches; do
+    [ -n "$model" ] || continue
+    (cd "$T" && "$NPUSIM" sweep --configs "$root/configs" --out raw --models "$model" \
+        --versions "$versions" --num-chips "$chips" --batch-sizes "$batches" 2>/dev/null) ||
+        echo "not ok - golden sweep $model $versions $chips $batches failed"
+done
+find tests/golden/raw -name '*.gz' | sort | while read -r ref; do
+    rel=${ref#tests/golden/}; rel=${rel%.gz}
+    if [ ! -f "$T/$rel" ]; then echo "not ok - golden $rel: not produced"
+    elif gzip -dc "$ref" | cmp -s - "$T/$rel"; then echo "ok - golden $rel"
+    else echo "not ok - golden $rel differs"; gzip -dc "$ref" | diff - "$T/$rel" | head -n 4 | sed 's/^/    /'; fi
+done
