@@ -499,6 +499,40 @@ static void test_validation(void **s)
     assert_false(sweep_validate_llm(&m, &l, &profile_neusim, PHASE_PREFILL, 1.5, why, sizeof why));
 }
 
+/* The corrected branches of the opsgen quirk switches (profile.h). */
+static void test_corrected_profile(void **s)
+{
+    (void)s;
+    struct profile fixed = profile_neusim;
+    fixed.fa_uses_heads_as_dhead = false;
+    fixed.pp_send_reuses_fid = false;
+    fixed.ffn_allgather_2d = false;
+    fixed.self_attn_ln_unscattered = false;
+    fixed.dcn_transfers_use_ici = false;
+    fixed.split_axes_drops_missing = false;
+    fixed.zero_tp_axes_ignore_tp = false;
+    fixed.binary_ops_list_one_input = false;
+    struct model_config m;
+    setup(&m, LLAMA3_8B, "5p", 1, 2, 2, 1, 16);
+    m.num_tensor_parallel_axes = 0;          /* Q13: TP still applies */
+    struct opsgen_links l = links("5p");
+    struct trace t;
+    struct npu_err e;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &fixed, &t, &e), 0);
+    const struct op *fa = find(&t, PHASE_PREFILL, "FlashAttention", 0);
+    assert_string_equal(fa->out_shape, "[DT_BFLOAT16:(8,4096,16,128)]");
+    const struct op *ag = find(&t, PHASE_PREFILL, "AllGather", 2);
+    assert_string_equal(ag->config, "AllGather(8x4096x2048->8x4096x4096)");
+    const struct op *ln = find(&t, PHASE_DECODE, "LayerNorm", 1);
+    assert_string_equal(ln->config, "LayerNorm(x=8x1x2048,memory_placements=0_0,type=DT_BFLOAT16)");
+    const struct op *add = find(&t, PHASE_DECODE, "Add", 0);
+    assert_string_equal(add->in_shapes, "DT_BFLOAT16:[8,1,16,128],DT_BFLOAT16:[8,1,16,128]");
+    size_t np = count_phase(&t, PHASE_PREFILL);
+    assert_i64(t.ops[np - 1].fusion_id, t.ops[np - 2].fusion_id + 1);   /* Q5 fixed */
+    trace_free(&t);
+}
+
 static void expect_err(const struct model_config *m, const char *needle)
 {
     struct opsgen_links l = links("5p");
@@ -557,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_pstr_and_apply),
         cmocka_unit_test(test_enumeration),
         cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_corrected_profile),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
