@@ -1,0 +1,408 @@
+/* builders.c — primitive operator builders (see builders.h; opsgen.md §2.2–§3).
+ *
+ * Shape strings come in four spellings, all produced here: "8x4096" in
+ * configs, "DT:[8,4096]" for inputs, "[DT:(8,4096)]" for the output, and the
+ * Python list text "[8, 4096]" / "['8', '4096']" that the reference prints
+ * for transfers and reduce-scatters. */
+#include "opsgen/builders.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BF16 "DT_BFLOAT16"
+
+int64_t shape_prod(struct shape s)
+{
+    int64_t p = 1;
+    for (int i = 0; i < s.nd; i++)
+        p *= s.d[i];
+    return p;
+}
+
+int64_t dtype_bytes(const char *dt)
+{
+    if (strchr(dt, '8')) return 1;
+    if (strstr(dt, "16")) return 2;
+    if (strstr(dt, "32")) return 4;
+    if (strstr(dt, "64")) return 8;
+    if (strstr(dt, "BOOL")) return 1;
+    if (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")) return 4;
+    return 0;
+}
+
+void sanitize_name(char **field, const char *desc, const char *name)
+{
+    size_t n = strlen(desc) + strlen(name) + 1, k = 0;
+    char buf[n];
+    for (const char *p = desc; *p; p++)
+        if (isalnum((unsigned char)*p)) buf[k++] = *p;
+    for (const char *p = name; *p; p++)
+        if (isalnum((unsigned char)*p)) buf[k++] = *p;
+    buf[k] = '\0';
+    op_set(field, buf);
+}
+
+/* Joins the dims with sep, each wrapped in pre/post ("'" for Python strings). */
+static void join(char *buf, size_t n, struct shape s, const char *sep, const char *q)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s.nd && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s%lld%s", i ? sep : "", q,
+                              (long long)s.d[i], q);
+}
+
+#define SBUF 256
+
+static void set_in1(struct op *op, struct shape a, const char *dt)
+{
+    char s[SBUF];
+    join(s, sizeof s, a, ",", "");
+    op_setf(&op->in_shapes, "%s:[%s]", dt, s);
+}
+
+static void set_in2(struct op *op, struct shape a, struct shape b, const char *dt)
+{
+    char s[SBUF], u[SBUF];
+    join(s, sizeof s, a, ",", "");
+    join(u, sizeof u, b, ",", "");
+    op_setf(&op->in_shapes, "%s:[%s],%s:[%s]", dt, s, dt, u);
+}
+
+static void set_out(struct op *op, struct shape o, const char *dt)
+{
+    char s[SBUF];
+    join(s, sizeof s, o, ",", "");
+    op_setf(&op->out_shape, "[%s:(%s)]", dt, s);
+}
+
+/* The fields every builder sets the same way. */
+static struct op *push(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                       const char *name, enum op_type ty, enum opcode_type oct,
+                       const char *opcode)
+{
+    struct op *op = trace_push(t);
+    op->fusion_id = fid;
+    op->count = count;
+    op_set(&op->description, desc);
+    sanitize_name(&op->name, desc, name);
+    op->type = ty;
+    op->opcode_type = oct;
+    op_set(&op->opcode, opcode);
+    return op;
+}
+
+/* ---- einsum (§3.1) ---- */
+
+struct lpair { char c; int64_t v; };
+
+static bool has_pair(const struct lpair *p, int n, struct lpair x)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i].c == x.c && p[i].v == x.v) return true;
+    return false;
+}
+
+/* Adds x to the set p (pairs, not letters: same letter, other size is new). */
+static int add_pair(struct lpair *p, int n, struct lpair x)
+{
+    if (!has_pair(p, n, x)) p[n++] = x;
+    return n;
+}
+
+struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, struct shape a, struct shape b, const char *eq,
+                    const char *placements, const char *dtype)
+{
+    const char *semi = strchr(eq, ';'), *arrow = strstr(eq, "->");
+    if (!semi || !arrow || arrow < semi) return NULL;
+    const char *la = eq, *lb = semi + 1, *lo = arrow + 2;
+    int na = (int)(semi - la), nb = (int)(arrow - lb), no = (int)strlen(lo);
+    if (na != a.nd || nb != b.nd || no > SHAPE_MAXD) return NULL;
+
+    struct shape o = { no, {0} };
+    for (int i = 0; i < no; i++) {
+        const char *p;
+        if ((p = memchr(la, lo[i], (size_t)na))) o.d[i] = a.d[p - la];
+        else if ((p = memchr(lb, lo[i], (size_t)nb))) o.d[i] = b.d[p - lb];
+        else return NULL;
+    }
+    /* FLOPs = 2 * prod(batch) * prod(reduction) * prod(rest) over (letter,size) sets. */
+    struct lpair A[SHAPE_MAXD], Bp[SHAPE_MAXD], O[SHAPE_MAXD], U[3 * SHAPE_MAXD];
+    int nA = 0, nB = 0, nO = 0, nU = 0;
+    for (int i = 0; i < na; i++) nA = add_pair(A, nA, (struct lpair){ la[i], a.d[i] });
+    for (int i = 0; i < nb; i++) nB = add_pair(Bp, nB, (struct lpair){ lb[i], b.d[i] });
+    for (int i = 0; i < no; i++) nO = add_pair(O, nO, (struct lpair){ lo[i], o.d[i] });
+    for (int i = 0; i < nA; i++) nU = add_pair(U, nU, A[i]);
+    for (int i = 0; i < nB; i++) nU = add_pair(U, nU, Bp[i]);
+    for (int i = 0; i < nO; i++) nU = add_pair(U, nU, O[i]);
+    int64_t flops = 2;
+    for (int i = 0; i < nU; i++)  /* each pair lands in exactly one class */
+        flops *= U[i].v;
+
+    char sa[SBUF], sb[SBUF];
+    struct op *op = push(t, fid, count, desc, name, OP_MXU, OPC_EINSUM, "Einsum");
+    op->stats_kind = STATS_EINSUM;
+    join(sa, sizeof sa, a, "x", "");
+    join(sb, sizeof sb, b, "x", "");
+    op_setf(&op->config, "XlaEinsum(a=%s,b=%s,eq=%s,memory_placements=%s,type=%s)",
+            sa, sb, eq, placements, dtype);
+    set_in2(op, a, b, dtype);
+    set_out(op, o, dtype);
+    op->flops = flops;
+    op->weight_bytes = dtype_bytes(dtype) * shape_prod(b);
+    return op;
+}
+
+/* ---- elementwise (§3.2–§3.3) ---- */
+
+struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                   const char *name, const char *opname, struct shape x,
+                   const char *placements, const char *dtype)
+{
+    static const struct { const char *n; int64_t f; } per_elem[] = {
+        { "Softmax", 4 }, { "LayerNorm", 8 }, { "GroupNorm", 8 }, { "RMSNorm", 6 },
+        { "Pointwise Mul.", 1 },
+    };
+    int64_t f = -1;
+    for (size_t i = 0; i < sizeof per_elem / sizeof per_elem[0]; i++)
+        if (!strcmp(opname, per_elem[i].n)) f = per_elem[i].f;
+    if (f < 0) return NULL;
+    char s[SBUF];
+    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
+    join(s, sizeof s, x, "x", "");
+    op_setf(&op->config, "%s(x=%s,memory_placements=%s,type=%s)", opname, s, placements, dtype);
+    set_in1(op, x, dtype);
+    set_out(op, x, dtype);
+    op->flops = f * shape_prod(x);
+    return op;
+}
+
+struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, const char *opname, struct shape x,
+                    const char *placements, const char *dtype, bool one_input)
+{
+    char s[SBUF];
+    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
+    join(s, sizeof s, x, "x", "");
+    op_setf(&op->config, "%s(a=%s,b=%s,memory_placements=%s,type=%s)", opname, s, s,
+            placements, dtype);
+    if (one_input) set_in1(op, x, dtype);  /* chipsim Q7 */
+    else set_in2(op, x, x, dtype);
+    set_out(op, x, dtype);
+    op->flops = shape_prod(x);
+    return op;
+}
+
+/* ---- flash attention (§3.4) ---- */
+
+struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                             const char *name, struct shape q, struct shape k,
+                             struct shape v, const char *dtype, bool heads_as_dhead)
+{
+    if (q.nd != 4 || k.nd != 4 || v.nd != 4) return NULL;
+    int64_t b = q.d[0], sq = q.d[1], h = q.d[2], skv = k.d[1];
+    int64_t x = heads_as_dhead ? h : q.d[3];   /* quirk Q1 */
+    char sq_[SBUF], sk[SBUF], sv[SBUF], in[3 * SBUF + 64];
+    struct op *op = push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
+                         "FlashAttention");
+    op->stats_kind = STATS_FA;
+    join(sq_, sizeof sq_, q, "x", "");
+    join(sk, sizeof sk, k, "x", "");
+    join(sv, sizeof sv, v, "x", "");
+    op_setf(&op->config,
+            "FlashAttention(q=%s,k=%s,v=%s,memory_placements=[0, 0, 0],type=%s)",
+            sq_, sk, sv, dtype);
+    join(sq_, sizeof sq_, q, ",", "");
+    join(sk, sizeof sk, k, ",", "");
+    join(sv, sizeof sv, v, ",", "");
+    snprintf(in, sizeof in, "%s:[%s],%s:[%s],%s:[%s]", dtype, sq_, dtype, sk, dtype, sv);
+    op_set(&op->in_shapes, in);
+    set_out(op, SHP(b, sq, h, x), dtype);
+    op->flops = 2 * (2 * h * b * sq * x * skv) + 4 * h * b * sq * skv;
+    op->weight_bytes = 0;
+    return op;
+}
+
+/* ---- HBM load/store (§3.7) ---- */
+
+struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, bool output, struct shape x, const char *dtype)
+{
+    char s[SBUF];
+    struct op *op = push(t, fid, count, desc, name, OP_OTHER, OPC_OTHER,
+                         output ? "Output" : "Input");
+    join(s, sizeof s, x, "x", "");
+    op_setf(&op->config, "Abs(x=%s,type=%s)", s, dtype);
+    set_in1(op, x, dtype);
+    set_out(op, x, dtype);
+    return op;
+}
+
+/* ---- communication (§3.8–§3.10) ---- */
+
+/* ceil(bytes / GBps) on doubles: 1 GB/s is treated as 1 byte/ns (GB = 1e9). */
+static int64_t xfer_ns(int64_t bytes, double GBps)
+{
+    return (int64_t)ceil((double)bytes / GBps);
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static void set_traffic(struct op *op, int64_t in, int64_t out)
+{
+    op->ici_in_bytes = in;
+    op->ici_out_bytes = out;
+    op->bytes = in + out;
+}
+
+struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                       const char *name, bool output, struct shape x, double bw_GBps,
+                       int64_t latency_ns)
+{
+    char s[SBUF];
+    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
+                         output ? "InterChipXferOutput" : "InterChipXferInput");
+    join(s, sizeof s, x, ", ", "");
+    op_setf(&op->config, "InterChipComm%s([%s])", output ? "Output" : "Input", s);
+    set_in1(op, x, BF16);
+    set_out(op, x, BF16);
+    int64_t bytes = shape_prod(x) * 2;
+    set_traffic(op, output ? 0 : bytes, output ? bytes : 0);
+    op->ici_ns = max64(xfer_ns(bytes, bw_GBps), latency_ns);
+    return op;
+}
+
+struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                     const char *name, bool output, int64_t n, bool doubled,
+                     double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns)
+{
+    struct shape x = SHP(n);
+    char s[SBUF];
+    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
+                         output ? "KVSwapOutput" : "KVSwapInput");
+    join(s, sizeof s, x, ", ", "");
+    op_setf(&op->config, "KVSwap%s([%s])", output ? "Output" : "Input", s);
+    set_in1(op, x, BF16);
+    set_out(op, x, BF16);
+    int64_t bytes = doubled ? n * 2 : n;   /* quirk Q10 */
+    set_traffic(op, output ? 0 : bytes, output ? bytes : 0);
+    /* PCIe GB = 2^30 B, divided step by step as the reference does. */
+    int64_t tn = (int64_t)ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps);
+    op->ici_ns = max64(tn, ici_latency_ns);
+    op->pcie_ns = max64(tn, pcie_latency_ns);
+    return op;
+}
+
+int64_t staged_elems(int64_t e, const struct coll_axes *ax)
+{
+    int64_t tot = 0, cur = e;
+    for (int i = 0; i < ax->n; i++) {
+        tot += cur;
+        cur = cdiv64(cur, ax->deg[i]);
+    }
+    return tot;
+}
+
+static int64_t axes_prod(const struct coll_axes *ax)
+{
+    int64_t p = 1;
+    for (int i = 0; i < ax->n; i++) p *= ax->deg[i];
+    return p;
+}
+
+static double axes_bw(const struct coll_axes *ax)
+{
+    double bw = 0;
+    for (int i = 0; i < ax->n; i++) bw += ax->bw_GBps[i];
+    return bw;
+}
+
+struct shape shape_gathered(struct shape x, int dim, int64_t p)
+{
+    x.d[dim] *= p;
+    return x;
+}
+
+struct shape shape_scattered(struct shape x, int dim, int64_t p)
+{
+    x.d[dim] = cdiv64(x.d[dim], p);
+    return x;
+}
+
+/* "AllGather(8x4096->8x8192)" */
+static void set_arrow_config(struct op *op, const char *kind, struct shape in, struct shape out,
+                             const char *sep, const char *q)
+{
+    char a[SBUF], b[SBUF];
+    join(a, sizeof a, in, sep, q);
+    join(b, sizeof b, out, sep, q);
+    if (*q) op_setf(&op->config, "%s([%s]->[%s])", kind, a, b);
+    else op_setf(&op->config, "%s(%s->%s)", kind, a, b);
+}
+
+struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, int dim, const struct coll_axes *ax)
+{
+    int64_t p = axes_prod(ax);
+    struct shape o = shape_gathered(x, dim, p);
+    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE,
+                         OPC_COLLECTIVE_NO_COMPUTE, "AllGather");
+    set_arrow_config(op, "AllGather", x, o, "x", "");
+    set_in1(op, x, BF16);
+    set_out(op, o, BF16);
+    int64_t bytes = staged_elems(shape_prod(x) * p, ax) * 2;
+    set_traffic(op, bytes, bytes);
+    op->ici_ns = max64(xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
+    return op;
+}
+
+struct op *b_reduce_scatter(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                            const char *name, struct shape x, int dim,
+                            const struct coll_axes *ax)
+{
+    int64_t p = axes_prod(ax);
+    struct shape o = shape_scattered(x, dim, p);
+    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
+                         "ReduceScatter");
+    set_arrow_config(op, "ReduceScatter", x, o, ", ", "'");
+    set_in1(op, x, BF16);
+    set_out(op, o, BF16);
+    int64_t elems = staged_elems(cdiv64(shape_prod(x), p), ax);
+    int64_t bytes = elems * 2;
+    set_traffic(op, bytes, bytes);
+    op->ici_ns = max64(xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
+    op->flops = elems * (p - 1);
+    return op;
+}
+
+struct op *b_all_reduce(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, const struct coll_axes *ax)
+{
+    int64_t p = axes_prod(ax);
+    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
+                         "AllReduce");
+    set_arrow_config(op, "AllReduce", x, x, "x", "");
+    set_in1(op, x, BF16);
+    set_out(op, x, BF16);
+    int64_t bytes = 2 * staged_elems(shape_prod(x), ax) * 2;
+    set_traffic(op, bytes, bytes);
+    op->ici_ns = max64(xfer_ns(bytes, axes_bw(ax)), 2 * ax->latency_ns * (p - 1));
+    return op;
+}
+
+struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, const char *dtype,
+                        double bisection_bw_GBps, int64_t n, int64_t latency_ns)
+{
+    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER, "AllToAll");
+    set_arrow_config(op, "AllToAll", x, x, "x", "");
+    set_in1(op, x, BF16);
+    set_out(op, x, BF16);
+    int64_t bytes = shape_prod(x) * dtype_bytes(dtype);
+    set_traffic(op, bytes, bytes);
+    op->ici_ns = max64(xfer_ns(bytes, bisection_bw_GBps), latency_ns * (n - 1));
+    return op;
+}

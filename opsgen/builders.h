@@ -1,0 +1,92 @@
+/* builders.h — primitive operator builders (opsgen.md §2.2–§3).
+ *
+ * Each builder appends one op to a trace and fills its creation-time fields:
+ * config string, shape strings, sanitised name, FLOPs, weight bytes and, for
+ * communication ops, the pre-set traffic and time. The strings are spelled
+ * exactly as the reference prints them, because the cost model parses them
+ * and the parity tests compare them cell for cell.
+ *
+ * Main data structure: struct shape, a small fixed array of int64 dims
+ * passed by value (no allocation). Build one with SHP(a, b, c). */
+#ifndef NPUSIM_BUILDERS_H
+#define NPUSIM_BUILDERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traces/op.h"
+
+#define SHAPE_MAXD 8
+
+struct shape {
+    int nd;
+    int64_t d[SHAPE_MAXD];
+};
+
+#define SHP(...) ((struct shape){ \
+    (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), {__VA_ARGS__} })
+
+static inline int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t shape_prod(struct shape s);
+/* Bytes per element of a dtype string (opsgen.md §0); 0 if unknown. */
+int64_t dtype_bytes(const char *dtype);
+/* Keeps only [A-Za-z0-9] of desc + name (the "_" joiner disappears with it). */
+void sanitize_name(char **field, const char *desc, const char *name);
+
+/* Link parameters and the per-axis degrees a collective runs over. */
+struct coll_axes {
+    int n;
+    int64_t deg[SHAPE_MAXD];
+    double bw_GBps[SHAPE_MAXD];   /* one entry per axis; summed */
+    int64_t latency_ns;
+};
+/* Staged per-chip element count RS(e, axes) (opsgen.md §3.10). */
+int64_t staged_elems(int64_t e, const struct coll_axes *ax);
+
+/* Every builder returns the new op (valid until the next push on t), or NULL
+ * when its arguments are outside what the reference accepts (unknown unary
+ * name, einsum letter missing from both inputs). */
+struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, struct shape a, struct shape b, const char *eq,
+                    const char *placements, const char *dtype);
+struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                   const char *name, const char *opname, struct shape x,
+                   const char *placements, const char *dtype);
+/* opname "Add" or "Mul"; one_input reproduces the one-tensor input string. */
+struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, const char *opname, struct shape x,
+                    const char *placements, const char *dtype, bool one_input);
+/* heads_as_dhead: quirk Q1 (output [B,Sq,H,H], FLOPs scale with H). */
+struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                             const char *name, struct shape q, struct shape k,
+                             struct shape v, const char *dtype, bool heads_as_dhead);
+/* HBM load (output=false, opcode "Input") or store ("Output"). */
+struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, bool output, struct shape x, const char *dtype);
+/* Pipeline stage transfer; bw/latency are the link the caller chose (quirk Q9). */
+struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                       const char *name, bool output, struct shape x, double bw_GBps,
+                       int64_t latency_ns);
+/* KV swap over PCIe; n is a byte count, doubled again when `doubled` (quirk Q10). */
+struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                     const char *name, bool output, int64_t n, bool doubled,
+                     double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns);
+struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, int dim, const struct coll_axes *ax);
+struct op *b_reduce_scatter(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                            const char *name, struct shape x, int dim,
+                            const struct coll_axes *ax);
+struct op *b_all_reduce(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, const struct coll_axes *ax);
+/* n: group size of the latency term. */
+struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, const char *dtype,
+                        double bisection_bw_GBps, int64_t n, int64_t latency_ns);
+
+/* Output shape of a collective (gathered or scattered along dim). */
+struct shape shape_gathered(struct shape x, int dim, int64_t p);
+struct shape shape_scattered(struct shape x, int dim, int64_t p);
+
+#endif

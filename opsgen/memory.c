@@ -1,0 +1,37 @@
+/* memory.c — per-chip memory footprint of LLM inference (opsgen.md §11.1).
+ *
+ * BF16 weights plus the activations of one layer's attention and FFN for the
+ * phase's context length, times the layers of a pipeline stage. Drives the
+ * KV-swap trigger (§5.5), the OOM flag and sweep validation (§13.3). */
+#include <string.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/opsgen.h"
+
+int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
+                                       const struct profile *prof)
+{
+    int64_t tp = m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn;
+    int64_t pp = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
+    int64_t b = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
+    int64_t H = m->num_heads, D = m->d_model, dh = m->d_head;
+    int64_t kv = m->num_kv_heads == -1 ? H : m->num_kv_heads;
+    int64_t Hl = cdiv64(H, tp), kvl = cdiv64(kv, tp), Fl = cdiv64(m->d_ff, tp);
+    int64_t Lc = cdiv64(m->num_layers, pp);
+    int64_t s = m->input_seqlen + (phase == PHASE_DECODE ? m->output_seqlen : 0);
+    /* K/V heads are shared when every TP shard keeps at least one; the
+     * reference compares tp with the already divided count (quirk Q14). */
+    bool shared = tp <= (prof->mem_kv_sharing_compares_divided ? kvl : kv);
+    int64_t kvh = shared ? kvl : Hl;
+    int64_t w_attn = D * kvh * dh * 2 + D * Hl * dh + Hl * dh * D;
+    int64_t a_attn = b * s * Hl * dh + b * s * kvh * dh * 2;
+    int64_t w_ff, a_ff, wide = Fl > D ? Fl : D;
+    if (!strcmp(m->ffn_type, "llama")) {
+        w_ff = 3 * D * Fl;
+        a_ff = 2 * b * s * wide;
+    } else {  /* "default"; other types are rejected by the callers */
+        w_ff = 2 * D * Fl;
+        a_ff = b * s * wide;
+    }
+    return 2 * (w_attn + w_ff) * Lc + 2 * (a_attn + a_ff) * Lc;
+}

@@ -1,0 +1,171 @@
+/* sweep.c — LLM sweep enumeration, validation, axis mapping and run names
+ * (see sweep.h; opsgen.md §13). */
+#include "opsgen/sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opsgen/builders.h"
+
+/* Divisors of n ascending. Returns the count. */
+static size_t divisors(int64_t n, int64_t *out, size_t max)
+{
+    size_t k = 0;
+    for (int64_t d = 1; d <= n && k < max; d++)
+        if (n % d == 0) out[k++] = d;
+    return k;
+}
+
+#define MAX_DIV 4096
+
+/* Appends every (dp, tp, pp, dp_dcn, pp_dcn) whose product is num with at
+ * most max_pods DCN pods, loops nested in that order. */
+static int gen_llama(int64_t num, int64_t max_dp, int64_t max_pods, struct parallel_cfg **arr,
+                     size_t *n, size_t *cap)
+{
+    int64_t *f = malloc(MAX_DIV * sizeof *f);
+    if (!f) return -1;
+    size_t nf = divisors(num, f, MAX_DIV);
+    for (size_t a = 0; a < nf && f[a] <= max_dp; a++)
+        for (size_t b = 0; b < nf; b++)
+            for (size_t c = 0; c < nf; c++)
+                for (size_t x = 0; x < nf && f[x] <= max_pods; x++)
+                    for (size_t y = 0; y < nf && f[y] <= max_pods; y++) {
+                        if (f[x] * f[y] > max_pods) continue;
+                        if (f[a] * f[b] * f[c] * f[x] * f[y] != num) continue;
+                        if (*n == *cap) {
+                            *cap = *cap ? 2 * *cap : 16;
+                            struct parallel_cfg *p = realloc(*arr, *cap * sizeof *p);
+                            if (!p) { free(f); return -1; }
+                            *arr = p;
+                        }
+                        (*arr)[(*n)++] = (struct parallel_cfg){
+                            .num_chips = num, .dp = f[a], .tp = f[b], .pp = f[c], .ep = 1,
+                            .dp_dcn = f[x], .tp_dcn = 1, .pp_dcn = f[y], .ep_dcn = 1 };
+                    }
+    free(f);
+    return 0;
+}
+
+int sweep_llm_configs(int64_t num_chips, bool training, struct parallel_cfg **out, size_t *n,
+                      struct npu_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    if (num_chips <= 0)
+        return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
+    int64_t max_dp = training ? INT64_MAX : 1;
+    size_t cap = 0;
+    int rc = 0;
+    if (num_chips > 256) {
+        /* Each pod count gets num_chips/dcn chips in total (quirk Q32). */
+        static const int64_t dcn[] = { 1, 2, 4 };
+        for (int i = 0; i < 3 && !rc; i++)
+            rc = gen_llama(num_chips / dcn[i], max_dp, dcn[i], out, n, &cap);
+    } else {
+        rc = gen_llama(num_chips, max_dp, 1, out, n, &cap);
+    }
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return npu_errf(e, "sweep: out of memory enumerating %lld chips", (long long)num_chips);
+    }
+    return 0;
+}
+
+void sweep_apply_parallel(struct model_config *m, const struct parallel_cfg *p, int64_t gbs)
+{
+    m->num_chips = p->num_chips;
+    m->data_parallelism_degree = p->dp;
+    m->tensor_parallelism_degree = p->tp;
+    m->pipeline_parallelism_degree = p->pp;
+    m->data_parallel_degree_dcn = p->dp_dcn;
+    m->tensor_parallel_degree_dcn = p->tp_dcn ? p->tp_dcn : 1;
+    m->pipeline_parallel_degree_dcn = p->pp_dcn;
+    if (p->ep) m->expert_parallelism_degree = p->ep;
+    if (p->ep_dcn) m->expert_parallel_degree_dcn = p->ep_dcn;
+    /* Successive float divisions, then ceil, as the reference computes it. */
+    m->microbatch_size_ici =
+        (int64_t)ceil((double)gbs / (double)p->dp_dcn / (double)p->pp / (double)p->pp_dcn);
+    m->microbatch_size_dcn = cdiv64(gbs, p->pp_dcn);
+    m->global_batch_size = gbs;
+}
+
+void sweep_map_axes_llm(const char *v, struct model_config *m)
+{
+    int64_t n = (!strcmp(v, "2") || !strcmp(v, "3") || !strcmp(v, "5e") || !strcmp(v, "6e"))
+                    ? 2 : 3;
+    bool d = m->data_parallelism_degree > 1, t = m->tensor_parallelism_degree > 1,
+         p = m->pipeline_parallelism_degree > 1;
+    int64_t ad = 0, at = 0, ap = 0;
+    switch (d + t + p) {
+    case 0:
+        break;
+    case 1:
+        if (d) ad = n;
+        if (t) at = n;
+        if (p) ap = 1;
+        break;
+    case 2:
+        if (t) {
+            at = n - 1;
+            if (d) ad = 1; else ap = 1;
+        } else {
+            ad = n - 1;
+            ap = 1;
+        }
+        break;
+    default:  /* three: one axis each, even on 2-D chips (quirk Q34) */
+        ad = at = ap = 1;
+        break;
+    }
+    m->num_data_parallel_axes = ad;
+    m->num_tensor_parallel_axes = at;
+    m->num_pipeline_parallel_axes = ap;
+}
+
+bool sweep_validate_llm(const struct model_config *m, const struct opsgen_links *l,
+                        const struct profile *prof, enum phase ph, double oom_factor,
+                        char *why, size_t whylen)
+{
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t pp = m->pipeline_parallelism_degree, dpd = m->data_parallel_degree_dcn;
+    int64_t ppd = m->pipeline_parallel_degree_dcn;
+    const char *v = l->chip_name;
+#define FAIL(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+    if (dpd > 1)
+        FAIL("inference with data_parallel_degree_dcn %lld > 1", (long long)dpd);
+    if (pp * ppd > m->num_layers)
+        FAIL("pp*pp_dcn %lld exceeds num_layers %lld", (long long)(pp * ppd),
+             (long long)m->num_layers);
+    if ((!strcmp(v, "2") || !strcmp(v, "3")) && dp > 1 && tp > 1 && pp > 1)
+        FAIL("TPUv%s does not support dp, tp and pp all > 1", v);
+    int64_t pod = dp * tp * pp, lim = 0;
+    if (!strcmp(v, "2") || !strcmp(v, "5e") || !strcmp(v, "6e")) lim = 256;
+    else if (!strcmp(v, "3")) lim = 1024;   /* the reference's message says 512 (quirk Q35) */
+    else if (!strcmp(v, "4")) lim = 4096;
+    else if (!strcmp(v, "5p")) lim = 6144;
+    else if (!strcmp(v, "6p")) lim = 8192;
+    if (lim && pod > lim)
+        FAIL("ICI pod size %lld exceeds %lld chips of TPUv%s", (long long)pod, (long long)lim, v);
+    if (dp * dpd * pp * ppd > m->global_batch_size)
+        FAIL("dp*dp_dcn*pp*pp_dcn %lld exceeds global_batch_size %lld",
+             (long long)(dp * dpd * pp * ppd), (long long)m->global_batch_size);
+    double gib = (double)opsgen_llm_inference_mem_bytes(m, ph, prof) / 1073741824.0;
+    if (gib > (double)l->hbm_size_GB * oom_factor)
+        FAIL("%s footprint %.4f GiB exceeds %lld GB x %g", phase_name(ph), gib,
+             (long long)l->hbm_size_GB, oom_factor);
+#undef FAIL
+    if (why && whylen) why[0] = '\0';
+    return true;
+}
+
+void sweep_pstr_llm(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n)
+{
+    snprintf(buf, n, "dp%lld-tp%lld-pp%lld-dpdcn%lld-tpdcn1-ppdcn%lld-bs%lld", (long long)p->dp,
+             (long long)p->tp, (long long)p->pp, (long long)p->dp_dcn, (long long)p->pp_dcn,
+             (long long)gbs);
+}
