@@ -66,10 +66,9 @@ parity: $(BUILD)/npusim
 	@sh tests/parity.sh $(BUILD)/npusim
 
 install: $(BUILD)/npusim
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs
 	install -m 755 $(BUILD)/npusim $(DESTDIR)$(PREFIX)/bin/npusim
-	cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/ 2>/dev/null || \
-	  (install -d $(DESTDIR)$(PREFIX)/share/npusim/configs && cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/)
+	cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/
 
 clean:
 	rm -rf build build-check out
