@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
@@ -55,10 +56,24 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
         chip_alias(name, alias, sizeof alias);
     else
         snprintf(alias, sizeof alias, "%s", name);
-    const char *dirs[4] = { configs_dir, getenv("NPUSIM_CONFIGS"), NPUSIM_SHARE_DIR "/configs",
-                            "configs" };
-    char tried[2048] = "";
-    for (int i = 0; i < 4; i++) {
+    /* The share folder next to the installed binary (<prefix>/bin/npusim ->
+     * <prefix>/share/npusim/configs) wins over the compiled-in prefix, so an
+     * install into another PREFIX than the build's still finds its configs. */
+    char exe_share[4096] = "";
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(exe_share, sizeof exe_share, "%s/../share/npusim/configs", exe);
+        }
+    }
+    const char *dirs[5] = { configs_dir, getenv("NPUSIM_CONFIGS"), exe_share,
+                            NPUSIM_SHARE_DIR "/configs", "configs" };
+    char tried[4096] = "";
+    for (int i = 0; i < 5; i++) {
         if (!dirs[i] || !*dirs[i])
             continue;
         char p[4096];
