@@ -70,7 +70,8 @@ int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(
 /* --- shape.c --- */
 /* Python int/int true division, correctly rounded (Q-NUM); a >= 0, b > 0. */
 double py_div(int64_t a, int64_t b);
-int64_t ceil_div(int64_t a, int64_t b);
+/* Exact integer ceiling division for a >= 0, b > 0 (inline: hot in tile searches). */
+static inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 int64_t tensor_elems(const struct tensor *t);
 /* Bytes per element of a dtype token (§3.2); bracketed = frontend output
  * dtype that kept its leading "[". Returns -1 if unsupported. */

@@ -59,8 +59,6 @@ double py_div(int64_t a, int64_t b)
     return ldexp((double)q, extra - shift);
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 && ((a < 0) == (b < 0))); }
-
 int64_t tensor_elems(const struct tensor *t)
 {
     int64_t n = 1;

@@ -154,7 +154,7 @@ static void mirror(const char *from_labels, const int *idx, int n, const int64_t
 static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
                          int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
 {
-    int64_t *dm = NULL, *dn = NULL, *dk = NULL;
+    int64_t *dm = NULL, *dn = NULL, *dk = NULL, *ck = NULL;
     size_t nm, nn, nk;
     int rc = -1;
     if (divisors(ax->m, &dm, &nm) || divisors(ax->n, &dn, &nn) || divisors(ax->k, &dk, &nk)) {
@@ -163,32 +163,48 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
     }
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), mnk = ax->m * ax->n * ax->k;
     const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
+    ck = malloc(nk * sizeof *ck);
+    if (!ck) {
+        cs_errf(c, "tile search: out of memory");
+        goto out;
+    }
+    for (size_t l = 0; l < nk; l++)
+        ck[l] = ceil_div(dk[l], S);
     for (int64_t LB = 10; LB >= 1; LB--) {
         bool found = false;
         struct key best = {0};
         for (size_t i = 0; i < nm; i++) {
-            int64_t Mf = dm[i];
+            const int64_t Mf = dm[i], rhs_reads = (int64_t)(ceil(py_div(mnk, Mf)) * rb);
             for (size_t j = 0; j < nn; j++) {
-                int64_t Nf = dn[j];
-                int64_t acc = ax->b * (ax->m * ax->n * ob + (int64_t)(ceil(py_div(mnk, Nf)) * lb) +
-                                       (int64_t)(ceil(py_div(mnk, Mf)) * rb));
+                const int64_t Nf = dn[j];
+                /* Within one (Mf, Nf) every candidate shares cost and traffic;
+                 * tile bytes grow strictly with Kf and ops never shrink, so the
+                 * best Kf is the smallest one reaching the largest feasible ops. */
+                const int64_t base = Mf * Nf * ob, per = Mf * lb + Nf * rb;
+                if (base + dk[0] * per > VMEM)
+                    continue;
+                const int64_t mn_ops = ceil_div(Mf, S) * ceil_div(Nf, S);
+                int64_t acc = ax->b * (ax->m * ax->n * ob + (int64_t)(ceil(py_div(mnk, Nf)) * lb) + rhs_reads);
                 double memc = (double)acc / rate;
-                for (size_t l = 0; l < nk; l++) {
-                    int64_t Kf = dk[l];
-                    int64_t ts = Mf * Nf * ob + Mf * Kf * lb + Kf * Nf * rb;
-                    if (ts > VMEM)
-                        break;
-                    int64_t ops = ceil_div(Mf, S) * ceil_div(Nf, S) * ceil_div(Kf, S);
-                    if (ops < 3)
-                        ops = 3;
-                    if (ops <= LB)
-                        continue;
-                    struct key k = make_key(mxc, memc, ops, acc, ts);
-                    if (!found || key_ge(&k, &best)) {
-                        best = k;
-                        *bMf = Mf, *bNf = Nf, *bKf = Kf;
-                        found = true;
-                    }
+                size_t lo = 0, hi = nk - 1;
+                while (lo < hi) {
+                    size_t mid = (lo + hi + 1) / 2;
+                    if (base + dk[mid] * per <= VMEM)
+                        lo = mid;
+                    else
+                        hi = mid - 1;
+                }
+                int64_t ops = mn_ops * ck[lo] < 3 ? 3 : mn_ops * ck[lo];
+                if (ops <= LB)
+                    continue;
+                while (lo > 0 && (mn_ops * ck[lo - 1] < 3 ? 3 : mn_ops * ck[lo - 1]) == ops)
+                    lo--;
+                int64_t Kf = dk[lo], ts = base + Kf * per;
+                struct key k = make_key(mxc, memc, ops, acc, ts);
+                if (!found || key_ge(&k, &best)) {
+                    best = k;
+                    *bMf = Mf, *bNf = Nf, *bKf = Kf;
+                    found = true;
                 }
             }
         }
@@ -200,6 +216,7 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
     cs_errf(c, "tile search: expected a tile that fits in %lld bytes of VMEM, got none",
             (long long)VMEM);
 out:
+    free(ck);
     free(dm);
     free(dn);
     free(dk);
