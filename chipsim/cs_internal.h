@@ -1,0 +1,130 @@
+/* cs_internal.h — types shared by the chipsim translation units (not public).
+ *
+ * A pseudo-instruction (struct instr) is what the reference builds from an
+ * op's strings: its kind, input tensors, output tensor and, for einsum/conv,
+ * the axis letters. Instructions are cached by name (quirk Q1, instr.c);
+ * compute.c and traffic.c read them, chipsim.c drives the per-op pipeline.
+ * Tensors are fixed-rank arrays (NPU_MAX_DIMS) so parsing allocates only the
+ * tensor list. */
+#ifndef NPUSIM_CS_INTERNAL_H
+#define NPUSIM_CS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chipsim/chip.h"
+#include "traces/err.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+#define NPU_MAX_DIMS 8
+
+struct tensor {
+    int ndim;
+    int64_t dims[NPU_MAX_DIMS];
+    char dtype[24];      /* clean token, e.g. "DT_BFLOAT16" (truncated if longer) */
+};
+
+struct tensor_list {
+    size_t n, cap;
+    struct tensor *t;
+};
+
+/* Cost-model kind, from the config prefix before '(' (chipsim.md §3.1). */
+enum kind {
+    K_EINSUM, K_BATCHMATMUL, K_FLASH_ATTENTION, K_CONV2D,
+    K_LAYERNORM, K_GROUPNORM, K_RMSNORM, K_SOFTMAX, K_ADD, K_MUL, K_ABS, K_PW_MUL,
+    K_UPSAMPLE, K_AVGPOOL,
+    K_REDUCE_SCATTER, K_ALL_REDUCE,
+    K_ALL_GATHER, K_ALL_TO_ALL, K_IC_IN, K_IC_OUT, K_KVSWAP_IN, K_KVSWAP_OUT,
+    K_OTHER
+};
+
+#define KIND_TOKEN_MAX 64
+
+struct instr {
+    enum kind kind;
+    char token[KIND_TOKEN_MAX];      /* config prefix = parsed_op_type (except einsum) */
+    struct tensor_list in;           /* current op's inputs (default/conv paths) */
+    struct tensor out;               /* first op's output on the default path */
+    /* einsum / conv axes: one letter per dimension */
+    char lhs[NPU_MAX_DIMS + 1], rhs[NPU_MAX_DIMS + 1], outl[NPU_MAX_DIMS + 1];
+    char dim_labels[72];
+    int ob_bracketed;                /* einsum output dtype kept its "[" (Q15) */
+    int64_t stride_h, stride_w;      /* conv window */
+};
+
+/* Shared per-run context for error messages and rates. */
+struct cs_ctx {
+    const struct chip_config *chip;
+    const struct profile *prof;
+    struct npu_err *e;
+    size_t index;                    /* op index in the trace */
+    const struct op *op;
+};
+
+/* Formats "op <i> \"<name>\": <msg>" into ctx->e; returns -1. */
+int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- shape.c --- */
+/* Python int/int true division, correctly rounded (Q-NUM); a >= 0, b > 0. */
+double py_div(int64_t a, int64_t b);
+/* Exact integer ceiling division for a >= 0, b > 0 (inline: hot in tile searches). */
+static inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+int64_t tensor_elems(const struct tensor *t);
+/* Bytes per element of a dtype token (§3.2); bracketed = frontend output
+ * dtype that kept its leading "[". Returns -1 if unsupported. */
+int dtype_bytes(const char *dtype, bool bracketed);
+/* "DT:[d0,..],DT:[..]" → list (replaces contents). 0 or -1 with *why set. */
+int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why);
+/* "[DT:(d0,..)]" → one tensor. */
+int shape_parse_output(const char *s, struct tensor *out, const char **why);
+void tensor_list_free(struct tensor_list *l);
+/* Python repr of a list of int lists into a heap string. */
+char *repr_int_lists(const int64_t *const *rows, const int *lens, int nrows);
+
+/* --- instr.c --- */
+enum kind kind_from_config(const char *config, char *token, size_t token_size);
+struct instr_cache;
+struct instr_cache *instr_cache_new(void);
+void instr_cache_free(struct instr_cache *c);
+/* Returns the instruction for the op (cached by name under Q1, updated per the
+ * path rules of §3.4), or NULL with an error set. With Q1 off, a fresh
+ * instruction is built in *scratch and returned. */
+struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const struct cs_ctx *ctx);
+void instr_free(struct instr *in);
+
+/* --- compute.c --- */
+int64_t mxu_time(const struct cs_ctx *c, int64_t n);
+int64_t vpu_time(const struct cs_ctx *c, int64_t n);
+/* Compute time (§5); fills the op's stats (parsed_op_type set by caller). */
+int compute_time(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t *sa,
+                 int64_t *vu);
+
+/* Einsum axis classification (§5.2), shared with traffic.c. Each list holds
+ * indices into the LHS (batch, reduction, lhs_nonred) or RHS (rhs_nonred). */
+struct einsum_axes {
+    int batch[NPU_MAX_DIMS], nb;
+    int red[NPU_MAX_DIMS], nr;
+    int lnr[NPU_MAX_DIMS], nl;
+    int rnr[NPU_MAX_DIMS], nn;
+    int64_t b, m, n, k;
+};
+int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsum_axes *ax);
+
+/* Conv axes (§5.4): dimension indices and sizes. */
+struct conv_axes {
+    int ib, iic, ih_i, iw_i; /* input tensor indices */
+    int kic, koc, kh_i, kw_i; /* kernel */
+    int ob, ooc, oh_i, ow_i;  /* output */
+    int64_t b, ic, oc, kh, kw, oh, ow, ih, iw;
+};
+int conv_classify(const struct cs_ctx *c, const struct instr *in, struct conv_axes *ax);
+
+/* --- traffic.c --- */
+/* HBM bytes (§6); compute_ns is what the tile search sees (0 under Q4). */
+int bytes_accessed(const struct cs_ctx *c, const struct instr *in, struct op *op,
+                   int64_t compute_ns, int64_t *bytes);
+
+#endif

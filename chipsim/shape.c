@@ -1,0 +1,218 @@
+/* shape.c — tensor-shape strings, dtype sizes and Python-exact arithmetic.
+ *
+ * Parses the two shape grammars of chipsim.md §3.2 ("DT:[d0,..],.." inputs,
+ * "[DT:(d0,..)]" output) into struct tensor, maps dtype tokens to bytes with
+ * the reference's substring rules, and provides py_div: Python's correctly
+ * rounded int/int true division, which the reference uses inside ceil() and
+ * which differs from (double)a/(double)b once an operand exceeds 2^53 (Q-NUM). */
+#include "chipsim/cs_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cs_errf(const struct cs_ctx *c, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return npu_errf(c->e, "op %zu \"%s\": %s", c->index, c->op->name ? c->op->name : "", msg);
+}
+
+static int bitlen_u128(unsigned __int128 x)
+{
+    int n = 0;
+    while (x) {
+        n++;
+        x >>= 1;
+    }
+    return n;
+}
+
+double py_div(int64_t a, int64_t b)
+{
+    const int64_t lim = (int64_t)1 << 53;
+    if (a <= lim && b <= lim)
+        return (double)a / (double)b;
+    /* Quotient with 55..56 significant bits plus a sticky remainder, rounded
+     * half-to-even to 53 bits: exactly what CPython's long true division does. */
+    int shift = 55 - (bitlen_u128((unsigned __int128)a) - bitlen_u128((unsigned __int128)b));
+    unsigned __int128 A = (unsigned __int128)a, B = (unsigned __int128)b;
+    if (shift >= 0)
+        A <<= shift;
+    else
+        B <<= -shift;
+    unsigned __int128 q = A / B, r = A % B;
+    int extra = bitlen_u128(q) - 53;
+    if (extra <= 0)
+        return ldexp((double)q, -shift);
+    unsigned __int128 half = (unsigned __int128)1 << (extra - 1);
+    unsigned __int128 rem = q & ((half << 1) - 1);
+    q >>= extra;
+    if (rem > half || (rem == half && (r != 0 || (q & 1))))
+        q++;
+    return ldexp((double)q, extra - shift);
+}
+
+int64_t tensor_elems(const struct tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+int dtype_bytes(const char *dt, bool bracketed)
+{
+    if (strchr(dt, '8'))
+        return 1;
+    if (strstr(dt, "16"))
+        return 2;
+    if (strstr(dt, "32"))
+        return 4;
+    if (strstr(dt, "64"))
+        return 8;
+    if (strstr(dt, "BOOL"))
+        return 1;
+    /* The frontend output dtype keeps its "[" so these equality tests fail (Q15). */
+    if (!bracketed && (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")))
+        return 4;
+    return -1;
+}
+
+void tensor_list_free(struct tensor_list *l)
+{
+    free(l->t);
+    l->t = NULL;
+    l->n = l->cap = 0;
+}
+
+/* dtype token "DT_[A-Z|0-9]+" at *p; advances past it. */
+static int parse_dtype(const char **p, char *out, size_t size)
+{
+    const char *s = *p;
+    if (strncmp(s, "DT_", 3))
+        return -1;
+    size_t n = 3;
+    while (isupper((unsigned char)s[n]) || isdigit((unsigned char)s[n]) || s[n] == '|')
+        n++;
+    if (n == 3)
+        return -1;
+    size_t c = n < size ? n : size - 1;
+    memcpy(out, s, c);
+    out[c] = '\0';
+    *p = s + n;
+    return 0;
+}
+
+/* "d0,d1,...<close>" (a trailing ',' as in Python's 1-tuple is allowed). */
+static int parse_dims(const char **p, char close, struct tensor *t, const char **why)
+{
+    const char *s = *p;
+    t->ndim = 0;
+    while (*s == ' ')
+        s++;
+    while (*s != close) {
+        if (!isdigit((unsigned char)*s)) {
+            *why = "a non-negative integer dimension";
+            return -1;
+        }
+        if (t->ndim == NPU_MAX_DIMS) {
+            *why = "at most 8 dimensions";
+            return -1;
+        }
+        int64_t v = 0;
+        while (isdigit((unsigned char)*s)) {
+            if (v > (INT64_MAX - 9) / 10) {
+                *why = "a dimension below 2^63";
+                return -1;
+            }
+            v = v * 10 + (*s++ - '0');
+        }
+        t->dims[t->ndim++] = v;
+        while (*s == ' ')
+            s++;
+        if (*s == ',') {
+            s++;
+            while (*s == ' ')
+                s++;
+        } else if (*s != close) {
+            *why = "',' or a closing bracket after a dimension";
+            return -1;
+        }
+    }
+    *p = s + 1;
+    return 0;
+}
+
+int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why)
+{
+    out->n = 0;
+    while (*s) {
+        while (*s == ',')
+            s++;
+        if (!*s)
+            break;
+        if (out->n == out->cap) {
+            size_t cap = out->cap ? 2 * out->cap : 4;
+            struct tensor *t = realloc(out->t, cap * sizeof *t);
+            if (!t) {
+                *why = "memory for the tensor list";
+                return -1;
+            }
+            out->t = t;
+            out->cap = cap;
+        }
+        struct tensor *t = &out->t[out->n];
+        if (parse_dtype(&s, t->dtype, sizeof t->dtype) || *s++ != ':' || *s++ != '[') {
+            *why = "DT_<TYPE>:[d0,d1,...] pieces";
+            return -1;
+        }
+        if (parse_dims(&s, ']', t, why))
+            return -1;
+        out->n++;
+        if (*s && *s != ',') {
+            *why = "',' between tensors";
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int shape_parse_output(const char *s, struct tensor *t, const char **why)
+{
+    if (*s++ != '[' || parse_dtype(&s, t->dtype, sizeof t->dtype) || *s++ != ':' || *s++ != '(') {
+        *why = "exactly one [DT_<TYPE>:(d0,d1,...)]";
+        return -1;
+    }
+    if (parse_dims(&s, ')', t, why))
+        return -1;
+    if (strcmp(s, "]")) {
+        *why = "exactly one [DT_<TYPE>:(d0,d1,...)]";
+        return -1;
+    }
+    return 0;
+}
+
+char *repr_int_lists(const int64_t *const *rows, const int *lens, int nrows)
+{
+    size_t cap = 2 + (size_t)nrows * (4 + NPU_MAX_DIMS * 22), n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    buf[n++] = '[';
+    for (int r = 0; r < nrows; r++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s[", r ? ", " : "");
+        for (int i = 0; i < lens[r]; i++)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)rows[r][i]);
+        buf[n++] = ']';
+    }
+    buf[n++] = ']';
+    buf[n] = '\0';
+    return buf;
+}

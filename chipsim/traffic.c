@@ -1,0 +1,479 @@
+/* traffic.c — HBM bytes of one op (chipsim.md §6), with the tile searches.
+ *
+ * Einsum and conv ops whose operands do not fit in VMEM search over tile
+ * sizes that divide each aggregated dimension (ascending divisor lists) and
+ * keep the candidate with the largest key (-cost, ..., ops, -traffic,
+ * -tile bytes); among equal keys the one visited last wins, as the
+ * reference takes the last element of a stable ascending sort. Because tile
+ * bytes grow with the innermost tile size, the innermost loop stops at the
+ * first size that overflows VMEM. Flash attention uses a closed-form block
+ * size. tile_shapes is the Python repr of the per-tensor tiles. */
+#include "chipsim/cs_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Ascending positive divisors of n (n > 0); *out is malloc'ed. */
+static int divisors(int64_t n, int64_t **out, size_t *count)
+{
+    size_t cap = 64, k = 0, nhi = 0;
+    int64_t *lo = malloc(cap * sizeof *lo), *hi = malloc(cap * sizeof *hi);
+    if (!lo || !hi)
+        goto oom;
+    for (int64_t i = 1; i <= n / i; i++) {
+        if (n % i)
+            continue;
+        if (k == cap || nhi == cap) {
+            cap *= 2;
+            int64_t *a = realloc(lo, cap * sizeof *a);
+            if (!a)
+                goto oom;
+            lo = a;
+            int64_t *b = realloc(hi, cap * sizeof *b);
+            if (!b)
+                goto oom;
+            hi = b;
+        }
+        lo[k++] = i;
+        if (i != n / i)
+            hi[nhi++] = n / i;
+    }
+    int64_t *all = realloc(lo, (k + nhi + 1) * sizeof *all);
+    if (!all)
+        goto oom;
+    for (size_t j = 0; j < nhi; j++)
+        all[k + j] = hi[nhi - 1 - j];
+    free(hi);
+    *out = all;
+    *count = k + nhi;
+    return 0;
+oom:
+    free(lo);
+    free(hi);
+    return -1;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Candidate key (chipsim.md §6.1 step 3), compared lexicographically. */
+struct key {
+    double opc_neg, second;
+    int64_t ops, acc_neg, ts_neg;
+};
+
+static struct key make_key(double mxc, double memc, int64_t ops, int64_t acc, int64_t ts)
+{
+    struct key k;
+    double opc = mxc > memc ? mxc : memc;
+    k.opc_neg = -opc;
+    k.second = mxc > memc ? memc * -1 : -mxc;
+    k.ops = ops;
+    k.acc_neg = -acc;
+    k.ts_neg = -ts;
+    return k;
+}
+
+/* a >= b: the later-visited candidate a wins ties. */
+static bool key_ge(const struct key *a, const struct key *b)
+{
+    if (a->opc_neg != b->opc_neg)
+        return a->opc_neg > b->opc_neg;
+    if (a->second != b->second)
+        return a->second > b->second;
+    if (a->ops != b->ops)
+        return a->ops > b->ops;
+    if (a->acc_neg != b->acc_neg)
+        return a->acc_neg > b->acc_neg;
+    return a->ts_neg >= b->ts_neg;
+}
+
+static int64_t vmem_bytes(const struct chip_config *ch) { return ch->vmem_size_MB * 1024 * 1024; }
+
+/* memc denominator: bytes per ns at the chip clock, (hbm*2^30)/(1e9*f). */
+static double mem_rate(const struct chip_config *ch)
+{
+    return ch->hbm_bw_GBps * 1024 * 1024 * 1024 / (1e9 * ch->freq_GHz);
+}
+
+static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out)
+{
+    *out = dtype_bytes(dt, bracketed);
+    if (*out < 0)
+        return cs_errf(c, "%s: expected a supported dtype (8/16/32/64-bit, BOOL, DT_FLOAT, DT_INT), got \"%s%s\"",
+                       field, bracketed ? "[" : "", dt);
+    return 0;
+}
+
+static int set_tiles(const struct cs_ctx *c, struct op *op, const int64_t *const *rows, const int *lens, int n)
+{
+    char *s = repr_int_lists(rows, lens, n);
+    if (!s)
+        return cs_errf(c, "tile_shapes: out of memory");
+    free(op->tile_shapes);
+    op->tile_shapes = s;
+    return 0;
+}
+
+/* Split s over the axes idx (sizes from dims), largest first (stable). */
+static void split_axes(const int *idx, int n, const int64_t *dims, int64_t s, int64_t *tile)
+{
+    int ord[NPU_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        while (j > 0 && dims[ord[j - 1]] < dims[idx[i]]) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = idx[i];
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t g = gcd64(dims[ord[i]], s);
+        tile[ord[i]] = dims[ord[i]] / g;
+        s /= g;
+    }
+}
+
+static void mirror(const char *from_labels, const int *idx, int n, const int64_t *from, const char *to_labels,
+                   int64_t *to)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; to_labels[j]; j++)
+            if (to_labels[j] == from_labels[idx[i]])
+                to[j] = from[idx[i]];
+}
+
+static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
+                         int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
+{
+    int64_t *dm = NULL, *dn = NULL, *dk = NULL, *ck = NULL;
+    size_t nm, nn, nk;
+    int rc = -1;
+    if (divisors(ax->m, &dm, &nm) || divisors(ax->n, &dn, &nn) || divisors(ax->k, &dk, &nk)) {
+        cs_errf(c, "tile search: out of memory");
+        goto out;
+    }
+    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), mnk = ax->m * ax->n * ax->k;
+    const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
+    ck = malloc(nk * sizeof *ck);
+    if (!ck) {
+        cs_errf(c, "tile search: out of memory");
+        goto out;
+    }
+    for (size_t l = 0; l < nk; l++)
+        ck[l] = ceil_div(dk[l], S);
+    for (int64_t LB = 10; LB >= 1; LB--) {
+        bool found = false;
+        struct key best = {0};
+        for (size_t i = 0; i < nm; i++) {
+            const int64_t Mf = dm[i], rhs_reads = (int64_t)(ceil(py_div(mnk, Mf)) * rb);
+            for (size_t j = 0; j < nn; j++) {
+                const int64_t Nf = dn[j];
+                /* Within one (Mf, Nf) every candidate shares cost and traffic;
+                 * tile bytes grow strictly with Kf and ops never shrink, so the
+                 * best Kf is the smallest one reaching the largest feasible ops. */
+                const int64_t base = Mf * Nf * ob, per = Mf * lb + Nf * rb;
+                if (base + dk[0] * per > VMEM)
+                    continue;
+                const int64_t mn_ops = ceil_div(Mf, S) * ceil_div(Nf, S);
+                int64_t acc = ax->b * (ax->m * ax->n * ob + (int64_t)(ceil(py_div(mnk, Nf)) * lb) + rhs_reads);
+                double memc = (double)acc / rate;
+                size_t lo = 0, hi = nk - 1;
+                while (lo < hi) {
+                    size_t mid = (lo + hi + 1) / 2;
+                    if (base + dk[mid] * per <= VMEM)
+                        lo = mid;
+                    else
+                        hi = mid - 1;
+                }
+                int64_t ops = mn_ops * ck[lo] < 3 ? 3 : mn_ops * ck[lo];
+                if (ops <= LB)
+                    continue;
+                while (lo > 0 && (mn_ops * ck[lo - 1] < 3 ? 3 : mn_ops * ck[lo - 1]) == ops)
+                    lo--;
+                int64_t Kf = dk[lo], ts = base + Kf * per;
+                struct key k = make_key(mxc, memc, ops, acc, ts);
+                if (!found || key_ge(&k, &best)) {
+                    best = k;
+                    *bMf = Mf, *bNf = Nf, *bKf = Kf;
+                    found = true;
+                }
+            }
+        }
+        if (found) {
+            rc = 0;
+            goto out;
+        }
+    }
+    cs_errf(c, "tile search: expected a tile that fits in %lld bytes of VMEM, got none",
+            (long long)VMEM);
+out:
+    free(ck);
+    free(dm);
+    free(dn);
+    free(dk);
+    return rc;
+}
+
+static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
+                          int64_t *bytes)
+{
+    struct einsum_axes ax;
+    einsum_classify(c, in, &ax);
+    const struct tensor *L = &in->in.t[0], *R = &in->in.t[1], *O = &in->out;
+    int lb, rb, ob;
+    if (dtype_or_err(c, "in_shapes", L->dtype, false, &lb) || dtype_or_err(c, "in_shapes", R->dtype, false, &rb) ||
+        dtype_or_err(c, "out_shape", O->dtype, in->ob_bracketed, &ob))
+        return -1;
+    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
+    int64_t b = ax.b, m = ax.m, n = ax.n, k = ax.k;
+    int64_t kk = 8 * S < k ? 8 * S : k;
+    op->max_vmem_demand_bytes = ob * m * n + lb * m * kk + rb * kk * n;
+    int64_t tot = lb * m * k * b + rb * k * n * b + ob * m * n * b;
+    int64_t lt[NPU_MAX_DIMS], rt[NPU_MAX_DIMS], ot[NPU_MAX_DIMS];
+    if (tot <= VMEM) {
+        memcpy(lt, L->dims, sizeof lt);
+        memcpy(rt, R->dims, sizeof rt);
+        memcpy(ot, O->dims, sizeof ot);
+    } else {
+        if (m <= 0 || n <= 0 || k <= 0)
+            return cs_errf(c, "in_shapes: expected positive einsum sizes, got m=%lld n=%lld k=%lld",
+                           (long long)m, (long long)n, (long long)k);
+        int64_t Mf, Nf, Kf;
+        if (search_einsum(c, &ax, lb, rb, ob, compute_ns, &Mf, &Nf, &Kf))
+            return -1;
+        for (int i = 0; i < NPU_MAX_DIMS; i++)
+            lt[i] = rt[i] = ot[i] = -1;
+        for (int i = 0; i < ax.nb; i++) {
+            char ch = in->lhs[ax.batch[i]];
+            for (int j = 0; in->lhs[j]; j++)
+                if (in->lhs[j] == ch)
+                    lt[j] = 1;
+            for (int j = 0; in->rhs[j]; j++)
+                if (in->rhs[j] == ch)
+                    rt[j] = 1;
+            for (int j = 0; in->outl[j]; j++)
+                if (in->outl[j] == ch)
+                    ot[j] = 1;
+        }
+        split_axes(ax.lnr, ax.nl, L->dims, m / Mf, lt);
+        mirror(in->lhs, ax.lnr, ax.nl, lt, in->outl, ot);
+        split_axes(ax.rnr, ax.nn, R->dims, n / Nf, rt);
+        mirror(in->rhs, ax.rnr, ax.nn, rt, in->outl, ot);
+        split_axes(ax.red, ax.nr, L->dims, k / Kf, lt);
+        mirror(in->lhs, ax.red, ax.nr, lt, in->rhs, rt);
+    }
+    int64_t M = 1, N = 1, out_elems = tensor_elems(O), out_tile = 1;
+    for (int i = 0; i < ax.nl; i++)
+        M *= lt[ax.lnr[i]];
+    for (int i = 0; i < ax.nn; i++)
+        N *= rt[ax.rnr[i]];
+    for (int i = 0; i < O->ndim; i++)
+        out_tile *= ot[i];
+    if (M <= 0 || N <= 0 || out_tile <= 0)
+        return cs_errf(c, "in_shapes: expected positive einsum tile sizes, got \"%s\"", c->op->in_shapes);
+    op->num_tiles = (int64_t)ceil(py_div(out_elems, out_tile));
+    int64_t bmn = b * m * n, bkmn = bmn * k;
+    *bytes = bmn * ob + (int64_t)(ceil(py_div(bkmn, N)) * lb) + (int64_t)(ceil(py_div(bkmn, M)) * rb);
+    const int64_t *rows[3] = {lt, rt, ot};
+    int lens[3] = {L->ndim, R->ndim, O->ndim};
+    return set_tiles(c, op, rows, lens, 3);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t *bytes)
+{
+    const struct tensor *Q = &in->in.t[0];
+    int db;
+    if (dtype_or_err(c, "in_shapes", Q->dtype, false, &db))
+        return -1;
+    int64_t b = Q->dims[0], q = Q->dims[1], h = Q->dims[2], d = Q->dims[3], kv = in->in.t[1].dims[1];
+    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
+    /* Q10: the reference's fit test counts the score matrix d_head times. */
+    int64_t score = b * kv * q * h * (c->prof->fa_fit_test_scores_times_dhead ? d : 1);
+    int64_t tot = (b * q * h * d + 2 * b * kv * h * d + score + b * q * h * d) * db;
+    int64_t t0, t1;
+    if (tot <= VMEM) {
+        t0 = kv, t1 = q;
+        op->max_vmem_demand_bytes = tot;
+        *bytes = tot;
+    } else {
+#define REQ(Bc, Br) ((2 * (Bc) * d + (Br) * d + 2 * (Bc) * (Br)) * db)
+        if (REQ(S, S) > VMEM)
+            return cs_errf(c, "in_shapes: expected a %lldx%lld attention block to fit in VMEM, got d_head %lld",
+                           (long long)S, (long long)S, (long long)d);
+        op->max_vmem_demand_bytes = REQ(S > kv ? S : kv, S);
+#undef REQ
+        int64_t elems = (int64_t)py_div(c->chip->vmem_size_MB * 1024 * 1024, db);
+        int64_t Br = S, Bc = floor_div(elems - Br * d, 2 * (Br + d));
+        if (Bc > kv)
+            Bc = kv;
+        if (Bc < S)
+            Bc = S;
+        t0 = Bc, t1 = Br;
+        *bytes = b * h * (2 * kv * d + 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d) * db;
+    }
+    op_setf(&op->tile_shapes, "[%lld, %lld]", (long long)t0, (long long)t1);
+    return 0;
+}
+
+struct conv_dims {
+    int64_t kh, kw, sh, sw;
+    int ib, kb, obb;
+};
+
+static int64_t rih(const struct conv_dims *d, int64_t OH) { return d->sh >= d->kh ? OH * d->kh : OH * d->sh + d->kh - 1; }
+static int64_t riw(const struct conv_dims *d, int64_t OW) { return d->sw >= d->kw ? OW * d->kw : OW * d->sw + d->kw - 1; }
+
+static int64_t tsb(const struct conv_dims *d, int64_t B, int64_t IC, int64_t OC, int64_t OH, int64_t OW)
+{
+    return B * IC * rih(d, OH) * riw(d, OW) * d->ib + IC * OC * d->kh * d->kw * d->kb + B * OC * OH * OW * d->obb;
+}
+
+static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
+                       int64_t compute_ns, int64_t best[5])
+{
+    int64_t *dv[5] = {0};
+    size_t nd[5];
+    const int64_t sizes[5] = {ax->b, ax->oh, ax->ow, ax->oc, ax->ic};
+    int rc = -1;
+    for (int i = 0; i < 5; i++)
+        if (divisors(sizes[i], &dv[i], &nd[i])) {
+            cs_errf(c, "tile search: out of memory");
+            goto out;
+        }
+    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), khw = cd->kh * cd->kw;
+    const int64_t total = ax->b * ax->oc * ax->oh * ax->ow;
+    const double rate = mem_rate(c->chip), f = c->chip->freq_GHz;
+    bool found = false;
+    struct key bk = {0};
+    for (size_t i0 = 0; i0 < nd[0]; i0++)
+        for (size_t i1 = 0; i1 < nd[1]; i1++)
+            for (size_t i2 = 0; i2 < nd[2]; i2++)
+                for (size_t i3 = 0; i3 < nd[3]; i3++) {
+                    int64_t B = dv[0][i0], OH = dv[1][i1], OW = dv[2][i2], OC = dv[3][i3];
+                    int64_t nt = (int64_t)ceil(py_div(total, B * OC * OH * OW));
+                    int64_t acc = nt * (B * ax->ic * rih(cd, OH) * riw(cd, OW) * cd->ib +
+                                        B * OC * OH * OW * cd->obb + ax->ic * OC * khw * cd->kb);
+                    double memc = (double)acc / rate;
+                    int64_t mo = ceil_div(OC, S) * ceil_div(B * OH * OW, S);
+                    for (size_t i4 = 0; i4 < nd[4]; i4++) {
+                        int64_t IC = dv[4][i4];
+                        int64_t ts = tsb(cd, B, IC, OC, OH, OW);
+                        if (ts > VMEM)
+                            break;
+                        int64_t ops = mo * ceil_div(IC * khw, S);
+                        if (ops < 3)
+                            ops = 3;
+                        if (ops <= 10)
+                            continue;
+                        /* Q4: compute time is 0 here, so the fake estimate is used. */
+                        double mxc = compute_ns > 0 ? (double)compute_ns * f : (double)(100 * (ops + 2) * nt);
+                        struct key k = make_key(mxc, memc, ops, acc, ts);
+                        if (!found || key_ge(&k, &bk)) {
+                            bk = k;
+                            best[0] = B, best[1] = OH, best[2] = OW, best[3] = OC, best[4] = IC;
+                            found = true;
+                        }
+                    }
+                }
+    if (found)
+        rc = 0;
+    else
+        cs_errf(c, "tile search: expected a conv tile with more than 10 MXU ops that fits in %lld bytes "
+                "of VMEM, got none", (long long)VMEM);
+out:
+    for (int i = 0; i < 5; i++)
+        free(dv[i]);
+    return rc;
+}
+
+static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
+                        int64_t *bytes)
+{
+    struct conv_axes ax;
+    if (conv_classify(c, in, &ax))
+        return -1;
+    const struct tensor *I = &in->in.t[0], *K = &in->in.t[1], *O = &in->out;
+    struct conv_dims cd = {ax.kh, ax.kw, in->stride_h, in->stride_w, 0, 0, 0};
+    if (dtype_or_err(c, "in_shapes", I->dtype, false, &cd.ib) ||
+        dtype_or_err(c, "in_shapes", K->dtype, false, &cd.kb) ||
+        dtype_or_err(c, "out_shape", O->dtype, false, &cd.obb))
+        return -1;
+    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
+    op->max_vmem_demand_bytes = tsb(&cd, ax.b, 8 * S < ax.ic ? 8 * S : ax.ic, ax.oc, ax.oh, ax.ow);
+    int64_t tot = ax.b * ax.ic * ax.ih * ax.iw * cd.ib + ax.ic * ax.oc * ax.kh * ax.kw * cd.kb +
+                  ax.b * ax.oc * ax.oh * ax.ow * cd.obb;
+    int64_t it[NPU_MAX_DIMS], kt[NPU_MAX_DIMS], ot[NPU_MAX_DIMS];
+    memcpy(it, I->dims, sizeof it);
+    memcpy(kt, K->dims, sizeof kt);
+    memcpy(ot, O->dims, sizeof ot);
+    if (tot > VMEM) {
+        if (ax.b <= 0 || ax.oh <= 0 || ax.ow <= 0 || ax.oc <= 0 || ax.ic <= 0)
+            return cs_errf(c, "in_shapes: expected positive conv sizes, got \"%s\"", c->op->in_shapes);
+        int64_t t[5];
+        if (search_conv(c, &ax, &cd, compute_ns, t))
+            return -1;
+        it[ax.ib] = t[0], it[ax.iic] = t[4], it[ax.ih_i] = rih(&cd, t[1]), it[ax.iw_i] = riw(&cd, t[2]);
+        kt[ax.kic] = t[4], kt[ax.koc] = t[3];
+        ot[ax.ob] = t[0], ot[ax.ooc] = t[3], ot[ax.oh_i] = t[1], ot[ax.ow_i] = t[2];
+    }
+    int64_t B_ = ot[ax.ob], OC_ = ot[ax.ooc], OH_ = ot[ax.oh_i], OW_ = ot[ax.ow_i];
+    if (B_ * OC_ * OH_ * OW_ <= 0)
+        return cs_errf(c, "out_shape: expected positive conv output sizes, got \"%s\"", c->op->out_shape);
+    int64_t nt = (int64_t)ceil(py_div(ax.b * ax.oc * ax.oh * ax.ow, B_ * OC_ * OH_ * OW_));
+    int64_t inputs = nt == 1 ? B_ * ax.ic * ax.ih * ax.iw : B_ * ax.ic * rih(&cd, OH_) * riw(&cd, OW_);
+    op->num_tiles = nt;
+    *bytes = nt * (inputs * cd.ib + B_ * OC_ * OH_ * OW_ * cd.obb + ax.ic * OC_ * ax.kh * ax.kw * cd.kb);
+    const int64_t *rows[3] = {it, kt, ot};
+    int lens[3] = {I->ndim, K->ndim, O->ndim};
+    return set_tiles(c, op, rows, lens, 3);
+}
+
+static int traffic_default(const struct cs_ctx *c, const struct instr *in, const struct op *op, int64_t *bytes)
+{
+    if (op->bytes > 0) {
+        *bytes = op->bytes;
+        return 0;
+    }
+    int64_t sum = 0;
+    int db;
+    for (size_t i = 0; i < in->in.n; i++) {
+        if (dtype_or_err(c, "in_shapes", in->in.t[i].dtype, false, &db))
+            return -1;
+        sum += db * tensor_elems(&in->in.t[i]);
+    }
+    if (dtype_or_err(c, "out_shape", in->out.dtype, false, &db))
+        return -1;
+    *bytes = sum + tensor_elems(&in->out) * db;
+    return 0;
+}
+
+int bytes_accessed(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
+                   int64_t *bytes)
+{
+    switch (in->kind) {
+    case K_EINSUM:
+    case K_BATCHMATMUL:
+        return traffic_einsum(c, in, op, compute_ns, bytes);
+    case K_FLASH_ATTENTION:
+        return traffic_fa(c, in, op, bytes);
+    case K_CONV2D:
+        return traffic_conv(c, in, op, compute_ns, bytes);
+    default:
+        return traffic_default(c, in, op, bytes);
+    }
+}

@@ -1,0 +1,399 @@
+/* test_chipsim.c — hand-checked per-op timings (chipsim.md §14.1) and error paths.
+ *
+ * Each test builds ops with the exact strings of the reference CSVs, runs
+ * chipsim_run on a TPUv5p/v4/v5e configuration and compares every timing and
+ * statistics column with the values derived by hand in the spec (or, for the
+ * conv search, by a brute-force sweep written from the spec). */
+#include "testutil.h"
+
+#include "chipsim/chipsim.h"
+
+static void chip_v5p(struct chip_config *c)
+{
+    chip_config_default(c);
+    c->num_sa = 8, c->num_vu = 6, c->num_vu_ports = 6, c->hbm_bw_GBps = 2765, c->vmem_size_MB = 128;
+    c->freq_GHz = 1.7, c->sa_dim = 128, c->ici_bw_GBps = 200;
+}
+
+static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
+                      enum op_type type, int64_t flops)
+{
+    struct op *op = trace_push(t);
+    op_set(&op->name, name);
+    op_set(&op->config, config);
+    op_set(&op->in_shapes, in);
+    op_set(&op->out_shape, out);
+    op->type = type;
+    op->flops = flops;
+    return op;
+}
+
+static int run(struct trace *t, const struct chip_config *c, struct npu_err *e)
+{
+    return chipsim_run(t, c, &profile_neusim, e);
+}
+
+#define QPROJ "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)"
+#define QPROJ_IN "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]"
+#define QPROJ_OUT "[DT_BFLOAT16:(1,4096,32,128)]"
+
+static void test_q_projection(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "Q3MatMulQ", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    struct op *o = &t.ops[0];
+    assert_i64(o->sa_ns, 308424);
+    assert_i64(o->vu_ns, 51401);
+    assert_i64(o->bytes, 100663296);
+    assert_i64(o->mem_ns, 33906);
+    assert_i64(o->vmem_ns, 53647);
+    assert_i64(o->exe_ns, 308424);
+    assert_int_equal(o->bounded_by, BOUND_COMPUTE);
+    assert_i64(o->max_vmem_demand_bytes, 50331648);
+    assert_i64(o->num_sa_ops, 32768);
+    assert_i64(o->num_tiles, 1);
+    assert_i64(o->einsum_b, 1);
+    assert_i64(o->einsum_m, 4096);
+    assert_i64(o->einsum_n, 4096);
+    assert_i64(o->einsum_k, 4096);
+    assert_string_equal(o->parsed_op_type, "Einsum");
+    assert_string_equal(o->dim_labels, "BLM,MND->BLND");
+    assert_string_equal(o->tile_shapes, "[[1, 4096, 4096], [4096, 32, 128], [1, 4096, 32, 128]]");
+    assert_int_equal(o->stats_kind, STATS_EINSUM);
+    /* Bit-exact against the reference CSV cells. */
+    assert_true(o->flops_util == 0.9770381121255398);
+    assert_true(o->hbm_bw_util == 0.10993297360215563);
+    trace_free(&t);
+}
+
+static void test_layernorm(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "FwdAttentionencoderInputlayernormXnormLayerNormX",
+        "LayerNorm(x=1x4096x4096,memory_placements=0_0,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096]",
+        "[DT_BFLOAT16:(1,4096,4096)]", OP_VPU, 134217728);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    struct op *o = &t.ops[0];
+    assert_i64(o->sa_ns, 0);
+    assert_i64(o->vu_ns, 12851);
+    assert_i64(o->bytes, 67108864);
+    assert_i64(o->mem_ns, 22604);
+    assert_i64(o->vmem_ns, 4708);
+    assert_i64(o->exe_ns, 22604);
+    assert_int_equal(o->bounded_by, BOUND_MEMORY);
+    assert_string_equal(o->parsed_op_type, "LayerNorm");
+    assert_int_equal(o->stats_kind, STATS_BASE);
+    assert_true(o->flops_util == 0.5684921287573602);
+    assert_true(o->hbm_bw_util == 0.9999990400009215);
+    trace_free(&t);
+}
+
+static void test_decode_qk_prefix(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    struct op *o = add(&t, "QK", "XlaEinsum(a=1x1x32x128,b=1x4096x32x128,eq=BLND;BSND->BLSN,"
+                       "memory_placements=0_0_0,type=DT_BFLOAT16)",
+                       "DT_BFLOAT16:[1,1,32,128],DT_BFLOAT16:[1,4096,32,128]", "[DT_BFLOAT16:(1,1,4096,32)]",
+                       OP_MXU, 2 * 32 * 4096 * 128);
+    o->opcode_type = OPC_EINSUM;
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    o = &t.ops[0];
+    assert_i64(o->einsum_b, 32);
+    assert_i64(o->einsum_m, 1);
+    assert_i64(o->einsum_n, 4096);
+    assert_i64(o->einsum_k, 128);
+    assert_i64(o->num_sa_ops, 1024);
+    assert_i64(o->sa_ns, 9657);
+    assert_i64(o->vu_ns, 1606);
+    assert_i64(o->bytes, 33824768);
+    assert_i64(o->mem_ns, 11394);
+    assert_int_equal(o->bounded_by, BOUND_MEMORY);
+    trace_free(&t);
+}
+
+static void test_flash_attention(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "FA", "FlashAttention(q=1x4096x32x128,k=1x4096x32x128,v=1x4096x32x128,memory_placements=[0, 0, 0],"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32,128],DT_BFLOAT16:[1,4096,32,128],DT_BFLOAT16:[1,4096,32,128]",
+        "[DT_BFLOAT16:(1,4096,32,32)]", OP_MXU, 70866960384);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    struct op *o = &t.ops[0];
+    assert_i64(o->sa_ns, 616848);
+    assert_i64(o->vu_ns, 308405);
+    assert_i64(o->vu_softmax_ns, 205603);
+    assert_i64(o->num_sa_ops, 65536);
+    assert_i64(o->einsum_b, 32);
+    assert_i64(o->einsum_m, 4096);
+    assert_i64(o->einsum_n, 4096);
+    assert_i64(o->einsum_k, 128);
+    assert_string_equal(o->tile_shapes, "[4096, 128]");
+    assert_i64(o->bytes, 134217728);
+    assert_i64(o->mem_ns, 45208);
+    assert_i64(o->vmem_ns, 105799);
+    assert_i64(o->max_vmem_demand_bytes, 4227072);
+    assert_int_equal(o->stats_kind, STATS_FA);
+    assert_true(o->flops_util == 0.2518926382823657);
+    trace_free(&t);
+}
+
+static void test_ffn_tile_search(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "gate", "XlaEinsum(a=1x4096x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)",
+        "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,14336]", "[DT_BFLOAT16:(1,4096,14336)]", OP_MXU,
+        481036337152);
+    add(&t, "down", "XlaEinsum(a=1x4096x14336,b=14336x4096,eq=BLH;HM->BLM,memory_placements=0_0_0,type=DT_BFLOAT16)",
+        "DT_BFLOAT16:[1,4096,14336],DT_BFLOAT16:[14336,4096]", "[DT_BFLOAT16:(1,4096,4096)]", OP_MXU,
+        481036337152);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    struct op *g = &t.ops[0], *d = &t.ops[1];
+    assert_string_equal(g->tile_shapes, "[[1, 4096, 256], [256, 14336], [1, 4096, 14336]]");
+    assert_i64(g->bytes, 268435456);
+    assert_i64(g->num_tiles, 1);
+    assert_i64(g->max_vmem_demand_bytes, 155189248);
+    assert_i64(g->sa_ns, 1079436);
+    assert_i64(g->vu_ns, 179902);
+    assert_i64(g->mem_ns, 90416);
+    assert_i64(g->vmem_ns, 185889);
+    assert_string_equal(d->tile_shapes, "[[1, 4096, 3584], [3584, 4096], [1, 4096, 4096]]");
+    assert_i64(d->bytes, 268435456);
+    assert_i64(d->max_vmem_demand_bytes, 50331648);
+    trace_free(&t);
+}
+
+static void test_einsum_vpu_fallback(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "matvec", "XlaEinsum(a=12x4x64,b=64,eq=BLM;M->BL,memory_placements=0_0_0,type=DT_BFLOAT16)",
+        "DT_BFLOAT16:[12,4,64],DT_BFLOAT16:[64]", "[DT_BFLOAT16:(12,4)]", OP_MXU, 2 * 12 * 4 * 64);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    assert_i64(t.ops[0].sa_ns, 0);
+    assert_i64(t.ops[0].vu_ns, 1);
+    assert_i64(t.ops[0].num_sa_ops, 1); /* set even though the VPU path wins */
+    /* Without the fallback (DLRM models) the MXU path stays: ceil(100/1.7) = 59. */
+    c.use_vu_for_small_matmul = false;
+    assert_int_equal(run(&t, &c, &e), 0);
+    assert_i64(t.ops[0].sa_ns, 59);
+    assert_i64(t.ops[0].vu_ns, 1);
+    trace_free(&t);
+}
+
+static void test_up_down_sample(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "up", "Upsample(x=1x320x32x32,scale=2,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,320,32,32]",
+        "[DT_BFLOAT16:(1,320,64,64)]", OP_VPU, 0);
+    add(&t, "pool", "AvgPool2d(x=1x320x64x64,scale=2,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,320,64,64]",
+        "[DT_BFLOAT16:(1,320,32,32)]", OP_VPU, 1310720 + 327680);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    /* Upsample is a pure copy: no VPU time, traffic = in + out. */
+    assert_i64(t.ops[0].vu_ns, 0);
+    assert_i64(t.ops[0].bytes, 3276800);
+    assert_i64(t.ops[0].mem_ns, 1104);
+    assert_i64(t.ops[0].exe_ns, 1104);
+    /* AvgPool: ceil((327680 + 1310720) / 6144) = 267 cycles -> ceil(267 / 1.7) = 158 ns. */
+    assert_i64(t.ops[1].vu_ns, 158);
+    assert_i64(t.ops[1].bytes, 3276800);
+    assert_string_equal(t.ops[1].parsed_op_type, "AvgPool2d");
+    trace_free(&t);
+}
+
+static void test_name_sharing_q1(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "prefill/MoEcombine", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
+    /* Same name after the last '/', decode shapes: costed with the first op's shapes. */
+    add(&t, "decode/MoEcombine",
+        "XlaEinsum(a=1x1x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)",
+        "DT_BFLOAT16:[1,1,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,1,32,128)]", OP_MXU, 33554432);
+    /* Default path: inputs follow the current op, the output keeps the first op's size. */
+    add(&t, "sm", "Softmax(x=1x4096x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32]", "[DT_BFLOAT16:(1,4096,32)]",
+        OP_VPU, 4 * 4096 * 32);
+    add(&t, "sm", "Softmax(x=1x1x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,1,32]", "[DT_BFLOAT16:(1,1,32)]", OP_VPU,
+        4 * 32);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    assert_i64(t.ops[1].sa_ns, 308424);
+    assert_i64(t.ops[1].bytes, 100663296);
+    assert_string_equal(t.ops[1].tile_shapes, t.ops[0].tile_shapes);
+    assert_i64(t.ops[3].vu_ns, 1);                  /* ceil(ceil(128/6144)/1.7) */
+    assert_i64(t.ops[3].bytes, 2 * 32 + 2 * 131072); /* current input + first op's output */
+
+    /* With the corrected profile every op is costed on its own strings. */
+    struct profile p = profile_neusim;
+    p.lookup_ops_by_name_first_wins = false;
+    for (size_t i = 0; i < t.n; i++)
+        t.ops[i].bytes = 0; /* stored traffic would short-circuit §6.4 (not idempotent) */
+    assert_int_equal(chipsim_run(&t, &c, &p, &e), 0);
+    assert_i64(t.ops[1].einsum_m, 1);
+    assert_i64(t.ops[1].bytes, 2 * 4096 + 2 * 4096 * 4096 + 2 * 4096);
+    assert_i64(t.ops[3].bytes, 2 * 32 + 2 * 32);
+    trace_free(&t);
+}
+
+static void test_conv_tile_search(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    struct op *o = add(&t, "conv", "Conv2D(a=8x512x128x128,b=512x512x3x3,c=8x512x128x128,eq=bf01;io01->bf01,"
+                       "window={size=3x3 stride=1x1 pad=0_1x0_1},memory_placements=0_0_0,type=DT_BFLOAT16)",
+                       "DT_BFLOAT16:[8,512,128,128],DT_BFLOAT16:[512,512,3,3]", "[DT_BFLOAT16:(8,512,128,128)]",
+                       OP_MXU, 2LL * 8 * 128 * 128 * 512 * 512 * 9);
+    o->opcode_type = OPC_CONV2D;
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    o = &t.ops[0];
+    /* Expected values from a brute-force sweep of chipsim.md §6.3. */
+    assert_string_equal(o->tile_shapes, "[[4, 1, 130, 130], [1, 512, 3, 3], [4, 512, 128, 128]]");
+    assert_i64(o->num_tiles, 2);
+    assert_i64(o->bytes, 282099712);
+    assert_i64(o->max_vmem_demand_bytes, 277381120);
+    assert_i64(o->num_sa_ops, 147456);
+    assert_i64(o->sa_ns, 1387840);
+    assert_i64(o->vu_ns, 231303);
+    assert_string_equal(o->dim_labels, "bf01;io01->bf01");
+    assert_string_equal(o->parsed_op_type, "Conv2D");
+    trace_free(&t);
+}
+
+static void test_v4_reduce_scatter(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_config_default(&c);
+    c.num_sa = 8, c.num_vu = 4, c.num_vu_ports = 4, c.hbm_bw_GBps = 1200, c.vmem_size_MB = 128;
+    c.freq_GHz = 1.05, c.ici_bw_GBps = 112;
+    struct trace t;
+    trace_init(&t);
+    struct op *o = add(&t, "rs", "ReduceScatter(['8', '4096', '8192']->['8', '4096', '1024'])",
+                       "DT_BFLOAT16:[8,4096,8192]", "[DT_BFLOAT16:(8,4096,1024)]", OP_VPU, 293601280);
+    o->ici_ns = 374492;
+    o->bytes = 2 * 83886080;
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    o = &t.ops[0];
+    assert_i64(o->vu_ns, 71680); /* Q6: cycles, not divided by f */
+    assert_i64(o->mem_ns, 130209);
+    assert_i64(o->vmem_ns, 27002);
+    assert_i64(o->exe_ns, 374492);
+    assert_int_equal(o->bounded_by, BOUND_ICI);
+    trace_free(&t);
+}
+
+static void expect_error(const char *config, const char *in, const char *out, enum op_type type, int64_t flops,
+                         const char *needle)
+{
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "ok", "LayerNorm(x=1x8,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,8]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 64);
+    add(&t, "bad", config, in, out, type, flops);
+    struct npu_err e = {{0}};
+    assert_int_equal(run(&t, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "op 1 \"bad\""));
+    if (!strstr(e.msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", e.msg, needle);
+    trace_free(&t);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("LayerNorm(x=1x8)", "DT_BFLOAT16:[1,x]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0, "in_shapes");
+    expect_error("LayerNorm(x=1x8)", "DT_BFLOAT16:[1,8]", "DT_BFLOAT16:(1,8)", OP_VPU, 0, "out_shape");
+    expect_error("LayerNorm(x=1x8)", "DT_BFLOAT16:[1,8]", "[DT_BFLOAT16:(1,8)],[DT_BFLOAT16:(1,8)]", OP_VPU, 0,
+                 "out_shape");
+    expect_error("LayerNorm(x=1x8)", "DT_WEIRD:[1,8]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0, "DT_WEIRD");
+    expect_error("FlashAttention(q=1x8x2)", "DT_BFLOAT16:[1,8,2],DT_BFLOAT16:[1,8,2],DT_BFLOAT16:[1,8,2]",
+                 "[DT_BFLOAT16:(1,8,2)]", OP_MXU, 1, "4-D");
+    expect_error("FlashAttention(q=..)", "DT_BFLOAT16:[1,8,2,4],DT_BFLOAT16:[1,8,3,4],DT_BFLOAT16:[1,8,3,4]",
+                 "[DT_BFLOAT16:(1,8,2,2)]", OP_MXU, 1, "equal batch");
+    expect_error("Frobnicate(x=1x8)", "DT_BFLOAT16:[1,8]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0, "Frobnicate");
+    /* Q15: the einsum output dtype keeps its "[" so DT_FLOAT is rejected. */
+    expect_error("XlaEinsum(a=2x3,b=3x4,eq=MK;KN->MN,type=DT_FLOAT)", "DT_FLOAT:[2,3],DT_FLOAT:[3,4]",
+                 "[DT_FLOAT:(2,4)]", OP_MXU, 48, "[DT_FLOAT");
+    expect_error("XlaEinsum(a=2x3,b=3x4,eq=MK,KN->MN)", "DT_BFLOAT16:[2,3],DT_BFLOAT16:[3,4]",
+                 "[DT_BFLOAT16:(2,4)]", OP_MXU, 48, "eq=");
+    expect_error("XlaEinsum(a=2x3,b=3x4,eq=MKJ;KN->MN)", "DT_BFLOAT16:[2,3],DT_BFLOAT16:[3,4]",
+                 "[DT_BFLOAT16:(2,4)]", OP_MXU, 48, "ranks");
+    expect_error("Conv2D(a=1x3x8x8,eq=bf01;io01->bf01)", "DT_BFLOAT16:[1,3,8,8]", "[DT_BFLOAT16:(1,3,8,8)]",
+                 OP_MXU, 1, "kernel");
+    expect_error("Conv2D(a=1x3x8x8,eq=bx01;io01->bf01)", "DT_BFLOAT16:[1,3,8,8],DT_BFLOAT16:[3,3,1,1]",
+                 "[DT_BFLOAT16:(1,3,8,8)]", OP_MXU, 1, "conv labels");
+    expect_error("Softmax(x=)", "", "[DT_BFLOAT16:(1,8)]", OP_VPU, 8, "at least one input");
+}
+
+static void test_conv_without_candidate(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    c.vmem_size_MB = 0; /* nothing fits: the search must fail cleanly */
+    struct trace t;
+    trace_init(&t);
+    add(&t, "conv", "Conv2D(a=1x3x8x8,b=3x4x1x1,c=1x4x8x8,eq=bf01;io01->bf01,window={size=1x1 stride=1x1 "
+        "pad=0_0x0_0},type=DT_BFLOAT16)", "DT_BFLOAT16:[1,3,8,8],DT_BFLOAT16:[3,4,1,1]", "[DT_BFLOAT16:(1,4,8,8)]",
+        OP_MXU, 1);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "tile search"));
+    trace_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_q_projection),       cmocka_unit_test(test_layernorm),
+        cmocka_unit_test(test_decode_qk_prefix),   cmocka_unit_test(test_flash_attention),
+        cmocka_unit_test(test_ffn_tile_search),    cmocka_unit_test(test_einsum_vpu_fallback),
+        cmocka_unit_test(test_up_down_sample),     cmocka_unit_test(test_name_sharing_q1),
+        cmocka_unit_test(test_conv_tile_search),   cmocka_unit_test(test_v4_reduce_scatter),
+        cmocka_unit_test(test_errors),             cmocka_unit_test(test_conv_without_candidate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

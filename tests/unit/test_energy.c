@@ -1,0 +1,219 @@
+/* test_energy.c — the default NoPG energy pass (power.md §3, chipsim.md §8).
+ *
+ * Checks the f/1.7 time rescale on TPUv4 and v5e against the hand-checked
+ * values of chipsim.md §14.1, the recomputed Bounded-by, the DVFS columns,
+ * and all 12 energy terms bit for bit against NeuSim's NoPG CSV cells. */
+#include "testutil.h"
+
+#include "chipsim/chipsim.h"
+#include "power/energy.h"
+
+static void chip_v4(struct chip_config *c)
+{
+    chip_config_default(c);
+    c->num_sa = 8, c->num_vu = 4, c->num_vu_ports = 4, c->hbm_bw_GBps = 1200, c->vmem_size_MB = 128;
+    c->freq_GHz = 1.05, c->ici_bw_GBps = 112;
+    c->static_power_W_per_sa = 1.222, c->static_power_W_per_vu = 0.427282;
+    c->static_power_vmem_W = 21.777552, c->static_power_ici_W = 5.499;
+    c->static_power_hbm_mc_W = 4.006409544, c->static_power_hbm_phy_W = 6.009614316;
+    c->static_power_other_W = 41.22229614;
+    c->dynamic_power_W_per_SA = 16.91648, c->dynamic_power_W_per_VU = 1.591296;
+    c->dynamic_power_vmem_W = 30.110208, c->dynamic_power_ici_W_per_GBps = 0.01767315271;
+    c->dynamic_power_hbm_W_per_GBps = 0.01538461538, c->dynamic_power_other_W = 0;
+}
+
+static void chip_v5p(struct chip_config *c)
+{
+    chip_config_default(c); /* power fields default to v5p */
+    c->freq_GHz = 1.7;
+}
+
+static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
+                      enum op_type type, int64_t flops, int64_t ici_ns, int64_t bytes)
+{
+    struct op *op = trace_push(t);
+    op_set(&op->name, name);
+    op_set(&op->config, config);
+    op_set(&op->in_shapes, in);
+    op_set(&op->out_shape, out);
+    op->type = type;
+    op->flops = flops;
+    op->ici_ns = ici_ns;
+    op->bytes = bytes;
+    return op;
+}
+
+static void time_and_energy(struct trace *t, const struct chip_config *c)
+{
+    struct npu_err e;
+    assert_int_equal(chipsim_run(t, c, &profile_neusim, &e), 0);
+    assert_int_equal(power_default_pass(t, c, &profile_neusim, &e), 0);
+}
+
+static void test_v4_rescale(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v4(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "rs", "ReduceScatter(['8', '4096', '8192']->['8', '4096', '1024'])", "DT_BFLOAT16:[8,4096,8192]",
+        "[DT_BFLOAT16:(8,4096,1024)]", OP_VPU, 293601280, 374492, 2 * 83886080);
+    add(&t, "ag", "AllGather(8x4096x1024->8x4096x8192)", "DT_BFLOAT16:[8,4096,1024]",
+        "[DT_BFLOAT16:(8,4096,8192)]", OP_ICI_NO_COMPUTE, 0, 2995932, 2 * 671088640);
+    add(&t, "ln", "LayerNorm(x=8x1x1024,type=DT_BFLOAT16)", "DT_BFLOAT16:[8,1,1024]", "[DT_BFLOAT16:(8,1,1024)]",
+        OP_VPU, 8 * 8192, 0, 0);
+    add(&t, "pp", "InterChipCommInput([8, 4096, 1024])", "DT_BFLOAT16:[8,4096,1024]",
+        "[DT_BFLOAT16:(8,4096,1024)]", OP_ICI_NO_COMPUTE, 0, 599187, 67108864);
+    time_and_energy(&t, &c);
+    struct op *rs = &t.ops[0];
+    assert_i64(rs->ici_ns, 231304);
+    assert_i64(rs->vu_ns, 44273);
+    assert_i64(rs->mem_ns, 80424);
+    assert_i64(rs->vmem_ns, 16678);
+    assert_i64(rs->exe_ns, 231304);
+    assert_int_equal(rs->bounded_by, BOUND_ICI);
+    assert_i64(t.ops[1].ici_ns, 1850429);
+    assert_i64(t.ops[2].mem_ns, 309); /* the 500 ns HBM floor, rescaled */
+    assert_i64(t.ops[3].ici_ns, 370087);
+    for (int k = 0; k < NUM_COMP; k++) {
+        assert_string_equal(rs->dvfs[k].policy, "None");
+        assert_true(rs->dvfs[k].voltage_V == 0.7);
+        assert_true(rs->dvfs[k].freq_GHz == 1.7);
+        assert_i64(rs->dvfs[k].scaling_time_ns, 0);
+    }
+    assert_true(rs->energy_done);
+    trace_free(&t);
+}
+
+static void test_v5e_kv_swap(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_config_default(&c);
+    c.num_sa = 4, c.num_vu = 3, c.num_vu_ports = 3, c.hbm_bw_GBps = 819, c.vmem_size_MB = 64;
+    c.freq_GHz = 1.5, c.ici_bw_GBps = 100;
+    struct trace t;
+    trace_init(&t);
+    struct op *o = add(&t, "swap", "KVSwapInput([144418275328])", "DT_BFLOAT16:[144418275328]",
+                       "[DT_BFLOAT16:(144418275328)]", OP_ICI_NO_COMPUTE, 0, 8406250000, 288836550656);
+    o->pcie_ns = 8406250000;
+    time_and_energy(&t, &c);
+    o = &t.ops[0];
+    assert_i64(o->ici_ns, 7417279412);
+    assert_i64(o->mem_ns, 289808232);
+    assert_i64(o->pcie_ns, 8406250000); /* PCIe time is not rescaled */
+    assert_i64(o->exe_ns, 7417279412);
+    trace_free(&t);
+}
+
+/* Energies of the prefill Q projection on TPUv5p, NeuSim NoPG CSV cells. */
+static void test_v5p_q_projection_energy(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,4096,32,128)]",
+        OP_MXU, 137438953472, 0, 0);
+    time_and_energy(&t, &c);
+    struct op *o = &t.ops[0];
+    assert_i64(o->exe_ns, 308424);
+    assert_int_equal(o->bounded_by, BOUND_COMPUTE);
+    const double st[NUM_EN] = {0.029799295446971737, 0.00586100259026688, 0.008683762411078606,
+                               0.009202548467085767, 0.0028145323280007045, 0.01382606505415632};
+    const double dy[NUM_EN] = {0.6183255749153065, 0.0054529470464, 0.003130469629023256, 0.0013752249343135067,
+                               0.0, 0.0};
+    const double eff[NUM_COMP] = {90.0, 90.0, 86.0, 86.0, 67.0};
+    for (int k = 0; k < NUM_EN; k++) {
+        assert_true(o->static_J[k] == st[k]);
+        assert_true(o->dynamic_J[k] == dy[k]);
+    }
+    for (int k = 0; k < NUM_COMP; k++)
+        assert_true(o->dvfs[k].efficiency_pct == eff[k]);
+    trace_free(&t);
+}
+
+/* A v4 decode AllGather (ICI-bound, idle SA/VU), NoPG CSV cells. */
+static void test_v4_allgather_energy(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v4(&c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "AllGatherMHA17AllGather", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]",
+        "[DT_BFLOAT16:(1,1,4096)]", OP_ICI_NO_COMPUTE, 0, 9990, 24576);
+    time_and_energy(&t, &c);
+    struct op *o = &t.ops[0];
+    assert_i64(o->exe_ns, 6171);
+    assert_i64(o->mem_ns, 309);
+    assert_int_equal(o->bounded_by, BOUND_ICI);
+    const double st[NUM_EN] = {0.0007203306985074627, 6.296733664477614e-05, 0.0002005810050626866,
+                               7.271633322360001e-05, 3.834387457627118e-05, 0.00025438278947994};
+    const double dy[NUM_EN] = {0.0, 0.0, 0.0, 6.7113122151811765e-06, 1.3802073267595391e-05, 0.0};
+    const double eff[NUM_COMP] = {67.0, 67.0, 67.0, 85.0, 88.5};
+    for (int k = 0; k < NUM_EN; k++) {
+        assert_true(o->static_J[k] == st[k]);
+        assert_true(o->dynamic_J[k] == dy[k]);
+    }
+    for (int k = 0; k < NUM_COMP; k++)
+        assert_true(o->dvfs[k].efficiency_pct == eff[k]);
+    trace_free(&t);
+}
+
+static void test_corrected_profile(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v4(&c);
+    struct profile p = profile_neusim;
+    p.rescale_time_to_1_7GHz = false;
+    p.sa_vu_power_times_units_twice = false;
+    struct trace t;
+    trace_init(&t);
+    add(&t, "ag", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]", "[DT_BFLOAT16:(1,1,4096)]",
+        OP_ICI_NO_COMPUTE, 0, 9990, 24576);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &p, &e), 0);
+    assert_int_equal(power_default_pass(&t, &c, &p, &e), 0);
+    assert_i64(t.ops[0].exe_ns, 9990); /* no rescale */
+    /* SA static counted once: 1.222 * 8 * 9990e-9 / 0.67 */
+    assert_close(t.ops[0].static_J[EN_SA], 1.222 * 8 * 9990 / 1e9 * (100 / 67.0));
+    trace_free(&t);
+}
+
+static void test_zero_exe_error(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    chip_v5p(&c);
+    struct trace t;
+    trace_init(&t);
+    struct op *o = trace_push(&t);
+    op_set(&o->name, "empty");
+    struct npu_err e = {{0}};
+    assert_int_equal(power_default_pass(&t, &c, &profile_neusim, &e), -1);
+    assert_non_null(strstr(e.msg, "op 0 \"empty\""));
+    assert_non_null(strstr(e.msg, "exe_ns"));
+    /* An MXU op without VPU time divides by zero in the reference. */
+    o->exe_ns = 100, o->sa_ns = 100, o->type = OP_MXU;
+    assert_int_equal(power_default_pass(&t, &c, &profile_neusim, &e), -1);
+    assert_non_null(strstr(e.msg, "vu_ns"));
+    trace_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v4_rescale),
+        cmocka_unit_test(test_v5e_kv_swap),
+        cmocka_unit_test(test_v5p_q_projection_energy),
+        cmocka_unit_test(test_v4_allgather_energy),
+        cmocka_unit_test(test_corrected_profile),
+        cmocka_unit_test(test_zero_exe_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
