@@ -1,9 +1,11 @@
 /* atomic.h — output files that appear whole or not at all.
  *
  * atomic_open() creates "<path>.tmp.XXXXXX" in the target folder; the caller
- * writes through the returned FILE (or gzFile when the path ends in ".gz");
- * atomic_commit() flushes, closes and renames over path; atomic_abort()
- * closes and removes the temporary. No partial output is ever left behind. */
+ * writes plain text through the returned FILE. For paths ending in ".gz" that
+ * FILE is an in-memory stream (open_memstream) whose bytes are gzipped into
+ * the temporary at commit. atomic_commit() flushes, closes and renames over
+ * path; atomic_abort() closes and removes the temporary. No partial output is
+ * ever left behind. */
 #ifndef NPUSIM_ATOMIC_H
 #define NPUSIM_ATOMIC_H
 
@@ -15,7 +17,11 @@
 struct atomic_file {
     char path[4096];
     char tmp[4120];
-    FILE *f;       /* the stream to write to (a gzip cookie stream for .gz) */
+    FILE *f;       /* the stream to write to (a memory stream for .gz) */
+    int fd;        /* the temporary file, open until commit/abort */
+    bool gz;       /* compress the memory stream into fd on commit */
+    char *mem;     /* open_memstream buffer and size (gz only) */
+    size_t mem_len;
 };
 
 int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e);

@@ -1,0 +1,784 @@
+/* test_traces.c — the trace CSV writer/reader and atomic output files.
+ *
+ * The strongest checks are byte identity: reference excerpts (tests/golden/
+ * traces/, taken verbatim from NeuSim outputs) must come back unchanged after
+ * read + write, and write -> read -> write must be a fixed point. Around them,
+ * small hand-built ops pin down each cell rule (quoting, float repr, blank
+ * statistics, int-0 energies), every reader error names file and line/column,
+ * and a deterministic mutation loop checks the reader never crashes. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "traces/atomic.h"
+#include "traces/trace_csv.h"
+
+#define GOLDEN(p) TEST_DATA("golden/traces/" p)
+
+/* ---- helpers ------------------------------------------------------------ */
+
+struct mem {
+    char *p;
+    size_t n;
+};
+
+static struct mem write_mem(const struct trace *t, const struct trace_csv_opts *o)
+{
+    struct mem m = { 0 };
+    FILE *f = open_memstream(&m.p, &m.n);
+    assert_non_null(f);
+    struct npu_err e = { { 0 } };
+    assert_int_equal(trace_write_csv_stream(t, f, o, &e), 0);
+    assert_int_equal(fclose(f), 0);
+    return m;
+}
+
+/* Whole file, gzip or plain, into memory. */
+static struct mem slurp(const char *path)
+{
+    struct mem m = { 0 };
+    gzFile gz = gzopen(path, "rb");
+    assert_non_null(gz);
+    size_t cap = 0;
+    for (;;) {
+        if (cap - m.n < 4096) {
+            cap = cap ? 2 * cap : 65536;
+            m.p = realloc(m.p, cap);
+            assert_non_null(m.p);
+        }
+        int got = gzread(gz, m.p + m.n, (unsigned)(cap - m.n));
+        assert_true(got >= 0);
+        if (got == 0)
+            break;
+        m.n += (size_t)got;
+    }
+    gzclose(gz);
+    return m;
+}
+
+static void assert_mem_equal(struct mem a, struct mem b)
+{
+    assert_i64(a.n, b.n);
+    assert_memory_equal(a.p, b.p, a.n);
+}
+
+static int col_index(const char *name)
+{
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++)
+        if (strcmp(trace_csv_columns[c], name) == 0)
+            return c;
+    fail_msg("no column %s", name);
+    return -1;
+}
+
+/* Cell `name` of the first data row of a one-op CSV whose cells hold no
+ * quoted commas (true for every op built by make_op). */
+static char cellbuf[256];
+static const char *cell_of(const struct mem *m, const char *name)
+{
+    int want = col_index(name);
+    const char *s = memchr(m->p, '\n', m->n);
+    assert_non_null(s);
+    s++;
+    for (int c = 0; c < want; c++) {
+        s = strchr(s, ',');
+        assert_non_null(s);
+        s++;
+    }
+    size_t n = strcspn(s, ",\r\n");
+    assert_true(n < sizeof cellbuf);
+    memcpy(cellbuf, s, n);
+    cellbuf[n] = '\0';
+    return cellbuf;
+}
+
+/* A timed, einsum-like op with values distinct enough to catch swapped cells. */
+static struct op *make_op(struct trace *t, const char *config)
+{
+    struct op *op = trace_push(t);
+    op->fusion_id = 7;
+    op_set(&op->description, "desc");
+    op_set(&op->config, config);
+    op_set(&op->name, "opname");
+    op_set(&op->opcode, "Einsum");
+    op_set(&op->in_shapes, "DT_BFLOAT16:[4096]");
+    op_set(&op->out_shape, "[DT_BFLOAT16:(4096)]");
+    op_set(&op->parsed_op_type, "Einsum");
+    op_set(&op->dim_labels, "BM;MN->BN");
+    op_set(&op->tile_shapes, "[[1]]");
+    op->type = OP_MXU;
+    op->count = 32;
+    op->flops = 2000000;
+    op->weight_bytes = 11;
+    op->bounded_by = BOUND_MEMORY;
+    op->exe_ns = 1000;
+    op->mem_ns = 1000;
+    op->sa_ns = 300;
+    op->vu_ns = 400;
+    op->vmem_ns = 5;
+    op->bytes = 1073741824;
+    op->num_tiles = 3;
+    op->max_vmem_demand_bytes = 12;
+    op->num_sa_ops = 13;
+    op->einsum_b = 14;
+    op->einsum_m = 15;
+    op->einsum_n = 16;
+    op->einsum_k = 17;
+    op->vu_softmax_ns = 18;
+    op->flops_util = 0.25;
+    op->hbm_bw_util = 0.5;
+    return op;
+}
+
+/* ---- columns and cells -------------------------------------------------- */
+
+static void test_columns(void **state)
+{
+    (void)state;
+    assert_string_equal(trace_csv_columns[0], "Fusion index");
+    assert_string_equal(trace_csv_columns[8], "Compute time");
+    assert_string_equal(trace_csv_columns[29], "Output Shape");
+    assert_string_equal(trace_csv_columns[43], "DVFS SA Policy");
+    assert_string_equal(trace_csv_columns[58], "Vmem time");
+    assert_string_equal(trace_csv_columns[59], "static_energy_sa_J");
+    assert_string_equal(trace_csv_columns[86], "DVFS SA Scaling Time (ns)");
+    assert_string_equal(trace_csv_columns[95], "DVFS ICI Power Efficiency (%)");
+    assert_string_equal(trace_csv_columns[100], "DVFS ICI Activity Factor");
+    for (int i = 0; i < TRACE_CSV_NCOLS; i++)
+        for (int j = i + 1; j < TRACE_CSV_NCOLS; j++)
+            assert_string_not_equal(trace_csv_columns[i], trace_csv_columns[j]);
+    /* The header line is exactly the reference one. */
+    struct trace t;
+    trace_init(&t);
+    struct mem m = write_mem(&t, NULL);
+    struct mem ref = slurp(GOLDEN("raw_excerpt.csv.gz"));
+    const char *eol = memchr(ref.p, '\n', ref.n);
+    assert_i64(m.n, eol - ref.p + 1);
+    assert_memory_equal(m.p, ref.p, m.n);
+    free(m.p);
+    free(ref.p);
+}
+
+static void test_quoting_and_crlf(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    struct op *op = make_op(&t, "Mul(x)");
+    op_set(&op->description, "a,b \"c\"");
+    op_set(&op->name, "line1\nline2");
+    op_set(&op->opcode, "no quote needed; 'single'");
+    struct mem m = write_mem(&t, NULL);
+    /* Row starts right after the header's CRLF. */
+    const char *row = strstr(m.p, "\r\n") + 2;
+    static const char want[] = "7,\"a,b \"\"c\"\"\",Mul(x),\"line1\nline2\",MXU,32,Memory,1000,400,";
+    assert_memory_equal(row, want, sizeof want - 1);
+    assert_non_null(strstr(row, ",no quote needed; 'single',"));
+    /* Every line ends CRLF; the only bare LFs are inside the quoted name
+     * (printed twice: "Name" and "Op Name"). */
+    assert_true(m.n >= 2 && m.p[m.n - 2] == '\r' && m.p[m.n - 1] == '\n');
+    int lf = 0, crlf = 0;
+    for (size_t i = 0; i < m.n; i++)
+        if (m.p[i] == '\n') {
+            lf++;
+            crlf += i > 0 && m.p[i - 1] == '\r';
+        }
+    assert_int_equal(lf, 4);
+    assert_int_equal(crlf, 2);
+    free(m.p);
+
+    /* ... and it reads back to the same strings. */
+    m = write_mem(&t, NULL);
+    struct trace u;
+    trace_init(&u);
+    struct npu_err e;
+    assert_int_equal(trace_read_csv_buffer(&u, m.p, m.n, "q.csv", &e), 0);
+    assert_i64(u.n, 1);
+    assert_string_equal(u.ops[0].description, "a,b \"c\"");
+    assert_string_equal(u.ops[0].name, "line1\nline2");
+    free(m.p);
+    trace_free(&u);
+    trace_free(&t);
+}
+
+static void test_cells_timed_no_energy(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    struct op *op = make_op(&t, "XlaEinsum(a=1)");
+    op->stats_kind = STATS_EINSUM;
+    op->dvfs[COMP_ICI].efficiency_pct = 88.5;
+    struct mem m = write_mem(&t, NULL);
+    assert_string_equal(cell_of(&m, "Compute time"), "400");
+    assert_string_equal(cell_of(&m, "Compute Time (ns)"), "400");
+    assert_string_equal(cell_of(&m, "Bytes accessed"), "1073741824");
+    assert_string_equal(cell_of(&m, "Bytes Accessed"), "1073741824");
+    assert_string_equal(cell_of(&m, "Op Name"), "opname");
+    assert_string_equal(cell_of(&m, "Output Shape"), "[]");
+    assert_string_equal(cell_of(&m, "Transpose time"), "0");
+    assert_string_equal(cell_of(&m, "DVFS SA Policy"), "None");
+    assert_string_equal(cell_of(&m, "DVFS HBM Voltage (V)"), "0.0");
+    assert_string_equal(cell_of(&m, "DVFS VU Frequency (GHz)"), "0.0");
+    assert_string_equal(cell_of(&m, "DVFS SA Scaling Time (ns)"), "20");
+    assert_string_equal(cell_of(&m, "DVFS SA Power Efficiency (%)"), "100.0");
+    assert_string_equal(cell_of(&m, "DVFS ICI Power Efficiency (%)"), "88.5");
+    assert_string_equal(cell_of(&m, "DVFS SRAM Activity Factor"), "1.0");
+    /* No energy pass: int 0 energies, float 0.0 powers. */
+    assert_string_equal(cell_of(&m, "static_energy_sa_J"), "0");
+    assert_string_equal(cell_of(&m, "dynamic_energy_other_J"), "0");
+    assert_string_equal(cell_of(&m, "total_energy_J"), "0");
+    assert_string_equal(cell_of(&m, "static_power_W"), "0.0");
+    assert_string_equal(cell_of(&m, "total_power_W"), "0.0");
+    /* 2e6 flop in 1000 ns = 2 TFLOP/s; 1 GiB in 1000 ns = 1e6 GB/s. */
+    assert_string_equal(cell_of(&m, "tflops_per_sec"), "2.0");
+    assert_string_equal(cell_of(&m, "hbm_bw_GBps"), "1000000.0");
+    assert_string_equal(cell_of(&m, "flops_util"), "0.25");
+    assert_string_equal(cell_of(&m, "hbm_bw_util"), "0.5");
+    free(m.p);
+
+    /* Zero time: the int sentinels. Untimed: int 0 utilisations. */
+    op->exe_ns = 0;
+    op->bounded_by = BOUND_NONE;
+    m = write_mem(&t, NULL);
+    assert_string_equal(cell_of(&m, "Bounded-by"), "");
+    assert_string_equal(cell_of(&m, "static_power_W"), "-1");
+    assert_string_equal(cell_of(&m, "dynamic_power_W"), "-1");
+    assert_string_equal(cell_of(&m, "tflops_per_sec"), "0");
+    assert_string_equal(cell_of(&m, "hbm_bw_GBps"), "0");
+    assert_string_equal(cell_of(&m, "flops_util"), "0");
+    assert_string_equal(cell_of(&m, "hbm_bw_util"), "0");
+    free(m.p);
+    trace_free(&t);
+}
+
+static void test_cells_energy(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    struct op *op = make_op(&t, "Add(a=1)");
+    op->energy_done = true;
+    for (int c = 0; c < NUM_COMP; c++) {
+        op->dvfs[c].voltage_V = 0.7;
+        op->dvfs[c].freq_GHz = 1.7;
+        op->dvfs[c].scaling_time_ns = 0;
+    }
+    op->static_J[EN_SA] = 0.5;
+    op->static_J[EN_OTHER] = 0.25;
+    op->dynamic_J[EN_HBM] = 1e-05;
+    struct mem m = write_mem(&t, NULL);
+    assert_string_equal(cell_of(&m, "DVFS SA Voltage (V)"), "0.7");
+    assert_string_equal(cell_of(&m, "DVFS ICI Frequency (GHz)"), "1.7");
+    assert_string_equal(cell_of(&m, "DVFS HBM Scaling Time (ns)"), "0");
+    assert_string_equal(cell_of(&m, "static_energy_sa_J"), "0.5");
+    assert_string_equal(cell_of(&m, "static_energy_vu_J"), "0.0");
+    assert_string_equal(cell_of(&m, "dynamic_energy_hbm_J"), "1e-05");
+    assert_string_equal(cell_of(&m, "static_energy_J"), "0.75");
+    assert_string_equal(cell_of(&m, "dynamic_energy_J"), "1e-05");
+    assert_string_equal(cell_of(&m, "total_energy_J"), "0.75001");
+    /* 0.75 J over 1000 ns = 7.5e5 W; computed as E / exe * 1e9. */
+    assert_string_equal(cell_of(&m, "static_power_W"), "750000.0");
+    assert_string_equal(cell_of(&m, "dynamic_power_W"), "10.0");
+    free(m.p);
+    trace_free(&t);
+}
+
+static void test_blank_stats_per_kind(void **state)
+{
+    (void)state;
+    static const char *const stats[] = { "dim_labels", "tile_shapes", "num_tiles",
+        "max_vmem_demand_bytes", "einsum_B_size", "einsum_M_size", "einsum_N_size",
+        "einsum_K_size" };
+    static const char *const want[3][8] = {
+        [STATS_BASE] = { "", "", "", "", "", "", "", "" },
+        [STATS_EINSUM] = { "BM;MN->BN", "[[1]]", "3", "12", "14", "15", "16", "17" },
+        [STATS_FA] = { "BM;MN->BN", "[[1]]", "", "12", "14", "15", "16", "17" },
+    };
+    for (int k = STATS_BASE; k <= STATS_FA; k++) {
+        struct trace t;
+        trace_init(&t);
+        make_op(&t, "Foo()")->stats_kind = (enum op_stats_kind)k;
+        struct mem m = write_mem(&t, NULL);
+        for (int i = 0; i < 8; i++)
+            assert_string_equal(cell_of(&m, stats[i]), want[k][i]);
+        /* Always printed, whatever the kind. */
+        assert_string_equal(cell_of(&m, "num_mxu_ops"), "13");
+        assert_string_equal(cell_of(&m, "vu_softmax_time_ns"), "18");
+        free(m.p);
+        trace_free(&t);
+    }
+}
+
+static void test_phase_column_and_filter(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    make_op(&t, "A()")->phase = PHASE_PREFILL;
+    make_op(&t, "B()")->phase = PHASE_DECODE;
+    make_op(&t, "C()")->phase = PHASE_DECODE;
+    struct trace_csv_opts o = { PHASE_DECODE, true };
+    struct mem m = write_mem(&t, &o);
+    const char *hdr_end = strstr(m.p, "\r\n");
+    assert_true(hdr_end - m.p > 7 && memcmp(hdr_end - 6, ",Phase", 6) == 0);
+    int rows = 0;
+    for (const char *s = hdr_end + 2; (s = strstr(s, ",decode\r\n")) != NULL; s++)
+        rows++;
+    assert_int_equal(rows, 2);
+    assert_null(strstr(m.p, "prefill"));
+
+    struct trace u;
+    trace_init(&u);
+    struct npu_err e;
+    assert_int_equal(trace_read_csv_buffer(&u, m.p, m.n, "p.csv", &e), 0);
+    assert_i64(u.n, 2);
+    assert_int_equal(u.ops[0].phase, PHASE_DECODE);
+    assert_string_equal(u.ops[1].config, "C()");
+    free(m.p);
+    trace_free(&u);
+    trace_free(&t);
+}
+
+static void test_reader_classifies_config(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *config;
+        enum opcode_type opc;
+        enum op_stats_kind kind;
+    } cases[] = {
+        { "XlaEinsum(a=1)", OPC_EINSUM, STATS_EINSUM },
+        { "BatchMatMul(a=1)", OPC_EINSUM, STATS_EINSUM },
+        { "Conv2D(a=1)", OPC_CONV2D, STATS_EINSUM },
+        { "FlashAttention(q=1)", OPC_FLASH_ATTENTION, STATS_FA },
+        { "XlaEinsumX(a=1)", OPC_OTHER, STATS_BASE },
+        { "Add(a=1)", OPC_OTHER, STATS_BASE },
+        { "", OPC_OTHER, STATS_BASE },
+    };
+    struct trace t;
+    trace_init(&t);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        make_op(&t, cases[i].config)->stats_kind = cases[i].kind;
+    struct mem m = write_mem(&t, NULL);
+    struct trace u;
+    trace_init(&u);
+    struct npu_err e;
+    assert_int_equal(trace_read_csv_buffer(&u, m.p, m.n, "k.csv", &e), 0);
+    assert_i64(u.n, t.n);
+    for (size_t i = 0; i < u.n; i++) {
+        assert_int_equal(u.ops[i].opcode_type, cases[i].opc);
+        assert_int_equal(u.ops[i].stats_kind, cases[i].kind);
+    }
+    /* Every field the writer prints survives the trip. */
+    const struct op *a = &t.ops[0], *b = &u.ops[0];
+    assert_i64(b->fusion_id, a->fusion_id);
+    assert_i64(b->count, a->count);
+    assert_i64(b->exe_ns, a->exe_ns);
+    assert_i64(b->sa_ns, a->sa_ns);
+    assert_i64(b->vu_ns, a->vu_ns);
+    assert_i64(b->bytes, a->bytes);
+    assert_i64(b->num_tiles, a->num_tiles);
+    assert_i64(b->einsum_k, a->einsum_k);
+    assert_int_equal(b->type, OP_MXU);
+    assert_int_equal(b->bounded_by, BOUND_MEMORY);
+    assert_false(b->energy_done);
+    assert_true(b->hbm_bw_util == 0.5);
+    free(m.p);
+    trace_free(&u);
+    trace_free(&t);
+}
+
+/* ---- byte identity ------------------------------------------------------ */
+
+/* read(path) then write must give exactly the bytes of expect_path. */
+static void check_identity(const char *path, const char *expect_path)
+{
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e = { { 0 } };
+    if (trace_read_csv(&t, path, &e) != 0)
+        fail_msg("%s", e.msg);
+    assert_true(t.n > 0);
+    struct mem out = write_mem(&t, NULL);
+    struct mem ref = slurp(expect_path);
+    assert_mem_equal(out, ref);
+    free(out.p);
+    free(ref.p);
+    trace_free(&t);
+}
+
+static void test_reference_raw_identity(void **state)
+{
+    (void)state;
+    check_identity(GOLDEN("raw_excerpt.csv.gz"), GOLDEN("raw_excerpt.csv.gz"));
+}
+
+/* Energy-pass outputs carry 10 trailing slack columns the op record does not
+ * hold; the reader ignores them and the 101 reference columns come back
+ * byte for byte (energy_excerpt.csv.gz is the 111-column excerpt cut to 101
+ * columns with Python's csv module). */
+static void test_reference_energy_identity(void **state)
+{
+    (void)state;
+    check_identity(GOLDEN("energy_excerpt_111.csv.gz"), GOLDEN("energy_excerpt.csv.gz"));
+    check_identity(GOLDEN("energy_excerpt.csv.gz"), GOLDEN("energy_excerpt.csv.gz"));
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    assert_int_equal(trace_read_csv(&t, GOLDEN("energy_excerpt.csv.gz"), &e), 0);
+    assert_true(t.ops[0].energy_done);
+    assert_true(t.ops[0].dvfs[COMP_SA].freq_GHz == 1.7);
+    trace_free(&t);
+}
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+    (void)state;
+    strcpy(tmpdir, "/tmp/npusim-test-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void roundtrip_file(const char *file, const struct trace_csv_opts *o)
+{
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e = { { 0 } };
+    assert_int_equal(trace_read_csv(&t, GOLDEN("raw_excerpt.csv.gz"), &e), 0);
+    assert_int_equal(trace_read_csv(&t, GOLDEN("energy_excerpt.csv.gz"), &e), 0);
+    for (size_t i = 0; i < t.n; i++)
+        t.ops[i].phase = i % 3 == 0 ? PHASE_NONE : i % 3 == 1 ? PHASE_PREFILL : PHASE_DECODE;
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, file);
+    if (trace_write_csv(&t, path, o, &e) != 0)
+        fail_msg("%s", e.msg);
+    struct mem first = slurp(path);
+
+    struct trace u;
+    trace_init(&u);
+    if (trace_read_csv(&u, path, &e) != 0)
+        fail_msg("%s", e.msg);
+    assert_i64(u.n, t.n);
+    struct mem second = write_mem(&u, o);
+    assert_mem_equal(first, second);
+    if (o && o->phase_column)
+        for (size_t i = 0; i < u.n; i++)
+            assert_int_equal(u.ops[i].phase, t.ops[i].phase);
+    free(first.p);
+    free(second.p);
+    trace_free(&u);
+    trace_free(&t);
+}
+
+static void test_roundtrip_plain(void **state)
+{
+    (void)state;
+    roundtrip_file("plain.csv", NULL);
+}
+
+static void test_roundtrip_phase(void **state)
+{
+    (void)state;
+    struct trace_csv_opts o = { PHASE_NONE, true };
+    roundtrip_file("phase.csv", &o);
+}
+
+static void test_roundtrip_gz(void **state)
+{
+    (void)state;
+    struct trace_csv_opts o = { PHASE_NONE, true };
+    roundtrip_file("trace.csv.gz", &o);
+    /* The file really is gzip (magic 1f 8b), not plain text. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/trace.csv.gz", tmpdir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char magic[2];
+    assert_int_equal(fread(magic, 1, 2, f), 2);
+    fclose(f);
+    assert_int_equal(magic[0], 0x1f);
+    assert_int_equal(magic[1], 0x8b);
+}
+
+/* ---- reader errors ------------------------------------------------------ */
+
+/* A valid one-op CSV (header + row) in a malloc'ed buffer. */
+static struct mem valid_csv(void)
+{
+    struct trace t;
+    trace_init(&t);
+    make_op(&t, "XlaEinsum(a=1)")->stats_kind = STATS_EINSUM;
+    make_op(&t, "Add(a=1)");
+    struct mem m = write_mem(&t, NULL);
+    trace_free(&t);
+    return m;
+}
+
+static void replace_once(struct mem *m, const char *from, const char *to)
+{
+    char *at = strstr(m->p, from);
+    assert_non_null(at);
+    size_t nf = strlen(from), nt = strlen(to), head = (size_t)(at - m->p);
+    char *p = malloc(m->n - nf + nt + 1);
+    memcpy(p, m->p, head);
+    memcpy(p + head, to, nt);
+    memcpy(p + head + nt, at + nf, m->n - head - nf + 1);
+    free(m->p);
+    m->p = p;
+    m->n = m->n - nf + nt;
+}
+
+/* Reading bad input fails, names the input and `needle`, and leaves the
+ * trace (which already holds one op) untouched. */
+static void expect_error(const struct mem *m, const char *needle)
+{
+    struct trace t;
+    trace_init(&t);
+    make_op(&t, "Keep()");
+    struct npu_err e = { { 0 } };
+    assert_int_equal(trace_read_csv_buffer(&t, m->p, m->n, "bad.csv", &e), -1);
+    if (!strstr(e.msg, "bad.csv") || !strstr(e.msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", e.msg, needle);
+    assert_i64(t.n, 1);
+    assert_string_equal(t.ops[0].config, "Keep()");
+    trace_free(&t);
+}
+
+static void test_error_missing_column(void **state)
+{
+    (void)state;
+    struct mem m = valid_csv();
+    replace_once(&m, ",Count,", ",Cnt,");
+    expect_error(&m, "bad.csv:1: missing column \"Count\"");
+    free(m.p);
+}
+
+static void test_error_bad_int(void **state)
+{
+    (void)state;
+    struct mem m = valid_csv();
+    /* Count of the second row (line 3). */
+    replace_once(&m, "Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,");
+    expect_error(&m, "bad.csv:3: column \"Count\": expected an integer, got \"abc\"");
+    free(m.p);
+    m = valid_csv();
+    replace_once(&m, ",1000,400,", ",1000 ,400,");
+    expect_error(&m, "bad.csv:2: column \"Execution time\": expected an integer, got \"1000 \"");
+    free(m.p);
+    m = valid_csv();
+    replace_once(&m, ",MXU,", ",GPU,");
+    expect_error(&m, "bad.csv:2: column \"OpType\"");
+    free(m.p);
+    m = valid_csv();
+    replace_once(&m, ",0.25,", ",0.25x,");
+    expect_error(&m, "bad.csv:2: column \"flops_util\": expected a number");
+    free(m.p);
+}
+
+static void test_error_field_count(void **state)
+{
+    (void)state;
+    struct mem m = valid_csv();
+    replace_once(&m, "Add(a=1),", "Add(a=1),extra,");
+    expect_error(&m, "bad.csv:3: expected 101 fields, got 102");
+    free(m.p);
+    m = valid_csv();
+    replace_once(&m, "7,desc,XlaEinsum(a=1),", "7,XlaEinsum(a=1),");
+    expect_error(&m, "bad.csv:2: expected 101 fields, got 100");
+    free(m.p);
+}
+
+static void test_error_malformed_and_empty(void **state)
+{
+    (void)state;
+    struct mem m = valid_csv();
+    replace_once(&m, ",desc,", ",de\"sc,");
+    expect_error(&m, "bad.csv:2: malformed CSV");
+    free(m.p);
+    m = valid_csv();
+    replace_once(&m, "7,desc,", "7,\"desc,");
+    expect_error(&m, "malformed CSV");
+    free(m.p);
+    struct mem empty = { (char *)"", 0 };
+    expect_error(&empty, "empty input");
+    struct mem blank = { (char *)"\r\n\r\n", 4 };
+    expect_error(&blank, "empty input");
+}
+
+static void test_error_missing_file(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    assert_int_equal(trace_read_csv(&t, "tests/golden/traces/no-such.csv", &e), -1);
+    assert_non_null(strstr(e.msg, "tests/golden/traces/no-such.csv"));
+    assert_non_null(strstr(e.msg, strerror(ENOENT)));
+    assert_i64(t.n, 0);
+}
+
+static void test_header_only_is_empty_trace(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    struct mem m = write_mem(&t, NULL);
+    struct npu_err e;
+    assert_int_equal(trace_read_csv_buffer(&t, m.p, m.n, "h.csv", &e), 0);
+    assert_i64(t.n, 0);
+    free(m.p);
+}
+
+/* Deterministic mutations of a valid CSV: the reader may accept or reject
+ * each, but must never crash, and a rejected read leaves the trace as it
+ * was (leaks are caught by `make check`, which runs under ASan). */
+static void test_fuzz_mutations(void **state)
+{
+    (void)state;
+    struct mem base = valid_csv();
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+#define LCG() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, (uint32_t)(seed >> 33))
+    static const char alphabet[] = ",\"\r\n0a-.e\0 9(";
+    char *buf = malloc(base.n + 64);
+    int ok = 0, bad = 0;
+    for (int iter = 0; iter < 2000; iter++) {
+        size_t n = base.n;
+        memcpy(buf, base.p, n);
+        int edits = 1 + (int)(LCG() % 4);
+        for (int k = 0; k < edits; k++) {
+            size_t at = n ? LCG() % n : 0;
+            char ch = LCG() % 2 ? alphabet[LCG() % (sizeof alphabet - 1)] : (char)LCG();
+            switch (LCG() % 3) {
+            case 0: if (n) buf[at] = ch; break;
+            case 1: memmove(buf + at + 1, buf + at, n - at); buf[at] = ch; n++; break;
+            default: if (n) { memmove(buf + at, buf + at + 1, n - at - 1); n--; } break;
+            }
+        }
+        /* Occasionally truncate, to exercise end-of-input paths. */
+        if (iter % 17 == 0)
+            n = LCG() % (n + 1);
+        struct trace t;
+        trace_init(&t);
+        struct npu_err e;
+        if (trace_read_csv_buffer(&t, buf, n, "fuzz.csv", &e) == 0) {
+            ok++;
+        } else {
+            bad++;
+            assert_i64(t.n, 0);
+            assert_non_null(strstr(e.msg, "fuzz.csv"));
+        }
+        trace_free(&t);
+    }
+#undef LCG
+    /* The mutations must exercise both outcomes to mean anything. */
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+    free(buf);
+    free(base.p);
+}
+
+/* ---- atomic files ------------------------------------------------------- */
+
+static int count_entries(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    assert_int_equal(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+static void test_atomic_abort_and_commit(void **state)
+{
+    (void)state;
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/atomic/a/b", tmpdir);
+    struct npu_err e;
+    assert_int_equal(make_dirs(dir, &e), 0);
+    assert_int_equal(make_dirs(dir, &e), 0); /* already there: fine */
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+
+    struct atomic_file a;
+    assert_int_equal(atomic_open(&a, path, &e), 0);
+    fputs("partial", a.f);
+    assert_int_equal(count_entries(dir), 1); /* the temporary */
+    atomic_abort(&a);
+    assert_int_equal(count_entries(dir), 0);
+
+    assert_int_equal(atomic_write_string(path, "hello\n", &e), 0);
+    assert_int_equal(count_entries(dir), 1);
+    struct mem m = slurp(path);
+    assert_i64(m.n, 6);
+    assert_memory_equal(m.p, "hello\n", 6);
+    free(m.p);
+
+    /* A .gz target is gzip on disk and decompresses to what was written. */
+    snprintf(path, sizeof path, "%s/out.txt.gz", dir);
+    assert_int_equal(atomic_write_string(path, "zipped", &e), 0);
+    m = slurp(path);
+    assert_i64(m.n, 6);
+    assert_memory_equal(m.p, "zipped", 6);
+    free(m.p);
+    assert_int_equal(count_entries(dir), 2);
+
+    /* Errors name the path and the reason. */
+    snprintf(path, sizeof path, "%s/missing/x.csv", dir);
+    assert_int_equal(atomic_write_string(path, "x", &e), -1);
+    assert_non_null(strstr(e.msg, path));
+    assert_non_null(strstr(e.msg, strerror(ENOENT)));
+    snprintf(path, sizeof path, "%s/out.csv/sub", dir);
+    assert_int_equal(make_dirs(path, &e), -1);
+    assert_non_null(strstr(e.msg, path));
+
+    /* A failed trace write leaves nothing behind either. */
+    snprintf(path, sizeof path, "%s/nodir/t.csv", dir);
+    struct trace t;
+    trace_init(&t);
+    assert_int_equal(trace_write_csv(&t, path, NULL, &e), -1);
+    assert_int_equal(count_entries(dir), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_quoting_and_crlf),
+        cmocka_unit_test(test_cells_timed_no_energy),
+        cmocka_unit_test(test_cells_energy),
+        cmocka_unit_test(test_blank_stats_per_kind),
+        cmocka_unit_test(test_phase_column_and_filter),
+        cmocka_unit_test(test_reader_classifies_config),
+        cmocka_unit_test(test_reference_raw_identity),
+        cmocka_unit_test(test_reference_energy_identity),
+        cmocka_unit_test(test_roundtrip_plain),
+        cmocka_unit_test(test_roundtrip_phase),
+        cmocka_unit_test(test_roundtrip_gz),
+        cmocka_unit_test(test_error_missing_column),
+        cmocka_unit_test(test_error_bad_int),
+        cmocka_unit_test(test_error_field_count),
+        cmocka_unit_test(test_error_malformed_and_empty),
+        cmocka_unit_test(test_error_missing_file),
+        cmocka_unit_test(test_header_only_is_empty_trace),
+        cmocka_unit_test(test_fuzz_mutations),
+        cmocka_unit_test(test_atomic_abort_and_commit),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

@@ -1,0 +1,164 @@
+/* atomic.c — whole-or-nothing output files (see atomic.h).
+ *
+ * The temporary lives next to the target so that rename() stays within one
+ * file system and is atomic. Gzip output is staged in memory and compressed
+ * in one go at commit: traces are at most tens of megabytes, and this keeps
+ * the caller's side a plain FILE* for both cases. No fsync: the rename
+ * protects readers from half-written files when npusim fails or is killed;
+ * surviving a power cut is not worth the cost for reproducible outputs. */
+#include "traces/atomic.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e)
+{
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    if (strlen(path) >= sizeof a->path)
+        return npu_errf(e, "%s: path too long", path);
+    strcpy(a->path, path);
+    snprintf(a->tmp, sizeof a->tmp, "%s.tmp.XXXXXX", path);
+    a->fd = mkstemp(a->tmp);
+    if (a->fd < 0)
+        return npu_errf(e, "%s: cannot create temporary file: %s", path, strerror(errno));
+    /* mkstemp makes the file 0600; give it the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(a->fd, 0666 & ~mask) != 0) {
+        int err = errno;
+        atomic_abort(a);
+        return npu_errf(e, "%s: %s", path, strerror(err));
+    }
+    a->gz = ends_with(path, ".gz");
+    a->f = a->gz ? open_memstream(&a->mem, &a->mem_len) : fdopen(a->fd, "wb");
+    if (!a->f) {
+        int err = errno;
+        atomic_abort(a);
+        return npu_errf(e, "%s: %s", path, strerror(err));
+    }
+    if (!a->gz)
+        a->fd = -1; /* now owned by a->f */
+    return 0;
+}
+
+/* Compresses the staged bytes into the temporary file; closes fd. */
+static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
+{
+    int fd = a->fd;
+    a->fd = -1;
+    gzFile gz = gzdopen(fd, "wb");
+    if (!gz) {
+        close(fd);
+        return npu_errf(e, "%s: cannot start gzip stream", a->path);
+    }
+    const char *p = a->mem;
+    size_t left = a->mem_len;
+    while (left > 0) {
+        unsigned chunk = left > (1u << 30) ? 1u << 30 : (unsigned)left;
+        if (gzwrite(gz, p, chunk) != (int)chunk) {
+            int zerr;
+            const char *msg = gzerror(gz, &zerr);
+            int rc = npu_errf(e, "%s: %s", a->path, zerr == Z_ERRNO ? strerror(errno) : msg);
+            gzclose(gz);
+            return rc;
+        }
+        p += chunk;
+        left -= chunk;
+    }
+    int zrc = gzclose(gz);
+    if (zrc != Z_OK)
+        return npu_errf(e, "%s: %s", a->path,
+                        zrc == Z_ERRNO ? strerror(errno) : "gzip stream failed to close");
+    return 0;
+}
+
+int atomic_commit(struct atomic_file *a, struct npu_err *e)
+{
+    int rc = 0;
+    /* fclose flushes; a failed flush (disk full) surfaces here. */
+    int werr = ferror(a->f);
+    if (fclose(a->f) != 0 || werr)
+        rc = npu_errf(e, "%s: write failed: %s", a->path, werr ? "stream error" : strerror(errno));
+    a->f = NULL;
+    if (rc == 0 && a->gz)
+        rc = gzip_to_fd(a, e);
+    if (rc == 0 && rename(a->tmp, a->path) != 0)
+        rc = npu_errf(e, "%s: cannot rename temporary file: %s", a->path, strerror(errno));
+    if (rc != 0) {
+        atomic_abort(a);
+        return rc;
+    }
+    free(a->mem);
+    a->mem = NULL;
+    return 0;
+}
+
+void atomic_abort(struct atomic_file *a)
+{
+    if (a->f)
+        fclose(a->f);
+    a->f = NULL;
+    if (a->fd >= 0)
+        close(a->fd);
+    a->fd = -1;
+    free(a->mem);
+    a->mem = NULL;
+    if (a->tmp[0])
+        unlink(a->tmp);
+    a->tmp[0] = '\0';
+}
+
+int atomic_write_string(const char *path, const char *s, struct npu_err *e)
+{
+    struct atomic_file a;
+    if (atomic_open(&a, path, e) != 0)
+        return -1;
+    size_t n = strlen(s);
+    if (fwrite(s, 1, n, a.f) != n) {
+        int err = errno;
+        atomic_abort(&a);
+        return npu_errf(e, "%s: write failed: %s", path, strerror(err));
+    }
+    return atomic_commit(&a, e);
+}
+
+int make_dirs(const char *path, struct npu_err *e)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0)
+        return 0;
+    if (n >= sizeof buf)
+        return npu_errf(e, "%s: path too long", path);
+    memcpy(buf, path, n + 1);
+    /* Create each prefix ending before a '/', then the whole path. */
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        if (buf[i - 1] == '/')
+            continue; /* "a//b" */
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            int err = errno;
+            return npu_errf(e, "%s: cannot create folder %s: %s", path, buf, strerror(err));
+        }
+        struct stat st;
+        if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+            return npu_errf(e, "%s: %s exists and is not a folder", path, buf);
+        buf[i] = saved;
+    }
+    return 0;
+}

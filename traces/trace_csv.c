@@ -1,0 +1,803 @@
+/* trace_csv.c — the reference's 101-column operator CSV, written and read back.
+ *
+ * One X-macro table (COLUMNS) gives every column an id and its reference
+ * header name; trace_csv_columns[] and enum col are both generated from it,
+ * so the two can never drift. Writing and reading are each one switch over
+ * the column id (put_cell / parse_cell), kept next to each other so that a
+ * change to one direction is visibly a change to the other.
+ *
+ * Writing reproduces Python's csv.DictWriter byte for byte (QUOTE_MINIMAL,
+ * CRLF, floats via py_repr_double); a row is formatted into a reusable buffer
+ * and written with one fwrite. Reading slurps the input through zlib (plain
+ * and gzip alike), feeds it to libcsv one physical line at a time (so errors
+ * can name the line), maps columns by header name and parses every cell
+ * strictly. On any error the trace is left exactly as it was on entry. */
+#include "traces/trace_csv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <csv.h>
+#include <zlib.h>
+
+#include "traces/atomic.h"
+#include "traces/pyfmt.h"
+
+#define DVFS_COLS(C, N) \
+    X(DVFS_POL_##C, "DVFS " N " Policy") \
+    X(DVFS_V_##C, "DVFS " N " Voltage (V)") \
+    X(DVFS_F_##C, "DVFS " N " Frequency (GHz)")
+#define DVFS_TAIL_COLS(C, N) \
+    X(DVFS_SCALE_##C, "DVFS " N " Scaling Time (ns)") \
+    X(DVFS_EFF_##C, "DVFS " N " Power Efficiency (%)")
+
+/* Reference column order (chipsim.md §10). */
+#define COLUMNS \
+    X(FUSION, "Fusion index") X(DESC, "Description") X(CONFIG, "Config") X(NAME, "Name") \
+    X(OPTYPE, "OpType") X(COUNT, "Count") X(BOUND, "Bounded-by") X(EXE, "Execution time") \
+    X(COMPUTE, "Compute time") X(MEM, "Memory time") X(ICI, "ICI/NVLink time") \
+    X(ICI_OUT, "ICI/NVLink outbound traffic") X(ICI_IN, "ICI/NVLink inbound traffic") \
+    X(DCN_AGG, "Aggregated DCN time") X(DCN0, "DCN 0 time") X(PCIE, "PCIe time") \
+    X(TEMP_MEM, "Temporary memory size") X(PERS_MEM, "Persistent memory size") \
+    X(SA, "MXU time") X(VU, "VPU time") X(TRANSPOSE, "Transpose time") X(PERMUTE, "Permute time") \
+    X(BYTES, "Bytes accessed") X(IN_SHAPES, "Input Tensor Shapes") \
+    X(OUT_SHAPES, "Output Tensor Shapes") X(FLOPS, "FLOP Count") X(OP_NAME, "Op Name") \
+    X(OPCODE, "Op Code") X(WEIGHT, "Weight Size") X(OUTPUT_SHAPE, "Output Shape") \
+    X(PARSED, "parsed_op_type") X(DIM_LABELS, "dim_labels") X(TILE_SHAPES, "tile_shapes") \
+    X(NUM_TILES, "num_tiles") X(MAX_VMEM, "max_vmem_demand_bytes") X(NUM_MXU, "num_mxu_ops") \
+    X(EIN_B, "einsum_B_size") X(EIN_M, "einsum_M_size") X(EIN_N, "einsum_N_size") \
+    X(EIN_K, "einsum_K_size") X(SOFTMAX, "vu_softmax_time_ns") \
+    X(COMPUTE_NS, "Compute Time (ns)") X(BYTES2, "Bytes Accessed") \
+    DVFS_COLS(SA, "SA") DVFS_COLS(VU, "VU") DVFS_COLS(SRAM, "SRAM") DVFS_COLS(HBM, "HBM") \
+    DVFS_COLS(ICI, "ICI") \
+    X(VMEM, "Vmem time") \
+    X(ST_SA, "static_energy_sa_J") X(ST_VU, "static_energy_vu_J") \
+    X(ST_SRAM, "static_energy_sram_J") X(ST_HBM, "static_energy_hbm_J") \
+    X(ST_ICI, "static_energy_ici_J") X(ST_OTHER, "static_energy_other_J") \
+    X(DY_SA, "dynamic_energy_sa_J") X(DY_VU, "dynamic_energy_vu_J") \
+    X(DY_SRAM, "dynamic_energy_sram_J") X(DY_HBM, "dynamic_energy_hbm_J") \
+    X(DY_ICI, "dynamic_energy_ici_J") X(DY_OTHER, "dynamic_energy_other_J") \
+    X(ST_SUM, "static_energy_J") X(DY_SUM, "dynamic_energy_J") X(TOT_SUM, "total_energy_J") \
+    X(ST_W, "static_power_W") X(DY_W, "dynamic_power_W") X(TOT_W, "total_power_W") \
+    X(SETPM_SA, "num_setpm_sa") X(SETPM_VU, "num_setpm_vu") X(SETPM_SRAM, "num_setpm_sram") \
+    X(SETPM_HBM, "num_setpm_hbm") X(SETPM_ICI, "num_setpm_ici") \
+    X(TFLOPS, "tflops_per_sec") X(HBM_BW, "hbm_bw_GBps") X(FLOPS_UTIL, "flops_util") \
+    X(HBM_UTIL, "hbm_bw_util") \
+    DVFS_TAIL_COLS(SA, "SA") DVFS_TAIL_COLS(VU, "VU") DVFS_TAIL_COLS(SRAM, "SRAM") \
+    DVFS_TAIL_COLS(HBM, "HBM") DVFS_TAIL_COLS(ICI, "ICI") \
+    X(ACT_SA, "DVFS SA Activity Factor") X(ACT_VU, "DVFS VU Activity Factor") \
+    X(ACT_SRAM, "DVFS SRAM Activity Factor") X(ACT_HBM, "DVFS HBM Activity Factor") \
+    X(ACT_ICI, "DVFS ICI Activity Factor")
+
+enum col {
+#define X(id, name) C_##id,
+    COLUMNS
+#undef X
+    C_COUNT_ALL
+};
+
+_Static_assert(C_COUNT_ALL == TRACE_CSV_NCOLS, "column table must have 101 entries");
+
+const char *const trace_csv_columns[TRACE_CSV_NCOLS] = {
+#define X(id, name) name,
+    COLUMNS
+#undef X
+};
+
+static const char PHASE_COLUMN[] = "Phase";
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                   */
+
+/* A growable byte buffer; `oom` latches allocation failure so the row
+ * formatter need not check every append. */
+struct sbuf {
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+static int sb_reserve(struct sbuf *b, size_t extra)
+{
+    if (b->oom)
+        return -1;
+    if (b->n + extra <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + extra)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void sb_mem(struct sbuf *b, const char *s, size_t n)
+{
+    if (sb_reserve(b, n) == 0) {
+        memcpy(b->p + b->n, s, n);
+        b->n += n;
+    }
+}
+
+static void sb_char(struct sbuf *b, char c)
+{
+    if (sb_reserve(b, 1) == 0)
+        b->p[b->n++] = c;
+}
+
+/* Python's QUOTE_MINIMAL: quote iff the field holds the delimiter, the quote
+ * character or a line-terminator character; double embedded quotes. */
+static void sb_field(struct sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (strcspn(s, ",\"\r\n") == n) {
+        sb_mem(b, s, n);
+        return;
+    }
+    sb_char(b, '"');
+    for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
+        sb_mem(b, s, (size_t)(q - s) + 1);
+        sb_char(b, '"');
+    }
+    sb_mem(b, s, strlen(s));
+    sb_char(b, '"');
+}
+
+static void sb_i64(struct sbuf *b, int64_t v)
+{
+    char tmp[24], *e = tmp + sizeof tmp, *s = e;
+    /* Work in unsigned so INT64_MIN negates without overflow. */
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--s = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--s = '-';
+    sb_mem(b, s, (size_t)(e - s));
+}
+
+static void sb_repr(struct sbuf *b, double x)
+{
+    char tmp[64];
+    py_repr_double(x, tmp, sizeof tmp);
+    sb_mem(b, tmp, strlen(tmp));
+}
+
+static int64_t compute_ns(const struct op *op) { return op->sa_ns > op->vu_ns ? op->sa_ns : op->vu_ns; }
+
+/* Energies are the int 0 until the energy pass has run (the reference keeps
+ * the int default), then Python floats. */
+static void sb_energy(struct sbuf *b, const struct op *op, double v)
+{
+    if (op->energy_done)
+        sb_repr(b, v);
+    else
+        sb_char(b, '0');
+}
+
+/* Power = energy / exe * 1e9 in that order (same rounding as the reference);
+ * the reference's sentinel for a zero-time op is the int -1. */
+static void sb_power(struct sbuf *b, const struct op *op, double energy_J)
+{
+    if (op->exe_ns == 0)
+        sb_mem(b, "-1", 2);
+    else
+        sb_repr(b, (op->energy_done ? energy_J : 0.0) / (double)op->exe_ns * 1e9);
+}
+
+/* Writes column c of op. Stats cells the op's statistics class lacks are "". */
+static void put_cell(struct sbuf *b, const struct op *op, enum col c)
+{
+    bool base = op->stats_kind == STATS_BASE;
+    if (c >= C_DVFS_POL_SA && c <= C_DVFS_F_ICI) {
+        const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_POL_SA) / 3];
+        switch ((c - C_DVFS_POL_SA) % 3) {
+        case 0: sb_field(b, d->policy); break;
+        case 1: sb_repr(b, d->voltage_V); break;
+        default: sb_repr(b, d->freq_GHz); break;
+        }
+        return;
+    }
+    if (c >= C_DVFS_SCALE_SA && c <= C_DVFS_EFF_ICI) {
+        const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_SCALE_SA) / 2];
+        if ((c - C_DVFS_SCALE_SA) % 2 == 0)
+            sb_i64(b, d->scaling_time_ns);
+        else
+            sb_repr(b, d->efficiency_pct);
+        return;
+    }
+    if (c >= C_ACT_SA && c <= C_ACT_ICI) {
+        sb_repr(b, op->dvfs[c - C_ACT_SA].activity);
+        return;
+    }
+    if (c >= C_ST_SA && c <= C_ST_OTHER) {
+        sb_energy(b, op, op->static_J[c - C_ST_SA]);
+        return;
+    }
+    if (c >= C_DY_SA && c <= C_DY_OTHER) {
+        sb_energy(b, op, op->dynamic_J[c - C_DY_SA]);
+        return;
+    }
+    if (c >= C_SETPM_SA && c <= C_SETPM_ICI) {
+        sb_i64(b, op->num_setpm[c - C_SETPM_SA]);
+        return;
+    }
+    switch (c) {
+    case C_FUSION: sb_i64(b, op->fusion_id); break;
+    case C_DESC: sb_field(b, op->description); break;
+    case C_CONFIG: sb_field(b, op->config); break;
+    case C_NAME: case C_OP_NAME: sb_field(b, op->name); break;
+    case C_OPTYPE: sb_field(b, op_type_name(op->type)); break;
+    case C_COUNT: sb_i64(b, op->count); break;
+    case C_BOUND: sb_field(b, bounded_by_name(op->bounded_by)); break;
+    case C_EXE: sb_i64(b, op->exe_ns); break;
+    case C_COMPUTE: case C_COMPUTE_NS: sb_i64(b, compute_ns(op)); break;
+    case C_MEM: sb_i64(b, op->mem_ns); break;
+    case C_ICI: sb_i64(b, op->ici_ns); break;
+    case C_ICI_OUT: sb_i64(b, op->ici_out_bytes); break;
+    case C_ICI_IN: sb_i64(b, op->ici_in_bytes); break;
+    case C_PCIE: sb_i64(b, op->pcie_ns); break;
+    case C_DCN_AGG: case C_DCN0: case C_TEMP_MEM: case C_PERS_MEM:
+    case C_TRANSPOSE: case C_PERMUTE:
+        sb_char(b, '0'); /* never set by the reference */
+        break;
+    case C_SA: sb_i64(b, op->sa_ns); break;
+    case C_VU: sb_i64(b, op->vu_ns); break;
+    case C_BYTES: case C_BYTES2: sb_i64(b, op->bytes); break;
+    case C_IN_SHAPES: sb_field(b, op->in_shapes); break;
+    case C_OUT_SHAPES: sb_field(b, op->out_shape); break;
+    case C_FLOPS: sb_i64(b, op->flops); break;
+    case C_OPCODE: sb_field(b, op->opcode); break;
+    case C_WEIGHT: sb_i64(b, op->weight_bytes); break;
+    case C_OUTPUT_SHAPE: sb_mem(b, "[]", 2); break;
+    case C_PARSED: sb_field(b, op->parsed_op_type); break;
+    case C_DIM_LABELS: if (!base) sb_field(b, op->dim_labels); break;
+    case C_TILE_SHAPES: if (!base) sb_field(b, op->tile_shapes); break;
+    case C_NUM_TILES: if (op->stats_kind == STATS_EINSUM) sb_i64(b, op->num_tiles); break;
+    case C_MAX_VMEM: if (!base) sb_i64(b, op->max_vmem_demand_bytes); break;
+    case C_NUM_MXU: sb_i64(b, op->num_sa_ops); break;
+    case C_EIN_B: if (!base) sb_i64(b, op->einsum_b); break;
+    case C_EIN_M: if (!base) sb_i64(b, op->einsum_m); break;
+    case C_EIN_N: if (!base) sb_i64(b, op->einsum_n); break;
+    case C_EIN_K: if (!base) sb_i64(b, op->einsum_k); break;
+    case C_SOFTMAX: sb_i64(b, op->vu_softmax_ns); break;
+    case C_VMEM: sb_i64(b, op->vmem_ns); break;
+    case C_ST_SUM: sb_energy(b, op, op_static_energy_J(op)); break;
+    case C_DY_SUM: sb_energy(b, op, op_dynamic_energy_J(op)); break;
+    case C_TOT_SUM: sb_energy(b, op, op_total_energy_J(op)); break;
+    case C_ST_W: sb_power(b, op, op_static_energy_J(op)); break;
+    case C_DY_W: sb_power(b, op, op_dynamic_energy_J(op)); break;
+    case C_TOT_W: sb_power(b, op, op_total_energy_J(op)); break;
+    case C_TFLOPS:
+        if (op->exe_ns == 0) sb_char(b, '0'); else sb_repr(b, op_tflops_per_sec(op));
+        break;
+    case C_HBM_BW:
+        if (op->exe_ns == 0) sb_char(b, '0'); else sb_repr(b, op_hbm_bw_GBps(op));
+        break;
+    /* Untimed ops keep the reference's int 0 default. */
+    case C_FLOPS_UTIL:
+        if (op->bounded_by == BOUND_NONE) sb_char(b, '0'); else sb_repr(b, op->flops_util);
+        break;
+    case C_HBM_UTIL:
+        if (op->bounded_by == BOUND_NONE) sb_char(b, '0'); else sb_repr(b, op->hbm_bw_util);
+        break;
+    default: break; /* ranges handled above */
+    }
+}
+
+static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
+{
+    if (b->oom)
+        return npu_errf(e, "writing CSV: out of memory");
+    if (fwrite(b->p, 1, b->n, f) != b->n)
+        return npu_errf(e, "writing CSV: %s", strerror(errno));
+    b->n = 0;
+    return 0;
+}
+
+int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_csv_opts *o,
+                           struct npu_err *e)
+{
+    static const struct trace_csv_opts defaults = { PHASE_NONE, false };
+    if (!o)
+        o = &defaults;
+    struct sbuf b = { 0 };
+    int rc = 0;
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
+        if (c)
+            sb_char(&b, ',');
+        sb_field(&b, trace_csv_columns[c]);
+    }
+    if (o->phase_column) {
+        sb_char(&b, ',');
+        sb_field(&b, PHASE_COLUMN);
+    }
+    sb_mem(&b, "\r\n", 2);
+    rc = flush_row(&b, f, e);
+    for (size_t i = 0; rc == 0 && i < t->n; i++) {
+        const struct op *op = &t->ops[i];
+        if (o->only != PHASE_NONE && op->phase != o->only)
+            continue;
+        for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
+            if (c)
+                sb_char(&b, ',');
+            put_cell(&b, op, (enum col)c);
+        }
+        if (o->phase_column) {
+            sb_char(&b, ',');
+            sb_field(&b, phase_name(op->phase));
+        }
+        sb_mem(&b, "\r\n", 2);
+        /* Batch rows into ~64 KiB writes. */
+        if (b.n >= 65536)
+            rc = flush_row(&b, f, e);
+    }
+    if (rc == 0)
+        rc = flush_row(&b, f, e);
+    free(b.p);
+    if (rc == 0 && fflush(f) != 0)
+        rc = npu_errf(e, "writing CSV: %s", strerror(errno));
+    return rc;
+}
+
+/* Prefixes the message already in e with the output's name. */
+static int prefix_err(struct npu_err *e, const char *name)
+{
+    if (!e)
+        return -1;
+    char msg[sizeof e->msg];
+    memcpy(msg, e->msg, sizeof msg);
+    return npu_errf(e, "%s: %s", name, msg);
+}
+
+int trace_write_csv(const struct trace *t, const char *path, const struct trace_csv_opts *o,
+                    struct npu_err *e)
+{
+    if (strcmp(path, "-") == 0)
+        return trace_write_csv_stream(t, stdout, o, e) == 0 ? 0 : prefix_err(e, "<stdout>");
+    struct atomic_file a;
+    if (atomic_open(&a, path, e) != 0)
+        return -1;
+    if (trace_write_csv_stream(t, a.f, o, e) != 0) {
+        atomic_abort(&a);
+        return prefix_err(e, path);
+    }
+    return atomic_commit(&a, e);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+
+struct reader {
+    struct trace *t;
+    size_t n0;               /* t->n on entry: rolled back to on error */
+    const char *name;
+    struct npu_err *e;
+    int failed;
+    long line;               /* physical line being parsed (1-based) */
+    /* header */
+    int have_header;
+    size_t nhead;            /* fields in the header row */
+    int file_col[TRACE_CSV_NCOLS]; /* file field index of each reference column */
+    long phase_col;          /* file field index of "Phase", or -1 */
+    /* current row: NUL-terminated cells back to back in buf, starts in off */
+    char *buf;
+    size_t len, cap;
+    size_t *off;
+    size_t nf, fcap;
+};
+
+static int rd_fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int rd_fail(struct reader *r, const char *fmt, ...)
+{
+    if (r->failed)
+        return -1;
+    r->failed = 1;
+    if (r->e) {
+        char msg[768];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        npu_errf(r->e, "%s:%ld: %s", r->name, r->line, msg);
+    }
+    return -1;
+}
+
+static void on_field(void *s, size_t n, void *data)
+{
+    struct reader *r = data;
+    if (r->failed)
+        return;
+    /* Fields beyond the header's count are only counted: the row is an
+     * error anyway, and storing them would let bad input grow memory. */
+    if (r->have_header && r->nf >= r->nhead) {
+        r->nf++;
+        return;
+    }
+    if (memchr(s, '\0', n)) {
+        rd_fail(r, "field %zu contains a NUL byte", r->nf + 1);
+        return;
+    }
+    if (r->nf == r->fcap) {
+        size_t fcap = r->fcap ? 2 * r->fcap : 128;
+        size_t *off = realloc(r->off, fcap * sizeof *off);
+        if (!off) {
+            rd_fail(r, "out of memory");
+            return;
+        }
+        r->off = off;
+        r->fcap = fcap;
+    }
+    if (r->len + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+        while (cap < r->len + n + 1)
+            cap *= 2;
+        char *buf = realloc(r->buf, cap);
+        if (!buf) {
+            rd_fail(r, "out of memory");
+            return;
+        }
+        r->buf = buf;
+        r->cap = cap;
+    }
+    r->off[r->nf++] = r->len;
+    if (n)
+        memcpy(r->buf + r->len, s, n);
+    r->len += n;
+    r->buf[r->len++] = '\0';
+}
+
+static const char *cell(const struct reader *r, size_t i) { return r->buf + r->off[i]; }
+
+static void read_header(struct reader *r)
+{
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++)
+        r->file_col[c] = -1;
+    r->phase_col = -1;
+    for (size_t i = 0; i < r->nf; i++) {
+        const char *h = cell(r, i);
+        if (strcmp(h, PHASE_COLUMN) == 0) {
+            if (r->phase_col >= 0) {
+                rd_fail(r, "duplicate column \"%s\"", h);
+                return;
+            }
+            r->phase_col = (long)i;
+            continue;
+        }
+        for (int c = 0; c < TRACE_CSV_NCOLS; c++)
+            if (strcmp(h, trace_csv_columns[c]) == 0) {
+                if (r->file_col[c] >= 0) {
+                    rd_fail(r, "duplicate column \"%s\"", h);
+                    return;
+                }
+                r->file_col[c] = (int)i;
+                break;
+            }
+    }
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++)
+        if (r->file_col[c] < 0) {
+            rd_fail(r, "missing column \"%s\"", trace_csv_columns[c]);
+            return;
+        }
+    r->nhead = r->nf;
+    r->have_header = 1;
+}
+
+static int parse_i64(const char *s, int64_t *v)
+{
+    const char *p = s + (*s == '-');
+    if (*p < '0' || *p > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+    /* strtod skips leading space and accepts "" as 0; neither is a number. */
+    if (*s == '\0' || *s == ' ' || (*s >= '\t' && *s <= '\r'))
+        return -1;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (*end)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int bad(struct reader *r, enum col c, const char *what, const char *s)
+{
+    return rd_fail(r, "column \"%s\": expected %s, got \"%.80s%s\"", trace_csv_columns[c], what, s,
+                   strlen(s) > 80 ? "..." : "");
+}
+
+static int rd_i64(struct reader *r, enum col c, const char *s, int64_t *v)
+{
+    return parse_i64(s, v) == 0 ? 0 : bad(r, c, "an integer", s);
+}
+
+/* Statistics the op's class lacks are written blank; a blank reads as 0. */
+static int rd_i64_blank(struct reader *r, enum col c, const char *s, int64_t *v)
+{
+    if (*s == '\0') {
+        *v = 0;
+        return 0;
+    }
+    return rd_i64(r, c, s, v);
+}
+
+static int rd_double(struct reader *r, enum col c, const char *s, double *v)
+{
+    return parse_double(s, v) == 0 ? 0 : bad(r, c, "a number", s);
+}
+
+static int rd_str(char **field, const char *s)
+{
+    op_set(field, s);
+    return 0;
+}
+
+/* Parses cell text s of column c into op. Columns the writer derives
+ * (sums, powers, rates, duplicates, constants) are only checked. */
+static int parse_cell(struct reader *r, struct op *op, enum col c, const char *s)
+{
+    int64_t ignored_i;
+    double ignored_d;
+    if (c >= C_DVFS_POL_SA && c <= C_DVFS_F_ICI) {
+        struct op_dvfs *d = &op->dvfs[(c - C_DVFS_POL_SA) / 3];
+        switch ((c - C_DVFS_POL_SA) % 3) {
+        case 0:
+            if (strlen(s) >= sizeof d->policy)
+                return bad(r, c, "a DVFS policy name", s);
+            strcpy(d->policy, s);
+            return 0;
+        case 1: return rd_double(r, c, s, &d->voltage_V);
+        default: return rd_double(r, c, s, &d->freq_GHz);
+        }
+    }
+    if (c >= C_DVFS_SCALE_SA && c <= C_DVFS_EFF_ICI) {
+        struct op_dvfs *d = &op->dvfs[(c - C_DVFS_SCALE_SA) / 2];
+        if ((c - C_DVFS_SCALE_SA) % 2 == 0)
+            return rd_i64(r, c, s, &d->scaling_time_ns);
+        return rd_double(r, c, s, &d->efficiency_pct);
+    }
+    if (c >= C_ACT_SA && c <= C_ACT_ICI)
+        return rd_double(r, c, s, &op->dvfs[c - C_ACT_SA].activity);
+    if (c >= C_ST_SA && c <= C_ST_OTHER) {
+        /* The int 0 (not 0.0) marks an op the energy pass never saw. */
+        if (c == C_ST_SA)
+            op->energy_done = strcmp(s, "0") != 0;
+        return rd_double(r, c, s, &op->static_J[c - C_ST_SA]);
+    }
+    if (c >= C_DY_SA && c <= C_DY_OTHER)
+        return rd_double(r, c, s, &op->dynamic_J[c - C_DY_SA]);
+    if (c >= C_SETPM_SA && c <= C_SETPM_ICI)
+        return rd_i64(r, c, s, &op->num_setpm[c - C_SETPM_SA]);
+
+    switch (c) {
+    case C_FUSION: return rd_i64(r, c, s, &op->fusion_id);
+    case C_DESC: return rd_str(&op->description, s);
+    case C_CONFIG: return rd_str(&op->config, s);
+    case C_NAME: return rd_str(&op->name, s);
+    case C_OPTYPE:
+        return op_type_parse(s, &op->type) == 0 ? 0
+               : bad(r, c, "MXU, VPU, ICINoCompute or Other", s);
+    case C_COUNT: return rd_i64(r, c, s, &op->count);
+    case C_BOUND:
+        return bounded_by_parse(s, &op->bounded_by) == 0 ? 0
+               : bad(r, c, "Compute, Memory, ICI/NVLink or empty", s);
+    case C_EXE: return rd_i64(r, c, s, &op->exe_ns);
+    case C_MEM: return rd_i64(r, c, s, &op->mem_ns);
+    case C_ICI: return rd_i64(r, c, s, &op->ici_ns);
+    case C_ICI_OUT: return rd_i64(r, c, s, &op->ici_out_bytes);
+    case C_ICI_IN: return rd_i64(r, c, s, &op->ici_in_bytes);
+    case C_PCIE: return rd_i64(r, c, s, &op->pcie_ns);
+    case C_SA: return rd_i64(r, c, s, &op->sa_ns);
+    case C_VU: return rd_i64(r, c, s, &op->vu_ns);
+    case C_BYTES: return rd_i64(r, c, s, &op->bytes);
+    case C_IN_SHAPES: return rd_str(&op->in_shapes, s);
+    case C_OUT_SHAPES: return rd_str(&op->out_shape, s);
+    case C_FLOPS: return rd_i64(r, c, s, &op->flops);
+    case C_OPCODE: return rd_str(&op->opcode, s);
+    case C_WEIGHT: return rd_i64(r, c, s, &op->weight_bytes);
+    case C_PARSED: return rd_str(&op->parsed_op_type, s);
+    case C_DIM_LABELS: return rd_str(&op->dim_labels, s);
+    case C_TILE_SHAPES: return rd_str(&op->tile_shapes, s);
+    case C_NUM_TILES:
+        if (*s == '\0')
+            return 0; /* keep the default of 1 */
+        return rd_i64(r, c, s, &op->num_tiles);
+    case C_MAX_VMEM: return rd_i64_blank(r, c, s, &op->max_vmem_demand_bytes);
+    case C_NUM_MXU: return rd_i64(r, c, s, &op->num_sa_ops);
+    case C_EIN_B: return rd_i64_blank(r, c, s, &op->einsum_b);
+    case C_EIN_M: return rd_i64_blank(r, c, s, &op->einsum_m);
+    case C_EIN_N: return rd_i64_blank(r, c, s, &op->einsum_n);
+    case C_EIN_K: return rd_i64_blank(r, c, s, &op->einsum_k);
+    case C_SOFTMAX: return rd_i64(r, c, s, &op->vu_softmax_ns);
+    case C_VMEM: return rd_i64(r, c, s, &op->vmem_ns);
+    case C_FLOPS_UTIL: return rd_double(r, c, s, &op->flops_util);
+    case C_HBM_UTIL: return rd_double(r, c, s, &op->hbm_bw_util);
+    /* Derived or constant on write: validated, not stored. */
+    case C_COMPUTE: case C_COMPUTE_NS: case C_DCN_AGG: case C_DCN0: case C_TEMP_MEM:
+    case C_PERS_MEM: case C_TRANSPOSE: case C_PERMUTE: case C_BYTES2:
+        return rd_i64(r, c, s, &ignored_i);
+    case C_ST_SUM: case C_DY_SUM: case C_TOT_SUM: case C_ST_W: case C_DY_W: case C_TOT_W:
+    case C_TFLOPS: case C_HBM_BW:
+        return rd_double(r, c, s, &ignored_d);
+    case C_OP_NAME: case C_OUTPUT_SHAPE:
+        return 0;
+    default:
+        return 0; /* ranges handled above */
+    }
+}
+
+/* The cost-model kind is the config text before its first '('. */
+static void classify(struct op *op)
+{
+    const char *cfg = op->config;
+    size_t n = strcspn(cfg, "(");
+#define IS(k) (n == sizeof k - 1 && memcmp(cfg, k, n) == 0)
+    if (IS("XlaEinsum") || IS("BatchMatMul")) {
+        op->opcode_type = OPC_EINSUM;
+        op->stats_kind = STATS_EINSUM;
+    } else if (IS("Conv2D")) {
+        op->opcode_type = OPC_CONV2D;
+        op->stats_kind = STATS_EINSUM;
+    } else if (IS("FlashAttention")) {
+        op->opcode_type = OPC_FLASH_ATTENTION;
+        op->stats_kind = STATS_FA;
+    } else {
+        op->opcode_type = OPC_OTHER;
+        op->stats_kind = STATS_BASE;
+    }
+#undef IS
+}
+
+static void read_row(struct reader *r)
+{
+    if (r->nf != r->nhead) {
+        rd_fail(r, "expected %zu fields, got %zu", r->nhead, r->nf);
+        return;
+    }
+    struct op *op = trace_push(r->t);
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++)
+        if (parse_cell(r, op, (enum col)c, cell(r, (size_t)r->file_col[c])) != 0)
+            return;
+    if (r->phase_col >= 0) {
+        const char *s = cell(r, (size_t)r->phase_col);
+        if (strcmp(s, phase_name(PHASE_PREFILL)) == 0)
+            op->phase = PHASE_PREFILL;
+        else if (strcmp(s, phase_name(PHASE_DECODE)) == 0)
+            op->phase = PHASE_DECODE;
+        else if (*s == '\0')
+            op->phase = PHASE_NONE;
+        else {
+            rd_fail(r, "column \"Phase\": expected prefill, decode or empty, got \"%.80s\"", s);
+            return;
+        }
+    }
+    classify(op);
+}
+
+static void on_row(int term, void *data)
+{
+    (void)term;
+    struct reader *r = data;
+    if (r->failed)
+        return;
+    if (!r->have_header)
+        read_header(r);
+    else
+        read_row(r);
+    r->nf = 0;
+    r->len = 0;
+}
+
+/* libcsv trims blanks around unquoted fields by default; the reference
+ * keeps them, so nothing counts as a blank. */
+static int no_space(unsigned char c)
+{
+    (void)c;
+    return 0;
+}
+
+int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name,
+                          struct npu_err *e)
+{
+    struct reader r = { .t = t, .n0 = t->n, .name = name, .e = e, .line = 1 };
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+        return npu_errf(e, "%s: out of memory", name);
+    csv_set_space_func(&p, no_space);
+    /* One physical line per call so that callbacks know their line. */
+    size_t pos = 0;
+    while (pos < len && !r.failed) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
+        if (csv_parse(&p, buf + pos, n, on_field, on_row, &r) != n)
+            rd_fail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
+        pos += n;
+        if (nl && !r.failed)
+            r.line++;
+    }
+    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0)
+        rd_fail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
+    csv_free(&p);
+    if (!r.failed && !r.have_header) {
+        r.failed = 1;
+        npu_errf(e, "%s: empty input (no header row)", name);
+    }
+    free(r.buf);
+    free(r.off);
+    if (r.failed) {
+        while (t->n > r.n0)
+            op_free(&t->ops[--t->n]);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_read_csv(struct trace *t, const char *path, struct npu_err *e)
+{
+    int std = strcmp(path, "-") == 0;
+    const char *name = std ? "<stdin>" : path;
+    gzFile gz;
+    if (std) {
+        int fd = dup(0);
+        gz = fd < 0 ? NULL : gzdopen(fd, "rb");
+        if (!gz && fd >= 0)
+            close(fd);
+    } else {
+        errno = 0;
+        gz = gzopen(path, "rb");
+    }
+    if (!gz)
+        return npu_errf(e, "%s: %s", name, errno ? strerror(errno) : "cannot open");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            cap = cap ? 2 * cap : 1 << 20;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                gzclose(gz);
+                return npu_errf(e, "%s: out of memory", name);
+            }
+            buf = nb;
+        }
+        int got = gzread(gz, buf + len, (unsigned)(cap - len > (1u << 30) ? 1u << 30 : cap - len));
+        if (got < 0) {
+            int zerr;
+            const char *msg = gzerror(gz, &zerr);
+            npu_errf(e, "%s: %s", name, zerr == Z_ERRNO ? strerror(errno) : msg);
+            free(buf);
+            gzclose(gz);
+            return -1;
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    gzclose(gz);
+    int rc = trace_read_csv_buffer(t, buf ? buf : "", len, name, e);
+    free(buf);
+    return rc;
+}
