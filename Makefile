@@ -32,7 +32,8 @@ all: $(BUILD)/npusim
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo "CC $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libnpusim.a: $(LIB_OBJ)
 	@rm -f $@

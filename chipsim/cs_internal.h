@@ -75,7 +75,7 @@ static inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 
 int64_t tensor_elems(const struct tensor *t);
 /* Bytes per element of a dtype token (§3.2); bracketed = frontend output
  * dtype that kept its leading "[". Returns -1 if unsupported. */
-int dtype_bytes(const char *dtype, bool bracketed);
+int cs_dtype_bytes(const char *dtype, bool bracketed);
 /* "DT:[d0,..],DT:[..]" → list (replaces contents). 0 or -1 with *why set. */
 int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why);
 /* "[DT:(d0,..)]" → one tensor. */

@@ -6,6 +6,7 @@
  * rounded int/int true division, which the reference uses inside ceil() and
  * which differs from (double)a/(double)b once an operand exceeds 2^53 (Q-NUM). */
 #include "chipsim/cs_internal.h"
+#include "traces/dtype.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -67,22 +68,13 @@ int64_t tensor_elems(const struct tensor *t)
     return n;
 }
 
-int dtype_bytes(const char *dt, bool bracketed)
+int cs_dtype_bytes(const char *dt, bool bracketed)
 {
-    if (strchr(dt, '8'))
-        return 1;
-    if (strstr(dt, "16"))
-        return 2;
-    if (strstr(dt, "32"))
-        return 4;
-    if (strstr(dt, "64"))
-        return 8;
-    if (strstr(dt, "BOOL"))
-        return 1;
-    /* The frontend output dtype keeps its "[" so these equality tests fail (Q15). */
-    if (!bracketed && (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")))
-        return 4;
-    return -1;
+    /* The frontend output dtype keeps its "[" so the exact-match tests for
+     * DT_FLOAT / DT_INT fail there (Q15). */
+    if (bracketed && (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")))
+        return -1;
+    return dtype_bytes(dt);
 }
 
 void tensor_list_free(struct tensor_list *l)

@@ -106,7 +106,7 @@ static double mem_rate(const struct chip_config *ch)
 
 static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out)
 {
-    *out = dtype_bytes(dt, bracketed);
+    *out = cs_dtype_bytes(dt, bracketed);
     if (*out < 0)
         return cs_errf(c, "%s: expected a supported dtype (8/16/32/64-bit, BOOL, DT_FLOAT, DT_INT), got \"%s%s\"",
                        field, bracketed ? "[" : "", dt);

@@ -5,6 +5,7 @@
  * Python list text "[8, 4096]" / "['8', '4096']" that the reference prints
  * for transfers and reduce-scatters. */
 #include "opsgen/builders.h"
+#include "traces/dtype.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -19,17 +20,6 @@ int64_t shape_prod(struct shape s)
     for (int i = 0; i < s.nd; i++)
         p *= s.d[i];
     return p;
-}
-
-int64_t dtype_bytes(const char *dt)
-{
-    if (strchr(dt, '8')) return 1;
-    if (strstr(dt, "16")) return 2;
-    if (strstr(dt, "32")) return 4;
-    if (strstr(dt, "64")) return 8;
-    if (strstr(dt, "BOOL")) return 1;
-    if (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")) return 4;
-    return 0;
 }
 
 void sanitize_name(char **field, const char *desc, const char *name)

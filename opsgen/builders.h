@@ -31,7 +31,6 @@ static inline int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t shape_prod(struct shape s);
 /* Bytes per element of a dtype string (opsgen.md §0); 0 if unknown. */
-int64_t dtype_bytes(const char *dtype);
 /* Keeps only [A-Za-z0-9] of desc + name (the "_" joiner disappears with it). */
 void sanitize_name(char **field, const char *desc, const char *name);
 
