@@ -44,7 +44,8 @@ $(BUILD)/npusim: $(CLI_OBJ) $(BUILD)/libnpusim.a
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+	@echo "CC $<"
+	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 # make test: every cmocka program, then the CLI tests; one closing summary line.
 test: $(BUILD)/npusim $(TEST_BIN)

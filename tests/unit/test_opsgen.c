@@ -2,6 +2,7 @@
  * sweep helpers against the hand-checked values of opsgen.md §4, §5, §11,
  * §13, §15 and chipsim.md §14.1. */
 #include "testutil.h"
+#include "traces/dtype.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
