@@ -91,21 +91,30 @@ struct pending {
     char *text;                  /* JSON text otherwise (owned) */
 };
 
+/* Opens every output, writes the CSVs in one pass over the trace (rows are
+ * formatted once) and the JSON texts, then commits all or aborts all. */
 static int write_all(struct pending *p, int n, struct npu_err *e)
 {
     struct atomic_file af[8];
-    int opened = 0, rc = 0;
+    FILE *csv_f[8];
+    struct trace_csv_opts csv_o[8];
+    const struct trace *csv_t = NULL;
+    int opened = 0, ncsv = 0, rc = 0;
     for (int i = 0; i < n && !rc; i++) {
         if (atomic_open(&af[i], p[i].path, e)) {
             rc = -1;
             break;
         }
         opened++;
-        if (p[i].trace)
-            rc = trace_write_csv_stream(p[i].trace, af[i].f, &p[i].opts, e);
-        else if (fputs(p[i].text, af[i].f) == EOF)
+        if (p[i].trace) {
+            csv_t = p[i].trace;
+            csv_f[ncsv] = af[i].f;
+            csv_o[ncsv++] = p[i].opts;
+        } else if (fputs(p[i].text, af[i].f) == EOF)
             rc = npu_errf(e, "%s: write failed", p[i].path);
     }
+    if (!rc && ncsv)
+        rc = trace_write_csv_multi(csv_t, csv_f, csv_o, ncsv, e);
     for (int i = 0; i < opened; i++) {
         if (rc)
             atomic_abort(&af[i]);
@@ -139,13 +148,14 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
         p[n].trace = t;
         p[n++].opts = (struct trace_csv_opts){ (enum phase)ph, false };
     }
+    cJSON *sim = config_dump(c);
+    const cJSON *it;
+    if (sim_extra)
+        cJSON_ArrayForEach(it, sim_extra)
+            cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
-        cJSON *sim = config_dump(c);
-        const cJSON *it;
-        if (sim_extra)
-            cJSON_ArrayForEach(it, sim_extra)
-                cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
-        cJSON *j = llm_report_json(&r, (enum phase)ph, sim);
+        cJSON *j = llm_report_json(&r, (enum phase)ph,
+                                   ph == PHASE_DECODE ? sim : cJSON_Duplicate(sim, 1));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
         p[n++].text = pyjson_print(j);
         cJSON_Delete(j);

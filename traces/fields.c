@@ -157,7 +157,7 @@ void fields_to_json(const struct field_table *t, const void *obj, cJSON *into)
     char buf[64];
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
-        cJSON_DeleteItemFromObjectCaseSensitive(into, f->key);
+        /* Keys are unique within and across the config tables: no lookup. */
         switch (f->type) {
         case FT_INT:
             snprintf(buf, sizeof buf, "%lld", (long long)*CAT(obj, f, int64_t));

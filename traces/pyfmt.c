@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *py_repr_double(double x, char *buf, size_t size)
+static int round_trips(double x, int p, char *tmp, size_t n)
+{
+    snprintf(tmp, n, "%.*e", p, x);
+    return strtod(tmp, NULL) == x;
+}
+
+static char *repr_uncached(double x, char *buf, size_t size)
 {
     if (isnan(x)) {
         snprintf(buf, size, "nan");
@@ -25,12 +31,32 @@ char *py_repr_double(double x, char *buf, size_t size)
         snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
         return buf;
     }
-    char tmp[40];
-    for (int p = 0; p < 17; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p, x);
-        if (strtod(tmp, NULL) == x)
-            break;
+    /* Integral values below 1e16 (0.0, 1.0, 100.0, ...) print as "%.0f" + ".0". */
+    if (fabs(x) < 1e16 && x == trunc(x)) {
+        snprintf(buf, size, "%.0f.0", x);
+        return buf;
     }
+    /* Shortest precision p (digits after the first) whose rendering reads back
+     * as x. Computed values mostly need 16 or 17 digits, so test those first;
+     * shorter ones are found by bisection (round-tripping is monotonic in p). */
+    char tmp[40];
+    int p;
+    if (!round_trips(x, 15, tmp, sizeof tmp))
+        p = 16;
+    else if (!round_trips(x, 14, tmp, sizeof tmp))
+        p = 15;
+    else {
+        int lo = 0, hi = 14; /* hi round-trips */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (round_trips(x, mid, tmp, sizeof tmp))
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        p = hi;
+    }
+    snprintf(tmp, sizeof tmp, "%.*e", p, x);
     /* tmp = [-]d[.ddd]e[+-]XX : split into sign, digits, exponent */
     const char *s = tmp;
     int neg = 0;
@@ -83,5 +109,33 @@ char *py_repr_double(double x, char *buf, size_t size)
                       exp10 < 0 ? -exp10 : exp10);
     }
     snprintf(buf, size, "%s", out);
+    return buf;
+}
+
+/* The same values recur constantly (every row is written to the combined and
+ * the per-phase file, config constants to every statistics file), and finding
+ * the shortest digits costs a few printf/strtod round trips; a small
+ * direct-mapped cache per thread keyed by the bit pattern avoids most. */
+#define REPR_CACHE 2048
+struct repr_slot {
+    uint64_t bits;
+    char text[32];
+};
+static _Thread_local struct repr_slot repr_cache[REPR_CACHE];
+
+char *py_repr_double(double x, char *buf, size_t size)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    struct repr_slot *s = &repr_cache[(bits * 0x9E3779B97F4A7C15ull) >> 53];
+    if (s->text[0] == '\0' || s->bits != bits) {
+        repr_uncached(x, s->text, sizeof s->text);
+        s->bits = bits;
+    }
+    size_t n = strlen(s->text);
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, s->text, n);
+    buf[n] = '\0';
     return buf;
 }

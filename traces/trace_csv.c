@@ -304,49 +304,84 @@ static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
     return 0;
 }
 
+static void put_header(struct sbuf *b, bool phase_column)
+{
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
+        if (c)
+            sb_char(b, ',');
+        sb_field(b, trace_csv_columns[c]);
+    }
+    if (phase_column) {
+        sb_char(b, ',');
+        sb_field(b, PHASE_COLUMN);
+    }
+    sb_mem(b, "\r\n", 2);
+}
+
+static void put_row(struct sbuf *b, const struct op *op, bool phase_column)
+{
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
+        if (c)
+            sb_char(b, ',');
+        put_cell(b, op, (enum col)c);
+    }
+    if (phase_column) {
+        sb_char(b, ',');
+        sb_field(b, phase_name(op->phase));
+    }
+    sb_mem(b, "\r\n", 2);
+}
+
+/* Each row is formatted once and appended to every output whose phase filter
+ * admits it (a sweep writes the same rows to the combined and the per-phase
+ * files); each output's buffer goes out in ~64 KiB writes. */
+int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct trace_csv_opts *o,
+                          int n, struct npu_err *e)
+{
+    struct sbuf out[TRACE_CSV_MAX_OUTPUTS], row = { 0 };
+    if (n < 1 || n > TRACE_CSV_MAX_OUTPUTS)
+        return npu_errf(e, "writing CSV: %d outputs (1 to %d)", n, TRACE_CSV_MAX_OUTPUTS);
+    memset(out, 0, sizeof out);
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        put_header(&out[k], o[k].phase_column);
+        rc = flush_row(&out[k], f[k], e);
+    }
+    for (size_t i = 0; rc == 0 && i < t->n; i++) {
+        const struct op *op = &t->ops[i];
+        bool with_phase = false;
+        row.n = 0;
+        for (int k = 0; k < n && rc == 0; k++) {
+            if (o[k].only != PHASE_NONE && op->phase != o[k].only)
+                continue;
+            if (row.n == 0 || with_phase != o[k].phase_column) {
+                row.n = 0;
+                with_phase = o[k].phase_column;
+                put_row(&row, op, with_phase);
+            }
+            sb_mem(&out[k], row.p, row.n);
+            if (row.oom)
+                out[k].oom = 1;
+            if (out[k].n >= 65536)
+                rc = flush_row(&out[k], f[k], e);
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        if (rc == 0)
+            rc = flush_row(&out[k], f[k], e);
+        if (rc == 0 && fflush(f[k]) != 0)
+            rc = npu_errf(e, "writing CSV: %s", strerror(errno));
+        free(out[k].p);
+    }
+    free(row.p);
+    return rc;
+}
+
 int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_csv_opts *o,
                            struct npu_err *e)
 {
     static const struct trace_csv_opts defaults = { PHASE_NONE, false };
-    if (!o)
-        o = &defaults;
-    struct sbuf b = { 0 };
-    int rc = 0;
-    for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
-        if (c)
-            sb_char(&b, ',');
-        sb_field(&b, trace_csv_columns[c]);
-    }
-    if (o->phase_column) {
-        sb_char(&b, ',');
-        sb_field(&b, PHASE_COLUMN);
-    }
-    sb_mem(&b, "\r\n", 2);
-    rc = flush_row(&b, f, e);
-    for (size_t i = 0; rc == 0 && i < t->n; i++) {
-        const struct op *op = &t->ops[i];
-        if (o->only != PHASE_NONE && op->phase != o->only)
-            continue;
-        for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
-            if (c)
-                sb_char(&b, ',');
-            put_cell(&b, op, (enum col)c);
-        }
-        if (o->phase_column) {
-            sb_char(&b, ',');
-            sb_field(&b, phase_name(op->phase));
-        }
-        sb_mem(&b, "\r\n", 2);
-        /* Batch rows into ~64 KiB writes. */
-        if (b.n >= 65536)
-            rc = flush_row(&b, f, e);
-    }
-    if (rc == 0)
-        rc = flush_row(&b, f, e);
-    free(b.p);
-    if (rc == 0 && fflush(f) != 0)
-        rc = npu_errf(e, "writing CSV: %s", strerror(errno));
-    return rc;
+    return trace_write_csv_multi(t, &f, o ? o : &defaults, 1, e);
 }
 
 /* Prefixes the message already in e with the output's name. */

@@ -34,6 +34,11 @@ int trace_write_csv(const struct trace *t, const char *path, const struct trace_
 /* Writes to an open stream (no atomicity; used for stdout). */
 int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_csv_opts *o,
                            struct npu_err *e);
+/* Writes the same trace to n streams at once (each with its own phase filter),
+ * formatting every row only once. */
+#define TRACE_CSV_MAX_OUTPUTS 8
+int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct trace_csv_opts *o,
+                          int n, struct npu_err *e);
 /* Appends the ops of a CSV file ("-" = stdin, ".gz" decompressed) to t.
  * Errors name the file, the line and the column. */
 int trace_read_csv(struct trace *t, const char *path, struct npu_err *e);
