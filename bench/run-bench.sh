@@ -4,16 +4,17 @@
 # next to the reference's ~88 ms per configuration on this machine kind.
 # Each configuration writes five files (three CSVs, two JSONs), so the figure
 # depends on the filesystem: the suite runs once into a RAM-backed folder
-# (/dev/shm, when there is one) and once into $TMPDIR on disk.
+# (/dev/shm, when there is one) and once into $TMPDIR on disk; a first run
+# with --dry-run measures the simulation alone (opsgen, chipsim, statistics).
 NPUSIM=${1:-build/npusim}
 suite=$(dirname "$0")/perf-llm.suite
 
-run_suite() { # OUTDIR LABEL
-    out=$1
+run_suite() { # OUTDIR LABEL [EXTRA-FLAG]
+    out=$1 extra=${3:-}
     start=$(date +%s.%N)
     grep '^sweep' "$suite" | while read -r _ model workload versions chips batches; do
         "$NPUSIM" sweep --configs configs --out "$out/tree" --models "$model" --workload "$workload" \
-            --versions "$versions" --num-chips "$chips" --batch-sizes "$batches" 2>>"$out/log" >/dev/null || exit 1
+            --versions "$versions" --num-chips "$chips" --batch-sizes "$batches" $extra 2>>"$out/log" >/dev/null || exit 1
     done || { cat "$out/log"; exit 1; }
     end=$(date +%s.%N)
     n=$(sed -n 's/.*: \([0-9]*\) configurations simulated.*/\1/p' "$out/log" | awk '{s+=$1} END {print s}')
@@ -23,6 +24,9 @@ run_suite() { # OUTDIR LABEL
                label, n, s, n / s, ms, 88 / ms }'
 }
 
+d=$(mktemp -d)
+run_suite "$d" "simulation only:" --dry-run
+rm -rf "$d"
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
     d=$(mktemp -d /dev/shm/npusim-bench.XXXXXX)
     run_suite "$d" "sweep to /dev/shm:"

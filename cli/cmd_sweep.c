@@ -20,7 +20,7 @@
 static const char sweep_help[] =
     "usage: npusim sweep --models M[,M...] --versions V[,V...] --num-chips N[,N...]\n"
     "                    --batch-sizes B[,B...] [--workload inference] [--seqlen IN_OUT]\n"
-    "                    [--out DIR] [--configs DIR] [--profile neusim] [--skip-existing]\n"
+    "                    [--out DIR] [--configs DIR] [--profile neusim] [--skip-existing] [--dry-run]\n"
     "\n"
     "Sweeps every valid parallelism (data/tensor/pipeline over ICI, data/pipeline over\n"
     "DCN pods) for each chip count, chip version and global batch size, and writes the\n"
@@ -42,6 +42,7 @@ static const char sweep_help[] =
     "                          results go under <model>_<IN>_<OUT>/\n"
     "      --out DIR           results folder (default ./results)\n"
     "      --skip-existing     leave configurations whose outputs already exist\n"
+    "      --dry-run           simulate every valid configuration but write nothing\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
     "      --profile NAME      behaviour profile (neusim)\n"
     "  -h, --help              this help\n";
@@ -88,6 +89,7 @@ struct sweep_opts {
     int64_t num_chips[MAX_LIST], batch[MAX_LIST];
     int64_t seq_in, seq_out;
     bool skip_existing;
+    bool dry_run;
     const struct profile *prof;
 };
 
@@ -164,8 +166,10 @@ static int sweep_model_chip(const struct sweep_opts *o, const char *model, const
                 json_add_i64(extra, "layers_per_pp_stage", (c.model.num_layers + stages - 1) / stages);
                 char basename[64];
                 snprintf(basename, sizeof basename, "%s-v%s", o->workload, version);
+                struct llm_report rep;
                 if (pipeline_llm_inference(&c, o->prof, false, &t, &e) ||
-                    write_llm_outputs(&c, o->prof, &t, dir, basename, true, extra, NULL, &e))
+                    (o->dry_run ? llm_report_compute(&c.model, &c.chip, o->prof, &t, &rep, &e)
+                                : write_llm_outputs(&c, o->prof, &t, dir, basename, true, extra, NULL, &e)))
                     rc = report_error("sweep", &e);
                 else
                     cnt->simulated++;
@@ -180,7 +184,7 @@ static int sweep_model_chip(const struct sweep_opts *o, const char *model, const
 }
 
 enum { O_MODELS = 1000, O_WORKLOAD, O_VERSIONS, O_CHIPS, O_BATCHES, O_SEQLEN, O_OUT, O_CONFIGS,
-       O_PROFILE, O_SKIP };
+       O_PROFILE, O_SKIP, O_DRY };
 
 int cmd_sweep(int argc, char **argv)
 {
@@ -190,6 +194,7 @@ int cmd_sweep(int argc, char **argv)
         { "batch-sizes", required_argument, 0, O_BATCHES }, { "seqlen", required_argument, 0, O_SEQLEN },
         { "out", required_argument, 0, O_OUT }, { "configs", required_argument, 0, O_CONFIGS },
         { "profile", required_argument, 0, O_PROFILE }, { "skip-existing", no_argument, 0, O_SKIP },
+        { "dry-run", no_argument, 0, O_DRY },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     struct sweep_opts o;
@@ -213,6 +218,7 @@ int cmd_sweep(int argc, char **argv)
         case O_OUT: o.out = optarg; break;
         case O_CONFIGS: o.configs = optarg; break;
         case O_SKIP: o.skip_existing = true; break;
+        case O_DRY: o.dry_run = true; break;
         case O_PROFILE:
             if (!(o.prof = profile_by_name(optarg)))
                 return usage_error("sweep", "unknown profile \"%s\" (known: %s)", optarg, profile_names());

@@ -87,3 +87,4 @@ no_files "bad traces leave no output" "$T/o7"
 
 # --- golden: byte-identical to the reference outputs kept in tests/golden ---
 sh tests/cli/golden.sh
+check "sweep --dry-run writes nothing" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/dry' --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1 --dry-run 2>&1 | grep -q 'simulated' && test ! -e '$T/dry'"
