@@ -6,6 +6,7 @@
  * scientific otherwise, with at least one digit after the point. */
 #include "traces/pyfmt.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,17 @@ char *py_repr_double(double x, char *buf, size_t size)
         snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
         return buf;
     }
+    /* Shortest round-trip digits. If some string of <= 15 significant
+     * digits reads back as x, x rounded to 15 digits (DBL_DIG) is that
+     * string padded with zeros (x lies within half an ulp of it, well inside
+     * half the 15-digit spacing), so trying 15, 16, then 17 digits and
+     * trimming zeros finds the shortest with at most three conversions
+     * instead of up to seventeen. Subnormals have fewer bits, so a wider
+     * ulp; they search from one digit up. */
     char tmp[40];
-    for (int p = 0; p < 17; p++) {
+    for (int p = fabs(x) < DBL_MIN ? 0 : 14; p <= 16; p++) {
         snprintf(tmp, sizeof tmp, "%.*e", p, x);
-        if (strtod(tmp, NULL) == x)
+        if (p == 16 || strtod(tmp, NULL) == x)
             break;
     }
     /* tmp = [-]d[.ddd]e[+-]XX : split into sign, digits, exponent */
