@@ -6,16 +6,11 @@
  * scientific otherwise, with at least one digit after the point. */
 #include "traces/pyfmt.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int round_trips(double x, int p, char *tmp, size_t n)
-{
-    snprintf(tmp, n, "%.*e", p, x);
-    return strtod(tmp, NULL) == x;
-}
 
 static char *repr_uncached(double x, char *buf, size_t size)
 {
@@ -36,27 +31,18 @@ static char *repr_uncached(double x, char *buf, size_t size)
         snprintf(buf, size, "%.0f.0", x);
         return buf;
     }
-    /* Shortest precision p (digits after the first) whose rendering reads back
-     * as x. Computed values mostly need 16 or 17 digits, so test those first;
-     * shorter ones are found by bisection (round-tripping is monotonic in p). */
+    /* Shortest round-trip digits. If some string of <= 15 significant
+     * digits reads back as x, x rounded to 15 digits (DBL_DIG) is that
+     * string padded with zeros (x lies within half an ulp of it, well inside
+     * half the 15-digit spacing), so trying 15, 16, then 17 digits and
+     * trimming zeros finds the shortest with at most three conversions.
+     * Subnormals have fewer bits, so a wider ulp; they search from one digit up. */
     char tmp[40];
-    int p;
-    if (!round_trips(x, 15, tmp, sizeof tmp))
-        p = 16;
-    else if (!round_trips(x, 14, tmp, sizeof tmp))
-        p = 15;
-    else {
-        int lo = 0, hi = 14; /* hi round-trips */
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (round_trips(x, mid, tmp, sizeof tmp))
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        p = hi;
+    for (int p = fabs(x) < DBL_MIN ? 0 : 14; p <= 16; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p, x);
+        if (p == 16 || strtod(tmp, NULL) == x)
+            break;
     }
-    snprintf(tmp, sizeof tmp, "%.*e", p, x);
     /* tmp = [-]d[.ddd]e[+-]XX : split into sign, digits, exponent */
     const char *s = tmp;
     int neg = 0;

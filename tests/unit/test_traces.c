@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "traces/atomic.h"
+#include "traces/pyfmt.h"
 #include "traces/trace_csv.h"
 
 #define GOLDEN(p) TEST_DATA("golden/traces/" p)
@@ -693,6 +694,55 @@ static void test_fuzz_mutations(void **state)
     free(base.p);
 }
 
+/* pyfmt's shortest-digit search has a fast path (15/16/17 digits) and a
+ * full search for subnormals; both must agree with Python's repr. */
+static void test_float_repr(void **state)
+{
+    (void)state;
+    static const struct {
+        double x;
+        const char *repr;
+    } cases[] = {
+        { 0.1, "0.1" }, { 1e-05, "1e-05" }, { 1.2345e+17, "1.2345e+17" },
+        { 0.1 + 0.2, "0.30000000000000004" }, { 1e16, "1e+16" },
+        { 9999999999999998.0, "9999999999999998.0" }, { 123456789012345.6, "123456789012345.6" },
+        { 0.00024011023283582094, "0.00024011023283582094" }, { -88.5, "-88.5" },
+        { 2.2250738585072014e-308, "2.2250738585072014e-308" },
+        { 1.7976931348623157e308, "1.7976931348623157e+308" },
+        { 4.7e-312, "4.7e-312" }, { 5e-324, "5e-324" },
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(py_repr_double(cases[i].x, buf, sizeof buf), cases[i].repr);
+}
+
+/* "-" reads standard input. */
+static void test_read_stdin(void **state)
+{
+    (void)state;
+    int saved = dup(0);
+    assert_true(saved >= 0);
+    FILE *f = fopen(GOLDEN("raw_excerpt.csv.gz"), "rb");
+    assert_non_null(f);
+    assert_true(dup2(fileno(f), 0) == 0);
+    fclose(f);
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e = { { 0 } };
+    int rc = trace_read_csv(&t, "-", &e);
+    dup2(saved, 0);
+    close(saved);
+    if (rc != 0)
+        fail_msg("%s", e.msg);
+    struct trace u;
+    trace_init(&u);
+    assert_int_equal(trace_read_csv(&u, GOLDEN("raw_excerpt.csv.gz"), &e), 0);
+    assert_true(t.n > 20);
+    assert_i64(t.n, u.n);
+    trace_free(&t);
+    trace_free(&u);
+}
+
 /* ---- atomic files ------------------------------------------------------- */
 
 static int count_entries(const char *dir)
@@ -778,6 +828,8 @@ int main(void)
         cmocka_unit_test(test_error_missing_file),
         cmocka_unit_test(test_header_only_is_empty_trace),
         cmocka_unit_test(test_fuzz_mutations),
+        cmocka_unit_test(test_float_repr),
+        cmocka_unit_test(test_read_stdin),
         cmocka_unit_test(test_atomic_abort_and_commit),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
