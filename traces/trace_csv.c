@@ -94,22 +94,12 @@ static const char PHASE_COLUMN[] = "Phase";
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
 
-/* Float reprs are the writer's main cost, and a row repeats a few values
- * (DVFS voltages, frequencies, efficiencies, activity factors): a small
- * direct-mapped cache keyed by the bit pattern skips most conversions. */
-#define REPR_CACHE 64
-struct repr_slot {
-    uint64_t bits;
-    char text[32];
-};
-
 /* A growable byte buffer; `oom` latches allocation failure so the row
  * formatter need not check every append. */
 struct sbuf {
     char *p;
     size_t n, cap;
     int oom;
-    struct repr_slot cache[REPR_CACHE]; /* text[0] == 0: empty */
 };
 
 static int sb_reserve(struct sbuf *b, size_t extra)
@@ -176,6 +166,7 @@ static void sb_i64(struct sbuf *b, int64_t v)
     sb_mem(b, s, (size_t)(e - s));
 }
 
+/* Float cells; py_repr_double keeps a per-thread cache of recent values. */
 static void sb_repr(struct sbuf *b, double x)
 {
     /* Integral values below 2^53 print as Python does, "N.0", exactly. */
@@ -184,14 +175,9 @@ static void sb_repr(struct sbuf *b, double x)
         sb_mem(b, ".0", 2);
         return;
     }
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    struct repr_slot *slot = &b->cache[(bits ^ bits >> 29 ^ bits >> 47) % REPR_CACHE];
-    if (!slot->text[0] || slot->bits != bits) {
-        slot->bits = bits;
-        py_repr_double(x, slot->text, sizeof slot->text);
-    }
-    sb_mem(b, slot->text, strlen(slot->text));
+    char tmp[40];
+    py_repr_double(x, tmp, sizeof tmp);
+    sb_mem(b, tmp, strlen(tmp));
 }
 
 static int64_t compute_ns(const struct op *op) { return op->sa_ns > op->vu_ns ? op->sa_ns : op->vu_ns; }
