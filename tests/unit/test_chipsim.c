@@ -8,26 +8,6 @@
 
 #include "chipsim/chipsim.h"
 
-static void chip_v5p(struct chip_config *c)
-{
-    chip_config_default(c);
-    c->num_sa = 8, c->num_vu = 6, c->num_vu_ports = 6, c->hbm_bw_GBps = 2765, c->vmem_size_MB = 128;
-    c->freq_GHz = 1.7, c->sa_dim = 128, c->ici_bw_GBps = 200;
-}
-
-static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
-                      enum op_type type, int64_t flops)
-{
-    struct op *op = trace_push(t);
-    op_set(&op->name, name);
-    op_set(&op->config, config);
-    op_set(&op->in_shapes, in);
-    op_set(&op->out_shape, out);
-    op->type = type;
-    op->flops = flops;
-    return op;
-}
-
 static int run(struct trace *t, const struct chip_config *c, struct npu_err *e)
 {
     return chipsim_run(t, c, &profile_neusim, e);
@@ -41,10 +21,10 @@ static void test_q_projection(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "Q3MatMulQ", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
+    test_op(&t, "Q3MatMulQ", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
     struct npu_err e;
     assert_int_equal(run(&t, &c, &e), 0);
     struct op *o = &t.ops[0];
@@ -76,10 +56,10 @@ static void test_layernorm(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "FwdAttentionencoderInputlayernormXnormLayerNormX",
+    test_op(&t, "FwdAttentionencoderInputlayernormXnormLayerNormX",
         "LayerNorm(x=1x4096x4096,memory_placements=0_0,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096]",
         "[DT_BFLOAT16:(1,4096,4096)]", OP_VPU, 134217728);
     struct npu_err e;
@@ -103,10 +83,10 @@ static void test_decode_qk_prefix(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    struct op *o = add(&t, "QK", "XlaEinsum(a=1x1x32x128,b=1x4096x32x128,eq=BLND;BSND->BLSN,"
+    struct op *o = test_op(&t, "QK", "XlaEinsum(a=1x1x32x128,b=1x4096x32x128,eq=BLND;BSND->BLSN,"
                        "memory_placements=0_0_0,type=DT_BFLOAT16)",
                        "DT_BFLOAT16:[1,1,32,128],DT_BFLOAT16:[1,4096,32,128]", "[DT_BFLOAT16:(1,1,4096,32)]",
                        OP_MXU, 2 * 32 * 4096 * 128);
@@ -131,10 +111,10 @@ static void test_flash_attention(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "FA", "FlashAttention(q=1x4096x32x128,k=1x4096x32x128,v=1x4096x32x128,memory_placements=[0, 0, 0],"
+    test_op(&t, "FA", "FlashAttention(q=1x4096x32x128,k=1x4096x32x128,v=1x4096x32x128,memory_placements=[0, 0, 0],"
         "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32,128],DT_BFLOAT16:[1,4096,32,128],DT_BFLOAT16:[1,4096,32,128]",
         "[DT_BFLOAT16:(1,4096,32,32)]", OP_MXU, 70866960384);
     struct npu_err e;
@@ -162,13 +142,13 @@ static void test_ffn_tile_search(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "gate", "XlaEinsum(a=1x4096x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)",
+    test_op(&t, "gate", "XlaEinsum(a=1x4096x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)",
         "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,14336]", "[DT_BFLOAT16:(1,4096,14336)]", OP_MXU,
         481036337152);
-    add(&t, "down", "XlaEinsum(a=1x4096x14336,b=14336x4096,eq=BLH;HM->BLM,memory_placements=0_0_0,type=DT_BFLOAT16)",
+    test_op(&t, "down", "XlaEinsum(a=1x4096x14336,b=14336x4096,eq=BLH;HM->BLM,memory_placements=0_0_0,type=DT_BFLOAT16)",
         "DT_BFLOAT16:[1,4096,14336],DT_BFLOAT16:[14336,4096]", "[DT_BFLOAT16:(1,4096,4096)]", OP_MXU,
         481036337152);
     struct npu_err e;
@@ -192,10 +172,10 @@ static void test_einsum_vpu_fallback(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "matvec", "XlaEinsum(a=12x4x64,b=64,eq=BLM;M->BL,memory_placements=0_0_0,type=DT_BFLOAT16)",
+    test_op(&t, "matvec", "XlaEinsum(a=12x4x64,b=64,eq=BLM;M->BL,memory_placements=0_0_0,type=DT_BFLOAT16)",
         "DT_BFLOAT16:[12,4,64],DT_BFLOAT16:[64]", "[DT_BFLOAT16:(12,4)]", OP_MXU, 2 * 12 * 4 * 64);
     struct npu_err e;
     assert_int_equal(run(&t, &c, &e), 0);
@@ -214,12 +194,12 @@ static void test_up_down_sample(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "up", "Upsample(x=1x320x32x32,scale=2,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,320,32,32]",
+    test_op(&t, "up", "Upsample(x=1x320x32x32,scale=2,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,320,32,32]",
         "[DT_BFLOAT16:(1,320,64,64)]", OP_VPU, 0);
-    add(&t, "pool", "AvgPool2d(x=1x320x64x64,scale=2,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,320,64,64]",
+    test_op(&t, "pool", "AvgPool2d(x=1x320x64x64,scale=2,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,320,64,64]",
         "[DT_BFLOAT16:(1,320,32,32)]", OP_VPU, 1310720 + 327680);
     struct npu_err e;
     assert_int_equal(run(&t, &c, &e), 0);
@@ -239,18 +219,18 @@ static void test_name_sharing_q1(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "prefill/MoEcombine", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
+    test_op(&t, "prefill/MoEcombine", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
     /* Same name after the last '/', decode shapes: costed with the first op's shapes. */
-    add(&t, "decode/MoEcombine",
+    test_op(&t, "decode/MoEcombine",
         "XlaEinsum(a=1x1x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)",
         "DT_BFLOAT16:[1,1,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,1,32,128)]", OP_MXU, 33554432);
     /* Default path: inputs follow the current op, the output keeps the first op's size. */
-    add(&t, "sm", "Softmax(x=1x4096x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32]", "[DT_BFLOAT16:(1,4096,32)]",
+    test_op(&t, "sm", "Softmax(x=1x4096x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32]", "[DT_BFLOAT16:(1,4096,32)]",
         OP_VPU, 4 * 4096 * 32);
-    add(&t, "sm", "Softmax(x=1x1x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,1,32]", "[DT_BFLOAT16:(1,1,32)]", OP_VPU,
+    test_op(&t, "sm", "Softmax(x=1x1x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,1,32]", "[DT_BFLOAT16:(1,1,32)]", OP_VPU,
         4 * 32);
     struct npu_err e;
     assert_int_equal(run(&t, &c, &e), 0);
@@ -276,10 +256,10 @@ static void test_conv_tile_search(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    struct op *o = add(&t, "conv", "Conv2D(a=8x512x128x128,b=512x512x3x3,c=8x512x128x128,eq=bf01;io01->bf01,"
+    struct op *o = test_op(&t, "conv", "Conv2D(a=8x512x128x128,b=512x512x3x3,c=8x512x128x128,eq=bf01;io01->bf01,"
                        "window={size=3x3 stride=1x1 pad=0_1x0_1},memory_placements=0_0_0,type=DT_BFLOAT16)",
                        "DT_BFLOAT16:[8,512,128,128],DT_BFLOAT16:[512,512,3,3]", "[DT_BFLOAT16:(8,512,128,128)]",
                        OP_MXU, 2LL * 8 * 128 * 128 * 512 * 512 * 9);
@@ -304,12 +284,10 @@ static void test_v4_reduce_scatter(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_config_default(&c);
-    c.num_sa = 8, c.num_vu = 4, c.num_vu_ports = 4, c.hbm_bw_GBps = 1200, c.vmem_size_MB = 128;
-    c.freq_GHz = 1.05, c.ici_bw_GBps = 112;
+    test_chip("tpuv4", &c);
     struct trace t;
     trace_init(&t);
-    struct op *o = add(&t, "rs", "ReduceScatter(['8', '4096', '8192']->['8', '4096', '1024'])",
+    struct op *o = test_op(&t, "rs", "ReduceScatter(['8', '4096', '8192']->['8', '4096', '1024'])",
                        "DT_BFLOAT16:[8,4096,8192]", "[DT_BFLOAT16:(8,4096,1024)]", OP_VPU, 293601280);
     o->ici_ns = 374492;
     o->bytes = 2 * 83886080;
@@ -328,11 +306,11 @@ static void expect_error(const char *config, const char *in, const char *out, en
                          const char *needle)
 {
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
-    add(&t, "ok", "LayerNorm(x=1x8,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,8]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 64);
-    add(&t, "bad", config, in, out, type, flops);
+    test_op(&t, "ok", "LayerNorm(x=1x8,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,8]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 64);
+    test_op(&t, "bad", config, in, out, type, flops);
     struct npu_err e = {{0}};
     assert_int_equal(run(&t, &c, &e), -1);
     assert_non_null(strstr(e.msg, "op 1 \"bad\""));
@@ -372,11 +350,11 @@ static void test_conv_without_candidate(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     c.vmem_size_MB = 0; /* nothing fits: the search must fail cleanly */
     struct trace t;
     trace_init(&t);
-    add(&t, "conv", "Conv2D(a=1x3x8x8,b=3x4x1x1,c=1x4x8x8,eq=bf01;io01->bf01,window={size=1x1 stride=1x1 "
+    test_op(&t, "conv", "Conv2D(a=1x3x8x8,b=3x4x1x1,c=1x4x8x8,eq=bf01;io01->bf01,window={size=1x1 stride=1x1 "
         "pad=0_0x0_0},type=DT_BFLOAT16)", "DT_BFLOAT16:[1,3,8,8],DT_BFLOAT16:[3,4,1,1]", "[DT_BFLOAT16:(1,4,8,8)]",
         OP_MXU, 1);
     struct npu_err e;

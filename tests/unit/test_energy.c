@@ -8,36 +8,10 @@
 #include "chipsim/chipsim.h"
 #include "power/energy.h"
 
-static void chip_v4(struct chip_config *c)
-{
-    chip_config_default(c);
-    c->num_sa = 8, c->num_vu = 4, c->num_vu_ports = 4, c->hbm_bw_GBps = 1200, c->vmem_size_MB = 128;
-    c->freq_GHz = 1.05, c->ici_bw_GBps = 112;
-    c->static_power_W_per_sa = 1.222, c->static_power_W_per_vu = 0.427282;
-    c->static_power_vmem_W = 21.777552, c->static_power_ici_W = 5.499;
-    c->static_power_hbm_mc_W = 4.006409544, c->static_power_hbm_phy_W = 6.009614316;
-    c->static_power_other_W = 41.22229614;
-    c->dynamic_power_W_per_SA = 16.91648, c->dynamic_power_W_per_VU = 1.591296;
-    c->dynamic_power_vmem_W = 30.110208, c->dynamic_power_ici_W_per_GBps = 0.01767315271;
-    c->dynamic_power_hbm_W_per_GBps = 0.01538461538, c->dynamic_power_other_W = 0;
-}
-
-static void chip_v5p(struct chip_config *c)
-{
-    chip_config_default(c); /* power fields default to v5p */
-    c->freq_GHz = 1.7;
-}
-
 static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
                       enum op_type type, int64_t flops, int64_t ici_ns, int64_t bytes)
 {
-    struct op *op = trace_push(t);
-    op_set(&op->name, name);
-    op_set(&op->config, config);
-    op_set(&op->in_shapes, in);
-    op_set(&op->out_shape, out);
-    op->type = type;
-    op->flops = flops;
+    struct op *op = test_op(t, name, config, in, out, type, flops);
     op->ici_ns = ici_ns;
     op->bytes = bytes;
     return op;
@@ -54,7 +28,7 @@ static void test_v4_rescale(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v4(&c);
+    test_chip("tpuv4", &c);
     struct trace t;
     trace_init(&t);
     add(&t, "rs", "ReduceScatter(['8', '4096', '8192']->['8', '4096', '1024'])", "DT_BFLOAT16:[8,4096,8192]",
@@ -90,9 +64,7 @@ static void test_v5e_kv_swap(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_config_default(&c);
-    c.num_sa = 4, c.num_vu = 3, c.num_vu_ports = 3, c.hbm_bw_GBps = 819, c.vmem_size_MB = 64;
-    c.freq_GHz = 1.5, c.ici_bw_GBps = 100;
+    test_chip("tpuv5e", &c);
     struct trace t;
     trace_init(&t);
     struct op *o = add(&t, "swap", "KVSwapInput([144418275328])", "DT_BFLOAT16:[144418275328]",
@@ -112,7 +84,7 @@ static void test_v5p_q_projection_energy(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
     add(&t, "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
@@ -141,7 +113,7 @@ static void test_v4_allgather_energy(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v4(&c);
+    test_chip("tpuv4", &c);
     struct trace t;
     trace_init(&t);
     add(&t, "AllGatherMHA17AllGather", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]",
@@ -168,7 +140,7 @@ static void test_corrected_profile(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v4(&c);
+    test_chip("tpuv4", &c);
     struct profile p = profile_neusim;
     p.rescale_time_to_1_7GHz = false;
     p.sa_vu_power_times_units_twice = false;
@@ -189,7 +161,7 @@ static void test_zero_exe_error(void **state)
 {
     (void)state;
     struct chip_config c;
-    chip_v5p(&c);
+    test_chip("tpuv5p", &c);
     struct trace t;
     trace_init(&t);
     struct op *o = trace_push(&t);

@@ -19,4 +19,46 @@
 /* Path to the source tree's tests/ folder (tests run from the repo root). */
 #define TEST_DATA(p) "tests/" p
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "chipsim/chip.h"
+#include "traces/op.h"
+
+/* Loads configs/chips/<name>.json over the class defaults, so the tests check
+ * the shipped chip data against the spec's hand-derived values too. */
+static inline void test_chip(const char *name, struct chip_config *c)
+{
+    char path[256];
+    snprintf(path, sizeof path, "configs/chips/%s.json", name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char buf[1 << 14];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    chip_config_default(c);
+    struct npu_err e;
+    assert_int_equal(fields_from_json(&chip_fields, c, j, NULL, &e), 0);
+    cJSON_Delete(j);
+}
+
+/* Appends an op with the creation-time strings chipsim reads. */
+static inline struct op *test_op(struct trace *t, const char *name, const char *config,
+                                 const char *in, const char *out, enum op_type type, int64_t flops)
+{
+    struct op *op = trace_push(t);
+    op_set(&op->name, name);
+    op_set(&op->config, config);
+    op_set(&op->in_shapes, in);
+    op_set(&op->out_shape, out);
+    op->type = type;
+    op->flops = flops;
+    return op;
+}
+
 #endif
