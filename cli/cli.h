@@ -25,6 +25,7 @@ struct common_opts {
     const char *sets[MAX_SETS];
     int nsets;
     const struct profile *prof;
+    long long batch;             /* --batch: global batch size, 0 = as configured */
 };
 
 /* getopt_long entries of the shared options; a command copies them into its table. */
@@ -32,8 +33,8 @@ struct common_opts {
     { "configs", required_argument, 0, 'C' }, { "model", required_argument, 0, 'm' }, \
     { "chip", required_argument, 0, 'c' }, { "system", required_argument, 0, 's' }, \
     { "set", required_argument, 0, 'S' }, { "profile", required_argument, 0, 'P' }, \
-    { "help", no_argument, 0, 'h' }
-#define COMMON_SHORTOPTS "m:c:s:h"
+    { "batch", required_argument, 0, 'B' }, { "help", no_argument, 0, 'h' }
+#define COMMON_SHORTOPTS "m:c:s:b:h"
 #define COMMON_HELP \
     "  -m, --model NAME|PATH   model config (configs/models/NAME.json)\n" \
     "  -c, --chip NAME|PATH    chip config (configs/chips/NAME.json; 5p, v5p and tpuv5p all work)\n" \
@@ -42,11 +43,13 @@ struct common_opts {
     "      --configs DIR       where to look for configs first (then $NPUSIM_CONFIGS,\n" \
     "                          the installed share folder, ./configs)\n" \
     "      --profile NAME      behaviour profile (neusim: reproduce the reference exactly)\n" \
+    "  -b, --batch B           global batch size; the per-replica microbatch follows from the\n" \
+    "                          data/pipeline degrees as in the sweep (default: the model file's)\n" \
     "  -h, --help              this help\n"
 
 void common_opts_init(struct common_opts *o);
 /* Handles one shared option; returns 1 if handled, 0 if not a shared option, -1 on error. */
-int common_opt(struct common_opts *o, int c, const char *arg);
+int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e);
 
 /* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,7 +58,10 @@ int report_error(const char *cmd, const struct npu_err *e);
 /* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */
 void warn_unknown_key(const char *key, const char *file);
 
-/* Loads configs from common options (model optional). Prints errors. */
+/* Loads configs from common options (model optional). Prints errors. With a
+ * model: applies --batch, and when the config leaves every parallel-axis
+ * count at 0 maps the parallelism degrees to torus axes as the sweep does
+ * (otherwise tensor parallelism would be silently ignored, opsgen quirk Q13). */
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c);
 
 /* opsgen -> chipsim (-> default energy pass) for an LLM inference config. */

@@ -12,8 +12,8 @@
 #include "traces/trace_csv.h"
 
 static const char run_help[] =
-    "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--out DIR]\n"
-    "                  [--profile neusim] [--no-energy]\n"
+    "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
+    "                  [--out DIR] [--profile neusim] [--no-energy]\n"
     "\n"
     "Simulates one configuration: generates the operators (opsgen), times them on the\n"
     "chip (chipsim) and applies the default energy pass (power: no power gating, no\n"
@@ -28,8 +28,10 @@ static void print_summary(const struct loaded_config *c, const struct llm_report
                           const char *base)
 {
     const struct model_config *m = &c->model;
-    printf("%s on %s (%lld chip%s, batch %lld, %lld in / %lld out)\n", c->model_name, c->chip_name,
-           (long long)m->num_chips, m->num_chips == 1 ? "" : "s", (long long)m->global_batch_size,
+    printf("%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld; microbatch %lld; %lld in / %lld out)\n",
+           c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+           (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
+           (long long)m->pipeline_parallelism_degree, (long long)m->microbatch_size_ici,
            (long long)m->input_seqlen, (long long)m->output_seqlen);
     printf("  TTFT          %.6f s\n", r->TTFT_sec);
     printf("  TPOT          %.6f ms\n", r->TPOT_ms_request);
@@ -68,10 +70,10 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        int r = common_opt(&a->co, ch, optarg);
+        struct npu_err e;
+        int r = common_opt(&a->co, ch, optarg, &e);
         if (r < 0)
-            return usage_error(cmd, "bad value \"%s\" for %s (profiles: %s; at most %d --set)",
-                               optarg, argv[optind - 1], profile_names(), MAX_SETS);
+            return usage_error(cmd, "%s", e.msg);
         if (r > 0)
             continue;
         switch (ch) {

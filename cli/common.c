@@ -9,6 +9,7 @@
 #include "chipsim/chipsim.h"
 #include "cli/pyjson.h"
 #include "opsgen/opsgen.h"
+#include "opsgen/sweep.h"
 #include "power/energy.h"
 #include "traces/atomic.h"
 #include "traces/trace_csv.h"
@@ -19,7 +20,7 @@ void common_opts_init(struct common_opts *o)
     o->prof = &profile_neusim;
 }
 
-int common_opt(struct common_opts *o, int c, const char *arg)
+int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
 {
     switch (c) {
     case 'C': o->configs = arg; return 1;
@@ -28,12 +29,19 @@ int common_opt(struct common_opts *o, int c, const char *arg)
     case 's': o->system = arg; return 1;
     case 'S':
         if (o->nsets == MAX_SETS)
-            return -1;
+            return npu_errf(e, "--set: at most %d overrides", MAX_SETS);
         o->sets[o->nsets++] = arg;
         return 1;
     case 'P':
         o->prof = profile_by_name(arg);
-        return o->prof ? 1 : -1;
+        return o->prof ? 1 : npu_errf(e, "--profile \"%s\": unknown profile (known: %s)", arg, profile_names());
+    case 'B': {
+        char *end;
+        o->batch = strtoll(arg, &end, 10);
+        if (*end || end == arg || o->batch <= 0)
+            return npu_errf(e, "--batch \"%s\": expected a positive integer", arg);
+        return 1;
+    }
     }
     return 0;
 }
@@ -70,6 +78,17 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
         return report_error(cmd, &e);
     }
     config_unknown_keys(c, warn_unknown_key);
+    struct model_config *m = &c->model;
+    if (need_model && o->batch > 0) {
+        struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
+                                  m->pipeline_parallelism_degree, m->expert_parallelism_degree,
+                                  m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
+                                  m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
+        sweep_apply_parallel(m, &p, o->batch);
+    }
+    if (need_model && m->num_data_parallel_axes == 0 && m->num_tensor_parallel_axes == 0 &&
+        m->num_pipeline_parallel_axes == 0)
+        sweep_map_axes_llm(c->chip.name, m);
     return 0;
 }
 

@@ -88,3 +88,6 @@ no_files "bad traces leave no output" "$T/o7"
 # --- golden: byte-identical to the reference outputs kept in tests/golden ---
 sh tests/cli/golden.sh
 check "sweep --dry-run writes nothing" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/dry' --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1 --dry-run 2>&1 | grep -q 'simulated' && test ! -e '$T/dry'"
+expect_fail "bad --batch" '--batch "0": expected a positive integer' $NPUSIM run --configs $CONFIGS --batch 0
+check "run --batch sets the microbatch" sh -c "$NPUSIM run --configs $CONFIGS --batch 4 --out '$T/b4' | grep -q 'microbatch 4'"
+check "run maps tensor parallelism to torus axes when the config has none" sh -c "$NPUSIM run --configs $CONFIGS -m llama3-70b --set num_chips=8 --set tensor_parallelism_degree=8 --out '$T/tp8' >/dev/null && grep -q AllGather '$T/tp8/llama3-70b_tpuv5p_prefill.csv'"
