@@ -4,7 +4,8 @@
  * cache, compute MXU/VPU time (compute.c), HBM bytes (traffic.c), then HBM,
  * vmem and execution time, a preliminary Bounded-by and the utilisation
  * columns. The energy pass (power/energy.c) later rescales these times. The
- * cache lives for one call, so prefill and decode must be timed together. */
+ * cache lives for one call (and one timing group: op->group), so prefill and
+ * decode must be timed together. */
 #include "chipsim/chipsim.h"
 
 #include <math.h>
@@ -107,6 +108,12 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
     memset(&scratch, 0, sizeof scratch);
     int rc = 0;
     for (size_t i = 0; i < t->n && rc == 0; i++) {
+        /* A new timing group (e.g. the next DLRM chip) starts a fresh name table. */
+        if (i > 0 && t->ops[i].group != t->ops[i - 1].group) {
+            instr_cache_free(cache);
+            if (!(cache = instr_cache_new()))
+                return npu_errf(e, "chipsim: out of memory");
+        }
         struct cs_ctx c = {chip, prof, e, i, &t->ops[i]};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         rc = in ? time_op(&c, in, &t->ops[i]) : -1;

@@ -35,7 +35,7 @@ void sanitize_name(char **field, const char *desc, const char *name)
 }
 
 /* Joins the dims with sep, each wrapped in pre/post ("'" for Python strings). */
-static void join(char *buf, size_t n, struct shape s, const char *sep, const char *q)
+void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *q)
 {
     size_t k = 0;
     buf[0] = '\0';
@@ -44,32 +44,31 @@ static void join(char *buf, size_t n, struct shape s, const char *sep, const cha
                               (long long)s.d[i], q);
 }
 
-#define SBUF 256
 
-static void set_in1(struct op *op, struct shape a, const char *dt)
+void bld_in1(struct op *op, struct shape a, const char *dt)
 {
     char s[SBUF];
-    join(s, sizeof s, a, ",", "");
+    bld_join(s, sizeof s, a, ",", "");
     op_setf(&op->in_shapes, "%s:[%s]", dt, s);
 }
 
-static void set_in2(struct op *op, struct shape a, struct shape b, const char *dt)
+void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt)
 {
     char s[SBUF], u[SBUF];
-    join(s, sizeof s, a, ",", "");
-    join(u, sizeof u, b, ",", "");
+    bld_join(s, sizeof s, a, ",", "");
+    bld_join(u, sizeof u, b, ",", "");
     op_setf(&op->in_shapes, "%s:[%s],%s:[%s]", dt, s, dt, u);
 }
 
-static void set_out(struct op *op, struct shape o, const char *dt)
+void bld_out(struct op *op, struct shape o, const char *dt)
 {
     char s[SBUF];
-    join(s, sizeof s, o, ",", "");
+    bld_join(s, sizeof s, o, ",", "");
     op_setf(&op->out_shape, "[%s:(%s)]", dt, s);
 }
 
 /* The fields every builder sets the same way. */
-static struct op *push(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *desc,
                        const char *name, enum op_type ty, enum opcode_type oct,
                        const char *opcode)
 {
@@ -133,14 +132,14 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
         flops *= U[i].v;
 
     char sa[SBUF], sb[SBUF];
-    struct op *op = push(t, fid, count, desc, name, OP_MXU, OPC_EINSUM, "Einsum");
+    struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_EINSUM, "Einsum");
     op->stats_kind = STATS_EINSUM;
-    join(sa, sizeof sa, a, "x", "");
-    join(sb, sizeof sb, b, "x", "");
+    bld_join(sa, sizeof sa, a, "x", "");
+    bld_join(sb, sizeof sb, b, "x", "");
     op_setf(&op->config, "XlaEinsum(a=%s,b=%s,eq=%s,memory_placements=%s,type=%s)",
             sa, sb, eq, placements, dtype);
-    set_in2(op, a, b, dtype);
-    set_out(op, o, dtype);
+    bld_in2(op, a, b, dtype);
+    bld_out(op, o, dtype);
     op->flops = flops;
     op->weight_bytes = dtype_bytes(dtype) * shape_prod(b);
     return op;
@@ -161,11 +160,11 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
         if (!strcmp(opname, per_elem[i].n)) f = per_elem[i].f;
     if (f < 0) return NULL;
     char s[SBUF];
-    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
-    join(s, sizeof s, x, "x", "");
+    struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
+    bld_join(s, sizeof s, x, "x", "");
     op_setf(&op->config, "%s(x=%s,memory_placements=%s,type=%s)", opname, s, placements, dtype);
-    set_in1(op, x, dtype);
-    set_out(op, x, dtype);
+    bld_in1(op, x, dtype);
+    bld_out(op, x, dtype);
     op->flops = f * shape_prod(x);
     return op;
 }
@@ -175,13 +174,13 @@ struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *des
                     const char *placements, const char *dtype, bool one_input)
 {
     char s[SBUF];
-    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
-    join(s, sizeof s, x, "x", "");
+    struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
+    bld_join(s, sizeof s, x, "x", "");
     op_setf(&op->config, "%s(a=%s,b=%s,memory_placements=%s,type=%s)", opname, s, s,
             placements, dtype);
-    if (one_input) set_in1(op, x, dtype);  /* chipsim Q7 */
-    else set_in2(op, x, x, dtype);
-    set_out(op, x, dtype);
+    if (one_input) bld_in1(op, x, dtype);  /* chipsim Q7 */
+    else bld_in2(op, x, x, dtype);
+    bld_out(op, x, dtype);
     op->flops = shape_prod(x);
     return op;
 }
@@ -196,21 +195,21 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
     int64_t b = q.d[0], sq = q.d[1], h = q.d[2], skv = k.d[1];
     int64_t x = heads_as_dhead ? h : q.d[3];   /* quirk Q1 */
     char sq_[SBUF], sk[SBUF], sv[SBUF], in[3 * SBUF + 64];
-    struct op *op = push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
                          "FlashAttention");
     op->stats_kind = STATS_FA;
-    join(sq_, sizeof sq_, q, "x", "");
-    join(sk, sizeof sk, k, "x", "");
-    join(sv, sizeof sv, v, "x", "");
+    bld_join(sq_, sizeof sq_, q, "x", "");
+    bld_join(sk, sizeof sk, k, "x", "");
+    bld_join(sv, sizeof sv, v, "x", "");
     op_setf(&op->config,
             "FlashAttention(q=%s,k=%s,v=%s,memory_placements=[0, 0, 0],type=%s)",
             sq_, sk, sv, dtype);
-    join(sq_, sizeof sq_, q, ",", "");
-    join(sk, sizeof sk, k, ",", "");
-    join(sv, sizeof sv, v, ",", "");
+    bld_join(sq_, sizeof sq_, q, ",", "");
+    bld_join(sk, sizeof sk, k, ",", "");
+    bld_join(sv, sizeof sv, v, ",", "");
     snprintf(in, sizeof in, "%s:[%s],%s:[%s],%s:[%s]", dtype, sq_, dtype, sk, dtype, sv);
     op_set(&op->in_shapes, in);
-    set_out(op, SHP(b, sq, h, x), dtype);
+    bld_out(op, SHP(b, sq, h, x), dtype);
     op->flops = 2 * (2 * h * b * sq * x * skv) + 4 * h * b * sq * skv;
     op->weight_bytes = 0;
     return op;
@@ -222,26 +221,26 @@ struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *des
                     const char *name, bool output, struct shape x, const char *dtype)
 {
     char s[SBUF];
-    struct op *op = push(t, fid, count, desc, name, OP_OTHER, OPC_OTHER,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_OTHER, OPC_OTHER,
                          output ? "Output" : "Input");
-    join(s, sizeof s, x, "x", "");
+    bld_join(s, sizeof s, x, "x", "");
     op_setf(&op->config, "Abs(x=%s,type=%s)", s, dtype);
-    set_in1(op, x, dtype);
-    set_out(op, x, dtype);
+    bld_in1(op, x, dtype);
+    bld_out(op, x, dtype);
     return op;
 }
 
 /* ---- communication (§3.8–§3.10) ---- */
 
 /* ceil(bytes / GBps) on doubles: 1 GB/s is treated as 1 byte/ns (GB = 1e9). */
-static int64_t xfer_ns(int64_t bytes, double GBps)
+int64_t bld_xfer_ns(int64_t bytes, double GBps)
 {
     return (int64_t)ceil((double)bytes / GBps);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-static void set_traffic(struct op *op, int64_t in, int64_t out)
+void bld_traffic(struct op *op, int64_t in, int64_t out)
 {
     op->ici_in_bytes = in;
     op->ici_out_bytes = out;
@@ -253,15 +252,15 @@ struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *
                        int64_t latency_ns)
 {
     char s[SBUF];
-    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
                          output ? "InterChipXferOutput" : "InterChipXferInput");
-    join(s, sizeof s, x, ", ", "");
+    bld_join(s, sizeof s, x, ", ", "");
     op_setf(&op->config, "InterChipComm%s([%s])", output ? "Output" : "Input", s);
-    set_in1(op, x, BF16);
-    set_out(op, x, BF16);
+    bld_in1(op, x, BF16);
+    bld_out(op, x, BF16);
     int64_t bytes = shape_prod(x) * 2;
-    set_traffic(op, output ? 0 : bytes, output ? bytes : 0);
-    op->ici_ns = max64(xfer_ns(bytes, bw_GBps), latency_ns);
+    bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
+    op->ici_ns = max64(bld_xfer_ns(bytes, bw_GBps), latency_ns);
     return op;
 }
 
@@ -271,14 +270,14 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
 {
     struct shape x = SHP(n);
     char s[SBUF];
-    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
                          output ? "KVSwapOutput" : "KVSwapInput");
-    join(s, sizeof s, x, ", ", "");
+    bld_join(s, sizeof s, x, ", ", "");
     op_setf(&op->config, "KVSwap%s([%s])", output ? "Output" : "Input", s);
-    set_in1(op, x, BF16);
-    set_out(op, x, BF16);
+    bld_in1(op, x, BF16);
+    bld_out(op, x, BF16);
     int64_t bytes = doubled ? n * 2 : n;   /* quirk Q10 */
-    set_traffic(op, output ? 0 : bytes, output ? bytes : 0);
+    bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
     /* PCIe GB = 2^30 B, divided step by step as the reference does. */
     int64_t tn = (int64_t)ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps);
     op->ici_ns = max64(tn, ici_latency_ns);
@@ -327,8 +326,8 @@ static void set_arrow_config(struct op *op, const char *kind, struct shape in, s
                              const char *sep, const char *q)
 {
     char a[SBUF], b[SBUF];
-    join(a, sizeof a, in, sep, q);
-    join(b, sizeof b, out, sep, q);
+    bld_join(a, sizeof a, in, sep, q);
+    bld_join(b, sizeof b, out, sep, q);
     if (*q) op_setf(&op->config, "%s([%s]->[%s])", kind, a, b);
     else op_setf(&op->config, "%s(%s->%s)", kind, a, b);
 }
@@ -338,14 +337,14 @@ struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char 
 {
     int64_t p = axes_prod(ax);
     struct shape o = shape_gathered(x, dim, p);
-    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE,
                          OPC_COLLECTIVE_NO_COMPUTE, "AllGather");
     set_arrow_config(op, "AllGather", x, o, "x", "");
-    set_in1(op, x, BF16);
-    set_out(op, o, BF16);
+    bld_in1(op, x, BF16);
+    bld_out(op, o, BF16);
     int64_t bytes = staged_elems(shape_prod(x) * p, ax) * 2;
-    set_traffic(op, bytes, bytes);
-    op->ici_ns = max64(xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
+    bld_traffic(op, bytes, bytes);
+    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
     return op;
 }
 
@@ -355,15 +354,15 @@ struct op *b_reduce_scatter(struct trace *t, int64_t fid, int64_t count, const c
 {
     int64_t p = axes_prod(ax);
     struct shape o = shape_scattered(x, dim, p);
-    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
                          "ReduceScatter");
     set_arrow_config(op, "ReduceScatter", x, o, ", ", "'");
-    set_in1(op, x, BF16);
-    set_out(op, o, BF16);
+    bld_in1(op, x, BF16);
+    bld_out(op, o, BF16);
     int64_t elems = staged_elems(cdiv64(shape_prod(x), p), ax);
     int64_t bytes = elems * 2;
-    set_traffic(op, bytes, bytes);
-    op->ici_ns = max64(xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
+    bld_traffic(op, bytes, bytes);
+    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
     op->flops = elems * (p - 1);
     return op;
 }
@@ -372,14 +371,14 @@ struct op *b_all_reduce(struct trace *t, int64_t fid, int64_t count, const char 
                         const char *name, struct shape x, const struct coll_axes *ax)
 {
     int64_t p = axes_prod(ax);
-    struct op *op = push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
+    struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
                          "AllReduce");
     set_arrow_config(op, "AllReduce", x, x, "x", "");
-    set_in1(op, x, BF16);
-    set_out(op, x, BF16);
+    bld_in1(op, x, BF16);
+    bld_out(op, x, BF16);
     int64_t bytes = 2 * staged_elems(shape_prod(x), ax) * 2;
-    set_traffic(op, bytes, bytes);
-    op->ici_ns = max64(xfer_ns(bytes, axes_bw(ax)), 2 * ax->latency_ns * (p - 1));
+    bld_traffic(op, bytes, bytes);
+    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), 2 * ax->latency_ns * (p - 1));
     return op;
 }
 
@@ -387,12 +386,12 @@ struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char 
                         const char *name, struct shape x, const char *dtype,
                         double bisection_bw_GBps, int64_t n, int64_t latency_ns)
 {
-    struct op *op = push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER, "AllToAll");
+    struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER, "AllToAll");
     set_arrow_config(op, "AllToAll", x, x, "x", "");
-    set_in1(op, x, BF16);
-    set_out(op, x, BF16);
+    bld_in1(op, x, BF16);
+    bld_out(op, x, BF16);
     int64_t bytes = shape_prod(x) * dtype_bytes(dtype);
-    set_traffic(op, bytes, bytes);
-    op->ici_ns = max64(xfer_ns(bytes, bisection_bw_GBps), latency_ns * (n - 1));
+    bld_traffic(op, bytes, bytes);
+    op->ici_ns = max64(bld_xfer_ns(bytes, bisection_bw_GBps), latency_ns * (n - 1));
     return op;
 }

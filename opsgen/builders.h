@@ -30,7 +30,6 @@ struct shape {
 static inline int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t shape_prod(struct shape s);
-/* Bytes per element of a dtype string (opsgen.md §0); 0 if unknown. */
 /* Keeps only [A-Za-z0-9] of desc + name (the "_" joiner disappears with it). */
 void sanitize_name(char **field, const char *desc, const char *name);
 
@@ -83,6 +82,22 @@ struct op *b_all_reduce(struct trace *t, int64_t fid, int64_t count, const char 
 struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, const char *dtype,
                         double bisection_bw_GBps, int64_t n, int64_t latency_ns);
+
+/* ---- building blocks for builders in other files (conv, DLRM, training) ---- */
+#define SBUF 256
+/* Appends an op with the fields every builder sets the same way: fusion id,
+ * count, description, sanitised name (desc + "_" + name), op type, opcode. */
+struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                    const char *name, enum op_type ty, enum opcode_type oct, const char *opcode);
+/* Dims joined with sep, each wrapped in q ("'" for Python string lists). */
+void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *q);
+void bld_in1(struct op *op, struct shape a, const char *dt);          /* "DT:[a,b]" */
+void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt);
+void bld_out(struct op *op, struct shape o, const char *dt);          /* "[DT:(a,b)]" */
+/* Pre-set ICI traffic: in/out bytes and memory traffic = in + out. */
+void bld_traffic(struct op *op, int64_t in, int64_t out);
+/* ceil(bytes / GBps) with 1 GB/s = 1 byte/ns (GB = 1e9, quirk Q11). */
+int64_t bld_xfer_ns(int64_t bytes, double GBps);
 
 /* Output shape of a collective (gathered or scattered along dim). */
 struct shape shape_gathered(struct shape x, int dim, int64_t p);

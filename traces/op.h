@@ -65,6 +65,9 @@ struct op {
     enum opcode_type opcode_type;
     enum op_stats_kind stats_kind;
     enum phase phase;
+    int32_t group;            /* independent timing group: ops of different groups never
+                               * share chipsim's name table (DLRM: one group per chip);
+                               * carried in the optional "Group" stream column */
     int64_t count;            /* executions of this op (layers, layers x tokens) */
     int64_t flops;            /* "FLOP Count" */
     int64_t weight_bytes;     /* "Weight Size" */

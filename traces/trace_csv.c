@@ -90,6 +90,8 @@ const char *const trace_csv_columns[TRACE_CSV_NCOLS] = {
 };
 
 static const char PHASE_COLUMN[] = "Phase";
+/* Written after Phase only when some op has a non-zero timing group. */
+static const char GROUP_COLUMN[] = "Group";
 
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
@@ -312,7 +314,7 @@ static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
     return 0;
 }
 
-static void put_header(struct sbuf *b, bool phase_column)
+static void put_header(struct sbuf *b, bool phase_column, bool group_column)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
@@ -323,10 +325,14 @@ static void put_header(struct sbuf *b, bool phase_column)
         sb_char(b, ',');
         sb_field(b, PHASE_COLUMN);
     }
+    if (phase_column && group_column) {
+        sb_char(b, ',');
+        sb_field(b, GROUP_COLUMN);
+    }
     sb_mem(b, "\r\n", 2);
 }
 
-static void put_row(struct sbuf *b, const struct op *op, bool phase_column)
+static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
@@ -336,6 +342,10 @@ static void put_row(struct sbuf *b, const struct op *op, bool phase_column)
     if (phase_column) {
         sb_char(b, ',');
         sb_field(b, phase_name(op->phase));
+    }
+    if (phase_column && group_column) {
+        sb_char(b, ',');
+        sb_i64(b, op->group);
     }
     sb_mem(b, "\r\n", 2);
 }
@@ -350,9 +360,12 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
     if (n < 1 || n > TRACE_CSV_MAX_OUTPUTS)
         return npu_errf(e, "writing CSV: %d outputs (1 to %d)", n, TRACE_CSV_MAX_OUTPUTS);
     memset(out, 0, sizeof out);
+    bool groups = false;
+    for (size_t i = 0; i < t->n && !groups; i++)
+        groups = t->ops[i].group != 0;
     int rc = 0;
     for (int k = 0; k < n && rc == 0; k++) {
-        put_header(&out[k], o[k].phase_column);
+        put_header(&out[k], o[k].phase_column, groups);
         rc = flush_row(&out[k], f[k], e);
     }
     for (size_t i = 0; rc == 0 && i < t->n; i++) {
@@ -365,7 +378,7 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
             if (row.n == 0 || with_phase != o[k].phase_column) {
                 row.n = 0;
                 with_phase = o[k].phase_column;
-                put_row(&row, op, with_phase);
+                put_row(&row, op, with_phase, groups);
             }
             sb_mem(&out[k], row.p, row.n);
             if (row.oom)
@@ -432,6 +445,7 @@ struct reader {
     size_t nhead;            /* fields in the header row */
     int file_col[TRACE_CSV_NCOLS]; /* file field index of each reference column */
     long phase_col;          /* file field index of "Phase", or -1 */
+    long group_col;          /* file field index of "Group", or -1 */
     /* current row: NUL-terminated cells back to back in buf, starts in off */
     char *buf;
     size_t len, cap;
@@ -507,15 +521,17 @@ static void read_header(struct reader *r)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++)
         r->file_col[c] = -1;
-    r->phase_col = -1;
+    r->phase_col = r->group_col = -1;
     for (size_t i = 0; i < r->nf; i++) {
         const char *h = cell(r, i);
-        if (strcmp(h, PHASE_COLUMN) == 0) {
-            if (r->phase_col >= 0) {
+        long *extra = strcmp(h, PHASE_COLUMN) == 0 ? &r->phase_col
+                    : strcmp(h, GROUP_COLUMN) == 0 ? &r->group_col : NULL;
+        if (extra) {
+            if (*extra >= 0) {
                 rd_fail(r, "duplicate column \"%s\"", h);
                 return;
             }
-            r->phase_col = (long)i;
+            *extra = (long)i;
             continue;
         }
         for (int c = 0; c < TRACE_CSV_NCOLS; c++)
@@ -735,6 +751,15 @@ static void read_row(struct reader *r)
             rd_fail(r, "column \"Phase\": expected prefill, decode or empty, got \"%.80s\"", s);
             return;
         }
+    }
+    if (r->group_col >= 0) {
+        int64_t g;
+        const char *s = cell(r, (size_t)r->group_col);
+        if (parse_i64(s, &g) != 0 || g < 0 || g > INT32_MAX) {
+            rd_fail(r, "column \"Group\": expected an integer from 0 to %d, got \"%.80s\"", INT32_MAX, s);
+            return;
+        }
+        op->group = (int32_t)g;
     }
     classify(op);
 }

@@ -4,8 +4,9 @@
  * header from the column list, CRLF line ends, QUOTE_MINIMAL quoting, ints in
  * decimal, floats as Python repr, "" for statistics the op does not carry.
  * A stream trace may carry one extra trailing column "Phase" (prefill/decode)
- * so that prefill and decode survive a pipe; files written per phase leave it
- * out. Reading goes through libcsv and accepts either form. Paths ending in
+ * so that prefill and decode survive a pipe, and after it "Group" (the timing
+ * group, e.g. the DLRM chip) when some op has a non-zero group; files written
+ * per phase leave both out. Reading goes through libcsv and accepts either form. Paths ending in
  * ".gz" are compressed/decompressed transparently with zlib; "-" means
  * stdin/stdout. Writing, reading and writing again gives identical bytes. */
 #ifndef NPUSIM_TRACE_CSV_H
