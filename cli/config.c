@@ -17,7 +17,12 @@ static const char *const kind_word[] = { "model", "chip", "system" };
 
 /* Keys the reference's pydantic classes drop silently because they collide
  * with derived properties; known, so they draw no warning. */
-static const char *const ignored_keys[] = { "idle_power_W", "static_power_hbm_W" };
+static const char *const ignored_keys[] = {
+    "idle_power_W", "static_power_hbm_W",
+    /* GLIGEN sub-configs the reference parses but never uses (opsgen.md §1.9) */
+    "fourier_embedder_config", "text_embedder_config", "image_embedder_config",
+    "spatial_condition_embedder_config",
+};
 
 static bool is_file(const char *p)
 {

@@ -7,6 +7,11 @@
 #define I(k, d, fl) { #k, FT_INT, offsetof(struct model_config, k), d, NULL, fl }
 #define B(k, d) { #k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0 }
 #define S(k, d, fl) { #k, FT_STR, offsetof(struct model_config, k), 0, d, fl }
+#define L(k, d, fl) { #k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl }
+#define LAYERS(k, fl) { #k, FT_LAYERS, offsetof(struct model_config, k), 0, NULL, fl }
+/* A nested JSON key stored in a flat member. */
+#define NI(key, m, d, fl) { key, FT_INT, offsetof(struct model_config, m), d, NULL, fl }
+#define NL(key, m, d, fl) { key, FT_INT_LIST, offsetof(struct model_config, m), 0, d, fl }
 #define TABLE(name, what, list) \
     const struct field_table name = { what, list, sizeof list / sizeof list[0] }
 enum { P = FF_POSITIVE, N = FF_NONNEG };
@@ -55,6 +60,32 @@ static const struct field_desc dit_list[] = {
 };
 TABLE(model_dit_fields, "model", dit_list);
 
+static const struct field_desc dlrm_list[] = {
+    I(embedding_dim, 0, FF_REQUIRED | P),
+    L(num_indices_per_lookup, NULL, FF_REQUIRED | P), L(embedding_table_sizes, NULL, FF_REQUIRED | P),
+    I(num_dense_features, 0, FF_REQUIRED | P),
+    LAYERS(bottom_mlp_config, FF_REQUIRED), LAYERS(top_mlp_config, FF_REQUIRED),
+    S(interaction, "dot", 0),
+};
+TABLE(model_dlrm_fields, "model", dlrm_list);
+
+static const struct field_desc gligen_list[] = {
+    I(num_diffusion_steps, 1, P), I(total_num_diffusion_steps, 40, P),
+    L(image_resolution, "512,512", P), I(image_num_channels, 3, P),
+    B(use_flash_attention, 0), S(output_dir, "./llava_ops", 0),
+    NL("unet_config.noisy_latent_resolution", noisy_latent_resolution, "64,64", P),
+    NI("unet_config.model_channels", model_channels, 320, P),
+    NL("unet_config.attention_resolutions", attention_resolutions, "4,2,1", 0),
+    NI("unet_config.num_res_blocks", num_res_blocks, 2, P),
+    NL("unet_config.channel_mult", channel_mult, "1,2,4,4", P),
+    NI("unet_config.num_heads", unet_num_heads, 8, P),
+    NI("unet_config.context_dim", context_dim, 768, P),
+    NI("grounding_input_config.text.input_seqlen", text_input_seqlen, 512, P),
+    NI("grounding_input_config.bbox.input_seqlen", bbox_input_seqlen, 8, P),
+    NI("grounding_input_config.bbox.grounding_token_feature_dim", grounding_token_feature_dim, 768, P),
+};
+TABLE(model_gligen_fields, "model", gligen_list);
+
 /* Keys an LLM-family model file must spell out: the reference has defaults
  * for them, but a model without its dimensions is a mistake, not a llama. */
 static const char *const llm_required[] = { "d_model", "num_heads", "d_head", "d_ff", "num_layers" };
@@ -62,7 +93,8 @@ static const char *const llm_required[] = { "d_model", "num_heads", "d_head", "d
 int model_all_tables(const struct field_table **out, int max)
 {
     const struct field_table *all[] = { &model_base_fields, &model_llm_fields, &model_moe_fields,
-                                        &model_deepseek_fields, &model_dit_fields };
+                                        &model_deepseek_fields, &model_dit_fields, &model_dlrm_fields,
+                                        &model_gligen_fields };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
         out[n++] = all[i];
@@ -88,7 +120,10 @@ int model_tables(const struct model_config *m, const struct field_table **out, i
         }
         if (strcmp(m->model_type, "dit") == 0 && n < max)
             out[n++] = &model_dit_fields;
-    }
+    } else if (strcmp(m->model_type, "dlrm") == 0 && n < max)
+        out[n++] = &model_dlrm_fields;
+    else if (strcmp(m->model_type, "gligen") == 0 && n < max)
+        out[n++] = &model_gligen_fields;
     return n;
 }
 

@@ -41,8 +41,20 @@ struct model_config {
     int64_t expert_parallelism_degree, num_expert_parallel_axes, expert_parallel_degree_dcn;
     /* DeepSeekConfig */
     int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
-    /* DiTConfig */
+    /* DiTConfig (num_diffusion_steps is shared with GLIGEN) */
     int64_t image_width, num_channels, patch_size, num_diffusion_steps;
+    /* DLRMConfig */
+    int64_t embedding_dim, num_dense_features;
+    struct int_list num_indices_per_lookup, embedding_table_sizes;
+    struct mlp_layers bottom_mlp_config, top_mlp_config;
+    char interaction[FIELD_STR_MAX];
+    /* GLIGENConfig (nested keys: unet_config.*, grounding_input_config.*) */
+    int64_t total_num_diffusion_steps, image_num_channels;
+    struct int_list image_resolution;
+    char output_dir[FIELD_STR_MAX];
+    struct int_list noisy_latent_resolution, attention_resolutions, channel_mult;
+    int64_t model_channels, num_res_blocks, unet_num_heads, context_dim;
+    int64_t text_input_seqlen, bbox_input_seqlen, grounding_token_feature_dim;
 };
 
 extern const struct field_table model_base_fields;     /* ModelConfig */
@@ -50,6 +62,8 @@ extern const struct field_table model_llm_fields;      /* LLMConfig */
 extern const struct field_table model_moe_fields;      /* MoELLMConfig */
 extern const struct field_table model_deepseek_fields; /* DeepSeekConfig */
 extern const struct field_table model_dit_fields;      /* DiTConfig */
+extern const struct field_table model_dlrm_fields;     /* DLRMConfig */
+extern const struct field_table model_gligen_fields;   /* GLIGENConfig */
 
 /* Every table a model config may use (for unknown-key detection). Returns count. */
 int model_all_tables(const struct field_table **out, int max);

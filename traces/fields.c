@@ -28,7 +28,19 @@ void fields_set_defaults(const struct field_table *t, void *obj)
         case FT_STR:
             snprintf(AT(obj, f, char), FIELD_STR_MAX, "%s", f->def_str ? f->def_str : "");
             break;
-        case FT_INT_LIST: AT(obj, f, struct int_list)->n = 0; break;
+        case FT_INT_LIST: {
+            struct int_list *l = AT(obj, f, struct int_list);
+            l->n = 0;
+            for (const char *p = f->def_str; p && *p && l->n < FIELD_LIST_MAX;) {
+                char *end;
+                l->v[l->n++] = strtoll(p, &end, 10);
+                p = *end == ',' ? end + 1 : end;
+                if (end == p && *p) /* not a number: stop */
+                    break;
+            }
+            break;
+        }
+        case FT_LAYERS: AT(obj, f, struct mlp_layers)->n = 0; break;
         }
     }
 }
@@ -43,7 +55,49 @@ const struct field_desc *fields_find(const struct field_table *t, const char *ke
 
 bool fields_has_key(const struct field_table *t, const char *key)
 {
-    return fields_find(t, key) != NULL;
+    size_t n = strlen(key);
+    for (size_t i = 0; i < t->n; i++)
+        if (strncmp(t->f[i].key, key, n) == 0 && (t->f[i].key[n] == '\0' || t->f[i].key[n] == '.'))
+            return true;
+    return false;
+}
+
+/* The value at a (possibly dotted) key, or NULL. */
+static const cJSON *lookup(const cJSON *json, const char *key)
+{
+    char part[128];
+    while (json) {
+        const char *dot = strchr(key, '.');
+        if (!dot)
+            return cJSON_GetObjectItemCaseSensitive(json, key);
+        size_t n = (size_t)(dot - key);
+        if (n >= sizeof part)
+            return NULL;
+        memcpy(part, key, n);
+        part[n] = '\0';
+        json = cJSON_GetObjectItemCaseSensitive(json, part);
+        key = dot + 1;
+    }
+    return NULL;
+}
+
+/* The object that holds the last part of a dotted key (created as needed). */
+static cJSON *holder(cJSON *into, const char *key, const char **leaf)
+{
+    char part[128];
+    const char *dot;
+    while ((dot = strchr(key, '.')) != NULL) {
+        size_t n = (size_t)(dot - key) < sizeof part ? (size_t)(dot - key) : sizeof part - 1;
+        memcpy(part, key, n);
+        part[n] = '\0';
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(into, part);
+        if (!cJSON_IsObject(next))
+            next = cJSON_AddObjectToObject(into, part);
+        into = next;
+        key = dot + 1;
+    }
+    *leaf = key;
+    return into;
 }
 
 /* A JSON value as a number: numbers, and numeric strings (lax coercion). */
@@ -102,6 +156,26 @@ static int load_one(const struct field_table *t, const struct field_desc *f, voi
         }
         break;
     }
+    case FT_LAYERS: {
+        struct mlp_layers *l = AT(obj, f, struct mlp_layers);
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > FIELD_LIST_MAX)
+            return npu_errf(e, "%s: %s field \"%s\": expected a list of at most %d layers",
+                            file, t->what, f->key, FIELD_LIST_MAX);
+        l->n = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, v) {
+            double in, out;
+            if (!cJSON_IsObject(x) ||
+                !as_number(cJSON_GetObjectItemCaseSensitive(x, "in_features"), &in) ||
+                !as_number(cJSON_GetObjectItemCaseSensitive(x, "out_features"), &out) ||
+                in != floor(in) || out != floor(out) || in <= 0 || out <= 0)
+                return npu_errf(e, "%s: %s field \"%s\": layer %d: expected positive integer "
+                                "\"in_features\" and \"out_features\"", file, t->what, f->key, l->n);
+            l->l[l->n].in_features = (int64_t)in;
+            l->l[l->n++].out_features = (int64_t)out;
+        }
+        break;
+    }
     }
     return 0;
 }
@@ -123,6 +197,10 @@ static int check_one(const struct field_table *t, const struct field_desc *f, co
                 return npu_errf(e, "%s: %s field \"%s\": expected positive integers, got %lld",
                                 file, t->what, f->key, (long long)l->v[i]);
         return 0;
+    } else if (f->type == FT_LAYERS) {
+        if ((f->flags & (FF_POSITIVE | FF_REQUIRED)) && CAT(obj, f, struct mlp_layers)->n == 0)
+            return npu_errf(e, "%s: %s field \"%s\": expected a non-empty list", file, t->what, f->key);
+        return 0;
     } else
         return 0;
     if ((f->flags & FF_POSITIVE) && !(d > 0))
@@ -139,8 +217,10 @@ int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
 {
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, f->key);
-        const char *file = source_of(src, f->key);
+        const cJSON *v = lookup(json, f->key);
+        char top[128];
+        snprintf(top, sizeof top, "%.*s", (int)strcspn(f->key, "."), f->key);
+        const char *file = source_of(src, top);
         if (!v || cJSON_IsNull(v)) {
             if (f->flags & FF_REQUIRED)
                 return npu_errf(e, "%s: %s field \"%s\" is missing", file, t->what, f->key);
@@ -152,29 +232,44 @@ int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
     return 0;
 }
 
-void fields_to_json(const struct field_table *t, const void *obj, cJSON *into)
+void fields_to_json(const struct field_table *t, const void *obj, cJSON *into_top)
 {
     char buf[64];
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
+        const char *key;
+        cJSON *into = holder(into_top, f->key, &key);
         /* Keys are unique within and across the config tables: no lookup. */
         switch (f->type) {
         case FT_INT:
             snprintf(buf, sizeof buf, "%lld", (long long)*CAT(obj, f, int64_t));
-            cJSON_AddRawToObject(into, f->key, buf);
+            cJSON_AddRawToObject(into, key, buf);
             break;
         case FT_DOUBLE:
             py_repr_double(*CAT(obj, f, double), buf, sizeof buf);
-            cJSON_AddRawToObject(into, f->key, buf);
+            cJSON_AddRawToObject(into, key, buf);
             break;
-        case FT_BOOL: cJSON_AddBoolToObject(into, f->key, *CAT(obj, f, bool)); break;
-        case FT_STR: cJSON_AddStringToObject(into, f->key, CAT(obj, f, char)); break;
+        case FT_BOOL: cJSON_AddBoolToObject(into, key, *CAT(obj, f, bool)); break;
+        case FT_STR: cJSON_AddStringToObject(into, key, CAT(obj, f, char)); break;
         case FT_INT_LIST: {
             const struct int_list *l = CAT(obj, f, struct int_list);
-            cJSON *a = cJSON_AddArrayToObject(into, f->key);
+            cJSON *a = cJSON_AddArrayToObject(into, key);
             for (int k = 0; k < l->n; k++) {
                 snprintf(buf, sizeof buf, "%lld", (long long)l->v[k]);
                 cJSON_AddItemToArray(a, cJSON_CreateRaw(buf));
+            }
+            break;
+        }
+        case FT_LAYERS: {
+            const struct mlp_layers *l = CAT(obj, f, struct mlp_layers);
+            cJSON *a = cJSON_AddArrayToObject(into, key);
+            for (int k = 0; k < l->n; k++) {
+                cJSON *o = cJSON_CreateObject();
+                snprintf(buf, sizeof buf, "%lld", (long long)l->l[k].in_features);
+                cJSON_AddRawToObject(o, "in_features", buf);
+                snprintf(buf, sizeof buf, "%lld", (long long)l->l[k].out_features);
+                cJSON_AddRawToObject(o, "out_features", buf);
+                cJSON_AddItemToArray(a, o);
             }
             break;
         }

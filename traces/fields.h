@@ -16,7 +16,7 @@
 
 #include "traces/err.h"
 
-enum field_type { FT_INT, FT_DOUBLE, FT_BOOL, FT_STR, FT_INT_LIST };
+enum field_type { FT_INT, FT_DOUBLE, FT_BOOL, FT_STR, FT_INT_LIST, FT_LAYERS };
 
 /* Checks applied after loading. */
 enum {
@@ -34,6 +34,14 @@ struct int_list {
     int64_t v[FIELD_LIST_MAX];
 };
 
+/* A list of MLP layers: [{"in_features": I, "out_features": O, ...}, ...]. */
+struct mlp_layers {
+    int n;
+    struct { int64_t in_features, out_features; } l[FIELD_LIST_MAX];
+};
+
+/* A key may be a dotted path into nested objects ("unet_config.model_channels").
+ * FT_INT_LIST defaults come from def_str as comma-separated integers. */
 struct field_desc {
     const char *key;
     enum field_type type;
