@@ -12,6 +12,7 @@
 
 #include "cli/config.h"
 #include "cli/report.h"
+#include "traces/trace_csv.h"
 #include "traces/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
@@ -26,6 +27,7 @@ struct common_opts {
     int nsets;
     const struct profile *prof;
     long long batch;             /* --batch: global batch size, 0 = as configured */
+    const char *workload;        /* --workload: "inference" (default) or "training" */
 };
 
 /* getopt_long entries of the shared options; a command copies them into its table. */
@@ -33,8 +35,9 @@ struct common_opts {
     { "configs", required_argument, 0, 'C' }, { "model", required_argument, 0, 'm' }, \
     { "chip", required_argument, 0, 'c' }, { "system", required_argument, 0, 's' }, \
     { "set", required_argument, 0, 'S' }, { "profile", required_argument, 0, 'P' }, \
-    { "batch", required_argument, 0, 'B' }, { "help", no_argument, 0, 'h' }
-#define COMMON_SHORTOPTS "m:c:s:b:h"
+    { "batch", required_argument, 0, 'B' }, { "workload", required_argument, 0, 'W' }, \
+    { "help", no_argument, 0, 'h' }
+#define COMMON_SHORTOPTS "m:c:s:b:w:h"
 #define COMMON_HELP \
     "  -m, --model NAME|PATH   model config (configs/models/NAME.json)\n" \
     "  -c, --chip NAME|PATH    chip config (configs/chips/NAME.json; 5p, v5p and tpuv5p all work)\n" \
@@ -45,6 +48,7 @@ struct common_opts {
     "      --profile NAME      behaviour profile (neusim: reproduce the reference exactly)\n" \
     "  -b, --batch B           global batch size; the per-replica microbatch follows from the\n" \
     "                          data/pipeline degrees as in the sweep (default: the model file's)\n" \
+    "  -w, --workload W        inference (default) or training\n" \
     "  -h, --help              this help\n"
 
 void common_opts_init(struct common_opts *o);
@@ -58,15 +62,32 @@ int report_error(const char *cmd, const struct npu_err *e);
 /* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */
 void warn_unknown_key(const char *key, const char *file);
 
+struct family;
 /* Loads configs from common options (model optional). Prints errors. With a
- * model: applies --batch, and when the config leaves every parallel-axis
- * count at 0 maps the parallelism degrees to torus axes as the sweep does
- * (otherwise tensor parallelism would be silently ignored, opsgen quirk Q13). */
-int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c);
+ * model: finds its family (*fam), applies --batch, then the family's config
+ * adjustments (e.g. mapping parallelism degrees to torus axes when the config
+ * leaves every axis count at 0, as the sweep does). */
+int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
+                const struct family **fam);
 
-/* opsgen -> chipsim (-> default energy pass) for an LLM inference config. */
-int pipeline_llm_inference(const struct loaded_config *c, const struct profile *prof, bool energy,
-                           struct trace *t, struct npu_err *e);
+/* generate -> chipsim (-> default energy pass). */
+int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
+                 bool energy, struct trace *t, struct npu_err *e);
+
+/* One output file: a CSV view of a trace or a text (JSON). */
+struct output {
+    char path[4096];
+    const struct trace *trace;   /* CSV if non-NULL */
+    struct trace_csv_opts opts;
+    char *text;                  /* otherwise this text (owned; freed by write_outputs) */
+};
+/* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
+ * to temporary files and renames them all on success, removes them all on
+ * failure. Frees the texts. At most 64 outputs. */
+int write_outputs(struct output *o, int n, struct npu_err *e);
+/* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
+char *json_text(const cJSON *j);
+
 /* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`) and
  * <base>_prefill.json / _decode.json; all files appear together or none. */
 int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

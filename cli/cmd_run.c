@@ -7,44 +7,24 @@
 
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
+#include "cli/family.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "traces/trace_csv.h"
 
 static const char run_help[] =
     "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
-    "                  [--out DIR] [--profile neusim] [--no-energy]\n"
+    "                  [--workload inference|training] [--out DIR] [--profile neusim] [--no-energy]\n"
     "\n"
     "Simulates one configuration: generates the operators (opsgen), times them on the\n"
     "chip (chipsim) and applies the default energy pass (power: no power gating, no\n"
-    "DVFS). Writes DIR/<model>_<chip>_prefill.csv, _decode.csv, _prefill.json and\n"
-    "_decode.json and prints a summary. With no arguments: llama3-8b on tpuv5p into ./out.\n"
+    "DVFS). Writes DIR/<model>_<chip>_*: for LLM inference _prefill.csv, _decode.csv,\n"
+    "_prefill.json and _decode.json; other families write the files their sweep writes.\n"
+    "Prints a summary. With no arguments: llama3-8b on tpuv5p into ./out.\n"
     "\n"
     "options:\n" COMMON_HELP
     "  -o, --out DIR           output folder (default ./out)\n"
     "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n";
-
-static void print_summary(const struct loaded_config *c, const struct llm_report *r, const char *dir,
-                          const char *base)
-{
-    const struct model_config *m = &c->model;
-    printf("%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld; microbatch %lld; %lld in / %lld out)\n",
-           c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
-           (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
-           (long long)m->pipeline_parallelism_degree, (long long)m->microbatch_size_ici,
-           (long long)m->input_seqlen, (long long)m->output_seqlen);
-    printf("  TTFT          %.6f s\n", r->TTFT_sec);
-    printf("  TPOT          %.6f ms\n", r->TPOT_ms_request);
-    printf("  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
-           r->prefill_tokens_per_sec, r->decode_tokens_per_sec);
-    if (r->energy_done)
-        printf("  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
-               r->decode_energy_per_token_J);
-    printf("  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n", r->prefill_mem_GiB,
-           r->decode_mem_GiB, (long long)c->chip.hbm_size_GB,
-           r->prefill_oom || r->decode_oom ? " (out of memory)" : "");
-    printf("  outputs       %s/%s_{prefill,decode}.{csv,json}\n", dir, base);
-}
 
 /* Parses the shared options plus -o/--out, -i/--in and --no-energy. */
 struct stage_args {
@@ -102,21 +82,23 @@ int cmd_run(int argc, char **argv)
 {
     PARSE("run", run_help, COMMON_SHORTOPTS "o:")
     struct loaded_config c;
-    if (load_common("run", &a.co, true, &c))
+    const struct family *fam;
+    if (load_common("run", &a.co, true, &c, &fam))
         return EXIT_USAGE;
     struct trace t;
     trace_init(&t);
     struct npu_err e;
-    struct llm_report r;
     char base[600];
     const char *dir = a.out ? a.out : "out";
     snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
-    int rc = pipeline_llm_inference(&c, a.co.prof, !a.no_energy, &t, &e) ||
-             write_llm_outputs(&c, a.co.prof, &t, dir, base, false, NULL, &r, &e);
+    int rc = pipeline_run(fam, &c, a.co.prof, !a.no_energy, &t, &e) ||
+             fam->write(&c, a.co.prof, &t, dir, base, false, &e);
     if (rc)
         report_error("run", &e);
-    else
-        print_summary(&c, &r, dir, base);
+    else {
+        fam->summary(&c, a.co.prof, &t, stdout);
+        printf("  outputs       %s/%s_*\n", dir, base);
+    }
     trace_free(&t);
     config_free(&c);
     return rc ? EXIT_USAGE : 0;
@@ -146,15 +128,14 @@ int cmd_opsgen(int argc, char **argv)
 {
     PARSE("opsgen", opsgen_help, COMMON_SHORTOPTS "o:")
     struct loaded_config c;
-    if (load_common("opsgen", &a.co, true, &c))
+    const struct family *fam;
+    if (load_common("opsgen", &a.co, true, &c, &fam))
         return EXIT_USAGE;
     struct trace t;
     trace_init(&t);
-    struct opsgen_links l;
     struct npu_err e;
-    config_links(&c.chip, &l);
-    int rc = opsgen_llm_inference(&c.model, &l, a.co.prof, &t, &e) ? report_error("opsgen", &e)
-                                                                    : write_stream("opsgen", &t, a.out);
+    int rc = fam->generate(&c, a.co.prof, &t, &e) ? report_error("opsgen", &e)
+                                                  : write_stream("opsgen", &t, a.out);
     trace_free(&t);
     config_free(&c);
     return rc;
@@ -185,7 +166,7 @@ int cmd_chipsim(int argc, char **argv)
 {
     PARSE("chipsim", chipsim_help, COMMON_SHORTOPTS "i:o:")
     struct loaded_config c;
-    if (load_common("chipsim", &a.co, false, &c))
+    if (load_common("chipsim", &a.co, false, &c, NULL))
         return EXIT_USAGE;
     struct trace t;
     trace_init(&t);
@@ -221,7 +202,8 @@ int cmd_power(int argc, char **argv)
 {
     PARSE("power", power_help, COMMON_SHORTOPTS "i:o:d:")
     struct loaded_config c;
-    if (load_common("power", &a.co, a.outdir != NULL, &c))
+    const struct family *fam = NULL;
+    if (load_common("power", &a.co, a.outdir != NULL, &c, &fam))
         return EXIT_USAGE;
     struct trace t;
     trace_init(&t);
@@ -232,11 +214,10 @@ int cmd_power(int argc, char **argv)
     if (!rc && a.outdir) {
         char base[600];
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
-        struct llm_report r;
-        if (write_llm_outputs(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &r, &e))
+        if (fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, &e))
             rc = report_error("power", &e);
         else
-            print_summary(&c, &r, a.outdir, a.name ? a.name : base);
+            fam->summary(&c, a.co.prof, &t, stdout);
     } else if (!rc)
         rc = write_stream("power", &t, a.out);
     trace_free(&t);

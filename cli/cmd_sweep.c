@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/family.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 
@@ -97,7 +98,8 @@ struct sweep_count {
     long simulated, invalid, existing;
 };
 
-/* One (model, version): loads the merged config once, then walks chips x parallelism x batch. */
+/* One (model, version): loads the merged config once, then walks chip counts
+ * x parallel configurations x batch sizes through the model's family. */
 static int sweep_model_chip(const struct sweep_opts *o, const char *model, const char *version,
                             struct sweep_count *cnt)
 {
@@ -110,70 +112,58 @@ static int sweep_model_chip(const struct sweep_opts *o, const char *model, const
         config_free(&base);
         return report_error("sweep", &e);
     }
-    if (strcmp(base.model.model_type, "llm") != 0 || strstr(base.model_name, "deepseek")) {
+    const struct family *fam = family_find(&base.model, o->workload);
+    if (!fam || !fam->enumerate) {
         config_free(&base);
-        return usage_error("sweep", "model \"%s\" (model_type \"%s\"): only the llama family is "
-                                    "supported by sweep so far", model, base.model.model_type);
+        return usage_error("sweep", "model \"%s\" (model_type \"%s\"): sweeping its %s is not supported "
+                                    "(families: %s)", model, base.model.model_type, o->workload,
+                           families_list());
     }
+    if (fam->adjust)
+        fam->adjust(&base);
     char mdir[512];
     if (o->seqlen)
         snprintf(mdir, sizeof mdir, "%s/%s_%lld_%lld", o->out, base.model_name, (long long)o->seq_in,
                  (long long)o->seq_out);
     else
         snprintf(mdir, sizeof mdir, "%s/%s", o->out, base.model_name);
-    struct opsgen_links links;
-    config_links(&base.chip, &links);
     int rc = 0;
     for (int ci = 0; ci < o->chips.n && !rc; ci++) {
         struct parallel_cfg *pcs = NULL;
         size_t npc = 0;
-        if (sweep_llm_configs(o->num_chips[ci], false, &pcs, &npc, &e)) {
+        if (fam->enumerate(&base, o->num_chips[ci], &pcs, &npc, &e)) {
             rc = report_error("sweep", &e);
             break;
         }
         for (size_t pi = 0; pi < npc && !rc; pi++) {
             for (int bi = 0; bi < o->batches.n && !rc; bi++) {
                 struct loaded_config c = base;   /* shallow: shares merged/sources, not freed */
-                sweep_apply_parallel(&c.model, &pcs[pi], o->batch[bi]);
                 if (o->seqlen) {
                     c.model.input_seqlen = o->seq_in;
                     c.model.output_seqlen = o->seq_out;
                 }
-                char pstr[256], dir[1024], csv[1200];
-                sweep_pstr_llm(&pcs[pi], o->batch[bi], pstr, sizeof pstr);
+                char pstr[256], dir[1024], base_name[64], csv[1200];
+                fam->pstr(&pcs[pi], o->batch[bi], pstr, sizeof pstr);
                 snprintf(dir, sizeof dir, "%s/%s", mdir, pstr);
-                snprintf(csv, sizeof csv, "%s/%s-v%s.csv", dir, o->workload, version);
+                snprintf(base_name, sizeof base_name, "%s-v%s", o->workload, version);
+                snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
                 snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
                 if (o->skip_existing && exists(csv)) {
                     cnt->existing++;
                     continue;
                 }
                 char why[256];
-                bool ok_p = sweep_validate_llm(&c.model, &links, o->prof, PHASE_PREFILL, 1.5, why, sizeof why);
-                bool ok_d = sweep_validate_llm(&c.model, &links, o->prof, PHASE_DECODE, 1.5, why, sizeof why);
-                if (!ok_p && !ok_d) {
+                if (!fam->prepare(&c, &pcs[pi], o->batch[bi], o->prof, why, sizeof why)) {
                     cnt->invalid++;
                     continue;
                 }
-                sweep_map_axes_llm(base.chip.name, &c.model);
                 struct trace t;
                 trace_init(&t);
-                cJSON *extra = cJSON_CreateObject();
-                int64_t pods = c.model.data_parallel_degree_dcn * c.model.pipeline_parallel_degree_dcn;
-                int64_t stages = c.model.pipeline_parallelism_degree * c.model.pipeline_parallel_degree_dcn;
-                json_add_i64(extra, "num_pods", pods);
-                json_add_i64(extra, "batch_size_per_pod", (c.model.global_batch_size + pods - 1) / pods);
-                json_add_i64(extra, "layers_per_pp_stage", (c.model.num_layers + stages - 1) / stages);
-                char basename[64];
-                snprintf(basename, sizeof basename, "%s-v%s", o->workload, version);
-                struct llm_report rep;
-                if (pipeline_llm_inference(&c, o->prof, false, &t, &e) ||
-                    (o->dry_run ? llm_report_compute(&c.model, &c.chip, o->prof, &t, &rep, &e)
-                                : write_llm_outputs(&c, o->prof, &t, dir, basename, true, extra, NULL, &e)))
+                if (pipeline_run(fam, &c, o->prof, false, &t, &e) ||
+                    (!o->dry_run && fam->write(&c, o->prof, &t, dir, base_name, true, &e)))
                     rc = report_error("sweep", &e);
                 else
                     cnt->simulated++;
-                cJSON_Delete(extra);
                 trace_free(&t);
             }
         }
@@ -231,8 +221,8 @@ int cmd_sweep(int argc, char **argv)
         return usage_error("sweep", "unexpected argument \"%s\"", argv[optind]);
     if (!models || !versions || !chips || !batches)
         return usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required");
-    if (strcmp(o.workload, "inference") != 0)
-        return usage_error("sweep", "--workload \"%s\": only inference is supported so far", o.workload);
+    if (strcmp(o.workload, "inference") != 0 && strcmp(o.workload, "training") != 0)
+        return usage_error("sweep", "--workload \"%s\": expected inference or training", o.workload);
     if (split_list(models, &o.models) || split_list(versions, &o.versions) ||
         split_list(chips, &o.chips) || split_list(batches, &o.batches))
         rc = usage_error("sweep", "lists must be non-empty and comma-separated (at most %d items)", MAX_LIST);

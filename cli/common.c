@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chipsim/chipsim.h"
+#include "cli/family.h"
 #include "cli/pyjson.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
@@ -18,6 +19,7 @@ void common_opts_init(struct common_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->prof = &profile_neusim;
+    o->workload = "inference";
 }
 
 int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
@@ -35,6 +37,11 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
     case 'P':
         o->prof = profile_by_name(arg);
         return o->prof ? 1 : npu_errf(e, "--profile \"%s\": unknown profile (known: %s)", arg, profile_names());
+    case 'W':
+        if (strcmp(arg, "inference") && strcmp(arg, "training"))
+            return npu_errf(e, "--workload \"%s\": expected inference or training", arg);
+        o->workload = arg;
+        return 1;
     case 'B': {
         char *end;
         o->batch = strtoll(arg, &end, 10);
@@ -68,7 +75,8 @@ void warn_unknown_key(const char *key, const char *file)
     fprintf(stderr, "npusim: warning: %s: unknown key \"%s\" (ignored)\n", file, key);
 }
 
-int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c)
+int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
+                const struct family **fam)
 {
     struct config_request r = { o->configs, need_model ? (o->model ? o->model : "llama3-8b") : NULL,
                                 o->chip, o->system, o->sets, o->nsets };
@@ -78,68 +86,81 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
         return report_error(cmd, &e);
     }
     config_unknown_keys(c, warn_unknown_key);
+    if (!need_model)
+        return 0;
+    *fam = family_find(&c->model, o->workload);
+    if (!*fam) {
+        fprintf(stderr, "npusim %s: model \"%s\" (model_type \"%s\"): no model family simulates its %s "
+                        "(families: %s)\n", cmd, c->model_name, c->model.model_type, o->workload,
+                families_list());
+        config_free(c);
+        return EXIT_USAGE;
+    }
     struct model_config *m = &c->model;
-    if (need_model && o->batch > 0) {
+    if (o->batch > 0) {
         struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
                                   m->pipeline_parallelism_degree, m->expert_parallelism_degree,
                                   m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
                                   m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
         sweep_apply_parallel(m, &p, o->batch);
     }
-    if (need_model && m->num_data_parallel_axes == 0 && m->num_tensor_parallel_axes == 0 &&
-        m->num_pipeline_parallel_axes == 0)
-        sweep_map_axes_llm(c->chip.name, m);
+    if ((*fam)->adjust)
+        (*fam)->adjust(c);
     return 0;
 }
 
-int pipeline_llm_inference(const struct loaded_config *c, const struct profile *prof, bool energy,
-                           struct trace *t, struct npu_err *e)
+int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
+                 bool energy, struct trace *t, struct npu_err *e)
 {
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    if (opsgen_llm_inference(&c->model, &l, prof, t, e) || chipsim_run(t, &c->chip, prof, e))
+    if (fam->generate(c, prof, t, e) || chipsim_run(t, &c->chip, prof, e))
         return -1;
     return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
 }
 
-/* One pending output: an atomic file and what goes in it. */
-struct pending {
-    char path[4096];
-    const struct trace *trace;   /* CSV if non-NULL */
-    struct trace_csv_opts opts;
-    char *text;                  /* JSON text otherwise (owned) */
-};
+#define MAX_OUTPUTS 64
 
-/* Opens every output, writes the CSVs in one pass over the trace (rows are
- * formatted once) and the JSON texts, then commits all or aborts all. */
-static int write_all(struct pending *p, int n, struct npu_err *e)
+char *json_text(const cJSON *j) { return pyjson_print(j); }
+
+int write_outputs(struct output *o, int n, struct npu_err *e)
 {
-    struct atomic_file af[8];
-    FILE *csv_f[8];
-    struct trace_csv_opts csv_o[8];
-    const struct trace *csv_t = NULL;
-    int opened = 0, ncsv = 0, rc = 0;
+    struct atomic_file *af = calloc(MAX_OUTPUTS, sizeof *af);
+    int opened = 0, rc = 0;
+    if (!af || n > MAX_OUTPUTS)
+        rc = npu_errf(e, "writing outputs: %s", af ? "too many files" : "out of memory");
     for (int i = 0; i < n && !rc; i++) {
-        if (atomic_open(&af[i], p[i].path, e)) {
+        if (atomic_open(&af[i], o[i].path, e)) {
             rc = -1;
             break;
         }
         opened++;
-        if (p[i].trace) {
-            csv_t = p[i].trace;
-            csv_f[ncsv] = af[i].f;
-            csv_o[ncsv++] = p[i].opts;
-        } else if (fputs(p[i].text, af[i].f) == EOF)
-            rc = npu_errf(e, "%s: write failed", p[i].path);
+        if (!o[i].trace && fputs(o[i].text, af[i].f) == EOF)
+            rc = npu_errf(e, "%s: write failed", o[i].path);
     }
-    if (!rc && ncsv)
-        rc = trace_write_csv_multi(csv_t, csv_f, csv_o, ncsv, e);
+    /* The CSVs of one trace in one pass (rows formatted once). */
+    for (int i = 0; i < opened && !rc; i++) {
+        if (!o[i].trace || o[i].path[0] == '\0')
+            continue;
+        FILE *f[TRACE_CSV_MAX_OUTPUTS];
+        struct trace_csv_opts opts[TRACE_CSV_MAX_OUTPUTS];
+        int k = 0;
+        for (int j = i; j < opened && k < TRACE_CSV_MAX_OUTPUTS; j++)
+            if (o[j].trace == o[i].trace && (j == i || o[j].path[0])) {
+                f[k] = af[j].f;
+                opts[k++] = o[j].opts;
+                if (j != i)
+                    o[j].path[0] = '\0';   /* done; keep af[j] for commit */
+            }
+        rc = trace_write_csv_multi(o[i].trace, f, opts, k, e);
+    }
     for (int i = 0; i < opened; i++) {
         if (rc)
             atomic_abort(&af[i]);
         else if (atomic_commit(&af[i], e))
             rc = -1;
     }
+    for (int i = 0; i < n; i++)
+        free(o[i].text);
+    free(af);
     return rc;
 }
 
@@ -154,7 +175,7 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
         *summary = r;
     if (make_dirs(dir, e))
         return -1;
-    struct pending p[5];
+    struct output p[5];
     int n = 0;
     memset(p, 0, sizeof p);
     if (combined) {
@@ -179,8 +200,5 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
         p[n++].text = pyjson_print(j);
         cJSON_Delete(j);
     }
-    int rc = write_all(p, n, e);
-    for (int i = 0; i < n; i++)
-        free(p[i].text);
-    return rc;
+    return write_outputs(p, n, e);
 }

@@ -130,18 +130,14 @@ int model_tables(const struct model_config *m, const struct field_table **out, i
 int model_config_from_json(struct model_config *m, const cJSON *json, field_sources *src,
                            struct npu_err *e)
 {
-    const struct field_table *all[8];
-    int na = model_all_tables(all, 8);
-    for (int i = 0; i < na; i++)
-        fields_set_defaults(all[i], m);
+    /* Defaults only from the tables that apply: a key may sit in two families'
+     * tables with different defaults (use_flash_attention: LLM true, GLIGEN false). */
+    memset(m, 0, sizeof *m);
+    fields_set_defaults(&model_base_fields, m);
     if (fields_from_json(&model_base_fields, m, json, src, e))
         return -1;
-    /* Family defaults the reference classes override. */
-    if (strcmp(m->model_type, "dit") == 0) {
-        strcpy(m->ffn_type, "default");
-        m->input_seqlen = 0;
-        m->output_seqlen = 0;
-    }
+    /* ffn_type decides the MoE tables; read it before choosing tables. DiT's
+     * class overrides the LLM defaults (ffn "default", sequence lengths 0). */
     if (strcmp(m->model_type, "llm") == 0 && json) {
         const cJSON *ffn = cJSON_GetObjectItemCaseSensitive(json, "ffn_type");
         if (cJSON_IsString(ffn) && strlen(ffn->valuestring) < FIELD_STR_MAX)
@@ -154,7 +150,18 @@ int model_config_from_json(struct model_config *m, const cJSON *json, field_sour
             }
     }
     const struct field_table *t[8];
+    char ffn[FIELD_STR_MAX];
+    memcpy(ffn, m->ffn_type, sizeof ffn);
     int n = model_tables(m, t, 8);
+    for (int i = 1; i < n; i++)
+        fields_set_defaults(t[i], m);
+    if (ffn[0])
+        memcpy(m->ffn_type, ffn, sizeof ffn);   /* read from the JSON above */
+    if (strcmp(m->model_type, "dit") == 0) {
+        strcpy(m->ffn_type, "default");
+        m->input_seqlen = 0;
+        m->output_seqlen = 0;
+    }
     for (int i = 1; i < n; i++)
         if (fields_from_json(t[i], m, json, src, e))
             return -1;

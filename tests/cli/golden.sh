@@ -1,5 +1,5 @@
 #!/bin/sh
-# Golden tests: reruns the sweeps of tests/golden/cases.suite and compares each
+# Golden tests: reruns the sweeps of tests/golden/*.suite and compares each
 # reference output kept under tests/golden/raw/ (gzip) with npusim's, byte for
 # byte (CSV rows and JSON statistics, sim_config included). One ok/not ok line
 # per reference file.
@@ -7,10 +7,12 @@ NPUSIM=$(cd "$(dirname "${NPUSIM:-build/npusim}")" && pwd)/$(basename "${NPUSIM:
 root=$(pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-grep -v '^#' tests/golden/cases.suite | while read -r model versions chips batches; do
+# suite lines: MODEL VERSIONS NUM_CHIPS BATCH_SIZES [WORKLOAD]
+cat tests/golden/*.suite | grep -v '^#' | while read -r model versions chips batches workload; do
     [ -n "$model" ] || continue
     (cd "$T" && "$NPUSIM" sweep --configs "$root/configs" --out raw --models "$model" \
-        --versions "$versions" --num-chips "$chips" --batch-sizes "$batches" 2>/dev/null) ||
+        --workload "${workload:-inference}" --versions "$versions" --num-chips "$chips" \
+        --batch-sizes "$batches" 2>/dev/null) ||
         echo "not ok - golden sweep $model $versions $chips $batches failed"
 done
 find tests/golden/raw -name '*.gz' | sort | while read -r ref; do

@@ -85,6 +85,11 @@ expect_fail "chipsim: trace missing columns" 'short.csv' $NPUSIM chipsim --confi
 expect_fail "chipsim: missing trace file" 'missing.csv' $NPUSIM chipsim --configs $CONFIGS -i "$T/missing.csv" -o "$T/o7/x.csv"
 no_files "bad traces leave no output" "$T/o7"
 
+# --- per-family CLI tests (tests/cli/t_*.sh, sourced: they use ok/no/check/expect_fail) ---
+for f in tests/cli/t_*.sh; do
+    [ -f "$f" ] && . "$f"
+done
+
 # --- golden: byte-identical to the reference outputs kept in tests/golden ---
 sh tests/cli/golden.sh
 check "sweep --dry-run writes nothing" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/dry' --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1 --dry-run 2>&1 | grep -q 'simulated' && test ! -e '$T/dry'"
