@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/parallel.h"
 
@@ -29,7 +30,6 @@ struct gen {
     struct trace *t;
     int64_t B, L, D_tp;
     struct coll_axes tp;   /* TP axes list (may be empty: quirk Q13) */
-    int64_t t_prod;        /* product of the TP axes */
     bool decode;
     int64_t seq, count;    /* tokens per step and layer-op count of the phase */
 };
@@ -40,212 +40,10 @@ static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
  * the fixed strings below never produce; the check keeps that true. */
 #define CHK(x) do { if (!(x)) return -1; } while (0)
 
-/* ---- attention (§5.3) ---- */
-
-/* Decode, and prefill without flash attention. */
-static int self_attention(struct gen *g, int64_t *fid)
+/* What every layer op of the phase shares (opsgen/layers.h). */
+static struct layer_ctx layer_ctx_of(const struct gen *g)
 {
-    const struct model_config *m = g->m;
-    int64_t B = g->B, seq = g->seq, n = g->count, t = g->t_prod, f = *fid;
-    int64_t Hl = cdiv64(m->num_heads, t), dh = m->d_head, Dm = cdiv64(m->d_model, t);
-    const char *pre = g->decode ? "Attention-serving-decode-" : "Fwd-Attention_encoder-";
-    char d[160], nm[96];
-    struct trace *tr = g->t;
-
-    if (t > 1) {
-        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
-        CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, seq, Dm), 2, &g->tp));
-        Dm *= t;
-        f++;
-    }
-    snprintf(d, sizeof d, "%sQ/K/V", pre);
-    CHK(b_einsum(tr, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
-                 SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
-    if (g->decode) {
-        CHK(b_einsum(tr, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
-                     SHP(B, seq, Dm), SHP(2, Dm, Hl, dh), "BLM;TMND->BTLND", "0_0_0", BF16));
-    } else {
-        CHK(b_einsum(tr, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
-                     SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
-        CHK(b_einsum(tr, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
-                     SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
-    }
-    f++;
-
-    struct op *o;
-    if (g->decode) {
-        /* Every step attends to the final context (quirk Q8). */
-        int64_t si = m->input_seqlen, so = m->output_seqlen;
-        snprintf(d, sizeof d, "%sSoftmax(Q*K)*V", pre);
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
-                         SHP(B, seq, Hl, dh), SHP(B, si, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
-        o->weight_bytes = 0;
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
-                         SHP(B, seq, Hl, dh), SHP(B, so, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
-        o->weight_bytes = 0;
-        CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
-                    SHP(B, seq, si + so, Hl), "0_0", BF16));
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
-                         SHP(B, seq, si, Hl), SHP(B, si, Hl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
-        o->weight_bytes = 0;
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
-                         SHP(B, seq, so, Hl), SHP(B, so, Hl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
-        o->weight_bytes = 0;
-        CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
-                     SHP(B, seq, Hl, dh), "0_0_0", BF16, g->prof->binary_ops_list_one_input));
-    } else {
-        snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
-                         SHP(B, seq, Hl, dh), SHP(B, seq, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
-        o->weight_bytes = 0;
-        CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
-                    SHP(B, seq, seq, Hl), "1_1", BF16));
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, seq, seq, Hl), SHP(B, seq, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
-        o->weight_bytes = 0;
-        CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
-                     SHP(B, seq, Hl, dh), "0_0_0", BF16, g->prof->binary_ops_list_one_input));
-    }
-    f++;
-
-    snprintf(d, sizeof d, "%sAttention_output", pre);
-    CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
-                 SHP(B, seq, Hl, dh), SHP(Hl, dh, Dm), "BLND;NDM->BLM", "0_0_0", BF16));
-    f++;
-    struct shape y = SHP(B, seq, Dm), ys = shape_scattered(y, 2, t);
-    if (t > 1) {
-        snprintf(nm, sizeof nm, "AllReduceMHA(ReduceScatter)-%lld", (long long)f);
-        CHK(b_reduce_scatter(tr, f, n, "Reduce attention and scatter before LN", nm, y, 2, &g->tp));
-        f++;
-    }
-    snprintf(d, sizeof d, "%sAttention_layernorm", pre);
-    /* The reference normalises the unscattered width (quirk Q7). */
-    CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm",
-                g->prof->self_attn_ln_unscattered ? y : ys, "0_0", BF16));
-    f++;
-    if (t > 1) {
-        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
-        CHK(b_all_gather(tr, f, n, d, "AllGather", ys, 2, &g->tp));
-    }
-    *fid = f;
-    return 0;
-}
-
-/* Prefill with flash attention: the reference's cross-attention path with
- * q = kv = the input sequence and the full d_model for K and V. */
-static int flash_attention(struct gen *g, int64_t *fid)
-{
-    const struct model_config *m = g->m;
-    int64_t B = g->B, S = g->seq, n = g->count, t = g->t_prod, f = *fid;
-    int64_t Hl = cdiv64(m->num_heads, t), dh = m->d_head, D = m->d_model;
-    int64_t dq = cdiv64(D, t);
-    char d[160], nm[96];
-    struct trace *tr = g->t;
-
-    if (t > 1) {
-        snprintf(nm, sizeof nm, "AllGatherMHA-%lld", (long long)f);
-        CHK(b_all_gather(tr, f, n, "Concatenate dims before attn", nm, SHP(B, S, dq), 2, &g->tp));
-        dq *= t;
-        f++;
-    }
-    snprintf(d, sizeof d, "-Q-%lld", (long long)f);
-    CHK(b_einsum(tr, f, n, d, "MatMul: Q", SHP(B, S, dq), SHP(dq, Hl, dh),
-                 "BLM;MND->BLND", "0_0_0", BF16));
-    snprintf(d, sizeof d, "-K-%lld", (long long)f);
-    CHK(b_einsum(tr, f, n, d, "MatMul: K", SHP(B, S, D), SHP(D, Hl, dh),
-                 "BLM;MND->BLND", "0_0_0", BF16));
-    snprintf(d, sizeof d, "-V-%lld", (long long)f);
-    CHK(b_einsum(tr, f, n, d, "MatMul: V", SHP(B, S, D), SHP(D, Hl, dh),
-                 "BLM;MND->BLND", "0_0_0", BF16));
-    f++;
-    snprintf(d, sizeof d, "-FlashAttention-%lld", (long long)f);
-    struct shape qkv = SHP(B, S, Hl, dh);
-    CHK(b_flash_attention(tr, f, n, d, "FlashAttention", qkv, qkv, qkv, BF16,
-                          g->prof->fa_uses_heads_as_dhead));
-    f = last(g)->fusion_id + 1;
-    snprintf(d, sizeof d, "-Attention_output-%lld", (long long)f);
-    CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput = attnAvg * W_o", qkv, SHP(Hl, dh, dq),
-                 "BLND;NDM->BLM", "0_0_0", BF16));
-    f++;
-    struct shape y = SHP(B, S, dq);
-    if (t > 1) {
-        snprintf(nm, sizeof nm, "AllReduce(ReduceScatter)-%lld", (long long)f);
-        CHK(b_reduce_scatter(tr, f, n, "Reduce and split attention results", nm, y, 2, &g->tp));
-        y = shape_scattered(y, 2, t);
-        f++;
-    }
-    /* LayerNorm and the gather after it share one fid (quirk Q37). */
-    snprintf(d, sizeof d, "-Attention_layernorm-%lld", (long long)f);
-    CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", y, "0_0", BF16));
-    if (t > 1) {
-        snprintf(nm, sizeof nm, "AllReduce(AllGather)-%lld", (long long)f);
-        CHK(b_all_gather(tr, f, n, "Gather results after Layernorm", nm, y, 2, &g->tp));
-    }
-    *fid = f;
-    return 0;
-}
-
-/* ---- FFN (§5.4) ---- */
-
-static int ffn(struct gen *g, int64_t *fid)
-{
-    const struct model_config *m = g->m;
-    int64_t B = g->B, seq = g->seq, n = g->count, t = g->t_prod, f = *fid;
-    int64_t D = m->d_model, Fl = cdiv64(m->d_ff, t);
-    bool dec = g->decode, one = g->prof->binary_ops_list_one_input;
-    char d[160], nm[96];
-    struct trace *tr = g->t;
-
-    if (t > 1) {
-        snprintf(nm, sizeof nm, "AllGatherMLP-%lld", (long long)f);
-        /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk Q6). */
-        if (g->prof->ffn_allgather_2d)
-            CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm,
-                             SHP(B, D), 1, &g->tp));
-        else
-            CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm,
-                             SHP(B, seq, cdiv64(D, t)), 2, &g->tp));
-        f++;
-    }
-    struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
-    if (!strcmp(m->ffn_type, "llama")) {
-        const char *pre = dec ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-";
-        snprintf(d, sizeof d, "%sFFgate", pre);
-        CHK(b_einsum(tr, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x,
-                     SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
-        snprintf(d, sizeof d, "%sFFup", pre);
-        CHK(b_einsum(tr, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x,
-                     SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
-        snprintf(d, sizeof d, "%sFFgate_up", pre);
-        CHK(b_binary(tr, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h,
-                     "0_0_0", BF16, one));
-        snprintf(d, sizeof d, "%sFFoutput", pre);
-        CHK(b_einsum(tr, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h,
-                     SHP(Fl, D), "BLH;HM->BLM", "0_0_0", BF16));
-    } else {  /* "default"; validated by the caller */
-        /* Both matmuls end in "FFinput" in the reference (quirk Q18). */
-        snprintf(d, sizeof d, "%sFFinput", dec ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-");
-        CHK(b_einsum(tr, f, n, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", x, SHP(D, Fl),
-                     "BLM;MH->BLH", "0_0_0", BF16));
-        CHK(b_einsum(tr, f + 1, n, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", h, SHP(Fl, D),
-                     "BLH;HM->BLM", "0_0_0", BF16));
-    }
-    f = last(g)->fusion_id + 1;
-    struct shape r = x;
-    if (t > 1) {
-        snprintf(nm, sizeof nm, "ReduceScatterMLP-%lld", (long long)f);
-        CHK(b_reduce_scatter(tr, f, n, "Reduce and scatter results of MLP before residual", nm,
-                             x, 2, &g->tp));
-        r = shape_scattered(x, 2, t);
-        f++;
-    }
-    snprintf(d, sizeof d, "%sAttnPlusFFn", dec ? "FFN-serving-decoder-" : "Fwd-FFN-encoder-");
-    CHK(b_binary(tr, f, n, d,
-                 dec ? "attnPlusFFn = Add(([B/d]beamS[M/mh] + [B/d]beamS[M/mh]))"
-                     : "attnPlusFFn = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))",
-                 "Add", r, "0_0_0", BF16, one));
-    *fid = f;
-    return 0;
+    return (struct layer_ctx){ g->t, g->prof, g->B, g->count, g->decode, &g->tp, "" };
 }
 
 /* ---- pipeline transfers and KV swap (§5.1, §5.5) ---- */
@@ -303,14 +101,17 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
                 "X_norm = LayerNorm(X)", "LayerNorm", SHP(g->B, g->seq, g->D_tp), "0_0", BF16));
     fid++;
     int64_t f = fid;
-    if (!g->decode && m->use_flash_attention) {
-        if (flash_attention(g, &f)) return -1;
-    } else if (self_attention(g, &f)) {
+    struct layer_ctx lc = layer_ctx_of(g);
+    struct attn_args at = { .seq = g->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
+                            .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
+                            .flash = m->use_flash_attention };
+    if (layer_attention(&lc, &at, &f))
         return -1;
-    }
     fid = last(g)->fusion_id + 1;
     f = fid;
-    if (ffn(g, &f)) return -1;
+    struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type };
+    if (layer_ffn(&lc, &fa, &f))
+        return -1;
     /* The reference does not advance past the FFN, so the sends reuse the
      * FFN's first fid (quirk Q5). */
     if (!g->prof->pp_send_reuses_fid)
@@ -409,11 +210,9 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
                         SHAPE_MAXD);
     g.tp.n = na;
     g.tp.latency_ns = l->ici_latency_ns;
-    g.t_prod = 1;
     for (int i = 0; i < na; i++) {
         g.tp.deg[i] = axes[i];
         g.tp.bw_GBps[i] = l->ici_bw_GBps;
-        g.t_prod *= axes[i];
     }
 
     size_t first = out->n;

@@ -1,0 +1,279 @@
+/* layers.c — attention and FFN layer builders (see layers.h; opsgen.md §5.3–§5.4). */
+#include "opsgen/layers.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BF16 "DT_BFLOAT16"
+
+/* Builder results are NULL only for malformed equations or op names, which
+ * the fixed strings below never produce; the check keeps that true. */
+#define CHK(x) do { if (!(x)) return -1; } while (0)
+
+static struct op *last(const struct layer_ctx *c) { return &c->t->ops[c->t->n - 1]; }
+
+int64_t layer_tp(const struct layer_ctx *c)
+{
+    int64_t p = 1;
+    for (int i = 0; c->tp && i < c->tp->n; i++)
+        p *= c->tp->deg[i];
+    return p;
+}
+
+/* ---- self path (decode; prefill without flash) ---- */
+
+static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t Dm, int64_t dh,
+                     int64_t si, int64_t so, int64_t *fid)
+{
+    int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
+    bool one = c->prof->binary_ops_list_one_input;
+    char pre[160], d[200], nm[96];
+    struct trace *tr = c->t;
+    struct op *o;
+    snprintf(pre, sizeof pre, "%s%s", c->prefix,
+             c->decode ? "Attention-serving-decode-" : "Fwd-Attention_encoder-");
+
+    if (t > 1) {
+        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, seq, Dm), 2, c->tp));
+        Dm *= t;
+        f++;
+    }
+    snprintf(d, sizeof d, "%sQ/K/V", pre);
+    CHK(b_einsum(tr, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
+                 SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    if (c->decode) {
+        CHK(b_einsum(tr, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
+                     SHP(B, seq, Dm), SHP(2, Dm, Hl, dh), "BLM;TMND->BTLND", "0_0_0", BF16));
+    } else {
+        CHK(b_einsum(tr, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
+                     SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+        CHK(b_einsum(tr, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
+                     SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    }
+    f++;
+
+    if (c->decode) {
+        /* Every step attends to the final context (quirk Q8). */
+        snprintf(d, sizeof d, "%sSoftmax(Q*K)*V", pre);
+        CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
+                         SHP(B, seq, Hl, dh), SHP(B, si, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
+        o->weight_bytes = 0;
+        CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
+                         SHP(B, seq, Hl, dh), SHP(B, so, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
+        o->weight_bytes = 0;
+        CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
+                    SHP(B, seq, si + so, Hl), "0_0", BF16));
+        CHK(o = b_einsum(tr, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
+                         SHP(B, seq, si, Hl), SHP(B, si, Hl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
+        o->weight_bytes = 0;
+        CHK(o = b_einsum(tr, f, n, d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
+                         SHP(B, seq, so, Hl), SHP(B, so, Hl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
+        o->weight_bytes = 0;
+        CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
+                     SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
+    } else {
+        snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
+        CHK(o = b_einsum(tr, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
+                         SHP(B, seq, Hl, dh), SHP(B, seq, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+        o->weight_bytes = 0;
+        CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
+                    SHP(B, seq, seq, Hl), "1_1", BF16));
+        CHK(o = b_einsum(tr, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
+                         SHP(B, seq, seq, Hl), SHP(B, seq, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+        o->weight_bytes = 0;
+        CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
+                     SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
+    }
+    f++;
+
+    snprintf(d, sizeof d, "%sAttention_output", pre);
+    CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
+                 SHP(B, seq, Hl, dh), SHP(Hl, dh, Dm), "BLND;NDM->BLM", "0_0_0", BF16));
+    f++;
+    struct shape y = SHP(B, seq, Dm), ys = shape_scattered(y, 2, t);
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "AllReduceMHA(ReduceScatter)-%lld", (long long)f);
+        CHK(b_reduce_scatter(tr, f, n, "Reduce attention and scatter before LN", nm, y, 2, c->tp));
+        f++;
+    }
+    snprintf(d, sizeof d, "%sAttention_layernorm", pre);
+    /* The reference normalises the unscattered width (quirk Q7). */
+    CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm",
+                c->prof->self_attn_ln_unscattered ? y : ys, "0_0", BF16));
+    f++;
+    if (t > 1) {
+        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, f, n, d, "AllGather", ys, 2, c->tp));
+    }
+    *fid = f;
+    return 0;
+}
+
+/* ---- cross path (prefill with flash attention; GLIGEN cross attention) ---- */
+
+/* QK einsum, softmax, AV einsum and the Add, all at fid f. */
+static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t Hl, int64_t dh,
+                        int64_t f)
+{
+    int64_t B = c->B, n = c->count;
+    char d[200];
+    struct op *o;
+    snprintf(d, sizeof d, "%s-Attention_Softmax(Q*K)*V-%lld", c->prefix, (long long)f);
+    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnWeights = Q*K", SHP(B, q, Hl, dh),
+                     SHP(B, kv, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+    o->weight_bytes = 0;
+    CHK(b_unary(c->t, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax", SHP(B, q, kv, Hl),
+                "1_1", BF16));
+    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnAvg = attnWeights * V", SHP(B, q, kv, Hl),
+                     SHP(B, kv, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+    o->weight_bytes = 0;
+    CHK(b_binary(c->t, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
+                 SHP(B, q, Hl, dh), "0_0_0", BF16, c->prof->binary_ops_list_one_input));
+    return 0;
+}
+
+static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t Hl, int64_t dq,
+                      int64_t dk, int64_t dv, int64_t dh, bool flash, int64_t *fid)
+{
+    int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
+    char d[200], nm[96];
+    struct trace *tr = c->t;
+
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, f, n, "Concatenate dims before attn", nm, SHP(B, q, dq), 2, c->tp));
+        dq *= t;
+        f++;
+    }
+    snprintf(d, sizeof d, "%s-Q-%lld", c->prefix, (long long)f);
+    CHK(b_einsum(tr, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    snprintf(d, sizeof d, "%s-K-%lld", c->prefix, (long long)f);
+    CHK(b_einsum(tr, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    snprintf(d, sizeof d, "%s-V-%lld", c->prefix, (long long)f);
+    CHK(b_einsum(tr, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    f++;
+    if (flash) {
+        snprintf(d, sizeof d, "%s-FlashAttention-%lld", c->prefix, (long long)f);
+        CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q, Hl, dh), SHP(B, kv, Hl, dh),
+                              SHP(B, kv, Hl, dh), BF16, c->prof->fa_uses_heads_as_dhead));
+    } else if (normal_block(c, q, kv, Hl, dh, f))
+        return -1;
+    f = last(c)->fusion_id + 1;
+    snprintf(d, sizeof d, "%s-Attention_output-%lld", c->prefix, (long long)f);
+    CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, dh),
+                 SHP(Hl, dh, dq), "BLND;NDM->BLM", "0_0_0", BF16));
+    f++;
+    struct shape y = SHP(B, q, dq);
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "AllReduce(ReduceScatter)-%lld", (long long)f);
+        CHK(b_reduce_scatter(tr, f, n, "Reduce and split attention results", nm, y, 2, c->tp));
+        y = shape_scattered(y, 2, t);
+        f++;
+    }
+    /* LayerNorm and the gather after it share one fid (quirk Q37). */
+    snprintf(d, sizeof d, "%s-Attention_layernorm-%lld", c->prefix, (long long)f);
+    CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", y, "0_0", BF16));
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "AllReduce(AllGather)-%lld", (long long)f);
+        CHK(b_all_gather(tr, f, n, "Gather results after Layernorm", nm, y, 2, c->tp));
+    }
+    *fid = f;
+    return 0;
+}
+
+int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid)
+{
+    int64_t t = layer_tp(c);
+    int64_t Hl = cdiv64(a->H, t), Dl = cdiv64(a->D, t);
+    int64_t dq = a->d_query ? cdiv64(a->d_query, t) : Dl;
+    int64_t q = a->q_seq ? a->q_seq : a->seq, kv = a->kv_seq ? a->kv_seq : a->seq;
+    int64_t dk = a->d_key ? a->d_key : a->D, dv = a->d_value ? a->d_value : a->D;
+    if (!c->decode && a->flash)
+        return cross_path(c, q, kv, Hl, dq, dk, dv, a->dh, true, fid);
+    if (!a->cross)
+        return self_path(c, a->seq, Hl, Dl, a->dh, a->s_in, a->s_out, fid);
+    return cross_path(c, q, kv, Hl, dq, dk, dv, a->dh, a->flash, fid);
+}
+
+/* ---- FFN ---- */
+
+int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f)
+{
+    int64_t B = c->B, n = c->count;
+    char pre[160], d[200];
+    struct trace *tr = c->t;
+    struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
+    snprintf(pre, sizeof pre, "%s%s", c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-");
+    snprintf(d, sizeof d, "%sFFgate", pre);
+    CHK(b_einsum(tr, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x, SHP(D, Fl),
+                 "BLM;MH->BLH", "0_0_0", BF16));
+    snprintf(d, sizeof d, "%sFFup", pre);
+    CHK(b_einsum(tr, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x, SHP(D, Fl),
+                 "BLM;MH->BLH", "0_0_0", BF16));
+    snprintf(d, sizeof d, "%sFFgate_up", pre);
+    CHK(b_binary(tr, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", BF16,
+                 c->prof->binary_ops_list_one_input));
+    snprintf(d, sizeof d, "%sFFoutput", pre);
+    CHK(b_einsum(tr, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h, SHP(Fl, D),
+                 "BLH;HM->BLM", "0_0_0", BF16));
+    return 0;
+}
+
+static int default_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f)
+{
+    char d[200];
+    /* Both matmuls end in "FFinput" in the reference (quirk Q18). */
+    snprintf(d, sizeof d, "%s%sFFinput", c->prefix,
+             c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-");
+    CHK(b_einsum(c->t, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
+                 SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    CHK(b_einsum(c->t, f + 1, c->count, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", SHP(c->B, seq, Fl),
+                 SHP(Fl, D), "BLH;HM->BLM", "0_0_0", BF16));
+    return 0;
+}
+
+int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
+{
+    int64_t B = c->B, seq = a->seq, n = c->count, t = layer_tp(c), f = *fid, D = a->D;
+    int64_t Fl = cdiv64(a->F, t);
+    char d[200], nm[96];
+    struct trace *tr = c->t;
+
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "AllGatherMLP-%lld", (long long)f);
+        /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk Q6). */
+        if (c->prof->ffn_allgather_2d)
+            CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm, SHP(B, D), 1, c->tp));
+        else
+            CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm,
+                             SHP(B, seq, cdiv64(D, t)), 2, c->tp));
+        f++;
+    }
+    int rc;
+    if (!strcmp(a->ffn_type, "llama"))
+        rc = layer_ffn_llama_body(c, seq, D, Fl, f);
+    else if (!strcmp(a->ffn_type, "default"))
+        rc = default_body(c, seq, D, Fl, f);
+    else
+        rc = a->body ? a->body(c, seq, f, a->body_arg) : -1;
+    if (rc)
+        return -1;
+    f = last(c)->fusion_id + 1;
+    struct shape x = SHP(B, seq, D), r = x;
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "ReduceScatterMLP-%lld", (long long)f);
+        CHK(b_reduce_scatter(tr, f, n, "Reduce and scatter results of MLP before residual", nm, x, 2,
+                             c->tp));
+        r = shape_scattered(x, 2, t);
+        f++;
+    }
+    snprintf(d, sizeof d, "%s%sAttnPlusFFn", c->prefix,
+             c->decode ? "FFN-serving-decoder-" : "Fwd-FFN-encoder-");
+    CHK(b_binary(tr, f, n, d,
+                 c->decode ? "attnPlusFFn = Add(([B/d]beamS[M/mh] + [B/d]beamS[M/mh]))"
+                           : "attnPlusFFn = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))",
+                 "Add", r, "0_0_0", BF16, c->prof->binary_ops_list_one_input));
+    *fid = f;
+    return 0;
+}

@@ -1,0 +1,68 @@
+/* layers.h — transformer layer builders shared by every generator
+ * (opsgen.md §5.3–§5.4): multi-head attention (self path, cross path with
+ * flash or the normal QK/softmax/AV block) and the FFN (llama, default, or a
+ * generator-supplied MoE body), with their tensor-parallel collectives.
+ *
+ * Main data structure: struct layer_ctx, what every op of a layer shares —
+ * the trace, local batch, op count, phase, TP axes (with link bandwidths) and
+ * the caller's description prefix ("" for LLMs; "SelfAttention<f>" etc. for
+ * GLIGEN; "FFN_routed_expert<i>-" for MoE experts). Descriptions are spelled
+ * exactly as the reference builds them: prefix + phase part + role. */
+#ifndef NPUSIM_LAYERS_H
+#define NPUSIM_LAYERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opsgen/builders.h"
+#include "traces/profile.h"
+
+struct layer_ctx {
+    struct trace *t;
+    const struct profile *prof;
+    int64_t B;                   /* local batch */
+    int64_t count;               /* executions of each op (layers, or layers x decode steps) */
+    bool decode;
+    const struct coll_axes *tp;  /* tensor-parallel axes; n == 0: none */
+    const char *prefix;          /* caller's description prefix */
+};
+
+/* Product of the TP axes (1 without TP). */
+int64_t layer_tp(const struct layer_ctx *c);
+
+/* Arguments of create_multi_head_attention. H and D are the full head count
+ * and model width (divided by the TP degree inside, rounding up); the
+ * optional q/kv lengths and widths follow the reference's `x or default`. */
+struct attn_args {
+    int64_t seq;                 /* prefill: input length; decode: decode width */
+    int64_t s_in, s_out;         /* decode: prefix and suffix KV-cache lengths */
+    int64_t H, D, dh;
+    bool flash;                  /* flash attention (prefill only) */
+    bool cross;                  /* "cross-attention" type (GLIGEN) */
+    int64_t q_seq, kv_seq;       /* 0: seq */
+    int64_t d_query;             /* 0: D / t; else d_query / t */
+    int64_t d_key, d_value;      /* 0: D */
+};
+/* Appends the attention ops at *fid and leaves *fid at the reference's next
+ * value for the caller (the last op's fid for the self path, see §5.6).
+ * Returns 0, or -1 if a builder rejected its arguments. */
+int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid);
+
+/* A generator-supplied FFN body (DeepSeek MoE): appends its ops starting at
+ * fid; the FFN wrapper continues after the last one. */
+typedef int (*ffn_body_fn)(const struct layer_ctx *c, int64_t seq, int64_t fid, void *arg);
+
+struct ffn_args {
+    int64_t seq, D, F;           /* F: full d_ff (divided by the TP degree inside) */
+    const char *ffn_type;        /* "llama", "default", or anything with body set */
+    ffn_body_fn body;            /* used when ffn_type is neither llama nor default */
+    void *body_arg;
+};
+/* create_ffn: optional TP all-gather, body, optional reduce-scatter, residual
+ * Add. *fid: in = first fid, out = the Add's fid (not advanced, §5.6). */
+int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid);
+/* The llama body alone (gate, up, gate*up, down at fid..fid+3) with the FFN
+ * width Fl already divided; description prefix = c->prefix + phase part. */
+int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t fid);
+
+#endif
