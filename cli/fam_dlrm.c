@@ -57,6 +57,12 @@ static struct chip_view *chip_views(const struct loaded_config *c, const struct 
                                     int32_t *straggler, struct npu_err *e)
 {
     int64_t nc = c->model.num_chips;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ops[i].group < 0 || t->ops[i].group >= nc) {
+            npu_errf(e, "trace: an op of chip %d (column \"Group\") but model field \"num_chips\" "
+                        "is %lld", (int)t->ops[i].group, (long long)nc);
+            return NULL;
+        }
     struct chip_view *v = calloc((size_t)nc, sizeof *v);
     if (!v) {
         npu_errf(e, "DLRM statistics: out of memory");

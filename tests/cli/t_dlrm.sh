@@ -49,3 +49,9 @@ no_files "dlrm: pp > 1 leaves no output" "$T/dlo4"
 expect_fail "dlrm: pp > 1 via --set names --set" '\-\-set: model field "pipeline_parallelism_degree"' \
   $NPUSIM run --configs $CONFIGS -m dlrm-s --set pipeline_parallelism_degree=2 --out "$T/dlo5"
 no_files "dlrm: --set pp > 1 leaves no output" "$T/dlo5"
+# A 4-chip trace read back against a 1-chip model config: refused, nothing written.
+$NPUSIM opsgen --configs $CONFIGS -m dlrm-s $D4 2>/dev/null |
+  $NPUSIM chipsim --configs $CONFIGS -o "$T/dl4ops.csv" 2>/dev/null
+expect_fail "dlrm: trace chips beyond num_chips" 'model field "num_chips" is 1' \
+  $NPUSIM power --configs $CONFIGS -m dlrm-s -i "$T/dl4ops.csv" --out-dir "$T/dlo6"
+no_files "dlrm: chip-count mismatch leaves no output" "$T/dlo6"
