@@ -2,7 +2,6 @@
  * lists, sweep helpers (see dlrm.h; opsgen.md §3.11, §9, §11.4, §13). */
 #include "opsgen/dlrm.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
