@@ -1,25 +1,325 @@
-/* fam_dlrm.c — the dlrm inference entry of the family table (placeholder until the
- * generator lands: it matches its models and says it is not supported yet). */
+/* fam_dlrm.c — the DLRM inference entry of the family table (opsgen.md §9,
+ * §12.4, §13): one trace holding every chip's ops (op->group = chip), the
+ * reference's per-chip CSVs and statistics, the straggler chip's CSV and
+ * statistics (with the memory/OOM flag), and the table-placement JSON.
+ *
+ * Main data structure: one trace view per chip (a pointer into the timed
+ * trace's contiguous run of that chip's ops), which the CSV writer and the
+ * statistics take like any trace. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/family.h"
+#include "opsgen/dlrm.h"
+#include "power/stats.h"
+#include "traces/atomic.h"
 
-static bool matches(const struct model_config *m, const char *workload)
+static bool dlrm_matches(const struct model_config *m, const char *workload)
 {
     return !strcmp(m->model_type, "dlrm") && !strcmp(workload, "inference");
 }
 
-static int generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                    struct npu_err *e)
+/* DLRMConfig turns the chip's small-matmul VPU path off (the chip JSONs do
+ * not set the key, so the ChipConfig default True would win otherwise); an
+ * explicit key in the merged config still decides. Axis counts (reported
+ * only) follow the sweep's rule when the config leaves them all at 0. */
+static void dlrm_adjust(struct loaded_config *c)
 {
-    (void)prof, (void)t;
-    return npu_errf(e, "model \"%s\": dlrm inference is not supported yet", c->model_name);
+    if (!cJSON_GetObjectItemCaseSensitive(c->merged, "use_vu_for_small_matmul"))
+        c->chip.use_vu_for_small_matmul = false;
+    struct model_config *m = &c->model;
+    if (m->num_data_parallel_axes == 0 && m->num_tensor_parallel_axes == 0 &&
+        m->num_pipeline_parallel_axes == 0)
+        sweep_map_axes_dlrm(c->chip.name, m);
+}
+
+static int dlrm_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
+                         struct npu_err *e)
+{
+    /* Checked here first so that messages name the file each field came from. */
+    if (dlrm_check(&c->model, c->sources, e))
+        return -1;
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    return opsgen_dlrm_inference(&c->model, &l, prof, t, e);
+}
+
+/* ---- statistics ---- */
+
+struct chip_view {
+    struct trace t;              /* borrowed ops: never trace_free'd */
+    struct trace_stats s;
+};
+
+/* Views and statistics of every chip; *straggler = the slowest. Caller frees. */
+static struct chip_view *chip_views(const struct loaded_config *c, const struct trace *t,
+                                    int32_t *straggler, struct npu_err *e)
+{
+    int64_t nc = c->model.num_chips;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ops[i].group < 0 || t->ops[i].group >= nc) {
+            npu_errf(e, "trace: an op of chip %d (column \"Group\") but model field \"num_chips\" "
+                        "is %lld", (int)t->ops[i].group, (long long)nc);
+            return NULL;
+        }
+    struct chip_view *v = calloc((size_t)nc, sizeof *v);
+    if (!v) {
+        npu_errf(e, "DLRM statistics: out of memory");
+        return NULL;
+    }
+    for (int64_t i = 0; i < nc; i++) {
+        size_t first, n;
+        if (dlrm_group_range(t, (int32_t)i, &first, &n, e)) {
+            free(v);
+            return NULL;
+        }
+        v[i].t = (struct trace){ .ops = t->ops + first, .n = n, .cap = n };
+        trace_stats_compute(&v[i].t, PHASE_NONE, &v[i].s);
+        if (v[i].s.total_execution_time_chip_ns <= 0) {
+            npu_errf(e, "%s: chip %lld has no timed ops (total execution time 0)", c->model_name,
+                     (long long)i);
+            free(v);
+            return NULL;
+        }
+    }
+    *straggler = dlrm_straggler(t, nc);
+    return v;
+}
+
+static bool energy_done(const struct trace *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ops[i].energy_done)
+            return true;
+    return false;
+}
+
+static double throughput(const struct loaded_config *c, const struct trace_stats *s)
+{
+    return (double)c->model.global_batch_size / (double)s->total_execution_time_chip_ns * 1e9;
+}
+
+static double mem_GiB(const struct loaded_config *c)
+{
+    return (double)dlrm_mem_bytes(c->chip.hbm_size_GB) / 1024 / 1024 / 1024;
+}
+
+/* get_statistics_from_trace_file keys, then the DLRM ones (§12.4). */
+static cJSON *stats_json(const struct loaded_config *c, const struct chip_view *v, bool overall,
+                         bool energy, const cJSON *sim)
+{
+    const struct trace_stats *s = &v->s;
+    cJSON *o = cJSON_CreateObject();
+    json_add_i64(o, "total_pp_time_ns", s->total_pp_time_ns);
+    json_add_i64(o, "total_pp_ici_time_ns", s->total_pp_ici_time_ns);
+    json_add_i64(o, "total_pp_dcn_time_ns", s->total_pp_dcn_time_ns);
+    json_add_i64(o, "total_execution_time_non_pp_ns", s->total_execution_time_non_pp_ns);
+    json_add_i64(o, "overlapped_compute_time_non_pp_ns", s->overlapped_compute_time_non_pp_ns);
+    json_add_i64(o, "compute_only_time_non_pp_ns", s->compute_only_time_non_pp_ns);
+    json_add_i64(o, "memory_only_time_non_pp_ns", s->memory_only_time_non_pp_ns);
+    json_add_i64(o, "ici_bound_time_non_pp_ns", s->ici_bound_time_non_pp_ns);
+    json_add_i64(o, "total_execution_time_chip_ns", s->total_execution_time_chip_ns);
+    json_add_i64(o, "overlapped_compute_time_chip_ns", s->overlapped_compute_time_chip_ns);
+    json_add_i64(o, "compute_only_time_chip_ns", s->compute_only_time_chip_ns);
+    json_add_i64(o, "memory_only_time_chip_ns", s->memory_only_time_chip_ns);
+    json_add_i64(o, "ici_bound_time_chip_ns", s->ici_bound_time_chip_ns);
+    cJSON_AddBoolToObject(o, "bounded_by_pp_chip", s->bounded_by_pp_chip);
+    json_add_f64(o, "throughput_requests_per_sec", throughput(c, s));
+    json_add_i64(o, "latency_ns", s->total_execution_time_chip_ns);
+    if (overall) {
+        /* The reference compares a per-chip constant with the pod's HBM (Q15b). */
+        double gib = mem_GiB(c);
+        json_add_f64(o, "mem_footprint_GB", gib);
+        cJSON_AddBoolToObject(o, "out_of_memory",
+                              (double)(c->model.num_chips * c->chip.hbm_size_GB) < gib);
+    }
+    if (energy) {   /* not in the reference (its sweep runs no energy pass) */
+        double J = s->static_energy_J + s->dynamic_energy_J;
+        json_add_f64(o, "total_energy_J", J);
+        json_add_f64(o, "energy_per_request_J", J / (double)c->model.global_batch_size);
+    }
+    cJSON_AddItemToObject(o, "sim_config", cJSON_Duplicate(sim, 1));
+    return o;
+}
+
+static cJSON *config_stats_json(const struct loaded_config *c, const struct profile *prof)
+{
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    struct dlrm_plan *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    dlrm_plan(&c->model, &l, prof, p);
+    cJSON *o = cJSON_CreateObject();
+    json_add_f64(o, "ICI_bisection_BW_per_chip_GBps", p->bisection_bw_GBps);
+    cJSON *topo = cJSON_AddArrayToObject(o, "topology");
+    for (int i = 0; i < p->ntopo; i++)   /* integral numbers print as ints */
+        cJSON_AddItemToArray(topo, cJSON_CreateNumber((double)p->topology[i]));
+    cJSON *tabs = cJSON_AddArrayToObject(o, "table_sharding");
+    for (int i = 0; i < p->ntables; i++) {
+        const struct dlrm_table *t = &p->tables[i];
+        cJSON *j = cJSON_CreateObject();
+        json_add_i64(j, "embed_dim", t->embed_dim);
+        json_add_i64(j, "num_entries", t->num_entries);
+        json_add_i64(j, "num_indices_per_lookup", t->num_indices_per_lookup);
+        json_add_i64(j, "row_sharding_degree", t->row_sharding_degree);
+        json_add_i64(j, "column_sharding_degree", t->column_sharding_degree);
+        json_add_i64(j, "data_parallel_degree", t->data_parallel_degree);
+        cJSON *ca = cJSON_AddArrayToObject(j, "chip_assignment");
+        int64_t lo = t->all_chips ? 0 : t->chip, hi = t->all_chips ? c->model.num_chips : t->chip + 1;
+        for (int64_t k = lo; k < hi; k++)
+            cJSON_AddItemToArray(ca, cJSON_CreateNumber((double)k));
+        json_add_i64(j, "batch_size", t->batch_size);
+        cJSON_AddItemToArray(tabs, j);
+    }
+    free(p);
+    return o;
+}
+
+/* ---- output ---- */
+
+/* write_outputs takes at most 64 files; more chips are written in batches,
+ * and a failing batch removes the files of the batches before it. */
+#define BATCH 64
+
+static int write_all(struct output *o, int n, struct npu_err *e)
+{
+    for (int done = 0; done < n; done += BATCH) {
+        int k = n - done < BATCH ? n - done : BATCH;
+        if (write_outputs(o + done, k, e)) {
+            for (int i = 0; i < done; i++)
+                remove(o[i].path);
+            for (int i = done + k; i < n; i++)
+                free(o[i].text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int dlrm_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                      const char *dir, const char *base, bool sweep, struct npu_err *e)
+{
+    (void)sweep;   /* `run` writes the same files as the sweep, under its own base name */
+    int32_t sg;
+    struct chip_view *v = chip_views(c, t, &sg, e);
+    if (!v)
+        return -1;
+    int64_t nc = c->model.num_chips;
+    bool energy = energy_done(t);
+    int n = 0, cap = (int)(2 * nc + 3);
+    struct output *o = calloc((size_t)cap, sizeof *o);
+    cJSON *sim = config_dump(c);
+    cJSON *cs = config_stats_json(c, prof);
+    int rc = -1;
+    if (!o || !cs || make_dirs(dir, e)) {
+        if (!o || !cs)
+            npu_errf(e, "DLRM outputs: out of memory");
+        goto out;
+    }
+    /* The reference dumps the merged config dict as loaded, so the MLP layers
+     * keep every key of the JSON ("bias", "activation"), which the typed
+     * fields do not carry. */
+    static const char *const layers[] = { "bottom_mlp_config", "top_mlp_config" };
+    for (int i = 0; i < 2; i++) {
+        const cJSON *raw = cJSON_GetObjectItemCaseSensitive(c->merged, layers[i]);
+        if (raw && cJSON_GetObjectItemCaseSensitive(sim, layers[i]))
+            cJSON_ReplaceItemInObjectCaseSensitive(sim, layers[i], cJSON_Duplicate(raw, 1));
+    }
+    /* The reference's run_sim adds these to sim_config (one pod only). */
+    json_add_i64(sim, "num_pods", 1);
+    json_add_i64(sim, "batch_size_per_pod", c->model.global_batch_size);
+
+    snprintf(o[n].path, sizeof o[n].path, "%s/%s.csv", dir, base);
+    o[n].trace = &v[sg].t;
+    o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+    cJSON *j = stats_json(c, &v[sg], true, energy, sim);
+    snprintf(o[n].path, sizeof o[n].path, "%s/%s.json", dir, base);
+    o[n++].text = json_text(j);
+    cJSON_Delete(j);
+    snprintf(o[n].path, sizeof o[n].path, "%s/%s_config_stats.json", dir, base);
+    o[n++].text = json_text(cs);
+    for (int64_t i = 0; i < nc; i++) {
+        snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.csv", dir, base, (long long)i);
+        o[n].trace = &v[i].t;
+        o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+        j = stats_json(c, &v[i], false, energy, sim);
+        snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.json", dir, base, (long long)i);
+        o[n++].text = json_text(j);
+        cJSON_Delete(j);
+    }
+    rc = write_all(o, n, e);
+out:
+    cJSON_Delete(sim);
+    cJSON_Delete(cs);
+    free(o);
+    free(v);
+    return rc;
+}
+
+static void dlrm_summary(const struct loaded_config *c, const struct profile *prof,
+                         const struct trace *t, FILE *out)
+{
+    (void)prof;
+    const struct model_config *m = &c->model;
+    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld; batch %lld; %d embedding tables)\n",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+            (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
+            (long long)m->global_batch_size, m->embedding_table_sizes.n);
+    struct npu_err e;
+    int32_t sg;
+    struct chip_view *v = chip_views(c, t, &sg, &e);
+    if (!v) {
+        fprintf(out, "  (no statistics: %s)\n", e.msg);
+        return;
+    }
+    for (int64_t i = 0; i < m->num_chips && i < 8; i++)
+        fprintf(out, "  chip %-8lld latency %.3f us\n", (long long)i,
+                (double)v[i].s.total_execution_time_chip_ns / 1e3);
+    if (m->num_chips > 8)
+        fprintf(out, "  ...           (%lld more chips)\n", (long long)(m->num_chips - 8));
+    fprintf(out, "  straggler     chip %d: latency %.3f us, throughput %.1f requests/s\n", (int)sg,
+            (double)v[sg].s.total_execution_time_chip_ns / 1e3, throughput(c, &v[sg].s));
+    if (energy_done(t)) {
+        double J = 0;
+        for (int64_t i = 0; i < m->num_chips; i++)
+            J += v[i].s.static_energy_J + v[i].s.dynamic_energy_J;
+        fprintf(out, "  energy        %.6g J per batch over all chips (%.6g J/request)\n", J,
+                J / (double)m->global_batch_size);
+    }
+    double gib = mem_GiB(c);
+    fprintf(out, "  memory        %.2f GiB (reference constant) of %lld x %lld GiB HBM%s\n", gib,
+            (long long)m->num_chips, (long long)c->chip.hbm_size_GB,
+            (double)(m->num_chips * c->chip.hbm_size_GB) < gib ? " (out of memory)" : "");
+    free(v);
+}
+
+static int dlrm_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
+                          size_t *n, struct npu_err *e)
+{
+    (void)c;
+    return sweep_dlrm_configs(num_chips, out, n, e);
+}
+
+static bool dlrm_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
+                         const struct profile *prof, char *why, size_t whylen)
+{
+    (void)prof, (void)why, (void)whylen;   /* DLRM points are always valid (§13.3) */
+    sweep_apply_parallel(&c->model, p, gbs);
+    sweep_map_axes_dlrm(c->chip.name, &c->model);
+    return true;
 }
 
 const struct family fam_dlrm = {
     .name = "dlrm inference",
     .example = "npusim run -m dlrm-s -c tpuv5p",
-    .matches = matches,
-    .generate = generate,
+    .matches = dlrm_matches,
+    .adjust = dlrm_adjust,
+    .generate = dlrm_generate,
+    .write = dlrm_write,
+    .summary = dlrm_summary,
+    .enumerate = dlrm_enumerate,
+    .pstr = sweep_pstr_llm,
+    .prepare = dlrm_prepare,
 };
