@@ -83,7 +83,7 @@ struct output {
 };
 /* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
  * to temporary files and renames them all on success, removes them all on
- * failure. Frees the texts. At most 64 outputs. */
+ * failure. Frees the texts. */
 int write_outputs(struct output *o, int n, struct npu_err *e);
 /* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
 char *json_text(const cJSON *j);

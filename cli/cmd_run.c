@@ -142,13 +142,14 @@ int cmd_opsgen(int argc, char **argv)
 }
 
 static const char chipsim_help[] =
-    "usage: npusim chipsim [-c CHIP] [--set KEY=VALUE]... [-i TRACE] [-o TRACE]\n"
+    "usage: npusim chipsim [-c CHIP] [-m MODEL] [--set KEY=VALUE]... [-i TRACE] [-o TRACE]\n"
     "\n"
     "Times every operator of a trace on a chip: MXU/VPU compute, HBM traffic with\n"
     "on-chip tiling, vmem, ICI; execution time, Bounded-by and utilisation columns.\n"
     "Reads TRACE (default stdin; .gz decompressed) and writes the timed trace (default\n"
     "stdout). All ops are timed as one list (same-named ops share shapes, as the\n"
-    "reference does).\n"
+    "reference does). -m MODEL applies the model family's chip defaults (DLRM times\n"
+    "small matmuls without the VPU fallback), as `npusim run` does.\n"
     "\n"
     "options:\n" COMMON_HELP
     "  -i, --in TRACE          input trace (default -)\n"
@@ -166,7 +167,10 @@ int cmd_chipsim(int argc, char **argv)
 {
     PARSE("chipsim", chipsim_help, COMMON_SHORTOPTS "i:o:")
     struct loaded_config c;
-    if (load_common("chipsim", &a.co, false, &c, NULL))
+    const struct family *fam = NULL;
+    /* With -m the model family's config defaults apply too (DLRM times its
+     * matmuls without the small-matmul VPU fallback, like `npusim run`). */
+    if (load_common("chipsim", &a.co, a.co.model != NULL, &c, &fam))
         return EXIT_USAGE;
     struct trace t;
     trace_init(&t);

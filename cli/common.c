@@ -117,16 +117,14 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
     return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
 }
 
-#define MAX_OUTPUTS 64
-
 char *json_text(const cJSON *j) { return pyjson_print(j); }
 
 int write_outputs(struct output *o, int n, struct npu_err *e)
 {
-    struct atomic_file *af = calloc(MAX_OUTPUTS, sizeof *af);
+    struct atomic_file *af = calloc(n > 0 ? (size_t)n : 1, sizeof *af);
     int opened = 0, rc = 0;
-    if (!af || n > MAX_OUTPUTS)
-        rc = npu_errf(e, "writing outputs: %s", af ? "too many files" : "out of memory");
+    if (!af)
+        rc = npu_errf(e, "writing outputs: out of memory");
     for (int i = 0; i < n && !rc; i++) {
         if (atomic_open(&af[i], o[i].path, e)) {
             rc = -1;

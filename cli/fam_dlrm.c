@@ -179,25 +179,6 @@ static cJSON *config_stats_json(const struct loaded_config *c, const struct prof
 
 /* ---- output ---- */
 
-/* write_outputs takes at most 64 files; more chips are written in batches,
- * and a failing batch removes the files of the batches before it. */
-#define BATCH 64
-
-static int write_all(struct output *o, int n, struct npu_err *e)
-{
-    for (int done = 0; done < n; done += BATCH) {
-        int k = n - done < BATCH ? n - done : BATCH;
-        if (write_outputs(o + done, k, e)) {
-            for (int i = 0; i < done; i++)
-                remove(o[i].path);
-            for (int i = done + k; i < n; i++)
-                free(o[i].text);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static int dlrm_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                       const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
@@ -249,7 +230,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
         o[n++].text = json_text(j);
         cJSON_Delete(j);
     }
-    rc = write_all(o, n, e);
+    rc = write_outputs(o, n, e);
 out:
     cJSON_Delete(sim);
     cJSON_Delete(cs);
