@@ -144,7 +144,9 @@ void dlrm_plan(const struct model_config *m, const struct opsgen_links *l,
         t->column_sharding_degree = 1;
         /* Set when the table is created, before its data-parallel degree
          * changes below, so replicated tables keep the global batch (Q26). */
-        t->batch_size = m->global_batch_size;
+        t->batch_size = prof->dlrm_table_batch_before_sharding
+                            ? m->global_batch_size
+                            : cdiv64(m->global_batch_size, m->data_parallelism_degree);
         double gib = (double)(t->num_entries * E * 4) / 1024 / 1024 / 1024;   /* FP32 */
         if (gib >= 6) {
             t->row_sharding_degree = m->tensor_parallelism_degree;
@@ -229,11 +231,18 @@ struct gen {
     const struct opsgen_links *l;
     const struct dlrm_plan *p;
     struct trace *t;
+    const struct profile *prof;
     int64_t Bm;          /* MLP/interaction batch: cdiv(gbs, dp) */
     int64_t maxk;
 };
 
-static int64_t last_fid(const struct trace *t) { return t->ops[t->n - 1].fusion_id; }
+/* The next fusion id after the ops so far: the reference adds the last op's
+ * id, so ids roughly double at every step (quirk Q27). */
+static int64_t advance(const struct gen *g, int64_t fid)
+{
+    int64_t last = g->t->ops[g->t->n - 1].fusion_id;
+    return g->prof->dlrm_fid_doubling ? fid + last : last + 1;
+}
 
 /* One einsum per layer; the fusion id doubles from layer to layer (Q27). */
 static int mlp(struct gen *g, int64_t fid, const char *desc, const char *name, int64_t in,
@@ -252,6 +261,8 @@ static int chip_ops(struct gen *g, int64_t c)
     int64_t T = g->p->ntables, E = m->embedding_dim, gbs = m->global_batch_size;
     char d[SBUF], nm[SBUF];
     int64_t fid = 2, f = fid;
+    /* The all-to-all latency term counts tables, not chips (quirk Q28). */
+    int64_t a2a_group = g->prof->dlrm_a2a_group_is_tables ? T : m->num_chips;
 
     /* 1. bottom MLP */
     for (int i = 0; i < m->bottom_mlp_config.n; i++) {
@@ -260,15 +271,15 @@ static int chip_ops(struct gen *g, int64_t c)
         if (mlp(g, f, d, nm, m->bottom_mlp_config.l[i].in_features,
                 m->bottom_mlp_config.l[i].out_features))
             return -1;
-        f += last_fid(g->t);
+        f = advance(g, f);
     }
-    fid += last_fid(g->t);
+    fid = advance(g, fid);
 
     /* 2. indices all-to-all: worst case, every lookup of the global batch;
      * the latency term counts tables, not chips (Q28). */
     snprintf(d, sizeof d, "EmbeddingIndicesAllToAll-%lld", (long long)fid);
     if (!b_all_to_all(g->t, fid, 1, d, "EmbeddingIndicesAllToAll", SHP(gbs, T, g->maxk),
-                      "DT_INT32", g->p->bisection_bw_GBps, T, g->l->ici_latency_ns))
+                      "DT_INT32", g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
         return -1;
     fid += 1;
 
@@ -284,15 +295,15 @@ static int chip_ops(struct gen *g, int64_t c)
         if (!b_embedding_bag(g->t, f, 1, d, nm, tb->batch_size, &tb->num_indices_per_lookup,
                              &rows, 1, tb->embed_dim, "DT_FLOAT"))
             return -1;
-        f += last_fid(g->t);
+        f = advance(g, f);
     }
     /* The last op so far: the last bag, or the indices all-to-all if none. */
-    fid += last_fid(g->t);
+    fid = advance(g, fid);
 
     /* 4. looked-up rows all-to-all (before pooling, Q28), FP32 */
     snprintf(d, sizeof d, "EmbeddingAllToAll-%lld", (long long)fid);
     if (!b_all_to_all(g->t, fid, 1, d, "EmbeddingAllToAll", SHP(gbs, T, g->maxk, E), "DT_FLOAT",
-                      g->p->bisection_bw_GBps, T, g->l->ici_latency_ns))
+                      g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
         return -1;
     fid += 1;
 
@@ -301,21 +312,21 @@ static int chip_ops(struct gen *g, int64_t c)
                   SHP(g->Bm, T + 1, E), SHP(g->Bm, E, T + 1), "BNE;BEN->BNN", "0_0_0",
                   "DT_BFLOAT16"))
         return -1;
-    fid += last_fid(g->t);
+    fid = advance(g, fid);
 
     /* 6. top MLP: an extra first layer from the padded interaction width */
     int64_t inter = cdiv64(E + (T + 1) * T / 2, 128) * 128;
     f = fid;
     if (mlp(g, f, "TopMLP_init", "top_mlp_init", inter, m->top_mlp_config.l[0].in_features))
         return -1;
-    f += last_fid(g->t);
+    f = advance(g, f);
     for (int i = 0; i < m->top_mlp_config.n; i++) {
         snprintf(d, sizeof d, "TopMLP_%d", i);
         snprintf(nm, sizeof nm, "top_mlp_%d", i);
         if (mlp(g, f, d, nm, m->top_mlp_config.l[i].in_features,
                 m->top_mlp_config.l[i].out_features))
             return -1;
-        f += last_fid(g->t);
+        f = advance(g, f);
     }
     return 0;
 }
@@ -333,7 +344,7 @@ int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_link
     if (!p)
         return npu_errf(e, "DLRM: out of memory");
     dlrm_plan(m, l, prof, p);
-    struct gen g = { .m = m, .l = l, .p = p, .t = out };
+    struct gen g = { .m = m, .l = l, .p = p, .t = out, .prof = prof };
     g.Bm = cdiv64(m->global_batch_size, m->data_parallelism_degree);
     for (int i = 0; i < m->num_indices_per_lookup.n; i++)
         if (m->num_indices_per_lookup.v[i] > g.maxk)

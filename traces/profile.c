@@ -25,6 +25,9 @@ const struct profile profile_neusim = {
     .split_axes_drops_missing = true,
     .zero_tp_axes_ignore_tp = true,
     .mem_kv_sharing_compares_divided = true,
+    .dlrm_table_batch_before_sharding = true,
+    .dlrm_fid_doubling = true,
+    .dlrm_a2a_group_is_tables = true,
 };
 
 static const struct profile *const profiles[] = { &profile_neusim };

@@ -35,6 +35,9 @@ struct profile {
     bool split_axes_drops_missing;         /* opsgen Q12: split_parallelism_degree returns fewer axes */
     bool zero_tp_axes_ignore_tp;           /* opsgen Q13: 0 TP axes silently disable TP in attn/FFN */
     bool mem_kv_sharing_compares_divided;  /* opsgen Q14: KV sharing test uses the divided kv count */
+    bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */
+    bool dlrm_fid_doubling;                /* opsgen Q27: fid += last fid (ids double per step) */
+    bool dlrm_a2a_group_is_tables;         /* opsgen Q28: all-to-all latency counts tables, not chips */
 };
 
 /* The reference's behaviour, bugs included. */
