@@ -97,7 +97,7 @@ int cmd_run(int argc, char **argv)
         report_error("run", &e);
     else {
         fam->summary(&c, a.co.prof, &t, stdout);
-        printf("  outputs       %s/%s_*\n", dir, base);
+        printf("  outputs       %s/%s*\n", dir, base);
     }
     trace_free(&t);
     config_free(&c);

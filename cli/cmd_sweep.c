@@ -20,7 +20,7 @@
 
 static const char sweep_help[] =
     "usage: npusim sweep --models M[,M...] --versions V[,V...] --num-chips N[,N...]\n"
-    "                    --batch-sizes B[,B...] [--workload inference] [--seqlen IN_OUT]\n"
+    "                    --batch-sizes B[,B...] [--workload W] [--seqlen IN_OUT]\n"
     "                    [--out DIR] [--configs DIR] [--profile neusim] [--skip-existing] [--dry-run]\n"
     "\n"
     "Sweeps every valid parallelism (data/tensor/pipeline over ICI, data/pipeline over\n"
@@ -35,7 +35,7 @@ static const char sweep_help[] =
     "\n"
     "options:\n"
     "      --models LIST       model configs (llama family)\n"
-    "      --workload W        inference (training: not yet)\n"
+    "      --workload W        inference (default) or training (llama: one CSV + JSON per point)\n"
     "      --versions LIST     chip versions\n"
     "      --num-chips LIST    chip counts\n"
     "      --batch-sizes LIST  global batch sizes\n"

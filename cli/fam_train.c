@@ -1,25 +1,204 @@
-/* fam_train.c — the llama training entry of the family table (placeholder until the
- * generator lands: it matches its models and says it is not supported yet). */
+/* fam_train.c — the llama training entry of the family table: one training
+ * step's trace (forward, backward, weight update) as a single CSV and the
+ * reference's training statistics JSON (opsgen.md §6, §12.3, §13).
+ *
+ * Files: `npusim run` writes <dir>/<model>_<chip>.csv and .json; the sweep
+ * writes <pstr>/training-v<V>.csv and .json as the reference does. */
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/family.h"
+#include "opsgen/opsgen.h"
+#include "opsgen/train.h"
+#include "traces/atomic.h"
 
-static bool matches(const struct model_config *m, const char *workload)
+static bool train_matches(const struct model_config *m, const char *workload)
 {
-    return !strcmp(m->model_type, "llm") && strcmp(m->ffn_type, "deepseek_moe") != 0 && !strcmp(workload, "training");
+    return !strcmp(m->model_type, "llm") && strcmp(m->ffn_type, "deepseek_moe") != 0 &&
+           !strcmp(workload, "training");
 }
 
-static int generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
+/* As for inference, map the degrees to torus axes when the config chose none.
+ * The reference's sweep also forces flash attention off for training; here a
+ * model that does not mention it gets the same, while an explicit true (model
+ * file or --set) is left for the generator to reject by name. */
+static void train_adjust(struct loaded_config *c)
+{
+    struct model_config *m = &c->model;
+    if (m->num_data_parallel_axes == 0 && m->num_tensor_parallel_axes == 0 &&
+        m->num_pipeline_parallel_axes == 0)
+        sweep_map_axes_llm(c->chip.name, m);
+    if (!cJSON_GetObjectItemCaseSensitive(c->merged, "use_flash_attention"))
+        m->use_flash_attention = false;
+}
+
+static int train_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
+                          struct npu_err *e)
+{
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    return opsgen_llm_training(&c->model, &l, prof, t, NULL, e);
+}
+
+static int stats_of(const struct loaded_config *c, const struct trace *t, struct train_stats *s,
                     struct npu_err *e)
 {
-    (void)prof, (void)t;
-    return npu_errf(e, "model \"%s\": llama training is not supported yet", c->model_name);
+    struct trace_stats chip;
+    trace_stats_compute(t, PHASE_NONE, &chip);
+    if (chip.total_execution_time_chip_ns <= 0)
+        return npu_errf(e, "%s: the trace has no timed ops (total execution time 0)", c->model_name);
+    train_stats_compute(&chip, &c->model, c->chip.hbm_size_GB, s);
+    return 0;
+}
+
+static bool energy_done(const struct trace *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ops[i].energy_done)
+            return true;
+    return false;
+}
+
+/* The reference's key order: §12.1 aggregates, pod values, DCN bound, total,
+ * memory, OOM, then sim_config. */
+static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJSON *sim)
+{
+    const struct trace_stats *c = &s->chip;
+    cJSON *o = cJSON_CreateObject();
+    json_add_i64(o, "total_pp_time_ns", c->total_pp_time_ns);
+    json_add_i64(o, "total_pp_ici_time_ns", c->total_pp_ici_time_ns);
+    json_add_i64(o, "total_pp_dcn_time_ns", c->total_pp_dcn_time_ns);
+    json_add_i64(o, "total_execution_time_non_pp_ns", c->total_execution_time_non_pp_ns);
+    json_add_i64(o, "overlapped_compute_time_non_pp_ns", c->overlapped_compute_time_non_pp_ns);
+    json_add_i64(o, "compute_only_time_non_pp_ns", c->compute_only_time_non_pp_ns);
+    json_add_i64(o, "memory_only_time_non_pp_ns", c->memory_only_time_non_pp_ns);
+    json_add_i64(o, "ici_bound_time_non_pp_ns", c->ici_bound_time_non_pp_ns);
+    json_add_i64(o, "total_execution_time_chip_ns", c->total_execution_time_chip_ns);
+    json_add_i64(o, "overlapped_compute_time_chip_ns", c->overlapped_compute_time_chip_ns);
+    json_add_i64(o, "compute_only_time_chip_ns", c->compute_only_time_chip_ns);
+    json_add_i64(o, "memory_only_time_chip_ns", c->memory_only_time_chip_ns);
+    json_add_i64(o, "ici_bound_time_chip_ns", c->ici_bound_time_chip_ns);
+    cJSON_AddBoolToObject(o, "bounded_by_pp_chip", c->bounded_by_pp_chip);
+    json_add_i64(o, "total_execution_time_pod_ns", s->total_execution_time_pod_ns);
+    json_add_i64(o, "compute_only_time_pod_ns", s->compute_only_time_pod_ns);
+    json_add_i64(o, "memory_only_time_pod_ns", s->memory_only_time_pod_ns);
+    json_add_i64(o, "ici_bound_time_pod_ns", s->ici_bound_time_pod_ns);
+    cJSON_AddBoolToObject(o, "bounded_by_pp_dcn", s->bounded_by_pp_dcn);
+    json_add_i64(o, "total_execution_time_ns", s->total_execution_time_ns);
+    json_add_f64(o, "mem_footprint_GB", s->mem_footprint_GB);
+    cJSON_AddBoolToObject(o, "out_of_memory", s->out_of_memory);
+    /* Not in the reference (its sweep has no energy pass): one chip's step energy. */
+    if (energy_done(t))
+        json_add_f64(o, "total_energy_J", c->static_energy_J + c->dynamic_energy_J);
+    cJSON_AddItemToObject(o, "sim_config", sim);
+    return o;
+}
+
+static int train_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                       const char *dir, const char *base, bool sweep, struct npu_err *e)
+{
+    (void)prof;
+    struct train_stats s;
+    if (stats_of(c, t, &s, e) || make_dirs(dir, e))
+        return -1;
+    cJSON *sim = config_dump(c);
+    if (sweep) {
+        /* The reference's stats dump adds these to sim_config for every LLM run. */
+        const struct model_config *m = &c->model;
+        int64_t pods = m->data_parallel_degree_dcn * m->pipeline_parallel_degree_dcn;
+        int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
+        json_add_i64(sim, "num_pods", pods);
+        json_add_i64(sim, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
+        json_add_i64(sim, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
+    }
+    cJSON *j = stats_json(&s, t, sim);
+    struct output o[2];
+    memset(o, 0, sizeof o);
+    snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
+    o[0].trace = t;
+    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+    snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
+    o[1].text = json_text(j);
+    cJSON_Delete(j);
+    return write_outputs(o, 2, e);
+}
+
+static void train_summary(const struct loaded_config *c, const struct profile *prof,
+                          const struct trace *t, FILE *out)
+{
+    (void)prof;
+    const struct model_config *m = &c->model;
+    struct train_stats s;
+    struct npu_err e;
+    fprintf(out, "%s training on %s (%lld chip%s: dp %lld, tp %lld, pp %lld, dp_dcn %lld, pp_dcn %lld; "
+                 "global batch %lld, microbatch %lld; seq %lld)\n",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+            (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
+            (long long)m->pipeline_parallelism_degree, (long long)m->data_parallel_degree_dcn,
+            (long long)m->pipeline_parallel_degree_dcn, (long long)m->global_batch_size,
+            (long long)m->microbatch_size_ici, (long long)m->input_seqlen);
+    if (stats_of(c, t, &s, &e)) {
+        fprintf(out, "  (no statistics: %s)\n", e.msg);
+        return;
+    }
+    fprintf(out, "  step time     %.6f s (chip %.6f s, pod %.6f s%s)\n",
+            (double)s.total_execution_time_ns / 1e9,
+            (double)s.chip.total_execution_time_chip_ns / 1e9,
+            (double)s.total_execution_time_pod_ns / 1e9,
+            s.bounded_by_pp_dcn ? "; bounded by pipeline DCN transfers" : "");
+    fprintf(out, "  throughput    %.1f tokens/s (global batch x seq / step time)\n",
+            (double)(m->global_batch_size * m->input_seqlen) * 1e9 / (double)s.total_execution_time_ns);
+    if (energy_done(t))
+        fprintf(out, "  energy/step   %.6g J per chip\n", s.chip.static_energy_J + s.chip.dynamic_energy_J);
+    fprintf(out, "  memory        %.4f GiB per chip of %lld GiB HBM%s\n", s.mem_footprint_GB,
+            (long long)c->chip.hbm_size_GB,
+            s.out_of_memory ? " (out of memory even against the whole pod's HBM)"
+            : s.mem_footprint_GB > (double)c->chip.hbm_size_GB
+                ? " (exceeds one chip; the reference flags OOM only against the pod's HBM)" : "");
+}
+
+static int train_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
+                           size_t *n, struct npu_err *e)
+{
+    (void)c;
+    return sweep_llm_configs(num_chips, true, out, n, e);
+}
+
+static bool train_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
+                          const struct profile *prof, char *why, size_t whylen)
+{
+    (void)prof;
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    sweep_apply_parallel(&c->model, p, gbs);
+    if (!train_validate_sweep(&c->model, &l, 1.5, why, whylen))
+        return false;
+    /* The generator refuses a TP degree that does not divide the heads and
+     * widths (the reference would round the shards up); the sweep skips such
+     * a point instead of stopping. */
+    const struct model_config *m = &c->model;
+    int64_t tp = m->tensor_parallelism_degree;
+    if (m->num_heads % tp || m->d_model % tp || m->d_ff % tp) {
+        snprintf(why, whylen, "tensor_parallelism_degree %lld does not divide num_heads, d_model "
+                              "and d_ff", (long long)tp);
+        return false;
+    }
+    sweep_map_axes_llm(c->chip.name, &c->model);
+    /* run_sim: flash attention is not supported for training. */
+    c->model.use_flash_attention = false;
+    return true;
 }
 
 const struct family fam_llm_training = {
     .name = "llama training",
-    .example = "npusim run -m llama3-8b -c tpuv5p --workload training",
-    .matches = matches,
-    .generate = generate,
+    .example = "npusim run -m llama3-8b -c tpuv5p --workload training --batch 32 --set num_chips=64 "
+               "--set data_parallelism_degree=8 --set tensor_parallelism_degree=8",
+    .matches = train_matches,
+    .adjust = train_adjust,
+    .generate = train_generate,
+    .write = train_write,
+    .summary = train_summary,
+    .enumerate = train_enumerate,
+    .pstr = sweep_pstr_llm,
+    .prepare = train_prepare,
 };

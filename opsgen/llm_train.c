@@ -1,0 +1,479 @@
+/* llm_train.c — LLM training ops, memory footprint, sweep validation and
+ * statistics (see train.h; opsgen.md §3.12, §6, §11.2, §12.3, §13.3).
+ *
+ * One pipeline stage of one training step: forward (PP receive, input
+ * LayerNorm, attention, FFN, PP send), then backward in reverse (PP receive,
+ * FFN bwd, attention bwd, input-LayerNorm bwd, PP send), then the weight
+ * update. Every layer op counts the stage's layers. The fusion ids follow the
+ * reference step by step, including its extra skips (quirk Q36), the stale
+ * fid of the forward sends (Q5) and the FFN-bwd all-reduce that sends the
+ * attention bwd back to an earlier fid, because the ids are printed.
+ *
+ * Quirks reproduced here without a corrected branch (no profile switch yet):
+ * Q11 (DCN bandwidth always in the weight-update all-reduce), Q15/Q15b
+ * (training memory), Q16 (LayerNorm-bwd counts and "weights"), Q17 (two FFN
+ * all-reduces), Q36 (fid skips).
+ *
+ * Main data structure: struct gen, the per-run quantities of §4.2 (local
+ * batch, layers per stage, TP and DP axes). */
+#include "opsgen/train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opsgen/layers.h"
+#include "opsgen/parallel.h"
+
+#define BF16 "DT_BFLOAT16"
+
+/* Builder results are NULL only for malformed equations or op names, which
+ * the fixed strings below never produce; the check keeps that true. */
+#define CHK(x) do { if (!(x)) return -1; } while (0)
+
+/* ---- backward builders ---- */
+
+static void append_suffix(struct op *op, const char *suffix)
+{
+    char buf[SBUF * 2];
+    snprintf(buf, sizeof buf, "%s%s", op->name, suffix);
+    op_set(&op->name, buf);
+}
+
+struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape a, struct shape b, const char *eq,
+                        const char *placements, const char *dtype)
+{
+    struct op *x = b_einsum(t, fid, count, desc, name, a, b, eq, placements, dtype);
+    if (!x)
+        return NULL;
+    append_suffix(x, "XGrad");
+    struct op *y = b_einsum(t, fid + 1, count, desc, name, a, b, eq, placements, dtype);
+    if (!y)
+        return NULL;
+    append_suffix(y, "YGrad");
+    return y - 1;
+}
+
+int b_layernorm_bwd(struct trace *t, int64_t fid, struct shape x)
+{
+    static const struct { const char *what, *eq, *name; } es[] = {
+        { "dl/dy", "BLV;BLV->BV", "MatMul: dl/dy" },
+        { "e1", "BLN;BLN->BL", "MatMul: e1" },
+        { "e2", "BLN;BLN->BL", "MatMul: e2" },
+    };
+    CHK(b_unary(t, fid, 1, "Softmax", "Softmax Backprop.", "Softmax", x, "1_1", BF16));
+    for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+        char d[64];
+        snprintf(d, sizeof d, "softmax-bwd-%s-%lld", es[i].what, (long long)fid);
+        CHK(b_einsum(t, fid, 1, d, es[i].name, x, x, es[i].eq, "0_0_1", BF16));
+    }
+    return 0;
+}
+
+int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
+                    const struct coll_axes *dp, int64_t dp_dcn, double ici_bw_GBps,
+                    double dcn_bw_GBps)
+{
+    struct coll_axes ax = *dp;
+    int64_t p = 1;
+    for (int i = 0; i < ax.n; i++)
+        p *= ax.deg[i];
+    if (p * dp_dcn > 1) {
+        /* Summed left to right as Python's sum([ici] * n + [dcn]). */
+        double bw = 0;
+        for (int i = 0; i < dp->n; i++)
+            bw += ici_bw_GBps;
+        bw += dcn_bw_GBps;
+        if (dp_dcn > 1) {
+            if (ax.n == SHAPE_MAXD)
+                return -1;
+            ax.deg[ax.n++] = dp_dcn;
+        }
+        for (int i = 0; i < ax.n; i++)
+            ax.bw_GBps[i] = ici_bw_GBps;
+        struct op *op;
+        CHK(op = b_all_reduce(t, fid, 1, "WeightUpdate", "AllReduce", SHP(1, param_count, 1), &ax));
+        int64_t P = p * dp_dcn, lat = 2 * ax.latency_ns * (P - 1);
+        int64_t ns = bld_xfer_ns(op->ici_in_bytes, bw);
+        op->ici_ns = ns > lat ? ns : lat;
+        fid++;
+    }
+    struct op *op;
+    /* Optimizer states are assumed to take 4x the weights. */
+    CHK(op = b_hbm_io(t, fid, 1, "WeightUpdateOptimizerStates: Load optimizer states from HBM",
+                      "input", false, SHP(4 * param_count), BF16));
+    op->type = OP_VPU;
+    CHK(op = b_hbm_io(t, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(param_count), BF16));
+    op->type = OP_VPU;
+    return 0;
+}
+
+/* ---- generator ---- */
+
+struct gen {
+    const struct model_config *m;
+    const struct opsgen_links *l;
+    const struct profile *prof;
+    struct trace *t;
+    int64_t B, L, S, D_tp;
+    struct coll_axes tp, dp;   /* axes lists (may be empty: quirk Q13) */
+};
+
+static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
+
+static int64_t tp_of(const struct gen *g)
+{
+    int64_t p = 1;
+    for (int i = 0; i < g->tp.n; i++)
+        p *= g->tp.deg[i];
+    return p;
+}
+
+/* dir: "Fwd-" or "Bwd-"; the forward sends carry no prefix in the reference. */
+static void pipe_xfer(struct gen *g, int64_t fid, bool bwd, bool output, bool dcn)
+{
+    const struct opsgen_links *l = g->l;
+    struct shape x = SHP(g->B, g->S, g->D_tp);
+    char d[64], nm[96];
+    snprintf(d, sizeof d, "%s%s%s", bwd ? "Bwd-" : (output ? "" : "Fwd-"),
+             output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
+    snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]", output ? "SendOutput" : "receiveInput",
+             dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
+    /* DCN stages are timed on the ICI link by the reference (quirk Q9). */
+    bool ici = !dcn || g->prof->dcn_transfers_use_ici;
+    b_pipe_xfer(g->t, fid, 1, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
+                ici ? l->ici_latency_ns : l->dcn_latency_ns);
+}
+
+static int forward(struct gen *g, int64_t fid)
+{
+    const struct model_config *m = g->m;
+    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
+    if (ppd > 1) pipe_xfer(g, fid++, false, false, true);
+    if (pp > 1) pipe_xfer(g, fid++, false, false, false);
+    fid++;   /* Q36: one id skipped before the input LayerNorm */
+    CHK(b_unary(g->t, fid, g->L, "Fwd-Attention-encoder-Input_layernorm", "X_norm = LayerNorm(X)",
+                "LayerNorm", SHP(g->B, g->S, g->D_tp), "0_0", BF16));
+    fid++;
+    struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "" };
+    struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
+                            .H = m->num_heads, .D = m->d_model, .dh = m->d_head, .flash = false };
+    int64_t f = fid;
+    if (layer_attention(&lc, &at, &f))
+        return -1;
+    fid = last(g)->fusion_id + 1;
+    f = fid;
+    struct ffn_args fa = { .seq = g->S, .D = m->d_model, .F = m->d_ff, .ffn_type = "llama" };
+    if (layer_ffn(&lc, &fa, &f))
+        return -1;
+    /* The sends reuse the FFN's first fid (quirk Q5). */
+    if (!g->prof->pp_send_reuses_fid)
+        fid = last(g)->fusion_id + 1;
+    if (pp > 1) pipe_xfer(g, fid++, false, true, false);
+    if (ppd > 1) pipe_xfer(g, fid++, false, true, true);
+    return 0;
+}
+
+/* create_ffn_bwd with the llama body: down pair and the gate*up Mul at f,
+ * gate and up pairs at f+1/f+2, then (TP) an all-reduce of count 1 at f+1
+ * inside the body and one of count L at f outside it (quirk Q17). */
+static int ffn_bwd(struct gen *g, int64_t f)
+{
+    const struct model_config *m = g->m;
+    int64_t B = g->B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t), L = g->L;
+    struct trace *tr = g->t;
+    const char *pre = "Bwd-FFN-encoder-";
+    char d[96];
+    snprintf(d, sizeof d, "%sFFdown", pre);
+    CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", BF16));
+    snprintf(d, sizeof d, "%sFFgate_up", pre);
+    CHK(b_binary(tr, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl), "0_0_0",
+                 BF16, g->prof->binary_ops_list_one_input));
+    snprintf(d, sizeof d, "%sFFgate", pre);
+    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    snprintf(d, sizeof d, "%sFFup", pre);
+    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    if (t > 1) {
+        CHK(b_all_reduce(tr, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->tp));
+        char nm[64];
+        snprintf(nm, sizeof nm, "AllReduce-MLP-%lld", (long long)f);
+        CHK(b_all_reduce(tr, f, L, "All reduce results of MLP gradient calculation", nm,
+                         SHP(B, S, D), &g->tp));
+    }
+    return 0;
+}
+
+/* create_multi_head_self_attention_bwd on the sharded widths (no gathers). */
+static int attention_bwd(struct gen *g, int64_t f)
+{
+    const struct model_config *m = g->m;
+    int64_t t = tp_of(g), B = g->B, S = g->S, L = g->L, dh = m->d_head;
+    int64_t Hl = cdiv64(m->num_heads, t), Dl = cdiv64(m->d_model, t);
+    struct trace *tr = g->t;
+    const char *pre = "Bwd-Attention_encoder-";
+    char d[96];
+    struct op *x;
+    if (b_layernorm_bwd(tr, f, SHP(B, S, Dl)))
+        return -1;
+    f++;
+    snprintf(d, sizeof d, "%sAttention_output", pre);
+    CHK(b_einsum_bwd(tr, f, L, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
+                     SHP(B, S, Hl, dh), SHP(Hl, dh, Dl), "BLND;NDM->BLM", "0_0_0", BF16));
+    f += 2;
+    snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
+    CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
+                         SHP(B, S, S, Hl), SHP(B, S, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+    x[0].weight_bytes = x[1].weight_bytes = 0;
+    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, S, Hl), "1_1", BF16));
+    CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
+                         SHP(B, S, Hl, dh), SHP(B, S, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+    x[0].weight_bytes = x[1].weight_bytes = 0;
+    static const char *const qkv[] = {
+        "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
+        "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
+        "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
+    };
+    snprintf(d, sizeof d, "%sQ/K/V", pre);
+    for (int i = 0; i < 3; i++) {
+        CHK(x = b_einsum_bwd(tr, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, Hl, dh), "BLM;MND->BLND",
+                             "0_0_0", BF16));
+        x[0].weight_bytes = x[1].weight_bytes = 2 * Hl * Dl * dh;
+    }
+    if (t > 1)
+        CHK(b_all_reduce(tr, f + 2, 1, pre, "AllReduce", SHP(B, S, Dl), &g->tp));
+    return 0;
+}
+
+static int backward(struct gen *g, int64_t fid, int64_t *param_count)
+{
+    const struct model_config *m = g->m;
+    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
+    size_t first = g->t->n;
+    if (ppd > 1) pipe_xfer(g, fid++, true, false, true);
+    if (pp > 1) pipe_xfer(g, fid++, true, false, false);
+    fid++;   /* Q36: the slot of a commented-out HBM load */
+    if (ffn_bwd(g, fid))
+        return -1;
+    fid = last(g)->fusion_id + 1;
+    if (attention_bwd(g, fid))
+        return -1;
+    fid = last(g)->fusion_id + 1;
+    if (b_layernorm_bwd(g->t, fid, SHP(g->B, g->S, g->D_tp)))
+        return -1;
+    fid++;
+    if (pp > 1) pipe_xfer(g, fid++, true, true, false);
+    if (ppd > 1) pipe_xfer(g, fid++, true, true, true);
+    /* BF16 weights: parameters = weight bytes / 2, over the backward ops
+     * only, LayerNorm-bwd activations included (quirk Q16). */
+    int64_t wbytes = 0;
+    for (size_t i = first; i < g->t->n; i++)
+        wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
+    *param_count = wbytes / 2;
+    return b_weight_update(g->t, fid, *param_count, &g->dp, m->data_parallel_degree_dcn,
+                           g->l->ici_bw_GBps, g->l->dcn_bw_GBps);
+}
+
+/* ---- validation ---- */
+
+static int check_divides(const char *field, int64_t deg, const char *what, int64_t v,
+                         struct npu_err *e)
+{
+    if (v % deg)
+        return npu_errf(e, "model field \"%s\": %lld does not divide %s %lld", field,
+                        (long long)deg, what, (long long)v);
+    return 0;
+}
+
+static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
+{
+    if (strcmp(m->model_type, "llm"))
+        return npu_errf(e, "model field \"model_type\": expected \"llm\" for LLM training, got \"%s\"",
+                        m->model_type);
+    if (strcmp(m->ffn_type, "llama"))
+        return npu_errf(e, "model field \"ffn_type\": training supports only \"llama\", got \"%s\"",
+                        m->ffn_type);
+    if (m->use_flash_attention)
+        return npu_errf(e, "model field \"use_flash_attention\": training does not support flash "
+                           "attention; expected false");
+    static const struct { const char *k; size_t off; } pos[] = {
+#define F(x) { #x, offsetof(struct model_config, x) }
+        F(num_chips), F(data_parallelism_degree), F(tensor_parallelism_degree),
+        F(pipeline_parallelism_degree), F(data_parallel_degree_dcn),
+        F(tensor_parallel_degree_dcn), F(pipeline_parallel_degree_dcn), F(microbatch_size_ici),
+        F(global_batch_size), F(input_seqlen), F(d_model), F(num_heads), F(d_head), F(d_ff),
+        F(num_layers),
+#undef F
+    };
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
+        int64_t v = *(const int64_t *)((const char *)m + pos[i].off);
+        if (v <= 0)
+            return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld",
+                            pos[i].k, (long long)v);
+    }
+    if (m->num_tensor_parallel_axes < 0 || m->num_tensor_parallel_axes > SHAPE_MAXD)
+        return npu_errf(e, "model field \"num_tensor_parallel_axes\": expected 0..%d, got %lld",
+                        SHAPE_MAXD, (long long)m->num_tensor_parallel_axes);
+    if (m->num_data_parallel_axes < 0 || m->num_data_parallel_axes > SHAPE_MAXD - 1)
+        return npu_errf(e, "model field \"num_data_parallel_axes\": expected 0..%d, got %lld",
+                        SHAPE_MAXD - 1, (long long)m->num_data_parallel_axes);
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t pp = m->pipeline_parallelism_degree;
+    if (m->num_chips < dp * tp * pp)
+        return npu_errf(e, "model field \"num_chips\": expected at least dp*tp*pp = %lld, got %lld",
+                        (long long)(dp * tp * pp), (long long)m->num_chips);
+    if (m->tensor_parallel_degree_dcn != 1)
+        return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
+                        (long long)m->tensor_parallel_degree_dcn);
+    const char *tpk = "tensor_parallelism_degree";
+    if (check_divides(tpk, tp, "num_heads", m->num_heads, e) ||
+        check_divides(tpk, tp, "d_model", m->d_model, e) ||
+        check_divides(tpk, tp, "d_ff", m->d_ff, e))
+        return -1;
+    int64_t stages = pp * m->pipeline_parallel_degree_dcn;
+    if (m->num_layers < stages)
+        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
+                        (long long)stages, (long long)m->num_layers);
+    if (!(l->ici_bw_GBps > 0) || l->hbm_size_GB <= 0)
+        return npu_errf(e, "chip fields \"ici_bw_GBps\", \"hbm_size_GB\": expected positive values");
+    if ((m->pipeline_parallel_degree_dcn > 1 || m->data_parallel_degree_dcn > 1) &&
+        !(l->dcn_bw_GBps > 0))
+        return npu_errf(e, "chip field \"dcn_bw_GBps\": expected a positive value");
+    if (!(l->dcn_bw_GBps >= 0))
+        return npu_errf(e, "chip field \"dcn_bw_GBps\": expected a non-negative value");
+    return 0;
+}
+
+/* A degree over n torus axes; with 0 axes the reference drops the degree
+ * (quirk Q13), the corrected behaviour keeps it on one axis. */
+static int axes_of(int64_t deg, int64_t n, const struct profile *prof, double bw, int64_t lat,
+                   struct coll_axes *ax)
+{
+    int64_t a[PAR_MAX_FACTORS];
+    int na = 0;
+    if (n > 0)
+        na = split_parallelism_degree(deg, (int)n, prof->split_axes_drops_missing, a);
+    else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
+        a[na++] = deg;
+    if (na > SHAPE_MAXD - 1)
+        return -1;
+    ax->n = na;
+    ax->latency_ns = lat;
+    for (int i = 0; i < na; i++) {
+        ax->deg[i] = a[i];
+        ax->bw_GBps[i] = bw;
+    }
+    return 0;
+}
+
+int opsgen_llm_training(const struct model_config *m, const struct opsgen_links *l,
+                        const struct profile *prof, struct trace *out, int64_t *param_count,
+                        struct npu_err *e)
+{
+    if (validate(m, l, e))
+        return -1;
+    struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
+    g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
+    /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
+    g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
+                        (double)m->pipeline_parallel_degree_dcn);
+    g.S = m->input_seqlen;
+    g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
+    if (axes_of(m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l->ici_bw_GBps,
+                l->ici_latency_ns, &g.tp) ||
+        axes_of(m->data_parallelism_degree, m->num_data_parallel_axes, prof, l->ici_bw_GBps,
+                l->ici_latency_ns, &g.dp))
+        return npu_errf(e, "model fields \"num_*_parallel_axes\": at most %d axes supported",
+                        SHAPE_MAXD - 1);
+    size_t first = out->n;
+    int64_t pc = 0;
+    if (forward(&g, 2) || backward(&g, last(&g)->fusion_id + 1, &pc)) {
+        while (out->n > first)
+            op_free(&out->ops[--out->n]);
+        return npu_errf(e, "internal: malformed op builder arguments");
+    }
+    if (param_count)
+        *param_count = pc;
+    return 0;
+}
+
+/* ---- memory (§11.2) ---- */
+
+int64_t opsgen_llm_training_mem_bytes(const struct model_config *m)
+{
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t b = cdiv64(m->global_batch_size, dp), s = m->input_seqlen;
+    int64_t D = m->d_model, dh = m->d_head;
+    int64_t Hl = cdiv64(m->num_heads, tp), Fl = cdiv64(m->d_ff, tp);
+    /* ICI pipeline stages only; attention is counted once (quirk Q15). */
+    int64_t Lc = cdiv64(m->num_layers, m->pipeline_parallelism_degree);
+    int64_t bsD = b * s * D;
+#define MAX(x, y) ((x) > (y) ? (x) : (y))
+    /* LayerNorms (input and output) count 2bsD as "weights" and activations. */
+    int64_t w_a = 2 * bsD + 3 * D * Hl * dh + Hl * dh * D + 2 * bsD;
+    int64_t a_a = b * s * cdiv64(D, tp) + 2 * bsD + MAX(3 * D * Hl * dh, 3 * b * s * Hl * dh) +
+                  2 * b * s * s * Hl + b * s * Hl * dh + MAX(Hl * dh * D, bsD) + 2 * bsD;
+    int64_t w_f = 3 * D * Fl;
+    int64_t a_f = MAX(2 * D * Fl, 2 * b * s * Fl) + b * s * Fl + MAX(Fl * D, bsD);
+#undef MAX
+    int64_t w = w_a + w_f * Lc, a = a_a + a_f * Lc;
+    /* FP32 master weights, momentum and variance. */
+    int64_t opt = 3 * w;
+    return 2 * w + 2 * a + 4 * opt;
+}
+
+/* ---- sweep validation (§13.3) ---- */
+
+bool train_validate_sweep(const struct model_config *m, const struct opsgen_links *l,
+                          double oom_factor, char *why, size_t whylen)
+{
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t pp = m->pipeline_parallelism_degree, dpd = m->data_parallel_degree_dcn;
+    int64_t ppd = m->pipeline_parallel_degree_dcn;
+    const char *v = l->chip_name;
+#define FAIL(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+    if (pp * ppd > m->num_layers)
+        FAIL("pp*pp_dcn %lld exceeds num_layers %lld", (long long)(pp * ppd),
+             (long long)m->num_layers);
+    if ((!strcmp(v, "2") || !strcmp(v, "3")) && dp > 1 && tp > 1 && pp > 1)
+        FAIL("TPUv%s does not support dp, tp and pp all > 1", v);
+    int64_t pod = dp * tp * pp, lim = 0;
+    if (!strcmp(v, "2") || !strcmp(v, "5e") || !strcmp(v, "6e")) lim = 256;
+    else if (!strcmp(v, "3")) lim = 1024;   /* the reference's message says 512 (quirk Q35) */
+    else if (!strcmp(v, "4")) lim = 4096;
+    else if (!strcmp(v, "5p")) lim = 6144;
+    else if (!strcmp(v, "6p")) lim = 8192;
+    if (lim && pod > lim)
+        FAIL("ICI pod size %lld exceeds %lld chips of TPUv%s", (long long)pod, (long long)lim, v);
+    if (dp * dpd * pp * ppd > m->global_batch_size)
+        FAIL("dp*dp_dcn*pp*pp_dcn %lld exceeds global_batch_size %lld",
+             (long long)(dp * dpd * pp * ppd), (long long)m->global_batch_size);
+    double gib = (double)opsgen_llm_training_mem_bytes(m) / 1024 / 1024 / 1024;
+    if (gib > (double)l->hbm_size_GB * oom_factor)
+        FAIL("training footprint %.4f GiB exceeds %lld GB x %g", gib, (long long)l->hbm_size_GB,
+             oom_factor);
+#undef FAIL
+    if (why && whylen) why[0] = '\0';
+    return true;
+}
+
+/* ---- statistics (§12.3) ---- */
+
+void train_stats_compute(const struct trace_stats *chip, const struct model_config *m,
+                         int64_t hbm_size_GB, struct train_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->chip = *chip;
+    /* One microbatch per pipeline stage: the pod runs pp chip-steps. */
+    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
+    s->total_execution_time_pod_ns = chip->total_execution_time_chip_ns * pp;
+    s->compute_only_time_pod_ns = chip->compute_only_time_chip_ns * pp;
+    s->memory_only_time_pod_ns = chip->memory_only_time_chip_ns * pp;
+    s->ici_bound_time_pod_ns = chip->ici_bound_time_chip_ns * pp;
+    s->bounded_by_pp_dcn = chip->total_pp_dcn_time_ns > s->total_execution_time_pod_ns;
+    s->total_execution_time_ns =
+        (s->bounded_by_pp_dcn ? chip->total_pp_dcn_time_ns : s->total_execution_time_pod_ns) * ppd;
+    s->mem_footprint_GB = (double)opsgen_llm_training_mem_bytes(m) / 1024 / 1024 / 1024;
+    /* Per-chip footprint against the whole pod's HBM (quirk Q15b). */
+    s->out_of_memory = (double)(m->num_chips * hbm_size_GB) < s->mem_footprint_GB;
+}

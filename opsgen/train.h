@@ -1,0 +1,96 @@
+/* train.h — LLM training: one forward + backward pass of a pipeline stage and
+ * the data-parallel weight update (opsgen.md §3.12, §6, §11.2, §12.3, §13).
+ *
+ * The forward pass reuses the inference layer builders (prefill, self-path
+ * attention, llama FFN). The backward pass has its own builders: every matmul
+ * becomes an XGrad/YGrad einsum pair, the softmax a pointwise multiply, and
+ * each LayerNorm four ops (the "LayerNorm-bwd quad"). The parameter count the
+ * weight update all-reduces is read back from the backward ops' weight bytes.
+ *
+ * Main data structure: struct train_stats, the reference's training
+ * statistics (chip aggregates, pod and multi-pod step time, memory, OOM). */
+#ifndef NPUSIM_TRAIN_H
+#define NPUSIM_TRAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/opsgen.h"
+#include "power/stats.h"
+
+/* ---- backward builders ---- */
+
+/* The two einsums of a matmul's backward pass (create_einsum_op_bwd): both
+ * carry the forward shapes, equation and FLOPs; the first at fid is named
+ * sanitize(desc + "_" + name) + "XGrad", the second at fid + 1 "...YGrad".
+ * Weight bytes default to bytes(dtype) * prod(b) on both. Returns the XGrad
+ * op (the YGrad op follows it), or NULL on a malformed equation. */
+struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape a, struct shape b, const char *eq,
+                        const char *placements, const char *dtype);
+
+/* LayerNorm backward (create_layernorm_op_bwd): four ops at one fid, all with
+ * count 1 whatever the layer count, and the caller's description ignored
+ * (quirk Q16): a Softmax over x ("Softmax"/"Softmax Backprop.", placement
+ * 1_1), then three x-by-x einsums "softmax-bwd-{dl/dy,e1,e2}-<fid>" whose
+ * default weight bytes 2*prod(x) enter the parameter count. Returns 0 or -1. */
+int b_layernorm_bwd(struct trace *t, int64_t fid, struct shape x);
+
+/* Weight update (create_weight_update, §3.12), appended at fid:
+ * [AllReduce of [1, param_count, 1] over the DP axes (plus dp_dcn when > 1)
+ * if the total DP degree exceeds 1], a "Input" load of 4*param_count optimizer
+ * elements and an "Output" store of param_count, both as VPU ops. The
+ * all-reduce's bandwidth is the sum of one ICI bandwidth per ICI axis plus the
+ * DCN bandwidth, appended even when dp_dcn == 1 (quirk Q11).
+ * dp holds the ICI DP axes with their latency; its bw entries are ignored. */
+int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
+                    const struct coll_axes *dp, int64_t dp_dcn, double ici_bw_GBps,
+                    double dcn_bw_GBps);
+
+/* ---- generator ---- */
+
+/* LLM training (opsgen.md §6): forward then backward ops (with the weight
+ * update) of one pipeline stage, appended to out; *param_count (may be NULL)
+ * receives the count the weight update used. Validates first: model_type
+ * "llm", ffn_type "llama", use_flash_attention false, positive sizes,
+ * tensor_parallelism_degree dividing num_heads, d_model and d_ff,
+ * num_chips >= dp*tp*pp, tensor_parallel_degree_dcn 1, link parameters. */
+int opsgen_llm_training(const struct model_config *m, const struct opsgen_links *l,
+                        const struct profile *prof, struct trace *out, int64_t *param_count,
+                        struct npu_err *e);
+
+/* Per-chip training footprint in bytes (get_llm_training_mem_requirement,
+ * §11.2): BF16 weights and activations plus 3x FP32 optimizer states; the
+ * batch is global_batch_size / dp, and attention is counted once, not per
+ * layer (quirk Q15). */
+int64_t opsgen_llm_training_mem_bytes(const struct model_config *m);
+
+/* ---- sweep (§13.3 for workload "training") ---- */
+
+/* Validation of one training run: pipeline deeper than the layers, 2-D
+ * torus with three parallelisms, ICI pod too large, more replicas and stages
+ * than the global batch, training footprint over hbm_size_GB * oom_factor.
+ * (Unlike inference, dp_dcn > 1 is allowed.) True if valid, else false and
+ * a reason in why. */
+bool train_validate_sweep(const struct model_config *m, const struct opsgen_links *l,
+                          double oom_factor, char *why, size_t whylen);
+
+/* ---- statistics (§12.3) ---- */
+
+struct train_stats {
+    struct trace_stats chip;                 /* §12.1 over every op */
+    int64_t total_execution_time_pod_ns;     /* chip x pp */
+    int64_t compute_only_time_pod_ns, memory_only_time_pod_ns, ici_bound_time_pod_ns;
+    bool bounded_by_pp_dcn;                  /* PP-DCN total exceeds the pod total */
+    int64_t total_execution_time_ns;         /* max(pod, PP-DCN) x pp_dcn */
+    double mem_footprint_GB;                 /* GiB, §11.2 */
+    bool out_of_memory;                      /* vs num_chips x HBM (quirk Q15b) */
+};
+
+/* From the chip aggregates of a timed training trace. */
+void train_stats_compute(const struct trace_stats *chip, const struct model_config *m,
+                         int64_t hbm_size_GB, struct train_stats *s);
+
+#endif
