@@ -86,6 +86,7 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
         return report_error(cmd, &e);
     }
     config_unknown_keys(c, warn_unknown_key);
+    c->strict = true;
     if (!need_model)
         return 0;
     *fam = family_find(&c->model, o->workload);

@@ -38,6 +38,8 @@ struct loaded_config {
     cJSON *sources;              /* key -> file the value came from */
     char model_name[256];        /* basename of the model file, e.g. "llama3-8b" */
     char chip_name[256];         /* basename of the chip file, e.g. "tpuv5p" */
+    bool strict;                 /* a user-given config (run and stages): also reject uneven
+                                  * sharding; sweeps simulate the points the reference enumerates */
 };
 
 /* Finds a config file; out receives the path. Errors list where it looked. */

@@ -37,6 +37,8 @@ static int train_generate(const struct loaded_config *c, const struct profile *p
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
+    if (c->strict && opsgen_check_tp_divides(&c->model, e))
+        return -1;
     return opsgen_llm_training(&c->model, &l, prof, t, NULL, e);
 }
 
@@ -173,16 +175,6 @@ static bool train_prepare(struct loaded_config *c, const struct parallel_cfg *p,
     sweep_apply_parallel(&c->model, p, gbs);
     if (!train_validate_sweep(&c->model, &l, 1.5, why, whylen))
         return false;
-    /* The generator refuses a TP degree that does not divide the heads and
-     * widths (the reference would round the shards up); the sweep skips such
-     * a point instead of stopping. */
-    const struct model_config *m = &c->model;
-    int64_t tp = m->tensor_parallelism_degree;
-    if (m->num_heads % tp || m->d_model % tp || m->d_ff % tp) {
-        snprintf(why, whylen, "tensor_parallelism_degree %lld does not divide num_heads, d_model "
-                              "and d_ff", (long long)tp);
-        return false;
-    }
     sweep_map_axes_llm(c->chip.name, &c->model);
     /* run_sim: flash attention is not supported for training. */
     c->model.use_flash_attention = false;

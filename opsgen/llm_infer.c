@@ -124,12 +124,20 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
 
 /* ---- validation ---- */
 
-static int check_divides(const char *field, int64_t deg, const char *what, int64_t v,
-                         struct npu_err *e)
+int opsgen_check_tp_divides(const struct model_config *m, struct npu_err *e)
 {
-    if (v % deg)
-        return npu_errf(e, "model field \"%s\": %lld does not divide %s %lld", field,
-                        (long long)deg, what, (long long)v);
+    static const struct { const char *what; size_t off; } dims[] = {
+        { "num_heads", offsetof(struct model_config, num_heads) },
+        { "d_model", offsetof(struct model_config, d_model) },
+        { "d_ff", offsetof(struct model_config, d_ff) },
+    };
+    int64_t tp = m->tensor_parallelism_degree;
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        int64_t v = *(const int64_t *)((const char *)m + dims[i].off);
+        if (tp > 0 && v % tp)
+            return npu_errf(e, "model field \"tensor_parallelism_degree\": %lld does not divide %s %lld",
+                            (long long)tp, dims[i].what, (long long)v);
+    }
     return 0;
 }
 
@@ -169,11 +177,6 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
     if (m->tensor_parallel_degree_dcn != 1)
         return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
                         (long long)m->tensor_parallel_degree_dcn);
-    const char *tpk = "tensor_parallelism_degree";
-    if (check_divides(tpk, tp, "num_heads", m->num_heads, e) ||
-        check_divides(tpk, tp, "d_model", m->d_model, e) ||
-        check_divides(tpk, tp, "d_ff", m->d_ff, e))
-        return -1;
     int64_t stages = pp * m->pipeline_parallel_degree_dcn;
     if (m->num_layers < stages)
         return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",

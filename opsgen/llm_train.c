@@ -276,15 +276,6 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
 
 /* ---- validation ---- */
 
-static int check_divides(const char *field, int64_t deg, const char *what, int64_t v,
-                         struct npu_err *e)
-{
-    if (v % deg)
-        return npu_errf(e, "model field \"%s\": %lld does not divide %s %lld", field,
-                        (long long)deg, what, (long long)v);
-    return 0;
-}
-
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
     if (strcmp(m->model_type, "llm"))
@@ -325,11 +316,6 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     if (m->tensor_parallel_degree_dcn != 1)
         return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
                         (long long)m->tensor_parallel_degree_dcn);
-    const char *tpk = "tensor_parallelism_degree";
-    if (check_divides(tpk, tp, "num_heads", m->num_heads, e) ||
-        check_divides(tpk, tp, "d_model", m->d_model, e) ||
-        check_divides(tpk, tp, "d_ff", m->d_ff, e))
-        return -1;
     int64_t stages = pp * m->pipeline_parallel_degree_dcn;
     if (m->num_layers < stages)
         return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",

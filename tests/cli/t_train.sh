@@ -35,7 +35,7 @@ check "training: sweep llama3-8b 5p 4 32 writes nothing and counts 6 invalid" sh
   grep -q '0 configurations simulated, 6 invalid' '$T/trsw.log' && test ! -e '$T/trsw'"
 check "training: sweep on 64 chips writes training-v5p.csv/.json" sh -c "
   $NPUSIM sweep --configs $CONFIGS --out '$T/trsw64' --models llama3-8b --workload training --versions 5p --num-chips 64 --batch-sizes 32 2>'$T/trsw64.log' &&
-  grep -q '20 configurations simulated, 8 invalid' '$T/trsw64.log' &&
+  grep -q '21 configurations simulated, 7 invalid' '$T/trsw64.log' &&
   test -s '$T/trsw64/llama3-8b/dp8-tp8-pp1-dpdcn1-tpdcn1-ppdcn1-bs32/training-v5p.csv' &&
   grep -q '\"layers_per_pp_stage\": 32' '$T/trsw64/llama3-8b/dp8-tp8-pp1-dpdcn1-tpdcn1-ppdcn1-bs32/training-v5p.json'"
 
