@@ -114,8 +114,8 @@ static bool ds_prepare(struct loaded_config *c, const struct parallel_cfg *p, in
 
 const struct family fam_deepseek = {
     .name = "deepseek inference",
-    .example = "npusim run -m deepseekv2-236b -c tpuv5p --set tensor_parallelism_degree=4 "
-               "--set expert_parallelism_degree=4 --set num_chips=16",
+    .example = "npusim run -m deepseekv2-236b -c tpuv5p --set num_chips=16 "
+               "--set tensor_parallelism_degree=4 --set expert_parallelism_degree=4 --batch 8",
     .matches = ds_matches,
     .adjust = ds_auto_axes,
     .generate = ds_generate,
