@@ -433,6 +433,12 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
     (void)prof;
     /* Every term is evaluated in the reference's order on doubles (Python
      * int / int is a float), so the rounded total matches to the byte. */
+    /* ep > dp*tp leaves no expert TP (etp 0): the reference divides by
+     * zero; callers validate first, and an unbounded footprint fails every
+     * capacity check if one does not. */
+    if (m->expert_parallelism_degree <= 0 ||
+        m->data_parallelism_degree * m->tensor_parallelism_degree < m->expert_parallelism_degree)
+        return INT64_MAX;
     int64_t s = m->input_seqlen + (ph == PHASE_DECODE ? m->output_seqlen : 0);
     double tp = (double)(m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn);
     double ep = (double)(m->expert_parallelism_degree * m->expert_parallel_degree_dcn);

@@ -26,7 +26,8 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
 
 /* Per-chip footprint of one phase in bytes (§11.3): FP8 experts and KV
  * cache, BF16 attention weights, FP32 rope cache; real-valued terms rounded
- * half-to-even at the end as Python's round(). Expects ep <= dp*tp. */
+ * half-to-even at the end as Python's round(). INT64_MAX when ep > dp*tp
+ * (no expert tensor parallelism is left; the reference divides by zero). */
 int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
                                   const struct profile *prof);
 
