@@ -167,8 +167,16 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
                       const char *dir, const char *base, bool combined, cJSON *sim_extra,
                       struct llm_report *summary, struct npu_err *e)
 {
+    return write_llm_outputs_mem(c, prof, t, dir, base, combined, sim_extra, NULL, summary, e);
+}
+
+int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
+                          const struct trace *t, const char *dir, const char *base, bool combined,
+                          cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
+                          struct npu_err *e)
+{
     struct llm_report r;
-    if (llm_report_compute(&c->model, &c->chip, prof, t, &r, e))
+    if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
         return -1;
     if (summary)
         *summary = r;

@@ -1,25 +1,127 @@
-/* fam_deepseek.c — the deepseek inference entry of the family table (placeholder until the
- * generator lands: it matches its models and says it is not supported yet). */
+/* fam_deepseek.c — the DeepSeek inference entry of the family table: MLA +
+ * MoE prefill and decode traces, the same per-phase CSVs and statistics JSON
+ * as LLM inference but with the DeepSeek memory footprint, and the MoE sweep
+ * (expert parallelism in the enumeration, the validation and the run names;
+ * opsgen.md §7, §11.3, §12.2, §13). */
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/family.h"
+#include "opsgen/deepseek.h"
 
-static bool matches(const struct model_config *m, const char *workload)
+/* DeepSeek experts are small: the reference sweep caps expert TP at 8. */
+#define MAX_ETP 8
+
+static bool ds_matches(const struct model_config *m, const char *workload)
 {
-    return !strcmp(m->model_type, "llm") && !strcmp(m->ffn_type, "deepseek_moe") && !strcmp(workload, "inference");
+    return !strcmp(m->model_type, "llm") && !strcmp(m->ffn_type, "deepseek_moe") &&
+           !strcmp(workload, "inference");
 }
 
-static int generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                    struct npu_err *e)
+/* The shipped model files leave every axis count at 0; map the degrees to
+ * torus axes as the sweep does unless the config chose axes itself. A layout
+ * the mapping cannot express is left to the generator's validation. */
+static void ds_auto_axes(struct loaded_config *c)
 {
-    (void)prof, (void)t;
-    return npu_errf(e, "model \"%s\": deepseek inference is not supported yet", c->model_name);
+    struct model_config *m = &c->model;
+    if (m->num_data_parallel_axes == 0 && m->num_tensor_parallel_axes == 0 &&
+        m->num_pipeline_parallel_axes == 0 && m->num_expert_parallel_axes == 0)
+        (void)sweep_map_axes_moe(c->chip.name, m);
+}
+
+static int ds_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
+                       struct npu_err *e)
+{
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    return opsgen_deepseek_inference(&c->model, &l, prof, t, e);
+}
+
+static int ds_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                    const char *dir, const char *base, bool sweep, struct npu_err *e)
+{
+    if (!sweep)
+        return write_llm_outputs_mem(c, prof, t, dir, base, false, NULL, opsgen_deepseek_mem_bytes,
+                                     NULL, e);
+    /* The reference's sweep adds these to sim_config. */
+    const struct model_config *m = &c->model;
+    cJSON *extra = cJSON_CreateObject();
+    int64_t pods = m->data_parallel_degree_dcn * m->pipeline_parallel_degree_dcn;
+    int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
+    json_add_i64(extra, "num_pods", pods);
+    json_add_i64(extra, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
+    json_add_i64(extra, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
+    int rc = write_llm_outputs_mem(c, prof, t, dir, base, true, extra, opsgen_deepseek_mem_bytes,
+                                   NULL, e);
+    cJSON_Delete(extra);
+    return rc;
+}
+
+static void ds_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                       FILE *out)
+{
+    const struct model_config *m = &c->model;
+    struct llm_report r;
+    struct npu_err e;
+    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld, ep %lld; microbatch %lld; "
+                 "%lld in / %lld out)\n",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+            (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
+            (long long)m->pipeline_parallelism_degree, (long long)m->expert_parallelism_degree,
+            (long long)m->microbatch_size_ici, (long long)m->input_seqlen,
+            (long long)m->output_seqlen);
+    if (llm_report_compute_mem(m, &c->chip, prof, t, opsgen_deepseek_mem_bytes, &r, &e)) {
+        fprintf(out, "  (no statistics: %s)\n", e.msg);
+        return;
+    }
+    fprintf(out, "  TTFT          %.6f s\n", r.TTFT_sec);
+    fprintf(out, "  TPOT          %.6f ms\n", r.TPOT_ms_request);
+    fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
+            r.prefill_tokens_per_sec, r.decode_tokens_per_sec);
+    if (r.energy_done)
+        fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r.prefill_energy_per_token_J,
+                r.decode_energy_per_token_J);
+    fprintf(out, "  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n",
+            r.prefill_mem_GiB, r.decode_mem_GiB, (long long)c->chip.hbm_size_GB,
+            r.prefill_oom || r.decode_oom ? " (out of memory)" : "");
+}
+
+static int ds_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
+                        size_t *n, struct npu_err *e)
+{
+    (void)c;
+    return sweep_moe_configs(num_chips, MAX_ETP, out, n, e);
+}
+
+static bool ds_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
+                       const struct profile *prof, char *why, size_t whylen)
+{
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    sweep_apply_parallel(&c->model, p, gbs);
+    /* Skipped only when both phases fail (opsgen.md §13.3). */
+    if (!sweep_validate_moe(&c->model, &l, prof, PHASE_PREFILL, 1.5, why, whylen) &&
+        !sweep_validate_moe(&c->model, &l, prof, PHASE_DECODE, 1.5, why, whylen))
+        return false;
+    if (!sweep_map_axes_moe(c->chip.name, &c->model)) {
+        if (why && whylen)
+            snprintf(why, whylen, "ep %lld cannot be laid out on the dp/tp torus axes",
+                     (long long)c->model.expert_parallelism_degree);
+        return false;
+    }
+    return true;
 }
 
 const struct family fam_deepseek = {
     .name = "deepseek inference",
-    .example = "npusim run -m deepseekv2-236b -c tpuv5p",
-    .matches = matches,
-    .generate = generate,
+    .example = "npusim run -m deepseekv2-236b -c tpuv5p --set num_chips=16 "
+               "--set tensor_parallelism_degree=4 --set expert_parallelism_degree=4 --batch 8",
+    .matches = ds_matches,
+    .adjust = ds_auto_axes,
+    .generate = ds_generate,
+    .write = ds_write,
+    .summary = ds_summary,
+    .enumerate = ds_enumerate,
+    .pstr = sweep_pstr_moe,
+    .prepare = ds_prepare,
 };

@@ -34,6 +34,15 @@ int llm_report_compute(const struct model_config *m, const struct chip_config *c
                        const struct profile *prof, const struct trace *t, struct llm_report *r,
                        struct npu_err *e)
 {
+    return llm_report_compute_mem(m, chip, prof, t, NULL, r, e);
+}
+
+int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
+                           const struct profile *prof, const struct trace *t, llm_mem_fn mem,
+                           struct llm_report *r, struct npu_err *e)
+{
+    if (!mem)
+        mem = opsgen_llm_inference_mem_bytes;
     *r = (struct llm_report){ 0 };
     trace_stats_compute(t, PHASE_PREFILL, &r->prefill);
     trace_stats_compute(t, PHASE_DECODE, &r->decode);
@@ -53,8 +62,8 @@ int llm_report_compute(const struct model_config *m, const struct chip_config *c
     r->decode_tokens_per_sec =
         (double)mb * 1e9 / ceil((double)Q->total_execution_time_chip_ns / (double)sout);
     r->decode_tokens_per_sec_request = 1e3 / r->TPOT_ms_request;
-    r->prefill_mem_GiB = (double)opsgen_llm_inference_mem_bytes(m, PHASE_PREFILL, prof) / 1024 / 1024 / 1024;
-    r->decode_mem_GiB = (double)opsgen_llm_inference_mem_bytes(m, PHASE_DECODE, prof) / 1024 / 1024 / 1024;
+    r->prefill_mem_GiB = (double)mem(m, PHASE_PREFILL, prof) / 1024 / 1024 / 1024;
+    r->decode_mem_GiB = (double)mem(m, PHASE_DECODE, prof) / 1024 / 1024 / 1024;
     r->prefill_oom = (double)chip->hbm_size_GB < r->prefill_mem_GiB;
     r->decode_oom = (double)chip->hbm_size_GB < r->decode_mem_GiB;
     for (size_t i = 0; i < t->n && !r->energy_done; i++)

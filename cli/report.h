@@ -31,10 +31,27 @@ struct llm_report {
     double prefill_energy_per_token_J, decode_energy_per_token_J;
 };
 
-/* Returns -1 (with e) if a total is zero and a throughput cannot be formed. */
+/* A model's per-chip memory footprint of one phase in bytes (the LLM
+ * formula, or DeepSeek's). */
+typedef int64_t (*llm_mem_fn)(const struct model_config *m, enum phase ph,
+                              const struct profile *prof);
+
+/* Returns -1 (with e) if a total is zero and a throughput cannot be formed.
+ * The footprint is the LLM formula (opsgen.md §11.1). */
 int llm_report_compute(const struct model_config *m, const struct chip_config *chip,
                        const struct profile *prof, const struct trace *t, struct llm_report *r,
                        struct npu_err *e);
+/* The same with the footprint from mem (NULL: the LLM formula). */
+int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
+                           const struct profile *prof, const struct trace *t, llm_mem_fn mem,
+                           struct llm_report *r, struct npu_err *e);
+struct loaded_config;
+/* write_llm_outputs (cli.h) with the footprint from mem (NULL: the LLM
+ * formula), e.g. DeepSeek's. */
+int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
+                          const struct trace *t, const char *dir, const char *base, bool combined,
+                          cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
+                          struct npu_err *e);
 /* The JSON object of one phase; takes ownership of sim_config (may be NULL). */
 cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_config);
 /* Adds an int64 / a double (as Python repr) to a cJSON object. */

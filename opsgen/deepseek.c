@@ -1,0 +1,610 @@
+/* deepseek.c — DeepSeek inference op sequence, memory footprint and MoE sweep
+ * helpers (see deepseek.h; opsgen.md §7, §11.3, §13).
+ *
+ * One layer per phase: optional KV swap, pipeline receive, input RMSNorm,
+ * multi-head latent attention (MLA), the shared FFN wrapper with a MoE body
+ * (gate, token all-to-all, routed experts, all-to-all back, shared expert,
+ * combine), pipeline send. Every layer is MLA + MoE (num_dense_layers is
+ * read but unused, as in the reference).
+ *
+ * Main data structure: struct dsgen, the per-run quantities — local batch,
+ * layers per stage, the three axis lists (TP for attention, expert TP for the
+ * expert FFNs, EP for the all-to-alls) — plus the phase being generated.
+ *
+ * Reference behaviour reproduced without a profile switch, because no
+ * corrected variant exists to compare against: MLA counts use all layers, not
+ * the stage's (Q3); the MLA TP all-gather takes the full width (Q4); no
+ * softmax in MLA (Q19); cache einsums and the combine einsum keep default
+ * "weights" (Q20); the all-to-all moves the global batch (Q21); every routed
+ * expert sees every local token (Q22); both all-to-alls share one name (Q23);
+ * the memory formula's MLA terms (Q24). Gate and combine names are the same
+ * in both phases, which chipsim's by-name lookup turns into prefill shapes
+ * for decode (Q30) — that part lives in chipsim. */
+#include "opsgen/deepseek.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/layers.h"
+#include "opsgen/parallel.h"
+#include "traces/dtype.h"
+
+#define BF16 "DT_BFLOAT16"
+#define FP32 "DT_FLOAT32"
+#define FP8 "DT_FLOAT8"
+
+struct dsgen {
+    const struct model_config *m;
+    const struct opsgen_links *l;
+    const struct profile *prof;
+    struct trace *t;
+    int64_t B, L, D_tp;
+    struct coll_axes tp, etp, ep;  /* attention TP, expert TP, expert parallel axes */
+    bool decode;
+    int64_t seq, count;            /* tokens per step; layer-op count of the phase */
+};
+
+static struct op *last(const struct dsgen *g) { return &g->t->ops[g->t->n - 1]; }
+
+/* Builder results are NULL only for malformed equations or op names, which
+ * the fixed strings below never produce; the check keeps that true. */
+#define CHK(x) do { if (!(x)) return -1; } while (0)
+
+static int64_t axes_prod(const struct coll_axes *a)
+{
+    int64_t p = 1;
+    for (int i = 0; i < a->n; i++) p *= a->deg[i];
+    return p;
+}
+
+/* Degree over n_axes torus axes (opsgen.md §4.1). n_axes <= 0 gives no
+ * axes, which disables the parallelism in the ops (quirk Q13) unless the
+ * profile corrects it to one axis of the full degree. */
+static int fill_axes(struct coll_axes *a, int64_t deg, int64_t n_axes, const struct profile *prof,
+                     const struct opsgen_links *l)
+{
+    int64_t ax[PAR_MAX_FACTORS];
+    int n = 0;
+    if (n_axes > 0)
+        n = split_parallelism_degree(deg, (int)n_axes, prof->split_axes_drops_missing, ax);
+    else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
+        ax[n++] = deg;
+    if (n > SHAPE_MAXD)
+        return -1;
+    a->n = n;
+    a->latency_ns = l->ici_latency_ns;
+    for (int i = 0; i < n; i++) {
+        a->deg[i] = ax[i];
+        a->bw_GBps[i] = l->ici_bw_GBps;
+    }
+    return 0;
+}
+
+/* An all-gather whose byte count uses dtype while its shape strings stay
+ * BF16, as every reference collective prints (opsgen.md §2.2). */
+static struct op *all_gather_dt(struct trace *t, int64_t fid, int64_t count, const char *desc,
+                                struct shape x, int dim, const struct coll_axes *ax,
+                                const char *dtype)
+{
+    struct op *o = b_all_gather(t, fid, count, desc, "AllGather", x, dim, ax);
+    if (!o) return NULL;
+    int64_t p = axes_prod(ax), bytes = staged_elems(shape_prod(x) * p, ax) * dtype_bytes(dtype);
+    double bw = 0;
+    for (int i = 0; i < ax->n; i++) bw += ax->bw_GBps[i];
+    bld_traffic(o, bytes, bytes);
+    int64_t tn = bld_xfer_ns(bytes, bw), lat = ax->latency_ns * (p - 1);
+    o->ici_ns = tn > lat ? tn : lat;
+    return o;
+}
+
+/* ---- multi-head latent attention (§7.2) ---- */
+
+static int mla(struct dsgen *g, int64_t *fid)
+{
+    const struct model_config *m = g->m;
+    struct trace *tr = g->t;
+    int64_t B = g->B, S = g->seq, f = *fid, t = axes_prod(&g->tp);
+    /* All layers, not the stage's (quirk Q3). */
+    int64_t n = g->decode ? m->num_layers * m->output_seqlen : m->num_layers;
+    int64_t Hl = cdiv64(m->num_heads, t), D = m->d_model, Dw = D;
+    int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
+    int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim, qk = rope + nope;
+    int64_t T = m->input_seqlen + (g->decode ? m->output_seqlen : 0);
+    bool one = g->prof->binary_ops_list_one_input;
+    char P[96], d[200], nm[64];
+    snprintf(P, sizeof P, "%s%s", g->decode ? "Attention-serving-decode-" : "Fwd-Attention-encoder-",
+             g->decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
+#define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
+    if (t > 1) {
+        /* Gathers the full width to D*t (quirk Q4). */
+        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->tp));
+        Dw = D * t;
+        f++;
+    }
+    CHK(b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
+                 "BSM;MD->BSD", "0_0_0", BF16));
+    CHK(b_unary(tr, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
+                SHP(B, S, qr), "0_0", FP32));
+    CHK(b_einsum(tr, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)", SHP(B, S, qr),
+                 SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", BF16));
+    CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
+                 "Mul", SHP(B, S, Hl, rope), "0_0_0", FP32, one));
+    CHK(b_einsum(tr, f++, n, DESC("kv_k_pe_linear"),
+                 "kv = self.wkv_a(x); kv, k_pe = torch.split(kv, [self.kv_lora_rank, "
+                 "self.qk_rope_head_dim], dim=-1)",
+                 SHP(B, S, D), SHP(D, kr + rope), "BSM;MK->BSK", "0_0_0", BF16));
+    CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"),
+                 "k_pe = apply_rotary_emb(k_pe.unsqueeze(2), freqs_cis)", "Mul", SHP(B, S, rope),
+                 "0_0_0", FP32, one));
+    if (t > 1) {
+        /* Sequence parallelism over the TP axes: gather the new cache rows
+         * (FP8 latent, FP32 rope keys) along the sequence. */
+        snprintf(nm, sizeof nm, "AllGatherKV-%lld", (long long)f);
+        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, kr), 1, &g->tp, FP8));
+        snprintf(nm, sizeof nm, "AllGatherK_PE-%lld", (long long)f);
+        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, rope), 1, &g->tp, FP32));
+    }
+    CHK(b_einsum(tr, f++, n, DESC("q_nope_wkv_b_linear"),
+                 "wkv_b = wkv_b.view(self.n_local_heads, -1, self.kv_lora_rank); q_nope = "
+                 "torch.einsum('bshd,hdc->bshc', q_nope, wkv_b[:, :self.qk_nope_head_dim])",
+                 SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", BF16));
+    CHK(b_unary(tr, f++, n, DESC("kv_norm"), "kv_norm = self.kv_norm(kv)", "RMSNorm", SHP(B, S, kr),
+                "0_0", FP32));
+    /* The cache einsums keep their default weight bytes (quirk Q20) and
+     * attend to the final context in every decode step; no softmax (Q19). */
+    CHK(b_einsum(tr, f++, n, DESC("q_nope_kv_cache_einsum"),
+                     "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
+                     SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16));
+    CHK(b_einsum(tr, f++, n, DESC("q_pe_pe_einsum"),
+                 "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
+                 SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
+    CHK(b_einsum(tr, f++, n, DESC("scores_kv_cache_einsum"),
+                 "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
+                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
+    CHK(b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
+                 "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
+                 SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", BF16));
+    CHK(b_einsum(tr, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))", SHP(B, S, Hl * v),
+                 SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", BF16));
+    struct shape y = SHP(B, S, Dw);
+    if (t > 1) {
+        snprintf(nm, sizeof nm, "ReduceScatterMHA-%lld", (long long)f);
+        CHK(b_reduce_scatter(tr, f++, n, "Reduce attention and scatter before RMSNorm", nm, y, 2,
+                             &g->tp));
+    }
+    CHK(b_unary(tr, f++, n, DESC("Attention_RMSNorm"), "Y_norm = RMSNorm(y)", "RMSNorm", y, "0_0",
+                BF16));
+    if (t > 1) {
+        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, f++, n, d, "AllGather", shape_scattered(y, 2, t), 2, &g->tp));
+    }
+#undef DESC
+    *fid = f;
+    return 0;
+}
+
+/* ---- MoE FFN body (§7.3), called inside layer_ffn ---- */
+
+static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq, int64_t fid)
+{
+    const struct model_config *m = g->m;
+    double bis = bisection_bw_per_chip_GBps(m->num_chips, g->l->ICI_topology, g->l->ici_bw_GBps,
+                                            g->prof->split_axes_drops_missing);
+    /* Global batch (quirk Q21); dispatch and combine share the name (Q23). */
+    CHK(b_all_to_all(c->t, fid, c->count, "MoE_Dispatch_AllToAll", "MoE_Dispatch_AllToAll",
+                     SHP(m->global_batch_size, seq, m->num_limited_groups, m->d_model),
+                     FP8, bis, axes_prod(&g->ep), g->l->ici_latency_ns));
+    return 0;
+}
+
+static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
+{
+    const struct dsgen *g = arg;
+    const struct model_config *m = g->m;
+    int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
+    int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(&g->ep);
+    int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
+    char pre[64];
+    CHK(b_einsum(c->t, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
+                 SHP(R, D), "BSM;RM->BSR", "0_0_0", BF16));
+    CHK(b_unary(c->t, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
+                SHP(B, seq, R), "0_0", FP32));
+    f = last(g)->fusion_id + 1;
+    if (e > 1 && moe_a2a(c, g, seq, f++))
+        return -1;
+    struct layer_ctx x = *c;
+    x.prefix = pre;
+    /* Every activated expert runs on every local token (quirk Q22). */
+    for (int64_t i = 0; i < A; i++) {
+        snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
+        if (layer_ffn_llama_body(&x, seq, D, Fm, f))
+            return -1;
+        f = last(g)->fusion_id + 1;
+    }
+    if (e > 1 && moe_a2a(c, g, seq, f++))
+        return -1;
+    snprintf(pre, sizeof pre, "FFN_shared_expert-");
+    if (layer_ffn_llama_body(&x, seq, D, Fm * m->num_shared_experts, f))
+        return -1;
+    f = last(g)->fusion_id + 1;
+    CHK(b_einsum(c->t, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
+                 SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
+    f++;
+    CHK(b_binary(c->t, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
+                 "0_0_0", BF16, c->prof->binary_ops_list_one_input));
+    return 0;
+}
+
+/* ---- pipeline transfers and KV swap (as LLM inference, §5.1, §5.5) ---- */
+
+static void pipe_xfer(struct dsgen *g, int64_t fid, bool output, bool dcn)
+{
+    const struct opsgen_links *l = g->l;
+    struct shape x = SHP(g->B, g->seq, g->D_tp);
+    int64_t steps = g->decode ? g->m->output_seqlen : 1;
+    char d[64], nm[96];
+    snprintf(d, sizeof d, "%s%s%s", g->decode ? "Decode" : "Prefill",
+             output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
+    snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]",
+             output ? (g->decode ? "sendOutput" : "SendOutput") : "receiveInput",
+             dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
+    bool ici = !dcn || g->prof->dcn_transfers_use_ici;   /* quirk Q9 */
+    b_pipe_xfer(g->t, fid, steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
+                ici ? l->ici_latency_ns : l->dcn_latency_ns);
+}
+
+static void kv_swap(struct dsgen *g, int64_t *fid)
+{
+    const struct model_config *m = g->m;
+    const struct opsgen_links *l = g->l;
+    int64_t total = opsgen_deepseek_mem_bytes(m, g->decode ? PHASE_DECODE : PHASE_PREFILL, g->prof);
+    int64_t cap = l->hbm_size_GB * ((int64_t)1 << 30);
+    if (total <= cap)
+        return;
+    int64_t times = g->decode ? m->max_swap_kv_cache_times_decode : m->max_swap_kv_cache_times_prefill;
+    if (times > g->L) times = g->L;
+    int64_t swap = cdiv64(total - cap, times);
+    int64_t steps = g->decode ? m->output_seqlen : 1;
+    bool dbl = g->prof->kv_swap_bytes_doubled;
+    b_kv_swap(g->t, (*fid)++, steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl,
+              l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
+    b_kv_swap(g->t, (*fid)++, steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
+              l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
+}
+
+static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
+{
+    const struct model_config *m = g->m;
+    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
+    if (m->enable_swap_kv_cache)
+        kv_swap(g, &fid);
+    if (ppd > 1) pipe_xfer(g, fid++, false, true);
+    if (pp > 1) pipe_xfer(g, fid++, false, false);
+    CHK(b_unary(g->t, fid, g->count,
+                g->decode ? "Attention-serving-decode-Input_rmsnorm" : "Fwd-Attention-encoder-Input_rmsnorm",
+                "X_norm = RMSNorm(X)", "RMSNorm", SHP(g->B, g->seq, g->D_tp), "0_0", BF16));
+    fid++;
+    if (mla(g, &fid))
+        return -1;
+    fid = last(g)->fusion_id + 1;
+    struct layer_ctx lc = { g->t, g->prof, g->B, g->count, g->decode, &g->etp, "" };
+    struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+                           .body = moe_body, .body_arg = g };
+    int64_t f = fid;
+    if (layer_ffn(&lc, &fa, &f))
+        return -1;
+    /* Prefill advances past the FFN; decode does not, so its sends reuse the
+     * FFN's first fid (quirk Q5). */
+    if (!g->decode || !g->prof->pp_send_reuses_fid)
+        fid = last(g)->fusion_id + 1;
+    if (pp > 1) pipe_xfer(g, fid++, true, false);
+    if (ppd > 1) pipe_xfer(g, fid++, true, true);
+    *last_fid = last(g)->fusion_id;
+    return 0;
+}
+
+/* ---- validation ---- */
+
+static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
+{
+    if (strcmp(m->model_type, "llm"))
+        return npu_errf(e, "model field \"model_type\": expected \"llm\" for DeepSeek inference, got \"%s\"",
+                        m->model_type);
+    if (strcmp(m->ffn_type, "deepseek_moe"))
+        return npu_errf(e, "model field \"ffn_type\": expected \"deepseek_moe\", got \"%s\"", m->ffn_type);
+    if (m->use_flash_attention)
+        return npu_errf(e, "model field \"use_flash_attention\": expected false (multi-head latent "
+                           "attention has no flash variant)");
+    const struct { const char *k; int64_t v; } f[] = {
+        { "num_chips", m->num_chips }, { "data_parallelism_degree", m->data_parallelism_degree },
+        { "tensor_parallelism_degree", m->tensor_parallelism_degree },
+        { "pipeline_parallelism_degree", m->pipeline_parallelism_degree },
+        { "expert_parallelism_degree", m->expert_parallelism_degree },
+        { "data_parallel_degree_dcn", m->data_parallel_degree_dcn },
+        { "pipeline_parallel_degree_dcn", m->pipeline_parallel_degree_dcn },
+        { "microbatch_size_ici", m->microbatch_size_ici }, { "global_batch_size", m->global_batch_size },
+        { "input_seqlen", m->input_seqlen }, { "output_seqlen", m->output_seqlen },
+        { "decode_width", m->decode_width }, { "d_model", m->d_model }, { "num_heads", m->num_heads },
+        { "num_layers", m->num_layers }, { "moe_d_ff", m->moe_d_ff },
+        { "num_routed_experts", m->num_routed_experts },
+        { "num_activated_routed_experts_per_token", m->num_activated_routed_experts_per_token },
+        { "num_limited_groups", m->num_limited_groups }, { "kv_lora_rank", m->kv_lora_rank },
+        { "q_lora_rank", m->q_lora_rank }, { "qk_rope_head_dim", m->qk_rope_head_dim },
+        { "qk_nope_head_dim", m->qk_nope_head_dim }, { "v_head_dim", m->v_head_dim },
+        { "max_swap_kv_cache_times_prefill", m->max_swap_kv_cache_times_prefill },
+        { "max_swap_kv_cache_times_decode", m->max_swap_kv_cache_times_decode },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].v <= 0)
+            return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld", f[i].k,
+                            (long long)f[i].v);
+    if (m->num_shared_experts < 0)
+        return npu_errf(e, "model field \"num_shared_experts\": expected 0 or more, got %lld",
+                        (long long)m->num_shared_experts);
+    const struct { const char *k; int64_t v; } ax[] = {
+        { "num_data_parallel_axes", m->num_data_parallel_axes },
+        { "num_tensor_parallel_axes", m->num_tensor_parallel_axes },
+        { "num_expert_parallel_axes", m->num_expert_parallel_axes },
+    };
+    for (size_t i = 0; i < sizeof ax / sizeof ax[0]; i++)
+        if (ax[i].v < 0 || ax[i].v > SHAPE_MAXD)
+            return npu_errf(e, "model field \"%s\": expected 0..%d, got %lld", ax[i].k, SHAPE_MAXD,
+                            (long long)ax[i].v);
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t pp = m->pipeline_parallelism_degree, ep = m->expert_parallelism_degree;
+    if (m->num_chips < dp * tp * pp)
+        return npu_errf(e, "model field \"num_chips\": expected at least dp*tp*pp = %lld, got %lld",
+                        (long long)(dp * tp * pp), (long long)m->num_chips);
+    if (m->tensor_parallel_degree_dcn != 1)
+        return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
+                        (long long)m->tensor_parallel_degree_dcn);
+    if (m->expert_parallel_degree_dcn != 1)
+        return npu_errf(e, "model field \"expert_parallel_degree_dcn\": expected 1 (expert parallelism "
+                           "runs over ICI only), got %lld", (long long)m->expert_parallel_degree_dcn);
+    /* Experts shard the dp x tp chips: ep * etp = dp * tp, so etp >= 1. */
+    if (ep > dp * tp)
+        return npu_errf(e, "model field \"expert_parallelism_degree\": expected at most dp*tp = %lld "
+                           "(experts are spread over the data- and tensor-parallel chips), got %lld",
+                        (long long)(dp * tp), (long long)ep);
+    if (ep > m->num_routed_experts)
+        return npu_errf(e, "model field \"expert_parallelism_degree\": %lld exceeds num_routed_experts "
+                           "%lld (a shard would hold no expert)", (long long)ep,
+                        (long long)m->num_routed_experts);
+    int64_t stages = pp * m->pipeline_parallel_degree_dcn;
+    if (m->num_layers < stages)
+        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
+                        (long long)stages, (long long)m->num_layers);
+    if (!(l->ici_bw_GBps > 0) || !(l->pcie_bw_GBps > 0) || l->hbm_size_GB <= 0)
+        return npu_errf(e, "chip fields \"ici_bw_GBps\", \"pcie_bw_GBps\", \"hbm_size_GB\": "
+                           "expected positive values");
+    return 0;
+}
+
+int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_links *l,
+                              const struct profile *prof, struct trace *out, struct npu_err *e)
+{
+    if (validate(m, l, e))
+        return -1;
+    struct dsgen g = { .m = m, .l = l, .prof = prof, .t = out };
+    g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
+    g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
+                        (double)m->pipeline_parallel_degree_dcn);
+    g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
+    int64_t etp = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
+    int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
+    if (fill_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l) ||
+        fill_axes(&g.etp, etp, n_etp, prof, l) ||
+        fill_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, l))
+        return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
+
+    size_t first = out->n;
+    int64_t last_fid;
+    g.decode = false;
+    g.seq = m->input_seqlen;
+    g.count = g.L;
+    if (phase_ops(&g, 2, &last_fid))
+        goto bad;
+    for (size_t i = first; i < out->n; i++)
+        out->ops[i].phase = PHASE_PREFILL;
+    size_t mid = out->n;
+    g.decode = true;
+    g.seq = m->decode_width;
+    g.count = g.L * m->output_seqlen;
+    if (phase_ops(&g, last_fid + 1, &last_fid))
+        goto bad;
+    for (size_t i = mid; i < out->n; i++)
+        out->ops[i].phase = PHASE_DECODE;
+    return 0;
+bad:
+    while (out->n > first)
+        op_free(&out->ops[--out->n]);
+    return npu_errf(e, "internal: malformed op builder arguments");
+}
+
+/* ---- memory footprint (§11.3) ---- */
+
+int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
+                                  const struct profile *prof)
+{
+    (void)prof;
+    /* Every term is evaluated in the reference's order on doubles (Python
+     * int / int is a float), so the rounded total matches to the byte. */
+    /* ep > dp*tp leaves no expert TP (etp 0): the reference divides by
+     * zero; callers validate first, and an unbounded footprint fails every
+     * capacity check if one does not. */
+    if (m->expert_parallelism_degree <= 0 ||
+        m->data_parallelism_degree * m->tensor_parallelism_degree < m->expert_parallelism_degree)
+        return INT64_MAX;
+    int64_t s = m->input_seqlen + (ph == PHASE_DECODE ? m->output_seqlen : 0);
+    double tp = (double)(m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn);
+    double ep = (double)(m->expert_parallelism_degree * m->expert_parallel_degree_dcn);
+    double etp = (double)(m->data_parallelism_degree * m->tensor_parallelism_degree /
+                          m->expert_parallelism_degree);
+    int64_t b = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
+    int64_t L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
+                              (double)m->pipeline_parallel_degree_dcn);
+    int64_t D = m->d_model, H = m->num_heads, qr = m->q_lora_rank, kr = m->kv_lora_rank;
+    int64_t rope = m->qk_rope_head_dim, nope = m->qk_nope_head_dim, v = m->v_head_dim;
+    int64_t mff = m->moe_d_ff, R = m->num_routed_experts;
+
+    /* MLA weights, BF16; wkv_a multiplies kr by rope and wkv_b uses rope+v
+     * (quirk Q24). */
+    double wq_a = (double)(D * qr), wq_b = (double)(qr * H * (rope + nope)) / tp;
+    double wkv_a = (double)(D * kr * rope), wkv_b = (double)(kr * H * (rope + v)) / tp;
+    double wo = (double)(H * v * D) / tp;
+    double total = 0;
+    total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * 2;
+    /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */
+    total += (double)(b * s * H * (rope * 5 + nope)) / tp;
+    /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the gate. */
+    double ffn = (double)(D * mff * 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
+    total += (ffn + (double)(R * D * L)) * 1;
+    /* Intermediate expert activations, BF16, worst-case routing. */
+    total += (double)(b * s * mff * 2) / etp * 2 * (double)L;
+    /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
+    total += (double)((kr * 1 + rope * 4) * L * b * s) / tp;
+    return (int64_t)nearbyint(total);   /* round half to even, as Python's round() */
+}
+
+/* ---- MoE sweep helpers (§13) ---- */
+
+static size_t divisors(int64_t n, int64_t *out, size_t max)
+{
+    size_t k = 0;
+    for (int64_t d = 1; d <= n && k < max; d++)
+        if (n % d == 0) out[k++] = d;
+    return k;
+}
+
+#define MAX_DIV 4096
+
+static int push_cfg(struct parallel_cfg **arr, size_t *n, size_t *cap, struct parallel_cfg p)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        struct parallel_cfg *q = realloc(*arr, nc * sizeof *q);
+        if (!q) return -1;
+        *arr = q;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = p;
+    return 0;
+}
+
+/* Loops nested as the reference: dp, tp, pp, ep, dp_dcn, pp_dcn (ep_dcn 1). */
+static int gen_moe(int64_t num, int64_t max_pods, int64_t max_etp, struct parallel_cfg **arr,
+                   size_t *n, size_t *cap)
+{
+    int64_t *f = malloc(MAX_DIV * sizeof *f);
+    if (!f) return -1;
+    size_t nf = divisors(num, f, MAX_DIV);
+    int rc = 0;
+    for (size_t a = 0; a < nf && f[a] <= 1 && !rc; a++)   /* inference: dp 1 */
+        for (size_t b = 0; b < nf && !rc; b++)
+            for (size_t c = 0; c < nf && !rc; c++)
+                for (size_t x = 0; x < nf && !rc; x++)
+                    for (size_t y = 0; y < nf && f[y] <= max_pods && !rc; y++)
+                        for (size_t z = 0; z < nf && f[z] <= max_pods && !rc; z++) {
+                            int64_t dp = f[a], tp = f[b], pp = f[c], ep = f[x];
+                            int64_t dpd = f[y], ppd = f[z];
+                            if (dpd * ppd > max_pods || ep > dp * tp || dp * tp / ep > max_etp)
+                                continue;
+                            /* EP multiplies the chip count (quirk Q33). */
+                            if (dp * tp * pp * ep * dpd * ppd != num)
+                                continue;
+                            rc = push_cfg(arr, n, cap, (struct parallel_cfg){
+                                .num_chips = num, .dp = dp, .tp = tp, .pp = pp, .ep = ep,
+                                .dp_dcn = dpd, .tp_dcn = 1, .pp_dcn = ppd, .ep_dcn = 1 });
+                        }
+    free(f);
+    return rc;
+}
+
+int sweep_moe_configs(int64_t num_chips, int64_t max_etp, struct parallel_cfg **out, size_t *n,
+                      struct npu_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    if (num_chips <= 0)
+        return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
+    size_t cap = 0;
+    int rc = 0;
+    if (num_chips > 256) {
+        static const int64_t dcn[] = { 1, 2, 4 };   /* quirk Q32 */
+        for (int i = 0; i < 3 && !rc; i++)
+            rc = gen_moe(num_chips / dcn[i], dcn[i], max_etp, out, n, &cap);
+    } else {
+        rc = gen_moe(num_chips, 1, max_etp, out, n, &cap);
+    }
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return npu_errf(e, "sweep: out of memory enumerating %lld chips", (long long)num_chips);
+    }
+    return 0;
+}
+
+bool sweep_map_axes_moe(const char *v, struct model_config *m)
+{
+    sweep_map_axes_llm(v, m);
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t ep = m->expert_parallelism_degree;
+    int64_t E = m->num_data_parallel_axes + m->num_tensor_parallel_axes, ea = 0;
+    bool ok = true;
+    /* EP and expert TP share the dp+tp axes; expert TP, the more
+     * bandwidth-hungry, keeps all but one unless there is no expert TP. */
+    if (E == 0) {
+        ok = ep == 1;
+    } else if (E == 1) {
+        ok = ep == 1 || ep == dp * tp;
+        ea = ep > 1;
+    } else if (ep < dp * tp) {
+        ea = ep > 1;
+    } else {
+        ok = ep == dp * tp;
+        ea = E;
+    }
+    m->num_expert_parallel_axes = ea;
+    return ok;
+}
+
+bool sweep_validate_moe(const struct model_config *m, const struct opsgen_links *l,
+                        const struct profile *prof, enum phase ph, double oom_factor,
+                        char *why, size_t whylen)
+{
+    /* The LLM rules without their footprint (INFINITY disables it), then ours. */
+    if (!sweep_validate_llm(m, l, prof, ph, INFINITY, why, whylen))
+        return false;
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t ep = m->expert_parallelism_degree;
+#define FAIL(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+    if (ep > dp * tp)   /* before the footprint, which divides by dp*tp/ep */
+        FAIL("ep %lld exceeds dp*tp %lld", (long long)ep, (long long)(dp * tp));
+    double gib = (double)opsgen_deepseek_mem_bytes(m, ph, prof) / 1073741824.0;
+    if (gib > (double)l->hbm_size_GB * oom_factor)
+        FAIL("%s footprint %.4f GiB exceeds %lld GB x %g", phase_name(ph), gib,
+             (long long)l->hbm_size_GB, oom_factor);
+    if (m->expert_parallel_degree_dcn > 1)
+        FAIL("expert_parallel_degree_dcn %lld > 1", (long long)m->expert_parallel_degree_dcn);
+    struct model_config a = *m;
+    sweep_map_axes_llm(l->chip_name, &a);
+    if (a.num_data_parallel_axes + a.num_tensor_parallel_axes == 1 && ep != dp && ep != tp)
+        FAIL("ep %lld must equal dp or tp with one torus axis for dp and tp", (long long)ep);
+    if (m->num_routed_experts < ep)
+        FAIL("num_routed_experts %lld < ep %lld", (long long)m->num_routed_experts, (long long)ep);
+#undef FAIL
+    if (why && whylen) why[0] = '\0';
+    return true;
+}
+
+void sweep_pstr_moe(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n)
+{
+    snprintf(buf, n, "dp%lld-tp%lld-pp%lld-ep%lld-dpdcn%lld-tpdcn1-ppdcn%lld-epdcn1-bs%lld",
+             (long long)p->dp, (long long)p->tp, (long long)p->pp, (long long)p->ep,
+             (long long)p->dp_dcn, (long long)p->pp_dcn, (long long)gbs);
+}

@@ -1,0 +1,493 @@
+/* test_deepseek.c — DeepSeek inference: op counts and the fusion-id walk,
+ * MLA and MoE shapes, the all-to-all of opsgen.md §15, the memory footprint
+ * of §11.3, and the MoE sweep helpers of §13 (enumeration, axes, validation,
+ * pstr), against values derived by hand from the spec. */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/deepseek.h"
+#include "opsgen/opsgen.h"
+#include "opsgen/sweep.h"
+
+/* ---- fixtures ---- */
+
+/* The shipped model file, so the test also checks the data against §1.10. */
+static void load_model(struct model_config *m, const char *name)
+{
+    char path[256], buf[1 << 14];
+    snprintf(path, sizeof path, "configs/models/%s.json", name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    struct npu_err e;
+    if (model_config_from_json(m, j, NULL, &e))
+        fail_msg("%s", e.msg);
+    cJSON_Delete(j);
+}
+
+static struct opsgen_links links(const char *v)
+{
+    struct opsgen_links l = { .pcie_bw_GBps = 32.0, .ici_latency_ns = 3330,
+                              .dcn_latency_ns = 3700, .pcie_latency_ns = 400 };
+    snprintf(l.chip_name, sizeof l.chip_name, "%s", v);
+    if (!strcmp(v, "5e")) {
+        l.ici_bw_GBps = 100; l.dcn_bw_GBps = 12.5; l.hbm_size_GB = 16;
+        strcpy(l.ICI_topology, "TORUS_2D");
+    } else {  /* 5p */
+        l.ici_bw_GBps = 200; l.dcn_bw_GBps = 25; l.hbm_size_GB = 95;
+        strcpy(l.ICI_topology, "TORUS_3D");
+    }
+    return l;
+}
+
+/* A sweep point as run_sim builds it: degrees, batch, then the MoE axes. */
+static void setup(struct model_config *m, const char *name, const char *v, int64_t tp, int64_t pp,
+                  int64_t ep, int64_t gbs)
+{
+    load_model(m, name);
+    struct parallel_cfg p = { tp * pp * ep, 1, tp, pp, ep, 1, 1, 1, 1 };
+    sweep_apply_parallel(m, &p, gbs);
+    assert_true(sweep_map_axes_moe(v, m));
+}
+
+static void gen(const struct model_config *m, struct trace *t)
+{
+    struct opsgen_links l = links("5p");
+    struct npu_err e;
+    trace_init(t);
+    if (opsgen_deepseek_inference(m, &l, &profile_neusim, t, &e))
+        fail_msg("%s", e.msg);
+}
+
+static size_t count_phase(const struct trace *t, enum phase ph)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->ops[i].phase == ph;
+    return n;
+}
+
+static const struct op *find_desc(const struct trace *t, enum phase ph, const char *desc, int nth)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ops[i].phase == ph && !strcmp(t->ops[i].description, desc) && nth-- == 0)
+            return &t->ops[i];
+    fail_msg("no op \"%s\"", desc);
+    return NULL;
+}
+
+static size_t count_desc(const struct trace *t, const char *desc)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += !strcmp(t->ops[i].description, desc);
+    return n;
+}
+
+/* ---- op sequences (§7.1–§7.3) ---- */
+
+static void test_v2_one_chip(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct trace t;
+    setup(&m, "deepseekv2-236b", "5p", 1, 1, 1, 1);
+    gen(&m, &t);
+    /* RMSNorm 1 + MLA 14 (no TP collectives) + FFN: gate 2, 6 routed experts
+     * x 4, shared 4, combine 2, residual 1 = 33 → 48 per phase. */
+    assert_i64(count_phase(&t, PHASE_PREFILL), 48);
+    assert_i64(count_phase(&t, PHASE_DECODE), 48);
+    assert_i64(t.n, 96);
+    /* Prefill fids: input norm 2, MLA 3..16, gate 17/18, experts from 19. */
+    assert_string_equal(t.ops[0].description, "Fwd-Attention-encoder-Input_rmsnorm");
+    assert_i64(t.ops[0].fusion_id, 2);
+    assert_i64(t.ops[0].count, 60);
+    const struct op *o = find_desc(&t, PHASE_PREFILL,
+                                   "Fwd-Attention-encoder-Attention-serving-prefill-q_wq_a_linear", 0);
+    assert_i64(o->fusion_id, 3);
+    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=5120x1536,eq=BSM;MD->BSD,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    /* 2*B*S*D*qr = 2*4096*5120*1536 */
+    assert_i64(o->flops, 64424509440LL);
+    assert_i64(o->weight_bytes, 2 * 5120 * 1536);
+    /* Q-weight b: [qr, (nope+rope)*H] = [1536, 192*128] */
+    o = find_desc(&t, PHASE_PREFILL, "Fwd-Attention-encoder-Attention-serving-prefill-q_wq_b_linear", 0);
+    assert_string_equal(o->config, "XlaEinsum(a=1x4096x1536,b=1536x24576,eq=BSR;RD->BSD,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    /* The latent-cache einsum's "weight" is the cache (quirk Q20): 2*B*T*kr. */
+    o = find_desc(&t, PHASE_PREFILL,
+                  "Fwd-Attention-encoder-Attention-serving-prefill-q_nope_kv_cache_einsum", 0);
+    assert_i64(o->weight_bytes, 2 * 4096 * 512);
+    o = find_desc(&t, PHASE_PREFILL, "Fwd-Attention-encoder-Attention-serving-prefill-Attention_RMSNorm", 0);
+    assert_i64(o->fusion_id, 16);
+    o = find_desc(&t, PHASE_PREFILL, "FFN_MoE_gate-scores", 0);
+    assert_i64(o->fusion_id, 17);
+    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=160x5120,eq=BSM;RM->BSR,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    o = find_desc(&t, PHASE_PREFILL, "FFN_MoE_gate-scores_softmax", 0);
+    assert_string_equal(o->config, "Softmax(x=1x4096x160,memory_placements=0_0,type=DT_FLOAT32)");
+    /* Routed expert 0 at 19..22 (moe_d_ff 1536), shared expert 2 x 1536 wide. */
+    o = find_desc(&t, PHASE_PREFILL, "FFN_routed_expert0-Fwd-FFN-encoder-FFgate", 0);
+    assert_i64(o->fusion_id, 19);
+    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=5120x1536,eq=BLM;MH->BLH,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    o = find_desc(&t, PHASE_PREFILL, "FFN_routed_expert5-Fwd-FFN-encoder-FFoutput", 0);
+    assert_i64(o->fusion_id, 19 + 6 * 4 - 1);
+    o = find_desc(&t, PHASE_PREFILL, "FFN_shared_expert-Fwd-FFN-encoder-FFup", 0);
+    assert_i64(o->fusion_id, 44);
+    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=5120x3072,eq=BLM;MH->BLH,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    o = find_desc(&t, PHASE_PREFILL, "MoE_combine_weights", 0);
+    assert_i64(o->fusion_id, 47);
+    assert_string_equal(o->config, "XlaEinsum(a=1x4096x6x5120,b=1x4096x6,eq=BSEM;BSE->BSM,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    o = find_desc(&t, PHASE_PREFILL, "MoE_combine_output", 0);
+    assert_i64(o->fusion_id, 48);
+    o = find_desc(&t, PHASE_PREFILL, "Fwd-FFN-encoder-AttnPlusFFn", 0);
+    assert_i64(o->fusion_id, 49);
+    /* Decode starts after the last prefill fid; counts are layers x 512
+     * steps, MLA at the final context length 4096+512. */
+    assert_i64(t.ops[48].fusion_id, 50);
+    assert_string_equal(t.ops[48].description, "Attention-serving-decode-Input_rmsnorm");
+    assert_i64(t.ops[48].count, 60 * 512);
+    o = find_desc(&t, PHASE_DECODE,
+                  "Attention-serving-decode-Attention-serving-decode-scores_kv_cache_einsum", 0);
+    assert_string_equal(o->config, "XlaEinsum(a=1x1x128x4608,b=1x4608x512,eq=BSHT;BTC->BSHC,"
+                                   "memory_placements=0_0_0,type=DT_BFLOAT16)");
+    /* Gate and combine names are the same in both phases (quirk Q30). */
+    assert_string_equal(find_desc(&t, PHASE_DECODE, "FFN_MoE_gate-scores", 0)->name,
+                        find_desc(&t, PHASE_PREFILL, "FFN_MoE_gate-scores", 0)->name);
+    assert_non_null(find_desc(&t, PHASE_DECODE, "FFN_routed_expert0-Fwd-FFN-serving-decoder-FFgate", 0));
+    assert_i64(count_desc(&t, "MoE_Dispatch_AllToAll"), 0);
+    trace_free(&t);
+}
+
+static void test_v3_one_chip(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct trace t;
+    setup(&m, "deepseekv3-671b", "5p", 1, 1, 1, 1);
+    gen(&m, &t);
+    /* 8 routed experts: 1 + 14 + (2 + 32 + 4 + 2 + 1) = 56 per phase. */
+    assert_i64(count_phase(&t, PHASE_PREFILL), 56);
+    assert_i64(count_phase(&t, PHASE_DECODE), 56);
+    trace_free(&t);
+}
+
+static void test_tp4_ep4(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct trace t;
+    /* 16 chips (ep multiplies the chip count, Q33), batch 4. v5p: tp on 3
+     * axes → [2,2]; ep == dp*tp → ep on all 3 → [2,2]; no expert TP. */
+    setup(&m, "deepseekv2-236b", "5p", 4, 1, 4, 4);
+    assert_i64(m.num_chips, 16);
+    assert_i64(m.num_tensor_parallel_axes, 3);
+    assert_i64(m.num_expert_parallel_axes, 3);
+    gen(&m, &t);
+    /* MLA gains 5 collectives, the MoE body two all-to-alls: 55 per phase. */
+    assert_i64(count_phase(&t, PHASE_PREFILL), 55);
+    assert_i64(count_phase(&t, PHASE_DECODE), 55);
+    assert_i64(count_desc(&t, "MoE_Dispatch_AllToAll"), 4);
+    /* §15: decode all-to-all of the global batch [4,1,3,5120] in FP8 =
+     * 61,440 B; bisection of 16 v5p chips = 200*4/16*2 = 100 GB/s → 615 ns,
+     * floored by 3330 * (4-1) = 9,990 ns. */
+    const struct op *o = find_desc(&t, PHASE_DECODE, "MoE_Dispatch_AllToAll", 0);
+    assert_string_equal(o->config, "AllToAll(4x1x3x5120->4x1x3x5120)");
+    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[4,1,3,5120]");
+    assert_i64(o->ici_in_bytes, 61440);
+    assert_i64(o->ici_out_bytes, 61440);
+    assert_i64(o->ici_ns, 9990);
+    assert_i64(o->count, 60 * 512);
+    /* Prefill: [4,4096,3,5120] = 251,658,240 B / 100 → 2,516,583 ns. */
+    o = find_desc(&t, PHASE_PREFILL, "MoE_Dispatch_AllToAll", 1);
+    assert_i64(o->ici_in_bytes, 251658240);
+    assert_i64(o->ici_ns, 2516583);
+    /* MLA all-gathers: the full width D gathered to 4D (quirk Q4); the KV
+     * gather counts FP8 bytes: [4,4096,512]*4 = 33,554,432 elements staged
+     * over [2,2] → +16,777,216 = 50,331,648 B / 400 GB/s = 125,830 ns. */
+    o = find_desc(&t, PHASE_PREFILL, "AllGatherMHA-3", 0);
+    assert_string_equal(o->config, "AllGather(4x4096x5120->4x4096x20480)");
+    o = find_desc(&t, PHASE_PREFILL, "AllGatherKV-10", 0);
+    assert_string_equal(o->config, "AllGather(4x4096x512->4x16384x512)");
+    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[4,4096,512]");
+    assert_i64(o->ici_in_bytes, 50331648);
+    assert_i64(o->ici_ns, 125830);
+    /* The rope-key gather counts FP32: (4+2)/4 * 4*4096*64*4 elements * 4 B. */
+    o = find_desc(&t, PHASE_PREFILL, "AllGatherK_PE-11", 0);
+    assert_i64(o->ici_in_bytes, 6291456LL * 4);
+    /* Local heads 32: q_wq_b weight [1536, 192*32]. */
+    o = find_desc(&t, PHASE_PREFILL, "Fwd-Attention-encoder-Attention-serving-prefill-q_wq_b_linear", 0);
+    assert_non_null(strstr(o->config, "b=1536x6144,"));
+    /* Reduce-scatter and RMSNorm on the gathered width 4D. */
+    o = find_desc(&t, PHASE_PREFILL, "Reduce attention and scatter before RMSNorm", 0);
+    assert_string_equal(o->config, "ReduceScatter(['4', '4096', '20480']->['4', '4096', '5120'])");
+    trace_free(&t);
+}
+
+static void test_pp2_fids_and_counts(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct trace t;
+    setup(&m, "deepseekv2-236b", "5p", 4, 2, 4, 8);
+    assert_i64(m.num_chips, 32);
+    gen(&m, &t);
+    /* PP adds a receive and a send per phase: 57 + 57. */
+    assert_i64(count_phase(&t, PHASE_PREFILL), 57);
+    assert_i64(count_phase(&t, PHASE_DECODE), 57);
+    /* MLA counts all 60 layers (quirk Q3), the rest the stage's 30. */
+    const struct op *o = find_desc(&t, PHASE_PREFILL,
+                                   "Fwd-Attention-encoder-Attention-serving-prefill-q_norm", 0);
+    assert_i64(o->count, 60);
+    o = find_desc(&t, PHASE_PREFILL, "Fwd-Attention-encoder-Input_rmsnorm", 0);
+    assert_i64(o->count, 30);
+    o = find_desc(&t, PHASE_PREFILL, "FFN_MoE_gate-scores", 0);
+    assert_i64(o->count, 30);
+    /* Prefill's send follows the residual Add; decode's reuses the FFN's
+     * first fid (quirk Q5). */
+    const struct op *add = find_desc(&t, PHASE_PREFILL, "Fwd-FFN-encoder-AttnPlusFFn", 0);
+    const struct op *send = find_desc(&t, PHASE_PREFILL, "PrefillSendOutputToPipelineICI", 0);
+    assert_i64(send->fusion_id, add->fusion_id + 1);
+    const struct op *gate = find_desc(&t, PHASE_DECODE, "FFN_MoE_gate-scores", 0);
+    send = find_desc(&t, PHASE_DECODE, "DecodeSendOutputToPipelineICI", 0);
+    assert_i64(send->fusion_id, gate->fusion_id);
+    assert_i64(send->count, 512);
+    trace_free(&t);
+}
+
+/* ---- memory (§11.3) ---- */
+
+static void test_memory(void **s)
+{
+    (void)s;
+    struct model_config m;
+    setup(&m, "deepseekv2-236b", "5p", 1, 1, 1, 1);
+    /* Per layer: MLA 5120*1536 + 1536*128*192 + 5120*512*64 + 512*128*192 +
+     * 128*128*5120 = 309,854,208 params x 60 x 2 B = 37,182,504,960;
+     * q act 4096*128*(5*64+128) = 234,881,024; experts 5120*1536*3*162*60 +
+     * gate 160*5120*60 = 229,372,723,200; expert act 4096*1536*2*2*60 =
+     * 1,509,949,440; caches (512+4*64)*60*4096 = 188,743,680. */
+    int64_t want = 37182504960LL + 234881024LL + 229372723200LL + 1509949440LL + 188743680LL;
+    assert_i64(want, 268488802304LL);
+    assert_i64(opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_neusim), want);
+    assert_close((double)want / 1073741824.0, 250.0496826171875);   /* §11.3: 250.05 GiB */
+    /* Decode: the activation and cache terms scale with 4608/4096. */
+    int64_t dec = 37182504960LL + 4608LL * 128 * 448 + 229372723200LL + 4608LL * 1536 * 4 * 60 +
+                  768LL * 60 * 4608;
+    assert_i64(opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_neusim), dec);
+    /* tp4 ep4 bs8 (16 chips): the reference JSON says 88.8572998046875 GiB. */
+    setup(&m, "deepseekv2-236b", "5p", 4, 1, 4, 8);
+    assert_i64(opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_neusim), 95409799168LL);
+    /* A real-valued total is rounded (tp 3: wq_b etc. not integral). */
+    setup(&m, "deepseekv2-236b", "5p", 1, 1, 1, 1);
+    m.tensor_parallelism_degree = 3;
+    m.data_parallelism_degree = 1;
+    m.expert_parallelism_degree = 3;
+    double wq_b = 1536.0 * 128 * 192 / 3, wkv_b = 512.0 * 128 * 192 / 3, wo = 128.0 * 128 * 5120 / 3;
+    double mla = (7864320.0 + wq_b + 167772160.0 + wkv_b + wo) * 60 * 2;
+    double q = 4096.0 * 128 * 448 / 3;
+    double ffn = 23592960.0 / 1 * 162 / 3 * 60 + 49152000.0;
+    double act = 4096.0 * 1536 * 2 / 1 * 2 * 60;
+    double kv = 768.0 * 60 * 4096 / 3;
+    assert_i64(opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_neusim),
+               (int64_t)nearbyint(mla + q + ffn + act + kv));
+}
+
+/* ---- sweep helpers (§13) ---- */
+
+/* Configs (tp, pp, ep) = (2^a, 2^b, 2^c) with a+b+c = k, c <= a, a-c <= 3
+ * (max_etp 8): k=9 → 18, k=8 → 16, k=7 → 14, k=6 → 12, k=5 → 10. */
+static void test_enumeration(void **s)
+{
+    (void)s;
+    /* §13.2 counts with one pod: 1/6/12/18 for 1/8/64/512 chips. */
+    static const struct { int64_t chips; size_t one_pod, total; } want[] = {
+        { 1, 1, 1 }, { 8, 6, 6 }, { 64, 12, 12 },
+        /* >256 (quirk Q32): 512 on 1 pod (18) + 256 on <=2 pods (16+14+14)
+         * + 128 on <=4 pods (14 + 12+12 + 10+10+10) = 130. */
+        { 512, 18, 130 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct parallel_cfg *p;
+        size_t n, one = 0;
+        struct npu_err e;
+        assert_int_equal(sweep_moe_configs(want[i].chips, 8, &p, &n, &e), 0);
+        for (size_t k = 0; k < n; k++) {
+            assert_true(p[k].ep <= p[k].dp * p[k].tp);
+            assert_true(p[k].dp * p[k].tp / p[k].ep <= 8);
+            assert_i64(p[k].dp * p[k].tp * p[k].pp * p[k].ep * p[k].dp_dcn * p[k].pp_dcn,
+                       p[k].num_chips);
+            one += p[k].num_chips == want[i].chips;
+        }
+        if (one != want[i].one_pod || n != want[i].total)
+            fail_msg("%lld chips: %zu one-pod / %zu configs, want %zu / %zu",
+                     (long long)want[i].chips, one, n, want[i].one_pod, want[i].total);
+        if (want[i].chips == 8) {
+            /* Reference order: tp outer, then pp, then ep: tp1 pp8, tp2 pp2 ep2, ... */
+            assert_i64(p[0].tp, 1); assert_i64(p[0].pp, 8); assert_i64(p[0].ep, 1);
+            assert_i64(p[1].tp, 2); assert_i64(p[1].pp, 2); assert_i64(p[1].ep, 2);
+            assert_i64(p[n - 1].tp, 8); assert_i64(p[n - 1].pp, 1); assert_i64(p[n - 1].ep, 1);
+        }
+        free(p);
+    }
+    struct parallel_cfg *p;
+    size_t n;
+    struct npu_err e = { "" };
+    assert_int_equal(sweep_moe_configs(0, 8, &p, &n, &e), -1);
+    assert_non_null(strstr(e.msg, "num_chips"));
+}
+
+static void axes_of(const char *v, int64_t dp, int64_t tp, int64_t pp, int64_t ep, bool ok,
+                    int64_t ad, int64_t at, int64_t ap, int64_t ae)
+{
+    struct model_config m;
+    load_model(&m, "deepseekv2-236b");
+    m.data_parallelism_degree = dp;
+    m.tensor_parallelism_degree = tp;
+    m.pipeline_parallelism_degree = pp;
+    m.expert_parallelism_degree = ep;
+    assert_int_equal(sweep_map_axes_moe(v, &m), ok);
+    if (!ok) return;
+    assert_i64(m.num_data_parallel_axes, ad);
+    assert_i64(m.num_tensor_parallel_axes, at);
+    assert_i64(m.num_pipeline_parallel_axes, ap);
+    assert_i64(m.num_expert_parallel_axes, ae);
+}
+
+static void test_axes(void **s)
+{
+    (void)s;
+    axes_of("5p", 1, 8, 1, 8, true, 0, 3, 0, 3);   /* §13.4 examples */
+    axes_of("5p", 1, 8, 1, 2, true, 0, 3, 0, 1);
+    axes_of("5p", 1, 8, 1, 1, true, 0, 3, 0, 0);
+    axes_of("5p", 1, 1, 4, 1, true, 0, 0, 1, 0);
+    axes_of("5p", 1, 4, 2, 2, true, 0, 2, 1, 1);
+    axes_of("5e", 1, 4, 2, 4, true, 0, 1, 1, 1);    /* one dp/tp axis: ep == dp*tp */
+    axes_of("5e", 1, 4, 2, 2, false, 0, 0, 0, 0);   /* ... or not at all */
+    axes_of("5p", 1, 1, 2, 2, false, 0, 0, 0, 0);   /* no dp/tp axis for ep */
+}
+
+static void test_validation(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct opsgen_links l = links("5p");
+    char why[256];
+    setup(&m, "deepseekv2-236b", "5p", 4, 1, 4, 8);   /* 88.86 GiB: fits */
+    assert_true(sweep_validate_moe(&m, &l, &profile_neusim, PHASE_PREFILL, 1.5, why, sizeof why));
+    setup(&m, "deepseekv2-236b", "5p", 1, 1, 1, 1);   /* 250 GiB > 1.5 x 95 */
+    assert_false(sweep_validate_moe(&m, &l, &profile_neusim, PHASE_PREFILL, 1.5, why, sizeof why));
+    assert_non_null(strstr(why, "footprint"));
+    setup(&m, "deepseekv2-236b", "5p", 8, 1, 8, 8);
+    m.expert_parallelism_degree = 16;
+    assert_false(sweep_validate_moe(&m, &l, &profile_neusim, PHASE_PREFILL, 1.5, why, sizeof why));
+    assert_non_null(strstr(why, "exceeds dp*tp"));
+    setup(&m, "deepseekv2-236b", "5p", 8, 1, 2, 8);
+    m.expert_parallel_degree_dcn = 2;
+    assert_false(sweep_validate_moe(&m, &l, &profile_neusim, PHASE_PREFILL, 1.5, why, sizeof why));
+    assert_non_null(strstr(why, "expert_parallel_degree_dcn"));
+    setup(&m, "deepseekv2-236b", "5p", 8, 1, 8, 8);
+    m.num_routed_experts = 4;
+    assert_false(sweep_validate_moe(&m, &l, &profile_neusim, PHASE_DECODE, 1.5, why, sizeof why));
+    assert_non_null(strstr(why, "num_routed_experts"));
+    /* v5e, tp4 pp2: tp gets one axis, so ep must be 1 or 4. */
+    struct opsgen_links l5e = links("5e");
+    setup(&m, "deepseekv2-236b", "5e", 4, 2, 4, 8);
+    assert_true(sweep_validate_moe(&m, &l5e, &profile_neusim, PHASE_PREFILL, 999999.0, why, sizeof why));
+    m.expert_parallelism_degree = 2;
+    assert_false(sweep_validate_moe(&m, &l5e, &profile_neusim, PHASE_PREFILL, 999999.0, why, sizeof why));
+    assert_non_null(strstr(why, "ep 2 must equal dp or tp"));
+    /* The LLM rules still apply: pipeline deeper than the layers. */
+    setup(&m, "deepseekv2-236b", "5p", 1, 64, 1, 64);
+    assert_false(sweep_validate_moe(&m, &l, &profile_neusim, PHASE_PREFILL, 999999.0, why, sizeof why));
+    assert_non_null(strstr(why, "num_layers"));
+}
+
+static void test_pstr(void **s)
+{
+    (void)s;
+    struct parallel_cfg p = { 16, 1, 4, 1, 4, 1, 1, 1, 1 };
+    char buf[128];
+    sweep_pstr_moe(&p, 8, buf, sizeof buf);
+    assert_string_equal(buf, "dp1-tp4-pp1-ep4-dpdcn1-tpdcn1-ppdcn1-epdcn1-bs8");
+    p = (struct parallel_cfg){ 512, 1, 8, 2, 8, 1, 1, 2, 1 };
+    sweep_pstr_moe(&p, 64, buf, sizeof buf);
+    assert_string_equal(buf, "dp1-tp8-pp2-ep8-dpdcn1-tpdcn1-ppdcn2-epdcn1-bs64");
+}
+
+/* ---- errors ---- */
+
+static void expect_err(const struct model_config *m, const char *needle)
+{
+    struct opsgen_links l = links("5p");
+    struct trace t;
+    struct npu_err e = { "" };
+    trace_init(&t);
+    assert_int_equal(opsgen_deepseek_inference(m, &l, &profile_neusim, &t, &e), -1);
+    assert_int_equal(t.n, 0);
+    if (!strstr(e.msg, needle))
+        fail_msg("expected \"%s\" in \"%s\"", needle, e.msg);
+    trace_free(&t);
+}
+
+static void test_errors(void **s)
+{
+    (void)s;
+    struct model_config m;
+    setup(&m, "deepseekv2-236b", "5p", 4, 1, 4, 4);
+    struct model_config x = m;
+    x.use_flash_attention = true;
+    expect_err(&x, "\"use_flash_attention\": expected false");
+    x = m; x.expert_parallelism_degree = 8;
+    expect_err(&x, "\"expert_parallelism_degree\": expected at most dp*tp = 4");
+    x = m; x.num_routed_experts = 2;
+    expect_err(&x, "\"expert_parallelism_degree\": 4 exceeds num_routed_experts 2");
+    x = m; x.expert_parallelism_degree = 0;
+    expect_err(&x, "\"expert_parallelism_degree\": expected a positive integer");
+    x = m; x.expert_parallel_degree_dcn = 2;
+    expect_err(&x, "\"expert_parallel_degree_dcn\": expected 1");
+    x = m; x.tensor_parallel_degree_dcn = 2;
+    expect_err(&x, "\"tensor_parallel_degree_dcn\": expected 1");
+    x = m; strcpy(x.ffn_type, "llama");
+    expect_err(&x, "\"ffn_type\": expected \"deepseek_moe\"");
+    x = m; strcpy(x.model_type, "dit");
+    expect_err(&x, "\"model_type\"");
+    x = m; x.kv_lora_rank = 0;
+    expect_err(&x, "\"kv_lora_rank\"");
+    x = m; x.num_chips = 2;
+    expect_err(&x, "\"num_chips\": expected at least dp*tp*pp = 4");
+    x = m; x.pipeline_parallelism_degree = 61; x.num_chips = 4 * 61;
+    expect_err(&x, "\"num_layers\": expected at least pp*pp_dcn = 61");
+    x = m; x.num_expert_parallel_axes = 99;
+    expect_err(&x, "\"num_expert_parallel_axes\": expected 0..");
+    x = m; x.num_shared_experts = -1;
+    expect_err(&x, "\"num_shared_experts\"");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v2_one_chip),
+        cmocka_unit_test(test_v3_one_chip),
+        cmocka_unit_test(test_tp4_ep4),
+        cmocka_unit_test(test_pp2_fids_and_counts),
+        cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_enumeration),
+        cmocka_unit_test(test_axes),
+        cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_pstr),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
