@@ -108,7 +108,8 @@ static int mla(struct dsgen *g, int64_t *fid)
     struct trace *tr = g->t;
     int64_t B = g->B, S = g->seq, f = *fid, t = axes_prod(&g->tp);
     /* All layers, not the stage's (quirk Q3). */
-    int64_t n = g->decode ? m->num_layers * m->output_seqlen : m->num_layers;
+    int64_t layers = g->prof->mla_counts_all_layers ? m->num_layers : g->L;
+    int64_t n = g->decode ? layers * m->output_seqlen : layers;
     int64_t Hl = cdiv64(m->num_heads, t), D = m->d_model, Dw = D;
     int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
     int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim, qk = rope + nope;
@@ -189,14 +190,18 @@ static int mla(struct dsgen *g, int64_t *fid)
 
 /* ---- MoE FFN body (§7.3), called inside layer_ffn ---- */
 
-static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq, int64_t fid)
+static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq, int64_t fid,
+                   bool combine)
 {
     const struct model_config *m = g->m;
     double bis = bisection_bw_per_chip_GBps(m->num_chips, g->l->ICI_topology, g->l->ici_bw_GBps,
                                             g->prof->split_axes_drops_missing);
     /* Global batch (quirk Q21); dispatch and combine share the name (Q23). */
-    CHK(b_all_to_all(c->t, fid, c->count, "MoE_Dispatch_AllToAll", "MoE_Dispatch_AllToAll",
-                     SHP(m->global_batch_size, seq, m->num_limited_groups, m->d_model),
+    const char *name = combine && !g->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
+                                                                       : "MoE_Dispatch_AllToAll";
+    int64_t batch = g->prof->moe_a2a_global_batch ? m->global_batch_size : g->B;
+    CHK(b_all_to_all(c->t, fid, c->count, name, name,
+                     SHP(batch, seq, m->num_limited_groups, m->d_model),
                      FP8, bis, axes_prod(&g->ep), g->l->ici_latency_ns));
     return 0;
 }
@@ -214,7 +219,7 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     CHK(b_unary(c->t, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
                 SHP(B, seq, R), "0_0", FP32));
     f = last(g)->fusion_id + 1;
-    if (e > 1 && moe_a2a(c, g, seq, f++))
+    if (e > 1 && moe_a2a(c, g, seq, f++, false))
         return -1;
     struct layer_ctx x = *c;
     x.prefix = pre;
@@ -225,7 +230,7 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
             return -1;
         f = last(g)->fusion_id + 1;
     }
-    if (e > 1 && moe_a2a(c, g, seq, f++))
+    if (e > 1 && moe_a2a(c, g, seq, f++, true))
         return -1;
     snprintf(pre, sizeof pre, "FFN_shared_expert-");
     if (layer_ffn_llama_body(&x, seq, D, Fm * m->num_shared_experts, f))

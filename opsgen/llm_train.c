@@ -194,8 +194,9 @@ static int ffn_bwd(struct gen *g, int64_t f)
     CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
     snprintf(d, sizeof d, "%sFFup", pre);
     CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
-    if (t > 1) {
+    if (t > 1 && g->prof->ffn_bwd_two_all_reduces)
         CHK(b_all_reduce(tr, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->tp));
+    if (t > 1) {
         char nm[64];
         snprintf(nm, sizeof nm, "AllReduce-MLP-%lld", (long long)f);
         CHK(b_all_reduce(tr, f, L, "All reduce results of MLP gradient calculation", nm,
@@ -270,8 +271,10 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     for (size_t i = first; i < g->t->n; i++)
         wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
     *param_count = wbytes / 2;
+    /* The reference adds the DCN bandwidth even without DCN pods (quirk Q11). */
+    bool dcn = g->prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
     return b_weight_update(g->t, fid, *param_count, &g->dp, m->data_parallel_degree_dcn,
-                           g->l->ici_bw_GBps, g->l->dcn_bw_GBps);
+                           g->l->ici_bw_GBps, dcn ? g->l->dcn_bw_GBps : 0.0);
 }
 
 /* ---- validation ---- */

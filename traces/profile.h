@@ -35,6 +35,11 @@ struct profile {
     bool split_axes_drops_missing;         /* opsgen Q12: split_parallelism_degree returns fewer axes */
     bool zero_tp_axes_ignore_tp;           /* opsgen Q13: 0 TP axes silently disable TP in attn/FFN */
     bool mem_kv_sharing_compares_divided;  /* opsgen Q14: KV sharing test uses the divided kv count */
+    bool weight_update_always_adds_dcn;    /* opsgen Q11: DCN bw summed into the weight update */
+    bool ffn_bwd_two_all_reduces;          /* opsgen Q17: FFN backward emits two TP all-reduces */
+    bool mla_counts_all_layers;            /* opsgen Q3: MLA ops count all layers, not the stage's */
+    bool moe_a2a_global_batch;             /* opsgen Q21: MoE all-to-all moves the global batch */
+    bool moe_combine_named_dispatch;       /* opsgen Q23: the combine all-to-all is named Dispatch */
     bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */
     bool dlrm_fid_doubling;                /* opsgen Q27: fid += last fid (ids double per step) */
     bool dlrm_a2a_group_is_tables;         /* opsgen Q28: all-to-all latency counts tables, not chips */
