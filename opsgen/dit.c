@@ -106,6 +106,7 @@ int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, 
     r->throughput_step_per_sec_per_request = steps / (T / 1e9);
     r->latency_sec = T / 1e9 * total_steps;
     r->latency_step_sec = T / steps / 1e9 / total_steps;   /* quirk Q31 */
+    r->step_sec = T / steps / 1e9;
     r->mem_footprint_GB = (double)mem_bytes / 1024 / 1024 / 1024;
     r->out_of_memory = (double)(m->num_chips * hbm_size_GB) < r->mem_footprint_GB;
     for (size_t i = 0; i < t->n && !r->energy_done; i++)
