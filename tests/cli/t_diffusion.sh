@@ -7,7 +7,7 @@ for f in csv json; do
     check "run wrote dit-xl_tpuv5p.$f" test -s "$T/dit/dit-xl_tpuv5p.$f"
 done
 check "dit run JSON has the reference keys and energy" sh -c "grep -q '\"latency_step_sec\"' '$T/dit/dit-xl_tpuv5p.json' && grep -q '\"mem_footprint_GB\": 28.39306640625' '$T/dit/dit-xl_tpuv5p.json' && grep -q '\"total_energy_J\"' '$T/dit/dit-xl_tpuv5p.json'"
-check "dit trace is 10 ops counted 28 x 20" sh -c "test \$(tail -n +2 '$T/dit/dit-xl_tpuv5p.csv' | wc -l) -eq 10 && test \$(grep -c ',[A-Z]PU,560,' '$T/dit/dit-xl_tpuv5p.csv') -eq 10"
+check "dit trace is 10 ops counted 28 x 20" sh -c "test \$(tail -n +2 '$T/dit/dit-xl_tpuv5p.csv' | wc -l) -eq 10 && test \$(grep -c ',[MV][XP]U,560,' '$T/dit/dit-xl_tpuv5p.csv') -eq 10"
 check "run gligen on tpuv4" sh -c "$NPUSIM run --configs $CONFIGS -m gligen -c tpuv4 --out '$T/gl' >/dev/null && test \$(tail -n +2 '$T/gl/gligen_tpuv4.csv' | wc -l) -eq 634"
 check "gligen sim_config keeps the nested sub-configs" sh -c "grep -q '\"spatial_condition_embedder_config\"' '$T/gl/gligen_tpuv4.json' && grep -q '\"num_freqs\": 64' '$T/gl/gligen_tpuv4.json'"
 check "gligen tp2 dp2 emits 842 ops" sh -c "test \$($NPUSIM opsgen --configs $CONFIGS -m gligen -c tpuv4 --set num_chips=4 --set tensor_parallelism_degree=2 --set data_parallelism_degree=2 | tail -n +2 | wc -l) -eq 842"
