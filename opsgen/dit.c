@@ -1,4 +1,5 @@
-/* dit.c — DiT inference (opsgen.md §8) and the diffusion statistics (§12.5).
+/* dit.c — DiT inference (opsgen.md §8), plus what DiT and GLIGEN share: the
+ * statistics of §12.5 and the sweep enumeration and axes of §13.2/§13.4.
  *
  * The Diffusion Transformer is run as an LLM prefill over the image's
  * patches: the LLM generator builds one layer's prefill ops on a derived

@@ -95,7 +95,10 @@ int gligen_validate(const struct model_config *m, struct npu_err *e)
     int64_t cmax = 0;
     for (int i = 0; i < m->channel_mult.n; i++) {
         int64_t ch = m->model_channels * m->channel_mult.v[i];
-        if (m->channel_mult.v[i] > 4096 || ch % m->unet_num_heads)
+        if (m->channel_mult.v[i] > 4096)
+            return npu_errf(e, "model field \"unet_config.channel_mult\": expected multipliers of "
+                               "at most 4096, got %lld", (long long)m->channel_mult.v[i]);
+        if (ch % m->unet_num_heads)
             return npu_errf(e, "model field \"unet_config.num_heads\": expected a divisor of every "
                                "level's channels (model_channels x channel_mult), %lld is not "
                                "divisible by %lld", (long long)ch, (long long)m->unet_num_heads);
