@@ -1,0 +1,73 @@
+/* diffusion.h — image-diffusion generators: DiT (opsgen.md §8) and the GLIGEN
+ * UNet (§10), their memory footprints (§11.4) and end-of-run statistics (§12.5).
+ *
+ * DiT is a transformer: its ops are the LLM generator's prefill ops on a
+ * derived config (one token per image patch), every count multiplied by the
+ * diffusion steps. GLIGEN is a UNet of convolutions, resnet blocks and
+ * spatial transformers whose attention and FFN come from opsgen/layers.h.
+ * Both emit a single op list (phase NONE) that chipsim times as one.
+ *
+ * Errors name the offending model field as `model field "KEY"` so that the
+ * CLI can add the file the key came from. Main data structure: struct
+ * diffusion_report, the statistics of one timed trace. */
+#ifndef NPUSIM_DIFFUSION_H
+#define NPUSIM_DIFFUSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opsgen/opsgen.h"
+#include "opsgen/sweep.h"
+#include "power/stats.h"
+
+/* The LLM config DiT runs as: model_type "llm", input_seqlen =
+ * ceil(image_width^2 / patch_size^2) (pixel width, quirk Q25), output_seqlen 1. */
+void dit_llm_config(const struct model_config *m, struct model_config *llm);
+/* DiT inference ops appended to out (10 ops for dit-xl on one chip). */
+int opsgen_dit(const struct model_config *m, const struct opsgen_links *l,
+               const struct profile *prof, struct trace *out, struct npu_err *e);
+/* Per-chip footprint: the LLM prefill formula (§11.1) on the derived config. */
+int64_t opsgen_dit_mem_bytes(const struct model_config *m, const struct profile *prof);
+
+/* GLIGEN UNet ops appended to out (634 ops for the shipped config). */
+int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
+                  const struct profile *prof, struct trace *out, struct npu_err *e);
+/* The reference's placeholder footprint: one chip's HBM less 1 KiB (quirk Q26b). */
+int64_t opsgen_gligen_mem_bytes(int64_t hbm_size_GB);
+/* Config checks shared by the generator and the CLI (0, or -1 with e). */
+int gligen_validate(const struct model_config *m, struct npu_err *e);
+int dit_validate(const struct model_config *m, struct npu_err *e);
+
+struct diffusion_report {
+    struct trace_stats s;                  /* §12.1 over every op */
+    double throughput_requests_per_sec;
+    double throughput_step_per_sec_per_request;
+    double latency_sec;                    /* one request: all diffusion steps */
+    double latency_step_sec;               /* divides by total steps twice (quirk Q31) */
+    double step_sec;                       /* one diffusion step: trace time / steps in it */
+    double mem_footprint_GB;               /* GiB */
+    bool out_of_memory;                    /* num_chips x HBM < footprint (quirk Q15b) */
+    bool energy_done;
+    double energy_J;                       /* count-weighted energy of the trace */
+    double energy_per_request_J;
+};
+
+/* §12.5. The trace covers num_diffusion_steps steps; a request runs
+ * total_num_diffusion_steps (GLIGEN) or 1 (DiT: the trace already holds
+ * every step) such traces. mem_bytes from the family's footprint function.
+ * Returns -1 (with e) when the trace has no timed ops. */
+int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, int64_t mem_bytes,
+                             const struct trace *t, struct diffusion_report *r, struct npu_err *e);
+
+/* ---- sweep helpers (opsgen.md §13.2, §13.4) ---- */
+/* Every dp x tp x pp == num_chips (loops dp, tp, pp over the divisors in
+ * ascending order), DCN degrees 1; GLIGEN only pp 1. Above 256 chips the
+ * reference calls the enumeration for num_chips / {1, 2, 4} (quirk Q32).
+ * Fills a malloc'ed array (caller frees). */
+int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
+                            struct npu_err *e);
+/* Axes (m, 0, 0), m = 2 on TPU v2/v3 and 3 on every other chip (5e/6e
+ * included, unlike the LLM rule: quirk Q34). */
+void sweep_map_axes_diffusion(const char *chip_version, struct model_config *m);
+
+#endif

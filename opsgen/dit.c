@@ -1,0 +1,183 @@
+/* dit.c — DiT inference (opsgen.md §8), plus what DiT and GLIGEN share: the
+ * statistics of §12.5 and the sweep enumeration and axes of §13.2/§13.4.
+ *
+ * The Diffusion Transformer is run as an LLM prefill over the image's
+ * patches: the LLM generator builds one layer's prefill ops on a derived
+ * config, the decode ops it also builds are dropped, and each count is
+ * multiplied by the number of diffusion steps (so the trace stays 10 ops
+ * however many steps). Tensor parallelism only reaches the ops through TP
+ * axes, which the sweep never maps for DiT (quirk Q13). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/diffusion.h"
+
+void dit_llm_config(const struct model_config *m, struct model_config *llm)
+{
+    *llm = *m;
+    snprintf(llm->model_type, sizeof llm->model_type, "llm");
+    /* Tokens from the pixel width, not the 8x smaller latent (quirk Q25). */
+    llm->input_seqlen = cdiv64(m->image_width * m->image_width, m->patch_size * m->patch_size);
+    llm->output_seqlen = 1;
+}
+
+int dit_validate(const struct model_config *m, struct npu_err *e)
+{
+    if (strcmp(m->model_type, "dit"))
+        return npu_errf(e, "model field \"model_type\": expected \"dit\", got \"%s\"", m->model_type);
+    if (m->image_width <= 0 || m->patch_size <= 0 || m->num_diffusion_steps <= 0)
+        return npu_errf(e, "model field \"%s\": expected a positive integer",
+                        m->image_width <= 0 ? "image_width"
+                        : m->patch_size <= 0 ? "patch_size" : "num_diffusion_steps");
+    /* A partial patch has no meaning; the reference would round the token
+     * count up silently. */
+    if (m->image_width % m->patch_size)
+        return npu_errf(e, "model field \"patch_size\": expected a divisor of image_width %lld, got %lld",
+                        (long long)m->image_width, (long long)m->patch_size);
+    if (m->image_width > 1000000)
+        return npu_errf(e, "model field \"image_width\": expected at most 1000000, got %lld",
+                        (long long)m->image_width);
+    static const char *const dcn[] = { "data_parallel_degree_dcn", "tensor_parallel_degree_dcn",
+                                       "pipeline_parallel_degree_dcn" };
+    const int64_t v[] = { m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
+                          m->pipeline_parallel_degree_dcn };
+    for (int i = 0; i < 3; i++)
+        if (v[i] != 1)
+            return npu_errf(e, "model field \"%s\": DiT runs on one pod, expected 1, got %lld",
+                            dcn[i], (long long)v[i]);
+    return 0;
+}
+
+int opsgen_dit(const struct model_config *m, const struct opsgen_links *l,
+               const struct profile *prof, struct trace *out, struct npu_err *e)
+{
+    if (dit_validate(m, e))
+        return -1;
+    struct model_config llm;
+    dit_llm_config(m, &llm);
+    size_t first = out->n;
+    if (opsgen_llm_inference(&llm, l, prof, out, e))
+        return -1;
+    size_t keep = first;
+    for (size_t i = first; i < out->n; i++) {
+        struct op *op = &out->ops[i];
+        if (op->phase == PHASE_DECODE) {
+            op_free(op);
+            continue;
+        }
+        op->count *= m->num_diffusion_steps;
+        op->phase = PHASE_NONE;
+        if (keep != i)
+            out->ops[keep] = *op;   /* moves the strings */
+        keep++;
+    }
+    out->n = keep;
+    return 0;
+}
+
+int64_t opsgen_dit_mem_bytes(const struct model_config *m, const struct profile *prof)
+{
+    struct model_config llm;
+    dit_llm_config(m, &llm);
+    return opsgen_llm_inference_mem_bytes(&llm, PHASE_PREFILL, prof);
+}
+
+int64_t opsgen_gligen_mem_bytes(int64_t hbm_size_GB)
+{
+    return hbm_size_GB * ((int64_t)1 << 30) - 1024;
+}
+
+int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, int64_t mem_bytes,
+                             const struct trace *t, struct diffusion_report *r, struct npu_err *e)
+{
+    *r = (struct diffusion_report){ 0 };
+    trace_stats_compute(t, PHASE_NONE, &r->s);
+    double T = (double)r->s.total_execution_time_chip_ns;
+    if (!(T > 0))
+        return npu_errf(e, "%s: the trace has no timed ops (total execution time 0)", m->model_name);
+    /* A GLIGEN request runs total_num_diffusion_steps UNet passes; the DiT
+     * trace already counts all of its steps. */
+    double total_steps = strcmp(m->model_type, "gligen") ? 1.0 : (double)m->total_num_diffusion_steps;
+    double steps = (double)m->num_diffusion_steps, gbs = (double)m->global_batch_size;
+    /* Same operation order as the reference, for bit-equal doubles. */
+    r->throughput_requests_per_sec = gbs / (T / 1e9 * total_steps);
+    r->throughput_step_per_sec_per_request = steps / (T / 1e9);
+    r->latency_sec = T / 1e9 * total_steps;
+    r->latency_step_sec = T / steps / 1e9 / total_steps;   /* quirk Q31 */
+    r->step_sec = T / steps / 1e9;
+    r->mem_footprint_GB = (double)mem_bytes / 1024 / 1024 / 1024;
+    r->out_of_memory = (double)(m->num_chips * hbm_size_GB) < r->mem_footprint_GB;
+    for (size_t i = 0; i < t->n && !r->energy_done; i++)
+        r->energy_done = t->ops[i].energy_done;
+    r->energy_J = r->s.static_energy_J + r->s.dynamic_energy_J;
+    r->energy_per_request_J = r->energy_J * total_steps / gbs;
+    return 0;
+}
+
+/* ---- sweep helpers ---- */
+
+static int push_cfg(struct parallel_cfg **arr, size_t *n, size_t *cap, struct parallel_cfg c)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        struct parallel_cfg *p = realloc(*arr, nc * sizeof *p);
+        if (!p)
+            return -1;
+        *arr = p;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = c;
+    return 0;
+}
+
+static int gen_diffusion(int64_t num, bool gligen, struct parallel_cfg **arr, size_t *n, size_t *cap)
+{
+    for (int64_t dp = 1; dp <= num; dp++) {
+        if (num % dp) continue;
+        for (int64_t tp = 1; tp <= num; tp++) {
+            if (num % tp) continue;
+            for (int64_t pp = 1; pp <= num; pp++) {
+                if (num % pp || (gligen && pp > 1) || dp * tp * pp != num) continue;
+                struct parallel_cfg c = { .num_chips = num, .dp = dp, .tp = tp, .pp = pp, .ep = 1,
+                                          .dp_dcn = 1, .tp_dcn = 1, .pp_dcn = 1, .ep_dcn = 1 };
+                if (push_cfg(arr, n, cap, c))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
+                            struct npu_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    if (num_chips <= 0)
+        return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
+    if (num_chips > (1 << 24))
+        return npu_errf(e, "sweep: num_chips %lld is too large (at most %d)", (long long)num_chips,
+                        1 << 24);
+    size_t cap = 0;
+    int rc = 0;
+    static const int64_t dcn[] = { 1, 2, 4 };
+    for (int i = 0; i < (num_chips > 256 ? 3 : 1) && !rc; i++)
+        rc = gen_diffusion(num_chips / dcn[i], gligen, out, n, &cap);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return npu_errf(e, "sweep: out of memory enumerating %lld chips", (long long)num_chips);
+    }
+    return 0;
+}
+
+void sweep_map_axes_diffusion(const char *v, struct model_config *m)
+{
+    m->num_data_parallel_axes = (!strcmp(v, "2") || !strcmp(v, "3")) ? 2 : 3;
+    m->num_tensor_parallel_axes = 0;
+    m->num_pipeline_parallel_axes = 0;
+}
