@@ -29,7 +29,7 @@ static int llm_generate(const struct loaded_config *c, const struct profile *pro
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
-    if (c->strict && opsgen_check_tp_divides(&c->model, e))
+    if (c->strict && opsgen_check_strict(&c->model, e))
         return -1;
     return opsgen_llm_inference(&c->model, &l, prof, t, e);
 }

@@ -37,7 +37,7 @@ static int train_generate(const struct loaded_config *c, const struct profile *p
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
-    if (c->strict && opsgen_check_tp_divides(&c->model, e))
+    if (c->strict && opsgen_check_strict(&c->model, e))
         return -1;
     return opsgen_llm_training(&c->model, &l, prof, t, NULL, e);
 }

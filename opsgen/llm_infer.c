@@ -124,7 +124,7 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
 
 /* ---- validation ---- */
 
-int opsgen_check_tp_divides(const struct model_config *m, struct npu_err *e)
+int opsgen_check_strict(const struct model_config *m, struct npu_err *e)
 {
     static const struct { const char *what; size_t off; } dims[] = {
         { "num_heads", offsetof(struct model_config, num_heads) },
@@ -138,6 +138,10 @@ int opsgen_check_tp_divides(const struct model_config *m, struct npu_err *e)
             return npu_errf(e, "model field \"tensor_parallelism_degree\": %lld does not divide %s %lld",
                             (long long)tp, dims[i].what, (long long)v);
     }
+    int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
+    if (m->num_layers < stages)
+        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
+                        (long long)stages, (long long)m->num_layers);
     return 0;
 }
 
@@ -177,10 +181,6 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
     if (m->tensor_parallel_degree_dcn != 1)
         return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
                         (long long)m->tensor_parallel_degree_dcn);
-    int64_t stages = pp * m->pipeline_parallel_degree_dcn;
-    if (m->num_layers < stages)
-        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
-                        (long long)stages, (long long)m->num_layers);
     if (!(l->ici_bw_GBps > 0) || !(l->pcie_bw_GBps > 0) || l->hbm_size_GB <= 0)
         return npu_errf(e, "chip fields \"ici_bw_GBps\", \"pcie_bw_GBps\", \"hbm_size_GB\": "
                            "expected positive values");

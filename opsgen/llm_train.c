@@ -319,10 +319,6 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     if (m->tensor_parallel_degree_dcn != 1)
         return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
                         (long long)m->tensor_parallel_degree_dcn);
-    int64_t stages = pp * m->pipeline_parallel_degree_dcn;
-    if (m->num_layers < stages)
-        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
-                        (long long)stages, (long long)m->num_layers);
     if (!(l->ici_bw_GBps > 0) || l->hbm_size_GB <= 0)
         return npu_errf(e, "chip fields \"ici_bw_GBps\", \"hbm_size_GB\": expected positive values");
     if ((m->pipeline_parallel_degree_dcn > 1 || m->data_parallel_degree_dcn > 1) &&

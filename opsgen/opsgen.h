@@ -33,10 +33,11 @@ struct opsgen_links {
 int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links *l,
                          const struct profile *prof, struct trace *out, struct npu_err *e);
 
-/* A user-given LLM config must shard evenly: TP divides num_heads, d_model
- * and d_ff. The generators themselves round shards up, as the reference does
- * for the points its sweeps enumerate. */
-int opsgen_check_tp_divides(const struct model_config *m, struct npu_err *e);
+/* A user-given LLM-like config (LLM, training, DiT) must shard evenly: TP
+ * divides num_heads, d_model and d_ff, and there are at least as many layers
+ * as pipeline stages. The generators themselves round shards and layers per
+ * stage up, as the reference does for the points its sweeps enumerate. */
+int opsgen_check_strict(const struct model_config *m, struct npu_err *e);
 
 /* Memory footprint of LLM inference for a phase, in bytes (opsgen.md §11.1). */
 int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,

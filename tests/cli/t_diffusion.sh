@@ -40,5 +40,5 @@ no_files "bad patch size leaves no output" "$T/od4"
 expect_fail "dit over DCN" '--set: model field "pipeline_parallel_degree_dcn"' \
     $NPUSIM run --configs $CONFIGS -m dit-xl -c tpuv5p --set num_chips=2 --set pipeline_parallel_degree_dcn=2 --out "$T/od5"
 no_files "dit over DCN leaves no output" "$T/od5"
-check "dit sweep skips points the generator rejects instead of failing" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/d64' --models dit-xl --versions 5p --num-chips 64 --batch-sizes 1 --dry-run 2>&1 | grep -q '22 configurations simulated, 6 invalid'"
+check "dit sweep simulates uneven-TP and deep-pipeline points as the reference does" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/d64' --models dit-xl --versions 5p --num-chips 64 --batch-sizes 1 --dry-run 2>&1 | grep -q '28 configurations simulated, 0 invalid'"
 check "gligen sweep on 3 chips (tp 3 rounds the shards up)" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/g3' --models gligen --versions 4 --num-chips 3 --batch-sizes 3 --dry-run 2>&1 | grep -q '2 configurations simulated'"

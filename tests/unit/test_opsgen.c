@@ -571,14 +571,14 @@ static void test_errors(void **s)
      * check), simulated with rounded-up shards as the reference's sweeps do. */
     struct npu_err e2;
     x = m; x.num_chips = 3; x.tensor_parallelism_degree = 3;
-    assert_int_equal(opsgen_check_tp_divides(&x, &e2), -1);
+    assert_int_equal(opsgen_check_strict(&x, &e2), -1);
     assert_non_null(strstr(e2.msg, "model field \"tensor_parallelism_degree\": 3 does not divide num_heads 32"));
     x = m; x.num_chips = 64; x.tensor_parallelism_degree = 64; x.num_heads = 64;
     x.d_model = 8192; x.d_ff = 14368;
-    assert_int_equal(opsgen_check_tp_divides(&x, &e2), -1);
+    assert_int_equal(opsgen_check_strict(&x, &e2), -1);
     assert_non_null(strstr(e2.msg, "does not divide d_ff 14368"));
     x.d_ff = 14336;
-    assert_int_equal(opsgen_check_tp_divides(&x, &e2), 0);
+    assert_int_equal(opsgen_check_strict(&x, &e2), 0);
     x = m; x.num_chips = 3; x.tensor_parallelism_degree = 3; x.num_tensor_parallel_axes = 1;
     {
         struct opsgen_links l3 = links("5p");
@@ -590,7 +590,8 @@ static void test_errors(void **s)
         trace_free(&t3);
     }
     x = m; x.num_chips = 64; x.pipeline_parallelism_degree = 32; x.pipeline_parallel_degree_dcn = 2;
-    expect_err(&x, "\"num_layers\": expected at least pp*pp_dcn = 64");
+    assert_int_equal(opsgen_check_strict(&x, &e2), -1);
+    assert_non_null(strstr(e2.msg, "\"num_layers\": expected at least pp*pp_dcn = 64"));
 }
 
 int main(void)
