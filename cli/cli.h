@@ -70,6 +70,9 @@ struct family;
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam);
 
+/* The family's generator; errors name the file of the offending field. */
+int family_generate(const struct family *fam, const struct loaded_config *c,
+                    const struct profile *prof, struct trace *t, struct npu_err *e);
 /* generate -> chipsim (-> default energy pass). */
 int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
                  bool energy, struct trace *t, struct npu_err *e);

@@ -134,7 +134,7 @@ int cmd_opsgen(int argc, char **argv)
     struct trace t;
     trace_init(&t);
     struct npu_err e;
-    int rc = fam->generate(&c, a.co.prof, &t, &e) ? report_error("opsgen", &e)
+    int rc = family_generate(fam, &c, a.co.prof, &t, &e) ? report_error("opsgen", &e)
                                                   : write_stream("opsgen", &t, a.out);
     trace_free(&t);
     config_free(&c);

@@ -110,10 +110,16 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
     return 0;
 }
 
+int family_generate(const struct family *fam, const struct loaded_config *c,
+                    const struct profile *prof, struct trace *t, struct npu_err *e)
+{
+    return fam->generate(c, prof, t, e) ? config_name_source(c, e) : 0;
+}
+
 int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
                  bool energy, struct trace *t, struct npu_err *e)
 {
-    if (fam->generate(c, prof, t, e) || chipsim_run(t, &c->chip, prof, e))
+    if (family_generate(fam, c, prof, t, e) || chipsim_run(t, &c->chip, prof, e))
         return -1;
     return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
 }

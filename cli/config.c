@@ -163,11 +163,28 @@ int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_e
         return npu_errf(e, "--set \"%s\": key too long", kv);
     memcpy(key, kv, kl);
     key[kl] = '\0';
+    /* A dotted key sets a field of a nested object ("unet_config.num_heads"). */
+    cJSON *into = merged;
+    char *leaf = key;
+    for (char *dot; (dot = strchr(leaf, '.')) != NULL; leaf = dot + 1) {
+        *dot = '\0';
+        if (!*leaf)
+            return npu_errf(e, "--set \"%s\": empty key part", kv);
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(into, leaf);
+        if (next && !cJSON_IsObject(next))
+            return npu_errf(e, "--set \"%s\": \"%s\" is not an object", kv, leaf);
+        if (!next)
+            next = cJSON_AddObjectToObject(into, leaf);
+        into = next;
+        *dot = '.';
+    }
+    if (!*leaf)
+        return npu_errf(e, "--set \"%s\": empty key part", kv);
     cJSON *v = cJSON_Parse(eq + 1);
     if (!v)
         v = cJSON_CreateString(eq + 1);
-    cJSON_DeleteItemFromObjectCaseSensitive(merged, key);
-    cJSON_AddItemToObject(merged, key, v);
+    cJSON_DeleteItemFromObjectCaseSensitive(into, leaf);
+    cJSON_AddItemToObject(into, leaf, v);
     set_source(sources, key, "--set");
     return 0;
 }
@@ -281,4 +298,34 @@ cJSON *config_dump(const struct loaded_config *c)
     for (int i = 0; i < n; i++)
         fields_to_json(t[i], &c->model, o);
     return o;
+}
+
+int config_name_source(const struct loaded_config *c, struct npu_err *e)
+{
+    /* Generators name a field as `model field "KEY"` (or chip field); the
+     * file comes from the merged config's sources (for a key left at its
+     * default: the file that set model_type). Messages that already start
+     * with a file name are left alone. */
+    if (strncmp(e->msg, "model field \"", 13) != 0 && strncmp(e->msg, "chip field \"", 12) != 0)
+        return -1;
+    const char *p = strchr(e->msg, '"') + 1;
+    char key[128];
+    size_t k = 0;
+    for (; *p && *p != '"' && k + 1 < sizeof key; p++)
+        key[k++] = *p;
+    key[k] = '\0';
+    /* A nested key set by --set has its own source; else its top-level object's. */
+    const cJSON *s = c->sources ? cJSON_GetObjectItemCaseSensitive(c->sources, key) : NULL;
+    if (!cJSON_IsString(s) && c->sources) {
+        key[strcspn(key, ".")] = '\0';
+        s = cJSON_GetObjectItemCaseSensitive(c->sources, key);
+    }
+    if (!cJSON_IsString(s) && c->sources)
+        s = cJSON_GetObjectItemCaseSensitive(c->sources, e->msg[0] == 'm' ? "model_type" : "num_sa");
+    if (!cJSON_IsString(s))
+        return -1;
+    char msg[sizeof e->msg];
+    snprintf(msg, sizeof msg, "%s: %s", s->valuestring, e->msg);
+    memcpy(e->msg, msg, sizeof msg);
+    return -1;
 }

@@ -60,6 +60,10 @@ void config_unknown_keys(const struct loaded_config *c, void (*warn)(const char 
 int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e);
 void config_free(struct loaded_config *c);
 
+/* Prefixes an error `model field "KEY": ...` / `chip field "KEY": ...` with
+ * the file KEY came from. Returns -1. */
+int config_name_source(const struct loaded_config *c, struct npu_err *e);
+
 /* The link parameters opsgen needs, from the chip config. */
 void config_links(const struct chip_config *chip, struct opsgen_links *l);
 /* The sim_config block of the statistics JSON: system, chip and model fields. */

@@ -14,36 +14,7 @@
 #include "opsgen/diffusion.h"
 #include "traces/atomic.h"
 
-/* Used by fam_gligen.c too (no shared CLI header for two files). */
-int diffusion_name_source(const struct loaded_config *c, struct npu_err *e);
-int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
-                    cJSON *sim, const char *dir, const char *base, struct npu_err *e);
-void diffusion_summary(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
-                       FILE *out);
-void diffusion_auto_axes(struct loaded_config *c);
-
-/* opsgen names a bad model field as `model field "KEY"`; prefix the file the
- * key came from (the model file for keys left at their defaults). Returns -1. */
-int diffusion_name_source(const struct loaded_config *c, struct npu_err *e)
-{
-    const char *p = strstr(e->msg, "field \"");
-    if (!p || !c->sources)
-        return -1;
-    char key[128];
-    size_t k = 0;
-    for (p += 7; *p && *p != '"' && *p != '.' && k + 1 < sizeof key; p++)
-        key[k++] = *p;
-    key[k] = '\0';
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->sources, key);
-    if (!cJSON_IsString(s))
-        s = cJSON_GetObjectItemCaseSensitive(c->sources, "model_type");
-    if (!cJSON_IsString(s))
-        return -1;
-    char msg[sizeof e->msg];
-    snprintf(msg, sizeof msg, "%s: %s", s->valuestring, e->msg);
-    memcpy(e->msg, msg, sizeof msg);
-    return -1;
-}
+#include "cli/fam_diffusion.h"
 
 /* The shipped model files leave every axis count at 0; map them as the
  * sweep does, (m, 0, 0), unless the config chose axes itself. */
@@ -149,10 +120,8 @@ static int dit_generate(const struct loaded_config *c, const struct profile *pro
     struct opsgen_links l;
     config_links(&c->chip, &l);
     if (c->strict && opsgen_check_strict(&c->model, e))
-        return diffusion_name_source(c, e);
-    if (opsgen_dit(&c->model, &l, prof, t, e))
-        return diffusion_name_source(c, e);
-    return 0;
+        return -1;
+    return opsgen_dit(&c->model, &l, prof, t, e);
 }
 
 static int dit_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

@@ -10,13 +10,7 @@
 #include "cli/family.h"
 #include "opsgen/diffusion.h"
 
-/* Defined in fam_dit.c. */
-int diffusion_name_source(const struct loaded_config *c, struct npu_err *e);
-int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
-                    cJSON *sim, const char *dir, const char *base, struct npu_err *e);
-void diffusion_summary(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
-                       FILE *out);
-void diffusion_auto_axes(struct loaded_config *c);
+#include "cli/fam_diffusion.h"
 
 /* The nested sub-configs of the reference's GLIGENConfig with their class
  * defaults, in declaration order (the order json.dump prints them). */
@@ -107,9 +101,7 @@ static int gligen_generate(const struct loaded_config *c, const struct profile *
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
-    if (opsgen_gligen(&c->model, &l, prof, t, e))
-        return diffusion_name_source(c, e);
-    return 0;
+    return opsgen_gligen(&c->model, &l, prof, t, e);
 }
 
 static int gligen_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

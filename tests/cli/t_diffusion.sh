@@ -42,3 +42,6 @@ expect_fail "dit over DCN" '--set: model field "pipeline_parallel_degree_dcn"' \
 no_files "dit over DCN leaves no output" "$T/od5"
 check "dit sweep simulates uneven-TP and deep-pipeline points as the reference does" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/d64' --models dit-xl --versions 5p --num-chips 64 --batch-sizes 1 --dry-run 2>&1 | grep -q '28 configurations simulated, 0 invalid'"
 check "gligen sweep on 3 chips (tp 3 rounds the shards up)" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/g3' --models gligen --versions 4 --num-chips 3 --batch-sizes 3 --dry-run 2>&1 | grep -q '2 configurations simulated'"
+expect_fail "gligen: nested --set reaches the UNet config" '--set: model field "unet_config.num_heads"' \
+    $NPUSIM run --configs $CONFIGS -m gligen -c tpuv4 --set unet_config.num_heads=7 --out "$T/gnest"
+no_files "gligen: nested --set error leaves no output" "$T/gnest"
