@@ -26,24 +26,6 @@ void diffusion_auto_axes(struct loaded_config *c)
         sweep_map_axes_diffusion(c->chip.name, m);
 }
 
-static void add_stats(cJSON *o, const struct trace_stats *s)
-{
-    json_add_i64(o, "total_pp_time_ns", s->total_pp_time_ns);
-    json_add_i64(o, "total_pp_ici_time_ns", s->total_pp_ici_time_ns);
-    json_add_i64(o, "total_pp_dcn_time_ns", s->total_pp_dcn_time_ns);
-    json_add_i64(o, "total_execution_time_non_pp_ns", s->total_execution_time_non_pp_ns);
-    json_add_i64(o, "overlapped_compute_time_non_pp_ns", s->overlapped_compute_time_non_pp_ns);
-    json_add_i64(o, "compute_only_time_non_pp_ns", s->compute_only_time_non_pp_ns);
-    json_add_i64(o, "memory_only_time_non_pp_ns", s->memory_only_time_non_pp_ns);
-    json_add_i64(o, "ici_bound_time_non_pp_ns", s->ici_bound_time_non_pp_ns);
-    json_add_i64(o, "total_execution_time_chip_ns", s->total_execution_time_chip_ns);
-    json_add_i64(o, "overlapped_compute_time_chip_ns", s->overlapped_compute_time_chip_ns);
-    json_add_i64(o, "compute_only_time_chip_ns", s->compute_only_time_chip_ns);
-    json_add_i64(o, "memory_only_time_chip_ns", s->memory_only_time_chip_ns);
-    json_add_i64(o, "ici_bound_time_chip_ns", s->ici_bound_time_chip_ns);
-    cJSON_AddBoolToObject(o, "bounded_by_pp_chip", s->bounded_by_pp_chip);
-}
-
 /* Takes ownership of sim (the sim_config block). */
 int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
                     cJSON *sim, const char *dir, const char *base, struct npu_err *e)
@@ -55,7 +37,7 @@ int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_
         return -1;
     }
     cJSON *j = cJSON_CreateObject();
-    add_stats(j, &r.s);
+    json_add_trace_stats(j, &r.s);
     json_add_f64(j, "throughput_requests_per_sec", r.throughput_requests_per_sec);
     json_add_f64(j, "throughput_step_per_sec_per_request", r.throughput_step_per_sec_per_request);
     json_add_f64(j, "latency_sec", r.latency_sec);

@@ -111,20 +111,7 @@ static cJSON *stats_json(const struct loaded_config *c, const struct chip_view *
 {
     const struct trace_stats *s = &v->s;
     cJSON *o = cJSON_CreateObject();
-    json_add_i64(o, "total_pp_time_ns", s->total_pp_time_ns);
-    json_add_i64(o, "total_pp_ici_time_ns", s->total_pp_ici_time_ns);
-    json_add_i64(o, "total_pp_dcn_time_ns", s->total_pp_dcn_time_ns);
-    json_add_i64(o, "total_execution_time_non_pp_ns", s->total_execution_time_non_pp_ns);
-    json_add_i64(o, "overlapped_compute_time_non_pp_ns", s->overlapped_compute_time_non_pp_ns);
-    json_add_i64(o, "compute_only_time_non_pp_ns", s->compute_only_time_non_pp_ns);
-    json_add_i64(o, "memory_only_time_non_pp_ns", s->memory_only_time_non_pp_ns);
-    json_add_i64(o, "ici_bound_time_non_pp_ns", s->ici_bound_time_non_pp_ns);
-    json_add_i64(o, "total_execution_time_chip_ns", s->total_execution_time_chip_ns);
-    json_add_i64(o, "overlapped_compute_time_chip_ns", s->overlapped_compute_time_chip_ns);
-    json_add_i64(o, "compute_only_time_chip_ns", s->compute_only_time_chip_ns);
-    json_add_i64(o, "memory_only_time_chip_ns", s->memory_only_time_chip_ns);
-    json_add_i64(o, "ici_bound_time_chip_ns", s->ici_bound_time_chip_ns);
-    cJSON_AddBoolToObject(o, "bounded_by_pp_chip", s->bounded_by_pp_chip);
+    json_add_trace_stats(o, s);
     json_add_f64(o, "throughput_requests_per_sec", throughput(c, s));
     json_add_i64(o, "latency_ns", s->total_execution_time_chip_ns);
     if (overall) {

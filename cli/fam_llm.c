@@ -67,16 +67,7 @@ void llm_summary(const struct loaded_config *c, const struct profile *prof, cons
         fprintf(out, "  (no statistics: %s)\n", e.msg);
         return;
     }
-    fprintf(out, "  TTFT          %.6f s\n", r.TTFT_sec);
-    fprintf(out, "  TPOT          %.6f ms\n", r.TPOT_ms_request);
-    fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
-            r.prefill_tokens_per_sec, r.decode_tokens_per_sec);
-    if (r.energy_done)
-        fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r.prefill_energy_per_token_J,
-                r.decode_energy_per_token_J);
-    fprintf(out, "  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n",
-            r.prefill_mem_GiB, r.decode_mem_GiB, (long long)c->chip.hbm_size_GB,
-            r.prefill_oom || r.decode_oom ? " (out of memory)" : "");
+    llm_report_print(&r, c->chip.hbm_size_GB, out);
 }
 
 static int llm_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,

@@ -67,20 +67,7 @@ static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJS
 {
     const struct trace_stats *c = &s->chip;
     cJSON *o = cJSON_CreateObject();
-    json_add_i64(o, "total_pp_time_ns", c->total_pp_time_ns);
-    json_add_i64(o, "total_pp_ici_time_ns", c->total_pp_ici_time_ns);
-    json_add_i64(o, "total_pp_dcn_time_ns", c->total_pp_dcn_time_ns);
-    json_add_i64(o, "total_execution_time_non_pp_ns", c->total_execution_time_non_pp_ns);
-    json_add_i64(o, "overlapped_compute_time_non_pp_ns", c->overlapped_compute_time_non_pp_ns);
-    json_add_i64(o, "compute_only_time_non_pp_ns", c->compute_only_time_non_pp_ns);
-    json_add_i64(o, "memory_only_time_non_pp_ns", c->memory_only_time_non_pp_ns);
-    json_add_i64(o, "ici_bound_time_non_pp_ns", c->ici_bound_time_non_pp_ns);
-    json_add_i64(o, "total_execution_time_chip_ns", c->total_execution_time_chip_ns);
-    json_add_i64(o, "overlapped_compute_time_chip_ns", c->overlapped_compute_time_chip_ns);
-    json_add_i64(o, "compute_only_time_chip_ns", c->compute_only_time_chip_ns);
-    json_add_i64(o, "memory_only_time_chip_ns", c->memory_only_time_chip_ns);
-    json_add_i64(o, "ici_bound_time_chip_ns", c->ici_bound_time_chip_ns);
-    cJSON_AddBoolToObject(o, "bounded_by_pp_chip", c->bounded_by_pp_chip);
+    json_add_trace_stats(o, c);
     json_add_i64(o, "total_execution_time_pod_ns", s->total_execution_time_pod_ns);
     json_add_i64(o, "compute_only_time_pod_ns", s->compute_only_time_pod_ns);
     json_add_i64(o, "memory_only_time_pod_ns", s->memory_only_time_pod_ns);

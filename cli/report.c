@@ -2,6 +2,7 @@
 #include "cli/report.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "opsgen/opsgen.h"
@@ -75,21 +76,21 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     return 0;
 }
 
-static void add_stats(cJSON *o, const struct trace_stats *s)
+/* The reference's get_statistics_from_trace_file keys, in its order. */
+static const struct { const char *key; size_t off; } stat_keys[] = {
+#define K(f) { #f, offsetof(struct trace_stats, f) }
+    K(total_pp_time_ns), K(total_pp_ici_time_ns), K(total_pp_dcn_time_ns),
+    K(total_execution_time_non_pp_ns), K(overlapped_compute_time_non_pp_ns),
+    K(compute_only_time_non_pp_ns), K(memory_only_time_non_pp_ns), K(ici_bound_time_non_pp_ns),
+    K(total_execution_time_chip_ns), K(overlapped_compute_time_chip_ns),
+    K(compute_only_time_chip_ns), K(memory_only_time_chip_ns), K(ici_bound_time_chip_ns),
+#undef K
+};
+
+void json_add_trace_stats(cJSON *o, const struct trace_stats *s)
 {
-    json_add_i64(o, "total_pp_time_ns", s->total_pp_time_ns);
-    json_add_i64(o, "total_pp_ici_time_ns", s->total_pp_ici_time_ns);
-    json_add_i64(o, "total_pp_dcn_time_ns", s->total_pp_dcn_time_ns);
-    json_add_i64(o, "total_execution_time_non_pp_ns", s->total_execution_time_non_pp_ns);
-    json_add_i64(o, "overlapped_compute_time_non_pp_ns", s->overlapped_compute_time_non_pp_ns);
-    json_add_i64(o, "compute_only_time_non_pp_ns", s->compute_only_time_non_pp_ns);
-    json_add_i64(o, "memory_only_time_non_pp_ns", s->memory_only_time_non_pp_ns);
-    json_add_i64(o, "ici_bound_time_non_pp_ns", s->ici_bound_time_non_pp_ns);
-    json_add_i64(o, "total_execution_time_chip_ns", s->total_execution_time_chip_ns);
-    json_add_i64(o, "overlapped_compute_time_chip_ns", s->overlapped_compute_time_chip_ns);
-    json_add_i64(o, "compute_only_time_chip_ns", s->compute_only_time_chip_ns);
-    json_add_i64(o, "memory_only_time_chip_ns", s->memory_only_time_chip_ns);
-    json_add_i64(o, "ici_bound_time_chip_ns", s->ici_bound_time_chip_ns);
+    for (size_t i = 0; i < sizeof stat_keys / sizeof stat_keys[0]; i++)
+        json_add_i64(o, stat_keys[i].key, *(const int64_t *)((const char *)s + stat_keys[i].off));
     cJSON_AddBoolToObject(o, "bounded_by_pp_chip", s->bounded_by_pp_chip);
 }
 
@@ -97,13 +98,13 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
 {
     cJSON *o = cJSON_CreateObject();
     if (ph == PHASE_PREFILL) {
-        add_stats(o, &r->prefill);
+        json_add_trace_stats(o, &r->prefill);
         json_add_f64(o, "throughput_tokens_per_sec", r->prefill_tokens_per_sec);
         json_add_f64(o, "TTFT_sec", r->TTFT_sec);
         json_add_f64(o, "mem_footprint_GB", r->prefill_mem_GiB);
         cJSON_AddBoolToObject(o, "out_of_memory", r->prefill_oom);
     } else {
-        add_stats(o, &r->decode);
+        json_add_trace_stats(o, &r->decode);
         json_add_f64(o, "TPOT_ms_request", r->TPOT_ms_request);
         json_add_f64(o, "throughput_tokens_per_sec", r->decode_tokens_per_sec);
         json_add_f64(o, "throughput_tokens_per_sec_request", r->decode_tokens_per_sec_request);
@@ -119,4 +120,18 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
     if (sim_config)
         cJSON_AddItemToObject(o, "sim_config", sim_config);
     return o;
+}
+
+void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
+{
+    fprintf(out, "  TTFT          %.6f s\n", r->TTFT_sec);
+    fprintf(out, "  TPOT          %.6f ms\n", r->TPOT_ms_request);
+    fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
+            r->prefill_tokens_per_sec, r->decode_tokens_per_sec);
+    if (r->energy_done)
+        fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
+                r->decode_energy_per_token_J);
+    fprintf(out, "  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n",
+            r->prefill_mem_GiB, r->decode_mem_GiB, (long long)hbm_GB,
+            r->prefill_oom || r->decode_oom ? " (out of memory)" : "");
 }

@@ -8,6 +8,7 @@
 #define NPUSIM_CLI_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -54,8 +55,12 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
                           struct npu_err *e);
 /* The JSON object of one phase; takes ownership of sim_config (may be NULL). */
 cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_config);
+/* The human summary lines of a report (TTFT, TPOT, throughput, energy, memory). */
+void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out);
 /* Adds an int64 / a double (as Python repr) to a cJSON object. */
 void json_add_i64(cJSON *o, const char *key, int64_t v);
 void json_add_f64(cJSON *o, const char *key, double v);
+/* The 13 per-trace time statistics and bounded_by_pp_chip, as the reference names them. */
+void json_add_trace_stats(cJSON *o, const struct trace_stats *s);
 
 #endif
