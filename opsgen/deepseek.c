@@ -21,6 +21,7 @@
  * in both phases, which chipsim's by-name lookup turns into prefill shapes
  * for decode (Q30) — that part lives in chipsim. */
 #include "opsgen/deepseek.h"
+#include "opsgen/gen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,29 +59,6 @@ static int64_t axes_prod(const struct coll_axes *a)
     int64_t p = 1;
     for (int i = 0; i < a->n; i++) p *= a->deg[i];
     return p;
-}
-
-/* Degree over n_axes torus axes (opsgen.md §4.1). n_axes <= 0 gives no
- * axes, which disables the parallelism in the ops (quirk Q13) unless the
- * profile corrects it to one axis of the full degree. */
-static int fill_axes(struct coll_axes *a, int64_t deg, int64_t n_axes, const struct profile *prof,
-                     const struct opsgen_links *l)
-{
-    int64_t ax[PAR_MAX_FACTORS];
-    int n = 0;
-    if (n_axes > 0)
-        n = split_parallelism_degree(deg, (int)n_axes, prof->split_axes_drops_missing, ax);
-    else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
-        ax[n++] = deg;
-    if (n > SHAPE_MAXD)
-        return -1;
-    a->n = n;
-    a->latency_ns = l->ici_latency_ns;
-    for (int i = 0; i < n; i++) {
-        a->deg[i] = ax[i];
-        a->bw_GBps[i] = l->ici_bw_GBps;
-    }
-    return 0;
 }
 
 /* An all-gather whose byte count uses dtype while its shape strings stay
@@ -324,29 +302,17 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     if (m->use_flash_attention)
         return npu_errf(e, "model field \"use_flash_attention\": expected false (multi-head latent "
                            "attention has no flash variant)");
-    const struct { const char *k; int64_t v; } f[] = {
-        { "num_chips", m->num_chips }, { "data_parallelism_degree", m->data_parallelism_degree },
-        { "tensor_parallelism_degree", m->tensor_parallelism_degree },
-        { "pipeline_parallelism_degree", m->pipeline_parallelism_degree },
-        { "expert_parallelism_degree", m->expert_parallelism_degree },
-        { "data_parallel_degree_dcn", m->data_parallel_degree_dcn },
-        { "pipeline_parallel_degree_dcn", m->pipeline_parallel_degree_dcn },
-        { "microbatch_size_ici", m->microbatch_size_ici }, { "global_batch_size", m->global_batch_size },
-        { "input_seqlen", m->input_seqlen }, { "output_seqlen", m->output_seqlen },
-        { "decode_width", m->decode_width }, { "d_model", m->d_model }, { "num_heads", m->num_heads },
-        { "num_layers", m->num_layers }, { "moe_d_ff", m->moe_d_ff },
-        { "num_routed_experts", m->num_routed_experts },
-        { "num_activated_routed_experts_per_token", m->num_activated_routed_experts_per_token },
-        { "num_limited_groups", m->num_limited_groups }, { "kv_lora_rank", m->kv_lora_rank },
-        { "q_lora_rank", m->q_lora_rank }, { "qk_rope_head_dim", m->qk_rope_head_dim },
-        { "qk_nope_head_dim", m->qk_nope_head_dim }, { "v_head_dim", m->v_head_dim },
-        { "max_swap_kv_cache_times_prefill", m->max_swap_kv_cache_times_prefill },
-        { "max_swap_kv_cache_times_decode", m->max_swap_kv_cache_times_decode },
+    static const char *const positive[] = {
+        "num_chips", "data_parallelism_degree", "tensor_parallelism_degree",
+        "pipeline_parallelism_degree", "expert_parallelism_degree", "data_parallel_degree_dcn",
+        "pipeline_parallel_degree_dcn", "microbatch_size_ici", "global_batch_size", "input_seqlen",
+        "output_seqlen", "decode_width", "d_model", "num_heads", "num_layers", "moe_d_ff",
+        "num_routed_experts", "num_activated_routed_experts_per_token", "num_limited_groups",
+        "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+        "max_swap_kv_cache_times_prefill", "max_swap_kv_cache_times_decode",
     };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (f[i].v <= 0)
-            return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld", f[i].k,
-                            (long long)f[i].v);
+    if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
+        return -1;
     if (m->num_shared_experts < 0)
         return npu_errf(e, "model field \"num_shared_experts\": expected 0 or more, got %lld",
                         (long long)m->num_shared_experts);
@@ -389,6 +355,16 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     return 0;
 }
 
+/* The prefill or decode pass over one layer (gen_prefill_decode). */
+static int phase_cb(void *gp, bool decode, int64_t fid, int64_t *last_fid)
+{
+    struct dsgen *g = gp;
+    g->decode = decode;
+    g->seq = decode ? g->m->decode_width : g->m->input_seqlen;
+    g->count = decode ? g->L * g->m->output_seqlen : g->L;
+    return phase_ops(g, fid, last_fid);
+}
+
 int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_links *l,
                               const struct profile *prof, struct trace *out, struct npu_err *e)
 {
@@ -401,33 +377,14 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
     g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
     int64_t etp = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
     int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
-    if (fill_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l) ||
-        fill_axes(&g.etp, etp, n_etp, prof, l) ||
-        fill_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, l))
+    double bw = l->ici_bw_GBps;
+    int64_t lat = l->ici_latency_ns;
+    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat, SHAPE_MAXD) ||
+        gen_axes(&g.etp, etp, n_etp, prof, bw, lat, SHAPE_MAXD) ||
+        gen_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, bw, lat, SHAPE_MAXD))
         return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
 
-    size_t first = out->n;
-    int64_t last_fid;
-    g.decode = false;
-    g.seq = m->input_seqlen;
-    g.count = g.L;
-    if (phase_ops(&g, 2, &last_fid))
-        goto bad;
-    for (size_t i = first; i < out->n; i++)
-        out->ops[i].phase = PHASE_PREFILL;
-    size_t mid = out->n;
-    g.decode = true;
-    g.seq = m->decode_width;
-    g.count = g.L * m->output_seqlen;
-    if (phase_ops(&g, last_fid + 1, &last_fid))
-        goto bad;
-    for (size_t i = mid; i < out->n; i++)
-        out->ops[i].phase = PHASE_DECODE;
-    return 0;
-bad:
-    while (out->n > first)
-        op_free(&out->ops[--out->n]);
-    return npu_errf(e, "internal: malformed op builder arguments");
+    return gen_prefill_decode(out, phase_cb, &g, e);
 }
 
 /* ---- memory footprint (§11.3) ---- */

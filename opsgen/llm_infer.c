@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/gen.h"
 #include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/parallel.h"
@@ -122,6 +123,16 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
     return 0;
 }
 
+/* The prefill or decode pass over one transformer layer (gen_prefill_decode). */
+static int phase_cb(void *gp, bool decode, int64_t fid, int64_t *last_fid)
+{
+    struct gen *g = gp;
+    g->decode = decode;
+    g->seq = decode ? g->m->decode_width : g->m->input_seqlen;
+    g->count = decode ? g->L * g->m->output_seqlen : g->L;
+    return phase_ops(g, fid, last_fid);
+}
+
 /* ---- validation ---- */
 
 int opsgen_check_strict(const struct model_config *m, struct npu_err *e)
@@ -154,22 +165,15 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
     if (strcmp(m->ffn_type, "llama") && strcmp(m->ffn_type, "default"))
         return npu_errf(e, "model field \"ffn_type\": expected \"llama\" or \"default\", got \"%s\"",
                         m->ffn_type);
-    static const struct { const char *k; size_t off; } pos[] = {
-#define F(x) { #x, offsetof(struct model_config, x) }
-        F(num_chips), F(data_parallelism_degree), F(tensor_parallelism_degree),
-        F(pipeline_parallelism_degree), F(data_parallel_degree_dcn),
-        F(tensor_parallel_degree_dcn), F(pipeline_parallel_degree_dcn), F(microbatch_size_ici),
-        F(input_seqlen), F(output_seqlen), F(d_model), F(num_heads), F(d_head), F(d_ff),
-        F(num_layers), F(decode_width), F(max_swap_kv_cache_times_prefill),
-        F(max_swap_kv_cache_times_decode),
-#undef F
+    static const char *const positive[] = {
+        "num_chips", "data_parallelism_degree", "tensor_parallelism_degree",
+        "pipeline_parallelism_degree", "data_parallel_degree_dcn", "tensor_parallel_degree_dcn",
+        "pipeline_parallel_degree_dcn", "microbatch_size_ici", "input_seqlen", "output_seqlen",
+        "d_model", "num_heads", "d_head", "d_ff", "num_layers", "decode_width",
+        "max_swap_kv_cache_times_prefill", "max_swap_kv_cache_times_decode",
     };
-    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
-        int64_t v = *(const int64_t *)((const char *)m + pos[i].off);
-        if (v <= 0)
-            return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld",
-                            pos[i].k, (long long)v);
-    }
+    if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
+        return -1;
     if (m->num_tensor_parallel_axes < 0 || m->num_tensor_parallel_axes > PAR_MAX_FACTORS)
         return npu_errf(e, "model field \"num_tensor_parallel_axes\": expected 0..%d, got %lld",
                         PAR_MAX_FACTORS, (long long)m->num_tensor_parallel_axes);
@@ -200,44 +204,10 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
     g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
                         (double)m->pipeline_parallel_degree_dcn);
     g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
-    int64_t axes[PAR_MAX_FACTORS];
-    int na = 0;
-    if (m->num_tensor_parallel_axes > 0)
-        na = split_parallelism_degree(m->tensor_parallelism_degree,
-                                      (int)m->num_tensor_parallel_axes,
-                                      prof->split_axes_drops_missing, axes);
-    else if (!prof->zero_tp_axes_ignore_tp && m->tensor_parallelism_degree > 1)
-        axes[na++] = m->tensor_parallelism_degree;   /* corrected Q13 */
-    if (na > SHAPE_MAXD)
+    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof,
+                 l->ici_bw_GBps, l->ici_latency_ns, SHAPE_MAXD))
         return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD);
-    g.tp.n = na;
-    g.tp.latency_ns = l->ici_latency_ns;
-    for (int i = 0; i < na; i++) {
-        g.tp.deg[i] = axes[i];
-        g.tp.bw_GBps[i] = l->ici_bw_GBps;
-    }
 
-    size_t first = out->n;
-    int64_t last_fid;
-    g.decode = false;
-    g.seq = m->input_seqlen;
-    g.count = g.L;
-    if (phase_ops(&g, 2, &last_fid))
-        goto bad;
-    for (size_t i = first; i < out->n; i++)
-        out->ops[i].phase = PHASE_PREFILL;
-    size_t mid = out->n;
-    g.decode = true;
-    g.seq = m->decode_width;
-    g.count = g.L * m->output_seqlen;
-    if (phase_ops(&g, last_fid + 1, &last_fid))
-        goto bad;
-    for (size_t i = mid; i < out->n; i++)
-        out->ops[i].phase = PHASE_DECODE;
-    return 0;
-bad:
-    while (out->n > first)
-        op_free(&out->ops[--out->n]);
-    return npu_errf(e, "internal: malformed op builder arguments");
+    return gen_prefill_decode(out, phase_cb, &g, e);
 }

@@ -17,6 +17,7 @@
  * Main data structure: struct gen, the per-run quantities of §4.2 (local
  * batch, layers per stage, TP and DP axes). */
 #include "opsgen/train.h"
+#include "opsgen/gen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -290,21 +291,14 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     if (m->use_flash_attention)
         return npu_errf(e, "model field \"use_flash_attention\": training does not support flash "
                            "attention; expected false");
-    static const struct { const char *k; size_t off; } pos[] = {
-#define F(x) { #x, offsetof(struct model_config, x) }
-        F(num_chips), F(data_parallelism_degree), F(tensor_parallelism_degree),
-        F(pipeline_parallelism_degree), F(data_parallel_degree_dcn),
-        F(tensor_parallel_degree_dcn), F(pipeline_parallel_degree_dcn), F(microbatch_size_ici),
-        F(global_batch_size), F(input_seqlen), F(d_model), F(num_heads), F(d_head), F(d_ff),
-        F(num_layers),
-#undef F
+    static const char *const positive[] = {
+        "num_chips", "data_parallelism_degree", "tensor_parallelism_degree",
+        "pipeline_parallelism_degree", "data_parallel_degree_dcn", "tensor_parallel_degree_dcn",
+        "pipeline_parallel_degree_dcn", "microbatch_size_ici", "global_batch_size", "input_seqlen",
+        "d_model", "num_heads", "d_head", "d_ff", "num_layers",
     };
-    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
-        int64_t v = *(const int64_t *)((const char *)m + pos[i].off);
-        if (v <= 0)
-            return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld",
-                            pos[i].k, (long long)v);
-    }
+    if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
+        return -1;
     if (m->num_tensor_parallel_axes < 0 || m->num_tensor_parallel_axes > SHAPE_MAXD)
         return npu_errf(e, "model field \"num_tensor_parallel_axes\": expected 0..%d, got %lld",
                         SHAPE_MAXD, (long long)m->num_tensor_parallel_axes);
@@ -329,28 +323,6 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     return 0;
 }
 
-/* A degree over n torus axes; with 0 axes the reference drops the degree
- * (quirk Q13), the corrected behaviour keeps it on one axis. */
-static int axes_of(int64_t deg, int64_t n, const struct profile *prof, double bw, int64_t lat,
-                   struct coll_axes *ax)
-{
-    int64_t a[PAR_MAX_FACTORS];
-    int na = 0;
-    if (n > 0)
-        na = split_parallelism_degree(deg, (int)n, prof->split_axes_drops_missing, a);
-    else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
-        a[na++] = deg;
-    if (na > SHAPE_MAXD - 1)
-        return -1;
-    ax->n = na;
-    ax->latency_ns = lat;
-    for (int i = 0; i < na; i++) {
-        ax->deg[i] = a[i];
-        ax->bw_GBps[i] = bw;
-    }
-    return 0;
-}
-
 int opsgen_llm_training(const struct model_config *m, const struct opsgen_links *l,
                         const struct profile *prof, struct trace *out, int64_t *param_count,
                         struct npu_err *e)
@@ -364,10 +336,13 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
                         (double)m->pipeline_parallel_degree_dcn);
     g.S = m->input_seqlen;
     g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
-    if (axes_of(m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l->ici_bw_GBps,
-                l->ici_latency_ns, &g.tp) ||
-        axes_of(m->data_parallelism_degree, m->num_data_parallel_axes, prof, l->ici_bw_GBps,
-                l->ici_latency_ns, &g.dp))
+    /* One axis slot stays free for the weight update's DCN degree. */
+    double bw = l->ici_bw_GBps;
+    int64_t lat = l->ici_latency_ns;
+    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat,
+                 SHAPE_MAXD - 1) ||
+        gen_axes(&g.dp, m->data_parallelism_degree, m->num_data_parallel_axes, prof, bw, lat,
+                 SHAPE_MAXD - 1))
         return npu_errf(e, "model fields \"num_*_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD - 1);
     size_t first = out->n;

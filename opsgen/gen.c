@@ -1,0 +1,64 @@
+/* gen.c — generator skeleton helpers (see gen.h). */
+#include "opsgen/gen.h"
+
+#include "opsgen/parallel.h"
+
+int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
+                         struct npu_err *e)
+{
+    const struct field_table *t[16];
+    int nt = model_all_tables(t, 16);
+    for (size_t i = 0; i < n; i++) {
+        const struct field_desc *f = NULL;
+        for (int k = 0; k < nt && !f; k++)
+            f = fields_find(t[k], keys[i]);
+        if (!f || f->type != FT_INT)
+            return npu_errf(e, "internal: \"%s\" is not an integer model field", keys[i]);
+        int64_t v = *(const int64_t *)((const char *)m + f->offset);
+        if (v <= 0)
+            return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld", keys[i],
+                            (long long)v);
+    }
+    return 0;
+}
+
+int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
+             double bw_GBps, int64_t latency_ns, int max_axes)
+{
+    int64_t a[PAR_MAX_FACTORS];
+    int n = 0;
+    if (n_axes > 0)
+        n = split_parallelism_degree(deg, (int)(n_axes < PAR_MAX_FACTORS ? n_axes : PAR_MAX_FACTORS),
+                                     prof->split_axes_drops_missing, a);
+    else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
+        a[n++] = deg;   /* corrected Q13: keep the degree on one axis */
+    if (n > max_axes || n > SHAPE_MAXD)
+        return -1;
+    ax->n = n;
+    ax->latency_ns = latency_ns;
+    for (int i = 0; i < n; i++) {
+        ax->deg[i] = a[i];
+        ax->bw_GBps[i] = bw_GBps;
+    }
+    return 0;
+}
+
+int gen_prefill_decode(struct trace *out, gen_phase_fn phase, void *g, struct npu_err *e)
+{
+    size_t first = out->n;
+    int64_t last_fid;
+    if (phase(g, false, 2, &last_fid))
+        goto bad;
+    size_t mid = out->n;
+    for (size_t i = first; i < mid; i++)
+        out->ops[i].phase = PHASE_PREFILL;
+    if (phase(g, true, last_fid + 1, &last_fid))
+        goto bad;
+    for (size_t i = mid; i < out->n; i++)
+        out->ops[i].phase = PHASE_DECODE;
+    return 0;
+bad:
+    while (out->n > first)
+        op_free(&out->ops[--out->n]);
+    return npu_errf(e, "internal: malformed op builder arguments");
+}

@@ -1,0 +1,36 @@
+/* gen.h — skeleton helpers every generator shares: positive-field checks by
+ * name, a parallelism degree laid out on torus axes, and the prefill-then-
+ * decode driver of the inference generators.
+ *
+ * Main data structure: none of its own; helpers work on the model config,
+ * struct coll_axes (builders.h) and the trace. */
+#ifndef NPUSIM_GEN_H
+#define NPUSIM_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/model.h"
+#include "traces/err.h"
+#include "traces/profile.h"
+
+/* Each named integer field of m must be > 0; else `model field "K": expected a
+ * positive integer, got V`. Names are model field-table keys. */
+int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
+                         struct npu_err *e);
+
+/* Degree `deg` over `n_axes` torus axes (opsgen.md §4.1), one link of bw_GBps
+ * each; with 0 axes the reference drops the degree (quirk Q13) unless the
+ * profile keeps it on one axis. Returns -1 if more than max_axes result. */
+int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
+             double bw_GBps, int64_t latency_ns, int max_axes);
+
+/* Runs phase(g, decode, first_fid, &last_fid) for prefill (first fid 2) and
+ * decode (the fid after prefill's last op), tagging their ops PHASE_PREFILL
+ * and PHASE_DECODE; on failure removes everything it appended. */
+typedef int (*gen_phase_fn)(void *g, bool decode, int64_t first_fid, int64_t *last_fid);
+int gen_prefill_decode(struct trace *out, gen_phase_fn phase, void *g, struct npu_err *e);
+
+#endif
