@@ -242,21 +242,8 @@ static void pipe_xfer(struct dsgen *g, int64_t fid, bool output, bool dcn)
 
 static void kv_swap(struct dsgen *g, int64_t *fid)
 {
-    const struct model_config *m = g->m;
-    const struct opsgen_links *l = g->l;
-    int64_t total = opsgen_deepseek_mem_bytes(m, g->decode ? PHASE_DECODE : PHASE_PREFILL, g->prof);
-    int64_t cap = l->hbm_size_GB * ((int64_t)1 << 30);
-    if (total <= cap)
-        return;
-    int64_t times = g->decode ? m->max_swap_kv_cache_times_decode : m->max_swap_kv_cache_times_prefill;
-    if (times > g->L) times = g->L;
-    int64_t swap = cdiv64(total - cap, times);
-    int64_t steps = g->decode ? m->output_seqlen : 1;
-    bool dbl = g->prof->kv_swap_bytes_doubled;
-    b_kv_swap(g->t, (*fid)++, steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl,
-              l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
-    b_kv_swap(g->t, (*fid)++, steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
-              l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
+    int64_t total = opsgen_deepseek_mem_bytes(g->m, g->decode ? PHASE_DECODE : PHASE_PREFILL, g->prof);
+    gen_kv_swap(g->t, g->m, g->l, g->prof, g->decode, g->L, total, fid);
 }
 
 static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)

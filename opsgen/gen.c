@@ -62,3 +62,21 @@ bad:
         op_free(&out->ops[--out->n]);
     return npu_errf(e, "internal: malformed op builder arguments");
 }
+
+void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
+                 const struct profile *prof, bool decode, int64_t L, int64_t total_bytes, int64_t *fid)
+{
+    int64_t cap = l->hbm_size_GB * ((int64_t)1 << 30);
+    if (total_bytes <= cap)
+        return;
+    int64_t times = decode ? m->max_swap_kv_cache_times_decode : m->max_swap_kv_cache_times_prefill;
+    if (times > L)
+        times = L;
+    int64_t swap = cdiv64(total_bytes - cap, times);
+    int64_t steps = decode ? m->output_seqlen : 1;
+    bool dbl = prof->kv_swap_bytes_doubled;
+    b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl,
+              l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
+    b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
+              l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
+}

@@ -13,6 +13,7 @@
 
 #include "opsgen/builders.h"
 #include "opsgen/model.h"
+#include "opsgen/opsgen.h"
 #include "traces/err.h"
 #include "traces/profile.h"
 
@@ -26,6 +27,12 @@ int gen_require_positive(const struct model_config *m, const char *const *keys, 
  * profile keeps it on one axis. Returns -1 if more than max_axes result. */
 int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
              double bw_GBps, int64_t latency_ns, int max_axes);
+
+/* KV-cache swap over PCIe (opsgen.md §5.5): when the phase's footprint
+ * exceeds HBM, a swap-in and a swap-out op of the excess divided over
+ * min(max swaps, L), each at its own fid (advancing *fid). */
+void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
+                 const struct profile *prof, bool decode, int64_t L, int64_t total_bytes, int64_t *fid);
 
 /* Runs phase(g, decode, first_fid, &last_fid) for prefill (first fid 2) and
  * decode (the fid after prefill's last op), tagging their ops PHASE_PREFILL

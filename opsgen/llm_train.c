@@ -18,6 +18,7 @@
  * batch, layers per stage, TP and DP axes). */
 #include "opsgen/train.h"
 #include "opsgen/gen.h"
+#include "opsgen/sweep.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -387,32 +388,15 @@ int64_t opsgen_llm_training_mem_bytes(const struct model_config *m)
 bool train_validate_sweep(const struct model_config *m, const struct opsgen_links *l,
                           double oom_factor, char *why, size_t whylen)
 {
-    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
-    int64_t pp = m->pipeline_parallelism_degree, dpd = m->data_parallel_degree_dcn;
-    int64_t ppd = m->pipeline_parallel_degree_dcn;
-    const char *v = l->chip_name;
-#define FAIL(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
-    if (pp * ppd > m->num_layers)
-        FAIL("pp*pp_dcn %lld exceeds num_layers %lld", (long long)(pp * ppd),
-             (long long)m->num_layers);
-    if ((!strcmp(v, "2") || !strcmp(v, "3")) && dp > 1 && tp > 1 && pp > 1)
-        FAIL("TPUv%s does not support dp, tp and pp all > 1", v);
-    int64_t pod = dp * tp * pp, lim = 0;
-    if (!strcmp(v, "2") || !strcmp(v, "5e") || !strcmp(v, "6e")) lim = 256;
-    else if (!strcmp(v, "3")) lim = 1024;   /* the reference's message says 512 (quirk Q35) */
-    else if (!strcmp(v, "4")) lim = 4096;
-    else if (!strcmp(v, "5p")) lim = 6144;
-    else if (!strcmp(v, "6p")) lim = 8192;
-    if (lim && pod > lim)
-        FAIL("ICI pod size %lld exceeds %lld chips of TPUv%s", (long long)pod, (long long)lim, v);
-    if (dp * dpd * pp * ppd > m->global_batch_size)
-        FAIL("dp*dp_dcn*pp*pp_dcn %lld exceeds global_batch_size %lld",
-             (long long)(dp * dpd * pp * ppd), (long long)m->global_batch_size);
+    if (!sweep_validate_structure(m, l->chip_name, why, whylen))
+        return false;
     double gib = (double)opsgen_llm_training_mem_bytes(m) / 1024 / 1024 / 1024;
-    if (gib > (double)l->hbm_size_GB * oom_factor)
-        FAIL("training footprint %.4f GiB exceeds %lld GB x %g", gib, (long long)l->hbm_size_GB,
-             oom_factor);
-#undef FAIL
+    if (gib > (double)l->hbm_size_GB * oom_factor) {
+        if (why && whylen)
+            snprintf(why, whylen, "training footprint %.4f GiB exceeds %lld GB x %g", gib,
+                     (long long)l->hbm_size_GB, oom_factor);
+        return false;
+    }
     if (why && whylen) why[0] = '\0';
     return true;
 }

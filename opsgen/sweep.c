@@ -127,41 +127,53 @@ void sweep_map_axes_llm(const char *v, struct model_config *m)
     m->num_pipeline_parallel_axes = ap;
 }
 
-bool sweep_validate_llm(const struct model_config *m, const struct opsgen_links *l,
-                        const struct profile *prof, enum phase ph, double oom_factor,
-                        char *why, size_t whylen)
+/* Largest ICI pod (dp*tp*pp chips) per chip version (opsgen.md §13.3 step 4). */
+static const struct { const char *version; int64_t max_chips; } pod_limit[] = {
+    { "2", 256 }, { "5e", 256 }, { "6e", 256 },
+    { "3", 1024 },   /* the reference's message says 512 (quirk Q35) */
+    { "4", 4096 }, { "5p", 6144 }, { "6p", 8192 },
+};
+
+#define FAIL(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+
+bool sweep_validate_structure(const struct model_config *m, const char *v, char *why, size_t whylen)
 {
     int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
     int64_t pp = m->pipeline_parallelism_degree, dpd = m->data_parallel_degree_dcn;
     int64_t ppd = m->pipeline_parallel_degree_dcn;
-    const char *v = l->chip_name;
-#define FAIL(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
-    if (dpd > 1)
-        FAIL("inference with data_parallel_degree_dcn %lld > 1", (long long)dpd);
     if (pp * ppd > m->num_layers)
         FAIL("pp*pp_dcn %lld exceeds num_layers %lld", (long long)(pp * ppd),
              (long long)m->num_layers);
     if ((!strcmp(v, "2") || !strcmp(v, "3")) && dp > 1 && tp > 1 && pp > 1)
         FAIL("TPUv%s does not support dp, tp and pp all > 1", v);
-    int64_t pod = dp * tp * pp, lim = 0;
-    if (!strcmp(v, "2") || !strcmp(v, "5e") || !strcmp(v, "6e")) lim = 256;
-    else if (!strcmp(v, "3")) lim = 1024;   /* the reference's message says 512 (quirk Q35) */
-    else if (!strcmp(v, "4")) lim = 4096;
-    else if (!strcmp(v, "5p")) lim = 6144;
-    else if (!strcmp(v, "6p")) lim = 8192;
-    if (lim && pod > lim)
-        FAIL("ICI pod size %lld exceeds %lld chips of TPUv%s", (long long)pod, (long long)lim, v);
+    int64_t pod = dp * tp * pp;
+    for (size_t i = 0; i < sizeof pod_limit / sizeof pod_limit[0]; i++)
+        if (!strcmp(v, pod_limit[i].version) && pod > pod_limit[i].max_chips)
+            FAIL("ICI pod size %lld exceeds %lld chips of TPUv%s", (long long)pod,
+                 (long long)pod_limit[i].max_chips, v);
     if (dp * dpd * pp * ppd > m->global_batch_size)
         FAIL("dp*dp_dcn*pp*pp_dcn %lld exceeds global_batch_size %lld",
              (long long)(dp * dpd * pp * ppd), (long long)m->global_batch_size);
+    if (why && whylen) why[0] = '\0';
+    return true;
+}
+
+bool sweep_validate_llm(const struct model_config *m, const struct opsgen_links *l,
+                        const struct profile *prof, enum phase ph, double oom_factor,
+                        char *why, size_t whylen)
+{
+    if (m->data_parallel_degree_dcn > 1)
+        FAIL("inference with data_parallel_degree_dcn %lld > 1", (long long)m->data_parallel_degree_dcn);
+    if (!sweep_validate_structure(m, l->chip_name, why, whylen))
+        return false;
     double gib = (double)opsgen_llm_inference_mem_bytes(m, ph, prof) / 1073741824.0;
     if (gib > (double)l->hbm_size_GB * oom_factor)
         FAIL("%s footprint %.4f GiB exceeds %lld GB x %g", phase_name(ph), gib,
              (long long)l->hbm_size_GB, oom_factor);
-#undef FAIL
     if (why && whylen) why[0] = '\0';
     return true;
 }
+#undef FAIL
 
 void sweep_pstr_llm(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n)
 {

@@ -28,6 +28,11 @@ void sweep_map_axes_llm(const char *chip_version, struct model_config *m);
 /* §13.3 for one phase (PHASE_PREFILL / PHASE_DECODE); a run is skipped only
  * when both phases are invalid. Returns true if valid, else false and a
  * reason in why. */
+/* The structural rules every LLM-like sweep shares (pipeline deeper than the
+ * layers, v2/v3 3-way parallelism, ICI pod size per chip version, batch too
+ * small for the data/pipeline degrees); false + why when one fails. */
+bool sweep_validate_structure(const struct model_config *m, const char *chip_version, char *why,
+                              size_t whylen);
 bool sweep_validate_llm(const struct model_config *m, const struct opsgen_links *l,
                         const struct profile *prof, enum phase ph, double oom_factor,
                         char *why, size_t whylen);
