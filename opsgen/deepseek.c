@@ -222,22 +222,10 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     return 0;
 }
 
-/* ---- pipeline transfers and KV swap (as LLM inference, §5.1, §5.5) ---- */
-
 static void pipe_xfer(struct dsgen *g, int64_t fid, bool output, bool dcn)
 {
-    const struct opsgen_links *l = g->l;
-    struct shape x = SHP(g->B, g->seq, g->D_tp);
-    int64_t steps = g->decode ? g->m->output_seqlen : 1;
-    char d[64], nm[96];
-    snprintf(d, sizeof d, "%s%s%s", g->decode ? "Decode" : "Prefill",
-             output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
-    snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]",
-             output ? (g->decode ? "sendOutput" : "SendOutput") : "receiveInput",
-             dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
-    bool ici = !dcn || g->prof->dcn_transfers_use_ici;   /* quirk Q9 */
-    b_pipe_xfer(g->t, fid, steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
-                ici ? l->ici_latency_ns : l->dcn_latency_ns);
+    gen_pipe_xfer(g->t, g->l, g->prof, g->decode, g->decode ? g->m->output_seqlen : 1,
+                  SHP(g->B, g->seq, g->D_tp), fid, output, dcn);
 }
 
 static void kv_swap(struct dsgen *g, int64_t *fid)

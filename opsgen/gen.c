@@ -1,6 +1,8 @@
 /* gen.c — generator skeleton helpers (see gen.h). */
 #include "opsgen/gen.h"
 
+#include <stdio.h>
+
 #include "opsgen/parallel.h"
 
 int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
@@ -79,4 +81,19 @@ void gen_kv_swap(struct trace *t, const struct model_config *m, const struct ops
               l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
     b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
               l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
+}
+
+void gen_pipe_xfer(struct trace *t, const struct opsgen_links *l, const struct profile *prof,
+                   bool decode, int64_t steps, struct shape x, int64_t fid, bool output, bool dcn)
+{
+    char d[64], nm[96];
+    snprintf(d, sizeof d, "%s%s%s", decode ? "Decode" : "Prefill",
+             output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
+    snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]",
+             output ? (decode ? "sendOutput" : "SendOutput") : "receiveInput",
+             dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
+    /* DCN stages are timed on the ICI link by the reference (quirk Q9). */
+    bool ici = !dcn || prof->dcn_transfers_use_ici;
+    b_pipe_xfer(t, fid, steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
+                ici ? l->ici_latency_ns : l->dcn_latency_ns);
 }

@@ -34,6 +34,11 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
 void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
                  const struct profile *prof, bool decode, int64_t L, int64_t total_bytes, int64_t *fid);
 
+/* An inference pipeline-stage transfer of x (receive or send, ICI or DCN level)
+ * with the reference's descriptions and names, counted once per step. */
+void gen_pipe_xfer(struct trace *t, const struct opsgen_links *l, const struct profile *prof,
+                   bool decode, int64_t steps, struct shape x, int64_t fid, bool output, bool dcn);
+
 /* Runs phase(g, decode, first_fid, &last_fid) for prefill (first fid 2) and
  * decode (the fid after prefill's last op), tagging their ops PHASE_PREFILL
  * and PHASE_DECODE; on failure removes everything it appended. */
