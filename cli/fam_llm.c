@@ -37,19 +37,7 @@ static int llm_generate(const struct loaded_config *c, const struct profile *pro
 static int llm_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                      const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
-    if (!sweep)
-        return write_llm_outputs(c, prof, t, dir, base, false, NULL, NULL, e);
-    /* The reference's sweep adds these to sim_config. */
-    const struct model_config *m = &c->model;
-    cJSON *extra = cJSON_CreateObject();
-    int64_t pods = m->data_parallel_degree_dcn * m->pipeline_parallel_degree_dcn;
-    int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
-    json_add_i64(extra, "num_pods", pods);
-    json_add_i64(extra, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
-    json_add_i64(extra, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
-    int rc = write_llm_outputs(c, prof, t, dir, base, true, extra, NULL, e);
-    cJSON_Delete(extra);
-    return rc;
+    return write_llm_family_outputs(c, prof, t, dir, base, sweep, NULL, e);
 }
 
 void llm_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

@@ -53,6 +53,12 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
                           const struct trace *t, const char *dir, const char *base, bool combined,
                           cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
                           struct npu_err *e);
+/* A family's LLM-inference outputs: the run files, or (sweep) the reference's
+ * results-tree files with num_pods, batch_size_per_pod and layers_per_pp_stage
+ * added to sim_config. mem: the phase footprint (NULL: the LLM formula). */
+int write_llm_family_outputs(const struct loaded_config *c, const struct profile *prof,
+                             const struct trace *t, const char *dir, const char *base, bool sweep,
+                             llm_mem_fn mem, struct npu_err *e);
 /* The JSON object of one phase; takes ownership of sim_config (may be NULL). */
 cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_config);
 /* The human summary lines of a report (TTFT, TPOT, throughput, energy, memory). */
