@@ -15,4 +15,15 @@
 int power_default_pass(struct trace *t, const struct chip_config *chip, const struct profile *prof,
                        struct npu_err *e);
 
+/* The general per-operator energy pass (power.md §3): DVFS plan, time
+ * scaling, regulator efficiency, dynamic and power-gated static energy,
+ * set-power-mode counts and the slack columns, for one strategy and policy.
+ * enable_dvfs (table powers) follows the policy, as the reference's energy
+ * stage sets it. power_default_pass == this with NoPG, DVFS None and the
+ * chip's own enable_dvfs. */
+struct pg_strategy;
+enum dvfs_policy;
+int power_energy_pass(struct trace *t, const struct chip_config *chip, const struct pg_strategy *pg,
+                      int dvfs_policy, const struct profile *prof, struct npu_err *e);
+
 #endif
