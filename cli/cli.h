@@ -91,6 +91,11 @@ int write_outputs(struct output *o, int n, struct npu_err *e);
 /* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
 char *json_text(const cJSON *j);
 
+struct family_capacity;
+/* Fleet capacity of an LLM-inference trace (LLM and DeepSeek families). */
+int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                        llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e);
+
 /* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`) and
  * <base>_prefill.json / _decode.json; all files appear together or none. */
 int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
@@ -102,5 +107,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 #endif

@@ -89,6 +89,12 @@ static bool ds_prepare(struct loaded_config *c, const struct parallel_cfg *p, in
     return true;
 }
 
+static int ds_capacity(const struct loaded_config *c, const struct profile *prof,
+                       const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    return llm_family_capacity(c, prof, t, opsgen_deepseek_mem_bytes, cap, e);
+}
+
 const struct family fam_deepseek = {
     .name = "deepseek inference",
     .example = "npusim run -m deepseekv2-236b -c tpuv5p --set num_chips=16 "
@@ -101,4 +107,5 @@ const struct family fam_deepseek = {
     .enumerate = ds_enumerate,
     .pstr = sweep_pstr_moe,
     .prepare = ds_prepare,
+    .capacity = ds_capacity,
 };

@@ -89,6 +89,20 @@ void diffusion_summary(const struct loaded_config *c, const struct trace *t, int
             r.out_of_memory ? " (out of memory)" : "");
 }
 
+int diffusion_capacity(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+                       struct family_capacity *cap, struct npu_err *e)
+{
+    struct diffusion_report r;
+    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, t, &r, e))
+        return -1;
+    cap->unit = "requests";
+    cap->units_per_sec = r.throughput_requests_per_sec;
+    /* The trace is one chip's work; every chip runs its own. */
+    cap->active_power_W = r.energy_J / ((double)r.s.total_execution_time_chip_ns / 1e9) *
+                          (double)c->model.num_chips;
+    return 0;
+}
+
 /* ---- the DiT entry ---- */
 
 static bool dit_matches(const struct model_config *m, const char *workload)
@@ -140,6 +154,12 @@ static bool dit_prepare(struct loaded_config *c, const struct parallel_cfg *p, i
     return true;
 }
 
+static int dit_capacity(const struct loaded_config *c, const struct profile *prof,
+                        const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    return diffusion_capacity(c, t, opsgen_dit_mem_bytes(&c->model, prof), cap, e);
+}
+
 const struct family fam_dit = {
     .name = "dit inference",
     .example = "npusim run -m dit-xl -c tpuv5p",
@@ -151,4 +171,5 @@ const struct family fam_dit = {
     .enumerate = dit_enumerate,
     .pstr = sweep_pstr_llm,
     .prepare = dit_prepare,
+    .capacity = dit_capacity,
 };

@@ -279,6 +279,25 @@ static bool dlrm_prepare(struct loaded_config *c, const struct parallel_cfg *p, 
     return true;
 }
 
+static int dlrm_capacity(const struct loaded_config *c, const struct profile *prof,
+                         const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    (void)prof;
+    int32_t sg;
+    struct chip_view *v = chip_views(c, t, &sg, e);
+    if (!v)
+        return -1;
+    /* Every chip's energy per batch, spread over the straggler's latency. */
+    double J = 0;
+    for (int64_t i = 0; i < c->model.num_chips; i++)
+        J += v[i].s.static_energy_J + v[i].s.dynamic_energy_J;
+    cap->unit = "requests";
+    cap->units_per_sec = throughput(c, &v[sg].s);
+    cap->active_power_W = J / ((double)v[sg].s.total_execution_time_chip_ns / 1e9);
+    free(v);
+    return 0;
+}
+
 const struct family fam_dlrm = {
     .name = "dlrm inference",
     .example = "npusim run -m dlrm-s -c tpuv5p",
@@ -290,4 +309,5 @@ const struct family fam_dlrm = {
     .enumerate = dlrm_enumerate,
     .pstr = sweep_pstr_llm,
     .prepare = dlrm_prepare,
+    .capacity = dlrm_capacity,
 };

@@ -135,6 +135,13 @@ static bool gligen_prepare(struct loaded_config *c, const struct parallel_cfg *p
     return true;
 }
 
+static int gligen_capacity(const struct loaded_config *c, const struct profile *prof,
+                           const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    (void)prof;
+    return diffusion_capacity(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), cap, e);
+}
+
 const struct family fam_gligen = {
     .name = "gligen inference",
     .example = "npusim run -m gligen -c tpuv4",
@@ -146,4 +153,5 @@ const struct family fam_gligen = {
     .enumerate = gligen_enumerate,
     .pstr = sweep_pstr_llm,
     .prepare = gligen_prepare,
+    .capacity = gligen_capacity,
 };

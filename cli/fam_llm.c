@@ -79,6 +79,12 @@ static bool llm_prepare(struct loaded_config *c, const struct parallel_cfg *p, i
     return true;
 }
 
+static int llm_capacity(const struct loaded_config *c, const struct profile *prof,
+                        const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    return llm_family_capacity(c, prof, t, NULL, cap, e);
+}
+
 const struct family fam_llm_inference = {
     .name = "llama inference",
     .example = "npusim run -m llama3-8b -c tpuv5p",
@@ -90,4 +96,5 @@ const struct family fam_llm_inference = {
     .enumerate = llm_enumerate,
     .pstr = sweep_pstr_llm,
     .prepare = llm_prepare,
+    .capacity = llm_capacity,
 };

@@ -168,6 +168,22 @@ static bool train_prepare(struct loaded_config *c, const struct parallel_cfg *p,
     return true;
 }
 
+static int train_capacity(const struct loaded_config *c, const struct profile *prof,
+                          const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    (void)prof;
+    struct train_stats s;
+    if (stats_of(c, t, &s, e))
+        return -1;
+    /* Each chip is busy for its own trace per step's pipeline slot. */
+    double chip_s = (double)s.chip.total_execution_time_chip_ns / 1e9;
+    cap->unit = "iterations";
+    cap->units_per_sec = 1e9 / (double)s.total_execution_time_ns;
+    cap->active_power_W = (s.chip.static_energy_J + s.chip.dynamic_energy_J) / chip_s *
+                          (double)c->model.num_chips;
+    return 0;
+}
+
 const struct family fam_llm_training = {
     .name = "llama training",
     .example = "npusim run -m llama3-8b -c tpuv5p --workload training --batch 32 --set num_chips=64 "
@@ -180,4 +196,5 @@ const struct family fam_llm_training = {
     .enumerate = train_enumerate,
     .pstr = sweep_pstr_llm,
     .prepare = train_prepare,
+    .capacity = train_capacity,
 };

@@ -16,6 +16,14 @@
 #include "traces/op.h"
 #include "traces/profile.h"
 
+/* A deployment's throughput when busy all the time, and the power it then
+ * draws (all chips, after the energy pass), for fleet estimates. */
+struct family_capacity {
+    const char *unit;            /* "output tokens", "requests", "iterations" */
+    double units_per_sec;
+    double active_power_W;       /* all chips while serving at capacity */
+};
+
 struct family {
     const char *name;      /* e.g. "llama inference" */
     const char *example;   /* an example command line */
@@ -44,6 +52,9 @@ struct family {
      * point) and maps parallelism to torus axes. */
     bool (*prepare)(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                     const struct profile *prof, char *why, size_t whylen);
+    /* Fleet: capacity and active power of a timed trace (after the energy pass). */
+    int (*capacity)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                    struct family_capacity *cap, struct npu_err *e);
 };
 
 /* The family for a model and workload, or NULL (then families_list() helps the message). */

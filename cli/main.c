@@ -22,6 +22,7 @@ static const struct command commands[] = {
     { "opsgen", cmd_opsgen, "stage 1: model config -> operator trace" },
     { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
     { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },
+    { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,35 @@
+/* fleet.c — deployment energy and carbon per year (see fleet.h). */
+#include "power/fleet.h"
+
+#include <math.h>
+
+void fleet_estimate(const struct fleet_in *in, struct fleet_out *out)
+{
+    double capacity = in->capacity_per_s * (double)in->replicas;
+    double u = in->load_per_s >= 0 ? (capacity > 0 ? in->load_per_s / capacity : 1.0) : in->duty_cycle;
+    out->overloaded = u > 1.0;
+    out->utilisation = u > 1.0 ? 1.0 : u;
+    out->replicas_needed = 1;
+    if (in->load_per_s >= 0 && in->capacity_per_s > 0) {
+        double need = ceil(in->load_per_s / in->capacity_per_s);
+        out->replicas_needed = need < 1 ? 1 : (int64_t)need;
+    }
+    double per_replica_W = out->utilisation * in->active_power_W +
+                           (1.0 - out->utilisation) * in->idle_power_W;
+    out->avg_power_W = per_replica_W * (double)in->replicas;
+    out->annual_energy_MWh = out->avg_power_W * in->pue * HOURS_PER_YEAR / 1e6;
+    /* kgCO2e per kWh is tCO2e per MWh. */
+    out->operational_tCO2e = out->annual_energy_MWh * in->carbon_intensity_kg_per_kWh;
+    out->embodied_tCO2e = (double)(in->replicas * in->num_chips) * in->embodied_kg_per_chip / 1000.0 /
+                          in->lifetime_years;
+    out->total_tCO2e = out->operational_tCO2e + out->embodied_tCO2e;
+}
+
+double chip_idle_power_W(const struct chip_config *c, bool power_gated)
+{
+    double hbm = c->static_power_hbm_mc_W + c->static_power_hbm_phy_W;
+    if (power_gated)
+        return hbm * 0.0897 + c->static_power_other_W;
+    return c->static_power_W_per_sa * (double)c->num_sa + c->static_power_W_per_vu * (double)c->num_vu +
+           c->static_power_vmem_W + c->static_power_ici_W + hbm + c->static_power_other_W;
+}
