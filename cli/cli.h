@@ -102,5 +102,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+int cmd_energy(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
     { "opsgen", cmd_opsgen, "stage 1: model config -> operator trace" },
     { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
     { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },
+    { "energy", cmd_energy, "energy per power-gating strategy over a sweep's results tree" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
