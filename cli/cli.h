@@ -108,5 +108,6 @@ int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
+int cmd_energy(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct command commands[] = {
     { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
     { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
+    { "energy", cmd_energy, "energy per power-gating strategy over a sweep's results tree" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,707 @@
+/* cmd_energy.c — `npusim energy`: the reference's energy stage (power.md §7, §10).
+ *
+ * Walks a sweep's results tree (RESULTS/<model>/<pstr>/), and for every
+ * statistics file of the requested versions and workload — LLM inference:
+ * <workload>-v<V>_prefill and _decode; other families: the one <workload>-v<V>
+ * (DLRM's per-chip and config files are not statistics files) — re-reads the
+ * raw CSV, re-classifies the ops (§1.3), runs the per-op energy pass once per
+ * power-gating strategy on a fresh copy, aggregates it (power/energy_stats.h)
+ * and writes, under RESULTS_<dvfs>/ at the same relative place:
+ *   <stem>_<strategy>.csv   one per strategy (the pass's per-op columns)
+ *   <stem>.json             the input statistics plus energy_stats{strategy: ...}
+ * The chip comes from the statistics' own sim_config, as in the reference.
+ *
+ * Main data structure: struct job (one statistics file) and a staging folder:
+ * every output is first written under RESULTS_<dvfs>.tmp.XXXXXX and moved in
+ * place only when every job has succeeded, so a failing run leaves nothing. */
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "power/energy.h"
+#include "power/energy_stats.h"
+#include "power/pg.h"
+#include "traces/atomic.h"
+#include "traces/pyfmt.h"
+
+static const char energy_help[] =
+    "usage: npusim energy --results DIR --models M[,M...] --versions V[,V...]\n"
+    "                     [--workload W] [--pg S[,S...]] [--dvfs D] [--configs DIR] [--profile neusim]\n"
+    "\n"
+    "Per-operator energy for every configuration of a sweep's results tree DIR\n"
+    "(npusim sweep --out DIR), once per power-gating strategy. For each\n"
+    "DIR/<model>/<pstr>/<W>-v<V>[_prefill|_decode].json with its .csv it writes\n"
+    "  DIR_<D>/<model>/<pstr>/<W>-v<V>[_phase]_<S>.csv   per-op energies, one per strategy\n"
+    "  DIR_<D>/<model>/<pstr>/<W>-v<V>[_phase].json      the statistics plus energy_stats{S: ...}\n"
+    "(e.g. results/raw -> results/raw_None). A model or version without results is\n"
+    "reported and skipped.\n"
+    "\n"
+    "options:\n"
+    "      --results DIR       the sweep's results tree (required)\n"
+    "      --models LIST       model folder names, e.g. llama3-8b,dlrm-s (required)\n"
+    "      --versions LIST     chip versions, e.g. 4,5p (required)\n"
+    "      --workload W        inference (default) or training\n"
+    "      --pg LIST           power-gating strategies, NoPG first (slowdowns are relative\n"
+    "                          to it); default NoPG,Base,HW,Full,Ideal. Also\n"
+    "                          <base>_vary_PG_delay_<k>, <base>_vary_Vth_<a>_<b> or a JSON file\n"
+    "      --dvfs D            DVFS policy: None (default) or Ideal\n"
+    "      --configs DIR       where strategy files (pg/) are looked up first\n"
+    "      --profile NAME      behaviour profile (neusim)\n"
+    "  -h, --help              this help\n";
+
+#define MAX_LIST 256
+#define MAX_PG 64
+
+struct list {
+    char *item[MAX_LIST];
+    int n;
+    char *buf;
+};
+
+static int split_list(const char *s, struct list *l)
+{
+    l->buf = strdup(s);
+    l->n = 0;
+    if (!l->buf)
+        return -1;
+    for (char *save = NULL, *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (l->n == MAX_LIST)
+            return -1;
+        l->item[l->n++] = tok;
+    }
+    return l->n ? 0 : -1;
+}
+
+struct energy_opts {
+    const char *configs, *results, *workload, *dvfs_str;
+    struct list models, versions, pgs;
+    struct pg_strategy pg[MAX_PG];
+    enum dvfs_policy dvfs;
+    const struct profile *prof;
+    char out_root[4096];     /* RESULTS_<dvfs> */
+    char staging[4096];      /* RESULTS_<dvfs>.tmp.XXXXXX, "" until created */
+};
+
+/* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */
+struct job {
+    char rel[1024];          /* "<model>/<pstr>/<workload>-v<V>[_phase]" */
+};
+
+struct jobs {
+    struct job *j;
+    size_t n, cap;
+};
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int push_job(struct jobs *js, const char *rel, struct npu_err *e)
+{
+    if (js->n == js->cap) {
+        size_t cap = js->cap ? 2 * js->cap : 64;
+        struct job *nj = realloc(js->j, cap * sizeof *nj);
+        if (!nj)
+            return npu_errf(e, "out of memory");
+        js->j = nj;
+        js->cap = cap;
+    }
+    if ((size_t)snprintf(js->j[js->n].rel, sizeof js->j[js->n].rel, "%s", rel) >= sizeof js->j[js->n].rel)
+        return npu_errf(e, "%s: path too long", rel);
+    js->n++;
+    return 0;
+}
+
+/* A statistics stem counts when its JSON exists; its CSV must exist too
+ * (the reference reads both). */
+static int add_if_present(const struct energy_opts *o, const char *rel, struct jobs *js, bool *found,
+                          struct npu_err *e)
+{
+    char json[4200], csv[4200];
+    snprintf(json, sizeof json, "%s/%s.json", o->results, rel);
+    if (!is_file(json))
+        return 0;
+    snprintf(csv, sizeof csv, "%s/%s.csv", o->results, rel);
+    if (!is_file(csv))
+        return npu_errf(e, "%s: the statistics file has no per-op trace %s", json, csv);
+    *found = true;
+    return push_job(js, rel, e);
+}
+
+/* Every configuration folder of one model and version, in name order. */
+static int discover(const struct energy_opts *o, const char *model, const char *version, struct jobs *js,
+                    bool *found, struct npu_err *e)
+{
+    char mdir[4200];
+    snprintf(mdir, sizeof mdir, "%s/%s", o->results, model);
+    *found = false;
+    if (!is_dir(mdir))
+        return 0;
+    struct dirent **ents = NULL;
+    int n = scandir(mdir, &ents, NULL, alphasort);
+    if (n < 0)
+        return npu_errf(e, "%s: cannot list: %s", mdir, strerror(errno));
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = ents[i]->d_name;
+        char sub[4400], base[1024], rel[1100];
+        snprintf(sub, sizeof sub, "%s/%s", mdir, name);
+        if (!rc && name[0] != '.' && is_dir(sub)) {
+            snprintf(base, sizeof base, "%s/%s/%s-v%s", model, name, o->workload, version);
+            /* LLM inference: one statistics file per phase; otherwise one file. */
+            bool phases = false;
+            static const char *const ph[] = { "prefill", "decode" };
+            for (int p = 0; p < 2 && !rc; p++) {
+                snprintf(rel, sizeof rel, "%s_%s", base, ph[p]);
+                rc = add_if_present(o, rel, js, &phases, e);
+            }
+            if (!rc && !phases)
+                rc = add_if_present(o, base, js, found, e);
+            *found = *found || phases;
+        }
+        free(ents[i]);
+    }
+    free(ents);
+    return rc;
+}
+
+/* ---- JSON input with Python's number text ----
+ * cJSON keeps numbers as doubles, which would print 1.0 as 1. Python's
+ * json.load + json.dump keeps ints as ints and prints floats as repr, so
+ * every number is replaced by a raw item holding that text. Numbers appear in
+ * the text in the same order as in a pre-order walk of the parsed tree. */
+
+struct numtok {
+    const char **s;
+    size_t *len;
+    size_t n, cap, next;
+};
+
+static int scan_numbers(const char *p, size_t n, struct numtok *t)
+{
+    for (size_t i = 0; i < n;) {
+        char c = p[i];
+        if (c == '"') {
+            for (i++; i < n && p[i] != '"'; i++)
+                if (p[i] == '\\')
+                    i++;
+            i++;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t j = i;
+            while (j < n && strchr("+-0123456789.eE", p[j]) && p[j] != '\0')
+                j++;
+            if (t->n == t->cap) {
+                size_t cap = t->cap ? 2 * t->cap : 256;
+                const char **ns = realloc(t->s, cap * sizeof *ns);
+                size_t *nl = ns ? realloc(t->len, cap * sizeof *nl) : NULL;
+                if (ns)
+                    t->s = ns;
+                if (!nl)
+                    return -1;
+                t->len = nl;
+                t->cap = cap;
+            }
+            t->s[t->n] = p + i;
+            t->len[t->n++] = j - i;
+            i = j;
+        } else
+            i++;
+    }
+    return 0;
+}
+
+/* Python's text for a JSON number token: ints verbatim, floats as repr. */
+static void py_number_text(const char *s, size_t n, char *out, size_t outlen)
+{
+    char tok[64];
+    snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok ? n : sizeof tok - 1), s);
+    if (strpbrk(tok, ".eE")) {
+        double d = strtod(tok, NULL);
+        if (isinf(d))
+            snprintf(out, outlen, "%s", d > 0 ? "Infinity" : "-Infinity");
+        else
+            py_repr_double(d, out, outlen);
+    } else if (strspn(tok, "-0") == strlen(tok)) {
+        snprintf(out, outlen, "0");   /* int("-0") is 0 */
+    } else {
+        snprintf(out, outlen, "%s", tok);
+    }
+}
+
+static int numbers_to_raw(cJSON *it, struct numtok *t)
+{
+    for (; it; it = it->next) {
+        if (cJSON_IsNumber(it)) {
+            if (t->next >= t->n)
+                return -1;
+            char text[64];
+            py_number_text(t->s[t->next], t->len[t->next], text, sizeof text);
+            t->next++;
+            char *dup = strdup(text);
+            if (!dup)
+                return -1;
+            it->type = cJSON_Raw;
+            it->valuestring = dup;
+        } else if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && numbers_to_raw(it->child, t))
+            return -1;
+    }
+    return 0;
+}
+
+static char *read_file(const char *path, size_t *len, struct npu_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        npu_errf(e, "%s: out of memory", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Reads a statistics JSON object; loads the chip from its sim_config, then
+ * turns every number into its Python text. */
+static cJSON *read_stats(const char *path, struct chip_config *chip, struct npu_err *e)
+{
+    size_t n;
+    char *buf = read_file(path, &n, e);
+    if (!buf)
+        return NULL;
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+    cJSON *sim = j ? cJSON_GetObjectItemCaseSensitive(j, "sim_config") : NULL;
+    struct numtok t = { 0 };
+    if (!j) {
+        int line = 1;
+        for (const char *p = buf; end && p < end; p++)
+            line += *p == '\n';
+        npu_errf(e, "%s:%d: invalid JSON", path, line);
+    } else if (!cJSON_IsObject(j)) {
+        npu_errf(e, "%s: expected a JSON object at the top level", path);
+    } else if (!cJSON_IsObject(sim)) {
+        npu_errf(e, "%s: \"sim_config\": expected the simulation's configuration object", path);
+    } else {
+        chip_config_default(chip);
+        if (fields_from_json(&chip_fields, chip, sim, NULL, e)) {
+            char msg[sizeof e->msg];
+            const char *rest = strncmp(e->msg, "<config>: ", 10) == 0 ? e->msg + 10 : e->msg;
+            snprintf(msg, sizeof msg, "%s: sim_config: %s", path, rest);
+            memcpy(e->msg, msg, sizeof msg);
+        } else if (scan_numbers(buf, n, &t) || numbers_to_raw(j, &t) || t.next != t.n) {
+            npu_errf(e, "%s: cannot keep the number text (out of memory or unexpected number syntax)", path);
+        } else {
+            free(t.s);
+            free(t.len);
+            free(buf);
+            return j;
+        }
+    }
+    free(t.s);
+    free(t.len);
+    free(buf);
+    cJSON_Delete(j);
+    return NULL;
+}
+
+/* ---- energy_stats as the reference's JSON ---- */
+
+/* JSON order of the components (ici before hbm, unlike the CSV). */
+static const struct {
+    int en;
+    const char *name;
+} json_comp[] = {
+    { EN_SA, "sa" }, { EN_VU, "vu" }, { EN_SRAM, "sram" }, { EN_ICI, "ici" }, { EN_HBM, "hbm" },
+    { EN_OTHER, "other" },
+};
+#define NJSON_COMP (sizeof json_comp / sizeof json_comp[0])
+
+/* A float, or NaN as Python's json.dump prints it. */
+static void add_f(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddRawToObject(o, key, "NaN");
+    else
+        json_add_f64(o, key, v);
+}
+
+/* A value the reference leaves as the int 0 when `zero_int`, else a float. */
+static void add_f_or_0(cJSON *o, const char *key, double v, bool zero_int)
+{
+    if (zero_int)
+        json_add_i64(o, key, 0);
+    else
+        add_f(o, key, v);
+}
+
+static cJSON *component_json(const struct energy_component_stats *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    char k[64];
+    json_add_i64(o, "total_exe_time_ns", c->total_exe_time_ns);
+    json_add_i64(o, "sa_time_ns", c->sa_time_ns);
+    json_add_i64(o, "vu_time_ns", c->vu_time_ns);
+    json_add_i64(o, "vmem_time_ns", c->vmem_time_ns);
+    json_add_i64(o, "hbm_time_ns", c->hbm_time_ns);
+    json_add_i64(o, "ici_time_ns", c->ici_time_ns);
+    add_f(o, "sa_temp_util", c->sa_temp_util);
+    add_f(o, "vu_temp_util", c->vu_temp_util);
+    add_f(o, "vmem_temp_util", c->vmem_temp_util);
+    add_f(o, "hbm_temp_util", c->hbm_temp_util);
+    add_f(o, "ici_temp_util", c->ici_temp_util);
+    add_f_or_0(o, "sa_spatial_util", c->sa_spatial_util, c->sa_time_ns <= 0);
+    json_add_i64(o, "flop_count", c->flop_count);
+    json_add_i64(o, "hbm_bytes_accessed", c->hbm_bytes_accessed);
+    json_add_i64(o, "ici_bytes_accessed", c->ici_bytes_accessed);
+    add_f(o, "tflops_per_sec", c->tflops_per_sec);
+    add_f_or_0(o, "flop_per_byte_hbm", c->flop_per_byte_hbm, c->hbm_bytes_accessed <= 0);
+    add_f_or_0(o, "flop_per_byte_ici", c->flop_per_byte_ici, c->ici_bytes_accessed <= 0);
+    add_f(o, "model_flops_util", c->model_flops_util);
+    add_f(o, "hbm_bw_util", c->hbm_bw_util);
+    bool no_sa = c->sa_time_ns <= 0;
+    add_f_or_0(o, "avg_einsum_B", c->avg_einsum_B, no_sa);
+    add_f_or_0(o, "avg_einsum_K", c->avg_einsum_K, no_sa);
+    add_f_or_0(o, "avg_einsum_N", c->avg_einsum_N, no_sa);
+    add_f_or_0(o, "avg_einsum_M", c->avg_einsum_M, no_sa);
+    add_f(o, "avg_vmem_demand_MB", c->avg_vmem_demand_MB);
+    for (int s = 0; s < NUM_SLACK; s++) {
+        snprintf(k, sizeof k, "dvfs_extra_%s_time_ns", slack_names[s]);
+        json_add_i64(o, k, c->dvfs_extra_time_ns[s]);
+    }
+    for (int s = 0; s < NUM_SLACK; s++) {
+        snprintf(k, sizeof k, "dvfs_extra_%s_ratio", slack_names[s]);
+        add_f(o, k, c->dvfs_extra_ratio[s]);
+    }
+    add_f(o, "slowdown", c->slowdown);
+    json_add_i64(o, "num_setpm_vu", c->num_setpm_vu);
+    json_add_i64(o, "num_setpm_sram", c->num_setpm_sram);
+    return o;
+}
+
+static cJSON *energy_stats_json(const struct energy_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char k[64];
+    add_f(o, "total_energy_J", s->total_energy_J);
+    for (size_t i = 0; i < NJSON_COMP; i++) {
+        snprintf(k, sizeof k, "%s_energy_J", json_comp[i].name);
+        add_f(o, k, s->energy_J[json_comp[i].en]);
+    }
+    add_f(o, "total_static_energy_J", s->total_static_energy_J);
+    for (size_t i = 0; i < NJSON_COMP; i++) {
+        snprintf(k, sizeof k, "static_%s_energy_J", json_comp[i].name);
+        add_f(o, k, s->static_energy_J[json_comp[i].en]);
+    }
+    add_f(o, "total_dynamic_energy_J", s->total_dynamic_energy_J);
+    for (size_t i = 0; i < NJSON_COMP; i++) {
+        snprintf(k, sizeof k, "dynamic_%s_energy_J", json_comp[i].name);
+        add_f(o, k, s->dynamic_energy_J[json_comp[i].en]);
+    }
+    add_f(o, "peak_power_W", s->peak_power_W);
+    add_f(o, "avg_power_W", s->avg_power_W);
+    add_f(o, "avg_static_power_W", s->avg_static_power_W);
+    for (size_t i = 0; i < NJSON_COMP; i++) {
+        snprintf(k, sizeof k, "avg_static_%s_power_W", json_comp[i].name);
+        add_f(o, k, s->avg_static_power_W_c[json_comp[i].en]);
+    }
+    add_f(o, "avg_dynamic_power_W", s->avg_dynamic_power_W);
+    for (size_t i = 0; i < NJSON_COMP; i++) {
+        snprintf(k, sizeof k, "avg_dynamic_%s_power_W", json_comp[i].name);
+        add_f(o, k, s->avg_dynamic_power_W_c[json_comp[i].en]);
+    }
+    cJSON_AddItemToObject(o, "component_stats", component_json(&s->comp));
+    return o;
+}
+
+/* Sets o[key] in place when present (Python dict assignment keeps the
+ * position), else appends it. Takes ownership of v. */
+static void set_item(cJSON *o, const char *key, cJSON *v)
+{
+    if (cJSON_GetObjectItemCaseSensitive(o, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, v);
+    else
+        cJSON_AddItemToObject(o, key, v);
+}
+
+/* ---- one statistics file ---- */
+
+static int run_job(const struct energy_opts *o, const struct job *jb, struct npu_err *e)
+{
+    char json_in[4200], csv_in[4200];
+    snprintf(json_in, sizeof json_in, "%s/%s.json", o->results, jb->rel);
+    snprintf(csv_in, sizeof csv_in, "%s/%s.csv", o->results, jb->rel);
+    struct chip_config chip;
+    cJSON *stats = read_stats(json_in, &chip, e);
+    if (!stats)
+        return -1;
+    struct trace base;
+    trace_init(&base);
+    if (trace_read_csv(&base, csv_in, e)) {
+        cJSON_Delete(stats);
+        return -1;
+    }
+    energy_reclassify_reread(&base);
+
+    const int np = o->pgs.n;
+    struct trace *tr = calloc((size_t)np, sizeof *tr);
+    struct output *out = calloc((size_t)np + 1, sizeof *out);
+    struct energy_stats *es = calloc((size_t)np, sizeof *es);
+    cJSON *all = cJSON_CreateObject();
+    int rc = (!tr || !out || !es) ? npu_errf(e, "out of memory") : 0;
+    for (int i = 0; i < np && !rc; i++) {
+        trace_init(&tr[i]);
+        if (trace_append(&tr[i], &base))
+            rc = npu_errf(e, "out of memory");
+        else if (power_energy_pass(&tr[i], &chip, &o->pg[i], o->dvfs, o->prof, e) ||
+                 energy_stats_compute(&tr[i], &chip, &es[i], e)) {
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "%s (strategy %s): %s", csv_in, o->pgs.item[i], e->msg);
+            memcpy(e->msg, msg, sizeof msg);
+            rc = -1;
+        } else {
+            energy_stats_set_slowdown(&es[i], &es[0]);   /* es[0] is NoPG (checked) */
+            set_item(all, o->pgs.item[i], energy_stats_json(&es[i]));
+            snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->pgs.item[i]);
+            out[i].trace = &tr[i];
+            /* TODO(power core): also write the 10 dvfs_extra_* slack columns
+             * (power.md §6, 111 columns) once trace_csv_opts has the option. */
+            out[i].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+        }
+    }
+    if (!rc) {
+        /* sim_config names the outputs' final places (the last strategy's CSV,
+         * as the reference leaves it, and the JSON itself). */
+        char path[4400];
+        cJSON *sim = cJSON_GetObjectItemCaseSensitive(stats, "sim_config");
+        snprintf(path, sizeof path, "%s/%s_%s.csv", o->out_root, jb->rel, o->pgs.item[np - 1]);
+        set_item(sim, "output_file_path", cJSON_CreateString(path));
+        snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
+        set_item(sim, "out_stats_file_path", cJSON_CreateString(path));
+        set_item(stats, "energy_stats", all);
+        all = NULL;
+        snprintf(out[np].path, sizeof out[np].path, "%s/%s.json", o->staging, jb->rel);
+        out[np].text = json_text(stats);
+        char dir[4400];
+        snprintf(dir, sizeof dir, "%s/%s", o->staging, jb->rel);
+        *strrchr(dir, '/') = '\0';
+        rc = make_dirs(dir, e);
+        if (!rc)
+            rc = write_outputs(out, np + 1, e);
+        else
+            free(out[np].text);
+    }
+    for (int i = 0; tr && i < np; i++)
+        trace_free(&tr[i]);
+    free(tr);
+    free(out);
+    free(es);
+    cJSON_Delete(all);
+    cJSON_Delete(stats);
+    trace_free(&base);
+    return rc;
+}
+
+/* ---- staging ---- */
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+static void remove_tree(const char *dir)
+{
+    if (dir[0])
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Moves every output of every job from the staging folder into place. */
+static int commit(const struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+{
+    for (size_t i = 0; i < js->n; i++) {
+        char dir[4400];
+        snprintf(dir, sizeof dir, "%s/%s", o->out_root, js->j[i].rel);
+        *strrchr(dir, '/') = '\0';
+        if (make_dirs(dir, e))
+            return -1;
+        for (int k = 0; k <= o->pgs.n; k++) {
+            char from[4400], to[4400];
+            const char *suffix = k < o->pgs.n ? o->pgs.item[k] : NULL;
+            snprintf(from, sizeof from, "%s/%s%s%s.%s", o->staging, js->j[i].rel, suffix ? "_" : "",
+                     suffix ? suffix : "", suffix ? "csv" : "json");
+            snprintf(to, sizeof to, "%s/%s%s%s.%s", o->out_root, js->j[i].rel, suffix ? "_" : "",
+                     suffix ? suffix : "", suffix ? "csv" : "json");
+            if (rename(from, to))
+                return npu_errf(e, "%s: cannot move into place: %s", to, strerror(errno));
+        }
+    }
+    return 0;
+}
+
+/* ---- command ---- */
+
+enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_WORKLOAD, O_PG, O_DVFS, O_CONFIGS, O_PROFILE };
+
+static int parse_args(int argc, char **argv, struct energy_opts *o)
+{
+    static const struct option longopts[] = {
+        { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, O_MODELS },
+        { "versions", required_argument, 0, O_VERSIONS }, { "workload", required_argument, 0, O_WORKLOAD },
+        { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
+        { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    const char *models = NULL, *versions = NULL, *pgs = "NoPG,Base,HW,Full,Ideal";
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': fputs(energy_help, stdout); return 1;
+        case O_RESULTS: o->results = optarg; break;
+        case O_MODELS: models = optarg; break;
+        case O_VERSIONS: versions = optarg; break;
+        case O_WORKLOAD: o->workload = optarg; break;
+        case O_PG: pgs = optarg; break;
+        case O_DVFS: o->dvfs_str = optarg; break;
+        case O_CONFIGS: o->configs = optarg; break;
+        case O_PROFILE:
+            if (!(o->prof = profile_by_name(optarg)))
+                return usage_error("energy", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
+            break;
+        case ':': return usage_error("energy", "option %s needs a value", argv[optind - 1]);
+        default: return usage_error("energy", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("energy", "unexpected argument \"%s\"", argv[optind]);
+    if (!o->results || !models || !versions)
+        return usage_error("energy", "--results, --models and --versions are required");
+    if (strcmp(o->workload, "inference") && strcmp(o->workload, "training"))
+        return usage_error("energy", "--workload \"%s\": expected inference or training", o->workload);
+    if (split_list(models, &o->models) || split_list(versions, &o->versions) || split_list(pgs, &o->pgs))
+        return usage_error("energy", "--models, --versions and --pg must be non-empty comma-separated lists "
+                                     "(at most %d items)", MAX_LIST);
+    if (o->pgs.n > MAX_PG)
+        return usage_error("energy", "--pg: at most %d strategies", MAX_PG);
+    /* Slowdowns divide by NoPG's time, so NoPG comes first (the reference
+     * fails with a KeyError otherwise, quirk Q22). */
+    if (strcmp(o->pgs.item[0], "NoPG") != 0)
+        return usage_error("energy", "--pg \"%s\": the first strategy must be NoPG (slowdowns are relative to it)",
+                           pgs);
+    struct npu_err e;
+    for (int i = 0; i < o->pgs.n; i++) {
+        for (int k = 0; k < i; k++)
+            if (strcmp(o->pgs.item[k], o->pgs.item[i]) == 0)
+                return usage_error("energy", "--pg: strategy \"%s\" is listed twice", o->pgs.item[i]);
+        if (pg_strategy_lookup(o->pgs.item[i], o->configs, &o->pg[i], &e))
+            return usage_error("energy", "--pg: %s", e.msg);
+    }
+    if (dvfs_policy_parse(o->dvfs_str, &o->dvfs, &e))
+        return usage_error("energy", "--dvfs: %s", e.msg);
+    /* RESULTS/ -> RESULTS_<dvfs>, as the reference renames the results folder. */
+    char res[4096];
+    snprintf(res, sizeof res, "%s", o->results);
+    for (size_t l = strlen(res); l > 1 && res[l - 1] == '/'; l--)
+        res[l - 1] = '\0';
+    const char *last = strrchr(res, '/');
+    last = last ? last + 1 : res;
+    if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
+        return usage_error("energy", "--results \"%s\": name the results folder itself (its name gets the "
+                                     "suffix _%s)", o->results, o->dvfs_str);
+    if ((size_t)snprintf(o->out_root, sizeof o->out_root, "%s_%s", res, o->dvfs_str) >= sizeof o->out_root)
+        return usage_error("energy", "--results: path too long");
+    if (!is_dir(o->results)) {
+        fprintf(stderr, "npusim energy: --results \"%s\": no such folder (run npusim sweep --out %s first)\n",
+                o->results, o->results);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cmd_energy(int argc, char **argv)
+{
+    struct energy_opts *o = calloc(1, sizeof *o);
+    if (!o)
+        return report_error("energy", &(struct npu_err){ "out of memory" });
+    o->workload = "inference";
+    o->dvfs_str = "None";
+    o->prof = &profile_neusim;
+    int rc = parse_args(argc, argv, o);
+    if (rc == 1)
+        rc = 0;
+    else if (rc == 0) {
+        struct jobs js = { 0 };
+        struct npu_err e;
+        for (int mi = 0; !rc && mi < o->models.n; mi++)
+            for (int vi = 0; !rc && vi < o->versions.n; vi++) {
+                bool found;
+                if (discover(o, o->models.item[mi], o->versions.item[vi], &js, &found, &e))
+                    rc = report_error("energy", &e);
+                else if (!found)
+                    fprintf(stderr, "npusim energy: warning: no %s results for %s v%s under %s (skipped)\n",
+                            o->workload, o->models.item[mi], o->versions.item[vi], o->results);
+            }
+        /* Nothing to do is not an error: a sweep may have found no valid
+         * configuration (e.g. training points that all run out of memory). */
+        if (!rc && js.n == 0)
+            fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
+                            "under %s; nothing written\n", o->workload, o->results);
+        if (!rc && js.n > 0) {
+            snprintf(o->staging, sizeof o->staging, "%s.tmp.XXXXXX", o->out_root);
+            if (!mkdtemp(o->staging)) {
+                fprintf(stderr, "npusim energy: %s: cannot create: %s\n", o->staging, strerror(errno));
+                o->staging[0] = '\0';
+                rc = EXIT_USAGE;
+            }
+        }
+        for (size_t i = 0; !rc && i < js.n; i++)
+            if (run_job(o, &js.j[i], &e))
+                rc = report_error("energy", &e);
+        if (!rc && commit(o, &js, &e))
+            rc = report_error("energy", &e);
+        remove_tree(o->staging);
+        if (!rc && js.n > 0)
+            fprintf(stderr, "npusim energy: %zu statistics files x %d strategies written under %s\n", js.n,
+                    o->pgs.n, o->out_root);
+        free(js.j);
+    }
+    free(o->models.buf);
+    free(o->versions.buf);
+    free(o->pgs.buf);
+    free(o);
+    return rc;
+}
