@@ -102,5 +102,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+int cmd_carbon(int argc, char **argv);
+int cmd_slo(int argc, char **argv);
 
 #endif

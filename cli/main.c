@@ -22,6 +22,8 @@ static const struct command commands[] = {
     { "opsgen", cmd_opsgen, "stage 1: model config -> operator trace" },
     { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
     { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },
+    { "carbon", cmd_carbon, "energy results tree -> carbon and energy over a lifetime" },
+    { "slo", cmd_slo, "carbon results tree -> SLO-driven chip/config selection" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
