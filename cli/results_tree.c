@@ -12,8 +12,6 @@
 
 #include "traces/pyfmt.h"
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 int results_list(const char *root, const char *model, const char *version, const char *workload,
                  const char *suffix, struct results_file **out, int *n,
                  void (*warn)(const char *msg), struct npu_err *e)
@@ -40,8 +38,9 @@ int results_list(const char *root, const char *model, const char *version, const
         names[nn++] = strdup(de->d_name);
     }
     closedir(d);
-    /* The reference walks os.listdir order; name order makes ties reproducible. */
-    qsort(names, nn, sizeof *names, cmp_str);
+    /* Folders in readdir order, which is Python's os.listdir order: the
+     * reference breaks ties between equally good configurations by it (first
+     * wins), so the same tree gives the same choice. */
     struct results_file *r = calloc(nn ? nn : 1, sizeof *r);
     int k = 0;
     for (size_t i = 0; i < nn; i++) {

@@ -3,7 +3,7 @@
  * A results tree holds <root>/<model>/<pstr>/<workload>-v<V>[_phase].json
  * (power.md §9). results_list() finds the stats files of one (model, version,
  * workload, phase) as the reference does (one entry per parallelism key,
- * folders in name order); results_load_json() reads a stats file keeping
+ * folders in readdir = os.listdir order, which decides ties); results_load_json() reads a stats file keeping
  * every number's text (as cJSON raw items), so a stage that adds keys writes
  * the rest of the file back byte for byte, ints stay ints and NaN/Infinity
  * survive. The j* helpers read such numbers. */
