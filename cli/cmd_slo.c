@@ -243,6 +243,13 @@ static char *analyse(const struct slo_opts *o, const struct task *t)
     char eff_display[128];
     snprintf(eff_display, sizeof eff_display, "%s%s", training ? "eff_metric_" : "", m.tput);
     bool failed = false;
+    /* Each version's files are read once, for all scales. */
+    struct version_set *sets = calloc((size_t)o->nversions, sizeof *sets);
+    for (int vi = 0; vi < o->nversions && !failed; vi++)
+        if (load_set(o, t->model, o->versions[vi], suffix, &m, &sets[vi], &e)) {
+            fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, t->model);
+            failed = true;
+        }
     for (int si = 0; si < o->nscales && !failed; si++) {
         char sk[32];
         snprintf(sk, sizeof sk, "%lld", (long long)o->scales[si]);
@@ -256,13 +263,7 @@ static char *analyse(const struct slo_opts *o, const struct task *t)
         jnum(slo_item, &slo);
         for (int vi = 0; vi < o->nversions && !failed; vi++) {
             const char *v = o->versions[vi];
-            struct version_set s;
-            if (load_set(o, t->model, v, suffix, &m, &s, &e)) {
-                fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, t->model);
-                failed = true;
-                set_free(&s);
-                break;
-            }
+            struct version_set s = sets[vi];
             double cost = slo_cost_per_chip_hour(v);
             struct slo_choice c;
             int rc = slo_select(s.pts, s.n, training ? 32 : -1, o->max_chips, slo, m.tput_max, cost, &c);
@@ -318,11 +319,13 @@ static char *analyse(const struct slo_opts *o, const struct task *t)
                 jset(r, "optimal_cost_stats_file", stats_file(co, suffix, llm_inf));
             }
             jset(scale, v, r);
-            set_free(&s);
         }
         cJSON_Delete(slo_item);
         jset(root, sk, scale);
     }
+    for (int vi = 0; vi < o->nversions; vi++)
+        set_free(&sets[vi]);
+    free(sets);
     cJSON_Delete(base);
     cJSON_Delete(mult);
     set_free(&ref);
