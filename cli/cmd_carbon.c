@@ -40,7 +40,7 @@ static const char carbon_help[] =
     "      --pg NAME           power-gating strategy whose energy_stats are used (NoPG, Full, ...)\n"
     "      --dvfs NAME         DVFS policy; names the output folder only (default None)\n"
     "      --ci LIST           carbon intensities, kgCO2e/kWh, >= 0 (default 0.1352)\n"
-    "      --util U            duty cycle in [0, 1] (default 0.6)\n"
+    "      --util U            duty cycle in (0, 1] (default 0.6)\n"
     "      --lifetime LIST     lifetimes in whole years, > 0 (default 1)\n"
     "      --configs DIR       accepted for symmetry; chip data come from each file's sim_config\n"
     "      --profile NAME      behaviour profile (neusim)\n"
@@ -399,6 +399,11 @@ int cmd_carbon(int argc, char **argv)
         case 'u':
             if (parse_double(optarg, &o.util) || o.util < 0 || o.util > 1)
                 return usage_error("carbon", "--util \"%s\": expected a duty cycle in [0, 1]", optarg);
+            /* No work over the lifetime: carbon per unit of work is undefined
+             * (the reference divides by zero). */
+            if (o.util == 0)
+                return usage_error("carbon", "--util \"%s\": a duty cycle of 0 does no work, so carbon "
+                                             "and energy per unit of work are undefined", optarg);
             break;
         case 'l': lifes = optarg; break;
         case 'C': break;

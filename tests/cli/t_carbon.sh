@@ -41,6 +41,7 @@ check "slo: unknown model class and a model without results are skipped with a w
 # --- bad inputs: exit 2, a clear message, nothing written ---
 expect_fail "carbon: negative carbon intensity" '--ci "-0.1"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --ci -0.1
 expect_fail "carbon: utilisation above 1" '--util "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 1.5
+expect_fail "carbon: zero duty cycle" 'does no work' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 0
 expect_fail "carbon: zero lifetime" '--lifetime "0"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 0
 expect_fail "carbon: fractional lifetime" '--lifetime "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 1.5
 expect_fail "carbon: missing results folder" 'no such folder' $NPUSIM carbon --results "$T/nope/raw_None" $CARGS --pg NoPG
