@@ -109,5 +109,7 @@ int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
+int cmd_carbon(int argc, char **argv);
+int cmd_slo(int argc, char **argv);
 
 #endif

@@ -1,0 +1,465 @@
+/* cmd_carbon.c — `npusim carbon`: the carbon and energy stage (power.md §8, §10).
+ *
+ * Reads every energy stats file of the requested models and versions under
+ * --results (a raw_<dvfs> tree written by `npusim energy`), and for each carbon
+ * intensity writes the file back with the deployment-level keys added:
+ *   <parent of results>/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/<file>
+ * The chip's power data, PUE and chip count come from the file's sim_config,
+ * as in the reference (so a tree is self-describing). Everything is computed
+ * before anything is written; all files appear together or none. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/pyjson.h"
+#include "cli/results_tree.h"
+#include "power/carbon.h"
+#include "power/slo.h"
+#include "traces/atomic.h"
+#include "traces/pyfmt.h"
+
+static const char carbon_help[] =
+    "usage: npusim carbon --results DIR/raw_<dvfs> --models M[,M...] --versions V[,V...]\n"
+    "                     --pg STRATEGY [--dvfs D] [--workload W] [--ci CI[,CI...]]\n"
+    "                     [--util U] [--lifetime L[,L...]] [--configs DIR] [--profile neusim]\n"
+    "\n"
+    "Adds idle/active/average/peak power, the energy shares and per-lifetime energy,\n"
+    "carbon and efficiency figures (with and without embodied carbon) to every energy\n"
+    "stats file <model>/<pstr>/<workload>-v<V>[_prefill|_decode].json under DIR/raw_<dvfs>,\n"
+    "and writes them to DIR/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/.\n"
+    "\n"
+    "options:\n"
+    "      --results DIR       energy results tree (from npusim energy)\n"
+    "      --models LIST       model names (folders under DIR)\n"
+    "      --versions LIST     chip versions (2,3,4,5e,5p,6e,6p)\n"
+    "      --workload W        inference (default) or training\n"
+    "      --pg NAME           power-gating strategy whose energy_stats are used (NoPG, Full, ...)\n"
+    "      --dvfs NAME         DVFS policy; names the output folder only (default None)\n"
+    "      --ci LIST           carbon intensities, kgCO2e/kWh, >= 0 (default 0.1352)\n"
+    "      --util U            duty cycle in (0, 1] (default 0.6)\n"
+    "      --lifetime LIST     lifetimes in whole years, > 0 (default 1)\n"
+    "      --configs DIR       accepted for symmetry; chip data come from each file's sim_config\n"
+    "      --profile NAME      behaviour profile (neusim)\n"
+    "  -h, --help              this help\n";
+
+#define MAX_ITEMS 64
+
+struct carbon_opts {
+    const char *results, *workload, *pg, *dvfs;
+    char *models[MAX_ITEMS], *versions[MAX_ITEMS];
+    int nmodels, nversions;
+    double ci[MAX_ITEMS];
+    int nci;
+    double util;
+    int64_t life[MAX_ITEMS];
+    int nlife;
+    char *bufs[4];
+};
+
+static int split(char *s, char **out, int max)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == max)
+            return -1;
+        out[n++] = t;
+    }
+    return n;
+}
+
+static int parse_double(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return (end == s || *end || errno || !isfinite(*v)) ? -1 : 0;
+}
+
+/* Every key the stage reads, with the file named in the message. */
+static int need_num(const cJSON *j, const char *path, const char *file, double *v, struct npu_err *e)
+{
+    const cJSON *it = jpath(j, path);
+    if (!it)
+        return npu_errf(e, "%s: field \"%s\" is missing", file, path);
+    if (!jnum(it, v))
+        return npu_errf(e, "%s: field \"%s\": expected a number", file, path);
+    return 0;
+}
+
+static void warn(const char *msg) { fprintf(stderr, "npusim carbon: warning: %s\n", msg); }
+
+/* A copy with plain cJSON numbers, for the config field tables. */
+static cJSON *plain_copy(const cJSON *o)
+{
+    cJSON *c = cJSON_Duplicate(o, 1);
+    for (cJSON *it = c ? c->child : NULL; it; it = it->next) {
+        double v;
+        if (cJSON_IsRaw(it) && jnum(it, &v)) {
+            free(it->valuestring);
+            it->valuestring = NULL;
+            it->type = cJSON_Number | (it->type & cJSON_StringIsConst);
+            cJSON_SetNumberValue(it, v);
+        }
+    }
+    return c;
+}
+
+/* The carbon_and_energy_stats{,_zero_embodied} object for all lifetimes. */
+static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_summary *s, double PUE,
+                             double ci, double embodied, bool zero, const char *unit)
+{
+    cJSON *all = cJSON_CreateObject();
+    char key[128];
+    for (int i = 0; i < o->nlife; i++) {
+        struct carbon_lifetime r;
+        carbon_for_lifetime(s, PUE, ci, o->life[i], zero ? 0 : embodied, &r);
+        cJSON *l = cJSON_CreateObject();
+        snprintf(key, sizeof key, "avg_total_carbon_efficiency_%s_per_kgCO2e", unit);
+        cJSON_AddItemToObject(l, key, jraw_f64(r.carbon_eff));
+        cJSON_AddItemToObject(l, "avg_total_energy_consumption_kWh", jraw_f64(r.total_kWh));
+        cJSON_AddItemToObject(l, "avg_idle_energy_consumption_kWh", jraw_f64(r.idle_kWh));
+        cJSON_AddItemToObject(l, "avg_active_energy_consumption_kWh", jraw_f64(r.active_kWh));
+        cJSON_AddItemToObject(l, "avg_static_energy_consumption_kWh", jraw_f64(r.static_kWh));
+        cJSON_AddItemToObject(l, "avg_dynamic_energy_consumption_kWh", jraw_f64(r.dynamic_kWh));
+        for (int pass = 0; pass < 2; pass++)
+            for (int c = 0; c < CARBON_NCOMP; c++) {
+                snprintf(key, sizeof key, "avg_%s_%s_energy_consumption_kWh", pass ? "dynamic" : "static",
+                         carbon_comp_names[c]);
+                cJSON_AddItemToObject(l, key, jraw_f64(pass ? r.dynamic_c_kWh[c] : r.static_c_kWh[c]));
+            }
+        snprintf(key, sizeof key, "avg_power_efficiency_%s_per_joule", unit);
+        cJSON_AddItemToObject(l, key, jraw_f64(r.power_eff));
+        cJSON_AddItemToObject(l, "avg_embodied_carbon_percentage", jraw_f64(r.embodied_fraction));
+        cJSON_AddItemToObject(l, "avg_total_carbon_kgCO2e", jraw_f64(r.total_kg));
+        /* The reference's zero is the int 0; otherwise a float product. */
+        cJSON_AddItemToObject(l, "embodied_carbon_kgCO2e", zero ? jraw_i64(0) : jraw_f64(r.embodied_kg));
+        char lk[32];
+        snprintf(lk, sizeof lk, "%lld", (long long)o->life[i]);
+        cJSON_AddItemToObject(all, lk, l);
+    }
+    return all;
+}
+
+enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
+
+/* Reads the inputs of §8 from one stats file and adds the carbon keys to j,
+ * once per carbon intensity (texts[i] receives the file for ci[i]). */
+static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j, enum unit_kind unit,
+                        char **texts, struct npu_err *e)
+{
+    const cJSON *sim = jpath(j, "sim_config");
+    if (!cJSON_IsObject(sim))
+        return npu_errf(e, "%s: field \"sim_config\" is missing", file);
+    struct chip_config chip;
+    struct system_config sys;
+    chip_config_default(&chip);
+    system_config_default(&sys);
+    cJSON *plain = plain_copy(sim);
+    int bad = fields_from_json(&chip_fields, &chip, plain, NULL, e) ||
+              fields_from_json(&system_fields, &sys, plain, NULL, e);
+    cJSON_Delete(plain);
+    if (bad) {
+        struct npu_err inner = *e;
+        return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
+    }
+    double chips = 1;
+    const cJSON *nc = jpath(sim, "num_chips");
+    if (nc && (!jnum(nc, &chips) || chips <= 0 || chips != floor(chips)))
+        return npu_errf(e, "%s: field \"sim_config.num_chips\": expected a positive integer", file);
+
+    char base[512];
+    snprintf(base, sizeof base, "energy_stats.%s", o->pg);
+    const cJSON *es_j = jpath(j, base);
+    if (!cJSON_IsObject(es_j)) {
+        char known[512] = "";
+        const cJSON *it;
+        cJSON_ArrayForEach(it, jpath(j, "energy_stats"))
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", known[0] ? ", " : "", it->string);
+        return npu_errf(e, "%s: field \"energy_stats\" has no strategy \"%s\" (has: %s)", file, o->pg,
+                        known[0] ? known : "none");
+    }
+    struct carbon_energy es;
+    char key[600];
+#define NEED(name, dst)                                                                                        \
+    do {                                                                                                       \
+        snprintf(key, sizeof key, "%s.%s", base, name);                                                        \
+        if (need_num(j, key, file, dst, e))                                                                    \
+            return -1;                                                                                         \
+    } while (0)
+    NEED("total_energy_J", &es.total_energy_J);
+    NEED("avg_power_W", &es.avg_power_W);
+    NEED("peak_power_W", &es.peak_power_W);
+    NEED("component_stats.slowdown", &es.slowdown);
+    for (int c = 0; c < CARBON_NCOMP; c++) {
+        char n[64];
+        snprintf(n, sizeof n, "static_%s_energy_J", carbon_comp_names[c]);
+        NEED(n, &es.static_J[c]);
+        snprintf(n, sizeof n, "dynamic_%s_energy_J", carbon_comp_names[c]);
+        NEED(n, &es.dynamic_J[c]);
+    }
+#undef NEED
+    if (es.total_energy_J == 0)
+        return npu_errf(e, "%s: field \"%s.total_energy_J\" is 0: no energy shares", file, base);
+    if (es.slowdown == 0)
+        return npu_errf(e, "%s: field \"%s.component_stats.slowdown\" is 0", file, base);
+
+    double unit_per_sec;
+    const char *uname = unit == UNIT_TOKENS ? "tkn" : unit == UNIT_ITERATIONS ? "iteration" : "req";
+    if (unit == UNIT_ITERATIONS) {
+        double t;
+        if (need_num(j, "total_execution_time_ns", file, &t, e))
+            return -1;
+        if (t == 0)
+            return npu_errf(e, "%s: field \"total_execution_time_ns\" is 0", file);
+        unit_per_sec = 1 / (t / 1e9);
+    } else if (need_num(j, unit == UNIT_TOKENS ? "throughput_tokens_per_sec" : "throughput_requests_per_sec",
+                        file, &unit_per_sec, e))
+        return -1;
+
+    struct carbon_summary s;
+    carbon_summarize(carbon_idle_power_W(&chip, strcmp(o->pg, "NoPG") != 0), (int64_t)chips, &es, o->util,
+                     unit_per_sec, &s);
+    if (s.avg_power_W == 0 || s.goodput * o->util == 0)
+        return npu_errf(e, "%s: average power or goodput x utilisation is 0: no efficiency can be formed", file);
+
+    jset(j, "idle_power_W", jraw_f64(s.idle_power_W));
+    jset(j, "avg_active_power_W", jraw_f64(s.avg_active_power_W));
+    jset(j, "avg_power_W", jraw_f64(s.avg_power_W));
+    jset(j, "peak_power_W", jraw_f64(s.peak_power_W));
+    jset(j, "idle_ratio", jraw_f64(s.idle_ratio));
+    jset(j, "active_ratio", jraw_f64(s.active_ratio));
+    for (int pass = 0; pass < 2; pass++)
+        for (int c = 0; c < CARBON_NCOMP; c++) {
+            snprintf(key, sizeof key, "%s_%s_ratio", pass ? "dynamic" : "static", carbon_comp_names[c]);
+            jset(j, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
+        }
+    double embodied = chip.embodied_carbon_kgCO2 * chips;
+    for (int i = 0; i < o->nci; i++) {
+        jset(j, "carbon_and_energy_stats", lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, false, uname));
+        jset(j, "carbon_and_energy_stats_zero_embodied",
+             lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, true, uname));
+        texts[i] = pyjson_print(j);
+    }
+    return 0;
+}
+
+struct outs {
+    struct output *o;
+    int n, cap;
+};
+
+static struct output *out_add(struct outs *v)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 64;
+        struct output *no = realloc(v->o, (size_t)v->cap * sizeof *no);
+        if (!no)
+            abort();
+        v->o = no;
+    }
+    struct output *p = &v->o[v->n++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+static void outs_free(struct outs *v)
+{
+    for (int i = 0; i < v->n; i++)
+        free(v->o[i].text);
+    free(v->o);
+}
+
+static int run(const struct carbon_opts *o)
+{
+    struct npu_err e;
+    struct stat st;
+    if (stat(o->results, &st) != 0 || !S_ISDIR(st.st_mode))
+        return usage_error("carbon", "--results \"%s\": no such folder", o->results);
+    /* Outputs go beside the raw_<dvfs> folder. */
+    char root[4096];
+    snprintf(root, sizeof root, "%s", o->results);
+    for (size_t l = strlen(root); l > 1 && root[l - 1] == '/'; l--)
+        root[l - 1] = '\0';
+    char *slash = strrchr(root, '/');
+    if (slash)
+        *(slash == root ? slash + 1 : slash) = '\0';
+    else
+        strcpy(root, ".");
+    char util[40];
+    py_repr_double(o->util, util, sizeof util);
+    bool training = !strcmp(o->workload, "training");
+
+    struct outs outs = { NULL, 0, 0 };
+    char **texts = calloc((size_t)o->nci, sizeof *texts);
+    int rc = 0;
+    for (int mi = 0; mi < o->nmodels && !rc; mi++) {
+        const char *model = o->models[mi];
+        bool llm = slo_model_class(model) == SLO_LLM;
+        if (!llm && training) {
+            fprintf(stderr, "npusim carbon: warning: %s: training carbon analysis covers LLMs only; skipped\n",
+                    model);
+            continue;
+        }
+        enum unit_kind unit = llm ? (training ? UNIT_ITERATIONS : UNIT_TOKENS) : UNIT_REQUESTS;
+        const char *phases[2] = { "", NULL };
+        if (llm && !training)
+            phases[0] = "_prefill", phases[1] = "_decode";
+        bool skip = false;
+        for (int vi = 0; vi < o->nversions && !rc && !skip; vi++)
+            for (int ph = 0; ph < 2 && phases[ph] && !rc && !skip; ph++) {
+                struct results_file *files;
+                int nf;
+                if (results_list(o->results, model, o->versions[vi], o->workload, phases[ph], &files, &nf, warn,
+                                 &e)) {
+                    fprintf(stderr, "npusim carbon: warning: %s; model %s skipped\n", e.msg, model);
+                    skip = true;
+                    break;
+                }
+                for (int fi = 0; fi < nf && !rc; fi++) {
+                    cJSON *j = results_load_json(files[fi].path, &e);
+                    if (!j || analyse_file(o, files[fi].path, j, unit, texts, &e))
+                        rc = -1;
+                    cJSON_Delete(j);
+                    for (int i = 0; i < o->nci && !rc; i++) {
+                        char ci[40];
+                        py_repr_double(o->ci[i], ci, sizeof ci);
+                        const char *b = strrchr(files[fi].path, '/') + 1;
+                        struct output *p = out_add(&outs);
+                        snprintf(p->path, sizeof p->path, "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s/%s/%s/%s", root, o->pg,
+                                 o->dvfs, ci, util, model, files[fi].pstr, b);
+                        p->text = texts[i];
+                        texts[i] = NULL;
+                    }
+                }
+                free(files);
+            }
+    }
+    free(texts);
+    if (rc) {
+        outs_free(&outs);
+        return report_error("carbon", &e);
+    }
+    for (int i = 0; i < outs.n; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", outs.o[i].path);
+        *strrchr(dir, '/') = '\0';
+        if (make_dirs(dir, &e)) {
+            outs_free(&outs);
+            return report_error("carbon", &e);
+        }
+    }
+    int n = outs.n;
+    rc = write_outputs(outs.o, outs.n, &e);   /* frees the texts */
+    free(outs.o);
+    if (rc)
+        return report_error("carbon", &e);
+    fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", n, root, o->pg, o->dvfs);
+    return 0;
+}
+
+int cmd_carbon(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "results", required_argument, 0, 'r' }, { "models", required_argument, 0, 'M' },
+        { "versions", required_argument, 0, 'V' }, { "workload", required_argument, 0, 'W' },
+        { "pg", required_argument, 0, 'g' },      { "dvfs", required_argument, 0, 'd' },
+        { "ci", required_argument, 0, 'i' },      { "util", required_argument, 0, 'u' },
+        { "lifetime", required_argument, 0, 'l' }, { "configs", required_argument, 0, 'C' },
+        { "profile", required_argument, 0, 'P' }, { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    struct carbon_opts o;
+    memset(&o, 0, sizeof o);
+    o.workload = "inference";
+    o.dvfs = "None";
+    o.util = 0.6;
+    o.ci[0] = 0.1352, o.nci = 1;
+    o.life[0] = 1, o.nlife = 1;
+    const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL;
+    int c, rc = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r': o.results = optarg; break;
+        case 'M': models = optarg; break;
+        case 'V': versions = optarg; break;
+        case 'W':
+            if (strcmp(optarg, "inference") && strcmp(optarg, "training"))
+                return usage_error("carbon", "--workload \"%s\": expected inference or training", optarg);
+            o.workload = optarg;
+            break;
+        case 'g': o.pg = optarg; break;
+        case 'd': o.dvfs = optarg; break;
+        case 'i': cis = optarg; break;
+        case 'u':
+            if (parse_double(optarg, &o.util) || o.util < 0 || o.util > 1)
+                return usage_error("carbon", "--util \"%s\": expected a duty cycle in [0, 1]", optarg);
+            /* No work over the lifetime: carbon per unit of work is undefined
+             * (the reference divides by zero). */
+            if (o.util == 0)
+                return usage_error("carbon", "--util \"%s\": a duty cycle of 0 does no work, so carbon "
+                                             "and energy per unit of work are undefined", optarg);
+            break;
+        case 'l': lifes = optarg; break;
+        case 'C': break;
+        case 'P':
+            if (!profile_by_name(optarg))
+                return usage_error("carbon", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());
+            break;
+        case 'h': fputs(carbon_help, stdout); return 0;
+        default: return usage_error("carbon", "unknown option \"%s\"", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("carbon", "unexpected argument \"%s\"", argv[optind]);
+    if (!o.results || !models || !versions || !o.pg)
+        return usage_error("carbon", "--results, --models, --versions and --pg are required");
+    if (!o.pg[0] || strchr(o.pg, '/') || !o.dvfs[0] || strchr(o.dvfs, '/'))
+        return usage_error("carbon", "--pg / --dvfs: expected a strategy / policy name");
+    o.bufs[0] = strdup(models), o.bufs[1] = strdup(versions);
+    o.nmodels = split(o.bufs[0], o.models, MAX_ITEMS);
+    o.nversions = split(o.bufs[1], o.versions, MAX_ITEMS);
+    if (o.nmodels <= 0 || o.nversions <= 0)
+        rc = usage_error("carbon", "--models / --versions: expected a comma list of at most %d names", MAX_ITEMS);
+    if (!rc && cis) {
+        char *item[MAX_ITEMS];
+        o.bufs[2] = strdup(cis);
+        o.nci = split(o.bufs[2], item, MAX_ITEMS);
+        if (o.nci <= 0)
+            rc = usage_error("carbon", "--ci \"%s\": expected a comma list of carbon intensities", cis);
+        for (int i = 0; i < o.nci && !rc; i++)
+            if (parse_double(item[i], &o.ci[i]) || o.ci[i] < 0)
+                rc = usage_error("carbon", "--ci \"%s\": expected a carbon intensity >= 0 (kgCO2e/kWh)", item[i]);
+    }
+    if (!rc && lifes) {
+        char *item[MAX_ITEMS];
+        o.bufs[3] = strdup(lifes);
+        int n = split(o.bufs[3], item, MAX_ITEMS);
+        if (n <= 0)
+            rc = usage_error("carbon", "--lifetime \"%s\": expected a comma list of years", lifes);
+        o.nlife = 0;
+        for (int i = 0; i < n && !rc; i++) {
+            char *end;
+            long long v = strtoll(item[i], &end, 10);
+            if (*end || end == item[i] || v <= 0) {
+                rc = usage_error("carbon", "--lifetime \"%s\": expected a positive whole number of years", item[i]);
+                break;
+            }
+            bool dup = false;   /* a repeated lifetime is one key, as in a Python dict */
+            for (int k = 0; k < o.nlife; k++)
+                dup |= o.life[k] == v;
+            if (!dup)
+                o.life[o.nlife++] = v;
+        }
+    }
+    if (!rc)
+        rc = run(&o) ? EXIT_USAGE : 0;
+    for (int i = 0; i < 4; i++)
+        free(o.bufs[i]);
+    return rc;
+}

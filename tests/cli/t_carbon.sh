@@ -1,0 +1,64 @@
+# carbon / slo CLI tests (sourced by tests/cli/run.sh: uses NPUSIM, T, check,
+# expect_fail, no_files). tests/golden/carbon holds a gzip subset of the
+# reference: energy stats (raw_None), NeuSim's carbon outputs for them
+# (carbon_NoPG, two carbon_Full files) and the SLO analysis of that subset
+# (whose scale-1 entries equal NeuSim's full-tree ones). Each expected file
+# must be reproduced byte for byte; SLO stats-file paths are compared from
+# the tree's top folder on (NeuSim writes them absolute).
+CG=tests/golden/carbon
+CT="$T/ctree"
+NPA=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")   # for runs inside $CT
+(cd "$CG" && find raw_None -name '*.gz') | while read -r f; do
+    mkdir -p "$CT/$(dirname "$f")" && gzip -dc "$CG/$f" >"$CT/${f%.gz}"
+done
+CARGS="--configs configs --models llama3-8b,dit-xl --versions 4,5p --workload inference --ci 0.0624 --util 0.6 --lifetime 1"
+check "carbon --help" sh -c "$NPUSIM carbon --help | grep -q 'usage: npusim carbon'"
+check "slo --help" sh -c "$NPUSIM slo --help | grep -q 'usage: npusim slo'"
+check "carbon NoPG over the golden subset" $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --dvfs None
+check "carbon Full over the golden subset" $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg Full --dvfs None
+check "slo over the golden carbon tree" sh -c "cd '$CT' && $NPA slo --profile neusim --configs configs \
+  --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_NoPG_None --models llama3-8b --versions 4,5p 2>/dev/null"
+CTP=$(cd "$CT" && pwd -P)
+for ref in $(cd "$CG" && find carbon_* slo_* -name '*.gz' | sort); do
+    rel=${ref%.gz}
+    if [ ! -f "$CT/$rel" ]; then no "golden carbon $rel: not produced"; continue; fi
+    sed "s|\"$CTP/|\"|" "$CT/$rel" >"$CT/$rel.norm"
+    if gzip -dc "$CG/$ref" | cmp -s - "$CT/$rel.norm"; then ok "golden carbon $rel"
+    else no "golden carbon $rel differs"; fi
+done
+# Several intensities and lifetimes: one tree per CI, keys per lifetime.
+check "carbon: two intensities, lifetimes 1,3 (3 years has 3x the energy)" sh -c "
+  $NPUSIM carbon --results '$CT/raw_None' --models dit-xl --versions 5p --pg NoPG --ci 0.1,0.2 --util 1 --lifetime 1,3 2>/dev/null &&
+  f=dit-xl/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p.json &&
+  test -s '$CT/carbon_NoPG/dvfs_None/CI0.1/UTIL1.0/'\$f && test -s '$CT/carbon_NoPG/dvfs_None/CI0.2/UTIL1.0/'\$f &&
+  python3 -c \"import json,sys; d=json.load(open(sys.argv[1]))['carbon_and_energy_stats']; \
+a=d['1']['avg_total_energy_consumption_kWh']; b=d['3']['avg_total_energy_consumption_kWh']; assert abs(b-3*a)<1e-9*b, (a,b)\" \
+  '$CT/carbon_NoPG/dvfs_None/CI0.2/UTIL1.0/'\$f"
+check "slo: unknown model class and a model without results are skipped with a warning" sh -c "
+  cd '$CT' && $NPA slo --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_skip --models resnet,gligen,llama3-8b --versions 5p 2>err &&
+  grep -q 'resnet: unknown model class' err && grep -q 'gligen' err && test -s slo_skip/llama3-8b/inference-decode.json && test ! -e slo_skip/gligen"
+
+# --- bad inputs: exit 2, a clear message, nothing written ---
+expect_fail "carbon: negative carbon intensity" '--ci "-0.1"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --ci -0.1
+expect_fail "carbon: utilisation above 1" '--util "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 1.5
+expect_fail "carbon: zero duty cycle" 'does no work' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 0
+expect_fail "carbon: zero lifetime" '--lifetime "0"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 0
+expect_fail "carbon: fractional lifetime" '--lifetime "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 1.5
+expect_fail "carbon: missing results folder" 'no such folder' $NPUSIM carbon --results "$T/nope/raw_None" $CARGS --pg NoPG
+expect_fail "carbon: --pg is required" 'required' $NPUSIM carbon --results "$CT/raw_None" $CARGS
+expect_fail "slo: missing results folder" 'no such folder' $NPUSIM slo --results "$T/nope" --out "$T/so" --models llama3-8b --versions 5p
+no_files "slo: missing results folder leaves no output" "$T/so"
+CB="$T/cbad"
+mkdir -p "$CB" && cp -R "$CT/raw_None" "$CB/"
+expect_fail "carbon: unknown strategy names the file" 'has no strategy "Turbo"' \
+  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg Turbo
+no_files "carbon: unknown strategy leaves no output" "$CB/carbon_Turbo"
+bad=$CB/raw_None/llama3-8b/dp1-tp4-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json
+sed -i 's/"total_energy_J"/"total_energy_X"/' "$bad"
+expect_fail "carbon: missing field names file and field" 'inference-v5p_decode.json: field "energy_stats.NoPG.total_energy_J" is missing' \
+  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+no_files "carbon: a bad file leaves no output at all" "$CB/carbon_NoPG"
+printf '{ "sim_config": \n' >"$bad"
+expect_fail "carbon: invalid JSON names the file" 'inference-v5p_decode.json:2: invalid JSON' \
+  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+no_files "carbon: invalid JSON leaves no output" "$CB/carbon_NoPG"
