@@ -16,6 +16,7 @@
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
 #include "cli/family.h"
+#include "power/carbon.h"
 #include "power/energy.h"
 #include "power/fleet.h"
 #include "power/pg.h"
@@ -217,7 +218,7 @@ static int evaluate(const char *configs, const struct profile *prof, struct depl
     if (fam->adjust)
         fam->adjust(&base);
     int64_t gbs = d->batch ? d->batch : base.model.global_batch_size;
-    d->idle_W = chip_idle_power_W(&base.chip, strcmp(pg.name, "NoPG") != 0) * (double)d->num_chips;
+    d->idle_W = carbon_idle_power_W(&base.chip, strcmp(pg.name, "NoPG") != 0) * (double)d->num_chips;
     d->embodied_kg = base.chip.embodied_carbon_kgCO2;
     struct parallel_cfg *cands = NULL;
     size_t n = 0;

@@ -22,10 +22,10 @@ static const struct command commands[] = {
     { "opsgen", cmd_opsgen, "stage 1: model config -> operator trace" },
     { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
     { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },
-    { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
     { "energy", cmd_energy, "energy per power-gating strategy over a sweep's results tree" },
     { "carbon", cmd_carbon, "energy results tree -> carbon and energy over a lifetime" },
     { "slo", cmd_slo, "carbon results tree -> SLO-driven chip/config selection" },
+    { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -24,12 +24,3 @@ void fleet_estimate(const struct fleet_in *in, struct fleet_out *out)
                           in->lifetime_years;
     out->total_tCO2e = out->operational_tCO2e + out->embodied_tCO2e;
 }
-
-double chip_idle_power_W(const struct chip_config *c, bool power_gated)
-{
-    double hbm = c->static_power_hbm_mc_W + c->static_power_hbm_phy_W;
-    if (power_gated)
-        return hbm * 0.0897 + c->static_power_other_W;
-    return c->static_power_W_per_sa * (double)c->num_sa + c->static_power_W_per_vu * (double)c->num_vu +
-           c->static_power_vmem_W + c->static_power_ici_W + hbm + c->static_power_other_W;
-}

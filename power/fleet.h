@@ -44,9 +44,4 @@ struct fleet_out {
 
 void fleet_estimate(const struct fleet_in *in, struct fleet_out *out);
 
-/* Idle power of one chip: the single-counted static power sum; with power
- * gating the reference keeps only HBM refresh (8.97 % of HBM static) and the
- * ungated "other" logic (power.md §8). */
-double chip_idle_power_W(const struct chip_config *c, bool power_gated);
-
 #endif

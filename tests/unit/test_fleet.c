@@ -2,6 +2,7 @@
  * hand-derived values, and the idle power of power.md §8. */
 #include "testutil.h"
 
+#include "power/carbon.h"
 #include "power/fleet.h"
 
 static void test_idle_power(void **state)
@@ -11,9 +12,9 @@ static void test_idle_power(void **state)
     test_chip("tpuv5p", &c);
     /* 1.35868996*8 + 0.475076728*6 + 24.21353615 + 6.114104803 + 10.264041296
      * + 15.396061944 + 44.82811018 = 114.53575... (power.md §8: 114.536 W) */
-    assert_true(fabs(chip_idle_power_W(&c, false) - 114.5357) < 1e-3);
+    assert_true(fabs(carbon_idle_power_W(&c, false) - 114.5357) < 1e-3);
     /* gated: (10.264041296 + 15.396061944) * 0.0897 + 44.82811018 = 47.1298 */
-    assert_true(fabs(chip_idle_power_W(&c, true) - 47.1298) < 1e-3);
+    assert_true(fabs(carbon_idle_power_W(&c, true) - 47.1298) < 1e-3);
 }
 
 static void test_estimate_by_load(void **state)
