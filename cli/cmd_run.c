@@ -117,7 +117,7 @@ static const char opsgen_help[] =
 
 static int write_stream(const char *cmd, const struct trace *t, const char *path)
 {
-    struct trace_csv_opts o = { PHASE_NONE, true };
+    struct trace_csv_opts o = { PHASE_NONE, true, false };
     struct npu_err e;
     if (trace_write_csv(t, path ? path : "-", &o, &e))
         return report_error(cmd, &e);
