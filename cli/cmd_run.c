@@ -10,11 +10,23 @@
 #include "cli/family.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
+#include "power/pg.h"
 #include "traces/trace_csv.h"
+
+#define PG_HELP                                                                                   \
+    "      --pg STRATEGY       power-gating strategy instead of the default pass: NoPG, Base,\n"   \
+    "                          HW, Full, Ideal, ideal_inst_component, ideal_op_component,\n"     \
+    "                          <Base|HW|Full>_vary_PG_delay_<k>, <Base|HW|Full>_vary_Vth_<a>_<b>\n" \
+    "                          or a strategy JSON file (docs/power-gating.md); named ones\n"      \
+    "                          are read from DIR/pg/ with --configs DIR, else built in\n"         \
+    "      --dvfs POLICY       DVFS policy: None (default) or Ideal (table powers)\n"             \
+    "                          With --pg or --dvfs the pass is the reference's energy stage:\n"   \
+    "                          op types re-derived from the times, 10 slack columns added.\n"
 
 static const char run_help[] =
     "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
     "                  [--workload inference|training] [--out DIR] [--profile neusim] [--no-energy]\n"
+    "                  [--pg STRATEGY] [--dvfs POLICY]\n"
     "\n"
     "Simulates one configuration: generates the operators (opsgen), times them on the\n"
     "chip (chipsim) and applies the default energy pass (power: no power gating, no\n"
@@ -24,16 +36,18 @@ static const char run_help[] =
     "\n"
     "options:\n" COMMON_HELP
     "  -o, --out DIR           output folder (default ./out)\n"
-    "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n";
+    "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n"
+    PG_HELP;
 
-/* Parses the shared options plus -o/--out, -i/--in and --no-energy. */
+/* Parses the shared options plus -o/--out, -i/--in, --no-energy, --pg, --dvfs. */
 struct stage_args {
     struct common_opts co;
     const char *out, *in, *outdir, *name;
+    const char *pg, *dvfs;       /* NULL: the default pass */
     bool no_energy;
 };
 
-enum { OPT_NO_ENERGY = 1000, OPT_NAME };
+enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS };
 
 static int parse(const char *cmd, const char *help, int argc, char **argv, struct stage_args *a,
                  const char *shortopts)
@@ -42,7 +56,8 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         COMMON_LONGOPTS,
         { "out", required_argument, 0, 'o' }, { "in", required_argument, 0, 'i' },
         { "out-dir", required_argument, 0, 'd' }, { "name", required_argument, 0, OPT_NAME },
-        { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { 0, 0, 0, 0 },
+        { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { "pg", required_argument, 0, OPT_PG },
+        { "dvfs", required_argument, 0, OPT_DVFS }, { 0, 0, 0, 0 },
     };
     memset(a, 0, sizeof *a);
     common_opts_init(&a->co);
@@ -63,13 +78,33 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         case 'd': a->outdir = optarg; break;
         case OPT_NAME: a->name = optarg; break;
         case OPT_NO_ENERGY: a->no_energy = true; break;
+        case OPT_PG: case OPT_DVFS:
+            if (strcmp(cmd, "run") && strcmp(cmd, "power"))
+                return usage_error(cmd, "unknown option --%s", ch == OPT_PG ? "pg" : "dvfs");
+            *(ch == OPT_PG ? &a->pg : &a->dvfs) = optarg;
+            break;
         case ':': return usage_error(cmd, "option %s needs a value", argv[optind - 1]);
         default: return usage_error(cmd, "unknown option %s", argv[optind - 1]);
         }
     }
     if (optind < argc)
         return usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+    if (a->no_energy && (a->pg || a->dvfs))
+        return usage_error(cmd, "--no-energy and --pg/--dvfs exclude each other");
     return 0;
+}
+
+/* --pg/--dvfs: the energy stage's pass (power.md §7) on the timed trace. */
+static int strategy_pass(const struct stage_args *a, const struct chip_config *chip, struct trace *t,
+                         struct npu_err *e)
+{
+    struct pg_strategy pg;
+    enum dvfs_policy p;
+    if (pg_strategy_lookup(a->pg ? a->pg : "NoPG", a->co.configs, &pg, e) ||
+        dvfs_policy_parse(a->dvfs ? a->dvfs : "None", &p, e))
+        return -1;
+    power_reclassify_ops(t);
+    return power_energy_pass(t, chip, &pg, p, a->co.prof, e);
 }
 
 #define PARSE(cmd, help, shortopts)                                   \
@@ -91,7 +126,9 @@ int cmd_run(int argc, char **argv)
     char base[600];
     const char *dir = a.out ? a.out : "out";
     snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
-    int rc = pipeline_run(fam, &c, a.co.prof, !a.no_energy, &t, &e) ||
+    bool custom = a.pg || a.dvfs;
+    int rc = pipeline_run(fam, &c, a.co.prof, !a.no_energy && !custom, &t, &e) ||
+             (custom && strategy_pass(&a, &c.chip, &t, &e)) ||
              fam->write(&c, a.co.prof, &t, dir, base, false, &e);
     if (rc)
         report_error("run", &e);
@@ -117,7 +154,7 @@ static const char opsgen_help[] =
 
 static int write_stream(const char *cmd, const struct trace *t, const char *path)
 {
-    struct trace_csv_opts o = { PHASE_NONE, true };
+    struct trace_csv_opts o = { PHASE_NONE, true, false };
     struct npu_err e;
     if (trace_write_csv(t, path ? path : "-", &o, &e))
         return report_error(cmd, &e);
@@ -185,7 +222,7 @@ int cmd_chipsim(int argc, char **argv)
 }
 
 static const char power_help[] =
-    "usage: npusim power [-c CHIP] [-i TRACE] [-o TRACE]\n"
+    "usage: npusim power [-c CHIP] [-i TRACE] [-o TRACE] [--pg STRATEGY] [--dvfs POLICY]\n"
     "       npusim power [-m MODEL] [-c CHIP] [-i TRACE] --out-dir DIR [--name BASE]\n"
     "\n"
     "Applies the default energy pass (no power gating, no DVFS) to a timed trace:\n"
@@ -200,7 +237,8 @@ static const char power_help[] =
     "  -i, --in TRACE          input trace (default -)\n"
     "  -o, --out TRACE         output trace (default -)\n"
     "  -d, --out-dir DIR       write per-phase CSVs and statistics JSON into DIR\n"
-    "      --name BASE         base name of the files in DIR\n";
+    "      --name BASE         base name of the files in DIR\n"
+    PG_HELP;
 
 int cmd_power(int argc, char **argv)
 {
@@ -213,7 +251,8 @@ int cmd_power(int argc, char **argv)
     trace_init(&t);
     struct npu_err e;
     int rc = read_stream("power", &t, a.in);
-    if (!rc && power_default_pass(&t, &c.chip, a.co.prof, &e))
+    if (!rc && ((a.pg || a.dvfs) ? strategy_pass(&a, &c.chip, &t, &e)
+                                  : power_default_pass(&t, &c.chip, a.co.prof, &e)))
         rc = report_error("power", &e);
     if (!rc && a.outdir) {
         char base[600];

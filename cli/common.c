@@ -194,12 +194,12 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     if (combined) {
         snprintf(p[n].path, sizeof p[n].path, "%s/%s.csv", dir, base);
         p[n].trace = t;
-        p[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+        p[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     }
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.csv", dir, base, phase_name(ph));
         p[n].trace = t;
-        p[n++].opts = (struct trace_csv_opts){ (enum phase)ph, false };
+        p[n++].opts = (struct trace_csv_opts){ (enum phase)ph, false, false };
     }
     cJSON *sim = config_dump(c);
     const cJSON *it;

@@ -53,7 +53,7 @@ int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_
     memset(o, 0, sizeof o);
     snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
     o[0].trace = t;
-    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
     o[1].text = pyjson_print(j);
     cJSON_Delete(j);

@@ -201,7 +201,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
 
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.csv", dir, base);
     o[n].trace = &v[sg].t;
-    o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+    o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     cJSON *j = stats_json(c, &v[sg], true, energy, sim);
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.json", dir, base);
     o[n++].text = json_text(j);
@@ -211,7 +211,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     for (int64_t i = 0; i < nc; i++) {
         snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.csv", dir, base, (long long)i);
         o[n].trace = &v[i].t;
-        o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+        o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
         j = stats_json(c, &v[i], false, energy, sim);
         snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.json", dir, base, (long long)i);
         o[n++].text = json_text(j);

@@ -105,7 +105,7 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     memset(o, 0, sizeof o);
     snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
     o[0].trace = t;
-    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
     o[1].text = json_text(j);
     cJSON_Delete(j);

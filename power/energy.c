@@ -1,141 +1,553 @@
-/* energy.c — the default per-op energy pass (power.md §3, chipsim.md §8).
+/* energy.c — the per-operator energy pass (power.md §3, chipsim.md §8).
  *
- * Strategy NoPG, DVFS policy None, table powers off: every component gets the
- * plan {V 0.7, f 1.7 GHz, scaling 0}; component times are rescaled by
- * f_chip/1.7 (Q2), the regulator efficiency comes from the fixed table, the
- * execution time and Bounded-by are recomputed, and the 12 energy terms are
- * filled (SA/VU powers counted num_sa/num_vu times twice, Q19), each
- * component's terms inflated by 100/efficiency. Evaluation order follows the
- * reference so energies match to the last bit. */
+ * For one op, in the reference's order: DVFS plan per component (§3.2),
+ * time scaling (§3.3), regulator efficiency and the new execution time
+ * (§3.4), dynamic energy (§3.7), static energy with power gating for SA, VU,
+ * Vmem, ICI, HBM, other (§3.8; each may stretch its own component time, the
+ * execution time stays frozen until the end, Q15), regulator losses (§3.9),
+ * final execution time and Bounded-by (§3.10), slack columns (§6).
+ *
+ * Main data structure: struct ctx, the op's working state (component times
+ * indexed by COMP_*, plan, efficiencies, powers, utilisations) so that each
+ * step is one small function. Every floating-point expression keeps the
+ * reference's evaluation order, so energies match to the last bit; Python's
+ * int/int true division is py_div. The reference's crash cases (division by
+ * zero, failed assertions, NotImplementedError) are errors naming the op. */
 #include "power/energy.h"
-
-#include "chipsim/cs_internal.h" /* py_div */
 
 #include <math.h>
 #include <string.h>
 
-#define PLAN_V 0.7
-#define PLAN_F 1.7
+#include "chipsim/cs_internal.h" /* py_div */
+#include "power/dvfs_tables.h"
+#include "power/pg.h"
 
-/* T-EFF-FIXED (V 0.7, scaling time 0): first row with activity >= a. */
-static double fixed_efficiency(double a)
-{
-    static const double act[] = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
-    static const double eff[] = {67.0, 85.0, 86.0, 86.5, 87.0, 87.5, 88.0, 88.5, 89.0, 89.5, 90.0};
-    for (size_t i = 0; i < sizeof act / sizeof act[0]; i++)
-        if (act[i] >= a)
-            return eff[i];
-    return eff[sizeof eff / sizeof eff[0] - 1]; /* a <= 1 always (min'ed) */
-}
+struct plan {
+    double V, f;
+    int64_t scaling_ns;
+};
+
+struct ctx {
+    struct op *op;
+    size_t index;
+    const struct chip_config *ch;
+    const struct pg_strategy *pg;
+    const struct profile *prof;
+    enum dvfs_policy policy;
+    bool tables;                 /* enable_dvfs: powers from the DVFS tables */
+    double f0;
+    int64_t t[NUM_COMP];         /* component times: sa, vu, vmem, hbm (mem), ici */
+    int64_t exe;
+    struct plan plan[NUM_COMP];
+    double eff[NUM_COMP];
+    double pd[NUM_COMP], ps[NUM_COMP]; /* dynamic / static power as §3.5 gives them */
+    struct npu_err *e;
+};
 
 static double min1(double x) { return x < 1.0 ? x : 1.0; }
+static int64_t ceil_i(double x) { return (int64_t)ceil(x); }
+static double ns_of_cycles(double cycles, double f0) { return cycles / f0; }
 
-/* Python int/int true division for the non-negative values seen here. */
-static double idiv(int64_t a, int64_t b) { return py_div(a, b); }
-
-static int64_t rescale(int64_t t, double f_chip, double f_plan)
+static int op_fail(const struct ctx *c, const char *msg)
 {
-    return t > 0 ? (int64_t)ceil((double)t * f_chip / f_plan) : t;
+    return npu_errf(c->e, "op %zu \"%s\" (strategy %s, DVFS %s): %s", c->index, c->op->name, c->pg->name,
+                    dvfs_policy_name(c->policy), msg);
 }
 
-static int op_energy(struct op *op, size_t index, const struct chip_config *ch, const struct profile *prof,
-                     struct npu_err *e)
+/* ---- §3.2 DVFS plan ---------------------------------------------------- */
+
+/* Use all slack: f = f0 / (1 + ratio), clamped to [0.05, f0]. */
+static double slowdown_freq(double ratio, double f0)
 {
-    const double f0 = ch->freq_GHz;
+    if (ratio <= 0)
+        return f0;
+    double f = f0 / (1.0 + ratio);
+    return f < 0.05 ? 0.05 : f > f0 ? f0 : f;
+}
+
+static void plan_none(struct ctx *c)
+{
     /* Q2: the "no DVFS" plan hard-codes 1.7 GHz; corrected: the chip clock. */
-    const double fp = prof->rescale_time_to_1_7GHz ? PLAN_F : f0;
-    if (op->exe_ns <= 0)
-        return npu_errf(e, "op %zu \"%s\": exe_ns: expected a positive execution time for the energy pass, got %lld",
-                        index, op->name, (long long)op->exe_ns);
-    const int64_t exe_old = op->exe_ns;
+    double f = c->prof->rescale_time_to_1_7GHz ? 1.7 : c->f0;
+    for (int k = 0; k < NUM_COMP; k++)
+        c->plan[k] = (struct plan){0.7, f, 0};
+}
 
-    int64_t sa = rescale(op->sa_ns, f0, fp), vu = rescale(op->vu_ns, f0, fp);
-    int64_t vm = rescale(op->vmem_ns, f0, fp), ici = rescale(op->ici_ns, f0, fp);
-    int64_t mem = rescale(op->mem_ns, f0, fp);
-
-    double eff[NUM_COMP];
-    eff[COMP_SA] = fixed_efficiency(min1(op->flops_util));
-    eff[COMP_VU] = fixed_efficiency(min1(op->flops_util));
-    eff[COMP_HBM] = fixed_efficiency(min1(idiv(mem, exe_old)));
-    eff[COMP_ICI] = fixed_efficiency(min1(idiv(ici, exe_old)));
-    eff[COMP_SRAM] = fixed_efficiency(min1(idiv(vm, exe_old)));
-
-    int64_t exe = sa;
-    enum bounded_by bb = BOUND_COMPUTE;
-    const int64_t ts[] = {vu, vm, mem, ici};
-    const enum bounded_by lb[] = {BOUND_COMPUTE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI};
-    for (int i = 0; i < 4; i++)
-        if (ts[i] > exe)
-            exe = ts[i], bb = lb[i];
-
-    const int64_t F = op->flops;
-    double u_sa = 0.0, u_vu = 0.0;
-    if (sa > 0)
-        u_sa = min1((idiv(F, sa) * 1e9) / ((double)(2 * ch->sa_dim * ch->sa_dim) * (PLAN_F * 1e9) * (double)ch->num_sa));
-    const double vu_peak = (double)1024 * (PLAN_F * 1e9) * (double)ch->num_vu;
-    if (op->type == OP_MXU) {
-        if (vu <= 0)
-            return npu_errf(e, "op %zu \"%s\": vu_ns: expected a positive VPU time for an MXU op in the energy "
-                            "pass, got %lld", index, op->name, (long long)vu);
-        u_vu = min1((idiv(F, 8) / (double)vu * 1e9) / vu_peak);
-    } else if (vu > 0) {
-        u_vu = min1((idiv(F, vu) * 1e9) / vu_peak);
+static void plan_ideal(struct ctx *c)
+{
+    for (int k = 0; k < NUM_COMP; k++) {
+        int64_t t = c->t[k];
+        struct plan *p = &c->plan[k];
+        if (t > 0) {
+            int64_t extra = c->exe - t > 0 ? c->exe - t : 0;
+            p->f = slowdown_freq(py_div(extra, t), c->f0);
+            p->V = dvfs_pick_voltage(k, p->f);
+        } else {
+            /* Unused: minimum V; f 0.05 for the core clocks, 0 for HBM/ICI. */
+            p->f = k == COMP_HBM || k == COMP_ICI ? 0.0 : 0.05;
+            p->V = 0.45;
+        }
+        p->scaling_ns = 200;
     }
+}
 
-    /* Q19: per-unit SA/VU powers are multiplied by the unit count twice. */
-    const bool twice = prof->sa_vu_power_times_units_twice;
-    const double nsa = (double)ch->num_sa, nvu = (double)ch->num_vu;
-    double *d = op->dynamic_J, *s = op->static_J;
-    double pd_sa = ch->dynamic_power_W_per_SA * nsa, pd_vu = ch->dynamic_power_W_per_VU * nvu;
-    d[EN_SA] = (twice ? pd_sa * (double)sa * nsa : pd_sa * (double)sa) / 1e9 * u_sa;
-    d[EN_VU] = (twice ? pd_vu * (double)vu * nvu : pd_vu * (double)vu) / 1e9 * u_vu;
-    d[EN_SRAM] = ch->dynamic_power_vmem_W * (double)vm / 1e9;
-    d[EN_ICI] = (ch->ici_bw_GBps * ch->dynamic_power_ici_W_per_GBps) * (double)ici / 1e9;
-    d[EN_HBM] = (ch->hbm_bw_GBps * ch->dynamic_power_hbm_W_per_GBps) * (double)mem / 1e9;
-    d[EN_OTHER] = ch->dynamic_power_other_W * (double)exe / 1e9;
+/* ---- §3.3 time scaling, §3.4 efficiency and exe ------------------------ */
 
-    double ps_sa = ch->static_power_W_per_sa * nsa, ps_vu = ch->static_power_W_per_vu * nvu;
-    if (twice) {
-        ps_sa *= nsa;
-        ps_vu *= nvu;
+static void scale_times(struct ctx *c)
+{
+    for (int k = 0; k < NUM_COMP; k++)
+        if (c->t[k] > 0 && c->plan[k].f > 0)
+            c->t[k] = ceil_i((double)c->t[k] * c->f0 / c->plan[k].f);
+}
+
+/* max(sa, vu, vmem, ici, mem) and the label of the first equal one in the
+ * order sa, vu, vmem, mem, ici. */
+static int64_t max_time(const struct ctx *c, enum bounded_by *bb)
+{
+    static const int order[] = {COMP_SA, COMP_VU, COMP_SRAM, COMP_HBM, COMP_ICI};
+    static const enum bounded_by label[] = {BOUND_COMPUTE, BOUND_COMPUTE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI};
+    int64_t x = c->t[COMP_SA];
+    *bb = BOUND_COMPUTE;
+    for (int i = 1; i < 5; i++)
+        if (c->t[order[i]] > x)
+            x = c->t[order[i]], *bb = label[i];
+    return x;
+}
+
+static int efficiencies(struct ctx *c)
+{
+    enum bounded_by bb;
+    int64_t exe_new = max_time(c, &bb);
+    /* Q3: activity of HBM/ICI/Vmem over the execution time before scaling. */
+    int64_t base = c->prof->regulator_activity_unscaled_exe ? c->exe : exe_new;
+    if (base <= 0)
+        return op_fail(c, "exe_ns: the scaled execution time is 0 and the regulator activity divides by it");
+    for (int k = 0; k < NUM_COMP; k++) {
+        double a = k == COMP_SA || k == COMP_VU ? min1(c->op->flops_util) : min1(py_div(c->t[k], base));
+        double V = c->plan[k].V != 0.0 ? c->plan[k].V : 0.7;
+        if (dvfs_efficiency(c->policy == DVFS_NONE, c->plan[k].scaling_ns, V, a, &c->eff[k]))
+            return op_fail(c, "no regulator-efficiency row for this voltage, activity and scaling time");
     }
-    s[EN_SA] = ps_sa * (double)exe / 1e9;
-    s[EN_VU] = ps_vu * (double)exe / 1e9;
-    s[EN_SRAM] = ch->static_power_vmem_W * (double)exe / 1e9;
-    s[EN_ICI] = ch->static_power_ici_W * (double)exe / 1e9;
-    s[EN_HBM] = (ch->static_power_hbm_mc_W + ch->static_power_hbm_phy_W) * (double)exe / 1e9;
-    s[EN_OTHER] = ch->static_power_other_W * (double)exe / 1e9;
+    c->exe = exe_new;
+    c->op->bounded_by = bb;
+    return 0;
+}
 
-    static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
-    for (int c = 0; c < NUM_COMP; c++) {
-        double k = 100 / eff[c];
-        s[en_of_comp[c]] *= k;
-        d[en_of_comp[c]] *= k;
-        struct op_dvfs *v = &op->dvfs[c];
-        strcpy(v->policy, "None");
-        v->voltage_V = PLAN_V;
-        v->freq_GHz = fp;
-        v->scaling_time_ns = 0;
-        v->efficiency_pct = eff[c];
+/* ---- §3.5 powers, §3.6 utilisations ------------------------------------ */
+
+static void powers(struct ctx *c)
+{
+    const struct chip_config *ch = c->ch;
+    if (c->tables) {
+        for (int k = 0; k < NUM_COMP; k++)
+            dvfs_table_power(k, c->policy == DVFS_NONE, c->plan[k].V, c->plan[k].f, &c->pd[k], &c->ps[k]);
+        return;
     }
+    c->pd[COMP_SA] = ch->dynamic_power_W_per_SA * (double)ch->num_sa;
+    c->pd[COMP_VU] = ch->dynamic_power_W_per_VU * (double)ch->num_vu;
+    c->pd[COMP_SRAM] = ch->dynamic_power_vmem_W;
+    c->pd[COMP_HBM] = ch->hbm_bw_GBps * ch->dynamic_power_hbm_W_per_GBps;
+    c->pd[COMP_ICI] = ch->ici_bw_GBps * ch->dynamic_power_ici_W_per_GBps;
+    c->ps[COMP_SA] = ch->static_power_W_per_sa * (double)ch->num_sa;
+    c->ps[COMP_VU] = ch->static_power_W_per_vu * (double)ch->num_vu;
+    c->ps[COMP_SRAM] = ch->static_power_vmem_W;
+    c->ps[COMP_HBM] = ch->static_power_hbm_mc_W + ch->static_power_hbm_phy_W;
+    c->ps[COMP_ICI] = ch->static_power_ici_W;
+}
+
+/* SA/VU power per the whole block for energy: the table gives one unit, so
+ * it is multiplied by the unit count; the config value already is the
+ * block, and Q19 multiplies it by the count again. */
+static bool times_units(const struct ctx *c) { return c->tables || c->prof->sa_vu_power_times_units_twice; }
+
+static double plan_freq(const struct ctx *c, int k) { return c->plan[k].f > 0 ? c->plan[k].f : c->f0; }
+
+static double util_sa(const struct ctx *c)
+{
+    int64_t sa = c->t[COMP_SA];
+    if (sa <= 0)
+        return 0;
+    double peak = (double)(2 * c->ch->sa_dim * c->ch->sa_dim) * (plan_freq(c, COMP_SA) * 1e9) * (double)c->ch->num_sa;
+    return min1((py_div(c->op->flops, sa) * 1e9) / peak);
+}
+
+static int util_vu(const struct ctx *c, double *u)
+{
+    int64_t vu = c->t[COMP_VU];
+    double peak = (double)1024 * (plan_freq(c, COMP_VU) * 1e9) * (double)c->ch->num_vu;
+    *u = 0;
+    if (c->op->type == OP_MXU) {
+        if (vu <= 0) /* Q17: the reference divides by the VPU time unguarded */
+            return op_fail(c, "vu_ns: an MXU op needs a positive VPU time (the VPU utilisation divides by it)");
+        *u = min1((py_div(c->op->flops, 8) / (double)vu * 1e9) / peak);
+    } else if (peak > 0 && vu > 0) {
+        *u = min1((py_div(c->op->flops, vu) * 1e9) / peak);
+    }
+    return 0;
+}
+
+/* ---- §3.7 dynamic energy ------------------------------------------------ */
+
+static int dynamic_energy(struct ctx *c)
+{
+    double u_sa = util_sa(c), u_vu;
+    if (util_vu(c, &u_vu))
+        return -1;
+    double *d = c->op->dynamic_J;
+    double nsa = (double)c->ch->num_sa, nvu = (double)c->ch->num_vu;
+    if (times_units(c)) {
+        d[EN_SA] = c->pd[COMP_SA] * (double)c->t[COMP_SA] * nsa / 1e9 * u_sa;
+        d[EN_VU] = c->pd[COMP_VU] * (double)c->t[COMP_VU] * nvu / 1e9 * u_vu;
+    } else {
+        d[EN_SA] = c->pd[COMP_SA] * (double)c->t[COMP_SA] / 1e9 * u_sa;
+        d[EN_VU] = c->pd[COMP_VU] * (double)c->t[COMP_VU] / 1e9 * u_vu;
+    }
+    d[EN_SRAM] = c->pd[COMP_SRAM] * (double)c->t[COMP_SRAM] / 1e9;
+    d[EN_ICI] = c->pd[COMP_ICI] * (double)c->t[COMP_ICI] / 1e9;
+    d[EN_HBM] = c->pd[COMP_HBM] * (double)c->t[COMP_HBM] / 1e9;
+    d[EN_OTHER] = c->ch->dynamic_power_other_W * (double)c->exe / 1e9;
+    return 0;
+}
+
+/* ---- §3.8 static energy with power gating ------------------------------ */
+
+static bool has_tile_stats(const struct op *op) { return op->stats_kind != STATS_BASE; }
+
+static int unsupported(const struct ctx *c, const char *comp, const struct pg_component *g)
+{
+    static const char *const temporal[] = {"?", "INSTRUCTION", "OPERATOR", "APPLICATION"};
+    static const char *const spatial[] = {"?", "fine (PE/ALU/REGISTER_SIZE/LINK)", "PARTITION", "COMPONENT"};
+    char what[160];
+    snprintf(what, sizeof what, "%s power gating with %s temporal and %s spatial granularity is not implemented",
+             comp, temporal[g->temporal], spatial[g->spatial]);
+    return op_fail(c, what);
+}
+
+static int sa_static(struct ctx *c, double *E)
+{
+    const struct pg_component *g = &c->pg->sa;
+    const double f0 = c->f0;
+    double ps = c->ps[COMP_SA];
+    if (times_units(c))
+        ps *= (double)c->ch->num_sa;
+    const double pg = ps * pg_gated_factor(g);
+    const int64_t exe = c->exe;
+    if (!g->enabled) {
+        *E = ps * (double)exe / 1e9;
+        return 0;
+    }
+    int64_t *sa = &c->t[COMP_SA];
+    int64_t I = 0;
+    if (*sa > 0) {
+        /* Worst case: idle intervals spread evenly over the op (Q5: 0 only if exe <= 1). */
+        I = ceil_i((double)(exe - 1) / py_div(*sa, c->ch->sa_dim));
+        if (I == 0) {
+            *E = ps * (double)exe / 1e9;
+            return 0;
+        }
+    }
+    const double u = util_sa(c);
+    const double d = ns_of_cycles(g->delay_cycles, f0);
+    if (*sa > 0 && g->temporal == PG_INSTRUCTION && g->spatial == PG_FINE) {
+        if (!has_tile_stats(c->op)) /* Q18: the reference asserts einsum/FA statistics */
+            return op_fail(c, "num_mxu_ops: PE-level SA power gating needs the tile statistics of an einsum, conv or "
+                              "flash-attention op");
+        const double dpe = ns_of_cycles(g->pe_delay_cycles, f0);
+        int64_t o1 = ceil_i(py_div(*sa, c->ch->sa_dim) * dpe);
+        int64_t o2 = ceil_i((double)c->op->num_sa_ops * dpe);
+        *sa += o1 < o2 ? o1 : o2;
+    } else if (*sa > 0 && g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
+        if ((double)I > 4 * d)
+            *sa += ceil_i((double)ceil_i(d) * py_div(*sa, c->ch->sa_dim));
+    }
+    const int64_t t = *sa, X = exe > t ? exe : t;
+    if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
+        if (t > 0 && (double)I < 2 * d)
+            *E = ps * (double)X / 1e9;
+        else
+            *E = pg * (double)(X - t) / 1e9 + ps * (double)t / 1e9;
+    } else if (g->temporal == PG_INSTRUCTION && g->spatial == PG_FINE) {
+        *E = (pg * (double)t / 1e9 * (1 - u) + pg * (double)(X - t) / 1e9) + ps * (double)t / 1e9 * u;
+    } else if (g->temporal == PG_OPERATOR && g->spatial == PG_COMPONENT) {
+        *E = c->op->type == OP_MXU ? ps * (double)X / 1e9 : 0.0;
+    } else if (g->temporal == PG_OPERATOR && g->spatial == PG_FINE) {
+        *E = ps * (double)X / 1e9 * u;
+    } else {
+        return unsupported(c, "SA", g);
+    }
+    return 0;
+}
+
+/* Python's round() of a positive double: half to even. */
+static int64_t round_half_even(double x) { return (int64_t)nearbyint(x); }
+
+static int vu_static(struct ctx *c, double *E)
+{
+    const struct pg_component *g = &c->pg->vu;
+    const double f0 = c->f0;
+    double ps = c->ps[COMP_VU];
+    if (times_units(c))
+        ps *= (double)c->ch->num_vu;
+    const double pg = ps * pg_gated_factor(g);
+    const int64_t exe = c->exe;
+    if (!g->enabled) {
+        *E = ps * (double)exe / 1e9;
+        return 0;
+    }
+    int64_t *vu = &c->t[COMP_VU];
+    int64_t I = 0;
+    if (*vu > 0) {
+        I = ceil_i(py_div(exe - 1, *vu));
+        if (I == 0) {
+            *E = ps * (double)exe / 1e9;
+            return 0;
+        }
+    }
+    double u;
+    if (util_vu(c, &u))
+        return -1;
+    const double d = ns_of_cycles(g->delay_cycles, f0);
+    /* Q7: the HW idle-detect overhead multiplies the VU time by 1 + ceil(d). */
+    if (g->temporal == PG_INSTRUCTION && g->policy == PG_HW && (double)I > 4 * d)
+        *vu += ceil_i(d) * *vu;
+    const int64_t t = *vu, X = exe > t ? exe : t;
+    if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
+        /* Q6: I = 0 for an idle VU also falls under "interval too short". */
+        bool too_short = (double)I < 2 * d && (t > 0 || c->prof->vu_hw_idle_never_gated);
+        if (g->policy == PG_HW && too_short)
+            *E = ps * (double)X / 1e9;
+        else
+            *E = pg * (double)(X - t) / 1e9 + ps * (double)t / 1e9;
+        if (g->policy == PG_SW) {
+            int64_t n;
+            if (X == t)
+                n = 0;
+            else if (t == 0)
+                n = 1;
+            else {
+                /* Q21: banker's rounding; 32 cycles of break-even written as ns. */
+                int64_t a = round_half_even(py_div(X, I)), b = (X - t) / 32;
+                n = a < b ? a : b;
+            }
+            c->op->num_setpm[COMP_VU] = n;
+        }
+    } else if (g->temporal == PG_INSTRUCTION && g->spatial == PG_FINE) {
+        *E = (pg * (double)t / 1e9 * (1 - u) + pg * (double)(X - t) / 1e9) + ps * (double)t / 1e9 * u;
+    } else if (g->temporal == PG_OPERATOR && g->spatial == PG_COMPONENT) {
+        *E = t > 0 ? ps * (double)X / 1e9 : 0.0;
+    } else if (g->temporal == PG_OPERATOR && g->spatial == PG_FINE) {
+        *E = ps * (double)X / 1e9 * u;
+    } else {
+        return unsupported(c, "VU", g);
+    }
+    return 0;
+}
+
+static int vmem_static(struct ctx *c, double *E)
+{
+    const struct pg_component *g = &c->pg->vmem;
+    const double ps = c->ps[COMP_SRAM], pg = ps * pg_gated_factor(g);
+    const int64_t exe = c->exe;
+    if (!g->enabled) {
+        *E = ps * (double)exe / 1e9;
+        return 0;
+    }
+    const int64_t gran = g->spatial == PG_FINE ? 4096 : g->partition_size_bytes;
+    const int64_t vb = c->ch->vmem_size_MB * 1024 * 1024;
+    double util;
+    if (c->op->type == OP_MXU) {
+        if (!has_tile_stats(c->op)) /* Q18 */
+            return op_fail(c, "max_vmem_demand_bytes: Vmem power gating of an MXU op needs the tile statistics of an "
+                              "einsum, conv or flash-attention op");
+        util = min1(py_div(c->op->max_vmem_demand_bytes, vb));
+    } else {
+        util = py_div(4, c->ch->vmem_size_MB); /* Q10: a fixed 4 MB for ops without reuse */
+    }
+    util = py_div(ceil_i(util * (double)vb / (double)gran) * gran, vb);
+    int64_t X = exe;
+    if (g->policy == PG_HW) /* Q9: only the energy window grows */
+        X += ceil_i((double)exe / ns_of_cycles(g->drowsy_period_cycles, c->f0) *
+                    ns_of_cycles(g->delay_cycles, c->f0));
+    const int64_t t = c->t[COMP_SRAM];
+    if (g->voltage != PG_TWO_LEVEL || g->temporal == PG_APPLICATION || g->spatial == PG_COMPONENT)
+        return unsupported(c, g->voltage != PG_TWO_LEVEL ? "Vmem (multi-level voltage)" : "Vmem", g);
+    *E = (pg * (double)t / 1e9 * (1 - util) + pg * (double)(X - t) / 1e9) + ps * (double)t / 1e9 * util;
+    if (g->temporal == PG_INSTRUCTION && g->spatial == PG_FINE && g->policy == PG_SW)
+        c->op->num_setpm[COMP_SRAM] = 1; /* one tile size per op */
+    return 0;
+}
+
+static int ici_static(struct ctx *c, double *E)
+{
+    const struct pg_component *g = &c->pg->ici;
+    const double ps = c->ps[COMP_ICI], pg = ps * pg_gated_factor(g);
+    const int64_t exe = c->exe;
+    if (!g->enabled) {
+        *E = ps * (double)exe / 1e9;
+        return 0;
+    }
+    int64_t *ici = &c->t[COMP_ICI];
+    if (*ici > 0) /* wake and sleep once per op; the policy field is ignored (Q8) */
+        *ici += ceil_i(2 * ns_of_cycles(g->delay_cycles, c->f0));
+    const int64_t t = *ici, X = exe > t ? exe : t;
+    if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT)
+        *E = pg * (double)(X - t) / 1e9 + ps * (double)t / 1e9;
+    else if (g->temporal == PG_OPERATOR && g->spatial == PG_COMPONENT)
+        *E = t > 0 ? ps * (double)X / 1e9 : pg * (double)X / 1e9;
+    else
+        return unsupported(c, "ICI", g);
+    return 0;
+}
+
+static int hbm_static(struct ctx *c, double *E)
+{
+    const struct pg_component *g = &c->pg->hbm;
+    const double ps = c->ps[COMP_HBM], pg = ps * pg_gated_factor(g);
+    const int64_t exe = c->exe;
+    if (!g->enabled) {
+        *E = ps * (double)exe / 1e9;
+        return 0;
+    }
+    int64_t *mem = &c->t[COMP_HBM];
+    if (*mem <= 0) /* Q11 */
+        return op_fail(c, "mem_ns: HBM power gating needs a positive HBM time (the burst model divides by it)");
+    /* One 4 MiB DMA burst (ns), or the whole transfer when smaller. */
+    const double A = c->op->bytes < 4 * 1024 * 1024 ? (double)*mem
+                   : 4 * 1024 * 1024 / (c->ch->hbm_bw_GBps * 1024 * 1024 * 1024) * 1e9;
+    const int64_t N = ceil_i((double)*mem / A);
+    const int64_t idle = ceil_i(py_div(exe, N) - A);
+    const double d = ns_of_cycles(g->delay_cycles, c->f0);
+    const int64_t bet = c->ch->hbm_latency_ns * 2 + ceil_i(d) * 4;
+    const int64_t threshold = g->policy == PG_SW ? bet : 4 * bet;
+    if (idle >= threshold) {
+        *E = pg * (double)(exe - *mem) / 1e9 + (double)*mem / 1e9 * ps;
+        if (g->policy == PG_HW) /* Q12: after the energy, and never powered */
+            *mem += ceil_i(d * (double)N);
+    } else {
+        *E = ps * (double)exe / 1e9;
+    }
+    return 0;
+}
+
+static int static_energy(struct ctx *c)
+{
+    double *s = c->op->static_J;
+    if (sa_static(c, &s[EN_SA]) || vu_static(c, &s[EN_VU]) || vmem_static(c, &s[EN_SRAM]) ||
+        ici_static(c, &s[EN_ICI]) || hbm_static(c, &s[EN_HBM]))
+        return -1;
+    if (c->pg->other.enabled)
+        return op_fail(c, "power gating of \"other\" is not supported (other_PG_enabled must be false)");
+    s[EN_OTHER] = c->ch->static_power_other_W * (double)c->exe / 1e9;
+    return 0;
+}
+
+/* ---- the pass ------------------------------------------------------------ */
+
+static int op_energy(struct op *op, size_t index, const struct chip_config *ch, const struct pg_strategy *pg,
+                     enum dvfs_policy policy, bool tables, const struct profile *prof, struct npu_err *e)
+{
+    struct ctx c = {.op = op, .index = index, .ch = ch, .pg = pg, .prof = prof, .policy = policy,
+                    .tables = tables, .f0 = ch->freq_GHz, .exe = op->exe_ns, .e = e};
+    c.t[COMP_SA] = op->sa_ns;
+    c.t[COMP_VU] = op->vu_ns;
+    c.t[COMP_SRAM] = op->vmem_ns;
+    c.t[COMP_HBM] = op->mem_ns;
+    c.t[COMP_ICI] = op->ici_ns;
+    if (c.exe <= 0)
+        return op_fail(&c, "exe_ns: expected a positive execution time (the energy pass divides by it)");
+    if (policy == DVFS_IDEAL)
+        plan_ideal(&c);
+    else
+        plan_none(&c);
+    scale_times(&c);
     memset(op->num_setpm, 0, sizeof op->num_setpm);
-
-    op->sa_ns = sa;
-    op->vu_ns = vu;
-    op->vmem_ns = vm;
-    op->ici_ns = ici;
-    op->mem_ns = mem;
-    op->exe_ns = exe;
-    op->bounded_by = bb;
+    if (efficiencies(&c))
+        return -1;
+    powers(&c);
+    if (dynamic_energy(&c) || static_energy(&c))
+        return -1;
+    static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
+    for (int k = 0; k < NUM_COMP; k++) {
+        op->static_J[en_of_comp[k]] *= 100.0 / c.eff[k];
+        op->dynamic_J[en_of_comp[k]] *= 100.0 / c.eff[k];
+        struct op_dvfs *v = &op->dvfs[k];
+        strcpy(v->policy, dvfs_policy_name(policy));
+        v->voltage_V = c.plan[k].V;
+        v->freq_GHz = c.plan[k].f;
+        v->scaling_time_ns = c.plan[k].scaling_ns;
+        v->efficiency_pct = c.eff[k];
+    }
+    /* §3.10: overheads may now push the execution time up. */
+    static const int order[] = {COMP_SA, COMP_VU, COMP_SRAM, COMP_HBM, COMP_ICI};
+    static const enum bounded_by label[] = {BOUND_COMPUTE, BOUND_COMPUTE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI};
+    for (int i = 0; i < 5; i++)
+        if (c.t[order[i]] > c.exe)
+            c.exe = c.t[order[i]], op->bounded_by = label[i];
+    op->sa_ns = c.t[COMP_SA];
+    op->vu_ns = c.t[COMP_VU];
+    op->vmem_ns = c.t[COMP_SRAM];
+    op->mem_ns = c.t[COMP_HBM];
+    op->ici_ns = c.t[COMP_ICI];
+    op->exe_ns = c.exe;
     op->energy_done = true;
+    return 0;
+}
+
+/* §6: slack of each component against the final execution time. */
+static void fill_slack(struct op *op)
+{
+    const int64_t t[NUM_SLACK] = {op->sa_ns, op->vu_ns, op->mem_ns, op->ici_ns, op->vmem_ns};
+    for (int k = 0; k < NUM_SLACK; k++) {
+        int64_t extra = t[k] > 0 && op->exe_ns > t[k] ? op->exe_ns - t[k] : 0;
+        op->dvfs_extra_ns[k] = extra;
+        op->dvfs_extra_ratio[k] = t[k] > 0 ? py_div(extra, t[k]) : 0.0;
+    }
+    op->has_slack = true;
+}
+
+int power_energy_pass(struct trace *t, const struct chip_config *chip, const struct pg_strategy *pg,
+                      int dvfs_policy, const struct profile *prof, struct npu_err *e)
+{
+    enum dvfs_policy p = dvfs_policy == DVFS_IDEAL ? DVFS_IDEAL : DVFS_NONE;
+    for (size_t i = 0; i < t->n; i++) {
+        if (op_energy(&t->ops[i], i, chip, pg, p, p != DVFS_NONE, prof, e))
+            return -1;
+        fill_slack(&t->ops[i]);
+    }
     return 0;
 }
 
 int power_default_pass(struct trace *t, const struct chip_config *chip, const struct profile *prof,
                        struct npu_err *e)
 {
+    struct pg_strategy nopg;
+    struct npu_err ignored;
+    pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
     for (size_t i = 0; i < t->n; i++)
-        if (op_energy(&t->ops[i], i, chip, prof, e))
+        if (op_energy(&t->ops[i], i, chip, &nopg, DVFS_NONE, chip->enable_dvfs, prof, e))
             return -1;
     return 0;
+}
+
+void power_reclassify_ops(struct trace *t)
+{
+    static const struct { const char *opcode; enum op_stats_kind kind; } stats[] = {
+        {"Einsum", STATS_EINSUM}, {"MatMul", STATS_EINSUM}, {"BatchMatMulV2", STATS_EINSUM},
+        {"Conv2D", STATS_EINSUM}, {"FlashAttention", STATS_FA},
+    };
+    for (size_t i = 0; i < t->n; i++) {
+        struct op *op = &t->ops[i];
+        if (op->sa_ns > 0)
+            op->type = OP_MXU;
+        else if (op->vu_ns > 0)
+            op->type = OP_VPU;
+        /* Statistics class from parsed_op_type, else the op code. */
+        int kind = -1;
+        const char *names[] = {op->parsed_op_type, op->opcode};
+        for (int n = 0; n < 2 && kind < 0; n++)
+            for (size_t k = 0; k < sizeof stats / sizeof stats[0] && kind < 0; k++)
+                if (names[n] && strcmp(names[n], stats[k].opcode) == 0)
+                    kind = (int)stats[k].kind;
+        op->stats_kind = kind < 0 ? STATS_BASE : (enum op_stats_kind)kind;
+    }
 }

@@ -20,10 +20,20 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
  * set-power-mode counts and the slack columns, for one strategy and policy.
  * enable_dvfs (table powers) follows the policy, as the reference's energy
  * stage sets it. power_default_pass == this with NoPG, DVFS None and the
- * chip's own enable_dvfs. */
+ * chip's own enable_dvfs, except that only this one fills the slack fields
+ * (op->has_slack, written as the 10 extra CSV columns). Errors name the op
+ * (the reference's crash cases: exe 0, an MXU op without VPU time, HBM
+ * gating without HBM time, PE-level SA or Vmem gating of an MXU op without
+ * tile statistics, unimplemented granularities). */
 struct pg_strategy;
 enum dvfs_policy;
 int power_energy_pass(struct trace *t, const struct chip_config *chip, const struct pg_strategy *pg,
                       int dvfs_policy, const struct profile *prof, struct npu_err *e);
+
+/* The op-type override the reference applies to ops read back from a CSV
+ * (power.md §1.3): MXU time > 0 -> MXU, else VPU time > 0 -> VPU, else the
+ * CSV's OpType; the statistics class follows parsed_op_type, else Op Code
+ * (Einsum, MatMul, BatchMatMulV2, Conv2D -> einsum; FlashAttention -> FA). */
+void power_reclassify_ops(struct trace *t);
 
 #endif

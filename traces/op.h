@@ -40,6 +40,8 @@ enum phase { PHASE_NONE, PHASE_PREFILL, PHASE_DECODE };
 
 /* Components with their own DVFS setting, in CSV order. */
 enum { COMP_SA, COMP_VU, COMP_SRAM, COMP_HBM, COMP_ICI, NUM_COMP };
+/* DVFS slack columns of the energy stage, in CSV order (power.md §6). */
+enum { SLACK_SA, SLACK_VU, SLACK_HBM, SLACK_ICI, SLACK_VMEM, NUM_SLACK };
 /* Energy terms, in CSV order (components plus "other"). */
 enum { EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI, EN_OTHER, NUM_EN };
 
@@ -100,6 +102,11 @@ struct op {
     double static_J[NUM_EN];
     double dynamic_J[NUM_EN];
     int64_t num_setpm[NUM_COMP];
+    /* DVFS slack of the final op (power_energy_pass; CSV dvfs_extra_*):
+     * max(exe - t_c, 0) and that over t_c, both 0 when t_c <= 0. */
+    bool has_slack;
+    int64_t dvfs_extra_ns[NUM_SLACK];
+    double dvfs_extra_ratio[NUM_SLACK];
 };
 
 struct trace {

@@ -22,6 +22,8 @@ struct profile {
     /* power (power.md; chipsim.md §8) */
     bool rescale_time_to_1_7GHz;           /* Q2: "no DVFS" plan hard-codes 1.7 GHz */
     bool sa_vu_power_times_units_twice;    /* Q19: num_sa/num_vu counted twice in energies */
+    bool regulator_activity_unscaled_exe;  /* power Q3: HBM/ICI/Vmem activity over the pre-scaling exe */
+    bool vu_hw_idle_never_gated;           /* power Q6: HW-policy VU PG never gates an idle VU */
     /* opsgen (opsgen.md §17) */
     bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
     bool fa_uses_heads_as_dhead;           /* opsgen Q1: FA FLOPs/out shape use heads for d_head */

@@ -89,6 +89,12 @@ const char *const trace_csv_columns[TRACE_CSV_NCOLS] = {
 #undef X
 };
 
+const char *const trace_csv_slack_columns[TRACE_CSV_NSLACK] = {
+    "dvfs_extra_sa_time_ns", "dvfs_extra_vu_time_ns", "dvfs_extra_hbm_time_ns", "dvfs_extra_ici_time_ns",
+    "dvfs_extra_vmem_time_ns", "dvfs_extra_sa_ratio", "dvfs_extra_vu_ratio", "dvfs_extra_hbm_ratio",
+    "dvfs_extra_ici_ratio", "dvfs_extra_vmem_ratio",
+};
+
 static const char PHASE_COLUMN[] = "Phase";
 /* Written after Phase only when some op has a non-zero timing group. */
 static const char GROUP_COLUMN[] = "Group";
@@ -314,12 +320,16 @@ static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
     return 0;
 }
 
-static void put_header(struct sbuf *b, bool phase_column, bool group_column)
+static void put_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
             sb_char(b, ',');
         sb_field(b, trace_csv_columns[c]);
+    }
+    for (int c = 0; slack && c < TRACE_CSV_NSLACK; c++) {
+        sb_char(b, ',');
+        sb_field(b, trace_csv_slack_columns[c]);
     }
     if (phase_column) {
         sb_char(b, ',');
@@ -332,12 +342,21 @@ static void put_header(struct sbuf *b, bool phase_column, bool group_column)
     sb_mem(b, "\r\n", 2);
 }
 
-static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column)
+static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
             sb_char(b, ',');
         put_cell(b, op, (enum col)c);
+    }
+    /* Ops without slack (never through the energy stage) write zeros. */
+    for (int c = 0; slack && c < NUM_SLACK; c++) {
+        sb_char(b, ',');
+        sb_i64(b, op->has_slack ? op->dvfs_extra_ns[c] : 0);
+    }
+    for (int c = 0; slack && c < NUM_SLACK; c++) {
+        sb_char(b, ',');
+        sb_repr(b, op->has_slack ? op->dvfs_extra_ratio[c] : 0.0);
     }
     if (phase_column) {
         sb_char(b, ',');
@@ -360,25 +379,29 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
     if (n < 1 || n > TRACE_CSV_MAX_OUTPUTS)
         return npu_errf(e, "writing CSV: %d outputs (1 to %d)", n, TRACE_CSV_MAX_OUTPUTS);
     memset(out, 0, sizeof out);
-    bool groups = false;
+    bool groups = false, any_slack = false;
     for (size_t i = 0; i < t->n && !groups; i++)
         groups = t->ops[i].group != 0;
+    for (size_t i = 0; i < t->n && !any_slack; i++)
+        any_slack = t->ops[i].has_slack;
     int rc = 0;
     for (int k = 0; k < n && rc == 0; k++) {
-        put_header(&out[k], o[k].phase_column, groups);
+        put_header(&out[k], o[k].phase_column, groups, any_slack || o[k].slack_columns);
         rc = flush_row(&out[k], f[k], e);
     }
     for (size_t i = 0; rc == 0 && i < t->n; i++) {
         const struct op *op = &t->ops[i];
-        bool with_phase = false;
+        bool with_phase = false, with_slack = false;
         row.n = 0;
         for (int k = 0; k < n && rc == 0; k++) {
             if (o[k].only != PHASE_NONE && op->phase != o[k].only)
                 continue;
-            if (row.n == 0 || with_phase != o[k].phase_column) {
+            bool slack = any_slack || o[k].slack_columns;
+            if (row.n == 0 || with_phase != o[k].phase_column || with_slack != slack) {
                 row.n = 0;
                 with_phase = o[k].phase_column;
-                put_row(&row, op, with_phase, groups);
+                with_slack = slack;
+                put_row(&row, op, with_phase, groups, with_slack);
             }
             sb_mem(&out[k], row.p, row.n);
             if (row.oom)
@@ -401,7 +424,7 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
 int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_csv_opts *o,
                            struct npu_err *e)
 {
-    static const struct trace_csv_opts defaults = { PHASE_NONE, false };
+    static const struct trace_csv_opts defaults = { PHASE_NONE, false, false };
     return trace_write_csv_multi(t, &f, o ? o : &defaults, 1, e);
 }
 
@@ -446,6 +469,8 @@ struct reader {
     int file_col[TRACE_CSV_NCOLS]; /* file field index of each reference column */
     long phase_col;          /* file field index of "Phase", or -1 */
     long group_col;          /* file field index of "Group", or -1 */
+    int slack_col[TRACE_CSV_NSLACK]; /* file field index of each slack column, or -1 */
+    bool slack;              /* the file has the slack columns */
     /* current row: NUL-terminated cells back to back in buf, starts in off */
     char *buf;
     size_t len, cap;
@@ -521,9 +546,25 @@ static void read_header(struct reader *r)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++)
         r->file_col[c] = -1;
+    for (int c = 0; c < TRACE_CSV_NSLACK; c++)
+        r->slack_col[c] = -1;
     r->phase_col = r->group_col = -1;
+    int nslack = 0;
     for (size_t i = 0; i < r->nf; i++) {
         const char *h = cell(r, i);
+        int sc = -1;
+        for (int c = 0; c < TRACE_CSV_NSLACK && sc < 0; c++)
+            if (strcmp(h, trace_csv_slack_columns[c]) == 0)
+                sc = c;
+        if (sc >= 0) {
+            if (r->slack_col[sc] >= 0) {
+                rd_fail(r, "duplicate column \"%s\"", h);
+                return;
+            }
+            r->slack_col[sc] = (int)i;
+            nslack++;
+            continue;
+        }
         long *extra = strcmp(h, PHASE_COLUMN) == 0 ? &r->phase_col
                     : strcmp(h, GROUP_COLUMN) == 0 ? &r->group_col : NULL;
         if (extra) {
@@ -549,6 +590,14 @@ static void read_header(struct reader *r)
             rd_fail(r, "missing column \"%s\"", trace_csv_columns[c]);
             return;
         }
+    /* The slack columns come all together or not at all. */
+    for (int c = 0; nslack && c < TRACE_CSV_NSLACK; c++)
+        if (r->slack_col[c] < 0) {
+            rd_fail(r, "missing column \"%s\" (the slack columns come as a set of %d)",
+                    trace_csv_slack_columns[c], TRACE_CSV_NSLACK);
+            return;
+        }
+    r->slack = nslack > 0;
     r->nhead = r->nf;
     r->have_header = 1;
 }
@@ -739,6 +788,17 @@ static void read_row(struct reader *r)
     for (int c = 0; c < TRACE_CSV_NCOLS; c++)
         if (parse_cell(r, op, (enum col)c, cell(r, (size_t)r->file_col[c])) != 0)
             return;
+    for (int c = 0; r->slack && c < TRACE_CSV_NSLACK; c++) {
+        const char *s = cell(r, (size_t)r->slack_col[c]);
+        int bad_cell = c < NUM_SLACK ? parse_i64(s, &op->dvfs_extra_ns[c])
+                                     : parse_double(s, &op->dvfs_extra_ratio[c - NUM_SLACK]);
+        if (bad_cell) {
+            rd_fail(r, "column \"%s\": expected %s, got \"%.80s\"", trace_csv_slack_columns[c],
+                    c < NUM_SLACK ? "an integer" : "a number", s);
+            return;
+        }
+    }
+    op->has_slack = r->slack;
     if (r->phase_col >= 0) {
         const char *s = cell(r, (size_t)r->phase_col);
         if (strcmp(s, phase_name(PHASE_PREFILL)) == 0)

@@ -6,7 +6,8 @@
  * A stream trace may carry one extra trailing column "Phase" (prefill/decode)
  * so that prefill and decode survive a pipe, and after it "Group" (the timing
  * group, e.g. the DLRM chip) when some op has a non-zero group; files written
- * per phase leave both out. Reading goes through libcsv and accepts either form. Paths ending in
+ * per phase leave both out. Energy-stage traces carry 10 slack columns right
+ * after the 101 (before Phase). Reading goes through libcsv and accepts every form. Paths ending in
  * ".gz" are compressed/decompressed transparently with zlib; "-" means
  * stdin/stdout. Writing, reading and writing again gives identical bytes. */
 #ifndef NPUSIM_TRACE_CSV_H
@@ -23,9 +24,16 @@
 /* The reference column names, in order. */
 extern const char *const trace_csv_columns[TRACE_CSV_NCOLS];
 
+/* The 10 slack columns the reference's energy stage appends (power.md §6):
+ * dvfs_extra_{sa,vu,hbm,ici,vmem}_time_ns, then the same _ratio. */
+#define TRACE_CSV_NSLACK 10
+extern const char *const trace_csv_slack_columns[TRACE_CSV_NSLACK];
+
 struct trace_csv_opts {
     enum phase only;     /* PHASE_NONE: every op; else only ops of that phase */
     bool phase_column;   /* append the "Phase" column */
+    bool slack_columns;  /* append the 10 slack columns after the 101 (also
+                          * written whenever some op has_slack) */
 };
 
 /* Writes to path atomically (temporary file in the same folder, renamed on

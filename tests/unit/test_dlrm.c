@@ -433,7 +433,7 @@ static void test_group_round_trip(void **s)
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     struct npu_err e;
-    struct trace_csv_opts o = { PHASE_NONE, true };
+    struct trace_csv_opts o = { PHASE_NONE, true, false };
     assert_int_equal(trace_write_csv_stream(&t, f, &o, &e), 0);
     assert_int_equal(fclose(f), 0);
     assert_non_null(strstr(buf, ",Phase,Group\r\n"));

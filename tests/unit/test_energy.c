@@ -7,6 +7,7 @@
 
 #include "chipsim/chipsim.h"
 #include "power/energy.h"
+#include "power/pg.h"
 
 static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
                       enum op_type type, int64_t flops, int64_t ici_ns, int64_t bytes)
@@ -177,6 +178,61 @@ static void test_zero_exe_error(void **state)
     trace_free(&t);
 }
 
+/* Q3 corrected: HBM/ICI/Vmem activity over the rescaled execution time. */
+static void test_corrected_regulator_activity(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv4", &c);
+    struct profile p = profile_neusim;
+    p.regulator_activity_unscaled_exe = false;
+    struct trace t;
+    trace_init(&t);
+    add(&t, "ag", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]", "[DT_BFLOAT16:(1,1,4096)]",
+        OP_ICI_NO_COMPUTE, 0, 9990, 24576);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &p, &e), 0);
+    assert_int_equal(power_default_pass(&t, &c, &p, &e), 0);
+    /* ICI 6171 of exe 6171: activity 1 -> 90 % (neusim: 6171/9990 -> 88.5 %). */
+    assert_true(t.ops[0].dvfs[COMP_ICI].efficiency_pct == 90.0);
+    trace_free(&t);
+}
+
+/* The general pass with NoPG and DVFS None gives the default pass's numbers
+ * (plus the slack fields). */
+static void test_general_pass_nopg_equals_default(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv4", &c);
+    struct trace a, b;
+    trace_init(&a);
+    add(&a, "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,4096,32,128)]",
+        OP_MXU, 137438953472, 0, 0);
+    add(&a, "ag", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]", "[DT_BFLOAT16:(1,1,4096)]",
+        OP_ICI_NO_COMPUTE, 0, 9990, 24576);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&a, &c, &profile_neusim, &e), 0);
+    trace_init(&b);
+    assert_int_equal(trace_append(&b, &a), 0);
+    struct pg_strategy nopg;
+    assert_int_equal(pg_strategy_lookup("NoPG", NULL, &nopg, &e), 0);
+    assert_int_equal(power_default_pass(&a, &c, &profile_neusim, &e), 0);
+    assert_int_equal(power_energy_pass(&b, &c, &nopg, DVFS_NONE, &profile_neusim, &e), 0);
+    for (size_t i = 0; i < a.n; i++) {
+        assert_false(a.ops[i].has_slack);
+        assert_true(b.ops[i].has_slack);
+        assert_i64(a.ops[i].exe_ns, b.ops[i].exe_ns);
+        for (int k = 0; k < NUM_EN; k++) {
+            assert_true(a.ops[i].static_J[k] == b.ops[i].static_J[k]);
+            assert_true(a.ops[i].dynamic_J[k] == b.ops[i].dynamic_J[k]);
+        }
+    }
+    trace_free(&a);
+    trace_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +242,8 @@ int main(void)
         cmocka_unit_test(test_v4_allgather_energy),
         cmocka_unit_test(test_corrected_profile),
         cmocka_unit_test(test_zero_exe_error),
+        cmocka_unit_test(test_corrected_regulator_activity),
+        cmocka_unit_test(test_general_pass_nopg_equals_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
