@@ -472,7 +472,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         cJSON_Delete(stats);
         return -1;
     }
-    energy_reclassify_reread(&base);
+    power_reclassify_ops(&base);
 
     const int np = o->pgs.n;
     struct trace *tr = calloc((size_t)np, sizeof *tr);
@@ -495,9 +495,9 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
             set_item(all, o->pgs.item[i], energy_stats_json(&es[i]));
             snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->pgs.item[i]);
             out[i].trace = &tr[i];
-            /* TODO(power core): also write the 10 dvfs_extra_* slack columns
-             * (power.md §6, 111 columns) once trace_csv_opts has the option. */
-            out[i].opts = (struct trace_csv_opts){ PHASE_NONE, false };
+            /* The reference's energy CSVs carry the 10 dvfs_extra_* slack
+             * columns after the 101 (power.md §6). */
+            out[i].opts = (struct trace_csv_opts){ PHASE_NONE, false, true };
         }
     }
     if (!rc) {

@@ -529,25 +529,50 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
     return 0;
 }
 
+static const struct {
+    const char *opcode;
+    enum opcode_type type;
+} opcode_classes[] = {
+    { "Conv2D", OPC_CONV2D },
+    { "Einsum", OPC_EINSUM }, { "MatMul", OPC_EINSUM }, { "BatchMatMulV2", OPC_EINSUM },
+    { "FlashAttention", OPC_FLASH_ATTENTION },
+    { "LayerNorm", OPC_ELEMENTWISE }, { "GroupNorm", OPC_ELEMENTWISE }, { "RMSNorm", OPC_ELEMENTWISE },
+    { "Softmax", OPC_ELEMENTWISE }, { "Add", OPC_ELEMENTWISE }, { "Mul", OPC_ELEMENTWISE },
+    { "Abs", OPC_ELEMENTWISE }, { "Pointwise Mul.", OPC_ELEMENTWISE },
+    { "Upsample", OPC_UP_DOWN_SAMPLE }, { "AvgPool2d", OPC_UP_DOWN_SAMPLE },
+    { "ReduceScatter", OPC_COLLECTIVE_REDUCE }, { "AllReduce", OPC_COLLECTIVE_REDUCE },
+    { "AllGather", OPC_COLLECTIVE_NO_COMPUTE }, { "InterChipCommInput", OPC_COLLECTIVE_NO_COMPUTE },
+    { "InterChipCommOutput", OPC_COLLECTIVE_NO_COMPUTE }, { "AllToAll", OPC_COLLECTIVE_NO_COMPUTE },
+    { "EmbeddingBag", OPC_EMBEDDING_BAG },
+};
+
+static enum opcode_type opcode_class(const char *s)
+{
+    for (size_t i = 0; s && i < sizeof opcode_classes / sizeof opcode_classes[0]; i++)
+        if (strcmp(s, opcode_classes[i].opcode) == 0)
+            return opcode_classes[i].type;
+    return OPC_OTHER;
+}
+
 void power_reclassify_ops(struct trace *t)
 {
-    static const struct { const char *opcode; enum op_stats_kind kind; } stats[] = {
-        {"Einsum", STATS_EINSUM}, {"MatMul", STATS_EINSUM}, {"BatchMatMulV2", STATS_EINSUM},
-        {"Conv2D", STATS_EINSUM}, {"FlashAttention", STATS_FA},
-    };
     for (size_t i = 0; i < t->n; i++) {
         struct op *op = &t->ops[i];
         if (op->sa_ns > 0)
             op->type = OP_MXU;
         else if (op->vu_ns > 0)
             op->type = OP_VPU;
-        /* Statistics class from parsed_op_type, else the op code. */
-        int kind = -1;
-        const char *names[] = {op->parsed_op_type, op->opcode};
-        for (int n = 0; n < 2 && kind < 0; n++)
-            for (size_t k = 0; k < sizeof stats / sizeof stats[0] && kind < 0; k++)
-                if (names[n] && strcmp(names[n], stats[k].opcode) == 0)
-                    kind = (int)stats[k].kind;
-        op->stats_kind = kind < 0 ? STATS_BASE : (enum op_stats_kind)kind;
+        enum opcode_type oc = opcode_class(op->parsed_op_type);
+        if (oc == OPC_OTHER)
+            oc = opcode_class(op->opcode);
+        op->opcode_type = oc;
+        op->stats_kind = oc == OPC_EINSUM || oc == OPC_CONV2D ? STATS_EINSUM
+                       : oc == OPC_FLASH_ATTENTION ? STATS_FA : STATS_BASE;
+        /* Cells the class does not read from the CSV keep the reference's
+         * defaults when written again. */
+        if (op->stats_kind == STATS_BASE)
+            op->num_sa_ops = 0;
+        if (op->stats_kind != STATS_FA)
+            op->vu_softmax_ns = 0;
     }
 }

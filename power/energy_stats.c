@@ -12,30 +12,6 @@
 
 const char *const slack_names[NUM_SLACK] = { "sa", "vu", "hbm", "ici", "vmem" };
 
-static void slack_times(const struct op *op, int64_t t[NUM_SLACK])
-{
-    t[SLACK_SA] = op->sa_ns;
-    t[SLACK_VU] = op->vu_ns;
-    t[SLACK_HBM] = op->mem_ns;
-    t[SLACK_ICI] = op->ici_ns;
-    t[SLACK_VMEM] = op->vmem_ns;
-}
-
-void op_slack(const struct op *op, int64_t extra_ns[NUM_SLACK], double ratio[NUM_SLACK])
-{
-    int64_t t[NUM_SLACK];
-    slack_times(op, t);
-    for (int c = 0; c < NUM_SLACK; c++) {
-        if (t[c] <= 0) {
-            extra_ns[c] = 0;
-            ratio[c] = 0.0;
-            continue;
-        }
-        int64_t x = op->exe_ns - t[c];
-        extra_ns[c] = x < 0 ? 0 : x;
-        ratio[c] = py_div(extra_ns[c], t[c]);
-    }
-}
 
 static bool has_einsum_stats(const struct op *op) { return op->stats_kind != STATS_BASE; }
 
@@ -69,11 +45,9 @@ static int component_stats(const struct trace *t, const struct chip_config *chip
         c->ici_bytes_accessed += (op->ici_out_bytes + op->ici_in_bytes) * n;
         c->num_setpm_vu += op->num_setpm[COMP_VU] * n;
         c->num_setpm_sram += op->num_setpm[COMP_SRAM] * n;
-        int64_t extra[NUM_SLACK];
-        double ratio[NUM_SLACK];
-        op_slack(op, extra, ratio);
+        /* Per-op slack as the energy pass stored it (power.md §6). */
         for (int k = 0; k < NUM_SLACK; k++)
-            c->dvfs_extra_time_ns[k] += extra[k] * n;
+            c->dvfs_extra_time_ns[k] += op->dvfs_extra_ns[k] * n;
     }
     if (total <= 0)
         return npu_errf(e, "energy statistics: the total execution time is %lld ns; expected a positive time",
@@ -179,50 +153,3 @@ void energy_stats_set_slowdown(struct energy_stats *s, const struct energy_stats
 }
 
 /* The reference's opcode classes (OpcodeType.from_opcode), as data. */
-static const struct {
-    const char *opcode;
-    enum opcode_type type;
-} opcode_classes[] = {
-    { "Conv2D", OPC_CONV2D },
-    { "Einsum", OPC_EINSUM }, { "MatMul", OPC_EINSUM }, { "BatchMatMulV2", OPC_EINSUM },
-    { "FlashAttention", OPC_FLASH_ATTENTION },
-    { "LayerNorm", OPC_ELEMENTWISE }, { "GroupNorm", OPC_ELEMENTWISE }, { "RMSNorm", OPC_ELEMENTWISE },
-    { "Softmax", OPC_ELEMENTWISE }, { "Add", OPC_ELEMENTWISE }, { "Mul", OPC_ELEMENTWISE },
-    { "Abs", OPC_ELEMENTWISE }, { "Pointwise Mul.", OPC_ELEMENTWISE },
-    { "Upsample", OPC_UP_DOWN_SAMPLE }, { "AvgPool2d", OPC_UP_DOWN_SAMPLE },
-    { "ReduceScatter", OPC_COLLECTIVE_REDUCE }, { "AllReduce", OPC_COLLECTIVE_REDUCE },
-    { "AllGather", OPC_COLLECTIVE_NO_COMPUTE }, { "InterChipCommInput", OPC_COLLECTIVE_NO_COMPUTE },
-    { "InterChipCommOutput", OPC_COLLECTIVE_NO_COMPUTE }, { "AllToAll", OPC_COLLECTIVE_NO_COMPUTE },
-    { "EmbeddingBag", OPC_EMBEDDING_BAG },
-};
-
-static enum opcode_type opcode_class(const char *s)
-{
-    for (size_t i = 0; s && i < sizeof opcode_classes / sizeof opcode_classes[0]; i++)
-        if (strcmp(s, opcode_classes[i].opcode) == 0)
-            return opcode_classes[i].type;
-    return OPC_OTHER;
-}
-
-void energy_reclassify_reread(struct trace *t)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        struct op *op = &t->ops[i];
-        if (op->sa_ns > 0)
-            op->type = OP_MXU;
-        else if (op->vu_ns > 0)
-            op->type = OP_VPU;
-        enum opcode_type oc = opcode_class(op->parsed_op_type);
-        if (oc == OPC_OTHER)
-            oc = opcode_class(op->opcode);
-        op->opcode_type = oc;
-        op->stats_kind = oc == OPC_EINSUM || oc == OPC_CONV2D ? STATS_EINSUM
-                       : oc == OPC_FLASH_ATTENTION ? STATS_FA : STATS_BASE;
-        /* Cells the class does not read from the CSV keep the reference's
-         * defaults when written again. */
-        if (op->stats_kind == STATS_BASE)
-            op->num_sa_ops = 0;
-        if (op->stats_kind != STATS_FA)
-            op->vu_softmax_ns = 0;
-    }
-}

@@ -12,7 +12,7 @@
  * Main data structure: struct energy_stats, plain numbers; which of them the
  * reference writes as Python ints rather than floats is recorded next to the
  * field, so the JSON builder (cli/cmd_energy.c) can print them the same way.
- * Also here: the §1.3 re-classification of ops re-read from a raw CSV. */
+ */
 #ifndef NPUSIM_ENERGY_STATS_H
 #define NPUSIM_ENERGY_STATS_H
 
@@ -23,12 +23,8 @@
 #include "traces/err.h"
 #include "traces/op.h"
 
-/* DVFS slack components, in the reference's order (CSV columns dvfs_extra_*). */
-enum { SLACK_SA, SLACK_VU, SLACK_HBM, SLACK_ICI, SLACK_VMEM, NUM_SLACK };
-extern const char *const slack_names[NUM_SLACK];   /* "sa", "vu", "hbm", "ici", "vmem" */
-
-/* One op's slack: extra = max(exe - t_c, 0) and extra / t_c, both 0 when t_c <= 0. */
-void op_slack(const struct op *op, int64_t extra_ns[NUM_SLACK], double ratio[NUM_SLACK]);
+/* Names of the DVFS slack components (SLACK_* in traces/op.h): "sa", "vu", "hbm", "ici", "vmem". */
+extern const char *const slack_names[NUM_SLACK];
 
 struct energy_component_stats {
     int64_t total_exe_time_ns;
@@ -73,11 +69,6 @@ int energy_stats_compute(const struct trace *t, const struct chip_config *chip, 
 /* slowdown = s.total_exe_time_ns / nopg.total_exe_time_ns (Python true division). */
 void energy_stats_set_slowdown(struct energy_stats *s, const struct energy_stats *nopg);
 
-/* What the reference does to ops it re-reads from a CSV (power.md §1.3): the
- * op type follows the busy units (MXU time > 0: MXU, else VPU time > 0: VPU,
- * else the CSV's OpType); the statistics class follows parsed_op_type (when
- * it names a known opcode class, else "Op Code"), so that the cells a class
- * does not carry print as the reference prints them. */
-void energy_reclassify_reread(struct trace *t);
+
 
 #endif
