@@ -1,7 +1,9 @@
 #!/bin/sh
-# make parity: runs the visible reference suite's sweeps with the given binary
-# and compares the LLM-inference results cell by cell with the reference tree.
-# Needs ../shared (the reference data); says so and succeeds when it is absent.
+# make parity: runs the reference's visible suite (every stage: sweeps, energy,
+# carbon, SLO) with the given binary and compares the results cell by cell with
+# the reference tree: first the LLM-inference sweep results, then everything.
+# ONLY=GLOB restricts the second comparison. Needs ../shared (the reference
+# data); says so and succeeds when it is absent.
 NPUSIM=${1:-build/npusim}
 shared=${SHARED:-../shared}
 if [ ! -x "$shared/tools/run-suite" ]; then
@@ -9,6 +11,10 @@ if [ ! -x "$shared/tools/run-suite" ]; then
     exit 0
 fi
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-STAGES=sweep KEEP_GOING=1 NPUSIM=$NPUSIM "$shared/tools/run-suite" "$shared/reference/neusim/visible.suite" "$out" 2>"$out.log" || true
-"$shared/tools/compare-trees" "$shared/reference/neusim/visible" "$out" --only "${ONLY:-raw/llama*/inference-*}"
+trap 'rm -rf "$out" "$out.log"' EXIT
+KEEP_GOING=1 NPUSIM=$NPUSIM "$shared/tools/run-suite" "$shared/reference/neusim/visible.suite" "$out" 2>"$out.log" ||
+    { echo "parity: run-suite reported failures:"; grep 'failed' "$out.log"; }
+printf 'LLM inference (raw/llama*/inference-*): '
+"$shared/tools/compare-trees" "$shared/reference/neusim/visible" "$out" --only 'raw/llama*/inference-*' | tail -n 1
+printf 'every stage (%s): ' "${ONLY:-*}"
+"$shared/tools/compare-trees" "$shared/reference/neusim/visible" "$out" --only "${ONLY:-*}"
