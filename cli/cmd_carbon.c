@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/pyjson.h"
 #include "cli/results_tree.h"
@@ -59,25 +60,6 @@ struct carbon_opts {
     int nlife;
     char *bufs[4];
 };
-
-static int split(char *s, char **out, int max)
-{
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == max)
-            return -1;
-        out[n++] = t;
-    }
-    return n;
-}
-
-static int parse_double(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return (end == s || *end || errno || !isfinite(*v)) ? -1 : 0;
-}
 
 /* Every key the stage reads, with the file named in the message. */
 static int need_num(const cJSON *j, const char *path, const char *file, double *v, struct npu_err *e)
@@ -397,7 +379,7 @@ int cmd_carbon(int argc, char **argv)
         case 'd': o.dvfs = optarg; break;
         case 'i': cis = optarg; break;
         case 'u':
-            if (parse_double(optarg, &o.util) || o.util < 0 || o.util > 1)
+            if (parse_f64_strict(optarg, &o.util) || o.util < 0 || o.util > 1)
                 return usage_error("carbon", "--util \"%s\": expected a duty cycle in [0, 1]", optarg);
             /* No work over the lifetime: carbon per unit of work is undefined
              * (the reference divides by zero). */
@@ -422,24 +404,24 @@ int cmd_carbon(int argc, char **argv)
     if (!o.pg[0] || strchr(o.pg, '/') || !o.dvfs[0] || strchr(o.dvfs, '/'))
         return usage_error("carbon", "--pg / --dvfs: expected a strategy / policy name");
     o.bufs[0] = strdup(models), o.bufs[1] = strdup(versions);
-    o.nmodels = split(o.bufs[0], o.models, MAX_ITEMS);
-    o.nversions = split(o.bufs[1], o.versions, MAX_ITEMS);
+    o.nmodels = split_inplace(o.bufs[0], o.models, MAX_ITEMS);
+    o.nversions = split_inplace(o.bufs[1], o.versions, MAX_ITEMS);
     if (o.nmodels <= 0 || o.nversions <= 0)
         rc = usage_error("carbon", "--models / --versions: expected a comma list of at most %d names", MAX_ITEMS);
     if (!rc && cis) {
         char *item[MAX_ITEMS];
         o.bufs[2] = strdup(cis);
-        o.nci = split(o.bufs[2], item, MAX_ITEMS);
+        o.nci = split_inplace(o.bufs[2], item, MAX_ITEMS);
         if (o.nci <= 0)
             rc = usage_error("carbon", "--ci \"%s\": expected a comma list of carbon intensities", cis);
         for (int i = 0; i < o.nci && !rc; i++)
-            if (parse_double(item[i], &o.ci[i]) || o.ci[i] < 0)
+            if (parse_f64_strict(item[i], &o.ci[i]) || o.ci[i] < 0)
                 rc = usage_error("carbon", "--ci \"%s\": expected a carbon intensity >= 0 (kgCO2e/kWh)", item[i]);
     }
     if (!rc && lifes) {
         char *item[MAX_ITEMS];
         o.bufs[3] = strdup(lifes);
-        int n = split(o.bufs[3], item, MAX_ITEMS);
+        int n = split_inplace(o.bufs[3], item, MAX_ITEMS);
         if (n <= 0)
             rc = usage_error("carbon", "--lifetime \"%s\": expected a comma list of years", lifes);
         o.nlife = 0;

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
@@ -57,28 +58,8 @@ static const char energy_help[] =
     "      --profile NAME      behaviour profile (neusim)\n"
     "  -h, --help              this help\n";
 
-#define MAX_LIST 256
 #define MAX_PG 64
 
-struct list {
-    char *item[MAX_LIST];
-    int n;
-    char *buf;
-};
-
-static int split_list(const char *s, struct list *l)
-{
-    l->buf = strdup(s);
-    l->n = 0;
-    if (!l->buf)
-        return -1;
-    for (char *save = NULL, *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (l->n == MAX_LIST)
-            return -1;
-        l->item[l->n++] = tok;
-    }
-    return l->n ? 0 : -1;
-}
 
 struct energy_opts {
     const char *configs, *results, *workload, *dvfs_str;
@@ -612,7 +593,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
         return usage_error("energy", "--results, --models and --versions are required");
     if (strcmp(o->workload, "inference") && strcmp(o->workload, "training"))
         return usage_error("energy", "--workload \"%s\": expected inference or training", o->workload);
-    if (split_list(models, &o->models) || split_list(versions, &o->versions) || split_list(pgs, &o->pgs))
+    if (list_split(models, &o->models) || list_split(versions, &o->versions) || list_split(pgs, &o->pgs))
         return usage_error("energy", "--models, --versions and --pg must be non-empty comma-separated lists "
                                      "(at most %d items)", MAX_LIST);
     if (o->pgs.n > MAX_PG)
@@ -699,9 +680,9 @@ int cmd_energy(int argc, char **argv)
                     o->pgs.n, o->out_root);
         free(js.j);
     }
-    free(o->models.buf);
-    free(o->versions.buf);
-    free(o->pgs.buf);
+    list_free(&o->models);
+    list_free(&o->versions);
+    list_free(&o->pgs);
     free(o);
     return rc;
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/pyjson.h"
 #include "cli/results_tree.h"
@@ -334,28 +335,6 @@ static char *analyse(const struct slo_opts *o, const struct task *t)
     return text;
 }
 
-static int split(char *s, char **out, int max)
-{
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == max)
-            return -1;
-        out[n++] = t;
-    }
-    return n;
-}
-
-static int parse_int(const char *s, int64_t *v)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno)
-        return -1;
-    *v = x;
-    return 0;
-}
-
 static int run(const struct slo_opts *o)
 {
     struct stat st;
@@ -439,11 +418,11 @@ int cmd_slo(int argc, char **argv)
             break;
         case 's': scales = optarg; break;
         case 'x':
-            if (parse_int(optarg, &o.max_chips))
+            if (parse_i64_strict(optarg, &o.max_chips))
                 return usage_error("slo", "--max-num-chips \"%s\": expected an integer", optarg);
             break;
         case 'k':
-            if (parse_int(optarg, &o.multiple) || o.multiple <= 0)
+            if (parse_i64_strict(optarg, &o.multiple) || o.multiple <= 0)
                 return usage_error("slo", "--default-slo-multiple \"%s\": expected a positive integer", optarg);
             break;
         case 'C': break;
@@ -460,18 +439,18 @@ int cmd_slo(int argc, char **argv)
     if (!o.results || !o.out || !models || !versions)
         return usage_error("slo", "--results, --out, --models and --versions are required");
     o.bufs[0] = strdup(models), o.bufs[1] = strdup(versions);
-    o.nmodels = split(o.bufs[0], o.models, MAX_ITEMS);
-    o.nversions = split(o.bufs[1], o.versions, MAX_ITEMS);
+    o.nmodels = split_inplace(o.bufs[0], o.models, MAX_ITEMS);
+    o.nversions = split_inplace(o.bufs[1], o.versions, MAX_ITEMS);
     if (o.nmodels <= 0 || o.nversions <= 0)
         rc = usage_error("slo", "--models / --versions: expected a comma list of at most %d names", MAX_ITEMS);
     if (!rc && scales) {
         char *item[MAX_ITEMS];
         o.bufs[2] = strdup(scales);
-        o.nscales = split(o.bufs[2], item, MAX_ITEMS);
+        o.nscales = split_inplace(o.bufs[2], item, MAX_ITEMS);
         if (o.nscales <= 0)
             rc = usage_error("slo", "--slo-scales \"%s\": expected a comma list of integers", scales);
         for (int i = 0; i < o.nscales && !rc; i++)
-            if (parse_int(item[i], &o.scales[i]) || o.scales[i] <= 0)
+            if (parse_i64_strict(item[i], &o.scales[i]) || o.scales[i] <= 0)
                 rc = usage_error("slo", "--slo-scales \"%s\": expected a positive integer", item[i]);
     }
     if (!rc)

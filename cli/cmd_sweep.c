@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/family.h"
 #include "opsgen/opsgen.h"
@@ -48,34 +49,9 @@ static const char sweep_help[] =
     "      --profile NAME      behaviour profile (neusim)\n"
     "  -h, --help              this help\n";
 
-#define MAX_LIST 256
-
-struct list {
-    char *item[MAX_LIST];
-    int n;
-    char *buf;
-};
-
-static int split_list(const char *s, struct list *l)
-{
-    l->buf = strdup(s);
-    l->n = 0;
-    for (char *save = NULL, *tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (l->n == MAX_LIST)
-            return -1;
-        l->item[l->n++] = tok;
-    }
-    return l->n ? 0 : -1;
-}
-
 static int parse_positive(const char *s, int64_t *v)
 {
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (*end || end == s || x <= 0)
-        return -1;
-    *v = x;
-    return 0;
+    return parse_i64_strict(s, v) || *v <= 0 ? -1 : 0;
 }
 
 static bool exists(const char *p)
@@ -223,8 +199,8 @@ int cmd_sweep(int argc, char **argv)
         return usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required");
     if (strcmp(o.workload, "inference") != 0 && strcmp(o.workload, "training") != 0)
         return usage_error("sweep", "--workload \"%s\": expected inference or training", o.workload);
-    if (split_list(models, &o.models) || split_list(versions, &o.versions) ||
-        split_list(chips, &o.chips) || split_list(batches, &o.batches))
+    if (list_split(models, &o.models) || list_split(versions, &o.versions) ||
+        list_split(chips, &o.chips) || list_split(batches, &o.batches))
         rc = usage_error("sweep", "lists must be non-empty and comma-separated (at most %d items)", MAX_LIST);
     for (int i = 0; !rc && i < o.chips.n; i++)
         if (parse_positive(o.chips.item[i], &o.num_chips[i]))
@@ -247,9 +223,9 @@ int cmd_sweep(int argc, char **argv)
     if (!rc)
         fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present\n",
                 cnt.simulated, cnt.invalid, cnt.existing);
-    free(o.models.buf);
-    free(o.versions.buf);
-    free(o.chips.buf);
-    free(o.batches.buf);
+    list_free(&o.models);
+    list_free(&o.versions);
+    list_free(&o.chips);
+    list_free(&o.batches);
     return rc;
 }

@@ -1,0 +1,56 @@
+/* args.c — comma lists and strict numbers for the command line (see args.h). */
+#include "cli/args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int split_inplace(char *s, char **out, int max)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == max)
+            return -1;
+        out[n++] = t;
+    }
+    return n;
+}
+
+int list_split(const char *s, struct list *l)
+{
+    l->n = 0;
+    if (!(l->buf = strdup(s)))
+        return -1;
+    l->n = split_inplace(l->buf, l->item, MAX_LIST);
+    return l->n > 0 ? 0 : -1;
+}
+
+void list_free(struct list *l)
+{
+    free(l->buf);
+    l->buf = NULL;
+    l->n = 0;
+}
+
+int parse_i64_strict(const char *s, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+int parse_f64_strict(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(x))
+        return -1;
+    *v = x;
+    return 0;
+}
