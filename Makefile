@@ -17,8 +17,8 @@ CSV_LIBS := -lcsv
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-format-truncation -I. $(PKG_CFLAGS)
-LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm
+CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-format-truncation -pthread -I. $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
 LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c)
 CLI_SRC := $(wildcard cli/*.c)
