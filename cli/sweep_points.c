@@ -93,12 +93,12 @@ static struct sweep_group *make_group(struct sweep_enum *en)
     g->cfg.sources = cJSON_Duplicate(b->sources, 1);
     struct npu_err e;
     int64_t rest = en->combo;
-    int64_t vi[64];
-    for (int f = p->nfields - 1; f >= 0; f--) {
-        vi[f < 64 ? f : 63] = rest % p->fields[f].count;
+    int64_t vi[SPEC_MAX_FIELDS];
+    for (int f = p->nfields - 1; f >= 0; f--) {   /* odometer: the last field varies fastest */
+        vi[f] = rest % p->fields[f].count;
         rest /= p->fields[f].count;
     }
-    for (int f = 0; f < p->nfields && f < 64; f++) {
+    for (int f = 0; f < p->nfields; f++) {
         cJSON *v = spec_field_value(&p->fields[f], vi[f]);
         char *txt = cJSON_PrintUnformatted(v);
         const char *t = txt ? txt : "";

@@ -244,6 +244,8 @@ int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, s
     if (fl && !cJSON_IsObject(fl))
         return npu_errf(e, "%s: \"fields\": expected an object of field -> list or range", file);
     int n = fl ? cJSON_GetArraySize(fl) : 0;
+    if (n > SPEC_MAX_FIELDS)
+        return npu_errf(e, "%s: \"fields\": at most %d fields", file, SPEC_MAX_FIELDS);
     s->fields = calloc(n ? (size_t)n : 1, sizeof *s->fields);
     if (!s->fields)
         return npu_errf(e, "%s: out of memory", file);
@@ -255,6 +257,12 @@ int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, s
             return -1;
         s->nfields++;
     }
+    /* The product is only counted, never built; still, 2^62 points is a typo. */
+    double combos = 1;
+    for (int j = 0; j < s->nfields; j++)
+        combos *= (double)s->fields[j].count;
+    if (combos > 4e18)
+        return npu_errf(e, "%s: \"fields\": %.3g combinations is too many", file, combos);
     return 0;
 }
 

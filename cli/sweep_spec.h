@@ -20,6 +20,8 @@
 #include "traces/err.h"
 #include "traces/fields.h"
 
+#define SPEC_MAX_FIELDS 64
+
 /* One swept config field: a list of JSON values or a numeric range. */
 struct spec_field {
     char key[256];                   /* "hbm_bw_GBps", "unet_config.num_heads" */
