@@ -17,8 +17,8 @@ CSV_LIBS := -lcsv
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-format-truncation -I. $(PKG_CFLAGS)
-LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm
+CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-format-truncation -pthread -I. $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
 LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c)
 CLI_SRC := $(wildcard cli/*.c)
@@ -46,6 +46,12 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+
+# The sweep spec parser lives in cli/ but is library-like: its test links it.
+$(BUILD)/tests/test_sweep_spec: tests/unit/test_sweep_spec.c tests/unit/testutil.h $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 # make test: every cmocka program, then the CLI tests; one closing summary line.
 test: $(BUILD)/npusim $(TEST_BIN)

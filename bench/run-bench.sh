@@ -35,3 +35,70 @@ fi
 d=$(mktemp -d)
 run_suite "$d" "sweep to disk ($(df -T "$d" | awk 'NR==2 {print $2}')):"
 rm -rf "$d"
+
+# --- sweeps at scale (issue 5) ---------------------------------------------
+# Thread speed-ups need idle cores: say how loaded the machine is.
+echo "bench: load average before the parallel runs: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc) cores"
+# 1. The reference's speed suite end to end (sweep, energy, carbon) through
+#    run-suite, which passes no -j: the default, every core.
+shared=${SHARED:-../shared}
+if [ -x "$shared/tools/run-suite" ] && [ -f "$shared/reference/neusim/perf.suite" ]; then
+    d=$(mktemp -d)
+    start=$(date +%s.%N)
+    NPUSIM=$NPUSIM "$shared/tools/run-suite" "$shared/reference/neusim/perf.suite" "$d" >/dev/null 2>"$d.log" ||
+        { cat "$d.log"; exit 1; }
+    end=$(date +%s.%N)
+    awk -v t0="$start" -v t1="$end" -v c="$(nproc)" 'BEGIN { s = t1 - t0;
+        printf "bench: perf.suite full pipeline (run-suite, -j default = %d cores): %.3f s vs the reference 15.2 s: %.0fx (target 100x)\n", c, s, 15.2 / s }'
+    rm -rf "$d" "$d.log"
+else
+    echo "bench: perf.suite full pipeline: skipped ($shared/tools/run-suite not found)"
+fi
+
+# 2. Summary mode (energy pass + one row per point, no per-op files):
+#    configurations per second per core on an LLM-inference spec sweep,
+#    with -j 1 and -j 2.
+d=$(mktemp -d)
+cat >"$d/spec.json" <<'SPEC'
+{"models": ["llama3-8b", "llama3-70b"], "chips": ["tpuv4", "tpuv5p", "tpuv6e"],
+ "num_chips": [1, 2, 4, 8, 16, 32, 64], "batch_sizes": [1, 4, 16, 64, 256],
+ "fields": {"hbm_bw_GBps": {"from": 1000, "to": 4000, "step": 1000}}}
+SPEC
+for j in 1 2; do
+    start=$(date +%s.%N)
+    "$NPUSIM" sweep --configs configs --spec "$d/spec.json" --summary "$d/s$j.csv" -j "$j" 2>"$d/log$j" || { cat "$d/log$j"; exit 1; }
+    end=$(date +%s.%N)
+    n=$(($(wc -l <"$d/s$j.csv") - 1))
+    ok=$(sed -n 's/.*: \([0-9]*\) configurations simulated.*/\1/p' "$d/log$j")
+    echo "$start $end" >"$d/t$j"
+    awk -v t0="$start" -v t1="$end" -v n="$n" -v ok="$ok" -v j="$j" 'BEGIN { s = t1 - t0;
+        printf "bench: summary sweep -j %d: %d points (%d simulated, the rest invalid) in %.2f s: %.0f points/s, %.0f points/s/core, %.0f simulated/s/core (target 20000/s/core)\n",
+               j, n, ok, s, n / s, n / s / j, ok / s / j }'
+done
+cmp -s "$d/s1.csv" "$d/s2.csv" && echo "bench: summary -j 1 == -j 2 (byte for byte)" || echo "bench: summary -j 1 != -j 2 (BUG)"
+awk -v a="$(cat "$d/t1")" -v b="$(cat "$d/t2")" 'BEGIN { split(a, x, " "); split(b, y, " ");
+    printf "bench: -j 2 speed-up: %.2fx\n", (x[2] - x[1]) / (y[2] - y[1]) }'
+
+# 3. Peak RSS: a one-million-point summary sweep must stay flat. Simulating
+#    1M points takes minutes, so most of these points are invalid by design
+#    (the batch sizes exceed HBM), which exercises the enumerator, the reorder
+#    window and the writer at full rate; the 100k row shows memory is flat.
+cat >"$d/m.json" <<'SPEC'
+{"models": ["llama3-70b"], "chips": ["tpuv5p"], "num_chips": [1],
+ "batch_sizes": {"from": 4096, "to": 4195, "step": 1},
+ "fields": {"hbm_bw_GBps": {"from": 1, "to": 10000, "step": 1}}}
+SPEC
+sed 's/"to": 10000/"to": 1000/' "$d/m.json" >"$d/m100k.json"
+for s in m100k m; do
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f '%M' -o "$d/rss" "$NPUSIM" sweep --configs configs --spec "$d/$s.json" --summary "$d/$s.csv" 2>"$d/log" >/dev/null
+        kb=$(tail -n 1 "$d/rss")
+    else
+        "$NPUSIM" sweep --configs configs --spec "$d/$s.json" --summary "$d/$s.csv" --stats 2>"$d/log"
+        kb=$(sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$d/log")
+    fi
+    n=$(($(wc -l <"$d/$s.csv") - 1))
+    awk -v kb="$kb" -v n="$n" 'BEGIN { printf "bench: summary sweep of %d points: peak RSS %.1f MB (target < 50 MB for 1M)\n", n, kb / 1024 }'
+    rm -f "$d/$s.csv"
+done
+rm -rf "$d"

@@ -104,6 +104,7 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
 
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);

@@ -1,28 +1,45 @@
 /* cmd_sweep.c — `npusim sweep`: the reference's design-space sweep driver
- * (opsgen.md §13) for LLM inference.
+ * (opsgen.md §13), on N threads, with an optional one-row-per-point summary.
  *
- * For every model x chip count x parallelism x chip version x batch size it
- * validates the configuration (skipping it only when both phases fail, with
- * the 1.5x out-of-memory allowance), maps parallelism to torus axes, runs
- * opsgen + chipsim (no energy pass, as the reference's sweep) and writes the
- * reference results tree:
- *   OUT/<model>/<pstr>/<workload>-v<V>{,_prefill,_decode}.csv, _prefill.json, _decode.json
- * Configs are parsed once per (model, chip) and copied per point. */
+ * Points come one at a time from the enumerator (sweep_points.h: models x
+ * chips x spec field combinations x chip counts x parallelism x batch sizes),
+ * run on an ordered pool (ordered_pool.h) and are consumed in enumeration
+ * order, so the summary, the counts and the first fatal error are the same
+ * for every -j. Per point: validate (skip = "invalid" when both phases fail,
+ * with the 1.5x out-of-memory allowance), map parallelism to torus axes, run
+ * opsgen + chipsim and
+ *  - with --out (or no --summary): write the reference results tree
+ *      OUT/<model>/<pstr>/<workload>-v<V>{,_prefill,_decode}.csv, _prefill.json, _decode.json
+ *    without the energy pass, as the reference's sweep;
+ *  - with --summary: run the energy pass (NoPG/None unless --pg/--dvfs) and
+ *    form one CSV row (sweep_row.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/family.h"
+#include "cli/ordered_pool.h"
+#include "cli/progress.h"
+#include "cli/sweep_points.h"
+#include "cli/sweep_row.h"
+#include "cli/sweep_spec.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
+#include "power/carbon.h"
+#include "power/energy.h"
+#include "power/pg.h"
+#include "traces/atomic.h"
 
 static const char sweep_help[] =
     "usage: npusim sweep --models M[,M...] --versions V[,V...] --num-chips N[,N...]\n"
     "                    --batch-sizes B[,B...] [--workload W] [--seqlen IN_OUT]\n"
     "                    [--out DIR] [--configs DIR] [--profile neusim] [--skip-existing] [--dry-run]\n"
+    "       npusim sweep --spec SPEC.json --summary FILE.csv [-j N] [--shard K/N] [...]\n"
     "\n"
     "Sweeps every valid parallelism (data/tensor/pipeline over ICI, data/pipeline over\n"
     "DCN pods) for each chip count, chip version and global batch size, and writes the\n"
@@ -34,25 +51,37 @@ static const char sweep_help[] =
     "deeper than the layers, pod too large, ...). Versions are chip names without\n"
     "\"tpuv\" (2,3,4,5e,5p,6e,6p).\n"
     "\n"
+    "With --summary, writes one CSV row per configuration instead (in enumeration\n"
+    "order; no per-op files unless --out is given too): the point, its status (ok,\n"
+    "invalid: why, error: message), TTFT, TPOT, throughput, energy and carbon per\n"
+    "unit of work, memory and one column per swept spec field. A spec\n"
+    "(docs/sweep-spec.md) sweeps lists or ranges of any model, chip or system field.\n"
+    "\n"
     "options:\n"
     "      --models LIST       model configs (llama family)\n"
     "      --workload W        inference (default) or training (llama: one CSV + JSON per point)\n"
     "      --versions LIST     chip versions\n"
     "      --num-chips LIST    chip counts\n"
     "      --batch-sizes LIST  global batch sizes\n"
+    "      --spec FILE         sweep spec (JSON): models, chips, num_chips, batch_sizes,\n"
+    "                          fields; command-line lists take precedence\n"
     "      --seqlen IN_OUT     override input/output sequence lengths (e.g. 2048_256);\n"
     "                          results go under <model>_<IN>_<OUT>/\n"
-    "      --out DIR           results folder (default ./results)\n"
+    "      --out DIR           results folder (default ./results, none with --summary)\n"
+    "      --summary FILE      one CSV row per configuration (written atomically)\n"
+    "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
+    "      --shard K/N         only points whose index i has i %% N == K-1 (default: from\n"
+    "                          SLURM_ARRAY_TASK_ID/_COUNT/_MIN); join summaries with npusim merge\n"
+    "      --pg STRATEGY       summary: power-gating strategy of the energy pass (default NoPG)\n"
+    "      --dvfs POLICY       summary: DVFS policy (default None)\n"
+    "      --ci CI             summary: carbon intensity, kgCO2e/kWh (default: the system config's)\n"
+    "      --util U            summary: duty cycle in (0, 1] (default 0.6)\n"
+    "      --lifetime L        summary: lifetime in years (default 1)\n"
     "      --skip-existing     leave configurations whose outputs already exist\n"
     "      --dry-run           simulate every valid configuration but write nothing\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
     "      --profile NAME      behaviour profile (neusim)\n"
     "  -h, --help              this help\n";
-
-static int parse_positive(const char *s, int64_t *v)
-{
-    return parse_i64_strict(s, v) || *v <= 0 ? -1 : 0;
-}
 
 static bool exists(const char *p)
 {
@@ -61,96 +90,227 @@ static bool exists(const char *p)
 }
 
 struct sweep_opts {
-    const char *configs, *out, *workload, *seqlen;
-    struct list models, versions, chips, batches;
-    int64_t num_chips[MAX_LIST], batch[MAX_LIST];
+    const char *out, *summary, *seqlen, *pg_name, *dvfs_name;
     int64_t seq_in, seq_out;
-    bool skip_existing;
-    bool dry_run;
+    bool tree, skip_existing, dry_run, fatal_errors;
     const struct profile *prof;
+    struct pg_strategy pg;
+    enum dvfs_policy dvfs;
+    bool custom_energy;
+    double ci, util, lifetime;
+    bool ci_given;
 };
 
 struct sweep_count {
-    long simulated, invalid, existing;
+    long simulated, invalid, existing, errors, done;
 };
 
-/* One (model, version): loads the merged config once, then walks chip counts
- * x parallel configurations x batch sizes through the model's family. */
-static int sweep_model_chip(const struct sweep_opts *o, const char *model, const char *version,
-                            struct sweep_count *cnt)
+/* One point in the ordered pool. */
+struct item {
+    struct sweep_point pt;
+    struct row_result res;
+    char *row;                  /* the summary line (owned) */
+};
+
+struct sweep_ctx {
+    const struct sweep_opts *o;
+    struct sweep_enum en;
+    struct sweep_count cnt;
+    struct npu_err err;          /* the fatal error, if any */
+    bool failed;
+    FILE *summary;
+    struct progress prog;
+    bool want_row;
+};
+
+static int ctx_next(void *vctx, void *vit)
 {
-    char chipname[64];
-    snprintf(chipname, sizeof chipname, "tpuv%s", version);
-    struct config_request r = { o->configs, model, chipname, NULL, NULL, 0 };
-    struct loaded_config base;
+    struct sweep_ctx *x = vctx;
+    struct item *it = vit;
+    memset(it, 0, sizeof *it);
+    int r = sweep_enum_next(&x->en, &it->pt, &x->err);
+    if (r < 0)
+        x->failed = true;
+    return r;
+}
+
+/* The summary figures of a timed trace (energy pass already applied). */
+static void summarize(const struct sweep_opts *o, const struct family *fam, const struct loaded_config *c,
+                      const struct trace *t, struct row_result *res)
+{
     struct npu_err e;
-    if (config_load(&r, &base, &e)) {
-        config_free(&base);
-        return report_error("sweep", &e);
+    if (fam->llm_stats) {
+        struct llm_report r;
+        if (fam->llm_stats(c, o->prof, t, &r, &e) == 0) {
+            res->has_llm = true;
+            res->ttft_s = r.TTFT_sec;
+            res->tpot_ms = r.TPOT_ms_request;
+            res->prefill_tps = r.prefill_tokens_per_sec;
+            res->decode_tps = r.decode_tokens_per_sec;
+            res->mem_GiB = r.prefill_mem_GiB > r.decode_mem_GiB ? r.prefill_mem_GiB : r.decode_mem_GiB;
+            res->oom = r.prefill_oom || r.decode_oom;
+        }
     }
-    const struct family *fam = family_find(&base.model, o->workload);
-    if (!fam || !fam->enumerate) {
-        config_free(&base);
-        return usage_error("sweep", "model \"%s\" (model_type \"%s\"): sweeping its %s is not supported "
-                                    "(families: %s)", model, base.model.model_type, o->workload,
-                           families_list());
+    struct family_capacity cap;
+    if (fam->capacity && fam->capacity(c, o->prof, t, &cap, &e) == 0 && cap.units_per_sec > 0) {
+        double n = (double)c->model.num_chips;
+        double idle_W = carbon_idle_power_W(&c->chip, strcmp(o->pg.name, "NoPG") != 0) * n;
+        double u = o->util;
+        double avg_W = u * cap.active_power_W + (1 - u) * idle_W;
+        double ci = o->ci_given ? o->ci : c->sys.carbon_intensity_kgCO2_per_kWh;
+        res->has_cap = true;
+        res->unit = cap.unit;
+        res->throughput = cap.units_per_sec;
+        res->energy_per_unit_J = cap.active_power_W / cap.units_per_sec;
+        res->carbon_per_unit_kg = carbon_per_unit(u * cap.units_per_sec, c->sys.PUE, o->lifetime, ci,
+                                                  avg_W, c->chip.embodied_carbon_kgCO2 * n);
     }
-    if (fam->adjust)
-        fam->adjust(&base);
-    char mdir[512];
+}
+
+static void ctx_work(void *vctx, void *vit)
+{
+    struct sweep_ctx *x = vctx;
+    const struct sweep_opts *o = x->o;
+    struct item *it = vit;
+    struct sweep_group *g = it->pt.g;
+    struct row_result *res = &it->res;
+    /* A shallow copy: shares the group's cJSON, which it never frees. */
+    struct loaded_config c = g->invalid[0] ? *g->base : g->cfg;
+    if (o->seqlen) {
+        c.model.input_seqlen = o->seq_in;
+        c.model.output_seqlen = o->seq_out;
+    }
+    res->status = ROW_OK;
+    char pstr[256], dir[2048], base_name[96], csv[2200];
+    g->fam->pstr(&it->pt.par, it->pt.batch, pstr, sizeof pstr);
     if (o->seqlen)
-        snprintf(mdir, sizeof mdir, "%s/%s_%lld_%lld", o->out, base.model_name, (long long)o->seq_in,
-                 (long long)o->seq_out);
+        snprintf(dir, sizeof dir, "%s/%s_%lld_%lld%s/%s", o->out, c.model_name, (long long)o->seq_in,
+                 (long long)o->seq_out, g->tag, pstr);
     else
-        snprintf(mdir, sizeof mdir, "%s/%s", o->out, base.model_name);
-    int rc = 0;
-    for (int ci = 0; ci < o->chips.n && !rc; ci++) {
-        struct parallel_cfg *pcs = NULL;
-        size_t npc = 0;
-        if (fam->enumerate(&base, o->num_chips[ci], &pcs, &npc, &e)) {
-            rc = report_error("sweep", &e);
-            break;
-        }
-        for (size_t pi = 0; pi < npc && !rc; pi++) {
-            for (int bi = 0; bi < o->batches.n && !rc; bi++) {
-                struct loaded_config c = base;   /* shallow: shares merged/sources, not freed */
-                if (o->seqlen) {
-                    c.model.input_seqlen = o->seq_in;
-                    c.model.output_seqlen = o->seq_out;
-                }
-                char pstr[256], dir[1024], base_name[64], csv[1200];
-                fam->pstr(&pcs[pi], o->batch[bi], pstr, sizeof pstr);
-                snprintf(dir, sizeof dir, "%s/%s", mdir, pstr);
-                snprintf(base_name, sizeof base_name, "%s-v%s", o->workload, version);
-                snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
-                snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
-                if (o->skip_existing && exists(csv)) {
-                    cnt->existing++;
-                    continue;
-                }
-                char why[256];
-                if (!fam->prepare(&c, &pcs[pi], o->batch[bi], o->prof, why, sizeof why)) {
-                    cnt->invalid++;
-                    continue;
-                }
-                struct trace t;
-                trace_init(&t);
-                if (pipeline_run(fam, &c, o->prof, false, &t, &e) ||
-                    (!o->dry_run && fam->write(&c, o->prof, &t, dir, base_name, true, &e)))
-                    rc = report_error("sweep", &e);
-                else
-                    cnt->simulated++;
-                trace_free(&t);
-            }
-        }
-        free(pcs);
+        snprintf(dir, sizeof dir, "%s/%s%s/%s", o->out, c.model_name, g->tag, pstr);
+    snprintf(base_name, sizeof base_name, "%s-v%s", x->en.plan->workload, g->version);
+    snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
+    snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
+    if (g->invalid[0]) {
+        sweep_apply_parallel(&c.model, &it->pt.par, it->pt.batch);
+        res->status = ROW_INVALID;
+        snprintf(res->msg, sizeof res->msg, "%s", g->invalid);
+    } else if (o->tree && o->skip_existing && exists(csv)) {
+        res->status = ROW_EXISTING;
+    } else if (!g->fam->prepare(&c, &it->pt.par, it->pt.batch, o->prof, res->msg, sizeof res->msg)) {
+        res->status = ROW_INVALID;
+    } else {
+        struct trace t;
+        struct npu_err e;
+        trace_init(&t);
+        if (pipeline_run(g->fam, &c, o->prof, false, &t, &e) ||
+            (o->tree && !o->dry_run && g->fam->write(&c, o->prof, &t, dir, base_name, true, &e)) ||
+            (x->want_row && (o->custom_energy ? power_energy_pass(&t, &c.chip, &o->pg, (int)o->dvfs, o->prof, &e)
+                                              : power_default_pass(&t, &c.chip, o->prof, &e)))) {
+            res->status = ROW_ERROR;
+            snprintf(res->msg, sizeof res->msg, "%s", e.msg);
+        } else if (x->want_row)
+            summarize(o, g->fam, &c, &t, res);
+        trace_free(&t);
     }
-    config_free(&base);
+    if (x->want_row)
+        it->row = row_format(it->pt.index, c.model_name, x->en.plan->workload, c.chip_name, &c.model,
+                             it->pt.batch, res, g->field_csv);
+}
+
+static int ctx_emit(void *vctx, void *vit)
+{
+    struct sweep_ctx *x = vctx;
+    struct item *it = vit;
+    int rc = 0;
+    switch (it->res.status) {
+    case ROW_OK: x->cnt.simulated++; break;
+    case ROW_INVALID: x->cnt.invalid++; break;
+    case ROW_EXISTING: x->cnt.existing++; break;
+    case ROW_ERROR:
+        x->cnt.errors++;
+        if (x->o->fatal_errors) {
+            snprintf(x->err.msg, sizeof x->err.msg, "%s", it->res.msg);
+            x->failed = true;
+            rc = -1;
+        }
+        break;
+    }
+    if (!rc && it->row && x->summary && fputs(it->row, x->summary) == EOF) {
+        snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+        x->failed = true;
+        rc = -1;
+    }
+    free(it->row);
+    it->row = NULL;
+    sweep_group_release(it->pt.g);
+    progress_update(&x->prog, ++x->cnt.done);
     return rc;
 }
 
+static void ctx_discard(void *vctx, void *vit)
+{
+    (void)vctx;
+    struct item *it = vit;
+    free(it->row);
+    sweep_group_release(it->pt.g);
+}
+
+/* --shard K/N, else SLURM_ARRAY_TASK_{ID,COUNT,MIN}; k is returned 0-based. */
+static int parse_shard(const char *s, long *k, long *n)
+{
+    char buf[64];
+    int64_t a, b;
+    const char *slash = s ? strchr(s, '/') : NULL;
+    if (!slash || (size_t)(slash - s) >= sizeof buf)
+        return -1;
+    memcpy(buf, s, (size_t)(slash - s));
+    buf[slash - s] = '\0';
+    if (parse_i64_strict(buf, &a) || parse_i64_strict(slash + 1, &b) || b < 1 || a < 1 || a > b)
+        return -1;
+    *k = (long)a - 1;
+    *n = (long)b;
+    return 0;
+}
+
+static int slurm_shard(long *k, long *n)
+{
+    const char *id = getenv("SLURM_ARRAY_TASK_ID"), *cnt = getenv("SLURM_ARRAY_TASK_COUNT");
+    const char *min = getenv("SLURM_ARRAY_TASK_MIN"), *step = getenv("SLURM_ARRAY_TASK_STEP");
+    int64_t i, c, m = 0, st = 1;
+    if (!id || !cnt)
+        return 0;
+    if (parse_i64_strict(id, &i) || parse_i64_strict(cnt, &c) || c < 1 ||
+        (min && parse_i64_strict(min, &m)) || (step && (parse_i64_strict(step, &st) || st < 1)))
+        return -1;
+    /* Array ids may start at 0 or 1 (or anywhere): the position within the
+     * array is (id - min) / step; without MIN, ids are taken as 0-based. */
+    int64_t pos = (i - m) / st;
+    if (pos < 0 || pos >= c)
+        return -1;
+    *k = (long)pos;
+    *n = (long)c;
+    return 1;
+}
+
 enum { O_MODELS = 1000, O_WORKLOAD, O_VERSIONS, O_CHIPS, O_BATCHES, O_SEQLEN, O_OUT, O_CONFIGS,
-       O_PROFILE, O_SKIP, O_DRY };
+       O_PROFILE, O_SKIP, O_DRY, O_SUMMARY, O_SPEC, O_SHARD, O_PG, O_DVFS, O_CI, O_UTIL, O_LIFE, O_STATS };
+
+/* A command-line comma list of positive integers as a spec list. */
+static int ints_from_list(const struct list *l, cJSON **arr, struct spec_ints *out)
+{
+    *arr = cJSON_CreateArray();
+    for (int i = 0; i < l->n; i++) {
+        int64_t v;
+        if (parse_i64_strict(l->item[i], &v) || v <= 0)
+            return i + 1;
+        cJSON_AddItemToArray(*arr, cJSON_CreateNumber((double)v));
+    }
+    memset(out, 0, sizeof *out);
+    out->list = *arr;
+    out->count = l->n;
+    return 0;
+}
 
 int cmd_sweep(int argc, char **argv)
 {
@@ -160,31 +320,64 @@ int cmd_sweep(int argc, char **argv)
         { "batch-sizes", required_argument, 0, O_BATCHES }, { "seqlen", required_argument, 0, O_SEQLEN },
         { "out", required_argument, 0, O_OUT }, { "configs", required_argument, 0, O_CONFIGS },
         { "profile", required_argument, 0, O_PROFILE }, { "skip-existing", no_argument, 0, O_SKIP },
-        { "dry-run", no_argument, 0, O_DRY },
+        { "dry-run", no_argument, 0, O_DRY }, { "summary", required_argument, 0, O_SUMMARY },
+        { "spec", required_argument, 0, O_SPEC }, { "shard", required_argument, 0, O_SHARD },
+        { "jobs", required_argument, 0, 'j' }, { "pg", required_argument, 0, O_PG },
+        { "dvfs", required_argument, 0, O_DVFS }, { "ci", required_argument, 0, O_CI },
+        { "util", required_argument, 0, O_UTIL }, { "lifetime", required_argument, 0, O_LIFE },
+        { "stats", no_argument, 0, O_STATS },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     struct sweep_opts o;
     memset(&o, 0, sizeof o);
-    o.out = "results";
-    o.workload = "inference";
     o.prof = &profile_neusim;
-    const char *models = NULL, *versions = NULL, *chips = NULL, *batches = NULL;
+    o.util = 0.6;
+    o.lifetime = 1;
+    const char *models = NULL, *versions = NULL, *chips = NULL, *batches = NULL, *spec_file = NULL;
+    const char *shard = NULL, *workload = NULL, *configs = NULL;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    bool stats = false;
     optind = 1;
     opterr = 0;
-    int ch, rc = 0;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+        int64_t v;
         switch (ch) {
         case 'h': fputs(sweep_help, stdout); return 0;
         case O_MODELS: models = optarg; break;
-        case O_WORKLOAD: o.workload = optarg; break;
+        case O_WORKLOAD: workload = optarg; break;
         case O_VERSIONS: versions = optarg; break;
         case O_CHIPS: chips = optarg; break;
         case O_BATCHES: batches = optarg; break;
         case O_SEQLEN: o.seqlen = optarg; break;
         case O_OUT: o.out = optarg; break;
-        case O_CONFIGS: o.configs = optarg; break;
+        case O_CONFIGS: configs = optarg; break;
         case O_SKIP: o.skip_existing = true; break;
         case O_DRY: o.dry_run = true; break;
+        case O_SUMMARY: o.summary = optarg; break;
+        case O_SPEC: spec_file = optarg; break;
+        case O_SHARD: shard = optarg; break;
+        case O_PG: o.pg_name = optarg; break;
+        case O_DVFS: o.dvfs_name = optarg; break;
+        case O_STATS: stats = true; break;
+        case 'j':
+            if (parse_i64_strict(optarg, &v) || v < 1 || v > 4096)
+                return usage_error("sweep", "-j \"%s\": expected a thread count from 1 to 4096", optarg);
+            jobs = (long)v;
+            break;
+        case O_CI:
+            if (parse_f64_strict(optarg, &o.ci) || o.ci < 0)
+                return usage_error("sweep", "--ci \"%s\": expected a carbon intensity >= 0", optarg);
+            o.ci_given = true;
+            break;
+        case O_UTIL:
+            if (parse_f64_strict(optarg, &o.util) || o.util <= 0 || o.util > 1)
+                return usage_error("sweep", "--util \"%s\": expected a duty cycle in (0, 1]", optarg);
+            break;
+        case O_LIFE:
+            if (parse_f64_strict(optarg, &o.lifetime) || o.lifetime <= 0)
+                return usage_error("sweep", "--lifetime \"%s\": expected a positive number of years", optarg);
+            break;
         case O_PROFILE:
             if (!(o.prof = profile_by_name(optarg)))
                 return usage_error("sweep", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
@@ -195,37 +388,151 @@ int cmd_sweep(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("sweep", "unexpected argument \"%s\"", argv[optind]);
-    if (!models || !versions || !chips || !batches)
-        return usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required");
-    if (strcmp(o.workload, "inference") != 0 && strcmp(o.workload, "training") != 0)
-        return usage_error("sweep", "--workload \"%s\": expected inference or training", o.workload);
-    if (list_split(models, &o.models) || list_split(versions, &o.versions) ||
-        list_split(chips, &o.chips) || list_split(batches, &o.batches))
+    if (jobs < 1)
+        jobs = 1;
+
+    struct sweep_spec spec;
+    struct npu_err e;
+    memset(&spec, 0, sizeof spec);
+    if (spec_file && sweep_spec_load(spec_file, &spec, &e)) {
+        sweep_spec_free(&spec);
+        return report_error("sweep", &e);
+    }
+    int rc = 0;
+    struct list lm = { 0 }, lv = { 0 }, lc = { 0 }, lb = { 0 };
+    cJSON *jc = NULL, *jb = NULL;
+    const char **mnames = NULL, **cnames = NULL;
+    char (*cbuf)[64] = NULL;
+    struct sweep_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.configs = configs;
+    plan.workload = workload ? workload : spec.workload ? spec.workload : "inference";
+    plan.spec_file = spec_file;
+    plan.fields = spec.fields;
+    plan.nfields = spec.nfields;
+    plan.num_chips = spec.num_chips;
+    plan.batches = spec.batches;
+    if (strcmp(plan.workload, "inference") != 0 && strcmp(plan.workload, "training") != 0)
+        rc = usage_error("sweep", "--workload \"%s\": expected inference or training", plan.workload);
+    if (!rc && ((models && list_split(models, &lm)) || (versions && list_split(versions, &lv)) ||
+                (chips && list_split(chips, &lc)) || (batches && list_split(batches, &lb))))
         rc = usage_error("sweep", "lists must be non-empty and comma-separated (at most %d items)", MAX_LIST);
-    for (int i = 0; !rc && i < o.chips.n; i++)
-        if (parse_positive(o.chips.item[i], &o.num_chips[i]))
-            rc = usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", o.chips.item[i]);
-    for (int i = 0; !rc && i < o.batches.n; i++)
-        if (parse_positive(o.batches.item[i], &o.batch[i]))
-            rc = usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer", o.batches.item[i]);
+    int bad;
+    if (!rc && chips && (bad = ints_from_list(&lc, &jc, &plan.num_chips)))
+        rc = usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", lc.item[bad - 1]);
+    if (!rc && batches && (bad = ints_from_list(&lb, &jb, &plan.batches)))
+        rc = usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer", lb.item[bad - 1]);
+    if (!rc) {
+        /* Models and chips: the command line wins over the spec. */
+        plan.nmodels = models ? lm.n : spec.models ? cJSON_GetArraySize(spec.models) : 0;
+        plan.nchips = versions ? lv.n : spec.chips ? cJSON_GetArraySize(spec.chips) : 0;
+        mnames = calloc((size_t)plan.nmodels + 1, sizeof *mnames);
+        cnames = calloc((size_t)plan.nchips + 1, sizeof *cnames);
+        cbuf = calloc((size_t)plan.nchips + 1, sizeof *cbuf);
+        for (int i = 0; i < plan.nmodels; i++)
+            mnames[i] = models ? lm.item[i] : cJSON_GetArrayItem(spec.models, i)->valuestring;
+        for (int i = 0; i < plan.nchips; i++) {
+            if (versions)
+                snprintf(cbuf[i], sizeof cbuf[i], "tpuv%s", lv.item[i]);
+            cnames[i] = versions ? cbuf[i] : cJSON_GetArrayItem(spec.chips, i)->valuestring;
+        }
+        plan.models = mnames;
+        plan.chips = cnames;
+        if (!plan.nmodels || !plan.nchips || !plan.num_chips.count || !plan.batches.count)
+            rc = usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required "
+                                      "(or models, chips, num_chips and batch_sizes in --spec)");
+    }
     if (!rc && o.seqlen) {
         char *us = strchr(o.seqlen, '_');
         char in[32] = "";
         if (us && (size_t)(us - o.seqlen) < sizeof in)
             memcpy(in, o.seqlen, (size_t)(us - o.seqlen));
-        if (!us || parse_positive(in, &o.seq_in) || parse_positive(us + 1, &o.seq_out))
+        if (!us || parse_i64_strict(in, &o.seq_in) || o.seq_in <= 0 || parse_i64_strict(us + 1, &o.seq_out) ||
+            o.seq_out <= 0)
             rc = usage_error("sweep", "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", o.seqlen);
     }
-    struct sweep_count cnt = { 0, 0, 0 };
-    for (int mi = 0; !rc && mi < o.models.n; mi++)
-        for (int vi = 0; !rc && vi < o.versions.n; vi++)
-            rc = sweep_model_chip(&o, o.models.item[mi], o.versions.item[vi], &cnt);
-    if (!rc)
-        fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present\n",
-                cnt.simulated, cnt.invalid, cnt.existing);
-    list_free(&o.models);
-    list_free(&o.versions);
-    list_free(&o.chips);
-    list_free(&o.batches);
+    plan.shard_n = 1;
+    if (!rc && shard && parse_shard(shard, &plan.shard_k, &plan.shard_n))
+        rc = usage_error("sweep", "--shard \"%s\": expected K/N with 1 <= K <= N", shard);
+    if (!rc && !shard && slurm_shard(&plan.shard_k, &plan.shard_n) < 0)
+        rc = usage_error("sweep", "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP do not describe a task of the array");
+    pg_strategy_default(&o.pg);
+    snprintf(o.pg.name, sizeof o.pg.name, "NoPG");
+    o.dvfs = DVFS_NONE;
+    if (!rc && (o.pg_name || o.dvfs_name)) {
+        o.custom_energy = true;
+        if (pg_strategy_lookup(o.pg_name ? o.pg_name : "NoPG", configs, &o.pg, &e) ||
+            dvfs_policy_parse(o.dvfs_name ? o.dvfs_name : "None", &o.dvfs, &e))
+            rc = report_error("sweep", &e);
+    }
+    /* Without --summary the results tree is the output (./results by default). */
+    o.tree = o.out || !o.summary;
+    if (!o.out)
+        o.out = "results";
+    o.fatal_errors = !o.summary;
+
+    struct sweep_ctx x;
+    memset(&x, 0, sizeof x);
+    x.o = &o;
+    x.want_row = o.summary && !o.dry_run;
+    struct atomic_file af;
+    memset(&af, 0, sizeof af);
+    bool af_open = false;
+    if (!rc && sweep_enum_init(&x.en, &plan, &e))
+        rc = report_error("sweep", &e);
+    if (!rc && x.want_row) {
+        if (atomic_open(&af, o.summary, &e))
+            rc = report_error("sweep", &e);
+        else {
+            af_open = true;
+            x.summary = af.f;
+            if (fputs(row_header(spec.fields, spec.nfields), x.summary) == EOF) {
+                snprintf(x.err.msg, sizeof x.err.msg, "%s: write failed", o.summary);
+                x.failed = true;
+            }
+        }
+    }
+    if (!rc && !x.failed) {
+        bool tty = isatty(2);
+        progress_init(&x.prog, tty, tty ? sweep_enum_count(&x.en) : 0);
+        struct ordered_pool_ops ops = { &x, ctx_next, ctx_work, ctx_emit, ctx_discard };
+        size_t window = (size_t)(jobs < 4 ? 64 : 16 * jobs);
+        if (ordered_pool_run(&ops, sizeof(struct item), (int)jobs, window) && !x.failed) {
+            snprintf(x.err.msg, sizeof x.err.msg, "cannot start the worker threads");
+            x.failed = true;
+        }
+        progress_end(&x.prog);
+    }
+    if (!rc && x.failed)
+        rc = report_error("sweep", &x.err);
+    if (af_open) {
+        if (rc)
+            atomic_abort(&af);
+        else if (atomic_commit(&af, &e))
+            rc = report_error("sweep", &e);
+    }
+    if (!rc) {
+        fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
+                x.cnt.simulated, x.cnt.invalid, x.cnt.existing);
+        if (x.cnt.errors)
+            fprintf(stderr, ", %ld failed", x.cnt.errors);
+        fputc('\n', stderr);
+    }
+    if (stats) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        fprintf(stderr, "npusim sweep: peak RSS %ld KiB\n", ru.ru_maxrss);
+    }
+    sweep_enum_free(&x.en);
+    free(mnames);
+    free(cnames);
+    free(cbuf);
+    cJSON_Delete(jc);
+    cJSON_Delete(jb);
+    list_free(&lm);
+    list_free(&lv);
+    list_free(&lc);
+    list_free(&lb);
+    sweep_spec_free(&spec);
     return rc;
 }

@@ -152,6 +152,42 @@ void config_merge(cJSON *dst, cJSON *sources, const cJSON *src, const char *file
     }
 }
 
+int config_set_value(cJSON *merged, cJSON *sources, const char *key, cJSON *v, const char *source,
+                     struct npu_err *e)
+{
+    char k[256];
+    if (strlen(key) >= sizeof k) {
+        cJSON_Delete(v);
+        return npu_errf(e, "%s \"%s\": key too long", source, key);
+    }
+    snprintf(k, sizeof k, "%s", key);
+    /* A dotted key sets a field of a nested object ("unet_config.num_heads"). */
+    cJSON *into = merged;
+    char *leaf = k;
+    for (char *dot; (dot = strchr(leaf, '.')) != NULL; leaf = dot + 1) {
+        *dot = '\0';
+        cJSON *next = *leaf ? cJSON_GetObjectItemCaseSensitive(into, leaf) : NULL;
+        if (!*leaf || (next && !cJSON_IsObject(next))) {
+            int rc = *leaf ? npu_errf(e, "%s \"%s\": \"%s\" is not an object", source, key, leaf)
+                           : npu_errf(e, "%s \"%s\": empty key part", source, key);
+            cJSON_Delete(v);
+            return rc;
+        }
+        if (!next)
+            next = cJSON_AddObjectToObject(into, leaf);
+        into = next;
+        *dot = '.';
+    }
+    if (!*leaf) {
+        cJSON_Delete(v);
+        return npu_errf(e, "%s \"%s\": empty key part", source, key);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(into, leaf);
+    cJSON_AddItemToObject(into, leaf, v);
+    set_source(sources, key, source);
+    return 0;
+}
+
 int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e)
 {
     const char *eq = strchr(kv, '=');
@@ -163,29 +199,17 @@ int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_e
         return npu_errf(e, "--set \"%s\": key too long", kv);
     memcpy(key, kv, kl);
     key[kl] = '\0';
-    /* A dotted key sets a field of a nested object ("unet_config.num_heads"). */
-    cJSON *into = merged;
-    char *leaf = key;
-    for (char *dot; (dot = strchr(leaf, '.')) != NULL; leaf = dot + 1) {
-        *dot = '\0';
-        if (!*leaf)
-            return npu_errf(e, "--set \"%s\": empty key part", kv);
-        cJSON *next = cJSON_GetObjectItemCaseSensitive(into, leaf);
-        if (next && !cJSON_IsObject(next))
-            return npu_errf(e, "--set \"%s\": \"%s\" is not an object", kv, leaf);
-        if (!next)
-            next = cJSON_AddObjectToObject(into, leaf);
-        into = next;
-        *dot = '.';
-    }
-    if (!*leaf)
-        return npu_errf(e, "--set \"%s\": empty key part", kv);
     cJSON *v = cJSON_Parse(eq + 1);
     if (!v)
         v = cJSON_CreateString(eq + 1);
-    cJSON_DeleteItemFromObjectCaseSensitive(into, leaf);
-    cJSON_AddItemToObject(into, leaf, v);
-    set_source(sources, key, "--set");
+    if (config_set_value(merged, sources, key, v, "--set", e)) {
+        /* Keep the old message form: --set "k=v": ... */
+        char msg[sizeof e->msg];
+        const char *rest = strstr(e->msg, "\": ");
+        snprintf(msg, sizeof msg, "--set \"%s\": %s", kv, rest ? rest + 3 : e->msg);
+        memcpy(e->msg, msg, sizeof msg);
+        return -1;
+    }
     return 0;
 }
 

@@ -51,6 +51,11 @@ cJSON *config_read_json(const char *path, struct npu_err *e);
 void config_merge(cJSON *dst, cJSON *sources, const cJSON *src, const char *file);
 /* Applies one "key=value" override (value parsed as JSON when it parses, else a string). */
 int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e);
+/* Sets one field (a dotted key reaches into nested objects) to v, which it
+ * takes over; `source` is recorded as the key's origin and names it in errors
+ * ("--set", a sweep spec file). */
+int config_set_value(cJSON *merged, cJSON *sources, const char *key, cJSON *v, const char *source,
+                     struct npu_err *e);
 /* Loads the typed structs from r->merged (model only if r->merged has model_type or need_model). */
 int config_load_structs(struct loaded_config *c, bool need_model, struct npu_err *e);
 /* Calls warn(key) for every merged key no config table knows. */

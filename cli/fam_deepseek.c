@@ -95,6 +95,12 @@ static int ds_capacity(const struct loaded_config *c, const struct profile *prof
     return llm_family_capacity(c, prof, t, opsgen_deepseek_mem_bytes, cap, e);
 }
 
+static int ds_stats(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                    struct llm_report *r, struct npu_err *e)
+{
+    return llm_report_compute_mem(&c->model, &c->chip, prof, t, opsgen_deepseek_mem_bytes, r, e);
+}
+
 const struct family fam_deepseek = {
     .name = "deepseek inference",
     .example = "npusim run -m deepseekv2-236b -c tpuv5p --set num_chips=16 "
@@ -107,5 +113,6 @@ const struct family fam_deepseek = {
     .enumerate = ds_enumerate,
     .pstr = sweep_pstr_moe,
     .prepare = ds_prepare,
+    .llm_stats = ds_stats,
     .capacity = ds_capacity,
 };

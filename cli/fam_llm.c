@@ -85,6 +85,12 @@ static int llm_capacity(const struct loaded_config *c, const struct profile *pro
     return llm_family_capacity(c, prof, t, NULL, cap, e);
 }
 
+static int llm_stats(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                     struct llm_report *r, struct npu_err *e)
+{
+    return llm_report_compute(&c->model, &c->chip, prof, t, r, e);
+}
+
 const struct family fam_llm_inference = {
     .name = "llama inference",
     .example = "npusim run -m llama3-8b -c tpuv5p",
@@ -96,5 +102,6 @@ const struct family fam_llm_inference = {
     .enumerate = llm_enumerate,
     .pstr = sweep_pstr_llm,
     .prepare = llm_prepare,
+    .llm_stats = llm_stats,
     .capacity = llm_capacity,
 };

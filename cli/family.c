@@ -19,7 +19,8 @@ const struct family *family_find(const struct model_config *m, const char *workl
 
 const char *families_list(void)
 {
-    static char buf[512];
+    /* Per thread: filled lazily, read by sweep workers' error messages. */
+    static _Thread_local char buf[512];
     if (!buf[0])
         for (size_t i = 0; i < NFAM; i++) {
             size_t l = strlen(buf);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cli/config.h"
+#include "cli/report.h"
 #include "opsgen/sweep.h"
 #include "traces/op.h"
 #include "traces/profile.h"
@@ -52,6 +53,10 @@ struct family {
      * point) and maps parallelism to torus axes. */
     bool (*prepare)(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                     const struct profile *prof, char *why, size_t whylen);
+    /* Sweep summary: the LLM statistics (TTFT, TPOT, memory, OOM) of a timed
+     * trace; NULL for families that are not LLM inference. */
+    int (*llm_stats)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                     struct llm_report *r, struct npu_err *e);
     /* Fleet: capacity and active power of a timed trace (after the energy pass). */
     int (*capacity)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                     struct family_capacity *cap, struct npu_err *e);

@@ -19,6 +19,7 @@ struct command {
 static const struct command commands[] = {
     { "run", cmd_run, "simulate one configuration (all stages) and print a summary" },
     { "sweep", cmd_sweep, "sweep parallelism x chips x batch sizes into a results tree" },
+    { "merge", cmd_merge, "join the --summary files of sharded sweeps into one" },
     { "opsgen", cmd_opsgen, "stage 1: model config -> operator trace" },
     { "chipsim", cmd_chipsim, "stage 2: trace -> timed trace on a chip" },
     { "power", cmd_power, "stage 3: timed trace -> energy and power (default pass)" },

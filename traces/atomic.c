@@ -9,6 +9,8 @@
 #include "traces/atomic.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,17 +31,23 @@ int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e)
     if (strlen(path) >= sizeof a->path)
         return npu_errf(e, "%s: path too long", path);
     strcpy(a->path, path);
-    snprintf(a->tmp, sizeof a->tmp, "%s.tmp.XXXXXX", path);
-    a->fd = mkstemp(a->tmp);
-    if (a->fd < 0)
-        return npu_errf(e, "%s: cannot create temporary file: %s", path, strerror(errno));
-    /* mkstemp makes the file 0600; give it the mode a plain fopen would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(a->fd, 0666 & ~mask) != 0) {
-        int err = errno;
-        atomic_abort(a);
-        return npu_errf(e, "%s: %s", path, strerror(err));
+    /* Not mkstemp: it creates the file 0600, and reading the umask to widen it
+     * means setting it (umask(0); umask(mask)), a process-wide change that
+     * races with every other thread creating files (npusim sweep -j). open()
+     * with 0666 applies the umask itself; a per-process counter and the pid
+     * make the name unique, O_EXCL makes a collision a retry. */
+    static _Atomic unsigned long tmp_seq;
+    for (int tries = 0;; tries++) {
+        snprintf(a->tmp, sizeof a->tmp, "%s.tmp.%ld.%lu", path, (long)getpid(),
+                 atomic_fetch_add(&tmp_seq, 1));
+        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (a->fd >= 0)
+            break;
+        if (errno != EEXIST || tries > 100) {
+            int err = errno;
+            a->tmp[0] = '\0';
+            return npu_errf(e, "%s: cannot create temporary file: %s", path, strerror(err));
+        }
     }
     a->gz = ends_with(path, ".gz");
     a->f = a->gz ? open_memstream(&a->mem, &a->mem_len) : fdopen(a->fd, "wb");

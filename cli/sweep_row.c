@@ -1,0 +1,115 @@
+/* sweep_row.c — summary rows of the sweep (see sweep_row.h). */
+#include "cli/sweep_row.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/pyfmt.h"
+
+#define FIXED_COLUMNS                                                                              \
+    "index,model,workload,chip,num_chips,dp,tp,pp,ep,dp_dcn,pp_dcn,batch,status,TTFT_s,TPOT_ms,"    \
+    "prefill_tokens_per_s,decode_tokens_per_s,throughput,throughput_unit,energy_per_unit_J,"        \
+    "carbon_per_unit_kgCO2e,memory_GiB,out_of_memory"
+
+const char *row_header(const struct spec_field *fields, int nfields)
+{
+    static _Thread_local char buf[16384];
+    size_t l = (size_t)snprintf(buf, sizeof buf, "%s", FIXED_COLUMNS);
+    for (int i = 0; i < nfields && l < sizeof buf; i++)
+        l += (size_t)snprintf(buf + l, sizeof buf - l, ",%s", fields[i].key);
+    if (l + 2 <= sizeof buf)
+        strcpy(buf + l, "\n");
+    return buf;
+}
+
+/* A growing line. */
+struct sb {
+    char *s;
+    size_t n, cap;
+};
+
+static void sb_put(struct sb *b, const char *t)
+{
+    size_t l = strlen(t);
+    if (b->n + l + 1 > b->cap) {
+        size_t cap = (b->n + l + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s)
+            abort();
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, t, l + 1);
+    b->n += l;
+}
+
+/* ",value" with CSV quoting (line breaks become spaces: one row, one line). */
+static void sb_cell(struct sb *b, const char *v)
+{
+    bool q = strpbrk(v, ",\"\r\n") != NULL;
+    sb_put(b, q ? ",\"" : ",");
+    char ch[2] = { 0, 0 };
+    for (; *v; v++) {
+        ch[0] = *v == '\n' || *v == '\r' ? ' ' : *v;
+        sb_put(b, ch[0] == '"' ? "\"\"" : ch);
+    }
+    if (q)
+        sb_put(b, "\"");
+}
+
+static void sb_num(struct sb *b, bool have, double v)
+{
+    char t[40];
+    sb_put(b, ",");
+    if (have)
+        sb_put(b, py_repr_double(v, t, sizeof t));
+}
+
+static void sb_int(struct sb *b, int64_t v)
+{
+    char t[32];
+    snprintf(t, sizeof t, ",%lld", (long long)v);
+    sb_put(b, t);
+}
+
+char *row_format(long index, const char *model, const char *workload, const char *chip,
+                 const struct model_config *m, int64_t batch, const struct row_result *r,
+                 const char *field_csv)
+{
+    struct sb b = { 0 };
+    char t[640];
+    snprintf(t, sizeof t, "%ld", index);
+    sb_put(&b, t);
+    sb_cell(&b, model);
+    sb_cell(&b, workload);
+    sb_cell(&b, chip);
+    sb_int(&b, m->num_chips);
+    sb_int(&b, m->data_parallelism_degree);
+    sb_int(&b, m->tensor_parallelism_degree);
+    sb_int(&b, m->pipeline_parallelism_degree);
+    sb_int(&b, m->expert_parallelism_degree);
+    sb_int(&b, m->data_parallel_degree_dcn);
+    sb_int(&b, m->pipeline_parallel_degree_dcn);
+    sb_int(&b, batch);
+    switch (r->status) {
+    case ROW_OK: snprintf(t, sizeof t, "ok"); break;
+    case ROW_INVALID: snprintf(t, sizeof t, "invalid: %s", r->msg); break;
+    case ROW_ERROR: snprintf(t, sizeof t, "error: %s", r->msg); break;
+    case ROW_EXISTING: snprintf(t, sizeof t, "existing"); break;
+    }
+    sb_cell(&b, t);
+    sb_num(&b, r->has_llm, r->ttft_s);
+    sb_num(&b, r->has_llm, r->tpot_ms);
+    sb_num(&b, r->has_llm, r->prefill_tps);
+    sb_num(&b, r->has_llm, r->decode_tps);
+    sb_num(&b, r->has_cap, r->throughput);
+    sb_cell(&b, r->has_cap ? r->unit : "");
+    sb_num(&b, r->has_cap, r->energy_per_unit_J);
+    sb_num(&b, r->has_cap, r->carbon_per_unit_kg);
+    sb_num(&b, r->has_llm, r->mem_GiB);
+    sb_put(&b, r->has_llm ? (r->oom ? ",True" : ",False") : ",");
+    sb_put(&b, field_csv ? field_csv : "");
+    sb_put(&b, "\n");
+    return b.s;
+}

@@ -1,0 +1,82 @@
+# t_sweep.sh — sweep at scale: -j, --summary, --spec, --shard, npusim merge.
+# Sourced by tests/cli/run.sh (uses ok/no/check/expect_fail, $T, $NPUSIM, $CONFIGS).
+SW="$T/sweep"
+mkdir -p "$SW/j1" "$SW/j2" "$SW/sh"
+NP=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
+CF=$(cd "$CONFIGS" && pwd)
+cat >"$SW/spec.json" <<'SPEC'
+{"models": ["llama3-8b"], "chips": ["tpuv5p", "6e"], "num_chips": [1, 4], "batch_sizes": [1, 16],
+ "fields": {"hbm_bw_GBps": {"from": 1000, "to": 3000, "step": 2000}, "num_sa": [4, 0]}}
+SPEC
+
+# --- -j: the same results tree and summary for 1 and 2 threads (same relative paths) ---
+(cd "$SW/j1" && "$NP" sweep --configs "$CF" --spec ../spec.json --out tree --summary s.csv -j 1 2>err)
+(cd "$SW/j2" && "$NP" sweep --configs "$CF" --spec ../spec.json --out tree --summary s.csv -j 2 2>err)
+check "sweep -j 1 and -j 2 write identical results trees and summaries" diff -r "$SW/j1" "$SW/j2"
+check "sweep --spec: 2 chips x 4 field combinations x 8 points = 64 rows + header" \
+    test "$(wc -l <"$SW/j1/s.csv")" -eq 65
+check "sweep --spec: swept fields are columns" sh -c "head -n 1 '$SW/j1/s.csv' | grep -q ',out_of_memory,hbm_bw_GBps,num_sa\$'"
+check "sweep --spec: the range gives 1000 and 3000" sh -c "cut -d, -f1 --complement '$SW/j1/s.csv' | grep -q ',3000,4\$' && ! grep -q ',5000,' '$SW/j1/s.csv'"
+check "sweep --spec: a field value that fails validation is an invalid row, not fatal" \
+    grep -q '^8,llama3-8b,inference,tpuv5p,1,.*"invalid: ../spec.json: chip field ""num_sa"": expected a positive value' "$SW/j1/s.csv"
+check "sweep --spec: field combinations get their own results-tree folders" \
+    test -s "$SW/j1/tree/llama3-8b+hbm_bw_GBps=3000+num_sa=4/dp1-tp4-pp1-dpdcn1-tpdcn1-ppdcn1-bs16/inference-v6e_decode.json"
+check "sweep: stderr not a terminal: no progress, only the counts line" \
+    sh -c "test \"\$(cat '$SW/j1/err')\" = 'npusim sweep: 20 configurations simulated, 44 invalid, 0 already present'"
+
+# --- summary: rows in order, one row checked against npusim run ---
+(cd "$SW/sh" && "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary one.csv 2>/dev/null)
+check "sweep --summary writes no per-op files without --out" sh -c "test \"\$(ls '$SW/sh')\" = one.csv"
+check "sweep --summary: 8 rows + header, indices 0..7 in order" \
+    sh -c "test \"\$(cut -d, -f1 '$SW/sh/one.csv' | paste -sd' ')\" = 'index 0 1 2 3 4 5 6 7'"
+row=$(grep '^7,' "$SW/sh/one.csv")
+check "sweep --summary: row 7 is llama3-8b, tpuv5p, 4 chips, tp 4, batch 16, ok" \
+    sh -c "echo '$row' | grep -q '^7,llama3-8b,inference,tpuv5p,4,1,4,1,1,1,1,16,ok,'"
+"$NPUSIM" run --configs "$CONFIGS" -m llama3-8b -c tpuv5p --batch 16 --set num_chips=4 \
+    --set tensor_parallelism_degree=4 --out "$SW/run" >/dev/null 2>&1
+ttft=$(sed -n 's/.*"TTFT_sec": \([0-9.e-]*\).*/\1/p' "$SW/run/llama3-8b_tpuv5p_prefill.json")
+tpot=$(sed -n 's/.*"TPOT_ms_request": \([0-9.e-]*\).*/\1/p' "$SW/run/llama3-8b_tpuv5p_decode.json")
+dec=$(sed -n 's/.*"throughput_tokens_per_sec": \([0-9.e-]*\).*/\1/p' "$SW/run/llama3-8b_tpuv5p_decode.json")
+check "sweep --summary: TTFT, TPOT and decode tokens/s equal npusim run's ($ttft s, $tpot ms)" \
+    sh -c "echo '$row' | cut -d, -f14,15,17 | grep -qx '$ttft,$tpot,$dec'"
+check "sweep --summary: invalid points say why" grep -q '^1,.*,invalid: decode footprint' "$SW/sh/one.csv"
+
+# --- shards: 1/2 + 2/2 merged == one run; SLURM variables ---
+(cd "$SW/sh" && "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary a.csv --shard 1/2 2>/dev/null &&
+ "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 2>/dev/null)
+check "sweep --shard 1/2 keeps even indices" sh -c "test \"\$(cut -d, -f1 '$SW/sh/a.csv' | paste -sd' ')\" = 'index 0 2 4 6'"
+check "npusim merge of shards 2/2 and 1/2 == one run, byte for byte" \
+    sh -c "'$NPUSIM' merge '$SW/sh/m.csv' '$SW/sh/b.csv' '$SW/sh/a.csv' && cmp '$SW/sh/m.csv' '$SW/sh/one.csv'"
+(cd "$SW/sh" && SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=2 \
+    "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary slurm.csv 2>/dev/null)
+check "sweep: SLURM_ARRAY_TASK_ID 5 of MIN 4, COUNT 2 is shard 2/2" cmp "$SW/sh/slurm.csv" "$SW/sh/b.csv"
+expect_fail "merge: a missing shard is an error" 'missing' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/b.csv"
+expect_fail "merge: the same shard twice is an error" 'more than one shard' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/a.csv" "$SW/sh/b.csv"
+check "merge: failures leave no output" test ! -e "$SW/sh/m2.csv"
+expect_fail "merge: headers must agree" 'header differs' "$NPUSIM" merge "$SW/sh/m3.csv" "$SW/sh/a.csv" "$SW/j1/s.csv"
+expect_fail "sweep --shard 3/2" '--shard "3/2"' "$NPUSIM" sweep --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --summary "$SW/x.csv" --shard 3/2
+expect_fail "sweep -j 0" '-j "0"' "$NPUSIM" sweep --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 -j 0
+
+# --- bad specs: exit 2, the message names the spec file and key, nothing written ---
+bad_spec() { # DESC PATTERN JSON
+    printf '%s\n' "$3" >"$SW/bad.json"
+    expect_fail "bad spec: $1" "$2" "$NPUSIM" sweep --configs "$CONFIGS" --spec "$SW/bad.json" --summary "$SW/bad.csv"
+}
+B='"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]'
+bad_spec "unknown field" 'bad.json: fields: unknown config field "hbm_frobs"' "{$B, \"fields\": {\"hbm_frobs\": [1]}}"
+bad_spec "unknown top-level key" 'bad.json: unknown key "modles"' "{$B, \"modles\": []}"
+bad_spec "empty list" 'bad.json: fields.num_sa: empty list' "{$B, \"fields\": {\"num_sa\": []}}"
+bad_spec "step of zero" 'bad.json: fields.hbm_bw_GBps: range step must not be zero' "{$B, \"fields\": {\"hbm_bw_GBps\": {\"from\": 1, \"to\": 5, \"step\": 0}}}"
+bad_spec "negative step" 'fields.hbm_bw_GBps: range step must be positive' "{$B, \"fields\": {\"hbm_bw_GBps\": {\"from\": 9, \"to\": 5, \"step\": -1}}}"
+bad_spec "from > to" 'fields.hbm_bw_GBps: range from (9) is greater than to (5)' "{$B, \"fields\": {\"hbm_bw_GBps\": {\"from\": 9, \"to\": 5, \"step\": 1}}}"
+bad_spec "non-numeric bound" 'fields.hbm_bw_GBps: range "to" must be a number' "{$B, \"fields\": {\"hbm_bw_GBps\": {\"from\": 1, \"to\": \"8k\", \"step\": 1}}}"
+bad_spec "integer field with a fractional step" 'fields.num_sa: range "step" must be an integer' "{$B, \"fields\": {\"num_sa\": {\"from\": 1, \"to\": 8, \"step\": 0.5}}}"
+bad_spec "value of the wrong type" 'fields.num_sa\[1\]: "eight" is not an integer' "{$B, \"fields\": {\"num_sa\": [4, \"eight\"]}}"
+bad_spec "range on a string field" 'fields.ICI_topology: a range needs a numeric field' "{$B, \"fields\": {\"ICI_topology\": {\"from\": 1, \"to\": 2, \"step\": 1}}}"
+bad_spec "a field the sweep sets" 'fields: "tensor_parallelism_degree" is set by the sweep' "{$B, \"fields\": {\"tensor_parallelism_degree\": [2]}}"
+bad_spec "empty num_chips" 'bad.json: "num_chips": expected a non-empty list' '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [], "batch_sizes": [1]}'
+bad_spec "invalid JSON" 'bad.json:2: invalid JSON' "{$B,
+  \"fields\": }"
+bad_spec "unknown model" 'unknown model "llama9"' '{"models": ["llama9"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}'
+check "bad specs write no summary" test ! -e "$SW/bad.csv"
+check "examples/sweep-spec.json parses (dry run)" sh -c "'$NPUSIM' sweep --configs '$CONFIGS' --spec examples/sweep-spec.json --num-chips 1 --batch-sizes 1 --dry-run -j 2 2>&1 | grep -q '^npusim sweep: [0-9]* configurations simulated'"
