@@ -15,6 +15,13 @@ CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 # libcsv ships no pkg-config file on Debian; link it by name.
 CSV_LIBS := -lcsv
 
+# make MPI=1: build with Open MPI (mpirun -n R build/npusim sweep ... splits the
+# configurations across ranks); found with pkg-config as ompi-c.
+ifeq ($(MPI),1)
+PKG_CFLAGS += $(shell pkg-config --cflags ompi-c) -DNPUSIM_MPI
+PKG_LIBS   += $(shell pkg-config --libs ompi-c)
+endif
+
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-format-truncation -pthread -I. $(PKG_CFLAGS)
@@ -30,7 +37,16 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 .PHONY: all test unit-test cli-test run check bench parity install clean
 all: $(BUILD)/npusim
 
-$(BUILD)/%.o: %.c $(wildcard */*.h)
+# Objects depend on a stamp named after the compile flags, so switching flags
+# (MPI=1, sanitizers, OPT) rebuilds instead of mixing objects.
+FLAGS_ID := $(shell echo '$(CC) $(CFLAGS) $(LDFLAGS) $(LDLIBS)' | cksum | cut -d' ' -f1)
+FLAGS_STAMP := $(BUILD)/.flags-$(FLAGS_ID)
+$(FLAGS_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.flags-*
+	@touch $@
+
+$(BUILD)/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
@@ -79,4 +95,4 @@ install: $(BUILD)/npusim
 	cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/
 
 clean:
-	rm -rf build build-check out
+	rm -rf build build-check build-mpi out

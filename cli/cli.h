@@ -105,6 +105,9 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/* Joins shard summaries (rows keyed by their leading global index) into out,
+ * atomically; the same check and output as `npusim merge`. */
+int summary_merge(const char *out, const char *const *paths, int n, struct npu_err *e);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);

@@ -120,19 +120,22 @@ int cmd_merge(int argc, char **argv)
             return usage_error("merge", "unknown option %s", argv[i]);
     if (argc < 3)
         return usage_error("merge", "expected OUT.csv and at least one shard summary");
-    int n = argc - 2;
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], argv[1]))
+            return usage_error("merge", "the output %s is also a shard", argv[1]);
+    struct npu_err e;
+    return summary_merge(argv[1], (const char *const *)argv + 2, argc - 2, &e) ? report_error("merge", &e)
+                                                                              : 0;
+}
+
+int summary_merge(const char *out, const char *const *paths, int n, struct npu_err *e)
+{
     struct shard *sh = calloc((size_t)n, sizeof *sh);
     if (!sh)
-        return usage_error("merge", "out of memory");
-    for (int i = 0; i < n; i++) {
-        sh[i].path = argv[i + 2];
-        if (!strcmp(sh[i].path, argv[1])) {
-            free(sh);
-            return usage_error("merge", "the output %s is also a shard", argv[1]);
-        }
-    }
-    struct npu_err e;
-    int rc = merge(argv[1], sh, n, &e) ? report_error("merge", &e) : 0;
+        return npu_errf(e, "merge: out of memory");
+    for (int i = 0; i < n; i++)
+        sh[i].path = paths[i];
+    int rc = merge(out, sh, n, e);
     for (int i = 0; i < n; i++) {
         if (sh[i].f)
             fclose(sh[i].f);

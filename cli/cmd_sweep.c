@@ -22,6 +22,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/mpi_world.h"
 #include "cli/family.h"
 #include "cli/ordered_pool.h"
 #include "cli/progress.h"
@@ -454,7 +455,19 @@ int cmd_sweep(int argc, char **argv)
     plan.shard_n = 1;
     if (!rc && shard && parse_shard(shard, &plan.shard_k, &plan.shard_n))
         rc = usage_error("sweep", "--shard \"%s\": expected K/N with 1 <= K <= N", shard);
-    if (!rc && !shard && slurm_shard(&plan.shard_k, &plan.shard_n) < 0)
+    /* Under mpirun (an MPI build) each rank is one shard; its summary goes to a
+     * per-rank file that rank 0 merges at the end. */
+    int ranks = mpi_world_size(), rank = mpi_world_rank();
+    const char *final_summary = o.summary;
+    char rank_summary[4200];
+    if (!rc && !shard && ranks > 1) {
+        plan.shard_k = rank;
+        plan.shard_n = ranks;
+        if (o.summary) {
+            snprintf(rank_summary, sizeof rank_summary, "%s.rank%d", o.summary, rank);
+            o.summary = rank_summary;
+        }
+    } else if (!rc && !shard && slurm_shard(&plan.shard_k, &plan.shard_n) < 0)
         rc = usage_error("sweep", "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP do not describe a task of the array");
     pg_strategy_default(&o.pg);
     snprintf(o.pg.name, sizeof o.pg.name, "NoPG");
@@ -511,7 +524,32 @@ int cmd_sweep(int argc, char **argv)
         else if (atomic_commit(&af, &e))
             rc = report_error("sweep", &e);
     }
-    if (!rc) {
+    if (ranks > 1 && !shard) {
+        /* Every rank learns whether any failed; rank 0 merges the summaries. */
+        rc = mpi_world_max(rc);
+        if (rc && final_summary)
+            remove(o.summary);   /* this rank's committed part: no partial output */
+        x.cnt.simulated = mpi_world_sum(x.cnt.simulated);
+        x.cnt.invalid = mpi_world_sum(x.cnt.invalid);
+        x.cnt.existing = mpi_world_sum(x.cnt.existing);
+        x.cnt.errors = mpi_world_sum(x.cnt.errors);
+        if (!rc && final_summary && x.want_row && rank == 0) {
+            char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
+            const char **pp = calloc((size_t)ranks, sizeof *pp);
+            for (int r = 0; paths && pp && r < ranks; r++) {
+                snprintf(paths[r], sizeof paths[r], "%s.rank%d", final_summary, r);
+                pp[r] = paths[r];
+            }
+            if (!paths || !pp || summary_merge(final_summary, pp, ranks, &e))
+                rc = paths && pp ? report_error("sweep", &e) : usage_error("sweep", "out of memory");
+            for (int r = 0; paths && r < ranks; r++)
+                remove(paths[r]);
+            free(paths);
+            free(pp);
+        }
+        rc = mpi_world_max(rc);
+    }
+    if (!rc && rank == 0) {
         fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
                 x.cnt.simulated, x.cnt.invalid, x.cnt.existing);
         if (x.cnt.errors)

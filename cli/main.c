@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/mpi_world.h"
 
 #define NPUSIM_VERSION "0.1.0"
 
@@ -40,7 +41,7 @@ static void usage(FILE *f)
     fprintf(f, "\nPipes: npusim opsgen ... | npusim chipsim ... | npusim power ...\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -67,4 +68,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "npusim: unknown command \"%s\"\n", cmd);
     usage(stderr);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* A no-op unless built with `make MPI=1` (then mpirun ranks share sweeps). */
+    mpi_world_init(&argc, &argv);
+    int rc = dispatch(argc, argv);
+    mpi_world_finalize();
+    return rc;
 }
