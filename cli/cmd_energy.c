@@ -27,6 +27,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/ordered_pool.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
 #include "power/pg.h"
@@ -35,7 +36,7 @@
 
 static const char energy_help[] =
     "usage: npusim energy --results DIR --models M[,M...] --versions V[,V...]\n"
-    "                     [--workload W] [--pg S[,S...]] [--dvfs D] [--configs DIR] [--profile neusim]\n"
+    "                     [--workload W] [--pg S[,S...]] [--dvfs D] [-j N] [--configs DIR] [--profile neusim]\n"
     "\n"
     "Per-operator energy for every configuration of a sweep's results tree DIR\n"
     "(npusim sweep --out DIR), once per power-gating strategy. For each\n"
@@ -43,7 +44,8 @@ static const char energy_help[] =
     "  DIR_<D>/<model>/<pstr>/<W>-v<V>[_phase]_<S>.csv   per-op energies, one per strategy\n"
     "  DIR_<D>/<model>/<pstr>/<W>-v<V>[_phase].json      the statistics plus energy_stats{S: ...}\n"
     "(e.g. results/raw -> results/raw_None). A model or version without results is\n"
-    "reported and skipped.\n"
+    "reported and skipped. Statistics files are processed on N threads (-j, default:\n"
+    "every core); the outputs are the same for every N.\n"
     "\n"
     "options:\n"
     "      --results DIR       the sweep's results tree (required)\n"
@@ -69,6 +71,7 @@ struct energy_opts {
     const struct profile *prof;
     char out_root[4096];     /* RESULTS_<dvfs> */
     char staging[4096];      /* RESULTS_<dvfs>.tmp.XXXXXX, "" until created */
+    long jobs;               /* -j: threads (default: every core) */
 };
 
 /* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */
@@ -514,6 +517,63 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     return rc;
 }
 
+/* ---- running the jobs on threads (each writes only its own staged files) ---- */
+
+struct job_item {
+    size_t index;
+    int rc;
+    struct npu_err e;
+};
+
+struct job_run {
+    const struct energy_opts *o;
+    const struct jobs *js;
+    size_t next;
+    struct npu_err first;        /* the first failure in job order */
+    bool failed;
+};
+
+static int job_next(void *ctx, void *item)
+{
+    struct job_run *r = ctx;
+    if (r->next == r->js->n)
+        return 0;
+    ((struct job_item *)item)->index = r->next++;
+    return 1;
+}
+
+static void job_work(void *ctx, void *item)
+{
+    struct job_run *r = ctx;
+    struct job_item *it = item;
+    it->rc = run_job(r->o, &r->js->j[it->index], &it->e);
+}
+
+static int job_emit(void *ctx, void *item)
+{
+    struct job_run *r = ctx;
+    struct job_item *it = item;
+    if (!it->rc)
+        return 0;
+    r->first = it->e;
+    r->failed = true;
+    return -1;
+}
+
+static int run_jobs(const struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+{
+    struct job_run r = { o, js, 0, { "" }, false };
+    struct ordered_pool_ops ops = { &r, job_next, job_work, job_emit, NULL };
+    long n = o->jobs < 1 ? 1 : o->jobs;
+    if (ordered_pool_run(&ops, sizeof(struct job_item), (int)n, (size_t)(4 * n + 4)) && !r.failed)
+        return npu_errf(e, "cannot start the worker threads");
+    if (r.failed) {
+        *e = r.first;
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- staging ---- */
 
 static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
@@ -554,7 +614,7 @@ static int commit(const struct energy_opts *o, const struct jobs *js, struct npu
 
 /* ---- command ---- */
 
-enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_WORKLOAD, O_PG, O_DVFS, O_CONFIGS, O_PROFILE };
+enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_WORKLOAD, O_PG, O_DVFS, O_CONFIGS, O_PROFILE, O_JOBS };
 
 static int parse_args(int argc, char **argv, struct energy_opts *o)
 {
@@ -563,16 +623,24 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
         { "versions", required_argument, 0, O_VERSIONS }, { "workload", required_argument, 0, O_WORKLOAD },
         { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
         { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },
-        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        { "jobs", required_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     const char *models = NULL, *versions = NULL, *pgs = "NoPG,Base,HW,Full,Ideal";
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    while ((ch = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(energy_help, stdout); return 1;
         case O_RESULTS: o->results = optarg; break;
+        case 'j': {
+            int64_t j;
+            if (parse_i64_strict(optarg, &j) || j < 1 || j > 1024)
+                return usage_error("energy", "-j \"%s\": expected 1 to 1024 threads", optarg);
+            o->jobs = (long)j;
+            break;
+        }
         case O_MODELS: models = optarg; break;
         case O_VERSIONS: versions = optarg; break;
         case O_WORKLOAD: o->workload = optarg; break;
@@ -669,9 +737,8 @@ int cmd_energy(int argc, char **argv)
                 rc = EXIT_USAGE;
             }
         }
-        for (size_t i = 0; !rc && i < js.n; i++)
-            if (run_job(o, &js.j[i], &e))
-                rc = report_error("energy", &e);
+        if (!rc && run_jobs(o, &js, &e))
+            rc = report_error("energy", &e);
         if (!rc && commit(o, &js, &e))
             rc = report_error("energy", &e);
         remove_tree(o->staging);

@@ -92,3 +92,9 @@ sys.exit(json.dumps(ref, indent=4) != mine)' "$mine"; then echo "ok - golden ene
         echo "ok - golden energy $rel # SKIP no python3"
     fi
 done
+check "energy: -j 1 and -j 2 write identical trees" sh -c "
+  mkdir -p '$EN/j1' '$EN/j2' && cp -r '$EN/raw' '$EN/j1/raw' && cp -r '$EN/raw' '$EN/j2/raw' &&
+  $NPUSIM energy -j 1 --configs $CONFIGS --results '$EN/j1/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  $NPUSIM energy -j 2 --configs $CONFIGS --results '$EN/j2/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  diff -r '$EN/j1/raw_None' '$EN/j2/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]' && exit 1 || true"
+expect_fail "energy: bad -j" '-j "0"' $NPUSIM energy -j 0 --results "$EN/raw" --models llama3-8b --versions 5p
