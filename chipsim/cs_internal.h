@@ -81,8 +81,12 @@ int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why)
 /* "[DT:(d0,..)]" → one tensor. */
 int shape_parse_output(const char *s, struct tensor *out, const char **why);
 void tensor_list_free(struct tensor_list *l);
-/* Python repr of a list of int lists into a heap string. */
-char *repr_int_lists(const int64_t *const *rows, const int *lens, int nrows);
+/* Appends the Python repr of a list of int lists ("[[1, 2], [3]]"). A buffer of
+ * REPR_LISTS_MAX(nrows) bytes always holds it (", " + 20 digits + sign per
+ * number, brackets and separators per row). */
+struct strbuf;
+#define REPR_LISTS_MAX(nrows) (3 + (size_t)(nrows) * (4 + NPU_MAX_DIMS * 23))
+void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
 /* --- instr.c --- */
 enum kind kind_from_config(const char *config, char *token, size_t token_size);

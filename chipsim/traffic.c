@@ -9,6 +9,7 @@
  * first size that overflows VMEM. Flash attention uses a closed-form block
  * size. tile_shapes is the Python repr of the per-tensor tiles. */
 #include "chipsim/cs_internal.h"
+#include "traces/strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,13 +114,12 @@ static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *d
     return 0;
 }
 
-static int set_tiles(const struct cs_ctx *c, struct op *op, const int64_t *const *rows, const int *lens, int n)
+static int set_tiles(struct op *op, const int64_t *const *rows, const int *lens)
 {
-    char *s = repr_int_lists(rows, lens, n);
-    if (!s)
-        return cs_errf(c, "tile_shapes: out of memory");
-    free(op->tile_shapes);
-    op->tile_shapes = s;
+    char s[REPR_LISTS_MAX(3)];
+    struct strbuf b = STRBUF(s);
+    repr_int_lists(&b, rows, lens, 3);
+    op_setn(&op->tile_shapes, b.s, b.n);
     return 0;
 }
 
@@ -285,7 +285,7 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
     *bytes = bmn * ob + (int64_t)(ceil(py_div(bkmn, N)) * lb) + (int64_t)(ceil(py_div(bkmn, M)) * rb);
     const int64_t *rows[3] = {lt, rt, ot};
     int lens[3] = {L->ndim, R->ndim, O->ndim};
-    return set_tiles(c, op, rows, lens, 3);
+    return set_tiles(op, rows, lens);
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -326,7 +326,14 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         t0 = Bc, t1 = Br;
         *bytes = b * h * (2 * kv * d + 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d) * db;
     }
-    op_setf(&op->tile_shapes, "[%lld, %lld]", (long long)t0, (long long)t1);
+    char s[48];   /* "[t0, t1]" */
+    struct strbuf sb = STRBUF(s);
+    strbuf_putc(&sb, '[');
+    strbuf_puti(&sb, t0);
+    strbuf_putn(&sb, ", ", 2);
+    strbuf_puti(&sb, t1);
+    strbuf_putc(&sb, ']');
+    op_setn(&op->tile_shapes, sb.s, sb.n);
     return 0;
 }
 
@@ -440,7 +447,7 @@ static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct o
     *bytes = nt * (inputs * cd.ib + B_ * OC_ * OH_ * OW_ * cd.obb + ax.ic * OC_ * ax.kh * ax.kw * cd.kb);
     const int64_t *rows[3] = {it, kt, ot};
     int lens[3] = {I->ndim, K->ndim, O->ndim};
-    return set_tiles(c, op, rows, lens, 3);
+    return set_tiles(op, rows, lens);
 }
 
 static int traffic_default(const struct cs_ctx *c, const struct instr *in, const struct op *op, int64_t *bytes)

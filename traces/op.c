@@ -16,14 +16,16 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-void op_set(char **field, const char *s)
+void op_setn(char **field, const char *s, size_t n)
 {
-    size_t n = strlen(s) + 1;
-    char *c = xrealloc(NULL, n);
+    char *c = xrealloc(NULL, n + 1);
     memcpy(c, s, n);
+    c[n] = '\0';
     free(*field);
     *field = c;
 }
+
+void op_set(char **field, const char *s) { op_setn(field, s, strlen(s)); }
 
 void op_setf(char **field, const char *fmt, ...)
 {

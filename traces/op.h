@@ -123,6 +123,9 @@ int op_copy(struct op *dst, const struct op *src);
 void op_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Replaces *field with a copy of s. */
 void op_set(char **field, const char *s);
+/* Replaces *field with a copy of the n bytes at s (plus a NUL); s may be a
+ * strbuf's text, whose length the caller already knows. */
+void op_setn(char **field, const char *s, size_t n);
 
 void trace_init(struct trace *t);
 void trace_free(struct trace *t);
