@@ -126,6 +126,21 @@ struct conv_axes {
 };
 int conv_classify(const struct cs_ctx *c, const struct instr *in, struct conv_axes *ax);
 
+/* --- tile_memo.c --- */
+/* Everything a tile search reads, packed as words (unused words zero; doubles
+ * as their bit patterns), and the tile sizes it chose. */
+#define TILE_MEMO_WORDS 18
+#define TILE_MEMO_VALS 5
+struct tile_memo_key {
+    uint64_t w[TILE_MEMO_WORDS];
+};
+/* Copies the remembered result of this thread's search with key k into val;
+ * false when there is none. */
+bool tile_memo_get(const struct tile_memo_key *k, int64_t val[TILE_MEMO_VALS]);
+void tile_memo_put(const struct tile_memo_key *k, const int64_t val[TILE_MEMO_VALS]);
+/* Forgets this thread's entries (tests: cold and warm runs must agree). */
+void tile_memo_clear(void);
+
 /* --- traffic.c --- */
 /* HBM bytes (§6); compute_ns is what the tile search sees (0 under Q4). */
 int bytes_accessed(const struct cs_ctx *c, const struct instr *in, struct op *op,

@@ -151,8 +151,8 @@ static void mirror(const char *from_labels, const int *idx, int n, const int64_t
                 to[j] = from[idx[i]];
 }
 
-static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
-                         int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
+static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb,
+                                  int ob, int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
 {
     int64_t *dm = NULL, *dn = NULL, *dk = NULL, *ck = NULL;
     size_t nm, nn, nk;
@@ -221,6 +221,40 @@ out:
     free(dn);
     free(dk);
     return rc;
+}
+
+static uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* Tag of the first key word: which search a memo entry belongs to. */
+enum { MEMO_EINSUM = 1, MEMO_CONV = 2 };
+
+/* search_einsum_uncached through the per-thread memo (tile_memo.c). */
+static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
+                         int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
+{
+    /* Every input of the search: sizes, dtype widths, sa_dim, VMEM, and the
+     * two doubles it derives from the chip and compute time. */
+    const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
+    const struct tile_memo_key key = {{
+        MEMO_EINSUM, (uint64_t)ax->b, (uint64_t)ax->m, (uint64_t)ax->n, (uint64_t)ax->k,
+        (uint64_t)lb, (uint64_t)rb, (uint64_t)ob, (uint64_t)c->chip->sa_dim,
+        (uint64_t)vmem_bytes(c->chip), dbits(rate), dbits(mxc),
+    }};
+    int64_t v[TILE_MEMO_VALS] = {0};
+    if (tile_memo_get(&key, v)) {
+        *bMf = v[0], *bNf = v[1], *bKf = v[2];
+        return 0;
+    }
+    if (search_einsum_uncached(c, ax, lb, rb, ob, compute_ns, bMf, bNf, bKf))
+        return -1;
+    v[0] = *bMf, v[1] = *bNf, v[2] = *bKf;
+    tile_memo_put(&key, v);
+    return 0;
 }
 
 static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
@@ -350,8 +384,8 @@ static int64_t tsb(const struct conv_dims *d, int64_t B, int64_t IC, int64_t OC,
     return B * IC * rih(d, OH) * riw(d, OW) * d->ib + IC * OC * d->kh * d->kw * d->kb + B * OC * OH * OW * d->obb;
 }
 
-static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
-                       int64_t compute_ns, int64_t best[5])
+static int search_conv_uncached(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
+                                int64_t compute_ns, int64_t best[5])
 {
     int64_t *dv[5] = {0};
     size_t nd[5];
@@ -406,6 +440,30 @@ out:
     for (int i = 0; i < 5; i++)
         free(dv[i]);
     return rc;
+}
+
+/* search_conv_uncached through the per-thread memo (tile_memo.c). */
+static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
+                       int64_t compute_ns, int64_t best[5])
+{
+    /* Every input of the search: the five searched sizes, the window, dtype
+     * widths, sa_dim, VMEM, the memory rate, the clock and compute time. */
+    const struct tile_memo_key key = {{
+        MEMO_CONV, (uint64_t)ax->b, (uint64_t)ax->oh, (uint64_t)ax->ow, (uint64_t)ax->oc,
+        (uint64_t)ax->ic, (uint64_t)cd->kh, (uint64_t)cd->kw, (uint64_t)cd->sh, (uint64_t)cd->sw,
+        (uint64_t)cd->ib, (uint64_t)cd->kb, (uint64_t)cd->obb, (uint64_t)c->chip->sa_dim,
+        (uint64_t)vmem_bytes(c->chip), dbits(mem_rate(c->chip)), dbits(c->chip->freq_GHz),
+        (uint64_t)compute_ns,
+    }};
+    _Static_assert(TILE_MEMO_VALS >= 5, "conv memo entries hold five tile sizes");
+    int64_t v[TILE_MEMO_VALS] = {0};
+    if (!tile_memo_get(&key, v)) {
+        if (search_conv_uncached(c, ax, cd, compute_ns, v))
+            return -1;
+        tile_memo_put(&key, v);
+    }
+    memcpy(best, v, 5 * sizeof *best);
+    return 0;
 }
 
 static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
