@@ -16,12 +16,28 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
+/* Every empty string field points here instead of at its own malloc'ed "":
+ * an op has nine string fields and most start (and many stay) empty, so
+ * op_init allocated nine times per op for nothing. Read-only storage: a
+ * write through a field would fault rather than corrupt other ops. */
+static const char empty_str[1] = "";
+#define EMPTY_STR ((char *)empty_str)
+
+static void release(char *s)
+{
+    if (s != empty_str)
+        free(s);
+}
+
 void op_setn(char **field, const char *s, size_t n)
 {
-    char *c = xrealloc(NULL, n + 1);
-    memcpy(c, s, n);
-    c[n] = '\0';
-    free(*field);
+    char *c = EMPTY_STR;
+    if (n) {
+        c = xrealloc(NULL, n + 1);
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    release(*field);
     *field = c;
 }
 
@@ -37,7 +53,7 @@ void op_setf(char **field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(c, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    free(*field);
+    release(*field);
     *field = c;
 }
 
@@ -47,7 +63,7 @@ void op_setf(char **field, const char *fmt, ...)
 void op_init(struct op *op)
 {
     memset(op, 0, sizeof *op);
-#define EMPTY(f) op_set(&op->f, "");
+#define EMPTY(f) op->f = EMPTY_STR;
     OP_STRINGS(EMPTY)
 #undef EMPTY
     op->type = OP_OTHER;
@@ -63,7 +79,7 @@ void op_init(struct op *op)
 
 void op_free(struct op *op)
 {
-#define FREE(f) free(op->f); op->f = NULL;
+#define FREE(f) release(op->f); op->f = NULL;
     OP_STRINGS(FREE)
 #undef FREE
 }
