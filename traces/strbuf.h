@@ -54,17 +54,33 @@ static inline void strbuf_putc(struct strbuf *b, char c)
 /* Decimal text of v, as "%lld" prints it (INT64_MIN included). */
 static inline void strbuf_puti(struct strbuf *b, int64_t v)
 {
-    char tmp[24];
-    char *e = tmp + sizeof tmp, *p = e;
     /* Work on the magnitude as unsigned so INT64_MIN does not overflow. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    size_t len = (v < 0) + 1;
+    for (uint64_t t = u; t >= 10; t /= 10)
+        len++;
+    if (len > b->cap - 1 - b->n) {
+        /* Does not fit: print aside and let putn cut it (rare, cold). */
+        char tmp[24], *e = tmp + sizeof tmp, *p = e;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0)
+            *--p = '-';
+        strbuf_putn(b, p, (size_t)(e - p));
+        return;
+    }
+    /* Digits straight into place, last first: no copy, no libc call. */
+    char *p = b->s + b->n + len;
+    *p = '\0';
     do {
         *--p = (char)('0' + u % 10);
         u /= 10;
     } while (u);
     if (v < 0)
         *--p = '-';
-    strbuf_putn(b, p, (size_t)(e - p));
+    b->n += len;
 }
 
 #endif
