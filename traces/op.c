@@ -1,5 +1,6 @@
 /* op.c — lifetime of operator records and traces (see op.h). */
 #include "traces/op.h"
+#include "traces/opstr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,28 +17,20 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-/* Every empty string field points here instead of at its own malloc'ed "":
- * an op has nine string fields and most start (and many stay) empty, so
- * op_init allocated nine times per op for nothing. Read-only storage: a
- * write through a field would fault rather than corrupt other ops. */
-static const char empty_str[1] = "";
-#define EMPTY_STR ((char *)empty_str)
-
-static void release(char *s)
-{
-    if (s != empty_str)
-        free(s);
-}
+/* Empty fields share opstr_empty rather than a malloc'ed "" each: an op has
+ * nine string fields and most start (and many stay) empty. It is read-only,
+ * so a write through a field would fault rather than corrupt other ops. */
+#define EMPTY_STR ((char *)opstr_empty)
 
 void op_setn(char **field, const char *s, size_t n)
 {
     char *c = EMPTY_STR;
     if (n) {
-        c = xrealloc(NULL, n + 1);
+        c = opstr_alloc(n + 1);
         memcpy(c, s, n);
         c[n] = '\0';
     }
-    release(*field);
+    opstr_release(*field);
     *field = c;
 }
 
@@ -49,11 +42,11 @@ void op_setf(char **field, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *c = xrealloc(NULL, (size_t)n + 1);
+    char *c = opstr_alloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(c, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    release(*field);
+    opstr_release(*field);
     *field = c;
 }
 
@@ -79,7 +72,7 @@ void op_init(struct op *op)
 
 void op_free(struct op *op)
 {
-#define FREE(f) release(op->f); op->f = NULL;
+#define FREE(f) opstr_release(op->f); op->f = NULL;
     OP_STRINGS(FREE)
 #undef FREE
 }

@@ -7,9 +7,10 @@
  * trace_csv.h for the column schema.
  *
  * Main data structure: struct trace, a growable array of struct op in
- * generation order. Strings are heap-owned by the op (op_free releases them),
- * except that every empty one shares one read-only "": set them with op_set /
- * op_setn only, and never write through them or free them directly.
+ * generation order. Strings are owned by the op (op_free releases them),
+ * except that every empty one shares one read-only "". They come from
+ * traces/opstr.c, not plain malloc: set them with op_set/op_setn/op_setf, copy
+ * them out to keep them, and never write through them or free() them. 
  * Units are in every name: _ns, _bytes, _J, _W; sizes and times are int64,
  * rates and energies double. */
 #ifndef NPUSIM_OP_H
