@@ -21,32 +21,46 @@ int64_t shape_prod(struct shape s)
     return p;
 }
 
-/* Python's str.isalnum on ASCII; the program never calls setlocale, so this
- * is what isalnum() answered, without the call. */
+/* isalnum() in the C locale (the program never calls setlocale), without
+ * the call: [0-9A-Za-z]. */
 static bool ascii_alnum(unsigned char c)
 {
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    return (unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 26;
+}
+
+/* Appends the alphanumerics of s to d; returns the new end. The caller sized
+ * d for all of s. Branch-free store: every byte is written, the end only
+ * advances past kept ones. */
+static char *keep_alnum(char *d, const char *s)
+{
+    for (; *s; s++) {
+        *d = *s;
+        d += ascii_alnum((unsigned char)*s);
+    }
+    return d;
 }
 
 void sanitize_name(char **field, const char *desc, const char *name)
 {
-    size_t n = strlen(desc) + strlen(name) + 1, k = 0;
-    char buf[n];
-    for (const char *p = desc; *p; p++)
-        if (ascii_alnum((unsigned char)*p)) buf[k++] = *p;
-    for (const char *p = name; *p; p++)
-        if (ascii_alnum((unsigned char)*p)) buf[k++] = *p;
-    op_setn(field, buf, k);
+    char buf[strlen(desc) + strlen(name) + 1];
+    char *e = keep_alnum(keep_alnum(buf, desc), name);
+    op_setn(field, buf, (size_t)(e - buf));
 }
 
-/* Appends the dims joined with sep, each wrapped in q ("'" for Python strings). */
+/* Appends the dims joined with sep, each wrapped in q ("'" for Python strings).
+ * Hot (every shape and config string): separator lengths are taken once and
+ * the common one-character separator is a single byte append. */
 void bld_put_dims(struct strbuf *b, struct shape s, const char *sep, const char *q)
 {
+    size_t ns = strlen(sep), nq = strlen(q);
     for (int i = 0; i < s.nd; i++) {
-        if (i) strbuf_puts(b, sep);
-        strbuf_puts(b, q);
+        if (i) {
+            if (ns == 1) strbuf_putc(b, *sep);
+            else strbuf_putn(b, sep, ns);
+        }
+        if (nq) strbuf_putn(b, q, nq);
         strbuf_puti(b, s.d[i]);
-        strbuf_puts(b, q);
+        if (nq) strbuf_putn(b, q, nq);
     }
 }
 
