@@ -163,18 +163,31 @@ static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_ax
     }
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), mnk = ax->m * ax->n * ax->k;
     const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
-    ck = malloc(nk * sizeof *ck);
+    /* Per-divisor terms hoisted out of the (Mf, Nf) loop, each computed by the
+     * same expression as before: ck = MXU tiles along K, cn = along N, and
+     * lhs_reads = LHS bytes re-read once per N tile. */
+    ck = malloc((nk + 2 * nn) * sizeof *ck);
     if (!ck) {
         cs_errf(c, "tile search: out of memory");
         goto out;
     }
+    int64_t *cn = ck + nk, *lhs_reads = cn + nn;
     for (size_t l = 0; l < nk; l++)
         ck[l] = ceil_div(dk[l], S);
+    for (size_t j = 0; j < nn; j++) {
+        cn[j] = ceil_div(dn[j], S);
+        lhs_reads[j] = (int64_t)(ceil(py_div(mnk, dn[j])) * lb);
+    }
     for (int64_t LB = 10; LB >= 1; LB--) {
         bool found = false;
         struct key best = {0};
         for (size_t i = 0; i < nm; i++) {
             const int64_t Mf = dm[i], rhs_reads = (int64_t)(ceil(py_div(mnk, Mf)) * rb);
+            const int64_t cm = ceil_div(Mf, S);
+            /* The smallest tile of (Mf, the smallest Nf) overflows VMEM: so do
+             * all later Mf (tile bytes grow with Mf and Nf; dtype widths > 0). */
+            if (Mf * dn[0] * ob + dk[0] * (Mf * lb + dn[0] * rb) > VMEM)
+                break;
             for (size_t j = 0; j < nn; j++) {
                 const int64_t Nf = dn[j];
                 /* Within one (Mf, Nf) every candidate shares cost and traffic;
@@ -182,9 +195,9 @@ static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_ax
                  * best Kf is the smallest one reaching the largest feasible ops. */
                 const int64_t base = Mf * Nf * ob, per = Mf * lb + Nf * rb;
                 if (base + dk[0] * per > VMEM)
-                    continue;
-                const int64_t mn_ops = ceil_div(Mf, S) * ceil_div(Nf, S);
-                int64_t acc = ax->b * (ax->m * ax->n * ob + (int64_t)(ceil(py_div(mnk, Nf)) * lb) + rhs_reads);
+                    break;   /* and every larger Nf */
+                const int64_t mn_ops = cm * cn[j];
+                int64_t acc = ax->b * (ax->m * ax->n * ob + lhs_reads[j] + rhs_reads);
                 double memc = (double)acc / rate;
                 size_t lo = 0, hi = nk - 1;
                 while (lo < hi) {
