@@ -81,8 +81,12 @@ int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why)
 /* "[DT:(d0,..)]" → one tensor. */
 int shape_parse_output(const char *s, struct tensor *out, const char **why);
 void tensor_list_free(struct tensor_list *l);
-/* Python repr of a list of int lists into a heap string. */
-char *repr_int_lists(const int64_t *const *rows, const int *lens, int nrows);
+/* Appends the Python repr of a list of int lists ("[[1, 2], [3]]"). A buffer of
+ * REPR_LISTS_MAX(nrows) bytes always holds it (", " + 20 digits + sign per
+ * number, brackets and separators per row). */
+struct strbuf;
+#define REPR_LISTS_MAX(nrows) (3 + (size_t)(nrows) * (4 + NPU_MAX_DIMS * 23))
+void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
 /* --- instr.c --- */
 enum kind kind_from_config(const char *config, char *token, size_t token_size);
@@ -121,6 +125,21 @@ struct conv_axes {
     int64_t b, ic, oc, kh, kw, oh, ow, ih, iw;
 };
 int conv_classify(const struct cs_ctx *c, const struct instr *in, struct conv_axes *ax);
+
+/* --- tile_memo.c --- */
+/* Everything a tile search reads, packed as words (unused words zero; doubles
+ * as their bit patterns), and the tile sizes it chose. */
+#define TILE_MEMO_WORDS 18
+#define TILE_MEMO_VALS 5
+struct tile_memo_key {
+    uint64_t w[TILE_MEMO_WORDS];
+};
+/* Copies the remembered result of this thread's search with key k into val;
+ * false when there is none. */
+bool tile_memo_get(const struct tile_memo_key *k, int64_t val[TILE_MEMO_VALS]);
+void tile_memo_put(const struct tile_memo_key *k, const int64_t val[TILE_MEMO_VALS]);
+/* Forgets this thread's entries (tests: cold and warm runs must agree). */
+void tile_memo_clear(void);
 
 /* --- traffic.c --- */
 /* HBM bytes (§6); compute_ns is what the tile search sees (0 under Q4). */

@@ -7,6 +7,7 @@
  * einsum ops change nothing. The cache is an open-addressing hash table keyed
  * by the name after its last '/', holding heap-allocated instructions. */
 #include "chipsim/cs_internal.h"
+#include "traces/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +111,12 @@ static int build_einsum(const struct cs_ctx *c, struct instr *in)
                        "(eq %s;%s->%s), got \"%s\" -> \"%s\"", strlen(in->lhs), strlen(in->rhs),
                        strlen(in->outl), in->lhs, in->rhs, in->outl, c->op->in_shapes, c->op->out_shape);
     in->ob_bracketed = 1;
-    snprintf(in->dim_labels, sizeof in->dim_labels, "%s,%s->%s", in->lhs, in->rhs, in->outl);
+    struct strbuf b = STRBUF(in->dim_labels);   /* "lhs,rhs->out" */
+    strbuf_puts(&b, in->lhs);
+    strbuf_putc(&b, ',');
+    strbuf_puts(&b, in->rhs);
+    strbuf_putn(&b, "->", 2);
+    strbuf_puts(&b, in->outl);
     return 0;
 }
 

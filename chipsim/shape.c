@@ -7,6 +7,7 @@
  * which differs from (double)a/(double)b once an operand exceeds 2^53 (Q-NUM). */
 #include "chipsim/cs_internal.h"
 #include "traces/dtype.h"
+#include "traces/strbuf.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -191,20 +192,17 @@ int shape_parse_output(const char *s, struct tensor *t, const char **why)
     return 0;
 }
 
-char *repr_int_lists(const int64_t *const *rows, const int *lens, int nrows)
+void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows)
 {
-    size_t cap = 2 + (size_t)nrows * (4 + NPU_MAX_DIMS * 22), n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    buf[n++] = '[';
+    strbuf_putc(b, '[');
     for (int r = 0; r < nrows; r++) {
-        n += (size_t)snprintf(buf + n, cap - n, "%s[", r ? ", " : "");
-        for (int i = 0; i < lens[r]; i++)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)rows[r][i]);
-        buf[n++] = ']';
+        strbuf_puts(b, r ? ", [" : "[");
+        for (int i = 0; i < lens[r]; i++) {
+            if (i)
+                strbuf_putn(b, ", ", 2);
+            strbuf_puti(b, rows[r][i]);
+        }
+        strbuf_putc(b, ']');
     }
-    buf[n++] = ']';
-    buf[n] = '\0';
-    return buf;
+    strbuf_putc(b, ']');
 }

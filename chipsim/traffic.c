@@ -9,6 +9,7 @@
  * first size that overflows VMEM. Flash attention uses a closed-form block
  * size. tile_shapes is the Python repr of the per-tensor tiles. */
 #include "chipsim/cs_internal.h"
+#include "traces/strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,13 +114,12 @@ static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *d
     return 0;
 }
 
-static int set_tiles(const struct cs_ctx *c, struct op *op, const int64_t *const *rows, const int *lens, int n)
+static int set_tiles(struct op *op, const int64_t *const *rows, const int *lens)
 {
-    char *s = repr_int_lists(rows, lens, n);
-    if (!s)
-        return cs_errf(c, "tile_shapes: out of memory");
-    free(op->tile_shapes);
-    op->tile_shapes = s;
+    char s[REPR_LISTS_MAX(3)];
+    struct strbuf b = STRBUF(s);
+    repr_int_lists(&b, rows, lens, 3);
+    op_setn(&op->tile_shapes, b.s, b.n);
     return 0;
 }
 
@@ -151,8 +151,8 @@ static void mirror(const char *from_labels, const int *idx, int n, const int64_t
                 to[j] = from[idx[i]];
 }
 
-static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
-                         int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
+static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb,
+                                  int ob, int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
 {
     int64_t *dm = NULL, *dn = NULL, *dk = NULL, *ck = NULL;
     size_t nm, nn, nk;
@@ -163,18 +163,31 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
     }
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), mnk = ax->m * ax->n * ax->k;
     const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
-    ck = malloc(nk * sizeof *ck);
+    /* Per-divisor terms hoisted out of the (Mf, Nf) loop, each computed by the
+     * same expression as before: ck = MXU tiles along K, cn = along N, and
+     * lhs_reads = LHS bytes re-read once per N tile. */
+    ck = malloc((nk + 2 * nn) * sizeof *ck);
     if (!ck) {
         cs_errf(c, "tile search: out of memory");
         goto out;
     }
+    int64_t *cn = ck + nk, *lhs_reads = cn + nn;
     for (size_t l = 0; l < nk; l++)
         ck[l] = ceil_div(dk[l], S);
+    for (size_t j = 0; j < nn; j++) {
+        cn[j] = ceil_div(dn[j], S);
+        lhs_reads[j] = (int64_t)(ceil(py_div(mnk, dn[j])) * lb);
+    }
     for (int64_t LB = 10; LB >= 1; LB--) {
         bool found = false;
         struct key best = {0};
         for (size_t i = 0; i < nm; i++) {
             const int64_t Mf = dm[i], rhs_reads = (int64_t)(ceil(py_div(mnk, Mf)) * rb);
+            const int64_t cm = ceil_div(Mf, S);
+            /* The smallest tile of (Mf, the smallest Nf) overflows VMEM: so do
+             * all later Mf (tile bytes grow with Mf and Nf; dtype widths > 0). */
+            if (Mf * dn[0] * ob + dk[0] * (Mf * lb + dn[0] * rb) > VMEM)
+                break;
             for (size_t j = 0; j < nn; j++) {
                 const int64_t Nf = dn[j];
                 /* Within one (Mf, Nf) every candidate shares cost and traffic;
@@ -182,9 +195,9 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
                  * best Kf is the smallest one reaching the largest feasible ops. */
                 const int64_t base = Mf * Nf * ob, per = Mf * lb + Nf * rb;
                 if (base + dk[0] * per > VMEM)
-                    continue;
-                const int64_t mn_ops = ceil_div(Mf, S) * ceil_div(Nf, S);
-                int64_t acc = ax->b * (ax->m * ax->n * ob + (int64_t)(ceil(py_div(mnk, Nf)) * lb) + rhs_reads);
+                    break;   /* and every larger Nf */
+                const int64_t mn_ops = cm * cn[j];
+                int64_t acc = ax->b * (ax->m * ax->n * ob + lhs_reads[j] + rhs_reads);
                 double memc = (double)acc / rate;
                 size_t lo = 0, hi = nk - 1;
                 while (lo < hi) {
@@ -221,6 +234,40 @@ out:
     free(dn);
     free(dk);
     return rc;
+}
+
+static uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* Tag of the first key word: which search a memo entry belongs to. */
+enum { MEMO_EINSUM = 1, MEMO_CONV = 2 };
+
+/* search_einsum_uncached through the per-thread memo (tile_memo.c). */
+static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
+                         int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
+{
+    /* Every input of the search: sizes, dtype widths, sa_dim, VMEM, and the
+     * two doubles it derives from the chip and compute time. */
+    const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
+    const struct tile_memo_key key = {{
+        MEMO_EINSUM, (uint64_t)ax->b, (uint64_t)ax->m, (uint64_t)ax->n, (uint64_t)ax->k,
+        (uint64_t)lb, (uint64_t)rb, (uint64_t)ob, (uint64_t)c->chip->sa_dim,
+        (uint64_t)vmem_bytes(c->chip), dbits(rate), dbits(mxc),
+    }};
+    int64_t v[TILE_MEMO_VALS] = {0};
+    if (tile_memo_get(&key, v)) {
+        *bMf = v[0], *bNf = v[1], *bKf = v[2];
+        return 0;
+    }
+    if (search_einsum_uncached(c, ax, lb, rb, ob, compute_ns, bMf, bNf, bKf))
+        return -1;
+    v[0] = *bMf, v[1] = *bNf, v[2] = *bKf;
+    tile_memo_put(&key, v);
+    return 0;
 }
 
 static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
@@ -285,7 +332,7 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
     *bytes = bmn * ob + (int64_t)(ceil(py_div(bkmn, N)) * lb) + (int64_t)(ceil(py_div(bkmn, M)) * rb);
     const int64_t *rows[3] = {lt, rt, ot};
     int lens[3] = {L->ndim, R->ndim, O->ndim};
-    return set_tiles(c, op, rows, lens, 3);
+    return set_tiles(op, rows, lens);
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -326,7 +373,14 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         t0 = Bc, t1 = Br;
         *bytes = b * h * (2 * kv * d + 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d) * db;
     }
-    op_setf(&op->tile_shapes, "[%lld, %lld]", (long long)t0, (long long)t1);
+    char s[48];   /* "[t0, t1]" */
+    struct strbuf sb = STRBUF(s);
+    strbuf_putc(&sb, '[');
+    strbuf_puti(&sb, t0);
+    strbuf_putn(&sb, ", ", 2);
+    strbuf_puti(&sb, t1);
+    strbuf_putc(&sb, ']');
+    op_setn(&op->tile_shapes, sb.s, sb.n);
     return 0;
 }
 
@@ -343,8 +397,8 @@ static int64_t tsb(const struct conv_dims *d, int64_t B, int64_t IC, int64_t OC,
     return B * IC * rih(d, OH) * riw(d, OW) * d->ib + IC * OC * d->kh * d->kw * d->kb + B * OC * OH * OW * d->obb;
 }
 
-static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
-                       int64_t compute_ns, int64_t best[5])
+static int search_conv_uncached(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
+                                int64_t compute_ns, int64_t best[5])
 {
     int64_t *dv[5] = {0};
     size_t nd[5];
@@ -401,6 +455,30 @@ out:
     return rc;
 }
 
+/* search_conv_uncached through the per-thread memo (tile_memo.c). */
+static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const struct conv_dims *cd,
+                       int64_t compute_ns, int64_t best[5])
+{
+    /* Every input of the search: the five searched sizes, the window, dtype
+     * widths, sa_dim, VMEM, the memory rate, the clock and compute time. */
+    const struct tile_memo_key key = {{
+        MEMO_CONV, (uint64_t)ax->b, (uint64_t)ax->oh, (uint64_t)ax->ow, (uint64_t)ax->oc,
+        (uint64_t)ax->ic, (uint64_t)cd->kh, (uint64_t)cd->kw, (uint64_t)cd->sh, (uint64_t)cd->sw,
+        (uint64_t)cd->ib, (uint64_t)cd->kb, (uint64_t)cd->obb, (uint64_t)c->chip->sa_dim,
+        (uint64_t)vmem_bytes(c->chip), dbits(mem_rate(c->chip)), dbits(c->chip->freq_GHz),
+        (uint64_t)compute_ns,
+    }};
+    _Static_assert(TILE_MEMO_VALS >= 5, "conv memo entries hold five tile sizes");
+    int64_t v[TILE_MEMO_VALS] = {0};
+    if (!tile_memo_get(&key, v)) {
+        if (search_conv_uncached(c, ax, cd, compute_ns, v))
+            return -1;
+        tile_memo_put(&key, v);
+    }
+    memcpy(best, v, 5 * sizeof *best);
+    return 0;
+}
+
 static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
                         int64_t *bytes)
 {
@@ -440,7 +518,7 @@ static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct o
     *bytes = nt * (inputs * cd.ib + B_ * OC_ * OH_ * OW_ * cd.obb + ax.ic * OC_ * ax.kh * ax.kw * cd.kb);
     const int64_t *rows[3] = {it, kt, ot};
     int lens[3] = {I->ndim, K->ndim, O->ndim};
-    return set_tiles(c, op, rows, lens, 3);
+    return set_tiles(op, rows, lens);
 }
 
 static int traffic_default(const struct cs_ctx *c, const struct instr *in, const struct op *op, int64_t *bytes)

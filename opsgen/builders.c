@@ -6,10 +6,9 @@
  * for transfers and reduce-scatters. */
 #include "opsgen/builders.h"
 #include "traces/dtype.h"
+#include "traces/strbuf.h"
 
-#include <ctype.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #define BF16 "DT_BFLOAT16"
@@ -22,49 +21,96 @@ int64_t shape_prod(struct shape s)
     return p;
 }
 
+/* isalnum() in the C locale (the program never calls setlocale): 1 for
+ * [0-9A-Za-z], as a table so the loop below needs no branch per byte. */
+#define R10(x) x, x, x, x, x, x, x, x, x, x
+static const unsigned char alnum_tab[256] = {
+    ['0'] = R10(1),
+    ['A'] = R10(1), R10(1), 1, 1, 1, 1, 1, 1,   /* A..Z */
+    ['a'] = R10(1), R10(1), 1, 1, 1, 1, 1, 1,   /* a..z */
+};
+#undef R10
+
+/* Appends the alphanumerics of s to d; returns the new end. The caller sized
+ * d for all of s: every byte is stored, the end only advances past kept ones. */
+static char *keep_alnum(char *d, const char *s)
+{
+    for (; *s; s++) {
+        *d = *s;
+        d += alnum_tab[(unsigned char)*s];
+    }
+    return d;
+}
+
 void sanitize_name(char **field, const char *desc, const char *name)
 {
-    size_t n = strlen(desc) + strlen(name) + 1, k = 0;
-    char buf[n];
-    for (const char *p = desc; *p; p++)
-        if (isalnum((unsigned char)*p)) buf[k++] = *p;
-    for (const char *p = name; *p; p++)
-        if (isalnum((unsigned char)*p)) buf[k++] = *p;
-    buf[k] = '\0';
-    op_set(field, buf);
+    char buf[strlen(desc) + strlen(name) + 1];
+    char *e = keep_alnum(keep_alnum(buf, desc), name);
+    op_setn(field, buf, (size_t)(e - buf));
 }
 
-/* Joins the dims with sep, each wrapped in pre/post ("'" for Python strings). */
+/* Appends the dims joined with sep, each wrapped in q ("'" for Python strings).
+ * Hot (every shape and config string): separator lengths are taken once and
+ * the common one-character separator is a single byte append. */
+void bld_put_dims(struct strbuf *b, struct shape s, const char *sep, const char *q)
+{
+    size_t ns = strlen(sep), nq = strlen(q);
+    for (int i = 0; i < s.nd; i++) {
+        if (i) {
+            if (ns == 1) strbuf_putc(b, *sep);
+            else strbuf_putn(b, sep, ns);
+        }
+        if (nq) strbuf_putn(b, q, nq);
+        strbuf_puti(b, s.d[i]);
+        if (nq) strbuf_putn(b, q, nq);
+    }
+}
+
 void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *q)
 {
-    size_t k = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < s.nd && k < n; i++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%s%lld%s", i ? sep : "", q,
-                              (long long)s.d[i], q);
+    struct strbuf b = strbuf_on(buf, n);
+    bld_put_dims(&b, s, sep, q);
 }
 
+/* "DT:[a,b]" */
+static void put_in(struct strbuf *b, struct shape a, const char *dt)
+{
+    strbuf_puts(b, dt);
+    strbuf_putn(b, ":[", 2);
+    bld_put_dims(b, a, ",", "");
+    strbuf_putc(b, ']');
+}
+
+static void set_text(char **field, const struct strbuf *b) { op_setn(field, b->s, b->n); }
 
 void bld_in1(struct op *op, struct shape a, const char *dt)
 {
     char s[SBUF];
-    bld_join(s, sizeof s, a, ",", "");
-    op_setf(&op->in_shapes, "%s:[%s]", dt, s);
+    struct strbuf b = STRBUF(s);
+    put_in(&b, a, dt);
+    set_text(&op->in_shapes, &b);
 }
 
-void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt)
+void bld_in2(struct op *op, struct shape a, struct shape c, const char *dt)
 {
-    char s[SBUF], u[SBUF];
-    bld_join(s, sizeof s, a, ",", "");
-    bld_join(u, sizeof u, b, ",", "");
-    op_setf(&op->in_shapes, "%s:[%s],%s:[%s]", dt, s, dt, u);
+    char s[2 * SBUF];
+    struct strbuf b = STRBUF(s);
+    put_in(&b, a, dt);
+    strbuf_putc(&b, ',');
+    put_in(&b, c, dt);
+    set_text(&op->in_shapes, &b);
 }
 
 void bld_out(struct op *op, struct shape o, const char *dt)
 {
     char s[SBUF];
-    bld_join(s, sizeof s, o, ",", "");
-    op_setf(&op->out_shape, "[%s:(%s)]", dt, s);
+    struct strbuf b = STRBUF(s);
+    strbuf_putc(&b, '[');
+    strbuf_puts(&b, dt);
+    strbuf_putn(&b, ":(", 2);
+    bld_put_dims(&b, o, ",", "");
+    strbuf_putn(&b, ")]", 2);
+    set_text(&op->out_shape, &b);
 }
 
 /* The fields every builder sets the same way. */
@@ -131,13 +177,23 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     for (int i = 0; i < nU; i++)  /* each pair lands in exactly one class */
         flops *= U[i].v;
 
-    char sa[SBUF], sb[SBUF];
+    char cfg[2 * SBUF];
+    struct strbuf cb = STRBUF(cfg);
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_EINSUM, "Einsum");
     op->stats_kind = STATS_EINSUM;
-    bld_join(sa, sizeof sa, a, "x", "");
-    bld_join(sb, sizeof sb, b, "x", "");
-    op_setf(&op->config, "XlaEinsum(a=%s,b=%s,eq=%s,memory_placements=%s,type=%s)",
-            sa, sb, eq, placements, dtype);
+    /* "XlaEinsum(a=8x4096,b=4096x128,eq=..,memory_placements=..,type=..)" */
+    strbuf_puts(&cb, "XlaEinsum(a=");
+    bld_put_dims(&cb, a, "x", "");
+    strbuf_puts(&cb, ",b=");
+    bld_put_dims(&cb, b, "x", "");
+    strbuf_puts(&cb, ",eq=");
+    strbuf_puts(&cb, eq);
+    strbuf_puts(&cb, ",memory_placements=");
+    strbuf_puts(&cb, placements);
+    strbuf_puts(&cb, ",type=");
+    strbuf_puts(&cb, dtype);
+    strbuf_putc(&cb, ')');
+    set_text(&op->config, &cb);
     bld_in2(op, a, b, dtype);
     bld_out(op, o, dtype);
     op->flops = flops;
@@ -160,9 +216,18 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
         if (!strcmp(opname, per_elem[i].n)) f = per_elem[i].f;
     if (f < 0) return NULL;
     char s[SBUF];
+    struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
-    bld_join(s, sizeof s, x, "x", "");
-    op_setf(&op->config, "%s(x=%s,memory_placements=%s,type=%s)", opname, s, placements, dtype);
+    /* "<op>(x=..,memory_placements=..,type=..)" */
+    strbuf_puts(&cb, opname);
+    strbuf_puts(&cb, "(x=");
+    bld_put_dims(&cb, x, "x", "");
+    strbuf_puts(&cb, ",memory_placements=");
+    strbuf_puts(&cb, placements);
+    strbuf_puts(&cb, ",type=");
+    strbuf_puts(&cb, dtype);
+    strbuf_putc(&cb, ')');
+    set_text(&op->config, &cb);
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
     op->flops = f * shape_prod(x);
@@ -173,11 +238,22 @@ struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *des
                     const char *name, const char *opname, struct shape x,
                     const char *placements, const char *dtype, bool one_input)
 {
-    char s[SBUF];
+    char s[SBUF], c[2 * SBUF];
+    struct strbuf xb = STRBUF(s), cb = STRBUF(c);
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
-    bld_join(s, sizeof s, x, "x", "");
-    op_setf(&op->config, "%s(a=%s,b=%s,memory_placements=%s,type=%s)", opname, s, s,
-            placements, dtype);
+    /* "<op>(a=..,b=..,memory_placements=..,type=..)", a and b the same shape */
+    bld_put_dims(&xb, x, "x", "");
+    strbuf_puts(&cb, opname);
+    strbuf_puts(&cb, "(a=");
+    strbuf_putn(&cb, xb.s, xb.n);
+    strbuf_puts(&cb, ",b=");
+    strbuf_putn(&cb, xb.s, xb.n);
+    strbuf_puts(&cb, ",memory_placements=");
+    strbuf_puts(&cb, placements);
+    strbuf_puts(&cb, ",type=");
+    strbuf_puts(&cb, dtype);
+    strbuf_putc(&cb, ')');
+    set_text(&op->config, &cb);
     if (one_input) bld_in1(op, x, dtype);  /* chipsim Q7 */
     else bld_in2(op, x, x, dtype);
     bld_out(op, x, dtype);
@@ -194,21 +270,28 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
     if (q.nd != 4 || k.nd != 4 || v.nd != 4) return NULL;
     int64_t b = q.d[0], sq = q.d[1], h = q.d[2], skv = k.d[1];
     int64_t x = heads_as_dhead ? h : q.d[3];   /* quirk Q1 */
-    char sq_[SBUF], sk[SBUF], sv[SBUF], in[3 * SBUF + 64];
+    char cfg[3 * SBUF + 64], in[3 * SBUF + 64];
+    struct strbuf cb = STRBUF(cfg), ib = STRBUF(in);
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
                          "FlashAttention");
     op->stats_kind = STATS_FA;
-    bld_join(sq_, sizeof sq_, q, "x", "");
-    bld_join(sk, sizeof sk, k, "x", "");
-    bld_join(sv, sizeof sv, v, "x", "");
-    op_setf(&op->config,
-            "FlashAttention(q=%s,k=%s,v=%s,memory_placements=[0, 0, 0],type=%s)",
-            sq_, sk, sv, dtype);
-    bld_join(sq_, sizeof sq_, q, ",", "");
-    bld_join(sk, sizeof sk, k, ",", "");
-    bld_join(sv, sizeof sv, v, ",", "");
-    snprintf(in, sizeof in, "%s:[%s],%s:[%s],%s:[%s]", dtype, sq_, dtype, sk, dtype, sv);
-    op_set(&op->in_shapes, in);
+    /* "FlashAttention(q=..,k=..,v=..,memory_placements=[0, 0, 0],type=..)" */
+    strbuf_puts(&cb, "FlashAttention(q=");
+    bld_put_dims(&cb, q, "x", "");
+    strbuf_puts(&cb, ",k=");
+    bld_put_dims(&cb, k, "x", "");
+    strbuf_puts(&cb, ",v=");
+    bld_put_dims(&cb, v, "x", "");
+    strbuf_puts(&cb, ",memory_placements=[0, 0, 0],type=");
+    strbuf_puts(&cb, dtype);
+    strbuf_putc(&cb, ')');
+    set_text(&op->config, &cb);
+    put_in(&ib, q, dtype);
+    strbuf_putc(&ib, ',');
+    put_in(&ib, k, dtype);
+    strbuf_putc(&ib, ',');
+    put_in(&ib, v, dtype);
+    set_text(&op->in_shapes, &ib);
     bld_out(op, SHP(b, sq, h, x), dtype);
     op->flops = 2 * (2 * h * b * sq * x * skv) + 4 * h * b * sq * skv;
     op->weight_bytes = 0;
@@ -221,10 +304,15 @@ struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *des
                     const char *name, bool output, struct shape x, const char *dtype)
 {
     char s[SBUF];
+    struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_OTHER, OPC_OTHER,
                          output ? "Output" : "Input");
-    bld_join(s, sizeof s, x, "x", "");
-    op_setf(&op->config, "Abs(x=%s,type=%s)", s, dtype);
+    strbuf_puts(&cb, "Abs(x=");
+    bld_put_dims(&cb, x, "x", "");
+    strbuf_puts(&cb, ",type=");
+    strbuf_puts(&cb, dtype);
+    strbuf_putc(&cb, ')');
+    set_text(&op->config, &cb);
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
     return op;
@@ -252,10 +340,13 @@ struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *
                        int64_t latency_ns)
 {
     char s[SBUF];
+    struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
                          output ? "InterChipXferOutput" : "InterChipXferInput");
-    bld_join(s, sizeof s, x, ", ", "");
-    op_setf(&op->config, "InterChipComm%s([%s])", output ? "Output" : "Input", s);
+    strbuf_puts(&cb, output ? "InterChipCommOutput([" : "InterChipCommInput([");
+    bld_put_dims(&cb, x, ", ", "");
+    strbuf_putn(&cb, "])", 2);
+    set_text(&op->config, &cb);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
     int64_t bytes = shape_prod(x) * 2;
@@ -270,10 +361,13 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
 {
     struct shape x = SHP(n);
     char s[SBUF];
+    struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
                          output ? "KVSwapOutput" : "KVSwapInput");
-    bld_join(s, sizeof s, x, ", ", "");
-    op_setf(&op->config, "KVSwap%s([%s])", output ? "Output" : "Input", s);
+    strbuf_puts(&cb, output ? "KVSwapOutput([" : "KVSwapInput([");
+    bld_put_dims(&cb, x, ", ", "");
+    strbuf_putn(&cb, "])", 2);
+    set_text(&op->config, &cb);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
     int64_t bytes = doubled ? n * 2 : n;   /* quirk Q10 */
@@ -325,11 +419,16 @@ struct shape shape_scattered(struct shape x, int dim, int64_t p)
 static void set_arrow_config(struct op *op, const char *kind, struct shape in, struct shape out,
                              const char *sep, const char *q)
 {
-    char a[SBUF], b[SBUF];
-    bld_join(a, sizeof a, in, sep, q);
-    bld_join(b, sizeof b, out, sep, q);
-    if (*q) op_setf(&op->config, "%s([%s]->[%s])", kind, a, b);
-    else op_setf(&op->config, "%s(%s->%s)", kind, a, b);
+    char s[2 * SBUF + 64];
+    struct strbuf cb = STRBUF(s);
+    const char *open = *q ? "([" : "(", *arrow = *q ? "]->[" : "->", *close = *q ? "])" : ")";
+    strbuf_puts(&cb, kind);
+    strbuf_puts(&cb, open);
+    bld_put_dims(&cb, in, sep, q);
+    strbuf_puts(&cb, arrow);
+    bld_put_dims(&cb, out, sep, q);
+    strbuf_puts(&cb, close);
+    set_text(&op->config, &cb);
 }
 
 struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char *desc,

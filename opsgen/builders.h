@@ -89,8 +89,11 @@ struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char 
  * count, description, sanitised name (desc + "_" + name), op type, opcode. */
 struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *desc,
                     const char *name, enum op_type ty, enum opcode_type oct, const char *opcode);
-/* Dims joined with sep, each wrapped in q ("'" for Python string lists). */
+/* Dims joined with sep, each wrapped in q ("'" for Python string lists):
+ * into buf (cut to n - 1 bytes), or appended to a strbuf. */
 void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *q);
+struct strbuf;
+void bld_put_dims(struct strbuf *b, struct shape s, const char *sep, const char *q);
 void bld_in1(struct op *op, struct shape a, const char *dt);          /* "DT:[a,b]" */
 void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt);
 void bld_out(struct op *op, struct shape o, const char *dt);          /* "[DT:(a,b)]" */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "opsgen/parallel.h"
+#include "traces/strbuf.h"
 
 int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
                          struct npu_err *e)
@@ -87,11 +88,15 @@ void gen_pipe_xfer(struct trace *t, const struct opsgen_links *l, const struct p
                    bool decode, int64_t steps, struct shape x, int64_t fid, bool output, bool dcn)
 {
     char d[64], nm[96];
-    snprintf(d, sizeof d, "%s%s%s", decode ? "Decode" : "Prefill",
-             output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
-    snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]",
-             output ? (decode ? "sendOutput" : "SendOutput") : "receiveInput",
-             dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
+    struct strbuf db = STRBUF(d), nb = STRBUF(nm);
+    /* "<Phase><Send|Receive...><DCN|ICI>" and "<send|receive>_<DCNT|ICI>Transfer[<elems>]" */
+    strbuf_puts(&db, decode ? "Decode" : "Prefill");
+    strbuf_puts(&db, output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline");
+    strbuf_puts(&db, dcn ? "DCN" : "ICI");
+    strbuf_puts(&nb, output ? (decode ? "sendOutput" : "SendOutput") : "receiveInput");
+    strbuf_puts(&nb, dcn ? "_DCNTTransfer[" : "_ICITransfer[");
+    strbuf_puti(&nb, shape_prod(x));
+    strbuf_putc(&nb, ']');
     /* DCN stages are timed on the ICI link by the reference (quirk Q9). */
     bool ici = !dcn || prof->dcn_transfers_use_ici;
     b_pipe_xfer(t, fid, steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,

@@ -1,8 +1,9 @@
 /* layers.c — attention and FFN layer builders (see layers.h; opsgen.md §5.3–§5.4). */
 #include "opsgen/layers.h"
 
-#include <stdio.h>
 #include <string.h>
+
+#include "traces/strbuf.h"
 
 #define BF16 "DT_BFLOAT16"
 
@@ -11,6 +12,20 @@
 #define CHK(x) do { if (!(x)) return -1; } while (0)
 
 static struct op *last(const struct layer_ctx *c) { return &c->t->ops[c->t->n - 1]; }
+
+/* Descriptions and names: d = a b c, then the decimal id unless NO_ID
+ * (cut to the buffer like snprintf; printf was a tenth of opsgen's time). */
+#define NO_ID INT64_MIN
+#define CAT(d, a, b, c, id) cat((d), sizeof(d), (a), (b), (c), (id))
+static void cat(char *d, size_t n, const char *a, const char *b, const char *c, int64_t id)
+{
+    struct strbuf sb = strbuf_on(d, n);
+    strbuf_puts(&sb, a);
+    strbuf_puts(&sb, b);
+    strbuf_puts(&sb, c);
+    if (id != NO_ID)
+        strbuf_puti(&sb, id);
+}
 
 int64_t layer_tp(const struct layer_ctx *c)
 {
@@ -30,16 +45,15 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t
     char pre[160], d[200], nm[96];
     struct trace *tr = c->t;
     struct op *o;
-    snprintf(pre, sizeof pre, "%s%s", c->prefix,
-             c->decode ? "Attention-serving-decode-" : "Fwd-Attention_encoder-");
+    CAT(pre, c->prefix, c->decode ? "Attention-serving-decode-" : "Fwd-Attention_encoder-", "", NO_ID);
 
     if (t > 1) {
-        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CAT(d, "AllGatherMHA-", "", "", f);
         CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, seq, Dm), 2, c->tp));
         Dm *= t;
         f++;
     }
-    snprintf(d, sizeof d, "%sQ/K/V", pre);
+    CAT(d, pre, "Q/K/V", "", NO_ID);
     CHK(b_einsum(tr, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
                  SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     if (c->decode) {
@@ -55,7 +69,7 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t
 
     if (c->decode) {
         /* Every step attends to the final context (quirk Q8). */
-        snprintf(d, sizeof d, "%sSoftmax(Q*K)*V", pre);
+        CAT(d, pre, "Softmax(Q*K)*V", "", NO_ID);
         CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
                          SHP(B, seq, Hl, dh), SHP(B, si, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
         o->weight_bytes = 0;
@@ -73,7 +87,7 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t
         CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
                      SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
     } else {
-        snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
+        CAT(d, pre, "Attention_Softmax(Q*K)*V", "", NO_ID);
         CHK(o = b_einsum(tr, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
                          SHP(B, seq, Hl, dh), SHP(B, seq, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
         o->weight_bytes = 0;
@@ -87,23 +101,23 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t
     }
     f++;
 
-    snprintf(d, sizeof d, "%sAttention_output", pre);
+    CAT(d, pre, "Attention_output", "", NO_ID);
     CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
                  SHP(B, seq, Hl, dh), SHP(Hl, dh, Dm), "BLND;NDM->BLM", "0_0_0", BF16));
     f++;
     struct shape y = SHP(B, seq, Dm), ys = shape_scattered(y, 2, t);
     if (t > 1) {
-        snprintf(nm, sizeof nm, "AllReduceMHA(ReduceScatter)-%lld", (long long)f);
+        CAT(nm, "AllReduceMHA(ReduceScatter)-", "", "", f);
         CHK(b_reduce_scatter(tr, f, n, "Reduce attention and scatter before LN", nm, y, 2, c->tp));
         f++;
     }
-    snprintf(d, sizeof d, "%sAttention_layernorm", pre);
+    CAT(d, pre, "Attention_layernorm", "", NO_ID);
     /* The reference normalises the unscattered width (quirk Q7). */
     CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm",
                 c->prof->self_attn_ln_unscattered ? y : ys, "0_0", BF16));
     f++;
     if (t > 1) {
-        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CAT(d, "AllGatherMHA-", "", "", f);
         CHK(b_all_gather(tr, f, n, d, "AllGather", ys, 2, c->tp));
     }
     *fid = f;
@@ -119,7 +133,7 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, int64_
     int64_t B = c->B, n = c->count;
     char d[200];
     struct op *o;
-    snprintf(d, sizeof d, "%s-Attention_Softmax(Q*K)*V-%lld", c->prefix, (long long)f);
+    CAT(d, c->prefix, "-Attention_Softmax(Q*K)*V-", "", f);
     CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnWeights = Q*K", SHP(B, q, Hl, dh),
                      SHP(B, kv, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
     o->weight_bytes = 0;
@@ -141,41 +155,41 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
     struct trace *tr = c->t;
 
     if (t > 1) {
-        snprintf(nm, sizeof nm, "AllGatherMHA-%lld", (long long)f);
+        CAT(nm, "AllGatherMHA-", "", "", f);
         CHK(b_all_gather(tr, f, n, "Concatenate dims before attn", nm, SHP(B, q, dq), 2, c->tp));
         dq *= t;
         f++;
     }
-    snprintf(d, sizeof d, "%s-Q-%lld", c->prefix, (long long)f);
+    CAT(d, c->prefix, "-Q-", "", f);
     CHK(b_einsum(tr, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
-    snprintf(d, sizeof d, "%s-K-%lld", c->prefix, (long long)f);
+    CAT(d, c->prefix, "-K-", "", f);
     CHK(b_einsum(tr, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
-    snprintf(d, sizeof d, "%s-V-%lld", c->prefix, (long long)f);
+    CAT(d, c->prefix, "-V-", "", f);
     CHK(b_einsum(tr, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     f++;
     if (flash) {
-        snprintf(d, sizeof d, "%s-FlashAttention-%lld", c->prefix, (long long)f);
+        CAT(d, c->prefix, "-FlashAttention-", "", f);
         CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q, Hl, dh), SHP(B, kv, Hl, dh),
                               SHP(B, kv, Hl, dh), BF16, c->prof->fa_uses_heads_as_dhead));
     } else if (normal_block(c, q, kv, Hl, dh, f))
         return -1;
     f = last(c)->fusion_id + 1;
-    snprintf(d, sizeof d, "%s-Attention_output-%lld", c->prefix, (long long)f);
+    CAT(d, c->prefix, "-Attention_output-", "", f);
     CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, dh),
                  SHP(Hl, dh, dq), "BLND;NDM->BLM", "0_0_0", BF16));
     f++;
     struct shape y = SHP(B, q, dq);
     if (t > 1) {
-        snprintf(nm, sizeof nm, "AllReduce(ReduceScatter)-%lld", (long long)f);
+        CAT(nm, "AllReduce(ReduceScatter)-", "", "", f);
         CHK(b_reduce_scatter(tr, f, n, "Reduce and split attention results", nm, y, 2, c->tp));
         y = shape_scattered(y, 2, t);
         f++;
     }
     /* LayerNorm and the gather after it share one fid (quirk Q37). */
-    snprintf(d, sizeof d, "%s-Attention_layernorm-%lld", c->prefix, (long long)f);
+    CAT(d, c->prefix, "-Attention_layernorm-", "", f);
     CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", y, "0_0", BF16));
     if (t > 1) {
-        snprintf(nm, sizeof nm, "AllReduce(AllGather)-%lld", (long long)f);
+        CAT(nm, "AllReduce(AllGather)-", "", "", f);
         CHK(b_all_gather(tr, f, n, "Gather results after Layernorm", nm, y, 2, c->tp));
     }
     *fid = f;
@@ -204,17 +218,17 @@ int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int6
     char pre[160], d[200];
     struct trace *tr = c->t;
     struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
-    snprintf(pre, sizeof pre, "%s%s", c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-");
-    snprintf(d, sizeof d, "%sFFgate", pre);
+    CAT(pre, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-", "", NO_ID);
+    CAT(d, pre, "FFgate", "", NO_ID);
     CHK(b_einsum(tr, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x, SHP(D, Fl),
                  "BLM;MH->BLH", "0_0_0", BF16));
-    snprintf(d, sizeof d, "%sFFup", pre);
+    CAT(d, pre, "FFup", "", NO_ID);
     CHK(b_einsum(tr, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x, SHP(D, Fl),
                  "BLM;MH->BLH", "0_0_0", BF16));
-    snprintf(d, sizeof d, "%sFFgate_up", pre);
+    CAT(d, pre, "FFgate_up", "", NO_ID);
     CHK(b_binary(tr, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", BF16,
                  c->prof->binary_ops_list_one_input));
-    snprintf(d, sizeof d, "%sFFoutput", pre);
+    CAT(d, pre, "FFoutput", "", NO_ID);
     CHK(b_einsum(tr, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h, SHP(Fl, D),
                  "BLH;HM->BLM", "0_0_0", BF16));
     return 0;
@@ -224,8 +238,7 @@ static int default_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64
 {
     char d[200];
     /* Both matmuls end in "FFinput" in the reference (quirk Q18). */
-    snprintf(d, sizeof d, "%s%sFFinput", c->prefix,
-             c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-");
+    CAT(d, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-", "FFinput", NO_ID);
     CHK(b_einsum(c->t, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
                  SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
     CHK(b_einsum(c->t, f + 1, c->count, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", SHP(c->B, seq, Fl),
@@ -241,7 +254,7 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
     struct trace *tr = c->t;
 
     if (t > 1) {
-        snprintf(nm, sizeof nm, "AllGatherMLP-%lld", (long long)f);
+        CAT(nm, "AllGatherMLP-", "", "", f);
         /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk Q6). */
         if (c->prof->ffn_allgather_2d)
             CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm, SHP(B, D), 1, c->tp));
@@ -262,14 +275,13 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
     f = last(c)->fusion_id + 1;
     struct shape x = SHP(B, seq, D), r = x;
     if (t > 1) {
-        snprintf(nm, sizeof nm, "ReduceScatterMLP-%lld", (long long)f);
+        CAT(nm, "ReduceScatterMLP-", "", "", f);
         CHK(b_reduce_scatter(tr, f, n, "Reduce and scatter results of MLP before residual", nm, x, 2,
                              c->tp));
         r = shape_scattered(x, 2, t);
         f++;
     }
-    snprintf(d, sizeof d, "%s%sAttnPlusFFn", c->prefix,
-             c->decode ? "FFN-serving-decoder-" : "Fwd-FFN-encoder-");
+    CAT(d, c->prefix, c->decode ? "FFN-serving-decoder-" : "Fwd-FFN-encoder-", "AttnPlusFFn", NO_ID);
     CHK(b_binary(tr, f, n, d,
                  c->decode ? "attnPlusFFn = Add(([B/d]beamS[M/mh] + [B/d]beamS[M/mh]))"
                            : "attnPlusFFn = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))",

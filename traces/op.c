@@ -1,5 +1,6 @@
 /* op.c — lifetime of operator records and traces (see op.h). */
 #include "traces/op.h"
+#include "traces/opstr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,14 +17,24 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-void op_set(char **field, const char *s)
+/* Empty fields share opstr_empty rather than a malloc'ed "" each: an op has
+ * nine string fields and most start (and many stay) empty. It is read-only,
+ * so a write through a field would fault rather than corrupt other ops. */
+#define EMPTY_STR ((char *)opstr_empty)
+
+void op_setn(char **field, const char *s, size_t n)
 {
-    size_t n = strlen(s) + 1;
-    char *c = xrealloc(NULL, n);
-    memcpy(c, s, n);
-    free(*field);
+    char *c = EMPTY_STR;
+    if (n) {
+        c = opstr_alloc(n + 1);
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    opstr_release(*field);
     *field = c;
 }
+
+void op_set(char **field, const char *s) { op_setn(field, s, strlen(s)); }
 
 void op_setf(char **field, const char *fmt, ...)
 {
@@ -31,11 +42,11 @@ void op_setf(char **field, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *c = xrealloc(NULL, (size_t)n + 1);
+    char *c = opstr_alloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(c, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    free(*field);
+    opstr_release(*field);
     *field = c;
 }
 
@@ -45,7 +56,7 @@ void op_setf(char **field, const char *fmt, ...)
 void op_init(struct op *op)
 {
     memset(op, 0, sizeof *op);
-#define EMPTY(f) op_set(&op->f, "");
+#define EMPTY(f) op->f = EMPTY_STR;
     OP_STRINGS(EMPTY)
 #undef EMPTY
     op->type = OP_OTHER;
@@ -61,7 +72,7 @@ void op_init(struct op *op)
 
 void op_free(struct op *op)
 {
-#define FREE(f) free(op->f); op->f = NULL;
+#define FREE(f) opstr_release(op->f); op->f = NULL;
     OP_STRINGS(FREE)
 #undef FREE
 }

@@ -7,7 +7,10 @@
  * trace_csv.h for the column schema.
  *
  * Main data structure: struct trace, a growable array of struct op in
- * generation order. Strings are heap-owned by the op (op_free releases them).
+ * generation order. Strings are owned by the op (op_free releases them),
+ * except that every empty one shares one read-only "". They come from
+ * traces/opstr.c, not plain malloc: set them with op_set/op_setn/op_setf, copy
+ * them out to keep them, and never write through them or free() them. 
  * Units are in every name: _ns, _bytes, _J, _W; sizes and times are int64,
  * rates and energies double. */
 #ifndef NPUSIM_OP_H
@@ -123,6 +126,9 @@ int op_copy(struct op *dst, const struct op *src);
 void op_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Replaces *field with a copy of s. */
 void op_set(char **field, const char *s);
+/* Replaces *field with a copy of the n bytes at s (plus a NUL); s may be a
+ * strbuf's text, whose length the caller already knows. */
+void op_setn(char **field, const char *s, size_t n);
 
 void trace_init(struct trace *t);
 void trace_free(struct trace *t);

@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "chipsim/chipsim.h"
+#include "chipsim/cs_internal.h"   /* tile_memo_clear */
 
 static int run(struct trace *t, const struct chip_config *c, struct npu_err *e)
 {
@@ -363,6 +364,113 @@ static void test_conv_without_candidate(void **state)
     trace_free(&t);
 }
 
+/* ---- tile-search memo (chipsim/tile_memo.c) ---- */
+
+#define GATE_CFG "XlaEinsum(a=1x4096x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)"
+#define GATE_IN "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,14336]"
+#define GATE_OUT "[DT_BFLOAT16:(1,4096,14336)]"
+#define MEMO_OPS 5
+
+/* Searched einsums sharing m, n, k but not dtype, layout or batch, and a
+ * searched conv; only op `only` when only >= 0. */
+static void memo_trace(struct trace *t, int only)
+{
+    trace_init(t);
+    for (int i = 0; i < MEMO_OPS; i++) {
+        if (only >= 0 && i != only)
+            continue;
+        struct op *o = NULL;
+        switch (i) {
+        case 0: test_op(t, "gate", GATE_CFG, GATE_IN, GATE_OUT, OP_MXU, 481036337152); break;
+        case 1:
+            test_op(t, "gate32", GATE_CFG, "DT_FLOAT32:[1,4096,4096],DT_FLOAT32:[4096,14336]",
+                    "[DT_FLOAT32:(1,4096,14336)]", OP_MXU, 481036337152);
+            break;
+        case 2:
+            test_op(t, "split", "XlaEinsum(a=2x2048x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,"
+                    "type=DT_BFLOAT16)", "DT_BFLOAT16:[2,2048,4096],DT_BFLOAT16:[4096,14336]",
+                    "[DT_BFLOAT16:(2,2048,14336)]", OP_MXU, 481036337152);
+            break;
+        case 3:
+            test_op(t, "batched", "XlaEinsum(a=2x4096x4096,b=2x4096x14336,eq=BLM;BMH->BLH,"
+                    "memory_placements=0_0_0,type=DT_BFLOAT16)",
+                    "DT_BFLOAT16:[2,4096,4096],DT_BFLOAT16:[2,4096,14336]", "[DT_BFLOAT16:(2,4096,14336)]",
+                    OP_MXU, 2 * 481036337152);
+            break;
+        case 4:
+            o = test_op(t, "conv", "Conv2D(a=8x512x128x128,b=512x512x3x3,c=8x512x128x128,eq=bf01;io01->bf01,"
+                        "window={size=3x3 stride=1x1 pad=0_1x0_1},memory_placements=0_0_0,type=DT_BFLOAT16)",
+                        "DT_BFLOAT16:[8,512,128,128],DT_BFLOAT16:[512,512,3,3]",
+                        "[DT_BFLOAT16:(8,512,128,128)]", OP_MXU, 2LL * 8 * 128 * 128 * 512 * 512 * 9);
+            o->opcode_type = OPC_CONV2D;
+            break;
+        }
+    }
+}
+
+#define MEMO_VARIANTS 6
+struct memo_result {
+    char tiles[MEMO_OPS][160];
+    int64_t bytes[MEMO_OPS], exe[MEMO_OPS];
+};
+
+/* Variant v changes one input of the searches at a time: VMEM, HBM bandwidth,
+ * clock, systolic-array size, and compute time seen by the search (Q4 off;
+ * v2 = v5 with a slower HBM, as the bandwidth only matters next to compute).
+ * Fills r for the ops run (all, or op `only`). */
+static void memo_run(int v, int only, struct memo_result *r)
+{
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct profile p = profile_neusim;
+    if (v == 1) c.vmem_size_MB /= 2;
+    if (v == 2) c.hbm_bw_GBps /= 16;
+    if (v == 3) c.freq_GHz *= 0.75;
+    if (v == 4) c.sa_dim /= 2;
+    if (v == 2 || v == 5) p.tile_search_sees_zero_compute = false;
+    struct trace t;
+    memo_trace(&t, only);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &p, &e), 0);
+    for (size_t i = 0; i < t.n; i++) {
+        size_t k = only >= 0 ? (size_t)only : i;
+        snprintf(r->tiles[k], sizeof r->tiles[k], "%s", t.ops[i].tile_shapes);
+        r->bytes[k] = t.ops[i].bytes;
+        r->exe[k] = t.ops[i].exe_ns;
+    }
+    trace_free(&t);
+}
+
+/* Reference: each op alone on an empty memo (one search, nothing to reuse).
+ * Warm runs of the whole trace, in an order where variants follow others
+ * that share all but one search input, must reproduce it exactly. */
+static void test_tile_memo_matches_cold_search(void **state)
+{
+    (void)state;
+    static struct memo_result cold[MEMO_VARIANTS], warm;
+    memset(cold, 0, sizeof cold);
+    for (int v = 0; v < MEMO_VARIANTS; v++)
+        for (int k = 0; k < MEMO_OPS; k++) {
+            tile_memo_clear();
+            memo_run(v, k, &cold[v]);
+        }
+    /* The variants must differ (VMEM, sa_dim and compute visibility change
+     * the chosen tiles; clock and bandwidth at least the times). */
+    for (int v = 1; v < MEMO_VARIANTS; v++)
+        assert_true(memcmp(&cold[v], &cold[0], sizeof cold[0]) != 0);
+    tile_memo_clear();
+    const int order[] = { 0, 1, 0, 2, 3, 0, 4, 5, 1, 0, 5, 4, 3, 2, 1 };
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        int v = order[i];
+        memo_run(v, -1, &warm);
+        for (int k = 0; k < MEMO_OPS; k++) {
+            assert_string_equal(warm.tiles[k], cold[v].tiles[k]);
+            assert_i64(warm.bytes[k], cold[v].bytes[k]);
+            assert_i64(warm.exe[k], cold[v].exe[k]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_up_down_sample),     cmocka_unit_test(test_name_sharing_q1),
         cmocka_unit_test(test_conv_tile_search),   cmocka_unit_test(test_v4_reduce_scatter),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_conv_without_candidate),
+        cmocka_unit_test(test_tile_memo_matches_cold_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

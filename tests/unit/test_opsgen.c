@@ -234,11 +234,12 @@ static void test_einsum_and_names(void **s)
     o = b_hbm_io(&t, 1, 1, "d", "input", false, SHP(16), "DT_BFLOAT16");
     assert_string_equal(o->config, "Abs(x=16,type=DT_BFLOAT16)");
     assert_string_equal(o->opcode, "Input");
-    char *n = NULL;
-    sanitize_name(&n, "Fwd-FFN-encoder-AttnPlusFFn",
+    struct op scratch;   /* op strings are released by op_free, not free() */
+    op_init(&scratch);
+    sanitize_name(&scratch.name, "Fwd-FFN-encoder-AttnPlusFFn",
                   "attnPlusFFn = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))");
-    assert_string_equal(n, "FwdFFNencoderAttnPlusFFnattnPlusFFnAddBdLlMmhBdLlMmh");
-    free(n);
+    assert_string_equal(scratch.name, "FwdFFNencoderAttnPlusFFnattnPlusFFnAddBdLlMmhBdLlMmh");
+    op_free(&scratch);
     assert_i64(dtype_bytes("DT_FLOAT8"), 1);
     assert_i64(dtype_bytes("DT_INT64"), 8);
     assert_i64(dtype_bytes("DT_FLOAT"), 4);

@@ -807,6 +807,39 @@ static void test_atomic_abort_and_commit(void **state)
     assert_int_equal(count_entries(dir), 2);
 }
 
+/* Empty string fields share one read-only "" (op.c): every way of setting,
+ * copying and freeing them must keep ownership straight (ASan checks the
+ * frees under make check). */
+static void test_op_string_lifetime(void **state)
+{
+    (void)state;
+    struct trace t, u;
+    trace_init(&t);
+    trace_init(&u);
+    struct op *o = trace_push(&t);
+    assert_string_equal(o->name, "");
+    assert_string_equal(o->tile_shapes, "");
+    assert_ptr_equal(o->name, o->config);          /* the shared empty string */
+    op_set(&o->name, "abc");
+    op_setn(&o->config, "xyz!", 3);
+    op_setf(&o->in_shapes, "%s:[%d]", "DT_BFLOAT16", 4);
+    op_setf(&o->opcode, "%s", "");                 /* an empty result is owned */
+    op_set(&o->dim_labels, "");
+    assert_string_equal(o->name, "abc");
+    assert_string_equal(o->config, "xyz");
+    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[4]");
+    assert_string_equal(o->opcode, "");
+    assert_string_equal(o->dim_labels, "");
+    assert_int_equal(trace_append(&u, &t), 0);
+    assert_string_equal(u.ops[0].name, "abc");
+    assert_ptr_not_equal(u.ops[0].name, o->name);
+    op_set(&o->name, "");
+    op_set(&o->config, "");
+    trace_free(&t);
+    assert_string_equal(u.ops[0].in_shapes, "DT_BFLOAT16:[4]");
+    trace_free(&u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -832,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_float_repr),
         cmocka_unit_test(test_read_stdin),
         cmocka_unit_test(test_atomic_abort_and_commit),
+        cmocka_unit_test(test_op_string_lifetime),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

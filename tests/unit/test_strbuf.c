@@ -1,0 +1,72 @@
+/* test_strbuf.c — the printf-free text appends must print exactly what
+ * snprintf printed before them, truncation included: every shape, config and
+ * tile string of the traces goes through them. */
+#include "testutil.h"
+
+#include <stdio.h>
+
+#include "traces/strbuf.h"
+
+/* Integers compared with "%lld" over a range of magnitudes and both limits. */
+static void test_puti_matches_printf(void **state)
+{
+    (void)state;
+    const int64_t v[] = { 0, 1, -1, 9, 10, -10, 99, 100, 4096, 123456789, -987654321,
+                          INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)1 << 53 };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char got[32], want[32];
+        struct strbuf b = STRBUF(got);
+        strbuf_puti(&b, v[i]);
+        snprintf(want, sizeof want, "%lld", (long long)v[i]);
+        assert_string_equal(got, want);
+        assert_int_equal(b.n, strlen(want));
+    }
+}
+
+static void test_appends(void **state)
+{
+    (void)state;
+    char s[64];
+    struct strbuf b = STRBUF(s);
+    assert_string_equal(s, "");
+    strbuf_puts(&b, "DT_BFLOAT16");
+    strbuf_putn(&b, ":[", 2);
+    strbuf_puti(&b, 8);
+    strbuf_putc(&b, ',');
+    strbuf_puti(&b, 4096);
+    strbuf_putc(&b, ']');
+    assert_string_equal(s, "DT_BFLOAT16:[8,4096]");
+    assert_int_equal(b.n, strlen(s));
+}
+
+/* A full buffer keeps cap - 1 bytes and its NUL, like snprintf. */
+static void test_truncates_like_snprintf(void **state)
+{
+    (void)state;
+    char s[8], want[8];
+    struct strbuf b = STRBUF(s);
+    strbuf_puts(&b, "abc");
+    strbuf_puti(&b, -123456);
+    strbuf_putc(&b, 'x');
+    strbuf_puts(&b, "more");
+    snprintf(want, sizeof want, "abc%lldxmore", -123456LL);
+    assert_string_equal(s, want);
+    assert_int_equal(b.n, sizeof s - 1);
+
+    char one[1];
+    struct strbuf e = STRBUF(one);
+    strbuf_puts(&e, "abc");
+    strbuf_putc(&e, 'x');
+    strbuf_puti(&e, 42);
+    assert_string_equal(one, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_puti_matches_printf),
+        cmocka_unit_test(test_appends),
+        cmocka_unit_test(test_truncates_like_snprintf),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

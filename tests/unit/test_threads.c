@@ -1,0 +1,142 @@
+/* test_threads.c — the simulation core is reentrant: threads running
+ * configurations side by side, each with its own tile-search memo and op
+ * string lookaside (thread-local), get exactly what one thread gets with a
+ * cold memo, and op strings may be freed on another thread than the one that
+ * made them. make check runs this under ASan/UBSan (and LeakSanitizer sees
+ * the exiting threads' lookaside lists drained). */
+#include "testutil.h"
+
+#include <threads.h>
+
+#include "chipsim/chipsim.h"
+#include "chipsim/cs_internal.h"   /* tile_memo_clear */
+#include "opsgen/opsgen.h"
+#include "opsgen/parallel.h"
+#include "opsgen/sweep.h"
+
+static const char *LLAMA3_8B =
+    "{\"model_name\":\"llama3-8b\",\"model_type\":\"llm\",\"input_seqlen\":4096,"
+    "\"output_seqlen\":512,\"decode_width\":1,\"d_model\":4096,\"num_heads\":32,"
+    "\"d_head\":128,\"d_ff\":14336,\"num_layers\":32,\"ffn_type\":\"llama\","
+    "\"num_kv_heads\":8,\"num_data_parallel_axes\":0,\"num_tensor_parallel_axes\":0,"
+    "\"num_pipeline_parallel_axes\":0}";
+
+#define NCFG 12   /* tp 1,2,4,8 x global batch 1,8,64 */
+static const int64_t TP[4] = { 1, 2, 4, 8 }, GBS[3] = { 1, 8, 64 };
+
+struct shared {
+    struct model_config base;
+    struct chip_config chip;
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Digest of configuration i (opsgen + chipsim): every op's strings and times. */
+static uint64_t run_config(const struct shared *sh, int i)
+{
+    struct model_config m = sh->base;
+    int64_t tp = TP[i % 4];
+    struct parallel_cfg p = { tp, 1, tp, 1, 1, 1, 1, 1, 1 };
+    sweep_apply_parallel(&m, &p, GBS[i / 4]);
+    sweep_map_axes_llm("5p", &m);
+    struct opsgen_links l = { .pcie_bw_GBps = 32.0, .ici_latency_ns = 3330, .dcn_latency_ns = 3700,
+                              .pcie_latency_ns = 400, .ici_bw_GBps = 200, .dcn_bw_GBps = 25,
+                              .hbm_size_GB = 95 };
+    snprintf(l.chip_name, sizeof l.chip_name, "5p");
+    strcpy(l.ICI_topology, "TORUS_3D");
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    if (opsgen_llm_inference(&m, &l, &profile_neusim, &t, &e) ||
+        chipsim_run(&t, &sh->chip, &profile_neusim, &e)) {
+        trace_free(&t);
+        return 0;
+    }
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < t.n; k++) {
+        const struct op *o = &t.ops[k];
+        const char *s[] = { o->name, o->config, o->in_shapes, o->out_shape, o->tile_shapes, o->dim_labels };
+        for (size_t j = 0; j < sizeof s / sizeof s[0]; j++)
+            h = fnv(h, s[j], strlen(s[j]) + 1);
+        h = fnv(h, &o->exe_ns, sizeof o->exe_ns);
+        h = fnv(h, &o->bytes, sizeof o->bytes);
+    }
+    trace_free(&t);
+    return h;
+}
+
+struct job {
+    const struct shared *sh;
+    int reverse;
+    uint64_t got[NCFG];
+    struct trace *to_free;   /* made on the main thread, freed here */
+};
+
+static int worker(void *arg)
+{
+    struct job *j = arg;
+    if (j->to_free)
+        trace_free(j->to_free);
+    for (int rep = 0; rep < 3; rep++)
+        for (int k = 0; k < NCFG; k++) {
+            int i = j->reverse ? NCFG - 1 - k : k;
+            j->got[i] = run_config(j->sh, i);
+        }
+    return 0;
+}
+
+static void test_threads_match_cold_single_thread(void **state)
+{
+    (void)state;
+    static struct shared sh;
+    cJSON *js = cJSON_Parse(LLAMA3_8B);
+    assert_non_null(js);
+    struct npu_err e;
+    assert_int_equal(model_config_from_json(&sh.base, js, NULL, &e), 0);
+    cJSON_Delete(js);
+    test_chip("tpuv5p", &sh.chip);
+
+    uint64_t want[NCFG];
+    for (int i = 0; i < NCFG; i++) {
+        tile_memo_clear();
+        want[i] = run_config(&sh, i);
+        assert_true(want[i] != 0);
+    }
+
+    /* Traces built here, released on the workers. */
+    struct trace mine[2];
+    for (int w = 0; w < 2; w++) {
+        trace_init(&mine[w]);
+        for (int k = 0; k < 100; k++) {
+            struct op *o = trace_push(&mine[w]);
+            op_setf(&o->name, "op%d-%d-%0*d", w, k, k, 0);   /* assorted lengths */
+            op_set(&o->config, "XlaEinsum(a=1x2,b=2x3,eq=ab;bc->ac)");
+        }
+    }
+    static struct job jobs[2];
+    thrd_t th[2];
+    for (int w = 0; w < 2; w++) {
+        jobs[w] = (struct job){ .sh = &sh, .reverse = w, .to_free = &mine[w] };
+        assert_int_equal(thrd_create(&th[w], worker, &jobs[w]), thrd_success);
+    }
+    for (int w = 0; w < 2; w++) {
+        int rc;
+        assert_int_equal(thrd_join(th[w], &rc), thrd_success);
+        for (int i = 0; i < NCFG; i++)
+            assert_true(jobs[w].got[i] == want[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_match_cold_single_thread),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,116 @@
+/* opstr.c — op strings: a shared "" and a per-thread lookaside of blocks.
+ *
+ * A configuration builds ~80 ops with up to nine short strings each (names,
+ * config, shapes, tile reprs) and frees them all together when its trace
+ * goes. glibc's per-thread cache keeps only seven chunks per size, so most of
+ * those frees and the next configuration's mallocs went through the general
+ * allocator (bin sorting, consolidation): a fifth of a sweep's instructions.
+ * As in SQLite's lookaside allocator, short strings instead come in four
+ * fixed block sizes and freed blocks wait on per-thread free lists for the
+ * next string, up to a bound; longer strings use malloc directly.
+ *
+ * Each block starts with an 8-byte header whose first byte is its size
+ * class (NCLS: a plain malloc). Lists are thread-local, so no locks, and a
+ * block freed on another thread than it was made on simply joins that
+ * thread's list. A thread's lists are freed when it exits (tss destructor);
+ * the main thread's stay reachable until the process ends. */
+#include "traces/opstr.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <threads.h>
+
+const char opstr_empty[1] = "";
+
+#define HDR 8                    /* header bytes; keeps the text 8-aligned */
+#define NCLS 4
+static const size_t cls_bytes[NCLS] = { 32, 64, 128, 256 };   /* header included */
+#define LIST_MAX 1024            /* blocks kept per class and thread (< 0.5 MiB) */
+
+struct free_block {
+    struct free_block *next;
+};
+
+struct free_list {
+    struct free_block *head;
+    unsigned n;
+};
+
+static _Thread_local struct free_list lists[NCLS];
+/* 0: no destructor yet; 1: registered; -1: tss failed, keep nothing. */
+static _Thread_local int thread_state;
+
+static tss_t exit_key;
+static once_flag exit_once = ONCE_FLAG_INIT;
+static int exit_key_ok;
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) {
+        fputs("npusim: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+/* tss destructor: the exiting thread's lists go back to malloc. */
+static void drain(void *unused)
+{
+    (void)unused;
+    for (int c = 0; c < NCLS; c++) {
+        while (lists[c].head) {
+            struct free_block *b = lists[c].head;
+            lists[c].head = b->next;
+            free(b);
+        }
+        lists[c].n = 0;
+    }
+}
+
+static void make_exit_key(void) { exit_key_ok = tss_create(&exit_key, drain) == thrd_success; }
+
+/* Whether this thread may keep blocks (its lists will be drained at exit). */
+static int may_keep(void)
+{
+    if (thread_state == 0) {
+        call_once(&exit_once, make_exit_key);
+        /* The destructor runs only for threads with a non-NULL value. */
+        thread_state = exit_key_ok && tss_set(exit_key, (void *)lists) == thrd_success ? 1 : -1;
+    }
+    return thread_state > 0;
+}
+
+char *opstr_alloc(size_t n)
+{
+    unsigned c = 0;
+    while (c < NCLS && n + HDR > cls_bytes[c])
+        c++;
+    unsigned char *b;
+    if (c < NCLS && lists[c].head) {
+        b = (unsigned char *)lists[c].head;
+        lists[c].head = lists[c].head->next;
+        lists[c].n--;
+    } else {
+        b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
+    }
+    b[0] = (unsigned char)c;
+    return (char *)b + HDR;
+}
+
+void opstr_release(char *s)
+{
+    if (!s || s == opstr_empty)
+        return;
+    unsigned char *b = (unsigned char *)s - HDR;
+    unsigned c = b[0];
+    if (c < NCLS && lists[c].n < LIST_MAX && may_keep()) {
+        struct free_block *f = (struct free_block *)(void *)b;
+        f->next = lists[c].head;
+        lists[c].head = f;
+        lists[c].n++;
+    } else {
+        free(b);
+    }
+}

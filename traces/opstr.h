@@ -1,0 +1,20 @@
+/* opstr.h — storage of the operator records' strings (internal to traces/op.c).
+ *
+ * Every op string field holds either the shared read-only "" or a block from
+ * opstr_alloc; op.c releases them with opstr_release and nothing else may
+ * free() them (the block starts before the pointer). */
+#ifndef NPUSIM_OPSTR_H
+#define NPUSIM_OPSTR_H
+
+#include <stddef.h>
+
+/* The shared empty string (never freed, never written). */
+extern const char opstr_empty[1];
+
+/* Room for n bytes (the caller writes the text and its NUL). Aborts on
+ * out-of-memory, as the rest of op.c. */
+char *opstr_alloc(size_t n);
+/* Releases a field's string; NULL and opstr_empty are ignored. */
+void opstr_release(char *s);
+
+#endif

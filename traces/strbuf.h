@@ -1,0 +1,86 @@
+/* strbuf.h — appending text to a fixed caller buffer without printf.
+ *
+ * The simulator builds a handful of strings per op (config, shape strings,
+ * names, tile reprs). With snprintf they were ~40% of a sweep: every call
+ * re-parses its format and goes through stdio's string-stream machinery.
+ * These appends do the same job with memcpy and a digit loop.
+ *
+ * Semantics match snprintf into the same buffer: the text is cut at cap - 1
+ * bytes and the buffer is always NUL-terminated, so a too-small buffer
+ * truncates instead of overflowing. Header-only: the calls are short and sit
+ * on hot paths. No state outside the struct, so it is reentrant. */
+#ifndef NPUSIM_STRBUF_H
+#define NPUSIM_STRBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct strbuf {
+    char *s;      /* caller's buffer, always NUL-terminated */
+    size_t n;     /* length of the text so far (< cap) */
+    size_t cap;   /* size of s in bytes, > 0 */
+};
+
+/* A strbuf over a char array: STRBUF(buf) with char buf[N]. */
+#define STRBUF(arr) strbuf_on((arr), sizeof(arr))
+
+static inline struct strbuf strbuf_on(char *s, size_t cap)
+{
+    s[0] = '\0';
+    return (struct strbuf){ s, 0, cap };
+}
+
+static inline void strbuf_putn(struct strbuf *b, const char *s, size_t n)
+{
+    size_t room = b->cap - 1 - b->n;
+    if (n > room)
+        n = room;
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static inline void strbuf_puts(struct strbuf *b, const char *s) { strbuf_putn(b, s, strlen(s)); }
+
+static inline void strbuf_putc(struct strbuf *b, char c)
+{
+    if (b->n + 1 < b->cap) {
+        b->s[b->n++] = c;
+        b->s[b->n] = '\0';
+    }
+}
+
+/* Decimal text of v, as "%lld" prints it (INT64_MIN included). */
+static inline void strbuf_puti(struct strbuf *b, int64_t v)
+{
+    /* Work on the magnitude as unsigned so INT64_MIN does not overflow. */
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    size_t len = (v < 0) + 1;
+    for (uint64_t t = u; t >= 10; t /= 10)
+        len++;
+    if (len > b->cap - 1 - b->n) {
+        /* Does not fit: print aside and let putn cut it (rare, cold). */
+        char tmp[24], *e = tmp + sizeof tmp, *p = e;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0)
+            *--p = '-';
+        strbuf_putn(b, p, (size_t)(e - p));
+        return;
+    }
+    /* Digits straight into place, last first: no copy, no libc call. */
+    char *p = b->s + b->n + len;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    b->n += len;
+}
+
+#endif
