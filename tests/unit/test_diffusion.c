@@ -15,16 +15,10 @@
 #define BF16 "DT_BFLOAT16"
 #define GIB 1073741824.0
 
-static const char *DIT_XL =
-    "{\"model_name\":\"dit-xl\",\"model_type\":\"dit\",\"global_batch_size\":1,\"image_width\":512,"
-    "\"num_channels\":3,\"patch_size\":2,\"num_diffusion_steps\":20,\"d_model\":1152,"
-    "\"num_heads\":16,\"d_head\":72,\"d_ff\":4608,\"num_layers\":28,\"use_flash_attention\":true,"
-    "\"num_data_parallel_axes\":0,\"num_tensor_parallel_axes\":0,\"num_pipeline_parallel_axes\":0}";
+#define DIT_XL test_model_text("dit-xl")
 /* The shipped gligen.json's keys that the generator reads (class defaults
  * cover the rest) with flash attention on, as shipped. */
-static const char *GLIGEN =
-    "{\"model_name\":\"gligen\",\"model_type\":\"gligen\",\"global_batch_size\":1,"
-    "\"use_flash_attention\":true,\"unet_config\":{\"model_channels\":320}}";
+#define GLIGEN test_model_text("gligen")
 
 static void load(struct model_config *m, const char *json)
 {

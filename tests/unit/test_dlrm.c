@@ -17,15 +17,7 @@
 /* ---- fixtures ---- */
 
 /* configs/models/dlrm-s.json: 8 tables of 10M rows (2.38 GiB each in FP32), k = 100. */
-static const char *DLRM_S =
-    "{\"model_name\":\"dlrm-s\",\"model_type\":\"dlrm\",\"global_batch_size\":64,"
-    "\"embedding_dim\":64,\"num_indices_per_lookup\":[100,100,100,100,100,100,100,100],"
-    "\"embedding_table_sizes\":[10000000,10000000,10000000,10000000,10000000,10000000,"
-    "10000000,10000000],\"num_dense_features\":1,"
-    "\"bottom_mlp_config\":[{\"in_features\":512,\"out_features\":256},"
-    "{\"in_features\":256,\"out_features\":64}],"
-    "\"top_mlp_config\":[{\"in_features\":1024,\"out_features\":1024},"
-    "{\"in_features\":1024,\"out_features\":1024},{\"in_features\":1024,\"out_features\":1}]}";
+#define DLRM_S test_model_text("dlrm-s")
 
 static void load_model(struct model_config *m, const char *json)
 {

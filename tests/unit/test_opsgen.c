@@ -15,19 +15,8 @@
 
 /* ---- fixtures ---- */
 
-static const char *LLAMA3_8B =
-    "{\"model_name\":\"llama3-8b\",\"model_type\":\"llm\",\"input_seqlen\":4096,"
-    "\"output_seqlen\":512,\"decode_width\":1,\"d_model\":4096,\"num_heads\":32,"
-    "\"d_head\":128,\"d_ff\":14336,\"num_layers\":32,\"ffn_type\":\"llama\","
-    "\"num_kv_heads\":8,\"num_data_parallel_axes\":0,\"num_tensor_parallel_axes\":0,"
-    "\"num_pipeline_parallel_axes\":0}";
-static const char *LLAMA3_70B =
-    "{\"model_name\":\"llama3-70b\",\"model_type\":\"llm\",\"input_seqlen\":4096,"
-    "\"output_seqlen\":512,\"decode_width\":1,\"d_model\":8192,\"num_heads\":64,"
-    "\"d_head\":128,\"d_ff\":28672,\"num_layers\":80,\"ffn_type\":\"llama\","
-    "\"num_kv_heads\":8,\"max_swap_kv_cache_times_prefill\":2,"
-    "\"max_swap_kv_cache_times_decode\":16,\"num_data_parallel_axes\":0,"
-    "\"num_tensor_parallel_axes\":0,\"num_pipeline_parallel_axes\":0}";
+#define LLAMA3_8B test_model_text("llama3-8b")
+#define LLAMA3_70B test_model_text("llama3-70b")
 
 static void load_model(struct model_config *m, const char *json)
 {

@@ -15,12 +15,7 @@
 
 /* ---- fixtures ---- */
 
-static const char *LLAMA3_8B =
-    "{\"model_name\":\"llama3-8b\",\"model_type\":\"llm\",\"input_seqlen\":4096,"
-    "\"output_seqlen\":512,\"decode_width\":1,\"d_model\":4096,\"num_heads\":32,"
-    "\"d_head\":128,\"d_ff\":14336,\"num_layers\":32,\"ffn_type\":\"llama\","
-    "\"num_kv_heads\":8,\"num_data_parallel_axes\":0,\"num_tensor_parallel_axes\":0,"
-    "\"num_pipeline_parallel_axes\":0}";
+#define LLAMA3_8B test_model_text("llama3-8b")
 
 static struct opsgen_links links_5p(void)
 {

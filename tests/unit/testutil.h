@@ -27,19 +27,36 @@
 #include "chipsim/chip.h"
 #include "traces/op.h"
 
+/* The text of configs/<kind>/<name>.json (kept for the test's lifetime), so
+ * tests run on the shipped configs instead of copies of them. */
+static inline const char *test_config_text(const char *kind, const char *name)
+{
+    static struct { char key[128]; char text[1 << 14]; } slot[16];
+    char key[128];
+    snprintf(key, sizeof key, "%s/%s", kind, name);
+    int i = 0;
+    for (; i < 16 && slot[i].key[0] && strcmp(slot[i].key, key); i++)
+        ;
+    assert_true(i < 16);
+    if (!slot[i].key[0]) {
+        char path[256];
+        snprintf(path, sizeof path, "configs/%s.json", key);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        size_t n = fread(slot[i].text, 1, sizeof slot[i].text - 1, f);
+        fclose(f);
+        slot[i].text[n] = '\0';
+        snprintf(slot[i].key, sizeof slot[i].key, "%s", key);
+    }
+    return slot[i].text;
+}
+#define test_model_text(name) test_config_text("models", name)
+
 /* Loads configs/chips/<name>.json over the class defaults, so the tests check
  * the shipped chip data against the spec's hand-derived values too. */
 static inline void test_chip(const char *name, struct chip_config *c)
 {
-    char path[256];
-    snprintf(path, sizeof path, "configs/chips/%s.json", name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char buf[1 << 14];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    cJSON *j = cJSON_Parse(buf);
+    cJSON *j = cJSON_Parse(test_config_text("chips", name));
     assert_non_null(j);
     chip_config_default(c);
     struct npu_err e;
