@@ -63,8 +63,8 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
-# The sweep spec parser lives in cli/ but is library-like: its test links it.
-$(BUILD)/tests/test_sweep_spec: tests/unit/test_sweep_spec.c tests/unit/testutil.h $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a
+# The sweep spec parser lives in cli/ but is library-like: its tests link it.
+$(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)

@@ -37,6 +37,15 @@ int64_t vpu_time(const struct cs_ctx *c, int64_t n)
 
 static int64_t tmax(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* Rejects an op beyond NPU_MAX_OP_MACS (counted in double: cannot overflow). */
+static int check_macs(const struct cs_ctx *c, double macs)
+{
+    if (macs <= (double)NPU_MAX_OP_MACS)
+        return 0;
+    return cs_errf(c, "in_shapes: expected at most 2^56 multiply-accumulates per op, got %.3g from \"%s\"",
+                   macs, c->op->in_shapes);
+}
+
 int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsum_axes *ax)
 {
     (void)c;
@@ -69,6 +78,8 @@ static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct
 {
     struct einsum_axes ax;
     einsum_classify(c, in, &ax);
+    if (check_macs(c, (double)ax.b * (double)ax.m * (double)ax.n * (double)ax.k))
+        return -1;
     int64_t s = c->chip->sa_dim;
     int64_t ops = ax.b * ceil_div(ax.m, s) * ceil_div(ax.n, s) * ceil_div(ax.k, s);
     op->einsum_b = ax.b;
@@ -109,6 +120,8 @@ static int compute_fa(const struct cs_ctx *c, const struct instr *in, struct op 
     if (t[1].dims[1] != t[2].dims[1])
         return cs_errf(c, "in_shapes: expected K and V with equal seqlen, got \"%s\"", c->op->in_shapes);
     int64_t b = t[0].dims[0], q = t[0].dims[1], h = t[0].dims[2], d = t[0].dims[3], kv = t[1].dims[1];
+    if (check_macs(c, 2.0 * (double)b * (double)h * (double)q * (double)kv * (double)d))
+        return -1;
     int64_t s = c->chip->sa_dim;
     int64_t qk = h * b * ceil_div(kv, s) * ceil_div(q, s) * ceil_div(d, s);
     *sa = mxu_time(c, qk) + mxu_time(c, qk);
@@ -184,6 +197,9 @@ static int compute_conv(const struct cs_ctx *c, const struct instr *in, struct o
 {
     struct conv_axes ax;
     if (conv_classify(c, in, &ax))
+        return -1;
+    if (check_macs(c, (double)ax.oc * (double)ax.ic * (double)ax.kh * (double)ax.kw * (double)ax.b *
+                          (double)ax.oh * (double)ax.ow))
         return -1;
     int64_t m = ax.oc, k = ax.ic * ax.kh * ax.kw, n = ax.b * ax.oh * ax.ow, s = c->chip->sa_dim;
     int64_t ops = ceil_div(m, s) * ceil_div(n, s) * ceil_div(k, s);

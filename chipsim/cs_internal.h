@@ -19,6 +19,13 @@
 #include "traces/profile.h"
 
 #define NPU_MAX_DIMS 8
+/* Size limits that keep every int64 product of the cost model (bytes x
+ * reloads, ops x cycles) far from overflow: a tensor holds at most 2^48
+ * elements and one op performs at most 2^56 multiply-accumulates. The
+ * largest op in the reference results is ~2^44 FLOPs, so real traces are
+ * thousands of times below both. */
+#define NPU_MAX_TENSOR_ELEMS (1LL << 48)
+#define NPU_MAX_OP_MACS (1LL << 56)
 
 struct tensor {
     int ndim;

@@ -107,6 +107,7 @@ static int parse_dtype(const char **p, char *out, size_t size)
 static int parse_dims(const char **p, char close, struct tensor *t, const char **why)
 {
     const char *s = *p;
+    double elems = 1;
     t->ndim = 0;
     while (*s == ' ')
         s++;
@@ -128,6 +129,11 @@ static int parse_dims(const char **p, char close, struct tensor *t, const char *
             v = v * 10 + (*s++ - '0');
         }
         t->dims[t->ndim++] = v;
+        elems *= (double)v;
+        if (elems > (double)NPU_MAX_TENSOR_ELEMS) {
+            *why = "a tensor of at most 2^48 elements";
+            return -1;
+        }
         while (*s == ' ')
             s++;
         if (*s == ',') {

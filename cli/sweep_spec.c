@@ -205,9 +205,8 @@ static int parse_field(const cJSON *v, const char *file, struct spec_field *f, s
     return 0;
 }
 
-int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, struct npu_err *e)
+static int parse_spec(const char *text, const char *file, struct sweep_spec *s, struct npu_err *e)
 {
-    memset(s, 0, sizeof *s);
     const char *end = NULL;
     s->root = cJSON_ParseWithOpts(text, &end, 0);
     if (!s->root) {
@@ -264,6 +263,15 @@ int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, s
     if (combos > 4e18)
         return npu_errf(e, "%s: \"fields\": %.3g combinations is too many", file, combos);
     return 0;
+}
+
+int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, struct npu_err *e)
+{
+    memset(s, 0, sizeof *s);
+    if (parse_spec(text, file, s, e) == 0)
+        return 0;
+    sweep_spec_free(s);   /* a rejected spec owns nothing */
+    return -1;
 }
 
 int sweep_spec_load(const char *path, struct sweep_spec *s, struct npu_err *e)

@@ -46,7 +46,8 @@ struct sweep_spec {
     int nfields;
 };
 
-/* Parses spec text; `file` names it in messages ("FILE: fields.num_sa: ..."). */
+/* Parses spec text; `file` names it in messages ("FILE: fields.num_sa: ...").
+ * On failure nothing is left allocated (sweep_spec_free stays harmless). */
 int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, struct npu_err *e);
 /* Reads and parses a spec file. */
 int sweep_spec_load(const char *path, struct sweep_spec *s, struct npu_err *e);

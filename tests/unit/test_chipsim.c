@@ -345,6 +345,19 @@ static void test_errors(void **state)
     expect_error("Conv2D(a=1x3x8x8,eq=bx01;io01->bf01)", "DT_BFLOAT16:[1,3,8,8],DT_BFLOAT16:[3,3,1,1]",
                  "[DT_BFLOAT16:(1,3,8,8)]", OP_MXU, 1, "conv labels");
     expect_error("Softmax(x=)", "", "[DT_BFLOAT16:(1,8)]", OP_VPU, 8, "at least one input");
+    /* Size limits: 2^48 elements per tensor, 2^56 MACs per op (no int64 overflow). */
+    expect_error("LayerNorm(x=1x8)", "DT_BFLOAT16:[16777216,16777217]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0,
+                 "2^48 elements");
+    expect_error("LayerNorm(x=1x8)", "DT_BFLOAT16:[99999999999999999999,2]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0,
+                 "below 2^63");
+    expect_error("XlaEinsum(a=16777216x16777216,b=16777216x257,eq=MK;KN->MN,type=DT_BFLOAT16)",
+                 "DT_BFLOAT16:[16777216,16777216],DT_BFLOAT16:[16777216,257]", "[DT_BFLOAT16:(16777216,257)]",
+                 OP_MXU, 1, "2^56 multiply-accumulates");
+    expect_error("FlashAttention(q=..)", "DT_BFLOAT16:[1,16777216,1,1024],DT_BFLOAT16:[1,16777216,1,1024],"
+                 "DT_BFLOAT16:[1,16777216,1,1024]", "[DT_BFLOAT16:(1,8,1,1)]", OP_MXU, 1, "2^56");
+    expect_error("Conv2D(a=..,eq=bf01;io01->bf01)",
+                 "DT_BFLOAT16:[1,16384,16384,16384],DT_BFLOAT16:[16384,16384,3,3]",
+                 "[DT_BFLOAT16:(1,16384,16384,16384)]", OP_MXU, 1, "2^56");
 }
 
 static void test_conv_without_candidate(void **state)

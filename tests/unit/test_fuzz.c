@@ -1,0 +1,222 @@
+/* test_fuzz.c — deterministic mutation loops over every text parser.
+ *
+ * libFuzzer is not part of the Debian toolchain we require, so each parser
+ * gets a cheap, reproducible stand-in here: a fixed-seed generator applies a
+ * few byte edits (overwrite, insert, delete, truncate) to a valid input and
+ * the parser must either accept it or fail with a message naming the input.
+ * Crashes, overflows and leaks surface under `make check` (ASan + UBSan).
+ * Each loop also asserts that both outcomes happened, so a mutator that never
+ * breaks anything (or never leaves anything intact) fails the test. */
+#include "testutil.h"
+
+#include "chipsim/chipsim.h"
+#include "cli/sweep_spec.h"
+#include "opsgen/model.h"
+#include "power/pg.h"
+
+struct mutator { uint64_t seed; };
+
+static uint32_t next(struct mutator *m)
+{
+    m->seed = m->seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(m->seed >> 33);
+}
+
+/* Copies src into buf (capacity cap, cap >= strlen(src) + 16) with 1-4 edits
+ * drawn from `alphabet` or raw bytes; NUL-terminated, NULs inside are not
+ * produced so C-string parsers see the whole mutation. */
+static void mutate(struct mutator *m, const char *src, const char *alphabet, char *buf, size_t cap)
+{
+    size_t n = strlen(src);
+    memcpy(buf, src, n);
+    int edits = 1 + (int)(next(m) % 4);
+    size_t na = strlen(alphabet);
+    for (int k = 0; k < edits && n + 2 < cap; k++) {
+        size_t at = n ? next(m) % n : 0;
+        char ch = next(m) % 4 ? alphabet[next(m) % na] : (char)(1 + next(m) % 255);
+        switch (next(m) % 3) {
+        case 0: if (n) buf[at] = ch; break;
+        case 1: memmove(buf + at + 1, buf + at, n - at); buf[at] = ch; n++; break;
+        default: if (n) { memmove(buf + at, buf + at + 1, n - at - 1); n--; } break;
+        }
+    }
+    if (next(m) % 19 == 0)
+        n = next(m) % (n + 1);
+    buf[n] = '\0';
+}
+
+/* --- chipsim: the op strings (config, in_shapes, out_shape) ------------- */
+
+struct op_seed { const char *config, *in, *out; enum op_type type; int opcode; };
+
+static const struct op_seed op_seeds[] = {
+    { "XlaEinsum(a=1x64x128,b=128x4x32,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)",
+      "DT_BFLOAT16:[1,64,128],DT_BFLOAT16:[128,4,32]", "[DT_BFLOAT16:(1,64,4,32)]", OP_MXU, -1 },
+    { "FlashAttention(q=1x64x4x32,k=1x64x4x32,v=1x64x4x32,memory_placements=[0, 0, 0],type=DT_BFLOAT16)",
+      "DT_BFLOAT16:[1,64,4,32],DT_BFLOAT16:[1,64,4,32],DT_BFLOAT16:[1,64,4,32]", "[DT_BFLOAT16:(1,64,4,4)]",
+      OP_MXU, -1 },
+    { "Conv2D(a=2x8x16x16,b=8x8x3x3,c=2x8x16x16,eq=bf01;io01->bf01,window={size=3x3 stride=1x1 pad=0_1x0_1},"
+      "memory_placements=0_0_0,type=DT_BFLOAT16)",
+      "DT_BFLOAT16:[2,8,16,16],DT_BFLOAT16:[8,8,3,3]", "[DT_BFLOAT16:(2,8,16,16)]", OP_MXU, OPC_CONV2D },
+    { "LayerNorm(x=4x256,type=DT_BFLOAT16)", "DT_BFLOAT16:[4,256]", "[DT_BFLOAT16:(4,256)]", OP_VPU, -1 },
+    { "ReduceScatter(['8', '64', '256']->['8', '64', '32'])", "DT_BFLOAT16:[8,64,256]",
+      "[DT_BFLOAT16:(8,64,32)]", OP_VPU, -1 },
+};
+
+/* Digits dominate so that dimensions grow past the size limits too (the
+ * cost model must refuse them rather than overflow int64). */
+static const char op_alphabet[] = "01234567899999999x,;:[]()=-> '_DTBFLOAT";
+
+static void test_fuzz_chipsim_strings(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct mutator m = { 0x9E3779B97F4A7C15ull };
+    char cfg[512], in[512], out[256];
+    int ok = 0, bad = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        const struct op_seed *s = &op_seeds[iter % (int)(sizeof op_seeds / sizeof op_seeds[0])];
+        snprintf(cfg, sizeof cfg, "%s", s->config);
+        snprintf(in, sizeof in, "%s", s->in);
+        snprintf(out, sizeof out, "%s", s->out);
+        switch (next(&m) % 3) {
+        case 0: mutate(&m, s->config, op_alphabet, cfg, sizeof cfg); break;
+        case 1: mutate(&m, s->in, op_alphabet, in, sizeof in); break;
+        default: mutate(&m, s->out, op_alphabet, out, sizeof out); break;
+        }
+        struct trace t;
+        trace_init(&t);
+        struct op *o = test_op(&t, "fz", cfg, in, out, s->type, 1 << 20);
+        if (s->opcode >= 0)
+            o->opcode_type = s->opcode;
+        struct npu_err e = {{0}};
+        if (chipsim_run(&t, &c, &profile_neusim, &e) == 0) {
+            ok++;
+        } else {
+            bad++;
+            if (!strstr(e.msg, "\"fz\""))
+                fail_msg("iteration %d: message \"%s\" does not name the op", iter, e.msg);
+        }
+        trace_free(&t);
+    }
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
+/* --- model configs --------------------------------------------------------- */
+
+static const char json_alphabet[] = "{}[]\":,0123456789-.e tfnul_abcdefghijkmoprsvwxyz";
+
+/* Mutates the JSON text, parses it and hands any object to `load`. Counts a
+ * parse failure as a rejection the loader never saw. */
+static void fuzz_json(const char *base, uint64_t seed, int iters,
+                      int (*load)(const char *text, const cJSON *j, struct npu_err *e), int *ok, int *bad)
+{
+    struct mutator m = { seed };
+    size_t cap = strlen(base) + 64;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    for (int iter = 0; iter < iters; iter++) {
+        mutate(&m, base, json_alphabet, buf, cap);
+        cJSON *j = cJSON_Parse(buf);
+        if (!j)
+            continue;
+        struct npu_err e = {{0}};
+        if (load(buf, j, &e) == 0) {
+            (*ok)++;
+        } else {
+            (*bad)++;
+            if (!e.msg[0])
+                fail_msg("iteration %d: rejected without a message", iter);
+        }
+        cJSON_Delete(j);
+    }
+    free(buf);
+}
+
+static int load_model(const char *text, const cJSON *j, struct npu_err *e)
+{
+    (void)text;
+    struct model_config mc;
+    return model_config_from_json(&mc, j, NULL, e);
+}
+
+static void test_fuzz_model_configs(void **state)
+{
+    (void)state;
+    static const char *const models[] = { "llama3-8b", "deepseekv3-671b", "dlrm-s", "dit-xl", "gligen" };
+    int ok = 0, bad = 0;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        fuzz_json(test_model_text(models[i]), 0xD1B54A32D192ED03ull + i, 800, load_model, &ok, &bad);
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
+/* --- power-gating strategies ---------------------------------------------- */
+
+static int load_pg(const char *text, const cJSON *j, struct npu_err *e)
+{
+    (void)j;
+    struct pg_strategy s;
+    return pg_strategy_from_json_text(text, "fuzz-pg", &s, e);
+}
+
+static void test_fuzz_pg_strategies(void **state)
+{
+    (void)state;
+    int ok = 0, bad = 0;
+    for (int i = 0; i < pg_builtin_count(); i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        assert_int_equal(pg_strategy_write_json(pg_builtin(i), f), 0);
+        fclose(f);
+        fuzz_json(text, 0xA0761D6478BD642Full + (uint64_t)i, 600, load_pg, &ok, &bad);
+        free(text);
+    }
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
+/* --- sweep specs ------------------------------------------------------------ */
+
+static int load_spec(const char *text, const cJSON *j, struct npu_err *e)
+{
+    (void)j;
+    struct sweep_spec s;
+    int rc = sweep_spec_parse(text, "fuzz.json", &s, e);
+    if (rc == 0)
+        sweep_spec_free(&s);
+    return rc;
+}
+
+static void test_fuzz_sweep_specs(void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "{\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\", \"tpuv6e\"], \"num_chips\": [1, 4, 16],"
+        " \"batch_sizes\": {\"from\": 1, \"to\": 16, \"step\": 5}, \"workload\": \"inference\","
+        " \"fields\": {\"hbm_bw_GBps\": {\"from\": 1000, \"to\": 8000, \"step\": 500},"
+        " \"num_sa\": [4, 8, 16], \"vmem_size_MB\": [64, 128], \"unet_config.num_heads\": [8]}}";
+    int ok = 0, bad = 0;
+    fuzz_json(spec, 0xE7037ED1A0B428DBull, 3000, load_spec, &ok, &bad);
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fuzz_chipsim_strings),
+        cmocka_unit_test(test_fuzz_model_configs),
+        cmocka_unit_test(test_fuzz_pg_strategies),
+        cmocka_unit_test(test_fuzz_sweep_specs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
