@@ -155,6 +155,45 @@ static void test_fuzz_model_configs(void **state)
     assert_true(bad > 0);
 }
 
+static int load_chip(const char *text, const cJSON *j, struct npu_err *e)
+{
+    (void)text;
+    struct chip_config c;
+    chip_config_default(&c);
+    if (fields_from_json(&chip_fields, &c, j, NULL, e))
+        return -1;
+    /* An accepted chip must be simulable: time every seed op on it. */
+    struct trace t;
+    trace_init(&t);
+    for (size_t i = 0; i < sizeof op_seeds / sizeof op_seeds[0]; i++) {
+        struct op *o = test_op(&t, "fz", op_seeds[i].config, op_seeds[i].in, op_seeds[i].out, op_seeds[i].type,
+                               1 << 20);
+        if (op_seeds[i].opcode >= 0)
+            o->opcode_type = op_seeds[i].opcode;
+    }
+    struct npu_err e2;
+    if (chipsim_run(&t, &c, &profile_neusim, &e2))
+        fail_msg("accepted chip config failed to simulate: %s", e2.msg);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].exe_ns < 1)
+            fail_msg("accepted chip config gave op %zu an execution time of %lld ns", i,
+                     (long long)t.ops[i].exe_ns);
+    trace_free(&t);
+    return 0;
+}
+
+static void test_fuzz_chip_configs(void **state)
+{
+    (void)state;
+    static const char *const chips[] = { "tpuv4", "tpuv5e", "tpuv5p", "tpuv6e" };
+    int ok = 0, bad = 0;
+    for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++)
+        fuzz_json(test_config_text("chips", chips[i]), 0x8BB84B93962EACC9ull + i, 800, load_chip, &ok, &bad);
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
 /* --- power-gating strategies ---------------------------------------------- */
 
 static int load_pg(const char *text, const cJSON *j, struct npu_err *e)
@@ -215,6 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuzz_chipsim_strings),
         cmocka_unit_test(test_fuzz_model_configs),
+        cmocka_unit_test(test_fuzz_chip_configs),
         cmocka_unit_test(test_fuzz_pg_strategies),
         cmocka_unit_test(test_fuzz_sweep_specs),
     };
