@@ -80,3 +80,19 @@ bad_spec "invalid JSON" 'bad.json:2: invalid JSON' "{$B,
 bad_spec "unknown model" 'unknown model "llama9"' '{"models": ["llama9"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}'
 check "bad specs write no summary" test ! -e "$SW/bad.csv"
 check "examples/sweep-spec.json parses (dry run)" sh -c "'$NPUSIM' sweep --configs '$CONFIGS' --spec examples/sweep-spec.json --num-chips 1 --batch-sizes 1 --dry-run -j 2 2>&1 | grep -q '^npusim sweep: [0-9]* configurations simulated'"
+
+# --- progress: on a terminal, a live done/total, rate and time-left line ---
+# script(1) (util-linux, always on Debian) gives the sweep a pseudo-terminal.
+# The line is redrawn every 0.25 s, so the sweep is made long enough to draw it.
+cat >"$SW/long.json" <<'SPEC'
+{"models": ["llama3-8b"], "chips": ["tpuv5p", "6e"], "num_chips": [1], "batch_sizes": [1, 16],
+ "fields": {"hbm_bw_GBps": {"from": 1000, "to": 8000, "step": 5}}}
+SPEC
+if command -v script >/dev/null 2>&1; then
+    CR=$(printf '\r')
+    script -qec "'$NP' sweep --configs '$CF' --spec '$SW/long.json' --summary '$SW/long.csv' -j 1" "$SW/tty.log" >/dev/null 2>&1
+    check "sweep on a terminal: a progress line with done/total, percent, rate and time left" \
+        grep -aqE 'npusim sweep: [0-9]+/5604 \([0-9.]+%\)  [0-9.]+/s  [0-9]+:[0-9]{2} left' "$SW/tty.log"
+    check "sweep on a terminal: the progress line is blanked, then the counts line (5604 points)" \
+        grep -aqE "$CR {20,}${CR}npusim sweep: 2802 configurations simulated, 2802 invalid" "$SW/tty.log"
+fi
