@@ -222,26 +222,17 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     return 0;
 }
 
-static void pipe_xfer(struct dsgen *g, int64_t fid, bool output, bool dcn)
+/* The stage ends (KV swap, pipeline receives and sends) of this phase. */
+static struct gen_stage stage_of(const struct dsgen *g)
 {
-    gen_pipe_xfer(g->t, g->l, g->prof, g->decode, g->decode ? g->m->output_seqlen : 1,
-                  SHP(g->B, g->seq, g->D_tp), fid, output, dcn);
-}
-
-static void kv_swap(struct dsgen *g, int64_t *fid)
-{
-    int64_t total = opsgen_deepseek_mem_bytes(g->m, g->decode ? PHASE_DECODE : PHASE_PREFILL, g->prof);
-    gen_kv_swap(g->t, g->m, g->l, g->prof, g->decode, g->L, total, fid);
+    return (struct gen_stage){ g->t, g->m, g->l, g->prof, g->decode, g->L, SHP(g->B, g->seq, g->D_tp), opsgen_deepseek_mem_bytes };
 }
 
 static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
 {
     const struct model_config *m = g->m;
-    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
-    if (m->enable_swap_kv_cache)
-        kv_swap(g, &fid);
-    if (ppd > 1) pipe_xfer(g, fid++, false, true);
-    if (pp > 1) pipe_xfer(g, fid++, false, false);
+    struct gen_stage st = stage_of(g);
+    gen_stage_receive(&st, &fid);
     CHK(b_unary(g->t, fid, g->count,
                 g->decode ? "Attention-serving-decode-Input_rmsnorm" : "Fwd-Attention-encoder-Input_rmsnorm",
                 "X_norm = RMSNorm(X)", "RMSNorm", SHP(g->B, g->seq, g->D_tp), "0_0", BF16));
@@ -259,8 +250,7 @@ static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
      * FFN's first fid (quirk Q5). */
     if (!g->decode || !g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
-    if (pp > 1) pipe_xfer(g, fid++, true, false);
-    if (ppd > 1) pipe_xfer(g, fid++, true, true);
+    gen_stage_send(&st, &fid);
     *last_fid = last(g)->fusion_id;
     return 0;
 }

@@ -84,9 +84,12 @@ void gen_kv_swap(struct trace *t, const struct model_config *m, const struct ops
               l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
 }
 
-void gen_pipe_xfer(struct trace *t, const struct opsgen_links *l, const struct profile *prof,
-                   bool decode, int64_t steps, struct shape x, int64_t fid, bool output, bool dcn)
+/* One pipeline-stage transfer of x (receive or send, ICI or DCN level) with
+ * the reference's descriptions and names, counted once per decode step. */
+static void pipe_xfer(const struct gen_stage *s, int64_t fid, bool output, bool dcn)
 {
+    const struct opsgen_links *l = s->l;
+    bool decode = s->decode;
     char d[64], nm[96];
     struct strbuf db = STRBUF(d), nb = STRBUF(nm);
     /* "<Phase><Send|Receive...><DCN|ICI>" and "<send|receive>_<DCNT|ICI>Transfer[<elems>]" */
@@ -95,10 +98,31 @@ void gen_pipe_xfer(struct trace *t, const struct opsgen_links *l, const struct p
     strbuf_puts(&db, dcn ? "DCN" : "ICI");
     strbuf_puts(&nb, output ? (decode ? "sendOutput" : "SendOutput") : "receiveInput");
     strbuf_puts(&nb, dcn ? "_DCNTTransfer[" : "_ICITransfer[");
-    strbuf_puti(&nb, shape_prod(x));
+    strbuf_puti(&nb, shape_prod(s->x));
     strbuf_putc(&nb, ']');
     /* DCN stages are timed on the ICI link by the reference (quirk Q9). */
-    bool ici = !dcn || prof->dcn_transfers_use_ici;
-    b_pipe_xfer(t, fid, steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
+    bool ici = !dcn || s->prof->dcn_transfers_use_ici;
+    b_pipe_xfer(s->t, fid, decode ? s->m->output_seqlen : 1, d, nm, output, s->x,
+                ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
                 ici ? l->ici_latency_ns : l->dcn_latency_ns);
+}
+
+void gen_stage_receive(const struct gen_stage *s, int64_t *fid)
+{
+    const struct model_config *m = s->m;
+    if (m->enable_swap_kv_cache)
+        gen_kv_swap(s->t, m, s->l, s->prof, s->decode, s->L,
+                    s->mem_bytes(m, s->decode ? PHASE_DECODE : PHASE_PREFILL, s->prof), fid);
+    if (m->pipeline_parallel_degree_dcn > 1)
+        pipe_xfer(s, (*fid)++, false, true);
+    if (m->pipeline_parallelism_degree > 1)
+        pipe_xfer(s, (*fid)++, false, false);
+}
+
+void gen_stage_send(const struct gen_stage *s, int64_t *fid)
+{
+    if (s->m->pipeline_parallelism_degree > 1)
+        pipe_xfer(s, (*fid)++, true, false);
+    if (s->m->pipeline_parallel_degree_dcn > 1)
+        pipe_xfer(s, (*fid)++, true, true);
 }

@@ -34,10 +34,26 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
 void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
                  const struct profile *prof, bool decode, int64_t L, int64_t total_bytes, int64_t *fid);
 
-/* An inference pipeline-stage transfer of x (receive or send, ICI or DCN level)
- * with the reference's descriptions and names, counted once per step. */
-void gen_pipe_xfer(struct trace *t, const struct opsgen_links *l, const struct profile *prof,
-                   bool decode, int64_t steps, struct shape x, int64_t fid, bool output, bool dcn);
+/* What the two ends of an inference layer pass need: the trace, the links,
+ * the phase, the layer count, the stage activation x and (for the KV swap)
+ * the family's footprint function, called only when swapping is enabled. */
+typedef int64_t (*gen_mem_fn)(const struct model_config *m, enum phase ph, const struct profile *prof);
+struct gen_stage {
+    struct trace *t;
+    const struct model_config *m;
+    const struct opsgen_links *l;
+    const struct profile *prof;
+    bool decode;
+    int64_t L;
+    struct shape x;
+    gen_mem_fn mem_bytes;
+};
+
+/* The start of an inference layer pass: the KV swap (when enabled), then the
+ * DCN and ICI pipeline receives of x, each at its own fid (advancing *fid). */
+void gen_stage_receive(const struct gen_stage *s, int64_t *fid);
+/* The end: the ICI then DCN pipeline sends of x (advancing *fid). */
+void gen_stage_send(const struct gen_stage *s, int64_t *fid);
 
 /* Runs phase(g, decode, first_fid, &last_fid) for prefill (first fid 2) and
  * decode (the fid after prefill's last op), tagging their ops PHASE_PREFILL

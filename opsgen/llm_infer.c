@@ -47,27 +47,18 @@ static struct layer_ctx layer_ctx_of(const struct gen *g)
     return (struct layer_ctx){ g->t, g->prof, g->B, g->count, g->decode, &g->tp, "" };
 }
 
-static void pipe_xfer(struct gen *g, int64_t fid, bool output, bool dcn)
+/* The stage ends (KV swap, pipeline receives and sends) of this phase. */
+static struct gen_stage stage_of(const struct gen *g)
 {
-    gen_pipe_xfer(g->t, g->l, g->prof, g->decode, g->decode ? g->m->output_seqlen : 1,
-                  SHP(g->B, g->seq, g->D_tp), fid, output, dcn);
-}
-
-static void kv_swap(struct gen *g, int64_t *fid)
-{
-    int64_t total = opsgen_llm_inference_mem_bytes(g->m, g->decode ? PHASE_DECODE : PHASE_PREFILL, g->prof);
-    gen_kv_swap(g->t, g->m, g->l, g->prof, g->decode, g->L, total, fid);
+    return (struct gen_stage){ g->t, g->m, g->l, g->prof, g->decode, g->L, SHP(g->B, g->seq, g->D_tp), opsgen_llm_inference_mem_bytes };
 }
 
 /* One phase; returns the fid of its last op through *last_fid. */
 static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
 {
     const struct model_config *m = g->m;
-    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
-    if (m->enable_swap_kv_cache)
-        kv_swap(g, &fid);
-    if (ppd > 1) pipe_xfer(g, fid++, false, true);
-    if (pp > 1) pipe_xfer(g, fid++, false, false);
+    struct gen_stage st = stage_of(g);
+    gen_stage_receive(&st, &fid);
     CHK(b_unary(g->t, fid, g->count,
                 g->decode ? "Attention-serving-decode-Input_layernorm"
                           : "Fwd-Attention-encoder-Input_layernorm",
@@ -89,8 +80,7 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
      * FFN's first fid (quirk Q5). */
     if (!g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
-    if (pp > 1) pipe_xfer(g, fid++, true, false);
-    if (ppd > 1) pipe_xfer(g, fid++, true, true);
+    gen_stage_send(&st, &fid);
     *last_fid = last(g)->fusion_id;
     return 0;
 }
