@@ -147,6 +147,16 @@ static int add_pair(struct lpair *p, int n, struct lpair x)
     return n;
 }
 
+/* The common end of a config string: ",memory_placements=P,type=DT)". */
+static void put_config_tail(struct strbuf *cb, const char *placements, const char *dtype)
+{
+    strbuf_puts(cb, ",memory_placements=");
+    strbuf_puts(cb, placements);
+    strbuf_puts(cb, ",type=");
+    strbuf_puts(cb, dtype);
+    strbuf_putc(cb, ')');
+}
+
 struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *desc,
                     const char *name, struct shape a, struct shape b, const char *eq,
                     const char *placements, const char *dtype)
@@ -188,11 +198,7 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     bld_put_dims(&cb, b, "x", "");
     strbuf_puts(&cb, ",eq=");
     strbuf_puts(&cb, eq);
-    strbuf_puts(&cb, ",memory_placements=");
-    strbuf_puts(&cb, placements);
-    strbuf_puts(&cb, ",type=");
-    strbuf_puts(&cb, dtype);
-    strbuf_putc(&cb, ')');
+    put_config_tail(&cb, placements, dtype);
     set_text(&op->config, &cb);
     bld_in2(op, a, b, dtype);
     bld_out(op, o, dtype);
@@ -222,11 +228,7 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
     strbuf_puts(&cb, opname);
     strbuf_puts(&cb, "(x=");
     bld_put_dims(&cb, x, "x", "");
-    strbuf_puts(&cb, ",memory_placements=");
-    strbuf_puts(&cb, placements);
-    strbuf_puts(&cb, ",type=");
-    strbuf_puts(&cb, dtype);
-    strbuf_putc(&cb, ')');
+    put_config_tail(&cb, placements, dtype);
     set_text(&op->config, &cb);
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
@@ -248,11 +250,7 @@ struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *des
     strbuf_putn(&cb, xb.s, xb.n);
     strbuf_puts(&cb, ",b=");
     strbuf_putn(&cb, xb.s, xb.n);
-    strbuf_puts(&cb, ",memory_placements=");
-    strbuf_puts(&cb, placements);
-    strbuf_puts(&cb, ",type=");
-    strbuf_puts(&cb, dtype);
-    strbuf_putc(&cb, ')');
+    put_config_tail(&cb, placements, dtype);
     set_text(&op->config, &cb);
     if (one_input) bld_in1(op, x, dtype);  /* chipsim Q7 */
     else bld_in2(op, x, x, dtype);
