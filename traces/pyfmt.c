@@ -1,10 +1,12 @@
 /* pyfmt.c — Python repr() of doubles (see pyfmt.h).
  *
- * Finds the shortest %.{p}e rendering that reads back to the same double
- * (what Python's repr does), then lays the digits out the way Python's
+ * Takes the shortest digits that read back to the same double (what
+ * Python's repr does; traces/shortest.c), then lays them out the way Python's
  * float_repr_style 'short' does: positional for exponents in [-4, 16),
  * scientific otherwise, with at least one digit after the point. */
 #include "traces/pyfmt.h"
+
+#include "traces/shortest.h"
 
 #include <float.h>
 #include <math.h>
@@ -26,39 +28,20 @@ static char *repr_uncached(double x, char *buf, size_t size)
         snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
         return buf;
     }
-    /* Integral values below 1e16 (0.0, 1.0, 100.0, ...) print as "%.0f" + ".0". */
-    if (fabs(x) < 1e16 && x == trunc(x)) {
-        snprintf(buf, size, "%.0f.0", x);
-        return buf;
-    }
-    /* Shortest round-trip digits. If some string of <= 15 significant
-     * digits reads back as x, x rounded to 15 digits (DBL_DIG) is that
-     * string padded with zeros (x lies within half an ulp of it, well inside
-     * half the 15-digit spacing), so trying 15, 16, then 17 digits and
-     * trimming zeros finds the shortest with at most three conversions.
-     * Subnormals have fewer bits, so a wider ulp; they search from one digit up. */
-    char tmp[40];
-    for (int p = fabs(x) < DBL_MIN ? 0 : 14; p <= 16; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p, x);
-        if (p == 16 || strtod(tmp, NULL) == x)
-            break;
-    }
-    /* tmp = [-]d[.ddd]e[+-]XX : split into sign, digits, exponent */
-    const char *s = tmp;
-    int neg = 0;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    char digits[24];
-    int nd = 0;
-    for (; *s && *s != 'e'; s++)
-        if (*s != '.')
-            digits[nd++] = *s;
+    /* Shortest round-trip digits (traces/shortest.c), most significant first. */
+    uint64_t f;
+    int e;
+    shortest_decimal(fabs(x), &f, &e);
+    char rev[24], digits[24];
+    int nd = 0, n = 0;
+    do
+        rev[n++] = (char)('0' + f % 10);
+    while (f /= 10);
+    while (n)
+        digits[nd++] = rev[--n];
     digits[nd] = '\0';
-    int exp10 = atoi(s + 1);
-    while (nd > 1 && digits[nd - 1] == '0') /* %.pe may keep trailing zeros only when p minimal; trim */
-        digits[--nd] = '\0';
+    int neg = signbit(x) != 0;
+    int exp10 = e + nd - 1; /* x = d.ddd * 10^exp10 */
 
     char out[64];
     int o = 0;
@@ -91,8 +74,14 @@ static char *repr_uncached(double x, char *buf, size_t size)
             for (int i = 1; i < nd; i++)
                 out[o++] = digits[i];
         }
-        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+',
-                      exp10 < 0 ? -exp10 : exp10);
+        int ae = exp10 < 0 ? -exp10 : exp10; /* Python: at least two exponent digits */
+        out[o++] = 'e';
+        out[o++] = exp10 < 0 ? '-' : '+';
+        if (ae >= 100)
+            out[o++] = (char)('0' + ae / 100);
+        out[o++] = (char)('0' + ae / 10 % 10);
+        out[o++] = (char)('0' + ae % 10);
+        out[o] = '\0';
     }
     snprintf(buf, size, "%s", out);
     return buf;

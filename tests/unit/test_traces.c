@@ -695,8 +695,8 @@ static void test_fuzz_mutations(void **state)
     free(base.p);
 }
 
-/* pyfmt's shortest-digit search has a fast path (15/16/17 digits) and a
- * full search for subnormals; both must agree with Python's repr. */
+/* pyfmt's layout of the shortest digits (positional or scientific, as
+ * Python's repr; the digits themselves are tested in test_shortest.c). */
 static void test_float_repr(void **state)
 {
     (void)state;

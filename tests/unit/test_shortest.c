@@ -1,0 +1,160 @@
+/* test_shortest.c — the shortest round-trip decimal (traces/shortest.c) and
+ * the build-generated power-of-ten table it relies on.
+ *
+ * The oracle is a brute-force search through printf and strtod (correctly
+ * rounded in glibc): for each length p, the correctly rounded p-digit
+ * decimal and its two neighbours at the last digit; the first length with a
+ * candidate that reads back wins, the nearest one first. The neighbours matter at powers of two, where the rounding
+ * interval is lopsided and the nearest p-digit decimal can miss it while
+ * another one hits. */
+#include "testutil.h"
+
+#include <float.h>
+
+#include "pow10_table.h"
+#include "traces/pyfmt.h"
+#include "traces/shortest.h"
+
+typedef unsigned __int128 u128;
+
+static void oracle(double x, uint64_t *digits, int *exp10)
+{
+    char s[64];
+    for (int p = 0; p <= 16; p++) {
+        snprintf(s, sizeof s, "%.*e", p, x);
+        /* s = d.ddd e±X: digits as an integer, exponent of the last digit */
+        uint64_t d = 0;
+        const char *c = s;
+        for (; *c != 'e'; c++)
+            if (*c != '.')
+                d = d * 10 + (uint64_t)(*c - '0');
+        int e = atoi(c + 1) - p;
+        /* d is the nearest p-digit decimal (printf rounds correctly), so it
+         * wins if it reads back; otherwise a neighbour that does. */
+        int found = 0;
+        uint64_t best = 0;
+        static const int order[3] = { 0, -1, 1 };
+        for (int i = 0; i < 3 && !found; i++) {
+            uint64_t cand = d + (uint64_t)(int64_t)order[i];
+            char t[64];
+            snprintf(t, sizeof t, "%llue%d", (unsigned long long)cand, e);
+            if (cand != 0 && strtod(t, NULL) == x)
+                best = cand, found = 1;
+        }
+        if (found) {
+            while (best % 10 == 0)
+                best /= 10, e++;
+            *digits = best;
+            *exp10 = e;
+            return;
+        }
+    }
+    fail_msg("no decimal of 17 digits reads back as %a", x);
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s ^ (*s >> 29);
+}
+
+static void check(double x)
+{
+    uint64_t d, od;
+    int e, oe;
+    shortest_decimal(x, &d, &e);
+    oracle(x, &od, &oe);
+    if (d != od || e != oe)
+        fail_msg("%a: shortest_decimal %llue%d, oracle %llue%d", x, (unsigned long long)d, e,
+                 (unsigned long long)od, oe);
+}
+
+/* Random bit patterns (every binade), powers of two and their neighbours,
+ * the smallest subnormals, and decimal-looking values. */
+static void test_against_oracle(void **state)
+{
+    (void)state;
+    uint64_t seed = 42;
+    for (int i = 0; i < 15000; i++) {
+        uint64_t b = lcg(&seed) & 0x7fffffffffffffffull;
+        if ((b >> 52) == 0x7ff)
+            continue;
+        double x;
+        memcpy(&x, &b, sizeof x);
+        if (x > 0)
+            check(x);
+    }
+    for (uint64_t be = 0; be < 0x7ff; be++)
+        for (int64_t off = -1; off <= 1; off++) {
+            uint64_t b = (be << 52) + (uint64_t)off;
+            if (be == 0 && off <= 0)
+                continue;
+            double x;
+            memcpy(&x, &b, sizeof x);
+            check(x);
+        }
+    for (uint64_t b = 1; b < 2000; b++) {
+        double x;
+        memcpy(&x, &b, sizeof x);
+        check(x);
+    }
+    for (int i = 0; i < 8000; i++) {
+        double x = (double)(lcg(&seed) % 1000000) / pow(10, (double)(lcg(&seed) % 30)) + 1e-300;
+        check(x);
+    }
+}
+
+/* Python's repr of values that once went wrong or sit on edges: lopsided
+ * intervals at powers of two, the shortest subnormals, 2^53. */
+static void test_python_repr(void **state)
+{
+    (void)state;
+    static const struct {
+        double x;
+        const char *repr;
+    } cases[] = {
+        { 6e-323, "6e-323" }, { 8e-323, "8e-323" }, { 1.5e-323, "1.5e-323" }, { 1e-323, "1e-323" },
+        { 9007199254740992.0, "9007199254740992.0" }, { 1000000000000000.5, "1000000000000000.5" },
+        { 6.666666666666665e-08, "6.666666666666665e-08" }, { 1e23, "1e+23" }, { 0.0001, "0.0001" },
+        { 1.2345678901234568e17, "1.2345678901234568e+17" }, { 1.0 / 3, "0.3333333333333333" },
+        { 0x1p-1022, "2.2250738585072014e-308" }, { 0x1p-1074, "5e-324" }, { 2.0, "2.0" },
+        { -0.0, "-0.0" }, { 1e100, "1e+100" }, { 123.0e-120, "1.23e-118" },
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(py_repr_double(cases[i].x, buf, sizeof buf), cases[i].repr);
+}
+
+/* g(e) = floor(10^e * 2^(125 - floor(e log2 10))) + 1 in [2^125, 2^126);
+ * for 0 <= e <= 27, 10^e = 5^e 2^e with 5^e < 2^63, so g is exact in 128 bits. */
+static void test_pow10_table(void **state)
+{
+    (void)state;
+    for (int e = POW10_E_MIN; e <= POW10_E_MAX; e++) {
+        const uint64_t *g = pow10_g[e - POW10_E_MIN];
+        assert_true(g[0] >> 62 == 1);        /* top bit of 126 is bit 62 of the high half */
+        assert_true(g[1] >> 63 == 0);
+    }
+    u128 five = 1;
+    for (int e = 0; e <= 27; e++, five *= 5) {
+        int f2 = (int)(((int64_t)e * 913124641741LL) >> 38);
+        assert_i64(f2, (int64_t)floor(e * log2(10.0)));
+        u128 g = (five << (e + 125 - f2)) + 1;
+        const uint64_t *t = pow10_g[e - POW10_E_MIN];
+        assert_true((uint64_t)(g >> 63) == t[0]);
+        assert_true((uint64_t)(g & 0x7fffffffffffffffull) == t[1]);
+    }
+    /* 10^-1 = 0.0110011..b: g = 0x6666...6 * 2^63 + 0x3333...34 */
+    assert_true(pow10_g[-1 - POW10_E_MIN][0] == 0x6666666666666666ull);
+    assert_true(pow10_g[-1 - POW10_E_MIN][1] == 0x3333333333333334ull);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pow10_table),
+        cmocka_unit_test(test_python_repr),
+        cmocka_unit_test(test_against_oracle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
