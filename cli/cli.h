@@ -57,6 +57,9 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
 
 /* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* -j N: a thread count from 1 to 4096 into *jobs; otherwise the usage error
+ * is printed and EXIT_USAGE returned. */
+int parse_jobs(const char *cmd, const char *arg, long *jobs);
 /* Prints an error value; returns EXIT_USAGE. */
 int report_error(const char *cmd, const struct npu_err *e);
 /* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */

@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/ordered_pool.h"
 #include "cli/pyjson.h"
 #include "cli/results_tree.h"
 #include "power/carbon.h"
@@ -26,7 +28,7 @@
 static const char carbon_help[] =
     "usage: npusim carbon --results DIR/raw_<dvfs> --models M[,M...] --versions V[,V...]\n"
     "                     --pg STRATEGY [--dvfs D] [--workload W] [--ci CI[,CI...]]\n"
-    "                     [--util U] [--lifetime L[,L...]] [--configs DIR] [--profile neusim]\n"
+    "                     [--util U] [--lifetime L[,L...]] [-j N] [--configs DIR] [--profile neusim]\n"
     "\n"
     "Adds idle/active/average/peak power, the energy shares and per-lifetime energy,\n"
     "carbon and efficiency figures (with and without embodied carbon) to every energy\n"
@@ -45,6 +47,7 @@ static const char carbon_help[] =
     "      --lifetime LIST     lifetimes in whole years, > 0 (default 1)\n"
     "      --configs DIR       accepted for symmetry; chip data come from each file's sim_config\n"
     "      --profile NAME      behaviour profile (neusim)\n"
+    "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
     "  -h, --help              this help\n";
 
 #define MAX_ITEMS 64
@@ -58,6 +61,7 @@ struct carbon_opts {
     double util;
     int64_t life[MAX_ITEMS];
     int nlife;
+    long jobs; /* -j: threads (default: every core) */
     char *bufs[4];
 };
 
@@ -73,22 +77,6 @@ static int need_num(const cJSON *j, const char *path, const char *file, double *
 }
 
 static void warn(const char *msg) { fprintf(stderr, "npusim carbon: warning: %s\n", msg); }
-
-/* A copy with plain cJSON numbers, for the config field tables. */
-static cJSON *plain_copy(const cJSON *o)
-{
-    cJSON *c = cJSON_Duplicate(o, 1);
-    for (cJSON *it = c ? c->child : NULL; it; it = it->next) {
-        double v;
-        if (cJSON_IsRaw(it) && jnum(it, &v)) {
-            free(it->valuestring);
-            it->valuestring = NULL;
-            it->type = cJSON_Number | (it->type & cJSON_StringIsConst);
-            cJSON_SetNumberValue(it, v);
-        }
-    }
-    return c;
-}
 
 /* The carbon_and_energy_stats{,_zero_embodied} object for all lifetimes. */
 static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_summary *s, double PUE,
@@ -140,11 +128,7 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     struct system_config sys;
     chip_config_default(&chip);
     system_config_default(&sys);
-    cJSON *plain = plain_copy(sim);
-    int bad = fields_from_json(&chip_fields, &chip, plain, NULL, e) ||
-              fields_from_json(&system_fields, &sys, plain, NULL, e);
-    cJSON_Delete(plain);
-    if (bad) {
+    if (fields_from_json(&chip_fields, &chip, sim, NULL, e) || fields_from_json(&system_fields, &sys, sim, NULL, e)) {
         struct npu_err inner = *e;
         return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
     }
@@ -255,6 +239,136 @@ static void outs_free(struct outs *v)
     free(v->o);
 }
 
+/* One stats file to analyse. The files are listed first (in the order the
+ * outputs are written), then analysed on the worker threads. */
+struct cfile {
+    struct results_file f;
+    const char *model;
+    enum unit_kind unit;
+};
+
+struct cfiles {
+    struct cfile *v;
+    int n, cap;
+};
+
+/* A pool task: the file's index; work() fills texts (one per carbon intensity). */
+struct citem {
+    int index, rc;
+    char **texts;
+    struct npu_err e;
+};
+
+struct crun {
+    const struct carbon_opts *o;
+    const struct cfiles *files;
+    struct outs *outs;
+    const char *root, *util;
+    int next;
+    struct npu_err first;
+    bool failed;
+};
+
+static int citem_next(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    if (r->next == r->files->n)
+        return 0;
+    memset(it, 0, sizeof *it);
+    it->index = r->next++;
+    it->texts = calloc((size_t)r->o->nci, sizeof *it->texts);
+    if (!it->texts)
+        abort();
+    return 1;
+}
+
+static void citem_work(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    const struct cfile *cf = &r->files->v[it->index];
+    cJSON *j = results_load_json(cf->f.path, &it->e);
+    it->rc = !j || analyse_file(r->o, cf->f.path, j, cf->unit, it->texts, &it->e);
+    cJSON_Delete(j);
+}
+
+static void citem_discard(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    for (int i = 0; i < r->o->nci; i++)
+        free(it->texts[i]);
+    free(it->texts);
+}
+
+static int citem_emit(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    const struct cfile *cf = &r->files->v[it->index];
+    if (it->rc) {
+        citem_discard(ctx, item);
+        r->first = it->e;
+        r->failed = true;
+        return -1;
+    }
+    const char *b = strrchr(cf->f.path, '/') + 1;
+    for (int i = 0; i < r->o->nci; i++) {
+        char ci[40];
+        py_repr_double(r->o->ci[i], ci, sizeof ci);
+        struct output *p = out_add(r->outs);
+        snprintf(p->path, sizeof p->path, "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s/%s/%s/%s", r->root, r->o->pg,
+                 r->o->dvfs, ci, r->util, cf->model, cf->f.pstr, b);
+        p->text = it->texts[i];
+    }
+    free(it->texts);
+    return 0;
+}
+
+/* Lists the stats files of every model, version and phase, in output order. */
+static void list_files(const struct carbon_opts *o, struct cfiles *cf)
+{
+    struct npu_err e;
+    bool training = !strcmp(o->workload, "training");
+    for (int mi = 0; mi < o->nmodels; mi++) {
+        const char *model = o->models[mi];
+        bool llm = slo_model_class(model) == SLO_LLM;
+        if (!llm && training) {
+            fprintf(stderr, "npusim carbon: warning: %s: training carbon analysis covers LLMs only; skipped\n",
+                    model);
+            continue;
+        }
+        enum unit_kind unit = llm ? (training ? UNIT_ITERATIONS : UNIT_TOKENS) : UNIT_REQUESTS;
+        const char *phases[2] = { "", NULL };
+        if (llm && !training)
+            phases[0] = "_prefill", phases[1] = "_decode";
+        bool skip = false;
+        for (int vi = 0; vi < o->nversions && !skip; vi++)
+            for (int ph = 0; ph < 2 && phases[ph] && !skip; ph++) {
+                struct results_file *files;
+                int nf;
+                if (results_list(o->results, model, o->versions[vi], o->workload, phases[ph], &files, &nf, warn,
+                                 &e)) {
+                    fprintf(stderr, "npusim carbon: warning: %s; model %s skipped\n", e.msg, model);
+                    skip = true;
+                    break;
+                }
+                for (int fi = 0; fi < nf; fi++) {
+                    if (cf->n == cf->cap) {
+                        cf->cap = cf->cap ? 2 * cf->cap : 256;
+                        struct cfile *nv = realloc(cf->v, (size_t)cf->cap * sizeof *nv);
+                        if (!nv)
+                            abort();
+                        cf->v = nv;
+                    }
+                    cf->v[cf->n++] = (struct cfile){ files[fi], model, unit };
+                }
+                free(files);
+            }
+    }
+}
+
 static int run(const struct carbon_opts *o)
 {
     struct npu_err e;
@@ -273,73 +387,40 @@ static int run(const struct carbon_opts *o)
         strcpy(root, ".");
     char util[40];
     py_repr_double(o->util, util, sizeof util);
-    bool training = !strcmp(o->workload, "training");
 
+    struct cfiles files = { NULL, 0, 0 };
+    list_files(o, &files);
     struct outs outs = { NULL, 0, 0 };
-    char **texts = calloc((size_t)o->nci, sizeof *texts);
-    int rc = 0;
-    for (int mi = 0; mi < o->nmodels && !rc; mi++) {
-        const char *model = o->models[mi];
-        bool llm = slo_model_class(model) == SLO_LLM;
-        if (!llm && training) {
-            fprintf(stderr, "npusim carbon: warning: %s: training carbon analysis covers LLMs only; skipped\n",
-                    model);
-            continue;
-        }
-        enum unit_kind unit = llm ? (training ? UNIT_ITERATIONS : UNIT_TOKENS) : UNIT_REQUESTS;
-        const char *phases[2] = { "", NULL };
-        if (llm && !training)
-            phases[0] = "_prefill", phases[1] = "_decode";
-        bool skip = false;
-        for (int vi = 0; vi < o->nversions && !rc && !skip; vi++)
-            for (int ph = 0; ph < 2 && phases[ph] && !rc && !skip; ph++) {
-                struct results_file *files;
-                int nf;
-                if (results_list(o->results, model, o->versions[vi], o->workload, phases[ph], &files, &nf, warn,
-                                 &e)) {
-                    fprintf(stderr, "npusim carbon: warning: %s; model %s skipped\n", e.msg, model);
-                    skip = true;
-                    break;
-                }
-                for (int fi = 0; fi < nf && !rc; fi++) {
-                    cJSON *j = results_load_json(files[fi].path, &e);
-                    if (!j || analyse_file(o, files[fi].path, j, unit, texts, &e))
-                        rc = -1;
-                    cJSON_Delete(j);
-                    for (int i = 0; i < o->nci && !rc; i++) {
-                        char ci[40];
-                        py_repr_double(o->ci[i], ci, sizeof ci);
-                        const char *b = strrchr(files[fi].path, '/') + 1;
-                        struct output *p = out_add(&outs);
-                        snprintf(p->path, sizeof p->path, "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s/%s/%s/%s", root, o->pg,
-                                 o->dvfs, ci, util, model, files[fi].pstr, b);
-                        p->text = texts[i];
-                        texts[i] = NULL;
-                    }
-                }
-                free(files);
-            }
-    }
-    free(texts);
-    if (rc) {
+    struct crun r = { o, &files, &outs, root, util, 0, { "" }, false };
+    struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, citem_discard };
+    long n = o->jobs < 1 ? 1 : o->jobs;
+    int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));
+    free(files.v);
+    if (rc || r.failed) {
         outs_free(&outs);
-        return report_error("carbon", &e);
+        if (!r.failed)
+            npu_errf(&r.first, "cannot start the worker threads");
+        return report_error("carbon", &r.first);
     }
+    char last[4096] = "";
     for (int i = 0; i < outs.n; i++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s", outs.o[i].path);
         *strrchr(dir, '/') = '\0';
+        if (!strcmp(dir, last)) /* consecutive outputs mostly share a folder */
+            continue;
+        snprintf(last, sizeof last, "%s", dir);
         if (make_dirs(dir, &e)) {
             outs_free(&outs);
             return report_error("carbon", &e);
         }
     }
-    int n = outs.n;
+    int nout = outs.n;
     rc = write_outputs(outs.o, outs.n, &e);   /* frees the texts */
     free(outs.o);
     if (rc)
         return report_error("carbon", &e);
-    fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", n, root, o->pg, o->dvfs);
+    fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", nout, root, o->pg, o->dvfs);
     return 0;
 }
 
@@ -351,7 +432,8 @@ int cmd_carbon(int argc, char **argv)
         { "pg", required_argument, 0, 'g' },      { "dvfs", required_argument, 0, 'd' },
         { "ci", required_argument, 0, 'i' },      { "util", required_argument, 0, 'u' },
         { "lifetime", required_argument, 0, 'l' }, { "configs", required_argument, 0, 'C' },
-        { "profile", required_argument, 0, 'P' }, { "help", no_argument, 0, 'h' },
+        { "profile", required_argument, 0, 'P' }, { "jobs", required_argument, 0, 'j' },
+        { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     struct carbon_opts o;
@@ -361,11 +443,12 @@ int cmd_carbon(int argc, char **argv)
     o.util = 0.6;
     o.ci[0] = 0.1352, o.nci = 1;
     o.life[0] = 1, o.nlife = 1;
+    o.jobs = sysconf(_SC_NPROCESSORS_ONLN);
     const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL;
     int c, rc = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'r': o.results = optarg; break;
         case 'M': models = optarg; break;
@@ -389,6 +472,10 @@ int cmd_carbon(int argc, char **argv)
             break;
         case 'l': lifes = optarg; break;
         case 'C': break;
+        case 'j':
+            if (parse_jobs("carbon", optarg, &o.jobs))
+                return EXIT_USAGE;
+            break;
         case 'P':
             if (!profile_by_name(optarg))
                 return usage_error("carbon", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());

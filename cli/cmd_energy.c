@@ -28,6 +28,9 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/ordered_pool.h"
+#include "cli/pyjson.h"
+#include "cli/rawjson.h"
+#include "cli/results_tree.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
 #include "power/pg.h"
@@ -165,133 +168,20 @@ static int discover(const struct energy_opts *o, const char *model, const char *
     return rc;
 }
 
-/* ---- JSON input with Python's number text ----
- * cJSON keeps numbers as doubles, which would print 1.0 as 1. Python's
- * json.load + json.dump keeps ints as ints and prints floats as repr, so
- * every number is replaced by a raw item holding that text. Numbers appear in
- * the text in the same order as in a pre-order walk of the parsed tree. */
-
-struct numtok {
-    const char **s;
-    size_t *len;
-    size_t n, cap, next;
-};
-
-static int scan_numbers(const char *p, size_t n, struct numtok *t)
-{
-    for (size_t i = 0; i < n;) {
-        char c = p[i];
-        if (c == '"') {
-            for (i++; i < n && p[i] != '"'; i++)
-                if (p[i] == '\\')
-                    i++;
-            i++;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            size_t j = i;
-            while (j < n && strchr("+-0123456789.eE", p[j]) && p[j] != '\0')
-                j++;
-            if (t->n == t->cap) {
-                size_t cap = t->cap ? 2 * t->cap : 256;
-                const char **ns = realloc(t->s, cap * sizeof *ns);
-                size_t *nl = ns ? realloc(t->len, cap * sizeof *nl) : NULL;
-                if (ns)
-                    t->s = ns;
-                if (!nl)
-                    return -1;
-                t->len = nl;
-                t->cap = cap;
-            }
-            t->s[t->n] = p + i;
-            t->len[t->n++] = j - i;
-            i = j;
-        } else
-            i++;
-    }
-    return 0;
-}
-
-/* Python's text for a JSON number token: ints verbatim, floats as repr. */
-static void py_number_text(const char *s, size_t n, char *out, size_t outlen)
-{
-    char tok[64];
-    snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok ? n : sizeof tok - 1), s);
-    if (strpbrk(tok, ".eE")) {
-        double d = strtod(tok, NULL);
-        if (isinf(d))
-            snprintf(out, outlen, "%s", d > 0 ? "Infinity" : "-Infinity");
-        else
-            py_repr_double(d, out, outlen);
-    } else if (strspn(tok, "-0") == strlen(tok)) {
-        snprintf(out, outlen, "0");   /* int("-0") is 0 */
-    } else {
-        snprintf(out, outlen, "%s", tok);
-    }
-}
-
-static int numbers_to_raw(cJSON *it, struct numtok *t)
-{
-    for (; it; it = it->next) {
-        if (cJSON_IsNumber(it)) {
-            if (t->next >= t->n)
-                return -1;
-            char text[64];
-            py_number_text(t->s[t->next], t->len[t->next], text, sizeof text);
-            t->next++;
-            char *dup = strdup(text);
-            if (!dup)
-                return -1;
-            it->type = cJSON_Raw;
-            it->valuestring = dup;
-        } else if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && numbers_to_raw(it->child, t))
-            return -1;
-    }
-    return 0;
-}
-
-static char *read_file(const char *path, size_t *len, struct npu_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    fclose(f);
-    if (!buf) {
-        npu_errf(e, "%s: out of memory", path);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-/* Reads a statistics JSON object; loads the chip from its sim_config, then
- * turns every number into its Python text. */
+/* Reads a statistics JSON object (numbers as their Python text, as
+ * json.load + json.dump would print them) and loads the chip from its
+ * sim_config. */
 static cJSON *read_stats(const char *path, struct chip_config *chip, struct npu_err *e)
 {
     size_t n;
-    char *buf = read_file(path, &n, e);
+    char *buf = results_read_text(path, &n, e);
     if (!buf)
         return NULL;
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+    int line = 0;
+    cJSON *j = rawjson_parse(buf, n, true, &line);
+    free(buf);
     cJSON *sim = j ? cJSON_GetObjectItemCaseSensitive(j, "sim_config") : NULL;
-    struct numtok t = { 0 };
     if (!j) {
-        int line = 1;
-        for (const char *p = buf; end && p < end; p++)
-            line += *p == '\n';
         npu_errf(e, "%s:%d: invalid JSON", path, line);
     } else if (!cJSON_IsObject(j)) {
         npu_errf(e, "%s: expected a JSON object at the top level", path);
@@ -299,23 +189,13 @@ static cJSON *read_stats(const char *path, struct chip_config *chip, struct npu_
         npu_errf(e, "%s: \"sim_config\": expected the simulation's configuration object", path);
     } else {
         chip_config_default(chip);
-        if (fields_from_json(&chip_fields, chip, sim, NULL, e)) {
-            char msg[sizeof e->msg];
-            const char *rest = strncmp(e->msg, "<config>: ", 10) == 0 ? e->msg + 10 : e->msg;
-            snprintf(msg, sizeof msg, "%s: sim_config: %s", path, rest);
-            memcpy(e->msg, msg, sizeof msg);
-        } else if (scan_numbers(buf, n, &t) || numbers_to_raw(j, &t) || t.next != t.n) {
-            npu_errf(e, "%s: cannot keep the number text (out of memory or unexpected number syntax)", path);
-        } else {
-            free(t.s);
-            free(t.len);
-            free(buf);
+        if (!fields_from_json(&chip_fields, chip, sim, NULL, e))
             return j;
-        }
+        char msg[sizeof e->msg];
+        const char *rest = strncmp(e->msg, "<config>: ", 10) == 0 ? e->msg + 10 : e->msg;
+        snprintf(msg, sizeof msg, "%s: sim_config: %s", path, rest);
+        memcpy(e->msg, msg, sizeof msg);
     }
-    free(t.s);
-    free(t.len);
-    free(buf);
     cJSON_Delete(j);
     return NULL;
 }
@@ -634,13 +514,10 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
         switch (ch) {
         case 'h': fputs(energy_help, stdout); return 1;
         case O_RESULTS: o->results = optarg; break;
-        case 'j': {
-            int64_t j;
-            if (parse_i64_strict(optarg, &j) || j < 1 || j > 1024)
-                return usage_error("energy", "-j \"%s\": expected 1 to 1024 threads", optarg);
-            o->jobs = (long)j;
+        case 'j':
+            if (parse_jobs("energy", optarg, &o->jobs))
+                return EXIT_USAGE;
             break;
-        }
         case O_MODELS: models = optarg; break;
         case O_VERSIONS: versions = optarg; break;
         case O_WORKLOAD: o->workload = optarg; break;

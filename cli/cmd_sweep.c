@@ -342,7 +342,6 @@ int cmd_sweep(int argc, char **argv)
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
-        int64_t v;
         switch (ch) {
         case 'h': fputs(sweep_help, stdout); return 0;
         case O_MODELS: models = optarg; break;
@@ -362,9 +361,8 @@ int cmd_sweep(int argc, char **argv)
         case O_DVFS: o.dvfs_name = optarg; break;
         case O_STATS: stats = true; break;
         case 'j':
-            if (parse_i64_strict(optarg, &v) || v < 1 || v > 4096)
-                return usage_error("sweep", "-j \"%s\": expected a thread count from 1 to 4096", optarg);
-            jobs = (long)v;
+            if (parse_jobs("sweep", optarg, &jobs))
+                return EXIT_USAGE;
             break;
         case O_CI:
             if (parse_f64_strict(optarg, &o.ci) || o.ci < 0)

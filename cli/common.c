@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chipsim/chipsim.h"
+#include "cli/args.h"
 #include "cli/family.h"
 #include "cli/pyjson.h"
 #include "opsgen/opsgen.h"
@@ -50,6 +51,15 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
         return 1;
     }
     }
+    return 0;
+}
+
+int parse_jobs(const char *cmd, const char *arg, long *jobs)
+{
+    int64_t v;
+    if (parse_i64_strict(arg, &v) || v < 1 || v > 4096)
+        return usage_error(cmd, "-j \"%s\": expected a thread count from 1 to 4096", arg);
+    *jobs = (long)v;
     return 0;
 }
 

@@ -34,8 +34,10 @@ static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
 
 static void indent(struct buf *b, int level)
 {
-    for (int i = 0; i < level; i++)
-        put(b, "    ", 4);
+    static const char spaces[] = "                                                                ";
+    for (; level > 16; level -= 16)
+        put(b, spaces, 64);
+    put(b, spaces, 4 * (size_t)level);
 }
 
 /* ensure_ascii: control characters and non-ASCII as \uXXXX (UTF-16). */
@@ -44,6 +46,14 @@ static void put_string(struct buf *b, const char *s)
     char u[16];
     put(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t plain = 0; /* a run that needs no escape goes out in one piece */
+        while (p[plain] >= 0x20 && p[plain] < 0x80 && p[plain] != '"' && p[plain] != '\\')
+            plain++;
+        if (plain) {
+            put(b, (const char *)p, plain);
+            p += plain;
+            continue;
+        }
         unsigned c = *p;
         if (c == '"' || c == '\\') {
             put(b, "\\", 1);
@@ -59,11 +69,6 @@ static void put_string(struct buf *b, const char *s)
         if (e) {
             char two[2] = { '\\', *e };
             put(b, two, 2);
-            p++;
-            continue;
-        }
-        if (c >= 0x20 && c < 0x80) {
-            put(b, (const char *)p, 1);
             p++;
             continue;
         }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/rawjson.h"
 #include "traces/pyfmt.h"
 
 int results_list(const char *root, const char *model, const char *version, const char *workload,
@@ -86,117 +87,52 @@ int results_list(const char *root, const char *model, const char *version, const
 
 /* --- number-preserving JSON ------------------------------------------------ */
 
-struct toks {
-    char **t;
-    size_t n, cap, next;
-};
-
-static bool numch(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
-           c == '+' || c == '-';
-}
-
-/* Copies text into out, recording every number token (Python's NaN,
- * Infinity and -Infinity too, which cJSON cannot parse: they become 0). */
-static void scan(const char *s, char *out, struct toks *tk)
-{
-    size_t o = 0;
-    while (*s) {
-        if (*s == '"') {
-            out[o++] = *s++;
-            while (*s && *s != '"') {
-                if (*s == '\\' && s[1])
-                    out[o++] = *s++;
-                out[o++] = *s++;
-            }
-            if (*s)
-                out[o++] = *s++;
-            continue;
-        }
-        if (*s == '-' || (*s >= '0' && *s <= '9') || *s == 'N' || *s == 'I') {
-            const char *b = s;
-            while (numch(*s))
-                s++;
-            size_t len = (size_t)(s - b);
-            char *t = strndup(b, len);
-            if (tk->n == tk->cap) {
-                tk->cap = tk->cap ? 2 * tk->cap : 256;
-                char **nt = realloc(tk->t, tk->cap * sizeof *nt);
-                if (!nt)
-                    abort();
-                tk->t = nt;
-            }
-            tk->t[tk->n++] = t;
-            if (!strcmp(t, "NaN") || !strcmp(t, "Infinity") || !strcmp(t, "-Infinity"))
-                out[o++] = '0';
-            else {
-                memcpy(out + o, b, len);
-                o += len;
-            }
-            continue;
-        }
-        out[o++] = *s++;
-    }
-    out[o] = '\0';
-}
-
-static void rawify(cJSON *it, struct toks *tk)
-{
-    for (cJSON *c = it->child, *next; c; c = next) {
-        next = c->next;
-        if (cJSON_IsNumber(c) && tk->next < tk->n) {
-            cJSON *r = cJSON_CreateRaw(tk->t[tk->next++]);
-            /* ReplaceItemViaPointer keeps no key: move it over. */
-            r->string = c->string;
-            r->type |= c->type & cJSON_StringIsConst;
-            c->string = NULL;
-            cJSON_ReplaceItemViaPointer(it, c, r);
-        } else if (cJSON_IsObject(c) || cJSON_IsArray(c))
-            rawify(c, tk);
-    }
-}
-
-cJSON *results_load_json(const char *path, struct npu_err *e)
+char *results_read_text(const char *path, size_t *len, struct npu_err *e)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
         npu_errf(e, "%s: cannot open (%s)", path, strerror(errno));
         return NULL;
     }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    char buf[65536];
-    for (size_t k; (k = fread(buf, 1, sizeof buf, f)) > 0;)
-        fwrite(buf, 1, k, m);
+    size_t cap = 1 << 16, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
     bool rd_err = ferror(f);
     fclose(f);
-    fclose(m);
-    if (rd_err) {
-        free(text);
-        npu_errf(e, "%s: read error", path);
+    if (!buf || rd_err) {
+        free(buf);
+        npu_errf(e, "%s: %s", path, rd_err ? "read error" : "out of memory");
         return NULL;
     }
-    char *copy = malloc(len + 1);
-    struct toks tk = { NULL, 0, 0, 0 };
-    scan(text, copy, &tk);
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(copy, &end, 1);
-    if (!j || !cJSON_IsObject(j)) {
-        int line = 1;
-        for (const char *p = copy; end && p < end && *p; p++)
-            line += *p == '\n';
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+cJSON *results_load_json(const char *path, struct npu_err *e)
+{
+    size_t len;
+    char *text = results_read_text(path, &len, e);
+    if (!text)
+        return NULL;
+    int line = 0;
+    cJSON *j = rawjson_parse(text, len, false, &line);
+    free(text);
+    if (!j)
         npu_errf(e, "%s:%d: invalid JSON (expected a statistics object)", path, line);
+    else if (!cJSON_IsObject(j)) {
+        npu_errf(e, "%s: invalid JSON (expected a statistics object)", path);
         cJSON_Delete(j);
         j = NULL;
-    } else
-        rawify(j, &tk);
-    for (size_t i = 0; i < tk.n; i++)
-        free(tk.t[i]);
-    free(tk.t);
-    free(copy);
-    free(text);
+    }
     return j;
 }
 

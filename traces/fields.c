@@ -100,14 +100,16 @@ static cJSON *holder(cJSON *into, const char *key, const char **leaf)
     return into;
 }
 
-/* A JSON value as a number: numbers, and numeric strings (lax coercion). */
+/* A JSON value as a number: numbers, raw number items (a statistics file's
+ * sim_config read with its number text kept), and numeric strings (lax
+ * coercion). */
 static bool as_number(const cJSON *v, double *out)
 {
     if (cJSON_IsNumber(v)) {
         *out = v->valuedouble;
         return true;
     }
-    if (cJSON_IsString(v) && v->valuestring[0]) {
+    if ((cJSON_IsString(v) || cJSON_IsRaw(v)) && v->valuestring && v->valuestring[0]) {
         char *end;
         *out = strtod(v->valuestring, &end);
         return *end == '\0';
