@@ -51,17 +51,17 @@ $(BUILD)/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
 
-# The power-of-ten table of traces/shortest.c, generated exactly at build time
+# The power-of-ten tables of traces/shortest.c and traces/fastfloat.c, generated exactly at build time
 # by a host program (traces/gen/pow10_gen.c).
 $(BUILD)/gen/pow10_table.h: traces/gen/pow10_gen.c
 	@mkdir -p $(dir $@)
 	@echo "GEN $@"
 	@$(CC) -O2 -std=c11 -Wall -Wextra -Werror -o $(BUILD)/gen/pow10_gen $<
 	@$(BUILD)/gen/pow10_gen > $@.tmp && mv $@.tmp $@
-$(BUILD)/traces/shortest.o: $(BUILD)/gen/pow10_table.h
-$(BUILD)/traces/shortest.o: CFLAGS += -I$(BUILD)/gen
-$(BUILD)/tests/test_shortest: $(BUILD)/gen/pow10_table.h
-$(BUILD)/tests/test_shortest: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/traces/shortest.o $(BUILD)/traces/fastfloat.o: $(BUILD)/gen/pow10_table.h
+$(BUILD)/traces/shortest.o $(BUILD)/traces/fastfloat.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/tests/test_decimal: $(BUILD)/gen/pow10_table.h
+$(BUILD)/tests/test_decimal: CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/libnpusim.a: $(LIB_OBJ)
 	@rm -f $@

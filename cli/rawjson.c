@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 
 #define MAX_DEPTH 200
@@ -183,7 +184,7 @@ static cJSON *number(struct rj *r)
     memcpy(r->scratch, b, len);
     r->scratch[len] = '\0';
     if (r->py && is_float) {
-        double d = strtod(r->scratch, NULL);
+        double d = fast_strtod(r->scratch, NULL);
         char t[40];
         if (isinf(d))
             return cJSON_CreateRaw(d > 0 ? "Infinity" : "-Infinity");

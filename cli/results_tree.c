@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/rawjson.h"
+#include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 
 int results_list(const char *root, const char *model, const char *version, const char *workload,
@@ -153,7 +154,7 @@ bool jnum(const cJSON *it, double *v)
         *v = -INFINITY;
     else {
         char *end;
-        *v = strtod(s, &end);
+        *v = fast_strtod(s, &end);
         return end != s && *end == '\0';
     }
     return true;

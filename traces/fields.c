@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 
 #define AT(obj, f, T) ((T *)((char *)(obj) + (f)->offset))
@@ -111,7 +112,7 @@ static bool as_number(const cJSON *v, double *out)
     }
     if ((cJSON_IsString(v) || cJSON_IsRaw(v)) && v->valuestring && v->valuestring[0]) {
         char *end;
-        *out = strtod(v->valuestring, &end);
+        *out = fast_strtod(v->valuestring, &end);
         return *end == '\0';
     }
     return false;

@@ -32,14 +32,19 @@ static char *repr_uncached(double x, char *buf, size_t size)
     uint64_t f;
     int e;
     shortest_decimal(fabs(x), &f, &e);
-    char rev[24], digits[24];
-    int nd = 0, n = 0;
-    do
-        rev[n++] = (char)('0' + f % 10);
-    while (f /= 10);
-    while (n)
-        digits[nd++] = rev[--n];
-    digits[nd] = '\0';
+    /* digits from the right, two at a time */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char rev[24], *d = rev + sizeof rev;
+    for (; f >= 100; f /= 100)
+        memcpy(d -= 2, pairs + 2 * (f % 100), 2);
+    if (f >= 10)
+        memcpy(d -= 2, pairs + 2 * f, 2);
+    else
+        *--d = (char)('0' + f);
+    int nd = (int)(rev + sizeof rev - d);
+    const char *digits = d;
     int neg = signbit(x) != 0;
     int exp10 = e + nd - 1; /* x = d.ddd * 10^exp10 */
 
@@ -83,34 +88,10 @@ static char *repr_uncached(double x, char *buf, size_t size)
         out[o++] = (char)('0' + ae % 10);
         out[o] = '\0';
     }
-    snprintf(buf, size, "%s", out);
+    size_t len = (size_t)o < size ? (size_t)o : size - 1;
+    memcpy(buf, out, len);
+    buf[len] = '\0';
     return buf;
 }
 
-/* The same values recur constantly (every row is written to the combined and
- * the per-phase file, config constants to every statistics file), and finding
- * the shortest digits costs a few printf/strtod round trips; a small
- * direct-mapped cache per thread keyed by the bit pattern avoids most. */
-#define REPR_CACHE 2048
-struct repr_slot {
-    uint64_t bits;
-    char text[32];
-};
-static _Thread_local struct repr_slot repr_cache[REPR_CACHE];
-
-char *py_repr_double(double x, char *buf, size_t size)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    struct repr_slot *s = &repr_cache[(bits * 0x9E3779B97F4A7C15ull) >> 53];
-    if (s->text[0] == '\0' || s->bits != bits) {
-        repr_uncached(x, s->text, sizeof s->text);
-        s->bits = bits;
-    }
-    size_t n = strlen(s->text);
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, s->text, n);
-    buf[n] = '\0';
-    return buf;
-}
+char *py_repr_double(double x, char *buf, size_t size) { return repr_uncached(x, buf, size); }

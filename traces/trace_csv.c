@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "traces/atomic.h"
+#include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 
 #define DVFS_COLS(C, N) \
@@ -623,7 +624,7 @@ static int parse_double(const char *s, double *v)
         return -1;
     char *end;
     errno = 0;
-    double x = strtod(s, &end);
+    double x = fast_strtod(s, &end);
     if (*end)
         return -1;
     *v = x;

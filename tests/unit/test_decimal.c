@@ -1,5 +1,6 @@
-/* test_shortest.c — the shortest round-trip decimal (traces/shortest.c) and
- * the build-generated power-of-ten table it relies on.
+/* test_decimal.c — numbers as text both ways: the shortest round-trip
+ * decimal (traces/shortest.c), decimal text to double (traces/fastfloat.c)
+ * and the build-generated power-of-ten tables they rely on.
  *
  * The oracle is a brute-force search through printf and strtod (correctly
  * rounded in glibc): for each length p, the correctly rounded p-digit
@@ -12,6 +13,7 @@
 #include <float.h>
 
 #include "pow10_table.h"
+#include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 #include "traces/shortest.h"
 
@@ -149,12 +151,79 @@ static void test_pow10_table(void **state)
     assert_true(pow10_g[-1 - POW10_E_MIN][1] == 0x3333333333333334ull);
 }
 
+/* fast_strtod must be strtod exactly: same bits, same end pointer, on
+ * round-trip texts of random doubles (every binade), short and long
+ * mantissas, big and tiny exponents (the strtod fallbacks), and odd forms. */
+static void check_parse(const char *s)
+{
+    char *e1, *e2;
+    double a = strtod(s, &e1), b = fast_strtod(s, &e2);
+    if (memcmp(&a, &b, sizeof a) || e1 != e2)
+        fail_msg("\"%s\": strtod %a (end +%d), fast_strtod %a (end +%d)", s, a, (int)(e1 - s), b, (int)(e2 - s));
+}
+
+static void test_fast_strtod(void **state)
+{
+    (void)state;
+    static const char *odd[] = {
+        "0", "-0", "0.0", "1", "-1.5", "+2.25", "1e", "1e+", "1.e5", ".5", "5.", ".", "-", "", "abc", "inf",
+        "-Infinity", "nan", "0x1p3", "1,5", "12abc", "00012.5000", "1e-400", "1e400", "4.9e-324",
+        "2.2250738585072011e-308", "1.7976931348623157e308", "1.7976931348623159e308", "9007199254740993",
+        "123456789012345678901234567890", "0.000000000000000000000000000001234", "1e22", "1e23",
+        "8.98846567431158e307", "0.30000000000000004", "100000000000000000000000",
+    };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        check_parse(odd[i]);
+    uint64_t seed = 7;
+    char s[64];
+    for (int i = 0; i < 60000; i++) {
+        uint64_t b = lcg(&seed);
+        double x;
+        memcpy(&x, &b, sizeof x);
+        if (isnan(x))
+            continue;
+        switch (i % 4) {
+        case 0: snprintf(s, sizeof s, "%.17g", x); break;
+        case 1: snprintf(s, sizeof s, "%.*e", (int)(lcg(&seed) % 19), x); break;
+        case 2:
+            snprintf(s, sizeof s, "%llu.%llue%d", (unsigned long long)(lcg(&seed) % 100000000000ull),
+                     (unsigned long long)(lcg(&seed) % 1000000000ull), (int)(lcg(&seed) % 700) - 350);
+            break;
+        default: py_repr_double(fabs(x) < 1e300 ? x : 1 / x, s, sizeof s); break;
+        }
+        check_parse(s);
+    }
+}
+
+/* t(e) = floor(10^e * 2^(127 - floor(e log2 10))) in [2^127, 2^128);
+ * exact in 128 bits for 0 <= e <= 27 (10^e = 5^e 2^e, 5^27 < 2^63). */
+static void test_parse_table(void **state)
+{
+    (void)state;
+    for (int e = PARSE_E_MIN; e <= PARSE_E_MAX; e++)
+        assert_true(pow10_t[e - PARSE_E_MIN][0] >> 63 == 1);
+    u128 five = 1;
+    for (int e = 0; e <= 27; e++, five *= 5) {
+        int f2 = (int)(((int64_t)e * 913124641741LL) >> 38);
+        int sh = e + 127 - f2, top = 128 - sh; /* 5^e has at most `top` bits */
+        assert_true(top > 0 && five >> top == 0);
+        u128 t = five << sh;
+        assert_true((uint64_t)(t >> 64) == pow10_t[e - PARSE_E_MIN][0]);
+        assert_true((uint64_t)t == pow10_t[e - PARSE_E_MIN][1]);
+    }
+    /* 10^-1 = 0.000110011..b: 0xcccc...cccc (truncated) */
+    assert_true(pow10_t[-1 - PARSE_E_MIN][0] == 0xccccccccccccccccull);
+    assert_true(pow10_t[-1 - PARSE_E_MIN][1] == 0xccccccccccccccccull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pow10_table),
         cmocka_unit_test(test_python_repr),
         cmocka_unit_test(test_against_oracle),
+        cmocka_unit_test(test_parse_table),
+        cmocka_unit_test(test_fast_strtod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
