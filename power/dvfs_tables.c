@@ -6,6 +6,8 @@
 #include "power/dvfs_tables.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stddef.h>
 
 #include "traces/op.h"
@@ -594,24 +596,75 @@ void dvfs_table_power(int comp, bool policy_none, double V, double f, double *dy
     *static_W = ref->static_W;
 }
 
+/* The efficiency tables sorted by (scaling time, voltage, activity, row),
+ * built once: a lookup is then two binary searches instead of two scans of
+ * every row per component of every op. The row number keeps the first of
+ * equal rows first, as the scans did. */
+struct eff_index {
+    const struct eff_point *row[N(dvfs_eff) > N(fixed_eff) ? N(dvfs_eff) : N(fixed_eff)];
+    size_t n;
+};
+static struct eff_index eff_sorted[2];
+static pthread_once_t eff_once = PTHREAD_ONCE_INIT;
+
+static int cmp_key(int64_t s1, double v1, double a1, int64_t s2, double v2, double a2)
+{
+    if (s1 != s2)
+        return s1 < s2 ? -1 : 1;
+    if (v1 != v2)
+        return v1 < v2 ? -1 : 1;
+    if (a1 != a2)
+        return a1 < a2 ? -1 : 1;
+    return 0;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+    const struct eff_point *a = *(const struct eff_point *const *)x, *b = *(const struct eff_point *const *)y;
+    int c = cmp_key(a->scaling_ns, a->v, a->activity, b->scaling_ns, b->v, b->activity);
+    return c ? c : (a < b ? -1 : a > b);
+}
+
+static void eff_build(void)
+{
+    for (int f = 0; f < 2; f++) {
+        const struct eff_point *t = f ? fixed_eff : dvfs_eff;
+        size_t n = f ? N(fixed_eff) : N(dvfs_eff);
+        for (size_t i = 0; i < n; i++)
+            eff_sorted[f].row[i] = &t[i];
+        eff_sorted[f].n = n;
+        qsort(eff_sorted[f].row, n, sizeof eff_sorted[f].row[0], cmp_rows);
+    }
+}
+
+/* First sorted row whose key is >= (s, v, a). */
+static size_t lower_bound(const struct eff_index *x, int64_t s, double v, double a)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct eff_point *r = x->row[mid];
+        if (cmp_key(r->scaling_ns, r->v, r->activity, s, v, a) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int dvfs_efficiency(bool fixed, int64_t scaling_ns, double V, double a, double *eff_pct)
 {
-    const struct eff_point *t = fixed ? fixed_eff : dvfs_eff;
-    size_t n = fixed ? N(fixed_eff) : N(dvfs_eff);
-    /* Smallest table voltage >= V among rows of this scaling time. */
-    double vs = INFINITY;
-    for (size_t i = 0; i < n; i++)
-        if (t[i].scaling_ns == scaling_ns && t[i].v >= V && t[i].v < vs)
-            vs = t[i].v;
-    if (vs == INFINITY)
+    pthread_once(&eff_once, eff_build);
+    const struct eff_index *x = &eff_sorted[fixed];
+    /* Smallest table voltage >= V among rows of this scaling time, then the
+     * smallest activity >= a among rows of that voltage. */
+    size_t i = lower_bound(x, scaling_ns, V, -INFINITY);
+    if (i == x->n || x->row[i]->scaling_ns != scaling_ns)
         return -1;
-    const struct eff_point *best = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (t[i].scaling_ns == scaling_ns && t[i].v == vs && t[i].activity >= a &&
-            (!best || t[i].activity < best->activity))
-            best = &t[i];
-    if (!best)
+    double vs = x->row[i]->v;
+    i = lower_bound(x, scaling_ns, vs, a);
+    if (i == x->n || x->row[i]->scaling_ns != scaling_ns || x->row[i]->v != vs)
         return -1;
-    *eff_pct = best->eff_pct;
+    *eff_pct = x->row[i]->eff_pct;
     return 0;
 }
