@@ -553,8 +553,10 @@ static void read_header(struct reader *r)
     int nslack = 0;
     for (size_t i = 0; i < r->nf; i++) {
         const char *h = cell(r, i);
+        /* Files this program writes have the columns in order: try there first. */
+        int c0 = i < TRACE_CSV_NCOLS && strcmp(h, trace_csv_columns[i]) == 0 ? (int)i : -1;
         int sc = -1;
-        for (int c = 0; c < TRACE_CSV_NSLACK && sc < 0; c++)
+        for (int c = 0; c < TRACE_CSV_NSLACK && sc < 0 && c0 < 0; c++)
             if (strcmp(h, trace_csv_slack_columns[c]) == 0)
                 sc = c;
         if (sc >= 0) {
@@ -566,7 +568,8 @@ static void read_header(struct reader *r)
             nslack++;
             continue;
         }
-        long *extra = strcmp(h, PHASE_COLUMN) == 0 ? &r->phase_col
+        long *extra = c0 >= 0 ? NULL
+                    : strcmp(h, PHASE_COLUMN) == 0 ? &r->phase_col
                     : strcmp(h, GROUP_COLUMN) == 0 ? &r->group_col : NULL;
         if (extra) {
             if (*extra >= 0) {
@@ -576,8 +579,8 @@ static void read_header(struct reader *r)
             *extra = (long)i;
             continue;
         }
-        for (int c = 0; c < TRACE_CSV_NCOLS; c++)
-            if (strcmp(h, trace_csv_columns[c]) == 0) {
+        for (int c = c0 >= 0 ? c0 : 0; c < TRACE_CSV_NCOLS; c++)
+            if (c == c0 || strcmp(h, trace_csv_columns[c]) == 0) {
                 if (r->file_col[c] >= 0) {
                     rd_fail(r, "duplicate column \"%s\"", h);
                     return;
