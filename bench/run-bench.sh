@@ -39,18 +39,39 @@ rm -rf "$d"
 # --- sweeps at scale (issue 5) ---------------------------------------------
 # Thread speed-ups need idle cores: say how loaded the machine is.
 echo "bench: load average before the parallel runs: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc) cores"
+# Shared virtual machines lose CPU time to their neighbours ("steal" in
+# /proc/stat); a figure measured while much was stolen is slow for reasons
+# outside npusim, so each timed run below says how much was stolen.
+cpu_mark() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t }' /proc/stat 2>/dev/null; }
+steal_since() { # MARK -> "N% CPU steal"
+    cpu_mark | awk -v m="$1" '{ split(m, a, " "); d = $2 - a[2];
+        printf "%.0f%% CPU steal", (d > 0 ? 100 * ($1 - a[1]) / d : 0) }'
+}
+
 # 1. The reference's speed suite end to end (sweep, energy, carbon) through
-#    run-suite, which passes no -j: the default, every core.
+#    run-suite, which passes no -j: the default, every core. Once into a
+#    RAM-backed folder and once on disk: the suite writes 2,262 files
+#    (39 MB), and on a virtual disk creating them alone can take longer than
+#    the whole budget of the 100x target (0.152 s).
 shared=${SHARED:-../shared}
 if [ -x "$shared/tools/run-suite" ] && [ -f "$shared/reference/neusim/perf.suite" ]; then
-    d=$(mktemp -d)
-    start=$(date +%s.%N)
-    NPUSIM=$NPUSIM "$shared/tools/run-suite" "$shared/reference/neusim/perf.suite" "$d" >/dev/null 2>"$d.log" ||
-        { cat "$d.log"; exit 1; }
-    end=$(date +%s.%N)
-    awk -v t0="$start" -v t1="$end" -v c="$(nproc)" 'BEGIN { s = t1 - t0;
-        printf "bench: perf.suite full pipeline (run-suite, -j default = %d cores): %.3f s vs the reference 15.2 s: %.0fx (target 100x)\n", c, s, 15.2 / s }'
-    rm -rf "$d" "$d.log"
+    for where in shm disk; do
+        if [ $where = shm ]; then
+            [ -d /dev/shm ] && [ -w /dev/shm ] || continue
+            d=$(mktemp -d /dev/shm/npusim-perf.XXXXXX)
+        else
+            d=$(mktemp -d)
+        fi
+        mark=$(cpu_mark)
+        start=$(date +%s.%N)
+        NPUSIM=$NPUSIM "$shared/tools/run-suite" "$shared/reference/neusim/perf.suite" "$d/out" >/dev/null 2>"$d.log" ||
+            { cat "$d.log"; exit 1; }
+        end=$(date +%s.%N)
+        fs=$(df -T "$d" | awk 'NR==2 {print $2}')
+        awk -v t0="$start" -v t1="$end" -v c="$(nproc)" -v fs="$fs" -v st="$(steal_since "$mark")" 'BEGIN { s = t1 - t0;
+            printf "bench: perf.suite full pipeline to %s (run-suite, -j default = %d cores): %.3f s vs the reference 15.2 s: %.0fx (target 100x; %s)\n", fs, c, s, 15.2 / s, st }'
+        rm -rf "$d" "$d.log"
+    done
 else
     echo "bench: perf.suite full pipeline: skipped ($shared/tools/run-suite not found)"
 fi
@@ -65,15 +86,16 @@ cat >"$d/spec.json" <<'SPEC'
  "fields": {"hbm_bw_GBps": {"from": 1000, "to": 4000, "step": 1000}}}
 SPEC
 for j in 1 2; do
+    mark=$(cpu_mark)
     start=$(date +%s.%N)
     "$NPUSIM" sweep --configs configs --spec "$d/spec.json" --summary "$d/s$j.csv" -j "$j" 2>"$d/log$j" || { cat "$d/log$j"; exit 1; }
     end=$(date +%s.%N)
     n=$(($(wc -l <"$d/s$j.csv") - 1))
     ok=$(sed -n 's/.*: \([0-9]*\) configurations simulated.*/\1/p' "$d/log$j")
     echo "$start $end" >"$d/t$j"
-    awk -v t0="$start" -v t1="$end" -v n="$n" -v ok="$ok" -v j="$j" 'BEGIN { s = t1 - t0;
-        printf "bench: summary sweep -j %d: %d points (%d simulated, the rest invalid) in %.2f s: %.0f points/s, %.0f points/s/core, %.0f simulated/s/core (target 20000/s/core)\n",
-               j, n, ok, s, n / s, n / s / j, ok / s / j }'
+    awk -v t0="$start" -v t1="$end" -v n="$n" -v ok="$ok" -v j="$j" -v st="$(steal_since "$mark")" 'BEGIN { s = t1 - t0;
+        printf "bench: summary sweep -j %d: %d points (%d simulated, the rest invalid) in %.2f s: %.0f points/s, %.0f points/s/core, %.0f simulated/s/core (target 20000/s/core; %s)\n",
+               j, n, ok, s, n / s, n / s / j, ok / s / j, st }'
 done
 cmp -s "$d/s1.csv" "$d/s2.csv" && echo "bench: summary -j 1 == -j 2 (byte for byte)" || echo "bench: summary -j 1 != -j 2 (BUG)"
 awk -v a="$(cat "$d/t1")" -v b="$(cat "$d/t2")" 'BEGIN { split(a, x, " "); split(b, y, " ");
