@@ -75,11 +75,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
-# The sweep spec parser lives in cli/ but is library-like: its tests link it.
-$(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a
+# The sweep spec parser and the statistics JSON reader/printer live in cli/
+# but are library-like: their tests link them.
+CLI_PARSERS := $(BUILD)/cli/sweep_spec.o $(BUILD)/cli/rawjson.o $(BUILD)/cli/pyjson.o
+$(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CLI_PARSERS) $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/cli/sweep_spec.o $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(CLI_PARSERS) $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 # make test: every cmocka program, then the CLI tests; one closing summary line.
 test: $(BUILD)/npusim $(TEST_BIN)

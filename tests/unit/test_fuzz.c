@@ -5,11 +5,14 @@
  * few byte edits (overwrite, insert, delete, truncate) to a valid input and
  * the parser must either accept it or fail with a message naming the input.
  * Crashes, overflows and leaks surface under `make check` (ASan + UBSan).
+ * The statistics-file JSON reader (cli/rawjson.c) gets a loop of its own.
  * Each loop also asserts that both outcomes happened, so a mutator that never
  * breaks anything (or never leaves anything intact) fails the test. */
 #include "testutil.h"
 
 #include "chipsim/chipsim.h"
+#include "cli/pyjson.h"
+#include "cli/rawjson.h"
 #include "cli/sweep_spec.h"
 #include "opsgen/model.h"
 #include "power/pg.h"
@@ -249,6 +252,60 @@ static void test_fuzz_sweep_specs(void **state)
     assert_true(bad > 0);
 }
 
+/* --- the number-keeping JSON reader of the statistics files ------------- */
+
+/* Every mutation either parses or is refused with a line number; what
+ * parses prints (pyjson) to text that parses again to the same print, and
+ * keeps the number text byte for byte (the whole point of the parser). */
+static void test_fuzz_rawjson(void **state)
+{
+    (void)state;
+    static const char stats[] =
+        "{\n    \"total_execution_time_ns\": 4224368640,\n    \"TPOT_ms_request\": 16.51476,\n"
+        "    \"throughput\": 3.8784493959315064e+03,\n    \"odd\": [NaN, Infinity, -Infinity, -0, 1E-7],\n"
+        "    \"out_of_memory\": false,\n    \"sim_config\": {\"name\": \"5p\\u00e9\\n\", \"num_sa\": 8,"
+        " \"none\": null, \"nested\": [[1, 2], {}, []]}\n}";
+    int ok = 0, bad = 0;
+    int line = 0;
+    cJSON *base = rawjson_parse(stats, strlen(stats), false, &line);
+    assert_non_null(base);
+    char *base_text = pyjson_print(base);
+    assert_non_null(strstr(base_text, "3.8784493959315064e+03"));
+    assert_non_null(strstr(base_text, "[\n        NaN,\n        Infinity,\n        -Infinity,\n        -0,\n"));
+    free(base_text);
+    cJSON_Delete(base);
+    struct mutator m = { 0x5EEDBA5Eull };
+    size_t cap = sizeof stats + 64;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    for (int iter = 0; iter < 4000; iter++) {
+        mutate(&m, stats, json_alphabet, buf, cap);
+        bool py = iter % 2;
+        line = 0;
+        cJSON *j = rawjson_parse(buf, strlen(buf), py, &line);
+        if (!j) {
+            bad++;
+            assert_true(line >= 1);
+            continue;
+        }
+        ok++;
+        char *t1 = pyjson_print(j);
+        cJSON *j2 = rawjson_parse(t1, strlen(t1), py, &line);
+        if (!j2)
+            fail_msg("iteration %d: printed text does not parse again:\n%s", iter, t1);
+        char *t2 = pyjson_print(j2);
+        assert_string_equal(t1, t2);
+        free(t1);
+        free(t2);
+        cJSON_Delete(j2);
+        cJSON_Delete(j);
+    }
+    free(buf);
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_chip_configs),
         cmocka_unit_test(test_fuzz_pg_strategies),
         cmocka_unit_test(test_fuzz_sweep_specs),
+        cmocka_unit_test(test_fuzz_rawjson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
