@@ -8,13 +8,12 @@
 
 #include "traces/shortest.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *repr_uncached(double x, char *buf, size_t size)
+char *py_repr_double(double x, char *buf, size_t size)
 {
     if (isnan(x)) {
         snprintf(buf, size, "nan");
@@ -93,5 +92,3 @@ static char *repr_uncached(double x, char *buf, size_t size)
     buf[len] = '\0';
     return buf;
 }
-
-char *py_repr_double(double x, char *buf, size_t size) { return repr_uncached(x, buf, size); }

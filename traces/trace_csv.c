@@ -175,7 +175,7 @@ static void sb_i64(struct sbuf *b, int64_t v)
     sb_mem(b, s, (size_t)(e - s));
 }
 
-/* Float cells; py_repr_double keeps a per-thread cache of recent values. */
+/* Float cells, as Python repr. */
 static void sb_repr(struct sbuf *b, double x)
 {
     /* Integral values below 2^53 print as Python does, "N.0", exactly. */

@@ -38,7 +38,15 @@ check "slo: unknown model class and a model without results are skipped with a w
   cd '$CT' && $NPA slo --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_skip --models resnet,gligen,llama3-8b --versions 5p 2>err &&
   grep -q 'resnet: unknown model class' err && grep -q 'gligen' err && test -s slo_skip/llama3-8b/inference-decode.json && test ! -e slo_skip/gligen"
 
+# Files are analysed on threads; the tree is the same bytes for every -j.
+check "carbon: -j 1 and -j 2 write identical trees" sh -c "
+  mkdir -p '$T/cj1' '$T/cj2' && cp -R '$CT/raw_None' '$T/cj1/' && cp -R '$CT/raw_None' '$T/cj2/' &&
+  $NPUSIM carbon -j 1 --results '$T/cj1/raw_None' $CARGS --pg NoPG 2>/dev/null &&
+  $NPUSIM carbon -j 2 --results '$T/cj2/raw_None' $CARGS --pg NoPG 2>/dev/null &&
+  test -n \"\$(find '$T/cj1/carbon_NoPG' -name '*.json')\" && diff -r '$T/cj1/carbon_NoPG' '$T/cj2/carbon_NoPG'"
+
 # --- bad inputs: exit 2, a clear message, nothing written ---
+expect_fail "carbon: bad -j" '-j "0"' $NPUSIM carbon -j 0 --results "$CT/raw_None" $CARGS --pg NoPG
 expect_fail "carbon: negative carbon intensity" '--ci "-0.1"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --ci -0.1
 expect_fail "carbon: utilisation above 1" '--util "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 1.5
 expect_fail "carbon: zero duty cycle" 'does no work' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 0
