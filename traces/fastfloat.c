@@ -19,7 +19,6 @@
 
 typedef unsigned __int128 u128;
 
-static int flog2pow10(int e) { return (int)(((int64_t)e * 913124641741LL) >> 38); }
 
 /* w * 10^e as a double in *out, or false if this method cannot decide. */
 static bool eisel_lemire(uint64_t w, int e, bool neg, double *out)

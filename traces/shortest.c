@@ -27,7 +27,6 @@ typedef unsigned __int128 u128;
 
 static int flog10pow2(int q) { return (int)(((int64_t)q * 661971961083LL) >> 41); }
 static int flog10_three_quarters_pow2(int q) { return (int)(((int64_t)q * 661971961083LL - 274743187321LL) >> 41); }
-static int flog2pow10(int e) { return (int)(((int64_t)e * 913124641741LL) >> 38); }
 
 /* (g * cp) / 2^127 rounded to odd, g = g1 * 2^63 + g0. */
 static uint64_t rop(uint64_t g1, uint64_t g0, uint64_t cp)

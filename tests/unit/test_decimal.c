@@ -139,7 +139,7 @@ static void test_pow10_table(void **state)
     }
     u128 five = 1;
     for (int e = 0; e <= 27; e++, five *= 5) {
-        int f2 = (int)(((int64_t)e * 913124641741LL) >> 38);
+        int f2 = flog2pow10(e);
         assert_i64(f2, (int64_t)floor(e * log2(10.0)));
         u128 g = (five << (e + 125 - f2)) + 1;
         const uint64_t *t = pow10_g[e - POW10_E_MIN];
@@ -204,7 +204,7 @@ static void test_parse_table(void **state)
         assert_true(pow10_t[e - PARSE_E_MIN][0] >> 63 == 1);
     u128 five = 1;
     for (int e = 0; e <= 27; e++, five *= 5) {
-        int f2 = (int)(((int64_t)e * 913124641741LL) >> 38);
+        int f2 = flog2pow10(e);
         int sh = e + 127 - f2, top = 128 - sh; /* 5^e has at most `top` bits */
         assert_true(top > 0 && five >> top == 0);
         u128 t = five << sh;
