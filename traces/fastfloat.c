@@ -19,7 +19,6 @@
 
 typedef unsigned __int128 u128;
 
-
 /* w * 10^e as a double in *out, or false if this method cannot decide. */
 static bool eisel_lemire(uint64_t w, int e, bool neg, double *out)
 {
