@@ -41,8 +41,7 @@ static void reset_stats(struct op *op)
 static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 {
     const struct chip_config *ch = c->chip;
-    char tok[KIND_TOKEN_MAX];
-    op->stats_kind = stats_kind_of(kind_from_config(op->config, tok, sizeof tok));
+    op->stats_kind = stats_kind_of(c->op_kind);
     reset_stats(op);
     op_set(&op->parsed_op_type, in->kind == K_EINSUM || in->kind == K_BATCHMATMUL ? "Einsum" : in->token);
     if (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL || in->kind == K_CONV2D)
@@ -114,7 +113,7 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
             if (!(cache = instr_cache_new()))
                 return npu_errf(e, "chipsim: out of memory");
         }
-        struct cs_ctx c = {chip, prof, e, i, &t->ops[i]};
+        struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(t->ops[i].config, NULL, 0)};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         rc = in ? time_op(&c, in, &t->ops[i]) : -1;
     }

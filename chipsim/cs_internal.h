@@ -69,6 +69,7 @@ struct cs_ctx {
     struct npu_err *e;
     size_t index;                    /* op index in the trace */
     const struct op *op;
+    enum kind op_kind;               /* kind of op->config's prefix (kind_from_config) */
 };
 
 /* Formats "op <i> \"<name>\": <msg>" into ctx->e; returns -1. */
@@ -96,6 +97,8 @@ struct strbuf;
 void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
 /* --- instr.c --- */
+/* Kind of a config string by its prefix before '('; copies the prefix to
+ * token (truncated to token_size) unless token is NULL. */
 enum kind kind_from_config(const char *config, char *token, size_t token_size);
 struct instr_cache;
 struct instr_cache *instr_cache_new(void);

@@ -13,29 +13,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Config prefixes and their kinds; the length is stored so that a lookup
+ * compares only the entries of the prefix's length. */
+#define KIND(tok, k) { tok, sizeof tok - 1, k }
 static const struct {
     const char *token;
+    size_t len;
     enum kind kind;
 } kind_table[] = {
-    {"XlaEinsum", K_EINSUM}, {"BatchMatMul", K_BATCHMATMUL},
-    {"FlashAttention", K_FLASH_ATTENTION}, {"Conv2D", K_CONV2D},
-    {"LayerNorm", K_LAYERNORM}, {"GroupNorm", K_GROUPNORM}, {"RMSNorm", K_RMSNORM},
-    {"Softmax", K_SOFTMAX}, {"Add", K_ADD}, {"Mul", K_MUL}, {"Abs", K_ABS},
-    {"Pointwise Mul.", K_PW_MUL}, {"Upsample", K_UPSAMPLE}, {"AvgPool2d", K_AVGPOOL},
-    {"ReduceScatter", K_REDUCE_SCATTER}, {"AllReduce", K_ALL_REDUCE},
-    {"AllGather", K_ALL_GATHER}, {"AllToAll", K_ALL_TO_ALL},
-    {"InterChipCommInput", K_IC_IN}, {"InterChipCommOutput", K_IC_OUT},
-    {"KVSwapInput", K_KVSWAP_IN}, {"KVSwapOutput", K_KVSWAP_OUT},
+    KIND("XlaEinsum", K_EINSUM), KIND("BatchMatMul", K_BATCHMATMUL),
+    KIND("FlashAttention", K_FLASH_ATTENTION), KIND("Conv2D", K_CONV2D),
+    KIND("LayerNorm", K_LAYERNORM), KIND("GroupNorm", K_GROUPNORM), KIND("RMSNorm", K_RMSNORM),
+    KIND("Softmax", K_SOFTMAX), KIND("Add", K_ADD), KIND("Mul", K_MUL), KIND("Abs", K_ABS),
+    KIND("Pointwise Mul.", K_PW_MUL), KIND("Upsample", K_UPSAMPLE), KIND("AvgPool2d", K_AVGPOOL),
+    KIND("ReduceScatter", K_REDUCE_SCATTER), KIND("AllReduce", K_ALL_REDUCE),
+    KIND("AllGather", K_ALL_GATHER), KIND("AllToAll", K_ALL_TO_ALL),
+    KIND("InterChipCommInput", K_IC_IN), KIND("InterChipCommOutput", K_IC_OUT),
+    KIND("KVSwapInput", K_KVSWAP_IN), KIND("KVSwapOutput", K_KVSWAP_OUT),
 };
+#undef KIND
 
 enum kind kind_from_config(const char *config, char *token, size_t size)
 {
     size_t n = strcspn(config, "(");
-    size_t c = n < size ? n : size - 1;
-    memcpy(token, config, c);
-    token[c] = '\0';
+    if (token) {
+        size_t c = n < size ? n : size - 1;
+        memcpy(token, config, c);
+        token[c] = '\0';
+    }
     for (size_t i = 0; i < sizeof kind_table / sizeof kind_table[0]; i++)
-        if (strlen(kind_table[i].token) == n && !strncmp(config, kind_table[i].token, n))
+        if (kind_table[i].len == n && !memcmp(config, kind_table[i].token, n))
             return kind_table[i].kind;
     return K_OTHER;
 }
@@ -163,14 +170,14 @@ static int build(const struct cs_ctx *c, struct instr *in)
 
 /* Path choice of the reference: opcode CONV2D/EINSUM → conv path. Ops read
  * back from CSV carry OPC_OTHER, so fall back to the config kind. */
-static bool conv_path(const struct op *op)
+static bool conv_path(const struct cs_ctx *c)
 {
+    const struct op *op = c->op;
     if (op->opcode_type == OPC_CONV2D || op->opcode_type == OPC_EINSUM)
         return true;
     if (op->opcode_type != OPC_OTHER)
         return false;
-    char tok[KIND_TOKEN_MAX];
-    enum kind k = kind_from_config(op->config, tok, sizeof tok);
+    enum kind k = c->op_kind;
     return k == K_EINSUM || k == K_BATCHMATMUL || k == K_CONV2D;
 }
 
@@ -191,7 +198,7 @@ struct instr_cache *instr_cache_new(void)
     struct instr_cache *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->cap = 64;
+    c->cap = 128;   /* a layer's ~40 names without growing (load <= 1/2) */
     c->slots = calloc(c->cap, sizeof *c->slots);
     if (!c->slots) {
         free(c);
@@ -258,7 +265,7 @@ struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const s
     struct slot *s = find(c, key);
     if (s->key) {
         struct instr *in = s->in;
-        if (conv_path(op)) {
+        if (conv_path(ctx)) {
             if (in->kind == K_CONV2D && (parse_inputs(ctx, in) || parse_output(ctx, in)))
                 return NULL;
         } else if (parse_inputs(ctx, in)) {
@@ -266,6 +273,7 @@ struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const s
         }
         return in;
     }
+    const size_t cap0 = c->cap;
     struct instr *in = calloc(1, sizeof *in);
     char *k = strdup(key);
     if (!in || !k || (2 * (c->n + 1) > c->cap && grow(c))) {
@@ -280,7 +288,8 @@ struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const s
         free(k);
         return NULL;
     }
-    s = find(c, key); /* the table may have grown */
+    if (c->cap != cap0)
+        s = find(c, key); /* the table has grown: the slot moved */
     s->key = k;
     s->in = in;
     c->n++;

@@ -29,30 +29,37 @@ struct sb {
     size_t n, cap;
 };
 
-static void sb_put(struct sb *b, const char *t)
+static void sb_putn(struct sb *b, const char *t, size_t l)
 {
-    size_t l = strlen(t);
     if (b->n + l + 1 > b->cap) {
         size_t cap = (b->n + l + 1) * 2;
-        char *s = realloc(b->s, cap);
+        char *s = realloc(b->s, cap < 256 ? 256 : cap);
         if (!s)
             abort();
         b->s = s;
-        b->cap = cap;
+        b->cap = cap < 256 ? 256 : cap;
     }
-    memcpy(b->s + b->n, t, l + 1);
+    memcpy(b->s + b->n, t, l);
     b->n += l;
+    b->s[b->n] = '\0';
 }
 
-/* ",value" with CSV quoting (line breaks become spaces: one row, one line). */
+static void sb_put(struct sb *b, const char *t) { sb_putn(b, t, strlen(t)); }
+
+/* ",value" with CSV quoting (line breaks become spaces: one row, one line).
+ * Runs of plain characters are appended whole. */
 static void sb_cell(struct sb *b, const char *v)
 {
     bool q = strpbrk(v, ",\"\r\n") != NULL;
     sb_put(b, q ? ",\"" : ",");
-    char ch[2] = { 0, 0 };
-    for (; *v; v++) {
-        ch[0] = *v == '\n' || *v == '\r' ? ' ' : *v;
-        sb_put(b, ch[0] == '"' ? "\"\"" : ch);
+    while (*v) {
+        size_t run = strcspn(v, "\"\r\n");
+        sb_putn(b, v, run);
+        v += run;
+        if (*v) {
+            sb_put(b, *v == '"' ? "\"\"" : " ");
+            v++;
+        }
     }
     if (q)
         sb_put(b, "\"");
@@ -66,11 +73,18 @@ static void sb_num(struct sb *b, bool have, double v)
         sb_put(b, py_repr_double(v, t, sizeof t));
 }
 
+/* ",<v>" in decimal. */
 static void sb_int(struct sb *b, int64_t v)
 {
-    char t[32];
-    snprintf(t, sizeof t, ",%lld", (long long)v);
-    sb_put(b, t);
+    char t[24], *e = t + sizeof t, *p = e;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;   /* INT64_MIN negates in unsigned */
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--p = '-';
+    *--p = ',';
+    sb_putn(b, p, (size_t)(e - p));
 }
 
 char *row_format(long index, const char *model, const char *workload, const char *chip,
@@ -79,8 +93,8 @@ char *row_format(long index, const char *model, const char *workload, const char
 {
     struct sb b = { 0 };
     char t[640];
-    snprintf(t, sizeof t, "%ld", index);
-    sb_put(&b, t);
+    sb_int(&b, index);
+    memmove(b.s, b.s + 1, b.n--);   /* the first cell has no leading comma */
     sb_cell(&b, model);
     sb_cell(&b, workload);
     sb_cell(&b, chip);
@@ -93,10 +107,10 @@ char *row_format(long index, const char *model, const char *workload, const char
     sb_int(&b, m->pipeline_parallel_degree_dcn);
     sb_int(&b, batch);
     switch (r->status) {
-    case ROW_OK: snprintf(t, sizeof t, "ok"); break;
+    case ROW_OK: strcpy(t, "ok"); break;
     case ROW_INVALID: snprintf(t, sizeof t, "invalid: %s", r->msg); break;
     case ROW_ERROR: snprintf(t, sizeof t, "error: %s", r->msg); break;
-    case ROW_EXISTING: snprintf(t, sizeof t, "existing"); break;
+    case ROW_EXISTING: strcpy(t, "existing"); break;
     }
     sb_cell(&b, t);
     sb_num(&b, r->has_llm, r->ttft_s);

@@ -597,12 +597,22 @@ void dvfs_table_power(int comp, bool policy_none, double V, double f, double *dy
 }
 
 /* The efficiency tables sorted by (scaling time, voltage, activity, row),
- * built once: a lookup is then two binary searches instead of two scans of
- * every row per component of every op. The row number keeps the first of
- * equal rows first, as the scans did. */
+ * built once and cut into groups of one (scaling time, voltage): a lookup
+ * scans the few groups (at most 18) for the voltage and then binary-searches
+ * the group's activities, instead of scanning every row per component of
+ * every op. The row number keeps the first of equal rows first, as the scans
+ * did. */
+#define EFF_ROWS_MAX (N(dvfs_eff) > N(fixed_eff) ? N(dvfs_eff) : N(fixed_eff))
+struct eff_group {
+    int64_t scaling_ns;
+    double v;
+    size_t lo, hi;               /* rows [lo, hi) of the sorted index */
+};
 struct eff_index {
-    const struct eff_point *row[N(dvfs_eff) > N(fixed_eff) ? N(dvfs_eff) : N(fixed_eff)];
+    const struct eff_point *row[EFF_ROWS_MAX];
     size_t n;
+    struct eff_group group[EFF_ROWS_MAX];
+    size_t ngroups;
 };
 static struct eff_index eff_sorted[2];
 static pthread_once_t eff_once = PTHREAD_ONCE_INIT;
@@ -628,43 +638,48 @@ static int cmp_rows(const void *x, const void *y)
 static void eff_build(void)
 {
     for (int f = 0; f < 2; f++) {
+        struct eff_index *x = &eff_sorted[f];
         const struct eff_point *t = f ? fixed_eff : dvfs_eff;
         size_t n = f ? N(fixed_eff) : N(dvfs_eff);
         for (size_t i = 0; i < n; i++)
-            eff_sorted[f].row[i] = &t[i];
-        eff_sorted[f].n = n;
-        qsort(eff_sorted[f].row, n, sizeof eff_sorted[f].row[0], cmp_rows);
+            x->row[i] = &t[i];
+        x->n = n;
+        qsort(x->row, n, sizeof x->row[0], cmp_rows);
+        x->ngroups = 0;
+        for (size_t i = 0; i < n; i++) {
+            struct eff_group *g = x->ngroups ? &x->group[x->ngroups - 1] : NULL;
+            if (g && g->scaling_ns == x->row[i]->scaling_ns && g->v == x->row[i]->v) {
+                g->hi = i + 1;
+                continue;
+            }
+            x->group[x->ngroups++] = (struct eff_group){ x->row[i]->scaling_ns, x->row[i]->v, i, i + 1 };
+        }
     }
-}
-
-/* First sorted row whose key is >= (s, v, a). */
-static size_t lower_bound(const struct eff_index *x, int64_t s, double v, double a)
-{
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct eff_point *r = x->row[mid];
-        if (cmp_key(r->scaling_ns, r->v, r->activity, s, v, a) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 int dvfs_efficiency(bool fixed, int64_t scaling_ns, double V, double a, double *eff_pct)
 {
     pthread_once(&eff_once, eff_build);
     const struct eff_index *x = &eff_sorted[fixed];
-    /* Smallest table voltage >= V among rows of this scaling time, then the
-     * smallest activity >= a among rows of that voltage. */
-    size_t i = lower_bound(x, scaling_ns, V, -INFINITY);
-    if (i == x->n || x->row[i]->scaling_ns != scaling_ns)
+    /* Smallest table voltage >= V among rows of this scaling time (groups
+     * are sorted by scaling time, then voltage), then the smallest activity
+     * >= a among rows of that voltage. */
+    const struct eff_group *g = NULL;
+    for (size_t k = 0; k < x->ngroups && !g; k++)
+        if (x->group[k].scaling_ns == scaling_ns && !(x->group[k].v < V))   /* as the sort orders NaN */
+            g = &x->group[k];
+    if (!g)
         return -1;
-    double vs = x->row[i]->v;
-    i = lower_bound(x, scaling_ns, vs, a);
-    if (i == x->n || x->row[i]->scaling_ns != scaling_ns || x->row[i]->v != vs)
+    size_t lo = g->lo, hi = g->hi;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->row[mid]->activity < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == g->hi)
         return -1;
-    *eff_pct = x->row[i]->eff_pct;
+    *eff_pct = x->row[lo]->eff_pct;
     return 0;
 }

@@ -9,85 +9,95 @@
 #include "traces/shortest.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-char *py_repr_double(double x, char *buf, size_t size)
+/* Writes the decimal digits of f (f > 0, at most 17 digits) so that they end
+ * at end; returns the first digit. Two digits per division. */
+static char *put_digits(uint64_t f, char *end)
 {
-    if (isnan(x)) {
-        snprintf(buf, size, "nan");
-        return buf;
-    }
-    if (isinf(x)) {
-        snprintf(buf, size, x > 0 ? "inf" : "-inf");
-        return buf;
-    }
-    if (x == 0) {
-        snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
-        return buf;
-    }
-    /* Shortest round-trip digits (traces/shortest.c), most significant first. */
-    uint64_t f;
-    int e;
-    shortest_decimal(fabs(x), &f, &e);
-    /* digits from the right, two at a time */
     static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                 "8081828384858687888990919293949596979899";
-    char rev[24], *d = rev + sizeof rev;
+    char *d = end;
     for (; f >= 100; f /= 100)
         memcpy(d -= 2, pairs + 2 * (f % 100), 2);
     if (f >= 10)
         memcpy(d -= 2, pairs + 2 * f, 2);
     else
         *--d = (char)('0' + f);
-    int nd = (int)(rev + sizeof rev - d);
-    const char *digits = d;
-    int neg = signbit(x) != 0;
-    int exp10 = e + nd - 1; /* x = d.ddd * 10^exp10 */
+    return d;
+}
 
-    char out[64];
-    int o = 0;
-    if (neg)
-        out[o++] = '-';
-    if (exp10 >= -5 + 1 && exp10 < 16) {
-        /* positional: value = 0.digits * 10^(exp10+1) */
-        if (exp10 < 0) {
-            out[o++] = '0';
-            out[o++] = '.';
-            for (int i = 0; i < -exp10 - 1; i++)
-                out[o++] = '0';
-            for (int i = 0; i < nd; i++)
-                out[o++] = digits[i];
-        } else {
-            for (int i = 0; i <= exp10; i++)
-                out[o++] = i < nd ? digits[i] : '0';
-            out[o++] = '.';
-            if (nd > exp10 + 1)
-                for (int i = exp10 + 1; i < nd; i++)
-                    out[o++] = digits[i];
-            else
-                out[o++] = '0';
-        }
-        out[o] = '\0';
-    } else {
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            for (int i = 1; i < nd; i++)
-                out[o++] = digits[i];
-        }
-        int ae = exp10 < 0 ? -exp10 : exp10; /* Python: at least two exponent digits */
-        out[o++] = 'e';
-        out[o++] = exp10 < 0 ? '-' : '+';
-        if (ae >= 100)
-            out[o++] = (char)('0' + ae / 100);
-        out[o++] = (char)('0' + ae / 10 % 10);
-        out[o++] = (char)('0' + ae % 10);
-        out[o] = '\0';
+size_t py_repr_fmt(double x, char out[PY_REPR_MAX])
+{
+    static const char *const special[] = { "nan", "inf", "-inf", "0.0", "-0.0" };
+    int sp = isnan(x) ? 0 : isinf(x) ? (x > 0 ? 1 : 2) : x == 0 ? (signbit(x) ? 4 : 3) : -1;
+    if (sp >= 0) {
+        size_t n = strlen(special[sp]);
+        memcpy(out, special[sp], n + 1);
+        return n;
     }
-    size_t len = (size_t)o < size ? (size_t)o : size - 1;
+    /* Shortest round-trip digits (traces/shortest.c): x = f * 10^e. */
+    uint64_t f;
+    int e;
+    shortest_decimal(fabs(x), &f, &e);
+    char rev[24];
+    const char *digits = put_digits(f, rev + sizeof rev);
+    int nd = (int)(rev + sizeof rev - digits);
+    int exp10 = e + nd - 1; /* x = d.ddd * 10^exp10 */
+    char *o = out;
+    if (signbit(x))
+        *o++ = '-';
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) {
+            /* 0.000ddd */
+            memcpy(o, "0.0000", (size_t)(1 - exp10));
+            o += 1 - exp10;
+            memcpy(o, digits, (size_t)nd);
+            o += nd;
+        } else if (nd > exp10 + 1) {
+            /* dd.ddd */
+            memcpy(o, digits, (size_t)exp10 + 1);
+            o += exp10 + 1;
+            *o++ = '.';
+            memcpy(o, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+            o += nd - exp10 - 1;
+        } else {
+            /* ddd00.0 */
+            memcpy(o, digits, (size_t)nd);
+            o += nd;
+            memset(o, '0', (size_t)(exp10 + 1 - nd));
+            o += exp10 + 1 - nd;
+            memcpy(o, ".0", 2);
+            o += 2;
+        }
+    } else {
+        /* d.ddde+XX: Python writes at least two exponent digits */
+        *o++ = digits[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        int ae = exp10 < 0 ? -exp10 : exp10;
+        *o++ = 'e';
+        *o++ = exp10 < 0 ? '-' : '+';
+        if (ae >= 100)
+            *o++ = (char)('0' + ae / 100);
+        *o++ = (char)('0' + ae / 10 % 10);
+        *o++ = (char)('0' + ae % 10);
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+char *py_repr_double(double x, char *buf, size_t size)
+{
+    char out[PY_REPR_MAX];
+    size_t len = py_repr_fmt(x, out);
+    if (len >= size)
+        len = size - 1;
     memcpy(buf, out, len);
     buf[len] = '\0';
     return buf;

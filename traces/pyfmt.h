@@ -10,7 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Writes repr(x) into buf (at least 32 bytes). Returns buf. "nan", "inf", "-inf" as Python. */
+/* Longest repr plus its NUL: "-" + 17 digits + "." + "e-308" etc. fit in 32. */
+#define PY_REPR_MAX 32
+
+/* Writes repr(x) and a NUL into out; returns its length. "nan", "inf",
+ * "-inf" as Python. */
+size_t py_repr_fmt(double x, char out[PY_REPR_MAX]);
+/* The same into buf of size bytes (truncated to fit). Returns buf. */
 char *py_repr_double(double x, char *buf, size_t size);
 
 #endif

@@ -111,12 +111,10 @@ struct sbuf {
     int oom;
 };
 
-static int sb_reserve(struct sbuf *b, size_t extra)
+static int sb_grow(struct sbuf *b, size_t extra)
 {
     if (b->oom)
         return -1;
-    if (b->n + extra <= b->cap)
-        return 0;
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->n + extra)
         cap *= 2;
@@ -128,6 +126,14 @@ static int sb_reserve(struct sbuf *b, size_t extra)
     b->p = p;
     b->cap = cap;
     return 0;
+}
+
+/* Room for extra more bytes; inline, as it runs for every cell. After a
+ * failed growth, oom stays latched and flush_row reports it, whatever later
+ * appends that still fit did to the row. */
+static inline int sb_reserve(struct sbuf *b, size_t extra)
+{
+    return b->n + extra <= b->cap ? 0 : sb_grow(b, extra);
 }
 
 static void sb_mem(struct sbuf *b, const char *s, size_t n)
@@ -184,9 +190,8 @@ static void sb_repr(struct sbuf *b, double x)
         sb_mem(b, ".0", 2);
         return;
     }
-    char tmp[40];
-    py_repr_double(x, tmp, sizeof tmp);
-    sb_mem(b, tmp, strlen(tmp));
+    if (sb_reserve(b, PY_REPR_MAX) == 0)
+        b->n += py_repr_fmt(x, b->p + b->n);
 }
 
 static int64_t compute_ns(const struct op *op) { return op->sa_ns > op->vu_ns ? op->sa_ns : op->vu_ns; }
@@ -606,17 +611,26 @@ static void read_header(struct reader *r)
     r->have_header = 1;
 }
 
+/* A decimal int64 and nothing else: optional '-', then digits (leading
+ * zeros allowed, as strtoll), no overflow. Hand-rolled: every third cell of
+ * a trace is an integer, and strtoll's locale and base handling cost more
+ * than the digits. */
 static int parse_i64(const char *s, int64_t *v)
 {
-    const char *p = s + (*s == '-');
+    bool neg = *s == '-';
+    const char *p = s + neg;
     if (*p < '0' || *p > '9')
         return -1;
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (*end || errno)
+    uint64_t u = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (u > (lim - d) / 10)
+            return -1;
+        u = u * 10 + d;
+    }
+    if (*p)
         return -1;
-    *v = x;
+    *v = neg ? (int64_t)(0 - u) : (int64_t)u;
     return 0;
 }
 

@@ -593,6 +593,42 @@ static void test_error_bad_int(void **state)
     free(m.p);
 }
 
+/* Integer cells: the int64 range exactly, decimal digits only (the reader
+ * parses them by hand, not with strtoll). */
+static void test_int_cell_range(void **state)
+{
+    (void)state;
+    static const struct { const char *text; int ok; int64_t v; } cases[] = {
+        { "9223372036854775807", 1, INT64_MAX },
+        { "-9223372036854775808", 1, INT64_MIN },
+        { "007", 1, 7 },
+        { "-0", 1, 0 },
+        { "9223372036854775808", 0, 0 },
+        { "-9223372036854775809", 0, 0 },
+        { "99999999999999999999", 0, 0 },
+        { "+5", 0, 0 },
+        { "-", 0, 0 },
+        { "0x10", 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mem m = valid_csv();
+        char to[64];
+        snprintf(to, sizeof to, "Add(a=1),opname,MXU,%s,", cases[i].text);
+        replace_once(&m, "Add(a=1),opname,MXU,32,", to);
+        if (!cases[i].ok) {
+            expect_error(&m, "column \"Count\": expected an integer");
+        } else {
+            struct trace t;
+            trace_init(&t);
+            struct npu_err e = { { 0 } };
+            assert_int_equal(trace_read_csv_buffer(&t, m.p, m.n, "ok.csv", &e), 0);
+            assert_i64(t.ops[1].count, cases[i].v);
+            trace_free(&t);
+        }
+        free(m.p);
+    }
+}
+
 static void test_error_field_count(void **state)
 {
     (void)state;
@@ -857,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_gz),
         cmocka_unit_test(test_error_missing_column),
         cmocka_unit_test(test_error_bad_int),
+        cmocka_unit_test(test_int_cell_range),
         cmocka_unit_test(test_error_field_count),
         cmocka_unit_test(test_error_malformed_and_empty),
         cmocka_unit_test(test_error_missing_file),
