@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
+#include "cli/pyjson.h"
 
 #define NPUSIM_VERSION "0.1.0"
 
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
 {
     /* A no-op unless built with `make MPI=1` (then mpirun ranks share sweeps). */
     mpi_world_init(&argc, &argv);
+    pyjson_use_lookaside();
     int rc = dispatch(argc, argv);
     mpi_world_finalize();
     return rc;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/opstr.h"
 #include "traces/pyfmt.h"
 
 struct buf {
@@ -140,4 +141,13 @@ char *pyjson_print(const cJSON *item)
     struct buf b = { NULL, 0, 0 };
     print_item(&b, item, 0);
     return b.s;
+}
+
+static void *lookaside_malloc(size_t n) { return opstr_alloc(n ? n : 1); }
+static void lookaside_free(void *p) { opstr_release(p); }
+
+void pyjson_use_lookaside(void)
+{
+    cJSON_Hooks h = { lookaside_malloc, lookaside_free };
+    cJSON_InitHooks(&h);
 }

@@ -12,4 +12,12 @@
 /* Returns a malloc'ed string (caller frees). */
 char *pyjson_print(const cJSON *item);
 
+/* Makes cJSON allocate its nodes and strings from the per-thread lookaside
+ * lists of traces/opstr.c instead of malloc: the energy and carbon stages
+ * build and drop a few hundred small nodes per file, and glibc's general
+ * allocator spent more on them than the JSON work itself. Call once, before
+ * any cJSON allocation; afterwards free cJSON's own buffers (e.g. of
+ * cJSON_PrintUnformatted) with cJSON_free, never free(). */
+void pyjson_use_lookaside(void);
+
 #endif

@@ -107,7 +107,7 @@ static struct sweep_group *make_group(struct sweep_enum *en)
                                p->fields[f].key, t);
         if (tl >= sizeof g->tag)
             tl = sizeof g->tag - 1;
-        free(txt);
+        cJSON_free(txt);
         if (!g->invalid[0] &&
             config_set_value(g->cfg.merged, g->cfg.sources, p->fields[f].key, v, p->spec_file, &e))
             snprintf(g->invalid, sizeof g->invalid, "%s", e.msg);

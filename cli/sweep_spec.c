@@ -195,7 +195,7 @@ static int parse_field(const cJSON *v, const char *file, struct spec_field *f, s
             char *t = cJSON_PrintUnformatted(x);
             int rc = npu_errf(e, "%s: %s[%d]: %s is not %s", file, what, i, t ? t : "value",
                               type_word(d->type));
-            free(t);
+            cJSON_free(t);
             return rc;
         }
         i++;

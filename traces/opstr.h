@@ -1,4 +1,5 @@
-/* opstr.h — storage of the operator records' strings (internal to traces/op.c).
+/* opstr.h — storage of the operator records' strings (traces/op.c), also
+ * cJSON's allocator in the command-line program (pyjson_use_lookaside).
  *
  * Every op string field holds either the shared read-only "" or a block from
  * opstr_alloc; op.c releases them with opstr_release and nothing else may
