@@ -15,8 +15,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Divisor lists recur across a sweep's searches (the same m, n, k again and
+ * again) and trial division up to sqrt(n) costs far more than a copy: a
+ * small per-thread direct-mapped memo keeps recent lists of up to
+ * DIV_MEMO_MAX divisors. */
+#define DIV_MEMO_SLOTS 256
+#define DIV_MEMO_MAX 64               /* ~135 KiB of TLS per thread */
+struct div_memo {
+    int64_t n;                   /* 0: empty */
+    size_t count;
+    int64_t d[DIV_MEMO_MAX];
+};
+static _Thread_local struct div_memo div_memo[DIV_MEMO_SLOTS];
+
+static struct div_memo *div_slot(int64_t n)
+{
+    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    return &div_memo[h >> 56];   /* top 8 bits: DIV_MEMO_SLOTS = 256 */
+}
+
+static int divisors_uncached(int64_t n, int64_t **out, size_t *count);
+
 /* Ascending positive divisors of n (n > 0); *out is malloc'ed. */
 static int divisors(int64_t n, int64_t **out, size_t *count)
+{
+    struct div_memo *m = div_slot(n);
+    if (m->n == n) {
+        if (!(*out = malloc((m->count + 1) * sizeof **out)))
+            return -1;
+        memcpy(*out, m->d, m->count * sizeof **out);
+        *count = m->count;
+        return 0;
+    }
+    if (divisors_uncached(n, out, count))
+        return -1;
+    if (*count <= DIV_MEMO_MAX) {
+        m->n = n;
+        m->count = *count;
+        memcpy(m->d, *out, *count * sizeof **out);
+    }
+    return 0;
+}
+
+static int divisors_uncached(int64_t n, int64_t **out, size_t *count)
 {
     size_t cap = 64, k = 0, nhi = 0;
     int64_t *lo = malloc(cap * sizeof *lo), *hi = malloc(cap * sizeof *hi);
@@ -188,6 +229,9 @@ static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_ax
              * all later Mf (tile bytes grow with Mf and Nf; dtype widths > 0). */
             if (Mf * dn[0] * ob + dk[0] * (Mf * lb + dn[0] * rb) > VMEM)
                 break;
+            /* Largest Kf index that fits: tile bytes grow with Nf, so it
+             * never rises along j; walk it down from the last one. */
+            size_t kmax = nk - 1;
             for (size_t j = 0; j < nn; j++) {
                 const int64_t Nf = dn[j];
                 /* Within one (Mf, Nf) every candidate shares cost and traffic;
@@ -199,14 +243,9 @@ static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_ax
                 const int64_t mn_ops = cm * cn[j];
                 int64_t acc = ax->b * (ax->m * ax->n * ob + lhs_reads[j] + rhs_reads);
                 double memc = (double)acc / rate;
-                size_t lo = 0, hi = nk - 1;
-                while (lo < hi) {
-                    size_t mid = (lo + hi + 1) / 2;
-                    if (base + dk[mid] * per <= VMEM)
-                        lo = mid;
-                    else
-                        hi = mid - 1;
-                }
+                while (kmax > 0 && base + dk[kmax] * per > VMEM)
+                    kmax--;
+                size_t lo = kmax;
                 int64_t ops = mn_ops * ck[lo] < 3 ? 3 : mn_ops * ck[lo];
                 if (ops <= LB)
                     continue;

@@ -182,16 +182,19 @@ static void ctx_work(void *vctx, void *vit)
         c.model.output_seqlen = o->seq_out;
     }
     res->status = ROW_OK;
-    char pstr[256], dir[2048], base_name[96], csv[2200];
-    g->fam->pstr(&it->pt.par, it->pt.batch, pstr, sizeof pstr);
-    if (o->seqlen)
-        snprintf(dir, sizeof dir, "%s/%s_%lld_%lld%s/%s", o->out, c.model_name, (long long)o->seq_in,
-                 (long long)o->seq_out, g->tag, pstr);
-    else
-        snprintf(dir, sizeof dir, "%s/%s%s/%s", o->out, c.model_name, g->tag, pstr);
-    snprintf(base_name, sizeof base_name, "%s-v%s", x->en.plan->workload, g->version);
-    snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
-    snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
+    char pstr[256], dir[2048] = "", base_name[96] = "", csv[2200] = "";
+    if (o->tree) {
+        /* The point's place in the results tree (summary-only sweeps have none). */
+        g->fam->pstr(&it->pt.par, it->pt.batch, pstr, sizeof pstr);
+        if (o->seqlen)
+            snprintf(dir, sizeof dir, "%s/%s_%lld_%lld%s/%s", o->out, c.model_name, (long long)o->seq_in,
+                     (long long)o->seq_out, g->tag, pstr);
+        else
+            snprintf(dir, sizeof dir, "%s/%s%s/%s", o->out, c.model_name, g->tag, pstr);
+        snprintf(base_name, sizeof base_name, "%s-v%s", x->en.plan->workload, g->version);
+        snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
+        snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
+    }
     if (g->invalid[0]) {
         sweep_apply_parallel(&c.model, &it->pt.par, it->pt.batch);
         res->status = ROW_INVALID;

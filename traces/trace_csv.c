@@ -136,7 +136,7 @@ static inline int sb_reserve(struct sbuf *b, size_t extra)
     return b->n + extra <= b->cap ? 0 : sb_grow(b, extra);
 }
 
-static void sb_mem(struct sbuf *b, const char *s, size_t n)
+static inline void sb_mem(struct sbuf *b, const char *s, size_t n)
 {
     if (sb_reserve(b, n) == 0) {
         memcpy(b->p + b->n, s, n);
@@ -144,7 +144,7 @@ static void sb_mem(struct sbuf *b, const char *s, size_t n)
     }
 }
 
-static void sb_char(struct sbuf *b, char c)
+static inline void sb_char(struct sbuf *b, char c)
 {
     if (sb_reserve(b, 1) == 0)
         b->p[b->n++] = c;
