@@ -103,11 +103,28 @@ static int utf8_len(const unsigned char *p, size_t avail)
 }
 
 /* A string at r->p (the opening quote) decoded into r->scratch as UTF-8. */
+/* Whether a JSON string holds byte c as itself: printable ASCII but the
+ * quote and the backslash. */
+static inline bool plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
 static bool string(struct rj *r)
 {
     r->p++;
     size_t n = 0;
     for (;;) {
+        /* A run of plain bytes is copied whole (keys and most values are
+         * all plain). */
+        const char *q = r->p;
+        while (q < r->end && plain_byte((unsigned char)*q))
+            q++;
+        if (q > r->p) {
+            size_t run = (size_t)(q - r->p);
+            if (!room(r, n + run + 5))
+                return false;
+            memcpy(r->scratch + n, r->p, run);
+            n += run;
+            r->p = q;
+        }
         if (r->p >= r->end || !room(r, n + 5))
             return false;
         unsigned char c = (unsigned char)*r->p;
