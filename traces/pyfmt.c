@@ -29,7 +29,40 @@ static char *put_digits(uint64_t f, char *end)
     return d;
 }
 
+/* Trace cells repeat a few values over and over (DVFS voltages and clocks,
+ * regulator efficiencies, utilisations of 1.0): a small per-thread
+ * direct-mapped memo of recent texts, keyed by the double's bits, skips the
+ * digit search for them. 0 bits (+0.0) never reach it, so 0 marks a free
+ * slot. */
+#define REPR_MEMO_SLOTS 64
+struct repr_memo {
+    uint64_t bits;
+    uint32_t len;
+    char text[PY_REPR_MAX];
+};
+static _Thread_local struct repr_memo repr_memo[REPR_MEMO_SLOTS];
+
+static size_t repr_uncached(double x, char out[PY_REPR_MAX]);
+
 size_t py_repr_fmt(double x, char out[PY_REPR_MAX])
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (bits == 0 || isnan(x))
+        return repr_uncached(x, out);
+    struct repr_memo *m = &repr_memo[(bits * 0x9e3779b97f4a7c15ull) >> 58];   /* 6 bits: 64 slots */
+    if (m->bits == bits) {
+        memcpy(out, m->text, PY_REPR_MAX);
+        return m->len;
+    }
+    size_t len = repr_uncached(x, out);
+    m->bits = bits;
+    m->len = (uint32_t)len;
+    memcpy(m->text, out, len + 1);
+    return len;
+}
+
+static size_t repr_uncached(double x, char out[PY_REPR_MAX])
 {
     static const char *const special[] = { "nan", "inf", "-inf", "0.0", "-0.0" };
     int sp = isnan(x) ? 0 : isinf(x) ? (x > 0 ? 1 : 2) : x == 0 ? (signbit(x) ? 4 : 3) : -1;

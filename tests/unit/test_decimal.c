@@ -106,6 +106,44 @@ static void test_against_oracle(void **state)
     }
 }
 
+/* py_repr_fmt keeps recent texts per thread: a value formatted again, after
+ * others have hit and evicted its slot, must give the same text and length,
+ * and the same as py_repr_double. */
+static void test_repr_memo(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    static char first[N][PY_REPR_MAX];
+    double v[N];
+    uint64_t seed = 7;
+    for (int i = 0; i < N; i++) {
+        /* a few values repeated often (as DVFS cells), the rest random */
+        static const double common[] = { 0.7, 1.7, 87.5, -2.5e-7, 1e22 };
+        if (i % 3 == 0) {
+            v[i] = common[lcg(&seed) % 5];
+        } else {
+            uint64_t b = lcg(&seed) & 0x7fefffffffffffffull;
+            memcpy(&v[i], &b, sizeof b);
+        }
+        size_t n = py_repr_fmt(v[i], first[i]);
+        assert_int_equal(n, strlen(first[i]));
+    }
+    for (int i = N - 1; i >= 0; i--) {
+        char again[PY_REPR_MAX], plain[64];
+        size_t n = py_repr_fmt(v[i], again);
+        assert_string_equal(again, first[i]);
+        assert_int_equal(n, strlen(first[i]));
+        assert_string_equal(py_repr_double(v[i], plain, sizeof plain), first[i]);
+    }
+    char t[PY_REPR_MAX];
+    py_repr_fmt(0.7, t);
+    assert_string_equal(t, "0.7");
+    py_repr_fmt(-0.0, t);
+    assert_string_equal(t, "-0.0");
+    py_repr_fmt(0.0, t);
+    assert_string_equal(t, "0.0");
+}
+
 /* Python's repr of values that once went wrong or sit on edges: lopsided
  * intervals at powers of two, the shortest subnormals, 2^53. */
 static void test_python_repr(void **state)
@@ -221,6 +259,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pow10_table),
         cmocka_unit_test(test_python_repr),
+        cmocka_unit_test(test_repr_memo),
         cmocka_unit_test(test_against_oracle),
         cmocka_unit_test(test_parse_table),
         cmocka_unit_test(test_fast_strtod),
