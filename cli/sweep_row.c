@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 
 #define FIXED_COLUMNS                                                                              \
     "index,model,workload,chip,num_chips,dp,tp,pp,ep,dp_dcn,pp_dcn,batch,status,TTFT_s,TPOT_ms,"    \
@@ -33,11 +34,13 @@ static void sb_putn(struct sb *b, const char *t, size_t l)
 {
     if (b->n + l + 1 > b->cap) {
         size_t cap = (b->n + l + 1) * 2;
-        char *s = realloc(b->s, cap < 256 ? 256 : cap);
+        if (cap < 256)
+            cap = 256;   /* most rows fit the first buffer */
+        char *s = realloc(b->s, cap);
         if (!s)
             abort();
         b->s = s;
-        b->cap = cap < 256 ? 256 : cap;
+        b->cap = cap;
     }
     memcpy(b->s + b->n, t, l);
     b->n += l;
@@ -73,18 +76,15 @@ static void sb_num(struct sb *b, bool have, double v)
         sb_put(b, py_repr_double(v, t, sizeof t));
 }
 
-/* ",<v>" in decimal. */
-static void sb_int(struct sb *b, int64_t v)
+/* sep (or nothing when 0) then v in decimal. */
+static void sb_int(struct sb *b, char sep, int64_t v)
 {
-    char t[24], *e = t + sizeof t, *p = e;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;   /* INT64_MIN negates in unsigned */
-    do
-        *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        *--p = '-';
-    *--p = ',';
-    sb_putn(b, p, (size_t)(e - p));
+    char t[24];
+    struct strbuf tb = STRBUF(t);
+    if (sep)
+        strbuf_putc(&tb, sep);
+    strbuf_puti(&tb, v);
+    sb_putn(b, tb.s, tb.n);
 }
 
 char *row_format(long index, const char *model, const char *workload, const char *chip,
@@ -93,19 +93,18 @@ char *row_format(long index, const char *model, const char *workload, const char
 {
     struct sb b = { 0 };
     char t[640];
-    sb_int(&b, index);
-    memmove(b.s, b.s + 1, b.n--);   /* the first cell has no leading comma */
+    sb_int(&b, 0, index);
     sb_cell(&b, model);
     sb_cell(&b, workload);
     sb_cell(&b, chip);
-    sb_int(&b, m->num_chips);
-    sb_int(&b, m->data_parallelism_degree);
-    sb_int(&b, m->tensor_parallelism_degree);
-    sb_int(&b, m->pipeline_parallelism_degree);
-    sb_int(&b, m->expert_parallelism_degree);
-    sb_int(&b, m->data_parallel_degree_dcn);
-    sb_int(&b, m->pipeline_parallel_degree_dcn);
-    sb_int(&b, batch);
+    sb_int(&b, ',', m->num_chips);
+    sb_int(&b, ',', m->data_parallelism_degree);
+    sb_int(&b, ',', m->tensor_parallelism_degree);
+    sb_int(&b, ',', m->pipeline_parallelism_degree);
+    sb_int(&b, ',', m->expert_parallelism_degree);
+    sb_int(&b, ',', m->data_parallel_degree_dcn);
+    sb_int(&b, ',', m->pipeline_parallel_degree_dcn);
+    sb_int(&b, ',', batch);
     switch (r->status) {
     case ROW_OK: strcpy(t, "ok"); break;
     case ROW_INVALID: snprintf(t, sizeof t, "invalid: %s", r->msg); break;
