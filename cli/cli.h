@@ -96,6 +96,10 @@ char *json_text(const cJSON *j);
 
 struct family_capacity;
 /* Fleet capacity of an LLM-inference trace (LLM and DeepSeek families). */
+/* Capacity of an LLM-inference family from its statistics report (what
+ * llm_family_capacity computes after llm_report_compute_mem). */
+void llm_capacity_from_report(const struct model_config *m, const struct llm_report *r,
+                              struct family_capacity *cap);
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                         llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e);
 

@@ -140,9 +140,13 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
                       const struct trace *t, struct row_result *res)
 {
     struct npu_err e;
+    struct family_capacity cap;
+    bool have_cap = false;
     if (fam->llm_stats) {
         struct llm_report r;
         if (fam->llm_stats(c, o->prof, t, &r, &e) == 0) {
+            llm_capacity_from_report(&c->model, &r, &cap);
+            have_cap = true;
             res->has_llm = true;
             res->ttft_s = r.TTFT_sec;
             res->tpot_ms = r.TPOT_ms_request;
@@ -151,9 +155,10 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
             res->mem_GiB = r.prefill_mem_GiB > r.decode_mem_GiB ? r.prefill_mem_GiB : r.decode_mem_GiB;
             res->oom = r.prefill_oom || r.decode_oom;
         }
+    } else if (fam->capacity) {
+        have_cap = fam->capacity(c, o->prof, t, &cap, &e) == 0;
     }
-    struct family_capacity cap;
-    if (fam->capacity && fam->capacity(c, o->prof, t, &cap, &e) == 0 && cap.units_per_sec > 0) {
+    if (have_cap && cap.units_per_sec > 0) {
         double n = (double)c->model.num_chips;
         double idle_W = carbon_idle_power_W(&c->chip, strcmp(o->pg.name, "NoPG") != 0) * n;
         double u = o->util;

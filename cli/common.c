@@ -245,22 +245,27 @@ int write_llm_family_outputs(const struct loaded_config *c, const struct profile
     return rc;
 }
 
+void llm_capacity_from_report(const struct model_config *m, const struct llm_report *r,
+                              struct family_capacity *cap)
+{
+    /* Steady state: every chip handles one microbatch per (prefill + decode)
+     * chip time; each request yields output_seqlen tokens; the DCN data-
+     * parallel pods each serve their own microbatches. */
+    double busy_s = (double)(r->prefill.total_execution_time_chip_ns +
+                             r->decode.total_execution_time_chip_ns) / 1e9;
+    double chip_J = r->prefill_energy_J + r->decode_energy_J;
+    cap->unit = "output tokens";
+    cap->units_per_sec = (double)(m->microbatch_size_ici * m->data_parallel_degree_dcn *
+                                  m->output_seqlen) / busy_s;
+    cap->active_power_W = chip_J / busy_s * (double)m->num_chips;
+}
+
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                         llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e)
 {
     struct llm_report r;
     if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
         return -1;
-    const struct model_config *m = &c->model;
-    /* Steady state: every chip handles one microbatch per (prefill + decode)
-     * chip time; each request yields output_seqlen tokens; the DCN data-
-     * parallel pods each serve their own microbatches. */
-    double busy_s = (double)(r.prefill.total_execution_time_chip_ns +
-                             r.decode.total_execution_time_chip_ns) / 1e9;
-    double chip_J = r.prefill_energy_J + r.decode_energy_J;
-    cap->unit = "output tokens";
-    cap->units_per_sec = (double)(m->microbatch_size_ici * m->data_parallel_degree_dcn *
-                                  m->output_seqlen) / busy_s;
-    cap->active_power_W = chip_J / busy_s * (double)m->num_chips;
+    llm_capacity_from_report(&c->model, &r, cap);
     return 0;
 }

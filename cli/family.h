@@ -54,7 +54,9 @@ struct family {
     bool (*prepare)(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                     const struct profile *prof, char *why, size_t whylen);
     /* Sweep summary: the LLM statistics (TTFT, TPOT, memory, OOM) of a timed
-     * trace; NULL for families that are not LLM inference. */
+     * trace; NULL for families that are not LLM inference. A family that has
+     * it computes its capacity from this report (llm_capacity_from_report),
+     * so the summary derives both from one report. */
     int (*llm_stats)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                      struct llm_report *r, struct npu_err *e);
     /* Fleet: capacity and active power of a timed trace (after the energy pass). */
