@@ -192,8 +192,8 @@ static void mirror(const char *from_labels, const int *idx, int n, const int64_t
                 to[j] = from[idx[i]];
 }
 
-static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb,
-                                  int ob, int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
+int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
+                           double rate, double mxc, int64_t *bMf, int64_t *bNf, int64_t *bKf)
 {
     int64_t *dm = NULL, *dn = NULL, *dk = NULL, *ck = NULL;
     size_t nm, nn, nk;
@@ -203,7 +203,6 @@ static int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_ax
         goto out;
     }
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), mnk = ax->m * ax->n * ax->k;
-    const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
     /* Per-divisor terms hoisted out of the (Mf, Nf) loop, each computed by the
      * same expression as before: ck = MXU tiles along K, cn = along N, and
      * lhs_reads = LHS bytes re-read once per N tile. */
@@ -285,13 +284,34 @@ static uint64_t dbits(double d)
 /* Tag of the first key word: which search a memo entry belongs to. */
 enum { MEMO_EINSUM = 1, MEMO_CONV = 2 };
 
+/* The first two key words only rank candidates by memc = acc / rate: with
+ * opc = max(mxc, memc), a smaller memc never loses on (-opc, second) and an
+ * equal one ties (case by case: both below mxc, both at or above it, one on
+ * each side). So when acc -> memc is strictly increasing, the winner is the
+ * same for every rate and every mxc, and the search may run with rate 1 and
+ * mxc 0, where memc is acc itself. Division by a finite rate > 0 is
+ * correctly rounded and monotone; it is strict when the largest acc is below
+ * 2^52 (two accs differ by at least 1, i.e. 1/rate, more than an ulp of
+ * acc/rate). acc never exceeds b (m n ob + m n k (lb + rb)), its value at
+ * 1x1x1 tiles; the bound is taken in double with room for its rounding.
+ * Sweeps of HBM bandwidth, clock or anything that only moves compute time
+ * then share one memo entry per shape. */
+static bool search_rate_free(const struct einsum_axes *ax, int lb, int rb, int ob, double rate)
+{
+    double mn = (double)ax->m * (double)ax->n;
+    double acc_max = (double)ax->b * (mn * ob + mn * (double)ax->k * (lb + rb));
+    return isfinite(rate) && rate > 0 && acc_max < 0x1p51;
+}
+
 /* search_einsum_uncached through the per-thread memo (tile_memo.c). */
 static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
                          int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
 {
+    double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
+    if (search_rate_free(ax, lb, rb, ob, rate))
+        rate = 1.0, mxc = 0.0;
     /* Every input of the search: sizes, dtype widths, sa_dim, VMEM, and the
      * two doubles it derives from the chip and compute time. */
-    const double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
     const struct tile_memo_key key = {{
         MEMO_EINSUM, (uint64_t)ax->b, (uint64_t)ax->m, (uint64_t)ax->n, (uint64_t)ax->k,
         (uint64_t)lb, (uint64_t)rb, (uint64_t)ob, (uint64_t)c->chip->sa_dim,
@@ -302,7 +322,7 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
         *bMf = v[0], *bNf = v[1], *bKf = v[2];
         return 0;
     }
-    if (search_einsum_uncached(c, ax, lb, rb, ob, compute_ns, bMf, bNf, bKf))
+    if (search_einsum_uncached(c, ax, lb, rb, ob, rate, mxc, bMf, bNf, bKf))
         return -1;
     v[0] = *bMf, v[1] = *bNf, v[2] = *bKf;
     tile_memo_put(&key, v);
