@@ -6,28 +6,12 @@
  * scientific otherwise, with at least one digit after the point. */
 #include "traces/pyfmt.h"
 
+#include "traces/digits.h"
 #include "traces/shortest.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Writes the decimal digits of f (f > 0, at most 17 digits) so that they end
- * at end; returns the first digit. Two digits per division. */
-static char *put_digits(uint64_t f, char *end)
-{
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
-    char *d = end;
-    for (; f >= 100; f /= 100)
-        memcpy(d -= 2, pairs + 2 * (f % 100), 2);
-    if (f >= 10)
-        memcpy(d -= 2, pairs + 2 * f, 2);
-    else
-        *--d = (char)('0' + f);
-    return d;
-}
 
 /* Trace cells repeat a few values over and over (DVFS voltages and clocks,
  * regulator efficiencies, utilisations of 1.0): a small per-thread
@@ -76,7 +60,7 @@ static size_t repr_uncached(double x, char out[PY_REPR_MAX])
     int e;
     shortest_decimal(fabs(x), &f, &e);
     char rev[24];
-    const char *digits = put_digits(f, rev + sizeof rev);
+    const char *digits = u64_put_digits(f, rev + sizeof rev);
     int nd = (int)(rev + sizeof rev - digits);
     int exp10 = e + nd - 1; /* x = d.ddd * 10^exp10 */
     char *o = out;

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "traces/digits.h"
+
 struct strbuf {
     char *s;      /* caller's buffer, always NUL-terminated */
     size_t n;     /* length of the text so far (< cap) */
@@ -56,31 +58,21 @@ static inline void strbuf_puti(struct strbuf *b, int64_t v)
 {
     /* Work on the magnitude as unsigned so INT64_MIN does not overflow. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    size_t len = (v < 0) + 1;
-    for (uint64_t t = u; t >= 10; t /= 10)
-        len++;
+    size_t len = (size_t)(v < 0) + (size_t)u64_ndigits(u);
     if (len > b->cap - 1 - b->n) {
         /* Does not fit: print aside and let putn cut it (rare, cold). */
-        char tmp[24], *e = tmp + sizeof tmp, *p = e;
-        do {
-            *--p = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
+        char tmp[24], *p = u64_put_digits(u, tmp + sizeof tmp);
         if (v < 0)
             *--p = '-';
-        strbuf_putn(b, p, (size_t)(e - p));
+        strbuf_putn(b, p, (size_t)(tmp + sizeof tmp - p));
         return;
     }
-    /* Digits straight into place, last first: no copy, no libc call. */
-    char *p = b->s + b->n + len;
-    *p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    /* Digits straight into place: no copy, no libc call. */
+    char *p = u64_put_digits(u, b->s + b->n + len);
     if (v < 0)
-        *--p = '-';
+        p[-1] = '-';
     b->n += len;
+    b->s[b->n] = '\0';
 }
 
 #endif

@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "traces/atomic.h"
+#include "traces/digits.h"
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 
@@ -170,15 +171,15 @@ static void sb_field(struct sbuf *b, const char *s)
 
 static void sb_i64(struct sbuf *b, int64_t v)
 {
-    char tmp[24], *e = tmp + sizeof tmp, *s = e;
     /* Work in unsigned so INT64_MIN negates without overflow. */
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        *--s = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
+    size_t len = (size_t)(v < 0) + (size_t)u64_ndigits(u);
+    if (sb_reserve(b, len) != 0)
+        return;
+    char *s = u64_put_digits(u, b->p + b->n + len);   /* digits straight into place */
     if (v < 0)
-        *--s = '-';
-    sb_mem(b, s, (size_t)(e - s));
+        s[-1] = '-';
+    b->n += len;
 }
 
 /* Float cells, as Python repr. */
