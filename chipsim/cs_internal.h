@@ -88,6 +88,9 @@ int cs_dtype_bytes(const char *dtype, bool bracketed);
 int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why);
 /* "[DT:(d0,..)]" → one tensor. */
 int shape_parse_output(const char *s, struct tensor *out, const char **why);
+/* The same from the op's parsed twin (op->shp, when in_held / out_held). */
+int shape_held_inputs(const struct op_shapes *h, struct tensor_list *out, const char **why);
+int shape_held_output(const struct op_shapes *h, struct tensor *out, const char **why);
 void tensor_list_free(struct tensor_list *l);
 /* Appends the Python repr of a list of int lists ("[[1, 2], [3]]"). A buffer of
  * REPR_LISTS_MAX(nrows) bytes always holds it (", " + 20 digits + sign per
@@ -152,6 +155,12 @@ void tile_memo_put(const struct tile_memo_key *k, const int64_t val[TILE_MEMO_VA
 void tile_memo_clear(void);
 
 /* --- traffic.c --- */
+/* The einsum tile search itself (no memo): the (Mf, Nf, Kf) tile sizes
+ * along the aggregated m, n, k of ax (and b) for dtype widths lb, rb, ob,
+ * with memc = traffic / rate and mxc the compute cycles. Exposed for the
+ * tests, which check that rate 1 and mxc 0 choose the same tiles. */
+int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
+                           double rate, double mxc, int64_t *bMf, int64_t *bNf, int64_t *bKf);
 /* HBM bytes (§6); compute_ns is what the tile search sees (0 under Q4). */
 int bytes_accessed(const struct cs_ctx *c, const struct instr *in, struct op *op,
                    int64_t compute_ns, int64_t *bytes);

@@ -82,10 +82,13 @@ static int split_eq(const char *eq, char *lhs, char *rhs, char *out)
     return 0;
 }
 
+/* From opsgen's parsed twin when the op holds one, else from the text. */
 static int parse_inputs(const struct cs_ctx *c, struct instr *in)
 {
     const char *why = "";
-    if (shape_parse_inputs(c->op->in_shapes, &in->in, &why))
+    const struct op *op = c->op;
+    if (op->shp.in_held ? shape_held_inputs(&op->shp, &in->in, &why)
+                        : shape_parse_inputs(op->in_shapes, &in->in, &why))
         return cs_errf(c, "in_shapes: expected %s, got \"%s\"", why, c->op->in_shapes);
     return 0;
 }
@@ -93,7 +96,9 @@ static int parse_inputs(const struct cs_ctx *c, struct instr *in)
 static int parse_output(const struct cs_ctx *c, struct instr *in)
 {
     const char *why = "";
-    if (shape_parse_output(c->op->out_shape, &in->out, &why))
+    const struct op *op = c->op;
+    if (op->shp.out_held ? shape_held_output(&op->shp, &in->out, &why)
+                         : shape_parse_output(op->out_shape, &in->out, &why))
         return cs_errf(c, "out_shape: expected %s, got \"%s\"", why, c->op->out_shape);
     return 0;
 }

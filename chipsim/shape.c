@@ -212,3 +212,52 @@ void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *len
     }
     strbuf_putc(b, ']');
 }
+
+/* The op's parsed twin of its shape text (op.h, struct op_shapes): the same
+ * tensors, and the same errors, that parsing the text gives. */
+_Static_assert(OP_DTYPE_MAX == sizeof ((struct tensor *)0)->dtype, "dtype tokens fit as parsed");
+_Static_assert(OP_SHAPE_MAX_DIMS <= NPU_MAX_DIMS, "held ranks fit a tensor");
+
+static int tensor_from_held(const struct op_shapes *h, int slot, struct tensor *t, const char **why)
+{
+    double elems = 1;
+    t->ndim = 0;
+    for (int i = 0; i < h->nd[slot]; i++) {
+        int64_t v = h->d[slot][i];
+        if (v < 0) {
+            *why = "a non-negative integer dimension";
+            return -1;
+        }
+        t->dims[t->ndim++] = v;
+        elems *= (double)v;
+        if (elems > (double)NPU_MAX_TENSOR_ELEMS) {
+            *why = "a tensor of at most 2^48 elements";
+            return -1;
+        }
+    }
+    memcpy(t->dtype, h->dtype, sizeof t->dtype);
+    return 0;
+}
+
+int shape_held_inputs(const struct op_shapes *h, struct tensor_list *out, const char **why)
+{
+    out->n = 0;
+    if ((size_t)h->n_in > out->cap) {
+        struct tensor *t = realloc(out->t, OP_SHAPES_MAX_IN * sizeof *t);
+        if (!t) {
+            *why = "memory for the tensor list";
+            return -1;
+        }
+        out->t = t;
+        out->cap = OP_SHAPES_MAX_IN;
+    }
+    for (int i = 0; i < h->n_in; i++, out->n++)
+        if (tensor_from_held(h, i, &out->t[i], why))
+            return -1;
+    return 0;
+}
+
+int shape_held_output(const struct op_shapes *h, struct tensor *out, const char **why)
+{
+    return tensor_from_held(h, OP_SHAPES_MAX_IN, out, why);
+}

@@ -83,12 +83,59 @@ static void put_in(struct strbuf *b, struct shape a, const char *dt)
 
 static void set_text(char **field, const struct strbuf *b) { op_setn(field, b->s, b->n); }
 
+/* ---- the parsed twin of the shape text (op.h, struct op_shapes) ---- */
+
+_Static_assert(SHAPE_MAXD <= OP_SHAPE_MAX_DIMS, "op_shapes holds every shape");
+
+/* Exactly the dtype tokens chipsim's parser reads back whole: "DT_" then
+ * [A-Z0-9|]+, short enough not to be cut. Anything else keeps the text path. */
+static bool dtype_clean(const char *dt)
+{
+    if (strncmp(dt, "DT_", 3))
+        return false;
+    size_t n = 3;
+    while ((dt[n] >= 'A' && dt[n] <= 'Z') || (dt[n] >= '0' && dt[n] <= '9') || dt[n] == '|')
+        n++;
+    return dt[n] == '\0' && n > 3 && n < OP_DTYPE_MAX;
+}
+
+static void hold_dims(struct op *op, int slot, struct shape s)
+{
+    op->shp.nd[slot] = (int8_t)s.nd;
+    memcpy(op->shp.d[slot], s.d, (size_t)s.nd * sizeof s.d[0]);
+}
+
+/* Inputs: held when the dtype is clean and agrees with a held output's. */
+static void hold_in(struct op *op, const struct shape *x, int n, const char *dt)
+{
+    struct op_shapes *h = &op->shp;
+    h->in_held = n <= OP_SHAPES_MAX_IN && dtype_clean(dt) && (!h->out_held || !strcmp(h->dtype, dt));
+    if (!h->in_held)
+        return;
+    strcpy(h->dtype, dt);
+    h->n_in = (int8_t)n;
+    for (int i = 0; i < n; i++)
+        hold_dims(op, i, x[i]);
+}
+
+static void hold_out(struct op *op, struct shape o, const char *dt)
+{
+    struct op_shapes *h = &op->shp;
+    h->out_held = h->in_held ? !strcmp(h->dtype, dt) : dtype_clean(dt);
+    if (!h->out_held)
+        return;
+    if (!h->in_held)
+        strcpy(h->dtype, dt);
+    hold_dims(op, OP_SHAPES_MAX_IN, o);
+}
+
 void bld_in1(struct op *op, struct shape a, const char *dt)
 {
     char s[SBUF];
     struct strbuf b = STRBUF(s);
     put_in(&b, a, dt);
     set_text(&op->in_shapes, &b);
+    hold_in(op, &a, 1, dt);
 }
 
 void bld_in2(struct op *op, struct shape a, struct shape c, const char *dt)
@@ -99,6 +146,7 @@ void bld_in2(struct op *op, struct shape a, struct shape c, const char *dt)
     strbuf_putc(&b, ',');
     put_in(&b, c, dt);
     set_text(&op->in_shapes, &b);
+    hold_in(op, (struct shape[]){ a, c }, 2, dt);
 }
 
 void bld_out(struct op *op, struct shape o, const char *dt)
@@ -111,6 +159,7 @@ void bld_out(struct op *op, struct shape o, const char *dt)
     bld_put_dims(&b, o, ",", "");
     strbuf_putn(&b, ")]", 2);
     set_text(&op->out_shape, &b);
+    hold_out(op, o, dt);
 }
 
 /* The fields every builder sets the same way. */
@@ -290,6 +339,7 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
     strbuf_putc(&ib, ',');
     put_in(&ib, v, dtype);
     set_text(&op->in_shapes, &ib);
+    hold_in(op, (struct shape[]){ q, k, v }, 3, dtype);
     bld_out(op, SHP(b, sq, h, x), dtype);
     op->flops = 2 * (2 * h * b * sq * x * skv) + 4 * h * b * sq * skv;
     op->weight_bytes = 0;

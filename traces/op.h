@@ -57,6 +57,23 @@ struct op_dvfs {
     double activity;          /* always 1.0 in the reference */
 };
 
+/* The tensors of in_shapes and out_shape in parsed form. opsgen fills them
+ * next to the text when the text would parse back to exactly these values
+ * (one clean "DT_..." token, at most OP_SHAPES_MAX_IN inputs), so that
+ * chipsim need not parse what opsgen has just printed. The text stays the
+ * record (CSV cells, error messages); ops read from CSV hold no parsed
+ * form. Whoever rewrites in_shapes or out_shape must clear the flag. */
+#define OP_SHAPES_MAX_IN 3
+#define OP_SHAPE_MAX_DIMS 8
+#define OP_DTYPE_MAX 24
+struct op_shapes {
+    bool in_held, out_held;        /* false (op_init): parse the text */
+    int8_t n_in;
+    int8_t nd[OP_SHAPES_MAX_IN + 1];   /* ranks of the inputs, then of the output */
+    char dtype[OP_DTYPE_MAX];          /* shared by every tensor of the op */
+    int64_t d[OP_SHAPES_MAX_IN + 1][OP_SHAPE_MAX_DIMS];
+};
+
 struct op {
     /* --- creation-time fields (opsgen) --- */
     int64_t fusion_id;
@@ -66,6 +83,7 @@ struct op {
     char *opcode;             /* CSV "Op Code" */
     char *in_shapes;          /* "DT_BFLOAT16:[1,4096],DT_BFLOAT16:[4096,128]" */
     char *out_shape;          /* "[DT_BFLOAT16:(1,128)]" */
+    struct op_shapes shp;     /* the same, parsed (see above) */
     enum op_type type;
     enum opcode_type opcode_type;
     enum op_stats_kind stats_kind;

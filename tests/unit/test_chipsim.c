@@ -7,7 +7,12 @@
 #include "testutil.h"
 
 #include "chipsim/chipsim.h"
-#include "chipsim/cs_internal.h"   /* tile_memo_clear */
+#include "chipsim/cs_internal.h"   /* tile_memo_clear, shape parsers */
+#include "opsgen/builders.h"
+#include "opsgen/opsgen.h"
+#include "opsgen/sweep.h"
+
+#define LLAMA3_8B test_model_text("llama3-8b")
 
 static int run(struct trace *t, const struct chip_config *c, struct npu_err *e)
 {
@@ -484,6 +489,131 @@ static void test_tile_memo_matches_cold_search(void **state)
     }
 }
 
+/* The search ranks candidates by memc = traffic / rate only through
+ * max(mxc, memc) and the smaller of the two, which orders them exactly as
+ * memc alone does; so (traffic.c) the memo searches with rate 1 and mxc 0.
+ * Check that claim on shapes where memory or compute dominates, at rates
+ * from a trickle to a flood and compute from none to overwhelming. */
+static void test_tile_search_rate_free(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct npu_err e;
+    struct op dummy;
+    op_init(&dummy);
+    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM };
+    static const int64_t shapes[][4] = {   /* b, m, n, k */
+        { 1, 4096, 14336, 4096 }, { 2, 8192, 8192, 1024 }, { 1, 30720, 4096, 6 }, { 4, 2048, 96, 8192 },
+        { 1, 1 << 20, 64, 64 }, { 8, 3000, 5000, 7000 },
+    };
+    static const double rates[] = { 1e-3, 0.37, 1.0, 3.3, 950.0, 1e7 };
+    static const double mxcs[] = { 0.0, 1.0, 1e5, 3.7e8, 1e12, 1e18 };
+    int checked = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        struct einsum_axes ax = { .b = shapes[s][0], .m = shapes[s][1], .n = shapes[s][2], .k = shapes[s][3] };
+        int64_t m0, n0, k0;
+        assert_int_equal(search_einsum_uncached(&ctx, &ax, 2, 2, 2, 1.0, 0.0, &m0, &n0, &k0), 0);
+        for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++)
+            for (size_t x = 0; x < sizeof mxcs / sizeof mxcs[0]; x++) {
+                int64_t m1, n1, k1;
+                assert_int_equal(search_einsum_uncached(&ctx, &ax, 2, 2, 2, rates[r], mxcs[x], &m1, &n1, &k1), 0);
+                assert_i64(m1, m0);
+                assert_i64(n1, n0);
+                assert_i64(k1, k0);
+                checked++;
+            }
+    }
+    assert_int_equal(checked, 6 * 6 * 6);
+    op_free(&dummy);
+}
+
+/* opsgen's parsed twin of the shape text (op->shp) must give chipsim exactly
+ * what parsing the text gives: the same tensors, or the same error. */
+static void expect_twin_matches_text(const struct op *op)
+{
+    struct tensor_list a = {0}, b = {0};
+    struct tensor ta, tb;
+    const char *wa = "", *wb = "";
+    if (op->shp.in_held) {
+        int ra = shape_parse_inputs(op->in_shapes, &a, &wa), rb = shape_held_inputs(&op->shp, &b, &wb);
+        assert_int_equal(ra, rb);
+        assert_string_equal(wa, wb);
+        if (ra == 0) {
+            assert_int_equal(a.n, b.n);
+            for (size_t i = 0; i < a.n; i++) {
+                assert_int_equal(a.t[i].ndim, b.t[i].ndim);
+                assert_memory_equal(a.t[i].dims, b.t[i].dims, (size_t)a.t[i].ndim * sizeof a.t[i].dims[0]);
+                assert_string_equal(a.t[i].dtype, b.t[i].dtype);
+            }
+        }
+    }
+    if (op->shp.out_held) {
+        int ra = shape_parse_output(op->out_shape, &ta, &wa), rb = shape_held_output(&op->shp, &tb, &wb);
+        assert_int_equal(ra, rb);
+        assert_string_equal(wa, wb);
+        if (ra == 0) {
+            assert_int_equal(ta.ndim, tb.ndim);
+            assert_memory_equal(ta.dims, tb.dims, (size_t)ta.ndim * sizeof ta.dims[0]);
+            assert_string_equal(ta.dtype, tb.dtype);
+        }
+    }
+    tensor_list_free(&a);
+    tensor_list_free(&b);
+}
+
+static void test_held_shapes_match_text(void **state)
+{
+    (void)state;
+    /* A whole llama3-8b trace (einsum, norms, flash attention, collectives
+     * at tensor parallelism 4): every op holds its shapes, and they match. */
+    struct model_config m;
+    cJSON *js = cJSON_Parse(LLAMA3_8B);
+    struct npu_err e;
+    assert_int_equal(model_config_from_json(&m, js, NULL, &e), 0);
+    cJSON_Delete(js);
+    struct parallel_cfg p = { 4, 1, 4, 1, 1, 1, 1, 1, 1 };
+    sweep_apply_parallel(&m, &p, 8);
+    sweep_map_axes_llm("5p", &m);
+    struct opsgen_links l = { .pcie_bw_GBps = 32.0, .ici_latency_ns = 3330, .dcn_latency_ns = 3700,
+                              .pcie_latency_ns = 400, .ici_bw_GBps = 200, .dcn_bw_GBps = 25,
+                              .hbm_size_GB = 95 };
+    strcpy(l.chip_name, "5p");
+    strcpy(l.ICI_topology, "TORUS_3D");
+    struct trace t;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_neusim, &t, &e), 0);
+    size_t held = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        held += t.ops[i].shp.in_held && t.ops[i].shp.out_held;
+        expect_twin_matches_text(&t.ops[i]);
+    }
+    assert_true(held > 0 && held + 4 >= t.n);   /* only pipeline transfers may lack one */
+    trace_free(&t);
+
+    /* The builders' edge cases: an unclean dtype keeps the text path; a
+     * negative dimension or an oversized tensor gives the text's error. */
+    trace_init(&t);
+    struct op *op = b_unary(&t, 1, 1, "d", "n", "Softmax", SHP(2, 3), "0_0", "bf16");
+    assert_false(op->shp.in_held || op->shp.out_held);
+    op = b_unary(&t, 1, 1, "d", "n", "Softmax", SHP(2, 3), "0_0", "DT_bf16");
+    assert_false(op->shp.in_held || op->shp.out_held);
+    op = b_unary(&t, 1, 1, "d", "n", "Softmax", SHP(2, 3), "0_0", "DT_ABCDEFGHIJKLMNOPQRSTU");
+    assert_false(op->shp.in_held);   /* 23 letters and more would be cut by the parser */
+    op = b_einsum(&t, 1, 1, "d", "n", SHP(4, -8), SHP(-8, 16), "BM;MN->BN", "0_0_0", "DT_FLOAT32");
+    assert_true(op->shp.in_held && op->shp.out_held);
+    expect_twin_matches_text(op);
+    op = b_binary(&t, 1, 1, "d", "n", "Add", SHP(1 << 20, 1 << 20, 1 << 10), "0_0_0", "DT_INT8", false);
+    assert_true(op->shp.in_held);
+    const char *why = "";
+    struct tensor_list tl = {0};
+    assert_int_equal(shape_held_inputs(&op->shp, &tl, &why), -1);
+    assert_string_equal(why, "a tensor of at most 2^48 elements");
+    expect_twin_matches_text(op);
+    tensor_list_free(&tl);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -494,6 +624,8 @@ int main(void)
         cmocka_unit_test(test_conv_tile_search),   cmocka_unit_test(test_v4_reduce_scatter),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_conv_without_candidate),
         cmocka_unit_test(test_tile_memo_matches_cold_search),
+        cmocka_unit_test(test_tile_search_rate_free),
+        cmocka_unit_test(test_held_shapes_match_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
