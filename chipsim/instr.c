@@ -5,7 +5,7 @@
  * Later ops with that name then mutate the shared instruction: conv ops
  * overwrite inputs and output, default-path ops overwrite only the inputs,
  * einsum ops change nothing. The cache is an open-addressing hash table keyed
- * by the name after its last '/', holding heap-allocated instructions. */
+ * by the name after its last '/' (see the cache section below). */
 #include "chipsim/cs_internal.h"
 #include "traces/strbuf.h"
 
@@ -186,16 +186,27 @@ static bool conv_path(const struct cs_ctx *c)
     return k == K_EINSUM || k == K_BATCHMATMUL || k == K_CONV2D;
 }
 
-/* --- the by-name cache --- */
+/* --- the by-name cache ---
+ *
+ * One run looks up every op by name and inserts each new name once, so the
+ * table keeps its instructions in one growable array and the key bytes in
+ * one growable text arena, instead of two allocations per name: slots hold
+ * an entry index + 1 (0 = empty) and compare the full hash before the
+ * bytes. */
 
-struct slot {
-    char *key;
-    struct instr *in;
+struct entry {
+    uint64_t hash;
+    size_t key_off, key_len;       /* in keys */
+    struct instr in;
 };
 
 struct instr_cache {
-    struct slot *slots;
-    size_t cap, n;
+    uint32_t *slots;               /* entry index + 1, or 0; power-of-two count */
+    size_t cap;
+    struct entry *ent;
+    size_t n, ent_cap;
+    char *keys;
+    size_t keys_len, keys_cap;
 };
 
 struct instr_cache *instr_cache_new(void)
@@ -204,9 +215,13 @@ struct instr_cache *instr_cache_new(void)
     if (!c)
         return NULL;
     c->cap = 128;   /* a layer's ~40 names without growing (load <= 1/2) */
+    c->ent_cap = 64;
+    c->keys_cap = 4096;
     c->slots = calloc(c->cap, sizeof *c->slots);
-    if (!c->slots) {
-        free(c);
+    c->ent = malloc(c->ent_cap * sizeof *c->ent);
+    c->keys = malloc(c->keys_cap);
+    if (!c->slots || !c->ent || !c->keys) {
+        instr_cache_free(c);
         return NULL;
     }
     return c;
@@ -216,45 +231,67 @@ void instr_cache_free(struct instr_cache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->cap; i++)
-        if (c->slots[i].key) {
-            free(c->slots[i].key);
-            instr_free(c->slots[i].in);
-            free(c->slots[i].in);
-        }
+    for (size_t i = 0; i < c->n; i++)
+        instr_free(&c->ent[i].in);
     free(c->slots);
+    free(c->ent);
+    free(c->keys);
     free(c);
 }
 
-static uint64_t hash(const char *s)
+static uint64_t hash(const char *s, size_t *len)
 {
     uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    const char *p = s;
+    while (*p)
+        h = (h ^ (unsigned char)*p++) * 1099511628211ull;
+    *len = (size_t)(p - s);
     return h;
 }
 
-static struct slot *find(struct instr_cache *c, const char *key)
+/* The slot holding key, or the empty slot where it belongs. */
+static uint32_t *find(struct instr_cache *c, const char *key, size_t len, uint64_t h)
 {
-    size_t i = (size_t)hash(key) & (c->cap - 1);
-    while (c->slots[i].key && strcmp(c->slots[i].key, key))
-        i = (i + 1) & (c->cap - 1);
-    return &c->slots[i];
+    size_t i = (size_t)h & (c->cap - 1);
+    for (;; i = (i + 1) & (c->cap - 1)) {
+        uint32_t s = c->slots[i];
+        if (!s)
+            return &c->slots[i];
+        const struct entry *e = &c->ent[s - 1];
+        if (e->hash == h && e->key_len == len && !memcmp(c->keys + e->key_off, key, len))
+            return &c->slots[i];
+    }
 }
 
-static int grow(struct instr_cache *c)
+/* Room for one more entry and len + 1 key bytes, at load <= 1/2. */
+static int reserve(struct instr_cache *c, size_t len)
 {
-    struct slot *old = c->slots;
-    size_t ocap = c->cap;
-    struct slot *s = calloc(ocap * 2, sizeof *s);
-    if (!s)
-        return -1;
-    c->slots = s;
-    c->cap = ocap * 2;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i].key)
-            *find(c, old[i].key) = old[i];
-    free(old);
+    if (c->n == c->ent_cap) {
+        struct entry *e = realloc(c->ent, 2 * c->ent_cap * sizeof *e);
+        if (!e)
+            return -1;
+        c->ent = e;
+        c->ent_cap *= 2;
+    }
+    while (c->keys_len + len + 1 > c->keys_cap) {
+        char *k = realloc(c->keys, 2 * c->keys_cap);
+        if (!k)
+            return -1;
+        c->keys = k;
+        c->keys_cap *= 2;
+    }
+    if (2 * (c->n + 1) > c->cap) {
+        uint32_t *s = calloc(2 * c->cap, sizeof *s);
+        if (!s)
+            return -1;
+        free(c->slots);
+        c->slots = s;
+        c->cap *= 2;
+        for (size_t i = 0; i < c->n; i++) {
+            const struct entry *e = &c->ent[i];
+            *find(c, c->keys + e->key_off, e->key_len, e->hash) = (uint32_t)(i + 1);
+        }
+    }
     return 0;
 }
 
@@ -267,9 +304,11 @@ struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const s
     }
     const char *key = strrchr(op->name, '/');
     key = key ? key + 1 : op->name;
-    struct slot *s = find(c, key);
-    if (s->key) {
-        struct instr *in = s->in;
+    size_t len;
+    uint64_t h = hash(key, &len);
+    uint32_t *slot = find(c, key, len, h);
+    if (*slot) {
+        struct instr *in = &c->ent[*slot - 1].in;
         if (conv_path(ctx)) {
             if (in->kind == K_CONV2D && (parse_inputs(ctx, in) || parse_output(ctx, in)))
                 return NULL;
@@ -278,25 +317,20 @@ struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const s
         }
         return in;
     }
-    const size_t cap0 = c->cap;
-    struct instr *in = calloc(1, sizeof *in);
-    char *k = strdup(key);
-    if (!in || !k || (2 * (c->n + 1) > c->cap && grow(c))) {
-        free(in);
-        free(k);
+    if (c->n >= UINT32_MAX - 1 || reserve(c, len)) {
         cs_errf(ctx, "out of memory in the instruction cache");
         return NULL;
     }
-    if (build(ctx, in)) {
-        instr_free(in);
-        free(in);
-        free(k);
+    struct entry *e = &c->ent[c->n];
+    if (build(ctx, &e->in)) {
+        instr_free(&e->in);
         return NULL;
     }
-    if (c->cap != cap0)
-        s = find(c, key); /* the table has grown: the slot moved */
-    s->key = k;
-    s->in = in;
-    c->n++;
-    return in;
+    e->hash = h;
+    e->key_off = c->keys_len;
+    e->key_len = len;
+    memcpy(c->keys + c->keys_len, key, len + 1);
+    c->keys_len += len + 1;
+    *find(c, key, len, h) = (uint32_t)(++c->n);   /* the table may have grown: look again */
+    return &e->in;
 }
