@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "traces/op.h"
 
@@ -657,7 +658,44 @@ static void eff_build(void)
     }
 }
 
+static int efficiency_lookup(bool fixed, int64_t scaling_ns, double V, double a, double *eff_pct);
+
+/* Five lookups per op, and most repeat: idle components (activity 0), busy
+ * ones (1.0) and the fixed 0.7 V of the default pass. A small per-thread
+ * direct-mapped memo of the inputs' bit patterns skips the scan for them
+ * (a miss costs a hash and one compare); failures are not kept. */
+#define EFF_MEMO_SLOTS 64
+struct eff_memo {
+    bool used, fixed;
+    int64_t scaling_ns;
+    uint64_t v_bits, a_bits;
+    double eff_pct;
+};
+static _Thread_local struct eff_memo eff_memo[EFF_MEMO_SLOTS];
+
+static uint64_t bits_of(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
 int dvfs_efficiency(bool fixed, int64_t scaling_ns, double V, double a, double *eff_pct)
+{
+    uint64_t vb = bits_of(V), ab = bits_of(a);
+    uint64_t h = (ab ^ (vb * 0x9e3779b97f4a7c15ull) ^ (uint64_t)scaling_ns ^ fixed) * 0xbf58476d1ce4e5b9ull;
+    struct eff_memo *m = &eff_memo[h >> 58];   /* top 6 bits: EFF_MEMO_SLOTS = 64 */
+    if (m->used && m->a_bits == ab && m->v_bits == vb && m->scaling_ns == scaling_ns && m->fixed == fixed) {
+        *eff_pct = m->eff_pct;
+        return 0;
+    }
+    if (efficiency_lookup(fixed, scaling_ns, V, a, eff_pct))
+        return -1;
+    *m = (struct eff_memo){ true, fixed, scaling_ns, vb, ab, *eff_pct };
+    return 0;
+}
+
+static int efficiency_lookup(bool fixed, int64_t scaling_ns, double V, double a, double *eff_pct)
 {
     pthread_once(&eff_once, eff_build);
     const struct eff_index *x = &eff_sorted[fixed];

@@ -467,11 +467,14 @@ static int op_energy(struct op *op, size_t index, const struct chip_config *ch, 
     if (dynamic_energy(&c) || static_energy(&c))
         return -1;
     static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
+    const char *pname = dvfs_policy_name(policy);
+    const size_t plen = strlen(pname) + 1;
+    _Static_assert(sizeof op->dvfs[0].policy >= sizeof "Ideal", "policy names fit");
     for (int k = 0; k < NUM_COMP; k++) {
         op->static_J[en_of_comp[k]] *= 100.0 / c.eff[k];
         op->dynamic_J[en_of_comp[k]] *= 100.0 / c.eff[k];
         struct op_dvfs *v = &op->dvfs[k];
-        strcpy(v->policy, dvfs_policy_name(policy));
+        memcpy(v->policy, pname, plen);
         v->voltage_V = c.plan[k].V;
         v->freq_GHz = c.plan[k].f;
         v->scaling_time_ns = c.plan[k].scaling_ns;

@@ -531,6 +531,30 @@ static void test_dvfs_tables(void **state)
     assert_true(eff == 63.95031056);
     assert_int_equal(dvfs_efficiency(false, 7, 0.7, 0.5, &eff), -1);  /* no such scaling time */
     assert_int_equal(dvfs_efficiency(true, 0, 0.8, 0.5, &eff), -1);   /* no voltage >= 0.8 */
+    /* The per-thread memo: a grid of lookups (more than its 64 slots, so
+     * entries collide and evict) asked again in the opposite order gives the
+     * same answers, and a failed lookup is not remembered as a success. */
+    enum { NA = 41 };
+    static const int64_t scal[] = { 0, 2, 20, 200 };
+    static double first[2][4][NA];
+    static int rc1[2][4][NA];
+    for (int f = 0; f < 2; f++)
+        for (int s = 0; s < 4; s++)
+            for (int i = 0; i < NA; i++)
+                rc1[f][s][i] = dvfs_efficiency(f, scal[s], 0.55, i / 40.0, &first[f][s][i]);
+    int ok = 0;
+    for (int f = 1; f >= 0; f--)
+        for (int s = 3; s >= 0; s--)
+            for (int i = NA - 1; i >= 0; i--) {
+                double again = -1;
+                assert_int_equal(dvfs_efficiency(f, scal[s], 0.55, i / 40.0, &again), rc1[f][s][i]);
+                if (rc1[f][s][i] == 0) {
+                    assert_true(again == first[f][s][i]);
+                    ok++;
+                }
+            }
+    assert_true(ok > NA);
+    assert_int_equal(dvfs_efficiency(false, 7, 0.7, 0.5, &eff), -1);
 }
 
 /* ---- crash cases of the reference, as errors ------------------------------- */
