@@ -5,7 +5,8 @@
  * vmem and execution time, a preliminary Bounded-by and the utilisation
  * columns. The energy pass (power/energy.c) later rescales these times. The
  * cache lives for one call (and one timing group: op->group), so prefill and
- * decode must be timed together. */
+ * decode must be timed together. A lean trace (traces/op.h) gets every
+ * number but no tile_shapes or dim_labels text. */
 #include "chipsim/chipsim.h"
 
 #include <math.h>
@@ -27,10 +28,12 @@ static enum op_stats_kind stats_kind_of(enum kind k)
     }
 }
 
-static void reset_stats(struct op *op)
+static void reset_stats(const struct cs_ctx *c, struct op *op)
 {
-    op_set(&op->dim_labels, "");
-    op_set(&op->tile_shapes, "");
+    if (!c->lean) {   /* a lean trace never holds them */
+        op_set(&op->dim_labels, "");
+        op_set(&op->tile_shapes, "");
+    }
     op->num_tiles = 1;
     op->max_vmem_demand_bytes = 0;
     op->num_sa_ops = 0;
@@ -42,9 +45,9 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 {
     const struct chip_config *ch = c->chip;
     op->stats_kind = stats_kind_of(c->op_kind);
-    reset_stats(op);
+    reset_stats(c, op);
     op_set(&op->parsed_op_type, in->kind == K_EINSUM || in->kind == K_BATCHMATMUL ? "Einsum" : in->token);
-    if (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL || in->kind == K_CONV2D)
+    if (!c->lean && (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL || in->kind == K_CONV2D))
         op_set(&op->dim_labels, in->dim_labels);
 
     int64_t mx, vp, bytes;
@@ -113,7 +116,7 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
             if (!(cache = instr_cache_new()))
                 return npu_errf(e, "chipsim: out of memory");
         }
-        struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(t->ops[i].config, NULL, 0)};
+        struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(t->ops[i].config, NULL, 0), t->lean};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         rc = in ? time_op(&c, in, &t->ops[i]) : -1;
     }

@@ -43,7 +43,7 @@ static int check_macs(const struct cs_ctx *c, double macs)
     if (macs <= (double)NPU_MAX_OP_MACS)
         return 0;
     return cs_errf(c, "in_shapes: expected at most 2^56 multiply-accumulates per op, got %.3g from \"%s\"",
-                   macs, c->op->in_shapes);
+                   macs, cs_in_text(c));
 }
 
 int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsum_axes *ax)
@@ -112,13 +112,13 @@ static int compute_fa(const struct cs_ctx *c, const struct instr *in, struct op 
     const struct tensor *t = in->in.t;
     if (in->in.n < 3 || t[0].ndim != 4 || t[1].ndim != 4 || t[2].ndim != 4)
         return cs_errf(c, "in_shapes: expected Q,K,V as 4-D [batch,seqlen,heads,d_head], got \"%s\"",
-                       c->op->in_shapes);
+                       cs_in_text(c));
     for (int i = 1; i < 3; i++)
         if (t[i].dims[0] != t[0].dims[0] || t[i].dims[2] != t[0].dims[2] || t[i].dims[3] != t[0].dims[3])
             return cs_errf(c, "in_shapes: expected Q,K,V with equal batch, heads and d_head, got \"%s\"",
-                           c->op->in_shapes);
+                           cs_in_text(c));
     if (t[1].dims[1] != t[2].dims[1])
-        return cs_errf(c, "in_shapes: expected K and V with equal seqlen, got \"%s\"", c->op->in_shapes);
+        return cs_errf(c, "in_shapes: expected K and V with equal seqlen, got \"%s\"", cs_in_text(c));
     int64_t b = t[0].dims[0], q = t[0].dims[1], h = t[0].dims[2], d = t[0].dims[3], kv = t[1].dims[1];
     if (check_macs(c, 2.0 * (double)b * (double)h * (double)q * (double)kv * (double)d))
         return -1;
@@ -163,7 +163,7 @@ int conv_classify(const struct cs_ctx *c, const struct instr *in, struct conv_ax
     if (in->in.n < 2 || (size_t)in->in.t[0].ndim != n || (size_t)in->in.t[1].ndim != n ||
         (size_t)in->out.ndim != n)
         return cs_errf(c, "in_shapes/out_shape: expected input and kernel and output of rank %zu, got \"%s\" "
-                       "-> \"%s\"", n, c->op->in_shapes, c->op->out_shape);
+                       "-> \"%s\"", n, cs_in_text(c), cs_out_text(c));
     const char *labels[3] = {in->lhs, in->rhs, in->outl};
     int idx[3][5];
     for (int t = 0; t < 3; t++) {
@@ -223,7 +223,7 @@ static int64_t vpu_cycles_ns(const struct cs_ctx *c, int64_t x)
 static int need_input(const struct cs_ctx *c, const struct instr *in)
 {
     if (in->in.n == 0)
-        return cs_errf(c, "in_shapes: expected at least one input tensor, got \"%s\"", c->op->in_shapes);
+        return cs_errf(c, "in_shapes: expected at least one input tensor, got \"%s\"", cs_in_text(c));
     return 0;
 }
 

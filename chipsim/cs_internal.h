@@ -70,7 +70,14 @@ struct cs_ctx {
     size_t index;                    /* op index in the trace */
     const struct op *op;
     enum kind op_kind;               /* kind of op->config's prefix (kind_from_config) */
+    bool lean;                       /* the trace is lean (op.h): no tile_shapes, dim_labels */
 };
+
+/* The op's in_shapes / out_shape text for error messages, printed from its
+ * parsed twin when a lean trace left it out (per-thread buffers: valid
+ * until the next call of the same function on this thread). */
+const char *cs_in_text(const struct cs_ctx *c);
+const char *cs_out_text(const struct cs_ctx *c);
 
 /* Formats "op <i> \"<name>\": <msg>" into ctx->e; returns -1. */
 int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -89,7 +89,7 @@ static int parse_inputs(const struct cs_ctx *c, struct instr *in)
     const struct op *op = c->op;
     if (op->shp.in_held ? shape_held_inputs(&op->shp, &in->in, &why)
                         : shape_parse_inputs(op->in_shapes, &in->in, &why))
-        return cs_errf(c, "in_shapes: expected %s, got \"%s\"", why, c->op->in_shapes);
+        return cs_errf(c, "in_shapes: expected %s, got \"%s\"", why, cs_in_text(c));
     return 0;
 }
 
@@ -99,7 +99,7 @@ static int parse_output(const struct cs_ctx *c, struct instr *in)
     const struct op *op = c->op;
     if (op->shp.out_held ? shape_held_output(&op->shp, &in->out, &why)
                          : shape_parse_output(op->out_shape, &in->out, &why))
-        return cs_errf(c, "out_shape: expected %s, got \"%s\"", why, c->op->out_shape);
+        return cs_errf(c, "out_shape: expected %s, got \"%s\"", why, cs_out_text(c));
     return 0;
 }
 
@@ -121,7 +121,7 @@ static int build_einsum(const struct cs_ctx *c, struct instr *in)
         (size_t)in->in.t[1].ndim != strlen(in->rhs) || (size_t)in->out.ndim != strlen(in->outl))
         return cs_errf(c, "in_shapes/out_shape: expected two inputs and an output of ranks %zu, %zu, %zu "
                        "(eq %s;%s->%s), got \"%s\" -> \"%s\"", strlen(in->lhs), strlen(in->rhs),
-                       strlen(in->outl), in->lhs, in->rhs, in->outl, c->op->in_shapes, c->op->out_shape);
+                       strlen(in->outl), in->lhs, in->rhs, in->outl, cs_in_text(c), cs_out_text(c));
     in->ob_bracketed = 1;
     struct strbuf b = STRBUF(in->dim_labels);   /* "lhs,rhs->out" */
     strbuf_puts(&b, in->lhs);

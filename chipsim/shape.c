@@ -26,6 +26,18 @@ int cs_errf(const struct cs_ctx *c, const char *fmt, ...)
     return npu_errf(c->e, "op %zu \"%s\": %s", c->index, c->op->name ? c->op->name : "", msg);
 }
 
+const char *cs_in_text(const struct cs_ctx *c)
+{
+    static _Thread_local char buf[OP_SHAPES_MAX_IN * (OP_DTYPE_MAX + 4 + OP_SHAPE_MAX_DIMS * 21)];
+    return op_in_shapes_text(c->op, buf, sizeof buf);
+}
+
+const char *cs_out_text(const struct cs_ctx *c)
+{
+    static _Thread_local char buf[OP_DTYPE_MAX + 6 + OP_SHAPE_MAX_DIMS * 21];
+    return op_out_shape_text(c->op, buf, sizeof buf);
+}
+
 static int bitlen_u128(unsigned __int128 x)
 {
     int n = 0;

@@ -155,8 +155,10 @@ static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *d
     return 0;
 }
 
-static int set_tiles(struct op *op, const int64_t *const *rows, const int *lens)
+static int set_tiles(const struct cs_ctx *c, struct op *op, const int64_t *const *rows, const int *lens)
 {
+    if (c->lean)
+        return 0;
     char s[REPR_LISTS_MAX(3)];
     struct strbuf b = STRBUF(s);
     repr_int_lists(&b, rows, lens, 3);
@@ -385,13 +387,13 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
     for (int i = 0; i < O->ndim; i++)
         out_tile *= ot[i];
     if (M <= 0 || N <= 0 || out_tile <= 0)
-        return cs_errf(c, "in_shapes: expected positive einsum tile sizes, got \"%s\"", c->op->in_shapes);
+        return cs_errf(c, "in_shapes: expected positive einsum tile sizes, got \"%s\"", cs_in_text(c));
     op->num_tiles = (int64_t)ceil(py_div(out_elems, out_tile));
     int64_t bmn = b * m * n, bkmn = bmn * k;
     *bytes = bmn * ob + (int64_t)(ceil(py_div(bkmn, N)) * lb) + (int64_t)(ceil(py_div(bkmn, M)) * rb);
     const int64_t *rows[3] = {lt, rt, ot};
     int lens[3] = {L->ndim, R->ndim, O->ndim};
-    return set_tiles(op, rows, lens);
+    return set_tiles(c, op, rows, lens);
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -432,6 +434,8 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         t0 = Bc, t1 = Br;
         *bytes = b * h * (2 * kv * d + 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d) * db;
     }
+    if (c->lean)
+        return 0;
     char s[48];   /* "[t0, t1]" */
     struct strbuf sb = STRBUF(s);
     strbuf_putc(&sb, '[');
@@ -560,7 +564,7 @@ static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct o
     memcpy(ot, O->dims, sizeof ot);
     if (tot > VMEM) {
         if (ax.b <= 0 || ax.oh <= 0 || ax.ow <= 0 || ax.oc <= 0 || ax.ic <= 0)
-            return cs_errf(c, "in_shapes: expected positive conv sizes, got \"%s\"", c->op->in_shapes);
+            return cs_errf(c, "in_shapes: expected positive conv sizes, got \"%s\"", cs_in_text(c));
         int64_t t[5];
         if (search_conv(c, &ax, &cd, compute_ns, t))
             return -1;
@@ -570,14 +574,14 @@ static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct o
     }
     int64_t B_ = ot[ax.ob], OC_ = ot[ax.ooc], OH_ = ot[ax.oh_i], OW_ = ot[ax.ow_i];
     if (B_ * OC_ * OH_ * OW_ <= 0)
-        return cs_errf(c, "out_shape: expected positive conv output sizes, got \"%s\"", c->op->out_shape);
+        return cs_errf(c, "out_shape: expected positive conv output sizes, got \"%s\"", cs_out_text(c));
     int64_t nt = (int64_t)ceil(py_div(ax.b * ax.oc * ax.oh * ax.ow, B_ * OC_ * OH_ * OW_));
     int64_t inputs = nt == 1 ? B_ * ax.ic * ax.ih * ax.iw : B_ * ax.ic * rih(&cd, OH_) * riw(&cd, OW_);
     op->num_tiles = nt;
     *bytes = nt * (inputs * cd.ib + B_ * OC_ * OH_ * OW_ * cd.obb + ax.ic * OC_ * ax.kh * ax.kw * cd.kb);
     const int64_t *rows[3] = {it, kt, ot};
     int lens[3] = {I->ndim, K->ndim, O->ndim};
-    return set_tiles(op, rows, lens);
+    return set_tiles(c, op, rows, lens);
 }
 
 static int traffic_default(const struct cs_ctx *c, const struct instr *in, const struct op *op, int64_t *bytes)

@@ -212,6 +212,7 @@ static void ctx_work(void *vctx, void *vit)
         struct trace t;
         struct npu_err e;
         trace_init(&t);
+        t.lean = !o->tree;   /* summary only: no per-op text is ever written */
         if (pipeline_run(g->fam, &c, o->prof, false, &t, &e) ||
             (o->tree && !o->dry_run && g->fam->write(&c, o->prof, &t, dir, base_name, true, &e)) ||
             (x->want_row && (o->custom_energy ? power_energy_pass(&t, &c.chip, &o->pg, (int)o->dvfs, o->prof, &e)

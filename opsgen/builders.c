@@ -6,6 +6,7 @@
  * for transfers and reduce-scatters. */
 #include "opsgen/builders.h"
 #include "traces/dtype.h"
+#include "traces/shape_text.h"
 #include "traces/strbuf.h"
 
 #include <math.h>
@@ -73,13 +74,7 @@ void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *
 }
 
 /* "DT:[a,b]" */
-static void put_in(struct strbuf *b, struct shape a, const char *dt)
-{
-    strbuf_puts(b, dt);
-    strbuf_putn(b, ":[", 2);
-    bld_put_dims(b, a, ",", "");
-    strbuf_putc(b, ']');
-}
+static void put_in(struct strbuf *b, struct shape a, const char *dt) { shape_text_in(b, dt, a.d, a.nd); }
 
 static void set_text(char **field, const struct strbuf *b) { op_setn(field, b->s, b->n); }
 
@@ -129,37 +124,42 @@ static void hold_out(struct op *op, struct shape o, const char *dt)
     hold_dims(op, OP_SHAPES_MAX_IN, o);
 }
 
+/* A lean trace's op needs no text where its shapes are held (op.h). */
+static bool text_needed(const struct op *op, bool held) { return !(held && op->shp.lean); }
+
 void bld_in1(struct op *op, struct shape a, const char *dt)
 {
+    hold_in(op, &a, 1, dt);
+    if (!text_needed(op, op->shp.in_held))
+        return;
     char s[SBUF];
     struct strbuf b = STRBUF(s);
     put_in(&b, a, dt);
     set_text(&op->in_shapes, &b);
-    hold_in(op, &a, 1, dt);
 }
 
 void bld_in2(struct op *op, struct shape a, struct shape c, const char *dt)
 {
+    hold_in(op, (struct shape[]){ a, c }, 2, dt);
+    if (!text_needed(op, op->shp.in_held))
+        return;
     char s[2 * SBUF];
     struct strbuf b = STRBUF(s);
     put_in(&b, a, dt);
     strbuf_putc(&b, ',');
     put_in(&b, c, dt);
     set_text(&op->in_shapes, &b);
-    hold_in(op, (struct shape[]){ a, c }, 2, dt);
 }
 
 void bld_out(struct op *op, struct shape o, const char *dt)
 {
+    hold_out(op, o, dt);
+    if (!text_needed(op, op->shp.out_held))
+        return;
     char s[SBUF];
     struct strbuf b = STRBUF(s);
-    strbuf_putc(&b, '[');
-    strbuf_puts(&b, dt);
-    strbuf_putn(&b, ":(", 2);
-    bld_put_dims(&b, o, ",", "");
-    strbuf_putn(&b, ")]", 2);
+    shape_text_out(&b, dt, o.d, o.nd);
     set_text(&op->out_shape, &b);
-    hold_out(op, o, dt);
 }
 
 /* The fields every builder sets the same way. */
@@ -168,6 +168,7 @@ struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *des
                        const char *opcode)
 {
     struct op *op = trace_push(t);
+    op->shp.lean = t->lean;
     op->fusion_id = fid;
     op->count = count;
     op_set(&op->description, desc);
@@ -333,13 +334,15 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
     strbuf_puts(&cb, dtype);
     strbuf_putc(&cb, ')');
     set_text(&op->config, &cb);
-    put_in(&ib, q, dtype);
-    strbuf_putc(&ib, ',');
-    put_in(&ib, k, dtype);
-    strbuf_putc(&ib, ',');
-    put_in(&ib, v, dtype);
-    set_text(&op->in_shapes, &ib);
     hold_in(op, (struct shape[]){ q, k, v }, 3, dtype);
+    if (text_needed(op, op->shp.in_held)) {
+        put_in(&ib, q, dtype);
+        strbuf_putc(&ib, ',');
+        put_in(&ib, k, dtype);
+        strbuf_putc(&ib, ',');
+        put_in(&ib, v, dtype);
+        set_text(&op->in_shapes, &ib);
+    }
     bld_out(op, SHP(b, sq, h, x), dtype);
     op->flops = 2 * (2 * h * b * sq * x * skv) + 4 * h * b * sq * skv;
     op->weight_bytes = 0;

@@ -61,13 +61,15 @@ struct op_dvfs {
  * next to the text when the text would parse back to exactly these values
  * (one clean "DT_..." token, at most OP_SHAPES_MAX_IN inputs), so that
  * chipsim need not parse what opsgen has just printed. The text stays the
- * record (CSV cells, error messages); ops read from CSV hold no parsed
- * form. Whoever rewrites in_shapes or out_shape must clear the flag. */
+ * record (CSV cells, error messages) except in lean traces (below); ops
+ * read from CSV hold no parsed form. Whoever rewrites in_shapes or
+ * out_shape must clear the flag. */
 #define OP_SHAPES_MAX_IN 3
 #define OP_SHAPE_MAX_DIMS 8
 #define OP_DTYPE_MAX 24
 struct op_shapes {
     bool in_held, out_held;        /* false (op_init): parse the text */
+    bool lean;                     /* from a lean trace: held shapes have no text */
     int8_t n_in;
     int8_t nd[OP_SHAPES_MAX_IN + 1];   /* ranks of the inputs, then of the output */
     char dtype[OP_DTYPE_MAX];          /* shared by every tensor of the op */
@@ -133,8 +135,17 @@ struct op {
 struct trace {
     struct op *ops;
     size_t n, cap;
+    /* Lean: only statistics will be read, never the per-op CSV text (sweep
+     * summaries). opsgen then leaves in_shapes/out_shape empty where it
+     * holds them parsed, and chipsim leaves tile_shapes and dim_labels
+     * empty; every number is the same. Set after trace_init. */
+    bool lean;
 };
 
+/* in_shapes / out_shape as text: the op's own, or printed into buf (size
+ * n) from its parsed twin when a lean trace left the text out. */
+const char *op_in_shapes_text(const struct op *op, char *buf, size_t n);
+const char *op_out_shape_text(const struct op *op, char *buf, size_t n);
 /* Sets every field to the reference defaults (count 1, DVFS "None"/20/100.0). */
 void op_init(struct op *op);
 void op_free(struct op *op);

@@ -24,6 +24,21 @@ check "sweep --spec: field combinations get their own results-tree folders" \
 check "sweep: stderr not a terminal: no progress, only the counts line" \
     sh -c "test \"\$(cat '$SW/j1/err')\" = 'npusim sweep: 20 configurations simulated, 44 invalid, 0 already present'"
 
+# --- lean traces: a summary-only sweep skips the per-op text (tile shapes,
+# shape strings); its rows must equal those of a sweep that writes the tree,
+# for every family ---
+for case in "llama3-8b inference 5p 1,4 1,16" "llama3-8b training 5p 8 8" "deepseekv2-236b inference 5p 16 8" \
+            "dlrm-s inference 5p 4 64" "dit-xl inference 5p 8 1" "gligen inference 4 4 1"; do
+    set -- $case
+    (cd "$SW/sh" && "$NP" sweep --configs "$CF" --models "$1" --workload "$2" --versions "$3" --num-chips "$4" \
+        --batch-sizes "$5" --out "lean_tree_$1_$2" --summary "full_$1_$2.csv" 2>/dev/null &&
+     "$NP" sweep --configs "$CF" --models "$1" --workload "$2" --versions "$3" --num-chips "$4" \
+        --batch-sizes "$5" --summary "lean_$1_$2.csv" 2>/dev/null)
+    check "summary-only sweep of $1 $2 equals the rows written next to the tree (and simulates some)" \
+        sh -c "cmp -s '$SW/sh/full_$1_$2.csv' '$SW/sh/lean_$1_$2.csv' && grep -q ',ok,' '$SW/sh/lean_$1_$2.csv'"
+    rm -rf "$SW/sh/lean_tree_$1_$2" "$SW/sh/full_$1_$2.csv" "$SW/sh/lean_$1_$2.csv"
+done
+
 # --- summary: rows in order, one row checked against npusim run ---
 (cd "$SW/sh" && "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary one.csv 2>/dev/null)
 check "sweep --summary writes no per-op files without --out" sh -c "test \"\$(ls '$SW/sh')\" = one.csv"

@@ -502,7 +502,7 @@ static void test_tile_search_rate_free(void **state)
     struct npu_err e;
     struct op dummy;
     op_init(&dummy);
-    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM };
+    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM, false };
     static const int64_t shapes[][4] = {   /* b, m, n, k */
         { 1, 4096, 14336, 4096 }, { 2, 8192, 8192, 1024 }, { 1, 30720, 4096, 6 }, { 4, 2048, 96, 8192 },
         { 1, 1 << 20, 64, 64 }, { 8, 3000, 5000, 7000 },
@@ -614,6 +614,69 @@ static void test_held_shapes_match_text(void **state)
     trace_free(&t);
 }
 
+/* A lean trace (op.h) leaves out the per-op text no summary reads. Every
+ * number chipsim computes, and every error message, must be the same. */
+static void lean_trace(struct trace *t, bool lean, bool huge)
+{
+    trace_init(t);
+    t->lean = lean;
+    b_unary(t, 1, 1, "Fwd-ln", "x", "LayerNorm", SHP(1, 4096, 4096), "0_0", "DT_BFLOAT16");
+    b_einsum(t, 2, 1, "Fwd-q", "q", SHP(1, 4096, 4096), SHP(4096, 32, 128), "BLM;MND->BLND", "0_0_0",
+             "DT_BFLOAT16");
+    b_flash_attention(t, 3, 1, "Fwd-fa", "fa", SHP(1, 4096, 32, 128), SHP(1, 4096, 32, 128),
+                      SHP(1, 4096, 32, 128), "DT_BFLOAT16", false);
+    b_binary(t, 4, 1, "Fwd-add", "add", "Add", SHP(1, 4096, 4096), "0_0_0", "DT_BFLOAT16", false);
+    if (huge)   /* 2^60 multiply-accumulates: an error that prints the input shapes */
+        b_einsum(t, 5, 1, "Fwd-big", "big", SHP(1 << 20, 1 << 20), SHP(1 << 20, 1 << 20), "BM;MN->BN",
+                 "0_0_0", "DT_BFLOAT16");
+}
+
+static void test_lean_trace_same_numbers(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct trace full, lean;
+    struct npu_err e1, e2;
+    lean_trace(&full, false, false);
+    lean_trace(&lean, true, false);
+    assert_int_equal(run(&full, &c, &e1), 0);
+    assert_int_equal(run(&lean, &c, &e2), 0);
+    assert_int_equal(full.n, lean.n);
+    for (size_t i = 0; i < full.n; i++) {
+        const struct op *a = &full.ops[i], *b = &lean.ops[i];
+        assert_i64(a->exe_ns, b->exe_ns);
+        assert_i64(a->mem_ns, b->mem_ns);
+        assert_i64(a->sa_ns, b->sa_ns);
+        assert_i64(a->vu_ns, b->vu_ns);
+        assert_i64(a->vmem_ns, b->vmem_ns);
+        assert_i64(a->bytes, b->bytes);
+        assert_i64(a->num_tiles, b->num_tiles);
+        assert_i64(a->max_vmem_demand_bytes, b->max_vmem_demand_bytes);
+        assert_int_equal(a->bounded_by, b->bounded_by);
+        assert_true(a->flops_util == b->flops_util && a->hbm_bw_util == b->hbm_bw_util);
+        assert_string_equal(a->parsed_op_type, b->parsed_op_type);
+        assert_string_equal(b->in_shapes, "");    /* left out: held */
+        assert_string_equal(b->tile_shapes, "");
+        assert_true(a->in_shapes[0] != '\0');
+        char buf[512];
+        assert_string_equal(op_in_shapes_text(b, buf, sizeof buf), a->in_shapes);
+        assert_string_equal(op_out_shape_text(b, buf, sizeof buf), a->out_shape);
+    }
+    assert_string_equal(full.ops[1].tile_shapes, "[[1, 4096, 4096], [4096, 32, 128], [1, 4096, 32, 128]]");
+    trace_free(&full);
+    trace_free(&lean);
+
+    lean_trace(&full, false, true);
+    lean_trace(&lean, true, true);
+    assert_int_equal(run(&full, &c, &e1), -1);
+    assert_int_equal(run(&lean, &c, &e2), -1);
+    assert_non_null(strstr(e1.msg, "DT_BFLOAT16:[1048576,1048576]"));
+    assert_string_equal(e1.msg, e2.msg);
+    trace_free(&full);
+    trace_free(&lean);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -626,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_tile_memo_matches_cold_search),
         cmocka_unit_test(test_tile_search_rate_free),
         cmocka_unit_test(test_held_shapes_match_text),
+        cmocka_unit_test(test_lean_trace_same_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
