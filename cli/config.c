@@ -298,10 +298,18 @@ void config_free(struct loaded_config *c)
     c->merged = c->sources = NULL;
 }
 
+/* snprintf(dst, size, "%s", src) without the format machinery (per point). */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 void config_links(const struct chip_config *chip, struct opsgen_links *l)
 {
     memset(l, 0, sizeof *l);
-    snprintf(l->chip_name, sizeof l->chip_name, "%s", chip->name);
+    copy_text(l->chip_name, sizeof l->chip_name, chip->name);
     l->ici_bw_GBps = chip->ici_bw_GBps;
     l->dcn_bw_GBps = chip->dcn_bw_GBps;
     l->pcie_bw_GBps = chip->pcie_bw_GBps;
@@ -309,7 +317,7 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l)
     l->dcn_latency_ns = chip->dcn_latency_ns;
     l->pcie_latency_ns = chip->pcie_latency_ns;
     l->hbm_size_GB = chip->hbm_size_GB;
-    snprintf(l->ICI_topology, sizeof l->ICI_topology, "%s", chip->ICI_topology);
+    copy_text(l->ICI_topology, sizeof l->ICI_topology, chip->ICI_topology);
 }
 
 cJSON *config_dump(const struct loaded_config *c)

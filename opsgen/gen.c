@@ -1,26 +1,60 @@
 /* gen.c — generator skeleton helpers (see gen.h). */
 #include "opsgen/gen.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "opsgen/parallel.h"
 #include "traces/strbuf.h"
 
-int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
-                         struct npu_err *e)
+/* Every generator checks its list of positive fields once per run: a
+ * per-thread memo remembers the descriptors of the last lists (looking a
+ * name up scans the field tables with strcmp). An entry is trusted only if
+ * each remembered descriptor still names the same key, so a list that
+ * reuses an address with other names is looked up afresh. */
+#define POSITIVE_MEMO_SLOTS 4
+#define POSITIVE_MEMO_KEYS 32
+struct positive_memo {
+    const char *const *keys;
+    size_t n;
+    const struct field_desc *f[POSITIVE_MEMO_KEYS];
+};
+static _Thread_local struct positive_memo positive_memo[POSITIVE_MEMO_SLOTS];
+
+static const struct field_desc *int_field(const char *key)
 {
     const struct field_table *t[16];
     int nt = model_all_tables(t, 16);
+    const struct field_desc *f = NULL;
+    for (int k = 0; k < nt && !f; k++)
+        f = fields_find(t[k], key);
+    return f && f->type == FT_INT ? f : NULL;
+}
+
+int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
+                         struct npu_err *e)
+{
+    struct positive_memo *pm = &positive_memo[((uintptr_t)keys >> 4) % POSITIVE_MEMO_SLOTS];
+    bool hit = pm->keys == keys && pm->n == n;
+    for (size_t i = 0; hit && i < n; i++)
+        hit = strcmp(pm->f[i]->key, keys[i]) == 0;
+    if (!hit)
+        pm->keys = NULL;   /* refilled below; valid again only when complete */
     for (size_t i = 0; i < n; i++) {
-        const struct field_desc *f = NULL;
-        for (int k = 0; k < nt && !f; k++)
-            f = fields_find(t[k], keys[i]);
-        if (!f || f->type != FT_INT)
+        const struct field_desc *f = hit ? pm->f[i] : int_field(keys[i]);
+        if (!f)
             return npu_errf(e, "internal: \"%s\" is not an integer model field", keys[i]);
+        if (!hit && n <= POSITIVE_MEMO_KEYS)
+            pm->f[i] = f;
         int64_t v = *(const int64_t *)((const char *)m + f->offset);
         if (v <= 0)
             return npu_errf(e, "model field \"%s\": expected a positive integer, got %lld", keys[i],
                             (long long)v);
+    }
+    if (!hit && n <= POSITIVE_MEMO_KEYS) {
+        pm->keys = keys;   /* the loop ran to the end: every descriptor is filled */
+        pm->n = n;
     }
     return 0;
 }

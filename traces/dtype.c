@@ -3,7 +3,27 @@
 
 #include <string.h>
 
+static int dtype_bytes_uncached(const char *dt);
+
+/* Called for every tensor of every op, nearly always with the same token or
+ * two: the last answer per thread is kept with its token (tokens longer
+ * than the slot are not kept). */
 int dtype_bytes(const char *dt)
+{
+    static _Thread_local char last[32];
+    static _Thread_local int last_bytes;
+    if (last[0] && !strcmp(dt, last))
+        return last_bytes;
+    int b = dtype_bytes_uncached(dt);
+    size_t n = strlen(dt);
+    if (n < sizeof last) {
+        memcpy(last, dt, n + 1);
+        last_bytes = b;
+    }
+    return b;
+}
+
+static int dtype_bytes_uncached(const char *dt)
 {
     static const struct { const char *needle; int bytes; } by_substring[] = {
         { "8", 1 }, { "16", 2 }, { "32", 4 }, { "64", 8 }, { "BOOL", 1 },

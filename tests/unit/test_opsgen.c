@@ -233,6 +233,16 @@ static void test_einsum_and_names(void **s)
     assert_i64(dtype_bytes("DT_INT64"), 8);
     assert_i64(dtype_bytes("DT_FLOAT"), 4);
     assert_i64(dtype_bytes("DT_STRING"), -1);
+    /* The per-thread last-token memo: alternating tokens, a token that
+     * extends the last one, and one too long to keep. */
+    static const struct { const char *dt; int b; } seq[] = {
+        { "DT_BFLOAT16", 2 }, { "DT_BFLOAT16", 2 }, { "DT_INT64", 8 }, { "DT_BFLOAT16", 2 },
+        { "DT_FLOAT", 4 }, { "DT_FLOAT8", 1 }, { "DT_FLOAT", 4 }, { "DT_BOOL", 1 }, { "DT_STRING", -1 },
+        { "DT_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA32", 4 }, { "DT_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", -1 },
+        { "DT_STRING", -1 }, { "DT_INT64", 8 },
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++)
+        assert_i64(dtype_bytes(seq[i].dt), seq[i].b);
     trace_free(&t);
 }
 
@@ -577,6 +587,20 @@ static void test_errors(void **s)
         assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &e2), 0);
         /* Q projection with ceil(32/3) = 11 local heads */
         assert_non_null(strstr(t3.ops[3].config, "b=4096x11x128"));
+        trace_free(&t3);
+    }
+    /* Positive fields are checked on every run, also once the field list's
+     * descriptors are remembered (gen_require_positive's memo). */
+    for (int k = 0; k < 3; k++) {
+        struct opsgen_links l3 = links("5p");
+        struct trace t3;
+        trace_init(&t3);
+        x = m;
+        if (k == 1)
+            x.d_ff = 0;
+        assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &e2), k == 1 ? -1 : 0);
+        if (k == 1)
+            assert_non_null(strstr(e2.msg, "model field \"d_ff\": expected a positive integer, got 0"));
         trace_free(&t3);
     }
     x = m; x.num_chips = 64; x.pipeline_parallelism_degree = 32; x.pipeline_parallel_degree_dcn = 2;
