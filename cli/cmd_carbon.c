@@ -24,6 +24,7 @@
 #include "power/slo.h"
 #include "traces/atomic.h"
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 
 static const char carbon_help[] =
     "usage: npusim carbon --results DIR/raw_<dvfs> --models M[,M...] --versions V[,V...]\n"
@@ -88,7 +89,7 @@ static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_su
         struct carbon_lifetime r;
         carbon_for_lifetime(s, PUE, ci, o->life[i], zero ? 0 : embodied, &r);
         cJSON *l = cJSON_CreateObject();
-        snprintf(key, sizeof key, "avg_total_carbon_efficiency_%s_per_kgCO2e", unit);
+        strbuf_join3(key, sizeof key, "avg_total_carbon_efficiency_", unit, "_per_kgCO2e");
         cJSON_AddItemToObject(l, key, jraw_f64(r.carbon_eff));
         cJSON_AddItemToObject(l, "avg_total_energy_consumption_kWh", jraw_f64(r.total_kWh));
         cJSON_AddItemToObject(l, "avg_idle_energy_consumption_kWh", jraw_f64(r.idle_kWh));
@@ -97,18 +98,19 @@ static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_su
         cJSON_AddItemToObject(l, "avg_dynamic_energy_consumption_kWh", jraw_f64(r.dynamic_kWh));
         for (int pass = 0; pass < 2; pass++)
             for (int c = 0; c < CARBON_NCOMP; c++) {
-                snprintf(key, sizeof key, "avg_%s_%s_energy_consumption_kWh", pass ? "dynamic" : "static",
-                         carbon_comp_names[c]);
+                strbuf_join3(key, sizeof key, pass ? "avg_dynamic_" : "avg_static_", carbon_comp_names[c],
+                      "_energy_consumption_kWh");
                 cJSON_AddItemToObject(l, key, jraw_f64(pass ? r.dynamic_c_kWh[c] : r.static_c_kWh[c]));
             }
-        snprintf(key, sizeof key, "avg_power_efficiency_%s_per_joule", unit);
+        strbuf_join3(key, sizeof key, "avg_power_efficiency_", unit, "_per_joule");
         cJSON_AddItemToObject(l, key, jraw_f64(r.power_eff));
         cJSON_AddItemToObject(l, "avg_embodied_carbon_percentage", jraw_f64(r.embodied_fraction));
         cJSON_AddItemToObject(l, "avg_total_carbon_kgCO2e", jraw_f64(r.total_kg));
         /* The reference's zero is the int 0; otherwise a float product. */
         cJSON_AddItemToObject(l, "embodied_carbon_kgCO2e", zero ? jraw_i64(0) : jraw_f64(r.embodied_kg));
         char lk[32];
-        snprintf(lk, sizeof lk, "%lld", (long long)o->life[i]);
+        struct strbuf lb = STRBUF(lk);
+        strbuf_puti(&lb, o->life[i]);
         cJSON_AddItemToObject(all, lk, l);
     }
     return all;
@@ -152,7 +154,7 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     char key[600];
 #define NEED(name, dst)                                                                                        \
     do {                                                                                                       \
-        snprintf(key, sizeof key, "%s.%s", base, name);                                                        \
+        strbuf_join3(key, sizeof key, base, ".", name);                                                               \
         if (need_num(j, key, file, dst, e))                                                                    \
             return -1;                                                                                         \
     } while (0)
@@ -162,9 +164,9 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     NEED("component_stats.slowdown", &es.slowdown);
     for (int c = 0; c < CARBON_NCOMP; c++) {
         char n[64];
-        snprintf(n, sizeof n, "static_%s_energy_J", carbon_comp_names[c]);
+        strbuf_join3(n, sizeof n, "static_", carbon_comp_names[c], "_energy_J");
         NEED(n, &es.static_J[c]);
-        snprintf(n, sizeof n, "dynamic_%s_energy_J", carbon_comp_names[c]);
+        strbuf_join3(n, sizeof n, "dynamic_", carbon_comp_names[c], "_energy_J");
         NEED(n, &es.dynamic_J[c]);
     }
 #undef NEED
@@ -200,7 +202,7 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     jset(j, "active_ratio", jraw_f64(s.active_ratio));
     for (int pass = 0; pass < 2; pass++)
         for (int c = 0; c < CARBON_NCOMP; c++) {
-            snprintf(key, sizeof key, "%s_%s_ratio", pass ? "dynamic" : "static", carbon_comp_names[c]);
+            strbuf_join3(key, sizeof key, pass ? "dynamic_" : "static_", carbon_comp_names[c], "_ratio");
             jset(j, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
         }
     double embodied = chip.embodied_carbon_kgCO2 * chips;

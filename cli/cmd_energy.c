@@ -28,6 +28,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/ordered_pool.h"
+#include "traces/strbuf.h"
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
 #include "cli/results_tree.h"
@@ -261,11 +262,11 @@ static cJSON *component_json(const struct energy_component_stats *c)
     add_f_or_0(o, "avg_einsum_M", c->avg_einsum_M, no_sa);
     add_f(o, "avg_vmem_demand_MB", c->avg_vmem_demand_MB);
     for (int s = 0; s < NUM_SLACK; s++) {
-        snprintf(k, sizeof k, "dvfs_extra_%s_time_ns", slack_names[s]);
+        strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_time_ns");
         json_add_i64(o, k, c->dvfs_extra_time_ns[s]);
     }
     for (int s = 0; s < NUM_SLACK; s++) {
-        snprintf(k, sizeof k, "dvfs_extra_%s_ratio", slack_names[s]);
+        strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_ratio");
         add_f(o, k, c->dvfs_extra_ratio[s]);
     }
     add_f(o, "slowdown", c->slowdown);
@@ -280,29 +281,29 @@ static cJSON *energy_stats_json(const struct energy_stats *s)
     char k[64];
     add_f(o, "total_energy_J", s->total_energy_J);
     for (size_t i = 0; i < NJSON_COMP; i++) {
-        snprintf(k, sizeof k, "%s_energy_J", json_comp[i].name);
+        strbuf_join3(k, sizeof k, "", json_comp[i].name, "_energy_J");
         add_f(o, k, s->energy_J[json_comp[i].en]);
     }
     add_f(o, "total_static_energy_J", s->total_static_energy_J);
     for (size_t i = 0; i < NJSON_COMP; i++) {
-        snprintf(k, sizeof k, "static_%s_energy_J", json_comp[i].name);
+        strbuf_join3(k, sizeof k, "static_", json_comp[i].name, "_energy_J");
         add_f(o, k, s->static_energy_J[json_comp[i].en]);
     }
     add_f(o, "total_dynamic_energy_J", s->total_dynamic_energy_J);
     for (size_t i = 0; i < NJSON_COMP; i++) {
-        snprintf(k, sizeof k, "dynamic_%s_energy_J", json_comp[i].name);
+        strbuf_join3(k, sizeof k, "dynamic_", json_comp[i].name, "_energy_J");
         add_f(o, k, s->dynamic_energy_J[json_comp[i].en]);
     }
     add_f(o, "peak_power_W", s->peak_power_W);
     add_f(o, "avg_power_W", s->avg_power_W);
     add_f(o, "avg_static_power_W", s->avg_static_power_W);
     for (size_t i = 0; i < NJSON_COMP; i++) {
-        snprintf(k, sizeof k, "avg_static_%s_power_W", json_comp[i].name);
+        strbuf_join3(k, sizeof k, "avg_static_", json_comp[i].name, "_power_W");
         add_f(o, k, s->avg_static_power_W_c[json_comp[i].en]);
     }
     add_f(o, "avg_dynamic_power_W", s->avg_dynamic_power_W);
     for (size_t i = 0; i < NJSON_COMP; i++) {
-        snprintf(k, sizeof k, "avg_dynamic_%s_power_W", json_comp[i].name);
+        strbuf_join3(k, sizeof k, "avg_dynamic_", json_comp[i].name, "_power_W");
         add_f(o, k, s->avg_dynamic_power_W_c[json_comp[i].en]);
     }
     cJSON_AddItemToObject(o, "component_stats", component_json(&s->comp));

@@ -7,11 +7,13 @@
 
 #include "opsgen/opsgen.h"
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 
 void json_add_i64(cJSON *o, const char *key, int64_t v)
 {
     char b[32];
-    snprintf(b, sizeof b, "%lld", (long long)v);
+    struct strbuf sb = STRBUF(b);
+    strbuf_puti(&sb, v);
     cJSON_AddRawToObject(o, key, b);
 }
 

@@ -13,6 +13,7 @@
 #include "cli/rawjson.h"
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 
 int results_list(const char *root, const char *model, const char *version, const char *workload,
                  const char *suffix, struct results_file **out, int *n,
@@ -175,7 +176,8 @@ const cJSON *jpath(const cJSON *o, const char *path)
     while (o && *path) {
         const char *dot = strchr(path, '.');
         size_t len = dot ? (size_t)(dot - path) : strlen(path);
-        snprintf(key, sizeof key, "%.*s", (int)len, path);
+        struct strbuf kb = STRBUF(key);   /* snprintf("%.*s") without the format machinery */
+        strbuf_putn(&kb, path, len);
         o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
         path += len + (dot != NULL);
     }

@@ -8,6 +8,7 @@
 
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 
 #define AT(obj, f, T) ((T *)((char *)(obj) + (f)->offset))
 #define CAT(obj, f, T) ((const T *)((const char *)(obj) + (f)->offset))
@@ -222,7 +223,8 @@ int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
         const struct field_desc *f = &t->f[i];
         const cJSON *v = lookup(json, f->key);
         char top[128];
-        snprintf(top, sizeof top, "%.*s", (int)strcspn(f->key, "."), f->key);
+        struct strbuf tb = STRBUF(top);
+        strbuf_putn(&tb, f->key, strcspn(f->key, "."));
         const char *file = source_of(src, top);
         if (!v || cJSON_IsNull(v)) {
             if (f->flags & FF_REQUIRED)

@@ -53,6 +53,17 @@ static inline void strbuf_putc(struct strbuf *b, char c)
     }
 }
 
+/* buf = a b c, cut at size - 1 bytes as snprintf(buf, size, "%s%s%s")
+ * would; returns buf. For keys built per file or per op. */
+static inline const char *strbuf_join3(char *buf, size_t size, const char *a, const char *b, const char *c)
+{
+    struct strbuf sb = strbuf_on(buf, size);
+    strbuf_puts(&sb, a);
+    strbuf_puts(&sb, b);
+    strbuf_puts(&sb, c);
+    return buf;
+}
+
 /* Decimal text of v, as "%lld" prints it (INT64_MIN included). */
 static inline void strbuf_puti(struct strbuf *b, int64_t v)
 {

@@ -12,7 +12,10 @@ static void test_puti_matches_printf(void **state)
 {
     (void)state;
     const int64_t v[] = { 0, 1, -1, 9, 10, -10, 99, 100, 4096, 123456789, -987654321,
-                          INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)1 << 53 };
+                          INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)1 << 53,
+                          /* every digit-count boundary of the two-digit writer */
+                          999, 1000, -1000, 9999, 10000, 99999, 100000, 999999999999999999LL,
+                          1000000000000000000LL, -1000000000000000000LL };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         char got[32], want[32];
         struct strbuf b = STRBUF(got);
@@ -52,6 +55,11 @@ static void test_truncates_like_snprintf(void **state)
     snprintf(want, sizeof want, "abc%lldxmore", -123456LL);
     assert_string_equal(s, want);
     assert_int_equal(b.n, sizeof s - 1);
+
+    char j[10], jwant[10];
+    snprintf(jwant, sizeof jwant, "%s%s%s", "static_", "sa", "_energy_J");
+    assert_string_equal(strbuf_join3(j, sizeof j, "static_", "sa", "_energy_J"), jwant);
+    assert_string_equal(strbuf_join3(j, sizeof j, "", "sa", "_J"), "sa_J");
 
     char one[1];
     struct strbuf e = STRBUF(one);
