@@ -116,7 +116,7 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
             if (!(cache = instr_cache_new()))
                 return npu_errf(e, "chipsim: out of memory");
         }
-        struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(t->ops[i].config, NULL, 0), t->lean};
+        struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         rc = in ? time_op(&c, in, &t->ops[i]) : -1;
     }

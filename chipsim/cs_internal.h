@@ -106,6 +106,13 @@ struct strbuf;
 #define REPR_LISTS_MAX(nrows) (3 + (size_t)(nrows) * (4 + NPU_MAX_DIMS * 23))
 void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
+/* The text chipsim reads an op's kind from: its config, or in a lean trace
+ * the held kind (op.h) when the config text was left out. */
+static inline const char *cs_config_kind_text(const struct op *op)
+{
+    return op->config[0] == '\0' && op->shp.config_held ? op->shp.config_kind : op->config;
+}
+
 /* --- instr.c --- */
 /* Kind of a config string by its prefix before '('; copies the prefix to
  * token (truncated to token_size) unless token is NULL. */

@@ -127,6 +127,40 @@ static void hold_out(struct op *op, struct shape o, const char *dt)
 /* A lean trace's op needs no text where its shapes are held (op.h). */
 static bool text_needed(const struct op *op, bool held) { return !(held && op->shp.lean); }
 
+/* "lhs;rhs->out" in letters, at most 8 each: what chipsim's split_eq always
+ * accepts, so a held equation can never fail where the text would not. */
+static bool eq_plain(const char *eq)
+{
+    int part = 0, n = 0;
+    for (const char *p = eq; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) {
+            if (++n > 8)
+                return false;
+        } else if (*p == ';' && part == 0) {
+            part = 1, n = 0;
+        } else if (p[0] == '-' && p[1] == '>' && part == 1) {
+            part = 2, n = 0, p++;
+        } else {
+            return false;
+        }
+    }
+    return part == 2;
+}
+
+/* In a lean trace, holds the config's kind (the text before its '(') and an
+ * einsum's equation instead of printing the config: chipsim reads nothing
+ * else from these configs. False: print the text as usual. */
+static bool hold_config(struct op *op, const char *kind, const char *eq)
+{
+    struct op_shapes *h = &op->shp;
+    if (!h->lean || strlen(kind) >= sizeof h->config_kind || strchr(kind, '(') || (eq && !eq_plain(eq)))
+        return false;
+    strcpy(h->config_kind, kind);
+    strcpy(h->eq, eq ? eq : "");
+    h->config_held = true;
+    return true;
+}
+
 void bld_in1(struct op *op, struct shape a, const char *dt)
 {
     hold_in(op, &a, 1, dt);
@@ -241,15 +275,17 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     struct strbuf cb = STRBUF(cfg);
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_EINSUM, "Einsum");
     op->stats_kind = STATS_EINSUM;
-    /* "XlaEinsum(a=8x4096,b=4096x128,eq=..,memory_placements=..,type=..)" */
-    strbuf_puts(&cb, "XlaEinsum(a=");
-    bld_put_dims(&cb, a, "x", "");
-    strbuf_puts(&cb, ",b=");
-    bld_put_dims(&cb, b, "x", "");
-    strbuf_puts(&cb, ",eq=");
-    strbuf_puts(&cb, eq);
-    put_config_tail(&cb, placements, dtype);
-    set_text(&op->config, &cb);
+    if (!hold_config(op, "XlaEinsum", eq)) {
+        /* "XlaEinsum(a=8x4096,b=4096x128,eq=..,memory_placements=..,type=..)" */
+        strbuf_puts(&cb, "XlaEinsum(a=");
+        bld_put_dims(&cb, a, "x", "");
+        strbuf_puts(&cb, ",b=");
+        bld_put_dims(&cb, b, "x", "");
+        strbuf_puts(&cb, ",eq=");
+        strbuf_puts(&cb, eq);
+        put_config_tail(&cb, placements, dtype);
+        set_text(&op->config, &cb);
+    }
     bld_in2(op, a, b, dtype);
     bld_out(op, o, dtype);
     op->flops = flops;
@@ -274,12 +310,14 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
     char s[SBUF];
     struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
-    /* "<op>(x=..,memory_placements=..,type=..)" */
-    strbuf_puts(&cb, opname);
-    strbuf_puts(&cb, "(x=");
-    bld_put_dims(&cb, x, "x", "");
-    put_config_tail(&cb, placements, dtype);
-    set_text(&op->config, &cb);
+    if (!hold_config(op, opname, NULL)) {
+        /* "<op>(x=..,memory_placements=..,type=..)" */
+        strbuf_puts(&cb, opname);
+        strbuf_puts(&cb, "(x=");
+        bld_put_dims(&cb, x, "x", "");
+        put_config_tail(&cb, placements, dtype);
+        set_text(&op->config, &cb);
+    }
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
     op->flops = f * shape_prod(x);
@@ -293,15 +331,17 @@ struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *des
     char s[SBUF], c[2 * SBUF];
     struct strbuf xb = STRBUF(s), cb = STRBUF(c);
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_ELEMENTWISE, opname);
-    /* "<op>(a=..,b=..,memory_placements=..,type=..)", a and b the same shape */
-    bld_put_dims(&xb, x, "x", "");
-    strbuf_puts(&cb, opname);
-    strbuf_puts(&cb, "(a=");
-    strbuf_putn(&cb, xb.s, xb.n);
-    strbuf_puts(&cb, ",b=");
-    strbuf_putn(&cb, xb.s, xb.n);
-    put_config_tail(&cb, placements, dtype);
-    set_text(&op->config, &cb);
+    if (!hold_config(op, opname, NULL)) {
+        /* "<op>(a=..,b=..,memory_placements=..,type=..)", a and b the same shape */
+        bld_put_dims(&xb, x, "x", "");
+        strbuf_puts(&cb, opname);
+        strbuf_puts(&cb, "(a=");
+        strbuf_putn(&cb, xb.s, xb.n);
+        strbuf_puts(&cb, ",b=");
+        strbuf_putn(&cb, xb.s, xb.n);
+        put_config_tail(&cb, placements, dtype);
+        set_text(&op->config, &cb);
+    }
     if (one_input) bld_in1(op, x, dtype);  /* chipsim Q7 */
     else bld_in2(op, x, x, dtype);
     bld_out(op, x, dtype);
@@ -323,17 +363,19 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
                          "FlashAttention");
     op->stats_kind = STATS_FA;
-    /* "FlashAttention(q=..,k=..,v=..,memory_placements=[0, 0, 0],type=..)" */
-    strbuf_puts(&cb, "FlashAttention(q=");
-    bld_put_dims(&cb, q, "x", "");
-    strbuf_puts(&cb, ",k=");
-    bld_put_dims(&cb, k, "x", "");
-    strbuf_puts(&cb, ",v=");
-    bld_put_dims(&cb, v, "x", "");
-    strbuf_puts(&cb, ",memory_placements=[0, 0, 0],type=");
-    strbuf_puts(&cb, dtype);
-    strbuf_putc(&cb, ')');
-    set_text(&op->config, &cb);
+    if (!hold_config(op, "FlashAttention", NULL)) {
+        /* "FlashAttention(q=..,k=..,v=..,memory_placements=[0, 0, 0],type=..)" */
+        strbuf_puts(&cb, "FlashAttention(q=");
+        bld_put_dims(&cb, q, "x", "");
+        strbuf_puts(&cb, ",k=");
+        bld_put_dims(&cb, k, "x", "");
+        strbuf_puts(&cb, ",v=");
+        bld_put_dims(&cb, v, "x", "");
+        strbuf_puts(&cb, ",memory_placements=[0, 0, 0],type=");
+        strbuf_puts(&cb, dtype);
+        strbuf_putc(&cb, ')');
+        set_text(&op->config, &cb);
+    }
     hold_in(op, (struct shape[]){ q, k, v }, 3, dtype);
     if (text_needed(op, op->shp.in_held)) {
         put_in(&ib, q, dtype);
@@ -358,12 +400,14 @@ struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *des
     struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_OTHER, OPC_OTHER,
                          output ? "Output" : "Input");
-    strbuf_puts(&cb, "Abs(x=");
-    bld_put_dims(&cb, x, "x", "");
-    strbuf_puts(&cb, ",type=");
-    strbuf_puts(&cb, dtype);
-    strbuf_putc(&cb, ')');
-    set_text(&op->config, &cb);
+    if (!hold_config(op, "Abs", NULL)) {
+        strbuf_puts(&cb, "Abs(x=");
+        bld_put_dims(&cb, x, "x", "");
+        strbuf_puts(&cb, ",type=");
+        strbuf_puts(&cb, dtype);
+        strbuf_putc(&cb, ')');
+        set_text(&op->config, &cb);
+    }
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
     return op;
@@ -394,10 +438,12 @@ struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *
     struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
                          output ? "InterChipXferOutput" : "InterChipXferInput");
-    strbuf_puts(&cb, output ? "InterChipCommOutput([" : "InterChipCommInput([");
-    bld_put_dims(&cb, x, ", ", "");
-    strbuf_putn(&cb, "])", 2);
-    set_text(&op->config, &cb);
+    if (!hold_config(op, output ? "InterChipCommOutput" : "InterChipCommInput", NULL)) {
+        strbuf_puts(&cb, output ? "InterChipCommOutput([" : "InterChipCommInput([");
+        bld_put_dims(&cb, x, ", ", "");
+        strbuf_putn(&cb, "])", 2);
+        set_text(&op->config, &cb);
+    }
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
     int64_t bytes = shape_prod(x) * 2;
@@ -415,10 +461,12 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
     struct strbuf cb = STRBUF(s);
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER,
                          output ? "KVSwapOutput" : "KVSwapInput");
-    strbuf_puts(&cb, output ? "KVSwapOutput([" : "KVSwapInput([");
-    bld_put_dims(&cb, x, ", ", "");
-    strbuf_putn(&cb, "])", 2);
-    set_text(&op->config, &cb);
+    if (!hold_config(op, output ? "KVSwapOutput" : "KVSwapInput", NULL)) {
+        strbuf_puts(&cb, output ? "KVSwapOutput([" : "KVSwapInput([");
+        bld_put_dims(&cb, x, ", ", "");
+        strbuf_putn(&cb, "])", 2);
+        set_text(&op->config, &cb);
+    }
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
     int64_t bytes = doubled ? n * 2 : n;   /* quirk Q10 */
@@ -470,6 +518,8 @@ struct shape shape_scattered(struct shape x, int dim, int64_t p)
 static void set_arrow_config(struct op *op, const char *kind, struct shape in, struct shape out,
                              const char *sep, const char *q)
 {
+    if (hold_config(op, kind, NULL))
+        return;
     char s[2 * SBUF + 64];
     struct strbuf cb = STRBUF(s);
     const char *open = *q ? "([" : "(", *arrow = *q ? "]->[" : "->", *close = *q ? "])" : ")";

@@ -61,7 +61,8 @@ struct op_dvfs {
  * next to the text when the text would parse back to exactly these values
  * (one clean "DT_..." token, at most OP_SHAPES_MAX_IN inputs), so that
  * chipsim need not parse what opsgen has just printed. The text stays the
- * record (CSV cells, error messages) except in lean traces (below); ops
+ * record (CSV cells, error messages) except in lean traces (below), which
+ * also hold the config's kind and einsum equation instead of its text; ops
  * read from CSV hold no parsed form. Whoever rewrites in_shapes or
  * out_shape must clear the flag. */
 #define OP_SHAPES_MAX_IN 3
@@ -70,6 +71,9 @@ struct op_dvfs {
 struct op_shapes {
     bool in_held, out_held;        /* false (op_init): parse the text */
     bool lean;                     /* from a lean trace: held shapes have no text */
+    bool config_held;              /* lean: config text left out, its kind and equation here */
+    char config_kind[24];          /* the config's prefix before '(' */
+    char eq[28];                   /* einsum "lhs;rhs->out", else "" */
     int8_t n_in;
     int8_t nd[OP_SHAPES_MAX_IN + 1];   /* ranks of the inputs, then of the output */
     char dtype[OP_DTYPE_MAX];          /* shared by every tensor of the op */

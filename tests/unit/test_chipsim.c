@@ -657,6 +657,9 @@ static void test_lean_trace_same_numbers(void **state)
         assert_true(a->flops_util == b->flops_util && a->hbm_bw_util == b->hbm_bw_util);
         assert_string_equal(a->parsed_op_type, b->parsed_op_type);
         assert_string_equal(b->in_shapes, "");    /* left out: held */
+        assert_string_equal(b->config, "");
+        assert_true(b->shp.config_held && a->config[0] != '\0');
+        assert_int_equal(kind_from_config(a->config, NULL, 0), kind_from_config(b->shp.config_kind, NULL, 0));
         assert_string_equal(b->tile_shapes, "");
         assert_true(a->in_shapes[0] != '\0');
         char buf[512];
@@ -664,6 +667,11 @@ static void test_lean_trace_same_numbers(void **state)
         assert_string_equal(op_out_shape_text(b, buf, sizeof buf), a->out_shape);
     }
     assert_string_equal(full.ops[1].tile_shapes, "[[1, 4096, 4096], [4096, 32, 128], [1, 4096, 32, 128]]");
+    assert_string_equal(lean.ops[1].shp.eq, "BLM;MND->BLND");
+    /* An equation chipsim's split_eq might reject keeps its config text. */
+    struct op *odd = b_einsum(&lean, 6, 1, "d", "odd", SHP(2, 3, 4), SHP(4, 5), "B M;MN->BN", "0_0_0", "DT_BFLOAT16");
+    assert_false(odd->shp.config_held);
+    assert_non_null(strstr(odd->config, "eq=B M;MN->BN"));
     trace_free(&full);
     trace_free(&lean);
 
