@@ -530,6 +530,13 @@ static void test_tile_search_rate_free(void **state)
 
 /* opsgen's parsed twin of the shape text (op->shp) must give chipsim exactly
  * what parsing the text gives: the same tensors, or the same error. */
+static void expect_same_tensor(const struct tensor *x, const struct tensor *y)
+{
+    assert_int_equal(x->ndim, y->ndim);
+    assert_memory_equal(x->dims, y->dims, (size_t)x->ndim * sizeof x->dims[0]);
+    assert_string_equal(x->dtype, y->dtype);
+}
+
 static void expect_twin_matches_text(const struct op *op)
 {
     struct tensor_list a = {0}, b = {0};
@@ -541,22 +548,16 @@ static void expect_twin_matches_text(const struct op *op)
         assert_string_equal(wa, wb);
         if (ra == 0) {
             assert_int_equal(a.n, b.n);
-            for (size_t i = 0; i < a.n; i++) {
-                assert_int_equal(a.t[i].ndim, b.t[i].ndim);
-                assert_memory_equal(a.t[i].dims, b.t[i].dims, (size_t)a.t[i].ndim * sizeof a.t[i].dims[0]);
-                assert_string_equal(a.t[i].dtype, b.t[i].dtype);
-            }
+            for (size_t i = 0; i < a.n; i++)
+                expect_same_tensor(&a.t[i], &b.t[i]);
         }
     }
     if (op->shp.out_held) {
         int ra = shape_parse_output(op->out_shape, &ta, &wa), rb = shape_held_output(&op->shp, &tb, &wb);
         assert_int_equal(ra, rb);
         assert_string_equal(wa, wb);
-        if (ra == 0) {
-            assert_int_equal(ta.ndim, tb.ndim);
-            assert_memory_equal(ta.dims, tb.dims, (size_t)ta.ndim * sizeof ta.dims[0]);
-            assert_string_equal(ta.dtype, tb.dtype);
-        }
+        if (ra == 0)
+            expect_same_tensor(&ta, &tb);
     }
     tensor_list_free(&a);
     tensor_list_free(&b);
