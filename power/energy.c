@@ -120,13 +120,21 @@ static int efficiencies(struct ctx *c)
     int64_t exe_new = max_time(c, &bb);
     /* Q3: activity of HBM/ICI/Vmem over the execution time before scaling. */
     int64_t base = c->prof->regulator_activity_unscaled_exe ? c->exe : exe_new;
+    double prev_a = 0, prev_V = 0;
     if (base <= 0)
         return op_fail(c, "exe_ns: the scaled execution time is 0 and the regulator activity divides by it");
     for (int k = 0; k < NUM_COMP; k++) {
         double a = k == COMP_SA || k == COMP_VU ? min1(c->op->flops_util) : min1(py_div(c->t[k], base));
         double V = c->plan[k].V != 0.0 ? c->plan[k].V : 0.7;
-        if (dvfs_efficiency(c->policy == DVFS_NONE, c->plan[k].scaling_ns, V, a, &c->eff[k]))
+        /* SA and VU share their activity, idle components theirs (0): the
+         * same inputs as the previous component give its efficiency (the
+         * table lookup only compares them, so 0.0 and -0.0 agree too). */
+        if (k > 0 && a == prev_a && V == prev_V && c->plan[k].scaling_ns == c->plan[k - 1].scaling_ns) {
+            c->eff[k] = c->eff[k - 1];
+        } else if (dvfs_efficiency(c->policy == DVFS_NONE, c->plan[k].scaling_ns, V, a, &c->eff[k])) {
             return op_fail(c, "no regulator-efficiency row for this voltage, activity and scaling time");
+        }
+        prev_a = a, prev_V = V;
     }
     c->exe = exe_new;
     c->op->bounded_by = bb;
