@@ -46,6 +46,15 @@ static int check_macs(const struct cs_ctx *c, double macs)
                    macs, cs_in_text(c));
 }
 
+/* strchr(s, ch) != NULL for the short axis-letter strings (at most 8), inline. */
+static bool has_letter(const char *s, char ch)
+{
+    for (; *s; s++)
+        if (*s == ch)
+            return true;
+    return false;
+}
+
 int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsum_axes *ax)
 {
     (void)c;
@@ -53,7 +62,7 @@ int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsu
     memset(ax, 0, sizeof *ax);
     ax->b = ax->m = ax->n = ax->k = 1;
     for (int i = 0; in->lhs[i]; i++) {
-        bool in_r = strchr(in->rhs, in->lhs[i]) != NULL, in_o = strchr(in->outl, in->lhs[i]) != NULL;
+        bool in_r = has_letter(in->rhs, in->lhs[i]), in_o = has_letter(in->outl, in->lhs[i]);
         if (in_r && !in_o) {
             ax->red[ax->nr++] = i;
             ax->k *= L->dims[i];
@@ -66,7 +75,7 @@ int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsu
         }
     }
     for (int i = 0; in->rhs[i]; i++)
-        if (!strchr(in->lhs, in->rhs[i])) {
+        if (!has_letter(in->lhs, in->rhs[i])) {
             ax->rnr[ax->nn++] = i;
             ax->n *= R->dims[i];
         }

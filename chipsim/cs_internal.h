@@ -69,7 +69,8 @@ struct cs_ctx {
     struct npu_err *e;
     size_t index;                    /* op index in the trace */
     const struct op *op;
-    enum kind op_kind;               /* kind of op->config's prefix (kind_from_config) */
+    enum kind op_kind;               /* kind_from_config(cs_config_kind_text(op)): set by
+                                      * chipsim_run, read by the instruction builder */
     bool lean;                       /* the trace is lean (op.h): no tile_shapes, dim_labels */
 };
 

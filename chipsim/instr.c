@@ -165,7 +165,12 @@ static int build_conv(const struct cs_ctx *c, struct instr *in)
 static int build(const struct cs_ctx *c, struct instr *in)
 {
     memset(in, 0, sizeof *in);
-    in->kind = kind_from_config(cs_config_kind_text(c->op), in->token, sizeof in->token);
+    /* The kind chipsim_run took from the same text; only the token is new. */
+    const char *cfg = cs_config_kind_text(c->op);
+    size_t n = strcspn(cfg, "("), cut = n < sizeof in->token ? n : sizeof in->token - 1;
+    memcpy(in->token, cfg, cut);
+    in->token[cut] = '\0';
+    in->kind = c->op_kind;
     switch (in->kind) {
     case K_EINSUM:
     case K_BATCHMATMUL:
