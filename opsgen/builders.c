@@ -258,15 +258,14 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
         else if ((p = memchr(lb, lo[i], (size_t)nb))) o.d[i] = b.d[p - lb];
         else return NULL;
     }
-    /* FLOPs = 2 * prod(batch) * prod(reduction) * prod(rest) over (letter,size) sets. */
-    struct lpair A[SHAPE_MAXD], Bp[SHAPE_MAXD], O[SHAPE_MAXD], U[3 * SHAPE_MAXD];
-    int nA = 0, nB = 0, nO = 0, nU = 0;
-    for (int i = 0; i < na; i++) nA = add_pair(A, nA, (struct lpair){ la[i], a.d[i] });
-    for (int i = 0; i < nb; i++) nB = add_pair(Bp, nB, (struct lpair){ lb[i], b.d[i] });
-    for (int i = 0; i < no; i++) nO = add_pair(O, nO, (struct lpair){ lo[i], o.d[i] });
-    for (int i = 0; i < nA; i++) nU = add_pair(U, nU, A[i]);
-    for (int i = 0; i < nB; i++) nU = add_pair(U, nU, Bp[i]);
-    for (int i = 0; i < nO; i++) nU = add_pair(U, nU, O[i]);
+    /* FLOPs = 2 * prod(batch) * prod(reduction) * prod(rest) over the union of
+     * the (letter, size) sets of a, b and the output. Every output pair is
+     * one of a's or b's (o.d copies the size of the letter's first place
+     * above), so the union of a's and b's pairs is the whole set. */
+    struct lpair U[2 * SHAPE_MAXD];
+    int nU = 0;
+    for (int i = 0; i < na; i++) nU = add_pair(U, nU, (struct lpair){ la[i], a.d[i] });
+    for (int i = 0; i < nb; i++) nU = add_pair(U, nU, (struct lpair){ lb[i], b.d[i] });
     int64_t flops = 2;
     for (int i = 0; i < nU; i++)  /* each pair lands in exactly one class */
         flops *= U[i].v;
