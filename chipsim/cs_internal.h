@@ -107,11 +107,14 @@ struct strbuf;
 #define REPR_LISTS_MAX(nrows) (3 + (size_t)(nrows) * (4 + NPU_MAX_DIMS * 23))
 void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
-/* The text chipsim reads an op's kind from: its config, or in a lean trace
- * the held kind (op.h) when the config text was left out. */
+/* A lean trace's op whose config text was left out for its held kind and
+ * equation (op.h). */
+static inline bool cs_config_held(const struct op *op) { return op->config[0] == '\0' && op->shp.config_held; }
+
+/* The text chipsim reads an op's kind from: its config, or the held kind. */
 static inline const char *cs_config_kind_text(const struct op *op)
 {
-    return op->config[0] == '\0' && op->shp.config_held ? op->shp.config_kind : op->config;
+    return cs_config_held(op) ? op->shp.config_kind : op->config;
 }
 
 /* --- instr.c --- */

@@ -110,12 +110,9 @@ static int build_einsum(const struct cs_ctx *c, struct instr *in)
         strcpy(in->lhs, "bmk");
         strcpy(in->rhs, "bkn");
         strcpy(in->outl, "bmn");
-    } else if (c->op->shp.config_held && c->op->config[0] == '\0') {
-        if (split_eq(c->op->shp.eq, in->lhs, in->rhs, in->outl))   /* opsgen held only plain ones */
-            return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out> with at most 8 letters each, got \"%s\"",
-                           c->op->shp.eq);
-    } else if (config_value(c->op->config, "eq=", eq, sizeof eq) ||
-               split_eq(eq, in->lhs, in->rhs, in->outl)) {
+    } else if (cs_config_held(c->op) ? split_eq(c->op->shp.eq, in->lhs, in->rhs, in->outl)
+                                      : config_value(c->op->config, "eq=", eq, sizeof eq) ||
+                                            split_eq(eq, in->lhs, in->rhs, in->outl)) {
         return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out> with at most 8 letters each, got \"%s\"",
                        c->op->config);
     }
