@@ -14,7 +14,9 @@
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
 #include "cli/sweep_spec.h"
+#include "opsgen/builders.h"
 #include "opsgen/model.h"
+#include "power/energy.h"
 #include "power/pg.h"
 
 struct mutator { uint64_t seed; };
@@ -306,6 +308,102 @@ static void test_fuzz_rawjson(void **state)
     assert_true(bad > 0);
 }
 
+/* --- lean traces against full ones (differential) --------------------------- */
+
+/* One random builder op, the same in both traces. */
+static void random_op(struct mutator *m, struct trace *t)
+{
+    /* up to 4096: the builders multiply sizes unchecked (real models stay far below) */
+    static const int64_t dims[] = { 0, 1, 2, 3, 7, 64, 128, 1000, 2048, 4096, -1 };
+    static const char *const dtypes[] = { "DT_BFLOAT16", "DT_FLOAT32", "DT_INT8", "DT_FLOAT", "bf16", "DT_bf16" };
+    static const char *const eqs[] = { "BLM;MND->BLND", "BM;MN->BN", "BLND;NDM->BLM", "BMK;BKN->BMN", "B M;MN->BN" };
+    static const char *const unary[] = { "Softmax", "LayerNorm", "RMSNorm", "Pointwise Mul." };
+    const char *dt = dtypes[next(m) % 6];
+#define D() dims[next(m) % 11]
+    switch (next(m) % 4) {
+    case 0: {
+        const char *eq = eqs[next(m) % 5];
+        /* shapes from the letters: each distinct letter one size */
+        int64_t size[128] = {0};
+        struct shape a = { 0, {0} }, b = { 0, {0} };
+        const char *semi = strchr(eq, ';'), *arrow = strstr(eq, "->");
+        for (const char *p = eq; p < semi; p++) {
+            if (!size[(unsigned char)*p]) size[(unsigned char)*p] = D();
+            a.d[a.nd++] = size[(unsigned char)*p];
+        }
+        for (const char *p = semi + 1; p < arrow; p++) {
+            if (!size[(unsigned char)*p]) size[(unsigned char)*p] = D();
+            b.d[b.nd++] = size[(unsigned char)*p];
+        }
+        b_einsum(t, 1, 1, "Fwd-x", "x = MatMul(a, b)", a, b, eq, "0_0_0", dt);
+        break;
+    }
+    case 1:
+        b_unary(t, 1, 1, "Fwd-n", "y = Norm(x)", unary[next(m) % 4], SHP(D(), D(), D()), "0_0", dt);
+        break;
+    case 2:
+        b_binary(t, 1, 1, "Fwd-a", "z = Add(x, y)", next(m) % 2 ? "Add" : "Mul", SHP(D(), D()), "0_0_0", dt,
+                 next(m) % 2);
+        break;
+    default: {
+        int64_t bb = D(), q = D(), h = D(), d = D(), kv = D();
+        b_flash_attention(t, 1, 1, "Fwd-fa", "o = FA(q, k, v)", SHP(bb, q, h, d), SHP(bb, kv, h, d),
+                          SHP(bb, kv, h, d), dt, next(m) % 2);
+        break;
+    }
+    }
+#undef D
+}
+
+static void test_fuzz_lean_matches_full(void **state)
+{
+    (void)state;
+    static const char *const chips[] = { "tpuv4", "tpuv5p", "tpuv6e" };
+    struct chip_config c[3];
+    for (int i = 0; i < 3; i++)
+        test_chip(chips[i], &c[i]);
+    struct mutator mf = { 0x5851F42D4C957F2Dull }, ml = mf;
+    int ok = 0, bad = 0;
+    for (int iter = 0; iter < 1500; iter++) {
+        struct trace full, lean;
+        trace_init(&full);
+        trace_init(&lean);
+        lean.lean = true;
+        random_op(&mf, &full);
+        random_op(&ml, &lean);   /* the same draws: the same op */
+        assert_int_equal(full.n, lean.n);
+        const struct chip_config *ch = &c[iter % 3];
+        struct npu_err e1 = {{0}}, e2 = {{0}};
+        int r1 = full.n ? chipsim_run(&full, ch, &profile_neusim, &e1) : 0;
+        int r2 = lean.n ? chipsim_run(&lean, ch, &profile_neusim, &e2) : 0;
+        assert_int_equal(r1, r2);
+        if (r1) {
+            assert_string_equal(e1.msg, e2.msg);
+            bad++;
+        } else if (full.n) {
+            r1 = power_default_pass(&full, ch, &profile_neusim, &e1);
+            r2 = power_default_pass(&lean, ch, &profile_neusim, &e2);
+            assert_int_equal(r1, r2);
+            if (r1)
+                assert_string_equal(e1.msg, e2.msg);
+            const struct op *a = &full.ops[0], *b = &lean.ops[0];
+            assert_true(a->exe_ns == b->exe_ns && a->mem_ns == b->mem_ns && a->sa_ns == b->sa_ns &&
+                        a->vu_ns == b->vu_ns && a->vmem_ns == b->vmem_ns && a->bytes == b->bytes &&
+                        a->num_tiles == b->num_tiles && a->bounded_by == b->bounded_by &&
+                        a->flops == b->flops && a->num_sa_ops == b->num_sa_ops);
+            assert_memory_equal(a->static_J, b->static_J, sizeof a->static_J);
+            assert_memory_equal(a->dynamic_J, b->dynamic_J, sizeof a->dynamic_J);
+            assert_string_equal(a->parsed_op_type, b->parsed_op_type);
+            ok++;
+        }
+        trace_free(&full);
+        trace_free(&lean);
+    }
+    print_message("lean = full: %d simulated, %d refused alike\n", ok, bad);
+    assert_true(ok > 100);
+    assert_true(bad > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_pg_strategies),
         cmocka_unit_test(test_fuzz_sweep_specs),
         cmocka_unit_test(test_fuzz_rawjson),
+        cmocka_unit_test(test_fuzz_lean_matches_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
