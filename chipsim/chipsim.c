@@ -50,7 +50,7 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     if (!c->lean && (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL || in->kind == K_CONV2D))
         op_set(&op->dim_labels, in->dim_labels);
 
-    int64_t mx, vp, bytes;
+    int64_t mx = 0, vp = 0, bytes = 0;   /* set by compute_time / bytes_accessed on success */
     if (compute_time(c, in, op, &mx, &vp))
         return -1;
     int64_t compute = mx > vp ? mx : vp;

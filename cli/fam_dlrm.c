@@ -69,7 +69,7 @@ static struct chip_view *chip_views(const struct loaded_config *c, const struct 
         return NULL;
     }
     for (int64_t i = 0; i < nc; i++) {
-        size_t first, n;
+        size_t first = 0, n = 0;   /* set by dlrm_group_range (initialised for LTO's flow analysis) */
         if (dlrm_group_range(t, (int32_t)i, &first, &n, e)) {
             free(v);
             return NULL;

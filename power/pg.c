@@ -469,7 +469,7 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
     }
     if (strstr(name, "vary_Vth")) {
         /* "<base>_vary_Vth_<a>_<b>": a for SA, VU, ICI, HBM, other; b for Vmem (Q13). */
-        double a, b;
+        double a = 0, b = 0;   /* set by suffix_number (initialised for -O3's flow analysis) */
         if (suffix_number(name, 2, "vary_Vth value", &a, e) || suffix_number(name, 1, "vary_Vth SRAM value", &b, e))
             return -1;
         struct pg_component *cs[] = {&s.sa, &s.vu, &s.ici, &s.hbm, &s.other};
@@ -481,7 +481,7 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
     if (strstr(name, "vary_PG_delay")) {
         /* "<base>_vary_PG_delay_<k>": component delays x k, rounded up; the SA
          * PE delay and the HBM delay stay (Q13). */
-        double k;
+        double k = 1;
         if (suffix_number(name, 1, "vary_PG_delay ratio", &k, e))
             return -1;
         double *d[] = {&s.sa.delay_cycles, &s.vu.delay_cycles, &s.vmem.delay_cycles, &s.ici.delay_cycles};
