@@ -16,22 +16,36 @@ struct buf {
     size_t n, cap;
 };
 
-static void put(struct buf *b, const char *s, size_t n)
+static void grow(struct buf *b, size_t need)
 {
-    if (b->n + n + 1 > b->cap) {
-        while (b->n + n + 1 > b->cap)
-            b->cap = b->cap ? 2 * b->cap : 1024;
-        char *ns = realloc(b->s, b->cap);
-        if (!ns)
-            abort();
-        b->s = ns;
+    while (need > b->cap)
+        b->cap = b->cap ? 2 * b->cap : 4096;
+    char *ns = realloc(b->s, b->cap);
+    if (!ns)
+        abort();
+    b->s = ns;
+}
+
+/* Appends n bytes; room for the final NUL is kept, which pyjson_print
+ * writes once at the end. Pieces are short (keys, separators, numbers), so
+ * they are copied inline rather than through a memcpy call. */
+static inline void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap)
+        grow(b, b->n + n + 1);
+    char *d = b->s + b->n;
+    if (n <= 16) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
     }
-    memcpy(b->s + b->n, s, n);
     b->n += n;
-    b->s[b->n] = '\0';
 }
 
 static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
+/* A string literal, its length known at compile time. */
+#define PUTL(b, lit) put((b), (lit), sizeof(lit) - 1)
 
 static void indent(struct buf *b, int level)
 {
@@ -45,7 +59,7 @@ static void indent(struct buf *b, int level)
 static void put_string(struct buf *b, const char *s)
 {
     char u[16];
-    put(b, "\"", 1);
+    PUTL(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         size_t plain = 0; /* a run that needs no escape goes out in one piece */
         while (p[plain] >= 0x20 && p[plain] < 0x80 && p[plain] != '"' && p[plain] != '\\')
@@ -91,7 +105,7 @@ static void put_string(struct buf *b, const char *s)
             snprintf(u, sizeof u, "\\u%04x", cp);
         puts_(b, u);
     }
-    put(b, "\"", 1);
+    PUTL(b, "\"");
 }
 
 static void print_item(struct buf *b, const cJSON *it, int level)
@@ -100,11 +114,11 @@ static void print_item(struct buf *b, const cJSON *it, int level)
     if (cJSON_IsRaw(it))
         puts_(b, it->valuestring);
     else if (cJSON_IsTrue(it))
-        puts_(b, "true");
+        PUTL(b, "true");
     else if (cJSON_IsFalse(it))
-        puts_(b, "false");
+        PUTL(b, "false");
     else if (cJSON_IsNull(it))
-        puts_(b, "null");
+        PUTL(b, "null");
     else if (cJSON_IsString(it))
         put_string(b, it->valuestring);
     else if (cJSON_IsNumber(it)) {
@@ -118,21 +132,24 @@ static void print_item(struct buf *b, const cJSON *it, int level)
         bool obj = cJSON_IsObject(it);
         const cJSON *c = it->child;
         if (!c) {
-            puts_(b, obj ? "{}" : "[]");
+            put(b, obj ? "{}" : "[]", 2);
             return;
         }
-        puts_(b, obj ? "{\n" : "[\n");
+        put(b, obj ? "{\n" : "[\n", 2);
         for (; c; c = c->next) {
             indent(b, level + 1);
             if (obj) {
                 put_string(b, c->string);
-                puts_(b, ": ");
+                PUTL(b, ": ");
             }
             print_item(b, c, level + 1);
-            puts_(b, c->next ? ",\n" : "\n");
+            if (c->next)
+                PUTL(b, ",\n");
+            else
+                PUTL(b, "\n");
         }
         indent(b, level);
-        puts_(b, obj ? "}" : "]");
+        put(b, obj ? "}" : "]", 1);
     }
 }
 
@@ -140,6 +157,9 @@ char *pyjson_print(const cJSON *item)
 {
     struct buf b = { NULL, 0, 0 };
     print_item(&b, item, 0);
+    if (!b.s)
+        grow(&b, 1);
+    b.s[b.n] = '\0';   /* put always leaves room for it */
     return b.s;
 }
 
