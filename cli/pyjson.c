@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/rawjson.h"
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
 
@@ -62,7 +63,7 @@ static void put_string(struct buf *b, const char *s)
     PUTL(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         size_t plain = 0; /* a run that needs no escape goes out in one piece */
-        while (p[plain] >= 0x20 && p[plain] < 0x80 && p[plain] != '"' && p[plain] != '\\')
+        while (json_plain_byte[p[plain]])
             plain++;
         if (plain) {
             put(b, (const char *)p, plain);

@@ -105,7 +105,18 @@ static int utf8_len(const unsigned char *p, size_t avail)
 /* A string at r->p (the opening quote) decoded into r->scratch as UTF-8. */
 /* Whether a JSON string holds byte c as itself: printable ASCII but the
  * quote and the backslash. */
-static inline bool plain_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+#define R8(x) x, x, x, x, x, x, x, x
+const unsigned char json_plain_byte[256] = {
+    R8(0), R8(0), R8(0), R8(0),              /* 0x00-0x1f: control characters */
+    1, 1, 0, 1, 1, 1, 1, 1, R8(1),           /* 0x20-0x2f: '"' (0x22) is not plain */
+    R8(1), R8(1), R8(1), R8(1),              /* 0x30-0x4f */
+    R8(1), 1, 1, 1, 1, 0, 1, 1, 1,           /* 0x50-0x5f: '\\' (0x5c) is not plain */
+    R8(1), R8(1), R8(1), R8(1),              /* 0x60-0x7f */
+    /* 0x80-0xff: UTF-8, 0 */
+};
+#undef R8
+
+static inline bool plain_byte(unsigned char c) { return json_plain_byte[c]; }
 
 static bool string(struct rj *r)
 {

@@ -21,4 +21,9 @@
  * Nesting deeper than 200 levels is an error too. */
 cJSON *rawjson_parse(const char *text, size_t len, bool py_numbers, int *err_line);
 
+/* 1 for the bytes a JSON string holds as they are (0x20..0x7f except '"'
+ * and '\\'), 0 for those that end a plain run: the reader here and the
+ * printer (cli/pyjson.c) scan runs with one load per byte. */
+extern const unsigned char json_plain_byte[256];
+
 #endif

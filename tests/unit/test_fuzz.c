@@ -404,6 +404,19 @@ static void test_fuzz_lean_matches_full(void **state)
     assert_true(bad > 100);
 }
 
+/* The reader's and printer's plain-byte table is the predicate it replaced. */
+static void test_json_plain_table(void **state)
+{
+    (void)state;
+    int plain = 0;
+    for (int c = 0; c < 256; c++) {
+        bool want = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+        assert_int_equal(json_plain_byte[c], want);
+        plain += want;
+    }
+    assert_int_equal(plain, 94);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_sweep_specs),
         cmocka_unit_test(test_fuzz_rawjson),
         cmocka_unit_test(test_fuzz_lean_matches_full),
+        cmocka_unit_test(test_json_plain_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
