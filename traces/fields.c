@@ -65,23 +65,84 @@ bool fields_has_key(const struct field_table *t, const char *key)
 }
 
 /* The value at a (possibly dotted) key, or NULL. */
-static const cJSON *lookup(const cJSON *json, const char *key)
+/* An object's children by key, hashed once so that loading a table (up to a
+ * hundred fields from an object of as many keys, per statistics file) does
+ * not scan the children once per field. The first child with a key wins,
+ * as cJSON_GetObjectItemCaseSensitive has it. The table is at most half
+ * full; objects too large for it are not indexed (cap 0) and lookups scan
+ * as before. */
+#define KEY_INDEX_SLOTS 1024
+struct key_index {
+    const cJSON *obj;
+    size_t cap;
+    const cJSON *slot[KEY_INDEX_SLOTS];
+};
+
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+static void key_index_build(struct key_index *x, const cJSON *obj)
+{
+    x->obj = obj;
+    x->cap = 0;
+    size_t n = 0, cap = 64;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, obj)
+        n++;
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap > KEY_INDEX_SLOTS)
+        return;
+    x->cap = cap;
+    memset(x->slot, 0, cap * sizeof x->slot[0]);
+    cJSON_ArrayForEach(c, obj) {
+        if (!c->string)
+            continue;
+        size_t i = (size_t)key_hash(c->string) & (x->cap - 1);
+        while (x->slot[i] && strcmp(x->slot[i]->string, c->string))
+            i = (i + 1) & (x->cap - 1);
+        if (!x->slot[i])
+            x->slot[i] = c;   /* a later duplicate never replaces the first */
+    }
+}
+
+static const cJSON *key_index_get(const struct key_index *x, const cJSON *obj, const char *key)
+{
+    if (!x || x->obj != obj || !x->cap)
+        return cJSON_GetObjectItemCaseSensitive(obj, key);
+    size_t i = (size_t)key_hash(key) & (x->cap - 1);
+    while (x->slot[i] && strcmp(x->slot[i]->string, key))
+        i = (i + 1) & (x->cap - 1);
+    return x->slot[i];
+}
+
+/* json[key], a dotted key reaching into nested objects; the top level
+ * through x when it indexes json. */
+static const cJSON *lookup_in(const struct key_index *x, const cJSON *json, const char *key)
 {
     char part[128];
+    bool top = true;
     while (json) {
         const char *dot = strchr(key, '.');
         if (!dot)
-            return cJSON_GetObjectItemCaseSensitive(json, key);
+            return top ? key_index_get(x, json, key) : cJSON_GetObjectItemCaseSensitive(json, key);
         size_t n = (size_t)(dot - key);
         if (n >= sizeof part)
             return NULL;
         memcpy(part, key, n);
         part[n] = '\0';
-        json = cJSON_GetObjectItemCaseSensitive(json, part);
+        json = top ? key_index_get(x, json, part) : cJSON_GetObjectItemCaseSensitive(json, part);
+        top = false;
         key = dot + 1;
     }
     return NULL;
 }
+
 
 /* The object that holds the last part of a dotted key (created as needed). */
 static cJSON *holder(cJSON *into, const char *key, const char **leaf)
@@ -219,9 +280,14 @@ static int check_one(const struct field_table *t, const struct field_desc *f, co
 int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
                      field_sources *src, struct npu_err *e)
 {
+    /* Per thread: 8 KiB is too much for some callers' stacks, and a
+     * table's load is never reentered on one thread. */
+    static _Thread_local struct key_index x;
+    if (cJSON_IsObject(json))
+        key_index_build(&x, json);
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
-        const cJSON *v = lookup(json, f->key);
+        const cJSON *v = lookup_in(cJSON_IsObject(json) ? &x : NULL, json, f->key);
         char top[128];
         struct strbuf tb = STRBUF(top);
         strbuf_putn(&tb, f->key, strcspn(f->key, "."));

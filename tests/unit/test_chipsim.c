@@ -9,6 +9,7 @@
 #include "chipsim/chipsim.h"
 #include "chipsim/cs_internal.h"   /* tile_memo_clear, shape parsers */
 #include "opsgen/builders.h"
+#include "traces/fields.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 
@@ -686,6 +687,39 @@ static void test_lean_trace_same_numbers(void **state)
     trace_free(&lean);
 }
 
+/* Loading a field table indexes the object's keys once (traces/fields.c):
+ * the first of duplicate keys still wins, and objects too large for the
+ * index load the same through the plain scan. */
+static void load_chip_json(cJSON *j, struct chip_config *c)
+{
+    struct npu_err e;
+    chip_config_default(c);
+    assert_int_equal(fields_from_json(&chip_fields, c, j, NULL, &e), 0);
+}
+
+static void test_fields_index(void **state)
+{
+    (void)state;
+    cJSON *j = cJSON_Parse(test_config_text("chips", "tpuv5p"));
+    assert_non_null(j);
+    struct chip_config plain, dup, big;
+    load_chip_json(j, &plain);
+    assert_true(plain.freq_GHz == 1.7 && plain.hbm_bw_GBps == 2765);
+    cJSON_AddNumberToObject(j, "freq_GHz", 9.5);   /* a later duplicate */
+    load_chip_json(j, &dup);
+    assert_true(dup.freq_GHz == 1.7);
+    for (int i = 0; i < 600; i++) {   /* beyond the index: the scan */
+        char k[16];
+        snprintf(k, sizeof k, "x%d", i);
+        cJSON_AddNumberToObject(j, k, i);
+    }
+    load_chip_json(j, &big);
+    assert_true(big.freq_GHz == 1.7 && big.hbm_bw_GBps == 2765 && big.sa_dim == plain.sa_dim &&
+                big.vmem_size_MB == plain.vmem_size_MB);
+    assert_string_equal(big.name, plain.name);
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -699,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_tile_search_rate_free),
         cmocka_unit_test(test_held_shapes_match_text),
         cmocka_unit_test(test_lean_trace_same_numbers),
+        cmocka_unit_test(test_fields_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
