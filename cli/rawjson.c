@@ -278,27 +278,30 @@ static cJSON *container(struct rj *r, int depth, bool obj)
     }
     for (;;) {
         ws(r);
+        /* The key is allocated the way cJSON frees it and handed to the item
+         * (what cJSON_AddItemToObject does with a copy of its own). */
         char *key = NULL;
         if (obj) {
-            if (r->p >= r->end || *r->p != '"' || !string(r) || !(key = strdup(r->scratch)))
+            if (r->p >= r->end || *r->p != '"' || !string(r))
                 break;
+            size_t n = strlen(r->scratch) + 1;
+            if (!(key = cJSON_malloc(n)))
+                break;
+            memcpy(key, r->scratch, n);
             ws(r);
             if (r->p >= r->end || *r->p != ':') {
-                free(key);
+                cJSON_free(key);
                 break;
             }
             r->p++;
         }
         cJSON *v = value(r, depth + 1);
         if (!v) {
-            free(key);
+            cJSON_free(key);
             break;
         }
-        if (obj) {
-            cJSON_AddItemToObject(c, key, v);
-            free(key);
-        } else
-            cJSON_AddItemToArray(c, v);
+        v->string = key;   /* NULL in arrays */
+        cJSON_AddItemToArray(c, v);
         ws(r);
         if (r->p < r->end && *r->p == ',') {
             r->p++;
