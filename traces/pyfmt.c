@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Trace cells repeat a few values over and over (DVFS voltages and clocks,
- * regulator efficiencies, utilisations of 1.0): a small per-thread
- * direct-mapped memo of recent texts, keyed by the double's bits, skips the
- * digit search for them. 0 bits (+0.0) never reach it, so 0 marks a free
- * slot. */
-#define REPR_MEMO_SLOTS 64
+/* Trace cells repeat values over and over: DVFS voltages and clocks,
+ * regulator efficiencies, utilisations of 1.0, and the energy stage writes
+ * one CSV per strategy whose times and dynamic energies mostly equal the
+ * previous strategy's, a file of a few hundred numbers earlier. A per-thread
+ * direct-mapped memo of recent texts (1024 slots, 48 KiB), keyed by the
+ * double's bits, skips the digit search for them. 0 bits (+0.0) never reach
+ * it, so 0 marks a free slot. */
+#define REPR_MEMO_SLOTS 1024
 struct repr_memo {
     uint64_t bits;
     uint32_t len;
@@ -34,7 +36,7 @@ size_t py_repr_fmt(double x, char out[PY_REPR_MAX])
     memcpy(&bits, &x, sizeof bits);
     if (bits == 0 || isnan(x))
         return repr_uncached(x, out);
-    struct repr_memo *m = &repr_memo[(bits * 0x9e3779b97f4a7c15ull) >> 58];   /* 6 bits: 64 slots */
+    struct repr_memo *m = &repr_memo[(bits * 0x9e3779b97f4a7c15ull) >> 54];   /* 10 bits: 1024 slots */
     if (m->bits == bits) {
         memcpy(out, m->text, PY_REPR_MAX);
         return m->len;

@@ -112,7 +112,7 @@ static void test_against_oracle(void **state)
 static void test_repr_memo(void **state)
 {
     (void)state;
-    enum { N = 600 };
+    enum { N = 3600 };   /* 2,400 random values: more than the memo's 1024 slots */
     static char first[N][PY_REPR_MAX];
     double v[N];
     uint64_t seed = 7;
