@@ -275,37 +275,29 @@ static cJSON *component_json(const struct energy_component_stats *c)
     return o;
 }
 
+/* One key per JSON component, "<prefix><name><suffix>", in json_comp order. */
+static void add_per_comp(cJSON *o, const char *prefix, const char *suffix, const double v[NUM_EN])
+{
+    char k[64];
+    for (size_t i = 0; i < NJSON_COMP; i++)
+        add_f(o, strbuf_join3(k, sizeof k, prefix, json_comp[i].name, suffix), v[json_comp[i].en]);
+}
+
 static cJSON *energy_stats_json(const struct energy_stats *s)
 {
     cJSON *o = cJSON_CreateObject();
-    char k[64];
     add_f(o, "total_energy_J", s->total_energy_J);
-    for (size_t i = 0; i < NJSON_COMP; i++) {
-        strbuf_join3(k, sizeof k, "", json_comp[i].name, "_energy_J");
-        add_f(o, k, s->energy_J[json_comp[i].en]);
-    }
+    add_per_comp(o, "", "_energy_J", s->energy_J);
     add_f(o, "total_static_energy_J", s->total_static_energy_J);
-    for (size_t i = 0; i < NJSON_COMP; i++) {
-        strbuf_join3(k, sizeof k, "static_", json_comp[i].name, "_energy_J");
-        add_f(o, k, s->static_energy_J[json_comp[i].en]);
-    }
+    add_per_comp(o, "static_", "_energy_J", s->static_energy_J);
     add_f(o, "total_dynamic_energy_J", s->total_dynamic_energy_J);
-    for (size_t i = 0; i < NJSON_COMP; i++) {
-        strbuf_join3(k, sizeof k, "dynamic_", json_comp[i].name, "_energy_J");
-        add_f(o, k, s->dynamic_energy_J[json_comp[i].en]);
-    }
+    add_per_comp(o, "dynamic_", "_energy_J", s->dynamic_energy_J);
     add_f(o, "peak_power_W", s->peak_power_W);
     add_f(o, "avg_power_W", s->avg_power_W);
     add_f(o, "avg_static_power_W", s->avg_static_power_W);
-    for (size_t i = 0; i < NJSON_COMP; i++) {
-        strbuf_join3(k, sizeof k, "avg_static_", json_comp[i].name, "_power_W");
-        add_f(o, k, s->avg_static_power_W_c[json_comp[i].en]);
-    }
+    add_per_comp(o, "avg_static_", "_power_W", s->avg_static_power_W_c);
     add_f(o, "avg_dynamic_power_W", s->avg_dynamic_power_W);
-    for (size_t i = 0; i < NJSON_COMP; i++) {
-        strbuf_join3(k, sizeof k, "avg_dynamic_", json_comp[i].name, "_power_W");
-        add_f(o, k, s->avg_dynamic_power_W_c[json_comp[i].en]);
-    }
+    add_per_comp(o, "avg_dynamic_", "_power_W", s->avg_dynamic_power_W_c);
     cJSON_AddItemToObject(o, "component_stats", component_json(&s->comp));
     return o;
 }
