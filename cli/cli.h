@@ -91,6 +91,9 @@ struct output {
  * to temporary files and renames them all on success, removes them all on
  * failure. Frees the texts. */
 int write_outputs(struct output *o, int n, struct npu_err *e);
+/* The same, into a private staging folder that is renamed into place whole:
+ * each file is written under its own name (atomic_open_staged). */
+int write_outputs_staged(struct output *o, int n, struct npu_err *e);
 /* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
 char *json_text(const cJSON *j);
 

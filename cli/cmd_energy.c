@@ -375,7 +375,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         *strrchr(dir, '/') = '\0';
         rc = make_dirs(dir, e);
         if (!rc)
-            rc = write_outputs(out, np + 1, e);
+            rc = write_outputs_staged(out, np + 1, e);
         else
             free(out[np].text);
     }

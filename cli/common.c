@@ -136,18 +136,22 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
 
 char *json_text(const cJSON *j) { return pyjson_print(j); }
 
-int write_outputs(struct output *o, int n, struct npu_err *e)
+static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 {
     struct atomic_file *af = calloc(n > 0 ? (size_t)n : 1, sizeof *af);
     int opened = 0, rc = 0;
     if (!af)
         rc = npu_errf(e, "writing outputs: out of memory");
     for (int i = 0; i < n && !rc; i++) {
-        if (atomic_open(&af[i], o[i].path, e)) {
+        if ((staged ? atomic_open_staged : atomic_open)(&af[i], o[i].path, e)) {
             rc = -1;
             break;
         }
         opened++;
+        /* Texts go out whole and CSV rows in ~64 KiB blocks: a stdio buffer
+         * would only add a copy (and the fstat that sizes it). */
+        if (!af[i].gz)
+            setvbuf(af[i].f, NULL, _IONBF, 0);
         if (!o[i].trace && fputs(o[i].text, af[i].f) == EOF)
             rc = npu_errf(e, "%s: write failed", o[i].path);
     }
@@ -178,6 +182,10 @@ int write_outputs(struct output *o, int n, struct npu_err *e)
     free(af);
     return rc;
 }
+
+int write_outputs(struct output *o, int n, struct npu_err *e) { return write_all(o, n, false, e); }
+
+int write_outputs_staged(struct output *o, int n, struct npu_err *e) { return write_all(o, n, true, e); }
 
 int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                       const char *dir, const char *base, bool combined, cJSON *sim_extra,

@@ -24,13 +24,41 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e)
+/* The process id, read once: it names temporaries, and glibc no longer
+ * caches getpid(), which made it one system call per output file. */
+static long process_id(void)
+{
+    static _Atomic long pid;
+    long p = atomic_load_explicit(&pid, memory_order_relaxed);
+    if (!p) {
+        p = (long)getpid();
+        atomic_store_explicit(&pid, p, memory_order_relaxed);
+    }
+    return p;
+}
+
+/* Opens a->tmp for writing, creating it exclusively with mode 0666 less the
+ * umask. Plain files go through fopen("wbxe") (one open(), where fdopen would
+ * add an fcntl); gzip targets keep the descriptor for gzdopen at commit. */
+static int open_exclusive(struct atomic_file *a)
+{
+    if (a->gz) {
+        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        return a->fd >= 0 ? 0 : -1;
+    }
+    a->f = fopen(a->tmp, "wbxe");
+    return a->f ? 0 : -1;
+}
+
+static int open_as(struct atomic_file *a, const char *path, bool direct, struct npu_err *e)
 {
     memset(a, 0, sizeof *a);
     a->fd = -1;
     if (strlen(path) >= sizeof a->path)
         return npu_errf(e, "%s: path too long", path);
     strcpy(a->path, path);
+    a->gz = ends_with(path, ".gz");
+    a->direct = direct;
     /* Not mkstemp: it creates the file 0600, and reading the umask to widen it
      * means setting it (umask(0); umask(mask)), a process-wide change that
      * races with every other thread creating files (npusim sweep -j). open()
@@ -38,27 +66,36 @@ int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e)
      * make the name unique, O_EXCL makes a collision a retry. */
     static _Atomic unsigned long tmp_seq;
     for (int tries = 0;; tries++) {
-        snprintf(a->tmp, sizeof a->tmp, "%s.tmp.%ld.%lu", path, (long)getpid(),
-                 atomic_fetch_add(&tmp_seq, 1));
-        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (a->fd >= 0)
+        if (direct)
+            strcpy(a->tmp, path);
+        else
+            snprintf(a->tmp, sizeof a->tmp, "%s.tmp.%ld.%lu", path, process_id(),
+                     atomic_fetch_add(&tmp_seq, 1));
+        if (open_exclusive(a) == 0)
             break;
-        if (errno != EEXIST || tries > 100) {
+        if (direct || errno != EEXIST || tries > 100) {
             int err = errno;
             a->tmp[0] = '\0';
-            return npu_errf(e, "%s: cannot create temporary file: %s", path, strerror(err));
+            return npu_errf(e, "%s: cannot create %s: %s", path, direct ? "file" : "temporary file",
+                            strerror(err));
         }
     }
-    a->gz = ends_with(path, ".gz");
-    a->f = a->gz ? open_memstream(&a->mem, &a->mem_len) : fdopen(a->fd, "wb");
-    if (!a->f) {
+    if (a->gz && !(a->f = open_memstream(&a->mem, &a->mem_len))) {
         int err = errno;
         atomic_abort(a);
         return npu_errf(e, "%s: %s", path, strerror(err));
     }
-    if (!a->gz)
-        a->fd = -1; /* now owned by a->f */
     return 0;
+}
+
+int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e)
+{
+    return open_as(a, path, false, e);
+}
+
+int atomic_open_staged(struct atomic_file *a, const char *path, struct npu_err *e)
+{
+    return open_as(a, path, true, e);
 }
 
 /* Compresses the staged bytes into the temporary file; closes fd. */
@@ -92,7 +129,7 @@ static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
     return 0;
 }
 
-int atomic_commit(struct atomic_file *a, struct npu_err *e)
+int atomic_finish(struct atomic_file *a, struct npu_err *e)
 {
     int rc = 0;
     /* fclose flushes; a failed flush (disk full) surfaces here. */
@@ -102,14 +139,24 @@ int atomic_commit(struct atomic_file *a, struct npu_err *e)
     a->f = NULL;
     if (rc == 0 && a->gz)
         rc = gzip_to_fd(a, e);
-    if (rc == 0 && rename(a->tmp, a->path) != 0)
-        rc = npu_errf(e, "%s: cannot rename temporary file: %s", a->path, strerror(errno));
     if (rc != 0) {
         atomic_abort(a);
         return rc;
     }
     free(a->mem);
     a->mem = NULL;
+    return 0;
+}
+
+int atomic_commit(struct atomic_file *a, struct npu_err *e)
+{
+    if (atomic_finish(a, e))
+        return -1;
+    if (!a->direct && rename(a->tmp, a->path) != 0) {
+        int rc = npu_errf(e, "%s: cannot rename temporary file: %s", a->path, strerror(errno));
+        atomic_abort(a);
+        return rc;
+    }
     return 0;
 }
 
@@ -142,6 +189,40 @@ int atomic_write_string(const char *path, const char *s, struct npu_err *e)
     return atomic_commit(&a, e);
 }
 
+/* Creates buf (a NUL-terminated copy of the caller's path, cut at i bytes)
+ * and whatever parents it lacks: mkdir first, walking up only on ENOENT, so a
+ * folder whose parent exists costs one system call however deep it lies. */
+static int make_upto(const char *path, char *buf, size_t i, struct npu_err *e)
+{
+    char saved = buf[i];
+    buf[i] = '\0';
+    int rc = mkdir(buf, 0777), err = errno;
+    if (rc != 0 && err == ENOENT) {
+        size_t k = i;                   /* the parent: up to the last '/' ... */
+        while (k > 0 && buf[k - 1] != '/')
+            k--;
+        while (k > 1 && buf[k - 2] == '/')  /* ... and any run of them ("a//b") */
+            k--;
+        if (k > 1 && make_upto(path, buf, k - 1, e) == 0) {
+            rc = mkdir(buf, 0777);
+            err = errno;
+        } else if (k > 1) {
+            buf[i] = saved;
+            return -1;
+        }
+    }
+    if (rc != 0 && err != EEXIST) {
+        rc = npu_errf(e, "%s: cannot create folder %s: %s", path, buf, strerror(err));
+    } else if (rc != 0) {
+        struct stat st;   /* EEXIST: only a folder will do */
+        rc = stat(buf, &st) == 0 && S_ISDIR(st.st_mode)
+                 ? 0
+                 : npu_errf(e, "%s: %s exists and is not a folder", path, buf);
+    }
+    buf[i] = saved;
+    return rc;
+}
+
 int make_dirs(const char *path, struct npu_err *e)
 {
     char buf[4096];
@@ -151,22 +232,12 @@ int make_dirs(const char *path, struct npu_err *e)
     if (n >= sizeof buf)
         return npu_errf(e, "%s: path too long", path);
     memcpy(buf, path, n + 1);
-    /* Create each prefix ending before a '/', then the whole path. */
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        if (buf[i - 1] == '/')
-            continue; /* "a//b" */
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            int err = errno;
-            return npu_errf(e, "%s: cannot create folder %s: %s", path, buf, strerror(err));
-        }
-        struct stat st;
-        if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-            return npu_errf(e, "%s: %s exists and is not a folder", path, buf);
-        buf[i] = saved;
-    }
-    return 0;
+    while (n > 1 && buf[n - 1] == '/')
+        n--;
+    /* Outputs mostly land in folders made by an earlier call: one stat. */
+    struct stat st;
+    buf[n] = '\0';
+    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    return make_upto(path, buf, n, e);
 }

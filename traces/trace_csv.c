@@ -392,10 +392,8 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
     for (size_t i = 0; i < t->n && !any_slack; i++)
         any_slack = t->ops[i].has_slack;
     int rc = 0;
-    for (int k = 0; k < n && rc == 0; k++) {
+    for (int k = 0; k < n; k++)   /* goes out with the first rows */
         put_header(&out[k], o[k].phase_column, groups, any_slack || o[k].slack_columns);
-        rc = flush_row(&out[k], f[k], e);
-    }
     for (size_t i = 0; rc == 0 && i < t->n; i++) {
         const struct op *op = &t->ops[i];
         bool with_phase = false, with_slack = false;

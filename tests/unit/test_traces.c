@@ -835,6 +835,62 @@ static void test_atomic_abort_and_commit(void **state)
     assert_int_equal(make_dirs(path, &e), -1);
     assert_non_null(strstr(e.msg, path));
 
+    /* make_dirs: several missing levels, doubled and trailing slashes, a
+     * relative path; a file in the way is named in the error. */
+    char deep[400], probe[460];
+    snprintf(deep, sizeof deep, "%s/md/x//y/z/", tmpdir);
+    assert_int_equal(make_dirs(deep, &e), 0);
+    snprintf(probe, sizeof probe, "%s/md/x/y/z", tmpdir);
+    struct stat st;
+    assert_int_equal(stat(probe, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(make_dirs(deep, &e), 0);
+    snprintf(probe, sizeof probe, "%s/md/x/y/z/f", tmpdir);
+    assert_int_equal(atomic_write_string(probe, "f", &e), 0);
+    snprintf(deep, sizeof deep, "%s/md/x/y/z/f/g/h", tmpdir);
+    assert_int_equal(make_dirs(deep, &e), -1);
+    assert_non_null(strstr(e.msg, deep));
+    assert_non_null(strstr(e.msg, strerror(ENOTDIR)));
+    char cwd[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(probe, sizeof probe, "%s/md", tmpdir);
+    assert_int_equal(chdir(probe), 0);
+    assert_int_equal(make_dirs("rel/a/b", &e), 0);
+    assert_int_equal(stat("rel/a/b", &st), 0);
+    assert_int_equal(chdir(cwd), 0);
+
+    /* A staged file is written under its own name: no temporary beside it,
+     * abort removes it, and an existing file is never overwritten. */
+    char sdir[300];
+    snprintf(sdir, sizeof sdir, "%s/staged", tmpdir);
+    assert_int_equal(make_dirs(sdir, &e), 0);
+    snprintf(path, sizeof path, "%s/s.csv", sdir);
+    assert_int_equal(atomic_open_staged(&a, path, &e), 0);
+    fputs("staged", a.f);
+    assert_int_equal(count_entries(sdir), 1);
+    atomic_abort(&a);
+    assert_int_equal(count_entries(sdir), 0);
+    assert_int_equal(atomic_open_staged(&a, path, &e), 0);
+    fputs("staged", a.f);
+    assert_int_equal(atomic_commit(&a, &e), 0);
+    assert_int_equal(count_entries(sdir), 1);
+    m = slurp(path);
+    assert_i64(m.n, 6);
+    assert_memory_equal(m.p, "staged", 6);
+    free(m.p);
+    assert_int_equal(atomic_open_staged(&a, path, &e), -1);
+    assert_non_null(strstr(e.msg, path));
+    assert_non_null(strstr(e.msg, strerror(EEXIST)));
+    /* Created 0666 less the umask, as the renamed temporaries are. */
+    mode_t mask = umask(022);
+    umask(mask);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~mask);
+    snprintf(probe, sizeof probe, "%s/t.csv", sdir);
+    assert_int_equal(atomic_write_string(probe, "t", &e), 0);
+    assert_int_equal(stat(probe, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~mask);
+
     /* A failed trace write leaves nothing behind either. */
     snprintf(path, sizeof path, "%s/nodir/t.csv", dir);
     struct trace t;
