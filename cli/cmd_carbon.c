@@ -5,8 +5,10 @@
  * intensity writes the file back with the deployment-level keys added:
  *   <parent of results>/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/<file>
  * The chip's power data, PUE and chip count come from the file's sim_config,
- * as in the reference (so a tree is self-describing). Everything is computed
- * before anything is written; all files appear together or none. */
+ * as in the reference (so a tree is self-describing). The worker threads
+ * analyse the files and write the results to temporaries beside their
+ * targets; only when every file has succeeded are they all renamed into
+ * place (in output order), otherwise all removed: all appear or none. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -215,30 +217,43 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     return 0;
 }
 
+/* The written, not yet published files, in output order: each is renamed
+ * into place once every file has been analysed and written, or removed. */
+struct staged {
+    char *tmp, *path;
+};
+
 struct outs {
-    struct output *o;
+    struct staged *v;
     int n, cap;
 };
 
-static struct output *out_add(struct outs *v)
+static void staged_drop(struct staged *f)
+{
+    if (f->tmp)
+        unlink(f->tmp);
+    free(f->tmp);
+    free(f->path);
+    f->tmp = f->path = NULL;
+}
+
+static void outs_add(struct outs *v, struct staged f)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 64;
-        struct output *no = realloc(v->o, (size_t)v->cap * sizeof *no);
-        if (!no)
+        struct staged *nv = realloc(v->v, (size_t)v->cap * sizeof *nv);
+        if (!nv)
             abort();
-        v->o = no;
+        v->v = nv;
     }
-    struct output *p = &v->o[v->n++];
-    memset(p, 0, sizeof *p);
-    return p;
+    v->v[v->n++] = f;
 }
 
 static void outs_free(struct outs *v)
 {
     for (int i = 0; i < v->n; i++)
-        free(v->o[i].text);
-    free(v->o);
+        staged_drop(&v->v[i]);
+    free(v->v);
 }
 
 /* One stats file to analyse. The files are listed first (in the order the
@@ -254,10 +269,11 @@ struct cfiles {
     int n, cap;
 };
 
-/* A pool task: the file's index; work() fills texts (one per carbon intensity). */
+/* A pool task: the file's index; work() analyses it and writes its files
+ * (one per carbon intensity) to temporaries beside their targets. */
 struct citem {
     int index, rc;
-    char **texts;
+    struct staged *files;
     struct npu_err e;
 };
 
@@ -265,7 +281,7 @@ struct crun {
     const struct carbon_opts *o;
     const struct cfiles *files;
     struct outs *outs;
-    const char *root, *util;
+    const char *root, *util, *staging;
     int next;
     struct npu_err first;
     bool failed;
@@ -279,10 +295,34 @@ static int citem_next(void *ctx, void *item)
         return 0;
     memset(it, 0, sizeof *it);
     it->index = r->next++;
-    it->texts = calloc((size_t)r->o->nci, sizeof *it->texts);
-    if (!it->texts)
+    it->files = calloc((size_t)r->o->nci, sizeof *it->files);
+    if (!it->files)
         abort();
     return 1;
+}
+
+/* Writes text to staged (a new file in the run's private staging folder);
+ * *f receives that name and the final path. The text is freed. */
+static int stage_file(const char *staged, const char *path, char *text, struct staged *f,
+                      struct npu_err *e)
+{
+    struct atomic_file a;
+    int rc = atomic_open_staged(&a, staged, e);
+    if (!rc) {
+        setvbuf(a.f, NULL, _IONBF, 0);   /* one write of the whole text */
+        if (fputs(text, a.f) == EOF) {
+            rc = npu_errf(e, "%s: write failed: %s", staged, strerror(errno));
+            atomic_abort(&a);
+        } else if (atomic_commit(&a, e)) {
+            rc = -1;
+        } else if (!(f->tmp = strdup(staged)) || !(f->path = strdup(path))) {
+            rc = npu_errf(e, "%s: out of memory", path);
+            if (!f->tmp)
+                unlink(staged);
+        }
+    }
+    free(text);
+    return rc;
 }
 
 static void citem_work(void *ctx, void *item)
@@ -290,9 +330,26 @@ static void citem_work(void *ctx, void *item)
     struct crun *r = ctx;
     struct citem *it = item;
     const struct cfile *cf = &r->files->v[it->index];
-    cJSON *j = results_load_json(cf->f.path, &it->e);
-    it->rc = !j || analyse_file(r->o, cf->f.path, j, cf->unit, it->texts, &it->e);
+    const struct carbon_opts *o = r->o;
+    char **texts = calloc((size_t)o->nci, sizeof *texts);
+    cJSON *j = texts ? results_load_json(cf->f.path, &it->e) : NULL;
+    it->rc = !texts ? npu_errf(&it->e, "out of memory")
+                    : !j || analyse_file(o, cf->f.path, j, cf->unit, texts, &it->e);
     cJSON_Delete(j);
+    const char *b = strrchr(cf->f.path, '/') + 1;
+    for (int i = 0; texts && i < o->nci; i++) {
+        if (it->rc) {
+            free(texts[i]);
+            continue;
+        }
+        char ci[40], path[4096], staged[4200];
+        py_repr_double(o->ci[i], ci, sizeof ci);
+        snprintf(path, sizeof path, "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s/%s/%s/%s", r->root, o->pg, o->dvfs, ci,
+                 r->util, cf->model, cf->f.pstr, b);
+        snprintf(staged, sizeof staged, "%s/%d.%d.json", r->staging, it->index, i);
+        it->rc = stage_file(staged, path, texts[i], &it->files[i], &it->e);
+    }
+    free(texts);
 }
 
 static void citem_discard(void *ctx, void *item)
@@ -300,31 +357,23 @@ static void citem_discard(void *ctx, void *item)
     struct crun *r = ctx;
     struct citem *it = item;
     for (int i = 0; i < r->o->nci; i++)
-        free(it->texts[i]);
-    free(it->texts);
+        staged_drop(&it->files[i]);
+    free(it->files);
 }
 
 static int citem_emit(void *ctx, void *item)
 {
     struct crun *r = ctx;
     struct citem *it = item;
-    const struct cfile *cf = &r->files->v[it->index];
     if (it->rc) {
         citem_discard(ctx, item);
         r->first = it->e;
         r->failed = true;
         return -1;
     }
-    const char *b = strrchr(cf->f.path, '/') + 1;
-    for (int i = 0; i < r->o->nci; i++) {
-        char ci[40];
-        py_repr_double(r->o->ci[i], ci, sizeof ci);
-        struct output *p = out_add(r->outs);
-        snprintf(p->path, sizeof p->path, "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s/%s/%s/%s", r->root, r->o->pg,
-                 r->o->dvfs, ci, r->util, cf->model, cf->f.pstr, b);
-        p->text = it->texts[i];
-    }
-    free(it->texts);
+    for (int i = 0; i < r->o->nci; i++)
+        outs_add(r->outs, it->files[i]);
+    free(it->files);
     return 0;
 }
 
@@ -392,35 +441,51 @@ static int run(const struct carbon_opts *o)
 
     struct cfiles files = { NULL, 0, 0 };
     list_files(o, &files);
+    /* Results are staged flat in a private folder beside the outputs, so a
+     * failure leaves neither files nor folders behind. */
+    char staging[4200];
+    snprintf(staging, sizeof staging, "%s/carbon_%s.tmp.XXXXXX", root, o->pg);
+    if (!mkdtemp(staging)) {
+        free(files.v);
+        npu_errf(&e, "%s: cannot create: %s", staging, strerror(errno));
+        return report_error("carbon", &e);
+    }
     struct outs outs = { NULL, 0, 0 };
-    struct crun r = { o, &files, &outs, root, util, 0, { "" }, false };
+    struct crun r = { o, &files, &outs, root, util, staging, 0, { "" }, false };
     struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, citem_discard };
     long n = o->jobs < 1 ? 1 : o->jobs;
     int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));
     free(files.v);
-    if (rc || r.failed) {
-        outs_free(&outs);
-        if (!r.failed)
-            npu_errf(&r.first, "cannot start the worker threads");
-        return report_error("carbon", &r.first);
+    if (rc && !r.failed) {
+        npu_errf(&r.first, "cannot start the worker threads");
+        r.failed = true;
     }
-    char last[4096] = "";
-    for (int i = 0; i < outs.n; i++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", outs.o[i].path);
-        *strrchr(dir, '/') = '\0';
-        if (!strcmp(dir, last)) /* consecutive outputs mostly share a folder */
-            continue;
-        snprintf(last, sizeof last, "%s", dir);
-        if (make_dirs(dir, &e)) {
-            outs_free(&outs);
-            return report_error("carbon", &e);
-        }
-    }
+    e = r.first;
+    /* Everything is written: publish it all, in output order. */
     int nout = outs.n;
-    rc = write_outputs(outs.o, outs.n, &e);   /* frees the texts */
-    free(outs.o);
-    if (rc)
+    char last[4096] = "";
+    for (int i = 0; i < outs.n && !r.failed; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", outs.v[i].path);
+        *strrchr(dir, '/') = '\0';
+        if (strcmp(dir, last) != 0) {   /* consecutive outputs mostly share a folder */
+            if (make_dirs(dir, &e)) {
+                r.failed = true;
+                break;
+            }
+            snprintf(last, sizeof last, "%s", dir);
+        }
+        if (rename(outs.v[i].tmp, outs.v[i].path) != 0) {
+            npu_errf(&e, "%s: cannot move into place: %s", outs.v[i].path, strerror(errno));
+            r.failed = true;
+            break;
+        }
+        free(outs.v[i].tmp);
+        outs.v[i].tmp = NULL;
+    }
+    outs_free(&outs);   /* removes what was not moved */
+    rmdir(staging);
+    if (r.failed)
         return report_error("carbon", &e);
     fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", nout, root, o->pg, o->dvfs);
     return 0;

@@ -44,6 +44,8 @@ check "carbon: -j 1 and -j 2 write identical trees" sh -c "
   $NPUSIM carbon -j 1 --results '$T/cj1/raw_None' $CARGS --pg NoPG 2>/dev/null &&
   $NPUSIM carbon -j 2 --results '$T/cj2/raw_None' $CARGS --pg NoPG 2>/dev/null &&
   test -n \"\$(find '$T/cj1/carbon_NoPG' -name '*.json')\" && diff -r '$T/cj1/carbon_NoPG' '$T/cj2/carbon_NoPG'"
+# Results are staged in a private folder: nothing of it stays after a run.
+check "carbon: no staging folder left after a run" sh -c "! { ls -A '$T/cj1'; ls -A '$T/cj2'; } | grep '[.]tmp[.]'"
 
 # --- bad inputs: exit 2, a clear message, nothing written ---
 expect_fail "carbon: bad -j" '-j "0"' $NPUSIM carbon -j 0 --results "$CT/raw_None" $CARGS --pg NoPG
@@ -70,3 +72,4 @@ printf '{ "sim_config": \n' >"$bad"
 expect_fail "carbon: invalid JSON names the file" 'inference-v5p_decode.json:2: invalid JSON' \
   $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
 no_files "carbon: invalid JSON leaves no output" "$CB/carbon_NoPG"
+check "carbon: failures leave no staging folder" sh -c "! ls -A '$CB' | grep '[.]tmp[.]'"
