@@ -12,9 +12,11 @@
  * The chip comes from the statistics' own sim_config, as in the reference.
  *
  * Main data structure: struct job (one statistics file) and a staging folder:
- * every output is first written under RESULTS_<dvfs>.tmp.XXXXXX and moved in
- * place only when every job has succeeded, so a failing run leaves nothing. */
-#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
+ * every output is first written under RESULTS_<dvfs>.tmp.<pid>.<n> and moved
+ * in place only when every job has succeeded, so a failing run leaves nothing.
+ * When RESULTS_<dvfs> does not exist yet, the staging folder itself is renamed
+ * to it (one rename instead of one per file). */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -74,7 +76,7 @@ struct energy_opts {
     enum dvfs_policy dvfs;
     const struct profile *prof;
     char out_root[4096];     /* RESULTS_<dvfs> */
-    char staging[4096];      /* RESULTS_<dvfs>.tmp.XXXXXX, "" until created */
+    char staging[4096];      /* RESULTS_<dvfs>.tmp.<pid>.<n>, "" until created */
     long jobs;               /* -j: threads (default: every core) */
 };
 
@@ -462,15 +464,40 @@ static void remove_tree(const char *dir)
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Moves every output of every job from the staging folder into place. */
-static int commit(const struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+/* Creates the staging folder beside RESULTS_<dvfs>, as mkdir(1) would (0777
+ * less the umask, not mkdtemp's 0700), since it may become RESULTS_<dvfs>. */
+static int make_staging(struct energy_opts *o)
 {
+    for (unsigned n = 0; n < 1000; n++) {
+        snprintf(o->staging, sizeof o->staging, "%s.tmp.%ld.%u", o->out_root, (long)getpid(), n);
+        if (mkdir(o->staging, 0777) == 0)
+            return 0;
+        if (errno != EEXIST)
+            break;
+    }
+    fprintf(stderr, "npusim energy: %s: cannot create: %s\n", o->staging, strerror(errno));
+    o->staging[0] = '\0';
+    return -1;
+}
+
+/* Moves every output of every job from the staging folder into place. */
+static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+{
+    struct stat st;
+    if (stat(o->out_root, &st) != 0 && errno == ENOENT && rename(o->staging, o->out_root) == 0) {
+        o->staging[0] = '\0';   /* it is the results now */
+        return 0;
+    }
+    char last[4400] = "";
     for (size_t i = 0; i < js->n; i++) {
         char dir[4400];
         snprintf(dir, sizeof dir, "%s/%s", o->out_root, js->j[i].rel);
         *strrchr(dir, '/') = '\0';
-        if (make_dirs(dir, e))
-            return -1;
+        if (strcmp(dir, last) != 0) {   /* consecutive jobs often share a folder */
+            if (make_dirs(dir, e))
+                return -1;
+            snprintf(last, sizeof last, "%s", dir);
+        }
         for (int k = 0; k <= o->pgs.n; k++) {
             char from[4400], to[4400];
             const char *suffix = k < o->pgs.n ? o->pgs.item[k] : NULL;
@@ -600,12 +627,8 @@ int cmd_energy(int argc, char **argv)
             fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
                             "under %s; nothing written\n", o->workload, o->results);
         if (!rc && js.n > 0) {
-            snprintf(o->staging, sizeof o->staging, "%s.tmp.XXXXXX", o->out_root);
-            if (!mkdtemp(o->staging)) {
-                fprintf(stderr, "npusim energy: %s: cannot create: %s\n", o->staging, strerror(errno));
-                o->staging[0] = '\0';
+            if (make_staging(o))
                 rc = EXIT_USAGE;
-            }
         }
         if (!rc && run_jobs(o, &js, &e))
             rc = report_error("energy", &e);

@@ -96,5 +96,15 @@ check "energy: -j 1 and -j 2 write identical trees" sh -c "
   mkdir -p '$EN/j1' '$EN/j2' && cp -r '$EN/raw' '$EN/j1/raw' && cp -r '$EN/raw' '$EN/j2/raw' &&
   $NPUSIM energy -j 1 --configs $CONFIGS --results '$EN/j1/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
   $NPUSIM energy -j 2 --configs $CONFIGS --results '$EN/j2/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
-  diff -r '$EN/j1/raw_None' '$EN/j2/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]' && exit 1 || true"
+  ! { diff -r '$EN/j1/raw_None' '$EN/j2/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; }"
+# A fresh raw_None is the staging folder renamed whole; an existing one gets
+# the files moved in one by one. Both must give the same tree, and the
+# folder gets mkdir's permissions, not a temporary folder's 0700.
+check "energy: two runs into one tree equal one run; the tree has mkdir's mode" sh -c "
+  mkdir -p '$EN/inc' '$EN/inc/ref' && cp -r '$EN/raw' '$EN/inc/raw' &&
+  $NPUSIM energy --configs $CONFIGS --results '$EN/inc/raw' --models llama3-8b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  $NPUSIM energy --configs $CONFIGS --results '$EN/inc/raw' --models llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  test \"\$(stat -c %a '$EN/inc/raw_None')\" = \"\$(stat -c %a '$EN/inc/ref')\" &&
+  test -z \"\$(ls -A '$EN/inc' | grep '[.]tmp[.]')\" &&
+  ! { diff -r '$EN/j1/raw_None' '$EN/inc/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; }"
 expect_fail "energy: bad -j" '-j "0"' $NPUSIM energy -j 0 --results "$EN/raw" --models llama3-8b --versions 5p
