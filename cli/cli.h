@@ -94,6 +94,9 @@ int write_outputs(struct output *o, int n, struct npu_err *e);
 /* The same, into a private staging folder that is renamed into place whole:
  * each file is written under its own name (atomic_open_staged). */
 int write_outputs_staged(struct output *o, int n, struct npu_err *e);
+/* Moves a staged file to its place (rename), making the target's folder
+ * first unless it is *last_dir, the folder of the previous move (updated). */
+int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e);
 /* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
 char *json_text(const cJSON *j);
 

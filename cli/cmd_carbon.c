@@ -6,9 +6,9 @@
  *   <parent of results>/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/<file>
  * The chip's power data, PUE and chip count come from the file's sim_config,
  * as in the reference (so a tree is self-describing). The worker threads
- * analyse the files and write the results to temporaries beside their
- * targets; only when every file has succeeded are they all renamed into
- * place (in output order), otherwise all removed: all appear or none. */
+ * analyse the files and write the results into a private staging folder;
+ * only when every file has succeeded are they all moved into place (in
+ * output order), otherwise all removed: all appear or none. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -270,7 +270,7 @@ struct cfiles {
 };
 
 /* A pool task: the file's index; work() analyses it and writes its files
- * (one per carbon intensity) to temporaries beside their targets. */
+ * (one per carbon intensity) into the staging folder. */
 struct citem {
     int index, rc;
     struct staged *files;
@@ -463,20 +463,9 @@ static int run(const struct carbon_opts *o)
     e = r.first;
     /* Everything is written: publish it all, in output order. */
     int nout = outs.n;
-    char last[4096] = "";
+    char last[4096] = "";   /* consecutive outputs mostly share a folder */
     for (int i = 0; i < outs.n && !r.failed; i++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", outs.v[i].path);
-        *strrchr(dir, '/') = '\0';
-        if (strcmp(dir, last) != 0) {   /* consecutive outputs mostly share a folder */
-            if (make_dirs(dir, &e)) {
-                r.failed = true;
-                break;
-            }
-            snprintf(last, sizeof last, "%s", dir);
-        }
-        if (rename(outs.v[i].tmp, outs.v[i].path) != 0) {
-            npu_errf(&e, "%s: cannot move into place: %s", outs.v[i].path, strerror(errno));
+        if (move_into_place(outs.v[i].tmp, outs.v[i].path, last, sizeof last, &e)) {
             r.failed = true;
             break;
         }

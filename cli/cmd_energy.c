@@ -488,16 +488,8 @@ static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *
         o->staging[0] = '\0';   /* it is the results now */
         return 0;
     }
-    char last[4400] = "";
-    for (size_t i = 0; i < js->n; i++) {
-        char dir[4400];
-        snprintf(dir, sizeof dir, "%s/%s", o->out_root, js->j[i].rel);
-        *strrchr(dir, '/') = '\0';
-        if (strcmp(dir, last) != 0) {   /* consecutive jobs often share a folder */
-            if (make_dirs(dir, e))
-                return -1;
-            snprintf(last, sizeof last, "%s", dir);
-        }
+    char last[4096] = "";   /* consecutive jobs often share a folder */
+    for (size_t i = 0; i < js->n; i++)
         for (int k = 0; k <= o->pgs.n; k++) {
             char from[4400], to[4400];
             const char *suffix = k < o->pgs.n ? o->pgs.item[k] : NULL;
@@ -505,10 +497,9 @@ static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *
                      suffix ? suffix : "", suffix ? "csv" : "json");
             snprintf(to, sizeof to, "%s/%s%s%s.%s", o->out_root, js->j[i].rel, suffix ? "_" : "",
                      suffix ? suffix : "", suffix ? "csv" : "json");
-            if (rename(from, to))
-                return npu_errf(e, "%s: cannot move into place: %s", to, strerror(errno));
+            if (move_into_place(from, to, last, sizeof last, e))
+                return -1;
         }
-    }
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* common.c — option handling, messages and the shared pipeline of the CLI. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,26 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 int write_outputs(struct output *o, int n, struct npu_err *e) { return write_all(o, n, false, e); }
 
 int write_outputs_staged(struct output *o, int n, struct npu_err *e) { return write_all(o, n, true, e); }
+
+int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e)
+{
+    const char *slash = strrchr(to, '/');
+    size_t n = slash ? (size_t)(slash - to) : 0;
+    if (n && (n >= last_len || strncmp(to, last_dir, n) != 0 || last_dir[n] != '\0')) {
+        char dir[4096];
+        if (n >= sizeof dir)
+            return npu_errf(e, "%s: path too long", to);
+        memcpy(dir, to, n);
+        dir[n] = '\0';
+        if (make_dirs(dir, e))
+            return -1;
+        if (n < last_len)
+            memcpy(last_dir, dir, n + 1);
+    }
+    if (rename(from, to) != 0)
+        return npu_errf(e, "%s: cannot move into place: %s", to, strerror(errno));
+    return 0;
+}
 
 int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                       const char *dir, const char *base, bool combined, cJSON *sim_extra,

@@ -129,7 +129,8 @@ static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
     return 0;
 }
 
-int atomic_finish(struct atomic_file *a, struct npu_err *e)
+/* Flushes and closes the temporary (gzip included); on failure removes it. */
+static int finish(struct atomic_file *a, struct npu_err *e)
 {
     int rc = 0;
     /* fclose flushes; a failed flush (disk full) surfaces here. */
@@ -150,7 +151,7 @@ int atomic_finish(struct atomic_file *a, struct npu_err *e)
 
 int atomic_commit(struct atomic_file *a, struct npu_err *e)
 {
-    if (atomic_finish(a, e))
+    if (finish(a, e))
         return -1;
     if (!a->direct && rename(a->tmp, a->path) != 0) {
         int rc = npu_errf(e, "%s: cannot rename temporary file: %s", a->path, strerror(errno));

@@ -31,11 +31,6 @@ int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e);
  * exclusively; commit only closes it, abort removes it. Saves the rename. */
 int atomic_open_staged(struct atomic_file *a, const char *path, struct npu_err *e);
 int atomic_commit(struct atomic_file *a, struct npu_err *e);
-/* The first half of atomic_commit: flushes and closes the temporary (gzip
- * included) without renaming it; a->tmp and a->path stay set, so the caller
- * can rename later (worker threads write, one thread publishes a whole set)
- * or atomic_abort() to remove it. On failure the temporary is already gone. */
-int atomic_finish(struct atomic_file *a, struct npu_err *e);
 void atomic_abort(struct atomic_file *a);
 /* Convenience: writes a whole NUL-terminated string to path atomically. */
 int atomic_write_string(const char *path, const char *s, struct npu_err *e);
