@@ -653,6 +653,21 @@ static void test_error_malformed_and_empty(void **state)
     replace_once(&m, "7,desc,", "7,\"desc,");
     expect_error(&m, "malformed CSV");
     free(m.p);
+    /* A NUL byte inside a field is refused with its line and field, not cut
+     * short (the reader checks the whole input once, then only then the
+     * fields); one in the last row of the input is found too. */
+    m = valid_csv();
+    char *d = strstr(m.p, ",desc,");
+    assert_non_null(d);
+    d[3] = '\0';
+    expect_error(&m, "bad.csv:2: field 2 contains a NUL byte");
+    free(m.p);
+    m = valid_csv();
+    d = strstr(m.p, "Add(a=1)");
+    assert_non_null(d);
+    d[4] = '\0';
+    expect_error(&m, "bad.csv:3: field 3 contains a NUL byte");
+    free(m.p);
     struct mem empty = { (char *)"", 0 };
     expect_error(&empty, "empty input");
     struct mem blank = { (char *)"\r\n\r\n", 4 };
