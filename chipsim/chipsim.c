@@ -103,7 +103,7 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 
 int chipsim_run(struct trace *t, const struct chip_config *chip, const struct profile *prof, struct npu_err *e)
 {
-    struct instr_cache *cache = instr_cache_new();
+    struct instr_cache *cache = instr_cache_acquire();
     if (!cache)
         return npu_errf(e, "chipsim: out of memory");
     struct instr scratch;
@@ -111,16 +111,14 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
     int rc = 0;
     for (size_t i = 0; i < t->n && rc == 0; i++) {
         /* A new timing group (e.g. the next DLRM chip) starts a fresh name table. */
-        if (i > 0 && t->ops[i].group != t->ops[i - 1].group) {
-            instr_cache_free(cache);
-            if (!(cache = instr_cache_new()))
-                return npu_errf(e, "chipsim: out of memory");
+        if (i > 0 && t->ops[i].group != t->ops[i - 1].group && !(cache = instr_cache_acquire())) {
+            instr_free(&scratch);
+            return npu_errf(e, "chipsim: out of memory");
         }
         struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         rc = in ? time_op(&c, in, &t->ops[i]) : -1;
     }
     instr_free(&scratch);
-    instr_cache_free(cache);
     return rc;
 }

@@ -122,7 +122,9 @@ static inline const char *cs_config_kind_text(const struct op *op)
  * token (truncated to token_size) unless token is NULL. */
 enum kind kind_from_config(const char *config, char *token, size_t token_size);
 struct instr_cache;
-struct instr_cache *instr_cache_new(void);
+/* This thread's by-name table, emptied (kept between runs; freed when the
+ * thread exits). NULL when out of memory. */
+struct instr_cache *instr_cache_acquire(void);
 void instr_cache_free(struct instr_cache *c);
 /* Returns the instruction for the op (cached by name under Q1, updated per the
  * path rules of §3.4), or NULL with an error set. With Q1 off, a fresh

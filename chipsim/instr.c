@@ -9,6 +9,7 @@
 #include "chipsim/cs_internal.h"
 #include "traces/strbuf.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,10 @@ static int build_conv(const struct cs_ctx *c, struct instr *in)
 
 static int build(const struct cs_ctx *c, struct instr *in)
 {
+    struct tensor_list keep = in->in;   /* reused storage (an entry of a reset cache) */
     memset(in, 0, sizeof *in);
+    in->in = keep;
+    in->in.n = 0;
     /* The kind chipsim_run took from the same text; only the token is new. */
     const char *cfg = cs_config_kind_text(c->op);
     size_t n = strcspn(cfg, "("), cut = n < sizeof in->token ? n : sizeof in->token - 1;
@@ -198,7 +202,9 @@ static bool conv_path(const struct cs_ctx *c)
  * table keeps its instructions in one growable array and the key bytes in
  * one growable text arena, instead of two allocations per name: slots hold
  * an entry index + 1 (0 = empty) and compare the full hash before the
- * bytes. */
+ * bytes. Each thread keeps its table between runs (a sweep simulates
+ * thousands of traces): a reset empties it but keeps the arrays and the
+ * entries' tensor lists, so a run of the same size allocates nothing. */
 
 struct entry {
     uint64_t hash;
@@ -209,22 +215,25 @@ struct entry {
 struct instr_cache {
     uint32_t *slots;               /* entry index + 1, or 0; power-of-two count */
     size_t cap;
-    struct entry *ent;
+    struct entry *ent;             /* [0, ent_cap) zeroed or owning their lists */
     size_t n, ent_cap;
     char *keys;
     size_t keys_len, keys_cap;
 };
 
-struct instr_cache *instr_cache_new(void)
+#define CACHE_SLOTS0 128           /* a layer's ~40 names without growing (load <= 1/2) */
+#define CACHE_SLOTS_KEPT 4096      /* a reset gives back tables grown past this */
+
+static struct instr_cache *cache_new(void)
 {
     struct instr_cache *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->cap = 128;   /* a layer's ~40 names without growing (load <= 1/2) */
+    c->cap = CACHE_SLOTS0;
     c->ent_cap = 64;
     c->keys_cap = 4096;
     c->slots = calloc(c->cap, sizeof *c->slots);
-    c->ent = malloc(c->ent_cap * sizeof *c->ent);
+    c->ent = calloc(c->ent_cap, sizeof *c->ent);
     c->keys = malloc(c->keys_cap);
     if (!c->slots || !c->ent || !c->keys) {
         instr_cache_free(c);
@@ -237,12 +246,38 @@ void instr_cache_free(struct instr_cache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->ent_cap; i++)
         instr_free(&c->ent[i].in);
     free(c->slots);
     free(c->ent);
     free(c->keys);
     free(c);
+}
+
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static bool cache_key_ok;
+
+static void cache_destroy(void *c) { instr_cache_free(c); }
+static void cache_key_make(void) { cache_key_ok = pthread_key_create(&cache_key, cache_destroy) == 0; }
+
+struct instr_cache *instr_cache_acquire(void)
+{
+    pthread_once(&cache_once, cache_key_make);
+    struct instr_cache *c = cache_key_ok ? pthread_getspecific(cache_key) : NULL;
+    if (c && c->cap <= CACHE_SLOTS_KEPT) {
+        memset(c->slots, 0, c->cap * sizeof *c->slots);
+        c->n = 0;
+        c->keys_len = 0;
+        return c;
+    }
+    instr_cache_free(c);
+    c = cache_new();
+    if (cache_key_ok && pthread_setspecific(cache_key, c) != 0) {
+        instr_cache_free(c);   /* cannot be kept: the caller would leak it */
+        c = NULL;
+    }
+    return c;
 }
 
 /* Eight bytes per step (names run to ~100 bytes): only the table layout
@@ -284,6 +319,7 @@ static int reserve(struct instr_cache *c, size_t len)
         struct entry *e = realloc(c->ent, 2 * c->ent_cap * sizeof *e);
         if (!e)
             return -1;
+        memset(e + c->ent_cap, 0, c->ent_cap * sizeof *e);   /* no list yet */
         c->ent = e;
         c->ent_cap *= 2;
     }

@@ -6,6 +6,8 @@
  * conv search, by a brute-force sweep written from the spec). */
 #include "testutil.h"
 
+#include <pthread.h>
+
 #include "chipsim/chipsim.h"
 #include "chipsim/cs_internal.h"   /* tile_memo_clear, shape parsers */
 #include "opsgen/builders.h"
@@ -687,6 +689,80 @@ static void test_lean_trace_same_numbers(void **state)
     trace_free(&lean);
 }
 
+/* The by-name table is kept per thread between runs (chipsim/instr.c): a
+ * run must see nothing of the one before, whatever its size. Two traces use
+ * the same names with other shapes, so a stale entry would cost the second
+ * with the first's shapes (Q1); a 3,000-name trace grows the table past what
+ * a reset keeps; another thread gets its own table. */
+static void named_trace(struct trace *t, int64_t m)
+{
+    char cfg[256], in[128], out[128];
+    trace_init(t);
+    snprintf(cfg, sizeof cfg,
+             "XlaEinsum(a=1x%lldx4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)",
+             (long long)m);
+    snprintf(in, sizeof in, "DT_BFLOAT16:[1,%lld,4096],DT_BFLOAT16:[4096,32,128]", (long long)m);
+    snprintf(out, sizeof out, "[DT_BFLOAT16:(1,%lld,32,128)]", (long long)m);
+    test_op(t, "a/q", cfg, in, out, OP_MXU, 2 * m * 4096 * 4096);
+    snprintf(cfg, sizeof cfg, "Softmax(x=1x%lldx32,type=DT_BFLOAT16)", (long long)m);
+    snprintf(in, sizeof in, "DT_BFLOAT16:[1,%lld,32]", (long long)m);
+    snprintf(out, sizeof out, "[DT_BFLOAT16:(1,%lld,32)]", (long long)m);
+    test_op(t, "b/sm", cfg, in, out, OP_VPU, 4 * m * 32);
+}
+
+struct named_result { int64_t exe[2], bytes[2]; };
+
+static struct named_result run_named(int64_t m)
+{
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct trace t;
+    struct npu_err e;
+    named_trace(&t, m);
+    assert_int_equal(run(&t, &c, &e), 0);
+    struct named_result r = { { t.ops[0].exe_ns, t.ops[1].exe_ns }, { t.ops[0].bytes, t.ops[1].bytes } };
+    trace_free(&t);
+    return r;
+}
+
+static void *run_named_thread(void *arg)
+{
+    *(struct named_result *)arg = run_named(64);
+    return NULL;
+}
+
+static void test_instr_cache_between_runs(void **state)
+{
+    (void)state;
+    struct named_result small = run_named(64), big = run_named(4096);
+    assert_true(small.exe[0] != big.exe[0] && small.bytes[1] != big.bytes[1]);
+    struct named_result again = run_named(64);
+    assert_memory_equal(&again, &small, sizeof small);
+
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct trace t;
+    struct npu_err e;
+    trace_init(&t);
+    for (int i = 0; i < 3000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "n%d", i);
+        test_op(&t, name, "Softmax(x=1x1x32,type=DT_BFLOAT16)", "DT_BFLOAT16:[1,1,32]", "[DT_BFLOAT16:(1,1,32)]",
+                OP_VPU, 128);
+    }
+    assert_int_equal(run(&t, &c, &e), 0);
+    trace_free(&t);
+    again = run_named(64);
+    assert_memory_equal(&again, &small, sizeof small);
+
+    run_named(4096);   /* this thread's table now holds the big shapes */
+    pthread_t th;
+    struct named_result other;
+    assert_int_equal(pthread_create(&th, NULL, run_named_thread, &other), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_memory_equal(&other, &small, sizeof small);
+}
+
 /* Loading a field table indexes the object's keys once (traces/fields.c):
  * the first of duplicate keys still wins, and objects too large for the
  * index load the same through the plain scan. */
@@ -734,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_held_shapes_match_text),
         cmocka_unit_test(test_lean_trace_same_numbers),
         cmocka_unit_test(test_fields_index),
+        cmocka_unit_test(test_instr_cache_between_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
