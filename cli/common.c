@@ -139,7 +139,7 @@ char *json_text(const cJSON *j) { return pyjson_print(j); }
 
 static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 {
-    struct atomic_file *af = calloc(n > 0 ? (size_t)n : 1, sizeof *af);
+    struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
     int opened = 0, rc = 0;
     if (!af)
         rc = npu_errf(e, "writing outputs: out of memory");

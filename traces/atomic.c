@@ -52,8 +52,13 @@ static int open_exclusive(struct atomic_file *a)
 
 static int open_as(struct atomic_file *a, const char *path, bool direct, struct npu_err *e)
 {
-    memset(a, 0, sizeof *a);
+    /* Field by field: the two path buffers (8 KiB) are written below. */
+    a->tmp[0] = '\0';
+    a->f = NULL;
+    a->mem = NULL;
+    a->mem_len = 0;
     a->fd = -1;
+    a->gz = a->direct = false;
     if (strlen(path) >= sizeof a->path)
         return npu_errf(e, "%s: path too long", path);
     strcpy(a->path, path);
