@@ -639,6 +639,17 @@ static int parse_double(const char *s, double *v)
     /* strtod skips leading space and accepts "" as 0; neither is a number. */
     if (*s == '\0' || *s == ' ' || (*s >= '\t' && *s <= '\r'))
         return -1;
+    /* Most float cells are small integers written "N.0" (0.0, 1.0, 100.0:
+     * DVFS settings, efficiencies, unused energies): exact without the
+     * general parser. Up to 15 digits, so the value is exact in a double. */
+    uint64_t n = 0;
+    int d = 0;
+    while (d < 16 && s[d] >= '0' && s[d] <= '9')
+        n = 10 * n + (uint64_t)(s[d++] - '0');
+    if (d > 0 && d < 16 && s[d] == '.' && s[d + 1] == '0' && s[d + 2] == '\0') {
+        *v = (double)n;
+        return 0;
+    }
     char *end;
     errno = 0;
     double x = fast_strtod(s, &end);

@@ -629,6 +629,42 @@ static void test_int_cell_range(void **state)
     }
 }
 
+/* Float cells: "N.0" takes a short path (traces/trace_csv.c parse_double);
+ * every form must read as strtod reads it, and the near misses (other
+ * fractions, signs, 16+ digits, a trailing byte) take the general parser. */
+static void test_float_cell_forms(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {
+        "0.0", "1.0", "100.0", "007.0", "123456789012345.0", "1234567890123456.0",
+        "99999999999999999999.0", "1.00", "1.05", "-1.0", "-0.0", "+1.0", ".0", "1.", "1e3", "0.25",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        struct mem m = valid_csv();
+        char to[64];
+        snprintf(to, sizeof to, ",%s,", ok[i]);
+        replace_once(&m, ",0.25,", to);
+        struct trace t;
+        trace_init(&t);
+        struct npu_err e = { { 0 } };
+        assert_int_equal(trace_read_csv_buffer(&t, m.p, m.n, "f.csv", &e), 0);
+        double want = strtod(ok[i], NULL);
+        if (memcmp(&t.ops[0].flops_util, &want, sizeof want) != 0)
+            fail_msg("\"%s\" read as %.17g, strtod says %.17g", ok[i], t.ops[0].flops_util, want);
+        trace_free(&t);
+        free(m.p);
+    }
+    static const char *const bad[] = { "1.0x", "1.0 ", "1..0", "1.0.0", "1.0e" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct mem m = valid_csv();
+        char to[64];
+        snprintf(to, sizeof to, ",%s,", bad[i]);
+        replace_once(&m, ",0.25,", to);
+        expect_error(&m, "column \"flops_util\": expected a number");
+        free(m.p);
+    }
+}
+
 static void test_error_field_count(void **state)
 {
     (void)state;
@@ -966,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_error_bad_int),
         cmocka_unit_test(test_int_cell_range),
         cmocka_unit_test(test_error_field_count),
+        cmocka_unit_test(test_float_cell_forms),
         cmocka_unit_test(test_error_malformed_and_empty),
         cmocka_unit_test(test_error_missing_file),
         cmocka_unit_test(test_header_only_is_empty_trace),
