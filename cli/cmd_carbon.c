@@ -68,15 +68,16 @@ struct carbon_opts {
     char *bufs[4];
 };
 
-/* Every key the stage reads, with the file named in the message. */
-static int need_num(const cJSON *j, const char *path, const char *file, double *v, struct npu_err *e)
+/* Every key the stage reads, with the file named in the message: path is
+ * looked up under o, which sits at prefix ("" for the top) in the file. */
+static int need_num(const cJSON *o, const char *prefix, const char *path, const char *file, double *v,
+                    struct npu_err *e)
 {
-    const cJSON *it = jpath(j, path);
-    if (!it)
-        return npu_errf(e, "%s: field \"%s\" is missing", file, path);
-    if (!jnum(it, v))
-        return npu_errf(e, "%s: field \"%s\": expected a number", file, path);
-    return 0;
+    const cJSON *it = jpath(o, path);
+    if (it && jnum(it, v))
+        return 0;
+    return npu_errf(e, "%s: field \"%s%s%s\"%s", file, prefix, *prefix ? "." : "", path,
+                    it ? ": expected a number" : " is missing");
 }
 
 static void warn(const char *msg) { fprintf(stderr, "npusim carbon: warning: %s\n", msg); }
@@ -156,8 +157,7 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     char key[600];
 #define NEED(name, dst)                                                                                        \
     do {                                                                                                       \
-        strbuf_join3(key, sizeof key, base, ".", name);                                                               \
-        if (need_num(j, key, file, dst, e))                                                                    \
+        if (need_num(es_j, base, name, file, dst, e))   /* from the strategy's object, not the top */        \
             return -1;                                                                                         \
     } while (0)
     NEED("total_energy_J", &es.total_energy_J);
@@ -181,12 +181,12 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     const char *uname = unit == UNIT_TOKENS ? "tkn" : unit == UNIT_ITERATIONS ? "iteration" : "req";
     if (unit == UNIT_ITERATIONS) {
         double t;
-        if (need_num(j, "total_execution_time_ns", file, &t, e))
+        if (need_num(j, "", "total_execution_time_ns", file, &t, e))
             return -1;
         if (t == 0)
             return npu_errf(e, "%s: field \"total_execution_time_ns\" is 0", file);
         unit_per_sec = 1 / (t / 1e9);
-    } else if (need_num(j, unit == UNIT_TOKENS ? "throughput_tokens_per_sec" : "throughput_requests_per_sec",
+    } else if (need_num(j, "", unit == UNIT_TOKENS ? "throughput_tokens_per_sec" : "throughput_requests_per_sec",
                         file, &unit_per_sec, e))
         return -1;
 

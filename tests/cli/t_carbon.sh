@@ -68,6 +68,12 @@ sed -i 's/"total_energy_J"/"total_energy_X"/' "$bad"
 expect_fail "carbon: missing field names file and field" 'inference-v5p_decode.json: field "energy_stats.NoPG.total_energy_J" is missing' \
   $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
 no_files "carbon: a bad file leaves no output at all" "$CB/carbon_NoPG"
+sed -i 's/"total_energy_X"/"total_energy_J"/; 0,/"peak_power_W": [0-9.e+-]*/s//"peak_power_W": "high"/' "$bad"
+expect_fail "carbon: a non-number names its whole path" 'inference-v5p_decode.json: field "energy_stats.NoPG.peak_power_W": expected a number' \
+  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+sed -i 's/"peak_power_W": "high"/"peak_power_W": 1.5/; s/"throughput_tokens_per_sec": [0-9.e+-]*/"throughput_tokens_per_sec": null/' "$bad"
+expect_fail "carbon: a top-level non-number names its key" 'inference-v5p_decode.json: field "throughput_tokens_per_sec": expected a number' \
+  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
 printf '{ "sim_config": \n' >"$bad"
 expect_fail "carbon: invalid JSON names the file" 'inference-v5p_decode.json:2: invalid JSON' \
   $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
