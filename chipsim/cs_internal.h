@@ -125,7 +125,6 @@ struct instr_cache;
 /* This thread's by-name table, emptied (kept between runs; freed when the
  * thread exits). NULL when out of memory. */
 struct instr_cache *instr_cache_acquire(void);
-void instr_cache_free(struct instr_cache *c);
 /* Returns the instruction for the op (cached by name under Q1, updated per the
  * path rules of §3.4), or NULL with an error set. With Q1 off, a fresh
  * instruction is built in *scratch and returned. */

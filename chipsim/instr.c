@@ -221,6 +221,8 @@ struct instr_cache {
     size_t keys_len, keys_cap;
 };
 
+static void instr_cache_free(struct instr_cache *c);
+
 #define CACHE_SLOTS0 128           /* a layer's ~40 names without growing (load <= 1/2) */
 #define CACHE_SLOTS_KEPT 4096      /* a reset gives back tables grown past this */
 
@@ -242,7 +244,7 @@ static struct instr_cache *cache_new(void)
     return c;
 }
 
-void instr_cache_free(struct instr_cache *c)
+static void instr_cache_free(struct instr_cache *c)
 {
     if (!c)
         return;
