@@ -11,7 +11,9 @@
  * and written with one fwrite. Reading slurps the input through zlib (plain
  * and gzip alike), feeds it to libcsv one physical line at a time (so errors
  * can name the line), maps columns by header name and parses every cell
- * strictly. On any error the trace is left exactly as it was on entry. */
+ * strictly, as libcsv hands it over (no copy; a row's first error waits for
+ * the row's end, so that a wrong field count is reported first). On any
+ * error the trace is left exactly as it was on entry. */
 #include "traces/trace_csv.h"
 
 #include <errno.h>
@@ -477,30 +479,47 @@ struct reader {
     long group_col;          /* file field index of "Group", or -1 */
     int slack_col[TRACE_CSV_NSLACK]; /* file field index of each slack column, or -1 */
     bool slack;              /* the file has the slack columns */
-    /* current row: NUL-terminated cells back to back in buf, starts in off */
+    int *target;             /* per file field: what it holds (enum target below) */
+    /* header row: NUL-terminated cells back to back in buf, starts in off */
     char *buf;
     size_t len, cap;
     size_t *off;
-    size_t nf, fcap;
+    size_t nf, fcap;         /* fields of the current row so far */
+    /* data rows are parsed field by field as libcsv hands them over */
+    struct op *row_op;       /* the current row's op, pushed at its first field */
+    bool defer;              /* in a data row: errors wait for its end (row_msg) */
+    bool row_err;
+    char row_msg[768];
 };
+
+/* What a file field holds, beyond the reference columns 0..TRACE_CSV_NCOLS-1. */
+enum target { T_IGNORED = -1, T_PHASE = -2, T_GROUP = -3, T_SLACK0 = 1000 };
 
 static int rd_fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int rd_fail(struct reader *r, const char *fmt, ...)
 {
-    if (r->failed)
+    if (r->failed || (r->defer && r->row_err))
         return -1;
-    r->failed = 1;
-    if (r->e) {
-        char msg[768];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        npu_errf(r->e, "%s:%ld: %s", r->name, r->line, msg);
+    char msg[sizeof r->row_msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* Inside a data row the first error waits for the row's end: a wrong
+     * field count is reported before any cell of that row. */
+    if (r->defer) {
+        memcpy(r->row_msg, msg, sizeof msg);
+        r->row_err = true;
+        return -1;
     }
+    r->failed = 1;
+    if (r->e)
+        npu_errf(r->e, "%s:%ld: %s", r->name, r->line, msg);
     return -1;
 }
+
+static void parse_field(struct reader *r, struct op *op, size_t f, const char *s);
 
 static void on_field(void *s, size_t n, void *data)
 {
@@ -515,6 +534,16 @@ static void on_field(void *s, size_t n, void *data)
     }
     if (!r->nul_free && memchr(s, '\0', n)) {
         rd_fail(r, "field %zu contains a NUL byte", r->nf + 1);
+        if (!r->have_header)
+            return;
+    }
+    if (r->have_header) {   /* libcsv's copy is NUL-terminated (CSV_APPEND_NULL) */
+        r->defer = true;
+        if (!r->row_op)
+            r->row_op = trace_push(r->t);
+        if (!r->row_err)
+            parse_field(r, r->row_op, r->nf, s);
+        r->nf++;
         return;
     }
     if (r->nf == r->fcap) {
@@ -608,6 +637,16 @@ static void read_header(struct reader *r)
         }
     r->slack = nslack > 0;
     r->nhead = r->nf;
+    if (!(r->target = malloc((r->nhead ? r->nhead : 1) * sizeof *r->target))) {
+        rd_fail(r, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < r->nhead; i++)
+        r->target[i] = (long)i == r->phase_col ? T_PHASE : (long)i == r->group_col ? T_GROUP : T_IGNORED;
+    for (int c = 0; c < TRACE_CSV_NCOLS; c++)
+        r->target[r->file_col[c]] = c;
+    for (int c = 0; r->slack && c < TRACE_CSV_NSLACK; c++)
+        r->target[r->slack_col[c]] = T_SLACK0 + c;
     r->have_header = 1;
 }
 
@@ -807,50 +846,52 @@ static void classify(struct op *op)
 #undef IS
 }
 
-static void read_row(struct reader *r)
+/* One field of a data row into op, by what its column holds. */
+static void parse_field(struct reader *r, struct op *op, size_t f, const char *s)
 {
-    if (r->nf != r->nhead) {
-        rd_fail(r, "expected %zu fields, got %zu", r->nhead, r->nf);
-        return;
-    }
-    struct op *op = trace_push(r->t);
-    for (int c = 0; c < TRACE_CSV_NCOLS; c++)
-        if (parse_cell(r, op, (enum col)c, cell(r, (size_t)r->file_col[c])) != 0)
-            return;
-    for (int c = 0; r->slack && c < TRACE_CSV_NSLACK; c++) {
-        const char *s = cell(r, (size_t)r->slack_col[c]);
+    int t = r->target[f];
+    if (t >= 0 && t < TRACE_CSV_NCOLS) {
+        parse_cell(r, op, (enum col)t, s);
+    } else if (t >= T_SLACK0) {
+        int c = t - T_SLACK0;
         int bad_cell = c < NUM_SLACK ? parse_i64(s, &op->dvfs_extra_ns[c])
                                      : parse_double(s, &op->dvfs_extra_ratio[c - NUM_SLACK]);
-        if (bad_cell) {
+        if (bad_cell)
             rd_fail(r, "column \"%s\": expected %s, got \"%.80s\"", trace_csv_slack_columns[c],
                     c < NUM_SLACK ? "an integer" : "a number", s);
-            return;
-        }
-    }
-    op->has_slack = r->slack;
-    if (r->phase_col >= 0) {
-        const char *s = cell(r, (size_t)r->phase_col);
+    } else if (t == T_PHASE) {
         if (strcmp(s, phase_name(PHASE_PREFILL)) == 0)
             op->phase = PHASE_PREFILL;
         else if (strcmp(s, phase_name(PHASE_DECODE)) == 0)
             op->phase = PHASE_DECODE;
         else if (*s == '\0')
             op->phase = PHASE_NONE;
-        else {
+        else
             rd_fail(r, "column \"Phase\": expected prefill, decode or empty, got \"%.80s\"", s);
-            return;
-        }
-    }
-    if (r->group_col >= 0) {
+    } else if (t == T_GROUP) {
         int64_t g;
-        const char *s = cell(r, (size_t)r->group_col);
-        if (parse_i64(s, &g) != 0 || g < 0 || g > INT32_MAX) {
+        if (parse_i64(s, &g) != 0 || g < 0 || g > INT32_MAX)
             rd_fail(r, "column \"Group\": expected an integer from 0 to %d, got \"%.80s\"", INT32_MAX, s);
-            return;
-        }
-        op->group = (int32_t)g;
+        else
+            op->group = (int32_t)g;
     }
-    classify(op);
+}
+
+/* The end of a data row: its field count, then the first error of its
+ * cells; a good row's op is finished. */
+static void read_row(struct reader *r)
+{
+    r->defer = false;
+    if (r->nf != r->nhead)
+        rd_fail(r, "expected %zu fields, got %zu", r->nhead, r->nf);
+    else if (r->row_err)
+        rd_fail(r, "%s", r->row_msg);
+    else {
+        r->row_op->has_slack = r->slack;
+        classify(r->row_op);
+    }
+    r->row_op = NULL;
+    r->row_err = false;
 }
 
 static void on_row(int term, void *data)
@@ -889,14 +930,18 @@ int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const ch
     while (pos < len && !r.failed) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-        if (csv_parse(&p, buf + pos, n, on_field, on_row, &r) != n)
+        if (csv_parse(&p, buf + pos, n, on_field, on_row, &r) != n) {
+            r.defer = false;   /* the row cannot go on: this error, now */
             rd_fail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
+        }
         pos += n;
         if (nl && !r.failed)
             r.line++;
     }
-    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0)
+    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0) {
+        r.defer = false;
         rd_fail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
+    }
     csv_free(&p);
     if (!r.failed && !r.have_header) {
         r.failed = 1;
@@ -904,6 +949,7 @@ int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const ch
     }
     free(r.buf);
     free(r.off);
+    free(r.target);
     if (r.failed) {
         while (t->n > r.n0)
             op_free(&t->ops[--t->n]);

@@ -676,6 +676,17 @@ static void test_error_field_count(void **state)
     replace_once(&m, "7,desc,XlaEinsum(a=1),", "7,XlaEinsum(a=1),");
     expect_error(&m, "bad.csv:2: expected 101 fields, got 100");
     free(m.p);
+    /* Cells are parsed as libcsv hands them over, but a row's field count is
+     * still reported before any of its bad cells. */
+    m = valid_csv();
+    replace_once(&m, "Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,extra,");
+    expect_error(&m, "bad.csv:3: expected 101 fields, got 102");
+    free(m.p);
+    /* A quoted cell over two lines: errors name the row's last line. */
+    m = valid_csv();
+    replace_once(&m, "Add(a=1),opname,MXU,32,", "\"Add(a=1\n)\",opname,MXU,3x2,");
+    expect_error(&m, "bad.csv:4: column \"Count\": expected an integer, got \"3x2\"");
+    free(m.p);
 }
 
 static void test_error_malformed_and_empty(void **state)
