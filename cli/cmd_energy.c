@@ -341,9 +341,16 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     int rc = (!tr || !out || !es) ? npu_errf(e, "out of memory") : 0;
     for (int i = 0; i < np && !rc; i++) {
         trace_init(&tr[i]);
-        if (trace_append(&tr[i], &base))
+        /* Each strategy works on its own copy; the last takes the original. */
+        if (i == np - 1) {
+            tr[i] = base;
+            trace_init(&base);
+        } else if (trace_append(&tr[i], &base)) {
             rc = npu_errf(e, "out of memory");
-        else if (power_energy_pass(&tr[i], &chip, &o->pg[i], o->dvfs, o->prof, e) ||
+        }
+        if (rc)
+            break;
+        if (power_energy_pass(&tr[i], &chip, &o->pg[i], o->dvfs, o->prof, e) ||
                  energy_stats_compute(&tr[i], &chip, &es[i], e)) {
             char msg[sizeof e->msg];
             snprintf(msg, sizeof msg, "%s (strategy %s): %s", csv_in, o->pgs.item[i], e->msg);
