@@ -562,35 +562,32 @@ static void expect_error(const struct mem *m, const char *needle)
     trace_free(&t);
 }
 
+/* The valid CSV with one edit (from -> to, first occurrence) must fail
+ * with needle in the message. */
+static void expect_edit_error(const char *from, const char *to, const char *needle)
+{
+    struct mem m = valid_csv();
+    replace_once(&m, from, to);
+    expect_error(&m, needle);
+    free(m.p);
+}
+
 static void test_error_missing_column(void **state)
 {
     (void)state;
-    struct mem m = valid_csv();
-    replace_once(&m, ",Count,", ",Cnt,");
-    expect_error(&m, "bad.csv:1: missing column \"Count\"");
-    free(m.p);
+    expect_edit_error(",Count,", ",Cnt,", "bad.csv:1: missing column \"Count\"");
 }
 
 static void test_error_bad_int(void **state)
 {
     (void)state;
-    struct mem m = valid_csv();
     /* Count of the second row (line 3). */
-    replace_once(&m, "Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,");
-    expect_error(&m, "bad.csv:3: column \"Count\": expected an integer, got \"abc\"");
-    free(m.p);
-    m = valid_csv();
-    replace_once(&m, ",1000,400,", ",1000 ,400,");
-    expect_error(&m, "bad.csv:2: column \"Execution time\": expected an integer, got \"1000 \"");
-    free(m.p);
-    m = valid_csv();
-    replace_once(&m, ",MXU,", ",GPU,");
-    expect_error(&m, "bad.csv:2: column \"OpType\"");
-    free(m.p);
-    m = valid_csv();
-    replace_once(&m, ",0.25,", ",0.25x,");
-    expect_error(&m, "bad.csv:2: column \"flops_util\": expected a number");
-    free(m.p);
+    expect_edit_error("Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,",
+                      "bad.csv:3: column \"Count\": expected an integer, got \"abc\"");
+    expect_edit_error(",1000,400,", ",1000 ,400,",
+                      "bad.csv:2: column \"Execution time\": expected an integer, got \"1000 \"");
+    expect_edit_error(",MXU,", ",GPU,", "bad.csv:2: column \"OpType\"");
+    expect_edit_error(",0.25,", ",0.25x,", "bad.csv:2: column \"flops_util\": expected a number");
 }
 
 /* Integer cells: the int64 range exactly, decimal digits only (the reader
@@ -656,54 +653,36 @@ static void test_float_cell_forms(void **state)
     }
     static const char *const bad[] = { "1.0x", "1.0 ", "1..0", "1.0.0", "1.0e" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        struct mem m = valid_csv();
         char to[64];
         snprintf(to, sizeof to, ",%s,", bad[i]);
-        replace_once(&m, ",0.25,", to);
-        expect_error(&m, "column \"flops_util\": expected a number");
-        free(m.p);
+        expect_edit_error(",0.25,", to, "column \"flops_util\": expected a number");
     }
 }
 
 static void test_error_field_count(void **state)
 {
     (void)state;
-    struct mem m = valid_csv();
-    replace_once(&m, "Add(a=1),", "Add(a=1),extra,");
-    expect_error(&m, "bad.csv:3: expected 101 fields, got 102");
-    free(m.p);
-    m = valid_csv();
-    replace_once(&m, "7,desc,XlaEinsum(a=1),", "7,XlaEinsum(a=1),");
-    expect_error(&m, "bad.csv:2: expected 101 fields, got 100");
-    free(m.p);
+    expect_edit_error("Add(a=1),", "Add(a=1),extra,", "bad.csv:3: expected 101 fields, got 102");
+    expect_edit_error("7,desc,XlaEinsum(a=1),", "7,XlaEinsum(a=1),",
+                      "bad.csv:2: expected 101 fields, got 100");
     /* Cells are parsed as libcsv hands them over, but a row's field count is
      * still reported before any of its bad cells. */
-    m = valid_csv();
-    replace_once(&m, "Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,extra,");
-    expect_error(&m, "bad.csv:3: expected 101 fields, got 102");
-    free(m.p);
+    expect_edit_error("Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,extra,",
+                      "bad.csv:3: expected 101 fields, got 102");
     /* A quoted cell over two lines: errors name the row's last line. */
-    m = valid_csv();
-    replace_once(&m, "Add(a=1),opname,MXU,32,", "\"Add(a=1\n)\",opname,MXU,3x2,");
-    expect_error(&m, "bad.csv:4: column \"Count\": expected an integer, got \"3x2\"");
-    free(m.p);
+    expect_edit_error("Add(a=1),opname,MXU,32,", "\"Add(a=1\n)\",opname,MXU,3x2,",
+                      "bad.csv:4: column \"Count\": expected an integer, got \"3x2\"");
 }
 
 static void test_error_malformed_and_empty(void **state)
 {
     (void)state;
-    struct mem m = valid_csv();
-    replace_once(&m, ",desc,", ",de\"sc,");
-    expect_error(&m, "bad.csv:2: malformed CSV");
-    free(m.p);
-    m = valid_csv();
-    replace_once(&m, "7,desc,", "7,\"desc,");
-    expect_error(&m, "malformed CSV");
-    free(m.p);
+    expect_edit_error(",desc,", ",de\"sc,", "bad.csv:2: malformed CSV");
+    expect_edit_error("7,desc,", "7,\"desc,", "malformed CSV");
     /* A NUL byte inside a field is refused with its line and field, not cut
-     * short (the reader checks the whole input once, then only then the
-     * fields); one in the last row of the input is found too. */
-    m = valid_csv();
+     * short (the reader scans the whole input for one first, and the fields
+     * only when it finds one); one in the last row is found too. */
+    struct mem m = valid_csv();
     char *d = strstr(m.p, ",desc,");
     assert_non_null(d);
     d[3] = '\0';
