@@ -237,15 +237,22 @@ static void staged_drop(struct staged *f)
     f->tmp = f->path = NULL;
 }
 
+/* Room for one more element in a growable array of n used out of *cap
+ * (doubling from first); aborts when out of memory, as the lists here do. */
+static void *room_for_one(void *v, int n, int *cap, int first, size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? 2 * *cap : first;
+    v = realloc(v, (size_t)*cap * size);
+    if (!v)
+        abort();
+    return v;
+}
+
 static void outs_add(struct outs *v, struct staged f)
 {
-    if (v->n == v->cap) {
-        v->cap = v->cap ? 2 * v->cap : 64;
-        struct staged *nv = realloc(v->v, (size_t)v->cap * sizeof *nv);
-        if (!nv)
-            abort();
-        v->v = nv;
-    }
+    v->v = room_for_one(v->v, v->n, &v->cap, 64, sizeof *v->v);
     v->v[v->n++] = f;
 }
 
@@ -406,13 +413,7 @@ static void list_files(const struct carbon_opts *o, struct cfiles *cf)
                     break;
                 }
                 for (int fi = 0; fi < nf; fi++) {
-                    if (cf->n == cf->cap) {
-                        cf->cap = cf->cap ? 2 * cf->cap : 256;
-                        struct cfile *nv = realloc(cf->v, (size_t)cf->cap * sizeof *nv);
-                        if (!nv)
-                            abort();
-                        cf->v = nv;
-                    }
+                    cf->v = room_for_one(cf->v, cf->n, &cf->cap, 256, sizeof *cf->v);
                     cf->v[cf->n++] = (struct cfile){ files[fi], model, unit };
                 }
                 free(files);
