@@ -128,5 +128,6 @@ int cmd_fleet(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
 int cmd_carbon(int argc, char **argv);
 int cmd_slo(int argc, char **argv);
+int cmd_suite(int argc, char **argv);
 
 #endif

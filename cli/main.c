@@ -28,6 +28,7 @@ static const struct command commands[] = {
     { "energy", cmd_energy, "energy per power-gating strategy over a sweep's results tree" },
     { "carbon", cmd_carbon, "energy results tree -> carbon and energy over a lifetime" },
     { "slo", cmd_slo, "carbon results tree -> SLO-driven chip/config selection" },
+    { "suite", cmd_suite, "run a suite file (sweep/energy/carbon/slo lines) into a results tree" },
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -5,7 +5,8 @@
  * few byte edits (overwrite, insert, delete, truncate) to a valid input and
  * the parser must either accept it or fail with a message naming the input.
  * Crashes, overflows and leaks surface under `make check` (ASan + UBSan).
- * The statistics-file JSON reader (cli/rawjson.c) gets a loop of its own.
+ * The statistics-file JSON reader (cli/rawjson.c) and the suite file reader
+ * (cli/suite_file.c) get loops of their own.
  * Each loop also asserts that both outcomes happened, so a mutator that never
  * breaks anything (or never leaves anything intact) fails the test. */
 #include "testutil.h"
@@ -13,6 +14,7 @@
 #include "chipsim/chipsim.h"
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
+#include "cli/suite_file.h"
 #include "cli/sweep_spec.h"
 #include "opsgen/builders.h"
 #include "opsgen/model.h"
@@ -308,6 +310,54 @@ static void test_fuzz_rawjson(void **state)
     assert_true(bad > 0);
 }
 
+/* --- suite files ------------------------------------------------------------ */
+
+/* Every mutation either parses into lines of a known kind with a field count
+ * in range, each field a non-empty run of non-blanks, or is refused with
+ * "fuzz.suite:LINE: ..." (LINE within the file). */
+static void test_fuzz_suite_files(void **state)
+{
+    (void)state;
+    static const char suite[] =
+        "# a study\nsweep llama3-8b inference 4,5p 1,2,4 1,16\nsweep llama3-70b inference 5p 8 8 2048_128\n"
+        "\nenergy NoPG,Full None\ncarbon NoPG None 0.0624 0.6 1\r\nslo None NoPG 0.0624 0.6\n";
+    static const char alphabet[] = "sweepnrgycabolfi #\n\t\r ,.0123456789";
+    static const int min[] = { 5, 2, 5, 4 }, max[] = { 6, 2, 5, 4 };
+    struct mutator m = { 0x5A17E5ull };
+    char buf[sizeof suite + 64];
+    int ok = 0, bad = 0;
+    for (int iter = 0; iter < 4000; iter++) {
+        mutate(&m, suite, alphabet, buf, sizeof buf);
+        int nlines = 1;
+        for (const char *p = buf; *p; p++)
+            nlines += *p == '\n';
+        struct suite st;
+        struct npu_err e;
+        char *text = strdup(buf);
+        assert_non_null(text);
+        if (suite_parse(&st, text, "fuzz.suite", &e)) {
+            int line = 0;
+            if (sscanf(e.msg, "fuzz.suite:%d: ", &line) != 1 || line < 1 || line > nlines)
+                fail_msg("iteration %d: message \"%s\" names no line of the file", iter, e.msg);
+            bad++;
+        } else {
+            ok++;
+            for (int i = 0; i < st.n; i++) {
+                const struct suite_line *l = &st.line[i];
+                assert_true(l->kind >= 0 && l->kind < SUITE_NKINDS);
+                assert_in_range(l->n, min[l->kind], max[l->kind]);
+                assert_in_range(l->lineno, 1, nlines);
+                for (int f = 0; f < l->n; f++)
+                    assert_true(l->f[f][0] && !strpbrk(l->f[f], " \t\r\n"));
+            }
+        }
+        suite_free(&st);
+    }
+    print_message("accepted %d, rejected %d\n", ok, bad);
+    assert_true(ok > 0);
+    assert_true(bad > 0);
+}
+
 /* --- lean traces against full ones (differential) --------------------------- */
 
 /* One random builder op, the same in both traces. */
@@ -426,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_pg_strategies),
         cmocka_unit_test(test_fuzz_sweep_specs),
         cmocka_unit_test(test_fuzz_rawjson),
+        cmocka_unit_test(test_fuzz_suite_files),
         cmocka_unit_test(test_fuzz_lean_matches_full),
         cmocka_unit_test(test_json_plain_table),
     };

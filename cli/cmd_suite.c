@@ -1,0 +1,367 @@
+/* cmd_suite.c — `npusim suite SUITE OUT`: a suite file (cli/suite_file.h)
+ * run in one process.
+ *
+ * Each line becomes the npusim call run-suite would make (echoed on stderr
+ * as "+ npusim ..."), run here through the subcommand's own function: no
+ * shell and no process per stage, and the same results tree. A sweep line
+ * records its model and versions under its workload; an energy, carbon or slo
+ * line then runs once per workload with sweeps so far (inference, then
+ * training), over their models and versions, sorted bytewise, without repeats.
+ *
+ * The whole file is checked before the first call, so a malformed line runs
+ * nothing. A call that fails stops the suite (its own outputs are atomic;
+ * those of the calls before it stay), unless --keep-going.
+ *
+ * Main data structure: per workload, the models and versions the sweeps so
+ * far have named (struct seen), and the argument vector of the call being
+ * built (struct call). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/suite_file.h"
+#include "traces/atomic.h"
+
+static const char suite_help[] =
+    "usage: npusim suite SUITE OUT [--configs DIR] [--profile NAME] [-j N]\n"
+    "                    [--stages LIST] [--keep-going]\n"
+    "\n"
+    "Runs the lines of the suite file SUITE ('-': standard input) in order, in one\n"
+    "process, writing the results tree OUT (OUT/raw, OUT/raw_<DVFS>, OUT/carbon_<PG>,\n"
+    "OUT/slo_<PG>_<DVFS>): the tree ../shared/tools/run-suite writes for the same file.\n"
+    "Lines ('#' starts a comment):\n"
+    "  sweep MODEL WORKLOAD VERSIONS NUM_CHIPS BATCHES [SEQLEN]   npusim sweep ... --out OUT/raw\n"
+    "  energy PG_LIST DVFS                    npusim energy --results OUT/raw\n"
+    "  carbon PG DVFS CI UTIL LIFETIMES       npusim carbon --results OUT/raw_<DVFS>\n"
+    "  slo DVFS PG CI UTIL                    npusim slo --results OUT/carbon_<PG>/dvfs_<DVFS>/CI<CI>/UTIL<UTIL>\n"
+    "energy, carbon and slo lines run once per workload swept so far, over the models and\n"
+    "versions of its sweeps (sorted, without repeats). Each call is echoed on stderr as\n"
+    "'+ npusim ...', so a failing one can be rerun by hand. The file is checked whole before\n"
+    "anything runs; a failing call stops the suite (exit status: the call's), and the\n"
+    "outputs of the calls before it stay.\n"
+    "\n"
+    "options:\n"
+    "      --configs DIR       passed to every call\n"
+    "      --profile NAME      passed to every call (run-suite passes neusim)\n"
+    "  -j N                    threads for sweep, energy and carbon (default: every core)\n"
+    "      --stages LIST       which kinds of line run (default sweep,energy,carbon,slo); sweep\n"
+    "                          lines still name the models and versions of the later stages\n"
+    "      --keep-going        run the remaining lines after a failing call; exit with the\n"
+    "                          first failure's status\n"
+    "  -h, --help              this help\n";
+
+/* The workloads a later stage runs for, in run-suite's order. */
+static const char *const workloads[] = { "inference", "training" };
+#define NWORKLOADS 2
+
+/* Models and versions the sweeps of one workload named so far. */
+struct seen {
+    char *models[MAX_LIST], *versions[MAX_LIST];
+    int nmodels, nversions;
+};
+
+struct suite_opts {
+    const char *suite, *out, *configs, *profile, *jobs;
+    bool stage[SUITE_NKINDS];
+    bool keep_going;
+};
+
+/* ---- the models and versions swept so far ---- */
+
+/* strcmp of a against the len bytes at t. */
+static int cmp_token(const char *a, const char *t, size_t len)
+{
+    int c = strncmp(a, t, len);
+    return c ? c : a[len] != '\0';
+}
+
+/* Adds the items of the comma list s to set (copies, bytewise sorted, no
+ * repeats, as run-suite's `sort -u` in the C locale). */
+static int add_items(char **set, int *n, const char *s, const char *path, int lineno, const char *what,
+                     struct npu_err *e)
+{
+    for (const char *t = s; *t;) {
+        size_t len = strcspn(t, ",");
+        int i = 0;
+        while (i < *n && cmp_token(set[i], t, len) < 0)
+            i++;
+        if (len && (i == *n || cmp_token(set[i], t, len) != 0)) {
+            if (*n == MAX_LIST)
+                return npu_errf(e, "%s:%d: more than %d %s", path, lineno, MAX_LIST, what);
+            char *item = strndup(t, len);
+            if (!item)
+                return npu_errf(e, "out of memory");
+            memmove(set + i + 1, set + i, (size_t)(*n - i) * sizeof *set);
+            set[i] = item;
+            (*n)++;
+        }
+        t += len + (t[len] == ',');
+    }
+    return 0;
+}
+
+/* Records a sweep line's models and versions under its workload. */
+static int note_sweep(struct seen *seen, const struct suite_line *l, const char *path, struct npu_err *e)
+{
+    for (int w = 0; w < NWORKLOADS; w++)
+        if (!strcmp(l->f[1], workloads[w]))
+            return add_items(seen[w].models, &seen[w].nmodels, l->f[0], path, l->lineno, "models", e) ||
+                           add_items(seen[w].versions, &seen[w].nversions, l->f[2], path, l->lineno,
+                                     "versions", e) ? -1 : 0;
+    return 0;
+}
+
+static void seen_free(struct seen *s)
+{
+    for (int i = 0; i < s->nmodels; i++)
+        free(s->models[i]);
+    for (int i = 0; i < s->nversions; i++)
+        free(s->versions[i]);
+}
+
+static char *join(char *const *item, int n)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(item[i]) + 1;
+    char *s = malloc(len), *p = s;
+    for (int i = 0; s && i < n; i++) {
+        if (i)
+            *p++ = ',';
+        size_t k = strlen(item[i]);
+        memcpy(p, item[i], k);
+        p += k;
+    }
+    if (s)
+        *p = '\0';
+    return s;
+}
+
+/* ---- the calls ---- */
+
+#define MAX_ARGS 40
+struct call {
+    char *v[MAX_ARGS + 1];
+    int n;
+    char path[2][4200];      /* --results / --out values built from OUT */
+};
+
+static void arg(struct call *c, const char *s) { c->v[c->n++] = (char *)s; }
+static void opt(struct call *c, const char *name, const char *value)
+{
+    arg(c, name);
+    arg(c, value);
+}
+
+/* The call's first words: the command and the options every call shares. */
+static void start(struct call *c, const char *cmd, const struct suite_opts *o)
+{
+    c->n = 0;
+    arg(c, cmd);
+    if (o->profile)
+        opt(c, "--profile", o->profile);
+    if (o->configs)
+        opt(c, "--configs", o->configs);
+}
+
+static int (*const command_fn[SUITE_NKINDS])(int, char **) = {
+    [SUITE_SWEEP] = cmd_sweep, [SUITE_ENERGY] = cmd_energy, [SUITE_CARBON] = cmd_carbon, [SUITE_SLO] = cmd_slo,
+};
+
+/* Echoes the call as run-suite does, then runs it in this process; returns
+ * its exit status. */
+static int run_call(struct call *c, const struct suite_line *l, const struct suite_opts *o)
+{
+    enum suite_kind k = l->kind;
+    if (o->jobs && k != SUITE_SLO)
+        opt(c, "-j", o->jobs);
+    c->v[c->n] = NULL;
+    fputs("+ npusim", stderr);
+    for (int i = 0; i < c->n; i++)
+        fprintf(stderr, " %s", c->v[i]);
+    fputc('\n', stderr);
+    fflush(stderr);
+    int rc = command_fn[k](c->n, c->v);
+    if (rc)
+        fprintf(stderr, "npusim suite: %s:%d: npusim %s failed (exit status %d)\n", o->suite, l->lineno,
+                suite_kind_name(k), rc);
+    return rc;
+}
+
+/* One energy, carbon or slo line for one workload's models and versions. */
+static int run_later(const struct suite_line *l, const char *w, const char *ms, const char *vs,
+                     const struct suite_opts *o, struct call *c)
+{
+    start(c, suite_kind_name(l->kind), o);
+    char *const *f = l->f;
+    switch (l->kind) {
+    case SUITE_ENERGY:
+        snprintf(c->path[0], sizeof c->path[0], "%s/raw", o->out);
+        break;
+    case SUITE_CARBON:
+        snprintf(c->path[0], sizeof c->path[0], "%s/raw_%s", o->out, f[1]);
+        break;
+    default:
+        snprintf(c->path[0], sizeof c->path[0], "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s", o->out, f[1], f[0], f[2], f[3]);
+        snprintf(c->path[1], sizeof c->path[1], "%s/slo_%s_%s", o->out, f[1], f[0]);
+        break;
+    }
+    opt(c, "--results", c->path[0]);
+    if (l->kind == SUITE_SLO)
+        opt(c, "--out", c->path[1]);
+    opt(c, "--models", ms);
+    opt(c, "--versions", vs);
+    opt(c, "--workload", w);
+    if (l->kind != SUITE_SLO) {
+        opt(c, "--pg", f[0]);
+        opt(c, "--dvfs", f[1]);
+    }
+    if (l->kind == SUITE_CARBON) {
+        opt(c, "--ci", f[2]);
+        opt(c, "--util", f[3]);
+        opt(c, "--lifetime", f[4]);
+    }
+    return run_call(c, l, o);
+}
+
+/* Runs one line: 0, a failing call's exit status, or -1 with e set (the
+ * suite itself failed: out of memory, too many models). */
+static int run_line(const struct suite_line *l, struct seen *seen, const struct suite_opts *o, struct call *c,
+                    struct npu_err *e)
+{
+    if (l->kind == SUITE_SWEEP) {
+        int rc = 0;
+        if (o->stage[SUITE_SWEEP]) {
+            start(c, "sweep", o);
+            snprintf(c->path[0], sizeof c->path[0], "%s/raw", o->out);
+            opt(c, "--out", c->path[0]);
+            opt(c, "--models", l->f[0]);
+            opt(c, "--workload", l->f[1]);
+            opt(c, "--versions", l->f[2]);
+            opt(c, "--num-chips", l->f[3]);
+            opt(c, "--batch-sizes", l->f[4]);
+            if (l->n > 5)
+                opt(c, "--seqlen", l->f[5]);
+            rc = run_call(c, l, o);
+        }
+        /* Later stages name the models even when this sweep failed or did not run. */
+        return note_sweep(seen, l, o->suite, e) ? -1 : rc;
+    }
+    if (!o->stage[l->kind])
+        return 0;
+    int first = 0;
+    for (int w = 0; w < NWORKLOADS; w++) {
+        if (!seen[w].nmodels)
+            continue;
+        char *ms = join(seen[w].models, seen[w].nmodels), *vs = join(seen[w].versions, seen[w].nversions);
+        int rc = ms && vs ? run_later(l, workloads[w], ms, vs, o, c) : npu_errf(e, "out of memory");
+        free(ms);
+        free(vs);
+        if (rc < 0)
+            return -1;
+        if (rc && !first)
+            first = rc;
+        if (rc && !o->keep_going)
+            break;
+    }
+    return first;
+}
+
+/* ---- the command ---- */
+
+static int parse_stages(const char *s, bool stage[SUITE_NKINDS])
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf)
+        return usage_error("suite", "--stages: too long");
+    memset(stage, 0, SUITE_NKINDS * sizeof *stage);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int k = suite_kind_find(t);
+        if (k < 0)
+            return usage_error("suite", "--stages: unknown stage \"%s\"; expected sweep, energy, carbon or slo", t);
+        stage[k] = true;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct suite_opts *o)
+{
+    static const struct option longopts[] = {
+        { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
+        { "stages", required_argument, 0, 'S' },  { "keep-going", no_argument, 0, 'k' },
+        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+    };
+    memset(o, 0, sizeof *o);
+    for (int k = 0; k < SUITE_NKINDS; k++)
+        o->stage[k] = true;
+    long jobs;
+    int ch, rc;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': fputs(suite_help, stdout); return -1;
+        case 'C': o->configs = optarg; break;
+        case 'P':
+            if (!profile_by_name(optarg))
+                return usage_error("suite", "--profile: unknown profile \"%s\" (known: %s)", optarg,
+                                   profile_names());
+            o->profile = optarg;
+            break;
+        case 'j':
+            if ((rc = parse_jobs("suite", optarg, &jobs)))
+                return rc;
+            o->jobs = optarg;
+            break;
+        case 'S':
+            if ((rc = parse_stages(optarg, o->stage)))
+                return rc;
+            break;
+        case 'k': o->keep_going = true; break;
+        case ':': return usage_error("suite", "option %s needs a value", argv[optind - 1]);
+        default: return usage_error("suite", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2)
+        return usage_error("suite", "expected SUITE and OUT, got %d argument%s", argc - optind,
+                           argc - optind == 1 ? "" : "s");
+    o->suite = argv[optind];
+    o->out = argv[optind + 1];
+    return 0;
+}
+
+int cmd_suite(int argc, char **argv)
+{
+    struct suite_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    struct npu_err e;
+    struct suite s = { NULL, NULL, 0 };
+    struct seen seen[NWORKLOADS];
+    memset(seen, 0, sizeof seen);
+    struct call *c = malloc(sizeof *c);
+    if (!c)
+        rc = npu_errf(&e, "out of memory");
+    else if (suite_read(&s, o.suite, &e) || make_dirs(o.out, &e))
+        rc = -1;
+    int first = 0;
+    for (int i = 0; !rc && i < s.n; i++) {
+        int r = run_line(&s.line[i], seen, &o, c, &e);
+        if (r < 0)
+            rc = -1;
+        else if (r && !first)
+            first = r;
+        if (first && !o.keep_going)
+            break;
+    }
+    suite_free(&s);
+    for (int w = 0; w < NWORKLOADS; w++)
+        seen_free(&seen[w]);
+    free(c);
+    if (rc)
+        return report_error("suite", &e);
+    return first;
+}

@@ -1,0 +1,77 @@
+# `npusim suite` CLI tests (sourced by tests/cli/run.sh: uses NPUSIM, CONFIGS, T,
+# check, expect_fail, no_files). A small study through every kind of line; the
+# calls it echoes, replayed one by one, write the same tree; --stages;
+# malformed files (exit 2, nothing run); failing calls, with and without
+# --keep-going.
+SU_NPUSIM=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
+SU_CONFIGS=$(cd "$CONFIGS" && pwd)
+SU=$T/su
+mkdir -p "$SU/a" "$SU/b" "$SU/c" "$SU/d"
+cat >"$SU/study.suite" <<'EOF'
+# a small study: two inference models, one training run
+
+sweep llama3-8b inference 5p 1,2 1
+sweep dlrm-s	inference 4 1 64
+sweep llama3-8b training 5p 4 32
+energy NoPG,Full None
+carbon NoPG None 0.0624 0.6 1
+slo None NoPG 0.0624 0.6
+EOF
+check "suite --help" sh -c "$NPUSIM suite --help | grep -q 'usage: npusim suite SUITE OUT'"
+check "suite runs a study into one tree" sh -c "
+  cd '$SU/a' && '$SU_NPUSIM' suite --configs '$SU_CONFIGS' '$SU/study.suite' out 2>'$SU/a.log' &&
+  for d in raw/llama3-8b raw/dlrm-s raw_None/llama3-8b carbon_NoPG/dvfs_None slo_NoPG_None; do test -d out/\$d || exit 1; done &&
+  test -s out/raw_None/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode_Full.csv"
+# 3 sweeps, then energy, carbon and slo once per workload (inference, training).
+check "suite echoes each call, later stages once per workload" sh -c "
+  test \$(grep -c '^+ npusim ' '$SU/a.log') -eq 9 &&
+  grep -q '^+ npusim energy --configs .* --models dlrm-s,llama3-8b --versions 4,5p --workload inference --pg NoPG,Full --dvfs None\$' '$SU/a.log' &&
+  grep -q '^+ npusim slo --configs .* --results out/carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out out/slo_NoPG_None --models llama3-8b --versions 5p --workload training\$' '$SU/a.log'"
+# The echoed calls, run one by one elsewhere, write the same bytes (the SLO
+# files hold absolute paths: compared with their folder's name taken out).
+sed -n "s|^+ npusim |'$SU_NPUSIM' |p" "$SU/a.log" >"$SU/replay.sh"
+check "suite: its echoed calls, replayed by hand, write the same tree" sh -c "
+  cd '$SU/b' && sh '$SU/replay.sh' >/dev/null 2>&1 &&
+  diff -r -x 'slo_*' '$SU/a/out' '$SU/b/out' &&
+  for f in \$(cd '$SU/a/out' && find slo_NoPG_None -type f); do
+    sed 's|$SU/a/||g' '$SU/a/out/'\$f >'$SU/fa' && sed 's|$SU/b/||g' '$SU/b/out/'\$f >'$SU/fb' && cmp '$SU/fa' '$SU/fb' || exit 1
+  done && test -n \"\$(ls '$SU/b/out/slo_NoPG_None')\""
+check "suite -j 1 writes the same tree" sh -c "
+  cd '$SU/c' && '$SU_NPUSIM' suite -j 1 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
+  diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
+check "suite --stages energy reruns only the energy lines" sh -c "
+  cd '$SU/c' && rm -rf out/raw_None && '$SU_NPUSIM' suite --stages energy --configs '$SU_CONFIGS' '$SU/study.suite' out 2>'$SU/c.log' &&
+  test \$(grep -c '^+ npusim ' '$SU/c.log') -eq 2 && test \$(grep -c '^+ npusim energy ' '$SU/c.log') -eq 2 &&
+  diff -r '$SU/a/out/raw_None' '$SU/c/out/raw_None'"
+check "suite reads the file from standard input" sh -c "
+  cd '$SU/d' && grep dlrm '$SU/study.suite' | '$SU_NPUSIM' suite --configs '$SU_CONFIGS' - out 2>/dev/null &&
+  diff -r '$SU/a/out/raw/dlrm-s' out/raw/dlrm-s"
+
+# --- malformed suites: exit 2 naming the line, nothing runs or is written ---
+printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG None\nrun llama3-8b\n' >"$SU/kind.suite"
+expect_fail "suite: unknown line kind names file and line" 'kind.suite:3: unknown line kind "run"; expected sweep, energy, carbon or slo' \
+  $NPUSIM suite --configs "$CONFIGS" "$SU/kind.suite" "$SU/o1"
+no_files "suite: a malformed line runs nothing" "$SU/o1"
+printf 'sweep llama3-8b inference 5p 1 1\ncarbon NoPG None 0.0624 0.6\n' >"$SU/few.suite"
+expect_fail "suite: too few fields" 'few.suite:2: carbon line with too few fields; expected: carbon PG DVFS CI UTIL LIFETIMES' \
+  $NPUSIM suite --configs "$CONFIGS" "$SU/few.suite" "$SU/o2"
+printf 'energy NoPG None extra\n' >"$SU/many.suite"
+expect_fail "suite: too many fields" 'many.suite:1: energy line with too many fields' \
+  $NPUSIM suite --configs "$CONFIGS" "$SU/many.suite" "$SU/o2"
+no_files "suite: wrong field counts run nothing" "$SU/o2"
+expect_fail "suite: missing suite file" 'nope.suite: cannot open' $NPUSIM suite "$SU/nope.suite" "$SU/o3"
+printf 'sweep llama3-8b inference 5p 1 1\0\n' >"$SU/nul.suite"
+expect_fail "suite: a NUL byte" 'nul.suite: a NUL byte' $NPUSIM suite "$SU/nul.suite" "$SU/o3"
+expect_fail "suite: unknown stage" 'unknown stage "power"' $NPUSIM suite --stages sweep,power "$SU/study.suite" "$SU/o3"
+expect_fail "suite: unknown profile" 'unknown profile "nope"' $NPUSIM suite --profile nope "$SU/study.suite" "$SU/o3"
+expect_fail "suite: OUT missing" 'expected SUITE and OUT, got 1 argument' $NPUSIM suite "$SU/study.suite"
+no_files "suite: bad options write nothing" "$SU/o3"
+
+# --- a failing call stops the suite, unless --keep-going ---
+printf 'sweep llama9 inference 5p 1 1\nsweep llama3-8b inference 5p 1 1\nenergy NoPG None\n' >"$SU/fail.suite"
+expect_fail "suite: a failing call stops it and is named" 'fail.suite:1: npusim sweep failed (exit status 2)' \
+  $NPUSIM suite --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4"
+no_files "suite: nothing after the failing call ran" "$SU/o4/raw"
+expect_fail "suite --keep-going: runs the rest, exits with the failure's status" 'fail.suite:1: npusim sweep failed' \
+  $NPUSIM suite --keep-going --configs "$CONFIGS" "$SU/fail.suite" "$SU/o5"
+check "suite --keep-going: the later lines ran" test -s "$SU/o5/raw_None/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json"
