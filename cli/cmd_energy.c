@@ -215,43 +215,50 @@ static const struct {
 };
 #define NJSON_COMP (sizeof json_comp / sizeof json_comp[0])
 
-/* A float, or NaN as Python's json.dump prints it. */
-static void add_f(cJSON *o, const char *key, double v)
+/* A float as the reference's json.dump prints it: repr, NaN as NaN (and an
+ * infinity as null, as report.c's json_add_f64 does). */
+static void add_f(struct pyjson_text *o, const char *key, double v)
 {
-    if (isnan(v))
-        cJSON_AddRawToObject(o, key, "NaN");
-    else
-        json_add_f64(o, key, v);
+    char b[40];
+    pyjson_text_raw(o, key, isnan(v) ? "NaN" : !isfinite(v) ? "null" : py_repr_double(v, b, sizeof b));
+}
+
+static void add_i(struct pyjson_text *o, const char *key, int64_t v)
+{
+    char b[32];
+    struct strbuf sb = STRBUF(b);
+    strbuf_puti(&sb, v);
+    pyjson_text_raw(o, key, b);
 }
 
 /* A value the reference leaves as the int 0 when `zero_int`, else a float. */
-static void add_f_or_0(cJSON *o, const char *key, double v, bool zero_int)
+static void add_f_or_0(struct pyjson_text *o, const char *key, double v, bool zero_int)
 {
     if (zero_int)
-        json_add_i64(o, key, 0);
+        pyjson_text_raw(o, key, "0");
     else
         add_f(o, key, v);
 }
 
-static cJSON *component_json(const struct energy_component_stats *c)
+static void component_json(struct pyjson_text *o, const struct energy_component_stats *c)
 {
-    cJSON *o = cJSON_CreateObject();
     char k[64];
-    json_add_i64(o, "total_exe_time_ns", c->total_exe_time_ns);
-    json_add_i64(o, "sa_time_ns", c->sa_time_ns);
-    json_add_i64(o, "vu_time_ns", c->vu_time_ns);
-    json_add_i64(o, "vmem_time_ns", c->vmem_time_ns);
-    json_add_i64(o, "hbm_time_ns", c->hbm_time_ns);
-    json_add_i64(o, "ici_time_ns", c->ici_time_ns);
+    pyjson_text_object(o, "component_stats");
+    add_i(o, "total_exe_time_ns", c->total_exe_time_ns);
+    add_i(o, "sa_time_ns", c->sa_time_ns);
+    add_i(o, "vu_time_ns", c->vu_time_ns);
+    add_i(o, "vmem_time_ns", c->vmem_time_ns);
+    add_i(o, "hbm_time_ns", c->hbm_time_ns);
+    add_i(o, "ici_time_ns", c->ici_time_ns);
     add_f(o, "sa_temp_util", c->sa_temp_util);
     add_f(o, "vu_temp_util", c->vu_temp_util);
     add_f(o, "vmem_temp_util", c->vmem_temp_util);
     add_f(o, "hbm_temp_util", c->hbm_temp_util);
     add_f(o, "ici_temp_util", c->ici_temp_util);
     add_f_or_0(o, "sa_spatial_util", c->sa_spatial_util, c->sa_time_ns <= 0);
-    json_add_i64(o, "flop_count", c->flop_count);
-    json_add_i64(o, "hbm_bytes_accessed", c->hbm_bytes_accessed);
-    json_add_i64(o, "ici_bytes_accessed", c->ici_bytes_accessed);
+    add_i(o, "flop_count", c->flop_count);
+    add_i(o, "hbm_bytes_accessed", c->hbm_bytes_accessed);
+    add_i(o, "ici_bytes_accessed", c->ici_bytes_accessed);
     add_f(o, "tflops_per_sec", c->tflops_per_sec);
     add_f_or_0(o, "flop_per_byte_hbm", c->flop_per_byte_hbm, c->hbm_bytes_accessed <= 0);
     add_f_or_0(o, "flop_per_byte_ici", c->flop_per_byte_ici, c->ici_bytes_accessed <= 0);
@@ -263,31 +270,28 @@ static cJSON *component_json(const struct energy_component_stats *c)
     add_f_or_0(o, "avg_einsum_N", c->avg_einsum_N, no_sa);
     add_f_or_0(o, "avg_einsum_M", c->avg_einsum_M, no_sa);
     add_f(o, "avg_vmem_demand_MB", c->avg_vmem_demand_MB);
-    for (int s = 0; s < NUM_SLACK; s++) {
-        strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_time_ns");
-        json_add_i64(o, k, c->dvfs_extra_time_ns[s]);
-    }
-    for (int s = 0; s < NUM_SLACK; s++) {
-        strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_ratio");
-        add_f(o, k, c->dvfs_extra_ratio[s]);
-    }
+    for (int s = 0; s < NUM_SLACK; s++)
+        add_i(o, strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_time_ns"), c->dvfs_extra_time_ns[s]);
+    for (int s = 0; s < NUM_SLACK; s++)
+        add_f(o, strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_ratio"), c->dvfs_extra_ratio[s]);
     add_f(o, "slowdown", c->slowdown);
-    json_add_i64(o, "num_setpm_vu", c->num_setpm_vu);
-    json_add_i64(o, "num_setpm_sram", c->num_setpm_sram);
-    return o;
+    add_i(o, "num_setpm_vu", c->num_setpm_vu);
+    add_i(o, "num_setpm_sram", c->num_setpm_sram);
+    pyjson_text_end(o);
 }
 
 /* One key per JSON component, "<prefix><name><suffix>", in json_comp order. */
-static void add_per_comp(cJSON *o, const char *prefix, const char *suffix, const double v[NUM_EN])
+static void add_per_comp(struct pyjson_text *o, const char *prefix, const char *suffix, const double v[NUM_EN])
 {
     char k[64];
     for (size_t i = 0; i < NJSON_COMP; i++)
         add_f(o, strbuf_join3(k, sizeof k, prefix, json_comp[i].name, suffix), v[json_comp[i].en]);
 }
 
-static cJSON *energy_stats_json(const struct energy_stats *s)
+/* energy_stats[strategy]: the totals, then component_stats. */
+static void energy_stats_json(struct pyjson_text *o, const char *strategy, const struct energy_stats *s)
 {
-    cJSON *o = cJSON_CreateObject();
+    pyjson_text_object(o, strategy);
     add_f(o, "total_energy_J", s->total_energy_J);
     add_per_comp(o, "", "_energy_J", s->energy_J);
     add_f(o, "total_static_energy_J", s->total_static_energy_J);
@@ -300,8 +304,8 @@ static cJSON *energy_stats_json(const struct energy_stats *s)
     add_per_comp(o, "avg_static_", "_power_W", s->avg_static_power_W_c);
     add_f(o, "avg_dynamic_power_W", s->avg_dynamic_power_W);
     add_per_comp(o, "avg_dynamic_", "_power_W", s->avg_dynamic_power_W_c);
-    cJSON_AddItemToObject(o, "component_stats", component_json(&s->comp));
-    return o;
+    component_json(o, &s->comp);
+    pyjson_text_end(o);
 }
 
 /* Sets o[key] in place when present (Python dict assignment keeps the
@@ -337,7 +341,9 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     struct trace *tr = calloc((size_t)np, sizeof *tr);
     struct output *out = calloc((size_t)np + 1, sizeof *out);
     struct energy_stats *es = calloc((size_t)np, sizeof *es);
-    cJSON *all = cJSON_CreateObject();
+    /* energy_stats as text, at the depth it takes in the statistics (1). */
+    struct pyjson_text all;
+    pyjson_text_begin(&all, 1);
     int rc = (!tr || !out || !es) ? npu_errf(e, "out of memory") : 0;
     for (int i = 0; i < np && !rc; i++) {
         trace_init(&tr[i]);
@@ -358,7 +364,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
             rc = -1;
         } else {
             energy_stats_set_slowdown(&es[i], &es[0]);   /* es[0] is NoPG (checked) */
-            set_item(all, o->pgs.item[i], energy_stats_json(&es[i]));
+            energy_stats_json(&all, o->pgs.item[i], &es[i]);   /* names are distinct (checked) */
             snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->pgs.item[i]);
             out[i].trace = &tr[i];
             /* The reference's energy CSVs carry the 10 dvfs_extra_* slack
@@ -375,8 +381,10 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         set_item(sim, "output_file_path", cJSON_CreateString(path));
         snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
         set_item(sim, "out_stats_file_path", cJSON_CreateString(path));
-        set_item(stats, "energy_stats", all);
-        all = NULL;
+        pyjson_text_end(&all);
+        char *text = pyjson_text_take(&all);
+        set_item(stats, "energy_stats", cJSON_CreateRaw(text));
+        free(text);
         snprintf(out[np].path, sizeof out[np].path, "%s/%s.json", o->staging, jb->rel);
         out[np].text = json_text(stats);
         char dir[4400];
@@ -393,7 +401,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     free(tr);
     free(out);
     free(es);
-    cJSON_Delete(all);
+    free(pyjson_text_take(&all));
     cJSON_Delete(stats);
     trace_free(&base);
     return rc;

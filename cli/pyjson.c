@@ -164,6 +164,81 @@ char *pyjson_print(const cJSON *item)
     return b.s;
 }
 
+/* ---- direct text ---- */
+
+/* Each call works on a struct buf copy of the text's buffer and stores it
+ * back: the printer's helpers above then serve both. */
+static struct buf load(const struct pyjson_text *t) { return (struct buf){ t->s, t->n, t->cap }; }
+static void store(struct pyjson_text *t, const struct buf *b)
+{
+    t->s = b->s;
+    t->n = b->n;
+    t->cap = b->cap;
+}
+
+static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
+{
+    if (!t->empty[t->depth - 1])
+        PUTL(b, ",");
+    t->empty[t->depth - 1] = 0;
+    PUTL(b, "\n");
+    indent(b, t->level + 1);
+    put_string(b, key);
+    PUTL(b, ": ");
+}
+
+void pyjson_text_raw(struct pyjson_text *t, const char *key, const char *raw)
+{
+    struct buf b = load(t);
+    text_key(t, &b, key);
+    puts_(&b, raw);
+    store(t, &b);
+}
+
+void pyjson_text_object(struct pyjson_text *t, const char *key)
+{
+    if (t->depth == PYJSON_TEXT_MAX_DEPTH)
+        abort();   /* a caller bug: the shapes written this way are fixed and shallow */
+    struct buf b = load(t);
+    if (key)
+        text_key(t, &b, key);
+    PUTL(&b, "{");
+    store(t, &b);
+    t->empty[t->depth++] = 1;
+    t->level++;
+}
+
+void pyjson_text_begin(struct pyjson_text *t, int level)
+{
+    memset(t, 0, sizeof *t);
+    t->level = level - 1;
+    pyjson_text_object(t, NULL);
+}
+
+void pyjson_text_end(struct pyjson_text *t)
+{
+    struct buf b = load(t);
+    t->level--;
+    if (t->empty[--t->depth]) {
+        PUTL(&b, "}");
+    } else {
+        PUTL(&b, "\n");
+        indent(&b, t->level + 1);
+        PUTL(&b, "}");
+    }
+    store(t, &b);
+}
+
+char *pyjson_text_take(struct pyjson_text *t)
+{
+    struct buf b = load(t);
+    if (!b.s)
+        grow(&b, 1);
+    b.s[b.n] = '\0';   /* put always leaves room for it */
+    memset(t, 0, sizeof *t);
+    return b.s;
+}
+
 static void *lookaside_malloc(size_t n) { return opstr_alloc(n ? n : 1); }
 static void lookaside_free(void *p) { opstr_release(p); }
 

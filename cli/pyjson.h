@@ -12,6 +12,30 @@
 /* Returns a malloc'ed string (caller frees). */
 char *pyjson_print(const cJSON *item);
 
+/* Python json.dump(indent=4) text written directly, for objects whose shape
+ * the caller knows (the energy stage's energy_stats: hundreds of numbers per
+ * file, which as cJSON nodes cost three allocations each to build, print and
+ * free). The text is that of pyjson_print for the same object placed at
+ * nesting depth `level`, so it can go into a tree as a raw item there. */
+#define PYJSON_TEXT_MAX_DEPTH 16
+struct pyjson_text {
+    char *s;
+    size_t n, cap;
+    int level;                            /* depth of the innermost open object */
+    int depth;                            /* objects open */
+    unsigned char empty[PYJSON_TEXT_MAX_DEPTH];   /* no key yet in that object */
+};
+/* Starts the text with "{" of an object at depth level. */
+void pyjson_text_begin(struct pyjson_text *t, int level);
+/* The next key of the innermost object, then its value: raw text (a number
+ * as the caller printed it, true, NaN...) or a nested object. */
+void pyjson_text_raw(struct pyjson_text *t, const char *key, const char *raw);
+void pyjson_text_object(struct pyjson_text *t, const char *key);
+/* Closes the innermost object. */
+void pyjson_text_end(struct pyjson_text *t);
+/* The finished text (malloc'ed, the caller frees); t is empty afterwards. */
+char *pyjson_text_take(struct pyjson_text *t);
+
 /* Makes cJSON allocate its nodes and strings from the per-thread lookaside
  * lists of traces/opstr.c instead of malloc: the energy and carbon stages
  * build and drop a few hundred small nodes per file, and glibc's general

@@ -467,6 +467,47 @@ static void test_json_plain_table(void **state)
     assert_int_equal(plain, 94);
 }
 
+/* Direct text: an object written key by key reads as pyjson_print prints
+ * the same object nested at that depth (here depth 1, inside {"a": ...}),
+ * including an empty object, escaped keys and raw numbers. */
+static void test_pyjson_text(void **state)
+{
+    (void)state;
+    struct pyjson_text t;
+    pyjson_text_begin(&t, 1);
+    pyjson_text_raw(&t, "x", "1.5");
+    pyjson_text_object(&t, "NoPG");
+    pyjson_text_raw(&t, "n", "NaN");
+    pyjson_text_object(&t, "empty");
+    pyjson_text_end(&t);
+    pyjson_text_raw(&t, "q\"\u00e9", "0");
+    pyjson_text_end(&t);
+    pyjson_text_end(&t);
+    char *text = pyjson_text_take(&t);
+    assert_string_equal(text, "{\n        \"x\": 1.5,\n        \"NoPG\": {\n            \"n\": NaN,\n"
+                              "            \"empty\": {},\n            \"q\\\"\\u00e9\": 0\n        }\n    }");
+    cJSON *root = cJSON_CreateObject(), *a = cJSON_AddObjectToObject(root, "a");
+    cJSON_AddRawToObject(a, "x", "1.5");
+    cJSON *n = cJSON_AddObjectToObject(a, "NoPG");
+    cJSON_AddRawToObject(n, "n", "NaN");
+    cJSON_AddObjectToObject(n, "empty");
+    cJSON_AddRawToObject(n, "q\"\u00e9", "0");
+    cJSON *root2 = cJSON_CreateObject();
+    cJSON_AddRawToObject(root2, "a", text);
+    char *want = pyjson_print(root), *got = pyjson_print(root2);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    free(text);
+    cJSON_Delete(root);
+    cJSON_Delete(root2);
+    pyjson_text_begin(&t, 0);
+    pyjson_text_end(&t);
+    text = pyjson_text_take(&t);
+    assert_string_equal(text, "{}");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_suite_files),
         cmocka_unit_test(test_fuzz_lean_matches_full),
         cmocka_unit_test(test_json_plain_table),
+        cmocka_unit_test(test_pyjson_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
