@@ -89,13 +89,8 @@ int results_list(const char *root, const char *model, const char *version, const
 
 /* --- number-preserving JSON ------------------------------------------------ */
 
-char *results_read_text(const char *path, size_t *len, struct npu_err *e)
+char *results_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open (%s)", path, strerror(errno));
-        return NULL;
-    }
     size_t cap = 1 << 16, n = 0, r;
     char *buf = malloc(cap);
     while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
@@ -108,14 +103,25 @@ char *results_read_text(const char *path, size_t *len, struct npu_err *e)
         }
     }
     bool rd_err = ferror(f);
-    fclose(f);
     if (!buf || rd_err) {
         free(buf);
-        npu_errf(e, "%s: %s", path, rd_err ? "read error" : "out of memory");
+        npu_errf(e, "%s: %s", name, rd_err ? "read error" : "out of memory");
         return NULL;
     }
     buf[n] = '\0';
     *len = n;
+    return buf;
+}
+
+char *results_read_text(const char *path, size_t *len, struct npu_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        npu_errf(e, "%s: cannot open (%s)", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = results_read_stream(f, path, len, e);
+    fclose(f);
     return buf;
 }
 

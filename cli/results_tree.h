@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -35,6 +36,8 @@ int results_list(const char *root, const char *model, const char *version, const
 
 /* The whole file as a NUL-terminated malloc'ed string (*len bytes). */
 char *results_read_text(const char *path, size_t *len, struct npu_err *e);
+/* The same for an open stream (e.g. stdin); errors name it `name`. */
+char *results_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e);
 /* Reads a JSON object, numbers as raw items with their text (cli/rawjson.h).
  * Errors name the file. */
 cJSON *results_load_json(const char *path, struct npu_err *e);

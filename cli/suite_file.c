@@ -2,9 +2,12 @@
 #include "cli/suite_file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli/results_tree.h"
 
 /* Per kind: its name and how many fields follow it (min..max). */
 static const struct {
@@ -19,37 +22,24 @@ static const struct {
 };
 _Static_assert(SUITE_MAX_FIELDS == 6, "the longest line, a sweep with SEQLEN, has 6 fields");
 
+/* The file's text ('-': standard input), refused if it holds a NUL byte. */
 static char *slurp(const char *path, struct npu_err *e)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    bool in = !strcmp(path, "-");
+    FILE *f = in ? stdin : fopen(path, "rb");
     if (!f) {
-        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
+        npu_errf(e, "%s: cannot open (%s)", path, strerror(errno));
         return NULL;
     }
-    size_t n = 0, cap = 4096;
-    char *s = malloc(cap);
-    for (size_t got = 1; s && got;) {
-        if (n + 1 == cap) {
-            char *t = realloc(s, cap *= 2);
-            if (!t) {
-                free(s);
-                s = NULL;
-                break;
-            }
-            s = t;
-        }
-        got = fread(s + n, 1, cap - 1 - n, f);
-        n += got;
-    }
-    int bad = ferror(f);
-    if (f != stdin)
+    size_t n;
+    char *s = results_read_stream(f, path, &n, e);
+    if (!in)
         fclose(f);
-    if (!s || bad || memchr(s, '\0', n)) {
-        npu_errf(e, "%s: %s", path, !s ? "out of memory" : bad ? "read error" : "a NUL byte; expected a text file");
+    if (s && memchr(s, '\0', n)) {
+        npu_errf(e, "%s: a NUL byte; expected a text file", path);
         free(s);
-        return NULL;
+        s = NULL;
     }
-    s[n] = '\0';
     return s;
 }
 
