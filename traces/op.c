@@ -78,10 +78,17 @@ void op_free(struct op *op)
 #undef FREE
 }
 
+void op_share(char **field, char *src)
+{
+    opstr_share(src);
+    opstr_release(*field);
+    *field = src;
+}
+
 int op_copy(struct op *dst, const struct op *src)
 {
     *dst = *src;
-#define DUP(f) dst->f = NULL; op_set(&dst->f, src->f);
+#define DUP(f) opstr_share(dst->f);
     OP_STRINGS(DUP)
 #undef DUP
     return 0;

@@ -9,8 +9,9 @@
  * Main data structure: struct trace, a growable array of struct op in
  * generation order. Strings are owned by the op (op_free releases them),
  * except that every empty one shares one read-only "". They come from
- * traces/opstr.c, not plain malloc: set them with op_set/op_setn/op_setf, copy
- * them out to keep them, and never write through them or free() them. 
+ * traces/opstr.c, not plain malloc, and may be shared by copies of the op:
+ * set them with op_set/op_setn/op_setf/op_share, copy them out to keep them,
+ * and never write through them or free() them.
  * Units are in every name: _ns, _bytes, _J, _W; sizes and times are int64,
  * rates and energies double. */
 #ifndef NPUSIM_OP_H
@@ -153,10 +154,13 @@ const char *op_out_shape_text(const struct op *op, char *buf, size_t n);
 /* Sets every field to the reference defaults (count 1, DVFS "None"/20/100.0). */
 void op_init(struct op *op);
 void op_free(struct op *op);
-/* Deep copy (strings duplicated). Returns 0, or -1 on allocation failure. */
+/* Copy; the strings are shared with src (counted, see traces/opstr.h), as
+ * neither op ever writes them. Returns 0. */
 int op_copy(struct op *dst, const struct op *src);
 /* Replaces *field with a freshly formatted string. Aborts on out-of-memory. */
 void op_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Replaces *field with src, another op's string field, shared (not copied). */
+void op_share(char **field, char *src);
 /* Replaces *field with a copy of s. */
 void op_set(char **field, const char *s);
 /* Replaces *field with a copy of the n bytes at s (plus a NUL); s may be a

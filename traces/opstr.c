@@ -9,13 +9,20 @@
  * fixed block sizes and freed blocks wait on per-thread free lists for the
  * next string, up to a bound; longer strings use malloc directly.
  *
- * Each block starts with an 8-byte header whose first byte is its size
- * class (NCLS: a plain malloc). Lists are thread-local, so no locks, and a
+ * Each block starts with an 8-byte header: its size class in the first byte
+ * (NCLS: a plain malloc) and, in the last four, a count of references. An
+ * op string is never written after it is made, so copies of an op (energy
+ * strategies, traces held by cli/trace_memo.c) share it: opstr_share counts
+ * one more owner, and the block goes when the last one releases it. The
+ * count is atomic, as sharers may live on other threads; a release that
+ * finds itself the only owner (the common case) needs no atomic write, since
+ * no one else holds the string to share it meanwhile. Lists are thread-local, so no locks, and a
  * block freed on another thread than it was made on simply joins that
  * thread's list. A thread's lists are freed when it exits (tss destructor);
  * the main thread's stay reachable until the process ends. */
 #include "traces/opstr.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +31,8 @@
 const char opstr_empty[1] = "";
 
 #define HDR 8                    /* header bytes; keeps the text 8-aligned */
+#define REF_AT 4                 /* the reference count's offset in the header */
+_Static_assert(REF_AT + sizeof(atomic_uint) <= HDR, "the count fits in the header");
 #define NCLS 4
 static const size_t cls_bytes[NCLS] = { 32, 64, 128, 256 };   /* header included */
 #define LIST_MAX 1024            /* blocks kept per class and thread (< 0.5 MiB) */
@@ -103,13 +112,27 @@ char *opstr_alloc(size_t n)
         b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
     }
     b[0] = (unsigned char)c;
+    atomic_init((atomic_uint *)(void *)(b + REF_AT), 1u);
     return (char *)b + HDR;
+}
+
+static atomic_uint *refs(char *s) { return (atomic_uint *)(void *)(s - HDR + REF_AT); }
+
+char *opstr_share(char *s)
+{
+    if (s && s != opstr_empty)
+        atomic_fetch_add_explicit(refs(s), 1u, memory_order_relaxed);
+    return s;
 }
 
 void opstr_release(char *s)
 {
     if (!s || s == opstr_empty)
         return;
+    atomic_uint *r = refs(s);
+    if (atomic_load_explicit(r, memory_order_acquire) != 1u &&
+        atomic_fetch_sub_explicit(r, 1u, memory_order_acq_rel) != 1u)
+        return;   /* others still hold it */
     unsigned char *b = (unsigned char *)s - HDR;
     unsigned c = b[0];
     if (KEEP_BLOCKS && c < NCLS && lists[c].n < LIST_MAX && may_keep()) {

@@ -846,6 +846,103 @@ static void classify(struct op *op)
 #undef IS
 }
 
+/* ------------------------------------------------------------------------ */
+/* Read-back without the text                                                */
+
+/* A double as py_repr_double writes it and parse_double reads it back:
+ * every finite value and infinity exactly (repr is the shortest text that
+ * round-trips); any NaN as the "nan" strtod gives. */
+static double readback_double(double x) { return isnan(x) ? strtod("nan", NULL) : x; }
+
+/* One op as put_cell writes it and parse_cell reads it back; `groups` and
+ * `slack` are the file's optional columns, as trace_write_csv_multi decides
+ * them for the whole trace. Mirrors put_cell/parse_cell cell by cell. */
+static void readback_op(struct op *d, const struct op *s, bool phase_column, bool groups, bool slack)
+{
+    bool base = s->stats_kind == STATS_BASE;
+    d->fusion_id = s->fusion_id;
+#define STR(f) op_share(&d->f, s->f);
+    STR(description) STR(config) STR(name) STR(in_shapes) STR(out_shape) STR(opcode) STR(parsed_op_type)
+#undef STR
+    if (!base) {
+        op_share(&d->dim_labels, s->dim_labels);
+        op_share(&d->tile_shapes, s->tile_shapes);
+        d->max_vmem_demand_bytes = s->max_vmem_demand_bytes;
+        d->einsum_b = s->einsum_b;
+        d->einsum_m = s->einsum_m;
+        d->einsum_n = s->einsum_n;
+        d->einsum_k = s->einsum_k;
+    }
+    if (s->stats_kind == STATS_EINSUM)
+        d->num_tiles = s->num_tiles;   /* else blank: op_init's 1 */
+    d->type = s->type;
+    d->count = s->count;
+    d->bounded_by = s->bounded_by;
+    d->exe_ns = s->exe_ns;
+    d->mem_ns = s->mem_ns;
+    d->ici_ns = s->ici_ns;
+    d->ici_out_bytes = s->ici_out_bytes;
+    d->ici_in_bytes = s->ici_in_bytes;
+    d->pcie_ns = s->pcie_ns;
+    d->sa_ns = s->sa_ns;
+    d->vu_ns = s->vu_ns;
+    d->bytes = s->bytes;
+    d->flops = s->flops;
+    d->weight_bytes = s->weight_bytes;
+    d->num_sa_ops = s->num_sa_ops;
+    d->vu_softmax_ns = s->vu_softmax_ns;
+    d->vmem_ns = s->vmem_ns;
+    for (int c = 0; c < NUM_COMP; c++) {
+        const struct op_dvfs *sd = &s->dvfs[c];
+        struct op_dvfs *dd = &d->dvfs[c];
+        strcpy(dd->policy, sd->policy);
+        dd->voltage_V = readback_double(sd->voltage_V);
+        dd->freq_GHz = readback_double(sd->freq_GHz);
+        dd->scaling_time_ns = sd->scaling_time_ns;
+        dd->efficiency_pct = readback_double(sd->efficiency_pct);
+        dd->activity = readback_double(sd->activity);
+        d->num_setpm[c] = s->num_setpm[c];
+    }
+    /* Energies: the int 0 before the pass (read as 0.0, energy_done false). */
+    d->energy_done = s->energy_done;
+    for (int k = 0; k < NUM_EN && s->energy_done; k++) {
+        d->static_J[k] = readback_double(s->static_J[k]);
+        d->dynamic_J[k] = readback_double(s->dynamic_J[k]);
+    }
+    if (s->bounded_by != BOUND_NONE) {
+        d->flops_util = readback_double(s->flops_util);
+        d->hbm_bw_util = readback_double(s->hbm_bw_util);
+    }
+    d->has_slack = slack;
+    for (int k = 0; k < NUM_SLACK && slack && s->has_slack; k++) {
+        d->dvfs_extra_ns[k] = s->dvfs_extra_ns[k];
+        d->dvfs_extra_ratio[k] = readback_double(s->dvfs_extra_ratio[k]);
+    }
+    if (phase_column)
+        d->phase = s->phase;
+    if (phase_column && groups)
+        d->group = s->group;
+    classify(d);
+}
+
+void trace_csv_readback(struct trace *dst, const struct trace *src, const struct trace_csv_opts *o)
+{
+    static const struct trace_csv_opts defaults = { PHASE_NONE, false, false };
+    if (!o)
+        o = &defaults;
+    bool groups = false, any_slack = false;
+    for (size_t i = 0; i < src->n; i++) {
+        groups = groups || src->ops[i].group != 0;
+        any_slack = any_slack || src->ops[i].has_slack;
+    }
+    for (size_t i = 0; i < src->n; i++) {
+        const struct op *op = &src->ops[i];
+        if (o->only != PHASE_NONE && op->phase != o->only)
+            continue;
+        readback_op(trace_push(dst), op, o->phase_column, groups, any_slack || o->slack_columns);
+    }
+}
+
 /* One field of a data row into op, by what its column holds. */
 static void parse_field(struct reader *r, struct op *op, size_t f, const char *s)
 {

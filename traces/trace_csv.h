@@ -54,5 +54,12 @@ int trace_read_csv(struct trace *t, const char *path, struct npu_err *e);
 /* Same, from a memory buffer (used by tests and fuzzing); `name` for messages. */
 int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name,
                           struct npu_err *e);
+/* Appends to t the ops that writing src with o and reading the file back
+ * (NULL: as trace_write_csv, the defaults) would give, without the text: every cell the reader parses, as it would
+ * parse it (classified, no parsed shapes, blanks as defaults). Every CSV
+ * this program writes reads back (nothing it writes is refused), so this
+ * cannot fail; tests hold it equal to trace_read_csv of the written text.
+ * Lets a process that just wrote a trace skip reading it again. */
+void trace_csv_readback(struct trace *t, const struct trace *src, const struct trace_csv_opts *o);
 
 #endif

@@ -128,10 +128,68 @@ static void test_threads_match_cold_single_thread(void **state)
     }
 }
 
+/* Copies of one trace share its strings across threads: each worker takes
+ * copies and drops them while the others do the same and the original goes
+ * too; every string must stay intact until its last owner lets go (ASan
+ * under make check sees a use after that, or a double free). */
+#define SHARE_ROUNDS 200
+struct share_job {
+    const struct trace *src;
+    struct trace keep;       /* the last copy, checked after the join */
+};
+
+static int share_worker(void *arg)
+{
+    struct share_job *j = arg;
+    for (int r = 0; r < SHARE_ROUNDS; r++) {
+        struct trace t;
+        trace_init(&t);
+        trace_append(&t, j->src);
+        if (r == SHARE_ROUNDS - 1)
+            j->keep = t;
+        else
+            trace_free(&t);
+    }
+    return 0;
+}
+
+static void test_shared_strings_across_threads(void **state)
+{
+    (void)state;
+    struct trace *src = malloc(sizeof *src);
+    assert_non_null(src);
+    trace_init(src);
+    for (int k = 0; k < 50; k++) {
+        struct op *o = trace_push(src);
+        op_setf(&o->name, "shared-%d-%0*d", k, k, 0);
+        op_set(&o->config, "XlaEinsum(a=1x2,b=2x3,eq=ab;bc->ac)");
+    }
+    static struct share_job jobs[3];
+    thrd_t th[3];
+    for (int w = 0; w < 3; w++) {
+        jobs[w] = (struct share_job){ .src = src };
+        assert_int_equal(thrd_create(&th[w], share_worker, &jobs[w]), thrd_success);
+    }
+    for (int w = 0; w < 3; w++)
+        assert_int_equal(thrd_join(th[w], NULL), thrd_success);
+    trace_free(src);   /* the copies outlive the original */
+    free(src);
+    char want[128];
+    for (int w = 0; w < 3; w++) {
+        assert_i64(jobs[w].keep.n, 50);
+        for (int k = 0; k < 50; k++) {
+            snprintf(want, sizeof want, "shared-%d-%0*d", k, k, 0);
+            assert_string_equal(jobs[w].keep.ops[k].name, want);
+        }
+        trace_free(&jobs[w].keep);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_match_cold_single_thread),
+        cmocka_unit_test(test_shared_strings_across_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -772,6 +772,141 @@ static void test_fuzz_mutations(void **state)
     free(base.p);
 }
 
+/* ---- read-back without the text ---------------------------------------- */
+
+/* a and b hold the same values: the strings by content, every other byte of
+ * the record (numbers bit for bit, so NaN == NaN and 0.0 != -0.0) as is.
+ * Both come from op_init, so padding and the policy arrays' tails agree. */
+static void assert_same_op(const struct op *a, const struct op *b, size_t i)
+{
+    struct op x = *a, y = *b;
+#define STR(f) \
+    if (strcmp(a->f, b->f) != 0) \
+        fail_msg("op %zu: %s \"%s\" != \"%s\"", i, #f, a->f, b->f); \
+    x.f = y.f = NULL;
+    STR(description) STR(config) STR(name) STR(opcode) STR(in_shapes) STR(out_shape)
+    STR(parsed_op_type) STR(dim_labels) STR(tile_shapes)
+#undef STR
+    const unsigned char *px = (const unsigned char *)&x, *py = (const unsigned char *)&y;
+    for (size_t k = 0; k < sizeof x; k++)
+        if (px[k] != py[k])
+            fail_msg("op %zu: the records differ at byte %zu of %zu", i, k, sizeof x);
+}
+
+/* trace_csv_readback(t, o) must be what reading t's text back gives. */
+static void check_readback(const struct trace *t, const struct trace_csv_opts *o)
+{
+    struct mem m = write_mem(t, o);
+    struct trace read, proj;
+    trace_init(&read);
+    trace_init(&proj);
+    struct npu_err e = { { 0 } };
+    if (trace_read_csv_buffer(&read, m.p, m.n, "readback.csv", &e) != 0)
+        fail_msg("%s", e.msg);
+    trace_csv_readback(&proj, t, o);
+    assert_i64(proj.n, read.n);
+    for (size_t i = 0; i < read.n; i++)
+        assert_same_op(&proj.ops[i], &read.ops[i], i);
+    trace_free(&read);
+    trace_free(&proj);
+    free(m.p);
+}
+
+static const struct trace_csv_opts readback_opts[] = {
+    { PHASE_NONE, false, false }, { PHASE_PREFILL, false, false }, { PHASE_DECODE, false, false },
+    { PHASE_NONE, true, false }, { PHASE_DECODE, true, true }, { PHASE_NONE, false, true },
+};
+#define N_READBACK_OPTS (sizeof readback_opts / sizeof readback_opts[0])
+
+/* The reference's own traces, raw and after the energy pass. */
+static void test_readback_reference(void **state)
+{
+    (void)state;
+    static const char *const files[] = { GOLDEN("raw_excerpt.csv.gz"), GOLDEN("energy_excerpt.csv.gz"),
+                                         GOLDEN("energy_excerpt_111.csv.gz") };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        struct trace t;
+        trace_init(&t);
+        struct npu_err e = { { 0 } };
+        assert_int_equal(trace_read_csv(&t, files[f], &e), 0);
+        for (size_t i = 0; i < t.n; i++) {
+            t.ops[i].phase = (enum phase)(i % 3);
+            t.ops[i].group = f == 1 ? (int32_t)(i % 2) : 0;
+        }
+        for (size_t k = 0; k < N_READBACK_OPTS; k++)
+            check_readback(&t, &readback_opts[k]);
+        trace_free(&t);
+    }
+}
+
+/* Random ops: every field drawn from values that stress a cell rule
+ * (quoting, NaN and signed zero, int64 limits, blank statistics, the int-0
+ * energies, a statistics kind the config does not imply). */
+static void test_readback_random(void **state)
+{
+    (void)state;
+    static const char *const strs[] = { "", "a", "x,y", "say \"hi\"", "two\r\nlines", " pad ", "\"", "c\rd",
+                                        "XlaEinsum(eq=a)", "FlashAttention(x)", "Conv2D(s)", "BatchMatMul(1)",
+                                        "Add(a=1)", "DT_BFLOAT16:[1,2],DT_BFLOAT16:[2]", "[DT_BFLOAT16:(1,2)]" };
+    static const double dbls[] = { 0.0, -0.0, 1.0, 0.1, 1.7, -88.5, 1e300, 5e-324, 1e16, 9007199254740993.0,
+                                   123456789012345.6, INFINITY, -INFINITY, NAN, -NAN };
+    static const int64_t ints[] = { 0, 1, -1, 20, 1073741824, INT64_MAX, INT64_MIN, 999999999999 };
+    static const char *const policies[] = { "None", "Ideal", "", "a,b", "fifteen chars!!" };
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+#define LCG() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, (uint32_t)(seed >> 33))
+#define PICK(a) (a[LCG() % (sizeof a / sizeof a[0])])
+    for (int iter = 0; iter < 300; iter++) {
+        struct trace t;
+        trace_init(&t);
+        int nops = (int)(LCG() % 5);
+        for (int k = 0; k < nops; k++) {
+            struct op *op = trace_push(&t);
+#define S(f) op_set(&op->f, PICK(strs));
+            S(description) S(config) S(name) S(opcode) S(in_shapes) S(out_shape) S(parsed_op_type)
+            S(dim_labels) S(tile_shapes)
+#undef S
+            int64_t *iv[] = { &op->fusion_id, &op->count, &op->flops, &op->weight_bytes, &op->ici_out_bytes,
+                              &op->ici_in_bytes, &op->pcie_ns, &op->exe_ns, &op->mem_ns, &op->ici_ns,
+                              &op->sa_ns, &op->vu_ns, &op->vmem_ns, &op->bytes, &op->num_tiles,
+                              &op->max_vmem_demand_bytes, &op->num_sa_ops, &op->einsum_b, &op->einsum_m,
+                              &op->einsum_n, &op->einsum_k, &op->vu_softmax_ns };
+            for (size_t v = 0; v < sizeof iv / sizeof iv[0]; v++)
+                *iv[v] = PICK(ints);
+            op->type = (enum op_type)(LCG() % 4);
+            op->bounded_by = (enum bounded_by)(LCG() % 4);
+            op->stats_kind = (enum op_stats_kind)(LCG() % 3);
+            op->opcode_type = (enum opcode_type)(LCG() % 9);
+            op->phase = (enum phase)(LCG() % 3);
+            op->group = LCG() % 4 == 0 ? (int32_t)(LCG() % 7) : 0;
+            op->flops_util = PICK(dbls);
+            op->hbm_bw_util = PICK(dbls);
+            op->energy_done = LCG() % 2;
+            op->has_slack = LCG() % 3 == 0;
+            for (int c = 0; c < NUM_COMP; c++) {
+                strcpy(op->dvfs[c].policy, PICK(policies));
+                op->dvfs[c].voltage_V = PICK(dbls);
+                op->dvfs[c].freq_GHz = PICK(dbls);
+                op->dvfs[c].scaling_time_ns = PICK(ints);
+                op->dvfs[c].efficiency_pct = PICK(dbls);
+                op->dvfs[c].activity = PICK(dbls);
+                op->num_setpm[c] = PICK(ints);
+            }
+            for (int c = 0; c < NUM_EN; c++) {
+                op->static_J[c] = PICK(dbls);
+                op->dynamic_J[c] = PICK(dbls);
+            }
+            for (int c = 0; c < NUM_SLACK; c++) {
+                op->dvfs_extra_ns[c] = PICK(ints);
+                op->dvfs_extra_ratio[c] = PICK(dbls);
+            }
+        }
+        check_readback(&t, &readback_opts[LCG() % N_READBACK_OPTS]);
+        trace_free(&t);
+    }
+#undef PICK
+#undef LCG
+}
+
 /* pyfmt's layout of the shortest digits (positional or scientific, as
  * Python's repr; the digits themselves are tested in test_shortest.c). */
 static void test_float_repr(void **state)
@@ -940,9 +1075,10 @@ static void test_atomic_abort_and_commit(void **state)
     assert_int_equal(count_entries(dir), 2);
 }
 
-/* Empty string fields share one read-only "" (op.c): every way of setting,
- * copying and freeing them must keep ownership straight (ASan checks the
- * frees under make check). */
+/* Empty string fields share one read-only "" (op.c), and copies share the
+ * rest (opstr.c counts owners): every way of setting, copying, sharing and
+ * freeing them must keep ownership straight (ASan checks the frees and any
+ * use after the last owner let go under make check). */
 static void test_op_string_lifetime(void **state)
 {
     (void)state;
@@ -963,13 +1099,24 @@ static void test_op_string_lifetime(void **state)
     assert_string_equal(o->in_shapes, "DT_BFLOAT16:[4]");
     assert_string_equal(o->opcode, "");
     assert_string_equal(o->dim_labels, "");
+    /* A copy shares the strings (counted); each owner lets go on its own. */
     assert_int_equal(trace_append(&u, &t), 0);
     assert_string_equal(u.ops[0].name, "abc");
-    assert_ptr_not_equal(u.ops[0].name, o->name);
+    assert_ptr_equal(u.ops[0].name, o->name);
     op_set(&o->name, "");
     op_set(&o->config, "");
+    assert_string_equal(u.ops[0].name, "abc");
+    assert_string_equal(u.ops[0].config, "xyz");
+    struct op *w = trace_push(&u);
+    op_share(&w->tile_shapes, o->in_shapes);       /* a third owner */
+    op_share(&w->name, w->name);                   /* sharing with itself keeps it */
     trace_free(&t);
     assert_string_equal(u.ops[0].in_shapes, "DT_BFLOAT16:[4]");
+    assert_string_equal(w->tile_shapes, "DT_BFLOAT16:[4]");
+    assert_string_equal(w->name, "");
+    op_free(&u.ops[0]);
+    op_init(&u.ops[0]);
+    assert_string_equal(w->tile_shapes, "DT_BFLOAT16:[4]");   /* the last owner */
     trace_free(&u);
 }
 
@@ -997,6 +1144,8 @@ int main(void)
         cmocka_unit_test(test_error_missing_file),
         cmocka_unit_test(test_header_only_is_empty_trace),
         cmocka_unit_test(test_fuzz_mutations),
+        cmocka_unit_test(test_readback_reference),
+        cmocka_unit_test(test_readback_random),
         cmocka_unit_test(test_float_repr),
         cmocka_unit_test(test_read_stdin),
         cmocka_unit_test(test_atomic_abort_and_commit),
