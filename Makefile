@@ -75,10 +75,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
-# The sweep spec parser and the statistics JSON reader/printer live in cli/
-# but are library-like: their tests link them.
-CLI_PARSERS := $(BUILD)/cli/results_tree.o $(BUILD)/cli/suite_file.o $(BUILD)/cli/sweep_spec.o $(BUILD)/cli/rawjson.o $(BUILD)/cli/pyjson.o
-$(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CLI_PARSERS) $(BUILD)/libnpusim.a
+# The sweep spec parser, the statistics JSON reader/printer and the held
+# traces live in cli/ but are library-like: their tests link them.
+CLI_PARSERS := $(BUILD)/cli/results_tree.o $(BUILD)/cli/suite_file.o $(BUILD)/cli/sweep_spec.o $(BUILD)/cli/rawjson.o $(BUILD)/cli/pyjson.o $(BUILD)/cli/trace_memo.o
+$(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz $(BUILD)/tests/test_trace_memo: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CLI_PARSERS) $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(CLI_PARSERS) $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)

@@ -34,6 +34,7 @@
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
 #include "cli/results_tree.h"
+#include "cli/trace_memo.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
 #include "power/pg.h"
@@ -331,7 +332,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         return -1;
     struct trace base;
     trace_init(&base);
-    if (trace_read_csv(&base, csv_in, e)) {
+    if (trace_memo_read(&base, csv_in, e)) {
         cJSON_Delete(stats);
         return -1;
     }

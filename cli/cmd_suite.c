@@ -22,11 +22,12 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/suite_file.h"
+#include "cli/trace_memo.h"
 #include "traces/atomic.h"
 
 static const char suite_help[] =
     "usage: npusim suite SUITE OUT [--configs DIR] [--profile NAME] [-j N]\n"
-    "                    [--stages LIST] [--keep-going]\n"
+    "                    [--stages LIST] [--keep-going] [--hold-MB N]\n"
     "\n"
     "Runs the lines of the suite file SUITE ('-': standard input) in order, in one\n"
     "process, writing the results tree OUT (OUT/raw, OUT/raw_<DVFS>, OUT/carbon_<PG>,\n"
@@ -50,6 +51,11 @@ static const char suite_help[] =
     "                          lines still name the models and versions of the later stages\n"
     "      --keep-going        run the remaining lines after a failing call; exit with the\n"
     "                          first failure's status\n"
+    "      --hold-MB N         memory for the per-op traces the sweeps write, so that the\n"
+    "                          energy lines take them from memory instead of parsing the CSVs\n"
+    "                          again (default 256; 0: always read the files). Only a file\n"
+    "                          still exactly as written is taken from memory; the results are\n"
+    "                          the same bytes either way\n"
     "  -h, --help              this help\n";
 
 /* The workloads a later stage runs for, in run-suite's order. */
@@ -66,7 +72,9 @@ struct suite_opts {
     const char *suite, *out, *configs, *profile, *jobs;
     bool stage[SUITE_NKINDS];
     bool keep_going;
+    long hold_MB;            /* --hold-MB: trace_memo budget */
 };
+#define MAX_HOLD_MB (1 << 20)    /* 1 TiB */
 
 /* ---- the models and versions swept so far ---- */
 
@@ -183,7 +191,10 @@ static int run_call(struct call *c, const struct suite_line *l, const struct sui
         fprintf(stderr, " %s", c->v[i]);
     fputc('\n', stderr);
     fflush(stderr);
+    /* Sweeps record the traces they write; later stages read them back. */
+    trace_memo_record(k == SUITE_SWEEP);
     int rc = command_fn[k](c->n, c->v);
+    trace_memo_record(false);
     if (rc)
         fprintf(stderr, "npusim suite: %s:%d: npusim %s failed (exit status %d)\n", o->suite, l->lineno,
                 suite_kind_name(k), rc);
@@ -291,12 +302,15 @@ static int parse_args(int argc, char **argv, struct suite_opts *o)
     static const struct option longopts[] = {
         { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
         { "stages", required_argument, 0, 'S' },  { "keep-going", no_argument, 0, 'k' },
-        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+        { "hold-MB", required_argument, 0, 'H' }, { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
     };
     memset(o, 0, sizeof *o);
     for (int k = 0; k < SUITE_NKINDS; k++)
         o->stage[k] = true;
+    o->hold_MB = 256;
     long jobs;
+    int64_t hold;
     int ch, rc;
     optind = 1;
     opterr = 0;
@@ -320,6 +334,12 @@ static int parse_args(int argc, char **argv, struct suite_opts *o)
                 return rc;
             break;
         case 'k': o->keep_going = true; break;
+        case 'H':
+            if (parse_i64_strict(optarg, &hold) || hold < 0 || hold > MAX_HOLD_MB)
+                return usage_error("suite", "--hold-MB: expected a whole number of MB from 0 to %d, got \"%s\"",
+                                   MAX_HOLD_MB, optarg);
+            o->hold_MB = hold;
+            break;
         case ':': return usage_error("suite", "option %s needs a value", argv[optind - 1]);
         default: return usage_error("suite", "unknown option %s", argv[optind - 1]);
         }
@@ -347,6 +367,7 @@ int cmd_suite(int argc, char **argv)
         rc = npu_errf(&e, "out of memory");
     else if (suite_read(&s, o.suite, &e) || make_dirs(o.out, &e))
         rc = -1;
+    trace_memo_begin((size_t)o.hold_MB << 20);
     int first = 0;
     for (int i = 0; !rc && i < s.n; i++) {
         int r = run_line(&s.line[i], seen, &o, c, &e);
@@ -357,6 +378,7 @@ int cmd_suite(int argc, char **argv)
         if (first && !o.keep_going)
             break;
     }
+    trace_memo_end();
     suite_free(&s);
     for (int w = 0; w < NWORKLOADS; w++)
         seen_free(&seen[w]);

@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/family.h"
 #include "cli/pyjson.h"
+#include "cli/trace_memo.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/energy.h"
@@ -137,6 +138,19 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
 
 char *json_text(const cJSON *j) { return pyjson_print(j); }
 
+/* Whether the text outputs of o include csv_path's statistics: the same
+ * path with .json for .csv. */
+static bool has_stats_twin(const struct output *o, int n, const char *csv_path)
+{
+    size_t len = strlen(csv_path);
+    if (len < 4 || strcmp(csv_path + len - 4, ".csv") != 0)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!o[i].trace && strncmp(o[i].path, csv_path, len - 4) == 0 && strcmp(o[i].path + len - 4, ".json") == 0)
+            return true;
+    return false;
+}
+
 static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 {
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
@@ -177,6 +191,13 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
             atomic_abort(&af[i]);
         else if (atomic_commit(&af[i], e))
             rc = -1;
+    }
+    /* In a suite, the energy stage reads these CSVs back from memory: those
+     * written with their statistics (X.csv next to X.json), its inputs. */
+    for (int i = 0; i < n && !rc && trace_memo_recording(); i++) {
+        struct stat st;
+        if (o[i].trace && has_stats_twin(o, n, af[i].path) && stat(af[i].path, &st) == 0)
+            trace_memo_put(&st, o[i].trace, &o[i].opts);
     }
     for (int i = 0; i < n; i++)
         free(o[i].text);

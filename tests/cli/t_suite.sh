@@ -39,6 +39,17 @@ check "suite: its echoed calls, replayed by hand, write the same tree" sh -c "
 check "suite -j 1 writes the same tree" sh -c "
   cd '$SU/c' && '$SU_NPUSIM' suite -j 1 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
   diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
+# The energy lines take the sweeps' traces from memory (--hold-MB): the same
+# bytes as reading the files (the replay above, in separate processes, reads
+# every file; --hold-MB 0 reads them in this one).
+check "suite --hold-MB 0 (no traces held) writes the same tree" sh -c "
+  cd '$SU/c' && rm -rf out && '$SU_NPUSIM' suite --hold-MB 0 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
+  diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
+for bad in -1 x 1.5 1048577; do
+  expect_fail "suite --hold-MB $bad is refused" "--hold-MB: expected a whole number of MB from 0 to 1048576, got \"$bad\"" \
+    $NPUSIM suite --hold-MB "$bad" --configs "$CONFIGS" "$SU/study.suite" "$SU/o0"
+done
+no_files "suite: a refused --hold-MB writes nothing" "$SU/o0"
 check "suite --stages energy reruns only the energy lines" sh -c "
   cd '$SU/c' && rm -rf out/raw_None && '$SU_NPUSIM' suite --stages energy --configs '$SU_CONFIGS' '$SU/study.suite' out 2>'$SU/c.log' &&
   test \$(grep -c '^+ npusim ' '$SU/c.log') -eq 2 && test \$(grep -c '^+ npusim energy ' '$SU/c.log') -eq 2 &&

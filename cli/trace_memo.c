@@ -1,0 +1,196 @@
+/* trace_memo.c — held traces keyed by file identity (see trace_memo.h).
+ *
+ * Main data structure: every held trace is an entry in `all` (kept until
+ * trace_memo_end, so a reader may copy from an entry outside the lock), and
+ * a chained hash index over (device, inode) points to the live ones. A file
+ * replaced by a new one with a recycled inode number unlinks the old entry
+ * from the index; size and modification time tell a changed file apart. */
+#include "cli/trace_memo.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    struct trace t;
+    struct entry *next;        /* hash chain */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    bool on, recording;
+    size_t budget, bytes;
+    struct entry **all;        /* every entry made, live or replaced */
+    size_t nall, capall;
+    struct entry **bucket;     /* power-of-two count */
+    size_t nbucket;
+    size_t hits, misses;
+} memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t slot_of(dev_t dev, ino_t ino, size_t nbucket)
+{
+    uint64_t h = ((uint64_t)ino * 0x9E3779B97F4A7C15ull) ^ (uint64_t)dev;
+    return (size_t)(h ^ (h >> 29)) & (nbucket - 1);
+}
+
+static struct entry **find_link(dev_t dev, ino_t ino)
+{
+    struct entry **p = &memo.bucket[slot_of(dev, ino, memo.nbucket)];
+    while (*p && ((*p)->dev != dev || (*p)->ino != ino))
+        p = &(*p)->next;
+    return p;
+}
+
+static bool same_file(const struct entry *x, const struct stat *st)
+{
+    return x->size == st->st_size && x->mtime.tv_sec == st->st_mtim.tv_sec &&
+           x->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Room for one more entry: `all` and, at load 1, a doubled index. */
+static bool make_room(void)
+{
+    if (memo.nall == memo.capall) {
+        size_t cap = memo.capall ? 2 * memo.capall : 256;
+        struct entry **all = realloc(memo.all, cap * sizeof *all);
+        if (!all)
+            return false;
+        memo.all = all;
+        memo.capall = cap;
+    }
+    if (memo.nall + 1 > memo.nbucket) {
+        size_t n = memo.nbucket ? 2 * memo.nbucket : 256;
+        struct entry **b = calloc(n, sizeof *b);
+        if (!b)
+            return false;
+        for (size_t i = 0; i < memo.nbucket; i++)
+            for (struct entry *x = memo.bucket[i], *next; x; x = next) {
+                next = x->next;
+                size_t s = slot_of(x->dev, x->ino, n);
+                x->next = b[s];
+                b[s] = x;
+            }
+        free(memo.bucket);
+        memo.bucket = b;
+        memo.nbucket = n;
+    }
+    return true;
+}
+
+static size_t trace_bytes(const struct trace *t)
+{
+    size_t n = t->n * sizeof *t->ops;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct op *op = &t->ops[i];
+        const char *s[] = { op->description, op->config, op->name, op->opcode, op->in_shapes,
+                            op->out_shape, op->parsed_op_type, op->dim_labels, op->tile_shapes };
+        for (size_t k = 0; k < sizeof s / sizeof s[0]; k++)
+            n += strlen(s[k]) + 1;
+    }
+    return n;
+}
+
+void trace_memo_begin(size_t budget_bytes)
+{
+    trace_memo_end();
+    pthread_mutex_lock(&memo.lock);
+    memo.on = true;
+    memo.budget = budget_bytes;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+void trace_memo_record(bool on)
+{
+    pthread_mutex_lock(&memo.lock);
+    memo.recording = on && memo.on;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+bool trace_memo_recording(void)
+{
+    pthread_mutex_lock(&memo.lock);
+    bool on = memo.recording;
+    pthread_mutex_unlock(&memo.lock);
+    return on;
+}
+
+void trace_memo_end(void)
+{
+    pthread_mutex_lock(&memo.lock);
+    for (size_t i = 0; i < memo.nall; i++) {
+        trace_free(&memo.all[i]->t);
+        free(memo.all[i]);
+    }
+    free(memo.all);
+    free(memo.bucket);
+    memo.all = memo.bucket = NULL;
+    memo.nall = memo.capall = memo.nbucket = 0;
+    memo.on = memo.recording = false;
+    memo.budget = memo.bytes = memo.hits = memo.misses = 0;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o)
+{
+    if (!trace_memo_recording())
+        return;
+    struct entry *x = calloc(1, sizeof *x);
+    if (!x)
+        return;   /* only speed is lost */
+    trace_init(&x->t);
+    trace_csv_readback(&x->t, t, o);
+    x->dev = st->st_dev;
+    x->ino = st->st_ino;
+    x->size = st->st_size;
+    x->mtime = st->st_mtim;
+    size_t bytes = trace_bytes(&x->t);
+    pthread_mutex_lock(&memo.lock);
+    bool keep = memo.recording && memo.bytes + bytes <= memo.budget && make_room();
+    if (keep) {
+        struct entry **link = find_link(x->dev, x->ino);
+        if (*link)                       /* a recycled inode: the old file is gone */
+            *link = (*link)->next;
+        size_t s = slot_of(x->dev, x->ino, memo.nbucket);
+        x->next = memo.bucket[s];
+        memo.bucket[s] = x;
+        memo.all[memo.nall++] = x;
+        memo.bytes += bytes;
+    }
+    pthread_mutex_unlock(&memo.lock);
+    if (!keep) {
+        trace_free(&x->t);
+        free(x);
+    }
+}
+
+int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
+{
+    struct stat st;
+    const struct entry *x = NULL;
+    pthread_mutex_lock(&memo.lock);
+    if (memo.nall && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        x = *find_link(st.st_dev, st.st_ino);
+        if (x && !same_file(x, &st))
+            x = NULL;
+    }
+    if (x)
+        memo.hits++;
+    else if (memo.on)
+        memo.misses++;
+    pthread_mutex_unlock(&memo.lock);
+    /* Entries live until trace_memo_end: the copy needs no lock. */
+    return x ? trace_append(t, &x->t) : trace_read_csv(t, path, e);
+}
+
+struct trace_memo_stats trace_memo_stats(void)
+{
+    pthread_mutex_lock(&memo.lock);
+    struct trace_memo_stats s = { memo.nall, memo.hits, memo.misses, memo.bytes };
+    pthread_mutex_unlock(&memo.lock);
+    return s;
+}

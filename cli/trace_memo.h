@@ -1,0 +1,51 @@
+/* trace_memo.h — traces this process wrote, held so that a later stage of
+ * the same process need not parse their CSV again (`npusim suite`: the
+ * energy stage re-reads every per-op CSV the sweeps just wrote).
+ *
+ * While recording, write_outputs and write_outputs_staged (common.c) hand
+ * every CSV they commit to trace_memo_put, which keeps the ops the file would
+ * read back as (trace_csv_readback), keyed by the file's identity: device,
+ * inode, size and modification time, taken from the open file once it is
+ * complete. A reader asks trace_memo_read with a path: when the file there is
+ * still that very file, unchanged, it gets the held ops; otherwise (never
+ * held, replaced, touched, or held no more) it reads the file as usual. So
+ * the memo changes how fast, never what: a stage's outputs are the same
+ * bytes with it and without it.
+ *
+ * Off until trace_memo_begin; held ops count against a byte budget, and a
+ * trace that would exceed it is simply not held. Thread-safe. */
+#ifndef NPUSIM_TRACE_MEMO_H
+#define NPUSIM_TRACE_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "traces/err.h"
+#include "traces/op.h"
+#include "traces/trace_csv.h"
+
+/* Starts holding (budget_bytes of ops and strings at most; 0 holds nothing). */
+void trace_memo_begin(size_t budget_bytes);
+/* Whether written CSVs are recorded (between calls: no writer may be running). */
+void trace_memo_record(bool on);
+bool trace_memo_recording(void);
+/* Drops everything held and stops. */
+void trace_memo_end(void);
+
+/* Holds what the file st describes (fstat of the complete, written file)
+ * reads back as: t written with o. Does nothing when not recording or over
+ * budget. Call only once the file is in place (committed). */
+void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o);
+/* Appends the ops of the CSV at path to t: from the memo when path is a
+ * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv. */
+int trace_memo_read(struct trace *t, const char *path, struct npu_err *e);
+
+/* What the memo has done since trace_memo_begin (for tests and bench). */
+struct trace_memo_stats {
+    size_t held, hits, misses;   /* traces held; reads served; reads from the file */
+    size_t bytes;                /* held bytes (ops and strings) */
+};
+struct trace_memo_stats trace_memo_stats(void);
+
+#endif

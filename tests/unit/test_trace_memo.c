@@ -1,0 +1,243 @@
+/* test_trace_memo.c — held traces (cli/trace_memo.c): a file read back from
+ * memory gives what reading the file gives, and only a file still exactly
+ * as written is served from memory (changed, replaced, over budget, not
+ * recorded or after the end: the file is read). */
+#define _DEFAULT_SOURCE /* utimensat's flags, mkdtemp */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/trace_memo.h"
+#include "traces/trace_csv.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/npusim-memo-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    trace_memo_end();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Three ops: two prefill, one decode; distinct names and times. */
+static void make_trace(struct trace *t)
+{
+    trace_init(t);
+    for (int i = 0; i < 3; i++) {
+        struct op *op = trace_push(t);
+        op_setf(&op->name, "op%d", i);
+        op_set(&op->config, i == 1 ? "XlaEinsum(eq=ab;bc->ac)" : "Add(a=1)");
+        op->stats_kind = i == 1 ? STATS_EINSUM : STATS_BASE;
+        op->exe_ns = 100 * (i + 1);
+        op->bounded_by = BOUND_MEMORY;
+        op->flops_util = 0.125 * i;
+        op->phase = i == 2 ? PHASE_DECODE : PHASE_PREFILL;
+    }
+}
+
+/* Writes t with o to dir/name and records it as write_outputs does. */
+static void write_and_put(const struct trace *t, const struct trace_csv_opts *o, const char *name, char *path)
+{
+    snprintf(path, 256, "%s/%s", dir, name);
+    struct npu_err e;
+    assert_int_equal(trace_write_csv(t, path, o, &e), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    trace_memo_put(&st, t, o);
+}
+
+/* The CSV text of a trace (to compare what two reads gave). */
+static char *text_of(const struct trace *t)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    struct npu_err e;
+    assert_int_equal(trace_write_csv_stream(t, f, NULL, &e), 0);
+    fclose(f);
+    return p;
+}
+
+/* trace_memo_read(path) gives what trace_read_csv(path) gives, and whether
+ * it came from memory. */
+static bool read_matches_file(const char *path)
+{
+    struct trace a, b;
+    trace_init(&a);
+    trace_init(&b);
+    struct npu_err e;
+    size_t hits = trace_memo_stats().hits;
+    assert_int_equal(trace_memo_read(&a, path, &e), 0);
+    bool from_memory = trace_memo_stats().hits == hits + 1;
+    assert_int_equal(trace_read_csv(&b, path, &e), 0);
+    char *ta = text_of(&a), *tb = text_of(&b);
+    assert_string_equal(ta, tb);
+    free(ta);
+    free(tb);
+    trace_free(&a);
+    trace_free(&b);
+    return from_memory;
+}
+
+static const struct trace_csv_opts prefill = { PHASE_PREFILL, false, false };
+
+static void test_held_file_read_from_memory(void **state)
+{
+    (void)state;
+    struct trace t;
+    make_trace(&t);
+    char path[256], path2[256];
+    trace_memo_begin(1 << 20);
+    trace_memo_record(true);
+    write_and_put(&t, &prefill, "p.csv", path);
+    write_and_put(&t, NULL, "all.csv", path2);
+    trace_memo_record(false);
+    trace_free(&t);   /* the memo keeps its own ops */
+    assert_i64(trace_memo_stats().held, 2);
+    assert_true(read_matches_file(path));
+    assert_true(read_matches_file(path2));
+    struct trace r;
+    trace_init(&r);
+    struct npu_err e;
+    assert_int_equal(trace_memo_read(&r, path, &e), 0);
+    assert_i64(r.n, 2);   /* the prefill ops only */
+    assert_string_equal(r.ops[1].name, "op1");
+    assert_int_equal(r.ops[1].stats_kind, STATS_EINSUM);
+    trace_free(&r);
+    trace_memo_end();
+    assert_false(read_matches_file(path));   /* after the end: the file */
+}
+
+/* A file this process no longer has as written is read from disk. */
+static void test_changed_or_replaced_file_read_from_disk(void **state)
+{
+    (void)state;
+    struct trace t;
+    make_trace(&t);
+    char path[256], other[256];
+    trace_memo_begin(1 << 20);
+    trace_memo_record(true);
+    write_and_put(&t, NULL, "changed.csv", path);
+    write_and_put(&t, NULL, "replaced.csv", other);
+    trace_memo_record(false);
+
+    /* Rewritten in place (the same inode): size and time differ. */
+    struct trace u;
+    make_trace(&u);
+    op_set(&u.ops[0].name, "rewritten");
+    char *text = text_of(&u);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    assert_false(read_matches_file(path));
+    trace_free(&u);
+
+    /* Replaced by another file (a new inode). */
+    make_trace(&u);
+    op_set(&u.ops[0].name, "new");
+    struct npu_err e;
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.new", other);
+    assert_int_equal(trace_write_csv(&u, tmp, NULL, &e), 0);
+    assert_int_equal(rename(tmp, other), 0);
+    assert_false(read_matches_file(other));
+    trace_free(&u);
+    trace_free(&t);
+    trace_memo_end();
+}
+
+/* Identity is the file's device, inode, size and time: a same-size edit
+ * with the time put back goes unseen, which shows the held ops are what
+ * is served (and is the documented limit of the check). */
+static void test_identity_is_size_and_time(void **state)
+{
+    (void)state;
+    struct trace t;
+    make_trace(&t);
+    char path[256];
+    trace_memo_begin(1 << 20);
+    trace_memo_record(true);
+    write_and_put(&t, NULL, "same.csv", path);
+    trace_memo_record(false);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    char *text = text_of(&t);
+    char *at = strstr(text, "op0");
+    at[2] = '9';   /* op0 -> op9, same size */
+    assert_true(pwrite(fd, text, strlen(text), 0) == (ssize_t)strlen(text));
+    close(fd);
+    struct timespec times[2] = { st.st_atim, st.st_mtim };
+    assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+    struct trace r;
+    trace_init(&r);
+    struct npu_err e;
+    assert_int_equal(trace_memo_read(&r, path, &e), 0);
+    assert_string_equal(r.ops[0].name, "op0");   /* held, not the file's op9 */
+    trace_free(&r);
+    free(text);
+    trace_free(&t);
+    trace_memo_end();
+}
+
+/* Nothing is held when not recording, past the budget, or with budget 0;
+ * reading then falls back to the file, and errors are the file's. */
+static void test_not_held(void **state)
+{
+    (void)state;
+    struct trace t;
+    make_trace(&t);
+    char path[256];
+    trace_memo_begin(1 << 20);
+    write_and_put(&t, NULL, "unrecorded.csv", path);   /* recording is off */
+    assert_i64(trace_memo_stats().held, 0);
+    assert_false(read_matches_file(path));
+    trace_memo_begin(0);
+    trace_memo_record(true);
+    write_and_put(&t, NULL, "nobudget.csv", path);
+    assert_i64(trace_memo_stats().held, 0);
+    trace_memo_begin(3 * sizeof(struct op) + 1000);   /* room for one file's ops, not two */
+    trace_memo_record(true);
+    write_and_put(&t, NULL, "first.csv", path);
+    write_and_put(&t, NULL, "second.csv", path);
+    trace_memo_record(false);
+    assert_i64(trace_memo_stats().held, 1);
+    assert_true(trace_memo_stats().bytes <= 3 * sizeof(struct op) + 1000);
+    assert_false(read_matches_file(path));
+    struct trace r;
+    trace_init(&r);
+    struct npu_err e;
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/missing.csv", dir);
+    assert_int_equal(trace_memo_read(&r, missing, &e), -1);
+    assert_non_null(strstr(e.msg, "missing.csv"));
+    trace_free(&t);
+    trace_memo_end();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_held_file_read_from_memory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_or_replaced_file_read_from_disk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identity_is_size_and_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_held, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
