@@ -86,6 +86,7 @@ struct output {
     const struct trace *trace;   /* CSV if non-NULL */
     struct trace_csv_opts opts;
     char *text;                  /* otherwise this text (owned; freed by write_outputs) */
+    bool json;                   /* the text is pyjson_print of an object (cli/trace_memo.h) */
 };
 /* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
  * to temporary files and renames them all on success, removes them all on

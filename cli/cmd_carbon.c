@@ -21,7 +21,9 @@
 #include "cli/cli.h"
 #include "cli/ordered_pool.h"
 #include "cli/pyjson.h"
+#include "cli/rawjson.h"
 #include "cli/results_tree.h"
+#include "cli/trace_memo.h"
 #include "power/carbon.h"
 #include "power/slo.h"
 #include "traces/atomic.h"
@@ -121,11 +123,124 @@ static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_su
 
 enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
 
-/* Reads the inputs of §8 from one stats file and adds the carbon keys to j,
- * once per carbon intensity (texts[i] receives the file for ci[i]). */
-static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j, enum unit_kind unit,
+/* ---- one statistics file, read and written back with keys set ---- */
+
+/* The file's text and its tree: the whole of it, or, for a file this
+ * process printed itself (trace_memo_json_printed: the energy stage of the
+ * same suite), only the members the analysis reads, the output then being
+ * the text with the set keys spliced in (pyjson_splice), which is what
+ * printing the whole tree would give at a fraction of the work. */
+struct stats_file {
+    char *text;
+    size_t len;
+    cJSON *j;
+    bool splice;
+};
+
+/* What the analysis reads; energy_stats second (only its strategy is parsed). */
+static const char *const read_members[] = { "sim_config", "energy_stats", "total_execution_time_ns",
+                                            "throughput_tokens_per_sec", "throughput_requests_per_sec" };
+#define MAX_MEMBERS 512
+
+static bool key_is(const struct pyjson_member *m, const char *name)
+{
+    return strlen(name) == m->key_len && memcmp(name, m->key, m->key_len) == 0;
+}
+
+/* energy_stats from its printed value text: the strategy `pg` parsed (its
+ * first occurrence), every other one only named (null), for the error
+ * that lists them. NULL if the text is not pyjson_print layout. */
+static cJSON *strategies_tree(const struct pyjson_member *es, const char *pg, struct pyjson_member *m)
+{
+    int k = pyjson_members(es->value, es->value_len, 1, m, MAX_MEMBERS);
+    cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
+    for (int i = 0; j && i < k; i++) {
+        char name[256];
+        if (m[i].key_len >= sizeof name || memchr(m[i].key, '\\', m[i].key_len)) {   /* escaped: as parsed */
+            cJSON_Delete(j);
+            return NULL;
+        }
+        memcpy(name, m[i].key, m[i].key_len);
+        name[m[i].key_len] = '\0';
+        int line;
+        bool wanted = key_is(&m[i], pg) && !cJSON_GetObjectItemCaseSensitive(j, pg);
+        cJSON *v = wanted ? rawjson_parse(m[i].value, m[i].value_len, false, &line) : cJSON_CreateNull();
+        if (!v) {
+            cJSON_Delete(j);
+            return NULL;
+        }
+        cJSON_AddItemToObject(j, name, v);
+    }
+    return j;
+}
+
+/* The members of read_members in the printed text (the first of a repeated
+ * key, as a lookup in the whole tree finds), energy_stats with only the
+ * strategy `pg` parsed; NULL when the text or the strategy's name is not
+ * as pyjson_print writes it. */
+static cJSON *members_tree(const char *text, size_t len, const char *pg)
+{
+    for (const unsigned char *c = (const unsigned char *)pg; *c; c++)
+        if (!json_plain_byte[*c])
+            return NULL;   /* its key text would be escaped */
+    struct pyjson_member *m = malloc(2 * MAX_MEMBERS * sizeof *m);
+    int k = m ? pyjson_members(text, len, 0, m, MAX_MEMBERS) : -1;
+    cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
+    for (int i = 0; j && i < k; i++)
+        for (size_t r = 0; r < sizeof read_members / sizeof read_members[0]; r++) {
+            const char *name = read_members[r];
+            if (!key_is(&m[i], name) || cJSON_GetObjectItemCaseSensitive(j, name))
+                continue;
+            int line;
+            cJSON *v = r == 1 ? strategies_tree(&m[i], pg, m + MAX_MEMBERS)
+                              : rawjson_parse(m[i].value, m[i].value_len, false, &line);
+            if (!v) {
+                cJSON_Delete(j);
+                j = NULL;
+            } else {
+                cJSON_AddItemToObject(j, name, v);
+            }
+            break;
+        }
+    free(m);
+    return j;
+}
+
+static int stats_load(const char *path, const char *pg, struct stats_file *f, struct npu_err *e)
+{
+    memset(f, 0, sizeof *f);
+    if (!(f->text = results_read_text(path, &f->len, e)))
+        return -1;
+    f->splice = trace_memo_json_printed(path, f->len) && (f->j = members_tree(f->text, f->len, pg));
+    if (!f->splice && !(f->j = results_parse_json(f->text, f->len, path, e)))
+        return -1;
+    return 0;
+}
+
+static void stats_free(struct stats_file *f)
+{
+    free(f->text);
+    cJSON_Delete(f->j);
+}
+
+/* The file with the members of edits set (dict assignment order), as text. */
+static char *stats_print(struct stats_file *f, const cJSON *edits)
+{
+    if (f->splice)
+        return pyjson_splice(f->text, f->len, edits);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, edits)
+        jset(f->j, it->string, cJSON_Duplicate(it, true));
+    return pyjson_print(f->j);
+}
+
+/* Reads the inputs of §8 from one stats file and writes it back with the
+ * carbon keys added, once per carbon intensity (texts[i] receives the file
+ * for ci[i]). */
+static int analyse_file(const struct carbon_opts *o, const char *file, struct stats_file *f, enum unit_kind unit,
                         char **texts, struct npu_err *e)
 {
+    const cJSON *j = f->j;
     const cJSON *sim = jpath(j, "sim_config");
     if (!cJSON_IsObject(sim))
         return npu_errf(e, "%s: field \"sim_config\" is missing", file);
@@ -196,25 +311,30 @@ static int analyse_file(const struct carbon_opts *o, const char *file, cJSON *j,
     if (s.avg_power_W == 0 || s.goodput * o->util == 0)
         return npu_errf(e, "%s: average power or goodput x utilisation is 0: no efficiency can be formed", file);
 
-    jset(j, "idle_power_W", jraw_f64(s.idle_power_W));
-    jset(j, "avg_active_power_W", jraw_f64(s.avg_active_power_W));
-    jset(j, "avg_power_W", jraw_f64(s.avg_power_W));
-    jset(j, "peak_power_W", jraw_f64(s.peak_power_W));
-    jset(j, "idle_ratio", jraw_f64(s.idle_ratio));
-    jset(j, "active_ratio", jraw_f64(s.active_ratio));
+    /* The keys set, in order (a Python dict's assignments). */
+    cJSON *edits = cJSON_CreateObject();
+    jset(edits, "idle_power_W", jraw_f64(s.idle_power_W));
+    jset(edits, "avg_active_power_W", jraw_f64(s.avg_active_power_W));
+    jset(edits, "avg_power_W", jraw_f64(s.avg_power_W));
+    jset(edits, "peak_power_W", jraw_f64(s.peak_power_W));
+    jset(edits, "idle_ratio", jraw_f64(s.idle_ratio));
+    jset(edits, "active_ratio", jraw_f64(s.active_ratio));
     for (int pass = 0; pass < 2; pass++)
         for (int c = 0; c < CARBON_NCOMP; c++) {
             strbuf_join3(key, sizeof key, pass ? "dynamic_" : "static_", carbon_comp_names[c], "_ratio");
-            jset(j, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
+            jset(edits, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
         }
     double embodied = chip.embodied_carbon_kgCO2 * chips;
-    for (int i = 0; i < o->nci; i++) {
-        jset(j, "carbon_and_energy_stats", lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, false, uname));
-        jset(j, "carbon_and_energy_stats_zero_embodied",
+    int rc = 0;
+    for (int i = 0; i < o->nci && !rc; i++) {
+        jset(edits, "carbon_and_energy_stats", lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, false, uname));
+        jset(edits, "carbon_and_energy_stats_zero_embodied",
              lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, true, uname));
-        texts[i] = pyjson_print(j);
+        if (!(texts[i] = stats_print(f, edits)))
+            rc = npu_errf(e, "%s: out of memory", file);
     }
-    return 0;
+    cJSON_Delete(edits);
+    return rc;
 }
 
 /* The written, not yet published files, in output order: each is renamed
@@ -339,10 +459,10 @@ static void citem_work(void *ctx, void *item)
     const struct cfile *cf = &r->files->v[it->index];
     const struct carbon_opts *o = r->o;
     char **texts = calloc((size_t)o->nci, sizeof *texts);
-    cJSON *j = texts ? results_load_json(cf->f.path, &it->e) : NULL;
+    struct stats_file f = { 0 };
     it->rc = !texts ? npu_errf(&it->e, "out of memory")
-                    : !j || analyse_file(o, cf->f.path, j, cf->unit, texts, &it->e);
-    cJSON_Delete(j);
+                    : stats_load(cf->f.path, o->pg, &f, &it->e) || analyse_file(o, cf->f.path, &f, cf->unit, texts, &it->e);
+    stats_free(&f);
     const char *b = strrchr(cf->f.path, '/') + 1;
     for (int i = 0; texts && i < o->nci; i++) {
         if (it->rc) {

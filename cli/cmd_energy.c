@@ -388,6 +388,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         free(text);
         snprintf(out[np].path, sizeof out[np].path, "%s/%s.json", o->staging, jb->rel);
         out[np].text = json_text(stats);
+        out[np].json = true;
         char dir[4400];
         snprintf(dir, sizeof dir, "%s/%s", o->staging, jb->rel);
         *strrchr(dir, '/') = '\0';

@@ -191,8 +191,9 @@ static int run_call(struct call *c, const struct suite_line *l, const struct sui
         fprintf(stderr, " %s", c->v[i]);
     fputc('\n', stderr);
     fflush(stderr);
-    /* Sweeps record the traces they write; later stages read them back. */
-    trace_memo_record(k == SUITE_SWEEP);
+    /* Sweeps and energy lines record what they write; later stages take
+     * it from memory (trace_memo.h). */
+    trace_memo_record(k == SUITE_SWEEP || k == SUITE_ENERGY);
     int rc = command_fn[k](c->n, c->v);
     trace_memo_record(false);
     if (rc)

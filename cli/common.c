@@ -193,11 +193,18 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
             rc = -1;
     }
     /* In a suite, the energy stage reads these CSVs back from memory: those
-     * written with their statistics (X.csv next to X.json), its inputs. */
+     * written with their statistics (X.csv next to X.json), its inputs; and
+     * the carbon stage edits printed statistics without parsing them. */
     for (int i = 0; i < n && !rc && trace_memo_recording(); i++) {
         struct stat st;
-        if (o[i].trace && has_stats_twin(o, n, af[i].path) && stat(af[i].path, &st) == 0)
+        if (o[i].trace ? !has_stats_twin(o, n, af[i].path) : !o[i].json)
+            continue;
+        if (stat(af[i].path, &st) != 0)
+            continue;
+        if (o[i].trace)
             trace_memo_put(&st, o[i].trace, &o[i].opts);
+        else
+            trace_memo_put_json(&st);
     }
     for (int i = 0; i < n; i++)
         free(o[i].text);

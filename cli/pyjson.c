@@ -164,6 +164,134 @@ char *pyjson_print(const cJSON *item)
     return b.s;
 }
 
+/* ---- editing printed text ---- */
+
+/* The closing quote of the string whose text starts at p (after its opening
+ * quote), or NULL when it does not end before end. */
+static const char *string_end(const char *p, const char *end)
+{
+    while (p < end && *p != '"')
+        p += *p == '\\' ? 2 : 1;
+    return p < end ? p : NULL;
+}
+
+int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *m, int max)
+{
+    /* A member's line: "\n", 4 (level + 1) spaces, '"'; the close: "\n",
+     * 4 level spaces, '}'. */
+    char start[2 + 4 * (PYJSON_MEMBERS_MAX_LEVEL + 1)], close[2 + 4 * PYJSON_MEMBERS_MAX_LEVEL];
+    if (level < 0 || level > PYJSON_MEMBERS_MAX_LEVEL)
+        return -1;
+    size_t ns = 2 + 4 * (size_t)(level + 1), nc = 2 + 4 * (size_t)level;
+    memset(start, ' ', ns);
+    start[0] = '\n';
+    start[ns - 1] = '"';
+    memset(close, ' ', nc);
+    close[0] = '\n';
+    close[nc - 1] = '}';
+    const char *end = text + n;
+    if (n == 2 && memcmp(text, "{}", 2) == 0)
+        return 0;
+    if (n < 1 + nc || text[0] != '{' || memcmp(end - nc, close, nc) != 0)
+        return -1;
+    const char *last = end - nc;   /* the closing line's "\n" */
+    int k = 0;
+    const char *p = text + 1;      /* at the "\n" before the first key */
+    while (p < last) {
+        if ((size_t)(end - p) < ns || memcmp(p, start, ns) != 0 || k == max)
+            return -1;
+        const char *key = p + ns, *q = string_end(key, end);
+        if (!q || end - q < 3 || memcmp(q, "\": ", 3) != 0)
+            return -1;
+        const char *v = q + 3, *next = v;
+        /* The value runs to the next key's line (after its ",") or to the
+         * closing line. */
+        for (;;) {
+            if (!(next = memchr(next, '\n', (size_t)(end - next))))
+                return -1;
+            if (next == last)
+                break;
+            if ((size_t)(end - next) >= ns && memcmp(next, start, ns) == 0) {
+                if (next[-1] != ',')
+                    return -1;
+                break;
+            }
+            next++;
+        }
+        const char *vend = next == last ? next : next - 1;
+        if (vend <= v)
+            return -1;
+        m[k++] = (struct pyjson_member){ key, (size_t)(q - key), v, (size_t)(vend - v) };
+        p = next;
+    }
+    return k;
+}
+
+#define SPLICE_MAX_MEMBERS 1024
+
+char *pyjson_splice(const char *text, size_t n, const cJSON *edits)
+{
+    struct pyjson_member *m = malloc(SPLICE_MAX_MEMBERS * sizeof *m);
+    int k = m ? pyjson_members(text, n, 0, m, SPLICE_MAX_MEMBERS) : -1;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edits)
+        for (const unsigned char *c = (const unsigned char *)e->string; k >= 0 && *c; c++)
+            if (!json_plain_byte[*c])
+                k = -1;
+    if (k < 0) {
+        free(m);
+        return NULL;
+    }
+    struct buf b = { NULL, 0, 0 };
+    grow(&b, n + 4096);
+    bool any = false;
+    /* The members in place, the first of each edited key with its new value. */
+    int nedits = cJSON_GetArraySize(edits);
+    bool *placed = calloc((size_t)nedits + 1, sizeof *placed);
+    if (!placed)
+        abort();
+    PUTL(&b, "{");
+    for (int i = 0; i < k; i++) {
+        if (any)
+            PUTL(&b, ",");
+        any = true;
+        PUTL(&b, "\n    \"");
+        put(&b, m[i].key, m[i].key_len);
+        PUTL(&b, "\": ");
+        int j = 0;
+        for (e = edits ? edits->child : NULL; e; e = e->next, j++)
+            if (!placed[j] && strlen(e->string) == m[i].key_len && memcmp(e->string, m[i].key, m[i].key_len) == 0)
+                break;
+        if (e) {
+            placed[j] = true;
+            print_item(&b, e, 1);
+        } else {
+            put(&b, m[i].value, m[i].value_len);
+        }
+    }
+    /* New keys last, in the order they were set. */
+    int j = 0;
+    for (e = edits ? edits->child : NULL; e; e = e->next, j++) {
+        if (placed[j])
+            continue;
+        if (any)
+            PUTL(&b, ",");
+        any = true;
+        PUTL(&b, "\n    ");
+        put_string(&b, e->string);
+        PUTL(&b, ": ");
+        print_item(&b, e, 1);
+    }
+    if (any)
+        PUTL(&b, "\n}");
+    else
+        PUTL(&b, "}");
+    b.s[b.n] = '\0';
+    free(placed);
+    free(m);
+    return b.s;
+}
+
 /* ---- direct text ---- */
 
 /* Each call works on a struct buf copy of the text's buffer and stores it

@@ -131,9 +131,15 @@ cJSON *results_load_json(const char *path, struct npu_err *e)
     char *text = results_read_text(path, &len, e);
     if (!text)
         return NULL;
+    cJSON *j = results_parse_json(text, len, path, e);
+    free(text);
+    return j;
+}
+
+cJSON *results_parse_json(const char *text, size_t len, const char *path, struct npu_err *e)
+{
     int line = 0;
     cJSON *j = rawjson_parse(text, len, false, &line);
-    free(text);
     if (!j)
         npu_errf(e, "%s:%d: invalid JSON (expected a statistics object)", path, line);
     else if (!cJSON_IsObject(j)) {

@@ -41,6 +41,8 @@ char *results_read_stream(FILE *f, const char *name, size_t *len, struct npu_err
 /* Reads a JSON object, numbers as raw items with their text (cli/rawjson.h).
  * Errors name the file. */
 cJSON *results_load_json(const char *path, struct npu_err *e);
+/* The same from the file's text (len bytes), read already. */
+cJSON *results_parse_json(const char *text, size_t len, const char *path, struct npu_err *e);
 
 /* A number (raw or plain) as double; false if it is not a number. */
 bool jnum(const cJSON *it, double *v);

@@ -17,6 +17,7 @@ struct entry {
     ino_t ino;
     off_t size;
     struct timespec mtime;
+    bool json;                 /* a printed statistics file: no ops */
     struct trace t;
     struct entry *next;        /* hash chain */
 };
@@ -135,20 +136,14 @@ void trace_memo_end(void)
     pthread_mutex_unlock(&memo.lock);
 }
 
-void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o)
+/* Holds x for the file st (ops or not); frees it when it cannot be held. */
+static void hold(struct entry *x, const struct stat *st)
 {
-    if (!trace_memo_recording())
-        return;
-    struct entry *x = calloc(1, sizeof *x);
-    if (!x)
-        return;   /* only speed is lost */
-    trace_init(&x->t);
-    trace_csv_readback(&x->t, t, o);
     x->dev = st->st_dev;
     x->ino = st->st_ino;
     x->size = st->st_size;
     x->mtime = st->st_mtim;
-    size_t bytes = trace_bytes(&x->t);
+    size_t bytes = sizeof *x + trace_bytes(&x->t);
     pthread_mutex_lock(&memo.lock);
     bool keep = memo.recording && memo.bytes + bytes <= memo.budget && make_room();
     if (keep) {
@@ -168,16 +163,52 @@ void trace_memo_put(const struct stat *st, const struct trace *t, const struct t
     }
 }
 
+void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o)
+{
+    struct entry *x = trace_memo_recording() ? calloc(1, sizeof *x) : NULL;
+    if (!x)
+        return;   /* not recording, or out of memory: only speed is lost */
+    trace_init(&x->t);
+    trace_csv_readback(&x->t, t, o);
+    hold(x, st);
+}
+
+void trace_memo_put_json(const struct stat *st)
+{
+    struct entry *x = trace_memo_recording() ? calloc(1, sizeof *x) : NULL;
+    if (!x)
+        return;
+    x->json = true;
+    hold(x, st);
+}
+
+/* The held entry of the file at path, unchanged since it was held, or NULL
+ * (path stat'ed into *st). Call with the lock held. */
+static const struct entry *held(const char *path, struct stat *st)
+{
+    if (!memo.nall || strcmp(path, "-") == 0 || stat(path, st) != 0 || !S_ISREG(st->st_mode))
+        return NULL;
+    const struct entry *x = *find_link(st->st_dev, st->st_ino);
+    return x && same_file(x, st) ? x : NULL;
+}
+
+bool trace_memo_json_printed(const char *path, size_t len)
+{
+    struct stat st;
+    pthread_mutex_lock(&memo.lock);
+    const struct entry *x = held(path, &st);
+    bool printed = x && x->json && (size_t)st.st_size == len;
+    pthread_mutex_unlock(&memo.lock);
+    return printed;
+}
+
 int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
 {
     struct stat st;
-    const struct entry *x = NULL;
     pthread_mutex_lock(&memo.lock);
-    if (memo.nall && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        x = *find_link(st.st_dev, st.st_ino);
-        if (x && !same_file(x, &st))
-            x = NULL;
-    }
+    const struct entry *x = held(path, &st);
+    if (x && x->json)
+        x = NULL;
     if (x)
         memo.hits++;
     else if (memo.on)

@@ -1,6 +1,9 @@
-/* trace_memo.h — traces this process wrote, held so that a later stage of
- * the same process need not parse their CSV again (`npusim suite`: the
- * energy stage re-reads every per-op CSV the sweeps just wrote).
+/* trace_memo.h — files this process wrote, remembered so that a later stage
+ * of the same process need not parse them in full again (`npusim suite`):
+ * per-op traces, whose ops are held (the energy stage re-reads every per-op
+ * CSV the sweeps just wrote), and statistics JSON files printed by
+ * pyjson_print, of which only that fact is kept (the carbon stage then edits
+ * their text in place, pyjson_splice, instead of parsing and re-printing it).
  *
  * While recording, write_outputs and write_outputs_staged (common.c) hand
  * every CSV they commit to trace_memo_put, which keeps the ops the file would
@@ -37,6 +40,12 @@ void trace_memo_end(void);
  * reads back as: t written with o. Does nothing when not recording or over
  * budget. Call only once the file is in place (committed). */
 void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o);
+/* Remembers that the file st is the text of pyjson_print (of an object), as
+ * write_outputs does for outputs marked json. Same conditions as above. */
+void trace_memo_put_json(const struct stat *st);
+/* Whether the file at path, len bytes long (the text just read from it), is
+ * such a printed file, unchanged since it was written. */
+bool trace_memo_json_printed(const char *path, size_t len);
 /* Appends the ops of the CSV at path to t: from the memo when path is a
  * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv. */
 int trace_memo_read(struct trace *t, const char *path, struct npu_err *e);

@@ -14,6 +14,7 @@
 #include "chipsim/chipsim.h"
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
+#include "cli/results_tree.h"
 #include "cli/suite_file.h"
 #include "cli/sweep_spec.h"
 #include "opsgen/builders.h"
@@ -508,6 +509,125 @@ static void test_pyjson_text(void **state)
     free(text);
 }
 
+/* --- editing printed statistics text (pyjson_splice) ------------------------- */
+
+/* A random edit value: a number's text, a string, an object or an array. */
+static cJSON *random_value(struct mutator *m, int depth)
+{
+    switch (next(m) % (depth > 2 ? 3 : 5)) {
+    case 0: return cJSON_CreateRaw(next(m) % 2 ? "1.5" : "NaN");
+    case 1: return cJSON_CreateString(next(m) % 2 ? "plain" : "q\"\u00e9\n");
+    case 2: return cJSON_CreateRaw("0");
+    case 3: {
+        cJSON *o = cJSON_CreateObject();
+        for (int i = (int)(next(m) % 3); i > 0; i--)
+            cJSON_AddItemToObject(o, i == 1 ? "a" : "b\tc", random_value(m, depth + 1));
+        return o;
+    }
+    default: {
+        cJSON *a = cJSON_CreateArray();
+        for (int i = (int)(next(m) % 3); i > 0; i--)
+            cJSON_AddItemToArray(a, random_value(m, depth + 1));
+        return a;
+    }
+    }
+}
+
+/* For statistics objects that pyjson_print printed (the rawjson mutations'
+ * survivors, printed), setting keys on the text equals setting them on the
+ * tree and printing it: old keys in place (the first of a repeated one),
+ * new ones last, in order. */
+static void test_pyjson_splice(void **state)
+{
+    (void)state;
+    static const char stats[] =
+        "{\n    \"total_execution_time_ns\": 4224368640,\n    \"idle_power_W\": 16.5,\n"
+        "    \"odd\": [NaN, {\"idle_power_W\": 1}, \"\\n    \\\"x\\\": 1\"],\n    \"e\": {},\n"
+        "    \"q\\\"\\u00e9\": \"v\",\n    \"sim_config\": {\"name\": \"5p\", \"nested\": [[1, 2], {}, []]}\n}";
+    static const char *const keys[] = { "idle_power_W", "sim_config", "odd", "e", "new_key", "carbon", "a" };
+    struct mutator m = { 0x5B11CEull };
+    size_t cap = sizeof stats + 64;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    int spliced = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        mutate(&m, stats, json_alphabet, buf, cap);
+        int line = 0;
+        cJSON *j = rawjson_parse(buf, strlen(buf), iter % 2, &line);
+        if (!j)
+            continue;
+        char *text = pyjson_print(j);
+        cJSON *edits = cJSON_CreateObject();
+        for (int k = (int)(next(&m) % 4); k > 0; k--)
+            jset(edits, keys[next(&m) % (sizeof keys / sizeof keys[0])], random_value(&m, 0));
+        char *got = pyjson_splice(text, strlen(text), edits);
+        if (!cJSON_IsObject(j)) {
+            assert_null(got);   /* not an object's layout */
+        } else {
+            const cJSON *e;
+            cJSON_ArrayForEach(e, edits)
+                jset(j, e->string, cJSON_Duplicate(e, true));
+            char *want = pyjson_print(j);
+            if (!got)
+                fail_msg("iteration %d: printed object refused:\n%s", iter, text);
+            assert_string_equal(got, want);
+            free(want);
+            spliced++;
+        }
+        free(got);
+        free(text);
+        cJSON_Delete(edits);
+        cJSON_Delete(j);
+    }
+    free(buf);
+    assert_true(spliced > 100);
+
+    /* A repeated key: the first takes the edit, as in the tree. */
+    const char *dup = "{\n    \"a\": 1,\n    \"a\": 2\n}";
+    cJSON *edits = cJSON_CreateObject();
+    cJSON_AddRawToObject(edits, "a", "3");
+    char *got = pyjson_splice(dup, strlen(dup), edits);
+    assert_string_equal(got, "{\n    \"a\": 3,\n    \"a\": 2\n}");
+    free(got);
+    /* Empty object, and an edit of nothing. */
+    got = pyjson_splice("{}", 2, edits);
+    assert_string_equal(got, "{\n    \"a\": 3\n}");
+    free(got);
+    cJSON *none = cJSON_CreateObject();
+    got = pyjson_splice("{}", 2, none);
+    assert_string_equal(got, "{}");
+    free(got);
+    cJSON_Delete(none);
+    /* Text not laid out by pyjson_print, and keys that need escaping. */
+    static const char *const refused[] = { "{\"a\": 1}", " {}", "{\n  \"a\": 1\n}", "{\n    \"a\" : 1\n}",
+                                           "{\n    \"a\": 1\n    \"b\": 2\n}", "[]", "{\n    \"a\": \n}", "" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        assert_null(pyjson_splice(refused[i], strlen(refused[i]), edits));
+    cJSON_AddRawToObject(edits, "tab\tkey", "1");
+    assert_null(pyjson_splice("{}", 2, edits));
+    cJSON_Delete(edits);
+    struct pyjson_member mem[2];
+    const char *three = "{\n    \"a\": 1,\n    \"b\": 2,\n    \"c\": 3\n}";
+    assert_int_equal(pyjson_members(three, strlen(three), 0, mem, 2), -1);   /* more than max */
+    assert_int_equal(pyjson_members(three, strlen(three) - 3, 0, mem, 2), -1);
+    assert_int_equal(pyjson_members(three, strlen(three), 1, mem, 2), -1);   /* not at depth 1 */
+    /* A member's value at depth 1: its members, then those at depth 2. */
+    const char *nested = "{\n    \"s\": {\n        \"NoPG\": {\n            \"x\": 1\n        },\n"
+                         "        \"Full\": {}\n    }\n}";
+    assert_int_equal(pyjson_members(nested, strlen(nested), 0, mem, 2), 1);
+    struct pyjson_member in[2];
+    assert_int_equal(pyjson_members(mem[0].value, mem[0].value_len, 1, in, 2), 2);
+    assert_int_equal(in[0].key_len, 4);
+    assert_memory_equal(in[0].key, "NoPG", 4);
+    assert_int_equal(in[0].value_len, strlen("{\n            \"x\": 1\n        }"));
+    assert_memory_equal(in[1].value, "{}", 2);
+    assert_int_equal(in[1].value_len, 2);
+    struct pyjson_member deep[1];
+    assert_int_equal(pyjson_members(in[0].value, in[0].value_len, 2, deep, 1), 1);
+    assert_memory_equal(deep[0].value, "1", deep[0].value_len);
+    assert_int_equal(pyjson_members("{}", 2, PYJSON_MEMBERS_MAX_LEVEL + 1, mem, 2), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -521,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_lean_matches_full),
         cmocka_unit_test(test_json_plain_table),
         cmocka_unit_test(test_pyjson_text),
+        cmocka_unit_test(test_pyjson_splice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,6 +231,41 @@ static void test_not_held(void **state)
     trace_memo_end();
 }
 
+/* Printed statistics files are remembered by identity only: the text is
+ * read from the file, and only an unchanged file of that length counts. */
+static void test_printed_json(void **state)
+{
+    (void)state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/stats.json", dir);
+    const char *text = "{\n    \"a\": 1\n}";
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    trace_memo_begin(1 << 20);
+    assert_false(trace_memo_json_printed(path, strlen(text)));
+    trace_memo_put_json(&st);   /* not recording: not remembered */
+    assert_false(trace_memo_json_printed(path, strlen(text)));
+    trace_memo_record(true);
+    trace_memo_put_json(&st);
+    trace_memo_record(false);
+    assert_true(trace_memo_json_printed(path, strlen(text)));
+    assert_false(trace_memo_json_printed(path, strlen(text) - 1));   /* not the whole file */
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    assert_int_equal(trace_memo_read(&t, path, &e), -1);   /* no ops held: read as a CSV, which it is not */
+    assert_i64(trace_memo_stats().hits, 0);
+    f = fopen(path, "ab");
+    fputs("\n", f);
+    fclose(f);
+    assert_false(trace_memo_json_printed(path, strlen(text) + 1));
+    trace_memo_end();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +273,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changed_or_replaced_file_read_from_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_is_size_and_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_held, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_printed_json, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
