@@ -1,8 +1,9 @@
 /* trace_memo.c — held traces keyed by file identity (see trace_memo.h).
  *
- * Main data structure: every held trace is an entry in `all` (kept until
- * trace_memo_end, so a reader may copy from an entry outside the lock), and
- * a chained hash index over (device, inode) points to the live ones. A file
+ * Main data structure: every held file is an entry in `all` (kept until
+ * trace_memo_end), and a chained hash index over (device, inode) points to
+ * the live ones; a trace handed over leaves the index and its ops go to the
+ * reader (moved, not copied). A file
  * replaced by a new one with a recycled inode number unlinks the old entry
  * from the index; size and modification time tell a changed file apart. */
 #include "cli/trace_memo.h"
@@ -18,7 +19,8 @@ struct entry {
     off_t size;
     struct timespec mtime;
     bool json;                 /* a printed statistics file: no ops */
-    struct trace t;
+    struct trace t;            /* empty once handed over */
+    size_t bytes;              /* counted against the budget while held */
     struct entry *next;        /* hash chain */
 };
 
@@ -143,7 +145,7 @@ static void hold(struct entry *x, const struct stat *st)
     x->ino = st->st_ino;
     x->size = st->st_size;
     x->mtime = st->st_mtim;
-    size_t bytes = sizeof *x + trace_bytes(&x->t);
+    size_t bytes = x->bytes = sizeof *x + trace_bytes(&x->t);
     pthread_mutex_lock(&memo.lock);
     bool keep = memo.recording && memo.bytes + bytes <= memo.budget && make_room();
     if (keep) {
@@ -205,17 +207,35 @@ bool trace_memo_json_printed(const char *path, size_t len)
 int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
 {
     struct stat st;
+    struct trace got;
+    trace_init(&got);
     pthread_mutex_lock(&memo.lock);
     const struct entry *x = held(path, &st);
-    if (x && x->json)
-        x = NULL;
-    if (x)
+    if (x && !x->json) {
+        /* Handed over: out of the index, its ops moved out, its bytes free. */
+        struct entry **link = find_link(x->dev, x->ino), *y = *link;
+        *link = y->next;
+        got = y->t;
+        trace_init(&y->t);
+        memo.bytes -= y->bytes - sizeof *y;
         memo.hits++;
-    else if (memo.on)
-        memo.misses++;
+    } else {
+        x = NULL;
+        memo.misses += memo.on;
+    }
     pthread_mutex_unlock(&memo.lock);
-    /* Entries live until trace_memo_end: the copy needs no lock. */
-    return x ? trace_append(t, &x->t) : trace_read_csv(t, path, e);
+    if (!x)
+        return trace_read_csv(t, path, e);
+    if (t->n == 0) {
+        bool lean = t->lean;
+        trace_free(t);
+        *t = got;
+        t->lean = lean;
+    } else {
+        trace_append(t, &got);
+        trace_free(&got);
+    }
+    return 0;
 }
 
 struct trace_memo_stats trace_memo_stats(void)

@@ -10,8 +10,9 @@
  * read back as (trace_csv_readback), keyed by the file's identity: device,
  * inode, size and modification time, taken from the open file once it is
  * complete. A reader asks trace_memo_read with a path: when the file there is
- * still that very file, unchanged, it gets the held ops; otherwise (never
- * held, replaced, touched, or held no more) it reads the file as usual. So
+ * still that very file, unchanged, it gets the held ops (once: they are
+ * moved to it); otherwise (never held, replaced, touched, or handed over
+ * already) it reads the file as usual. So
  * the memo changes how fast, never what: a stage's outputs are the same
  * bytes with it and without it.
  *
@@ -47,13 +48,15 @@ void trace_memo_put_json(const struct stat *st);
  * such a printed file, unchanged since it was written. */
 bool trace_memo_json_printed(const char *path, size_t len);
 /* Appends the ops of the CSV at path to t: from the memo when path is a
- * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv. */
+ * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv.
+ * A held trace is handed over once (moved into t, its memory the reader's
+ * to free): a later read of the same file reads the file. */
 int trace_memo_read(struct trace *t, const char *path, struct npu_err *e);
 
 /* What the memo has done since trace_memo_begin (for tests and bench). */
 struct trace_memo_stats {
-    size_t held, hits, misses;   /* traces held; reads served; reads from the file */
-    size_t bytes;                /* held bytes (ops and strings) */
+    size_t held, hits, misses;   /* files held (ever); reads served; reads from the file */
+    size_t bytes;                /* bytes held now (ops, strings, entries) */
 };
 struct trace_memo_stats trace_memo_stats(void);
 

@@ -99,26 +99,37 @@ static void test_held_file_read_from_memory(void **state)
     (void)state;
     struct trace t;
     make_trace(&t);
-    char path[256], path2[256];
+    char path[256], path2[256], path3[256];
     trace_memo_begin(1 << 20);
     trace_memo_record(true);
     write_and_put(&t, &prefill, "p.csv", path);
     write_and_put(&t, NULL, "all.csv", path2);
+    write_and_put(&t, NULL, "more.csv", path3);
     trace_memo_record(false);
     trace_free(&t);   /* the memo keeps its own ops */
-    assert_i64(trace_memo_stats().held, 2);
+    assert_i64(trace_memo_stats().held, 3);
+    assert_true(trace_memo_stats().bytes > (2 + 3 + 3) * sizeof(struct op));
     assert_true(read_matches_file(path));
     assert_true(read_matches_file(path2));
+    /* Handed over once: the next read is the file's. */
+    assert_false(read_matches_file(path));
+    /* Into a trace that holds ops already: appended after them. */
     struct trace r;
     trace_init(&r);
+    op_set(&trace_push(&r)->name, "mine");
     struct npu_err e;
-    assert_int_equal(trace_memo_read(&r, path, &e), 0);
-    assert_i64(r.n, 2);   /* the prefill ops only */
-    assert_string_equal(r.ops[1].name, "op1");
-    assert_int_equal(r.ops[1].stats_kind, STATS_EINSUM);
+    size_t hits = trace_memo_stats().hits;
+    assert_int_equal(trace_memo_read(&r, path3, &e), 0);
+    assert_i64(trace_memo_stats().hits, hits + 1);
+    assert_i64(r.n, 4);
+    assert_string_equal(r.ops[0].name, "mine");
+    assert_string_equal(r.ops[3].name, "op2");
+    assert_int_equal(r.ops[2].stats_kind, STATS_EINSUM);
     trace_free(&r);
+    /* Every held op has gone to its reader. */
+    assert_true(trace_memo_stats().bytes < sizeof(struct op));
     trace_memo_end();
-    assert_false(read_matches_file(path));   /* after the end: the file */
+    assert_false(read_matches_file(path2));   /* after the end: the file */
 }
 
 /* A file this process no longer has as written is read from disk. */
