@@ -135,6 +135,8 @@ struct stats_file {
     size_t len;
     cJSON *j;
     bool splice;
+    struct pyjson_member *m;   /* splice: the text's top-level members */
+    int k;
 };
 
 /* What the analysis reads; energy_stats second (only its strategy is parsed). */
@@ -177,14 +179,14 @@ static cJSON *strategies_tree(const struct pyjson_member *es, const char *pg, st
 /* The members of read_members in the printed text (the first of a repeated
  * key, as a lookup in the whole tree finds), energy_stats with only the
  * strategy `pg` parsed; NULL when the text or the strategy's name is not
- * as pyjson_print writes it. */
-static cJSON *members_tree(const char *text, size_t len, const char *pg)
+ * as pyjson_print writes it. The text's members stay in f for the splice. */
+static cJSON *members_tree(struct stats_file *f, const char *pg)
 {
     for (const unsigned char *c = (const unsigned char *)pg; *c; c++)
         if (!json_plain_byte[*c])
             return NULL;   /* its key text would be escaped */
-    struct pyjson_member *m = malloc(2 * MAX_MEMBERS * sizeof *m);
-    int k = m ? pyjson_members(text, len, 0, m, MAX_MEMBERS) : -1;
+    struct pyjson_member *m = f->m = malloc(2 * MAX_MEMBERS * sizeof *m);
+    int k = f->k = m ? pyjson_members(f->text, f->len, 0, m, MAX_MEMBERS) : -1;
     cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
     for (int i = 0; j && i < k; i++)
         for (size_t r = 0; r < sizeof read_members / sizeof read_members[0]; r++) {
@@ -202,7 +204,6 @@ static cJSON *members_tree(const char *text, size_t len, const char *pg)
             }
             break;
         }
-    free(m);
     return j;
 }
 
@@ -211,7 +212,7 @@ static int stats_load(const char *path, const char *pg, struct stats_file *f, st
     memset(f, 0, sizeof *f);
     if (!(f->text = results_read_text(path, &f->len, e)))
         return -1;
-    f->splice = trace_memo_json_printed(path, f->len) && (f->j = members_tree(f->text, f->len, pg));
+    f->splice = trace_memo_json_printed(path, f->len) && (f->j = members_tree(f, pg));
     if (!f->splice && !(f->j = results_parse_json(f->text, f->len, path, e)))
         return -1;
     return 0;
@@ -219,6 +220,7 @@ static int stats_load(const char *path, const char *pg, struct stats_file *f, st
 
 static void stats_free(struct stats_file *f)
 {
+    free(f->m);
     free(f->text);
     cJSON_Delete(f->j);
 }
@@ -227,7 +229,7 @@ static void stats_free(struct stats_file *f)
 static char *stats_print(struct stats_file *f, const cJSON *edits)
 {
     if (f->splice)
-        return pyjson_splice(f->text, f->len, edits);
+        return pyjson_splice_members(f->m, f->k, f->len, edits);
     const cJSON *it;
     cJSON_ArrayForEach(it, edits)
         jset(f->j, it->string, cJSON_Duplicate(it, true));

@@ -233,15 +233,18 @@ char *pyjson_splice(const char *text, size_t n, const cJSON *edits)
 {
     struct pyjson_member *m = malloc(SPLICE_MAX_MEMBERS * sizeof *m);
     int k = m ? pyjson_members(text, n, 0, m, SPLICE_MAX_MEMBERS) : -1;
+    char *out = k >= 0 ? pyjson_splice_members(m, k, n, edits) : NULL;
+    free(m);
+    return out;
+}
+
+char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, const cJSON *edits)
+{
     const cJSON *e;
     cJSON_ArrayForEach(e, edits)
-        for (const unsigned char *c = (const unsigned char *)e->string; k >= 0 && *c; c++)
+        for (const unsigned char *c = (const unsigned char *)e->string; *c; c++)
             if (!json_plain_byte[*c])
-                k = -1;
-    if (k < 0) {
-        free(m);
-        return NULL;
-    }
+                return NULL;
     struct buf b = { NULL, 0, 0 };
     grow(&b, n + 4096);
     bool any = false;
@@ -288,7 +291,6 @@ char *pyjson_splice(const char *text, size_t n, const cJSON *edits)
         PUTL(&b, "}");
     b.s[b.n] = '\0';
     free(placed);
-    free(m);
     return b.s;
 }
 

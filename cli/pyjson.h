@@ -62,6 +62,9 @@ int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *
  * edit's key needs escaping. Exact only for text pyjson_print printed:
  * other text keeps its own spelling outside the edits. */
 char *pyjson_splice(const char *text, size_t n, const cJSON *edits);
+/* The same from the text's k members (pyjson_members at level 0, kept by a
+ * caller that has them already; n: the text's length, a size hint). */
+char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, const cJSON *edits);
 
 /* Makes cJSON allocate its nodes and strings from the per-thread lookaside
  * lists of traces/opstr.c instead of malloc: the energy and carbon stages
