@@ -1,11 +1,10 @@
 /* trace_memo.c — held traces keyed by file identity (see trace_memo.h).
  *
- * Main data structure: every held file is an entry in `all` (kept until
- * trace_memo_end), and a chained hash index over (device, inode) points to
- * the live ones; a trace handed over leaves the index and its ops go to the
- * reader (moved, not copied). A file
- * replaced by a new one with a recycled inode number unlinks the old entry
- * from the index; size and modification time tell a changed file apart. */
+ * Main data structure: a chained hash index over (device, inode) of the
+ * held files, one malloc'ed entry each. A trace handed over leaves the index
+ * (its ops go to the reader, moved, not copied; the entry is freed), and so
+ * does a file whose inode number a new file has recycled; size and
+ * modification time tell a changed file apart. */
 #include "cli/trace_memo.h"
 
 #include <pthread.h>
@@ -28,11 +27,9 @@ static struct {
     pthread_mutex_t lock;
     bool on, recording;
     size_t budget, bytes;
-    struct entry **all;        /* every entry made, live or replaced */
-    size_t nall, capall;
     struct entry **bucket;     /* power-of-two count */
-    size_t nbucket;
-    size_t hits, misses;
+    size_t nbucket, nlive;     /* entries in the index */
+    size_t held, hits, misses; /* for trace_memo_stats */
 } memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static size_t slot_of(dev_t dev, ino_t ino, size_t nbucket)
@@ -55,18 +52,21 @@ static bool same_file(const struct entry *x, const struct stat *st)
            x->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* Room for one more entry: `all` and, at load 1, a doubled index. */
+/* Drops the entry *link points to from the index: its bytes are free again. */
+static void unlink_entry(struct entry **link)
+{
+    struct entry *x = *link;
+    *link = x->next;
+    memo.bytes -= x->bytes;
+    memo.nlive--;
+    trace_free(&x->t);
+    free(x);
+}
+
+/* Room for one more entry: at load 1, a doubled index. */
 static bool make_room(void)
 {
-    if (memo.nall == memo.capall) {
-        size_t cap = memo.capall ? 2 * memo.capall : 256;
-        struct entry **all = realloc(memo.all, cap * sizeof *all);
-        if (!all)
-            return false;
-        memo.all = all;
-        memo.capall = cap;
-    }
-    if (memo.nall + 1 > memo.nbucket) {
+    if (memo.nlive + 1 > memo.nbucket) {
         size_t n = memo.nbucket ? 2 * memo.nbucket : 256;
         struct entry **b = calloc(n, sizeof *b);
         if (!b)
@@ -125,16 +125,14 @@ bool trace_memo_recording(void)
 void trace_memo_end(void)
 {
     pthread_mutex_lock(&memo.lock);
-    for (size_t i = 0; i < memo.nall; i++) {
-        trace_free(&memo.all[i]->t);
-        free(memo.all[i]);
-    }
-    free(memo.all);
+    for (size_t i = 0; i < memo.nbucket; i++)
+        while (memo.bucket[i])
+            unlink_entry(&memo.bucket[i]);
     free(memo.bucket);
-    memo.all = memo.bucket = NULL;
-    memo.nall = memo.capall = memo.nbucket = 0;
+    memo.bucket = NULL;
+    memo.nbucket = 0;
     memo.on = memo.recording = false;
-    memo.budget = memo.bytes = memo.hits = memo.misses = 0;
+    memo.budget = memo.bytes = memo.held = memo.hits = memo.misses = 0;
     pthread_mutex_unlock(&memo.lock);
 }
 
@@ -151,11 +149,12 @@ static void hold(struct entry *x, const struct stat *st)
     if (keep) {
         struct entry **link = find_link(x->dev, x->ino);
         if (*link)                       /* a recycled inode: the old file is gone */
-            *link = (*link)->next;
+            unlink_entry(link);
         size_t s = slot_of(x->dev, x->ino, memo.nbucket);
         x->next = memo.bucket[s];
         memo.bucket[s] = x;
-        memo.all[memo.nall++] = x;
+        memo.nlive++;
+        memo.held++;
         memo.bytes += bytes;
     }
     pthread_mutex_unlock(&memo.lock);
@@ -188,7 +187,7 @@ void trace_memo_put_json(const struct stat *st)
  * (path stat'ed into *st). Call with the lock held. */
 static const struct entry *held(const char *path, struct stat *st)
 {
-    if (!memo.nall || strcmp(path, "-") == 0 || stat(path, st) != 0 || !S_ISREG(st->st_mode))
+    if (!memo.nlive || strcmp(path, "-") == 0 || stat(path, st) != 0 || !S_ISREG(st->st_mode))
         return NULL;
     const struct entry *x = *find_link(st->st_dev, st->st_ino);
     return x && same_file(x, st) ? x : NULL;
@@ -211,20 +210,19 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
     trace_init(&got);
     pthread_mutex_lock(&memo.lock);
     const struct entry *x = held(path, &st);
-    if (x && !x->json) {
-        /* Handed over: out of the index, its ops moved out, its bytes free. */
-        struct entry **link = find_link(x->dev, x->ino), *y = *link;
-        *link = y->next;
-        got = y->t;
-        trace_init(&y->t);
-        memo.bytes -= y->bytes - sizeof *y;
+    bool hit = x && !x->json;
+    if (hit) {
+        /* Handed over: its ops moved out, the entry out of the index. */
+        struct entry **link = find_link(x->dev, x->ino);
+        got = (*link)->t;
+        trace_init(&(*link)->t);
+        unlink_entry(link);
         memo.hits++;
     } else {
-        x = NULL;
         memo.misses += memo.on;
     }
     pthread_mutex_unlock(&memo.lock);
-    if (!x)
+    if (!hit)
         return trace_read_csv(t, path, e);
     if (t->n == 0) {
         bool lean = t->lean;
@@ -241,7 +239,7 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
 struct trace_memo_stats trace_memo_stats(void)
 {
     pthread_mutex_lock(&memo.lock);
-    struct trace_memo_stats s = { memo.nall, memo.hits, memo.misses, memo.bytes };
+    struct trace_memo_stats s = { memo.held, memo.hits, memo.misses, memo.bytes };
     pthread_mutex_unlock(&memo.lock);
     return s;
 }
