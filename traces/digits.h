@@ -11,13 +11,19 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Number of decimal digits of u (1 for 0; at most 20). */
+/* Number of decimal digits of u (1 for 0; at most 20): the bit length gives
+ * log10 to within one (1233 / 4096 ~ log10(2)), a power of ten settles it. */
 static inline int u64_ndigits(uint64_t u)
 {
-    int n = 1;
-    for (uint64_t p = 10; n < 20 && u >= p; p *= 10)
-        n++;
-    return n;
+    static const uint64_t pow10[20] = {
+        1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+        1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull, 10000000000000000000ull,
+    };
+    uint64_t v = u | 1;   /* as many digits as u (powers of ten are even), and no clz(0) */
+    int t = (64 - __builtin_clzll(v)) * 1233 >> 12;   /* floor(log10(v)) or one more */
+    return t - (v < pow10[t]) + 1;
 }
 
 /* Writes the digits of u so that they end just before end; returns the

@@ -10,7 +10,8 @@
  * next string, up to a bound; longer strings use malloc directly.
  *
  * Each block starts with an 8-byte header: its size class in the first byte
- * (NCLS: a plain malloc) and, in the last four, a count of references. An
+ * (NCLS: a plain malloc), in the next three the length and CSV form of a
+ * sealed text (opstr_seal), and in the last four a count of references. An
  * op string is never written after it is made, so copies of an op (energy
  * strategies, traces held by cli/trace_memo.c) share it: opstr_share counts
  * one more owner, and the block goes when the last one releases it. The
@@ -26,11 +27,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <threads.h>
 
 const char opstr_empty[1] = "";
 
-#define HDR 8                    /* header bytes; keeps the text 8-aligned */
+#define HDR OPSTR_HDR             /* header bytes; keeps the text 8-aligned */
 #define REF_AT 4                 /* the reference count's offset in the header */
 _Static_assert(REF_AT + sizeof(atomic_uint) <= HDR, "the count fits in the header");
 #define NCLS 4
@@ -112,8 +114,24 @@ char *opstr_alloc(size_t n)
         b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
     }
     b[0] = (unsigned char)c;
+    b[1] = b[2] = b[3] = 0;   /* not sealed */
     atomic_init((atomic_uint *)(void *)(b + REF_AT), 1u);
     return (char *)b + HDR;
+}
+
+void opstr_seal(char *s, size_t len)
+{
+    unsigned char *b = (unsigned char *)s - HDR;
+    size_t v = 0;
+    /* A text with a quote (doubled when written) or a NUL within len stays
+     * unsealed: writers scan those. */
+    if (len <= OPSTR_SEALED_MAX && strcspn(s, "\"") == len) {
+        bool quoted = strcspn(s, ",\r\n") != len;
+        v = (len + 1) << 1 | quoted;
+    }
+    b[1] = (unsigned char)v;
+    b[2] = (unsigned char)(v >> 8);
+    b[3] = (unsigned char)(v >> 16);
 }
 
 static atomic_uint *refs(char *s) { return (atomic_uint *)(void *)(s - HDR + REF_AT); }

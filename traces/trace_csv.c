@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include <csv.h>
@@ -30,6 +31,7 @@
 #include "traces/atomic.h"
 #include "traces/digits.h"
 #include "traces/fastfloat.h"
+#include "traces/opstr.h"
 #include "traces/pyfmt.h"
 
 #define DVFS_COLS(C, N) \
@@ -155,13 +157,8 @@ static inline void sb_char(struct sbuf *b, char c)
 
 /* Python's QUOTE_MINIMAL: quote iff the field holds the delimiter, the quote
  * character or a line-terminator character; double embedded quotes. */
-static void sb_field(struct sbuf *b, const char *s)
+static void sb_quoted(struct sbuf *b, const char *s)
 {
-    size_t n = strlen(s);
-    if (strcspn(s, ",\"\r\n") == n) {
-        sb_mem(b, s, n);
-        return;
-    }
     sb_char(b, '"');
     for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
         sb_mem(b, s, (size_t)(q - s) + 1);
@@ -169,6 +166,39 @@ static void sb_field(struct sbuf *b, const char *s)
     }
     sb_mem(b, s, strlen(s));
     sb_char(b, '"');
+}
+
+/* Bytes a field may hold unquoted (not NUL, which ends it). */
+static inline bool csv_plain_at(unsigned char c) { return c != 0 && c != ',' && c != '"' && c != '\r' && c != '\n'; }
+
+/* A field of any origin: one pass finds its length and whether it is plain
+ * (the common case: short names such as a DVFS policy). */
+static void sb_field(struct sbuf *b, const char *s)
+{
+    size_t n = 0;
+    while (csv_plain_at((unsigned char)s[n]))
+        n++;
+    if (s[n] == '\0')
+        sb_mem(b, s, n);
+    else
+        sb_quoted(b, s);
+}
+
+/* An op's string field: a sealed one (traces/opstr.h) is copied unscanned. */
+static inline void sb_opstr(struct sbuf *b, const char *s)
+{
+    size_t n;
+    bool quoted;
+    if (!opstr_csv_form(s, &n, &quoted)) {
+        sb_field(b, s);
+    } else if (!quoted) {
+        sb_mem(b, s, n);
+    } else if (sb_reserve(b, n + 2) == 0) {
+        b->p[b->n] = '"';
+        memcpy(b->p + b->n + 1, s, n);
+        b->p[b->n + 1 + n] = '"';
+        b->n += n + 2;
+    }
 }
 
 static void sb_i64(struct sbuf *b, int64_t v)
@@ -258,9 +288,9 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
     }
     switch (c) {
     case C_FUSION: sb_i64(b, op->fusion_id); break;
-    case C_DESC: sb_field(b, op->description); break;
-    case C_CONFIG: sb_field(b, op->config); break;
-    case C_NAME: case C_OP_NAME: sb_field(b, op->name); break;
+    case C_DESC: sb_opstr(b, op->description); break;
+    case C_CONFIG: sb_opstr(b, op->config); break;
+    case C_NAME: case C_OP_NAME: sb_opstr(b, op->name); break;
     case C_OPTYPE: sb_field(b, op_type_name(op->type)); break;
     case C_COUNT: sb_i64(b, op->count); break;
     case C_BOUND: sb_field(b, bounded_by_name(op->bounded_by)); break;
@@ -278,15 +308,15 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
     case C_SA: sb_i64(b, op->sa_ns); break;
     case C_VU: sb_i64(b, op->vu_ns); break;
     case C_BYTES: case C_BYTES2: sb_i64(b, op->bytes); break;
-    case C_IN_SHAPES: sb_field(b, op->in_shapes); break;
-    case C_OUT_SHAPES: sb_field(b, op->out_shape); break;
+    case C_IN_SHAPES: sb_opstr(b, op->in_shapes); break;
+    case C_OUT_SHAPES: sb_opstr(b, op->out_shape); break;
     case C_FLOPS: sb_i64(b, op->flops); break;
-    case C_OPCODE: sb_field(b, op->opcode); break;
+    case C_OPCODE: sb_opstr(b, op->opcode); break;
     case C_WEIGHT: sb_i64(b, op->weight_bytes); break;
     case C_OUTPUT_SHAPE: sb_mem(b, "[]", 2); break;
-    case C_PARSED: sb_field(b, op->parsed_op_type); break;
-    case C_DIM_LABELS: if (!base) sb_field(b, op->dim_labels); break;
-    case C_TILE_SHAPES: if (!base) sb_field(b, op->tile_shapes); break;
+    case C_PARSED: sb_opstr(b, op->parsed_op_type); break;
+    case C_DIM_LABELS: if (!base) sb_opstr(b, op->dim_labels); break;
+    case C_TILE_SHAPES: if (!base) sb_opstr(b, op->tile_shapes); break;
     case C_NUM_TILES: if (op->stats_kind == STATS_EINSUM) sb_i64(b, op->num_tiles); break;
     case C_MAX_VMEM: if (!base) sb_i64(b, op->max_vmem_demand_bytes); break;
     case C_NUM_MXU: sb_i64(b, op->num_sa_ops); break;
@@ -329,7 +359,7 @@ static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
     return 0;
 }
 
-static void put_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
+static void build_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
 {
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
@@ -349,6 +379,27 @@ static void put_header(struct sbuf *b, bool phase_column, bool group_column, boo
         sb_field(b, GROUP_COLUMN);
     }
     sb_mem(b, "\r\n", 2);
+}
+
+/* The header line of each (phase, group, slack) combination, built once per
+ * process: a sweep writes thousands of files with the same few headers. */
+static struct sbuf headers[8];
+static once_flag headers_once = ONCE_FLAG_INIT;
+
+static void build_headers(void)
+{
+    for (int i = 0; i < 8; i++)
+        build_header(&headers[i], i & 1, i & 2, i & 4);
+}
+
+static void put_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
+{
+    call_once(&headers_once, build_headers);
+    const struct sbuf *h = &headers[phase_column | (phase_column && group_column) << 1 | slack << 2];
+    if (h->oom)
+        b->oom = 1;
+    else
+        sb_mem(b, h->p, h->n);
 }
 
 static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
@@ -384,7 +435,7 @@ static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool
 int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct trace_csv_opts *o,
                           int n, struct npu_err *e)
 {
-    struct sbuf out[TRACE_CSV_MAX_OUTPUTS], row = { 0 };
+    struct sbuf out[TRACE_CSV_MAX_OUTPUTS];
     if (n < 1 || n > TRACE_CSV_MAX_OUTPUTS)
         return npu_errf(e, "writing CSV: %d outputs (1 to %d)", n, TRACE_CSV_MAX_OUTPUTS);
     memset(out, 0, sizeof out);
@@ -401,26 +452,31 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
         sb_reserve(&out[k], 65536 + 16384);
         put_header(&out[k], o[k].phase_column, groups, any_slack || o[k].slack_columns);
     }
+    /* Each row is formatted straight into the first output that takes it
+     * and copied from there into any other with the same columns. */
     for (size_t i = 0; rc == 0 && i < t->n; i++) {
         const struct op *op = &t->ops[i];
-        bool with_phase = false, with_slack = false;
-        row.n = 0;
-        for (int k = 0; k < n && rc == 0; k++) {
+        int src = -1;
+        size_t src_at = 0, src_len = 0;
+        bool src_phase = false, src_slack = false;
+        for (int k = 0; k < n; k++) {
             if (o[k].only != PHASE_NONE && op->phase != o[k].only)
                 continue;
             bool slack = any_slack || o[k].slack_columns;
-            if (row.n == 0 || with_phase != o[k].phase_column || with_slack != slack) {
-                row.n = 0;
-                with_phase = o[k].phase_column;
-                with_slack = slack;
-                put_row(&row, op, with_phase, groups, with_slack);
+            if (src >= 0 && src_phase == o[k].phase_column && src_slack == slack) {
+                sb_mem(&out[k], out[src].p + src_at, src_len);
+                continue;
             }
-            sb_mem(&out[k], row.p, row.n);
-            if (row.oom)
-                out[k].oom = 1;
+            src = k;
+            src_at = out[k].n;
+            src_phase = o[k].phase_column;
+            src_slack = slack;
+            put_row(&out[k], op, src_phase, groups, src_slack);
+            src_len = out[k].n - src_at;
+        }
+        for (int k = 0; k < n && rc == 0; k++)
             if (out[k].n >= 65536)
                 rc = flush_row(&out[k], f[k], e);
-        }
     }
     for (int k = 0; k < n; k++) {
         if (rc == 0)
@@ -429,7 +485,6 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
             rc = npu_errf(e, "writing CSV: %s", strerror(errno));
         free(out[k].p);
     }
-    free(row.p);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <float.h>
 
 #include "pow10_table.h"
+#include "traces/digits.h"
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 #include "traces/shortest.h"
@@ -167,6 +168,45 @@ static void test_python_repr(void **state)
 
 /* g(e) = floor(10^e * 2^(125 - floor(e log2 10))) + 1 in [2^125, 2^126);
  * for 0 <= e <= 27, 10^e = 5^e 2^e with 5^e < 2^63, so g is exact in 128 bits. */
+/* u64_ndigits and u64_put_digits against printf, at every power of ten and
+ * of two and their neighbours (where a digit count estimate goes wrong). */
+static void check_digits(uint64_t u)
+{
+    char want[32], got[32];
+    int n = snprintf(want, sizeof want, "%llu", (unsigned long long)u);
+    assert_int_equal(u64_ndigits(u), n);
+    char *first = u64_put_digits(u, got + 31);
+    got[31] = '\0';
+    assert_ptr_equal(first, got + 31 - n);
+    assert_string_equal(first, want);
+}
+
+static void test_digits(void **state)
+{
+    (void)state;
+    uint64_t p = 1;
+    for (int k = 0; k < 20; k++, p *= 10) {
+        check_digits(p - 1);
+        check_digits(p);
+        check_digits(p + 1);
+    }
+    for (int b = 0; b < 64; b++) {
+        uint64_t q = (uint64_t)1 << b;
+        check_digits(q - 1);
+        check_digits(q);
+        check_digits(q + 1);
+    }
+    check_digits(UINT64_MAX);
+    check_digits(UINT64_MAX - 1);
+    uint64_t x = 88172645463325252ull;   /* xorshift: a spread of magnitudes */
+    for (int i = 0; i < 100000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        check_digits(x >> (x % 64));
+    }
+}
+
 static void test_pow10_table(void **state)
 {
     (void)state;
@@ -257,6 +297,7 @@ static void test_parse_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_digits),
         cmocka_unit_test(test_pow10_table),
         cmocka_unit_test(test_python_repr),
         cmocka_unit_test(test_repr_memo),

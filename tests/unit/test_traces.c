@@ -175,12 +175,20 @@ static void test_quoting_and_crlf(void **state)
     op_set(&op->description, "a,b \"c\"");
     op_set(&op->name, "line1\nline2");
     op_set(&op->opcode, "no quote needed; 'single'");
+    /* Sealed strings (traces/opstr.h) are written from their seal: a comma
+     * or a lone CR quotes; a NUL within the given length leaves the string
+     * unsealed, cut at the NUL as C strings go. */
+    op_setf(&op->in_shapes, "[%d, %d]", 1, 2);
+    op_set(&op->out_shape, "x\ry");
+    op_setn(&op->parsed_op_type, "ab\0,c", 5);
     struct mem m = write_mem(&t, NULL);
     /* Row starts right after the header's CRLF. */
     const char *row = strstr(m.p, "\r\n") + 2;
     static const char want[] = "7,\"a,b \"\"c\"\"\",Mul(x),\"line1\nline2\",MXU,32,Memory,1000,400,";
     assert_memory_equal(row, want, sizeof want - 1);
     assert_non_null(strstr(row, ",no quote needed; 'single',"));
+    assert_non_null(strstr(row, ",\"[1, 2]\",\"x\ry\","));
+    assert_non_null(strstr(row, ",[],ab,"));
     /* Every line ends CRLF; the only bare LFs are inside the quoted name
      * (printed twice: "Name" and "Op Name"). */
     assert_true(m.n >= 2 && m.p[m.n - 2] == '\r' && m.p[m.n - 1] == '\n');
