@@ -77,7 +77,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 
 # The sweep spec parser, the statistics JSON reader/printer and the held
 # traces live in cli/ but are library-like: their tests link them.
-CLI_PARSERS := $(BUILD)/cli/results_tree.o $(BUILD)/cli/suite_file.o $(BUILD)/cli/sweep_spec.o $(BUILD)/cli/rawjson.o $(BUILD)/cli/pyjson.o $(BUILD)/cli/trace_memo.o
+CLI_PARSERS := $(BUILD)/cli/results_tree.o $(BUILD)/cli/suite_file.o $(BUILD)/cli/sweep_spec.o $(BUILD)/cli/rawjson.o $(BUILD)/cli/pyjson.o $(BUILD)/cli/trace_memo.o $(BUILD)/cli/sim_facts.o
 $(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz $(BUILD)/tests/test_trace_memo: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CLI_PARSERS) $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"

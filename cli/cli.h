@@ -81,12 +81,15 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
                  bool energy, struct trace *t, struct npu_err *e);
 
 /* One output file: a CSV view of a trace or a text (JSON). */
+struct sim_facts;
+
 struct output {
     char path[4096];
     const struct trace *trace;   /* CSV if non-NULL */
     struct trace_csv_opts opts;
     char *text;                  /* otherwise this text (owned; freed by write_outputs) */
     bool json;                   /* the text is pyjson_print of an object (cli/trace_memo.h) */
+    const struct sim_facts *facts;   /* json: its sim_config's facts, or NULL (cli/sim_facts.h) */
 };
 /* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
  * to temporary files and renames them all on success, removes them all on

@@ -23,6 +23,7 @@
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
 #include "cli/results_tree.h"
+#include "cli/sim_facts.h"
 #include "cli/trace_memo.h"
 #include "power/carbon.h"
 #include "power/slo.h"
@@ -135,6 +136,8 @@ struct stats_file {
     size_t len;
     cJSON *j;
     bool splice;
+    bool have_facts;           /* splice: sim_config's facts from the memo (not parsed) */
+    struct sim_facts facts;
     struct pyjson_member *m;   /* splice: the text's top-level members */
     int k;
 };
@@ -193,6 +196,8 @@ static cJSON *members_tree(struct stats_file *f, const char *pg)
             const char *name = read_members[r];
             if (!key_is(&m[i], name) || cJSON_GetObjectItemCaseSensitive(j, name))
                 continue;
+            if (r == 0 && f->have_facts)
+                break;   /* sim_config: its facts are known */
             int line;
             cJSON *v = r == 1 ? strategies_tree(&m[i], pg, m + MAX_MEMBERS)
                               : rawjson_parse(m[i].value, m[i].value_len, false, &line);
@@ -212,9 +217,13 @@ static int stats_load(const char *path, const char *pg, struct stats_file *f, st
     memset(f, 0, sizeof *f);
     if (!(f->text = results_read_text(path, &f->len, e)))
         return -1;
-    f->splice = trace_memo_json_printed(path, f->len) && (f->j = members_tree(f, pg));
-    if (!f->splice && !(f->j = results_parse_json(f->text, f->len, path, e)))
-        return -1;
+    f->splice = trace_memo_json_printed(path, f->len, &f->facts, sizeof f->facts, &f->have_facts) &&
+                (f->j = members_tree(f, pg));
+    if (!f->splice) {
+        f->have_facts = false;
+        if (!(f->j = results_parse_json(f->text, f->len, path, e)))
+            return -1;
+    }
     return 0;
 }
 
@@ -229,7 +238,7 @@ static void stats_free(struct stats_file *f)
 static char *stats_print(struct stats_file *f, const cJSON *edits)
 {
     if (f->splice)
-        return pyjson_splice_members(f->m, f->k, f->len, edits);
+        return pyjson_splice_members(f->m, f->k, f->len, 0, edits);
     const cJSON *it;
     cJSON_ArrayForEach(it, edits)
         jset(f->j, it->string, cJSON_Duplicate(it, true));
@@ -243,20 +252,19 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
                         char **texts, struct npu_err *e)
 {
     const cJSON *j = f->j;
-    const cJSON *sim = jpath(j, "sim_config");
-    if (!cJSON_IsObject(sim))
-        return npu_errf(e, "%s: field \"sim_config\" is missing", file);
-    struct chip_config chip;
-    struct system_config sys;
-    chip_config_default(&chip);
-    system_config_default(&sys);
-    if (fields_from_json(&chip_fields, &chip, sim, NULL, e) || fields_from_json(&system_fields, &sys, sim, NULL, e)) {
-        struct npu_err inner = *e;
-        return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
+    if (!f->have_facts) {
+        const cJSON *sim = jpath(j, "sim_config");
+        if (!cJSON_IsObject(sim))
+            return npu_errf(e, "%s: field \"sim_config\" is missing", file);
+        if (sim_facts_from_json(&f->facts, sim, e)) {
+            struct npu_err inner = *e;
+            return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
+        }
     }
-    double chips = 1;
-    const cJSON *nc = jpath(sim, "num_chips");
-    if (nc && (!jnum(nc, &chips) || chips <= 0 || chips != floor(chips)))
+    const struct chip_config chip = f->facts.chip;
+    const struct system_config sys = f->facts.sys;
+    double chips = f->facts.has_num_chips ? f->facts.num_chips : 1;
+    if (f->facts.has_num_chips && (!f->facts.num_chips_is_number || chips <= 0 || chips != floor(chips)))
         return npu_errf(e, "%s: field \"sim_config.num_chips\": expected a positive integer", file);
 
     char base[512];

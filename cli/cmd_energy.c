@@ -34,6 +34,7 @@
 #include "cli/pyjson.h"
 #include "cli/rawjson.h"
 #include "cli/results_tree.h"
+#include "cli/sim_facts.h"
 #include "cli/trace_memo.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
@@ -172,36 +173,73 @@ static int discover(const struct energy_opts *o, const char *model, const char *
     return rc;
 }
 
-/* Reads a statistics JSON object (numbers as their Python text, as
- * json.load + json.dump would print them) and loads the chip from its
- * sim_config. */
-static cJSON *read_stats(const char *path, struct chip_config *chip, struct npu_err *e)
+/* A statistics JSON read for its sim_config's chip and written back with
+ * keys set: the whole tree (numbers as their Python text, as json.load +
+ * json.dump would print them), or, for a file the sweep stage of the same
+ * suite printed (trace_memo_json_printed, with its sim_facts), no tree at
+ * all: the output is spliced into the text (pyjson_splice_members), which is
+ * what printing the edited tree would give at a fraction of the work. */
+#define STATS_MAX_MEMBERS 512
+struct stats_in {
+    char *text;
+    size_t len;
+    cJSON *j;                  /* the whole tree (not spliced) */
+    struct sim_facts facts;    /* spliced: the memo's facts */
+    struct pyjson_member *m;   /* spliced: the top-level members, then sim_config's */
+    int k, isim, ksim;         /* spliced: their counts and sim_config's index */
+};
+
+static void stats_in_free(struct stats_in *s)
 {
-    size_t n;
-    char *buf = results_read_text(path, &n, e);
-    if (!buf)
-        return NULL;
-    int line = 0;
-    cJSON *j = rawjson_parse(buf, n, true, &line);
-    free(buf);
-    cJSON *sim = j ? cJSON_GetObjectItemCaseSensitive(j, "sim_config") : NULL;
-    if (!j) {
-        npu_errf(e, "%s:%d: invalid JSON", path, line);
-    } else if (!cJSON_IsObject(j)) {
-        npu_errf(e, "%s: expected a JSON object at the top level", path);
-    } else if (!cJSON_IsObject(sim)) {
-        npu_errf(e, "%s: \"sim_config\": expected the simulation's configuration object", path);
-    } else {
-        chip_config_default(chip);
-        if (!fields_from_json(&chip_fields, chip, sim, NULL, e))
-            return j;
-        char msg[sizeof e->msg];
-        const char *rest = strncmp(e->msg, "<config>: ", 10) == 0 ? e->msg + 10 : e->msg;
-        snprintf(msg, sizeof msg, "%s: sim_config: %s", path, rest);
-        memcpy(e->msg, msg, sizeof msg);
+    free(s->text);
+    free(s->m);
+    cJSON_Delete(s->j);
+}
+
+/* The splice's view of s (its members, sim_config's among them), or false. */
+static bool stats_in_members(struct stats_in *s)
+{
+    if (!(s->m = malloc(2 * STATS_MAX_MEMBERS * sizeof *s->m)))
+        return false;
+    s->k = pyjson_members(s->text, s->len, 0, s->m, STATS_MAX_MEMBERS);
+    s->isim = s->k >= 0 ? pyjson_find_member(s->m, s->k, "sim_config") : -1;
+    const struct pyjson_member *sim = s->isim >= 0 ? &s->m[s->isim] : NULL;
+    s->ksim = sim ? pyjson_members(sim->value, sim->value_len, 1, s->m + STATS_MAX_MEMBERS, STATS_MAX_MEMBERS) : -1;
+    if (s->ksim >= 0)
+        return true;
+    free(s->m);
+    s->m = NULL;
+    return false;
+}
+
+/* Reads a statistics file into s and loads the chip from its sim_config. */
+static int read_stats(const char *path, struct chip_config *chip, struct stats_in *s, struct npu_err *e)
+{
+    memset(s, 0, sizeof *s);
+    if (!(s->text = results_read_text(path, &s->len, e)))
+        return -1;
+    bool facts;
+    if (trace_memo_json_printed(path, s->len, &s->facts, sizeof s->facts, &facts) && facts && stats_in_members(s)) {
+        *chip = s->facts.chip;
+        return 0;
     }
-    cJSON_Delete(j);
-    return NULL;
+    int line = 0;
+    s->j = rawjson_parse(s->text, s->len, true, &line);
+    const cJSON *sim = s->j ? cJSON_GetObjectItemCaseSensitive(s->j, "sim_config") : NULL;
+    if (!s->j)
+        return npu_errf(e, "%s:%d: invalid JSON", path, line);
+    if (!cJSON_IsObject(s->j))
+        return npu_errf(e, "%s: expected a JSON object at the top level", path);
+    if (!cJSON_IsObject(sim))
+        return npu_errf(e, "%s: \"sim_config\": expected the simulation's configuration object", path);
+    chip_config_default(chip);
+    if (!fields_from_json(&chip_fields, chip, sim, NULL, e))
+        return 0;
+    char msg[sizeof e->msg];
+    const char *rest = strncmp(e->msg, "<config>: ", 10) == 0 ? e->msg + 10 : e->msg;
+    snprintf(msg, sizeof msg, "%s: sim_config: %s", path, rest);
+    memcpy(e->msg, msg, sizeof msg);
+    return -1;
 }
 
 /* ---- energy_stats as the reference's JSON ---- */
@@ -327,13 +365,15 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     snprintf(json_in, sizeof json_in, "%s/%s.json", o->results, jb->rel);
     snprintf(csv_in, sizeof csv_in, "%s/%s.csv", o->results, jb->rel);
     struct chip_config chip;
-    cJSON *stats = read_stats(json_in, &chip, e);
-    if (!stats)
+    struct stats_in s;
+    if (read_stats(json_in, &chip, &s, e)) {
+        stats_in_free(&s);
         return -1;
+    }
     struct trace base;
     trace_init(&base);
     if (trace_memo_read(&base, csv_in, e)) {
-        cJSON_Delete(stats);
+        stats_in_free(&s);
         return -1;
     }
     power_reclassify_ops(&base);
@@ -377,18 +417,31 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         /* sim_config names the outputs' final places (the last strategy's CSV,
          * as the reference leaves it, and the JSON itself). */
         char path[4400];
-        cJSON *sim = cJSON_GetObjectItemCaseSensitive(stats, "sim_config");
+        cJSON *sim_edits = s.m ? cJSON_CreateObject() : cJSON_GetObjectItemCaseSensitive(s.j, "sim_config");
         snprintf(path, sizeof path, "%s/%s_%s.csv", o->out_root, jb->rel, o->pgs.item[np - 1]);
-        set_item(sim, "output_file_path", cJSON_CreateString(path));
+        set_item(sim_edits, "output_file_path", cJSON_CreateString(path));
         snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
-        set_item(sim, "out_stats_file_path", cJSON_CreateString(path));
+        set_item(sim_edits, "out_stats_file_path", cJSON_CreateString(path));
         pyjson_text_end(&all);
         char *text = pyjson_text_take(&all);
-        set_item(stats, "energy_stats", cJSON_CreateRaw(text));
-        free(text);
         snprintf(out[np].path, sizeof out[np].path, "%s/%s.json", o->staging, jb->rel);
-        out[np].text = json_text(stats);
+        if (s.m) {
+            const struct pyjson_member *sim = &s.m[s.isim];
+            char *sim_text = pyjson_splice_members(s.m + STATS_MAX_MEMBERS, s.ksim, sim->value_len, 1, sim_edits);
+            cJSON *edits = cJSON_CreateObject();
+            cJSON_AddItemToObject(edits, "sim_config", cJSON_CreateRaw(sim_text));
+            cJSON_AddItemToObject(edits, "energy_stats", cJSON_CreateRaw(text));
+            out[np].text = pyjson_splice_members(s.m, s.k, s.len, 0, edits);
+            cJSON_Delete(edits);
+            cJSON_Delete(sim_edits);
+            free(sim_text);
+        } else {
+            set_item(s.j, "energy_stats", cJSON_CreateRaw(text));
+            out[np].text = json_text(s.j);
+        }
+        free(text);
         out[np].json = true;
+        out[np].facts = s.m ? &s.facts : NULL;   /* sim_config's paths changed, not its facts */
         char dir[4400];
         snprintf(dir, sizeof dir, "%s/%s", o->staging, jb->rel);
         *strrchr(dir, '/') = '\0';
@@ -404,7 +457,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     free(out);
     free(es);
     free(pyjson_text_take(&all));
-    cJSON_Delete(stats);
+    stats_in_free(&s);
     trace_free(&base);
     return rc;
 }

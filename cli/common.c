@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/family.h"
 #include "cli/pyjson.h"
+#include "cli/sim_facts.h"
 #include "cli/trace_memo.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
@@ -204,7 +205,7 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         if (o[i].trace)
             trace_memo_put(&st, o[i].trace, &o[i].opts);
         else
-            trace_memo_put_json(&st);
+            trace_memo_put_json(&st, o[i].facts, o[i].facts ? sizeof *o[i].facts : 0);
     }
     for (int i = 0; i < n; i++)
         free(o[i].text);
@@ -273,10 +274,16 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     if (sim_extra)
         cJSON_ArrayForEach(it, sim_extra)
             cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
+    /* What a suite's energy and carbon stages would parse sim_config for. */
+    struct sim_facts facts;
+    struct npu_err ignored;
+    bool have_facts = trace_memo_recording() && sim_facts_from_json(&facts, sim, &ignored) == 0;
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
         cJSON *j = llm_report_json(&r, (enum phase)ph,
                                    ph == PHASE_DECODE ? sim : cJSON_Duplicate(sim, 1));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
+        p[n].json = true;   /* a suite's energy stage splices into it */
+        p[n].facts = have_facts ? &facts : NULL;
         p[n++].text = pyjson_print(j);
         cJSON_Delete(j);
     }

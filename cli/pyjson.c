@@ -227,19 +227,30 @@ int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *
     return k;
 }
 
+int pyjson_find_member(const struct pyjson_member *m, int k, const char *key)
+{
+    size_t n = strlen(key);
+    for (int i = 0; i < k; i++)
+        if (m[i].key_len == n && memcmp(m[i].key, key, n) == 0)
+            return i;
+    return -1;
+}
+
 #define SPLICE_MAX_MEMBERS 1024
 
 char *pyjson_splice(const char *text, size_t n, const cJSON *edits)
 {
     struct pyjson_member *m = malloc(SPLICE_MAX_MEMBERS * sizeof *m);
     int k = m ? pyjson_members(text, n, 0, m, SPLICE_MAX_MEMBERS) : -1;
-    char *out = k >= 0 ? pyjson_splice_members(m, k, n, edits) : NULL;
+    char *out = k >= 0 ? pyjson_splice_members(m, k, n, 0, edits) : NULL;
     free(m);
     return out;
 }
 
-char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, const cJSON *edits)
+char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int level, const cJSON *edits)
 {
+    if (level < 0 || level > PYJSON_MEMBERS_MAX_LEVEL)
+        return NULL;
     const cJSON *e;
     cJSON_ArrayForEach(e, edits)
         for (const unsigned char *c = (const unsigned char *)e->string; *c; c++)
@@ -258,7 +269,9 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, cons
         if (any)
             PUTL(&b, ",");
         any = true;
-        PUTL(&b, "\n    \"");
+        PUTL(&b, "\n");
+        indent(&b, level + 1);
+        PUTL(&b, "\"");
         put(&b, m[i].key, m[i].key_len);
         PUTL(&b, "\": ");
         int j = 0;
@@ -267,7 +280,7 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, cons
                 break;
         if (e) {
             placed[j] = true;
-            print_item(&b, e, 1);
+            print_item(&b, e, level + 1);
         } else {
             put(&b, m[i].value, m[i].value_len);
         }
@@ -280,15 +293,17 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, cons
         if (any)
             PUTL(&b, ",");
         any = true;
-        PUTL(&b, "\n    ");
+        PUTL(&b, "\n");
+        indent(&b, level + 1);
         put_string(&b, e->string);
         PUTL(&b, ": ");
-        print_item(&b, e, 1);
+        print_item(&b, e, level + 1);
     }
-    if (any)
-        PUTL(&b, "\n}");
-    else
-        PUTL(&b, "}");
+    if (any) {
+        PUTL(&b, "\n");
+        indent(&b, level);
+    }
+    PUTL(&b, "}");
     b.s[b.n] = '\0';
     free(placed);
     return b.s;

@@ -55,6 +55,8 @@ struct pyjson_member {
  * lays out an object (or has more than max members). */
 #define PYJSON_MEMBERS_MAX_LEVEL 8
 int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *m, int max);
+/* The index of the first of the k members whose key text is key, or -1. */
+int pyjson_find_member(const struct pyjson_member *m, int k, const char *key);
 /* pyjson_print of the object printed in text, after setting each member of
  * edits in turn as a Python dict assignment would (a key present keeps its
  * place, the first such member taking the value; a new key goes last), or
@@ -62,9 +64,11 @@ int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *
  * edit's key needs escaping. Exact only for text pyjson_print printed:
  * other text keeps its own spelling outside the edits. */
 char *pyjson_splice(const char *text, size_t n, const cJSON *edits);
-/* The same from the text's k members (pyjson_members at level 0, kept by a
- * caller that has them already; n: the text's length, a size hint). */
-char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, const cJSON *edits);
+/* The same from the k members of an object printed at nesting depth level
+ * (pyjson_members at that level, kept by a caller that has them already; n:
+ * the object's text length, a size hint): the object's new text, laid out
+ * for that depth, e.g. a member's new value for a splice one level up. */
+char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int level, const cJSON *edits);
 
 /* Makes cJSON allocate its nodes and strings from the per-thread lookaside
  * lists of traces/opstr.c instead of malloc: the energy and carbon stages

@@ -18,6 +18,8 @@ struct entry {
     off_t size;
     struct timespec mtime;
     bool json;                 /* a printed statistics file: no ops */
+    void *facts;               /* json: what readers take from it (or NULL) */
+    size_t facts_len;
     struct trace t;            /* empty once handed over */
     size_t bytes;              /* counted against the budget while held */
     struct entry *next;        /* hash chain */
@@ -60,6 +62,7 @@ static void unlink_entry(struct entry **link)
     memo.bytes -= x->bytes;
     memo.nlive--;
     trace_free(&x->t);
+    free(x->facts);
     free(x);
 }
 
@@ -143,7 +146,7 @@ static void hold(struct entry *x, const struct stat *st)
     x->ino = st->st_ino;
     x->size = st->st_size;
     x->mtime = st->st_mtim;
-    size_t bytes = x->bytes = sizeof *x + trace_bytes(&x->t);
+    size_t bytes = x->bytes = sizeof *x + trace_bytes(&x->t) + x->facts_len;
     pthread_mutex_lock(&memo.lock);
     bool keep = memo.recording && memo.bytes + bytes <= memo.budget && make_room();
     if (keep) {
@@ -160,6 +163,7 @@ static void hold(struct entry *x, const struct stat *st)
     pthread_mutex_unlock(&memo.lock);
     if (!keep) {
         trace_free(&x->t);
+        free(x->facts);
         free(x);
     }
 }
@@ -174,12 +178,16 @@ void trace_memo_put(const struct stat *st, const struct trace *t, const struct t
     hold(x, st);
 }
 
-void trace_memo_put_json(const struct stat *st)
+void trace_memo_put_json(const struct stat *st, const void *facts, size_t n)
 {
     struct entry *x = trace_memo_recording() ? calloc(1, sizeof *x) : NULL;
     if (!x)
         return;
     x->json = true;
+    if (facts && n && (x->facts = malloc(n))) {
+        memcpy(x->facts, facts, n);
+        x->facts_len = n;
+    }
     hold(x, st);
 }
 
@@ -193,13 +201,18 @@ static const struct entry *held(const char *path, struct stat *st)
     return x && same_file(x, st) ? x : NULL;
 }
 
-bool trace_memo_json_printed(const char *path, size_t len)
+bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n, bool *got_facts)
 {
     struct stat st;
     pthread_mutex_lock(&memo.lock);
     const struct entry *x = held(path, &st);
     bool printed = x && x->json && (size_t)st.st_size == len;
+    bool got = printed && facts && x->facts && x->facts_len == n;
+    if (got)
+        memcpy(facts, x->facts, n);
     pthread_mutex_unlock(&memo.lock);
+    if (got_facts)
+        *got_facts = got;
     return printed;
 }
 

@@ -2,8 +2,9 @@
  * of the same process need not parse them in full again (`npusim suite`):
  * per-op traces, whose ops are held (the energy stage re-reads every per-op
  * CSV the sweeps just wrote), and statistics JSON files printed by
- * pyjson_print, of which only that fact is kept (the carbon stage then edits
- * their text in place, pyjson_splice, instead of parsing and re-printing it).
+ * pyjson_print, of which that fact is kept with the configurations their
+ * sim_config holds (the energy and carbon stages then edit their text in
+ * place, pyjson_splice, instead of parsing and re-printing it).
  *
  * While recording, write_outputs and write_outputs_staged (common.c) hand
  * every CSV they commit to trace_memo_put, which keeps the ops the file would
@@ -42,11 +43,15 @@ void trace_memo_end(void);
  * budget. Call only once the file is in place (committed). */
 void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o);
 /* Remembers that the file st is the text of pyjson_print (of an object), as
- * write_outputs does for outputs marked json. Same conditions as above. */
-void trace_memo_put_json(const struct stat *st);
+ * write_outputs does for outputs marked json, and keeps a copy of facts (n
+ * bytes; NULL: none): what a reader would otherwise take out of the text by
+ * parsing it (cli/sim_facts.h). Same conditions as above. */
+void trace_memo_put_json(const struct stat *st, const void *facts, size_t n);
 /* Whether the file at path, len bytes long (the text just read from it), is
- * such a printed file, unchanged since it was written. */
-bool trace_memo_json_printed(const char *path, size_t len);
+ * such a printed file, unchanged since it was written. When it is and it
+ * came with n bytes of facts, they are copied to facts and *got_facts set
+ * (facts and got_facts may be NULL). */
+bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n, bool *got_facts);
 /* Appends the ops of the CSV at path to t: from the memo when path is a
  * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv.
  * A held trace is handed over once (moved into t, its memory the reader's

@@ -549,7 +549,7 @@ static void test_pyjson_splice(void **state)
     size_t cap = sizeof stats + 64;
     char *buf = malloc(cap);
     assert_non_null(buf);
-    int spliced = 0;
+    int spliced = 0, spliced_deeper = 0;
     for (int iter = 0; iter < 3000; iter++) {
         mutate(&m, stats, json_alphabet, buf, cap);
         int line = 0;
@@ -575,12 +575,46 @@ static void test_pyjson_splice(void **state)
             spliced++;
         }
         free(got);
+        /* One level down (the energy stage's edit of sim_config): splicing
+         * the member's members at depth 1, then the member into the text,
+         * equals setting the keys in the member's tree and printing. */
+        const cJSON *sim = cJSON_IsObject(j) ? cJSON_GetObjectItemCaseSensitive(j, "sim_config") : NULL;
+        if (cJSON_IsObject(sim)) {
+            struct pyjson_member top[64], inner[64];
+            char *now = pyjson_print(j);
+            int k = pyjson_members(now, strlen(now), 0, top, 64);
+            int at = pyjson_find_member(top, k, "sim_config");
+            assert_true(at >= 0);
+            int ki = pyjson_members(top[at].value, top[at].value_len, 1, inner, 64);
+            assert_true(ki >= 0);
+            cJSON *sub = cJSON_CreateObject();
+            for (int n = (int)(next(&m) % 3); n > 0; n--)
+                jset(sub, keys[next(&m) % (sizeof keys / sizeof keys[0])], random_value(&m, 0));
+            char *sim_text = pyjson_splice_members(inner, ki, top[at].value_len, 1, sub);
+            assert_non_null(sim_text);
+            cJSON *outer = cJSON_CreateObject();
+            cJSON_AddItemToObject(outer, "sim_config", cJSON_CreateRaw(sim_text));
+            char *got2 = pyjson_splice_members(top, k, strlen(now), 0, outer);
+            const cJSON *e;
+            cJSON_ArrayForEach(e, sub)
+                jset((cJSON *)sim, e->string, cJSON_Duplicate(e, true));
+            char *want = pyjson_print(j);
+            assert_string_equal(got2, want);
+            free(want);
+            free(got2);
+            free(sim_text);
+            free(now);
+            cJSON_Delete(outer);
+            cJSON_Delete(sub);
+            spliced_deeper++;
+        }
         free(text);
         cJSON_Delete(edits);
         cJSON_Delete(j);
     }
     free(buf);
     assert_true(spliced > 100);
+    assert_true(spliced_deeper > 100);
 
     /* A repeated key: the first takes the edit, as in the tree. */
     const char *dup = "{\n    \"a\": 1,\n    \"a\": 2\n}";

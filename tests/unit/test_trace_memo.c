@@ -11,6 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <math.h>
+
+#include "cli/pyjson.h"
+#include "cli/rawjson.h"
+#include "cli/sim_facts.h"
 #include "cli/trace_memo.h"
 #include "traces/trace_csv.h"
 
@@ -242,8 +248,9 @@ static void test_not_held(void **state)
     trace_memo_end();
 }
 
-/* Printed statistics files are remembered by identity only: the text is
- * read from the file, and only an unchanged file of that length counts. */
+/* Printed statistics files are remembered by identity, with their facts:
+ * the text is read from the file, and only an unchanged file of that length
+ * counts; facts come back only to a reader asking for as many bytes. */
 static void test_printed_json(void **state)
 {
     (void)state;
@@ -256,15 +263,26 @@ static void test_printed_json(void **state)
     fclose(f);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
+    const double facts[2] = { 1.5, -2 };
+    double got[2] = { 0, 0 };
+    bool have = true;
     trace_memo_begin(1 << 20);
-    assert_false(trace_memo_json_printed(path, strlen(text)));
-    trace_memo_put_json(&st);   /* not recording: not remembered */
-    assert_false(trace_memo_json_printed(path, strlen(text)));
+    assert_false(trace_memo_json_printed(path, strlen(text), got, sizeof got, &have));
+    assert_false(have);
+    trace_memo_put_json(&st, facts, sizeof facts);   /* not recording: not remembered */
+    assert_false(trace_memo_json_printed(path, strlen(text), NULL, 0, NULL));
     trace_memo_record(true);
-    trace_memo_put_json(&st);
+    trace_memo_put_json(&st, facts, sizeof facts);
     trace_memo_record(false);
-    assert_true(trace_memo_json_printed(path, strlen(text)));
-    assert_false(trace_memo_json_printed(path, strlen(text) - 1));   /* not the whole file */
+    assert_true(trace_memo_json_printed(path, strlen(text), NULL, 0, NULL));
+    assert_true(trace_memo_json_printed(path, strlen(text), got, sizeof got[0], &have));
+    assert_false(have);   /* another size: not these facts */
+    assert_true(got[0] == 0);
+    assert_true(trace_memo_json_printed(path, strlen(text), got, sizeof got, &have));
+    assert_true(have);
+    assert_memory_equal(got, facts, sizeof facts);
+    assert_false(trace_memo_json_printed(path, strlen(text) - 1, got, sizeof got, &have));   /* not the whole file */
+    assert_false(have);
     struct trace t;
     trace_init(&t);
     struct npu_err e;
@@ -273,8 +291,99 @@ static void test_printed_json(void **state)
     f = fopen(path, "ab");
     fputs("\n", f);
     fclose(f);
-    assert_false(trace_memo_json_printed(path, strlen(text) + 1));
+    assert_false(trace_memo_json_printed(path, strlen(text) + 1, NULL, 0, NULL));
+
+    /* Without facts: printed, no facts. */
+    assert_int_equal(stat(path, &st), 0);
+    trace_memo_record(true);
+    trace_memo_put_json(&st, NULL, 0);
+    trace_memo_record(false);
+    assert_true(trace_memo_json_printed(path, strlen(text) + 1, got, sizeof got, &have));
+    assert_false(have);
     trace_memo_end();
+}
+
+/* A sim_config tree and its printed text, parsed back as the energy and
+ * carbon stages parse it, give the same facts, byte for byte: the sweep's
+ * facts stand for the parse they replace. Every chip of configs/chips, and
+ * chips of random values (doubles of any magnitude and digit count). */
+static void check_facts_round_trip(const struct chip_config *chip, const struct system_config *sys, double num_chips)
+{
+    cJSON *sim = cJSON_CreateObject();
+    fields_to_json(&chip_fields, chip, sim);
+    fields_to_json(&system_fields, sys, sim);
+    if (num_chips >= 0)
+        cJSON_AddNumberToObject(sim, "num_chips", num_chips);
+    struct sim_facts want, got;
+    struct npu_err e;
+    assert_int_equal(sim_facts_from_json(&want, sim, &e), 0);
+    char *text = pyjson_print(sim);
+    for (int py = 0; py < 2; py++) {
+        int line;
+        cJSON *back = rawjson_parse(text, strlen(text), py, &line);
+        assert_non_null(back);
+        assert_int_equal(sim_facts_from_json(&got, back, &e), 0);
+        assert_memory_equal(&got, &want, sizeof want);
+        cJSON_Delete(back);
+    }
+    free(text);
+    cJSON_Delete(sim);
+}
+
+static void test_sim_facts_round_trip(void **state)
+{
+    (void)state;
+    struct system_config sys;
+    system_config_default(&sys);
+    int chips = 0;
+    struct dirent *d;
+    DIR *dp = opendir("configs/chips");
+    assert_non_null(dp);
+    while ((d = readdir(dp)) != NULL) {
+        if (!strstr(d->d_name, ".json"))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "configs/chips/%s", d->d_name);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        cJSON *j = cJSON_Parse(buf);
+        assert_non_null(j);
+        struct chip_config chip;
+        chip_config_default(&chip);
+        struct npu_err e;
+        assert_int_equal(fields_from_json(&chip_fields, &chip, j, NULL, &e), 0);
+        cJSON_Delete(j);
+        check_facts_round_trip(&chip, &sys, 8);
+        chips++;
+    }
+    closedir(dp);
+    assert_true(chips >= 4);
+
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < 300; i++) {
+        struct chip_config chip;
+        chip_config_default(&chip);
+        for (size_t k = 0; k < chip_fields.n; k++) {
+            const struct field_desc *fd = &chip_fields.f[k];
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            void *at = (char *)&chip + fd->offset;
+            if (fd->type == FT_DOUBLE) {
+                double v = (double)(x >> 11) / (double)(1ull << 53) * pow(10, (int)(x % 24) - 8);
+                memcpy(at, &v, sizeof v);
+            } else if (fd->type == FT_INT) {
+                int64_t v = (int64_t)(x % 100000) + 1;
+                memcpy(at, &v, sizeof v);
+            }
+        }
+        sys.PUE = 1 + (double)(x % 1000) / 997;
+        check_facts_round_trip(&chip, &sys, i % 3 ? (double)(i + 1) : -1);
+    }
 }
 
 int main(void)
@@ -285,6 +394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_identity_is_size_and_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_held, setup, teardown),
         cmocka_unit_test_setup_teardown(test_printed_json, setup, teardown),
+        cmocka_unit_test(test_sim_facts_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
