@@ -26,20 +26,39 @@ static inline int u64_ndigits(uint64_t u)
     return t - (v < pow10[t]) + 1;
 }
 
+static const char u64_digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                      "8081828384858687888990919293949596979899";
+
+/* The 8 digits of v < 10^8, zero-padded, at p: its halves' digit pairs are
+ * independent of each other, so the 32-bit divisions overlap. */
+static inline void u32_put8(char *p, uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, u64_digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, u64_digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, u64_digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, u64_digit_pairs + 2 * (lo % 100), 2);
+}
+
 /* Writes the digits of u so that they end just before end; returns the
- * first digit. The caller provides u64_ndigits(u) bytes before end. */
+ * first digit. The caller provides u64_ndigits(u) bytes before end. Eight
+ * digits per 64-bit division (a float's 17-digit mantissa takes two), then
+ * pairs in 32 bits. */
 static inline char *u64_put_digits(uint64_t u, char *end)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
     char *d = end;
-    for (; u >= 100; u /= 100)
-        memcpy(d -= 2, pairs + 2 * (u % 100), 2);
-    if (u >= 10)
-        memcpy(d -= 2, pairs + 2 * u, 2);
+    while (u >= 100000000) {
+        u32_put8(d -= 8, (uint32_t)(u % 100000000));
+        u /= 100000000;
+    }
+    uint32_t v = (uint32_t)u;
+    for (; v >= 100; v /= 100)
+        memcpy(d -= 2, u64_digit_pairs + 2 * (v % 100), 2);
+    if (v >= 10)
+        memcpy(d -= 2, u64_digit_pairs + 2 * v, 2);
     else
-        *--d = (char)('0' + u);
+        *--d = (char)('0' + v);
     return d;
 }
 

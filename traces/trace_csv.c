@@ -155,10 +155,34 @@ static inline void sb_char(struct sbuf *b, char c)
         b->p[b->n++] = c;
 }
 
+/* Rows are written under one reservation: put_row makes room for
+ * ROW_RESERVE bytes, enough for every cell but the strings, which reserve
+ * their own length plus ROW_RESERVE again (sb_text). So the number cells and
+ * separators (the bulk of a row) append unchecked: u_char, u_mem. After a
+ * failed reservation (oom latched) nothing more is written than fits. */
+#define ROW_RESERVE ((size_t)(TRACE_CSV_NCOLS + TRACE_CSV_NSLACK + 2) * (PY_REPR_MAX + 1) + 2)
+
+static inline void u_char(struct sbuf *b, char c) { b->p[b->n++] = c; }
+
+static inline void u_mem(struct sbuf *b, const char *s, size_t n)
+{
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+/* A string's n bytes, keeping the row's reservation. */
+static inline void sb_text(struct sbuf *b, const char *s, size_t n)
+{
+    if (sb_reserve(b, n + ROW_RESERVE) == 0)
+        u_mem(b, s, n);
+}
+
 /* Python's QUOTE_MINIMAL: quote iff the field holds the delimiter, the quote
  * character or a line-terminator character; double embedded quotes. */
 static void sb_quoted(struct sbuf *b, const char *s)
 {
+    if (sb_reserve(b, 2 * strlen(s) + 2 + ROW_RESERVE) != 0)
+        return;   /* the worst case (every byte a quote) fits: the appends below never grow */
     sb_char(b, '"');
     for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
         sb_mem(b, s, (size_t)(q - s) + 1);
@@ -179,7 +203,7 @@ static void sb_field(struct sbuf *b, const char *s)
     while (csv_plain_at((unsigned char)s[n]))
         n++;
     if (s[n] == '\0')
-        sb_mem(b, s, n);
+        sb_text(b, s, n);
     else
         sb_quoted(b, s);
 }
@@ -192,8 +216,8 @@ static inline void sb_opstr(struct sbuf *b, const char *s)
     if (!opstr_csv_form(s, &n, &quoted)) {
         sb_field(b, s);
     } else if (!quoted) {
-        sb_mem(b, s, n);
-    } else if (sb_reserve(b, n + 2) == 0) {
+        sb_text(b, s, n);
+    } else if (sb_reserve(b, n + 2 + ROW_RESERVE) == 0) {
         b->p[b->n] = '"';
         memcpy(b->p + b->n + 1, s, n);
         b->p[b->n + 1 + n] = '"';
@@ -203,11 +227,13 @@ static inline void sb_opstr(struct sbuf *b, const char *s)
 
 static void sb_i64(struct sbuf *b, int64_t v)
 {
+    if ((uint64_t)v < 10) {   /* one digit: zeros fill many columns */
+        u_char(b, (char)('0' + v));
+        return;
+    }
     /* Work in unsigned so INT64_MIN negates without overflow. */
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     size_t len = (size_t)(v < 0) + (size_t)u64_ndigits(u);
-    if (sb_reserve(b, len) != 0)
-        return;
     char *s = u64_put_digits(u, b->p + b->n + len);   /* digits straight into place */
     if (v < 0)
         s[-1] = '-';
@@ -220,11 +246,10 @@ static void sb_repr(struct sbuf *b, double x)
     /* Integral values below 2^53 print as Python does, "N.0", exactly. */
     if (fabs(x) < 9007199254740992.0 && x == (double)(int64_t)x && !(x == 0 && signbit(x))) {
         sb_i64(b, (int64_t)x);
-        sb_mem(b, ".0", 2);
+        u_mem(b, ".0", 2);
         return;
     }
-    if (sb_reserve(b, PY_REPR_MAX) == 0)
-        b->n += py_repr_fmt(x, b->p + b->n);
+    b->n += py_repr_fmt(x, b->p + b->n);
 }
 
 static int64_t compute_ns(const struct op *op) { return op->sa_ns > op->vu_ns ? op->sa_ns : op->vu_ns; }
@@ -236,7 +261,7 @@ static void sb_energy(struct sbuf *b, const struct op *op, double v)
     if (op->energy_done)
         sb_repr(b, v);
     else
-        sb_char(b, '0');
+        u_char(b, '0');
 }
 
 /* Power = energy / exe * 1e9 in that order (same rounding as the reference);
@@ -244,16 +269,34 @@ static void sb_energy(struct sbuf *b, const struct op *op, double v)
 static void sb_power(struct sbuf *b, const struct op *op, double energy_J)
 {
     if (op->exe_ns == 0)
-        sb_mem(b, "-1", 2);
+        u_mem(b, "-1", 2);
     else
         sb_repr(b, (op->energy_done ? energy_J : 0.0) / (double)op->exe_ns * 1e9);
+}
+
+/* The per-component column blocks, by column: put_cell's first dispatch
+ * (one jump instead of a chain of range tests per cell). */
+enum cell_group { G_SINGLE, G_DVFS_POL, G_DVFS_SCALE, G_ACT, G_STATIC, G_DYNAMIC, G_SETPM };
+static unsigned char col_group[TRACE_CSV_NCOLS];
+
+static void build_col_groups(void)
+{
+    static const struct { int first, last; enum cell_group g; } blocks[] = {
+        { C_DVFS_POL_SA, C_DVFS_F_ICI, G_DVFS_POL }, { C_DVFS_SCALE_SA, C_DVFS_EFF_ICI, G_DVFS_SCALE },
+        { C_ACT_SA, C_ACT_ICI, G_ACT }, { C_ST_SA, C_ST_OTHER, G_STATIC }, { C_DY_SA, C_DY_OTHER, G_DYNAMIC },
+        { C_SETPM_SA, C_SETPM_ICI, G_SETPM },
+    };
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        for (int c = blocks[i].first; c <= blocks[i].last; c++)
+            col_group[c] = (unsigned char)blocks[i].g;
 }
 
 /* Writes column c of op. Stats cells the op's statistics class lacks are "". */
 static void put_cell(struct sbuf *b, const struct op *op, enum col c)
 {
     bool base = op->stats_kind == STATS_BASE;
-    if (c >= C_DVFS_POL_SA && c <= C_DVFS_F_ICI) {
+    switch ((enum cell_group)col_group[c]) {
+    case G_DVFS_POL: {
         const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_POL_SA) / 3];
         switch ((c - C_DVFS_POL_SA) % 3) {
         case 0: sb_field(b, d->policy); break;
@@ -262,7 +305,7 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
         }
         return;
     }
-    if (c >= C_DVFS_SCALE_SA && c <= C_DVFS_EFF_ICI) {
+    case G_DVFS_SCALE: {
         const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_SCALE_SA) / 2];
         if ((c - C_DVFS_SCALE_SA) % 2 == 0)
             sb_i64(b, d->scaling_time_ns);
@@ -270,21 +313,11 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
             sb_repr(b, d->efficiency_pct);
         return;
     }
-    if (c >= C_ACT_SA && c <= C_ACT_ICI) {
-        sb_repr(b, op->dvfs[c - C_ACT_SA].activity);
-        return;
-    }
-    if (c >= C_ST_SA && c <= C_ST_OTHER) {
-        sb_energy(b, op, op->static_J[c - C_ST_SA]);
-        return;
-    }
-    if (c >= C_DY_SA && c <= C_DY_OTHER) {
-        sb_energy(b, op, op->dynamic_J[c - C_DY_SA]);
-        return;
-    }
-    if (c >= C_SETPM_SA && c <= C_SETPM_ICI) {
-        sb_i64(b, op->num_setpm[c - C_SETPM_SA]);
-        return;
+    case G_ACT: sb_repr(b, op->dvfs[c - C_ACT_SA].activity); return;
+    case G_STATIC: sb_energy(b, op, op->static_J[c - C_ST_SA]); return;
+    case G_DYNAMIC: sb_energy(b, op, op->dynamic_J[c - C_DY_SA]); return;
+    case G_SETPM: sb_i64(b, op->num_setpm[c - C_SETPM_SA]); return;
+    case G_SINGLE: break;
     }
     switch (c) {
     case C_FUSION: sb_i64(b, op->fusion_id); break;
@@ -303,7 +336,7 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
     case C_PCIE: sb_i64(b, op->pcie_ns); break;
     case C_DCN_AGG: case C_DCN0: case C_TEMP_MEM: case C_PERS_MEM:
     case C_TRANSPOSE: case C_PERMUTE:
-        sb_char(b, '0'); /* never set by the reference */
+        u_char(b, '0'); /* never set by the reference */
         break;
     case C_SA: sb_i64(b, op->sa_ns); break;
     case C_VU: sb_i64(b, op->vu_ns); break;
@@ -313,7 +346,7 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
     case C_FLOPS: sb_i64(b, op->flops); break;
     case C_OPCODE: sb_opstr(b, op->opcode); break;
     case C_WEIGHT: sb_i64(b, op->weight_bytes); break;
-    case C_OUTPUT_SHAPE: sb_mem(b, "[]", 2); break;
+    case C_OUTPUT_SHAPE: u_mem(b, "[]", 2); break;
     case C_PARSED: sb_opstr(b, op->parsed_op_type); break;
     case C_DIM_LABELS: if (!base) sb_opstr(b, op->dim_labels); break;
     case C_TILE_SHAPES: if (!base) sb_opstr(b, op->tile_shapes); break;
@@ -333,17 +366,17 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
     case C_DY_W: sb_power(b, op, op_dynamic_energy_J(op)); break;
     case C_TOT_W: sb_power(b, op, op_total_energy_J(op)); break;
     case C_TFLOPS:
-        if (op->exe_ns == 0) sb_char(b, '0'); else sb_repr(b, op_tflops_per_sec(op));
+        if (op->exe_ns == 0) u_char(b, '0'); else sb_repr(b, op_tflops_per_sec(op));
         break;
     case C_HBM_BW:
-        if (op->exe_ns == 0) sb_char(b, '0'); else sb_repr(b, op_hbm_bw_GBps(op));
+        if (op->exe_ns == 0) u_char(b, '0'); else sb_repr(b, op_hbm_bw_GBps(op));
         break;
     /* Untimed ops keep the reference's int 0 default. */
     case C_FLOPS_UTIL:
-        if (op->bounded_by == BOUND_NONE) sb_char(b, '0'); else sb_repr(b, op->flops_util);
+        if (op->bounded_by == BOUND_NONE) u_char(b, '0'); else sb_repr(b, op->flops_util);
         break;
     case C_HBM_UTIL:
-        if (op->bounded_by == BOUND_NONE) sb_char(b, '0'); else sb_repr(b, op->hbm_bw_util);
+        if (op->bounded_by == BOUND_NONE) u_char(b, '0'); else sb_repr(b, op->hbm_bw_util);
         break;
     default: break; /* ranges handled above */
     }
@@ -382,7 +415,8 @@ static void build_header(struct sbuf *b, bool phase_column, bool group_column, b
 }
 
 /* The header line of each (phase, group, slack) combination, built once per
- * process: a sweep writes thousands of files with the same few headers. */
+ * process (with col_group): a sweep writes thousands of files with the same
+ * few headers. */
 static struct sbuf headers[8];
 static once_flag headers_once = ONCE_FLAG_INIT;
 
@@ -390,6 +424,7 @@ static void build_headers(void)
 {
     for (int i = 0; i < 8; i++)
         build_header(&headers[i], i & 1, i & 2, i & 4);
+    build_col_groups();
 }
 
 static void put_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
@@ -404,29 +439,31 @@ static void put_header(struct sbuf *b, bool phase_column, bool group_column, boo
 
 static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
 {
+    if (sb_reserve(b, ROW_RESERVE) != 0)
+        return;   /* oom: latched, reported by flush_row */
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
-            sb_char(b, ',');
+            u_char(b, ',');
         put_cell(b, op, (enum col)c);
     }
     /* Ops without slack (never through the energy stage) write zeros. */
     for (int c = 0; slack && c < NUM_SLACK; c++) {
-        sb_char(b, ',');
+        u_char(b, ',');
         sb_i64(b, op->has_slack ? op->dvfs_extra_ns[c] : 0);
     }
     for (int c = 0; slack && c < NUM_SLACK; c++) {
-        sb_char(b, ',');
+        u_char(b, ',');
         sb_repr(b, op->has_slack ? op->dvfs_extra_ratio[c] : 0.0);
     }
     if (phase_column) {
-        sb_char(b, ',');
+        u_char(b, ',');
         sb_field(b, phase_name(op->phase));
     }
     if (phase_column && group_column) {
-        sb_char(b, ',');
+        u_char(b, ',');
         sb_i64(b, op->group);
     }
-    sb_mem(b, "\r\n", 2);
+    u_mem(b, "\r\n", 2);
 }
 
 /* Each row is formatted once and appended to every output whose phase filter

@@ -166,6 +166,86 @@ static void test_columns(void **state)
     free(ref.p);
 }
 
+/* Strings far longer than the writer's buffer (80 KiB, grown mid-row) and
+ * than its row reservation, plain, quoted and full of quotes, between the
+ * number cells of rows written to three outputs at once: every byte lands
+ * (the sanitizer build would see a write past the buffer) and reads back. */
+static void test_long_strings(void **state)
+{
+    (void)state;
+    struct trace t;
+    trace_init(&t);
+    size_t n = 300000;
+    char *plain = malloc(n + 1), *comma = malloc(n + 1), *quotes = malloc(n + 1);
+    assert_true(plain && comma && quotes);
+    for (size_t i = 0; i < n; i++) {
+        plain[i] = (char)('a' + i % 26);
+        comma[i] = i % 1000 == 999 ? ',' : 'b';
+        quotes[i] = i % 3 ? '"' : 'q';
+    }
+    plain[n] = comma[n] = quotes[n] = '\0';
+    for (int i = 0; i < 6; i++) {
+        struct op *op = make_op(&t, "Mul(x)");
+        op->phase = i % 2 ? PHASE_DECODE : PHASE_PREFILL;
+        op_set(&op->description, i % 3 == 0 ? plain : i % 3 == 1 ? comma : quotes);
+        op_set(&op->in_shapes, i % 3 == 2 ? plain : comma);
+        strcpy(op->dvfs[0].policy, i % 2 ? "a,b" : "q\"q");
+    }
+    FILE *f[3];
+    char *buf[3];
+    size_t len[3];
+    struct trace_csv_opts opts[3] = { { PHASE_NONE, false, false }, { PHASE_PREFILL, false, false },
+                                      { PHASE_DECODE, false, true } };
+    for (int k = 0; k < 3; k++)
+        assert_non_null(f[k] = open_memstream(&buf[k], &len[k]));
+    struct npu_err e;
+    assert_int_equal(trace_write_csv_multi(&t, f, opts, 3, &e), 0);
+    for (int k = 0; k < 3; k++) {
+        fclose(f[k]);
+        struct trace u;
+        trace_init(&u);
+        assert_int_equal(trace_read_csv_buffer(&u, buf[k], len[k], "long.csv", &e), 0);
+        assert_i64(u.n, k == 0 ? 6 : 3);
+        for (size_t i = 0; i < u.n; i++) {
+            const struct op *want = &t.ops[k == 0 ? i : 2 * i + (k == 2)];
+            assert_string_equal(u.ops[i].description, want->description);
+            assert_string_equal(u.ops[i].in_shapes, want->in_shapes);
+            assert_string_equal(u.ops[i].dvfs[0].policy, want->dvfs[0].policy);
+            assert_i64(u.ops[i].exe_ns, want->exe_ns);
+        }
+        trace_free(&u);
+        free(buf[k]);
+    }
+    trace_free(&t);
+
+    /* Descriptions ending within a row's length of the buffer's end (its
+     * first size, 128 KiB, less the row's start): the cells after them must
+     * not run past it. */
+    trace_init(&t);
+    for (size_t l = 131072 - 4096; l <= 131072; l += 64) {
+        struct op *op = make_op(&t, "Mul(x)");
+        plain[l] = '\0';
+        op_set(&op->description, plain);
+        plain[l] = (char)('a' + l % 26);
+    }
+    FILE *g = open_memstream(&buf[0], &len[0]);
+    assert_non_null(g);
+    assert_int_equal(trace_write_csv_multi(&t, &g, opts, 1, &e), 0);
+    fclose(g);
+    struct trace u;
+    trace_init(&u);
+    assert_int_equal(trace_read_csv_buffer(&u, buf[0], len[0], "long.csv", &e), 0);
+    assert_i64(u.n, t.n);
+    for (size_t i = 0; i < u.n; i++)
+        assert_string_equal(u.ops[i].description, t.ops[i].description);
+    trace_free(&u);
+    free(buf[0]);
+    free(plain);
+    free(comma);
+    free(quotes);
+    trace_free(&t);
+}
+
 static void test_quoting_and_crlf(void **state)
 {
     (void)state;
@@ -1133,6 +1213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_columns),
         cmocka_unit_test(test_quoting_and_crlf),
+        cmocka_unit_test(test_long_strings),
         cmocka_unit_test(test_cells_timed_no_energy),
         cmocka_unit_test(test_cells_energy),
         cmocka_unit_test(test_blank_stats_per_kind),
