@@ -30,7 +30,6 @@ void op_setn(char **field, const char *s, size_t n)
         c = opstr_alloc(n + 1);
         memcpy(c, s, n);
         c[n] = '\0';
-        opstr_seal(c, n);
     }
     opstr_release(*field);
     *field = c;
@@ -48,7 +47,6 @@ void op_setf(char **field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(c, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    opstr_seal(c, (size_t)n);
     opstr_release(*field);
     *field = c;
 }

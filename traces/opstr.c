@@ -9,9 +9,9 @@
  * fixed block sizes and freed blocks wait on per-thread free lists for the
  * next string, up to a bound; longer strings use malloc directly.
  *
- * Each block starts with an 8-byte header: its size class in the first byte
- * (NCLS: a plain malloc), in the next three the length and CSV form of a
- * sealed text (opstr_seal), and in the last four a count of references. An
+ * Each block starts with an 8-byte header: a word holding its size class
+ * (NCLS: a plain malloc) and, once a writer has scanned it, the length and
+ * CSV form of its text (the seal, opstr.h), then a count of references. An
  * op string is never written after it is made, so copies of an op (energy
  * strategies, traces held by cli/trace_memo.c) share it: opstr_share counts
  * one more owner, and the block goes when the last one releases it. The
@@ -34,7 +34,8 @@ const char opstr_empty[1] = "";
 
 #define HDR OPSTR_HDR             /* header bytes; keeps the text 8-aligned */
 #define REF_AT 4                 /* the reference count's offset in the header */
-_Static_assert(REF_AT + sizeof(atomic_uint) <= HDR, "the count fits in the header");
+_Static_assert(sizeof(atomic_uint) <= REF_AT && REF_AT + sizeof(atomic_uint) <= HDR,
+               "the class-and-seal word and the count fit in the header");
 #define NCLS 4
 static const size_t cls_bytes[NCLS] = { 32, 64, 128, 256 };   /* header included */
 #define LIST_MAX 1024            /* blocks kept per class and thread (< 0.5 MiB) */
@@ -113,25 +114,19 @@ char *opstr_alloc(size_t n)
     } else {
         b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
     }
-    b[0] = (unsigned char)c;
-    b[1] = b[2] = b[3] = 0;   /* not sealed */
+    atomic_init((atomic_uint *)(void *)b, c);   /* not sealed */
     atomic_init((atomic_uint *)(void *)(b + REF_AT), 1u);
     return (char *)b + HDR;
 }
 
-void opstr_seal(char *s, size_t len)
+unsigned opstr_seal(const char *s)
 {
-    unsigned char *b = (unsigned char *)s - HDR;
-    size_t v = 0;
-    /* A text with a quote (doubled when written) or a NUL within len stays
-     * unsealed: writers scan those. */
-    if (len <= OPSTR_SEALED_MAX && strcspn(s, "\"") == len) {
-        bool quoted = strcspn(s, ",\r\n") != len;
-        v = (len + 1) << 1 | quoted;
-    }
-    b[1] = (unsigned char)v;
-    b[2] = (unsigned char)(v >> 8);
-    b[3] = (unsigned char)(v >> 16);
+    size_t len = strcspn(s, "\""), cut = strcspn(s, ",\r\n");
+    unsigned v = s[len] != '\0' || len > OPSTR_SEALED_MAX ? OPSTR_UNSEALED
+                                                          : (unsigned)(len + 1) << 1 | (cut != len);
+    atomic_uint *meta = (atomic_uint *)(void *)(s - HDR);   /* the header, not the text */
+    atomic_store_explicit(meta, atomic_load_explicit(meta, memory_order_relaxed) | v << 8, memory_order_relaxed);
+    return v;
 }
 
 static atomic_uint *refs(char *s) { return (atomic_uint *)(void *)(s - HDR + REF_AT); }
@@ -152,7 +147,7 @@ void opstr_release(char *s)
         atomic_fetch_sub_explicit(r, 1u, memory_order_acq_rel) != 1u)
         return;   /* others still hold it */
     unsigned char *b = (unsigned char *)s - HDR;
-    unsigned c = b[0];
+    unsigned c = atomic_load_explicit((atomic_uint *)(void *)b, memory_order_relaxed) & 0xffu;
     if (KEEP_BLOCKS && c < NCLS && lists[c].n < LIST_MAX && may_keep()) {
         struct free_block *f = (struct free_block *)(void *)b;
         f->next = lists[c].head;

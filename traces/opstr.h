@@ -8,9 +8,9 @@
 #ifndef NPUSIM_OPSTR_H
 #define NPUSIM_OPSTR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 
 /* The shared empty string (never freed, never written). */
 extern const char opstr_empty[1];
@@ -26,21 +26,25 @@ char *opstr_share(char *s);
 /* Releases one owner of a field's string; NULL and opstr_empty are ignored. */
 void opstr_release(char *s);
 
-/* Seals s (from opstr_alloc, its text of len bytes just written, not yet
- * shared): records its length and how a CSV field writes it (plain, or in
- * quotes when it holds a comma or line break but no quote), so that writers
- * copy it without scanning it. An op string is written to several CSVs (a
- * sweep's three, each energy strategy's) but made once. */
-void opstr_seal(char *s, size_t len);
-
-/* Header layout (opstr.c): byte 0 the size class, bytes 1 to 3 the seal
- * ((length + 1) << 1 | quoted; 0: not sealed), bytes 4 to 7 the count. */
+/* Header layout (opstr.c): bytes 0 to 3 an atomic word, the size class in
+ * its low byte and the seal above it, bytes 4 to 7 the count. The seal
+ * records how a CSV field writes the text, so that a string written to
+ * several CSVs (a sweep's three, each energy strategy's) is scanned once,
+ * by its first writer, and never when it is not written at all (summary
+ * sweeps): 0 not yet scanned, OPSTR_UNSEALED scan it every time (it holds a
+ * quote, or is too long), else (length + 1) << 1 | quoted (a comma or line
+ * break but no quote). Strings are never written after they are made, so
+ * every writer computes the same seal: racing stores are harmless. */
 #define OPSTR_HDR 8
 #define OPSTR_SEALED_MAX 0x3ffffeu
+#define OPSTR_UNSEALED 0xffffffu
 
-/* For s, an op field's string: true when it is opstr_empty or sealed, with
- * *len its length and *quoted whether a CSV field wraps it in quotes; false
- * when not sealed (scan it). */
+/* Scans s, records its seal and returns it (opstr.c). */
+unsigned opstr_seal(const char *s);
+
+/* For s, an op field's string: true when it is opstr_empty or sealable,
+ * with *len its length and *quoted whether a CSV field wraps it in quotes;
+ * false when it must be scanned (see above). */
 static inline bool opstr_csv_form(const char *s, size_t *len, bool *quoted)
 {
     if (s == opstr_empty) {
@@ -48,11 +52,13 @@ static inline bool opstr_csv_form(const char *s, size_t *len, bool *quoted)
         *quoted = false;
         return true;
     }
-    const unsigned char *h = (const unsigned char *)s - OPSTR_HDR;
-    size_t v = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16;
+    const atomic_uint *meta = (const atomic_uint *)(const void *)(s - OPSTR_HDR);
+    unsigned v = atomic_load_explicit(meta, memory_order_relaxed) >> 8;
+    if (v == 0)
+        v = opstr_seal(s);
     *len = (v >> 1) - 1;
     *quoted = v & 1;
-    return v != 0;
+    return v != OPSTR_UNSEALED;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/parallel.h"
 #include "opsgen/sweep.h"
+#include "traces/trace_csv.h"
 
 #define LLAMA3_8B test_model_text("llama3-8b")
 
@@ -131,11 +132,16 @@ static void test_threads_match_cold_single_thread(void **state)
 /* Copies of one trace share its strings across threads: each worker takes
  * copies and drops them while the others do the same and the original goes
  * too; every string must stay intact until its last owner lets go (ASan
- * under make check sees a use after that, or a double free). */
+ * under make check sees a use after that, or a double free). Each worker
+ * also writes its first copy, so the shared strings' seals (opstr.h) are
+ * made by racing writers: every CSV must be the one written from fresh,
+ * unshared strings. */
 #define SHARE_ROUNDS 200
 struct share_job {
     const struct trace *src;
     struct trace keep;       /* the last copy, checked after the join */
+    char *csv;               /* the first copy as CSV: its writer seals the */
+    size_t csv_len;          /* shared strings while the others do too */
 };
 
 static int share_worker(void *arg)
@@ -145,6 +151,13 @@ static int share_worker(void *arg)
         struct trace t;
         trace_init(&t);
         trace_append(&t, j->src);
+        if (r == 0) {
+            FILE *f = open_memstream(&j->csv, &j->csv_len);
+            struct npu_err e;
+            if (!f || trace_write_csv_stream(&t, f, NULL, &e) != 0)
+                abort();
+            fclose(f);
+        }
         if (r == SHARE_ROUNDS - 1)
             j->keep = t;
         else
@@ -163,7 +176,26 @@ static void test_shared_strings_across_threads(void **state)
         struct op *o = trace_push(src);
         op_setf(&o->name, "shared-%d-%0*d", k, k, 0);
         op_set(&o->config, "XlaEinsum(a=1x2,b=2x3,eq=ab;bc->ac)");
+        op_set(&o->description, k % 2 ? "say \"hi\"" : "plain");
     }
+    /* What the CSV must be: written before any seal exists, from a copy
+     * made of fresh strings (op_set: unshared). */
+    struct trace fresh;
+    trace_init(&fresh);
+    for (size_t k = 0; k < src->n; k++) {
+        struct op *o = trace_push(&fresh);
+        op_set(&o->name, src->ops[k].name);
+        op_set(&o->config, src->ops[k].config);
+        op_set(&o->description, src->ops[k].description);
+    }
+    char *want_csv;
+    size_t want_len;
+    FILE *f = open_memstream(&want_csv, &want_len);
+    struct npu_err e;
+    assert_non_null(f);
+    assert_int_equal(trace_write_csv_stream(&fresh, f, NULL, &e), 0);
+    fclose(f);
+    trace_free(&fresh);
     static struct share_job jobs[3];
     thrd_t th[3];
     for (int w = 0; w < 3; w++) {
@@ -176,6 +208,9 @@ static void test_shared_strings_across_threads(void **state)
     free(src);
     char want[128];
     for (int w = 0; w < 3; w++) {
+        assert_int_equal(jobs[w].csv_len, want_len);
+        assert_memory_equal(jobs[w].csv, want_csv, want_len);
+        free(jobs[w].csv);
         assert_i64(jobs[w].keep.n, 50);
         for (int k = 0; k < 50; k++) {
             snprintf(want, sizeof want, "shared-%d-%0*d", k, k, 0);
@@ -183,6 +218,7 @@ static void test_shared_strings_across_threads(void **state)
         }
         trace_free(&jobs[w].keep);
     }
+    free(want_csv);
 }
 
 int main(void)

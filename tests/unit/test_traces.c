@@ -255,9 +255,9 @@ static void test_quoting_and_crlf(void **state)
     op_set(&op->description, "a,b \"c\"");
     op_set(&op->name, "line1\nline2");
     op_set(&op->opcode, "no quote needed; 'single'");
-    /* Sealed strings (traces/opstr.h) are written from their seal: a comma
-     * or a lone CR quotes; a NUL within the given length leaves the string
-     * unsealed, cut at the NUL as C strings go. */
+    /* Strings are written from their seal (traces/opstr.h), made by the
+     * first writer: a comma or a lone CR quotes; a NUL within the given
+     * length cuts the string there, as C strings go. */
     op_setf(&op->in_shapes, "[%d, %d]", 1, 2);
     op_set(&op->out_shape, "x\ry");
     op_setn(&op->parsed_op_type, "ab\0,c", 5);
