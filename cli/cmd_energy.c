@@ -429,9 +429,9 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
             const struct pyjson_member *sim = &s.m[s.isim];
             char *sim_text = pyjson_splice_members(s.m + STATS_MAX_MEMBERS, s.ksim, sim->value_len, 1, sim_edits);
             cJSON *edits = cJSON_CreateObject();
-            cJSON_AddItemToObject(edits, "sim_config", cJSON_CreateRaw(sim_text));
-            cJSON_AddItemToObject(edits, "energy_stats", cJSON_CreateRaw(text));
-            out[np].text = pyjson_splice_members(s.m, s.k, s.len, 0, edits);
+            if (sim_text && cJSON_AddItemToObject(edits, "sim_config", cJSON_CreateRaw(sim_text)) &&
+                cJSON_AddItemToObject(edits, "energy_stats", cJSON_CreateRaw(text)))
+                out[np].text = pyjson_splice_members(s.m, s.k, s.len, 0, edits);
             cJSON_Delete(edits);
             cJSON_Delete(sim_edits);
             free(sim_text);
@@ -445,7 +445,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         char dir[4400];
         snprintf(dir, sizeof dir, "%s/%s", o->staging, jb->rel);
         *strrchr(dir, '/') = '\0';
-        rc = make_dirs(dir, e);
+        rc = !out[np].text ? npu_errf(e, "%s: out of memory", json_in) : make_dirs(dir, e);
         if (!rc)
             rc = write_outputs_staged(out, np + 1, e);
         else
