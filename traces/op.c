@@ -117,11 +117,25 @@ struct op *trace_push(struct trace *t)
 
 int trace_append(struct trace *dst, const struct trace *src)
 {
-    for (size_t i = 0; i < src->n; i++) {
-        struct op *op = trace_push(dst);
-        op_free(op);
-        op_copy(op, &src->ops[i]);
+    /* One block copy, then one more owner for every string: a copied op
+     * shares its strings (op.h), so nothing is allocated per op. */
+    if (src->n == 0)
+        return 0;
+    if (dst->n + src->n > dst->cap) {
+        size_t cap = dst->cap ? dst->cap : 64;
+        while (cap < dst->n + src->n)
+            cap *= 2;
+        dst->ops = xrealloc(dst->ops, cap * sizeof *dst->ops);
+        dst->cap = cap;
     }
+    struct op *to = dst->ops + dst->n;
+    memcpy(to, src->ops, src->n * sizeof *to);
+    for (size_t i = 0; i < src->n; i++) {
+#define DUP(f) opstr_share(to[i].f);
+        OP_STRINGS(DUP)
+#undef DUP
+    }
+    dst->n += src->n;
     return 0;
 }
 

@@ -171,7 +171,7 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Appends a freshly op_init'ed op and returns it (pointer valid until the next push). */
 struct op *trace_push(struct trace *t);
-/* Appends all ops of src (deep copies). */
+/* Appends copies of all ops of src (sharing their strings: op_copy). */
 int trace_append(struct trace *dst, const struct trace *src);
 
 /* Derived statistics (chipsim.md §2.3), from the final execution time. */
