@@ -20,6 +20,7 @@
 
 #include "chipsim/cs_internal.h" /* py_div */
 #include "power/dvfs_tables.h"
+#include "power/energy_memo.h"
 #include "power/pg.h"
 
 struct plan {
@@ -458,8 +459,9 @@ static int static_energy(struct ctx *c)
 
 /* ---- the pass ------------------------------------------------------------ */
 
-static int op_energy(struct op *op, size_t index, const struct chip_config *ch, const struct pg_strategy *pg,
-                     enum dvfs_policy policy, bool tables, const struct profile *prof, struct npu_err *e)
+static int op_energy_uncached(struct op *op, size_t index, const struct chip_config *ch,
+                              const struct pg_strategy *pg, enum dvfs_policy policy, bool tables,
+                              const struct profile *prof, struct npu_err *e)
 {
     struct ctx c = {.op = op, .index = index, .ch = ch, .pg = pg, .prof = prof, .policy = policy,
                     .tables = tables, .f0 = ch->freq_GHz, .exe = op->exe_ns, .e = e};
@@ -511,6 +513,21 @@ static int op_energy(struct op *op, size_t index, const struct chip_config *ch, 
     return 0;
 }
 
+/* The pass's setting is the one energy_memo_begin was given: a repeat of an
+ * op's timed fields takes the stored result (failures are never stored). */
+static int op_energy(struct op *op, size_t index, const struct chip_config *ch, const struct pg_strategy *pg,
+                     enum dvfs_policy policy, bool tables, const struct profile *prof, struct npu_err *e)
+{
+    struct energy_in in;
+    energy_in_of(op, &in);
+    if (energy_memo_get(&in, op))
+        return 0;
+    if (op_energy_uncached(op, index, ch, pg, policy, tables, prof, e))
+        return -1;
+    energy_memo_put(&in, op);
+    return 0;
+}
+
 /* §6: slack of each component against the final execution time. */
 static void fill_slack(struct op *op)
 {
@@ -527,6 +544,7 @@ int power_energy_pass(struct trace *t, const struct chip_config *chip, const str
                       int dvfs_policy, const struct profile *prof, struct npu_err *e)
 {
     enum dvfs_policy p = dvfs_policy == DVFS_IDEAL ? DVFS_IDEAL : DVFS_NONE;
+    energy_memo_begin(chip, pg, (int)p, p != DVFS_NONE, prof);
     for (size_t i = 0; i < t->n; i++) {
         if (op_energy(&t->ops[i], i, chip, pg, p, p != DVFS_NONE, prof, e))
             return -1;
@@ -541,6 +559,7 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
     struct pg_strategy nopg;
     struct npu_err ignored;
     pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
+    energy_memo_begin(chip, &nopg, (int)DVFS_NONE, chip->enable_dvfs, prof);
     for (size_t i = 0; i < t->n; i++)
         if (op_energy(&t->ops[i], i, chip, &nopg, DVFS_NONE, chip->enable_dvfs, prof, e))
             return -1;

@@ -83,6 +83,9 @@ int pg_builtin_count(void) { return NBUILTIN - 1; }
 const struct pg_strategy *pg_builtin(int i) { return i >= 0 && i < NBUILTIN - 1 ? &builtin[i + 1] : NULL; }
 void pg_strategy_default(struct pg_strategy *s) { *s = builtin[0]; }
 
+/* Doubles compare as bits: NaN matches itself, -0.0 differs from 0.0. */
+static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
 static const struct pg_strategy *builtin_named(const char *name)
 {
     for (int i = 1; i < NBUILTIN; i++)
@@ -328,12 +331,13 @@ bool pg_strategy_equal(const struct pg_strategy *a, const struct pg_strategy *b)
     for (int i = 0; i < 6; i++, ca++, cb++) {
         if (ca->enabled != cb->enabled || ca->policy != cb->policy || ca->temporal != cb->temporal ||
             ca->spatial != cb->spatial || ca->voltage != cb->voltage || ca->n_levels != cb->n_levels ||
-            ca->n_shape != cb->n_shape || ca->delay_cycles != cb->delay_cycles ||
-            ca->pe_delay_cycles != cb->pe_delay_cycles || ca->drowsy_period_cycles != cb->drowsy_period_cycles ||
+            ca->n_shape != cb->n_shape || !same_bits(ca->delay_cycles, cb->delay_cycles) ||
+            !same_bits(ca->pe_delay_cycles, cb->pe_delay_cycles) ||
+            !same_bits(ca->drowsy_period_cycles, cb->drowsy_period_cycles) ||
             ca->partition_size_bytes != cb->partition_size_bytes)
             return false;
         for (int k = 0; k < ca->n_levels; k++)
-            if (ca->levels[k] != cb->levels[k])
+            if (!same_bits(ca->levels[k], cb->levels[k]))
                 return false;
         for (int k = 0; k < ca->n_shape; k++)
             if (ca->shape[k] != cb->shape[k])

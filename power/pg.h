@@ -74,7 +74,8 @@ int pg_strategy_write_json(const struct pg_strategy *s, FILE *f);
 int pg_builtin_count(void);
 const struct pg_strategy *pg_builtin(int i);
 
-/* true when two strategies are field-for-field equal. */
+/* true when two strategies are field-for-field equal (doubles bit for bit, so
+ * that the energy memo never takes one for another that computes differently). */
 bool pg_strategy_equal(const struct pg_strategy *a, const struct pg_strategy *b);
 
 enum dvfs_policy { DVFS_NONE, DVFS_IDEAL };

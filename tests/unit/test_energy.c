@@ -7,6 +7,7 @@
 
 #include "chipsim/chipsim.h"
 #include "power/energy.h"
+#include "power/energy_memo.h"
 #include "power/pg.h"
 
 static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
@@ -233,6 +234,108 @@ static void test_general_pass_nopg_equals_default(void **state)
     trace_free(&b);
 }
 
+/* Every field the energy pass writes, equal bit for bit. */
+static void assert_same_energy(const struct trace *a, const struct trace *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        const struct op *x = &a->ops[i], *y = &b->ops[i];
+        assert_int_equal(x->bounded_by, y->bounded_by);
+        assert_i64(x->sa_ns, y->sa_ns);
+        assert_i64(x->vu_ns, y->vu_ns);
+        assert_i64(x->vmem_ns, y->vmem_ns);
+        assert_i64(x->mem_ns, y->mem_ns);
+        assert_i64(x->ici_ns, y->ici_ns);
+        assert_i64(x->exe_ns, y->exe_ns);
+        assert_memory_equal(x->static_J, y->static_J, sizeof x->static_J);
+        assert_memory_equal(x->dynamic_J, y->dynamic_J, sizeof x->dynamic_J);
+        assert_memory_equal(x->num_setpm, y->num_setpm, sizeof x->num_setpm);
+        assert_memory_equal(x->dvfs, y->dvfs, sizeof x->dvfs);
+        assert_int_equal(x->energy_done, y->energy_done);
+    }
+}
+
+/* One energy pass over a copy of the timed trace t (default pass when pg is NULL). */
+static void energy_copy(const struct trace *t, const struct chip_config *c, const struct pg_strategy *pg,
+                        int dvfs, struct trace *out)
+{
+    struct npu_err e;
+    trace_init(out);
+    assert_int_equal(trace_append(out, t), 0);
+    if (pg)
+        assert_int_equal(power_energy_pass(out, c, pg, dvfs, &profile_neusim, &e), 0);
+    else
+        assert_int_equal(power_default_pass(out, c, &profile_neusim, &e), 0);
+}
+
+/* The per-thread memo (energy_memo.h): a warm pass equals a cold one for
+ * every setting, in any order, and repeats are answered from the memo. A
+ * memo that ignored a change of chip, strategy or policy would hand one
+ * setting's energies to another: the settings below all differ. */
+static void test_energy_memo(void **state)
+{
+    (void)state;
+    struct chip_config chips[3];
+    test_chip("tpuv4", &chips[0]);
+    chips[1] = chips[0];
+    chips[1].static_power_other_W *= 2;   /* the same times, other energies */
+    test_chip("tpuv5p", &chips[2]);
+    struct pg_strategy base, full;
+    struct npu_err e;
+    assert_int_equal(pg_strategy_lookup("Base", NULL, &base, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Full", NULL, &full, &e), 0);
+    struct {
+        int chip;
+        const struct pg_strategy *pg;
+        int dvfs;
+    } set[] = {
+        { 0, NULL, DVFS_NONE }, { 1, NULL, DVFS_NONE }, { 2, NULL, DVFS_NONE },
+        { 0, &base, DVFS_NONE }, { 0, &full, DVFS_NONE }, { 0, &full, DVFS_IDEAL },
+    };
+    enum { NSET = sizeof set / sizeof set[0] };
+    struct trace timed[3], cold[NSET];
+    for (int k = 0; k < 3; k++) {
+        trace_init(&timed[k]);
+        add(&timed[k], "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
+            "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]",
+            "[DT_BFLOAT16:(1,4096,32,128)]", OP_MXU, 137438953472, 0, 0);
+        add(&timed[k], "norm", "LayerNorm(x=1x4096x4096,memory_placements=0_0,type=DT_BFLOAT16)",
+            "DT_BFLOAT16:[1,4096,4096]", "[DT_BFLOAT16:(1,4096,4096)]", OP_VPU, 134217728, 0, 0);
+        add(&timed[k], "ag", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]", "[DT_BFLOAT16:(1,1,4096)]",
+            OP_ICI_NO_COMPUTE, 0, 9990, 24576);
+        assert_int_equal(chipsim_run(&timed[k], &chips[k], &profile_neusim, &e), 0);
+    }
+    for (int s = 0; s < NSET; s++) {   /* each setting from an empty memo */
+        energy_memo_clear();
+        energy_copy(&timed[set[s].chip], &chips[set[s].chip], set[s].pg, set[s].dvfs, &cold[s]);
+        assert_int_equal(energy_memo_hits(), 0);
+        for (int r = 0; r < s; r++)
+            if (set[r].chip == set[s].chip || set[r].chip + set[s].chip == 1)
+                assert_true(memcmp(cold[r].ops[0].static_J, cold[s].ops[0].static_J, sizeof cold[s].ops[0].static_J) ||
+                            memcmp(cold[r].ops[0].dvfs, cold[s].ops[0].dvfs, sizeof cold[s].ops[0].dvfs));
+    }
+    energy_memo_clear();
+    for (int round = 0; round < 3; round++)
+        for (int s = 0; s < NSET; s++) {
+            int k = round == 1 ? NSET - 1 - s : s;   /* forwards, backwards, forwards */
+            long before = energy_memo_hits();
+            struct trace warm;
+            energy_copy(&timed[set[k].chip], &chips[set[k].chip], set[k].pg, set[k].dvfs, &warm);
+            assert_same_energy(&warm, &cold[k]);
+            trace_free(&warm);
+            /* The same setting at once again: every op from the memo. */
+            before = energy_memo_hits();
+            energy_copy(&timed[set[k].chip], &chips[set[k].chip], set[k].pg, set[k].dvfs, &warm);
+            assert_same_energy(&warm, &cold[k]);
+            assert_int_equal(energy_memo_hits() - before, 3);
+            trace_free(&warm);
+        }
+    for (int s = 0; s < NSET; s++)
+        trace_free(&cold[s]);
+    for (int k = 0; k < 3; k++)
+        trace_free(&timed[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_zero_exe_error),
         cmocka_unit_test(test_corrected_regulator_activity),
         cmocka_unit_test(test_general_pass_nopg_equals_default),
+        cmocka_unit_test(test_energy_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,159 @@
+/* energy_memo.c — per-thread memo of the energy pass's per-op results (see
+ * energy_memo.h).
+ *
+ * Main data structure: a direct-mapped table of ENERGY_MEMO_SLOTS entries in
+ * thread-local storage, each an op's inputs (struct energy_in), the
+ * generation of the setting it was computed under, and every field the pass
+ * writes. The thread's current setting is kept whole (chip bytes, strategy,
+ * policy, table flag, profile) so that a new pass can tell whether it is the
+ * same. */
+#include "power/energy_memo.h"
+
+#include <string.h>
+
+#define ENERGY_MEMO_SLOTS 1024   /* power of two; ~600 KiB of TLS per thread */
+
+struct energy_out {
+    enum bounded_by bounded_by;
+    int64_t sa_ns, vu_ns, vmem_ns, mem_ns, ici_ns, exe_ns;
+    double static_J[NUM_EN], dynamic_J[NUM_EN];
+    int64_t num_setpm[NUM_COMP];
+    struct {
+        char policy[sizeof ((struct op_dvfs *)0)->policy];
+        double voltage_V, freq_GHz, efficiency_pct;
+        int64_t scaling_time_ns;
+    } dvfs[NUM_COMP];
+};
+
+struct slot {
+    uint64_t gen;   /* 0: empty */
+    struct energy_in in;
+    struct energy_out out;
+};
+
+struct setting {
+    struct chip_config chip;
+    struct pg_strategy pg;
+    int policy;
+    bool tables;
+    const struct profile *prof;
+};
+
+_Static_assert(sizeof(struct energy_in) == 11 * 8 + 2 * 4, "energy_in has no padding");
+
+static _Thread_local struct slot slots[ENERGY_MEMO_SLOTS];
+static _Thread_local struct setting cur;
+static _Thread_local uint64_t gen;   /* of cur; 0 before the first pass */
+static _Thread_local long hits;
+
+void energy_memo_clear(void)
+{
+    memset(slots, 0, sizeof slots);
+    gen = 0;
+    hits = 0;
+}
+
+long energy_memo_hits(void) { return hits; }
+
+void energy_in_of(const struct op *op, struct energy_in *in)
+{
+    memset(in, 0, sizeof *in);
+    in->t_ns[0] = op->sa_ns;
+    in->t_ns[1] = op->vu_ns;
+    in->t_ns[2] = op->vmem_ns;
+    in->t_ns[3] = op->mem_ns;
+    in->t_ns[4] = op->ici_ns;
+    in->t_ns[5] = op->exe_ns;
+    in->flops = op->flops;
+    in->num_sa_ops = op->num_sa_ops;
+    in->max_vmem_demand_bytes = op->max_vmem_demand_bytes;
+    in->bytes = op->bytes;
+    memcpy(&in->flops_util_bits, &op->flops_util, sizeof in->flops_util_bits);
+    in->type = (int32_t)op->type;
+    in->stats_kind = (int32_t)op->stats_kind;
+}
+
+void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
+                       bool tables, const struct profile *prof)
+{
+    /* Chip configs come zeroed from the loader and are copied whole, so
+     * comparing bytes is exact; a padding difference would only cost hits. */
+    if (gen && memcmp(&cur.chip, chip, sizeof *chip) == 0 && pg_strategy_equal(&cur.pg, pg) &&
+        cur.policy == policy && cur.tables == tables && cur.prof == prof)
+        return;
+    memcpy(&cur.chip, chip, sizeof *chip);
+    cur.pg = *pg;
+    cur.policy = policy;
+    cur.tables = tables;
+    cur.prof = prof;
+    gen++;
+}
+
+static struct slot *slot_of(const struct energy_in *in)
+{
+    const uint64_t *w = (const uint64_t *)(const void *)in;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < sizeof *in / sizeof *w; i++) {
+        h ^= w[i];
+        h *= 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+    }
+    return &slots[h & (ENERGY_MEMO_SLOTS - 1)];
+}
+
+bool energy_memo_get(const struct energy_in *in, struct op *op)
+{
+    const struct slot *s = slot_of(in);
+    if (s->gen != gen || gen == 0 || memcmp(&s->in, in, sizeof *in) != 0)
+        return false;
+    const struct energy_out *o = &s->out;
+    op->bounded_by = o->bounded_by;
+    op->sa_ns = o->sa_ns;
+    op->vu_ns = o->vu_ns;
+    op->vmem_ns = o->vmem_ns;
+    op->mem_ns = o->mem_ns;
+    op->ici_ns = o->ici_ns;
+    op->exe_ns = o->exe_ns;
+    memcpy(op->static_J, o->static_J, sizeof op->static_J);
+    memcpy(op->dynamic_J, o->dynamic_J, sizeof op->dynamic_J);
+    memcpy(op->num_setpm, o->num_setpm, sizeof op->num_setpm);
+    for (int k = 0; k < NUM_COMP; k++) {
+        struct op_dvfs *v = &op->dvfs[k];
+        memcpy(v->policy, o->dvfs[k].policy, sizeof v->policy);
+        v->voltage_V = o->dvfs[k].voltage_V;
+        v->freq_GHz = o->dvfs[k].freq_GHz;
+        v->efficiency_pct = o->dvfs[k].efficiency_pct;
+        v->scaling_time_ns = o->dvfs[k].scaling_time_ns;
+    }
+    op->energy_done = true;
+    hits++;
+    return true;
+}
+
+void energy_memo_put(const struct energy_in *in, const struct op *op)
+{
+    if (gen == 0)
+        return;
+    struct slot *s = slot_of(in);
+    s->gen = gen;
+    s->in = *in;
+    struct energy_out *o = &s->out;
+    o->bounded_by = op->bounded_by;
+    o->sa_ns = op->sa_ns;
+    o->vu_ns = op->vu_ns;
+    o->vmem_ns = op->vmem_ns;
+    o->mem_ns = op->mem_ns;
+    o->ici_ns = op->ici_ns;
+    o->exe_ns = op->exe_ns;
+    memcpy(o->static_J, op->static_J, sizeof o->static_J);
+    memcpy(o->dynamic_J, op->dynamic_J, sizeof o->dynamic_J);
+    memcpy(o->num_setpm, op->num_setpm, sizeof o->num_setpm);
+    for (int k = 0; k < NUM_COMP; k++) {
+        const struct op_dvfs *v = &op->dvfs[k];
+        memcpy(o->dvfs[k].policy, v->policy, sizeof o->dvfs[k].policy);
+        o->dvfs[k].voltage_V = v->voltage_V;
+        o->dvfs[k].freq_GHz = v->freq_GHz;
+        o->dvfs[k].efficiency_pct = v->efficiency_pct;
+        o->dvfs[k].scaling_time_ns = v->scaling_time_ns;
+    }
+}

@@ -1,0 +1,50 @@
+/* energy_memo.h — a per-thread memo of the energy pass's per-op results
+ * (internal to power/energy.c).
+ *
+ * The points of a sweep on one chip repeat most of their ops exactly: the
+ * same matmul with the same times recurs for every pipeline depth and many
+ * batch sizes. The energy of an op is a function of its timed fields
+ * (struct energy_in) and of the pass's setting (chip, power-gating strategy,
+ * DVFS policy, table powers, profile), so a repeat can take the stored
+ * result instead of recomputing it.
+ *
+ * energy_memo_begin() names the setting of a pass. A thread keeps one
+ * setting at a time: a different one starts a new generation, and entries of
+ * older generations no longer match. Entries live in a direct-mapped table
+ * in thread-local storage (a colliding op evicts the older one), so threads
+ * never share them and results do not depend on the thread count. */
+#ifndef NPUSIM_ENERGY_MEMO_H
+#define NPUSIM_ENERGY_MEMO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "chipsim/chip.h"
+#include "power/pg.h"
+#include "traces/op.h"
+#include "traces/profile.h"
+
+/* Every op field the energy of an op depends on (read before the pass
+ * rewrites the times). Built zeroed, so it compares as bytes. */
+struct energy_in {
+    int64_t t_ns[6];             /* sa, vu, vmem, mem, ici, exe */
+    int64_t flops, num_sa_ops, max_vmem_demand_bytes, bytes;
+    uint64_t flops_util_bits;
+    int32_t type, stats_kind;
+};
+
+void energy_in_of(const struct op *op, struct energy_in *in);
+
+/* Starts (or continues) the generation of this setting on this thread. */
+void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
+                       bool tables, const struct profile *prof);
+/* Copies the stored results for `in` into op: true on a hit. */
+bool energy_memo_get(const struct energy_in *in, struct op *op);
+/* Stores what the pass computed for `in` (op after the pass). */
+void energy_memo_put(const struct energy_in *in, const struct op *op);
+
+/* Tests: forgets this thread's entries and setting; counts its hits. */
+void energy_memo_clear(void);
+long energy_memo_hits(void);
+
+#endif
