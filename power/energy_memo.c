@@ -25,6 +25,29 @@ struct energy_out {
     } dvfs[NUM_COMP];
 };
 
+/* Copies every field the pass writes from src to dst, one an op and the
+ * other an entry's results (the same field names: one list, both ways). */
+#define COPY_RESULTS(dst, src)                                                                  \
+    do {                                                                                        \
+        (dst)->bounded_by = (src)->bounded_by;                                                  \
+        (dst)->sa_ns = (src)->sa_ns;                                                            \
+        (dst)->vu_ns = (src)->vu_ns;                                                            \
+        (dst)->vmem_ns = (src)->vmem_ns;                                                        \
+        (dst)->mem_ns = (src)->mem_ns;                                                          \
+        (dst)->ici_ns = (src)->ici_ns;                                                          \
+        (dst)->exe_ns = (src)->exe_ns;                                                          \
+        memcpy((dst)->static_J, (src)->static_J, sizeof (dst)->static_J);                       \
+        memcpy((dst)->dynamic_J, (src)->dynamic_J, sizeof (dst)->dynamic_J);                    \
+        memcpy((dst)->num_setpm, (src)->num_setpm, sizeof (dst)->num_setpm);                    \
+        for (int k_ = 0; k_ < NUM_COMP; k_++) {                                                 \
+            memcpy((dst)->dvfs[k_].policy, (src)->dvfs[k_].policy, sizeof (dst)->dvfs[k_].policy); \
+            (dst)->dvfs[k_].voltage_V = (src)->dvfs[k_].voltage_V;                              \
+            (dst)->dvfs[k_].freq_GHz = (src)->dvfs[k_].freq_GHz;                                \
+            (dst)->dvfs[k_].efficiency_pct = (src)->dvfs[k_].efficiency_pct;                    \
+            (dst)->dvfs[k_].scaling_time_ns = (src)->dvfs[k_].scaling_time_ns;                  \
+        }                                                                                       \
+    } while (0)
+
 struct slot {
     uint64_t gen;   /* 0: empty */
     struct energy_in in;
@@ -91,10 +114,12 @@ void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy 
 
 static struct slot *slot_of(const struct energy_in *in)
 {
-    const uint64_t *w = (const uint64_t *)(const void *)in;
+    const unsigned char *p = (const unsigned char *)in;
     uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < sizeof *in / sizeof *w; i++) {
-        h ^= w[i];
+    for (size_t i = 0; i < sizeof *in / 8; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, sizeof w);   /* words without aliasing the int32 fields */
+        h ^= w;
         h *= 0xbf58476d1ce4e5b9ull;
         h ^= h >> 31;
     }
@@ -106,25 +131,7 @@ bool energy_memo_get(const struct energy_in *in, struct op *op)
     const struct slot *s = slot_of(in);
     if (s->gen != gen || gen == 0 || memcmp(&s->in, in, sizeof *in) != 0)
         return false;
-    const struct energy_out *o = &s->out;
-    op->bounded_by = o->bounded_by;
-    op->sa_ns = o->sa_ns;
-    op->vu_ns = o->vu_ns;
-    op->vmem_ns = o->vmem_ns;
-    op->mem_ns = o->mem_ns;
-    op->ici_ns = o->ici_ns;
-    op->exe_ns = o->exe_ns;
-    memcpy(op->static_J, o->static_J, sizeof op->static_J);
-    memcpy(op->dynamic_J, o->dynamic_J, sizeof op->dynamic_J);
-    memcpy(op->num_setpm, o->num_setpm, sizeof op->num_setpm);
-    for (int k = 0; k < NUM_COMP; k++) {
-        struct op_dvfs *v = &op->dvfs[k];
-        memcpy(v->policy, o->dvfs[k].policy, sizeof v->policy);
-        v->voltage_V = o->dvfs[k].voltage_V;
-        v->freq_GHz = o->dvfs[k].freq_GHz;
-        v->efficiency_pct = o->dvfs[k].efficiency_pct;
-        v->scaling_time_ns = o->dvfs[k].scaling_time_ns;
-    }
+    COPY_RESULTS(op, &s->out);
     op->energy_done = true;
     hits++;
     return true;
@@ -137,23 +144,5 @@ void energy_memo_put(const struct energy_in *in, const struct op *op)
     struct slot *s = slot_of(in);
     s->gen = gen;
     s->in = *in;
-    struct energy_out *o = &s->out;
-    o->bounded_by = op->bounded_by;
-    o->sa_ns = op->sa_ns;
-    o->vu_ns = op->vu_ns;
-    o->vmem_ns = op->vmem_ns;
-    o->mem_ns = op->mem_ns;
-    o->ici_ns = op->ici_ns;
-    o->exe_ns = op->exe_ns;
-    memcpy(o->static_J, op->static_J, sizeof o->static_J);
-    memcpy(o->dynamic_J, op->dynamic_J, sizeof o->dynamic_J);
-    memcpy(o->num_setpm, op->num_setpm, sizeof o->num_setpm);
-    for (int k = 0; k < NUM_COMP; k++) {
-        const struct op_dvfs *v = &op->dvfs[k];
-        memcpy(o->dvfs[k].policy, v->policy, sizeof o->dvfs[k].policy);
-        o->dvfs[k].voltage_V = v->voltage_V;
-        o->dvfs[k].freq_GHz = v->freq_GHz;
-        o->dvfs[k].efficiency_pct = v->efficiency_pct;
-        o->dvfs[k].scaling_time_ns = v->scaling_time_ns;
-    }
+    COPY_RESULTS(&s->out, op);
 }
