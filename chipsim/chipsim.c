@@ -103,22 +103,66 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 
 int chipsim_run(struct trace *t, const struct chip_config *chip, const struct profile *prof, struct npu_err *e)
 {
+    int rc = 0;
+    chipsim_run_many(&t, &chip, 1, prof, e, &rc);
+    return rc;
+}
+
+/* Marks every trace still running as failed with the error in *from. */
+static void fail_all(int k, struct npu_err *errs, int *rcs, const struct npu_err *from)
+{
+    for (int j = 0; j < k; j++)
+        if (rcs[j] == 0) {
+            if (&errs[j] != from)
+                errs[j] = *from;
+            rcs[j] = -1;
+        }
+}
+
+void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *chips, int k,
+                      const struct profile *prof, struct npu_err *errs, int *rcs)
+{
+    for (int j = 0; j < k; j++)
+        rcs[j] = 0;
+    struct npu_err oom;
+    npu_errf(&oom, "chipsim: out of memory");
     struct instr_cache *cache = instr_cache_acquire();
-    if (!cache)
-        return npu_errf(e, "chipsim: out of memory");
+    if (!cache) {
+        fail_all(k, errs, rcs, &oom);
+        return;
+    }
     struct instr scratch;
     memset(&scratch, 0, sizeof scratch);
-    int rc = 0;
-    for (size_t i = 0; i < t->n && rc == 0; i++) {
+    const struct trace *t = ts[0];   /* the creation-time fields every copy shares */
+    for (size_t i = 0; i < t->n; i++) {
+        int alive = -1;   /* the first trace still running */
+        for (int j = k - 1; j >= 0; j--)
+            if (rcs[j] == 0)
+                alive = j;
+        if (alive < 0)
+            break;
         /* A new timing group (e.g. the next DLRM chip) starts a fresh name table. */
         if (i > 0 && t->ops[i].group != t->ops[i - 1].group && !(cache = instr_cache_acquire())) {
-            instr_free(&scratch);
-            return npu_errf(e, "chipsim: out of memory");
+            fail_all(k, errs, rcs, &oom);
+            break;
         }
-        struct cs_ctx c = {chip, prof, e, i, &t->ops[i], kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean};
+        /* Instructions depend on the op and the name table, never on the chip:
+         * one serves every copy. */
+        struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
+                           kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean};
         struct instr *in = instr_for_op(cache, &scratch, &c);
-        rc = in ? time_op(&c, in, &t->ops[i]) : -1;
+        if (!in) {
+            fail_all(k, errs, rcs, &errs[alive]);
+            break;
+        }
+        for (int j = alive; j < k; j++) {
+            if (rcs[j])
+                continue;
+            c.chip = chips[j];
+            c.e = &errs[j];
+            c.op = &ts[j]->ops[i];
+            rcs[j] = time_op(&c, in, &ts[j]->ops[i]);
+        }
     }
     instr_free(&scratch);
-    return rc;
 }

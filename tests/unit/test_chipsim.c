@@ -689,6 +689,104 @@ static void test_lean_trace_same_numbers(void **state)
     trace_free(&lean);
 }
 
+/* chipsim_run_many times copies of one trace on several chips together,
+ * building each op's instruction once. Each copy must come out exactly as
+ * chipsim_run leaves the trace on that chip alone, failures included: a chip
+ * without VMEM fails alone (no tile fits), and an op no chip can
+ * parse fails every copy with the single run's message. The trace has a
+ * searched einsum and conv, flash attention, and a name shared by ops of
+ * different shapes (Q1: the second is costed with the first's). */
+static void many_trace(struct trace *t, bool bad)
+{
+    lean_trace(t, false, false);
+    test_op(t, "gate", GATE_CFG, GATE_IN, GATE_OUT, OP_MXU, 481036337152);
+    test_op(t, "gate", "XlaEinsum(a=2x2048x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,"
+            "type=DT_BFLOAT16)", "DT_BFLOAT16:[2,2048,4096],DT_BFLOAT16:[4096,14336]",
+            "[DT_BFLOAT16:(2,2048,14336)]", OP_MXU, 481036337152);
+    struct trace conv;
+    memo_trace(&conv, 4);
+    trace_append(t, &conv);
+    trace_free(&conv);
+    if (bad)
+        test_op(t, "bad", "LayerNorm(x=1x8)", "DT_BFLOAT16:[1,x]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0);
+}
+
+static void expect_same_timing(const struct op *a, const struct op *b)
+{
+    assert_i64(a->exe_ns, b->exe_ns);
+    assert_i64(a->mem_ns, b->mem_ns);
+    assert_i64(a->sa_ns, b->sa_ns);
+    assert_i64(a->vu_ns, b->vu_ns);
+    assert_i64(a->vmem_ns, b->vmem_ns);
+    assert_i64(a->ici_ns, b->ici_ns);
+    assert_i64(a->bytes, b->bytes);
+    assert_i64(a->num_tiles, b->num_tiles);
+    assert_i64(a->max_vmem_demand_bytes, b->max_vmem_demand_bytes);
+    assert_i64(a->num_sa_ops, b->num_sa_ops);
+    assert_i64(a->einsum_b, b->einsum_b);
+    assert_i64(a->einsum_m, b->einsum_m);
+    assert_i64(a->einsum_n, b->einsum_n);
+    assert_i64(a->einsum_k, b->einsum_k);
+    assert_i64(a->vu_softmax_ns, b->vu_softmax_ns);
+    assert_int_equal(a->bounded_by, b->bounded_by);
+    assert_int_equal(a->stats_kind, b->stats_kind);
+    assert_memory_equal(&a->flops_util, &b->flops_util, sizeof a->flops_util);
+    assert_memory_equal(&a->hbm_bw_util, &b->hbm_bw_util, sizeof a->hbm_bw_util);
+    assert_string_equal(a->parsed_op_type, b->parsed_op_type);
+    assert_string_equal(a->dim_labels, b->dim_labels);
+    assert_string_equal(a->tile_shapes, b->tile_shapes);
+}
+
+static void test_run_many_equals_single_runs(void **state)
+{
+    (void)state;
+    enum { K = 4 };
+    struct chip_config chips[K];
+    test_chip("tpuv5p", &chips[0]);
+    chips[1] = chips[0];
+    chips[1].hbm_bw_GBps /= 16;
+    test_chip("tpuv4", &chips[2]);
+    chips[3] = chips[0];
+    chips[3].vmem_size_MB = 0;
+    for (int bad = 0; bad <= 1; bad++) {
+        struct trace alone[K], copies[K], gen;
+        struct trace *tp[K];
+        const struct chip_config *cp[K];
+        struct npu_err ea[K], em[K];
+        int ra[K], rm[K];
+        many_trace(&gen, bad);
+        for (int k = 0; k < K; k++) {
+            many_trace(&alone[k], bad);
+            ra[k] = run(&alone[k], &chips[k], &ea[k]);
+            trace_init(&copies[k]);
+            trace_append(&copies[k], &gen);
+            tp[k] = &copies[k];
+            cp[k] = &chips[k];
+        }
+        chipsim_run_many(tp, cp, K, &profile_neusim, em, rm);
+        /* Both outcomes occur: chip 3 always fails (at the first einsum:
+         * no tile fits in no VMEM), the others only on the unparsable op. */
+        for (int k = 0; k < K; k++) {
+            assert_int_equal(ra[k], bad || k == 3 ? -1 : 0);
+            assert_int_equal(rm[k], ra[k]);
+            if (ra[k])
+                assert_string_equal(em[k].msg, ea[k].msg);
+            for (size_t i = 0; i < gen.n; i++)
+                expect_same_timing(&copies[k].ops[i], &alone[k].ops[i]);
+        }
+        assert_non_null(strstr(ea[3].msg, "op 1 \"Fwdqq\": tile search: expected a tile that fits in 0 bytes"));
+        assert_true(!bad || strstr(ea[0].msg, "op 7 \"bad\": in_shapes"));
+        /* The chips give different times (a copy timed on the wrong chip shows). */
+        assert_true(alone[0].ops[1].mem_ns != alone[1].ops[1].mem_ns);
+        assert_true(alone[0].ops[1].exe_ns != alone[2].ops[1].exe_ns);
+        for (int k = 0; k < K; k++) {
+            trace_free(&alone[k]);
+            trace_free(&copies[k]);
+        }
+        trace_free(&gen);
+    }
+}
+
 /* The by-name table is kept per thread between runs (chipsim/instr.c): a
  * run must see nothing of the one before, whatever its size. Two traces use
  * the same names with other shapes, so a stale entry would cost the second
@@ -811,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_lean_trace_same_numbers),
         cmocka_unit_test(test_fields_index),
         cmocka_unit_test(test_instr_cache_between_runs),
+        cmocka_unit_test(test_run_many_equals_single_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
