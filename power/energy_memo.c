@@ -1,12 +1,14 @@
 /* energy_memo.c — per-thread memo of the energy pass's per-op results (see
  * energy_memo.h).
  *
- * Main data structure: a direct-mapped table of ENERGY_MEMO_SLOTS entries in
- * thread-local storage, each an op's inputs (struct energy_in), the
+ * Main data structures, in thread-local storage: a direct-mapped table of
+ * ENERGY_MEMO_SLOTS entries, each an op's inputs (struct energy_in), the
  * generation of the setting it was computed under, and every field the pass
- * writes. The thread's current setting is kept whole (chip bytes, strategy,
- * policy, table flag, profile) so that a new pass can tell whether it is the
- * same. */
+ * writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
+ * whole (chip bytes, strategy, policy, table flag, profile) with their
+ * generations, so that a pass can tell whether its setting is one of them.
+ * A sweep's bundle (cli/sweep_points.h) times one trace on several chips in
+ * turn: each keeps its generation, and its entries stay valid. */
 #include "power/energy_memo.h"
 
 #include <string.h>
@@ -55,6 +57,7 @@ struct slot {
 };
 
 struct setting {
+    uint64_t gen;   /* 0: unused */
     struct chip_config chip;
     struct pg_strategy pg;
     int policy;
@@ -65,14 +68,19 @@ struct setting {
 _Static_assert(sizeof(struct energy_in) == 11 * 8 + 2 * 4, "energy_in has no padding");
 
 static _Thread_local struct slot slots[ENERGY_MEMO_SLOTS];
-static _Thread_local struct setting cur;
-static _Thread_local uint64_t gen;   /* of cur; 0 before the first pass */
+static _Thread_local struct setting recent[ENERGY_MEMO_SETTINGS];
+static _Thread_local int cur;          /* recent[cur] is the current setting */
+static _Thread_local int oldest;       /* the next one to replace */
+static _Thread_local uint64_t gen;     /* of recent[cur]; 0 before the first pass */
+static _Thread_local uint64_t last_gen;
 static _Thread_local long hits;
 
 void energy_memo_clear(void)
 {
     memset(slots, 0, sizeof slots);
-    gen = 0;
+    memset(recent, 0, sizeof recent);
+    cur = oldest = 0;
+    gen = last_gen = 0;
     hits = 0;
 }
 
@@ -96,26 +104,43 @@ void energy_in_of(const struct op *op, struct energy_in *in)
     in->stats_kind = (int32_t)op->stats_kind;
 }
 
-void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
-                       bool tables, const struct profile *prof)
+static bool same_setting(const struct setting *s, const struct chip_config *chip, const struct pg_strategy *pg,
+                         int policy, bool tables, const struct profile *prof)
 {
     /* Chip configs come zeroed from the loader and are copied whole, so
      * comparing bytes is exact; a padding difference would only cost hits. */
-    if (gen && memcmp(&cur.chip, chip, sizeof *chip) == 0 && pg_strategy_equal(&cur.pg, pg) &&
-        cur.policy == policy && cur.tables == tables && cur.prof == prof)
+    return s->gen && s->policy == policy && s->tables == tables && s->prof == prof &&
+           memcmp(&s->chip, chip, sizeof *chip) == 0 && pg_strategy_equal(&s->pg, pg);
+}
+
+void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
+                       bool tables, const struct profile *prof)
+{
+    if (same_setting(&recent[cur], chip, pg, policy, tables, prof))
         return;
-    memcpy(&cur.chip, chip, sizeof *chip);
-    cur.pg = *pg;
-    cur.policy = policy;
-    cur.tables = tables;
-    cur.prof = prof;
-    gen++;
+    for (int i = 0; i < ENERGY_MEMO_SETTINGS; i++)
+        if (same_setting(&recent[i], chip, pg, policy, tables, prof)) {
+            cur = i;
+            gen = recent[i].gen;
+            return;
+        }
+    /* A new setting replaces the oldest; its fresh generation never matches
+     * the entries of the one it replaces. */
+    struct setting *s = &recent[oldest];
+    cur = oldest;
+    oldest = (oldest + 1) % ENERGY_MEMO_SETTINGS;
+    memcpy(&s->chip, chip, sizeof *chip);
+    s->pg = *pg;
+    s->policy = policy;
+    s->tables = tables;
+    s->prof = prof;
+    s->gen = gen = ++last_gen;
 }
 
 static struct slot *slot_of(const struct energy_in *in)
 {
     const unsigned char *p = (const unsigned char *)in;
-    uint64_t h = 0x9e3779b97f4a7c15ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ gen;   /* the settings of a bundle spread over the table */
     for (size_t i = 0; i < sizeof *in / 8; i++) {
         uint64_t w;
         memcpy(&w, p + 8 * i, sizeof w);   /* words without aliasing the int32 fields */

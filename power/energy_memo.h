@@ -8,11 +8,14 @@
  * DVFS policy, table powers, profile), so a repeat can take the stored
  * result instead of recomputing it.
  *
- * energy_memo_begin() names the setting of a pass. A thread keeps one
- * setting at a time: a different one starts a new generation, and entries of
- * older generations no longer match. Entries live in a direct-mapped table
- * in thread-local storage (a colliding op evicts the older one), so threads
- * never share them and results do not depend on the thread count. */
+ * energy_memo_begin() names the setting of a pass. A thread remembers its
+ * ENERGY_MEMO_SETTINGS most recent settings, each with its own generation
+ * (a sweep bundle times one trace on several chips in turn, and each keeps
+ * its entries); a new setting replaces the oldest with a fresh generation,
+ * so the entries of the one it replaces no longer match. Entries live in a
+ * direct-mapped table in thread-local storage (a colliding op evicts the
+ * older one), so threads never share them and results do not depend on the
+ * thread count. */
 #ifndef NPUSIM_ENERGY_MEMO_H
 #define NPUSIM_ENERGY_MEMO_H
 
@@ -34,6 +37,8 @@ struct energy_in {
 };
 
 void energy_in_of(const struct op *op, struct energy_in *in);
+
+#define ENERGY_MEMO_SETTINGS 16   /* as many as a sweep bundle's chips (SWEEP_BUNDLE_MAX) */
 
 /* Starts (or continues) the generation of this setting on this thread. */
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,

@@ -330,6 +330,32 @@ static void test_energy_memo(void **state)
             assert_int_equal(energy_memo_hits() - before, 3);
             trace_free(&warm);
         }
+    /* A setting keeps its entries while others come and go (a sweep bundle
+     * times one trace on several chips in turn): after all six, each is
+     * answered whole at its first pass. */
+    for (int s = 0; s < NSET; s++) {
+        long before = energy_memo_hits();
+        struct trace warm;
+        energy_copy(&timed[set[s].chip], &chips[set[s].chip], set[s].pg, set[s].dvfs, &warm);
+        assert_same_energy(&warm, &cold[s]);
+        assert_int_equal(energy_memo_hits() - before, 3);
+        trace_free(&warm);
+    }
+    /* ENERGY_MEMO_SETTINGS newer settings replace the oldest: setting 0 is
+     * computed again (no hits), and still right. */
+    for (int k = 0; k < ENERGY_MEMO_SETTINGS; k++) {
+        struct chip_config other = chips[0];
+        other.static_power_other_W += k + 1;
+        struct trace t;
+        energy_copy(&timed[0], &other, NULL, DVFS_NONE, &t);
+        trace_free(&t);
+    }
+    long before = energy_memo_hits();
+    struct trace again;
+    energy_copy(&timed[set[0].chip], &chips[set[0].chip], set[0].pg, set[0].dvfs, &again);
+    assert_same_energy(&again, &cold[0]);
+    assert_int_equal(energy_memo_hits() - before, 0);
+    trace_free(&again);
     for (int s = 0; s < NSET; s++)
         trace_free(&cold[s]);
     for (int k = 0; k < 3; k++)
