@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chipsim/chipsim.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
@@ -106,11 +107,18 @@ struct sweep_count {
     long simulated, invalid, existing, errors, done;
 };
 
-/* One point in the ordered pool. */
+/* One point (the members of a bundle, sweep_points.h) in the ordered pool. */
 struct item {
     struct sweep_point pt;
-    struct row_result res;
-    char *row;                  /* the summary line (owned) */
+    enum row_status status[SWEEP_BUNDLE_MAX];
+    char *row[SWEEP_BUNDLE_MAX];     /* the members' summary lines (owned) */
+    char msg[512];                   /* the first member's error (fatal without --summary) */
+};
+
+/* Rows of a bundle's later combinations, held until the bundle ends. */
+struct held_rows {
+    char *s;
+    size_t n, cap;
 };
 
 struct sweep_ctx {
@@ -122,6 +130,8 @@ struct sweep_ctx {
     FILE *summary;
     struct progress prog;
     bool want_row;
+    long held_bundle;            /* the bundle whose rows are held */
+    struct held_rows held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1 */
 };
 
 static int ctx_next(void *vctx, void *vit)
@@ -173,24 +183,56 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
     }
 }
 
+/* Member j's outcome: its status, its row (summary sweeps) and the first error. */
+static void member_done(struct sweep_ctx *x, struct item *it, int j, const struct loaded_config *c,
+                        const struct row_result *res)
+{
+    const struct sweep_member *m = &it->pt.m[j];
+    it->status[j] = res->status;
+    if (res->status == ROW_ERROR && !it->msg[0])
+        snprintf(it->msg, sizeof it->msg, "%s", res->msg);
+    if (x->want_row)
+        it->row[j] = row_format(m->index, c->model_name, x->en.plan->workload, c->chip_name, &c->model,
+                                it->pt.batch, res, m->g->field_csv);
+}
+
+/* Writes and summarizes one member's timed trace t, with c the member's config. */
+static void member_finish(struct sweep_ctx *x, const struct family *fam, const struct loaded_config *c,
+                          struct trace *t, const char *dir, const char *base_name, struct row_result *res)
+{
+    const struct sweep_opts *o = x->o;
+    struct npu_err e;
+    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, dir, base_name, true, &e)) ||
+        (x->want_row && (o->custom_energy ? power_energy_pass(t, &c->chip, &o->pg, (int)o->dvfs, o->prof, &e)
+                                          : power_default_pass(t, &c->chip, o->prof, &e)))) {
+        res->status = ROW_ERROR;
+        snprintf(res->msg, sizeof res->msg, "%s", e.msg);
+    } else if (x->want_row)
+        summarize(o, fam, c, t, res);
+}
+
 static void ctx_work(void *vctx, void *vit)
 {
     struct sweep_ctx *x = vctx;
     const struct sweep_opts *o = x->o;
     struct item *it = vit;
-    struct sweep_group *g = it->pt.g;
-    struct row_result *res = &it->res;
-    /* A shallow copy: shares the group's cJSON, which it never frees. */
+    struct sweep_point *pt = &it->pt;
+    struct sweep_group *g = pt->m[0].g;
+    struct row_result res;
+    memset(&res, 0, sizeof res);
+    /* A shallow copy: shares the group's cJSON, which it never frees. Every
+     * member's config differs from it in chip and system fields only. */
     struct loaded_config c = g->invalid[0] ? *g->base : g->cfg;
     if (o->seqlen) {
         c.model.input_seqlen = o->seq_in;
         c.model.output_seqlen = o->seq_out;
     }
-    res->status = ROW_OK;
+    res.status = ROW_OK;
     char pstr[256], dir[2048] = "", base_name[96] = "", csv[2200] = "";
     if (o->tree) {
-        /* The point's place in the results tree (summary-only sweeps have none). */
-        g->fam->pstr(&it->pt.par, it->pt.batch, pstr, sizeof pstr);
+        /* The point's place in the results tree (summary-only sweeps have none,
+         * and only they have bundles). */
+        g->fam->pstr(&pt->par, pt->batch, pstr, sizeof pstr);
         if (o->seqlen)
             snprintf(dir, sizeof dir, "%s/%s_%lld_%lld%s/%s", o->out, c.model_name, (long long)o->seq_in,
                      (long long)o->seq_out, g->tag, pstr);
@@ -201,31 +243,94 @@ static void ctx_work(void *vctx, void *vit)
         snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
     }
     if (g->invalid[0]) {
-        sweep_apply_parallel(&c.model, &it->pt.par, it->pt.batch);
-        res->status = ROW_INVALID;
-        snprintf(res->msg, sizeof res->msg, "%s", g->invalid);
+        sweep_apply_parallel(&c.model, &pt->par, pt->batch);
+        res.status = ROW_INVALID;
+        snprintf(res.msg, sizeof res.msg, "%s", g->invalid);
     } else if (o->tree && o->skip_existing && exists(csv)) {
-        res->status = ROW_EXISTING;
-    } else if (!g->fam->prepare(&c, &it->pt.par, it->pt.batch, o->prof, res->msg, sizeof res->msg)) {
-        res->status = ROW_INVALID;
-    } else {
-        struct trace t;
-        struct npu_err e;
-        trace_init(&t);
-        t.lean = !o->tree;   /* summary only: no per-op text is ever written */
-        if (pipeline_run(g->fam, &c, o->prof, false, &t, &e) ||
-            (o->tree && !o->dry_run && g->fam->write(&c, o->prof, &t, dir, base_name, true, &e)) ||
-            (x->want_row && (o->custom_energy ? power_energy_pass(&t, &c.chip, &o->pg, (int)o->dvfs, o->prof, &e)
-                                              : power_default_pass(&t, &c.chip, o->prof, &e)))) {
-            res->status = ROW_ERROR;
-            snprintf(res->msg, sizeof res->msg, "%s", e.msg);
-        } else if (x->want_row)
-            summarize(o, g->fam, &c, &t, res);
-        trace_free(&t);
+        res.status = ROW_EXISTING;
+    } else if (!g->fam->prepare(&c, &pt->par, pt->batch, o->prof, res.msg, sizeof res.msg)) {
+        res.status = ROW_INVALID;
     }
-    if (x->want_row)
-        it->row = row_format(it->pt.index, c.model_name, x->en.plan->workload, c.chip_name, &c.model,
-                             it->pt.batch, res, g->field_csv);
+    if (res.status != ROW_OK) {
+        /* Equal generator inputs: every member has the same verdict. */
+        for (int j = 0; j < pt->n; j++)
+            member_done(x, it, j, &c, &res);
+        return;
+    }
+    /* One generated trace for all members: each but the last gets a copy of
+     * it (sharing its strings, op.h), and chipsim times the copies together,
+     * building each op's instruction once. */
+    struct trace ts[SWEEP_BUNDLE_MAX];
+    struct trace *tp[SWEEP_BUNDLE_MAX];
+    const struct chip_config *chips[SWEEP_BUNDLE_MAX];
+    struct npu_err errs[SWEEP_BUNDLE_MAX];
+    int rcs[SWEEP_BUNDLE_MAX];
+    int n = pt->n;
+    for (int j = 0; j < n; j++) {
+        trace_init(&ts[j]);
+        ts[j].lean = !o->tree;   /* summary only: no per-op text is ever written */
+        tp[j] = &ts[j];
+        chips[j] = &pt->m[j].g->cfg.chip;
+    }
+    struct trace *gen = &ts[n - 1];
+    if (family_generate(g->fam, &c, o->prof, gen, &errs[0])) {
+        for (int j = 0; j < n; j++) {   /* the same inputs fail the same way for every member */
+            rcs[j] = -1;
+            errs[j] = errs[0];
+        }
+    } else {
+        for (int j = 0; j + 1 < n; j++)
+            trace_append(&ts[j], gen);
+        chipsim_run_many(tp, chips, n, o->prof, errs, rcs);
+    }
+    for (int j = 0; j < n; j++) {
+        const struct loaded_config *mc = &pt->m[j].g->cfg;
+        c.chip = mc->chip;
+        c.sys = mc->sys;
+        c.merged = mc->merged;
+        c.sources = mc->sources;
+        memset(&res, 0, sizeof res);
+        if (rcs[j]) {
+            res.status = ROW_ERROR;
+            snprintf(res.msg, sizeof res.msg, "%s", errs[j].msg);
+        } else
+            member_finish(x, g->fam, &c, &ts[j], dir, base_name, &res);
+        member_done(x, it, j, &c, &res);
+        trace_free(&ts[j]);
+    }
+}
+
+/* Writes the held rows of the bundle that just ended, in combination order. */
+static int flush_held(struct sweep_ctx *x)
+{
+    int rc = 0;
+    for (int pos = 1; pos < SWEEP_BUNDLE_MAX; pos++) {
+        struct held_rows *h = &x->held[pos];
+        if (!rc && h->n && x->summary && fwrite(h->s, 1, h->n, x->summary) != h->n) {
+            snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+            x->failed = true;
+            rc = -1;
+        }
+        h->n = 0;
+    }
+    return rc;
+}
+
+static void hold_row(struct held_rows *h, const char *row)
+{
+    size_t len = strlen(row);
+    if (h->n + len > h->cap) {
+        size_t cap = h->cap ? h->cap : 4096;
+        while (cap < h->n + len)
+            cap *= 2;
+        char *s = realloc(h->s, cap);
+        if (!s)
+            abort();
+        h->s = s;
+        h->cap = cap;
+    }
+    memcpy(h->s + h->n, row, len);
+    h->n += len;
 }
 
 static int ctx_emit(void *vctx, void *vit)
@@ -233,28 +338,39 @@ static int ctx_emit(void *vctx, void *vit)
     struct sweep_ctx *x = vctx;
     struct item *it = vit;
     int rc = 0;
-    switch (it->res.status) {
-    case ROW_OK: x->cnt.simulated++; break;
-    case ROW_INVALID: x->cnt.invalid++; break;
-    case ROW_EXISTING: x->cnt.existing++; break;
-    case ROW_ERROR:
-        x->cnt.errors++;
-        if (x->o->fatal_errors) {
-            snprintf(x->err.msg, sizeof x->err.msg, "%s", it->res.msg);
+    if (it->pt.bundle != x->held_bundle) {
+        rc = flush_held(x);
+        x->held_bundle = it->pt.bundle;
+    }
+    for (int j = 0; j < it->pt.n && !rc; j++) {
+        switch (it->status[j]) {
+        case ROW_OK: x->cnt.simulated++; break;
+        case ROW_INVALID: x->cnt.invalid++; break;
+        case ROW_EXISTING: x->cnt.existing++; break;
+        case ROW_ERROR:
+            x->cnt.errors++;
+            if (x->o->fatal_errors) {
+                snprintf(x->err.msg, sizeof x->err.msg, "%s", it->msg);
+                x->failed = true;
+                rc = -1;
+            }
+            break;
+        }
+        if (rc || !it->row[j] || !x->summary)
+            continue;
+        if (it->pt.m[j].pos > 0)
+            hold_row(&x->held[it->pt.m[j].pos], it->row[j]);
+        else if (fputs(it->row[j], x->summary) == EOF) {
+            snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
             x->failed = true;
             rc = -1;
         }
-        break;
     }
-    if (!rc && it->row && x->summary && fputs(it->row, x->summary) == EOF) {
-        snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
-        x->failed = true;
-        rc = -1;
-    }
-    free(it->row);
-    it->row = NULL;
-    sweep_group_release(it->pt.g);
-    progress_update(&x->prog, ++x->cnt.done);
+    x->cnt.done += it->pt.n;
+    for (int j = 0; j < it->pt.n; j++)
+        free(it->row[j]);
+    sweep_point_release(&it->pt);
+    progress_update(&x->prog, x->cnt.done);
     return rc;
 }
 
@@ -262,8 +378,9 @@ static void ctx_discard(void *vctx, void *vit)
 {
     (void)vctx;
     struct item *it = vit;
-    free(it->row);
-    sweep_group_release(it->pt.g);
+    for (int j = 0; j < it->pt.n; j++)
+        free(it->row[j]);
+    sweep_point_release(&it->pt);
 }
 
 /* --shard K/N, else SLURM_ARRAY_TASK_{ID,COUNT,MIN}; k is returned 0-based. */
@@ -495,6 +612,8 @@ int cmd_sweep(int argc, char **argv)
     memset(&x, 0, sizeof x);
     x.o = &o;
     x.want_row = o.summary && !o.dry_run;
+    /* Summary rows only: a bundle shares one generated trace (sweep_points.h). */
+    plan.bundle_max = x.want_row && !o.tree ? SWEEP_BUNDLE_MAX : 1;
     struct atomic_file af;
     memset(&af, 0, sizeof af);
     bool af_open = false;
@@ -521,6 +640,8 @@ int cmd_sweep(int argc, char **argv)
             snprintf(x.err.msg, sizeof x.err.msg, "cannot start the worker threads");
             x.failed = true;
         }
+        if (!x.failed)
+            flush_held(&x);   /* the last bundle's */
         progress_end(&x.prog);
     }
     if (!rc && x.failed)
@@ -569,6 +690,8 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "npusim sweep: peak RSS %ld KiB\n", ru.ru_maxrss);
     }
     sweep_enum_free(&x.en);
+    for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
+        free(x.held[pos].s);
     free(mnames);
     free(cnames);
     free(cbuf);

@@ -39,6 +39,7 @@ int sweep_enum_init(struct sweep_enum *en, const struct sweep_plan *plan, struct
     if (!en->base || !en->fam)
         return npu_errf(e, "out of memory");
     en->ncombos = 1;
+    en->inner = -1;
     for (int f = 0; f < plan->nfields; f++)
         en->ncombos *= plan->fields[f].count;
     for (int mi = 0; mi < plan->nmodels; mi++)
@@ -71,7 +72,7 @@ void sweep_group_release(struct sweep_group *g)
 
 /* The group of (mi, ci, combo): the base config with the combination's field
  * values applied through the same path as --set. */
-static struct sweep_group *make_group(struct sweep_enum *en)
+static struct sweep_group *make_group(struct sweep_enum *en, int64_t combo)
 {
     const struct sweep_plan *p = en->plan;
     const struct loaded_config *b = &en->base[en->mi * p->nchips + en->ci];
@@ -92,7 +93,7 @@ static struct sweep_group *make_group(struct sweep_enum *en)
     g->cfg.merged = cJSON_Duplicate(b->merged, 1);
     g->cfg.sources = cJSON_Duplicate(b->sources, 1);
     struct npu_err e;
-    int64_t rest = en->combo;
+    int64_t rest = combo;
     int64_t vi[SPEC_MAX_FIELDS];
     for (int f = p->nfields - 1; f >= 0; f--) {   /* odometer: the last field varies fastest */
         vi[f] = rest % p->fields[f].count;
@@ -131,7 +132,86 @@ static struct sweep_group *make_group(struct sweep_enum *en)
 
 static const struct loaded_config *enum_cfg(const struct sweep_enum *en)
 {
-    return en->g->invalid[0] ? &en->base[en->mi * en->plan->nchips + en->ci] : &en->g->cfg;
+    const struct sweep_group *g = en->bundle[0];
+    return g->invalid[0] ? &en->base[en->mi * en->plan->nchips + en->ci] : &g->cfg;
+}
+
+/* Whether b's points would generate exactly a's traces: both load, one
+ * family, and everything a generator or a family's prepare() reads is equal
+ * byte for byte (the model config; the chip's name and link parameters,
+ * which config_links zero-fills first). A difference in padding could only
+ * cost a bundle, never make a wrong one. */
+static bool same_generator_inputs(const struct sweep_group *a, const struct sweep_group *b)
+{
+    if (a->invalid[0] || b->invalid[0] || a->fam != b->fam || a->cfg.strict != b->cfg.strict ||
+        memcmp(&a->cfg.model, &b->cfg.model, sizeof a->cfg.model) != 0)
+        return false;
+    struct opsgen_links la, lb;
+    config_links(&a->cfg.chip, &la);
+    config_links(&b->cfg.chip, &lb);
+    return memcmp(&la, &lb, sizeof la) == 0;
+}
+
+/* Points per combination of the current (model, chip): the parallel
+ * configurations of every chip count times the batch sizes (families
+ * enumerate from the chip count alone, family.h). -1 if one fails. */
+static long points_per_combination(const struct sweep_enum *en)
+{
+    const struct sweep_plan *p = en->plan;
+    const struct loaded_config *b = &en->base[en->mi * p->nchips + en->ci];
+    long total = 0;
+    for (int64_t ni = 0; ni < spec_ints_count(&p->num_chips); ni++) {
+        struct parallel_cfg *pcs = NULL;
+        size_t npc = 0;
+        struct npu_err e;
+        int rc = en->fam[en->mi * p->nchips + en->ci]->enumerate(b, spec_ints_value(&p->num_chips, ni), &pcs,
+                                                                   &npc, &e);
+        free(pcs);
+        if (rc)
+            return -1;
+        total += (long)npc * (long)spec_ints_count(&p->batches);
+    }
+    return total;
+}
+
+/* Starts the bundle led by combination en->combo. */
+static void start_bundle(struct sweep_enum *en)
+{
+    const struct sweep_plan *p = en->plan;
+    en->bundle[0] = make_group(en, en->combo);
+    en->nbundle = 1;
+    en->off = 0;
+    if (p->bundle_max <= 1 || en->bundle[0]->invalid[0])
+        return;
+    if (en->inner < 0)
+        en->inner = points_per_combination(en);
+    while (en->inner > 0 && en->nbundle < p->bundle_max && en->nbundle < SWEEP_BUNDLE_MAX &&
+           en->combo + en->nbundle < en->ncombos && en->nbundle * en->inner <= SWEEP_BUNDLE_HELD) {
+        struct sweep_group *g = make_group(en, en->combo + en->nbundle);
+        if (!same_generator_inputs(en->bundle[0], g)) {
+            sweep_group_release(g);
+            break;
+        }
+        en->bundle[en->nbundle++] = g;
+    }
+}
+
+static void end_bundle(struct sweep_enum *en)
+{
+    for (int j = 0; j < en->nbundle; j++)
+        sweep_group_release(en->bundle[j]);
+    memset(en->bundle, 0, sizeof en->bundle);
+    en->start += en->nbundle * en->off;   /* off == the points of one combination by now */
+    en->combo += en->nbundle;
+    en->nbundle = 0;
+    en->serial++;
+}
+
+void sweep_point_release(struct sweep_point *pt)
+{
+    for (int j = 0; j < pt->n; j++)
+        sweep_group_release(pt->m[j].g);
+    pt->n = 0;
 }
 
 int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_err *e)
@@ -139,18 +219,18 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
     const struct sweep_plan *p = en->plan;
     int64_t nnum = spec_ints_count(&p->num_chips), nb = spec_ints_count(&p->batches);
     for (;;) {
-        if (!en->g) {
+        if (!en->nbundle) {
             if (en->mi >= p->nmodels || nb == 0 || nnum == 0)
                 return 0;
-            en->g = make_group(en);
+            start_bundle(en);
             en->ni = 0;
         }
         if (!en->pcs) {
             if (en->ni == nnum) {
-                sweep_group_release(en->g);
-                en->g = NULL;
-                if (++en->combo == en->ncombos) {
+                end_bundle(en);
+                if (en->combo == en->ncombos) {
                     en->combo = 0;
+                    en->inner = -1;
                     if (++en->ci == p->nchips) {
                         en->ci = 0;
                         en->mi++;
@@ -158,8 +238,8 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
                 }
                 continue;
             }
-            if (en->g->fam->enumerate(enum_cfg(en), spec_ints_value(&p->num_chips, en->ni), &en->pcs,
-                                      &en->npc, e))
+            if (en->bundle[0]->fam->enumerate(enum_cfg(en), spec_ints_value(&p->num_chips, en->ni), &en->pcs,
+                                              &en->npc, e))
                 return -1;
             en->pi = 0;
             en->bi = 0;
@@ -176,19 +256,24 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
             en->ni++;
             continue;
         }
-        long index = en->index++;
-        pt->index = index;
+        long off = en->off++;
         pt->par = en->pcs[en->pi];
         pt->batch = spec_ints_value(&p->batches, en->bi);
         if (++en->bi == nb) {
             en->bi = 0;
             en->pi++;
         }
-        if (p->shard_n > 1 && index % p->shard_n != p->shard_k)
-            continue;
-        atomic_fetch_add(&en->g->refs, 1);
-        pt->g = en->g;
-        return 1;
+        pt->n = 0;
+        pt->bundle = en->serial;
+        for (int j = 0; j < en->nbundle; j++) {
+            long index = en->start + j * en->inner + off;   /* inner is known whenever nbundle > 1 */
+            if (p->shard_n > 1 && index % p->shard_n != p->shard_k)
+                continue;
+            atomic_fetch_add(&en->bundle[j]->refs, 1);
+            pt->m[pt->n++] = (struct sweep_member){ index, en->bundle[j], j };
+        }
+        if (pt->n)
+            return 1;
     }
 }
 
@@ -213,8 +298,9 @@ long sweep_enum_count(const struct sweep_enum *en)
 
 void sweep_enum_free(struct sweep_enum *en)
 {
-    sweep_group_release(en->g);
-    en->g = NULL;
+    for (int j = 0; j < en->nbundle; j++)
+        sweep_group_release(en->bundle[j]);
+    en->nbundle = 0;
     free(en->pcs);
     en->pcs = NULL;
     if (en->base)

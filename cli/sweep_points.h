@@ -9,7 +9,18 @@
  * by points in flight. Main data structures: struct sweep_group, one model x
  * chip x field combination with its loaded config, shared by reference count
  * among its points; struct sweep_point, one configuration with its global
- * enumeration index (the same in every shard and for every -j). */
+ * enumeration index (the same in every shard and for every -j).
+ *
+ * Bundles (plan.bundle_max > 1, summary sweeps): consecutive field
+ * combinations of one (model, chip) whose configs give the family's
+ * generator the same inputs (the model config and the chip's link
+ * parameters, opsgen.h; e.g. a sweep of hbm_bw_GBps, num_sa or freq_GHz)
+ * form one bundle, and a point then carries the same (parallel config,
+ * batch) of every combination of its bundle: one trace serves them all. The
+ * rows of the later combinations come `members` x (points per combination)
+ * positions later in the enumeration, so whoever writes them in order holds
+ * them back until the bundle ends; a bundle is cut short so that at most
+ * SWEEP_BUNDLE_HELD such rows are ever held. */
 #ifndef NPUSIM_CLI_SWEEP_POINTS_H
 #define NPUSIM_CLI_SWEEP_POINTS_H
 
@@ -34,7 +45,11 @@ struct sweep_plan {
     int nfields;
     const char *spec_file;             /* names the source of field values in errors */
     long shard_k, shard_n;             /* process points with index % n == k (0-based k) */
+    int bundle_max;                    /* combinations per bundle, 1..SWEEP_BUNDLE_MAX (0 = 1) */
 };
+
+#define SWEEP_BUNDLE_MAX 16
+#define SWEEP_BUNDLE_HELD 16384
 
 struct sweep_group {
     atomic_int refs;
@@ -48,12 +63,26 @@ struct sweep_group {
     char *field_csv;                   /* ",v1,v2" summary columns (owned) */
 };
 
-struct sweep_point {
+/* One combination's point of a bundle. */
+struct sweep_member {
     long index;                        /* global enumeration index */
     struct sweep_group *g;             /* holds a reference; release with sweep_group_release */
+    int pos;                           /* place of g in its bundle, 0 = the first combination */
+};
+
+/* The same (parallel config, batch) of every combination of a bundle that
+ * falls in this shard (at least one; exactly one without bundles). All
+ * members' configs give the generator the same inputs. */
+struct sweep_point {
+    struct sweep_member m[SWEEP_BUNDLE_MAX];
+    int n;
+    long bundle;                       /* serial number of the bundle, from 0 */
     struct parallel_cfg par;
     int64_t batch;
 };
+
+/* Releases the group references of every member. */
+void sweep_point_release(struct sweep_point *pt);
 
 struct sweep_enum {
     const struct sweep_plan *plan;
@@ -63,8 +92,12 @@ struct sweep_enum {
     int64_t combo, ncombos, ni, bi;
     size_t pi, npc;
     struct parallel_cfg *pcs;
-    struct sweep_group *g;
-    long index;
+    struct sweep_group *bundle[SWEEP_BUNDLE_MAX];   /* the current bundle; [0] leads it */
+    int nbundle;
+    long serial;                       /* of the current bundle */
+    long start;                        /* global index of the leader's first point */
+    long off;                          /* the next point's offset within a combination */
+    long inner;                        /* points per combination of this (model, chip); -1 unknown */
 };
 
 /* Loads every (model, chip) config and checks its family; errors (unknown

@@ -24,6 +24,36 @@ check "sweep --spec: field combinations get their own results-tree folders" \
 check "sweep: stderr not a terminal: no progress, only the counts line" \
     sh -c "test \"\$(cat '$SW/j1/err')\" = 'npusim sweep: 20 configurations simulated, 44 invalid, 0 already present'"
 
+# --- bundles: consecutive field combinations that leave the generators'
+# inputs alone share one generated trace, timed on each combination's chip
+# (sweep_points.h); every row must equal a sweep of its combination alone.
+# ici_bw_GBps is a generator input (a new value starts a new bundle); num_sa
+# 0 is an invalid value between two bundled ones. Shards cut across bundles. ---
+cat >"$SW/bundle.json" <<'SPEC'
+{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1, 4], "batch_sizes": [1, 16],
+ "fields": {"ici_bw_GBps": [50, 100], "num_sa": [4, 8, 0, 2]}}
+SPEC
+(cd "$SW/sh" && "$NP" sweep --configs "$CF" --spec ../bundle.json --summary bundle.csv -j 2 2>/dev/null)
+: >"$SW/sh/alone.txt"
+mkdir -p "$SW/one/x"   # ../bundle.json again, as invalid rows name the spec file
+for ici in 50 100; do
+    for sa in 4 8 0 2; do
+        sed "s/\[50, 100\]/[$ici]/; s/\[4, 8, 0, 2\]/[$sa]/" "$SW/bundle.json" >"$SW/one/bundle.json"
+        (cd "$SW/one/x" && "$NP" sweep --configs "$CF" --spec ../bundle.json --summary one.csv 2>/dev/null)
+        tail -n +2 "$SW/one/x/one.csv" | cut -d, -f2- >>"$SW/sh/alone.txt"
+    done
+done
+rm -rf "$SW/one"
+check "bundled sweep: 8 combinations x 8 points, indices 0..63 in order" \
+    sh -c "test \"\$(cut -d, -f1 '$SW/sh/bundle.csv' | paste -sd' ')\" = \"index \$(seq -s' ' 0 63)\""
+check "bundled sweep: every row equals its combination swept alone (ok and invalid rows)" \
+    sh -c "tail -n +2 '$SW/sh/bundle.csv' | cut -d, -f2- | cmp -s - '$SW/sh/alone.txt' &&
+           grep -q ',ok,.*,50,8\$' '$SW/sh/bundle.csv' && grep -q ',\"invalid: .*,100,0\$' '$SW/sh/bundle.csv'"
+(cd "$SW/sh" && for k in 1 2 3; do "$NP" sweep --configs "$CF" --spec ../bundle.json --summary "b$k.csv" --shard $k/3 -j 2 2>/dev/null; done)
+check "bundled sweep: shards 1/3, 2/3, 3/3 merged == one run" \
+    sh -c "'$NPUSIM' merge '$SW/sh/bm.csv' '$SW/sh/b1.csv' '$SW/sh/b2.csv' '$SW/sh/b3.csv' && cmp '$SW/sh/bm.csv' '$SW/sh/bundle.csv'"
+rm -f "$SW/sh/bundle.csv" "$SW/sh/alone.txt" "$SW/sh/b1.csv" "$SW/sh/b2.csv" "$SW/sh/b3.csv" "$SW/sh/bm.csv"
+
 # --- lean traces: a summary-only sweep skips the per-op text (tile shapes,
 # shape strings); its rows must equal those of a sweep that writes the tree,
 # for every family ---
