@@ -16,6 +16,9 @@ if [ -x tests/cli/run.sh ]; then
     printf '%s\n' "$out" | grep -v '^ok ' || true
     p=$(printf '%s\n' "$out" | grep -c '^ok ')
     f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+    if ! printf '%s\n' "$out" | grep -qx '# cli tests ran to the end'; then
+        f=$((f + 1)); echo "tests/cli/run.sh: stopped before its end (exit $rc)"
+    fi
     pass=$((pass + p)); fail=$((fail + f))
 fi
 echo "$pass passed, $fail failed"

@@ -96,3 +96,7 @@ check "sweep --dry-run writes nothing" sh -c "$NPUSIM sweep --configs $CONFIGS -
 expect_fail "bad --batch" '--batch "0": expected a positive integer' $NPUSIM run --configs $CONFIGS --batch 0
 check "run --batch sets the microbatch" sh -c "$NPUSIM run --configs $CONFIGS --batch 4 --out '$T/b4' | grep -q 'microbatch 4'"
 check "run maps tensor parallelism to torus axes when the config has none" sh -c "$NPUSIM run --configs $CONFIGS -m llama3-70b --set num_chips=8 --set tensor_parallelism_degree=8 --out '$T/tp8' >/dev/null && grep -q AllGather '$T/tp8/llama3-70b_tpuv5p_prefill.csv'"
+
+# The last line: tests/run-tests.sh counts a run without it (a sourced
+# t_*.sh that does not parse stops the shell there) as a failure.
+echo "# cli tests ran to the end"
