@@ -51,8 +51,11 @@ void op_setf(char **field, const char *fmt, ...)
     *field = c;
 }
 
-#define OP_STRINGS(X) X(description) X(config) X(name) X(opcode) X(in_shapes) \
-    X(out_shape) X(parsed_op_type) X(dim_labels) X(tile_shapes)
+/* The strings opsgen writes (chipsim, power and the statistics only read
+ * them), then those chipsim writes. */
+#define OP_CREATION_STRINGS(X) X(description) X(config) X(name) X(opcode) X(in_shapes) X(out_shape)
+#define OP_RESULT_STRINGS(X) X(parsed_op_type) X(dim_labels) X(tile_shapes)
+#define OP_STRINGS(X) OP_CREATION_STRINGS(X) OP_RESULT_STRINGS(X)
 
 void op_init(struct op *op)
 {
@@ -98,14 +101,36 @@ void trace_init(struct trace *t) { memset(t, 0, sizeof *t); }
 
 void trace_free(struct trace *t)
 {
-    for (size_t i = 0; i < t->n; i++)
-        op_free(&t->ops[i]);
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->lender) {   /* only the result strings are this trace's own */
+#define FREE(f) opstr_release(t->ops[i].f);
+            OP_RESULT_STRINGS(FREE)
+#undef FREE
+        } else
+            op_free(&t->ops[i]);
+    }
     free(t->ops);
     memset(t, 0, sizeof *t);
 }
 
+/* Room for n more ops. */
+static void reserve(struct trace *t, size_t n)
+{
+    if (t->lender)
+        abort();   /* a borrowing trace holds only the borrowed ops (op.h) */
+    if (t->n + n > t->cap) {
+        size_t cap = t->cap ? t->cap : 64;
+        while (cap < t->n + n)
+            cap *= 2;
+        t->ops = xrealloc(t->ops, cap * sizeof *t->ops);
+        t->cap = cap;
+    }
+}
+
 struct op *trace_push(struct trace *t)
 {
+    if (t->lender)
+        abort();   /* a borrowing trace holds only the borrowed ops (op.h) */
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;
         t->ops = xrealloc(t->ops, t->cap * sizeof *t->ops);
@@ -121,13 +146,7 @@ int trace_append(struct trace *dst, const struct trace *src)
      * shares its strings (op.h), so nothing is allocated per op. */
     if (src->n == 0)
         return 0;
-    if (dst->n + src->n > dst->cap) {
-        size_t cap = dst->cap ? dst->cap : 64;
-        while (cap < dst->n + src->n)
-            cap *= 2;
-        dst->ops = xrealloc(dst->ops, cap * sizeof *dst->ops);
-        dst->cap = cap;
-    }
+    reserve(dst, src->n);
     struct op *to = dst->ops + dst->n;
     memcpy(to, src->ops, src->n * sizeof *to);
     for (size_t i = 0; i < src->n; i++) {
@@ -137,6 +156,25 @@ int trace_append(struct trace *dst, const struct trace *src)
     }
     dst->n += src->n;
     return 0;
+}
+
+void trace_borrow(struct trace *dst, const struct trace *src)
+{
+    /* Only the result strings get an owner more (chipsim replaces them); the
+     * creation strings stay src's alone, which saves two atomic updates of
+     * each (and the cache misses of reaching their counts) per copy. */
+    if (dst->n)
+        abort();
+    reserve(dst, src->n);
+    memcpy(dst->ops, src->ops, src->n * sizeof *dst->ops);
+    for (size_t i = 0; i < src->n; i++) {
+#define DUP(f) opstr_share(dst->ops[i].f);
+        OP_RESULT_STRINGS(DUP)
+#undef DUP
+    }
+    dst->n = src->n;
+    dst->lean = src->lean;
+    dst->lender = src;
 }
 
 double op_tflops_per_sec(const struct op *op)

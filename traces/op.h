@@ -145,6 +145,11 @@ struct trace {
      * holds them parsed, and chipsim leaves tile_shapes and dim_labels
      * empty; every number is the same. Set after trace_init. */
     bool lean;
+    /* Set by trace_borrow: the trace whose creation-time strings (name,
+     * description, config, opcode, shapes) these ops point to without owning
+     * them. It must outlive this trace; nothing may set those strings here
+     * (chipsim and power never do), and no op may be added. */
+    const struct trace *lender;
 };
 
 /* in_shapes / out_shape as text: the op's own, or printed into buf (size
@@ -173,6 +178,11 @@ void trace_free(struct trace *t);
 struct op *trace_push(struct trace *t);
 /* Appends copies of all ops of src (sharing their strings: op_copy). */
 int trace_append(struct trace *dst, const struct trace *src);
+/* Fills the empty dst with copies of src's ops that borrow src's creation
+ * strings (see `lender`): cheaper than trace_append for a trace that is only
+ * timed, powered and summarized while src lives (a sweep bundle's copies,
+ * cli/sweep_points.h). trace_free releases only what dst owns. */
+void trace_borrow(struct trace *dst, const struct trace *src);
 
 /* Derived statistics (chipsim.md §2.3), from the final execution time. */
 double op_tflops_per_sec(const struct op *op);   /* 0 when exe == 0 */
