@@ -149,11 +149,16 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         /* Instructions depend on the op and the name table, never on the chip:
          * one serves every copy. */
         struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
-                           kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean};
+                           kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean, NULL};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         if (!in) {
             fail_all(k, errs, rcs, &errs[alive]);
             break;
+        }
+        struct einsum_axes ax;   /* so is an einsum's classification */
+        if (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL) {
+            einsum_classify(&c, in, &ax);
+            c.axes = &ax;
         }
         for (int j = alive; j < k; j++) {
             if (rcs[j])

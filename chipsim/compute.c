@@ -83,11 +83,20 @@ int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsu
     return 0;
 }
 
+const struct einsum_axes *einsum_axes_of(const struct cs_ctx *c, const struct instr *in,
+                                         struct einsum_axes *local)
+{
+    if (c->axes)
+        return c->axes;
+    einsum_classify(c, in, local);
+    return local;
+}
+
 static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t *sa,
                           int64_t *vu)
 {
-    struct einsum_axes ax;
-    einsum_classify(c, in, &ax);
+    struct einsum_axes local;
+    const struct einsum_axes ax = *einsum_axes_of(c, in, &local);
     if (check_macs(c, (double)ax.b * (double)ax.m * (double)ax.n * (double)ax.k))
         return -1;
     int64_t s = c->chip->sa_dim;

@@ -62,6 +62,8 @@ struct instr {
     int64_t stride_h, stride_w;      /* conv window */
 };
 
+struct einsum_axes;
+
 /* Shared per-run context for error messages and rates. */
 struct cs_ctx {
     const struct chip_config *chip;
@@ -72,6 +74,9 @@ struct cs_ctx {
     enum kind op_kind;               /* kind_from_config(cs_config_kind_text(op)): set by
                                       * chipsim_run, read by the instruction builder */
     bool lean;                       /* the trace is lean (op.h): no tile_shapes, dim_labels */
+    const struct einsum_axes *axes;  /* the einsum's classification, made once per op for
+                                      * compute and traffic on every chip (chipsim.c); NULL:
+                                      * classify it (einsum_axes_of) */
 };
 
 /* The op's in_shapes / out_shape text for error messages, printed from its
@@ -148,6 +153,9 @@ struct einsum_axes {
     int64_t b, m, n, k;
 };
 int einsum_classify(const struct cs_ctx *c, const struct instr *in, struct einsum_axes *ax);
+/* c->axes, or the classification made into *local. */
+const struct einsum_axes *einsum_axes_of(const struct cs_ctx *c, const struct instr *in,
+                                         struct einsum_axes *local);
 
 /* Conv axes (§5.4): dimension indices and sizes. */
 struct conv_axes {

@@ -334,8 +334,8 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
 static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t compute_ns,
                           int64_t *bytes)
 {
-    struct einsum_axes ax;
-    einsum_classify(c, in, &ax);
+    struct einsum_axes local;
+    const struct einsum_axes ax = *einsum_axes_of(c, in, &local);
     const struct tensor *L = &in->in.t[0], *R = &in->in.t[1], *O = &in->out;
     int lb, rb, ob;
     if (dtype_or_err(c, "in_shapes", L->dtype, false, &lb) || dtype_or_err(c, "in_shapes", R->dtype, false, &rb) ||
