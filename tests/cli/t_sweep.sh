@@ -54,6 +54,32 @@ check "bundled sweep: shards 1/3, 2/3, 3/3 merged == one run" \
     sh -c "'$NPUSIM' merge '$SW/sh/bm.csv' '$SW/sh/b1.csv' '$SW/sh/b2.csv' '$SW/sh/b3.csv' && cmp '$SW/sh/bm.csv' '$SW/sh/bundle.csv'"
 rm -f "$SW/sh/bundle.csv" "$SW/sh/alone.txt" "$SW/sh/b1.csv" "$SW/sh/b2.csv" "$SW/sh/b3.csv" "$SW/sh/bm.csv"
 
+# Every family: two chip fields swept (one bundle of 4 chips per point,
+# DLRM's traces holding one timing group per chip) give the rows of the
+# combinations swept one by one.
+mkdir -p "$SW/fam/x"
+for case in "llama3-8b training 8 8" "deepseekv2-236b inference 16 8" "dlrm-s inference 4 64" \
+            "dit-xl inference 8 1" "gligen inference 4 1"; do
+    set -- $case
+    fam_spec() { # HBM FREQ DIR
+        printf '{"models": ["%s"], "workload": "%s", "chips": ["tpuv5p"], "num_chips": [%s], "batch_sizes": [%s], "fields": {"hbm_bw_GBps": %s, "freq_GHz": %s}}\n' \
+            "$1" "$2" "$3" "$4" "$5" "$6" >"$7/spec.json"
+    }
+    fam_spec "$1" "$2" "$3" "$4" "[1000, 3000]" "[1.0, 1.5]" "$SW/fam"
+    (cd "$SW/fam" && "$NP" sweep --configs "$CF" --spec spec.json --summary all.csv -j 2 2>/dev/null)
+    : >"$SW/fam/alone.txt"
+    for h in 1000 3000; do
+        for f in 1.0 1.5; do
+            fam_spec "$1" "$2" "$3" "$4" "[$h]" "[$f]" "$SW/fam/x"
+            (cd "$SW/fam/x" && "$NP" sweep --configs "$CF" --spec spec.json --summary one.csv 2>/dev/null)
+            tail -n +2 "$SW/fam/x/one.csv" | cut -d, -f2- >>"$SW/fam/alone.txt"
+        done
+    done
+    check "bundled sweep of $1 $2 (hbm_bw_GBps x freq_GHz): rows equal the combinations swept alone" \
+        sh -c "tail -n +2 '$SW/fam/all.csv' | cut -d, -f2- | cmp -s - '$SW/fam/alone.txt' && grep -q ',ok,' '$SW/fam/all.csv'"
+done
+rm -rf "$SW/fam"
+
 # --- lean traces: a summary-only sweep skips the per-op text (tile shapes,
 # shape strings); its rows must equal those of a sweep that writes the tree,
 # for every family ---
