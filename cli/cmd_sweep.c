@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
 #include "cli/family.h"
+#include "cli/growbuf.h"
 #include "cli/ordered_pool.h"
 #include "cli/progress.h"
 #include "cli/sweep_points.h"
@@ -115,12 +116,6 @@ struct item {
     char msg[512];                   /* the first member's error (fatal without --summary) */
 };
 
-/* Rows of a bundle's later combinations, held until the bundle ends. */
-struct held_rows {
-    char *s;
-    size_t n, cap;
-};
-
 struct sweep_ctx {
     const struct sweep_opts *o;
     struct sweep_enum en;
@@ -131,7 +126,8 @@ struct sweep_ctx {
     struct progress prog;
     bool want_row;
     long held_bundle;            /* the bundle whose rows are held */
-    struct held_rows held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1 */
+    struct growbuf held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1: rows of a bundle's later
+                                              * combinations, held until the bundle ends */
 };
 
 static int ctx_next(void *vctx, void *vit)
@@ -305,7 +301,7 @@ static int flush_held(struct sweep_ctx *x)
 {
     int rc = 0;
     for (int pos = 1; pos < SWEEP_BUNDLE_MAX; pos++) {
-        struct held_rows *h = &x->held[pos];
+        struct growbuf *h = &x->held[pos];
         if (!rc && h->n && x->summary && fwrite(h->s, 1, h->n, x->summary) != h->n) {
             snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
             x->failed = true;
@@ -314,23 +310,6 @@ static int flush_held(struct sweep_ctx *x)
         h->n = 0;
     }
     return rc;
-}
-
-static void hold_row(struct held_rows *h, const char *row)
-{
-    size_t len = strlen(row);
-    if (h->n + len > h->cap) {
-        size_t cap = h->cap ? h->cap : 4096;
-        while (cap < h->n + len)
-            cap *= 2;
-        char *s = realloc(h->s, cap);
-        if (!s)
-            abort();
-        h->s = s;
-        h->cap = cap;
-    }
-    memcpy(h->s + h->n, row, len);
-    h->n += len;
 }
 
 static int ctx_emit(void *vctx, void *vit)
@@ -359,7 +338,7 @@ static int ctx_emit(void *vctx, void *vit)
         if (rc || !it->row[j] || !x->summary)
             continue;
         if (it->pt.m[j].pos > 0)
-            hold_row(&x->held[it->pt.m[j].pos], it->row[j]);
+            growbuf_put(&x->held[it->pt.m[j].pos], it->row[j]);
         else if (fputs(it->row[j], x->summary) == EOF) {
             snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
             x->failed = true;

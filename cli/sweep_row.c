@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/growbuf.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
 
@@ -24,74 +25,50 @@ const char *row_header(const struct spec_field *fields, int nfields)
     return buf;
 }
 
-/* A growing line. */
-struct sb {
-    char *s;
-    size_t n, cap;
-};
-
-static void sb_putn(struct sb *b, const char *t, size_t l)
-{
-    if (b->n + l + 1 > b->cap) {
-        size_t cap = (b->n + l + 1) * 2;
-        if (cap < 256)
-            cap = 256;   /* most rows fit the first buffer */
-        char *s = realloc(b->s, cap);
-        if (!s)
-            abort();
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, t, l);
-    b->n += l;
-    b->s[b->n] = '\0';
-}
-
-static void sb_put(struct sb *b, const char *t) { sb_putn(b, t, strlen(t)); }
 
 /* ",value" with CSV quoting (line breaks become spaces: one row, one line).
  * Runs of plain characters are appended whole. */
-static void sb_cell(struct sb *b, const char *v)
+static void sb_cell(struct growbuf *b, const char *v)
 {
     bool q = strpbrk(v, ",\"\r\n") != NULL;
-    sb_put(b, q ? ",\"" : ",");
+    growbuf_put(b, q ? ",\"" : ",");
     while (*v) {
         size_t run = strcspn(v, "\"\r\n");
-        sb_putn(b, v, run);
+        growbuf_putn(b, v, run);
         v += run;
         if (*v) {
-            sb_put(b, *v == '"' ? "\"\"" : " ");
+            growbuf_put(b, *v == '"' ? "\"\"" : " ");
             v++;
         }
     }
     if (q)
-        sb_put(b, "\"");
+        growbuf_put(b, "\"");
 }
 
-static void sb_num(struct sb *b, bool have, double v)
+static void sb_num(struct growbuf *b, bool have, double v)
 {
     char t[40];
-    sb_put(b, ",");
+    growbuf_put(b, ",");
     if (have)
-        sb_put(b, py_repr_double(v, t, sizeof t));
+        growbuf_put(b, py_repr_double(v, t, sizeof t));
 }
 
 /* sep (or nothing when 0) then v in decimal. */
-static void sb_int(struct sb *b, char sep, int64_t v)
+static void sb_int(struct growbuf *b, char sep, int64_t v)
 {
     char t[24];
     struct strbuf tb = STRBUF(t);
     if (sep)
         strbuf_putc(&tb, sep);
     strbuf_puti(&tb, v);
-    sb_putn(b, tb.s, tb.n);
+    growbuf_putn(b, tb.s, tb.n);
 }
 
 char *row_format(long index, const char *model, const char *workload, const char *chip,
                  const struct model_config *m, int64_t batch, const struct row_result *r,
                  const char *field_csv)
 {
-    struct sb b = { 0 };
+    struct growbuf b = { 0 };
     char t[640];
     sb_int(&b, 0, index);
     sb_cell(&b, model);
@@ -121,8 +98,8 @@ char *row_format(long index, const char *model, const char *workload, const char
     sb_num(&b, r->has_cap, r->energy_per_unit_J);
     sb_num(&b, r->has_cap, r->carbon_per_unit_kg);
     sb_num(&b, r->has_llm, r->mem_GiB);
-    sb_put(&b, r->has_llm ? (r->oom ? ",True" : ",False") : ",");
-    sb_put(&b, field_csv ? field_csv : "");
-    sb_put(&b, "\n");
+    growbuf_put(&b, r->has_llm ? (r->oom ? ",True" : ",False") : ",");
+    growbuf_put(&b, field_csv ? field_csv : "");
+    growbuf_put(&b, "\n");
     return b.s;
 }
