@@ -152,24 +152,23 @@ static bool same_generator_inputs(const struct sweep_group *a, const struct swee
     return memcmp(&la, &lb, sizeof la) == 0;
 }
 
-/* Points per combination of the current (model, chip): the parallel
+/* Points per field combination of (model, chip) i: the parallel
  * configurations of every chip count times the batch sizes (families
- * enumerate from the chip count alone, family.h). -1 if one fails. */
-static long points_per_combination(const struct sweep_enum *en)
+ * enumerate from the chip count alone, family.h). A chip count whose
+ * enumeration fails counts 0 and sets *failed. */
+static long points_per_combination(const struct sweep_enum *en, int i, bool *failed)
 {
     const struct sweep_plan *p = en->plan;
-    const struct loaded_config *b = &en->base[en->mi * p->nchips + en->ci];
     long total = 0;
     for (int64_t ni = 0; ni < spec_ints_count(&p->num_chips); ni++) {
         struct parallel_cfg *pcs = NULL;
         size_t npc = 0;
         struct npu_err e;
-        int rc = en->fam[en->mi * p->nchips + en->ci]->enumerate(b, spec_ints_value(&p->num_chips, ni), &pcs,
-                                                                   &npc, &e);
+        if (en->fam[i]->enumerate(&en->base[i], spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
+            total += (long)npc * (long)spec_ints_count(&p->batches);
+        else
+            *failed = true;
         free(pcs);
-        if (rc)
-            return -1;
-        total += (long)npc * (long)spec_ints_count(&p->batches);
     }
     return total;
 }
@@ -183,8 +182,12 @@ static void start_bundle(struct sweep_enum *en)
     en->off = 0;
     if (p->bundle_max <= 1 || en->bundle[0]->invalid[0])
         return;
-    if (en->inner < 0)
-        en->inner = points_per_combination(en);
+    if (en->inner < 0) {
+        bool failed = false;   /* then the enumerator stops there anyway: no bundle */
+        en->inner = points_per_combination(en, en->mi * p->nchips + en->ci, &failed);
+        if (failed)
+            en->inner = 0;
+    }
     while (en->inner > 0 && en->nbundle < p->bundle_max && en->nbundle < SWEEP_BUNDLE_MAX &&
            en->combo + en->nbundle < en->ncombos && en->nbundle * en->inner <= SWEEP_BUNDLE_HELD) {
         struct sweep_group *g = make_group(en, en->combo + en->nbundle);
@@ -281,16 +284,9 @@ long sweep_enum_count(const struct sweep_enum *en)
 {
     const struct sweep_plan *p = en->plan;
     long total = 0;
-    int64_t nnum = spec_ints_count(&p->num_chips), nb = spec_ints_count(&p->batches);
+    bool failed = false;   /* the sweep reports it; the count is only for the progress line */
     for (int i = 0; i < p->nmodels * p->nchips; i++)
-        for (int64_t ni = 0; ni < nnum; ni++) {
-            struct parallel_cfg *pcs = NULL;
-            size_t npc = 0;
-            struct npu_err e;
-            if (en->fam[i]->enumerate(&en->base[i], spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
-                total += (long)npc * (long)nb * (long)en->ncombos;
-            free(pcs);
-        }
+        total += points_per_combination(en, i, &failed) * (long)en->ncombos;
     if (p->shard_n > 1)
         total = (total - p->shard_k + p->shard_n - 1) / p->shard_n;
     return total;

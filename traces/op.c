@@ -129,12 +129,7 @@ static void reserve(struct trace *t, size_t n)
 
 struct op *trace_push(struct trace *t)
 {
-    if (t->lender)
-        abort();   /* a borrowing trace holds only the borrowed ops (op.h) */
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 64;
-        t->ops = xrealloc(t->ops, t->cap * sizeof *t->ops);
-    }
+    reserve(t, 1);
     struct op *op = &t->ops[t->n++];
     op_init(op);
     return op;
