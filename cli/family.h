@@ -33,7 +33,9 @@ struct family {
     /* Family-specific config defaults applied after loading (may be NULL), e.g. a
      * model class that overrides a chip default. */
     void (*adjust)(struct loaded_config *c);
-    /* The untimed trace (phases and timing groups set). */
+    /* The untimed trace (phases and timing groups set). Reads only the model
+     * config and the chip's link parameters (config_links): sweep bundles
+     * (sweep_points.h) share one trace among chips equal in those. */
     int (*generate)(const struct loaded_config *c, const struct profile *prof, struct trace *t,
                     struct npu_err *e);
     /* Writes the outputs of a timed trace as <dir>/<base>...; `sweep` selects the
@@ -44,13 +46,16 @@ struct family {
     /* A short human summary of a timed trace. */
     void (*summary)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                     FILE *out);
-    /* Sweep: the parallel configurations for num_chips, in the reference's order. */
+    /* Sweep: the parallel configurations for num_chips, in the reference's order;
+     * a function of num_chips alone (the enumerator counts a combination's
+     * points with the (model, chip) config before any field is applied). */
     int (*enumerate)(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
                      size_t *n, struct npu_err *e);
     /* Sweep: the results-tree folder name of a point ("dp1-tp4-...-bs8"). */
     void (*pstr)(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n);
     /* Sweep: applies the parallelism and batch, validates (false + why = skip the
-     * point) and maps parallelism to torus axes. */
+     * point) and maps parallelism to torus axes. Reads what generate reads (and
+     * the chip's name): one verdict serves a bundle. */
     bool (*prepare)(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                     const struct profile *prof, char *why, size_t whylen);
     /* Sweep summary: the LLM statistics (TTFT, TPOT, memory, OOM) of a timed

@@ -8,8 +8,10 @@
  * configurations of the current chip count, and the groups still referenced
  * by points in flight. Main data structures: struct sweep_group, one model x
  * chip x field combination with its loaded config, shared by reference count
- * among its points; struct sweep_point, one configuration with its global
- * enumeration index (the same in every shard and for every -j).
+ * among its points; struct sweep_point, one (parallel config, batch) with
+ * its members: the combinations of its bundle (below; one without bundles),
+ * each with its global enumeration index (the same in every shard and for
+ * every -j).
  *
  * Bundles (plan.bundle_max > 1, summary sweeps): consecutive field
  * combinations of one (model, chip) whose configs give the family's
