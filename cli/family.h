@@ -46,9 +46,9 @@ struct family {
     /* A short human summary of a timed trace. */
     void (*summary)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                     FILE *out);
-    /* Sweep: the parallel configurations for num_chips, in the reference's order;
-     * a function of num_chips alone (the enumerator counts a combination's
-     * points with the (model, chip) config before any field is applied). */
+    /* Sweep: the parallel configurations for num_chips, in the reference's order
+     * (every family's reads num_chips alone; the progress total counts them
+     * with the (model, chip) config before any field is applied). */
     int (*enumerate)(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
                      size_t *n, struct npu_err *e);
     /* Sweep: the results-tree folder name of a point ("dp1-tp4-...-bs8"). */

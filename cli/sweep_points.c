@@ -39,7 +39,6 @@ int sweep_enum_init(struct sweep_enum *en, const struct sweep_plan *plan, struct
     if (!en->base || !en->fam)
         return npu_errf(e, "out of memory");
     en->ncombos = 1;
-    en->inner = -1;
     for (int f = 0; f < plan->nfields; f++)
         en->ncombos *= plan->fields[f].count;
     for (int mi = 0; mi < plan->nmodels; mi++)
@@ -152,19 +151,18 @@ static bool same_generator_inputs(const struct sweep_group *a, const struct swee
     return memcmp(&la, &lb, sizeof la) == 0;
 }
 
-/* Points per field combination of (model, chip) i: the parallel
- * configurations of every chip count times the batch sizes (families
- * enumerate from the chip count alone, family.h). A chip count whose
- * enumeration fails counts 0 and sets *failed. */
-static long points_per_combination(const struct sweep_enum *en, int i, bool *failed)
+/* Points per field combination with config c: the parallel configurations
+ * of every chip count times the batch sizes. A chip count whose enumeration
+ * fails counts 0 and sets *failed. */
+static long points_per_combination(const struct sweep_plan *p, const struct family *fam,
+                                   const struct loaded_config *c, bool *failed)
 {
-    const struct sweep_plan *p = en->plan;
     long total = 0;
     for (int64_t ni = 0; ni < spec_ints_count(&p->num_chips); ni++) {
         struct parallel_cfg *pcs = NULL;
         size_t npc = 0;
         struct npu_err e;
-        if (en->fam[i]->enumerate(&en->base[i], spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
+        if (fam->enumerate(c, spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
             total += (long)npc * (long)spec_ints_count(&p->batches);
         else
             *failed = true;
@@ -182,13 +180,11 @@ static void start_bundle(struct sweep_enum *en)
     en->off = 0;
     if (p->bundle_max <= 1 || en->bundle[0]->invalid[0])
         return;
-    if (en->inner < 0) {
-        bool failed = false;   /* then the enumerator stops there anyway: no bundle */
-        en->inner = points_per_combination(en, en->mi * p->nchips + en->ci, &failed);
-        if (failed)
-            en->inner = 0;
-    }
-    while (en->inner > 0 && en->nbundle < p->bundle_max && en->nbundle < SWEEP_BUNDLE_MAX &&
+    /* The members' points are the leader's (their configs give enumerate the
+     * same model), so member j's come j x inner indices after the leader's. */
+    bool failed = false;   /* then the enumerator stops there anyway: no bundle */
+    en->inner = points_per_combination(p, en->bundle[0]->fam, &en->bundle[0]->cfg, &failed);
+    while (!failed && en->inner > 0 && en->nbundle < p->bundle_max && en->nbundle < SWEEP_BUNDLE_MAX &&
            en->combo + en->nbundle < en->ncombos && en->nbundle * en->inner <= SWEEP_BUNDLE_HELD) {
         struct sweep_group *g = make_group(en, en->combo + en->nbundle);
         if (!same_generator_inputs(en->bundle[0], g)) {
@@ -233,7 +229,6 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
                 end_bundle(en);
                 if (en->combo == en->ncombos) {
                     en->combo = 0;
-                    en->inner = -1;
                     if (++en->ci == p->nchips) {
                         en->ci = 0;
                         en->mi++;
@@ -285,8 +280,8 @@ long sweep_enum_count(const struct sweep_enum *en)
     const struct sweep_plan *p = en->plan;
     long total = 0;
     bool failed = false;   /* the sweep reports it; the count is only for the progress line */
-    for (int i = 0; i < p->nmodels * p->nchips; i++)
-        total += points_per_combination(en, i, &failed) * (long)en->ncombos;
+    for (int i = 0; i < p->nmodels * p->nchips; i++)   /* enumerate reads the chip count alone (family.h) */
+        total += points_per_combination(p, en->fam[i], &en->base[i], &failed) * (long)en->ncombos;
     if (p->shard_n > 1)
         total = (total - p->shard_k + p->shard_n - 1) / p->shard_n;
     return total;

@@ -99,7 +99,7 @@ struct sweep_enum {
     long serial;                       /* of the current bundle */
     long start;                        /* global index of the leader's first point */
     long off;                          /* the next point's offset within a combination */
-    long inner;                        /* points per combination of this (model, chip); -1 unknown */
+    long inner;                        /* points per combination of the current bundle */
 };
 
 /* Loads every (model, chip) config and checks its family; errors (unknown
