@@ -127,6 +127,16 @@ static void reserve(struct trace *t, size_t n)
     }
 }
 
+void trace_reserve(struct trace *t, size_t n)
+{
+    if (t->lender)
+        abort();
+    if (t->n + n > t->cap) {
+        t->ops = xrealloc(t->ops, (t->n + n) * sizeof *t->ops);
+        t->cap = t->n + n;
+    }
+}
+
 struct op *trace_push(struct trace *t)
 {
     reserve(t, 1);

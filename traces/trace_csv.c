@@ -1028,10 +1028,13 @@ void trace_csv_readback(struct trace *dst, const struct trace *src, const struct
     if (!o)
         o = &defaults;
     bool groups = false, any_slack = false;
+    size_t taken = 0;
     for (size_t i = 0; i < src->n; i++) {
         groups = groups || src->ops[i].group != 0;
         any_slack = any_slack || src->ops[i].has_slack;
+        taken += o->only == PHASE_NONE || src->ops[i].phase == o->only;
     }
+    trace_reserve(dst, taken);
     for (size_t i = 0; i < src->n; i++) {
         const struct op *op = &src->ops[i];
         if (o->only != PHASE_NONE && op->phase != o->only)
