@@ -17,6 +17,19 @@ int split_inplace(char *s, char **out, int max)
     return n;
 }
 
+int drop_repeats(char **item, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < k && strcmp(item[j], item[i]) != 0)
+            j++;
+        if (j == k)
+            item[k++] = item[i];
+    }
+    return k;
+}
+
 int list_split(const char *s, struct list *l)
 {
     l->n = 0;

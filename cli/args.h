@@ -21,6 +21,8 @@ int list_split(const char *s, struct list *l);
 void list_free(struct list *l);
 /* Splits s in place at commas into out (at most max); returns the count or -1. */
 int split_inplace(char *s, char **out, int max);
+/* Drops the later copies of repeated items (order kept); returns the new count. */
+int drop_repeats(char **item, int n);
 /* Strict decimal integer / finite double; 0 on success, -1 otherwise. */
 int parse_i64_strict(const char *s, int64_t *v);
 int parse_f64_strict(const char *s, double *v);

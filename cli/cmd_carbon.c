@@ -24,6 +24,7 @@
 #include "cli/rawjson.h"
 #include "cli/results_tree.h"
 #include "cli/sim_facts.h"
+#include "cli/staging.h"
 #include "cli/trace_memo.h"
 #include "power/carbon.h"
 #include "power/slo.h"
@@ -418,7 +419,7 @@ struct crun {
     const struct carbon_opts *o;
     const struct cfiles *files;
     struct outs *outs;
-    const char *root, *util, *staging;
+    const char *root, *dest, *util, *staging;   /* dest: <root>/carbon_<PG>/dvfs_<D> */
     int next;
     struct npu_err first;
     bool failed;
@@ -479,12 +480,19 @@ static void citem_work(void *ctx, void *item)
             free(texts[i]);
             continue;
         }
-        char ci[40], path[4096], staged[4200];
+        /* Staged at the same place under the staging folder as under dest,
+         * so that a new dest is the staging folder renamed. */
+        char ci[40], rel[4096], path[4200], staged[4200];
         py_repr_double(o->ci[i], ci, sizeof ci);
-        snprintf(path, sizeof path, "%s/carbon_%s/dvfs_%s/CI%s/UTIL%s/%s/%s/%s", r->root, o->pg, o->dvfs, ci,
-                 r->util, cf->model, cf->f.pstr, b);
-        snprintf(staged, sizeof staged, "%s/%d.%d.json", r->staging, it->index, i);
-        it->rc = stage_file(staged, path, texts[i], &it->files[i], &it->e);
+        snprintf(rel, sizeof rel, "CI%s/UTIL%s/%s/%s", ci, r->util, cf->model, cf->f.pstr);
+        snprintf(path, sizeof path, "%s/%s/%s", r->dest, rel, b);
+        snprintf(staged, sizeof staged, "%s/%s", r->staging, rel);
+        it->rc = make_dirs(staged, &it->e);
+        snprintf(staged, sizeof staged, "%s/%s/%s", r->staging, rel, b);
+        if (it->rc)
+            free(texts[i]);
+        else
+            it->rc = stage_file(staged, path, texts[i], &it->files[i], &it->e);
     }
     free(texts);
 }
@@ -572,17 +580,17 @@ static int run(const struct carbon_opts *o)
 
     struct cfiles files = { NULL, 0, 0 };
     list_files(o, &files);
-    /* Results are staged flat in a private folder beside the outputs, so a
-     * failure leaves neither files nor folders behind. */
-    char staging[4200];
-    snprintf(staging, sizeof staging, "%s/carbon_%s.tmp.XXXXXX", root, o->pg);
-    if (!mkdtemp(staging)) {
+    /* Results are staged in a private folder beside carbon_<PG>, laid out as
+     * under dest, so a failure leaves neither files nor folders behind. */
+    char base[4200], dest[4300], staging[4400];
+    snprintf(base, sizeof base, "%s/carbon_%s", root, o->pg);
+    snprintf(dest, sizeof dest, "%s/dvfs_%s", base, o->dvfs);
+    if (staging_create(base, staging, sizeof staging, &e)) {
         free(files.v);
-        npu_errf(&e, "%s: cannot create: %s", staging, strerror(errno));
         return report_error("carbon", &e);
     }
     struct outs outs = { NULL, 0, 0 };
-    struct crun r = { o, &files, &outs, root, util, staging, 0, { "" }, false };
+    struct crun r = { o, &files, &outs, root, dest, util, staging, 0, { "" }, false };
     struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, citem_discard };
     long n = o->jobs < 1 ? 1 : o->jobs;
     int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));
@@ -592,10 +600,20 @@ static int run(const struct carbon_opts *o)
         r.failed = true;
     }
     e = r.first;
-    /* Everything is written: publish it all, in output order. */
+    /* Everything is written: publish it all, as one folder when dest is new,
+     * otherwise file by file in output order. */
     int nout = outs.n;
+    bool whole = false;
+    if (!r.failed && staging_publish_whole(staging, dest, &whole, &e))
+        r.failed = true;
+    for (int i = 0; whole && i < outs.n; i++) {
+        free(outs.v[i].tmp);   /* in place now */
+        outs.v[i].tmp = NULL;
+    }
+    if (whole)
+        staging[0] = '\0';
     char last[4096] = "";   /* consecutive outputs mostly share a folder */
-    for (int i = 0; i < outs.n && !r.failed; i++) {
+    for (int i = 0; i < outs.n && !r.failed && !whole; i++) {
         if (move_into_place(outs.v[i].tmp, outs.v[i].path, last, sizeof last, &e)) {
             r.failed = true;
             break;
@@ -604,7 +622,7 @@ static int run(const struct carbon_opts *o)
         outs.v[i].tmp = NULL;
     }
     outs_free(&outs);   /* removes what was not moved */
-    rmdir(staging);
+    staging_remove(staging);
     if (r.failed)
         return report_error("carbon", &e);
     fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", nout, root, o->pg, o->dvfs);
@@ -682,15 +700,30 @@ int cmd_carbon(int argc, char **argv)
     o.nversions = split_inplace(o.bufs[1], o.versions, MAX_ITEMS);
     if (o.nmodels <= 0 || o.nversions <= 0)
         rc = usage_error("carbon", "--models / --versions: expected a comma list of at most %d names", MAX_ITEMS);
+    /* A repeated name, or carbon intensity below, would name the same output
+     * files twice: each is analysed and written once. */
+    o.nmodels = drop_repeats(o.models, o.nmodels);
+    o.nversions = drop_repeats(o.versions, o.nversions);
     if (!rc && cis) {
         char *item[MAX_ITEMS];
         o.bufs[2] = strdup(cis);
         o.nci = split_inplace(o.bufs[2], item, MAX_ITEMS);
         if (o.nci <= 0)
             rc = usage_error("carbon", "--ci \"%s\": expected a comma list of carbon intensities", cis);
-        for (int i = 0; i < o.nci && !rc; i++)
-            if (parse_f64_strict(item[i], &o.ci[i]) || o.ci[i] < 0)
+        int n = o.nci;
+        o.nci = 0;
+        for (int i = 0; i < n && !rc; i++) {
+            double v;
+            if (parse_f64_strict(item[i], &v) || v < 0) {
                 rc = usage_error("carbon", "--ci \"%s\": expected a carbon intensity >= 0 (kgCO2e/kWh)", item[i]);
+                break;
+            }
+            bool dup = false;   /* the same folder name (CI<repr>): the same bits */
+            for (int k = 0; k < o.nci; k++)
+                dup |= memcmp(&o.ci[k], &v, sizeof v) == 0;
+            if (!dup)
+                o.ci[o.nci++] = v;
+        }
     }
     if (!rc && lifes) {
         char *item[MAX_ITEMS];

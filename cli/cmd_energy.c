@@ -16,10 +16,8 @@
  * in place only when every job has succeeded, so a failing run leaves nothing.
  * When RESULTS_<dvfs> does not exist yet, the staging folder itself is renamed
  * to it (one rename instead of one per file). */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +33,7 @@
 #include "cli/rawjson.h"
 #include "cli/results_tree.h"
 #include "cli/sim_facts.h"
+#include "cli/staging.h"
 #include "cli/trace_memo.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
@@ -519,42 +518,13 @@ static int run_jobs(const struct energy_opts *o, const struct jobs *js, struct n
     return 0;
 }
 
-/* ---- staging ---- */
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void remove_tree(const char *dir)
-{
-    if (dir[0])
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Creates the staging folder beside RESULTS_<dvfs>, as mkdir(1) would (0777
- * less the umask, not mkdtemp's 0700), since it may become RESULTS_<dvfs>. */
-static int make_staging(struct energy_opts *o)
-{
-    for (unsigned n = 0; n < 1000; n++) {
-        snprintf(o->staging, sizeof o->staging, "%s.tmp.%ld.%u", o->out_root, (long)getpid(), n);
-        if (mkdir(o->staging, 0777) == 0)
-            return 0;
-        if (errno != EEXIST)
-            break;
-    }
-    fprintf(stderr, "npusim energy: %s: cannot create: %s\n", o->staging, strerror(errno));
-    o->staging[0] = '\0';
-    return -1;
-}
-
 /* Moves every output of every job from the staging folder into place. */
 static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e)
 {
-    struct stat st;
-    if (stat(o->out_root, &st) != 0 && errno == ENOENT && rename(o->staging, o->out_root) == 0) {
+    bool whole;
+    if (staging_publish_whole(o->staging, o->out_root, &whole, e))
+        return -1;
+    if (whole) {
         o->staging[0] = '\0';   /* it is the results now */
         return 0;
     }
@@ -687,15 +657,15 @@ int cmd_energy(int argc, char **argv)
         if (!rc && js.n == 0)
             fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
                             "under %s; nothing written\n", o->workload, o->results);
-        if (!rc && js.n > 0) {
-            if (make_staging(o))
-                rc = EXIT_USAGE;
+        if (!rc && js.n > 0 && staging_create(o->out_root, o->staging, sizeof o->staging, &e)) {
+            fprintf(stderr, "npusim energy: %s\n", e.msg);
+            rc = EXIT_USAGE;
         }
         if (!rc && run_jobs(o, &js, &e))
             rc = report_error("energy", &e);
         if (!rc && commit(o, &js, &e))
             rc = report_error("energy", &e);
-        remove_tree(o->staging);
+        staging_remove(o->staging);
         if (!rc && js.n > 0)
             fprintf(stderr, "npusim energy: %zu statistics files x %d strategies written under %s\n", js.n,
                     o->pgs.n, o->out_root);

@@ -46,6 +46,30 @@ check "carbon: -j 1 and -j 2 write identical trees" sh -c "
   test -n \"\$(find '$T/cj1/carbon_NoPG' -name '*.json')\" && diff -r '$T/cj1/carbon_NoPG' '$T/cj2/carbon_NoPG'"
 # Results are staged in a private folder: nothing of it stays after a run.
 check "carbon: no staging folder left after a run" sh -c "! { ls -A '$T/cj1'; ls -A '$T/cj2'; } | grep '[.]tmp[.]'"
+# A new carbon_<PG>/dvfs_<D> is the staging folder renamed: its folders must
+# have mkdir's modes (0777 less the umask), not a private temporary's 0700.
+check "carbon: a new dvfs folder is published whole, with the umask's modes" sh -c "
+  umask 027 && mkdir -p '$T/cj3' && cp -R '$CT/raw_None' '$T/cj3/' &&
+  $NPUSIM carbon --results '$T/cj3/raw_None' $CARGS --pg NoPG 2>/dev/null &&
+  for d in carbon_NoPG carbon_NoPG/dvfs_None carbon_NoPG/dvfs_None/CI0.0624 carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6/llama3-8b; do
+    test \"\$(stat -c %a '$T/cj3/'\$d)\" = 750 || { echo \"\$d: \$(stat -c %a '$T/cj3/'\$d)\"; exit 1; }; done &&
+  diff -r '$T/cj1/carbon_NoPG' '$T/cj3/carbon_NoPG'"
+# Into an existing dvfs folder the files are moved one by one: the new
+# intensity's files equal a fresh run's, the earlier ones stay.
+check "carbon: a second intensity into an existing dvfs folder" sh -c "
+  $NPUSIM carbon --results '$T/cj3/raw_None' $(echo "$CARGS" | sed 's/--ci 0.0624/--ci 0.1/') --pg NoPG 2>/dev/null &&
+  mkdir -p '$T/cj4' && cp -R '$CT/raw_None' '$T/cj4/' &&
+  $NPUSIM carbon --results '$T/cj4/raw_None' $(echo "$CARGS" | sed 's/--ci 0.0624/--ci 0.1/') --pg NoPG 2>/dev/null &&
+  diff -r '$T/cj4/carbon_NoPG/dvfs_None/CI0.1' '$T/cj3/carbon_NoPG/dvfs_None/CI0.1' &&
+  diff -r '$T/cj1/carbon_NoPG/dvfs_None/CI0.0624' '$T/cj3/carbon_NoPG/dvfs_None/CI0.0624' &&
+  ! ls -A '$T/cj3' | grep '[.]tmp[.]'"
+# Repeated names and intensities would name the same files twice.
+check "carbon: repeated models, versions and intensities are written once" sh -c "
+  mkdir -p '$T/cj5' && cp -R '$CT/raw_None' '$T/cj5/' &&
+  $NPUSIM carbon --results '$T/cj5/raw_None' --models llama3-8b,dit-xl,llama3-8b --versions 5p,4,5p --ci 0.0624,0.06240 \
+    --util 0.6 --lifetime 1 --pg NoPG 2>'$T/cj5/err' &&
+  n=\$(find '$T/cj1/carbon_NoPG' -name '*.json' | wc -l) && grep -q \": \$n files written\" '$T/cj5/err' &&
+  diff -r '$T/cj1/carbon_NoPG' '$T/cj5/carbon_NoPG'"
 
 # --- bad inputs: exit 2, a clear message, nothing written ---
 expect_fail "carbon: bad -j" '-j "0"' $NPUSIM carbon -j 0 --results "$CT/raw_None" $CARGS --pg NoPG

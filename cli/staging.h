@@ -1,0 +1,29 @@
+/* staging.h — private staging folders for stages whose outputs must appear
+ * all together or not at all (npusim energy, npusim carbon).
+ *
+ * A stage writes every output into a fresh folder beside its destination,
+ * mirroring the destination's layout, and publishes only once everything
+ * has succeeded: by renaming the whole folder into place when the
+ * destination does not exist yet (one rename), otherwise file by file. */
+#ifndef NPUSIM_CLI_STAGING_H
+#define NPUSIM_CLI_STAGING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "traces/err.h"
+
+/* Creates <dest>.tmp.<pid>.<n> (the first n free) as mkdir(1) would: 0777
+ * less the umask, not mkdtemp's 0700, since it may become dest itself.
+ * Writes its name to out (n bytes). */
+int staging_create(const char *dest, char *out, size_t n, struct npu_err *e);
+
+/* If dest does not exist, renames the staging folder to it (making dest's
+ * parent folders first) and sets *whole; otherwise leaves both alone and
+ * clears *whole, for the caller to move the files one by one. */
+int staging_publish_whole(const char *staging, const char *dest, bool *whole, struct npu_err *e);
+
+/* Removes the staging folder and whatever is left in it ("" is ignored). */
+void staging_remove(const char *staging);
+
+#endif
