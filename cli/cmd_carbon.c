@@ -394,33 +394,81 @@ static void outs_free(struct outs *v)
     free(v->v);
 }
 
-/* One stats file to analyse. The files are listed first (in the order the
- * outputs are written), then analysed on the worker threads. */
+/* One stats file to analyse. */
 struct cfile {
     struct results_file f;
     const char *model;
     enum unit_kind unit;
 };
 
-struct cfiles {
-    struct cfile *v;
-    int n, cap;
+/* The stats files of every model, version and phase, in output order,
+ * listed one (model, version, phase) at a time as the workers ask for
+ * files: the listing (a folder read and a stat per configuration) overlaps
+ * the first analyses instead of delaying them all. */
+struct lister {
+    const struct carbon_opts *o;
+    int model, version, phase;       /* the next group to list */
+    struct results_file *files;      /* the current group */
+    int nfiles, pos;
+    const char *group_model;
+    enum unit_kind group_unit;
 };
 
-/* A pool task: the file's index; work() analyses it and writes its files
+/* The next file into *cf; false when every group is done. */
+static bool lister_next(struct lister *l, struct cfile *cf)
+{
+    const struct carbon_opts *o = l->o;
+    bool training = !strcmp(o->workload, "training");
+    while (l->pos == l->nfiles && l->model < o->nmodels) {
+        free(l->files);
+        l->files = NULL;
+        l->nfiles = l->pos = 0;
+        const char *model = o->models[l->model];
+        bool llm = slo_model_class(model) == SLO_LLM;
+        if (!llm && training) {
+            fprintf(stderr, "npusim carbon: warning: %s: training carbon analysis covers LLMs only; skipped\n",
+                    model);
+            l->model++;
+            continue;
+        }
+        const char *phases[2] = { "", NULL };
+        if (llm && !training)
+            phases[0] = "_prefill", phases[1] = "_decode";
+        const char *version = o->versions[l->version], *phase = phases[l->phase];
+        bool last_phase = l->phase == 1 || !phases[1];
+        l->phase = last_phase ? 0 : l->phase + 1;
+        if (last_phase && ++l->version == o->nversions)
+            l->version = 0, l->model++;
+        struct npu_err e;
+        if (results_list(o->results, model, version, o->workload, phase, &l->files, &l->nfiles, warn, &e)) {
+            fprintf(stderr, "npusim carbon: warning: %s; model %s skipped\n", e.msg, model);
+            if (l->phase || l->version) /* not moved on to the next model yet */
+                l->phase = l->version = 0, l->model++;
+            continue;
+        }
+        l->group_model = model;
+        l->group_unit = llm ? (training ? UNIT_ITERATIONS : UNIT_TOKENS) : UNIT_REQUESTS;
+    }
+    if (l->pos == l->nfiles)
+        return false;
+    *cf = (struct cfile){ l->files[l->pos++], l->group_model, l->group_unit };
+    return true;
+}
+
+/* A pool task: its file (a copy); work() analyses it and writes its files
  * (one per carbon intensity) into the staging folder. */
 struct citem {
-    int index, rc;
+    struct cfile cf;
+    int rc;
     struct staged *files;
     struct npu_err e;
 };
 
 struct crun {
     const struct carbon_opts *o;
-    const struct cfiles *files;
+    struct lister *files;
     struct outs *outs;
     const char *root, *dest, *util, *staging;   /* dest: <root>/carbon_<PG>/dvfs_<D> */
-    int next;
     struct npu_err first;
     bool failed;
 };
@@ -429,10 +477,9 @@ static int citem_next(void *ctx, void *item)
 {
     struct crun *r = ctx;
     struct citem *it = item;
-    if (r->next == r->files->n)
-        return 0;
     memset(it, 0, sizeof *it);
-    it->index = r->next++;
+    if (!lister_next(r->files, &it->cf))
+        return 0;
     it->files = calloc((size_t)r->o->nci, sizeof *it->files);
     if (!it->files)
         abort();
@@ -467,7 +514,7 @@ static void citem_work(void *ctx, void *item)
 {
     struct crun *r = ctx;
     struct citem *it = item;
-    const struct cfile *cf = &r->files->v[it->index];
+    const struct cfile *cf = &it->cf;
     const struct carbon_opts *o = r->o;
     char **texts = calloc((size_t)o->nci, sizeof *texts);
     struct stats_file f = { 0 };
@@ -522,43 +569,6 @@ static int citem_emit(void *ctx, void *item)
     return 0;
 }
 
-/* Lists the stats files of every model, version and phase, in output order. */
-static void list_files(const struct carbon_opts *o, struct cfiles *cf)
-{
-    struct npu_err e;
-    bool training = !strcmp(o->workload, "training");
-    for (int mi = 0; mi < o->nmodels; mi++) {
-        const char *model = o->models[mi];
-        bool llm = slo_model_class(model) == SLO_LLM;
-        if (!llm && training) {
-            fprintf(stderr, "npusim carbon: warning: %s: training carbon analysis covers LLMs only; skipped\n",
-                    model);
-            continue;
-        }
-        enum unit_kind unit = llm ? (training ? UNIT_ITERATIONS : UNIT_TOKENS) : UNIT_REQUESTS;
-        const char *phases[2] = { "", NULL };
-        if (llm && !training)
-            phases[0] = "_prefill", phases[1] = "_decode";
-        bool skip = false;
-        for (int vi = 0; vi < o->nversions && !skip; vi++)
-            for (int ph = 0; ph < 2 && phases[ph] && !skip; ph++) {
-                struct results_file *files;
-                int nf;
-                if (results_list(o->results, model, o->versions[vi], o->workload, phases[ph], &files, &nf, warn,
-                                 &e)) {
-                    fprintf(stderr, "npusim carbon: warning: %s; model %s skipped\n", e.msg, model);
-                    skip = true;
-                    break;
-                }
-                for (int fi = 0; fi < nf; fi++) {
-                    cf->v = room_for_one(cf->v, cf->n, &cf->cap, 256, sizeof *cf->v);
-                    cf->v[cf->n++] = (struct cfile){ files[fi], model, unit };
-                }
-                free(files);
-            }
-    }
-}
-
 static int run(const struct carbon_opts *o)
 {
     struct npu_err e;
@@ -578,23 +588,20 @@ static int run(const struct carbon_opts *o)
     char util[40];
     py_repr_double(o->util, util, sizeof util);
 
-    struct cfiles files = { NULL, 0, 0 };
-    list_files(o, &files);
+    struct lister files = { .o = o };
     /* Results are staged in a private folder beside carbon_<PG>, laid out as
      * under dest, so a failure leaves neither files nor folders behind. */
     char base[4200], dest[4300], staging[4400];
     snprintf(base, sizeof base, "%s/carbon_%s", root, o->pg);
     snprintf(dest, sizeof dest, "%s/dvfs_%s", base, o->dvfs);
-    if (staging_create(base, staging, sizeof staging, &e)) {
-        free(files.v);
+    if (staging_create(base, staging, sizeof staging, &e))
         return report_error("carbon", &e);
-    }
     struct outs outs = { NULL, 0, 0 };
-    struct crun r = { o, &files, &outs, root, dest, util, staging, 0, { "" }, false };
+    struct crun r = { o, &files, &outs, root, dest, util, staging, { "" }, false };
     struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, citem_discard };
     long n = o->jobs < 1 ? 1 : o->jobs;
     int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));
-    free(files.v);
+    free(files.files);
     if (rc && !r.failed) {
         npu_errf(&r.first, "cannot start the worker threads");
         r.failed = true;

@@ -463,26 +463,65 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
 
 /* ---- running the jobs on threads (each writes only its own staged files) ---- */
 
+/* The folders are discovered one (model, version) at a time as the workers
+ * ask for jobs, so that listing them (some 1,700 stat calls for perf.suite)
+ * overlaps the first jobs instead of delaying them all; the staging folder
+ * is made with the first job. A discovery error still wins over any job's:
+ * it is what a run discovering everything first would report. */
 struct job_item {
-    size_t index;
+    struct job job;              /* a copy: discovery may move the list */
     int rc;
     struct npu_err e;
 };
 
 struct job_run {
-    const struct energy_opts *o;
-    const struct jobs *js;
+    struct energy_opts *o;
+    struct jobs *js;
     size_t next;
+    int model, version;          /* the next (model, version) to discover */
     struct npu_err first;        /* the first failure in job order */
     bool failed;
+    bool discovery_failed;       /* first holds a discovery error */
 };
+
+/* Discovers the next (model, version) pair's jobs. */
+static int discover_pair(struct job_run *r)
+{
+    struct energy_opts *o = r->o;
+    const char *model = o->models.item[r->model], *version = o->versions.item[r->version];
+    if (++r->version == o->versions.n)
+        r->version = 0, r->model++;
+    bool found;
+    if (discover(o, model, version, r->js, &found, &r->first))
+        return -1;
+    if (!found)
+        fprintf(stderr, "npusim energy: warning: no %s results for %s v%s under %s (skipped)\n", o->workload,
+                model, version, o->results);
+    return 0;
+}
+
+/* Discovers pairs until a job is waiting or none is left. */
+static int discover_more(struct job_run *r)
+{
+    while (r->next == r->js->n && r->model < r->o->models.n)
+        if (discover_pair(r))
+            return -1;
+    if (r->next < r->js->n && !r->o->staging[0] &&
+        staging_create(r->o->out_root, r->o->staging, sizeof r->o->staging, &r->first))
+        return -1;
+    return 0;
+}
 
 static int job_next(void *ctx, void *item)
 {
     struct job_run *r = ctx;
+    if (discover_more(r)) {
+        r->failed = r->discovery_failed = true;
+        return -1;
+    }
     if (r->next == r->js->n)
         return 0;
-    ((struct job_item *)item)->index = r->next++;
+    ((struct job_item *)item)->job = r->js->j[r->next++];
     return 1;
 }
 
@@ -490,7 +529,7 @@ static void job_work(void *ctx, void *item)
 {
     struct job_run *r = ctx;
     struct job_item *it = item;
-    it->rc = run_job(r->o, &r->js->j[it->index], &it->e);
+    it->rc = run_job(r->o, &it->job, &it->e);
 }
 
 static int job_emit(void *ctx, void *item)
@@ -499,18 +538,29 @@ static int job_emit(void *ctx, void *item)
     struct job_item *it = item;
     if (!it->rc)
         return 0;
-    r->first = it->e;
+    if (!r->failed)
+        r->first = it->e;
     r->failed = true;
     return -1;
 }
 
-static int run_jobs(const struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+/* Discovers and runs every job; js receives the jobs. */
+static int run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
 {
-    struct job_run r = { o, js, 0, { "" }, false };
+    struct job_run r = { o, js, 0, 0, 0, { "" }, false, false };
     struct ordered_pool_ops ops = { &r, job_next, job_work, job_emit, NULL };
     long n = o->jobs < 1 ? 1 : o->jobs;
     if (ordered_pool_run(&ops, sizeof(struct job_item), (int)n, (size_t)(4 * n + 4)) && !r.failed)
         return npu_errf(e, "cannot start the worker threads");
+    if (r.failed && !r.discovery_failed) {
+        /* A job failed before everything was discovered: the rest is still
+         * listed, for its warnings and for an error there to win. */
+        struct npu_err job_err = r.first;
+        while (r.model < o->models.n && !r.discovery_failed)
+            r.discovery_failed = discover_pair(&r) != 0;
+        if (!r.discovery_failed)
+            r.first = job_err;
+    }
     if (r.failed) {
         *e = r.first;
         return -1;
@@ -643,27 +693,14 @@ int cmd_energy(int argc, char **argv)
     else if (rc == 0) {
         struct jobs js = { 0 };
         struct npu_err e;
-        for (int mi = 0; !rc && mi < o->models.n; mi++)
-            for (int vi = 0; !rc && vi < o->versions.n; vi++) {
-                bool found;
-                if (discover(o, o->models.item[mi], o->versions.item[vi], &js, &found, &e))
-                    rc = report_error("energy", &e);
-                else if (!found)
-                    fprintf(stderr, "npusim energy: warning: no %s results for %s v%s under %s (skipped)\n",
-                            o->workload, o->models.item[mi], o->versions.item[vi], o->results);
-            }
+        if (run_jobs(o, &js, &e))
+            rc = report_error("energy", &e);
         /* Nothing to do is not an error: a sweep may have found no valid
          * configuration (e.g. training points that all run out of memory). */
         if (!rc && js.n == 0)
             fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
                             "under %s; nothing written\n", o->workload, o->results);
-        if (!rc && js.n > 0 && staging_create(o->out_root, o->staging, sizeof o->staging, &e)) {
-            fprintf(stderr, "npusim energy: %s\n", e.msg);
-            rc = EXIT_USAGE;
-        }
-        if (!rc && run_jobs(o, &js, &e))
-            rc = report_error("energy", &e);
-        if (!rc && commit(o, &js, &e))
+        if (!rc && js.n > 0 && commit(o, &js, &e))
             rc = report_error("energy", &e);
         staging_remove(o->staging);
         if (!rc && js.n > 0)

@@ -63,6 +63,18 @@ check "carbon: a second intensity into an existing dvfs folder" sh -c "
   diff -r '$T/cj4/carbon_NoPG/dvfs_None/CI0.1' '$T/cj3/carbon_NoPG/dvfs_None/CI0.1' &&
   diff -r '$T/cj1/carbon_NoPG/dvfs_None/CI0.0624' '$T/cj3/carbon_NoPG/dvfs_None/CI0.0624' &&
   ! ls -A '$T/cj3' | grep '[.]tmp[.]'"
+# Files are listed one (model, version, phase) at a time while the first
+# ones are analysed: a model without results, put between the others, is
+# skipped with a warning and changes nothing else.
+check "carbon: a model without results is skipped with a warning, the rest as without it" sh -c "
+  mkdir -p '$T/cj6' && cp -R '$CT/raw_None' '$T/cj6/' &&
+  $NPUSIM carbon -j 2 --results '$T/cj6/raw_None' --models llama3-8b,nosuch,dit-xl --versions 4,5p --workload inference \
+    --ci 0.0624 --util 0.6 --lifetime 1 --pg NoPG 2>'$T/cj6/err' &&
+  test \"\$(grep -c 'nosuch: cannot read the results folder.*model nosuch skipped' '$T/cj6/err')\" = 1 &&
+  diff -r '$T/cj1/carbon_NoPG' '$T/cj6/carbon_NoPG'"
+check "carbon: training covers LLMs only: other models are skipped with a warning" sh -c "
+  $NPUSIM carbon --results '$T/cj6/raw_None' --models dit-xl,llama3-8b --versions 5p --workload training \
+    --pg NoPG 2>&1 | grep -q 'dit-xl: training carbon analysis covers LLMs only; skipped'"
 # Repeated names and intensities would name the same files twice.
 check "carbon: repeated models, versions and intensities are written once" sh -c "
   mkdir -p '$T/cj5' && cp -R '$CT/raw_None' '$T/cj5/' &&

@@ -59,6 +59,24 @@ cp "$EN/raw/$P"_decode.csv "$EN/bad/raw/llama3-8b/b/inference-v5p_decode.csv"
 expect_fail "energy: invalid JSON names the file" 'b/inference-v5p_decode.json:1: invalid JSON' \
   $NPUSIM energy --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
 no_files "energy: invalid JSON leaves no output" "$EN/bad/raw_None"
+# Folders are discovered while the first jobs run; an error found in a later
+# folder is still the one reported (as when everything was listed first), even
+# after an earlier job failed, and the later folders' warnings are printed.
+mkdir -p "$EN/bad2/raw/llama3-8b" "$EN/bad2/raw/llama3-70b"
+cp -R "$EN/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1" "$EN/bad2/raw/llama3-8b/a"
+cp -R "$EN/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1" "$EN/bad2/raw/llama3-8b/b"
+sed 's/"freq_GHz": [0-9.]*/"freq_GHz": -1/' "$EN/raw/$P"_decode.json >"$EN/bad2/raw/llama3-8b/b/inference-v5p_decode.json"
+cp -R "$EN/raw/llama3-70b/"* "$EN/bad2/raw/llama3-70b/"
+rm "$EN/bad2/raw/llama3-70b/"*/inference-v4_decode.csv
+for j in 1 2; do
+  expect_fail "energy -j $j: a later folder's discovery error wins over an earlier job's" 'inference-v4_decode.json: the statistics file has no per-op trace' \
+    $NPUSIM energy -j $j --results "$EN/bad2/raw" --models llama3-8b,llama3-70b --versions 5p,4 --pg NoPG
+  check "energy -j $j: ... after the warnings of the folders before it" grep -q 'no inference results for llama3-8b v4' "$T/err"
+  no_files "energy -j $j: ... and leaves no output" "$EN/bad2/raw_None"
+done
+rm -R "$EN/bad2/raw/llama3-70b"
+expect_fail "energy: without it, the failing job is reported" 'b/inference-v5p_decode.json: sim_config: chip field "freq_GHz"' \
+  $NPUSIM energy --results "$EN/bad2/raw" --models llama3-8b,llama3-70b --versions 5p,4 --pg NoPG
 
 # --- golden: the reference's raw_None files ---
 # With every strategy of the reference run available (the power core), the
