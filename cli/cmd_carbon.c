@@ -6,9 +6,11 @@
  *   <parent of results>/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/<file>
  * The chip's power data, PUE and chip count come from the file's sim_config,
  * as in the reference (so a tree is self-describing). The worker threads
- * analyse the files and write the results into a private staging folder;
- * only when every file has succeeded are they all moved into place (in
- * output order), otherwise all removed: all appear or none. */
+ * take the files as they are listed (struct lister), analyse them and write
+ * the results into a private staging folder laid out as the destination;
+ * only when every file has succeeded is it published (cli/staging.h: the
+ * folder renamed whole, or the files moved one by one in output order),
+ * otherwise removed: all appear or none. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

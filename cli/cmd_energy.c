@@ -15,7 +15,9 @@
  * every output is first written under RESULTS_<dvfs>.tmp.<pid>.<n> and moved
  * in place only when every job has succeeded, so a failing run leaves nothing.
  * When RESULTS_<dvfs> does not exist yet, the staging folder itself is renamed
- * to it (one rename instead of one per file). */
+ * to it (one rename instead of one per file; cli/staging.h). The folders are
+ * discovered one (model, version) at a time as the worker threads ask for
+ * jobs (struct job_run). */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
