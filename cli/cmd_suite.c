@@ -379,6 +379,12 @@ int cmd_suite(int argc, char **argv)
         if (first && !o.keep_going)
             break;
     }
+    /* How much the later stages took from memory (--hold-MB): a stage that
+     * parsed its inputs again after all is the first suspect of a slow run. */
+    struct trace_memo_stats ms = trace_memo_stats();
+    if (!rc && o.hold_MB > 0)
+        fprintf(stderr, "npusim suite: from memory: %zu of %zu per-op traces read, %zu of %zu statistics "
+                        "files edited\n", ms.hits, ms.hits + ms.misses, ms.json_hits, ms.json_hits + ms.json_misses);
     trace_memo_end();
     suite_free(&s);
     for (int w = 0; w < NWORKLOADS; w++)

@@ -152,6 +152,16 @@ static bool has_stats_twin(const struct output *o, int n, const char *csv_path)
     return false;
 }
 
+/* In a suite, the energy stage reads these CSVs back from memory: those
+ * written with their statistics (X.csv next to X.json), its inputs; and
+ * the carbon stage edits printed statistics without parsing them. */
+static bool held_output(const struct output *o, int n, int i, const char *path)
+{
+    if (!trace_memo_recording())
+        return false;
+    return o[i].trace ? has_stats_twin(o, n, path) : o[i].json;
+}
+
 static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 {
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
@@ -188,19 +198,21 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         rc = trace_write_csv_multi(o[i].trace, f, opts, k, e);
     }
     for (int i = 0; i < opened; i++) {
+        af[i].want_stat = held_output(o, n, i, af[i].path);
         if (rc)
             atomic_abort(&af[i]);
         else if (atomic_commit(&af[i], e))
             rc = -1;
     }
-    /* In a suite, the energy stage reads these CSVs back from memory: those
-     * written with their statistics (X.csv next to X.json), its inputs; and
-     * the carbon stage edits printed statistics without parsing them. */
+    /* Held for a suite's later stages (held_output), known by the identity
+     * their descriptors gave at commit. */
     for (int i = 0; i < n && !rc && trace_memo_recording(); i++) {
         struct stat st;
-        if (o[i].trace ? !has_stats_twin(o, n, af[i].path) : !o[i].json)
+        if (!held_output(o, n, i, af[i].path))
             continue;
-        if (stat(af[i].path, &st) != 0)
+        if (af[i].stat_ok)
+            st = af[i].st;
+        else if (stat(af[i].path, &st) != 0)
             continue;
         if (o[i].trace)
             trace_memo_put(&st, o[i].trace, &o[i].opts);

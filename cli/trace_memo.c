@@ -32,6 +32,7 @@ static struct {
     struct entry **bucket;     /* power-of-two count */
     size_t nbucket, nlive;     /* entries in the index */
     size_t held, hits, misses; /* for trace_memo_stats */
+    size_t json_hits, json_misses;
 } memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static size_t slot_of(dev_t dev, ino_t ino, size_t nbucket)
@@ -135,7 +136,7 @@ void trace_memo_end(void)
     memo.bucket = NULL;
     memo.nbucket = 0;
     memo.on = memo.recording = false;
-    memo.budget = memo.bytes = memo.held = memo.hits = memo.misses = 0;
+    memo.budget = memo.bytes = memo.held = memo.hits = memo.misses = memo.json_hits = memo.json_misses = 0;
     pthread_mutex_unlock(&memo.lock);
 }
 
@@ -210,6 +211,8 @@ bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n
     bool got = printed && facts && x->facts && x->facts_len == n;
     if (got)
         memcpy(facts, x->facts, n);
+    if (memo.on)
+        ++*(printed ? &memo.json_hits : &memo.json_misses);
     pthread_mutex_unlock(&memo.lock);
     if (got_facts)
         *got_facts = got;
@@ -252,7 +255,7 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
 struct trace_memo_stats trace_memo_stats(void)
 {
     pthread_mutex_lock(&memo.lock);
-    struct trace_memo_stats s = { memo.held, memo.hits, memo.misses, memo.bytes };
+    struct trace_memo_stats s = { memo.held, memo.hits, memo.misses, memo.bytes, memo.json_hits, memo.json_misses };
     pthread_mutex_unlock(&memo.lock);
     return s;
 }

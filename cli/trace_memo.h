@@ -62,6 +62,7 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e);
 struct trace_memo_stats {
     size_t held, hits, misses;   /* files held (ever); reads served; reads from the file */
     size_t bytes;                /* bytes held now (ops, strings, entries) */
+    size_t json_hits, json_misses;   /* trace_memo_json_printed: printed files; others */
 };
 struct trace_memo_stats trace_memo_stats(void);
 

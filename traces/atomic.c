@@ -59,6 +59,7 @@ static int open_as(struct atomic_file *a, const char *path, bool direct, struct 
     a->mem_len = 0;
     a->fd = -1;
     a->gz = a->direct = false;
+    a->want_stat = a->stat_ok = false;
     if (strlen(path) >= sizeof a->path)
         return npu_errf(e, "%s: path too long", path);
     strcpy(a->path, path);
@@ -138,6 +139,10 @@ static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
 static int finish(struct atomic_file *a, struct npu_err *e)
 {
     int rc = 0;
+    /* The identity of a plain file once everything is written (gzip writes
+     * on through its own descriptor: the caller stats the path). */
+    if (a->want_stat && !a->gz && fflush(a->f) == 0)
+        a->stat_ok = fstat(fileno(a->f), &a->st) == 0;
     /* fclose flushes; a failed flush (disk full) surfaces here. */
     int werr = ferror(a->f);
     if (fclose(a->f) != 0 || werr)

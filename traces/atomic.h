@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "traces/err.h"
 
@@ -23,6 +24,11 @@ struct atomic_file {
     bool direct;   /* staged: written in place (tmp == path), no rename */
     char *mem;     /* open_memstream buffer and size (gz only) */
     size_t mem_len;
+    /* Set want_stat before commit to get the file's identity from its open
+     * descriptor (no path lookup afterwards): stat_ok says st holds it.
+     * The rename into place keeps the inode, size and modification time. */
+    bool want_stat, stat_ok;
+    struct stat st;
 };
 
 int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e);

@@ -36,6 +36,11 @@ check "suite: its echoed calls, replayed by hand, write the same tree" sh -c "
   for f in \$(cd '$SU/a/out' && find slo_NoPG_None -type f); do
     sed 's|$SU/a/||g' '$SU/a/out/'\$f >'$SU/fa' && sed 's|$SU/b/||g' '$SU/b/out/'\$f >'$SU/fb' && cmp '$SU/fa' '$SU/fb' || exit 1
   done && test -n \"\$(ls '$SU/b/out/slo_NoPG_None')\""
+# Every per-op trace the energy lines read, and every statistics file the
+# energy and carbon lines edit, comes from memory (the files are the suite's
+# own, unchanged): the last line says so, counts equal.
+check "suite: the later stages take every trace and statistics file from memory" \
+  grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \1 per-op traces read, ([1-9][0-9]*) of \2 statistics files edited$' "$SU/a.log"
 check "suite -j 1 writes the same tree" sh -c "
   cd '$SU/c' && '$SU_NPUSIM' suite -j 1 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
   diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
@@ -53,6 +58,7 @@ no_files "suite: a refused --hold-MB writes nothing" "$SU/o0"
 check "suite --stages energy reruns only the energy lines" sh -c "
   cd '$SU/c' && rm -rf out/raw_None && '$SU_NPUSIM' suite --stages energy --configs '$SU_CONFIGS' '$SU/study.suite' out 2>'$SU/c.log' &&
   test \$(grep -c '^+ npusim ' '$SU/c.log') -eq 2 && test \$(grep -c '^+ npusim energy ' '$SU/c.log') -eq 2 &&
+  grep -Eq '^npusim suite: from memory: 0 of [1-9][0-9]* per-op traces read' '$SU/c.log' &&
   diff -r '$SU/a/out/raw_None' '$SU/c/out/raw_None'"
 check "suite reads the file from standard input" sh -c "
   cd '$SU/d' && grep dlrm '$SU/study.suite' | '$SU_NPUSIM' suite --configs '$SU_CONFIGS' - out 2>/dev/null &&
