@@ -192,11 +192,21 @@ void trace_memo_put_json(const struct stat *st, const void *facts, size_t n)
     hold(x, st);
 }
 
-/* The held entry of the file at path, unchanged since it was held, or NULL
- * (path stat'ed into *st). Call with the lock held. */
-static const struct entry *held(const char *path, struct stat *st)
+/* Stats path for held() when anything is held: outside the lock, so that
+ * readers on other threads do not wait for each other's system calls. */
+static bool stat_if_held(const char *path, struct stat *st)
 {
-    if (!memo.nlive || strcmp(path, "-") == 0 || stat(path, st) != 0 || !S_ISREG(st->st_mode))
+    pthread_mutex_lock(&memo.lock);
+    bool any = memo.nlive > 0;
+    pthread_mutex_unlock(&memo.lock);
+    return any && strcmp(path, "-") != 0 && stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* The held entry of the file st describes (stat_if_held), unchanged since it
+ * was held, or NULL. Call with the lock held. */
+static const struct entry *held(bool found, const struct stat *st)
+{
+    if (!found || !memo.nlive)
         return NULL;
     const struct entry *x = *find_link(st->st_dev, st->st_ino);
     return x && same_file(x, st) ? x : NULL;
@@ -205,8 +215,9 @@ static const struct entry *held(const char *path, struct stat *st)
 bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n, bool *got_facts)
 {
     struct stat st;
+    bool found = stat_if_held(path, &st);
     pthread_mutex_lock(&memo.lock);
-    const struct entry *x = held(path, &st);
+    const struct entry *x = held(found, &st);
     bool printed = x && x->json && (size_t)st.st_size == len;
     bool got = printed && facts && x->facts && x->facts_len == n;
     if (got)
@@ -224,8 +235,9 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
     struct stat st;
     struct trace got;
     trace_init(&got);
+    bool found = stat_if_held(path, &st);
     pthread_mutex_lock(&memo.lock);
-    const struct entry *x = held(path, &st);
+    const struct entry *x = held(found, &st);
     bool hit = x && !x->json;
     if (hit) {
         /* Handed over: its ops moved out, the entry out of the index. */
