@@ -234,15 +234,12 @@ int move_into_place(const char *from, const char *to, char *last_dir, size_t las
     const char *slash = strrchr(to, '/');
     size_t n = slash ? (size_t)(slash - to) : 0;
     if (n && (n >= last_len || strncmp(to, last_dir, n) != 0 || last_dir[n] != '\0')) {
-        char dir[4096];
-        if (n >= sizeof dir)
-            return npu_errf(e, "%s: path too long", to);
-        memcpy(dir, to, n);
-        dir[n] = '\0';
-        if (make_dirs(dir, e))
+        if (make_dirs_n(to, n, e))
             return -1;
-        if (n < last_len)
-            memcpy(last_dir, dir, n + 1);
+        if (n < last_len) {
+            memcpy(last_dir, to, n);
+            last_dir[n] = '\0';
+        }
     }
     if (rename(from, to) != 0)
         return npu_errf(e, "%s: cannot move into place: %s", to, strerror(errno));

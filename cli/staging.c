@@ -39,16 +39,8 @@ int staging_publish_whole(const char *staging, const char *dest, bool *whole, st
     if (lstat(dest, &st) == 0 || errno != ENOENT)
         return 0;
     const char *slash = strrchr(dest, '/');
-    if (slash && slash != dest) {
-        char parent[4096];
-        size_t len = (size_t)(slash - dest);
-        if (len >= sizeof parent)
-            return npu_errf(e, "%s: path too long", dest);
-        memcpy(parent, dest, len);
-        parent[len] = '\0';
-        if (make_dirs(parent, e))
-            return -1;
-    }
+    if (slash && slash != dest && make_dirs_n(dest, (size_t)(slash - dest), e))
+        return -1;
     /* A failed rename (say, dest appeared meanwhile) leaves the file-by-file
      * way open. */
     *whole = rename(staging, dest) == 0;

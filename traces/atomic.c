@@ -234,15 +234,17 @@ static int make_upto(const char *path, char *buf, size_t i, struct npu_err *e)
     return rc;
 }
 
-int make_dirs(const char *path, struct npu_err *e)
+int make_dirs(const char *path, struct npu_err *e) { return make_dirs_n(path, strlen(path), e); }
+
+int make_dirs_n(const char *path, size_t n, struct npu_err *e)
 {
     char buf[4096];
-    size_t n = strlen(path);
     if (n == 0)
         return 0;
     if (n >= sizeof buf)
         return npu_errf(e, "%s: path too long", path);
-    memcpy(buf, path, n + 1);
+    memcpy(buf, path, n);
+    buf[n] = '\0';
     while (n > 1 && buf[n - 1] == '/')
         n--;
     /* Outputs mostly land in folders made by an earlier call: one stat. */

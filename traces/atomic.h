@@ -42,5 +42,8 @@ void atomic_abort(struct atomic_file *a);
 int atomic_write_string(const char *path, const char *s, struct npu_err *e);
 /* Creates a folder and its parents (mkdir -p). */
 int make_dirs(const char *path, struct npu_err *e);
+/* The same for the folder named by the first n bytes of path (e.g. up to a
+ * file's last '/'); errors name path. */
+int make_dirs_n(const char *path, size_t n, struct npu_err *e);
 
 #endif

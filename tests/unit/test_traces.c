@@ -1152,6 +1152,18 @@ static void test_atomic_abort_and_commit(void **state)
     assert_int_equal(chdir(probe), 0);
     assert_int_equal(make_dirs("rel/a/b", &e), 0);
     assert_int_equal(stat("rel/a/b", &st), 0);
+    /* make_dirs_n: the folder of a file's path (its first n bytes), not the
+     * file; n = 0 makes nothing; a failure names the whole path. */
+    const char *file = "rel/c/d/file.json";
+    assert_int_equal(make_dirs_n(file, strlen("rel/c/d"), &e), 0);
+    assert_int_equal(stat("rel/c/d", &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(stat(file, &st), -1);
+    assert_int_equal(make_dirs_n(file, 0, &e), 0);
+    assert_int_equal(atomic_write_string("rel/c/d/f", "f", &e), 0);
+    assert_int_equal(make_dirs_n("rel/c/d/f/g/x.json", strlen("rel/c/d/f/g"), &e), -1);
+    assert_non_null(strstr(e.msg, "rel/c/d/f/g/x.json: "));
+    assert_non_null(strstr(e.msg, strerror(ENOTDIR)));
     assert_int_equal(chdir(cwd), 0);
 
     /* A staged file is written under its own name: no temporary beside it,
