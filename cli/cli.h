@@ -91,6 +91,12 @@ struct output {
     bool json;                   /* the text is pyjson_print of an object (cli/trace_memo.h) */
     const struct sim_facts *facts;   /* json: its sim_config's facts, or NULL (cli/sim_facts.h) */
 };
+/* Marks o, a statistics file whose text is pyjson_print of a tree with
+ * sim_config sim, for a suite's later stages (cli/trace_memo.h): they edit
+ * its text in place, and when recording, *facts receives what they would
+ * parse sim_config for (o keeps a pointer to it: it must live until the
+ * outputs are written). */
+void output_stats_file(struct output *o, const cJSON *sim, struct sim_facts *facts);
 /* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
  * to temporary files and renames them all on success, removes them all on
  * failure. Frees the texts. */

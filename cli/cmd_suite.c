@@ -371,6 +371,11 @@ int cmd_suite(int argc, char **argv)
     trace_memo_begin((size_t)o.hold_MB << 20);
     int first = 0;
     for (int i = 0; !rc && i < s.n; i++) {
+        /* A sweep's traces are read by every energy line after it. */
+        int readers = 0;
+        for (int k = i + 1; k < s.n && o.stage[SUITE_ENERGY]; k++)
+            readers += s.line[k].kind == SUITE_ENERGY;
+        trace_memo_readers(readers);
         int r = run_line(&s.line[i], seen, &o, c, &e);
         if (r < 0)
             rc = -1;

@@ -225,6 +225,13 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
     return rc;
 }
 
+void output_stats_file(struct output *o, const cJSON *sim, struct sim_facts *facts)
+{
+    struct npu_err ignored;
+    o->json = true;
+    o->facts = trace_memo_recording() && sim_facts_from_json(facts, sim, &ignored) == 0 ? facts : NULL;
+}
+
 int write_outputs(struct output *o, int n, struct npu_err *e) { return write_all(o, n, false, e); }
 
 int write_outputs_staged(struct output *o, int n, struct npu_err *e) { return write_all(o, n, true, e); }
@@ -283,16 +290,16 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     if (sim_extra)
         cJSON_ArrayForEach(it, sim_extra)
             cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
-    /* What a suite's energy and carbon stages would parse sim_config for. */
+    /* Both phases' files hold the same sim_config: one set of facts. */
     struct sim_facts facts;
-    struct npu_err ignored;
-    bool have_facts = trace_memo_recording() && sim_facts_from_json(&facts, sim, &ignored) == 0;
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+        if (ph == PHASE_PREFILL)
+            output_stats_file(&p[n], sim, &facts);
+        else
+            p[n].json = true, p[n].facts = p[n - 1].facts;
         cJSON *j = llm_report_json(&r, (enum phase)ph,
                                    ph == PHASE_DECODE ? sim : cJSON_Duplicate(sim, 1));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
-        p[n].json = true;   /* a suite's energy stage splices into it */
-        p[n].facts = have_facts ? &facts : NULL;
         p[n++].text = pyjson_print(j);
         cJSON_Delete(j);
     }

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/family.h"
 #include "cli/pyjson.h"
+#include "cli/sim_facts.h"
 #include "opsgen/diffusion.h"
 #include "traces/atomic.h"
 
@@ -55,6 +56,8 @@ int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_
     o[0].trace = t;
     o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
+    struct sim_facts facts;
+    output_stats_file(&o[1], sim, &facts);
     o[1].text = pyjson_print(j);
     cJSON_Delete(j);
     return write_outputs(o, 2, e);

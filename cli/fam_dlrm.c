@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/family.h"
 #include "cli/sim_facts.h"
-#include "cli/trace_memo.h"
 #include "opsgen/dlrm.h"
 #include "power/stats.h"
 #include "traces/atomic.h"
@@ -206,11 +205,8 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     cJSON *j = stats_json(c, &v[sg], true, energy, sim);
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.json", dir, base);
-    /* A suite's energy stage splices into it (as into the LLM statistics). */
     struct sim_facts facts;
-    struct npu_err ignored;
-    o[n].json = true;
-    o[n].facts = trace_memo_recording() && sim_facts_from_json(&facts, sim, &ignored) == 0 ? &facts : NULL;
+    output_stats_file(&o[n], sim, &facts);
     o[n++].text = json_text(j);
     cJSON_Delete(j);
     snprintf(o[n].path, sizeof o[n].path, "%s/%s_config_stats.json", dir, base);

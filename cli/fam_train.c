@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/family.h"
+#include "cli/sim_facts.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/train.h"
 #include "traces/atomic.h"
@@ -107,6 +108,8 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     o[0].trace = t;
     o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
+    struct sim_facts facts;
+    output_stats_file(&o[1], sim, &facts);
     o[1].text = json_text(j);
     cJSON_Delete(j);
     return write_outputs(o, 2, e);

@@ -21,6 +21,7 @@ struct entry {
     void *facts;               /* json: what readers take from it (or NULL) */
     size_t facts_len;
     struct trace t;            /* empty once handed over */
+    int left;                  /* readers still to come: copies to all but the last */
     size_t bytes;              /* counted against the budget while held */
     struct entry *next;        /* hash chain */
 };
@@ -28,6 +29,7 @@ struct entry {
 static struct {
     pthread_mutex_t lock;
     bool on, recording;
+    int readers;               /* of each trace held from now on (trace_memo_readers) */
     size_t budget, bytes;
     struct entry **bucket;     /* power-of-two count */
     size_t nbucket, nlive;     /* entries in the index */
@@ -107,7 +109,15 @@ void trace_memo_begin(size_t budget_bytes)
     trace_memo_end();
     pthread_mutex_lock(&memo.lock);
     memo.on = true;
+    memo.readers = 1;
     memo.budget = budget_bytes;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+void trace_memo_readers(int n)
+{
+    pthread_mutex_lock(&memo.lock);
+    memo.readers = n < 0 ? 0 : n;
     pthread_mutex_unlock(&memo.lock);
 }
 
@@ -149,6 +159,7 @@ static void hold(struct entry *x, const struct stat *st)
     x->mtime = st->st_mtim;
     size_t bytes = x->bytes = sizeof *x + trace_bytes(&x->t) + x->facts_len;
     pthread_mutex_lock(&memo.lock);
+    x->left = memo.readers;
     bool keep = memo.recording && memo.bytes + bytes <= memo.budget && make_room();
     if (keep) {
         struct entry **link = find_link(x->dev, x->ino);
@@ -171,9 +182,12 @@ static void hold(struct entry *x, const struct stat *st)
 
 void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o)
 {
-    struct entry *x = trace_memo_recording() ? calloc(1, sizeof *x) : NULL;
+    pthread_mutex_lock(&memo.lock);
+    bool wanted = memo.recording && memo.readers > 0;
+    pthread_mutex_unlock(&memo.lock);
+    struct entry *x = wanted ? calloc(1, sizeof *x) : NULL;
     if (!x)
-        return;   /* not recording, or out of memory: only speed is lost */
+        return;   /* not recording, no reader to come, or out of memory: only speed is lost */
     trace_init(&x->t);
     trace_csv_readback(&x->t, t, o);
     hold(x, st);
@@ -239,12 +253,22 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)
     pthread_mutex_lock(&memo.lock);
     const struct entry *x = held(found, &st);
     bool hit = x && !x->json;
-    if (hit) {
+    if (hit && x->left > 1) {
+        /* A copy (sharing the strings); the last reader takes the ops. */
+        struct entry **link = find_link(x->dev, x->ino);
+        hit = trace_append(&got, &(*link)->t) == 0;
+        if (hit)
+            (*link)->left--;
+        else
+            trace_free(&got);
+    } else if (hit) {
         /* Handed over: its ops moved out, the entry out of the index. */
         struct entry **link = find_link(x->dev, x->ino);
         got = (*link)->t;
         trace_init(&(*link)->t);
         unlink_entry(link);
+    }
+    if (hit) {
         memo.hits++;
     } else {
         memo.misses += memo.on;

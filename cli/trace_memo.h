@@ -11,11 +11,11 @@
  * read back as (trace_csv_readback), keyed by the file's identity: device,
  * inode, size and modification time, taken from the open file once it is
  * complete. A reader asks trace_memo_read with a path: when the file there is
- * still that very file, unchanged, it gets the held ops (once: they are
- * moved to it); otherwise (never held, replaced, touched, or handed over
- * already) it reads the file as usual. So
- * the memo changes how fast, never what: a stage's outputs are the same
- * bytes with it and without it.
+ * still that very file, unchanged, it gets the held ops (as many times as
+ * trace_memo_readers said: copies, then the ops themselves); otherwise
+ * (never held, replaced, touched, or handed over already) it reads the file
+ * as usual. So the memo changes how fast, never what: a stage's outputs are
+ * the same bytes with it and without it.
  *
  * Off until trace_memo_begin; held ops count against a byte budget, and a
  * trace that would exceed it is simply not held. Thread-safe. */
@@ -32,6 +32,10 @@
 
 /* Starts holding (budget_bytes of ops and strings at most; 0 holds nothing). */
 void trace_memo_begin(size_t budget_bytes);
+/* How many readers each per-op trace held from now on will have (default 1;
+ * a suite: its energy lines still to come). The first n-1 get copies, the
+ * last the held ops; 0 holds no trace at all (statistics files still are). */
+void trace_memo_readers(int n);
 /* Whether written CSVs are recorded (between calls: no writer may be running). */
 void trace_memo_record(bool on);
 bool trace_memo_recording(void);
@@ -54,8 +58,10 @@ void trace_memo_put_json(const struct stat *st, const void *facts, size_t n);
 bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n, bool *got_facts);
 /* Appends the ops of the CSV at path to t: from the memo when path is a
  * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv.
- * A held trace is handed over once (moved into t, its memory the reader's
- * to free): a later read of the same file reads the file. */
+ * A held trace goes to as many readers as trace_memo_readers said when it
+ * was held: copies to all but the last, which takes the ops themselves (its
+ * memory then the reader's to free); a later read of the file reads the
+ * file. */
 int trace_memo_read(struct trace *t, const char *path, struct npu_err *e);
 
 /* What the memo has done since trace_memo_begin (for tests and bench). */

@@ -41,6 +41,27 @@ check "suite: its echoed calls, replayed by hand, write the same tree" sh -c "
 # own, unchanged): the last line says so, counts equal.
 check "suite: the later stages take every trace and statistics file from memory" \
   grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \1 per-op traces read, ([1-9][0-9]*) of \2 statistics files edited$' "$SU/a.log"
+# Every family's statistics, training's too, and two energy lines reading
+# the same sweeps (each held trace serves both: a copy, then the ops): all
+# from memory, and the tree the same bytes as parsing every file again.
+mkdir -p "$SU/m1" "$SU/m2"
+cat >"$SU/memo.suite" <<'EOF2'
+sweep llama3-8b inference 5p 1,2 1
+sweep dlrm-s inference 4 1 64
+sweep dit-xl inference 5p 1 1
+sweep gligen inference 4 1 1
+sweep llama3-8b training 5p 8 1
+energy NoPG,Full None
+energy NoPG Ideal
+carbon NoPG None 0.0624 0.6 1
+EOF2
+check "suite: every family and two energy lines take every file from memory, the same tree as without" sh -c "
+  cd '$SU/m1' && '$SU_NPUSIM' suite --configs '$SU_CONFIGS' '$SU/memo.suite' out 2>'$SU/m1.log' &&
+  grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \\1 per-op traces read, ([1-9][0-9]*) of \\2 statistics files edited\$' '$SU/m1.log' &&
+  test -s out/raw_Ideal/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode_NoPG.csv &&
+  test -n \"\$(find out/raw_None -name 'training-v5p_Full.csv')\" &&
+  cd '$SU/m2' && '$SU_NPUSIM' suite --hold-MB 0 --configs '$SU_CONFIGS' '$SU/memo.suite' out 2>/dev/null &&
+  diff -r '$SU/m1/out' '$SU/m2/out'"
 check "suite -j 1 writes the same tree" sh -c "
   cd '$SU/c' && '$SU_NPUSIM' suite -j 1 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
   diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"

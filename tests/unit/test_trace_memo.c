@@ -138,6 +138,35 @@ static void test_held_file_read_from_memory(void **state)
     assert_false(read_matches_file(path2));   /* after the end: the file */
 }
 
+/* A trace held for n readers serves n reads from memory (copies first, the
+ * held ops last), each what the file gives; the next is the file's. With
+ * no reader to come nothing is held. */
+static void test_readers(void **state)
+{
+    (void)state;
+    struct trace t;
+    make_trace(&t);
+    char path[256], none[256];
+    trace_memo_begin(1 << 20);
+    trace_memo_record(true);
+    trace_memo_readers(3);
+    write_and_put(&t, NULL, "three.csv", path);
+    trace_memo_readers(0);
+    write_and_put(&t, NULL, "none.csv", none);
+    trace_memo_record(false);
+    trace_free(&t);
+    assert_i64(trace_memo_stats().held, 1);
+    size_t bytes = trace_memo_stats().bytes;
+    assert_true(read_matches_file(path));
+    assert_true(read_matches_file(path));
+    assert_i64(trace_memo_stats().bytes, bytes);   /* still held for the last */
+    assert_true(read_matches_file(path));
+    assert_true(trace_memo_stats().bytes < sizeof(struct op));
+    assert_false(read_matches_file(path));
+    assert_false(read_matches_file(none));
+    trace_memo_end();
+}
+
 /* A file this process no longer has as written is read from disk. */
 static void test_changed_or_replaced_file_read_from_disk(void **state)
 {
@@ -380,6 +409,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_held_file_read_from_memory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_readers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_or_replaced_file_read_from_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_is_size_and_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_held, setup, teardown),
