@@ -98,16 +98,22 @@ static bool read_matches_file(const char *path)
     return from_memory;
 }
 
+/* A fresh memo recording what is written next, and the trace to write. */
+static void begin_recording(struct trace *t)
+{
+    make_trace(t);
+    trace_memo_begin(1 << 20);
+    trace_memo_record(true);
+}
+
 static const struct trace_csv_opts prefill = { PHASE_PREFILL, false, false };
 
 static void test_held_file_read_from_memory(void **state)
 {
     (void)state;
-    struct trace t;
-    make_trace(&t);
     char path[256], path2[256], path3[256];
-    trace_memo_begin(1 << 20);
-    trace_memo_record(true);
+    struct trace t;
+    begin_recording(&t);
     write_and_put(&t, &prefill, "p.csv", path);
     write_and_put(&t, NULL, "all.csv", path2);
     write_and_put(&t, NULL, "more.csv", path3);
@@ -144,11 +150,9 @@ static void test_held_file_read_from_memory(void **state)
 static void test_readers(void **state)
 {
     (void)state;
-    struct trace t;
-    make_trace(&t);
     char path[256], none[256];
-    trace_memo_begin(1 << 20);
-    trace_memo_record(true);
+    struct trace t;
+    begin_recording(&t);
     trace_memo_readers(3);
     write_and_put(&t, NULL, "three.csv", path);
     trace_memo_readers(0);
@@ -171,11 +175,9 @@ static void test_readers(void **state)
 static void test_changed_or_replaced_file_read_from_disk(void **state)
 {
     (void)state;
-    struct trace t;
-    make_trace(&t);
     char path[256], other[256];
-    trace_memo_begin(1 << 20);
-    trace_memo_record(true);
+    struct trace t;
+    begin_recording(&t);
     write_and_put(&t, NULL, "changed.csv", path);
     write_and_put(&t, NULL, "replaced.csv", other);
     trace_memo_record(false);
@@ -213,11 +215,9 @@ static void test_changed_or_replaced_file_read_from_disk(void **state)
 static void test_identity_is_size_and_time(void **state)
 {
     (void)state;
-    struct trace t;
-    make_trace(&t);
     char path[256];
-    trace_memo_begin(1 << 20);
-    trace_memo_record(true);
+    struct trace t;
+    begin_recording(&t);
     write_and_put(&t, NULL, "same.csv", path);
     trace_memo_record(false);
     struct stat st;
