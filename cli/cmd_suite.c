@@ -55,7 +55,8 @@ static const char suite_help[] =
     "                          energy lines take them from memory instead of parsing the CSVs\n"
     "                          again (default 256; 0: always read the files). Only a file\n"
     "                          still exactly as written is taken from memory; the results are\n"
-    "                          the same bytes either way\n"
+    "                          the same bytes either way. The last line counts what the later\n"
+    "                          stages took from memory\n"
     "  -h, --help              this help\n";
 
 /* The workloads a later stage runs for, in run-suite's order. */
