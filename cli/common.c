@@ -204,11 +204,12 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         else if (atomic_commit(&af[i], e))
             rc = -1;
     }
-    /* Held for a suite's later stages (held_output), known by the identity
-     * their descriptors gave at commit. */
-    for (int i = 0; i < n && !rc && trace_memo_recording(); i++) {
+    /* Held for a suite's later stages (want_stat, decided once above), known
+     * by the identity their descriptors gave at commit. With rc == 0 every
+     * output was opened and committed. */
+    for (int i = 0; i < n && !rc; i++) {
         struct stat st;
-        if (!held_output(o, n, i, af[i].path))
+        if (!af[i].want_stat)
             continue;
         if (af[i].stat_ok)
             st = af[i].st;
