@@ -12,14 +12,15 @@
  * sees them in the key. Failed searches are not stored; they repeat and fail
  * again with their error message.
  *
- * Bounded and lock-free: a direct-mapped table in thread-local storage, a
+ * Bounded and lock-free: a direct-mapped table of the thread's own, a
  * colliding key evicts the old entry. Threads never share entries, so the
  * library stays reentrant. */
 #include "chipsim/cs_internal.h"
+#include "traces/tls_table.h"
 
 #include <string.h>
 
-#define TILE_MEMO_SLOTS 1024   /* power of two; ~190 KiB of TLS per thread */
+#define TILE_MEMO_SLOTS 1024   /* power of two; ~190 KiB per thread */
 
 struct memo_slot {
     bool used;
@@ -27,7 +28,8 @@ struct memo_slot {
     int64_t val[TILE_MEMO_VALS];
 };
 
-static _Thread_local struct memo_slot memo[TILE_MEMO_SLOTS];
+/* The thread's table, allocated on first use (traces/tls_table.h). */
+static _Thread_local struct memo_slot *memo;
 
 static size_t slot_of(const struct tile_memo_key *k)
 {
@@ -43,6 +45,8 @@ static size_t slot_of(const struct tile_memo_key *k)
 
 bool tile_memo_get(const struct tile_memo_key *k, int64_t val[TILE_MEMO_VALS])
 {
+    if (!memo)
+        return false;
     const struct memo_slot *s = &memo[slot_of(k)];
     if (!s->used || memcmp(&s->key, k, sizeof *k))
         return false;
@@ -52,6 +56,8 @@ bool tile_memo_get(const struct tile_memo_key *k, int64_t val[TILE_MEMO_VALS])
 
 void tile_memo_put(const struct tile_memo_key *k, const int64_t val[TILE_MEMO_VALS])
 {
+    if (!memo && !(memo = tls_table_calloc(TILE_MEMO_SLOTS * sizeof *memo)))
+        return;   /* no memory for a table: no memo */
     struct memo_slot *s = &memo[slot_of(k)];
     s->used = true;
     s->key = *k;
@@ -60,5 +66,6 @@ void tile_memo_put(const struct tile_memo_key *k, const int64_t val[TILE_MEMO_VA
 
 void tile_memo_clear(void)
 {
-    memset(memo, 0, sizeof memo);
+    if (memo)
+        memset(memo, 0, TILE_MEMO_SLOTS * sizeof *memo);
 }

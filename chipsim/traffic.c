@@ -10,6 +10,7 @@
  * size. tile_shapes is the Python repr of the per-tensor tiles. */
 #include "chipsim/cs_internal.h"
 #include "traces/strbuf.h"
+#include "traces/tls_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,16 +21,19 @@
  * small per-thread direct-mapped memo keeps recent lists of up to
  * DIV_MEMO_MAX divisors. */
 #define DIV_MEMO_SLOTS 256
-#define DIV_MEMO_MAX 64               /* ~135 KiB of TLS per thread */
+#define DIV_MEMO_MAX 64               /* ~135 KiB per thread */
 struct div_memo {
     int64_t n;                   /* 0: empty */
     size_t count;
     int64_t d[DIV_MEMO_MAX];
 };
-static _Thread_local struct div_memo div_memo[DIV_MEMO_SLOTS];
+static _Thread_local struct div_memo *div_memo;   /* allocated on first use (traces/tls_table.h) */
 
+/* n's slot, or NULL without memory for the table. */
 static struct div_memo *div_slot(int64_t n)
 {
+    if (!div_memo && !(div_memo = tls_table_calloc(DIV_MEMO_SLOTS * sizeof *div_memo)))
+        return NULL;
     uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
     return &div_memo[h >> 56];   /* top 8 bits: DIV_MEMO_SLOTS = 256 */
 }
@@ -40,7 +44,7 @@ static int divisors_uncached(int64_t n, int64_t **out, size_t *count);
 static int divisors(int64_t n, int64_t **out, size_t *count)
 {
     struct div_memo *m = div_slot(n);
-    if (m->n == n) {
+    if (m && m->n == n) {
         if (!(*out = malloc((m->count + 1) * sizeof **out)))
             return -1;
         memcpy(*out, m->d, m->count * sizeof **out);
@@ -49,7 +53,7 @@ static int divisors(int64_t n, int64_t **out, size_t *count)
     }
     if (divisors_uncached(n, out, count))
         return -1;
-    if (*count <= DIV_MEMO_MAX) {
+    if (m && *count <= DIV_MEMO_MAX) {
         m->n = n;
         m->count = *count;
         memcpy(m->d, *out, *count * sizeof **out);

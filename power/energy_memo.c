@@ -1,19 +1,21 @@
 /* energy_memo.c — per-thread memo of the energy pass's per-op results (see
  * energy_memo.h).
  *
- * Main data structures, in thread-local storage: a direct-mapped table of
- * ENERGY_MEMO_SLOTS entries, each an op's inputs (struct energy_in), the
- * generation of the setting it was computed under, and every field the pass
- * writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
+ * Main data structures, per thread (on the heap: traces/tls_table.h): a
+ * direct-mapped table of ENERGY_MEMO_SLOTS entries, each an op's inputs
+ * (struct energy_in), the generation of the setting it was computed under,
+ * and every field the pass writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
  * whole (chip bytes, strategy, policy, table flag, profile) with their
  * generations, so that a pass can tell whether its setting is one of them.
  * A sweep's bundle (cli/sweep_points.h) times one trace on several chips in
  * turn: each keeps its generation, and its entries stay valid. */
 #include "power/energy_memo.h"
 
+#include "traces/tls_table.h"
+
 #include <string.h>
 
-#define ENERGY_MEMO_SLOTS 1024   /* power of two; ~600 KiB of TLS per thread */
+#define ENERGY_MEMO_SLOTS 1024   /* power of two; ~540 KiB per thread */
 
 struct energy_out {
     enum bounded_by bounded_by;
@@ -67,8 +69,12 @@ struct setting {
 
 _Static_assert(sizeof(struct energy_in) == 11 * 8 + 2 * 4, "energy_in has no padding");
 
-static _Thread_local struct slot slots[ENERGY_MEMO_SLOTS];
-static _Thread_local struct setting recent[ENERGY_MEMO_SETTINGS];
+/* The thread's table, allocated by its first pass (traces/tls_table.h). */
+struct tables {
+    struct slot slots[ENERGY_MEMO_SLOTS];
+    struct setting recent[ENERGY_MEMO_SETTINGS];
+};
+static _Thread_local struct tables *tab;
 static _Thread_local int cur;          /* recent[cur] is the current setting */
 static _Thread_local int oldest;       /* the next one to replace */
 static _Thread_local uint64_t gen;     /* of recent[cur]; 0 before the first pass */
@@ -77,8 +83,8 @@ static _Thread_local long hits;
 
 void energy_memo_clear(void)
 {
-    memset(slots, 0, sizeof slots);
-    memset(recent, 0, sizeof recent);
+    if (tab)
+        memset(tab, 0, sizeof *tab);
     cur = oldest = 0;
     gen = last_gen = 0;
     hits = 0;
@@ -116,6 +122,11 @@ static bool same_setting(const struct setting *s, const struct chip_config *chip
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
                        bool tables, const struct profile *prof)
 {
+    if (!tab && !(tab = tls_table_calloc(sizeof *tab))) {
+        gen = 0;   /* no memory for a table: every op is computed */
+        return;
+    }
+    struct setting *recent = tab->recent;
     if (same_setting(&recent[cur], chip, pg, policy, tables, prof))
         return;
     for (int i = 0; i < ENERGY_MEMO_SETTINGS; i++)
@@ -148,13 +159,15 @@ static struct slot *slot_of(const struct energy_in *in)
         h *= 0xbf58476d1ce4e5b9ull;
         h ^= h >> 31;
     }
-    return &slots[h & (ENERGY_MEMO_SLOTS - 1)];
+    return &tab->slots[h & (ENERGY_MEMO_SLOTS - 1)];
 }
 
 bool energy_memo_get(const struct energy_in *in, struct op *op)
 {
+    if (gen == 0)
+        return false;
     const struct slot *s = slot_of(in);
-    if (s->gen != gen || gen == 0 || memcmp(&s->in, in, sizeof *in) != 0)
+    if (s->gen != gen || memcmp(&s->in, in, sizeof *in) != 0)
         return false;
     COPY_RESULTS(op, &s->out);
     op->energy_done = true;

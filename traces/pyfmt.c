@@ -8,6 +8,7 @@
 
 #include "traces/digits.h"
 #include "traces/shortest.h"
+#include "traces/tls_table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ struct repr_memo {
     uint32_t len;
     char text[PY_REPR_MAX];
 };
-static _Thread_local struct repr_memo repr_memo[REPR_MEMO_SLOTS];
+static _Thread_local struct repr_memo *repr_memo;   /* allocated on first use (traces/tls_table.h) */
 
 static size_t repr_uncached(double x, char out[PY_REPR_MAX]);
 
@@ -34,7 +35,9 @@ size_t py_repr_fmt(double x, char out[PY_REPR_MAX])
 {
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
-    if (bits == 0 || isnan(x))
+    if (!repr_memo)
+        repr_memo = tls_table_calloc(REPR_MEMO_SLOTS * sizeof *repr_memo);
+    if (bits == 0 || isnan(x) || !repr_memo)
         return repr_uncached(x, out);
     struct repr_memo *m = &repr_memo[(bits * 0x9e3779b97f4a7c15ull) >> 54];   /* 10 bits: 1024 slots */
     if (m->bits == bits) {

@@ -2,10 +2,12 @@
  * configurations side by side, each with its own tile-search memo and op
  * string lookaside (thread-local), get exactly what one thread gets with a
  * cold memo, and op strings may be freed on another thread than the one that
- * made them. make check runs this under ASan/UBSan (and LeakSanitizer sees
- * the exiting threads' lookaside lists drained). */
+ * made them; per-thread tables (traces/tls_table) come zeroed and go with
+ * their thread. make check runs this under ASan/UBSan (and LeakSanitizer
+ * sees the exiting threads' lookaside lists drained and tables freed). */
 #include "testutil.h"
 
+#include <malloc.h>
 #include <threads.h>
 
 #include "chipsim/chipsim.h"
@@ -13,6 +15,7 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/parallel.h"
 #include "opsgen/sweep.h"
+#include "traces/tls_table.h"
 #include "traces/trace_csv.h"
 
 #define LLAMA3_8B test_model_text("llama3-8b")
@@ -221,11 +224,78 @@ static void test_shared_strings_across_threads(void **state)
     free(want_csv);
 }
 
+/* ---- traces/tls_table: per-thread tables, freed at thread exit ---- */
+
+#define TLS_BLOCK_BYTES (256 << 10)   /* mmapped by glibc: seen in mallinfo2's hblkhd */
+
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+struct tls_job {
+    void *block[TLS_TABLES_MAX];
+    bool all_zero, full_refused;
+    size_t grew;   /* bytes in use after the allocations minus before */
+};
+
+static int tls_worker(void *arg)
+{
+    struct tls_job *j = arg;
+    size_t before = heap_in_use();
+    j->all_zero = true;
+    for (int i = 0; i < TLS_TABLES_MAX; i++) {
+        unsigned char *p = j->block[i] = tls_table_calloc(TLS_BLOCK_BYTES);
+        if (!p)
+            return 1;
+        for (size_t k = 0; k < TLS_BLOCK_BYTES; k++)
+            j->all_zero &= p[k] == 0;
+        memset(p, 0xab, TLS_BLOCK_BYTES);   /* the next thread must get zeros again */
+    }
+    j->full_refused = tls_table_calloc(16) == NULL;
+    size_t after = heap_in_use();
+    j->grew = after > before ? after - before : 0;
+    return 0;
+}
+
+static void test_tls_tables_per_thread(void **state)
+{
+    (void)state;
+    /* The main thread's own: zeroed, distinct, kept until exit. */
+    unsigned char *a = tls_table_calloc(64), *b = tls_table_calloc(64);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_ptr_not_equal(a, b);
+    for (int k = 0; k < 64; k++)
+        assert_int_equal(a[k] | b[k], 0);
+    size_t base = heap_in_use();
+    for (int round = 0; round < 2; round++) {
+        struct tls_job j = { 0 };
+        thrd_t th;
+        int rc;
+        assert_int_equal(thrd_create(&th, tls_worker, &j), thrd_success);
+        assert_int_equal(thrd_join(th, &rc), thrd_success);
+        assert_int_equal(rc, 0);
+        assert_true(j.all_zero);
+        assert_true(j.full_refused);   /* TLS_TABLES_MAX blocks per thread */
+        for (int i = 0; i < TLS_TABLES_MAX; i++)
+            assert_ptr_not_equal(j.block[i], a);
+        /* Freed when the thread exited: what it allocated is no longer in
+         * use. (Under ASan mallinfo2 does not see the allocations, grew is
+         * 0, and LeakSanitizer checks the same at exit.) */
+        size_t now = heap_in_use();
+        if (j.grew >= TLS_TABLES_MAX * (size_t)TLS_BLOCK_BYTES)
+            assert_true(now < base + j.grew / 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_match_cold_single_thread),
         cmocka_unit_test(test_shared_strings_across_threads),
+        cmocka_unit_test(test_tls_tables_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,27 @@
+/* tls_table.h — zeroed per-thread tables on the heap, freed at thread exit.
+ *
+ * The memos of the hot paths (energy results, tile searches, divisor lists,
+ * float texts) are per-thread direct-mapped tables, so threads never share
+ * entries and results do not depend on the thread count. Kept as
+ * _Thread_local arrays, they made the static TLS block ~1 MiB, and glibc
+ * zeroes a new thread's whole block on the thread that calls
+ * pthread_create, in pages of the fresh stack: the eight workers of a
+ * four-stage suite cost its main thread ~3 ms of zeroing and page faults,
+ * serial, before any work. A table allocated on first use costs only the
+ * thread that uses it, and only the pages it touches.
+ *
+ * Usage: keep a _Thread_local pointer, and on NULL ask tls_table_calloc for
+ * the table. NULL back means memory is short: the caller runs without its
+ * memo (and asks again next time). */
+#ifndef NPUSIM_TLS_TABLE_H
+#define NPUSIM_TLS_TABLE_H
+
+#include <stddef.h>
+
+/* A zeroed block of `bytes` owned by the calling thread: freed when the
+ * thread exits (the main thread's stay until the process exits), or NULL.
+ * A thread owns at most TLS_TABLES_MAX of them. */
+#define TLS_TABLES_MAX 8
+void *tls_table_calloc(size_t bytes);
+
+#endif
