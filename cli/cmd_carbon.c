@@ -131,7 +131,7 @@ enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
 /* ---- one statistics file, read and written back with keys set ---- */
 
 /* The file's text and its tree: the whole of it, or, for a file this
- * process printed itself (trace_memo_json_printed: the energy stage of the
+ * process printed itself (trace_memo_json_text: the energy stage of the
  * same suite), only the members the analysis reads, the output then being
  * the text with the set keys spliced in (pyjson_splice), which is what
  * printing the whole tree would give at a fraction of the work. */
@@ -219,10 +219,10 @@ static cJSON *members_tree(struct stats_file *f, const char *pg)
 static int stats_load(const char *path, const char *pg, struct stats_file *f, struct npu_err *e)
 {
     memset(f, 0, sizeof *f);
-    if (!(f->text = results_read_text(path, &f->len, e)))
+    bool printed = (f->text = trace_memo_json_text(path, &f->len, &f->facts, sizeof f->facts, &f->have_facts));
+    if (!printed && !(f->text = results_read_text(path, &f->len, e)))
         return -1;
-    f->splice = trace_memo_json_printed(path, f->len, &f->facts, sizeof f->facts, &f->have_facts) &&
-                (f->j = members_tree(f, pg));
+    f->splice = printed && (f->j = members_tree(f, pg));
     if (!f->splice) {
         f->have_facts = false;
         if (!(f->j = results_parse_json(f->text, f->len, path, e)))

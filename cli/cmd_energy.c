@@ -177,7 +177,7 @@ static int discover(const struct energy_opts *o, const char *model, const char *
 /* A statistics JSON read for its sim_config's chip and written back with
  * keys set: the whole tree (numbers as their Python text, as json.load +
  * json.dump would print them), or, for a file the sweep stage of the same
- * suite printed (trace_memo_json_printed, with its sim_facts), no tree at
+ * suite printed (trace_memo_json_text, with its sim_facts), no tree at
  * all: the output is spliced into the text (pyjson_splice_members), which is
  * what printing the edited tree would give at a fraction of the work. */
 #define STATS_MAX_MEMBERS 512
@@ -217,10 +217,11 @@ static bool stats_in_members(struct stats_in *s)
 static int read_stats(const char *path, struct chip_config *chip, struct stats_in *s, struct npu_err *e)
 {
     memset(s, 0, sizeof *s);
-    if (!(s->text = results_read_text(path, &s->len, e)))
+    bool facts = false;
+    if (!(s->text = trace_memo_json_text(path, &s->len, &s->facts, sizeof s->facts, &facts)) &&
+        !(s->text = results_read_text(path, &s->len, e)))
         return -1;
-    bool facts;
-    if (trace_memo_json_printed(path, s->len, &s->facts, sizeof s->facts, &facts) && facts && stats_in_members(s)) {
+    if (facts && stats_in_members(s)) {
         *chip = s->facts.chip;
         return 0;
     }

@@ -372,11 +372,17 @@ int cmd_suite(int argc, char **argv)
     trace_memo_begin((size_t)o.hold_MB << 20);
     int first = 0;
     for (int i = 0; !rc && i < s.n; i++) {
-        /* A sweep's traces are read by every energy line after it. */
+        /* A sweep's traces are read by every energy line after it; its
+         * statistics (and an energy line's) by the energy and carbon lines. */
         int readers = 0;
-        for (int k = i + 1; k < s.n && o.stage[SUITE_ENERGY]; k++)
-            readers += s.line[k].kind == SUITE_ENERGY;
+        bool stats_read = false;
+        for (int k = i + 1; k < s.n; k++) {
+            enum suite_kind kind = s.line[k].kind;
+            readers += kind == SUITE_ENERGY && o.stage[SUITE_ENERGY];
+            stats_read |= (kind == SUITE_ENERGY || kind == SUITE_CARBON) && o.stage[kind];
+        }
         trace_memo_readers(readers);
+        trace_memo_hold_stats(stats_read);
         int r = run_line(&s.line[i], seen, &o, c, &e);
         if (r < 0)
             rc = -1;

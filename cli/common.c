@@ -217,8 +217,10 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
             continue;
         if (o[i].trace)
             trace_memo_put(&st, o[i].trace, &o[i].opts);
-        else
-            trace_memo_put_json(&st, o[i].facts, o[i].facts ? sizeof *o[i].facts : 0);
+        else {
+            trace_memo_put_json(&st, o[i].facts, o[i].facts ? sizeof *o[i].facts : 0, o[i].text);
+            o[i].text = NULL;   /* the memo's now */
+        }
     }
     for (int i = 0; i < n; i++)
         free(o[i].text);

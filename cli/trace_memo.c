@@ -20,6 +20,7 @@ struct entry {
     bool json;                 /* a printed statistics file: no ops */
     void *facts;               /* json: what readers take from it (or NULL) */
     size_t facts_len;
+    char *text;                /* json: the file's text, st_size bytes */
     struct trace t;            /* empty once handed over */
     int left;                  /* readers still to come: copies to all but the last */
     size_t bytes;              /* counted against the budget while held */
@@ -30,6 +31,7 @@ static struct {
     pthread_mutex_t lock;
     bool on, recording;
     int readers;               /* of each trace held from now on (trace_memo_readers) */
+    bool stats;                /* statistics files are held (trace_memo_hold_stats) */
     size_t budget, bytes;
     struct entry **bucket;     /* power-of-two count */
     size_t nbucket, nlive;     /* entries in the index */
@@ -57,6 +59,14 @@ static bool same_file(const struct entry *x, const struct stat *st)
            x->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
+static void entry_free(struct entry *x)
+{
+    trace_free(&x->t);
+    free(x->facts);
+    free(x->text);
+    free(x);
+}
+
 /* Drops the entry *link points to from the index: its bytes are free again. */
 static void unlink_entry(struct entry **link)
 {
@@ -64,9 +74,7 @@ static void unlink_entry(struct entry **link)
     *link = x->next;
     memo.bytes -= x->bytes;
     memo.nlive--;
-    trace_free(&x->t);
-    free(x->facts);
-    free(x);
+    entry_free(x);
 }
 
 /* Room for one more entry: at load 1, a doubled index. */
@@ -110,6 +118,7 @@ void trace_memo_begin(size_t budget_bytes)
     pthread_mutex_lock(&memo.lock);
     memo.on = true;
     memo.readers = 1;
+    memo.stats = true;
     memo.budget = budget_bytes;
     pthread_mutex_unlock(&memo.lock);
 }
@@ -118,6 +127,13 @@ void trace_memo_readers(int n)
 {
     pthread_mutex_lock(&memo.lock);
     memo.readers = n < 0 ? 0 : n;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+void trace_memo_hold_stats(bool on)
+{
+    pthread_mutex_lock(&memo.lock);
+    memo.stats = on;
     pthread_mutex_unlock(&memo.lock);
 }
 
@@ -157,7 +173,7 @@ static void hold(struct entry *x, const struct stat *st)
     x->ino = st->st_ino;
     x->size = st->st_size;
     x->mtime = st->st_mtim;
-    size_t bytes = x->bytes = sizeof *x + trace_bytes(&x->t) + x->facts_len;
+    size_t bytes = x->bytes = sizeof *x + trace_bytes(&x->t) + x->facts_len + (x->text ? (size_t)st->st_size : 0);
     pthread_mutex_lock(&memo.lock);
     x->left = memo.readers;
     bool keep = memo.recording && memo.bytes + bytes <= memo.budget && make_room();
@@ -173,11 +189,8 @@ static void hold(struct entry *x, const struct stat *st)
         memo.bytes += bytes;
     }
     pthread_mutex_unlock(&memo.lock);
-    if (!keep) {
-        trace_free(&x->t);
-        free(x->facts);
-        free(x);
-    }
+    if (!keep)
+        entry_free(x);
 }
 
 void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o)
@@ -193,12 +206,20 @@ void trace_memo_put(const struct stat *st, const struct trace *t, const struct t
     hold(x, st);
 }
 
-void trace_memo_put_json(const struct stat *st, const void *facts, size_t n)
+void trace_memo_put_json(const struct stat *st, const void *facts, size_t n, char *text)
 {
-    struct entry *x = trace_memo_recording() ? calloc(1, sizeof *x) : NULL;
-    if (!x)
+    /* The file's bytes, or not held (a gzipped file's are not the text). */
+    bool whole = text && strlen(text) == (size_t)st->st_size;
+    pthread_mutex_lock(&memo.lock);
+    bool wanted = memo.recording && memo.stats;
+    pthread_mutex_unlock(&memo.lock);
+    struct entry *x = whole && wanted ? calloc(1, sizeof *x) : NULL;
+    if (!x) {
+        free(text);
         return;
+    }
     x->json = true;
+    x->text = text;
     if (facts && n && (x->facts = malloc(n))) {
         memcpy(x->facts, facts, n);
         x->facts_len = n;
@@ -226,22 +247,31 @@ static const struct entry *held(bool found, const struct stat *st)
     return x && same_file(x, st) ? x : NULL;
 }
 
-bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n, bool *got_facts)
+char *trace_memo_json_text(const char *path, size_t *len, void *facts, size_t n, bool *got_facts)
 {
     struct stat st;
     bool found = stat_if_held(path, &st);
+    char *text = found ? malloc((size_t)st.st_size + 1) : NULL;   /* outside the lock */
     pthread_mutex_lock(&memo.lock);
     const struct entry *x = held(found, &st);
-    bool printed = x && x->json && (size_t)st.st_size == len;
-    bool got = printed && facts && x->facts && x->facts_len == n;
+    if (!x || !x->json) {
+        free(text);
+        text = NULL;
+    }
+    if (text) {
+        memcpy(text, x->text, (size_t)st.st_size);
+        text[st.st_size] = '\0';
+        *len = (size_t)st.st_size;
+    }
+    bool got = text && facts && x->facts && x->facts_len == n;
     if (got)
         memcpy(facts, x->facts, n);
     if (memo.on)
-        ++*(printed ? &memo.json_hits : &memo.json_misses);
+        ++*(text ? &memo.json_hits : &memo.json_misses);
     pthread_mutex_unlock(&memo.lock);
     if (got_facts)
         *got_facts = got;
-    return printed;
+    return text;
 }
 
 int trace_memo_read(struct trace *t, const char *path, struct npu_err *e)

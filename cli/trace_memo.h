@@ -2,9 +2,9 @@
  * of the same process need not parse them in full again (`npusim suite`):
  * per-op traces, whose ops are held (the energy stage re-reads every per-op
  * CSV the sweeps just wrote), and statistics JSON files printed by
- * pyjson_print, of which that fact is kept with the configurations their
- * sim_config holds (the energy and carbon stages then edit their text in
- * place, pyjson_splice, instead of parsing and re-printing it).
+ * pyjson_print, whose text is held with the configurations their sim_config
+ * holds (the energy and carbon stages then edit that text in place,
+ * pyjson_splice, instead of reading, parsing and re-printing it).
  *
  * While recording, write_outputs and write_outputs_staged (common.c) hand
  * every CSV they commit to trace_memo_put, which keeps the ops the file would
@@ -34,8 +34,11 @@
 void trace_memo_begin(size_t budget_bytes);
 /* How many readers each per-op trace held from now on will have (default 1;
  * a suite: its energy lines still to come). The first n-1 get copies, the
- * last the held ops; 0 holds no trace at all (statistics files still are). */
+ * last the held ops; 0 holds no trace at all. */
 void trace_memo_readers(int n);
+/* Whether statistics files written from now on are held (default true; a
+ * suite: whether an energy or carbon line is still to come). */
+void trace_memo_hold_stats(bool on);
 /* Whether written CSVs are recorded (between calls: no writer may be running). */
 void trace_memo_record(bool on);
 bool trace_memo_recording(void);
@@ -46,16 +49,18 @@ void trace_memo_end(void);
  * reads back as: t written with o. Does nothing when not recording or over
  * budget. Call only once the file is in place (committed). */
 void trace_memo_put(const struct stat *st, const struct trace *t, const struct trace_csv_opts *o);
-/* Remembers that the file st is the text of pyjson_print (of an object), as
- * write_outputs does for outputs marked json, and keeps a copy of facts (n
- * bytes; NULL: none): what a reader would otherwise take out of the text by
- * parsing it (cli/sim_facts.h). Same conditions as above. */
-void trace_memo_put_json(const struct stat *st, const void *facts, size_t n);
-/* Whether the file at path, len bytes long (the text just read from it), is
- * such a printed file, unchanged since it was written. When it is and it
- * came with n bytes of facts, they are copied to facts and *got_facts set
- * (facts and got_facts may be NULL). */
-bool trace_memo_json_printed(const char *path, size_t len, void *facts, size_t n, bool *got_facts);
+/* Remembers that the file st is `text` (st_size bytes, the memo's to free
+ * from now on), printed by pyjson_print (of an object), as write_outputs
+ * does for outputs marked json, and keeps a copy of facts (n bytes; NULL:
+ * none): what a reader would otherwise take out of the text by parsing it
+ * (cli/sim_facts.h). Same conditions as above. */
+void trace_memo_put_json(const struct stat *st, const void *facts, size_t n, char *text);
+/* When the file at path is such a printed file, unchanged since it was
+ * written: its text, a malloc'ed copy (NUL-terminated, *len bytes), read
+ * from memory; and when it came with n bytes of facts, they are copied to
+ * facts and *got_facts set (facts and got_facts may be NULL). Otherwise
+ * NULL: read the file, and parse it. */
+char *trace_memo_json_text(const char *path, size_t *len, void *facts, size_t n, bool *got_facts);
 /* Appends the ops of the CSV at path to t: from the memo when path is a
  * held file, unchanged; else trace_read_csv. Same contract as trace_read_csv.
  * A held trace goes to as many readers as trace_memo_readers said when it
@@ -68,7 +73,7 @@ int trace_memo_read(struct trace *t, const char *path, struct npu_err *e);
 struct trace_memo_stats {
     size_t held, hits, misses;   /* files held (ever); reads served; reads from the file */
     size_t bytes;                /* bytes held now (ops, strings, entries) */
-    size_t json_hits, json_misses;   /* trace_memo_json_printed: printed files; others */
+    size_t json_hits, json_misses;   /* trace_memo_json_text: texts served; files to read */
 };
 struct trace_memo_stats trace_memo_stats(void);
 

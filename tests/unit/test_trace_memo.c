@@ -277,9 +277,16 @@ static void test_not_held(void **state)
     trace_memo_end();
 }
 
-/* Printed statistics files are remembered by identity, with their facts:
- * the text is read from the file, and only an unchanged file of that length
- * counts; facts come back only to a reader asking for as many bytes. */
+/* Printed statistics files are held by identity, with their text and
+ * facts: only an unchanged file whose bytes are the text counts; facts come
+ * back only to a reader asking for as many bytes; each reader gets its own
+ * copy of the text. */
+static char *json_text_of(const char *path, size_t *len, void *facts, size_t n, bool *have)
+{
+    *len = 0;
+    return trace_memo_json_text(path, len, facts, n, have);
+}
+
 static void test_printed_json(void **state)
 {
     (void)state;
@@ -295,23 +302,38 @@ static void test_printed_json(void **state)
     const double facts[2] = { 1.5, -2 };
     double got[2] = { 0, 0 };
     bool have = true;
+    size_t len;
     trace_memo_begin(1 << 20);
-    assert_false(trace_memo_json_printed(path, strlen(text), got, sizeof got, &have));
+    assert_null(json_text_of(path, &len, got, sizeof got, &have));
     assert_false(have);
-    trace_memo_put_json(&st, facts, sizeof facts);   /* not recording: not remembered */
-    assert_false(trace_memo_json_printed(path, strlen(text), NULL, 0, NULL));
+    trace_memo_put_json(&st, facts, sizeof facts, strdup(text));   /* not recording: not held */
+    assert_null(json_text_of(path, &len, NULL, 0, NULL));
     trace_memo_record(true);
-    trace_memo_put_json(&st, facts, sizeof facts);
+    trace_memo_put_json(&st, facts, sizeof facts, strdup("{}"));   /* not the file's bytes: not held */
+    assert_null(json_text_of(path, &len, NULL, 0, NULL));
+    trace_memo_hold_stats(false);
+    trace_memo_put_json(&st, facts, sizeof facts, strdup(text));   /* no reader to come: not held */
+    assert_null(json_text_of(path, &len, NULL, 0, NULL));
+    trace_memo_hold_stats(true);
+    trace_memo_put_json(&st, facts, sizeof facts, strdup(text));
     trace_memo_record(false);
-    assert_true(trace_memo_json_printed(path, strlen(text), NULL, 0, NULL));
-    assert_true(trace_memo_json_printed(path, strlen(text), got, sizeof got[0], &have));
+    char *a = json_text_of(path, &len, NULL, 0, NULL);
+    assert_non_null(a);
+    assert_i64((int64_t)len, (int64_t)strlen(text));
+    assert_string_equal(a, text);
+    char *b = json_text_of(path, &len, got, sizeof got[0], &have);
+    assert_non_null(b);
+    assert_ptr_not_equal(a, b);   /* copies: each reader frees its own */
     assert_false(have);   /* another size: not these facts */
     assert_true(got[0] == 0);
-    assert_true(trace_memo_json_printed(path, strlen(text), got, sizeof got, &have));
+    free(a);
+    free(b);
+    a = json_text_of(path, &len, got, sizeof got, &have);
+    assert_non_null(a);
     assert_true(have);
     assert_memory_equal(got, facts, sizeof facts);
-    assert_false(trace_memo_json_printed(path, strlen(text) - 1, got, sizeof got, &have));   /* not the whole file */
-    assert_false(have);
+    free(a);
+    assert_i64((int64_t)trace_memo_stats().json_hits, 3);
     struct trace t;
     trace_init(&t);
     struct npu_err e;
@@ -320,15 +342,21 @@ static void test_printed_json(void **state)
     f = fopen(path, "ab");
     fputs("\n", f);
     fclose(f);
-    assert_false(trace_memo_json_printed(path, strlen(text) + 1, NULL, 0, NULL));
+    assert_null(json_text_of(path, &len, NULL, 0, NULL));   /* changed since */
 
-    /* Without facts: printed, no facts. */
+    /* Without facts: the text, no facts. */
     assert_int_equal(stat(path, &st), 0);
+    char *longer = malloc(strlen(text) + 2);
+    assert_non_null(longer);
+    sprintf(longer, "%s\n", text);
     trace_memo_record(true);
-    trace_memo_put_json(&st, NULL, 0);
+    trace_memo_put_json(&st, NULL, 0, longer);
     trace_memo_record(false);
-    assert_true(trace_memo_json_printed(path, strlen(text) + 1, got, sizeof got, &have));
+    a = json_text_of(path, &len, got, sizeof got, &have);
+    assert_non_null(a);
+    assert_i64((int64_t)len, (int64_t)strlen(text) + 1);
     assert_false(have);
+    free(a);
     trace_memo_end();
 }
 
