@@ -34,6 +34,7 @@
 #include "traces/fastfloat.h"
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
+#include "traces/tls_table.h"
 
 #define DVFS_COLS(C, N) \
     X(DVFS_POL_##C, "DVFS " N " Policy") \
@@ -440,16 +441,80 @@ static void put_header(struct sbuf *b, bool phase_column, bool group_column, boo
         sb_mem(b, h->p, h->n);
 }
 
-static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
+/* The power columns of a row (C_DVFS_POL_SA to the end, then the slack
+ * columns) hold most of its floats, and they repeat: the ops of a sweep
+ * recur from point to point with the same times, so their energies, DVFS
+ * settings and rates recur too (the energy pass's own memo hits most of
+ * them, power/energy_memo.h). A per-thread direct-mapped memo keeps the text
+ * of recent such row tails, keyed by every op field those columns print,
+ * byte for byte: equal bytes print equal text, so a hit is one copy, and a
+ * field left out of the key would be a bug the golden tests catch. */
+struct tail_key {
+    struct op_dvfs dvfs[NUM_COMP];
+    double static_J[NUM_EN], dynamic_J[NUM_EN];
+    double flops_util, hbm_bw_util;
+    double extra_ratio[NUM_SLACK];
+    int64_t vmem_ns, exe_ns, flops, bytes;
+    int64_t num_setpm[NUM_COMP];
+    int64_t extra_ns[NUM_SLACK];
+    int32_t bounded_by;
+    uint8_t energy_done, slack;   /* slack: the slack columns are written (their values, or zeros) */
+};
+_Static_assert(sizeof(struct tail_key) % 8 == 0, "tail_key hashes as whole words");
+
+#define TAIL_MEMO_SLOTS 512        /* power of two; ~700 KiB per thread */
+#define TAIL_TEXT_MAX 800          /* a longer tail is not kept */
+struct tail_slot {
+    uint64_t hash;                 /* 0: empty */
+    uint32_t len;
+    struct tail_key key;
+    char text[TAIL_TEXT_MAX];
+};
+static _Thread_local struct tail_slot *tail_memo;   /* allocated on first use (traces/tls_table.h) */
+
+static uint64_t tail_hash(const struct tail_key *k)
 {
-    if (sb_reserve(b, ROW_RESERVE) != 0)
-        return;   /* oom: latched, reported by flush_row */
-    for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
-        if (c)
-            u_char(b, ',');
+    const unsigned char *p = (const unsigned char *)k;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < sizeof *k; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, sizeof w);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 29;
+    }
+    return h | 1;   /* never 0, the empty mark */
+}
+
+static void tail_key_of(const struct op *op, bool slack, struct tail_key *k)
+{
+    memset(k, 0, sizeof *k);   /* padding and unused fields compare as zeros */
+    memcpy(k->dvfs, op->dvfs, sizeof k->dvfs);
+    memcpy(k->static_J, op->static_J, sizeof k->static_J);
+    memcpy(k->dynamic_J, op->dynamic_J, sizeof k->dynamic_J);
+    k->flops_util = op->flops_util;
+    k->hbm_bw_util = op->hbm_bw_util;
+    k->vmem_ns = op->vmem_ns;
+    k->exe_ns = op->exe_ns;
+    k->flops = op->flops;
+    k->bytes = op->bytes;
+    memcpy(k->num_setpm, op->num_setpm, sizeof k->num_setpm);
+    k->bounded_by = (int32_t)op->bounded_by;
+    k->energy_done = op->energy_done;
+    k->slack = slack;
+    if (slack && op->has_slack) {
+        memcpy(k->extra_ns, op->dvfs_extra_ns, sizeof k->extra_ns);
+        memcpy(k->extra_ratio, op->dvfs_extra_ratio, sizeof k->extra_ratio);
+    }
+}
+
+/* The tail's cells, each after its comma. Ops without slack (never through
+ * the energy stage) write zeros there. */
+static void put_tail_cells(struct sbuf *b, const struct op *op, bool slack)
+{
+    for (int c = C_DVFS_POL_SA; c < TRACE_CSV_NCOLS; c++) {
+        u_char(b, ',');
         put_cell(b, op, (enum col)c);
     }
-    /* Ops without slack (never through the energy stage) write zeros. */
     for (int c = 0; slack && c < NUM_SLACK; c++) {
         u_char(b, ',');
         sb_i64(b, op->has_slack ? op->dvfs_extra_ns[c] : 0);
@@ -458,6 +523,45 @@ static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool
         u_char(b, ',');
         sb_repr(b, op->has_slack ? op->dvfs_extra_ratio[c] : 0.0);
     }
+}
+
+static void put_tail(struct sbuf *b, const struct op *op, bool slack)
+{
+    if (!tail_memo)
+        tail_memo = tls_table_calloc(TAIL_MEMO_SLOTS * sizeof *tail_memo);
+    if (!tail_memo) {
+        put_tail_cells(b, op, slack);
+        return;
+    }
+    struct tail_key k;
+    tail_key_of(op, slack, &k);
+    uint64_t h = tail_hash(&k);
+    struct tail_slot *s = &tail_memo[h >> 55];   /* top 9 bits: TAIL_MEMO_SLOTS = 512 */
+    if (s->hash == h && memcmp(&s->key, &k, sizeof k) == 0) {
+        u_mem(b, s->text, s->len);
+        return;
+    }
+    size_t at = b->n;
+    put_tail_cells(b, op, slack);
+    size_t len = b->n - at;
+    if (len <= TAIL_TEXT_MAX && !b->oom) {
+        s->hash = h;
+        s->len = (uint32_t)len;
+        s->key = k;
+        memcpy(s->text, b->p + at, len);
+    }
+}
+
+static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
+{
+    if (sb_reserve(b, ROW_RESERVE) != 0)
+        return;   /* oom: latched, reported by flush_row */
+    for (int c = 0; c < C_DVFS_POL_SA; c++) {
+        if (c)
+            u_char(b, ',');
+        put_cell(b, op, (enum col)c);
+    }
+    put_tail(b, op, slack);
     if (phase_column) {
         u_char(b, ',');
         sb_field(b, phase_name(op->phase));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -1289,6 +1290,159 @@ static void test_trace_borrow(void **state)
     trace_free(&t);
 }
 
+/* ---- the row-tail memo of the CSV writer ---- */
+
+/* The CSV text of t (slack columns on) into a malloc'ed string. */
+static char *csv_text(const struct trace *t)
+{
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    struct npu_err e;
+    const struct trace_csv_opts o = { PHASE_NONE, false, true };
+    assert_non_null(f);
+    assert_int_equal(trace_write_csv_stream(t, f, &o, &e), 0);
+    fclose(f);
+    return text;
+}
+
+/* The last line of a CSV text (its last data row). */
+static const char *last_row(const char *csv)
+{
+    size_t n = strlen(csv);
+    assert_true(n > 2);
+    const char *p = csv + n - 2;   /* before the final \r\n */
+    while (p > csv && p[-1] != '\n')
+        p--;
+    return p;
+}
+
+struct cold_job {
+    const struct op *op;
+    char *csv;
+};
+
+/* Writes the op alone on a new thread: a memo that has seen nothing. */
+static int cold_writer(void *arg)
+{
+    struct cold_job *j = arg;
+    struct trace t;
+    trace_init(&t);
+    op_copy(trace_push(&t), j->op);
+    j->csv = csv_text(&t);
+    trace_free(&t);
+    return 0;
+}
+
+/* One op field printed in the row's tail, changed. */
+static void change_tail_field(struct op *o, int which)
+{
+    int k = which % 5;
+    switch (which / 5) {
+    case 0: snprintf(o->dvfs[k].policy, sizeof o->dvfs[k].policy, "Ideal"); break;
+    case 1: o->dvfs[k].voltage_V += 0.05; break;
+    case 2: o->dvfs[k].freq_GHz += 0.25; break;
+    case 3: o->dvfs[k].scaling_time_ns += 3; break;
+    case 4: o->dvfs[k].efficiency_pct -= 1.5; break;
+    case 5: o->dvfs[k].activity = 0.5; break;
+    case 6: o->static_J[k] *= 3; break;
+    case 7: o->dynamic_J[k] *= 3; break;
+    case 8: o->num_setpm[k] += 2; break;
+    case 9: o->dvfs_extra_ns[k] += 11; break;
+    case 10: o->dvfs_extra_ratio[k] += 0.125; break;
+    case 11:
+        switch (k) {
+        case 0: o->static_J[NUM_EN - 1] += 1e-3; break;   /* "other": not a component */
+        case 1: o->dynamic_J[NUM_EN - 1] += 1e-3; break;
+        case 2: o->flops_util = 0.25; break;
+        case 3: o->hbm_bw_util = 0.75; break;
+        default: o->vmem_ns += 5; break;
+        }
+        break;
+    case 13: o->energy_done = false; break;   /* which == 65 only */
+    default:
+        switch (k) {
+        case 0: o->exe_ns += 1000; break;
+        case 1: o->flops *= 2; break;
+        case 2: o->bytes *= 2; break;
+        case 3: o->bounded_by = BOUND_MEMORY; break;
+        default: o->has_slack = false; break;
+        }
+        break;
+    }
+}
+#define TAIL_FIELD_CHANGES (13 * 5 + 1)
+
+/* A row's tail (energies, DVFS, rates, slack) comes from a memo when an
+ * earlier row printed the same fields: an op that differs from one written
+ * just before in any single such field prints what it prints alone, on a
+ * thread whose memo is empty. And the memo's copy is the text itself. */
+static void test_row_tail_memo(void **state)
+{
+    (void)state;
+    struct op base;
+    op_init(&base);
+    op_set(&base.name, "matmul");
+    op_set(&base.description, "d");
+    op_set(&base.config, "XlaEinsum(x)");
+    base.type = OP_MXU;
+    base.bounded_by = BOUND_COMPUTE;
+    base.exe_ns = 12345;
+    base.sa_ns = 12000;
+    base.mem_ns = 9000;
+    base.vmem_ns = 700;
+    base.flops = 1000000007;
+    base.bytes = 33554432;
+    base.flops_util = 0.8125;
+    base.hbm_bw_util = 0.4375;
+    base.energy_done = true;
+    for (int c = 0; c < NUM_COMP; c++) {
+        snprintf(base.dvfs[c].policy, sizeof base.dvfs[c].policy, "None");
+        base.dvfs[c].voltage_V = 0.7;
+        base.dvfs[c].freq_GHz = 1.75;
+        base.num_setpm[c] = c;
+    }
+    for (int c = 0; c < NUM_EN; c++) {
+        base.static_J[c] = 1e-4 * (c + 1) / 3;
+        base.dynamic_J[c] = 2e-5 * (c + 2) / 7;
+    }
+    base.has_slack = true;
+    for (int c = 0; c < NUM_SLACK; c++) {
+        base.dvfs_extra_ns[c] = 100 * c + 1;
+        base.dvfs_extra_ratio[c] = 0.1 * (c + 1);
+    }
+    for (int which = 0; which < TAIL_FIELD_CHANGES; which++) {
+        struct trace t;
+        trace_init(&t);
+        op_copy(trace_push(&t), &base);
+        struct op *changed = trace_push(&t);
+        op_copy(changed, &base);
+        change_tail_field(changed, which);
+        char *warm = csv_text(&t);   /* base's tail is in this thread's memo now */
+        struct cold_job j = { changed, NULL };
+        thrd_t th;
+        assert_int_equal(thrd_create(&th, cold_writer, &j), thrd_success);
+        assert_int_equal(thrd_join(th, NULL), thrd_success);
+        if (strcmp(last_row(warm), last_row(j.csv)) != 0)
+            fail_msg("change %d: warm row\n%s\ncold row\n%s", which, last_row(warm), last_row(j.csv));
+        /* The change shows in the row (else it would test nothing). */
+        const char *row2 = last_row(warm);
+        const char *row1 = row2 - 2;
+        while (row1 > warm && row1[-1] != '\n')
+            row1--;
+        if (strncmp(row1, row2, (size_t)(row2 - row1)) == 0)
+            fail_msg("change %d does not show in the row", which);
+        /* The same op again: from the memo, the same text. */
+        char *again = csv_text(&t);
+        assert_string_equal(again, warm);
+        free(again);
+        free(warm);
+        free(j.csv);
+        trace_free(&t);
+    }
+    op_free(&base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1322,6 +1476,7 @@ int main(void)
         cmocka_unit_test(test_read_stdin),
         cmocka_unit_test(test_atomic_abort_and_commit),
         cmocka_unit_test(test_op_string_lifetime),
+        cmocka_unit_test(test_row_tail_memo),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
