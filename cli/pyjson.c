@@ -262,8 +262,12 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int 
     /* The members in place, the first of each edited key with its new value. */
     int nedits = cJSON_GetArraySize(edits);
     bool *placed = calloc((size_t)nedits + 1, sizeof *placed);
-    if (!placed)
+    size_t *klen = malloc(((size_t)nedits + 1) * sizeof *klen);   /* each edit's key length */
+    if (!placed || !klen)
         abort();
+    int j = 0;
+    for (e = edits ? edits->child : NULL; e; e = e->next)
+        klen[j++] = strlen(e->string);
     PUTL(&b, "{");
     for (int i = 0; i < k; i++) {
         if (any)
@@ -274,9 +278,9 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int 
         PUTL(&b, "\"");
         put(&b, m[i].key, m[i].key_len);
         PUTL(&b, "\": ");
-        int j = 0;
+        j = 0;
         for (e = edits ? edits->child : NULL; e; e = e->next, j++)
-            if (!placed[j] && strlen(e->string) == m[i].key_len && memcmp(e->string, m[i].key, m[i].key_len) == 0)
+            if (!placed[j] && klen[j] == m[i].key_len && memcmp(e->string, m[i].key, m[i].key_len) == 0)
                 break;
         if (e) {
             placed[j] = true;
@@ -286,7 +290,7 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int 
         }
     }
     /* New keys last, in the order they were set. */
-    int j = 0;
+    j = 0;
     for (e = edits ? edits->child : NULL; e; e = e->next, j++) {
         if (placed[j])
             continue;
@@ -306,6 +310,7 @@ char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int 
     PUTL(&b, "}");
     b.s[b.n] = '\0';
     free(placed);
+    free(klen);
     return b.s;
 }
 
