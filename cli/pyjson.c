@@ -211,7 +211,9 @@ int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *
                 return -1;
             if (next == last)
                 break;
-            if ((size_t)(end - next) >= ns && memcmp(next, start, ns) == 0) {
+            /* Deeper lines have a space where a key line has its '"':
+             * one byte rejects most lines before the full compare. */
+            if ((size_t)(end - next) >= ns && next[ns - 1] == '"' && memcmp(next, start, ns) == 0) {
                 if (next[-1] != ',')
                     return -1;
                 break;
