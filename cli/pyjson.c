@@ -11,6 +11,7 @@
 #include "cli/rawjson.h"
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 
 struct buf {
     char *s;
@@ -112,22 +113,32 @@ static void put_string(struct buf *b, const char *s)
 static void print_item(struct buf *b, const cJSON *it, int level)
 {
     char num[40];
-    if (cJSON_IsRaw(it))
+    /* The type byte itself (cJSON_IsRaw and kin are library calls, six per
+     * item in the worst case). */
+    int type = it->type & 0xFF;
+    if (type == cJSON_Raw)
         puts_(b, it->valuestring);
-    else if (cJSON_IsTrue(it))
+    else if (type == cJSON_True)
         PUTL(b, "true");
-    else if (cJSON_IsFalse(it))
+    else if (type == cJSON_False)
         PUTL(b, "false");
-    else if (cJSON_IsNull(it))
+    else if (type == cJSON_NULL)
         PUTL(b, "null");
-    else if (cJSON_IsString(it))
+    else if (type == cJSON_String)
         put_string(b, it->valuestring);
-    else if (cJSON_IsNumber(it)) {
+    else if (type == cJSON_Number) {
         double d = it->valuedouble;
-        if (d == floor(d) && fabs(d) < 9007199254740992.0)
-            snprintf(num, sizeof num, "%.0f", d);
-        else
+        if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+            /* What "%.0f" prints for an integral double: its digits, and
+             * "-0" for negative zero. */
+            struct strbuf nb = STRBUF(num);
+            if (d == 0 && signbit(d))
+                strbuf_puts(&nb, "-0");
+            else
+                strbuf_puti(&nb, (int64_t)d);
+        } else {
             py_repr_double(d, num, sizeof num);
+        }
         puts_(b, num);
     } else {
         bool obj = cJSON_IsObject(it);

@@ -468,6 +468,37 @@ static void test_json_plain_table(void **state)
     assert_int_equal(plain, 94);
 }
 
+/* Numbers as the reference's json.dump prints the values they stand for:
+ * integral doubles below 2^53 as ints ("%.0f", so negative zero is "-0"),
+ * every other one as Python's repr; and every item kind in place. */
+static void test_pyjson_print_values(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_CreateObject();
+    const double v[] = { -0.0, 0.0, 12345678901234.0, -7, 2.5, 9007199254740991.0, -9007199254740991.0,
+                         9007199254740992.0, 1e300, 0.1 };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char k[8];
+        snprintf(k, sizeof k, "n%zu", i);
+        cJSON_AddNumberToObject(o, k, v[i]);
+    }
+    cJSON_AddItemToObject(o, "t", cJSON_CreateTrue());
+    cJSON_AddItemToObject(o, "f", cJSON_CreateFalse());
+    cJSON_AddItemToObject(o, "z", cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "s", cJSON_CreateString("a\"b"));
+    cJSON_AddItemToObject(o, "r", cJSON_CreateRaw("1.50"));
+    cJSON_AddItemToObject(o, "e", cJSON_CreateArray());
+    char *got = pyjson_print(o);
+    const char *want = "{\n    \"n0\": -0,\n    \"n1\": 0,\n    \"n2\": 12345678901234,\n    \"n3\": -7,\n"
+                       "    \"n4\": 2.5,\n    \"n5\": 9007199254740991,\n    \"n6\": -9007199254740991,\n"
+                       "    \"n7\": 9007199254740992.0,\n    \"n8\": 1e+300,\n    \"n9\": 0.1,\n"
+                       "    \"t\": true,\n    \"f\": false,\n    \"z\": null,\n    \"s\": \"a\\\"b\",\n"
+                       "    \"r\": 1.50,\n    \"e\": []\n}";
+    assert_string_equal(got, want);
+    free(got);
+    cJSON_Delete(o);
+}
+
 /* Direct text: an object written key by key reads as pyjson_print prints
  * the same object nested at that depth (here depth 1, inside {"a": ...}),
  * including an empty object, escaped keys and raw numbers. */
@@ -674,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_suite_files),
         cmocka_unit_test(test_fuzz_lean_matches_full),
         cmocka_unit_test(test_json_plain_table),
+        cmocka_unit_test(test_pyjson_print_values),
         cmocka_unit_test(test_pyjson_text),
         cmocka_unit_test(test_pyjson_splice),
     };
