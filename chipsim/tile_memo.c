@@ -12,7 +12,7 @@
  * sees them in the key. Failed searches are not stored; they repeat and fail
  * again with their error message.
  *
- * Bounded and lock-free: a direct-mapped table of the thread's own, a
+ * Bounded and lock-free: a direct-mapped table per thread, in which a
  * colliding key evicts the old entry. Threads never share entries, so the
  * library stays reentrant. */
 #include "chipsim/cs_internal.h"

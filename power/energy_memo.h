@@ -13,7 +13,7 @@
  * (a sweep bundle times one trace on several chips in turn, and each keeps
  * its entries); a new setting replaces the oldest with a fresh generation,
  * so the entries of the one it replaces no longer match. Entries live in a
- * direct-mapped table of the thread's own (a colliding op evicts the
+ * direct-mapped table per thread (a colliding op evicts the
  * older one), so threads never share them and results do not depend on the
  * thread count. */
 #ifndef NPUSIM_ENERGY_MEMO_H
