@@ -20,7 +20,9 @@
 
 /* A zeroed block of `bytes` owned by the calling thread: freed when the
  * thread exits (the main thread's stay until the process exits), or NULL.
- * A thread owns at most TLS_TABLES_MAX of them. */
+ * A thread owns at most TLS_TABLES_MAX of them. The blocks go in a pthread
+ * key destructor: nothing may use them from another key's destructor (no
+ * npusim code formats or simulates at thread exit). */
 #define TLS_TABLES_MAX 8
 void *tls_table_calloc(size_t bytes);
 
