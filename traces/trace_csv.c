@@ -447,8 +447,9 @@ static void put_header(struct sbuf *b, bool phase_column, bool group_column, boo
  * settings and rates recur too (the energy pass's own memo hits most of
  * them, power/energy_memo.h). A per-thread direct-mapped memo keeps the text
  * of recent such row tails, keyed by every op field those columns print,
- * byte for byte: equal bytes print equal text, so a hit is one copy, and a
- * field left out of the key would be a bug the golden tests catch. */
+ * byte for byte: equal bytes print equal text, so a hit is one copy. A cell
+ * added to the tail must add its fields to the key (test_row_tail_memo in
+ * tests/unit/test_traces.c changes each field in turn). */
 struct tail_key {
     struct op_dvfs dvfs[NUM_COMP];
     double static_J[NUM_EN], dynamic_J[NUM_EN];
