@@ -219,7 +219,8 @@ static cJSON *members_tree(struct stats_file *f, const char *pg)
 static int stats_load(const char *path, const char *pg, struct stats_file *f, struct npu_err *e)
 {
     memset(f, 0, sizeof *f);
-    bool printed = (f->text = trace_memo_json_text(path, &f->len, &f->facts, sizeof f->facts, &f->have_facts));
+    f->text = trace_memo_json_text(path, &f->len, &f->facts, sizeof f->facts, &f->have_facts);
+    bool printed = f->text != NULL;
     if (!printed && !(f->text = results_read_text(path, &f->len, e)))
         return -1;
     f->splice = printed && (f->j = members_tree(f, pg));

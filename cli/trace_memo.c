@@ -208,12 +208,12 @@ void trace_memo_put(const struct stat *st, const struct trace *t, const struct t
 
 void trace_memo_put_json(const struct stat *st, const void *facts, size_t n, char *text)
 {
-    /* The file's bytes, or not held (a gzipped file's are not the text). */
-    bool whole = text && strlen(text) == (size_t)st->st_size;
     pthread_mutex_lock(&memo.lock);
     bool wanted = memo.recording && memo.stats;
     pthread_mutex_unlock(&memo.lock);
-    struct entry *x = whole && wanted ? calloc(1, sizeof *x) : NULL;
+    /* The file's bytes, or not held (a gzipped file's are not the text). */
+    bool whole = wanted && text && strlen(text) == (size_t)st->st_size;
+    struct entry *x = whole ? calloc(1, sizeof *x) : NULL;
     if (!x) {
         free(text);
         return;
