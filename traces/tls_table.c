@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+/* At most a page: each page of a block is written once at allocation. */
+#define TOUCH_STRIDE 4096
+
 struct owned {
     void *block[TLS_TABLES_MAX];
     int n;
@@ -39,7 +42,17 @@ void *tls_table_calloc(size_t bytes)
     if (owned.n == 0 && pthread_setspecific(key, &owned) != 0)
         return NULL;
     void *p = calloc(1, bytes);
-    if (p)
-        owned.block[owned.n++] = p;
+    if (!p)
+        return NULL;
+    /* Write every page now. calloc hands out fresh pages untouched, and a
+     * memo's first access to a slot is a read: the kernel maps the shared
+     * zero page, and the write that follows must replace it and flush the
+     * old mapping from every CPU running one of our threads (an IPI each,
+     * costly in a VM and stalled when a vCPU is descheduled). A write
+     * first is one ordinary fault. (A plain memset after malloc would do,
+     * but gcc folds malloc+memset back into calloc.) */
+    for (size_t at = 0; at < bytes; at += TOUCH_STRIDE)
+        ((volatile char *)p)[at] = 0;
+    owned.block[owned.n++] = p;
     return p;
 }

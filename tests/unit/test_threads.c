@@ -5,9 +5,11 @@
  * made them; per-thread tables (traces/tls_table) come zeroed and go with
  * their thread. make check runs this under ASan/UBSan (and LeakSanitizer
  * sees the exiting threads' lookaside lists drained and tables freed). */
+#define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "testutil.h"
 
 #include <malloc.h>
+#include <sys/resource.h>
 #include <threads.h>
 
 #include "chipsim/chipsim.h"
@@ -290,12 +292,54 @@ static void test_tls_tables_per_thread(void **state)
     }
 }
 
+/* Every page of a block is written at allocation, so a memo's first probe
+ * (a read, then a write) takes no page fault: calloc's fresh pages would
+ * fault twice each (zero page mapped, then replaced with a TLB flush on
+ * every CPU running a thread of ours). */
+static long thread_minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : -1;
+}
+
+static int probe_worker(void *arg)
+{
+    long *faults = arg;
+    volatile unsigned char *p = tls_table_calloc(TLS_BLOCK_BYTES);
+    if (!p)
+        return 1;
+    long before = thread_minor_faults();
+    unsigned sum = 0;
+    for (size_t k = 0; k < TLS_BLOCK_BYTES; k += 4096) {
+        sum += p[k];
+        p[k] = (unsigned char)(sum + 1);
+    }
+    *faults = thread_minor_faults() - before;
+    return sum != 0;   /* and it was zeroed */
+}
+
+static void test_tls_tables_written_up_front(void **state)
+{
+    (void)state;
+    /* A block of fresh pages, as in a new worker: mmapped, whatever
+     * glibc's dynamic threshold became after the test above freed its. */
+    mallopt(M_MMAP_THRESHOLD, TLS_BLOCK_BYTES / 2);
+    long faults = -1;
+    thrd_t th;
+    int rc;
+    assert_int_equal(thrd_create(&th, probe_worker, &faults), thrd_success);
+    assert_int_equal(thrd_join(th, &rc), thrd_success);
+    assert_int_equal(rc, 0);
+    assert_int_equal(faults, 0);   /* ~2 a page when the pages are left to calloc */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_match_cold_single_thread),
         cmocka_unit_test(test_shared_strings_across_threads),
         cmocka_unit_test(test_tls_tables_per_thread),
+        cmocka_unit_test(test_tls_tables_written_up_front),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
