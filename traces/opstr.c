@@ -1,13 +1,21 @@
-/* opstr.c — op strings: a shared "" and a per-thread lookaside of blocks.
+/* opstr.c — op strings: a shared "" and per-thread free lists of blocks.
  *
  * A configuration builds ~80 ops with up to nine short strings each (names,
  * config, shapes, tile reprs) and frees them all together when its trace
- * goes. glibc's per-thread cache keeps only seven chunks per size, so most of
- * those frees and the next configuration's mallocs went through the general
- * allocator (bin sorting, consolidation): a fifth of a sweep's instructions.
- * As in SQLite's lookaside allocator, short strings instead come in four
- * fixed block sizes and freed blocks wait on per-thread free lists for the
- * next string, up to a bound; longer strings use malloc directly.
+ * goes; a suite holds a whole sweep's traces until its energy stage. As in
+ * SQLite's lookaside allocator, short strings come in four fixed block sizes,
+ * carved from 64 KiB slabs, and a freed block waits on its thread's free
+ * list for the next string of its class; longer strings use malloc directly.
+ * glibc's allocator took ~250 instructions a string and more to free it
+ * (bin sorting, consolidation), and tens of thousands of them in a suite:
+ * its per-thread cache keeps only seven chunks per size.
+ *
+ * Slabs are process-wide (a list under a lock, touched once per slab) and
+ * never go back to malloc: a block may be freed on another thread than the
+ * one that carved it, after that thread has exited. So a thread's free
+ * lists, at its exit, join a process-wide spill list (tss destructor) that
+ * the next thread short of blocks takes first. Memory is thus bounded by the
+ * most blocks ever live at once, plus what sits on the lists.
  *
  * Each block starts with an 8-byte header: a word holding its size class
  * (NCLS: a plain malloc) and, once a writer has scanned it, the length and
@@ -17,10 +25,9 @@
  * one more owner, and the block goes when the last one releases it. The
  * count is atomic, as sharers may live on other threads; a release that
  * finds itself the only owner (the common case) needs no atomic write, since
- * no one else holds the string to share it meanwhile. Lists are thread-local, so no locks, and a
- * block freed on another thread than it was made on simply joins that
- * thread's list. A thread's lists are freed when it exits (tss destructor);
- * the main thread's stay reachable until the process ends. */
+ * no one else holds the string to share it meanwhile. Lists are
+ * thread-local, so no locks, and a block freed on another thread than it was
+ * made on simply joins that thread's list. */
 #include "traces/opstr.h"
 
 #include <stdatomic.h>
@@ -39,10 +46,10 @@ _Static_assert(sizeof(atomic_uint) <= REF_AT && REF_AT + sizeof(atomic_uint) <= 
                "the class-and-seal word and the count fit in the header");
 #define NCLS 4
 static const size_t cls_bytes[NCLS] = { 32, 64, 128, 256 };   /* header included */
-#define LIST_MAX 1024            /* blocks kept per class and thread (< 0.5 MiB) */
+#define SLAB_BYTES (64u << 10)
 #ifdef __SANITIZE_ADDRESS__
-/* make check: every block goes straight back to free(), so AddressSanitizer
- * still sees a use after release. */
+/* make check: every block is its own malloc and goes straight back to
+ * free(), so AddressSanitizer still sees a use after release. */
 #define KEEP_BLOCKS 0
 #else
 #define KEEP_BLOCKS 1
@@ -53,13 +60,24 @@ struct free_block {
 };
 
 struct free_list {
-    struct free_block *head;
-    unsigned n;
+    struct free_block *head, *tail;   /* tail: valid when head is */
 };
 
 static _Thread_local struct free_list lists[NCLS];
-/* 0: no destructor yet; 1: registered; -1: tss failed, keep nothing. */
+/* 0: no destructor yet; 1: registered; -1: tss failed (the lists are lost
+ * at exit: their blocks stay in their slabs, unused). */
 static _Thread_local int thread_state;
+
+/* Process-wide: every slab (never freed; reachable, for leak checkers) and
+ * the lists of exited threads. */
+struct slab {
+    struct slab *next;
+};
+static struct {
+    pthread_mutex_t lock;
+    struct slab *slabs;
+    struct free_list spill[NCLS];
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static tss_t exit_key;
 /* pthread_once rather than C11 call_once: ThreadSanitizer sees its ordering
@@ -77,31 +95,66 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-/* tss destructor: the exiting thread's lists go back to malloc. */
+/* Appends list b to list a. */
+static void join(struct free_list *a, struct free_list *b)
+{
+    if (!b->head)
+        return;
+    if (a->head)
+        a->tail->next = b->head;
+    else
+        a->head = b->head;
+    a->tail = b->tail;
+    b->head = b->tail = NULL;
+}
+
+/* tss destructor: the exiting thread's lists go to the spill lists. */
 static void drain(void *unused)
 {
     (void)unused;
-    for (int c = 0; c < NCLS; c++) {
-        while (lists[c].head) {
-            struct free_block *b = lists[c].head;
-            lists[c].head = b->next;
-            free(b);
-        }
-        lists[c].n = 0;
-    }
+    pthread_mutex_lock(&pool.lock);
+    for (int c = 0; c < NCLS; c++)
+        join(&pool.spill[c], &lists[c]);
+    pthread_mutex_unlock(&pool.lock);
 }
 
 static void make_exit_key(void) { exit_key_ok = tss_create(&exit_key, drain) == thrd_success; }
 
-/* Whether this thread may keep blocks (its lists will be drained at exit). */
-static int may_keep(void)
+/* Registers this thread's destructor once (best effort, see thread_state). */
+static void register_thread(void)
 {
     if (thread_state == 0) {
         pthread_once(&exit_once, make_exit_key);
         /* The destructor runs only for threads with a non-NULL value. */
         thread_state = exit_key_ok && tss_set(exit_key, (void *)lists) == thrd_success ? 1 : -1;
     }
-    return thread_state > 0;
+}
+
+/* Fills the empty list of class c: the spill list's blocks, else a new slab's. */
+static void refill(unsigned c)
+{
+    register_thread();
+    pthread_mutex_lock(&pool.lock);
+    join(&lists[c], &pool.spill[c]);
+    pthread_mutex_unlock(&pool.lock);
+    if (lists[c].head)
+        return;
+    unsigned char *s = xmalloc(SLAB_BYTES);
+    pthread_mutex_lock(&pool.lock);
+    ((struct slab *)(void *)s)->next = pool.slabs;
+    pool.slabs = (struct slab *)(void *)s;
+    pthread_mutex_unlock(&pool.lock);
+    /* The first block's worth holds the slab's link; the rest are blocks. */
+    size_t size = cls_bytes[c];
+    struct free_block *head = NULL;
+    for (size_t at = SLAB_BYTES - size; at >= size; at -= size) {
+        struct free_block *b = (struct free_block *)(void *)(s + at);
+        if (!head)
+            lists[c].tail = b;
+        b->next = head;
+        head = b;
+    }
+    lists[c].head = head;
 }
 
 char *opstr_alloc(size_t n)
@@ -110,10 +163,11 @@ char *opstr_alloc(size_t n)
     while (c < NCLS && n + HDR > cls_bytes[c])
         c++;
     unsigned char *b;
-    if (c < NCLS && lists[c].head) {
+    if (KEEP_BLOCKS && c < NCLS) {
+        if (!lists[c].head)
+            refill(c);
         b = (unsigned char *)lists[c].head;
         lists[c].head = lists[c].head->next;
-        lists[c].n--;
     } else {
         b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
     }
@@ -151,11 +205,14 @@ void opstr_release(char *s)
         return;   /* others still hold it */
     unsigned char *b = (unsigned char *)s - HDR;
     unsigned c = atomic_load_explicit((atomic_uint *)(void *)b, memory_order_relaxed) & 0xffu;
-    if (KEEP_BLOCKS && c < NCLS && lists[c].n < LIST_MAX && may_keep()) {
+    if (KEEP_BLOCKS && c < NCLS) {
         struct free_block *f = (struct free_block *)(void *)b;
+        if (!lists[c].head) {
+            register_thread();   /* a thread that only frees: its list must spill at exit */
+            lists[c].tail = f;
+        }
         f->next = lists[c].head;
         lists[c].head = f;
-        lists[c].n++;
     } else {
         free(b);
     }

@@ -17,6 +17,7 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/parallel.h"
 #include "opsgen/sweep.h"
+#include "traces/opstr.h"
 #include "traces/tls_table.h"
 #include "traces/trace_csv.h"
 
@@ -333,6 +334,77 @@ static void test_tls_tables_written_up_front(void **state)
     assert_int_equal(faults, 0);   /* ~2 a page when the pages are left to calloc */
 }
 
+/* ---- traces/opstr: string blocks outlive the thread that carved them ---- */
+
+#define NSTR 8000   /* 8000 blocks of 32 bytes: four 64 KiB slabs */
+
+struct str_job {
+    char **s;
+    bool make;       /* allocate s[0..NSTR) (else release them) */
+    size_t grew;     /* heap bytes in use after minus before */
+};
+
+static int str_worker(void *arg)
+{
+    struct str_job *j = arg;
+    size_t before = heap_in_use();
+    for (int i = 0; i < NSTR; i++) {
+        if (j->make) {
+            j->s[i] = opstr_alloc(20);
+            snprintf(j->s[i], 20, "s%d", i);
+        } else {
+            opstr_release(j->s[i]);
+        }
+    }
+    size_t after = heap_in_use();
+    j->grew = after > before ? after - before : 0;
+    return 0;
+}
+
+static void run_str_job(struct str_job *j)
+{
+    thrd_t th;
+    assert_int_equal(thrd_create(&th, str_worker, j), thrd_success);
+    assert_int_equal(thrd_join(th, NULL), thrd_success);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (char *const *)a, y = (uintptr_t) * (char *const *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_string_blocks_reused_across_threads(void **state)
+{
+    (void)state;
+    char **s = calloc(NSTR, sizeof *s), **again = calloc(NSTR, sizeof *again);
+    assert_non_null(s);
+    assert_non_null(again);
+    /* Made on one thread, released on a second after the first exited, made
+     * again on a third: the third takes the second's spilled blocks. */
+    struct str_job make = { s, true, 0 }, release = { s, false, 0 }, remake = { again, true, 0 };
+    run_str_job(&make);
+    for (int i = 0; i < NSTR; i++) {
+        char want[20];
+        snprintf(want, sizeof want, "s%d", i);
+        assert_string_equal(s[i], want);
+        assert_int_equal((uintptr_t)s[i] % 8, 0);
+    }
+    run_str_job(&release);
+    run_str_job(&remake);
+    /* Under ASan every block is its own malloc and mallinfo2 sees none. */
+    if (make.grew >= NSTR * (size_t)32)
+        assert_true(remake.grew < make.grew / 4);
+    /* Every block handed out once. */
+    qsort(again, NSTR, sizeof *again, cmp_ptr);
+    for (int i = 1; i < NSTR; i++)
+        assert_true(again[i - 1] != again[i]);
+    for (int i = 0; i < NSTR; i++)
+        opstr_release(again[i]);
+    free(s);
+    free(again);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_shared_strings_across_threads),
         cmocka_unit_test(test_tls_tables_per_thread),
         cmocka_unit_test(test_tls_tables_written_up_front),
+        cmocka_unit_test(test_string_blocks_reused_across_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
