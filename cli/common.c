@@ -181,21 +181,21 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         if (!o[i].trace && fputs(o[i].text, af[i].f) == EOF)
             rc = npu_errf(e, "%s: write failed", o[i].path);
     }
-    /* The CSVs of one trace in one pass (rows formatted once). */
-    for (int i = 0; i < opened && !rc; i++) {
-        if (!o[i].trace || o[i].path[0] == '\0')
-            continue;
+    /* The CSVs in one pass, up to TRACE_CSV_MAX_OUTPUTS at a time: rows
+     * formatted once per trace, heads once across the strategies' copies. */
+    for (int i = 0; i < opened && !rc;) {
         FILE *f[TRACE_CSV_MAX_OUTPUTS];
+        const struct trace *t[TRACE_CSV_MAX_OUTPUTS];
         struct trace_csv_opts opts[TRACE_CSV_MAX_OUTPUTS];
         int k = 0;
-        for (int j = i; j < opened && k < TRACE_CSV_MAX_OUTPUTS; j++)
-            if (o[j].trace == o[i].trace && (j == i || o[j].path[0])) {
-                f[k] = af[j].f;
-                opts[k++] = o[j].opts;
-                if (j != i)
-                    o[j].path[0] = '\0';   /* done; keep af[j] for commit */
+        for (; i < opened && k < TRACE_CSV_MAX_OUTPUTS; i++)
+            if (o[i].trace) {
+                f[k] = af[i].f;
+                t[k] = o[i].trace;
+                opts[k++] = o[i].opts;
             }
-        rc = trace_write_csv_multi(o[i].trace, f, opts, k, e);
+        if (k)
+            rc = trace_write_csv_each(t, f, opts, k, e);
     }
     for (int i = 0; i < opened; i++) {
         af[i].want_stat = held_output(o, n, i, af[i].path);

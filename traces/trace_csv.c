@@ -157,8 +157,8 @@ static inline void sb_char(struct sbuf *b, char c)
         b->p[b->n++] = c;
 }
 
-/* Rows are written under one reservation: put_row makes room for
- * ROW_RESERVE bytes, enough for every cell but the strings, which reserve
+/* A row is written under two reservations, put_head's and put_rest's, of
+ * ROW_RESERVE bytes each: enough for every cell but the strings, which reserve
  * their own length plus ROW_RESERVE again (sb_text). So the number cells and
  * separators (the bulk of a row) append unchecked: u_char, u_mem. After a
  * failed reservation (oom latched) nothing more is written than fits. */
@@ -553,15 +553,26 @@ static void put_tail(struct sbuf *b, const struct op *op, bool slack)
     }
 }
 
-static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
+/* The head of a row: the cells before the power columns (C_DVFS_POL_SA),
+ * no trailing comma. cell[c] receives where cell c's text starts. */
+#define HEAD_COLS C_DVFS_POL_SA
+static void put_head(struct sbuf *b, const struct op *op, size_t cell[HEAD_COLS])
 {
     if (sb_reserve(b, ROW_RESERVE) != 0)
         return;   /* oom: latched, reported by flush_row */
-    for (int c = 0; c < C_DVFS_POL_SA; c++) {
+    for (int c = 0; c < HEAD_COLS; c++) {
         if (c)
             u_char(b, ',');
+        cell[c] = b->n;
         put_cell(b, op, (enum col)c);
     }
+}
+
+/* The rest of a row after its head: power columns, slack, phase, group, CRLF. */
+static void put_rest(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
+{
+    if (sb_reserve(b, ROW_RESERVE) != 0)
+        return;
     put_tail(b, op, slack);
     if (phase_column) {
         u_char(b, ',');
@@ -574,50 +585,119 @@ static void put_row(struct sbuf *b, const struct op *op, bool phase_column, bool
     u_mem(b, "\r\n", 2);
 }
 
-/* Each row is formatted once and appended to every output whose phase filter
- * admits it (a sweep writes the same rows to the combined and the per-phase
- * files); each output's buffer goes out in ~64 KiB writes. */
-int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct trace_csv_opts *o,
-                          int n, struct npu_err *e)
+/* The head cells an energy strategy may change in its copy of a trace:
+ * power gating's wake-up delays lengthen an op's times (and so may change
+ * what bounds it). A copy's head is the original's text with these cells
+ * formatted afresh, when every other head cell's fields are equal
+ * (same_untimed). */
+static const bool head_timed[HEAD_COLS] = {
+    [C_BOUND] = true, [C_EXE] = true, [C_COMPUTE] = true, [C_MEM] = true, [C_ICI] = true,
+    [C_PCIE] = true, [C_SA] = true, [C_VU] = true, [C_COMPUTE_NS] = true,
+};
+
+/* Whether a and b print the same head cells but the timed ones: every field
+ * put_cell reads for the other columns before C_DVFS_POL_SA. Strings compare
+ * by address: both ops hold theirs for the whole write, so an equal address
+ * is an equal string (an equal string elsewhere is only a miss). A head cell
+ * that reads a new field must add it here (test_copied_heads in
+ * tests/unit/test_traces.c changes each field in turn). */
+static bool same_untimed(const struct op *a, const struct op *b)
+{
+    return a->fusion_id == b->fusion_id && a->description == b->description && a->config == b->config &&
+           a->name == b->name && a->type == b->type && a->count == b->count &&
+           a->ici_out_bytes == b->ici_out_bytes && a->ici_in_bytes == b->ici_in_bytes &&
+           a->bytes == b->bytes && a->in_shapes == b->in_shapes && a->out_shape == b->out_shape &&
+           a->flops == b->flops && a->opcode == b->opcode && a->weight_bytes == b->weight_bytes &&
+           a->parsed_op_type == b->parsed_op_type && a->stats_kind == b->stats_kind &&
+           a->dim_labels == b->dim_labels && a->tile_shapes == b->tile_shapes &&
+           a->num_tiles == b->num_tiles && a->max_vmem_demand_bytes == b->max_vmem_demand_bytes &&
+           a->num_sa_ops == b->num_sa_ops && a->einsum_b == b->einsum_b && a->einsum_m == b->einsum_m &&
+           a->einsum_n == b->einsum_n && a->einsum_k == b->einsum_k && a->vu_softmax_ns == b->vu_softmax_ns;
+}
+
+/* op's head from src, the head text of an op with the same untimed cells
+ * (cell: where src's cells start, end: where its head ends): runs of untimed
+ * cells copied, timed cells formatted. */
+static void copy_head(struct sbuf *b, const struct op *op, const char *src, const size_t cell[HEAD_COLS],
+                      size_t end)
+{
+    if (sb_reserve(b, ROW_RESERVE + (end - cell[0])) != 0)
+        return;
+    for (int c = 0; c < HEAD_COLS;) {
+        if (c)
+            u_char(b, ',');
+        if (head_timed[c]) {
+            put_cell(b, op, (enum col)c++);
+            continue;
+        }
+        int d = c;   /* the run of untimed cells c..d-1 */
+        while (d < HEAD_COLS && !head_timed[d])
+            d++;
+        size_t to = d < HEAD_COLS ? cell[d] - 1 : end;   /* without the comma before cell d */
+        u_mem(b, src + cell[c], to - cell[c]);
+        c = d;
+    }
+}
+
+/* Row i of every output is formatted once and copied to the others that
+ * take it: whole to an output of the same trace and columns (a sweep writes
+ * the same rows to the combined and the per-phase files), head only to one
+ * of another trace whose op i has the same head (an energy run writes one
+ * copy of a trace per strategy: only the power columns differ). Each
+ * output's buffer goes out in ~64 KiB writes. */
+int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const struct trace_csv_opts *o,
+                         int n, struct npu_err *e)
 {
     struct sbuf out[TRACE_CSV_MAX_OUTPUTS];
+    bool groups[TRACE_CSV_MAX_OUTPUTS], slack[TRACE_CSV_MAX_OUTPUTS];
     if (n < 1 || n > TRACE_CSV_MAX_OUTPUTS)
         return npu_errf(e, "writing CSV: %d outputs (1 to %d)", n, TRACE_CSV_MAX_OUTPUTS);
     memset(out, 0, sizeof out);
-    bool groups = false, any_slack = false;
-    for (size_t i = 0; i < t->n && !groups; i++)
-        groups = t->ops[i].group != 0;
-    for (size_t i = 0; i < t->n && !any_slack; i++)
-        any_slack = t->ops[i].has_slack;
-    int rc = 0;
-    for (int k = 0; k < n; k++) {   /* goes out with the first rows */
+    size_t rows = 0;
+    for (int k = 0; k < n; k++) {
+        bool g = false, any_slack = false;
+        for (size_t i = 0; i < t[k]->n && !g; i++)
+            g = t[k]->ops[i].group != 0;
+        for (size_t i = 0; i < t[k]->n && !any_slack; i++)
+            any_slack = t[k]->ops[i].has_slack;
+        groups[k] = g;
+        slack[k] = any_slack || o[k].slack_columns;
+        rows = t[k]->n > rows ? t[k]->n : rows;
         /* Room for a flush's worth and a row at once: growing by doubling
          * from 4 KiB took five reallocs (and copies) per file. Below glibc's
          * mmap threshold, so it comes from the heap, not a fresh mapping. */
         sb_reserve(&out[k], 65536 + 16384);
-        put_header(&out[k], o[k].phase_column, groups, any_slack || o[k].slack_columns);
+        put_header(&out[k], o[k].phase_column, g, slack[k]);   /* goes out with the first rows */
     }
-    /* Each row is formatted straight into the first output that takes it
-     * and copied from there into any other with the same columns. */
-    for (size_t i = 0; rc == 0 && i < t->n; i++) {
-        const struct op *op = &t->ops[i];
-        int src = -1;
-        size_t src_at = 0, src_len = 0;
-        bool src_phase = false, src_slack = false;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < rows; i++) {
+        int row = -1, head = -1;   /* the outputs holding row i whole / its head */
+        size_t row_at = 0, row_len = 0, head_end = 0, cell[HEAD_COLS];
         for (int k = 0; k < n; k++) {
+            if (i >= t[k]->n)
+                continue;
+            const struct op *op = &t[k]->ops[i];
             if (o[k].only != PHASE_NONE && op->phase != o[k].only)
                 continue;
-            bool slack = any_slack || o[k].slack_columns;
-            if (src >= 0 && src_phase == o[k].phase_column && src_slack == slack) {
-                sb_mem(&out[k], out[src].p + src_at, src_len);
+            if (row >= 0 && t[row] == t[k] && o[row].phase_column == o[k].phase_column &&
+                slack[row] == slack[k] && groups[row] == groups[k]) {
+                sb_mem(&out[k], out[row].p + row_at, row_len);
                 continue;
             }
-            src = k;
-            src_at = out[k].n;
-            src_phase = o[k].phase_column;
-            src_slack = slack;
-            put_row(&out[k], op, src_phase, groups, src_slack);
-            src_len = out[k].n - src_at;
+            size_t at = out[k].n;
+            if (head >= 0 && t[head] == t[k]) {
+                sb_mem(&out[k], out[head].p + cell[0], head_end - cell[0]);
+            } else if (head >= 0 && same_untimed(&t[head]->ops[i], op)) {
+                copy_head(&out[k], op, out[head].p, cell, head_end);
+            } else {
+                put_head(&out[k], op, cell);
+                head = k;
+                head_end = out[k].n;
+            }
+            put_rest(&out[k], op, o[k].phase_column, groups[k], slack[k]);
+            row = k;
+            row_at = at;
+            row_len = out[k].n - at;
         }
         for (int k = 0; k < n && rc == 0; k++)
             if (out[k].n >= 65536)
@@ -631,6 +711,15 @@ int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct tr
         free(out[k].p);
     }
     return rc;
+}
+
+int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct trace_csv_opts *o,
+                          int n, struct npu_err *e)
+{
+    const struct trace *each[TRACE_CSV_MAX_OUTPUTS];
+    for (int k = 0; k < n && k < TRACE_CSV_MAX_OUTPUTS; k++)
+        each[k] = t;
+    return trace_write_csv_each(each, f, o, n, e);
 }
 
 int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_csv_opts *o,

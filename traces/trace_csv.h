@@ -48,6 +48,13 @@ int trace_write_csv_stream(const struct trace *t, FILE *f, const struct trace_cs
 #define TRACE_CSV_MAX_OUTPUTS 8
 int trace_write_csv_multi(const struct trace *t, FILE *const *f, const struct trace_csv_opts *o,
                           int n, struct npu_err *e);
+/* Writes trace t[k] to stream f[k] for each of n outputs (traces may
+ * repeat). Each row is formatted once for all outputs of its trace, and the
+ * head cells of op i (the 43 columns before the power columns) once for all
+ * traces whose op i prints them the same: an energy run writes one copy of
+ * a trace per strategy, which differ only in their power columns. */
+int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const struct trace_csv_opts *o,
+                         int n, struct npu_err *e);
 /* Appends the ops of a CSV file ("-" = stdin, ".gz" decompressed) to t.
  * Errors name the file, the line and the column. */
 int trace_read_csv(struct trace *t, const char *path, struct npu_err *e);

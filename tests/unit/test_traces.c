@@ -1443,6 +1443,123 @@ static void test_row_tail_memo(void **state)
     op_free(&base);
 }
 
+/* One op field printed in the row's head (the 43 columns before the power
+ * columns), changed; false past the last. */
+static bool change_head_field(struct op *o, int which)
+{
+    switch (which) {
+    case 0: o->fusion_id += 1; break;
+    case 1: op_set(&o->description, "d2"); break;
+    case 2: op_set(&o->config, "XlaEinsum(y)"); break;
+    case 3: op_set(&o->name, "matmul2"); break;
+    case 4: o->type = OP_VPU; break;
+    case 5: o->count += 1; break;
+    case 6: o->bounded_by = BOUND_MEMORY; break;
+    case 7: o->exe_ns += 1; break;
+    case 8: o->sa_ns += 1; break;
+    case 9: o->vu_ns += 1; break;
+    case 10: o->mem_ns += 1; break;
+    case 11: o->ici_ns += 1; break;
+    case 12: o->ici_out_bytes += 1; break;
+    case 13: o->ici_in_bytes += 1; break;
+    case 14: o->pcie_ns += 1; break;
+    case 15: o->bytes += 1; break;
+    case 16: op_set(&o->in_shapes, "DT_BFLOAT16:[2,3]"); break;
+    case 17: op_set(&o->out_shape, "[DT_BFLOAT16:(2,3)]"); break;
+    case 18: o->flops += 1; break;
+    case 19: op_set(&o->opcode, "Conv"); break;
+    case 20: o->weight_bytes += 1; break;
+    case 21: op_set(&o->parsed_op_type, "Conv"); break;
+    case 22: o->stats_kind = STATS_BASE; break;
+    case 23: op_set(&o->dim_labels, "ab,bc->ac"); break;
+    case 24: op_set(&o->tile_shapes, "[(2, 2)]"); break;
+    case 25: o->num_tiles += 1; break;
+    case 26: o->max_vmem_demand_bytes += 1; break;
+    case 27: o->num_sa_ops += 1; break;
+    case 28: o->einsum_b += 1; break;
+    case 29: o->einsum_m += 1; break;
+    case 30: o->einsum_n += 1; break;
+    case 31: o->einsum_k += 1; break;
+    case 32: o->vu_softmax_ns += 1; break;
+    default: return false;
+    }
+    return true;
+}
+
+/* CSV texts of t[0..n) written together (trace_write_csv_each). */
+static void csv_each(const struct trace *const *t, int n, char **text)
+{
+    FILE *f[4];
+    size_t len[4];
+    struct trace_csv_opts o[4];
+    struct npu_err e;
+    for (int k = 0; k < n; k++) {
+        f[k] = open_memstream(&text[k], &len[k]);
+        assert_non_null(f[k]);
+        o[k] = (struct trace_csv_opts){ PHASE_NONE, false, true };
+    }
+    assert_int_equal(trace_write_csv_each(t, f, o, n, &e), 0);
+    for (int k = 0; k < n; k++)
+        fclose(f[k]);
+}
+
+/* Copies of a trace written together (an energy run's strategies) share
+ * their heads' text: a copy that differs from the first in any single
+ * head field prints what it prints alone, the field's change included. */
+static void test_copied_heads(void **state)
+{
+    (void)state;
+    struct trace a;
+    trace_init(&a);
+    struct op *base = trace_push(&a);
+    op_set(&base->name, "matmul");
+    op_set(&base->description, "d");
+    op_set(&base->config, "XlaEinsum(x)");
+    op_set(&base->opcode, "MatMul");
+    op_set(&base->in_shapes, "DT_BFLOAT16:[1,4096],DT_BFLOAT16:[4096,128]");
+    op_set(&base->out_shape, "[DT_BFLOAT16:(1,128)]");
+    op_set(&base->parsed_op_type, "XlaEinsum");
+    op_set(&base->dim_labels, "BLM,MND->BLND");
+    op_set(&base->tile_shapes, "[(1, 4096), (4096, 128)]");
+    base->type = OP_MXU;
+    base->stats_kind = STATS_EINSUM;
+    base->bounded_by = BOUND_COMPUTE;
+    int64_t *ints[] = { &base->fusion_id, &base->count, &base->exe_ns, &base->sa_ns, &base->vu_ns,
+                        &base->mem_ns, &base->ici_ns, &base->ici_out_bytes, &base->ici_in_bytes,
+                        &base->pcie_ns, &base->bytes, &base->flops, &base->weight_bytes, &base->num_tiles,
+                        &base->max_vmem_demand_bytes, &base->num_sa_ops, &base->einsum_b, &base->einsum_m,
+                        &base->einsum_n, &base->einsum_k, &base->vu_softmax_ns };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        *ints[i] = 1000 + 37 * (int64_t)i;
+    char *alone_a = csv_text(&a);
+    for (int which = -1;; which++) {
+        struct trace b;
+        trace_init(&b);
+        assert_int_equal(trace_append(&b, &a), 0);   /* shares a's strings */
+        if (which >= 0 && !change_head_field(&b.ops[0], which)) {
+            trace_free(&b);
+            break;
+        }
+        const struct trace *both[2] = { &a, &b };
+        char *text[2];
+        csv_each(both, 2, text);
+        char *alone_b = csv_text(&b);
+        assert_string_equal(text[0], alone_a);
+        if (strcmp(text[1], alone_b) != 0)
+            fail_msg("change %d: written with its original\n%s\nalone\n%s", which, last_row(text[1]),
+                     last_row(alone_b));
+        /* The change shows in the row (else it would test nothing). */
+        if (which >= 0 && strcmp(alone_a, alone_b) == 0)
+            fail_msg("change %d does not show in the row", which);
+        free(text[0]);
+        free(text[1]);
+        free(alone_b);
+        trace_free(&b);
+    }
+    free(alone_a);
+    trace_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1477,6 +1594,7 @@ int main(void)
         cmocka_unit_test(test_atomic_abort_and_commit),
         cmocka_unit_test(test_op_string_lifetime),
         cmocka_unit_test(test_row_tail_memo),
+        cmocka_unit_test(test_copied_heads),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
