@@ -12,10 +12,13 @@
  *
  * Slabs are process-wide (a list under a lock, touched once per slab) and
  * never go back to malloc: a block may be freed on another thread than the
- * one that carved it, after that thread has exited. So a thread's free
- * lists, at its exit, join a process-wide spill list (tss destructor) that
- * the next thread short of blocks takes first. Memory is thus bounded by the
- * most blocks ever live at once, plus what sits on the lists.
+ * one that carved it, after that thread has exited. So a thread keeps at
+ * most LIST_MAX free blocks per class: a full list, and every list of a
+ * thread that exits (tss destructor), is parked whole on a process-wide
+ * stack, from which a thread short of blocks takes one before it carves a
+ * new slab. A thread that frees what others make (a summary sweep's writer)
+ * thus hands the blocks back. Memory is bounded by the most blocks ever
+ * live at once, plus what the lists hold.
  *
  * Each block starts with an 8-byte header: a word holding its size class
  * (NCLS: a plain malloc) and, once a writer has scanned it, the length and
@@ -47,6 +50,7 @@ _Static_assert(sizeof(atomic_uint) <= REF_AT && REF_AT + sizeof(atomic_uint) <= 
 #define NCLS 4
 static const size_t cls_bytes[NCLS] = { 32, 64, 128, 256 };   /* header included */
 #define SLAB_BYTES (64u << 10)
+#define LIST_MAX 1024            /* blocks a thread keeps per class (< 0.5 MiB): the rest spill */
 #ifdef __SANITIZE_ADDRESS__
 /* make check: every block is its own malloc and goes straight back to
  * free(), so AddressSanitizer still sees a use after release. */
@@ -55,12 +59,19 @@ static const size_t cls_bytes[NCLS] = { 32, 64, 128, 256 };   /* header included
 #define KEEP_BLOCKS 1
 #endif
 
+/* A free block; the first of a list parked on a spill stack also links
+ * the next parked list and records its own list's length (a block is at
+ * least 32 bytes). */
 struct free_block {
     struct free_block *next;
+    struct free_block *next_list;
+    size_t n;
 };
+_Static_assert(sizeof(struct free_block) <= 32, "a free block fits the smallest class");
 
 struct free_list {
-    struct free_block *head, *tail;   /* tail: valid when head is */
+    struct free_block *head;
+    size_t n;
 };
 
 static _Thread_local struct free_list lists[NCLS];
@@ -68,15 +79,15 @@ static _Thread_local struct free_list lists[NCLS];
  * at exit: their blocks stay in their slabs, unused). */
 static _Thread_local int thread_state;
 
-/* Process-wide: every slab (never freed; reachable, for leak checkers) and
- * the lists of exited threads. */
+/* Process-wide: every slab (never freed; reachable, for leak checkers), and
+ * per class a stack of parked free lists, each moved whole (O(1)). */
 struct slab {
     struct slab *next;
 };
 static struct {
     pthread_mutex_t lock;
     struct slab *slabs;
-    struct free_list spill[NCLS];
+    struct free_block *spill[NCLS];
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static tss_t exit_key;
@@ -95,26 +106,27 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-/* Appends list b to list a. */
-static void join(struct free_list *a, struct free_list *b)
+/* Parks this thread's list of class c on the spill stack; call with the
+ * lock held. */
+static void park(unsigned c)
 {
-    if (!b->head)
+    struct free_block *h = lists[c].head;
+    if (!h)
         return;
-    if (a->head)
-        a->tail->next = b->head;
-    else
-        a->head = b->head;
-    a->tail = b->tail;
-    b->head = b->tail = NULL;
+    h->n = lists[c].n;
+    h->next_list = pool.spill[c];
+    pool.spill[c] = h;
+    lists[c].head = NULL;
+    lists[c].n = 0;
 }
 
-/* tss destructor: the exiting thread's lists go to the spill lists. */
+/* tss destructor: the exiting thread's lists are parked. */
 static void drain(void *unused)
 {
     (void)unused;
     pthread_mutex_lock(&pool.lock);
-    for (int c = 0; c < NCLS; c++)
-        join(&pool.spill[c], &lists[c]);
+    for (unsigned c = 0; c < NCLS; c++)
+        park(c);
     pthread_mutex_unlock(&pool.lock);
 }
 
@@ -130,15 +142,20 @@ static void register_thread(void)
     }
 }
 
-/* Fills the empty list of class c: the spill list's blocks, else a new slab's. */
+/* Fills the empty list of class c: a parked list, else a new slab's blocks. */
 static void refill(unsigned c)
 {
     register_thread();
     pthread_mutex_lock(&pool.lock);
-    join(&lists[c], &pool.spill[c]);
+    struct free_block *h = pool.spill[c];
+    if (h)
+        pool.spill[c] = h->next_list;
     pthread_mutex_unlock(&pool.lock);
-    if (lists[c].head)
+    if (h) {
+        lists[c].head = h;
+        lists[c].n = h->n;
         return;
+    }
     unsigned char *s = xmalloc(SLAB_BYTES);
     pthread_mutex_lock(&pool.lock);
     ((struct slab *)(void *)s)->next = pool.slabs;
@@ -147,14 +164,14 @@ static void refill(unsigned c)
     /* The first block's worth holds the slab's link; the rest are blocks. */
     size_t size = cls_bytes[c];
     struct free_block *head = NULL;
-    for (size_t at = SLAB_BYTES - size; at >= size; at -= size) {
+    size_t n = 0;
+    for (size_t at = SLAB_BYTES - size; at >= size; at -= size, n++) {
         struct free_block *b = (struct free_block *)(void *)(s + at);
-        if (!head)
-            lists[c].tail = b;
         b->next = head;
         head = b;
     }
     lists[c].head = head;
+    lists[c].n = n;
 }
 
 char *opstr_alloc(size_t n)
@@ -168,6 +185,7 @@ char *opstr_alloc(size_t n)
             refill(c);
         b = (unsigned char *)lists[c].head;
         lists[c].head = lists[c].head->next;
+        lists[c].n--;
     } else {
         b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
     }
@@ -207,12 +225,15 @@ void opstr_release(char *s)
     unsigned c = atomic_load_explicit((atomic_uint *)(void *)b, memory_order_relaxed) & 0xffu;
     if (KEEP_BLOCKS && c < NCLS) {
         struct free_block *f = (struct free_block *)(void *)b;
-        if (!lists[c].head) {
-            register_thread();   /* a thread that only frees: its list must spill at exit */
-            lists[c].tail = f;
-        }
+        if (!lists[c].head)
+            register_thread();   /* a thread that only frees: its list must be parked at exit */
         f->next = lists[c].head;
         lists[c].head = f;
+        if (++lists[c].n >= LIST_MAX) {   /* a thread that frees more than it makes */
+            pthread_mutex_lock(&pool.lock);
+            park(c);
+            pthread_mutex_unlock(&pool.lock);
+        }
     } else {
         free(b);
     }
