@@ -83,7 +83,7 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
 /* One output file: a CSV view of a trace or a text (JSON). */
 struct sim_facts;
 
-struct output {
+struct output {                  /* each field set by output_clear (common.c) */
     char path[4096];
     const struct trace *trace;   /* CSV if non-NULL */
     struct trace_csv_opts opts;
@@ -91,6 +91,10 @@ struct output {
     bool json;                   /* the text is pyjson_print of an object (cli/trace_memo.h) */
     const struct sim_facts *facts;   /* json: its sim_config's facts, or NULL (cli/sim_facts.h) */
 };
+/* Empties n outputs: no path, trace or text. Not memset: the 4 KiB path
+ * buffers would be written for nothing (a sweep writes five outputs per
+ * configuration, an energy run a few per statistics file). */
+void output_clear(struct output *o, int n);
 /* Marks o, a statistics file whose text is pyjson_print of a tree with
  * sim_config sim, for a suite's later stages (cli/trace_memo.h): they edit
  * its text in place, and when recording, *facts receives what they would

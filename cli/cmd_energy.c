@@ -382,7 +382,9 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
 
     const int np = o->pgs.n;
     struct trace *tr = calloc((size_t)np, sizeof *tr);
-    struct output *out = calloc((size_t)np + 1, sizeof *out);
+    struct output *out = malloc(((size_t)np + 1) * sizeof *out);
+    if (out)
+        output_clear(out, np + 1);
     struct energy_stats *es = calloc((size_t)np, sizeof *es);
     /* energy_stats as text, at the depth it takes in the statistics (1). */
     struct pyjson_text all;
