@@ -44,7 +44,9 @@ int results_list(const char *root, const char *model, const char *version, const
     /* Folders in readdir order, which is Python's os.listdir order: the
      * reference breaks ties between equally good configurations by it (first
      * wins), so the same tree gives the same choice. */
-    struct results_file *r = calloc(nn ? nn : 1, sizeof *r);
+    struct results_file *r = malloc((nn ? nn : 1) * sizeof *r);   /* each entry set whole before use */
+    if (!r)
+        abort();   /* out of memory, as for the names above */
     int k = 0;
     for (size_t i = 0; i < nn; i++) {
         struct results_file f;
