@@ -186,6 +186,10 @@ char *opstr_alloc(size_t n)
         b = (unsigned char *)lists[c].head;
         lists[c].head = lists[c].head->next;
         lists[c].n--;
+        /* The next block is likely cold (freed long ago): its link is
+         * fetched now, while the caller fills this one, not at the next
+         * call, which would wait for it. */
+        __builtin_prefetch(lists[c].head, 1);
     } else {
         b = xmalloc(c < NCLS ? cls_bytes[c] : n + HDR);
     }
