@@ -309,19 +309,21 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     if (sim_extra)
         cJSON_ArrayForEach(it, sim_extra)
             cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
-    /* Both phases' files hold the same sim_config: one set of facts. */
+    /* Both phases' files hold the same sim_config: one set of facts, one
+     * text (printed at its depth in the files). */
     struct sim_facts facts;
+    output_stats_file(&p[n], sim, &facts);
+    char *sim_text = pyjson_print_at(sim, 1);
+    cJSON_Delete(sim);
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
-        if (ph == PHASE_PREFILL)
-            output_stats_file(&p[n], sim, &facts);
-        else
+        if (ph == PHASE_DECODE)
             p[n].json = true, p[n].facts = p[n - 1].facts;
-        cJSON *j = llm_report_json(&r, (enum phase)ph,
-                                   ph == PHASE_DECODE ? sim : cJSON_Duplicate(sim, 1));
+        cJSON *j = llm_report_json(&r, (enum phase)ph, cJSON_CreateRaw(sim_text));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
         p[n++].text = pyjson_print(j);
         cJSON_Delete(j);
     }
+    free(sim_text);
     return write_outputs(p, n, e);
 }
 

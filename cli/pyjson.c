@@ -165,10 +165,12 @@ static void print_item(struct buf *b, const cJSON *it, int level)
     }
 }
 
-char *pyjson_print(const cJSON *item)
+char *pyjson_print(const cJSON *item) { return pyjson_print_at(item, 0); }
+
+char *pyjson_print_at(const cJSON *item, int level)
 {
     struct buf b = { NULL, 0, 0 };
-    print_item(&b, item, 0);
+    print_item(&b, item, level);
     if (!b.s)
         grow(&b, 1);
     b.s[b.n] = '\0';   /* put always leaves room for it */

@@ -11,6 +11,10 @@
 
 /* Returns a malloc'ed string (caller frees). */
 char *pyjson_print(const cJSON *item);
+/* The text of item as pyjson_print prints it at nesting depth `level` of
+ * an enclosing tree (its first line not indented), so that it can go in
+ * there as a raw item: a value shared by several files is printed once. */
+char *pyjson_print_at(const cJSON *item, int level);
 
 /* Python json.dump(indent=4) text written directly, for objects whose shape
  * the caller knows (the energy stage's energy_stats: hundreds of numbers per

@@ -499,6 +499,42 @@ static void test_pyjson_print_values(void **state)
     cJSON_Delete(o);
 }
 
+/* A value printed at its depth (pyjson_print_at) and placed as a raw item
+ * prints as the tree that holds the value itself, at depths 1 and 2. */
+static void test_pyjson_print_at(void **state)
+{
+    (void)state;
+    for (int depth = 1; depth <= 2; depth++) {
+        cJSON *v = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+        cJSON_AddItemToObject(v, "k", cJSON_CreateRaw("1.5"));
+        cJSON_AddItemToArray(arr, cJSON_CreateRaw("3"));
+        cJSON_AddItemToArray(arr, cJSON_CreateString("x"));
+        cJSON_AddItemToObject(v, "list", arr);
+        cJSON_AddItemToObject(v, "empty", cJSON_CreateObject());
+        char *text = pyjson_print_at(v, depth);
+        /* depth 1: {"a": 1, "v": v}; depth 2: {"o": {"v": v}} */
+        cJSON *whole = cJSON_CreateObject(), *raw = cJSON_CreateObject();
+        cJSON *in_whole = whole, *in_raw = raw;
+        if (depth == 2) {
+            in_whole = cJSON_AddObjectToObject(whole, "o");
+            in_raw = cJSON_AddObjectToObject(raw, "o");
+        } else {
+            cJSON_AddItemToObject(whole, "a", cJSON_CreateRaw("1"));
+            cJSON_AddItemToObject(raw, "a", cJSON_CreateRaw("1"));
+        }
+        cJSON_AddItemToObject(in_whole, "v", v);
+        cJSON_AddItemToObject(in_raw, "v", cJSON_CreateRaw(text));
+        char *want = pyjson_print(whole), *got = pyjson_print(raw);
+        assert_string_equal(got, want);
+        assert_non_null(strstr(want, depth == 1 ? "\n        \"k\": 1.5" : "\n            \"k\": 1.5"));
+        free(want);
+        free(got);
+        free(text);
+        cJSON_Delete(whole);
+        cJSON_Delete(raw);
+    }
+}
+
 /* Direct text: an object written key by key reads as pyjson_print prints
  * the same object nested at that depth (here depth 1, inside {"a": ...}),
  * including an empty object, escaped keys and raw numbers. */
@@ -707,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_json_plain_table),
         cmocka_unit_test(test_pyjson_print_values),
         cmocka_unit_test(test_pyjson_text),
+        cmocka_unit_test(test_pyjson_print_at),
         cmocka_unit_test(test_pyjson_splice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
