@@ -89,7 +89,8 @@ struct output {                  /* each field set by output_clear (common.c) */
     struct trace_csv_opts opts;
     char *text;                  /* otherwise this text (owned; freed by write_outputs) */
     bool json;                   /* the text is pyjson_print of an object (cli/trace_memo.h) */
-    const struct sim_facts *facts;   /* json: its sim_config's facts, or NULL (cli/sim_facts.h) */
+    const void *facts;           /* json: what readers take instead of parsing it, or NULL: */
+    size_t facts_len;            /* a struct sim_facts or energy_facts (cli/sim_facts.h) */
 };
 /* Empties n outputs: no path, trace or text. Not memset: the 4 KiB path
  * buffers would be written for nothing (a sweep writes five outputs per

@@ -134,14 +134,18 @@ enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
  * process printed itself (trace_memo_json_text: the energy stage of the
  * same suite), only the members the analysis reads, the output then being
  * the text with the set keys spliced in (pyjson_splice), which is what
- * printing the whole tree would give at a fraction of the work. */
+ * printing the whole tree would give at a fraction of the work. Such a
+ * file comes with its facts (struct energy_facts): sim_config's and, for
+ * the strategies the energy stage listed, energy_stats' numbers, which are
+ * then not parsed either. */
 struct stats_file {
     char *text;
     size_t len;
     cJSON *j;
     bool splice;
-    bool have_facts;           /* splice: sim_config's facts from the memo (not parsed) */
-    struct sim_facts facts;
+    bool have_facts;           /* splice: the memo's facts (sim_config's not parsed) */
+    struct energy_facts facts;
+    const struct carbon_energy *es_facts;   /* splice: the strategy's, from the facts (not parsed), or NULL */
     struct pyjson_member *m;   /* splice: the text's top-level members */
     int k;
 };
@@ -200,8 +204,8 @@ static cJSON *members_tree(struct stats_file *f, const char *pg)
             const char *name = read_members[r];
             if (!key_is(&m[i], name) || cJSON_GetObjectItemCaseSensitive(j, name))
                 continue;
-            if (r == 0 && f->have_facts)
-                break;   /* sim_config: its facts are known */
+            if ((r == 0 && f->have_facts) || (r == 1 && f->es_facts))
+                break;   /* sim_config or energy_stats: their facts are known */
             int line;
             cJSON *v = r == 1 ? strategies_tree(&m[i], pg, m + MAX_MEMBERS)
                               : rawjson_parse(m[i].value, m[i].value_len, false, &line);
@@ -221,11 +225,17 @@ static int stats_load(const char *path, const char *pg, struct stats_file *f, st
     memset(f, 0, sizeof *f);
     f->text = trace_memo_json_text(path, &f->len, &f->facts, sizeof f->facts, &f->have_facts);
     bool printed = f->text != NULL;
+    /* The strategy's numbers when the energy stage listed them (and "pg" is
+     * a single key for jpath: no dot). */
+    for (int i = 0; f->have_facts && !strchr(pg, '.') && i < f->facts.n && !f->es_facts; i++)
+        if (!strcmp(f->facts.s[i].name, pg))
+            f->es_facts = &f->facts.s[i].es;
     if (!printed && !(f->text = results_read_text(path, &f->len, e)))
         return -1;
     f->splice = printed && (f->j = members_tree(f, pg));
     if (!f->splice) {
         f->have_facts = false;
+        f->es_facts = NULL;
         if (!(f->j = results_parse_json(f->text, f->len, path, e)))
             return -1;
     }
@@ -250,6 +260,39 @@ static char *stats_print(struct stats_file *f, const cJSON *edits)
     return pyjson_print(f->j);
 }
 
+/* The strategy's numbers (base: "energy_stats.<pg>") from the parsed tree j. */
+static int strategy_energy(const struct carbon_opts *o, const char *file, const cJSON *j, const char *base,
+                           struct carbon_energy *es, struct npu_err *e)
+{
+    const cJSON *es_j = jpath(j, base);
+    if (!cJSON_IsObject(es_j)) {
+        char known[512] = "";
+        const cJSON *it;
+        cJSON_ArrayForEach(it, jpath(j, "energy_stats"))
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", known[0] ? ", " : "", it->string);
+        return npu_errf(e, "%s: field \"energy_stats\" has no strategy \"%s\" (has: %s)", file, o->pg,
+                        known[0] ? known : "none");
+    }
+#define NEED(name, dst)                                                                                        \
+    do {                                                                                                       \
+        if (need_num(es_j, base, name, file, dst, e))   /* from the strategy's object, not the top */        \
+            return -1;                                                                                         \
+    } while (0)
+    NEED("total_energy_J", &es->total_energy_J);
+    NEED("avg_power_W", &es->avg_power_W);
+    NEED("peak_power_W", &es->peak_power_W);
+    NEED("component_stats.slowdown", &es->slowdown);
+    for (int c = 0; c < CARBON_NCOMP; c++) {
+        char n[64];
+        strbuf_join3(n, sizeof n, "static_", carbon_comp_names[c], "_energy_J");
+        NEED(n, &es->static_J[c]);
+        strbuf_join3(n, sizeof n, "dynamic_", carbon_comp_names[c], "_energy_J");
+        NEED(n, &es->dynamic_J[c]);
+    }
+#undef NEED
+    return 0;
+}
+
 /* Reads the inputs of §8 from one stats file and writes it back with the
  * carbon keys added, once per carbon intensity (texts[i] receives the file
  * for ci[i]). */
@@ -261,47 +304,26 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
         const cJSON *sim = jpath(j, "sim_config");
         if (!cJSON_IsObject(sim))
             return npu_errf(e, "%s: field \"sim_config\" is missing", file);
-        if (sim_facts_from_json(&f->facts, sim, e)) {
+        if (sim_facts_from_json(&f->facts.sim, sim, e)) {
             struct npu_err inner = *e;
             return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
         }
     }
-    const struct chip_config chip = f->facts.chip;
-    const struct system_config sys = f->facts.sys;
-    double chips = f->facts.has_num_chips ? f->facts.num_chips : 1;
-    if (f->facts.has_num_chips && (!f->facts.num_chips_is_number || chips <= 0 || chips != floor(chips)))
+    const struct sim_facts *sf = &f->facts.sim;
+    const struct chip_config chip = sf->chip;
+    const struct system_config sys = sf->sys;
+    double chips = sf->has_num_chips ? sf->num_chips : 1;
+    if (sf->has_num_chips && (!sf->num_chips_is_number || chips <= 0 || chips != floor(chips)))
         return npu_errf(e, "%s: field \"sim_config.num_chips\": expected a positive integer", file);
 
     char base[512];
     snprintf(base, sizeof base, "energy_stats.%s", o->pg);
-    const cJSON *es_j = jpath(j, base);
-    if (!cJSON_IsObject(es_j)) {
-        char known[512] = "";
-        const cJSON *it;
-        cJSON_ArrayForEach(it, jpath(j, "energy_stats"))
-            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", known[0] ? ", " : "", it->string);
-        return npu_errf(e, "%s: field \"energy_stats\" has no strategy \"%s\" (has: %s)", file, o->pg,
-                        known[0] ? known : "none");
-    }
     struct carbon_energy es;
     char key[600];
-#define NEED(name, dst)                                                                                        \
-    do {                                                                                                       \
-        if (need_num(es_j, base, name, file, dst, e))   /* from the strategy's object, not the top */        \
-            return -1;                                                                                         \
-    } while (0)
-    NEED("total_energy_J", &es.total_energy_J);
-    NEED("avg_power_W", &es.avg_power_W);
-    NEED("peak_power_W", &es.peak_power_W);
-    NEED("component_stats.slowdown", &es.slowdown);
-    for (int c = 0; c < CARBON_NCOMP; c++) {
-        char n[64];
-        strbuf_join3(n, sizeof n, "static_", carbon_comp_names[c], "_energy_J");
-        NEED(n, &es.static_J[c]);
-        strbuf_join3(n, sizeof n, "dynamic_", carbon_comp_names[c], "_energy_J");
-        NEED(n, &es.dynamic_J[c]);
-    }
-#undef NEED
+    if (f->es_facts)
+        es = *f->es_facts;
+    else if (strategy_energy(o, file, j, base, &es, e))
+        return -1;
     if (es.total_energy_J == 0)
         return npu_errf(e, "%s: field \"%s.total_energy_J\" is 0: no energy shares", file, base);
     if (es.slowdown == 0)

@@ -329,6 +329,41 @@ static void add_per_comp(struct pyjson_text *o, const char *prefix, const char *
         add_f(o, strbuf_join3(k, sizeof k, prefix, json_comp[i].name, suffix), v[json_comp[i].en]);
 }
 
+/* What the carbon stage reads of strategy s's energy_stats (need_num's keys,
+ * as printed above and read back), into c; false when a value is not finite
+ * (then printed as NaN or null) or a component has no JSON name. */
+static bool carbon_facts_of(const struct energy_stats *s, struct carbon_energy *c)
+{
+    c->total_energy_J = s->total_energy_J;
+    c->avg_power_W = s->avg_power_W;
+    c->peak_power_W = s->peak_power_W;
+    c->slowdown = s->comp.slowdown;
+    bool finite = isfinite(c->total_energy_J) && isfinite(c->avg_power_W) && isfinite(c->peak_power_W) &&
+                  isfinite(c->slowdown);
+    for (int k = 0; k < CARBON_NCOMP; k++) {
+        size_t i = 0;   /* "static_<name>_energy_J": the component of that JSON name */
+        while (i < NJSON_COMP && strcmp(json_comp[i].name, carbon_comp_names[k]) != 0)
+            i++;
+        if (i == NJSON_COMP)
+            return false;
+        c->static_J[k] = s->static_energy_J[json_comp[i].en];
+        c->dynamic_J[k] = s->dynamic_energy_J[json_comp[i].en];
+        finite = finite && isfinite(c->static_J[k]) && isfinite(c->dynamic_J[k]);
+    }
+    return finite;
+}
+
+/* The facts of the statistics file written with strategies pg[0..np). */
+static void energy_facts_of(const struct sim_facts *sim, const struct list *pg, const struct energy_stats *es,
+                            struct energy_facts *f)
+{
+    memset(f, 0, sizeof *f);   /* padding too: the memo copies the bytes */
+    f->sim = *sim;
+    for (int i = 0; i < pg->n && f->n < ENERGY_FACTS_MAX; i++)
+        if (strlen(pg->item[i]) < ENERGY_FACTS_NAME && carbon_facts_of(&es[i], &f->s[f->n].es))
+            strcpy(f->s[f->n++].name, pg->item[i]);
+}
+
 /* energy_stats[strategy]: the totals, then component_stats. */
 static void energy_stats_json(struct pyjson_text *o, const char *strategy, const struct energy_stats *s)
 {
@@ -386,10 +421,11 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     if (out)
         output_clear(out, np + 1);
     struct energy_stats *es = calloc((size_t)np, sizeof *es);
+    struct energy_facts *ef = malloc(sizeof *ef);
     /* energy_stats as text, at the depth it takes in the statistics (1). */
     struct pyjson_text all;
     pyjson_text_begin(&all, 1);
-    int rc = (!tr || !out || !es) ? npu_errf(e, "out of memory") : 0;
+    int rc = (!tr || !out || !es || !ef) ? npu_errf(e, "out of memory") : 0;
     for (int i = 0; i < np && !rc; i++) {
         trace_init(&tr[i]);
         /* Each strategy works on its own copy; the last takes the original. */
@@ -445,7 +481,11 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
         }
         free(text);
         out[np].json = true;
-        out[np].facts = s.m ? &s.facts : NULL;   /* sim_config's paths changed, not its facts */
+        if (s.m) {   /* sim_config's paths changed, not its facts */
+            energy_facts_of(&s.facts, &o->pgs, es, ef);
+            out[np].facts = ef;
+            out[np].facts_len = sizeof *ef;
+        }
         char dir[4400];
         snprintf(dir, sizeof dir, "%s/%s", o->staging, jb->rel);
         *strrchr(dir, '/') = '\0';
@@ -460,6 +500,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     free(tr);
     free(out);
     free(es);
+    free(ef);
     free(pyjson_text_take(&all));
     stats_in_free(&s);
     trace_free(&base);

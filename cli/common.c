@@ -218,7 +218,7 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         if (o[i].trace)
             trace_memo_put(&st, o[i].trace, &o[i].opts);
         else {
-            trace_memo_put_json(&st, o[i].facts, o[i].facts ? sizeof *o[i].facts : 0, o[i].text);
+            trace_memo_put_json(&st, o[i].facts, o[i].facts ? o[i].facts_len : 0, o[i].text);
             o[i].text = NULL;   /* the memo's now */
         }
     }
@@ -229,8 +229,8 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 }
 
 /* A tripwire: a field added to struct output must be cleared here too
- * (path, trace, opts, text, json, facts: 4136 bytes on x86-64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct output) == 4136,
+ * (path, trace, opts, text, json, facts, facts_len: 4144 bytes on x86-64). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct output) == 4144,
                "output_clear sets every field of struct output");
 void output_clear(struct output *o, int n)
 {
@@ -241,6 +241,7 @@ void output_clear(struct output *o, int n)
         o[i].text = NULL;
         o[i].json = false;
         o[i].facts = NULL;
+        o[i].facts_len = 0;
     }
 }
 
@@ -249,6 +250,7 @@ void output_stats_file(struct output *o, const cJSON *sim, struct sim_facts *fac
     struct npu_err ignored;
     o->json = true;
     o->facts = trace_memo_recording() && sim_facts_from_json(facts, sim, &ignored) == 0 ? facts : NULL;
+    o->facts_len = sizeof *facts;
 }
 
 int write_outputs(struct output *o, int n, struct npu_err *e) { return write_all(o, n, false, e); }
@@ -317,7 +319,7 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     cJSON_Delete(sim);
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
         if (ph == PHASE_DECODE)
-            p[n].json = true, p[n].facts = p[n - 1].facts;
+            p[n].json = true, p[n].facts = p[n - 1].facts, p[n].facts_len = p[n - 1].facts_len;
         cJSON *j = llm_report_json(&r, (enum phase)ph, cJSON_CreateRaw(sim_text));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
         p[n++].text = pyjson_print(j);

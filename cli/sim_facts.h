@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "chipsim/chip.h"
+#include "power/carbon.h"
 #include "power/system.h"
 #include "traces/err.h"
 
@@ -30,5 +31,22 @@ struct sim_facts {
 
 /* The facts of the sim_config object sim; -1 (e) when a field does not load. */
 int sim_facts_from_json(struct sim_facts *f, const cJSON *sim, struct npu_err *e);
+
+/* The facts of a statistics file the energy stage printed: its sim_config's,
+ * and what the carbon stage reads of each strategy in energy_stats (the
+ * values it asks need_num for: a finite double printed as its repr reads
+ * back as itself). A strategy is listed only when all of its values are
+ * finite (NaN prints as NaN, an infinity as null) and its name fits; the
+ * carbon stage parses the file for a strategy not listed. */
+#define ENERGY_FACTS_MAX 8
+#define ENERGY_FACTS_NAME 64
+struct energy_facts {
+    struct sim_facts sim;
+    int n;
+    struct {
+        char name[ENERGY_FACTS_NAME];
+        struct carbon_energy es;
+    } s[ENERGY_FACTS_MAX];
+};
 
 #endif
