@@ -18,6 +18,7 @@
  * to it (one rename instead of one per file; cli/staging.h). The folders are
  * discovered one (model, version) at a time as the worker threads ask for
  * jobs (struct job_run). */
+#define _DEFAULT_SOURCE   /* DT_DIR: a listing entry's type */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -155,7 +156,10 @@ static int discover(const struct energy_opts *o, const char *model, const char *
         const char *name = ents[i]->d_name;
         char sub[4400], base[1024], rel[1100];
         snprintf(sub, sizeof sub, "%s/%s", mdir, name);
-        if (!rc && name[0] != '.' && is_dir(sub)) {
+        /* The listing's type when it has one (no stat); a link is followed. */
+        bool dir = ents[i]->d_type == DT_DIR ||
+                   ((ents[i]->d_type == DT_UNKNOWN || ents[i]->d_type == DT_LNK) && is_dir(sub));
+        if (!rc && name[0] != '.' && dir) {
             snprintf(base, sizeof base, "%s/%s/%s-v%s", model, name, o->workload, version);
             /* LLM inference: one statistics file per phase; otherwise one file. */
             bool phases = false;
