@@ -508,14 +508,60 @@ static void tail_key_of(const struct op *op, bool slack, struct tail_key *k)
     }
 }
 
+/* The DVFS cells (policy, voltage, clock, then scaling time, efficiency and
+ * activity, of each component) print op->dvfs alone, and an energy run's
+ * ops nearly all share one setting: the text of the last setting seen on
+ * this thread is kept, keyed by its bytes (equal bytes print equal text).
+ * Half a tail's cells, so a tail the memo above misses (its energies are
+ * new) still takes them in two copies. */
+#define DVFS_TEXT_MAX 512
+struct dvfs_text {
+    struct op_dvfs key[NUM_COMP];
+    bool valid[2];
+    uint16_t len[2];
+    char text[2][DVFS_TEXT_MAX];
+};
+static _Thread_local struct dvfs_text last_dvfs;
+_Static_assert(C_DVFS_F_ICI + 1 - C_DVFS_POL_SA == 3 * NUM_COMP && TRACE_CSV_NCOLS - C_DVFS_SCALE_SA == 3 * NUM_COMP,
+               "the DVFS blocks are the 15 columns after the head and the last 15");
+
+/* Block 0: C_DVFS_POL_SA to C_DVFS_F_ICI; block 1: C_DVFS_SCALE_SA to the
+ * last column. Each cell after its comma. */
+static void put_dvfs_cells(struct sbuf *b, const struct op *op, int block)
+{
+    static const int first[2] = { C_DVFS_POL_SA, C_DVFS_SCALE_SA }, end[2] = { C_DVFS_F_ICI + 1, TRACE_CSV_NCOLS };
+    struct dvfs_text *m = &last_dvfs;
+    if (memcmp(m->key, op->dvfs, sizeof m->key) != 0) {
+        memcpy(m->key, op->dvfs, sizeof m->key);
+        m->valid[0] = m->valid[1] = false;
+    }
+    if (m->valid[block]) {
+        u_mem(b, m->text[block], m->len[block]);
+        return;
+    }
+    size_t at = b->n;
+    for (int c = first[block]; c < end[block]; c++) {
+        u_char(b, ',');
+        put_cell(b, op, (enum col)c);
+    }
+    size_t len = b->n - at;
+    if (len <= DVFS_TEXT_MAX && !b->oom) {
+        memcpy(m->text[block], b->p + at, len);
+        m->len[block] = (uint16_t)len;
+        m->valid[block] = true;
+    }
+}
+
 /* The tail's cells, each after its comma. Ops without slack (never through
  * the energy stage) write zeros there. */
 static void put_tail_cells(struct sbuf *b, const struct op *op, bool slack)
 {
-    for (int c = C_DVFS_POL_SA; c < TRACE_CSV_NCOLS; c++) {
+    put_dvfs_cells(b, op, 0);
+    for (int c = C_DVFS_F_ICI + 1; c < C_DVFS_SCALE_SA; c++) {
         u_char(b, ',');
         put_cell(b, op, (enum col)c);
     }
+    put_dvfs_cells(b, op, 1);
     for (int c = 0; slack && c < NUM_SLACK; c++) {
         u_char(b, ',');
         sb_i64(b, op->has_slack ? op->dvfs_extra_ns[c] : 0);
