@@ -22,6 +22,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,78 +262,110 @@ static const struct {
 };
 #define NJSON_COMP (sizeof json_comp / sizeof json_comp[0])
 
-/* A float as the reference's json.dump prints it: repr, NaN as NaN (and an
- * infinity as null, as report.c's json_add_f64 does). */
-static void add_f(struct pyjson_text *o, const char *key, double v)
+/* energy_stats[strategy] as the reference prints it: its members in order,
+ * each a key and where its value lies in struct energy_stats. The keys'
+ * printed texts are made once (energy_members_init): a file has two hundred
+ * of them per strategy. */
+enum member_kind {
+    M_F,        /* a double: repr, NaN as NaN, an infinity as null (as report.c's json_add_f64) */
+    M_I,        /* an int64 */
+    M_F_OR_0,   /* a double, or the int 0 the reference leaves when the int64 at zero_if is <= 0 */
+    M_OPEN,     /* component_stats: a nested object */
+    M_CLOSE,
+};
+struct member {
+    enum member_kind kind;
+    size_t at, zero_if;          /* offsets in struct energy_stats */
+    char key[48];                /* the key's printed text, "name": */
+    size_t key_len;
+};
+#define MAX_MEMBERS_ES 160
+static struct member members[MAX_MEMBERS_ES];
+static int nmembers;
+static pthread_once_t members_once = PTHREAD_ONCE_INIT;
+
+static void member(enum member_kind kind, const char *p1, const char *p2, const char *p3, size_t at,
+                   size_t zero_if)
 {
-    char b[40];
-    pyjson_text_raw(o, key, isnan(v) ? "NaN" : !isfinite(v) ? "null" : py_repr_double(v, b, sizeof b));
+    char name[64];
+    if (nmembers == MAX_MEMBERS_ES)
+        abort();   /* the table below outgrew its array */
+    struct member *m = &members[nmembers++];
+    m->kind = kind;
+    m->at = at;
+    m->zero_if = zero_if;
+    m->key_len = pyjson_key_text(strbuf_join3(name, sizeof name, p1, p2, p3), m->key, sizeof m->key);
+    if (!m->key_len)
+        abort();   /* a key longer than the table's room: a bug here, not an input */
 }
 
-static void add_i(struct pyjson_text *o, const char *key, int64_t v)
+#define ES(f) offsetof(struct energy_stats, f)
+#define CS(f) offsetof(struct energy_stats, comp.f)
+static void per_comp(const char *prefix, const char *suffix, size_t at)
 {
-    char b[32];
-    struct strbuf sb = STRBUF(b);
-    strbuf_puti(&sb, v);
-    pyjson_text_raw(o, key, b);
-}
-
-/* A value the reference leaves as the int 0 when `zero_int`, else a float. */
-static void add_f_or_0(struct pyjson_text *o, const char *key, double v, bool zero_int)
-{
-    if (zero_int)
-        pyjson_text_raw(o, key, "0");
-    else
-        add_f(o, key, v);
-}
-
-static void component_json(struct pyjson_text *o, const struct energy_component_stats *c)
-{
-    char k[64];
-    pyjson_text_object(o, "component_stats");
-    add_i(o, "total_exe_time_ns", c->total_exe_time_ns);
-    add_i(o, "sa_time_ns", c->sa_time_ns);
-    add_i(o, "vu_time_ns", c->vu_time_ns);
-    add_i(o, "vmem_time_ns", c->vmem_time_ns);
-    add_i(o, "hbm_time_ns", c->hbm_time_ns);
-    add_i(o, "ici_time_ns", c->ici_time_ns);
-    add_f(o, "sa_temp_util", c->sa_temp_util);
-    add_f(o, "vu_temp_util", c->vu_temp_util);
-    add_f(o, "vmem_temp_util", c->vmem_temp_util);
-    add_f(o, "hbm_temp_util", c->hbm_temp_util);
-    add_f(o, "ici_temp_util", c->ici_temp_util);
-    add_f_or_0(o, "sa_spatial_util", c->sa_spatial_util, c->sa_time_ns <= 0);
-    add_i(o, "flop_count", c->flop_count);
-    add_i(o, "hbm_bytes_accessed", c->hbm_bytes_accessed);
-    add_i(o, "ici_bytes_accessed", c->ici_bytes_accessed);
-    add_f(o, "tflops_per_sec", c->tflops_per_sec);
-    add_f_or_0(o, "flop_per_byte_hbm", c->flop_per_byte_hbm, c->hbm_bytes_accessed <= 0);
-    add_f_or_0(o, "flop_per_byte_ici", c->flop_per_byte_ici, c->ici_bytes_accessed <= 0);
-    add_f(o, "model_flops_util", c->model_flops_util);
-    add_f(o, "hbm_bw_util", c->hbm_bw_util);
-    bool no_sa = c->sa_time_ns <= 0;
-    add_f_or_0(o, "avg_einsum_B", c->avg_einsum_B, no_sa);
-    add_f_or_0(o, "avg_einsum_K", c->avg_einsum_K, no_sa);
-    add_f_or_0(o, "avg_einsum_N", c->avg_einsum_N, no_sa);
-    add_f_or_0(o, "avg_einsum_M", c->avg_einsum_M, no_sa);
-    add_f(o, "avg_vmem_demand_MB", c->avg_vmem_demand_MB);
-    for (int s = 0; s < NUM_SLACK; s++)
-        add_i(o, strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_time_ns"), c->dvfs_extra_time_ns[s]);
-    for (int s = 0; s < NUM_SLACK; s++)
-        add_f(o, strbuf_join3(k, sizeof k, "dvfs_extra_", slack_names[s], "_ratio"), c->dvfs_extra_ratio[s]);
-    add_f(o, "slowdown", c->slowdown);
-    add_i(o, "num_setpm_vu", c->num_setpm_vu);
-    add_i(o, "num_setpm_sram", c->num_setpm_sram);
-    pyjson_text_end(o);
-}
-
-/* One key per JSON component, "<prefix><name><suffix>", in json_comp order. */
-static void add_per_comp(struct pyjson_text *o, const char *prefix, const char *suffix, const double v[NUM_EN])
-{
-    char k[64];
     for (size_t i = 0; i < NJSON_COMP; i++)
-        add_f(o, strbuf_join3(k, sizeof k, prefix, json_comp[i].name, suffix), v[json_comp[i].en]);
+        member(M_F, prefix, json_comp[i].name, suffix, at + (size_t)json_comp[i].en * sizeof(double), 0);
 }
+
+static void energy_members_init(void)
+{
+    member(M_F, "total_energy_J", "", "", ES(total_energy_J), 0);
+    per_comp("", "_energy_J", ES(energy_J));
+    member(M_F, "total_static_energy_J", "", "", ES(total_static_energy_J), 0);
+    per_comp("static_", "_energy_J", ES(static_energy_J));
+    member(M_F, "total_dynamic_energy_J", "", "", ES(total_dynamic_energy_J), 0);
+    per_comp("dynamic_", "_energy_J", ES(dynamic_energy_J));
+    member(M_F, "peak_power_W", "", "", ES(peak_power_W), 0);
+    member(M_F, "avg_power_W", "", "", ES(avg_power_W), 0);
+    member(M_F, "avg_static_power_W", "", "", ES(avg_static_power_W), 0);
+    per_comp("avg_static_", "_power_W", ES(avg_static_power_W_c));
+    member(M_F, "avg_dynamic_power_W", "", "", ES(avg_dynamic_power_W), 0);
+    per_comp("avg_dynamic_", "_power_W", ES(avg_dynamic_power_W_c));
+    member(M_OPEN, "component_stats", "", "", 0, 0);
+    static const struct {
+        enum member_kind kind;
+        const char *key;
+        size_t at, zero_if;
+    } comp[] = {
+        { M_I, "total_exe_time_ns", CS(total_exe_time_ns), 0 },
+        { M_I, "sa_time_ns", CS(sa_time_ns), 0 },
+        { M_I, "vu_time_ns", CS(vu_time_ns), 0 },
+        { M_I, "vmem_time_ns", CS(vmem_time_ns), 0 },
+        { M_I, "hbm_time_ns", CS(hbm_time_ns), 0 },
+        { M_I, "ici_time_ns", CS(ici_time_ns), 0 },
+        { M_F, "sa_temp_util", CS(sa_temp_util), 0 },
+        { M_F, "vu_temp_util", CS(vu_temp_util), 0 },
+        { M_F, "vmem_temp_util", CS(vmem_temp_util), 0 },
+        { M_F, "hbm_temp_util", CS(hbm_temp_util), 0 },
+        { M_F, "ici_temp_util", CS(ici_temp_util), 0 },
+        { M_F_OR_0, "sa_spatial_util", CS(sa_spatial_util), CS(sa_time_ns) },
+        { M_I, "flop_count", CS(flop_count), 0 },
+        { M_I, "hbm_bytes_accessed", CS(hbm_bytes_accessed), 0 },
+        { M_I, "ici_bytes_accessed", CS(ici_bytes_accessed), 0 },
+        { M_F, "tflops_per_sec", CS(tflops_per_sec), 0 },
+        { M_F_OR_0, "flop_per_byte_hbm", CS(flop_per_byte_hbm), CS(hbm_bytes_accessed) },
+        { M_F_OR_0, "flop_per_byte_ici", CS(flop_per_byte_ici), CS(ici_bytes_accessed) },
+        { M_F, "model_flops_util", CS(model_flops_util), 0 },
+        { M_F, "hbm_bw_util", CS(hbm_bw_util), 0 },
+        { M_F_OR_0, "avg_einsum_B", CS(avg_einsum_B), CS(sa_time_ns) },
+        { M_F_OR_0, "avg_einsum_K", CS(avg_einsum_K), CS(sa_time_ns) },
+        { M_F_OR_0, "avg_einsum_N", CS(avg_einsum_N), CS(sa_time_ns) },
+        { M_F_OR_0, "avg_einsum_M", CS(avg_einsum_M), CS(sa_time_ns) },
+        { M_F, "avg_vmem_demand_MB", CS(avg_vmem_demand_MB), 0 },
+    };
+    for (size_t i = 0; i < sizeof comp / sizeof comp[0]; i++)
+        member(comp[i].kind, comp[i].key, "", "", comp[i].at, comp[i].zero_if);
+    for (int k = 0; k < NUM_SLACK; k++)
+        member(M_I, "dvfs_extra_", slack_names[k], "_time_ns", CS(dvfs_extra_time_ns) + (size_t)k * sizeof(int64_t), 0);
+    for (int k = 0; k < NUM_SLACK; k++)
+        member(M_F, "dvfs_extra_", slack_names[k], "_ratio", CS(dvfs_extra_ratio) + (size_t)k * sizeof(double), 0);
+    member(M_F, "slowdown", "", "", CS(slowdown), 0);
+    member(M_I, "num_setpm_vu", "", "", CS(num_setpm_vu), 0);
+    member(M_I, "num_setpm_sram", "", "", CS(num_setpm_sram), 0);
+    member(M_CLOSE, "", "", "", 0, 0);
+}
+#undef ES
+#undef CS
 
 /* What the carbon stage reads of strategy s's energy_stats (need_num's keys,
  * as printed above and read back), into c; false when a value is not finite
@@ -371,20 +405,45 @@ static void energy_facts_of(const struct sim_facts *sim, const struct list *pg, 
 /* energy_stats[strategy]: the totals, then component_stats. */
 static void energy_stats_json(struct pyjson_text *o, const char *strategy, const struct energy_stats *s)
 {
+    pthread_once(&members_once, energy_members_init);
+    const char *base = (const char *)s;
     pyjson_text_object(o, strategy);
-    add_f(o, "total_energy_J", s->total_energy_J);
-    add_per_comp(o, "", "_energy_J", s->energy_J);
-    add_f(o, "total_static_energy_J", s->total_static_energy_J);
-    add_per_comp(o, "static_", "_energy_J", s->static_energy_J);
-    add_f(o, "total_dynamic_energy_J", s->total_dynamic_energy_J);
-    add_per_comp(o, "dynamic_", "_energy_J", s->dynamic_energy_J);
-    add_f(o, "peak_power_W", s->peak_power_W);
-    add_f(o, "avg_power_W", s->avg_power_W);
-    add_f(o, "avg_static_power_W", s->avg_static_power_W);
-    add_per_comp(o, "avg_static_", "_power_W", s->avg_static_power_W_c);
-    add_f(o, "avg_dynamic_power_W", s->avg_dynamic_power_W);
-    add_per_comp(o, "avg_dynamic_", "_power_W", s->avg_dynamic_power_W_c);
-    component_json(o, &s->comp);
+    for (int i = 0; i < nmembers; i++) {
+        const struct member *m = &members[i];
+        char v[PY_REPR_MAX > 24 ? PY_REPR_MAX : 24];
+        size_t n = 0;
+        double d;
+        int64_t x;
+        switch (m->kind) {
+        case M_OPEN: pyjson_text_object(o, "component_stats"); continue;
+        case M_CLOSE: pyjson_text_end(o); continue;
+        case M_I: {
+            memcpy(&x, base + m->at, sizeof x);
+            struct strbuf sb = STRBUF(v);
+            strbuf_puti(&sb, x);
+            n = sb.n;
+            break;
+        }
+        case M_F_OR_0:
+            memcpy(&x, base + m->zero_if, sizeof x);
+            if (x <= 0) {
+                v[0] = '0';
+                n = 1;
+                break;
+            }
+            /* fall through */
+        case M_F:
+            memcpy(&d, base + m->at, sizeof d);
+            if (isnan(d))
+                n = (size_t)snprintf(v, sizeof v, "NaN");
+            else if (!isfinite(d))
+                n = (size_t)snprintf(v, sizeof v, "null");
+            else
+                n = py_repr_fmt(d, v);
+            break;
+        }
+        pyjson_text_raw_keyed(o, m->key, m->key_len, v, n);
+    }
     pyjson_text_end(o);
 }
 

@@ -352,6 +352,32 @@ static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
     PUTL(b, ": ");
 }
 
+size_t pyjson_key_text(const char *key, char *out, size_t n)
+{
+    struct buf b = { NULL, 0, 0 };
+    put_string(&b, key);
+    PUTL(&b, ": ");
+    size_t len = b.n < n ? b.n : 0;
+    if (len)
+        memcpy(out, b.s, len);
+    free(b.s);
+    return len;
+}
+
+void pyjson_text_raw_keyed(struct pyjson_text *t, const char *key_text, size_t key_len, const char *raw,
+                           size_t raw_len)
+{
+    struct buf b = load(t);
+    if (!t->empty[t->depth - 1])
+        PUTL(&b, ",");
+    t->empty[t->depth - 1] = 0;
+    PUTL(&b, "\n");
+    indent(&b, t->level + 1);
+    put(&b, key_text, key_len);
+    put(&b, raw, raw_len);
+    store(t, &b);
+}
+
 void pyjson_text_raw(struct pyjson_text *t, const char *key, const char *raw)
 {
     struct buf b = load(t);

@@ -34,6 +34,13 @@ void pyjson_text_begin(struct pyjson_text *t, int level);
 /* The next key of the innermost object, then its value: raw text (a number
  * as the caller printed it, true, NaN...) or a nested object. */
 void pyjson_text_raw(struct pyjson_text *t, const char *key, const char *raw);
+/* The same with the key as pyjson_key_text printed it (for keys written
+ * over and over: escaped once) and the raw text's length known. */
+void pyjson_text_raw_keyed(struct pyjson_text *t, const char *key_text, size_t key_len, const char *raw,
+                           size_t raw_len);
+/* A key's text as an object member prints it ("key": , escaped) into out
+ * (size n); its length, or 0 when it does not fit. */
+size_t pyjson_key_text(const char *key, char *out, size_t n);
 void pyjson_text_object(struct pyjson_text *t, const char *key);
 /* Closes the innermost object. */
 void pyjson_text_end(struct pyjson_text *t);

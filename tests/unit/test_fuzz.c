@@ -574,6 +574,25 @@ static void test_pyjson_text(void **state)
     text = pyjson_text_take(&t);
     assert_string_equal(text, "{}");
     free(text);
+    /* A key printed once (pyjson_key_text) and reused: the same text. */
+    char key[16];
+    assert_int_equal(pyjson_key_text("q\"\u00e9", key, sizeof key), strlen("\"q\\\"\\u00e9\": "));
+    assert_int_equal(pyjson_key_text("much too long for it", key, 8), 0);
+    size_t klen = pyjson_key_text("q\"\u00e9", key, sizeof key);
+    pyjson_text_begin(&t, 1);
+    pyjson_text_raw_keyed(&t, key, klen, "0.5", 3);
+    pyjson_text_raw_keyed(&t, key, klen, "7", 1);
+    pyjson_text_end(&t);
+    text = pyjson_text_take(&t);
+    struct pyjson_text u;
+    pyjson_text_begin(&u, 1);
+    pyjson_text_raw(&u, "q\"\u00e9", "0.5");
+    pyjson_text_raw(&u, "q\"\u00e9", "7");
+    pyjson_text_end(&u);
+    char *want_text = pyjson_text_take(&u);
+    assert_string_equal(text, want_text);
+    free(text);
+    free(want_text);
 }
 
 /* --- editing printed statistics text (pyjson_splice) ------------------------- */
