@@ -13,6 +13,8 @@
  * otherwise removed: all appear or none. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,44 +91,96 @@ static int need_num(const cJSON *o, const char *prefix, const char *path, const 
 
 static void warn(const char *msg) { fprintf(stderr, "npusim carbon: warning: %s\n", msg); }
 
-/* The carbon_and_energy_stats{,_zero_embodied} object for all lifetimes. */
-static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_summary *s, double PUE,
-                             double ci, double embodied, bool zero, const char *unit)
+enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
+static const char *const unit_names[] = { "tkn", "iteration", "req" };   /* by enum unit_kind */
+
+/* One lifetime's object: its members in order, each key's printed text
+ * (made once, for each unit's two keys that name it) and the value's place
+ * in struct carbon_lifetime. The last, embodied carbon, is the int 0 in
+ * the _zero_embodied variant. */
+#define LIFE_MEMBERS (6 + 2 * CARBON_NCOMP + 4)
+static struct {
+    char text[96];
+    size_t len;
+} life_keys[3][LIFE_MEMBERS];
+static size_t life_at[LIFE_MEMBERS];
+static pthread_once_t life_once = PTHREAD_ONCE_INIT;
+
+struct life_member {
+    const char *a, *b, *c;   /* the key's three parts */
+    size_t at;
+};
+
+static void life_members_init(void)
 {
-    cJSON *all = cJSON_CreateObject();
-    char key[128];
+#define AT(f) offsetof(struct carbon_lifetime, f)
+    for (int u = 0; u < 3; u++) {
+        int k = 0;
+        char name[96];
+        struct life_member m[LIFE_MEMBERS] = {
+            { "avg_total_carbon_efficiency_", unit_names[u], "_per_kgCO2e", AT(carbon_eff) },
+            { "avg_total_energy_consumption_kWh", "", "", AT(total_kWh) },
+            { "avg_idle_energy_consumption_kWh", "", "", AT(idle_kWh) },
+            { "avg_active_energy_consumption_kWh", "", "", AT(active_kWh) },
+            { "avg_static_energy_consumption_kWh", "", "", AT(static_kWh) },
+            { "avg_dynamic_energy_consumption_kWh", "", "", AT(dynamic_kWh) },
+        };
+        k = 6;
+        for (int pass = 0; pass < 2; pass++)
+            for (int c = 0; c < CARBON_NCOMP; c++, k++) {
+                m[k].a = pass ? "avg_dynamic_" : "avg_static_";
+                m[k].b = carbon_comp_names[c];
+                m[k].c = "_energy_consumption_kWh";
+                m[k].at = (pass ? AT(dynamic_c_kWh) : AT(static_c_kWh)) + (size_t)c * sizeof(double);
+            }
+        m[k++] = (struct life_member){ "avg_power_efficiency_", unit_names[u], "_per_joule", AT(power_eff) };
+        m[k++] = (struct life_member){ "avg_embodied_carbon_percentage", "", "", AT(embodied_fraction) };
+        m[k++] = (struct life_member){ "avg_total_carbon_kgCO2e", "", "", AT(total_kg) };
+        m[k++] = (struct life_member){ "embodied_carbon_kgCO2e", "", "", AT(embodied_kg) };
+        for (int i = 0; i < LIFE_MEMBERS; i++) {
+            life_keys[u][i].len = pyjson_key_text(strbuf_join3(name, sizeof name, m[i].a, m[i].b, m[i].c),
+                                                  life_keys[u][i].text, sizeof life_keys[u][i].text);
+            if (!life_keys[u][i].len)
+                abort();   /* a key longer than the table's room: a bug here, not an input */
+            life_at[i] = m[i].at;
+        }
+    }
+#undef AT
+}
+
+/* The carbon_and_energy_stats{,_zero_embodied} object for all lifetimes, as
+ * the text it prints as at depth 1 (a member of the statistics). */
+static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_summary *s, double PUE,
+                             double ci, double embodied, bool zero, enum unit_kind unit)
+{
+    pthread_once(&life_once, life_members_init);
+    struct pyjson_text t;
+    pyjson_text_begin(&t, 1);
     for (int i = 0; i < o->nlife; i++) {
         struct carbon_lifetime r;
         carbon_for_lifetime(s, PUE, ci, o->life[i], zero ? 0 : embodied, &r);
-        cJSON *l = cJSON_CreateObject();
-        strbuf_join3(key, sizeof key, "avg_total_carbon_efficiency_", unit, "_per_kgCO2e");
-        cJSON_AddItemToObject(l, key, jraw_f64(r.carbon_eff));
-        cJSON_AddItemToObject(l, "avg_total_energy_consumption_kWh", jraw_f64(r.total_kWh));
-        cJSON_AddItemToObject(l, "avg_idle_energy_consumption_kWh", jraw_f64(r.idle_kWh));
-        cJSON_AddItemToObject(l, "avg_active_energy_consumption_kWh", jraw_f64(r.active_kWh));
-        cJSON_AddItemToObject(l, "avg_static_energy_consumption_kWh", jraw_f64(r.static_kWh));
-        cJSON_AddItemToObject(l, "avg_dynamic_energy_consumption_kWh", jraw_f64(r.dynamic_kWh));
-        for (int pass = 0; pass < 2; pass++)
-            for (int c = 0; c < CARBON_NCOMP; c++) {
-                strbuf_join3(key, sizeof key, pass ? "avg_dynamic_" : "avg_static_", carbon_comp_names[c],
-                      "_energy_consumption_kWh");
-                cJSON_AddItemToObject(l, key, jraw_f64(pass ? r.dynamic_c_kWh[c] : r.static_c_kWh[c]));
-            }
-        strbuf_join3(key, sizeof key, "avg_power_efficiency_", unit, "_per_joule");
-        cJSON_AddItemToObject(l, key, jraw_f64(r.power_eff));
-        cJSON_AddItemToObject(l, "avg_embodied_carbon_percentage", jraw_f64(r.embodied_fraction));
-        cJSON_AddItemToObject(l, "avg_total_carbon_kgCO2e", jraw_f64(r.total_kg));
-        /* The reference's zero is the int 0; otherwise a float product. */
-        cJSON_AddItemToObject(l, "embodied_carbon_kgCO2e", zero ? jraw_i64(0) : jraw_f64(r.embodied_kg));
         char lk[32];
         struct strbuf lb = STRBUF(lk);
         strbuf_puti(&lb, o->life[i]);
-        cJSON_AddItemToObject(all, lk, l);
+        pyjson_text_object(&t, lk);
+        for (int k = 0; k < LIFE_MEMBERS; k++) {
+            double v;
+            memcpy(&v, (const char *)&r + life_at[k], sizeof v);
+            char num[PY_REPR_MAX];
+            /* The reference's zero is the int 0; otherwise a float product. */
+            const char *text = zero && k == LIFE_MEMBERS - 1 ? "0" : jraw_f64_text(v, num);
+            pyjson_text_raw_keyed(&t, life_keys[unit][k].text, life_keys[unit][k].len, text, strlen(text));
+        }
+        pyjson_text_end(&t);
     }
-    return all;
+    pyjson_text_end(&t);
+    char *text = pyjson_text_take(&t);
+    cJSON *raw = text ? cJSON_CreateRaw(text) : NULL;
+    free(text);
+    return raw;
 }
 
-enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
+
 
 /* ---- one statistics file, read and written back with keys set ---- */
 
@@ -330,7 +384,6 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
         return npu_errf(e, "%s: field \"%s.component_stats.slowdown\" is 0", file, base);
 
     double unit_per_sec;
-    const char *uname = unit == UNIT_TOKENS ? "tkn" : unit == UNIT_ITERATIONS ? "iteration" : "req";
     if (unit == UNIT_ITERATIONS) {
         double t;
         if (need_num(j, "", "total_execution_time_ns", file, &t, e))
@@ -364,9 +417,9 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
     double embodied = chip.embodied_carbon_kgCO2 * chips;
     int rc = 0;
     for (int i = 0; i < o->nci && !rc; i++) {
-        jset(edits, "carbon_and_energy_stats", lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, false, uname));
+        jset(edits, "carbon_and_energy_stats", lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, false, unit));
         jset(edits, "carbon_and_energy_stats_zero_embodied",
-             lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, true, uname));
+             lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, true, unit));
         if (!(texts[i] = stats_print(f, edits)))
             rc = npu_errf(e, "%s: out of memory", file);
     }

@@ -198,14 +198,20 @@ const cJSON *jpath(const cJSON *o, const char *path)
     return o;
 }
 
+const char *jraw_f64_text(double v, char *buf)
+{
+    if (isnan(v))
+        return "NaN";
+    if (isinf(v))
+        return v > 0 ? "Infinity" : "-Infinity";
+    py_repr_fmt(v, buf);
+    return buf;
+}
+
 cJSON *jraw_f64(double v)
 {
-    char b[40];
-    if (isnan(v))
-        return cJSON_CreateRaw("NaN");
-    if (isinf(v))
-        return cJSON_CreateRaw(v > 0 ? "Infinity" : "-Infinity");
-    return cJSON_CreateRaw(py_repr_double(v, b, sizeof b));
+    char b[PY_REPR_MAX];
+    return cJSON_CreateRaw(jraw_f64_text(v, b));
 }
 
 cJSON *jraw_i64(int64_t v)

@@ -52,6 +52,8 @@ bool jis_int(const cJSON *it);
 const cJSON *jpath(const cJSON *o, const char *path);
 /* A raw number item: Python repr of a double (NaN/Infinity as Python's json) / an int. */
 cJSON *jraw_f64(double v);
+/* Its text, in buf (PY_REPR_MAX bytes) or a constant. */
+const char *jraw_f64_text(double v, char *buf);
 cJSON *jraw_i64(int64_t v);
 /* Sets key in o, replacing an existing member in place (as a Python dict). */
 void jset(cJSON *o, const char *key, cJSON *item);
