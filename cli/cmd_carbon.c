@@ -403,16 +403,17 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
 
     /* The keys set, in order (a Python dict's assignments). */
     cJSON *edits = cJSON_CreateObject();
-    jset(edits, "idle_power_W", jraw_f64(s.idle_power_W));
-    jset(edits, "avg_active_power_W", jraw_f64(s.avg_active_power_W));
-    jset(edits, "avg_power_W", jraw_f64(s.avg_power_W));
-    jset(edits, "peak_power_W", jraw_f64(s.peak_power_W));
-    jset(edits, "idle_ratio", jraw_f64(s.idle_ratio));
-    jset(edits, "active_ratio", jraw_f64(s.active_ratio));
+    /* Distinct keys into a new object: added, no lookup (jset below replaces). */
+    cJSON_AddItemToObject(edits, "idle_power_W", jraw_f64(s.idle_power_W));
+    cJSON_AddItemToObject(edits, "avg_active_power_W", jraw_f64(s.avg_active_power_W));
+    cJSON_AddItemToObject(edits, "avg_power_W", jraw_f64(s.avg_power_W));
+    cJSON_AddItemToObject(edits, "peak_power_W", jraw_f64(s.peak_power_W));
+    cJSON_AddItemToObject(edits, "idle_ratio", jraw_f64(s.idle_ratio));
+    cJSON_AddItemToObject(edits, "active_ratio", jraw_f64(s.active_ratio));
     for (int pass = 0; pass < 2; pass++)
         for (int c = 0; c < CARBON_NCOMP; c++) {
             strbuf_join3(key, sizeof key, pass ? "dynamic_" : "static_", carbon_comp_names[c], "_ratio");
-            jset(edits, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
+            cJSON_AddItemToObject(edits, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
         }
     double embodied = chip.embodied_carbon_kgCO2 * chips;
     int rc = 0;
