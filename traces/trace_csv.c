@@ -293,34 +293,13 @@ static void build_col_groups(void)
             col_group[c] = (unsigned char)blocks[i].g;
 }
 
-/* Writes column c of op. Stats cells the op's statistics class lacks are "". */
-static void put_cell(struct sbuf *b, const struct op *op, enum col c)
+/* Writes column c of op when it is in no per-component block (G_SINGLE).
+ * Always inlined: put_head calls it for each head column in an unrolled
+ * loop, so the switch folds away and the head is straight-line code. */
+static inline __attribute__((always_inline)) void put_single_cell(struct sbuf *b, const struct op *op,
+                                                                 enum col c)
 {
     bool base = op->stats_kind == STATS_BASE;
-    switch ((enum cell_group)col_group[c]) {
-    case G_DVFS_POL: {
-        const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_POL_SA) / 3];
-        switch ((c - C_DVFS_POL_SA) % 3) {
-        case 0: sb_field(b, d->policy); break;
-        case 1: sb_repr(b, d->voltage_V); break;
-        default: sb_repr(b, d->freq_GHz); break;
-        }
-        return;
-    }
-    case G_DVFS_SCALE: {
-        const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_SCALE_SA) / 2];
-        if ((c - C_DVFS_SCALE_SA) % 2 == 0)
-            sb_i64(b, d->scaling_time_ns);
-        else
-            sb_repr(b, d->efficiency_pct);
-        return;
-    }
-    case G_ACT: sb_repr(b, op->dvfs[c - C_ACT_SA].activity); return;
-    case G_STATIC: sb_energy(b, op, op->static_J[c - C_ST_SA]); return;
-    case G_DYNAMIC: sb_energy(b, op, op->dynamic_J[c - C_DY_SA]); return;
-    case G_SETPM: sb_i64(b, op->num_setpm[c - C_SETPM_SA]); return;
-    case G_SINGLE: break;
-    }
     switch (c) {
     case C_FUSION: sb_i64(b, op->fusion_id); break;
     case C_DESC: sb_opstr(b, op->description); break;
@@ -381,6 +360,35 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
         if (op->bounded_by == BOUND_NONE) u_char(b, '0'); else sb_repr(b, op->hbm_bw_util);
         break;
     default: break; /* ranges handled above */
+    }
+}
+
+/* Writes column c of op. Stats cells the op's statistics class lacks are "". */
+static void put_cell(struct sbuf *b, const struct op *op, enum col c)
+{
+    switch ((enum cell_group)col_group[c]) {
+    case G_DVFS_POL: {
+        const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_POL_SA) / 3];
+        switch ((c - C_DVFS_POL_SA) % 3) {
+        case 0: sb_field(b, d->policy); break;
+        case 1: sb_repr(b, d->voltage_V); break;
+        default: sb_repr(b, d->freq_GHz); break;
+        }
+        return;
+    }
+    case G_DVFS_SCALE: {
+        const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_SCALE_SA) / 2];
+        if ((c - C_DVFS_SCALE_SA) % 2 == 0)
+            sb_i64(b, d->scaling_time_ns);
+        else
+            sb_repr(b, d->efficiency_pct);
+        return;
+    }
+    case G_ACT: sb_repr(b, op->dvfs[c - C_ACT_SA].activity); return;
+    case G_STATIC: sb_energy(b, op, op->static_J[c - C_ST_SA]); return;
+    case G_DYNAMIC: sb_energy(b, op, op->dynamic_J[c - C_DY_SA]); return;
+    case G_SETPM: sb_i64(b, op->num_setpm[c - C_SETPM_SA]); return;
+    case G_SINGLE: put_single_cell(b, op, c); return;
     }
 }
 
@@ -602,15 +610,21 @@ static void put_tail(struct sbuf *b, const struct op *op, bool slack)
 /* The head of a row: the cells before the power columns (C_DVFS_POL_SA),
  * no trailing comma. cell[c] receives where cell c's text starts. */
 #define HEAD_COLS C_DVFS_POL_SA
+_Static_assert(C_DVFS_POL_SA < C_ACT_SA && C_DVFS_POL_SA < C_ST_SA && C_DVFS_POL_SA < C_DY_SA &&
+                   C_DVFS_POL_SA < C_SETPM_SA && C_DVFS_POL_SA < C_DVFS_SCALE_SA,
+               "the head holds no per-component block");
 static void put_head(struct sbuf *b, const struct op *op, size_t cell[HEAD_COLS])
 {
     if (sb_reserve(b, ROW_RESERVE) != 0)
         return;   /* oom: latched, reported by flush_row */
+    /* Every head column is a single one (no per-component block): unrolled,
+     * each put_single_cell folds to its own cell's code. */
+#pragma GCC unroll 64
     for (int c = 0; c < HEAD_COLS; c++) {
         if (c)
             u_char(b, ',');
         cell[c] = b->n;
-        put_cell(b, op, (enum col)c);
+        put_single_cell(b, op, (enum col)c);
     }
 }
 
