@@ -280,17 +280,28 @@ static void sb_power(struct sbuf *b, const struct op *op, double energy_J)
  * (one jump instead of a chain of range tests per cell). */
 enum cell_group { G_SINGLE, G_DVFS_POL, G_DVFS_SCALE, G_ACT, G_STATIC, G_DYNAMIC, G_SETPM };
 static unsigned char col_group[TRACE_CSV_NCOLS];
+static const struct { int first, last; enum cell_group g; } col_blocks[] = {
+    { C_DVFS_POL_SA, C_DVFS_F_ICI, G_DVFS_POL }, { C_DVFS_SCALE_SA, C_DVFS_EFF_ICI, G_DVFS_SCALE },
+    { C_ACT_SA, C_ACT_ICI, G_ACT }, { C_ST_SA, C_ST_OTHER, G_STATIC }, { C_DY_SA, C_DY_OTHER, G_DYNAMIC },
+    { C_SETPM_SA, C_SETPM_ICI, G_SETPM },
+};
 
 static void build_col_groups(void)
 {
-    static const struct { int first, last; enum cell_group g; } blocks[] = {
-        { C_DVFS_POL_SA, C_DVFS_F_ICI, G_DVFS_POL }, { C_DVFS_SCALE_SA, C_DVFS_EFF_ICI, G_DVFS_SCALE },
-        { C_ACT_SA, C_ACT_ICI, G_ACT }, { C_ST_SA, C_ST_OTHER, G_STATIC }, { C_DY_SA, C_DY_OTHER, G_DYNAMIC },
-        { C_SETPM_SA, C_SETPM_ICI, G_SETPM },
-    };
-    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
-        for (int c = blocks[i].first; c <= blocks[i].last; c++)
-            col_group[c] = (unsigned char)blocks[i].g;
+    for (size_t i = 0; i < sizeof col_blocks / sizeof col_blocks[0]; i++)
+        for (int c = col_blocks[i].first; c <= col_blocks[i].last; c++)
+            col_group[c] = (unsigned char)col_blocks[i].g;
+}
+
+/* The same by search: for a constant c (an unrolled loop) it folds to a
+ * constant, where the table lookup does not. */
+static inline enum cell_group group_of(enum col c)
+{
+#pragma GCC unroll 8
+    for (size_t i = 0; i < sizeof col_blocks / sizeof col_blocks[0]; i++)
+        if ((int)c >= col_blocks[i].first && (int)c <= col_blocks[i].last)
+            return col_blocks[i].g;
+    return G_SINGLE;
 }
 
 /* Writes column c of op when it is in no per-component block (G_SINGLE).
@@ -363,10 +374,13 @@ static inline __attribute__((always_inline)) void put_single_cell(struct sbuf *b
     }
 }
 
-/* Writes column c of op. Stats cells the op's statistics class lacks are "". */
-static void put_cell(struct sbuf *b, const struct op *op, enum col c)
+/* Writes column c of op, in group g. Stats cells the op's statistics class
+ * lacks are "". Always inlined: a loop over constant columns unrolls to
+ * each cell's own code (group_of); put_cell is the dispatching call. */
+static inline __attribute__((always_inline)) void put_cell_in(struct sbuf *b, const struct op *op, enum col c,
+                                                             enum cell_group g)
 {
-    switch ((enum cell_group)col_group[c]) {
+    switch (g) {
     case G_DVFS_POL: {
         const struct op_dvfs *d = &op->dvfs[(c - C_DVFS_POL_SA) / 3];
         switch ((c - C_DVFS_POL_SA) % 3) {
@@ -390,6 +404,11 @@ static void put_cell(struct sbuf *b, const struct op *op, enum col c)
     case G_SETPM: sb_i64(b, op->num_setpm[c - C_SETPM_SA]); return;
     case G_SINGLE: put_single_cell(b, op, c); return;
     }
+}
+
+static void put_cell(struct sbuf *b, const struct op *op, enum col c)
+{
+    put_cell_in(b, op, c, (enum cell_group)col_group[c]);
 }
 
 static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
@@ -565,9 +584,10 @@ static void put_dvfs_cells(struct sbuf *b, const struct op *op, int block)
 static void put_tail_cells(struct sbuf *b, const struct op *op, bool slack)
 {
     put_dvfs_cells(b, op, 0);
+#pragma GCC unroll 64
     for (int c = C_DVFS_F_ICI + 1; c < C_DVFS_SCALE_SA; c++) {
         u_char(b, ',');
-        put_cell(b, op, (enum col)c);
+        put_cell_in(b, op, (enum col)c, group_of((enum col)c));
     }
     put_dvfs_cells(b, op, 1);
     for (int c = 0; slack && c < NUM_SLACK; c++) {
