@@ -771,7 +771,7 @@ int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const str
                 copy_head(&out[k], op, out[head].p, cell, head_end);
             } else {
                 put_head(&out[k], op, cell);
-                head = k;
+                head = out[k].oom ? -1 : k;   /* out of memory: cell[] unset, nothing to copy */
                 head_end = out[k].n;
             }
             put_rest(&out[k], op, o[k].phase_column, groups[k], slack[k]);
