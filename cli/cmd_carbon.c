@@ -115,7 +115,6 @@ static void life_members_init(void)
 {
 #define AT(f) offsetof(struct carbon_lifetime, f)
     for (int u = 0; u < 3; u++) {
-        int k = 0;
         char name[96];
         struct life_member m[LIFE_MEMBERS] = {
             { "avg_total_carbon_efficiency_", unit_names[u], "_per_kgCO2e", AT(carbon_eff) },
@@ -125,7 +124,7 @@ static void life_members_init(void)
             { "avg_static_energy_consumption_kWh", "", "", AT(static_kWh) },
             { "avg_dynamic_energy_consumption_kWh", "", "", AT(dynamic_kWh) },
         };
-        k = 6;
+        int k = 6;   /* after the six above */
         for (int pass = 0; pass < 2; pass++)
             for (int c = 0; c < CARBON_NCOMP; c++, k++) {
                 m[k].a = pass ? "avg_dynamic_" : "avg_static_";
@@ -179,8 +178,6 @@ static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_su
     free(text);
     return raw;
 }
-
-
 
 /* ---- one statistics file, read and written back with keys set ---- */
 

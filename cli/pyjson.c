@@ -341,13 +341,20 @@ static void store(struct pyjson_text *t, const struct buf *b)
     t->cap = b->cap;
 }
 
-static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
+/* What comes before a member's key: the comma after the previous member,
+ * a line break and the indent. */
+static void member_start(struct pyjson_text *t, struct buf *b)
 {
     if (!t->empty[t->depth - 1])
         PUTL(b, ",");
     t->empty[t->depth - 1] = 0;
     PUTL(b, "\n");
     indent(b, t->level + 1);
+}
+
+static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
+{
+    member_start(t, b);
     put_string(b, key);
     PUTL(b, ": ");
 }
@@ -368,11 +375,7 @@ void pyjson_text_raw_keyed(struct pyjson_text *t, const char *key_text, size_t k
                            size_t raw_len)
 {
     struct buf b = load(t);
-    if (!t->empty[t->depth - 1])
-        PUTL(&b, ",");
-    t->empty[t->depth - 1] = 0;
-    PUTL(&b, "\n");
-    indent(&b, t->level + 1);
+    member_start(t, &b);
     put(&b, key_text, key_len);
     put(&b, raw, raw_len);
     store(t, &b);
