@@ -162,12 +162,37 @@ static bool held_output(const struct output *o, int n, int i, const char *path)
     return o[i].trace ? has_stats_twin(o, n, path) : o[i].json;
 }
 
+/* Whether two paths lie in the same folder (the same text up to their last '/'). */
+static bool same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+}
+
 static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 {
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
     int opened = 0, rc = 0;
+    /* The outputs' folders, made here so that a failure takes back the ones
+     * it made (a staging folder is the caller's). */
+    struct made_dirs made[4];
+    int nmade = 0;
     if (!af)
         rc = npu_errf(e, "writing outputs: out of memory");
+    for (int i = 0; i < n && !rc && !staged; i++) {
+        const char *slash = strrchr(o[i].path, '/');
+        if (!slash || slash == o[i].path || (i > 0 && same_folder(o[i - 1].path, o[i].path)))
+            continue;
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - o[i].path), o[i].path);
+        struct made_dirs m;
+        if (make_dirs_undoable(dir, &m, e))
+            rc = -1;
+        else if (m.n && nmade < 4)
+            made[nmade++] = m;
+        else
+            made_dirs_keep(&m);
+    }
     for (int i = 0; i < n && !rc; i++) {
         if ((staged ? atomic_open_staged : atomic_open)(&af[i], o[i].path, e)) {
             rc = -1;
@@ -176,7 +201,7 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         opened++;
         /* Texts go out whole and CSV rows in ~64 KiB blocks: a stdio buffer
          * would only add a copy (and the fstat that sizes it). */
-        if (!af[i].gz)
+        if (!af[i].gz && af[i].f != stdout)
             setvbuf(af[i].f, NULL, _IONBF, 0);
         if (!o[i].trace && fputs(o[i].text, af[i].f) == EOF)
             rc = npu_errf(e, "%s: write failed", o[i].path);
@@ -201,9 +226,11 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         af[i].want_stat = held_output(o, n, i, af[i].path);
         if (rc)
             atomic_abort(&af[i]);
-        else if (atomic_commit(&af[i], e))
-            rc = -1;
     }
+    if (!rc && atomic_commit_all(af, opened, e))
+        rc = -1;
+    for (int k = 0; k < nmade; k++)
+        (rc ? made_dirs_undo : made_dirs_keep)(&made[k]);
     /* Held for a suite's later stages (want_stat, decided once above), known
      * by the identity their descriptors gave at commit. With rc == 0 every
      * output was opened and committed. */
@@ -291,8 +318,6 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
         return -1;
     if (summary)
         *summary = r;
-    if (make_dirs(dir, e))
-        return -1;
     struct output p[5];
     int n = 0;
     output_clear(p, 5);

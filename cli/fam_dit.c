@@ -32,8 +32,7 @@ int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_
                     cJSON *sim, const char *dir, const char *base, struct npu_err *e)
 {
     struct diffusion_report r;
-    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, t, &r, e) ||
-        make_dirs(dir, e)) {
+    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, t, &r, e)) {
         cJSON_Delete(sim);
         return -1;
     }

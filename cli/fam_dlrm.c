@@ -182,9 +182,8 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     cJSON *sim = config_dump(c);
     cJSON *cs = config_stats_json(c, prof);
     int rc = -1;
-    if (!o || !cs || make_dirs(dir, e)) {
-        if (!o || !cs)
-            npu_errf(e, "DLRM outputs: out of memory");
+    if (!o || !cs) {
+        npu_errf(e, "DLRM outputs: out of memory");
         goto out;
     }
     /* The reference dumps the merged config dict as loaded, so the MLP layers

@@ -89,7 +89,7 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
 {
     (void)prof;
     struct train_stats s;
-    if (stats_of(c, t, &s, e) || make_dirs(dir, e))
+    if (stats_of(c, t, &s, e))
         return -1;
     cJSON *sim = config_dump(c);
     if (sweep) {

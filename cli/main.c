@@ -3,6 +3,8 @@
  * The table below is the whole list of subcommands; each entry points at a
  * function in cli/cmd_*.c that parses its own options and returns the exit
  * status (0 success, 2 bad usage or input). */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -91,13 +93,28 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* What the commands printed to standard output (summaries, tables, --help)
+ * must reach it: a full device or a closed pipe is exit 2, never 0. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "npusim: <stdout>: write failed: %s\n", errno ? strerror(errno) : "stream error");
+        return EXIT_USAGE;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     keep_freed_memory();
     /* A no-op unless built with `make MPI=1` (then mpirun ranks share sweeps). */
     mpi_world_init(&argc, &argv);
     pyjson_use_lookaside();
+    /* A closed pipe is a write error (EPIPE) that names the output and
+     * exits 2, not a silent death by SIGPIPE halfway through a file. */
+    signal(SIGPIPE, SIG_IGN);
     int rc = dispatch(argc, argv);
     mpi_world_finalize();
-    return rc;
+    return finish_stdout(rc);
 }

@@ -13,7 +13,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -50,48 +52,160 @@ static int open_exclusive(struct atomic_file *a)
     return a->f ? 0 : -1;
 }
 
-static int open_as(struct atomic_file *a, const char *path, bool direct, struct npu_err *e)
+/* Follows path through symbolic links (as open() would, at most 40) to
+ * what it finally names. Sets *st and returns 1 when that exists, 0 when it
+ * does not (a new file, or a dangling link); *dest gets the final name
+ * (malloc'ed) when a link was followed. -1 with e set on anything else. */
+static int resolve_target(const char *path, char **dest, struct stat *st, struct npu_err *e)
+{
+    char cur[4096], link[4096];
+    *dest = NULL;
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0;; hops++) {
+        if (lstat(cur, st) != 0) {
+            if (errno != ENOENT)
+                return npu_errf(e, "%s: cannot write: %s", path, strerror(errno));
+            return 0;
+        }
+        if (!S_ISLNK(st->st_mode))
+            return 1;
+        if (hops == 40)
+            return npu_errf(e, "%s: cannot write: more than 40 symbolic links", path);
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            return npu_errf(e, "%s: cannot read symbolic link %s: %s", path, cur, strerror(errno));
+        link[n] = '\0';
+        /* A relative link is relative to the folder that holds it. */
+        char *slash = strrchr(cur, '/');
+        size_t keep = link[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        if (keep + (size_t)n >= sizeof cur)
+            return npu_errf(e, "%s: symbolic link target too long", path);
+        memcpy(cur + keep, link, (size_t)n + 1);
+        char *d = realloc(*dest, strlen(cur) + 1);
+        if (!d)
+            return npu_errf(e, "%s: out of memory", path);
+        *dest = strcpy(d, cur);
+    }
+}
+
+/* Connects to a Unix stream socket, for a target that is one. */
+static int connect_unix(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        fd = -1;
+    }
+    return fd;
+}
+
+/* An existing target that is not a regular file: written where it is. */
+static int open_in_place(struct atomic_file *a, const char *target, const struct stat *st,
+                         struct npu_err *e)
+{
+    if (S_ISDIR(st->st_mode))
+        return npu_errf(e, "%s: is a folder; expected a file name", a->path);
+    if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode) && !S_ISSOCK(st->st_mode))
+        return npu_errf(e, "%s: is a block device or special file; expected a file, "
+                           "a character device, a FIFO or a socket", a->path);
+    a->mode = ATOMIC_INPLACE;
+    a->fd = S_ISSOCK(st->st_mode) ? connect_unix(target)
+                                  : open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (a->fd < 0)
+        return npu_errf(e, "%s: cannot open for writing: %s", a->path, strerror(errno));
+    if (!a->gz && !(a->f = fdopen(a->fd, "wb"))) {
+        int err = errno;
+        close(a->fd);
+        a->fd = -1;
+        return npu_errf(e, "%s: %s", a->path, strerror(err));
+    }
+    if (!a->gz)
+        a->fd = -1;   /* the FILE owns it */
+    return 0;
+}
+
+/* Creates the temporary beside the target (RENAME) or the staged path
+ * itself (STAGED), exclusively.
+ * Not mkstemp: it creates the file 0600, and reading the umask to widen it
+ * means setting it (umask(0); umask(mask)), a process-wide change that
+ * races with every other thread creating files (npusim sweep -j). open()
+ * with 0666 applies the umask itself; a per-process counter and the pid
+ * make the name unique, O_EXCL makes a collision a retry. */
+static int create_temporary(struct atomic_file *a, struct npu_err *e)
+{
+    static _Atomic unsigned long tmp_seq;
+    bool staged = a->mode == ATOMIC_STAGED;
+    const char *target = a->dest ? a->dest : a->path;
+    for (int tries = 0;; tries++) {
+        if (staged)
+            strcpy(a->tmp, target);
+        else if ((size_t)snprintf(a->tmp, sizeof a->tmp, "%s.tmp.%ld.%lu", target, process_id(),
+                                  atomic_fetch_add(&tmp_seq, 1)) >= sizeof a->tmp) {
+            a->tmp[0] = '\0';
+            return npu_errf(e, "%s: path too long", a->path);
+        }
+        if (open_exclusive(a) == 0)
+            return 0;
+        if (staged || errno != EEXIST || tries > 100) {
+            int err = errno;
+            a->tmp[0] = '\0';
+            return npu_errf(e, "%s: cannot create %s: %s", a->path, staged ? "file" : "temporary file",
+                            strerror(err));
+        }
+    }
+}
+
+static int open_as(struct atomic_file *a, const char *path, bool staged, struct npu_err *e)
 {
     /* Field by field: the two path buffers (8 KiB) are written below. */
     a->tmp[0] = '\0';
+    a->dest = NULL;
     a->f = NULL;
     a->mem = NULL;
     a->mem_len = 0;
     a->fd = -1;
-    a->gz = a->direct = false;
+    a->gz = a->existed = false;
+    a->mode = staged ? ATOMIC_STAGED : ATOMIC_RENAME;
     a->want_stat = a->stat_ok = false;
     if (strlen(path) >= sizeof a->path)
         return npu_errf(e, "%s: path too long", path);
     strcpy(a->path, path);
     a->gz = ends_with(path, ".gz");
-    a->direct = direct;
-    /* Not mkstemp: it creates the file 0600, and reading the umask to widen it
-     * means setting it (umask(0); umask(mask)), a process-wide change that
-     * races with every other thread creating files (npusim sweep -j). open()
-     * with 0666 applies the umask itself; a per-process counter and the pid
-     * make the name unique, O_EXCL makes a collision a retry. */
-    static _Atomic unsigned long tmp_seq;
-    for (int tries = 0;; tries++) {
-        if (direct)
-            strcpy(a->tmp, path);
+    int rc = 0;
+    if (!staged && strcmp(path, "-") == 0) {
+        a->mode = ATOMIC_STDOUT;
+        a->f = stdout;
+        strcpy(a->path, "<stdout>");   /* the name messages give it */
+    } else if (!staged) {
+        struct stat st;
+        int found = resolve_target(path, &a->dest, &st, e);
+        if (found < 0)
+            rc = -1;
+        else if (found && !S_ISREG(st.st_mode))
+            rc = open_in_place(a, a->dest ? a->dest : path, &st, e);
         else
-            snprintf(a->tmp, sizeof a->tmp, "%s.tmp.%ld.%lu", path, process_id(),
-                     atomic_fetch_add(&tmp_seq, 1));
-        if (open_exclusive(a) == 0)
-            break;
-        if (direct || errno != EEXIST || tries > 100) {
-            int err = errno;
-            a->tmp[0] = '\0';
-            return npu_errf(e, "%s: cannot create %s: %s", path, direct ? "file" : "temporary file",
-                            strerror(err));
-        }
+            a->existed = found;
     }
-    if (a->gz && !(a->f = open_memstream(&a->mem, &a->mem_len))) {
+    if (rc == 0 && (a->mode == ATOMIC_RENAME || a->mode == ATOMIC_STAGED))
+        rc = create_temporary(a, e);
+    if (rc == 0 && a->gz && !(a->f = open_memstream(&a->mem, &a->mem_len))) {
         int err = errno;
         atomic_abort(a);
         return npu_errf(e, "%s: %s", path, strerror(err));
     }
-    return 0;
+    if (rc != 0) {
+        free(a->dest);
+        a->dest = NULL;
+    }
+    return rc;
 }
 
 int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e)
@@ -104,7 +218,8 @@ int atomic_open_staged(struct atomic_file *a, const char *path, struct npu_err *
     return open_as(a, path, true, e);
 }
 
-/* Compresses the staged bytes into the temporary file; closes fd. */
+/* Compresses the staged bytes into fd (the temporary, the in-place target,
+ * or a duplicate of standard output); closes fd. */
 static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
 {
     int fd = a->fd;
@@ -121,7 +236,7 @@ static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
         if (gzwrite(gz, p, chunk) != (int)chunk) {
             int zerr;
             const char *msg = gzerror(gz, &zerr);
-            int rc = npu_errf(e, "%s: %s", a->path, zerr == Z_ERRNO ? strerror(errno) : msg);
+            int rc = npu_errf(e, "%s: write failed: %s", a->path, zerr == Z_ERRNO ? strerror(errno) : msg);
             gzclose(gz);
             return rc;
         }
@@ -130,24 +245,41 @@ static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
     }
     int zrc = gzclose(gz);
     if (zrc != Z_OK)
-        return npu_errf(e, "%s: %s", a->path,
+        return npu_errf(e, "%s: write failed: %s", a->path,
                         zrc == Z_ERRNO ? strerror(errno) : "gzip stream failed to close");
     return 0;
 }
 
-/* Flushes and closes the temporary (gzip included); on failure removes it. */
+/* Flushes and closes the stream (gzip included); on failure removes the
+ * temporary. Standard output is flushed, never closed. */
 static int finish(struct atomic_file *a, struct npu_err *e)
 {
     int rc = 0;
+    if (a->mode == ATOMIC_INPLACE || a->mode == ATOMIC_STDOUT)
+        a->want_stat = false;
     /* The identity of a plain file once everything is written (gzip writes
      * on through its own descriptor: the caller stats the path). */
     if (a->want_stat && !a->gz && fflush(a->f) == 0)
         a->stat_ok = fstat(fileno(a->f), &a->st) == 0;
-    /* fclose flushes; a failed flush (disk full) surfaces here. */
-    int werr = ferror(a->f);
-    if (fclose(a->f) != 0 || werr)
-        rc = npu_errf(e, "%s: write failed: %s", a->path, werr ? "stream error" : strerror(errno));
+    /* fclose flushes; a failed flush (disk full, EIO, a closed pipe)
+     * surfaces here with errno set. */
+    errno = 0;
+    int werr = ferror(a->f), ferr = 0;
+    if (a->f == stdout && !a->gz)
+        ferr = fflush(a->f) != 0 || ferror(a->f);
+    else if (a->f != stdout)
+        ferr = fclose(a->f) != 0;
+    int err = errno;
     a->f = NULL;
+    if ((ferr || werr) && a->mode == ATOMIC_STDOUT)
+        clearerr(stdout);
+    if (ferr || werr)
+        rc = npu_errf(e, "%s: write failed: %s", a->path,
+                      err ? strerror(err) : "stream error");
+    if (rc == 0 && a->gz && a->mode == ATOMIC_STDOUT) {
+        if (fflush(stdout) != 0 || (a->fd = dup(STDOUT_FILENO)) < 0)
+            rc = npu_errf(e, "%s: write failed: %s", a->path, strerror(errno));
+    }
     if (rc == 0 && a->gz)
         rc = gzip_to_fd(a, e);
     if (rc != 0) {
@@ -159,21 +291,60 @@ static int finish(struct atomic_file *a, struct npu_err *e)
     return 0;
 }
 
-int atomic_commit(struct atomic_file *a, struct npu_err *e)
+/* Renames a finished temporary over its target. */
+static int publish(struct atomic_file *a, struct npu_err *e)
 {
-    if (finish(a, e))
-        return -1;
-    if (!a->direct && rename(a->tmp, a->path) != 0) {
-        int rc = npu_errf(e, "%s: cannot rename temporary file: %s", a->path, strerror(errno));
+    if (a->mode != ATOMIC_RENAME)
+        return 0;
+    if (rename(a->tmp, a->dest ? a->dest : a->path) != 0) {
+        int rc = npu_errf(e, "%s: cannot rename temporary file into place: %s", a->path, strerror(errno));
         atomic_abort(a);
         return rc;
     }
+    a->tmp[0] = '\0';
     return 0;
+}
+
+int atomic_commit(struct atomic_file *a, struct npu_err *e)
+{
+    int rc = finish(a, e) ? -1 : publish(a, e);
+    free(a->dest);
+    a->dest = NULL;
+    return rc;
+}
+
+int atomic_commit_all(struct atomic_file *a, int n, struct npu_err *e)
+{
+    int rc = 0, i = 0;
+    for (; i < n && rc == 0; i++)
+        rc = finish(&a[i], e);
+    for (; i < n; i++)
+        atomic_abort(&a[i]);
+    int done = 0;
+    for (; done < n && rc == 0; done++)
+        rc = publish(&a[done], e);
+    if (rc != 0) {
+        /* A rename failed after others succeeded: the files those created
+         * go again (the ones they replaced cannot come back). */
+        for (int k = 0; k + 1 < done; k++)
+            if (a[k].mode == ATOMIC_RENAME && !a[k].existed)
+                unlink(a[k].dest ? a[k].dest : a[k].path);
+        for (int k = done; k < n; k++)
+            atomic_abort(&a[k]);
+    }
+    for (int k = 0; k < n; k++) {
+        free(a[k].dest);
+        a[k].dest = NULL;
+    }
+    return rc;
 }
 
 void atomic_abort(struct atomic_file *a)
 {
-    if (a->f)
+    /* Standard output stays open; its error is the caller's to report, once. */
+    if (a->f == stdout)
+        clearerr(stdout);
+    else if (a->f)
         fclose(a->f);
     a->f = NULL;
     if (a->fd >= 0)
@@ -184,6 +355,8 @@ void atomic_abort(struct atomic_file *a)
     if (a->tmp[0])
         unlink(a->tmp);
     a->tmp[0] = '\0';
+    free(a->dest);
+    a->dest = NULL;
 }
 
 int atomic_write_string(const char *path, const char *s, struct npu_err *e)
@@ -253,4 +426,57 @@ int make_dirs_n(const char *path, size_t n, struct npu_err *e)
     if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
         return 0;
     return make_upto(path, buf, n, e);
+}
+
+int make_dirs_undoable(const char *path, struct made_dirs *m, struct npu_err *e)
+{
+    m->n = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    size_t len = strlen(path);
+    char buf[4096];
+    if (len >= sizeof buf)
+        return npu_errf(e, "%s: path too long", path);
+    memcpy(buf, path, len + 1);
+    /* Each prefix ending before a '/' (and the whole path), outermost first:
+     * those mkdir makes are the ones to take back. */
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && (buf[i] != '/' || buf[i - 1] == '/'))
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) == 0) {
+            if (m->n < (int)(sizeof m->dir / sizeof m->dir[0]) && (m->dir[m->n] = strdup(buf)))
+                m->n++;
+        } else if (errno != EEXIST) {
+            int err = errno;
+            buf[i] = saved;
+            made_dirs_undo(m);
+            return npu_errf(e, "%s: cannot create folder: %s", path, strerror(err));
+        } else if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            char what[4096];
+            snprintf(what, sizeof what, "%s", buf);
+            made_dirs_undo(m);
+            return npu_errf(e, "%s: %s exists and is not a folder", path, what);
+        }
+        buf[i] = saved;
+    }
+    return 0;
+}
+
+void made_dirs_undo(struct made_dirs *m)
+{
+    for (int i = m->n - 1; i >= 0; i--) {
+        rmdir(m->dir[i]);
+        free(m->dir[i]);
+    }
+    m->n = 0;
+}
+
+void made_dirs_keep(struct made_dirs *m)
+{
+    for (int i = 0; i < m->n; i++)
+        free(m->dir[i]);
+    m->n = 0;
 }

@@ -822,14 +822,12 @@ static int prefix_err(struct npu_err *e, const char *name)
 int trace_write_csv(const struct trace *t, const char *path, const struct trace_csv_opts *o,
                     struct npu_err *e)
 {
-    if (strcmp(path, "-") == 0)
-        return trace_write_csv_stream(t, stdout, o, e) == 0 ? 0 : prefix_err(e, "<stdout>");
-    struct atomic_file a;
+    struct atomic_file a;   /* "-" is standard output */
     if (atomic_open(&a, path, e) != 0)
         return -1;
     if (trace_write_csv_stream(t, a.f, o, e) != 0) {
         atomic_abort(&a);
-        return prefix_err(e, path);
+        return prefix_err(e, a.path);
     }
     return atomic_commit(&a, e);
 }

@@ -1,0 +1,71 @@
+# Output targets that are not plain files (sourced by tests/cli/run.sh: uses check, expect_fail,
+# no_files, $NPUSIM, $CONFIGS, $T). A device, FIFO or socket is written in place and never
+# replaced; a symlink is followed and its target replaced; a full device, a closed pipe or a
+# read-only folder is exit 2 naming the file.
+O="$T/outkinds"
+mkdir -p "$O"
+$NPUSIM opsgen --configs $CONFIGS -o "$O/ref.csv"
+
+# A character device made here (the same device as /dev/null): written, still a device.
+if mknod "$O/null" c 1 3 2>/dev/null; then
+    check "opsgen -o a device node: exit 0, the node stays a device" sh -c "
+      $NPUSIM opsgen --configs $CONFIGS -o '$O/null' && test -c '$O/null'"
+else
+    check "opsgen -o /dev/null: exit 0, still a device" sh -c "$NPUSIM opsgen --configs $CONFIGS -o /dev/null && test -c /dev/null"
+fi
+if mknod "$O/full" c 1 7 2>/dev/null; then FULL="$O/full"; else FULL=/dev/full; fi
+expect_fail "opsgen -o a full device: exit 2 naming it" "$FULL: .*No space left on device" $NPUSIM opsgen --configs $CONFIGS -o "$FULL"
+check "the full device is still a device" test -c "$FULL"
+ln -s "$FULL" "$O/full.csv.gz"
+expect_fail "chipsim -o a link to a full device (.gz): exit 2" "full.csv.gz: .*No space left" $NPUSIM chipsim --configs $CONFIGS -i "$O/ref.csv" -o "$O/full.csv.gz"
+check "... and the link and the device stay" sh -c "test -L '$O/full.csv.gz' && test -c '$FULL'"
+expect_fail "opsgen to stdout on a full device: exit 2 naming <stdout>" '<stdout>: .*No space left' sh -c "$NPUSIM opsgen --configs $CONFIGS -o - >'$FULL'"
+expect_fail "run with its summary on a full device: exit 2" '<stdout>' sh -c "$NPUSIM run --configs $CONFIGS --no-energy --out '$O/runfull' >'$FULL'"
+expect_fail "fleet with its table on a full device: exit 2" '<stdout>' sh -c "$NPUSIM fleet --configs $CONFIGS --out '$O/fleetfull' examples/fleet.json >'$FULL'"
+expect_fail "--help on a full device: exit 2" '<stdout>' sh -c "$NPUSIM run --help >'$FULL'"
+
+# A FIFO: written in place (a reader must be there), still a FIFO afterwards.
+mkfifo "$O/fifo"
+check "opsgen -o a FIFO: the reader gets the trace, the FIFO stays" sh -c "
+  cat '$O/fifo' >'$O/fifo.out' & $NPUSIM opsgen --configs $CONFIGS -o '$O/fifo' && wait &&
+  test -p '$O/fifo' && cmp '$O/ref.csv' '$O/fifo.out'"
+
+# Symlinks: the link stays, the file it names is replaced whole (relative links from the link's folder).
+mkdir -p "$O/real" "$O/links"
+echo old >"$O/real/t.csv"
+ln -s ../real/t.csv "$O/links/t.csv"
+check "opsgen -o a symlink: the link stays a link, its target holds the trace" sh -c "
+  $NPUSIM opsgen --configs $CONFIGS -o '$O/links/t.csv' && test -L '$O/links/t.csv' && cmp '$O/ref.csv' '$O/real/t.csv'"
+ln -s ../real/new.csv "$O/links/dangling.csv"
+check "opsgen -o a dangling symlink creates the file it names" sh -c "
+  $NPUSIM opsgen --configs $CONFIGS -o '$O/links/dangling.csv' && test -L '$O/links/dangling.csv' && cmp '$O/ref.csv' '$O/real/new.csv'"
+ln -s loop1 "$O/loop2"; ln -s loop2 "$O/loop1"
+expect_fail "opsgen -o a symlink loop: exit 2" 'loop1: .*symbolic links' $NPUSIM opsgen --configs $CONFIGS -o "$O/loop1"
+check "no temporary is left beside a link's target" sh -c "test -z \"\$(find '$O/real' '$O/links' -name '*.tmp.*')\""
+
+# A folder, and a folder that is a file.
+expect_fail "opsgen -o a folder: exit 2" 'is a folder' $NPUSIM opsgen --configs $CONFIGS -o "$O/real"
+expect_fail "run --out under a file: exit 2" 'ref.csv exists and is not a folder' $NPUSIM run --configs $CONFIGS --no-energy --out "$O/ref.csv/x"
+
+# A closed pipe: EPIPE is exit 2 naming <stdout>, not a silent SIGPIPE.
+# The reader is gone before npusim writes: the first write fails with EPIPE.
+check "opsgen into a closed pipe exits 2 naming <stdout>" sh -c "
+  { sleep 0.3; $NPUSIM opsgen --configs $CONFIGS -o - 2>'$O/pipe.err'; echo \$? >'$O/pipe.rc'; } | true;
+  test \"\$(cat '$O/pipe.rc')\" = 2 && grep -q '<stdout>.*Broken pipe' '$O/pipe.err'"
+
+# A read-only folder (as root, run as nobody, since root writes anywhere).
+mkdir -p "$O/ro"; chmod 555 "$O/ro"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    chmod 755 "$T" "$O" 2>/dev/null; chmod o+rx "$T"
+else
+    AS_USER=
+fi
+expect_fail "run into a read-only folder: exit 2 naming the file" 'ro/.*Permission denied' $AS_USER $NPUSIM run --configs "$PWD/$CONFIGS" --no-energy --out "$O/ro/sub"
+no_files "the read-only folder stays empty" "$O/ro"
+
+# A run whose outputs cannot all be written leaves none of them, nor the folder it made.
+mkdir -p "$O/partial/new"
+mkdir "$O/partial/new/llama3-8b_tpuv5p_decode.json"
+expect_fail "run with one output blocked by a folder: exit 2" 'decode.json: is a folder' $NPUSIM run --configs $CONFIGS --no-energy --out "$O/partial/new"
+check "... and leaves none of the other outputs" sh -c "test \"\$(ls -A '$O/partial/new')\" = llama3-8b_tpuv5p_decode.json"
