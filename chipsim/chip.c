@@ -4,23 +4,24 @@
 #include <math.h>
 #include <stddef.h>
 
-#define I(k, d, fl) { #k, FT_INT, offsetof(struct chip_config, k), d, NULL, fl }
-#define D(k, d, fl) { #k, FT_DOUBLE, offsetof(struct chip_config, k), d, NULL, fl }
-#define B(k, d) { #k, FT_BOOL, offsetof(struct chip_config, k), d, NULL, 0 }
-#define S(k, d, fl) { #k, FT_STR, offsetof(struct chip_config, k), 0, d, fl }
-enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG };
+#define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
+#define D(k, d, fl, ...) FIELD(#k, FT_DOUBLE, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
+#define B(k, d) FIELD(#k, FT_BOOL, offsetof(struct chip_config, k), d, NULL, 0)
+#define S(k, d, fl, ...) FIELD(#k, FT_STR, offsetof(struct chip_config, k), 0, d, fl, __VA_ARGS__)
+/* Required, positive, non-negative; a rate (GB/s, GHz) is at least FIELD_RATE_MIN. */
+enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_RATE };
 
 /* Order = the reference class's field order (used for the sim_config dump). */
 static const struct field_desc chip_field_list[] = {
     S(name, "5p", 0),
     I(num_sa, 8, R), I(num_vu, 6, R), I(num_vu_ports, 6, R),
-    D(hbm_bw_GBps, 2765.0, R), I(hbm_latency_ns, 500, N), I(vmem_size_MB, 128, R),
-    D(freq_GHz, 1.75, R), I(sa_dim, 128, R), I(hbm_size_GB, 95, R),
-    D(ici_bw_GBps, 200.0, R), D(dcn_bw_GBps, 25.0, P), D(pcie_bw_GBps, 32.0, P),
+    D(hbm_bw_GBps, 2765.0, R | RATE), I(hbm_latency_ns, 500, N), I(vmem_size_MB, 128, R),
+    D(freq_GHz, 1.75, R | RATE), I(sa_dim, 128, R), I(hbm_size_GB, 95, R),
+    D(ici_bw_GBps, 200.0, R | RATE), D(dcn_bw_GBps, 25.0, P | RATE), D(pcie_bw_GBps, 32.0, P | RATE),
     I(ici_latency_ns, 3330, N), I(dcn_latency_ns, 3700, N), I(pcie_latency_ns, 400, N),
     D(TDP_W, 350.0, N), D(min_power_W, 1.0, N), D(avg_power_W, 1.0, N), D(max_power_W, 331.0, N),
     D(HBM_GBps_per_W, 123.5, N), D(ICI_GBps_per_W, 56.583, N),
-    S(ICI_topology, "TORUS_3D", 0),
+    S(ICI_topology, "TORUS_3D", 0, .one_of = "TORUS_2D|TORUS_3D"),
     D(embodied_carbon_kgCO2, 585.0, N),
     B(use_vu_for_small_matmul, 1),
     D(static_power_W_per_sa, 1.35868996, N), D(static_power_W_per_vu, 0.475076728, N),

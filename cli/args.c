@@ -9,12 +9,17 @@
 int split_inplace(char *s, char **out, int max)
 {
     int n = 0;
-    for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == max)
+    for (char *p = s;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*p || n == max)   /* an empty item ("1,,2", "1,", "") or too many */
             return -1;
-        out[n++] = t;
+        out[n++] = p;
+        if (!comma)
+            return n;
+        p = comma + 1;
     }
-    return n;
 }
 
 int drop_repeats(char **item, int n)
@@ -36,7 +41,10 @@ int list_split(const char *s, struct list *l)
     if (!(l->buf = strdup(s)))
         return -1;
     l->n = split_inplace(l->buf, l->item, MAX_LIST);
-    return l->n > 0 ? 0 : -1;
+    if (l->n > 0)
+        return 0;
+    list_free(l);
+    return -1;
 }
 
 void list_free(struct list *l)

@@ -63,7 +63,6 @@ int parse_jobs(const char *cmd, const char *arg, long *jobs);
 /* Prints an error value; returns EXIT_USAGE. */
 int report_error(const char *cmd, const struct npu_err *e);
 /* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */
-void warn_unknown_key(const char *key, const char *file);
 
 struct family;
 /* Loads configs from common options (model optional). Prints errors. With a

@@ -748,9 +748,13 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
         return usage_error("energy", "--results, --models and --versions are required");
     if (strcmp(o->workload, "inference") && strcmp(o->workload, "training"))
         return usage_error("energy", "--workload \"%s\": expected inference or training", o->workload);
-    if (list_split(models, &o->models) || list_split(versions, &o->versions) || list_split(pgs, &o->pgs))
-        return usage_error("energy", "--models, --versions and --pg must be non-empty comma-separated lists "
-                                     "(at most %d items)", MAX_LIST);
+    const struct { const char *flag, *text; struct list *l; } lists[] = {
+        { "--models", models, &o->models }, { "--versions", versions, &o->versions }, { "--pg", pgs, &o->pgs },
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (list_split(lists[i].text, lists[i].l))
+            return usage_error("energy", "%s \"%s\": expected a comma-separated list of at most %d items, "
+                               "none empty", lists[i].flag, lists[i].text, MAX_LIST);
     if (o->pgs.n > MAX_PG)
         return usage_error("energy", "--pg: at most %d strategies", MAX_PG);
     /* Slowdowns divide by NoPG's time, so NoPG comes first (the reference

@@ -341,6 +341,23 @@ static int run(const struct slo_opts *o)
     if (stat(o->results, &st) != 0 || !S_ISDIR(st.st_mode))
         return usage_error("slo", "--results \"%s\": no such folder", o->results);
     bool training = !strcmp(o->workload, "training");
+    /* A results tree holding none of the models named is the wrong tree
+     * (or the wrong level of it): an error before any analysis. A model
+     * missing among others is skipped with a warning, as the reference does
+     * (a sweep whose points were all invalid leaves no folder). */
+    int present = 0;
+    char first_missing[4096] = "";
+    for (int i = 0; i < o->nmodels; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", o->results, o->models[i]);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            present++;
+        else if (!first_missing[0])
+            snprintf(first_missing, sizeof first_missing, "%s", dir);
+    }
+    if (!present)
+        return usage_error("slo", "%s: no such folder: --results holds none of the models named "
+                           "(expected the carbon stage's CI<ci>/UTIL<u> folder)", first_missing);
     struct task tasks[2 * MAX_ITEMS];
     int nt = 0;
     for (int i = 0; i < o->nmodels; i++)
@@ -364,18 +381,9 @@ static int run(const struct slo_opts *o)
         out[n++].text = text;
     }
     struct npu_err e;
-    int rc = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", out[i].path);
-        *strrchr(dir, '/') = '\0';
-        rc = make_dirs(dir, &e);
-    }
-    if (rc) {
-        for (int i = 0; i < n; i++)
-            free(out[i].text);
-    } else
-        rc = write_outputs(out, n, &e);
+    /* Nothing left to write (every model skipped for what its results hold,
+     * warned above) is the reference's outcome too: exit 0, no file. */
+    int rc = write_outputs(out, n, &e);
     free(out);
     if (rc)
         return report_error("slo", &e);
@@ -418,8 +426,8 @@ int cmd_slo(int argc, char **argv)
             break;
         case 's': scales = optarg; break;
         case 'x':
-            if (parse_i64_strict(optarg, &o.max_chips))
-                return usage_error("slo", "--max-num-chips \"%s\": expected an integer", optarg);
+            if (parse_i64_strict(optarg, &o.max_chips) || o.max_chips < 1)
+                return usage_error("slo", "--max-num-chips \"%s\": expected a positive integer", optarg);
             break;
         case 'k':
             if (parse_i64_strict(optarg, &o.multiple) || o.multiple <= 0)

@@ -521,9 +521,14 @@ int cmd_sweep(int argc, char **argv)
     plan.batches = spec.batches;
     if (strcmp(plan.workload, "inference") != 0 && strcmp(plan.workload, "training") != 0)
         rc = usage_error("sweep", "--workload \"%s\": expected inference or training", plan.workload);
-    if (!rc && ((models && list_split(models, &lm)) || (versions && list_split(versions, &lv)) ||
-                (chips && list_split(chips, &lc)) || (batches && list_split(batches, &lb))))
-        rc = usage_error("sweep", "lists must be non-empty and comma-separated (at most %d items)", MAX_LIST);
+    const struct { const char *flag, *text; struct list *l; } lists[] = {
+        { "--models", models, &lm }, { "--versions", versions, &lv },
+        { "--num-chips", chips, &lc }, { "--batch-sizes", batches, &lb },
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0] && !rc; i++)
+        if (lists[i].text && list_split(lists[i].text, lists[i].l))
+            rc = usage_error("sweep", "%s \"%s\": expected a comma-separated list of at most %d items, "
+                             "none empty", lists[i].flag, lists[i].text, MAX_LIST);
     int bad;
     if (!rc && chips && (bad = ints_from_list(&lc, &jc, &plan.num_chips)))
         rc = usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", lc.item[bad - 1]);

@@ -83,11 +83,6 @@ int report_error(const char *cmd, const struct npu_err *e)
     return EXIT_USAGE;
 }
 
-void warn_unknown_key(const char *key, const char *file)
-{
-    fprintf(stderr, "npusim: warning: %s: unknown key \"%s\" (ignored)\n", file, key);
-}
-
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam)
 {
@@ -98,7 +93,6 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
         config_free(c);
         return report_error(cmd, &e);
     }
-    config_unknown_keys(c, warn_unknown_key);
     c->strict = true;
     if (!need_model)
         return 0;
@@ -175,9 +169,9 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
     int opened = 0, rc = 0;
     /* The outputs' folders, made here so that a failure takes back the ones
      * it made (a staging folder is the caller's). */
-    struct made_dirs made[4];
+    struct made_dirs *made = malloc((n > 0 ? (size_t)n : 1) * sizeof *made);
     int nmade = 0;
-    if (!af)
+    if (!af || !made)
         rc = npu_errf(e, "writing outputs: out of memory");
     for (int i = 0; i < n && !rc && !staged; i++) {
         const char *slash = strrchr(o[i].path, '/');
@@ -188,7 +182,7 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         struct made_dirs m;
         if (make_dirs_undoable(dir, &m, e))
             rc = -1;
-        else if (m.n && nmade < 4)
+        else if (m.n)
             made[nmade++] = m;
         else
             made_dirs_keep(&m);
@@ -229,8 +223,10 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
     }
     if (!rc && atomic_commit_all(af, opened, e))
         rc = -1;
-    for (int k = 0; k < nmade; k++)
+    /* Innermost first: a later output's folder may lie inside an earlier one's. */
+    for (int k = nmade - 1; k >= 0; k--)
         (rc ? made_dirs_undo : made_dirs_keep)(&made[k]);
+    free(made);
     /* Held for a suite's later stages (want_stat, decided once above), known
      * by the identity their descriptors gave at commit. With rc == 0 every
      * output was opened and committed. */

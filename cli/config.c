@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "traces/json_strict.h"
+
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
 #endif
@@ -94,47 +96,7 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
                     tried);
 }
 
-cJSON *config_read_json(const char *path, struct npu_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            } else
-                buf = nb;
-        }
-    }
-    fclose(f);
-    if (!buf) {
-        npu_errf(e, "%s: out of memory", path);
-        return NULL;
-    }
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
-    if (!j) {
-        int line = 1;
-        for (const char *p = buf; end && p < end && p < buf + n; p++)
-            line += *p == '\n';
-        npu_errf(e, "%s:%d: invalid JSON", path, line);
-    } else if (!cJSON_IsObject(j)) {
-        npu_errf(e, "%s: expected a JSON object at the top level", path);
-        cJSON_Delete(j);
-        j = NULL;
-    }
-    free(buf);
-    return j;
-}
+cJSON *config_read_json(const char *path, struct npu_err *e) { return json_read_file_strict(path, e); }
 
 static void set_source(cJSON *sources, const char *key, const char *file)
 {
@@ -225,7 +187,24 @@ int config_load_structs(struct loaded_config *c, bool need_model, struct npu_err
     return 0;
 }
 
-void config_unknown_keys(const struct loaded_config *c, void (*warn)(const char *key, const char *file))
+size_t config_field_keys(const char **out, size_t max)
+{
+    const struct field_table *t[16];
+    int n = model_all_tables(t, 14);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    size_t nc = 0;
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < t[i]->n && nc < max; k++)
+            if (!strchr(t[i]->f[k].key, '.'))
+                out[nc++] = t[i]->f[k].key;
+    return nc;
+}
+
+/* Every key of the merged config must be a field of some table (or one the
+ * reference's own files carry and drop): a typo is an error naming the file
+ * (or --set) with the closest known key. */
+int config_check_keys(const struct loaded_config *c, struct npu_err *e)
 {
     const struct field_table *t[16];
     int n = model_all_tables(t, 14);
@@ -238,11 +217,18 @@ void config_unknown_keys(const struct loaded_config *c, void (*warn)(const char 
             known = fields_has_key(t[i], it->string);
         for (size_t i = 0; i < sizeof ignored_keys / sizeof ignored_keys[0] && !known; i++)
             known = strcmp(ignored_keys[i], it->string) == 0;
-        if (!known) {
-            const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->sources, it->string);
-            warn(it->string, cJSON_IsString(s) ? s->valuestring : "<config>");
-        }
+        if (known)
+            continue;
+        const char *cands[1024];
+        char hint[300];
+        suggest_hint(hint, sizeof hint, it->string, cands, config_field_keys(cands, 1024));
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->sources, it->string);
+        const char *file = cJSON_IsString(s) ? s->valuestring : "<config>";
+        if (strcmp(file, "--set") == 0)
+            return npu_errf(e, "--set \"%s\": unknown field%s", it->string, hint);
+        return npu_errf(e, "%s: unknown key \"%s\"%s", file, it->string, hint);
     }
+    return 0;
 }
 
 static void basename_noext(const char *path, char *out, size_t n)
@@ -288,6 +274,8 @@ int config_load(const struct config_request *r, struct loaded_config *c, struct 
     for (int i = 0; i < r->nsets; i++)
         if (config_apply_set(c->merged, c->sources, r->sets[i], e))
             return -1;
+    if (config_check_keys(c, e))
+        return -1;
     return config_load_structs(c, r->model != NULL, e);
 }
 

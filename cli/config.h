@@ -58,8 +58,12 @@ int config_set_value(cJSON *merged, cJSON *sources, const char *key, cJSON *v, c
                      struct npu_err *e);
 /* Loads the typed structs from r->merged (model only if r->merged has model_type or need_model). */
 int config_load_structs(struct loaded_config *c, bool need_model, struct npu_err *e);
-/* Calls warn(key) for every merged key no config table knows. */
-void config_unknown_keys(const struct loaded_config *c, void (*warn)(const char *key, const char *file));
+/* Fails on the first key of the merged config that no field table knows,
+ * naming its file (or --set) and the closest known key. */
+int config_check_keys(const struct loaded_config *c, struct npu_err *e);
+/* The top-level keys of every model, chip and system field table (at most
+ * max into out): the candidates of "did you mean" hints. */
+size_t config_field_keys(const char **out, size_t max);
 
 /* Resolve, read, merge, override and load, in one go. */
 int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e);

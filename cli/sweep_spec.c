@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "chipsim/chip.h"
+#include "cli/config.h"
+#include "traces/json_strict.h"
 #include "opsgen/model.h"
 #include "power/system.h"
 
@@ -168,9 +170,13 @@ static int parse_field(const cJSON *v, const char *file, struct spec_field *f, s
         return npu_errf(e, "%s: fields: key \"%.40s...\" too long", file, key);
     snprintf(f->key, sizeof f->key, "%s", key);
     const struct field_desc *d = find_field(key);
-    if (!d)
-        return npu_errf(e, "%s: fields: unknown config field \"%s\" (not a model, chip or system field)",
-                        file, key);
+    if (!d) {
+        const char *cands[1024];
+        char hint[300];
+        suggest_hint(hint, sizeof hint, key, cands, config_field_keys(cands, 1024));
+        return npu_errf(e, "%s: fields: unknown config field \"%s\"%s (not a model, chip or system field)",
+                        file, key, hint);
+    }
     if (reserved_key(key))
         return npu_errf(e, "%s: fields: \"%s\" is set by the sweep itself for every point "
                            "(use num_chips / batch_sizes; parallelism is enumerated)", file, key);
@@ -207,14 +213,9 @@ static int parse_field(const cJSON *v, const char *file, struct spec_field *f, s
 
 static int parse_spec(const char *text, const char *file, struct sweep_spec *s, struct npu_err *e)
 {
-    const char *end = NULL;
-    s->root = cJSON_ParseWithOpts(text, &end, 0);
-    if (!s->root) {
-        int line = 1;
-        for (const char *p = text; end && p < end && *p; p++)
-            line += *p == '\n';
-        return npu_errf(e, "%s:%d: invalid JSON", file, line);
-    }
+    s->root = json_parse_strict(text, strlen(text), file, e);
+    if (!s->root)
+        return -1;
     if (!cJSON_IsObject(s->root))
         return npu_errf(e, "%s: expected a JSON object at the top level", file);
     static const char *const keys[] = { "models", "chips", "num_chips", "batch_sizes", "fields",
@@ -224,9 +225,11 @@ static int parse_spec(const char *text, const char *file, struct sweep_spec *s, 
         bool known = false;
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
             known |= !strcmp(it->string, keys[i]);
+        char hint[300];
+        suggest_hint(hint, sizeof hint, it->string, keys, sizeof keys / sizeof keys[0]);
         if (!known)
-            return npu_errf(e, "%s: unknown key \"%s\" (expected models, chips, num_chips, batch_sizes, "
-                               "fields, workload)", file, it->string);
+            return npu_errf(e, "%s: unknown key \"%s\"%s (expected models, chips, num_chips, batch_sizes, "
+                               "fields, workload)", file, it->string, hint);
     }
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(s->root, "workload");
     if (w) {

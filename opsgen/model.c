@@ -4,14 +4,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#define I(k, d, fl) { #k, FT_INT, offsetof(struct model_config, k), d, NULL, fl }
-#define B(k, d) { #k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0 }
-#define S(k, d, fl) { #k, FT_STR, offsetof(struct model_config, k), 0, d, fl }
-#define L(k, d, fl) { #k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl }
-#define LAYERS(k, fl) { #k, FT_LAYERS, offsetof(struct model_config, k), 0, NULL, fl }
+#define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct model_config, k), d, NULL, fl, __VA_ARGS__)
+#define B(k, d) FIELD(#k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0)
+#define S(k, d, fl, ...) FIELD(#k, FT_STR, offsetof(struct model_config, k), 0, d, fl, __VA_ARGS__)
+#define L(k, d, fl) FIELD(#k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl)
+#define LAYERS(k, fl) FIELD(#k, FT_LAYERS, offsetof(struct model_config, k), 0, NULL, fl)
 /* A nested JSON key stored in a flat member. */
-#define NI(key, m, d, fl) { key, FT_INT, offsetof(struct model_config, m), d, NULL, fl }
-#define NL(key, m, d, fl) { key, FT_INT_LIST, offsetof(struct model_config, m), 0, d, fl }
+#define NI(key, m, d, fl) FIELD(key, FT_INT, offsetof(struct model_config, m), d, NULL, fl)
+#define NL(key, m, d, fl) FIELD(key, FT_INT_LIST, offsetof(struct model_config, m), 0, d, fl)
 #define TABLE(name, what, list) \
     const struct field_table name = { what, list, sizeof list / sizeof list[0] }
 enum { P = FF_POSITIVE, N = FF_NONNEG };
@@ -40,7 +40,7 @@ static const struct field_desc llm_list[] = {
 TABLE(model_llm_fields, "model", llm_list);
 
 static const struct field_desc moe_list[] = {
-    S(router_type, "topk", 0), I(num_shared_experts, 1, N), I(num_routed_experts, 256, P),
+    S(router_type, "topk", 0, .one_of = "topk"), I(num_shared_experts, 1, N), I(num_routed_experts, 256, P),
     I(num_activated_routed_experts_per_token, 8, P), I(num_limited_groups, 4, P),
     I(moe_d_ff, -1, 0), I(expert_parallelism_degree, 1, P), I(num_expert_parallel_axes, 1, N),
     I(expert_parallel_degree_dcn, 1, P),
@@ -65,7 +65,7 @@ static const struct field_desc dlrm_list[] = {
     L(num_indices_per_lookup, NULL, FF_REQUIRED | P), L(embedding_table_sizes, NULL, FF_REQUIRED | P),
     I(num_dense_features, 0, FF_REQUIRED | P),
     LAYERS(bottom_mlp_config, FF_REQUIRED), LAYERS(top_mlp_config, FF_REQUIRED),
-    S(interaction, "dot", 0),
+    S(interaction, "dot", 0, .one_of = "dot"),
 };
 TABLE(model_dlrm_fields, "model", dlrm_list);
 
@@ -170,5 +170,16 @@ int model_config_from_json(struct model_config *m, const cJSON *json, field_sour
         m->num_kv_heads = cJSON_GetObjectItemCaseSensitive(json, "num_heads") ? m->num_heads : 64;
     if (!cJSON_GetObjectItemCaseSensitive(json, "moe_d_ff"))
         m->moe_d_ff = m->d_ff;
+    /* Grouped-query attention: each KV head serves num_heads / num_kv_heads
+     * query heads, so it must divide them (-1: one KV head per query head). */
+    bool llm = false;
+    for (int i = 1; i < n; i++)
+        llm |= t[i] == &model_llm_fields;
+    if (llm && m->num_kv_heads != -1 && (m->num_kv_heads < 1 || m->num_heads % m->num_kv_heads)) {
+        const cJSON *s = src ? cJSON_GetObjectItemCaseSensitive(src, "num_kv_heads") : NULL;
+        return npu_errf(e, "%s: model field \"num_kv_heads\": expected a divisor of num_heads (%lld) "
+                           "or -1, got %lld", cJSON_IsString(s) ? s->valuestring : "<config>",
+                        (long long)m->num_heads, (long long)m->num_kv_heads);
+    }
     return 0;
 }

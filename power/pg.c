@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "traces/json_strict.h"
 #include "traces/pyfmt.h"
 
 /* ------------------------------------------------------------------------ */
@@ -247,9 +248,10 @@ static int read_field(const struct pg_field *f, const cJSON *v, struct pg_strate
 
 int pg_strategy_from_json_text(const char *text, const char *what, struct pg_strategy *out, struct npu_err *e)
 {
-    cJSON *j = cJSON_Parse(text);
+    struct npu_err pe;
+    cJSON *j = json_parse_strict(text, strlen(text), what, &pe);
     if (!j)
-        return npu_errf(e, "%s: not valid JSON", what);
+        return npu_errf(e, "%s", pe.msg);
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
         return npu_errf(e, "%s: expected a JSON object of power-gating fields", what);

@@ -4,9 +4,10 @@
 #include <stddef.h>
 
 static const struct field_desc system_field_list[] = {
-    { "PUE", FT_DOUBLE, offsetof(struct system_config, PUE), 1.1, NULL, FF_POSITIVE },
-    { "carbon_intensity_kgCO2_per_kWh", FT_DOUBLE,
-      offsetof(struct system_config, carbon_intensity_kgCO2_per_kWh), 0.5, NULL, FF_NONNEG },
+    /* PUE is total facility power over IT power: at least 1 (1.0 is a perfect facility). */
+    FIELD("PUE", FT_DOUBLE, offsetof(struct system_config, PUE), 1.1, NULL, FF_POSITIVE, .lo = 1, .hi = 100),
+    FIELD("carbon_intensity_kgCO2_per_kWh", FT_DOUBLE,
+          offsetof(struct system_config, carbon_intensity_kgCO2_per_kWh), 0.5, NULL, FF_NONNEG, .lo = 0, .hi = 100),
 };
 
 const struct field_table system_fields = { "system", system_field_list, 2 };

@@ -214,9 +214,9 @@ static int load_one(const struct field_table *t, const struct field_desc *f, voi
         l->n = 0;
         const cJSON *x;
         cJSON_ArrayForEach(x, v) {
-            if (!as_number(x, &d) || d != floor(d))
-                return npu_errf(e, "%s: %s field \"%s\": expected a list of integers",
-                                file, t->what, f->key);
+            if (!as_number(x, &d) || d != floor(d) || !(fabs(d) <= FIELD_LIST_ITEM_MAX))
+                return npu_errf(e, "%s: %s field \"%s\": expected a list of integers of at most %.17g",
+                                file, t->what, f->key, FIELD_LIST_ITEM_MAX);
             l->v[l->n++] = (int64_t)d;
         }
         break;
@@ -233,7 +233,8 @@ static int load_one(const struct field_table *t, const struct field_desc *f, voi
             if (!cJSON_IsObject(x) ||
                 !as_number(cJSON_GetObjectItemCaseSensitive(x, "in_features"), &in) ||
                 !as_number(cJSON_GetObjectItemCaseSensitive(x, "out_features"), &out) ||
-                in != floor(in) || out != floor(out) || in <= 0 || out <= 0)
+                in != floor(in) || out != floor(out) || !(in > 0 && in <= FIELD_INT_MAX) ||
+                !(out > 0 && out <= FIELD_INT_MAX))
                 return npu_errf(e, "%s: %s field \"%s\": layer %d: expected positive integer "
                                 "\"in_features\" and \"out_features\"", file, t->what, f->key, l->n);
             l->l[l->n].in_features = (int64_t)in;
@@ -245,36 +246,106 @@ static int load_one(const struct field_table *t, const struct field_desc *f, voi
     return 0;
 }
 
+void fields_range(const struct field_desc *f, double *lo, double *hi)
+{
+    if (f->lo != 0 || f->hi != 0) {
+        *lo = f->lo;
+        *hi = f->hi;
+        return;
+    }
+    bool pos = f->flags & FF_POSITIVE, nonneg = f->flags & FF_NONNEG;
+    switch (f->type) {
+    case FT_INT:
+        /* Unflagged integers use -1 for "derive it" (num_kv_heads, moe_d_ff). */
+        *lo = pos ? 1 : nonneg ? 0 : -1;
+        *hi = FIELD_INT_MAX;
+        break;
+    case FT_INT_LIST:
+        *lo = pos ? 1 : 0;
+        *hi = FIELD_LIST_ITEM_MAX;
+        break;
+    default:
+        *lo = f->flags & FF_RATE ? FIELD_RATE_MIN : pos || nonneg ? 0 : -FIELD_NUM_MAX;
+        *hi = FIELD_NUM_MAX;
+        break;
+    }
+}
+
+/* v against f's range: the lower bound's message says positive / >= 0 as
+ * the flags do, the upper one gives the bound. */
+static int check_range(const struct field_table *t, const struct field_desc *f, double v,
+                       const char *file, struct npu_err *e)
+{
+    double lo, hi;
+    fields_range(f, &lo, &hi);
+    char got[40];
+    snprintf(got, sizeof got, "%.17g", v);
+    if ((f->flags & FF_POSITIVE) && !(v > 0))
+        return npu_errf(e, "%s: %s field \"%s\": expected a positive value, got %s", file, t->what, f->key, got);
+    if ((f->flags & FF_NONNEG) && !(v >= 0))
+        return npu_errf(e, "%s: %s field \"%s\": expected a value >= 0, got %s", file, t->what, f->key, got);
+    if (!(v >= lo))
+        return npu_errf(e, "%s: %s field \"%s\": expected at least %.17g, got %s", file, t->what, f->key,
+                        lo, got);
+    if (!(v <= hi))
+        return npu_errf(e, "%s: %s field \"%s\": expected at most %.17g, got %s", file, t->what, f->key,
+                        hi, got);
+    return 0;
+}
+
+/* A string field with a list of allowed values must hold one of them. */
+static int check_choice(const struct field_table *t, const struct field_desc *f, const char *v,
+                        const char *file, struct npu_err *e)
+{
+    if (!f->one_of)
+        return 0;
+    size_t n = strlen(v);
+    for (const char *p = f->one_of; *p;) {
+        size_t k = strcspn(p, "|");
+        if (k == n && strncmp(p, v, n) == 0)
+            return 0;
+        p += k + (p[k] == '|');
+    }
+    return npu_errf(e, "%s: %s field \"%s\": expected one of %s, got \"%s\"", file, t->what, f->key,
+                    f->one_of, v);
+}
+
 static int check_one(const struct field_table *t, const struct field_desc *f, const void *obj,
                      const char *file, struct npu_err *e)
 {
-    double d;
-    if (f->type == FT_INT)
-        d = (double)*CAT(obj, f, int64_t);
-    else if (f->type == FT_DOUBLE)
-        d = *CAT(obj, f, double);
-    else if (f->type == FT_INT_LIST) {
+    switch (f->type) {
+    case FT_INT:
+        return check_range(t, f, (double)*CAT(obj, f, int64_t), file, e);
+    case FT_DOUBLE:
+        return check_range(t, f, *CAT(obj, f, double), file, e);
+    case FT_STR:
+        return check_choice(t, f, CAT(obj, f, char), file, e);
+    case FT_INT_LIST: {
         const struct int_list *l = CAT(obj, f, struct int_list);
         if ((f->flags & (FF_POSITIVE | FF_REQUIRED)) && l->n == 0)
             return npu_errf(e, "%s: %s field \"%s\": expected a non-empty list", file, t->what, f->key);
+        double lo, hi;
+        fields_range(f, &lo, &hi);
         for (int i = 0; i < l->n; i++)
-            if ((f->flags & FF_POSITIVE) && l->v[i] <= 0)
-                return npu_errf(e, "%s: %s field \"%s\": expected positive integers, got %lld",
-                                file, t->what, f->key, (long long)l->v[i]);
+            if (!((double)l->v[i] >= lo && (double)l->v[i] <= hi))
+                return npu_errf(e, "%s: %s field \"%s\": expected %s integers of at most %.17g, got %lld",
+                                file, t->what, f->key, lo > 0 ? "positive" : "non-negative", hi,
+                                (long long)l->v[i]);
         return 0;
-    } else if (f->type == FT_LAYERS) {
-        if ((f->flags & (FF_POSITIVE | FF_REQUIRED)) && CAT(obj, f, struct mlp_layers)->n == 0)
+    }
+    case FT_LAYERS: {
+        const struct mlp_layers *l = CAT(obj, f, struct mlp_layers);
+        if ((f->flags & (FF_POSITIVE | FF_REQUIRED)) && l->n == 0)
             return npu_errf(e, "%s: %s field \"%s\": expected a non-empty list", file, t->what, f->key);
+        for (int i = 0; i < l->n; i++)
+            if (l->l[i].in_features > FIELD_INT_MAX || l->l[i].out_features > FIELD_INT_MAX)
+                return npu_errf(e, "%s: %s field \"%s\": layer %d: expected features of at most %.17g",
+                                file, t->what, f->key, i, FIELD_INT_MAX);
         return 0;
-    } else
+    }
+    default:
         return 0;
-    if ((f->flags & FF_POSITIVE) && !(d > 0))
-        return npu_errf(e, "%s: %s field \"%s\": expected a positive value, got %.17g",
-                        file, t->what, f->key, d);
-    if ((f->flags & FF_NONNEG) && !(d >= 0))
-        return npu_errf(e, "%s: %s field \"%s\": expected a value >= 0, got %.17g",
-                        file, t->what, f->key, d);
-    return 0;
+    }
 }
 
 int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,

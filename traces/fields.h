@@ -23,7 +23,18 @@ enum {
     FF_REQUIRED = 1 << 0,  /* must be present in the JSON */
     FF_POSITIVE = 1 << 1,  /* > 0 */
     FF_NONNEG   = 1 << 2,  /* >= 0 */
+    FF_RATE     = 1 << 3,  /* a bandwidth or frequency: at least FIELD_RATE_MIN */
 };
+
+/* The ranges every field is checked against when loaded, unless its entry
+ * names its own (lo, hi). They bound what a user's input can drive: sizes and
+ * counts multiply into int64 element, byte and nanosecond counts, so no
+ * config value may be larger than a real machine or model could be by many
+ * orders of magnitude. docs/config-reference.md lists them per field. */
+#define FIELD_INT_MAX 2147483647.0        /* integers: 2^31 - 1 */
+#define FIELD_LIST_ITEM_MAX 1099511627776.0 /* integer list items (table rows): 2^40 */
+#define FIELD_NUM_MAX 1e15                /* numbers (rates, powers, carbon) */
+#define FIELD_RATE_MIN 1e-3               /* GB/s, GHz: below this a time overflows */
 
 #define FIELD_STR_MAX 256
 #define FIELD_LIST_MAX 64
@@ -49,7 +60,14 @@ struct field_desc {
     double def_num;       /* default for FT_INT / FT_DOUBLE / FT_BOOL */
     const char *def_str;  /* default for FT_STR */
     unsigned flags;
+    double lo, hi;        /* the allowed range; both 0: the default for the type and flags */
+    const char *one_of;   /* FT_STR: the allowed values, '|'-separated; NULL: any text */
 };
+
+/* A table entry: FIELD(key, type, offset, default number, default text, flags),
+ * then optional designated members (.lo, .hi, .one_of). */
+#define FIELD(k, ty, off, num, str, fl, ...) \
+    { .key = (k), .type = (ty), .offset = (off), .def_num = (num), .def_str = (str), .flags = (fl), __VA_ARGS__ }
 
 struct field_table {
     const char *what;     /* "chip", "model", "system": used in messages */
@@ -70,6 +88,8 @@ int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
 bool fields_has_key(const struct field_table *t, const char *key);
 /* Adds every field of obj to the cJSON object `into` (doubles as Python repr). */
 void fields_to_json(const struct field_table *t, const void *obj, cJSON *into);
+/* The range a numeric field (or an int list's items) is checked against. */
+void fields_range(const struct field_desc *f, double *lo, double *hi);
 const struct field_desc *fields_find(const struct field_table *t, const char *key);
 
 #endif

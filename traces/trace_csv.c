@@ -1081,6 +1081,21 @@ static int rd_i64(struct reader *r, enum col c, const char *s, int64_t *v)
     return parse_i64(s, v) == 0 ? 0 : bad(r, c, "an integer", s);
 }
 
+/* Times, sizes and FLOP counts: no negative value means anything. */
+static int rd_nonneg(struct reader *r, enum col c, const char *s, int64_t *v)
+{
+    return parse_i64(s, v) == 0 && *v >= 0 ? 0 : bad(r, c, "an integer >= 0", s);
+}
+
+/* How many times an op runs: the stages multiply it into time and energy
+ * sums, so it is bounded well inside int64 (2^40, about 10^12). */
+#define TRACE_COUNT_MAX ((int64_t)1 << 40)
+static int rd_count(struct reader *r, enum col c, const char *s, int64_t *v)
+{
+    return parse_i64(s, v) == 0 && *v >= 0 && *v <= TRACE_COUNT_MAX
+               ? 0 : bad(r, c, "an integer from 0 to 2^40", s);
+}
+
 /* Statistics the op's class lacks are written blank; a blank reads as 0. */
 static int rd_i64_blank(struct reader *r, enum col c, const char *s, int64_t *v)
 {
@@ -1093,7 +1108,7 @@ static int rd_i64_blank(struct reader *r, enum col c, const char *s, int64_t *v)
 
 static int rd_double(struct reader *r, enum col c, const char *s, double *v)
 {
-    return parse_double(s, v) == 0 ? 0 : bad(r, c, "a number", s);
+    return parse_double(s, v) == 0 && isfinite(*v) ? 0 : bad(r, c, "a finite number", s);
 }
 
 static int rd_str(char **field, const char *s)
@@ -1147,39 +1162,39 @@ static int parse_cell(struct reader *r, struct op *op, enum col c, const char *s
     case C_OPTYPE:
         return op_type_parse(s, &op->type) == 0 ? 0
                : bad(r, c, "MXU, VPU, ICINoCompute or Other", s);
-    case C_COUNT: return rd_i64(r, c, s, &op->count);
+    case C_COUNT: return rd_count(r, c, s, &op->count);
     case C_BOUND:
         return bounded_by_parse(s, &op->bounded_by) == 0 ? 0
                : bad(r, c, "Compute, Memory, ICI/NVLink or empty", s);
-    case C_EXE: return rd_i64(r, c, s, &op->exe_ns);
-    case C_MEM: return rd_i64(r, c, s, &op->mem_ns);
-    case C_ICI: return rd_i64(r, c, s, &op->ici_ns);
-    case C_ICI_OUT: return rd_i64(r, c, s, &op->ici_out_bytes);
-    case C_ICI_IN: return rd_i64(r, c, s, &op->ici_in_bytes);
-    case C_PCIE: return rd_i64(r, c, s, &op->pcie_ns);
-    case C_SA: return rd_i64(r, c, s, &op->sa_ns);
-    case C_VU: return rd_i64(r, c, s, &op->vu_ns);
-    case C_BYTES: return rd_i64(r, c, s, &op->bytes);
+    case C_EXE: return rd_nonneg(r, c, s, &op->exe_ns);
+    case C_MEM: return rd_nonneg(r, c, s, &op->mem_ns);
+    case C_ICI: return rd_nonneg(r, c, s, &op->ici_ns);
+    case C_ICI_OUT: return rd_nonneg(r, c, s, &op->ici_out_bytes);
+    case C_ICI_IN: return rd_nonneg(r, c, s, &op->ici_in_bytes);
+    case C_PCIE: return rd_nonneg(r, c, s, &op->pcie_ns);
+    case C_SA: return rd_nonneg(r, c, s, &op->sa_ns);
+    case C_VU: return rd_nonneg(r, c, s, &op->vu_ns);
+    case C_BYTES: return rd_nonneg(r, c, s, &op->bytes);
     case C_IN_SHAPES: return rd_str(&op->in_shapes, s);
     case C_OUT_SHAPES: return rd_str(&op->out_shape, s);
-    case C_FLOPS: return rd_i64(r, c, s, &op->flops);
+    case C_FLOPS: return rd_nonneg(r, c, s, &op->flops);
     case C_OPCODE: return rd_str(&op->opcode, s);
-    case C_WEIGHT: return rd_i64(r, c, s, &op->weight_bytes);
+    case C_WEIGHT: return rd_nonneg(r, c, s, &op->weight_bytes);
     case C_PARSED: return rd_str(&op->parsed_op_type, s);
     case C_DIM_LABELS: return rd_str(&op->dim_labels, s);
     case C_TILE_SHAPES: return rd_str(&op->tile_shapes, s);
     case C_NUM_TILES:
         if (*s == '\0')
             return 0; /* keep the default of 1 */
-        return rd_i64(r, c, s, &op->num_tiles);
+        return rd_nonneg(r, c, s, &op->num_tiles);
     case C_MAX_VMEM: return rd_i64_blank(r, c, s, &op->max_vmem_demand_bytes);
-    case C_NUM_MXU: return rd_i64(r, c, s, &op->num_sa_ops);
+    case C_NUM_MXU: return rd_nonneg(r, c, s, &op->num_sa_ops);
     case C_EIN_B: return rd_i64_blank(r, c, s, &op->einsum_b);
     case C_EIN_M: return rd_i64_blank(r, c, s, &op->einsum_m);
     case C_EIN_N: return rd_i64_blank(r, c, s, &op->einsum_n);
     case C_EIN_K: return rd_i64_blank(r, c, s, &op->einsum_k);
-    case C_SOFTMAX: return rd_i64(r, c, s, &op->vu_softmax_ns);
-    case C_VMEM: return rd_i64(r, c, s, &op->vmem_ns);
+    case C_SOFTMAX: return rd_nonneg(r, c, s, &op->vu_softmax_ns);
+    case C_VMEM: return rd_nonneg(r, c, s, &op->vmem_ns);
     case C_FLOPS_UTIL: return rd_double(r, c, s, &op->flops_util);
     case C_HBM_UTIL: return rd_double(r, c, s, &op->hbm_bw_util);
     /* Derived or constant on write: validated, not stored. */
@@ -1468,11 +1483,27 @@ int trace_read_csv(struct trace *t, const char *path, struct npu_err *e)
             gzclose(gz);
             return -1;
         }
-        if (got == 0)
+        if (got == 0) {
+            /* End of input. zlib reports a gzip stream cut short (a partial
+             * download, a full disk) only through gzerror here (Z_BUF_ERROR)
+             * and gzclose: without the check it reads as a complete trace. */
+            int zerr;
+            const char *msg = gzerror(gz, &zerr);
+            if (zerr != Z_OK) {
+                const char *why = strrchr(msg, ':');   /* zlib prefixes its own name for the file */
+                npu_errf(e, "%s: truncated or corrupt gzip data (%s)", name, why ? why + 2 : msg);
+                free(buf);
+                gzclose(gz);
+                return -1;
+            }
             break;
+        }
         len += (size_t)got;
     }
-    gzclose(gz);
+    if (gzclose(gz) != Z_OK) {
+        free(buf);
+        return npu_errf(e, "%s: truncated or corrupt gzip data", name);
+    }
     int rc = trace_read_csv_buffer(t, buf ? buf : "", len, name, e);
     free(buf);
     return rc;

@@ -448,7 +448,9 @@ static void test_user_files(void **state)
         {"{\"vmem_partition_size_bytes\": 0}", "\"vmem_partition_size_bytes\""},
         {"{\"hbm_pg_delay_cycles\": -1}", "\"hbm_pg_delay_cycles\""},
         {"[1, 2]", "expected a JSON object"},
-        {"{\"name\": ", "not valid JSON"},
+        {"{\"name\": ", "invalid JSON"},
+        {"{\"name\": \"a\"} x", "trailing text"},
+        {"{\"name\": \"a\", \"name\": \"b\"}", "duplicate key \"name\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_file(path, bad[i].text);

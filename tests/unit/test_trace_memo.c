@@ -422,6 +422,9 @@ static void test_sim_facts_round_trip(void **state)
             void *at = (char *)&chip + fd->offset;
             if (fd->type == FT_DOUBLE) {
                 double v = (double)(x >> 11) / (double)(1ull << 53) * pow(10, (int)(x % 24) - 8);
+                double lo, hi;   /* within the field's range, as every loaded config is */
+                fields_range(fd, &lo, &hi);
+                v = v < lo ? v + lo : v > hi ? hi : v;
                 memcpy(at, &v, sizeof v);
             } else if (fd->type == FT_INT) {
                 int64_t v = (int64_t)(x % 100000) + 1;

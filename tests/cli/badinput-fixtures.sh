@@ -1,0 +1,107 @@
+#!/bin/sh
+# Makes the inputs of the bad-input matrix (tests/cli/badinput.txt) in folder B:
+#   badinput-fixtures.sh NPUSIM CONFIGS B
+# Good files to break (m.json, c.json, ...), broken ones, a small results tree (res/),
+# sweep summary shards, and output targets that are not plain files.
+set -e
+N=$1 CF=$2 B=$3
+REPO=$PWD
+cd "$B"
+cp "$REPO/examples/fleet.json" examples-fleet.json
+cp "$CF/models/llama3-8b.json" m.json
+cp "$CF/chips/tpuv5p.json" c.json
+cp "$CF/systems/system_config.json" s.json
+cp "$CF/pg/HW.json" pg.json
+# JSON that does not parse, or parses to the wrong thing.
+sed '$ s/}$/} trailing/' m.json >trail.json
+sed 's/"d_model": *\([0-9]*\),/"d_model": \1, "d_model": 2048,/' m.json >dup.json
+: >empty.json
+printf '[1, 2, 3]\n' >array.json
+printf '{"d_model": 4096,\n "num_heads": }\n' >broken.json
+printf '{"d_model": 4\000096}\n' >nul.json
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]" }' >deep.json
+sed 's/"d_model"/"frobs": 3, "d_model"/' m.json >unknownkey.json
+sed 's/"d_model"/"d_modle"/' m.json >typokey.json
+sed 's/"num_layers": *[0-9]*/"num_layers": 4e18/' m.json >hugelayers.json
+sed 's/"ICI_topology": *"[A-Z_0-9]*"/"ICI_topology": "MOEBIUS"/' c.json >topo.json
+sed 's/"TDP_W"/"frobs": 1, "TDP_W"/' c.json >chipunknown.json
+printf '{"PUE": 1.1, "carbon_intensity_kgCO2_per_kWh": 0.5, "frobs": 2}\n' >sysunknown.json
+printf '{"PUE": -1, "carbon_intensity_kgCO2_per_kWh": 0.5}\n' >sysneg.json
+# Model configs from the other families, to break.
+cp "$CF/models/dlrm-s.json" dlrm.json
+cp "$CF/models/dit-xl.json" dit.json
+cp "$CF/models/deepseekv2-236b.json" ds.json
+# Power-gating strategies.
+printf '{"name": "x", "sa_partition_shapes": [1e300, 128]}\n' >pg_bigshape.json
+printf '{"name": "x", "frobs": true}\n' >pg_unknown.json
+printf '{"name": "x", "SA_PG_enabled": "maybe"}\n' >pg_badbool.json
+printf '{"name": "x", "sa_power_level_factors": [1.0, -0.5]}\n' >pg_negfactor.json
+printf '{"name": "x" "SA_PG_enabled": true}\n' >pg_broken.json
+printf '{"name": "x", "name": "y"}\n' >pg_dup.json
+# Traces.
+"$N" opsgen --configs "$CF" -o t.csv
+"$N" chipsim --configs "$CF" -i t.csv -o timed.csv
+gzip -c timed.csv >timed.csv.gz
+head -c 2000 timed.csv.gz >trunc.csv.gz
+{ head -c 100 timed.csv.gz; printf 'XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX'; tail -c +141 timed.csv.gz; } >corrupt.csv.gz
+printf 'not gzip at all' >notgz.csv.gz
+# Row 2 of both traces is the first LayerNorm: ",VPU,<Count>,<Bounded-by>,<Execution time>,".
+sed '2 s/,VPU,\([0-9]*\),/,VPU,-3,/' t.csv >negcount.csv
+sed '2 s/,VPU,\([0-9]*\),/,VPU,1.5,/' t.csv >fraccount.csv
+sed '2 s/,VPU,\([0-9]*\),/,VPU,nan,/' t.csv >nancount.csv
+sed '2 s/,VPU,\([0-9]*\),/,VPU,99999999999999999999999,/' t.csv >hugecount.csv
+sed '2 s/,VPU,\([0-9]*\),\([A-Za-z]*\),[0-9]*,/,VPU,\1,\2,inf,/' timed.csv >inftime.csv
+sed '2 s/,VPU,\([0-9]*\),\([A-Za-z]*\),[0-9]*,/,VPU,\1,\2,-5,/' timed.csv >negtime.csv
+awk 'NR==3{print "1,2,3"; next}1' t.csv >ragged.csv
+tail -n +2 t.csv >noheader.csv
+: >emptytrace.csv
+printf 'a,b\n"unterminated\n' >quote.csv
+# Sweep specs.
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "frobs": 1}\n' >spec_unknown.json
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw_GBs": [1]}}\n' >spec_badfield.json
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw_GBps": {"from": 10, "to": 1, "step": 1}}}\n' >spec_badrange.json
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw_GBps": {"from": 1, "to": 10, "step": 0}}}\n' >spec_zerostep.json
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [0], "batch_sizes": [1]}\n' >spec_zerochips.json
+printf '{"models": [], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}\n' >spec_nomodels.json
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]} x\n' >spec_trail.json
+printf '{"models": ["llama3-8b"], "models": ["llama3-70b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}\n' >spec_dup.json
+printf '{"models": ["nosuchmodel"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}\n' >spec_nomodel.json
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}\n' >spec_ok.json
+# Suite files.
+: >empty.suite
+printf '# only a comment\n' >comment.suite
+printf 'sweep llama3-8b inference 5p 1 1\nsweep llama3-8b inference 5p 1 2\nenergy NoPG None\nsweep llama3-8b inference 5p 1 4\nfrobnicate x\n' >badline5.suite
+printf 'sweep llama3-8b inference 5p 1 1\nsweep nosuchmodel inference 5p 1 1\n' >badmodel.suite
+printf 'sweep llama3-8b inference 5p 1 1\ncarbon Full None -1 0.6 1\n' >badci.suite
+printf 'sweep llama3-8b inference 5p 1 1\nenergy Turbo None\n' >badpg.suite
+printf 'sweep llama3-8b inference 9z 1 1\n' >badversion.suite
+printf 'sweep llama3-8b inference 5p 1\n' >short.suite
+# Fleet files.
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "frobs": 1}]}\n' >fleet_unknown.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}], "frobs": 1}\n' >fleet_topunknown.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "replicas": -2}]}\n' >fleet_negrep.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "num_chips": 1e30}]}\n' >fleet_hugechips.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]} x\n' >fleet_trail.json
+printf '{"deployments": [{"model": "nosuch", "chip": "tpuv5p"}]}\n' >fleet_nomodel.json
+printf '{"deployments": {"model": "llama3-8b"}}\n' >fleet_notlist.json
+# A small results tree: raw, raw_None, carbon_Full.
+printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG,Full None\ncarbon Full None 0.1352 0.6 1\n' >tree.suite
+"$N" suite tree.suite res --configs "$CF" -j 1 2>/dev/null
+mkdir -p hole/raw_None/llama3-8b
+# Sweep summary shards and broken copies.
+"$N" sweep --configs "$CF" --spec spec_ok.json --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,4 --summary sh1.csv --shard 1/2 2>/dev/null
+"$N" sweep --configs "$CF" --spec spec_ok.json --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,4 --summary sh2.csv --shard 2/2 2>/dev/null
+sed '$d' sh2.csv >sh2_lost.csv
+awk -F, 'NR==2{NF=NF-2}1' OFS=, sh2.csv >sh2_ragged.csv
+sed '1 s/TTFT_s/TTFT_x/' sh2.csv >sh2_header.csv
+# Output targets.
+mkfifo fifo
+mknod dev c 1 3 2>/dev/null || ln -s /dev/null dev
+mknod full c 1 7 2>/dev/null || ln -s /dev/full full
+echo 'keep me' >real.csv
+ln -s real.csv link.csv
+mkdir ro
+chmod 555 ro
+mkdir adir
+# Set the clock back on everything, so that a rewrite in the same second still shows.
+find . -exec touch -h -d '2001-01-01 00:00:00' {} +

@@ -1,0 +1,172 @@
+/* json_strict.c — strict JSON parsing and closest-name hints (json_strict.h).
+ *
+ * No data structure of its own: cJSON parses, this checks what cJSON lets
+ * through. Duplicate keys are found per object by sorting its member names
+ * (objects in configs have tens of members). */
+#include "traces/json_strict.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int line_of(const char *text, const char *at, const char *end)
+{
+    int line = 1;
+    for (const char *p = text; p < at && p < end; p++)
+        line += *p == '\n';
+    return line;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key that appears twice in some object under j, or NULL. */
+static const char *duplicate_key(const cJSON *j, char *where, size_t wn)
+{
+    if (!j || !(cJSON_IsObject(j) || cJSON_IsArray(j)))
+        return NULL;
+    if (cJSON_IsObject(j)) {
+        size_t n = 0;
+        for (const cJSON *c = j->child; c; c = c->next)
+            n++;
+        const char **k = n > 1 ? malloc(n * sizeof *k) : NULL;
+        if (k) {
+            n = 0;
+            for (const cJSON *c = j->child; c; c = c->next)
+                k[n++] = c->string ? c->string : "";
+            qsort(k, n, sizeof *k, cmp_str);
+            for (size_t i = 1; i < n; i++)
+                if (strcmp(k[i - 1], k[i]) == 0) {
+                    const char *dup = k[i];
+                    free(k);
+                    snprintf(where, wn, "%s", j->string ? j->string : "the top level");
+                    return dup;
+                }
+            free(k);
+        }
+    }
+    for (const cJSON *c = j->child; c; c = c->next) {
+        const char *d = duplicate_key(c, where, wn);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct npu_err *e)
+{
+    const char *nul = memchr(text, '\0', n);
+    if (nul) {
+        npu_errf(e, "%s:%d: a NUL byte in JSON text", name, line_of(text, nul, text + n));
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+    if (!j) {
+        npu_errf(e, "%s:%d: invalid JSON", name, line_of(text, end ? end : text, text + n));
+        return NULL;
+    }
+    const char *p = end;
+    while (p < text + n && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    if (p < text + n) {
+        npu_errf(e, "%s:%d: invalid JSON: trailing text after the value", name, line_of(text, p, text + n));
+        cJSON_Delete(j);
+        return NULL;
+    }
+    char where[256];
+    const char *dup = duplicate_key(j, where, sizeof where);
+    if (dup) {
+        npu_errf(e, "%s: duplicate key \"%s\" in %s (each key may appear once)", name, dup, where);
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+cJSON *json_read_file_strict(const char *path, struct npu_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    int rerr = ferror(f) ? errno : 0;
+    fclose(f);
+    if (!buf || rerr) {
+        npu_errf(e, "%s: %s", path, buf ? strerror(rerr) : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    cJSON *j = json_parse_strict(buf, n, path, e);
+    free(buf);
+    if (j && !cJSON_IsObject(j)) {
+        npu_errf(e, "%s: expected a JSON object at the top level", path);
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Levenshtein distance, capped: strings this long are no typo of each other. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *suggest_closest(const char *key, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = 3, len = strlen(key);
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(key, cands[i]);
+        if (d < best_d && 2 * d < len) {
+            best = cands[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+void suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands)
+{
+    const char *s = suggest_closest(key, cands, ncands);
+    if (s)
+        snprintf(buf, n, " (did you mean \"%s\"?)", s);
+    else if (n)
+        buf[0] = '\0';
+}
