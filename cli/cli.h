@@ -62,6 +62,10 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 int parse_jobs(const char *cmd, const char *arg, long *jobs);
 /* Prints an error value; returns EXIT_USAGE. */
 int report_error(const char *cmd, const struct npu_err *e);
+/* Flushes what the command printed to standard output; on a write error
+ * (a full device, a closed pipe) prints one message and returns 2, so that
+ * a command can check its summary reached the user before it writes files. */
+int stdout_flushed(const char *cmd);
 /* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */
 
 struct family;
@@ -134,6 +138,9 @@ int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 /* Joins shard summaries (rows keyed by their leading global index) into out,
  * atomically; the same check and output as `npusim merge`. */
+/* The last line of a shard's summary: "#shard K/N points P" (merge checks
+ * that the shards are 1..N of one sweep of P points). */
+#define SUMMARY_SHARD_MARK "#shard "
 int summary_merge(const char *out, const char *const *paths, int n, struct npu_err *e);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);

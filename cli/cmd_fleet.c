@@ -21,6 +21,7 @@
 #include "power/fleet.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
+#include "traces/json_strict.h"
 
 static const char fleet_help[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile neusim]\n"
@@ -102,9 +103,41 @@ static int parse_site(const cJSON *o, struct site *s, const char **bad)
     return 0;
 }
 
+/* The keys each object of a fleet file may hold (docs/fleet.md). */
+#define SITE_KEYS "pue", "carbon_intensity_kgCO2_per_kWh", "lifetime_years", "pg", "dvfs"
+static const char *const top_keys[] = { "defaults", "deployments" };
+static const char *const site_keys[] = { SITE_KEYS };
+static const char *const deployment_keys[] = {
+    "name", "model", "chip", "num_chips", "batch_size", "replicas", "parallelism", "load", SITE_KEYS,
+};
+static const char *const parallelism_keys[] = { "dp", "tp", "pp", "ep", "dp_dcn", "pp_dcn" };
+static const char *const load_keys[] = { "tokens_per_sec", "requests_per_sec", "iterations_per_sec", "duty_cycle" };
+#define KEYS(a) a, sizeof a / sizeof a[0]
+
+/* An unknown key in object o (named `where` in the message): exit 2. */
+static int unknown_key(const char *file, const char *where, const cJSON *o, const char *const *known, size_t n)
+{
+    char hint[300];
+    const char *k = cJSON_IsObject(o) ? json_unknown_key(o, known, n, hint, sizeof hint) : NULL;
+    if (!k)
+        return 0;
+    fprintf(stderr, "npusim fleet: %s: %sunknown key \"%s\"%s\n", file, where, k, hint);
+    return EXIT_USAGE;
+}
+
 static int parse_deployment(const char *file, int i, const cJSON *o, const struct site *dflt,
                             struct deployment *d)
 {
+    char where[64];
+    snprintf(where, sizeof where, "deployments[%d]: ", i);
+    if (unknown_key(file, where, o, KEYS(deployment_keys)))
+        return EXIT_USAGE;
+    snprintf(where, sizeof where, "deployments[%d].parallelism: ", i);
+    if (unknown_key(file, where, cJSON_GetObjectItemCaseSensitive(o, "parallelism"), KEYS(parallelism_keys)))
+        return EXIT_USAGE;
+    snprintf(where, sizeof where, "deployments[%d].load: ", i);
+    if (unknown_key(file, where, cJSON_GetObjectItemCaseSensitive(o, "load"), KEYS(load_keys)))
+        return EXIT_USAGE;
     memset(d, 0, sizeof *d);
     d->site = *dflt;
     d->replicas = 1;
@@ -389,18 +422,26 @@ int cmd_fleet(int argc, char **argv)
     const char *bad = NULL;
     const cJSON *dj = cJSON_GetObjectItemCaseSensitive(j, "defaults");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "deployments");
-    int rc = 0, n = cJSON_GetArraySize(list);
+    int rc = unknown_key(file, "", j, KEYS(top_keys)), n = cJSON_GetArraySize(list);
     struct deployment *d = NULL;
-    if (dj && parse_site(dj, &dflt, &bad))
+    if (!rc && dj && !cJSON_IsObject(dj))
+        rc = usage_error("fleet", "%s: field \"defaults\": expected an object", file);
+    if (!rc && dj)
+        rc = unknown_key(file, "defaults: ", dj, KEYS(site_keys));
+    if (rc)
+        ;
+    else if (dj && parse_site(dj, &dflt, &bad))
         rc = usage_error("fleet", "%s: \"defaults\" field \"%s\"", file, bad);
     else if (!cJSON_IsArray(list) || n == 0)
         rc = usage_error("fleet", "%s: field \"deployments\": expected a non-empty list", file);
     else if (!(d = calloc((size_t)n, sizeof *d)))
         rc = usage_error("fleet", "out of memory");
+    /* Every deployment is read and checked before the first is simulated. */
+    for (int i = 0; i < n && !rc; i++)
+        rc = parse_deployment(file, i, cJSON_GetArrayItem(list, i), &dflt, &d[i]);
     struct fleet_out tot = { 0 };
     for (int i = 0; i < n && !rc; i++) {
-        rc = parse_deployment(file, i, cJSON_GetArrayItem(list, i), &dflt, &d[i]);
-        if (!rc && evaluate(configs, prof, &d[i], &e)) {
+        if (evaluate(configs, prof, &d[i], &e)) {
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);
             rc = EXIT_USAGE;
         }
@@ -424,10 +465,14 @@ int cmd_fleet(int argc, char **argv)
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);
         o[1].text = json_text(jo);
         cJSON_Delete(jo);
-        if (make_dirs(out, &e) || write_outputs(o, 2, &e))
+        /* The table first: if it cannot reach the user, no file is written. */
+        print_table(d, n, &tot);
+        rc = stdout_flushed("fleet");
+        if (rc) {
+            free(o[0].text);
+            free(o[1].text);
+        } else if (write_outputs(o, 2, &e))
             rc = report_error("fleet", &e);
-        else
-            print_table(d, n, &tot);
     }
     free(d);
     cJSON_Delete(j);

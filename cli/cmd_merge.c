@@ -4,10 +4,14 @@
  * Every summary starts with the global enumeration index, and each shard's
  * rows are in increasing index order, so a k-way merge by index (reading one
  * line per shard at a time: memory stays flat) restores the single-run order.
- * The shards must share one header, no index may repeat, and the merged
- * indices must run 0, 1, 2, ... without a gap (a gap means a missing shard).
+ * The shards must share one header, every row must have the header's fields,
+ * no index may repeat, the merged indices must run 0, 1, 2, ... without a
+ * gap, and each shard's closing "#shard K/N points P" line must agree with
+ * the others': shards 1..N each once, and P rows in all (so a shard that lost
+ * its last rows is caught too).
  * The output appears whole (atomic rename) or not at all. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +24,9 @@ static const char merge_help[] =
     "\n"
     "Joins the --summary files of 'npusim sweep --shard K/N' runs (any order) into\n"
     "OUT.csv, byte for byte the summary a single run writes. Fails (exit 2) when the\n"
-    "headers differ, an index repeats or indices are missing (a shard not given).\n";
+    "headers differ, a row is ragged, an index repeats, indices are missing, or the\n"
+    "shards' closing \"#shard K/N points P\" lines do not make one whole sweep (a shard\n"
+    "not given, given twice, or cut short).\n";
 
 struct shard {
     const char *path;
@@ -29,17 +35,53 @@ struct shard {
     size_t cap;
     long lineno;
     long index;                  /* of the current line; -1 at end of file */
+    long k, n, points;           /* from the closing "#shard K/N points P" line; n == 0 until read */
 };
 
-/* Reads the next row; 0, or -1 with e set. */
-static int shard_advance(struct shard *s, struct npu_err *e)
+/* The fields of a CSV row (quoted fields may hold commas and doubled quotes). */
+static long csv_fields(const char *s)
+{
+    long n = 1;
+    bool quoted = false;
+    for (; *s && *s != '\n'; s++) {
+        if (*s == '"')
+            quoted = !quoted;
+        else if (*s == ',' && !quoted)
+            n++;
+    }
+    return n;
+}
+
+/* The closing line of a shard: "#shard K/N points P", then nothing. */
+static int read_mark(struct shard *s, struct npu_err *e)
+{
+    char tail;
+    if (sscanf(s->line, SUMMARY_SHARD_MARK "%ld/%ld points %ld%c", &s->k, &s->n, &s->points, &tail) != 4 ||
+        tail != '\n' || s->n < 1 || s->k < 1 || s->k > s->n || s->points < 0)
+        return npu_errf(e, "%s:%ld: expected \"" SUMMARY_SHARD_MARK "K/N points P\" (the shard's last line)",
+                        s->path, s->lineno);
+    if (getline(&s->line, &s->cap, s->f) >= 0)
+        return npu_errf(e, "%s:%ld: a row after the shard's closing line", s->path, s->lineno + 1);
+    s->index = -1;
+    return 0;
+}
+
+/* Reads the next row; 0, or -1 with e set. fields: the header's count. */
+static int shard_advance(struct shard *s, long fields, struct npu_err *e)
 {
     ssize_t n = getline(&s->line, &s->cap, s->f);
     if (n < 0) {
         s->index = -1;
-        return ferror(s->f) ? npu_errf(e, "%s: read error: %s", s->path, strerror(errno)) : 0;
+        if (ferror(s->f))
+            return npu_errf(e, "%s: read error: %s", s->path, strerror(errno));
+        return npu_errf(e, "%s: ends without its \"" SUMMARY_SHARD_MARK "K/N points P\" line (a shard of "
+                        "'npusim sweep --shard' cut short?)", s->path);
     }
     s->lineno++;
+    if (n == 0 || s->line[n - 1] != '\n')
+        return npu_errf(e, "%s:%ld: truncated row (no line end)", s->path, s->lineno);
+    if (s->line[0] == '#')
+        return read_mark(s, e);
     char *end;
     long prev = s->index;
     errno = 0;
@@ -49,41 +91,64 @@ static int shard_advance(struct shard *s, struct npu_err *e)
     if (s->lineno > 2 && s->index <= prev)
         return npu_errf(e, "%s:%ld: index %ld after %ld (rows must be in increasing order)", s->path,
                         s->lineno, s->index, prev);
-    if (n == 0 || s->line[n - 1] != '\n')
-        return npu_errf(e, "%s:%ld: truncated row (no line end)", s->path, s->lineno);
+    if (csv_fields(s->line) != fields)
+        return npu_errf(e, "%s:%ld: %ld fields, expected %ld as in the header", s->path, s->lineno,
+                        csv_fields(s->line), fields);
+    return 0;
+}
+
+/* The shards' closing lines agree: one sweep of P points, shards 1..N each once. */
+static int check_marks(const struct shard *sh, int n, long rows, struct npu_err *e)
+{
+    for (int i = 0; i < n; i++) {
+        if (sh[i].n != sh[0].n || sh[i].points != sh[0].points)
+            return npu_errf(e, "%s: shard %ld/%ld of %ld points, but %s is shard %ld/%ld of %ld points",
+                            sh[i].path, sh[i].k, sh[i].n, sh[i].points, sh[0].path, sh[0].k, sh[0].n,
+                            sh[0].points);
+        for (int j = 0; j < i; j++)
+            if (sh[j].k == sh[i].k)
+                return npu_errf(e, "%s and %s are both shard %ld/%ld", sh[j].path, sh[i].path, sh[i].k,
+                                sh[i].n);
+    }
+    if (n != sh[0].n)
+        return npu_errf(e, "%d shard%s given, the sweep has %ld (is a shard missing?)", n, n == 1 ? "" : "s",
+                        sh[0].n);
+    if (rows != sh[0].points)
+        return npu_errf(e, "rows %ld to %ld are missing (the sweep has %ld points; a shard cut short?)", rows,
+                        sh[0].points - 1, sh[0].points);
     return 0;
 }
 
 static int merge(const char *out, struct shard *sh, int n, struct npu_err *e)
 {
     char *header = NULL;
-    for (int i = 0; i < n; i++) {
+    long fields = 0;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
         if (!(sh[i].f = fopen(sh[i].path, "rb")))
-            return npu_errf(e, "%s: cannot open: %s", sh[i].path, strerror(errno));
-        if (getline(&sh[i].line, &sh[i].cap, sh[i].f) < 0 || strncmp(sh[i].line, "index,", 6) != 0)
-            return npu_errf(e, "%s: not a sweep summary (the header must start with \"index,\")",
-                            sh[i].path);
+            rc = npu_errf(e, "%s: cannot open: %s", sh[i].path, strerror(errno));
+        else if (getline(&sh[i].line, &sh[i].cap, sh[i].f) < 0 || strncmp(sh[i].line, "index,", 6) != 0)
+            rc = npu_errf(e, "%s: not a sweep summary (the header must start with \"index,\")", sh[i].path);
+        else if (header && strcmp(header, sh[i].line) != 0)
+            rc = npu_errf(e, "%s: header differs from %s's (shards of different sweeps?)", sh[i].path,
+                          sh[0].path);
+        else if (!header && !(header = strdup(sh[i].line)))
+            rc = npu_errf(e, "merge: out of memory");
+        if (rc)
+            break;
         sh[i].lineno = 1;
-        if (!header)
-            header = strdup(sh[i].line);
-        else if (strcmp(header, sh[i].line) != 0) {
-            free(header);
-            return npu_errf(e, "%s: header differs from %s's (shards of different sweeps?)", sh[i].path,
-                            sh[0].path);
-        }
-        if (shard_advance(&sh[i], e)) {
-            free(header);
-            return -1;
-        }
+        fields = csv_fields(header);
+        rc = shard_advance(&sh[i], fields, e);
     }
     struct atomic_file af;
-    if (atomic_open(&af, out, e)) {
+    if (rc || atomic_open(&af, out, e)) {
         free(header);
         return -1;
     }
-    int rc = fputs(header, af.f) == EOF ? npu_errf(e, "%s: write failed", out) : 0;
+    rc = fputs(header, af.f) == EOF ? npu_errf(e, "%s: write failed", out) : 0;
     free(header);
-    for (long want = 0; !rc; want++) {
+    long want = 0;
+    for (; !rc; want++) {
         int best = -1;
         for (int i = 0; i < n; i++)
             if (sh[i].index >= 0 && (best < 0 || sh[i].index < sh[best].index))
@@ -101,8 +166,10 @@ static int merge(const char *out, struct shard *sh, int n, struct npu_err *e)
         if (fputs(sh[best].line, af.f) == EOF)
             rc = npu_errf(e, "%s: write failed", out);
         else
-            rc = shard_advance(&sh[best], e);
+            rc = shard_advance(&sh[best], fields, e);
     }
+    if (!rc)
+        rc = check_marks(sh, n, want, e);
     if (rc) {
         atomic_abort(&af);
         return -1;

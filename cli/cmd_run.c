@@ -128,17 +128,21 @@ int cmd_run(int argc, char **argv)
     snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
     bool custom = a.pg || a.dvfs;
     int rc = pipeline_run(fam, &c, a.co.prof, !a.no_energy && !custom, &t, &e) ||
-             (custom && strategy_pass(&a, &c.chip, &t, &e)) ||
-             fam->write(&c, a.co.prof, &t, dir, base, false, &e);
+             (custom && strategy_pass(&a, &c.chip, &t, &e));
     if (rc)
-        report_error("run", &e);
-    else {
+        rc = report_error("run", &e);
+    /* The summary first: if it cannot reach the user (a full device, a
+     * closed pipe), no output file is written either. */
+    if (!rc) {
         fam->summary(&c, a.co.prof, &t, stdout);
         printf("  outputs       %s/%s*\n", dir, base);
+        rc = stdout_flushed("run");
     }
+    if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, &e))
+        rc = report_error("run", &e);
     trace_free(&t);
     config_free(&c);
-    return rc ? EXIT_USAGE : 0;
+    return rc;
 }
 
 static const char opsgen_help[] =
@@ -257,10 +261,10 @@ int cmd_power(int argc, char **argv)
     if (!rc && a.outdir) {
         char base[600];
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
-        if (fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, &e))
+        fam->summary(&c, a.co.prof, &t, stdout);
+        rc = stdout_flushed("power");
+        if (!rc && fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, &e))
             rc = report_error("power", &e);
-        else
-            fam->summary(&c, a.co.prof, &t, stdout);
     } else if (!rc)
         rc = write_stream("power", &t, a.out);
     trace_free(&t);

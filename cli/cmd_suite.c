@@ -21,8 +21,10 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/config.h"
 #include "cli/suite_file.h"
 #include "cli/trace_memo.h"
+#include "power/pg.h"
 #include "traces/atomic.h"
 
 static const char suite_help[] =
@@ -282,6 +284,150 @@ static int run_line(const struct suite_line *l, struct seen *seen, const struct 
     return first;
 }
 
+/* ---- checking every line before anything runs ---- */
+
+/* Each item of the comma list s passes ok(item); else the error names the
+ * line, the field and what was expected. */
+static int check_items(const char *s, bool (*ok)(const char *item, const struct suite_opts *o),
+                       const struct suite_opts *o, const struct suite_line *l, const char *field,
+                       const char *expected, struct npu_err *e)
+{
+    char buf[4096];
+    char *item[MAX_LIST];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = strlen(s) < sizeof buf ? split_inplace(buf, item, MAX_LIST) : -1;
+    if (n < 0)
+        return npu_errf(e, "%s:%d: %s \"%s\": expected a comma-separated list of at most %d items, none empty",
+                        o->suite, l->lineno, field, s, MAX_LIST);
+    for (int i = 0; i < n; i++)
+        if (!ok(item[i], o))
+            return npu_errf(e, "%s:%d: %s \"%s\": expected %s", o->suite, l->lineno, field, item[i], expected);
+    return 0;
+}
+
+static bool is_model(const char *m, const struct suite_opts *o)
+{
+    char path[4096];
+    struct npu_err ignored;
+    return config_resolve(o->configs, CONFIG_MODEL, m, path, sizeof path, &ignored) == 0;
+}
+
+static bool is_version(const char *v, const struct suite_opts *o)
+{
+    char chip[300], path[4096];
+    struct npu_err ignored;
+    snprintf(chip, sizeof chip, "tpuv%s", v);
+    return config_resolve(o->configs, CONFIG_CHIP, chip, path, sizeof path, &ignored) == 0;
+}
+
+static bool is_workload(const char *w, const struct suite_opts *o)
+{
+    (void)o;
+    return !strcmp(w, workloads[0]) || !strcmp(w, workloads[1]);
+}
+
+static bool is_count(const char *s, const struct suite_opts *o)
+{
+    (void)o;
+    int64_t v;
+    return parse_i64_strict(s, &v) == 0 && v >= 1 && v <= (int64_t)FIELD_INT_MAX;
+}
+
+static bool is_intensity(const char *s, const struct suite_opts *o)
+{
+    (void)o;
+    double v;
+    return parse_f64_strict(s, &v) == 0 && v >= 0;
+}
+
+static bool is_util(const char *s, const struct suite_opts *o)
+{
+    (void)o;
+    double v;
+    return parse_f64_strict(s, &v) == 0 && v > 0 && v <= 1;
+}
+
+static bool is_seqlen(const char *s, const struct suite_opts *o)
+{
+    char in[32];
+    const char *us = strchr(s, '_');
+    if (!us || (size_t)(us - s) >= sizeof in)
+        return false;
+    snprintf(in, sizeof in, "%.*s", (int)(us - s), s);
+    return is_count(in, o) && is_count(us + 1, o);
+}
+
+static bool is_strategy(const char *s, const struct suite_opts *o)
+{
+    struct pg_strategy pg;
+    struct npu_err ignored;
+    return pg_strategy_lookup(s, o->configs, &pg, &ignored) == 0;
+}
+
+static bool is_name(const char *s, const struct suite_opts *o)
+{
+    (void)o;
+    return s[0] && !strchr(s, '/');
+}
+
+static bool is_dvfs(const char *s, const struct suite_opts *o)
+{
+    (void)o;
+    enum dvfs_policy p;
+    struct npu_err ignored;
+    return dvfs_policy_parse(s, &p, &ignored) == 0;
+}
+
+/* What each field of each kind of line must hold (suite_file.c checked the
+ * kinds and field counts): the subcommands would say the same, but only
+ * when the line's turn came, after the lines before it had written. */
+struct field_check {
+    enum suite_kind kind;
+    int field;
+    const char *name;
+    bool (*ok)(const char *item, const struct suite_opts *o);
+    const char *expected;
+};
+
+static const struct field_check field_checks[] = {
+    { SUITE_SWEEP, 0, "MODEL", is_model, "a model config name (configs/models/)" },
+    { SUITE_SWEEP, 1, "WORKLOAD", is_workload, "inference or training" },
+    { SUITE_SWEEP, 2, "VERSIONS", is_version, "a chip version with a config (configs/chips/tpuv<V>.json)" },
+    { SUITE_SWEEP, 3, "NUM_CHIPS", is_count, "a positive integer" },
+    { SUITE_SWEEP, 4, "BATCHES", is_count, "a positive integer" },
+    { SUITE_SWEEP, 5, "SEQLEN", is_seqlen, "IN_OUT, two positive integers" },
+    { SUITE_ENERGY, 0, "PG_LIST", is_strategy, "a power-gating strategy (docs/power-gating.md)" },
+    { SUITE_ENERGY, 1, "DVFS", is_dvfs, "None or Ideal" },
+    { SUITE_CARBON, 0, "PG", is_name, "a strategy name" },
+    { SUITE_CARBON, 1, "DVFS", is_dvfs, "None or Ideal" },
+    { SUITE_CARBON, 2, "CI", is_intensity, "a carbon intensity >= 0 (kgCO2e/kWh)" },
+    { SUITE_CARBON, 3, "UTIL", is_util, "a duty cycle in (0, 1]" },
+    { SUITE_CARBON, 4, "LIFETIMES", is_count, "a positive whole number of years" },
+    { SUITE_SLO, 0, "DVFS", is_dvfs, "None or Ideal" },
+    { SUITE_SLO, 1, "PG", is_name, "a strategy name" },
+    { SUITE_SLO, 2, "CI", is_intensity, "a carbon intensity >= 0 (kgCO2e/kWh)" },
+    { SUITE_SLO, 3, "UTIL", is_util, "a duty cycle in (0, 1]" },
+};
+
+static int check_suite(const struct suite *s, const struct suite_opts *o, struct npu_err *e)
+{
+    if (s->n == 0)
+        return npu_errf(e, "%s: no lines to run (expected sweep, energy, carbon or slo lines)", o->suite);
+    for (int i = 0; i < s->n; i++) {
+        const struct suite_line *l = &s->line[i];
+        for (size_t k = 0; k < sizeof field_checks / sizeof field_checks[0]; k++) {
+            const struct field_check *fc = &field_checks[k];
+            if (fc->kind == l->kind && fc->field < l->n &&
+                check_items(l->f[fc->field], fc->ok, o, l, fc->name, fc->expected, e))
+                return -1;
+        }
+        if (l->kind == SUITE_ENERGY && (strncmp(l->f[0], "NoPG", 4) != 0 || (l->f[0][4] && l->f[0][4] != ',')))
+            return npu_errf(e, "%s:%d: PG_LIST \"%s\": the first strategy must be NoPG (slowdowns are "
+                            "relative to it)", o->suite, l->lineno, l->f[0]);
+    }
+    return 0;
+}
+
 /* ---- the command ---- */
 
 static int parse_stages(const char *s, bool stage[SUITE_NKINDS])
@@ -367,7 +513,7 @@ int cmd_suite(int argc, char **argv)
     struct call *c = malloc(sizeof *c);
     if (!c)
         rc = npu_errf(&e, "out of memory");
-    else if (suite_read(&s, o.suite, &e) || make_dirs(o.out, &e))
+    else if (suite_read(&s, o.suite, &e) || check_suite(&s, &o, &e) || make_dirs(o.out, &e))
         rc = -1;
     trace_memo_begin((size_t)o.hold_MB << 20);
     int first = 0;

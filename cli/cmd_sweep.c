@@ -629,6 +629,14 @@ int cmd_sweep(int argc, char **argv)
         }
         if (!x.failed)
             flush_held(&x);   /* the last bundle's */
+        /* A shard's summary ends with what merge needs to prove the union
+         * whole: which shard it is and how many points the sweep has. */
+        if (!x.failed && x.want_row && plan.shard_n > 1 &&
+            fprintf(x.summary, "%s%ld/%ld points %ld\n", SUMMARY_SHARD_MARK, plan.shard_k + 1, plan.shard_n,
+                    sweep_enum_total(&x.en)) < 0) {
+            snprintf(x.err.msg, sizeof x.err.msg, "%s: write failed", o.summary);
+            x.failed = true;
+        }
         progress_end(&x.prog);
     }
     if (!rc && x.failed)

@@ -48,9 +48,11 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
         return 1;
     case 'B': {
         char *end;
+        errno = 0;
         o->batch = strtoll(arg, &end, 10);
-        if (*end || end == arg || o->batch <= 0)
-            return npu_errf(e, "--batch \"%s\": expected a positive integer", arg);
+        if (*end || end == arg || errno || o->batch <= 0 || o->batch > (long long)FIELD_INT_MAX)
+            return npu_errf(e, "--batch \"%s\": expected a positive integer of at most %.0f", arg,
+                            FIELD_INT_MAX);
         return 1;
     }
     }
@@ -74,6 +76,17 @@ int usage_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n(see 'npusim %s --help')\n", cmd);
+    return EXIT_USAGE;
+}
+
+int stdout_flushed(const char *cmd)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    int err = errno;
+    clearerr(stdout);   /* reported here, not again at exit */
+    fprintf(stderr, "npusim %s: <stdout>: write failed: %s\n", cmd, err ? strerror(err) : "stream error");
     return EXIT_USAGE;
 }
 

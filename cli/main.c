@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
 #include "cli/pyjson.h"
+#include "traces/json_strict.h"
 
 #define NPUSIM_VERSION "0.1.0"
 
@@ -72,8 +73,12 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npusim: unknown command \"%s\"\n", cmd);
-    usage(stderr);
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    char hint[300];
+    suggest_hint(hint, sizeof hint, cmd, names, NCOMMANDS);
+    fprintf(stderr, "npusim: unknown command \"%s\"%s\n(see 'npusim --help')\n", cmd, hint);
     return EXIT_USAGE;
 }
 

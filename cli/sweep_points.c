@@ -275,13 +275,20 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
     }
 }
 
-long sweep_enum_count(const struct sweep_enum *en)
+long sweep_enum_total(const struct sweep_enum *en)
 {
     const struct sweep_plan *p = en->plan;
     long total = 0;
     bool failed = false;   /* the sweep reports it; the count is only for the progress line */
     for (int i = 0; i < p->nmodels * p->nchips; i++)   /* enumerate reads the chip count alone (family.h) */
         total += points_per_combination(p, en->fam[i], &en->base[i], &failed) * (long)en->ncombos;
+    return total;
+}
+
+long sweep_enum_count(const struct sweep_enum *en)
+{
+    const struct sweep_plan *p = en->plan;
+    long total = sweep_enum_total(en);
     if (p->shard_n > 1)
         total = (total - p->shard_k + p->shard_n - 1) / p->shard_n;
     return total;

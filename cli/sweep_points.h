@@ -111,6 +111,8 @@ void sweep_enum_free(struct sweep_enum *en);
 /* The number of points this shard will process (runs the enumeration of
  * parallel configurations, not the points): for the progress line. */
 long sweep_enum_count(const struct sweep_enum *en);
+/* The points of the whole sweep, every shard's (the indices run 0 .. total-1). */
+long sweep_enum_total(const struct sweep_enum *en);
 void sweep_group_release(struct sweep_group *g);
 
 #endif

@@ -177,6 +177,12 @@ static void enum_list(const struct pg_name *n, char *buf, size_t size)
         snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? ", " : "", n->s);
 }
 
+/* Bounds of a strategy's numbers: a partition shape's side (2^20), and a
+ * delay in cycles (10^12, minutes at any clock): past them no chip exists
+ * and products of them leave int64. */
+#define PG_SHAPE_MAX 1048576.0
+#define PG_CYCLES_MAX 1e12
+
 static bool finite_nonneg(const cJSON *v) { return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0; }
 
 static int read_field(const struct pg_field *f, const cJSON *v, struct pg_strategy *s, const char *what,
@@ -215,9 +221,11 @@ static int read_field(const struct pg_field *f, const cJSON *v, struct pg_strate
             return npu_errf(e, "%s: field \"%s\": expected a list of 1 to %d numbers", what, f->key, PG_MAX_LEVELS);
         int k = 0;
         for (const cJSON *x = v->child; x; x = x->next, k++) {
-            if (!finite_nonneg(x) || (f->kind == PF_SHAPE && x->valuedouble != floor(x->valuedouble)))
+            /* A shape's items are PE rows, columns or lanes: int64 products of them stay exact. */
+            if (!finite_nonneg(x) || (f->kind == PF_SHAPE && (x->valuedouble != floor(x->valuedouble) ||
+                                                            x->valuedouble > PG_SHAPE_MAX)))
                 return npu_errf(e, "%s: field \"%s\": item %d: expected a non-negative %s", what, f->key, k,
-                                f->kind == PF_SHAPE ? "integer" : "number");
+                                f->kind == PF_SHAPE ? "integer of at most 1048576" : "number");
             if (f->kind == PF_LEVELS)
                 c->levels[k] = x->valuedouble;
             else
@@ -230,8 +238,8 @@ static int read_field(const struct pg_field *f, const cJSON *v, struct pg_strate
         return 0;
     }
     case PF_CYCLES:
-        if (!finite_nonneg(v))
-            return npu_errf(e, "%s: field \"%s\": expected a non-negative number of cycles", what, f->key);
+        if (!finite_nonneg(v) || v->valuedouble > PG_CYCLES_MAX)
+            return npu_errf(e, "%s: field \"%s\": expected a number of cycles from 0 to 1e12", what, f->key);
         *(double *)p = v->valuedouble;
         return 0;
     case PF_BYTES:
@@ -286,6 +294,22 @@ static void put_num(FILE *f, double x)
         fputs(py_repr_double(x, buf, sizeof buf), f);
 }
 
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * so that a strategy named by its file reads back. */
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
 int pg_strategy_write_json(const struct pg_strategy *s, FILE *f)
 {
     fputs("{\n", f);
@@ -294,7 +318,7 @@ int pg_strategy_write_json(const struct pg_strategy *s, FILE *f)
         const char *p = (const char *)s + d->off;
         fprintf(f, "  \"%s\": ", d->key);
         switch (d->kind) {
-        case PF_NAME: fprintf(f, "\"%s\"", s->name); break;
+        case PF_NAME: put_json_string(f, s->name); break;
         case PF_BOOL: fputs(*(const bool *)p ? "true" : "false", f); break;
         case PF_ENUM: fprintf(f, "\"%s\"", enum_spelling(d->names, *(const int *)p)); break;
         case PF_LEVELS:
@@ -407,7 +431,8 @@ static const char *base_of(const char *name)
 }
 
 /* Python float() of the k-th '_'-separated token from the end (k = 1: last). */
-static int suffix_number(const char *name, int k, const char *what, double *out, struct npu_err *e)
+static int suffix_number(const char *name, int k, const char *what, double lo, double hi, double *out,
+                         struct npu_err *e)
 {
     const char *end = name + strlen(name), *start = end;
     for (int i = 0; i < k; i++) {
@@ -431,6 +456,9 @@ static int suffix_number(const char *name, int k, const char *what, double *out,
     double x = strtod(tok, &stop);
     if (*stop || errno || !isfinite(x) || isspace((unsigned char)tok[0]))
         return npu_errf(e, "power-gating strategy \"%s\": %s: expected a number, got \"%s\"", name, what, tok);
+    if (!(x >= lo && x <= hi))
+        return npu_errf(e, "power-gating strategy \"%s\": %s: expected a number from %g to %g, got \"%s\"",
+                        name, what, lo, hi, tok);
     *out = x;
     return 0;
 }
@@ -476,7 +504,9 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
     if (strstr(name, "vary_Vth")) {
         /* "<base>_vary_Vth_<a>_<b>": a for SA, VU, ICI, HBM, other; b for Vmem (Q13). */
         double a = 0, b = 0;   /* set by suffix_number (initialised for -O3's flow analysis) */
-        if (suffix_number(name, 2, "vary_Vth value", &a, e) || suffix_number(name, 1, "vary_Vth SRAM value", &b, e))
+        /* Both are the gated state's power as a share of the active one. */
+        if (suffix_number(name, 2, "vary_Vth value", 0, 1, &a, e) ||
+            suffix_number(name, 1, "vary_Vth SRAM value", 0, 1, &b, e))
             return -1;
         struct pg_component *cs[] = {&s.sa, &s.vu, &s.ici, &s.hbm, &s.other};
         for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
@@ -488,7 +518,8 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
         /* "<base>_vary_PG_delay_<k>": component delays x k, rounded up; the SA
          * PE delay and the HBM delay stay (Q13). */
         double k = 1;
-        if (suffix_number(name, 1, "vary_PG_delay ratio", &k, e))
+        /* A ratio of delays; past 10^6 a delay outgrows any op (and int64 cycles). */
+        if (suffix_number(name, 1, "vary_PG_delay ratio", 0, 1e6, &k, e))
             return -1;
         double *d[] = {&s.sa.delay_cycles, &s.vu.delay_cycles, &s.vmem.delay_cycles, &s.ici.delay_cycles};
         for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)

@@ -6,6 +6,7 @@
 #include "traces/json_strict.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,4 +170,18 @@ void suggest_hint(char *buf, size_t n, const char *key, const char *const *cands
         snprintf(buf, n, " (did you mean \"%s\"?)", s);
     else if (n)
         buf[0] = '\0';
+}
+
+const char *json_unknown_key(const cJSON *o, const char *const *known, size_t n, char *hint, size_t hn)
+{
+    for (const cJSON *c = o ? o->child : NULL; c; c = c->next) {
+        bool ok = false;
+        for (size_t i = 0; i < n && !ok; i++)
+            ok = c->string && strcmp(c->string, known[i]) == 0;
+        if (!ok) {
+            suggest_hint(hint, hn, c->string ? c->string : "", known, n);
+            return c->string ? c->string : "";
+        }
+    }
+    return NULL;
 }

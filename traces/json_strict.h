@@ -23,6 +23,10 @@ cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct np
 /* Reads and parses a whole file strictly; the top level must be an object. */
 cJSON *json_read_file_strict(const char *path, struct npu_err *e);
 
+/* The first member of object o whose key is not among known[0..n), or
+ * NULL; with hint (size hn) set to a did-you-mean for it (or ""). */
+const char *json_unknown_key(const cJSON *o, const char *const *known, size_t n, char *hint, size_t hn);
+
 /* The candidate closest to key by edit distance, if close enough to be a
  * likely typo (at most 2 edits, and fewer than half of key's length); NULL
  * otherwise. For "did you mean" hints. */

@@ -1203,7 +1203,9 @@ static int parse_cell(struct reader *r, struct op *op, enum col c, const char *s
         return rd_i64(r, c, s, &ignored_i);
     case C_ST_SUM: case C_DY_SUM: case C_TOT_SUM: case C_ST_W: case C_DY_W: case C_TOT_W:
     case C_TFLOPS: case C_HBM_BW:
-        return rd_double(r, c, s, &ignored_d);
+        /* Any number: recomputed on write, never read into a sum (a power
+         * of a huge energy over a short time may print as inf). */
+        return parse_double(s, &ignored_d) == 0 ? 0 : bad(r, c, "a number", s);
     case C_OP_NAME: case C_OUTPUT_SHAPE:
         return 0;
     default:

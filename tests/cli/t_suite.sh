@@ -104,9 +104,15 @@ expect_fail "suite: unknown stage" 'unknown stage "power"' $NPUSIM suite --stage
 expect_fail "suite: unknown profile" 'unknown profile "nope"' $NPUSIM suite --profile nope "$SU/study.suite" "$SU/o3"
 expect_fail "suite: OUT missing" 'expected SUITE and OUT, got 1 argument' $NPUSIM suite "$SU/study.suite"
 no_files "suite: bad options write nothing" "$SU/o3"
+printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG None\ncarbon NoPG None 0.1 0.6 1\nslo None NoPG 0.1 0\n' >"$SU/late.suite"
+expect_fail "suite: a bad value on the last line stops it before the first runs" 'late.suite:4: UTIL "0"' \
+  $NPUSIM suite --configs "$CONFIGS" "$SU/late.suite" "$SU/o3b"
+no_files "suite: ... and nothing was written" "$SU/o3b"
 
 # --- a failing call stops the suite, unless --keep-going ---
-printf 'sweep llama9 inference 5p 1 1\nsweep llama3-8b inference 5p 1 1\nenergy NoPG None\n' >"$SU/fail.suite"
+# (A model file that exists, so that the check of every line before the run passes, but does not parse.)
+printf '{"model_type": "llm",' >"$SU/broken.json"
+printf 'sweep %s inference 5p 1 1\nsweep llama3-8b inference 5p 1 1\nenergy NoPG None\n' "$SU/broken.json" >"$SU/fail.suite"
 expect_fail "suite: a failing call stops it and is named" 'fail.suite:1: npusim sweep failed (exit status 2)' \
   $NPUSIM suite --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4"
 no_files "suite: nothing after the failing call ran" "$SU/o4/raw"

@@ -115,7 +115,13 @@ check "sweep --summary: invalid points say why" grep -q '^1,.*,invalid: decode f
 # --- shards: 1/2 + 2/2 merged == one run; SLURM variables ---
 (cd "$SW/sh" && "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary a.csv --shard 1/2 2>/dev/null &&
  "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 2>/dev/null)
-check "sweep --shard 1/2 keeps even indices" sh -c "test \"\$(cut -d, -f1 '$SW/sh/a.csv' | paste -sd' ')\" = 'index 0 2 4 6'"
+check "sweep --shard 1/2 keeps even indices, then its closing line" sh -c "test \"\$(cut -d, -f1 '$SW/sh/a.csv' | paste -sd' ')\" = 'index 0 2 4 6 #shard 1/2 points 8'"
+sed '$d' "$SW/sh/b.csv" >"$SW/sh/b_cut.csv"
+expect_fail "merge: a shard without its closing line is an error" 'b_cut.csv: ends without' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/b_cut.csv"
+sed '$d' "$SW/sh/b.csv" | sed '$d' >"$SW/sh/b_lost.csv"; tail -n 1 "$SW/sh/b.csv" >>"$SW/sh/b_lost.csv"
+expect_fail "merge: a shard that lost its last row is an error" 'rows 7 to 7 are missing' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/b_lost.csv"
+awk -F, 'NR == 3 { NF = NF - 1 } 1' OFS=, "$SW/sh/b.csv" >"$SW/sh/b_ragged.csv"
+expect_fail "merge: a ragged row is an error" 'b_ragged.csv:3: .* fields, expected' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/b_ragged.csv"
 check "npusim merge of shards 2/2 and 1/2 == one run, byte for byte" \
     sh -c "'$NPUSIM' merge '$SW/sh/m.csv' '$SW/sh/b.csv' '$SW/sh/a.csv' && cmp '$SW/sh/m.csv' '$SW/sh/one.csv'"
 (cd "$SW/sh" && SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=2 \

@@ -338,16 +338,24 @@ static void test_write_read_roundtrip(void **state)
     (void)state;
     struct pg_strategy s, r;
     struct npu_err e;
-    assert_int_equal(pg_strategy_lookup("Full_vary_Vth_0.1_0.01", NULL, &s, &e), 0);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(pg_strategy_write_json(&s, f), 0);
-    fclose(f);
-    pg_strategy_default(&r);
-    assert_int_equal(pg_strategy_from_json_text(buf, "mem", &r, &e), 0);
-    assert_true(pg_strategy_equal(&r, &s));
-    free(buf);
+    /* A name with the characters JSON must escape (a strategy is named by its file). */
+    static const char *const names[] = { NULL, "quote\"back\\slash", "tab\tnew\nline\x01" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        assert_int_equal(pg_strategy_lookup("Full_vary_Vth_0.1_0.01", NULL, &s, &e), 0);
+        if (names[i])
+            snprintf(s.name, sizeof s.name, "%s", names[i]);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_int_equal(pg_strategy_write_json(&s, f), 0);
+        fclose(f);
+        pg_strategy_default(&r);
+        if (pg_strategy_from_json_text(buf, "mem", &r, &e))
+            fail_msg("%s: %s", buf, e.msg);
+        assert_true(pg_strategy_equal(&r, &s));
+        assert_string_equal(r.name, s.name);
+        free(buf);
+    }
 }
 
 static void test_defaults(void **state)

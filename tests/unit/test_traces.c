@@ -672,21 +672,27 @@ static void test_error_bad_int(void **state)
     (void)state;
     /* Count of the second row (line 3). */
     expect_edit_error("Add(a=1),opname,MXU,32,", "Add(a=1),opname,MXU,abc,",
-                      "bad.csv:3: column \"Count\": expected an integer, got \"abc\"");
+                      "bad.csv:3: column \"Count\": expected an integer from 0 to 2^40, got \"abc\"");
     expect_edit_error(",1000,400,", ",1000 ,400,",
-                      "bad.csv:2: column \"Execution time\": expected an integer, got \"1000 \"");
+                      "bad.csv:2: column \"Execution time\": expected an integer >= 0, got \"1000 \"");
     expect_edit_error(",MXU,", ",GPU,", "bad.csv:2: column \"OpType\"");
-    expect_edit_error(",0.25,", ",0.25x,", "bad.csv:2: column \"flops_util\": expected a number");
+    expect_edit_error(",0.25,", ",0.25x,", "bad.csv:2: column \"flops_util\": expected a finite number");
+    expect_edit_error(",0.25,", ",nan,", "bad.csv:2: column \"flops_util\": expected a finite number");
+    expect_edit_error(",0.25,", ",-inf,", "bad.csv:2: column \"flops_util\": expected a finite number");
+    expect_edit_error(",1000,400,", ",-1000,400,", "bad.csv:2: column \"Execution time\": expected an integer >= 0");
 }
 
-/* Integer cells: the int64 range exactly, decimal digits only (the reader
- * parses them by hand, not with strtoll). */
+/* Integer cells: decimal digits only, no int64 overflow (the reader parses
+ * them by hand, not with strtoll); a Count from 0 to 2^40. */
 static void test_int_cell_range(void **state)
 {
     (void)state;
     static const struct { const char *text; int ok; int64_t v; } cases[] = {
-        { "9223372036854775807", 1, INT64_MAX },
-        { "-9223372036854775808", 1, INT64_MIN },
+        { "1099511627776", 1, (int64_t)1 << 40 },
+        { "1099511627777", 0, 0 },
+        { "9223372036854775807", 0, 0 },
+        { "-9223372036854775808", 0, 0 },
+        { "-1", 0, 0 },
         { "007", 1, 7 },
         { "-0", 1, 0 },
         { "9223372036854775808", 0, 0 },
@@ -744,7 +750,7 @@ static void test_float_cell_forms(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char to[64];
         snprintf(to, sizeof to, ",%s,", bad[i]);
-        expect_edit_error(",0.25,", to, "column \"flops_util\": expected a number");
+        expect_edit_error(",0.25,", to, "column \"flops_util\": expected a finite number");
     }
 }
 
@@ -760,7 +766,7 @@ static void test_error_field_count(void **state)
                       "bad.csv:3: expected 101 fields, got 102");
     /* A quoted cell over two lines: errors name the row's last line. */
     expect_edit_error("Add(a=1),opname,MXU,32,", "\"Add(a=1\n)\",opname,MXU,3x2,",
-                      "bad.csv:4: column \"Count\": expected an integer, got \"3x2\"");
+                      "bad.csv:4: column \"Count\": expected an integer from 0 to 2^40, got \"3x2\"");
 }
 
 static void test_error_malformed_and_empty(void **state)
@@ -968,9 +974,13 @@ static void test_readback_random(void **state)
     static const char *const strs[] = { "", "a", "x,y", "say \"hi\"", "two\r\nlines", " pad ", "\"", "c\rd",
                                         "XlaEinsum(eq=a)", "FlashAttention(x)", "Conv2D(s)", "BatchMatMul(1)",
                                         "Add(a=1)", "DT_BFLOAT16:[1,2],DT_BFLOAT16:[2]", "[DT_BFLOAT16:(1,2)]" };
+    /* Finite numbers only, times and sizes >= 0 and counts up to 2^40: what
+     * the reader accepts (test_bad_cells covers the rest). */
     static const double dbls[] = { 0.0, -0.0, 1.0, 0.1, 1.7, -88.5, 1e300, 5e-324, 1e16, 9007199254740993.0,
-                                   123456789012345.6, INFINITY, -INFINITY, NAN, -NAN };
+                                   123456789012345.6, -1e300 };
     static const int64_t ints[] = { 0, 1, -1, 20, 1073741824, INT64_MAX, INT64_MIN, 999999999999 };
+    static const int64_t nonneg[] = { 0, 1, 20, 1073741824, INT64_MAX, 999999999999 };
+    static const int64_t counts[] = { 0, 1, 20, 1073741824, (int64_t)1 << 40 };
     static const char *const policies[] = { "None", "Ideal", "", "a,b", "fifteen chars!!" };
     uint64_t seed = 0x9E3779B97F4A7C15ull;
 #define LCG() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, (uint32_t)(seed >> 33))
@@ -985,13 +995,15 @@ static void test_readback_random(void **state)
             S(description) S(config) S(name) S(opcode) S(in_shapes) S(out_shape) S(parsed_op_type)
             S(dim_labels) S(tile_shapes)
 #undef S
-            int64_t *iv[] = { &op->fusion_id, &op->count, &op->flops, &op->weight_bytes, &op->ici_out_bytes,
+            int64_t *iv[] = { &op->flops, &op->weight_bytes, &op->ici_out_bytes,
                               &op->ici_in_bytes, &op->pcie_ns, &op->exe_ns, &op->mem_ns, &op->ici_ns,
                               &op->sa_ns, &op->vu_ns, &op->vmem_ns, &op->bytes, &op->num_tiles,
                               &op->max_vmem_demand_bytes, &op->num_sa_ops, &op->einsum_b, &op->einsum_m,
                               &op->einsum_n, &op->einsum_k, &op->vu_softmax_ns };
             for (size_t v = 0; v < sizeof iv / sizeof iv[0]; v++)
-                *iv[v] = PICK(ints);
+                *iv[v] = PICK(nonneg);
+            op->fusion_id = PICK(ints);
+            op->count = PICK(counts);
             op->type = (enum op_type)(LCG() % 4);
             op->bounded_by = (enum bounded_by)(LCG() % 4);
             op->stats_kind = (enum op_stats_kind)(LCG() % 3);
