@@ -36,7 +36,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test unit-test cli-test run check bench parity install clean
+.PHONY: all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
 all: $(BUILD)/npusim
 
 # Objects depend on a stamp named after the compile flags, so switching flags
@@ -85,9 +85,16 @@ $(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz $(BUILD)/tests/test_trac
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(CLI_PARSERS) $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
-# make test: every cmocka program, then the CLI tests; one closing summary line.
+# make test: every cmocka program, the CLI tests, then (FUZZ_SMOKE=1, the default) every
+# fuzz harness replays its seeds and regression inputs under the sanitizers and fuzzes for
+# FUZZ_SMOKE_SECONDS; one closing summary line. make check runs the same without the fuzzers.
+FUZZ_SMOKE ?= 1
+FUZZ_SMOKE_SECONDS ?= 10
 test: $(BUILD)/npusim $(TEST_BIN)
-	@BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
+	@if [ "$(FUZZ_SMOKE)" = 1 ]; then $(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
+	  OPT="$(FUZZ_OPT)" LDFLAGS="-fsanitize=address,undefined" fuzz-bins >build-fuzz.log 2>&1 || \
+	  { echo "fuzz harnesses did not build (clang installed? see build-fuzz.log)"; tail -n 5 build-fuzz.log; }; fi
+	@BUILD=$(BUILD) FUZZ_SMOKE=$(FUZZ_SMOKE) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) sh tests/run-tests.sh $(TEST_BIN)
 
 # The main job: llama3-8b on TPUv5p, outputs in ./out.
 run: $(BUILD)/npusim
@@ -95,8 +102,30 @@ run: $(BUILD)/npusim
 
 # Address and undefined-behaviour sanitizers over the whole test suite.
 check:
-	$(MAKE) BUILD=build-check OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" test
+	$(MAKE) BUILD=build-check OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" FUZZ_SMOKE=0 test
+
+# Fuzzing (tests/fuzz/README.md): one libFuzzer harness per reader, built with clang, ASan and
+# UBSan (float-cast-overflow included) into build-fuzz/. `make fuzz` replays the seeds and
+# regression inputs, then fuzzes each harness FUZZ_SECONDS; `make fuzz-replay` only replays.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow -fno-sanitize-recover=all
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(CLI_LIB_OBJ) $(BUILD)/libnpusim.a
+	@mkdir -p $(dir $@)
+	@echo "FUZZ $<"
+	@$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libnpusim.a $(LDFLAGS) $(LDLIBS)
+fuzz-bins: $(FUZZ_BIN)
+fuzz fuzz-replay:
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT="$(FUZZ_OPT)" LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+	sh tests/fuzz/run-fuzz.sh build-fuzz/fuzz $(if $(filter fuzz,$@),fuzz $(FUZZ_SECONDS),replay)
+
+# The float parser and shortest printer against libc over 10 million inputs each (make test: 200,000).
+diff-numbers: $(BUILD)/tests/test_numbers_diff
+	NPUSIM_DIFF_COUNT=$(or $(DIFF_COUNT),10000000) $(BUILD)/tests/test_numbers_diff
 
 bench: $(BUILD)/npusim
 	@sh bench/run-bench.sh $(BUILD)/npusim
@@ -111,4 +140,4 @@ install: $(BUILD)/npusim
 	cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/
 
 clean:
-	rm -rf build build-check build-mpi out
+	rm -rf build build-check build-mpi build-fuzz build-fuzz.log out

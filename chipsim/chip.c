@@ -14,9 +14,10 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 /* Order = the reference class's field order (used for the sim_config dump). */
 static const struct field_desc chip_field_list[] = {
     S(name, "5p", 0),
-    I(num_sa, 8, R), I(num_vu, 6, R), I(num_vu_ports, 6, R),
+    I(num_sa, 8, R, .lo = 1, .hi = FIELD_UNITS_MAX), I(num_vu, 6, R, .lo = 1, .hi = FIELD_UNITS_MAX),
+    I(num_vu_ports, 6, R, .lo = 1, .hi = FIELD_UNITS_MAX),
     D(hbm_bw_GBps, 2765.0, R | RATE), I(hbm_latency_ns, 500, N), I(vmem_size_MB, 128, R),
-    D(freq_GHz, 1.75, R | RATE), I(sa_dim, 128, R), I(hbm_size_GB, 95, R),
+    D(freq_GHz, 1.75, R | RATE, .lo = FIELD_RATE_MIN, .hi = 1000), I(sa_dim, 128, R, .lo = 1, .hi = FIELD_UNITS_MAX), I(hbm_size_GB, 95, R),
     D(ici_bw_GBps, 200.0, R | RATE), D(dcn_bw_GBps, 25.0, P | RATE), D(pcie_bw_GBps, 32.0, P | RATE),
     I(ici_latency_ns, 3330, N), I(dcn_latency_ns, 3700, N), I(pcie_latency_ns, 400, N),
     D(TDP_W, 350.0, N), D(min_power_W, 1.0, N), D(avg_power_W, 1.0, N), D(max_power_W, 331.0, N),

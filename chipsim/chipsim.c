@@ -41,9 +41,12 @@ static void reset_stats(const struct cs_ctx *c, struct op *op)
     op->vu_softmax_ns = 0;
 }
 
+_Thread_local bool cs_time_overflow;
+
 static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 {
     const struct chip_config *ch = c->chip;
+    cs_time_overflow = false;
     op->stats_kind = stats_kind_of(c->op_kind);
     reset_stats(c, op);
     op_set(&op->parsed_op_type, in->kind == K_EINSUM || in->kind == K_BATCHMATMUL ? "Einsum" : in->token);
@@ -60,7 +63,7 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 
     int64_t mem = 0;
     if (bytes != 0) {
-        mem = (int64_t)ceil((double)bytes / (ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9));
+        mem = cs_ceil((double)bytes / (ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9));
         if (mem < ch->hbm_latency_ns)
             mem = ch->hbm_latency_ns;
     }
@@ -80,8 +83,11 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     op->sa_ns = mx;
     op->vu_ns = vp;
     op->mem_ns = mem;
-    op->vmem_ns = (int64_t)vmem;
-    op->exe_ns = (int64_t)exe;
+    op->vmem_ns = cs_trunc(vmem);
+    op->exe_ns = cs_trunc(exe);
+    if (cs_time_overflow)
+        return cs_errf(c, "a time exceeds 2^61 ns (73 years): the chip's rates (freq_GHz, hbm_bw_GBps, "
+                          "num_sa, sa_dim, ...) are too small for this op");
     op->bytes = bytes;
     if ((double)compute == exe)
         op->bounded_by = BOUND_COMPUTE;

@@ -9,6 +9,7 @@
 #ifndef NPUSIM_CS_INTERNAL_H
 #define NPUSIM_CS_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,21 @@ struct cs_ctx {
  * until the next call of the same function on this thread). */
 const char *cs_in_text(const struct cs_ctx *c);
 const char *cs_out_text(const struct cs_ctx *c);
+
+/* Times past CS_NS_MAX (2^61 ns, 73 years) are out of scale: cs_ceil and
+ * cs_trunc return the bound and set cs_time_overflow (per thread), which
+ * time_op turns into an error naming the op. */
+#define CS_NS_MAX 2305843009213693952.0
+extern _Thread_local bool cs_time_overflow;
+static inline int64_t cs_trunc(double x)
+{
+    if (!(x < CS_NS_MAX && x > -CS_NS_MAX)) {
+        cs_time_overflow = true;
+        return x < 0 ? -(int64_t)CS_NS_MAX : (int64_t)CS_NS_MAX;
+    }
+    return (int64_t)x;
+}
+static inline int64_t cs_ceil(double x) { return cs_trunc(ceil(x)); }
 
 /* Formats "op <i> \"<name>\": <msg>" into ctx->e; returns -1. */
 int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

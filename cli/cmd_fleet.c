@@ -388,6 +388,49 @@ static cJSON *json_out(const struct deployment *d, int n, const struct fleet_out
 
 enum { F_OUT = 1000, F_CONFIGS, F_PROFILE };
 
+/* Reads and checks a whole fleet file (every key, every deployment) before
+ * anything is simulated; *d gets the deployments (malloc'ed). Exit status. */
+static int parse_fleet(const cJSON *j, const char *file, struct deployment **out, int *nout)
+{
+    struct site dflt = { 1.1, 0.5, 4.0, "NoPG", "None" };
+    const char *bad = NULL;
+    const cJSON *dj = cJSON_GetObjectItemCaseSensitive(j, "defaults");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "deployments");
+    int rc = unknown_key(file, "", j, KEYS(top_keys)), n = cJSON_GetArraySize(list);
+    struct deployment *d = NULL;
+    if (!rc && dj && !cJSON_IsObject(dj))
+        rc = usage_error("fleet", "%s: field \"defaults\": expected an object", file);
+    if (!rc && dj)
+        rc = unknown_key(file, "defaults: ", dj, KEYS(site_keys));
+    if (rc)
+        ;
+    else if (dj && parse_site(dj, &dflt, &bad))
+        rc = usage_error("fleet", "%s: \"defaults\" field \"%s\"", file, bad);
+    else if (!cJSON_IsArray(list) || n == 0)
+        rc = usage_error("fleet", "%s: field \"deployments\": expected a non-empty list", file);
+    else if (!(d = calloc((size_t)n, sizeof *d)))
+        rc = usage_error("fleet", "out of memory");
+    /* Every deployment is read and checked before the first is simulated. */
+    for (int i = 0; i < n && !rc; i++)
+        rc = parse_deployment(file, i, cJSON_GetArrayItem(list, i), &dflt, &d[i]);
+    if (rc) {
+        free(d);
+        d = NULL;
+        n = 0;
+    }
+    *out = d;
+    *nout = n;
+    return rc;
+}
+
+int fleet_file_check(const cJSON *j, const char *file)
+{
+    struct deployment *d;
+    int n, rc = parse_fleet(j, file, &d, &n);
+    free(d);
+    return rc;
+}
+
 int cmd_fleet(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -418,27 +461,9 @@ int cmd_fleet(int argc, char **argv)
     cJSON *j = config_read_json(file, &e);
     if (!j)
         return report_error("fleet", &e);
-    struct site dflt = { 1.1, 0.5, 4.0, "NoPG", "None" };
-    const char *bad = NULL;
-    const cJSON *dj = cJSON_GetObjectItemCaseSensitive(j, "defaults");
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "deployments");
-    int rc = unknown_key(file, "", j, KEYS(top_keys)), n = cJSON_GetArraySize(list);
     struct deployment *d = NULL;
-    if (!rc && dj && !cJSON_IsObject(dj))
-        rc = usage_error("fleet", "%s: field \"defaults\": expected an object", file);
-    if (!rc && dj)
-        rc = unknown_key(file, "defaults: ", dj, KEYS(site_keys));
-    if (rc)
-        ;
-    else if (dj && parse_site(dj, &dflt, &bad))
-        rc = usage_error("fleet", "%s: \"defaults\" field \"%s\"", file, bad);
-    else if (!cJSON_IsArray(list) || n == 0)
-        rc = usage_error("fleet", "%s: field \"deployments\": expected a non-empty list", file);
-    else if (!(d = calloc((size_t)n, sizeof *d)))
-        rc = usage_error("fleet", "out of memory");
-    /* Every deployment is read and checked before the first is simulated. */
-    for (int i = 0; i < n && !rc; i++)
-        rc = parse_deployment(file, i, cJSON_GetArrayItem(list, i), &dflt, &d[i]);
+    int n = 0;
+    int rc = parse_fleet(j, file, &d, &n);
     struct fleet_out tot = { 0 };
     for (int i = 0; i < n && !rc; i++) {
         if (evaluate(configs, prof, &d[i], &e)) {

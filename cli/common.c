@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/family.h"
 #include "cli/pyjson.h"
+#include "opsgen/builders.h"
 #include "cli/sim_facts.h"
 #include "cli/trace_memo.h"
 #include "opsgen/opsgen.h"
@@ -41,11 +42,13 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
     case 'P':
         o->prof = profile_by_name(arg);
         return o->prof ? 1 : npu_errf(e, "--profile \"%s\": unknown profile (known: %s)", arg, profile_names());
+    case 'w':   /* -w, --workload */
     case 'W':
         if (strcmp(arg, "inference") && strcmp(arg, "training"))
             return npu_errf(e, "--workload \"%s\": expected inference or training", arg);
         o->workload = arg;
         return 1;
+    case 'b':   /* -b, --batch */
     case 'B': {
         char *end;
         errno = 0;
@@ -133,7 +136,16 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
 int family_generate(const struct family *fam, const struct loaded_config *c,
                     const struct profile *prof, struct trace *t, struct npu_err *e)
 {
-    return fam->generate(c, prof, t, e) ? config_name_source(c, e) : 0;
+    (void)opsgen_take_overflow();
+    if (fam->generate(c, prof, t, e))
+        return config_name_source(c, e);
+    /* A size the builders could not hold (builders.h): one message for the
+     * whole trace, since the product of several fields overflowed. */
+    if (opsgen_take_overflow())
+        return npu_errf(e, "%s: an operator's size, FLOP count or time exceeds int64 (or a tensor 2^48 "
+                           "elements): the model's dimensions, batch, sequence lengths and parallelism "
+                           "multiply out of scale", c->model_name);
+    return 0;
 }
 
 int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,

@@ -76,7 +76,10 @@ static struct chip_view *chip_views(const struct loaded_config *c, const struct 
             return NULL;
         }
         v[i].t = (struct trace){ .ops = t->ops + first, .n = n, .cap = n };
-        trace_stats_compute(&v[i].t, PHASE_NONE, &v[i].s);
+        if (trace_stats_compute(&v[i].t, PHASE_NONE, &v[i].s, e)) {
+            free(v);
+            return NULL;
+        }
         if (v[i].s.total_execution_time_chip_ns <= 0) {
             npu_errf(e, "%s: chip %lld has no timed ops (total execution time 0)", c->model_name,
                      (long long)i);

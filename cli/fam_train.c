@@ -47,7 +47,8 @@ static int stats_of(const struct loaded_config *c, const struct trace *t, struct
                     struct npu_err *e)
 {
     struct trace_stats chip;
-    trace_stats_compute(t, PHASE_NONE, &chip);
+    if (trace_stats_compute(t, PHASE_NONE, &chip, e))
+        return -1;
     if (chip.total_execution_time_chip_ns <= 0)
         return npu_errf(e, "%s: the trace has no timed ops (total execution time 0)", c->model_name);
     train_stats_compute(&chip, &c->model, c->chip.hbm_size_GB, s);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "opsgen/opsgen.h"
+#include "traces/checked.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
 
@@ -47,8 +48,8 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     if (!mem)
         mem = opsgen_llm_inference_mem_bytes;
     *r = (struct llm_report){ 0 };
-    trace_stats_compute(t, PHASE_PREFILL, &r->prefill);
-    trace_stats_compute(t, PHASE_DECODE, &r->decode);
+    if (trace_stats_compute(t, PHASE_PREFILL, &r->prefill, e) || trace_stats_compute(t, PHASE_DECODE, &r->decode, e))
+        return -1;
     const struct trace_stats *P = &r->prefill, *Q = &r->decode;
     int64_t pp = m->pipeline_parallelism_degree, pp_dcn = m->pipeline_parallel_degree_dcn;
     int64_t mb = m->microbatch_size_ici, sin = m->input_seqlen, sout = m->output_seqlen;
@@ -56,10 +57,15 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
         return npu_errf(e, "%s: the trace has no timed %s ops (total execution time 0)",
                         m->model_name, P->total_execution_time_chip_ns <= 0 ? "prefill" : "decode");
     r->prefill_tokens_per_sec = (double)(mb * sin) * 1e9 / (double)P->total_execution_time_chip_ns;
-    r->TTFT_sec = (double)(((P->total_execution_time_non_pp_ns + P->total_pp_ici_time_ns) * pp +
-                            P->total_pp_dcn_time_ns) * pp_dcn) / 1e9;
-    double decode_pod = (double)((Q->total_execution_time_non_pp_ns + Q->total_pp_ici_time_ns) * pp) /
-                        (double)sout;
+    bool ovf = false;   /* the pipeline multiplies the per-stage times (checked.h) */
+    int64_t ttft_ns = ck_mul(ck_add(ck_mul(ck_add(P->total_execution_time_non_pp_ns, P->total_pp_ici_time_ns, &ovf),
+                                           pp, &ovf), P->total_pp_dcn_time_ns, &ovf), pp_dcn, &ovf);
+    int64_t decode_ns = ck_mul(ck_add(Q->total_execution_time_non_pp_ns, Q->total_pp_ici_time_ns, &ovf), pp, &ovf);
+    if (ovf)
+        return npu_errf(e, "%s: time over all pipeline stages exceeds 2^63 ns (292 years): the config's sizes, "
+                           "counts or rates are out of scale", m->model_name);
+    r->TTFT_sec = (double)ttft_ns / 1e9;
+    double decode_pod = (double)decode_ns / (double)sout;
     double decode_tot = (decode_pod + (double)Q->total_pp_dcn_time_ns / (double)sout) * (double)pp_dcn;
     r->TPOT_ms_request = decode_tot / 1e6;
     r->decode_tokens_per_sec =

@@ -5,6 +5,7 @@
  * Python list text "[8, 4096]" / "['8', '4096']" that the reference prints
  * for transfers and reduce-scatters. */
 #include "opsgen/builders.h"
+#include "traces/checked.h"
 #include "traces/dtype.h"
 #include "traces/shape_text.h"
 #include "traces/strbuf.h"
@@ -14,11 +15,36 @@
 
 #define BF16 "DT_BFLOAT16"
 
+/* Set when a size, FLOP count or time of an op being built leaves int64 or
+ * a tensor exceeds SHAPE_MAX_ELEMS; opsgen_take_overflow() reports it once
+ * the trace is built. Per thread: sweeps build traces on several threads. */
+static _Thread_local bool size_overflow;
+
+bool opsgen_take_overflow(void)
+{
+    bool v = size_overflow;
+    size_overflow = false;
+    return v;
+}
+
+int64_t bmul(int64_t a, int64_t b)
+{
+    bool ovf = false;
+    int64_t r = ck_mul(a, b, &ovf);
+    if (ovf)
+        size_overflow = true;
+    return ovf ? 0 : r;
+}
+
 int64_t shape_prod(struct shape s)
 {
     int64_t p = 1;
     for (int i = 0; i < s.nd; i++)
-        p *= s.d[i];
+        p = bmul(p, s.d[i]);
+    if (p > SHAPE_MAX_ELEMS) {
+        size_overflow = true;
+        return 0;
+    }
     return p;
 }
 
@@ -268,7 +294,7 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     for (int i = 0; i < nb; i++) nU = add_pair(U, nU, (struct lpair){ lb[i], b.d[i] });
     int64_t flops = 2;
     for (int i = 0; i < nU; i++)  /* each pair lands in exactly one class */
-        flops *= U[i].v;
+        flops = bmul(flops, U[i].v);
 
     char cfg[2 * SBUF];
     struct strbuf cb = STRBUF(cfg);
@@ -288,7 +314,7 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     bld_in2(op, a, b, dtype);
     bld_out(op, o, dtype);
     op->flops = flops;
-    op->weight_bytes = dtype_bytes(dtype) * shape_prod(b);
+    op->weight_bytes = bmul(dtype_bytes(dtype), shape_prod(b));
     return op;
 }
 
@@ -319,7 +345,7 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
     }
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
-    op->flops = f * shape_prod(x);
+    op->flops = bmul(f, shape_prod(x));
     return op;
 }
 
@@ -385,7 +411,8 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
         set_text(&op->in_shapes, &ib);
     }
     bld_out(op, SHP(b, sq, h, x), dtype);
-    op->flops = 2 * (2 * h * b * sq * x * skv) + 4 * h * b * sq * skv;
+    int64_t hbsq = bmul(bmul(h, b), sq);   /* 2(2 h b sq x skv) + 4 h b sq skv, checked */
+    op->flops = bmul(bmul(bmul(hbsq, skv), 4), x + 1);
     op->weight_bytes = 0;
     return op;
 }
@@ -417,7 +444,9 @@ struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *des
 /* ceil(bytes / GBps) on doubles: 1 GB/s is treated as 1 byte/ns (GB = 1e9). */
 int64_t bld_xfer_ns(int64_t bytes, double GBps)
 {
-    return (int64_t)ceil((double)bytes / GBps);
+    if (bytes == 0)
+        return 0;   /* nothing to move (the link may even have no bandwidth) */
+    return ck_ceil((double)bytes / GBps, &size_overflow);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -445,7 +474,7 @@ struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *
     }
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = shape_prod(x) * 2;
+    int64_t bytes = bmul(shape_prod(x), 2);
     bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
     op->ici_ns = max64(bld_xfer_ns(bytes, bw_GBps), latency_ns);
     return op;
@@ -468,10 +497,10 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
     }
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = doubled ? n * 2 : n;   /* quirk Q10 */
+    int64_t bytes = doubled ? bmul(n, 2) : n;   /* quirk Q10 */
     bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
     /* PCIe GB = 2^30 B, divided step by step as the reference does. */
-    int64_t tn = (int64_t)ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps);
+    int64_t tn = ck_ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps, &size_overflow);
     op->ici_ns = max64(tn, ici_latency_ns);
     op->pcie_ns = max64(tn, pcie_latency_ns);
     return op;
@@ -481,7 +510,7 @@ int64_t staged_elems(int64_t e, const struct coll_axes *ax)
 {
     int64_t tot = 0, cur = e;
     for (int i = 0; i < ax->n; i++) {
-        tot += cur;
+        tot = ck_add(tot, cur, &size_overflow);
         cur = cdiv64(cur, ax->deg[i]);
     }
     return tot;
@@ -490,7 +519,7 @@ int64_t staged_elems(int64_t e, const struct coll_axes *ax)
 static int64_t axes_prod(const struct coll_axes *ax)
 {
     int64_t p = 1;
-    for (int i = 0; i < ax->n; i++) p *= ax->deg[i];
+    for (int i = 0; i < ax->n; i++) p = bmul(p, ax->deg[i]);
     return p;
 }
 
@@ -503,7 +532,7 @@ static double axes_bw(const struct coll_axes *ax)
 
 struct shape shape_gathered(struct shape x, int dim, int64_t p)
 {
-    x.d[dim] *= p;
+    x.d[dim] = bmul(x.d[dim], p);
     return x;
 }
 
@@ -541,9 +570,9 @@ struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char 
     set_arrow_config(op, "AllGather", x, o, "x", "");
     bld_in1(op, x, BF16);
     bld_out(op, o, BF16);
-    int64_t bytes = staged_elems(shape_prod(x) * p, ax) * 2;
+    int64_t bytes = bmul(staged_elems(bmul(shape_prod(x), p), ax), 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
+    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), bmul(ax->latency_ns, p - 1));
     return op;
 }
 
@@ -559,10 +588,10 @@ struct op *b_reduce_scatter(struct trace *t, int64_t fid, int64_t count, const c
     bld_in1(op, x, BF16);
     bld_out(op, o, BF16);
     int64_t elems = staged_elems(cdiv64(shape_prod(x), p), ax);
-    int64_t bytes = elems * 2;
+    int64_t bytes = bmul(elems, 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), ax->latency_ns * (p - 1));
-    op->flops = elems * (p - 1);
+    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), bmul(ax->latency_ns, p - 1));
+    op->flops = bmul(elems, p - 1);
     return op;
 }
 
@@ -575,9 +604,9 @@ struct op *b_all_reduce(struct trace *t, int64_t fid, int64_t count, const char 
     set_arrow_config(op, "AllReduce", x, x, "x", "");
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = 2 * staged_elems(shape_prod(x), ax) * 2;
+    int64_t bytes = bmul(staged_elems(shape_prod(x), ax), 4);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), 2 * ax->latency_ns * (p - 1));
+    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), bmul(2 * ax->latency_ns, p - 1));
     return op;
 }
 
@@ -589,8 +618,8 @@ struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char 
     set_arrow_config(op, "AllToAll", x, x, "x", "");
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = shape_prod(x) * dtype_bytes(dtype);
+    int64_t bytes = bmul(shape_prod(x), dtype_bytes(dtype));
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, bisection_bw_GBps), latency_ns * (n - 1));
+    op->ici_ns = max64(bld_xfer_ns(bytes, bisection_bw_GBps), bmul(latency_ns, n - 1));
     return op;
 }

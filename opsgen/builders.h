@@ -29,7 +29,16 @@ struct shape {
 
 static inline int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* A tensor's element count; past SHAPE_MAX_ELEMS (2^48, as chipsim checks)
+ * or int64 it returns 0 and flags the overflow. */
+#define SHAPE_MAX_ELEMS ((int64_t)1 << 48)
 int64_t shape_prod(struct shape s);
+/* a * b for sizes, FLOP counts and times; 0 and the overflow flag when the
+ * product leaves int64. */
+int64_t bmul(int64_t a, int64_t b);
+/* Whether a size of the ops built on this thread since the last call left
+ * int64 (or a tensor exceeded SHAPE_MAX_ELEMS); clears the flag. */
+bool opsgen_take_overflow(void);
 /* Keeps only [A-Za-z0-9] of desc + name (the "_" joiner disappears with it). */
 void sanitize_name(char **field, const char *desc, const char *name);
 

@@ -41,7 +41,7 @@ static struct op *conv_op(struct trace *t, int64_t fid, int64_t count, const cha
     bld_out(op, out, dtype);
     /* Every output element of every batch costs one MAC per kernel element
      * (Cin x Cout x kh x kw counted together). */
-    op->flops = 2 * out.d[0] * out.d[2] * out.d[3] * shape_prod(k);
+    op->flops = bmul(bmul(bmul(bmul(2, out.d[0]), out.d[2]), out.d[3]), shape_prod(k));
     return op;
 }
 
@@ -59,7 +59,7 @@ struct op *b_conv2d(struct trace *t, int64_t fid, int64_t count, const char *pre
     struct shape k = SHP(a->cin, a->cout, a->kh, a->kw);
     struct op *op = conv_op(t, fid, count, desc, "conv2d", SHP(a->B, a->cin, a->h, a->w), k,
                             SHP(a->B, a->cout, ho, wo), win, dtype);
-    op->weight_bytes = shape_prod(k) * dtype_bytes(dtype);
+    op->weight_bytes = bmul(shape_prod(k), dtype_bytes(dtype));
     return op;
 }
 
@@ -111,6 +111,6 @@ struct op *b_downsample(struct trace *t, int64_t fid, int64_t count, const char 
                        dtype);
     }
     struct op *op = resample_op(t, fid, count, desc, "Downsample", "AvgPool2d", in, out, scale, dtype);
-    op->flops = shape_prod(in) + shape_prod(out);   /* one add per input, one divide per output */
+    op->flops = shape_prod(in) + shape_prod(out);   /* each at most 2^48 */   /* one add per input, one divide per output */
     return op;
 }

@@ -310,6 +310,10 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
         return npu_errf(e, "model field \"expert_parallelism_degree\": %lld exceeds num_routed_experts "
                            "%lld (a shard would hold no expert)", (long long)ep,
                         (long long)m->num_routed_experts);
+    if (m->num_activated_routed_experts_per_token > m->num_routed_experts)
+        return npu_errf(e, "model field \"num_activated_routed_experts_per_token\": expected at most "
+                           "num_routed_experts = %lld, got %lld", (long long)m->num_routed_experts,
+                        (long long)m->num_activated_routed_experts_per_token);
     int64_t stages = pp * m->pipeline_parallel_degree_dcn;
     if (m->num_layers < stages)
         return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",

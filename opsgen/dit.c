@@ -94,7 +94,8 @@ int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, 
                              const struct trace *t, struct diffusion_report *r, struct npu_err *e)
 {
     *r = (struct diffusion_report){ 0 };
-    trace_stats_compute(t, PHASE_NONE, &r->s);
+    if (trace_stats_compute(t, PHASE_NONE, &r->s, e))
+        return -1;
     double T = (double)r->s.total_execution_time_chip_ns;
     if (!(T > 0))
         return npu_errf(e, "%s: the trace has no timed ops (total execution time 0)", m->model_name);

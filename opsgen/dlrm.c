@@ -331,6 +331,8 @@ static int chip_ops(struct gen *g, int64_t c)
     return 0;
 }
 
+#define DLRM_MAX_CHIPS 4096
+
 int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_links *l,
                           const struct profile *prof, struct trace *out, struct npu_err *e)
 {
@@ -338,8 +340,10 @@ int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_link
         return -1;
     if (!(l->ici_bw_GBps > 0))
         return npu_errf(e, "chip field \"ici_bw_GBps\": expected a positive value");
-    if (m->num_chips > INT32_MAX)
-        return npu_errf(e, "model field \"num_chips\": expected at most %d", INT32_MAX);
+    /* One op list per chip, and the straggler search reads them all per chip. */
+    if (m->num_chips > DLRM_MAX_CHIPS)
+        return npu_errf(e, "model field \"num_chips\": DLRM is simulated one op list per chip: expected at "
+                           "most %d chips, got %lld", DLRM_MAX_CHIPS, (long long)m->num_chips);
     struct dlrm_plan *p = malloc(sizeof *p);
     if (!p)
         return npu_errf(e, "DLRM: out of memory");

@@ -10,7 +10,7 @@
 #define L(k, d, fl) FIELD(#k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl)
 #define LAYERS(k, fl) FIELD(#k, FT_LAYERS, offsetof(struct model_config, k), 0, NULL, fl)
 /* A nested JSON key stored in a flat member. */
-#define NI(key, m, d, fl) FIELD(key, FT_INT, offsetof(struct model_config, m), d, NULL, fl)
+#define NI(key, m, d, fl, ...) FIELD(key, FT_INT, offsetof(struct model_config, m), d, NULL, fl, __VA_ARGS__)
 #define NL(key, m, d, fl) FIELD(key, FT_INT_LIST, offsetof(struct model_config, m), 0, d, fl)
 #define TABLE(name, what, list) \
     const struct field_table name = { what, list, sizeof list / sizeof list[0] }
@@ -18,7 +18,8 @@ enum { P = FF_POSITIVE, N = FF_NONNEG };
 
 static const struct field_desc base_list[] = {
     S(model_name, "model", 0), S(model_type, "", FF_REQUIRED),
-    I(global_batch_size, 1, P), I(num_chips, 1, P),
+    /* A chip count past 2^20 (a million chips) is no machine; DLRM keeps one op list per chip. */
+    I(global_batch_size, 1, P), I(num_chips, 1, P, .lo = 1, .hi = 1048576),
     I(data_parallelism_degree, 1, P), I(tensor_parallelism_degree, 1, P),
     I(pipeline_parallelism_degree, 1, P),
     I(num_data_parallel_axes, 1, N), I(num_tensor_parallel_axes, 1, N),
@@ -40,8 +41,9 @@ static const struct field_desc llm_list[] = {
 TABLE(model_llm_fields, "model", llm_list);
 
 static const struct field_desc moe_list[] = {
-    S(router_type, "topk", 0, .one_of = "topk"), I(num_shared_experts, 1, N), I(num_routed_experts, 256, P),
-    I(num_activated_routed_experts_per_token, 8, P), I(num_limited_groups, 4, P),
+    S(router_type, "topk", 0, .one_of = "topk"), /* Generators build ops per activated and shared expert: bounded like real MoEs. */
+    I(num_shared_experts, 1, N, .lo = 0, .hi = 1024), I(num_routed_experts, 256, P, .lo = 1, .hi = 65536),
+    I(num_activated_routed_experts_per_token, 8, P, .lo = 1, .hi = 1024), I(num_limited_groups, 4, P),
     I(moe_d_ff, -1, 0), I(expert_parallelism_degree, 1, P), I(num_expert_parallel_axes, 1, N),
     I(expert_parallel_degree_dcn, 1, P),
 };
@@ -56,7 +58,7 @@ TABLE(model_deepseek_fields, "model", deepseek_list);
 
 static const struct field_desc dit_list[] = {
     I(image_width, 0, FF_REQUIRED | P), I(num_channels, 0, FF_REQUIRED | P),
-    I(patch_size, 0, FF_REQUIRED | P), I(num_diffusion_steps, 0, FF_REQUIRED | P),
+    I(patch_size, 0, FF_REQUIRED | P), I(num_diffusion_steps, 0, FF_REQUIRED | P, .lo = 1, .hi = 10000),
 };
 TABLE(model_dit_fields, "model", dit_list);
 
@@ -70,13 +72,13 @@ static const struct field_desc dlrm_list[] = {
 TABLE(model_dlrm_fields, "model", dlrm_list);
 
 static const struct field_desc gligen_list[] = {
-    I(num_diffusion_steps, 1, P), I(total_num_diffusion_steps, 40, P),
+    I(num_diffusion_steps, 1, P, .lo = 1, .hi = 10000), I(total_num_diffusion_steps, 40, P, .lo = 1, .hi = 10000),
     L(image_resolution, "512,512", P), I(image_num_channels, 3, P),
     B(use_flash_attention, 0), S(output_dir, "./llava_ops", 0),
     NL("unet_config.noisy_latent_resolution", noisy_latent_resolution, "64,64", P),
     NI("unet_config.model_channels", model_channels, 320, P),
     NL("unet_config.attention_resolutions", attention_resolutions, "4,2,1", 0),
-    NI("unet_config.num_res_blocks", num_res_blocks, 2, P),
+    NI("unet_config.num_res_blocks", num_res_blocks, 2, P, .lo = 1, .hi = 64),
     NL("unet_config.channel_mult", channel_mult, "1,2,4,4", P),
     NI("unet_config.num_heads", unet_num_heads, 8, P),
     NI("unet_config.context_dim", context_dim, 768, P),

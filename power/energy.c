@@ -22,6 +22,7 @@
 #include "power/dvfs_tables.h"
 #include "power/energy_memo.h"
 #include "power/pg.h"
+#include "traces/checked.h"
 
 struct plan {
     double V, f;
@@ -49,8 +50,18 @@ static double min1(double x) { return x < 1.0 ? x : 1.0; }
 /* (int64_t)ceil(x) without the libm call (x86-64 without SSE4.1 has no
  * inline rounding): wherever the conversion is defined, truncation plus one
  * for a positive fraction is the ceiling; |x| >= 2^52 is already integral. */
+/* Past 2^61 ns (73 years) a time is out of scale: ceil_i returns the bound
+ * and sets the flag (so that sums of two such stay inside int64), and the
+ * op fails once its energies are done (op_energy_uncached). Per thread. */
+#define ENERGY_NS_MAX 2305843009213693952.0   /* 2^61 */
+#define ENERGY_IN_NS_MAX ((int64_t)1 << 52)
+static _Thread_local bool time_overflow;
 static int64_t ceil_i(double x)
 {
+    if (!(x < ENERGY_NS_MAX && x > -ENERGY_NS_MAX)) {
+        time_overflow = true;
+        return x < 0 ? -(int64_t)ENERGY_NS_MAX : (int64_t)ENERGY_NS_MAX;
+    }
     int64_t t = (int64_t)x;
     return t + ((double)t < x);
 }
@@ -325,7 +336,7 @@ static int vu_static(struct ctx *c, double *E)
     const double d = ns_of_cycles(g->delay_cycles, f0);
     /* Q7: the HW idle-detect overhead multiplies the VU time by 1 + ceil(d). */
     if (g->temporal == PG_INSTRUCTION && g->policy == PG_HW && (double)I > 4 * d)
-        *vu += ceil_i(d) * *vu;
+        *vu = ck_add(*vu, ck_mul(ceil_i(d), *vu, &time_overflow), &time_overflow);
     const int64_t t = *vu, X = exe > t ? exe : t;
     if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
         /* Q6: I = 0 for an idle VU also falls under "interval too short". */
@@ -472,6 +483,12 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     c.t[COMP_ICI] = op->ici_ns;
     if (c.exe <= 0)
         return op_fail(&c, "exe_ns: expected a positive execution time (the energy pass divides by it)");
+    /* Times scale by f0/f (up to 20000x) and gain delays: from 2^52 ns (52
+     * days for one op) on, that could leave int64. */
+    for (int k = 0; k < NUM_COMP; k++)
+        if (c.t[k] > ENERGY_IN_NS_MAX || c.exe > ENERGY_IN_NS_MAX)
+            return op_fail(&c, "exe_ns: expected op times of at most 2^52 ns (52 days)");
+    time_overflow = false;
     if (policy == DVFS_IDEAL)
         plan_ideal(&c);
     else
@@ -483,6 +500,9 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     powers(&c);
     if (dynamic_energy(&c) || static_energy(&c))
         return -1;
+    if (time_overflow)
+        return op_fail(&c, "times exceed 2^61 ns after DVFS scaling and power-gating delays: the chip's "
+                           "frequency, the strategy's delays or the op's times are out of scale");
     static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
     const char *pname = dvfs_policy_name(policy);
     const size_t plen = strlen(pname) + 1;

@@ -240,7 +240,7 @@ static int read_field(const struct pg_field *f, const cJSON *v, struct pg_strate
     case PF_CYCLES:
         if (!finite_nonneg(v) || v->valuedouble > PG_CYCLES_MAX)
             return npu_errf(e, "%s: field \"%s\": expected a number of cycles from 0 to 1e12", what, f->key);
-        *(double *)p = v->valuedouble;
+        *(double *)p = v->valuedouble + 0.0;   /* -0 cycles are 0 (and write back as 0) */
         return 0;
     case PF_BYTES:
         if (!finite_nonneg(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble > 9.0e15 ||

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "traces/err.h"
 #include "traces/op.h"
 
 struct trace_stats {
@@ -24,7 +25,8 @@ struct trace_stats {
     double static_energy_J, dynamic_energy_J;
 };
 
-/* Aggregates the ops of phase `ph` (PHASE_NONE: every op). */
-void trace_stats_compute(const struct trace *t, enum phase ph, struct trace_stats *s);
+/* Aggregates the ops of phase `ph` (PHASE_NONE: every op). -1 with e set
+ * when a time sum leaves int64 ns. */
+int trace_stats_compute(const struct trace *t, enum phase ph, struct trace_stats *s, struct npu_err *e);
 
 #endif

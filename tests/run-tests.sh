@@ -21,5 +21,15 @@ if [ -x tests/cli/run.sh ]; then
     fi
     pass=$((pass + p)); fail=$((fail + f))
 fi
+# The fuzz harnesses (make test builds them into build-fuzz/fuzz): replay, then a short run each.
+if [ "${FUZZ_SMOKE:-0}" = 1 ]; then
+    if ls build-fuzz/fuzz/fuzz_* >/dev/null 2>&1; then
+        out=$(sh tests/fuzz/run-fuzz.sh build-fuzz/fuzz fuzz "${FUZZ_SMOKE_SECONDS:-10}" 2>&1)
+        printf '%s\n' "$out" | grep -v '^ok ' || true
+        pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok '))); fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok ')))
+    else
+        echo "fuzz harnesses missing in build-fuzz/fuzz (clang not installed?)"; fail=$((fail + 1))
+    fi
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -266,7 +266,7 @@ void fields_range(const struct field_desc *f, double *lo, double *hi)
         break;
     default:
         *lo = f->flags & FF_RATE ? FIELD_RATE_MIN : pos || nonneg ? 0 : -FIELD_NUM_MAX;
-        *hi = FIELD_NUM_MAX;
+        *hi = f->flags & FF_RATE ? FIELD_RATE_MAX : FIELD_NUM_MAX;
         break;
     }
 }

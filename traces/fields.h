@@ -31,10 +31,12 @@ enum {
  * counts multiply into int64 element, byte and nanosecond counts, so no
  * config value may be larger than a real machine or model could be by many
  * orders of magnitude. docs/config-reference.md lists them per field. */
-#define FIELD_INT_MAX 2147483647.0        /* integers: 2^31 - 1 */
+#define FIELD_INT_MAX 16777216.0          /* integers: 2^24 (tokens, dimensions, layers, counts) */
 #define FIELD_LIST_ITEM_MAX 1099511627776.0 /* integer list items (table rows): 2^40 */
 #define FIELD_NUM_MAX 1e15                /* numbers (rates, powers, carbon) */
 #define FIELD_RATE_MIN 1e-3               /* GB/s, GHz: below this a time overflows */
+#define FIELD_RATE_MAX 1e9                /* GB/s (an exabyte per second) */
+#define FIELD_UNITS_MAX 65536.0           /* a chip's unit counts and array sides (num_sa, sa_dim, ...) */
 
 #define FIELD_STR_MAX 256
 #define FIELD_LIST_MAX 64

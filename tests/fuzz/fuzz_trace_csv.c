@@ -1,17 +1,11 @@
-/* fuzz_trace_csv.c — libFuzzer entry point for the trace CSV reader.
+/* fuzz_trace_csv.c — the trace CSV reader over an in-memory buffer.
  *
- * Any input must either parse or fail with a message; never crash, leak or
- * leave a half-built trace. Not built by default. Build and run from the
- * repo root:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_POSIX_C_SOURCE=200809L -I. tests/fuzz/fuzz_trace_csv.c traces/trace_csv.c traces/atomic.c traces/op.c traces/err.c traces/pyfmt.c -lcsv -lz -lm -o fuzz_trace_csv && ./fuzz_trace_csv corpus
- * (seed corpus: zcat tests/golden/traces/raw_excerpt.csv.gz > corpus/raw.csv) */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
+ * Any input must either parse or fail with a message naming the row and
+ * column; never crash, leak or leave a half-built trace. Seeds: excerpts of
+ * the golden traces and of opsgen/chipsim/power output. */
+#include "fuzz_common.h"
 
 #include "traces/trace_csv.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -427,7 +427,11 @@ static void test_sim_facts_round_trip(void **state)
                 v = v < lo ? v + lo : v > hi ? hi : v;
                 memcpy(at, &v, sizeof v);
             } else if (fd->type == FT_INT) {
+                double lo, hi;
+                fields_range(fd, &lo, &hi);
                 int64_t v = (int64_t)(x % 100000) + 1;
+                if ((double)v > hi)
+                    v = (int64_t)hi;
                 memcpy(at, &v, sizeof v);
             }
         }
