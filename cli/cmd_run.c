@@ -135,11 +135,12 @@ int cmd_run(int argc, char **argv)
      * closed pipe), no output file is written either. */
     if (!rc) {
         fam->summary(&c, a.co.prof, &t, stdout);
-        printf("  outputs       %s/%s*\n", dir, base);
         rc = stdout_flushed("run");
     }
     if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, &e))
         rc = report_error("run", &e);
+    else if (!rc)
+        printf("  outputs       %s/%s*\n", dir, base);
     trace_free(&t);
     config_free(&c);
     return rc;

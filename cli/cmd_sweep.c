@@ -30,6 +30,7 @@
 #include "cli/progress.h"
 #include "cli/sweep_points.h"
 #include "cli/sweep_row.h"
+#include "cli/staging.h"
 #include "cli/sweep_spec.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
@@ -105,6 +106,9 @@ struct sweep_opts {
     bool custom_energy;
     double ci, util, lifetime;
     bool ci_given;
+    /* A results tree is written here, beside out, and published whole at
+     * the end (cli/staging.h): a sweep that fails leaves out as it was. */
+    char stage[4200];
 };
 
 struct sweep_count {
@@ -201,7 +205,9 @@ static void member_finish(struct sweep_ctx *x, const struct family *fam, const s
 {
     const struct sweep_opts *o = x->o;
     struct npu_err e;
-    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, dir, base_name, true, &e)) ||
+    char wdir[4400];   /* dir under the staging folder */
+    snprintf(wdir, sizeof wdir, "%s%s", o->stage, dir + strlen(o->out));
+    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, o->stage[0] ? wdir : dir, base_name, true, &e)) ||
         (x->want_row && (o->custom_energy ? power_energy_pass(t, &c->chip, &o->pg, (int)o->dvfs, o->prof, &e)
                                           : power_default_pass(t, &c->chip, o->prof, &e)))) {
         res->status = ROW_ERROR;
@@ -618,6 +624,16 @@ int cmd_sweep(int argc, char **argv)
             }
         }
     }
+    struct made_dirs made = { 0 };
+    if (!rc && o.tree && !o.dry_run) {
+        /* The staging folder lives beside the tree: its parents first. */
+        const char *slash = strrchr(o.out, '/');
+        char parent[4200];
+        snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - o.out) : 0, o.out);
+        if ((parent[0] && make_dirs_undoable(parent, &made, &e)) ||
+            staging_create(o.out, o.stage, sizeof o.stage, &e))
+            rc = report_error("sweep", &e);
+    }
     if (!rc && !x.failed) {
         bool tty = isatty(2);
         progress_init(&x.prog, tty, tty ? sweep_enum_count(&x.en) : 0);
@@ -641,6 +657,16 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc && x.failed)
         rc = report_error("sweep", &x.err);
+    /* An empty staging folder (every point invalid) is removed, not published:
+     * the tree appears only with files in it. */
+    if (o.stage[0] && rmdir(o.stage) == 0)
+        o.stage[0] = '\0';
+    if (o.stage[0]) {
+        if (!rc && staging_publish(o.stage, o.out, &e))
+            rc = report_error("sweep", &e);
+        staging_remove(o.stage);
+    }
+    (rc ? made_dirs_undo : made_dirs_keep)(&made);
     if (af_open) {
         if (rc)
             atomic_abort(&af);

@@ -36,6 +36,15 @@ int64_t bmul(int64_t a, int64_t b)
     return ovf ? 0 : r;
 }
 
+int64_t badd(int64_t a, int64_t b)
+{
+    bool ovf = false;
+    int64_t r = ck_add(a, b, &ovf);
+    if (ovf)
+        size_overflow = true;
+    return ovf ? 0 : r;
+}
+
 int64_t shape_prod(struct shape s)
 {
     int64_t p = 1;

@@ -36,6 +36,10 @@ int64_t shape_prod(struct shape s);
 /* a * b for sizes, FLOP counts and times; 0 and the overflow flag when the
  * product leaves int64. */
 int64_t bmul(int64_t a, int64_t b);
+int64_t badd(int64_t a, int64_t b);
+/* bmul over 3 and 4 factors. */
+static inline int64_t bmul3(int64_t a, int64_t b, int64_t c) { return bmul(bmul(a, b), c); }
+static inline int64_t bmul4(int64_t a, int64_t b, int64_t c, int64_t d) { return bmul(bmul3(a, b, c), d); }
 /* Whether a size of the ops built on this thread since the last call left
  * int64 (or a tensor exceeded SHAPE_MAX_ELEMS); clears the flag. */
 bool opsgen_take_overflow(void);

@@ -339,6 +339,7 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
 {
     if (validate(m, l, e))
         return -1;
+    (void)opsgen_deepseek_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
     struct dsgen g = { .m = m, .l = l, .prof = prof, .t = out };
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
@@ -384,20 +385,24 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
 
     /* MLA weights, BF16; wkv_a multiplies kr by rope and wkv_b uses rope+v
      * (quirk Q24). */
-    double wq_a = (double)(D * qr), wq_b = (double)(qr * H * (rope + nope)) / tp;
-    double wkv_a = (double)(D * kr * rope), wkv_b = (double)(kr * H * (rope + v)) / tp;
-    double wo = (double)(H * v * D) / tp;
+    double wq_a = (double)bmul(D, qr), wq_b = (double)bmul3(qr, H, rope + nope) / tp;
+    double wkv_a = (double)bmul3(D, kr, rope), wkv_b = (double)bmul3(kr, H, rope + v) / tp;
+    double wo = (double)bmul3(H, v, D) / tp;
     double total = 0;
     total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * 2;
     /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */
-    total += (double)(b * s * H * (rope * 5 + nope)) / tp;
+    total += (double)bmul4(b, s, H, rope * 5 + nope) / tp;
     /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the gate. */
-    double ffn = (double)(D * mff * 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
-    total += (ffn + (double)(R * D * L)) * 1;
+    double ffn = (double)bmul3(D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
+    total += (ffn + (double)bmul3(R, D, L)) * 1;
     /* Intermediate expert activations, BF16, worst-case routing. */
-    total += (double)(b * s * mff * 2) / etp * 2 * (double)L;
+    total += (double)bmul4(b, s, mff, 2) / etp * 2 * (double)L;
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
-    total += (double)((kr * 1 + rope * 4) * L * b * s) / tp;
+    total += (double)bmul4(kr * 1 + rope * 4, L, b, s) / tp;
+    if (!(total < 9.2e18)) {   /* the double sum itself past int64 */
+        (void)bmul(INT64_MAX, 2);
+        return INT64_MAX;
+    }
     return (int64_t)nearbyint(total);   /* round half to even, as Python's round() */
 }
 

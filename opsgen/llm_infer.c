@@ -160,6 +160,7 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
 {
     if (validate(m, l, e))
         return -1;
+    (void)opsgen_llm_inference_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
     struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */

@@ -330,6 +330,7 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
 {
     if (validate(m, l, e))
         return -1;
+    (void)opsgen_llm_training_mem_bytes(m);   /* a footprint past int64 flags the trace */
     struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
@@ -368,19 +369,22 @@ int64_t opsgen_llm_training_mem_bytes(const struct model_config *m)
     int64_t Hl = cdiv64(m->num_heads, tp), Fl = cdiv64(m->d_ff, tp);
     /* ICI pipeline stages only; attention is counted once (quirk Q15). */
     int64_t Lc = cdiv64(m->num_layers, m->pipeline_parallelism_degree);
-    int64_t bsD = b * s * D;
+    /* Checked (bmul, badd: builders.h), term for term as the reference sums. */
+    int64_t bs = bmul(b, s), bsD = bmul(bs, D);
 #define MAX(x, y) ((x) > (y) ? (x) : (y))
     /* LayerNorms (input and output) count 2bsD as "weights" and activations. */
-    int64_t w_a = 2 * bsD + 3 * D * Hl * dh + Hl * dh * D + 2 * bsD;
-    int64_t a_a = b * s * cdiv64(D, tp) + 2 * bsD + MAX(3 * D * Hl * dh, 3 * b * s * Hl * dh) +
-                  2 * b * s * s * Hl + b * s * Hl * dh + MAX(Hl * dh * D, bsD) + 2 * bsD;
-    int64_t w_f = 3 * D * Fl;
-    int64_t a_f = MAX(2 * D * Fl, 2 * b * s * Fl) + b * s * Fl + MAX(Fl * D, bsD);
+    int64_t w_a = badd(badd(badd(bmul(2, bsD), bmul4(3, D, Hl, dh)), bmul3(Hl, dh, D)), bmul(2, bsD));
+    int64_t a_a = badd(badd(badd(badd(badd(badd(bmul(bs, cdiv64(D, tp)), bmul(2, bsD)),
+                                             MAX(bmul4(3, D, Hl, dh), bmul4(3, bs, Hl, dh))),
+                                        bmul4(2, bs, s, Hl)), bmul3(bs, Hl, dh)), MAX(bmul3(Hl, dh, D), bsD)),
+                       bmul(2, bsD));
+    int64_t w_f = bmul3(3, D, Fl);
+    int64_t a_f = badd(badd(MAX(bmul3(2, D, Fl), bmul3(2, bs, Fl)), bmul(bs, Fl)), MAX(bmul(Fl, D), bsD));
 #undef MAX
-    int64_t w = w_a + w_f * Lc, a = a_a + a_f * Lc;
+    int64_t w = badd(w_a, bmul(w_f, Lc)), a = badd(a_a, bmul(a_f, Lc));
     /* FP32 master weights, momentum and variance. */
-    int64_t opt = 3 * w;
-    return 2 * w + 2 * a + 4 * opt;
+    int64_t opt = bmul(3, w);
+    return badd(badd(bmul(2, w), bmul(2, a)), bmul(4, opt));
 }
 
 /* ---- sweep validation (§13.3) ---- */

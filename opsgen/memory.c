@@ -23,15 +23,18 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
      * reference compares tp with the already divided count (quirk Q14). */
     bool shared = tp <= (prof->mem_kv_sharing_compares_divided ? kvl : kv);
     int64_t kvh = shared ? kvl : Hl;
-    int64_t w_attn = D * kvh * dh * 2 + D * Hl * dh + Hl * dh * D;
-    int64_t a_attn = b * s * Hl * dh + b * s * kvh * dh * 2;
+    /* Checked (bmul, badd): a product of fields past int64 flags the
+     * generator's overflow (builders.h) instead of wrapping. */
+    int64_t bs = bmul(b, s);
+    int64_t w_attn = badd(badd(bmul4(D, kvh, dh, 2), bmul3(D, Hl, dh)), bmul3(Hl, dh, D));
+    int64_t a_attn = badd(bmul3(bs, Hl, dh), bmul4(bs, kvh, dh, 2));
     int64_t w_ff, a_ff, wide = Fl > D ? Fl : D;
     if (!strcmp(m->ffn_type, "llama")) {
-        w_ff = 3 * D * Fl;
-        a_ff = 2 * b * s * wide;
+        w_ff = bmul3(3, D, Fl);
+        a_ff = bmul3(2, bs, wide);
     } else {  /* "default"; other types are rejected by the callers */
-        w_ff = 2 * D * Fl;
-        a_ff = b * s * wide;
+        w_ff = bmul3(2, D, Fl);
+        a_ff = bmul(bs, wide);
     }
-    return 2 * (w_attn + w_ff) * Lc + 2 * (a_attn + a_ff) * Lc;
+    return badd(bmul3(2, badd(w_attn, w_ff), Lc), bmul3(2, badd(a_attn, a_ff), Lc));
 }

@@ -38,6 +38,8 @@ printf '{"name": "x", "SA_PG_enabled": "maybe"}\n' >pg_badbool.json
 printf '{"name": "x", "sa_power_level_factors": [1.0, -0.5]}\n' >pg_negfactor.json
 printf '{"name": "x" "SA_PG_enabled": true}\n' >pg_broken.json
 printf '{"name": "x", "name": "y"}\n' >pg_dup.json
+printf '{"name": "x", "sa_pg_delay_cycles": 1e300}\n' >pg_hugedelay.json
+printf '{"name": "x", "sa_partition_shapes": [128.5, 128]}\n' >pg_fracshape.json
 # Traces.
 "$N" opsgen --configs "$CF" -o t.csv
 "$N" chipsim --configs "$CF" -i t.csv -o timed.csv
@@ -45,6 +47,7 @@ gzip -c timed.csv >timed.csv.gz
 head -c 2000 timed.csv.gz >trunc.csv.gz
 { head -c 100 timed.csv.gz; printf 'XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX'; tail -c +141 timed.csv.gz; } >corrupt.csv.gz
 printf 'not gzip at all' >notgz.csv.gz
+gzip -c timed.csv | head -c -8 >nocrc.csv.gz   # whole rows, the gzip trailer cut off
 # Row 2 of both traces is the first LayerNorm: ",VPU,<Count>,<Bounded-by>,<Execution time>,".
 sed '2 s/,VPU,\([0-9]*\),/,VPU,-3,/' t.csv >negcount.csv
 sed '2 s/,VPU,\([0-9]*\),/,VPU,1.5,/' t.csv >fraccount.csv
@@ -84,6 +87,10 @@ printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "num_chips": 1
 printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]} x\n' >fleet_trail.json
 printf '{"deployments": [{"model": "nosuch", "chip": "tpuv5p"}]}\n' >fleet_nomodel.json
 printf '{"deployments": {"model": "llama3-8b"}}\n' >fleet_notlist.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "load": {"token_per_sec": 5}}]}\n' >fleet_loadkey.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "parallelism": {"tp": 1, "xp": 2}}]}\n' >fleet_parkey.json
+printf '{"defaults": {"pue": 1.2, "carbon": 1}, "deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]}\n' >fleet_defkey.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}, {"model": "llama3-8b", "chip": "tpuv5p", "pue": 0.5}]}\n' >fleet_second.json
 # A small results tree: raw, raw_None, carbon_Full.
 printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG,Full None\ncarbon Full None 0.1352 0.6 1\n' >tree.suite
 "$N" suite tree.suite res --configs "$CF" -j 1 2>/dev/null
@@ -92,6 +99,7 @@ mkdir -p hole/raw_None/llama3-8b
 "$N" sweep --configs "$CF" --spec spec_ok.json --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,4 --summary sh1.csv --shard 1/2 2>/dev/null
 "$N" sweep --configs "$CF" --spec spec_ok.json --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,4 --summary sh2.csv --shard 2/2 2>/dev/null
 sed '$d' sh2.csv >sh2_lost.csv
+{ sed '$d' sh2.csv | sed '$d'; tail -n 1 sh2.csv; } >sh2_lastrow.csv   # its last row lost, the closing line kept
 awk -F, 'NR==2{NF=NF-2}1' OFS=, sh2.csv >sh2_ragged.csv
 sed '1 s/TTFT_s/TTFT_x/' sh2.csv >sh2_header.csv
 # Output targets.

@@ -69,3 +69,13 @@ mkdir -p "$O/partial/new"
 mkdir "$O/partial/new/llama3-8b_tpuv5p_decode.json"
 expect_fail "run with one output blocked by a folder: exit 2" 'decode.json: is a folder' $NPUSIM run --configs $CONFIGS --no-energy --out "$O/partial/new"
 check "... and leaves none of the other outputs" sh -c "test \"\$(ls -A '$O/partial/new')\" = llama3-8b_tpuv5p_decode.json"
+
+# The configuration reference is `npusim fields`, from its marker line on.
+check "docs/config-reference.md holds what npusim fields prints" sh -c "
+  $NPUSIM fields >'$O/fields.md' && sed -n '/^<!-- printed by .npusim fields/,\$p' docs/config-reference.md | cmp - '$O/fields.md'"
+check "npusim fields names every checked range" sh -c "$NPUSIM fields | grep -q '| \`num_chips\` | integer | 1 | 1 to 1048576 |'"
+# -w and -b, the short spellings of --workload and --batch.
+check "run -w training -b 32 equals --workload training --batch 32" sh -c "
+  $NPUSIM run --configs $CONFIGS -w training -b 32 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 --out '$O/wb1' >'$O/wb1.txt' &&
+  $NPUSIM run --configs $CONFIGS --workload training --batch 32 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 --out '$O/wb2' >'$O/wb2.txt' &&
+  grep -q 'training' '$O/wb1.txt' && cmp '$O/wb1/llama3-8b_tpuv5p.csv' '$O/wb2/llama3-8b_tpuv5p.csv'"
