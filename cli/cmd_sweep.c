@@ -427,6 +427,33 @@ static int ints_from_list(const struct list *l, cJSON **arr, struct spec_ints *o
     return 0;
 }
 
+/* The staging folder of a results tree, beside it (its parents made first,
+ * recorded in made to be taken back if the sweep fails). */
+static int stage_tree(struct sweep_opts *o, struct made_dirs *made, struct npu_err *e)
+{
+    const char *slash = strrchr(o->out, '/');
+    char parent[4200];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - o->out) : 0, o->out);
+    if (parent[0] && make_dirs_undoable(parent, made, e))
+        return -1;
+    return staging_create(o->out, o->stage, sizeof o->stage, e);
+}
+
+/* Publishes the staged tree when ok (an empty one, every point invalid, is
+ * only removed: the tree appears with files in it), else drops it and the
+ * parents stage_tree made. */
+static int publish_tree(struct sweep_opts *o, struct made_dirs *made, bool ok, struct npu_err *e)
+{
+    int rc = 0;
+    if (o->stage[0] && rmdir(o->stage) != 0) {
+        if (ok)
+            rc = staging_publish(o->stage, o->out, e);
+        staging_remove(o->stage);
+    }
+    (ok && !rc ? made_dirs_keep : made_dirs_undo)(made);
+    return rc;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -625,15 +652,8 @@ int cmd_sweep(int argc, char **argv)
         }
     }
     struct made_dirs made = { 0 };
-    if (!rc && o.tree && !o.dry_run) {
-        /* The staging folder lives beside the tree: its parents first. */
-        const char *slash = strrchr(o.out, '/');
-        char parent[4200];
-        snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - o.out) : 0, o.out);
-        if ((parent[0] && make_dirs_undoable(parent, &made, &e)) ||
-            staging_create(o.out, o.stage, sizeof o.stage, &e))
-            rc = report_error("sweep", &e);
-    }
+    if (!rc && o.tree && !o.dry_run && stage_tree(&o, &made, &e))
+        rc = report_error("sweep", &e);
     if (!rc && !x.failed) {
         bool tty = isatty(2);
         progress_init(&x.prog, tty, tty ? sweep_enum_count(&x.en) : 0);
@@ -657,16 +677,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc && x.failed)
         rc = report_error("sweep", &x.err);
-    /* An empty staging folder (every point invalid) is removed, not published:
-     * the tree appears only with files in it. */
-    if (o.stage[0] && rmdir(o.stage) == 0)
-        o.stage[0] = '\0';
-    if (o.stage[0]) {
-        if (!rc && staging_publish(o.stage, o.out, &e))
-            rc = report_error("sweep", &e);
-        staging_remove(o.stage);
-    }
-    (rc ? made_dirs_undo : made_dirs_keep)(&made);
+    if (publish_tree(&o, &made, rc == 0, &e) && !rc)
+        rc = report_error("sweep", &e);
     if (af_open) {
         if (rc)
             atomic_abort(&af);

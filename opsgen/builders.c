@@ -27,22 +27,25 @@ bool opsgen_take_overflow(void)
     return v;
 }
 
+/* r, or 0 with the flag set when the operation that made it overflowed. */
+static int64_t checked(bool ovf, int64_t r)
+{
+    size_overflow |= ovf;
+    return ovf ? 0 : r;
+}
+
 int64_t bmul(int64_t a, int64_t b)
 {
     bool ovf = false;
     int64_t r = ck_mul(a, b, &ovf);
-    if (ovf)
-        size_overflow = true;
-    return ovf ? 0 : r;
+    return checked(ovf, r);
 }
 
 int64_t badd(int64_t a, int64_t b)
 {
     bool ovf = false;
     int64_t r = ck_add(a, b, &ovf);
-    if (ovf)
-        size_overflow = true;
-    return ovf ? 0 : r;
+    return checked(ovf, r);
 }
 
 int64_t shape_prod(struct shape s)

@@ -1101,6 +1101,55 @@ static int count_entries(const char *dir)
     return n;
 }
 
+/* atomic_commit_all: when a rename fails after others succeeded, the files
+ * those created are removed again and a file that stood there before keeps
+ * its new content (it cannot come back); make_dirs_undoable takes back the
+ * folders it made, innermost first, and only those. */
+static void test_atomic_commit_all_and_undo(void **state)
+{
+    (void)state;
+    char root[300], dir[400], p[3][500];
+    snprintf(root, sizeof root, "%s/commit_all", tmpdir);
+    struct npu_err e;
+    struct made_dirs m;
+    snprintf(dir, sizeof dir, "%s/x/y/z", root);
+    assert_int_equal(make_dirs(root, &e), 0);
+    assert_int_equal(make_dirs_undoable(dir, &m, &e), 0);
+    assert_int_equal(m.n, 3);                 /* x, x/y, x/y/z */
+    for (int i = 0; i < 3; i++)
+        snprintf(p[i], sizeof p[i], "%s/f%d.txt", dir, i);
+    FILE *f = fopen(p[0], "w");               /* f0 exists before: replaced, kept */
+    fputs("old", f);
+    fclose(f);
+    struct atomic_file a[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(atomic_open(&a[i], p[i], &e), 0);
+        fputs("new", a[i].f);
+    }
+    assert_int_equal(mkdir(p[2], 0777), 0);   /* the third rename now fails */
+    assert_int_equal(atomic_commit_all(a, 3, &e), -1);
+    assert_non_null(strstr(e.msg, "f2.txt"));
+    struct stat st;
+    assert_int_equal(stat(p[0], &st), 0);     /* replaced before the failure */
+    assert_int_not_equal(stat(p[1], &st), 0); /* created, then removed again */
+    assert_int_equal(rmdir(p[2]), 0);
+    assert_int_equal(unlink(p[0]), 0);
+    made_dirs_undo(&m);                       /* now empty: all three go */
+    snprintf(dir, sizeof dir, "%s/x", root);
+    assert_int_not_equal(stat(dir, &st), 0);
+    assert_int_equal(stat(root, &st), 0);     /* not made by it: stays */
+    /* A folder left non-empty is kept (rmdir only). */
+    snprintf(dir, sizeof dir, "%s/k/l", root);
+    assert_int_equal(make_dirs_undoable(dir, &m, &e), 0);
+    snprintf(p[0], sizeof p[0], "%s/k/keep", root);
+    fclose(fopen(p[0], "w"));
+    made_dirs_undo(&m);
+    snprintf(dir, sizeof dir, "%s/k", root);
+    assert_int_equal(stat(dir, &st), 0);
+    snprintf(dir, sizeof dir, "%s/k/l", root);
+    assert_int_not_equal(stat(dir, &st), 0);
+}
+
 static void test_atomic_abort_and_commit(void **state)
 {
     (void)state;
@@ -1604,6 +1653,7 @@ int main(void)
         cmocka_unit_test(test_float_repr),
         cmocka_unit_test(test_read_stdin),
         cmocka_unit_test(test_atomic_abort_and_commit),
+        cmocka_unit_test(test_atomic_commit_all_and_undo),
         cmocka_unit_test(test_op_string_lifetime),
         cmocka_unit_test(test_row_tail_memo),
         cmocka_unit_test(test_copied_heads),
