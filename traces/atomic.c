@@ -185,14 +185,21 @@ static int open_as(struct atomic_file *a, const char *path, bool staged, struct 
         a->f = stdout;
         strcpy(a->path, "<stdout>");   /* the name messages give it */
     } else if (!staged) {
+        /* What the path names, links followed as open() follows them (the
+         * /proc/self/fd links behind /dev/stdout included): anything but a
+         * regular file is written where it is. */
         struct stat st;
-        int found = resolve_target(path, &a->dest, &st, e);
-        if (found < 0)
-            rc = -1;
-        else if (found && !S_ISREG(st.st_mode))
-            rc = open_in_place(a, a->dest ? a->dest : path, &st, e);
-        else
-            a->existed = found;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            rc = open_in_place(a, path, &st, e);
+        } else {
+            int found = resolve_target(path, &a->dest, &st, e);
+            if (found < 0)
+                rc = -1;
+            else if (found && !S_ISREG(st.st_mode))
+                rc = open_in_place(a, path, &st, e);
+            else
+                a->existed = found;
+        }
     }
     if (rc == 0 && (a->mode == ATOMIC_RENAME || a->mode == ATOMIC_STAGED))
         rc = create_temporary(a, e);

@@ -79,3 +79,6 @@ check "run -w training -b 32 equals --workload training --batch 32" sh -c "
   $NPUSIM run --configs $CONFIGS -w training -b 32 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 --out '$O/wb1' >'$O/wb1.txt' &&
   $NPUSIM run --configs $CONFIGS --workload training --batch 32 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 --out '$O/wb2' >'$O/wb2.txt' &&
   grep -q 'training' '$O/wb1.txt' && cmp '$O/wb1/llama3-8b_tpuv5p.csv' '$O/wb2/llama3-8b_tpuv5p.csv'"
+# /dev/stdout is a link (through /proc/self/fd) to whatever standard output is: a pipe here.
+check "opsgen -o /dev/stdout into a pipe writes the trace to it" sh -c "
+  $NPUSIM opsgen --configs $CONFIGS -o /dev/stdout | cmp - '$O/ref.csv'"
