@@ -11,9 +11,14 @@
 # /dev/null and these variables: N (npusim), C (--configs with the shipped configs).
 B="$T/matrix"
 mkdir -p "$B"
-N="$NPUSIM"
-case "$N" in /*) ;; *) N="$PWD/$N" ;; esac
-CABS="$PWD/$CONFIGS"
+# The binary and configs are copied under the scratch folder's parent, which any user may
+# enter: rows that run as nobody (below) must reach them wherever the checkout lies.
+mkdir -p "$T/matrix-bin"
+cp "$NPUSIM" "$T/matrix-bin/npusim"
+cp -R "$CONFIGS" "$T/matrix-bin/configs"
+chmod -R a+rX "$T/matrix-bin"
+N="$T/matrix-bin/npusim"
+CABS="$T/matrix-bin/configs"
 C="--configs $CABS"
 # Root writes into read-only folders: rows naming $AS run as nobody then.
 AS=
@@ -29,7 +34,7 @@ snapshot() {
     (cd "$B" && { find . -type d -printf '%p d %m\n'; find . ! -type d -printf '%p %y %s %T@ %m %l\n'; } |
         LC_ALL=C sort)
 }
-chmod o+rx "$T" "$B"
+chmod a+rx "$T" "$B"
 snapshot >"$T/snap.before"
 rows=0
 while IFS='|' read -r name pat cmd; do

@@ -55,13 +55,17 @@ check "opsgen into a closed pipe exits 2 naming <stdout>" sh -c "
 
 # A read-only folder (as root, run as nobody, since root writes anywhere).
 mkdir -p "$O/ro"; chmod 555 "$O/ro"
+RO_BIN=$NPUSIM RO_CF=$PWD/$CONFIGS
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    # nobody must reach the binary and configs wherever the checkout lies: copies under $T.
+    mkdir -p "$T/ro-bin" && cp "$NPUSIM" "$T/ro-bin/npusim" && cp -R "$CONFIGS" "$T/ro-bin/configs" &&
+        chmod -R a+rX "$T/ro-bin" && RO_BIN=$T/ro-bin/npusim RO_CF=$T/ro-bin/configs
     chmod 755 "$T" "$O" 2>/dev/null; chmod o+rx "$T"
 else
     AS_USER=
 fi
-expect_fail "run into a read-only folder: exit 2 naming the file" 'ro/.*Permission denied' $AS_USER $NPUSIM run --configs "$PWD/$CONFIGS" --no-energy --out "$O/ro/sub"
+expect_fail "run into a read-only folder: exit 2 naming the file" 'ro/.*Permission denied' $AS_USER "$RO_BIN" run --configs "$RO_CF" --no-energy --out "$O/ro/sub"
 no_files "the read-only folder stays empty" "$O/ro"
 
 # A run whose outputs cannot all be written leaves none of them, nor the folder it made.
