@@ -123,30 +123,30 @@ cJSON *json_read_file_strict(const char *path, struct npu_err *e)
     return j;
 }
 
-/* Levenshtein distance, capped: strings this long are no typo of each other. */
+/* Edit distance with adjacent transpositions (optimal string alignment):
+ * "rnu" is one edit from "run". Capped: strings this long are no typo. */
 static size_t edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
         return 64;
-    size_t row[64];
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
     for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-    }
-    return row[lb];
+    return d[la][lb];
 }
 
 const char *suggest_closest(const char *key, const char *const *cands, size_t n)

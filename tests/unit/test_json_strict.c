@@ -1,0 +1,105 @@
+/* test_json_strict.c — the strict JSON reader and the did-you-mean hints
+ * (traces/json_strict.h), and the range of every config field. */
+#include "testutil.h"
+
+#include "chipsim/chip.h"
+#include "opsgen/model.h"
+#include "power/system.h"
+#include "traces/json_strict.h"
+
+/* n: the text's length, or 0 for strlen (texts with a NUL byte inside give theirs). */
+static void expect_bad(const char *text, size_t n, const char *needle)
+{
+    struct npu_err e;
+    if (n == 0)
+        n = strlen(text);
+    cJSON *j = json_parse_strict(text, n, "f.json", &e);
+    if (j)
+        fail_msg("accepted: %s", text);
+    if (!strstr(e.msg, needle))
+        fail_msg("%s: message \"%s\" lacks \"%s\"", text, e.msg, needle);
+}
+
+static void test_strict_parse(void **state)
+{
+    (void)state;
+    struct npu_err e;
+    const char *ok = " {\"a\": [1, {\"b\": 2, \"c\": 3}], \"d\": {\"b\": 1}} \n\t";
+    cJSON *j = json_parse_strict(ok, strlen(ok), "f.json", &e);
+    assert_non_null(j);   /* the same key in two objects is no duplicate */
+    cJSON_Delete(j);
+    expect_bad("{\"a\": 1} x", 0, "f.json:1: invalid JSON: trailing text");
+    expect_bad("{\"a\": 1}\n\n{}", 0, "f.json:3: invalid JSON: trailing text");
+    expect_bad("{\"a\": 1, \"a\": 2}", 0, "duplicate key \"a\" in the top level");
+    expect_bad("{\"x\": {\"k\": 1, \"j\": 0, \"k\": 2}}", 0, "duplicate key \"k\" in x");
+    expect_bad("[{\"k\": 1, \"k\": 1}]", 0, "duplicate key \"k\"");
+    expect_bad("{\"a\":\n 1\0}", 10, "f.json:2: a NUL byte");
+    expect_bad("{\"a\": }", 0, "f.json:1: invalid JSON");
+    expect_bad(" ", 1, "f.json:1: invalid JSON");
+}
+
+static void test_suggestions(void **state)
+{
+    (void)state;
+    static const char *const c[] = { "num_chips", "num_heads", "run", "sweep", "d_model" };
+    size_t n = sizeof c / sizeof c[0];
+    assert_string_equal(suggest_closest("num_chip", c, n), "num_chips");   /* a deletion */
+    assert_string_equal(suggest_closest("num_chisp", c, n), "num_chips");  /* a transposition */
+    assert_string_equal(suggest_closest("rnu", c, n), "run");
+    assert_string_equal(suggest_closest("d_modle", c, n), "d_model");
+    assert_null(suggest_closest("zzzz", c, n));                             /* nothing close */
+    assert_null(suggest_closest("ab", c, n));                               /* too short to guess */
+    assert_null(suggest_closest("num_layers", c, n));                       /* 3 edits away */
+    char hint[64];
+    suggest_hint(hint, sizeof hint, "sweeq", c, n);
+    assert_string_equal(hint, " (did you mean \"sweep\"?)");
+    suggest_hint(hint, sizeof hint, "qqqq", c, n);
+    assert_string_equal(hint, "");
+    cJSON *o = cJSON_Parse("{\"run\": 1, \"swep\": 2}");
+    assert_string_equal(json_unknown_key(o, c, n, hint, sizeof hint), "swep");
+    assert_string_equal(hint, " (did you mean \"sweep\"?)");
+    cJSON_Delete(o);
+}
+
+/* Every field has a range, the shipped configs' values lie inside it, and
+ * the documented bounds are the ones checked. */
+static void test_field_ranges(void **state)
+{
+    (void)state;
+    const struct field_table *t[16];
+    int n = model_all_tables(t, 14);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < t[i]->n; k++) {
+            const struct field_desc *f = &t[i]->f[k];
+            double lo, hi;
+            fields_range(f, &lo, &hi);
+            if (f->type == FT_INT || f->type == FT_DOUBLE || f->type == FT_INT_LIST)
+                if (!(lo < hi) || hi > 1e15)
+                    fail_msg("%s: range %g to %g", f->key, lo, hi);
+            if ((f->type == FT_INT || f->type == FT_DOUBLE) && !(f->flags & FF_REQUIRED) &&
+                !(f->def_num >= lo && f->def_num <= hi))
+                fail_msg("%s: default %g outside %g to %g", f->key, f->def_num, lo, hi);
+        }
+    const struct field_desc *d = fields_find(&model_base_fields, "num_chips");
+    double lo, hi;
+    fields_range(d, &lo, &hi);
+    assert_true(lo == 1 && hi == 1048576);
+    fields_range(fields_find(&model_llm_fields, "d_model"), &lo, &hi);
+    assert_true(lo == 1 && hi == 16777216);
+    fields_range(fields_find(&chip_fields, "hbm_bw_GBps"), &lo, &hi);
+    assert_true(lo == 1e-3 && hi == 1e9);
+    fields_range(fields_find(&model_llm_fields, "num_kv_heads"), &lo, &hi);
+    assert_true(lo == -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strict_parse),
+        cmocka_unit_test(test_suggestions),
+        cmocka_unit_test(test_field_ranges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
