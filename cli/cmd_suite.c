@@ -8,20 +8,25 @@
  * line then runs once per workload with sweeps so far (inference, then
  * training), over their models and versions, sorted bytewise, without repeats.
  *
- * The whole file is checked before the first call, so a malformed line runs
- * nothing. A call that fails stops the suite (its own outputs are atomic;
- * those of the calls before it stay), unless --keep-going.
+ * The whole file is checked before the first call (every line's fields:
+ * models, chip versions, strategies, numbers), so a bad line runs nothing.
+ * A call that fails stops the suite (its own outputs are atomic) and, when
+ * the suite created OUT, OUT goes with it: all or nothing. --keep-going runs
+ * the rest and keeps what they wrote.
  *
  * Main data structure: per workload, the models and versions the sweeps so
  * far have named (struct seen), and the argument vector of the call being
  * built (struct call). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/config.h"
+#include "cli/staging.h"
 #include "cli/suite_file.h"
 #include "cli/trace_memo.h"
 #include "power/pg.h"
@@ -42,8 +47,9 @@ static const char suite_help[] =
     "energy, carbon and slo lines run once per workload swept so far, over the models and\n"
     "versions of its sweeps (sorted, without repeats). Each call is echoed on stderr as\n"
     "'+ npusim ...', so a failing one can be rerun by hand. The file is checked whole before\n"
-    "anything runs; a failing call stops the suite (exit status: the call's), and the\n"
-    "outputs of the calls before it stay.\n"
+    "anything runs (models, chip versions, strategies, numbers); a failing call stops the\n"
+    "suite (exit status: the call's) and, if the suite created OUT, removes it: all or\n"
+    "nothing (with --keep-going the rest run and what they wrote stays).\n"
     "\n"
     "options:\n"
     "      --configs DIR       passed to every call\n"
@@ -513,7 +519,12 @@ int cmd_suite(int argc, char **argv)
     struct call *c = malloc(sizeof *c);
     if (!c)
         rc = npu_errf(&e, "out of memory");
-    else if (suite_read(&s, o.suite, &e) || check_suite(&s, &o, &e) || make_dirs(o.out, &e))
+    /* A tree the suite creates is the suite's whole output: if a call fails
+     * (without --keep-going), it goes again, with the folders made for it. */
+    struct stat st;
+    bool fresh = stat(o.out, &st) != 0 && errno == ENOENT;
+    struct made_dirs made = { 0 };
+    if (c && (suite_read(&s, o.suite, &e) || check_suite(&s, &o, &e) || make_dirs_undoable(o.out, &made, &e)))
         rc = -1;
     trace_memo_begin((size_t)o.hold_MB << 20);
     int first = 0;
@@ -544,6 +555,10 @@ int cmd_suite(int argc, char **argv)
         fprintf(stderr, "npusim suite: from memory: %zu of %zu per-op traces read, %zu of %zu statistics "
                         "files edited\n", ms.hits, ms.hits + ms.misses, ms.json_hits, ms.json_hits + ms.json_misses);
     trace_memo_end();
+    bool undo = fresh && (rc || (first && !o.keep_going));
+    if (undo)
+        staging_remove(o.out);
+    (undo ? made_dirs_undo : made_dirs_keep)(&made);
     suite_free(&s);
     for (int w = 0; w < NWORKLOADS; w++)
         seen_free(&seen[w]);

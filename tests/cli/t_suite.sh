@@ -115,7 +115,11 @@ printf '{"model_type": "llm",' >"$SU/broken.json"
 printf 'sweep %s inference 5p 1 1\nsweep llama3-8b inference 5p 1 1\nenergy NoPG None\n' "$SU/broken.json" >"$SU/fail.suite"
 expect_fail "suite: a failing call stops it and is named" 'fail.suite:1: npusim sweep failed (exit status 2)' \
   $NPUSIM suite --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4"
-no_files "suite: nothing after the failing call ran" "$SU/o4/raw"
+check "suite: a failing call removes the tree the suite created (all or nothing)" test ! -e "$SU/o4"
+mkdir -p "$SU/o4b/keep" && echo x >"$SU/o4b/keep/f"
+expect_fail "suite into an existing folder, a failing call" 'npusim sweep failed' \
+  $NPUSIM suite --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4b"
+check "suite: ... leaves an existing folder's files" test -s "$SU/o4b/keep/f"
 expect_fail "suite --keep-going: runs the rest, exits with the failure's status" 'fail.suite:1: npusim sweep failed' \
   $NPUSIM suite --keep-going --configs "$CONFIGS" "$SU/fail.suite" "$SU/o5"
 check "suite --keep-going: the later lines ran" test -s "$SU/o5/raw_None/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json"
