@@ -112,6 +112,10 @@ int write_outputs(struct output *o, int n, struct npu_err *e);
 /* The same, into a private staging folder that is renamed into place whole:
  * each file is written under its own name (atomic_open_staged). */
 int write_outputs_staged(struct output *o, int n, struct npu_err *e);
+/* While on, write_outputs writes as write_outputs_staged does: for a caller
+ * whose whole output goes to a fresh private staging folder (a sweep's
+ * tree). Process-wide: set and cleared by the one command running. */
+void outputs_set_staged(bool on);
 /* Moves a staged file to its place (rename), making the target's folder
  * first unless it is *last_dir, the folder of the previous move (updated). */
 int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e);

@@ -654,6 +654,7 @@ int cmd_sweep(int argc, char **argv)
     struct made_dirs made = { 0 };
     if (!rc && o.tree && !o.dry_run && stage_tree(&o, &made, &e))
         rc = report_error("sweep", &e);
+    outputs_set_staged(o.stage[0] != '\0');
     if (!rc && !x.failed) {
         bool tty = isatty(2);
         progress_init(&x.prog, tty, tty ? sweep_enum_count(&x.en) : 0);
@@ -677,6 +678,7 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc && x.failed)
         rc = report_error("sweep", &x.err);
+    outputs_set_staged(false);
     if (publish_tree(&o, &made, rc == 0, &e) && !rc)
         rc = report_error("sweep", &e);
     if (af_open) {

@@ -188,6 +188,12 @@ static bool same_folder(const char *a, const char *b)
     return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
 }
 
+/* Set while a sweep writes its tree into a private staging folder
+ * (cmd_sweep.c): every output is then new there, so it is created in place
+ * (atomic_open_staged: no temporary, no rename, no look at the target). */
+static bool outputs_staged;
+void outputs_set_staged(bool on) { outputs_staged = on; }
+
 static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
 {
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
@@ -198,15 +204,18 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
     int nmade = 0;
     if (!af || !made)
         rc = npu_errf(e, "writing outputs: out of memory");
-    for (int i = 0; i < n && !rc && !staged; i++) {
+    staged |= outputs_staged;
+    for (int i = 0; i < n && !rc; i++) {
         const char *slash = strrchr(o[i].path, '/');
         if (!slash || slash == o[i].path || (i > 0 && same_folder(o[i - 1].path, o[i].path)))
             continue;
         char dir[4096];
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - o[i].path), o[i].path);
         struct made_dirs m;
-        if (make_dirs_undoable(dir, &m, e))
+        if (staged ? make_dirs(dir, e) : make_dirs_undoable(dir, &m, e))
             rc = -1;
+        else if (staged)
+            continue;
         else if (m.n)
             made[nmade++] = m;
         else

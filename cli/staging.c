@@ -3,9 +3,12 @@
  * No data structure of its own: a staging folder is a path, made unique by
  * the process id and a counter. */
 #define _XOPEN_SOURCE 700 /* nftw */
+#define _DEFAULT_SOURCE   /* d_type */
 #include "cli/staging.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,44 +63,39 @@ void staging_remove(const char *staging)
         nftw(staging, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* The publish walk's state: nftw passes none of ours. Sweeps publish from
- * the main thread only, one at a time. */
-static struct {
-    const char *dest;
-    size_t skip;              /* strlen(staging): the path below it is the relative one */
-    char last_dir[4096];
-    struct npu_err *e;
-    int rc;
-} pub;
-
-static int move_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+/* Moves what folder `from` holds into folder `to`: an entry `to` lacks is
+ * renamed whole (a new model's folder is one rename), a folder both hold is
+ * merged the same way, a file replaces the one there. */
+static int publish_dir(const char *from, const char *to, struct npu_err *e)
 {
-    (void)st;
-    (void)ftw;
-    if (flag != FTW_F)
-        return 0;
-    char to[8192];
-    if ((size_t)snprintf(to, sizeof to, "%s%s", pub.dest, p + pub.skip) >= sizeof to) {
-        pub.rc = npu_errf(pub.e, "%s%s: path too long", pub.dest, p + pub.skip);
-        return 1;
-    }
-    const char *slash = strrchr(to, '/');
-    size_t n = slash ? (size_t)(slash - to) : 0;
-    if (n && (n >= sizeof pub.last_dir || strncmp(to, pub.last_dir, n) != 0 || pub.last_dir[n] != '\0')) {
-        if (make_dirs_n(to, n, pub.e)) {
-            pub.rc = -1;
-            return 1;
+    DIR *d = opendir(from);
+    if (!d)
+        return npu_errf(e, "%s: cannot read the staging folder: %s", from, strerror(errno));
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char src[4096], dst[4096];
+        if ((size_t)snprintf(src, sizeof src, "%s/%s", from, de->d_name) >= sizeof src ||
+            (size_t)snprintf(dst, sizeof dst, "%s/%s", to, de->d_name) >= sizeof dst) {
+            rc = npu_errf(e, "%s/%s: path too long", to, de->d_name);
+            break;
         }
-        if (n < sizeof pub.last_dir) {
-            memcpy(pub.last_dir, to, n);
-            pub.last_dir[n] = '\0';
+        struct stat st;
+        bool there = lstat(dst, &st) == 0;
+        bool src_dir = de->d_type == DT_DIR;
+        if (de->d_type == DT_UNKNOWN) {
+            struct stat ss;
+            src_dir = lstat(src, &ss) == 0 && S_ISDIR(ss.st_mode);
         }
+        if (there && src_dir && S_ISDIR(st.st_mode))
+            rc = publish_dir(src, dst, e);
+        else if (rename(src, dst) != 0)
+            rc = npu_errf(e, "%s: cannot move into place: %s", dst, strerror(errno));
     }
-    if (rename(p, to) != 0) {
-        pub.rc = npu_errf(pub.e, "%s: cannot move into place: %s", to, strerror(errno));
-        return 1;
-    }
-    return 0;
+    closedir(d);
+    return rc;
 }
 
 int staging_publish(const char *staging, const char *dest, struct npu_err *e)
@@ -107,13 +105,7 @@ int staging_publish(const char *staging, const char *dest, struct npu_err *e)
         return -1;
     if (whole)
         return 0;
-    pub.dest = dest;
-    pub.skip = strlen(staging);
-    pub.last_dir[0] = '\0';
-    pub.e = e;
-    pub.rc = 0;
-    if (nftw(staging, move_entry, 16, FTW_PHYS) < 0 && pub.rc == 0)
-        pub.rc = npu_errf(e, "%s: cannot read the staging folder: %s", staging, strerror(errno));
+    int rc = publish_dir(staging, dest, e);
     staging_remove(staging);
-    return pub.rc;
+    return rc;
 }

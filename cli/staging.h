@@ -24,9 +24,8 @@ int staging_create(const char *dest, char *out, size_t n, struct npu_err *e);
 int staging_publish_whole(const char *staging, const char *dest, bool *whole, struct npu_err *e);
 
 /* Publishes a whole staging tree at dest: one rename when dest does not
- * exist, else every file moved to the same place under dest (its folders
- * made as needed, files there replaced); then removes what is left. Not
- * thread-safe (one publish at a time). */
+ * exist, else each entry dest lacks renamed whole and each folder both hold
+ * merged the same way (files there replaced); then removes what is left. */
 int staging_publish(const char *staging, const char *dest, struct npu_err *e);
 
 /* Removes the staging folder and whatever is left in it ("" is ignored). */

@@ -435,41 +435,57 @@ int make_dirs_n(const char *path, size_t n, struct npu_err *e)
     return make_upto(path, buf, n, e);
 }
 
+/* mkdir of buf cut at i bytes, making missing parents first (as make_upto),
+ * recording each folder made in m, outermost first. */
+static int make_recorded(const char *path, char *buf, size_t i, struct made_dirs *m, struct npu_err *e)
+{
+    char saved = buf[i];
+    buf[i] = '\0';
+    int rc = mkdir(buf, 0777), err = errno;
+    if (rc != 0 && (err == ENOENT || err == ENOTDIR)) {   /* a parent is missing, or is a file */
+        size_t k = i;
+        while (k > 0 && buf[k - 1] != '/')
+            k--;
+        while (k > 1 && buf[k - 2] == '/')
+            k--;
+        if (k > 1 && make_recorded(path, buf, k - 1, m, e) != 0) {
+            buf[i] = saved;
+            return -1;
+        }
+        rc = mkdir(buf, 0777);
+        err = errno;
+    }
+    if (rc == 0) {
+        if (m->n < (int)(sizeof m->dir / sizeof m->dir[0]) && (m->dir[m->n] = strdup(buf)))
+            m->n++;
+    } else if (err != EEXIST) {
+        rc = npu_errf(e, "%s: cannot create folder %s: %s", path, buf, strerror(err));
+    } else {
+        struct stat st;   /* EEXIST: only a folder will do */
+        rc = stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0
+             : npu_errf(e, "%s: %s exists and is not a folder", path, buf);
+    }
+    buf[i] = saved;
+    return rc;
+}
+
 int make_dirs_undoable(const char *path, struct made_dirs *m, struct npu_err *e)
 {
     m->n = 0;
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return 0;
-    size_t len = strlen(path);
     char buf[4096];
+    size_t len = strlen(path);
     if (len >= sizeof buf)
         return npu_errf(e, "%s: path too long", path);
     memcpy(buf, path, len + 1);
-    /* Each prefix ending before a '/' (and the whole path), outermost first:
-     * those mkdir makes are the ones to take back. */
-    for (size_t i = 1; i <= len; i++) {
-        if (i < len && (buf[i] != '/' || buf[i - 1] == '/'))
-            continue;
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0777) == 0) {
-            if (m->n < (int)(sizeof m->dir / sizeof m->dir[0]) && (m->dir[m->n] = strdup(buf)))
-                m->n++;
-        } else if (errno != EEXIST) {
-            int err = errno;
-            buf[i] = saved;
-            made_dirs_undo(m);
-            return npu_errf(e, "%s: cannot create folder: %s", path, strerror(err));
-        } else if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            char what[4096];
-            snprintf(what, sizeof what, "%s", buf);
-            made_dirs_undo(m);
-            return npu_errf(e, "%s: %s exists and is not a folder", path, what);
-        }
-        buf[i] = saved;
-    }
-    return 0;
+    while (len > 1 && buf[len - 1] == '/')
+        buf[--len] = '\0';
+    if (make_recorded(path, buf, len, m, e) == 0)
+        return 0;
+    made_dirs_undo(m);
+    return -1;
 }
 
 void made_dirs_undo(struct made_dirs *m)
