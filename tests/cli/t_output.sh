@@ -86,3 +86,20 @@ check "run -w training -b 32 equals --workload training --batch 32" sh -c "
 # /dev/stdout is a link (through /proc/self/fd) to whatever standard output is: a pipe here.
 check "opsgen -o /dev/stdout into a pipe writes the trace to it" sh -c "
   $NPUSIM opsgen --configs $CONFIGS -o /dev/stdout | cmp - '$O/ref.csv'"
+# A Unix socket (needs python3 to listen; the check is skipped without it).
+if command -v python3 >/dev/null; then
+    python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); s.settimeout(20)
+c, _ = s.accept(); d = b''
+while True:
+    x = c.recv(65536)
+    if not x: break
+    d += x
+open(sys.argv[2], 'wb').write(d)" "$O/sock" "$O/sock.out" &
+    for i in 1 2 3 4 5 6 7 8 9 10; do [ -S "$O/sock" ] && break; sleep 0.2; done
+    $NPUSIM opsgen --configs $CONFIGS -o "$O/sock" >"$O/sock.log" 2>&1; echo "exit $?" >>"$O/sock.log"
+    wait
+    check "opsgen -o a Unix socket: the listener gets the trace, the socket stays" sh -c "
+      grep -q 'exit 0' '$O/sock.log' && test -S '$O/sock' && cmp '$O/ref.csv' '$O/sock.out'"
+fi
