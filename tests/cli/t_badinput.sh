@@ -21,9 +21,10 @@ N="$T/matrix-bin/npusim"
 CABS="$T/matrix-bin/configs"
 C="--configs $CABS"
 # Root writes into read-only folders: rows naming $AS run as nobody then.
-AS=
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+AS= NO_AS=
+if [ "$(id -u)" = 0 ]; then
     AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    $AS true 2>/dev/null || NO_AS=1   # a container that cannot drop root: those rows are skipped
 fi
 sh tests/cli/badinput-fixtures.sh "$N" "$CABS" "$B" >"$T/fixtures.log" 2>&1 || {
     no "bad-input matrix: fixtures" "$T/fixtures.log"; }
@@ -41,6 +42,7 @@ while IFS='|' read -r name pat cmd; do
     case "$name" in ''|'#'*) continue ;; esac
     name=$(echo "$name" | sed 's/ *$//') pat=$(echo "$pat" | sed 's/^ *//; s/ *$//')
     rows=$((rows + 1))
+    case "$cmd" in *'$AS'*) if [ -n "$NO_AS" ]; then ok "bad input: $name # skipped: cannot run as nobody"; continue; fi ;; esac
     (cd "$B" && N="$N" C="$C" AS="$AS" timeout 60 sh -c "$cmd" </dev/null >"$T/m.out" 2>"$T/m.err"); rc=$?
     grep -v -e "^(see 'npusim" -e '^+ npusim' "$T/m.err" >"$T/m.msg"
     snapshot >"$T/snap.after"

@@ -56,7 +56,7 @@ check "opsgen into a closed pipe exits 2 naming <stdout>" sh -c "
 # A read-only folder (as root, run as nobody, since root writes anywhere).
 mkdir -p "$O/ro"; chmod 555 "$O/ro"
 RO_BIN=$NPUSIM RO_CF=$PWD/$CONFIGS
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
     AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
     # nobody must reach the binary and configs wherever the checkout lies: copies under $T.
     mkdir -p "$T/ro-bin" && cp "$NPUSIM" "$T/ro-bin/npusim" && cp -R "$CONFIGS" "$T/ro-bin/configs" &&
@@ -65,7 +65,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
     AS_USER=
 fi
-expect_fail "run into a read-only folder: exit 2 naming the file" 'ro/.*Permission denied' $AS_USER "$RO_BIN" run --configs "$RO_CF" --no-energy --out "$O/ro/sub"
+if [ "$(id -u)" = 0 ] && [ -z "$AS_USER" ]; then
+    ok "run into a read-only folder # skipped: cannot run as nobody"
+else
+    expect_fail "run into a read-only folder: exit 2 naming the file" 'ro/.*Permission denied' $AS_USER "$RO_BIN" run --configs "$RO_CF" --no-energy --out "$O/ro/sub"
+fi
 no_files "the read-only folder stays empty" "$O/ro"
 
 # A run whose outputs cannot all be written leaves none of them, nor the folder it made.
