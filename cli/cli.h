@@ -64,7 +64,8 @@ int parse_jobs(const char *cmd, const char *arg, long *jobs);
 int report_error(const char *cmd, const struct npu_err *e);
 /* Flushes what the command printed to standard output; on a write error
  * (a full device, a closed pipe) prints one message and returns 2, so that
- * a command can check its summary reached the user before it writes files. */
+ * a command can check its summary reached the user before it writes files.
+ * cmd NULL: the message is npusim's own (main, after the command). */
 int stdout_flushed(const char *cmd);
 /* Prints "npusim: warning: FILE: unknown key "KEY" (ignored)" */
 

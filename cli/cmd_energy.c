@@ -549,14 +549,8 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
             out[np].facts = ef;
             out[np].facts_len = sizeof *ef;
         }
-        char dir[4400];
-        snprintf(dir, sizeof dir, "%s/%s", o->staging, jb->rel);
-        *strrchr(dir, '/') = '\0';
-        rc = !out[np].text ? npu_errf(e, "%s: out of memory", json_in) : make_dirs(dir, e);
-        if (!rc)
-            rc = write_outputs_staged(out, np + 1, e);
-        else
-            free(out[np].text);
+        /* write_outputs_staged makes the files' folder in the staging tree. */
+        rc = !out[np].text ? npu_errf(e, "%s: out of memory", json_in) : write_outputs_staged(out, np + 1, e);
     }
     for (int i = 0; tr && i < np; i++)
         trace_free(&tr[i]);

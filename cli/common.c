@@ -11,9 +11,9 @@
 #include "cli/args.h"
 #include "cli/family.h"
 #include "cli/pyjson.h"
-#include "opsgen/builders.h"
 #include "cli/sim_facts.h"
 #include "cli/trace_memo.h"
+#include "opsgen/builders.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/energy.h"
@@ -89,7 +89,8 @@ int stdout_flushed(const char *cmd)
         return 0;
     int err = errno;
     clearerr(stdout);   /* reported here, not again at exit */
-    fprintf(stderr, "npusim %s: <stdout>: write failed: %s\n", cmd, err ? strerror(err) : "stream error");
+    fprintf(stderr, "npusim%s%s: <stdout>: write failed: %s\n", cmd ? " " : "", cmd ? cmd : "",
+            err ? strerror(err) : "stream error");
     return EXIT_USAGE;
 }
 
@@ -199,7 +200,7 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
     int opened = 0, rc = 0;
     /* The outputs' folders, made here so that a failure takes back the ones
-     * it made (a staging folder is the caller's). */
+     * it made. */
     struct made_dirs *made = malloc((n > 0 ? (size_t)n : 1) * sizeof *made);
     int nmade = 0;
     if (!af || !made)
@@ -211,15 +212,11 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
             continue;
         char dir[4096];
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - o[i].path), o[i].path);
-        struct made_dirs m;
+        struct made_dirs m = { 0 };   /* a staging folder is removed whole: nothing to record */
         if (staged ? make_dirs(dir, e) : make_dirs_undoable(dir, &m, e))
             rc = -1;
-        else if (staged)
-            continue;
         else if (m.n)
             made[nmade++] = m;
-        else
-            made_dirs_keep(&m);
     }
     for (int i = 0; i < n && !rc; i++) {
         if ((staged ? atomic_open_staged : atomic_open)(&af[i], o[i].path, e)) {

@@ -3,7 +3,6 @@
  * The table below is the whole list of subcommands; each entry points at a
  * function in cli/cmd_*.c that parses its own options and returns the exit
  * status (0 success, 2 bad usage or input). */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,18 +98,6 @@ static void keep_freed_memory(void)
 #endif
 }
 
-/* What the commands printed to standard output (summaries, tables, --help)
- * must reach it: a full device or a closed pipe is exit 2, never 0. */
-static int finish_stdout(int rc)
-{
-    errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "npusim: <stdout>: write failed: %s\n", errno ? strerror(errno) : "stream error");
-        return EXIT_USAGE;
-    }
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     keep_freed_memory();
@@ -122,5 +109,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     int rc = dispatch(argc, argv);
     mpi_world_finalize();
-    return finish_stdout(rc);
+    /* What the commands printed (summaries, tables, --help) must reach
+     * stdout: a full device or a closed pipe is exit 2, never 0. */
+    return stdout_flushed(NULL) ? EXIT_USAGE : rc;
 }

@@ -20,6 +20,8 @@
  * the trace is built. Per thread: sweeps build traces on several threads. */
 static _Thread_local bool size_overflow;
 
+void opsgen_flag_overflow(void) { size_overflow = true; }
+
 bool opsgen_take_overflow(void)
 {
     bool v = size_overflow;

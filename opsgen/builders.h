@@ -43,6 +43,8 @@ static inline int64_t bmul4(int64_t a, int64_t b, int64_t c, int64_t d) { return
 /* Whether a size of the ops built on this thread since the last call left
  * int64 (or a tensor exceeded SHAPE_MAX_ELEMS); clears the flag. */
 bool opsgen_take_overflow(void);
+/* Sets that flag: for a size computed otherwise (in doubles) that left int64. */
+void opsgen_flag_overflow(void);
 /* Keeps only [A-Za-z0-9] of desc + name (the "_" joiner disappears with it). */
 void sanitize_name(char **field, const char *desc, const char *name);
 

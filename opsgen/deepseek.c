@@ -400,7 +400,7 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
     total += (double)bmul4(kr * 1 + rope * 4, L, b, s) / tp;
     if (!(total < 9.2e18)) {   /* the double sum itself past int64 */
-        (void)bmul(INT64_MAX, 2);
+        opsgen_flag_overflow();
         return INT64_MAX;
     }
     return (int64_t)nearbyint(total);   /* round half to even, as Python's round() */

@@ -189,17 +189,19 @@ static int open_as(struct atomic_file *a, const char *path, bool staged, struct 
          * /proc/self/fd links behind /dev/stdout included): anything but a
          * regular file is written where it is. */
         struct stat st;
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int found = 1;
+        if (lstat(path, &st) != 0) {   /* a new file: one system call */
+            if (errno != ENOENT)
+                rc = npu_errf(e, "%s: cannot write: %s", path, strerror(errno));
+            found = 0;
+        } else if (S_ISLNK(st.st_mode) && (stat(path, &st) != 0 || S_ISREG(st.st_mode))) {
+            /* A link to a file (or to nothing yet): replace what it names. */
+            found = resolve_target(path, &a->dest, &st, e);
+            rc = found < 0 ? -1 : found && !S_ISREG(st.st_mode) ? open_in_place(a, path, &st, e) : 0;
+        } else if (!S_ISREG(st.st_mode)) {
             rc = open_in_place(a, path, &st, e);
-        } else {
-            int found = resolve_target(path, &a->dest, &st, e);
-            if (found < 0)
-                rc = -1;
-            else if (found && !S_ISREG(st.st_mode))
-                rc = open_in_place(a, path, &st, e);
-            else
-                a->existed = found;
         }
+        a->existed = rc == 0 && found > 0 && a->mode == ATOMIC_RENAME;
     }
     if (rc == 0 && (a->mode == ATOMIC_RENAME || a->mode == ATOMIC_STAGED))
         rc = create_temporary(a, e);
@@ -381,20 +383,22 @@ int atomic_write_string(const char *path, const char *s, struct npu_err *e)
 }
 
 /* Creates buf (a NUL-terminated copy of the caller's path, cut at i bytes)
- * and whatever parents it lacks: mkdir first, walking up only on ENOENT, so a
- * folder whose parent exists costs one system call however deep it lies. */
-static int make_upto(const char *path, char *buf, size_t i, struct npu_err *e)
+ * and whatever parents it lacks: mkdir first, walking up only when a parent
+ * is missing (ENOENT) or is not a folder (ENOTDIR, reported where it is), so
+ * a folder whose parent exists costs one system call however deep it lies.
+ * Records each folder it makes in m (outermost first) when m is not NULL. */
+static int make_upto(const char *path, char *buf, size_t i, struct made_dirs *m, struct npu_err *e)
 {
     char saved = buf[i];
     buf[i] = '\0';
     int rc = mkdir(buf, 0777), err = errno;
-    if (rc != 0 && err == ENOENT) {
+    if (rc != 0 && (err == ENOENT || err == ENOTDIR)) {
         size_t k = i;                   /* the parent: up to the last '/' ... */
         while (k > 0 && buf[k - 1] != '/')
             k--;
         while (k > 1 && buf[k - 2] == '/')  /* ... and any run of them ("a//b") */
             k--;
-        if (k > 1 && make_upto(path, buf, k - 1, e) == 0) {
+        if (k > 1 && make_upto(path, buf, k - 1, m, e) == 0) {
             rc = mkdir(buf, 0777);
             err = errno;
         } else if (k > 1) {
@@ -402,13 +406,16 @@ static int make_upto(const char *path, char *buf, size_t i, struct npu_err *e)
             return -1;
         }
     }
-    if (rc != 0 && err != EEXIST) {
+    if (rc == 0) {
+        if (m && m->n < (int)(sizeof m->dir / sizeof m->dir[0]) && (m->dir[m->n] = strdup(buf)))
+            m->n++;
+    } else if (err != EEXIST) {
         rc = npu_errf(e, "%s: cannot create folder %s: %s", path, buf, strerror(err));
-    } else if (rc != 0) {
+    } else {
         struct stat st;   /* EEXIST: only a folder will do */
         rc = stat(buf, &st) == 0 && S_ISDIR(st.st_mode)
                  ? 0
-                 : npu_errf(e, "%s: %s exists and is not a folder", path, buf);
+                 : npu_errf(e, "%s: %s exists and is not a folder (%s)", path, buf, strerror(ENOTDIR));
     }
     buf[i] = saved;
     return rc;
@@ -432,41 +439,7 @@ int make_dirs_n(const char *path, size_t n, struct npu_err *e)
     buf[n] = '\0';
     if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
         return 0;
-    return make_upto(path, buf, n, e);
-}
-
-/* mkdir of buf cut at i bytes, making missing parents first (as make_upto),
- * recording each folder made in m, outermost first. */
-static int make_recorded(const char *path, char *buf, size_t i, struct made_dirs *m, struct npu_err *e)
-{
-    char saved = buf[i];
-    buf[i] = '\0';
-    int rc = mkdir(buf, 0777), err = errno;
-    if (rc != 0 && (err == ENOENT || err == ENOTDIR)) {   /* a parent is missing, or is a file */
-        size_t k = i;
-        while (k > 0 && buf[k - 1] != '/')
-            k--;
-        while (k > 1 && buf[k - 2] == '/')
-            k--;
-        if (k > 1 && make_recorded(path, buf, k - 1, m, e) != 0) {
-            buf[i] = saved;
-            return -1;
-        }
-        rc = mkdir(buf, 0777);
-        err = errno;
-    }
-    if (rc == 0) {
-        if (m->n < (int)(sizeof m->dir / sizeof m->dir[0]) && (m->dir[m->n] = strdup(buf)))
-            m->n++;
-    } else if (err != EEXIST) {
-        rc = npu_errf(e, "%s: cannot create folder %s: %s", path, buf, strerror(err));
-    } else {
-        struct stat st;   /* EEXIST: only a folder will do */
-        rc = stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0
-             : npu_errf(e, "%s: %s exists and is not a folder", path, buf);
-    }
-    buf[i] = saved;
-    return rc;
+    return make_upto(path, buf, n, NULL, e);
 }
 
 int make_dirs_undoable(const char *path, struct made_dirs *m, struct npu_err *e)
@@ -482,7 +455,7 @@ int make_dirs_undoable(const char *path, struct made_dirs *m, struct npu_err *e)
     memcpy(buf, path, len + 1);
     while (len > 1 && buf[len - 1] == '/')
         buf[--len] = '\0';
-    if (make_recorded(path, buf, len, m, e) == 0)
+    if (make_upto(path, buf, len, m, e) == 0)
         return 0;
     made_dirs_undo(m);
     return -1;
