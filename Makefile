@@ -36,7 +36,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
+.PHONY: validate-public all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
 all: $(BUILD)/npusim
 
 # Objects depend on a stamp named after the compile flags, so switching flags
@@ -133,6 +133,10 @@ bench: $(BUILD)/npusim
 # Cell-by-cell parity against the reference results (needs ../shared).
 parity: $(BUILD)/npusim
 	@sh tests/parity.sh $(BUILD)/npusim
+
+# Published measurements reproduced under both profiles (docs/validation.md; bench/public/).
+validate-public: $(BUILD)/npusim
+	@sh bench/validate-public.sh $(BUILD)/npusim $(if $(WRITE),--write)
 
 install: $(BUILD)/npusim
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs

@@ -34,6 +34,10 @@ static const struct field_desc chip_field_list[] = {
     D(dynamic_power_hbm_W_per_GBps, 0.01261538462, N), D(dynamic_power_other_W, 0.0, N),
     S(pg_config, "NoPG", 0),
     B(enable_dvfs, 0),
+    /* npusim's own: the power cap the physical profile throttles to (0: TDP_W),
+     * the published idle power, and where those figures come from. */
+    D(power_cap_W, 0.0, N | FF_EXT), D(idle_power_W, 0.0, N | FF_EXT),
+    S(power_data_source, "", FF_EXT),
 };
 
 const struct field_table chip_fields = {

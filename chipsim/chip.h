@@ -17,7 +17,7 @@ struct chip_config {
     int64_t num_sa;              /* systolic arrays (MXUs) */
     int64_t num_vu;              /* vector units */
     int64_t num_vu_ports;
-    double hbm_bw_GBps;          /* GB = 2^30 B for HBM time */
+    double hbm_bw_GBps;          /* GB = 2^30 B for HBM time under the neusim profile (Q11), else 1e9 B */
     int64_t hbm_latency_ns;
     int64_t vmem_size_MB;        /* MiB of on-chip SRAM */
     double freq_GHz;
@@ -42,6 +42,10 @@ struct chip_config {
     double dynamic_power_other_W;
     char pg_config[FIELD_STR_MAX];
     bool enable_dvfs;
+    /* npusim's own (FF_EXT: not in the reference's sim_config) */
+    double power_cap_W;          /* sustained power limit the clock throttles to; 0: TDP_W */
+    double idle_power_W;         /* published idle power; 0: unknown (the model's is its static power) */
+    char power_data_source[FIELD_STR_MAX]; /* where TDP/idle/cap come from; "estimate" when not published */
 };
 
 extern const struct field_table chip_fields;

@@ -63,7 +63,9 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
 
     int64_t mem = 0;
     if (bytes != 0) {
-        mem = cs_ceil((double)bytes / (ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9));
+        /* The reference's HBM GB is 2^30 B (quirk Q11); GB/s = bytes/ns otherwise. */
+        mem = cs_ceil((double)bytes / (c->prof->hbm_pcie_GB_is_GiB ? ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9
+                                                                   : ch->hbm_bw_GBps));
         if (mem < ch->hbm_latency_ns)
             mem = ch->hbm_latency_ns;
     }
@@ -103,7 +105,8 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
                   : c->prof->mxu_util_over_sa_plus_vu_peak ? chip_peak_tflops(ch)
                                                            : chip_peak_sa_tflops(ch);
     op->flops_util = op_tflops_per_sec(op) / peak;
-    op->hbm_bw_util = op_hbm_bw_GBps(op) / ch->hbm_bw_GBps;
+    op->hbm_bw_util = c->prof->hbm_pcie_GB_is_GiB ? op_hbm_bw_GBps(op) / ch->hbm_bw_GBps
+                      : op->exe_ns > 0 ? (double)op->bytes / (double)op->exe_ns / ch->hbm_bw_GBps : 0.0;
     return 0;
 }
 

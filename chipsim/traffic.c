@@ -144,10 +144,14 @@ static bool key_ge(const struct key *a, const struct key *b)
 
 static int64_t vmem_bytes(const struct chip_config *ch) { return ch->vmem_size_MB * 1024 * 1024; }
 
-/* memc denominator: bytes per ns at the chip clock, (hbm*2^30)/(1e9*f). */
-static double mem_rate(const struct chip_config *ch)
+/* memc denominator: bytes per cycle, (hbm*2^30)/(1e9*f) with the reference's
+ * GB of 2^30 B (quirk Q11), else hbm/f. */
+static double mem_rate(const struct cs_ctx *c)
 {
-    return ch->hbm_bw_GBps * 1024 * 1024 * 1024 / (1e9 * ch->freq_GHz);
+    const struct chip_config *ch = c->chip;
+    if (c->prof->hbm_pcie_GB_is_GiB)
+        return ch->hbm_bw_GBps * 1024 * 1024 * 1024 / (1e9 * ch->freq_GHz);
+    return ch->hbm_bw_GBps / ch->freq_GHz;
 }
 
 static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out)
@@ -313,7 +317,7 @@ static bool search_rate_free(const struct einsum_axes *ax, int lb, int rb, int o
 static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
                          int64_t compute_ns, int64_t *bMf, int64_t *bNf, int64_t *bKf)
 {
-    double rate = mem_rate(c->chip), mxc = (double)compute_ns * c->chip->freq_GHz;
+    double rate = mem_rate(c), mxc = (double)compute_ns * c->chip->freq_GHz;
     if (search_rate_free(ax, lb, rb, ob, rate))
         rate = 1.0, mxc = 0.0;
     /* Every input of the search: sizes, dtype widths, sa_dim, VMEM, and the
@@ -478,7 +482,7 @@ static int search_conv_uncached(const struct cs_ctx *c, const struct conv_axes *
         }
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), khw = cd->kh * cd->kw;
     const int64_t total = ax->b * ax->oc * ax->oh * ax->ow;
-    const double rate = mem_rate(c->chip), f = c->chip->freq_GHz;
+    const double rate = mem_rate(c), f = c->chip->freq_GHz;
     bool found = false;
     struct key bk = {0};
     for (size_t i0 = 0; i0 < nd[0]; i0++)
@@ -532,7 +536,7 @@ static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const
         MEMO_CONV, (uint64_t)ax->b, (uint64_t)ax->oh, (uint64_t)ax->ow, (uint64_t)ax->oc,
         (uint64_t)ax->ic, (uint64_t)cd->kh, (uint64_t)cd->kw, (uint64_t)cd->sh, (uint64_t)cd->sw,
         (uint64_t)cd->ib, (uint64_t)cd->kb, (uint64_t)cd->obb, (uint64_t)c->chip->sa_dim,
-        (uint64_t)vmem_bytes(c->chip), dbits(mem_rate(c->chip)), dbits(c->chip->freq_GHz),
+        (uint64_t)vmem_bytes(c->chip), dbits(mem_rate(c)), dbits(c->chip->freq_GHz),
         (uint64_t)compute_ns,
     }};
     _Static_assert(TILE_MEMO_VALS >= 5, "conv memo entries hold five tile sizes");

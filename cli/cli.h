@@ -45,7 +45,8 @@ struct common_opts {
     "      --set KEY=VALUE     override one config field (repeatable; VALUE is JSON or text)\n" \
     "      --configs DIR       where to look for configs first (then $NPUSIM_CONFIGS,\n" \
     "                          the installed share folder, ./configs)\n" \
-    "      --profile NAME      behaviour profile (neusim: reproduce the reference exactly)\n" \
+    "      --profile NAME      behaviour profile: physical (default; docs/physics.md) or\n" \
+    "                          neusim (reproduce the reference exactly)\n" \
     "  -b, --batch B           global batch size; the per-replica microbatch follows from the\n" \
     "                          data/pipeline degrees as in the sweep (default: the model file's)\n" \
     "  -w, --workload W        inference (default) or training\n" \

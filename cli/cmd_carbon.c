@@ -39,7 +39,7 @@
 static const char carbon_help[] =
     "usage: npusim carbon --results DIR/raw_<dvfs> --models M[,M...] --versions V[,V...]\n"
     "                     --pg STRATEGY [--dvfs D] [--workload W] [--ci CI[,CI...]]\n"
-    "                     [--util U] [--lifetime L[,L...]] [-j N] [--configs DIR] [--profile neusim]\n"
+    "                     [--util U] [--lifetime L[,L...]] [-j N] [--configs DIR] [--profile NAME]\n"
     "\n"
     "Adds idle/active/average/peak power, the energy shares and per-lifetime energy,\n"
     "carbon and efficiency figures (with and without embodied carbon) to every energy\n"
@@ -58,7 +58,7 @@ static const char carbon_help[] =
     "      --util U            duty cycle in (0, 1] (default 0.6)\n"
     "      --lifetime LIST     lifetimes in whole years, > 0 (default 1)\n"
     "      --configs DIR       accepted for symmetry; chip data come from each file's sim_config\n"
-    "      --profile NAME      behaviour profile (neusim)\n"
+    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
     "  -h, --help              this help\n";
 

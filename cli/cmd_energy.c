@@ -48,7 +48,7 @@
 
 static const char energy_help[] =
     "usage: npusim energy --results DIR --models M[,M...] --versions V[,V...]\n"
-    "                     [--workload W] [--pg S[,S...]] [--dvfs D] [-j N] [--configs DIR] [--profile neusim]\n"
+    "                     [--workload W] [--pg S[,S...]] [--dvfs D] [-j N] [--configs DIR] [--profile NAME]\n"
     "\n"
     "Per-operator energy for every configuration of a sweep's results tree DIR\n"
     "(npusim sweep --out DIR), once per power-gating strategy. For each\n"
@@ -69,7 +69,7 @@ static const char energy_help[] =
     "                          <base>_vary_PG_delay_<k>, <base>_vary_Vth_<a>_<b> or a JSON file\n"
     "      --dvfs D            DVFS policy: None (default) or Ideal\n"
     "      --configs DIR       where strategy files (pg/) are looked up first\n"
-    "      --profile NAME      behaviour profile (neusim)\n"
+    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
 #define MAX_PG 64
@@ -793,7 +793,7 @@ int cmd_energy(int argc, char **argv)
         return report_error("energy", &(struct npu_err){ "out of memory" });
     o->workload = "inference";
     o->dvfs_str = "None";
-    o->prof = &profile_neusim;
+    o->prof = profile_default();
     int rc = parse_args(argc, argv, o);
     if (rc == 1)
         rc = 0;

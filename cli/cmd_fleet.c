@@ -24,7 +24,7 @@
 #include "traces/json_strict.h"
 
 static const char fleet_help[] =
-    "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile neusim]\n"
+    "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME]\n"
     "\n"
     "Estimates the annual energy (MWh) and the operational and embodied carbon (tCO2e)\n"
     "of a fleet of deployments. Each deployment is simulated once; its capacity at full\n"
@@ -36,7 +36,7 @@ static const char fleet_help[] =
     "options:\n"
     "      --out DIR           output folder (default ./out)\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
-    "      --profile NAME      behaviour profile (neusim)\n"
+    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
 /* Site and policy settings a deployment inherits from "defaults". */
@@ -438,7 +438,7 @@ int cmd_fleet(int argc, char **argv)
         { "profile", required_argument, 0, F_PROFILE }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     const char *out = "out", *configs = NULL;
-    const struct profile *prof = &profile_neusim;
+    const struct profile *prof = profile_default();
     optind = 1;
     opterr = 0;
     int ch;

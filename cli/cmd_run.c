@@ -10,6 +10,7 @@
 #include "cli/family.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
+#include "power/powercap.h"
 #include "power/pg.h"
 #include "traces/trace_csv.h"
 
@@ -25,7 +26,7 @@
 
 static const char run_help[] =
     "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
-    "                  [--workload inference|training] [--out DIR] [--profile neusim] [--no-energy]\n"
+    "                  [--workload inference|training] [--out DIR] [--profile NAME] [--no-energy]\n"
     "                  [--pg STRATEGY] [--dvfs POLICY]\n"
     "\n"
     "Simulates one configuration: generates the operators (opsgen), times them on the\n"
@@ -219,8 +220,8 @@ int cmd_chipsim(int argc, char **argv)
     struct npu_err e;
     int rc = read_stream("chipsim", &t, a.in);
     if (!rc)
-        rc = chipsim_run(&t, &c.chip, a.co.prof, &e) ? report_error("chipsim", &e)
-                                                     : write_stream("chipsim", &t, a.out);
+        rc = chipsim_run(&t, &c.chip, a.co.prof, &e) || power_cap_pass(&t, &c.chip, a.co.prof, &e)
+                 ? report_error("chipsim", &e) : write_stream("chipsim", &t, a.out);
     trace_free(&t);
     config_free(&c);
     return rc;

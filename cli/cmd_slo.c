@@ -27,7 +27,7 @@
 static const char slo_help[] =
     "usage: npusim slo --results DIR/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u> --out OUT\n"
     "                  --models M[,M...] --versions V[,V...] [--workload W] [--slo-scales LIST]\n"
-    "                  [--max-num-chips N] [--default-slo-multiple K] [--configs DIR] [--profile neusim]\n"
+    "                  [--max-num-chips N] [--default-slo-multiple K] [--configs DIR] [--profile NAME]\n"
     "\n"
     "The SLO of a model is the best latency (TTFT, TPOT, step or request latency, or\n"
     "iteration time) of TPUv5p at the reference batch with the fewest chips, times K,\n"
@@ -45,7 +45,7 @@ static const char slo_help[] =
     "      --max-num-chips N   ignore configurations with more chips (default 2147483647)\n"
     "      --default-slo-multiple K   the 1x SLO in units of the reference latency (default 1)\n"
     "      --configs DIR       accepted for symmetry (the results carry their configs)\n"
-    "      --profile NAME      behaviour profile (neusim)\n"
+    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
 #define MAX_ITEMS 64

@@ -36,13 +36,14 @@
 #include "opsgen/sweep.h"
 #include "power/carbon.h"
 #include "power/energy.h"
+#include "power/powercap.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
 
 static const char sweep_help[] =
     "usage: npusim sweep --models M[,M...] --versions V[,V...] --num-chips N[,N...]\n"
     "                    --batch-sizes B[,B...] [--workload W] [--seqlen IN_OUT]\n"
-    "                    [--out DIR] [--configs DIR] [--profile neusim] [--skip-existing] [--dry-run]\n"
+    "                    [--out DIR] [--configs DIR] [--profile NAME] [--skip-existing] [--dry-run]\n"
     "       npusim sweep --spec SPEC.json --summary FILE.csv [-j N] [--shard K/N] [...]\n"
     "\n"
     "Sweeps every valid parallelism (data/tensor/pipeline over ICI, data/pipeline over\n"
@@ -87,7 +88,7 @@ static const char sweep_help[] =
     "      --skip-existing     leave configurations whose outputs already exist\n"
     "      --dry-run           simulate every valid configuration but write nothing\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
-    "      --profile NAME      behaviour profile (neusim)\n"
+    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
 static bool exists(const char *p)
@@ -287,6 +288,9 @@ static void ctx_work(void *vctx, void *vit)
         for (int j = 0; j + 1 < n; j++)
             trace_borrow(&ts[j], gen);
         chipsim_run_many(tp, chips, n, o->prof, errs, rcs);
+        for (int j = 0; j < n; j++)
+            if (!rcs[j])
+                rcs[j] = power_cap_pass(tp[j], chips[j], o->prof, &errs[j]);
     }
     for (int j = 0; j < n; j++) {
         const struct loaded_config *mc = &pt->m[j].g->cfg;
@@ -472,7 +476,7 @@ int cmd_sweep(int argc, char **argv)
     };
     struct sweep_opts o;
     memset(&o, 0, sizeof o);
-    o.prof = &profile_neusim;
+    o.prof = profile_default();
     o.util = 0.6;
     o.lifetime = 1;
     const char *models = NULL, *versions = NULL, *chips = NULL, *batches = NULL, *spec_file = NULL;

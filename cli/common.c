@@ -17,13 +17,14 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/energy.h"
+#include "power/powercap.h"
 #include "traces/atomic.h"
 #include "traces/trace_csv.h"
 
 void common_opts_init(struct common_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->prof = &profile_neusim;
+    o->prof = profile_default();
     o->workload = "inference";
 }
 
@@ -152,7 +153,8 @@ int family_generate(const struct family *fam, const struct loaded_config *c,
 int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
                  bool energy, struct trace *t, struct npu_err *e)
 {
-    if (family_generate(fam, c, prof, t, e) || chipsim_run(t, &c->chip, prof, e))
+    if (family_generate(fam, c, prof, t, e) || chipsim_run(t, &c->chip, prof, e) ||
+        power_cap_pass(t, &c->chip, prof, e))
         return -1;
     return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
 }
@@ -358,7 +360,7 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
         p[n].trace = t;
         p[n++].opts = (struct trace_csv_opts){ (enum phase)ph, false, false };
     }
-    cJSON *sim = config_dump(c);
+    cJSON *sim = config_dump(c, prof);
     const cJSON *it;
     if (sim_extra)
         cJSON_ArrayForEach(it, sim_extra)

@@ -20,7 +20,7 @@ static const char *const kind_word[] = { "model", "chip", "system" };
 /* Keys the reference's pydantic classes drop silently because they collide
  * with derived properties; known, so they draw no warning. */
 static const char *const ignored_keys[] = {
-    "idle_power_W", "static_power_hbm_W",
+    "static_power_hbm_W",
     /* GLIGEN sub-configs the reference parses but never uses (opsgen.md §1.9) */
     "fourier_embedder_config", "text_embedder_config", "image_embedder_config",
     "spatial_condition_embedder_config",
@@ -308,15 +308,16 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l)
     copy_text(l->ICI_topology, sizeof l->ICI_topology, chip->ICI_topology);
 }
 
-cJSON *config_dump(const struct loaded_config *c)
+cJSON *config_dump(const struct loaded_config *c, const struct profile *prof)
 {
     cJSON *o = cJSON_CreateObject();
-    fields_to_json(&system_fields, &c->sys, o);
-    fields_to_json(&chip_fields, &c->chip, o);
+    bool ext = !prof->sim_config_reference_keys;
+    fields_to_json(&system_fields, &c->sys, o, ext);
+    fields_to_json(&chip_fields, &c->chip, o, ext);
     const struct field_table *t[8];
     int n = model_tables(&c->model, t, 8);
     for (int i = 0; i < n; i++)
-        fields_to_json(t[i], &c->model, o);
+        fields_to_json(t[i], &c->model, o, ext);
     return o;
 }
 

@@ -76,6 +76,6 @@ int config_name_source(const struct loaded_config *c, struct npu_err *e);
 /* The link parameters opsgen needs, from the chip config. */
 void config_links(const struct chip_config *chip, struct opsgen_links *l);
 /* The sim_config block of the statistics JSON: system, chip and model fields. */
-cJSON *config_dump(const struct loaded_config *c);
+cJSON *config_dump(const struct loaded_config *c, const struct profile *prof);
 
 #endif

@@ -126,7 +126,7 @@ static int dit_write(const struct loaded_config *c, const struct profile *prof, 
                      const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
     (void)sweep;   /* the run and the sweep write the same two files */
-    return diffusion_write(c, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c), dir, base, e);
+    return diffusion_write(c, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, e);
 }
 
 static void dit_summary(const struct loaded_config *c, const struct profile *prof,

@@ -182,7 +182,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     bool energy = energy_done(t);
     int n = 0, cap = (int)(2 * nc + 3);
     struct output *o = calloc((size_t)cap, sizeof *o);
-    cJSON *sim = config_dump(c);
+    cJSON *sim = config_dump(c, prof);
     cJSON *cs = config_stats_json(c, prof);
     int rc = -1;
     if (!o || !cs) {

@@ -74,9 +74,9 @@ static cJSON *overlay(const cJSON *def, const cJSON *have)
     return raw_int(is_int(have) ? have : def);
 }
 
-static cJSON *gligen_sim_config(const struct loaded_config *c)
+static cJSON *gligen_sim_config(const struct loaded_config *c, const struct profile *prof)
 {
-    cJSON *sim = config_dump(c);
+    cJSON *sim = config_dump(c, prof);
     /* The field table dumps only the fields the generator reads; replace
      * its partial nested objects and move output_dir after them. */
     cJSON_DeleteItemFromObjectCaseSensitive(sim, "unet_config");
@@ -108,7 +108,7 @@ static int gligen_write(const struct loaded_config *c, const struct profile *pro
                         const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
     (void)prof, (void)sweep;   /* the run and the sweep write the same two files */
-    return diffusion_write(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), gligen_sim_config(c),
+    return diffusion_write(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), gligen_sim_config(c, prof),
                            dir, base, e);
 }
 

@@ -92,7 +92,7 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     struct train_stats s;
     if (stats_of(c, t, &s, e))
         return -1;
-    cJSON *sim = config_dump(c);
+    cJSON *sim = config_dump(c, prof);
     if (sweep) {
         /* The reference's stats dump adds these to sim_config for every LLM run. */
         const struct model_config *m = &c->model;

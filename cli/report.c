@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "opsgen/opsgen.h"
+#include "power/powercap.h"
 #include "traces/checked.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
@@ -81,6 +82,10 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->decode_energy_J = total_energy(Q);
     r->prefill_energy_per_token_J = r->prefill_energy_J / (double)(mb * sin);
     r->decode_energy_per_token_J = r->decode_energy_J / (double)(mb * sout);
+    r->ext = !prof->sim_config_reference_keys;
+    r->prefill_avg_power_W = r->prefill_energy_J / ((double)P->total_execution_time_chip_ns / 1e9);
+    r->decode_avg_power_W = r->decode_energy_J / ((double)Q->total_execution_time_chip_ns / 1e9);
+    r->power_cap_W = prof->no_power_cap ? 0.0 : power_cap_of(chip);
     return 0;
 }
 
@@ -124,6 +129,13 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
         json_add_f64(o, "total_energy_J", p ? r->prefill_energy_J : r->decode_energy_J);
         json_add_f64(o, "energy_per_token_J",
                      p ? r->prefill_energy_per_token_J : r->decode_energy_per_token_J);
+        if (r->ext)
+            json_add_f64(o, "avg_power_W", p ? r->prefill_avg_power_W : r->decode_avg_power_W);
+    }
+    if (r->ext) {
+        const struct trace_stats *s = ph == PHASE_PREFILL ? &r->prefill : &r->decode;
+        json_add_f64(o, "power_cap_W", r->power_cap_W);
+        json_add_i64(o, "power_capped_time_ns", s->power_capped_time_ns);
     }
     if (sim_config)
         cJSON_AddItemToObject(o, "sim_config", sim_config);
@@ -139,6 +151,14 @@ void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
     if (r->energy_done)
         fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
                 r->decode_energy_per_token_J);
+    if (r->energy_done && r->ext)
+        fprintf(out, "  power/chip    prefill %.1f W, decode %.1f W (cap %.0f W)\n", r->prefill_avg_power_W,
+                r->decode_avg_power_W, r->power_cap_W);
+    int64_t capped = r->prefill.power_capped_time_ns + r->decode.power_capped_time_ns;
+    if (capped > 0)
+        fprintf(out, "  power cap     throttled: %.1f%% of prefill, %.1f%% of decode time ran at a lowered clock\n",
+                100.0 * (double)r->prefill.power_capped_time_ns / (double)r->prefill.total_execution_time_chip_ns,
+                100.0 * (double)r->decode.power_capped_time_ns / (double)r->decode.total_execution_time_chip_ns);
     fprintf(out, "  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n",
             r->prefill_mem_GiB, r->decode_mem_GiB, (long long)hbm_GB,
             r->prefill_oom || r->decode_oom ? " (out of memory)" : "");

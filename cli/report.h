@@ -30,6 +30,10 @@ struct llm_report {
     bool energy_done;
     double prefill_energy_J, decode_energy_J;   /* count-weighted op energies */
     double prefill_energy_per_token_J, decode_energy_per_token_J;
+    /* npusim's own keys (left out where the JSON must list only the reference's) */
+    bool ext;
+    double prefill_avg_power_W, decode_avg_power_W;   /* per chip: energy over the phase's chip time */
+    double power_cap_W;                                /* power_cap_of(chip) */
 };
 
 /* A model's per-chip memory footprint of one phase in bytes (the LLM

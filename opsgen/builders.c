@@ -495,7 +495,7 @@ struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *
 }
 
 struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *desc,
-                     const char *name, bool output, int64_t n, bool doubled,
+                     const char *name, bool output, int64_t n, bool doubled, bool gib,
                      double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns)
 {
     struct shape x = SHP(n);
@@ -513,8 +513,10 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
     bld_out(op, x, BF16);
     int64_t bytes = doubled ? bmul(n, 2) : n;   /* quirk Q10 */
     bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
-    /* PCIe GB = 2^30 B, divided step by step as the reference does. */
-    int64_t tn = ck_ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps, &size_overflow);
+    /* The reference's PCIe GB = 2^30 B, divided step by step as it does
+     * (chipsim quirk Q11); corrected: GB = 1e9 B, so GB/s = bytes/ns. */
+    int64_t tn = gib ? ck_ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps, &size_overflow)
+                     : ck_ceil((double)bytes / pcie_bw_GBps, &size_overflow);
     op->ici_ns = max64(tn, ici_latency_ns);
     op->pcie_ns = max64(tn, pcie_latency_ns);
     return op;

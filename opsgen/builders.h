@@ -82,9 +82,10 @@ struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *des
 struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *desc,
                        const char *name, bool output, struct shape x, double bw_GBps,
                        int64_t latency_ns);
-/* KV swap over PCIe; n is a byte count, doubled again when `doubled` (quirk Q10). */
+/* KV swap over PCIe; n is a byte count, doubled again when `doubled` (quirk Q10);
+ * gib: the link's GB is 2^30 B (chipsim quirk Q11), else 1e9 B. */
 struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *desc,
-                     const char *name, bool output, int64_t n, bool doubled,
+                     const char *name, bool output, int64_t n, bool doubled, bool gib,
                      double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns);
 struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, int dim, const struct coll_axes *ax);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "opsgen/dlrm.h"
 #include "opsgen/parallel.h"
 #include "traces/strbuf.h"
 
@@ -80,6 +81,36 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
     return 0;
 }
 
+int gen_vocab_embed(struct trace *t, const struct model_config *m, const struct profile *prof,
+                    int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid)
+{
+    if (prof->vocab_ops_missing || m->vocab_size <= 0)
+        return 0;
+    int64_t one = 1, V = m->vocab_size;
+    if (!b_embedding_bag(t, *fid, steps, "TokenEmbedding", "TokenEmbedding", bmul(B, seq), &one, &V, 1,
+                         cdiv64(m->d_model, tp), "DT_BFLOAT16"))
+        return -1;
+    (*fid)++;
+    return 0;
+}
+
+int gen_vocab_head(struct trace *t, const struct model_config *m, const struct profile *prof,
+                   int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid)
+{
+    if (prof->vocab_ops_missing || m->vocab_size <= 0)
+        return 0;
+    int64_t Vl = cdiv64(m->vocab_size, tp);
+    if (!b_einsum(t, *fid, steps, "LMHead", "MatMul: logits (2) = x_norm (2) * W_vocab (1)",
+                  SHP(B, seq, m->d_model), SHP(m->d_model, Vl), "BLM;MV->BLV", "0_0_0", "DT_BFLOAT16"))
+        return -1;
+    (*fid)++;
+    if (!b_unary(t, *fid, steps, "LMHead", "probs = Softmax(logits)", "Softmax", SHP(B, seq, Vl), "0_0",
+                 "DT_BFLOAT16"))
+        return -1;
+    (*fid)++;
+    return 0;
+}
+
 int gen_prefill_decode(struct trace *out, gen_phase_fn phase, void *g, struct npu_err *e)
 {
     size_t first = out->n;
@@ -112,9 +143,9 @@ void gen_kv_swap(struct trace *t, const struct model_config *m, const struct ops
     int64_t swap = cdiv64(total_bytes - cap, times);
     int64_t steps = decode ? m->output_seqlen : 1;
     bool dbl = prof->kv_swap_bytes_doubled;
-    b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl,
+    b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl, prof->hbm_pcie_GB_is_GiB,
               l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
-    b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
+    b_kv_swap(t, (*fid)++, steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl, prof->hbm_pcie_GB_is_GiB,
               l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
 }
 

@@ -55,6 +55,17 @@ void gen_stage_receive(const struct gen_stage *s, int64_t *fid);
 /* The end: the ICI then DCN pipeline sends of x (advancing *fid). */
 void gen_stage_send(const struct gen_stage *s, int64_t *fid);
 
+/* The vocabulary ends of an inference step (none under quirk vocab_ops_missing
+ * or with vocab_size 0), `steps` times per phase (1 in prefill, the output
+ * length in decode): the token-embedding lookup of the step's B x seq tokens
+ * (rows of width D / tp), and the LM head over the positions that produce a
+ * token (prefill: the last one; decode: every position) against the vocabulary
+ * sharded over TP, with its softmax. Each advances *fid. */
+int gen_vocab_embed(struct trace *t, const struct model_config *m, const struct profile *prof,
+                    int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid);
+int gen_vocab_head(struct trace *t, const struct model_config *m, const struct profile *prof,
+                   int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid);
+
 /* Runs phase(g, decode, first_fid, &last_fid) for prefill (first fid 2) and
  * decode (the fid after prefill's last op), tagging their ops PHASE_PREFILL
  * and PHASE_DECODE; on failure removes everything it appended. */

@@ -13,6 +13,9 @@
 
 static struct op *last(const struct layer_ctx *c) { return &c->t->ops[c->t->n - 1]; }
 
+/* Local query heads, local K/V heads and the group size Hl / KVl. */
+struct heads { int64_t Hl, KVl, R; };
+
 /* Descriptions and names: d = a b c, then the decimal id unless NO_ID
  * (cut to the buffer like snprintf; printf was a tenth of opsgen's time). */
 #define NO_ID INT64_MIN
@@ -37,10 +40,27 @@ int64_t layer_tp(const struct layer_ctx *c)
 
 /* ---- self path (decode; prefill without flash) ---- */
 
-static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t Dm, int64_t dh,
-                     int64_t si, int64_t so, int64_t *fid)
+/* The decode steps' suffix lengths: the reference costs every step at the
+ * final length so (quirk Q8, one group). Step k (1..so) attends to k
+ * generated tokens, so the exact sum is so(so+1)/2: one group at (so+1)/2
+ * when so is odd, else two groups of n/2 steps at so/2 and so/2 + 1. */
+struct kv_groups { int ng; int64_t len[2], cnt[2]; };
+
+static struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
+{
+    int64_t n = c->count;
+    if (c->prof->decode_kv_full_length)
+        return (struct kv_groups){ 1, { so, 0 }, { n, 0 } };
+    if (so % 2 || n % 2)
+        return (struct kv_groups){ 1, { (so + 1) / 2, 0 }, { n, 0 } };
+    return (struct kv_groups){ 2, { so / 2, so / 2 + 1 }, { n / 2, n / 2 } };
+}
+
+static int self_path(const struct layer_ctx *c, int64_t seq, const struct heads *hd, int64_t Dm,
+                     int64_t dh, int64_t si, int64_t so, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
+    int64_t Hl = hd->Hl, KVl = hd->KVl, qs = seq * hd->R;   /* GQA: the group folds into the rows */
     bool one = c->prof->binary_ops_list_one_input;
     char pre[160], d[200], nm[96];
     struct trace *tr = c->t;
@@ -58,43 +78,49 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t
                  SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     if (c->decode) {
         CHK(b_einsum(tr, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
-                     SHP(B, seq, Dm), SHP(2, Dm, Hl, dh), "BLM;TMND->BTLND", "0_0_0", BF16));
+                     SHP(B, seq, Dm), SHP(2, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", BF16));
     } else {
         CHK(b_einsum(tr, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
-                     SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+                     SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", BF16));
         CHK(b_einsum(tr, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
-                     SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+                     SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     }
     f++;
 
     if (c->decode) {
-        /* Every step attends to the final context (quirk Q8). */
+        struct kv_groups g = decode_suffix_groups(c, so);
         CAT(d, pre, "Softmax(Q*K)*V", "", NO_ID);
         CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
-                         SHP(B, seq, Hl, dh), SHP(B, si, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
+                         SHP(B, qs, KVl, dh), SHP(B, si, KVl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
         o->weight_bytes = 0;
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
-                         SHP(B, seq, Hl, dh), SHP(B, so, Hl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
-        o->weight_bytes = 0;
-        CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
-                    SHP(B, seq, si + so, Hl), "0_0", BF16));
+        for (int k = 0; k < g.ng; k++) {
+            CHK(o = b_einsum(tr, f, g.cnt[k], d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
+                             SHP(B, qs, KVl, dh), SHP(B, g.len[k], KVl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));
+            o->weight_bytes = 0;
+        }
+        for (int k = 0; k < g.ng; k++)
+            CHK(b_unary(tr, f, g.cnt[k], d, "attnWeights = Softmax(attnWeights)", "Softmax",
+                        SHP(B, seq, si + g.len[k], Hl), "0_0", BF16));
         CHK(o = b_einsum(tr, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
-                         SHP(B, seq, si, Hl), SHP(B, si, Hl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
+                         SHP(B, qs, si, KVl), SHP(B, si, KVl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
         o->weight_bytes = 0;
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
-                         SHP(B, seq, so, Hl), SHP(B, so, Hl, dh), "BLSN;BSND->BLND", "0_0_0", BF16));
-        o->weight_bytes = 0;
+        for (int k = 0; k < g.ng; k++) {
+            CHK(o = b_einsum(tr, f, g.cnt[k], d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
+                             SHP(B, qs, g.len[k], KVl), SHP(B, g.len[k], KVl, dh), "BLSN;BSND->BLND", "0_0_0",
+                             BF16));
+            o->weight_bytes = 0;
+        }
         CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
                      SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
     } else {
         CAT(d, pre, "Attention_Softmax(Q*K)*V", "", NO_ID);
         CHK(o = b_einsum(tr, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
-                         SHP(B, seq, Hl, dh), SHP(B, seq, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+                         SHP(B, qs, KVl, dh), SHP(B, seq, KVl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
         o->weight_bytes = 0;
         CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
                     SHP(B, seq, seq, Hl), "1_1", BF16));
         CHK(o = b_einsum(tr, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, seq, seq, Hl), SHP(B, seq, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+                         SHP(B, qs, seq, KVl), SHP(B, seq, KVl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
         o->weight_bytes = 0;
         CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
                      SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
@@ -127,30 +153,30 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t Hl, int64_t
 /* ---- cross path (prefill with flash attention; GLIGEN cross attention) ---- */
 
 /* QK einsum, softmax, AV einsum and the Add, all at fid f. */
-static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t Hl, int64_t dh,
-                        int64_t f)
+static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const struct heads *hd,
+                        int64_t dh, int64_t f)
 {
-    int64_t B = c->B, n = c->count;
+    int64_t B = c->B, n = c->count, Hl = hd->Hl, KVl = hd->KVl, qs = q * hd->R;
     char d[200];
     struct op *o;
     CAT(d, c->prefix, "-Attention_Softmax(Q*K)*V-", "", f);
-    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnWeights = Q*K", SHP(B, q, Hl, dh),
-                     SHP(B, kv, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnWeights = Q*K", SHP(B, qs, KVl, dh),
+                     SHP(B, kv, KVl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
     o->weight_bytes = 0;
     CHK(b_unary(c->t, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax", SHP(B, q, kv, Hl),
                 "1_1", BF16));
-    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnAvg = attnWeights * V", SHP(B, q, kv, Hl),
-                     SHP(B, kv, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnAvg = attnWeights * V", SHP(B, qs, kv, KVl),
+                     SHP(B, kv, KVl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
     o->weight_bytes = 0;
     CHK(b_binary(c->t, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
                  SHP(B, q, Hl, dh), "0_0_0", BF16, c->prof->binary_ops_list_one_input));
     return 0;
 }
 
-static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t Hl, int64_t dq,
-                      int64_t dk, int64_t dv, int64_t dh, bool flash, int64_t *fid)
+static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, const struct heads *hd,
+                      int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash, int64_t *fid)
 {
-    int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
+    int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid, Hl = hd->Hl, KVl = hd->KVl;
     char d[200], nm[96];
     struct trace *tr = c->t;
 
@@ -163,15 +189,15 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
     CAT(d, c->prefix, "-Q-", "", f);
     CHK(b_einsum(tr, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     CAT(d, c->prefix, "-K-", "", f);
-    CHK(b_einsum(tr, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    CHK(b_einsum(tr, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     CAT(d, c->prefix, "-V-", "", f);
-    CHK(b_einsum(tr, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, Hl, dh), "BLM;MND->BLND", "0_0_0", BF16));
+    CHK(b_einsum(tr, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0", BF16));
     f++;
     if (flash) {
         CAT(d, c->prefix, "-FlashAttention-", "", f);
-        CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q, Hl, dh), SHP(B, kv, Hl, dh),
-                              SHP(B, kv, Hl, dh), BF16, c->prof->fa_uses_heads_as_dhead));
-    } else if (normal_block(c, q, kv, Hl, dh, f))
+        CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q * hd->R, KVl, dh), SHP(B, kv, KVl, dh),
+                              SHP(B, kv, KVl, dh), BF16, c->prof->fa_uses_heads_as_dhead));
+    } else if (normal_block(c, q, kv, hd, dh, f))
         return -1;
     f = last(c)->fusion_id + 1;
     CAT(d, c->prefix, "-Attention_output-", "", f);
@@ -196,18 +222,34 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
     return 0;
 }
 
+/* Local query and K/V heads. With grouped-query attention each TP shard keeps
+ * ceil(kv / t) K/V heads, or one (replicated) when kv < t; the R query heads
+ * of a group fold into the query rows, so the QK and AV FLOPs stay those of
+ * all query heads while K/V projections, reads and bytes follow the K/V heads.
+ * The reference ignores num_kv_heads (quirk Q2): KVl = Hl, R = 1. */
+static struct heads heads_of(const struct layer_ctx *c, const struct attn_args *a)
+{
+    int64_t t = layer_tp(c), Hl = cdiv64(a->H, t);
+    int64_t kv = a->kv_heads > 0 && !c->prof->kv_heads_ignored ? a->kv_heads : a->H;
+    int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
+    if (KVl > Hl)
+        KVl = Hl;
+    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl) };
+}
+
 int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid)
 {
     int64_t t = layer_tp(c);
-    int64_t Hl = cdiv64(a->H, t), Dl = cdiv64(a->D, t);
+    struct heads hd = heads_of(c, a);
+    int64_t Dl = cdiv64(a->D, t);
     int64_t dq = a->d_query ? cdiv64(a->d_query, t) : Dl;
     int64_t q = a->q_seq ? a->q_seq : a->seq, kv = a->kv_seq ? a->kv_seq : a->seq;
     int64_t dk = a->d_key ? a->d_key : a->D, dv = a->d_value ? a->d_value : a->D;
     if (!c->decode && a->flash)
-        return cross_path(c, q, kv, Hl, dq, dk, dv, a->dh, true, fid);
+        return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, true, fid);
     if (!a->cross)
-        return self_path(c, a->seq, Hl, Dl, a->dh, a->s_in, a->s_out, fid);
-    return cross_path(c, q, kv, Hl, dq, dk, dv, a->dh, a->flash, fid);
+        return self_path(c, a->seq, &hd, Dl, a->dh, a->s_in, a->s_out, fid);
+    return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, a->flash, fid);
 }
 
 /* ---- FFN ---- */

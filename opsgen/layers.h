@@ -37,6 +37,7 @@ struct attn_args {
     int64_t seq;                 /* prefill: input length; decode: decode width */
     int64_t s_in, s_out;         /* decode: prefix and suffix KV-cache lengths */
     int64_t H, D, dh;
+    int64_t kv_heads;            /* K/V heads (GQA/MQA); 0: H */
     bool flash;                  /* flash attention (prefill only) */
     bool cross;                  /* "cross-attention" type (GLIGEN) */
     int64_t q_seq, kv_seq;       /* 0: seq */

@@ -9,8 +9,7 @@
  * Main data structure: struct gen, the per-run quantities of §4.2 (local
  * batch, layers per stage, TP axes with their link bandwidths) plus the
  * phase being generated. Quirks Q2 (no GQA in ops) and Q8 (decode at the final
- * KV length) have no corrected branch here: the reference shapes are built
- * unconditionally. */
+ * KV length) are switched in the attention builder (opsgen/layers.c). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -58,6 +57,9 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
 {
     const struct model_config *m = g->m;
     struct gen_stage st = stage_of(g);
+    int64_t steps = g->decode ? m->output_seqlen : 1, tp = m->tensor_parallelism_degree;
+    if (gen_vocab_embed(g->t, m, g->prof, g->B, g->seq, steps, tp, &fid))
+        return -1;
     gen_stage_receive(&st, &fid);
     CHK(b_unary(g->t, fid, g->count,
                 g->decode ? "Attention-serving-decode-Input_layernorm"
@@ -68,7 +70,7 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
     struct layer_ctx lc = layer_ctx_of(g);
     struct attn_args at = { .seq = g->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
-                            .flash = m->use_flash_attention };
+                            .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention };
     if (layer_attention(&lc, &at, &f))
         return -1;
     fid = last(g)->fusion_id + 1;
@@ -81,6 +83,9 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
     if (!g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
     gen_stage_send(&st, &fid);
+    /* Prefill produces one token per sequence: only the last position meets the LM head. */
+    if (gen_vocab_head(g->t, m, g->prof, g->B, g->decode ? g->seq : 1, steps, tp, &fid))
+        return -1;
     *last_fid = last(g)->fusion_id;
     return 0;
 }

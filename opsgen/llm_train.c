@@ -160,7 +160,8 @@ static int forward(struct gen *g, int64_t fid)
     fid++;
     struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "" };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
-                            .H = m->num_heads, .D = m->d_model, .dh = m->d_head, .flash = false };
+                            .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
+                            .kv_heads = m->num_kv_heads, .flash = false };
     int64_t f = fid;
     if (layer_attention(&lc, &at, &f))
         return -1;

@@ -1,7 +1,11 @@
 /* memory.c — per-chip memory footprint of LLM inference (opsgen.md §11.1).
  *
- * BF16 weights plus the activations of one layer's attention and FFN for the
- * phase's context length, times the layers of a pipeline stage. Drives the
+ * The reference: BF16 weights plus the activations of one layer's attention
+ * and FFN for the phase's context length, times the layers of a pipeline
+ * stage (quirk mem_activations_times_layers). Corrected: the stage's weights
+ * (vocabulary included), the KV cache of every layer of the stage at the
+ * phase's final context length, and the live activations of one layer (the
+ * working set of the step's tokens, freed before the next layer). Drives the
  * KV-swap trigger (§5.5), the OOM flag and sweep validation (§13.3). */
 #include <string.h>
 
@@ -23,6 +27,8 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
      * reference compares tp with the already divided count (quirk Q14). */
     bool shared = tp <= (prof->mem_kv_sharing_compares_divided ? kvl : kv);
     int64_t kvh = shared ? kvl : Hl;
+    if (!prof->kv_heads_ignored)
+        kvh = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
     /* Checked (bmul, badd): a product of fields past int64 flags the
      * generator's overflow (builders.h) instead of wrapping. */
     int64_t bs = bmul(b, s);
@@ -36,5 +42,16 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
         w_ff = bmul3(2, D, Fl);
         a_ff = bmul(bs, wide);
     }
-    return badd(bmul3(2, badd(w_attn, w_ff), Lc), bmul3(2, badd(a_attn, a_ff), Lc));
+    if (prof->mem_activations_times_layers)
+        return badd(bmul3(2, badd(w_attn, w_ff), Lc), bmul3(2, badd(a_attn, a_ff), Lc));
+    /* Corrected: w_attn, w_ff as above; the KV cache (2 x s x kvh x dh per
+     * layer, all layers of the stage); one layer's working set for the
+     * step's tokens (prefill: the prompt; decode: the decode width): input,
+     * queries and the FFN hidden activations; the vocabulary's embedding and
+     * LM-head weights (sharded over TP, on the stage's chips). */
+    int64_t tok = bmul(b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
+    int64_t kv_cache = bmul(bmul4(2, bs, kvh, dh), Lc);
+    int64_t live = bmul(tok, badd(badd(D, bmul(Hl, dh)), bmul(!strcmp(m->ffn_type, "llama") ? 2 : 1, Fl)));
+    int64_t vocab = prof->vocab_ops_missing ? 0 : bmul3(2, cdiv64(m->vocab_size, tp), D);
+    return bmul(2, badd(badd(badd(bmul(badd(w_attn, w_ff), Lc), kv_cache), live), vocab));
 }

@@ -37,6 +37,9 @@ static const struct field_desc llm_list[] = {
     I(d_ff, 11008, P), I(num_layers, 80, P), S(ffn_type, "llama", 0), I(decode_width, 1, P),
     B(use_flash_attention, 1), B(enable_swap_kv_cache, 0),
     I(max_swap_kv_cache_times_prefill, 2, P), I(max_swap_kv_cache_times_decode, 16, P),
+    /* npusim's own: the token vocabulary (embedding lookup and LM head; 0: none).
+     * 32000 as Hugging Face's LlamaConfig when a file does not say. */
+    I(vocab_size, 32000, N | FF_EXT),
 };
 TABLE(model_llm_fields, "model", llm_list);
 

@@ -34,6 +34,7 @@ struct model_config {
     bool use_flash_attention;
     bool enable_swap_kv_cache;
     int64_t max_swap_kv_cache_times_prefill, max_swap_kv_cache_times_decode;
+    int64_t vocab_size;                  /* npusim's own (FF_EXT): 0 = no vocabulary ops */
     /* MoELLMConfig */
     char router_type[FIELD_STR_MAX];
     int64_t num_shared_experts, num_routed_experts, num_activated_routed_experts_per_token;

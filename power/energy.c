@@ -481,6 +481,7 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     c.t[COMP_SRAM] = op->vmem_ns;
     c.t[COMP_HBM] = op->mem_ns;
     c.t[COMP_ICI] = op->ici_ns;
+    bool power_bound = op->bounded_by == BOUND_POWER;   /* throttled by the power cap (powercap.c) */
     if (c.exe <= 0)
         return op_fail(&c, "exe_ns: expected a positive execution time (the energy pass divides by it)");
     /* Times scale by f0/f (up to 20000x) and gain delays: from 2^52 ns (52
@@ -529,7 +530,26 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     op->mem_ns = c.t[COMP_HBM];
     op->ici_ns = c.t[COMP_ICI];
     op->exe_ns = c.exe;
+    if (power_bound && op->bounded_by == BOUND_COMPUTE)
+        op->bounded_by = BOUND_POWER;
     op->energy_done = true;
+    return 0;
+}
+
+int power_op_estimate(const struct op *op, const struct chip_config *ch, const struct profile *prof,
+                      double *static_W, double *dynamic_J, struct npu_err *e)
+{
+    struct pg_strategy nopg;
+    struct npu_err ignored;
+    pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
+    struct op x = *op;   /* the pass writes numbers only: a shallow copy is enough */
+    if (op_energy_uncached(&x, 0, ch, &nopg, DVFS_NONE, ch->enable_dvfs, prof, e))
+        return -1;
+    double s = 0, d = 0;
+    for (int k = 0; k < NUM_EN; k++)
+        s += x.static_J[k], d += x.dynamic_J[k];
+    *static_W = x.exe_ns > 0 ? s / ((double)x.exe_ns / 1e9) : 0.0;
+    *dynamic_J = d;
     return 0;
 }
 

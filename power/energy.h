@@ -30,6 +30,13 @@ enum dvfs_policy;
 int power_energy_pass(struct trace *t, const struct chip_config *chip, const struct pg_strategy *pg,
                       int dvfs_policy, const struct profile *prof, struct npu_err *e);
 
+/* The default pass's view of one op without changing it: its static power
+ * (W, static energy over the execution time) and its dynamic energy (J),
+ * with the chip's own clock, NoPG and no DVFS. The power cap
+ * (power/powercap.h) throttles against these. */
+int power_op_estimate(const struct op *op, const struct chip_config *ch, const struct profile *prof,
+                      double *static_W, double *dynamic_J, struct npu_err *e);
+
 /* The op-type override the reference applies to ops read back from a CSV
  * (power.md §1.3): MXU time > 0 -> MXU, else VPU time > 0 -> VPU, else the
  * CSV's OpType; the statistics class follows parsed_op_type, else Op Code

@@ -36,6 +36,10 @@ int trace_stats_compute(const struct trace *t, enum phase ph, struct trace_stats
         s->overlapped_compute_time_non_pp_ns =
             ck_add(s->overlapped_compute_time_non_pp_ns, ck_mul(min64(compute, other), n, &ovf), &ovf);
         switch (op->bounded_by) {
+        case BOUND_POWER:
+            /* A throttled clock leaves the op compute-bound. */
+            s->power_capped_time_ns = ck_add(s->power_capped_time_ns, x, &ovf);
+            __attribute__((fallthrough));
         case BOUND_COMPUTE:
             s->compute_only_time_non_pp_ns =
                 ck_add(s->compute_only_time_non_pp_ns, ck_mul(compute - other, n, &ovf), &ovf);

@@ -21,6 +21,7 @@ struct trace_stats {
     int64_t total_execution_time_chip_ns, overlapped_compute_time_chip_ns;
     int64_t compute_only_time_chip_ns, memory_only_time_chip_ns, ici_bound_time_chip_ns;
     bool bounded_by_pp_chip;
+    int64_t power_capped_time_ns;   /* time of ops the power cap throttled (BOUND_POWER) */
     /* energy (J), count-weighted, over the same ops (0 without the energy pass) */
     double static_energy_J, dynamic_energy_J;
 };

@@ -382,12 +382,14 @@ static void int_text(char *buf, size_t n, int64_t v)
     strbuf_puti(&b, v);
 }
 
-void fields_to_json(const struct field_table *t, const void *obj, cJSON *into_top)
+void fields_to_json(const struct field_table *t, const void *obj, cJSON *into_top, bool with_ext)
 {
     char buf[64];
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
         const char *key;
+        if ((f->flags & FF_EXT) && !with_ext)
+            continue;
         cJSON *into = holder(into_top, f->key, &key);
         /* Keys are unique within and across the config tables: no lookup. */
         switch (f->type) {

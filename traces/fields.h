@@ -24,6 +24,8 @@ enum {
     FF_POSITIVE = 1 << 1,  /* > 0 */
     FF_NONNEG   = 1 << 2,  /* >= 0 */
     FF_RATE     = 1 << 3,  /* a bandwidth or frequency: at least FIELD_RATE_MIN */
+    FF_EXT      = 1 << 4,  /* npusim's own field, not the reference's: left out of the
+                            * dump when it must list only the reference's keys */
 };
 
 /* The ranges every field is checked against when loaded, unless its entry
@@ -88,8 +90,9 @@ void fields_set_defaults(const struct field_table *t, void *obj);
 int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
                      field_sources *src, struct npu_err *e);
 bool fields_has_key(const struct field_table *t, const char *key);
-/* Adds every field of obj to the cJSON object `into` (doubles as Python repr). */
-void fields_to_json(const struct field_table *t, const void *obj, cJSON *into);
+/* Adds every field of obj to the cJSON object `into` (doubles as Python repr);
+ * FF_EXT fields only when with_ext. */
+void fields_to_json(const struct field_table *t, const void *obj, cJSON *into, bool with_ext);
 /* The range a numeric field (or an int list's items) is checked against. */
 void fields_range(const struct field_desc *f, double *lo, double *hi);
 const struct field_desc *fields_find(const struct field_table *t, const char *key);

@@ -212,7 +212,7 @@ double op_total_energy_J(const struct op *op)
 }
 
 static const char *const type_names[] = { "MXU", "VPU", "ICINoCompute", "Other" };
-static const char *const bound_names[] = { "", "Compute", "Memory", "ICI/NVLink" };
+static const char *const bound_names[] = { "", "Compute", "Memory", "ICI/NVLink", "Power" };
 static const char *const phase_names[] = { "", "prefill", "decode" };
 
 const char *op_type_name(enum op_type t) { return type_names[t]; }
@@ -231,7 +231,7 @@ int op_type_parse(const char *s, enum op_type *t)
 
 int bounded_by_parse(const char *s, enum bounded_by *b)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (strcmp(s, bound_names[i]) == 0) {
             *b = (enum bounded_by)i;
             return 0;

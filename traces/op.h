@@ -36,7 +36,10 @@ enum opcode_type {
 enum op_stats_kind { STATS_BASE, STATS_EINSUM, STATS_FA };
 
 /* Bounded-by: NONE before timing ("" in CSV). */
-enum bounded_by { BOUND_NONE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI };
+/* BOUND_POWER (npusim's own, never under the neusim profile): the op's
+ * compute clock was throttled so that the chip stays within its power cap
+ * (power/powercap.h); its compute time is the bound, stretched. */
+enum bounded_by { BOUND_NONE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI, BOUND_POWER };
 
 /* Which phase of an inference run the op belongs to (not a reference column;
  * carried in the optional trailing "Phase" column of stream traces). */
@@ -197,7 +200,7 @@ double op_total_energy_J(const struct op *op);
 /* Names used in the CSV. */
 const char *op_type_name(enum op_type t);         /* "MXU", "VPU", "ICINoCompute", "Other" */
 int op_type_parse(const char *s, enum op_type *t);
-const char *bounded_by_name(enum bounded_by b);   /* "", "Compute", "Memory", "ICI/NVLink" */
+const char *bounded_by_name(enum bounded_by b);   /* "", "Compute", "Memory", "ICI/NVLink", "Power" */
 int bounded_by_parse(const char *s, enum bounded_by *b);
 const char *phase_name(enum phase p);             /* "", "prefill", "decode" */
 

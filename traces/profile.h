@@ -2,7 +2,7 @@
  *
  * Every quirk of the reference simulator (NeuSim 45dbdc1) that npusim
  * reproduces sits behind one boolean here. The `neusim` profile sets them all;
- * a corrected profile will clear them. Code consults the switch at the one
+ * the `physical` profile (the default) clears them. Code consults the switch at the one
  * place the quirk lives; it never forks whole code paths. docs/profile.md
  * lists each switch with the reference file:line and spec quirk id. */
 #ifndef NPUSIM_PROFILE_H
@@ -19,11 +19,13 @@ struct profile {
     bool collective_vpu_time_in_cycles;    /* Q6: ReduceScatter VPU time not divided by f */
     bool fa_fit_test_scores_times_dhead;   /* Q10: FA "fits in VMEM" counts scores x d_head */
     bool mxu_util_over_sa_plus_vu_peak;    /* Q18: MXU flops_util divides by SA+VU peak */
+    bool hbm_pcie_GB_is_GiB;               /* Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
     /* power (power.md; chipsim.md §8) */
     bool rescale_time_to_1_7GHz;           /* Q2: "no DVFS" plan hard-codes 1.7 GHz */
     bool sa_vu_power_times_units_twice;    /* Q19: num_sa/num_vu counted twice in energies */
     bool regulator_activity_unscaled_exe;  /* power Q3: HBM/ICI/Vmem activity over the pre-scaling exe */
     bool vu_hw_idle_never_gated;           /* power Q6: HW-policy VU PG never gates an idle VU */
+    bool no_power_cap;                     /* ops may draw more than the chip's TDP (no throttling) */
     /* opsgen (opsgen.md §17) */
     bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
     bool fa_uses_heads_as_dhead;           /* opsgen Q1: FA FLOPs/out shape use heads for d_head */
@@ -45,10 +47,20 @@ struct profile {
     bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */
     bool dlrm_fid_doubling;                /* opsgen Q27: fid += last fid (ids double per step) */
     bool dlrm_a2a_group_is_tables;         /* opsgen Q28: all-to-all latency counts tables, not chips */
+    bool mem_activations_times_layers;     /* opsgen §11.1: one layer's activations x the stage's layers */
+    bool vocab_ops_missing;                /* no token-embedding or LM-head ops, no vocabulary weights */
+    /* outputs */
+    bool sim_config_reference_keys;        /* sim_config lists only the reference's keys (FF_EXT left out) */
 };
 
 /* The reference's behaviour, bugs included. */
 extern const struct profile profile_neusim;
+
+/* Every switch cleared: the corrected model (docs/physics.md). */
+extern const struct profile profile_physical;
+
+/* The profile a command uses without --profile: physical. */
+const struct profile *profile_default(void);
 
 /* Looks a profile up by name; NULL if unknown. */
 const struct profile *profile_by_name(const char *name);

@@ -10,7 +10,7 @@ trap 'rm -rf "$T"' EXIT
 # suite lines: MODEL VERSIONS NUM_CHIPS BATCH_SIZES [WORKLOAD]
 cat tests/golden/*.suite | grep -v '^#' | while read -r model versions chips batches workload; do
     [ -n "$model" ] || continue
-    (cd "$T" && "$NPUSIM" sweep --configs "$root/configs" --out raw --models "$model" \
+    (cd "$T" && "$NPUSIM" sweep --profile neusim --configs "$root/configs" --out raw --models "$model" \
         --workload "${workload:-inference}" --versions "$versions" --num-chips "$chips" \
         --batch-sizes "$batches" 2>/dev/null) ||
         echo "not ok - golden sweep $model $versions $chips $batches failed"

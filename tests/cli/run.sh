@@ -28,61 +28,61 @@ for c in run sweep opsgen chipsim power; do
     check "npusim $c --help" sh -c "$NPUSIM $c --help | grep -q 'usage: npusim $c'"
 done
 expect_fail "unknown command" 'unknown command' $NPUSIM frobnicate
-expect_fail "unknown option" 'unknown option' $NPUSIM run --frobnicate
+expect_fail "unknown option" 'unknown option' $NPUSIM run --profile neusim --frobnicate
 
 # --- run ---
-check "run llama3-8b on tpuv5p" $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p --out "$T/run"
+check "run llama3-8b on tpuv5p" $NPUSIM run --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv5p --out "$T/run"
 for f in prefill.csv decode.csv prefill.json decode.json; do
     check "run wrote llama3-8b_tpuv5p_$f" test -s "$T/run/llama3-8b_tpuv5p_$f"
 done
-check "run summary shows TTFT and TPOT" sh -c "$NPUSIM run --configs $CONFIGS --out '$T/run2' | grep -q 'TTFT' && $NPUSIM run --configs $CONFIGS --out '$T/run2' | grep -q TPOT"
+check "run summary shows TTFT and TPOT" sh -c "$NPUSIM run --profile neusim --configs $CONFIGS --out '$T/run2' | grep -q 'TTFT' && $NPUSIM run --profile neusim --configs $CONFIGS --out '$T/run2' | grep -q TPOT"
 check "run is deterministic" cmp "$T/run/llama3-8b_tpuv5p_decode.csv" "$T/run2/llama3-8b_tpuv5p_decode.csv"
 check "run applies the energy pass (DVFS 1.7 GHz column)" grep -q ',None,0.7,1.7,' "$T/run/llama3-8b_tpuv5p_prefill.csv"
-check "run --set changes the batch" sh -c "$NPUSIM run --configs $CONFIGS --set microbatch_size_ici=4 --out '$T/run4' >/dev/null && ! cmp -s '$T/run/llama3-8b_tpuv5p_prefill.csv' '$T/run4/llama3-8b_tpuv5p_prefill.csv'"
+check "run --set changes the batch" sh -c "$NPUSIM run --profile neusim --configs $CONFIGS --set microbatch_size_ici=4 --out '$T/run4' >/dev/null && ! cmp -s '$T/run/llama3-8b_tpuv5p_prefill.csv' '$T/run4/llama3-8b_tpuv5p_prefill.csv'"
 
 # --- stages, pipes ---
-check "opsgen writes a trace" sh -c "$NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv4 -o '$T/ops.csv' && grep -q Phase '$T/ops.csv'"
-check "opsgen .csv.gz output is gzip" sh -c "$NPUSIM opsgen --configs $CONFIGS -o '$T/ops.csv.gz' && gzip -t '$T/ops.csv.gz'"
-check "chipsim reads .csv.gz" sh -c "$NPUSIM chipsim --configs $CONFIGS -c tpuv4 -i '$T/ops.csv.gz' -o '$T/timed.csv'"
+check "opsgen writes a trace" sh -c "$NPUSIM opsgen --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv4 -o '$T/ops.csv' && grep -q Phase '$T/ops.csv'"
+check "opsgen .csv.gz output is gzip" sh -c "$NPUSIM opsgen --profile neusim --configs $CONFIGS -o '$T/ops.csv.gz' && gzip -t '$T/ops.csv.gz'"
+check "chipsim reads .csv.gz" sh -c "$NPUSIM chipsim --profile neusim --configs $CONFIGS -c tpuv4 -i '$T/ops.csv.gz' -o '$T/timed.csv'"
 check "pipe opsgen|chipsim|power equals run" sh -c "
-  $NPUSIM opsgen --configs $CONFIGS -m llama3-70b -c tpuv4 --set num_chips=8 --set tensor_parallelism_degree=4 --set num_tensor_parallel_axes=2 --set pipeline_parallelism_degree=2 --set num_pipeline_parallel_axes=1 --set microbatch_size_ici=4 |
-  $NPUSIM chipsim --configs $CONFIGS -c tpuv4 |
-  $NPUSIM power --configs $CONFIGS -m llama3-70b -c tpuv4 --set num_chips=8 --set tensor_parallelism_degree=4 --set num_tensor_parallel_axes=2 --set pipeline_parallelism_degree=2 --set num_pipeline_parallel_axes=1 --set microbatch_size_ici=4 --out-dir '$T/pipe' >/dev/null &&
-  $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv4 --set num_chips=8 --set tensor_parallelism_degree=4 --set num_tensor_parallel_axes=2 --set pipeline_parallelism_degree=2 --set num_pipeline_parallel_axes=1 --set microbatch_size_ici=4 --out '$T/direct' >/dev/null &&
+  $NPUSIM opsgen --profile neusim --configs $CONFIGS -m llama3-70b -c tpuv4 --set num_chips=8 --set tensor_parallelism_degree=4 --set num_tensor_parallel_axes=2 --set pipeline_parallelism_degree=2 --set num_pipeline_parallel_axes=1 --set microbatch_size_ici=4 |
+  $NPUSIM chipsim --profile neusim --configs $CONFIGS -c tpuv4 |
+  $NPUSIM power --profile neusim --configs $CONFIGS -m llama3-70b -c tpuv4 --set num_chips=8 --set tensor_parallelism_degree=4 --set num_tensor_parallel_axes=2 --set pipeline_parallelism_degree=2 --set num_pipeline_parallel_axes=1 --set microbatch_size_ici=4 --out-dir '$T/pipe' >/dev/null &&
+  $NPUSIM run --profile neusim --configs $CONFIGS -m llama3-70b -c tpuv4 --set num_chips=8 --set tensor_parallelism_degree=4 --set num_tensor_parallel_axes=2 --set pipeline_parallelism_degree=2 --set num_pipeline_parallel_axes=1 --set microbatch_size_ici=4 --out '$T/direct' >/dev/null &&
   for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$T/pipe/llama3-70b_tpuv4_'\$f '$T/direct/llama3-70b_tpuv4_'\$f || exit 1; done"
-check "power to stdout keeps the Phase column" sh -c "$NPUSIM power --configs $CONFIGS -i '$T/timed.csv' | head -n 1 | grep -q 'Phase'"
+check "power to stdout keeps the Phase column" sh -c "$NPUSIM power --profile neusim --configs $CONFIGS -i '$T/timed.csv' | head -n 1 | grep -q 'Phase'"
 
 # --- sweep ---
-check "sweep writes the results tree" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/sw' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 2>/dev/null &&
+check "sweep writes the results tree" sh -c "$NPUSIM sweep --profile neusim --configs $CONFIGS --out '$T/sw' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 2>/dev/null &&
   for f in .csv _prefill.csv _decode.csv _prefill.json _decode.json; do test -s '$T/sw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p'\$f || exit 1; done"
-check "sweep --seqlen writes under model_IN_OUT" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/sq' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --seqlen 1024_128 2>/dev/null && test -s '$T/sq/llama3-8b_1024_128/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p.csv'"
-expect_fail "sweep without lists" 'required' $NPUSIM sweep --models llama3-8b
-expect_fail "sweep bad chip count" 'num-chips' $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions 5p --num-chips x --batch-sizes 1
+check "sweep --seqlen writes under model_IN_OUT" sh -c "$NPUSIM sweep --profile neusim --configs $CONFIGS --out '$T/sq' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --seqlen 1024_128 2>/dev/null && test -s '$T/sq/llama3-8b_1024_128/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p.csv'"
+expect_fail "sweep without lists" 'required' $NPUSIM sweep --profile neusim --models llama3-8b
+expect_fail "sweep bad chip count" 'num-chips' $NPUSIM sweep --profile neusim --configs $CONFIGS --models llama3-8b --versions 5p --num-chips x --batch-sizes 1
 
 # --- bad inputs: exit 2, message names file and field, nothing written ---
 mkdir -p "$T/bad/models"
-expect_fail "missing model file" "$T/nope.json" $NPUSIM run -m "$T/nope.json" --out "$T/o1"
+expect_fail "missing model file" "$T/nope.json" $NPUSIM run --profile neusim -m "$T/nope.json" --out "$T/o1"
 no_files "missing model file leaves no output" "$T/o1"
 printf '{ "model_type": "llm", "d_model": 4096,\n  "num_heads": }\n' >"$T/bad/models/broken.json"
-expect_fail "invalid JSON names file and line" 'broken.json:2: invalid JSON' $NPUSIM run --configs "$T/bad" -m broken --out "$T/o2"
+expect_fail "invalid JSON names file and line" 'broken.json:2: invalid JSON' $NPUSIM run --profile neusim --configs "$T/bad" -m broken --out "$T/o2"
 no_files "invalid JSON leaves no output" "$T/o2"
 sed '/"d_model"/d' $CONFIGS/models/llama3-8b.json >"$T/bad/models/nodmodel.json"
-expect_fail "missing field d_model" '"d_model" is missing' $NPUSIM run --configs "$T/bad" -m nodmodel --out "$T/o3"
+expect_fail "missing field d_model" '"d_model" is missing' $NPUSIM run --profile neusim --configs "$T/bad" -m nodmodel --out "$T/o3"
 no_files "missing field leaves no output" "$T/o3"
-expect_fail "negative field" '"d_model": expected a positive value' $NPUSIM run --configs $CONFIGS --set d_model=-4096 --out "$T/o4"
-expect_fail "zero field" '"num_layers": expected a positive value' $NPUSIM run --configs $CONFIGS --set num_layers=0 --out "$T/o4"
-expect_fail "non-integer field" '"num_heads": expected an integer' $NPUSIM run --configs $CONFIGS --set num_heads=2.5 --out "$T/o4"
-expect_fail "negative chip field" '"hbm_bw_GBps": expected a positive value' $NPUSIM run --configs $CONFIGS --set hbm_bw_GBps=-1 --out "$T/o4"
-expect_fail "parallelism that does not divide" 'tensor_parallelism_degree' $NPUSIM run --configs $CONFIGS --set num_chips=3 --set tensor_parallelism_degree=3 --set num_tensor_parallel_axes=1 --out "$T/o4"
+expect_fail "negative field" '"d_model": expected a positive value' $NPUSIM run --profile neusim --configs $CONFIGS --set d_model=-4096 --out "$T/o4"
+expect_fail "zero field" '"num_layers": expected a positive value' $NPUSIM run --profile neusim --configs $CONFIGS --set num_layers=0 --out "$T/o4"
+expect_fail "non-integer field" '"num_heads": expected an integer' $NPUSIM run --profile neusim --configs $CONFIGS --set num_heads=2.5 --out "$T/o4"
+expect_fail "negative chip field" '"hbm_bw_GBps": expected a positive value' $NPUSIM run --profile neusim --configs $CONFIGS --set hbm_bw_GBps=-1 --out "$T/o4"
+expect_fail "parallelism that does not divide" 'tensor_parallelism_degree' $NPUSIM run --profile neusim --configs $CONFIGS --set num_chips=3 --set tensor_parallelism_degree=3 --set num_tensor_parallel_axes=1 --out "$T/o4"
 no_files "bad fields leave no output" "$T/o4"
-expect_fail "unknown model name" 'unknown model "llama9"' $NPUSIM run --configs $CONFIGS -m llama9 --out "$T/o5"
-expect_fail "unknown chip name" 'unknown chip "tpuv9"' $NPUSIM run --configs $CONFIGS -c tpuv9 --out "$T/o5"
+expect_fail "unknown model name" 'unknown model "llama9"' $NPUSIM run --profile neusim --configs $CONFIGS -m llama9 --out "$T/o5"
+expect_fail "unknown chip name" 'unknown chip "tpuv9"' $NPUSIM run --profile neusim --configs $CONFIGS -c tpuv9 --out "$T/o5"
 expect_fail "unknown profile" 'profile' $NPUSIM run --configs $CONFIGS --profile nope --out "$T/o5"
 no_files "unknown names leave no output" "$T/o5"
-expect_fail "an unknown --set field is an error" '--set "frobs": unknown field' $NPUSIM run --configs $CONFIGS --set frobs=3 --out "$T/o6"
+expect_fail "an unknown --set field is an error" '--set "frobs": unknown field' $NPUSIM run --profile neusim --configs $CONFIGS --set frobs=3 --out "$T/o6"
 printf 'Fusion index,Description\r\n1,x\r\n' >"$T/short.csv"
-expect_fail "chipsim: trace missing columns" 'short.csv' $NPUSIM chipsim --configs $CONFIGS -i "$T/short.csv" -o "$T/o7/x.csv"
-expect_fail "chipsim: missing trace file" 'missing.csv' $NPUSIM chipsim --configs $CONFIGS -i "$T/missing.csv" -o "$T/o7/x.csv"
+expect_fail "chipsim: trace missing columns" 'short.csv' $NPUSIM chipsim --profile neusim --configs $CONFIGS -i "$T/short.csv" -o "$T/o7/x.csv"
+expect_fail "chipsim: missing trace file" 'missing.csv' $NPUSIM chipsim --profile neusim --configs $CONFIGS -i "$T/missing.csv" -o "$T/o7/x.csv"
 no_files "bad traces leave no output" "$T/o7"
 
 # --- per-family CLI tests (tests/cli/t_*.sh, sourced: they use ok/no/check/expect_fail) ---
@@ -92,10 +92,10 @@ done
 
 # --- golden: byte-identical to the reference outputs kept in tests/golden ---
 sh tests/cli/golden.sh
-check "sweep --dry-run writes nothing" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/dry' --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1 --dry-run 2>&1 | grep -q 'simulated' && test ! -e '$T/dry'"
-expect_fail "bad --batch" '--batch "0": expected a positive integer' $NPUSIM run --configs $CONFIGS --batch 0
-check "run --batch sets the microbatch" sh -c "$NPUSIM run --configs $CONFIGS --batch 4 --out '$T/b4' | grep -q 'microbatch 4'"
-check "run maps tensor parallelism to torus axes when the config has none" sh -c "$NPUSIM run --configs $CONFIGS -m llama3-70b --set num_chips=8 --set tensor_parallelism_degree=8 --out '$T/tp8' >/dev/null && grep -q AllGather '$T/tp8/llama3-70b_tpuv5p_prefill.csv'"
+check "sweep --dry-run writes nothing" sh -c "$NPUSIM sweep --profile neusim --configs $CONFIGS --out '$T/dry' --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1 --dry-run 2>&1 | grep -q 'simulated' && test ! -e '$T/dry'"
+expect_fail "bad --batch" '--batch "0": expected a positive integer' $NPUSIM run --profile neusim --configs $CONFIGS --batch 0
+check "run --batch sets the microbatch" sh -c "$NPUSIM run --profile neusim --configs $CONFIGS --batch 4 --out '$T/b4' | grep -q 'microbatch 4'"
+check "run maps tensor parallelism to torus axes when the config has none" sh -c "$NPUSIM run --profile neusim --configs $CONFIGS -m llama3-70b --set num_chips=8 --set tensor_parallelism_degree=8 --out '$T/tp8' >/dev/null && grep -q AllGather '$T/tp8/llama3-70b_tpuv5p_prefill.csv'"
 
 # The last line: tests/run-tests.sh counts a run without it (a sourced
 # t_*.sh that does not parse stops the shell there) as a failure.

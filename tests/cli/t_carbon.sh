@@ -12,8 +12,8 @@ NPA=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")   # for runs insid
     mkdir -p "$CT/$(dirname "$f")" && gzip -dc "$CG/$f" >"$CT/${f%.gz}"
 done
 CARGS="--configs configs --models llama3-8b,dit-xl --versions 4,5p --workload inference --ci 0.0624 --util 0.6 --lifetime 1"
-check "carbon --help" sh -c "$NPUSIM carbon --help | grep -q 'usage: npusim carbon'"
-check "slo --help" sh -c "$NPUSIM slo --help | grep -q 'usage: npusim slo'"
+check "carbon --help" sh -c "$NPUSIM carbon --profile neusim --help | grep -q 'usage: npusim carbon'"
+check "slo --help" sh -c "$NPUSIM slo --profile neusim --help | grep -q 'usage: npusim slo'"
 check "carbon NoPG over the golden subset" $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --dvfs None
 check "carbon Full over the golden subset" $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg Full --dvfs None
 check "slo over the golden carbon tree" sh -c "cd '$CT' && $NPA slo --profile neusim --configs configs \
@@ -28,21 +28,21 @@ for ref in $(cd "$CG" && find carbon_* slo_* -name '*.gz' | sort); do
 done
 # Several intensities and lifetimes: one tree per CI, keys per lifetime.
 check "carbon: two intensities, lifetimes 1,3 (3 years has 3x the energy)" sh -c "
-  $NPUSIM carbon --results '$CT/raw_None' --models dit-xl --versions 5p --pg NoPG --ci 0.1,0.2 --util 1 --lifetime 1,3 2>/dev/null &&
+  $NPUSIM carbon --profile neusim --results '$CT/raw_None' --models dit-xl --versions 5p --pg NoPG --ci 0.1,0.2 --util 1 --lifetime 1,3 2>/dev/null &&
   f=dit-xl/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p.json &&
   test -s '$CT/carbon_NoPG/dvfs_None/CI0.1/UTIL1.0/'\$f && test -s '$CT/carbon_NoPG/dvfs_None/CI0.2/UTIL1.0/'\$f &&
   python3 -c \"import json,sys; d=json.load(open(sys.argv[1]))['carbon_and_energy_stats']; \
 a=d['1']['avg_total_energy_consumption_kWh']; b=d['3']['avg_total_energy_consumption_kWh']; assert abs(b-3*a)<1e-9*b, (a,b)\" \
   '$CT/carbon_NoPG/dvfs_None/CI0.2/UTIL1.0/'\$f"
 check "slo: unknown model class and a model without results are skipped with a warning" sh -c "
-  cd '$CT' && $NPA slo --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_skip --models resnet,gligen,llama3-8b --versions 5p 2>err &&
+  cd '$CT' && $NPA slo --profile neusim --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_skip --models resnet,gligen,llama3-8b --versions 5p 2>err &&
   grep -q 'resnet: unknown model class' err && grep -q 'gligen' err && test -s slo_skip/llama3-8b/inference-decode.json && test ! -e slo_skip/gligen"
 
 # Files are analysed on threads; the tree is the same bytes for every -j.
 check "carbon: -j 1 and -j 2 write identical trees" sh -c "
   mkdir -p '$T/cj1' '$T/cj2' && cp -R '$CT/raw_None' '$T/cj1/' && cp -R '$CT/raw_None' '$T/cj2/' &&
-  $NPUSIM carbon -j 1 --results '$T/cj1/raw_None' $CARGS --pg NoPG 2>/dev/null &&
-  $NPUSIM carbon -j 2 --results '$T/cj2/raw_None' $CARGS --pg NoPG 2>/dev/null &&
+  $NPUSIM carbon --profile neusim -j 1 --results '$T/cj1/raw_None' $CARGS --pg NoPG 2>/dev/null &&
+  $NPUSIM carbon --profile neusim -j 2 --results '$T/cj2/raw_None' $CARGS --pg NoPG 2>/dev/null &&
   test -n \"\$(find '$T/cj1/carbon_NoPG' -name '*.json')\" && diff -r '$T/cj1/carbon_NoPG' '$T/cj2/carbon_NoPG'"
 # Results are staged in a private folder: nothing of it stays after a run.
 check "carbon: no staging folder left after a run" sh -c "! { ls -A '$T/cj1'; ls -A '$T/cj2'; } | grep '[.]tmp[.]'"
@@ -50,16 +50,16 @@ check "carbon: no staging folder left after a run" sh -c "! { ls -A '$T/cj1'; ls
 # have mkdir's modes (0777 less the umask), not a private temporary's 0700.
 check "carbon: a new dvfs folder is published whole, with the umask's modes" sh -c "
   umask 027 && mkdir -p '$T/cj3' && cp -R '$CT/raw_None' '$T/cj3/' &&
-  $NPUSIM carbon --results '$T/cj3/raw_None' $CARGS --pg NoPG 2>/dev/null &&
+  $NPUSIM carbon --profile neusim --results '$T/cj3/raw_None' $CARGS --pg NoPG 2>/dev/null &&
   for d in carbon_NoPG carbon_NoPG/dvfs_None carbon_NoPG/dvfs_None/CI0.0624 carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6/llama3-8b; do
     test \"\$(stat -c %a '$T/cj3/'\$d)\" = 750 || { echo \"\$d: \$(stat -c %a '$T/cj3/'\$d)\"; exit 1; }; done &&
   diff -r '$T/cj1/carbon_NoPG' '$T/cj3/carbon_NoPG'"
 # Into an existing dvfs folder the files are moved one by one: the new
 # intensity's files equal a fresh run's, the earlier ones stay.
 check "carbon: a second intensity into an existing dvfs folder" sh -c "
-  $NPUSIM carbon --results '$T/cj3/raw_None' $(echo "$CARGS" | sed 's/--ci 0.0624/--ci 0.1/') --pg NoPG 2>/dev/null &&
+  $NPUSIM carbon --profile neusim --results '$T/cj3/raw_None' $(echo "$CARGS" | sed 's/--ci 0.0624/--ci 0.1/') --pg NoPG 2>/dev/null &&
   mkdir -p '$T/cj4' && cp -R '$CT/raw_None' '$T/cj4/' &&
-  $NPUSIM carbon --results '$T/cj4/raw_None' $(echo "$CARGS" | sed 's/--ci 0.0624/--ci 0.1/') --pg NoPG 2>/dev/null &&
+  $NPUSIM carbon --profile neusim --results '$T/cj4/raw_None' $(echo "$CARGS" | sed 's/--ci 0.0624/--ci 0.1/') --pg NoPG 2>/dev/null &&
   diff -r '$T/cj4/carbon_NoPG/dvfs_None/CI0.1' '$T/cj3/carbon_NoPG/dvfs_None/CI0.1' &&
   diff -r '$T/cj1/carbon_NoPG/dvfs_None/CI0.0624' '$T/cj3/carbon_NoPG/dvfs_None/CI0.0624' &&
   ! ls -A '$T/cj3' | grep '[.]tmp[.]'"
@@ -68,50 +68,50 @@ check "carbon: a second intensity into an existing dvfs folder" sh -c "
 # skipped with a warning and changes nothing else.
 check "carbon: a model without results is skipped with a warning, the rest as without it" sh -c "
   mkdir -p '$T/cj6' && cp -R '$CT/raw_None' '$T/cj6/' &&
-  $NPUSIM carbon -j 2 --results '$T/cj6/raw_None' --models llama3-8b,nosuch,dit-xl --versions 4,5p --workload inference \
+  $NPUSIM carbon --profile neusim -j 2 --results '$T/cj6/raw_None' --models llama3-8b,nosuch,dit-xl --versions 4,5p --workload inference \
     --ci 0.0624 --util 0.6 --lifetime 1 --pg NoPG 2>'$T/cj6/err' &&
   test \"\$(grep -c 'nosuch: cannot read the results folder.*model nosuch skipped' '$T/cj6/err')\" = 1 &&
   diff -r '$T/cj1/carbon_NoPG' '$T/cj6/carbon_NoPG'"
 check "carbon: training covers LLMs only: other models are skipped with a warning" sh -c "
-  $NPUSIM carbon --results '$T/cj6/raw_None' --models dit-xl,llama3-8b --versions 5p --workload training \
+  $NPUSIM carbon --profile neusim --results '$T/cj6/raw_None' --models dit-xl,llama3-8b --versions 5p --workload training \
     --pg NoPG 2>&1 | grep -q 'dit-xl: training carbon analysis covers LLMs only; skipped'"
 # Repeated names and intensities would name the same files twice.
 check "carbon: repeated models, versions and intensities are written once" sh -c "
   mkdir -p '$T/cj5' && cp -R '$CT/raw_None' '$T/cj5/' &&
-  $NPUSIM carbon --results '$T/cj5/raw_None' --models llama3-8b,dit-xl,llama3-8b --versions 5p,4,5p --ci 0.0624,0.06240 \
+  $NPUSIM carbon --profile neusim --results '$T/cj5/raw_None' --models llama3-8b,dit-xl,llama3-8b --versions 5p,4,5p --ci 0.0624,0.06240 \
     --util 0.6 --lifetime 1 --pg NoPG 2>'$T/cj5/err' &&
   n=\$(find '$T/cj1/carbon_NoPG' -name '*.json' | wc -l) && grep -q \": \$n files written\" '$T/cj5/err' &&
   diff -r '$T/cj1/carbon_NoPG' '$T/cj5/carbon_NoPG'"
 
 # --- bad inputs: exit 2, a clear message, nothing written ---
-expect_fail "carbon: bad -j" '-j "0"' $NPUSIM carbon -j 0 --results "$CT/raw_None" $CARGS --pg NoPG
-expect_fail "carbon: negative carbon intensity" '--ci "-0.1"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --ci -0.1
-expect_fail "carbon: utilisation above 1" '--util "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 1.5
-expect_fail "carbon: zero duty cycle" 'does no work' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --util 0
-expect_fail "carbon: zero lifetime" '--lifetime "0"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 0
-expect_fail "carbon: fractional lifetime" '--lifetime "1.5"' $NPUSIM carbon --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 1.5
-expect_fail "carbon: missing results folder" 'no such folder' $NPUSIM carbon --results "$T/nope/raw_None" $CARGS --pg NoPG
-expect_fail "carbon: --pg is required" 'required' $NPUSIM carbon --results "$CT/raw_None" $CARGS
-expect_fail "slo: missing results folder" 'no such folder' $NPUSIM slo --results "$T/nope" --out "$T/so" --models llama3-8b --versions 5p
+expect_fail "carbon: bad -j" '-j "0"' $NPUSIM carbon --profile neusim -j 0 --results "$CT/raw_None" $CARGS --pg NoPG
+expect_fail "carbon: negative carbon intensity" '--ci "-0.1"' $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --ci -0.1
+expect_fail "carbon: utilisation above 1" '--util "1.5"' $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --util 1.5
+expect_fail "carbon: zero duty cycle" 'does no work' $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --util 0
+expect_fail "carbon: zero lifetime" '--lifetime "0"' $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 0
+expect_fail "carbon: fractional lifetime" '--lifetime "1.5"' $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS --pg NoPG --lifetime 1.5
+expect_fail "carbon: missing results folder" 'no such folder' $NPUSIM carbon --profile neusim --results "$T/nope/raw_None" $CARGS --pg NoPG
+expect_fail "carbon: --pg is required" 'required' $NPUSIM carbon --profile neusim --results "$CT/raw_None" $CARGS
+expect_fail "slo: missing results folder" 'no such folder' $NPUSIM slo --profile neusim --results "$T/nope" --out "$T/so" --models llama3-8b --versions 5p
 no_files "slo: missing results folder leaves no output" "$T/so"
 CB="$T/cbad"
 mkdir -p "$CB" && cp -R "$CT/raw_None" "$CB/"
 expect_fail "carbon: unknown strategy names the file" 'has no strategy "Turbo"' \
-  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg Turbo
+  $NPUSIM carbon --profile neusim --results "$CB/raw_None" $CARGS --pg Turbo
 no_files "carbon: unknown strategy leaves no output" "$CB/carbon_Turbo"
 bad=$CB/raw_None/llama3-8b/dp1-tp4-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json
 sed -i 's/"total_energy_J"/"total_energy_X"/' "$bad"
 expect_fail "carbon: missing field names file and field" 'inference-v5p_decode.json: field "energy_stats.NoPG.total_energy_J" is missing' \
-  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+  $NPUSIM carbon --profile neusim --results "$CB/raw_None" $CARGS --pg NoPG
 no_files "carbon: a bad file leaves no output at all" "$CB/carbon_NoPG"
 sed -i 's/"total_energy_X"/"total_energy_J"/; 0,/"peak_power_W": [0-9.e+-]*/s//"peak_power_W": "high"/' "$bad"
 expect_fail "carbon: a non-number names its whole path" 'inference-v5p_decode.json: field "energy_stats.NoPG.peak_power_W": expected a number' \
-  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+  $NPUSIM carbon --profile neusim --results "$CB/raw_None" $CARGS --pg NoPG
 sed -i 's/"peak_power_W": "high"/"peak_power_W": 1.5/; s/"throughput_tokens_per_sec": [0-9.e+-]*/"throughput_tokens_per_sec": null/' "$bad"
 expect_fail "carbon: a top-level non-number names its key" 'inference-v5p_decode.json: field "throughput_tokens_per_sec": expected a number' \
-  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+  $NPUSIM carbon --profile neusim --results "$CB/raw_None" $CARGS --pg NoPG
 printf '{ "sim_config": \n' >"$bad"
 expect_fail "carbon: invalid JSON names the file" 'inference-v5p_decode.json:2: invalid JSON' \
-  $NPUSIM carbon --results "$CB/raw_None" $CARGS --pg NoPG
+  $NPUSIM carbon --profile neusim --results "$CB/raw_None" $CARGS --pg NoPG
 no_files "carbon: invalid JSON leaves no output" "$CB/carbon_NoPG"
 check "carbon: failures leave no staging folder" sh -c "! ls -A '$CB' | grep '[.]tmp[.]'"

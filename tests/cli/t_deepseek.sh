@@ -1,6 +1,6 @@
 # t_deepseek.sh — CLI tests of DeepSeek inference (sourced by tests/cli/run.sh:
 # uses NPUSIM, CONFIGS, T, check, expect_fail, no_files).
-DS="$NPUSIM run --configs $CONFIGS -m deepseekv2-236b -c tpuv5p"
+DS="$NPUSIM run --profile neusim --configs $CONFIGS -m deepseekv2-236b -c tpuv5p"
 DS16="--set num_chips=16 --set tensor_parallelism_degree=4 --set expert_parallelism_degree=4 --batch 8"
 
 check "deepseek: run writes the four LLM files" sh -c "$DS --out '$T/ds1' >'$T/ds1.txt' &&
@@ -17,9 +17,9 @@ check "deepseek: tp4 ep4 bs8 matches the reference TTFT and footprint" sh -c "$D
   grep -q '\"mem_footprint_GB\": 88.8572998046875,' '$T/ds16/deepseekv2-236b_tpuv5p_prefill.json'"
 check "deepseek: expert parallelism adds the token all-to-alls" \
   grep -q 'MoEDispatchAllToAll' "$T/ds16/deepseekv2-236b_tpuv5p_decode.csv"
-check "deepseek: v3-671b runs" sh -c "$NPUSIM run --configs $CONFIGS -m deepseekv3-671b -c tpuv5p --out '$T/ds3' >/dev/null &&
+check "deepseek: v3-671b runs" sh -c "$NPUSIM run --profile neusim --configs $CONFIGS -m deepseekv3-671b -c tpuv5p --out '$T/ds3' >/dev/null &&
   test \$(grep -c . '$T/ds3/deepseekv3-671b_tpuv5p_prefill.csv') -eq 57"
-check "deepseek: sweep names runs with ep" sh -c "$NPUSIM sweep --configs $CONFIGS --out '$T/dssw' --models deepseekv2-236b --versions 5p --num-chips 16 --batch-sizes 8 2>/dev/null &&
+check "deepseek: sweep names runs with ep" sh -c "$NPUSIM sweep --profile neusim --configs $CONFIGS --out '$T/dssw' --models deepseekv2-236b --versions 5p --num-chips 16 --batch-sizes 8 2>/dev/null &&
   test -s '$T/dssw/deepseekv2-236b/dp1-tp4-pp1-ep4-dpdcn1-tpdcn1-ppdcn1-epdcn1-bs8/inference-v5p_decode.json' &&
   test \$(ls '$T/dssw/deepseekv2-236b' | wc -l) -eq 7"
 
@@ -34,5 +34,5 @@ expect_fail "deepseek: expert parallelism over DCN rejected" '"expert_parallel_d
 mkdir -p "$T/dsb/models"
 sed '/"kv_lora_rank"/d' $CONFIGS/models/deepseekv2-236b.json >"$T/dsb/models/nokvrank.json"
 expect_fail "deepseek: missing MLA rank names the field" '"kv_lora_rank" is missing' \
-  $NPUSIM run --configs "$T/dsb" -m nokvrank -c tpuv5p --out "$T/dsbad"
+  $NPUSIM run --profile neusim --configs "$T/dsb" -m nokvrank -c tpuv5p --out "$T/dsbad"
 no_files "deepseek: rejected configs leave no output" "$T/dsbad"

@@ -7,13 +7,13 @@ EN_CONFIGS=$(cd "$CONFIGS" && pwd)
 EN_ROOT=$(pwd)
 EN=$T/en
 mkdir -p "$EN"
-check "energy --help" sh -c "$NPUSIM energy --help | grep -q 'usage: npusim energy'"
+check "energy --help" sh -c "$NPUSIM energy --profile neusim --help | grep -q 'usage: npusim energy'"
 # The sweeps behind the golden files; run from $EN so that the paths inside
 # the JSONs read raw/... and raw_None/... as in the reference.
 (cd "$EN" &&
-  "$EN_NPUSIM" sweep --configs "$EN_CONFIGS" --out raw --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 &&
-  "$EN_NPUSIM" sweep --configs "$EN_CONFIGS" --out raw --models dlrm-s --versions 4 --num-chips 1 --batch-sizes 64 &&
-  "$EN_NPUSIM" sweep --configs "$EN_CONFIGS" --out raw --models llama3-70b --versions 4 --num-chips 8 --batch-sizes 8) \
+  "$EN_NPUSIM" sweep --profile neusim --configs "$EN_CONFIGS" --out raw --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 &&
+  "$EN_NPUSIM" sweep --profile neusim --configs "$EN_CONFIGS" --out raw --models dlrm-s --versions 4 --num-chips 1 --batch-sizes 64 &&
+  "$EN_NPUSIM" sweep --profile neusim --configs "$EN_CONFIGS" --out raw --models llama3-70b --versions 4 --num-chips 8 --batch-sizes 8) \
   >/dev/null 2>&1 || echo "not ok - energy: golden sweeps failed"
 
 P=llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p
@@ -35,29 +35,29 @@ check "energy: a workload without results only warns" sh -c "
     --workload training --pg NoPG 2>&1 | grep -q 'warning: no training results'"
 
 expect_fail "energy: missing results folder" 'nope": no such folder' \
-  $NPUSIM energy --results "$EN/nope" --models llama3-8b --versions 5p --pg NoPG
+  $NPUSIM energy --profile neusim --results "$EN/nope" --models llama3-8b --versions 5p --pg NoPG
 expect_fail "energy: NoPG must come first" 'first strategy must be NoPG' \
-  $NPUSIM energy --results "$EN/raw" --models llama3-8b --versions 5p --pg Full,NoPG
+  $NPUSIM energy --profile neusim --results "$EN/raw" --models llama3-8b --versions 5p --pg Full,NoPG
 expect_fail "energy: unknown strategy" 'Bogus' \
-  $NPUSIM energy --results "$EN/raw" --models llama3-8b --versions 5p --pg NoPG,Bogus
+  $NPUSIM energy --profile neusim --results "$EN/raw" --models llama3-8b --versions 5p --pg NoPG,Bogus
 expect_fail "energy: unknown DVFS policy" 'dvfs' \
-  $NPUSIM energy --results "$EN/raw" --models llama3-8b --versions 5p --pg NoPG --dvfs Turbo
-expect_fail "energy: missing lists" 'required' $NPUSIM energy --results "$EN/raw"
+  $NPUSIM energy --profile neusim --results "$EN/raw" --models llama3-8b --versions 5p --pg NoPG --dvfs Turbo
+expect_fail "energy: missing lists" 'required' $NPUSIM energy --profile neusim --results "$EN/raw"
 # A broken statistics file among good ones: exit 2 naming it, nothing written.
 mkdir -p "$EN/bad/raw/llama3-8b"
 cp -R "$EN/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1" "$EN/bad/raw/llama3-8b/a"
 cp -R "$EN/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1" "$EN/bad/raw/llama3-8b/b"
 sed 's/"freq_GHz": [0-9.]*/"freq_GHz": -1/' "$EN/raw/$P"_decode.json >"$EN/bad/raw/llama3-8b/b/inference-v5p_decode.json"
 expect_fail "energy: bad chip field in sim_config names file and field" 'b/inference-v5p_decode.json: sim_config: chip field "freq_GHz"' \
-  $NPUSIM energy --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
+  $NPUSIM energy --profile neusim --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
 no_files "energy: a bad statistics file leaves no output" "$EN/bad/raw_None"
 rm "$EN/bad/raw/llama3-8b/b/inference-v5p_decode.csv"
 expect_fail "energy: statistics without their CSV" 'has no per-op trace' \
-  $NPUSIM energy --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
+  $NPUSIM energy --profile neusim --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
 printf '{ "sim_config": ' >"$EN/bad/raw/llama3-8b/b/inference-v5p_decode.json"
 cp "$EN/raw/$P"_decode.csv "$EN/bad/raw/llama3-8b/b/inference-v5p_decode.csv"
 expect_fail "energy: invalid JSON names the file" 'b/inference-v5p_decode.json:1: invalid JSON' \
-  $NPUSIM energy --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
+  $NPUSIM energy --profile neusim --results "$EN/bad/raw" --models llama3-8b --versions 5p --pg NoPG
 no_files "energy: invalid JSON leaves no output" "$EN/bad/raw_None"
 # Folders are discovered while the first jobs run; an error found in a later
 # folder is still the one reported (as when everything was listed first), even
@@ -70,20 +70,20 @@ cp -R "$EN/raw/llama3-70b/"* "$EN/bad2/raw/llama3-70b/"
 rm "$EN/bad2/raw/llama3-70b/"*/inference-v4_decode.csv
 for j in 1 2; do
   expect_fail "energy -j $j: a later folder's discovery error wins over an earlier job's" 'inference-v4_decode.json: the statistics file has no per-op trace' \
-    $NPUSIM energy -j $j --results "$EN/bad2/raw" --models llama3-8b,llama3-70b --versions 5p,4 --pg NoPG
+    $NPUSIM energy --profile neusim -j $j --results "$EN/bad2/raw" --models llama3-8b,llama3-70b --versions 5p,4 --pg NoPG
   check "energy -j $j: ... after the warnings of the folders before it" grep -q 'no inference results for llama3-8b v4' "$T/err"
   no_files "energy -j $j: ... and leaves no output" "$EN/bad2/raw_None"
 done
 rm -R "$EN/bad2/raw/llama3-70b"
 expect_fail "energy: without it, the failing job is reported" 'b/inference-v5p_decode.json: sim_config: chip field "freq_GHz"' \
-  $NPUSIM energy --results "$EN/bad2/raw" --models llama3-8b,llama3-70b --versions 5p,4 --pg NoPG
+  $NPUSIM energy --profile neusim --results "$EN/bad2/raw" --models llama3-8b,llama3-70b --versions 5p,4 --pg NoPG
 
 # --- golden: the reference's raw_None files ---
 # With every strategy of the reference run available (the power core), the
 # files must be byte-identical. Until then (NoPG only): the CSVs without the 10
 # trailing dvfs_extra_* columns, and the JSONs restricted to energy_stats.NoPG.
 EN_PGS=NoPG,Base,HW,Full,Ideal,Full_vary_PG_delay_3,HW_vary_Vth_0.1_0.01
-if (cd "$EN" && "$EN_NPUSIM" energy --configs "$EN_CONFIGS" --results raw --models llama3-8b,dlrm-s,llama3-70b \
+if (cd "$EN" && "$EN_NPUSIM" energy --profile neusim --configs "$EN_CONFIGS" --results raw --models llama3-8b,dlrm-s,llama3-70b \
       --versions 5p,4 --pg $EN_PGS --dvfs None) >/dev/null 2>&1; then full=1; else full=0; fi
 find "$EN_ROOT/tests/golden/energy" -name '*.gz' | sort | while read -r ref; do
     rel=${ref#"$EN_ROOT"/tests/golden/energy/}; rel=${rel%.gz}
@@ -112,17 +112,17 @@ sys.exit(json.dumps(ref, indent=4) != mine)' "$mine"; then echo "ok - golden ene
 done
 check "energy: -j 1 and -j 2 write identical trees" sh -c "
   mkdir -p '$EN/j1' '$EN/j2' && cp -r '$EN/raw' '$EN/j1/raw' && cp -r '$EN/raw' '$EN/j2/raw' &&
-  $NPUSIM energy -j 1 --configs $CONFIGS --results '$EN/j1/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
-  $NPUSIM energy -j 2 --configs $CONFIGS --results '$EN/j2/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  $NPUSIM energy --profile neusim -j 1 --configs $CONFIGS --results '$EN/j1/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  $NPUSIM energy --profile neusim -j 2 --configs $CONFIGS --results '$EN/j2/raw' --models llama3-8b,llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
   ! { diff -r '$EN/j1/raw_None' '$EN/j2/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; }"
 # A fresh raw_None is the staging folder renamed whole; an existing one gets
 # the files moved in one by one. Both must give the same tree, and the
 # folder gets mkdir's permissions, not a temporary folder's 0700.
 check "energy: two runs into one tree equal one run; the tree has mkdir's mode" sh -c "
   mkdir -p '$EN/inc' '$EN/inc/ref' && cp -r '$EN/raw' '$EN/inc/raw' &&
-  $NPUSIM energy --configs $CONFIGS --results '$EN/inc/raw' --models llama3-8b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
-  $NPUSIM energy --configs $CONFIGS --results '$EN/inc/raw' --models llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  $NPUSIM energy --profile neusim --configs $CONFIGS --results '$EN/inc/raw' --models llama3-8b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
+  $NPUSIM energy --profile neusim --configs $CONFIGS --results '$EN/inc/raw' --models llama3-70b --versions 4,5p --workload inference --pg NoPG,Full,HW 2>/dev/null &&
   test \"\$(stat -c %a '$EN/inc/raw_None')\" = \"\$(stat -c %a '$EN/inc/ref')\" &&
   test -z \"\$(ls -A '$EN/inc' | grep '[.]tmp[.]')\" &&
   ! { diff -r '$EN/j1/raw_None' '$EN/inc/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; }"
-expect_fail "energy: bad -j" '-j "0"' $NPUSIM energy -j 0 --results "$EN/raw" --models llama3-8b --versions 5p
+expect_fail "energy: bad -j" '-j "0"' $NPUSIM energy --profile neusim -j 0 --results "$EN/raw" --models llama3-8b --versions 5p

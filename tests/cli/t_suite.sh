@@ -17,7 +17,7 @@ energy NoPG,Full None
 carbon NoPG None 0.0624 0.6 1
 slo None NoPG 0.0624 0.6
 EOF
-check "suite --help" sh -c "$NPUSIM suite --help | grep -q 'usage: npusim suite SUITE OUT'"
+check "suite --help" sh -c "$NPUSIM suite --profile neusim --help | grep -q 'usage: npusim suite SUITE OUT'"
 check "suite runs a study into one tree" sh -c "
   cd '$SU/a' && '$SU_NPUSIM' suite --configs '$SU_CONFIGS' '$SU/study.suite' out 2>'$SU/a.log' &&
   for d in raw/llama3-8b raw/dlrm-s raw_None/llama3-8b carbon_NoPG/dvfs_None slo_NoPG_None; do test -d out/\$d || exit 1; done &&
@@ -73,7 +73,7 @@ check "suite --hold-MB 0 (no traces held) writes the same tree" sh -c "
   diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
 for bad in -1 x 1.5 1048577; do
   expect_fail "suite --hold-MB $bad is refused" "--hold-MB: expected a whole number of MB from 0 to 1048576, got \"$bad\"" \
-    $NPUSIM suite --hold-MB "$bad" --configs "$CONFIGS" "$SU/study.suite" "$SU/o0"
+    $NPUSIM suite --profile neusim --hold-MB "$bad" --configs "$CONFIGS" "$SU/study.suite" "$SU/o0"
 done
 no_files "suite: a refused --hold-MB writes nothing" "$SU/o0"
 check "suite --stages energy reruns only the energy lines" sh -c "
@@ -88,25 +88,25 @@ check "suite reads the file from standard input" sh -c "
 # --- malformed suites: exit 2 naming the line, nothing runs or is written ---
 printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG None\nrun llama3-8b\n' >"$SU/kind.suite"
 expect_fail "suite: unknown line kind names file and line" 'kind.suite:3: unknown line kind "run"; expected sweep, energy, carbon or slo' \
-  $NPUSIM suite --configs "$CONFIGS" "$SU/kind.suite" "$SU/o1"
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/kind.suite" "$SU/o1"
 no_files "suite: a malformed line runs nothing" "$SU/o1"
 printf 'sweep llama3-8b inference 5p 1 1\ncarbon NoPG None 0.0624 0.6\n' >"$SU/few.suite"
 expect_fail "suite: too few fields" 'few.suite:2: carbon line with too few fields; expected: carbon PG DVFS CI UTIL LIFETIMES' \
-  $NPUSIM suite --configs "$CONFIGS" "$SU/few.suite" "$SU/o2"
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/few.suite" "$SU/o2"
 printf 'energy NoPG None extra\n' >"$SU/many.suite"
 expect_fail "suite: too many fields" 'many.suite:1: energy line with too many fields' \
-  $NPUSIM suite --configs "$CONFIGS" "$SU/many.suite" "$SU/o2"
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/many.suite" "$SU/o2"
 no_files "suite: wrong field counts run nothing" "$SU/o2"
-expect_fail "suite: missing suite file" 'nope.suite: cannot open' $NPUSIM suite "$SU/nope.suite" "$SU/o3"
+expect_fail "suite: missing suite file" 'nope.suite: cannot open' $NPUSIM suite --profile neusim "$SU/nope.suite" "$SU/o3"
 printf 'sweep llama3-8b inference 5p 1 1\0\n' >"$SU/nul.suite"
-expect_fail "suite: a NUL byte" 'nul.suite: a NUL byte' $NPUSIM suite "$SU/nul.suite" "$SU/o3"
-expect_fail "suite: unknown stage" 'unknown stage "power"' $NPUSIM suite --stages sweep,power "$SU/study.suite" "$SU/o3"
+expect_fail "suite: a NUL byte" 'nul.suite: a NUL byte' $NPUSIM suite --profile neusim "$SU/nul.suite" "$SU/o3"
+expect_fail "suite: unknown stage" 'unknown stage "power"' $NPUSIM suite --profile neusim --stages sweep,power "$SU/study.suite" "$SU/o3"
 expect_fail "suite: unknown profile" 'unknown profile "nope"' $NPUSIM suite --profile nope "$SU/study.suite" "$SU/o3"
-expect_fail "suite: OUT missing" 'expected SUITE and OUT, got 1 argument' $NPUSIM suite "$SU/study.suite"
+expect_fail "suite: OUT missing" 'expected SUITE and OUT, got 1 argument' $NPUSIM suite --profile neusim "$SU/study.suite"
 no_files "suite: bad options write nothing" "$SU/o3"
 printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG None\ncarbon NoPG None 0.1 0.6 1\nslo None NoPG 0.1 0\n' >"$SU/late.suite"
 expect_fail "suite: a bad value on the last line stops it before the first runs" 'late.suite:4: UTIL "0"' \
-  $NPUSIM suite --configs "$CONFIGS" "$SU/late.suite" "$SU/o3b"
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/late.suite" "$SU/o3b"
 no_files "suite: ... and nothing was written" "$SU/o3b"
 
 # --- a failing call stops the suite, unless --keep-going ---
@@ -114,12 +114,12 @@ no_files "suite: ... and nothing was written" "$SU/o3b"
 printf '{"model_type": "llm",' >"$SU/broken.json"
 printf 'sweep %s inference 5p 1 1\nsweep llama3-8b inference 5p 1 1\nenergy NoPG None\n' "$SU/broken.json" >"$SU/fail.suite"
 expect_fail "suite: a failing call stops it and is named" 'fail.suite:1: npusim sweep failed (exit status 2)' \
-  $NPUSIM suite --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4"
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4"
 check "suite: a failing call removes the tree the suite created (all or nothing)" test ! -e "$SU/o4"
 mkdir -p "$SU/o4b/keep" && echo x >"$SU/o4b/keep/f"
 expect_fail "suite into an existing folder, a failing call" 'npusim sweep failed' \
-  $NPUSIM suite --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4b"
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/fail.suite" "$SU/o4b"
 check "suite: ... leaves an existing folder's files" test -s "$SU/o4b/keep/f"
 expect_fail "suite --keep-going: runs the rest, exits with the failure's status" 'fail.suite:1: npusim sweep failed' \
-  $NPUSIM suite --keep-going --configs "$CONFIGS" "$SU/fail.suite" "$SU/o5"
+  $NPUSIM suite --profile neusim --keep-going --configs "$CONFIGS" "$SU/fail.suite" "$SU/o5"
 check "suite --keep-going: the later lines ran" test -s "$SU/o5/raw_None/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json"

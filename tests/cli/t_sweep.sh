@@ -10,8 +10,8 @@ cat >"$SW/spec.json" <<'SPEC'
 SPEC
 
 # --- -j: the same results tree and summary for 1 and 2 threads (same relative paths) ---
-(cd "$SW/j1" && "$NP" sweep --configs "$CF" --spec ../spec.json --out tree --summary s.csv -j 1 2>err)
-(cd "$SW/j2" && "$NP" sweep --configs "$CF" --spec ../spec.json --out tree --summary s.csv -j 2 2>err)
+(cd "$SW/j1" && "$NP" sweep --profile neusim --configs "$CF" --spec ../spec.json --out tree --summary s.csv -j 1 2>err)
+(cd "$SW/j2" && "$NP" sweep --profile neusim --configs "$CF" --spec ../spec.json --out tree --summary s.csv -j 2 2>err)
 check "sweep -j 1 and -j 2 write identical results trees and summaries" diff -r "$SW/j1" "$SW/j2"
 check "sweep --spec: 2 chips x 4 field combinations x 8 points = 64 rows + header" \
     test "$(wc -l <"$SW/j1/s.csv")" -eq 65
@@ -96,14 +96,14 @@ for case in "llama3-8b inference 5p 1,4 1,16" "llama3-8b training 5p 8 8" "deeps
 done
 
 # --- summary: rows in order, one row checked against npusim run ---
-(cd "$SW/sh" && "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary one.csv 2>/dev/null)
+(cd "$SW/sh" && "$NP" sweep --profile neusim --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary one.csv 2>/dev/null)
 check "sweep --summary writes no per-op files without --out" sh -c "test \"\$(ls '$SW/sh')\" = one.csv"
 check "sweep --summary: 8 rows + header, indices 0..7 in order" \
     sh -c "test \"\$(cut -d, -f1 '$SW/sh/one.csv' | paste -sd' ')\" = 'index 0 1 2 3 4 5 6 7'"
 row=$(grep '^7,' "$SW/sh/one.csv")
 check "sweep --summary: row 7 is llama3-8b, tpuv5p, 4 chips, tp 4, batch 16, ok" \
     sh -c "echo '$row' | grep -q '^7,llama3-8b,inference,tpuv5p,4,1,4,1,1,1,1,16,ok,'"
-"$NPUSIM" run --configs "$CONFIGS" -m llama3-8b -c tpuv5p --batch 16 --set num_chips=4 \
+"$NPUSIM" run --profile neusim --configs "$CONFIGS" -m llama3-8b -c tpuv5p --batch 16 --set num_chips=4 \
     --set tensor_parallelism_degree=4 --out "$SW/run" >/dev/null 2>&1
 ttft=$(sed -n 's/.*"TTFT_sec": \([0-9.e-]*\).*/\1/p' "$SW/run/llama3-8b_tpuv5p_prefill.json")
 tpot=$(sed -n 's/.*"TPOT_ms_request": \([0-9.e-]*\).*/\1/p' "$SW/run/llama3-8b_tpuv5p_decode.json")
@@ -113,8 +113,8 @@ check "sweep --summary: TTFT, TPOT and decode tokens/s equal npusim run's ($ttft
 check "sweep --summary: invalid points say why" grep -q '^1,.*,invalid: decode footprint' "$SW/sh/one.csv"
 
 # --- shards: 1/2 + 2/2 merged == one run; SLURM variables ---
-(cd "$SW/sh" && "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary a.csv --shard 1/2 2>/dev/null &&
- "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 2>/dev/null)
+(cd "$SW/sh" && "$NP" sweep --profile neusim --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary a.csv --shard 1/2 2>/dev/null &&
+ "$NP" sweep --profile neusim --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 2>/dev/null)
 check "sweep --shard 1/2 keeps even indices, then its closing line" sh -c "test \"\$(cut -d, -f1 '$SW/sh/a.csv' | paste -sd' ')\" = 'index 0 2 4 6 #shard 1/2 points 8'"
 sed '$d' "$SW/sh/b.csv" >"$SW/sh/b_cut.csv"
 expect_fail "merge: a shard without its closing line is an error" 'b_cut.csv: ends without' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/b_cut.csv"
@@ -125,19 +125,19 @@ expect_fail "merge: a ragged row is an error" 'b_ragged.csv:3: .* fields, expect
 check "npusim merge of shards 2/2 and 1/2 == one run, byte for byte" \
     sh -c "'$NPUSIM' merge '$SW/sh/m.csv' '$SW/sh/b.csv' '$SW/sh/a.csv' && cmp '$SW/sh/m.csv' '$SW/sh/one.csv'"
 (cd "$SW/sh" && SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=2 \
-    "$NP" sweep --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary slurm.csv 2>/dev/null)
+    "$NP" sweep --profile neusim --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary slurm.csv 2>/dev/null)
 check "sweep: SLURM_ARRAY_TASK_ID 5 of MIN 4, COUNT 2 is shard 2/2" cmp "$SW/sh/slurm.csv" "$SW/sh/b.csv"
 expect_fail "merge: a missing shard is an error" 'missing' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/b.csv"
 expect_fail "merge: the same shard twice is an error" 'more than one shard' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/a.csv" "$SW/sh/b.csv"
 check "merge: failures leave no output" test ! -e "$SW/sh/m2.csv"
 expect_fail "merge: headers must agree" 'header differs' "$NPUSIM" merge "$SW/sh/m3.csv" "$SW/sh/a.csv" "$SW/j1/s.csv"
-expect_fail "sweep --shard 3/2" '--shard "3/2"' "$NPUSIM" sweep --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --summary "$SW/x.csv" --shard 3/2
-expect_fail "sweep -j 0" '-j "0"' "$NPUSIM" sweep --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 -j 0
+expect_fail "sweep --shard 3/2" '--shard "3/2"' "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --summary "$SW/x.csv" --shard 3/2
+expect_fail "sweep -j 0" '-j "0"' "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 -j 0
 
 # --- bad specs: exit 2, the message names the spec file and key, nothing written ---
 bad_spec() { # DESC PATTERN JSON
     printf '%s\n' "$3" >"$SW/bad.json"
-    expect_fail "bad spec: $1" "$2" "$NPUSIM" sweep --configs "$CONFIGS" --spec "$SW/bad.json" --summary "$SW/bad.csv"
+    expect_fail "bad spec: $1" "$2" "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --spec "$SW/bad.json" --summary "$SW/bad.csv"
 }
 B='"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]'
 bad_spec "unknown field" 'bad.json: fields: unknown config field "hbm_frobs"' "{$B, \"fields\": {\"hbm_frobs\": [1]}}"
@@ -169,7 +169,7 @@ cat >"$SW/long.json" <<'SPEC'
 SPEC
 if command -v script >/dev/null 2>&1; then
     CR=$(printf '\r')
-    script -qec "'$NP' sweep --configs '$CF' --spec '$SW/long.json' --summary '$SW/long.csv' -j 1" "$SW/tty.log" >/dev/null 2>&1
+    script -qec "'$NP' sweep --profile neusim --configs '$CF' --spec '$SW/long.json' --summary '$SW/long.csv' -j 1" "$SW/tty.log" >/dev/null 2>&1
     check "sweep on a terminal: a progress line with done/total, percent, rate and time left" \
         grep -aqE 'npusim sweep: [0-9]+/28004 \([0-9.]+%\)  [0-9.]+/s  [0-9]+:[0-9]{2} left' "$SW/tty.log"
     check "sweep on a terminal: the progress line is blanked, then the counts line (28004 points)" \
@@ -179,13 +179,13 @@ fi
 # --- a results tree appears whole or not at all (written beside it, published at the end) ---
 printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw_GBps": [2765, 0.001]}}' >"$SW/fail-spec.json"
 expect_fail "sweep: a point that fails stops the sweep" 'decode time: .*exceeds 2^63 ns' \
-    "$NPUSIM" sweep --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage/new/tree"
+    "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage/new/tree"
 check "sweep: ... and leaves no tree, no staging folder, no parent it made" test ! -e "$SW/stage"
 mkdir -p "$SW/stage2"
-"$NPUSIM" sweep --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --out "$SW/stage2/tree" 2>/dev/null
+"$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --out "$SW/stage2/tree" 2>/dev/null
 (cd "$SW/stage2" && find . ! -type d -printf '%p %s %T@\n' | sort) >"$SW/stage2.before"
 expect_fail "sweep into an existing tree that fails" 'exceeds 2^63 ns' \
-    "$NPUSIM" sweep --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage2/tree"
+    "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage2/tree"
 check "sweep: ... leaves the existing tree as it was" sh -c "(cd '$SW/stage2' && find . ! -type d -printf '%p %s %T@\n' | sort) | cmp - '$SW/stage2.before'"
 check "sweep into an existing tree adds its points beside the old ones" sh -c "
   '$NPUSIM' sweep --configs '$CONFIGS' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 2 --out '$SW/stage2/tree' 2>/dev/null &&

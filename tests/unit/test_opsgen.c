@@ -189,7 +189,7 @@ static void test_kv_swap_builder(void **s)
     trace_init(&t);
     /* chipsim §14.1: v5e llama3-8b bs32 KVSwapInput, PCIe 8,406,250,000 ns */
     const struct op *o = b_kv_swap(&t, 2, 1, "PCIeMemSwapIn", "PCIeMemSwapIn", false,
-                                   144418275328LL, true, 32.0, 400, 3330);
+                                   144418275328LL, true, true, 32.0, 400, 3330);
     assert_i64(o->ici_in_bytes, 288836550656LL);
     assert_i64(o->pcie_ns, 8406250000LL);
     assert_i64(o->ici_ns, 8406250000LL);

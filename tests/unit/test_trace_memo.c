@@ -367,8 +367,8 @@ static void test_printed_json(void **state)
 static void check_facts_round_trip(const struct chip_config *chip, const struct system_config *sys, double num_chips)
 {
     cJSON *sim = cJSON_CreateObject();
-    fields_to_json(&chip_fields, chip, sim);
-    fields_to_json(&system_fields, sys, sim);
+    fields_to_json(&chip_fields, chip, sim, false);
+    fields_to_json(&system_fields, sys, sim, false);
     if (num_chips >= 0)
         cJSON_AddNumberToObject(sim, "num_chips", num_chips);
     struct sim_facts want, got;
