@@ -10,9 +10,9 @@ double power_cap_of(const struct chip_config *ch)
     return ch->power_cap_W > 0 ? ch->power_cap_W : ch->TDP_W;
 }
 
-/* Three rounds at most: the regulator efficiency follows the activity, which
+/* Sixteen rounds at most: the regulator efficiency follows the activity, which
  * falls as the op stretches, so one solve can leave it a hair above the cap. */
-#define CAP_ROUNDS 3
+#define CAP_ROUNDS 16
 /* Relative tolerance above the cap (rounding of the ns times). */
 #define CAP_SLACK 1e-6
 

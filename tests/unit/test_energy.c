@@ -9,6 +9,9 @@
 #include "power/energy.h"
 #include "power/energy_memo.h"
 #include "power/pg.h"
+#include "power/powercap.h"
+
+#include <math.h>
 
 static struct op *add(struct trace *t, const char *name, const char *config, const char *in, const char *out,
                       enum op_type type, int64_t flops, int64_t ici_ns, int64_t bytes)
@@ -156,6 +159,61 @@ static void test_corrected_profile(void **state)
     assert_i64(t.ops[0].exe_ns, 9990); /* no rescale */
     /* SA static counted once: 1.222 * 8 * 9990e-9 / 0.67 */
     assert_close(t.ops[0].static_J[EN_SA], 1.222 * 8 * 9990 / 1e9 * (100 / 67.0));
+    trace_free(&t);
+}
+
+/* The power cap (powercap.c): the v5p Q projection under a 150 W cap runs
+ * until static + dynamic energy / time = 150 W; the energy of the work is
+ * kept; without a binding cap nothing changes; a cap under the static power
+ * is an error naming the field. */
+static void test_power_cap(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    c.power_cap_W = 150;
+    struct trace t;
+    trace_init(&t);
+    add(&t, "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,4096,32,128)]",
+        OP_MXU, 137438953472, 0, 0);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &profile_physical, &e), 0);
+    struct op *o = &t.ops[0];
+    double ps0, dyn0, ps1, dyn1;
+    assert_int_equal(power_op_estimate(o, &c, &profile_physical, &ps0, &dyn0, &e), 0);
+    int64_t exe0 = o->exe_ns;
+    double p0 = ps0 + dyn0 / ((double)exe0 / 1e9);
+    assert_true(p0 > 150);   /* 8 SAs at full activity */
+    assert_int_equal(power_cap_pass(&t, &c, &profile_physical, &e), 0);
+    assert_int_equal(o->bounded_by, BOUND_POWER);
+    /* first solve: t = E_dyn / (cap - P_static) */
+    assert_true(o->exe_ns >= (int64_t)ceil(dyn0 / (150 - ps0) * 1e9));
+    assert_int_equal(power_op_estimate(o, &c, &profile_physical, &ps1, &dyn1, &e), 0);
+    double p1 = ps1 + dyn1 / ((double)o->exe_ns / 1e9);
+    assert_true(p1 <= 150 * (1 + 1e-6) && p1 >= 150 * 0.99);
+    /* the same work: only the regulators' efficiency, lower at a lower activity, adds energy */
+    assert_true(dyn1 >= dyn0 && dyn1 <= 1.3 * dyn0);
+    int64_t capped = o->exe_ns;   /* idempotent */
+    assert_int_equal(power_cap_pass(&t, &c, &profile_physical, &e), 0);
+    assert_i64(o->exe_ns, capped);
+    /* the energy pass keeps the label */
+    assert_int_equal(power_default_pass(&t, &c, &profile_physical, &e), 0);
+    assert_int_equal(o->bounded_by, BOUND_POWER);
+    assert_i64(o->exe_ns, capped);
+    /* neusim never caps; a cap below the static power is an error */
+    struct trace u;
+    trace_init(&u);
+    add(&u, "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,4096,32,128)]",
+        OP_MXU, 137438953472, 0, 0);
+    assert_int_equal(chipsim_run(&u, &c, &profile_physical, &e), 0);
+    assert_int_equal(power_cap_pass(&u, &c, &profile_neusim, &e), 0);
+    assert_i64(u.ops[0].exe_ns, exe0);
+    c.power_cap_W = 10;
+    assert_int_equal(power_cap_pass(&u, &c, &profile_physical, &e), -1);
+    assert_non_null(strstr(e.msg, "power_cap_W"));
+    trace_free(&u);
     trace_free(&t);
 }
 
@@ -370,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_v5p_q_projection_energy),
         cmocka_unit_test(test_v4_allgather_energy),
         cmocka_unit_test(test_corrected_profile),
+        cmocka_unit_test(test_power_cap),
         cmocka_unit_test(test_zero_exe_error),
         cmocka_unit_test(test_corrected_regulator_activity),
         cmocka_unit_test(test_general_pass_nopg_equals_default),

@@ -534,6 +534,62 @@ static void test_corrected_profile(void **s)
     trace_free(&t);
 }
 
+static const struct op *find_cfg(const struct trace *t, enum phase ph, const char *needle, int nth)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ops[i].phase == ph && strstr(t->ops[i].config, needle) && nth-- == 0)
+            return &t->ops[i];
+    fail_msg("no op with config %s", needle);
+    return NULL;
+}
+
+/* The physical profile's attention, decode KV growth and vocabulary ops
+ * (docs/physics.md), llama3-8b (32 heads, 8 K/V heads, 32 layers, vocab
+ * 128256) at batch 2 with 4 output tokens; shapes and counts by hand. */
+static void test_physical_llm(void **s)
+{
+    (void)s;
+    struct model_config m;
+    setup(&m, LLAMA3_8B, "5p", 1, 1, 1, 1, 2);
+    m.output_seqlen = 4;
+    struct opsgen_links l = links("5p");
+    struct trace t;
+    struct npu_err e;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    /* K/V projection with 8 heads; the 4 query heads of a group fold into the rows */
+    const struct op *kv = find_cfg(&t, PHASE_DECODE, "b=2x4096x8x128", 0);
+    assert_i64(kv->count, 32 * 4);
+    const struct op *qk = find_cfg(&t, PHASE_DECODE, "a=2x4x8x128,b=2x4096x8x128", 0);
+    assert_i64(qk->flops, 2LL * 2 * 4 * 4096 * 8 * 128);   /* = 2 B H S dh of all 32 query heads */
+    /* decode steps attend to 1..4 generated tokens: 2 groups of 64 at 2 and 3 */
+    const struct op *s2 = find_cfg(&t, PHASE_DECODE, "b=2x2x8x128", 0);
+    const struct op *s3 = find_cfg(&t, PHASE_DECODE, "b=2x3x8x128", 0);
+    assert_i64(s2->count, 64);
+    assert_i64(s3->count, 64);
+    assert_non_null(find_cfg(&t, PHASE_DECODE, "Softmax(x=2x1x4098x32", 0));
+    assert_non_null(find_cfg(&t, PHASE_DECODE, "Softmax(x=2x1x4099x32", 0));
+    /* vocabulary: one lookup and one LM head per step; prefill's LM head sees the last position */
+    const struct op *emb = find_cfg(&t, PHASE_DECODE, "EmbeddingBag(batch=2,table_sizes=[128256]", 0);
+    assert_i64(emb->count, 4);
+    const struct op *head = find_cfg(&t, PHASE_DECODE, "a=2x1x4096,b=4096x128256", 0);
+    assert_i64(head->count, 4);
+    assert_i64(head->weight_bytes, 2LL * 4096 * 128256);
+    assert_i64(find_cfg(&t, PHASE_PREFILL, "a=2x1x4096,b=4096x128256", 0)->count, 1);
+    assert_non_null(find_cfg(&t, PHASE_PREFILL, "EmbeddingBag(batch=8192,", 0));
+    /* memory: weights 32 x (2 x 4096 x 8 x 128 + 2 x 4096 x 32 x 128 + 3 x 4096 x 14336), the KV cache
+     * 2 x (2 x 4100) x 8 x 128 x 32, one step's live activations 2 x (4096 + 4096 + 2 x 14336), the
+     * vocabulary 2 x 128256 x 4096; 2 bytes each */
+    assert_i64(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, &profile_physical), 17134927872LL);
+    trace_free(&t);
+    /* MHA (num_kv_heads = num_heads) keeps the reference shapes */
+    m.num_kv_heads = 32;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    assert_non_null(find_cfg(&t, PHASE_DECODE, "a=2x1x32x128,b=2x4096x32x128", 0));
+    trace_free(&t);
+}
+
 static void expect_err(const struct model_config *m, const char *needle)
 {
     struct opsgen_links l = links("5p");
@@ -625,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_enumeration),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_corrected_profile),
+        cmocka_unit_test(test_physical_llm),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,79 @@
+# Sourced by tests/cli/run.sh: physical invariants of the default profile
+# (docs/physics.md). Each check runs npusim under --profile physical and
+# compares numbers across runs; a failing monotonicity or bound names both.
+PH="$T/physics"
+mkdir -p "$PH"
+PH_NP=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")   # for runs inside $PH
+PH_CF=$(cd "$CONFIGS" && pwd)
+# jnum FILE KEY: the first number of "KEY": in FILE
+jnum() { sed -n "s/.*\"$2\": *\([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
+# prun NAME ARGS...: a physical run of llama3-8b on v5p into $PH/NAME
+prun() { pn=$1; shift; $NPUSIM run --profile physical --configs $CONFIGS -o "$PH/$pn" "$@" >"$PH/$pn.log" 2>&1; }
+tpot() { jnum "$(ls "$PH/$1"/*_decode.json)" TPOT_ms_request; }
+ttft() { jnum "$(ls "$PH/$1"/*_prefill.json)" TTFT_sec; }
+# le A B: A <= B as numbers
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# GQA: fewer K/V heads decode faster and keep fewer bytes (kv 1 < 8 < 32 at batch 32).
+for kv in 1 8 32; do prun kv$kv --batch 32 --set num_kv_heads=$kv; done
+check "physical: TPOT grows with num_kv_heads (kv 1: $(tpot kv1), 8: $(tpot kv8), 32: $(tpot kv32) ms)" \
+    sh -c "awk 'BEGIN { exit !($(tpot kv1) < $(tpot kv8) && $(tpot kv8) < $(tpot kv32)) }'"
+m8=$(jnum "$PH/kv8/llama3-8b_tpuv5p_decode.json" mem_footprint_GB); m32=$(jnum "$PH/kv32/llama3-8b_tpuv5p_decode.json" mem_footprint_GB)
+check "physical: the decode footprint grows with num_kv_heads ($m8 < $m32 GiB)" lt "$m8" "$m32"
+check "neusim: num_kv_heads has no effect on TPOT (quirk kv_heads_ignored)" sh -c "
+  $NPUSIM run --profile neusim --configs $CONFIGS -o '$PH/n8' --batch 32 --set num_kv_heads=8 >/dev/null &&
+  $NPUSIM run --profile neusim --configs $CONFIGS -o '$PH/n32' --batch 32 --set num_kv_heads=32 >/dev/null &&
+  test \"\$(grep TPOT '$PH/n8/llama3-8b_tpuv5p_decode.json')\" = \"\$(grep TPOT '$PH/n32/llama3-8b_tpuv5p_decode.json')\""
+
+# TPOT is non-decreasing in the output length (the KV cache grows token by token) and in the batch.
+for so in 128 512 2048; do prun so$so --set output_seqlen=$so; done
+check "physical: TPOT non-decreasing in output length ($(tpot so128) <= $(tpot so512) <= $(tpot so2048) ms)" \
+    sh -c "awk 'BEGIN { exit !($(tpot so128) <= $(tpot so512) && $(tpot so512) <= $(tpot so2048)) }'"
+for b in 1 8 64; do prun b$b --batch $b; done
+check "physical: TPOT non-decreasing in batch ($(tpot b1) <= $(tpot b8) <= $(tpot b64) ms)" \
+    sh -c "awk 'BEGIN { exit !($(tpot b1) <= $(tpot b8) && $(tpot b8) <= $(tpot b64)) }'"
+# ... non-increasing in HBM bandwidth and in chips (tensor parallelism).
+for bw in 1000 2765 8000; do prun bw$bw --batch 8 --set hbm_bw_GBps=$bw; done
+check "physical: TPOT non-increasing in HBM bandwidth ($(tpot bw1000) >= $(tpot bw2765) >= $(tpot bw8000) ms)" \
+    sh -c "awk 'BEGIN { exit !($(tpot bw1000) >= $(tpot bw2765) && $(tpot bw2765) >= $(tpot bw8000)) }'"
+for tpn in 1 2 4; do prun tp$tpn --batch 8 --set num_chips=$tpn --set tensor_parallelism_degree=$tpn; done
+check "physical: TPOT non-increasing in TP chips ($(tpot tp1) >= $(tpot tp2) >= $(tpot tp4) ms)" \
+    sh -c "awk 'BEGIN { exit !($(tpot tp1) >= $(tpot tp2) && $(tpot tp2) >= $(tpot tp4)) }'"
+
+# Times never depend on whether the energy pass runs.
+prun noen --no-energy --batch 8
+check "physical: TTFT and TPOT equal with and without the energy pass" \
+    sh -c "test '$(ttft b8) $(tpot b8)' = '$(ttft noen) $(tpot noen)'"
+
+# Power per chip between the static (idle) power and the cap; the cap throttles and says so.
+for c in tpuv3 tpuv4 tpuv5e tpuv5p tpuv6e; do
+    prun pw$c -c $c --batch 32 --set num_chips=8 --set tensor_parallelism_degree=8
+    for ph in prefill decode; do
+        js="$PH/pw$c/llama3-8b_${c}_$ph.json"
+        w=$(jnum "$js" avg_power_W); cap=$(jnum "$js" power_cap_W)
+        check "physical: $c $ph power per chip $w W within (0, cap $cap W]" \
+            awk "BEGIN { exit !(0 < ${w:-0} && ${w:-0} <= ${cap:-0} * 1.000001) }"
+    done
+done
+check "physical: a throttled run says so (v5p prefill)" grep -q 'power cap     throttled' "$PH/pwtpuv5p.log"
+check "physical: throttled ops are Bounded-by Power in the CSV" grep -q ',Power,' "$PH/pwtpuv5p/llama3-8b_tpuv5p_prefill.csv"
+prun nocap --set TDP_W=100000 --batch 8
+check "physical: without a binding cap nothing is throttled" sh -c "! grep -q ',Power,' '$PH/nocap/llama3-8b_tpuv5p_prefill.csv'"
+expect_fail "physical: a cap below the static power is an error naming the field" 'power_cap_W' \
+    $NPUSIM run --configs $CONFIGS -o "$PH/lowcap" --set power_cap_W=10
+no_files "physical: a failed run leaves no output" "$PH/lowcap"
+
+# The vocabulary: embedding and LM-head ops; vocab_size 0 removes them.
+check "physical: the decode trace has TokenEmbedding and LMHead ops" \
+    sh -c "grep -q '^[0-9]*,TokenEmbedding,' '$PH/b8/llama3-8b_tpuv5p_decode.csv' && grep -q '^[0-9]*,LMHead,' '$PH/b8/llama3-8b_tpuv5p_decode.csv'"
+prun novocab --batch 8 --set vocab_size=0
+check "physical: vocab_size 0 leaves no vocabulary ops and a shorter TPOT" \
+    sh -c "! grep -q 'LMHead' '$PH/novocab/llama3-8b_tpuv5p_decode.csv' && awk 'BEGIN { exit !($(tpot novocab) < $(tpot b8)) }'"
+
+# Shards and threads do not change a sweep under the physical profile.
+(cd "$PH" && "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary one.csv -j 1 2>/dev/null &&
+ "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary a.csv --shard 1/2 -j 2 2>/dev/null &&
+ "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 -j 3 2>/dev/null &&
+ "$PH_NP" merge m.csv a.csv b.csv 2>/dev/null)
+check "physical: sweep shards (-j 2, -j 3) merged == one run (-j 1), byte for byte" cmp "$PH/m.csv" "$PH/one.csv"
