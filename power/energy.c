@@ -536,23 +536,6 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     return 0;
 }
 
-int power_op_estimate(const struct op *op, const struct chip_config *ch, const struct profile *prof,
-                      double *static_W, double *dynamic_J, struct npu_err *e)
-{
-    struct pg_strategy nopg;
-    struct npu_err ignored;
-    pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
-    struct op x = *op;   /* the pass writes numbers only: a shallow copy is enough */
-    if (op_energy_uncached(&x, 0, ch, &nopg, DVFS_NONE, ch->enable_dvfs, prof, e))
-        return -1;
-    double s = 0, d = 0;
-    for (int k = 0; k < NUM_EN; k++)
-        s += x.static_J[k], d += x.dynamic_J[k];
-    *static_W = x.exe_ns > 0 ? s / ((double)x.exe_ns / 1e9) : 0.0;
-    *dynamic_J = d;
-    return 0;
-}
-
 /* The pass's setting is the one energy_memo_begin was given: a repeat of an
  * op's timed fields takes the stored result (failures are never stored). */
 static int op_energy(struct op *op, size_t index, const struct chip_config *ch, const struct pg_strategy *pg,
@@ -603,6 +586,31 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
     for (size_t i = 0; i < t->n; i++)
         if (op_energy(&t->ops[i], i, chip, &nopg, DVFS_NONE, chip->enable_dvfs, prof, e))
             return -1;
+    return 0;
+}
+
+int power_op_estimate(const struct op *op, const struct chip_config *ch, const struct profile *prof,
+                      double *static_W, double *dynamic_J, struct npu_err *e)
+{
+    /* NoPG looked up once per thread; the estimate goes through the energy
+     * memo under the default pass's own setting, so the pass that follows
+     * (power_default_pass) finds these ops already computed. */
+    static _Thread_local struct pg_strategy nopg;
+    static _Thread_local bool have_nopg;
+    if (!have_nopg) {
+        struct npu_err ignored;
+        pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
+        have_nopg = true;
+    }
+    energy_memo_begin(ch, &nopg, (int)DVFS_NONE, ch->enable_dvfs, prof);
+    struct op x = *op;   /* the pass writes numbers only: a shallow copy is enough */
+    if (op_energy(&x, 0, ch, &nopg, DVFS_NONE, ch->enable_dvfs, prof, e))
+        return -1;
+    double s = 0, d = 0;
+    for (int k = 0; k < NUM_EN; k++)
+        s += x.static_J[k], d += x.dynamic_J[k];
+    *static_W = x.exe_ns > 0 ? s / ((double)x.exe_ns / 1e9) : 0.0;
+    *dynamic_J = d;
     return 0;
 }
 
