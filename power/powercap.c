@@ -21,10 +21,12 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int cap_op(struct op *op, const struct chip_config *ch, const struct profile *prof, double cap_W,
                   size_t index, struct npu_err *e)
 {
+    if (op->exe_ns <= 0)
+        return 0;   /* no time, no power */
     for (int round = 0; round < CAP_ROUNDS; round++) {
         double ps_W, dyn_J;
-        if (op->exe_ns <= 0 || power_op_estimate(op, ch, prof, &ps_W, &dyn_J, e))
-            return op->exe_ns <= 0 ? 0 : -1;
+        if (power_op_estimate(op, ch, prof, &ps_W, &dyn_J, e))
+            return -1;
         double exe_s = (double)op->exe_ns / 1e9;
         if (ps_W + dyn_J / exe_s <= cap_W * (1 + CAP_SLACK))
             return 0;
