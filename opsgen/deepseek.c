@@ -80,6 +80,54 @@ static struct op *all_gather_dt(struct trace *t, int64_t fid, int64_t count, con
 
 /* ---- multi-head latent attention (§7.2) ---- */
 
+/* The three KV-cache einsums (fids f, f+1, f+2) of one group of executions
+ * attending to T positions, and (corrected) the softmax over the scores. */
+static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const char *P, int64_t T)
+{
+    const struct model_config *m = g->m;
+    struct trace *tr = g->t;
+    int64_t B = g->B, S = g->seq, Hl = cdiv64(m->num_heads, axes_prod(&g->tp));
+    int64_t kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
+    char d[200];
+    struct op *o[3];
+#define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
+    CHK(o[0] = b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
+                        "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
+                        SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16));
+    CHK(o[1] = b_einsum(tr, f + 1, n, DESC("q_pe_pe_einsum"),
+                        "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
+                        SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
+    if (!g->prof->mla_softmax_missing)
+        CHK(b_unary(tr, f + 1, n, DESC("scores_softmax"), "scores = scores.softmax(dim=-1)", "Softmax",
+                    SHP(B, S, Hl, T), "0_0", FP32));
+    CHK(o[2] = b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
+                        "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
+                        SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
+#undef DESC
+    /* The caches are activations, not parameters (quirk Q20 keeps them). */
+    if (!g->prof->mla_cache_einsums_weights)
+        for (int i = 0; i < 3; i++)
+            o[i]->weight_bytes = 0;
+    return 0;
+}
+
+/* The KV-cache part of MLA at fid f: prefill attends to the prompt; a decode
+ * step to the prompt and the tokens generated so far — the final context in
+ * every step in the reference (no softmax there, quirk Q19), the exact mean
+ * otherwise (decode_suffix_groups). Every group uses fids f..f+2. */
+static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char *P)
+{
+    const struct model_config *m = g->m;
+    if (!g->decode)
+        return mla_cache_group(g, f, n, P, m->input_seqlen);
+    struct layer_ctx c = { .prof = g->prof, .count = n };
+    struct kv_groups kg = decode_suffix_groups(&c, m->output_seqlen);
+    for (int k = 0; k < kg.ng; k++)
+        if (mla_cache_group(g, f, kg.cnt[k], P, badd(m->input_seqlen, kg.len[k])))
+            return -1;
+    return 0;
+}
+
 static int mla(struct dsgen *g, int64_t *fid)
 {
     const struct model_config *m = g->m;
@@ -91,17 +139,20 @@ static int mla(struct dsgen *g, int64_t *fid)
     int64_t Hl = cdiv64(m->num_heads, t), D = m->d_model, Dw = D;
     int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
     int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim, qk = rope + nope;
-    int64_t T = m->input_seqlen + (g->decode ? m->output_seqlen : 0);
     bool one = g->prof->binary_ops_list_one_input;
     char P[96], d[200], nm[64];
     snprintf(P, sizeof P, "%s%s", g->decode ? "Attention-serving-decode-" : "Fwd-Attention-encoder-",
              g->decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
     if (t > 1) {
-        /* Gathers the full width to D*t (quirk Q4). */
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
-        CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->tp));
-        Dw = D * t;
+        if (g->prof->mla_allgather_full_width) {
+            /* Gathers the full width to D*t (quirk Q4). */
+            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->tp));
+            Dw = D * t;
+        } else {
+            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, g->D_tp), 2, &g->tp));
+        }
         f++;
     }
     CHK(b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
@@ -133,17 +184,9 @@ static int mla(struct dsgen *g, int64_t *fid)
                  SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", BF16));
     CHK(b_unary(tr, f++, n, DESC("kv_norm"), "kv_norm = self.kv_norm(kv)", "RMSNorm", SHP(B, S, kr),
                 "0_0", FP32));
-    /* The cache einsums keep their default weight bytes (quirk Q20) and
-     * attend to the final context in every decode step; no softmax (Q19). */
-    CHK(b_einsum(tr, f++, n, DESC("q_nope_kv_cache_einsum"),
-                     "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
-                     SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16));
-    CHK(b_einsum(tr, f++, n, DESC("q_pe_pe_einsum"),
-                 "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
-                 SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
-    CHK(b_einsum(tr, f++, n, DESC("scores_kv_cache_einsum"),
-                 "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
-                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
+    if (mla_cache_ops(g, f, n, DESC("")))
+        return -1;
+    f += 3;
     CHK(b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
                  "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
                  SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", BF16));
@@ -184,6 +227,24 @@ static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq
     return 0;
 }
 
+struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens)
+{
+    /* The MoE domain: the data-parallel replicas of one ICI pod send their
+     * tokens to the experts, spread over the expert-parallel devices. */
+    int64_t R = m->num_routed_experts, A = m->num_activated_routed_experts_per_token;
+    int64_t ep = m->expert_parallelism_degree, T = bmul(local_tokens, m->data_parallelism_degree);
+    int64_t local = cdiv64(R, ep);
+    double a = A < R ? (double)A / (double)R : 1.0;
+    /* Probability that an expert receives at least one of the T tokens. */
+    double p = 1.0 - pow(1.0 - a, (double)T);
+    if (!(p > 0)) p = a;
+    double mean = (double)T * a / p;   /* tokens of an expert that receives any */
+    double busy = mean * m->moe_imbalance_factor;
+    if (busy > (double)T) busy = (double)T;
+    int64_t experts = (int64_t)ceil((double)local * p - 1e-9);
+    return (struct moe_load){ experts < 1 ? 1 : experts, busy < 1 ? 1 : (int64_t)ceil(busy - 1e-9) };
+}
+
 static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
 {
     const struct dsgen *g = arg;
@@ -201,12 +262,24 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
         return -1;
     struct layer_ctx x = *c;
     x.prefix = pre;
-    /* Every activated expert runs on every local token (quirk Q22). */
-    for (int64_t i = 0; i < A; i++) {
-        snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
-        if (layer_ffn_llama_body(&x, seq, D, Fm, f))
+    if (c->prof->moe_every_expert_every_token) {
+        /* Every activated expert runs on every local token (quirk Q22). */
+        for (int64_t i = 0; i < A; i++) {
+            snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
+            if (layer_ffn_llama_body(&x, seq, D, Fm, f))
+                return -1;
+            f = last(g)->fusion_id + 1;
+        }
+    } else {
+        struct moe_load ld = moe_load_of(m, bmul(B, seq));
+        snprintf(pre, sizeof pre, "FFN_routed_experts-");
+        x.B = 1;
+        x.count = bmul(n, ld.experts);
+        if (layer_ffn_llama_body(&x, ld.tokens, D, Fm, f))
             return -1;
         f = last(g)->fusion_id + 1;
+        x = *c;
+        x.prefix = pre;
     }
     if (e > 1 && moe_a2a(c, g, seq, f++, true))
         return -1;
@@ -214,8 +287,11 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     if (layer_ffn_llama_body(&x, seq, D, Fm * m->num_shared_experts, f))
         return -1;
     f = last(g)->fusion_id + 1;
-    CHK(b_einsum(c->t, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
-                 SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
+    struct op *o;
+    CHK(o = b_einsum(c->t, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
+                     SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
+    if (!c->prof->mla_cache_einsums_weights)
+        o->weight_bytes = 0;   /* router outputs, not parameters (quirk Q20) */
     f++;
     CHK(b_binary(c->t, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
                  "0_0_0", BF16, c->prof->binary_ops_list_one_input));
@@ -232,6 +308,9 @@ static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
 {
     const struct model_config *m = g->m;
     struct gen_stage st = stage_of(g);
+    int64_t steps = g->decode ? m->output_seqlen : 1, tp = m->tensor_parallelism_degree;
+    if (gen_vocab_embed(g->t, m, g->prof, g->B, g->seq, steps, tp, &fid))
+        return -1;
     gen_stage_receive(&st, &fid);
     CHK(b_unary(g->t, fid, g->count,
                 g->decode ? "Attention-serving-decode-Input_rmsnorm" : "Fwd-Attention-encoder-Input_rmsnorm",
@@ -251,6 +330,8 @@ static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
     if (!g->decode || !g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
     gen_stage_send(&st, &fid);
+    if (gen_vocab_head(g->t, m, g->prof, g->B, g->decode ? g->seq : 1, steps, tp, &fid))
+        return -1;
     *last_fid = last(g)->fusion_id;
     return 0;
 }
@@ -362,7 +443,6 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
 int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
                                   const struct profile *prof)
 {
-    (void)prof;
     /* Every term is evaluated in the reference's order on doubles (Python
      * int / int is a float), so the rounded total matches to the byte. */
     /* ep > dp*tp leaves no expert TP (etp 0): the reference divides by
@@ -387,6 +467,11 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
      * (quirk Q24). */
     double wq_a = (double)bmul(D, qr), wq_b = (double)bmul3(qr, H, rope + nope) / tp;
     double wkv_a = (double)bmul3(D, kr, rope), wkv_b = (double)bmul3(kr, H, rope + v) / tp;
+    bool ref = prof->mla_memory_reference_terms;
+    if (!ref) {   /* W_kv_a: D -> latent + rope key; W_kv_b: latent -> per-head nope key + value */
+        wkv_a = (double)bmul(D, kr + rope);
+        wkv_b = (double)bmul3(kr, H, nope + v) / tp;
+    }
     double wo = (double)bmul3(H, v, D) / tp;
     double total = 0;
     total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * 2;
@@ -396,9 +481,12 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
     double ffn = (double)bmul3(D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
     total += (ffn + (double)bmul3(R, D, L)) * 1;
     /* Intermediate expert activations, BF16, worst-case routing. */
-    total += (double)bmul4(b, s, mff, 2) / etp * 2 * (double)L;
+    /* (Corrected: one layer's, live while that layer runs.) */
+    total += (double)bmul4(b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
     total += (double)bmul4(kr * 1 + rope * 4, L, b, s) / tp;
+    if (!prof->vocab_ops_missing)   /* token embedding and LM head, BF16, sharded over TP */
+        total += 2.0 * 2.0 * (double)m->vocab_size / tp * (double)D;
     if (!(total < 9.2e18)) {   /* the double sum itself past int64 */
         opsgen_flag_overflow();
         return INT64_MAX;

@@ -31,6 +31,16 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
 int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
                                   const struct profile *prof);
 
+/* The routed-expert load of one device under top-k routing (physical
+ * profile): T = local_tokens x data_parallelism_degree tokens are routed,
+ * each to A of the R experts; a device holds ceil(R / ep) experts. An expert
+ * receives at least one token with probability p = 1 - (1 - A/R)^T, so
+ * `experts` = ceil(ceil(R/ep) x p) of them run, each on `tokens` =
+ * ceil(moe_imbalance_factor x T x A / (R x p)) tokens (at most T): the
+ * busiest device's load. Both at least 1. */
+struct moe_load { int64_t experts, tokens; };
+struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens);
+
 /* §13.2 MoE enumeration for one num_chips: (dp <= 1, tp, pp, ep, dp_dcn,
  * pp_dcn) with ep <= dp*tp, dp*tp/ep <= max_etp and the chip product
  * including ep (quirk Q33); >256 chips split over 1/2/4 pods as for LLMs. */

@@ -44,9 +44,7 @@ int64_t layer_tp(const struct layer_ctx *c)
  * final length so (quirk Q8, one group). Step k (1..so) attends to k
  * generated tokens, so the exact sum is so(so+1)/2: one group at (so+1)/2
  * when so is odd, else two groups of n/2 steps at so/2 and so/2 + 1. */
-struct kv_groups { int ng; int64_t len[2], cnt[2]; };
-
-static struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
+struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
 {
     int64_t n = c->count;
     if (c->prof->decode_kv_full_length)

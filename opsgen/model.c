@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct model_config, k), d, NULL, fl, __VA_ARGS__)
+#define DB(k, d, fl, ...) FIELD(#k, FT_DOUBLE, offsetof(struct model_config, k), d, NULL, fl, __VA_ARGS__)
 #define B(k, d) FIELD(#k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0)
 #define S(k, d, fl, ...) FIELD(#k, FT_STR, offsetof(struct model_config, k), 0, d, fl, __VA_ARGS__)
 #define L(k, d, fl) FIELD(#k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl)
@@ -49,6 +50,9 @@ static const struct field_desc moe_list[] = {
     I(num_activated_routed_experts_per_token, 8, P, .lo = 1, .hi = 1024), I(num_limited_groups, 4, P),
     I(moe_d_ff, -1, 0), I(expert_parallelism_degree, 1, P), I(num_expert_parallel_axes, 1, N),
     I(expert_parallel_degree_dcn, 1, P),
+    /* npusim's own: how much more than the mean the busiest expert of a
+     * device receives (routing imbalance; 1 = perfectly balanced). */
+    DB(moe_imbalance_factor, 1.0, FF_EXT, .lo = 1.0, .hi = 1024.0),
 };
 TABLE(model_moe_fields, "model", moe_list);
 

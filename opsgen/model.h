@@ -40,6 +40,7 @@ struct model_config {
     int64_t num_shared_experts, num_routed_experts, num_activated_routed_experts_per_token;
     int64_t num_limited_groups, moe_d_ff;
     int64_t expert_parallelism_degree, num_expert_parallel_axes, expert_parallel_degree_dcn;
+    double moe_imbalance_factor;         /* npusim's own (FF_EXT): busiest expert's tokens / mean, >= 1 */
     /* DeepSeekConfig */
     int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     /* DiTConfig (num_diffusion_steps is shared with GLIGEN) */

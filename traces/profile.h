@@ -42,6 +42,11 @@ struct profile {
     bool weight_update_always_adds_dcn;    /* opsgen Q11: DCN bw summed into the weight update */
     bool ffn_bwd_two_all_reduces;          /* opsgen Q17: FFN backward emits two TP all-reduces */
     bool mla_counts_all_layers;            /* opsgen Q3: MLA ops count all layers, not the stage's */
+    bool mla_allgather_full_width;         /* opsgen Q4: MLA TP all-gather outputs D x t, not D */
+    bool mla_softmax_missing;              /* opsgen Q19: no softmax over the MLA scores */
+    bool mla_cache_einsums_weights;        /* opsgen Q20: KV-cache and combine einsums count as weights */
+    bool moe_every_expert_every_token;     /* opsgen Q22: each activated expert runs on every local token */
+    bool mla_memory_reference_terms;       /* opsgen Q24: MLA weight terms of the reference's footprint */
     bool moe_a2a_global_batch;             /* opsgen Q21: MoE all-to-all moves the global batch */
     bool moe_combine_named_dispatch;       /* opsgen Q23: the combine all-to-all is named Dispatch */
     bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */

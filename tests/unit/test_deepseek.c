@@ -92,6 +92,81 @@ static size_t count_desc(const struct trace *t, const char *desc)
     return n;
 }
 
+/* ---- the physical profile: routing, MLA softmax and cache, memory ---- */
+
+static void test_moe_load(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "deepseekv3-671b");   /* R = 256, A = 8 */
+    /* one token: p = 8/256, 8 experts of one token each */
+    struct moe_load ld = moe_load_of(&m, 1);
+    assert_i64(ld.experts, 8);
+    assert_i64(ld.tokens, 1);
+    /* 32 tokens: p = 1 - (31/32)^32 = 0.63790; ceil(256 p) = 164 experts; ceil(1 / p) = 2 tokens */
+    ld = moe_load_of(&m, 32);
+    assert_i64(ld.experts, 164);
+    assert_i64(ld.tokens, 2);
+    /* 4096 tokens: every expert, 4096 x 8 / 256 = 128 tokens; 1.5x imbalance: 192 */
+    ld = moe_load_of(&m, 4096);
+    assert_i64(ld.experts, 256);
+    assert_i64(ld.tokens, 128);
+    m.moe_imbalance_factor = 1.5;
+    assert_i64(moe_load_of(&m, 4096).tokens, 192);
+    /* expert parallelism 8 over 8 replicas of 512 tokens: 32 local experts, 128 tokens each */
+    m.moe_imbalance_factor = 1.0;
+    m.expert_parallelism_degree = 8;
+    m.data_parallelism_degree = 8;
+    ld = moe_load_of(&m, 512);
+    assert_i64(ld.experts, 32);
+    assert_i64(ld.tokens, 128);
+    /* an imbalance past every token caps at T */
+    m.moe_imbalance_factor = 1000;
+    assert_i64(moe_load_of(&m, 512).tokens, 4096);
+}
+
+static void test_physical_deepseek(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct trace t;
+    setup(&m, "deepseekv3-671b", "5p", 1, 1, 1, 1);
+    m.output_seqlen = 4;
+    struct opsgen_links l = links("5p");
+    struct npu_err e;
+    trace_init(&t);
+    if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &e))
+        fail_msg("%s", e.msg);
+    /* prefill: 4096 tokens reach all 256 experts, 128 tokens each; count = 61 layers x 256 */
+    const struct op *gate = find_desc(&t, PHASE_PREFILL, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", 0);
+    assert_i64(gate->count, 61 * 256);
+    assert_i64(gate->flops, 2LL * 128 * 7168 * 2048);
+    /* decode: one token, 8 experts; 61 layers x 4 steps x 8 */
+    gate = find_desc(&t, PHASE_DECODE, "FFN_routed_experts-Fwd-FFN-serving-decoder-FFgate", 0);
+    assert_i64(gate->count, 61 * 4 * 8);
+    /* MLA decode at the exact mean context: 2 groups of 122 at 4096 + 2 and 4096 + 3, with a softmax;
+     * the caches are not parameters */
+    const char *P = "Attention-serving-decode-Attention-serving-decode-";
+    char d[200];
+    snprintf(d, sizeof d, "%sq_nope_kv_cache_einsum", P);
+    const struct op *a = find_desc(&t, PHASE_DECODE, d, 0), *b = find_desc(&t, PHASE_DECODE, d, 1);
+    assert_i64(a->count, 122);
+    assert_i64(b->count, 122);
+    assert_i64(a->flops, 2LL * 128 * 512 * 4098);
+    assert_i64(b->flops, 2LL * 128 * 512 * 4099);
+    assert_i64(a->weight_bytes, 0);
+    snprintf(d, sizeof d, "%sscores_softmax", P);
+    assert_i64(find_desc(&t, PHASE_DECODE, d, 0)->count, 122);
+    trace_free(&t);
+    /* memory: the reference's minus its W_kv_a (D kr rope) and W_kv_b (kr H (rope + v)) plus the
+     * corrected ones (D (kr + rope), kr H (nope + v)), x 61 layers x 2 B; the expert activations
+     * once, not x 61 (4096 x 2048 x 2 x 2 x 60 fewer); plus the vocabulary 2 x 2 x 129280 x 7168 */
+    int64_t ref = opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_neusim);
+    int64_t phy = opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_physical);
+    int64_t dw = (7168LL * 576 - 7168LL * 512 * 64 + 512LL * 128 * 256 - 512LL * 128 * 192) * 61 * 2;
+    assert_i64(phy - ref, dw - 4096LL * 2048 * 4 * 60 + 4LL * 129280 * 7168);
+}
+
 /* ---- op sequences (§7.1–§7.3) ---- */
 
 static void test_v2_one_chip(void **s)
@@ -488,6 +563,8 @@ int main(void)
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_pstr),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_moe_load),
+        cmocka_unit_test(test_physical_deepseek),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
