@@ -22,14 +22,18 @@ num() { sed -n "s/.*\"$1\": *\([-0-9.e+]*\).*/\1/p" "$2" | head -n 1; }
 
 # predict ROW-FIELDS... PROFILE -> "tflops power" (or "error")
 predict() {
-    id=$1 chip=$2 model=$3 chips=$4 dp=$5 tp=$6 dpax=$7 tpax=$8 pcb=$9 seq=${10} prof=${11}
+    id=$1 chip=$2 model=$3 chips=$4 dp=$5 tp=$6 dpax=$7 tpax=$8 pcb=$9 seq=${10} prof=${11} sets=${12}
     gb=$((pcb * chips))
+    extra=""
+    if [ "$prof" != neusim ] && [ "$sets" != - ]; then
+        for kv in $(echo "$sets" | tr ',' ' '); do extra="$extra --set $kv"; done
+    fi
     out="$T/$id-$prof"
     "$NPUSIM" run --profile "$prof" --configs "$root/configs" -w training -m "$here/public/models/$model.json" \
         -c "$chip" --set num_chips="$chips" --set data_parallelism_degree="$dp" \
         --set tensor_parallelism_degree="$tp" --set num_data_parallel_axes="$dpax" \
         --set num_tensor_parallel_axes="$tpax" --set global_batch_size="$gb" \
-        --set microbatch_size_ici="$gb" --set input_seqlen="$seq" -o "$out" >/dev/null 2>"$out.err" ||
+        --set microbatch_size_ici="$gb" --set input_seqlen="$seq" $extra -o "$out" >/dev/null 2>"$out.err" ||
         { echo "error"; return; }
     js=$(ls "$out"/*.json | head -n 1)
     step=$(num total_execution_time_ns "$js")
@@ -46,7 +50,7 @@ predict() {
         }'
 }
 
-grep -v '^#' "$here/public/measurements.tsv" | while IFS='	' read -r id metric meas chip model chips dp tp dpax tpax pcb seq src cond; do
+grep -v '^#' "$here/public/measurements.tsv" | while IFS='	' read -r id metric meas chip model chips dp tp dpax tpax pcb seq sets src cond; do
     [ -n "$id" ] || continue
     case $metric in
         train_tflops_per_chip) unit="TFLOP/s";;
@@ -55,7 +59,7 @@ grep -v '^#' "$here/public/measurements.tsv" | while IFS='	' read -r id metric m
     esac
     line="| $id | $src | $cond ($chip) | $meas $unit"
     for prof in physical neusim; do
-        r=$(predict "$id" "$chip" "$model" "$chips" "$dp" "$tp" "$dpax" "$tpax" "$pcb" "$seq" "$prof")
+        r=$(predict "$id" "$chip" "$model" "$chips" "$dp" "$tp" "$dpax" "$tpax" "$pcb" "$seq" "$prof" "$sets")
         if [ "$r" = error ]; then line="$line | error | "; continue; fi
         if [ "$metric" = train_power_W ]; then p=${r#* }; else p=${r% *}; fi
         err=$(awk -v p="$p" -v m="$meas" 'BEGIN { printf "%+.1f", 100 * (p - m) / m }')

@@ -38,6 +38,8 @@ static const struct field_desc chip_field_list[] = {
      * the published idle power, and where those figures come from. */
     D(power_cap_W, 0.0, N | FF_EXT), D(idle_power_W, 0.0, N | FF_EXT),
     S(power_data_source, "", FF_EXT),
+    /* Calibration of the dynamic powers to a measured maximum (physical profile only). */
+    D(dynamic_power_scale, 1.0, FF_EXT, .lo = 0.01, .hi = 10.0),
 };
 
 const struct field_table chip_fields = {

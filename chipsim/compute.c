@@ -266,11 +266,16 @@ int compute_time(const struct cs_ctx *c, const struct instr *in, struct op *op, 
         mult = 6;
         goto elementwise;
     case K_SOFTMAX:
+    case K_SILU:   /* x * sigmoid(x): exp, add, reciprocal, multiply */
         mult = 4;
+        goto elementwise;
+    case K_GELU:   /* the tanh form: x^3, fma, tanh, add, two multiplies and more */
+        mult = 8;
         goto elementwise;
     case K_ADD:
     case K_MUL:
     case K_ABS:
+    case K_RELU:
     case K_PW_MUL:
     elementwise:
         if (need_input(c, in))

@@ -26,6 +26,7 @@ static const struct {
     KIND("FlashAttention", K_FLASH_ATTENTION), KIND("Conv2D", K_CONV2D),
     KIND("LayerNorm", K_LAYERNORM), KIND("GroupNorm", K_GROUPNORM), KIND("RMSNorm", K_RMSNORM),
     KIND("Softmax", K_SOFTMAX), KIND("Add", K_ADD), KIND("Mul", K_MUL), KIND("Abs", K_ABS),
+    KIND("Gelu", K_GELU), KIND("Silu", K_SILU), KIND("Relu", K_RELU),
     KIND("Pointwise Mul.", K_PW_MUL), KIND("Upsample", K_UPSAMPLE), KIND("AvgPool2d", K_AVGPOOL),
     KIND("ReduceScatter", K_REDUCE_SCATTER), KIND("AllReduce", K_ALL_REDUCE),
     KIND("AllGather", K_ALL_GATHER), KIND("AllToAll", K_ALL_TO_ALL),

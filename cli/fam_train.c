@@ -11,6 +11,7 @@
 #include "cli/sim_facts.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/train.h"
+#include "power/invariants.h"
 #include "traces/atomic.h"
 
 static bool train_matches(const struct model_config *m, const char *workload)
@@ -43,15 +44,15 @@ static int train_generate(const struct loaded_config *c, const struct profile *p
     return opsgen_llm_training(&c->model, &l, prof, t, NULL, e);
 }
 
-static int stats_of(const struct loaded_config *c, const struct trace *t, struct train_stats *s,
-                    struct npu_err *e)
+static int stats_of(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                    struct train_stats *s, struct npu_err *e)
 {
     struct trace_stats chip;
     if (trace_stats_compute(t, PHASE_NONE, &chip, e))
         return -1;
     if (chip.total_execution_time_chip_ns <= 0)
         return npu_errf(e, "%s: the trace has no timed ops (total execution time 0)", c->model_name);
-    train_stats_compute(&chip, &c->model, c->chip.hbm_size_GB, s);
+    train_stats_compute(&chip, &c->model, prof, c->chip.hbm_size_GB, s);
     return 0;
 }
 
@@ -65,7 +66,8 @@ static bool energy_done(const struct trace *t)
 
 /* The reference's key order: §12.1 aggregates, pod values, DCN bound, total,
  * memory, OOM, then sim_config. */
-static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJSON *sim)
+static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJSON *sim,
+                         const struct invariant_warnings *w)
 {
     const struct trace_stats *c = &s->chip;
     cJSON *o = cJSON_CreateObject();
@@ -81,6 +83,11 @@ static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJS
     /* Not in the reference (its sweep has no energy pass): one chip's step energy. */
     if (energy_done(t))
         json_add_f64(o, "total_energy_J", c->static_energy_J + c->dynamic_energy_J);
+    if (w && w->n > 0) {
+        cJSON *a = cJSON_AddArrayToObject(o, "warnings");
+        for (int i = 0; i < w->n; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(w->msg[i]));
+    }
     cJSON_AddItemToObject(o, "sim_config", sim);
     return o;
 }
@@ -88,9 +95,8 @@ static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJS
 static int train_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                        const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
-    (void)prof;
     struct train_stats s;
-    if (stats_of(c, t, &s, e))
+    if (stats_of(c, prof, t, &s, e))
         return -1;
     cJSON *sim = config_dump(c, prof);
     if (sweep) {
@@ -102,7 +108,10 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
         json_add_i64(sim, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
         json_add_i64(sim, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
     }
-    cJSON *j = stats_json(&s, t, sim);
+    /* Physical invariants (power/invariants.h); results trees keep the reference's bytes. */
+    struct invariant_warnings w = { 0 };
+    invariants_check(t, PHASE_NONE, &c->chip, prof, "training step", &w);
+    cJSON *j = stats_json(&s, t, sim, sweep ? NULL : &w);
     struct output o[2];
     memset(o, 0, sizeof o);
     snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
@@ -119,7 +128,6 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
 static void train_summary(const struct loaded_config *c, const struct profile *prof,
                           const struct trace *t, FILE *out)
 {
-    (void)prof;
     const struct model_config *m = &c->model;
     struct train_stats s;
     struct npu_err e;
@@ -130,7 +138,10 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
             (long long)m->pipeline_parallelism_degree, (long long)m->data_parallel_degree_dcn,
             (long long)m->pipeline_parallel_degree_dcn, (long long)m->global_batch_size,
             (long long)m->microbatch_size_ici, (long long)m->input_seqlen);
-    if (stats_of(c, t, &s, &e)) {
+    struct invariant_warnings w = { 0 };
+    invariants_check(t, PHASE_NONE, &c->chip, prof, "training step", &w);
+    invariants_print(&w, "run", stderr);
+    if (stats_of(c, prof, t, &s, &e)) {
         fprintf(out, "  (no statistics: %s)\n", e.msg);
         return;
     }
@@ -160,11 +171,10 @@ static int train_enumerate(const struct loaded_config *c, int64_t num_chips, str
 static bool train_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                           const struct profile *prof, char *why, size_t whylen)
 {
-    (void)prof;
     struct opsgen_links l;
     config_links(&c->chip, &l);
     sweep_apply_parallel(&c->model, p, gbs);
-    if (!train_validate_sweep(&c->model, &l, 1.5, why, whylen))
+    if (!train_validate_sweep(&c->model, &l, prof, 1.5, why, whylen))
         return false;
     sweep_map_axes_llm(c->chip.name, &c->model);
     /* run_sim: flash attention is not supported for training. */
@@ -177,7 +187,7 @@ static int train_capacity(const struct loaded_config *c, const struct profile *p
 {
     (void)prof;
     struct train_stats s;
-    if (stats_of(c, t, &s, e))
+    if (stats_of(c, prof, t, &s, e))
         return -1;
     /* Each chip is busy for its own trace per step's pipeline slot. */
     double chip_s = (double)s.chip.total_execution_time_chip_ns / 1e9;

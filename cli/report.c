@@ -86,6 +86,8 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->prefill_avg_power_W = r->prefill_energy_J / ((double)P->total_execution_time_chip_ns / 1e9);
     r->decode_avg_power_W = r->decode_energy_J / ((double)Q->total_execution_time_chip_ns / 1e9);
     r->power_cap_W = prof->no_power_cap ? 0.0 : power_cap_of(chip);
+    invariants_check(t, PHASE_PREFILL, chip, prof, "prefill", &r->warn[0]);
+    invariants_check(t, PHASE_DECODE, chip, prof, "decode", &r->warn[1]);
     return 0;
 }
 
@@ -137,6 +139,12 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
         json_add_f64(o, "power_cap_W", r->power_cap_W);
         json_add_i64(o, "power_capped_time_ns", s->power_capped_time_ns);
     }
+    const struct invariant_warnings *w = &r->warn[ph == PHASE_PREFILL ? 0 : 1];
+    if (r->warn_json && w->n > 0) {
+        cJSON *a = cJSON_AddArrayToObject(o, "warnings");
+        for (int i = 0; i < w->n; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(w->msg[i]));
+    }
     if (sim_config)
         cJSON_AddItemToObject(o, "sim_config", sim_config);
     return o;
@@ -162,4 +170,6 @@ void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
     fprintf(out, "  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n",
             r->prefill_mem_GiB, r->decode_mem_GiB, (long long)hbm_GB,
             r->prefill_oom || r->decode_oom ? " (out of memory)" : "");
+    for (int i = 0; i < 2; i++)
+        invariants_print(&r->warn[i], "run", stderr);
 }

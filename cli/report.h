@@ -14,6 +14,7 @@
 
 #include "chipsim/chip.h"
 #include "opsgen/model.h"
+#include "power/invariants.h"
 #include "power/stats.h"
 #include "traces/op.h"
 #include "traces/profile.h"
@@ -34,6 +35,11 @@ struct llm_report {
     bool ext;
     double prefill_avg_power_W, decode_avg_power_W;   /* per chip: energy over the phase's chip time */
     double power_cap_W;                                /* power_cap_of(chip) */
+    /* Physical invariants violated (power/invariants.h), per phase; listed
+     * under "warnings" in the JSON when warn_json (the run files, not the
+     * reference's results trees, which keep its bytes). */
+    struct invariant_warnings warn[2];                 /* [0] prefill, [1] decode */
+    bool warn_json;
 };
 
 /* A model's per-chip memory footprint of one phase in bytes (the LLM

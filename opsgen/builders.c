@@ -340,7 +340,7 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
 {
     static const struct { const char *n; int64_t f; } per_elem[] = {
         { "Softmax", 4 }, { "LayerNorm", 8 }, { "GroupNorm", 8 }, { "RMSNorm", 6 },
-        { "Pointwise Mul.", 1 },
+        { "Pointwise Mul.", 1 }, { "Gelu", 8 }, { "Silu", 4 }, { "Relu", 1 },
     };
     int64_t f = -1;
     for (size_t i = 0; i < sizeof per_elem / sizeof per_elem[0]; i++)

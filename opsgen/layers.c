@@ -55,7 +55,7 @@ struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
 }
 
 static int self_path(const struct layer_ctx *c, int64_t seq, const struct heads *hd, int64_t Dm,
-                     int64_t dh, int64_t si, int64_t so, int64_t *fid)
+                     int64_t dh, int64_t si, int64_t so, bool epilogue, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
     int64_t Hl = hd->Hl, KVl = hd->KVl, qs = seq * hd->R;   /* GQA: the group folds into the rows */
@@ -129,6 +129,10 @@ static int self_path(const struct layer_ctx *c, int64_t seq, const struct heads 
     CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
                  SHP(B, seq, Hl, dh), SHP(Hl, dh, Dm), "BLND;NDM->BLM", "0_0_0", BF16));
     f++;
+    if (!epilogue) {   /* a parallel block: the FFN's reduce-scatter sums both */
+        *fid = f - 1;
+        return 0;
+    }
     struct shape y = SHP(B, seq, Dm), ys = shape_scattered(y, 2, t);
     if (t > 1) {
         CAT(nm, "AllReduceMHA(ReduceScatter)-", "", "", f);
@@ -172,7 +176,8 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
 }
 
 static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, const struct heads *hd,
-                      int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash, int64_t *fid)
+                      int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash, bool epilogue,
+                      int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid, Hl = hd->Hl, KVl = hd->KVl;
     char d[200], nm[96];
@@ -202,6 +207,10 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, const st
     CHK(b_einsum(tr, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, dh),
                  SHP(Hl, dh, dq), "BLND;NDM->BLM", "0_0_0", BF16));
     f++;
+    if (!epilogue) {   /* a parallel block: the FFN's reduce-scatter sums both */
+        *fid = f - 1;
+        return 0;
+    }
     struct shape y = SHP(B, q, dq);
     if (t > 1) {
         CAT(nm, "AllReduce(ReduceScatter)-", "", "", f);
@@ -243,16 +252,34 @@ int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_
     int64_t dq = a->d_query ? cdiv64(a->d_query, t) : Dl;
     int64_t q = a->q_seq ? a->q_seq : a->seq, kv = a->kv_seq ? a->kv_seq : a->seq;
     int64_t dk = a->d_key ? a->d_key : a->D, dv = a->d_value ? a->d_value : a->D;
+    bool ep = !a->parallel_ffn;
     if (!c->decode && a->flash)
-        return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, true, fid);
+        return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, true, ep, fid);
     if (!a->cross)
-        return self_path(c, a->seq, &hd, Dl, a->dh, a->s_in, a->s_out, fid);
-    return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, a->flash, fid);
+        return self_path(c, a->seq, &hd, Dl, a->dh, a->s_in, a->s_out, ep, fid);
+    return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
 }
 
 /* ---- FFN ---- */
 
-int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f)
+/* The FFN types: gated (gate and up projections, act(gate) * up, down) or
+ * plain (up, act, down), and the activation. The reference knows "llama"
+ * and "default" and emits no activation op (quirk ffn_activation_missing). */
+static const struct ffn_kind ffn_kinds[] = {
+    { "llama", true, "Silu" },   { "swiglu", true, "Silu" }, { "geglu", true, "Gelu" },
+    { "default", false, "Gelu" }, { "gelu", false, "Gelu" }, { "relu", false, "Relu" },
+};
+
+const struct ffn_kind *ffn_kind_of(const char *ffn_type)
+{
+    for (size_t i = 0; i < sizeof ffn_kinds / sizeof ffn_kinds[0]; i++)
+        if (!strcmp(ffn_type, ffn_kinds[i].name))
+            return &ffn_kinds[i];
+    return NULL;
+}
+
+static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f,
+                      const char *act)
 {
     int64_t B = c->B, n = c->count;
     char pre[160], d[200];
@@ -265,6 +292,10 @@ int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int6
     CAT(d, pre, "FFup", "", NO_ID);
     CHK(b_einsum(tr, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x, SHP(D, Fl),
                  "BLM;MH->BLH", "0_0_0", BF16));
+    if (!c->prof->ffn_activation_missing) {
+        CAT(d, pre, "FFgate_act", "", NO_ID);
+        CHK(b_unary(tr, f + 2, n, d, "h_gate (2) = act(h_gate (2))", act, h, "0_0", BF16));
+    }
     CAT(d, pre, "FFgate_up", "", NO_ID);
     CHK(b_binary(tr, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", BF16,
                  c->prof->binary_ops_list_one_input));
@@ -274,13 +305,21 @@ int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int6
     return 0;
 }
 
-static int default_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f)
+int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f)
+{
+    return gated_body(c, seq, D, Fl, f, "Silu");
+}
+
+static int plain_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f,
+                      const char *act)
 {
     char d[200];
     /* Both matmuls end in "FFinput" in the reference (quirk Q18). */
     CAT(d, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-", "FFinput", NO_ID);
     CHK(b_einsum(c->t, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
                  SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    if (!c->prof->ffn_activation_missing)
+        CHK(b_unary(c->t, f, c->count, d, "h (2) = act(h (2))", act, SHP(c->B, seq, Fl), "0_0", BF16));
     CHK(b_einsum(c->t, f + 1, c->count, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", SHP(c->B, seq, Fl),
                  SHP(Fl, D), "BLH;HM->BLM", "0_0_0", BF16));
     return 0;
@@ -293,7 +332,11 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
     char d[200], nm[96];
     struct trace *tr = c->t;
 
-    if (t > 1) {
+    /* The attention before it ends with an all-gather of the normalised
+     * input, which the reference gathers again here (quirk
+     * ffn_input_gathered_twice); a parallel block uses the attention's. */
+    bool gathered = a->input_gathered && !c->prof->ffn_input_gathered_twice;
+    if (t > 1 && !gathered) {
         CAT(nm, "AllGatherMLP-", "", "", f);
         /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk Q6). */
         if (c->prof->ffn_allgather_2d)
@@ -303,13 +346,14 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
                              SHP(B, seq, cdiv64(D, t)), 2, c->tp));
         f++;
     }
+    const struct ffn_kind *k = ffn_kind_of(a->ffn_type);
     int rc;
-    if (!strcmp(a->ffn_type, "llama"))
-        rc = layer_ffn_llama_body(c, seq, D, Fl, f);
-    else if (!strcmp(a->ffn_type, "default"))
-        rc = default_body(c, seq, D, Fl, f);
+    if (a->body)
+        rc = a->body(c, seq, f, a->body_arg);
+    else if (k)
+        rc = k->gated ? gated_body(c, seq, D, Fl, f, k->act) : plain_body(c, seq, D, Fl, f, k->act);
     else
-        rc = a->body ? a->body(c, seq, f, a->body_arg) : -1;
+        rc = -1;
     if (rc)
         return -1;
     f = last(c)->fusion_id + 1;

@@ -43,6 +43,8 @@ struct attn_args {
     int64_t q_seq, kv_seq;       /* 0: seq */
     int64_t d_query;             /* 0: D / t; else d_query / t */
     int64_t d_key, d_value;      /* 0: D */
+    bool parallel_ffn;           /* a parallel attention + FFN block (GPT-J, PaLM): no
+                                  * reduce-scatter, LayerNorm or all-gather after W_o */
 };
 /* Appends the attention ops at *fid and leaves *fid at the reference's next
  * value for the caller (the last op's fid for the self path, see §5.6).
@@ -63,10 +65,22 @@ typedef int (*ffn_body_fn)(const struct layer_ctx *c, int64_t seq, int64_t fid, 
 
 struct ffn_args {
     int64_t seq, D, F;           /* F: full d_ff (divided by the TP degree inside) */
-    const char *ffn_type;        /* "llama", "default", or anything with body set */
-    ffn_body_fn body;            /* used when ffn_type is neither llama nor default */
+    const char *ffn_type;        /* a name of ffn_kind_of, or anything with body set */
+    ffn_body_fn body;            /* when set, used instead of the ffn_type's body */
     void *body_arg;
+    bool input_gathered;         /* the attention before ended with the all-gather of its
+                                  * normalised output (or a parallel block shares its input) */
 };
+
+/* An FFN type: "llama"/"swiglu" (gated, SiLU), "geglu" (gated, GeLU),
+ * "default"/"gelu" (plain MLP, GeLU), "relu" (plain, ReLU). Gated: gate and
+ * up projections D x F, act(gate) * up, down F x D; plain: up D x F, act,
+ * down F x D. act is the elementwise op's name (Silu, Gelu, Relu). */
+struct ffn_kind { const char *name; bool gated; const char *act; };
+/* The type of that name, or NULL. */
+const struct ffn_kind *ffn_kind_of(const char *ffn_type);
+/* The accepted names, for messages. */
+#define FFN_TYPE_NAMES "\"llama\", \"swiglu\", \"geglu\", \"default\", \"gelu\" or \"relu\""
 /* create_ffn: optional TP all-gather, body, optional reduce-scatter, residual
  * Add. *fid: in = first fid, out = the Add's fid (not advanced, §5.6). */
 int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid);

@@ -70,12 +70,14 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
     struct layer_ctx lc = layer_ctx_of(g);
     struct attn_args at = { .seq = g->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
-                            .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention };
+                            .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
+                            .parallel_ffn = m->parallel_attn_ffn };
     if (layer_attention(&lc, &at, &f))
         return -1;
     fid = last(g)->fusion_id + 1;
     f = fid;
-    struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type };
+    struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+                           .input_gathered = true };
     if (layer_ffn(&lc, &fa, &f))
         return -1;
     /* The reference does not advance past the FFN, so the sends reuse the
@@ -129,8 +131,8 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
     if (strcmp(m->model_type, "llm"))
         return npu_errf(e, "model field \"model_type\": expected \"llm\" for LLM inference, got \"%s\"",
                         m->model_type);
-    if (strcmp(m->ffn_type, "llama") && strcmp(m->ffn_type, "default"))
-        return npu_errf(e, "model field \"ffn_type\": expected \"llama\" or \"default\", got \"%s\"",
+    if (!ffn_kind_of(m->ffn_type))
+        return npu_errf(e, "model field \"ffn_type\": expected " FFN_TYPE_NAMES ", got \"%s\"",
                         m->ffn_type);
     static const char *const positive[] = {
         "num_chips", "data_parallelism_degree", "tensor_parallelism_degree",

@@ -132,6 +132,32 @@ static int64_t tp_of(const struct gen *g)
     return p;
 }
 
+/* One layer's parameters on one chip: attention (Q and O over the heads,
+ * K and V over the K/V heads) and the FFN's two or three matrices, sharded
+ * over TP. (The reference's count is read back from the backward ops'
+ * weight bytes instead, quirk Q16.) */
+int64_t train_layer_params(const struct model_config *m)
+{
+    int64_t tp = m->tensor_parallelism_degree, D = m->d_model, dh = m->d_head;
+    int64_t H = m->num_heads, kv = m->num_kv_heads > 0 ? m->num_kv_heads : H;
+    const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
+    int64_t attn = bmul3(2, D, bmul(H, dh)) + bmul3(2, D, bmul(kv, dh));
+    int64_t ffn = bmul3(k && !k->gated ? 2 : 3, D, m->d_ff);
+    return cdiv64(badd(attn, ffn), tp);
+}
+
+/* ZeRO-3 / FSDP: before a pass the layer's weights are all-gathered over the
+ * data-parallel axes (count: the stage's layers). Nothing below stage 3. */
+static int fsdp_gather(struct gen *g, int64_t fid, const char *desc)
+{
+    if (g->m->zero_stage < 3 || g->dp.n == 0)
+        return 0;
+    int64_t dp = g->m->data_parallelism_degree;
+    CHK(b_all_gather(g->t, fid, g->L, desc, "AllGather",
+                     SHP(1, cdiv64(train_layer_params(g->m), dp), 1), 1, &g->dp));
+    return 0;
+}
+
 /* dir: "Fwd-" or "Bwd-"; the forward sends carry no prefix in the reference. */
 static void pipe_xfer(struct gen *g, int64_t fid, bool bwd, bool output, bool dcn)
 {
@@ -155,21 +181,33 @@ static int forward(struct gen *g, int64_t fid)
     if (ppd > 1) pipe_xfer(g, fid++, false, false, true);
     if (pp > 1) pipe_xfer(g, fid++, false, false, false);
     fid++;   /* Q36: one id skipped before the input LayerNorm */
+    size_t layer_first = g->t->n;
     CHK(b_unary(g->t, fid, g->L, "Fwd-Attention-encoder-Input_layernorm", "X_norm = LayerNorm(X)",
                 "LayerNorm", SHP(g->B, g->S, g->D_tp), "0_0", BF16));
     fid++;
+    if (fsdp_gather(g, fid, "Fwd-FSDP-AllGatherWeights"))
+        return -1;
     struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "" };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
-                            .kv_heads = m->num_kv_heads, .flash = false };
+                            .kv_heads = m->num_kv_heads, .flash = false,
+                            .parallel_ffn = m->parallel_attn_ffn };
     int64_t f = fid;
     if (layer_attention(&lc, &at, &f))
         return -1;
     fid = last(g)->fusion_id + 1;
     f = fid;
-    struct ffn_args fa = { .seq = g->S, .D = m->d_model, .F = m->d_ff, .ffn_type = "llama" };
+    struct ffn_args fa = { .seq = g->S, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+                           .input_gathered = true };
     if (layer_ffn(&lc, &fa, &f))
         return -1;
+    /* Full rematerialisation: the backward pass recomputes each layer's
+     * forward, so every forward layer op runs twice (the FSDP gather is
+     * already repeated by the backward pass). */
+    if (!strcmp(m->remat, "full"))
+        for (size_t i = layer_first; i < g->t->n; i++)
+            if (g->t->ops[i].count == g->L && strcmp(g->t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
+                g->t->ops[i].count = bmul(2, g->L);
     /* The sends reuse the FFN's first fid (quirk Q5). */
     if (!g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
@@ -178,23 +216,33 @@ static int forward(struct gen *g, int64_t fid)
     return 0;
 }
 
-/* create_ffn_bwd with the llama body: down pair and the gate*up Mul at f,
- * gate and up pairs at f+1/f+2, then (TP) an all-reduce of count 1 at f+1
- * inside the body and one of count L at f outside it (quirk Q17). */
+/* create_ffn_bwd: for a gated FFN (the reference's llama body) the down
+ * pair and the gate*up Mul at f, gate and up pairs at f+1; for a plain MLP
+ * the down pair at f and the up pair at f+1. Corrected, the activation's
+ * backward (an elementwise op over the hidden width) at f. Then (TP) an
+ * all-reduce of count 1 at f+1 inside the body and one of count L at f
+ * outside it (quirk Q17). */
 static int ffn_bwd(struct gen *g, int64_t f)
 {
     const struct model_config *m = g->m;
+    const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     int64_t B = g->B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t), L = g->L;
     struct trace *tr = g->t;
     const char *pre = "Bwd-FFN-encoder-";
     char d[96];
     snprintf(d, sizeof d, "%sFFdown", pre);
     CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", BF16));
-    snprintf(d, sizeof d, "%sFFgate_up", pre);
-    CHK(b_binary(tr, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl), "0_0_0",
-                 BF16, g->prof->binary_ops_list_one_input));
-    snprintf(d, sizeof d, "%sFFgate", pre);
-    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    if (!g->prof->ffn_activation_missing) {
+        snprintf(d, sizeof d, "%sFFact", pre);
+        CHK(b_unary(tr, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", BF16));
+    }
+    if (k->gated) {
+        snprintf(d, sizeof d, "%sFFgate_up", pre);
+        CHK(b_binary(tr, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl),
+                     "0_0_0", BF16, g->prof->binary_ops_list_one_input));
+        snprintf(d, sizeof d, "%sFFgate", pre);
+        CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    }
     snprintf(d, sizeof d, "%sFFup", pre);
     CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
     if (t > 1 && g->prof->ffn_bwd_two_all_reduces)
@@ -249,6 +297,42 @@ static int attention_bwd(struct gen *g, int64_t f)
     return 0;
 }
 
+/* The corrected weight update of P local parameters with mixed-precision
+ * Adam: the gradients are summed over the data-parallel replicas (stage 0:
+ * one all-reduce; stages 1-2: a reduce-scatter, the update of the chip's
+ * shard, an all-gather of the new weights; stage 3: done per layer in the
+ * backward pass), then the update reads the BF16 gradient and the FP32
+ * master weight, momentum and variance (14 B per parameter) and writes the
+ * three FP32 states and the BF16 weight (14 B) of the chip's shard: P / dp
+ * parameters from stage 1 on. DCN replicas add an all-reduce at the DCN
+ * bandwidth. */
+static int weight_update_zero(struct gen *g, int64_t fid, int64_t P)
+{
+    const struct model_config *m = g->m;
+    int64_t dp = m->data_parallelism_degree, z = m->zero_stage;
+    struct op *op;
+    if (g->dp.n > 0 && dp > 1 && z == 0)
+        CHK(b_all_reduce(g->t, fid++, 1, "WeightUpdate", "AllReduce", SHP(1, P, 1), &g->dp));
+    if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
+        CHK(b_reduce_scatter(g->t, fid++, 1, "WeightUpdate-ReduceScatterGradients", "ReduceScatter",
+                             SHP(1, P, 1), 1, &g->dp));
+    int64_t Pl = z >= 1 ? cdiv64(P, dp) : P;
+    if (m->data_parallel_degree_dcn > 1) {
+        struct coll_axes ax = { .n = 1, .deg = { m->data_parallel_degree_dcn },
+                                .bw_GBps = { g->l->dcn_bw_GBps }, .latency_ns = g->l->dcn_latency_ns };
+        CHK(b_all_reduce(g->t, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
+    }
+    CHK(op = b_hbm_io(g->t, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",
+                      "input", false, SHP(bmul(7, Pl)), BF16));
+    op->type = OP_VPU;
+    CHK(op = b_hbm_io(g->t, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(7, Pl)), BF16));
+    op->type = OP_VPU;
+    if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
+        CHK(b_all_gather(g->t, fid + 2, 1, "WeightUpdate-AllGatherWeights", "AllGather",
+                         SHP(1, Pl, 1), 1, &g->dp));
+    return 0;
+}
+
 static int backward(struct gen *g, int64_t fid, int64_t *param_count)
 {
     const struct model_config *m = g->m;
@@ -257,6 +341,8 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     if (ppd > 1) pipe_xfer(g, fid++, true, false, true);
     if (pp > 1) pipe_xfer(g, fid++, true, false, false);
     fid++;   /* Q36: the slot of a commented-out HBM load */
+    if (fsdp_gather(g, fid, "Bwd-FSDP-AllGatherWeights"))
+        return -1;
     if (ffn_bwd(g, fid))
         return -1;
     fid = last(g)->fusion_id + 1;
@@ -274,10 +360,18 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     for (size_t i = first; i < g->t->n; i++)
         wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
     *param_count = wbytes / 2;
+    if (!g->prof->train_params_from_bwd_weights)
+        *param_count = bmul(train_layer_params(m), g->L);
+    if (m->zero_stage >= 3 && g->dp.n > 0)
+        /* the gradients of each layer are reduce-scattered as they are made */
+        CHK(b_reduce_scatter(g->t, fid, g->L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
+                             SHP(1, train_layer_params(m), 1), 1, &g->dp));
     /* The reference adds the DCN bandwidth even without DCN pods (quirk Q11). */
     bool dcn = g->prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
-    return b_weight_update(g->t, fid, *param_count, &g->dp, m->data_parallel_degree_dcn,
-                           g->l->ici_bw_GBps, dcn ? g->l->dcn_bw_GBps : 0.0);
+    if (g->prof->optimizer_states_4x_weights)
+        return b_weight_update(g->t, fid, *param_count, &g->dp, m->data_parallel_degree_dcn,
+                               g->l->ici_bw_GBps, dcn ? g->l->dcn_bw_GBps : 0.0);
+    return weight_update_zero(g, fid, *param_count);
 }
 
 /* ---- validation ---- */
@@ -287,8 +381,8 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     if (strcmp(m->model_type, "llm"))
         return npu_errf(e, "model field \"model_type\": expected \"llm\" for LLM training, got \"%s\"",
                         m->model_type);
-    if (strcmp(m->ffn_type, "llama"))
-        return npu_errf(e, "model field \"ffn_type\": training supports only \"llama\", got \"%s\"",
+    if (!ffn_kind_of(m->ffn_type))
+        return npu_errf(e, "model field \"ffn_type\": expected " FFN_TYPE_NAMES ", got \"%s\"",
                         m->ffn_type);
     if (m->use_flash_attention)
         return npu_errf(e, "model field \"use_flash_attention\": training does not support flash "
@@ -331,7 +425,7 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
 {
     if (validate(m, l, e))
         return -1;
-    (void)opsgen_llm_training_mem_bytes(m);   /* a footprint past int64 flags the trace */
+    (void)opsgen_llm_training_mem_bytes(m, prof);   /* a footprint past int64 flags the trace */
     struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
@@ -362,8 +456,34 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
 
 /* ---- memory (§11.2) ---- */
 
-int64_t opsgen_llm_training_mem_bytes(const struct model_config *m)
+/* The corrected footprint (see train.h). */
+static int64_t training_mem_physical(const struct model_config *m, const struct profile *prof)
 {
+    int64_t tp = m->tensor_parallelism_degree, pp = m->pipeline_parallelism_degree;
+    int64_t dp = m->data_parallelism_degree, z = m->zero_stage, D = m->d_model;
+    int64_t Lc = cdiv64(m->num_layers, pp * m->pipeline_parallel_degree_dcn);
+    int64_t P = bmul(train_layer_params(m), Lc);
+    if (!prof->vocab_ops_missing)
+        P = badd(P, bmul(2, bmul(cdiv64(m->vocab_size, tp), D)));
+    int64_t w = bmul(2, P), gr = bmul(2, P), opt = bmul(12, P);
+    if (z >= 1) opt = cdiv64(opt, dp);
+    if (z >= 2) gr = cdiv64(gr, dp);
+    if (z >= 3) w = badd(cdiv64(w, dp), bmul(2, train_layer_params(m)));   /* + one gathered layer */
+    /* Stored activations, 34 s b D / tp bytes a layer (Korthikanti et al.
+     * 2022, sequence parallelism with selective recomputation), for the pp
+     * microbatches a 1F1B stage holds in flight. */
+    int64_t b = cdiv64(m->microbatch_size_ici, dp);
+    int64_t layer_act = cdiv64(bmul3(34, bmul(b, m->input_seqlen), D), tp);
+    int64_t act = bmul(layer_act, bmul(Lc, pp));
+    if (!strcmp(m->remat, "full"))   /* each layer's BF16 input, plus one layer's working set */
+        act = badd(bmul(cdiv64(bmul3(2, bmul(b, m->input_seqlen), D), tp), bmul(Lc, pp)), layer_act);
+    return badd(badd(badd(w, gr), opt), act);
+}
+
+int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct profile *prof)
+{
+    if (!prof->train_memory_reference)
+        return training_mem_physical(m, prof);
     int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
     int64_t b = cdiv64(m->global_batch_size, dp), s = m->input_seqlen;
     int64_t D = m->d_model, dh = m->d_head;
@@ -391,11 +511,11 @@ int64_t opsgen_llm_training_mem_bytes(const struct model_config *m)
 /* ---- sweep validation (§13.3) ---- */
 
 bool train_validate_sweep(const struct model_config *m, const struct opsgen_links *l,
-                          double oom_factor, char *why, size_t whylen)
+                          const struct profile *prof, double oom_factor, char *why, size_t whylen)
 {
     if (!sweep_validate_structure(m, l->chip_name, why, whylen))
         return false;
-    double gib = (double)opsgen_llm_training_mem_bytes(m) / 1024 / 1024 / 1024;
+    double gib = (double)opsgen_llm_training_mem_bytes(m, prof) / 1024 / 1024 / 1024;
     if (gib > (double)l->hbm_size_GB * oom_factor) {
         if (why && whylen)
             snprintf(why, whylen, "training footprint %.4f GiB exceeds %lld GB x %g", gib,
@@ -409,7 +529,7 @@ bool train_validate_sweep(const struct model_config *m, const struct opsgen_link
 /* ---- statistics (§12.3) ---- */
 
 void train_stats_compute(const struct trace_stats *chip, const struct model_config *m,
-                         int64_t hbm_size_GB, struct train_stats *s)
+                         const struct profile *prof, int64_t hbm_size_GB, struct train_stats *s)
 {
     memset(s, 0, sizeof *s);
     s->chip = *chip;
@@ -422,7 +542,8 @@ void train_stats_compute(const struct trace_stats *chip, const struct model_conf
     s->bounded_by_pp_dcn = chip->total_pp_dcn_time_ns > s->total_execution_time_pod_ns;
     s->total_execution_time_ns =
         (s->bounded_by_pp_dcn ? chip->total_pp_dcn_time_ns : s->total_execution_time_pod_ns) * ppd;
-    s->mem_footprint_GB = (double)opsgen_llm_training_mem_bytes(m) / 1024 / 1024 / 1024;
+    s->mem_footprint_GB = (double)opsgen_llm_training_mem_bytes(m, prof) / 1024 / 1024 / 1024;
     /* Per-chip footprint against the whole pod's HBM (quirk Q15b). */
-    s->out_of_memory = (double)(m->num_chips * hbm_size_GB) < s->mem_footprint_GB;
+    int64_t chips = prof->train_memory_reference ? m->num_chips : 1;
+    s->out_of_memory = (double)(chips * hbm_size_GB) < s->mem_footprint_GB;
 }

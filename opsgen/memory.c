@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
 
 int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
@@ -35,10 +36,12 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
     int64_t w_attn = badd(badd(bmul4(D, kvh, dh, 2), bmul3(D, Hl, dh)), bmul3(Hl, dh, D));
     int64_t a_attn = badd(bmul3(bs, Hl, dh), bmul4(bs, kvh, dh, 2));
     int64_t w_ff, a_ff, wide = Fl > D ? Fl : D;
-    if (!strcmp(m->ffn_type, "llama")) {
+    const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
+    bool gated = k ? k->gated : true;
+    if (gated) {
         w_ff = bmul3(3, D, Fl);
         a_ff = bmul3(2, bs, wide);
-    } else {  /* "default"; other types are rejected by the callers */
+    } else {  /* plain MLP ("default", "gelu", "relu") */
         w_ff = bmul3(2, D, Fl);
         a_ff = bmul(bs, wide);
     }
@@ -51,7 +54,7 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
      * LM-head weights (sharded over TP, on the stage's chips). */
     int64_t tok = bmul(b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
     int64_t kv_cache = bmul(bmul4(2, bs, kvh, dh), Lc);
-    int64_t live = bmul(tok, badd(badd(D, bmul(Hl, dh)), bmul(!strcmp(m->ffn_type, "llama") ? 2 : 1, Fl)));
+    int64_t live = bmul(tok, badd(badd(D, bmul(Hl, dh)), bmul(gated ? 2 : 1, Fl)));
     int64_t vocab = prof->vocab_ops_missing ? 0 : bmul3(2, cdiv64(m->vocab_size, tp), D);
     return bmul(2, badd(badd(badd(bmul(badd(w_attn, w_ff), Lc), kv_cache), live), vocab));
 }

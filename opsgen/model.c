@@ -41,6 +41,15 @@ static const struct field_desc llm_list[] = {
     /* npusim's own: the token vocabulary (embedding lookup and LM head; 0: none).
      * 32000 as Hugging Face's LlamaConfig when a file does not say. */
     I(vocab_size, 32000, N | FF_EXT),
+    /* npusim's own: attention and FFN read the same normalised input and
+     * their outputs are summed (GPT-J, PaLM); false: one after the other. */
+    /* npusim's own: ZeRO sharding over the data-parallel degree in training
+     * (1: optimizer states; 2: and gradients; 3 = FSDP: and weights). */
+    I(zero_stage, 0, N | FF_EXT, .lo = 0, .hi = 3),
+    /* npusim's own: training rematerialisation; "full" recomputes every
+     * layer's forward pass in the backward pass. */
+    S(remat, "none", FF_EXT, .one_of = "none|full"),
+    FIELD("parallel_attn_ffn", FT_BOOL, offsetof(struct model_config, parallel_attn_ffn), 0, NULL, FF_EXT),
 };
 TABLE(model_llm_fields, "model", llm_list);
 

@@ -29,12 +29,15 @@ struct model_config {
     /* LLMConfig */
     int64_t input_seqlen, output_seqlen;
     int64_t d_model, num_heads, num_kv_heads, d_head, d_ff, num_layers;
-    char ffn_type[FIELD_STR_MAX];        /* "default", "llama", "deepseek_moe" */
+    char ffn_type[FIELD_STR_MAX];        /* ffn_kind_of (opsgen/layers.h) names, "deepseek_moe" */
     int64_t decode_width;
     bool use_flash_attention;
     bool enable_swap_kv_cache;
     int64_t max_swap_kv_cache_times_prefill, max_swap_kv_cache_times_decode;
     int64_t vocab_size;                  /* npusim's own (FF_EXT): 0 = no vocabulary ops */
+    char remat[FIELD_STR_MAX];           /* npusim's own (FF_EXT): "none" or "full" (training) */
+    int64_t zero_stage;                  /* npusim's own (FF_EXT): ZeRO stage 0..3 (3 = FSDP) */
+    bool parallel_attn_ffn;              /* npusim's own (FF_EXT): parallel attention + FFN block */
     /* MoELLMConfig */
     char router_type[FIELD_STR_MAX];
     int64_t num_shared_experts, num_routed_experts, num_activated_routed_experts_per_token;

@@ -61,11 +61,23 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
                         const struct profile *prof, struct trace *out, int64_t *param_count,
                         struct npu_err *e);
 
-/* Per-chip training footprint in bytes (get_llm_training_mem_requirement,
- * §11.2): BF16 weights and activations plus 3x FP32 optimizer states; the
- * batch is global_batch_size / dp, and attention is counted once, not per
- * layer (quirk Q15). */
-int64_t opsgen_llm_training_mem_bytes(const struct model_config *m);
+/* Per-chip training footprint in bytes. The reference
+ * (get_llm_training_mem_requirement, §11.2; quirk train_memory_reference):
+ * BF16 weights and activations plus 3x FP32 optimizer states; the batch is
+ * global_batch_size / dp, and attention is counted once, not per layer.
+ * Corrected: P = the stage's parameters on one chip (train_layer_params x
+ * layers, plus the TP-sharded embedding and LM head); BF16 weights 2P, BF16
+ * gradients 2P, FP32 master weights, momentum and variance 12P, divided over
+ * the data-parallel degree as zero_stage says (1: states, 2: and gradients,
+ * 3 (FSDP): and weights, plus one gathered layer); stored activations of
+ * 34 s b D / tp bytes per layer (sequence parallelism with selective
+ * recomputation) for pp microbatches in flight, b the microbatch per replica;
+ * with remat "full" only each layer's BF16 input (2 s b D / tp) is kept, plus
+ * one layer's working set. */
+int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct profile *prof);
+
+/* One layer's parameters on one chip (TP-sharded attention and FFN). */
+int64_t train_layer_params(const struct model_config *m);
 
 /* ---- sweep (§13.3 for workload "training") ---- */
 
@@ -75,7 +87,7 @@ int64_t opsgen_llm_training_mem_bytes(const struct model_config *m);
  * (Unlike inference, dp_dcn > 1 is allowed.) True if valid, else false and
  * a reason in why. */
 bool train_validate_sweep(const struct model_config *m, const struct opsgen_links *l,
-                          double oom_factor, char *why, size_t whylen);
+                          const struct profile *prof, double oom_factor, char *why, size_t whylen);
 
 /* ---- statistics (§12.3) ---- */
 
@@ -86,11 +98,11 @@ struct train_stats {
     bool bounded_by_pp_dcn;                  /* PP-DCN total exceeds the pod total */
     int64_t total_execution_time_ns;         /* max(pod, PP-DCN) x pp_dcn */
     double mem_footprint_GB;                 /* GiB, §11.2 */
-    bool out_of_memory;                      /* vs num_chips x HBM (quirk Q15b) */
+    bool out_of_memory;                      /* vs one chip's HBM (the reference: num_chips x HBM, Q15b) */
 };
 
 /* From the chip aggregates of a timed training trace. */
 void train_stats_compute(const struct trace_stats *chip, const struct model_config *m,
-                         int64_t hbm_size_GB, struct train_stats *s);
+                         const struct profile *prof, int64_t hbm_size_GB, struct train_stats *s);
 
 #endif

@@ -180,6 +180,9 @@ static void powers(struct ctx *c)
     c->ps[COMP_SRAM] = ch->static_power_vmem_W;
     c->ps[COMP_HBM] = ch->static_power_hbm_mc_W + ch->static_power_hbm_phy_W;
     c->ps[COMP_ICI] = ch->static_power_ici_W;
+    if (!c->prof->dynamic_power_scale_ignored)
+        for (int k = 0; k < NUM_COMP; k++)
+            c->pd[k] *= ch->dynamic_power_scale;
 }
 
 /* SA/VU power per the whole block for energy: the table gives one unit, so

@@ -25,7 +25,8 @@ struct profile {
     bool sa_vu_power_times_units_twice;    /* Q19: num_sa/num_vu counted twice in energies */
     bool regulator_activity_unscaled_exe;  /* power Q3: HBM/ICI/Vmem activity over the pre-scaling exe */
     bool vu_hw_idle_never_gated;           /* power Q6: HW-policy VU PG never gates an idle VU */
-    bool no_power_cap;                     /* ops may draw more than the chip's TDP (no throttling) */
+    bool no_power_cap;
+    bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */                     /* ops may draw more than the chip's TDP (no throttling) */
     /* opsgen (opsgen.md §17) */
     bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
     bool fa_uses_heads_as_dhead;           /* opsgen Q1: FA FLOPs/out shape use heads for d_head */
@@ -42,6 +43,11 @@ struct profile {
     bool weight_update_always_adds_dcn;    /* opsgen Q11: DCN bw summed into the weight update */
     bool ffn_bwd_two_all_reduces;          /* opsgen Q17: FFN backward emits two TP all-reduces */
     bool mla_counts_all_layers;            /* opsgen Q3: MLA ops count all layers, not the stage's */
+    bool train_memory_reference;           /* opsgen Q15/Q15b: the reference's training footprint, vs the pod's HBM */
+    bool train_params_from_bwd_weights;    /* opsgen Q16: parameters = backward weight bytes / 2 (LN-bwd included) */
+    bool optimizer_states_4x_weights;      /* opsgen §3.12: the update loads 4x the weights, writes 1x, all-reduce only */
+    bool ffn_activation_missing;           /* no activation op (SiLU/GeLU) in the FFN */
+    bool ffn_input_gathered_twice;         /* the FFN all-gathers the input the attention gathered */
     bool mla_allgather_full_width;         /* opsgen Q4: MLA TP all-gather outputs D x t, not D */
     bool mla_softmax_missing;              /* opsgen Q19: no softmax over the MLA scores */
     bool mla_cache_einsums_weights;        /* opsgen Q20: KV-cache and combine einsums count as weights */

@@ -77,3 +77,37 @@ check "physical: vocab_size 0 leaves no vocabulary ops and a shorter TPOT" \
  "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 -j 3 2>/dev/null &&
  "$PH_NP" merge m.csv a.csv b.csv 2>/dev/null)
 check "physical: sweep shards (-j 2, -j 3) merged == one run (-j 1), byte for byte" cmp "$PH/m.csv" "$PH/one.csv"
+
+# Invariants over every shipped LLM model x chip, several batches, chip counts and lengths: the
+# physical profile never trips a check of power/invariants.c (power within the cap and above idle,
+# matmuls within the peak, no 1.7 GHz rescale); each violation would be a "warning:" line.
+grid_ok() {
+    for m in llama3-8b llama2-13b llama3-70b llama3_1-405b deepseekv2-236b deepseekv3-671b; do
+        for c in v2 v3 v4 v5e v5p v6e v6p; do
+            for g in "-b 1" "-b 64 --set input_seqlen=1024 --set output_seqlen=128" \
+                     "-b 16 --set num_chips=8 --set tensor_parallelism_degree=8"; do
+                # shellcheck disable=SC2086
+                $NPUSIM run --configs $CONFIGS -m $m -c $c $g -o "$PH/grid" >/dev/null 2>"$PH/grid.err" ||
+                    { echo "$m $c $g: failed"; cat "$PH/grid.err"; return 1; }
+                if grep -q 'warning:' "$PH/grid.err"; then echo "$m $c $g:"; cat "$PH/grid.err"; return 1; fi
+            done
+        done
+    done
+    for c in v3 v4 v5e v5p; do
+        $NPUSIM run --configs $CONFIGS -w training -b 64 -c $c --set num_chips=8 --set data_parallelism_degree=8 \
+            --set zero_stage=3 --set remat=full -o "$PH/grid" >/dev/null 2>"$PH/grid.err" ||
+            { echo "training $c: failed"; cat "$PH/grid.err"; return 1; }
+        if grep -q 'warning:' "$PH/grid.err"; then echo "training $c:"; cat "$PH/grid.err"; return 1; fi
+    done
+    return 0
+}
+check "physical: no invariant warning over 6 LLMs x 7 chips x 3 shapes, and training on 4 chips" grid_ok
+
+# Under neusim the same checks warn on stderr and in the JSON, never in silence.
+check "neusim: power above the cap is a warning on stderr and in the JSON's warnings" sh -c "
+  $NPUSIM run --profile neusim --configs $CONFIGS -o '$PH/nw' >/dev/null 2>'$PH/nw.err' &&
+  grep -q 'warning: prefill: average power 2041.1 W per chip exceeds' '$PH/nw.err' &&
+  grep -q '\"warnings\"' '$PH/nw/llama3-8b_tpuv5p_prefill.json'"
+check "neusim: the 1.7 GHz rescale is a warning on v4" sh -c "
+  $NPUSIM run --profile neusim --configs $CONFIGS -c v4 -o '$PH/nw4' 2>&1 >/dev/null | grep -q 'rescaled every time from the chip.s 1.05 GHz to 1.7 GHz'"
+check "physical: the run's JSON has no warnings" sh -c "! grep -q warnings '$PH/b8/llama3-8b_tpuv5p_prefill.json'"

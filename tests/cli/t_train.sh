@@ -42,8 +42,8 @@ check "training: sweep on 64 chips writes training-v5p.csv/.json" sh -c "
 # bad input: exit 2, the field named, nothing written
 expect_fail "training: flash attention is refused" '"use_flash_attention"' \
     $NPUSIM run --profile neusim $TR $FIT --set use_flash_attention=true --out "$T/trbad"
-expect_fail "training: ffn_type default is refused" '"ffn_type": training supports only "llama", got "default"' \
-    $NPUSIM run --profile neusim $TR $FIT --set ffn_type=default --out "$T/trbad"
+expect_fail "training: an unknown ffn_type is refused" '"ffn_type": expected "llama", "swiglu", "geglu", "default", "gelu" or "relu", got "mlp"' \
+    $NPUSIM run --profile neusim $TR $FIT --set ffn_type=mlp --out "$T/trbad"
 expect_fail "training: tp must divide the heads" '"tensor_parallelism_degree": 3 does not divide num_heads 32' \
     $NPUSIM run --profile neusim $TR --set num_chips=3 --set tensor_parallelism_degree=3 --out "$T/trbad"
 expect_fail "training: num_chips below dp*tp*pp" '"num_chips": expected at least dp\*tp\*pp = 16' \

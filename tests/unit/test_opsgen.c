@@ -590,6 +590,56 @@ static void test_physical_llm(void **s)
     trace_free(&t);
 }
 
+static size_t count_desc_sub(const struct trace *t, enum phase ph, const char *needle)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->ops[i].phase == ph && strstr(t->ops[i].description, needle) != NULL;
+    return n;
+}
+
+/* FFN types and the parallel attention + FFN block, tp 2. */
+static void test_ffn_types(void **s)
+{
+    (void)s;
+    struct model_config m;
+    setup(&m, LLAMA3_8B, "5p", 1, 2, 1, 1, 2);
+    struct opsgen_links l = links("5p");
+    struct trace t;
+    struct npu_err e;
+    static const struct { const char *type, *act; size_t matmuls; } k[] = {
+        { "llama", "Silu(x=2x4096x7168", 3 }, { "geglu", "Gelu(x=2x4096x7168", 3 },
+        { "gelu", "Gelu(x=2x4096x7168", 2 }, { "relu", "Relu(x=2x4096x7168", 2 },
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        strcpy(m.ffn_type, k[i].type);
+        trace_init(&t);
+        assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+        assert_non_null(find_cfg(&t, PHASE_PREFILL, k[i].act, 0));   /* d_ff 14336 / tp 2 */
+        assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "FFgate") + count_desc_sub(&t, PHASE_PREFILL, "FFup") +
+                         count_desc_sub(&t, PHASE_PREFILL, "FFoutput") + count_desc_sub(&t, PHASE_PREFILL, "FFinput"),
+                         k[i].matmuls + (k[i].matmuls == 3 ? 2 : 1));   /* + act (+ gate*up) sharing names */
+        /* the attention's gather feeds the FFN: no second all-gather */
+        assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "All gather input of MLP"), 0);
+        trace_free(&t);
+    }
+    /* the reference gathers again and has no activation op */
+    strcpy(m.ffn_type, "llama");
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_neusim, &t, &e), 0);
+    assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "All gather input of MLP"), 1);
+    assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "FFgate_act"), 0);
+    trace_free(&t);
+    /* parallel block: no LayerNorm and no reduce-scatter after W_o */
+    m.parallel_attn_ffn = true;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "Attention_layernorm"), 0);
+    assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "Reduce attention and scatter"), 0);
+    assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "Reduce and scatter results of MLP"), 1);
+    trace_free(&t);
+}
+
 static void expect_err(const struct model_config *m, const char *needle)
 {
     struct opsgen_links l = links("5p");
@@ -611,7 +661,7 @@ static void test_errors(void **s)
     struct model_config x = m;
     strcpy(x.model_type, "dit");
     expect_err(&x, "\"model_type\"");
-    x = m; strcpy(x.ffn_type, "swiglu");
+    x = m; strcpy(x.ffn_type, "moe");
     expect_err(&x, "\"ffn_type\"");
     x = m; x.num_chips = 2; x.tensor_parallelism_degree = 4;
     expect_err(&x, "\"num_chips\": expected at least dp*tp*pp = 4");
@@ -682,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_corrected_profile),
         cmocka_unit_test(test_physical_llm),
+        cmocka_unit_test(test_ffn_types),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

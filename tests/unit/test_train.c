@@ -63,6 +63,52 @@ static const struct op *by_desc(const struct trace *t, const char *desc, int nth
     return NULL;
 }
 
+/* ---- the physical profile: parameters, ZeRO/FSDP, remat, memory ---- */
+
+static void test_physical_training(void **s)
+{
+    (void)s;
+    struct model_config m;
+    setup(&m, 4, 2, 1, 1, 1, 8);   /* llama3-8b, dp 4 x tp 2, microbatch 2 per replica */
+    /* one layer on one chip: (2 x 4096 x 32 x 128 + 2 x 4096 x 8 x 128 + 3 x 4096 x 14336) / 2 */
+    assert_i64(train_layer_params(&m), 109051904);
+    m.zero_stage = 3;
+    struct opsgen_links l = links_5p();
+    struct npu_err e;
+    struct trace t;
+    int64_t pc = -1;
+    trace_init(&t);
+    if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &e))
+        fail_msg("%s", e.msg);
+    assert_i64(pc, 109051904LL * 32);
+    /* FSDP: each layer's shard gathered before both passes, its gradients reduce-scattered */
+    const struct op *g = by_desc(&t, "Fwd-FSDP-AllGatherWeights", 0);
+    assert_i64(g->count, 32);
+    assert_i64(by_desc(&t, "Bwd-FSDP-AllGatherWeights", 0)->count, 32);
+    assert_i64(by_desc(&t, "Bwd-FSDP-ReduceScatterGradients", 0)->count, 32);
+    /* a gated FFN's activation and its backward */
+    assert_non_null(by_desc(&t, "Fwd-FFN-encoder-FFgate_act", 0));
+    assert_non_null(by_desc(&t, "Bwd-FFN-encoder-FFact", 0));
+    assert_i64(by_desc(&t, "Fwd-FFN-encoder-FFgate", 0)->count, 32);
+    trace_free(&t);
+    /* memory: P = 32 x 109051904 + 2 x 64128 x 4096 (vocabulary) = 4014997504; weights 2P/4 plus one
+     * gathered layer, gradients 2P/4, FP32 states 12P/4; activations 34 x 2 x 4096 x 4096 / 2 x 32 */
+    assert_i64(opsgen_llm_training_mem_bytes(&m, &profile_physical), 34531704832LL);
+    /* remat full: the forward layer ops run twice; activations keep each layer's input,
+     * 2 x 2 x 4096 x 4096 / 2 x 32, plus one layer's 34 x 2 x 4096 x 4096 / 2 */
+    strcpy(m.remat, "full");
+    trace_init(&t);
+    if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &e))
+        fail_msg("%s", e.msg);
+    assert_i64(by_desc(&t, "Fwd-FFN-encoder-FFgate", 0)->count, 64);
+    assert_i64(by_desc(&t, "Fwd-FSDP-AllGatherWeights", 0)->count, 32);
+    trace_free(&t);
+    assert_i64(opsgen_llm_training_mem_bytes(&m, &profile_physical), 17922260992LL);
+    /* a plain GeLU MLP: two matrices */
+    strcpy(m.ffn_type, "gelu");
+    assert_i64(train_layer_params(&m), (41943040LL + 2 * 4096 * 14336) / 2);
+}
+
 /* ---- builders ---- */
 
 static void test_einsum_bwd_pair(void **s)
@@ -325,13 +371,13 @@ static void test_memory(void **s)
     struct model_config m;
     setup(&m, 2, 2, 1, 1, 1, 32);
     /* 14w + 2a with w = 3,925,868,544 and a = 64,290,291,712. */
-    assert_i64(opsgen_llm_training_mem_bytes(&m), 183542743040LL);
-    assert_close((double)opsgen_llm_training_mem_bytes(&m) / 1073741824.0, 170.9375);
+    assert_i64(opsgen_llm_training_mem_bytes(&m, &profile_neusim), 183542743040LL);
+    assert_close((double)opsgen_llm_training_mem_bytes(&m, &profile_neusim) / 1073741824.0, 170.9375);
     /* Layers divide by ICI pp only; pp_dcn does not change the footprint. */
     struct model_config a, b;
     setup(&a, 1, 1, 2, 1, 1, 32);
     setup(&b, 1, 1, 2, 2, 1, 32);
-    assert_i64(opsgen_llm_training_mem_bytes(&a), opsgen_llm_training_mem_bytes(&b));
+    assert_i64(opsgen_llm_training_mem_bytes(&a, &profile_neusim), opsgen_llm_training_mem_bytes(&b, &profile_neusim));
 }
 
 /* ---- §13.3 ---- */
@@ -352,7 +398,7 @@ static void test_sweep_validation(void **s)
         struct model_config m = base;
         char why[256];
         sweep_apply_parallel(&m, &pcs[i], 32);
-        assert_false(train_validate_sweep(&m, &l, 1.5, why, sizeof why));
+        assert_false(train_validate_sweep(&m, &l, &profile_neusim, 1.5, why, sizeof why));
         assert_non_null(strstr(why, "training footprint"));
     }
     free(pcs);
@@ -361,14 +407,14 @@ static void test_sweep_validation(void **s)
     struct parallel_cfg p = { 128, 4, 16, 1, 1, 2, 1, 1, 1 };
     sweep_apply_parallel(&m, &p, 32);
     char why[256];
-    assert_true(train_validate_sweep(&m, &l, 1.5, why, sizeof why));
+    assert_true(train_validate_sweep(&m, &l, &profile_neusim, 1.5, why, sizeof why));
     p = (struct parallel_cfg){ 64, 1, 1, 32, 1, 1, 1, 2, 1 };
     sweep_apply_parallel(&m, &p, 64);
-    assert_false(train_validate_sweep(&m, &l, 1.5, why, sizeof why));
+    assert_false(train_validate_sweep(&m, &l, &profile_neusim, 1.5, why, sizeof why));
     assert_non_null(strstr(why, "num_layers"));
     p = (struct parallel_cfg){ 64, 64, 1, 1, 1, 1, 1, 1, 1 };
     sweep_apply_parallel(&m, &p, 32);
-    assert_false(train_validate_sweep(&m, &l, 1.5, why, sizeof why));
+    assert_false(train_validate_sweep(&m, &l, &profile_neusim, 1.5, why, sizeof why));
     assert_non_null(strstr(why, "global_batch_size"));
 }
 
@@ -399,7 +445,7 @@ static void test_stats(void **s)
     struct trace_stats chip;
     assert_int_equal(trace_stats_compute(&t, PHASE_NONE, &chip, NULL), 0);
     struct train_stats st;
-    train_stats_compute(&chip, &m, 95, &st);
+    train_stats_compute(&chip, &m, &profile_neusim, 95, &st);
     assert_i64(st.chip.total_execution_time_chip_ns, 200);   /* max(non-PP 200, PP-ICI 30) */
     assert_i64(st.total_execution_time_pod_ns, 400);         /* x pp 2 */
     assert_i64(st.compute_only_time_pod_ns, 240);            /* (100 - 40) x 2 x pp */
@@ -408,18 +454,18 @@ static void test_stats(void **s)
     /* A slow DCN stage bounds the step: total = PP-DCN time x pp_dcn. */
     t.ops[2].exe_ns = 1000;
     assert_int_equal(trace_stats_compute(&t, PHASE_NONE, &chip, NULL), 0);
-    train_stats_compute(&chip, &m, 95, &st);
+    train_stats_compute(&chip, &m, &profile_neusim, 95, &st);
     assert_true(st.bounded_by_pp_dcn);
     assert_i64(st.total_execution_time_ns, 3000);
     trace_free(&t);
 
     /* OOM compares the per-chip footprint with the pod's HBM (Q15b). */
     setup(&m, 2, 2, 1, 1, 1, 32);
-    train_stats_compute(&chip, &m, 95, &st);
+    train_stats_compute(&chip, &m, &profile_neusim, 95, &st);
     assert_close(st.mem_footprint_GB, 170.9375);
     assert_false(st.out_of_memory);   /* 4 x 95 GiB */
     m.num_chips = 1;
-    train_stats_compute(&chip, &m, 95, &st);
+    train_stats_compute(&chip, &m, &profile_neusim, 95, &st);
     assert_true(st.out_of_memory);
 }
 
@@ -446,8 +492,8 @@ static void test_errors(void **s)
     struct model_config x = m;
     x.use_flash_attention = true;
     expect_err(&x, "model field \"use_flash_attention\"");
-    x = m; strcpy(x.ffn_type, "default");
-    expect_err(&x, "model field \"ffn_type\": training supports only \"llama\", got \"default\"");
+    x = m; strcpy(x.ffn_type, "deepseek_moe");
+    expect_err(&x, "model field \"ffn_type\": expected \"llama\", \"swiglu\", \"geglu\", \"default\", \"gelu\" or \"relu\", got \"deepseek_moe\"");
     x = m; strcpy(x.model_type, "dit");
     expect_err(&x, "\"model_type\"");
     x = m; x.num_chips = 2; x.tensor_parallelism_degree = 4;
@@ -480,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_sweep_validation),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_physical_training),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,86 @@
+/* invariants.c — physical checks on a timed trace (see invariants.h). */
+#include "power/invariants.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "power/powercap.h"
+
+#define EPS 1e-6   /* relative slack: times are whole ns */
+
+static void add(struct invariant_warnings *w, const char *fmt, ...)
+{
+    if (w->n >= INVARIANT_MAX)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->msg[w->n++], INVARIANT_LEN, fmt, ap);
+    va_end(ap);
+}
+
+static bool in_phase(const struct op *op, enum phase ph) { return ph == PHASE_NONE || op->phase == ph; }
+
+/* Per-op checks; the worst offender of each kind is named. */
+static void check_ops(const struct trace *t, enum phase ph, const struct chip_config *ch, double cap,
+                      const char *what, struct invariant_warnings *w, double *energy_J, double *time_s)
+{
+    double peak_per_ns = 2.0 * (double)ch->sa_dim * (double)ch->sa_dim * (double)ch->num_sa * ch->freq_GHz;
+    const struct op *util_op = NULL, *bw_op = NULL, *pow_op = NULL;
+    double util_max = 1.0 + EPS, bw_max = 1.0 + EPS, pow_max = cap * (1.0 + EPS);
+    int64_t over_cap = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct op *op = &t->ops[i];
+        if (!in_phase(op, ph) || op->exe_ns <= 0)
+            continue;
+        /* matmuls and convolutions only: a flash attention's FLOPs include
+         * its softmax, which the vector units compute beside the MXU */
+        bool mxu = op->opcode_type == OPC_EINSUM || op->opcode_type == OPC_CONV2D;
+        double u = mxu ? (double)op->flops / ((double)op->exe_ns * peak_per_ns) : 0.0;
+        if (u > util_max) util_max = u, util_op = op;
+        if (op->hbm_bw_util > bw_max) bw_max = op->hbm_bw_util, bw_op = op;
+        if (!op->energy_done)
+            continue;
+        double e = op_static_energy_J(op) + op_dynamic_energy_J(op), s = (double)op->exe_ns / 1e9;
+        *energy_J += e * (double)op->count;
+        *time_s += s * (double)op->count;
+        if (cap > 0 && e / s > cap * (1.0 + EPS)) {
+            over_cap += op->count;
+            if (e / s > pow_max) pow_max = e / s, pow_op = op;
+        }
+    }
+    if (util_op)
+        add(w, "%s: op \"%s\" computes at %.3g x the chip's peak FLOP rate (utilisation above 1)", what,
+            util_op->description, util_max);
+    if (bw_op)
+        add(w, "%s: op \"%s\" uses %.3g x the HBM bandwidth (utilisation above 1)", what, bw_op->description,
+            bw_max);
+    if (pow_op)
+        add(w, "%s: %lld op executions draw more than the power cap %.0f W (largest %.0f W, \"%s\")", what,
+            (long long)over_cap, cap, pow_max, pow_op->description);
+}
+
+void invariants_check(const struct trace *t, enum phase ph, const struct chip_config *ch,
+                      const struct profile *prof, const char *what, struct invariant_warnings *w)
+{
+    double cap = power_cap_of(ch), energy_J = 0, time_s = 0;
+    check_ops(t, ph, ch, cap, what, w, &energy_J, &time_s);
+    if (time_s > 0) {
+        double avg_W = energy_J / time_s;
+        if (cap > 0 && avg_W > cap * (1.0 + EPS))
+            add(w, "%s: average power %.1f W per chip exceeds the chip's power cap %.0f W (power_cap_W, "
+                   "else TDP_W)", what, avg_W, cap);
+        if (ch->idle_power_W > 0 && avg_W < ch->idle_power_W * (1.0 - EPS))
+            add(w, "%s: average power %.1f W per chip is below the chip's idle power %.0f W", what, avg_W,
+                ch->idle_power_W);
+        if (prof->rescale_time_to_1_7GHz && fabs(ch->freq_GHz - 1.7) > 1e-9)
+            add(w, "%s: the energy pass rescaled every time from the chip's %.3g GHz to 1.7 GHz, so times "
+                   "differ with and without it", what, ch->freq_GHz);
+    }
+}
+
+void invariants_print(const struct invariant_warnings *w, const char *cmd, FILE *f)
+{
+    for (int i = 0; i < w->n; i++)
+        fprintf(f, "npusim %s: warning: %s\n", cmd, w->msg[i]);
+}
