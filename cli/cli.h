@@ -128,6 +128,10 @@ struct family_capacity;
 /* Fleet capacity of an LLM-inference trace (LLM and DeepSeek families). */
 /* Capacity of an LLM-inference family from its statistics report (what
  * llm_family_capacity computes after llm_report_compute_mem). */
+/* The physical invariants of a whole timed trace (power/invariants.h),
+ * printed as "npusim run: warning: ..." lines on stderr (the summaries of the
+ * families without per-phase statistics). */
+void summary_warnings(const struct loaded_config *c, const struct profile *prof, const struct trace *t);
 void llm_capacity_from_report(const struct model_config *m, const struct llm_report *r,
                               struct family_capacity *cap);
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

@@ -36,6 +36,7 @@
 #include "opsgen/sweep.h"
 #include "power/carbon.h"
 #include "power/energy.h"
+#include "power/invariants.h"
 #include "power/powercap.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
@@ -122,6 +123,8 @@ struct item {
     enum row_status status[SWEEP_BUNDLE_MAX];
     char *row[SWEEP_BUNDLE_MAX];     /* the members' summary lines (owned) */
     char msg[512];                   /* the first member's error (fatal without --summary) */
+    int nwarn[SWEEP_BUNDLE_MAX];     /* physical invariants the member violates */
+    char warn[INVARIANT_LEN + 200];  /* the first such member's first violation */
 };
 
 struct sweep_ctx {
@@ -133,6 +136,8 @@ struct sweep_ctx {
     FILE *summary;
     struct progress prog;
     bool want_row;
+    long violating;              /* simulated points violating a physical invariant */
+    char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
     long held_bundle;            /* the bundle whose rows are held */
     struct growbuf held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1: rows of a bundle's later
                                               * combinations, held until the bundle ends */
@@ -215,6 +220,29 @@ static void member_finish(struct sweep_ctx *x, const struct family *fam, const s
         snprintf(res->msg, sizeof res->msg, "%s", e.msg);
     } else if (x->want_row)
         summarize(o, fam, c, t, res);
+}
+
+/* The point's place for messages: its folder under the output, or "". */
+static const char *tree_tail_of(const struct sweep_opts *o, const char *dir)
+{
+    size_t n = strlen(o->out);
+    if (!dir[0] || strncmp(dir, o->out, n))
+        return dir;
+    return dir[n] == '/' ? dir + n + 1 : dir + n;
+}
+
+/* Checks member j's timed trace against the physical invariants; the counts
+ * are reported once, at the end of the sweep (ctx_emit runs in point order,
+ * so the first example is the same whatever the thread count). */
+static void invariant_note(struct item *it, int j, const struct loaded_config *c, const struct trace *t,
+                           const struct profile *prof, const char *where)
+{
+    struct invariant_warnings w = { 0 };
+    invariants_check(t, PHASE_NONE, &c->chip, prof, "trace", &w);
+    it->nwarn[j] = w.n;
+    if (w.n && !it->warn[0])
+        snprintf(it->warn, sizeof it->warn, "%s on %s%s%s: %s", c->model_name, c->chip_name,
+                 where[0] ? " " : "", where, w.msg[0]);
 }
 
 static void ctx_work(void *vctx, void *vit)
@@ -302,8 +330,10 @@ static void ctx_work(void *vctx, void *vit)
         if (rcs[j]) {
             res.status = ROW_ERROR;
             snprintf(res.msg, sizeof res.msg, "%s", errs[j].msg);
-        } else
+        } else {
             member_finish(x, g->fam, &c, &ts[j], dir, base_name, &res);
+            invariant_note(it, j, &c, &ts[j], o->prof, tree_tail_of(o, dir));
+        }
         member_done(x, it, j, &c, &res);
         trace_free(&ts[j]);
     }
@@ -335,6 +365,10 @@ static int ctx_emit(void *vctx, void *vit)
         x->held_bundle = it->pt.bundle;
     }
     for (int j = 0; j < it->pt.n && !rc; j++) {
+        if (it->status[j] == ROW_OK && it->nwarn[j]) {
+            if (!x->violating++)
+                snprintf(x->first_warn, sizeof x->first_warn, "%s", it->warn);
+        }
         switch (it->status[j]) {
         case ROW_OK: x->cnt.simulated++; break;
         case ROW_INVALID: x->cnt.invalid++; break;
@@ -700,6 +734,7 @@ int cmd_sweep(int argc, char **argv)
         x.cnt.invalid = mpi_world_sum(x.cnt.invalid);
         x.cnt.existing = mpi_world_sum(x.cnt.existing);
         x.cnt.errors = mpi_world_sum(x.cnt.errors);
+        x.violating = mpi_world_sum(x.violating);
         if (!rc && final_summary && x.want_row && rank == 0) {
             char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
             const char **pp = calloc((size_t)ranks, sizeof *pp);
@@ -722,6 +757,10 @@ int cmd_sweep(int argc, char **argv)
         if (x.cnt.errors)
             fprintf(stderr, ", %ld failed", x.cnt.errors);
         fputc('\n', stderr);
+        /* Never silent (power/invariants.h); the example is rank 0's first. */
+        if (x.violating)
+            fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",
+                    x.violating, x.cnt.simulated, x.first_warn[0] ? "; first: " : "", x.first_warn);
     }
     if (stats) {
         struct rusage ru;

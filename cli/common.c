@@ -17,6 +17,7 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/energy.h"
+#include "power/invariants.h"
 #include "power/powercap.h"
 #include "traces/atomic.h"
 #include "traces/trace_csv.h"
@@ -426,4 +427,11 @@ int llm_family_capacity(const struct loaded_config *c, const struct profile *pro
         return -1;
     llm_capacity_from_report(&c->model, &r, cap);
     return 0;
+}
+
+void summary_warnings(const struct loaded_config *c, const struct profile *prof, const struct trace *t)
+{
+    struct invariant_warnings w = { 0 };
+    invariants_check(t, PHASE_NONE, &c->chip, prof, "trace", &w);
+    invariants_print(&w, "run", stderr);
 }

@@ -132,6 +132,7 @@ static int dit_write(const struct loaded_config *c, const struct profile *prof, 
 static void dit_summary(const struct loaded_config *c, const struct profile *prof,
                         const struct trace *t, FILE *out)
 {
+    summary_warnings(c, prof, t);
     diffusion_summary(c, t, opsgen_dit_mem_bytes(&c->model, prof), out);
 }
 

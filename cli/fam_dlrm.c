@@ -234,7 +234,7 @@ out:
 static void dlrm_summary(const struct loaded_config *c, const struct profile *prof,
                          const struct trace *t, FILE *out)
 {
-    (void)prof;
+    summary_warnings(c, prof, t);
     const struct model_config *m = &c->model;
     fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld; batch %lld; %d embedding tables)\n",
             c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",

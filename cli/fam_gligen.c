@@ -115,7 +115,7 @@ static int gligen_write(const struct loaded_config *c, const struct profile *pro
 static void gligen_summary(const struct loaded_config *c, const struct profile *prof,
                            const struct trace *t, FILE *out)
 {
-    (void)prof;
+    summary_warnings(c, prof, t);
     diffusion_summary(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), out);
 }
 

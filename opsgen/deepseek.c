@@ -118,8 +118,9 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
 static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char *P)
 {
     const struct model_config *m = g->m;
-    if (!g->decode)
-        return mla_cache_group(g, f, n, P, m->input_seqlen);
+    if (!g->decode)   /* causal: (S+1)/2 positions per query on average (the reference: S) */
+        return mla_cache_group(g, f, n, P, g->prof->prefill_attention_unmasked ? m->input_seqlen
+                                                                               : (m->input_seqlen + 1) / 2);
     struct layer_ctx c = { .prof = g->prof, .count = n };
     struct kv_groups kg = decode_suffix_groups(&c, m->output_seqlen);
     for (int k = 0; k < kg.ng; k++)

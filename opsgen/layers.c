@@ -54,8 +54,8 @@ struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
     return (struct kv_groups){ 2, { so / 2, so / 2 + 1 }, { n / 2, n / 2 } };
 }
 
-static int self_path(const struct layer_ctx *c, int64_t seq, const struct heads *hd, int64_t Dm,
-                     int64_t dh, int64_t si, int64_t so, bool epilogue, int64_t *fid)
+static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const struct heads *hd,
+                     int64_t Dm, int64_t dh, int64_t si, int64_t so, bool epilogue, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
     int64_t Hl = hd->Hl, KVl = hd->KVl, qs = seq * hd->R;   /* GQA: the group folds into the rows */
@@ -112,13 +112,14 @@ static int self_path(const struct layer_ctx *c, int64_t seq, const struct heads 
                      SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
     } else {
         CAT(d, pre, "Attention_Softmax(Q*K)*V", "", NO_ID);
+        /* att keys per query: seq, or (seq+1)/2 on average under a causal mask */
         CHK(o = b_einsum(tr, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
-                         SHP(B, qs, KVl, dh), SHP(B, seq, KVl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+                         SHP(B, qs, KVl, dh), SHP(B, att, KVl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
         o->weight_bytes = 0;
         CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
-                    SHP(B, seq, seq, Hl), "1_1", BF16));
+                    SHP(B, seq, att, Hl), "1_1", BF16));
         CHK(o = b_einsum(tr, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, qs, seq, KVl), SHP(B, seq, KVl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+                         SHP(B, qs, att, KVl), SHP(B, att, KVl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
         o->weight_bytes = 0;
         CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
                      SHP(B, seq, Hl, dh), "0_0_0", BF16, one));
@@ -175,9 +176,9 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
     return 0;
 }
 
-static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, const struct heads *hd,
-                      int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash, bool epilogue,
-                      int64_t *fid)
+static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t att,
+                      const struct heads *hd, int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash,
+                      bool epilogue, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid, Hl = hd->Hl, KVl = hd->KVl;
     char d[200], nm[96];
@@ -198,9 +199,9 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, const st
     f++;
     if (flash) {
         CAT(d, c->prefix, "-FlashAttention-", "", f);
-        CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q * hd->R, KVl, dh), SHP(B, kv, KVl, dh),
-                              SHP(B, kv, KVl, dh), BF16, c->prof->fa_uses_heads_as_dhead));
-    } else if (normal_block(c, q, kv, hd, dh, f))
+        CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q * hd->R, KVl, dh), SHP(B, att, KVl, dh),
+                              SHP(B, att, KVl, dh), BF16, c->prof->fa_uses_heads_as_dhead));
+    } else if (normal_block(c, q, att, hd, dh, f))
         return -1;
     f = last(c)->fusion_id + 1;
     CAT(d, c->prefix, "-Attention_output-", "", f);
@@ -253,11 +254,16 @@ int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_
     int64_t q = a->q_seq ? a->q_seq : a->seq, kv = a->kv_seq ? a->kv_seq : a->seq;
     int64_t dk = a->d_key ? a->d_key : a->D, dv = a->d_value ? a->d_value : a->D;
     bool ep = !a->parallel_ffn;
+    /* Under a causal mask query i attends to i + 1 keys: (kv + 1) / 2 on
+     * average, and masked kernels skip the rest (the reference: all kv). */
+    bool causal = a->causal && !c->decode && !c->prof->prefill_attention_unmasked;
+    int64_t att = causal ? (kv + 1) / 2 : kv;
     if (!c->decode && a->flash)
-        return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, true, ep, fid);
+        return cross_path(c, q, kv, att, &hd, dq, dk, dv, a->dh, true, ep, fid);
     if (!a->cross)
-        return self_path(c, a->seq, &hd, Dl, a->dh, a->s_in, a->s_out, ep, fid);
-    return cross_path(c, q, kv, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
+        return self_path(c, a->seq, causal ? (a->seq + 1) / 2 : a->seq, &hd, Dl, a->dh, a->s_in, a->s_out,
+                         ep, fid);
+    return cross_path(c, q, kv, att, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
 }
 
 /* ---- FFN ---- */

@@ -43,6 +43,8 @@ struct attn_args {
     int64_t q_seq, kv_seq;       /* 0: seq */
     int64_t d_query;             /* 0: D / t; else d_query / t */
     int64_t d_key, d_value;      /* 0: D */
+    bool causal;                 /* a causal (decoder) mask: prefill attends to (kv + 1) / 2
+                                  * keys on average (quirk prefill_attention_unmasked) */
     bool parallel_ffn;           /* a parallel attention + FFN block (GPT-J, PaLM): no
                                   * reduce-scatter, LayerNorm or all-gather after W_o */
 };

@@ -190,7 +190,7 @@ static int forward(struct gen *g, int64_t fid)
     struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "" };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
-                            .kv_heads = m->num_kv_heads, .flash = false,
+                            .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
                             .parallel_ffn = m->parallel_attn_ffn };
     int64_t f = fid;
     if (layer_attention(&lc, &at, &f))
@@ -262,6 +262,12 @@ static int attention_bwd(struct gen *g, int64_t f)
     const struct model_config *m = g->m;
     int64_t t = tp_of(g), B = g->B, S = g->S, L = g->L, dh = m->d_head;
     int64_t Hl = cdiv64(m->num_heads, t), Dl = cdiv64(m->d_model, t);
+    /* Causal: (S+1)/2 keys per query on average (the reference: S). */
+    int64_t A = g->prof->prefill_attention_unmasked ? S : (S + 1) / 2;
+    /* K/V projections over the K/V heads (the reference: all heads, quirk Q2). */
+    int64_t kv = m->num_kv_heads > 0 && !g->prof->kv_heads_ignored ? m->num_kv_heads : m->num_heads;
+    int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
+    if (KVl > Hl) KVl = Hl;
     struct trace *tr = g->t;
     const char *pre = "Bwd-Attention_encoder-";
     char d[96];
@@ -275,11 +281,11 @@ static int attention_bwd(struct gen *g, int64_t f)
     f += 2;
     snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
     CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, S, S, Hl), SHP(B, S, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+                         SHP(B, S, A, Hl), SHP(B, A, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
     x[0].weight_bytes = x[1].weight_bytes = 0;
-    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, S, Hl), "1_1", BF16));
+    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", BF16));
     CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
-                         SHP(B, S, Hl, dh), SHP(B, S, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+                         SHP(B, S, Hl, dh), SHP(B, A, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
     x[0].weight_bytes = x[1].weight_bytes = 0;
     static const char *const qkv[] = {
         "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
@@ -288,9 +294,10 @@ static int attention_bwd(struct gen *g, int64_t f)
     };
     snprintf(d, sizeof d, "%sQ/K/V", pre);
     for (int i = 0; i < 3; i++) {
-        CHK(x = b_einsum_bwd(tr, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, Hl, dh), "BLM;MND->BLND",
+        int64_t h = i == 0 ? Hl : KVl;
+        CHK(x = b_einsum_bwd(tr, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, h, dh), "BLM;MND->BLND",
                              "0_0_0", BF16));
-        x[0].weight_bytes = x[1].weight_bytes = 2 * Hl * Dl * dh;
+        x[0].weight_bytes = x[1].weight_bytes = 2 * h * Dl * dh;
     }
     if (t > 1)
         CHK(b_all_reduce(tr, f + 2, 1, pre, "AllReduce", SHP(B, S, Dl), &g->tp));

@@ -39,6 +39,7 @@ const struct profile profile_neusim = {
     .train_memory_reference = true,
     .train_params_from_bwd_weights = true,
     .optimizer_states_4x_weights = true,
+    .prefill_attention_unmasked = true,
     .ffn_activation_missing = true,
     .ffn_input_gathered_twice = true,
     .mla_allgather_full_width = true,

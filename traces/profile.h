@@ -46,6 +46,7 @@ struct profile {
     bool train_memory_reference;           /* opsgen Q15/Q15b: the reference's training footprint, vs the pod's HBM */
     bool train_params_from_bwd_weights;    /* opsgen Q16: parameters = backward weight bytes / 2 (LN-bwd included) */
     bool optimizer_states_4x_weights;      /* opsgen §3.12: the update loads 4x the weights, writes 1x, all-reduce only */
+    bool prefill_attention_unmasked;       /* causal prefill attention costed over all S keys, not (S+1)/2 */
     bool ffn_activation_missing;           /* no activation op (SiLU/GeLU) in the FFN */
     bool ffn_input_gathered_twice;         /* the FFN all-gathers the input the attention gathered */
     bool mla_allgather_full_width;         /* opsgen Q4: MLA TP all-gather outputs D x t, not D */

@@ -93,6 +93,13 @@ grid_ok() {
             done
         done
     done
+    for m in dlrm-s dlrm-m dlrm-l dit-xl gligen; do
+        for c in v2 v3 v4 v5e v5p v6e v6p; do
+            $NPUSIM run --configs $CONFIGS -m $m -c $c -o "$PH/grid" >/dev/null 2>"$PH/grid.err" ||
+                { echo "$m $c: failed"; cat "$PH/grid.err"; return 1; }
+            if grep -q 'warning:' "$PH/grid.err"; then echo "$m $c:"; cat "$PH/grid.err"; return 1; fi
+        done
+    done
     for c in v3 v4 v5e v5p; do
         $NPUSIM run --configs $CONFIGS -w training -b 64 -c $c --set num_chips=8 --set data_parallelism_degree=8 \
             --set zero_stage=3 --set remat=full -o "$PH/grid" >/dev/null 2>"$PH/grid.err" ||
@@ -101,7 +108,7 @@ grid_ok() {
     done
     return 0
 }
-check "physical: no invariant warning over 6 LLMs x 7 chips x 3 shapes, and training on 4 chips" grid_ok
+check "physical: no invariant warning over 6 LLMs x 7 chips x 3 shapes, DLRM/DiT/GLIGEN x 7 chips, training on 4 chips" grid_ok
 
 # Under neusim the same checks warn on stderr and in the JSON, never in silence.
 check "neusim: power above the cap is a warning on stderr and in the JSON's warnings" sh -c "
@@ -110,4 +117,12 @@ check "neusim: power above the cap is a warning on stderr and in the JSON's warn
   grep -q '\"warnings\"' '$PH/nw/llama3-8b_tpuv5p_prefill.json'"
 check "neusim: the 1.7 GHz rescale is a warning on v4" sh -c "
   $NPUSIM run --profile neusim --configs $CONFIGS -c v4 -o '$PH/nw4' 2>&1 >/dev/null | grep -q 'rescaled every time from the chip.s 1.05 GHz to 1.7 GHz'"
+check "neusim: a DiT run warns (matmuls above the peak FLOP rate)" sh -c "
+  $NPUSIM run --profile neusim --configs $CONFIGS -m dit-xl -c v4 -o '$PH/nwd' 2>&1 >/dev/null | grep -q 'warning: trace: op .* computes at'"
 check "physical: the run's JSON has no warnings" sh -c "! grep -q warnings '$PH/b8/llama3-8b_tpuv5p_prefill.json'"
+check "neusim: a summary sweep counts the points that violate an invariant" sh -c "
+  $NPUSIM sweep --profile neusim --configs $CONFIGS --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 \
+    --summary '$PH/sw-n.csv' 2>&1 >/dev/null | grep -q 'warning: 10 of 10 simulated points violate a physical invariant; first: llama3-8b on tpuv5p'"
+check "physical: the same sweep has no violation" sh -c "
+  ! $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 \
+    --summary '$PH/sw-p.csv' 2>&1 >/dev/null | grep -q 'violate'"

@@ -577,6 +577,8 @@ static void test_physical_llm(void **s)
     assert_i64(head->weight_bytes, 2LL * 4096 * 128256);
     assert_i64(find_cfg(&t, PHASE_PREFILL, "a=2x1x4096,b=4096x128256", 0)->count, 1);
     assert_non_null(find_cfg(&t, PHASE_PREFILL, "EmbeddingBag(batch=8192,", 0));
+    /* causal prefill: each query attends to 4097/2 = 2048 keys on average */
+    assert_non_null(find_cfg(&t, PHASE_PREFILL, "FlashAttention(q=2x16384x8x128,k=2x2048x8x128,v=2x2048x8x128", 0));
     /* memory: weights 32 x (2 x 4096 x 8 x 128 + 2 x 4096 x 32 x 128 + 3 x 4096 x 14336), the KV cache
      * 2 x (2 x 4100) x 8 x 128 x 32, one step's live activations 2 x (4096 + 4096 + 2 x 14336), the
      * vocabulary 2 x 128256 x 4096; 2 bytes each */

@@ -90,6 +90,15 @@ static void test_physical_training(void **s)
     assert_non_null(by_desc(&t, "Fwd-FFN-encoder-FFgate_act", 0));
     assert_non_null(by_desc(&t, "Bwd-FFN-encoder-FFact", 0));
     assert_i64(by_desc(&t, "Fwd-FFN-encoder-FFgate", 0)->count, 32);
+    /* causal attention backward over 4097/2 = 2048 keys per query; K/V gradients over 8/2 = 4 heads */
+    bool scores = false, kproj = false;
+    for (size_t i = 0; i < t.n; i++) {
+        scores |= strstr(t.ops[i].config, "Pointwise Mul.(x=2x4096x2048x16,") != NULL;
+        kproj |= strstr(t.ops[i].name, "KallgatheredXGrad") == NULL &&
+                 strstr(t.ops[i].config, "a=2x4096x2048,b=2048x4x128,") != NULL;
+    }
+    assert_true(scores);
+    assert_true(kproj);
     trace_free(&t);
     /* memory: P = 32 x 109051904 + 2 x 64128 x 4096 (vocabulary) = 4014997504; weights 2P/4 plus one
      * gathered layer, gradients 2P/4, FP32 states 12P/4; activations 34 x 2 x 4096 x 4096 / 2 x 32 */
