@@ -761,7 +761,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
         for (int k = 0; k < i; k++)
             if (strcmp(o->pgs.item[k], o->pgs.item[i]) == 0)
                 return usage_error("energy", "--pg: strategy \"%s\" is listed twice", o->pgs.item[i]);
-        if (pg_strategy_lookup(o->pgs.item[i], o->configs, &o->pg[i], &e))
+        if (pg_strategy_lookup(o->pgs.item[i], o->configs, o->prof, &o->pg[i], &e))
             return usage_error("energy", "--pg: %s", e.msg);
     }
     if (dvfs_policy_parse(o->dvfs_str, &o->dvfs, &e))

@@ -246,7 +246,7 @@ static int evaluate(const char *configs, const struct profile *prof, struct depl
                  base.model.model_type);
         goto out;
     }
-    if (pg_strategy_lookup(d->site.pg, configs, &pg, e) || dvfs_policy_parse(d->site.dvfs, &dvfs, e))
+    if (pg_strategy_lookup(d->site.pg, configs, prof, &pg, e) || dvfs_policy_parse(d->site.dvfs, &dvfs, e))
         goto out;
     if (fam->adjust)
         fam->adjust(&base);

@@ -101,7 +101,7 @@ static int strategy_pass(const struct stage_args *a, const struct chip_config *c
 {
     struct pg_strategy pg;
     enum dvfs_policy p;
-    if (pg_strategy_lookup(a->pg ? a->pg : "NoPG", a->co.configs, &pg, e) ||
+    if (pg_strategy_lookup(a->pg ? a->pg : "NoPG", a->co.configs, a->co.prof, &pg, e) ||
         dvfs_policy_parse(a->dvfs ? a->dvfs : "None", &p, e))
         return -1;
     power_reclassify_ops(t);

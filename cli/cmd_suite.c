@@ -367,7 +367,7 @@ static bool is_strategy(const char *s, const struct suite_opts *o)
 {
     struct pg_strategy pg;
     struct npu_err ignored;
-    return pg_strategy_lookup(s, o->configs, &pg, &ignored) == 0;
+    return pg_strategy_lookup(s, o->configs, &profile_neusim, &pg, &ignored) == 0;
 }
 
 static bool is_name(const char *s, const struct suite_opts *o)

@@ -656,7 +656,7 @@ int cmd_sweep(int argc, char **argv)
     o.dvfs = DVFS_NONE;
     if (!rc && (o.pg_name || o.dvfs_name)) {
         o.custom_energy = true;
-        if (pg_strategy_lookup(o.pg_name ? o.pg_name : "NoPG", configs, &o.pg, &e) ||
+        if (pg_strategy_lookup(o.pg_name ? o.pg_name : "NoPG", configs, o.prof, &o.pg, &e) ||
             dvfs_policy_parse(o.dvfs_name ? o.dvfs_name : "None", &o.dvfs, &e))
             rc = report_error("sweep", &e);
     }

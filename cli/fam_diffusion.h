@@ -14,13 +14,13 @@
 #include "traces/op.h"
 
 /* Writes <dir>/<base>.csv and <base>.json (statistics + sim, which it takes). */
-int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+int diffusion_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                     cJSON *sim, const char *dir, const char *base, struct npu_err *e);
-void diffusion_summary(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+void diffusion_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                        FILE *out);
 struct family_capacity;
 /* Fleet capacity: requests/s and the active power of all chips. */
-int diffusion_capacity(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+int diffusion_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                        struct family_capacity *cap, struct npu_err *e);
 /* Maps parallelism to (m, 0, 0) axes unless the config chose axes itself. */
 void diffusion_auto_axes(struct loaded_config *c);

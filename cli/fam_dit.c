@@ -28,11 +28,11 @@ void diffusion_auto_axes(struct loaded_config *c)
 }
 
 /* Takes ownership of sim (the sim_config block). */
-int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+int diffusion_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                     cJSON *sim, const char *dir, const char *base, struct npu_err *e)
 {
     struct diffusion_report r;
-    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, t, &r, e)) {
+    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, e)) {
         cJSON_Delete(sim);
         return -1;
     }
@@ -62,7 +62,7 @@ int diffusion_write(const struct loaded_config *c, const struct trace *t, int64_
     return write_outputs(o, 2, e);
 }
 
-void diffusion_summary(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+void diffusion_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                        FILE *out)
 {
     const struct model_config *m = &c->model;
@@ -73,7 +73,7 @@ void diffusion_summary(const struct loaded_config *c, const struct trace *t, int
             (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
             (long long)m->pipeline_parallelism_degree, (long long)m->global_batch_size,
             (long long)m->num_diffusion_steps, m->num_diffusion_steps == 1 ? "" : "s");
-    if (diffusion_report_compute(m, c->chip.hbm_size_GB, mem_bytes, t, &r, &e)) {
+    if (diffusion_report_compute(m, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, &e)) {
         fprintf(out, "  (no statistics: %s)\n", e.msg);
         return;
     }
@@ -91,11 +91,11 @@ void diffusion_summary(const struct loaded_config *c, const struct trace *t, int
             r.out_of_memory ? " (out of memory)" : "");
 }
 
-int diffusion_capacity(const struct loaded_config *c, const struct trace *t, int64_t mem_bytes,
+int diffusion_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                        struct family_capacity *cap, struct npu_err *e)
 {
     struct diffusion_report r;
-    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, t, &r, e))
+    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, e))
         return -1;
     cap->unit = "requests";
     cap->units_per_sec = r.throughput_requests_per_sec;
@@ -126,14 +126,14 @@ static int dit_write(const struct loaded_config *c, const struct profile *prof, 
                      const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
     (void)sweep;   /* the run and the sweep write the same two files */
-    return diffusion_write(c, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, e);
+    return diffusion_write(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, e);
 }
 
 static void dit_summary(const struct loaded_config *c, const struct profile *prof,
                         const struct trace *t, FILE *out)
 {
     summary_warnings(c, prof, t);
-    diffusion_summary(c, t, opsgen_dit_mem_bytes(&c->model, prof), out);
+    diffusion_summary(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), out);
 }
 
 static int dit_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
@@ -160,7 +160,7 @@ static bool dit_prepare(struct loaded_config *c, const struct parallel_cfg *p, i
 static int dit_capacity(const struct loaded_config *c, const struct profile *prof,
                         const struct trace *t, struct family_capacity *cap, struct npu_err *e)
 {
-    return diffusion_capacity(c, t, opsgen_dit_mem_bytes(&c->model, prof), cap, e);
+    return diffusion_capacity(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), cap, e);
 }
 
 const struct family fam_dit = {

@@ -104,14 +104,23 @@ static double throughput(const struct loaded_config *c, const struct trace_stats
     return (double)c->model.global_batch_size / (double)s->total_execution_time_chip_ns * 1e9;
 }
 
-static double mem_GiB(const struct loaded_config *c)
+static double mem_GiB(const struct loaded_config *c, const struct profile *prof)
 {
-    return (double)dlrm_mem_bytes(c->chip.hbm_size_GB) / 1024 / 1024 / 1024;
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    return (double)dlrm_mem_bytes_of(&c->model, &l, prof) / 1024 / 1024 / 1024;
+}
+
+/* The chips whose HBM the per-chip footprint is compared with: the pod's
+ * in the reference (quirk Q15b), else one. */
+static int64_t oom_chips(const struct loaded_config *c, const struct profile *prof)
+{
+    return prof->oom_vs_pod_hbm ? c->model.num_chips : 1;
 }
 
 /* get_statistics_from_trace_file keys, then the DLRM ones (§12.4). */
-static cJSON *stats_json(const struct loaded_config *c, const struct chip_view *v, bool overall,
-                         bool energy, const cJSON *sim)
+static cJSON *stats_json(const struct loaded_config *c, const struct profile *prof, const struct chip_view *v,
+                         bool overall, bool energy, const cJSON *sim)
 {
     const struct trace_stats *s = &v->s;
     cJSON *o = cJSON_CreateObject();
@@ -120,10 +129,9 @@ static cJSON *stats_json(const struct loaded_config *c, const struct chip_view *
     json_add_i64(o, "latency_ns", s->total_execution_time_chip_ns);
     if (overall) {
         /* The reference compares a per-chip constant with the pod's HBM (Q15b). */
-        double gib = mem_GiB(c);
+        double gib = mem_GiB(c, prof);
         json_add_f64(o, "mem_footprint_GB", gib);
-        cJSON_AddBoolToObject(o, "out_of_memory",
-                              (double)(c->model.num_chips * c->chip.hbm_size_GB) < gib);
+        cJSON_AddBoolToObject(o, "out_of_memory", (double)(oom_chips(c, prof) * c->chip.hbm_size_GB) < gib);
     }
     if (energy) {   /* not in the reference (its sweep runs no energy pass) */
         double J = s->static_energy_J + s->dynamic_energy_J;
@@ -205,7 +213,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.csv", dir, base);
     o[n].trace = &v[sg].t;
     o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
-    cJSON *j = stats_json(c, &v[sg], true, energy, sim);
+    cJSON *j = stats_json(c, prof, &v[sg], true, energy, sim);
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.json", dir, base);
     struct sim_facts facts;
     output_stats_file(&o[n], sim, &facts);
@@ -217,7 +225,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
         snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.csv", dir, base, (long long)i);
         o[n].trace = &v[i].t;
         o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
-        j = stats_json(c, &v[i], false, energy, sim);
+        j = stats_json(c, prof, &v[i], false, energy, sim);
         snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.json", dir, base, (long long)i);
         o[n++].text = json_text(j);
         cJSON_Delete(j);
@@ -261,10 +269,11 @@ static void dlrm_summary(const struct loaded_config *c, const struct profile *pr
         fprintf(out, "  energy        %.6g J per batch over all chips (%.6g J/request)\n", J,
                 J / (double)m->global_batch_size);
     }
-    double gib = mem_GiB(c);
-    fprintf(out, "  memory        %.2f GiB (reference constant) of %lld x %lld GiB HBM%s\n", gib,
-            (long long)m->num_chips, (long long)c->chip.hbm_size_GB,
-            (double)(m->num_chips * c->chip.hbm_size_GB) < gib ? " (out of memory)" : "");
+    double gib = mem_GiB(c, prof);
+    int64_t n = oom_chips(c, prof);
+    fprintf(out, "  memory        %.2f GiB per chip%s of %lld x %lld GiB HBM%s\n", gib,
+            prof->dlrm_gligen_placeholder_footprint ? " (reference constant)" : "", (long long)n,
+            (long long)c->chip.hbm_size_GB, (double)(n * c->chip.hbm_size_GB) < gib ? " (out of memory)" : "");
     free(v);
 }
 

@@ -108,7 +108,7 @@ static int gligen_write(const struct loaded_config *c, const struct profile *pro
                         const char *dir, const char *base, bool sweep, struct npu_err *e)
 {
     (void)prof, (void)sweep;   /* the run and the sweep write the same two files */
-    return diffusion_write(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), gligen_sim_config(c, prof),
+    return diffusion_write(c, prof, t, opsgen_gligen_mem_bytes_of(t, c->chip.hbm_size_GB, prof), gligen_sim_config(c, prof),
                            dir, base, e);
 }
 
@@ -116,7 +116,7 @@ static void gligen_summary(const struct loaded_config *c, const struct profile *
                            const struct trace *t, FILE *out)
 {
     summary_warnings(c, prof, t);
-    diffusion_summary(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), out);
+    diffusion_summary(c, prof, t, opsgen_gligen_mem_bytes_of(t, c->chip.hbm_size_GB, prof), out);
 }
 
 static int gligen_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
@@ -138,8 +138,7 @@ static bool gligen_prepare(struct loaded_config *c, const struct parallel_cfg *p
 static int gligen_capacity(const struct loaded_config *c, const struct profile *prof,
                            const struct trace *t, struct family_capacity *cap, struct npu_err *e)
 {
-    (void)prof;
-    return diffusion_capacity(c, t, opsgen_gligen_mem_bytes(c->chip.hbm_size_GB), cap, e);
+    return diffusion_capacity(c, prof, t, opsgen_gligen_mem_bytes_of(t, c->chip.hbm_size_GB, prof), cap, e);
 }
 
 const struct family fam_gligen = {

@@ -11,15 +11,15 @@
  * layers per stage, the three axis lists (TP for attention, expert TP for the
  * expert FFNs, EP for the all-to-alls) — plus the phase being generated.
  *
- * Reference behaviour reproduced without a profile switch, because no
- * corrected variant exists to compare against: MLA counts use all layers, not
- * the stage's (Q3); the MLA TP all-gather takes the full width (Q4); no
- * softmax in MLA (Q19); cache einsums and the combine einsum keep default
- * "weights" (Q20); the all-to-all moves the global batch (Q21); every routed
- * expert sees every local token (Q22); both all-to-alls share one name (Q23);
- * the memory formula's MLA terms (Q24). Gate and combine names are the same
- * in both phases, which chipsim's by-name lookup turns into prefill shapes
- * for decode (Q30) — that part lives in chipsim. */
+ * The reference's quirks each have a profile switch (docs/profile.md): MLA
+ * counts use all layers, not the stage's (Q3); the MLA TP all-gather takes the
+ * full width (Q4); no softmax in MLA (Q19); cache einsums and the combine
+ * einsum keep default "weights" (Q20); the all-to-all moves the global batch
+ * (Q21); every routed expert sees every local token (Q22, corrected: top-k
+ * routing, moe_load_of); both all-to-alls share one name (Q23); the memory
+ * formula's MLA terms (Q24). Gate and combine names are the same in both
+ * phases, which chipsim's by-name lookup turns into prefill shapes for decode
+ * (Q30) — that part lives in chipsim (lookup_ops_by_name_first_wins). */
 #include "opsgen/deepseek.h"
 #include "opsgen/gen.h"
 

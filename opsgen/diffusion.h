@@ -34,6 +34,11 @@ int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
                   const struct profile *prof, struct trace *out, struct npu_err *e);
 /* The reference's placeholder footprint: one chip's HBM less 1 KiB (quirk Q26b). */
 int64_t opsgen_gligen_mem_bytes(int64_t hbm_size_GB);
+/* Corrected: the weights of every op of the timed trace t (BF16, each layer
+ * once per execution count) plus the largest op's activations (its bytes
+ * accessed less its weights); the placeholder above under
+ * prof->dlrm_gligen_placeholder_footprint (quirk Q26b). */
+int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, const struct profile *prof);
 /* Config checks shared by the generator and the CLI (0, or -1 with e). */
 int gligen_validate(const struct model_config *m, struct npu_err *e);
 int dit_validate(const struct model_config *m, struct npu_err *e);
@@ -56,7 +61,7 @@ struct diffusion_report {
  * total_num_diffusion_steps (GLIGEN) or 1 (DiT: the trace already holds
  * every step) such traces. mem_bytes from the family's footprint function.
  * Returns -1 (with e) when the trace has no timed ops. */
-int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, int64_t mem_bytes,
+int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, int64_t mem_bytes, bool oom_vs_pod,
                              const struct trace *t, struct diffusion_report *r, struct npu_err *e);
 
 /* ---- sweep helpers (opsgen.md §13.2, §13.4) ---- */

@@ -169,6 +169,46 @@ int64_t dlrm_mem_bytes(int64_t hbm_size_GB)
     return 8 * hbm_size_GB * 1024 * 1024 * 1024 - 1024;
 }
 
+static int64_t mlp_weights(const struct mlp_layers *l)
+{
+    int64_t w = 0;
+    for (int i = 0; i < l->n; i++)
+        w = badd(w, bmul(l->l[i].in_features, l->l[i].out_features));
+    return w;
+}
+
+int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_links *l,
+                          const struct profile *prof)
+{
+    if (prof->dlrm_gligen_placeholder_footprint)
+        return dlrm_mem_bytes(l->hbm_size_GB);
+    struct dlrm_plan p;
+    dlrm_plan(m, l, prof, &p);
+    int64_t nc = m->num_chips, busiest = 0, E = m->embedding_dim, T = p.ntables;
+    /* FP32 tables: row-sharded ones split over the chips, replicated ones
+     * whole on every chip, the rest whole on their chip; the busiest chip. */
+    for (int64_t c = 0; c < nc && c < FIELD_LIST_MAX; c++) {
+        int64_t b = 0;
+        for (int i = 0; i < p.ntables; i++) {
+            const struct dlrm_table *t = &p.tables[i];
+            if (t->all_chips || t->chip == c)
+                b = badd(b, bmul3(cdiv64(t->num_entries, t->row_sharding_degree), E, 4));
+        }
+        if (b > busiest)
+            busiest = b;
+    }
+    /* BF16 MLPs on every chip, with the top MLP's first layer from the
+     * padded interaction width; the local batch's looked-up rows (FP32) and
+     * interaction matrix (BF16). */
+    int64_t inter = cdiv64(E + (T + 1) * T / 2, 128) * 128;
+    int64_t top0 = m->top_mlp_config.n > 0 ? m->top_mlp_config.l[0].in_features : 0;
+    int64_t w = bmul(2, badd(badd(mlp_weights(&m->bottom_mlp_config), mlp_weights(&m->top_mlp_config)),
+                             bmul(inter, top0)));
+    int64_t Bm = cdiv64(m->global_batch_size, m->data_parallelism_degree);
+    int64_t act = bmul(Bm, badd(bmul3(T + 1, E, 4), bmul3(T + 1, T + 1, 2)));
+    return badd(badd(busiest, w), act);
+}
+
 /* ---- EmbeddingBag (§3.11) ---- */
 
 /* "a, b, c" (Python list body) into a heap buffer. */

@@ -64,6 +64,14 @@ int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_link
 
 /* Footprint of the reference: the constant 8 chips of HBM minus 1 KiB (quirk Q26b). */
 int64_t dlrm_mem_bytes(int64_t hbm_size_GB);
+/* The per-chip footprint of the plan (dlrm_plan) on the busiest chip: its
+ * FP32 embedding tables (row-sharded ones split, replicated ones whole, the
+ * round-robin ones on their chip), the BF16 bottom and top MLPs (the top
+ * MLP's padded interaction layer included) and the local batch's looked-up
+ * rows and interaction matrix; the reference's constant under
+ * prof->dlrm_gligen_placeholder_footprint (quirk Q26b). */
+int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_links *l,
+                          const struct profile *prof);
 
 /* The ops of group g: the contiguous run [*first, *first + *n). Returns 0, or
  * -1 with e if the group has no ops or is split. */

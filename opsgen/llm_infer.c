@@ -71,7 +71,7 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
     struct attn_args at = { .seq = g->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
-                            .causal = true, .parallel_ffn = m->parallel_attn_ffn };
+                            .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn };
     if (layer_attention(&lc, &at, &f))
         return -1;
     fid = last(g)->fusion_id + 1;

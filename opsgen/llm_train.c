@@ -9,10 +9,13 @@
  * fid of the forward sends (Q5) and the FFN-bwd all-reduce that sends the
  * attention bwd back to an earlier fid, because the ids are printed.
  *
- * Quirks reproduced here without a corrected branch (no profile switch yet):
- * Q11 (DCN bandwidth always in the weight-update all-reduce), Q15/Q15b
- * (training memory), Q16 (LayerNorm-bwd counts and "weights"), Q17 (two FFN
- * all-reduces), Q36 (fid skips).
+ * Each reference quirk here has a profile switch (docs/profile.md): Q11
+ * (DCN bandwidth always in the weight-update all-reduce), Q15/Q15b (training
+ * memory), Q16 (LayerNorm-bwd counts and parameters from the backward
+ * weights), Q17 (two FFN all-reduces), the optimizer traffic; only the fid
+ * skips (Q36) stay, as they are labels. The corrected branches add ZeRO/FSDP
+ * sharding (zero_stage), rematerialisation (remat), causal attention and the
+ * FFN types.
  *
  * Main data structure: struct gen, the per-run quantities of §4.2 (local
  * batch, layers per stage, TP and DP axes). */
@@ -57,18 +60,18 @@ struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char 
     return y - 1;
 }
 
-int b_layernorm_bwd(struct trace *t, int64_t fid, struct shape x)
+int b_layernorm_bwd(struct trace *t, int64_t fid, int64_t count, struct shape x)
 {
     static const struct { const char *what, *eq, *name; } es[] = {
         { "dl/dy", "BLV;BLV->BV", "MatMul: dl/dy" },
         { "e1", "BLN;BLN->BL", "MatMul: e1" },
         { "e2", "BLN;BLN->BL", "MatMul: e2" },
     };
-    CHK(b_unary(t, fid, 1, "Softmax", "Softmax Backprop.", "Softmax", x, "1_1", BF16));
+    CHK(b_unary(t, fid, count, "Softmax", "Softmax Backprop.", "Softmax", x, "1_1", BF16));
     for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
         char d[64];
         snprintf(d, sizeof d, "softmax-bwd-%s-%lld", es[i].what, (long long)fid);
-        CHK(b_einsum(t, fid, 1, d, es[i].name, x, x, es[i].eq, "0_0_1", BF16));
+        CHK(b_einsum(t, fid, count, d, es[i].name, x, x, es[i].eq, "0_0_1", BF16));
     }
     return 0;
 }
@@ -178,6 +181,9 @@ static int forward(struct gen *g, int64_t fid)
 {
     const struct model_config *m = g->m;
     int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
+    /* The token embedding (corrected profile; the reference has none). */
+    if (gen_vocab_embed(g->t, m, g->prof, g->B, g->S, 1, m->tensor_parallelism_degree, &fid))
+        return -1;
     if (ppd > 1) pipe_xfer(g, fid++, false, false, true);
     if (pp > 1) pipe_xfer(g, fid++, false, false, false);
     fid++;   /* Q36: one id skipped before the input LayerNorm */
@@ -213,8 +219,36 @@ static int forward(struct gen *g, int64_t fid)
         fid = last(g)->fusion_id + 1;
     if (pp > 1) pipe_xfer(g, fid++, false, true, false);
     if (ppd > 1) pipe_xfer(g, fid++, false, true, true);
+    /* The LM head and its softmax over every position (each has a loss). */
+    return gen_vocab_head(g->t, m, g->prof, g->B, g->S, 1, m->tensor_parallelism_degree, &fid);
+}
+
+/* The vocabulary's backward (corrected profile): at the start the LM head's
+ * XGrad/YGrad pair and the softmax cross-entropy gradient over [B, S, V/tp];
+ * at the end (embed) the scatter-add of the input gradients into the
+ * embedding rows. */
+static int vocab_bwd(struct gen *g, int64_t *fid, bool embed)
+{
+    const struct model_config *m = g->m;
+    if (g->prof->vocab_ops_missing || m->vocab_size <= 0)
+        return 0;
+    int64_t B = g->B, S = g->S, Vl = cdiv64(m->vocab_size, m->tensor_parallelism_degree);
+    if (embed) {
+        CHK(b_binary(g->t, (*fid)++, 1, "Bwd-TokenEmbedding", "dW_embed[tokens] += dx", "Add",
+                     SHP(B, S, g->D_tp), "0_0_0", BF16, false));
+        return 0;
+    }
+    CHK(b_unary(g->t, *fid, 1, "Bwd-LMHead", "dlogits = probs - onehot", "Pointwise Mul.", SHP(B, S, Vl), "0_0",
+                BF16));
+    CHK(b_einsum_bwd(g->t, *fid, 1, "Bwd-LMHead", "einsum", SHP(B, S, m->d_model), SHP(m->d_model, Vl),
+                     "BLM;MV->BLV", "0_0_0", BF16));
+    *fid += 2;
     return 0;
 }
+
+/* The LayerNorm backward runs once per layer; the reference counts it once
+ * per stage (quirk Q16, switch layernorm_bwd_counted_once). */
+static int64_t ln_bwd_count(const struct gen *g) { return g->prof->layernorm_bwd_counted_once ? 1 : g->L; }
 
 /* create_ffn_bwd: for a gated FFN (the reference's llama body) the down
  * pair and the gate*up Mul at f, gate and up pairs at f+1; for a plain MLP
@@ -272,7 +306,7 @@ static int attention_bwd(struct gen *g, int64_t f)
     const char *pre = "Bwd-Attention_encoder-";
     char d[96];
     struct op *x;
-    if (b_layernorm_bwd(tr, f, SHP(B, S, Dl)))
+    if (b_layernorm_bwd(tr, f, ln_bwd_count(g), SHP(B, S, Dl)))
         return -1;
     f++;
     snprintf(d, sizeof d, "%sAttention_output", pre);
@@ -345,6 +379,8 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     const struct model_config *m = g->m;
     int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
     size_t first = g->t->n;
+    if (vocab_bwd(g, &fid, false))
+        return -1;
     if (ppd > 1) pipe_xfer(g, fid++, true, false, true);
     if (pp > 1) pipe_xfer(g, fid++, true, false, false);
     fid++;   /* Q36: the slot of a commented-out HBM load */
@@ -356,19 +392,25 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     if (attention_bwd(g, fid))
         return -1;
     fid = last(g)->fusion_id + 1;
-    if (b_layernorm_bwd(g->t, fid, SHP(g->B, g->S, g->D_tp)))
+    if (b_layernorm_bwd(g->t, fid, ln_bwd_count(g), SHP(g->B, g->S, g->D_tp)))
         return -1;
     fid++;
     if (pp > 1) pipe_xfer(g, fid++, true, true, false);
     if (ppd > 1) pipe_xfer(g, fid++, true, true, true);
+    if (vocab_bwd(g, &fid, true))
+        return -1;
     /* BF16 weights: parameters = weight bytes / 2, over the backward ops
      * only, LayerNorm-bwd activations included (quirk Q16). */
     int64_t wbytes = 0;
     for (size_t i = first; i < g->t->n; i++)
         wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
     *param_count = wbytes / 2;
-    if (!g->prof->train_params_from_bwd_weights)
+    if (!g->prof->train_params_from_bwd_weights) {
         *param_count = bmul(train_layer_params(m), g->L);
+        if (!g->prof->vocab_ops_missing)   /* embedding and LM head, sharded over TP */
+            *param_count = badd(*param_count, bmul3(2, cdiv64(m->vocab_size, m->tensor_parallelism_degree),
+                                                    m->d_model));
+    }
     if (m->zero_stage >= 3 && g->dp.n > 0)
         /* the gradients of each layer are reduce-scattered as they are made */
         CHK(b_reduce_scatter(g->t, fid, g->L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
@@ -551,6 +593,6 @@ void train_stats_compute(const struct trace_stats *chip, const struct model_conf
         (s->bounded_by_pp_dcn ? chip->total_pp_dcn_time_ns : s->total_execution_time_pod_ns) * ppd;
     s->mem_footprint_GB = (double)opsgen_llm_training_mem_bytes(m, prof) / 1024 / 1024 / 1024;
     /* Per-chip footprint against the whole pod's HBM (quirk Q15b). */
-    int64_t chips = prof->train_memory_reference ? m->num_chips : 1;
+    int64_t chips = prof->oom_vs_pod_hbm ? m->num_chips : 1;
     s->out_of_memory = (double)(chips * hbm_size_GB) < s->mem_footprint_GB;
 }

@@ -38,6 +38,8 @@ struct model_config {
     char remat[FIELD_STR_MAX];           /* npusim's own (FF_EXT): "none" or "full" (training) */
     int64_t zero_stage;                  /* npusim's own (FF_EXT): ZeRO stage 0..3 (3 = FSDP) */
     bool parallel_attn_ffn;              /* npusim's own (FF_EXT): parallel attention + FFN block */
+    bool bidirectional;                  /* not a field: set for generators reusing the LLM one on
+                                          * unmasked attention (DiT) */
     /* MoELLMConfig */
     char router_type[FIELD_STR_MAX];
     int64_t num_shared_experts, num_routed_experts, num_activated_routed_experts_per_token;

@@ -32,11 +32,11 @@ struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char 
                         const char *placements, const char *dtype);
 
 /* LayerNorm backward (create_layernorm_op_bwd): four ops at one fid, all with
- * count 1 whatever the layer count, and the caller's description ignored
- * (quirk Q16): a Softmax over x ("Softmax"/"Softmax Backprop.", placement
+ * the given count (the reference: 1 whatever the layer count, quirk Q16),
+ * and the caller's description ignored: a Softmax over x ("Softmax"/"Softmax Backprop.", placement
  * 1_1), then three x-by-x einsums "softmax-bwd-{dl/dy,e1,e2}-<fid>" whose
  * default weight bytes 2*prod(x) enter the parameter count. Returns 0 or -1. */
-int b_layernorm_bwd(struct trace *t, int64_t fid, struct shape x);
+int b_layernorm_bwd(struct trace *t, int64_t fid, int64_t count, struct shape x);
 
 /* Weight update (create_weight_update, §3.12), appended at fid:
  * [AllReduce of [1, param_count, 1] over the DP axes (plus dp_dcn when > 1)

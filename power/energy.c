@@ -269,8 +269,10 @@ static int sa_static(struct ctx *c, double *E)
     int64_t *sa = &c->t[COMP_SA];
     int64_t I = 0;
     if (*sa > 0) {
-        /* Worst case: idle intervals spread evenly over the op (Q5: 0 only if exe <= 1). */
-        I = ceil_i((double)(exe - 1) / py_div(*sa, c->ch->sa_dim));
+        /* Worst case: idle intervals spread evenly over the op (Q5: 0 only if
+         * exe <= 1; corrected: 0, no gating, when the SA is busy all along). */
+        I = ceil_i((double)(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *sa) /
+                   py_div(*sa, c->ch->sa_dim));
         if (I == 0) {
             *E = ps * (double)exe / 1e9;
             return 0;
@@ -327,7 +329,7 @@ static int vu_static(struct ctx *c, double *E)
     int64_t *vu = &c->t[COMP_VU];
     int64_t I = 0;
     if (*vu > 0) {
-        I = ceil_i(py_div(exe - 1, *vu));
+        I = ceil_i(py_div(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *vu, *vu));   /* Q5 */
         if (I == 0) {
             *E = ps * (double)exe / 1e9;
             return 0;
@@ -355,8 +357,16 @@ static int vu_static(struct ctx *c, double *E)
             else if (t == 0)
                 n = 1;
             else {
-                /* Q21: banker's rounding; 32 cycles of break-even written as ns. */
-                int64_t a = round_half_even(py_div(X, I)), b = (X - t) / 32;
+                /* Q21: banker's rounding; 32 cycles of break-even written as ns.
+                 * Corrected: half up, and 32 cycles at the chip's clock. */
+                int64_t a, b;
+                if (c->prof->pg_setpm_rounding_cycles_as_ns) {
+                    a = round_half_even(py_div(X, I));
+                    b = (X - t) / 32;
+                } else {
+                    a = (int64_t)floor(py_div(X, I) + 0.5);
+                    b = (int64_t)floor((double)(X - t) / (32.0 / f0));
+                }
                 n = a < b ? a : b;
             }
             c->op->num_setpm[COMP_VU] = n;
@@ -390,14 +400,20 @@ static int vmem_static(struct ctx *c, double *E)
             return op_fail(c, "max_vmem_demand_bytes: Vmem power gating of an MXU op needs the tile statistics of an "
                               "einsum, conv or flash-attention op");
         util = min1(py_div(c->op->max_vmem_demand_bytes, vb));
-    } else {
+    } else if (c->prof->pg_vmem_fixed_4MB) {
         util = py_div(4, c->ch->vmem_size_MB); /* Q10: a fixed 4 MB for ops without reuse */
+    } else {   /* the bytes the op streams, at most the whole Vmem */
+        util = min1((double)c->op->bytes / (double)vb);
     }
     util = py_div(ceil_i(util * (double)vb / (double)gran) * gran, vb);
     int64_t X = exe;
-    if (g->policy == PG_HW) /* Q9: only the energy window grows */
-        X += ceil_i((double)exe / ns_of_cycles(g->drowsy_period_cycles, c->f0) *
-                    ns_of_cycles(g->delay_cycles, c->f0));
+    if (g->policy == PG_HW) { /* Q9: only the energy window grows; corrected: the Vmem time too */
+        int64_t wake = ceil_i((double)exe / ns_of_cycles(g->drowsy_period_cycles, c->f0) *
+                              ns_of_cycles(g->delay_cycles, c->f0));
+        X += wake;
+        if (!c->prof->pg_vmem_drowsy_window_only)
+            c->t[COMP_SRAM] = ck_add(c->t[COMP_SRAM], wake, &time_overflow);
+    }
     const int64_t t = c->t[COMP_SRAM];
     if (g->voltage != PG_TWO_LEVEL || g->temporal == PG_APPLICATION || g->spatial == PG_COMPONENT)
         return unsupported(c, g->voltage != PG_TWO_LEVEL ? "Vmem (multi-level voltage)" : "Vmem", g);
@@ -450,6 +466,13 @@ static int hbm_static(struct ctx *c, double *E)
     const int64_t bet = c->ch->hbm_latency_ns * 2 + ceil_i(d) * 4;
     const int64_t threshold = g->policy == PG_SW ? bet : 4 * bet;
     if (idle >= threshold) {
+        if (g->policy == PG_HW && !c->prof->pg_hbm_wake_after_energy) {
+            /* the wake-ups are HBM time at full power (Q12 adds them after the energy) */
+            *mem += ceil_i(d * (double)N);
+            const int64_t X = exe > *mem ? exe : *mem;
+            *E = pg * (double)(X - *mem) / 1e9 + (double)*mem / 1e9 * ps;
+            return 0;
+        }
         *E = pg * (double)(exe - *mem) / 1e9 + (double)*mem / 1e9 * ps;
         if (g->policy == PG_HW) /* Q12: after the energy, and never powered */
             *mem += ceil_i(d * (double)N);
@@ -457,6 +480,28 @@ static int hbm_static(struct ctx *c, double *E)
         *E = ps * (double)exe / 1e9;
     }
     return 0;
+}
+
+/* Q15 corrected: when an overhead lengthens the op past exe0 (the time the
+ * static energies covered), every other component and "other" stay on for
+ * the added time: gated where its strategy gates it, else at full static
+ * power; regulator losses as for the rest of its energy. */
+static void static_over_added_time(struct ctx *c, int64_t exe0)
+{
+    static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
+    const struct pg_component *g[NUM_COMP] = {&c->pg->sa, &c->pg->vu, &c->pg->vmem, &c->pg->hbm, &c->pg->ici};
+    for (int k = 0; k < NUM_COMP; k++) {
+        const int64_t from = c->t[k] > exe0 ? c->t[k] : exe0;
+        if (c->exe <= from)
+            continue;
+        double ps = c->ps[k];
+        if ((k == COMP_SA || k == COMP_VU) && times_units(c))
+            ps *= (double)(k == COMP_SA ? c->ch->num_sa : c->ch->num_vu);
+        if (g[k]->enabled)
+            ps *= pg_gated_factor(g[k]);
+        c->op->static_J[en_of_comp[k]] += ps * (double)(c->exe - from) / 1e9 * (100.0 / c->eff[k]);
+    }
+    c->op->static_J[EN_OTHER] += c->ch->static_power_other_W * (double)(c->exe - exe0) / 1e9;
 }
 
 static int static_energy(struct ctx *c)
@@ -524,9 +569,12 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     /* §3.10: overheads may now push the execution time up. */
     static const int order[] = {COMP_SA, COMP_VU, COMP_SRAM, COMP_HBM, COMP_ICI};
     static const enum bounded_by label[] = {BOUND_COMPUTE, BOUND_COMPUTE, BOUND_COMPUTE, BOUND_MEMORY, BOUND_ICI};
+    const int64_t exe0 = c.exe;
     for (int i = 0; i < 5; i++)
         if (c.t[order[i]] > c.exe)
             c.exe = c.t[order[i]], op->bounded_by = label[i];
+    if (c.exe > exe0 && !prof->pg_static_frozen_exe)
+        static_over_added_time(&c, exe0);
     op->sa_ns = c.t[COMP_SA];
     op->vu_ns = c.t[COMP_VU];
     op->vmem_ns = c.t[COMP_SRAM];
@@ -535,6 +583,10 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     op->exe_ns = c.exe;
     if (power_bound && op->bounded_by == BOUND_COMPUTE)
         op->bounded_by = BOUND_POWER;
+    if (c.exe != exe0 && !prof->pg_utils_not_refreshed) {   /* Q20: chipsim's utilisations, at the new time */
+        op->flops_util *= (double)exe0 / (double)c.exe;
+        op->hbm_bw_util *= (double)exe0 / (double)c.exe;
+    }
     op->energy_done = true;
     return 0;
 }
@@ -584,7 +636,7 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
 {
     struct pg_strategy nopg;
     struct npu_err ignored;
-    pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
+    pg_strategy_lookup("NoPG", NULL, prof, &nopg, &ignored);
     energy_memo_begin(chip, &nopg, (int)DVFS_NONE, chip->enable_dvfs, prof);
     for (size_t i = 0; i < t->n; i++)
         if (op_energy(&t->ops[i], i, chip, &nopg, DVFS_NONE, chip->enable_dvfs, prof, e))
@@ -602,7 +654,7 @@ int power_op_estimate(const struct op *op, const struct chip_config *ch, const s
     static _Thread_local bool have_nopg;
     if (!have_nopg) {
         struct npu_err ignored;
-        pg_strategy_lookup("NoPG", NULL, &nopg, &ignored);
+        pg_strategy_lookup("NoPG", NULL, prof, &nopg, &ignored);
         have_nopg = true;
     }
     energy_memo_begin(ch, &nopg, (int)DVFS_NONE, ch->enable_dvfs, prof);

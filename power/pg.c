@@ -413,8 +413,9 @@ static int load_file(const char *path, struct pg_strategy *s, struct npu_err *e)
 }
 
 /* The base strategy a name maps to, as the reference matches it (Q14):
- * exact names, then the prefixes Base, HW, Full. */
-static const char *base_of(const char *name)
+ * exact names, then the prefixes Base, HW, Full. Corrected (exact): Base,
+ * HW or Full alone or followed by "_vary_Vth_" or "_vary_PG_delay_". */
+static const char *base_of(const char *name, bool prefixes_match)
 {
     static const struct { const char *name, *base; } exact[] = {
         {"disabled", "NoPG"}, {"NoPG", "NoPG"}, {"ideal_inst_component", "ideal_inst_component"},
@@ -424,9 +425,14 @@ static const char *base_of(const char *name)
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(name, exact[i].name) == 0)
             return exact[i].base;
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i]);
+        if (strncmp(name, prefixes[i], n) != 0)
+            continue;
+        if (prefixes_match || name[n] == '\0' || strncmp(name + n, "_vary_Vth_", 10) == 0 ||
+            strncmp(name + n, "_vary_PG_delay_", 15) == 0)
             return prefixes[i];
+    }
     return NULL;
 }
 
@@ -463,7 +469,8 @@ static int suffix_number(const char *name, int k, const char *what, double lo, d
     return 0;
 }
 
-int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_strategy *out, struct npu_err *e)
+int pg_strategy_lookup(const char *name, const char *configs_dir, const struct profile *prof,
+                       struct pg_strategy *out, struct npu_err *e)
 {
     size_t len = strlen(name);
     if (strchr(name, '/') || (len > 5 && strcmp(name + len - 5, ".json") == 0)) {
@@ -480,7 +487,7 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
         *out = s;
         return 0;
     }
-    const char *base = base_of(name);
+    const char *base = base_of(name, prof->pg_strategy_quirks);
     if (!base)
         return npu_errf(e, "power-gating strategy \"%s\": unknown (NoPG, Base, HW, Full, Ideal, "
                         "ideal_inst_component, ideal_op_component, <Base|HW|Full>_vary_PG_delay_<k>, "
@@ -508,8 +515,11 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
         if (suffix_number(name, 2, "vary_Vth value", 0, 1, &a, e) ||
             suffix_number(name, 1, "vary_Vth SRAM value", 0, 1, &b, e))
             return -1;
+        /* The reference also sets HBM's (its refresh cost) and other's (Q13);
+         * corrected: a threshold voltage is a logic property (SA, VU, ICI). */
         struct pg_component *cs[] = {&s.sa, &s.vu, &s.ici, &s.hbm, &s.other};
-        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        size_t ncs = prof->pg_strategy_quirks ? 5 : 3;
+        for (size_t i = 0; i < ncs; i++)
             cs[i]->levels[cs[i]->n_levels - 1] = a;
         s.vmem.levels[s.vmem.n_levels - 1] = b;
         snprintf(s.name, sizeof s.name, "%s", name);
@@ -521,8 +531,10 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_stra
         /* A ratio of delays; past 10^6 a delay outgrows any op (and int64 cycles). */
         if (suffix_number(name, 1, "vary_PG_delay ratio", 0, 1e6, &k, e))
             return -1;
-        double *d[] = {&s.sa.delay_cycles, &s.vu.delay_cycles, &s.vmem.delay_cycles, &s.ici.delay_cycles};
-        for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        double *d[] = {&s.sa.delay_cycles, &s.vu.delay_cycles, &s.vmem.delay_cycles, &s.ici.delay_cycles,
+                       &s.sa.pe_delay_cycles, &s.hbm.delay_cycles};
+        size_t nd = prof->pg_strategy_quirks ? 4 : 6;   /* corrected: every delay (Q13) */
+        for (size_t i = 0; i < nd; i++)
             *d[i] = ceil(*d[i] * k);
         snprintf(s.name, sizeof s.name, "%s", name);
     }

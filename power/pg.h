@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "traces/err.h"
+#include "traces/profile.h"
 
 enum pg_temporal { PG_INSTRUCTION = 1, PG_OPERATOR = 2, PG_APPLICATION = 3 };
 /* Spatial granularity: one enum for all components; the names differ per
@@ -59,9 +60,11 @@ void pg_strategy_default(struct pg_strategy *s);
 /* Resolves a strategy: a named one (with optional suffixes, §4.2-4.3) from
  * <configs_dir>/pg/<base>.json when that file exists, else from the built-in
  * table (configs_dir may be NULL); or, for a name containing '/' or ending in
- * ".json", that JSON file. Errors name the strategy/file and the field. */
-int pg_strategy_lookup(const char *name, const char *configs_dir, struct pg_strategy *out,
-                       struct npu_err *e);
+ * ".json", that JSON file. Errors name the strategy/file and the field.
+ * Under prof->pg_strategy_quirks names match as the reference matches them
+ * and the suffixes change what it changes (Q13, Q14; docs/profile.md). */
+int pg_strategy_lookup(const char *name, const char *configs_dir, const struct profile *prof,
+                       struct pg_strategy *out, struct npu_err *e);
 
 /* Reads a strategy JSON text over the §4.1 defaults; `what` names it in errors. */
 int pg_strategy_from_json_text(const char *text, const char *what, struct pg_strategy *out,

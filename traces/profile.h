@@ -26,6 +26,15 @@ struct profile {
     bool regulator_activity_unscaled_exe;  /* power Q3: HBM/ICI/Vmem activity over the pre-scaling exe */
     bool vu_hw_idle_never_gated;           /* power Q6: HW-policy VU PG never gates an idle VU */
     bool no_power_cap;
+    bool pg_never_idle_test_dead;          /* power Q5: the "never idle" test of SA/VU gating uses exe - 1 */
+    bool pg_vmem_drowsy_window_only;       /* power Q9: Vmem drowsy wake-ups widen the energy window only */
+    bool pg_vmem_fixed_4MB;                /* power Q10: Vmem in use is 4 MB for every non-MXU op */
+    bool pg_hbm_wake_after_energy;         /* power Q12: HBM wake-ups added after the energy, unpowered */
+    bool pg_strategy_quirks;               /* power Q13/Q14: vary_Vth sets HBM/other; vary_PG_delay skips
+                                            * PE/HBM delays; Base/HW/Full matched as prefixes */
+    bool pg_static_frozen_exe;             /* power Q15: static energies never cover time overheads add */
+    bool pg_utils_not_refreshed;           /* power Q20: flops/HBM utilisation not refreshed after PG/DVFS */
+    bool pg_setpm_rounding_cycles_as_ns;   /* power Q21: banker's rounding, 32 cycles written as ns */
     bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */                     /* ops may draw more than the chip's TDP (no throttling) */
     /* opsgen (opsgen.md §17) */
     bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
@@ -43,7 +52,10 @@ struct profile {
     bool weight_update_always_adds_dcn;    /* opsgen Q11: DCN bw summed into the weight update */
     bool ffn_bwd_two_all_reduces;          /* opsgen Q17: FFN backward emits two TP all-reduces */
     bool mla_counts_all_layers;            /* opsgen Q3: MLA ops count all layers, not the stage's */
-    bool train_memory_reference;           /* opsgen Q15/Q15b: the reference's training footprint, vs the pod's HBM */
+    bool train_memory_reference;           /* opsgen Q15: the reference's training footprint */
+    bool oom_vs_pod_hbm;                   /* opsgen Q15b: per-chip footprints (training, DLRM, DiT, GLIGEN)
+                                            * compared with the whole pod's HBM */
+    bool layernorm_bwd_counted_once;       /* opsgen Q16: the LayerNorm-bwd ops count 1, not the layers */
     bool train_params_from_bwd_weights;    /* opsgen Q16: parameters = backward weight bytes / 2 (LN-bwd included) */
     bool optimizer_states_4x_weights;      /* opsgen §3.12: the update loads 4x the weights, writes 1x, all-reduce only */
     bool prefill_attention_unmasked;       /* causal prefill attention costed over all S keys, not (S+1)/2 */
@@ -58,7 +70,8 @@ struct profile {
     bool moe_combine_named_dispatch;       /* opsgen Q23: the combine all-to-all is named Dispatch */
     bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */
     bool dlrm_fid_doubling;                /* opsgen Q27: fid += last fid (ids double per step) */
-    bool dlrm_a2a_group_is_tables;         /* opsgen Q28: all-to-all latency counts tables, not chips */
+    bool dlrm_a2a_group_is_tables;
+    bool dlrm_gligen_placeholder_footprint; /* opsgen Q26b: DLRM 8 x HBM - 1 KiB, GLIGEN HBM - 1 KiB, vs the pod */         /* opsgen Q28: all-to-all latency counts tables, not chips */
     bool mem_activations_times_layers;     /* opsgen §11.1: one layer's activations x the stage's layers */
     bool vocab_ops_missing;                /* no token-embedding or LM-head ops, no vocabulary weights */
     /* outputs */

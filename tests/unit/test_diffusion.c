@@ -194,6 +194,22 @@ static void test_dit(void **s)
     assert_i64(t.ops[1].count, 14 * 20);
     assert_string_equal(t.ops[1].config, "LayerNorm(x=4x65536x1152,memory_placements=0_0,type=DT_BFLOAT16)");
     trace_free(&t);
+    /* Physical: image patches attend both ways (all 65,536 keys, not the causal half), no vocabulary
+     * ops; the plain MLP gains its GeLU: 11 ops */
+    point(&m, DIT_XL, 1, 1, 1, 1);
+    struct opsgen_links l = links();
+    struct npu_err e;
+    trace_init(&t);
+    if (opsgen_dit(&m, &l, &profile_physical, &t, &e))
+        fail_msg("%s", e.msg);
+    assert_i64(t.n, 11);
+    bool fa = false;
+    for (size_t i = 0; i < t.n; i++) {
+        assert_null(strstr(t.ops[i].description, "LMHead"));
+        fa |= strstr(t.ops[i].config, "FlashAttention(q=1x65536x16x72,k=1x65536x16x72,") != NULL;
+    }
+    assert_true(fa);
+    trace_free(&t);
 }
 
 /* ---- §10 GLIGEN ---- */
@@ -325,7 +341,7 @@ static void test_statistics(void **s)
     /* GLIGEN: a request is 40 traces of 1 step. T = 2 s, batch 2. */
     point(&m, GLIGEN, 1, 1, 1, 2);
     one_op_trace(&t, 2000000000);
-    assert_int_equal(diffusion_report_compute(&m, 32, opsgen_gligen_mem_bytes(32), &t, &r, &e), 0);
+    assert_int_equal(diffusion_report_compute(&m, 32, opsgen_gligen_mem_bytes(32), true, &t, &r, &e), 0);
     assert_close(r.throughput_requests_per_sec, 2.0 / (2.0 * 40));
     assert_close(r.throughput_step_per_sec_per_request, 1.0 / 2.0);
     assert_close(r.latency_sec, 80.0);
@@ -340,7 +356,7 @@ static void test_statistics(void **s)
     point(&m, DIT_XL, 1, 1, 1, 8);
     one_op_trace(&t, 4000000000);
     int64_t mem = opsgen_dit_mem_bytes(&m, &profile_neusim);
-    assert_int_equal(diffusion_report_compute(&m, 16, mem, &t, &r, &e), 0);
+    assert_int_equal(diffusion_report_compute(&m, 16, mem, true, &t, &r, &e), 0);
     assert_close(r.throughput_requests_per_sec, 8.0 / 4.0);
     assert_close(r.throughput_step_per_sec_per_request, 20.0 / 4.0);
     assert_close(r.latency_sec, 4.0);
@@ -350,11 +366,11 @@ static void test_statistics(void **s)
     assert_i64(mem, 56LL * (15925248 + 8LL * 528482304));
     assert_true(r.out_of_memory);   /* 1 x 16 GiB < footprint */
     m.num_chips = 16;               /* compared with all chips' HBM (Q15b): 256 GiB */
-    assert_int_equal(diffusion_report_compute(&m, 16, mem, &t, &r, &e), 0);
+    assert_int_equal(diffusion_report_compute(&m, 16, mem, true, &t, &r, &e), 0);
     assert_false(r.out_of_memory);
     trace_free(&t);
     trace_init(&t);
-    assert_int_equal(diffusion_report_compute(&m, 16, mem, &t, &r, &e), -1);
+    assert_int_equal(diffusion_report_compute(&m, 16, mem, true, &t, &r, &e), -1);
     trace_free(&t);
 }
 
@@ -410,6 +426,25 @@ static void test_sweep(void **s)
     }
 }
 
+/* GLIGEN's corrected footprint (physical): every op's weights, each per execution, plus the
+ * largest op's activations (bytes accessed less weights); the reference: HBM - 1 KiB. */
+static void test_gligen_footprint(void **s)
+{
+    (void)s;
+    struct trace t;
+    trace_init(&t);
+    struct op *a = test_op(&t, "a", "XlaEinsum(a=1x2,b=2x3,eq=BI;IO->BO,memory_placements=0_0_0,type=DT_BFLOAT16)",
+                           "DT_BFLOAT16:[1,2],DT_BFLOAT16:[2,3]", "[DT_BFLOAT16:(1,3)]", OP_MXU, 12);
+    a->weight_bytes = 1000, a->count = 2, a->bytes = 1500;
+    struct op *b = test_op(&t, "b", "XlaEinsum(a=1x2,b=2x3,eq=BI;IO->BO,memory_placements=0_0_0,type=DT_BFLOAT16)",
+                           "DT_BFLOAT16:[1,2],DT_BFLOAT16:[2,3]", "[DT_BFLOAT16:(1,3)]", OP_MXU, 12);
+    b->weight_bytes = 300, b->count = 1, b->bytes = 1100;
+    /* 2 x 1000 + 300 weights, max(1500 - 1000, 1100 - 300) = 800 live */
+    assert_i64(opsgen_gligen_mem_bytes_of(&t, 16, &profile_physical), 3100);
+    assert_i64(opsgen_gligen_mem_bytes_of(&t, 16, &profile_neusim), 16LL * (1 << 30) - 1024);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_statistics),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_gligen_footprint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,6 +308,15 @@ static void test_footprint_and_sweep(void **s)
     assert_i64(dlrm_mem_bytes(95), 816043785216LL);
     assert_true((double)dlrm_mem_bytes(95) / 1024 / 1024 / 1024 == 759.9999990463257);
     assert_true((double)dlrm_mem_bytes(32) / 1024 / 1024 / 1024 == 255.99999904632568);
+    /* Corrected (physical): dlrm-s on one chip keeps its eight 10^7 x 64 FP32 tables (2.38 GiB each:
+     * round-robin, all on chip 0) = 20,480,000,000 B; BF16 MLPs 2 x (512x256 + 256x64 + 2 x 1024x1024
+     * + 1024x1 + 128x1024 padded interaction layer) = 4,753,408 B; one request's 9 x 64 FP32 rows and
+     * 9 x 9 BF16 interaction = 2,466 B. */
+    struct model_config dm;
+    load_model(&dm, DLRM_S);
+    struct opsgen_links dl = links("5p");
+    assert_i64(dlrm_mem_bytes_of(&dm, &dl, &profile_physical), 20484755874LL);
+    assert_i64(dlrm_mem_bytes_of(&dm, &dl, &profile_neusim), 816043785216LL);
 
     struct parallel_cfg *pc;
     size_t n;

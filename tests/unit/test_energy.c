@@ -276,7 +276,7 @@ static void test_general_pass_nopg_equals_default(void **state)
     trace_init(&b);
     assert_int_equal(trace_append(&b, &a), 0);
     struct pg_strategy nopg;
-    assert_int_equal(pg_strategy_lookup("NoPG", NULL, &nopg, &e), 0);
+    assert_int_equal(pg_strategy_lookup("NoPG", NULL, &profile_neusim, &nopg, &e), 0);
     assert_int_equal(power_default_pass(&a, &c, &profile_neusim, &e), 0);
     assert_int_equal(power_energy_pass(&b, &c, &nopg, DVFS_NONE, &profile_neusim, &e), 0);
     for (size_t i = 0; i < a.n; i++) {
@@ -340,8 +340,8 @@ static void test_energy_memo(void **state)
     test_chip("tpuv5p", &chips[2]);
     struct pg_strategy base, full;
     struct npu_err e;
-    assert_int_equal(pg_strategy_lookup("Base", NULL, &base, &e), 0);
-    assert_int_equal(pg_strategy_lookup("Full", NULL, &full, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Base", NULL, &profile_neusim, &base, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Full", NULL, &profile_neusim, &full, &e), 0);
     struct {
         int chip;
         const struct pg_strategy *pg;

@@ -71,7 +71,7 @@ static void apply(const struct trace *t, const struct chip_config *c, const char
     struct npu_err e;
     trace_init(out);
     assert_int_equal(trace_append(out, t), 0);
-    if (pg_strategy_lookup(strategy, NULL, &pg, &e) || dvfs_policy_parse(dvfs, &p, &e))
+    if (pg_strategy_lookup(strategy, NULL, &profile_neusim, &pg, &e) || dvfs_policy_parse(dvfs, &p, &e))
         fail_msg("%s", e.msg);
     power_reclassify_ops(out);
     if (power_energy_pass(out, c, &pg, p, &profile_neusim, &e))
@@ -83,6 +83,93 @@ static void assert_4digits(double got, double want)
 {
     if (fabs(got - want) > 5.5e-4 * fabs(want))
         fail_msg("got %.6g, want %.4g", got, want);
+}
+
+/* ---- the physical profile's corrections (docs/physics.md, power Q10/Q13/Q14) ---- */
+
+static void test_physical_strategies(void **state)
+{
+    (void)state;
+    struct pg_strategy s;
+    struct npu_err e;
+    /* Q14: the reference maps any name starting with Base to Base; corrected: exact names */
+    assert_int_equal(pg_strategy_lookup("Baseline", NULL, &profile_neusim, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Baseline", NULL, &profile_physical, &s, &e), -1);
+    assert_non_null(strstr(e.msg, "\"Baseline\": unknown"));
+    /* Q13: a threshold voltage scales SA, VU and ICI leakage, not HBM's refresh (0.1) or other */
+    assert_int_equal(pg_strategy_lookup("Full_vary_Vth_0.2_0.01", NULL, &profile_physical, &s, &e), 0);
+    assert_true(pg_gated_factor(&s.sa) == 0.2 && pg_gated_factor(&s.ici) == 0.2);
+    assert_true(pg_gated_factor(&s.hbm) == 0.1 && pg_gated_factor(&s.vmem) == 0.01);
+    assert_int_equal(pg_strategy_lookup("Full_vary_Vth_0.2_0.01", NULL, &profile_neusim, &s, &e), 0);
+    assert_true(pg_gated_factor(&s.hbm) == 0.2);
+    /* Q13: vary_PG_delay scales every delay, the SA PE delay (1) and HBM's (60 cycles) too */
+    assert_int_equal(pg_strategy_lookup("Full_vary_PG_delay_3", NULL, &profile_physical, &s, &e), 0);
+    assert_true(s.hbm.delay_cycles == 180 && s.sa.pe_delay_cycles == 3);
+    assert_int_equal(pg_strategy_lookup("Full_vary_PG_delay_3", NULL, &profile_neusim, &s, &e), 0);
+    assert_true(s.hbm.delay_cycles == 60 && s.sa.pe_delay_cycles == 1);
+}
+
+static void test_physical_vmem_in_use(void **state)
+{
+    (void)state;
+    /* Q10: a VPU op keeps its own bytes in Vmem, not a fixed 4 MB: Full's SW fine-grained Vmem
+     * gating, E = (pg t (1 - u) + pg (X - t) + ps t u) x 100 / eff, u = ceil(bytes / 4096) 4096 / Vmem */
+    struct chip_config c;
+    struct trace t, u;
+    timed(&layernorm, &t, &c);
+    t.ops[0].bytes = 16384;   /* 4096 BF16 in, 4096 out */
+    struct pg_strategy pg;
+    struct npu_err e;
+    for (int phys = 0; phys < 2; phys++) {
+        const struct profile *prof = phys ? &profile_physical : &profile_neusim;
+        trace_init(&u);
+        assert_int_equal(trace_append(&u, &t), 0);
+        assert_int_equal(pg_strategy_lookup("Full", NULL, prof, &pg, &e), 0);
+        power_reclassify_ops(&u);
+        if (power_energy_pass(&u, &c, &pg, DVFS_NONE, prof, &e))
+            fail_msg("%s", e.msg);
+        const struct op *o = &u.ops[0];
+        double vb = (double)c.vmem_size_MB * 1024 * 1024;
+        double util = phys ? 16384 / vb : ceil(4.0 / (double)c.vmem_size_MB * vb / 4096) * 4096 / vb;
+        double ps = c.static_power_vmem_W, g = ps * 0.0002, tt = (double)o->vmem_ns / 1e9;
+        double X = (double)o->exe_ns / 1e9;
+        double want = (g * tt * (1 - util) + g * (X - tt) + ps * tt * util) * 100.0 / o->dvfs[COMP_SRAM].efficiency_pct;
+        if (fabs(o->static_J[EN_SRAM] - want) > 1e-12 * want)
+            fail_msg("%s: Vmem static %.9g J, want %.9g J", prof->name, o->static_J[EN_SRAM], want);
+        trace_free(&u);
+    }
+    trace_free(&t);
+}
+
+static void test_physical_static_covers_overheads(void **state)
+{
+    (void)state;
+    /* Q15: Base's ICI wake-up and sleep (2 x 60 cycles) lengthen the ICI-bound all-gather; every
+     * component stays powered for the added time, so "other" (never gated) draws
+     * static_power_other_W over the final execution time, where the reference keeps the time
+     * before the overheads */
+    struct chip_config c;
+    struct trace t, u;
+    timed(&allgather, &t, &c);
+    const int64_t exe0 = t.ops[0].exe_ns;
+    struct pg_strategy pg;
+    struct npu_err e;
+    for (int phys = 0; phys < 2; phys++) {
+        const struct profile *prof = phys ? &profile_physical : &profile_neusim;
+        trace_init(&u);
+        assert_int_equal(trace_append(&u, &t), 0);
+        assert_int_equal(pg_strategy_lookup("Base", NULL, prof, &pg, &e), 0);
+        power_reclassify_ops(&u);
+        if (power_energy_pass(&u, &c, &pg, DVFS_NONE, prof, &e))
+            fail_msg("%s", e.msg);
+        const struct op *o = &u.ops[0];
+        assert_true(o->exe_ns > exe0);   /* the overhead path is exercised */
+        double want = c.static_power_other_W * (double)(phys ? o->exe_ns : exe0) / 1e9;
+        if (fabs(o->static_J[EN_OTHER] - want) > 1e-12 * want)
+            fail_msg("%s: other static %.9g J, want %.9g J", prof->name, o->static_J[EN_OTHER], want);
+        trace_free(&u);
+    }
+    trace_free(&t);
 }
 
 /* ---- §3.12 worked example ------------------------------------------------ */
@@ -253,7 +340,7 @@ static void test_allgather_idle_vu(void **state)
     p.vu_hw_idle_never_gated = false;
     struct pg_strategy hw;
     struct npu_err e;
-    assert_int_equal(pg_strategy_lookup("HW", NULL, &hw, &e), 0);
+    assert_int_equal(pg_strategy_lookup("HW", NULL, &profile_neusim, &hw, &e), 0);
     trace_init(&u);
     trace_append(&u, &t);
     assert_int_equal(power_energy_pass(&u, &c, &hw, DVFS_NONE, &p, &e), 0);
@@ -321,13 +408,13 @@ static void test_files_equal_builtins(void **state)
         snprintf(path, sizeof path, "configs/pg/%s.json", b->name);
         struct pg_strategy f;
         struct npu_err e;
-        if (pg_strategy_lookup(path, NULL, &f, &e))
+        if (pg_strategy_lookup(path, NULL, &profile_neusim, &f, &e))
             fail_msg("%s", e.msg);
         if (!pg_strategy_equal(&f, b))
             fail_msg("%s differs from the built-in table", path);
         /* Named lookup through configs_dir reads the same file. */
         struct pg_strategy viadir;
-        assert_int_equal(pg_strategy_lookup(b->name, "configs", &viadir, &e), 0);
+        assert_int_equal(pg_strategy_lookup(b->name, "configs", &profile_neusim, &viadir, &e), 0);
         assert_true(pg_strategy_equal(&viadir, b));
     }
     assert_null(pg_builtin(7));
@@ -341,7 +428,7 @@ static void test_write_read_roundtrip(void **state)
     /* A name with the characters JSON must escape (a strategy is named by its file). */
     static const char *const names[] = { NULL, "quote\"back\\slash", "tab\tnew\nline\x01" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        assert_int_equal(pg_strategy_lookup("Full_vary_Vth_0.1_0.01", NULL, &s, &e), 0);
+        assert_int_equal(pg_strategy_lookup("Full_vary_Vth_0.1_0.01", NULL, &profile_neusim, &s, &e), 0);
         if (names[i])
             snprintf(s.name, sizeof s.name, "%s", names[i]);
         char *buf = NULL;
@@ -377,27 +464,27 @@ static void test_suffixes(void **state)
     (void)state;
     struct pg_strategy s;
     struct npu_err e;
-    assert_int_equal(pg_strategy_lookup("Full_vary_PG_delay_3", NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Full_vary_PG_delay_3", NULL, &profile_neusim, &s, &e), 0);
     assert_string_equal(s.name, "Full_vary_PG_delay_3");
     assert_true(s.sa.delay_cycles == 30 && s.vu.delay_cycles == 6);
     assert_true(s.vmem.delay_cycles == 30 && s.ici.delay_cycles == 180);
     assert_true(s.sa.pe_delay_cycles == 1 && s.hbm.delay_cycles == 60); /* Q13: not scaled */
-    assert_int_equal(pg_strategy_lookup("Base_vary_PG_delay_1.5", NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Base_vary_PG_delay_1.5", NULL, &profile_neusim, &s, &e), 0);
     assert_true(s.sa.delay_cycles == 15 && s.vu.delay_cycles == 3 && s.vmem.delay_cycles == 6);
     assert_true(s.ici.delay_cycles == 90);
 
-    assert_int_equal(pg_strategy_lookup("HW_vary_Vth_0.1_0.01", NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("HW_vary_Vth_0.1_0.01", NULL, &profile_neusim, &s, &e), 0);
     assert_string_equal(s.name, "HW_vary_Vth_0.1_0.01");
     assert_true(pg_gated_factor(&s.sa) == 0.1 && pg_gated_factor(&s.vu) == 0.1);
     assert_true(pg_gated_factor(&s.ici) == 0.1 && pg_gated_factor(&s.hbm) == 0.1);
     assert_true(pg_gated_factor(&s.other) == 0.1 && pg_gated_factor(&s.vmem) == 0.01);
 
     /* Prefix matching and aliases as the reference (Q14). */
-    assert_int_equal(pg_strategy_lookup("Baseline", NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("Baseline", NULL, &profile_neusim, &s, &e), 0);
     assert_string_equal(s.name, "Base");
-    assert_int_equal(pg_strategy_lookup("disabled", NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("disabled", NULL, &profile_neusim, &s, &e), 0);
     assert_string_equal(s.name, "NoPG");
-    assert_int_equal(pg_strategy_lookup("ideal_inst_PE_ALU", NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup("ideal_inst_PE_ALU", NULL, &profile_neusim, &s, &e), 0);
     assert_string_equal(s.name, "Ideal");
 }
 
@@ -415,7 +502,7 @@ static void test_bad_names(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pg_strategy s;
         struct npu_err e = {{0}};
-        assert_int_equal(pg_strategy_lookup(bad[i].name, NULL, &s, &e), -1);
+        assert_int_equal(pg_strategy_lookup(bad[i].name, NULL, &profile_neusim, &s, &e), -1);
         assert_non_null(strstr(e.msg, bad[i].name));
         if (!strstr(e.msg, bad[i].needle))
             fail_msg("%s: %s", bad[i].name, e.msg);
@@ -441,7 +528,7 @@ static void test_user_files(void **state)
     /* Missing fields keep the defaults; the name defaults to the file's. */
     snprintf(path, sizeof path, "%s/mine.json", dir);
     write_file(path, "{\"VU_PG_enabled\": true, \"VU_PG_policy\": \"SW\", \"vu_power_level_factors\": [1, 0.5, 0.02]}");
-    assert_int_equal(pg_strategy_lookup(path, NULL, &s, &e), 0);
+    assert_int_equal(pg_strategy_lookup(path, NULL, &profile_neusim, &s, &e), 0);
     assert_string_equal(s.name, "mine");
     assert_true(s.vu.enabled && s.vu.policy == PG_SW && pg_gated_factor(&s.vu) == 0.02);
     assert_false(s.sa.enabled);
@@ -462,14 +549,14 @@ static void test_user_files(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_file(path, bad[i].text);
-        assert_int_equal(pg_strategy_lookup(path, NULL, &s, &e), -1);
+        assert_int_equal(pg_strategy_lookup(path, NULL, &profile_neusim, &s, &e), -1);
         assert_non_null(strstr(e.msg, path));
         if (!strstr(e.msg, bad[i].needle))
             fail_msg("%s: %s", bad[i].text, e.msg);
     }
     unlink(path);
     snprintf(path, sizeof path, "%s/missing.json", dir);
-    assert_int_equal(pg_strategy_lookup(path, NULL, &s, &e), -1);
+    assert_int_equal(pg_strategy_lookup(path, NULL, &profile_neusim, &s, &e), -1);
     assert_non_null(strstr(e.msg, "missing.json"));
     rmdir(dir);
 }
@@ -573,7 +660,7 @@ static void expect_error(struct trace *t, const struct chip_config *c, const cha
 {
     struct pg_strategy pg;
     struct npu_err e = {{0}};
-    assert_int_equal(pg_strategy_lookup(strategy, NULL, &pg, &e), 0);
+    assert_int_equal(pg_strategy_lookup(strategy, NULL, &profile_neusim, &pg, &e), 0);
     assert_int_equal(power_energy_pass(t, c, &pg, DVFS_NONE, &profile_neusim, &e), -1);
     assert_non_null(strstr(e.msg, "op 0 \"x\""));
     if (!strstr(e.msg, needle))
@@ -627,7 +714,7 @@ static void test_crash_cases(void **state)
     /* Unimplemented granularities. */
     struct pg_strategy pg;
     struct npu_err e = {{0}};
-    assert_int_equal(pg_strategy_lookup("HW", NULL, &pg, &e), 0);
+    assert_int_equal(pg_strategy_lookup("HW", NULL, &profile_neusim, &pg, &e), 0);
     pg.ici.spatial = PG_FINE;
     bare(&t, OP_ICI_NO_COMPUTE, 1000, 0, 0, 500)->ici_ns = 1000;
     assert_int_equal(power_energy_pass(&t, &c, &pg, DVFS_NONE, &profile_neusim, &e), -1);
@@ -736,6 +823,9 @@ int main(void)
         cmocka_unit_test(test_crash_cases),
         cmocka_unit_test(test_reclassify),
         cmocka_unit_test(test_slack_columns_roundtrip),
+        cmocka_unit_test(test_physical_strategies),
+        cmocka_unit_test(test_physical_vmem_in_use),
+        cmocka_unit_test(test_physical_static_covers_overheads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

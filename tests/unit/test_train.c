@@ -80,7 +80,12 @@ static void test_physical_training(void **s)
     trace_init(&t);
     if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &e))
         fail_msg("%s", e.msg);
-    assert_i64(pc, 109051904LL * 32);
+    /* the stage's layers plus the vocabulary: 2 x 128256/2 x 4096 (embedding and LM head) */
+    assert_i64(pc, 109051904LL * 32 + 2LL * 64128 * 4096);
+    /* the LM head over every position, forward and backward (XGrad, YGrad) */
+    assert_non_null(by_desc(&t, "LMHead", 0));
+    assert_non_null(by_desc(&t, "Bwd-LMHead", 1));
+    assert_non_null(by_desc(&t, "Bwd-TokenEmbedding", 0));
     /* FSDP: each layer's shard gathered before both passes, its gradients reduce-scattered */
     const struct op *g = by_desc(&t, "Fwd-FSDP-AllGatherWeights", 0);
     assert_i64(g->count, 32);
@@ -153,7 +158,7 @@ static void test_layernorm_bwd_quad(void **s)
     (void)s;
     struct trace t;
     trace_init(&t);
-    assert_int_equal(b_layernorm_bwd(&t, 9, SHP(2, 3, 4)), 0);
+    assert_int_equal(b_layernorm_bwd(&t, 9, 1, SHP(2, 3, 4)), 0);
     assert_int_equal(t.n, 4);
     for (int i = 0; i < 4; i++) {
         assert_i64(t.ops[i].fusion_id, 9);
