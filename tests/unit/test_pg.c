@@ -62,20 +62,27 @@ static void timed(const struct shape_op *s, struct trace *t, struct chip_config 
         fail_msg("%s", e.msg);
 }
 
-/* Applies strategy/policy to a copy of t; returns the op. */
-static void apply(const struct trace *t, const struct chip_config *c, const char *strategy, const char *dvfs,
-                  struct trace *out)
+/* Applies strategy/policy under prof to a copy of t. */
+static void apply_under(const struct trace *t, const struct chip_config *c, const char *strategy, const char *dvfs,
+                        const struct profile *prof, struct trace *out)
 {
     struct pg_strategy pg;
     enum dvfs_policy p;
     struct npu_err e;
     trace_init(out);
     assert_int_equal(trace_append(out, t), 0);
-    if (pg_strategy_lookup(strategy, NULL, &profile_neusim, &pg, &e) || dvfs_policy_parse(dvfs, &p, &e))
+    if (pg_strategy_lookup(strategy, NULL, prof, &pg, &e) || dvfs_policy_parse(dvfs, &p, &e))
         fail_msg("%s", e.msg);
     power_reclassify_ops(out);
-    if (power_energy_pass(out, c, &pg, p, &profile_neusim, &e))
+    if (power_energy_pass(out, c, &pg, p, prof, &e))
         fail_msg("%s", e.msg);
+}
+
+/* The same under the reference's profile. */
+static void apply(const struct trace *t, const struct chip_config *c, const char *strategy, const char *dvfs,
+                  struct trace *out)
+{
+    apply_under(t, c, strategy, dvfs, &profile_neusim, out);
 }
 
 /* Relative agreement to the 4 significant digits the spec prints. */
@@ -118,16 +125,9 @@ static void test_physical_vmem_in_use(void **state)
     struct trace t, u;
     timed(&layernorm, &t, &c);
     t.ops[0].bytes = 16384;   /* 4096 BF16 in, 4096 out */
-    struct pg_strategy pg;
-    struct npu_err e;
     for (int phys = 0; phys < 2; phys++) {
         const struct profile *prof = phys ? &profile_physical : &profile_neusim;
-        trace_init(&u);
-        assert_int_equal(trace_append(&u, &t), 0);
-        assert_int_equal(pg_strategy_lookup("Full", NULL, prof, &pg, &e), 0);
-        power_reclassify_ops(&u);
-        if (power_energy_pass(&u, &c, &pg, DVFS_NONE, prof, &e))
-            fail_msg("%s", e.msg);
+        apply_under(&t, &c, "Full", "None", prof, &u);
         const struct op *o = &u.ops[0];
         double vb = (double)c.vmem_size_MB * 1024 * 1024;
         double util = phys ? 16384 / vb : ceil(4.0 / (double)c.vmem_size_MB * vb / 4096) * 4096 / vb;
@@ -152,16 +152,9 @@ static void test_physical_static_covers_overheads(void **state)
     struct trace t, u;
     timed(&allgather, &t, &c);
     const int64_t exe0 = t.ops[0].exe_ns;
-    struct pg_strategy pg;
-    struct npu_err e;
     for (int phys = 0; phys < 2; phys++) {
         const struct profile *prof = phys ? &profile_physical : &profile_neusim;
-        trace_init(&u);
-        assert_int_equal(trace_append(&u, &t), 0);
-        assert_int_equal(pg_strategy_lookup("Base", NULL, prof, &pg, &e), 0);
-        power_reclassify_ops(&u);
-        if (power_energy_pass(&u, &c, &pg, DVFS_NONE, prof, &e))
-            fail_msg("%s", e.msg);
+        apply_under(&t, &c, "Base", "None", prof, &u);
         const struct op *o = &u.ops[0];
         assert_true(o->exe_ns > exe0);   /* the overhead path is exercised */
         double want = c.static_power_other_W * (double)(phys ? o->exe_ns : exe0) / 1e9;
