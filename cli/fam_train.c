@@ -156,7 +156,8 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
         fprintf(out, "  energy/step   %.6g J per chip\n", s.chip.static_energy_J + s.chip.dynamic_energy_J);
     fprintf(out, "  memory        %.4f GiB per chip of %lld GiB HBM%s\n", s.mem_footprint_GB,
             (long long)c->chip.hbm_size_GB,
-            s.out_of_memory ? " (out of memory even against the whole pod's HBM)"
+            !prof->oom_vs_pod_hbm ? (s.out_of_memory ? " (out of memory)" : "")
+            : s.out_of_memory ? " (out of memory even against the whole pod's HBM)"
             : s.mem_footprint_GB > (double)c->chip.hbm_size_GB
                 ? " (exceeds one chip; the reference flags OOM only against the pod's HBM)" : "");
 }

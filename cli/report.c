@@ -86,6 +86,8 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->prefill_avg_power_W = r->prefill_energy_J / ((double)P->total_execution_time_chip_ns / 1e9);
     r->decode_avg_power_W = r->decode_energy_J / ((double)Q->total_execution_time_chip_ns / 1e9);
     r->power_cap_W = prof->no_power_cap ? 0.0 : power_cap_of(chip);
+    /* A serving batch: the prompts' prefill, then every decode step. */
+    r->e2e_tokens_per_sec = (double)(mb * sout) / (r->TTFT_sec + (double)sout * r->TPOT_ms_request / 1e3);
     invariants_check(t, PHASE_PREFILL, chip, prof, "prefill", &r->warn[0]);
     invariants_check(t, PHASE_DECODE, chip, prof, "decode", &r->warn[1]);
     return 0;
@@ -125,6 +127,8 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
         json_add_f64(o, "throughput_tokens_per_sec_request", r->decode_tokens_per_sec_request);
         json_add_f64(o, "mem_footprint_GB", r->decode_mem_GiB);
         cJSON_AddBoolToObject(o, "out_of_memory", r->decode_oom);
+        if (r->ext)
+            json_add_f64(o, "e2e_throughput_tokens_per_sec", r->e2e_tokens_per_sec);
     }
     if (r->energy_done) {
         bool p = ph == PHASE_PREFILL;
@@ -156,6 +160,9 @@ void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
     fprintf(out, "  TPOT          %.6f ms\n", r->TPOT_ms_request);
     fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
             r->prefill_tokens_per_sec, r->decode_tokens_per_sec);
+    if (r->ext)
+        fprintf(out, "  end to end    %.1f output tokens/s (the batch's prefill, then its decode steps)\n",
+                r->e2e_tokens_per_sec);
     if (r->energy_done)
         fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
                 r->decode_energy_per_token_J);

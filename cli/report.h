@@ -35,6 +35,7 @@ struct llm_report {
     bool ext;
     double prefill_avg_power_W, decode_avg_power_W;   /* per chip: energy over the phase's chip time */
     double power_cap_W;                                /* power_cap_of(chip) */
+    double e2e_tokens_per_sec;   /* output tokens of the microbatch over TTFT + output_seqlen x TPOT */
     /* Physical invariants violated (power/invariants.h), per phase; listed
      * under "warnings" in the JSON when warn_json (the run files, not the
      * reference's results trees, which keep its bytes). */

@@ -82,7 +82,7 @@ check "physical: sweep shards (-j 2, -j 3) merged == one run (-j 1), byte for by
 # physical profile never trips a check of power/invariants.c (power within the cap and above idle,
 # matmuls within the peak, no 1.7 GHz rescale); each violation would be a "warning:" line.
 grid_ok() {
-    for m in llama3-8b llama2-13b llama3-70b llama3_1-405b deepseekv2-236b deepseekv3-671b; do
+    for m in llama3-8b llama2-13b llama3-70b llama3_1-405b gpt-j-6b gemma-2b gemma-7b deepseekv2-236b deepseekv3-671b; do
         for c in v2 v3 v4 v5e v5p v6e v6p; do
             for g in "-b 1" "-b 64 --set input_seqlen=1024 --set output_seqlen=128" \
                      "-b 16 --set num_chips=8 --set tensor_parallelism_degree=8"; do
@@ -108,7 +108,7 @@ grid_ok() {
     done
     return 0
 }
-check "physical: no invariant warning over 6 LLMs x 7 chips x 3 shapes, DLRM/DiT/GLIGEN x 7 chips, training on 4 chips" grid_ok
+check "physical: no invariant warning over 9 LLMs x 7 chips x 3 shapes, DLRM/DiT/GLIGEN x 7 chips, training on 4 chips" grid_ok
 
 # Under neusim the same checks warn on stderr and in the JSON, never in silence.
 check "neusim: power above the cap is a warning on stderr and in the JSON's warnings" sh -c "
@@ -126,3 +126,7 @@ check "neusim: a summary sweep counts the points that violate an invariant" sh -
 check "physical: the same sweep has no violation" sh -c "
   ! $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 \
     --summary '$PH/sw-p.csv' 2>&1 >/dev/null | grep -q 'violate'"
+e2e=$(jnum "$PH/b8/llama3-8b_tpuv5p_decode.json" e2e_throughput_tokens_per_sec)
+check "physical: end-to-end throughput $e2e = batch x output / (TTFT + output x TPOT)" \
+    awk -v e="$e2e" -v t="$(ttft b8)" -v p="$(tpot b8)" \
+        'BEGIN { w = 8 * 512 / (t + 512 * p / 1e3); exit !(e > 0 && (e - w) * (e - w) < 1e-6 * w * w) }'
