@@ -40,6 +40,9 @@ static const struct field_desc chip_field_list[] = {
     S(power_data_source, "", FF_EXT),
     /* Calibration of the dynamic powers to a measured maximum (physical profile only). */
     D(dynamic_power_scale, 1.0, FF_EXT, .lo = 0.01, .hi = 10.0),
+    /* The achieved fraction of the MXU peak on large matmuls (physical profile only). */
+    D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0),
+    S(calibration_source, "", FF_EXT),
 };
 
 const struct field_table chip_fields = {

@@ -46,6 +46,9 @@ struct chip_config {
     double power_cap_W;          /* sustained power limit the clock throttles to; 0: TDP_W */
     double idle_power_W;         /* published idle power; 0: unknown (the model's is its static power) */
     char power_data_source[FIELD_STR_MAX]; /* where TDP/idle/cap come from; "estimate" when not published */
+    double mxu_efficiency;       /* achieved / peak MXU rate (0.05..1); 1: the roofline. Calibrated
+                                  * from published training MFU where known (power_data_source) */
+    char calibration_source[FIELD_STR_MAX]; /* where mxu_efficiency comes from; "" = not calibrated */
     double dynamic_power_scale;  /* multiplies every dynamic power (SA, VU, Vmem, HBM, ICI); 1: as given.
                                   * Set so that the model's full-load power meets a measured maximum */
 };

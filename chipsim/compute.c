@@ -22,7 +22,10 @@ int64_t mxu_time(const struct cs_ctx *c, int64_t n)
     const struct chip_config *ch = c->chip;
     double f = ch->freq_GHz;
     int64_t floor_ns = cs_ceil((double)ch->sa_dim / 128 * 100 / f);
-    int64_t busy = cs_ceil(py_div((n + 2) * ch->sa_dim, ch->num_sa) / f);
+    /* The achieved fraction of the MXU rate (mxu_efficiency, calibration data;
+     * the reference: 1). */
+    double eff = c->prof->mxu_efficiency_ignored ? 1.0 : ch->mxu_efficiency;
+    int64_t busy = cs_ceil(py_div((n + 2) * ch->sa_dim, ch->num_sa) / f / eff);
     return max3(floor_ns, busy, 1);
 }
 

@@ -19,7 +19,8 @@ struct profile {
     bool collective_vpu_time_in_cycles;    /* Q6: ReduceScatter VPU time not divided by f */
     bool fa_fit_test_scores_times_dhead;   /* Q10: FA "fits in VMEM" counts scores x d_head */
     bool mxu_util_over_sa_plus_vu_peak;    /* Q18: MXU flops_util divides by SA+VU peak */
-    bool hbm_pcie_GB_is_GiB;               /* Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
+    bool hbm_pcie_GB_is_GiB;
+    bool mxu_efficiency_ignored;           /* the chip's mxu_efficiency is not applied (MXU at 100%) */               /* Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
     /* power (power.md; chipsim.md §8) */
     bool rescale_time_to_1_7GHz;           /* Q2: "no DVFS" plan hard-codes 1.7 GHz */
     bool sa_vu_power_times_units_twice;    /* Q19: num_sa/num_vu counted twice in energies */
