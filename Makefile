@@ -29,14 +29,14 @@ CFLAGS  ?= $(OPT) -g
 CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
-LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c)
+LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: validate-public all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
+.PHONY: layering validate-public all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
 all: $(BUILD)/npusim
 
 # Objects depend on a stamp named after the compile flags, so switching flags
@@ -94,7 +94,12 @@ test: $(BUILD)/npusim $(TEST_BIN)
 	@if [ "$(FUZZ_SMOKE)" = 1 ]; then $(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
 	  OPT="$(FUZZ_OPT)" LDFLAGS="-fsanitize=address,undefined" fuzz-bins >build-fuzz.log 2>&1 || \
 	  { echo "fuzz harnesses did not build (clang installed? see build-fuzz.log)"; tail -n 5 build-fuzz.log; }; fi
+	@sh tests/layering.sh
 	@BUILD=$(BUILD) FUZZ_SMOKE=$(FUZZ_SMOKE) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) sh tests/run-tests.sh $(TEST_BIN)
+
+# The dependency rule of docs/architecture.md (an include scan; also run by make test).
+layering:
+	@sh tests/layering.sh
 
 # The main job: llama3-8b on TPUv5p, outputs in ./out.
 run: $(BUILD)/npusim

@@ -17,6 +17,7 @@
 #include "chipsim/chip.h"
 #include "traces/err.h"
 #include "traces/op.h"
+#include "traces/pyfmt.h"
 #include "traces/profile.h"
 
 #define NPU_MAX_DIMS 8
@@ -106,8 +107,6 @@ static inline int64_t cs_ceil(double x) { return cs_trunc(ceil(x)); }
 int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* --- shape.c --- */
-/* Python int/int true division, correctly rounded (Q-NUM); a >= 0, b > 0. */
-double py_div(int64_t a, int64_t b);
 /* Exact integer ceiling division for a >= 0, b > 0 (inline: hot in tile searches). */
 static inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 int64_t tensor_elems(const struct tensor *t);

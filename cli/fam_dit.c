@@ -13,6 +13,7 @@
 #include "cli/pyjson.h"
 #include "cli/sim_facts.h"
 #include "opsgen/diffusion.h"
+#include "study/diffusion_stats.h"
 #include "traces/atomic.h"
 
 #include "cli/fam_diffusion.h"

@@ -13,7 +13,7 @@
 #include "cli/family.h"
 #include "cli/sim_facts.h"
 #include "opsgen/dlrm.h"
-#include "power/stats.h"
+#include "study/stats.h"
 #include "traces/atomic.h"
 
 static bool dlrm_matches(const struct model_config *m, const char *workload)

@@ -11,6 +11,7 @@
 #include "cli/sim_facts.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/train.h"
+#include "study/train_stats.h"
 #include "power/invariants.h"
 #include "traces/atomic.h"
 

@@ -15,7 +15,7 @@
 #include "chipsim/chip.h"
 #include "opsgen/model.h"
 #include "power/invariants.h"
-#include "power/stats.h"
+#include "study/stats.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

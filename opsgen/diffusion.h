@@ -18,7 +18,6 @@
 
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
-#include "power/stats.h"
 
 /* The LLM config DiT runs as: model_type "llm", input_seqlen =
  * ceil(image_width^2 / patch_size^2) (pixel width, quirk Q25), output_seqlen 1. */
@@ -42,27 +41,6 @@ int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, c
 /* Config checks shared by the generator and the CLI (0, or -1 with e). */
 int gligen_validate(const struct model_config *m, struct npu_err *e);
 int dit_validate(const struct model_config *m, struct npu_err *e);
-
-struct diffusion_report {
-    struct trace_stats s;                  /* §12.1 over every op */
-    double throughput_requests_per_sec;
-    double throughput_step_per_sec_per_request;
-    double latency_sec;                    /* one request: all diffusion steps */
-    double latency_step_sec;               /* divides by total steps twice (quirk Q31) */
-    double step_sec;                       /* one diffusion step: trace time / steps in it */
-    double mem_footprint_GB;               /* GiB */
-    bool out_of_memory;                    /* num_chips x HBM < footprint (quirk Q15b) */
-    bool energy_done;
-    double energy_J;                       /* count-weighted energy of the trace */
-    double energy_per_request_J;
-};
-
-/* §12.5. The trace covers num_diffusion_steps steps; a request runs
- * total_num_diffusion_steps (GLIGEN) or 1 (DiT: the trace already holds
- * every step) such traces. mem_bytes from the family's footprint function.
- * Returns -1 (with e) when the trace has no timed ops. */
-int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, int64_t mem_bytes, bool oom_vs_pod,
-                             const struct trace *t, struct diffusion_report *r, struct npu_err *e);
 
 /* ---- sweep helpers (opsgen.md §13.2, §13.4) ---- */
 /* Every dp x tp x pp == num_chips (loops dp, tp, pp over the divisors in

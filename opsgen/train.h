@@ -7,8 +7,7 @@
  * each LayerNorm four ops (the "LayerNorm-bwd quad"). The parameter count the
  * weight update all-reduces is read back from the backward ops' weight bytes.
  *
- * Main data structure: struct train_stats, the reference's training
- * statistics (chip aggregates, pod and multi-pod step time, memory, OOM). */
+ * The step's statistics live in study/train_stats.h. */
 #ifndef NPUSIM_TRAIN_H
 #define NPUSIM_TRAIN_H
 
@@ -18,7 +17,6 @@
 
 #include "opsgen/builders.h"
 #include "opsgen/opsgen.h"
-#include "power/stats.h"
 
 /* ---- backward builders ---- */
 
@@ -88,21 +86,5 @@ int64_t train_layer_params(const struct model_config *m);
  * a reason in why. */
 bool train_validate_sweep(const struct model_config *m, const struct opsgen_links *l,
                           const struct profile *prof, double oom_factor, char *why, size_t whylen);
-
-/* ---- statistics (§12.3) ---- */
-
-struct train_stats {
-    struct trace_stats chip;                 /* §12.1 over every op */
-    int64_t total_execution_time_pod_ns;     /* chip x pp */
-    int64_t compute_only_time_pod_ns, memory_only_time_pod_ns, ici_bound_time_pod_ns;
-    bool bounded_by_pp_dcn;                  /* PP-DCN total exceeds the pod total */
-    int64_t total_execution_time_ns;         /* max(pod, PP-DCN) x pp_dcn */
-    double mem_footprint_GB;                 /* GiB, §11.2 */
-    bool out_of_memory;                      /* vs one chip's HBM (the reference: num_chips x HBM, Q15b) */
-};
-
-/* From the chip aggregates of a timed training trace. */
-void train_stats_compute(const struct trace_stats *chip, const struct model_config *m,
-                         const struct profile *prof, int64_t hbm_size_GB, struct train_stats *s);
 
 #endif

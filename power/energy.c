@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "chipsim/cs_internal.h" /* py_div */
+#include "traces/pyfmt.h"    /* py_div */
 #include "power/dvfs_tables.h"
 #include "power/energy_memo.h"
 #include "power/pg.h"

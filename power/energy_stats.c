@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "chipsim/cs_internal.h" /* py_div: Python int/int true division */
+#include "traces/pyfmt.h"    /* py_div: Python int/int true division */
 
 const char *const slack_names[NUM_SLACK] = { "sa", "vu", "hbm", "ici", "vmem" };
 

@@ -124,3 +124,40 @@ char *py_repr_double(double x, char *buf, size_t size)
     buf[len] = '\0';
     return buf;
 }
+
+/* ---- Python int / int true division ---- */
+
+static int bitlen_u128(unsigned __int128 x)
+{
+    int n = 0;
+    while (x) {
+        n++;
+        x >>= 1;
+    }
+    return n;
+}
+
+double py_div(int64_t a, int64_t b)
+{
+    const int64_t lim = (int64_t)1 << 53;
+    if (a <= lim && b <= lim)
+        return (double)a / (double)b;
+    /* Quotient with 55..56 significant bits plus a sticky remainder, rounded
+     * half-to-even to 53 bits: exactly what CPython's long true division does. */
+    int shift = 55 - (bitlen_u128((unsigned __int128)a) - bitlen_u128((unsigned __int128)b));
+    unsigned __int128 A = (unsigned __int128)a, B = (unsigned __int128)b;
+    if (shift >= 0)
+        A <<= shift;
+    else
+        B <<= -shift;
+    unsigned __int128 q = A / B, r = A % B;
+    int extra = bitlen_u128(q) - 53;
+    if (extra <= 0)
+        return ldexp((double)q, -shift);
+    unsigned __int128 half = (unsigned __int128)1 << (extra - 1);
+    unsigned __int128 rem = q & ((half << 1) - 1);
+    q >>= extra;
+    if (rem > half || (rem == half && (r != 0 || (q & 1))))
+        q++;
+    return ldexp((double)q, extra - shift);
+}

@@ -1,4 +1,5 @@
-/* pyfmt.h — Python-compatible text for numbers and lists.
+/* pyfmt.h — Python-compatible numbers: the text of floats and lists, and
+ * int / int true division.
  *
  * The reference writes floats with Python's repr (shortest round-trip digits,
  * always a '.' or an exponent, scientific iff exponent < -4 or >= 16) and
@@ -18,5 +19,11 @@
 size_t py_repr_fmt(double x, char out[PY_REPR_MAX]);
 /* The same into buf of size bytes (truncated to fit). Returns buf. */
 char *py_repr_double(double x, char *buf, size_t size);
+
+/* Python's int / int true division: a / b correctly rounded to the nearest
+ * double (half to even), also past 2^53 where (double)a / (double)b would
+ * round twice (a >= 0, b > 0). The reference divides Python ints; ceil() of the
+ * result must see the same double. */
+double py_div(int64_t a, int64_t b);
 
 #endif

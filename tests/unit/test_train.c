@@ -12,6 +12,7 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "opsgen/train.h"
+#include "study/train_stats.h"
 
 /* ---- fixtures ---- */
 

@@ -5,8 +5,8 @@
  * from everything else, and splits non-pipeline time into overlapped,
  * compute-only, memory-only and ICI-bound parts. The per-chip total is
  * max(non-PP, PP-ICI). All values are integer nanoseconds. */
-#ifndef NPUSIM_STATS_H
-#define NPUSIM_STATS_H
+#ifndef NPUSIM_STUDY_STATS_H
+#define NPUSIM_STUDY_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* stats.c — per-phase aggregation of a timed trace (see stats.h). */
-#include "power/stats.h"
+#include "study/stats.h"
 
 #include <string.h>
 

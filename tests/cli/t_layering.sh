@@ -1,0 +1,21 @@
+# Sourced by tests/cli/run.sh: the include scan of tests/layering.sh (docs/architecture.md)
+# passes on the tree and fails on planted violations, naming the file and line.
+LY="$T/layering"
+mkdir -p "$LY/opsgen" "$LY/power" "$LY/traces"
+check "layering: the tree follows the dependency rule" sh tests/layering.sh
+printf '#include "traces/op.h"\n#include "power/stats.h"\n' >"$LY/opsgen/gen.c"
+expect_fail_1() { desc=$1 pat=$2; shift 2
+    "$@" >"$T/out" 2>&1; rc=$?
+    if [ "$rc" -eq 1 ] && grep -q -- "$pat" "$T/out"; then ok "$desc"; else
+        echo "exit $rc" >>"$T/out"; no "$desc (want exit 1 and /$pat/)" "$T/out"; fi; }
+expect_fail_1 "layering: opsgen including power fails, naming the line" \
+    'opsgen/gen.c:2: includes power/stats.h; opsgen/ may include only: traces' sh tests/layering.sh "$LY"
+rm "$LY/opsgen/gen.c"
+printf '#include "chipsim/cs_internal.h"\n' >"$LY/power/energy.c"
+expect_fail_1 "layering: a private header used across folders fails" \
+    'power/energy.c:1: includes chipsim/cs_internal.h, private to chipsim/' sh tests/layering.sh "$LY"
+printf '#include "chipsim/chip.h"\n' >"$LY/power/energy.c"
+check "layering: power may read chipsim's public chip header" sh tests/layering.sh "$LY"
+printf '#include "opsgen/model.h"\n' >"$LY/traces/op.h"
+expect_fail_1 "layering: traces including anything of ours fails" \
+    'traces/op.h:1: includes opsgen/model.h; traces/ may include only: nothing of ours' sh tests/layering.sh "$LY"
