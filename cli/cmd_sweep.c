@@ -492,7 +492,56 @@ static int publish_tree(struct sweep_opts *o, struct made_dirs *made, bool ok, s
     return rc;
 }
 
-int cmd_sweep(int argc, char **argv)
+/* The command line: the options, the lists as given, and what owns memory. */
+struct sweep_args {
+    struct sweep_opts o;
+    const char *models, *versions, *chips, *batches, *spec_file, *shard, *workload, *configs;
+    long jobs;
+    bool stats;
+    /* owned: the split lists, the JSON of the integer lists, the name arrays */
+    struct list lm, lv, lc, lb;
+    cJSON *jc, *jb;
+    const char **mnames, **cnames;
+    char (*cbuf)[64];
+    struct sweep_spec spec;
+};
+
+static void sweep_args_free(struct sweep_args *a)
+{
+    free(a->mnames);
+    free(a->cnames);
+    free(a->cbuf);
+    cJSON_Delete(a->jc);
+    cJSON_Delete(a->jb);
+    list_free(&a->lm);
+    list_free(&a->lv);
+    list_free(&a->lc);
+    list_free(&a->lb);
+    sweep_spec_free(&a->spec);
+}
+
+/* A numeric option's value, or a usage error naming what was expected. */
+static int parse_number_option(int ch, const char *arg, struct sweep_opts *o)
+{
+    switch (ch) {
+    case O_CI:
+        if (parse_f64_strict(arg, &o->ci) || o->ci < 0)
+            return usage_error("sweep", "--ci \"%s\": expected a carbon intensity >= 0", arg);
+        o->ci_given = true;
+        return 0;
+    case O_UTIL:
+        if (parse_f64_strict(arg, &o->util) || o->util <= 0 || o->util > 1)
+            return usage_error("sweep", "--util \"%s\": expected a duty cycle in (0, 1]", arg);
+        return 0;
+    default:   /* O_LIFE */
+        if (parse_f64_strict(arg, &o->lifetime) || o->lifetime <= 0)
+            return usage_error("sweep", "--lifetime \"%s\": expected a positive number of years", arg);
+        return 0;
+    }
+}
+
+/* Parses argv into a. Returns 0, EXIT_USAGE, or -1 after --help. */
+static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
 {
     static const struct option longopts[] = {
         { "models", required_argument, 0, O_MODELS }, { "workload", required_argument, 0, O_WORKLOAD },
@@ -508,56 +557,43 @@ int cmd_sweep(int argc, char **argv)
         { "stats", no_argument, 0, O_STATS },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
-    struct sweep_opts o;
-    memset(&o, 0, sizeof o);
-    o.prof = profile_default();
-    o.util = 0.6;
-    o.lifetime = 1;
-    const char *models = NULL, *versions = NULL, *chips = NULL, *batches = NULL, *spec_file = NULL;
-    const char *shard = NULL, *workload = NULL, *configs = NULL;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    bool stats = false;
+    struct sweep_opts *o = &a->o;
+    o->prof = profile_default();
+    o->util = 0.6;
+    o->lifetime = 1;
+    a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
     optind = 1;
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'h': fputs(sweep_help, stdout); return 0;
-        case O_MODELS: models = optarg; break;
-        case O_WORKLOAD: workload = optarg; break;
-        case O_VERSIONS: versions = optarg; break;
-        case O_CHIPS: chips = optarg; break;
-        case O_BATCHES: batches = optarg; break;
-        case O_SEQLEN: o.seqlen = optarg; break;
-        case O_OUT: o.out = optarg; break;
-        case O_CONFIGS: configs = optarg; break;
-        case O_SKIP: o.skip_existing = true; break;
-        case O_DRY: o.dry_run = true; break;
-        case O_SUMMARY: o.summary = optarg; break;
-        case O_SPEC: spec_file = optarg; break;
-        case O_SHARD: shard = optarg; break;
-        case O_PG: o.pg_name = optarg; break;
-        case O_DVFS: o.dvfs_name = optarg; break;
-        case O_STATS: stats = true; break;
+        case 'h': fputs(sweep_help, stdout); return -1;
+        case O_MODELS: a->models = optarg; break;
+        case O_WORKLOAD: a->workload = optarg; break;
+        case O_VERSIONS: a->versions = optarg; break;
+        case O_CHIPS: a->chips = optarg; break;
+        case O_BATCHES: a->batches = optarg; break;
+        case O_SEQLEN: o->seqlen = optarg; break;
+        case O_OUT: o->out = optarg; break;
+        case O_CONFIGS: a->configs = optarg; break;
+        case O_SKIP: o->skip_existing = true; break;
+        case O_DRY: o->dry_run = true; break;
+        case O_SUMMARY: o->summary = optarg; break;
+        case O_SPEC: a->spec_file = optarg; break;
+        case O_SHARD: a->shard = optarg; break;
+        case O_PG: o->pg_name = optarg; break;
+        case O_DVFS: o->dvfs_name = optarg; break;
+        case O_STATS: a->stats = true; break;
         case 'j':
-            if (parse_jobs("sweep", optarg, &jobs))
+            if (parse_jobs("sweep", optarg, &a->jobs))
                 return EXIT_USAGE;
             break;
-        case O_CI:
-            if (parse_f64_strict(optarg, &o.ci) || o.ci < 0)
-                return usage_error("sweep", "--ci \"%s\": expected a carbon intensity >= 0", optarg);
-            o.ci_given = true;
-            break;
-        case O_UTIL:
-            if (parse_f64_strict(optarg, &o.util) || o.util <= 0 || o.util > 1)
-                return usage_error("sweep", "--util \"%s\": expected a duty cycle in (0, 1]", optarg);
-            break;
-        case O_LIFE:
-            if (parse_f64_strict(optarg, &o.lifetime) || o.lifetime <= 0)
-                return usage_error("sweep", "--lifetime \"%s\": expected a positive number of years", optarg);
+        case O_CI: case O_UTIL: case O_LIFE:
+            if (parse_number_option(ch, optarg, o))
+                return EXIT_USAGE;
             break;
         case O_PROFILE:
-            if (!(o.prof = profile_by_name(optarg)))
+            if (!(o->prof = profile_by_name(optarg)))
                 return usage_error("sweep", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
             break;
         case ':': return usage_error("sweep", "option %s needs a value", argv[optind - 1]);
@@ -566,158 +602,253 @@ int cmd_sweep(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("sweep", "unexpected argument \"%s\"", argv[optind]);
-    if (jobs < 1)
-        jobs = 1;
+    if (a->jobs < 1)
+        a->jobs = 1;
+    return 0;
+}
 
-    struct sweep_spec spec;
+/* The models and chips of the plan: the command line wins over the spec. */
+static int plan_names(struct sweep_args *a, struct sweep_plan *plan)
+{
+    const struct sweep_spec *spec = &a->spec;
+    plan->nmodels = a->models ? a->lm.n : spec->models ? cJSON_GetArraySize(spec->models) : 0;
+    plan->nchips = a->versions ? a->lv.n : spec->chips ? cJSON_GetArraySize(spec->chips) : 0;
+    a->mnames = calloc((size_t)plan->nmodels + 1, sizeof *a->mnames);
+    a->cnames = calloc((size_t)plan->nchips + 1, sizeof *a->cnames);
+    a->cbuf = calloc((size_t)plan->nchips + 1, sizeof *a->cbuf);
+    if (!a->mnames || !a->cnames || !a->cbuf)
+        return usage_error("sweep", "out of memory");
+    for (int i = 0; i < plan->nmodels; i++)
+        a->mnames[i] = a->models ? a->lm.item[i] : cJSON_GetArrayItem(spec->models, i)->valuestring;
+    for (int i = 0; i < plan->nchips; i++) {
+        if (a->versions)
+            snprintf(a->cbuf[i], sizeof a->cbuf[i], "tpuv%s", a->lv.item[i]);
+        a->cnames[i] = a->versions ? a->cbuf[i] : cJSON_GetArrayItem(spec->chips, i)->valuestring;
+    }
+    plan->models = a->mnames;
+    plan->chips = a->cnames;
+    if (!plan->nmodels || !plan->nchips || !plan->num_chips.count || !plan->batches.count)
+        return usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required "
+                                    "(or models, chips, num_chips and batch_sizes in --spec)");
+    return 0;
+}
+
+/* The plan from the spec file and the command line (which wins). 0 or a usage error. */
+static int build_plan(struct sweep_args *a, struct sweep_plan *plan)
+{
     struct npu_err e;
-    memset(&spec, 0, sizeof spec);
-    if (spec_file && sweep_spec_load(spec_file, &spec, &e)) {
-        sweep_spec_free(&spec);
+    if (a->spec_file && sweep_spec_load(a->spec_file, &a->spec, &e))
         return report_error("sweep", &e);
-    }
-    int rc = 0;
-    struct list lm = { 0 }, lv = { 0 }, lc = { 0 }, lb = { 0 };
-    cJSON *jc = NULL, *jb = NULL;
-    const char **mnames = NULL, **cnames = NULL;
-    char (*cbuf)[64] = NULL;
-    struct sweep_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.configs = configs;
-    plan.workload = workload ? workload : spec.workload ? spec.workload : "inference";
-    plan.spec_file = spec_file;
-    plan.fields = spec.fields;
-    plan.nfields = spec.nfields;
-    plan.num_chips = spec.num_chips;
-    plan.batches = spec.batches;
-    if (strcmp(plan.workload, "inference") != 0 && strcmp(plan.workload, "training") != 0)
-        rc = usage_error("sweep", "--workload \"%s\": expected inference or training", plan.workload);
+    const struct sweep_spec *spec = &a->spec;
+    memset(plan, 0, sizeof *plan);
+    plan->configs = a->configs;
+    plan->workload = a->workload ? a->workload : spec->workload ? spec->workload : "inference";
+    plan->spec_file = a->spec_file;
+    plan->fields = spec->fields;
+    plan->nfields = spec->nfields;
+    plan->num_chips = spec->num_chips;
+    plan->batches = spec->batches;
+    plan->shard_n = 1;
+    if (strcmp(plan->workload, "inference") != 0 && strcmp(plan->workload, "training") != 0)
+        return usage_error("sweep", "--workload \"%s\": expected inference or training", plan->workload);
     const struct { const char *flag, *text; struct list *l; } lists[] = {
-        { "--models", models, &lm }, { "--versions", versions, &lv },
-        { "--num-chips", chips, &lc }, { "--batch-sizes", batches, &lb },
+        { "--models", a->models, &a->lm }, { "--versions", a->versions, &a->lv },
+        { "--num-chips", a->chips, &a->lc }, { "--batch-sizes", a->batches, &a->lb },
     };
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0] && !rc; i++)
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         if (lists[i].text && list_split(lists[i].text, lists[i].l))
-            rc = usage_error("sweep", "%s \"%s\": expected a comma-separated list of at most %d items, "
-                             "none empty", lists[i].flag, lists[i].text, MAX_LIST);
+            return usage_error("sweep", "%s \"%s\": expected a comma-separated list of at most %d items, "
+                               "none empty", lists[i].flag, lists[i].text, MAX_LIST);
     int bad;
-    if (!rc && chips && (bad = ints_from_list(&lc, &jc, &plan.num_chips)))
-        rc = usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", lc.item[bad - 1]);
-    if (!rc && batches && (bad = ints_from_list(&lb, &jb, &plan.batches)))
-        rc = usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer", lb.item[bad - 1]);
-    if (!rc) {
-        /* Models and chips: the command line wins over the spec. */
-        plan.nmodels = models ? lm.n : spec.models ? cJSON_GetArraySize(spec.models) : 0;
-        plan.nchips = versions ? lv.n : spec.chips ? cJSON_GetArraySize(spec.chips) : 0;
-        mnames = calloc((size_t)plan.nmodels + 1, sizeof *mnames);
-        cnames = calloc((size_t)plan.nchips + 1, sizeof *cnames);
-        cbuf = calloc((size_t)plan.nchips + 1, sizeof *cbuf);
-        for (int i = 0; i < plan.nmodels; i++)
-            mnames[i] = models ? lm.item[i] : cJSON_GetArrayItem(spec.models, i)->valuestring;
-        for (int i = 0; i < plan.nchips; i++) {
-            if (versions)
-                snprintf(cbuf[i], sizeof cbuf[i], "tpuv%s", lv.item[i]);
-            cnames[i] = versions ? cbuf[i] : cJSON_GetArrayItem(spec.chips, i)->valuestring;
-        }
-        plan.models = mnames;
-        plan.chips = cnames;
-        if (!plan.nmodels || !plan.nchips || !plan.num_chips.count || !plan.batches.count)
-            rc = usage_error("sweep", "--models, --versions, --num-chips and --batch-sizes are required "
-                                      "(or models, chips, num_chips and batch_sizes in --spec)");
-    }
-    if (!rc && o.seqlen) {
-        char *us = strchr(o.seqlen, '_');
+    if (a->chips && (bad = ints_from_list(&a->lc, &a->jc, &plan->num_chips)))
+        return usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", a->lc.item[bad - 1]);
+    if (a->batches && (bad = ints_from_list(&a->lb, &a->jb, &plan->batches)))
+        return usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer", a->lb.item[bad - 1]);
+    if (plan_names(a, plan))
+        return EXIT_USAGE;
+    struct sweep_opts *o = &a->o;
+    if (o->seqlen) {
+        char *us = strchr(o->seqlen, '_');
         char in[32] = "";
-        if (us && (size_t)(us - o.seqlen) < sizeof in)
-            memcpy(in, o.seqlen, (size_t)(us - o.seqlen));
-        if (!us || parse_i64_strict(in, &o.seq_in) || o.seq_in <= 0 || parse_i64_strict(us + 1, &o.seq_out) ||
-            o.seq_out <= 0)
-            rc = usage_error("sweep", "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", o.seqlen);
+        if (us && (size_t)(us - o->seqlen) < sizeof in)
+            memcpy(in, o->seqlen, (size_t)(us - o->seqlen));
+        if (!us || parse_i64_strict(in, &o->seq_in) || o->seq_in <= 0 || parse_i64_strict(us + 1, &o->seq_out) ||
+            o->seq_out <= 0)
+            return usage_error("sweep", "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", o->seqlen);
     }
-    plan.shard_n = 1;
-    if (!rc && shard && parse_shard(shard, &plan.shard_k, &plan.shard_n))
-        rc = usage_error("sweep", "--shard \"%s\": expected K/N with 1 <= K <= N", shard);
-    /* Under mpirun (an MPI build) each rank is one shard; its summary goes to a
-     * per-rank file that rank 0 merges at the end. */
-    int ranks = mpi_world_size(), rank = mpi_world_rank();
-    const char *final_summary = o.summary;
-    char rank_summary[4200];
-    if (!rc && !shard && ranks > 1) {
-        plan.shard_k = rank;
-        plan.shard_n = ranks;
-        if (o.summary) {
-            snprintf(rank_summary, sizeof rank_summary, "%s.rank%d", o.summary, rank);
-            o.summary = rank_summary;
+    if (a->shard && parse_shard(a->shard, &plan->shard_k, &plan->shard_n))
+        return usage_error("sweep", "--shard \"%s\": expected K/N with 1 <= K <= N", a->shard);
+    return 0;
+}
+
+/* The shard this process runs: --shard, else one per MPI rank (its summary
+ * to a per-rank file rank 0 merges), else the SLURM array task's. */
+static int pick_shard(struct sweep_args *a, struct sweep_plan *plan, char *rank_summary, size_t n)
+{
+    int ranks = mpi_world_size();
+    if (a->shard)
+        return 0;
+    if (ranks > 1) {
+        plan->shard_k = mpi_world_rank();
+        plan->shard_n = ranks;
+        if (a->o.summary) {
+            snprintf(rank_summary, n, "%s.rank%d", a->o.summary, mpi_world_rank());
+            a->o.summary = rank_summary;
         }
-    } else if (!rc && !shard && slurm_shard(&plan.shard_k, &plan.shard_n) < 0)
-        rc = usage_error("sweep", "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP do not describe a task of the array");
-    pg_strategy_default(&o.pg);
-    snprintf(o.pg.name, sizeof o.pg.name, "NoPG");
-    o.dvfs = DVFS_NONE;
-    if (!rc && (o.pg_name || o.dvfs_name)) {
-        o.custom_energy = true;
-        if (pg_strategy_lookup(o.pg_name ? o.pg_name : "NoPG", configs, o.prof, &o.pg, &e) ||
-            dvfs_policy_parse(o.dvfs_name ? o.dvfs_name : "None", &o.dvfs, &e))
-            rc = report_error("sweep", &e);
+        return 0;
     }
+    if (slurm_shard(&plan->shard_k, &plan->shard_n) < 0)
+        return usage_error("sweep", "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP do not describe a task of the array");
+    return 0;
+}
+
+/* The energy pass the summary rows use: NoPG and no DVFS unless --pg/--dvfs. */
+static int pick_energy(struct sweep_args *a)
+{
+    struct sweep_opts *o = &a->o;
+    struct npu_err e;
+    pg_strategy_default(&o->pg);
+    snprintf(o->pg.name, sizeof o->pg.name, "NoPG");
+    o->dvfs = DVFS_NONE;
+    if (!o->pg_name && !o->dvfs_name)
+        return 0;
+    o->custom_energy = true;
+    if (pg_strategy_lookup(o->pg_name ? o->pg_name : "NoPG", a->configs, o->prof, &o->pg, &e) ||
+        dvfs_policy_parse(o->dvfs_name ? o->dvfs_name : "None", &o->dvfs, &e))
+        return report_error("sweep", &e);
+    return 0;
+}
+
+/* Runs every point of the shard through the ordered pool; x->failed and
+ * x->err on failure. */
+static void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs)
+{
+    bool tty = isatty(2);
+    progress_init(&x->prog, tty, tty ? sweep_enum_count(&x->en) : 0);
+    struct ordered_pool_ops ops = { x, ctx_next, ctx_work, ctx_emit, ctx_discard };
+    size_t window = (size_t)(jobs < 4 ? 64 : 16 * jobs);
+    if (ordered_pool_run(&ops, sizeof(struct item), (int)jobs, window) && !x->failed) {
+        snprintf(x->err.msg, sizeof x->err.msg, "cannot start the worker threads");
+        x->failed = true;
+    }
+    if (!x->failed)
+        flush_held(x);   /* the last bundle's */
+    /* A shard's summary ends with what merge needs to prove the union
+     * whole: which shard it is and how many points the sweep has. */
+    if (!x->failed && x->want_row && plan->shard_n > 1 &&
+        fprintf(x->summary, "%s%ld/%ld points %ld\n", SUMMARY_SHARD_MARK, plan->shard_k + 1, plan->shard_n,
+                sweep_enum_total(&x->en)) < 0) {
+        snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+        x->failed = true;
+    }
+    progress_end(&x->prog);
+}
+
+/* Under mpirun: every rank learns whether any failed and the summed counts;
+ * rank 0 merges the per-rank summaries into final_summary. Returns rc. */
+static int mpi_finish(struct sweep_ctx *x, const char *final_summary, const char *rank_summary, int rc)
+{
+    int ranks = mpi_world_size();
+    struct npu_err e;
+    rc = mpi_world_max(rc);
+    if (rc && final_summary)
+        remove(rank_summary);   /* this rank's committed part: no partial output */
+    x->cnt.simulated = mpi_world_sum(x->cnt.simulated);
+    x->cnt.invalid = mpi_world_sum(x->cnt.invalid);
+    x->cnt.existing = mpi_world_sum(x->cnt.existing);
+    x->cnt.errors = mpi_world_sum(x->cnt.errors);
+    x->violating = mpi_world_sum(x->violating);
+    if (!rc && final_summary && x->want_row && mpi_world_rank() == 0) {
+        char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
+        const char **pp = calloc((size_t)ranks, sizeof *pp);
+        for (int r = 0; paths && pp && r < ranks; r++) {
+            snprintf(paths[r], sizeof paths[r], "%s.rank%d", final_summary, r);
+            pp[r] = paths[r];
+        }
+        if (!paths || !pp || summary_merge(final_summary, pp, ranks, &e))
+            rc = paths && pp ? report_error("sweep", &e) : usage_error("sweep", "out of memory");
+        for (int r = 0; paths && r < ranks; r++)
+            remove(paths[r]);
+        free(paths);
+        free(pp);
+    }
+    return mpi_world_max(rc);
+}
+
+/* The closing lines on stderr: counts and the invariants warning. */
+static void report_counts(const struct sweep_ctx *x)
+{
+    fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
+            x->cnt.simulated, x->cnt.invalid, x->cnt.existing);
+    if (x->cnt.errors)
+        fprintf(stderr, ", %ld failed", x->cnt.errors);
+    fputc('\n', stderr);
+    /* Never silent (power/invariants.h); the example is rank 0's first. */
+    if (x->violating)
+        fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",
+                x->violating, x->cnt.simulated, x->first_warn[0] ? "; first: " : "", x->first_warn);
+}
+
+/* Opens the summary file and writes its header (summary rows only). */
+static int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec)
+{
+    struct npu_err e;
+    if (atomic_open(af, x->o->summary, &e))
+        return report_error("sweep", &e);
+    x->summary = af->f;
+    if (fputs(row_header(spec->fields, spec->nfields), x->summary) == EOF) {
+        snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+        x->failed = true;
+    }
+    return 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct sweep_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_sweep_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    struct sweep_opts *o = &a.o;
+    struct sweep_plan plan;
+    struct npu_err e;
+    const char *final_summary = o->summary;
+    char rank_summary[4200] = "";
+    rc = build_plan(&a, &plan);
+    if (!rc)
+        rc = pick_shard(&a, &plan, rank_summary, sizeof rank_summary);
+    if (!rc)
+        rc = pick_energy(&a);
     /* Without --summary the results tree is the output (./results by default). */
-    o.tree = o.out || !o.summary;
-    if (!o.out)
-        o.out = "results";
-    o.fatal_errors = !o.summary;
+    o->tree = o->out || !o->summary;
+    if (!o->out)
+        o->out = "results";
+    o->fatal_errors = !o->summary;
 
     struct sweep_ctx x;
     memset(&x, 0, sizeof x);
-    x.o = &o;
-    x.want_row = o.summary && !o.dry_run;
+    x.o = o;
+    x.want_row = o->summary && !o->dry_run;
     /* Summary rows only: a bundle shares one generated trace (sweep_points.h). */
-    plan.bundle_max = x.want_row && !o.tree ? SWEEP_BUNDLE_MAX : 1;
+    plan.bundle_max = x.want_row && !o->tree ? SWEEP_BUNDLE_MAX : 1;
     struct atomic_file af;
     memset(&af, 0, sizeof af);
     bool af_open = false;
     if (!rc && sweep_enum_init(&x.en, &plan, &e))
         rc = report_error("sweep", &e);
-    if (!rc && x.want_row) {
-        if (atomic_open(&af, o.summary, &e))
-            rc = report_error("sweep", &e);
-        else {
-            af_open = true;
-            x.summary = af.f;
-            if (fputs(row_header(spec.fields, spec.nfields), x.summary) == EOF) {
-                snprintf(x.err.msg, sizeof x.err.msg, "%s: write failed", o.summary);
-                x.failed = true;
-            }
-        }
-    }
+    if (!rc && x.want_row && !(rc = open_summary(&x, &af, &a.spec)))
+        af_open = true;
     struct made_dirs made = { 0 };
-    if (!rc && o.tree && !o.dry_run && stage_tree(&o, &made, &e))
+    if (!rc && o->tree && !o->dry_run && stage_tree(o, &made, &e))
         rc = report_error("sweep", &e);
-    outputs_set_staged(o.stage[0] != '\0');
-    if (!rc && !x.failed) {
-        bool tty = isatty(2);
-        progress_init(&x.prog, tty, tty ? sweep_enum_count(&x.en) : 0);
-        struct ordered_pool_ops ops = { &x, ctx_next, ctx_work, ctx_emit, ctx_discard };
-        size_t window = (size_t)(jobs < 4 ? 64 : 16 * jobs);
-        if (ordered_pool_run(&ops, sizeof(struct item), (int)jobs, window) && !x.failed) {
-            snprintf(x.err.msg, sizeof x.err.msg, "cannot start the worker threads");
-            x.failed = true;
-        }
-        if (!x.failed)
-            flush_held(&x);   /* the last bundle's */
-        /* A shard's summary ends with what merge needs to prove the union
-         * whole: which shard it is and how many points the sweep has. */
-        if (!x.failed && x.want_row && plan.shard_n > 1 &&
-            fprintf(x.summary, "%s%ld/%ld points %ld\n", SUMMARY_SHARD_MARK, plan.shard_k + 1, plan.shard_n,
-                    sweep_enum_total(&x.en)) < 0) {
-            snprintf(x.err.msg, sizeof x.err.msg, "%s: write failed", o.summary);
-            x.failed = true;
-        }
-        progress_end(&x.prog);
-    }
+    outputs_set_staged(o->stage[0] != '\0');
+    if (!rc && !x.failed)
+        run_points(&x, &plan, a.jobs);
     if (!rc && x.failed)
         rc = report_error("sweep", &x.err);
     outputs_set_staged(false);
-    if (publish_tree(&o, &made, rc == 0, &e) && !rc)
+    if (publish_tree(o, &made, rc == 0, &e) && !rc)
         rc = report_error("sweep", &e);
     if (af_open) {
         if (rc)
@@ -725,44 +856,11 @@ int cmd_sweep(int argc, char **argv)
         else if (atomic_commit(&af, &e))
             rc = report_error("sweep", &e);
     }
-    if (ranks > 1 && !shard) {
-        /* Every rank learns whether any failed; rank 0 merges the summaries. */
-        rc = mpi_world_max(rc);
-        if (rc && final_summary)
-            remove(o.summary);   /* this rank's committed part: no partial output */
-        x.cnt.simulated = mpi_world_sum(x.cnt.simulated);
-        x.cnt.invalid = mpi_world_sum(x.cnt.invalid);
-        x.cnt.existing = mpi_world_sum(x.cnt.existing);
-        x.cnt.errors = mpi_world_sum(x.cnt.errors);
-        x.violating = mpi_world_sum(x.violating);
-        if (!rc && final_summary && x.want_row && rank == 0) {
-            char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
-            const char **pp = calloc((size_t)ranks, sizeof *pp);
-            for (int r = 0; paths && pp && r < ranks; r++) {
-                snprintf(paths[r], sizeof paths[r], "%s.rank%d", final_summary, r);
-                pp[r] = paths[r];
-            }
-            if (!paths || !pp || summary_merge(final_summary, pp, ranks, &e))
-                rc = paths && pp ? report_error("sweep", &e) : usage_error("sweep", "out of memory");
-            for (int r = 0; paths && r < ranks; r++)
-                remove(paths[r]);
-            free(paths);
-            free(pp);
-        }
-        rc = mpi_world_max(rc);
-    }
-    if (!rc && rank == 0) {
-        fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
-                x.cnt.simulated, x.cnt.invalid, x.cnt.existing);
-        if (x.cnt.errors)
-            fprintf(stderr, ", %ld failed", x.cnt.errors);
-        fputc('\n', stderr);
-        /* Never silent (power/invariants.h); the example is rank 0's first. */
-        if (x.violating)
-            fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",
-                    x.violating, x.cnt.simulated, x.first_warn[0] ? "; first: " : "", x.first_warn);
-    }
-    if (stats) {
+    if (mpi_world_size() > 1 && !a.shard)
+        rc = mpi_finish(&x, final_summary, o->summary, rc);
+    if (!rc && mpi_world_rank() == 0)
+        report_counts(&x);
+    if (a.stats) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "npusim sweep: peak RSS %ld KiB\n", ru.ru_maxrss);
@@ -770,15 +868,6 @@ int cmd_sweep(int argc, char **argv)
     sweep_enum_free(&x.en);
     for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
         free(x.held[pos].s);
-    free(mnames);
-    free(cnames);
-    free(cbuf);
-    cJSON_Delete(jc);
-    cJSON_Delete(jb);
-    list_free(&lm);
-    list_free(&lv);
-    list_free(&lc);
-    list_free(&lb);
-    sweep_spec_free(&spec);
+    sweep_args_free(&a);
     return rc;
 }
