@@ -713,6 +713,53 @@ static int run(const struct carbon_opts *o)
     return 0;
 }
 
+/* --ci: a comma list of carbon intensities >= 0, repeats dropped (the same
+ * folder name CI<repr> means the same bits). 0 or a usage error. */
+static int parse_ci_list(struct carbon_opts *o, const char *cis)
+{
+    char *item[MAX_ITEMS];
+    o->bufs[2] = strdup(cis);
+    int n = o->bufs[2] ? split_inplace(o->bufs[2], item, MAX_ITEMS) : -1;
+    if (n <= 0)
+        return usage_error("carbon", "--ci \"%s\": expected a comma list of carbon intensities", cis);
+    o->nci = 0;
+    for (int i = 0; i < n; i++) {
+        double v;
+        if (parse_f64_strict(item[i], &v) || v < 0)
+            return usage_error("carbon", "--ci \"%s\": expected a carbon intensity >= 0 (kgCO2e/kWh)", item[i]);
+        bool dup = false;
+        for (int k = 0; k < o->nci; k++)
+            dup |= memcmp(&o->ci[k], &v, sizeof v) == 0;
+        if (!dup)
+            o->ci[o->nci++] = v;
+    }
+    return 0;
+}
+
+/* --lifetime: a comma list of positive whole years, repeats dropped (one
+ * key, as in a Python dict). 0 or a usage error. */
+static int parse_life_list(struct carbon_opts *o, const char *lifes)
+{
+    char *item[MAX_ITEMS];
+    o->bufs[3] = strdup(lifes);
+    int n = o->bufs[3] ? split_inplace(o->bufs[3], item, MAX_ITEMS) : -1;
+    if (n <= 0)
+        return usage_error("carbon", "--lifetime \"%s\": expected a comma list of years", lifes);
+    o->nlife = 0;
+    for (int i = 0; i < n; i++) {
+        char *end;
+        long long v = strtoll(item[i], &end, 10);
+        if (*end || end == item[i] || v <= 0)
+            return usage_error("carbon", "--lifetime \"%s\": expected a positive whole number of years", item[i]);
+        bool dup = false;
+        for (int k = 0; k < o->nlife; k++)
+            dup |= o->life[k] == v;
+        if (!dup)
+            o->life[o->nlife++] = v;
+    }
+    return 0;
+}
+
 int cmd_carbon(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -788,48 +835,10 @@ int cmd_carbon(int argc, char **argv)
      * files twice: each is analysed and written once. */
     o.nmodels = drop_repeats(o.models, o.nmodels);
     o.nversions = drop_repeats(o.versions, o.nversions);
-    if (!rc && cis) {
-        char *item[MAX_ITEMS];
-        o.bufs[2] = strdup(cis);
-        o.nci = split_inplace(o.bufs[2], item, MAX_ITEMS);
-        if (o.nci <= 0)
-            rc = usage_error("carbon", "--ci \"%s\": expected a comma list of carbon intensities", cis);
-        int n = o.nci;
-        o.nci = 0;
-        for (int i = 0; i < n && !rc; i++) {
-            double v;
-            if (parse_f64_strict(item[i], &v) || v < 0) {
-                rc = usage_error("carbon", "--ci \"%s\": expected a carbon intensity >= 0 (kgCO2e/kWh)", item[i]);
-                break;
-            }
-            bool dup = false;   /* the same folder name (CI<repr>): the same bits */
-            for (int k = 0; k < o.nci; k++)
-                dup |= memcmp(&o.ci[k], &v, sizeof v) == 0;
-            if (!dup)
-                o.ci[o.nci++] = v;
-        }
-    }
-    if (!rc && lifes) {
-        char *item[MAX_ITEMS];
-        o.bufs[3] = strdup(lifes);
-        int n = split_inplace(o.bufs[3], item, MAX_ITEMS);
-        if (n <= 0)
-            rc = usage_error("carbon", "--lifetime \"%s\": expected a comma list of years", lifes);
-        o.nlife = 0;
-        for (int i = 0; i < n && !rc; i++) {
-            char *end;
-            long long v = strtoll(item[i], &end, 10);
-            if (*end || end == item[i] || v <= 0) {
-                rc = usage_error("carbon", "--lifetime \"%s\": expected a positive whole number of years", item[i]);
-                break;
-            }
-            bool dup = false;   /* a repeated lifetime is one key, as in a Python dict */
-            for (int k = 0; k < o.nlife; k++)
-                dup |= o.life[k] == v;
-            if (!dup)
-                o.life[o.nlife++] = v;
-        }
-    }
+    if (!rc && cis)
+        rc = parse_ci_list(&o, cis);
+    if (!rc && lifes)
+        rc = parse_life_list(&o, lifes);
     if (!rc)
         rc = run(&o) ? EXIT_USAGE : 0;
     for (int i = 0; i < 4; i++)

@@ -459,6 +459,51 @@ static void set_item(cJSON *o, const char *key, cJSON *v)
 
 /* ---- one statistics file ---- */
 
+/* The statistics JSON of a job (the input's statistics with energy_stats
+ * added and sim_config's paths naming the outputs' final places), then every
+ * output written staged. out[np] is the JSON's slot. */
+static int stats_output(const struct energy_opts *o, const struct job *jb, struct stats_in *s,
+                        struct pyjson_text *all, const struct energy_stats *es, struct energy_facts *ef,
+                        struct output *out, const char *json_in, struct npu_err *e)
+{
+    const int np = o->pgs.n;
+    struct output *so = &out[np];
+    /* sim_config names the outputs' final places (the last strategy's CSV,
+     * as the reference leaves it, and the JSON itself). */
+    char path[4400];
+    cJSON *sim_edits = s->m ? cJSON_CreateObject() : cJSON_GetObjectItemCaseSensitive(s->j, "sim_config");
+    snprintf(path, sizeof path, "%s/%s_%s.csv", o->out_root, jb->rel, o->pgs.item[np - 1]);
+    set_item(sim_edits, "output_file_path", cJSON_CreateString(path));
+    snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
+    set_item(sim_edits, "out_stats_file_path", cJSON_CreateString(path));
+    pyjson_text_end(all);
+    char *text = pyjson_text_take(all);
+    snprintf(so->path, sizeof so->path, "%s/%s.json", o->staging, jb->rel);
+    if (s->m) {
+        const struct pyjson_member *sim = &s->m[s->isim];
+        char *sim_text = pyjson_splice_members(s->m + STATS_MAX_MEMBERS, s->ksim, sim->value_len, 1, sim_edits);
+        cJSON *edits = cJSON_CreateObject();
+        if (sim_text && cJSON_AddItemToObject(edits, "sim_config", cJSON_CreateRaw(sim_text)) &&
+            cJSON_AddItemToObject(edits, "energy_stats", cJSON_CreateRaw(text)))
+            so->text = pyjson_splice_members(s->m, s->k, s->len, 0, edits);
+        cJSON_Delete(edits);
+        cJSON_Delete(sim_edits);
+        free(sim_text);
+    } else {
+        set_item(s->j, "energy_stats", cJSON_CreateRaw(text));
+        so->text = json_text(s->j);
+    }
+    free(text);
+    so->json = true;
+    if (s->m) {   /* sim_config's paths changed, not its facts */
+        energy_facts_of(&s->facts, &o->pgs, es, ef);
+        so->facts = ef;
+        so->facts_len = sizeof *ef;
+    }
+    /* write_outputs_staged makes the files' folder in the staging tree. */
+    return !so->text ? npu_errf(e, "%s: out of memory", json_in) : write_outputs_staged(out, np + 1, e);
+}
+
 static int run_job(const struct energy_opts *o, const struct job *jb, struct npu_err *e)
 {
     char json_in[4200], csv_in[4200];
@@ -516,42 +561,8 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
             out[i].opts = (struct trace_csv_opts){ PHASE_NONE, false, true };
         }
     }
-    if (!rc) {
-        /* sim_config names the outputs' final places (the last strategy's CSV,
-         * as the reference leaves it, and the JSON itself). */
-        char path[4400];
-        cJSON *sim_edits = s.m ? cJSON_CreateObject() : cJSON_GetObjectItemCaseSensitive(s.j, "sim_config");
-        snprintf(path, sizeof path, "%s/%s_%s.csv", o->out_root, jb->rel, o->pgs.item[np - 1]);
-        set_item(sim_edits, "output_file_path", cJSON_CreateString(path));
-        snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
-        set_item(sim_edits, "out_stats_file_path", cJSON_CreateString(path));
-        pyjson_text_end(&all);
-        char *text = pyjson_text_take(&all);
-        snprintf(out[np].path, sizeof out[np].path, "%s/%s.json", o->staging, jb->rel);
-        if (s.m) {
-            const struct pyjson_member *sim = &s.m[s.isim];
-            char *sim_text = pyjson_splice_members(s.m + STATS_MAX_MEMBERS, s.ksim, sim->value_len, 1, sim_edits);
-            cJSON *edits = cJSON_CreateObject();
-            if (sim_text && cJSON_AddItemToObject(edits, "sim_config", cJSON_CreateRaw(sim_text)) &&
-                cJSON_AddItemToObject(edits, "energy_stats", cJSON_CreateRaw(text)))
-                out[np].text = pyjson_splice_members(s.m, s.k, s.len, 0, edits);
-            cJSON_Delete(edits);
-            cJSON_Delete(sim_edits);
-            free(sim_text);
-        } else {
-            set_item(s.j, "energy_stats", cJSON_CreateRaw(text));
-            out[np].text = json_text(s.j);
-        }
-        free(text);
-        out[np].json = true;
-        if (s.m) {   /* sim_config's paths changed, not its facts */
-            energy_facts_of(&s.facts, &o->pgs, es, ef);
-            out[np].facts = ef;
-            out[np].facts_len = sizeof *ef;
-        }
-        /* write_outputs_staged makes the files' folder in the staging tree. */
-        rc = !out[np].text ? npu_errf(e, "%s: out of memory", json_in) : write_outputs_staged(out, np + 1, e);
-    }
+    if (!rc)
+        rc = stats_output(o, jb, &s, &all, es, ef, out, json_in, e);
     for (int i = 0; tr && i < np; i++)
         trace_free(&tr[i]);
     free(tr);

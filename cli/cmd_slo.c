@@ -199,6 +199,54 @@ struct task {
 };
 
 /* One model and phase: the text of its output file, or NULL (skipped, warned). */
+/* The SLO result of one version when some configuration meets the SLO: the
+ * minimum-chip, throughput-optimal, energy-optimal and cost-optimal choices c
+ * among s, in the reference's key order. */
+static void fill_choice(cJSON *r, const struct slo_metrics *pm, const struct version_set *ps,
+                        const struct slo_choice *pc, const cJSON *slo_item, const char *eff_display, double cost,
+                        const char *suffix, bool llm_inf)
+{
+    const struct slo_metrics m = *pm;
+    const struct version_set s = *ps;
+    const struct slo_choice c = *pc;
+    char key[256];
+    const cJSON *mc = s.json[c.min_chip], *op = s.json[c.optimal], *en = s.json[c.energy],
+                *co = s.json[c.cost];
+    const struct slo_point *pmc = &s.pts[c.min_chip], *pop = &s.pts[c.optimal],
+                           *pen = &s.pts[c.energy], *pco = &s.pts[c.cost];
+    jset(r, "min_num_chips", jraw_i64(c.min_num_chips));
+    jset(r, "optimal_num_chips", dup_item(jpath(op, "sim_config.num_chips")));
+    jset(r, "optimal_energy_eff_num_chips", dup_item(jpath(en, "sim_config.num_chips")));
+    jset(r, "optimal_cost_num_chips", dup_item(jpath(co, "sim_config.num_chips")));
+    jset(r, "optimal_cost_global_batch_size", dup_item(jpath(co, "sim_config.global_batch_size")));
+    snprintf(key, sizeof key, "ref_%s", m.latency);
+    jset(r, key, cJSON_Duplicate(slo_item, 1));
+    jset(r, m.latency, dup_item(jpath(mc, m.latency)));
+    snprintf(key, sizeof key, "optimal_%s", m.latency);
+    jset(r, key, dup_item(jpath(op, m.latency)));
+    snprintf(key, sizeof key, "optimal_energy_eff_%s", m.latency);
+    jset(r, key, dup_item(jpath(en, m.latency)));
+    snprintf(key, sizeof key, "optimal_cost_%s", m.latency);
+    jset(r, key, dup_item(jpath(co, m.latency)));
+    jset(r, eff_display, dup_item(jpath(mc, m.tput)));
+    snprintf(key, sizeof key, "optimal_%s", eff_display);
+    jset(r, key, dup_item(jpath(op, m.tput)));
+    jset(r, "optimal_energy_eff_joule_per_good", jraw_f64(1 / pen->energy));
+    jset(r, "throughput_per_chip", jraw_f64(slo_eff(pmc)));
+    jset(r, "optimal_throughput_per_chip", jraw_f64(slo_eff(pop)));
+    jset(r, "optimal_energy_eff_per_chip", jraw_f64(1 / pen->energy / (double)pen->num_chips));
+    jset(r, "optimal_cost_good_per_dollar", jraw_f64(slo_good_per_dollar(pco, cost)));
+    jset(r, "optimal_cost_total_memory_capacity_GB",
+         py_mul(jpath(co, "sim_config.num_chips"), jpath(co, "sim_config.hbm_size_GB")));
+    double watt = num_or_nan(jpath(en, "avg_power_W"));
+    jset(r, "optimal_energy_eff_watt", dup_item(jpath(en, "avg_power_W")));
+    jset(r, "optimal_energy_eff_watt_per_chip", jraw_f64(watt / (double)pen->num_chips));
+    jset(r, "stats_file", stats_file(mc, suffix, llm_inf));
+    jset(r, "optimal_stats_file", stats_file(op, suffix, llm_inf));
+    jset(r, "optimal_energy_eff_stats_file", stats_file(en, suffix, llm_inf));
+    jset(r, "optimal_cost_stats_file", stats_file(co, suffix, llm_inf));
+}
+
 static char *analyse(const struct slo_opts *o, const struct task *t)
 {
     bool training = !strcmp(o->workload, "training");
@@ -239,7 +287,6 @@ static char *analyse(const struct slo_opts *o, const struct task *t)
 
     cJSON *root = cJSON_CreateObject();
     static const char *const preset[] = { "2", "3", "4", "5p" };   /* always present, maybe empty */
-    char key[256];
     const char *eff_name = m.tput;
     char eff_display[128];
     snprintf(eff_display, sizeof eff_display, "%s%s", training ? "eff_metric_" : "", m.tput);
@@ -283,41 +330,7 @@ static char *analyse(const struct slo_opts *o, const struct task *t)
                                                       : jraw_i64(0));
                 jset(r, eff_name, jraw_i64(0));
             } else {
-                const cJSON *mc = s.json[c.min_chip], *op = s.json[c.optimal], *en = s.json[c.energy],
-                            *co = s.json[c.cost];
-                const struct slo_point *pmc = &s.pts[c.min_chip], *pop = &s.pts[c.optimal],
-                                       *pen = &s.pts[c.energy], *pco = &s.pts[c.cost];
-                jset(r, "min_num_chips", jraw_i64(c.min_num_chips));
-                jset(r, "optimal_num_chips", dup_item(jpath(op, "sim_config.num_chips")));
-                jset(r, "optimal_energy_eff_num_chips", dup_item(jpath(en, "sim_config.num_chips")));
-                jset(r, "optimal_cost_num_chips", dup_item(jpath(co, "sim_config.num_chips")));
-                jset(r, "optimal_cost_global_batch_size", dup_item(jpath(co, "sim_config.global_batch_size")));
-                snprintf(key, sizeof key, "ref_%s", m.latency);
-                jset(r, key, cJSON_Duplicate(slo_item, 1));
-                jset(r, m.latency, dup_item(jpath(mc, m.latency)));
-                snprintf(key, sizeof key, "optimal_%s", m.latency);
-                jset(r, key, dup_item(jpath(op, m.latency)));
-                snprintf(key, sizeof key, "optimal_energy_eff_%s", m.latency);
-                jset(r, key, dup_item(jpath(en, m.latency)));
-                snprintf(key, sizeof key, "optimal_cost_%s", m.latency);
-                jset(r, key, dup_item(jpath(co, m.latency)));
-                jset(r, eff_display, dup_item(jpath(mc, m.tput)));
-                snprintf(key, sizeof key, "optimal_%s", eff_display);
-                jset(r, key, dup_item(jpath(op, m.tput)));
-                jset(r, "optimal_energy_eff_joule_per_good", jraw_f64(1 / pen->energy));
-                jset(r, "throughput_per_chip", jraw_f64(slo_eff(pmc)));
-                jset(r, "optimal_throughput_per_chip", jraw_f64(slo_eff(pop)));
-                jset(r, "optimal_energy_eff_per_chip", jraw_f64(1 / pen->energy / (double)pen->num_chips));
-                jset(r, "optimal_cost_good_per_dollar", jraw_f64(slo_good_per_dollar(pco, cost)));
-                jset(r, "optimal_cost_total_memory_capacity_GB",
-                     py_mul(jpath(co, "sim_config.num_chips"), jpath(co, "sim_config.hbm_size_GB")));
-                double watt = num_or_nan(jpath(en, "avg_power_W"));
-                jset(r, "optimal_energy_eff_watt", dup_item(jpath(en, "avg_power_W")));
-                jset(r, "optimal_energy_eff_watt_per_chip", jraw_f64(watt / (double)pen->num_chips));
-                jset(r, "stats_file", stats_file(mc, suffix, llm_inf));
-                jset(r, "optimal_stats_file", stats_file(op, suffix, llm_inf));
-                jset(r, "optimal_energy_eff_stats_file", stats_file(en, suffix, llm_inf));
-                jset(r, "optimal_cost_stats_file", stats_file(co, suffix, llm_inf));
+                fill_choice(r, &m, &s, &c, slo_item, eff_display, cost, suffix, llm_inf);
             }
             jset(scale, v, r);
         }

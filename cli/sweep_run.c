@@ -1,0 +1,400 @@
+/* sweep_run.c — a sweep's points on the ordered pool (see sweep_run.h).
+ *
+ * Points come one at a time from the enumerator, run on an ordered pool
+ * (ordered_pool.h) and are consumed in enumeration order, so the summary, the
+ * counts and the first fatal error are the same for every -j. */
+#include "cli/sweep_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chipsim/chipsim.h"
+#include "cli/cli.h"
+#include "cli/family.h"
+#include "cli/mpi_world.h"
+#include "cli/ordered_pool.h"
+#include "cli/sweep_row.h"
+#include "cli/sweep_spec.h"
+#include "opsgen/opsgen.h"
+#include "opsgen/sweep.h"
+#include "power/carbon.h"
+#include "power/energy.h"
+#include "power/powercap.h"
+
+/* One point (the members of a bundle, sweep_points.h) in the ordered pool. */
+struct item {
+    struct sweep_point pt;
+    enum row_status status[SWEEP_BUNDLE_MAX];
+    char *row[SWEEP_BUNDLE_MAX];     /* the members' summary lines (owned) */
+    char msg[512];                   /* the first member's error (fatal without --summary) */
+    int nwarn[SWEEP_BUNDLE_MAX];     /* physical invariants the member violates */
+    char warn[INVARIANT_LEN + 200];  /* the first such member's first violation */
+};
+
+static bool exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+
+
+
+
+static int ctx_next(void *vctx, void *vit)
+{
+    struct sweep_ctx *x = vctx;
+    struct item *it = vit;
+    memset(it, 0, sizeof *it);
+    int r = sweep_enum_next(&x->en, &it->pt, &x->err);
+    if (r < 0)
+        x->failed = true;
+    return r;
+}
+
+/* The summary figures of a timed trace (energy pass already applied). */
+static void summarize(const struct sweep_opts *o, const struct family *fam, const struct loaded_config *c,
+                      const struct trace *t, struct row_result *res)
+{
+    struct npu_err e;
+    struct family_capacity cap;
+    bool have_cap = false;
+    if (fam->llm_stats) {
+        struct llm_report r;
+        if (fam->llm_stats(c, o->prof, t, &r, &e) == 0) {
+            llm_capacity_from_report(&c->model, &r, &cap);
+            have_cap = true;
+            res->has_llm = true;
+            res->ttft_s = r.TTFT_sec;
+            res->tpot_ms = r.TPOT_ms_request;
+            res->prefill_tps = r.prefill_tokens_per_sec;
+            res->decode_tps = r.decode_tokens_per_sec;
+            res->mem_GiB = r.prefill_mem_GiB > r.decode_mem_GiB ? r.prefill_mem_GiB : r.decode_mem_GiB;
+            res->oom = r.prefill_oom || r.decode_oom;
+        }
+    } else if (fam->capacity) {
+        have_cap = fam->capacity(c, o->prof, t, &cap, &e) == 0;
+    }
+    if (have_cap && cap.units_per_sec > 0) {
+        double n = (double)c->model.num_chips;
+        double idle_W = carbon_idle_power_W(&c->chip, strcmp(o->pg.name, "NoPG") != 0) * n;
+        double u = o->util;
+        double avg_W = u * cap.active_power_W + (1 - u) * idle_W;
+        double ci = o->ci_given ? o->ci : c->sys.carbon_intensity_kgCO2_per_kWh;
+        res->has_cap = true;
+        res->unit = cap.unit;
+        res->throughput = cap.units_per_sec;
+        res->energy_per_unit_J = cap.active_power_W / cap.units_per_sec;
+        res->carbon_per_unit_kg = carbon_per_unit(u * cap.units_per_sec, c->sys.PUE, o->lifetime, ci,
+                                                  avg_W, c->chip.embodied_carbon_kgCO2 * n);
+    }
+}
+
+/* Member j's outcome: its status, its row (summary sweeps) and the first error. */
+static void member_done(struct sweep_ctx *x, struct item *it, int j, const struct loaded_config *c,
+                        const struct row_result *res)
+{
+    const struct sweep_member *m = &it->pt.m[j];
+    it->status[j] = res->status;
+    if (res->status == ROW_ERROR && !it->msg[0])
+        snprintf(it->msg, sizeof it->msg, "%s", res->msg);
+    if (x->want_row)
+        it->row[j] = row_format(m->index, c->model_name, x->en.plan->workload, c->chip_name, &c->model,
+                                it->pt.batch, res, m->g->field_csv);
+}
+
+/* Writes and summarizes one member's timed trace t, with c the member's config. */
+static void member_finish(struct sweep_ctx *x, const struct family *fam, const struct loaded_config *c,
+                          struct trace *t, const char *dir, const char *base_name, struct row_result *res)
+{
+    const struct sweep_opts *o = x->o;
+    struct npu_err e;
+    char wdir[4400];   /* dir under the staging folder */
+    snprintf(wdir, sizeof wdir, "%s%s", o->stage, dir + strlen(o->out));
+    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, o->stage[0] ? wdir : dir, base_name, true, &e)) ||
+        (x->want_row && (o->custom_energy ? power_energy_pass(t, &c->chip, &o->pg, (int)o->dvfs, o->prof, &e)
+                                          : power_default_pass(t, &c->chip, o->prof, &e)))) {
+        res->status = ROW_ERROR;
+        snprintf(res->msg, sizeof res->msg, "%s", e.msg);
+    } else if (x->want_row)
+        summarize(o, fam, c, t, res);
+}
+
+/* The point's place for messages: its folder under the output, or "". */
+static const char *tree_tail_of(const struct sweep_opts *o, const char *dir)
+{
+    size_t n = strlen(o->out);
+    if (!dir[0] || strncmp(dir, o->out, n))
+        return dir;
+    return dir[n] == '/' ? dir + n + 1 : dir + n;
+}
+
+/* Checks member j's timed trace against the physical invariants; the counts
+ * are reported once, at the end of the sweep (ctx_emit runs in point order,
+ * so the first example is the same whatever the thread count). */
+static void invariant_note(struct item *it, int j, const struct loaded_config *c, const struct trace *t,
+                           const struct profile *prof, const char *where)
+{
+    struct invariant_warnings w = { 0 };
+    invariants_check(t, PHASE_NONE, &c->chip, prof, "trace", &w);
+    it->nwarn[j] = w.n;
+    if (w.n && !it->warn[0])
+        snprintf(it->warn, sizeof it->warn, "%s on %s%s%s: %s", c->model_name, c->chip_name,
+                 where[0] ? " " : "", where, w.msg[0]);
+}
+
+static void ctx_work(void *vctx, void *vit)
+{
+    struct sweep_ctx *x = vctx;
+    const struct sweep_opts *o = x->o;
+    struct item *it = vit;
+    struct sweep_point *pt = &it->pt;
+    struct sweep_group *g = pt->m[0].g;
+    struct row_result res;
+    memset(&res, 0, sizeof res);
+    /* A shallow copy: shares the group's cJSON, which it never frees. Every
+     * member's config differs from it in chip and system fields only. */
+    struct loaded_config c = g->invalid[0] ? *g->base : g->cfg;
+    if (o->seqlen) {
+        c.model.input_seqlen = o->seq_in;
+        c.model.output_seqlen = o->seq_out;
+    }
+    res.status = ROW_OK;
+    char pstr[256], dir[2048] = "", base_name[96] = "", csv[2200] = "";
+    if (o->tree) {
+        /* The point's place in the results tree (summary-only sweeps have none,
+         * and only they have bundles). */
+        g->fam->pstr(&pt->par, pt->batch, pstr, sizeof pstr);
+        if (o->seqlen)
+            snprintf(dir, sizeof dir, "%s/%s_%lld_%lld%s/%s", o->out, c.model_name, (long long)o->seq_in,
+                     (long long)o->seq_out, g->tag, pstr);
+        else
+            snprintf(dir, sizeof dir, "%s/%s%s/%s", o->out, c.model_name, g->tag, pstr);
+        snprintf(base_name, sizeof base_name, "%s-v%s", x->en.plan->workload, g->version);
+        snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
+        snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
+    }
+    if (g->invalid[0]) {
+        sweep_apply_parallel(&c.model, &pt->par, pt->batch);
+        res.status = ROW_INVALID;
+        snprintf(res.msg, sizeof res.msg, "%s", g->invalid);
+    } else if (o->tree && o->skip_existing && exists(csv)) {
+        res.status = ROW_EXISTING;
+    } else if (!g->fam->prepare(&c, &pt->par, pt->batch, o->prof, res.msg, sizeof res.msg)) {
+        res.status = ROW_INVALID;
+    }
+    if (res.status != ROW_OK) {
+        /* Equal generator inputs: every member has the same verdict. */
+        for (int j = 0; j < pt->n; j++)
+            member_done(x, it, j, &c, &res);
+        return;
+    }
+    /* One generated trace for all members: each but the last gets a copy of
+     * it (borrowing its strings, op.h), and chipsim times the copies together,
+     * building each op's instruction once. */
+    struct trace ts[SWEEP_BUNDLE_MAX];
+    struct trace *tp[SWEEP_BUNDLE_MAX];
+    const struct chip_config *chips[SWEEP_BUNDLE_MAX];
+    struct npu_err errs[SWEEP_BUNDLE_MAX];
+    int rcs[SWEEP_BUNDLE_MAX];
+    int n = pt->n;
+    for (int j = 0; j < n; j++) {
+        trace_init(&ts[j]);
+        ts[j].lean = !o->tree;   /* summary only: no per-op text is ever written */
+        tp[j] = &ts[j];
+        chips[j] = &pt->m[j].g->cfg.chip;
+    }
+    struct trace *gen = &ts[n - 1];
+    if (family_generate(g->fam, &c, o->prof, gen, &errs[0])) {
+        for (int j = 0; j < n; j++) {   /* the same inputs fail the same way for every member */
+            rcs[j] = -1;
+            errs[j] = errs[0];
+        }
+    } else {
+        for (int j = 0; j + 1 < n; j++)
+            trace_borrow(&ts[j], gen);
+        chipsim_run_many(tp, chips, n, o->prof, errs, rcs);
+        for (int j = 0; j < n; j++)
+            if (!rcs[j])
+                rcs[j] = power_cap_pass(tp[j], chips[j], o->prof, &errs[j]);
+    }
+    for (int j = 0; j < n; j++) {
+        const struct loaded_config *mc = &pt->m[j].g->cfg;
+        c.chip = mc->chip;
+        c.sys = mc->sys;
+        c.merged = mc->merged;
+        c.sources = mc->sources;
+        memset(&res, 0, sizeof res);
+        if (rcs[j]) {
+            res.status = ROW_ERROR;
+            snprintf(res.msg, sizeof res.msg, "%s", errs[j].msg);
+        } else {
+            member_finish(x, g->fam, &c, &ts[j], dir, base_name, &res);
+            invariant_note(it, j, &c, &ts[j], o->prof, tree_tail_of(o, dir));
+        }
+        member_done(x, it, j, &c, &res);
+        trace_free(&ts[j]);
+    }
+}
+
+/* Writes the held rows of the bundle that just ended, in combination order. */
+static int flush_held(struct sweep_ctx *x)
+{
+    int rc = 0;
+    for (int pos = 1; pos < SWEEP_BUNDLE_MAX; pos++) {
+        struct growbuf *h = &x->held[pos];
+        if (!rc && h->n && x->summary && fwrite(h->s, 1, h->n, x->summary) != h->n) {
+            snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+            x->failed = true;
+            rc = -1;
+        }
+        h->n = 0;
+    }
+    return rc;
+}
+
+static int ctx_emit(void *vctx, void *vit)
+{
+    struct sweep_ctx *x = vctx;
+    struct item *it = vit;
+    int rc = 0;
+    if (it->pt.bundle != x->held_bundle) {
+        rc = flush_held(x);
+        x->held_bundle = it->pt.bundle;
+    }
+    for (int j = 0; j < it->pt.n && !rc; j++) {
+        if (it->status[j] == ROW_OK && it->nwarn[j]) {
+            if (!x->violating++)
+                snprintf(x->first_warn, sizeof x->first_warn, "%s", it->warn);
+        }
+        switch (it->status[j]) {
+        case ROW_OK: x->cnt.simulated++; break;
+        case ROW_INVALID: x->cnt.invalid++; break;
+        case ROW_EXISTING: x->cnt.existing++; break;
+        case ROW_ERROR:
+            x->cnt.errors++;
+            if (x->o->fatal_errors) {
+                snprintf(x->err.msg, sizeof x->err.msg, "%s", it->msg);
+                x->failed = true;
+                rc = -1;
+            }
+            break;
+        }
+        if (rc || !it->row[j] || !x->summary)
+            continue;
+        if (it->pt.m[j].pos > 0)
+            growbuf_put(&x->held[it->pt.m[j].pos], it->row[j]);
+        else if (fputs(it->row[j], x->summary) == EOF) {
+            snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+            x->failed = true;
+            rc = -1;
+        }
+    }
+    x->cnt.done += it->pt.n;
+    for (int j = 0; j < it->pt.n; j++)
+        free(it->row[j]);
+    sweep_point_release(&it->pt);
+    progress_update(&x->prog, x->cnt.done);
+    return rc;
+}
+
+static void ctx_discard(void *vctx, void *vit)
+{
+    (void)vctx;
+    struct item *it = vit;
+    for (int j = 0; j < it->pt.n; j++)
+        free(it->row[j]);
+    sweep_point_release(&it->pt);
+}
+
+/* --shard K/N, else SLURM_ARRAY_TASK_{ID,COUNT,MIN}; k is returned 0-based. */
+
+/* Runs every point of the shard through the ordered pool; x->failed and
+ * x->err on failure. */
+void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs)
+{
+    bool tty = isatty(2);
+    progress_init(&x->prog, tty, tty ? sweep_enum_count(&x->en) : 0);
+    struct ordered_pool_ops ops = { x, ctx_next, ctx_work, ctx_emit, ctx_discard };
+    size_t window = (size_t)(jobs < 4 ? 64 : 16 * jobs);
+    if (ordered_pool_run(&ops, sizeof(struct item), (int)jobs, window) && !x->failed) {
+        snprintf(x->err.msg, sizeof x->err.msg, "cannot start the worker threads");
+        x->failed = true;
+    }
+    if (!x->failed)
+        flush_held(x);   /* the last bundle's */
+    /* A shard's summary ends with what merge needs to prove the union
+     * whole: which shard it is and how many points the sweep has. */
+    if (!x->failed && x->want_row && plan->shard_n > 1 &&
+        fprintf(x->summary, "%s%ld/%ld points %ld\n", SUMMARY_SHARD_MARK, plan->shard_k + 1, plan->shard_n,
+                sweep_enum_total(&x->en)) < 0) {
+        snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+        x->failed = true;
+    }
+    progress_end(&x->prog);
+}
+/* Under mpirun: every rank learns whether any failed and the summed counts;
+ * rank 0 merges the per-rank summaries into final_summary. Returns rc. */
+int mpi_finish(struct sweep_ctx *x, const char *final_summary, const char *rank_summary, int rc)
+{
+    int ranks = mpi_world_size();
+    struct npu_err e;
+    rc = mpi_world_max(rc);
+    if (rc && final_summary)
+        remove(rank_summary);   /* this rank's committed part: no partial output */
+    x->cnt.simulated = mpi_world_sum(x->cnt.simulated);
+    x->cnt.invalid = mpi_world_sum(x->cnt.invalid);
+    x->cnt.existing = mpi_world_sum(x->cnt.existing);
+    x->cnt.errors = mpi_world_sum(x->cnt.errors);
+    x->violating = mpi_world_sum(x->violating);
+    if (!rc && final_summary && x->want_row && mpi_world_rank() == 0) {
+        char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
+        const char **pp = calloc((size_t)ranks, sizeof *pp);
+        for (int r = 0; paths && pp && r < ranks; r++) {
+            snprintf(paths[r], sizeof paths[r], "%s.rank%d", final_summary, r);
+            pp[r] = paths[r];
+        }
+        if (!paths || !pp || summary_merge(final_summary, pp, ranks, &e))
+            rc = paths && pp ? report_error("sweep", &e) : usage_error("sweep", "out of memory");
+        for (int r = 0; paths && r < ranks; r++)
+            remove(paths[r]);
+        free(paths);
+        free(pp);
+    }
+    return mpi_world_max(rc);
+}
+/* The closing lines on stderr: counts and the invariants warning. */
+void report_counts(const struct sweep_ctx *x)
+{
+    fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
+            x->cnt.simulated, x->cnt.invalid, x->cnt.existing);
+    if (x->cnt.errors)
+        fprintf(stderr, ", %ld failed", x->cnt.errors);
+    fputc('\n', stderr);
+    /* Never silent (power/invariants.h); the example is rank 0's first. */
+    if (x->violating)
+        fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",
+                x->violating, x->cnt.simulated, x->first_warn[0] ? "; first: " : "", x->first_warn);
+}
+/* Opens the summary file and writes its header (summary rows only). */
+int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec)
+{
+    struct npu_err e;
+    if (atomic_open(af, x->o->summary, &e))
+        return report_error("sweep", &e);
+    x->summary = af->f;
+    if (fputs(row_header(spec->fields, spec->nfields), x->summary) == EOF) {
+        snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
+        x->failed = true;
+    }
+    return 0;
+}
+
+void sweep_ctx_free(struct sweep_ctx *x)
+{
+    sweep_enum_free(&x->en);
+    for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
+        free(x->held[pos].s);
+}
