@@ -6,7 +6,9 @@
  * computes them at the chip's clock) exceeds the cap runs longer: its compute
  * times (SA, VU) stretch until static + dynamic energy / time equals the cap;
  * the dynamic energy of the work stays the same (constant voltage), so the
- * time is E_dyn / (cap - P_static). The op is then BOUND_POWER ("Power").
+ * time is E_dyn / (cap - P_static) to first order; the smallest stretch that
+ * meets the cap, with the regulators' efficiency at the new activity, is a
+ * root found by GSL's Brent solver. The op is then BOUND_POWER ("Power").
  * Memory and ICI times do not follow the core clock and are left alone.
  *
  * The pass runs right after chipsim wherever times are produced (run, sweep,
