@@ -1,7 +1,7 @@
 /* chip.h — the chip configuration (reference ChipConfig) and its derived rates.
  *
  * Every field of the reference class with its default (TPUv5p-like; note the
- * class default freq 1.75 GHz while tpuv5p.json says 1.7, quirk Q23). Loaded
+ * class default freq 1.75 GHz while tpuv5p.json says 1.7, quirk chipsim Q23). Loaded
  * from the merged config JSON through chip_fields (traces/fields.h). Power
  * fields live here too because the chip JSON carries them; power/ reads them. */
 #ifndef NPUSIM_CHIP_H
@@ -17,13 +17,13 @@ struct chip_config {
     int64_t num_sa;              /* systolic arrays (MXUs) */
     int64_t num_vu;              /* vector units */
     int64_t num_vu_ports;
-    double hbm_bw_GBps;          /* GB = 2^30 B for HBM time under the neusim profile (Q11), else 1e9 B */
+    double hbm_bw_GBps;          /* GB = 2^30 B for HBM time under the neusim profile (chipsim Q11), else 1e9 B */
     int64_t hbm_latency_ns;
     int64_t vmem_size_MB;        /* MiB of on-chip SRAM */
     double freq_GHz;
     int64_t sa_dim;
     int64_t hbm_size_GB;         /* GiB */
-    double ici_bw_GBps;          /* GB = 1e9 B for collectives (quirk Q11) */
+    double ici_bw_GBps;          /* GB = 1e9 B for collectives (quirk chipsim Q11) */
     double dcn_bw_GBps;
     double pcie_bw_GBps;         /* GB = 2^30 B */
     int64_t ici_latency_ns;

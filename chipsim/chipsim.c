@@ -57,13 +57,13 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     if (compute_time(c, in, op, &mx, &vp))
         return -1;
     int64_t compute = mx > vp ? mx : vp;
-    /* Q4: the reference's tile search runs before compute time is stored. */
+    /* chipsim Q4: the reference's tile search runs before compute time is stored. */
     if (bytes_accessed(c, in, op, c->prof->tile_search_sees_zero_compute ? 0 : compute, &bytes))
         return -1;
 
     int64_t mem = 0;
     if (bytes != 0) {
-        /* The reference's HBM GB is 2^30 B (quirk Q11); GB/s = bytes/ns otherwise. */
+        /* The reference's HBM GB is 2^30 B (quirk chipsim Q11); GB/s = bytes/ns otherwise. */
         mem = cs_ceil((double)bytes / (c->prof->hbm_pcie_GB_is_GiB ? ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9
                                                                    : ch->hbm_bw_GBps));
         if (mem < ch->hbm_latency_ns)
@@ -100,7 +100,7 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     else
         op->bounded_by = BOUND_ICI;
 
-    /* Q18: MXU ops are measured against the SA+VU peak. */
+    /* chipsim Q18: MXU ops are measured against the SA+VU peak. */
     double peak = op->type != OP_MXU ? chip_peak_vu_tflops(ch)
                   : c->prof->mxu_util_over_sa_plus_vu_peak ? chip_peak_tflops(ch)
                                                            : chip_peak_sa_tflops(ch);

@@ -4,7 +4,7 @@
  * (MXU/VPU models by op kind), HBM traffic (tile searches for einsum, flash
  * attention and conv), vmem time, execution time, Bounded-by and the
  * utilisation columns. Ops are matched to cached pseudo-instructions by name
- * (quirk Q1 under profile->lookup_ops_by_name_first_wins), so the whole list
+ * (quirk chipsim Q1 under profile->lookup_ops_by_name_first_wins), so the whole list
  * (prefill then decode) must be timed in one call. The energy pass that the
  * reference applies afterwards lives in power/energy.h. */
 #ifndef NPUSIM_CHIPSIM_H

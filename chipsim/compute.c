@@ -3,7 +3,7 @@
  * Two primitives turn op counts into ns: mxu_time (sa_dim^3 matmul "ops"
  * spread over num_sa arrays, +2 pipeline-fill ops, a 100-cycle floor) and
  * vpu_time (8x128 vector ops, one per cycle per VU). Each kind maps its
- * shapes to op counts; einsums may fall back to the VPU when tiny (Q22).
+ * shapes to op counts; einsums may fall back to the VPU when tiny (chipsim Q22).
  * Every division that the reference performs on Python ints goes through
  * py_div so that ceil() sees the same double. */
 #include "chipsim/cs_internal.h"
@@ -33,7 +33,7 @@ int64_t vpu_time(const struct cs_ctx *c, int64_t n)
 {
     double cyc = ceil(py_div(n, c->chip->num_vu));
     double t = cyc / c->chip->freq_GHz;
-    /* Q5: the reference truncates here while element-wise ops round up. */
+    /* chipsim Q5: the reference truncates here while element-wise ops round up. */
     int64_t ns = c->prof->vpu_time_truncates ? cs_trunc(t) : cs_ceil(t);
     return ns > 1 ? ns : 1;
 }
@@ -117,7 +117,7 @@ static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct
     int64_t v = v1 < v2 ? v1 : v2;
     v = ax.b * (v < v3 ? v : v3) * 2;
     int64_t vp_vu = vpu_time(c, v);
-    /* Q22: the VPU path wins only when the MXU path is > 4x slower. */
+    /* chipsim Q22: the VPU path wins only when the MXU path is > 4x slower. */
     if (!c->chip->use_vu_for_small_matmul || tmax(mx_sa, mx_vu) <= 4 * vp_vu) {
         *sa = mx_sa;
         *vu = mx_vu;
@@ -295,7 +295,7 @@ int compute_time(const struct cs_ctx *c, const struct instr *in, struct op *op, 
     case K_REDUCE_SCATTER:
     case K_ALL_REDUCE: {
         double cyc = ceil(py_div(op->flops, chip_vu_speed(c->chip)));
-        /* Q6: the reference reports these cycles as ns. */
+        /* chipsim Q6: the reference reports these cycles as ns. */
         *vu = c->prof->collective_vpu_time_in_cycles ? cs_trunc(cyc)
                                                      : cs_ceil(cyc / c->chip->freq_GHz);
         return 0;

@@ -2,7 +2,7 @@
  *
  * A pseudo-instruction (struct instr) is what the reference builds from an
  * op's strings: its kind, input tensors, output tensor and, for einsum/conv,
- * the axis letters. Instructions are cached by name (quirk Q1, instr.c);
+ * the axis letters. Instructions are cached by name (quirk chipsim Q1, instr.c);
  * compute.c and traffic.c read them, chipsim.c drives the per-op pipeline.
  * Tensors are fixed-rank arrays (NPU_MAX_DIMS) so parsing allocates only the
  * tensor list. */
@@ -61,7 +61,7 @@ struct instr {
     /* einsum / conv axes: one letter per dimension */
     char lhs[NPU_MAX_DIMS + 1], rhs[NPU_MAX_DIMS + 1], outl[NPU_MAX_DIMS + 1];
     char dim_labels[72];
-    int ob_bracketed;                /* einsum output dtype kept its "[" (Q15) */
+    int ob_bracketed;                /* einsum output dtype kept its "[" (chipsim Q15) */
     int64_t stride_h, stride_w;      /* conv window */
 };
 
@@ -146,8 +146,8 @@ struct instr_cache;
 /* This thread's by-name table, emptied (kept between runs; freed when the
  * thread exits). NULL when out of memory. */
 struct instr_cache *instr_cache_acquire(void);
-/* Returns the instruction for the op (cached by name under Q1, updated per the
- * path rules of §3.4), or NULL with an error set. With Q1 off, a fresh
+/* Returns the instruction for the op (cached by name under chipsim Q1, updated per the
+ * path rules of §3.4), or NULL with an error set. With chipsim Q1 off, a fresh
  * instruction is built in *scratch and returned. */
 struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const struct cs_ctx *ctx);
 void instr_free(struct instr *in);
@@ -204,7 +204,7 @@ void tile_memo_clear(void);
  * tests, which check that rate 1 and mxc 0 choose the same tiles. */
 int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax, int lb, int rb, int ob,
                            double rate, double mxc, int64_t *bMf, int64_t *bNf, int64_t *bKf);
-/* HBM bytes (§6); compute_ns is what the tile search sees (0 under Q4). */
+/* HBM bytes (§6); compute_ns is what the tile search sees (0 under chipsim Q4). */
 int bytes_accessed(const struct cs_ctx *c, const struct instr *in, struct op *op,
                    int64_t compute_ns, int64_t *bytes);
 

@@ -1,7 +1,7 @@
 /* instr.c — pseudo-instructions built from an op's strings, cached by name.
  *
  * The reference turns every op into an "HLO instruction" and later looks it
- * up by name, the first op with a name winning (quirk Q1, chipsim.md §3.4).
+ * up by name, the first op with a name winning (quirk chipsim Q1, chipsim.md §3.4).
  * Later ops with that name then mutate the shared instruction: conv ops
  * overwrite inputs and output, default-path ops overwrite only the inputs,
  * einsum ops change nothing. The cache is an open-addressing hash table keyed

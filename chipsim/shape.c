@@ -49,7 +49,7 @@ int64_t tensor_elems(const struct tensor *t)
 int cs_dtype_bytes(const char *dt, bool bracketed)
 {
     /* The frontend output dtype keeps its "[" so the exact-match tests for
-     * DT_FLOAT / DT_INT fail there (Q15). */
+     * DT_FLOAT / DT_INT fail there (chipsim Q15). */
     if (bracketed && (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")))
         return -1;
     return dtype_bytes(dt);

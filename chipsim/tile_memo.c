@@ -8,7 +8,7 @@
  * packs it into the key: sizes, dtype widths, sa_dim, VMEM bytes, and the
  * bit patterns of the doubles it uses) to the tile sizes it chose. Keying on
  * the search's inputs rather than on op names keeps the by-name instruction
- * cache semantics (Q1) intact: whatever shapes an op ends up with, the search
+ * cache semantics (chipsim Q1) intact: whatever shapes an op ends up with, the search
  * sees them in the key. Failed searches are not stored; they repeat and fail
  * again with their error message.
  *

@@ -145,7 +145,7 @@ static bool key_ge(const struct key *a, const struct key *b)
 static int64_t vmem_bytes(const struct chip_config *ch) { return ch->vmem_size_MB * 1024 * 1024; }
 
 /* memc denominator: bytes per cycle, (hbm*2^30)/(1e9*f) with the reference's
- * GB of 2^30 B (quirk Q11), else hbm/f. */
+ * GB of 2^30 B (quirk chipsim Q11), else hbm/f. */
 static double mem_rate(const struct cs_ctx *c)
 {
     const struct chip_config *ch = c->chip;
@@ -418,7 +418,7 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         return -1;
     int64_t b = Q->dims[0], q = Q->dims[1], h = Q->dims[2], d = Q->dims[3], kv = in->in.t[1].dims[1];
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
-    /* Q10: the reference's fit test counts the score matrix d_head times. */
+    /* chipsim Q10: the reference's fit test counts the score matrix d_head times. */
     int64_t score = b * kv * q * h * (c->prof->fa_fit_test_scores_times_dhead ? d : 1);
     int64_t tot = (b * q * h * d + 2 * b * kv * h * d + score + b * q * h * d) * db;
     int64_t t0, t1;
@@ -505,7 +505,7 @@ static int search_conv_uncached(const struct cs_ctx *c, const struct conv_axes *
                             ops = 3;
                         if (ops <= 10)
                             continue;
-                        /* Q4: compute time is 0 here, so the fake estimate is used. */
+                        /* chipsim Q4: compute time is 0 here, so the fake estimate is used. */
                         double mxc = compute_ns > 0 ? (double)compute_ns * f : (double)(100 * (ops + 2) * nt);
                         struct key k = make_key(mxc, memc, ops, acc, ts);
                         if (!found || key_ge(&k, &bk)) {

@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
     if (o->pgs.n > MAX_PG)
         return usage_error("energy", "--pg: at most %d strategies", MAX_PG);
     /* Slowdowns divide by NoPG's time, so NoPG comes first (the reference
-     * fails with a KeyError otherwise, quirk Q22). */
+     * fails with a KeyError otherwise, quirk power Q22). */
     if (strcmp(o->pgs.item[0], "NoPG") != 0)
         return usage_error("energy", "--pg \"%s\": the first strategy must be NoPG (slowdowns are relative to it)",
                            pgs);

@@ -78,7 +78,7 @@ void diffusion_summary(const struct loaded_config *c, const struct profile *prof
         fprintf(out, "  (no statistics: %s)\n", e.msg);
         return;
     }
-    /* The JSON keeps the reference's latency_step_sec (quirk Q31); the
+    /* The JSON keeps the reference's latency_step_sec (quirk opsgen Q31); the
      * summary shows the time one step takes. */
     fprintf(out, "  latency       %.6f s per request, %.6f s per diffusion step\n", r.latency_sec,
             r.step_sec);
@@ -145,7 +145,7 @@ static int dit_enumerate(const struct loaded_config *c, int64_t num_chips, struc
 }
 
 /* The reference validates nothing for DiT and maps (m, 0, 0) axes, so TP
- * never reaches the attention or FFN ops (Q13); uneven shards and deep
+ * never reaches the attention or FFN ops (opsgen Q13); uneven shards and deep
  * pipelines are simulated with rounded-up sizes, as the reference does. */
 static bool dit_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                         const struct profile *prof, char *why, size_t whylen)

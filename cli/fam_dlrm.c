@@ -112,7 +112,7 @@ static double mem_GiB(const struct loaded_config *c, const struct profile *prof)
 }
 
 /* The chips whose HBM the per-chip footprint is compared with: the pod's
- * in the reference (quirk Q15b), else one. */
+ * in the reference (quirk opsgen Q15b), else one. */
 static int64_t oom_chips(const struct loaded_config *c, const struct profile *prof)
 {
     return prof->oom_vs_pod_hbm ? c->model.num_chips : 1;
@@ -128,7 +128,7 @@ static cJSON *stats_json(const struct loaded_config *c, const struct profile *pr
     json_add_f64(o, "throughput_requests_per_sec", throughput(c, s));
     json_add_i64(o, "latency_ns", s->total_execution_time_chip_ns);
     if (overall) {
-        /* The reference compares a per-chip constant with the pod's HBM (Q15b). */
+        /* The reference compares a per-chip constant with the pod's HBM (opsgen Q15b). */
         double gib = mem_GiB(c, prof);
         json_add_f64(o, "mem_footprint_GB", gib);
         cJSON_AddBoolToObject(o, "out_of_memory", (double)(oom_chips(c, prof) * c->chip.hbm_size_GB) < gib);

@@ -396,7 +396,7 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
 {
     if (q.nd != 4 || k.nd != 4 || v.nd != 4) return NULL;
     int64_t b = q.d[0], sq = q.d[1], h = q.d[2], skv = k.d[1];
-    int64_t x = heads_as_dhead ? h : q.d[3];   /* quirk Q1 */
+    int64_t x = heads_as_dhead ? h : q.d[3];   /* quirk opsgen Q1 */
     char cfg[3 * SBUF + 64], in[3 * SBUF + 64];
     struct strbuf cb = STRBUF(cfg), ib = STRBUF(in);
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
@@ -511,10 +511,10 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
     }
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = doubled ? bmul(n, 2) : n;   /* quirk Q10 */
+    int64_t bytes = doubled ? bmul(n, 2) : n;   /* quirk opsgen Q10 */
     bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
     /* The reference's PCIe GB = 2^30 B, divided step by step as it does
-     * (chipsim quirk Q11); corrected: GB = 1e9 B, so GB/s = bytes/ns. */
+     * (quirk chipsim Q11); corrected: GB = 1e9 B, so GB/s = bytes/ns. */
     int64_t tn = gib ? ck_ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps, &size_overflow)
                      : ck_ceil((double)bytes / pcie_bw_GBps, &size_overflow);
     op->ici_ns = max64(tn, ici_latency_ns);

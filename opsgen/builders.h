@@ -71,19 +71,19 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
 struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *desc,
                     const char *name, const char *opname, struct shape x,
                     const char *placements, const char *dtype, bool one_input);
-/* heads_as_dhead: quirk Q1 (output [B,Sq,H,H], FLOPs scale with H). */
+/* heads_as_dhead: quirk opsgen Q1 (output [B,Sq,H,H], FLOPs scale with H). */
 struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const char *desc,
                              const char *name, struct shape q, struct shape k,
                              struct shape v, const char *dtype, bool heads_as_dhead);
 /* HBM load (output=false, opcode "Input") or store ("Output"). */
 struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *desc,
                     const char *name, bool output, struct shape x, const char *dtype);
-/* Pipeline stage transfer; bw/latency are the link the caller chose (quirk Q9). */
+/* Pipeline stage transfer; bw/latency are the link the caller chose (quirk opsgen Q9). */
 struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *desc,
                        const char *name, bool output, struct shape x, double bw_GBps,
                        int64_t latency_ns);
-/* KV swap over PCIe; n is a byte count, doubled again when `doubled` (quirk Q10);
- * gib: the link's GB is 2^30 B (chipsim quirk Q11), else 1e9 B. */
+/* KV swap over PCIe; n is a byte count, doubled again when `doubled` (quirk opsgen Q10);
+ * gib: the link's GB is 2^30 B (quirk chipsim Q11), else 1e9 B. */
 struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *desc,
                      const char *name, bool output, int64_t n, bool doubled, bool gib,
                      double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns);
@@ -115,7 +115,7 @@ void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt);
 void bld_out(struct op *op, struct shape o, const char *dt);          /* "[DT:(a,b)]" */
 /* Pre-set ICI traffic: in/out bytes and memory traffic = in + out. */
 void bld_traffic(struct op *op, int64_t in, int64_t out);
-/* ceil(bytes / GBps) with 1 GB/s = 1 byte/ns (GB = 1e9, quirk Q11). */
+/* ceil(bytes / GBps) with 1 GB/s = 1 byte/ns (GB = 1e9, quirk chipsim Q11). */
 int64_t bld_xfer_ns(int64_t bytes, double GBps);
 
 /* Output shape of a collective (gathered or scattered along dim). */

@@ -12,14 +12,14 @@
  * expert FFNs, EP for the all-to-alls) — plus the phase being generated.
  *
  * The reference's quirks each have a profile switch (docs/profile.md): MLA
- * counts use all layers, not the stage's (Q3); the MLA TP all-gather takes the
- * full width (Q4); no softmax in MLA (Q19); cache einsums and the combine
- * einsum keep default "weights" (Q20); the all-to-all moves the global batch
- * (Q21); every routed expert sees every local token (Q22, corrected: top-k
- * routing, moe_load_of); both all-to-alls share one name (Q23); the memory
- * formula's MLA terms (Q24). Gate and combine names are the same in both
+ * counts use all layers, not the stage's (opsgen Q3); the MLA TP all-gather takes the
+ * full width (opsgen Q4); no softmax in MLA (opsgen Q19); cache einsums and the combine
+ * einsum keep default "weights" (opsgen Q20); the all-to-all moves the global batch
+ * (opsgen Q21); every routed expert sees every local token (opsgen Q22, corrected: top-k
+ * routing, moe_load_of); both all-to-alls share one name (opsgen Q23); the memory
+ * formula's MLA terms (opsgen Q24). Gate and combine names are the same in both
  * phases, which chipsim's by-name lookup turns into prefill shapes for decode
- * (Q30) — that part lives in chipsim (lookup_ops_by_name_first_wins). */
+ * (opsgen Q30) — that part lives in chipsim (lookup_ops_by_name_first_wins). */
 #include "opsgen/deepseek.h"
 #include "opsgen/gen.h"
 
@@ -104,7 +104,7 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
                         "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
                         SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
 #undef DESC
-    /* The caches are activations, not parameters (quirk Q20 keeps them). */
+    /* The caches are activations, not parameters (quirk opsgen Q20 keeps them). */
     if (!g->prof->mla_cache_einsums_weights)
         for (int i = 0; i < 3; i++)
             o[i]->weight_bytes = 0;
@@ -113,7 +113,7 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
 
 /* The KV-cache part of MLA at fid f: prefill attends to the prompt; a decode
  * step to the prompt and the tokens generated so far — the final context in
- * every step in the reference (no softmax there, quirk Q19), the exact mean
+ * every step in the reference (no softmax there, quirk opsgen Q19), the exact mean
  * otherwise (decode_suffix_groups). Every group uses fids f..f+2. */
 static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char *P)
 {
@@ -134,7 +134,7 @@ static int mla(struct dsgen *g, int64_t *fid)
     const struct model_config *m = g->m;
     struct trace *tr = g->t;
     int64_t B = g->B, S = g->seq, f = *fid, t = axes_prod(&g->tp);
-    /* All layers, not the stage's (quirk Q3). */
+    /* All layers, not the stage's (quirk opsgen Q3). */
     int64_t layers = g->prof->mla_counts_all_layers ? m->num_layers : g->L;
     int64_t n = g->decode ? layers * m->output_seqlen : layers;
     int64_t Hl = cdiv64(m->num_heads, t), D = m->d_model, Dw = D;
@@ -148,7 +148,7 @@ static int mla(struct dsgen *g, int64_t *fid)
     if (t > 1) {
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
         if (g->prof->mla_allgather_full_width) {
-            /* Gathers the full width to D*t (quirk Q4). */
+            /* Gathers the full width to D*t (quirk opsgen Q4). */
             CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->tp));
             Dw = D * t;
         } else {
@@ -218,7 +218,7 @@ static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq
     const struct model_config *m = g->m;
     double bis = bisection_bw_per_chip_GBps(m->num_chips, g->l->ICI_topology, g->l->ici_bw_GBps,
                                             g->prof->split_axes_drops_missing);
-    /* Global batch (quirk Q21); dispatch and combine share the name (Q23). */
+    /* Global batch (quirk opsgen Q21); dispatch and combine share the name (opsgen Q23). */
     const char *name = combine && !g->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
                                                                        : "MoE_Dispatch_AllToAll";
     int64_t batch = g->prof->moe_a2a_global_batch ? m->global_batch_size : g->B;
@@ -264,7 +264,7 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     struct layer_ctx x = *c;
     x.prefix = pre;
     if (c->prof->moe_every_expert_every_token) {
-        /* Every activated expert runs on every local token (quirk Q22). */
+        /* Every activated expert runs on every local token (quirk opsgen Q22). */
         for (int64_t i = 0; i < A; i++) {
             snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
             if (layer_ffn_llama_body(&x, seq, D, Fm, f))
@@ -292,7 +292,7 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     CHK(o = b_einsum(c->t, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
                      SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
     if (!c->prof->mla_cache_einsums_weights)
-        o->weight_bytes = 0;   /* router outputs, not parameters (quirk Q20) */
+        o->weight_bytes = 0;   /* router outputs, not parameters (quirk opsgen Q20) */
     f++;
     CHK(b_binary(c->t, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
                  "0_0_0", BF16, c->prof->binary_ops_list_one_input));
@@ -327,7 +327,7 @@ static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
     if (layer_ffn(&lc, &fa, &f))
         return -1;
     /* Prefill advances past the FFN; decode does not, so its sends reuse the
-     * FFN's first fid (quirk Q5). */
+     * FFN's first fid (quirk opsgen Q5). */
     if (!g->decode || !g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
     gen_stage_send(&st, &fid);
@@ -465,7 +465,7 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
     int64_t mff = m->moe_d_ff, R = m->num_routed_experts;
 
     /* MLA weights, BF16; wkv_a multiplies kr by rope and wkv_b uses rope+v
-     * (quirk Q24). */
+     * (quirk opsgen Q24). */
     double wq_a = (double)bmul(D, qr), wq_b = (double)bmul3(qr, H, rope + nope) / tp;
     double wkv_a = (double)bmul3(D, kr, rope), wkv_b = (double)bmul3(kr, H, rope + v) / tp;
     bool ref = prof->mla_memory_reference_terms;
@@ -538,7 +538,7 @@ static int gen_moe(int64_t num, int64_t max_pods, int64_t max_etp, struct parall
                             int64_t dpd = f[y], ppd = f[z];
                             if (dpd * ppd > max_pods || ep > dp * tp || dp * tp / ep > max_etp)
                                 continue;
-                            /* EP multiplies the chip count (quirk Q33). */
+                            /* EP multiplies the chip count (quirk opsgen Q33). */
                             if (dp * tp * pp * ep * dpd * ppd != num)
                                 continue;
                             rc = push_cfg(arr, n, cap, (struct parallel_cfg){
@@ -559,7 +559,7 @@ int sweep_moe_configs(int64_t num_chips, int64_t max_etp, struct parallel_cfg **
     size_t cap = 0;
     int rc = 0;
     if (num_chips > 256) {
-        static const int64_t dcn[] = { 1, 2, 4 };   /* quirk Q32 */
+        static const int64_t dcn[] = { 1, 2, 4 };   /* quirk opsgen Q32 */
         for (int i = 0; i < 3 && !rc; i++)
             rc = gen_moe(num_chips / dcn[i], dcn[i], max_etp, out, n, &cap);
     } else {

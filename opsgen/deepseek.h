@@ -43,7 +43,7 @@ struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens);
 
 /* §13.2 MoE enumeration for one num_chips: (dp <= 1, tp, pp, ep, dp_dcn,
  * pp_dcn) with ep <= dp*tp, dp*tp/ep <= max_etp and the chip product
- * including ep (quirk Q33); >256 chips split over 1/2/4 pods as for LLMs. */
+ * including ep (quirk opsgen Q33); >256 chips split over 1/2/4 pods as for LLMs. */
 int sweep_moe_configs(int64_t num_chips, int64_t max_etp, struct parallel_cfg **out, size_t *n,
                       struct npu_err *e);
 /* §13.4 for MoE: the LLM mapping, then the expert axes (4th value). Returns

@@ -20,7 +20,7 @@
 #include "opsgen/sweep.h"
 
 /* The LLM config DiT runs as: model_type "llm", input_seqlen =
- * ceil(image_width^2 / patch_size^2) (pixel width, quirk Q25), output_seqlen 1. */
+ * ceil(image_width^2 / patch_size^2) (pixel width, quirk opsgen Q25), output_seqlen 1. */
 void dit_llm_config(const struct model_config *m, struct model_config *llm);
 /* DiT inference ops appended to out (10 ops for dit-xl on one chip). */
 int opsgen_dit(const struct model_config *m, const struct opsgen_links *l,
@@ -31,12 +31,12 @@ int64_t opsgen_dit_mem_bytes(const struct model_config *m, const struct profile 
 /* GLIGEN UNet ops appended to out (634 ops for the shipped config). */
 int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
                   const struct profile *prof, struct trace *out, struct npu_err *e);
-/* The reference's placeholder footprint: one chip's HBM less 1 KiB (quirk Q26b). */
+/* The reference's placeholder footprint: one chip's HBM less 1 KiB (quirk opsgen Q26b). */
 int64_t opsgen_gligen_mem_bytes(int64_t hbm_size_GB);
 /* Corrected: the weights of every op of the timed trace t (BF16, each layer
  * once per execution count) plus the largest op's activations (its bytes
  * accessed less its weights); the placeholder above under
- * prof->dlrm_gligen_placeholder_footprint (quirk Q26b). */
+ * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). */
 int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, const struct profile *prof);
 /* Config checks shared by the generator and the CLI (0, or -1 with e). */
 int gligen_validate(const struct model_config *m, struct npu_err *e);
@@ -45,12 +45,12 @@ int dit_validate(const struct model_config *m, struct npu_err *e);
 /* ---- sweep helpers (opsgen.md §13.2, §13.4) ---- */
 /* Every dp x tp x pp == num_chips (loops dp, tp, pp over the divisors in
  * ascending order), DCN degrees 1; GLIGEN only pp 1. Above 256 chips the
- * reference calls the enumeration for num_chips / {1, 2, 4} (quirk Q32).
+ * reference calls the enumeration for num_chips / {1, 2, 4} (quirk opsgen Q32).
  * Fills a malloc'ed array (caller frees). */
 int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
                             struct npu_err *e);
 /* Axes (m, 0, 0), m = 2 on TPU v2/v3 and 3 on every other chip (5e/6e
- * included, unlike the LLM rule: quirk Q34). */
+ * included, unlike the LLM rule: quirk opsgen Q34). */
 void sweep_map_axes_diffusion(const char *chip_version, struct model_config *m);
 
 #endif

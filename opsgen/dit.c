@@ -6,7 +6,7 @@
  * config, the decode ops it also builds are dropped, and each count is
  * multiplied by the number of diffusion steps (so the trace stays 10 ops
  * however many steps). Tensor parallelism only reaches the ops through TP
- * axes, which the sweep never maps for DiT (quirk Q13). */
+ * axes, which the sweep never maps for DiT (quirk opsgen Q13). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ void dit_llm_config(const struct model_config *m, struct model_config *llm)
 {
     *llm = *m;
     snprintf(llm->model_type, sizeof llm->model_type, "llm");
-    /* Tokens from the pixel width, not the 8x smaller latent (quirk Q25). */
+    /* Tokens from the pixel width, not the 8x smaller latent (quirk opsgen Q25). */
     llm->input_seqlen = cdiv64(m->image_width * m->image_width, m->patch_size * m->patch_size);
     llm->output_seqlen = 1;
     /* Image patches attend to each other both ways, and there is no vocabulary. */

@@ -114,7 +114,7 @@ int dlrm_check(const struct model_config *m, field_sources *src, struct npu_err 
             return fail(e, src, "embedding_table_sizes",
                         "table size x embedding_dim overflows 64-bit byte counts");
     }
-    /* Fusion ids roughly double per step (quirk Q27): 2^62 caps the op count. */
+    /* Fusion ids roughly double per step (quirk opsgen Q27): 2^62 caps the op count. */
     int steps = m->bottom_mlp_config.n + m->top_mlp_config.n + n->n + 5;
     if (steps > 60)
         return fail(e, src, "embedding_table_sizes",
@@ -143,7 +143,7 @@ void dlrm_plan(const struct model_config *m, const struct opsgen_links *l,
         t->num_indices_per_lookup = m->num_indices_per_lookup.v[i];
         t->column_sharding_degree = 1;
         /* Set when the table is created, before its data-parallel degree
-         * changes below, so replicated tables keep the global batch (Q26). */
+         * changes below, so replicated tables keep the global batch (opsgen Q26). */
         t->batch_size = prof->dlrm_table_batch_before_sharding
                             ? m->global_batch_size
                             : cdiv64(m->global_batch_size, m->data_parallelism_degree);
@@ -277,14 +277,14 @@ struct gen {
 };
 
 /* The next fusion id after the ops so far: the reference adds the last op's
- * id, so ids roughly double at every step (quirk Q27). */
+ * id, so ids roughly double at every step (quirk opsgen Q27). */
 static int64_t advance(const struct gen *g, int64_t fid)
 {
     int64_t last = g->t->ops[g->t->n - 1].fusion_id;
     return g->prof->dlrm_fid_doubling ? fid + last : last + 1;
 }
 
-/* One einsum per layer; the fusion id doubles from layer to layer (Q27). */
+/* One einsum per layer; the fusion id doubles from layer to layer (opsgen Q27). */
 static int mlp(struct gen *g, int64_t fid, const char *desc, const char *name, int64_t in,
                int64_t out)
 {
@@ -301,7 +301,7 @@ static int chip_ops(struct gen *g, int64_t c)
     int64_t T = g->p->ntables, E = m->embedding_dim, gbs = m->global_batch_size;
     char d[SBUF], nm[SBUF];
     int64_t fid = 2, f = fid;
-    /* The all-to-all latency term counts tables, not chips (quirk Q28). */
+    /* The all-to-all latency term counts tables, not chips (quirk opsgen Q28). */
     int64_t a2a_group = g->prof->dlrm_a2a_group_is_tables ? T : m->num_chips;
 
     /* 1. bottom MLP */
@@ -316,7 +316,7 @@ static int chip_ops(struct gen *g, int64_t c)
     fid = advance(g, fid);
 
     /* 2. indices all-to-all: worst case, every lookup of the global batch;
-     * the latency term counts tables, not chips (Q28). */
+     * the latency term counts tables, not chips (opsgen Q28). */
     snprintf(d, sizeof d, "EmbeddingIndicesAllToAll-%lld", (long long)fid);
     if (!b_all_to_all(g->t, fid, 1, d, "EmbeddingIndicesAllToAll", SHP(gbs, T, g->maxk),
                       "DT_INT32", g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
@@ -340,7 +340,7 @@ static int chip_ops(struct gen *g, int64_t c)
     /* The last op so far: the last bag, or the indices all-to-all if none. */
     fid = advance(g, fid);
 
-    /* 4. looked-up rows all-to-all (before pooling, Q28), FP32 */
+    /* 4. looked-up rows all-to-all (before pooling, opsgen Q28), FP32 */
     snprintf(d, sizeof d, "EmbeddingAllToAll-%lld", (long long)fid);
     if (!b_all_to_all(g->t, fid, 1, d, "EmbeddingAllToAll", SHP(gbs, T, g->maxk, E), "DT_FLOAT",
                       g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
@@ -459,7 +459,7 @@ int sweep_dlrm_configs(int64_t num_chips, struct parallel_cfg **out, size_t *n, 
     if (num_chips <= 0)
         return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
     static const int64_t pods[] = { 1, 2, 4 };
-    size_t k = num_chips > 256 ? 3 : 1;   /* above 256: num_chips / dcn chips (Q32) */
+    size_t k = num_chips > 256 ? 3 : 1;   /* above 256: num_chips / dcn chips (opsgen Q32) */
     *out = calloc(k, sizeof **out);
     if (!*out)
         return npu_errf(e, "sweep: out of memory");
@@ -474,7 +474,7 @@ int sweep_dlrm_configs(int64_t num_chips, struct parallel_cfg **out, size_t *n, 
 
 void sweep_map_axes_dlrm(const char *v, struct model_config *m)
 {
-    /* 5e/6e count as 3-D here, unlike the LLM rule (quirk Q34). */
+    /* 5e/6e count as 3-D here, unlike the LLM rule (quirk opsgen Q34). */
     int64_t a = (!strcmp(v, "2") || !strcmp(v, "3")) ? 2 : 3;
     m->num_data_parallel_axes = a;
     m->num_tensor_parallel_axes = a;

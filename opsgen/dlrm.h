@@ -28,7 +28,7 @@ struct dlrm_table {
     int64_t row_sharding_degree, column_sharding_degree, data_parallel_degree;
     bool all_chips;           /* on every chip; else only on `chip` */
     int64_t chip;
-    int64_t batch_size;       /* fixed before sharding (quirk Q26) */
+    int64_t batch_size;       /* fixed before sharding (quirk opsgen Q26) */
 };
 
 struct dlrm_plan {
@@ -62,14 +62,14 @@ struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const ch
 int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_links *l,
                           const struct profile *prof, struct trace *out, struct npu_err *e);
 
-/* Footprint of the reference: the constant 8 chips of HBM minus 1 KiB (quirk Q26b). */
+/* Footprint of the reference: the constant 8 chips of HBM minus 1 KiB (quirk opsgen Q26b). */
 int64_t dlrm_mem_bytes(int64_t hbm_size_GB);
 /* The per-chip footprint of the plan (dlrm_plan) on the busiest chip: its
  * FP32 embedding tables (row-sharded ones split, replicated ones whole, the
  * round-robin ones on their chip), the BF16 bottom and top MLPs (the top
  * MLP's padded interaction layer included) and the local batch's looked-up
  * rows and interaction matrix; the reference's constant under
- * prof->dlrm_gligen_placeholder_footprint (quirk Q26b). */
+ * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). */
 int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_links *l,
                           const struct profile *prof);
 
@@ -81,7 +81,7 @@ int dlrm_group_range(const struct trace *t, int32_t g, size_t *first, size_t *n,
 int32_t dlrm_straggler(const struct trace *t, int64_t num_chips);
 
 /* Sweep (§13.2): one config dp = tp = num_chips; above 256 chips one each for
- * num_chips / {1, 2, 4} (quirk Q32). Caller frees *out. */
+ * num_chips / {1, 2, 4} (quirk opsgen Q32). Caller frees *out. */
 int sweep_dlrm_configs(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e);
 /* Sweep (§13.4): axes (m, m, 0), m = 2 on v2/v3, else 3. */
 void sweep_map_axes_dlrm(const char *chip_version, struct model_config *m);

@@ -69,7 +69,7 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
         n = split_parallelism_degree(deg, (int)(n_axes < PAR_MAX_FACTORS ? n_axes : PAR_MAX_FACTORS),
                                      prof->split_axes_drops_missing, a);
     else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
-        a[n++] = deg;   /* corrected Q13: keep the degree on one axis */
+        a[n++] = deg;   /* corrected opsgen Q13: keep the degree on one axis */
     if (n > max_axes || n > SHAPE_MAXD)
         return -1;
     ax->n = n;
@@ -165,7 +165,7 @@ static void pipe_xfer(const struct gen_stage *s, int64_t fid, bool output, bool 
     strbuf_puts(&nb, dcn ? "_DCNTTransfer[" : "_ICITransfer[");
     strbuf_puti(&nb, shape_prod(s->x));
     strbuf_putc(&nb, ']');
-    /* DCN stages are timed on the ICI link by the reference (quirk Q9). */
+    /* DCN stages are timed on the ICI link by the reference (quirk opsgen Q9). */
     bool ici = !dcn || s->prof->dcn_transfers_use_ici;
     b_pipe_xfer(s->t, fid, decode ? s->m->output_seqlen : 1, d, nm, output, s->x,
                 ici ? l->ici_bw_GBps : l->dcn_bw_GBps,

@@ -23,7 +23,7 @@ int gen_require_positive(const struct model_config *m, const char *const *keys, 
                          struct npu_err *e);
 
 /* Degree `deg` over `n_axes` torus axes (opsgen.md §4.1), one link of bw_GBps
- * each; with 0 axes the reference drops the degree (quirk Q13) unless the
+ * each; with 0 axes the reference drops the degree (quirk opsgen Q13) unless the
  * profile keeps it on one axis. Returns -1 if more than max_axes result. */
 int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
              double bw_GBps, int64_t latency_ns, int max_axes);

@@ -1,5 +1,5 @@
 /* gligen.c — GLIGEN inference: the UNet of a grounded latent-diffusion model
- * (opsgen.md §10; quirks Q29, Q29b, Q37).
+ * (opsgen.md §10; quirks opsgen Q29, opsgen Q29b, opsgen Q37).
  *
  * Two passes. plan_build() lays the UNet out as the reference does — a list
  * of down lists (input conv; resnet [+ spatial transformer] per res block;
@@ -347,8 +347,8 @@ static int emit_module(struct gl *g, int64_t f, const struct module *md, struct 
     case MK_UP:
         snprintf(d, sizeof d, "Upsample%lld", (long long)f);
         CHK(b_upsample(g->t, f, 1, d, g->B, md->cin, h, w, 2, BF16));
-        /* The conv shares the upsample's fid (Q37) and runs at the
-         * pre-upsample resolution (quirk Q29). */
+        /* The conv shares the upsample's fid (opsgen Q37) and runs at the
+         * pre-upsample resolution (quirk opsgen Q29). */
         snprintf(d, sizeof d, "Upsample-Conv2d%lld", (long long)f);
         if (conv(g, f, d, md->cin, md->cout, h, w, 3, 1, 1))
             return -1;
@@ -391,11 +391,11 @@ static int emit(struct gl *g, const struct plan *p)
                      "0_0_0", BF16));
     o->weight_bytes = 2 * tl * g->temb;
     /* The reference always skips one fid for a pipeline receive that pp = 1
-     * never emits (quirk Q29b). */
+     * never emits (quirk opsgen Q29b). */
     int64_t fid = next_fid(g) + 1;
     /* The UNet input takes the image's channels, and it is not reset between
      * steps: later steps start from the previous step's last up-path shape
-     * (quirk Q29b; only H and W are read, so the ops are identical). */
+     * (quirk opsgen Q29b; only H and W are read, so the ops are identical). */
     struct shape x = SHP(g->B, m->image_num_channels, m->noisy_latent_resolution.v[0],
                          m->noisy_latent_resolution.v[1]);
     struct shape *res = malloc((size_t)p->ndown * sizeof *res);

@@ -41,7 +41,7 @@ int64_t layer_tp(const struct layer_ctx *c)
 /* ---- self path (decode; prefill without flash) ---- */
 
 /* The decode steps' suffix lengths: the reference costs every step at the
- * final length so (quirk Q8, one group). Step k (1..so) attends to k
+ * final length so (quirk opsgen Q8, one group). Step k (1..so) attends to k
  * generated tokens, so the exact sum is so(so+1)/2: one group at (so+1)/2
  * when so is odd, else two groups of n/2 steps at so/2 and so/2 + 1. */
 struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
@@ -141,7 +141,7 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
         f++;
     }
     CAT(d, pre, "Attention_layernorm", "", NO_ID);
-    /* The reference normalises the unscattered width (quirk Q7). */
+    /* The reference normalises the unscattered width (quirk opsgen Q7). */
     CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm",
                 c->prof->self_attn_ln_unscattered ? y : ys, "0_0", BF16));
     f++;
@@ -219,7 +219,7 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
         y = shape_scattered(y, 2, t);
         f++;
     }
-    /* LayerNorm and the gather after it share one fid (quirk Q37). */
+    /* LayerNorm and the gather after it share one fid (quirk opsgen Q37). */
     CAT(d, c->prefix, "-Attention_layernorm-", "", f);
     CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", y, "0_0", BF16));
     if (t > 1) {
@@ -234,7 +234,7 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
  * ceil(kv / t) K/V heads, or one (replicated) when kv < t; the R query heads
  * of a group fold into the query rows, so the QK and AV FLOPs stay those of
  * all query heads while K/V projections, reads and bytes follow the K/V heads.
- * The reference ignores num_kv_heads (quirk Q2): KVl = Hl, R = 1. */
+ * The reference ignores num_kv_heads (quirk opsgen Q2): KVl = Hl, R = 1. */
 static struct heads heads_of(const struct layer_ctx *c, const struct attn_args *a)
 {
     int64_t t = layer_tp(c), Hl = cdiv64(a->H, t);
@@ -320,7 +320,7 @@ static int plain_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
                       const char *act)
 {
     char d[200];
-    /* Both matmuls end in "FFinput" in the reference (quirk Q18). */
+    /* Both matmuls end in "FFinput" in the reference (quirk opsgen Q18). */
     CAT(d, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-", "FFinput", NO_ID);
     CHK(b_einsum(c->t, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
                  SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
@@ -344,7 +344,7 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
     bool gathered = a->input_gathered && !c->prof->ffn_input_gathered_twice;
     if (t > 1 && !gathered) {
         CAT(nm, "AllGatherMLP-", "", "", f);
-        /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk Q6). */
+        /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk opsgen Q6). */
         if (c->prof->ffn_allgather_2d)
             CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm, SHP(B, D), 1, c->tp));
         else

@@ -54,7 +54,7 @@ struct attn_args {
 int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid);
 
 /* The decode steps' KV-suffix lengths for c->count executions over so
- * generated tokens: the reference's one group at so (quirk Q8), else the exact
+ * generated tokens: the reference's one group at so (quirk opsgen Q8), else the exact
  * mean — one group at (so+1)/2 when so or the count is odd, else two groups
  * of count/2 at so/2 and so/2 + 1 (their mean is (so+1)/2, as the sum over
  * the steps k = 1..so of k is so(so+1)/2). */

@@ -4,11 +4,11 @@
  * or once per layer and decode step (decode): optional KV swap, pipeline
  * receive, input LayerNorm, attention, FFN, pipeline send. The fusion-id walk
  * follows the reference step by step, including the stale id of the send ops
- * (quirk Q5), because the ids are printed in the trace.
+ * (quirk opsgen Q5), because the ids are printed in the trace.
  *
  * Main data structure: struct gen, the per-run quantities of §4.2 (local
  * batch, layers per stage, TP axes with their link bandwidths) plus the
- * phase being generated. Quirks Q2 (no GQA in ops) and Q8 (decode at the final
+ * phase being generated. Quirks opsgen Q2 (no GQA in ops) and opsgen Q8 (decode at the final
  * KV length) are switched in the attention builder (opsgen/layers.c). */
 #include <math.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ struct gen {
     const struct profile *prof;
     struct trace *t;
     int64_t B, L, D_tp;
-    struct coll_axes tp;   /* TP axes list (may be empty: quirk Q13) */
+    struct coll_axes tp;   /* TP axes list (may be empty: quirk opsgen Q13) */
     bool decode;
     int64_t seq, count;    /* tokens per step and layer-op count of the phase */
 };
@@ -81,7 +81,7 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
     if (layer_ffn(&lc, &fa, &f))
         return -1;
     /* The reference does not advance past the FFN, so the sends reuse the
-     * FFN's first fid (quirk Q5). */
+     * FFN's first fid (quirk opsgen Q5). */
     if (!g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
     gen_stage_send(&st, &fid);

@@ -5,15 +5,15 @@
  * LayerNorm, attention, FFN, PP send), then backward in reverse (PP receive,
  * FFN bwd, attention bwd, input-LayerNorm bwd, PP send), then the weight
  * update. Every layer op counts the stage's layers. The fusion ids follow the
- * reference step by step, including its extra skips (quirk Q36), the stale
- * fid of the forward sends (Q5) and the FFN-bwd all-reduce that sends the
+ * reference step by step, including its extra skips (quirk opsgen Q36), the stale
+ * fid of the forward sends (opsgen Q5) and the FFN-bwd all-reduce that sends the
  * attention bwd back to an earlier fid, because the ids are printed.
  *
- * Each reference quirk here has a profile switch (docs/profile.md): Q11
- * (DCN bandwidth always in the weight-update all-reduce), Q15/Q15b (training
- * memory), Q16 (LayerNorm-bwd counts and parameters from the backward
- * weights), Q17 (two FFN all-reduces), the optimizer traffic; only the fid
- * skips (Q36) stay, as they are labels. The corrected branches add ZeRO/FSDP
+ * Each reference quirk here has a profile switch (docs/profile.md): opsgen Q11
+ * (DCN bandwidth always in the weight-update all-reduce), opsgen Q15/opsgen Q15b (training
+ * memory), opsgen Q16 (LayerNorm-bwd counts and parameters from the backward
+ * weights), opsgen Q17 (two FFN all-reduces), the optimizer traffic; only the fid
+ * skips (opsgen Q36) stay, as they are labels. The corrected branches add ZeRO/FSDP
  * sharding (zero_stage), rematerialisation (remat), causal attention and the
  * FFN types.
  *
@@ -122,7 +122,7 @@ struct gen {
     const struct profile *prof;
     struct trace *t;
     int64_t B, L, S, D_tp;
-    struct coll_axes tp, dp;   /* axes lists (may be empty: quirk Q13) */
+    struct coll_axes tp, dp;   /* axes lists (may be empty: quirk opsgen Q13) */
 };
 
 static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
@@ -138,7 +138,7 @@ static int64_t tp_of(const struct gen *g)
 /* One layer's parameters on one chip: attention (Q and O over the heads,
  * K and V over the K/V heads) and the FFN's two or three matrices, sharded
  * over TP. (The reference's count is read back from the backward ops'
- * weight bytes instead, quirk Q16.) */
+ * weight bytes instead, quirk opsgen Q16.) */
 int64_t train_layer_params(const struct model_config *m)
 {
     int64_t tp = m->tensor_parallelism_degree, D = m->d_model, dh = m->d_head;
@@ -171,7 +171,7 @@ static void pipe_xfer(struct gen *g, int64_t fid, bool bwd, bool output, bool dc
              output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
     snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]", output ? "SendOutput" : "receiveInput",
              dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
-    /* DCN stages are timed on the ICI link by the reference (quirk Q9). */
+    /* DCN stages are timed on the ICI link by the reference (quirk opsgen Q9). */
     bool ici = !dcn || g->prof->dcn_transfers_use_ici;
     b_pipe_xfer(g->t, fid, 1, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
                 ici ? l->ici_latency_ns : l->dcn_latency_ns);
@@ -186,7 +186,7 @@ static int forward(struct gen *g, int64_t fid)
         return -1;
     if (ppd > 1) pipe_xfer(g, fid++, false, false, true);
     if (pp > 1) pipe_xfer(g, fid++, false, false, false);
-    fid++;   /* Q36: one id skipped before the input LayerNorm */
+    fid++;   /* opsgen Q36: one id skipped before the input LayerNorm */
     size_t layer_first = g->t->n;
     CHK(b_unary(g->t, fid, g->L, "Fwd-Attention-encoder-Input_layernorm", "X_norm = LayerNorm(X)",
                 "LayerNorm", SHP(g->B, g->S, g->D_tp), "0_0", BF16));
@@ -214,7 +214,7 @@ static int forward(struct gen *g, int64_t fid)
         for (size_t i = layer_first; i < g->t->n; i++)
             if (g->t->ops[i].count == g->L && strcmp(g->t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
                 g->t->ops[i].count = bmul(2, g->L);
-    /* The sends reuse the FFN's first fid (quirk Q5). */
+    /* The sends reuse the FFN's first fid (quirk opsgen Q5). */
     if (!g->prof->pp_send_reuses_fid)
         fid = last(g)->fusion_id + 1;
     if (pp > 1) pipe_xfer(g, fid++, false, true, false);
@@ -247,7 +247,7 @@ static int vocab_bwd(struct gen *g, int64_t *fid, bool embed)
 }
 
 /* The LayerNorm backward runs once per layer; the reference counts it once
- * per stage (quirk Q16, switch layernorm_bwd_counted_once). */
+ * per stage (quirk opsgen Q16, switch layernorm_bwd_counted_once). */
 static int64_t ln_bwd_count(const struct gen *g) { return g->prof->layernorm_bwd_counted_once ? 1 : g->L; }
 
 /* create_ffn_bwd: for a gated FFN (the reference's llama body) the down
@@ -255,7 +255,7 @@ static int64_t ln_bwd_count(const struct gen *g) { return g->prof->layernorm_bwd
  * the down pair at f and the up pair at f+1. Corrected, the activation's
  * backward (an elementwise op over the hidden width) at f. Then (TP) an
  * all-reduce of count 1 at f+1 inside the body and one of count L at f
- * outside it (quirk Q17). */
+ * outside it (quirk opsgen Q17). */
 static int ffn_bwd(struct gen *g, int64_t f)
 {
     const struct model_config *m = g->m;
@@ -298,7 +298,7 @@ static int attention_bwd(struct gen *g, int64_t f)
     int64_t Hl = cdiv64(m->num_heads, t), Dl = cdiv64(m->d_model, t);
     /* Causal: (S+1)/2 keys per query on average (the reference: S). */
     int64_t A = g->prof->prefill_attention_unmasked ? S : (S + 1) / 2;
-    /* K/V projections over the K/V heads (the reference: all heads, quirk Q2). */
+    /* K/V projections over the K/V heads (the reference: all heads, quirk opsgen Q2). */
     int64_t kv = m->num_kv_heads > 0 && !g->prof->kv_heads_ignored ? m->num_kv_heads : m->num_heads;
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
     if (KVl > Hl) KVl = Hl;
@@ -383,7 +383,7 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
         return -1;
     if (ppd > 1) pipe_xfer(g, fid++, true, false, true);
     if (pp > 1) pipe_xfer(g, fid++, true, false, false);
-    fid++;   /* Q36: the slot of a commented-out HBM load */
+    fid++;   /* opsgen Q36: the slot of a commented-out HBM load */
     if (fsdp_gather(g, fid, "Bwd-FSDP-AllGatherWeights"))
         return -1;
     if (ffn_bwd(g, fid))
@@ -400,7 +400,7 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     if (vocab_bwd(g, &fid, true))
         return -1;
     /* BF16 weights: parameters = weight bytes / 2, over the backward ops
-     * only, LayerNorm-bwd activations included (quirk Q16). */
+     * only, LayerNorm-bwd activations included (quirk opsgen Q16). */
     int64_t wbytes = 0;
     for (size_t i = first; i < g->t->n; i++)
         wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
@@ -415,7 +415,7 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
         /* the gradients of each layer are reduce-scattered as they are made */
         CHK(b_reduce_scatter(g->t, fid, g->L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
                              SHP(1, train_layer_params(m), 1), 1, &g->dp));
-    /* The reference adds the DCN bandwidth even without DCN pods (quirk Q11). */
+    /* The reference adds the DCN bandwidth even without DCN pods (quirk opsgen Q11). */
     bool dcn = g->prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
     if (g->prof->optimizer_states_4x_weights)
         return b_weight_update(g->t, fid, *param_count, &g->dp, m->data_parallel_degree_dcn,
@@ -537,7 +537,7 @@ int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct
     int64_t b = cdiv64(m->global_batch_size, dp), s = m->input_seqlen;
     int64_t D = m->d_model, dh = m->d_head;
     int64_t Hl = cdiv64(m->num_heads, tp), Fl = cdiv64(m->d_ff, tp);
-    /* ICI pipeline stages only; attention is counted once (quirk Q15). */
+    /* ICI pipeline stages only; attention is counted once (quirk opsgen Q15). */
     int64_t Lc = cdiv64(m->num_layers, m->pipeline_parallelism_degree);
     /* Checked (bmul, badd: builders.h), term for term as the reference sums. */
     int64_t bs = bmul(b, s), bsD = bmul(bs, D);

@@ -25,7 +25,7 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
     int64_t Lc = cdiv64(m->num_layers, pp);
     int64_t s = m->input_seqlen + (phase == PHASE_DECODE ? m->output_seqlen : 0);
     /* K/V heads are shared when every TP shard keeps at least one; the
-     * reference compares tp with the already divided count (quirk Q14). */
+     * reference compares tp with the already divided count (quirk opsgen Q14). */
     bool shared = tp <= (prof->mem_kv_sharing_compares_divided ? kvl : kv);
     int64_t kvh = shared ? kvl : Hl;
     if (!prof->kv_heads_ignored)

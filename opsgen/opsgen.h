@@ -17,7 +17,7 @@
 
 struct opsgen_links {
     char chip_name[FIELD_STR_MAX];
-    double ici_bw_GBps;           /* per axis; GB = 1e9 B (quirk Q11) */
+    double ici_bw_GBps;           /* per axis; GB = 1e9 B (quirk chipsim Q11) */
     double dcn_bw_GBps;
     double pcie_bw_GBps;          /* GB = 2^30 B */
     int64_t ici_latency_ns;

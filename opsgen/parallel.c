@@ -44,7 +44,7 @@ int split_parallelism_degree(int64_t p, int n_axes, bool drop_missing,
             if (out[j] < out[m]) m = j;
         out[m] *= f[i];
     }
-    if (!drop_missing)   /* corrected Q12: keep the requested axis count */
+    if (!drop_missing)   /* corrected opsgen Q12: keep the requested axis count */
         while (n < n_axes) out[n++] = 1;
     return n;
 }

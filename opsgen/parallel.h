@@ -16,7 +16,7 @@ int prime_factorize(int64_t n, int64_t out[PAR_MAX_FACTORS]);
 
 /* Splits p over n_axes axes: the first n_axes primes seed the axes and each
  * further prime multiplies the currently smallest axis (first on ties).
- * drop_missing (quirk Q12) returns fewer axes when p has fewer prime factors;
+ * drop_missing (quirk opsgen Q12) returns fewer axes when p has fewer prime factors;
  * otherwise the list is padded with 1s to n_axes. Returns the axis count. */
 int split_parallelism_degree(int64_t p, int n_axes, bool drop_missing,
                              int64_t out[PAR_MAX_FACTORS]);

@@ -60,7 +60,7 @@ int sweep_llm_configs(int64_t num_chips, bool training, struct parallel_cfg **ou
     size_t cap = 0;
     int rc = 0;
     if (num_chips > 256) {
-        /* Each pod count gets num_chips/dcn chips in total (quirk Q32). */
+        /* Each pod count gets num_chips/dcn chips in total (quirk opsgen Q32). */
         static const int64_t dcn[] = { 1, 2, 4 };
         for (int i = 0; i < 3 && !rc; i++)
             rc = gen_llama(num_chips / dcn[i], max_dp, dcn[i], out, n, &cap);
@@ -118,7 +118,7 @@ void sweep_map_axes_llm(const char *v, struct model_config *m)
             ap = 1;
         }
         break;
-    default:  /* three: one axis each, even on 2-D chips (quirk Q34) */
+    default:  /* three: one axis each, even on 2-D chips (quirk opsgen Q34) */
         ad = at = ap = 1;
         break;
     }
@@ -130,7 +130,7 @@ void sweep_map_axes_llm(const char *v, struct model_config *m)
 /* Largest ICI pod (dp*tp*pp chips) per chip version (opsgen.md §13.3 step 4). */
 static const struct { const char *version; int64_t max_chips; } pod_limit[] = {
     { "2", 256 }, { "5e", 256 }, { "6e", 256 },
-    { "3", 1024 },   /* the reference's message says 512 (quirk Q35) */
+    { "3", 1024 },   /* the reference's message says 512 (quirk opsgen Q35) */
     { "4", 4096 }, { "5p", 6144 }, { "6p", 8192 },
 };
 

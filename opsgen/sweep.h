@@ -17,7 +17,7 @@ struct parallel_cfg {
 };
 
 /* §13.2 llama enumeration for one num_chips, including the >256-chip DCN rule
- * (quirk Q32); inference uses max_dp 1. Fills a malloc'ed array (caller frees)
+ * (quirk opsgen Q32); inference uses max_dp 1. Fills a malloc'ed array (caller frees)
  * in the reference's order and returns 0, or -1 with e set. */
 int sweep_llm_configs(int64_t num_chips, bool training, struct parallel_cfg **out, size_t *n,
                       struct npu_err *e);

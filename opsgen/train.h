@@ -30,7 +30,7 @@ struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char 
                         const char *placements, const char *dtype);
 
 /* LayerNorm backward (create_layernorm_op_bwd): four ops at one fid, all with
- * the given count (the reference: 1 whatever the layer count, quirk Q16),
+ * the given count (the reference: 1 whatever the layer count, quirk opsgen Q16),
  * and the caller's description ignored: a Softmax over x ("Softmax"/"Softmax Backprop.", placement
  * 1_1), then three x-by-x einsums "softmax-bwd-{dl/dy,e1,e2}-<fid>" whose
  * default weight bytes 2*prod(x) enter the parameter count. Returns 0 or -1. */
@@ -41,7 +41,7 @@ int b_layernorm_bwd(struct trace *t, int64_t fid, int64_t count, struct shape x)
  * if the total DP degree exceeds 1], a "Input" load of 4*param_count optimizer
  * elements and an "Output" store of param_count, both as VPU ops. The
  * all-reduce's bandwidth is the sum of one ICI bandwidth per ICI axis plus the
- * DCN bandwidth, appended even when dp_dcn == 1 (quirk Q11).
+ * DCN bandwidth, appended even when dp_dcn == 1 (quirk opsgen Q11).
  * dp holds the ICI DP axes with their latency; its bw entries are ignored. */
 int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
                     const struct coll_axes *dp, int64_t dp_dcn, double ici_bw_GBps,

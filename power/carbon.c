@@ -40,7 +40,7 @@ double carbon_idle_power_W(const struct chip_config *c, bool power_gated)
     double hbm = c->static_power_hbm_mc_W + c->static_power_hbm_phy_W;
     if (power_gated)
         return hbm * 0.0897 + c->static_power_other_W;
-    /* SA and VU counted once here, unlike the energy model (quirk Q1). */
+    /* SA and VU counted once here, unlike the energy model (quirk power Q1). */
     double sa = c->static_power_W_per_sa * (double)c->num_sa;
     double vu = c->static_power_W_per_vu * (double)c->num_vu;
     return sa + vu + c->static_power_vmem_W + c->static_power_ici_W + hbm + c->static_power_other_W;

@@ -30,7 +30,7 @@ double carbon_per_unit(double goodput, double PUE, double lifetime_y, double ci,
 
 /* A chip's idle power: the single-counted static sum (NoPG), or, under any
  * power-gating strategy, the magic 0.0897 of HBM static power plus "other"
- * (quirk Q25). Per chip. */
+ * (quirk power Q25). Per chip. */
 double carbon_idle_power_W(const struct chip_config *c, bool power_gated);
 
 /* energy_stats[strategy] of one stats file. */

@@ -1,6 +1,6 @@
 /* dvfs_tables.h — the DVFS data of power.md §3.2, §3.4, §3.5 and §13.
  *
- * Four kinds of table, all TPUv5p / 7 nm numbers used for every chip (Q4):
+ * Four kinds of table, all TPUv5p / 7 nm numbers used for every chip (power Q4):
  * voltage -> max frequency (to pick a voltage for a planned frequency),
  * per-component power points (V, x, static W, dynamic W; x is GHz for
  * SA/VU/SRAM and GB/s for HBM/ICI; SA/VU per unit), and the regulator

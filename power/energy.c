@@ -4,7 +4,7 @@
  * time scaling (§3.3), regulator efficiency and the new execution time
  * (§3.4), dynamic energy (§3.7), static energy with power gating for SA, VU,
  * Vmem, ICI, HBM, other (§3.8; each may stretch its own component time, the
- * execution time stays frozen until the end, Q15), regulator losses (§3.9),
+ * execution time stays frozen until the end, power Q15), regulator losses (§3.9),
  * final execution time and Bounded-by (§3.10), slack columns (§6).
  *
  * Main data structure: struct ctx, the op's working state (component times
@@ -86,7 +86,7 @@ static double slowdown_freq(double ratio, double f0)
 
 static void plan_none(struct ctx *c)
 {
-    /* Q2: the "no DVFS" plan hard-codes 1.7 GHz; corrected: the chip clock. */
+    /* power Q2: the "no DVFS" plan hard-codes 1.7 GHz; corrected: the chip clock. */
     double f = c->prof->rescale_time_to_1_7GHz ? 1.7 : c->f0;
     for (int k = 0; k < NUM_COMP; k++)
         c->plan[k] = (struct plan){0.7, f, 0};
@@ -137,7 +137,7 @@ static int efficiencies(struct ctx *c)
 {
     enum bounded_by bb;
     int64_t exe_new = max_time(c, &bb);
-    /* Q3: activity of HBM/ICI/Vmem over the execution time before scaling. */
+    /* power Q3: activity of HBM/ICI/Vmem over the execution time before scaling. */
     int64_t base = c->prof->regulator_activity_unscaled_exe ? c->exe : exe_new;
     double prev_a = 0, prev_V = 0;
     if (base <= 0)
@@ -187,7 +187,7 @@ static void powers(struct ctx *c)
 
 /* SA/VU power per the whole block for energy: the table gives one unit, so
  * it is multiplied by the unit count; the config value already is the
- * block, and Q19 multiplies it by the count again. */
+ * block, and chipsim Q19 multiplies it by the count again. */
 static bool times_units(const struct ctx *c) { return c->tables || c->prof->sa_vu_power_times_units_twice; }
 
 static double plan_freq(const struct ctx *c, int k) { return c->plan[k].f > 0 ? c->plan[k].f : c->f0; }
@@ -207,7 +207,7 @@ static int util_vu(const struct ctx *c, double *u)
     double peak = (double)1024 * (plan_freq(c, COMP_VU) * 1e9) * (double)c->ch->num_vu;
     *u = 0;
     if (c->op->type == OP_MXU) {
-        if (vu <= 0) /* Q17: the reference divides by the VPU time unguarded */
+        if (vu <= 0) /* power Q17: the reference divides by the VPU time unguarded */
             return op_fail(c, "vu_ns: an MXU op needs a positive VPU time (the VPU utilisation divides by it)");
         *u = min1((py_div(c->op->flops, 8) / (double)vu * 1e9) / peak);
     } else if (peak > 0 && vu > 0) {
@@ -269,7 +269,7 @@ static int sa_static(struct ctx *c, double *E)
     int64_t *sa = &c->t[COMP_SA];
     int64_t I = 0;
     if (*sa > 0) {
-        /* Worst case: idle intervals spread evenly over the op (Q5: 0 only if
+        /* Worst case: idle intervals spread evenly over the op (power Q5: 0 only if
          * exe <= 1; corrected: 0, no gating, when the SA is busy all along). */
         I = ceil_i((double)(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *sa) /
                    py_div(*sa, c->ch->sa_dim));
@@ -281,7 +281,7 @@ static int sa_static(struct ctx *c, double *E)
     const double u = util_sa(c);
     const double d = ns_of_cycles(g->delay_cycles, f0);
     if (*sa > 0 && g->temporal == PG_INSTRUCTION && g->spatial == PG_FINE) {
-        if (!has_tile_stats(c->op)) /* Q18: the reference asserts einsum/FA statistics */
+        if (!has_tile_stats(c->op)) /* power Q18: the reference asserts einsum/FA statistics */
             return op_fail(c, "num_mxu_ops: PE-level SA power gating needs the tile statistics of an einsum, conv or "
                               "flash-attention op");
         const double dpe = ns_of_cycles(g->pe_delay_cycles, f0);
@@ -329,7 +329,7 @@ static int vu_static(struct ctx *c, double *E)
     int64_t *vu = &c->t[COMP_VU];
     int64_t I = 0;
     if (*vu > 0) {
-        I = ceil_i(py_div(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *vu, *vu));   /* Q5 */
+        I = ceil_i(py_div(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *vu, *vu));   /* power Q5 */
         if (I == 0) {
             *E = ps * (double)exe / 1e9;
             return 0;
@@ -339,12 +339,12 @@ static int vu_static(struct ctx *c, double *E)
     if (util_vu(c, &u))
         return -1;
     const double d = ns_of_cycles(g->delay_cycles, f0);
-    /* Q7: the HW idle-detect overhead multiplies the VU time by 1 + ceil(d). */
+    /* power Q7: the HW idle-detect overhead multiplies the VU time by 1 + ceil(d). */
     if (g->temporal == PG_INSTRUCTION && g->policy == PG_HW && (double)I > 4 * d)
         *vu = ck_add(*vu, ck_mul(ceil_i(d), *vu, &time_overflow), &time_overflow);
     const int64_t t = *vu, X = exe > t ? exe : t;
     if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
-        /* Q6: I = 0 for an idle VU also falls under "interval too short". */
+        /* power Q6: I = 0 for an idle VU also falls under "interval too short". */
         bool too_short = (double)I < 2 * d && (t > 0 || c->prof->vu_hw_idle_never_gated);
         if (g->policy == PG_HW && too_short)
             *E = ps * (double)X / 1e9;
@@ -357,7 +357,7 @@ static int vu_static(struct ctx *c, double *E)
             else if (t == 0)
                 n = 1;
             else {
-                /* Q21: banker's rounding; 32 cycles of break-even written as ns.
+                /* power Q21: banker's rounding; 32 cycles of break-even written as ns.
                  * Corrected: half up, and 32 cycles at the chip's clock. */
                 int64_t a, b;
                 if (c->prof->pg_setpm_rounding_cycles_as_ns) {
@@ -396,18 +396,18 @@ static int vmem_static(struct ctx *c, double *E)
     const int64_t vb = c->ch->vmem_size_MB * 1024 * 1024;
     double util;
     if (c->op->type == OP_MXU) {
-        if (!has_tile_stats(c->op)) /* Q18 */
+        if (!has_tile_stats(c->op)) /* power Q18 */
             return op_fail(c, "max_vmem_demand_bytes: Vmem power gating of an MXU op needs the tile statistics of an "
                               "einsum, conv or flash-attention op");
         util = min1(py_div(c->op->max_vmem_demand_bytes, vb));
     } else if (c->prof->pg_vmem_fixed_4MB) {
-        util = py_div(4, c->ch->vmem_size_MB); /* Q10: a fixed 4 MB for ops without reuse */
+        util = py_div(4, c->ch->vmem_size_MB); /* power Q10: a fixed 4 MB for ops without reuse */
     } else {   /* the bytes the op streams, at most the whole Vmem */
         util = min1((double)c->op->bytes / (double)vb);
     }
     util = py_div(ceil_i(util * (double)vb / (double)gran) * gran, vb);
     int64_t X = exe;
-    if (g->policy == PG_HW) { /* Q9: only the energy window grows; corrected: the Vmem time too */
+    if (g->policy == PG_HW) { /* power Q9: only the energy window grows; corrected: the Vmem time too */
         int64_t wake = ceil_i((double)exe / ns_of_cycles(g->drowsy_period_cycles, c->f0) *
                               ns_of_cycles(g->delay_cycles, c->f0));
         X += wake;
@@ -433,7 +433,7 @@ static int ici_static(struct ctx *c, double *E)
         return 0;
     }
     int64_t *ici = &c->t[COMP_ICI];
-    if (*ici > 0) /* wake and sleep once per op; the policy field is ignored (Q8) */
+    if (*ici > 0) /* wake and sleep once per op; the policy field is ignored (power Q8) */
         *ici += ceil_i(2 * ns_of_cycles(g->delay_cycles, c->f0));
     const int64_t t = *ici, X = exe > t ? exe : t;
     if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT)
@@ -455,7 +455,7 @@ static int hbm_static(struct ctx *c, double *E)
         return 0;
     }
     int64_t *mem = &c->t[COMP_HBM];
-    if (*mem <= 0) /* Q11 */
+    if (*mem <= 0) /* power Q11 */
         return op_fail(c, "mem_ns: HBM power gating needs a positive HBM time (the burst model divides by it)");
     /* One 4 MiB DMA burst (ns), or the whole transfer when smaller. */
     const double A = c->op->bytes < 4 * 1024 * 1024 ? (double)*mem
@@ -467,14 +467,14 @@ static int hbm_static(struct ctx *c, double *E)
     const int64_t threshold = g->policy == PG_SW ? bet : 4 * bet;
     if (idle >= threshold) {
         if (g->policy == PG_HW && !c->prof->pg_hbm_wake_after_energy) {
-            /* the wake-ups are HBM time at full power (Q12 adds them after the energy) */
+            /* the wake-ups are HBM time at full power (power Q12 adds them after the energy) */
             *mem += ceil_i(d * (double)N);
             const int64_t X = exe > *mem ? exe : *mem;
             *E = pg * (double)(X - *mem) / 1e9 + (double)*mem / 1e9 * ps;
             return 0;
         }
         *E = pg * (double)(exe - *mem) / 1e9 + (double)*mem / 1e9 * ps;
-        if (g->policy == PG_HW) /* Q12: after the energy, and never powered */
+        if (g->policy == PG_HW) /* power Q12: after the energy, and never powered */
             *mem += ceil_i(d * (double)N);
     } else {
         *E = ps * (double)exe / 1e9;
@@ -482,7 +482,7 @@ static int hbm_static(struct ctx *c, double *E)
     return 0;
 }
 
-/* Q15 corrected: when an overhead lengthens the op past exe0 (the time the
+/* power Q15 corrected: when an overhead lengthens the op past exe0 (the time the
  * static energies covered), every other component and "other" stay on for
  * the added time: gated where its strategy gates it, else at full static
  * power; regulator losses as for the rest of its energy. */
@@ -583,7 +583,7 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     op->exe_ns = c.exe;
     if (power_bound && op->bounded_by == BOUND_COMPUTE)
         op->bounded_by = BOUND_POWER;
-    if (c.exe != exe0 && !prof->pg_utils_not_refreshed) {   /* Q20: chipsim's utilisations, at the new time */
+    if (c.exe != exe0 && !prof->pg_utils_not_refreshed) {   /* power Q20: chipsim's utilisations, at the new time */
         op->flops_util *= (double)exe0 / (double)c.exe;
         op->hbm_bw_util *= (double)exe0 / (double)c.exe;
     }

@@ -2,7 +2,7 @@
  *
  * power_default_pass() is what the reference applies inline after timing
  * (strategy chip->pg_config = "NoPG", DVFS policy None, enable_dvfs false):
- * it rescales component times by f/1.7 (quirk Q2), recomputes execution time
+ * it rescales component times by f/1.7 (quirk power Q2), recomputes execution time
  * and Bounded-by, sets the DVFS columns and fills the 12 energy terms. */
 #ifndef NPUSIM_ENERGY_H
 #define NPUSIM_ENERGY_H

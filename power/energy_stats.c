@@ -95,7 +95,7 @@ static int component_stats(const struct trace *t, const struct chip_config *chip
     if (c->sa_time_ns > 0) {
         double sa = (double)c->sa_time_ns;
         c->avg_einsum_B = py_div(ein_b, c->sa_time_ns);
-        /* Q22: np.mean over the einsum ops, not the sum. */
+        /* power Q22: np.mean over the einsum ops, not the sum. */
         c->avg_einsum_K = n_ein ? (double)ein_k / (double)n_ein / sa : NAN;
         c->avg_einsum_N = n_ein ? (double)ein_n / (double)n_ein / sa : NAN;
         c->avg_einsum_M = n_ein ? (double)ein_m / (double)n_ein / sa : NAN;

@@ -37,7 +37,7 @@ struct energy_component_stats {
     double flop_per_byte_ici;        /* int 0 when no ICI bytes */
     double model_flops_util, hbm_bw_util;
     /* Weighted by SA time. B is a sum over einsum ops; K, N and M use the mean
-     * instead of the sum (quirk Q22), so they come out 1/n_einsum as large.
+     * instead of the sum (quirk power Q22), so they come out 1/n_einsum as large.
      * All int 0 when there is no SA time; K/N/M NaN when no op has einsum stats. */
     double avg_einsum_B, avg_einsum_K, avg_einsum_N, avg_einsum_M;
     double avg_vmem_demand_MB;       /* mean over all ops; 4 for ops without einsum stats */

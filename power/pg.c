@@ -412,7 +412,7 @@ static int load_file(const char *path, struct pg_strategy *s, struct npu_err *e)
     return rc;
 }
 
-/* The base strategy a name maps to, as the reference matches it (Q14):
+/* The base strategy a name maps to, as the reference matches it (power Q14):
  * exact names, then the prefixes Base, HW, Full. Corrected (exact): Base,
  * HW or Full alone or followed by "_vary_Vth_" or "_vary_PG_delay_". */
 static const char *base_of(const char *name, bool prefixes_match)
@@ -509,13 +509,13 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, const struct p
         s = *builtin_named(base);
     }
     if (strstr(name, "vary_Vth")) {
-        /* "<base>_vary_Vth_<a>_<b>": a for SA, VU, ICI, HBM, other; b for Vmem (Q13). */
+        /* "<base>_vary_Vth_<a>_<b>": a for SA, VU, ICI, HBM, other; b for Vmem (power Q13). */
         double a = 0, b = 0;   /* set by suffix_number (initialised for -O3's flow analysis) */
         /* Both are the gated state's power as a share of the active one. */
         if (suffix_number(name, 2, "vary_Vth value", 0, 1, &a, e) ||
             suffix_number(name, 1, "vary_Vth SRAM value", 0, 1, &b, e))
             return -1;
-        /* The reference also sets HBM's (its refresh cost) and other's (Q13);
+        /* The reference also sets HBM's (its refresh cost) and other's (power Q13);
          * corrected: a threshold voltage is a logic property (SA, VU, ICI). */
         struct pg_component *cs[] = {&s.sa, &s.vu, &s.ici, &s.hbm, &s.other};
         size_t ncs = prof->pg_strategy_quirks ? 5 : 3;
@@ -526,14 +526,14 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, const struct p
     }
     if (strstr(name, "vary_PG_delay")) {
         /* "<base>_vary_PG_delay_<k>": component delays x k, rounded up; the SA
-         * PE delay and the HBM delay stay (Q13). */
+         * PE delay and the HBM delay stay (power Q13). */
         double k = 1;
         /* A ratio of delays; past 10^6 a delay outgrows any op (and int64 cycles). */
         if (suffix_number(name, 1, "vary_PG_delay ratio", 0, 1e6, &k, e))
             return -1;
         double *d[] = {&s.sa.delay_cycles, &s.vu.delay_cycles, &s.vmem.delay_cycles, &s.ici.delay_cycles,
                        &s.sa.pe_delay_cycles, &s.hbm.delay_cycles};
-        size_t nd = prof->pg_strategy_quirks ? 4 : 6;   /* corrected: every delay (Q13) */
+        size_t nd = prof->pg_strategy_quirks ? 4 : 6;   /* corrected: every delay (power Q13) */
         for (size_t i = 0; i < nd; i++)
             *d[i] = ceil(*d[i] * k);
         snprintf(s.name, sizeof s.name, "%s", name);

@@ -62,7 +62,7 @@ void pg_strategy_default(struct pg_strategy *s);
  * table (configs_dir may be NULL); or, for a name containing '/' or ending in
  * ".json", that JSON file. Errors name the strategy/file and the field.
  * Under prof->pg_strategy_quirks names match as the reference matches them
- * and the suffixes change what it changes (Q13, Q14; docs/profile.md). */
+ * and the suffixes change what it changes (power Q13, power Q14; docs/profile.md). */
 int pg_strategy_lookup(const char *name, const char *configs_dir, const struct profile *prof,
                        struct pg_strategy *out, struct npu_err *e);
 

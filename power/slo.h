@@ -5,7 +5,7 @@
  * module picks the reference configuration that defines the SLO and, per chip
  * version, the minimum-chip, throughput-optimal, energy-optimal and cost-optimal
  * configurations, with the reference's tie rule (first wins) and its quirks
- * (Q26: cost divides by the chip count twice and ignores the SLO filter).
+ * (power Q26: cost divides by the chip count twice and ignores the SLO filter).
  * Model classes, parallelism strings and the $/chip-hour table live here too. */
 #ifndef NPUSIM_SLO_H
 #define NPUSIM_SLO_H
@@ -58,7 +58,7 @@ struct slo_point {
  * non-OOM points bounds a batch-1 search that includes OOM points. */
 int slo_reference(const struct slo_point *p, int n, int64_t ref_bs);
 
-/* Goodput per chip, and goodput per dollar (chips counted twice, Q26). */
+/* Goodput per chip, and goodput per dollar (chips counted twice, power Q26). */
 double slo_eff(const struct slo_point *p);
 double slo_good_per_dollar(const struct slo_point *p, double cost_per_chip_hour);
 

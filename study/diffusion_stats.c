@@ -20,10 +20,10 @@ int diffusion_report_compute(const struct model_config *m, int64_t hbm_size_GB, 
     r->throughput_requests_per_sec = gbs / (T / 1e9 * total_steps);
     r->throughput_step_per_sec_per_request = steps / (T / 1e9);
     r->latency_sec = T / 1e9 * total_steps;
-    r->latency_step_sec = T / steps / 1e9 / total_steps;   /* quirk Q31 */
+    r->latency_step_sec = T / steps / 1e9 / total_steps;   /* quirk opsgen Q31 */
     r->step_sec = T / steps / 1e9;
     r->mem_footprint_GB = (double)mem_bytes / 1024 / 1024 / 1024;
-    /* the reference compares a per-chip footprint with the pod's HBM (quirk Q15b) */
+    /* the reference compares a per-chip footprint with the pod's HBM (quirk opsgen Q15b) */
     r->out_of_memory = (double)((oom_vs_pod ? m->num_chips : 1) * hbm_size_GB) < r->mem_footprint_GB;
     for (size_t i = 0; i < t->n && !r->energy_done; i++)
         r->energy_done = t->ops[i].energy_done;

@@ -19,10 +19,10 @@ struct diffusion_report {
     double throughput_requests_per_sec;
     double throughput_step_per_sec_per_request;
     double latency_sec;                    /* one request: all diffusion steps */
-    double latency_step_sec;               /* divides by total steps twice (quirk Q31) */
+    double latency_step_sec;               /* divides by total steps twice (quirk opsgen Q31) */
     double step_sec;                       /* one diffusion step: trace time / steps in it */
     double mem_footprint_GB;               /* GiB */
-    bool out_of_memory;                    /* num_chips x HBM < footprint (quirk Q15b) */
+    bool out_of_memory;                    /* num_chips x HBM < footprint (quirk opsgen Q15b) */
     bool energy_done;
     double energy_J;                       /* count-weighted energy of the trace */
     double energy_per_request_J;

@@ -20,7 +20,7 @@ void train_stats_compute(const struct trace_stats *chip, const struct model_conf
     s->total_execution_time_ns =
         (s->bounded_by_pp_dcn ? chip->total_pp_dcn_time_ns : s->total_execution_time_pod_ns) * ppd;
     s->mem_footprint_GB = (double)opsgen_llm_training_mem_bytes(m, prof) / 1024 / 1024 / 1024;
-    /* Per-chip footprint against the whole pod's HBM (quirk Q15b). */
+    /* Per-chip footprint against the whole pod's HBM (quirk opsgen Q15b). */
     int64_t chips = prof->oom_vs_pod_hbm ? m->num_chips : 1;
     s->out_of_memory = (double)(chips * hbm_size_GB) < s->mem_footprint_GB;
 }

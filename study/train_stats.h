@@ -19,7 +19,7 @@ struct train_stats {
     bool bounded_by_pp_dcn;                  /* PP-DCN total exceeds the pod total */
     int64_t total_execution_time_ns;         /* max(pod, PP-DCN) x pp_dcn */
     double mem_footprint_GB;                 /* GiB, §11.2 */
-    bool out_of_memory;                      /* vs one chip's HBM (the reference: num_chips x HBM, Q15b) */
+    bool out_of_memory;                      /* vs one chip's HBM (the reference: num_chips x HBM, opsgen Q15b) */
 };
 
 /* From the chip aggregates of a timed training trace. */

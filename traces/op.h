@@ -124,7 +124,7 @@ struct op {
     int64_t num_sa_ops;       /* CSV "num_mxu_ops" */
     int64_t einsum_b, einsum_m, einsum_n, einsum_k;
     int64_t vu_softmax_ns;
-    double flops_util;        /* computed before the energy rescale (quirk Q18) */
+    double flops_util;        /* computed before the energy rescale (quirk chipsim Q18) */
     double hbm_bw_util;
 
     /* --- power --- */

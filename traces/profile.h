@@ -13,17 +13,17 @@
 struct profile {
     const char *name;
     /* chipsim (spec chipsim.md §13) */
-    bool lookup_ops_by_name_first_wins;    /* Q1: same-named ops share the first op's shapes */
-    bool tile_search_sees_zero_compute;    /* Q4: tile searches run before compute time is stored */
-    bool vpu_time_truncates;               /* Q5: vpu_time truncates after /f, elementwise ceils */
-    bool collective_vpu_time_in_cycles;    /* Q6: ReduceScatter VPU time not divided by f */
-    bool fa_fit_test_scores_times_dhead;   /* Q10: FA "fits in VMEM" counts scores x d_head */
-    bool mxu_util_over_sa_plus_vu_peak;    /* Q18: MXU flops_util divides by SA+VU peak */
-    bool hbm_pcie_GB_is_GiB;
-    bool mxu_efficiency_ignored;           /* the chip's mxu_efficiency is not applied (MXU at 100%) */               /* Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
+    bool lookup_ops_by_name_first_wins;    /* chipsim Q1: same-named ops share the first op's shapes */
+    bool tile_search_sees_zero_compute;    /* chipsim Q4: tile searches run before compute time is stored */
+    bool vpu_time_truncates;               /* chipsim Q5: vpu_time truncates after /f, elementwise ceils */
+    bool collective_vpu_time_in_cycles;    /* chipsim Q6: ReduceScatter VPU time not divided by f */
+    bool fa_fit_test_scores_times_dhead;   /* chipsim Q10: FA "fits in VMEM" counts scores x d_head */
+    bool mxu_util_over_sa_plus_vu_peak;    /* chipsim Q18: MXU flops_util divides by SA+VU peak */
+    bool hbm_pcie_GB_is_GiB;               /* chipsim Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
+    bool mxu_efficiency_ignored;           /* the chip's mxu_efficiency is not applied (MXU at 100%) */
     /* power (power.md; chipsim.md §8) */
-    bool rescale_time_to_1_7GHz;           /* Q2: "no DVFS" plan hard-codes 1.7 GHz */
-    bool sa_vu_power_times_units_twice;    /* Q19: num_sa/num_vu counted twice in energies */
+    bool rescale_time_to_1_7GHz;           /* power Q2: "no DVFS" plan hard-codes 1.7 GHz */
+    bool sa_vu_power_times_units_twice;    /* chipsim Q19 (power Q1): num_sa/num_vu counted twice */
     bool regulator_activity_unscaled_exe;  /* power Q3: HBM/ICI/Vmem activity over the pre-scaling exe */
     bool vu_hw_idle_never_gated;           /* power Q6: HW-policy VU PG never gates an idle VU */
     bool no_power_cap;
@@ -31,7 +31,7 @@ struct profile {
     bool pg_vmem_drowsy_window_only;       /* power Q9: Vmem drowsy wake-ups widen the energy window only */
     bool pg_vmem_fixed_4MB;                /* power Q10: Vmem in use is 4 MB for every non-MXU op */
     bool pg_hbm_wake_after_energy;         /* power Q12: HBM wake-ups added after the energy, unpowered */
-    bool pg_strategy_quirks;               /* power Q13/Q14: vary_Vth sets HBM/other; vary_PG_delay skips
+    bool pg_strategy_quirks;               /* power Q13/power Q14: vary_Vth sets HBM/other; vary_PG_delay skips
                                             * PE/HBM delays; Base/HW/Full matched as prefixes */
     bool pg_static_frozen_exe;             /* power Q15: static energies never cover time overheads add */
     bool pg_utils_not_refreshed;           /* power Q20: flops/HBM utilisation not refreshed after PG/DVFS */
