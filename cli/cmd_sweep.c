@@ -23,7 +23,7 @@
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
 #include "cli/family.h"
-#include "cli/growbuf.h"
+#include "traces/strbuf.h"
 #include "cli/ordered_pool.h"
 #include "cli/progress.h"
 #include "cli/sweep_points.h"
@@ -429,6 +429,8 @@ int cmd_sweep(int argc, char **argv)
 
     struct sweep_ctx x;
     memset(&x, 0, sizeof x);
+    for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
+        x.held[pos] = STRBUF_GROWING;
     x.o = o;
     x.want_row = o->summary && !o->dry_run;
     /* Summary rows only: a bundle shares one generated trace (sweep_points.h). */

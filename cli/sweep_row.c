@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/growbuf.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
 
@@ -28,47 +27,47 @@ const char *row_header(const struct spec_field *fields, int nfields)
 
 /* ",value" with CSV quoting (line breaks become spaces: one row, one line).
  * Runs of plain characters are appended whole. */
-static void sb_cell(struct growbuf *b, const char *v)
+static void sb_cell(struct strbuf *b, const char *v)
 {
     bool q = strpbrk(v, ",\"\r\n") != NULL;
-    growbuf_put(b, q ? ",\"" : ",");
+    strbuf_puts(b, q ? ",\"" : ",");
     while (*v) {
         size_t run = strcspn(v, "\"\r\n");
-        growbuf_putn(b, v, run);
+        strbuf_putn(b, v, run);
         v += run;
         if (*v) {
-            growbuf_put(b, *v == '"' ? "\"\"" : " ");
+            strbuf_puts(b, *v == '"' ? "\"\"" : " ");
             v++;
         }
     }
     if (q)
-        growbuf_put(b, "\"");
+        strbuf_puts(b, "\"");
 }
 
-static void sb_num(struct growbuf *b, bool have, double v)
+static void sb_num(struct strbuf *b, bool have, double v)
 {
     char t[40];
-    growbuf_put(b, ",");
+    strbuf_puts(b, ",");
     if (have)
-        growbuf_put(b, py_repr_double(v, t, sizeof t));
+        strbuf_puts(b, py_repr_double(v, t, sizeof t));
 }
 
 /* sep (or nothing when 0) then v in decimal. */
-static void sb_int(struct growbuf *b, char sep, int64_t v)
+static void sb_int(struct strbuf *b, char sep, int64_t v)
 {
     char t[24];
     struct strbuf tb = STRBUF(t);
     if (sep)
         strbuf_putc(&tb, sep);
     strbuf_puti(&tb, v);
-    growbuf_putn(b, tb.s, tb.n);
+    strbuf_putn(b, tb.s, tb.n);
 }
 
 char *row_format(long index, const char *model, const char *workload, const char *chip,
                  const struct model_config *m, int64_t batch, const struct row_result *r,
                  const char *field_csv)
 {
-    struct growbuf b = { 0 };
+    struct strbuf b = STRBUF_GROWING;
     char t[640];
     sb_int(&b, 0, index);
     sb_cell(&b, model);
@@ -98,8 +97,8 @@ char *row_format(long index, const char *model, const char *workload, const char
     sb_num(&b, r->has_cap, r->energy_per_unit_J);
     sb_num(&b, r->has_cap, r->carbon_per_unit_kg);
     sb_num(&b, r->has_llm, r->mem_GiB);
-    growbuf_put(&b, r->has_llm ? (r->oom ? ",True" : ",False") : ",");
-    growbuf_put(&b, field_csv ? field_csv : "");
-    growbuf_put(&b, "\n");
+    strbuf_puts(&b, r->has_llm ? (r->oom ? ",True" : ",False") : ",");
+    strbuf_puts(&b, field_csv ? field_csv : "");
+    strbuf_puts(&b, "\n");
     return b.s;
 }

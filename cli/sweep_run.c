@@ -244,7 +244,7 @@ static int flush_held(struct sweep_ctx *x)
 {
     int rc = 0;
     for (int pos = 1; pos < SWEEP_BUNDLE_MAX; pos++) {
-        struct growbuf *h = &x->held[pos];
+        struct strbuf *h = &x->held[pos];
         if (!rc && h->n && x->summary && fwrite(h->s, 1, h->n, x->summary) != h->n) {
             snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
             x->failed = true;
@@ -285,7 +285,7 @@ static int ctx_emit(void *vctx, void *vit)
         if (rc || !it->row[j] || !x->summary)
             continue;
         if (it->pt.m[j].pos > 0)
-            growbuf_put(&x->held[it->pt.m[j].pos], it->row[j]);
+            strbuf_puts(&x->held[it->pt.m[j].pos], it->row[j]);
         else if (fputs(it->row[j], x->summary) == EOF) {
             snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
             x->failed = true;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/growbuf.h"
+#include "traces/strbuf.h"
 #include "cli/progress.h"
 #include "cli/sweep_points.h"
 #include "power/invariants.h"
@@ -50,7 +50,7 @@ struct sweep_ctx {
     long violating;              /* simulated points violating a physical invariant */
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
     long held_bundle;            /* the bundle whose rows are held */
-    struct growbuf held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1: rows of a bundle's later
+    struct strbuf held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1: rows of a bundle's later
                                               * combinations, held until the bundle ends */
 };
 

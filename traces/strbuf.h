@@ -1,4 +1,5 @@
-/* strbuf.h — appending text to a fixed caller buffer without printf.
+/* strbuf.h — appending text without printf, to a fixed caller buffer or to
+ * a growing heap buffer.
  *
  * The simulator builds a handful of strings per op (config, shape strings,
  * names, tile reprs). With snprintf they were ~40% of a sweep: every call
@@ -7,22 +8,44 @@
  *
  * Semantics match snprintf into the same buffer: the text is cut at cap - 1
  * bytes and the buffer is always NUL-terminated, so a too-small buffer
- * truncates instead of overflowing. Header-only: the calls are short and sit
- * on hot paths. No state outside the struct, so it is reentrant. */
+ * truncates instead of overflowing. A growing strbuf (STRBUF_GROWING: the
+ * summary rows a sweep formats and holds back) reallocates instead, doubling;
+ * running out of memory aborts, as for the operator strings (traces/op.h);
+ * free(b.s) when done. Header-only: the calls are short and sit on hot
+ * paths. No state outside the struct, so it is reentrant. */
 #ifndef NPUSIM_STRBUF_H
 #define NPUSIM_STRBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/digits.h"
 
 struct strbuf {
-    char *s;      /* caller's buffer, always NUL-terminated */
+    char *s;      /* caller's buffer, always NUL-terminated (growing: NULL until the first append) */
     size_t n;     /* length of the text so far (< cap) */
-    size_t cap;   /* size of s in bytes, > 0 */
+    size_t cap;   /* size of s in bytes, > 0 (growing: 0 until the first append) */
+    bool grow;    /* s is malloc'ed and grows instead of cutting the text */
 };
+
+/* An empty growing strbuf: struct strbuf b = STRBUF_GROWING; ... free(b.s). */
+#define STRBUF_GROWING ((struct strbuf){ NULL, 0, 0, true })
+
+/* Makes room for extra more bytes and the NUL in a growing strbuf (cold). */
+static inline void strbuf_grow(struct strbuf *b, size_t extra)
+{
+    size_t cap = (b->n + extra + 1) * 2;
+    if (cap < 256)
+        cap = 256;   /* most summary rows fit the first buffer */
+    char *s = realloc(b->s, cap);
+    if (!s)
+        abort();
+    b->s = s;
+    b->cap = cap;
+}
 
 /* A strbuf over a char array: STRBUF(buf) with char buf[N]. */
 #define STRBUF(arr) strbuf_on((arr), sizeof(arr))
@@ -30,14 +53,19 @@ struct strbuf {
 static inline struct strbuf strbuf_on(char *s, size_t cap)
 {
     s[0] = '\0';
-    return (struct strbuf){ s, 0, cap };
+    return (struct strbuf){ s, 0, cap, false };
 }
 
 static inline void strbuf_putn(struct strbuf *b, const char *s, size_t n)
 {
-    size_t room = b->cap - 1 - b->n;
-    if (n > room)
-        n = room;
+    if (b->grow) {
+        if (b->n + n + 1 > b->cap)
+            strbuf_grow(b, n);
+    } else {
+        size_t room = b->cap - 1 - b->n;
+        if (n > room)
+            n = room;
+    }
     memcpy(b->s + b->n, s, n);
     b->n += n;
     b->s[b->n] = '\0';
@@ -47,6 +75,8 @@ static inline void strbuf_puts(struct strbuf *b, const char *s) { strbuf_putn(b,
 
 static inline void strbuf_putc(struct strbuf *b, char c)
 {
+    if (b->n + 2 > b->cap && b->grow)
+        strbuf_grow(b, 1);
     if (b->n + 1 < b->cap) {
         b->s[b->n++] = c;
         b->s[b->n] = '\0';
@@ -70,7 +100,7 @@ static inline void strbuf_puti(struct strbuf *b, int64_t v)
     /* Work on the magnitude as unsigned so INT64_MIN does not overflow. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     size_t len = (size_t)(v < 0) + (size_t)u64_ndigits(u);
-    if (len > b->cap - 1 - b->n) {
+    if (b->n + len + 1 > b->cap) {
         /* Does not fit: print aside and let putn cut it (rare, cold). */
         char tmp[24], *p = u64_put_digits(u, tmp + sizeof tmp);
         if (v < 0)

@@ -69,9 +69,39 @@ static void test_truncates_like_snprintf(void **state)
     assert_string_equal(one, "");
 }
 
+/* A growing strbuf: starts empty, doubles (at least 256 bytes), keeps every
+ * byte, puti and putc included; the fixed one still cuts at cap - 1. */
+static void test_growing(void **state)
+{
+    (void)state;
+    struct strbuf b = STRBUF_GROWING;
+    assert_null(b.s);
+    for (int i = 0; i < 100; i++) {
+        strbuf_puts(&b, "row,");
+        strbuf_puti(&b, -1234567890123LL);
+        strbuf_putc(&b, '\n');
+    }
+    /* 100 x (4 + 14 + 1) = 1900 bytes */
+    assert_int_equal(b.n, 1900);
+    assert_int_equal(strlen(b.s), 1900);
+    assert_true(b.cap > b.n);
+    assert_memory_equal(b.s + 1881, "row,-1234567890123\n", 19);
+    free(b.s);
+    struct strbuf e = STRBUF_GROWING;
+    strbuf_putc(&e, 'x');
+    assert_string_equal(e.s, "x");
+    assert_int_equal(e.cap, 256);
+    free(e.s);
+    char small[8];
+    struct strbuf f = STRBUF(small);
+    strbuf_puts(&f, "0123456789");
+    assert_string_equal(small, "0123456");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_growing),
         cmocka_unit_test(test_puti_matches_printf),
         cmocka_unit_test(test_appends),
         cmocka_unit_test(test_truncates_like_snprintf),
