@@ -17,19 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <getopt.h>
-#include <sys/stat.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/energy_stage.h"
 #include "cli/staging.h"
 #include "power/pg.h"
-
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 static const char energy_help[] =
     "usage: npusim energy --results DIR --models M[,M...] --versions V[,V...]\n"
@@ -137,7 +130,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
                                      "suffix _%s)", o->results, o->dvfs_str);
     if ((size_t)snprintf(o->out_root, sizeof o->out_root, "%s_%s", res, o->dvfs_str) >= sizeof o->out_root)
         return usage_error("energy", "--results: path too long");
-    if (!is_dir(o->results)) {
+    if (!path_is_dir(o->results)) {
         fprintf(stderr, "npusim energy: --results \"%s\": no such folder (run npusim sweep --out %s first)\n",
                 o->results, o->results);
         return EXIT_USAGE;

@@ -346,7 +346,8 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     struct llm_report r;
     if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
         return -1;
-    r.warn_json = !combined;   /* results trees keep the reference's bytes */
+    if (!combined)   /* results trees keep the reference's bytes */
+        llm_report_check(&r, t, &c->chip, prof);
     if (summary)
         *summary = r;
     struct output p[5];

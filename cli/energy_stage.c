@@ -47,7 +47,7 @@
 #include "traces/atomic.h"
 #include "traces/pyfmt.h"
 
-static bool is_dir(const char *p)
+bool path_is_dir(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
@@ -98,7 +98,7 @@ static int discover(const struct energy_opts *o, const char *model, const char *
     char mdir[4200];
     snprintf(mdir, sizeof mdir, "%s/%s", o->results, model);
     *found = false;
-    if (!is_dir(mdir))
+    if (!path_is_dir(mdir))
         return 0;
     struct dirent **ents = NULL;
     int n = scandir(mdir, &ents, NULL, alphasort);
@@ -111,7 +111,7 @@ static int discover(const struct energy_opts *o, const char *model, const char *
         snprintf(sub, sizeof sub, "%s/%s", mdir, name);
         /* The listing's type when it has one (no stat); a link is followed. */
         bool dir = ents[i]->d_type == DT_DIR ||
-                   ((ents[i]->d_type == DT_UNKNOWN || ents[i]->d_type == DT_LNK) && is_dir(sub));
+                   ((ents[i]->d_type == DT_UNKNOWN || ents[i]->d_type == DT_LNK) && path_is_dir(sub));
         if (!rc && name[0] != '.' && dir) {
             snprintf(base, sizeof base, "%s/%s/%s-v%s", model, name, o->workload, version);
             /* LLM inference: one statistics file per phase; otherwise one file. */

@@ -8,6 +8,7 @@
 #ifndef NPUSIM_CLI_ENERGY_STAGE_H
 #define NPUSIM_CLI_ENERGY_STAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cli/args.h"
@@ -38,6 +39,8 @@ struct jobs {
     size_t n, cap;
 };
 
+/* True if p is a folder (or a link to one). */
+bool path_is_dir(const char *p);
 /* Discovers the statistics files (into js) and runs every job on o->jobs
  * threads into the staging folder. 0, or -1 with e. */
 int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e);

@@ -60,6 +60,7 @@ static void ds_summary(const struct loaded_config *c, const struct profile *prof
         fprintf(out, "  (no statistics: %s)\n", e.msg);
         return;
     }
+    llm_report_check(&r, t, &c->chip, prof);
     llm_report_print(&r, c->chip.hbm_size_GB, out);
 }
 

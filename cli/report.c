@@ -88,9 +88,15 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->power_cap_W = prof->no_power_cap ? 0.0 : power_cap_of(chip);
     /* A serving batch: the prompts' prefill, then every decode step. */
     r->e2e_tokens_per_sec = (double)(mb * sout) / (r->TTFT_sec + (double)sout * r->TPOT_ms_request / 1e3);
+    return 0;
+}
+
+void llm_report_check(struct llm_report *r, const struct trace *t, const struct chip_config *chip,
+                      const struct profile *prof)
+{
+    r->warn[0] = r->warn[1] = (struct invariant_warnings){ 0 };
     invariants_check(t, PHASE_PREFILL, chip, prof, "prefill", &r->warn[0]);
     invariants_check(t, PHASE_DECODE, chip, prof, "decode", &r->warn[1]);
-    return 0;
 }
 
 /* The reference's get_statistics_from_trace_file keys, in its order. */
@@ -144,7 +150,7 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
         json_add_i64(o, "power_capped_time_ns", s->power_capped_time_ns);
     }
     const struct invariant_warnings *w = &r->warn[ph == PHASE_PREFILL ? 0 : 1];
-    if (r->warn_json && w->n > 0) {
+    if (w->n > 0) {
         cJSON *a = cJSON_AddArrayToObject(o, "warnings");
         for (int i = 0; i < w->n; i++)
             cJSON_AddItemToArray(a, cJSON_CreateString(w->msg[i]));

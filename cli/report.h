@@ -36,11 +36,10 @@ struct llm_report {
     double prefill_avg_power_W, decode_avg_power_W;   /* per chip: energy over the phase's chip time */
     double power_cap_W;                                /* power_cap_of(chip) */
     double e2e_tokens_per_sec;   /* output tokens of the microbatch over TTFT + output_seqlen x TPOT */
-    /* Physical invariants violated (power/invariants.h), per phase; listed
-     * under "warnings" in the JSON when warn_json (the run files, not the
-     * reference's results trees, which keep its bytes). */
+    /* Physical invariants violated (power/invariants.h), per phase, when
+     * llm_report_check ran (the run's summary and files; not the reference's
+     * results trees, which keep its bytes); listed under "warnings" in the JSON. */
     struct invariant_warnings warn[2];                 /* [0] prefill, [1] decode */
-    bool warn_json;
 };
 
 /* A model's per-chip memory footprint of one phase in bytes (the LLM
@@ -53,6 +52,9 @@ typedef int64_t (*llm_mem_fn)(const struct model_config *m, enum phase ph,
 int llm_report_compute(const struct model_config *m, const struct chip_config *chip,
                        const struct profile *prof, const struct trace *t, struct llm_report *r,
                        struct npu_err *e);
+/* Fills r->warn with the physical invariants t violates, per phase. */
+void llm_report_check(struct llm_report *r, const struct trace *t, const struct chip_config *chip,
+                      const struct profile *prof);
 /* The same with the footprint from mem (NULL: the LLM formula). */
 int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
                            const struct profile *prof, const struct trace *t, llm_mem_fn mem,

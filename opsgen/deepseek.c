@@ -121,8 +121,7 @@ static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char
     if (!g->decode)   /* causal: (S+1)/2 positions per query on average (the reference: S) */
         return mla_cache_group(g, f, n, P, g->prof->prefill_attention_unmasked ? m->input_seqlen
                                                                                : (m->input_seqlen + 1) / 2);
-    struct layer_ctx c = { .prof = g->prof, .count = n };
-    struct kv_groups kg = decode_suffix_groups(&c, m->output_seqlen);
+    struct kv_groups kg = decode_suffix_groups(g->prof, n, m->output_seqlen);
     for (int k = 0; k < kg.ng; k++)
         if (mla_cache_group(g, f, kg.cnt[k], P, badd(m->input_seqlen, kg.len[k])))
             return -1;

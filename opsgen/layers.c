@@ -44,10 +44,9 @@ int64_t layer_tp(const struct layer_ctx *c)
  * final length so (quirk opsgen Q8, one group). Step k (1..so) attends to k
  * generated tokens, so the exact sum is so(so+1)/2: one group at (so+1)/2
  * when so is odd, else two groups of n/2 steps at so/2 and so/2 + 1. */
-struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so)
+struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int64_t so)
 {
-    int64_t n = c->count;
-    if (c->prof->decode_kv_full_length)
+    if (prof->decode_kv_full_length)
         return (struct kv_groups){ 1, { so, 0 }, { n, 0 } };
     if (so % 2 || n % 2)
         return (struct kv_groups){ 1, { (so + 1) / 2, 0 }, { n, 0 } };
@@ -86,7 +85,7 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     f++;
 
     if (c->decode) {
-        struct kv_groups g = decode_suffix_groups(c, so);
+        struct kv_groups g = decode_suffix_groups(c->prof, c->count, so);
         CAT(d, pre, "Softmax(Q*K)*V", "", NO_ID);
         CHK(o = b_einsum(tr, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
                          SHP(B, qs, KVl, dh), SHP(B, si, KVl, dh), "BLND;BSND->BLSN", "0_0_0", BF16));

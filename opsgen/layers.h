@@ -53,13 +53,13 @@ struct attn_args {
  * Returns 0, or -1 if a builder rejected its arguments. */
 int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid);
 
-/* The decode steps' KV-suffix lengths for c->count executions over so
+/* The decode steps' KV-suffix lengths for n executions over so
  * generated tokens: the reference's one group at so (quirk opsgen Q8), else the exact
- * mean — one group at (so+1)/2 when so or the count is odd, else two groups
- * of count/2 at so/2 and so/2 + 1 (their mean is (so+1)/2, as the sum over
+ * mean — one group at (so+1)/2 when so or n is odd, else two groups
+ * of n/2 at so/2 and so/2 + 1 (their mean is (so+1)/2, as the sum over
  * the steps k = 1..so of k is so(so+1)/2). */
 struct kv_groups { int ng; int64_t len[2], cnt[2]; };
-struct kv_groups decode_suffix_groups(const struct layer_ctx *c, int64_t so);
+struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int64_t so);
 
 /* A generator-supplied FFN body (DeepSeek MoE): appends its ops starting at
  * fid; the FFN wrapper continues after the last one. */

@@ -482,13 +482,15 @@ static int hbm_static(struct ctx *c, double *E)
     return 0;
 }
 
+/* The energy slot of each component (COMP_* order). */
+static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
+
 /* power Q15 corrected: when an overhead lengthens the op past exe0 (the time the
  * static energies covered), every other component and "other" stay on for
  * the added time: gated where its strategy gates it, else at full static
  * power; regulator losses as for the rest of its energy. */
 static void static_over_added_time(struct ctx *c, int64_t exe0)
 {
-    static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
     const struct pg_component *g[NUM_COMP] = {&c->pg->sa, &c->pg->vu, &c->pg->vmem, &c->pg->hbm, &c->pg->ici};
     for (int k = 0; k < NUM_COMP; k++) {
         const int64_t from = c->t[k] > exe0 ? c->t[k] : exe0;
@@ -552,7 +554,6 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     if (time_overflow)
         return op_fail(&c, "times exceed 2^61 ns after DVFS scaling and power-gating delays: the chip's "
                            "frequency, the strategy's delays or the op's times are out of scale");
-    static const int en_of_comp[NUM_COMP] = {EN_SA, EN_VU, EN_SRAM, EN_HBM, EN_ICI};
     const char *pname = dvfs_policy_name(policy);
     const size_t plen = strlen(pname) + 1;
     _Static_assert(sizeof op->dvfs[0].policy >= sizeof "Ideal", "policy names fit");

@@ -6,20 +6,14 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
-#include <unistd.h>
-
-#include <csv.h>
-#include <zlib.h>
 
 #include "traces/atomic.h"
 #include "traces/digits.h"
-#include "traces/fastfloat.h"
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
 #include "traces/tls_table.h"
