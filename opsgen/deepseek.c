@@ -485,8 +485,8 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
     total += (double)bmul4(b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
     total += (double)bmul4(kr * 1 + rope * 4, L, b, s) / tp;
-    if (!prof->vocab_ops_missing)   /* token embedding and LM head, BF16, sharded over TP */
-        total += 2.0 * 2.0 * (double)m->vocab_size / tp * (double)D;
+    /* token embedding and LM head, BF16, sharded over TP */
+    total += 2.0 * (double)gen_vocab_params(m, (int64_t)tp, prof);
     if (!(total < 9.2e18)) {   /* the double sum itself past int64 */
         opsgen_flag_overflow();
         return INT64_MAX;

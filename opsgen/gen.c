@@ -94,6 +94,11 @@ int gen_vocab_embed(struct trace *t, const struct model_config *m, const struct 
     return 0;
 }
 
+int64_t gen_vocab_params(const struct model_config *m, int64_t tp, const struct profile *prof)
+{
+    return prof->vocab_ops_missing ? 0 : bmul3(2, cdiv64(m->vocab_size, tp), m->d_model);
+}
+
 int gen_vocab_head(struct trace *t, const struct model_config *m, const struct profile *prof,
                    int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid)
 {

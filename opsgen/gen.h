@@ -63,6 +63,10 @@ void gen_stage_send(const struct gen_stage *s, int64_t *fid);
  * sharded over TP, with its softmax. Each advances *fid. */
 int gen_vocab_embed(struct trace *t, const struct model_config *m, const struct profile *prof,
                     int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid);
+/* The token-embedding and LM-head parameters on one chip, 2 x ceil(V / tp) x D
+ * (0 under prof->vocab_ops_missing): the memory footprints and the weight
+ * update count them. */
+int64_t gen_vocab_params(const struct model_config *m, int64_t tp, const struct profile *prof);
 int gen_vocab_head(struct trace *t, const struct model_config *m, const struct profile *prof,
                    int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid);
 

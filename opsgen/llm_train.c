@@ -405,12 +405,9 @@ static int backward(struct gen *g, int64_t fid, int64_t *param_count)
     for (size_t i = first; i < g->t->n; i++)
         wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
     *param_count = wbytes / 2;
-    if (!g->prof->train_params_from_bwd_weights) {
-        *param_count = bmul(train_layer_params(m), g->L);
-        if (!g->prof->vocab_ops_missing)   /* embedding and LM head, sharded over TP */
-            *param_count = badd(*param_count, bmul3(2, cdiv64(m->vocab_size, m->tensor_parallelism_degree),
-                                                    m->d_model));
-    }
+    if (!g->prof->train_params_from_bwd_weights)   /* the layers, and the embedding and LM head */
+        *param_count = badd(bmul(train_layer_params(m), g->L),
+                            gen_vocab_params(m, m->tensor_parallelism_degree, g->prof));
     if (m->zero_stage >= 3 && g->dp.n > 0)
         /* the gradients of each layer are reduce-scattered as they are made */
         CHK(b_reduce_scatter(g->t, fid, g->L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
@@ -512,8 +509,7 @@ static int64_t training_mem_physical(const struct model_config *m, const struct 
     int64_t dp = m->data_parallelism_degree, z = m->zero_stage, D = m->d_model;
     int64_t Lc = cdiv64(m->num_layers, pp * m->pipeline_parallel_degree_dcn);
     int64_t P = bmul(train_layer_params(m), Lc);
-    if (!prof->vocab_ops_missing)
-        P = badd(P, bmul(2, bmul(cdiv64(m->vocab_size, tp), D)));
+    P = badd(P, gen_vocab_params(m, tp, prof));
     int64_t w = bmul(2, P), gr = bmul(2, P), opt = bmul(12, P);
     if (z >= 1) opt = cdiv64(opt, dp);
     if (z >= 2) gr = cdiv64(gr, dp);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/gen.h"
 #include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
 
@@ -55,6 +56,6 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
     int64_t tok = bmul(b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
     int64_t kv_cache = bmul(bmul4(2, bs, kvh, dh), Lc);
     int64_t live = bmul(tok, badd(badd(D, bmul(Hl, dh)), bmul(gated ? 2 : 1, Fl)));
-    int64_t vocab = prof->vocab_ops_missing ? 0 : bmul3(2, cdiv64(m->vocab_size, tp), D);
+    int64_t vocab = gen_vocab_params(m, tp, prof);
     return bmul(2, badd(badd(badd(bmul(badd(w_attn, w_ff), Lc), kv_cache), live), vocab));
 }
