@@ -1,7 +1,7 @@
 # npusim — one Makefile for the library, the CLI, the tests and the benchmarks.
 #
-# Layout: every stage folder (traces, chipsim, opsgen, power) is compiled into
-# build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
+# Layout: every library folder (traces, chipsim, opsgen, power, study) is
+# compiled into build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
 # programs tests/unit/test_*.c, each linked against the library.
 
 CC      ?= gcc
@@ -76,14 +76,6 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
-
-# The sweep spec parser, the statistics JSON reader/printer and the held
-# traces live in cli/ but are library-like: their tests link them.
-CLI_PARSERS := $(BUILD)/cli/config.o $(BUILD)/cli/results_tree.o $(BUILD)/cli/suite_file.o $(BUILD)/cli/sweep_spec.o $(BUILD)/cli/rawjson.o $(BUILD)/cli/pyjson.o $(BUILD)/cli/trace_memo.o $(BUILD)/cli/sim_facts.o
-$(BUILD)/tests/test_sweep_spec $(BUILD)/tests/test_fuzz $(BUILD)/tests/test_trace_memo: $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CLI_PARSERS) $(BUILD)/libnpusim.a
-	@mkdir -p $(dir $@)
-	@echo "CC $<"
-	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(CLI_PARSERS) $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 # make test: every cmocka program, the CLI tests, then (FUZZ_SMOKE=1, the default) every
 # fuzz harness replays its seeds and regression inputs under the sanitizers and fuzzes for

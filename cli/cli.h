@@ -10,8 +10,10 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "cli/config.h"
-#include "cli/report.h"
+#include "study/config.h"
+#include "study/outputs.h"
+#include "study/pipeline.h"
+#include "study/report.h"
 #include "traces/trace_csv.h"
 #include "traces/err.h"
 #include "traces/op.h"
@@ -77,71 +79,6 @@ struct family;
  * leaves every axis count at 0, as the sweep does). */
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam);
-
-/* The family's generator; errors name the file of the offending field. */
-int family_generate(const struct family *fam, const struct loaded_config *c,
-                    const struct profile *prof, struct trace *t, struct npu_err *e);
-/* generate -> chipsim (-> default energy pass). */
-int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
-                 bool energy, struct trace *t, struct npu_err *e);
-
-/* One output file: a CSV view of a trace or a text (JSON). */
-struct sim_facts;
-
-struct output {                  /* each field set by output_clear (common.c) */
-    char path[4096];
-    const struct trace *trace;   /* CSV if non-NULL */
-    struct trace_csv_opts opts;
-    char *text;                  /* otherwise this text (owned; freed by write_outputs) */
-    bool json;                   /* the text is pyjson_print of an object (cli/trace_memo.h) */
-    const void *facts;           /* json: what readers take instead of parsing it, or NULL: */
-    size_t facts_len;            /* a struct sim_facts or energy_facts (cli/sim_facts.h) */
-};
-/* Empties n outputs: no path, trace or text. Not memset: the 4 KiB path
- * buffers would be written for nothing (a sweep writes five outputs per
- * configuration, an energy run a few per statistics file). */
-void output_clear(struct output *o, int n);
-/* Marks o, a statistics file whose text is pyjson_print of a tree with
- * sim_config sim, for a suite's later stages (cli/trace_memo.h): they edit
- * its text in place, and when recording, *facts receives what they would
- * parse sim_config for (o keeps a pointer to it: it must live until the
- * outputs are written). */
-void output_stats_file(struct output *o, const cJSON *sim, struct sim_facts *facts);
-/* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
- * to temporary files and renames them all on success, removes them all on
- * failure. Frees the texts. */
-int write_outputs(struct output *o, int n, struct npu_err *e);
-/* The same, into a private staging folder that is renamed into place whole:
- * each file is written under its own name (atomic_open_staged). */
-int write_outputs_staged(struct output *o, int n, struct npu_err *e);
-/* While on, write_outputs writes as write_outputs_staged does: for a caller
- * whose whole output goes to a fresh private staging folder (a sweep's
- * tree). Process-wide: set and cleared by the one command running. */
-void outputs_set_staged(bool on);
-/* Moves a staged file to its place (rename), making the target's folder
- * first unless it is *last_dir, the folder of the previous move (updated). */
-int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e);
-/* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
-char *json_text(const cJSON *j);
-
-struct family_capacity;
-/* Fleet capacity of an LLM-inference trace (LLM and DeepSeek families). */
-/* Capacity of an LLM-inference family from its statistics report (what
- * llm_family_capacity computes after llm_report_compute_mem). */
-/* The physical invariants of a whole timed trace (power/invariants.h),
- * printed as "npusim run: warning: ..." lines on stderr (the summaries of the
- * families without per-phase statistics). */
-void summary_warnings(const struct loaded_config *c, const struct profile *prof, const struct trace *t);
-void llm_capacity_from_report(const struct model_config *m, const struct llm_report *r,
-                              struct family_capacity *cap);
-int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                        llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e);
-
-/* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`) and
- * <base>_prefill.json / _decode.json; all files appear together or none. */
-int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                      const char *dir, const char *base, bool combined, cJSON *sim_extra,
-                      struct llm_report *summary, struct npu_err *e);
 
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

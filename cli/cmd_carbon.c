@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/args.h"
-#include "cli/carbon_stage.h"
+#include "traces/lists.h"
+#include "study/carbon_stage.h"
 #include "cli/cli.h"
 #include "traces/profile.h"
 
@@ -168,8 +169,16 @@ int cmd_carbon(int argc, char **argv)
         rc = parse_ci_list(&o, cis);
     if (!rc && lifes)
         rc = parse_life_list(&o, lifes);
-    if (!rc)
-        rc = carbon_run(&o) ? EXIT_USAGE : 0;
+    struct stat st;
+    if (!rc && (stat(o.results, &st) != 0 || !S_ISDIR(st.st_mode)))
+        rc = usage_error("carbon", "--results \"%s\": no such folder", o.results);
+    struct carbon_done done;
+    struct npu_err e;
+    if (!rc && carbon_run(&o, &done, &e))
+        rc = report_error("carbon", &e);
+    else if (!rc)
+        fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", done.files, done.root,
+                o.pg, o.dvfs);
     for (int i = 0; i < 4; i++)
         free(o.bufs[i]);
     return rc;

@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <getopt.h>
 
-#include "cli/args.h"
+#include "traces/lists.h"
 #include "cli/cli.h"
-#include "cli/energy_stage.h"
-#include "cli/staging.h"
+#include "study/energy_stage.h"
+#include "study/staging.h"
 #include "power/pg.h"
 
 static const char energy_help[] =

@@ -15,7 +15,7 @@
 
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
-#include "cli/family.h"
+#include "study/family.h"
 #include "power/carbon.h"
 #include "power/energy.h"
 #include "power/fleet.h"

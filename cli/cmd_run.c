@@ -7,7 +7,7 @@
 
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
-#include "cli/family.h"
+#include "study/family.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "power/powercap.h"

@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/args.h"
+#include "traces/lists.h"
 #include "cli/cli.h"
-#include "cli/pyjson.h"
-#include "cli/results_tree.h"
+#include "study/pyjson.h"
+#include "study/results_tree.h"
 #include "power/slo.h"
 #include "traces/atomic.h"
 

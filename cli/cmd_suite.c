@@ -23,12 +23,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/args.h"
+#include "traces/lists.h"
 #include "cli/cli.h"
-#include "cli/config.h"
-#include "cli/staging.h"
-#include "cli/suite_file.h"
-#include "cli/trace_memo.h"
+#include "study/config.h"
+#include "study/staging.h"
+#include "study/suite_file.h"
+#include "study/trace_memo.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
 

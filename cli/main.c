@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
-#include "cli/pyjson.h"
+#include "study/pyjson.h"
 #include "traces/json_strict.h"
 
 #define NPUSIM_VERSION "0.1.0"

@@ -13,7 +13,7 @@
 
 #include "traces/strbuf.h"
 #include "cli/progress.h"
-#include "cli/sweep_points.h"
+#include "study/sweep_points.h"
 #include "power/invariants.h"
 #include "power/pg.h"
 #include "traces/atomic.h"

@@ -8,8 +8,8 @@
 #include "fuzz_common.h"
 
 #include "cli/cli.h"
-#include "cli/config.h"
-#include "cli/family.h"
+#include "study/config.h"
+#include "study/family.h"
 #include "traces/json_strict.h"
 #include "traces/profile.h"
 

@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "cli/args.h"
+#include "traces/lists.h"
 #include "traces/fastfloat.h"
 #include "traces/shortest.h"
 

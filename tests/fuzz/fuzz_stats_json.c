@@ -3,8 +3,8 @@
  * its sim_config read into the facts the energy stage uses. */
 #include "fuzz_common.h"
 
-#include "cli/results_tree.h"
-#include "cli/sim_facts.h"
+#include "study/results_tree.h"
+#include "study/sim_facts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

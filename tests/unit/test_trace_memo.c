@@ -14,10 +14,10 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "cli/pyjson.h"
-#include "cli/rawjson.h"
-#include "cli/sim_facts.h"
-#include "cli/trace_memo.h"
+#include "study/pyjson.h"
+#include "study/rawjson.h"
+#include "study/sim_facts.h"
+#include "study/trace_memo.h"
 #include "traces/trace_csv.h"
 
 static char dir[64];

@@ -1,0 +1,666 @@
+/* carbon_stage.c — the carbon and energy stage (see carbon_stage.h).
+ *
+ * The chip's power data, PUE and chip count come from each file's
+ * sim_config, as in the reference (so a tree is self-describing). The worker
+ * threads take the files as they are listed (struct lister), analyse them and
+ * write the results into a private staging folder laid out as the
+ * destination; only when every file has succeeded is it published
+ * (cli/staging.h: the folder renamed whole, or the files moved one by one in
+ * output order), otherwise removed: all appear or none. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "traces/lists.h"
+#include "study/carbon_stage.h"
+#include "study/outputs.h"
+#include "study/pipeline.h"
+#include "study/ordered_pool.h"
+#include "study/pyjson.h"
+#include "study/rawjson.h"
+#include "study/results_tree.h"
+#include "study/sim_facts.h"
+#include "study/staging.h"
+#include "study/trace_memo.h"
+#include "power/carbon.h"
+#include "power/slo.h"
+#include "traces/atomic.h"
+#include "traces/pyfmt.h"
+#include "traces/strbuf.h"
+
+/* Every key the stage reads, with the file named in the message: path is
+ * looked up under o, which sits at prefix ("" for the top) in the file. */
+static int need_num(const cJSON *o, const char *prefix, const char *path, const char *file, double *v,
+                    struct npu_err *e)
+{
+    const cJSON *it = jpath(o, path);
+    if (it && jnum(it, v))
+        return 0;
+    return npu_errf(e, "%s: field \"%s%s%s\"%s", file, prefix, *prefix ? "." : "", path,
+                    it ? ": expected a number" : " is missing");
+}
+
+static void warn(const char *msg) { fprintf(stderr, "npusim carbon: warning: %s\n", msg); }
+
+enum unit_kind { UNIT_TOKENS, UNIT_ITERATIONS, UNIT_REQUESTS };
+static const char *const unit_names[] = { "tkn", "iteration", "req" };   /* by enum unit_kind */
+
+/* One lifetime's object: its members in order, each key's printed text
+ * (made once, for each unit's two keys that name it) and the value's place
+ * in struct carbon_lifetime. The last, embodied carbon, is the int 0 in
+ * the _zero_embodied variant. */
+#define LIFE_MEMBERS (6 + 2 * CARBON_NCOMP + 4)
+static struct {
+    char text[96];
+    size_t len;
+} life_keys[3][LIFE_MEMBERS];
+static size_t life_at[LIFE_MEMBERS];
+static pthread_once_t life_once = PTHREAD_ONCE_INIT;
+
+struct life_member {
+    const char *a, *b, *c;   /* the key's three parts */
+    size_t at;
+};
+
+static void life_members_init(void)
+{
+#define AT(f) offsetof(struct carbon_lifetime, f)
+    for (int u = 0; u < 3; u++) {
+        char name[96];
+        struct life_member m[LIFE_MEMBERS] = {
+            { "avg_total_carbon_efficiency_", unit_names[u], "_per_kgCO2e", AT(carbon_eff) },
+            { "avg_total_energy_consumption_kWh", "", "", AT(total_kWh) },
+            { "avg_idle_energy_consumption_kWh", "", "", AT(idle_kWh) },
+            { "avg_active_energy_consumption_kWh", "", "", AT(active_kWh) },
+            { "avg_static_energy_consumption_kWh", "", "", AT(static_kWh) },
+            { "avg_dynamic_energy_consumption_kWh", "", "", AT(dynamic_kWh) },
+        };
+        int k = 6;   /* after the six above */
+        for (int pass = 0; pass < 2; pass++)
+            for (int c = 0; c < CARBON_NCOMP; c++, k++) {
+                m[k].a = pass ? "avg_dynamic_" : "avg_static_";
+                m[k].b = carbon_comp_names[c];
+                m[k].c = "_energy_consumption_kWh";
+                m[k].at = (pass ? AT(dynamic_c_kWh) : AT(static_c_kWh)) + (size_t)c * sizeof(double);
+            }
+        m[k++] = (struct life_member){ "avg_power_efficiency_", unit_names[u], "_per_joule", AT(power_eff) };
+        m[k++] = (struct life_member){ "avg_embodied_carbon_percentage", "", "", AT(embodied_fraction) };
+        m[k++] = (struct life_member){ "avg_total_carbon_kgCO2e", "", "", AT(total_kg) };
+        m[k++] = (struct life_member){ "embodied_carbon_kgCO2e", "", "", AT(embodied_kg) };
+        for (int i = 0; i < LIFE_MEMBERS; i++) {
+            life_keys[u][i].len = pyjson_key_text(strbuf_join3(name, sizeof name, m[i].a, m[i].b, m[i].c),
+                                                  life_keys[u][i].text, sizeof life_keys[u][i].text);
+            if (!life_keys[u][i].len)
+                abort();   /* a key longer than the table's room: a bug here, not an input */
+            life_at[i] = m[i].at;
+        }
+    }
+#undef AT
+}
+
+/* The carbon_and_energy_stats{,_zero_embodied} object for all lifetimes, as
+ * the text it prints as at depth 1 (a member of the statistics). */
+static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_summary *s, double PUE,
+                             double ci, double embodied, bool zero, enum unit_kind unit)
+{
+    pthread_once(&life_once, life_members_init);
+    struct pyjson_text t;
+    pyjson_text_begin(&t, 1);
+    for (int i = 0; i < o->nlife; i++) {
+        struct carbon_lifetime r;
+        carbon_for_lifetime(s, PUE, ci, o->life[i], zero ? 0 : embodied, &r);
+        char lk[32];
+        struct strbuf lb = STRBUF(lk);
+        strbuf_puti(&lb, o->life[i]);
+        pyjson_text_object(&t, lk);
+        for (int k = 0; k < LIFE_MEMBERS; k++) {
+            double v;
+            memcpy(&v, (const char *)&r + life_at[k], sizeof v);
+            char num[PY_REPR_MAX];
+            /* The reference's zero is the int 0; otherwise a float product. */
+            const char *text = zero && k == LIFE_MEMBERS - 1 ? "0" : jraw_f64_text(v, num);
+            pyjson_text_raw_keyed(&t, life_keys[unit][k].text, life_keys[unit][k].len, text, strlen(text));
+        }
+        pyjson_text_end(&t);
+    }
+    pyjson_text_end(&t);
+    char *text = pyjson_text_take(&t);
+    cJSON *raw = text ? cJSON_CreateRaw(text) : NULL;
+    free(text);
+    return raw;
+}
+
+/* ---- one statistics file, read and written back with keys set ---- */
+
+/* The file's text and its tree: the whole of it, or, for a file this
+ * process printed itself (trace_memo_json_text: the energy stage of the
+ * same suite), only the members the analysis reads, the output then being
+ * the text with the set keys spliced in (pyjson_splice), which is what
+ * printing the whole tree would give at a fraction of the work. Such a
+ * file comes with its facts (struct energy_facts): sim_config's and, for
+ * the strategies the energy stage listed, energy_stats' numbers, which are
+ * then not parsed either. */
+struct stats_file {
+    char *text;
+    size_t len;
+    cJSON *j;
+    bool splice;
+    bool have_facts;           /* splice: the memo's facts (sim_config's not parsed) */
+    struct energy_facts facts;
+    const struct carbon_energy *es_facts;   /* splice: the strategy's, from the facts (not parsed), or NULL */
+    struct pyjson_member *m;   /* splice: the text's top-level members */
+    int k;
+};
+
+/* What the analysis reads; energy_stats second (only its strategy is parsed). */
+static const char *const read_members[] = { "sim_config", "energy_stats", "total_execution_time_ns",
+                                            "throughput_tokens_per_sec", "throughput_requests_per_sec" };
+#define MAX_MEMBERS 512
+
+static bool key_is(const struct pyjson_member *m, const char *name)
+{
+    return strlen(name) == m->key_len && memcmp(name, m->key, m->key_len) == 0;
+}
+
+/* energy_stats from its printed value text: the strategy `pg` parsed (its
+ * first occurrence), every other one only named (null), for the error
+ * that lists them. NULL if the text is not pyjson_print layout. */
+static cJSON *strategies_tree(const struct pyjson_member *es, const char *pg, struct pyjson_member *m)
+{
+    int k = pyjson_members(es->value, es->value_len, 1, m, MAX_MEMBERS);
+    cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
+    for (int i = 0; j && i < k; i++) {
+        char name[256];
+        if (m[i].key_len >= sizeof name || memchr(m[i].key, '\\', m[i].key_len)) {   /* escaped: as parsed */
+            cJSON_Delete(j);
+            return NULL;
+        }
+        memcpy(name, m[i].key, m[i].key_len);
+        name[m[i].key_len] = '\0';
+        int line;
+        bool wanted = key_is(&m[i], pg) && !cJSON_GetObjectItemCaseSensitive(j, pg);
+        cJSON *v = wanted ? rawjson_parse(m[i].value, m[i].value_len, false, &line) : cJSON_CreateNull();
+        if (!v) {
+            cJSON_Delete(j);
+            return NULL;
+        }
+        cJSON_AddItemToObject(j, name, v);
+    }
+    return j;
+}
+
+/* The members of read_members in the printed text (the first of a repeated
+ * key, as a lookup in the whole tree finds), energy_stats with only the
+ * strategy `pg` parsed; NULL when the text or the strategy's name is not
+ * as pyjson_print writes it. The text's members stay in f for the splice. */
+static cJSON *members_tree(struct stats_file *f, const char *pg)
+{
+    for (const unsigned char *c = (const unsigned char *)pg; *c; c++)
+        if (!json_plain_byte[*c])
+            return NULL;   /* its key text would be escaped */
+    struct pyjson_member *m = f->m = malloc(2 * MAX_MEMBERS * sizeof *m);
+    int k = f->k = m ? pyjson_members(f->text, f->len, 0, m, MAX_MEMBERS) : -1;
+    cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
+    for (int i = 0; j && i < k; i++)
+        for (size_t r = 0; r < sizeof read_members / sizeof read_members[0]; r++) {
+            const char *name = read_members[r];
+            if (!key_is(&m[i], name) || cJSON_GetObjectItemCaseSensitive(j, name))
+                continue;
+            if ((r == 0 && f->have_facts) || (r == 1 && f->es_facts))
+                break;   /* sim_config or energy_stats: their facts are known */
+            int line;
+            cJSON *v = r == 1 ? strategies_tree(&m[i], pg, m + MAX_MEMBERS)
+                              : rawjson_parse(m[i].value, m[i].value_len, false, &line);
+            if (!v) {
+                cJSON_Delete(j);
+                j = NULL;
+            } else {
+                cJSON_AddItemToObject(j, name, v);
+            }
+            break;
+        }
+    return j;
+}
+
+static int stats_load(const char *path, const char *pg, struct stats_file *f, struct npu_err *e)
+{
+    memset(f, 0, sizeof *f);
+    f->text = trace_memo_json_text(path, &f->len, &f->facts, sizeof f->facts, &f->have_facts);
+    bool printed = f->text != NULL;
+    /* The strategy's numbers when the energy stage listed them (and "pg" is
+     * a single key for jpath: no dot). */
+    for (int i = 0; f->have_facts && !strchr(pg, '.') && i < f->facts.n && !f->es_facts; i++)
+        if (!strcmp(f->facts.s[i].name, pg))
+            f->es_facts = &f->facts.s[i].es;
+    if (!printed && !(f->text = results_read_text(path, &f->len, e)))
+        return -1;
+    f->splice = printed && (f->j = members_tree(f, pg));
+    if (!f->splice) {
+        f->have_facts = false;
+        f->es_facts = NULL;
+        if (!(f->j = results_parse_json(f->text, f->len, path, e)))
+            return -1;
+    }
+    return 0;
+}
+
+static void stats_free(struct stats_file *f)
+{
+    free(f->m);
+    free(f->text);
+    cJSON_Delete(f->j);
+}
+
+/* The file with the members of edits set (dict assignment order), as text. */
+static char *stats_print(struct stats_file *f, const cJSON *edits)
+{
+    if (f->splice)
+        return pyjson_splice_members(f->m, f->k, f->len, 0, edits);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, edits)
+        jset(f->j, it->string, cJSON_Duplicate(it, true));
+    return pyjson_print(f->j);
+}
+
+/* The strategy's numbers (base: "energy_stats.<pg>") from the parsed tree j. */
+static int strategy_energy(const struct carbon_opts *o, const char *file, const cJSON *j, const char *base,
+                           struct carbon_energy *es, struct npu_err *e)
+{
+    const cJSON *es_j = jpath(j, base);
+    if (!cJSON_IsObject(es_j)) {
+        char known[512] = "";
+        const cJSON *it;
+        cJSON_ArrayForEach(it, jpath(j, "energy_stats"))
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", known[0] ? ", " : "", it->string);
+        return npu_errf(e, "%s: field \"energy_stats\" has no strategy \"%s\" (has: %s)", file, o->pg,
+                        known[0] ? known : "none");
+    }
+#define NEED(name, dst)                                                                                        \
+    do {                                                                                                       \
+        if (need_num(es_j, base, name, file, dst, e))   /* from the strategy's object, not the top */        \
+            return -1;                                                                                         \
+    } while (0)
+    NEED("total_energy_J", &es->total_energy_J);
+    NEED("avg_power_W", &es->avg_power_W);
+    NEED("peak_power_W", &es->peak_power_W);
+    NEED("component_stats.slowdown", &es->slowdown);
+    for (int c = 0; c < CARBON_NCOMP; c++) {
+        char n[64];
+        strbuf_join3(n, sizeof n, "static_", carbon_comp_names[c], "_energy_J");
+        NEED(n, &es->static_J[c]);
+        strbuf_join3(n, sizeof n, "dynamic_", carbon_comp_names[c], "_energy_J");
+        NEED(n, &es->dynamic_J[c]);
+    }
+#undef NEED
+    return 0;
+}
+
+/* Reads the inputs of §8 from one stats file and writes it back with the
+ * carbon keys added, once per carbon intensity (texts[i] receives the file
+ * for ci[i]). */
+static int analyse_file(const struct carbon_opts *o, const char *file, struct stats_file *f, enum unit_kind unit,
+                        char **texts, struct npu_err *e)
+{
+    const cJSON *j = f->j;
+    if (!f->have_facts) {
+        const cJSON *sim = jpath(j, "sim_config");
+        if (!cJSON_IsObject(sim))
+            return npu_errf(e, "%s: field \"sim_config\" is missing", file);
+        if (sim_facts_from_json(&f->facts.sim, sim, e)) {
+            struct npu_err inner = *e;
+            return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
+        }
+    }
+    const struct sim_facts *sf = &f->facts.sim;
+    const struct chip_config chip = sf->chip;
+    const struct system_config sys = sf->sys;
+    double chips = sf->has_num_chips ? sf->num_chips : 1;
+    if (sf->has_num_chips && (!sf->num_chips_is_number || chips <= 0 || chips != floor(chips)))
+        return npu_errf(e, "%s: field \"sim_config.num_chips\": expected a positive integer", file);
+
+    char base[512];
+    snprintf(base, sizeof base, "energy_stats.%s", o->pg);
+    struct carbon_energy es;
+    char key[600];
+    if (f->es_facts)
+        es = *f->es_facts;
+    else if (strategy_energy(o, file, j, base, &es, e))
+        return -1;
+    if (es.total_energy_J == 0)
+        return npu_errf(e, "%s: field \"%s.total_energy_J\" is 0: no energy shares", file, base);
+    if (es.slowdown == 0)
+        return npu_errf(e, "%s: field \"%s.component_stats.slowdown\" is 0", file, base);
+
+    double unit_per_sec;
+    if (unit == UNIT_ITERATIONS) {
+        double t;
+        if (need_num(j, "", "total_execution_time_ns", file, &t, e))
+            return -1;
+        if (t == 0)
+            return npu_errf(e, "%s: field \"total_execution_time_ns\" is 0", file);
+        unit_per_sec = 1 / (t / 1e9);
+    } else if (need_num(j, "", unit == UNIT_TOKENS ? "throughput_tokens_per_sec" : "throughput_requests_per_sec",
+                        file, &unit_per_sec, e))
+        return -1;
+
+    struct carbon_summary s;
+    carbon_summarize(carbon_idle_power_W(&chip, strcmp(o->pg, "NoPG") != 0), (int64_t)chips, &es, o->util,
+                     unit_per_sec, &s);
+    if (s.avg_power_W == 0 || s.goodput * o->util == 0)
+        return npu_errf(e, "%s: average power or goodput x utilisation is 0: no efficiency can be formed", file);
+
+    /* The keys set, in order (a Python dict's assignments). */
+    cJSON *edits = cJSON_CreateObject();
+    /* Distinct keys into a new object: added, no lookup (jset below replaces). */
+    cJSON_AddItemToObject(edits, "idle_power_W", jraw_f64(s.idle_power_W));
+    cJSON_AddItemToObject(edits, "avg_active_power_W", jraw_f64(s.avg_active_power_W));
+    cJSON_AddItemToObject(edits, "avg_power_W", jraw_f64(s.avg_power_W));
+    cJSON_AddItemToObject(edits, "peak_power_W", jraw_f64(s.peak_power_W));
+    cJSON_AddItemToObject(edits, "idle_ratio", jraw_f64(s.idle_ratio));
+    cJSON_AddItemToObject(edits, "active_ratio", jraw_f64(s.active_ratio));
+    for (int pass = 0; pass < 2; pass++)
+        for (int c = 0; c < CARBON_NCOMP; c++) {
+            strbuf_join3(key, sizeof key, pass ? "dynamic_" : "static_", carbon_comp_names[c], "_ratio");
+            cJSON_AddItemToObject(edits, key, jraw_f64(pass ? s.dynamic_ratio[c] : s.static_ratio[c]));
+        }
+    double embodied = chip.embodied_carbon_kgCO2 * chips;
+    int rc = 0;
+    for (int i = 0; i < o->nci && !rc; i++) {
+        jset(edits, "carbon_and_energy_stats", lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, false, unit));
+        jset(edits, "carbon_and_energy_stats_zero_embodied",
+             lifetimes_json(o, &s, sys.PUE, o->ci[i], embodied, true, unit));
+        if (!(texts[i] = stats_print(f, edits)))
+            rc = npu_errf(e, "%s: out of memory", file);
+    }
+    cJSON_Delete(edits);
+    return rc;
+}
+
+/* The written, not yet published files, in output order: each is renamed
+ * into place once every file has been analysed and written, or removed. */
+struct staged {
+    char *tmp, *path;
+};
+
+struct outs {
+    struct staged *v;
+    int n, cap;
+};
+
+static void staged_drop(struct staged *f)
+{
+    if (f->tmp)
+        unlink(f->tmp);
+    free(f->tmp);
+    free(f->path);
+    f->tmp = f->path = NULL;
+}
+
+/* Room for one more element in a growable array of n used out of *cap
+ * (doubling from first); aborts when out of memory, as the lists here do. */
+static void *room_for_one(void *v, int n, int *cap, int first, size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? 2 * *cap : first;
+    v = realloc(v, (size_t)*cap * size);
+    if (!v)
+        abort();
+    return v;
+}
+
+static void outs_add(struct outs *v, struct staged f)
+{
+    v->v = room_for_one(v->v, v->n, &v->cap, 64, sizeof *v->v);
+    v->v[v->n++] = f;
+}
+
+static void outs_free(struct outs *v)
+{
+    for (int i = 0; i < v->n; i++)
+        staged_drop(&v->v[i]);
+    free(v->v);
+}
+
+/* One stats file to analyse. */
+struct cfile {
+    struct results_file f;
+    const char *model;
+    enum unit_kind unit;
+};
+
+/* The stats files of every model, version and phase, in output order,
+ * listed one (model, version, phase) at a time as the workers ask for
+ * files: the listing (a folder read and a stat per configuration) overlaps
+ * the first analyses instead of delaying them all. */
+struct lister {
+    const struct carbon_opts *o;
+    int model, version, phase;       /* the next group to list */
+    struct results_file *files;      /* the current group */
+    int nfiles, pos;
+    const char *group_model;
+    enum unit_kind group_unit;
+};
+
+/* The next file into *cf; false when every group is done. */
+static bool lister_next(struct lister *l, struct cfile *cf)
+{
+    const struct carbon_opts *o = l->o;
+    bool training = !strcmp(o->workload, "training");
+    while (l->pos == l->nfiles && l->model < o->nmodels) {
+        free(l->files);
+        l->files = NULL;
+        l->nfiles = l->pos = 0;
+        const char *model = o->models[l->model];
+        bool llm = slo_model_class(model) == SLO_LLM;
+        if (!llm && training) {
+            fprintf(stderr, "npusim carbon: warning: %s: training carbon analysis covers LLMs only; skipped\n",
+                    model);
+            l->model++;
+            continue;
+        }
+        const char *phases[2] = { "", NULL };
+        if (llm && !training)
+            phases[0] = "_prefill", phases[1] = "_decode";
+        const char *version = o->versions[l->version], *phase = phases[l->phase];
+        bool last_phase = l->phase == 1 || !phases[1];
+        l->phase = last_phase ? 0 : l->phase + 1;
+        if (last_phase && ++l->version == o->nversions)
+            l->version = 0, l->model++;
+        struct npu_err e;
+        if (results_list(o->results, model, version, o->workload, phase, &l->files, &l->nfiles, warn, &e)) {
+            fprintf(stderr, "npusim carbon: warning: %s; model %s skipped\n", e.msg, model);
+            if (l->phase || l->version) /* not moved on to the next model yet */
+                l->phase = l->version = 0, l->model++;
+            continue;
+        }
+        l->group_model = model;
+        l->group_unit = llm ? (training ? UNIT_ITERATIONS : UNIT_TOKENS) : UNIT_REQUESTS;
+    }
+    if (l->pos == l->nfiles)
+        return false;
+    *cf = (struct cfile){ l->files[l->pos++], l->group_model, l->group_unit };
+    return true;
+}
+
+/* A pool task: its file (a copy); work() analyses it and writes its files
+ * (one per carbon intensity) into the staging folder. */
+struct citem {
+    struct cfile cf;
+    int rc;
+    struct staged *files;
+    struct npu_err e;
+};
+
+struct crun {
+    const struct carbon_opts *o;
+    struct lister *files;
+    struct outs *outs;
+    const char *root, *dest, *util, *staging;   /* dest: <root>/carbon_<PG>/dvfs_<D> */
+    struct npu_err first;
+    bool failed;
+};
+
+static int citem_next(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    memset(it, 0, sizeof *it);
+    if (!lister_next(r->files, &it->cf))
+        return 0;
+    it->files = calloc((size_t)r->o->nci, sizeof *it->files);
+    if (!it->files)
+        abort();
+    return 1;
+}
+
+/* Writes text to staged (a new file in the run's private staging folder);
+ * *f receives that name and the final path. The text is freed. */
+static int stage_file(const char *staged, const char *path, char *text, struct staged *f,
+                      struct npu_err *e)
+{
+    struct atomic_file a;
+    int rc = atomic_open_staged(&a, staged, e);
+    if (!rc) {
+        setvbuf(a.f, NULL, _IONBF, 0);   /* one write of the whole text */
+        if (fputs(text, a.f) == EOF) {
+            rc = npu_errf(e, "%s: write failed: %s", staged, strerror(errno));
+            atomic_abort(&a);
+        } else if (atomic_commit(&a, e)) {
+            rc = -1;
+        } else if (!(f->tmp = strdup(staged)) || !(f->path = strdup(path))) {
+            rc = npu_errf(e, "%s: out of memory", path);
+            if (!f->tmp)
+                unlink(staged);
+        }
+    }
+    free(text);
+    return rc;
+}
+
+static void citem_work(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    const struct cfile *cf = &it->cf;
+    const struct carbon_opts *o = r->o;
+    char **texts = calloc((size_t)o->nci, sizeof *texts);
+    struct stats_file f = { 0 };
+    it->rc = !texts ? npu_errf(&it->e, "out of memory")
+                    : stats_load(cf->f.path, o->pg, &f, &it->e) || analyse_file(o, cf->f.path, &f, cf->unit, texts, &it->e);
+    stats_free(&f);
+    const char *b = strrchr(cf->f.path, '/') + 1;
+    for (int i = 0; texts && i < o->nci; i++) {
+        if (it->rc) {
+            free(texts[i]);
+            continue;
+        }
+        /* Staged at the same place under the staging folder as under dest,
+         * so that a new dest is the staging folder renamed. */
+        char ci[40], rel[4096], path[4200], staged[4200];
+        py_repr_double(o->ci[i], ci, sizeof ci);
+        snprintf(rel, sizeof rel, "CI%s/UTIL%s/%s/%s", ci, r->util, cf->model, cf->f.pstr);
+        snprintf(path, sizeof path, "%s/%s/%s", r->dest, rel, b);
+        snprintf(staged, sizeof staged, "%s/%s", r->staging, rel);
+        it->rc = make_dirs(staged, &it->e);
+        snprintf(staged, sizeof staged, "%s/%s/%s", r->staging, rel, b);
+        if (it->rc)
+            free(texts[i]);
+        else
+            it->rc = stage_file(staged, path, texts[i], &it->files[i], &it->e);
+    }
+    free(texts);
+}
+
+static void citem_discard(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    for (int i = 0; i < r->o->nci; i++)
+        staged_drop(&it->files[i]);
+    free(it->files);
+}
+
+static int citem_emit(void *ctx, void *item)
+{
+    struct crun *r = ctx;
+    struct citem *it = item;
+    if (it->rc) {
+        citem_discard(ctx, item);
+        r->first = it->e;
+        r->failed = true;
+        return -1;
+    }
+    for (int i = 0; i < r->o->nci; i++)
+        outs_add(r->outs, it->files[i]);
+    free(it->files);
+    return 0;
+}
+
+int carbon_run(const struct carbon_opts *o, struct carbon_done *done, struct npu_err *e)
+{
+    /* Outputs go beside the raw_<dvfs> folder. */
+    char *root = done->root;
+    snprintf(root, sizeof done->root, "%s", o->results);
+    for (size_t l = strlen(root); l > 1 && root[l - 1] == '/'; l--)
+        root[l - 1] = '\0';
+    char *slash = strrchr(root, '/');
+    if (slash)
+        *(slash == root ? slash + 1 : slash) = '\0';
+    else
+        strcpy(root, ".");
+    char util[40];
+    py_repr_double(o->util, util, sizeof util);
+
+    struct lister files = { .o = o };
+    /* Results are staged in a private folder beside carbon_<PG>, laid out as
+     * under dest, so a failure leaves neither files nor folders behind. */
+    char base[4200], dest[4300], staging[4400];
+    snprintf(base, sizeof base, "%s/carbon_%s", root, o->pg);
+    snprintf(dest, sizeof dest, "%s/dvfs_%s", base, o->dvfs);
+    if (staging_create(base, staging, sizeof staging, e))
+        return -1;
+    struct outs outs = { NULL, 0, 0 };
+    struct crun r = { o, &files, &outs, root, dest, util, staging, { "" }, false };
+    struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, citem_discard };
+    long n = o->jobs < 1 ? 1 : o->jobs;
+    int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));
+    free(files.files);
+    if (rc && !r.failed) {
+        npu_errf(&r.first, "cannot start the worker threads");
+        r.failed = true;
+    }
+    *e = r.first;
+    /* Everything is written: publish it all, as one folder when dest is new,
+     * otherwise file by file in output order. */
+    int nout = outs.n;
+    bool whole = false;
+    if (!r.failed && staging_publish_whole(staging, dest, &whole, e))
+        r.failed = true;
+    for (int i = 0; whole && i < outs.n; i++) {
+        free(outs.v[i].tmp);   /* in place now */
+        outs.v[i].tmp = NULL;
+    }
+    if (whole)
+        staging[0] = '\0';
+    char last[4096] = "";   /* consecutive outputs mostly share a folder */
+    for (int i = 0; i < outs.n && !r.failed && !whole; i++) {
+        if (move_into_place(outs.v[i].tmp, outs.v[i].path, last, sizeof last, e)) {
+            r.failed = true;
+            break;
+        }
+        free(outs.v[i].tmp);
+        outs.v[i].tmp = NULL;
+    }
+    outs_free(&outs);   /* removes what was not moved */
+    staging_remove(staging);
+    done->files = nout;
+    return r.failed ? -1 : 0;
+}
+

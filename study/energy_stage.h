@@ -1,0 +1,50 @@
+/* energy_stage.h — the energy stage behind `npusim energy` (power.md §7,
+ * §10): every statistics file of a sweep's results tree re-read, its ops
+ * re-classified, the energy pass run once per power-gating strategy, the
+ * outputs staged and published all or nothing (see energy_stage.c).
+ *
+ * Main data structures: struct energy_opts (the stage's parameters) and
+ * struct job (one statistics file). */
+#ifndef NPUSIM_CLI_ENERGY_STAGE_H
+#define NPUSIM_CLI_ENERGY_STAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "traces/lists.h"
+#include "power/pg.h"
+#include "traces/err.h"
+#include "traces/profile.h"
+
+#define MAX_PG 64
+
+struct energy_opts {
+    const char *configs, *results, *workload, *dvfs_str;
+    struct list models, versions, pgs;
+    struct pg_strategy pg[MAX_PG];
+    enum dvfs_policy dvfs;
+    const struct profile *prof;
+    char out_root[4096];     /* RESULTS_<dvfs> */
+    char staging[4096];      /* RESULTS_<dvfs>.tmp.<pid>.<n>, "" until created */
+    long jobs;               /* -j: threads (default: every core) */
+};
+
+/* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */
+struct job {
+    char rel[1024];          /* "<model>/<pstr>/<workload>-v<V>[_phase]" */
+};
+
+struct jobs {
+    struct job *j;
+    size_t n, cap;
+};
+
+/* True if p is a folder (or a link to one). */
+bool path_is_dir(const char *p);
+/* Discovers the statistics files (into js) and runs every job on o->jobs
+ * threads into the staging folder. 0, or -1 with e. */
+int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e);
+/* Publishes the staged outputs under o->out_root. 0, or -1 with e. */
+int energy_commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e);
+
+#endif

@@ -1,0 +1,180 @@
+/* fam_dit.c — the DiT inference entry of the family table (opsgen.md §8,
+ * §12.5, §13), and the output/summary code it shares with fam_gligen.c:
+ * one CSV of the whole trace plus one statistics JSON,
+ *   sweep: <dir>/inference-v<V>.csv / .json     run: <dir>/<model>_<chip>.csv / .json
+ * with the reference's keys (trace aggregates, throughputs, latencies,
+ * memory, OOM flag, sim_config) and, after the energy pass of `npusim run`,
+ * the trace's energy. */
+#include <stdio.h>
+#include <string.h>
+
+#include "study/outputs.h"
+#include "study/pipeline.h"
+#include "study/family.h"
+#include "study/pyjson.h"
+#include "study/sim_facts.h"
+#include "opsgen/diffusion.h"
+#include "study/diffusion_stats.h"
+#include "traces/atomic.h"
+
+#include "study/fam_diffusion.h"
+
+/* The shipped model files leave every axis count at 0; map them as the
+ * sweep does, (m, 0, 0), unless the config chose axes itself. */
+void diffusion_auto_axes(struct loaded_config *c)
+{
+    struct model_config *m = &c->model;
+    if (m->num_data_parallel_axes == 0 && m->num_tensor_parallel_axes == 0 &&
+        m->num_pipeline_parallel_axes == 0)
+        sweep_map_axes_diffusion(c->chip.name, m);
+}
+
+/* Takes ownership of sim (the sim_config block). */
+int diffusion_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
+                    cJSON *sim, const char *dir, const char *base, struct npu_err *e)
+{
+    struct diffusion_report r;
+    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, e)) {
+        cJSON_Delete(sim);
+        return -1;
+    }
+    cJSON *j = cJSON_CreateObject();
+    json_add_trace_stats(j, &r.s);
+    json_add_f64(j, "throughput_requests_per_sec", r.throughput_requests_per_sec);
+    json_add_f64(j, "throughput_step_per_sec_per_request", r.throughput_step_per_sec_per_request);
+    json_add_f64(j, "latency_sec", r.latency_sec);
+    json_add_f64(j, "latency_step_sec", r.latency_step_sec);
+    json_add_f64(j, "mem_footprint_GB", r.mem_footprint_GB);
+    cJSON_AddBoolToObject(j, "out_of_memory", r.out_of_memory);
+    if (r.energy_done) {
+        json_add_f64(j, "total_energy_J", r.energy_J);
+        json_add_f64(j, "energy_per_request_J", r.energy_per_request_J);
+    }
+    cJSON_AddItemToObject(j, "sim_config", sim);
+    struct output o[2];
+    memset(o, 0, sizeof o);
+    snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
+    o[0].trace = t;
+    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
+    snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
+    struct sim_facts facts;
+    output_stats_file(&o[1], sim, &facts);
+    o[1].text = pyjson_print(j);
+    cJSON_Delete(j);
+    return write_outputs(o, 2, e);
+}
+
+void diffusion_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
+                       FILE *out)
+{
+    const struct model_config *m = &c->model;
+    struct diffusion_report r;
+    struct npu_err e;
+    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld; batch %lld; %lld diffusion step%s per trace)\n",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+            (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
+            (long long)m->pipeline_parallelism_degree, (long long)m->global_batch_size,
+            (long long)m->num_diffusion_steps, m->num_diffusion_steps == 1 ? "" : "s");
+    if (diffusion_report_compute(m, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, &e)) {
+        fprintf(out, "  (no statistics: %s)\n", e.msg);
+        return;
+    }
+    /* The JSON keeps the reference's latency_step_sec (quirk opsgen Q31); the
+     * summary shows the time one step takes. */
+    fprintf(out, "  latency       %.6f s per request, %.6f s per diffusion step\n", r.latency_sec,
+            r.step_sec);
+    fprintf(out, "  throughput    %.6g requests/s, %.6g steps/s per request\n",
+            r.throughput_requests_per_sec, r.throughput_step_per_sec_per_request);
+    if (r.energy_done)
+        fprintf(out, "  energy        %.6g J per trace, %.6g J per request\n", r.energy_J,
+                r.energy_per_request_J);
+    fprintf(out, "  memory        %.2f GiB of %lld x %lld GiB HBM%s\n", r.mem_footprint_GB,
+            (long long)m->num_chips, (long long)c->chip.hbm_size_GB,
+            r.out_of_memory ? " (out of memory)" : "");
+}
+
+int diffusion_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
+                       struct family_capacity *cap, struct npu_err *e)
+{
+    struct diffusion_report r;
+    if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, e))
+        return -1;
+    cap->unit = "requests";
+    cap->units_per_sec = r.throughput_requests_per_sec;
+    /* The trace is one chip's work; every chip runs its own. */
+    cap->active_power_W = r.energy_J / ((double)r.s.total_execution_time_chip_ns / 1e9) *
+                          (double)c->model.num_chips;
+    return 0;
+}
+
+/* ---- the DiT entry ---- */
+
+static bool dit_matches(const struct model_config *m, const char *workload)
+{
+    return !strcmp(m->model_type, "dit") && !strcmp(workload, "inference");
+}
+
+static int dit_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
+                        struct npu_err *e)
+{
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    if (c->strict && opsgen_check_strict(&c->model, e))
+        return -1;
+    return opsgen_dit(&c->model, &l, prof, t, e);
+}
+
+static int dit_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                     const char *dir, const char *base, bool sweep, struct npu_err *e)
+{
+    (void)sweep;   /* the run and the sweep write the same two files */
+    return diffusion_write(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, e);
+}
+
+static void dit_summary(const struct loaded_config *c, const struct profile *prof,
+                        const struct trace *t, FILE *out)
+{
+    summary_warnings(c, prof, t);
+    diffusion_summary(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), out);
+}
+
+static int dit_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
+                         size_t *n, struct npu_err *e)
+{
+    (void)c;
+    return sweep_diffusion_configs(num_chips, false, out, n, e);
+}
+
+/* The reference validates nothing for DiT and maps (m, 0, 0) axes, so TP
+ * never reaches the attention or FFN ops (opsgen Q13); uneven shards and deep
+ * pipelines are simulated with rounded-up sizes, as the reference does. */
+static bool dit_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
+                        const struct profile *prof, char *why, size_t whylen)
+{
+    (void)prof;
+    struct model_config *m = &c->model;
+    sweep_apply_parallel(m, p, gbs);
+    sweep_map_axes_diffusion(c->chip.name, m);
+    (void)why, (void)whylen;
+    return true;
+}
+
+static int dit_capacity(const struct loaded_config *c, const struct profile *prof,
+                        const struct trace *t, struct family_capacity *cap, struct npu_err *e)
+{
+    return diffusion_capacity(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), cap, e);
+}
+
+const struct family fam_dit = {
+    .name = "dit inference",
+    .example = "npusim run -m dit-xl -c tpuv5p",
+    .matches = dit_matches,
+    .adjust = diffusion_auto_axes,
+    .generate = dit_generate,
+    .write = dit_write,
+    .summary = dit_summary,
+    .enumerate = dit_enumerate,
+    .pstr = sweep_pstr_llm,
+    .prepare = dit_prepare,
+    .capacity = dit_capacity,
+};

@@ -1,0 +1,148 @@
+/* pipeline.c — one configuration end to end (generate, time, cap, energy)
+ * and the LLM families' output files and capacity (see pipeline.h). */
+#include "study/pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chipsim/chipsim.h"
+#include "opsgen/builders.h"
+#include "opsgen/opsgen.h"
+#include "power/energy.h"
+#include "power/invariants.h"
+#include "power/powercap.h"
+#include "study/family.h"
+#include "study/outputs.h"
+#include "study/pyjson.h"
+#include "study/sim_facts.h"
+
+int family_generate(const struct family *fam, const struct loaded_config *c,
+                    const struct profile *prof, struct trace *t, struct npu_err *e)
+{
+    (void)opsgen_take_overflow();
+    if (fam->generate(c, prof, t, e))
+        return config_name_source(c, e);
+    /* A size the builders could not hold (builders.h): one message for the
+     * whole trace, since the product of several fields overflowed. */
+    if (opsgen_take_overflow())
+        return npu_errf(e, "%s: an operator's size, FLOP count or time exceeds int64 (or a tensor 2^48 "
+                           "elements): the model's dimensions, batch, sequence lengths and parallelism "
+                           "multiply out of scale", c->model_name);
+    return 0;
+}
+
+int pipeline_run(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
+                 bool energy, struct trace *t, struct npu_err *e)
+{
+    if (family_generate(fam, c, prof, t, e) || chipsim_run(t, &c->chip, prof, e) ||
+        power_cap_pass(t, &c->chip, prof, e))
+        return -1;
+    return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
+}
+
+int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                      const char *dir, const char *base, bool combined, cJSON *sim_extra,
+                      struct llm_report *summary, struct npu_err *e)
+{
+    return write_llm_outputs_mem(c, prof, t, dir, base, combined, sim_extra, NULL, summary, e);
+}
+
+int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
+                          const struct trace *t, const char *dir, const char *base, bool combined,
+                          cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
+                          struct npu_err *e)
+{
+    struct llm_report r;
+    if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
+        return -1;
+    if (!combined)   /* results trees keep the reference's bytes */
+        llm_report_check(&r, t, &c->chip, prof);
+    if (summary)
+        *summary = r;
+    struct output p[5];
+    int n = 0;
+    output_clear(p, 5);
+    if (combined) {
+        snprintf(p[n].path, sizeof p[n].path, "%s/%s.csv", dir, base);
+        p[n].trace = t;
+        p[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
+    }
+    for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+        snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.csv", dir, base, phase_name(ph));
+        p[n].trace = t;
+        p[n++].opts = (struct trace_csv_opts){ (enum phase)ph, false, false };
+    }
+    cJSON *sim = config_dump(c, prof);
+    const cJSON *it;
+    if (sim_extra)
+        cJSON_ArrayForEach(it, sim_extra)
+            cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
+    /* Both phases' files hold the same sim_config: one set of facts, one
+     * text (printed at its depth in the files). */
+    struct sim_facts facts;
+    output_stats_file(&p[n], sim, &facts);
+    char *sim_text = pyjson_print_at(sim, 1);
+    cJSON_Delete(sim);
+    for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+        if (ph == PHASE_DECODE)
+            p[n].json = true, p[n].facts = p[n - 1].facts, p[n].facts_len = p[n - 1].facts_len;
+        cJSON *j = llm_report_json(&r, (enum phase)ph, cJSON_CreateRaw(sim_text));
+        snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
+        p[n++].text = pyjson_print(j);
+        cJSON_Delete(j);
+    }
+    free(sim_text);
+    return write_outputs(p, n, e);
+}
+
+int write_llm_family_outputs(const struct loaded_config *c, const struct profile *prof,
+                             const struct trace *t, const char *dir, const char *base, bool sweep,
+                             llm_mem_fn mem, struct npu_err *e)
+{
+    if (!sweep)
+        return write_llm_outputs_mem(c, prof, t, dir, base, false, NULL, mem, NULL, e);
+    /* The reference's sweep adds these to sim_config. */
+    const struct model_config *m = &c->model;
+    cJSON *extra = cJSON_CreateObject();
+    int64_t pods = m->data_parallel_degree_dcn * m->pipeline_parallel_degree_dcn;
+    int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
+    json_add_i64(extra, "num_pods", pods);
+    json_add_i64(extra, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
+    json_add_i64(extra, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
+    int rc = write_llm_outputs_mem(c, prof, t, dir, base, true, extra, mem, NULL, e);
+    cJSON_Delete(extra);
+    return rc;
+}
+
+void llm_capacity_from_report(const struct model_config *m, const struct llm_report *r,
+                              struct family_capacity *cap)
+{
+    /* Steady state: every chip handles one microbatch per (prefill + decode)
+     * chip time; each request yields output_seqlen tokens; the DCN data-
+     * parallel pods each serve their own microbatches. */
+    double busy_s = (double)(r->prefill.total_execution_time_chip_ns +
+                             r->decode.total_execution_time_chip_ns) / 1e9;
+    double chip_J = r->prefill_energy_J + r->decode_energy_J;
+    cap->unit = "output tokens";
+    cap->units_per_sec = (double)(m->microbatch_size_ici * m->data_parallel_degree_dcn *
+                                  m->output_seqlen) / busy_s;
+    cap->active_power_W = chip_J / busy_s * (double)m->num_chips;
+}
+
+int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                        llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e)
+{
+    struct llm_report r;
+    if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
+        return -1;
+    llm_capacity_from_report(&c->model, &r, cap);
+    return 0;
+}
+
+void summary_warnings(const struct loaded_config *c, const struct profile *prof, const struct trace *t)
+{
+    struct invariant_warnings w = { 0 };
+    invariants_check(t, PHASE_NONE, &c->chip, prof, "trace", &w);
+    invariants_print(&w, "run", stderr);
+}

@@ -1,0 +1,443 @@
+/* pyjson.c — Python-style JSON printer over cJSON (see pyjson.h).
+ * Main data structure: a growable output buffer (struct buf). */
+#include "study/pyjson.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/rawjson.h"
+#include "traces/opstr.h"
+#include "traces/pyfmt.h"
+#include "traces/strbuf.h"
+
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+static void grow(struct buf *b, size_t need)
+{
+    while (need > b->cap)
+        b->cap = b->cap ? 2 * b->cap : 4096;
+    char *ns = realloc(b->s, b->cap);
+    if (!ns)
+        abort();
+    b->s = ns;
+}
+
+/* Appends n bytes; room for the final NUL is kept, which pyjson_print
+ * writes once at the end. Pieces are short (keys, separators, numbers), so
+ * they are copied inline rather than through a memcpy call. */
+static inline void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap)
+        grow(b, b->n + n + 1);
+    char *d = b->s + b->n;
+    if (n <= 16) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+    b->n += n;
+}
+
+static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
+/* A string literal, its length known at compile time. */
+#define PUTL(b, lit) put((b), (lit), sizeof(lit) - 1)
+
+static void indent(struct buf *b, int level)
+{
+    static const char spaces[] = "                                                                ";
+    for (; level > 16; level -= 16)
+        put(b, spaces, 64);
+    put(b, spaces, 4 * (size_t)level);
+}
+
+/* ensure_ascii: control characters and non-ASCII as \uXXXX (UTF-16). */
+static void put_string(struct buf *b, const char *s)
+{
+    char u[16];
+    PUTL(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t plain = 0; /* a run that needs no escape goes out in one piece */
+        while (json_plain_byte[p[plain]])
+            plain++;
+        if (plain) {
+            put(b, (const char *)p, plain);
+            p += plain;
+            continue;
+        }
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            put(b, "\\", 1);
+            put(b, (const char *)p, 1);
+            p++;
+            continue;
+        }
+        static const char esc[] = { '\b', 'b', '\f', 'f', '\n', 'n', '\r', 'r', '\t', 't' };
+        const char *e = NULL;
+        for (size_t i = 0; i < sizeof esc; i += 2)
+            if (c == (unsigned char)esc[i])
+                e = &esc[i + 1];
+        if (e) {
+            char two[2] = { '\\', *e };
+            put(b, two, 2);
+            p++;
+            continue;
+        }
+        unsigned cp = c;
+        int extra = 0;
+        if (c >= 0xf0)
+            cp = c & 0x07, extra = 3;
+        else if (c >= 0xe0)
+            cp = c & 0x0f, extra = 2;
+        else if (c >= 0xc0)
+            cp = c & 0x1f, extra = 1;
+        p++;
+        for (int i = 0; i < extra && (*p & 0xc0) == 0x80; i++)
+            cp = (cp << 6) | (*p++ & 0x3f);
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            snprintf(u, sizeof u, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+        } else
+            snprintf(u, sizeof u, "\\u%04x", cp);
+        puts_(b, u);
+    }
+    PUTL(b, "\"");
+}
+
+static void print_item(struct buf *b, const cJSON *it, int level)
+{
+    char num[40];
+    /* The type byte itself (cJSON_IsRaw and kin are library calls, six per
+     * item in the worst case). */
+    int type = it->type & 0xFF;
+    if (type == cJSON_Raw)
+        puts_(b, it->valuestring);
+    else if (type == cJSON_True)
+        PUTL(b, "true");
+    else if (type == cJSON_False)
+        PUTL(b, "false");
+    else if (type == cJSON_NULL)
+        PUTL(b, "null");
+    else if (type == cJSON_String)
+        put_string(b, it->valuestring);
+    else if (type == cJSON_Number) {
+        double d = it->valuedouble;
+        if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+            /* What "%.0f" prints for an integral double: its digits, and
+             * "-0" for negative zero. */
+            struct strbuf nb = STRBUF(num);
+            if (d == 0 && signbit(d))
+                strbuf_puts(&nb, "-0");
+            else
+                strbuf_puti(&nb, (int64_t)d);
+        } else {
+            py_repr_double(d, num, sizeof num);
+        }
+        puts_(b, num);
+    } else {
+        bool obj = cJSON_IsObject(it);
+        const cJSON *c = it->child;
+        if (!c) {
+            put(b, obj ? "{}" : "[]", 2);
+            return;
+        }
+        put(b, obj ? "{\n" : "[\n", 2);
+        for (; c; c = c->next) {
+            indent(b, level + 1);
+            if (obj) {
+                put_string(b, c->string);
+                PUTL(b, ": ");
+            }
+            print_item(b, c, level + 1);
+            if (c->next)
+                PUTL(b, ",\n");
+            else
+                PUTL(b, "\n");
+        }
+        indent(b, level);
+        put(b, obj ? "}" : "]", 1);
+    }
+}
+
+char *pyjson_print(const cJSON *item) { return pyjson_print_at(item, 0); }
+
+char *pyjson_print_at(const cJSON *item, int level)
+{
+    struct buf b = { NULL, 0, 0 };
+    print_item(&b, item, level);
+    if (!b.s)
+        grow(&b, 1);
+    b.s[b.n] = '\0';   /* put always leaves room for it */
+    return b.s;
+}
+
+/* ---- editing printed text ---- */
+
+/* The closing quote of the string whose text starts at p (after its opening
+ * quote), or NULL when it does not end before end. */
+static const char *string_end(const char *p, const char *end)
+{
+    while (p < end && *p != '"')
+        p += *p == '\\' ? 2 : 1;
+    return p < end ? p : NULL;
+}
+
+int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *m, int max)
+{
+    /* A member's line: "\n", 4 (level + 1) spaces, '"'; the close: "\n",
+     * 4 level spaces, '}'. */
+    char start[2 + 4 * (PYJSON_MEMBERS_MAX_LEVEL + 1)], close[2 + 4 * PYJSON_MEMBERS_MAX_LEVEL];
+    if (level < 0 || level > PYJSON_MEMBERS_MAX_LEVEL)
+        return -1;
+    size_t ns = 2 + 4 * (size_t)(level + 1), nc = 2 + 4 * (size_t)level;
+    memset(start, ' ', ns);
+    start[0] = '\n';
+    start[ns - 1] = '"';
+    memset(close, ' ', nc);
+    close[0] = '\n';
+    close[nc - 1] = '}';
+    const char *end = text + n;
+    if (n == 2 && memcmp(text, "{}", 2) == 0)
+        return 0;
+    if (n < 1 + nc || text[0] != '{' || memcmp(end - nc, close, nc) != 0)
+        return -1;
+    const char *last = end - nc;   /* the closing line's "\n" */
+    int k = 0;
+    const char *p = text + 1;      /* at the "\n" before the first key */
+    while (p < last) {
+        if ((size_t)(end - p) < ns || memcmp(p, start, ns) != 0 || k == max)
+            return -1;
+        const char *key = p + ns, *q = string_end(key, end);
+        if (!q || end - q < 3 || memcmp(q, "\": ", 3) != 0)
+            return -1;
+        const char *v = q + 3, *next = v;
+        /* The value runs to the next key's line (after its ",") or to the
+         * closing line. */
+        for (;;) {
+            if (!(next = memchr(next, '\n', (size_t)(end - next))))
+                return -1;
+            if (next == last)
+                break;
+            /* Deeper lines have a space where a key line has its '"':
+             * one byte rejects most lines before the full compare. */
+            if ((size_t)(end - next) >= ns && next[ns - 1] == '"' && memcmp(next, start, ns) == 0) {
+                if (next[-1] != ',')
+                    return -1;
+                break;
+            }
+            next++;
+        }
+        const char *vend = next == last ? next : next - 1;
+        if (vend <= v)
+            return -1;
+        m[k++] = (struct pyjson_member){ key, (size_t)(q - key), v, (size_t)(vend - v) };
+        p = next;
+    }
+    return k;
+}
+
+int pyjson_find_member(const struct pyjson_member *m, int k, const char *key)
+{
+    size_t n = strlen(key);
+    for (int i = 0; i < k; i++)
+        if (m[i].key_len == n && memcmp(m[i].key, key, n) == 0)
+            return i;
+    return -1;
+}
+
+#define SPLICE_MAX_MEMBERS 1024
+
+char *pyjson_splice(const char *text, size_t n, const cJSON *edits)
+{
+    struct pyjson_member *m = malloc(SPLICE_MAX_MEMBERS * sizeof *m);
+    int k = m ? pyjson_members(text, n, 0, m, SPLICE_MAX_MEMBERS) : -1;
+    char *out = k >= 0 ? pyjson_splice_members(m, k, n, 0, edits) : NULL;
+    free(m);
+    return out;
+}
+
+char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int level, const cJSON *edits)
+{
+    if (level < 0 || level > PYJSON_MEMBERS_MAX_LEVEL)
+        return NULL;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edits)
+        for (const unsigned char *c = (const unsigned char *)e->string; *c; c++)
+            if (!json_plain_byte[*c])
+                return NULL;
+    struct buf b = { NULL, 0, 0 };
+    grow(&b, n + 4096);
+    bool any = false;
+    /* The members in place, the first of each edited key with its new value. */
+    int nedits = cJSON_GetArraySize(edits);
+    bool *placed = calloc((size_t)nedits + 1, sizeof *placed);
+    size_t *klen = malloc(((size_t)nedits + 1) * sizeof *klen);   /* each edit's key length */
+    if (!placed || !klen)
+        abort();
+    int j = 0;
+    for (e = edits ? edits->child : NULL; e; e = e->next)
+        klen[j++] = strlen(e->string);
+    PUTL(&b, "{");
+    for (int i = 0; i < k; i++) {
+        if (any)
+            PUTL(&b, ",");
+        any = true;
+        PUTL(&b, "\n");
+        indent(&b, level + 1);
+        PUTL(&b, "\"");
+        put(&b, m[i].key, m[i].key_len);
+        PUTL(&b, "\": ");
+        j = 0;
+        for (e = edits ? edits->child : NULL; e; e = e->next, j++)
+            if (!placed[j] && klen[j] == m[i].key_len && memcmp(e->string, m[i].key, m[i].key_len) == 0)
+                break;
+        if (e) {
+            placed[j] = true;
+            print_item(&b, e, level + 1);
+        } else {
+            put(&b, m[i].value, m[i].value_len);
+        }
+    }
+    /* New keys last, in the order they were set. */
+    j = 0;
+    for (e = edits ? edits->child : NULL; e; e = e->next, j++) {
+        if (placed[j])
+            continue;
+        if (any)
+            PUTL(&b, ",");
+        any = true;
+        PUTL(&b, "\n");
+        indent(&b, level + 1);
+        put_string(&b, e->string);
+        PUTL(&b, ": ");
+        print_item(&b, e, level + 1);
+    }
+    if (any) {
+        PUTL(&b, "\n");
+        indent(&b, level);
+    }
+    PUTL(&b, "}");
+    b.s[b.n] = '\0';
+    free(placed);
+    free(klen);
+    return b.s;
+}
+
+/* ---- direct text ---- */
+
+/* Each call works on a struct buf copy of the text's buffer and stores it
+ * back: the printer's helpers above then serve both. */
+static struct buf load(const struct pyjson_text *t) { return (struct buf){ t->s, t->n, t->cap }; }
+static void store(struct pyjson_text *t, const struct buf *b)
+{
+    t->s = b->s;
+    t->n = b->n;
+    t->cap = b->cap;
+}
+
+/* What comes before a member's key: the comma after the previous member,
+ * a line break and the indent. */
+static void member_start(struct pyjson_text *t, struct buf *b)
+{
+    if (!t->empty[t->depth - 1])
+        PUTL(b, ",");
+    t->empty[t->depth - 1] = 0;
+    PUTL(b, "\n");
+    indent(b, t->level + 1);
+}
+
+static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
+{
+    member_start(t, b);
+    put_string(b, key);
+    PUTL(b, ": ");
+}
+
+size_t pyjson_key_text(const char *key, char *out, size_t n)
+{
+    struct buf b = { NULL, 0, 0 };
+    put_string(&b, key);
+    PUTL(&b, ": ");
+    size_t len = b.n < n ? b.n : 0;
+    if (len)
+        memcpy(out, b.s, len);
+    free(b.s);
+    return len;
+}
+
+void pyjson_text_raw_keyed(struct pyjson_text *t, const char *key_text, size_t key_len, const char *raw,
+                           size_t raw_len)
+{
+    struct buf b = load(t);
+    member_start(t, &b);
+    put(&b, key_text, key_len);
+    put(&b, raw, raw_len);
+    store(t, &b);
+}
+
+void pyjson_text_raw(struct pyjson_text *t, const char *key, const char *raw)
+{
+    struct buf b = load(t);
+    text_key(t, &b, key);
+    puts_(&b, raw);
+    store(t, &b);
+}
+
+void pyjson_text_object(struct pyjson_text *t, const char *key)
+{
+    if (t->depth == PYJSON_TEXT_MAX_DEPTH)
+        abort();   /* a caller bug: the shapes written this way are fixed and shallow */
+    struct buf b = load(t);
+    if (key)
+        text_key(t, &b, key);
+    PUTL(&b, "{");
+    store(t, &b);
+    t->empty[t->depth++] = 1;
+    t->level++;
+}
+
+void pyjson_text_begin(struct pyjson_text *t, int level)
+{
+    memset(t, 0, sizeof *t);
+    t->level = level - 1;
+    pyjson_text_object(t, NULL);
+}
+
+void pyjson_text_end(struct pyjson_text *t)
+{
+    struct buf b = load(t);
+    t->level--;
+    if (t->empty[--t->depth]) {
+        PUTL(&b, "}");
+    } else {
+        PUTL(&b, "\n");
+        indent(&b, t->level + 1);
+        PUTL(&b, "}");
+    }
+    store(t, &b);
+}
+
+char *pyjson_text_take(struct pyjson_text *t)
+{
+    struct buf b = load(t);
+    if (!b.s)
+        grow(&b, 1);
+    b.s[b.n] = '\0';   /* put always leaves room for it */
+    memset(t, 0, sizeof *t);
+    return b.s;
+}
+
+static void *lookaside_malloc(size_t n) { return opstr_alloc(n ? n : 1); }
+static void lookaside_free(void *p) { opstr_release(p); }
+
+void pyjson_use_lookaside(void)
+{
+    cJSON_Hooks h = { lookaside_malloc, lookaside_free };
+    cJSON_InitHooks(&h);
+}
