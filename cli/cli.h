@@ -82,6 +82,10 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
 
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+struct results;
+/* npusim sweep with its results tree's statistics also kept in keep (NULL:
+ * none), for the later stages of a suite (study/results.h). */
+int sweep_command(int argc, char **argv, struct results *keep);
 int cmd_merge(int argc, char **argv);
 /* Joins shard summaries (rows keyed by their leading global index) into out,
  * atomically; the same check and output as `npusim merge`. */
@@ -97,7 +101,12 @@ int cmd_fleet(int argc, char **argv);
  * key and deployment; messages on stderr): 0 or exit status 2. */
 int fleet_file_check(const cJSON *j, const char *file);
 int cmd_energy(int argc, char **argv);
+/* npusim energy taking the sweeps' statistics from in and handing its own
+ * to out (each may be NULL; study/results.h), for a suite. */
+int energy_command(int argc, char **argv, struct results *in, struct results *out);
 int cmd_carbon(int argc, char **argv);
+/* npusim carbon taking the energy stage's statistics from in (may be NULL). */
+int carbon_command(int argc, char **argv, struct results *in);
 int cmd_slo(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_fields(int argc, char **argv);

@@ -90,7 +90,9 @@ static int parse_life_list(struct carbon_opts *o, const char *lifes)
     return 0;
 }
 
-int cmd_carbon(int argc, char **argv)
+int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL); }
+
+int carbon_command(int argc, char **argv, struct results *in)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'r' }, { "models", required_argument, 0, 'M' },
@@ -104,6 +106,7 @@ int cmd_carbon(int argc, char **argv)
     };
     struct carbon_opts o;
     memset(&o, 0, sizeof o);
+    o.in = in;
     o.workload = "inference";
     o.dvfs = "None";
     o.util = 0.6;

@@ -138,7 +138,9 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
     return 0;
 }
 
-int cmd_energy(int argc, char **argv)
+int cmd_energy(int argc, char **argv) { return energy_command(argc, argv, NULL, NULL); }
+
+int energy_command(int argc, char **argv, struct results *in, struct results *out)
 {
     struct energy_opts *o = calloc(1, sizeof *o);
     if (!o)
@@ -146,6 +148,8 @@ int cmd_energy(int argc, char **argv)
     o->workload = "inference";
     o->dvfs_str = "None";
     o->prof = profile_default();
+    o->in = in;
+    o->out = out;
     int rc = parse_args(argc, argv, o);
     if (rc == 1)
         rc = 0;

@@ -138,7 +138,7 @@ int cmd_run(int argc, char **argv)
         fam->summary(&c, a.co.prof, &t, stdout);
         rc = stdout_flushed("run");
     }
-    if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, &e))
+    if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, NULL, &e))
         rc = report_error("run", &e);
     else if (!rc)
         printf("  outputs       %s/%s*\n", dir, base);
@@ -265,7 +265,7 @@ int cmd_power(int argc, char **argv)
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
         fam->summary(&c, a.co.prof, &t, stdout);
         rc = stdout_flushed("power");
-        if (!rc && fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, &e))
+        if (!rc && fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &e))
             rc = report_error("power", &e);
     } else if (!rc)
         rc = write_stream("power", &t, a.out);

@@ -28,7 +28,7 @@
 #include "study/config.h"
 #include "study/staging.h"
 #include "study/suite_file.h"
-#include "study/trace_memo.h"
+#include "study/results.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
 
@@ -59,12 +59,12 @@ static const char suite_help[] =
     "                          lines still name the models and versions of the later stages\n"
     "      --keep-going        run the remaining lines after a failing call; exit with the\n"
     "                          first failure's status\n"
-    "      --hold-MB N         memory for the per-op traces the sweeps write, so that the\n"
-    "                          energy lines take them from memory instead of parsing the CSVs\n"
-    "                          again (default 256; 0: always read the files). Only a file\n"
-    "                          still exactly as written is taken from memory; the results are\n"
-    "                          the same bytes either way. The last line counts what the later\n"
-    "                          stages took from memory\n"
+    "      --hold-MB N         memory for the results a stage hands to the next in this\n"
+    "                          process (the sweeps' statistics and per-op traces to the energy\n"
+    "                          lines, theirs to the carbon lines), so that these need not read\n"
+    "                          and parse the files again (default 256 per stage; 0: always\n"
+    "                          read the files). The results are the same bytes either way. The\n"
+    "                          last line counts what the later stages took from memory\n"
     "  -h, --help              this help\n";
 
 /* The workloads a later stage runs for, in run-suite's order. */
@@ -81,8 +81,25 @@ struct suite_opts {
     const char *suite, *out, *configs, *profile, *jobs;
     bool stage[SUITE_NKINDS];
     bool keep_going;
-    long hold_MB;            /* --hold-MB: trace_memo budget */
+    long hold_MB;            /* --hold-MB: each results set's budget */
 };
+
+/* What the stages hand on in memory (study/results.h): the sweeps'
+ * statistics and traces to the energy lines, theirs (one tree per DVFS
+ * policy, OUT/raw_<DVFS>) to the carbon lines. */
+#define NDVFS 2
+struct handover {
+    struct results raw, energy[NDVFS];
+};
+
+/* The energy results of a line's DVFS field (checked already). */
+static struct results *energy_of(struct handover *h, const char *dvfs)
+{
+    enum dvfs_policy p = DVFS_NONE;
+    struct npu_err ignored;
+    (void)dvfs_policy_parse(dvfs, &p, &ignored);
+    return &h->energy[p == DVFS_IDEAL];
+}
 #define MAX_HOLD_MB (1 << 20)    /* 1 TiB */
 
 /* ---- the models and versions swept so far ---- */
@@ -183,13 +200,20 @@ static void start(struct call *c, const char *cmd, const struct suite_opts *o)
         opt(c, "--configs", o->configs);
 }
 
-static int (*const command_fn[SUITE_NKINDS])(int, char **) = {
-    [SUITE_SWEEP] = cmd_sweep, [SUITE_ENERGY] = cmd_energy, [SUITE_CARBON] = cmd_carbon, [SUITE_SLO] = cmd_slo,
-};
+/* Runs line l's command in this process, handing results on in h. */
+static int command(const struct suite_line *l, struct call *c, struct handover *h)
+{
+    switch (l->kind) {
+    case SUITE_SWEEP: return sweep_command(c->n, c->v, &h->raw);
+    case SUITE_ENERGY: return energy_command(c->n, c->v, &h->raw, energy_of(h, l->f[1]));
+    case SUITE_CARBON: return carbon_command(c->n, c->v, energy_of(h, l->f[1]));
+    default: return cmd_slo(c->n, c->v);
+    }
+}
 
 /* Echoes the call as run-suite does, then runs it in this process; returns
  * its exit status. */
-static int run_call(struct call *c, const struct suite_line *l, const struct suite_opts *o)
+static int run_call(struct call *c, const struct suite_line *l, const struct suite_opts *o, struct handover *h)
 {
     enum suite_kind k = l->kind;
     if (o->jobs && k != SUITE_SLO)
@@ -200,11 +224,7 @@ static int run_call(struct call *c, const struct suite_line *l, const struct sui
         fprintf(stderr, " %s", c->v[i]);
     fputc('\n', stderr);
     fflush(stderr);
-    /* Sweeps and energy lines record what they write; later stages take
-     * it from memory (trace_memo.h). */
-    trace_memo_record(k == SUITE_SWEEP || k == SUITE_ENERGY);
-    int rc = command_fn[k](c->n, c->v);
-    trace_memo_record(false);
+    int rc = command(l, c, h);
     if (rc)
         fprintf(stderr, "npusim suite: %s:%d: npusim %s failed (exit status %d)\n", o->suite, l->lineno,
                 suite_kind_name(k), rc);
@@ -213,7 +233,7 @@ static int run_call(struct call *c, const struct suite_line *l, const struct sui
 
 /* One energy, carbon or slo line for one workload's models and versions. */
 static int run_later(const struct suite_line *l, const char *w, const char *ms, const char *vs,
-                     const struct suite_opts *o, struct call *c)
+                     const struct suite_opts *o, struct call *c, struct handover *h)
 {
     start(c, suite_kind_name(l->kind), o);
     char *const *f = l->f;
@@ -244,13 +264,13 @@ static int run_later(const struct suite_line *l, const char *w, const char *ms, 
         opt(c, "--util", f[3]);
         opt(c, "--lifetime", f[4]);
     }
-    return run_call(c, l, o);
+    return run_call(c, l, o, h);
 }
 
 /* Runs one line: 0, a failing call's exit status, or -1 with e set (the
  * suite itself failed: out of memory, too many models). */
 static int run_line(const struct suite_line *l, struct seen *seen, const struct suite_opts *o, struct call *c,
-                    struct npu_err *e)
+                    struct handover *h, struct npu_err *e)
 {
     if (l->kind == SUITE_SWEEP) {
         int rc = 0;
@@ -265,7 +285,7 @@ static int run_line(const struct suite_line *l, struct seen *seen, const struct 
             opt(c, "--batch-sizes", l->f[4]);
             if (l->n > 5)
                 opt(c, "--seqlen", l->f[5]);
-            rc = run_call(c, l, o);
+            rc = run_call(c, l, o, h);
         }
         /* Later stages name the models even when this sweep failed or did not run. */
         return note_sweep(seen, l, o->suite, e) ? -1 : rc;
@@ -277,7 +297,7 @@ static int run_line(const struct suite_line *l, struct seen *seen, const struct 
         if (!seen[w].nmodels)
             continue;
         char *ms = join(seen[w].models, seen[w].nmodels), *vs = join(seen[w].versions, seen[w].nversions);
-        int rc = ms && vs ? run_later(l, workloads[w], ms, vs, o, c) : npu_errf(e, "out of memory");
+        int rc = ms && vs ? run_later(l, workloads[w], ms, vs, o, c, h) : npu_errf(e, "out of memory");
         free(ms);
         free(vs);
         if (rc < 0)
@@ -526,21 +546,18 @@ int cmd_suite(int argc, char **argv)
     struct made_dirs made = { 0 };
     if (c && (suite_read(&s, o.suite, &e) || check_suite(&s, &o, &e) || make_dirs_undoable(o.out, &made, &e)))
         rc = -1;
-    trace_memo_begin((size_t)o.hold_MB << 20);
+    struct handover h;
+    results_init(&h.raw, (size_t)o.hold_MB << 20);
+    for (int d = 0; d < NDVFS; d++)
+        results_init(&h.energy[d], (size_t)o.hold_MB << 20);
     int first = 0;
     for (int i = 0; !rc && i < s.n; i++) {
-        /* A sweep's traces are read by every energy line after it; its
-         * statistics (and an energy line's) by the energy and carbon lines. */
-        int readers = 0;
-        bool stats_read = false;
-        for (int k = i + 1; k < s.n; k++) {
-            enum suite_kind kind = s.line[k].kind;
-            readers += kind == SUITE_ENERGY && o.stage[SUITE_ENERGY];
-            stats_read |= (kind == SUITE_ENERGY || kind == SUITE_CARBON) && o.stage[kind];
-        }
-        trace_memo_readers(readers);
-        trace_memo_hold_stats(stats_read);
-        int r = run_line(&s.line[i], seen, &o, c, &e);
+        /* Every energy line from here on takes the sweeps' results: all
+         * but the last get copies. */
+        h.raw.takers = 0;
+        for (int k = i; k < s.n; k++)
+            h.raw.takers += s.line[k].kind == SUITE_ENERGY && o.stage[SUITE_ENERGY];
+        int r = run_line(&s.line[i], seen, &o, c, &h, &e);
         if (r < 0)
             rc = -1;
         else if (r && !first)
@@ -550,11 +567,17 @@ int cmd_suite(int argc, char **argv)
     }
     /* How much the later stages took from memory (--hold-MB): a stage that
      * parsed its inputs again after all is the first suspect of a slow run. */
-    struct trace_memo_stats ms = trace_memo_stats();
+    size_t found = 0, asked = 0;
+    for (int d = 0; d < NDVFS; d++) {
+        found += h.energy[d].found;
+        asked += h.energy[d].found + h.energy[d].missed;
+        results_free(&h.energy[d]);
+    }
     if (!rc && o.hold_MB > 0)
-        fprintf(stderr, "npusim suite: from memory: %zu of %zu per-op traces read, %zu of %zu statistics "
-                        "files edited\n", ms.hits, ms.hits + ms.misses, ms.json_hits, ms.json_hits + ms.json_misses);
-    trace_memo_end();
+        fprintf(stderr, "npusim suite: from memory: %zu of %zu sweep results taken by the energy lines, %zu of "
+                        "%zu energy results by the carbon lines\n", h.raw.found, h.raw.found + h.raw.missed, found,
+                asked);
+    results_free(&h.raw);
     bool undo = fresh && (rc || (first && !o.keep_going));
     if (undo)
         staging_remove(o.out);

@@ -29,6 +29,7 @@
 #include "study/sweep_points.h"
 #include "study/sweep_row.h"
 #include "study/staging.h"
+#include "study/results.h"
 #include "study/sweep_spec.h"
 #include "cli/sweep_run.h"
 #include "opsgen/opsgen.h"
@@ -401,10 +402,9 @@ static int pick_energy(struct sweep_args *a)
 }
 
 
+int cmd_sweep(int argc, char **argv) { return sweep_command(argc, argv, NULL); }
 
-
-
-int cmd_sweep(int argc, char **argv)
+int sweep_command(int argc, char **argv, struct results *keep)
 {
     struct sweep_args a;
     memset(&a, 0, sizeof a);
@@ -445,14 +445,17 @@ int cmd_sweep(int argc, char **argv)
     struct made_dirs made = { 0 };
     if (!rc && o->tree && !o->dry_run && stage_tree(o, &made, &e))
         rc = report_error("sweep", &e);
-    outputs_set_staged(o->stage[0] != '\0');
+    o->sink = (struct output_sink){ o->stage[0] != '\0', o->tree && !o->dry_run ? keep : NULL };
+    if (o->sink.keep)
+        results_begin(keep, o->out, o->stage[0] ? o->stage : NULL);
     if (!rc && !x.failed)
         run_points(&x, &plan, a.jobs);
     if (!rc && x.failed)
         rc = report_error("sweep", &x.err);
-    outputs_set_staged(false);
     if (publish_tree(o, &made, rc == 0, &e) && !rc)
         rc = report_error("sweep", &e);
+    if (o->sink.keep && rc)
+        results_clear(keep);   /* what the failed sweep kept was never published */
     if (af_open) {
         if (rc)
             atomic_abort(&af);

@@ -12,8 +12,6 @@
 #include "traces/lists.h"
 #include "study/family.h"
 #include "study/pyjson.h"
-#include "study/sim_facts.h"
-#include "study/trace_memo.h"
 #include "opsgen/builders.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"

@@ -113,7 +113,7 @@ static void member_finish(struct sweep_ctx *x, const struct family *fam, const s
     struct npu_err e;
     char wdir[4400];   /* dir under the staging folder */
     snprintf(wdir, sizeof wdir, "%s%s", o->stage, dir + strlen(o->out));
-    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, o->stage[0] ? wdir : dir, base_name, true, &e)) ||
+    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, o->stage[0] ? wdir : dir, base_name, true, &o->sink, &e)) ||
         (x->want_row && (o->custom_energy ? power_energy_pass(t, &c->chip, &o->pg, (int)o->dvfs, o->prof, &e)
                                           : power_default_pass(t, &c->chip, o->prof, &e)))) {
         res->status = ROW_ERROR;

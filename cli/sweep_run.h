@@ -13,6 +13,7 @@
 
 #include "traces/strbuf.h"
 #include "cli/progress.h"
+#include "study/outputs.h"
 #include "study/sweep_points.h"
 #include "power/invariants.h"
 #include "power/pg.h"
@@ -30,8 +31,9 @@ struct sweep_opts {
     double ci, util, lifetime;
     bool ci_given;
     /* A results tree is written here, beside out, and published whole at
-     * the end (cli/staging.h): a sweep that fails leaves out as it was. */
+     * the end (study/staging.h): a sweep that fails leaves out as it was. */
     char stage[4200];
+    struct output_sink sink;     /* how the points' files are written (staged; kept for a suite) */
 };
 
 struct sweep_count {

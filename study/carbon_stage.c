@@ -24,10 +24,9 @@
 #include "study/ordered_pool.h"
 #include "study/pyjson.h"
 #include "study/rawjson.h"
+#include "study/results.h"
 #include "study/results_tree.h"
-#include "study/sim_facts.h"
 #include "study/staging.h"
-#include "study/trace_memo.h"
 #include "power/carbon.h"
 #include "power/slo.h"
 #include "traces/atomic.h"
@@ -138,130 +137,37 @@ static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_su
 
 /* ---- one statistics file, read and written back with keys set ---- */
 
-/* The file's text and its tree: the whole of it, or, for a file this
- * process printed itself (trace_memo_json_text: the energy stage of the
- * same suite), only the members the analysis reads, the output then being
- * the text with the set keys spliced in (pyjson_splice), which is what
- * printing the whole tree would give at a fraction of the work. Such a
- * file comes with its facts (struct energy_facts): sim_config's and, for
- * the strategies the energy stage listed, energy_stats' numbers, which are
- * then not parsed either. */
+/* A statistics file's tree (every number keeping its text), and the
+ * strategy's energy when a suite's energy stage handed it over typed. */
 struct stats_file {
-    char *text;
-    size_t len;
     cJSON *j;
-    bool splice;
-    bool have_facts;           /* splice: the memo's facts (sim_config's not parsed) */
-    struct energy_facts facts;
-    const struct carbon_energy *es_facts;   /* splice: the strategy's, from the facts (not parsed), or NULL */
-    struct pyjson_member *m;   /* splice: the text's top-level members */
-    int k;
+    const struct carbon_energy *es;   /* from memory, or NULL: read from j */
 };
 
-/* What the analysis reads; energy_stats second (only its strategy is parsed). */
-static const char *const read_members[] = { "sim_config", "energy_stats", "total_execution_time_ns",
-                                            "throughput_tokens_per_sec", "throughput_requests_per_sec" };
-#define MAX_MEMBERS 512
-
-static bool key_is(const struct pyjson_member *m, const char *name)
-{
-    return strlen(name) == m->key_len && memcmp(name, m->key, m->key_len) == 0;
-}
-
-/* energy_stats from its printed value text: the strategy `pg` parsed (its
- * first occurrence), every other one only named (null), for the error
- * that lists them. NULL if the text is not pyjson_print layout. */
-static cJSON *strategies_tree(const struct pyjson_member *es, const char *pg, struct pyjson_member *m)
-{
-    int k = pyjson_members(es->value, es->value_len, 1, m, MAX_MEMBERS);
-    cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
-    for (int i = 0; j && i < k; i++) {
-        char name[256];
-        if (m[i].key_len >= sizeof name || memchr(m[i].key, '\\', m[i].key_len)) {   /* escaped: as parsed */
-            cJSON_Delete(j);
-            return NULL;
-        }
-        memcpy(name, m[i].key, m[i].key_len);
-        name[m[i].key_len] = '\0';
-        int line;
-        bool wanted = key_is(&m[i], pg) && !cJSON_GetObjectItemCaseSensitive(j, pg);
-        cJSON *v = wanted ? rawjson_parse(m[i].value, m[i].value_len, false, &line) : cJSON_CreateNull();
-        if (!v) {
-            cJSON_Delete(j);
-            return NULL;
-        }
-        cJSON_AddItemToObject(j, name, v);
-    }
-    return j;
-}
-
-/* The members of read_members in the printed text (the first of a repeated
- * key, as a lookup in the whole tree finds), energy_stats with only the
- * strategy `pg` parsed; NULL when the text or the strategy's name is not
- * as pyjson_print writes it. The text's members stay in f for the splice. */
-static cJSON *members_tree(struct stats_file *f, const char *pg)
-{
-    for (const unsigned char *c = (const unsigned char *)pg; *c; c++)
-        if (!json_plain_byte[*c])
-            return NULL;   /* its key text would be escaped */
-    struct pyjson_member *m = f->m = malloc(2 * MAX_MEMBERS * sizeof *m);
-    int k = f->k = m ? pyjson_members(f->text, f->len, 0, m, MAX_MEMBERS) : -1;
-    cJSON *j = k >= 0 ? cJSON_CreateObject() : NULL;
-    for (int i = 0; j && i < k; i++)
-        for (size_t r = 0; r < sizeof read_members / sizeof read_members[0]; r++) {
-            const char *name = read_members[r];
-            if (!key_is(&m[i], name) || cJSON_GetObjectItemCaseSensitive(j, name))
-                continue;
-            if ((r == 0 && f->have_facts) || (r == 1 && f->es_facts))
-                break;   /* sim_config or energy_stats: their facts are known */
-            int line;
-            cJSON *v = r == 1 ? strategies_tree(&m[i], pg, m + MAX_MEMBERS)
-                              : rawjson_parse(m[i].value, m[i].value_len, false, &line);
-            if (!v) {
-                cJSON_Delete(j);
-                j = NULL;
-            } else {
-                cJSON_AddItemToObject(j, name, v);
-            }
-            break;
-        }
-    return j;
-}
-
-static int stats_load(const char *path, const char *pg, struct stats_file *f, struct npu_err *e)
+/* The file at path: from the suite's results in memory (study/results.h)
+ * when they hold it with the strategy's energy as finite numbers, else
+ * read and parsed. */
+static int stats_load(const struct carbon_opts *o, const char *path, struct stats_file *f, struct npu_err *e)
 {
     memset(f, 0, sizeof *f);
-    f->text = trace_memo_json_text(path, &f->len, &f->facts, sizeof f->facts, &f->have_facts);
-    bool printed = f->text != NULL;
-    /* The strategy's numbers when the energy stage listed them (and "pg" is
-     * a single key for jpath: no dot). */
-    for (int i = 0; f->have_facts && !strchr(pg, '.') && i < f->facts.n && !f->es_facts; i++)
-        if (!strcmp(f->facts.s[i].name, pg))
-            f->es_facts = &f->facts.s[i].es;
-    if (!printed && !(f->text = results_read_text(path, &f->len, e)))
-        return -1;
-    f->splice = printed && (f->j = members_tree(f, pg));
-    if (!f->splice) {
-        f->have_facts = false;
-        f->es_facts = NULL;
-        if (!(f->j = results_parse_json(f->text, f->len, path, e)))
-            return -1;
+    size_t n = strlen(o->results), len = strlen(path);
+    const struct result *res = NULL;
+    if (o->in && len > n + 6 && !strncmp(path, o->results, n) && path[n] == '/') {
+        char key[4096];
+        snprintf(key, sizeof key, "%.*s", (int)(len - n - 6), path + n + 1);
+        res = results_find(o->in, o->results, key);
     }
-    return 0;
-}
-
-static void stats_free(struct stats_file *f)
-{
-    free(f->m);
-    free(f->text);
-    cJSON_Delete(f->j);
+    for (int i = 0; res && i < res->nenergy && !f->es; i++)
+        if (!strcmp(res->energy[i].name, o->pg) && res->energy[i].finite)
+            f->es = &res->energy[i].es;
+    if (f->es)
+        return (f->j = cJSON_Duplicate(res->stats, 1)) ? 0 : npu_errf(e, "%s: out of memory", path);
+    return (f->j = results_load_json(path, e)) ? 0 : -1;
 }
 
 /* The file with the members of edits set (dict assignment order), as text. */
 static char *stats_print(struct stats_file *f, const cJSON *edits)
 {
-    if (f->splice)
-        return pyjson_splice_members(f->m, f->k, f->len, 0, edits);
     const cJSON *it;
     cJSON_ArrayForEach(it, edits)
         jset(f->j, it->string, cJSON_Duplicate(it, true));
@@ -308,28 +214,28 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
                         char **texts, struct npu_err *e)
 {
     const cJSON *j = f->j;
-    if (!f->have_facts) {
-        const cJSON *sim = jpath(j, "sim_config");
-        if (!cJSON_IsObject(sim))
-            return npu_errf(e, "%s: field \"sim_config\" is missing", file);
-        if (sim_facts_from_json(&f->facts.sim, sim, e)) {
-            struct npu_err inner = *e;
-            return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
-        }
+    const cJSON *sim = jpath(j, "sim_config");
+    if (!cJSON_IsObject(sim))
+        return npu_errf(e, "%s: field \"sim_config\" is missing", file);
+    struct chip_config chip;
+    struct system_config sys;
+    chip_config_default(&chip);
+    system_config_default(&sys);
+    if (fields_from_json(&chip_fields, &chip, sim, NULL, e) || fields_from_json(&system_fields, &sys, sim, NULL, e)) {
+        struct npu_err inner = *e;
+        return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
     }
-    const struct sim_facts *sf = &f->facts.sim;
-    const struct chip_config chip = sf->chip;
-    const struct system_config sys = sf->sys;
-    double chips = sf->has_num_chips ? sf->num_chips : 1;
-    if (sf->has_num_chips && (!sf->num_chips_is_number || chips <= 0 || chips != floor(chips)))
+    const cJSON *nc = cJSON_GetObjectItemCaseSensitive(sim, "num_chips");
+    double chips = 1;
+    if (nc && (!jnum(nc, &chips) || chips <= 0 || chips != floor(chips)))
         return npu_errf(e, "%s: field \"sim_config.num_chips\": expected a positive integer", file);
 
     char base[512];
     snprintf(base, sizeof base, "energy_stats.%s", o->pg);
     struct carbon_energy es;
     char key[600];
-    if (f->es_facts)
-        es = *f->es_facts;
+    if (f->es)
+        es = *f->es;
     else if (strategy_energy(o, file, j, base, &es, e))
         return -1;
     if (es.total_energy_J == 0)
@@ -553,8 +459,8 @@ static void citem_work(void *ctx, void *item)
     char **texts = calloc((size_t)o->nci, sizeof *texts);
     struct stats_file f = { 0 };
     it->rc = !texts ? npu_errf(&it->e, "out of memory")
-                    : stats_load(cf->f.path, o->pg, &f, &it->e) || analyse_file(o, cf->f.path, &f, cf->unit, texts, &it->e);
-    stats_free(&f);
+                    : stats_load(o, cf->f.path, &f, &it->e) || analyse_file(o, cf->f.path, &f, cf->unit, texts, &it->e);
+    cJSON_Delete(f.j);
     const char *b = strrchr(cf->f.path, '/') + 1;
     for (int i = 0; texts && i < o->nci; i++) {
         if (it->rc) {

@@ -11,6 +11,8 @@
 
 #include "traces/err.h"
 
+struct results;
+
 #define MAX_ITEMS 64
 
 struct carbon_opts {
@@ -24,6 +26,7 @@ struct carbon_opts {
     int nlife;
     long jobs; /* -j: threads (default: every core) */
     char *bufs[4];
+    struct results *in;        /* a suite's energy outputs in memory (study/results.h), or NULL */
 };
 
 /* What a run wrote: files under <root>/carbon_<pg>/dvfs_<dvfs>/. */

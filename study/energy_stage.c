@@ -38,10 +38,9 @@
 #include "traces/strbuf.h"
 #include "study/pyjson.h"
 #include "study/rawjson.h"
+#include "study/results.h"
 #include "study/results_tree.h"
-#include "study/sim_facts.h"
 #include "study/staging.h"
-#include "study/trace_memo.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
 #include "power/pg.h"
@@ -132,64 +131,32 @@ static int discover(const struct energy_opts *o, const char *model, const char *
     return rc;
 }
 
-/* A statistics JSON read for its sim_config's chip and written back with
- * keys set: the whole tree (numbers as their Python text, as json.load +
- * json.dump would print them), or, for a file the sweep stage of the same
- * suite printed (trace_memo_json_text, with its sim_facts), no tree at
- * all: the output is spliced into the text (pyjson_splice_members), which is
- * what printing the edited tree would give at a fraction of the work. */
-#define STATS_MAX_MEMBERS 512
-struct stats_in {
-    char *text;
-    size_t len;
-    cJSON *j;                  /* the whole tree (not spliced) */
-    struct sim_facts facts;    /* spliced: the memo's facts */
-    struct pyjson_member *m;   /* spliced: the top-level members, then sim_config's */
-    int k, isim, ksim;         /* spliced: their counts and sim_config's index */
-};
-
-static void stats_in_free(struct stats_in *s)
+/* A job's inputs: the statistics tree (numbers as their Python text, as
+ * json.load + json.dump would print them) and the per-op trace, from the
+ * suite's results in memory (study/results.h) or read from the files. */
+static int read_inputs(const struct energy_opts *o, const struct job *jb, const char *json_in, const char *csv_in,
+                       cJSON **j, struct trace *ops, struct npu_err *e)
 {
-    free(s->text);
-    free(s->m);
-    cJSON_Delete(s->j);
-}
-
-/* The splice's view of s (its members, sim_config's among them), or false. */
-static bool stats_in_members(struct stats_in *s)
-{
-    if (!(s->m = malloc(2 * STATS_MAX_MEMBERS * sizeof *s->m)))
-        return false;
-    s->k = pyjson_members(s->text, s->len, 0, s->m, STATS_MAX_MEMBERS);
-    s->isim = s->k >= 0 ? pyjson_find_member(s->m, s->k, "sim_config") : -1;
-    const struct pyjson_member *sim = s->isim >= 0 ? &s->m[s->isim] : NULL;
-    s->ksim = sim ? pyjson_members(sim->value, sim->value_len, 1, s->m + STATS_MAX_MEMBERS, STATS_MAX_MEMBERS) : -1;
-    if (s->ksim >= 0)
-        return true;
-    free(s->m);
-    s->m = NULL;
-    return false;
-}
-
-/* Reads a statistics file into s and loads the chip from its sim_config. */
-static int read_stats(const char *path, struct chip_config *chip, struct stats_in *s, struct npu_err *e)
-{
-    memset(s, 0, sizeof *s);
-    bool facts = false;
-    if (!(s->text = trace_memo_json_text(path, &s->len, &s->facts, sizeof s->facts, &facts)) &&
-        !(s->text = results_read_text(path, &s->len, e)))
-        return -1;
-    if (facts && stats_in_members(s)) {
-        *chip = s->facts.chip;
+    if (results_take(o->in, o->results, jb->rel, j, ops))
         return 0;
-    }
+    size_t len;
+    char *text = results_read_text(json_in, &len, e);
+    if (!text)
+        return -1;
     int line = 0;
-    s->j = rawjson_parse(s->text, s->len, true, &line);
-    const cJSON *sim = s->j ? cJSON_GetObjectItemCaseSensitive(s->j, "sim_config") : NULL;
-    if (!s->j)
-        return npu_errf(e, "%s:%d: invalid JSON", path, line);
-    if (!cJSON_IsObject(s->j))
-        return npu_errf(e, "%s: expected a JSON object at the top level", path);
+    *j = rawjson_parse(text, len, true, &line);
+    free(text);
+    if (!*j)
+        return npu_errf(e, "%s:%d: invalid JSON", json_in, line);
+    if (!cJSON_IsObject(*j))
+        return npu_errf(e, "%s: expected a JSON object at the top level", json_in);
+    return trace_read_csv(ops, csv_in, e);
+}
+
+/* The chip of the statistics' sim_config. */
+static int chip_of(const cJSON *j, const char *path, struct chip_config *chip, struct npu_err *e)
+{
+    const cJSON *sim = cJSON_GetObjectItemCaseSensitive(j, "sim_config");
     if (!cJSON_IsObject(sim))
         return npu_errf(e, "%s: \"sim_config\": expected the simulation's configuration object", path);
     chip_config_default(chip);
@@ -319,39 +286,33 @@ static void energy_members_init(void)
 #undef ES
 #undef CS
 
-/* What the carbon stage reads of strategy s's energy_stats (need_num's keys,
- * as printed above and read back), into c; false when a value is not finite
- * (then printed as NaN or null) or a component has no JSON name. */
-static bool carbon_facts_of(const struct energy_stats *s, struct carbon_energy *c)
+/* What the carbon stage reads of strategy `name`'s energy_stats (need_num's
+ * keys, as printed above and read back), for the suite's results in memory;
+ * finite is false when a value is not (then printed as NaN or null) or a
+ * component has no JSON name: the carbon stage then reads the printed text. */
+static void result_energy_of(const char *name, const struct energy_stats *s, struct result_energy *r)
 {
+    struct carbon_energy *c = &r->es;
+    snprintf(r->name, sizeof r->name, "%s", name);
     c->total_energy_J = s->total_energy_J;
     c->avg_power_W = s->avg_power_W;
     c->peak_power_W = s->peak_power_W;
     c->slowdown = s->comp.slowdown;
-    bool finite = isfinite(c->total_energy_J) && isfinite(c->avg_power_W) && isfinite(c->peak_power_W) &&
-                  isfinite(c->slowdown);
+    bool finite = strlen(name) < sizeof r->name && isfinite(c->total_energy_J) && isfinite(c->avg_power_W) &&
+                  isfinite(c->peak_power_W) && isfinite(c->slowdown);
     for (int k = 0; k < CARBON_NCOMP; k++) {
         size_t i = 0;   /* "static_<name>_energy_J": the component of that JSON name */
         while (i < NJSON_COMP && strcmp(json_comp[i].name, carbon_comp_names[k]) != 0)
             i++;
-        if (i == NJSON_COMP)
-            return false;
+        if (i == NJSON_COMP) {
+            finite = false;
+            continue;
+        }
         c->static_J[k] = s->static_energy_J[json_comp[i].en];
         c->dynamic_J[k] = s->dynamic_energy_J[json_comp[i].en];
         finite = finite && isfinite(c->static_J[k]) && isfinite(c->dynamic_J[k]);
     }
-    return finite;
-}
-
-/* The facts of the statistics file written with strategies pg[0..np). */
-static void energy_facts_of(const struct sim_facts *sim, const struct list *pg, const struct energy_stats *es,
-                            struct energy_facts *f)
-{
-    memset(f, 0, sizeof *f);   /* padding too: the memo copies the bytes */
-    f->sim = *sim;
-    for (int i = 0; i < pg->n && f->n < ENERGY_FACTS_MAX; i++)
-        if (strlen(pg->item[i]) < ENERGY_FACTS_NAME && carbon_facts_of(&es[i], &f->s[f->n].es))
-            strcpy(f->s[f->n++].name, pg->item[i]);
+    r->finite = finite;
 }
 
 /* energy_stats[strategy]: the totals, then component_stats. */
@@ -411,49 +372,81 @@ static void set_item(cJSON *o, const char *key, cJSON *v)
 
 /* ---- one statistics file ---- */
 
-/* The statistics JSON of a job (the input's statistics with energy_stats
+/* The statistics JSON of a job (the input's statistics j with energy_stats
  * added and sim_config's paths naming the outputs' final places), then every
- * output written staged. out[np] is the JSON's slot. */
-static int stats_output(const struct energy_opts *o, const struct job *jb, struct stats_in *s,
-                        struct pyjson_text *all, const struct energy_stats *es, struct energy_facts *ef,
-                        struct output *out, const char *json_in, struct npu_err *e)
+ * output written staged; the tree (taken) goes on to o->out for a suite's
+ * carbon stage. out[np] is the JSON's slot. */
+static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON *j, struct pyjson_text *all,
+                        const struct energy_stats *es, struct output *out, const char *json_in, struct npu_err *e)
 {
     const int np = o->pgs.n;
     struct output *so = &out[np];
     /* sim_config names the outputs' final places (the last strategy's CSV,
      * as the reference leaves it, and the JSON itself). */
     char path[4400];
-    cJSON *sim_edits = s->m ? cJSON_CreateObject() : cJSON_GetObjectItemCaseSensitive(s->j, "sim_config");
+    cJSON *sim = cJSON_GetObjectItemCaseSensitive(j, "sim_config");
     snprintf(path, sizeof path, "%s/%s_%s.csv", o->out_root, jb->rel, o->pgs.item[np - 1]);
-    set_item(sim_edits, "output_file_path", cJSON_CreateString(path));
+    set_item(sim, "output_file_path", cJSON_CreateString(path));
     snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
-    set_item(sim_edits, "out_stats_file_path", cJSON_CreateString(path));
+    set_item(sim, "out_stats_file_path", cJSON_CreateString(path));
     pyjson_text_end(all);
     char *text = pyjson_text_take(all);
-    snprintf(so->path, sizeof so->path, "%s/%s.json", o->staging, jb->rel);
-    if (s->m) {
-        const struct pyjson_member *sim = &s->m[s->isim];
-        char *sim_text = pyjson_splice_members(s->m + STATS_MAX_MEMBERS, s->ksim, sim->value_len, 1, sim_edits);
-        cJSON *edits = cJSON_CreateObject();
-        if (sim_text && cJSON_AddItemToObject(edits, "sim_config", cJSON_CreateRaw(sim_text)) &&
-            cJSON_AddItemToObject(edits, "energy_stats", cJSON_CreateRaw(text)))
-            so->text = pyjson_splice_members(s->m, s->k, s->len, 0, edits);
-        cJSON_Delete(edits);
-        cJSON_Delete(sim_edits);
-        free(sim_text);
-    } else {
-        set_item(s->j, "energy_stats", cJSON_CreateRaw(text));
-        so->text = json_text(s->j);
-    }
+    set_item(j, "energy_stats", cJSON_CreateRaw(text));
     free(text);
-    so->json = true;
-    if (s->m) {   /* sim_config's paths changed, not its facts */
-        energy_facts_of(&s->facts, &o->pgs, es, ef);
-        so->facts = ef;
-        so->facts_len = sizeof *ef;
+    snprintf(so->path, sizeof so->path, "%s/%s.json", o->staging, jb->rel);
+    if (!(so->text = json_text(j))) {
+        cJSON_Delete(j);
+        return npu_errf(e, "%s: out of memory", json_in);
     }
-    /* write_outputs_staged makes the files' folder in the staging tree. */
-    return !so->text ? npu_errf(e, "%s: out of memory", json_in) : write_outputs_staged(out, np + 1, e);
+    /* The staged writes make the files' folder in the staging tree. */
+    if (write_outputs_to(out, np + 1, &(struct output_sink){ true, NULL }, e)) {
+        cJSON_Delete(j);
+        return -1;
+    }
+    if (!o->out) {
+        cJSON_Delete(j);
+        return 0;
+    }
+    struct result_energy *re = malloc((size_t)np * sizeof *re);
+    if (!re) {
+        cJSON_Delete(j);
+        return npu_errf(e, "out of memory");
+    }
+    for (int i = 0; i < np; i++)
+        result_energy_of(o->pgs.item[i], &es[i], &re[i]);
+    int rc = results_put_key(o->out, jb->rel, j, NULL, NULL, re, np, e);
+    free(re);
+    return rc;
+}
+
+/* Runs strategy i's energy pass on tr[i] (a copy of base; the last takes
+ * base itself) and adds its energy_stats to all and its CSV to out[i]. */
+static int run_strategy(const struct energy_opts *o, const struct job *jb, int i, struct trace *base,
+                        const struct chip_config *chip, struct trace *tr, struct energy_stats *es,
+                        struct pyjson_text *all, struct output *out, const char *csv_in, struct npu_err *e)
+{
+    trace_init(&tr[i]);
+    if (i == o->pgs.n - 1) {
+        tr[i] = *base;
+        trace_init(base);
+    } else if (trace_append(&tr[i], base)) {
+        return npu_errf(e, "out of memory");
+    }
+    if (power_energy_pass(&tr[i], chip, &o->pg[i], o->dvfs, o->prof, e) ||
+        energy_stats_compute(&tr[i], chip, &es[i], e)) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s (strategy %s): %s", csv_in, o->pgs.item[i], e->msg);
+        memcpy(e->msg, msg, sizeof msg);
+        return -1;
+    }
+    energy_stats_set_slowdown(&es[i], &es[0]);   /* es[0] is NoPG (checked) */
+    energy_stats_json(all, o->pgs.item[i], &es[i]);   /* names are distinct (checked) */
+    snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->pgs.item[i]);
+    out[i].trace = &tr[i];
+    /* The reference's energy CSVs carry the 10 dvfs_extra_* slack columns
+     * after the 101 (power.md §6). */
+    out[i].opts = (struct trace_csv_opts){ PHASE_NONE, false, true };
+    return 0;
 }
 
 static int run_job(const struct energy_opts *o, const struct job *jb, struct npu_err *e)
@@ -462,15 +455,12 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     snprintf(json_in, sizeof json_in, "%s/%s.json", o->results, jb->rel);
     snprintf(csv_in, sizeof csv_in, "%s/%s.csv", o->results, jb->rel);
     struct chip_config chip;
-    struct stats_in s;
-    if (read_stats(json_in, &chip, &s, e)) {
-        stats_in_free(&s);
-        return -1;
-    }
+    cJSON *j = NULL;
     struct trace base;
     trace_init(&base);
-    if (trace_memo_read(&base, csv_in, e)) {
-        stats_in_free(&s);
+    if (read_inputs(o, jb, json_in, csv_in, &j, &base, e) || chip_of(j, json_in, &chip, e)) {
+        cJSON_Delete(j);
+        trace_free(&base);
         return -1;
     }
     power_reclassify_ops(&base);
@@ -481,48 +471,22 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     if (out)
         output_clear(out, np + 1);
     struct energy_stats *es = calloc((size_t)np, sizeof *es);
-    struct energy_facts *ef = malloc(sizeof *ef);
     /* energy_stats as text, at the depth it takes in the statistics (1). */
     struct pyjson_text all;
     pyjson_text_begin(&all, 1);
-    int rc = (!tr || !out || !es || !ef) ? npu_errf(e, "out of memory") : 0;
-    for (int i = 0; i < np && !rc; i++) {
-        trace_init(&tr[i]);
-        /* Each strategy works on its own copy; the last takes the original. */
-        if (i == np - 1) {
-            tr[i] = base;
-            trace_init(&base);
-        } else if (trace_append(&tr[i], &base)) {
-            rc = npu_errf(e, "out of memory");
-        }
-        if (rc)
-            break;
-        if (power_energy_pass(&tr[i], &chip, &o->pg[i], o->dvfs, o->prof, e) ||
-                 energy_stats_compute(&tr[i], &chip, &es[i], e)) {
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "%s (strategy %s): %s", csv_in, o->pgs.item[i], e->msg);
-            memcpy(e->msg, msg, sizeof msg);
-            rc = -1;
-        } else {
-            energy_stats_set_slowdown(&es[i], &es[0]);   /* es[0] is NoPG (checked) */
-            energy_stats_json(&all, o->pgs.item[i], &es[i]);   /* names are distinct (checked) */
-            snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->pgs.item[i]);
-            out[i].trace = &tr[i];
-            /* The reference's energy CSVs carry the 10 dvfs_extra_* slack
-             * columns after the 101 (power.md §6). */
-            out[i].opts = (struct trace_csv_opts){ PHASE_NONE, false, true };
-        }
-    }
+    int rc = (!tr || !out || !es) ? npu_errf(e, "out of memory") : 0;
+    for (int i = 0; i < np && !rc; i++)
+        rc = run_strategy(o, jb, i, &base, &chip, tr, es, &all, out, csv_in, e);
     if (!rc)
-        rc = stats_output(o, jb, &s, &all, es, ef, out, json_in, e);
+        rc = stats_output(o, jb, j, &all, es, out, json_in, e);
+    else
+        cJSON_Delete(j);
     for (int i = 0; tr && i < np; i++)
         trace_free(&tr[i]);
     free(tr);
     free(out);
     free(es);
-    free(ef);
     free(pyjson_text_take(&all));
-    stats_in_free(&s);
     trace_free(&base);
     return rc;
 }
@@ -614,6 +578,8 @@ static int job_emit(void *ctx, void *item)
 int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
 {
     struct job_run r = { o, js, 0, 0, 0, { "" }, false, false };
+    if (o->out)
+        results_begin(o->out, o->out_root, NULL);
     struct ordered_pool_ops ops = { &r, job_next, job_work, job_emit, NULL };
     long n = o->jobs < 1 ? 1 : o->jobs;
     if (ordered_pool_run(&ops, sizeof(struct job_item), (int)n, (size_t)(4 * n + 4)) && !r.failed)
@@ -628,6 +594,8 @@ int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
             r.first = job_err;
     }
     if (r.failed) {
+        if (o->out)
+            results_clear(o->out);
         *e = r.first;
         return -1;
     }
@@ -635,7 +603,19 @@ int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
 }
 
 /* Moves every output of every job from the staging folder into place. */
+static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e);
+
 int energy_commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+{
+    if (commit(o, js, e)) {
+        if (o->out)
+            results_clear(o->out);
+        return -1;
+    }
+    return 0;
+}
+
+static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e)
 {
     bool whole;
     if (staging_publish_whole(o->staging, o->out_root, &whole, e))

@@ -5,8 +5,8 @@
  *
  * Main data structures: struct energy_opts (the stage's parameters) and
  * struct job (one statistics file). */
-#ifndef NPUSIM_CLI_ENERGY_STAGE_H
-#define NPUSIM_CLI_ENERGY_STAGE_H
+#ifndef NPUSIM_STUDY_ENERGY_STAGE_H
+#define NPUSIM_STUDY_ENERGY_STAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +15,8 @@
 #include "power/pg.h"
 #include "traces/err.h"
 #include "traces/profile.h"
+
+struct results;
 
 #define MAX_PG 64
 
@@ -27,6 +29,10 @@ struct energy_opts {
     char out_root[4096];     /* RESULTS_<dvfs> */
     char staging[4096];      /* RESULTS_<dvfs>.tmp.<pid>.<n>, "" until created */
     long jobs;               /* -j: threads (default: every core) */
+    /* A suite's results in memory (study/results.h), each may be NULL: the
+     * sweep's statistics, taken instead of reading results/<rel> when held;
+     * and where the outputs' trees go for the carbon stage. */
+    struct results *in, *out;
 };
 
 /* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */
@@ -44,7 +50,8 @@ bool path_is_dir(const char *p);
 /* Discovers the statistics files (into js) and runs every job on o->jobs
  * threads into the staging folder. 0, or -1 with e. */
 int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e);
-/* Publishes the staged outputs under o->out_root. 0, or -1 with e. */
+/* Publishes the staged outputs under o->out_root. 0, or -1 with e (then
+ * o->out holds nothing of this run). */
 int energy_commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e);
 
 #endif

@@ -39,9 +39,10 @@ static int ds_generate(const struct loaded_config *c, const struct profile *prof
 }
 
 static int ds_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                     const char *dir, const char *base, bool sweep, struct npu_err *e)
+                     const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                    struct npu_err *e)
 {
-    return write_llm_family_outputs(c, prof, t, dir, base, sweep, opsgen_deepseek_mem_bytes, e);
+    return write_llm_family_outputs(c, prof, t, dir, base, sweep, opsgen_deepseek_mem_bytes, to, e);
 }
 
 static void ds_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

@@ -11,11 +11,13 @@
 #include <cjson/cJSON.h>
 
 #include "study/config.h"
+#include "study/outputs.h"
 #include "traces/op.h"
 
 /* Writes <dir>/<base>.csv and <base>.json (statistics + sim, which it takes). */
 int diffusion_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
-                    cJSON *sim, const char *dir, const char *base, struct npu_err *e);
+                    cJSON *sim, const char *dir, const char *base, const struct output_sink *to,
+                    struct npu_err *e);
 void diffusion_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                        FILE *out);
 struct family_capacity;

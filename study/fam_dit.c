@@ -12,7 +12,6 @@
 #include "study/pipeline.h"
 #include "study/family.h"
 #include "study/pyjson.h"
-#include "study/sim_facts.h"
 #include "opsgen/diffusion.h"
 #include "study/diffusion_stats.h"
 #include "traces/atomic.h"
@@ -31,7 +30,8 @@ void diffusion_auto_axes(struct loaded_config *c)
 
 /* Takes ownership of sim (the sim_config block). */
 int diffusion_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
-                    cJSON *sim, const char *dir, const char *base, struct npu_err *e)
+                    cJSON *sim, const char *dir, const char *base, const struct output_sink *to,
+                    struct npu_err *e)
 {
     struct diffusion_report r;
     if (diffusion_report_compute(&c->model, c->chip.hbm_size_GB, mem_bytes, prof->oom_vs_pod_hbm, t, &r, e)) {
@@ -57,11 +57,9 @@ int diffusion_write(const struct loaded_config *c, const struct profile *prof, c
     o[0].trace = t;
     o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
-    struct sim_facts facts;
-    output_stats_file(&o[1], sim, &facts);
     o[1].text = pyjson_print(j);
-    cJSON_Delete(j);
-    return write_outputs(o, 2, e);
+    o[1].tree = j;
+    return write_outputs_to(o, 2, to, e);
 }
 
 void diffusion_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
@@ -125,10 +123,11 @@ static int dit_generate(const struct loaded_config *c, const struct profile *pro
 }
 
 static int dit_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                     const char *dir, const char *base, bool sweep, struct npu_err *e)
+                     const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                     struct npu_err *e)
 {
     (void)sweep;   /* the run and the sweep write the same two files */
-    return diffusion_write(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, e);
+    return diffusion_write(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, to, e);
 }
 
 static void dit_summary(const struct loaded_config *c, const struct profile *prof,

@@ -12,7 +12,6 @@
 #include "study/outputs.h"
 #include "study/pipeline.h"
 #include "study/family.h"
-#include "study/sim_facts.h"
 #include "opsgen/dlrm.h"
 #include "study/stats.h"
 #include "traces/atomic.h"
@@ -180,7 +179,8 @@ static cJSON *config_stats_json(const struct loaded_config *c, const struct prof
 /* ---- output ---- */
 
 static int dlrm_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                      const char *dir, const char *base, bool sweep, struct npu_err *e)
+                      const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                      struct npu_err *e)
 {
     (void)sweep;   /* `run` writes the same files as the sweep, under its own base name */
     int32_t sg;
@@ -216,10 +216,8 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     cJSON *j = stats_json(c, prof, &v[sg], true, energy, sim);
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.json", dir, base);
-    struct sim_facts facts;
-    output_stats_file(&o[n], sim, &facts);
-    o[n++].text = json_text(j);
-    cJSON_Delete(j);
+    o[n].text = json_text(j);
+    o[n++].tree = j;
     snprintf(o[n].path, sizeof o[n].path, "%s/%s_config_stats.json", dir, base);
     o[n++].text = json_text(cs);
     for (int64_t i = 0; i < nc; i++) {
@@ -231,7 +229,7 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
         o[n++].text = json_text(j);
         cJSON_Delete(j);
     }
-    rc = write_outputs(o, n, e);
+    rc = write_outputs_to(o, n, to, e);
 out:
     cJSON_Delete(sim);
     cJSON_Delete(cs);

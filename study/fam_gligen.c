@@ -106,11 +106,12 @@ static int gligen_generate(const struct loaded_config *c, const struct profile *
 }
 
 static int gligen_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                        const char *dir, const char *base, bool sweep, struct npu_err *e)
+                        const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                        struct npu_err *e)
 {
     (void)prof, (void)sweep;   /* the run and the sweep write the same two files */
     return diffusion_write(c, prof, t, opsgen_gligen_mem_bytes_of(t, c->chip.hbm_size_GB, prof), gligen_sim_config(c, prof),
-                           dir, base, e);
+                           dir, base, to, e);
 }
 
 static void gligen_summary(const struct loaded_config *c, const struct profile *prof,

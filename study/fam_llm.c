@@ -36,9 +36,10 @@ static int llm_generate(const struct loaded_config *c, const struct profile *pro
 }
 
 static int llm_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                     const char *dir, const char *base, bool sweep, struct npu_err *e)
+                     const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                     struct npu_err *e)
 {
-    return write_llm_family_outputs(c, prof, t, dir, base, sweep, NULL, e);
+    return write_llm_family_outputs(c, prof, t, dir, base, sweep, NULL, to, e);
 }
 
 void llm_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

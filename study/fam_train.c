@@ -9,7 +9,6 @@
 #include "study/outputs.h"
 #include "study/pipeline.h"
 #include "study/family.h"
-#include "study/sim_facts.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/train.h"
 #include "study/train_stats.h"
@@ -95,7 +94,8 @@ static cJSON *stats_json(const struct train_stats *s, const struct trace *t, cJS
 }
 
 static int train_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                       const char *dir, const char *base, bool sweep, struct npu_err *e)
+                       const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                       struct npu_err *e)
 {
     struct train_stats s;
     if (stats_of(c, prof, t, &s, e))
@@ -120,11 +120,9 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     o[0].trace = t;
     o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
-    struct sim_facts facts;
-    output_stats_file(&o[1], sim, &facts);
     o[1].text = json_text(j);
-    cJSON_Delete(j);
-    return write_outputs(o, 2, e);
+    o[1].tree = j;
+    return write_outputs_to(o, 2, to, e);
 }
 
 static void train_summary(const struct loaded_config *c, const struct profile *prof,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "study/config.h"
+#include "study/outputs.h"
 #include "study/report.h"
 #include "opsgen/sweep.h"
 #include "traces/op.h"
@@ -42,7 +43,8 @@ struct family {
      * reference results-tree files, otherwise the `npusim run` files. All files
      * appear together or none (write_outputs in cli.h). */
     int (*write)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                 const char *dir, const char *base, bool sweep, struct npu_err *e);
+                 const char *dir, const char *base, bool sweep, const struct output_sink *to,
+                 struct npu_err *e);
     /* A short human summary of a timed trace. */
     void (*summary)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                     FILE *out);

@@ -8,34 +8,22 @@
 #include <string.h>
 
 #include "study/pyjson.h"
-#include "study/sim_facts.h"
-#include "study/trace_memo.h"
+#include "study/results.h"
 #include "traces/atomic.h"
 #include "traces/trace_csv.h"
 
 char *json_text(const cJSON *j) { return pyjson_print(j); }
 
-/* Whether the text outputs of o include csv_path's statistics: the same
- * path with .json for .csv. */
-static bool has_stats_twin(const struct output *o, int n, const char *csv_path)
+/* The CSV written beside statistics file i (<stem>.csv for <stem>.json), or -1. */
+static int csv_twin(const struct output *o, int n, int i)
 {
-    size_t len = strlen(csv_path);
-    if (len < 4 || strcmp(csv_path + len - 4, ".csv") != 0)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (!o[i].trace && strncmp(o[i].path, csv_path, len - 4) == 0 && strcmp(o[i].path + len - 4, ".json") == 0)
-            return true;
-    return false;
-}
-
-/* In a suite, the energy stage reads these CSVs back from memory: those
- * written with their statistics (X.csv next to X.json), its inputs; and
- * the carbon stage edits printed statistics without parsing them. */
-static bool held_output(const struct output *o, int n, int i, const char *path)
-{
-    if (!trace_memo_recording())
-        return false;
-    return o[i].trace ? has_stats_twin(o, n, path) : o[i].json;
+    size_t len = strlen(o[i].path);
+    if (len < 5 || strcmp(o[i].path + len - 5, ".json") != 0)
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (o[k].trace && strncmp(o[k].path, o[i].path, len - 5) == 0 && strcmp(o[k].path + len - 5, ".csv") == 0)
+            return k;
+    return -1;
 }
 
 /* Whether two paths lie in the same folder (the same text up to their last '/'). */
@@ -45,13 +33,25 @@ static bool same_folder(const char *a, const char *b)
     return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
 }
 
-/* Set while a sweep writes its tree into a private staging folder
- * (cmd_sweep.c): every output is then new there, so it is created in place
- * (atomic_open_staged: no temporary, no rename, no look at the target). */
-static bool outputs_staged;
-void outputs_set_staged(bool on) { outputs_staged = on; }
+/* Hands the committed statistics trees to keep (with their CSVs' traces). */
+static int keep_results(struct output *o, int n, struct results *keep, struct npu_err *e)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        if (!o[i].tree)
+            continue;
+        int k = csv_twin(o, n, i);
+        if (!rc)
+            rc = results_put(keep, o[i].path, o[i].tree, k >= 0 ? o[k].trace : NULL, k >= 0 ? &o[k].opts : NULL,
+                             NULL, 0, e);
+        else
+            cJSON_Delete(o[i].tree);
+        o[i].tree = NULL;
+    }
+    return rc;
+}
 
-static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
+int write_outputs_to(struct output *o, int n, const struct output_sink *to, struct npu_err *e)
 {
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
     int opened = 0, rc = 0;
@@ -61,7 +61,7 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
     int nmade = 0;
     if (!af || !made)
         rc = npu_errf(e, "writing outputs: out of memory");
-    staged |= outputs_staged;
+    bool staged = to && to->staged;
     for (int i = 0; i < n && !rc; i++) {
         const char *slash = strrchr(o[i].path, '/');
         if (!slash || slash == o[i].path || (i > 0 && same_folder(o[i - 1].path, o[i].path)))
@@ -103,44 +103,27 @@ static int write_all(struct output *o, int n, bool staged, struct npu_err *e)
         if (k)
             rc = trace_write_csv_each(t, f, opts, k, e);
     }
-    for (int i = 0; i < opened; i++) {
-        af[i].want_stat = held_output(o, n, i, af[i].path);
-        if (rc)
-            atomic_abort(&af[i]);
-    }
+    for (int i = 0; i < opened && rc; i++)
+        atomic_abort(&af[i]);
     if (!rc && atomic_commit_all(af, opened, e))
         rc = -1;
     /* Innermost first: a later output's folder may lie inside an earlier one's. */
     for (int k = nmade - 1; k >= 0; k--)
         (rc ? made_dirs_undo : made_dirs_keep)(&made[k]);
     free(made);
-    /* Held for a suite's later stages (want_stat, decided once above), known
-     * by the identity their descriptors gave at commit. With rc == 0 every
-     * output was opened and committed. */
-    for (int i = 0; i < n && !rc; i++) {
-        struct stat st;
-        if (!af[i].want_stat)
-            continue;
-        if (af[i].stat_ok)
-            st = af[i].st;
-        else if (stat(af[i].path, &st) != 0)
-            continue;
-        if (o[i].trace)
-            trace_memo_put(&st, o[i].trace, &o[i].opts);
-        else {
-            trace_memo_put_json(&st, o[i].facts, o[i].facts ? o[i].facts_len : 0, o[i].text);
-            o[i].text = NULL;   /* the memo's now */
-        }
-    }
-    for (int i = 0; i < n; i++)
+    if (!rc && to && to->keep)
+        rc = keep_results(o, n, to->keep, e);
+    for (int i = 0; i < n; i++) {
         free(o[i].text);
+        cJSON_Delete(o[i].tree);
+    }
     free(af);
     return rc;
 }
 
 /* A tripwire: a field added to struct output must be cleared here too
- * (path, trace, opts, text, json, facts, facts_len: 4144 bytes on x86-64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct output) == 4144,
+ * (path, trace, opts, text, tree: 4128 bytes on x86-64). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct output) == 4128,
                "output_clear sets every field of struct output");
 void output_clear(struct output *o, int n)
 {
@@ -149,23 +132,11 @@ void output_clear(struct output *o, int n)
         o[i].trace = NULL;
         o[i].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
         o[i].text = NULL;
-        o[i].json = false;
-        o[i].facts = NULL;
-        o[i].facts_len = 0;
+        o[i].tree = NULL;
     }
 }
 
-void output_stats_file(struct output *o, const cJSON *sim, struct sim_facts *facts)
-{
-    struct npu_err ignored;
-    o->json = true;
-    o->facts = trace_memo_recording() && sim_facts_from_json(facts, sim, &ignored) == 0 ? facts : NULL;
-    o->facts_len = sizeof *facts;
-}
-
-int write_outputs(struct output *o, int n, struct npu_err *e) { return write_all(o, n, false, e); }
-
-int write_outputs_staged(struct output *o, int n, struct npu_err *e) { return write_all(o, n, true, e); }
+int write_outputs(struct output *o, int n, struct npu_err *e) { return write_outputs_to(o, n, NULL, e); }
 
 int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e)
 {

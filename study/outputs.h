@@ -14,40 +14,39 @@
 #include "traces/op.h"
 #include "traces/trace_csv.h"
 
-struct sim_facts;
+struct results;
 
 /* One output file: a CSV view of a trace or a text (JSON). */
-
-struct output {                  /* each field set by output_clear (common.c) */
+struct output {                  /* each field set by output_clear */
     char path[4096];
     const struct trace *trace;   /* CSV if non-NULL */
     struct trace_csv_opts opts;
     char *text;                  /* otherwise this text (owned; freed by write_outputs) */
-    bool json;                   /* the text is pyjson_print of an object (study/trace_memo.h) */
-    const void *facts;           /* json: what readers take instead of parsing it, or NULL: */
-    size_t facts_len;            /* a struct sim_facts or energy_facts (study/sim_facts.h) */
+    cJSON *tree;                 /* a statistics file: the tree text was printed from (owned:
+                                  * freed, or handed to the sink's results with the CSV of
+                                  * the same name, <stem>.csv beside <stem>.json) */
 };
 /* Empties n outputs: no path, trace or text. Not memset: the 4 KiB path
  * buffers would be written for nothing (a sweep writes five outputs per
  * configuration, an energy run a few per statistics file). */
 void output_clear(struct output *o, int n);
-/* Marks o, a statistics file whose text is pyjson_print of a tree with
- * sim_config sim, for a suite's later stages (study/trace_memo.h): they edit
- * its text in place, and when recording, *facts receives what they would
- * parse sim_config for (o keeps a pointer to it: it must live until the
- * outputs are written). */
-void output_stats_file(struct output *o, const cJSON *sim, struct sim_facts *facts);
+
+/* Where outputs go besides their files. */
+struct output_sink {
+    bool staged;                 /* the files are new in a private staging folder that is
+                                  * published whole: each written under its own name
+                                  * (atomic_open_staged: no temporary, no rename) */
+    struct results *keep;        /* statistics files also kept here as values (study/results.h),
+                                  * for the next stage of a suite; or NULL */
+};
+
 /* Writes all outputs (CSV rows formatted once for every CSV of the same trace)
  * to temporary files and renames them all on success, removes them all on
- * failure. Frees the texts. */
+ * failure; then hands the statistics trees to to->keep. Frees the texts and
+ * the trees not kept. to may be NULL (plain files). */
+int write_outputs_to(struct output *o, int n, const struct output_sink *to, struct npu_err *e);
+/* write_outputs_to with plain files. */
 int write_outputs(struct output *o, int n, struct npu_err *e);
-/* The same, into a private staging folder that is renamed into place whole:
- * each file is written under its own name (atomic_open_staged). */
-int write_outputs_staged(struct output *o, int n, struct npu_err *e);
-/* While on, write_outputs writes as write_outputs_staged does: for a caller
- * whose whole output goes to a fresh private staging folder (a sweep's
- * tree). Process-wide: set and cleared by the one command running. */
-void outputs_set_staged(bool on);
 /* Moves a staged file to its place (rename), making the target's folder
  * first unless it is *last_dir, the folder of the previous move (updated). */
 int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e);

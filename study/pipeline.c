@@ -15,7 +15,6 @@
 #include "study/family.h"
 #include "study/outputs.h"
 #include "study/pyjson.h"
-#include "study/sim_facts.h"
 
 int family_generate(const struct family *fam, const struct loaded_config *c,
                     const struct profile *prof, struct trace *t, struct npu_err *e)
@@ -45,13 +44,13 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
                       const char *dir, const char *base, bool combined, cJSON *sim_extra,
                       struct llm_report *summary, struct npu_err *e)
 {
-    return write_llm_outputs_mem(c, prof, t, dir, base, combined, sim_extra, NULL, summary, e);
+    return write_llm_outputs_mem(c, prof, t, dir, base, combined, sim_extra, NULL, summary, NULL, e);
 }
 
 int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
                           const struct trace *t, const char *dir, const char *base, bool combined,
                           cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
-                          struct npu_err *e)
+                          const struct output_sink *to, struct npu_err *e)
 {
     struct llm_report r;
     if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
@@ -78,30 +77,26 @@ int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *p
     if (sim_extra)
         cJSON_ArrayForEach(it, sim_extra)
             cJSON_AddItemToObject(sim, it->string, cJSON_Duplicate(it, 1));
-    /* Both phases' files hold the same sim_config: one set of facts, one
-     * text (printed at its depth in the files). */
-    struct sim_facts facts;
-    output_stats_file(&p[n], sim, &facts);
+    /* Both phases' files hold the same sim_config: one text, printed at its
+     * depth in the files (the trees keep it as a raw item, study/results.h). */
     char *sim_text = pyjson_print_at(sim, 1);
     cJSON_Delete(sim);
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
-        if (ph == PHASE_DECODE)
-            p[n].json = true, p[n].facts = p[n - 1].facts, p[n].facts_len = p[n - 1].facts_len;
         cJSON *j = llm_report_json(&r, (enum phase)ph, cJSON_CreateRaw(sim_text));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
-        p[n++].text = pyjson_print(j);
-        cJSON_Delete(j);
+        p[n].text = pyjson_print(j);
+        p[n++].tree = j;
     }
     free(sim_text);
-    return write_outputs(p, n, e);
+    return write_outputs_to(p, n, to, e);
 }
 
 int write_llm_family_outputs(const struct loaded_config *c, const struct profile *prof,
                              const struct trace *t, const char *dir, const char *base, bool sweep,
-                             llm_mem_fn mem, struct npu_err *e)
+                             llm_mem_fn mem, const struct output_sink *to, struct npu_err *e)
 {
     if (!sweep)
-        return write_llm_outputs_mem(c, prof, t, dir, base, false, NULL, mem, NULL, e);
+        return write_llm_outputs_mem(c, prof, t, dir, base, false, NULL, mem, NULL, to, e);
     /* The reference's sweep adds these to sim_config. */
     const struct model_config *m = &c->model;
     cJSON *extra = cJSON_CreateObject();
@@ -110,7 +105,7 @@ int write_llm_family_outputs(const struct loaded_config *c, const struct profile
     json_add_i64(extra, "num_pods", pods);
     json_add_i64(extra, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
     json_add_i64(extra, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
-    int rc = write_llm_outputs_mem(c, prof, t, dir, base, true, extra, mem, NULL, e);
+    int rc = write_llm_outputs_mem(c, prof, t, dir, base, true, extra, mem, NULL, to, e);
     cJSON_Delete(extra);
     return rc;
 }

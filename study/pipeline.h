@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "study/config.h"
+#include "study/outputs.h"
 #include "study/report.h"
 #include "traces/err.h"
 #include "traces/op.h"
@@ -38,11 +39,17 @@ int write_llm_outputs(const struct loaded_config *c, const struct profile *prof,
                       const char *dir, const char *base, bool combined, cJSON *sim_extra,
                       struct llm_report *summary, struct npu_err *e);
 
-
-/* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`) and
- * <base>_prefill.json / _decode.json; all files appear together or none. */
-int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                      const char *dir, const char *base, bool combined, cJSON *sim_extra,
-                      struct llm_report *summary, struct npu_err *e);
+/* write_llm_outputs with the footprint from mem (NULL: the LLM formula),
+ * e.g. DeepSeek's, the outputs going to `to` (NULL: plain files). */
+int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
+                          const struct trace *t, const char *dir, const char *base, bool combined,
+                          cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
+                          const struct output_sink *to, struct npu_err *e);
+/* A family's LLM-inference outputs: the run files, or (sweep) the reference's
+ * results-tree files with num_pods, batch_size_per_pod and layers_per_pp_stage
+ * added to sim_config. mem: the phase footprint (NULL: the LLM formula). */
+int write_llm_family_outputs(const struct loaded_config *c, const struct profile *prof,
+                             const struct trace *t, const char *dir, const char *base, bool sweep,
+                             llm_mem_fn mem, const struct output_sink *to, struct npu_err *e);
 
 #endif

@@ -47,40 +47,6 @@ void pyjson_text_end(struct pyjson_text *t);
 /* The finished text (malloc'ed, the caller frees); t is empty afterwards. */
 char *pyjson_text_take(struct pyjson_text *t);
 
-/* ---- editing printed text ----
- * A statistics file this program printed (pyjson_print of an object) can
- * be read and re-printed with some top-level keys set without parsing and
- * printing the rest: in that text a top-level member starts exactly where a
- * line starts with four spaces and a quote (deeper members are indented
- * further, and a newline inside a string is always escaped). */
-struct pyjson_member {
-    const char *key;       /* the key's text between its quotes, as printed */
-    size_t key_len;
-    const char *value;     /* the value's text */
-    size_t value_len;
-};
-/* The members of the object printed in text[0..n), in order, into m (at
- * most max): the whole text (level 0), or a member's value text from it at
- * nesting depth `level` (its own members are indented 4 (level + 1)).
- * Returns their count, or -1 when the text is not laid out as pyjson_print
- * lays out an object (or has more than max members). */
-#define PYJSON_MEMBERS_MAX_LEVEL 8
-int pyjson_members(const char *text, size_t n, int level, struct pyjson_member *m, int max);
-/* The index of the first of the k members whose key text is key, or -1. */
-int pyjson_find_member(const struct pyjson_member *m, int k, const char *key);
-/* pyjson_print of the object printed in text, after setting each member of
- * edits in turn as a Python dict assignment would (a key present keeps its
- * place, the first such member taking the value; a new key goes last), or
- * NULL when the text is not pyjson_print layout (see pyjson_members) or an
- * edit's key needs escaping. Exact only for text pyjson_print printed:
- * other text keeps its own spelling outside the edits. */
-char *pyjson_splice(const char *text, size_t n, const cJSON *edits);
-/* The same from the k members of an object printed at nesting depth level
- * (pyjson_members at that level, kept by a caller that has them already; n:
- * the object's text length, a size hint): the object's new text, laid out
- * for that depth, e.g. a member's new value for a splice one level up. */
-char *pyjson_splice_members(const struct pyjson_member *m, int k, size_t n, int level, const cJSON *edits);
-
 /* Makes cJSON allocate its nodes and strings from the per-thread lookaside
  * lists of traces/opstr.c instead of malloc: the energy and carbon stages
  * build and drop a few hundred small nodes per file, and glibc's general

@@ -59,19 +59,6 @@ void llm_report_check(struct llm_report *r, const struct trace *t, const struct 
 int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
                            const struct profile *prof, const struct trace *t, llm_mem_fn mem,
                            struct llm_report *r, struct npu_err *e);
-struct loaded_config;
-/* write_llm_outputs (cli.h) with the footprint from mem (NULL: the LLM
- * formula), e.g. DeepSeek's. */
-int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
-                          const struct trace *t, const char *dir, const char *base, bool combined,
-                          cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
-                          struct npu_err *e);
-/* A family's LLM-inference outputs: the run files, or (sweep) the reference's
- * results-tree files with num_pods, batch_size_per_pod and layers_per_pp_stage
- * added to sim_config. mem: the phase footprint (NULL: the LLM formula). */
-int write_llm_family_outputs(const struct loaded_config *c, const struct profile *prof,
-                             const struct trace *t, const char *dir, const char *base, bool sweep,
-                             llm_mem_fn mem, struct npu_err *e);
 /* The JSON object of one phase; takes ownership of sim_config (may be NULL). */
 cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_config);
 /* The human summary lines of a report (TTFT, TPOT, throughput, energy, memory). */

@@ -174,7 +174,6 @@ static int open_as(struct atomic_file *a, const char *path, bool staged, struct 
     a->fd = -1;
     a->gz = a->existed = false;
     a->mode = staged ? ATOMIC_STAGED : ATOMIC_RENAME;
-    a->want_stat = a->stat_ok = false;
     if (strlen(path) >= sizeof a->path)
         return npu_errf(e, "%s: path too long", path);
     strcpy(a->path, path);
@@ -264,12 +263,6 @@ static int gzip_to_fd(struct atomic_file *a, struct npu_err *e)
 static int finish(struct atomic_file *a, struct npu_err *e)
 {
     int rc = 0;
-    if (a->mode == ATOMIC_INPLACE || a->mode == ATOMIC_STDOUT)
-        a->want_stat = false;
-    /* The identity of a plain file once everything is written (gzip writes
-     * on through its own descriptor: the caller stats the path). */
-    if (a->want_stat && !a->gz && fflush(a->f) == 0)
-        a->stat_ok = fstat(fileno(a->f), &a->st) == 0;
     /* fclose flushes; a failed flush (disk full, EIO, a closed pipe)
      * surfaces here with errno set. */
     errno = 0;

@@ -44,13 +44,6 @@ struct atomic_file {
     bool existed;      /* RENAME: a file stood at the target before (not ours to remove) */
     char *mem;         /* open_memstream buffer and size (gz only) */
     size_t mem_len;
-    /* Set want_stat before commit to get the file's identity from its open
-     * descriptor (no path lookup afterwards): stat_ok says st holds it.
-     * The rename into place keeps the inode, size and modification time.
-     * Only a renamed file has an identity worth keeping: commit clears
-     * want_stat for the other modes. */
-    bool want_stat, stat_ok;
-    struct stat st;
 };
 
 int atomic_open(struct atomic_file *a, const char *path, struct npu_err *e);

@@ -278,19 +278,20 @@ static int check_range(const struct field_table *t, const struct field_desc *f, 
 {
     double lo, hi;
     fields_range(f, &lo, &hi);
+    bool positive_ok = !(f->flags & FF_POSITIVE) || v > 0, nonneg_ok = !(f->flags & FF_NONNEG) || v >= 0;
+    if (positive_ok && nonneg_ok && v >= lo && v <= hi)
+        return 0;   /* the common case: no message to format (configs are checked on every read) */
     char got[40];
     snprintf(got, sizeof got, "%.17g", v);
-    if ((f->flags & FF_POSITIVE) && !(v > 0))
+    if (!positive_ok)
         return npu_errf(e, "%s: %s field \"%s\": expected a positive value, got %s", file, t->what, f->key, got);
-    if ((f->flags & FF_NONNEG) && !(v >= 0))
+    if (!nonneg_ok)
         return npu_errf(e, "%s: %s field \"%s\": expected a value >= 0, got %s", file, t->what, f->key, got);
     if (!(v >= lo))
         return npu_errf(e, "%s: %s field \"%s\": expected at least %.17g, got %s", file, t->what, f->key,
                         lo, got);
-    if (!(v <= hi))
-        return npu_errf(e, "%s: %s field \"%s\": expected at most %.17g, got %s", file, t->what, f->key,
-                        hi, got);
-    return 0;
+    return npu_errf(e, "%s: %s field \"%s\": expected at most %.17g, got %s", file, t->what, f->key,
+                    hi, got);
 }
 
 /* A string field with a list of allowed values must hold one of them. */

@@ -40,9 +40,9 @@ check "suite: its echoed calls, replayed by hand, write the same tree" sh -c "
 # energy and carbon lines edit, comes from memory (the files are the suite's
 # own, unchanged): the last line says so, counts equal.
 check "suite: the later stages take every trace and statistics file from memory" \
-  grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \1 per-op traces read, ([1-9][0-9]*) of \2 statistics files edited$' "$SU/a.log"
+  grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \1 sweep results taken by the energy lines, ([1-9][0-9]*) of \2 energy results by the carbon lines$' "$SU/a.log"
 # Every family's statistics, training's too, and two energy lines reading
-# the same sweeps (each held trace serves both: a copy, then the ops): all
+# the same sweeps (each kept result serves both: a copy, then the result): all
 # from memory, and the tree the same bytes as parsing every file again.
 mkdir -p "$SU/m1" "$SU/m2"
 cat >"$SU/memo.suite" <<'EOF2'
@@ -57,7 +57,7 @@ carbon NoPG None 0.0624 0.6 1
 EOF2
 check "suite: every family and two energy lines take every file from memory, the same tree as without" sh -c "
   cd '$SU/m1' && '$SU_NPUSIM' suite --configs '$SU_CONFIGS' '$SU/memo.suite' out 2>'$SU/m1.log' &&
-  grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \\1 per-op traces read, ([1-9][0-9]*) of \\2 statistics files edited\$' '$SU/m1.log' &&
+  grep -Eq '^npusim suite: from memory: ([1-9][0-9]*) of \\1 sweep results taken by the energy lines, ([1-9][0-9]*) of \\2 energy results by the carbon lines\$' '$SU/m1.log' &&
   test -s out/raw_Ideal/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode_NoPG.csv &&
   test -n \"\$(find out/raw_None -name 'training-v5p_Full.csv')\" &&
   cd '$SU/m2' && '$SU_NPUSIM' suite --hold-MB 0 --configs '$SU_CONFIGS' '$SU/memo.suite' out 2>/dev/null &&
@@ -65,7 +65,7 @@ check "suite: every family and two energy lines take every file from memory, the
 check "suite -j 1 writes the same tree" sh -c "
   cd '$SU/c' && '$SU_NPUSIM' suite -j 1 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
   diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
-# The energy lines take the sweeps' traces from memory (--hold-MB): the same
+# The energy lines take the sweeps' results from memory (--hold-MB): the same
 # bytes as reading the files (the replay above, in separate processes, reads
 # every file; --hold-MB 0 reads them in this one).
 check "suite --hold-MB 0 (no traces held) writes the same tree" sh -c "
@@ -79,7 +79,7 @@ no_files "suite: a refused --hold-MB writes nothing" "$SU/o0"
 check "suite --stages energy reruns only the energy lines" sh -c "
   cd '$SU/c' && rm -rf out/raw_None && '$SU_NPUSIM' suite --stages energy --configs '$SU_CONFIGS' '$SU/study.suite' out 2>'$SU/c.log' &&
   test \$(grep -c '^+ npusim ' '$SU/c.log') -eq 2 && test \$(grep -c '^+ npusim energy ' '$SU/c.log') -eq 2 &&
-  grep -Eq '^npusim suite: from memory: 0 of [1-9][0-9]* per-op traces read' '$SU/c.log' &&
+  grep -Eq '^npusim suite: from memory: 0 of [1-9][0-9]* sweep results taken' '$SU/c.log' &&
   diff -r '$SU/a/out/raw_None' '$SU/c/out/raw_None'"
 check "suite reads the file from standard input" sh -c "
   cd '$SU/d' && grep dlrm '$SU/study.suite' | '$SU_NPUSIM' suite --configs '$SU_CONFIGS' - out 2>/dev/null &&
