@@ -20,6 +20,7 @@
 
 #include "traces/json_strict.h"
 #include "traces/pyfmt.h"
+#include "traces/textfile.h"
 
 /* ------------------------------------------------------------------------ */
 /* Built-in strategies                                                       */
@@ -375,38 +376,13 @@ bool pg_strategy_equal(const struct pg_strategy *a, const struct pg_strategy *b)
 /* ------------------------------------------------------------------------ */
 /* Lookup                                                                    */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += got;
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static int load_file(const char *path, struct pg_strategy *s, struct npu_err *e)
 {
-    errno = 0;
-    char *text = slurp(path);
+    size_t len;
+    struct npu_err why;
+    char *text = text_read_file(path, &len, &why);
     if (!text)
-        return npu_errf(e, "power-gating strategy file %s: %s", path, errno ? strerror(errno) : "cannot read");
+        return npu_errf(e, "power-gating strategy file %s", why.msg);
     int rc = pg_strategy_from_json_text(text, path, s, e);
     free(text);
     return rc;

@@ -40,6 +40,7 @@
 #include "study/rawjson.h"
 #include "study/results.h"
 #include "study/results_tree.h"
+#include "traces/textfile.h"
 #include "study/staging.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
@@ -140,7 +141,7 @@ static int read_inputs(const struct energy_opts *o, const struct job *jb, const 
     if (results_take(o->in, o->results, jb->rel, j, ops))
         return 0;
     size_t len;
-    char *text = results_read_text(json_in, &len, e);
+    char *text = text_read_file(json_in, &len, e);
     if (!text)
         return -1;
     int line = 0;

@@ -1,5 +1,6 @@
 /* pyjson.c — Python-style JSON printer over cJSON (see pyjson.h).
- * Main data structure: a growable output buffer (struct buf). */
+ * Main data structure: a growing strbuf (traces/strbuf.h), its text
+ * terminated once at the end. */
 #include "study/pyjson.h"
 
 #include <math.h>
@@ -13,28 +14,12 @@
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
 
-struct buf {
-    char *s;
-    size_t n, cap;
-};
-
-static void grow(struct buf *b, size_t need)
+/* Appends n bytes (strbuf_reserve keeps room for the final NUL, which is
+ * written once at the end: terminated). Pieces are short (keys, separators,
+ * numbers), so they are copied inline rather than through a memcpy call. */
+static inline void put(struct strbuf *b, const char *s, size_t n)
 {
-    while (need > b->cap)
-        b->cap = b->cap ? 2 * b->cap : 4096;
-    char *ns = realloc(b->s, b->cap);
-    if (!ns)
-        abort();
-    b->s = ns;
-}
-
-/* Appends n bytes; room for the final NUL is kept, which pyjson_print
- * writes once at the end. Pieces are short (keys, separators, numbers), so
- * they are copied inline rather than through a memcpy call. */
-static inline void put(struct buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap)
-        grow(b, b->n + n + 1);
+    strbuf_reserve(b, n);
     char *d = b->s + b->n;
     if (n <= 16) {
         for (size_t i = 0; i < n; i++)
@@ -45,11 +30,11 @@ static inline void put(struct buf *b, const char *s, size_t n)
     b->n += n;
 }
 
-static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
+static void puts_(struct strbuf *b, const char *s) { put(b, s, strlen(s)); }
 /* A string literal, its length known at compile time. */
 #define PUTL(b, lit) put((b), (lit), sizeof(lit) - 1)
 
-static void indent(struct buf *b, int level)
+static void indent(struct strbuf *b, int level)
 {
     static const char spaces[] = "                                                                ";
     for (; level > 16; level -= 16)
@@ -58,7 +43,7 @@ static void indent(struct buf *b, int level)
 }
 
 /* ensure_ascii: control characters and non-ASCII as \uXXXX (UTF-16). */
-static void put_string(struct buf *b, const char *s)
+static void put_string(struct strbuf *b, const char *s)
 {
     char u[16];
     PUTL(b, "\"");
@@ -110,7 +95,7 @@ static void put_string(struct buf *b, const char *s)
     PUTL(b, "\"");
 }
 
-static void print_item(struct buf *b, const cJSON *it, int level)
+static void print_item(struct strbuf *b, const cJSON *it, int level)
 {
     char num[40];
     /* The type byte itself (cJSON_IsRaw and kin are library calls, six per
@@ -165,33 +150,28 @@ static void print_item(struct buf *b, const cJSON *it, int level)
     }
 }
 
+/* The text of b, NUL-terminated (the caller frees it). */
+static char *terminated(struct strbuf *b)
+{
+    strbuf_reserve(b, 0);
+    b->s[b->n] = '\0';
+    return b->s;
+}
+
 char *pyjson_print(const cJSON *item) { return pyjson_print_at(item, 0); }
 
 char *pyjson_print_at(const cJSON *item, int level)
 {
-    struct buf b = { NULL, 0, 0 };
+    struct strbuf b = STRBUF_GROWING;
     print_item(&b, item, level);
-    if (!b.s)
-        grow(&b, 1);
-    b.s[b.n] = '\0';   /* put always leaves room for it */
-    return b.s;
+    return terminated(&b);
 }
 
 /* ---- direct text ---- */
 
-/* Each call works on a struct buf copy of the text's buffer and stores it
- * back: the printer's helpers above then serve both. */
-static struct buf load(const struct pyjson_text *t) { return (struct buf){ t->s, t->n, t->cap }; }
-static void store(struct pyjson_text *t, const struct buf *b)
-{
-    t->s = b->s;
-    t->n = b->n;
-    t->cap = b->cap;
-}
-
 /* What comes before a member's key: the comma after the previous member,
  * a line break and the indent. */
-static void member_start(struct pyjson_text *t, struct buf *b)
+static void member_start(struct pyjson_text *t, struct strbuf *b)
 {
     if (!t->empty[t->depth - 1])
         PUTL(b, ",");
@@ -200,7 +180,7 @@ static void member_start(struct pyjson_text *t, struct buf *b)
     indent(b, t->level + 1);
 }
 
-static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
+static void text_key(struct pyjson_text *t, struct strbuf *b, const char *key)
 {
     member_start(t, b);
     put_string(b, key);
@@ -209,7 +189,7 @@ static void text_key(struct pyjson_text *t, struct buf *b, const char *key)
 
 size_t pyjson_key_text(const char *key, char *out, size_t n)
 {
-    struct buf b = { NULL, 0, 0 };
+    struct strbuf b = STRBUF_GROWING;
     put_string(&b, key);
     PUTL(&b, ": ");
     size_t len = b.n < n ? b.n : 0;
@@ -222,30 +202,27 @@ size_t pyjson_key_text(const char *key, char *out, size_t n)
 void pyjson_text_raw_keyed(struct pyjson_text *t, const char *key_text, size_t key_len, const char *raw,
                            size_t raw_len)
 {
-    struct buf b = load(t);
-    member_start(t, &b);
-    put(&b, key_text, key_len);
-    put(&b, raw, raw_len);
-    store(t, &b);
+    struct strbuf *b = &t->buf;
+    member_start(t, b);
+    put(b, key_text, key_len);
+    put(b, raw, raw_len);
 }
 
 void pyjson_text_raw(struct pyjson_text *t, const char *key, const char *raw)
 {
-    struct buf b = load(t);
-    text_key(t, &b, key);
-    puts_(&b, raw);
-    store(t, &b);
+    struct strbuf *b = &t->buf;
+    text_key(t, b, key);
+    puts_(b, raw);
 }
 
 void pyjson_text_object(struct pyjson_text *t, const char *key)
 {
     if (t->depth == PYJSON_TEXT_MAX_DEPTH)
         abort();   /* a caller bug: the shapes written this way are fixed and shallow */
-    struct buf b = load(t);
+    struct strbuf *b = &t->buf;
     if (key)
-        text_key(t, &b, key);
-    PUTL(&b, "{");
-    store(t, &b);
+        text_key(t, b, key);
+    PUTL(b, "{");
     t->empty[t->depth++] = 1;
     t->level++;
 }
@@ -253,32 +230,31 @@ void pyjson_text_object(struct pyjson_text *t, const char *key)
 void pyjson_text_begin(struct pyjson_text *t, int level)
 {
     memset(t, 0, sizeof *t);
+    t->buf = STRBUF_GROWING;
     t->level = level - 1;
     pyjson_text_object(t, NULL);
 }
 
 void pyjson_text_end(struct pyjson_text *t)
 {
-    struct buf b = load(t);
+    struct strbuf *b = &t->buf;
     t->level--;
     if (t->empty[--t->depth]) {
-        PUTL(&b, "}");
+        PUTL(b, "}");
     } else {
-        PUTL(&b, "\n");
-        indent(&b, t->level + 1);
-        PUTL(&b, "}");
+        PUTL(b, "\n");
+        indent(b, t->level + 1);
+        PUTL(b, "}");
     }
-    store(t, &b);
 }
 
 char *pyjson_text_take(struct pyjson_text *t)
 {
-    struct buf b = load(t);
-    if (!b.s)
-        grow(&b, 1);
-    b.s[b.n] = '\0';   /* put always leaves room for it */
+    struct strbuf *b = &t->buf;
+    char *text = terminated(b);
     memset(t, 0, sizeof *t);
-    return b.s;
+    t->buf = STRBUF_GROWING;   /* empty again */
+    return text;
 }
 
 static void *lookaside_malloc(size_t n) { return opstr_alloc(n ? n : 1); }

@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "traces/strbuf.h"
+
 /* Returns a malloc'ed string (caller frees). */
 char *pyjson_print(const cJSON *item);
 /* The text of item as pyjson_print prints it at nesting depth `level` of
@@ -23,8 +25,7 @@ char *pyjson_print_at(const cJSON *item, int level);
  * nesting depth `level`, so it can go into a tree as a raw item there. */
 #define PYJSON_TEXT_MAX_DEPTH 16
 struct pyjson_text {
-    char *s;
-    size_t n, cap;
+    struct strbuf buf;                    /* the text so far (growing) */
     int level;                            /* depth of the innermost open object */
     int depth;                            /* objects open */
     unsigned char empty[PYJSON_TEXT_MAX_DEPTH];   /* no key yet in that object */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "study/rawjson.h"
+#include "traces/textfile.h"
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
@@ -91,46 +92,10 @@ int results_list(const char *root, const char *model, const char *version, const
 
 /* --- number-preserving JSON ------------------------------------------------ */
 
-char *results_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e)
-{
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    bool rd_err = ferror(f);
-    if (!buf || rd_err) {
-        free(buf);
-        npu_errf(e, "%s: %s", name, rd_err ? "read error" : "out of memory");
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-char *results_read_text(const char *path, size_t *len, struct npu_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open (%s)", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = results_read_stream(f, path, len, e);
-    fclose(f);
-    return buf;
-}
-
 cJSON *results_load_json(const char *path, struct npu_err *e)
 {
     size_t len;
-    char *text = results_read_text(path, &len, e);
+    char *text = text_read_file(path, &len, e);
     if (!text)
         return NULL;
     cJSON *j = results_parse_json(text, len, path, e);

@@ -34,10 +34,6 @@ int results_list(const char *root, const char *model, const char *version, const
                  const char *suffix, struct results_file **out, int *n,
                  void (*warn)(const char *msg), struct npu_err *e);
 
-/* The whole file as a NUL-terminated malloc'ed string (*len bytes). */
-char *results_read_text(const char *path, size_t *len, struct npu_err *e);
-/* The same for an open stream (e.g. stdin); errors name it `name`. */
-char *results_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e);
 /* Reads a JSON object, numbers as raw items with their text (cli/rawjson.h).
  * Errors name the file. */
 cJSON *results_load_json(const char *path, struct npu_err *e);

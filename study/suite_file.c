@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/results_tree.h"
+#include "traces/textfile.h"
 
 /* Per kind: its name and how many fields follow it (min..max). */
 static const struct {
@@ -25,16 +25,8 @@ _Static_assert(SUITE_MAX_FIELDS == 6, "the longest line, a sweep with SEQLEN, ha
 /* The file's text ('-': standard input), refused if it holds a NUL byte. */
 static char *slurp(const char *path, struct npu_err *e)
 {
-    bool in = !strcmp(path, "-");
-    FILE *f = in ? stdin : fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open (%s)", path, strerror(errno));
-        return NULL;
-    }
     size_t n;
-    char *s = results_read_stream(f, path, &n, e);
-    if (!in)
-        fclose(f);
+    char *s = text_read_file(path, &n, e);
     if (s && memchr(s, '\0', n)) {
         npu_errf(e, "%s: a NUL byte; expected a text file", path);
         free(s);

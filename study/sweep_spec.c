@@ -11,6 +11,7 @@
 #include "traces/json_strict.h"
 #include "opsgen/model.h"
 #include "power/system.h"
+#include "traces/textfile.h"
 
 /* Values beyond 2^53 are not exact integers in JSON doubles. */
 #define MAX_EXACT 9007199254740992.0
@@ -280,26 +281,10 @@ int sweep_spec_parse(const char *text, const char *file, struct sweep_spec *s, s
 int sweep_spec_load(const char *path, struct sweep_spec *s, struct npu_err *e)
 {
     memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return npu_errf(e, "%s: cannot open the sweep spec", path);
-    char *buf = NULL;
-    size_t cap = 0, n = 0, r;
-    do {
-        if (n + 4096 + 1 > cap) {
-            char *nb = realloc(buf, cap = 2 * cap + 8192);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return npu_errf(e, "%s: out of memory", path);
-            }
-            buf = nb;
-        }
-        r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-    } while (r > 0);
-    fclose(f);
-    buf[n] = '\0';
+    size_t n;
+    char *buf = text_read_file(path, &n, e);
+    if (!buf)
+        return -1;
     int rc = sweep_spec_parse(buf, path, s, e);
     free(buf);
     return rc;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/textfile.h"
+
 static int line_of(const char *text, const char *at, const char *end)
 {
     int line = 1;
@@ -90,29 +92,10 @@ cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct np
 
 cJSON *json_read_file_strict(const char *path, struct npu_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open: %s", path, strerror(errno));
+    size_t n;
+    char *buf = text_read_file(path, &n, e);
+    if (!buf)
         return NULL;
-    }
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    int rerr = ferror(f) ? errno : 0;
-    fclose(f);
-    if (!buf || rerr) {
-        npu_errf(e, "%s: %s", path, buf ? strerror(rerr) : "out of memory");
-        free(buf);
-        return NULL;
-    }
     cJSON *j = json_parse_strict(buf, n, path, e);
     free(buf);
     if (j && !cJSON_IsObject(j)) {

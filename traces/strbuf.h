@@ -9,7 +9,8 @@
  * Semantics match snprintf into the same buffer: the text is cut at cap - 1
  * bytes and the buffer is always NUL-terminated, so a too-small buffer
  * truncates instead of overflowing. A growing strbuf (STRBUF_GROWING: the
- * summary rows a sweep formats and holds back) reallocates instead, doubling;
+ * summary rows a sweep formats and holds back, CSV rows, JSON text)
+ * reallocates instead, doubling;
  * running out of memory aborts, as for the operator strings (traces/op.h);
  * free(b.s) when done. Header-only: the calls are short and sit on hot
  * paths. No state outside the struct, so it is reentrant. */
@@ -45,6 +46,16 @@ static inline void strbuf_grow(struct strbuf *b, size_t extra)
         abort();
     b->s = s;
     b->cap = cap;
+}
+
+/* Room for extra more bytes and a NUL in a growing strbuf (only), for a writer that
+ * then stores up to extra bytes at s + n itself and advances n (the CSV
+ * writer formats whole rows so): such raw stores leave the text without its
+ * NUL until the next strbuf_put*, and only its n bytes count. */
+static inline void strbuf_reserve(struct strbuf *b, size_t extra)
+{
+    if (b->n + extra + 1 > b->cap)
+        strbuf_grow(b, extra);
 }
 
 /* A strbuf over a char array: STRBUF(buf) with char buf[N]. */

@@ -16,87 +16,60 @@
 #include "traces/digits.h"
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
+#include "traces/strbuf.h"
 #include "traces/tls_table.h"
 
 
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
 
-/* A growable byte buffer; `oom` latches allocation failure so the row
- * formatter need not check every append. */
-struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-};
+/* Rows are formatted into a growing strbuf (traces/strbuf.h): reserved a
+ * row at a time, then written with unchecked appends (u_char, u_mem, and
+ * the cell printers), which leave the text unterminated: only its n bytes
+ * go to the file. Running out of memory aborts, as for every strbuf. */
 
-static int sb_grow(struct sbuf *b, size_t extra)
+/* Room for extra more bytes; inline, as it runs for every cell. */
+static inline void sb_reserve(struct strbuf *b, size_t extra) { strbuf_reserve(b, extra); }
+
+static inline void sb_mem(struct strbuf *b, const char *s, size_t n)
 {
-    if (b->oom)
-        return -1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + extra)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
+    sb_reserve(b, n);
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
 }
 
-/* Room for extra more bytes; inline, as it runs for every cell. After a
- * failed growth, oom stays latched and flush_row reports it, whatever later
- * appends that still fit did to the row. */
-static inline int sb_reserve(struct sbuf *b, size_t extra)
+static inline void sb_char(struct strbuf *b, char c)
 {
-    return b->n + extra <= b->cap ? 0 : sb_grow(b, extra);
-}
-
-static inline void sb_mem(struct sbuf *b, const char *s, size_t n)
-{
-    if (sb_reserve(b, n) == 0) {
-        memcpy(b->p + b->n, s, n);
-        b->n += n;
-    }
-}
-
-static inline void sb_char(struct sbuf *b, char c)
-{
-    if (sb_reserve(b, 1) == 0)
-        b->p[b->n++] = c;
+    sb_reserve(b, 1);
+    b->s[b->n++] = c;
 }
 
 /* A row is written under two reservations, put_head's and put_rest's, of
  * ROW_RESERVE bytes each: enough for every cell but the strings, which reserve
  * their own length plus ROW_RESERVE again (sb_text). So the number cells and
- * separators (the bulk of a row) append unchecked: u_char, u_mem. After a
- * failed reservation (oom latched) nothing more is written than fits. */
+ * separators (the bulk of a row) append unchecked: u_char, u_mem. */
 #define ROW_RESERVE ((size_t)(TRACE_CSV_NCOLS + TRACE_CSV_NSLACK + 2) * (PY_REPR_MAX + 1) + 2)
 
-static inline void u_char(struct sbuf *b, char c) { b->p[b->n++] = c; }
+static inline void u_char(struct strbuf *b, char c) { b->s[b->n++] = c; }
 
-static inline void u_mem(struct sbuf *b, const char *s, size_t n)
+static inline void u_mem(struct strbuf *b, const char *s, size_t n)
 {
-    memcpy(b->p + b->n, s, n);
+    memcpy(b->s + b->n, s, n);
     b->n += n;
 }
 
 /* A string's n bytes, keeping the row's reservation. */
-static inline void sb_text(struct sbuf *b, const char *s, size_t n)
+static inline void sb_text(struct strbuf *b, const char *s, size_t n)
 {
-    if (sb_reserve(b, n + ROW_RESERVE) == 0)
-        u_mem(b, s, n);
+    sb_reserve(b, n + ROW_RESERVE);
+    u_mem(b, s, n);
 }
 
 /* Python's QUOTE_MINIMAL: quote iff the field holds the delimiter, the quote
  * character or a line-terminator character; double embedded quotes. */
-static void sb_quoted(struct sbuf *b, const char *s)
+static void sb_quoted(struct strbuf *b, const char *s)
 {
-    if (sb_reserve(b, 2 * strlen(s) + 2 + ROW_RESERVE) != 0)
-        return;   /* the worst case (every byte a quote) fits: the appends below never grow */
+    sb_reserve(b, 2 * strlen(s) + 2 + ROW_RESERVE);   /* the worst case (every byte a quote): the appends below never grow */
     sb_char(b, '"');
     for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
         sb_mem(b, s, (size_t)(q - s) + 1);
@@ -111,7 +84,7 @@ static inline bool csv_plain_at(unsigned char c) { return c != 0 && c != ',' && 
 
 /* A field of any origin: one pass finds its length and whether it is plain
  * (the common case: short names such as a DVFS policy). */
-static void sb_field(struct sbuf *b, const char *s)
+static void sb_field(struct strbuf *b, const char *s)
 {
     size_t n = 0;
     while (csv_plain_at((unsigned char)s[n]))
@@ -123,7 +96,7 @@ static void sb_field(struct sbuf *b, const char *s)
 }
 
 /* An op's string field: a sealed one (traces/opstr.h) is copied unscanned. */
-static inline void sb_opstr(struct sbuf *b, const char *s)
+static inline void sb_opstr(struct strbuf *b, const char *s)
 {
     size_t n;
     bool quoted;
@@ -131,15 +104,16 @@ static inline void sb_opstr(struct sbuf *b, const char *s)
         sb_field(b, s);
     } else if (!quoted) {
         sb_text(b, s, n);
-    } else if (sb_reserve(b, n + 2 + ROW_RESERVE) == 0) {
-        b->p[b->n] = '"';
-        memcpy(b->p + b->n + 1, s, n);
-        b->p[b->n + 1 + n] = '"';
+    } else {
+        sb_reserve(b, n + 2 + ROW_RESERVE);
+        b->s[b->n] = '"';
+        memcpy(b->s + b->n + 1, s, n);
+        b->s[b->n + 1 + n] = '"';
         b->n += n + 2;
     }
 }
 
-static void sb_i64(struct sbuf *b, int64_t v)
+static void sb_i64(struct strbuf *b, int64_t v)
 {
     if ((uint64_t)v < 10) {   /* one digit: zeros fill many columns */
         u_char(b, (char)('0' + v));
@@ -148,14 +122,14 @@ static void sb_i64(struct sbuf *b, int64_t v)
     /* Work in unsigned so INT64_MIN negates without overflow. */
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     size_t len = (size_t)(v < 0) + (size_t)u64_ndigits(u);
-    char *s = u64_put_digits(u, b->p + b->n + len);   /* digits straight into place */
+    char *s = u64_put_digits(u, b->s + b->n + len);   /* digits straight into place */
     if (v < 0)
         s[-1] = '-';
     b->n += len;
 }
 
 /* Float cells, as Python repr. */
-static void sb_repr(struct sbuf *b, double x)
+static void sb_repr(struct strbuf *b, double x)
 {
     /* Integral values below 2^53 print as Python does, "N.0", exactly. */
     if (fabs(x) < 9007199254740992.0 && x == (double)(int64_t)x && !(x == 0 && signbit(x))) {
@@ -163,14 +137,14 @@ static void sb_repr(struct sbuf *b, double x)
         u_mem(b, ".0", 2);
         return;
     }
-    b->n += py_repr_fmt(x, b->p + b->n);
+    b->n += py_repr_fmt(x, b->s + b->n);
 }
 
 static int64_t compute_ns(const struct op *op) { return op->sa_ns > op->vu_ns ? op->sa_ns : op->vu_ns; }
 
 /* Energies are the int 0 until the energy pass has run (the reference keeps
  * the int default), then Python floats. */
-static void sb_energy(struct sbuf *b, const struct op *op, double v)
+static void sb_energy(struct strbuf *b, const struct op *op, double v)
 {
     if (op->energy_done)
         sb_repr(b, v);
@@ -180,7 +154,7 @@ static void sb_energy(struct sbuf *b, const struct op *op, double v)
 
 /* Power = energy / exe * 1e9 in that order (same rounding as the reference);
  * the reference's sentinel for a zero-time op is the int -1. */
-static void sb_power(struct sbuf *b, const struct op *op, double energy_J)
+static void sb_power(struct strbuf *b, const struct op *op, double energy_J)
 {
     if (op->exe_ns == 0)
         u_mem(b, "-1", 2);
@@ -219,7 +193,7 @@ static inline enum cell_group group_of(enum col c)
 /* Writes column c of op when it is in no per-component block (G_SINGLE).
  * Always inlined: put_head calls it for each head column in an unrolled
  * loop, so the switch folds away and the head is straight-line code. */
-static inline __attribute__((always_inline)) void put_single_cell(struct sbuf *b, const struct op *op,
+static inline __attribute__((always_inline)) void put_single_cell(struct strbuf *b, const struct op *op,
                                                                  enum col c)
 {
     bool base = op->stats_kind == STATS_BASE;
@@ -289,7 +263,7 @@ static inline __attribute__((always_inline)) void put_single_cell(struct sbuf *b
 /* Writes column c of op, in group g. Stats cells the op's statistics class
  * lacks are "". Always inlined: a loop over constant columns unrolls to
  * each cell's own code (group_of); put_cell is the dispatching call. */
-static inline __attribute__((always_inline)) void put_cell_in(struct sbuf *b, const struct op *op, enum col c,
+static inline __attribute__((always_inline)) void put_cell_in(struct strbuf *b, const struct op *op, enum col c,
                                                              enum cell_group g)
 {
     switch (g) {
@@ -318,23 +292,22 @@ static inline __attribute__((always_inline)) void put_cell_in(struct sbuf *b, co
     }
 }
 
-static void put_cell(struct sbuf *b, const struct op *op, enum col c)
+static void put_cell(struct strbuf *b, const struct op *op, enum col c)
 {
     put_cell_in(b, op, c, (enum cell_group)col_group[c]);
 }
 
-static int flush_row(struct sbuf *b, FILE *f, struct npu_err *e)
+static int flush_row(struct strbuf *b, FILE *f, struct npu_err *e)
 {
-    if (b->oom)
-        return npu_errf(e, "writing CSV: out of memory");
-    if (fwrite(b->p, 1, b->n, f) != b->n)
+    if (fwrite(b->s, 1, b->n, f) != b->n)
         return npu_errf(e, "writing CSV: %s", strerror(errno));
     b->n = 0;
     return 0;
 }
 
-static void build_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
+static void build_header(struct strbuf *b, bool phase_column, bool group_column, bool slack)
 {
+    *b = STRBUF_GROWING;
     for (int c = 0; c < TRACE_CSV_NCOLS; c++) {
         if (c)
             sb_char(b, ',');
@@ -358,7 +331,7 @@ static void build_header(struct sbuf *b, bool phase_column, bool group_column, b
 /* The header line of each (phase, group, slack) combination, built once per
  * process (with col_group): a sweep writes thousands of files with the same
  * few headers. */
-static struct sbuf headers[8];
+static struct strbuf headers[8];
 /* pthread_once rather than C11 call_once: ThreadSanitizer sees its ordering
  * (glibc's call_once reaches it through an internal, unintercepted call). */
 static pthread_once_t headers_once = PTHREAD_ONCE_INIT;
@@ -370,14 +343,11 @@ static void build_headers(void)
     build_col_groups();
 }
 
-static void put_header(struct sbuf *b, bool phase_column, bool group_column, bool slack)
+static void put_header(struct strbuf *b, bool phase_column, bool group_column, bool slack)
 {
     pthread_once(&headers_once, build_headers);
-    const struct sbuf *h = &headers[phase_column | (phase_column && group_column) << 1 | slack << 2];
-    if (h->oom)
-        b->oom = 1;
-    else
-        sb_mem(b, h->p, h->n);
+    const struct strbuf *h = &headers[phase_column | (phase_column && group_column) << 1 | slack << 2];
+    sb_mem(b, h->s, h->n);
 }
 
 /* The power columns of a row (C_DVFS_POL_SA to the end, then the slack
@@ -466,7 +436,7 @@ _Static_assert(C_DVFS_F_ICI + 1 - C_DVFS_POL_SA == 3 * NUM_COMP && TRACE_CSV_NCO
 
 /* Block 0: C_DVFS_POL_SA to C_DVFS_F_ICI; block 1: C_DVFS_SCALE_SA to the
  * last column. Each cell after its comma. */
-static void put_dvfs_cells(struct sbuf *b, const struct op *op, int block)
+static void put_dvfs_cells(struct strbuf *b, const struct op *op, int block)
 {
     static const int first[2] = { C_DVFS_POL_SA, C_DVFS_SCALE_SA }, end[2] = { C_DVFS_F_ICI + 1, TRACE_CSV_NCOLS };
     struct dvfs_text *m = &last_dvfs;
@@ -484,8 +454,8 @@ static void put_dvfs_cells(struct sbuf *b, const struct op *op, int block)
         put_cell(b, op, (enum col)c);
     }
     size_t len = b->n - at;
-    if (len <= DVFS_TEXT_MAX && !b->oom) {
-        memcpy(m->text[block], b->p + at, len);
+    if (len <= DVFS_TEXT_MAX) {
+        memcpy(m->text[block], b->s + at, len);
         m->len[block] = (uint16_t)len;
         m->valid[block] = true;
     }
@@ -493,7 +463,7 @@ static void put_dvfs_cells(struct sbuf *b, const struct op *op, int block)
 
 /* The tail's cells, each after its comma. Ops without slack (never through
  * the energy stage) write zeros there. */
-static void put_tail_cells(struct sbuf *b, const struct op *op, bool slack)
+static void put_tail_cells(struct strbuf *b, const struct op *op, bool slack)
 {
     put_dvfs_cells(b, op, 0);
 #pragma GCC unroll 64
@@ -512,7 +482,7 @@ static void put_tail_cells(struct sbuf *b, const struct op *op, bool slack)
     }
 }
 
-static void put_tail(struct sbuf *b, const struct op *op, bool slack)
+static void put_tail(struct strbuf *b, const struct op *op, bool slack)
 {
     if (!tail_memo)
         tail_memo = tls_table_calloc(TAIL_MEMO_SLOTS * sizeof *tail_memo);
@@ -531,11 +501,11 @@ static void put_tail(struct sbuf *b, const struct op *op, bool slack)
     size_t at = b->n;
     put_tail_cells(b, op, slack);
     size_t len = b->n - at;
-    if (len <= TAIL_TEXT_MAX && !b->oom) {
+    if (len <= TAIL_TEXT_MAX) {
         s->hash = h;
         s->len = (uint32_t)len;
         s->key = k;
-        memcpy(s->text, b->p + at, len);
+        memcpy(s->text, b->s + at, len);
     }
 }
 
@@ -545,10 +515,9 @@ static void put_tail(struct sbuf *b, const struct op *op, bool slack)
 _Static_assert(C_DVFS_POL_SA < C_ACT_SA && C_DVFS_POL_SA < C_ST_SA && C_DVFS_POL_SA < C_DY_SA &&
                    C_DVFS_POL_SA < C_SETPM_SA && C_DVFS_POL_SA < C_DVFS_SCALE_SA,
                "the head holds no per-component block");
-static void put_head(struct sbuf *b, const struct op *op, size_t cell[HEAD_COLS])
+static void put_head(struct strbuf *b, const struct op *op, size_t cell[HEAD_COLS])
 {
-    if (sb_reserve(b, ROW_RESERVE) != 0)
-        return;   /* oom: latched, reported by flush_row */
+    sb_reserve(b, ROW_RESERVE);
     /* Every head column is a single one (no per-component block): unrolled,
      * each put_single_cell folds to its own cell's code. */
 #pragma GCC unroll 64
@@ -561,10 +530,9 @@ static void put_head(struct sbuf *b, const struct op *op, size_t cell[HEAD_COLS]
 }
 
 /* The rest of a row after its head: power columns, slack, phase, group, CRLF. */
-static void put_rest(struct sbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
+static void put_rest(struct strbuf *b, const struct op *op, bool phase_column, bool group_column, bool slack)
 {
-    if (sb_reserve(b, ROW_RESERVE) != 0)
-        return;
+    sb_reserve(b, ROW_RESERVE);
     put_tail(b, op, slack);
     if (phase_column) {
         u_char(b, ',');
@@ -610,11 +578,10 @@ static bool same_untimed(const struct op *a, const struct op *b)
 /* op's head from src, the head text of an op with the same untimed cells
  * (cell: where src's cells start, end: where its head ends): runs of untimed
  * cells copied, timed cells formatted. */
-static void copy_head(struct sbuf *b, const struct op *op, const char *src, const size_t cell[HEAD_COLS],
+static void copy_head(struct strbuf *b, const struct op *op, const char *src, const size_t cell[HEAD_COLS],
                       size_t end)
 {
-    if (sb_reserve(b, ROW_RESERVE + (end - cell[0])) != 0)
-        return;
+    sb_reserve(b, ROW_RESERVE + (end - cell[0]));
     for (int c = 0; c < HEAD_COLS;) {
         if (c)
             u_char(b, ',');
@@ -640,11 +607,12 @@ static void copy_head(struct sbuf *b, const struct op *op, const char *src, cons
 int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const struct trace_csv_opts *o,
                          int n, struct npu_err *e)
 {
-    struct sbuf out[TRACE_CSV_MAX_OUTPUTS];
+    struct strbuf out[TRACE_CSV_MAX_OUTPUTS];
     bool groups[TRACE_CSV_MAX_OUTPUTS], slack[TRACE_CSV_MAX_OUTPUTS];
     if (n < 1 || n > TRACE_CSV_MAX_OUTPUTS)
         return npu_errf(e, "writing CSV: %d outputs (1 to %d)", n, TRACE_CSV_MAX_OUTPUTS);
-    memset(out, 0, sizeof out);
+    for (int k = 0; k < TRACE_CSV_MAX_OUTPUTS; k++)
+        out[k] = STRBUF_GROWING;
     size_t rows = 0;
     for (int k = 0; k < n; k++) {
         bool g = false, any_slack = false;
@@ -673,17 +641,17 @@ int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const str
                 continue;
             if (row >= 0 && t[row] == t[k] && o[row].phase_column == o[k].phase_column &&
                 slack[row] == slack[k] && groups[row] == groups[k]) {
-                sb_mem(&out[k], out[row].p + row_at, row_len);
+                sb_mem(&out[k], out[row].s + row_at, row_len);
                 continue;
             }
             size_t at = out[k].n;
             if (head >= 0 && t[head] == t[k]) {
-                sb_mem(&out[k], out[head].p + cell[0], head_end - cell[0]);
+                sb_mem(&out[k], out[head].s + cell[0], head_end - cell[0]);
             } else if (head >= 0 && same_untimed(&t[head]->ops[i], op)) {
-                copy_head(&out[k], op, out[head].p, cell, head_end);
+                copy_head(&out[k], op, out[head].s, cell, head_end);
             } else {
                 put_head(&out[k], op, cell);
-                head = out[k].oom ? -1 : k;   /* out of memory: cell[] unset, nothing to copy */
+                head = k;
                 head_end = out[k].n;
             }
             put_rest(&out[k], op, o[k].phase_column, groups[k], slack[k]);
@@ -700,7 +668,7 @@ int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const str
             rc = flush_row(&out[k], f[k], e);
         if (rc == 0 && fflush(f[k]) != 0)
             rc = npu_errf(e, "writing CSV: %s", strerror(errno));
-        free(out[k].p);
+        free(out[k].s);
     }
     return rc;
 }

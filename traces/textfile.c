@@ -1,0 +1,42 @@
+/* textfile.c — whole files into memory (see textfile.h). Main data
+ * structure: a growing strbuf, filled 64 KiB at a time. */
+#include "traces/textfile.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "traces/strbuf.h"
+
+char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e)
+{
+    struct strbuf b = STRBUF_GROWING;
+    size_t got;
+    do {
+        strbuf_reserve(&b, 1 << 16);
+        got = fread(b.s + b.n, 1, 1 << 16, f);
+        b.n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        npu_errf(e, "%s: read error: %s", name, strerror(errno));
+        free(b.s);
+        return NULL;
+    }
+    b.s[b.n] = '\0';   /* strbuf_reserve kept room for it */
+    *len = b.n;
+    return b.s;
+}
+
+char *text_read_file(const char *path, size_t *len, struct npu_err *e)
+{
+    bool in = !strcmp(path, "-");
+    errno = 0;
+    FILE *f = in ? stdin : fopen(path, "rb");
+    if (!f) {
+        npu_errf(e, "%s: cannot open: %s", path, errno ? strerror(errno) : "unknown reason");
+        return NULL;
+    }
+    char *s = text_read_stream(f, path, len, e);
+    if (!in)
+        fclose(f);
+    return s;
+}

@@ -1,0 +1,22 @@
+/* textfile.h — a whole text file or stream read into memory, the one way
+ * every reader of ours does it (configs, strategies, sweep specs, suite
+ * files, statistics files). Traces have their own reader (gzip, line by
+ * line: traces/trace_csv.h).
+ *
+ * Messages name the file: "<path>: cannot open: <reason>", "<path>: read
+ * error: <reason>", "<path>: out of memory". */
+#ifndef NPUSIM_TEXTFILE_H
+#define NPUSIM_TEXTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "traces/err.h"
+
+/* The rest of stream f as a NUL-terminated malloc'ed string (*len bytes, a
+ * NUL byte inside included); NULL with e. name: for messages. */
+char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e);
+/* The same for the file at path ("-": standard input). */
+char *text_read_file(const char *path, size_t *len, struct npu_err *e);
+
+#endif
