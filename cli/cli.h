@@ -97,9 +97,6 @@ int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
-/* The checks npusim fleet makes of a fleet file before it simulates (every
- * key and deployment; messages on stderr): 0 or exit status 2. */
-int fleet_file_check(const cJSON *j, const char *file);
 int cmd_energy(int argc, char **argv);
 /* npusim energy taking the sweeps' statistics from in and handing its own
  * to out (each may be NULL; study/results.h), for a suite. */

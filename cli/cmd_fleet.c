@@ -1,27 +1,12 @@
-/* cmd_fleet.c — `npusim fleet FLEET.json`: annual energy and carbon of a fleet.
- *
- * Each deployment of the fleet file names a model, a chip, a chip count, a
- * parallelism (or "best": the enumerated configuration with the highest
- * throughput), a batch, a load and its site (carbon intensity, PUE, lifetime,
- * power-gating strategy). The deployment is simulated once (opsgen, chipsim,
- * energy pass), its capacity and active power taken from the family's
- * capacity hook, then power/fleet.c turns load into duty cycle, power,
- * energy and carbon. Output: a table on stdout, fleet.csv and fleet.json.
- * Main data structure: struct deployment (parsed entry + results). */
-#include <math.h>
+/* cmd_fleet.c — `npusim fleet FLEET.json`: annual energy and carbon of a
+ * fleet (the fleet stage, study/fleet_stage.h). Output: a table on stdout,
+ * fleet.csv and fleet.json. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "chipsim/chipsim.h"
 #include "cli/cli.h"
-#include "study/family.h"
-#include "power/carbon.h"
-#include "power/energy.h"
-#include "power/fleet.h"
-#include "power/pg.h"
-#include "traces/atomic.h"
-#include "traces/json_strict.h"
+#include "study/fleet_stage.h"
 
 static const char fleet_help[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME]\n"
@@ -39,397 +24,7 @@ static const char fleet_help[] =
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
-/* Site and policy settings a deployment inherits from "defaults". */
-struct site {
-    double pue, ci, lifetime;
-    char pg[128], dvfs[32];
-};
-
-struct deployment {
-    char name[128], model[256], chip[256];
-    int64_t num_chips, batch, replicas;
-    bool best;
-    struct parallel_cfg par;
-    double load;              /* units/s, or -1 */
-    char load_unit[32];       /* "tokens", "requests", "iterations" */
-    double duty;
-    struct site site;
-    /* results */
-    struct family_capacity cap;
-    char pstr[128];
-    double idle_W, embodied_kg;
-    struct fleet_out out;
-};
-
-static int field_err(const char *file, int i, const char *field, const char *what)
-{
-    fprintf(stderr, "npusim fleet: %s: deployments[%d] field \"%s\": expected %s\n", file, i, field, what);
-    return EXIT_USAGE;
-}
-
-static int get_num(const cJSON *o, const char *key, double *v, bool positive, double lo, double hi)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!x)
-        return 0;
-    if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < lo || x->valuedouble > hi ||
-        (positive && !(x->valuedouble > 0)))
-        return -1;
-    *v = x->valuedouble;
-    return 1;
-}
-
-static int get_str(const cJSON *o, const char *key, char *buf, size_t n)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!x)
-        return 0;
-    if (!cJSON_IsString(x) || strlen(x->valuestring) >= n)
-        return -1;
-    snprintf(buf, n, "%s", x->valuestring);
-    return 1;
-}
-
-/* Site fields of a defaults object or a deployment. */
-static int parse_site(const cJSON *o, struct site *s, const char **bad)
-{
-    if (get_num(o, "pue", &s->pue, false, 1.0, 100) < 0) return *bad = "pue: a number >= 1", -1;
-    if (get_num(o, "carbon_intensity_kgCO2_per_kWh", &s->ci, false, 0, 100) < 0)
-        return *bad = "carbon_intensity_kgCO2_per_kWh: a number >= 0", -1;
-    if (get_num(o, "lifetime_years", &s->lifetime, true, 0, 1000) < 0)
-        return *bad = "lifetime_years: a positive number", -1;
-    if (get_str(o, "pg", s->pg, sizeof s->pg) < 0) return *bad = "pg: a strategy name or file", -1;
-    if (get_str(o, "dvfs", s->dvfs, sizeof s->dvfs) < 0) return *bad = "dvfs: \"None\" or \"Ideal\"", -1;
-    return 0;
-}
-
-/* The keys each object of a fleet file may hold (docs/fleet.md). */
-#define SITE_KEYS "pue", "carbon_intensity_kgCO2_per_kWh", "lifetime_years", "pg", "dvfs"
-static const char *const top_keys[] = { "defaults", "deployments" };
-static const char *const site_keys[] = { SITE_KEYS };
-static const char *const deployment_keys[] = {
-    "name", "model", "chip", "num_chips", "batch_size", "replicas", "parallelism", "load", SITE_KEYS,
-};
-static const char *const parallelism_keys[] = { "dp", "tp", "pp", "ep", "dp_dcn", "pp_dcn" };
-static const char *const load_keys[] = { "tokens_per_sec", "requests_per_sec", "iterations_per_sec", "duty_cycle" };
-#define KEYS(a) a, sizeof a / sizeof a[0]
-
-/* An unknown key in object o (named `where` in the message): exit 2. */
-static int unknown_key(const char *file, const char *where, const cJSON *o, const char *const *known, size_t n)
-{
-    char hint[300];
-    const char *k = cJSON_IsObject(o) ? json_unknown_key(o, known, n, hint, sizeof hint) : NULL;
-    if (!k)
-        return 0;
-    fprintf(stderr, "npusim fleet: %s: %sunknown key \"%s\"%s\n", file, where, k, hint);
-    return EXIT_USAGE;
-}
-
-static int parse_deployment(const char *file, int i, const cJSON *o, const struct site *dflt,
-                            struct deployment *d)
-{
-    char where[64];
-    snprintf(where, sizeof where, "deployments[%d]: ", i);
-    if (unknown_key(file, where, o, KEYS(deployment_keys)))
-        return EXIT_USAGE;
-    snprintf(where, sizeof where, "deployments[%d].parallelism: ", i);
-    if (unknown_key(file, where, cJSON_GetObjectItemCaseSensitive(o, "parallelism"), KEYS(parallelism_keys)))
-        return EXIT_USAGE;
-    snprintf(where, sizeof where, "deployments[%d].load: ", i);
-    if (unknown_key(file, where, cJSON_GetObjectItemCaseSensitive(o, "load"), KEYS(load_keys)))
-        return EXIT_USAGE;
-    memset(d, 0, sizeof *d);
-    d->site = *dflt;
-    d->replicas = 1;
-    d->load = -1;
-    d->duty = 1.0;
-    d->best = true;
-    if (!cJSON_IsObject(o))
-        return field_err(file, i, "(entry)", "an object");
-    if (get_str(o, "model", d->model, sizeof d->model) <= 0)
-        return field_err(file, i, "model", "a model name or path");
-    if (get_str(o, "chip", d->chip, sizeof d->chip) <= 0)
-        return field_err(file, i, "chip", "a chip name or path");
-    if (get_str(o, "name", d->name, sizeof d->name) < 0)
-        return field_err(file, i, "name", "a string");
-    if (!d->name[0])
-        snprintf(d->name, sizeof d->name, "%.60s@%.60s", d->model, d->chip);
-    double v = 1;
-    if (get_num(o, "num_chips", &v, true, 1, 1e9) < 0 || v != floor(v))
-        return field_err(file, i, "num_chips", "a positive integer");
-    d->num_chips = (int64_t)v;
-    v = 0;
-    if (get_num(o, "batch_size", &v, true, 1, 1e12) < 0 || v != floor(v))
-        return field_err(file, i, "batch_size", "a positive integer");
-    d->batch = (int64_t)v;
-    v = 1;
-    if (get_num(o, "replicas", &v, true, 1, 1e12) < 0 || v != floor(v))
-        return field_err(file, i, "replicas", "a positive integer");
-    d->replicas = (int64_t)v;
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "parallelism");
-    if (p && !(cJSON_IsString(p) && !strcmp(p->valuestring, "best"))) {
-        if (!cJSON_IsObject(p))
-            return field_err(file, i, "parallelism", "\"best\" or an object of degrees (dp, tp, pp, ep, dp_dcn, pp_dcn)");
-        d->best = false;
-        struct { const char *k; int64_t *v; } deg[] = {
-            { "dp", &d->par.dp }, { "tp", &d->par.tp }, { "pp", &d->par.pp }, { "ep", &d->par.ep },
-            { "dp_dcn", &d->par.dp_dcn }, { "pp_dcn", &d->par.pp_dcn },
-        };
-        for (size_t k = 0; k < sizeof deg / sizeof deg[0]; k++) {
-            double x = 1;
-            if (get_num(p, deg[k].k, &x, true, 1, 1e9) < 0 || x != floor(x))
-                return field_err(file, i, "parallelism", "positive integer degrees");
-            *deg[k].v = (int64_t)x;
-        }
-        d->par.tp_dcn = d->par.ep_dcn = 1;
-        d->par.num_chips = d->num_chips;
-    }
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "load");
-    if (l) {
-        static const struct { const char *key, *unit; } loads[] = {
-            { "tokens_per_sec", "tokens" }, { "requests_per_sec", "requests" },
-            { "iterations_per_sec", "iterations" },
-        };
-        int found = 0;
-        for (size_t k = 0; k < sizeof loads / sizeof loads[0]; k++) {
-            int r = get_num(l, loads[k].key, &d->load, false, 0, 1e18);
-            if (r < 0)
-                return field_err(file, i, "load", "a non-negative rate");
-            if (r > 0) {
-                snprintf(d->load_unit, sizeof d->load_unit, "%s", loads[k].unit);
-                found++;
-            }
-        }
-        int r = get_num(l, "duty_cycle", &d->duty, false, 0, 1);
-        if (r < 0)
-            return field_err(file, i, "load", "duty_cycle in [0, 1]");
-        found += r;
-        if (!cJSON_IsObject(l) || found != 1)
-            return field_err(file, i, "load",
-                             "an object with exactly one of tokens_per_sec, requests_per_sec, "
-                             "iterations_per_sec, duty_cycle");
-    }
-    const char *bad = NULL;
-    if (parse_site(o, &d->site, &bad))
-        return field_err(file, i, bad, "valid");
-    return 0;
-}
-
-/* Simulates one candidate configuration; fills d->cap. */
-static int simulate(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
-                    const struct pg_strategy *pg, int dvfs, struct family_capacity *cap, struct npu_err *e)
-{
-    struct trace t;
-    trace_init(&t);
-    int rc = pipeline_run(fam, c, prof, false, &t, e) ||
-             power_energy_pass(&t, &c->chip, pg, dvfs, prof, e) || fam->capacity(c, prof, &t, cap, e);
-    trace_free(&t);
-    return rc ? -1 : 0;
-}
-
-static int evaluate(const char *configs, const struct profile *prof, struct deployment *d,
-                    struct npu_err *e)
-{
-    struct config_request r = { configs, d->model, d->chip, NULL, NULL, 0 };
-    struct loaded_config base;
-    if (config_load(&r, &base, e)) {
-        config_free(&base);
-        return -1;
-    }
-    base.strict = !d->best;
-    const struct family *fam = family_find(&base.model, "inference");
-    int rc = -1;
-    struct pg_strategy pg;
-    enum dvfs_policy dvfs;
-    if (!fam || !fam->capacity || !fam->enumerate) {
-        npu_errf(e, "model \"%s\" (model_type \"%s\"): no inference family to deploy", d->model,
-                 base.model.model_type);
-        goto out;
-    }
-    if (pg_strategy_lookup(d->site.pg, configs, prof, &pg, e) || dvfs_policy_parse(d->site.dvfs, &dvfs, e))
-        goto out;
-    if (fam->adjust)
-        fam->adjust(&base);
-    int64_t gbs = d->batch ? d->batch : base.model.global_batch_size;
-    d->idle_W = carbon_idle_power_W(&base.chip, strcmp(pg.name, "NoPG") != 0) * (double)d->num_chips;
-    d->embodied_kg = base.chip.embodied_carbon_kgCO2;
-    struct parallel_cfg *cands = NULL;
-    size_t n = 0;
-    if (d->best) {
-        if (fam->enumerate(&base, d->num_chips, &cands, &n, e))
-            goto out;
-    } else {
-        cands = malloc(sizeof *cands);
-        cands[0] = d->par;
-        n = 1;
-    }
-    bool found = false;
-    char why[256] = "";
-    for (size_t k = 0; k < n; k++) {
-        struct loaded_config c = base;
-        struct family_capacity cap;
-        struct npu_err e2;
-        if (!fam->prepare(&c, &cands[k], gbs, prof, why, sizeof why))
-            continue;
-        if (simulate(fam, &c, prof, &pg, dvfs, &cap, d->best ? &e2 : e)) {
-            if (!d->best) {
-                free(cands);
-                goto out;
-            }
-            continue;
-        }
-        if (!found || cap.units_per_sec > d->cap.units_per_sec) {
-            d->cap = cap;
-            fam->pstr(&cands[k], gbs, d->pstr, sizeof d->pstr);
-            found = true;
-        }
-    }
-    free(cands);
-    if (!found) {
-        npu_errf(e, "no valid configuration of %s on %lld x %s with batch %lld%s%s", d->model,
-                 (long long)d->num_chips, d->chip, (long long)gbs, why[0] ? ": " : "", why);
-        goto out;
-    }
-    /* A request of an LLM yields output_seqlen tokens. */
-    double load = d->load;
-    if (load >= 0 && strcmp(d->load_unit, "requests") == 0 && !strcmp(d->cap.unit, "output tokens"))
-        load *= (double)base.model.output_seqlen;
-    else if (load >= 0 && strncmp(d->cap.unit, d->load_unit, strlen(d->load_unit)) != 0 &&
-             !(strcmp(d->load_unit, "tokens") == 0 && !strcmp(d->cap.unit, "output tokens"))) {
-        npu_errf(e, "load in %s per second, but %s is measured in %s", d->load_unit, d->model,
-                 d->cap.unit);
-        goto out;
-    }
-    struct fleet_in in = { d->cap.units_per_sec, d->cap.active_power_W, d->idle_W, d->num_chips,
-                           d->replicas, load, d->duty, d->site.pue, d->site.ci, d->site.lifetime,
-                           d->embodied_kg };
-    fleet_estimate(&in, &d->out);
-    rc = 0;
-out:
-    config_free(&base);
-    return rc;
-}
-
-static void print_table(const struct deployment *d, int n, const struct fleet_out *tot)
-{
-    printf("%-24s %-10s %-40s %8s %6s %12s %12s %10s %10s %10s\n", "deployment", "chip",
-           "configuration", "chips", "util", "avg power kW", "energy MWh/y", "op tCO2e", "emb tCO2e",
-           "tCO2e/y");
-    for (int i = 0; i < n; i++)
-        printf("%-24.24s %-10.10s %-40.40s %8lld %5.1f%% %12.3f %12.3f %10.3f %10.3f %10.3f%s\n",
-               d[i].name, d[i].chip, d[i].pstr, (long long)(d[i].num_chips * d[i].replicas),
-               100 * d[i].out.utilisation, d[i].out.avg_power_W / 1e3, d[i].out.annual_energy_MWh,
-               d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e,
-               d[i].out.overloaded ? "  (overloaded)" : "");
-    printf("%-24s %-10s %-40s %8s %6s %12.3f %12.3f %10.3f %10.3f %10.3f\n", "total", "", "", "", "",
-           tot->avg_power_W / 1e3, tot->annual_energy_MWh, tot->operational_tCO2e, tot->embodied_tCO2e,
-           tot->total_tCO2e);
-}
-
-static char *csv_text(const struct deployment *d, int n, const struct fleet_out *tot)
-{
-    size_t cap = 512 + (size_t)n * 512;
-    char *s = malloc(cap);
-    size_t k = (size_t)snprintf(s, cap,
-        "deployment,model,chip,configuration,chips,replicas,capacity_per_s,capacity_unit,"
-        "utilisation,overloaded,replicas_needed,active_power_W,idle_power_W,avg_power_W,"
-        "annual_energy_MWh,operational_tCO2e,embodied_tCO2e,total_tCO2e\r\n");
-    for (int i = 0; i < n; i++)
-        k += (size_t)snprintf(s + k, cap - k,
-            "\"%s\",%s,%s,%s,%lld,%lld,%.6g,%s,%.6g,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\r\n",
-            d[i].name, d[i].model, d[i].chip, d[i].pstr, (long long)d[i].num_chips,
-            (long long)d[i].replicas, d[i].cap.units_per_sec, d[i].cap.unit, d[i].out.utilisation,
-            d[i].out.overloaded ? "true" : "false", (long long)d[i].out.replicas_needed,
-            d[i].cap.active_power_W, d[i].idle_W, d[i].out.avg_power_W, d[i].out.annual_energy_MWh,
-            d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e);
-    snprintf(s + k, cap - k, "total,,,,,,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g\r\n", tot->avg_power_W,
-             tot->annual_energy_MWh, tot->operational_tCO2e, tot->embodied_tCO2e, tot->total_tCO2e);
-    return s;
-}
-
-static cJSON *json_out(const struct deployment *d, int n, const struct fleet_out *tot)
-{
-    cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "deployments");
-    for (int i = 0; i < n; i++) {
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "name", d[i].name);
-        cJSON_AddStringToObject(x, "model", d[i].model);
-        cJSON_AddStringToObject(x, "chip", d[i].chip);
-        cJSON_AddStringToObject(x, "configuration", d[i].pstr);
-        json_add_i64(x, "num_chips", d[i].num_chips);
-        json_add_i64(x, "replicas", d[i].replicas);
-        json_add_f64(x, "capacity_per_s", d[i].cap.units_per_sec);
-        cJSON_AddStringToObject(x, "capacity_unit", d[i].cap.unit);
-        json_add_f64(x, "utilisation", d[i].out.utilisation);
-        cJSON_AddBoolToObject(x, "overloaded", d[i].out.overloaded);
-        json_add_i64(x, "replicas_needed", d[i].out.replicas_needed);
-        json_add_f64(x, "active_power_W", d[i].cap.active_power_W);
-        json_add_f64(x, "idle_power_W", d[i].idle_W);
-        json_add_f64(x, "avg_power_W", d[i].out.avg_power_W);
-        json_add_f64(x, "pue", d[i].site.pue);
-        json_add_f64(x, "carbon_intensity_kgCO2_per_kWh", d[i].site.ci);
-        json_add_f64(x, "lifetime_years", d[i].site.lifetime);
-        cJSON_AddStringToObject(x, "pg", d[i].site.pg);
-        cJSON_AddStringToObject(x, "dvfs", d[i].site.dvfs);
-        json_add_f64(x, "annual_energy_MWh", d[i].out.annual_energy_MWh);
-        json_add_f64(x, "operational_tCO2e", d[i].out.operational_tCO2e);
-        json_add_f64(x, "embodied_tCO2e", d[i].out.embodied_tCO2e);
-        json_add_f64(x, "total_tCO2e", d[i].out.total_tCO2e);
-        cJSON_AddItemToArray(a, x);
-    }
-    cJSON *t = cJSON_AddObjectToObject(o, "total");
-    json_add_f64(t, "avg_power_W", tot->avg_power_W);
-    json_add_f64(t, "annual_energy_MWh", tot->annual_energy_MWh);
-    json_add_f64(t, "operational_tCO2e", tot->operational_tCO2e);
-    json_add_f64(t, "embodied_tCO2e", tot->embodied_tCO2e);
-    json_add_f64(t, "total_tCO2e", tot->total_tCO2e);
-    return o;
-}
-
 enum { F_OUT = 1000, F_CONFIGS, F_PROFILE };
-
-/* Reads and checks a whole fleet file (every key, every deployment) before
- * anything is simulated; *d gets the deployments (malloc'ed). Exit status. */
-static int parse_fleet(const cJSON *j, const char *file, struct deployment **out, int *nout)
-{
-    struct site dflt = { 1.1, 0.5, 4.0, "NoPG", "None" };
-    const char *bad = NULL;
-    const cJSON *dj = cJSON_GetObjectItemCaseSensitive(j, "defaults");
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "deployments");
-    int rc = unknown_key(file, "", j, KEYS(top_keys)), n = cJSON_GetArraySize(list);
-    struct deployment *d = NULL;
-    if (!rc && dj && !cJSON_IsObject(dj))
-        rc = usage_error("fleet", "%s: field \"defaults\": expected an object", file);
-    if (!rc && dj)
-        rc = unknown_key(file, "defaults: ", dj, KEYS(site_keys));
-    if (rc)
-        ;
-    else if (dj && parse_site(dj, &dflt, &bad))
-        rc = usage_error("fleet", "%s: \"defaults\" field \"%s\"", file, bad);
-    else if (!cJSON_IsArray(list) || n == 0)
-        rc = usage_error("fleet", "%s: field \"deployments\": expected a non-empty list", file);
-    else if (!(d = calloc((size_t)n, sizeof *d)))
-        rc = usage_error("fleet", "out of memory");
-    /* Every deployment is read and checked before the first is simulated. */
-    for (int i = 0; i < n && !rc; i++)
-        rc = parse_deployment(file, i, cJSON_GetArrayItem(list, i), &dflt, &d[i]);
-    if (rc) {
-        free(d);
-        d = NULL;
-        n = 0;
-    }
-    *out = d;
-    *nout = n;
-    return rc;
-}
-
-int fleet_file_check(const cJSON *j, const char *file)
-{
-    struct deployment *d;
-    int n, rc = parse_fleet(j, file, &d, &n);
-    free(d);
-    return rc;
-}
 
 int cmd_fleet(int argc, char **argv)
 {
@@ -461,37 +56,31 @@ int cmd_fleet(int argc, char **argv)
     cJSON *j = config_read_json(file, &e);
     if (!j)
         return report_error("fleet", &e);
-    struct deployment *d = NULL;
+    struct fleet_deployment *d = NULL;
     int n = 0;
-    int rc = parse_fleet(j, file, &d, &n);
-    struct fleet_out tot = { 0 };
+    int rc = fleet_parse(j, file, &d, &n, &e) ? report_error("fleet", &e) : 0;
     for (int i = 0; i < n && !rc; i++) {
-        if (evaluate(configs, prof, &d[i], &e)) {
+        if (fleet_evaluate(configs, prof, &d[i], &e)) {
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);
             rc = EXIT_USAGE;
-        }
-        if (!rc) {
-            tot.avg_power_W += d[i].out.avg_power_W;
-            tot.annual_energy_MWh += d[i].out.annual_energy_MWh;
-            tot.operational_tCO2e += d[i].out.operational_tCO2e;
-            tot.embodied_tCO2e += d[i].out.embodied_tCO2e;
-            tot.total_tCO2e += d[i].out.total_tCO2e;
-            if (d[i].out.overloaded)
-                fprintf(stderr, "npusim fleet: warning: \"%s\" is overloaded: the load needs %lld replicas\n",
-                        d[i].name, (long long)d[i].out.replicas_needed);
+        } else if (d[i].out.overloaded) {
+            fprintf(stderr, "npusim fleet: warning: \"%s\" is overloaded: the load needs %lld replicas\n",
+                    d[i].name, (long long)d[i].out.replicas_needed);
         }
     }
+    struct fleet_out tot;
+    fleet_total(d, rc ? 0 : n, &tot);
     if (!rc) {
         struct output o[2];
         memset(o, 0, sizeof o);
         snprintf(o[0].path, sizeof o[0].path, "%s/fleet.csv", out);
-        o[0].text = csv_text(d, n, &tot);
-        cJSON *jo = json_out(d, n, &tot);
+        o[0].text = fleet_csv_text(d, n, &tot);
+        cJSON *jo = fleet_json(d, n, &tot);
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);
         o[1].text = json_text(jo);
         cJSON_Delete(jo);
         /* The table first: if it cannot reach the user, no file is written. */
-        print_table(d, n, &tot);
+        fleet_print_table(d, n, &tot, stdout);
         rc = stdout_flushed("fleet");
         if (rc) {
             free(o[0].text);

@@ -1,0 +1,66 @@
+/* fleet_stage.h — the fleet stage behind `npusim fleet` (docs/fleet.md):
+ * annual energy and carbon of a fleet of deployments.
+ *
+ * Each deployment of a fleet file names a model, a chip, a chip count, a
+ * parallelism (or "best": the enumerated configuration with the highest
+ * throughput), a batch, a load and its site (carbon intensity, PUE,
+ * lifetime, power-gating strategy). fleet_evaluate simulates it once
+ * (opsgen, chipsim, energy pass), takes its capacity and active power from
+ * the family's capacity hook, and power/fleet.c turns the load into duty
+ * cycle, power, energy and carbon.
+ *
+ * Main data structure: struct fleet_deployment (the parsed entry and its
+ * results). */
+#ifndef NPUSIM_STUDY_FLEET_STAGE_H
+#define NPUSIM_STUDY_FLEET_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "opsgen/sweep.h"
+#include "power/fleet.h"
+#include "study/family.h"
+#include "traces/err.h"
+#include "traces/profile.h"
+
+/* Site and policy settings a deployment inherits from "defaults". */
+struct fleet_site {
+    double pue, ci, lifetime;
+    char pg[128], dvfs[32];
+};
+
+struct fleet_deployment {
+    char name[128], model[256], chip[256];
+    int64_t num_chips, batch, replicas;
+    bool best;
+    struct parallel_cfg par;
+    double load;              /* units/s, or -1 */
+    char load_unit[32];       /* "tokens", "requests", "iterations" */
+    double duty;
+    struct fleet_site site;
+    /* results */
+    struct family_capacity cap;
+    char pstr[128];
+    double idle_W, embodied_kg;
+    struct fleet_out out;
+};
+
+/* Reads and checks a whole fleet file's tree j (every key, every
+ * deployment) before anything is simulated; *out gets the deployments
+ * (malloc'ed). 0, or -1 with e naming the file, the entry and the field. */
+int fleet_parse(const cJSON *j, const char *file, struct fleet_deployment **out, int *n, struct npu_err *e);
+/* Simulates deployment d and fills its results (configs: where to look for
+ * its model and chip, may be NULL). 0, or -1 with e. */
+int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet_deployment *d,
+                   struct npu_err *e);
+/* The fleet's totals of n evaluated deployments. */
+void fleet_total(const struct fleet_deployment *d, int n, struct fleet_out *tot);
+/* The outputs: a table, fleet.csv's text (malloc'ed), fleet.json's tree. */
+void fleet_print_table(const struct fleet_deployment *d, int n, const struct fleet_out *tot, FILE *f);
+char *fleet_csv_text(const struct fleet_deployment *d, int n, const struct fleet_out *tot);
+cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_out *tot);
+
+#endif

@@ -1,0 +1,42 @@
+/* slo_stage.h — the SLO stage behind `npusim slo` (power.md §9, §10): over a
+ * carbon results tree, per model (and LLM inference phase), the latency SLO
+ * from the TPUv5p reference configuration and, per SLO scale and chip
+ * version, the minimum-chip, throughput-, energy- and cost-optimal
+ * configurations (power/slo.h), as one JSON object per model and phase.
+ *
+ * Main data structure: struct slo_opts, the stage's parameters. */
+#ifndef NPUSIM_STUDY_SLO_STAGE_H
+#define NPUSIM_STUDY_SLO_STAGE_H
+
+#include <stdint.h>
+
+#include "traces/err.h"
+
+#define SLO_MAX_ITEMS 64
+
+struct slo_opts {
+    const char *results, *out, *workload;   /* results: .../carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u> */
+    char *models[SLO_MAX_ITEMS], *versions[SLO_MAX_ITEMS];
+    int nmodels, nversions;
+    int64_t scales[SLO_MAX_ITEMS];          /* SLO multiples */
+    int nscales;
+    int64_t max_chips, multiple;            /* chips considered at most; the 1x SLO in reference latencies */
+    char *bufs[3];                          /* the command line's copies the lists point into */
+};
+
+/* The analysis of one model and phase ("" for single-file workloads, else
+ * "prefill" or "decode"): its file's text (malloc'ed), or NULL when the
+ * model is skipped (warned on stderr: unknown class, no results, no
+ * reference configuration, a statistics file without a needed key). */
+char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase);
+
+/* What a run wrote. */
+struct slo_done {
+    int written, analyses;
+};
+/* Every analysis of o, written under o->out all together
+ * (<model>/<workload>[-<phase>].json); a skipped one writes nothing. 0, or
+ * -1 with e (nothing written). */
+int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e);
+
+#endif
