@@ -23,7 +23,7 @@
 #include "study/pipeline.h"
 #include "study/ordered_pool.h"
 #include "study/pyjson.h"
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 #include "study/results.h"
 #include "study/results_tree.h"
 #include "study/staging.h"

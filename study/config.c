@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "traces/json_strict.h"
+#include "traces/rawjson.h"
 
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
@@ -161,7 +162,7 @@ int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_e
         return npu_errf(e, "--set \"%s\": key too long", kv);
     memcpy(key, kv, kl);
     key[kl] = '\0';
-    cJSON *v = cJSON_Parse(eq + 1);
+    cJSON *v = rawjson_parse(eq + 1, strlen(eq + 1), JSON_NUMBERS_DOUBLE, NULL);   /* JSON, else text */
     if (!v)
         v = cJSON_CreateString(eq + 1);
     if (config_set_value(merged, sources, key, v, "--set", e)) {

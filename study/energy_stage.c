@@ -37,7 +37,7 @@
 #include "study/ordered_pool.h"
 #include "traces/strbuf.h"
 #include "study/pyjson.h"
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 #include "study/results.h"
 #include "study/results_tree.h"
 #include "traces/textfile.h"
@@ -145,7 +145,7 @@ static int read_inputs(const struct energy_opts *o, const struct job *jb, const 
     if (!text)
         return -1;
     int line = 0;
-    *j = rawjson_parse(text, len, true, &line);
+    *j = rawjson_parse(text, len, JSON_NUMBERS_PYTHON, &line);
     free(text);
     if (!*j)
         return npu_errf(e, "%s:%d: invalid JSON", json_in, line);

@@ -12,6 +12,7 @@
 #include "opsgen/diffusion.h"
 
 #include "study/fam_diffusion.h"
+#include "traces/rawjson.h"
 
 /* The nested sub-configs of the reference's GLIGENConfig with their class
  * defaults, in declaration order (the order json.dump prints them). */
@@ -83,7 +84,7 @@ static cJSON *gligen_sim_config(const struct loaded_config *c, const struct prof
     cJSON_DeleteItemFromObjectCaseSensitive(sim, "unet_config");
     cJSON_DeleteItemFromObjectCaseSensitive(sim, "grounding_input_config");
     cJSON_DeleteItemFromObjectCaseSensitive(sim, "output_dir");
-    cJSON *def = cJSON_Parse(nested_defaults), *it;
+    cJSON *def = rawjson_parse(nested_defaults, strlen(nested_defaults), JSON_NUMBERS_DOUBLE, NULL), *it;
     cJSON_ArrayForEach(it, def)
         cJSON_AddItemToObject(sim, it->string,
                               overlay(it, cJSON_GetObjectItemCaseSensitive(c->merged, it->string)));

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 
 void results_init(struct results *r, size_t budget_bytes)
 {
@@ -230,7 +230,7 @@ static cJSON *raw_objects_parsed(cJSON *j)
         if (!cJSON_IsRaw(it) || it->valuestring[0] != '{')
             continue;
         int line;
-        cJSON *v = rawjson_parse(it->valuestring, strlen(it->valuestring), true, &line);
+        cJSON *v = rawjson_parse(it->valuestring, strlen(it->valuestring), JSON_NUMBERS_PYTHON, &line);
         if (!v || !cJSON_ReplaceItemInObjectCaseSensitive(j, it->string, v)) {
             cJSON_Delete(v);
             cJSON_Delete(j);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 #include "traces/textfile.h"
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
@@ -106,7 +106,7 @@ cJSON *results_load_json(const char *path, struct npu_err *e)
 cJSON *results_parse_json(const char *text, size_t len, const char *path, struct npu_err *e)
 {
     int line = 0;
-    cJSON *j = rawjson_parse(text, len, false, &line);
+    cJSON *j = rawjson_parse(text, len, JSON_NUMBERS_TEXT, &line);
     if (!j)
         npu_errf(e, "%s:%d: invalid JSON (expected a statistics object)", path, line);
     else if (!cJSON_IsObject(j)) {

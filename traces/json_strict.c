@@ -1,7 +1,7 @@
 /* json_strict.c — strict JSON parsing and closest-name hints (json_strict.h).
  *
- * No data structure of its own: cJSON parses, this checks what cJSON lets
- * through. Duplicate keys are found per object by sorting its member names
+ * No data structure of its own: the one JSON reader (traces/rawjson.h)
+ * parses, numbers as doubles, and this checks what a parser lets through. Duplicate keys are found per object by sorting its member names
  * (objects in configs have tens of members). */
 #include "traces/json_strict.h"
 
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/rawjson.h"
 #include "traces/textfile.h"
 
 static int line_of(const char *text, const char *at, const char *end)
@@ -66,17 +67,15 @@ cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct np
         npu_errf(e, "%s:%d: a NUL byte in JSON text", name, line_of(text, nul, text + n));
         return NULL;
     }
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+    const char *rest = NULL;
+    int line = 0;
+    cJSON *j = rawjson_parse_prefix(text, n, JSON_NUMBERS_DOUBLE, &rest, &line);
     if (!j) {
-        npu_errf(e, "%s:%d: invalid JSON", name, line_of(text, end ? end : text, text + n));
+        npu_errf(e, "%s:%d: invalid JSON", name, line);
         return NULL;
     }
-    const char *p = end;
-    while (p < text + n && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    if (p < text + n) {
-        npu_errf(e, "%s:%d: invalid JSON: trailing text after the value", name, line_of(text, p, text + n));
+    if (rest < text + n) {
+        npu_errf(e, "%s:%d: invalid JSON: trailing text after the value", name, line_of(text, rest, text + n));
         cJSON_Delete(j);
         return NULL;
     }

@@ -13,7 +13,7 @@
 
 #include "chipsim/chipsim.h"
 #include "study/pyjson.h"
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 #include "study/results_tree.h"
 #include "study/suite_file.h"
 #include "study/sweep_spec.h"
@@ -272,7 +272,7 @@ static void test_fuzz_rawjson(void **state)
         " \"none\": null, \"nested\": [[1, 2], {}, []]}\n}";
     int ok = 0, bad = 0;
     int line = 0;
-    cJSON *base = rawjson_parse(stats, strlen(stats), false, &line);
+    cJSON *base = rawjson_parse(stats, strlen(stats), JSON_NUMBERS_TEXT, &line);
     assert_non_null(base);
     char *base_text = pyjson_print(base);
     assert_non_null(strstr(base_text, "3.8784493959315064e+03"));
@@ -287,7 +287,7 @@ static void test_fuzz_rawjson(void **state)
         mutate(&m, stats, json_alphabet, buf, cap);
         bool py = iter % 2;
         line = 0;
-        cJSON *j = rawjson_parse(buf, strlen(buf), py, &line);
+        cJSON *j = rawjson_parse(buf, strlen(buf), py ? JSON_NUMBERS_PYTHON : JSON_NUMBERS_TEXT, &line);
         if (!j) {
             bad++;
             assert_true(line >= 1);
@@ -295,7 +295,7 @@ static void test_fuzz_rawjson(void **state)
         }
         ok++;
         char *t1 = pyjson_print(j);
-        cJSON *j2 = rawjson_parse(t1, strlen(t1), py, &line);
+        cJSON *j2 = rawjson_parse(t1, strlen(t1), py ? JSON_NUMBERS_PYTHON : JSON_NUMBERS_TEXT, &line);
         if (!j2)
             fail_msg("iteration %d: printed text does not parse again:\n%s", iter, t1);
         char *t2 = pyjson_print(j2);
@@ -617,11 +617,11 @@ static void test_printed_tree_reads_back(void **state)
     for (int iter = 0; iter < 3000; iter++) {
         mutate(&m, stats, json_alphabet, buf, cap);
         int line = 0;
-        cJSON *j = rawjson_parse(buf, strlen(buf), iter % 2, &line);
+        cJSON *j = rawjson_parse(buf, strlen(buf), iter % 2 ? JSON_NUMBERS_PYTHON : JSON_NUMBERS_TEXT, &line);
         if (!j)
             continue;
         char *text = pyjson_print(j);
-        cJSON *back = rawjson_parse(text, strlen(text), iter % 2, &line);
+        cJSON *back = rawjson_parse(text, strlen(text), iter % 2 ? JSON_NUMBERS_PYTHON : JSON_NUMBERS_TEXT, &line);
         if (!back)
             fail_msg("iteration %d: printed tree does not parse:\n%s", iter, text);
         char *again = pyjson_print(back);

@@ -12,7 +12,7 @@
 
 #include "study/outputs.h"
 #include "study/pyjson.h"
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 #include "study/report.h"
 #include "study/results.h"
 #include "traces/trace_csv.h"

@@ -1,7 +1,7 @@
-/* rawjson.c — recursive-descent JSON parser building cJSON trees with raw
- * number text (see rawjson.h). Main data structure: struct rj, the cursor
+/* rawjson.c — recursive-descent JSON parser building cJSON trees, numbers
+ * as raw text or doubles (see rawjson.h). Main data structure: struct rj, the cursor
  * over the text plus a scratch buffer for decoded strings. */
-#include "study/rawjson.h"
+#include "traces/rawjson.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 struct rj {
     const char *p, *end, *start;
-    bool py;
+    enum json_numbers numbers;
     const char *err; /* position of the first error */
     char *scratch;
     size_t cap;
@@ -217,7 +217,7 @@ static size_t digits(const char *p, const char *end)
 static cJSON *number(struct rj *r)
 {
     const char *b = r->p;
-    if (lit(r, "NaN") || lit(r, "Infinity") || lit(r, "-Infinity")) {
+    if (r->numbers != JSON_NUMBERS_DOUBLE && (lit(r, "NaN") || lit(r, "Infinity") || lit(r, "-Infinity"))) {
         char t[16];
         snprintf(t, sizeof t, "%.*s", (int)(r->p - b), b);
         return cJSON_CreateRaw(t);
@@ -251,14 +251,17 @@ static cJSON *number(struct rj *r)
         return fail(r);
     memcpy(r->scratch, b, len);
     r->scratch[len] = '\0';
-    if (r->py && is_float) {
+    if (r->numbers == JSON_NUMBERS_DOUBLE)
+        return cJSON_CreateNumber(fast_strtod(r->scratch, NULL));
+    bool py = r->numbers == JSON_NUMBERS_PYTHON;
+    if (py && is_float) {
         double d = fast_strtod(r->scratch, NULL);
         char t[40];
         if (isinf(d))
             return cJSON_CreateRaw(d > 0 ? "Infinity" : "-Infinity");
         return cJSON_CreateRaw(py_repr_double(d, t, sizeof t));
     }
-    if (r->py && strspn(r->scratch, "-0") == len)
+    if (py && strspn(r->scratch, "-0") == len)
         return cJSON_CreateRaw("0"); /* int("-0") is 0 */
     return cJSON_CreateRaw(r->scratch);
 }
@@ -333,22 +336,38 @@ static cJSON *value(struct rj *r, int depth)
     }
 }
 
-cJSON *rawjson_parse(const char *text, size_t len, bool py_numbers, int *err_line)
+/* The 1-based line of position at in text. */
+static int line_at(const char *text, const char *at, const char *end)
 {
-    struct rj r = { text, text + len, text, py_numbers, NULL, NULL, 0 };
+    int line = 1;
+    for (const char *p = text; p < at && p < end; p++)
+        line += *p == '\n';
+    return line;
+}
+
+cJSON *rawjson_parse_prefix(const char *text, size_t len, enum json_numbers numbers, const char **rest,
+                            int *err_line)
+{
+    struct rj r = { text, text + len, text, numbers, NULL, NULL, 0 };
     cJSON *j = value(&r, 0);
     ws(&r);
-    if (j && r.p != r.end) {
-        cJSON_Delete(j);
-        j = fail(&r);
-    }
-    if (!j && err_line) {
-        const char *at = r.err ? r.err : r.p;
-        int line = 1;
-        for (const char *p = text; p < at && p < r.end; p++)
-            line += *p == '\n';
-        *err_line = line;
-    }
+    if (!j && err_line)
+        *err_line = line_at(text, r.err ? r.err : r.p, r.end);
+    if (j && rest)
+        *rest = r.p;
     free(r.scratch);
+    return j;
+}
+
+cJSON *rawjson_parse(const char *text, size_t len, enum json_numbers numbers, int *err_line)
+{
+    const char *rest;
+    cJSON *j = rawjson_parse_prefix(text, len, numbers, &rest, err_line);
+    if (j && rest != text + len) {
+        cJSON_Delete(j);
+        j = NULL;
+        if (err_line)
+            *err_line = line_at(text, rest, text + len);
+    }
     return j;
 }
