@@ -16,56 +16,29 @@
  * colliding key evicts the old entry. Threads never share entries, so the
  * library stays reentrant. */
 #include "chipsim/cs_internal.h"
-#include "traces/tls_table.h"
+#include "traces/dmemo.h"
 
 #include <string.h>
 
-#define TILE_MEMO_SLOTS 1024   /* power of two; ~190 KiB per thread */
-
-struct memo_slot {
-    bool used;
-    struct tile_memo_key key;
-    int64_t val[TILE_MEMO_VALS];
+struct tile_vals {
+    int64_t v[TILE_MEMO_VALS];
 };
-
-/* The thread's table, allocated on first use (traces/tls_table.h). */
-static _Thread_local struct memo_slot *memo;
-
-static size_t slot_of(const struct tile_memo_key *k)
-{
-    /* splitmix64-style mixing of every word: sizes differ in few bits. */
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < TILE_MEMO_WORDS; i++) {
-        h ^= k->w[i];
-        h *= 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-    }
-    return (size_t)(h & (TILE_MEMO_SLOTS - 1));
-}
+DMEMO(memo, struct tile_memo_key, struct tile_vals, 10)   /* 1024 slots, ~190 KiB per thread (traces/dmemo.h) */
 
 bool tile_memo_get(const struct tile_memo_key *k, int64_t val[TILE_MEMO_VALS])
 {
-    if (!memo)
-        return false;
-    const struct memo_slot *s = &memo[slot_of(k)];
-    if (!s->used || memcmp(&s->key, k, sizeof *k))
-        return false;
-    memcpy(val, s->val, sizeof s->val);
-    return true;
+    /* every word mixed: sizes differ in few bits */
+    const struct tile_vals *m = memo_get(k, dmemo_hash(k, sizeof *k, 0));
+    if (m)
+        memcpy(val, m->v, sizeof m->v);
+    return m != NULL;
 }
 
 void tile_memo_put(const struct tile_memo_key *k, const int64_t val[TILE_MEMO_VALS])
 {
-    if (!memo && !(memo = tls_table_calloc(TILE_MEMO_SLOTS * sizeof *memo)))
-        return;   /* no memory for a table: no memo */
-    struct memo_slot *s = &memo[slot_of(k)];
-    s->used = true;
-    s->key = *k;
-    memcpy(s->val, val, sizeof s->val);
+    struct tile_vals *m = memo_put(k, dmemo_hash(k, sizeof *k, 0));
+    if (m)   /* no memory for a table: no memo */
+        memcpy(m->v, val, sizeof m->v);
 }
 
-void tile_memo_clear(void)
-{
-    if (memo)
-        memset(memo, 0, TILE_MEMO_SLOTS * sizeof *memo);
-}
+void tile_memo_clear(void) { memo_clear(); }

@@ -10,7 +10,7 @@
  * size. tile_shapes is the Python repr of the per-tensor tiles. */
 #include "chipsim/cs_internal.h"
 #include "traces/strbuf.h"
-#include "traces/tls_table.h"
+#include "traces/dmemo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,31 +20,21 @@
  * again) and trial division up to sqrt(n) costs far more than a copy: a
  * small per-thread direct-mapped memo keeps recent lists of up to
  * DIV_MEMO_MAX divisors. */
-#define DIV_MEMO_SLOTS 256
-#define DIV_MEMO_MAX 64               /* ~135 KiB per thread */
-struct div_memo {
-    int64_t n;                   /* 0: empty */
+#define DIV_MEMO_MAX 64               /* 256 slots: ~135 KiB per thread */
+struct div_list {
     size_t count;
     int64_t d[DIV_MEMO_MAX];
 };
-static _Thread_local struct div_memo *div_memo;   /* allocated on first use (traces/tls_table.h) */
-
-/* n's slot, or NULL without memory for the table. */
-static struct div_memo *div_slot(int64_t n)
-{
-    if (!div_memo && !(div_memo = tls_table_calloc(DIV_MEMO_SLOTS * sizeof *div_memo)))
-        return NULL;
-    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
-    return &div_memo[h >> 56];   /* top 8 bits: DIV_MEMO_SLOTS = 256 */
-}
+DMEMO(div_memo, int64_t, struct div_list, 8)   /* traces/dmemo.h */
 
 static int divisors_uncached(int64_t n, int64_t **out, size_t *count);
 
 /* Ascending positive divisors of n (n > 0); *out is malloc'ed. */
 static int divisors(int64_t n, int64_t **out, size_t *count)
 {
-    struct div_memo *m = div_slot(n);
-    if (m && m->n == n) {
+    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    const struct div_list *m = div_memo_get(&n, h);
+    if (m) {
         if (!(*out = malloc((m->count + 1) * sizeof **out)))
             return -1;
         memcpy(*out, m->d, m->count * sizeof **out);
@@ -53,10 +43,10 @@ static int divisors(int64_t n, int64_t **out, size_t *count)
     }
     if (divisors_uncached(n, out, count))
         return -1;
-    if (m && *count <= DIV_MEMO_MAX) {
-        m->n = n;
-        m->count = *count;
-        memcpy(m->d, *out, *count * sizeof **out);
+    struct div_list *put = *count <= DIV_MEMO_MAX ? div_memo_put(&n, h) : NULL;
+    if (put) {
+        put->count = *count;
+        memcpy(put->d, *out, *count * sizeof **out);
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "traces/dmemo.h"
 #include "traces/op.h"
 
 struct dvfs_point { double v, x, static_W, dyn_W; };
@@ -664,14 +665,11 @@ static int efficiency_lookup(bool fixed, int64_t scaling_ns, double V, double a,
  * ones (1.0) and the fixed 0.7 V of the default pass. A small per-thread
  * direct-mapped memo of the inputs' bit patterns skips the scan for them
  * (a miss costs a hash and one compare); failures are not kept. */
-#define EFF_MEMO_SLOTS 64
-struct eff_memo {
-    bool used, fixed;
-    int64_t scaling_ns;
+struct eff_key {
+    int64_t fixed, scaling_ns;
     uint64_t v_bits, a_bits;
-    double eff_pct;
 };
-static _Thread_local struct eff_memo eff_memo[EFF_MEMO_SLOTS];
+DMEMO(eff_memo, struct eff_key, double, 6)   /* 64 slots (traces/dmemo.h) */
 
 static uint64_t bits_of(double d)
 {
@@ -683,15 +681,18 @@ static uint64_t bits_of(double d)
 int dvfs_efficiency(bool fixed, int64_t scaling_ns, double V, double a, double *eff_pct)
 {
     uint64_t vb = bits_of(V), ab = bits_of(a);
+    struct eff_key k = { fixed, scaling_ns, vb, ab };
     uint64_t h = (ab ^ (vb * 0x9e3779b97f4a7c15ull) ^ (uint64_t)scaling_ns ^ fixed) * 0xbf58476d1ce4e5b9ull;
-    struct eff_memo *m = &eff_memo[h >> 58];   /* top 6 bits: EFF_MEMO_SLOTS = 64 */
-    if (m->used && m->a_bits == ab && m->v_bits == vb && m->scaling_ns == scaling_ns && m->fixed == fixed) {
-        *eff_pct = m->eff_pct;
+    const double *m = eff_memo_get(&k, h);
+    if (m) {
+        *eff_pct = *m;
         return 0;
     }
     if (efficiency_lookup(fixed, scaling_ns, V, a, eff_pct))
         return -1;
-    *m = (struct eff_memo){ true, fixed, scaling_ns, vb, ab, *eff_pct };
+    double *put = eff_memo_put(&k, h);
+    if (put)
+        *put = *eff_pct;
     return 0;
 }
 

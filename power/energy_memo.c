@@ -2,20 +2,20 @@
  * energy_memo.h).
  *
  * Main data structures, per thread (on the heap: traces/tls_table.h): a
- * direct-mapped table of ENERGY_MEMO_SLOTS entries, each an op's inputs
- * (struct energy_in), the generation of the setting it was computed under,
- * and every field the pass writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
+ * direct-mapped memo (traces/dmemo.h) from an op's inputs (struct
+ * energy_in) and the generation of the setting they were computed under to
+ * every field the pass writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
  * whole (chip bytes, strategy, policy, table flag, profile) with their
  * generations, so that a pass can tell whether its setting is one of them.
  * A sweep's bundle (cli/sweep_points.h) times one trace on several chips in
  * turn: each keeps its generation, and its entries stay valid. */
 #include "power/energy_memo.h"
 
+#include "traces/dmemo.h"
 #include "traces/tls_table.h"
 
 #include <string.h>
 
-#define ENERGY_MEMO_SLOTS 1024   /* power of two; ~540 KiB per thread */
 
 struct energy_out {
     enum bounded_by bounded_by;
@@ -52,10 +52,11 @@ struct energy_out {
         }                                                                                       \
     } while (0)
 
-struct slot {
-    uint64_t gen;   /* 0: empty */
+/* A memo entry's key: the op's inputs under the generation of the setting
+ * they were computed with. */
+struct energy_key {
+    uint64_t gen;
     struct energy_in in;
-    struct energy_out out;
 };
 
 struct setting {
@@ -68,29 +69,29 @@ struct setting {
 };
 
 _Static_assert(sizeof(struct energy_in) == 11 * 8 + 2 * 4, "energy_in has no padding");
+_Static_assert(sizeof(struct energy_key) == 8 + sizeof(struct energy_in), "energy_key has no padding");
 
-/* The thread's table, allocated by its first pass (traces/tls_table.h). */
-struct tables {
-    struct slot slots[ENERGY_MEMO_SLOTS];
+DMEMO(results, struct energy_key, struct energy_out, 10)   /* 1024 slots, ~540 KiB per thread (traces/dmemo.h) */
+
+/* The thread's recent settings, allocated by its first pass. */
+struct settings {
     struct setting recent[ENERGY_MEMO_SETTINGS];
+    int cur;          /* recent[cur] is the current setting */
+    int oldest;       /* the next one to replace */
+    uint64_t gen;     /* of recent[cur]; 0 before the first pass, or without memory */
+    uint64_t last_gen;
+    long hits;
 };
-static _Thread_local struct tables *tab;
-static _Thread_local int cur;          /* recent[cur] is the current setting */
-static _Thread_local int oldest;       /* the next one to replace */
-static _Thread_local uint64_t gen;     /* of recent[cur]; 0 before the first pass */
-static _Thread_local uint64_t last_gen;
-static _Thread_local long hits;
+static _Thread_local struct settings *st;
 
 void energy_memo_clear(void)
 {
-    if (tab)
-        memset(tab, 0, sizeof *tab);
-    cur = oldest = 0;
-    gen = last_gen = 0;
-    hits = 0;
+    if (st)
+        memset(st, 0, sizeof *st);
+    results_clear();
 }
 
-long energy_memo_hits(void) { return hits; }
+long energy_memo_hits(void) { return st ? st->hits : 0; }
 
 void energy_in_of(const struct op *op, struct energy_in *in)
 {
@@ -122,65 +123,59 @@ static bool same_setting(const struct setting *s, const struct chip_config *chip
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
                        bool tables, const struct profile *prof)
 {
-    if (!tab && !(tab = tls_table_calloc(sizeof *tab))) {
-        gen = 0;   /* no memory for a table: every op is computed */
-        return;
-    }
-    struct setting *recent = tab->recent;
-    if (same_setting(&recent[cur], chip, pg, policy, tables, prof))
+    if (!st && !(st = tls_table_calloc(sizeof *st)))
+        return;   /* no memory for the settings: every op is computed */
+    struct setting *recent = st->recent;
+    if (same_setting(&recent[st->cur], chip, pg, policy, tables, prof))
         return;
     for (int i = 0; i < ENERGY_MEMO_SETTINGS; i++)
         if (same_setting(&recent[i], chip, pg, policy, tables, prof)) {
-            cur = i;
-            gen = recent[i].gen;
+            st->cur = i;
+            st->gen = recent[i].gen;
             return;
         }
     /* A new setting replaces the oldest; its fresh generation never matches
      * the entries of the one it replaces. */
-    struct setting *s = &recent[oldest];
-    cur = oldest;
-    oldest = (oldest + 1) % ENERGY_MEMO_SETTINGS;
+    struct setting *s = &recent[st->oldest];
+    st->cur = st->oldest;
+    st->oldest = (st->oldest + 1) % ENERGY_MEMO_SETTINGS;
     memcpy(&s->chip, chip, sizeof *chip);
     s->pg = *pg;
     s->policy = policy;
     s->tables = tables;
     s->prof = prof;
-    s->gen = gen = ++last_gen;
+    s->gen = st->gen = ++st->last_gen;
 }
 
-static struct slot *slot_of(const struct energy_in *in)
+/* The key of in under the current setting, and its hash (the settings of a
+ * bundle spread over the table). */
+static uint64_t key_of(const struct energy_in *in, struct energy_key *k)
 {
-    const unsigned char *p = (const unsigned char *)in;
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ gen;   /* the settings of a bundle spread over the table */
-    for (size_t i = 0; i < sizeof *in / 8; i++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * i, sizeof w);   /* words without aliasing the int32 fields */
-        h ^= w;
-        h *= 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-    }
-    return &tab->slots[h & (ENERGY_MEMO_SLOTS - 1)];
+    k->gen = st->gen;
+    k->in = *in;
+    return dmemo_hash(in, sizeof *in, st->gen);
 }
 
 bool energy_memo_get(const struct energy_in *in, struct op *op)
 {
-    if (gen == 0)
+    if (!st || st->gen == 0)
         return false;
-    const struct slot *s = slot_of(in);
-    if (s->gen != gen || memcmp(&s->in, in, sizeof *in) != 0)
+    struct energy_key k;
+    const struct energy_out *out = results_get(&k, key_of(in, &k));
+    if (!out)
         return false;
-    COPY_RESULTS(op, &s->out);
+    COPY_RESULTS(op, out);
     op->energy_done = true;
-    hits++;
+    st->hits++;
     return true;
 }
 
 void energy_memo_put(const struct energy_in *in, const struct op *op)
 {
-    if (gen == 0)
+    if (!st || st->gen == 0)
         return;
-    struct slot *s = slot_of(in);
-    s->gen = gen;
-    s->in = *in;
-    COPY_RESULTS(&s->out, op);
+    struct energy_key k;
+    struct energy_out *out = results_put(&k, key_of(in, &k));
+    if (out)
+        COPY_RESULTS(out, op);
 }

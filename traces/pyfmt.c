@@ -8,7 +8,7 @@
 
 #include "traces/digits.h"
 #include "traces/shortest.h"
-#include "traces/tls_table.h"
+#include "traces/dmemo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,15 +19,12 @@
  * one CSV per strategy whose times and dynamic energies mostly equal the
  * previous strategy's, a file of a few hundred numbers earlier. A per-thread
  * direct-mapped memo of recent texts (1024 slots, 48 KiB), keyed by the
- * double's bits, skips the digit search for them. 0 bits (+0.0) never reach
- * it, so 0 marks a free slot. */
-#define REPR_MEMO_SLOTS 1024
-struct repr_memo {
-    uint64_t bits;
+ * double's bits, skips the digit search for them. */
+struct repr_text {
     uint32_t len;
     char text[PY_REPR_MAX];
 };
-static _Thread_local struct repr_memo *repr_memo;   /* allocated on first use (traces/tls_table.h) */
+DMEMO(repr_memo, uint64_t, struct repr_text, 10)   /* 1024 slots (traces/dmemo.h) */
 
 static size_t repr_uncached(double x, char out[PY_REPR_MAX]);
 
@@ -35,19 +32,20 @@ size_t py_repr_fmt(double x, char out[PY_REPR_MAX])
 {
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
-    if (!repr_memo)
-        repr_memo = tls_table_calloc(REPR_MEMO_SLOTS * sizeof *repr_memo);
-    if (bits == 0 || isnan(x) || !repr_memo)
+    if (bits == 0 || isnan(x))
         return repr_uncached(x, out);
-    struct repr_memo *m = &repr_memo[(bits * 0x9e3779b97f4a7c15ull) >> 54];   /* 10 bits: 1024 slots */
-    if (m->bits == bits) {
+    uint64_t h = bits * 0x9e3779b97f4a7c15ull;
+    const struct repr_text *m = repr_memo_get(&bits, h);
+    if (m) {
         memcpy(out, m->text, PY_REPR_MAX);
         return m->len;
     }
     size_t len = repr_uncached(x, out);
-    m->bits = bits;
-    m->len = (uint32_t)len;
-    memcpy(m->text, out, len + 1);
+    struct repr_text *put = repr_memo_put(&bits, h);
+    if (put) {
+        put->len = (uint32_t)len;
+        memcpy(put->text, out, len + 1);
+    }
     return len;
 }
 

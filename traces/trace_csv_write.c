@@ -17,7 +17,7 @@
 #include "traces/opstr.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
-#include "traces/tls_table.h"
+#include "traces/dmemo.h"
 
 
 /* ------------------------------------------------------------------------ */
@@ -372,28 +372,12 @@ struct tail_key {
 };
 _Static_assert(sizeof(struct tail_key) % 8 == 0, "tail_key hashes as whole words");
 
-#define TAIL_MEMO_SLOTS 512        /* power of two; ~700 KiB per thread */
 #define TAIL_TEXT_MAX 800          /* a longer tail is not kept */
-struct tail_slot {
-    uint64_t hash;                 /* 0: empty */
+struct tail_text {
     uint32_t len;
-    struct tail_key key;
     char text[TAIL_TEXT_MAX];
 };
-static _Thread_local struct tail_slot *tail_memo;   /* allocated on first use (traces/tls_table.h) */
-
-static uint64_t tail_hash(const struct tail_key *k)
-{
-    const unsigned char *p = (const unsigned char *)k;
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < sizeof *k; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, sizeof w);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 29;
-    }
-    return h | 1;   /* never 0, the empty mark */
-}
+DMEMO(tail_memo, struct tail_key, struct tail_text, 9)   /* 512 slots, ~700 KiB per thread (traces/dmemo.h) */
 
 static void tail_key_of(const struct op *op, bool slack, struct tail_key *k)
 {
@@ -484,28 +468,21 @@ static void put_tail_cells(struct strbuf *b, const struct op *op, bool slack)
 
 static void put_tail(struct strbuf *b, const struct op *op, bool slack)
 {
-    if (!tail_memo)
-        tail_memo = tls_table_calloc(TAIL_MEMO_SLOTS * sizeof *tail_memo);
-    if (!tail_memo) {
-        put_tail_cells(b, op, slack);
-        return;
-    }
     struct tail_key k;
     tail_key_of(op, slack, &k);
-    uint64_t h = tail_hash(&k);
-    struct tail_slot *s = &tail_memo[h >> 55];   /* top 9 bits: TAIL_MEMO_SLOTS = 512 */
-    if (s->hash == h && memcmp(&s->key, &k, sizeof k) == 0) {
-        u_mem(b, s->text, s->len);
+    uint64_t h = dmemo_hash(&k, sizeof k, 0);
+    const struct tail_text *hit = tail_memo_get(&k, h);
+    if (hit) {
+        u_mem(b, hit->text, hit->len);
         return;
     }
     size_t at = b->n;
     put_tail_cells(b, op, slack);
     size_t len = b->n - at;
-    if (len <= TAIL_TEXT_MAX) {
-        s->hash = h;
-        s->len = (uint32_t)len;
-        s->key = k;
-        memcpy(s->text, b->s + at, len);
+    struct tail_text *put = len <= TAIL_TEXT_MAX ? tail_memo_put(&k, h) : NULL;
+    if (put) {
+        put->len = (uint32_t)len;
+        memcpy(put->text, b->s + at, len);
     }
 }
 
