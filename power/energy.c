@@ -648,19 +648,23 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
 int power_op_estimate(const struct op *op, const struct chip_config *ch, const struct profile *prof,
                       double *static_W, double *dynamic_J, struct npu_err *e)
 {
-    /* NoPG looked up once per thread; the estimate goes through the energy
-     * memo under the default pass's own setting, so the pass that follows
+    /* NoPG looked up once per thread and profile (the profile decides some
+     * of its fields); the estimate goes through the energy memo under the
+     * default pass's own setting, so the pass that follows
      * (power_default_pass) finds these ops already computed. */
-    static _Thread_local struct pg_strategy nopg;
-    static _Thread_local bool have_nopg;
-    if (!have_nopg) {
+    static _Thread_local struct {
+        const struct profile *prof;   /* NULL: not looked up yet */
+        struct pg_strategy pg;
+    } nopg_of;
+    if (nopg_of.prof != prof) {
         struct npu_err ignored;
-        pg_strategy_lookup("NoPG", NULL, prof, &nopg, &ignored);
-        have_nopg = true;
+        pg_strategy_lookup("NoPG", NULL, prof, &nopg_of.pg, &ignored);
+        nopg_of.prof = prof;
     }
-    energy_memo_begin(ch, &nopg, (int)DVFS_NONE, ch->enable_dvfs, prof);
+    const struct pg_strategy *nopg = &nopg_of.pg;
+    energy_memo_begin(ch, nopg, (int)DVFS_NONE, ch->enable_dvfs, prof);
     struct op x = *op;   /* the pass writes numbers only: a shallow copy is enough */
-    if (op_energy(&x, 0, ch, &nopg, DVFS_NONE, ch->enable_dvfs, prof, e))
+    if (op_energy(&x, 0, ch, nopg, DVFS_NONE, ch->enable_dvfs, prof, e))
         return -1;
     double s = 0, d = 0;
     for (int k = 0; k < NUM_EN; k++)

@@ -2,6 +2,7 @@
 #include "study/family.h"
 
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 static const struct family *const families[] = {
@@ -17,14 +18,20 @@ const struct family *family_find(const struct model_config *m, const char *workl
     return NULL;
 }
 
+static char families_text[512];
+
+static void fill_families_list(void)
+{
+    for (size_t i = 0; i < NFAM; i++) {
+        size_t l = strlen(families_text);
+        snprintf(families_text + l, sizeof families_text - l, "%s%s", i ? ", " : "", families[i]->name);
+    }
+}
+
 const char *families_list(void)
 {
-    /* Per thread: filled lazily, read by sweep workers' error messages. */
-    static _Thread_local char buf[512];
-    if (!buf[0])
-        for (size_t i = 0; i < NFAM; i++) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", families[i]->name);
-        }
-    return buf;
+    /* Made once (sweep workers' error messages read it on any thread). */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_families_list);
+    return families_text;
 }

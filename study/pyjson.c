@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "traces/rawjson.h"
-#include "traces/opstr.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
 
@@ -255,13 +254,4 @@ char *pyjson_text_take(struct pyjson_text *t)
     memset(t, 0, sizeof *t);
     t->buf = STRBUF_GROWING;   /* empty again */
     return text;
-}
-
-static void *lookaside_malloc(size_t n) { return opstr_alloc(n ? n : 1); }
-static void lookaside_free(void *p) { opstr_release(p); }
-
-void pyjson_use_lookaside(void)
-{
-    cJSON_Hooks h = { lookaside_malloc, lookaside_free };
-    cJSON_InitHooks(&h);
 }

@@ -48,12 +48,5 @@ void pyjson_text_end(struct pyjson_text *t);
 /* The finished text (malloc'ed, the caller frees); t is empty afterwards. */
 char *pyjson_text_take(struct pyjson_text *t);
 
-/* Makes cJSON allocate its nodes and strings from the per-thread lookaside
- * lists of traces/opstr.c instead of malloc: the energy and carbon stages
- * build and drop a few hundred small nodes per file, and glibc's general
- * allocator spent more on them than the JSON work itself. Call once, before
- * any cJSON allocation; afterwards free cJSON's own buffers (e.g. of
- * cJSON_PrintUnformatted) with cJSON_free, never free(). */
-void pyjson_use_lookaside(void);
 
 #endif

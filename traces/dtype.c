@@ -10,15 +10,17 @@ static int dtype_bytes_uncached(const char *dt);
  * than the slot are not kept). */
 int dtype_bytes(const char *dt)
 {
-    static _Thread_local char last[32];
-    static _Thread_local int last_bytes;
-    if (last[0] && !strcmp(dt, last))
-        return last_bytes;
+    static _Thread_local struct {
+        char token[32];
+        int bytes;
+    } last;
+    if (last.token[0] && !strcmp(dt, last.token))
+        return last.bytes;
     int b = dtype_bytes_uncached(dt);
     size_t n = strlen(dt);
-    if (n < sizeof last) {
-        memcpy(last, dt, n + 1);
-        last_bytes = b;
+    if (n < sizeof last.token) {
+        memcpy(last.token, dt, n + 1);
+        last.bytes = b;
     }
     return b;
 }

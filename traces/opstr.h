@@ -1,5 +1,4 @@
-/* opstr.h — storage of the operator records' strings (traces/op.c), also
- * cJSON's allocator in the command-line program (pyjson_use_lookaside).
+/* opstr.h — storage of the operator records' strings (traces/op.c).
  *
  * Every op string field holds either the shared read-only "" or a block from
  * opstr_alloc, possibly shared by several ops (counted); op.c releases them
