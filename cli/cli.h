@@ -89,9 +89,6 @@ int sweep_command(int argc, char **argv, struct results *keep);
 int cmd_merge(int argc, char **argv);
 /* Joins shard summaries (rows keyed by their leading global index) into out,
  * atomically; the same check and output as `npusim merge`. */
-/* The last line of a shard's summary: "#shard K/N points P" (merge checks
- * that the shards are 1..N of one sweep of P points). */
-#define SUMMARY_SHARD_MARK "#shard "
 int summary_merge(const char *out, const char *const *paths, int n, struct npu_err *e);
 int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);

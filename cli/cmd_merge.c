@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "study/sweep_run.h"
 #include "traces/atomic.h"
 
 static const char merge_help[] =

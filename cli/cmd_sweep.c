@@ -31,7 +31,7 @@
 #include "study/staging.h"
 #include "study/results.h"
 #include "study/sweep_spec.h"
-#include "cli/sweep_run.h"
+#include "study/sweep_run.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/carbon.h"
@@ -402,6 +402,55 @@ static int pick_energy(struct sweep_args *a)
 }
 
 
+/* Under mpirun: every rank learns whether any failed and the summed counts;
+ * rank 0 merges the per-rank summaries into final_summary. Returns rc. */
+static int mpi_finish(struct sweep_ctx *x, const char *final_summary, const char *rank_summary, int rc)
+{
+    int ranks = mpi_world_size();
+    struct npu_err e;
+    rc = mpi_world_max(rc);
+    if (rc && final_summary)
+        remove(rank_summary);   /* this rank's committed part: no partial output */
+    x->cnt.simulated = mpi_world_sum(x->cnt.simulated);
+    x->cnt.invalid = mpi_world_sum(x->cnt.invalid);
+    x->cnt.existing = mpi_world_sum(x->cnt.existing);
+    x->cnt.errors = mpi_world_sum(x->cnt.errors);
+    x->violating = mpi_world_sum(x->violating);
+    if (!rc && final_summary && x->want_row && mpi_world_rank() == 0) {
+        char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
+        const char **pp = calloc((size_t)ranks, sizeof *pp);
+        for (int r = 0; paths && pp && r < ranks; r++) {
+            snprintf(paths[r], sizeof paths[r], "%s.rank%d", final_summary, r);
+            pp[r] = paths[r];
+        }
+        if (!paths || !pp || summary_merge(final_summary, pp, ranks, &e))
+            rc = paths && pp ? report_error("sweep", &e) : usage_error("sweep", "out of memory");
+        for (int r = 0; paths && r < ranks; r++)
+            remove(paths[r]);
+        free(paths);
+        free(pp);
+    }
+    return mpi_world_max(rc);
+}
+/* The closing lines on stderr: counts and the invariants warning. */
+static void report_counts(const struct sweep_ctx *x)
+{
+    fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
+            x->cnt.simulated, x->cnt.invalid, x->cnt.existing);
+    if (x->cnt.errors)
+        fprintf(stderr, ", %ld failed", x->cnt.errors);
+    fputc('\n', stderr);
+    /* Never silent (power/invariants.h); the example is rank 0's first. */
+    if (x->violating)
+        fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",
+                x->violating, x->cnt.simulated, x->first_warn[0] ? "; first: " : "", x->first_warn);
+}
+
+/* The progress line on stderr (cli/progress.h), when it is a terminal. */
+static void progress_begin(void *arg, long total) { progress_init(arg, true, total); }
+static void progress_step(void *arg, long done) { progress_update(arg, done); }
+static void progress_done(void *arg) { progress_end(arg); }
+
 int cmd_sweep(int argc, char **argv) { return sweep_command(argc, argv, NULL); }
 
 int sweep_command(int argc, char **argv, struct results *keep)
@@ -432,6 +481,8 @@ int sweep_command(int argc, char **argv, struct results *keep)
     for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
         x.held[pos] = STRBUF_GROWING;
     x.o = o;
+    struct progress prog;
+    x.progress = (struct sweep_progress){ isatty(2), progress_begin, progress_step, progress_done, &prog };
     x.want_row = o->summary && !o->dry_run;
     /* Summary rows only: a bundle shares one generated trace (sweep_points.h). */
     plan.bundle_max = x.want_row && !o->tree ? SWEEP_BUNDLE_MAX : 1;
@@ -440,8 +491,12 @@ int sweep_command(int argc, char **argv, struct results *keep)
     bool af_open = false;
     if (!rc && sweep_enum_init(&x.en, &plan, &e))
         rc = report_error("sweep", &e);
-    if (!rc && x.want_row && !(rc = open_summary(&x, &af, &a.spec)))
-        af_open = true;
+    if (!rc && x.want_row) {
+        if (open_summary(&x, &af, &a.spec, &e))
+            rc = report_error("sweep", &e);
+        else
+            af_open = true;
+    }
     struct made_dirs made = { 0 };
     if (!rc && o->tree && !o->dry_run && stage_tree(o, &made, &e))
         rc = report_error("sweep", &e);

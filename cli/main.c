@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
+#include "study/pyjson.h"
 #include "traces/json_strict.h"
 
 #define NPUSIM_VERSION "0.1.0"
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
     keep_freed_memory();
     /* A no-op unless built with `make MPI=1` (then mpirun ranks share sweeps). */
     mpi_world_init(&argc, &argv);
+    pyjson_use_lookaside();
     /* A closed pipe is a write error (EPIPE) that names the output and
      * exits 2, not a silent death by SIGPIPE halfway through a file. */
     signal(SIGPIPE, SIG_IGN);

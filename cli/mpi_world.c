@@ -21,7 +21,6 @@ int mpi_world_size(void)
     return n;
 }
 
-void mpi_world_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
 
 long mpi_world_sum(long v)
 {
@@ -41,7 +40,6 @@ void mpi_world_init(int *argc, char ***argv) { (void)argc, (void)argv; }
 void mpi_world_finalize(void) {}
 int mpi_world_rank(void) { return 0; }
 int mpi_world_size(void) { return 1; }
-void mpi_world_barrier(void) {}
 long mpi_world_sum(long v) { return v; }
 int mpi_world_max(int v) { return v; }
 #endif

@@ -11,7 +11,6 @@ void mpi_world_init(int *argc, char ***argv);
 void mpi_world_finalize(void);
 int mpi_world_rank(void);
 int mpi_world_size(void);
-void mpi_world_barrier(void);
 /* Sum / maximum over all ranks; every rank gets the result. */
 long mpi_world_sum(long v);
 int mpi_world_max(int v);

@@ -40,25 +40,15 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
     return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
 }
 
-int write_llm_outputs(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                      const char *dir, const char *base, bool combined, cJSON *sim_extra,
-                      struct llm_report *summary, struct npu_err *e)
-{
-    return write_llm_outputs_mem(c, prof, t, dir, base, combined, sim_extra, NULL, summary, NULL, e);
-}
-
 int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
                           const struct trace *t, const char *dir, const char *base, bool combined,
-                          cJSON *sim_extra, llm_mem_fn mem, struct llm_report *summary,
-                          const struct output_sink *to, struct npu_err *e)
+                          cJSON *sim_extra, llm_mem_fn mem, const struct output_sink *to, struct npu_err *e)
 {
     struct llm_report r;
     if (llm_report_compute_mem(&c->model, &c->chip, prof, t, mem, &r, e))
         return -1;
     if (!combined)   /* results trees keep the reference's bytes */
         llm_report_check(&r, t, &c->chip, prof);
-    if (summary)
-        *summary = r;
     struct output p[5];
     int n = 0;
     output_clear(p, 5);
@@ -96,7 +86,7 @@ int write_llm_family_outputs(const struct loaded_config *c, const struct profile
                              llm_mem_fn mem, const struct output_sink *to, struct npu_err *e)
 {
     if (!sweep)
-        return write_llm_outputs_mem(c, prof, t, dir, base, false, NULL, mem, NULL, to, e);
+        return write_llm_outputs_mem(c, prof, t, dir, base, false, NULL, mem, to, e);
     /* The reference's sweep adds these to sim_config. */
     const struct model_config *m = &c->model;
     cJSON *extra = cJSON_CreateObject();
@@ -105,7 +95,7 @@ int write_llm_family_outputs(const struct loaded_config *c, const struct profile
     json_add_i64(extra, "num_pods", pods);
     json_add_i64(extra, "batch_size_per_pod", (m->global_batch_size + pods - 1) / pods);
     json_add_i64(extra, "layers_per_pp_stage", (m->num_layers + stages - 1) / stages);
-    int rc = write_llm_outputs_mem(c, prof, t, dir, base, true, extra, mem, NULL, to, e);
+    int rc = write_llm_outputs_mem(c, prof, t, dir, base, true, extra, mem, to, e);
     cJSON_Delete(extra);
     return rc;
 }

@@ -49,4 +49,11 @@ void pyjson_text_end(struct pyjson_text *t);
 char *pyjson_text_take(struct pyjson_text *t);
 
 
+/* Makes cJSON allocate from the per-thread small-block lists of
+ * traces/opstr.c instead of malloc (see pyjson.c for the measured
+ * difference). Call once, before any cJSON allocation; afterwards free
+ * cJSON's own buffers (e.g. of cJSON_PrintUnformatted) with cJSON_free,
+ * never free(). */
+void pyjson_use_lookaside(void);
+
 #endif

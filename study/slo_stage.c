@@ -201,36 +201,35 @@ static void fill_choice(cJSON *r, const struct slo_metrics *pm, const struct ver
 
 char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase)
 {
-    const struct { const char *model, *phase; } task = { model, phase }, *t = &task;
     bool training = !strcmp(o->workload, "training");
-    enum slo_class cls = slo_model_class(t->model);
+    enum slo_class cls = slo_model_class(model);
     struct slo_metrics m;
-    if (slo_metrics_for(t->model, training, t->phase, &m)) {
+    if (slo_metrics_for(model, training, phase, &m)) {
         fprintf(stderr, "npusim slo: warning: %s: unknown model class (not an LLM, DiT/GLIGEN or DLRM); skipped\n",
-                t->model);
+                model);
         return NULL;
     }
     if (training && cls != SLO_LLM) {
-        fprintf(stderr, "npusim slo: warning: %s: training results exist for LLMs only; skipped\n", t->model);
+        fprintf(stderr, "npusim slo: warning: %s: training results exist for LLMs only; skipped\n", model);
         return NULL;
     }
     bool llm_inf = cls == SLO_LLM && !training;
     char suffix[32] = "";
     if (llm_inf)
-        snprintf(suffix, sizeof suffix, "_%s", t->phase);
+        snprintf(suffix, sizeof suffix, "_%s", phase);
 
     struct npu_err e;
     struct version_set ref;
-    if (load_set(o, t->model, "5p", suffix, &m, &ref, &e)) {
-        fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, t->model);
+    if (load_set(o, model, "5p", suffix, &m, &ref, &e)) {
+        fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, model);
         set_free(&ref);
         return NULL;
     }
-    int ri = slo_reference(ref.pts, ref.n, slo_reference_batch(t->model, training));
+    int ri = slo_reference(ref.pts, ref.n, slo_reference_batch(model, training));
     if (ri < 0) {
         fprintf(stderr, "npusim slo: warning: %s%s%s: no TPUv5p reference configuration (batch %lld, fits in "
-                        "memory) under %s; skipped\n", t->model, t->phase[0] ? " " : "", t->phase,
-                (long long)slo_reference_batch(t->model, training), o->results);
+                        "memory) under %s; skipped\n", model, phase[0] ? " " : "", phase,
+                (long long)slo_reference_batch(model, training), o->results);
         set_free(&ref);
         return NULL;
     }
@@ -247,8 +246,8 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
     /* Each version's files are read once, for all scales. */
     struct version_set *sets = calloc((size_t)o->nversions, sizeof *sets);
     for (int vi = 0; vi < o->nversions && !failed; vi++)
-        if (load_set(o, t->model, o->versions[vi], suffix, &m, &sets[vi], &e)) {
-            fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, t->model);
+        if (load_set(o, model, o->versions[vi], suffix, &m, &sets[vi], &e)) {
+            fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, model);
             failed = true;
         }
     for (int si = 0; si < o->nscales && !failed; si++) {
@@ -271,11 +270,11 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
             cJSON *r = cJSON_CreateObject();
             if (rc) {
                 fprintf(stderr, "npusim slo: warning: %s: field \"carbon_and_energy_stats.1.%s\" is missing; "
-                                "%s skipped\n", s.files[c.bad].path, m.energy, t->model);
+                                "%s skipped\n", s.files[c.bad].path, m.energy, model);
                 failed = true;
             } else if (c.any_ok && cost < 0) {
                 fprintf(stderr, "npusim slo: warning: version \"%s\": no $/chip-hour in the cost table; %s "
-                                "skipped\n", v, t->model);
+                                "skipped\n", v, model);
                 failed = true;
             } else if (!c.any_ok) {
                 jset(r, "min_num_chips", jraw_i64(0));

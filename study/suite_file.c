@@ -36,7 +36,6 @@ static char *slurp(const char *path, struct npu_err *e)
 }
 
 const char *suite_kind_name(enum suite_kind k) { return kinds[k].name; }
-const char *suite_kind_fields(enum suite_kind k) { return kinds[k].fields; }
 
 int suite_kind_find(const char *s)
 {

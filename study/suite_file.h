@@ -32,9 +32,8 @@ struct suite {
     int n;
 };
 
-/* "sweep", "energy", ... and the fields that follow the kind, for messages. */
+/* "sweep", "energy", ... */
 const char *suite_kind_name(enum suite_kind k);
-const char *suite_kind_fields(enum suite_kind k);
 /* The kind named s, or -1. */
 int suite_kind_find(const char *s);
 

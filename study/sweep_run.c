@@ -3,7 +3,7 @@
  * Points come one at a time from the enumerator, run on an ordered pool
  * (ordered_pool.h) and are consumed in enumeration order, so the summary, the
  * counts and the first fatal error are the same for every -j. */
-#include "cli/sweep_run.h"
+#include "study/sweep_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +11,8 @@
 #include <unistd.h>
 
 #include "chipsim/chipsim.h"
-#include "cli/cli.h"
 #include "study/family.h"
-#include "cli/mpi_world.h"
+#include "study/pipeline.h"
 #include "study/ordered_pool.h"
 #include "study/sweep_row.h"
 #include "study/sweep_spec.h"
@@ -38,9 +37,6 @@ static bool exists(const char *p)
     struct stat st;
     return stat(p, &st) == 0;
 }
-
-
-
 
 
 static int ctx_next(void *vctx, void *vit)
@@ -296,7 +292,8 @@ static int ctx_emit(void *vctx, void *vit)
     for (int j = 0; j < it->pt.n; j++)
         free(it->row[j]);
     sweep_point_release(&it->pt);
-    progress_update(&x->prog, x->cnt.done);
+    if (x->progress.on)
+        x->progress.update(x->progress.arg, x->cnt.done);
     return rc;
 }
 
@@ -309,14 +306,13 @@ static void ctx_discard(void *vctx, void *vit)
     sweep_point_release(&it->pt);
 }
 
-/* --shard K/N, else SLURM_ARRAY_TASK_{ID,COUNT,MIN}; k is returned 0-based. */
-
 /* Runs every point of the shard through the ordered pool; x->failed and
  * x->err on failure. */
 void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs)
 {
-    bool tty = isatty(2);
-    progress_init(&x->prog, tty, tty ? sweep_enum_count(&x->en) : 0);
+    const struct sweep_progress *p = &x->progress;
+    if (p->on)
+        p->begin(p->arg, sweep_enum_count(&x->en));
     struct ordered_pool_ops ops = { x, ctx_next, ctx_work, ctx_emit, ctx_discard };
     size_t window = (size_t)(jobs < 4 ? 64 : 16 * jobs);
     if (ordered_pool_run(&ops, sizeof(struct item), (int)jobs, window) && !x->failed) {
@@ -333,57 +329,14 @@ void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs)
         snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
         x->failed = true;
     }
-    progress_end(&x->prog);
-}
-/* Under mpirun: every rank learns whether any failed and the summed counts;
- * rank 0 merges the per-rank summaries into final_summary. Returns rc. */
-int mpi_finish(struct sweep_ctx *x, const char *final_summary, const char *rank_summary, int rc)
-{
-    int ranks = mpi_world_size();
-    struct npu_err e;
-    rc = mpi_world_max(rc);
-    if (rc && final_summary)
-        remove(rank_summary);   /* this rank's committed part: no partial output */
-    x->cnt.simulated = mpi_world_sum(x->cnt.simulated);
-    x->cnt.invalid = mpi_world_sum(x->cnt.invalid);
-    x->cnt.existing = mpi_world_sum(x->cnt.existing);
-    x->cnt.errors = mpi_world_sum(x->cnt.errors);
-    x->violating = mpi_world_sum(x->violating);
-    if (!rc && final_summary && x->want_row && mpi_world_rank() == 0) {
-        char (*paths)[4200] = calloc((size_t)ranks, sizeof *paths);
-        const char **pp = calloc((size_t)ranks, sizeof *pp);
-        for (int r = 0; paths && pp && r < ranks; r++) {
-            snprintf(paths[r], sizeof paths[r], "%s.rank%d", final_summary, r);
-            pp[r] = paths[r];
-        }
-        if (!paths || !pp || summary_merge(final_summary, pp, ranks, &e))
-            rc = paths && pp ? report_error("sweep", &e) : usage_error("sweep", "out of memory");
-        for (int r = 0; paths && r < ranks; r++)
-            remove(paths[r]);
-        free(paths);
-        free(pp);
-    }
-    return mpi_world_max(rc);
-}
-/* The closing lines on stderr: counts and the invariants warning. */
-void report_counts(const struct sweep_ctx *x)
-{
-    fprintf(stderr, "npusim sweep: %ld configurations simulated, %ld invalid, %ld already present",
-            x->cnt.simulated, x->cnt.invalid, x->cnt.existing);
-    if (x->cnt.errors)
-        fprintf(stderr, ", %ld failed", x->cnt.errors);
-    fputc('\n', stderr);
-    /* Never silent (power/invariants.h); the example is rank 0's first. */
-    if (x->violating)
-        fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",
-                x->violating, x->cnt.simulated, x->first_warn[0] ? "; first: " : "", x->first_warn);
+    if (p->on)
+        p->end(p->arg);
 }
 /* Opens the summary file and writes its header (summary rows only). */
-int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec)
+int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec, struct npu_err *e)
 {
-    struct npu_err e;
-    if (atomic_open(af, x->o->summary, &e))
-        return report_error("sweep", &e);
+    if (atomic_open(af, x->o->summary, e))
+        return -1;
     x->summary = af->f;
     if (fputs(row_header(spec->fields, spec->nfields), x->summary) == EOF) {
         snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);

@@ -1,18 +1,18 @@
 /* sweep_run.h — running a sweep's points: the per-point worker on the
- * ordered pool (generate, time, write or summarise), the summary file, the
- * closing counts, and the MPI merge (used by cmd_sweep.c).
+ * ordered pool (generate, time, write or summarise) and the summary file
+ * (cmd_sweep.c builds the plan, runs it here and reports; the MPI merge
+ * stays with it).
  *
  * Main data structures: struct sweep_opts (what every point shares) and
  * struct sweep_ctx (the running sweep: enumerator, counts, first error,
  * held rows of a bundle). */
-#ifndef NPUSIM_CLI_SWEEP_RUN_H
-#define NPUSIM_CLI_SWEEP_RUN_H
+#ifndef NPUSIM_STUDY_SWEEP_RUN_H
+#define NPUSIM_STUDY_SWEEP_RUN_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "traces/strbuf.h"
-#include "cli/progress.h"
 #include "study/outputs.h"
 #include "study/sweep_points.h"
 #include "power/invariants.h"
@@ -36,6 +36,21 @@ struct sweep_opts {
     struct output_sink sink;     /* how the points' files are written (staged; kept for a suite) */
 };
 
+/* Progress of a running sweep, for a caller that shows it: when on, begin
+ * gets the number of points (counting them costs a pass over the plan),
+ * update the points done so far after each, end closes. */
+struct sweep_progress {
+    bool on;
+    void (*begin)(void *arg, long total);
+    void (*update)(void *arg, long done);
+    void (*end)(void *arg);
+    void *arg;
+};
+
+/* The last line of a shard's summary: "#shard K/N points P" (merge checks
+ * that the shards are 1..N of one sweep of P points). */
+#define SUMMARY_SHARD_MARK "#shard "
+
 struct sweep_count {
     long simulated, invalid, existing, errors, done;
 };
@@ -47,7 +62,7 @@ struct sweep_ctx {
     struct npu_err err;          /* the fatal error, if any */
     bool failed;
     FILE *summary;
-    struct progress prog;
+    struct sweep_progress progress;
     bool want_row;
     long violating;              /* simulated points violating a physical invariant */
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
@@ -61,13 +76,9 @@ struct sweep_spec;
 /* Runs every point of the plan's shard on jobs threads through the ordered
  * pool; x->failed and x->err on failure. */
 void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs);
-/* Opens x->o->summary (atomic) and writes the header; 0 or a usage error. */
-int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec);
-/* Under mpirun: the ranks' max rc and summed counts; rank 0 merges the
- * per-rank summaries into final_summary. Returns the new rc. */
-int mpi_finish(struct sweep_ctx *x, const char *final_summary, const char *rank_summary, int rc);
-/* The closing stderr lines: counts, and the invariants warning. */
-void report_counts(const struct sweep_ctx *x);
+/* Opens x->o->summary (atomic) and writes the header; 0, or -1 with e
+ * (a write error sets x->failed and x->err). */
+int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec, struct npu_err *e);
 /* Frees what x holds (enumerator, held rows). */
 void sweep_ctx_free(struct sweep_ctx *x);
 
