@@ -17,7 +17,7 @@ static int64_t max3(int64_t a, int64_t b, int64_t c)
     return m > c ? m : c;
 }
 
-int64_t mxu_time(const struct cs_ctx *c, int64_t n)
+static int64_t mxu_time(const struct cs_ctx *c, int64_t n)
 {
     const struct chip_config *ch = c->chip;
     double f = ch->freq_GHz;
@@ -29,7 +29,7 @@ int64_t mxu_time(const struct cs_ctx *c, int64_t n)
     return max3(floor_ns, busy, 1);
 }
 
-int64_t vpu_time(const struct cs_ctx *c, int64_t n)
+static int64_t vpu_time(const struct cs_ctx *c, int64_t n)
 {
     double cyc = ceil(py_div(n, c->chip->num_vu));
     double t = cyc / c->chip->freq_GHz;

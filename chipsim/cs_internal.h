@@ -153,8 +153,6 @@ struct instr *instr_for_op(struct instr_cache *c, struct instr *scratch, const s
 void instr_free(struct instr *in);
 
 /* --- compute.c --- */
-int64_t mxu_time(const struct cs_ctx *c, int64_t n);
-int64_t vpu_time(const struct cs_ctx *c, int64_t n);
 /* Compute time (§5); fills the op's stats (parsed_op_type set by caller). */
 int compute_time(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t *sa,
                  int64_t *vu);

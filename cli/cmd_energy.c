@@ -163,7 +163,7 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
         if (!rc && js.n == 0)
             fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
                             "under %s; nothing written\n", o->workload, o->results);
-        if (!rc && js.n > 0 && energy_commit(o, &js, &e))
+        if (!rc && js.n > 0 && energy_commit(o, &e))
             rc = report_error("energy", &e);
         staging_remove(o->staging);
         if (!rc && js.n > 0)

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "study/fleet_stage.h"
+#include "study/pyjson.h"
 
 static const char fleet_help[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME]\n"
@@ -77,7 +78,7 @@ int cmd_fleet(int argc, char **argv)
         o[0].text = fleet_csv_text(d, n, &tot);
         cJSON *jo = fleet_json(d, n, &tot);
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);
-        o[1].text = json_text(jo);
+        o[1].text = pyjson_print(jo);
         cJSON_Delete(jo);
         /* The table first: if it cannot reach the user, no file is written. */
         fleet_print_table(d, n, &tot, stdout);

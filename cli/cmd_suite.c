@@ -31,6 +31,7 @@
 #include "study/results.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
+#include "traces/strbuf.h"
 
 static const char suite_help[] =
     "usage: npusim suite SUITE OUT [--configs DIR] [--profile NAME] [-j N]\n"
@@ -155,22 +156,16 @@ static void seen_free(struct seen *s)
         free(s->versions[i]);
 }
 
+/* The items joined with commas (malloc'ed). */
 static char *join(char *const *item, int n)
 {
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(item[i]) + 1;
-    char *s = malloc(len), *p = s;
-    for (int i = 0; s && i < n; i++) {
+    struct strbuf b = STRBUF_GROWING;
+    for (int i = 0; i < n; i++) {
         if (i)
-            *p++ = ',';
-        size_t k = strlen(item[i]);
-        memcpy(p, item[i], k);
-        p += k;
+            strbuf_putc(&b, ',');
+        strbuf_puts(&b, item[i]);
     }
-    if (s)
-        *p = '\0';
-    return s;
+    return b.s ? b.s : strdup("");
 }
 
 /* ---- the calls ---- */

@@ -93,7 +93,7 @@ void sanitize_name(char **field, const char *desc, const char *name)
 /* Appends the dims joined with sep, each wrapped in q ("'" for Python strings).
  * Hot (every shape and config string): separator lengths are taken once and
  * the common one-character separator is a single byte append. */
-void bld_put_dims(struct strbuf *b, struct shape s, const char *sep, const char *q)
+static void bld_put_dims(struct strbuf *b, struct shape s, const char *sep, const char *q)
 {
     size_t ns = strlen(sep), nq = strlen(q);
     for (int i = 0; i < s.nd; i++) {
@@ -546,7 +546,8 @@ static double axes_bw(const struct coll_axes *ax)
     return bw;
 }
 
-struct shape shape_gathered(struct shape x, int dim, int64_t p)
+/* Output shape of a collective gathered along dim over p chips. */
+static struct shape shape_gathered(struct shape x, int dim, int64_t p)
 {
     x.d[dim] = bmul(x.d[dim], p);
     return x;

@@ -108,8 +108,6 @@ struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *des
 /* Dims joined with sep, each wrapped in q ("'" for Python string lists):
  * into buf (cut to n - 1 bytes), or appended to a strbuf. */
 void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *q);
-struct strbuf;
-void bld_put_dims(struct strbuf *b, struct shape s, const char *sep, const char *q);
 void bld_in1(struct op *op, struct shape a, const char *dt);          /* "DT:[a,b]" */
 void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt);
 void bld_out(struct op *op, struct shape o, const char *dt);          /* "[DT:(a,b)]" */
@@ -118,8 +116,7 @@ void bld_traffic(struct op *op, int64_t in, int64_t out);
 /* ceil(bytes / GBps) with 1 GB/s = 1 byte/ns (GB = 1e9, quirk chipsim Q11). */
 int64_t bld_xfer_ns(int64_t bytes, double GBps);
 
-/* Output shape of a collective (gathered or scattered along dim). */
-struct shape shape_gathered(struct shape x, int dim, int64_t p);
+/* Output shape of a collective scattered along dim over p chips. */
 struct shape shape_scattered(struct shape x, int dim, int64_t p);
 
 #endif

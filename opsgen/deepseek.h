@@ -41,11 +41,6 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
 struct moe_load { int64_t experts, tokens; };
 struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens);
 
-/* §13.2 MoE enumeration for one num_chips: (dp <= 1, tp, pp, ep, dp_dcn,
- * pp_dcn) with ep <= dp*tp, dp*tp/ep <= max_etp and the chip product
- * including ep (quirk opsgen Q33); >256 chips split over 1/2/4 pods as for LLMs. */
-int sweep_moe_configs(int64_t num_chips, int64_t max_etp, struct parallel_cfg **out, size_t *n,
-                      struct npu_err *e);
 /* §13.4 for MoE: the LLM mapping, then the expert axes (4th value). Returns
  * false (axes still set, expert axes best effort) when ep cannot be laid out
  * on the dp/tp axes — the reference asserts there. */

@@ -38,17 +38,8 @@ int64_t opsgen_gligen_mem_bytes(int64_t hbm_size_GB);
  * accessed less its weights); the placeholder above under
  * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). */
 int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, const struct profile *prof);
-/* Config checks shared by the generator and the CLI (0, or -1 with e). */
-int gligen_validate(const struct model_config *m, struct npu_err *e);
-int dit_validate(const struct model_config *m, struct npu_err *e);
 
 /* ---- sweep helpers (opsgen.md §13.2, §13.4) ---- */
-/* Every dp x tp x pp == num_chips (loops dp, tp, pp over the divisors in
- * ascending order), DCN degrees 1; GLIGEN only pp 1. Above 256 chips the
- * reference calls the enumeration for num_chips / {1, 2, 4} (quirk opsgen Q32).
- * Fills a malloc'ed array (caller frees). */
-int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
-                            struct npu_err *e);
 /* Axes (m, 0, 0), m = 2 on TPU v2/v3 and 3 on every other chip (5e/6e
  * included, unlike the LLM rule: quirk opsgen Q34). */
 void sweep_map_axes_diffusion(const char *chip_version, struct model_config *m);

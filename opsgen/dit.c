@@ -27,7 +27,8 @@ void dit_llm_config(const struct model_config *m, struct model_config *llm)
     llm->vocab_size = 0;
 }
 
-int dit_validate(const struct model_config *m, struct npu_err *e)
+/* Config checks (0, or -1 with e). */
+static int dit_validate(const struct model_config *m, struct npu_err *e)
 {
     if (strcmp(m->model_type, "dit"))
         return npu_errf(e, "model field \"model_type\": expected \"dit\", got \"%s\"", m->model_type);
@@ -109,62 +110,6 @@ int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, c
 }
 
 /* ---- sweep helpers ---- */
-
-static int push_cfg(struct parallel_cfg **arr, size_t *n, size_t *cap, struct parallel_cfg c)
-{
-    if (*n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        struct parallel_cfg *p = realloc(*arr, nc * sizeof *p);
-        if (!p)
-            return -1;
-        *arr = p;
-        *cap = nc;
-    }
-    (*arr)[(*n)++] = c;
-    return 0;
-}
-
-static int gen_diffusion(int64_t num, bool gligen, struct parallel_cfg **arr, size_t *n, size_t *cap)
-{
-    for (int64_t dp = 1; dp <= num; dp++) {
-        if (num % dp) continue;
-        for (int64_t tp = 1; tp <= num; tp++) {
-            if (num % tp) continue;
-            for (int64_t pp = 1; pp <= num; pp++) {
-                if (num % pp || (gligen && pp > 1) || dp * tp * pp != num) continue;
-                struct parallel_cfg c = { .num_chips = num, .dp = dp, .tp = tp, .pp = pp, .ep = 1,
-                                          .dp_dcn = 1, .tp_dcn = 1, .pp_dcn = 1, .ep_dcn = 1 };
-                if (push_cfg(arr, n, cap, c))
-                    return -1;
-            }
-        }
-    }
-    return 0;
-}
-
-int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
-                            struct npu_err *e)
-{
-    *out = NULL;
-    *n = 0;
-    if (num_chips <= 0)
-        return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
-    if (num_chips > (1 << 24))
-        return npu_errf(e, "sweep: num_chips %lld is too large (at most %d)", (long long)num_chips,
-                        1 << 24);
-    size_t cap = 0;
-    int rc = 0;
-    static const int64_t dcn[] = { 1, 2, 4 };
-    for (int i = 0; i < (num_chips > 256 ? 3 : 1) && !rc; i++)
-        rc = gen_diffusion(num_chips / dcn[i], gligen, out, n, &cap);
-    if (rc) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return npu_errf(e, "sweep: out of memory enumerating %lld chips", (long long)num_chips);
-    }
-    return 0;
-}
 
 void sweep_map_axes_diffusion(const char *v, struct model_config *m)
 {

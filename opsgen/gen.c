@@ -136,7 +136,10 @@ bad:
     return npu_errf(e, "internal: malformed op builder arguments");
 }
 
-void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
+/* KV-cache swap over PCIe (opsgen.md §5.5): when the phase's footprint
+ * exceeds HBM, a swap-in and a swap-out op of the excess divided over
+ * min(max swaps, L), each at its own fid (advancing *fid). */
+static void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
                  const struct profile *prof, bool decode, int64_t L, int64_t total_bytes, int64_t *fid)
 {
     int64_t cap = l->hbm_size_GB * ((int64_t)1 << 30);

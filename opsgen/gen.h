@@ -28,11 +28,6 @@ int gen_require_positive(const struct model_config *m, const char *const *keys, 
 int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
              double bw_GBps, int64_t latency_ns, int max_axes);
 
-/* KV-cache swap over PCIe (opsgen.md §5.5): when the phase's footprint
- * exceeds HBM, a swap-in and a swap-out op of the excess divided over
- * min(max swaps, L), each at its own fid (advancing *fid). */
-void gen_kv_swap(struct trace *t, const struct model_config *m, const struct opsgen_links *l,
-                 const struct profile *prof, bool decode, int64_t L, int64_t total_bytes, int64_t *fid);
 
 /* What the two ends of an inference layer pass need: the trace, the links,
  * the phase, the layer count, the stage activation x and (for the KV swap)

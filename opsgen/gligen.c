@@ -68,7 +68,8 @@ static bool in_list(const struct int_list *l, int64_t v)
     return false;
 }
 
-int gligen_validate(const struct model_config *m, struct npu_err *e)
+/* Config checks (0, or -1 with e). */
+static int gligen_validate(const struct model_config *m, struct npu_err *e)
 {
     if (strcmp(m->model_type, "gligen"))
         return npu_errf(e, "model field \"model_type\": expected \"gligen\", got \"%s\"", m->model_type);

@@ -9,6 +9,8 @@
 
 #include "opsgen/builders.h"
 
+/* ---- enumeration: every family's parallel configurations (§13) ---- */
+
 /* Divisors of n ascending. Returns the count. */
 static size_t divisors(int64_t n, int64_t *out, size_t max)
 {
@@ -20,60 +22,146 @@ static size_t divisors(int64_t n, int64_t *out, size_t max)
 
 #define MAX_DIV 4096
 
-/* Appends every (dp, tp, pp, dp_dcn, pp_dcn) whose product is num with at
- * most max_pods DCN pods, loops nested in that order. */
-static int gen_llama(int64_t num, int64_t max_dp, int64_t max_pods, struct parallel_cfg **arr,
-                     size_t *n, size_t *cap)
+/* The configurations found so far. */
+struct cfg_list {
+    struct parallel_cfg *v;
+    size_t n, cap;
+};
+
+static int push_cfg(struct cfg_list *l, struct parallel_cfg c)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 16;
+        struct parallel_cfg *p = realloc(l->v, nc * sizeof *p);
+        if (!p)
+            return -1;
+        l->v = p;
+        l->cap = nc;
+    }
+    l->v[l->n++] = c;
+    return 0;
+}
+
+/* A family's configurations of num chips in at most max_pods DCN pods, in
+ * the reference's loop order; arg: the family's own bound. */
+typedef int (*gen_fn)(int64_t num, int64_t max_pods, int64_t arg, struct cfg_list *l);
+
+/* LLM: every (dp, tp, pp, dp_dcn, pp_dcn) whose product is num, dp at most
+ * arg, loops nested in that order. */
+static int gen_llama(int64_t num, int64_t max_pods, int64_t max_dp, struct cfg_list *l)
 {
     int64_t *f = malloc(MAX_DIV * sizeof *f);
     if (!f) return -1;
     size_t nf = divisors(num, f, MAX_DIV);
-    for (size_t a = 0; a < nf && f[a] <= max_dp; a++)
-        for (size_t b = 0; b < nf; b++)
-            for (size_t c = 0; c < nf; c++)
-                for (size_t x = 0; x < nf && f[x] <= max_pods; x++)
-                    for (size_t y = 0; y < nf && f[y] <= max_pods; y++) {
+    int rc = 0;
+    for (size_t a = 0; a < nf && f[a] <= max_dp && !rc; a++)
+        for (size_t b = 0; b < nf && !rc; b++)
+            for (size_t c = 0; c < nf && !rc; c++)
+                for (size_t x = 0; x < nf && f[x] <= max_pods && !rc; x++)
+                    for (size_t y = 0; y < nf && f[y] <= max_pods && !rc; y++) {
                         if (f[x] * f[y] > max_pods) continue;
                         if (f[a] * f[b] * f[c] * f[x] * f[y] != num) continue;
-                        if (*n == *cap) {
-                            *cap = *cap ? 2 * *cap : 16;
-                            struct parallel_cfg *p = realloc(*arr, *cap * sizeof *p);
-                            if (!p) { free(f); return -1; }
-                            *arr = p;
-                        }
-                        (*arr)[(*n)++] = (struct parallel_cfg){
+                        rc = push_cfg(l, (struct parallel_cfg){
                             .num_chips = num, .dp = f[a], .tp = f[b], .pp = f[c], .ep = 1,
-                            .dp_dcn = f[x], .tp_dcn = 1, .pp_dcn = f[y], .ep_dcn = 1 };
+                            .dp_dcn = f[x], .tp_dcn = 1, .pp_dcn = f[y], .ep_dcn = 1 });
                     }
     free(f);
+    return rc;
+}
+
+/* MoE: dp, tp, pp, ep, dp_dcn, pp_dcn (ep_dcn 1), expert TP (dp*tp/ep) at
+ * most arg. */
+static int gen_moe(int64_t num, int64_t max_pods, int64_t max_etp, struct cfg_list *l)
+{
+    int64_t *f = malloc(MAX_DIV * sizeof *f);
+    if (!f) return -1;
+    size_t nf = divisors(num, f, MAX_DIV);
+    int rc = 0;
+    for (size_t a = 0; a < nf && f[a] <= 1 && !rc; a++)   /* inference: dp 1 */
+        for (size_t b = 0; b < nf && !rc; b++)
+            for (size_t c = 0; c < nf && !rc; c++)
+                for (size_t x = 0; x < nf && !rc; x++)
+                    for (size_t y = 0; y < nf && f[y] <= max_pods && !rc; y++)
+                        for (size_t z = 0; z < nf && f[z] <= max_pods && !rc; z++) {
+                            int64_t dp = f[a], tp = f[b], pp = f[c], ep = f[x];
+                            int64_t dpd = f[y], ppd = f[z];
+                            if (dpd * ppd > max_pods || ep > dp * tp || dp * tp / ep > max_etp)
+                                continue;
+                            /* EP multiplies the chip count (quirk opsgen Q33). */
+                            if (dp * tp * pp * ep * dpd * ppd != num)
+                                continue;
+                            rc = push_cfg(l, (struct parallel_cfg){
+                                .num_chips = num, .dp = dp, .tp = tp, .pp = pp, .ep = ep,
+                                .dp_dcn = dpd, .tp_dcn = 1, .pp_dcn = ppd, .ep_dcn = 1 });
+                        }
+    free(f);
+    return rc;
+}
+
+/* Diffusion: every (dp, tp, pp) of product num in one pod; GLIGEN (arg 1)
+ * without pipeline parallelism. */
+static int gen_diffusion(int64_t num, int64_t max_pods, int64_t gligen, struct cfg_list *l)
+{
+    (void)max_pods;
+    for (int64_t dp = 1; dp <= num; dp++) {
+        if (num % dp) continue;
+        for (int64_t tp = 1; tp <= num; tp++) {
+            if (num % tp) continue;
+            for (int64_t pp = 1; pp <= num; pp++) {
+                if (num % pp || (gligen && pp > 1) || dp * tp * pp != num) continue;
+                struct parallel_cfg c = { .num_chips = num, .dp = dp, .tp = tp, .pp = pp, .ep = 1,
+                                          .dp_dcn = 1, .tp_dcn = 1, .pp_dcn = 1, .ep_dcn = 1 };
+                if (push_cfg(l, c))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Runs gen for num_chips (at most max_chips) into *out (malloc'ed, *n).
+ * Above 256 chips each DCN pod count (1, 2, 4) gets num_chips / pods chips
+ * in total (quirk opsgen Q32). */
+static int enumerate(int64_t num_chips, int64_t max_chips, gen_fn gen, int64_t arg, struct parallel_cfg **out,
+                     size_t *n, struct npu_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    if (num_chips <= 0)
+        return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
+    if (num_chips > max_chips)
+        return npu_errf(e, "sweep: num_chips %lld is too large (at most %lld)", (long long)num_chips,
+                        (long long)max_chips);
+    static const int64_t dcn[] = { 1, 2, 4 };
+    struct cfg_list l = { NULL, 0, 0 };
+    int rc = 0;
+    for (int i = 0; i < (num_chips > 256 ? 3 : 1) && !rc; i++)
+        rc = gen(num_chips / dcn[i], dcn[i], arg, &l);
+    if (rc) {
+        free(l.v);
+        return npu_errf(e, "sweep: out of memory enumerating %lld chips", (long long)num_chips);
+    }
+    *out = l.v;
+    *n = l.n;
     return 0;
 }
 
 int sweep_llm_configs(int64_t num_chips, bool training, struct parallel_cfg **out, size_t *n,
                       struct npu_err *e)
 {
-    *out = NULL;
-    *n = 0;
-    if (num_chips <= 0)
-        return npu_errf(e, "sweep: num_chips must be positive, got %lld", (long long)num_chips);
-    int64_t max_dp = training ? INT64_MAX : 1;
-    size_t cap = 0;
-    int rc = 0;
-    if (num_chips > 256) {
-        /* Each pod count gets num_chips/dcn chips in total (quirk opsgen Q32). */
-        static const int64_t dcn[] = { 1, 2, 4 };
-        for (int i = 0; i < 3 && !rc; i++)
-            rc = gen_llama(num_chips / dcn[i], max_dp, dcn[i], out, n, &cap);
-    } else {
-        rc = gen_llama(num_chips, max_dp, 1, out, n, &cap);
-    }
-    if (rc) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-        return npu_errf(e, "sweep: out of memory enumerating %lld chips", (long long)num_chips);
-    }
-    return 0;
+    return enumerate(num_chips, INT64_MAX, gen_llama, training ? INT64_MAX : 1, out, n, e);
+}
+
+int sweep_moe_configs(int64_t num_chips, int64_t max_etp, struct parallel_cfg **out, size_t *n,
+                      struct npu_err *e)
+{
+    return enumerate(num_chips, INT64_MAX, gen_moe, max_etp, out, n, e);
+}
+
+int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
+                            struct npu_err *e)
+{
+    return enumerate(num_chips, 1 << 24, gen_diffusion, gligen, out, n, e);
 }
 
 void sweep_apply_parallel(struct model_config *m, const struct parallel_cfg *p, int64_t gbs)

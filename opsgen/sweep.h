@@ -21,6 +21,17 @@ struct parallel_cfg {
  * in the reference's order and returns 0, or -1 with e set. */
 int sweep_llm_configs(int64_t num_chips, bool training, struct parallel_cfg **out, size_t *n,
                       struct npu_err *e);
+/* §13.2 MoE enumeration for one num_chips: (dp <= 1, tp, pp, ep, dp_dcn,
+ * pp_dcn) with ep <= dp*tp, dp*tp/ep <= max_etp and the chip product
+ * including ep (quirk opsgen Q33); >256 chips split over 1/2/4 pods as for LLMs. */
+int sweep_moe_configs(int64_t num_chips, int64_t max_etp, struct parallel_cfg **out, size_t *n,
+                      struct npu_err *e);
+/* Every dp x tp x pp == num_chips (loops dp, tp, pp over the divisors in
+ * ascending order), DCN degrees 1; GLIGEN only pp 1. Above 256 chips the
+ * reference calls the enumeration for num_chips / {1, 2, 4} (quirk opsgen Q32).
+ * Fills a malloc'ed array (caller frees). */
+int sweep_diffusion_configs(int64_t num_chips, bool gligen, struct parallel_cfg **out, size_t *n,
+                            struct npu_err *e);
 /* §13.5 step 2: degrees, microbatch sizes, global batch size, chip count. */
 void sweep_apply_parallel(struct model_config *m, const struct parallel_cfg *p, int64_t gbs);
 /* §13.4: number of torus axes per parallelism for chip "2".."6p". */

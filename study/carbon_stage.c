@@ -162,7 +162,7 @@ static int stats_load(const struct carbon_opts *o, const char *path, struct stat
             f->es = &res->energy[i].es;
     if (f->es)
         return (f->j = cJSON_Duplicate(res->stats, 1)) ? 0 : npu_errf(e, "%s: out of memory", path);
-    return (f->j = results_load_json(path, e)) ? 0 : -1;
+    return (f->j = results_load_json(path, JSON_NUMBERS_TEXT, e)) ? 0 : -1;
 }
 
 /* The file with the members of edits set (dict assignment order), as text. */
@@ -288,52 +288,6 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
     return rc;
 }
 
-/* The written, not yet published files, in output order: each is renamed
- * into place once every file has been analysed and written, or removed. */
-struct staged {
-    char *tmp, *path;
-};
-
-struct outs {
-    struct staged *v;
-    int n, cap;
-};
-
-static void staged_drop(struct staged *f)
-{
-    if (f->tmp)
-        unlink(f->tmp);
-    free(f->tmp);
-    free(f->path);
-    f->tmp = f->path = NULL;
-}
-
-/* Room for one more element in a growable array of n used out of *cap
- * (doubling from first); aborts when out of memory, as the lists here do. */
-static void *room_for_one(void *v, int n, int *cap, int first, size_t size)
-{
-    if (n < *cap)
-        return v;
-    *cap = *cap ? 2 * *cap : first;
-    v = realloc(v, (size_t)*cap * size);
-    if (!v)
-        abort();
-    return v;
-}
-
-static void outs_add(struct outs *v, struct staged f)
-{
-    v->v = room_for_one(v->v, v->n, &v->cap, 64, sizeof *v->v);
-    v->v[v->n++] = f;
-}
-
-static void outs_free(struct outs *v)
-{
-    for (int i = 0; i < v->n; i++)
-        staged_drop(&v->v[i]);
-    free(v->v);
-}
-
 /* One stats file to analyse. */
 struct cfile {
     struct results_file f;
@@ -400,15 +354,14 @@ static bool lister_next(struct lister *l, struct cfile *cf)
 struct citem {
     struct cfile cf;
     int rc;
-    struct staged *files;
     struct npu_err e;
 };
 
 struct crun {
     const struct carbon_opts *o;
     struct lister *files;
-    struct outs *outs;
-    const char *root, *dest, *util, *staging;   /* dest: <root>/carbon_<PG>/dvfs_<D> */
+    int written;                 /* files staged by the items emitted so far */
+    const char *util, *staging;   /* staging: laid out as <root>/carbon_<PG>/dvfs_<D> */
     struct npu_err first;
     bool failed;
 };
@@ -418,18 +371,12 @@ static int citem_next(void *ctx, void *item)
     struct crun *r = ctx;
     struct citem *it = item;
     memset(it, 0, sizeof *it);
-    if (!lister_next(r->files, &it->cf))
-        return 0;
-    it->files = calloc((size_t)r->o->nci, sizeof *it->files);
-    if (!it->files)
-        abort();
-    return 1;
+    return lister_next(r->files, &it->cf) ? 1 : 0;
 }
 
-/* Writes text to staged (a new file in the run's private staging folder);
- * *f receives that name and the final path. The text is freed. */
-static int stage_file(const char *staged, const char *path, char *text, struct staged *f,
-                      struct npu_err *e)
+/* Writes text to staged (a new file in the run's private staging folder,
+ * removed whole if the run fails). The text is freed. */
+static int stage_file(const char *staged, char *text, struct npu_err *e)
 {
     struct atomic_file a;
     int rc = atomic_open_staged(&a, staged, e);
@@ -440,10 +387,6 @@ static int stage_file(const char *staged, const char *path, char *text, struct s
             atomic_abort(&a);
         } else if (atomic_commit(&a, e)) {
             rc = -1;
-        } else if (!(f->tmp = strdup(staged)) || !(f->path = strdup(path))) {
-            rc = npu_errf(e, "%s: out of memory", path);
-            if (!f->tmp)
-                unlink(staged);
         }
     }
     free(text);
@@ -467,30 +410,20 @@ static void citem_work(void *ctx, void *item)
             free(texts[i]);
             continue;
         }
-        /* Staged at the same place under the staging folder as under dest,
-         * so that a new dest is the staging folder renamed. */
-        char ci[40], rel[4096], path[4200], staged[4200];
+        /* Staged at the same place under the staging folder as under dest
+         * (study/staging.h publishes it there). */
+        char ci[40], rel[4096], staged[4200];
         py_repr_double(o->ci[i], ci, sizeof ci);
         snprintf(rel, sizeof rel, "CI%s/UTIL%s/%s/%s", ci, r->util, cf->model, cf->f.pstr);
-        snprintf(path, sizeof path, "%s/%s/%s", r->dest, rel, b);
         snprintf(staged, sizeof staged, "%s/%s", r->staging, rel);
         it->rc = make_dirs(staged, &it->e);
         snprintf(staged, sizeof staged, "%s/%s/%s", r->staging, rel, b);
         if (it->rc)
             free(texts[i]);
         else
-            it->rc = stage_file(staged, path, texts[i], &it->files[i], &it->e);
+            it->rc = stage_file(staged, texts[i], &it->e);
     }
     free(texts);
-}
-
-static void citem_discard(void *ctx, void *item)
-{
-    struct crun *r = ctx;
-    struct citem *it = item;
-    for (int i = 0; i < r->o->nci; i++)
-        staged_drop(&it->files[i]);
-    free(it->files);
 }
 
 static int citem_emit(void *ctx, void *item)
@@ -498,14 +431,11 @@ static int citem_emit(void *ctx, void *item)
     struct crun *r = ctx;
     struct citem *it = item;
     if (it->rc) {
-        citem_discard(ctx, item);
         r->first = it->e;
         r->failed = true;
         return -1;
     }
-    for (int i = 0; i < r->o->nci; i++)
-        outs_add(r->outs, it->files[i]);
-    free(it->files);
+    r->written += r->o->nci;
     return 0;
 }
 
@@ -532,9 +462,8 @@ int carbon_run(const struct carbon_opts *o, struct carbon_done *done, struct npu
     snprintf(dest, sizeof dest, "%s/dvfs_%s", base, o->dvfs);
     if (staging_create(base, staging, sizeof staging, e))
         return -1;
-    struct outs outs = { NULL, 0, 0 };
-    struct crun r = { o, &files, &outs, root, dest, util, staging, { "" }, false };
-    struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, citem_discard };
+    struct crun r = { o, &files, 0, util, staging, { "" }, false };
+    struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, NULL };
     long n = o->jobs < 1 ? 1 : o->jobs;
     int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));
     free(files.files);
@@ -543,30 +472,13 @@ int carbon_run(const struct carbon_opts *o, struct carbon_done *done, struct npu
         r.failed = true;
     }
     *e = r.first;
-    /* Everything is written: publish it all, as one folder when dest is new,
-     * otherwise file by file in output order. */
-    int nout = outs.n;
-    bool whole = false;
-    if (!r.failed && staging_publish_whole(staging, dest, &whole, e))
+    /* Everything is written: publish it all (one rename when dest is new). */
+    if (!r.failed && staging_publish(staging, dest, e))
         r.failed = true;
-    for (int i = 0; whole && i < outs.n; i++) {
-        free(outs.v[i].tmp);   /* in place now */
-        outs.v[i].tmp = NULL;
-    }
-    if (whole)
-        staging[0] = '\0';
-    char last[4096] = "";   /* consecutive outputs mostly share a folder */
-    for (int i = 0; i < outs.n && !r.failed && !whole; i++) {
-        if (move_into_place(outs.v[i].tmp, outs.v[i].path, last, sizeof last, e)) {
-            r.failed = true;
-            break;
-        }
-        free(outs.v[i].tmp);
-        outs.v[i].tmp = NULL;
-    }
-    outs_free(&outs);   /* removes what was not moved */
+    else if (!r.failed)
+        staging[0] = '\0';   /* published: nothing left to remove */
     staging_remove(staging);
-    done->files = nout;
+    done->files = r.written;
     return r.failed ? -1 : 0;
 }
 

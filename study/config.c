@@ -151,7 +151,8 @@ int config_set_value(cJSON *merged, cJSON *sources, const char *key, cJSON *v, c
     return 0;
 }
 
-int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e)
+/* Applies one "key=value" override (value parsed as JSON when it parses, else a string). */
+static int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e)
 {
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv)

@@ -49,8 +49,6 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
 cJSON *config_read_json(const char *path, struct npu_err *e);
 /* Merges src into dst (src wins), recording `file` as the source of each key. */
 void config_merge(cJSON *dst, cJSON *sources, const cJSON *src, const char *file);
-/* Applies one "key=value" override (value parsed as JSON when it parses, else a string). */
-int config_apply_set(cJSON *merged, cJSON *sources, const char *kv, struct npu_err *e);
 /* Sets one field (a dotted key reaches into nested objects) to v, which it
  * takes over; `source` is recorded as the key's origin and names it in errors
  * ("--set", a sweep spec file). */

@@ -140,18 +140,7 @@ static int read_inputs(const struct energy_opts *o, const struct job *jb, const 
 {
     if (results_take(o->in, o->results, jb->rel, j, ops))
         return 0;
-    size_t len;
-    char *text = text_read_file(json_in, &len, e);
-    if (!text)
-        return -1;
-    int line = 0;
-    *j = rawjson_parse(text, len, JSON_NUMBERS_PYTHON, &line);
-    free(text);
-    if (!*j)
-        return npu_errf(e, "%s:%d: invalid JSON", json_in, line);
-    if (!cJSON_IsObject(*j))
-        return npu_errf(e, "%s: expected a JSON object at the top level", json_in);
-    return trace_read_csv(ops, csv_in, e);
+    return (*j = results_load_json(json_in, JSON_NUMBERS_PYTHON, e)) ? trace_read_csv(ops, csv_in, e) : -1;
 }
 
 /* The chip of the statistics' sim_config. */
@@ -395,7 +384,7 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
     set_item(j, "energy_stats", cJSON_CreateRaw(text));
     free(text);
     snprintf(so->path, sizeof so->path, "%s/%s.json", o->staging, jb->rel);
-    if (!(so->text = json_text(j))) {
+    if (!(so->text = pyjson_print(j))) {
         cJSON_Delete(j);
         return npu_errf(e, "%s: out of memory", json_in);
     }
@@ -603,42 +592,14 @@ int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
     return 0;
 }
 
-/* Moves every output of every job from the staging folder into place. */
-static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e);
-
-int energy_commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e)
+/* Publishes the staging tree, which holds exactly the jobs' outputs. */
+int energy_commit(struct energy_opts *o, struct npu_err *e)
 {
-    if (commit(o, js, e)) {
+    if (staging_publish(o->staging, o->out_root, e)) {
         if (o->out)
             results_clear(o->out);
         return -1;
     }
+    o->staging[0] = '\0';   /* published: nothing left to remove */
     return 0;
 }
-
-static int commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e)
-{
-    bool whole;
-    if (staging_publish_whole(o->staging, o->out_root, &whole, e))
-        return -1;
-    if (whole) {
-        o->staging[0] = '\0';   /* it is the results now */
-        return 0;
-    }
-    char last[4096] = "";   /* consecutive jobs often share a folder */
-    for (size_t i = 0; i < js->n; i++)
-        for (int k = 0; k <= o->pgs.n; k++) {
-            char from[4400], to[4400];
-            const char *suffix = k < o->pgs.n ? o->pgs.item[k] : NULL;
-            snprintf(from, sizeof from, "%s/%s%s%s.%s", o->staging, js->j[i].rel, suffix ? "_" : "",
-                     suffix ? suffix : "", suffix ? "csv" : "json");
-            snprintf(to, sizeof to, "%s/%s%s%s.%s", o->out_root, js->j[i].rel, suffix ? "_" : "",
-                     suffix ? suffix : "", suffix ? "csv" : "json");
-            if (move_into_place(from, to, last, sizeof last, e))
-                return -1;
-        }
-    return 0;
-}
-
-/* ---- command ---- */
-

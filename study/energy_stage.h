@@ -52,6 +52,6 @@ bool path_is_dir(const char *p);
 int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e);
 /* Publishes the staged outputs under o->out_root. 0, or -1 with e (then
  * o->out holds nothing of this run). */
-int energy_commit(struct energy_opts *o, const struct jobs *js, struct npu_err *e);
+int energy_commit(struct energy_opts *o, struct npu_err *e);
 
 #endif

@@ -30,14 +30,6 @@ static void ds_auto_axes(struct loaded_config *c)
         (void)sweep_map_axes_moe(c->chip.name, m);
 }
 
-static int ds_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                       struct npu_err *e)
-{
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    return opsgen_deepseek_inference(&c->model, &l, prof, t, e);
-}
-
 static int ds_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                      const char *dir, const char *base, bool sweep, const struct output_sink *to,
                     struct npu_err *e)
@@ -110,7 +102,7 @@ const struct family fam_deepseek = {
                "--set tensor_parallelism_degree=4 --set expert_parallelism_degree=4 --batch 8",
     .matches = ds_matches,
     .adjust = ds_auto_axes,
-    .generate = ds_generate,
+    .gen = opsgen_deepseek_inference,
     .write = ds_write,
     .summary = ds_summary,
     .enumerate = ds_enumerate,

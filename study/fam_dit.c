@@ -112,16 +112,6 @@ static bool dit_matches(const struct model_config *m, const char *workload)
     return !strcmp(m->model_type, "dit") && !strcmp(workload, "inference");
 }
 
-static int dit_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                        struct npu_err *e)
-{
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    if (c->strict && opsgen_check_strict(&c->model, e))
-        return -1;
-    return opsgen_dit(&c->model, &l, prof, t, e);
-}
-
 static int dit_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                      const char *dir, const char *base, bool sweep, const struct output_sink *to,
                      struct npu_err *e)
@@ -169,7 +159,8 @@ const struct family fam_dit = {
     .example = "npusim run -m dit-xl -c tpuv5p",
     .matches = dit_matches,
     .adjust = diffusion_auto_axes,
-    .generate = dit_generate,
+    .gen = opsgen_dit,
+    .strict_fields = true,
     .write = dit_write,
     .summary = dit_summary,
     .enumerate = dit_enumerate,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "study/outputs.h"
+#include "study/pyjson.h"
 #include "study/pipeline.h"
 #include "study/family.h"
 #include "opsgen/dlrm.h"
@@ -35,15 +36,10 @@ static void dlrm_adjust(struct loaded_config *c)
         sweep_map_axes_dlrm(c->chip.name, m);
 }
 
-static int dlrm_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                         struct npu_err *e)
+/* Checked before generating so that messages name the file each field came from. */
+static int dlrm_check_config(const struct loaded_config *c, struct npu_err *e)
 {
-    /* Checked here first so that messages name the file each field came from. */
-    if (dlrm_check(&c->model, c->sources, e))
-        return -1;
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    return opsgen_dlrm_inference(&c->model, &l, prof, t, e);
+    return dlrm_check(&c->model, c->sources, e);
 }
 
 /* ---- statistics ---- */
@@ -216,17 +212,17 @@ static int dlrm_write(const struct loaded_config *c, const struct profile *prof,
     o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     cJSON *j = stats_json(c, prof, &v[sg], true, energy, sim);
     snprintf(o[n].path, sizeof o[n].path, "%s/%s.json", dir, base);
-    o[n].text = json_text(j);
+    o[n].text = pyjson_print(j);
     o[n++].tree = j;
     snprintf(o[n].path, sizeof o[n].path, "%s/%s_config_stats.json", dir, base);
-    o[n++].text = json_text(cs);
+    o[n++].text = pyjson_print(cs);
     for (int64_t i = 0; i < nc; i++) {
         snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.csv", dir, base, (long long)i);
         o[n].trace = &v[i].t;
         o[n++].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
         j = stats_json(c, prof, &v[i], false, energy, sim);
         snprintf(o[n].path, sizeof o[n].path, "%s/%s_chip%lld.json", dir, base, (long long)i);
-        o[n++].text = json_text(j);
+        o[n++].text = pyjson_print(j);
         cJSON_Delete(j);
     }
     rc = write_outputs_to(o, n, to, e);
@@ -316,7 +312,8 @@ const struct family fam_dlrm = {
     .example = "npusim run -m dlrm-s -c tpuv5p",
     .matches = dlrm_matches,
     .adjust = dlrm_adjust,
-    .generate = dlrm_generate,
+    .gen = opsgen_dlrm_inference,
+    .check = dlrm_check_config,
     .write = dlrm_write,
     .summary = dlrm_summary,
     .enumerate = dlrm_enumerate,

@@ -98,14 +98,6 @@ static bool gligen_matches(const struct model_config *m, const char *workload)
     return !strcmp(m->model_type, "gligen") && !strcmp(workload, "inference");
 }
 
-static int gligen_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                           struct npu_err *e)
-{
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    return opsgen_gligen(&c->model, &l, prof, t, e);
-}
-
 static int gligen_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                         const char *dir, const char *base, bool sweep, const struct output_sink *to,
                         struct npu_err *e)
@@ -149,7 +141,7 @@ const struct family fam_gligen = {
     .example = "npusim run -m gligen -c tpuv4",
     .matches = gligen_matches,
     .adjust = diffusion_auto_axes,
-    .generate = gligen_generate,
+    .gen = opsgen_gligen,
     .write = gligen_write,
     .summary = gligen_summary,
     .enumerate = gligen_enumerate,

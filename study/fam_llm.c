@@ -25,16 +25,6 @@ void llm_auto_axes(struct loaded_config *c)
         sweep_map_axes_llm(c->chip.name, m);
 }
 
-static int llm_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                        struct npu_err *e)
-{
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    if (c->strict && opsgen_check_strict(&c->model, e))
-        return -1;
-    return opsgen_llm_inference(&c->model, &l, prof, t, e);
-}
-
 static int llm_write(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                      const char *dir, const char *base, bool sweep, const struct output_sink *to,
                      struct npu_err *e)
@@ -99,7 +89,8 @@ const struct family fam_llm_inference = {
     .example = "npusim run -m llama3-8b -c tpuv5p",
     .matches = llm_matches,
     .adjust = llm_auto_axes,
-    .generate = llm_generate,
+    .gen = opsgen_llm_inference,
+    .strict_fields = true,
     .write = llm_write,
     .summary = llm_summary,
     .enumerate = llm_enumerate,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "study/outputs.h"
+#include "study/pyjson.h"
 #include "study/pipeline.h"
 #include "study/family.h"
 #include "opsgen/opsgen.h"
@@ -35,14 +36,11 @@ static void train_adjust(struct loaded_config *c)
         m->use_flash_attention = false;
 }
 
-static int train_generate(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                          struct npu_err *e)
+/* The training step without a per-layer breakdown. */
+static int train_gen(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
+                     struct trace *t, struct npu_err *e)
 {
-    struct opsgen_links l;
-    config_links(&c->chip, &l);
-    if (c->strict && opsgen_check_strict(&c->model, e))
-        return -1;
-    return opsgen_llm_training(&c->model, &l, prof, t, NULL, e);
+    return opsgen_llm_training(m, l, prof, t, NULL, e);
 }
 
 static int stats_of(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
@@ -120,7 +118,7 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     o[0].trace = t;
     o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
     snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
-    o[1].text = json_text(j);
+    o[1].text = pyjson_print(j);
     o[1].tree = j;
     return write_outputs_to(o, 2, to, e);
 }
@@ -205,7 +203,8 @@ const struct family fam_llm_training = {
                "--set data_parallelism_degree=8 --set tensor_parallelism_degree=8",
     .matches = train_matches,
     .adjust = train_adjust,
-    .generate = train_generate,
+    .gen = train_gen,
+    .strict_fields = true,
     .write = train_write,
     .summary = train_summary,
     .enumerate = train_enumerate,

@@ -34,11 +34,15 @@ struct family {
     /* Family-specific config defaults applied after loading (may be NULL), e.g. a
      * model class that overrides a chip default. */
     void (*adjust)(struct loaded_config *c);
-    /* The untimed trace (phases and timing groups set). Reads only the model
-     * config and the chip's link parameters (config_links): sweep bundles
-     * (sweep_points.h) share one trace among chips equal in those. */
-    int (*generate)(const struct loaded_config *c, const struct profile *prof, struct trace *t,
-                    struct npu_err *e);
+    /* The untimed trace (phases and timing groups set) from the model config
+     * and the chip's link parameters (config_links) alone: sweep bundles
+     * (sweep_points.h) share one trace among chips equal in those. Before it,
+     * check (may be NULL) and, for a strict config, the model's strict field
+     * checks (opsgen_check_strict) when strict_fields is set. */
+    int (*gen)(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
+               struct trace *t, struct npu_err *e);
+    bool strict_fields;
+    int (*check)(const struct loaded_config *c, struct npu_err *e);
     /* Writes the outputs of a timed trace as <dir>/<base>...; `sweep` selects the
      * reference results-tree files, otherwise the `npusim run` files. All files
      * appear together or none (write_outputs in cli.h). */

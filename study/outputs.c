@@ -12,7 +12,6 @@
 #include "traces/atomic.h"
 #include "traces/trace_csv.h"
 
-char *json_text(const cJSON *j) { return pyjson_print(j); }
 
 /* The CSV written beside statistics file i (<stem>.csv for <stem>.json), or -1. */
 static int csv_twin(const struct output *o, int n, int i)
@@ -138,19 +137,3 @@ void output_clear(struct output *o, int n)
 
 int write_outputs(struct output *o, int n, struct npu_err *e) { return write_outputs_to(o, n, NULL, e); }
 
-int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e)
-{
-    const char *slash = strrchr(to, '/');
-    size_t n = slash ? (size_t)(slash - to) : 0;
-    if (n && (n >= last_len || strncmp(to, last_dir, n) != 0 || last_dir[n] != '\0')) {
-        if (make_dirs_n(to, n, e))
-            return -1;
-        if (n < last_len) {
-            memcpy(last_dir, to, n);
-            last_dir[n] = '\0';
-        }
-    }
-    if (rename(from, to) != 0)
-        return npu_errf(e, "%s: cannot move into place: %s", to, strerror(errno));
-    return 0;
-}

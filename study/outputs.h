@@ -47,10 +47,5 @@ struct output_sink {
 int write_outputs_to(struct output *o, int n, const struct output_sink *to, struct npu_err *e);
 /* write_outputs_to with plain files. */
 int write_outputs(struct output *o, int n, struct npu_err *e);
-/* Moves a staged file to its place (rename), making the target's folder
- * first unless it is *last_dir, the folder of the previous move (updated). */
-int move_into_place(const char *from, const char *to, char *last_dir, size_t last_len, struct npu_err *e);
-/* A cJSON object as Python's json.dump(indent=4) text (for struct output). */
-char *json_text(const cJSON *j);
 
 #endif

@@ -20,7 +20,10 @@ int family_generate(const struct family *fam, const struct loaded_config *c,
                     const struct profile *prof, struct trace *t, struct npu_err *e)
 {
     (void)opsgen_take_overflow();
-    if (fam->generate(c, prof, t, e))
+    struct opsgen_links l;
+    config_links(&c->chip, &l);
+    if ((fam->check && fam->check(c, e)) || (c->strict && fam->strict_fields && opsgen_check_strict(&c->model, e)) ||
+        fam->gen(&c->model, &l, prof, t, e))
         return config_name_source(c, e);
     /* A size the builders could not hold (builders.h): one message for the
      * whole trace, since the product of several fields overflowed. */
@@ -40,7 +43,10 @@ int pipeline_run(const struct family *fam, const struct loaded_config *c, const 
     return energy ? power_default_pass(t, &c->chip, prof, e) : 0;
 }
 
-int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
+/* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`)
+ * and <base>_prefill.json / _decode.json, all together or none, to `to`;
+ * mem: the phase footprint (NULL: the LLM formula), e.g. DeepSeek's. */
+static int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
                           const struct trace *t, const char *dir, const char *base, bool combined,
                           cJSON *sim_extra, llm_mem_fn mem, const struct output_sink *to, struct npu_err *e)
 {

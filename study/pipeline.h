@@ -33,13 +33,6 @@ void llm_capacity_from_report(const struct model_config *m, const struct llm_rep
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                         llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e);
 
-/* Writes <dir>/<base>{,_prefill,_decode}.csv (combined only if `combined`) and
- * <base>_prefill.json / _decode.json, all together or none, to `to` (NULL:
- * plain files); mem: the phase footprint (NULL: the LLM formula), e.g.
- * DeepSeek's. */
-int write_llm_outputs_mem(const struct loaded_config *c, const struct profile *prof,
-                          const struct trace *t, const char *dir, const char *base, bool combined,
-                          cJSON *sim_extra, llm_mem_fn mem, const struct output_sink *to, struct npu_err *e);
 /* A family's LLM-inference outputs: the run files, or (sweep) the reference's
  * results-tree files with num_pods, batch_size_per_pod and layers_per_pp_stage
  * added to sim_config. mem: the phase footprint (NULL: the LLM formula). */

@@ -92,21 +92,22 @@ int results_list(const char *root, const char *model, const char *version, const
 
 /* --- number-preserving JSON ------------------------------------------------ */
 
-cJSON *results_load_json(const char *path, struct npu_err *e)
+cJSON *results_load_json(const char *path, enum json_numbers numbers, struct npu_err *e)
 {
     size_t len;
     char *text = text_read_file(path, &len, e);
     if (!text)
         return NULL;
-    cJSON *j = results_parse_json(text, len, path, e);
+    cJSON *j = results_parse_json(text, len, path, numbers, e);
     free(text);
     return j;
 }
 
-cJSON *results_parse_json(const char *text, size_t len, const char *path, struct npu_err *e)
+cJSON *results_parse_json(const char *text, size_t len, const char *path, enum json_numbers numbers,
+                          struct npu_err *e)
 {
     int line = 0;
-    cJSON *j = rawjson_parse(text, len, JSON_NUMBERS_TEXT, &line);
+    cJSON *j = rawjson_parse(text, len, numbers, &line);
     if (!j)
         npu_errf(e, "%s:%d: invalid JSON (expected a statistics object)", path, line);
     else if (!cJSON_IsObject(j)) {

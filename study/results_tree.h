@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "power/slo.h"
+#include "traces/rawjson.h"
 #include "traces/err.h"
 
 struct results_file {
@@ -36,9 +37,10 @@ int results_list(const char *root, const char *model, const char *version, const
 
 /* Reads a JSON object, numbers as raw items with their text (cli/rawjson.h).
  * Errors name the file. */
-cJSON *results_load_json(const char *path, struct npu_err *e);
+cJSON *results_load_json(const char *path, enum json_numbers numbers, struct npu_err *e);
 /* The same from the file's text (len bytes), read already. */
-cJSON *results_parse_json(const char *text, size_t len, const char *path, struct npu_err *e);
+cJSON *results_parse_json(const char *text, size_t len, const char *path, enum json_numbers numbers,
+                          struct npu_err *e);
 
 /* A number (raw or plain) as double; false if it is not a number. */
 bool jnum(const cJSON *it, double *v);

@@ -55,7 +55,7 @@ static int load_set(const struct slo_opts *o, const char *model, const char *ver
     s->pts = calloc(n ? (size_t)n : 1, sizeof *s->pts);
     for (int i = 0; i < n; i++) {
         const char *f = s->files[i].path;
-        cJSON *j = s->json[i] = results_load_json(f, e);
+        cJSON *j = s->json[i] = results_load_json(f, JSON_NUMBERS_TEXT, e);
         s->n = i + 1;
         if (!j)
             return -1;

@@ -35,7 +35,9 @@ int staging_create(const char *dest, char *out, size_t n, struct npu_err *e)
     return rc;
 }
 
-int staging_publish_whole(const char *staging, const char *dest, bool *whole, struct npu_err *e)
+/* Renames staging to dest when dest does not exist yet (making its parent
+ * folders) and sets *whole; otherwise leaves both alone. */
+static int staging_publish_whole(const char *staging, const char *dest, bool *whole, struct npu_err *e)
 {
     *whole = false;
     struct stat st;

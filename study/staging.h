@@ -18,10 +18,6 @@
  * Writes its name to out (n bytes). */
 int staging_create(const char *dest, char *out, size_t n, struct npu_err *e);
 
-/* If dest does not exist, renames the staging folder to it (making dest's
- * parent folders first) and sets *whole; otherwise leaves both alone and
- * clears *whole, for the caller to move the files one by one. */
-int staging_publish_whole(const char *staging, const char *dest, bool *whole, struct npu_err *e);
 
 /* Publishes a whole staging tree at dest: one rename when dest does not
  * exist, else each entry dest lacks renamed whole and each folder both hold

@@ -59,7 +59,7 @@ int sweep_enum_init(struct sweep_enum *en, const struct sweep_plan *plan, struct
     return 0;
 }
 
-void sweep_group_release(struct sweep_group *g)
+static void sweep_group_release(struct sweep_group *g)
 {
     if (!g || atomic_fetch_sub(&g->refs, 1) != 1)
         return;

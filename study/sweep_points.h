@@ -113,6 +113,5 @@ void sweep_enum_free(struct sweep_enum *en);
 long sweep_enum_count(const struct sweep_enum *en);
 /* The points of the whole sweep, every shard's (the indices run 0 .. total-1). */
 long sweep_enum_total(const struct sweep_enum *en);
-void sweep_group_release(struct sweep_group *g);
 
 #endif

@@ -10,7 +10,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct npu_err e;
-    cJSON *j = results_parse_json((const char *)data, size, "fuzz.json", &e);
+    cJSON *j = results_parse_json((const char *)data, size, "fuzz.json", JSON_NUMBERS_TEXT, &e);
     if (j) {
         struct chip_config chip;
         struct system_config sys;
