@@ -15,6 +15,7 @@
 #include "traces/lists.h"
 #include "study/carbon_stage.h"
 #include "cli/cli.h"
+#include "traces/textfile.h"
 #include "traces/profile.h"
 
 static const char carbon_help[] =
@@ -172,8 +173,7 @@ int carbon_command(int argc, char **argv, struct results *in)
         rc = parse_ci_list(&o, cis);
     if (!rc && lifes)
         rc = parse_life_list(&o, lifes);
-    struct stat st;
-    if (!rc && (stat(o.results, &st) != 0 || !S_ISDIR(st.st_mode)))
+    if (!rc && !path_is_dir(o.results))
         rc = usage_error("carbon", "--results \"%s\": no such folder", o.results);
     struct carbon_done done;
     struct npu_err e;

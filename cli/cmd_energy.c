@@ -20,6 +20,7 @@
 
 #include "traces/lists.h"
 #include "cli/cli.h"
+#include "traces/textfile.h"
 #include "study/energy_stage.h"
 #include "study/staging.h"
 #include "power/pg.h"

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "traces/textfile.h"
 #include "study/slo_stage.h"
 #include "traces/lists.h"
 
@@ -47,14 +48,13 @@ static const char slo_help[] =
  * all invalid leaves no folder). */
 static int check_results(const struct slo_opts *o)
 {
-    struct stat st;
-    if (stat(o->results, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (!path_is_dir(o->results))
         return usage_error("slo", "--results \"%s\": no such folder", o->results);
     char first_missing[4096] = "";
     for (int i = 0; i < o->nmodels; i++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", o->results, o->models[i]);
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        if (path_is_dir(dir))
             return 0;
         if (!first_missing[0])
             snprintf(first_missing, sizeof first_missing, "%s", dir);

@@ -1,4 +1,4 @@
-/* cmd_suite.c — `npusim suite SUITE OUT`: a suite file (cli/suite_file.h)
+/* cmd_suite.c — `npusim suite SUITE OUT`: a suite file (study/suite_file.h)
  * run in one process.
  *
  * Each line becomes the npusim call run-suite would make (echoed on stderr

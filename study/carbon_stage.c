@@ -5,8 +5,8 @@
  * threads take the files as they are listed (struct lister), analyse them and
  * write the results into a private staging folder laid out as the
  * destination; only when every file has succeeded is it published
- * (cli/staging.h: the folder renamed whole, or the files moved one by one in
- * output order), otherwise removed: all appear or none. */
+ * (study/staging.h: the folder renamed whole, or merged into an existing
+ * one), otherwise removed: all appear or none. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>

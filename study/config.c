@@ -10,6 +10,7 @@
 
 #include "traces/json_strict.h"
 #include "traces/rawjson.h"
+#include "traces/textfile.h"
 
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
@@ -26,12 +27,6 @@ static const char *const ignored_keys[] = {
     "fourier_embedder_config", "text_embedder_config", "image_embedder_config",
     "spatial_condition_embedder_config",
 };
-
-static bool is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 static bool looks_like_path(const char *name)
 {
@@ -54,7 +49,7 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
     if (!name || !*name)
         return npu_errf(e, "%s: expected a name or a path", kind_word[kind]);
     if (looks_like_path(name)) {
-        if (!is_file(name))
+        if (!path_is_file(name))
             return npu_errf(e, "%s: %s: no such file", name, kind_word[kind]);
         snprintf(out, outlen, "%s", name);
         return 0;
@@ -86,7 +81,7 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
             continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s/%s.json", dirs[i], kind_dir[kind], alias);
-        if (is_file(p)) {
+        if (path_is_file(p)) {
             snprintf(out, outlen, "%s", p);
             return 0;
         }

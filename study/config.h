@@ -6,8 +6,8 @@
  * keys win, as in the reference), then `--set key=value` overrides apply.
  * struct loaded_config keeps the merged cJSON object, which file each key
  * came from (for error messages), and the three typed structs. */
-#ifndef NPUSIM_CLI_CONFIG_H
-#define NPUSIM_CLI_CONFIG_H
+#ifndef NPUSIM_STUDY_CONFIG_H
+#define NPUSIM_STUDY_CONFIG_H
 
 #include <stdbool.h>
 

@@ -12,10 +12,9 @@
  * The chip comes from the statistics' own sim_config, as in the reference.
  *
  * Main data structure: struct job (one statistics file) and a staging folder:
- * every output is first written under RESULTS_<dvfs>.tmp.<pid>.<n> and moved
- * in place only when every job has succeeded, so a failing run leaves nothing.
- * When RESULTS_<dvfs> does not exist yet, the staging folder itself is renamed
- * to it (one rename instead of one per file; cli/staging.h). The folders are
+ * every output is first written under RESULTS_<dvfs>.tmp.<pid>.<n> and
+ * published only when every job has succeeded, so a failing run leaves
+ * nothing (study/staging.h: one rename when RESULTS_<dvfs> is new). The folders are
  * discovered one (model, version) at a time as the worker threads ask for
  * jobs (struct job_run). */
 #define _DEFAULT_SOURCE   /* DT_DIR: a listing entry's type */
@@ -48,18 +47,6 @@
 #include "traces/atomic.h"
 #include "traces/pyfmt.h"
 
-bool path_is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static int push_job(struct jobs *js, const char *rel, struct npu_err *e)
 {
     if (js->n == js->cap) {
@@ -83,10 +70,10 @@ static int add_if_present(const struct energy_opts *o, const char *rel, struct j
 {
     char json[4200], csv[4200];
     snprintf(json, sizeof json, "%s/%s.json", o->results, rel);
-    if (!is_file(json))
+    if (!path_is_file(json))
         return 0;
     snprintf(csv, sizeof csv, "%s/%s.csv", o->results, rel);
-    if (!is_file(csv))
+    if (!path_is_file(csv))
         return npu_errf(e, "%s: the statistics file has no per-op trace %s", json, csv);
     *found = true;
     return push_job(js, rel, e);

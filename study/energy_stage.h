@@ -45,8 +45,6 @@ struct jobs {
     size_t n, cap;
 };
 
-/* True if p is a folder (or a link to one). */
-bool path_is_dir(const char *p);
 /* Discovers the statistics files (into js) and runs every job on o->jobs
  * threads into the staging folder. 0, or -1 with e. */
 int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e);

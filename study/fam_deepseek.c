@@ -58,10 +58,8 @@ static void ds_summary(const struct loaded_config *c, const struct profile *prof
     llm_report_print(&r, c->chip.hbm_size_GB, out);
 }
 
-static int ds_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                        size_t *n, struct npu_err *e)
+static int ds_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
 {
-    (void)c;
     return sweep_moe_configs(num_chips, MAX_ETP, out, n, e);
 }
 

@@ -2,8 +2,8 @@
  * output files (<base>.csv + <base>.json, opsgen.md §12.5), the summary and
  * the (m, 0, 0) torus-axis mapping of the reference's stable-diffusion sweeps.
  * Defined in fam_dit.c. */
-#ifndef NPUSIM_CLI_FAM_DIFFUSION_H
-#define NPUSIM_CLI_FAM_DIFFUSION_H
+#ifndef NPUSIM_STUDY_FAM_DIFFUSION_H
+#define NPUSIM_STUDY_FAM_DIFFUSION_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -127,10 +127,8 @@ static void dit_summary(const struct loaded_config *c, const struct profile *pro
     diffusion_summary(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), out);
 }
 
-static int dit_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                         size_t *n, struct npu_err *e)
+static int dit_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
 {
-    (void)c;
     return sweep_diffusion_configs(num_chips, false, out, n, e);
 }
 

@@ -272,13 +272,6 @@ static void dlrm_summary(const struct loaded_config *c, const struct profile *pr
     free(v);
 }
 
-static int dlrm_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                          size_t *n, struct npu_err *e)
-{
-    (void)c;
-    return sweep_dlrm_configs(num_chips, out, n, e);
-}
-
 static bool dlrm_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
                          const struct profile *prof, char *why, size_t whylen)
 {
@@ -316,7 +309,7 @@ const struct family fam_dlrm = {
     .check = dlrm_check_config,
     .write = dlrm_write,
     .summary = dlrm_summary,
-    .enumerate = dlrm_enumerate,
+    .enumerate = sweep_dlrm_configs,
     .pstr = sweep_pstr_llm,
     .prepare = dlrm_prepare,
     .capacity = dlrm_capacity,

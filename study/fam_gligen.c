@@ -114,10 +114,8 @@ static void gligen_summary(const struct loaded_config *c, const struct profile *
     diffusion_summary(c, prof, t, opsgen_gligen_mem_bytes_of(t, c->chip.hbm_size_GB, prof), out);
 }
 
-static int gligen_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                            size_t *n, struct npu_err *e)
+static int gligen_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
 {
-    (void)c;
     return sweep_diffusion_configs(num_chips, true, out, n, e);
 }
 

@@ -51,10 +51,8 @@ void llm_summary(const struct loaded_config *c, const struct profile *prof, cons
     llm_report_print(&r, c->chip.hbm_size_GB, out);
 }
 
-static int llm_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                         size_t *n, struct npu_err *e)
+static int llm_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
 {
-    (void)c;
     return sweep_llm_configs(num_chips, false, out, n, e);
 }
 

@@ -160,10 +160,8 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
                 ? " (exceeds one chip; the reference flags OOM only against the pod's HBM)" : "");
 }
 
-static int train_enumerate(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                           size_t *n, struct npu_err *e)
+static int train_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
 {
-    (void)c;
     return sweep_llm_configs(num_chips, true, out, n, e);
 }
 

@@ -3,10 +3,10 @@
  *
  * `npusim run`, the stage commands and `npusim sweep` are generic: they pick
  * the family whose matches() accepts the model config and workload, then call
- * its functions. Adding a family is one struct family in its own cli/fam_*.c
+ * its functions. Adding a family is one struct family in its own study/fam_*.c
  * file and one line in the table of family.c. */
-#ifndef NPUSIM_CLI_FAMILY_H
-#define NPUSIM_CLI_FAMILY_H
+#ifndef NPUSIM_STUDY_FAMILY_H
+#define NPUSIM_STUDY_FAMILY_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -52,11 +52,9 @@ struct family {
     /* A short human summary of a timed trace. */
     void (*summary)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                     FILE *out);
-    /* Sweep: the parallel configurations for num_chips, in the reference's order
-     * (every family's reads num_chips alone; the progress total counts them
-     * with the (model, chip) config before any field is applied). */
-    int (*enumerate)(const struct loaded_config *c, int64_t num_chips, struct parallel_cfg **out,
-                     size_t *n, struct npu_err *e);
+    /* Sweep: the parallel configurations for num_chips, in the reference's
+     * order (opsgen/sweep.h: they depend on num_chips alone). */
+    int (*enumerate)(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e);
     /* Sweep: the results-tree folder name of a point ("dp1-tp4-...-bs8"). */
     void (*pstr)(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n);
     /* Sweep: applies the parallelism and batch, validates (false + why = skip the

@@ -206,7 +206,7 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
     struct parallel_cfg *cands = NULL;
     size_t n = 0;
     if (d->best) {
-        if (fam->enumerate(&base, d->num_chips, &cands, &n, e))
+        if (fam->enumerate(d->num_chips, &cands, &n, e))
             goto out;
     } else {
         cands = malloc(sizeof *cands);

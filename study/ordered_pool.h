@@ -7,8 +7,8 @@
  * a task may only start while it is fewer than `window` tasks ahead of the
  * oldest unconsumed one, so memory stays bounded however many tasks there
  * are, and no task list is ever materialised. */
-#ifndef NPUSIM_CLI_ORDERED_POOL_H
-#define NPUSIM_CLI_ORDERED_POOL_H
+#ifndef NPUSIM_STUDY_ORDERED_POOL_H
+#define NPUSIM_STUDY_ORDERED_POOL_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * per-phase aggregates (power/stats.h), TTFT, TPOT, throughputs, memory
  * footprint and OOM flags exactly as the reference, and renders them as the
  * reference's `_prefill.json` / `_decode.json` objects. */
-#ifndef NPUSIM_CLI_REPORT_H
-#define NPUSIM_CLI_REPORT_H
+#ifndef NPUSIM_STUDY_REPORT_H
+#define NPUSIM_STUDY_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * mirroring the destination's layout, and publishes only once everything
  * has succeeded: by renaming the whole folder into place when the
  * destination does not exist yet (one rename), otherwise file by file. */
-#ifndef NPUSIM_CLI_STAGING_H
-#define NPUSIM_CLI_STAGING_H
+#ifndef NPUSIM_STUDY_STAGING_H
+#define NPUSIM_STUDY_STAGING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,8 +11,8 @@
  *
  * Main data structure: struct suite, the file's text cut in place into one
  * struct suite_line per non-comment line, its fields pointing into the text. */
-#ifndef NPUSIM_CLI_SUITE_FILE_H
-#define NPUSIM_CLI_SUITE_FILE_H
+#ifndef NPUSIM_STUDY_SUITE_FILE_H
+#define NPUSIM_STUDY_SUITE_FILE_H
 
 #include "traces/err.h"
 

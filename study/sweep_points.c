@@ -129,12 +129,6 @@ static struct sweep_group *make_group(struct sweep_enum *en, int64_t combo)
     return g;
 }
 
-static const struct loaded_config *enum_cfg(const struct sweep_enum *en)
-{
-    const struct sweep_group *g = en->bundle[0];
-    return g->invalid[0] ? &en->base[en->mi * en->plan->nchips + en->ci] : &g->cfg;
-}
-
 /* Whether b's points would generate exactly a's traces: both load, one
  * family, and everything a generator or a family's prepare() reads is equal
  * byte for byte (the model config; the chip's name and link parameters,
@@ -151,18 +145,17 @@ static bool same_generator_inputs(const struct sweep_group *a, const struct swee
     return memcmp(&la, &lb, sizeof la) == 0;
 }
 
-/* Points per field combination with config c: the parallel configurations
+/* Points per field combination of family fam: the parallel configurations
  * of every chip count times the batch sizes. A chip count whose enumeration
  * fails counts 0 and sets *failed. */
-static long points_per_combination(const struct sweep_plan *p, const struct family *fam,
-                                   const struct loaded_config *c, bool *failed)
+static long points_per_combination(const struct sweep_plan *p, const struct family *fam, bool *failed)
 {
     long total = 0;
     for (int64_t ni = 0; ni < spec_ints_count(&p->num_chips); ni++) {
         struct parallel_cfg *pcs = NULL;
         size_t npc = 0;
         struct npu_err e;
-        if (fam->enumerate(c, spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
+        if (fam->enumerate(spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
             total += (long)npc * (long)spec_ints_count(&p->batches);
         else
             *failed = true;
@@ -183,7 +176,7 @@ static void start_bundle(struct sweep_enum *en)
     /* The members' points are the leader's (their configs give enumerate the
      * same model), so member j's come j x inner indices after the leader's. */
     bool failed = false;   /* then the enumerator stops there anyway: no bundle */
-    en->inner = points_per_combination(p, en->bundle[0]->fam, &en->bundle[0]->cfg, &failed);
+    en->inner = points_per_combination(p, en->bundle[0]->fam, &failed);
     while (!failed && en->inner > 0 && en->nbundle < p->bundle_max && en->nbundle < SWEEP_BUNDLE_MAX &&
            en->combo + en->nbundle < en->ncombos && en->nbundle * en->inner <= SWEEP_BUNDLE_HELD) {
         struct sweep_group *g = make_group(en, en->combo + en->nbundle);
@@ -236,7 +229,7 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
                 }
                 continue;
             }
-            if (en->bundle[0]->fam->enumerate(enum_cfg(en), spec_ints_value(&p->num_chips, en->ni), &en->pcs,
+            if (en->bundle[0]->fam->enumerate(spec_ints_value(&p->num_chips, en->ni), &en->pcs,
                                               &en->npc, e))
                 return -1;
             en->pi = 0;
@@ -281,7 +274,7 @@ long sweep_enum_total(const struct sweep_enum *en)
     long total = 0;
     bool failed = false;   /* the sweep reports it; the count is only for the progress line */
     for (int i = 0; i < p->nmodels * p->nchips; i++)   /* enumerate reads the chip count alone (family.h) */
-        total += points_per_combination(p, en->fam[i], &en->base[i], &failed) * (long)en->ncombos;
+        total += points_per_combination(p, en->fam[i], &failed) * (long)en->ncombos;
     return total;
 }
 

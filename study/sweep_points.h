@@ -23,8 +23,8 @@
  * positions later in the enumeration, so whoever writes them in order holds
  * them back until the bundle ends; a bundle is cut short so that at most
  * SWEEP_BUNDLE_HELD such rows are ever held. */
-#ifndef NPUSIM_CLI_SWEEP_POINTS_H
-#define NPUSIM_CLI_SWEEP_POINTS_H
+#ifndef NPUSIM_STUDY_SWEEP_POINTS_H
+#define NPUSIM_STUDY_SWEEP_POINTS_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -7,8 +7,8 @@
  * struct row_result, then one column per swept spec field. Numbers are
  * written as Python's repr (shortest round-trip digits): exact, and the same
  * text the statistics JSON files use. */
-#ifndef NPUSIM_CLI_SWEEP_ROW_H
-#define NPUSIM_CLI_SWEEP_ROW_H
+#ifndef NPUSIM_STUDY_SWEEP_ROW_H
+#define NPUSIM_STUDY_SWEEP_ROW_H
 
 #include <stdbool.h>
 #include <stdint.h>

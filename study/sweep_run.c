@@ -32,12 +32,6 @@ struct item {
     char warn[INVARIANT_LEN + 200];  /* the first such member's first violation */
 };
 
-static bool exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 
 static int ctx_next(void *vctx, void *vit)
 {
@@ -176,7 +170,7 @@ static void ctx_work(void *vctx, void *vit)
         sweep_apply_parallel(&c.model, &pt->par, pt->batch);
         res.status = ROW_INVALID;
         snprintf(res.msg, sizeof res.msg, "%s", g->invalid);
-    } else if (o->tree && o->skip_existing && exists(csv)) {
+    } else if (o->tree && o->skip_existing && access(csv, F_OK) == 0) {
         res.status = ROW_EXISTING;
     } else if (!g->fam->prepare(&c, &pt->par, pt->batch, o->prof, res.msg, sizeof res.msg)) {
         res.status = ROW_INVALID;

@@ -9,8 +9,8 @@
  * check that needs no simulation happens here: unknown keys, empty lists and
  * ranges, zero or negative steps, from > to, non-numeric bounds, values of
  * the wrong JSON type for the field. */
-#ifndef NPUSIM_CLI_SWEEP_SPEC_H
-#define NPUSIM_CLI_SWEEP_SPEC_H
+#ifndef NPUSIM_STUDY_SWEEP_SPEC_H
+#define NPUSIM_STUDY_SWEEP_SPEC_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -187,7 +187,7 @@ int trace_append(struct trace *dst, const struct trace *src);
 /* Fills the empty dst with copies of src's ops that borrow src's creation
  * strings (see `lender`): cheaper than trace_append for a trace that is only
  * timed, powered and summarized while src lives (a sweep bundle's copies,
- * cli/sweep_points.h). trace_free releases only what dst owns. */
+ * study/sweep_points.h). trace_free releases only what dst owns. */
 void trace_borrow(struct trace *dst, const struct trace *src);
 
 /* Derived statistics (chipsim.md §2.3), from the final execution time. */

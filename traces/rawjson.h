@@ -39,7 +39,7 @@ cJSON *rawjson_parse_prefix(const char *text, size_t len, enum json_numbers numb
 
 /* 1 for the bytes a JSON string holds as they are (0x20..0x7f except '"'
  * and '\\'), 0 for those that end a plain run: the reader here and the
- * printer (cli/pyjson.c) scan runs with one load per byte. */
+ * printer (study/pyjson.c) scan runs with one load per byte. */
 extern const unsigned char json_plain_byte[256];
 
 #endif

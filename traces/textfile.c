@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "traces/strbuf.h"
 
@@ -39,4 +40,16 @@ char *text_read_file(const char *path, size_t *len, struct npu_err *e)
     if (!in)
         fclose(f);
     return s;
+}
+
+bool path_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool path_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }

@@ -8,6 +8,7 @@
 #ifndef NPUSIM_TEXTFILE_H
 #define NPUSIM_TEXTFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -18,5 +19,8 @@
 char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e);
 /* The same for the file at path ("-": standard input). */
 char *text_read_file(const char *path, size_t *len, struct npu_err *e);
+/* Whether path names a regular file / a folder (links followed). */
+bool path_is_file(const char *path);
+bool path_is_dir(const char *path);
 
 #endif

@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "study/outputs.h"
 #include "study/pyjson.h"
+#include "study/study.h"   /* the library's front door compiles on its own */
 #include "traces/rawjson.h"
-#include "study/report.h"
-#include "study/results.h"
 #include "traces/trace_csv.h"
 
 static char dir[64];
