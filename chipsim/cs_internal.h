@@ -128,9 +128,9 @@ struct strbuf;
 #define REPR_LISTS_MAX(nrows) (3 + (size_t)(nrows) * (4 + NPU_MAX_DIMS * 23))
 void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
-/* A lean trace's op whose config text was left out for its held kind and
- * equation (op.h). */
-static inline bool cs_config_held(const struct op *op) { return op->config[0] == '\0' && op->shp.config_held; }
+/* An op whose config's kind and equation opsgen holds as data (op.h): read
+ * from there, never parsed from the config text. */
+static inline bool cs_config_held(const struct op *op) { return op->shp.config_held; }
 
 /* The text chipsim reads an op's kind from: its config, or the held kind. */
 static inline const char *cs_config_kind_text(const struct op *op)

@@ -187,18 +187,19 @@ static bool eq_plain(const char *eq)
     return part == 2;
 }
 
-/* In a lean trace, holds the config's kind (the text before its '(') and an
- * einsum's equation instead of printing the config: chipsim reads nothing
- * else from these configs. False: print the text as usual. */
+/* Holds the config's kind (the text before its '(') and an einsum's
+ * equation as data, which is all chipsim reads of these configs, so that it
+ * never parses back what was printed here. True when the text can be left
+ * out too (a lean trace); false: print it as usual (the CSV's cell). */
 static bool hold_config(struct op *op, const char *kind, const char *eq)
 {
     struct op_shapes *h = &op->shp;
-    if (!h->lean || strlen(kind) >= sizeof h->config_kind || strchr(kind, '(') || (eq && !eq_plain(eq)))
+    if (strlen(kind) >= sizeof h->config_kind || strchr(kind, '(') || (eq && !eq_plain(eq)))
         return false;
     strcpy(h->config_kind, kind);
     strcpy(h->eq, eq ? eq : "");
     h->config_held = true;
-    return true;
+    return h->lean;
 }
 
 void bld_in1(struct op *op, struct shape a, const char *dt)

@@ -75,7 +75,7 @@ struct op_dvfs {
 struct op_shapes {
     bool in_held, out_held;        /* false (op_init): parse the text */
     bool lean;                     /* from a lean trace: held shapes have no text */
-    bool config_held;              /* lean: config text left out, its kind and equation here */
+    bool config_held;              /* the config's kind and equation here (lean: text left out) */
     char config_kind[24];          /* the config's prefix before '(' */
     char eq[28];                   /* einsum "lhs;rhs->out", else "" */
     int8_t n_in;
