@@ -89,25 +89,28 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
     int64_t B = g->B, S = g->seq, Hl = cdiv64(m->num_heads, axes_prod(&g->tp));
     int64_t kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
     char d[200];
-    struct op *o[3];
+    size_t o[3];   /* the einsums' indices: a later push may move the ops */
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
-    CHK(o[0] = b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
-                        "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
-                        SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16));
-    CHK(o[1] = b_einsum(tr, f + 1, n, DESC("q_pe_pe_einsum"),
-                        "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
-                        SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
+    o[0] = tr->n;
+    CHK(b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
+                 "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
+                 SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16));
+    o[1] = tr->n;
+    CHK(b_einsum(tr, f + 1, n, DESC("q_pe_pe_einsum"),
+                 "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
+                 SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
     if (!g->prof->mla_softmax_missing)
         CHK(b_unary(tr, f + 1, n, DESC("scores_softmax"), "scores = scores.softmax(dim=-1)", "Softmax",
                     SHP(B, S, Hl, T), "0_0", FP32));
-    CHK(o[2] = b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
-                        "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
-                        SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
+    o[2] = tr->n;
+    CHK(b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
+                 "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
+                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
 #undef DESC
     /* The caches are activations, not parameters (quirk opsgen Q20 keeps them). */
     if (!g->prof->mla_cache_einsums_weights)
         for (int i = 0; i < 3; i++)
-            o[i]->weight_bytes = 0;
+            tr->ops[o[i]].weight_bytes = 0;
     return 0;
 }
 

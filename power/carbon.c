@@ -11,12 +11,12 @@ double carbon_energy_kWh(double PUE, double lifetime_y, double power_W)
     return power_W / 1000 * hours * PUE;
 }
 
-double carbon_operational_kg(double PUE, double ci, double lifetime_y, double power_W)
+static double carbon_operational_kg(double PUE, double ci, double lifetime_y, double power_W)
 {
     return carbon_energy_kWh(PUE, lifetime_y, power_W) * ci;
 }
 
-double carbon_total_kg(double PUE, double ci, double lifetime_y, double power_W, double embodied_kg)
+static double carbon_total_kg(double PUE, double ci, double lifetime_y, double power_W, double embodied_kg)
 {
     return carbon_operational_kg(PUE, ci, lifetime_y, power_W) + embodied_kg;
 }
@@ -27,7 +27,7 @@ double carbon_work(double goodput, double lifetime_y)
     return goodput * seconds;
 }
 
-double carbon_power_eff(double goodput, double PUE, double power_W) { return goodput / (PUE * power_W); }
+static double carbon_power_eff(double goodput, double PUE, double power_W) { return goodput / (PUE * power_W); }
 
 double carbon_per_unit(double goodput, double PUE, double lifetime_y, double ci, double power_W,
                        double embodied_kg)

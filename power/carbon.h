@@ -20,10 +20,7 @@ extern const char *const carbon_comp_names[CARBON_NCOMP];
 
 /* Library formulas (lifetime in years, power in W). */
 double carbon_energy_kWh(double PUE, double lifetime_y, double power_W);
-double carbon_operational_kg(double PUE, double ci, double lifetime_y, double power_W);
-double carbon_total_kg(double PUE, double ci, double lifetime_y, double power_W, double embodied_kg);
 double carbon_work(double goodput, double lifetime_y);
-double carbon_power_eff(double goodput, double PUE, double power_W);
 /* kgCO2e per unit of work (the reference calls it "efficiency"). */
 double carbon_per_unit(double goodput, double PUE, double lifetime_y, double ci, double power_W,
                        double embodied_kg);

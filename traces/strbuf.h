@@ -12,7 +12,7 @@
  * summary rows a sweep formats and holds back, CSV rows, JSON text)
  * reallocates instead, doubling;
  * running out of memory aborts, as for the operator strings (traces/op.h);
- * free(b.s) when done. Header-only: the calls are short and sit on hot
+ * free(b.s) when done. Header-only but for growing: the calls are short and sit on hot
  * paths. No state outside the struct, so it is reentrant. */
 #ifndef NPUSIM_STRBUF_H
 #define NPUSIM_STRBUF_H
@@ -35,18 +35,10 @@ struct strbuf {
 /* An empty growing strbuf: struct strbuf b = STRBUF_GROWING; ... free(b.s). */
 #define STRBUF_GROWING ((struct strbuf){ NULL, 0, 0, true })
 
-/* Makes room for extra more bytes and the NUL in a growing strbuf (cold). */
-static inline void strbuf_grow(struct strbuf *b, size_t extra)
-{
-    size_t cap = (b->n + extra + 1) * 2;
-    if (cap < 256)
-        cap = 256;   /* most summary rows fit the first buffer */
-    char *s = realloc(b->s, cap);
-    if (!s)
-        abort();
-    b->s = s;
-    b->cap = cap;
-}
+/* Makes room for extra more bytes and the NUL in a growing strbuf (cold;
+ * out of line in strbuf.c, so that no fixed-buffer append inlines a
+ * realloc the compiler would flag). */
+void strbuf_grow(struct strbuf *b, size_t extra);
 
 /* Room for extra more bytes and a NUL in a growing strbuf (only), for a writer that
  * then stores up to extra bytes at s + n itself and advances n (the CSV

@@ -8,7 +8,7 @@
 
 #include "traces/strbuf.h"
 
-char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e)
+static char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e)
 {
     struct strbuf b = STRBUF_GROWING;
     size_t got;

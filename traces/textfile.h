@@ -14,10 +14,8 @@
 
 #include "traces/err.h"
 
-/* The rest of stream f as a NUL-terminated malloc'ed string (*len bytes, a
- * NUL byte inside included); NULL with e. name: for messages. */
-char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e);
-/* The same for the file at path ("-": standard input). */
+/* The file at path ("-": standard input) as a NUL-terminated malloc'ed
+ * string (*len bytes, a NUL byte inside included); NULL with e. */
 char *text_read_file(const char *path, size_t *len, struct npu_err *e);
 /* Whether path names a regular file / a folder (links followed). */
 bool path_is_file(const char *path);
