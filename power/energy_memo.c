@@ -93,6 +93,8 @@ void energy_memo_clear(void)
 
 long energy_memo_hits(void) { return st ? st->hits : 0; }
 
+uint64_t energy_memo_generation(void) { return st ? st->gen : 0; }
+
 void energy_in_of(const struct op *op, struct energy_in *in)
 {
     memset(in, 0, sizeof *in);

@@ -43,6 +43,9 @@ void energy_in_of(const struct op *op, struct energy_in *in);
 /* Starts (or continues) the generation of this setting on this thread. */
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
                        bool tables, const struct profile *prof);
+/* The generation of this thread's current setting; 0 before the first
+ * begin or without memory for the memo (then nothing may be keyed by it). */
+uint64_t energy_memo_generation(void);
 /* Copies the stored results for `in` into op: true on a hit. */
 bool energy_memo_get(const struct energy_in *in, struct op *op);
 /* Stores what the pass computed for `in` (op after the pass). */

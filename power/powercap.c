@@ -2,11 +2,14 @@
 #include "power/powercap.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
 #include "power/energy.h"
+#include "power/energy_memo.h"
+#include "traces/dmemo.h"
 
 double power_cap_of(const struct chip_config *ch)
 {
@@ -101,6 +104,38 @@ static int cap_stretch(struct cap_fn *f, double first, double *s)
     return f->failed ? -1 : 0;
 }
 
+/* The stretch an op needs depends on what its energy depends on (struct
+ * energy_in) and on the chip, cap and profile of the estimate, which the
+ * energy memo's current setting names (its generation): a sweep caps the
+ * same ops point after point, and a repeat takes the stored stretch instead
+ * of solving again (traces/dmemo.h). */
+struct stretch_key {
+    uint64_t gen;
+    struct energy_in in;
+};
+DMEMO(stretch_memo, struct stretch_key, double, 10)
+
+/* cap_stretch through the memo. */
+static int cap_stretch_memo(struct cap_fn *f, double first, double *s)
+{
+    struct stretch_key k;
+    memset(&k, 0, sizeof k);
+    k.gen = energy_memo_generation();   /* power_op_estimate's setting, just begun */
+    energy_in_of(f->op, &k.in);
+    uint64_t h = dmemo_hash(&k, sizeof k, 0);
+    const double *hit = k.gen ? stretch_memo_get(&k, h) : NULL;
+    if (hit) {
+        *s = *hit;
+        return 0;
+    }
+    if (cap_stretch(f, first, s))
+        return -1;
+    double *put = k.gen ? stretch_memo_put(&k, h) : NULL;
+    if (put)
+        *put = *s;
+    return 0;
+}
+
 static int cap_op(struct op *op, const struct chip_config *ch, const struct profile *prof, double cap_W,
                   size_t index, struct npu_err *e)
 {
@@ -120,7 +155,7 @@ static int cap_op(struct op *op, const struct chip_config *ch, const struct prof
         return 0;   /* HBM or ICI power does not follow the core clock */
     struct cap_fn f = { op, ch, prof, cap_W, e, false };
     double s = 1;
-    if (cap_stretch(&f, dyn_J / (cap_W - ps_W) * 1e9 / (double)core, &s))
+    if (cap_stretch_memo(&f, dyn_J / (cap_W - ps_W) * 1e9 / (double)core, &s))
         return -1;
     struct op x;
     stretched(op, s, &x);

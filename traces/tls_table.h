@@ -28,7 +28,7 @@
  * of them. The blocks go in a pthread key destructor: nothing may use them
  * from another key's destructor (no npusim code formats or simulates at
  * thread exit). */
-#define TLS_TABLES_MAX 8
+#define TLS_TABLES_MAX 16
 void *tls_table_calloc(size_t bytes);
 
 #endif

@@ -225,6 +225,38 @@ static void test_power_cap(void **state)
     trace_free(&t);
 }
 
+/* The stretch memo (powercap.c) changes how fast, never what: the same op
+ * capped again in another trace takes the first one's stretch, and under
+ * another cap (another chip setting) it is solved afresh and meets that
+ * cap. */
+static void test_power_cap_memo(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    int64_t exe[3];
+    double p2 = 0;
+    for (int k = 0; k < 3; k++) {
+        c.power_cap_W = k < 2 ? 150 : 200;
+        struct trace t;
+        trace_init(&t);
+        add(&t, "Q3MatMulQ", "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,"
+            "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]", "[DT_BFLOAT16:(1,4096,32,128)]",
+            OP_MXU, 137438953472, 0, 0);
+        struct npu_err e;
+        assert_int_equal(chipsim_run(&t, &c, &profile_physical, &e), 0);
+        assert_int_equal(power_cap_pass(&t, &c, &profile_physical, &e), 0);
+        exe[k] = t.ops[0].exe_ns;
+        double ps, dyn;
+        assert_int_equal(power_op_estimate(&t.ops[0], &c, &profile_physical, &ps, &dyn, &e), 0);
+        p2 = ps + dyn / ((double)exe[k] / 1e9);
+        trace_free(&t);
+    }
+    assert_i64(exe[1], exe[0]);
+    assert_true(exe[2] < exe[0]);   /* a higher cap stretches less */
+    assert_true(p2 <= 200 * (1 + 1e-6) && p2 >= 200 * 0.99);
+}
+
 static void test_zero_exe_error(void **state)
 {
     (void)state;
@@ -437,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_v4_allgather_energy),
         cmocka_unit_test(test_corrected_profile),
         cmocka_unit_test(test_power_cap),
+        cmocka_unit_test(test_power_cap_memo),
         cmocka_unit_test(test_zero_exe_error),
         cmocka_unit_test(test_corrected_regulator_activity),
         cmocka_unit_test(test_general_pass_nopg_equals_default),
