@@ -85,7 +85,8 @@ FUZZ_SMOKE_SECONDS ?= 10
 test: $(BUILD)/npusim $(TEST_BIN)
 	@if [ "$(FUZZ_SMOKE)" = 1 ]; then $(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
 	  OPT="$(FUZZ_OPT)" LDFLAGS="-fsanitize=address,undefined" fuzz-bins >build-fuzz.log 2>&1 || \
-	  { echo "fuzz harnesses did not build (clang installed? see build-fuzz.log)"; tail -n 5 build-fuzz.log; }; fi
+	  { echo "fuzz harnesses did not build (clang installed? see build-fuzz.log)"; tail -n 5 build-fuzz.log; \
+	    rm -rf build-fuzz/fuzz; }; fi
 	@sh tests/layering.sh
 	@BUILD=$(BUILD) FUZZ_SMOKE=$(FUZZ_SMOKE) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) sh tests/run-tests.sh $(TEST_BIN)
 

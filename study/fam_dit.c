@@ -51,15 +51,7 @@ int diffusion_write(const struct loaded_config *c, const struct profile *prof, c
         json_add_f64(j, "energy_per_request_J", r.energy_per_request_J);
     }
     cJSON_AddItemToObject(j, "sim_config", sim);
-    struct output o[2];
-    memset(o, 0, sizeof o);
-    snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
-    o[0].trace = t;
-    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
-    snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
-    o[1].text = pyjson_print(j);
-    o[1].tree = j;
-    return write_outputs_to(o, 2, to, e);
+    return write_trace_and_stats(t, j, dir, base, to, e);
 }
 
 void diffusion_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,

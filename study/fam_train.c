@@ -112,15 +112,7 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     struct invariant_warnings w = { 0 };
     invariants_check(t, PHASE_NONE, &c->chip, prof, "training step", &w);
     cJSON *j = stats_json(&s, t, sim, sweep ? NULL : &w);
-    struct output o[2];
-    memset(o, 0, sizeof o);
-    snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
-    o[0].trace = t;
-    o[0].opts = (struct trace_csv_opts){ PHASE_NONE, false, false };
-    snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
-    o[1].text = pyjson_print(j);
-    o[1].tree = j;
-    return write_outputs_to(o, 2, to, e);
+    return write_trace_and_stats(t, j, dir, base, to, e);
 }
 
 static void train_summary(const struct loaded_config *c, const struct profile *prof,

@@ -137,3 +137,15 @@ void output_clear(struct output *o, int n)
 
 int write_outputs(struct output *o, int n, struct npu_err *e) { return write_outputs_to(o, n, NULL, e); }
 
+int write_trace_and_stats(const struct trace *t, cJSON *stats, const char *dir, const char *base,
+                          const struct output_sink *to, struct npu_err *e)
+{
+    struct output o[2];
+    output_clear(o, 2);
+    snprintf(o[0].path, sizeof o[0].path, "%s/%s.csv", dir, base);
+    o[0].trace = t;
+    snprintf(o[1].path, sizeof o[1].path, "%s/%s.json", dir, base);
+    o[1].text = pyjson_print(stats);
+    o[1].tree = stats;
+    return write_outputs_to(o, 2, to, e);
+}

@@ -45,6 +45,10 @@ struct output_sink {
  * failure; then hands the statistics trees to to->keep. Frees the texts and
  * the trees not kept. to may be NULL (plain files). */
 int write_outputs_to(struct output *o, int n, const struct output_sink *to, struct npu_err *e);
+/* <dir>/<base>.csv (all of t) and <base>.json (stats printed; the tree
+ * taken), written to `to` as write_outputs_to does. */
+int write_trace_and_stats(const struct trace *t, cJSON *stats, const char *dir, const char *base,
+                          const struct output_sink *to, struct npu_err *e);
 /* write_outputs_to with plain files. */
 int write_outputs(struct output *o, int n, struct npu_err *e);
 
