@@ -71,6 +71,13 @@ check "suite -j 1 writes the same tree" sh -c "
 check "suite --hold-MB 0 (no traces held) writes the same tree" sh -c "
   cd '$SU/c' && rm -rf out && '$SU_NPUSIM' suite --hold-MB 0 --configs '$SU_CONFIGS' '$SU/study.suite' out 2>/dev/null &&
   diff -r -x 'slo_*' '$SU/a/out' '$SU/c/out'"
+# A budget too small for every result keeps some and reads the rest from the
+# files: the same tree, and the last line says not everything came from memory.
+check "suite --hold-MB 1 (some results over the budget) writes the same tree" sh -c "
+  mkdir -p '$SU/c2' && cd '$SU/c2' && '$SU_NPUSIM' suite --hold-MB 1 --configs '$SU_CONFIGS' '$SU/memo.suite' out 2>'$SU/c1.log' &&
+  diff -r '$SU/m1/out' '$SU/c2/out' &&
+  grep -Eq '^npusim suite: from memory: ([0-9]+) of ([0-9]+) sweep results' '$SU/c1.log' &&
+  ! grep -Eq '^npusim suite: from memory: ([0-9]+) of \\1 sweep results' '$SU/c1.log'"
 for bad in -1 x 1.5 1048577; do
   expect_fail "suite --hold-MB $bad is refused" "--hold-MB: expected a whole number of MB from 0 to 1048576, got \"$bad\"" \
     $NPUSIM suite --profile neusim --hold-MB "$bad" --configs "$CONFIGS" "$SU/study.suite" "$SU/o0"
