@@ -142,6 +142,7 @@ static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_su
 struct stats_file {
     cJSON *j;
     const struct carbon_energy *es;   /* from memory, or NULL: read from j */
+    const struct result_config *cfg;  /* sim_config's chip and system from memory, or NULL */
 };
 
 /* The file at path: from the suite's results in memory (study/results.h)
@@ -160,8 +161,10 @@ static int stats_load(const struct carbon_opts *o, const char *path, struct stat
     for (int i = 0; res && i < res->nenergy && !f->es; i++)
         if (!strcmp(res->energy[i].name, o->pg) && res->energy[i].finite)
             f->es = &res->energy[i].es;
-    if (f->es)
+    if (f->es) {
+        f->cfg = res->config;
         return (f->j = cJSON_Duplicate(res->stats, 1)) ? 0 : npu_errf(e, "%s: out of memory", path);
+    }
     return (f->j = results_load_json(path, JSON_NUMBERS_TEXT, e)) ? 0 : -1;
 }
 
@@ -217,14 +220,20 @@ static int analyse_file(const struct carbon_opts *o, const char *file, struct st
     const cJSON *sim = jpath(j, "sim_config");
     if (!cJSON_IsObject(sim))
         return npu_errf(e, "%s: field \"sim_config\" is missing", file);
-    struct chip_config chip;
-    struct system_config sys;
-    chip_config_default(&chip);
-    system_config_default(&sys);
-    if (fields_from_json(&chip_fields, &chip, sim, NULL, e) || fields_from_json(&system_fields, &sys, sim, NULL, e)) {
-        struct npu_err inner = *e;
-        return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
+    struct result_config cfg;
+    if (f->cfg) {
+        cfg = *f->cfg;
+    } else {
+        chip_config_default(&cfg.chip);
+        system_config_default(&cfg.sys);
+        if (fields_from_json(&chip_fields, &cfg.chip, sim, NULL, e) ||
+            fields_from_json(&system_fields, &cfg.sys, sim, NULL, e)) {
+            struct npu_err inner = *e;
+            return npu_errf(e, "%s: sim_config: %s", file, inner.msg);
+        }
     }
+    const struct chip_config chip = cfg.chip;
+    const struct system_config sys = cfg.sys;
     const cJSON *nc = cJSON_GetObjectItemCaseSensitive(sim, "num_chips");
     double chips = 1;
     if (nc && (!jnum(nc, &chips) || chips <= 0 || chips != floor(chips)))

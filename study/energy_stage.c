@@ -354,7 +354,8 @@ static void set_item(cJSON *o, const char *key, cJSON *v)
  * output written staged; the tree (taken) goes on to o->out for a suite's
  * carbon stage. out[np] is the JSON's slot. */
 static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON *j, struct pyjson_text *all,
-                        const struct energy_stats *es, struct output *out, const char *json_in, struct npu_err *e)
+                        const struct energy_stats *es, const struct chip_config *chip, struct output *out,
+                        const char *json_in, struct npu_err *e)
 {
     const int np = o->pgs.n;
     struct output *so = &out[np];
@@ -391,7 +392,13 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
     }
     for (int i = 0; i < np; i++)
         result_energy_of(o->pgs.item[i], &es[i], &re[i]);
-    int rc = results_put_key(o->out, jb->rel, j, NULL, NULL, re, np, e);
+    /* The chip and system the carbon stage would read from this file's
+     * sim_config (the chip as read above; the paths just set are neither). */
+    struct result_config cfg = { .chip = *chip };
+    system_config_default(&cfg.sys);
+    struct npu_err ignored;
+    bool cfg_ok = !fields_from_json(&system_fields, &cfg.sys, sim, NULL, &ignored);
+    int rc = results_put_key(o->out, jb->rel, j, NULL, NULL, re, np, cfg_ok ? &cfg : NULL, e);
     free(re);
     return rc;
 }
@@ -455,7 +462,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     for (int i = 0; i < np && !rc; i++)
         rc = run_strategy(o, jb, i, &base, &chip, tr, es, &all, out, csv_in, e);
     if (!rc)
-        rc = stats_output(o, jb, j, &all, es, out, json_in, e);
+        rc = stats_output(o, jb, j, &all, es, &chip, out, json_in, e);
     else
         cJSON_Delete(j);
     for (int i = 0; tr && i < np; i++)

@@ -30,7 +30,8 @@ static size_t tree_bytes(const cJSON *j)
 static size_t result_bytes(const struct result *res)
 {
     size_t n = sizeof *res + strlen(res->key) + 1 + tree_bytes(res->stats) +
-               (size_t)res->nenergy * sizeof *res->energy + res->ops.n * sizeof *res->ops.ops;
+               (size_t)res->nenergy * sizeof *res->energy + (res->config ? sizeof *res->config : 0) +
+               res->ops.n * sizeof *res->ops.ops;
     for (size_t i = 0; i < res->ops.n; i++) {
         const struct op *op = &res->ops.ops[i];
         const char *s[] = { op->description, op->config, op->name, op->opcode, op->in_shapes,
@@ -49,6 +50,7 @@ static void result_free(struct result *res)
     cJSON_Delete(res->stats);
     trace_free(&res->ops);
     free(res->energy);
+    free(res->config);
     free(res);
 }
 
@@ -138,7 +140,8 @@ static char *key_of(const char *prefix, const char *path)
 
 /* A new entry (key copied; stats taken); NULL when out of memory. */
 static struct result *result_new(const char *key, cJSON *stats, const struct trace *ops,
-                                 const struct trace_csv_opts *o, const struct result_energy *energy, int n)
+                                 const struct trace_csv_opts *o, const struct result_energy *energy, int n,
+                                 const struct result_config *config)
 {
     struct result *res = calloc(1, sizeof *res);
     if (!res)
@@ -153,6 +156,8 @@ static struct result *result_new(const char *key, cJSON *stats, const struct tra
     }
     if (n > 0)
         memcpy(res->energy, energy, (size_t)n * sizeof *energy);
+    if (config && (res->config = malloc(sizeof *config)))
+        *res->config = *config;   /* no memory: the carbon stage reads sim_config */
     res->nenergy = n;
     if (ops) {
         trace_csv_readback(&res->ops, ops, o);
@@ -172,16 +177,16 @@ int results_put(struct results *r, const char *path, cJSON *stats, const struct 
         cJSON_Delete(stats);
         return npu_errf(e, "%s: not a statistics file under %s (out of memory?)", path, r->root);
     }
-    int rc = results_put_key(r, key, stats, ops, o, energy, n, e);
+    int rc = results_put_key(r, key, stats, ops, o, energy, n, NULL, e);
     free(key);
     return rc;
 }
 
 int results_put_key(struct results *r, const char *key, cJSON *stats, const struct trace *ops,
                     const struct trace_csv_opts *o, const struct result_energy *energy, int n,
-                    struct npu_err *e)
+                    const struct result_config *config, struct npu_err *e)
 {
-    struct result *res = result_new(key, stats, ops, o, energy, n);
+    struct result *res = result_new(key, stats, ops, o, energy, n, config);
     if (!res) {
         cJSON_Delete(stats);
         return npu_errf(e, "%s: out of memory", key);

@@ -26,7 +26,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "chipsim/chip.h"
 #include "power/carbon.h"
+#include "power/system.h"
 #include "traces/err.h"
 #include "traces/op.h"
 #include "traces/trace_csv.h"
@@ -41,6 +43,14 @@ struct result_energy {
     bool finite;
 };
 
+/* What sim_config's chip and system read as (the field tables over the
+ * defaults): the carbon stage takes them typed from an energy stage's
+ * results instead of reading sim_config again. */
+struct result_config {
+    struct chip_config chip;
+    struct system_config sys;
+};
+
 /* One statistics file of the tree, <root>/<key>.json, with its per-op trace
  * <root>/<key>.csv when the stage wrote one. */
 struct result {
@@ -50,6 +60,7 @@ struct result {
     bool has_ops;
     int nenergy;
     struct result_energy *energy;   /* nenergy strategies, in energy_stats' order */
+    struct result_config *config;   /* or NULL: read sim_config */
 };
 
 struct results {
@@ -88,10 +99,11 @@ int results_put(struct results *r, const char *path, cJSON *stats, const struct 
                 const struct trace_csv_opts *o, const struct result_energy *energy, int n,
                 struct npu_err *e);
 
-/* The same by key (relative to the root, without ".json"). */
+/* The same by key (relative to the root, without ".json"), with the
+ * configuration sim_config reads as (copied; may be NULL). */
 int results_put_key(struct results *r, const char *key, cJSON *stats, const struct trace *ops,
                     const struct trace_csv_opts *o, const struct result_energy *energy, int n,
-                    struct npu_err *e);
+                    const struct result_config *config, struct npu_err *e);
 
 /* The entry for root/key, or NULL when r holds another tree or no such
  * entry (then read the file). r may be NULL. */

@@ -176,7 +176,7 @@ static void test_energy_kept_typed(void **state)
     struct result_energy en[2] = { { "NoPG", { .total_energy_J = 2.5, .slowdown = 1 }, true },
                                    { "Full", { .total_energy_J = NAN, .slowdown = 1 }, false } };
     struct npu_err e;
-    assert_int_equal(results_put_key(&r, "m/p/inference-v5p_decode", make_stats(1), NULL, NULL, en, 2, &e), 0);
+    assert_int_equal(results_put_key(&r, "m/p/inference-v5p_decode", make_stats(1), NULL, NULL, en, 2, NULL, &e), 0);
     const struct result *res = results_find(&r, "out/raw_None", "m/p/inference-v5p_decode");
     assert_non_null(res);
     assert_int_equal(res->nenergy, 2);
@@ -196,7 +196,7 @@ static void test_budget(void **state)
     results_init(&r, 0);
     results_begin(&r, "t", NULL);
     struct npu_err e;
-    assert_int_equal(results_put_key(&r, "a", make_stats(1), NULL, NULL, NULL, 0, &e), 0);
+    assert_int_equal(results_put_key(&r, "a", make_stats(1), NULL, NULL, NULL, 0, NULL, &e), 0);
     assert_int_equal(r.n, 0);
     assert_null(results_find(&r, "t", "a"));
     results_free(&r);
@@ -207,7 +207,7 @@ static void test_budget(void **state)
     for (int i = 0; i < 100; i++) {
         char key[16];
         snprintf(key, sizeof key, "k%d", i);
-        assert_int_equal(results_put_key(&r, key, make_stats(i), NULL, NULL, NULL, 0, &e), 0);
+        assert_int_equal(results_put_key(&r, key, make_stats(i), NULL, NULL, NULL, 0, NULL, &e), 0);
         kept += results_find(&r, "t", key) != NULL;
     }
     assert_true(kept > 0 && kept < 100);
@@ -231,7 +231,7 @@ static void test_index_grows_and_takes(void **state)
     for (int i = 0; i < N; i++) {
         char key[32];
         snprintf(key, sizeof key, "m/p%d/inference-v4", i);
-        assert_int_equal(results_put_key(&r, key, make_stats(i), i % 2 ? &t : NULL, NULL, NULL, 0, &e), 0);
+        assert_int_equal(results_put_key(&r, key, make_stats(i), i % 2 ? &t : NULL, NULL, NULL, 0, NULL, &e), 0);
     }
     assert_int_equal(r.n, N);
     for (int i = 1; i < N; i += 2) {
