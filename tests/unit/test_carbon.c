@@ -28,6 +28,19 @@ static const struct carbon_energy full = {
 };
 static const double decode_tok_per_s = 162.2693827532311;
 
+/* The library formulas by hand: 1 kW for a year at PUE 1.1 is
+ * 1 * 8760 h * 1.1 = 9636 kWh; 10 units/s for two years is
+ * 10 * 2 * 365 * 24 * 3600 = 630,720,000 units; per unit over one year at
+ * 0.5 kg/kWh with 100 kg embodied: (9636 * 0.5 + 100) / 315,360,000. */
+static void test_formulas(void **state)
+{
+    (void)state;
+    assert_close(carbon_energy_kWh(1.1, 1, 1000), 9636.0);
+    assert_close(carbon_work(10, 2), 630720000.0);
+    assert_close(carbon_per_unit(10, 1.1, 1, 0.5, 1000, 100), 4918.0 / 315360000.0);
+    assert_close(carbon_per_unit(10, 1.1, 1, 0, 1000, 0), 0.0);   /* no intensity, no embodied: no carbon */
+}
+
 static void test_idle_power(void **state)
 {
     (void)state;
@@ -245,6 +258,7 @@ static void test_select(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_formulas),
         cmocka_unit_test(test_idle_power),
         cmocka_unit_test(test_llama_decode_nopg),
         cmocka_unit_test(test_llama_decode_full),
