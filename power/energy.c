@@ -597,13 +597,13 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
 static int op_energy(struct op *op, size_t index, const struct chip_config *ch, const struct pg_strategy *pg,
                      enum dvfs_policy policy, bool tables, const struct profile *prof, struct npu_err *e)
 {
-    struct energy_in in;
-    energy_in_of(op, &in);
-    if (energy_memo_get(&in, op))
+    struct energy_key k;
+    uint64_t h = energy_key_of(op, &k);
+    if (energy_memo_get(&k, h, op))
         return 0;
     if (op_energy_uncached(op, index, ch, pg, policy, tables, prof, e))
         return -1;
-    energy_memo_put(&in, op);
+    energy_memo_put(&k, h, op);
     return 0;
 }
 

@@ -52,13 +52,6 @@ struct energy_out {
         }                                                                                       \
     } while (0)
 
-/* A memo entry's key: the op's inputs under the generation of the setting
- * they were computed with. */
-struct energy_key {
-    uint64_t gen;
-    struct energy_in in;
-};
-
 struct setting {
     uint64_t gen;   /* 0: unused */
     struct chip_config chip;
@@ -93,9 +86,7 @@ void energy_memo_clear(void)
 
 long energy_memo_hits(void) { return st ? st->hits : 0; }
 
-uint64_t energy_memo_generation(void) { return st ? st->gen : 0; }
-
-void energy_in_of(const struct op *op, struct energy_in *in)
+static void energy_in_of(const struct op *op, struct energy_in *in)
 {
     memset(in, 0, sizeof *in);
     in->t_ns[0] = op->sa_ns;
@@ -149,21 +140,16 @@ void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy 
     s->gen = st->gen = ++st->last_gen;
 }
 
-/* The key of in under the current setting, and its hash (the settings of a
- * bundle spread over the table). */
-static uint64_t key_of(const struct energy_in *in, struct energy_key *k)
+uint64_t energy_key_of(const struct op *op, struct energy_key *k)
 {
-    k->gen = st->gen;
-    k->in = *in;
-    return dmemo_hash(in, sizeof *in, st->gen);
+    k->gen = st ? st->gen : 0;
+    energy_in_of(op, &k->in);
+    return dmemo_hash(&k->in, sizeof k->in, k->gen);   /* the settings of a bundle spread over the table */
 }
 
-bool energy_memo_get(const struct energy_in *in, struct op *op)
+bool energy_memo_get(const struct energy_key *k, uint64_t h, struct op *op)
 {
-    if (!st || st->gen == 0)
-        return false;
-    struct energy_key k;
-    const struct energy_out *out = results_get(&k, key_of(in, &k));
+    const struct energy_out *out = k->gen ? results_get(k, h) : NULL;
     if (!out)
         return false;
     COPY_RESULTS(op, out);
@@ -172,12 +158,9 @@ bool energy_memo_get(const struct energy_in *in, struct op *op)
     return true;
 }
 
-void energy_memo_put(const struct energy_in *in, const struct op *op)
+void energy_memo_put(const struct energy_key *k, uint64_t h, const struct op *op)
 {
-    if (!st || st->gen == 0)
-        return;
-    struct energy_key k;
-    struct energy_out *out = results_put(&k, key_of(in, &k));
+    struct energy_out *out = k->gen ? results_put(k, h) : NULL;
     if (out)
         COPY_RESULTS(out, op);
 }

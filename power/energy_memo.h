@@ -36,20 +36,25 @@ struct energy_in {
     int32_t type, stats_kind;
 };
 
-void energy_in_of(const struct op *op, struct energy_in *in);
+/* An op's memo key: its energy inputs under the generation of this thread's
+ * current setting (0 before the first begin or without memory for the memo:
+ * then nothing is kept). The power cap keys its own memo with it too. */
+struct energy_key {
+    uint64_t gen;
+    struct energy_in in;
+};
+/* Fills k for op and returns its hash (traces/dmemo.h). */
+uint64_t energy_key_of(const struct op *op, struct energy_key *k);
 
 #define ENERGY_MEMO_SETTINGS 16   /* as many as a sweep bundle's chips (SWEEP_BUNDLE_MAX) */
 
 /* Starts (or continues) the generation of this setting on this thread. */
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
                        bool tables, const struct profile *prof);
-/* The generation of this thread's current setting; 0 before the first
- * begin or without memory for the memo (then nothing may be keyed by it). */
-uint64_t energy_memo_generation(void);
-/* Copies the stored results for `in` into op: true on a hit. */
-bool energy_memo_get(const struct energy_in *in, struct op *op);
-/* Stores what the pass computed for `in` (op after the pass). */
-void energy_memo_put(const struct energy_in *in, const struct op *op);
+/* Copies the stored results for key k (hash h) into op: true on a hit. */
+bool energy_memo_get(const struct energy_key *k, uint64_t h, struct op *op);
+/* Stores what the pass computed for k (op after the pass). */
+void energy_memo_put(const struct energy_key *k, uint64_t h, const struct op *op);
 
 /* Tests: forgets this thread's entries and setting; counts its hits. */
 void energy_memo_clear(void);

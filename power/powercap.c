@@ -104,25 +104,18 @@ static int cap_stretch(struct cap_fn *f, double first, double *s)
     return f->failed ? -1 : 0;
 }
 
-/* The stretch an op needs depends on what its energy depends on (struct
- * energy_in) and on the chip, cap and profile of the estimate, which the
- * energy memo's current setting names (its generation): a sweep caps the
+/* The stretch an op needs depends on what its energy depends on and on the
+ * chip, cap and profile of the estimate: the energy memo's key under
+ * power_op_estimate's setting, just begun, names all of it. A sweep caps the
  * same ops point after point, and a repeat takes the stored stretch instead
  * of solving again (traces/dmemo.h). */
-struct stretch_key {
-    uint64_t gen;
-    struct energy_in in;
-};
-DMEMO(stretch_memo, struct stretch_key, double, 10)
+DMEMO(stretch_memo, struct energy_key, double, 10)
 
 /* cap_stretch through the memo. */
 static int cap_stretch_memo(struct cap_fn *f, double first, double *s)
 {
-    struct stretch_key k;
-    memset(&k, 0, sizeof k);
-    k.gen = energy_memo_generation();   /* power_op_estimate's setting, just begun */
-    energy_in_of(f->op, &k.in);
-    uint64_t h = dmemo_hash(&k, sizeof k, 0);
+    struct energy_key k;
+    uint64_t h = energy_key_of(f->op, &k);
     const double *hit = k.gen ? stretch_memo_get(&k, h) : NULL;
     if (hit) {
         *s = *hit;

@@ -98,7 +98,7 @@ static size_t slot_of(const struct results *r, const char *key)
 static struct result *remove_at(struct results *r, size_t i)
 {
     struct result *res = r->slot[i];
-    r->bytes -= result_bytes(res);
+    r->bytes -= res->bytes;
     r->slot[i] = NULL;
     r->n--;
     /* Linear probing: the entries after the hole move up to stay findable. */
@@ -191,7 +191,7 @@ int results_put_key(struct results *r, const char *key, cJSON *stats, const stru
         cJSON_Delete(stats);
         return npu_errf(e, "%s: out of memory", key);
     }
-    size_t bytes = result_bytes(res);
+    res->bytes = result_bytes(res);   /* outside the lock: it walks every op string */
     pthread_mutex_lock(&r->mu);
     int rc = 0;
     if (2 * (r->n + 1) > r->cap && grow(r))
@@ -200,9 +200,9 @@ int results_put_key(struct results *r, const char *key, cJSON *stats, const stru
         size_t i = slot_of(r, res->key);
         if (r->slot[i])   /* the file was written again: the newer one, or none */
             result_free(remove_at(r, i));
-        if (r->bytes + bytes <= r->budget_bytes) {
+        if (r->bytes + res->bytes <= r->budget_bytes) {
             r->slot[slot_of(r, res->key)] = res;
-            r->bytes += bytes;
+            r->bytes += res->bytes;
             r->n++;
             res = NULL;
         }

@@ -61,6 +61,7 @@ struct result {
     int nenergy;
     struct result_energy *energy;   /* nenergy strategies, in energy_stats' order */
     struct result_config *config;   /* or NULL: read sim_config */
+    size_t bytes;                /* what it holds (an estimate), counted once against the budget */
 };
 
 struct results {
