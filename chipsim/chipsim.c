@@ -5,8 +5,8 @@
  * vmem and execution time, a preliminary Bounded-by and the utilisation
  * columns. The energy pass (power/energy.c) later rescales these times. The
  * cache lives for one call (and one timing group: op->group), so prefill and
- * decode must be timed together. A lean trace (traces/op.h) gets every
- * number but no tile_shapes or dim_labels text. */
+ * decode must be timed together. Tiles and labels are data (op->tiling),
+ * printed by the CSV writer. */
 #include "chipsim/chipsim.h"
 
 #include <math.h>
@@ -28,12 +28,11 @@ static enum op_stats_kind stats_kind_of(enum kind k)
     }
 }
 
-static void reset_stats(const struct cs_ctx *c, struct op *op)
+static void reset_stats(struct op *op)
 {
-    if (!c->lean) {   /* a lean trace never holds them */
-        op_set(&op->dim_labels, "");
-        op_set(&op->tile_shapes, "");
-    }
+    op->tiling.held = true;   /* chipsim's from here on, not a CSV's text */
+    op->tiling.rows = -1;
+    op->tiling.dim_labels[0] = '\0';
     op->num_tiles = 1;
     op->max_vmem_demand_bytes = 0;
     op->num_sa_ops = 0;
@@ -48,10 +47,10 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     const struct chip_config *ch = c->chip;
     cs_time_overflow = false;
     op->stats_kind = stats_kind_of(c->op_kind);
-    reset_stats(c, op);
+    reset_stats(op);
     op_set(&op->parsed_op_type, in->kind == K_EINSUM || in->kind == K_BATCHMATMUL ? "Einsum" : in->token);
-    if (!c->lean && (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL || in->kind == K_CONV2D))
-        op_set(&op->dim_labels, in->dim_labels);
+    if (in->kind == K_EINSUM || in->kind == K_BATCHMATMUL || in->kind == K_CONV2D)
+        memcpy(op->tiling.dim_labels, in->dim_labels, sizeof op->tiling.dim_labels);
 
     int64_t mx = 0, vp = 0, bytes = 0;   /* set by compute_time / bytes_accessed on success */
     if (compute_time(c, in, op, &mx, &vp))
@@ -158,7 +157,7 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         /* Instructions depend on the op and the name table, never on the chip:
          * one serves every copy. */
         struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
-                           kind_from_config(cs_config_kind_text(&t->ops[i]), NULL, 0), t->lean, NULL};
+                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         if (!in) {
             fail_all(k, errs, rcs, &errs[alive]);

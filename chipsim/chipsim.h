@@ -20,7 +20,7 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
 
 /* chipsim_run(ts[j], chips[j], prof, &errs[j]) for j < k, returned in
  * rcs[j], with the same results, for k copies of one untimed trace (equal
- * ops, e.g. trace_append'ed from one generated trace; all lean or none):
+ * ops, e.g. trace_append'ed from one generated trace):
  * each op's pseudo-instruction is built once and timed on every chip. A
  * sweep over chip fields the generators never read (study/sweep_points.h)
  * times one trace this way. */

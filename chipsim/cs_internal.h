@@ -60,7 +60,7 @@ struct instr {
     struct tensor out;               /* first op's output on the default path */
     /* einsum / conv axes: one letter per dimension */
     char lhs[NPU_MAX_DIMS + 1], rhs[NPU_MAX_DIMS + 1], outl[NPU_MAX_DIMS + 1];
-    char dim_labels[72];
+    char dim_labels[sizeof ((struct op_tiling *)0)->dim_labels];
     int ob_bracketed;                /* einsum output dtype kept its "[" (chipsim Q15) */
     int64_t stride_h, stride_w;      /* conv window */
 };
@@ -74,17 +74,17 @@ struct cs_ctx {
     struct npu_err *e;
     size_t index;                    /* op index in the trace */
     const struct op *op;
-    enum kind op_kind;               /* kind_from_config(cs_config_kind_text(op)): set by
+    enum kind op_kind;               /* kind_from_config(op_kind_text(op)): set by
                                       * chipsim_run, read by the instruction builder */
-    bool lean;                       /* the trace is lean (op.h): no tile_shapes, dim_labels */
     const struct einsum_axes *axes;  /* the einsum's classification, made once per op for
                                       * compute and traffic on every chip (chipsim.c); NULL:
                                       * classify it (einsum_axes_of) */
 };
 
-/* The op's in_shapes / out_shape text for error messages, printed from its
- * parsed twin when a lean trace left it out (per-thread buffers: valid
- * until the next call of the same function on this thread). */
+/* The op's config, in_shapes and out_shape cells for error messages: its
+ * text, or printed from its form (per-thread buffers: valid until the next
+ * call of the same function on this thread). */
+const char *cs_config_text(const struct cs_ctx *c);
 const char *cs_in_text(const struct cs_ctx *c);
 const char *cs_out_text(const struct cs_ctx *c);
 
@@ -117,26 +117,15 @@ int cs_dtype_bytes(const char *dtype, bool bracketed);
 int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why);
 /* "[DT:(d0,..)]" → one tensor. */
 int shape_parse_output(const char *s, struct tensor *out, const char **why);
-/* The same from the op's parsed twin (op->shp, when in_held / out_held). */
-int shape_held_inputs(const struct op_shapes *h, struct tensor_list *out, const char **why);
-int shape_held_output(const struct op_shapes *h, struct tensor *out, const char **why);
+/* The same from the op's form (op->form, when in_held / out_held). */
+int shape_held_inputs(const struct op_form *h, struct tensor_list *out, const char **why);
+int shape_held_output(const struct op_form *h, struct tensor *out, const char **why);
 void tensor_list_free(struct tensor_list *l);
-/* Appends the Python repr of a list of int lists ("[[1, 2], [3]]"). A buffer of
- * REPR_LISTS_MAX(nrows) bytes always holds it (", " + 20 digits + sign per
- * number, brackets and separators per row). */
-struct strbuf;
-#define REPR_LISTS_MAX(nrows) (3 + (size_t)(nrows) * (4 + NPU_MAX_DIMS * 23))
-void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows);
 
-/* An op whose config's kind and equation opsgen holds as data (op.h): read
- * from there, never parsed from the config text. */
-static inline bool cs_config_held(const struct op *op) { return op->shp.config_held; }
+/* An op whose config reads from its form (traces/op_form.h): kind,
+ * equation and window are data there, never parsed from text. */
+static inline bool cs_config_held(const struct op *op) { return op->form.layout != FORM_TEXT; }
 
-/* The text chipsim reads an op's kind from: its config, or the held kind. */
-static inline const char *cs_config_kind_text(const struct op *op)
-{
-    return cs_config_held(op) ? op->shp.config_kind : op->config;
-}
 
 /* --- instr.c --- */
 /* Kind of a config string by its prefix before '('; copies the prefix to

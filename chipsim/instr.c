@@ -84,12 +84,12 @@ static int split_eq(const char *eq, char *lhs, char *rhs, char *out)
     return 0;
 }
 
-/* From opsgen's parsed twin when the op holds one, else from the text. */
+/* From the op's form when it holds its tensors, else from its text (a CSV's). */
 static int parse_inputs(const struct cs_ctx *c, struct instr *in)
 {
     const char *why = "";
     const struct op *op = c->op;
-    if (op->shp.in_held ? shape_held_inputs(&op->shp, &in->in, &why)
+    if (op->form.in_held ? shape_held_inputs(&op->form, &in->in, &why)
                         : shape_parse_inputs(op->in_shapes, &in->in, &why))
         return cs_errf(c, "in_shapes: expected %s, got \"%s\"", why, cs_in_text(c));
     return 0;
@@ -99,24 +99,30 @@ static int parse_output(const struct cs_ctx *c, struct instr *in)
 {
     const char *why = "";
     const struct op *op = c->op;
-    if (op->shp.out_held ? shape_held_output(&op->shp, &in->out, &why)
+    if (op->form.out_held ? shape_held_output(&op->form, &in->out, &why)
                          : shape_parse_output(op->out_shape, &in->out, &why))
         return cs_errf(c, "out_shape: expected %s, got \"%s\"", why, cs_out_text(c));
     return 0;
 }
 
-static int build_einsum(const struct cs_ctx *c, struct instr *in)
+/* The config's equation into lhs, rhs and outl: the form's, or the text's "eq=". */
+static int config_eq(const struct cs_ctx *c, struct instr *in)
 {
     char eq[64];
+    if (cs_config_held(c->op))
+        return split_eq(c->op->form.eq, in->lhs, in->rhs, in->outl);
+    return config_value(c->op->config, "eq=", eq, sizeof eq) || split_eq(eq, in->lhs, in->rhs, in->outl);
+}
+
+static int build_einsum(const struct cs_ctx *c, struct instr *in)
+{
     if (in->kind == K_BATCHMATMUL) {
         strcpy(in->lhs, "bmk");
         strcpy(in->rhs, "bkn");
         strcpy(in->outl, "bmn");
-    } else if (cs_config_held(c->op) ? split_eq(c->op->shp.eq, in->lhs, in->rhs, in->outl)
-                                      : config_value(c->op->config, "eq=", eq, sizeof eq) ||
-                                            split_eq(eq, in->lhs, in->rhs, in->outl)) {
+    } else if (config_eq(c, in)) {
         return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out> with at most 8 letters each, got \"%s\"",
-                       c->op->config);
+                       cs_config_text(c));
     }
     if (parse_inputs(c, in) || parse_output(c, in))
         return -1;
@@ -135,28 +141,38 @@ static int build_einsum(const struct cs_ctx *c, struct instr *in)
     return 0;
 }
 
+/* The window's stride from a config text's "window={.. stride=HxW ..}"
+ * (none: 1x1). */
+static int text_stride(const struct cs_ctx *c, struct instr *in)
+{
+    const char *w = strstr(c->op->config, "window={");
+    if (!w)
+        return 0;
+    const char *end = strchr(w, '}'), *st = strstr(w, "stride=");
+    if (!end || !st || st > end)
+        return 0;
+    char *q;
+    long long sh = strtoll(st + 7, &q, 10), sw = 0;
+    if (*q == 'x')
+        sw = strtoll(q + 1, &q, 10);
+    if (sh <= 0 || sw <= 0)
+        return cs_errf(c, "config: expected window stride=<h>x<w> with positive ints, got \"%s\"", c->op->config);
+    in->stride_h = sh;
+    in->stride_w = sw;
+    return 0;
+}
+
 static int build_conv(const struct cs_ctx *c, struct instr *in)
 {
-    char eq[64];
-    if (config_value(c->op->config, "eq=", eq, sizeof eq) || split_eq(eq, in->lhs, in->rhs, in->outl))
-        return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out>, got \"%s\"", c->op->config);
-    snprintf(in->dim_labels, sizeof in->dim_labels, "%s", eq);
+    if (config_eq(c, in))
+        return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out>, got \"%s\"", cs_config_text(c));
+    snprintf(in->dim_labels, sizeof in->dim_labels, "%s;%s->%s", in->lhs, in->rhs, in->outl);
     in->stride_h = in->stride_w = 1;
-    const char *w = strstr(c->op->config, "window={");
-    if (w) {
-        const char *end = strchr(w, '}');
-        const char *st = strstr(w, "stride=");
-        if (end && st && st < end) {
-            char *q;
-            long long sh = strtoll(st + 7, &q, 10), sw = 0;
-            if (*q == 'x')
-                sw = strtoll(q + 1, &q, 10);
-            if (sh <= 0 || sw <= 0)
-                return cs_errf(c, "config: expected window stride=<h>x<w> with positive ints, got \"%s\"",
-                               c->op->config);
-            in->stride_h = sh;
-            in->stride_w = sw;
-        }
+    if (!cs_config_held(c->op)) {
+        if (text_stride(c, in))
+            return -1;
+    } else if (c->op->form.stride > 0) {
+        in->stride_h = in->stride_w = c->op->form.stride;
     }
     return parse_inputs(c, in) || parse_output(c, in) ? -1 : 0;
 }
@@ -168,7 +184,7 @@ static int build(const struct cs_ctx *c, struct instr *in)
     in->in = keep;
     in->in.n = 0;
     /* The kind chipsim_run took from the same text; only the token is new. */
-    const char *cfg = cs_config_kind_text(c->op);
+    const char *cfg = op_kind_text(c->op);
     size_t n = strcspn(cfg, "("), cut = n < sizeof in->token ? n : sizeof in->token - 1;
     memcpy(in->token, cfg, cut);
     in->token[cut] = '\0';

@@ -26,6 +26,12 @@ int cs_errf(const struct cs_ctx *c, const char *fmt, ...)
     return npu_errf(c->e, "op %zu \"%s\": %s", c->index, c->op->name ? c->op->name : "", msg);
 }
 
+const char *cs_config_text(const struct cs_ctx *c)
+{
+    static _Thread_local char buf[512 + OP_SHAPES_MAX_IN * OP_SHAPE_MAX_DIMS * 21];
+    return op_config_text(c->op, buf, sizeof buf);
+}
+
 const char *cs_in_text(const struct cs_ctx *c)
 {
     static _Thread_local char buf[OP_SHAPES_MAX_IN * (OP_DTYPE_MAX + 4 + OP_SHAPE_MAX_DIMS * 21)];
@@ -175,27 +181,12 @@ int shape_parse_output(const char *s, struct tensor *t, const char **why)
     return 0;
 }
 
-void repr_int_lists(struct strbuf *b, const int64_t *const *rows, const int *lens, int nrows)
-{
-    strbuf_putc(b, '[');
-    for (int r = 0; r < nrows; r++) {
-        strbuf_puts(b, r ? ", [" : "[");
-        for (int i = 0; i < lens[r]; i++) {
-            if (i)
-                strbuf_putn(b, ", ", 2);
-            strbuf_puti(b, rows[r][i]);
-        }
-        strbuf_putc(b, ']');
-    }
-    strbuf_putc(b, ']');
-}
-
-/* The op's parsed twin of its shape text (op.h, struct op_shapes): the same
+/* The op's tensors from its form (traces/op_form.h): the same
  * tensors, and the same errors, that parsing the text gives. */
 _Static_assert(OP_DTYPE_MAX == sizeof ((struct tensor *)0)->dtype, "dtype tokens fit as parsed");
 _Static_assert(OP_SHAPE_MAX_DIMS <= NPU_MAX_DIMS, "held ranks fit a tensor");
 
-static int tensor_from_held(const struct op_shapes *h, int slot, struct tensor *t, const char **why)
+static int tensor_from_held(const struct op_form *h, int slot, struct tensor *t, const char **why)
 {
     double elems = 1;
     t->ndim = 0;
@@ -216,7 +207,7 @@ static int tensor_from_held(const struct op_shapes *h, int slot, struct tensor *
     return 0;
 }
 
-int shape_held_inputs(const struct op_shapes *h, struct tensor_list *out, const char **why)
+int shape_held_inputs(const struct op_form *h, struct tensor_list *out, const char **why)
 {
     out->n = 0;
     if ((size_t)h->n_in > out->cap) {
@@ -234,7 +225,7 @@ int shape_held_inputs(const struct op_shapes *h, struct tensor_list *out, const 
     return 0;
 }
 
-int shape_held_output(const struct op_shapes *h, struct tensor *out, const char **why)
+int shape_held_output(const struct op_form *h, struct tensor *out, const char **why)
 {
     return tensor_from_held(h, OP_SHAPES_MAX_IN, out, why);
 }

@@ -153,14 +153,14 @@ static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *d
     return 0;
 }
 
-static int set_tiles(const struct cs_ctx *c, struct op *op, const int64_t *const *rows, const int *lens)
+static int set_tiles(struct op *op, const int64_t *const *rows, const int *lens)
 {
-    if (c->lean)
-        return 0;
-    char s[REPR_LISTS_MAX(3)];
-    struct strbuf b = STRBUF(s);
-    repr_int_lists(&b, rows, lens, 3);
-    op_setn(&op->tile_shapes, b.s, b.n);
+    struct op_tiling *t = &op->tiling;
+    t->rows = OP_TILE_ROWS;
+    for (int r = 0; r < OP_TILE_ROWS; r++) {
+        t->len[r] = (int8_t)lens[r];
+        memcpy(t->d[r], rows[r], (size_t)lens[r] * sizeof rows[r][0]);
+    }
     return 0;
 }
 
@@ -391,7 +391,7 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
     *bytes = bmn * ob + (int64_t)(ceil(py_div(bkmn, N)) * lb) + (int64_t)(ceil(py_div(bkmn, M)) * rb);
     const int64_t *rows[3] = {lt, rt, ot};
     int lens[3] = {L->ndim, R->ndim, O->ndim};
-    return set_tiles(c, op, rows, lens);
+    return set_tiles(op, rows, lens);
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -432,8 +432,11 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         t0 = Bc, t1 = Br;
         *bytes = b * h * (2 * kv * d + 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d) * db;
     }
-    if (c->lean)
-        return 0;
+    op->tiling.rows = 0;   /* one flat list: "[t0, t1]" */
+    op->tiling.len[0] = 2;
+    op->tiling.d[0][0] = t0;
+    op->tiling.d[0][1] = t1;
+    return 0;
     char s[48];   /* "[t0, t1]" */
     struct strbuf sb = STRBUF(s);
     strbuf_putc(&sb, '[');
@@ -579,7 +582,7 @@ static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct o
     *bytes = nt * (inputs * cd.ib + B_ * OC_ * OH_ * OW_ * cd.obb + ax.ic * OC_ * ax.kh * ax.kw * cd.kb);
     const int64_t *rows[3] = {it, kt, ot};
     int lens[3] = {I->ndim, K->ndim, O->ndim};
-    return set_tiles(c, op, rows, lens);
+    return set_tiles(op, rows, lens);
 }
 
 static int traffic_default(const struct cs_ctx *c, const struct instr *in, const struct op *op, int64_t *bytes)

@@ -105,12 +105,12 @@ struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char 
  * count, description, sanitised name (desc + "_" + name), op type, opcode. */
 struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *desc,
                     const char *name, enum op_type ty, enum opcode_type oct, const char *opcode);
-/* Dims joined with sep, each wrapped in q ("'" for Python string lists):
- * into buf (cut to n - 1 bytes), or appended to a strbuf. */
-void bld_join(char *buf, size_t n, struct shape s, const char *sep, const char *q);
-void bld_in1(struct op *op, struct shape a, const char *dt);          /* "DT:[a,b]" */
+/* The op's form (traces/op_form.h): its inputs, its output (all of dtype
+ * dt), and how its config reads (eq and placements may be NULL: none). */
+void bld_in1(struct op *op, struct shape a, const char *dt);
 void bld_in2(struct op *op, struct shape a, struct shape b, const char *dt);
-void bld_out(struct op *op, struct shape o, const char *dt);          /* "[DT:(a,b)]" */
+void bld_out(struct op *op, struct shape o, const char *dt);
+void bld_layout(struct op *op, enum form_layout l, const char *kind, const char *eq, const char *placements);
 /* Pre-set ICI traffic: in/out bytes and memory traffic = in + out. */
 void bld_traffic(struct op *op, int64_t in, int64_t out);
 /* ceil(bytes / GBps) with 1 GB/s = 1 byte/ns (GB = 1e9, quirk chipsim Q11). */

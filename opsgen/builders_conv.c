@@ -17,26 +17,17 @@ int64_t conv_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t
     return q + 1;
 }
 
-static void window_str(char *buf, size_t n, int64_t kh, int64_t kw, int64_t stride, int64_t pad)
-{
-    snprintf(buf, n, "{size=%lldx%lld stride=%lldx%lld pad=0_%lldx0_%lld}", (long long)kh,
-             (long long)kw, (long long)stride, (long long)stride, (long long)pad, (long long)pad);
-}
-
 /* The Conv2D record shared by b_conv2d and the conv flavour of downsample. */
 static struct op *conv_op(struct trace *t, int64_t fid, int64_t count, const char *desc,
                           const char *name, struct shape in, struct shape k, struct shape out,
-                          const char *window, const char *dtype)
+                          int64_t stride, int64_t pad, const char *dtype)
 {
-    char a[SBUF], b[SBUF], c[SBUF];
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_CONV2D, "Conv2D");
     op->stats_kind = STATS_EINSUM;
-    bld_join(a, sizeof a, in, "x", "");
-    bld_join(b, sizeof b, k, "x", "");
-    bld_join(c, sizeof c, out, "x", "");
-    op_setf(&op->config,
-            "Conv2D(a=%s,b=%s,c=%s,eq=bf01;io01->bf01,window=%s,memory_placements=0_0_0,type=%s)",
-            a, b, c, window, dtype);
+    /* The window's size is the kernel's (k's last two dims). */
+    bld_layout(op, FORM_CONV, "Conv2D", "bf01;io01->bf01", "0_0_0");
+    op->form.stride = stride;
+    op->form.pad = pad;
     bld_in2(op, in, k, dtype);
     bld_out(op, out, dtype);
     /* Every output element of every batch costs one MAC per kernel element
@@ -53,12 +44,11 @@ struct op *b_conv2d(struct trace *t, int64_t fid, int64_t count, const char *pre
     if (a->B <= 0 || a->cin <= 0 || a->cout <= 0 || a->kh <= 0 || a->kw <= 0 || ho <= 0 ||
         wo <= 0 || a->pad < 0 || dtype_bytes(dtype) <= 0)
         return NULL;
-    char desc[SBUF], win[96];
+    char desc[SBUF];
     snprintf(desc, sizeof desc, "%sConv2d", prefix);
-    window_str(win, sizeof win, a->kh, a->kw, a->stride, a->pad);
     struct shape k = SHP(a->cin, a->cout, a->kh, a->kw);
     struct op *op = conv_op(t, fid, count, desc, "conv2d", SHP(a->B, a->cin, a->h, a->w), k,
-                            SHP(a->B, a->cout, ho, wo), win, dtype);
+                            SHP(a->B, a->cout, ho, wo), a->stride, a->pad, dtype);
     op->weight_bytes = bmul(shape_prod(k), dtype_bytes(dtype));
     return op;
 }
@@ -68,11 +58,9 @@ static struct op *resample_op(struct trace *t, int64_t fid, int64_t count, const
                               const char *name, const char *kind, struct shape in,
                               struct shape out, int64_t scale, const char *dtype)
 {
-    char a[SBUF];
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_UP_DOWN_SAMPLE, kind);
-    bld_join(a, sizeof a, in, "x", "");
-    op_setf(&op->config, "%s(a=%s,scale_factor=%lld,memory_placements=0_0_0,type=%s)", kind, a,
-            (long long)scale, dtype);
+    bld_layout(op, FORM_RESAMPLE, kind, NULL, "0_0_0");
+    op->form.scale = scale;
     bld_in1(op, in, dtype);
     bld_out(op, out, dtype);
     return op;
@@ -103,13 +91,8 @@ struct op *b_downsample(struct trace *t, int64_t fid, int64_t count, const char 
     if (!resample_ok(B, C, h, w, scale))
         return NULL;
     struct shape in = SHP(B, C, h, w), out = SHP(B, C, halved(h, scale), halved(w, scale));
-    if (use_conv) {
-        char win[96];
-        window_str(win, sizeof win, scale, scale, 1, 1);
-        /* Weight bytes stay 0: the reference never sets them for this op. */
-        return conv_op(t, fid, count, desc, "Downsample", in, SHP(C, C, scale, scale), out, win,
-                       dtype);
-    }
+    if (use_conv)   /* weight bytes stay 0: the reference never sets them for this op */
+        return conv_op(t, fid, count, desc, "Downsample", in, SHP(C, C, scale, scale), out, 1, 1, dtype);
     struct op *op = resample_op(t, fid, count, desc, "Downsample", "AvgPool2d", in, out, scale, dtype);
     op->flops = shape_prod(in) + shape_prod(out);   /* each at most 2^48 */   /* one add per input, one divide per output */
     return op;

@@ -192,7 +192,6 @@ static void ctx_work(void *vctx, void *vit)
     int n = pt->n;
     for (int j = 0; j < n; j++) {
         trace_init(&ts[j]);
-        ts[j].lean = !o->tree;   /* summary only: no per-op text is ever written */
         tp[j] = &ts[j];
         chips[j] = &pt->m[j].g->cfg.chip;
     }

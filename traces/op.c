@@ -1,7 +1,7 @@
 /* op.c — lifetime of operator records and traces (see op.h). */
 #include "traces/op.h"
 #include "traces/opstr.h"
-#include "traces/shape_text.h"
+#include "traces/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,7 +178,6 @@ void trace_borrow(struct trace *dst, const struct trace *src)
 #undef DUP
     }
     dst->n = src->n;
-    dst->lean = src->lean;
     dst->lender = src;
 }
 
@@ -239,26 +238,38 @@ int bounded_by_parse(const char *s, enum bounded_by *b)
     return -1;
 }
 
+const char *op_config_text(const struct op *op, char *buf, size_t n)
+{
+    if (op->form.layout == FORM_TEXT)
+        return op->config;
+    struct strbuf b = strbuf_on(buf, n);
+    op_form_print_config(&b, &op->form);
+    return buf;
+}
+
 const char *op_in_shapes_text(const struct op *op, char *buf, size_t n)
 {
-    const struct op_shapes *h = &op->shp;
-    if (op->in_shapes[0] || !h->in_held)
+    if (!op->form.in_held)
         return op->in_shapes;
     struct strbuf b = strbuf_on(buf, n);
-    for (int i = 0; i < h->n_in; i++) {
-        if (i)
-            strbuf_putc(&b, ',');
-        shape_text_in(&b, h->dtype, h->d[i], h->nd[i]);
-    }
+    op_form_print_inputs(&b, &op->form);
     return buf;
 }
 
 const char *op_out_shape_text(const struct op *op, char *buf, size_t n)
 {
-    const struct op_shapes *h = &op->shp;
-    if (op->out_shape[0] || !h->out_held)
+    if (!op->form.out_held)
         return op->out_shape;
     struct strbuf b = strbuf_on(buf, n);
-    shape_text_out(&b, h->dtype, h->d[OP_SHAPES_MAX_IN], h->nd[OP_SHAPES_MAX_IN]);
+    op_form_print_output(&b, &op->form);
+    return buf;
+}
+
+const char *op_tile_shapes_text(const struct op *op, char *buf, size_t n)
+{
+    if (!op->tiling.held)
+        return op->tile_shapes;
+    struct strbuf b = strbuf_on(buf, n);
+    op_tiling_print_tiles(&b, &op->tiling);
     return buf;
 }

@@ -1,10 +1,12 @@
 /* op.h — the operator record every stage shares, and the trace that holds them.
  *
- * opsgen fills the creation-time fields (names, config string, shape strings,
- * count, FLOPs, pre-set communication traffic and time); chipsim fills the
- * timing fields; power fills the DVFS and energy fields. The record mirrors
- * the reference's 101 CSV columns (spec chipsim.md §2, §10); see
- * trace_csv.h for the column schema.
+ * opsgen fills the creation-time fields (names, the form: config layout,
+ * tensors and equation as data, count, FLOPs, pre-set communication traffic
+ * and time); chipsim fills the timing fields; power fills the DVFS and
+ * energy fields. The record mirrors the reference's 101 CSV columns (spec
+ * chipsim.md §2, §10; trace_csv.h has the column schema); the CSV writer
+ * prints the cells that are data here (config, shapes) and the reader
+ * keeps a file's text for them.
  *
  * Main data structure: struct trace, a growable array of struct op in
  * generation order. Strings are owned by the op (op_free releases them),
@@ -20,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "traces/op_form.h"
 
 /* Role of the op (CSV "OpType"); drives vmem time, utilisation and energy. */
 enum op_type { OP_MXU, OP_VPU, OP_ICI_NO_COMPUTE, OP_OTHER };
@@ -61,39 +65,16 @@ struct op_dvfs {
     double activity;          /* always 1.0 in the reference */
 };
 
-/* The tensors of in_shapes and out_shape in parsed form. opsgen fills them
- * next to the text when the text would parse back to exactly these values
- * (one clean "DT_..." token, at most OP_SHAPES_MAX_IN inputs), so that
- * chipsim need not parse what opsgen has just printed. The text stays the
- * record (CSV cells, error messages) except in lean traces (below), which
- * also hold the config's kind and einsum equation instead of its text; ops
- * read from CSV hold no parsed form. Whoever rewrites in_shapes or
- * out_shape must clear the flag. */
-#define OP_SHAPES_MAX_IN 3
-#define OP_SHAPE_MAX_DIMS 8
-#define OP_DTYPE_MAX 24
-struct op_shapes {
-    bool in_held, out_held;        /* false (op_init): parse the text */
-    bool lean;                     /* from a lean trace: held shapes have no text */
-    bool config_held;              /* the config's kind and equation here (lean: text left out) */
-    char config_kind[24];          /* the config's prefix before '(' */
-    char eq[28];                   /* einsum "lhs;rhs->out", else "" */
-    int8_t n_in;
-    int8_t nd[OP_SHAPES_MAX_IN + 1];   /* ranks of the inputs, then of the output */
-    char dtype[OP_DTYPE_MAX];          /* shared by every tensor of the op */
-    int64_t d[OP_SHAPES_MAX_IN + 1][OP_SHAPE_MAX_DIMS];
-};
-
 struct op {
     /* --- creation-time fields (opsgen) --- */
     int64_t fusion_id;
     char *description;
-    char *config;             /* "XlaEinsum(...)": prefix before '(' selects the cost model */
+    char *config;             /* a CSV's "XlaEinsum(...)" text; "" when form.layout prints it */
     char *name;
     char *opcode;             /* CSV "Op Code" */
-    char *in_shapes;          /* "DT_BFLOAT16:[1,4096],DT_BFLOAT16:[4096,128]" */
-    char *out_shape;          /* "[DT_BFLOAT16:(1,128)]" */
-    struct op_shapes shp;     /* the same, parsed (see above) */
+    char *in_shapes;          /* a CSV's "DT_BFLOAT16:[1,4096],DT_BFLOAT16:[4096,128]"; "" when held */
+    char *out_shape;          /* a CSV's "[DT_BFLOAT16:(1,128)]"; "" when held */
+    struct op_form form;      /* the same as data (traces/op_form.h) */
     enum op_type type;
     enum opcode_type opcode_type;
     enum op_stats_kind stats_kind;
@@ -117,8 +98,9 @@ struct op {
     int64_t vmem_ns;
     int64_t bytes;            /* "Bytes accessed"; pre-set for comm ops and embedding bags */
     char *parsed_op_type;     /* "" until chipsim */
-    char *dim_labels;         /* einsum/conv: "BLM,MND->BLND" */
-    char *tile_shapes;        /* einsum/conv/FA: Python repr of the tiles */
+    char *dim_labels;         /* a CSV's einsum/conv "BLM,MND->BLND"; chipsim's: tiling */
+    char *tile_shapes;        /* a CSV's Python repr of the tiles; chipsim's: tiling */
+    struct op_tiling tiling;  /* the tiles and labels as data (traces/op_form.h) */
     int64_t num_tiles;
     int64_t max_vmem_demand_bytes;
     int64_t num_sa_ops;       /* CSV "num_mxu_ops" */
@@ -143,11 +125,6 @@ struct op {
 struct trace {
     struct op *ops;
     size_t n, cap;
-    /* Lean: only statistics will be read, never the per-op CSV text (sweep
-     * summaries). opsgen then leaves in_shapes/out_shape empty where it
-     * holds them parsed, and chipsim leaves tile_shapes and dim_labels
-     * empty; every number is the same. Set after trace_init. */
-    bool lean;
     /* Set by trace_borrow: the trace whose creation-time strings (name,
      * description, config, opcode, shapes) these ops point to without owning
      * them. It must outlive this trace; nothing may set those strings here
@@ -155,10 +132,23 @@ struct trace {
     const struct trace *lender;
 };
 
-/* in_shapes / out_shape as text: the op's own, or printed into buf (size
- * n) from its parsed twin when a lean trace left the text out. */
+/* The config, in_shapes and out_shape cells: the op's text, or printed
+ * into buf (size n, cut to fit) from its form (traces/op_form.h). */
+const char *op_config_text(const struct op *op, char *buf, size_t n);
 const char *op_in_shapes_text(const struct op *op, char *buf, size_t n);
 const char *op_out_shape_text(const struct op *op, char *buf, size_t n);
+/* The tile_shapes and dim_labels cells: chipsim's tiling, or the op's text. */
+const char *op_tile_shapes_text(const struct op *op, char *buf, size_t n);
+static inline const char *op_dim_labels_text(const struct op *op)
+{
+    return op->tiling.held ? op->tiling.dim_labels : op->dim_labels;
+}
+/* The text the config's kind is read from (its prefix before '('): the
+ * form's kind, or the config text of an op without a layout. */
+static inline const char *op_kind_text(const struct op *op)
+{
+    return op->form.layout != FORM_TEXT ? op->form.kind : op->config;
+}
 /* Sets every field to the reference defaults (count 1, DVFS "None"/20/100.0). */
 void op_init(struct op *op);
 void op_free(struct op *op);

@@ -402,7 +402,7 @@ static int parse_cell(struct reader *r, struct op *op, enum col c, const char *s
 /* The cost-model kind is the config text before its first '('. */
 static void classify(struct op *op)
 {
-    const char *cfg = op->config;
+    const char *cfg = op_kind_text(op);
     size_t n = strcspn(cfg, "(");
 #define IS(k) (n == sizeof k - 1 && memcmp(cfg, k, n) == 0)
     if (IS("XlaEinsum") || IS("BatchMatMul")) {
@@ -439,9 +439,11 @@ static void readback_op(struct op *d, const struct op *s, bool phase_column, boo
 #define STR(f) op_share(&d->f, s->f);
     STR(description) STR(config) STR(name) STR(in_shapes) STR(out_shape) STR(opcode) STR(parsed_op_type)
 #undef STR
+    d->form = s->form;   /* what reading the cells back would parse (the text cells print from it) */
     if (!base) {
         op_share(&d->dim_labels, s->dim_labels);
         op_share(&d->tile_shapes, s->tile_shapes);
+        d->tiling = s->tiling;
         d->max_vmem_demand_bytes = s->max_vmem_demand_bytes;
         d->einsum_b = s->einsum_b;
         d->einsum_m = s->einsum_m;

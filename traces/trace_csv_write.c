@@ -95,6 +95,31 @@ static void sb_field(struct strbuf *b, const char *s)
         sb_quoted(b, s);
 }
 
+/* A cell printed from the op's data (traces/op_form.h): config, in_shapes
+ * and out_shape from its form, tile_shapes from its tiling. Printed in place
+ * after an opening quote, which is closed when the text holds a comma and
+ * taken out again when not: that data spells no quote and no line break,
+ * so a comma is the only reason to quote. */
+static void print_config(struct strbuf *b, const struct op *op) { op_form_print_config(b, &op->form); }
+static void print_inputs(struct strbuf *b, const struct op *op) { op_form_print_inputs(b, &op->form); }
+static void print_output(struct strbuf *b, const struct op *op) { op_form_print_output(b, &op->form); }
+static void print_tiles(struct strbuf *b, const struct op *op) { op_tiling_print_tiles(b, &op->tiling); }
+
+static void sb_printed(struct strbuf *b, const struct op *op, void (*print)(struct strbuf *, const struct op *))
+{
+    sb_reserve(b, 2 + ROW_RESERVE);
+    size_t at = b->n;
+    b->s[b->n++] = '"';
+    print(b, op);
+    sb_reserve(b, 1 + ROW_RESERVE);
+    if (memchr(b->s + at + 1, ',', b->n - at - 1)) {
+        b->s[b->n++] = '"';
+    } else {
+        memmove(b->s + at, b->s + at + 1, b->n - at - 1);
+        b->n--;
+    }
+}
+
 /* An op's string field: a sealed one (traces/opstr.h) is copied unscanned. */
 static inline void sb_opstr(struct strbuf *b, const char *s)
 {
@@ -200,7 +225,10 @@ static inline __attribute__((always_inline)) void put_single_cell(struct strbuf 
     switch (c) {
     case C_FUSION: sb_i64(b, op->fusion_id); break;
     case C_DESC: sb_opstr(b, op->description); break;
-    case C_CONFIG: sb_opstr(b, op->config); break;
+    case C_CONFIG:
+        if (op->form.layout == FORM_TEXT) sb_opstr(b, op->config);
+        else sb_printed(b, op, print_config);
+        break;
     case C_NAME: case C_OP_NAME: sb_opstr(b, op->name); break;
     case C_OPTYPE: sb_field(b, op_type_name(op->type)); break;
     case C_COUNT: sb_i64(b, op->count); break;
@@ -219,15 +247,29 @@ static inline __attribute__((always_inline)) void put_single_cell(struct strbuf 
     case C_SA: sb_i64(b, op->sa_ns); break;
     case C_VU: sb_i64(b, op->vu_ns); break;
     case C_BYTES: case C_BYTES2: sb_i64(b, op->bytes); break;
-    case C_IN_SHAPES: sb_opstr(b, op->in_shapes); break;
-    case C_OUT_SHAPES: sb_opstr(b, op->out_shape); break;
+    case C_IN_SHAPES:
+        if (op->form.in_held) sb_printed(b, op, print_inputs);
+        else sb_opstr(b, op->in_shapes);
+        break;
+    case C_OUT_SHAPES:
+        if (op->form.out_held) sb_printed(b, op, print_output);
+        else sb_opstr(b, op->out_shape);
+        break;
     case C_FLOPS: sb_i64(b, op->flops); break;
     case C_OPCODE: sb_opstr(b, op->opcode); break;
     case C_WEIGHT: sb_i64(b, op->weight_bytes); break;
     case C_OUTPUT_SHAPE: u_mem(b, "[]", 2); break;
     case C_PARSED: sb_opstr(b, op->parsed_op_type); break;
-    case C_DIM_LABELS: if (!base) sb_opstr(b, op->dim_labels); break;
-    case C_TILE_SHAPES: if (!base) sb_opstr(b, op->tile_shapes); break;
+    case C_DIM_LABELS:
+        if (base) break;
+        if (op->tiling.held) sb_field(b, op->tiling.dim_labels);
+        else sb_opstr(b, op->dim_labels);
+        break;
+    case C_TILE_SHAPES:
+        if (base) break;
+        if (op->tiling.held) sb_printed(b, op, print_tiles);
+        else sb_opstr(b, op->tile_shapes);
+        break;
     case C_NUM_TILES: if (op->stats_kind == STATS_EINSUM) sb_i64(b, op->num_tiles); break;
     case C_MAX_VMEM: if (!base) sb_i64(b, op->max_vmem_demand_bytes); break;
     case C_NUM_MXU: sb_i64(b, op->num_sa_ops); break;
@@ -549,7 +591,8 @@ static bool same_untimed(const struct op *a, const struct op *b)
            a->dim_labels == b->dim_labels && a->tile_shapes == b->tile_shapes &&
            a->num_tiles == b->num_tiles && a->max_vmem_demand_bytes == b->max_vmem_demand_bytes &&
            a->num_sa_ops == b->num_sa_ops && a->einsum_b == b->einsum_b && a->einsum_m == b->einsum_m &&
-           a->einsum_n == b->einsum_n && a->einsum_k == b->einsum_k && a->vu_softmax_ns == b->vu_softmax_ns;
+           a->einsum_n == b->einsum_n && a->einsum_k == b->einsum_k && a->vu_softmax_ns == b->vu_softmax_ns &&
+           !memcmp(&a->form, &b->form, sizeof a->form) && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling);
 }
 
 /* op's head from src, the head text of an op with the same untimed cells

@@ -188,14 +188,14 @@ static void test_v2_one_chip(void **s)
     const struct op *o = find_desc(&t, PHASE_PREFILL,
                                    "Fwd-Attention-encoder-Attention-serving-prefill-q_wq_a_linear", 0);
     assert_i64(o->fusion_id, 3);
-    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=5120x1536,eq=BSM;MD->BSD,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x4096x5120,b=5120x1536,eq=BSM;MD->BSD,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     /* 2*B*S*D*qr = 2*4096*5120*1536 */
     assert_i64(o->flops, 64424509440LL);
     assert_i64(o->weight_bytes, 2 * 5120 * 1536);
     /* Q-weight b: [qr, (nope+rope)*H] = [1536, 192*128] */
     o = find_desc(&t, PHASE_PREFILL, "Fwd-Attention-encoder-Attention-serving-prefill-q_wq_b_linear", 0);
-    assert_string_equal(o->config, "XlaEinsum(a=1x4096x1536,b=1536x24576,eq=BSR;RD->BSD,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x4096x1536,b=1536x24576,eq=BSR;RD->BSD,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     /* The latent-cache einsum's "weight" is the cache (quirk Q20): 2*B*T*kr. */
     o = find_desc(&t, PHASE_PREFILL,
@@ -205,24 +205,24 @@ static void test_v2_one_chip(void **s)
     assert_i64(o->fusion_id, 16);
     o = find_desc(&t, PHASE_PREFILL, "FFN_MoE_gate-scores", 0);
     assert_i64(o->fusion_id, 17);
-    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=160x5120,eq=BSM;RM->BSR,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x4096x5120,b=160x5120,eq=BSM;RM->BSR,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     o = find_desc(&t, PHASE_PREFILL, "FFN_MoE_gate-scores_softmax", 0);
-    assert_string_equal(o->config, "Softmax(x=1x4096x160,memory_placements=0_0,type=DT_FLOAT32)");
+    assert_string_equal(cfg_text(o), "Softmax(x=1x4096x160,memory_placements=0_0,type=DT_FLOAT32)");
     /* Routed expert 0 at 19..22 (moe_d_ff 1536), shared expert 2 x 1536 wide. */
     o = find_desc(&t, PHASE_PREFILL, "FFN_routed_expert0-Fwd-FFN-encoder-FFgate", 0);
     assert_i64(o->fusion_id, 19);
-    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=5120x1536,eq=BLM;MH->BLH,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x4096x5120,b=5120x1536,eq=BLM;MH->BLH,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     o = find_desc(&t, PHASE_PREFILL, "FFN_routed_expert5-Fwd-FFN-encoder-FFoutput", 0);
     assert_i64(o->fusion_id, 19 + 6 * 4 - 1);
     o = find_desc(&t, PHASE_PREFILL, "FFN_shared_expert-Fwd-FFN-encoder-FFup", 0);
     assert_i64(o->fusion_id, 44);
-    assert_string_equal(o->config, "XlaEinsum(a=1x4096x5120,b=5120x3072,eq=BLM;MH->BLH,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x4096x5120,b=5120x3072,eq=BLM;MH->BLH,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     o = find_desc(&t, PHASE_PREFILL, "MoE_combine_weights", 0);
     assert_i64(o->fusion_id, 47);
-    assert_string_equal(o->config, "XlaEinsum(a=1x4096x6x5120,b=1x4096x6,eq=BSEM;BSE->BSM,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x4096x6x5120,b=1x4096x6,eq=BSEM;BSE->BSM,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     o = find_desc(&t, PHASE_PREFILL, "MoE_combine_output", 0);
     assert_i64(o->fusion_id, 48);
@@ -235,7 +235,7 @@ static void test_v2_one_chip(void **s)
     assert_i64(t.ops[48].count, 60 * 512);
     o = find_desc(&t, PHASE_DECODE,
                   "Attention-serving-decode-Attention-serving-decode-scores_kv_cache_einsum", 0);
-    assert_string_equal(o->config, "XlaEinsum(a=1x1x128x4608,b=1x4608x512,eq=BSHT;BTC->BSHC,"
+    assert_string_equal(cfg_text(o), "XlaEinsum(a=1x1x128x4608,b=1x4608x512,eq=BSHT;BTC->BSHC,"
                                    "memory_placements=0_0_0,type=DT_BFLOAT16)");
     /* Gate and combine names are the same in both phases (quirk Q30). */
     assert_string_equal(find_desc(&t, PHASE_DECODE, "FFN_MoE_gate-scores", 0)->name,
@@ -278,8 +278,8 @@ static void test_tp4_ep4(void **s)
      * 61,440 B; bisection of 16 v5p chips = 200*4/16*2 = 100 GB/s → 615 ns,
      * floored by 3330 * (4-1) = 9,990 ns. */
     const struct op *o = find_desc(&t, PHASE_DECODE, "MoE_Dispatch_AllToAll", 0);
-    assert_string_equal(o->config, "AllToAll(4x1x3x5120->4x1x3x5120)");
-    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[4,1,3,5120]");
+    assert_string_equal(cfg_text(o), "AllToAll(4x1x3x5120->4x1x3x5120)");
+    assert_string_equal(in_text(o), "DT_BFLOAT16:[4,1,3,5120]");
     assert_i64(o->ici_in_bytes, 61440);
     assert_i64(o->ici_out_bytes, 61440);
     assert_i64(o->ici_ns, 9990);
@@ -292,10 +292,10 @@ static void test_tp4_ep4(void **s)
      * gather counts FP8 bytes: [4,4096,512]*4 = 33,554,432 elements staged
      * over [2,2] → +16,777,216 = 50,331,648 B / 400 GB/s = 125,830 ns. */
     o = find_desc(&t, PHASE_PREFILL, "AllGatherMHA-3", 0);
-    assert_string_equal(o->config, "AllGather(4x4096x5120->4x4096x20480)");
+    assert_string_equal(cfg_text(o), "AllGather(4x4096x5120->4x4096x20480)");
     o = find_desc(&t, PHASE_PREFILL, "AllGatherKV-10", 0);
-    assert_string_equal(o->config, "AllGather(4x4096x512->4x16384x512)");
-    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[4,4096,512]");
+    assert_string_equal(cfg_text(o), "AllGather(4x4096x512->4x16384x512)");
+    assert_string_equal(in_text(o), "DT_BFLOAT16:[4,4096,512]");
     assert_i64(o->ici_in_bytes, 50331648);
     assert_i64(o->ici_ns, 125830);
     /* The rope-key gather counts FP32: (4+2)/4 * 4*4096*64*4 elements * 4 B. */
@@ -303,10 +303,10 @@ static void test_tp4_ep4(void **s)
     assert_i64(o->ici_in_bytes, 6291456LL * 4);
     /* Local heads 32: q_wq_b weight [1536, 192*32]. */
     o = find_desc(&t, PHASE_PREFILL, "Fwd-Attention-encoder-Attention-serving-prefill-q_wq_b_linear", 0);
-    assert_non_null(strstr(o->config, "b=1536x6144,"));
+    assert_non_null(strstr(cfg_text(o), "b=1536x6144,"));
     /* Reduce-scatter and RMSNorm on the gathered width 4D. */
     o = find_desc(&t, PHASE_PREFILL, "Reduce attention and scatter before RMSNorm", 0);
-    assert_string_equal(o->config, "ReduceScatter(['4', '4096', '20480']->['4', '4096', '5120'])");
+    assert_string_equal(cfg_text(o), "ReduceScatter(['4', '4096', '20480']->['4', '4096', '5120'])");
     trace_free(&t);
 }
 

@@ -93,18 +93,18 @@ static void test_conv(void **s)
     assert_i64(o->weight_bytes, 3 * 320 * 9 * 2);          /* 17,280 */
     assert_string_equal(o->description, "Conv2d5Conv2d");
     assert_string_equal(o->name, "Conv2d5Conv2dconv2d");
-    assert_string_equal(o->config, "Conv2D(a=1x3x64x64,b=3x320x3x3,c=1x320x64x64,eq=bf01;io01->bf01,"
+    assert_string_equal(cfg_text(o), "Conv2D(a=1x3x64x64,b=3x320x3x3,c=1x320x64x64,eq=bf01;io01->bf01,"
                                    "window={size=3x3 stride=1x1 pad=0_1x0_1},memory_placements=0_0_0,"
                                    "type=DT_BFLOAT16)");
-    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[1,3,64,64],DT_BFLOAT16:[3,320,3,3]");
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(1,320,64,64)]");
+    assert_string_equal(in_text(o), "DT_BFLOAT16:[1,3,64,64],DT_BFLOAT16:[3,320,3,3]");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(1,320,64,64)]");
     assert_int_equal(o->type, OP_MXU);
     assert_string_equal(o->opcode, "Conv2D");
     /* Strided: 64 -> 32, a quarter of the outputs of a 320 -> 320 conv. */
     struct conv2d_args d = { 2, 320, 64, 64, 320, 3, 3, 2, 1, 1 };
     o = b_conv2d(&t, 66, 1, "Downsample-Conv2d66", &d, BF16);
     assert_i64(o->flops, 2LL * 2 * 32 * 32 * 320 * 320 * 9);
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(2,320,32,32)]");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(2,320,32,32)]");
     /* Rejected geometry: no op. */
     struct conv2d_args bad = { 1, 3, 2, 2, 8, 5, 5, 1, 0, 1 };
     size_t n = t.n;
@@ -121,26 +121,26 @@ static void test_resample(void **s)
     struct trace t;
     trace_init(&t);
     const struct op *o = b_upsample(&t, 254, 1, "Upsample254", 1, 1280, 8, 8, 2, BF16);
-    assert_string_equal(o->config, "Upsample(a=1x1280x8x8,scale_factor=2,memory_placements=0_0_0,"
+    assert_string_equal(cfg_text(o), "Upsample(a=1x1280x8x8,scale_factor=2,memory_placements=0_0_0,"
                                    "type=DT_BFLOAT16)");
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(1,1280,16,16)]");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(1,1280,16,16)]");
     assert_string_equal(o->name, "Upsample254Upsample");
     assert_i64(o->flops, 0);
     assert_int_equal(o->type, OP_VPU);
     /* Average pool: one add per input and one divide per output element. */
     o = b_downsample(&t, 3, 1, "Downsample3", 2, 4, 6, 6, 2, false, BF16);
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(2,4,3,3)]");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(2,4,3,3)]");
     assert_i64(o->flops, 2 * 4 * 36 + 2 * 4 * 9);   /* 360 */
     assert_string_equal(o->opcode, "AvgPool2d");
-    assert_string_equal(o->config, "AvgPool2d(a=2x4x6x6,scale_factor=2,memory_placements=0_0_0,"
+    assert_string_equal(cfg_text(o), "AvgPool2d(a=2x4x6x6,scale_factor=2,memory_placements=0_0_0,"
                                    "type=DT_BFLOAT16)");
     /* Never below 1 pixel. */
     o = b_downsample(&t, 3, 1, "D", 1, 1, 2, 2, 4, false, BF16);
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(1,1,1,1)]");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(1,1,1,1)]");
     assert_i64(o->flops, 4 + 1);
     /* Conv flavour: s x s kernel, stride 1, still the halved output. */
     o = b_downsample(&t, 3, 1, "D", 1, 8, 4, 4, 2, true, BF16);
-    assert_string_equal(o->config, "Conv2D(a=1x8x4x4,b=8x8x2x2,c=1x8x2x2,eq=bf01;io01->bf01,"
+    assert_string_equal(cfg_text(o), "Conv2D(a=1x8x4x4,b=8x8x2x2,c=1x8x2x2,eq=bf01;io01->bf01,"
                                    "window={size=2x2 stride=1x1 pad=0_1x0_1},memory_placements=0_0_0,"
                                    "type=DT_BFLOAT16)");
     assert_i64(o->flops, 2 * 1 * 2 * 2 * (8 * 8 * 2 * 2));   /* 2,048 */
@@ -171,7 +171,7 @@ static void test_dit(void **s)
         assert_i64(t.ops[i].count, 28 * 20);
         assert_int_equal(t.ops[i].phase, PHASE_NONE);
     }
-    assert_string_equal(t.ops[0].config, "LayerNorm(x=1x65536x1152,memory_placements=0_0,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(&t.ops[0]), "LayerNorm(x=1x65536x1152,memory_placements=0_0,type=DT_BFLOAT16)");
     assert_i64(t.ops[1].flops, 2LL * 65536 * 1152 * 16 * 72);   /* 173,946,175,488 */
     trace_free(&t);
 
@@ -185,7 +185,7 @@ static void test_dit(void **s)
     point(&m, DIT_XL, 1, 4, 1, 1);
     gen(&m, &t);
     assert_i64(t.n, 10);
-    assert_string_equal(t.ops[0].config, "LayerNorm(x=1x65536x288,memory_placements=0_0,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(&t.ops[0]), "LayerNorm(x=1x65536x288,memory_placements=0_0,type=DT_BFLOAT16)");
     assert_i64(t.ops[1].flops, 2LL * 65536 * 1152 * 16 * 72);
     trace_free(&t);
     /* pp 2: a receive and a send, 14 layers a stage, batch 8 -> microbatch 4. */
@@ -193,7 +193,7 @@ static void test_dit(void **s)
     gen(&m, &t);
     assert_i64(t.n, 12);
     assert_i64(t.ops[1].count, 14 * 20);
-    assert_string_equal(t.ops[1].config, "LayerNorm(x=4x65536x1152,memory_placements=0_0,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(&t.ops[1]), "LayerNorm(x=4x65536x1152,memory_placements=0_0,type=DT_BFLOAT16)");
     trace_free(&t);
     /* Physical: image patches attend both ways (all 65,536 keys, not the causal half), no vocabulary
      * ops; the plain MLP gains its GeLU: 11 ops */
@@ -207,7 +207,7 @@ static void test_dit(void **s)
     bool fa = false;
     for (size_t i = 0; i < t.n; i++) {
         assert_null(strstr(t.ops[i].description, "LMHead"));
-        fa |= strstr(t.ops[i].config, "FlashAttention(q=1x65536x16x72,k=1x65536x16x72,") != NULL;
+        fa |= strstr(cfg_text(&t.ops[i]), "FlashAttention(q=1x65536x16x72,k=1x65536x16x72,") != NULL;
     }
     assert_true(fa);
     trace_free(&t);
@@ -235,14 +235,14 @@ static void test_gligen(void **s)
     /* The upsample's conv sees the pre-upsample 8x8 (Q29) at the same fid (Q37). */
     const struct op *up = by_desc(&t, "Upsample254"), *uc = by_desc(&t, "Upsample-Conv2d254Conv2d");
     assert_i64(up->fusion_id, uc->fusion_id);
-    assert_string_equal(uc->out_shape, "[DT_BFLOAT16:(1,1280,8,8)]");
+    assert_string_equal(out_text(uc), "[DT_BFLOAT16:(1,1280,8,8)]");
     assert_i64(uc->flops, 2LL * 8 * 8 * 1280 * 1280 * 9);
     /* First transformer: tokens 64*64, gated attention over 4096 + 8. */
-    assert_string_equal(by_desc(&t, "SelfAttention14-Q-14")->config,
+    assert_string_equal(cfg_text(by_desc(&t, "SelfAttention14-Q-14")),
                         "XlaEinsum(a=1x4096x320,b=320x8x40,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)");
-    assert_string_equal(by_desc(&t, "GatedSelfAttention-Attn18-Q-19")->in_shapes,
+    assert_string_equal(in_text(by_desc(&t, "GatedSelfAttention-Attn18-Q-19")),
                         "DT_BFLOAT16:[1,4104,320],DT_BFLOAT16:[320,8,40]");
-    assert_string_equal(by_desc(&t, "CrossAttention27-K-27")->in_shapes,
+    assert_string_equal(in_text(by_desc(&t, "CrossAttention27-K-27")),
                         "DT_BFLOAT16:[1,512,768],DT_BFLOAT16:[768,8,40]");
     for (size_t i = 0; i < t.n; i++)
         assert_i64(t.ops[i].count, 1);
@@ -252,7 +252,7 @@ static void test_gligen(void **s)
     point(&m, GLIGEN, 2, 2, 1, 4);
     gen(&m, &t);
     assert_i64(t.n, 842);
-    assert_string_equal(t.ops[0].config, "XlaEinsum(a=2x160,b=160x1280,eq=BT;TD->BD,memory_placements=0_0_0,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(&t.ops[0]), "XlaEinsum(a=2x160,b=160x1280,eq=BT;TD->BD,memory_placements=0_0_0,type=DT_BFLOAT16)");
     assert_i64(t.ops[0].weight_bytes, 2 * 320 * 1280);
     assert_i64(t.ops[1].weight_bytes, 2 * 640 * 1280);
     trace_free(&t);

@@ -87,19 +87,19 @@ static void test_embedding_bag(void **s)
     assert_int_equal(op->type, OP_VPU);
     assert_int_equal(op->opcode_type, OPC_EMBEDDING_BAG);
     assert_string_equal(op->name, "embedding_bag_7");   /* raw, not sanitised */
-    assert_string_equal(op->config,
+    assert_string_equal(cfg_text(op),
                         "EmbeddingBag(batch=256,table_sizes=[1000],num_indices=[100],embedding_dim=64,"
                         "reduction=sum,memory_placements=[0, 0],type=DT_FLOAT)");
-    assert_string_equal(op->in_shapes, "DT_INT64:[256,1,100],DT_FLOAT:[1000,64]");
-    assert_string_equal(op->out_shape, "[DT_FLOAT:(256,1,64)]");
+    assert_string_equal(in_text(op), "DT_INT64:[256,1,100],DT_FLOAT:[1000,64]");
+    assert_string_equal(out_text(op), "[DT_FLOAT:(256,1,64)]");
 
     /* Two tables: Python list spellings, indices padded to the largest k. */
     int64_t k2[] = { 3, 5 }, n2[] = { 10, 20 };
     op = b_embedding_bag(&t, 1, 1, "EmbeddingBag", "EmbeddingBag", 2, k2, n2, 2, 4, "DT_FLOAT");
-    assert_string_equal(op->config,
+    assert_string_equal(cfg_text(op),
                         "EmbeddingBag(batch=2,table_sizes=[10, 20],num_indices=[3, 5],embedding_dim=4,"
                         "reduction=sum,memory_placements=[0, 0],type=DT_FLOAT)");
-    assert_string_equal(op->in_shapes, "DT_INT64:[2,2,5],DT_FLOAT:[10,4],DT_FLOAT:[20,4]");
+    assert_string_equal(in_text(op), "DT_INT64:[2,2,5],DT_FLOAT:[10,4],DT_FLOAT:[20,4]");
     assert_i64(op->bytes, 16 * 8 + 16 * 4 * 4 + 2 * 2 * 4 * 4);   /* entries 2*(3+5) = 16 */
     assert_null(b_embedding_bag(&t, 1, 1, "x", "x", 2, k2, n2, 0, 4, "DT_FLOAT"));
     trace_free(&t);
@@ -118,7 +118,7 @@ static void test_indices_all_to_all(void **s)
     assert_string_equal(a->opcode, "AllToAll");
     assert_string_equal(a->description, "EmbeddingIndicesAllToAll-6");
     assert_string_equal(a->name, "EmbeddingIndicesAllToAll6EmbeddingIndicesAllToAll");
-    assert_string_equal(a->config, "AllToAll(256x8x100->256x8x100)");
+    assert_string_equal(cfg_text(a), "AllToAll(256x8x100->256x8x100)");
     assert_i64(a->ici_out_bytes, 819200);
     assert_i64(a->bytes, 2 * 819200);
     assert_i64(a->ici_ns, 23310);
@@ -161,12 +161,12 @@ static void test_counts_and_fids(void **s)
         assert_i64(t.ops[i].fusion_id, fid1[i]);
     assert_string_equal(t.ops[10].description, "EmbeddingBag896");
     assert_string_equal(t.ops[11].description, "EmbeddingAllToAll-903");
-    assert_string_equal(t.ops[12].config,
+    assert_string_equal(cfg_text(&t.ops[12]),
                         "XlaEinsum(a=64x9x64,b=64x64x9,eq=BNE;BEN->BNN,memory_placements=0_0_0,"
                         "type=DT_BFLOAT16)");
     /* Top MLP init: in = roundup(64 + 9*8/2, 128) = 128, out = top[0].in = 1024. */
     assert_string_equal(t.ops[13].name, "TopMLPiniteinsumtopmlpiniteinsum");
-    assert_string_equal(t.ops[13].in_shapes, "DT_BFLOAT16:[64,128],DT_BFLOAT16:[128,1024]");
+    assert_string_equal(in_text(&t.ops[13]), "DT_BFLOAT16:[64,128],DT_BFLOAT16:[128,1024]");
     assert_string_equal(t.ops[0].name, "BottomMLP0einsumbottommlp0einsum");
     trace_free(&t);
 
@@ -184,8 +184,8 @@ static void test_counts_and_fids(void **s)
         for (size_t i = 0; i < n; i++)
             assert_i64(t.ops[first + i].fusion_id, fid4[i]);
         /* MLP/interaction batch cdiv(64, 4) = 16; bags keep the global batch (Q26). */
-        assert_string_equal(t.ops[first].in_shapes, "DT_BFLOAT16:[16,512],DT_BFLOAT16:[512,256]");
-        assert_string_equal(t.ops[first + 3].in_shapes, "DT_INT64:[64,1,100],DT_FLOAT:[10000000,64]");
+        assert_string_equal(in_text(&t.ops[first]), "DT_BFLOAT16:[16,512],DT_BFLOAT16:[512,256]");
+        assert_string_equal(in_text(&t.ops[first + 3]), "DT_INT64:[64,1,100],DT_FLOAT:[10000000,64]");
     }
     trace_free(&t);
 
@@ -264,8 +264,8 @@ static void test_placement(void **s)
     struct npu_err e;
     assert_int_equal(dlrm_group_range(&t, 1, &first, &n, &e), 0);
     assert_int_equal(n, 1 + 1 + 5 + 1 + 1 + 2);
-    assert_string_equal(t.ops[first + 2].in_shapes, "DT_INT64:[32,1,1],DT_FLOAT:[6291456,64]");
-    assert_string_equal(t.ops[first + 6].in_shapes, "DT_INT64:[32,1,6],DT_FLOAT:[7500000,64]");
+    assert_string_equal(in_text(&t.ops[first + 2]), "DT_INT64:[32,1,1],DT_FLOAT:[6291456,64]");
+    assert_string_equal(in_text(&t.ops[first + 6]), "DT_INT64:[32,1,6],DT_FLOAT:[7500000,64]");
     assert_int_equal(count_group(&t, 2), 1 + 1 + 4 + 1 + 1 + 2);
     trace_free(&t);
 }
@@ -443,7 +443,7 @@ static void test_group_round_trip(void **s)
     assert_int_equal(u.n, t.n);
     for (size_t i = 0; i < t.n; i++) {
         assert_int_equal(u.ops[i].group, t.ops[i].group);
-        assert_string_equal(u.ops[i].config, t.ops[i].config);
+        assert_string_equal(cfg_text(&u.ops[i]), cfg_text(&t.ops[i]));
         assert_i64(u.ops[i].fusion_id, t.ops[i].fusion_id);
     }
     assert_int_equal(u.ops[43].group, 3);
@@ -477,7 +477,7 @@ static void test_group_name_tables(void **s)
     assert_i64(b->mem_ns, a->mem_ns);
     assert_i64(b->sa_ns, a->sa_ns);
     assert_i64(b->bytes, a->bytes);
-    assert_string_equal(b->tile_shapes, a->tile_shapes);
+    assert_string_equal(tiles_text(b), tiles_text(a));
     /* Control: in one group the by-name lookup (chipsim Q1) would hand the
      * second op the first op's shapes, so the test can tell the difference. */
     struct trace same;

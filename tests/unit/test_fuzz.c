@@ -10,6 +10,7 @@
  * Each loop also asserts that both outcomes happened, so a mutator that never
  * breaks anything (or never leaves anything intact) fails the test. */
 #include "testutil.h"
+#include "traces/trace_csv.h"
 
 #include "chipsim/chipsim.h"
 #include "study/pyjson.h"
@@ -359,14 +360,14 @@ static void test_fuzz_suite_files(void **state)
     assert_true(bad > 0);
 }
 
-/* --- lean traces against full ones (differential) --------------------------- */
+/* --- ops held as data against the same ops read from CSV text (differential) */
 
-/* One random builder op, the same in both traces. */
+/* One random builder op. */
 static void random_op(struct mutator *m, struct trace *t)
 {
     /* up to 4096: the builders multiply sizes unchecked (real models stay far below) */
     static const int64_t dims[] = { 0, 1, 2, 3, 7, 64, 128, 1000, 2048, 4096, -1 };
-    static const char *const dtypes[] = { "DT_BFLOAT16", "DT_FLOAT32", "DT_INT8", "DT_FLOAT", "bf16", "DT_bf16" };
+    static const char *const dtypes[] = { "DT_BFLOAT16", "DT_FLOAT32", "DT_INT8", "DT_FLOAT", "DT_FLOAT64", "DT_BOOL" };
     static const char *const eqs[] = { "BLM;MND->BLND", "BM;MN->BN", "BLND;NDM->BLM", "BMK;BKN->BMN", "B M;MN->BN" };
     static const char *const unary[] = { "Softmax", "LayerNorm", "RMSNorm", "Pointwise Mul." };
     const char *dt = dtypes[next(m) % 6];
@@ -406,22 +407,36 @@ static void random_op(struct mutator *m, struct trace *t)
 #undef D
 }
 
-static void test_fuzz_lean_matches_full(void **state)
+static void test_fuzz_form_matches_text(void **state)
 {
     (void)state;
     static const char *const chips[] = { "tpuv4", "tpuv5p", "tpuv6e" };
     struct chip_config c[3];
     for (int i = 0; i < 3; i++)
         test_chip(chips[i], &c[i]);
-    struct mutator mf = { 0x5851F42D4C957F2Dull }, ml = mf;
-    int ok = 0, bad = 0;
+    struct mutator mf = { 0x5851F42D4C957F2Dull };
+    int ok = 0, bad = 0, unreadable = 0;
     for (int iter = 0; iter < 1500; iter++) {
+        /* The same op twice: held as data, and as the text a CSV gives. */
         struct trace full, lean;
         trace_init(&full);
         trace_init(&lean);
-        lean.lean = true;
         random_op(&mf, &full);
-        random_op(&ml, &lean);   /* the same draws: the same op */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        struct npu_err ew;
+        assert_int_equal(trace_write_csv_stream(&full, f, NULL, &ew), 0);
+        fclose(f);
+        int rr = trace_read_csv_buffer(&lean, text, len, "fuzz.csv", &ew);
+        free(text);
+        if (rr) {   /* the reader refuses what no file may hold (a negative FLOP count) */
+            assert_non_null(strstr(ew.msg, "expected an integer >= 0"));
+            unreadable++;
+            trace_free(&full);
+            trace_free(&lean);
+            continue;
+        }
         assert_int_equal(full.n, lean.n);
         const struct chip_config *ch = &c[iter % 3];
         struct npu_err e1 = {{0}}, e2 = {{0}};
@@ -445,12 +460,22 @@ static void test_fuzz_lean_matches_full(void **state)
             assert_memory_equal(a->static_J, b->static_J, sizeof a->static_J);
             assert_memory_equal(a->dynamic_J, b->dynamic_J, sizeof a->dynamic_J);
             assert_string_equal(a->parsed_op_type, b->parsed_op_type);
+            char *ta = NULL, *tb = NULL;   /* and they write the same row */
+            size_t na = 0, nb = 0;
+            FILE *fa = open_memstream(&ta, &na), *fb = open_memstream(&tb, &nb);
+            assert_int_equal(trace_write_csv_stream(&full, fa, NULL, &ew), 0);
+            assert_int_equal(trace_write_csv_stream(&lean, fb, NULL, &ew), 0);
+            fclose(fa);
+            fclose(fb);
+            assert_string_equal(ta, tb);
+            free(ta);
+            free(tb);
             ok++;
         }
         trace_free(&full);
         trace_free(&lean);
     }
-    print_message("lean = full: %d simulated, %d refused alike\n", ok, bad);
+    print_message("form = text: %d simulated, %d refused alike, %d not readable\n", ok, bad, unreadable);
     assert_true(ok > 100);
     assert_true(bad > 100);
 }
@@ -646,7 +671,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_sweep_specs),
         cmocka_unit_test(test_fuzz_rawjson),
         cmocka_unit_test(test_fuzz_suite_files),
-        cmocka_unit_test(test_fuzz_lean_matches_full),
+        cmocka_unit_test(test_fuzz_form_matches_text),
         cmocka_unit_test(test_json_plain_table),
         cmocka_unit_test(test_pyjson_print_values),
         cmocka_unit_test(test_pyjson_text),

@@ -136,15 +136,15 @@ static void test_collectives(void **s)
     assert_i64(o->ici_in_bytes, 805306368);
     assert_i64(o->bytes, 2 * 805306368LL);
     assert_i64(o->ici_ns, 2013266);
-    assert_string_equal(o->config, "AllGather(8x4096x2048->8x4096x8192)");
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(8,4096,8192)]");
+    assert_string_equal(cfg_text(o), "AllGather(8x4096x2048->8x4096x8192)");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(8,4096,8192)]");
     assert_int_equal(o->type, OP_ICI_NO_COMPUTE);
     /* §15: ReduceScatter [8,4096,8192] on [2,2] */
     o = b_reduce_scatter(&t, 4, 80, "d", "RS", SHP(8, 4096, 8192), 2, &ax);
     assert_i64(o->ici_out_bytes, 2 * 100663296LL);
     assert_i64(o->ici_ns, 503317);    /* 201,326,592 B over 2 axes x 200 GB/s */
     assert_i64(o->flops, 301989888);
-    assert_string_equal(o->config, "ReduceScatter(['8', '4096', '8192']->['8', '4096', '2048'])");
+    assert_string_equal(cfg_text(o), "ReduceScatter(['8', '4096', '8192']->['8', '4096', '2048'])");
     assert_int_equal(o->type, OP_VPU);
     assert_int_equal(o->opcode_type, OPC_COLLECTIVE_REDUCE);
     /* chipsim §14.1 item 6: v4, TP 8 on [4,2], 112 GB/s per axis */
@@ -162,7 +162,7 @@ static void test_collectives(void **s)
     assert_i64(o->ici_in_bytes, 67108864);
     assert_i64(o->ici_out_bytes, 0);
     assert_i64(o->ici_ns, 599187);
-    assert_string_equal(o->config, "InterChipCommInput([8, 4096, 1024])");
+    assert_string_equal(cfg_text(o), "InterChipCommInput([8, 4096, 1024])");
     /* §15: PP transfer [1,4096,2048] / 200 */
     o = b_pipe_xfer(&t, 2, 1, "d", "x", true, SHP(1, 4096, 2048), 200, 3330);
     assert_i64(o->ici_ns, 83887);
@@ -193,7 +193,7 @@ static void test_kv_swap_builder(void **s)
     assert_i64(o->ici_in_bytes, 288836550656LL);
     assert_i64(o->pcie_ns, 8406250000LL);
     assert_i64(o->ici_ns, 8406250000LL);
-    assert_string_equal(o->config, "KVSwapInput([144418275328])");
+    assert_string_equal(cfg_text(o), "KVSwapInput([144418275328])");
     assert_string_equal(o->name, "PCIeMemSwapInPCIeMemSwapIn");
     trace_free(&t);
 }
@@ -209,9 +209,9 @@ static void test_einsum_and_names(void **s)
                                   SHP(4096, 32, 128), "BLM;MND->BLND", "0_0_0", "DT_BFLOAT16");
     assert_i64(o->flops, 137438953472LL);
     assert_i64(o->weight_bytes, 33554432);
-    assert_string_equal(o->out_shape, "[DT_BFLOAT16:(1,4096,32,128)]");
+    assert_string_equal(out_text(o), "[DT_BFLOAT16:(1,4096,32,128)]");
     assert_string_equal(o->name, "Q3MatMulQ");
-    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]");
+    assert_string_equal(in_text(o), "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]");
     /* a letter in neither input is rejected */
     assert_null(b_einsum(&t, 1, 1, "d", "n", SHP(2, 3), SHP(3, 4), "AB;BC->AZ", "0_0_0",
                          "DT_BFLOAT16"));
@@ -219,9 +219,9 @@ static void test_einsum_and_names(void **s)
     o = b_unary(&t, 1, 1, "d", "n", "RMSNorm", SHP(2, 5), "0_0", "DT_BFLOAT16");
     assert_i64(o->flops, 60);
     o = b_binary(&t, 1, 1, "d", "n", "Add", SHP(2, 5), "0_0_0", "DT_BFLOAT16", false);
-    assert_string_equal(o->in_shapes, "DT_BFLOAT16:[2,5],DT_BFLOAT16:[2,5]");
+    assert_string_equal(in_text(o), "DT_BFLOAT16:[2,5],DT_BFLOAT16:[2,5]");
     o = b_hbm_io(&t, 1, 1, "d", "input", false, SHP(16), "DT_BFLOAT16");
-    assert_string_equal(o->config, "Abs(x=16,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(o), "Abs(x=16,type=DT_BFLOAT16)");
     assert_string_equal(o->opcode, "Input");
     struct op scratch;   /* op strings are released by op_free, not free() */
     op_init(&scratch);
@@ -264,7 +264,7 @@ static void test_llama8b_one_chip(void **s)
     assert_i64(q->weight_bytes, 33554432);
     const struct op *fa = find(&t, PHASE_PREFILL, "FlashAttention", 0);
     assert_i64(fa->flops, 70866960384LL);
-    assert_string_equal(fa->out_shape, "[DT_BFLOAT16:(1,4096,32,32)]");
+    assert_string_equal(out_text(fa), "[DT_BFLOAT16:(1,4096,32,32)]");
     assert_string_equal(fa->name, "FlashAttention4FlashAttention");
     assert_i64(fa->fusion_id, 4);
     /* fid walk: LN 2, QKV 3, FA 4, out 5, LN 6, FFN 7..10, add 11; decode from 12 */
@@ -273,7 +273,7 @@ static void test_llama8b_one_chip(void **s)
     assert_i64(t.ops[12].fusion_id, 12);
     const struct op *sm = find(&t, PHASE_DECODE, "Softmax", 0);
     assert_i64(sm->count, 16384);
-    assert_string_equal(sm->out_shape, "[DT_BFLOAT16:(1,1,4608,32)]");
+    assert_string_equal(out_text(sm), "[DT_BFLOAT16:(1,1,4608,32)]");
     const struct op *kv = find(&t, PHASE_DECODE, "Einsum", 1);
     assert_i64(kv->weight_bytes, 67108864);
     assert_string_equal(kv->name, "AttentionservingdecodeQKVMatMulKV2xnorm2Wkv1");
@@ -304,14 +304,14 @@ static void test_tp_and_pp_counts_and_fids(void **s)
     assert_int_equal(count_phase(&t, PHASE_PREFILL), 17);
     assert_int_equal(count_phase(&t, PHASE_DECODE), 21);
     const struct op *rs = find(&t, PHASE_PREFILL, "ReduceScatter", 0);
-    assert_string_equal(rs->config, "ReduceScatter(['8', '4096', '8192']->['8', '4096', '2048'])");
+    assert_string_equal(cfg_text(rs), "ReduceScatter(['8', '4096', '8192']->['8', '4096', '2048'])");
     assert_i64(rs->ici_ns, 503317);
     assert_i64(rs->flops, 301989888);
     const struct op *ag = find(&t, PHASE_PREFILL, "AllGather", 0);
     assert_i64(ag->ici_ns, 2013266);
     assert_string_equal(ag->name, "ConcatenatedimsbeforeattnAllGatherMHA3");
     const struct op *agf = find(&t, PHASE_PREFILL, "AllGather", 2);
-    assert_string_equal(agf->config, "AllGather(8x8192->8x32768)");   /* Q6 */
+    assert_string_equal(cfg_text(agf), "AllGather(8x8192->8x32768)");   /* Q6 */
     const struct op *agd = find(&t, PHASE_DECODE, "AllGather", 0);
     assert_i64(agd->ici_ns, 9990);
     trace_free(&t);
@@ -383,7 +383,7 @@ static void test_kv_swap_run(void **s)
     const struct op *in = &t.ops[0], *out = &t.ops[1];
     assert_string_equal(in->opcode, "KVSwapInput");
     assert_string_equal(out->opcode, "KVSwapOutput");
-    assert_string_equal(in->config, "KVSwapInput([39594229760])");
+    assert_string_equal(cfg_text(in), "KVSwapInput([39594229760])");
     assert_i64(in->ici_in_bytes, 79188459520LL);
     assert_i64(out->ici_out_bytes, 79188459520LL);
     assert_i64(in->ici_ns, 2304687500LL);
@@ -522,13 +522,13 @@ static void test_corrected_profile(void **s)
     trace_init(&t);
     assert_int_equal(opsgen_llm_inference(&m, &l, &fixed, &t, &e), 0);
     const struct op *fa = find(&t, PHASE_PREFILL, "FlashAttention", 0);
-    assert_string_equal(fa->out_shape, "[DT_BFLOAT16:(8,4096,16,128)]");
+    assert_string_equal(out_text(fa), "[DT_BFLOAT16:(8,4096,16,128)]");
     const struct op *ag = find(&t, PHASE_PREFILL, "AllGather", 2);
-    assert_string_equal(ag->config, "AllGather(8x4096x2048->8x4096x4096)");
+    assert_string_equal(cfg_text(ag), "AllGather(8x4096x2048->8x4096x4096)");
     const struct op *ln = find(&t, PHASE_DECODE, "LayerNorm", 1);
-    assert_string_equal(ln->config, "LayerNorm(x=8x1x2048,memory_placements=0_0,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(ln), "LayerNorm(x=8x1x2048,memory_placements=0_0,type=DT_BFLOAT16)");
     const struct op *add = find(&t, PHASE_DECODE, "Add", 0);
-    assert_string_equal(add->in_shapes, "DT_BFLOAT16:[8,1,16,128],DT_BFLOAT16:[8,1,16,128]");
+    assert_string_equal(in_text(add), "DT_BFLOAT16:[8,1,16,128],DT_BFLOAT16:[8,1,16,128]");
     size_t np = count_phase(&t, PHASE_PREFILL);
     assert_i64(t.ops[np - 1].fusion_id, t.ops[np - 2].fusion_id + 1);   /* Q5 fixed */
     trace_free(&t);
@@ -537,7 +537,7 @@ static void test_corrected_profile(void **s)
 static const struct op *find_cfg(const struct trace *t, enum phase ph, const char *needle, int nth)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (t->ops[i].phase == ph && strstr(t->ops[i].config, needle) && nth-- == 0)
+        if (t->ops[i].phase == ph && strstr(cfg_text(&t->ops[i]), needle) && nth-- == 0)
             return &t->ops[i];
     fail_msg("no op with config %s", needle);
     return NULL;
@@ -694,7 +694,7 @@ static void test_errors(void **s)
         trace_init(&t3);
         assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &e2), 0);
         /* Q projection with ceil(32/3) = 11 local heads */
-        assert_non_null(strstr(t3.ops[3].config, "b=4096x11x128"));
+        assert_non_null(strstr(cfg_text(&t3.ops[3]), "b=4096x11x128"));
         trace_free(&t3);
     }
     /* Positive fields are checked on every run, also once the field list's

@@ -99,9 +99,9 @@ static void test_physical_training(void **s)
     /* causal attention backward over 4097/2 = 2048 keys per query; K/V gradients over 8/2 = 4 heads */
     bool scores = false, kproj = false;
     for (size_t i = 0; i < t.n; i++) {
-        scores |= strstr(t.ops[i].config, "Pointwise Mul.(x=2x4096x2048x16,") != NULL;
+        scores |= strstr(cfg_text(&t.ops[i]), "Pointwise Mul.(x=2x4096x2048x16,") != NULL;
         kproj |= strstr(t.ops[i].name, "KallgatheredXGrad") == NULL &&
-                 strstr(t.ops[i].config, "a=2x4096x2048,b=2048x4x128,") != NULL;
+                 strstr(cfg_text(&t.ops[i]), "a=2x4096x2048,b=2048x4x128,") != NULL;
     }
     assert_true(scores);
     assert_true(kproj);
@@ -146,9 +146,9 @@ static void test_einsum_bwd_pair(void **s)
         assert_i64(o->weight_bytes, 2 * 4 * 5);    /* bytes(BF16) * prod(B) */
         assert_string_equal(o->description, "Bwd-X");
         assert_string_equal(o->opcode, "Einsum");
-        assert_string_equal(o->config,
+        assert_string_equal(cfg_text(o),
                             "XlaEinsum(a=2x3x4,b=4x5,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)");
-        assert_string_equal(o->out_shape, "[DT_BFLOAT16:(2,3,5)]");
+        assert_string_equal(out_text(o), "[DT_BFLOAT16:(2,3,5)]");
     }
     assert_null(b_einsum_bwd(&t, 1, 1, "d", "n", SHP(2), SHP(2), "A;A->Z", "0_0_0", "DT_BFLOAT16"));
     trace_free(&t);
@@ -168,7 +168,7 @@ static void test_layernorm_bwd_quad(void **s)
     const struct op *sm = &t.ops[0];
     assert_string_equal(sm->description, "Softmax");
     assert_string_equal(sm->name, "SoftmaxSoftmaxBackprop");
-    assert_string_equal(sm->config, "Softmax(x=2x3x4,memory_placements=1_1,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(sm), "Softmax(x=2x3x4,memory_placements=1_1,type=DT_BFLOAT16)");
     assert_i64(sm->flops, 4 * 24);
     assert_i64(sm->weight_bytes, 0);
     static const char *const desc[] = { "softmax-bwd-dl/dy-9", "softmax-bwd-e1-9", "softmax-bwd-e2-9" };
@@ -179,8 +179,8 @@ static void test_layernorm_bwd_quad(void **s)
         const struct op *o = &t.ops[1 + i];
         assert_string_equal(o->description, desc[i]);
         assert_string_equal(o->name, name[i]);
-        assert_string_equal(o->out_shape, out[i]);
-        assert_non_null(strstr(o->config, "memory_placements=0_0_1"));
+        assert_string_equal(out_text(o), out[i]);
+        assert_non_null(strstr(cfg_text(o), "memory_placements=0_0_1"));
         /* dl/dy: batch {B,V}, reduced L; e1/e2: batch {B,L}, reduced N: 2*24 each. */
         assert_i64(o->flops, 48);
         assert_i64(o->weight_bytes, 2 * 24);   /* activation counted as weight (Q16) */
@@ -202,18 +202,18 @@ static void test_weight_update(void **s)
     const struct op *ar = &t.ops[0], *in = &t.ops[1], *outp = &t.ops[2];
     assert_string_equal(ar->description, "WeightUpdate");
     assert_string_equal(ar->name, "WeightUpdateAllReduce");
-    assert_string_equal(ar->config, "AllReduce(1x7516192768x1->1x7516192768x1)");
+    assert_string_equal(cfg_text(ar), "AllReduce(1x7516192768x1->1x7516192768x1)");
     assert_i64(ar->ici_in_bytes, 4 * P);
     assert_i64(ar->ici_ns, 133621205);
     assert_i64(ar->fusion_id, 27);
     assert_string_equal(in->description, "WeightUpdateOptimizerStates: Load optimizer states from HBM");
     assert_string_equal(in->name, "WeightUpdateOptimizerStatesLoadoptimizerstatesfromHBMinput");
-    assert_string_equal(in->config, "Abs(x=30064771072,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(in), "Abs(x=30064771072,type=DT_BFLOAT16)");
     assert_string_equal(in->opcode, "Input");
     assert_int_equal(in->type, OP_VPU);
     assert_i64(in->fusion_id, 28);
     assert_string_equal(outp->name, "WeightUpdateWriteHBMoutput");
-    assert_string_equal(outp->config, "Abs(x=7516192768,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(outp), "Abs(x=7516192768,type=DT_BFLOAT16)");
     assert_string_equal(outp->opcode, "Output");
     assert_int_equal(outp->type, OP_VPU);
     assert_i64(outp->fusion_id, 29);
@@ -280,19 +280,19 @@ static void test_llama8b_tp2_dp2(void **s)
 
     /* Forward: input LayerNorm on the TP-divided width, count L = 32. */
     assert_string_equal(t.ops[0].description, "Fwd-Attention-encoder-Input_layernorm");
-    assert_string_equal(t.ops[0].config, "LayerNorm(x=16x4096x2048,memory_placements=0_0,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(&t.ops[0]), "LayerNorm(x=16x4096x2048,memory_placements=0_0,type=DT_BFLOAT16)");
     assert_i64(t.ops[0].count, 32);
 
     /* FFN bwd: pairs named ...einsumXGrad / ...einsumYGrad; two all-reduces (Q17). */
     assert_string_equal(t.ops[20].name, "BwdFFNencoderFFdowneinsumXGrad");
     assert_string_equal(t.ops[21].name, "BwdFFNencoderFFdowneinsumYGrad");
-    assert_string_equal(t.ops[20].config,
+    assert_string_equal(cfg_text(&t.ops[20]),
                         "XlaEinsum(a=16x4096x7168,b=7168x4096,eq=BLH;HM->BLM,memory_placements=0_0_0,type=DT_BFLOAT16)");
     assert_i64(t.ops[20].weight_bytes, 2 * 7168 * 4096);
     const struct op *inner = by_desc(&t, "Bwd-FFN-encoder-", 0);
     assert_string_equal(inner->name, "BwdFFNencoderAllReduce");
     assert_i64(inner->count, 1);
-    assert_string_equal(inner->config, "AllReduce(16x4096x4096->16x4096x4096)");
+    assert_string_equal(cfg_text(inner), "AllReduce(16x4096x4096->16x4096x4096)");
     const struct op *outer = by_desc(&t, "All reduce results of MLP gradient calculation", 0);
     assert_string_equal(outer->name, "AllreduceresultsofMLPgradientcalculationAllReduceMLP19");
     assert_i64(outer->count, 32);
@@ -303,21 +303,21 @@ static void test_llama8b_tp2_dp2(void **s)
     /* Attention bwd: sharded widths (no gathers), Q/K/V weights 2*Hl*Dl*dh. */
     const struct op *q = by_desc(&t, "Bwd-Attention_encoder-Q/K/V", 0);
     assert_string_equal(q->name, "BwdAttentionencoderQKVMatMulQ2xnormallgathered2Wq1XGrad");
-    assert_string_equal(q->config,
+    assert_string_equal(cfg_text(q),
                         "XlaEinsum(a=16x4096x2048,b=2048x16x128,eq=BLM;MND->BLND,memory_placements=0_0_0,type=DT_BFLOAT16)");
     assert_i64(q->weight_bytes, 2 * 16 * 2048 * 128);
     const struct op *sm = by_desc(&t, "Bwd-Attention_encoder-Attention_Softmax(Q*K)*V", 2);
     assert_string_equal(sm->opcode, "Pointwise Mul.");
     assert_string_equal(sm->name, "BwdAttentionencoderAttentionSoftmaxQKVSoftmaxBackprop");
-    assert_string_equal(sm->config, "Pointwise Mul.(x=16x4096x4096x16,memory_placements=1_1,type=DT_BFLOAT16)");
+    assert_string_equal(cfg_text(sm), "Pointwise Mul.(x=16x4096x4096x16,memory_placements=1_1,type=DT_BFLOAT16)");
     assert_i64(by_desc(&t, "Bwd-Attention_encoder-Attention_Softmax(Q*K)*V", 0)->weight_bytes, 0);
     const struct op *aar = by_desc(&t, "Bwd-Attention_encoder-", 0);
     assert_i64(aar->count, 1);
-    assert_string_equal(aar->config, "AllReduce(16x4096x2048->16x4096x2048)");
+    assert_string_equal(cfg_text(aar), "AllReduce(16x4096x2048->16x4096x2048)");
 
     /* The two LayerNorm-bwd quads: descriptions carry their fid. */
     by_desc(&t, "softmax-bwd-e1-20", 0);
-    assert_string_equal(by_desc(&t, "softmax-bwd-dl/dy-26", 0)->config,
+    assert_string_equal(cfg_text(by_desc(&t, "softmax-bwd-dl/dy-26", 0)),
                         "XlaEinsum(a=16x4096x2048,b=16x4096x2048,eq=BLV;BLV->BV,memory_placements=0_0_1,type=DT_BFLOAT16)");
 
     /* Weight update over dp [2] with the DCN bandwidth appended (Q11). */

@@ -64,6 +64,21 @@ static inline void test_chip(const char *name, struct chip_config *c)
     cJSON_Delete(j);
 }
 
+/* An op's config, in_shapes and out_shape cells as the CSV writer prints
+ * them (its text, or its form's). Each returns one of four rotating static
+ * buffers, so that a few calls can sit in one assertion. */
+static inline char *test_cell_buf(void)
+{
+    static char buf[4][4096];
+    static int next;
+    return buf[next++ & 3];
+}
+static inline const char *cfg_text(const struct op *o) { return op_config_text(o, test_cell_buf(), 4096); }
+static inline const char *in_text(const struct op *o) { return op_in_shapes_text(o, test_cell_buf(), 4096); }
+static inline const char *out_text(const struct op *o) { return op_out_shape_text(o, test_cell_buf(), 4096); }
+static inline const char *tiles_text(const struct op *o) { return op_tile_shapes_text(o, test_cell_buf(), 4096); }
+static inline const char *labels_text(const struct op *o) { return op_dim_labels_text(o); }
+
 /* Appends an op with the creation-time strings chipsim reads. */
 static inline struct op *test_op(struct trace *t, const char *name, const char *config,
                                  const char *in, const char *out, enum op_type type, int64_t flops)

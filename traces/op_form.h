@@ -1,0 +1,82 @@
+/* op_form.h — an operator's form as data: how its config reads, its einsum
+ * equation, its convolution window and its tensors (data type, dimensions).
+ *
+ * opsgen fills the form of every op it makes and prints no text; chipsim
+ * times from the form; the CSV writer prints the config, in_shapes and
+ * out_shape cells from it with the printers below (the one place that
+ * spells them). An op read from a CSV carries those cells as the text the
+ * file gave (its form says FORM_TEXT and not held), which chipsim parses
+ * (chipsim/shape.c), so that any text the reference accepts still times.
+ *
+ * The same for chipsim's results: struct op_tiling holds the tiles and
+ * dimension labels that the tile_shapes and dim_labels cells spell.
+ *
+ * Main data structures: struct op_form and struct op_tiling, inline in
+ * struct op (traces/op.h), copied with it. */
+#ifndef NPUSIM_OP_FORM_H
+#define NPUSIM_OP_FORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/* How the config cell reads. Dimensions come from the tensors: a, b (or x,
+ * q, k, v) are the inputs in order, c (and "out") the output; E is eq, P
+ * placements, DT dtype, S scale. */
+enum form_layout {
+    FORM_TEXT,          /* no layout: the cell is the op's config text */
+    FORM_EINSUM,        /* XlaEinsum(a=8x4096,b=4096x128,eq=E,memory_placements=P,type=DT) */
+    FORM_X,             /* <kind>(x=8x4096,memory_placements=P,type=DT) */
+    FORM_AB_OUT,        /* <kind>(a=out,b=out,memory_placements=P,type=DT) */
+    FORM_QKV,           /* FlashAttention(q=..,k=..,v=..,memory_placements=P,type=DT) */
+    FORM_ABS,           /* Abs(x=..,type=DT) */
+    FORM_LIST,          /* <kind>([d0, d1]) of the input */
+    FORM_ARROW,         /* <kind>(8x4096->8x8192): input -> output */
+    FORM_ARROW_QUOTED,  /* <kind>(['8', '4096']->['8', '1024']) */
+    FORM_CONV,          /* Conv2D(a=,b=,c=,eq=E,window={size=b2xb3 stride=SxS pad=0_Px0_P},
+                           memory_placements=P,type=DT) */
+    FORM_RESAMPLE,      /* <kind>(a=..,scale_factor=S,memory_placements=P,type=DT) */
+};
+
+#define OP_SHAPES_MAX_IN 3
+#define OP_SHAPE_MAX_DIMS 8
+#define OP_DTYPE_MAX 24
+
+struct op_form {
+    bool in_held, out_held;      /* the tensors are here; false: the op's text (a CSV's) */
+    uint8_t layout;              /* enum form_layout; FORM_TEXT: the config is text */
+    char kind[24];               /* the config's prefix before '(': selects chipsim's cost model */
+    char eq[28];                 /* einsum or conv "lhs;rhs->out", else "" */
+    char placements[12];         /* "0_0_0", "0_0", "[0, 0, 0]", ... */
+    int8_t n_in;
+    int8_t nd[OP_SHAPES_MAX_IN + 1];   /* ranks of the inputs, then of the output */
+    int64_t stride, pad;         /* FORM_CONV window (both axes alike) */
+    int64_t scale;               /* FORM_RESAMPLE scale factor */
+    char dtype[OP_DTYPE_MAX];    /* shared by every tensor of the op and the config */
+    int64_t d[OP_SHAPES_MAX_IN + 1][OP_SHAPE_MAX_DIMS];
+};
+
+/* The output's slot in d and nd. */
+#define FORM_OUT OP_SHAPES_MAX_IN
+
+/* chipsim's tiling of an op as data: the tile_shapes and dim_labels cells
+ * print from it. Einsum and conv ops have three lists (input, kernel or
+ * right-hand side, output tiles) and labels; flash attention one flat list
+ * ("[t0, t1]") and no labels. */
+#define OP_TILE_ROWS 3
+struct op_tiling {
+    bool held;                        /* set by chipsim; false: the op's text (a CSV's) */
+    int8_t rows;                      /* -1: none (""), 0: one flat list in row 0, else nested lists */
+    int8_t len[OP_TILE_ROWS];
+    char dim_labels[32];              /* "BLM,MND->BLND" (three parts of at most 8 letters); "" none */
+    int64_t d[OP_TILE_ROWS][OP_SHAPE_MAX_DIMS];
+};
+
+/* The cells as the CSV holds them (held parts and a layout only). */
+void op_form_print_config(struct strbuf *b, const struct op_form *f);
+void op_form_print_inputs(struct strbuf *b, const struct op_form *f);   /* "DT:[d0,d1],DT:[..]" */
+void op_form_print_output(struct strbuf *b, const struct op_form *f);   /* "[DT:(d0,d1)]" */
+void op_tiling_print_tiles(struct strbuf *b, const struct op_tiling *t);  /* "[[1, 2], [3]]", "[4, 5]" */
+
+#endif
