@@ -212,53 +212,22 @@ int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_link
 /* ---- EmbeddingBag (§3.11) ---- */
 
 /* "a, b, c" (Python list body) into a heap buffer. */
-static char *join_list(const int64_t *v, int n, const char *sep)
-{
-    size_t cap = (size_t)n * 24 + 1, k = 0;
-    char *s = malloc(cap);
-    if (!s) abort();
-    s[0] = '\0';
-    for (int i = 0; i < n; i++)
-        k += (size_t)snprintf(s + k, cap - k, "%s%lld", i ? sep : "", (long long)v[i]);
-    return s;
-}
-
 struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const char *desc,
-                           const char *name, int64_t batch, const int64_t *k, const int64_t *n,
-                           int ntables, int64_t dim, const char *dtype)
+                           const char *name, int64_t batch, int64_t k, int64_t rows, int64_t dim,
+                           const char *dtype)
 {
     int bpe = dtype_bytes(dtype);
-    if (ntables < 1 || bpe < 0)
+    if (bpe < 0)
         return NULL;
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_EMBEDDING_BAG, "EmbeddingBag");
     op_set(&op->name, name);   /* the reference keeps this name raw */
-    char *ns = join_list(n, ntables, ", "), *ks = join_list(k, ntables, ", ");
-    op_setf(&op->config,
-            "EmbeddingBag(batch=%lld,table_sizes=[%s],num_indices=[%s],embedding_dim=%lld,"
-            "reduction=sum,memory_placements=[0, 0],type=%s)",
-            (long long)batch, ns, ks, (long long)dim, dtype);
-    free(ns);
-    free(ks);
-    int64_t maxk = 0, sumk = 0;
-    for (int i = 0; i < ntables; i++) {
-        if (k[i] > maxk) maxk = k[i];
-        sumk += k[i];
-    }
-    /* Inputs: the indices, then every table. */
-    size_t cap = (size_t)ntables * 64 + 96, len = 0;
-    char *in = malloc(cap);
-    if (!in) abort();
-    len += (size_t)snprintf(in, cap, "DT_INT64:[%lld,%d,%lld]", (long long)batch, ntables,
-                            (long long)maxk);
-    for (int i = 0; i < ntables; i++)
-        len += (size_t)snprintf(in + len, cap - len, ",%s:[%lld,%lld]", dtype, (long long)n[i],
-                                (long long)dim);
-    op_set(&op->in_shapes, in);
-    free(in);
-    bld_out(op, SHP(batch, ntables, dim), dtype);
-    int64_t entries = batch * sumk;
+    bld_layout(op, FORM_EMBEDDING_BAG, "EmbeddingBag", NULL, "[0, 0]");
+    /* Inputs: the int64 indices [B, 1, k] (their dtype is the layout's), then the table. */
+    bld_in2(op, SHP(batch, 1, k), SHP(rows, dim), dtype);
+    bld_out(op, SHP(batch, 1, dim), dtype);
+    int64_t entries = batch * k;
     /* int64 indices read, looked-up rows fetched, pooled rows written. */
-    op->bytes = entries * 8 + entries * dim * bpe + batch * ntables * dim * bpe;
+    op->bytes = entries * 8 + entries * dim * bpe + batch * dim * bpe;
     op->flops = 2 * entries * dim;   /* sum pooling */
     op->weight_bytes = 0;
     return op;
@@ -332,8 +301,8 @@ static int chip_ops(struct gen *g, int64_t c)
         int64_t rows = cdiv64(tb->num_entries, tb->row_sharding_degree);
         snprintf(d, sizeof d, "EmbeddingBag%lld", (long long)f);
         snprintf(nm, sizeof nm, "embedding_bag_%lld", (long long)f);
-        if (!b_embedding_bag(g->t, f, 1, d, nm, tb->batch_size, &tb->num_indices_per_lookup,
-                             &rows, 1, tb->embed_dim, "DT_FLOAT"))
+        if (!b_embedding_bag(g->t, f, 1, d, nm, tb->batch_size, tb->num_indices_per_lookup, rows,
+                             tb->embed_dim, "DT_FLOAT"))
             return -1;
         f = advance(g, f);
     }

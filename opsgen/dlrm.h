@@ -50,13 +50,14 @@ int dlrm_check(const struct model_config *m, field_sources *src, struct npu_err 
 void dlrm_plan(const struct model_config *m, const struct opsgen_links *l,
                const struct profile *prof, struct dlrm_plan *p);
 
-/* EmbeddingBag over ntables tables (sizes n[], lookups k[]) of width dim
- * (opsgen.md §3.11): indices [B, T, max k] int64 plus each table as inputs,
- * output [B, T, dim]; pre-set memory traffic and VPU FLOPs. Name kept raw.
- * Returns the op or NULL if ntables < 1. */
+/* EmbeddingBag over one table of `rows` rows of width dim, k lookups per
+ * sample (opsgen.md §3.11; the reference's list form with one table):
+ * indices [B, 1, k] int64 and the table as inputs, output [B, 1, dim];
+ * pre-set memory traffic and VPU FLOPs. Name kept raw. Returns the op, or
+ * NULL for an unknown dtype. */
 struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const char *desc,
-                           const char *name, int64_t batch, const int64_t *k, const int64_t *n,
-                           int ntables, int64_t dim, const char *dtype);
+                           const char *name, int64_t batch, int64_t k, int64_t rows, int64_t dim,
+                           const char *dtype);
 
 /* All chips' ops, chip c's with group = c (phase NONE); validates first. */
 int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_links *l,

@@ -86,8 +86,7 @@ int gen_vocab_embed(struct trace *t, const struct model_config *m, const struct 
 {
     if (prof->vocab_ops_missing || m->vocab_size <= 0)
         return 0;
-    int64_t one = 1, V = m->vocab_size;
-    if (!b_embedding_bag(t, *fid, steps, "TokenEmbedding", "TokenEmbedding", bmul(B, seq), &one, &V, 1,
+    if (!b_embedding_bag(t, *fid, steps, "TokenEmbedding", "TokenEmbedding", bmul(B, seq), 1, m->vocab_size,
                          cdiv64(m->d_model, tp), "DT_BFLOAT16"))
         return -1;
     (*fid)++;

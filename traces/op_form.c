@@ -122,6 +122,18 @@ void op_form_print_config(struct strbuf *b, const struct op_form *f)
     case FORM_ARROW_QUOTED:
         put_arrow(b, f, f->layout == FORM_ARROW_QUOTED);
         break;
+    case FORM_EMBEDDING_BAG:
+        strbuf_puts(b, "(batch=");
+        strbuf_puti(b, f->d[0][0]);
+        strbuf_puts(b, ",table_sizes=[");
+        strbuf_puti(b, f->d[1][0]);
+        strbuf_puts(b, "],num_indices=[");
+        strbuf_puti(b, f->d[0][2]);
+        strbuf_puts(b, "],embedding_dim=");
+        strbuf_puti(b, f->d[1][1]);
+        strbuf_puts(b, ",reduction=sum");
+        put_tail(b, f);
+        break;
     case FORM_RESAMPLE:
         put_named(b, f, (const char *const[]){ "(a=", NULL }, in01);
         strbuf_puts(b, ",scale_factor=");
@@ -133,7 +145,7 @@ void op_form_print_config(struct strbuf *b, const struct op_form *f)
 
 static void put_tensor(struct strbuf *b, const struct op_form *f, int slot, const char *open, const char *close)
 {
-    strbuf_puts(b, f->dtype);
+    strbuf_puts(b, op_form_dtype(f, slot));
     strbuf_puts(b, open);
     put_dims(b, f->d[slot], f->nd[slot], ",", "");
     strbuf_puts(b, close);

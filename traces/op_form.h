@@ -37,6 +37,9 @@ enum form_layout {
     FORM_CONV,          /* Conv2D(a=,b=,c=,eq=E,window={size=b2xb3 stride=SxS pad=0_Px0_P},
                            memory_placements=P,type=DT) */
     FORM_RESAMPLE,      /* <kind>(a=..,scale_factor=S,memory_placements=P,type=DT) */
+    FORM_EMBEDDING_BAG, /* EmbeddingBag(batch=B,table_sizes=[R],num_indices=[K],embedding_dim=D,
+                           reduction=sum,memory_placements=P,type=DT): indices [B,1,K] of
+                           DT_INT64 (the one tensor of another dtype), table [R,D] */
 };
 
 #define OP_SHAPES_MAX_IN 3
@@ -59,6 +62,12 @@ struct op_form {
 
 /* The output's slot in d and nd. */
 #define FORM_OUT OP_SHAPES_MAX_IN
+
+/* The dtype of the tensor in slot (an input, or FORM_OUT). */
+static inline const char *op_form_dtype(const struct op_form *f, int slot)
+{
+    return f->layout == FORM_EMBEDDING_BAG && slot == 0 ? "DT_INT64" : f->dtype;
+}
 
 /* chipsim's tiling of an op as data: the tile_shapes and dim_labels cells
  * print from it. Einsum and conv ops have three lists (input, kernel or
