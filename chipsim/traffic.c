@@ -437,15 +437,6 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
     op->tiling.d[0][0] = t0;
     op->tiling.d[0][1] = t1;
     return 0;
-    char s[48];   /* "[t0, t1]" */
-    struct strbuf sb = STRBUF(s);
-    strbuf_putc(&sb, '[');
-    strbuf_puti(&sb, t0);
-    strbuf_putn(&sb, ", ", 2);
-    strbuf_puti(&sb, t1);
-    strbuf_putc(&sb, ']');
-    op_setn(&op->tile_shapes, sb.s, sb.n);
-    return 0;
 }
 
 struct conv_dims {

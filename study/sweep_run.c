@@ -182,7 +182,7 @@ static void ctx_work(void *vctx, void *vit)
         return;
     }
     /* One generated trace for all members: each but the last gets a copy of
-     * it (borrowing its strings, op.h), and chipsim times the copies together,
+     * it (sharing its strings, op.h), and chipsim times the copies together,
      * building each op's instruction once. */
     struct trace ts[SWEEP_BUNDLE_MAX];
     struct trace *tp[SWEEP_BUNDLE_MAX];
@@ -203,7 +203,7 @@ static void ctx_work(void *vctx, void *vit)
         }
     } else {
         for (int j = 0; j + 1 < n; j++)
-            trace_borrow(&ts[j], gen);
+            trace_append(&ts[j], gen);
         chipsim_run_many(tp, chips, n, o->prof, errs, rcs);
         for (int j = 0; j < n; j++)
             if (!rcs[j])

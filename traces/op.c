@@ -3,7 +3,6 @@
 #include "traces/opstr.h"
 #include "traces/strbuf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +35,6 @@ void op_setn(char **field, const char *s, size_t n)
 }
 
 void op_set(char **field, const char *s) { op_setn(field, s, strlen(s)); }
-
-void op_setf(char **field, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *c = opstr_alloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(c, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    opstr_release(*field);
-    *field = c;
-}
 
 /* The strings opsgen writes (chipsim, power and the statistics only read
  * them), then those chipsim writes. */
@@ -101,14 +86,8 @@ void trace_init(struct trace *t) { memset(t, 0, sizeof *t); }
 
 void trace_free(struct trace *t)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->lender) {   /* only the result strings are this trace's own */
-#define FREE(f) opstr_release(t->ops[i].f);
-            OP_RESULT_STRINGS(FREE)
-#undef FREE
-        } else
-            op_free(&t->ops[i]);
-    }
+    for (size_t i = 0; i < t->n; i++)
+        op_free(&t->ops[i]);
     free(t->ops);
     memset(t, 0, sizeof *t);
 }
@@ -116,8 +95,6 @@ void trace_free(struct trace *t)
 /* Room for n more ops. */
 static void reserve(struct trace *t, size_t n)
 {
-    if (t->lender)
-        abort();   /* a borrowing trace holds only the borrowed ops (op.h) */
     if (t->n + n > t->cap) {
         size_t cap = t->cap ? t->cap : 64;
         while (cap < t->n + n)
@@ -129,8 +106,6 @@ static void reserve(struct trace *t, size_t n)
 
 void trace_reserve(struct trace *t, size_t n)
 {
-    if (t->lender)
-        abort();
     if (t->n + n > t->cap) {
         t->ops = xrealloc(t->ops, (t->n + n) * sizeof *t->ops);
         t->cap = t->n + n;
@@ -161,24 +136,6 @@ int trace_append(struct trace *dst, const struct trace *src)
     }
     dst->n += src->n;
     return 0;
-}
-
-void trace_borrow(struct trace *dst, const struct trace *src)
-{
-    /* Only the result strings get an owner more (chipsim replaces them); the
-     * creation strings stay src's alone, which saves two atomic updates of
-     * each (and the cache misses of reaching their counts) per copy. */
-    if (dst->n)
-        abort();
-    reserve(dst, src->n);
-    memcpy(dst->ops, src->ops, src->n * sizeof *dst->ops);
-    for (size_t i = 0; i < src->n; i++) {
-#define DUP(f) opstr_share(dst->ops[i].f);
-        OP_RESULT_STRINGS(DUP)
-#undef DUP
-    }
-    dst->n = src->n;
-    dst->lender = src;
 }
 
 double op_tflops_per_sec(const struct op *op)

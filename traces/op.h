@@ -12,7 +12,7 @@
  * generation order. Strings are owned by the op (op_free releases them),
  * except that every empty one shares one read-only "". They come from
  * traces/opstr.c, not plain malloc, and may be shared by copies of the op:
- * set them with op_set/op_setn/op_setf/op_share, copy them out to keep them,
+ * set them with op_set/op_setn/op_share, copy them out to keep them,
  * and never write through them or free() them.
  * Units are in every name: _ns, _bytes, _J, _W; sizes and times are int64,
  * rates and energies double. */
@@ -125,11 +125,6 @@ struct op {
 struct trace {
     struct op *ops;
     size_t n, cap;
-    /* Set by trace_borrow: the trace whose creation-time strings (name,
-     * description, config, opcode, shapes) these ops point to without owning
-     * them. It must outlive this trace; nothing may set those strings here
-     * (chipsim and power never do), and no op may be added. */
-    const struct trace *lender;
 };
 
 /* The config, in_shapes and out_shape cells: the op's text, or printed
@@ -155,8 +150,6 @@ void op_free(struct op *op);
 /* Copy; the strings are shared with src (counted, see traces/opstr.h), as
  * neither op ever writes them. Returns 0. */
 int op_copy(struct op *dst, const struct op *src);
-/* Replaces *field with a freshly formatted string. Aborts on out-of-memory. */
-void op_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Replaces *field with src, another op's string field, shared (not copied). */
 void op_share(char **field, char *src);
 /* Replaces *field with a copy of s. */
@@ -174,11 +167,6 @@ struct op *trace_push(struct trace *t);
 void trace_reserve(struct trace *t, size_t n);
 /* Appends copies of all ops of src (sharing their strings: op_copy). */
 int trace_append(struct trace *dst, const struct trace *src);
-/* Fills the empty dst with copies of src's ops that borrow src's creation
- * strings (see `lender`): cheaper than trace_append for a trace that is only
- * timed, powered and summarized while src lives (a sweep bundle's copies,
- * study/sweep_points.h). trace_free releases only what dst owns. */
-void trace_borrow(struct trace *dst, const struct trace *src);
 
 /* Derived statistics (chipsim.md §2.3), from the final execution time. */
 double op_tflops_per_sec(const struct op *op);   /* 0 when exe == 0 */

@@ -79,6 +79,17 @@ static inline const char *out_text(const struct op *o) { return op_out_shape_tex
 static inline const char *tiles_text(const struct op *o) { return op_tile_shapes_text(o, test_cell_buf(), 4096); }
 static inline const char *labels_text(const struct op *o) { return op_dim_labels_text(o); }
 
+/* op_set with printf formatting. */
+static inline void __attribute__((format(printf, 2, 3))) op_setf(char **field, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    op_set(field, buf);
+}
+
 /* Appends an op with the creation-time strings chipsim reads. */
 static inline struct op *test_op(struct trace *t, const char *name, const char *config,
                                  const char *in, const char *out, enum op_type type, int64_t flops)
