@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "opsgen/model.h"
 #include "traces/strbuf.h"
 
 #define BF16 "DT_BFLOAT16"
@@ -377,4 +378,16 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
                  "Add", r, "0_0_0", BF16, c->prof->binary_ops_list_one_input));
     *fid = f;
     return 0;
+}
+
+int layer_block(const struct layer_ctx *c, const struct attn_args *a, const struct model_config *m,
+                int64_t *fid)
+{
+    int64_t f = *fid;
+    if (layer_attention(c, a, &f))
+        return -1;
+    *fid = f = c->t->ops[c->t->n - 1].fusion_id + 1;
+    struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+                           .input_gathered = true };
+    return layer_ffn(c, &fa, &f);
 }

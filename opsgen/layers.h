@@ -86,6 +86,12 @@ const struct ffn_kind *ffn_kind_of(const char *ffn_type);
 /* create_ffn: optional TP all-gather, body, optional reduce-scatter, residual
  * Add. *fid: in = first fid, out = the Add's fid (not advanced, §5.6). */
 int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid);
+struct model_config;
+/* A decoder layer: attention from *fid, then the FFN over `seq` tokens
+ * (m's width, type; its input gathered) from one past attention's last op.
+ * *fid: the FFN's first fusion id (the reference's sends reuse it). */
+int layer_block(const struct layer_ctx *c, const struct attn_args *a, const struct model_config *m,
+                int64_t *fid);
 /* The llama body alone (gate, up, gate*up, down at fid..fid+3) with the FFN
  * width Fl already divided; description prefix = c->prefix + phase part. */
 int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t fid);

@@ -66,19 +66,12 @@ static int phase_ops(struct gen *g, int64_t fid, int64_t *last_fid)
                           : "Fwd-Attention-encoder-Input_layernorm",
                 "X_norm = LayerNorm(X)", "LayerNorm", SHP(g->B, g->seq, g->D_tp), "0_0", BF16));
     fid++;
-    int64_t f = fid;
     struct layer_ctx lc = layer_ctx_of(g);
     struct attn_args at = { .seq = g->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
                             .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn };
-    if (layer_attention(&lc, &at, &f))
-        return -1;
-    fid = last(g)->fusion_id + 1;
-    f = fid;
-    struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
-                           .input_gathered = true };
-    if (layer_ffn(&lc, &fa, &f))
+    if (layer_block(&lc, &at, m, &fid))
         return -1;
     /* The reference does not advance past the FFN, so the sends reuse the
      * FFN's first fid (quirk opsgen Q5). */

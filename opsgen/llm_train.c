@@ -198,14 +198,7 @@ static int forward(struct gen *g, int64_t fid)
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
                             .parallel_ffn = m->parallel_attn_ffn };
-    int64_t f = fid;
-    if (layer_attention(&lc, &at, &f))
-        return -1;
-    fid = last(g)->fusion_id + 1;
-    f = fid;
-    struct ffn_args fa = { .seq = g->S, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
-                           .input_gathered = true };
-    if (layer_ffn(&lc, &fa, &f))
+    if (layer_block(&lc, &at, m, &fid))
         return -1;
     /* Full rematerialisation: the backward pass recomputes each layer's
      * forward, so every forward layer op runs twice (the FSDP gather is

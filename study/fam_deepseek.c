@@ -40,22 +40,7 @@ static int ds_write(const struct loaded_config *c, const struct profile *prof, c
 static void ds_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                        FILE *out)
 {
-    const struct model_config *m = &c->model;
-    struct llm_report r;
-    struct npu_err e;
-    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld, ep %lld; microbatch %lld; "
-                 "%lld in / %lld out)\n",
-            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
-            (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
-            (long long)m->pipeline_parallelism_degree, (long long)m->expert_parallelism_degree,
-            (long long)m->microbatch_size_ici, (long long)m->input_seqlen,
-            (long long)m->output_seqlen);
-    if (llm_report_compute_mem(m, &c->chip, prof, t, opsgen_deepseek_mem_bytes, &r, &e)) {
-        fprintf(out, "  (no statistics: %s)\n", e.msg);
-        return;
-    }
-    llm_report_check(&r, t, &c->chip, prof);
-    llm_report_print(&r, c->chip.hbm_size_GB, out);
+    llm_family_summary(c, prof, t, opsgen_deepseek_mem_bytes, true, out);
 }
 
 static int ds_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
@@ -63,12 +48,10 @@ static int ds_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n,
     return sweep_moe_configs(num_chips, MAX_ETP, out, n, e);
 }
 
-static bool ds_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                       const struct profile *prof, char *why, size_t whylen)
+static bool ds_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
-    sweep_apply_parallel(&c->model, p, gbs);
     /* Skipped only when both phases fail (opsgen.md §13.3). */
     if (!sweep_validate_moe(&c->model, &l, prof, PHASE_PREFILL, 1.5, why, whylen) &&
         !sweep_validate_moe(&c->model, &l, prof, PHASE_DECODE, 1.5, why, whylen))

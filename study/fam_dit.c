@@ -127,14 +127,10 @@ static int dit_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n
 /* The reference validates nothing for DiT and maps (m, 0, 0) axes, so TP
  * never reaches the attention or FFN ops (opsgen Q13); uneven shards and deep
  * pipelines are simulated with rounded-up sizes, as the reference does. */
-static bool dit_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                        const struct profile *prof, char *why, size_t whylen)
+static bool dit_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
 {
-    (void)prof;
-    struct model_config *m = &c->model;
-    sweep_apply_parallel(m, p, gbs);
-    sweep_map_axes_diffusion(c->chip.name, m);
-    (void)why, (void)whylen;
+    (void)prof, (void)why, (void)whylen;
+    sweep_map_axes_diffusion(c->chip.name, &c->model);
     return true;
 }
 

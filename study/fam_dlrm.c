@@ -272,11 +272,9 @@ static void dlrm_summary(const struct loaded_config *c, const struct profile *pr
     free(v);
 }
 
-static bool dlrm_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                         const struct profile *prof, char *why, size_t whylen)
+static bool dlrm_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
 {
     (void)prof, (void)why, (void)whylen;   /* DLRM points are always valid (§13.3) */
-    sweep_apply_parallel(&c->model, p, gbs);
     sweep_map_axes_dlrm(c->chip.name, &c->model);
     return true;
 }

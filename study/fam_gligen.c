@@ -119,11 +119,9 @@ static int gligen_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t
     return sweep_diffusion_configs(num_chips, true, out, n, e);
 }
 
-static bool gligen_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                           const struct profile *prof, char *why, size_t whylen)
+static bool gligen_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
 {
     (void)prof, (void)why, (void)whylen;
-    sweep_apply_parallel(&c->model, p, gbs);
     sweep_map_axes_diffusion(c->chip.name, &c->model);
     return true;
 }

@@ -32,23 +32,10 @@ static int llm_write(const struct loaded_config *c, const struct profile *prof, 
     return write_llm_family_outputs(c, prof, t, dir, base, sweep, NULL, to, e);
 }
 
-void llm_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
-                 FILE *out)
+static void llm_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                        FILE *out)
 {
-    const struct model_config *m = &c->model;
-    struct llm_report r;
-    struct npu_err e;
-    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld; microbatch %lld; %lld in / %lld out)\n",
-            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
-            (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
-            (long long)m->pipeline_parallelism_degree, (long long)m->microbatch_size_ici,
-            (long long)m->input_seqlen, (long long)m->output_seqlen);
-    if (llm_report_compute(m, &c->chip, prof, t, &r, &e)) {
-        fprintf(out, "  (no statistics: %s)\n", e.msg);
-        return;
-    }
-    llm_report_check(&r, t, &c->chip, prof);
-    llm_report_print(&r, c->chip.hbm_size_GB, out);
+    llm_family_summary(c, prof, t, NULL, false, out);
 }
 
 static int llm_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)
@@ -56,12 +43,10 @@ static int llm_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n
     return sweep_llm_configs(num_chips, false, out, n, e);
 }
 
-static bool llm_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                        const struct profile *prof, char *why, size_t whylen)
+static bool llm_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
-    sweep_apply_parallel(&c->model, p, gbs);
     /* Skipped only when both phases fail (opsgen.md §13.3). */
     if (!sweep_validate_llm(&c->model, &l, prof, PHASE_PREFILL, 1.5, why, whylen) &&
         !sweep_validate_llm(&c->model, &l, prof, PHASE_DECODE, 1.5, why, whylen))
@@ -79,7 +64,7 @@ static int llm_capacity(const struct loaded_config *c, const struct profile *pro
 static int llm_stats(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                      struct llm_report *r, struct npu_err *e)
 {
-    return llm_report_compute(&c->model, &c->chip, prof, t, r, e);
+    return llm_report_compute_mem(&c->model, &c->chip, prof, t, NULL, r, e);
 }
 
 const struct family fam_llm_inference = {

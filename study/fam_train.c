@@ -157,12 +157,10 @@ static int train_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t 
     return sweep_llm_configs(num_chips, true, out, n, e);
 }
 
-static bool train_prepare(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                          const struct profile *prof, char *why, size_t whylen)
+static bool train_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
 {
     struct opsgen_links l;
     config_links(&c->chip, &l);
-    sweep_apply_parallel(&c->model, p, gbs);
     if (!train_validate_sweep(&c->model, &l, prof, 1.5, why, whylen))
         return false;
     sweep_map_axes_llm(c->chip.name, &c->model);

@@ -57,11 +57,10 @@ struct family {
     int (*enumerate)(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e);
     /* Sweep: the results-tree folder name of a point ("dp1-tp4-...-bs8"). */
     void (*pstr)(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n);
-    /* Sweep: applies the parallelism and batch, validates (false + why = skip the
-     * point) and maps parallelism to torus axes. Reads what generate reads (and
-     * the chip's name): one verdict serves a bundle. */
-    bool (*prepare)(struct loaded_config *c, const struct parallel_cfg *p, int64_t gbs,
-                    const struct profile *prof, char *why, size_t whylen);
+    /* Sweep: validates a point whose parallelism and batch are applied
+     * (false + why = skip it) and maps parallelism to torus axes. Reads what
+     * generate reads (and the chip's name): one verdict serves a bundle. */
+    bool (*prepare)(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen);
     /* Sweep summary: the LLM statistics (TTFT, TPOT, memory, OOM) of a timed
      * trace; NULL for families that are not LLM inference. A family that has
      * it computes its capacity from this report (llm_capacity_from_report),

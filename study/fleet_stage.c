@@ -219,7 +219,8 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
         struct loaded_config c = base;
         struct family_capacity cap;
         struct npu_err e2;
-        if (!fam->prepare(&c, &cands[k], gbs, prof, why, sizeof why))
+        sweep_apply_parallel(&c.model, &cands[k], gbs);
+        if (!fam->prepare(&c, prof, why, sizeof why))
             continue;
         if (simulate(fam, &c, prof, &pg, dvfs, &cap, d->best ? &e2 : e)) {
             if (!d->best) {

@@ -121,6 +121,27 @@ void llm_capacity_from_report(const struct model_config *m, const struct llm_rep
     cap->active_power_W = chip_J / busy_s * (double)m->num_chips;
 }
 
+void llm_family_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                        llm_mem_fn mem, bool with_ep, FILE *out)
+{
+    const struct model_config *m = &c->model;
+    struct llm_report r;
+    struct npu_err e;
+    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld", c->model_name, c->chip_name,
+            (long long)m->num_chips, m->num_chips == 1 ? "" : "s", (long long)m->data_parallelism_degree,
+            (long long)m->tensor_parallelism_degree, (long long)m->pipeline_parallelism_degree);
+    if (with_ep)
+        fprintf(out, ", ep %lld", (long long)m->expert_parallelism_degree);
+    fprintf(out, "; microbatch %lld; %lld in / %lld out)\n", (long long)m->microbatch_size_ici,
+            (long long)m->input_seqlen, (long long)m->output_seqlen);
+    if (llm_report_compute_mem(m, &c->chip, prof, t, mem, &r, &e)) {
+        fprintf(out, "  (no statistics: %s)\n", e.msg);
+        return;
+    }
+    llm_report_check(&r, t, &c->chip, prof);
+    llm_report_print(&r, c->chip.hbm_size_GB, out);
+}
+
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                         llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e)
 {

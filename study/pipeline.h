@@ -5,6 +5,7 @@
 #define NPUSIM_STUDY_PIPELINE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -32,6 +33,12 @@ void llm_capacity_from_report(const struct model_config *m, const struct llm_rep
                               struct family_capacity *cap);
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                         llm_mem_fn mem, struct family_capacity *cap, struct npu_err *e);
+
+/* The human summary of an LLM-inference run (`npusim run`): the setting
+ * (with the expert parallelism when with_ep), then the report's lines.
+ * mem: the phase footprint (NULL: the LLM formula). */
+void llm_family_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                        llm_mem_fn mem, bool with_ep, FILE *out);
 
 /* A family's LLM-inference outputs: the run files, or (sweep) the reference's
  * results-tree files with num_pods, batch_size_per_pod and layers_per_pp_stage

@@ -35,13 +35,6 @@ static double total_energy(const struct trace_stats *s)
     return s->static_energy_J + s->dynamic_energy_J;
 }
 
-int llm_report_compute(const struct model_config *m, const struct chip_config *chip,
-                       const struct profile *prof, const struct trace *t, struct llm_report *r,
-                       struct npu_err *e)
-{
-    return llm_report_compute_mem(m, chip, prof, t, NULL, r, e);
-}
-
 int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
                            const struct profile *prof, const struct trace *t, llm_mem_fn mem,
                            struct llm_report *r, struct npu_err *e)

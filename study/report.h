@@ -47,15 +47,11 @@ struct llm_report {
 typedef int64_t (*llm_mem_fn)(const struct model_config *m, enum phase ph,
                               const struct profile *prof);
 
-/* Returns -1 (with e) if a total is zero and a throughput cannot be formed.
- * The footprint is the LLM formula (opsgen.md §11.1). */
-int llm_report_compute(const struct model_config *m, const struct chip_config *chip,
-                       const struct profile *prof, const struct trace *t, struct llm_report *r,
-                       struct npu_err *e);
 /* Fills r->warn with the physical invariants t violates, per phase. */
 void llm_report_check(struct llm_report *r, const struct trace *t, const struct chip_config *chip,
                       const struct profile *prof);
-/* The same with the footprint from mem (NULL: the LLM formula). */
+/* Returns -1 (with e) if a total is zero and a throughput cannot be formed.
+ * The footprint from mem (NULL: the LLM formula, opsgen.md §11.1). */
 int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
                            const struct profile *prof, const struct trace *t, llm_mem_fn mem,
                            struct llm_report *r, struct npu_err *e);

@@ -166,13 +166,15 @@ static void ctx_work(void *vctx, void *vit)
         snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
         snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
     }
-    if (g->invalid[0]) {
+    bool existing = !g->invalid[0] && o->tree && o->skip_existing && access(csv, F_OK) == 0;
+    if (!existing)
         sweep_apply_parallel(&c.model, &pt->par, pt->batch);
+    if (g->invalid[0]) {
         res.status = ROW_INVALID;
         snprintf(res.msg, sizeof res.msg, "%s", g->invalid);
-    } else if (o->tree && o->skip_existing && access(csv, F_OK) == 0) {
+    } else if (existing) {
         res.status = ROW_EXISTING;
-    } else if (!g->fam->prepare(&c, &pt->par, pt->batch, o->prof, res.msg, sizeof res.msg)) {
+    } else if (!g->fam->prepare(&c, o->prof, res.msg, sizeof res.msg)) {
         res.status = ROW_INVALID;
     }
     if (res.status != ROW_OK) {

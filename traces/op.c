@@ -1,7 +1,6 @@
 /* op.c — lifetime of operator records and traces (see op.h). */
 #include "traces/op.h"
 #include "traces/opstr.h"
-#include "traces/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,38 +194,26 @@ int bounded_by_parse(const char *s, enum bounded_by *b)
     return -1;
 }
 
-const char *op_config_text(const struct op *op, char *buf, size_t n)
+/* A printed cell into buf (size n > 0), cut to fit as snprintf would. */
+static const char *cut_into(char *buf, size_t n, const char *cell, size_t len)
 {
-    if (op->form.layout == FORM_TEXT)
-        return op->config;
-    struct strbuf b = strbuf_on(buf, n);
-    op_form_print_config(&b, &op->form);
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, cell, len);
+    buf[len] = '\0';
     return buf;
 }
 
-const char *op_in_shapes_text(const struct op *op, char *buf, size_t n)
-{
-    if (!op->form.in_held)
-        return op->in_shapes;
-    struct strbuf b = strbuf_on(buf, n);
-    op_form_print_inputs(&b, &op->form);
-    return buf;
-}
-
-const char *op_out_shape_text(const struct op *op, char *buf, size_t n)
-{
-    if (!op->form.out_held)
-        return op->out_shape;
-    struct strbuf b = strbuf_on(buf, n);
-    op_form_print_output(&b, &op->form);
-    return buf;
-}
-
-const char *op_tile_shapes_text(const struct op *op, char *buf, size_t n)
-{
-    if (!op->tiling.held)
-        return op->tile_shapes;
-    struct strbuf b = strbuf_on(buf, n);
-    op_tiling_print_tiles(&b, &op->tiling);
-    return buf;
-}
+/* Each: the op's own text when it has no data for the cell, else the cell
+ * printed from the data into buf. */
+#define CELL_TEXT(name, is_text, text, print, data)                          \
+    const char *name(const struct op *op, char *buf, size_t n)              \
+    {                                                                        \
+        char cell[OP_CELL_MAX];                                              \
+        return is_text ? op->text : cut_into(buf, n, cell, print(cell, &op->data)); \
+    }
+CELL_TEXT(op_config_text, op->form.layout == FORM_TEXT, config, op_form_print_config, form)
+CELL_TEXT(op_in_shapes_text, !op->form.in_held, in_shapes, op_form_print_inputs, form)
+CELL_TEXT(op_out_shape_text, !op->form.out_held, out_shape, op_form_print_output, form)
+CELL_TEXT(op_tile_shapes_text, !op->tiling.held, tile_shapes, op_tiling_print_tiles, tiling)
+#undef CELL_TEXT

@@ -1,193 +1,189 @@
 /* op_form.c — the config, in_shapes and out_shape cells printed from an
- * op's form, and tile_shapes from its tiling (see op_form.h). */
+ * op's form, and tile_shapes from its tiling (see op_form.h).
+ *
+ * Every printer stores bytes straight into a buffer of OP_CELL_MAX bytes,
+ * which holds any cell a form can spell (the bound is worked out in
+ * op_form.h), so no store is checked. The CSV writer prints each generated
+ * op's cells anew for every file it writes (the suite: twice per op on
+ * average), where opsgen once printed them and every write copied them;
+ * unchecked stores took that printing from 46 to 33 million instructions of
+ * perf.suite (-j 1; strbuf appends with a bounds check each before). */
 #include "traces/op_form.h"
-#include "traces/strbuf.h"
+#include "traces/digits.h"
 
-/* Dimensions joined by sep, each between q and q: "8x4096", "8, 4096",
- * "'8', '4096'". The one-character joins without quotes ("x", ",") are
- * most of every CSV's text cells: they take a byte append each. */
-static void put_dims(struct strbuf *b, const int64_t *d, int nd, const char *sep, const char *q)
+#include <string.h>
+
+static char *put_str(char *p, const char *s)
 {
-    if (sep[1] == '\0' && *q == '\0') {
-        for (int i = 0; i < nd; i++) {
-            if (i)
-                strbuf_putc(b, *sep);
-            strbuf_puti(b, d[i]);
-        }
-        return;
-    }
-    for (int i = 0; i < nd; i++) {
-        if (i)
-            strbuf_puts(b, sep);
-        strbuf_puts(b, q);
-        strbuf_puti(b, d[i]);
-        strbuf_puts(b, q);
-    }
+    while (*s)
+        *p++ = *s++;
+    return p;
 }
 
-static void put_x(struct strbuf *b, const struct op_form *f, int slot) { put_dims(b, f->d[slot], f->nd[slot], "x", ""); }
+static char *put_i64(char *p, int64_t v)
+{
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    size_t len = (size_t)(v < 0) + (size_t)u64_ndigits(u);
+    u64_put_digits(u, p + len);
+    if (v < 0)
+        *p = '-';
+    return p + len;
+}
+
+/* Dimensions joined by sep, each between q and q: "8x4096", "8, 4096", "'8', '4096'". */
+static char *put_dims(char *p, const int64_t *d, int nd, const char *sep, const char *q)
+{
+    for (int i = 0; i < nd; i++) {
+        if (i)
+            p = put_str(p, sep);
+        p = put_i64(put_str(p, q), d[i]);
+        p = put_str(p, q);
+    }
+    return p;
+}
+
+static char *put_x(char *p, const struct op_form *f, int slot) { return put_dims(p, f->d[slot], f->nd[slot], "x", ""); }
 
 /* ",memory_placements=P,type=DT)" */
-static void put_tail(struct strbuf *b, const struct op_form *f)
+static char *put_tail(char *p, const struct op_form *f)
 {
-    strbuf_puts(b, ",memory_placements=");
-    strbuf_puts(b, f->placements);
-    strbuf_puts(b, ",type=");
-    strbuf_puts(b, f->dtype);
-    strbuf_putc(b, ')');
+    p = put_str(put_str(p, ",memory_placements="), f->placements);
+    p = put_str(put_str(p, ",type="), f->dtype);
+    *p++ = ')';
+    return p;
 }
 
 /* "key=<dims of slot>" for each (key, slot) pair up to a NULL key. */
-static void put_named(struct strbuf *b, const struct op_form *f, const char *const *keys, const int *slots)
+static char *put_named(char *p, const struct op_form *f, const char *const *keys, const int *slots)
 {
     for (int i = 0; keys[i]; i++) {
         if (i)
-            strbuf_putc(b, ',');
-        strbuf_puts(b, keys[i]);
-        put_x(b, f, slots[i]);
+            *p++ = ',';
+        p = put_x(put_str(p, keys[i]), f, slots[i]);
     }
+    return p;
 }
 
-static void put_window(struct strbuf *b, const struct op_form *f)
+/* ",window={size=HxW stride=SxS pad=0_Px0_P}": the kernel's last two dims. */
+static char *put_window(char *p, const struct op_form *f)
 {
-    strbuf_puts(b, ",window={size=");
-    strbuf_puti(b, f->d[1][2]);
-    strbuf_putc(b, 'x');
-    strbuf_puti(b, f->d[1][3]);
-    strbuf_puts(b, " stride=");
-    strbuf_puti(b, f->stride);
-    strbuf_putc(b, 'x');
-    strbuf_puti(b, f->stride);
-    strbuf_puts(b, " pad=0_");
-    strbuf_puti(b, f->pad);
-    strbuf_puts(b, "x0_");
-    strbuf_puti(b, f->pad);
-    strbuf_putc(b, '}');
+    p = put_i64(put_str(p, ",window={size="), f->d[1][2]);
+    p = put_i64(put_str(p, "x"), f->d[1][3]);
+    p = put_i64(put_str(p, " stride="), f->stride);
+    p = put_i64(put_str(p, "x"), f->stride);
+    p = put_i64(put_str(p, " pad=0_"), f->pad);
+    p = put_i64(put_str(p, "x0_"), f->pad);
+    *p++ = '}';
+    return p;
 }
 
-/* "(in->out)" with the dims of the arrow layouts. */
-static void put_arrow(struct strbuf *b, const struct op_form *f, bool quoted)
+/* "(in->out)" of the arrow layouts. */
+static char *put_arrow(char *p, const struct op_form *f, bool quoted)
 {
     const char *sep = quoted ? ", " : "x", *q = quoted ? "'" : "";
-    strbuf_puts(b, quoted ? "([" : "(");
-    put_dims(b, f->d[0], f->nd[0], sep, q);
-    strbuf_puts(b, quoted ? "]->[" : "->");
-    put_dims(b, f->d[FORM_OUT], f->nd[FORM_OUT], sep, q);
-    strbuf_puts(b, quoted ? "])" : ")");
+    p = put_dims(put_str(p, quoted ? "([" : "("), f->d[0], f->nd[0], sep, q);
+    p = put_dims(put_str(p, quoted ? "]->[" : "->"), f->d[FORM_OUT], f->nd[FORM_OUT], sep, q);
+    return put_str(p, quoted ? "])" : ")");
 }
 
-void op_form_print_config(struct strbuf *b, const struct op_form *f)
+static char *put_embedding_bag(char *p, const struct op_form *f)
 {
-    static const char *const ab[] = { "(a=", "b=", NULL }, *const x[] = { "(x=", NULL },
+    p = put_i64(put_str(p, "(batch="), f->d[0][0]);
+    p = put_i64(put_str(p, ",table_sizes=["), f->d[1][0]);
+    p = put_i64(put_str(p, "],num_indices=["), f->d[0][2]);
+    p = put_i64(put_str(p, "],embedding_dim="), f->d[1][1]);
+    return put_tail(put_str(p, ",reduction=sum"), f);
+}
+
+static char *put_config(char *p, const struct op_form *f)
+{
+    static const char *const ab[] = { "(a=", "b=", NULL }, *const x[] = { "(x=", NULL }, *const a[] = { "(a=", NULL },
                               *const qkv[] = { "(q=", "k=", "v=", NULL }, *const abc[] = { "(a=", "b=", "c=", NULL };
-    static const int in01[] = { 0, 1 }, in012[] = { 0, 1, 2 }, outs[] = { FORM_OUT, FORM_OUT },
-                     conv[] = { 0, 1, FORM_OUT };
-    strbuf_puts(b, f->kind);
+    static const int in012[] = { 0, 1, 2 }, outs[] = { FORM_OUT, FORM_OUT }, conv[] = { 0, 1, FORM_OUT };
+    p = put_str(p, f->kind);
     switch ((enum form_layout)f->layout) {
     case FORM_TEXT:
-        break;
+        return p;
     case FORM_EINSUM:
+        return put_tail(put_str(put_str(put_named(p, f, ab, in012), ",eq="), f->eq), f);
     case FORM_CONV:
-        put_named(b, f, f->layout == FORM_CONV ? abc : ab, f->layout == FORM_CONV ? conv : in01);
-        strbuf_puts(b, ",eq=");
-        strbuf_puts(b, f->eq);
-        if (f->layout == FORM_CONV)
-            put_window(b, f);
-        put_tail(b, f);
-        break;
+        return put_tail(put_window(put_str(put_str(put_named(p, f, abc, conv), ",eq="), f->eq), f), f);
     case FORM_X:
-        put_named(b, f, x, in01);
-        put_tail(b, f);
-        break;
+        return put_tail(put_named(p, f, x, in012), f);
     case FORM_AB_OUT:
-        put_named(b, f, ab, outs);
-        put_tail(b, f);
-        break;
+        return put_tail(put_named(p, f, ab, outs), f);
     case FORM_QKV:
-        put_named(b, f, qkv, in012);
-        put_tail(b, f);
-        break;
+        return put_tail(put_named(p, f, qkv, in012), f);
     case FORM_ABS:
-        put_named(b, f, x, in01);
-        strbuf_puts(b, ",type=");
-        strbuf_puts(b, f->dtype);
-        strbuf_putc(b, ')');
-        break;
+        p = put_str(put_str(put_named(p, f, x, in012), ",type="), f->dtype);
+        *p++ = ')';
+        return p;
     case FORM_LIST:
-        strbuf_puts(b, "([");
-        put_dims(b, f->d[0], f->nd[0], ", ", "");
-        strbuf_puts(b, "])");
-        break;
+        return put_str(put_dims(put_str(p, "(["), f->d[0], f->nd[0], ", ", ""), "])");
     case FORM_ARROW:
     case FORM_ARROW_QUOTED:
-        put_arrow(b, f, f->layout == FORM_ARROW_QUOTED);
-        break;
-    case FORM_EMBEDDING_BAG:
-        strbuf_puts(b, "(batch=");
-        strbuf_puti(b, f->d[0][0]);
-        strbuf_puts(b, ",table_sizes=[");
-        strbuf_puti(b, f->d[1][0]);
-        strbuf_puts(b, "],num_indices=[");
-        strbuf_puti(b, f->d[0][2]);
-        strbuf_puts(b, "],embedding_dim=");
-        strbuf_puti(b, f->d[1][1]);
-        strbuf_puts(b, ",reduction=sum");
-        put_tail(b, f);
-        break;
+        return put_arrow(p, f, f->layout == FORM_ARROW_QUOTED);
     case FORM_RESAMPLE:
-        put_named(b, f, (const char *const[]){ "(a=", NULL }, in01);
-        strbuf_puts(b, ",scale_factor=");
-        strbuf_puti(b, f->scale);
-        put_tail(b, f);
-        break;
+        p = put_i64(put_str(put_named(p, f, a, in012), ",scale_factor="), f->scale);
+        return put_tail(p, f);
+    case FORM_EMBEDDING_BAG:
+        return put_embedding_bag(p, f);
     }
+    return p;
 }
 
-static void put_tensor(struct strbuf *b, const struct op_form *f, int slot, const char *open, const char *close)
+static char *put_tensor(char *p, const struct op_form *f, int slot, const char *open, const char *close)
 {
-    strbuf_puts(b, op_form_dtype(f, slot));
-    strbuf_puts(b, open);
-    put_dims(b, f->d[slot], f->nd[slot], ",", "");
-    strbuf_puts(b, close);
+    p = put_str(put_str(p, op_form_dtype(f, slot)), open);
+    return put_str(put_dims(p, f->d[slot], f->nd[slot], ",", ""), close);
 }
 
-void op_form_print_inputs(struct strbuf *b, const struct op_form *f)
+static char *put_inputs(char *p, const struct op_form *f)
 {
     for (int i = 0; i < f->n_in; i++) {
         if (i)
-            strbuf_putc(b, ',');
-        put_tensor(b, f, i, ":[", "]");
+            *p++ = ',';
+        p = put_tensor(p, f, i, ":[", "]");
     }
+    return p;
 }
 
-void op_form_print_output(struct strbuf *b, const struct op_form *f)
+static char *put_output(char *p, const struct op_form *f)
 {
-    strbuf_putc(b, '[');
-    put_tensor(b, f, FORM_OUT, ":(", ")");
-    strbuf_putc(b, ']');
+    *p++ = '[';
+    p = put_tensor(p, f, FORM_OUT, ":(", ")");
+    *p++ = ']';
+    return p;
 }
 
-/* Python's repr of a list of ints: "[1, 2]". */
-static void put_list(struct strbuf *b, const int64_t *d, int n)
+/* Python's repr of the tiles: one list "[4, 5]", or a list of lists "[[1, 2], [3]]". */
+static char *put_tiles(char *p, const struct op_tiling *t)
 {
-    strbuf_putc(b, '[');
-    put_dims(b, d, n, ", ", "");
-    strbuf_putc(b, ']');
-}
-
-void op_tiling_print_tiles(struct strbuf *b, const struct op_tiling *t)
-{
-    if (t->rows == 0) {
-        put_list(b, t->d[0], t->len[0]);
-        return;
-    }
     if (t->rows < 0)
-        return;
-    strbuf_putc(b, '[');
-    for (int r = 0; r < t->rows; r++) {
-        if (r)
-            strbuf_putn(b, ", ", 2);
-        put_list(b, t->d[r], t->len[r]);
+        return p;
+    int n = t->rows ? t->rows : 1;
+    if (t->rows)
+        *p++ = '[';
+    for (int r = 0; r < n; r++) {
+        p = put_str(p, r ? ", [" : "[");
+        p = put_dims(p, t->d[r], t->len[r], ", ", "");
+        *p++ = ']';
     }
-    strbuf_putc(b, ']');
+    if (t->rows)
+        *p++ = ']';
+    return p;
 }
+
+/* Each printer: the cell into out (OP_CELL_MAX bytes), NUL-terminated; its length. */
+#define PRINTER(name, type, put)                    \
+    size_t name(char *out, const type *x)           \
+    {                                               \
+        char *end = put(out, x);                    \
+        *end = '\0';                                \
+        return (size_t)(end - out);                 \
+    }
+PRINTER(op_form_print_config, struct op_form, put_config)
+PRINTER(op_form_print_inputs, struct op_form, put_inputs)
+PRINTER(op_form_print_output, struct op_form, put_output)
+PRINTER(op_tiling_print_tiles, struct op_tiling, put_tiles)
+#undef PRINTER

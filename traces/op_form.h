@@ -17,9 +17,8 @@
 #define NPUSIM_OP_FORM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-
-struct strbuf;
 
 /* How the config cell reads. Dimensions come from the tensors: a, b (or x,
  * q, k, v) are the inputs in order, c (and "out") the output; E is eq, P
@@ -82,10 +81,16 @@ struct op_tiling {
     int64_t d[OP_TILE_ROWS][OP_SHAPE_MAX_DIMS];
 };
 
-/* The cells as the CSV holds them (held parts and a layout only). */
-void op_form_print_config(struct strbuf *b, const struct op_form *f);
-void op_form_print_inputs(struct strbuf *b, const struct op_form *f);   /* "DT:[d0,d1],DT:[..]" */
-void op_form_print_output(struct strbuf *b, const struct op_form *f);   /* "[DT:(d0,d1)]" */
-void op_tiling_print_tiles(struct strbuf *b, const struct op_tiling *t);  /* "[[1, 2], [3]]", "[4, 5]" */
+/* The cells as the CSV holds them (held parts and a layout only), into out
+ * (OP_CELL_MAX bytes), NUL-terminated; each returns the length. The bound:
+ * a number prints in at most 20 bytes, a tensor has at most 8 dims, a form
+ * 4 tensors and tokens of at most 27 bytes; the longest cell, a Conv2D
+ * config with three 8-dim tensors and a window of 20-digit numbers, takes
+ * under 800 bytes. */
+#define OP_CELL_MAX 1024
+size_t op_form_print_config(char *out, const struct op_form *f);
+size_t op_form_print_inputs(char *out, const struct op_form *f);    /* "DT:[d0,d1],DT:[..]" */
+size_t op_form_print_output(char *out, const struct op_form *f);    /* "[DT:(d0,d1)]" */
+size_t op_tiling_print_tiles(char *out, const struct op_tiling *t); /* "[[1, 2], [3]]", "[4, 5]" */
 
 #endif

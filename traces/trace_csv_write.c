@@ -100,23 +100,22 @@ static void sb_field(struct strbuf *b, const char *s)
  * after an opening quote, which is closed when the text holds a comma and
  * taken out again when not: that data spells no quote and no line break,
  * so a comma is the only reason to quote. */
-static void print_config(struct strbuf *b, const struct op *op) { op_form_print_config(b, &op->form); }
-static void print_inputs(struct strbuf *b, const struct op *op) { op_form_print_inputs(b, &op->form); }
-static void print_output(struct strbuf *b, const struct op *op) { op_form_print_output(b, &op->form); }
-static void print_tiles(struct strbuf *b, const struct op *op) { op_tiling_print_tiles(b, &op->tiling); }
+static size_t print_config(char *out, const struct op *op) { return op_form_print_config(out, &op->form); }
+static size_t print_inputs(char *out, const struct op *op) { return op_form_print_inputs(out, &op->form); }
+static size_t print_output(char *out, const struct op *op) { return op_form_print_output(out, &op->form); }
+static size_t print_tiles(char *out, const struct op *op) { return op_tiling_print_tiles(out, &op->tiling); }
 
-static void sb_printed(struct strbuf *b, const struct op *op, void (*print)(struct strbuf *, const struct op *))
+static void sb_printed(struct strbuf *b, const struct op *op, size_t (*print)(char *, const struct op *))
 {
-    sb_reserve(b, 2 + ROW_RESERVE);
-    size_t at = b->n;
-    b->s[b->n++] = '"';
-    print(b, op);
-    sb_reserve(b, 1 + ROW_RESERVE);
-    if (memchr(b->s + at + 1, ',', b->n - at - 1)) {
-        b->s[b->n++] = '"';
+    sb_reserve(b, OP_CELL_MAX + 2 + ROW_RESERVE);
+    char *cell = b->s + b->n;
+    size_t n = print(cell + 1, op);
+    if (memchr(cell + 1, ',', n)) {
+        cell[0] = cell[n + 1] = '"';
+        b->n += n + 2;
     } else {
-        memmove(b->s + at, b->s + at + 1, b->n - at - 1);
-        b->n--;
+        memmove(cell, cell + 1, n);
+        b->n += n;
     }
 }
 

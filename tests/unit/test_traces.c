@@ -1538,6 +1538,59 @@ static void csv_each(const struct trace *const *t, int n, char **text)
         fclose(f[k]);
 }
 
+/* Every layout of a form printed at its largest (every dim and number
+ * INT64_MIN, every token at its field's length) stays inside OP_CELL_MAX,
+ * the room the printers assume; and a short buffer gets the cell cut, as
+ * snprintf would cut it. */
+static void test_form_cell_bound(void **state)
+{
+    (void)state;
+    struct op op;
+    op_init(&op);
+    struct op_form *f = &op.form;
+    memset(f->kind, 'K', sizeof f->kind - 1);
+    memset(f->eq, 'e', sizeof f->eq - 1);
+    memset(f->placements, '0', sizeof f->placements - 1);
+    memset(f->dtype, 'D', sizeof f->dtype - 1);
+    f->in_held = f->out_held = true;
+    f->n_in = OP_SHAPES_MAX_IN;
+    for (int t = 0; t <= FORM_OUT; t++) {
+        f->nd[t] = OP_SHAPE_MAX_DIMS;
+        for (int d = 0; d < OP_SHAPE_MAX_DIMS; d++)
+            f->d[t][d] = INT64_MIN;
+    }
+    f->stride = f->pad = f->scale = INT64_MIN;
+    char cell[OP_CELL_MAX];
+    size_t longest = 0;
+    for (int l = FORM_TEXT + 1; l <= FORM_EMBEDDING_BAG; l++) {
+        f->layout = (uint8_t)l;
+        size_t n = op_form_print_config(cell, f);
+        assert_int_equal(n, strlen(cell));
+        longest = n > longest ? n : longest;
+    }
+    assert_true(op_form_print_inputs(cell, f) < OP_CELL_MAX);
+    assert_true(op_form_print_output(cell, f) < OP_CELL_MAX);
+    op.tiling.held = true;
+    op.tiling.rows = OP_TILE_ROWS;
+    for (int r = 0; r < OP_TILE_ROWS; r++) {
+        op.tiling.len[r] = OP_SHAPE_MAX_DIMS;
+        for (int d = 0; d < OP_SHAPE_MAX_DIMS; d++)
+            op.tiling.d[r][d] = INT64_MIN;
+    }
+    assert_true(op_tiling_print_tiles(cell, &op.tiling) < OP_CELL_MAX);
+    assert_true(longest > 700 && longest < OP_CELL_MAX);   /* the conv config, as op_form.h works out */
+    f->layout = FORM_EINSUM;
+    char small[12];
+    assert_string_equal(op_config_text(&op, small, sizeof small), "KKKKKKKKKKK");
+    f->layout = FORM_LIST;
+    f->nd[0] = 2;
+    f->d[0][0] = -1;
+    f->d[0][1] = 4096;
+    char full[64];
+    assert_string_equal(op_config_text(&op, full, sizeof full), "KKKKKKKKKKKKKKKKKKKKKKK([-1, 4096])");
+    op_free(&op);
+}
+
 /* Copies of a trace written together (an energy run's strategies) share
  * their heads' text: a copy that differs from the first in any single
  * head field prints what it prints alone, the field's change included. */
@@ -1630,6 +1683,7 @@ int main(void)
         cmocka_unit_test(test_op_string_lifetime),
         cmocka_unit_test(test_row_tail_memo),
         cmocka_unit_test(test_copied_heads),
+        cmocka_unit_test(test_form_cell_bound),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
