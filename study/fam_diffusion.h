@@ -24,6 +24,8 @@ struct family_capacity;
 /* Fleet capacity: requests/s and the active power of all chips. */
 int diffusion_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,
                        struct family_capacity *cap, struct npu_err *e);
+/* The family's prepare (study/family.h): maps parallelism to torus axes. */
+bool diffusion_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen);
 /* Maps parallelism to (m, 0, 0) axes unless the config chose axes itself. */
 void diffusion_auto_axes(struct loaded_config *c);
 

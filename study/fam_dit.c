@@ -20,6 +20,13 @@
 
 /* The shipped model files leave every axis count at 0; map them as the
  * sweep does, (m, 0, 0), unless the config chose axes itself. */
+bool diffusion_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
+{
+    (void)prof, (void)why, (void)whylen;   /* diffusion points are always valid */
+    sweep_map_axes_diffusion(c->chip.name, &c->model);
+    return true;
+}
+
 void diffusion_auto_axes(struct loaded_config *c)
 {
     struct model_config *m = &c->model;
@@ -127,13 +134,6 @@ static int dit_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n
 /* The reference validates nothing for DiT and maps (m, 0, 0) axes, so TP
  * never reaches the attention or FFN ops (opsgen Q13); uneven shards and deep
  * pipelines are simulated with rounded-up sizes, as the reference does. */
-static bool dit_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
-{
-    (void)prof, (void)why, (void)whylen;
-    sweep_map_axes_diffusion(c->chip.name, &c->model);
-    return true;
-}
-
 static int dit_capacity(const struct loaded_config *c, const struct profile *prof,
                         const struct trace *t, struct family_capacity *cap, struct npu_err *e)
 {
@@ -151,6 +151,6 @@ const struct family fam_dit = {
     .summary = dit_summary,
     .enumerate = dit_enumerate,
     .pstr = sweep_pstr_llm,
-    .prepare = dit_prepare,
+    .prepare = diffusion_prepare,
     .capacity = dit_capacity,
 };

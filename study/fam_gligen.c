@@ -119,13 +119,6 @@ static int gligen_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t
     return sweep_diffusion_configs(num_chips, true, out, n, e);
 }
 
-static bool gligen_prepare(struct loaded_config *c, const struct profile *prof, char *why, size_t whylen)
-{
-    (void)prof, (void)why, (void)whylen;
-    sweep_map_axes_diffusion(c->chip.name, &c->model);
-    return true;
-}
-
 static int gligen_capacity(const struct loaded_config *c, const struct profile *prof,
                            const struct trace *t, struct family_capacity *cap, struct npu_err *e)
 {
@@ -142,6 +135,6 @@ const struct family fam_gligen = {
     .summary = gligen_summary,
     .enumerate = gligen_enumerate,
     .pstr = sweep_pstr_llm,
-    .prepare = gligen_prepare,
+    .prepare = diffusion_prepare,
     .capacity = gligen_capacity,
 };
