@@ -4,8 +4,8 @@
  * op's strings: its kind, input tensors, output tensor and, for einsum/conv,
  * the axis letters. Instructions are cached by name (quirk chipsim Q1, instr.c);
  * compute.c and traffic.c read them, chipsim.c drives the per-op pipeline.
- * Tensors are fixed-rank arrays (NPU_MAX_DIMS) so parsing allocates only the
- * tensor list. */
+ * Tensors (traces/op_form.h) are fixed-rank arrays, so reading an op's
+ * allocates only the tensor list. */
 #ifndef NPUSIM_CS_INTERNAL_H
 #define NPUSIM_CS_INTERNAL_H
 
@@ -20,25 +20,14 @@
 #include "traces/pyfmt.h"
 #include "traces/profile.h"
 
-#define NPU_MAX_DIMS 8
+#define NPU_MAX_DIMS OP_TENSOR_MAX_DIMS
 /* Size limits that keep every int64 product of the cost model (bytes x
  * reloads, ops x cycles) far from overflow: a tensor holds at most 2^48
- * elements and one op performs at most 2^56 multiply-accumulates. The
- * largest op in the reference results is ~2^44 FLOPs, so real traces are
- * thousands of times below both. */
-#define NPU_MAX_TENSOR_ELEMS (1LL << 48)
+ * elements (struct tensor, traces/op_form.h) and one op performs at most
+ * 2^56 multiply-accumulates. The largest op in the reference results is
+ * ~2^44 FLOPs, so real traces are thousands of times below both. */
+#define NPU_MAX_TENSOR_ELEMS OP_TENSOR_MAX_ELEMS
 #define NPU_MAX_OP_MACS (1LL << 56)
-
-struct tensor {
-    int ndim;
-    int64_t dims[NPU_MAX_DIMS];
-    char dtype[24];      /* clean token, e.g. "DT_BFLOAT16" (truncated if longer) */
-};
-
-struct tensor_list {
-    size_t n, cap;
-    struct tensor *t;
-};
 
 /* Cost-model kind, from the config prefix before '(' (chipsim.md §3.1). */
 enum kind {
@@ -113,18 +102,7 @@ int64_t tensor_elems(const struct tensor *t);
 /* Bytes per element of a dtype token (§3.2); bracketed = frontend output
  * dtype that kept its leading "[". Returns -1 if unsupported. */
 int cs_dtype_bytes(const char *dtype, bool bracketed);
-/* "DT:[d0,..],DT:[..]" → list (replaces contents). 0 or -1 with *why set. */
-int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why);
-/* "[DT:(d0,..)]" → one tensor. */
-int shape_parse_output(const char *s, struct tensor *out, const char **why);
-/* The same from the op's form (op->form, when in_held / out_held). */
-int shape_held_inputs(const struct op_form *h, struct tensor_list *out, const char **why);
-int shape_held_output(const struct op_form *h, struct tensor *out, const char **why);
-void tensor_list_free(struct tensor_list *l);
 
-/* An op whose config reads from its form (traces/op_form.h): kind,
- * equation and window are data there, never parsed from text. */
-static inline bool cs_config_held(const struct op *op) { return op->form.layout != FORM_TEXT; }
 
 
 /* --- instr.c --- */

@@ -51,46 +51,11 @@ enum kind kind_from_config(const char *config, char *token, size_t size)
 
 void instr_free(struct instr *in) { tensor_list_free(&in->in); }
 
-/* Value of "key=" in the config up to the next ',' (or ')' at the end). */
-static int config_value(const char *config, const char *key, char *out, size_t size)
-{
-    const char *p = strstr(config, key);
-    if (!p)
-        return -1;
-    p += strlen(key);
-    size_t n = strcspn(p, ",)");
-    if (n >= size)
-        return -1;
-    memcpy(out, p, n);
-    out[n] = '\0';
-    return 0;
-}
-
-/* "lhs;rhs->out" (sep = ';') into three letter strings. */
-static int split_eq(const char *eq, char *lhs, char *rhs, char *out)
-{
-    const char *semi = strchr(eq, ';'), *arrow = strstr(eq, "->");
-    if (!semi || !arrow || semi > arrow || strchr(semi + 1, ';'))
-        return -1;
-    size_t nl = (size_t)(semi - eq), nr = (size_t)(arrow - semi - 1), no = strlen(arrow + 2);
-    if (nl > NPU_MAX_DIMS || nr > NPU_MAX_DIMS || no > NPU_MAX_DIMS)
-        return -1;
-    memcpy(lhs, eq, nl);
-    lhs[nl] = '\0';
-    memcpy(rhs, semi + 1, nr);
-    rhs[nr] = '\0';
-    memcpy(out, arrow + 2, no);
-    out[no] = '\0';
-    return 0;
-}
-
-/* From the op's form when it holds its tensors, else from its text (a CSV's). */
+/* The op's tensors (traces/op_form.h: from its form, or its CSV text). */
 static int parse_inputs(const struct cs_ctx *c, struct instr *in)
 {
     const char *why = "";
-    const struct op *op = c->op;
-    if (op->form.in_held ? shape_held_inputs(&op->form, &in->in, &why)
-                        : shape_parse_inputs(op->in_shapes, &in->in, &why))
+    if (op_inputs(c->op, &in->in, &why))
         return cs_errf(c, "in_shapes: expected %s, got \"%s\"", why, cs_in_text(c));
     return 0;
 }
@@ -98,20 +63,9 @@ static int parse_inputs(const struct cs_ctx *c, struct instr *in)
 static int parse_output(const struct cs_ctx *c, struct instr *in)
 {
     const char *why = "";
-    const struct op *op = c->op;
-    if (op->form.out_held ? shape_held_output(&op->form, &in->out, &why)
-                         : shape_parse_output(op->out_shape, &in->out, &why))
+    if (op_output(c->op, &in->out, &why))
         return cs_errf(c, "out_shape: expected %s, got \"%s\"", why, cs_out_text(c));
     return 0;
-}
-
-/* The config's equation into lhs, rhs and outl: the form's, or the text's "eq=". */
-static int config_eq(const struct cs_ctx *c, struct instr *in)
-{
-    char eq[64];
-    if (cs_config_held(c->op))
-        return split_eq(c->op->form.eq, in->lhs, in->rhs, in->outl);
-    return config_value(c->op->config, "eq=", eq, sizeof eq) || split_eq(eq, in->lhs, in->rhs, in->outl);
 }
 
 static int build_einsum(const struct cs_ctx *c, struct instr *in)
@@ -120,7 +74,7 @@ static int build_einsum(const struct cs_ctx *c, struct instr *in)
         strcpy(in->lhs, "bmk");
         strcpy(in->rhs, "bkn");
         strcpy(in->outl, "bmn");
-    } else if (config_eq(c, in)) {
+    } else if (op_equation(c->op, in->lhs, in->rhs, in->outl)) {
         return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out> with at most 8 letters each, got \"%s\"",
                        cs_config_text(c));
     }
@@ -141,39 +95,13 @@ static int build_einsum(const struct cs_ctx *c, struct instr *in)
     return 0;
 }
 
-/* The window's stride from a config text's "window={.. stride=HxW ..}"
- * (none: 1x1). */
-static int text_stride(const struct cs_ctx *c, struct instr *in)
-{
-    const char *w = strstr(c->op->config, "window={");
-    if (!w)
-        return 0;
-    const char *end = strchr(w, '}'), *st = strstr(w, "stride=");
-    if (!end || !st || st > end)
-        return 0;
-    char *q;
-    long long sh = strtoll(st + 7, &q, 10), sw = 0;
-    if (*q == 'x')
-        sw = strtoll(q + 1, &q, 10);
-    if (sh <= 0 || sw <= 0)
-        return cs_errf(c, "config: expected window stride=<h>x<w> with positive ints, got \"%s\"", c->op->config);
-    in->stride_h = sh;
-    in->stride_w = sw;
-    return 0;
-}
-
 static int build_conv(const struct cs_ctx *c, struct instr *in)
 {
-    if (config_eq(c, in))
+    if (op_equation(c->op, in->lhs, in->rhs, in->outl))
         return cs_errf(c, "config: expected eq=<lhs>;<rhs>-><out>, got \"%s\"", cs_config_text(c));
     snprintf(in->dim_labels, sizeof in->dim_labels, "%s;%s->%s", in->lhs, in->rhs, in->outl);
-    in->stride_h = in->stride_w = 1;
-    if (!cs_config_held(c->op)) {
-        if (text_stride(c, in))
-            return -1;
-    } else if (c->op->form.stride > 0) {
-        in->stride_h = in->stride_w = c->op->form.stride;
-    }
+    if (op_conv_stride(c->op, &in->stride_h, &in->stride_w))
+        return cs_errf(c, "config: expected window stride=<h>x<w> with positive ints, got \"%s\"", c->op->config);
     return parse_inputs(c, in) || parse_output(c, in) ? -1 : 0;
 }
 

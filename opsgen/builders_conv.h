@@ -37,12 +37,4 @@ struct op *b_conv2d(struct trace *t, int64_t fid, int64_t count, const char *pre
 struct op *b_upsample(struct trace *t, int64_t fid, int64_t count, const char *desc, int64_t B,
                       int64_t C, int64_t h, int64_t w, int64_t scale, const char *dtype);
 
-/* Downsample: output spatial max(1, x / s). Without conv an average pool
- * (VPU, opcode "AvgPool2d", FLOPs = input + output elements); with conv a
- * Conv2D with an s x s kernel, stride 1 and pad 1 whose output is still
- * the halved size (the reference's spelling; no generator uses it). */
-struct op *b_downsample(struct trace *t, int64_t fid, int64_t count, const char *desc, int64_t B,
-                        int64_t C, int64_t h, int64_t w, int64_t scale, bool use_conv,
-                        const char *dtype);
-
 #endif

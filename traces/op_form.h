@@ -3,10 +3,11 @@
  *
  * opsgen fills the form of every op it makes and prints no text; chipsim
  * times from the form; the CSV writer prints the config, in_shapes and
- * out_shape cells from it with the printers below (the one place that
- * spells them). An op read from a CSV carries those cells as the text the
- * file gave (its form says FORM_TEXT and not held), which chipsim parses
- * (chipsim/shape.c), so that any text the reference accepts still times.
+ * out_shape cells from it with the printers below (op_form.c, the one
+ * writer of those cells). An op read from a CSV carries them as the text the
+ * file gave (its form says FORM_TEXT and not held); the reader below
+ * (op_parse.c, the one reader) gives chipsim the tensors, equation and
+ * window from either, so that any text the reference accepts still times.
  *
  * The same for chipsim's results: struct op_tiling holds the tiles and
  * dimension labels that the tile_shapes and dim_labels cells spell.
@@ -92,5 +93,38 @@ size_t op_form_print_config(char *out, const struct op_form *f);
 size_t op_form_print_inputs(char *out, const struct op_form *f);    /* "DT:[d0,d1],DT:[..]" */
 size_t op_form_print_output(char *out, const struct op_form *f);    /* "[DT:(d0,d1)]" */
 size_t op_tiling_print_tiles(char *out, const struct op_tiling *t); /* "[[1, 2], [3]]", "[4, 5]" */
+
+/* ---- the reader (op_parse.c) ---- */
+
+/* A tensor as chipsim costs it. Size limits keep every int64 product of the
+ * cost model far from overflow: a tensor holds at most 2^48 elements. */
+#define OP_TENSOR_MAX_DIMS 8
+#define OP_TENSOR_MAX_ELEMS (1LL << 48)
+struct tensor {
+    int ndim;
+    int64_t dims[OP_TENSOR_MAX_DIMS];
+    char dtype[OP_DTYPE_MAX];    /* clean token, e.g. "DT_BFLOAT16" (cut if longer) */
+};
+struct tensor_list {
+    size_t n, cap;
+    struct tensor *t;            /* malloc'ed; tensor_list_free */
+};
+void tensor_list_free(struct tensor_list *l);
+
+struct op;
+/* The op's inputs (replacing out's contents) and output: from its form, or
+ * parsed from its text (a CSV's). 0, or -1 with *why the expected form. */
+int op_inputs(const struct op *op, struct tensor_list *out, const char **why);
+int op_output(const struct op *op, struct tensor *out, const char **why);
+/* The text grammars alone: "DT:[d0,..],DT:[..]" and "[DT:(d0,..)]". */
+int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why);
+int shape_parse_output(const char *s, struct tensor *out, const char **why);
+/* The config's einsum or conv equation "lhs;rhs->out" as three letter
+ * strings (each 9 bytes: at most 8 letters): from the form, or the text's
+ * "eq=". -1 when there is none or a part is longer. */
+int op_equation(const struct op *op, char *lhs, char *rhs, char *out);
+/* A conv's window stride (1 x 1 without a window): from the form, or the
+ * text's "window={.. stride=HxW ..}". -1 when the text's is not positive. */
+int op_conv_stride(const struct op *op, int64_t *h, int64_t *w);
 
 #endif

@@ -549,7 +549,7 @@ static void expect_twin_matches_text(const struct op *op)
     struct tensor ta, tb;
     const char *wa = "", *wb = "";
     assert_true(op->form.in_held && op->form.out_held);
-    int ra = shape_parse_inputs(in_text(op), &a, &wa), rb = shape_held_inputs(&op->form, &b, &wb);
+    int ra = shape_parse_inputs(in_text(op), &a, &wa), rb = op_inputs(op, &b, &wb);
     assert_int_equal(ra, rb);
     assert_string_equal(wa, wb);
     if (ra == 0) {
@@ -557,7 +557,7 @@ static void expect_twin_matches_text(const struct op *op)
         for (size_t i = 0; i < a.n; i++)
             expect_same_tensor(&a.t[i], &b.t[i]);
     }
-    ra = shape_parse_output(out_text(op), &ta, &wa), rb = shape_held_output(&op->form, &tb, &wb);
+    ra = shape_parse_output(out_text(op), &ta, &wa), rb = op_output(op, &tb, &wb);
     assert_int_equal(ra, rb);
     assert_string_equal(wa, wb);
     if (ra == 0)
@@ -604,7 +604,7 @@ static void test_held_shapes_match_text(void **state)
     assert_true(op->form.in_held);
     const char *why = "";
     struct tensor_list tl = {0};
-    assert_int_equal(shape_held_inputs(&op->form, &tl, &why), -1);
+    assert_int_equal(op_inputs(op, &tl, &why), -1);
     assert_string_equal(why, "a tensor of at most 2^48 elements");
     expect_twin_matches_text(op);
     tensor_list_free(&tl);

@@ -127,23 +127,6 @@ static void test_resample(void **s)
     assert_string_equal(o->name, "Upsample254Upsample");
     assert_i64(o->flops, 0);
     assert_int_equal(o->type, OP_VPU);
-    /* Average pool: one add per input and one divide per output element. */
-    o = b_downsample(&t, 3, 1, "Downsample3", 2, 4, 6, 6, 2, false, BF16);
-    assert_string_equal(out_text(o), "[DT_BFLOAT16:(2,4,3,3)]");
-    assert_i64(o->flops, 2 * 4 * 36 + 2 * 4 * 9);   /* 360 */
-    assert_string_equal(o->opcode, "AvgPool2d");
-    assert_string_equal(cfg_text(o), "AvgPool2d(a=2x4x6x6,scale_factor=2,memory_placements=0_0_0,"
-                                   "type=DT_BFLOAT16)");
-    /* Never below 1 pixel. */
-    o = b_downsample(&t, 3, 1, "D", 1, 1, 2, 2, 4, false, BF16);
-    assert_string_equal(out_text(o), "[DT_BFLOAT16:(1,1,1,1)]");
-    assert_i64(o->flops, 4 + 1);
-    /* Conv flavour: s x s kernel, stride 1, still the halved output. */
-    o = b_downsample(&t, 3, 1, "D", 1, 8, 4, 4, 2, true, BF16);
-    assert_string_equal(cfg_text(o), "Conv2D(a=1x8x4x4,b=8x8x2x2,c=1x8x2x2,eq=bf01;io01->bf01,"
-                                   "window={size=2x2 stride=1x1 pad=0_1x0_1},memory_placements=0_0_0,"
-                                   "type=DT_BFLOAT16)");
-    assert_i64(o->flops, 2 * 1 * 2 * 2 * (8 * 8 * 2 * 2));   /* 2,048 */
     assert_null(b_upsample(&t, 1, 1, "U", 1, 0, 8, 8, 2, BF16));
     trace_free(&t);
 }
