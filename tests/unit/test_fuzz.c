@@ -418,9 +418,9 @@ static void test_fuzz_form_matches_text(void **state)
     int ok = 0, bad = 0, unreadable = 0;
     for (int iter = 0; iter < 1500; iter++) {
         /* The same op twice: held as data, and as the text a CSV gives. */
-        struct trace full, lean;
+        struct trace full, back;
         trace_init(&full);
-        trace_init(&lean);
+        trace_init(&back);
         random_op(&mf, &full);
         char *text = NULL;
         size_t len = 0;
@@ -428,31 +428,31 @@ static void test_fuzz_form_matches_text(void **state)
         struct npu_err ew;
         assert_int_equal(trace_write_csv_stream(&full, f, NULL, &ew), 0);
         fclose(f);
-        int rr = trace_read_csv_buffer(&lean, text, len, "fuzz.csv", &ew);
+        int rr = trace_read_csv_buffer(&back, text, len, "fuzz.csv", &ew);
         free(text);
         if (rr) {   /* the reader refuses what no file may hold (a negative FLOP count) */
             assert_non_null(strstr(ew.msg, "expected an integer >= 0"));
             unreadable++;
             trace_free(&full);
-            trace_free(&lean);
+            trace_free(&back);
             continue;
         }
-        assert_int_equal(full.n, lean.n);
+        assert_int_equal(full.n, back.n);
         const struct chip_config *ch = &c[iter % 3];
         struct npu_err e1 = {{0}}, e2 = {{0}};
         int r1 = full.n ? chipsim_run(&full, ch, &profile_neusim, &e1) : 0;
-        int r2 = lean.n ? chipsim_run(&lean, ch, &profile_neusim, &e2) : 0;
+        int r2 = back.n ? chipsim_run(&back, ch, &profile_neusim, &e2) : 0;
         assert_int_equal(r1, r2);
         if (r1) {
             assert_string_equal(e1.msg, e2.msg);
             bad++;
         } else if (full.n) {
             r1 = power_default_pass(&full, ch, &profile_neusim, &e1);
-            r2 = power_default_pass(&lean, ch, &profile_neusim, &e2);
+            r2 = power_default_pass(&back, ch, &profile_neusim, &e2);
             assert_int_equal(r1, r2);
             if (r1)
                 assert_string_equal(e1.msg, e2.msg);
-            const struct op *a = &full.ops[0], *b = &lean.ops[0];
+            const struct op *a = &full.ops[0], *b = &back.ops[0];
             assert_true(a->exe_ns == b->exe_ns && a->mem_ns == b->mem_ns && a->sa_ns == b->sa_ns &&
                         a->vu_ns == b->vu_ns && a->vmem_ns == b->vmem_ns && a->bytes == b->bytes &&
                         a->num_tiles == b->num_tiles && a->bounded_by == b->bounded_by &&
@@ -464,7 +464,7 @@ static void test_fuzz_form_matches_text(void **state)
             size_t na = 0, nb = 0;
             FILE *fa = open_memstream(&ta, &na), *fb = open_memstream(&tb, &nb);
             assert_int_equal(trace_write_csv_stream(&full, fa, NULL, &ew), 0);
-            assert_int_equal(trace_write_csv_stream(&lean, fb, NULL, &ew), 0);
+            assert_int_equal(trace_write_csv_stream(&back, fb, NULL, &ew), 0);
             fclose(fa);
             fclose(fb);
             assert_string_equal(ta, tb);
@@ -473,7 +473,7 @@ static void test_fuzz_form_matches_text(void **state)
             ok++;
         }
         trace_free(&full);
-        trace_free(&lean);
+        trace_free(&back);
     }
     print_message("form = text: %d simulated, %d refused alike, %d not readable\n", ok, bad, unreadable);
     assert_true(ok > 100);
