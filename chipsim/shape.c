@@ -25,19 +25,19 @@ int cs_errf(const struct cs_ctx *c, const char *fmt, ...)
 
 const char *cs_config_text(const struct cs_ctx *c)
 {
-    static _Thread_local char buf[512 + OP_SHAPES_MAX_IN * OP_SHAPE_MAX_DIMS * 21];
+    static _Thread_local char buf[OP_CELL_MAX];
     return op_config_text(c->op, buf, sizeof buf);
 }
 
 const char *cs_in_text(const struct cs_ctx *c)
 {
-    static _Thread_local char buf[OP_SHAPES_MAX_IN * (OP_DTYPE_MAX + 4 + OP_SHAPE_MAX_DIMS * 21)];
+    static _Thread_local char buf[OP_CELL_MAX];
     return op_in_shapes_text(c->op, buf, sizeof buf);
 }
 
 const char *cs_out_text(const struct cs_ctx *c)
 {
-    static _Thread_local char buf[OP_DTYPE_MAX + 6 + OP_SHAPE_MAX_DIMS * 21];
+    static _Thread_local char buf[OP_CELL_MAX];
     return op_out_shape_text(c->op, buf, sizeof buf);
 }
 

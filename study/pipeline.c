@@ -76,18 +76,21 @@ static int write_llm_outputs_mem(const struct loaded_config *c, const struct pro
     /* Both phases' files hold the same sim_config: one text, printed at its
      * depth in the files (the trees keep it as a raw item, study/results.h). */
     char *sim_text = pyjson_print_at(sim, 1);
+    bool keep = to && to->keep;
     for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
         cJSON *j = llm_report_json(&r, (enum phase)ph, cJSON_CreateRaw(sim_text));
         snprintf(p[n].path, sizeof p[n].path, "%s/%s_%s.json", dir, base, phase_name(ph));
         p[n].text = pyjson_print(j);
         /* A tree handed on to the next stage of a suite holds sim_config as
          * the tree it was printed from, which that stage reads as it is
-         * (parsing the text back cost perf.suite 23 million instructions). */
-        if (to && to->keep)
-            cJSON_ReplaceItemInObjectCaseSensitive(j, "sim_config", cJSON_Duplicate(sim, 1));
+         * (parsing the text back cost perf.suite 23 million instructions):
+         * a copy for prefill, the tree itself for decode. */
+        if (keep)
+            cJSON_ReplaceItemInObjectCaseSensitive(j, "sim_config", ph == PHASE_DECODE ? sim : cJSON_Duplicate(sim, 1));
         p[n++].tree = j;
     }
-    cJSON_Delete(sim);
+    if (!keep)
+        cJSON_Delete(sim);
     free(sim_text);
     return write_outputs_to(p, n, to, e);
 }

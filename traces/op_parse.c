@@ -19,6 +19,19 @@ void tensor_list_free(struct tensor_list *l)
     l->n = l->cap = 0;
 }
 
+/* Room for cap tensors in l (its contents kept); -1 with *why when out of memory. */
+static int list_room(struct tensor_list *l, size_t cap, const char **why)
+{
+    struct tensor *t = realloc(l->t, cap * sizeof *t);
+    if (!t) {
+        *why = "memory for the tensor list";
+        return -1;
+    }
+    l->t = t;
+    l->cap = cap;
+    return 0;
+}
+
 /* dtype token "DT_[A-Z|0-9]+" at *p; advances past it. */
 static int parse_dtype(const char **p, char *out, size_t size)
 {
@@ -91,16 +104,8 @@ int shape_parse_inputs(const char *s, struct tensor_list *out, const char **why)
             s++;
         if (!*s)
             break;
-        if (out->n == out->cap) {
-            size_t cap = out->cap ? 2 * out->cap : 4;
-            struct tensor *t = realloc(out->t, cap * sizeof *t);
-            if (!t) {
-                *why = "memory for the tensor list";
-                return -1;
-            }
-            out->t = t;
-            out->cap = cap;
-        }
+        if (out->n == out->cap && list_room(out, out->cap ? 2 * out->cap : 4, why))
+            return -1;
         struct tensor *t = &out->t[out->n];
         if (parse_dtype(&s, t->dtype, sizeof t->dtype) || *s++ != ':' || *s++ != '[') {
             *why = "DT_<TYPE>:[d0,d1,...] pieces";
@@ -162,15 +167,8 @@ static int tensor_from_held(const struct op_form *h, int slot, struct tensor *t,
 static int held_inputs(const struct op_form *h, struct tensor_list *out, const char **why)
 {
     out->n = 0;
-    if ((size_t)h->n_in > out->cap) {
-        struct tensor *t = realloc(out->t, OP_SHAPES_MAX_IN * sizeof *t);
-        if (!t) {
-            *why = "memory for the tensor list";
-            return -1;
-        }
-        out->t = t;
-        out->cap = OP_SHAPES_MAX_IN;
-    }
+    if ((size_t)h->n_in > out->cap && list_room(out, OP_SHAPES_MAX_IN, why))
+        return -1;
     for (int i = 0; i < h->n_in; i++, out->n++)
         if (tensor_from_held(h, i, &out->t[i], why))
             return -1;
@@ -179,7 +177,7 @@ static int held_inputs(const struct op_form *h, struct tensor_list *out, const c
 
 static int held_output(const struct op_form *h, struct tensor *out, const char **why)
 {
-    return tensor_from_held(h, OP_SHAPES_MAX_IN, out, why);
+    return tensor_from_held(h, FORM_OUT, out, why);
 }
 
 int op_inputs(const struct op *op, struct tensor_list *out, const char **why)
