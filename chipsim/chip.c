@@ -10,6 +10,19 @@
 #define S(k, d, fl, ...) FIELD(#k, FT_STR, offsetof(struct chip_config, k), 0, d, fl, __VA_ARGS__)
 /* Required, positive, non-negative; a rate (GB/s, GHz) is at least FIELD_RATE_MIN. */
 enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_RATE };
+/* "matrix_tflops.bf16", ...: one field per precision (traces/precision.h). */
+#define PEAK_FIELD(unit, e, n, t, b, f) \
+    FIELD(#unit "." n, FT_DOUBLE, offsetof(struct chip_config, unit[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e7),
+/* "kernel_efficiency.gemm.e_max", ".n_half", then one per precision. */
+#define EFF_PREC_FIELD(k, e, n, t, b, f)                                                                  \
+    FIELD("kernel_efficiency." #k "." n, FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].by_prec[PREC_##e]), \
+          0, NULL, N | FF_EXT, .hi = 1.0),
+#define EFF_FIELDS(k)                                                                                      \
+    FIELD("kernel_efficiency." #k ".e_max", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].e_max), 1.0, \
+          NULL, FF_EXT, .lo = 0.01, .hi = 1.0),                                                            \
+    FIELD("kernel_efficiency." #k ".n_half", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].n_half), 0, \
+          NULL, N | FF_EXT),                                                                               \
+    PRECISION_LIST(EFF_PREC_FIELD, k)
 
 /* Order = the reference class's field order (used for the sim_config dump). */
 static const struct field_desc chip_field_list[] = {
@@ -43,6 +56,10 @@ static const struct field_desc chip_field_list[] = {
     /* The achieved fraction of the MXU peak on large matmuls (physical profile only). */
     D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0),
     S(calibration_source, "", FF_EXT),
+    /* Dense peaks per precision and kernel efficiencies (physical profile only). */
+    PRECISION_LIST(PEAK_FIELD, matrix_tflops)
+    PRECISION_LIST(PEAK_FIELD, vector_tflops)
+    KERNEL_CLASS_LIST(EFF_FIELDS)
 };
 
 const struct field_table chip_fields = {
@@ -86,4 +103,85 @@ int64_t chip_vu_speed(const struct chip_config *c) { return c->num_vu * 8 * 128;
 int64_t chip_vu_mult(const struct chip_config *c)
 {
     return (int64_t)ceil((double)c->sa_dim / 128 * 8 * 2);
+}
+
+/* ---- precisions and efficiencies ---- */
+
+static bool unit_has(const struct chip_config *c, enum chip_unit u, enum precision p)
+{
+    return chip_unit_peak_tflops(c, u, p) > 0;
+}
+
+static bool vector_declared(const struct chip_config *c)
+{
+    for (int p = 0; p < PREC_COUNT; p++)
+        if (c->vector_tflops[p] > 0)
+            return true;
+    return false;
+}
+
+/* The rate of the unit's geometry, in the tables' convention (FMA = 2). */
+static double geometry_tflops(const struct chip_config *c, enum chip_unit u)
+{
+    return u == UNIT_MATRIX ? chip_peak_sa_tflops(c) : 2 * chip_peak_vu_tflops(c);
+}
+
+double chip_unit_peak_tflops(const struct chip_config *c, enum chip_unit u, enum precision p)
+{
+    if (u == UNIT_MATRIX)
+        return c->matrix_tflops[p] > 0 ? c->matrix_tflops[p] : p == PREC_BF16 ? geometry_tflops(c, u) : 0;
+    return !vector_declared(c) ? geometry_tflops(c, u) : c->vector_tflops[p];
+}
+
+enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u, enum precision p)
+{
+    if (unit_has(c, u, p))
+        return p;
+    const struct precision_info *want = precision_info(p);
+    int best = -1, narrower = -1;
+    for (int q = 0; q < PREC_COUNT; q++) {
+        if (q == (int)p || !unit_has(c, u, (enum precision)q))
+            continue;
+        const struct precision_info *i = precision_info((enum precision)q);
+        if (i->bits < want->bits) {
+            if (narrower < 0 || i->bits > precision_info((enum precision)narrower)->bits)
+                narrower = q;
+            continue;
+        }
+        if (best < 0) {
+            best = q;
+            continue;
+        }
+        const struct precision_info *b = precision_info((enum precision)best);
+        /* Narrower first, then a format of the same kind (float or integer). */
+        if (i->bits < b->bits || (i->bits == b->bits && i->is_float == want->is_float && b->is_float != want->is_float))
+            best = q;
+    }
+    return best >= 0 ? (enum precision)best : narrower >= 0 ? (enum precision)narrower : PREC_BF16;
+}
+
+double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p)
+{
+    double peak = chip_unit_peak_tflops(c, u, p), geo = geometry_tflops(c, u);
+    return peak > 0 && geo > 0 ? geo / peak : 1.0;
+}
+
+double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n)
+{
+    const struct kernel_efficiency *ke = &c->kernel_eff[k];
+    double e = p >= 0 && ke->by_prec[p] > 0 ? ke->by_prec[p] : ke->e_max;
+    if (ke->n_half > 0 && n >= 0)
+        e *= n / (n + ke->n_half);
+    /* A kernel of size 0 (or a curve far below its knee) still runs. */
+    return e > 1e-6 ? e : 1e-6;
+}
+
+const char *kernel_class_name(enum kernel_class k)
+{
+    static const char *const names[KC_COUNT] = {
+#define KERNEL_CLASS_NAME(k) #k,
+        KERNEL_CLASS_LIST(KERNEL_CLASS_NAME)
+#undef KERNEL_CLASS_NAME
+    };
+    return names[k];
 }

@@ -11,6 +11,34 @@
 #include <stdint.h>
 
 #include "traces/fields.h"
+#include "traces/precision.h"
+
+/* The kernel classes a chip declares an efficiency for (the
+ * kernel_efficiency.<class> fields) and chipsim sorts every op into:
+ * gemm (einsum, batched matmul, convolution), gemv (a matmul with at most
+ * KERNEL_GEMV_MAX_ROWS rows on either side: decode's skinny matmuls),
+ * attention (flash attention), elementwise, reduction (softmax and the
+ * norms) and collective (every transfer over ICI, DCN or PCIe). */
+#define KERNEL_CLASS_LIST(X) X(gemm) X(gemv) X(attention) X(elementwise) X(reduction) X(collective)
+enum kernel_class {
+#define KERNEL_CLASS_ENUM(k) KC_##k,
+    KERNEL_CLASS_LIST(KERNEL_CLASS_ENUM)
+#undef KERNEL_CLASS_ENUM
+    KC_COUNT
+};
+/* 16: the M of a tensor core's MMA tile (m16n8k16); vendors' libraries switch
+ * to matrix-vector kernels at or below it. */
+#define KERNEL_GEMV_MAX_ROWS 16
+
+/* One class's efficiency: achieved over the roofline, eff(n) = e x n / (n +
+ * n_half) with e = by_prec[p] when given, else e_max; n is the kernel's size
+ * (multiply-accumulates for gemm, gemv and attention, elements for
+ * elementwise and reduction, bytes for collectives). */
+struct kernel_efficiency {
+    double e_max;                /* 0.01..1; 1: the roofline */
+    double n_half;               /* size reaching half of e; 0: flat (no size dependence) */
+    double by_prec[PREC_COUNT];  /* e for one precision; 0: e_max */
+};
 
 struct chip_config {
     char name[FIELD_STR_MAX];
@@ -51,6 +79,16 @@ struct chip_config {
     char calibration_source[FIELD_STR_MAX]; /* where mxu_efficiency comes from; "" = not calibrated */
     double dynamic_power_scale;  /* multiplies every dynamic power (SA, VU, Vmem, HBM, ICI); 1: as given.
                                   * Set so that the model's full-load power meets a measured maximum */
+    /* Dense peaks per precision (sparse figures are not peaks), TFLOP/s with an
+     * FMA counted as 2 (TOP/s for the integer formats); 0: the unit lacks the
+     * precision. The matrix units always run bf16, at matrix_tflops[BF16] when
+     * given, else at the peak of their geometry (chip_peak_sa_tflops). A chip
+     * that declares no vector peak runs every format at its lanes' rate
+     * (2 x num_vu x 1024 x f, the reference's model). Applied in the physical
+     * profile only. */
+    double matrix_tflops[PREC_COUNT];
+    double vector_tflops[PREC_COUNT];
+    struct kernel_efficiency kernel_eff[KC_COUNT];   /* physical profile only */
 };
 
 extern const struct field_table chip_fields;
@@ -67,5 +105,21 @@ double chip_sa_bw_GBps(const struct chip_config *c);   /* (2*sa_dim*2*num_sa)*f 
 double chip_vpu_bw_GBps(const struct chip_config *c);  /* (128*8*ports)*f */
 int64_t chip_vu_speed(const struct chip_config *c);    /* num_vu*8*128 elements/cycle */
 int64_t chip_vu_mult(const struct chip_config *c);     /* ceil(sa_dim/128*8*2) */
+
+/* ---- precisions and efficiencies (physical profile) ---- */
+enum chip_unit { UNIT_MATRIX, UNIT_VECTOR };
+/* The dense peak of unit u in precision p, TFLOP/s; 0 when the unit lacks it. */
+double chip_unit_peak_tflops(const struct chip_config *c, enum chip_unit u, enum precision p);
+/* The precision a kernel asked in p runs in on unit u, as compilers do: p when
+ * the unit has it; else the narrowest format at least as wide (a float for a
+ * float, then the table's order), so fp8 runs as bf16 and int4 as int8; else
+ * the widest narrower one (fp32 runs as bf16 passes, as on a TPU). */
+enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u, enum precision p);
+/* Time multiplier of unit u running in p against the rate its geometry gives
+ * (1: the geometry's rate; 0.5: twice as fast). */
+double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p);
+/* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
+double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
+const char *kernel_class_name(enum kernel_class k);
 
 #endif

@@ -42,10 +42,46 @@ static void reset_stats(struct op *op)
 
 _Thread_local bool cs_time_overflow;
 
-static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
+/* The op's number format on its unit (physical profile): sets c's time
+ * multipliers and the op's prec and prec_ran. */
+static void set_format(struct cs_ctx *c, const struct instr *in, struct op *op)
 {
+    c->mx_scale = c->vu_scale = 1.0;
+    op->prec = op->prec_ran = op->kernel_class = -1;
+    op->efficiency = 1.0;
+    int p = c->prof->chip_precisions_ignored ? -1 : op_format(in);
+    if (p < 0)
+        return;
+    enum chip_unit u = op_unit(in);
+    enum precision ran = chip_unit_precision(c->chip, u, (enum precision)p);
+    op->prec = (int8_t)p;
+    op->prec_ran = (int8_t)ran;
+    if (u == UNIT_MATRIX)
+        c->mx_scale = chip_unit_time_scale(c->chip, UNIT_MATRIX, ran);
+    c->vu_scale = chip_unit_time_scale(c->chip, UNIT_VECTOR,
+                                       chip_unit_precision(c->chip, UNIT_VECTOR, (enum precision)p));
+}
+
+/* Achieved over roofline of the op's kernel class (physical profile; 1 under
+ * the reference's). */
+static double kernel_efficiency(const struct cs_ctx *c, const struct instr *in, struct op *op)
+{
+    if (c->prof->chip_precisions_ignored)
+        return 1.0;
+    enum kernel_class k = op_kernel_class(in, op);
+    op->kernel_class = (int8_t)k;
+    op->efficiency = chip_kernel_efficiency(c->chip, k, op->prec, op_kernel_size(k, in, op));
+    return op->efficiency;
+}
+
+static int64_t over_eff(int64_t t, double eff) { return eff == 1.0 ? t : cs_ceil((double)t / eff); }
+
+static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
+{
+    struct cs_ctx cf = *c0, *c = &cf;
     const struct chip_config *ch = c->chip;
     cs_time_overflow = false;
+    set_format(c, in, op);
     op->stats_kind = stats_kind_of(c->op_kind);
     reset_stats(op);
     op_set(&op->parsed_op_type, in->kind == K_EINSUM || in->kind == K_BATCHMATMUL ? "Einsum" : in->token);
@@ -60,11 +96,19 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     if (bytes_accessed(c, in, op, c->prof->tile_search_sees_zero_compute ? 0 : compute, &bytes))
         return -1;
 
+    /* Kernels reach a fraction of their roofline: every time the op's own
+     * (compute, HBM, interconnect) is divided by it. */
+    op->bytes = bytes;
+    double eff = kernel_efficiency(c, in, op);
+    mx = over_eff(mx, eff);
+    vp = over_eff(vp, eff);
+    compute = mx > vp ? mx : vp;
+    int64_t ici = over_eff(op->ici_ns, eff);
     int64_t mem = 0;
     if (bytes != 0) {
         /* The reference's HBM GB is 2^30 B (quirk chipsim Q11); GB/s = bytes/ns otherwise. */
-        mem = cs_ceil((double)bytes / (c->prof->hbm_pcie_GB_is_GiB ? ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9
-                                                                   : ch->hbm_bw_GBps));
+        mem = over_eff(cs_ceil((double)bytes / (c->prof->hbm_pcie_GB_is_GiB ? ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9
+                                                                            : ch->hbm_bw_GBps)), eff);
         if (mem < ch->hbm_latency_ns)
             mem = ch->hbm_latency_ns;
     }
@@ -74,8 +118,8 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     else if (op->type == OP_VPU)
         vmem = ((double)vp * chip_vpu_bw_GBps(ch) + (double)mem * ch->hbm_bw_GBps) / chip_vmem_bw_GBps(ch);
     double exe = (double)compute;
-    if ((double)op->ici_ns > exe)
-        exe = (double)op->ici_ns;
+    if ((double)ici > exe)
+        exe = (double)ici;
     if ((double)mem > exe)
         exe = (double)mem;
     if (vmem > exe)
@@ -89,7 +133,6 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     if (cs_time_overflow)
         return cs_errf(c, "a time exceeds 2^61 ns (73 years): the chip's rates (freq_GHz, hbm_bw_GBps, "
                           "num_sa, sa_dim, ...) are too small for this op");
-    op->bytes = bytes;
     if ((double)compute == exe)
         op->bounded_by = BOUND_COMPUTE;
     else if ((double)mem == exe)
@@ -99,10 +142,14 @@ static int time_op(const struct cs_ctx *c, struct instr *in, struct op *op)
     else
         op->bounded_by = BOUND_ICI;
 
-    /* chipsim Q18: MXU ops are measured against the SA+VU peak. */
+    /* chipsim Q18: MXU ops are measured against the SA+VU peak; otherwise
+     * against the peak of the format the unit ran. */
     double peak = op->type != OP_MXU ? chip_peak_vu_tflops(ch)
                   : c->prof->mxu_util_over_sa_plus_vu_peak ? chip_peak_tflops(ch)
                                                            : chip_peak_sa_tflops(ch);
+    if (op->prec_ran >= 0 && (op->type == OP_MXU || ch->vector_tflops[op->prec_ran] > 0))
+        peak = chip_unit_peak_tflops(ch, op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR,
+                                     (enum precision)op->prec_ran);
     op->flops_util = op_tflops_per_sec(op) / peak;
     op->hbm_bw_util = c->prof->hbm_pcie_GB_is_GiB ? op_hbm_bw_GBps(op) / ch->hbm_bw_GBps
                       : op->exe_ns > 0 ? (double)op->bytes / (double)op->exe_ns / ch->hbm_bw_GBps : 0.0;
@@ -157,7 +204,7 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         /* Instructions depend on the op and the name table, never on the chip:
          * one serves every copy. */
         struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
-                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL};
+                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         if (!in) {
             fail_all(k, errs, rcs, &errs[alive]);

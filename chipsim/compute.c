@@ -25,14 +25,14 @@ static int64_t mxu_time(const struct cs_ctx *c, int64_t n)
     /* The achieved fraction of the MXU rate (mxu_efficiency, calibration data;
      * the reference: 1). */
     double eff = c->prof->mxu_efficiency_ignored ? 1.0 : ch->mxu_efficiency;
-    int64_t busy = cs_ceil(py_div((n + 2) * ch->sa_dim, ch->num_sa) / f / eff);
+    int64_t busy = cs_ceil(py_div((n + 2) * ch->sa_dim, ch->num_sa) / f / eff * c->mx_scale);
     return max3(floor_ns, busy, 1);
 }
 
 static int64_t vpu_time(const struct cs_ctx *c, int64_t n)
 {
     double cyc = ceil(py_div(n, c->chip->num_vu));
-    double t = cyc / c->chip->freq_GHz;
+    double t = cyc / c->chip->freq_GHz * c->vu_scale;
     /* chipsim Q5: the reference truncates here while element-wise ops round up. */
     int64_t ns = c->prof->vpu_time_truncates ? cs_trunc(t) : cs_ceil(t);
     return ns > 1 ? ns : 1;
@@ -239,7 +239,7 @@ static int compute_conv(const struct cs_ctx *c, const struct instr *in, struct o
 static int64_t vpu_cycles_ns(const struct cs_ctx *c, int64_t x)
 {
     double cyc = ceil(py_div(x, chip_vu_speed(c->chip)));
-    return cs_ceil(cyc / c->chip->freq_GHz);
+    return cs_ceil(cyc / c->chip->freq_GHz * c->vu_scale);
 }
 
 static int need_input(const struct cs_ctx *c, const struct instr *in)
@@ -297,7 +297,7 @@ int compute_time(const struct cs_ctx *c, const struct instr *in, struct op *op, 
         double cyc = ceil(py_div(op->flops, chip_vu_speed(c->chip)));
         /* chipsim Q6: the reference reports these cycles as ns. */
         *vu = c->prof->collective_vpu_time_in_cycles ? cs_trunc(cyc)
-                                                     : cs_ceil(cyc / c->chip->freq_GHz);
+                                                     : cs_ceil(cyc / c->chip->freq_GHz * c->vu_scale);
         return 0;
     }
     case K_ALL_GATHER:

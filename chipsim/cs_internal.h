@@ -68,6 +68,9 @@ struct cs_ctx {
     const struct einsum_axes *axes;  /* the einsum's classification, made once per op for
                                       * compute and traffic on every chip (chipsim.c); NULL:
                                       * classify it (einsum_axes_of) */
+    double mx_scale, vu_scale;       /* MXU and VPU time multipliers of the op's number format
+                                      * (chip_unit_time_scale; 1: the geometry's rate), set by
+                                      * time_op */
 };
 
 /* The op's config, in_shapes and out_shape cells for error messages: its
@@ -99,9 +102,10 @@ int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(
 /* Exact integer ceiling division for a >= 0, b > 0 (inline: hot in tile searches). */
 static inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 int64_t tensor_elems(const struct tensor *t);
-/* Bytes per element of a dtype token (§3.2); bracketed = frontend output
- * dtype that kept its leading "[". Returns -1 if unsupported. */
-int cs_dtype_bytes(const char *dtype, bool bracketed);
+/* Bits per element of a dtype token (§3.2: the reference's substring rule
+ * for whole bytes; 4 for int4 and fp4); bracketed = frontend output dtype
+ * that kept its leading "[". Returns -1 if unsupported. */
+int cs_dtype_bits(const char *dtype, bool bracketed);
 
 
 
@@ -146,6 +150,18 @@ struct conv_axes {
     int64_t b, ic, oc, kh, kw, oh, ow, ih, iw;
 };
 int conv_classify(const struct cs_ctx *c, const struct instr *in, struct conv_axes *ax);
+
+/* --- kernel.c --- */
+/* The op's number format (enum precision; -1: none of the table's): a
+ * matmul's is the wider of its operands', else its first input's. */
+int op_format(const struct instr *in);
+/* The unit that runs it: the matrix units for matmuls, convolutions and
+ * attention, else the vector units. */
+enum chip_unit op_unit(const struct instr *in);
+/* Its kernel class and size (chip.h: struct kernel_efficiency); after
+ * compute_time and bytes_accessed, whose figures they read. */
+enum kernel_class op_kernel_class(const struct instr *in, const struct op *op);
+double op_kernel_size(enum kernel_class k, const struct instr *in, const struct op *op);
 
 /* --- tile_memo.c --- */
 /* Everything a tile search reads, packed as words (unused words zero; doubles

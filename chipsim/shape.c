@@ -4,7 +4,7 @@
  * reference's substring rules. The tensors themselves come from
  * traces/op_form.h (the form, or the CSV text parsed there). */
 #include "chipsim/cs_internal.h"
-#include "traces/dtype.h"
+#include "traces/precision.h"
 #include "traces/strbuf.h"
 
 #include <math.h>
@@ -49,13 +49,13 @@ int64_t tensor_elems(const struct tensor *t)
     return n;
 }
 
-int cs_dtype_bytes(const char *dt, bool bracketed)
+int cs_dtype_bits(const char *dt, bool bracketed)
 {
     /* The frontend output dtype keeps its "[" so the exact-match tests for
      * DT_FLOAT / DT_INT fail there (chipsim Q15). */
     if (bracketed && (!strcmp(dt, "DT_FLOAT") || !strcmp(dt, "DT_INT")))
         return -1;
-    return dtype_bytes(dt);
+    return dtype_bits(dt);
 }
 
 

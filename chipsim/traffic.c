@@ -144,13 +144,30 @@ static double mem_rate(const struct cs_ctx *c)
     return ch->hbm_bw_GBps / ch->freq_GHz;
 }
 
-static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out)
+/* The element width of dt in bits (*bits) and whole bytes (*out: what the
+ * tile searches pack into VMEM; a 4-bit format takes a byte there). */
+static int dtype_width(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out,
+                       int *bits)
 {
-    *out = cs_dtype_bytes(dt, bracketed);
-    if (*out < 0)
-        return cs_errf(c, "%s: expected a supported dtype (8/16/32/64-bit, BOOL, DT_FLOAT, DT_INT), got \"%s%s\"",
+    *bits = cs_dtype_bits(dt, bracketed);
+    *out = (*bits + 7) / 8;
+    if (*bits < 0)
+        return cs_errf(c, "%s: expected a supported dtype (4/8/16/32/64-bit, BOOL, DT_FLOAT, DT_INT), got \"%s%s\"",
                        field, bracketed ? "[" : "", dt);
     return 0;
+}
+
+static int dtype_or_err(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out)
+{
+    int bits;
+    return dtype_width(c, field, dt, bracketed, out, &bits);
+}
+
+/* The bytes of elems elements of bits each: the reference's double product
+ * for whole bytes (as it computes them), rounded up for 4-bit formats. */
+static int64_t width_bytes(double elems, int bits)
+{
+    return bits % 8 == 0 ? (int64_t)(elems * (bits / 8)) : (int64_t)ceil(elems * bits / 8);
 }
 
 static int set_tiles(struct op *op, const int64_t *const *rows, const int *lens)
@@ -335,9 +352,10 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
     struct einsum_axes local;
     const struct einsum_axes ax = *einsum_axes_of(c, in, &local);
     const struct tensor *L = &in->in.t[0], *R = &in->in.t[1], *O = &in->out;
-    int lb, rb, ob;
-    if (dtype_or_err(c, "in_shapes", L->dtype, false, &lb) || dtype_or_err(c, "in_shapes", R->dtype, false, &rb) ||
-        dtype_or_err(c, "out_shape", O->dtype, in->ob_bracketed, &ob))
+    int lb, rb, ob, lbits, rbits, obits;
+    if (dtype_width(c, "in_shapes", L->dtype, false, &lb, &lbits) ||
+        dtype_width(c, "in_shapes", R->dtype, false, &rb, &rbits) ||
+        dtype_width(c, "out_shape", O->dtype, in->ob_bracketed, &ob, &obits))
         return -1;
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
     int64_t b = ax.b, m = ax.m, n = ax.n, k = ax.k;
@@ -388,7 +406,8 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
         return cs_errf(c, "in_shapes: expected positive einsum tile sizes, got \"%s\"", cs_in_text(c));
     op->num_tiles = (int64_t)ceil(py_div(out_elems, out_tile));
     int64_t bmn = b * m * n, bkmn = bmn * k;
-    *bytes = bmn * ob + (int64_t)(ceil(py_div(bkmn, N)) * lb) + (int64_t)(ceil(py_div(bkmn, M)) * rb);
+    *bytes = bits_to_bytes(bmn, obits) + width_bytes(ceil(py_div(bkmn, N)), lbits) +
+             width_bytes(ceil(py_div(bkmn, M)), rbits);
     const int64_t *rows[3] = {lt, rt, ot};
     int lens[3] = {L->ndim, R->ndim, O->ndim};
     return set_tiles(op, rows, lens);
@@ -403,14 +422,15 @@ static int64_t floor_div(int64_t a, int64_t b)
 static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t *bytes)
 {
     const struct tensor *Q = &in->in.t[0];
-    int db;
-    if (dtype_or_err(c, "in_shapes", Q->dtype, false, &db))
+    int db, dbits, kvb, kvbits;   /* Q and O; K and V (a KV cache may be narrower) */
+    if (dtype_width(c, "in_shapes", Q->dtype, false, &db, &dbits) ||
+        dtype_width(c, "in_shapes", in->in.t[1].dtype, false, &kvb, &kvbits))
         return -1;
     int64_t b = Q->dims[0], q = Q->dims[1], h = Q->dims[2], d = Q->dims[3], kv = in->in.t[1].dims[1];
     const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
     /* chipsim Q10: the reference's fit test counts the score matrix d_head times. */
     int64_t score = b * kv * q * h * (c->prof->fa_fit_test_scores_times_dhead ? d : 1);
-    int64_t tot = (b * q * h * d + 2 * b * kv * h * d + score + b * q * h * d) * db;
+    int64_t tot = (b * q * h * d + score + b * q * h * d) * db + bits_to_bytes(2 * b * kv * h * d, kvbits);
     int64_t t0, t1;
     if (tot <= VMEM) {
         t0 = kv, t1 = q;
@@ -430,7 +450,7 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         if (Bc < S)
             Bc = S;
         t0 = Bc, t1 = Br;
-        *bytes = b * h * (2 * kv * d + 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d) * db;
+        *bytes = bits_to_bytes(b * h * 2 * kv * d, kvbits) + b * h * 2 * (int64_t)ceil(py_div(kv, Bc)) * q * d * db;
     }
     op->tiling.rows = 0;   /* one flat list: "[t0, t1]" */
     op->tiling.len[0] = 2;
@@ -583,15 +603,15 @@ static int traffic_default(const struct cs_ctx *c, const struct instr *in, const
         return 0;
     }
     int64_t sum = 0;
-    int db;
+    int db, bits;
     for (size_t i = 0; i < in->in.n; i++) {
-        if (dtype_or_err(c, "in_shapes", in->in.t[i].dtype, false, &db))
+        if (dtype_width(c, "in_shapes", in->in.t[i].dtype, false, &db, &bits))
             return -1;
-        sum += db * tensor_elems(&in->in.t[i]);
+        sum += bits_to_bytes(tensor_elems(&in->in.t[i]), bits);
     }
-    if (dtype_or_err(c, "out_shape", in->out.dtype, false, &db))
+    if (dtype_width(c, "out_shape", in->out.dtype, false, &db, &bits))
         return -1;
-    *bytes = sum + tensor_elems(&in->out) * db;
+    *bytes = sum + bits_to_bytes(tensor_elems(&in->out), bits);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "opsgen/builders.h"
 #include "traces/checked.h"
 #include "traces/dtype.h"
+#include "traces/precision.h"
 #include "traces/strbuf.h"
 
 #include <math.h>
@@ -152,6 +153,12 @@ struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *des
     return op;
 }
 
+int64_t bld_tensor_bytes(int64_t elems, const char *dtype)
+{
+    int bits = dtype_bits(dtype);
+    return bits % 8 == 0 ? bmul(bits / 8, elems) : bits_to_bytes(elems, bits);
+}
+
 /* ---- einsum (§3.1) ---- */
 
 struct lpair { char c; int64_t v; };
@@ -205,7 +212,7 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     bld_in2(op, a, b, dtype);
     bld_out(op, o, dtype);
     op->flops = flops;
-    op->weight_bytes = bmul(dtype_bytes(dtype), shape_prod(b));
+    op->weight_bytes = bld_tensor_bytes(shape_prod(b), dtype);
     return op;
 }
 

@@ -33,6 +33,9 @@ static inline int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * or int64 it returns 0 and flags the overflow. */
 #define SHAPE_MAX_ELEMS ((int64_t)1 << 48)
 int64_t shape_prod(struct shape s);
+/* The bytes of elems elements of dtype (4-bit formats packed two to a byte),
+ * checked as bmul; negative for an unknown dtype. */
+int64_t bld_tensor_bytes(int64_t elems, const char *dtype);
 /* a * b for sizes, FLOP counts and times; 0 and the overflow flag when the
  * product leaves int64. */
 int64_t bmul(int64_t a, int64_t b);

@@ -46,6 +46,7 @@ struct dsgen {
     struct coll_axes tp, etp, ep;  /* attention TP, expert TP, expert parallel axes */
     bool decode;
     int64_t seq, count;            /* tokens per step; layer-op count of the phase */
+    struct tensor_formats fmt;     /* the model's number formats (the experts' FFNs; MLA is bf16) */
 };
 
 static struct op *last(const struct dsgen *g) { return &g->t->ops[g->t->n - 1]; }
@@ -322,7 +323,7 @@ static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
     if (mla(g, &fid))
         return -1;
     fid = last(g)->fusion_id + 1;
-    struct layer_ctx lc = { g->t, g->prof, g->B, g->count, g->decode, &g->etp, "" };
+    struct layer_ctx lc = { g->t, g->prof, g->B, g->count, g->decode, &g->etp, "", &g->fmt };
     struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
                            .body = moe_body, .body_arg = g };
     int64_t f = fid;
@@ -425,6 +426,7 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
         return -1;
     (void)opsgen_deepseek_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
     struct dsgen g = { .m = m, .l = l, .prof = prof, .t = out };
+    tensor_formats_of(m, &g.fmt);
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
                         (double)m->pipeline_parallel_degree_dcn);

@@ -451,7 +451,7 @@ int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
     g.tp = (struct coll_axes){ .n = 1, .latency_ns = l->ici_latency_ns };
     g.tp.deg[0] = m->tensor_parallelism_degree;
     g.tp.bw_GBps[0] = l->ici_bw_GBps;
-    g.lc = (struct layer_ctx){ out, prof, g.B, 1, false, &g.tp, "" };
+    g.lc = (struct layer_ctx){ out, prof, g.B, 1, false, &g.tp, "", NULL };
     struct plan p;
     if (plan_build(m, &p)) {
         plan_free(&p);

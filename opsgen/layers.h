@@ -25,7 +25,14 @@ struct layer_ctx {
     bool decode;
     const struct coll_axes *tp;  /* tensor-parallel axes; n == 0: none */
     const char *prefix;          /* caller's description prefix */
+    const struct tensor_formats *fmt;  /* the tensors' number formats; NULL: bf16 throughout */
 };
+
+/* A model's number formats as trace tokens ("DT_BFLOAT16"): activations,
+ * weights (a matmul's second operand), KV cache (attention's K and V). */
+struct tensor_formats { const char *act, *weight, *kv; };
+struct model_config;
+void tensor_formats_of(const struct model_config *m, struct tensor_formats *f);
 
 /* Product of the TP axes (1 without TP). */
 int64_t layer_tp(const struct layer_ctx *c);

@@ -32,6 +32,7 @@ struct gen {
     struct coll_axes tp;   /* TP axes list (may be empty: quirk opsgen Q13) */
     bool decode;
     int64_t seq, count;    /* tokens per step and layer-op count of the phase */
+    struct tensor_formats fmt;   /* the model's number formats */
 };
 
 static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
@@ -43,7 +44,7 @@ static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
 /* What every layer op of the phase shares (opsgen/layers.h). */
 static struct layer_ctx layer_ctx_of(const struct gen *g)
 {
-    return (struct layer_ctx){ g->t, g->prof, g->B, g->count, g->decode, &g->tp, "" };
+    return (struct layer_ctx){ g->t, g->prof, g->B, g->count, g->decode, &g->tp, "", &g->fmt };
 }
 
 /* The stage ends (KV swap, pipeline receives and sends) of this phase. */
@@ -162,6 +163,7 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
         return -1;
     (void)opsgen_llm_inference_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
     struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
+    tensor_formats_of(m, &g.fmt);
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
     g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /

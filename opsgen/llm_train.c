@@ -193,7 +193,7 @@ static int forward(struct gen *g, int64_t fid)
     fid++;
     if (fsdp_gather(g, fid, "Fwd-FSDP-AllGatherWeights"))
         return -1;
-    struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "" };
+    struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "", NULL };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,

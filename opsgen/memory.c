@@ -5,7 +5,8 @@
  * stage (quirk mem_activations_times_layers). Corrected: the stage's weights
  * (vocabulary included), the KV cache of every layer of the stage at the
  * phase's final context length, and the live activations of one layer (the
- * working set of the step's tokens, freed before the next layer). Drives the
+ * working set of the step's tokens, freed before the next layer), each in
+ * the model's number format (weight_dtype, kv_cache_dtype, activation_dtype). Drives the
  * KV-swap trigger (§5.5), the OOM flag and sweep validation (§13.3). */
 #include <string.h>
 
@@ -57,5 +58,10 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
     int64_t kv_cache = bmul(bmul4(2, bs, kvh, dh), Lc);
     int64_t live = bmul(tok, badd(badd(D, bmul(Hl, dh)), bmul(gated ? 2 : 1, Fl)));
     int64_t vocab = gen_vocab_params(m, tp, prof);
-    return bmul(2, badd(badd(badd(bmul(badd(w_attn, w_ff), Lc), kv_cache), live), vocab));
+    /* Each in its number format (2 bytes each in bf16). */
+    struct tensor_formats f;
+    tensor_formats_of(m, &f);
+    return badd(badd(bld_tensor_bytes(badd(bmul(badd(w_attn, w_ff), Lc), vocab), f.weight),
+                     bld_tensor_bytes(kv_cache, f.kv)),
+                bld_tensor_bytes(live, f.act));
 }

@@ -32,6 +32,9 @@ static const struct field_desc base_list[] = {
 };
 TABLE(model_base_fields, "model", base_list);
 
+/* The formats a model's tensors may be stored in (traces/precision.h). */
+#define MODEL_FORMATS "fp32|bf16|fp16|fp8|fp8_e4m3|fp8_e5m2|int8|int4|fp4"
+
 static const struct field_desc llm_list[] = {
     I(input_seqlen, 4096, P), I(output_seqlen, 512, P),
     I(d_model, 4096, P), I(num_heads, 64, P), I(num_kv_heads, -1, 0), I(d_head, 64, P),
@@ -50,6 +53,11 @@ static const struct field_desc llm_list[] = {
      * layer's forward pass in the backward pass. */
     S(remat, "none", FF_EXT, .one_of = "none|full"),
     FIELD("parallel_attn_ffn", FT_BOOL, offsetof(struct model_config, parallel_attn_ffn), 0, NULL, FF_EXT),
+    /* npusim's own: the number formats of the weights (int8 or int4 with bf16
+     * activations: weight-only quantisation), activations and KV cache. */
+    S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
+    S(activation_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
+    S(kv_cache_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
 };
 TABLE(model_llm_fields, "model", llm_list);
 

@@ -27,6 +27,7 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
 {
     double peak_per_ns = 2.0 * (double)ch->sa_dim * (double)ch->sa_dim * (double)ch->num_sa * ch->freq_GHz;
     const struct op *util_op = NULL, *bw_op = NULL, *pow_op = NULL;
+    int64_t ran_as[2][PREC_COUNT][PREC_COUNT] = {{{0}}};   /* executions by (unit, format, format run) */
     double util_max = 1.0 + EPS, bw_max = 1.0 + EPS, pow_max = cap * (1.0 + EPS);
     int64_t over_cap = 0;
     for (size_t i = 0; i < t->n; i++) {
@@ -36,7 +37,13 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
         /* matmuls and convolutions only: a flash attention's FLOPs include
          * its softmax, which the vector units compute beside the MXU */
         bool mxu = op->opcode_type == OPC_EINSUM || op->opcode_type == OPC_CONV2D;
-        double u = mxu ? (double)op->flops / ((double)op->exe_ns * peak_per_ns) : 0.0;
+        /* against the peak of the format the op ran in, where one applied */
+        double peak = op->prec_ran >= 0 && op->type == OP_MXU
+                          ? chip_unit_peak_tflops(ch, UNIT_MATRIX, (enum precision)op->prec_ran) * 1e3
+                          : peak_per_ns;
+        double u = mxu ? (double)op->flops / ((double)op->exe_ns * peak) : 0.0;
+        if (op->prec >= 0 && op->prec_ran >= 0 && op->prec != op->prec_ran)
+            ran_as[op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR][op->prec][op->prec_ran] += op->count;
         if (u > util_max) util_max = u, util_op = op;
         if (op->hbm_bw_util > bw_max) bw_max = op->hbm_bw_util, bw_op = op;
         if (!op->energy_done)
@@ -49,6 +56,15 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
             if (e / s > pow_max) pow_max = e / s, pow_op = op;
         }
     }
+    static const char *const unit_text[2] = { "matrix", "vector" };
+    for (int u = 0; u < 2; u++)
+        for (int p = 0; p < PREC_COUNT; p++)
+            for (int r = 0; r < PREC_COUNT; r++)
+                if (ran_as[u][p][r])
+                    add(w, "%s: %lld op executions in %s ran as %s on the %s units (the chip declares no %s_tflops.%s)",
+                        what, (long long)ran_as[u][p][r], precision_info((enum precision)p)->name,
+                        precision_info((enum precision)r)->name, unit_text[u], unit_text[u],
+                        precision_info((enum precision)p)->name);
     if (util_op)
         add(w, "%s: op \"%s\" computes at %.3g x the chip's peak FLOP rate (utilisation above 1)", what,
             util_op->description, util_max);

@@ -27,7 +27,10 @@ struct invariant_warnings {
 /* Checks the ops of phase ph (PHASE_NONE: all) of t, timed on ch under prof,
  * and appends one message per violated invariant to w (what is wrong, the
  * figures, and where the phase name `what` says):
- *  - a matmul's or convolution's FLOPs over its time above the SA peak;
+ *  - a matmul's or convolution's FLOPs over its time above the SA peak (of
+ *    the number format it ran in);
+ *  - ops whose number format the chip lacks, run in another (chip.h:
+ *    chip_unit_precision), counted per pair of formats;
  *  - with energies: the phase's average power per chip (energy over chip
  *    time) above the power cap (power_cap_W, else TDP_W), or below the
  *    published idle power (idle_power_W); ops drawing more than the cap;

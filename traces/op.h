@@ -107,6 +107,11 @@ struct op {
     int64_t einsum_b, einsum_m, einsum_n, einsum_k;
     int64_t vu_softmax_ns;
     double flops_util;        /* computed before the energy rescale (quirk chipsim Q18) */
+    /* The op's number format and the one its unit ran it in (enum precision;
+     * -1: none, or not applied under the profile), its kernel class (enum
+     * kernel_class, -1 likewise) and the efficiency its time was divided by. */
+    int8_t prec, prec_ran, kernel_class;
+    double efficiency;
     double hbm_bw_util;
 
     /* --- power --- */

@@ -56,7 +56,9 @@ struct op_form {
     int8_t nd[OP_SHAPES_MAX_IN + 1];   /* ranks of the inputs, then of the output */
     int64_t stride, pad;         /* FORM_CONV window (both axes alike) */
     int64_t scale;               /* FORM_RESAMPLE scale factor */
-    char dtype[OP_DTYPE_MAX];    /* shared by every tensor of the op and the config */
+    char dtype[OP_DTYPE_MAX];    /* the config's and the tensors' (the activations') */
+    char dtype_rest[OP_DTYPE_MAX]; /* the inputs after the first when stored otherwise (a
+                                  * quantised matmul's weights, a KV cache); "": dtype */
     int64_t d[OP_SHAPES_MAX_IN + 1][OP_SHAPE_MAX_DIMS];
 };
 
@@ -66,7 +68,9 @@ struct op_form {
 /* The dtype of the tensor in slot (an input, or FORM_OUT). */
 static inline const char *op_form_dtype(const struct op_form *f, int slot)
 {
-    return f->layout == FORM_EMBEDDING_BAG && slot == 0 ? "DT_INT64" : f->dtype;
+    if (f->layout == FORM_EMBEDDING_BAG && slot == 0)
+        return "DT_INT64";
+    return slot > 0 && slot != FORM_OUT && f->dtype_rest[0] ? f->dtype_rest : f->dtype;
 }
 
 /* chipsim's tiling of an op as data: the tile_shapes and dim_labels cells

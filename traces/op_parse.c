@@ -160,7 +160,7 @@ static int tensor_from_held(const struct op_form *h, int slot, struct tensor *t,
         }
     }
     const char *dt = op_form_dtype(h, slot);   /* the form's own, or a short constant */
-    memcpy(t->dtype, dt, dt == h->dtype ? sizeof t->dtype : strlen(dt) + 1);
+    memcpy(t->dtype, dt, dt == h->dtype || dt == h->dtype_rest ? sizeof t->dtype : strlen(dt) + 1);
     return 0;
 }
 

@@ -16,6 +16,7 @@ const struct profile profile_neusim = {
     .mxu_util_over_sa_plus_vu_peak = true,
     .hbm_pcie_GB_is_GiB = true,
     .mxu_efficiency_ignored = true,
+    .chip_precisions_ignored = true,
     .rescale_time_to_1_7GHz = true,
     .sa_vu_power_times_units_twice = true,
     .regulator_activity_unscaled_exe = true,

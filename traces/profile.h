@@ -21,12 +21,15 @@ struct profile {
     bool mxu_util_over_sa_plus_vu_peak;    /* chipsim Q18: MXU flops_util divides by SA+VU peak */
     bool hbm_pcie_GB_is_GiB;               /* chipsim Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
     bool mxu_efficiency_ignored;           /* the chip's mxu_efficiency is not applied (MXU at 100%) */
+    bool chip_precisions_ignored;          /* every op at the geometry's rate whatever its format, at the
+                                            * roofline (the chip's per-precision peaks and kernel
+                                            * efficiencies are not applied) */
     /* power (power.md; chipsim.md §8) */
     bool rescale_time_to_1_7GHz;           /* power Q2: "no DVFS" plan hard-codes 1.7 GHz */
     bool sa_vu_power_times_units_twice;    /* chipsim Q19 (power Q1): num_sa/num_vu counted twice */
     bool regulator_activity_unscaled_exe;  /* power Q3: HBM/ICI/Vmem activity over the pre-scaling exe */
     bool vu_hw_idle_never_gated;           /* power Q6: HW-policy VU PG never gates an idle VU */
-    bool no_power_cap;
+    bool no_power_cap;                     /* ops may draw more than the chip's TDP (no throttling) */
     bool pg_never_idle_test_dead;          /* power Q5: the "never idle" test of SA/VU gating uses exe - 1 */
     bool pg_vmem_drowsy_window_only;       /* power Q9: Vmem drowsy wake-ups widen the energy window only */
     bool pg_vmem_fixed_4MB;                /* power Q10: Vmem in use is 4 MB for every non-MXU op */
@@ -36,7 +39,7 @@ struct profile {
     bool pg_static_frozen_exe;             /* power Q15: static energies never cover time overheads add */
     bool pg_utils_not_refreshed;           /* power Q20: flops/HBM utilisation not refreshed after PG/DVFS */
     bool pg_setpm_rounding_cycles_as_ns;   /* power Q21: banker's rounding, 32 cycles written as ns */
-    bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */                     /* ops may draw more than the chip's TDP (no throttling) */
+    bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */
     /* opsgen (opsgen.md §17) */
     bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
     bool fa_uses_heads_as_dhead;           /* opsgen Q1: FA FLOPs/out shape use heads for d_head */
@@ -71,8 +74,8 @@ struct profile {
     bool moe_combine_named_dispatch;       /* opsgen Q23: the combine all-to-all is named Dispatch */
     bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */
     bool dlrm_fid_doubling;                /* opsgen Q27: fid += last fid (ids double per step) */
-    bool dlrm_a2a_group_is_tables;
-    bool dlrm_gligen_placeholder_footprint; /* opsgen Q26b: DLRM 8 x HBM - 1 KiB, GLIGEN HBM - 1 KiB, vs the pod */         /* opsgen Q28: all-to-all latency counts tables, not chips */
+    bool dlrm_a2a_group_is_tables;         /* opsgen Q28: all-to-all latency counts tables, not chips */
+    bool dlrm_gligen_placeholder_footprint; /* opsgen Q26b: DLRM 8 x HBM - 1 KiB, GLIGEN HBM - 1 KiB, vs the pod */
     bool mem_activations_times_layers;     /* opsgen §11.1: one layer's activations x the stage's layers */
     bool vocab_ops_missing;                /* no token-embedding or LM-head ops, no vocabulary weights */
     /* outputs */

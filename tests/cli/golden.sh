@@ -2,7 +2,8 @@
 # Golden tests: reruns the sweeps of tests/golden/*.suite and compares each
 # reference output kept under tests/golden/raw/ (gzip) with npusim's, byte for
 # byte (CSV rows and JSON statistics, sim_config included). One ok/not ok line
-# per reference file.
+# per reference file. Chips come from tests/golden/configs/chips/ (the
+# reference's, as first released; configs/chips/ holds corrected presets).
 NPUSIM=$(cd "$(dirname "${NPUSIM:-build/npusim}")" && pwd)/$(basename "${NPUSIM:-build/npusim}")
 root=$(pwd)
 T=$(mktemp -d)
@@ -10,7 +11,7 @@ trap 'rm -rf "$T"' EXIT
 # suite lines: MODEL VERSIONS NUM_CHIPS BATCH_SIZES [WORKLOAD]
 cat tests/golden/*.suite | grep -v '^#' | while read -r model versions chips batches workload; do
     [ -n "$model" ] || continue
-    (cd "$T" && "$NPUSIM" sweep --profile neusim --configs "$root/configs" --out raw --models "$model" \
+    (cd "$T" && NPUSIM_CONFIGS="$root/configs" "$NPUSIM" sweep --profile neusim --configs "$root/tests/golden/configs" --out raw --models "$model" \
         --workload "${workload:-inference}" --versions "$versions" --num-chips "$chips" \
         --batch-sizes "$batches" 2>/dev/null) ||
         echo "not ok - golden sweep $model $versions $chips $batches failed"

@@ -64,6 +64,8 @@ static void form_cells(const uint8_t *data, size_t size)
     f->kind[sizeof f->kind - 1] = f->eq[sizeof f->eq - 1] = '\0';
     f->placements[sizeof f->placements - 1] = '\0';
     snprintf(f->dtype, sizeof f->dtype, "%s", (f->dtype[0] & 1) ? "DT_BFLOAT16" : "DT_INT8");
+    /* the inputs after the first: the same, or a 4-bit weight format */
+    snprintf(f->dtype_rest, sizeof f->dtype_rest, "%s", (f->dtype_rest[0] & 1) ? "DT_INT4" : "");
     f->layout %= FORM_EMBEDDING_BAG + 1;
     f->n_in = (int8_t)((uint8_t)f->n_in % (OP_SHAPES_MAX_IN + 1));
     for (int i = 0; i <= FORM_OUT; i++) {

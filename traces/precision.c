@@ -1,0 +1,64 @@
+/* precision.c — the number-format table and its lookups (see precision.h). */
+#include "traces/precision.h"
+
+#include <string.h>
+
+#include "traces/dtype.h"
+
+static const struct precision_info table[PREC_COUNT] = {
+#define PRECISION_ROW(a, e, n, t, b, f) [PREC_##e] = { n, t, b, f },
+    PRECISION_LIST(PRECISION_ROW, _)
+#undef PRECISION_ROW
+};
+
+const struct precision_info *precision_info(enum precision p) { return &table[p]; }
+
+/* Other spellings: names people type, and tokens other traces use. */
+static const struct { const char *alias; enum precision p; } name_aliases[] = {
+    { "fp8", PREC_FP8_E4M3 }, { "e4m3", PREC_FP8_E4M3 }, { "e5m2", PREC_FP8_E5M2 },
+    { "float64", PREC_FP64 }, { "double", PREC_FP64 }, { "float32", PREC_FP32 }, { "float", PREC_FP32 },
+    { "bfloat16", PREC_BF16 }, { "float16", PREC_FP16 }, { "half", PREC_FP16 },
+    { "fp4_e2m1", PREC_FP4 }, { "nvfp4", PREC_FP4 }, { "mxfp4", PREC_FP4 },
+}, token_aliases[] = {
+    { "DT_DOUBLE", PREC_FP64 }, { "DT_FLOAT32", PREC_FP32 }, { "DT_HALF", PREC_FP16 },
+    { "DT_BF16", PREC_BF16 }, { "DT_FLOAT8", PREC_FP8_E4M3 }, { "DT_FLOAT8_E4M3FN", PREC_FP8_E4M3 },
+    { "DT_FLOAT8_E5M2", PREC_FP8_E5M2 }, { "DT_FLOAT4", PREC_FP4 }, { "DT_FLOAT4_E2M1FN", PREC_FP4 },
+};
+#define N_ALIASES(a) (sizeof a / sizeof a[0])
+
+int precision_by_name(const char *name)
+{
+    for (int p = 0; p < PREC_COUNT; p++)
+        if (!strcmp(name, table[p].name))
+            return p;
+    for (size_t i = 0; i < N_ALIASES(name_aliases); i++)
+        if (!strcmp(name, name_aliases[i].alias))
+            return (int)name_aliases[i].p;
+    return -1;
+}
+
+int precision_of_token(const char *token)
+{
+    for (int p = 0; p < PREC_COUNT; p++)
+        if (!strcmp(token, table[p].token))
+            return p;
+    for (size_t i = 0; i < N_ALIASES(token_aliases); i++)
+        if (!strcmp(token, token_aliases[i].alias))
+            return (int)token_aliases[i].p;
+    return -1;
+}
+
+const char *precision_names(void)
+{
+    return "fp64|fp32|tf32|bf16|fp16|fp8_e4m3|fp8_e5m2|int8|int4|fp4 (aliases: fp8 = fp8_e4m3, "
+           "float32, bfloat16, float16, e4m3, e5m2)";
+}
+
+int dtype_bits(const char *token)
+{
+    int p = precision_of_token(token);
+    if (p >= 0)
+        return table[p].bits;
+    int b = dtype_bytes(token);
+    return b < 0 ? -1 : 8 * b;
+}
