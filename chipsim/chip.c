@@ -56,6 +56,7 @@ static const struct field_desc chip_field_list[] = {
     /* The achieved fraction of the MXU peak on large matmuls (physical profile only). */
     D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0),
     S(calibration_source, "", FF_EXT),
+    S(hardware_source, "", FF_EXT),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
     PRECISION_LIST(PEAK_FIELD, matrix_tflops)
     PRECISION_LIST(PEAK_FIELD, vector_tflops)
@@ -133,31 +134,36 @@ double chip_unit_peak_tflops(const struct chip_config *c, enum chip_unit u, enum
     return !vector_declared(c) ? geometry_tflops(c, u) : c->vector_tflops[p];
 }
 
+/* The narrowest format of the unit at least as wide as want (else the widest
+ * narrower one), among formats of want's kind when same_kind; -1 if none. */
+static int fallback_among(const struct chip_config *c, enum chip_unit u, enum precision p, bool same_kind)
+{
+    const struct precision_info *want = precision_info(p);
+    int wider = -1, narrower = -1;
+    for (int q = 0; q < PREC_COUNT; q++) {
+        const struct precision_info *i = precision_info((enum precision)q);
+        if (q == (int)p || !unit_has(c, u, (enum precision)q) || (same_kind && i->is_float != want->is_float))
+            continue;
+        if (i->bits < want->bits) {
+            if (narrower < 0 || i->bits > precision_info((enum precision)narrower)->bits)
+                narrower = q;
+        } else if (wider < 0 || i->bits < precision_info((enum precision)wider)->bits) {
+            wider = q;
+        }
+    }
+    return wider >= 0 ? wider : narrower;
+}
+
 enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u, enum precision p)
 {
     if (unit_has(c, u, p))
         return p;
-    const struct precision_info *want = precision_info(p);
-    int best = -1, narrower = -1;
-    for (int q = 0; q < PREC_COUNT; q++) {
-        if (q == (int)p || !unit_has(c, u, (enum precision)q))
-            continue;
-        const struct precision_info *i = precision_info((enum precision)q);
-        if (i->bits < want->bits) {
-            if (narrower < 0 || i->bits > precision_info((enum precision)narrower)->bits)
-                narrower = q;
-            continue;
-        }
-        if (best < 0) {
-            best = q;
-            continue;
-        }
-        const struct precision_info *b = precision_info((enum precision)best);
-        /* Narrower first, then a format of the same kind (float or integer). */
-        if (i->bits < b->bits || (i->bits == b->bits && i->is_float == want->is_float && b->is_float != want->is_float))
-            best = q;
-    }
-    return best >= 0 ? (enum precision)best : narrower >= 0 ? (enum precision)narrower : PREC_BF16;
+    /* A float runs as a float (fp8 cannot be computed as int8); an integer
+     * format as an integer one, else as a float. */
+    int q = fallback_among(c, u, p, true);
+    if (q < 0)
+        q = fallback_among(c, u, p, false);
+    return q >= 0 ? (enum precision)q : PREC_BF16;
 }
 
 double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p)

@@ -77,6 +77,8 @@ struct chip_config {
     double mxu_efficiency;       /* achieved / peak MXU rate (0.05..1); 1: the roofline. Calibrated
                                   * from published training MFU where known (power_data_source) */
     char calibration_source[FIELD_STR_MAX]; /* where mxu_efficiency comes from; "" = not calibrated */
+    char hardware_source[FIELD_STR_MAX];    /* where the peaks, memory and interconnect figures come
+                                             * from (docs/hardware.md); "" = not given */
     double dynamic_power_scale;  /* multiplies every dynamic power (SA, VU, Vmem, HBM, ICI); 1: as given.
                                   * Set so that the model's full-load power meets a measured maximum */
     /* Dense peaks per precision (sparse figures are not peaks), TFLOP/s with an
@@ -111,9 +113,10 @@ enum chip_unit { UNIT_MATRIX, UNIT_VECTOR };
 /* The dense peak of unit u in precision p, TFLOP/s; 0 when the unit lacks it. */
 double chip_unit_peak_tflops(const struct chip_config *c, enum chip_unit u, enum precision p);
 /* The precision a kernel asked in p runs in on unit u, as compilers do: p when
- * the unit has it; else the narrowest format at least as wide (a float for a
- * float, then the table's order), so fp8 runs as bf16 and int4 as int8; else
- * the widest narrower one (fp32 runs as bf16 passes, as on a TPU). */
+ * the unit has it; else, among formats of p's kind (float or integer; an
+ * integer may then fall back to a float), the narrowest at least as wide, so
+ * fp8 runs as fp16 or bf16 and int4 as int8; else the widest narrower one
+ * (fp32 runs as bf16 passes, as on a TPU). Ties go to the table's order. */
 enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u, enum precision p);
 /* Time multiplier of unit u running in p against the rate its geometry gives
  * (1: the geometry's rate; 0.5: twice as fast). */

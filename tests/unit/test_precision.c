@@ -70,12 +70,19 @@ static void test_peaks_and_fallbacks(void **state)
 
     c.matrix_tflops[PREC_FP8_E4M3] = 891.2896;
     c.matrix_tflops[PREC_INT8] = 891.2896;
-    /* e5m2 -> the narrowest at least as wide, a float first: e4m3 (8) over int8 (8) and bf16 (16) */
+    /* e5m2 -> the narrowest float at least as wide: e4m3 (8), never int8 */
     assert_int_equal(chip_unit_precision(&c, UNIT_MATRIX, PREC_FP8_E5M2), PREC_FP8_E4M3);
     /* int4 -> int8: an integer for an integer */
     assert_int_equal(chip_unit_precision(&c, UNIT_MATRIX, PREC_INT4), PREC_INT8);
     assert_int_equal(chip_unit_precision(&c, UNIT_MATRIX, PREC_FP4), PREC_FP8_E4M3);
     assert_close(chip_unit_time_scale(&c, UNIT_MATRIX, PREC_FP8_E4M3), 0.5);
+    /* a float never runs as an integer: with int8 alone, fp8 runs as bf16 */
+    c.matrix_tflops[PREC_FP8_E4M3] = 0;
+    assert_int_equal(chip_unit_precision(&c, UNIT_MATRIX, PREC_FP8_E5M2), PREC_BF16);
+    assert_int_equal(chip_unit_precision(&c, UNIT_MATRIX, PREC_FP4), PREC_BF16);
+    /* fp16 ties with bf16 at 16 bits: the table's order picks bf16 */
+    assert_int_equal(chip_unit_precision(&c, UNIT_MATRIX, PREC_FP16), PREC_BF16);
+    c.matrix_tflops[PREC_FP8_E4M3] = 891.2896;
     /* a declared bf16 peak replaces the geometry's: 445.6448 / 500 */
     c.matrix_tflops[PREC_BF16] = 500;
     assert_close(chip_unit_time_scale(&c, UNIT_MATRIX, PREC_BF16), 445.6448 / 500);
