@@ -44,6 +44,8 @@ void op_set(char **field, const char *s) { op_setn(field, s, strlen(s)); }
 void op_init(struct op *op)
 {
     memset(op, 0, sizeof *op);
+    op->prec = op->prec_ran = op->kernel_class = -1;   /* not timed in a format (yet) */
+    op->efficiency = 1.0;
 #define EMPTY(f) op->f = EMPTY_STR;
     OP_STRINGS(EMPTY)
 #undef EMPTY

@@ -14,7 +14,8 @@ static const struct precision_info table[PREC_COUNT] = {
 const struct precision_info *precision_info(enum precision p) { return &table[p]; }
 
 /* Other spellings: names people type, and tokens other traces use. */
-static const struct { const char *alias; enum precision p; } name_aliases[] = {
+struct alias { const char *alias; enum precision p; };
+static const struct alias name_aliases[] = {
     { "fp8", PREC_FP8_E4M3 }, { "e4m3", PREC_FP8_E4M3 }, { "e5m2", PREC_FP8_E5M2 },
     { "float64", PREC_FP64 }, { "double", PREC_FP64 }, { "float32", PREC_FP32 }, { "float", PREC_FP32 },
     { "bfloat16", PREC_BF16 }, { "float16", PREC_FP16 }, { "half", PREC_FP16 },
@@ -26,27 +27,21 @@ static const struct { const char *alias; enum precision p; } name_aliases[] = {
 };
 #define N_ALIASES(a) (sizeof a / sizeof a[0])
 
-int precision_by_name(const char *name)
+/* The table's row whose name (or token) is s, else the alias's; -1. */
+static int lookup(const char *s, bool token, const struct alias *aliases, size_t n)
 {
     for (int p = 0; p < PREC_COUNT; p++)
-        if (!strcmp(name, table[p].name))
+        if (!strcmp(s, token ? table[p].token : table[p].name))
             return p;
-    for (size_t i = 0; i < N_ALIASES(name_aliases); i++)
-        if (!strcmp(name, name_aliases[i].alias))
-            return (int)name_aliases[i].p;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(s, aliases[i].alias))
+            return (int)aliases[i].p;
     return -1;
 }
 
-int precision_of_token(const char *token)
-{
-    for (int p = 0; p < PREC_COUNT; p++)
-        if (!strcmp(token, table[p].token))
-            return p;
-    for (size_t i = 0; i < N_ALIASES(token_aliases); i++)
-        if (!strcmp(token, token_aliases[i].alias))
-            return (int)token_aliases[i].p;
-    return -1;
-}
+int precision_by_name(const char *name) { return lookup(name, false, name_aliases, N_ALIASES(name_aliases)); }
+
+int precision_of_token(const char *token) { return lookup(token, true, token_aliases, N_ALIASES(token_aliases)); }
 
 const char *precision_names(void)
 {

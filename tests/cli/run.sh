@@ -3,9 +3,15 @@
 # message naming the file and field, no output file left behind).
 # Prints one "ok N - ..." / "not ok N - ..." line per check.
 NPUSIM=${NPUSIM:-build/npusim}
-CONFIGS=${CONFIGS:-configs}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# The shipped configs with the reference's TPU chips over the presets
+# (tests/golden/configs/README.md): the tests compare --profile neusim runs
+# with the reference's outputs. The new presets (GPUs, tpuv7) stay.
+if [ -z "$CONFIGS" ]; then
+    cp -R configs "$T/configs" && cp tests/golden/configs/chips/*.json "$T/configs/chips/"
+    CONFIGS=$T/configs
+fi
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "$2" ] && sed 's/^/    /' "$2" | head -n 5; }
