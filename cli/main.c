@@ -35,6 +35,7 @@ static const struct command commands[] = {
     { "slo", cmd_slo, "carbon results tree -> SLO-driven chip/config selection" },
     { "suite", cmd_suite, "run a suite file (sweep/energy/carbon/slo lines) into a results tree" },
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
+    { "op", cmd_op, "one operator (or a measurement file's rows) predicted on a chip" },
     { "fields", cmd_fields, "every config field: type, default and checked range" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -11,6 +11,8 @@
  *   stages over a tree  energy_run_jobs + energy_commit (energy_stage.h),
  *                       carbon_run (carbon_stage.h), slo_run (slo_stage.h),
  *                       fleet_parse + fleet_evaluate (fleet_stage.h)
+ *   one operator        op_predict (op_predict.h): time, throughput and bound
+ *                       on a chip; op_table_read for a measurement file
  *   stage to stage      struct results (results.h): what one stage wrote,
  *                       handed to the next in memory
  *
@@ -25,6 +27,7 @@
 #include "study/energy_stage.h"
 #include "study/family.h"
 #include "study/fleet_stage.h"
+#include "study/op_predict.h"
 #include "study/pipeline.h"
 #include "study/results.h"
 #include "study/slo_stage.h"

@@ -1,0 +1,231 @@
+/* op_table.c — the reader of measurement files (op,dtype,m,n,k,batch,
+ * time_us; see op_predict.h): strict, naming the file, line and column of
+ * anything it cannot take. Main data structure: struct op_table. */
+#include <csv.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/op_predict.h"
+#include "traces/lists.h"
+#include "traces/precision.h"
+#include "traces/textfile.h"
+
+/* The known columns, in the order their values land in a request. */
+enum col { C_OP, C_DTYPE, C_M, C_N, C_K, C_BATCH, C_HEADS, C_WDTYPE, C_TIME, C_KNOWN };
+static const char *const col_name[C_KNOWN] = {
+    "op", "dtype", "m", "n", "k", "batch", "heads", "weight_dtype", "time_us",
+};
+#define MAX_COLS (C_KNOWN + OP_ROW_EXTRA_MAX)
+
+struct reader {
+    struct op_table *t;
+    const char *name;
+    struct npu_err *e;
+    int line, failed, have_header, ncols, col;
+    int role[MAX_COLS];           /* enum col, or C_KNOWN + extra index */
+    struct op_row row;
+};
+
+static int rfail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rfail(struct reader *r, const char *fmt, ...)
+{
+    if (!r->failed) {
+        char msg[768];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        npu_errf(r->e, "%s: line %d: %s", r->name, r->line, msg);
+    }
+    r->failed = 1;
+    return -1;
+}
+
+static void header_field(struct reader *r, const char *s)
+{
+    if (r->ncols >= MAX_COLS) {
+        rfail(r, "expected at most %d columns", MAX_COLS);
+        return;
+    }
+    int role = -1;
+    for (int c = 0; c < C_KNOWN; c++)
+        if (!strcmp(s, col_name[c]))
+            role = c;
+    for (int i = 0; i < r->ncols; i++)
+        if (role >= 0 && r->role[i] == role)
+            rfail(r, "column \"%s\" given twice", s);
+    if (role < 0) {
+        if (r->t->n_extra >= OP_ROW_EXTRA_MAX) {
+            rfail(r, "column \"%s\": expected at most %d columns besides op,dtype,m,n,k,batch,heads,weight_dtype,time_us",
+                  s, OP_ROW_EXTRA_MAX);
+            return;
+        }
+        role = C_KNOWN + r->t->n_extra;
+        r->t->extra_name[r->t->n_extra++] = strdup(s);
+    }
+    r->role[r->ncols++] = role;
+}
+
+static void size_cell(struct reader *r, const char *col, const char *s, int64_t *v)
+{
+    if (!*s)
+        return;
+    if (parse_i64_strict(s, v) || *v < 1)
+        rfail(r, "column \"%s\": expected a positive integer, got \"%s\"", col, s);
+}
+
+static void format_cell(struct reader *r, const char *col, const char *s, int *p)
+{
+    *p = precision_by_name(s);
+    if (*p < 0)
+        rfail(r, "column \"%s\": expected one of %s, got \"%s\"", col, precision_names(), s);
+}
+
+static void row_field(struct reader *r, const char *s)
+{
+    if (r->col >= r->ncols) {
+        r->col++;
+        return;
+    }
+    int role = r->role[r->col++];
+    struct op_request *q = &r->row.r;
+    switch (role) {
+    case C_OP:
+        if (!op_kind_known(s))
+            rfail(r, "column \"op\": expected one of %s, got \"%s\"", OP_REQUEST_KINDS, s);
+        else
+            strcpy(q->op, s);
+        break;
+    case C_DTYPE:
+        format_cell(r, "dtype", s, &q->prec);
+        break;
+    case C_M: size_cell(r, "m", s, &q->m); break;
+    case C_N: size_cell(r, "n", s, &q->n); break;
+    case C_K: size_cell(r, "k", s, &q->k); break;
+    case C_BATCH: size_cell(r, "batch", s, &q->batch); break;
+    case C_HEADS: size_cell(r, "heads", s, &q->heads); break;
+    case C_WDTYPE:
+        if (*s)
+            format_cell(r, "weight_dtype", s, &q->weight_prec);
+        break;
+    case C_TIME:
+        if (*s && (parse_f64_strict(s, &q->measured_us) || q->measured_us < 0))
+            rfail(r, "column \"time_us\": expected a non-negative number of microseconds, got \"%s\"", s);
+        break;
+    default:
+        r->row.extra[role - C_KNOWN] = strdup(s);
+    }
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+    struct reader *r = data;
+    (void)len;
+    if (r->failed)
+        return;
+    if (memchr(s, '\0', len))
+        rfail(r, "expected text without NUL bytes");
+    else if (!r->have_header)
+        header_field(r, s);
+    else
+        row_field(r, s);
+}
+
+static void on_row(int c, void *data)
+{
+    struct reader *r = data;
+    (void)c;
+    if (r->failed)
+        return;
+    if (!r->have_header) {
+        r->have_header = 1;
+        int have_op = 0, have_dt = 0;
+        for (int i = 0; i < r->ncols; i++)
+            have_op |= r->role[i] == C_OP, have_dt |= r->role[i] == C_DTYPE;
+        if (!have_op || !have_dt)
+            rfail(r, "expected a header naming at least op and dtype");
+    } else if (r->col != r->ncols) {
+        rfail(r, "expected %d cells as the header, got %d", r->ncols, r->col);
+    } else {
+        struct op_table *t = r->t;
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? 2 * t->cap : 64;
+            struct op_row *p = realloc(t->rows, cap * sizeof *p);
+            if (!p) {
+                rfail(r, "out of memory");
+                return;
+            }
+            t->rows = p, t->cap = cap;
+        }
+        r->row.line = r->line;
+        t->rows[t->n++] = r->row;
+        memset(r->row.extra, 0, sizeof r->row.extra);
+    }
+    r->col = 0;
+    op_request_init(&r->row.r);
+}
+
+static void free_extras(struct op_row *row, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(row->extra[i]);
+}
+
+static int no_space(unsigned char c)
+{
+    (void)c;
+    return 0;
+}
+
+int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
+{
+    memset(t, 0, sizeof *t);
+    size_t len;
+    char *buf = text_read_file(path, &len, e);
+    if (!buf)
+        return -1;
+    struct reader r = { .t = t, .name = path, .e = e, .line = 1 };
+    op_request_init(&r.row.r);
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        free(buf);
+        return npu_errf(e, "%s: out of memory", path);
+    }
+    csv_set_space_func(&p, no_space);
+    size_t pos = 0;
+    while (pos < len && !r.failed) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
+        if (csv_parse(&p, buf + pos, n, on_field, on_row, &r) != n)
+            rfail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
+        pos += n;
+        if (nl && !r.failed)
+            r.line++;
+    }
+    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0)
+        rfail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
+    csv_free(&p);
+    free(buf);
+    free_extras(&r.row, OP_ROW_EXTRA_MAX);
+    if (!r.failed && !r.have_header)
+        r.failed = 1, npu_errf(e, "%s: empty input (expected a header: op,dtype,m,n,k,batch,time_us)", path);
+    if (!r.failed && t->n == 0)
+        r.failed = 1, npu_errf(e, "%s: no rows after the header", path);
+    if (r.failed) {
+        op_table_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+void op_table_free(struct op_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free_extras(&t->rows[i], t->n_extra);
+    for (int i = 0; i < t->n_extra; i++)
+        free(t->extra_name[i]);
+    free(t->rows);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,61 @@
+# Sourced by tests/cli/run.sh: `npusim op`, one operator predicted, and its
+# --csv measurement files. Expected figures by hand:
+#   gemm 4096^3 fp8 on h100: 2 x 4096^3 = 137438953472 FLOPs / 1978.9 TFLOP/s = 69452.2 ns -> 69.453 us
+#   the same on a100 (no fp8: runs as bf16 at 312): 440512.0 ns -> 440.513 us (chipsim rounds ns up)
+#   gemv n=k=4096 bf16 on h100: 2 x 4096^2 weight bytes + 2 x 8 KiB vectors = 33570816 B / 3350 GB/s
+#   = 10021.1 ns -> 10.022 us, memory-bound
+OP="$T/op"
+mkdir -p "$OP"
+opj() { $NPUSIM op --configs $CONFIGS --json "$@"; }
+jfield() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
+check "op: gemm fp8 on h100 takes 69.453 us, compute-bound at its fp8 peak" sh -c "
+  out=\$($NPUSIM op --configs $CONFIGS --json gemm --m 4096 --n 4096 --k 4096 --dtype fp8 -c h100) &&
+  echo \"\$out\" | grep -q '\"time_us\":69.453,' && echo \"\$out\" | grep -q '\"bound\":\"compute\"' &&
+  echo \"\$out\" | grep -q '\"ran_as\":\"fp8_e4m3\"'"
+check "op: gemm fp8 on a100 runs as bf16 in 440.513 us and says so" sh -c "
+  out=\$($NPUSIM op --configs $CONFIGS gemm --m 4096 --n 4096 --k 4096 --dtype fp8 -c a100) &&
+  echo \"\$out\" | grep -q 'time          440.513 us' && echo \"\$out\" | grep -q 'fp8_e4m3 ran as bf16'"
+check "op: gemv on h100 moves 33570816 bytes in 10.022 us, memory-bound" sh -c "
+  out=\$($NPUSIM op --configs $CONFIGS --json gemv --n 4096 --k 4096 -c h100) &&
+  echo \"\$out\" | grep -q '\"bytes\":33570816,' && echo \"\$out\" | grep -q '\"time_us\":10.022,' &&
+  echo \"\$out\" | grep -q '\"bound\":\"memory\"'"
+check "op: int4 weights cut a gemv's bytes to 8404992" sh -c "
+  $NPUSIM op --configs $CONFIGS --json gemv --n 4096 --k 4096 -c h100 --weight-dtype int4 | grep -q '\"bytes\":8404992,'"
+for k in attention add mul gelu silu relu softmax layernorm rmsnorm all-reduce all-gather reduce-scatter all-to-all; do
+    check "op: $k predicts (json with time_us, tflops, bound, efficiency)" sh -c "
+      $NPUSIM op --configs $CONFIGS --json $k --m 1024 --n 512 --k 128 -c h100 |
+      grep '\"time_us\":' | grep '\"tflops\":' | grep '\"bound\":' | grep -q '\"efficiency\":'"
+done
+cat >"$OP/meas.csv" <<'CSV'
+op,dtype,m,n,k,batch,time_us,source
+gemm,bf16,4096,4096,4096,,150.2,cublas
+gemv,fp8,1,8192,8192,,25,x
+attention,bf16,1,4096,128,256,,y
+CSV
+check "op --csv: one JSON object per row, the measured time, error and extra columns carried" sh -c "
+  $NPUSIM op --configs $CONFIGS --csv '$OP/meas.csv' -c h100 --json >'$OP/out.jsonl' &&
+  test \$(wc -l <'$OP/out.jsonl') -eq 3 && grep -q '\"measured_us\":150.2,\"error_pct\":' '$OP/out.jsonl' &&
+  grep -q '\"source\":\"cublas\"' '$OP/out.jsonl' && grep -q '\"line\":4' '$OP/out.jsonl'"
+check "op --csv: a table with the error column" sh -c "
+  $NPUSIM op --configs $CONFIGS --csv '$OP/meas.csv' -c h100 | grep -q '^gemm .* 150.200 *-7.5$'"
+check "op --help" sh -c "$NPUSIM op --help | grep -q 'usage: npusim op KIND'"
+# bad input: exit 2 naming the field (and the file's line)
+expect_fail "op: an unknown kind is refused" 'KIND "gemmm"' $NPUSIM op --configs $CONFIGS gemmm --m 1
+expect_fail "op: a missing size is named" 'expected k' $NPUSIM op --configs $CONFIGS gemm --m 4 --n 4
+expect_fail "op: a bad format is named" '\-\-dtype "fp9"' $NPUSIM op --configs $CONFIGS gemm --m 4 --n 4 --k 4 --dtype fp9
+expect_fail "op: a non-positive size is refused" '\-\-m "0"' $NPUSIM op --configs $CONFIGS gemm --m 0 --n 4 --k 4
+expect_fail "op: a size past 2^31 is refused" 'expected m from 1 to' $NPUSIM op --configs $CONFIGS gemm --m 4294967296 --n 4 --k 4
+expect_fail "op: an unknown chip is refused" 'nochip' $NPUSIM op --configs $CONFIGS gemm --m 4 --n 4 --k 4 -c nochip
+printf 'op,m\ngemm,4\n' >"$OP/nodtype.csv"
+expect_fail "op --csv: a header without dtype is refused" 'nodtype.csv: line 1: expected a header naming at least op and dtype' \
+    $NPUSIM op --configs $CONFIGS --csv "$OP/nodtype.csv"
+printf 'op,dtype,m,n,k\ngemm,bf16,4,4,4\ngemm,bf16,4,x,4\n' >"$OP/badnum.csv"
+expect_fail "op --csv: a bad number names its line and column" 'badnum.csv: line 3: column "n": expected a positive integer, got "x"' \
+    $NPUSIM op --configs $CONFIGS --csv "$OP/badnum.csv"
+printf 'op,dtype,m\nconv,bf16,4\n' >"$OP/badop.csv"
+expect_fail "op --csv: an unknown op names its line" 'badop.csv: line 2: column "op"' $NPUSIM op --configs $CONFIGS --csv "$OP/badop.csv"
+printf 'op,dtype,m,n\ngemm,bf16,4,4\n' >"$OP/nok.csv"
+expect_fail "op --csv: a row the op cannot take names its line" 'nok.csv: line 2: gemm: expected k' $NPUSIM op --configs $CONFIGS --csv "$OP/nok.csv"
+printf 'op,dtype,m\ngemm,bf16\n' >"$OP/short.csv"
+expect_fail "op --csv: a short row is refused" 'expected 3 cells as the header, got 2' $NPUSIM op --configs $CONFIGS --csv "$OP/short.csv"
+expect_fail "op --csv: a missing file is named" 'nofile.csv' $NPUSIM op --configs $CONFIGS --csv "$OP/nofile.csv"

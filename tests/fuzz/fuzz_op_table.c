@@ -1,0 +1,35 @@
+/* fuzz_op_table.c — measurement files (`npusim op --csv`): the strict CSV
+ * reader, then every row it accepts predicted on the default chip (the
+ * operator builders and chipsim on arbitrary sizes and formats up to 2^31).
+ * Seeds: corpus/op_table/. */
+#include "fuzz_common.h"
+
+#include "chipsim/chip.h"
+#include "study/op_predict.h"
+#include "traces/profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/meas.csv", fuzz_dir());
+    fuzz_write(path, data, size);
+    static struct chip_config chip;
+    static int ready;
+    if (!ready) {
+        chip_config_default(&chip);
+        chip.matrix_tflops[PREC_FP8_E4M3] = 900;   /* a declared format beside the fallbacks */
+        chip.kernel_eff[KC_gemm].n_half = 1e6;
+        ready = 1;
+    }
+    struct op_table t;
+    struct npu_err e;
+    if (op_table_read(path, &t, &e) == 0) {
+        for (size_t i = 0; i < t.n && i < 16; i++) {
+            struct op_prediction p;
+            if (op_predict(&t.rows[i].r, &chip, &profile_physical, &p, &e) == 0 && !(p.time_us >= 0))
+                abort();   /* a prediction is a time */
+        }
+        op_table_free(&t);
+    }
+    return 0;
+}
