@@ -56,6 +56,7 @@ static const struct field_desc chip_field_list[] = {
     /* The achieved fraction of the MXU peak on large matmuls (physical profile only). */
     D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0),
     S(calibration_source, "", FF_EXT),
+    D(price_per_chip_hour_usd, 0.0, N | FF_EXT),
     S(hardware_source, "", FF_EXT),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
     PRECISION_LIST(PEAK_FIELD, matrix_tflops)

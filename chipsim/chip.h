@@ -77,6 +77,8 @@ struct chip_config {
     double mxu_efficiency;       /* achieved / peak MXU rate (0.05..1); 1: the roofline. Calibrated
                                   * from published training MFU where known (power_data_source) */
     char calibration_source[FIELD_STR_MAX]; /* where mxu_efficiency comes from; "" = not calibrated */
+    double price_per_chip_hour_usd; /* on-demand price for the SLO stage's goodput per dollar;
+                                     * 0: the reference's table by TPU version */
     char hardware_source[FIELD_STR_MAX];    /* where the peaks, memory and interconnect figures come
                                              * from (docs/hardware.md); "" = not given */
     double dynamic_power_scale;  /* multiplies every dynamic power (SA, VU, Vmem, HBM, ICI); 1: as given.

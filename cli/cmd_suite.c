@@ -337,7 +337,7 @@ static bool is_version(const char *v, const struct suite_opts *o)
 {
     char chip[300], path[4096];
     struct npu_err ignored;
-    snprintf(chip, sizeof chip, "tpuv%s", v);
+    snprintf(chip, sizeof chip, "%s", v);   /* "5p": tpuv5p, "h100": h100 (config.c) */
     return config_resolve(o->configs, CONFIG_CHIP, chip, path, sizeof path, &ignored) == 0;
 }
 

@@ -54,8 +54,8 @@ static const char sweep_help[] =
     "  _prefill.json, _decode.json\n"
     "with pstr = dp<D>-tp<T>-pp<P>-dpdcn<D'>-tpdcn1-ppdcn<P'>-bs<B>. A configuration is\n"
     "skipped when both phases fail validation (out of memory beyond 1.5x HBM, pipeline\n"
-    "deeper than the layers, pod too large, ...). Versions are chip names without\n"
-    "\"tpuv\" (2,3,4,5e,5p,6e,6p).\n"
+    "deeper than the layers, pod too large, ...). Versions are TPU names without\n"
+    "\"tpuv\" (2,3,4,5e,5p,6e,6p,7) or any chip's name (h100, b200, mi300x, ...).\n"
     "\n"
     "With --summary, writes one CSV row per configuration instead (in enumeration\n"
     "order; no per-op files unless --out is given too): the point, its status (ok,\n"
@@ -304,7 +304,7 @@ static int plan_names(struct sweep_args *a, struct sweep_plan *plan)
         a->mnames[i] = a->models ? a->lm.item[i] : cJSON_GetArrayItem(spec->models, i)->valuestring;
     for (int i = 0; i < plan->nchips; i++) {
         if (a->versions)
-            snprintf(a->cbuf[i], sizeof a->cbuf[i], "tpuv%s", a->lv.item[i]);
+            snprintf(a->cbuf[i], sizeof a->cbuf[i], "%s", a->lv.item[i]);   /* "5p": tpuv5p (config.c) */
         a->cnames[i] = a->versions ? a->cbuf[i] : cJSON_GetArrayItem(spec->chips, i)->valuestring;
     }
     plan->models = a->mnames;

@@ -23,6 +23,7 @@ struct version_set {
     cJSON **json;
     struct slo_point *pts;
     int n;
+    double price;              /* $ per chip-hour from the chip config (sim_config); 0: none */
 };
 
 static void set_free(struct version_set *s)
@@ -77,6 +78,10 @@ static int load_set(const struct slo_opts *o, const char *model, const char *ver
         char key[256];
         snprintf(key, sizeof key, "carbon_and_energy_stats.1.%s", m->energy);
         p->energy = num_or_nan(jpath(j, key));
+        /* The chip's own price when its config gives one (npusim's field). */
+        double price;
+        if (jnum(jpath(j, "sim_config.price_per_chip_hour_usd"), &price) && price > 0)
+            s->price = price;
     }
     return 0;
 }
@@ -264,7 +269,7 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
         for (int vi = 0; vi < o->nversions && !failed; vi++) {
             const char *v = o->versions[vi];
             struct version_set s = sets[vi];
-            double cost = slo_cost_per_chip_hour(v);
+            double cost = s.price > 0 ? s.price : slo_cost_per_chip_hour(v);
             struct slo_choice c;
             int rc = slo_select(s.pts, s.n, training ? 32 : -1, o->max_chips, slo, m.tput_max, cost, &c);
             cJSON *r = cJSON_CreateObject();
@@ -273,8 +278,8 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
                                 "%s skipped\n", s.files[c.bad].path, m.energy, model);
                 failed = true;
             } else if (c.any_ok && cost < 0) {
-                fprintf(stderr, "npusim slo: warning: version \"%s\": no $/chip-hour in the cost table; %s "
-                                "skipped\n", v, model);
+                fprintf(stderr, "npusim slo: warning: version \"%s\": no $/chip-hour (the chip's "
+                                "price_per_chip_hour_usd, else the TPU table); %s skipped\n", v, model);
                 failed = true;
             } else if (!c.any_ok) {
                 jset(r, "min_num_chips", jraw_i64(0));

@@ -357,18 +357,36 @@ int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
     static _Thread_local struct key_index x;
     if (cJSON_IsObject(json))
         key_index_build(&x, json);
+    /* Entries of one nested object sit together (a chip's 66
+     * kernel_efficiency.* fields): the object is looked up once per run of
+     * them, and all are skipped when it is absent. */
+    const char *run_key = NULL;
+    size_t run_len = 0;
+    const cJSON *run_obj = NULL;
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
-        const cJSON *v = lookup_in(cJSON_IsObject(json) ? &x : NULL, json, f->key);
+        size_t tn = strcspn(f->key, ".");
+        const cJSON *v;
+        if (f->key[tn] == '.' && cJSON_IsObject(json)) {
+            if (!run_key || tn != run_len || strncmp(f->key, run_key, tn)) {
+                char part[128];
+                struct strbuf pb = STRBUF(part);
+                strbuf_putn(&pb, f->key, tn);
+                run_key = f->key, run_len = tn;
+                run_obj = key_index_get(&x, json, part);
+            }
+            v = run_obj ? lookup_in(NULL, run_obj, f->key + tn + 1) : NULL;
+        } else {
+            v = lookup_in(cJSON_IsObject(json) ? &x : NULL, json, f->key);
+        }
+        if ((!v || cJSON_IsNull(v)) && !(f->flags & FF_REQUIRED))
+            continue;
         char top[128];
         struct strbuf tb = STRBUF(top);
-        strbuf_putn(&tb, f->key, strcspn(f->key, "."));
+        strbuf_putn(&tb, f->key, tn);
         const char *file = source_of(src, top);
-        if (!v || cJSON_IsNull(v)) {
-            if (f->flags & FF_REQUIRED)
-                return npu_errf(e, "%s: %s field \"%s\" is missing", file, t->what, f->key);
-            continue;
-        }
+        if (!v || cJSON_IsNull(v))
+            return npu_errf(e, "%s: %s field \"%s\" is missing", file, t->what, f->key);
         if (load_one(t, f, obj, v, file, e) || check_one(t, f, obj, file, e))
             return -1;
     }

@@ -49,11 +49,31 @@ const char *precision_names(void)
            "float32, bfloat16, float16, e4m3, e5m2)";
 }
 
-int dtype_bits(const char *token)
+static int dtype_bits_uncached(const char *token)
 {
     int p = precision_of_token(token);
     if (p >= 0)
         return table[p].bits;
     int b = dtype_bytes(token);
     return b < 0 ? -1 : 8 * b;
+}
+
+/* Called for every tensor of every op with one token or two, as dtype_bytes:
+ * the last answer per thread is kept with its token (tokens longer than the
+ * slot are not kept). */
+int dtype_bits(const char *token)
+{
+    static _Thread_local struct {
+        char token[32];
+        int bits;
+    } last;
+    if (last.token[0] && !strcmp(token, last.token))
+        return last.bits;
+    int b = dtype_bits_uncached(token);
+    size_t n = strlen(token);
+    if (n < sizeof last.token) {
+        memcpy(last.token, token, n + 1);
+        last.bits = b;
+    }
+    return b;
 }

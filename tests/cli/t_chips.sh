@@ -37,3 +37,23 @@ check "chips: int4 weights decode at 0.25 to 0.35 x bf16's TPOT on h100 ($t4 vs 
 # a bad format is named
 expect_fail "chips: an unknown weight format is refused" "weight_dtype" \
     $NPUSIM run --configs $CONFIGS -c h100 -o "$CH/bad" --set weight_dtype=fp7
+# The study stages on GPU presets: sweep, energy, carbon, slo (with the
+# chip's own $/chip-hour) and a fleet of h100 deployments.
+ST="$CH/study"
+check "chips: sweep, energy, carbon and slo run on h100 and mi300x beside 5p" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions h100,5p,mi300x --num-chips 1,8 --batch-sizes 1 --out '$ST/raw' &&
+  $NPUSIM energy --configs $CONFIGS --results '$ST/raw' --models llama3-8b --versions h100,5p,mi300x --pg NoPG &&
+  $NPUSIM carbon --configs $CONFIGS --results '$ST/raw_None' --models llama3-8b --versions h100,5p,mi300x --pg NoPG \
+    --ci 0.0624 --util 0.6 --lifetime 1 &&
+  $NPUSIM slo --configs $CONFIGS --results '$ST/carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6' --out '$ST/slo' \
+    --models llama3-8b --versions 5p,h100,mi300x 2>'$ST/slo.err' &&
+  grep -A1 '\"h100\": {' '$ST/slo/llama3-8b/inference-decode.json' | grep -q '\"min_num_chips\": 1' &&
+  grep -A1 '\"mi300x\": {' '$ST/slo/llama3-8b/inference-decode.json' | grep -q '\"min_num_chips\": 1'"
+check "chips: the sweep names GPU results inference-v<name>" test -f "$ST/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-vh100_decode.json"
+cat >"$CH/fleet.json" <<'JSON'
+{"deployments": [{"name": "chat", "model": "llama3-8b", "chip": "h100", "num_chips": 1, "batch_size": 8,
+                  "replicas": 10, "load": {"tokens_per_sec": 5000}},
+                 {"name": "chat-b200", "model": "llama3-8b", "chip": "b200", "num_chips": 1, "batch_size": 8,
+                  "replicas": 10, "load": {"tokens_per_sec": 5000}}]}
+JSON
+check "chips: a fleet of h100 and b200 deployments" sh -c "$NPUSIM fleet --configs $CONFIGS '$CH/fleet.json' | grep -q '^chat-b200 *b200'"
