@@ -126,5 +126,12 @@ double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum 
 /* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
 const char *kernel_class_name(enum kernel_class k);
+struct op;
+/* The number format an op computes in and the one the chip's unit runs it
+ * in, as chipsim_run sets op->prec and op->prec_ran, for an op that was
+ * timed elsewhere (a trace read back from CSV): from its tensors. Both -1
+ * when its tensors name no format of traces/precision.h. */
+void chipsim_op_format(const struct op *op, const struct chip_config *chip, int *prec, int *prec_ran);
+
 
 #endif

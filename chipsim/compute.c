@@ -40,6 +40,8 @@ static int64_t vpu_time(const struct cs_ctx *c, int64_t n)
 
 static int64_t tmax(int64_t a, int64_t b) { return a > b ? a : b; }
 
+static int64_t vpu_cycles_ns(const struct cs_ctx *c, int64_t x);
+
 /* Rejects an op beyond NPU_MAX_OP_MACS (counted in double: cannot overflow). */
 static int check_macs(const struct cs_ctx *c, double macs)
 {
@@ -125,6 +127,12 @@ static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct
         *sa = 0;
         *vu = vp_vu;
     }
+    /* Block scales: the rescaling runs on the vector units beside the MXU. */
+    struct block_scales bs;
+    if (block_scales_of(c, in, &ax, &bs))
+        return -1;
+    if (bs.vector_elems)
+        *vu += vpu_cycles_ns(c, bs.vector_elems);
     return 0;
 }
 

@@ -163,6 +163,16 @@ enum chip_unit op_unit(const struct instr *in);
 enum kernel_class op_kernel_class(const struct instr *in, const struct op *op);
 double op_kernel_size(enum kernel_class k, const struct instr *in, const struct op *op);
 
+/* An einsum's block scales (traces/op_form.h): the scale tensors' HBM bytes
+ * and the vector work of rescaling, both 0 without block scales or without
+ * an 8-bit or narrower operand. The work overlaps the MXU (its VPU time);
+ * the bytes add to the op's traffic. */
+struct block_scales {
+    int64_t bytes, vector_elems;
+};
+int block_scales_of(const struct cs_ctx *c, const struct instr *in, const struct einsum_axes *ax,
+                    struct block_scales *bs);
+
 /* --- tile_memo.c --- */
 /* Everything a tile search reads, packed as words (unused words zero; doubles
  * as their bit patterns), and the tile sizes it chose. */

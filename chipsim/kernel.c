@@ -7,6 +7,11 @@
  * kernel class (chip_kernel_efficiency). Main data structure: the table of
  * kernel classes by cost-model kind. */
 #include "chipsim/cs_internal.h"
+#include "chipsim/chipsim.h"
+
+#include <string.h>
+
+#include "traces/precision.h"
 
 static bool matrix_kind(enum kind k)
 {
@@ -24,6 +29,21 @@ int op_format(const struct instr *in)
             p = q;
     }
     return p;
+}
+
+void chipsim_op_format(const struct op *op, const struct chip_config *chip, int *prec, int *prec_ran)
+{
+    *prec = *prec_ran = -1;
+    struct instr in;
+    memset(&in, 0, sizeof in);
+    const char *why;
+    in.kind = kind_from_config(op_kind_text(op), NULL, 0);
+    if (op_inputs(op, &in.in, &why) == 0 && op_output(op, &in.out, &why) == 0) {
+        *prec = op_format(&in);
+        if (*prec >= 0)
+            *prec_ran = chip_unit_precision(chip, op_unit(&in), (enum precision)*prec);
+    }
+    tensor_list_free(&in.in);
 }
 
 enum chip_unit op_unit(const struct instr *in) { return matrix_kind(in->kind) ? UNIT_MATRIX : UNIT_VECTOR; }
@@ -62,4 +82,50 @@ double op_kernel_size(enum kernel_class k, const struct instr *in, const struct 
     default:
         return (double)tensor_elems(in->in.n > 0 ? &in->in.t[0] : &in->out);
     }
+}
+
+/* Rows a weight-only kernel dequantises its weights for once (a tile of the
+ * activations' rows): 128, a TPU array's side and a GPU kernel's largest M
+ * tile. */
+#define DEQUANT_ROWS 128
+
+int block_scales_of(const struct cs_ctx *c, const struct instr *in, const struct einsum_axes *ax,
+                    struct block_scales *bs)
+{
+    memset(bs, 0, sizeof *bs);
+    char dt[OP_DTYPE_MAX];
+    int64_t sk, sn;
+    if (op_block_scales(c->op, &sk, &sn, dt))
+        return cs_errf(c, "config: expected block_scales=KxN:DT_<TYPE> with K and N from 1 to 65535, got \"%s\"",
+                       cs_config_text(c));
+    if (!sk)
+        return 0;
+    int bits = cs_dtype_bits(dt, false), lb = cs_dtype_bits(in->in.t[0].dtype, false),
+        rb = cs_dtype_bits(in->in.t[1].dtype, false);
+    if (bits < 0)
+        return cs_errf(c, "config: expected block scales of a supported dtype, got \"%s\"", dt);
+    bool act = lb > 0 && lb <= 8, wgt = rb > 0 && rb <= 8;
+    if (!act && !wgt)
+        return 0;
+    int64_t kb = ceil_div(ax->k, sk), nb = ceil_div(ax->n, sn);
+    bs->bytes = wgt ? bits_to_bytes(ax->b * kb * nb, bits) : 0;
+    if (act) {
+        /* partial sums promoted once per K block; activations quantised
+         * (max, scale, cast) as they are read */
+        bs->bytes += bits_to_bytes(ax->b * ax->m * kb, bits);
+        bs->vector_elems = 2 * ax->b * ax->m * ax->n * kb + 3 * ax->b * ax->m * ax->k;
+    } else {
+        /* weights dequantised (scale and convert) once per tile of rows */
+        bs->vector_elems = 2 * ax->b * ax->k * ax->n * ceil_div(ax->m, DEQUANT_ROWS);
+    }
+    /* The rescaling runs in the scales' format (fp32 partial sums), not the
+     * operands': its elements are weighed by that format's vector rate
+     * against the op's (c->vu_scale), physical profile only. */
+    int sp = c->prof->chip_precisions_ignored ? -1 : precision_of_token(dt);
+    if (sp >= 0 && c->vu_scale > 0) {
+        enum precision ran = chip_unit_precision(c->chip, UNIT_VECTOR, (enum precision)sp);
+        bs->vector_elems = (int64_t)ceil((double)bs->vector_elems *
+                                         chip_unit_time_scale(c->chip, UNIT_VECTOR, ran) / c->vu_scale);
+    }
+    return 0;
 }

@@ -408,6 +408,10 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
     int64_t bmn = b * m * n, bkmn = bmn * k;
     *bytes = bits_to_bytes(bmn, obits) + width_bytes(ceil(py_div(bkmn, N)), lbits) +
              width_bytes(ceil(py_div(bkmn, M)), rbits);
+    struct block_scales bs;   /* the scale tensors, read once */
+    if (block_scales_of(c, in, &ax, &bs))
+        return -1;
+    *bytes += bs.bytes;
     const int64_t *rows[3] = {lt, rt, ot};
     int lens[3] = {L->ndim, R->ndim, O->ndim};
     return set_tiles(op, rows, lens);

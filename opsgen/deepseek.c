@@ -46,7 +46,8 @@ struct dsgen {
     struct coll_axes tp, etp, ep;  /* attention TP, expert TP, expert parallel axes */
     bool decode;
     int64_t seq, count;            /* tokens per step; layer-op count of the phase */
-    struct tensor_formats fmt;     /* the model's number formats (the experts' FFNs; MLA is bf16) */
+    struct tensor_formats fmt;     /* the model's number formats: MLA's and the experts' weights, the
+                                    * latent KV cache (the gate, norms and rope stay as the reference's) */
 };
 
 static struct op *last(const struct dsgen *g) { return &g->t->ops[g->t->n - 1]; }
@@ -93,9 +94,9 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
     size_t o[3];   /* the einsums' indices: a later push may move the ops */
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
     o[0] = tr->n;
-    CHK(b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
+    CHK(fmt_store_rest(&g->fmt, b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
                  "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
-                 SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16));
+                 SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16), g->fmt.kv));
     o[1] = tr->n;
     CHK(b_einsum(tr, f + 1, n, DESC("q_pe_pe_einsum"),
                  "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
@@ -104,9 +105,9 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
         CHK(b_unary(tr, f + 1, n, DESC("scores_softmax"), "scores = scores.softmax(dim=-1)", "Softmax",
                     SHP(B, S, Hl, T), "0_0", FP32));
     o[2] = tr->n;
-    CHK(b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
+    CHK(fmt_store_rest(&g->fmt, b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
                  "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
-                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16));
+                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16), g->fmt.kv));
 #undef DESC
     /* The caches are activations, not parameters (quirk opsgen Q20 keeps them). */
     if (!g->prof->mla_cache_einsums_weights)
@@ -159,18 +160,18 @@ static int mla(struct dsgen *g, int64_t *fid)
         }
         f++;
     }
-    CHK(b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
-                 "BSM;MD->BSD", "0_0_0", BF16));
+    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
+                 "BSM;MD->BSD", "0_0_0", g->fmt.act)));
     CHK(b_unary(tr, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
                 SHP(B, S, qr), "0_0", FP32));
-    CHK(b_einsum(tr, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)", SHP(B, S, qr),
-                 SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", BF16));
+    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)", SHP(B, S, qr),
+                 SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->fmt.act)));
     CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
                  "Mul", SHP(B, S, Hl, rope), "0_0_0", FP32, one));
-    CHK(b_einsum(tr, f++, n, DESC("kv_k_pe_linear"),
+    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("kv_k_pe_linear"),
                  "kv = self.wkv_a(x); kv, k_pe = torch.split(kv, [self.kv_lora_rank, "
                  "self.qk_rope_head_dim], dim=-1)",
-                 SHP(B, S, D), SHP(D, kr + rope), "BSM;MK->BSK", "0_0_0", BF16));
+                 SHP(B, S, D), SHP(D, kr + rope), "BSM;MK->BSK", "0_0_0", g->fmt.act)));
     CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"),
                  "k_pe = apply_rotary_emb(k_pe.unsqueeze(2), freqs_cis)", "Mul", SHP(B, S, rope),
                  "0_0_0", FP32, one));
@@ -182,20 +183,20 @@ static int mla(struct dsgen *g, int64_t *fid)
         snprintf(nm, sizeof nm, "AllGatherK_PE-%lld", (long long)f);
         CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, rope), 1, &g->tp, FP32));
     }
-    CHK(b_einsum(tr, f++, n, DESC("q_nope_wkv_b_linear"),
+    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("q_nope_wkv_b_linear"),
                  "wkv_b = wkv_b.view(self.n_local_heads, -1, self.kv_lora_rank); q_nope = "
                  "torch.einsum('bshd,hdc->bshc', q_nope, wkv_b[:, :self.qk_nope_head_dim])",
-                 SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", BF16));
+                 SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", g->fmt.act)));
     CHK(b_unary(tr, f++, n, DESC("kv_norm"), "kv_norm = self.kv_norm(kv)", "RMSNorm", SHP(B, S, kr),
                 "0_0", FP32));
     if (mla_cache_ops(g, f, n, DESC("")))
         return -1;
     f += 3;
-    CHK(b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
+    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
                  "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
-                 SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", BF16));
-    CHK(b_einsum(tr, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))", SHP(B, S, Hl * v),
-                 SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", BF16));
+                 SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", g->fmt.act)));
+    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))", SHP(B, S, Hl * v),
+                 SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->fmt.act)));
     struct shape y = SHP(B, S, Dw);
     if (t > 1) {
         snprintf(nm, sizeof nm, "ReduceScatterMHA-%lld", (long long)f);

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "opsgen/model.h"
-#include "traces/precision.h"
 #include "traces/strbuf.h"
 
 #include <stdio.h>
@@ -36,37 +35,8 @@ static void cat(char *d, size_t n, const char *a, const char *b, const char *c, 
         strbuf_puti(&sb, id);
 }
 
-static const char *token_of(const char *name)
-{
-    int p = precision_by_name(name);
-    return p < 0 ? BF16 : precision_info((enum precision)p)->token;
-}
-
-void tensor_formats_of(const struct model_config *m, struct tensor_formats *f)
-{
-    f->act = token_of(m->activation_dtype);
-    f->weight = token_of(m->weight_dtype);
-    f->kv = token_of(m->kv_cache_dtype);
-}
-
-/* The op's inputs after the first are stored in format dt (a matmul's
- * weights, attention's K and V) when it is not the activations': the form
- * says so and the weight bytes follow. Passes NULL through (CHK). */
-static struct op *rest_in(const struct layer_ctx *c, struct op *op, const char *dt)
-{
-    if (!op || !c->fmt || !strcmp(dt, op->form.dtype))
-        return op;
-    snprintf(op->form.dtype_rest, sizeof op->form.dtype_rest, "%s", dt);
-    if (op->weight_bytes > 0) {
-        int64_t elems = 1;
-        for (int i = 0; i < op->form.nd[1]; i++)
-            elems *= op->form.d[1][i];
-        op->weight_bytes = bld_tensor_bytes(elems, dt);
-    }
-    return op;
-}
-#define WEIGHTS(op) rest_in(c, (op), c->fmt ? c->fmt->weight : BF16)
-#define KV_CACHE(op) rest_in(c, (op), c->fmt ? c->fmt->kv : BF16)
+#define WEIGHTS(op) fmt_weights(c->t, c->fmt, (op))
+#define KV_CACHE(op) fmt_store_rest(c->fmt, (op), c->fmt ? c->fmt->kv : BF16)
 
 int64_t layer_tp(const struct layer_ctx *c)
 {

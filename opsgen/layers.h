@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/formats.h"
 #include "traces/profile.h"
 
 struct layer_ctx {
@@ -28,11 +29,6 @@ struct layer_ctx {
     const struct tensor_formats *fmt;  /* the tensors' number formats; NULL: bf16 throughout */
 };
 
-/* A model's number formats as trace tokens ("DT_BFLOAT16"): activations,
- * weights (a matmul's second operand), KV cache (attention's K and V). */
-struct tensor_formats { const char *act, *weight, *kv; };
-struct model_config;
-void tensor_formats_of(const struct model_config *m, struct tensor_formats *f);
 
 /* Product of the TP axes (1 without TP). */
 int64_t layer_tp(const struct layer_ctx *c);

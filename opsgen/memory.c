@@ -14,6 +14,7 @@
 #include "opsgen/gen.h"
 #include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
+#include "traces/precision.h"
 
 int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
                                        const struct profile *prof)
@@ -61,7 +62,9 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
     /* Each in its number format (2 bytes each in bf16). */
     struct tensor_formats f;
     tensor_formats_of(m, &f);
-    return badd(badd(bld_tensor_bytes(badd(bmul(badd(w_attn, w_ff), Lc), vocab), f.weight),
-                     bld_tensor_bytes(kv_cache, f.kv)),
+    int64_t params = badd(bmul(badd(w_attn, w_ff), Lc), vocab), scales = 0;
+    if (f.scale_k > 0 && dtype_bits(f.weight) <= 8)   /* one scale per scale_k x scale_n weights */
+        scales = bld_tensor_bytes(cdiv64(params, bmul(f.scale_k, f.scale_n)), f.scale);
+    return badd(badd(badd(bld_tensor_bytes(params, f.weight), scales), bld_tensor_bytes(kv_cache, f.kv)),
                 bld_tensor_bytes(live, f.act));
 }

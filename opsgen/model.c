@@ -58,6 +58,10 @@ static const struct field_desc llm_list[] = {
     S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
     S(activation_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
     S(kv_cache_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
+    /* npusim's own: block scales (128 and 128 as DeepSeek-V3's fp8; 128 and 1
+     * as group-wise int4), 0: per-tensor scales, nothing to model. */
+    I(scale_block, 0, N | FF_EXT, .lo = 0, .hi = 65535), I(weight_scale_block_n, 0, N | FF_EXT, .lo = 0, .hi = 65535),
+    S(scale_dtype, "fp32", FF_EXT, .one_of = "fp32|bf16|fp16|fp8|fp8_e4m3|fp8_e5m2"),
 };
 TABLE(model_llm_fields, "model", llm_list);
 

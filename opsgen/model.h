@@ -41,6 +41,11 @@ struct model_config {
     /* npusim's own (FF_EXT): the number formats of the weights, the
      * activations and the KV cache (traces/precision.h names; "bf16"). */
     char weight_dtype[FIELD_STR_MAX], activation_dtype[FIELD_STR_MAX], kv_cache_dtype[FIELD_STR_MAX];
+    /* npusim's own (FF_EXT): block scales of 8-bit and narrower tensors
+     * (opsgen/formats.h): K elements per scale (0: none), N elements per
+     * weight scale (0: scale_block, square blocks), the scales' format. */
+    int64_t scale_block, weight_scale_block_n;
+    char scale_dtype[FIELD_STR_MAX];
     bool bidirectional;                  /* not a field: set for generators reusing the LLM one on
                                           * unmasked attention (DiT) */
     /* MoELLMConfig */

@@ -22,7 +22,8 @@ static void add(struct invariant_warnings *w, const char *fmt, ...)
 static bool in_phase(const struct op *op, enum phase ph) { return ph == PHASE_NONE || op->phase == ph; }
 
 /* Per-op checks; the worst offender of each kind is named. */
-static void check_ops(const struct trace *t, enum phase ph, const struct chip_config *ch, double cap,
+static void check_ops(const struct trace *t, enum phase ph, const struct chip_config *ch,
+                      const struct profile *prof, double cap,
                       const char *what, struct invariant_warnings *w, double *energy_J, double *time_s)
 {
     double peak_per_ns = 2.0 * (double)ch->sa_dim * (double)ch->sa_dim * (double)ch->num_sa * ch->freq_GHz;
@@ -37,13 +38,17 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
         /* matmuls and convolutions only: a flash attention's FLOPs include
          * its softmax, which the vector units compute beside the MXU */
         bool mxu = op->opcode_type == OPC_EINSUM || op->opcode_type == OPC_CONV2D;
-        /* against the peak of the format the op ran in, where one applied */
-        double peak = op->prec_ran >= 0 && op->type == OP_MXU
-                          ? chip_unit_peak_tflops(ch, UNIT_MATRIX, (enum precision)op->prec_ran) * 1e3
+        /* against the peak of the format the op ran in, where one applied
+         * (an op read back from CSV: the format its tensors give) */
+        int prec = op->prec, ran = op->prec_ran;
+        if (ran < 0 && !prof->chip_precisions_ignored)
+            chipsim_op_format(op, ch, &prec, &ran);
+        double peak = ran >= 0 && op->type == OP_MXU
+                          ? chip_unit_peak_tflops(ch, UNIT_MATRIX, (enum precision)ran) * 1e3
                           : peak_per_ns;
         double u = mxu ? (double)op->flops / ((double)op->exe_ns * peak) : 0.0;
-        if (op->prec >= 0 && op->prec_ran >= 0 && op->prec != op->prec_ran)
-            ran_as[op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR][op->prec][op->prec_ran] += op->count;
+        if (prec >= 0 && ran >= 0 && prec != ran)
+            ran_as[op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR][prec][ran] += op->count;
         if (u > util_max) util_max = u, util_op = op;
         if (op->hbm_bw_util > bw_max) bw_max = op->hbm_bw_util, bw_op = op;
         if (!op->energy_done)
@@ -80,7 +85,7 @@ void invariants_check(const struct trace *t, enum phase ph, const struct chip_co
                       const struct profile *prof, const char *what, struct invariant_warnings *w)
 {
     double cap = power_cap_of(ch), energy_J = 0, time_s = 0;
-    check_ops(t, ph, ch, cap, what, w, &energy_J, &time_s);
+    check_ops(t, ph, ch, prof, cap, what, w, &energy_J, &time_s);
     if (time_s > 0) {
         double avg_W = energy_J / time_s;
         if (cap > 0 && avg_W > cap * (1.0 + EPS))

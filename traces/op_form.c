@@ -105,7 +105,13 @@ static char *put_config(char *p, const struct op_form *f)
     case FORM_TEXT:
         return p;
     case FORM_EINSUM:
-        return put_tail(put_str(put_str(put_named(p, f, ab, in012), ",eq="), f->eq), f);
+        p = put_str(put_str(put_named(p, f, ab, in012), ",eq="), f->eq);
+        if (f->scale_k) {
+            p = put_i64(put_str(p, ",block_scales="), f->scale_k);
+            p = put_str(put_i64(put_str(p, "x"), f->scale_n), ":");
+            p = put_str(p, f->scale_dtype);
+        }
+        return put_tail(p, f);
     case FORM_CONV:
         return put_tail(put_window(put_str(put_str(put_named(p, f, abc, conv), ",eq="), f->eq), f), f);
     case FORM_X:

@@ -59,6 +59,12 @@ struct op_form {
     char dtype[OP_DTYPE_MAX];    /* the config's and the tensors' (the activations') */
     char dtype_rest[OP_DTYPE_MAX]; /* the inputs after the first when stored otherwise (a
                                   * quantised matmul's weights, a KV cache); "": dtype */
+    /* FORM_EINSUM: block scales of its 8-bit and narrower operands (one
+     * scale per scale_k elements along K; a weight scale covers scale_k x
+     * scale_n), stored as scale_dtype; scale_k 0: none. Printed in the config
+     * as ",block_scales=KxN:DT" after eq. */
+    uint16_t scale_k, scale_n;
+    char scale_dtype[OP_DTYPE_MAX];
     int64_t d[OP_SHAPES_MAX_IN + 1][OP_SHAPE_MAX_DIMS];
 };
 
@@ -91,7 +97,7 @@ struct op_tiling {
  * a number prints in at most 20 bytes, a tensor has at most 8 dims, a form
  * 4 tensors and tokens of at most 27 bytes; the longest cell, a Conv2D
  * config with three 8-dim tensors and a window of 20-digit numbers, takes
- * under 800 bytes. */
+ * under 800 bytes (an einsum's block scales add under 40). */
 #define OP_CELL_MAX 1024
 size_t op_form_print_config(char *out, const struct op_form *f);
 size_t op_form_print_inputs(char *out, const struct op_form *f);    /* "DT:[d0,d1],DT:[..]" */
@@ -130,5 +136,9 @@ int op_equation(const struct op *op, char *lhs, char *rhs, char *out);
 /* A conv's window stride (1 x 1 without a window): from the form, or the
  * text's "window={.. stride=HxW ..}". -1 when the text's is not positive. */
 int op_conv_stride(const struct op *op, int64_t *h, int64_t *w);
+/* An einsum's block scales (*k 0: none): from the form, or the text's
+ * "block_scales=KxN:DT" (dt: OP_DTYPE_MAX bytes). -1 when the text's sizes
+ * are not integers from 1 to 65535 or its dtype is not a token. */
+int op_block_scales(const struct op *op, int64_t *k, int64_t *n, char *dt);
 
 #endif

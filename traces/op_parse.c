@@ -257,3 +257,33 @@ int op_conv_stride(const struct op *op, int64_t *h, int64_t *w)
     *w = sw;
     return 0;
 }
+
+int op_block_scales(const struct op *op, int64_t *k, int64_t *n, char *dt)
+{
+    *k = *n = 0;
+    dt[0] = '\0';
+    if (op->form.layout != FORM_TEXT) {
+        if (op->form.layout == FORM_EINSUM && op->form.scale_k) {
+            *k = op->form.scale_k;
+            *n = op->form.scale_n;
+            memcpy(dt, op->form.scale_dtype, sizeof op->form.scale_dtype);
+        }
+        return 0;
+    }
+    const char *b = strstr(op->config, ",block_scales=");
+    if (!b)
+        return 0;
+    const char *s = b + 14;
+    char *q;
+    long long sk = isdigit((unsigned char)*s) ? strtoll(s, &q, 10) : 0, sn = 0;
+    if (sk > 0 && *q == 'x' && isdigit((unsigned char)q[1]))
+        sn = strtoll(q + 1, &q, 10);
+    if (sk < 1 || sk > 65535 || sn < 1 || sn > 65535 || *q != ':')
+        return -1;
+    s = q + 1;
+    if (parse_dtype(&s, dt, OP_DTYPE_MAX) || (*s != ',' && *s != ')'))
+        return -1;
+    *k = sk;
+    *n = sn;
+    return 0;
+}

@@ -57,3 +57,23 @@ cat >"$CH/fleet.json" <<'JSON'
                   "replicas": 10, "load": {"tokens_per_sec": 5000}}]}
 JSON
 check "chips: a fleet of h100 and b200 deployments" sh -c "$NPUSIM fleet --configs $CONFIGS '$CH/fleet.json' | grep -q '^chat-b200 *b200'"
+# Block scales: group-wise int4 (128 along K per column, fp16 scales) reads
+# the scales too, so decodes a little slower than bare int4; DeepSeek-V3's
+# fp8 blocks (1 x 128 activations, 128 x 128 weights) leave an h100 prefill
+# compute-bound on its tensor cores (the rescaling runs beside them).
+chrun h100_int4g h100 --set weight_dtype=int4 --set scale_block=128 --set weight_scale_block_n=1 --set scale_dtype=fp16
+check "chips: int4 group scales are printed on the matmuls" \
+    grep -q 'block_scales=128x1:DT_FLOAT16' "$CH/h100_int4g/llama3-8b_h100_decode.csv"
+t4=$(chnum h100_int4 TPOT_ms_request decode) tg=$(chnum h100_int4g TPOT_ms_request decode)
+check "chips: int4 with group scales decodes slower than bare int4, by under 5% ($tg vs $t4 ms)" \
+    awk -v a="$tg" -v b="$t4" 'BEGIN { exit !(a > b && a < 1.05 * b) }'
+chrun h100_fp8b h100 --set weight_dtype=fp8 --set activation_dtype=fp8 --set scale_block=128
+t8=$(chnum h100_fp8 TTFT_sec prefill) tb=$(chnum h100_fp8b TTFT_sec prefill)
+check "chips: fp8 with 128 x 128 block scales keeps h100's fp8 prefill within 2% ($tb vs $t8 s)" \
+    awk -v a="$tb" -v b="$t8" 'BEGIN { exit !(a >= b && a <= 1.02 * b) }'
+Q="--configs $CONFIGS -c h100 -b 1 --set weight_dtype=int4 --set activation_dtype=fp8 --set scale_block=128 --set weight_scale_block_n=1"
+check "chips: a block-scaled, mixed-format trace piped through the stages equals run" sh -c "
+  $NPUSIM opsgen $Q | $NPUSIM chipsim $Q | $NPUSIM power $Q --out-dir '$CH/pipe' >/dev/null &&
+  $NPUSIM run $Q --out '$CH/direct' >/dev/null &&
+  grep -q 'block_scales=128x1:DT_FLOAT' '$CH/direct/llama3-8b_h100_decode.csv' &&
+  for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$CH/pipe/llama3-8b_h100_'\$f '$CH/direct/llama3-8b_h100_'\$f || exit 1; done"

@@ -8,7 +8,8 @@
  * their fields, ranks and counts clamped as the builders keep them, dims
  * below 2^59 in magnitude, past which the text reader refuses a number);
  * every cell must print inside OP_CELL_MAX bytes, and the tensors read
- * back from the printed shape text must equal those read from the form. */
+ * back from the printed shape text (an einsum's block scales from its
+ * printed config) must equal those read from the form. */
 #include "fuzz_common.h"
 
 #include "traces/op.h"
@@ -43,6 +44,9 @@ static void text_cells(const char *s)
     int64_t h, w;
     (void)op_equation(&op, lhs, rhs, out);
     (void)op_conv_stride(&op, &h, &w);
+    char sdt[OP_DTYPE_MAX];
+    if (op_block_scales(&op, &h, &w, sdt) == 0 && h && (h < 1 || h > 65535 || w < 1 || w > 65535 || !sdt[0]))
+        abort();   /* what reads is in range */
     tensor_list_free(&l);
     op_free(&op);
     free(a);
@@ -66,6 +70,9 @@ static void form_cells(const uint8_t *data, size_t size)
     snprintf(f->dtype, sizeof f->dtype, "%s", (f->dtype[0] & 1) ? "DT_BFLOAT16" : "DT_INT8");
     /* the inputs after the first: the same, or a 4-bit weight format */
     snprintf(f->dtype_rest, sizeof f->dtype_rest, "%s", (f->dtype_rest[0] & 1) ? "DT_INT4" : "");
+    snprintf(f->scale_dtype, sizeof f->scale_dtype, "%s", (f->scale_dtype[0] & 1) ? "DT_FLOAT" : "DT_FLOAT8E4M3FN");
+    if (f->scale_k && !f->scale_n)
+        f->scale_n = 1;
     f->layout %= FORM_EMBEDDING_BAG + 1;
     f->n_in = (int8_t)((uint8_t)f->n_in % (OP_SHAPES_MAX_IN + 1));
     for (int i = 0; i <= FORM_OUT; i++) {
@@ -83,7 +90,23 @@ static void form_cells(const uint8_t *data, size_t size)
     for (int r = 0; r < OP_TILE_ROWS; r++)
         op.tiling.len[r] = (int8_t)((uint8_t)op.tiling.len[r] % (OP_SHAPE_MAX_DIMS + 1));
     char cell[OP_CELL_MAX];
-    if (op_form_print_config(cell, f) >= OP_CELL_MAX || op_tiling_print_tiles(cell, &op.tiling) >= OP_CELL_MAX)
+    if (op_form_print_config(cell, f) >= OP_CELL_MAX)
+        abort();
+    /* an einsum's block scales read back from its printed config */
+    /* (tokens that spell config syntax themselves, which no builder makes, may shadow it) */
+    if (f->layout == FORM_EINSUM && !strpbrk(f->kind, ",()=") && !strpbrk(f->eq, ",()=") &&
+        !strpbrk(f->placements, ",()=")) {
+        struct op t;
+        op_init(&t);
+        op_set(&t.config, cell);
+        int64_t k, n, k2, n2;
+        char d1[OP_DTYPE_MAX], d2[OP_DTYPE_MAX];
+        if (op_block_scales(&op, &k, &n, d1) || op_block_scales(&t, &k2, &n2, d2) || k != k2 || n != n2 ||
+            (k && strcmp(d1, d2)))
+            abort();
+        op_free(&t);
+    }
+    if (op_tiling_print_tiles(cell, &op.tiling) >= OP_CELL_MAX)
         abort();
     struct tensor_list a = { 0 }, b = { 0 };
     struct tensor ta, tb;

@@ -180,6 +180,38 @@ static void test_weight_only_int4_bytes(void **state)
     assert_int_equal(o.kernel_class, KC_gemv);      /* 8 rows */
 }
 
+#define FP8 "DT_FLOAT8E4M3FN"
+#define BS_IN FP8 ":[128,4096]," FP8 ":[4096,4096]"
+#define BS_OUT "[" FP8 ":(128,4096)]"
+#define BS_CFG(scales) "XlaEinsum(a=128x4096,b=4096x4096,eq=BM;MN->BN" scales ",memory_placements=0_0_0,type=" FP8 ")"
+
+static void test_block_scales(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    /* fp8 [128,4096] x [4096,4096], untiled in VMEM: 128x4096 + 128x4096 + 4096x4096 bytes */
+    struct op o = time_one(&c, BS_CFG(""), BS_IN, BS_OUT);
+    assert_i64(o.bytes, 17825792);
+    /* 1 x 32 x 32 array ops x 16 vector ops each: ceil(16384 / 6) = 2731 cycles / 1.7 GHz */
+    assert_i64(o.vu_ns, 1607);
+    /* 128 x 128 blocks, fp32 scales: 32 x 32 weight scales and 128 x 32 activation scales, 4 bytes each */
+    struct op s = time_one(&c, BS_CFG(",block_scales=128x128:DT_FLOAT"), BS_IN, BS_OUT);
+    assert_i64(s.bytes, 17825792 + 4096 + 16384);
+    /* rescaling: 2 x 128 x 4096 x 32 + 3 x 128 x 4096 = 35127296 elements,
+     * ceil(35127296 / 6144) = 5718 cycles, ceil(5718 / 1.7) = 3364 ns beside the MXU */
+    assert_i64(s.vu_ns, 1607 + 3364);
+    assert_i64(s.sa_ns, o.sa_ns);
+    /* a malformed block is named */
+    struct trace t;
+    trace_init(&t);
+    test_op(&t, "G", BS_CFG(",block_scales=0x128:DT_FLOAT"), BS_IN, BS_OUT, OP_MXU, 1);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &profile_physical, &e), -1);
+    assert_non_null(strstr(e.msg, "expected block_scales=KxN:DT_<TYPE>"));
+    trace_free(&t);
+}
+
 static int64_t weight_bytes_of(const char *wdt, int64_t *mem)
 {
     struct model_config m;
@@ -229,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_kernel_efficiency),
         cmocka_unit_test(test_fp8_gemm_time),
         cmocka_unit_test(test_weight_only_int4_bytes),
+        cmocka_unit_test(test_block_scales),
         cmocka_unit_test(test_model_weight_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,57 @@
+/* formats.c — number formats and block scales on a model's ops (see
+ * formats.h). */
+#include "opsgen/formats.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "opsgen/builders.h"
+#include "traces/precision.h"
+
+#define BF16 "DT_BFLOAT16"
+
+static const char *token_of(const char *name, const char *otherwise)
+{
+    int p = precision_by_name(name);
+    return p < 0 ? otherwise : precision_info((enum precision)p)->token;
+}
+
+void tensor_formats_of(const struct model_config *m, struct tensor_formats *f)
+{
+    f->act = token_of(m->activation_dtype, BF16);
+    f->weight = token_of(m->weight_dtype, BF16);
+    f->kv = token_of(m->kv_cache_dtype, BF16);
+    f->scale = token_of(m->scale_dtype, "DT_FLOAT");
+    f->scale_k = m->scale_block;
+    f->scale_n = m->weight_scale_block_n > 0 ? m->weight_scale_block_n : m->scale_block;
+}
+
+struct op *fmt_store_rest(const struct tensor_formats *fmt, struct op *op, const char *dt)
+{
+    if (!op || !fmt || !strcmp(dt, op->form.dtype))
+        return op;
+    snprintf(op->form.dtype_rest, sizeof op->form.dtype_rest, "%s", dt);
+    if (op->weight_bytes > 0) {
+        int64_t elems = 1;
+        for (int i = 0; i < op->form.nd[1]; i++)
+            elems = bmul(elems, op->form.d[1][i]);
+        op->weight_bytes = bld_tensor_bytes(elems, dt);
+    }
+    return op;
+}
+
+struct op *fmt_weights(struct trace *t, const struct tensor_formats *fmt, struct op *op)
+{
+    (void)t;
+    if (!op || !fmt)
+        return op;
+    fmt_store_rest(fmt, op, fmt->weight);
+    /* Block scales matter for 8-bit and narrower operands; chipsim sizes
+     * their tensors and rescaling from the form. */
+    if (fmt->scale_k > 0 && (dtype_bits(fmt->weight) <= 8 || dtype_bits(op->form.dtype) <= 8)) {
+        op->form.scale_k = (uint16_t)fmt->scale_k;
+        op->form.scale_n = (uint16_t)fmt->scale_n;
+        snprintf(op->form.scale_dtype, sizeof op->form.scale_dtype, "%s", fmt->scale);
+    }
+    return op;
+}
