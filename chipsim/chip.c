@@ -59,6 +59,7 @@ static const struct field_desc chip_field_list[] = {
     D(price_per_chip_hour_usd, 0.0, N | FF_EXT),
     S(hardware_source, "", FF_EXT),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
+    FIELD("memory_levels", FT_MEM_LEVELS, offsetof(struct chip_config, memory_levels), 0, NULL, FF_EXT),
     PRECISION_LIST(PEAK_FIELD, matrix_tflops)
     PRECISION_LIST(PEAK_FIELD, vector_tflops)
     KERNEL_CLASS_LIST(EFF_FIELDS)

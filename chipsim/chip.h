@@ -92,6 +92,13 @@ struct chip_config {
      * profile only. */
     double matrix_tflops[PREC_COUNT];
     double vector_tflops[PREC_COUNT];
+    /* On-chip memory levels, innermost first (traces/fields.h: name,
+     * capacity_KiB per instance, fill_GBps). Empty (every TPU preset): the one
+     * VMEM of vmem_size_MB with the reference's VMEM time. Given: the
+     * outermost level's capacity tiles the HBM traffic, each level's traffic
+     * is what tiling to its capacity moves into it, and its time that
+     * traffic over fill_GBps; the slowest level is the op's VMEM time. */
+    struct mem_levels memory_levels;
     struct kernel_efficiency kernel_eff[KC_COUNT];   /* physical profile only */
 };
 

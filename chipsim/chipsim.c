@@ -76,6 +76,35 @@ static double kernel_efficiency(const struct cs_ctx *c, const struct instr *in, 
 
 static int64_t over_eff(int64_t t, double eff) { return eff == 1.0 ? t : cs_ceil((double)t / eff); }
 
+/* The traffic into each memory level inside the outermost (chip.h:
+ * memory_levels), tiled to its capacity; -1 where no tiling fits it (the
+ * level then moves the outermost level's bytes). The op's tiles stay those
+ * of the outermost level, which bytes_accessed sets after. */
+static void inner_level_bytes(struct cs_ctx *c, const struct instr *in, struct op *op, int64_t search_ns,
+                              int64_t *out)
+{
+    const struct mem_levels *lv = &c->chip->memory_levels;
+    for (int i = 0; i + 1 < lv->n; i++) {
+        c->vmem_cap = (int64_t)(lv->l[i].capacity_KiB * 1024);
+        if (bytes_accessed(c, in, op, search_ns, &out[i]))
+            out[i] = -1;
+    }
+    c->vmem_cap = 0;
+}
+
+/* The slowest level's fill time: its traffic over fill_GBps (the outermost
+ * level's traffic is the HBM's), divided by the kernel's efficiency. */
+static double levels_ns(const struct mem_levels *lv, const int64_t *inner, int64_t hbm_bytes, double eff)
+{
+    double worst = 0;
+    for (int i = 0; i < lv->n; i++) {
+        int64_t b = i + 1 < lv->n && inner[i] >= 0 ? inner[i] : hbm_bytes;
+        double t = (double)b / lv->l[i].fill_GBps / eff;
+        worst = t > worst ? t : worst;
+    }
+    return worst;
+}
+
 static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
 {
     struct cs_ctx cf = *c0, *c = &cf;
@@ -93,7 +122,10 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
         return -1;
     int64_t compute = mx > vp ? mx : vp;
     /* chipsim Q4: the reference's tile search runs before compute time is stored. */
-    if (bytes_accessed(c, in, op, c->prof->tile_search_sees_zero_compute ? 0 : compute, &bytes))
+    int64_t search_ns = c->prof->tile_search_sees_zero_compute ? 0 : compute;
+    int64_t level_bytes[MEM_LEVELS_MAX] = {0};
+    inner_level_bytes(c, in, op, search_ns, level_bytes);
+    if (bytes_accessed(c, in, op, search_ns, &bytes))
         return -1;
 
     /* Kernels reach a fraction of their roofline: every time the op's own
@@ -113,7 +145,9 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
             mem = ch->hbm_latency_ns;
     }
     double vmem = 0.0;
-    if (op->type == OP_MXU)
+    if (ch->memory_levels.n)
+        vmem = levels_ns(&ch->memory_levels, level_bytes, bytes, eff);
+    else if (op->type == OP_MXU)
         vmem = ((double)mx * chip_sa_bw_GBps(ch) + (double)mem * ch->hbm_bw_GBps) / chip_vmem_bw_GBps(ch);
     else if (op->type == OP_VPU)
         vmem = ((double)vp * chip_vpu_bw_GBps(ch) + (double)mem * ch->hbm_bw_GBps) / chip_vmem_bw_GBps(ch);
@@ -204,7 +238,7 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         /* Instructions depend on the op and the name table, never on the chip:
          * one serves every copy. */
         struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
-                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0};
+                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0, 0};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         if (!in) {
             fail_all(k, errs, rcs, &errs[alive]);

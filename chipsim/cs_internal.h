@@ -71,7 +71,13 @@ struct cs_ctx {
     double mx_scale, vu_scale;       /* MXU and VPU time multipliers of the op's number format
                                       * (chip_unit_time_scale; 1: the geometry's rate), set by
                                       * time_op */
+    int64_t vmem_cap;                /* bytes the tile searches fit into; 0: the chip's VMEM
+                                      * (cs_vmem_bytes) */
 };
+
+/* The capacity the traffic model tiles to: c->vmem_cap, else the outermost
+ * memory level's, else vmem_size_MB. */
+int64_t cs_vmem_bytes(const struct cs_ctx *c);
 
 /* The op's config, in_shapes and out_shape cells for error messages: its
  * text, or printed from its form (per-thread buffers: valid until the next

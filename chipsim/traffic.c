@@ -132,7 +132,13 @@ static bool key_ge(const struct key *a, const struct key *b)
     return a->ts_neg >= b->ts_neg;
 }
 
-static int64_t vmem_bytes(const struct chip_config *ch) { return ch->vmem_size_MB * 1024 * 1024; }
+int64_t cs_vmem_bytes(const struct cs_ctx *c)
+{
+    const struct mem_levels *l = &c->chip->memory_levels;
+    if (c->vmem_cap > 0)
+        return c->vmem_cap;
+    return l->n ? (int64_t)(l->l[l->n - 1].capacity_KiB * 1024) : c->chip->vmem_size_MB * 1024 * 1024;
+}
 
 /* memc denominator: bytes per cycle, (hbm*2^30)/(1e9*f) with the reference's
  * GB of 2^30 B (quirk chipsim Q11), else hbm/f. */
@@ -219,7 +225,7 @@ int search_einsum_uncached(const struct cs_ctx *c, const struct einsum_axes *ax,
         cs_errf(c, "tile search: out of memory");
         goto out;
     }
-    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), mnk = ax->m * ax->n * ax->k;
+    const int64_t S = c->chip->sa_dim, VMEM = cs_vmem_bytes(c), mnk = ax->m * ax->n * ax->k;
     /* Per-divisor terms hoisted out of the (Mf, Nf) loop, each computed by the
      * same expression as before: ck = MXU tiles along K, cn = along N, and
      * lhs_reads = LHS bytes re-read once per N tile. */
@@ -332,7 +338,7 @@ static int search_einsum(const struct cs_ctx *c, const struct einsum_axes *ax, i
     const struct tile_memo_key key = {{
         MEMO_EINSUM, (uint64_t)ax->b, (uint64_t)ax->m, (uint64_t)ax->n, (uint64_t)ax->k,
         (uint64_t)lb, (uint64_t)rb, (uint64_t)ob, (uint64_t)c->chip->sa_dim,
-        (uint64_t)vmem_bytes(c->chip), dbits(rate), dbits(mxc),
+        (uint64_t)cs_vmem_bytes(c), dbits(rate), dbits(mxc),
     }};
     int64_t v[TILE_MEMO_VALS] = {0};
     if (tile_memo_get(&key, v)) {
@@ -357,7 +363,7 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
         dtype_width(c, "in_shapes", R->dtype, false, &rb, &rbits) ||
         dtype_width(c, "out_shape", O->dtype, in->ob_bracketed, &ob, &obits))
         return -1;
-    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
+    const int64_t S = c->chip->sa_dim, VMEM = cs_vmem_bytes(c);
     int64_t b = ax.b, m = ax.m, n = ax.n, k = ax.k;
     int64_t kk = 8 * S < k ? 8 * S : k;
     op->max_vmem_demand_bytes = ob * m * n + lb * m * kk + rb * kk * n;
@@ -431,7 +437,7 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
         dtype_width(c, "in_shapes", in->in.t[1].dtype, false, &kvb, &kvbits))
         return -1;
     int64_t b = Q->dims[0], q = Q->dims[1], h = Q->dims[2], d = Q->dims[3], kv = in->in.t[1].dims[1];
-    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
+    const int64_t S = c->chip->sa_dim, VMEM = cs_vmem_bytes(c);
     /* chipsim Q10: the reference's fit test counts the score matrix d_head times. */
     int64_t score = b * kv * q * h * (c->prof->fa_fit_test_scores_times_dhead ? d : 1);
     int64_t tot = (b * q * h * d + score + b * q * h * d) * db + bits_to_bytes(2 * b * kv * h * d, kvbits);
@@ -447,7 +453,7 @@ static int traffic_fa(const struct cs_ctx *c, const struct instr *in, struct op 
                            (long long)S, (long long)S, (long long)d);
         op->max_vmem_demand_bytes = REQ(S > kv ? S : kv, S);
 #undef REQ
-        int64_t elems = (int64_t)py_div(c->chip->vmem_size_MB * 1024 * 1024, db);
+        int64_t elems = (int64_t)py_div(cs_vmem_bytes(c), db);
         int64_t Br = S, Bc = floor_div(elems - Br * d, 2 * (Br + d));
         if (Bc > kv)
             Bc = kv;
@@ -488,7 +494,7 @@ static int search_conv_uncached(const struct cs_ctx *c, const struct conv_axes *
             cs_errf(c, "tile search: out of memory");
             goto out;
         }
-    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip), khw = cd->kh * cd->kw;
+    const int64_t S = c->chip->sa_dim, VMEM = cs_vmem_bytes(c), khw = cd->kh * cd->kw;
     const int64_t total = ax->b * ax->oc * ax->oh * ax->ow;
     const double rate = mem_rate(c), f = c->chip->freq_GHz;
     bool found = false;
@@ -544,7 +550,7 @@ static int search_conv(const struct cs_ctx *c, const struct conv_axes *ax, const
         MEMO_CONV, (uint64_t)ax->b, (uint64_t)ax->oh, (uint64_t)ax->ow, (uint64_t)ax->oc,
         (uint64_t)ax->ic, (uint64_t)cd->kh, (uint64_t)cd->kw, (uint64_t)cd->sh, (uint64_t)cd->sw,
         (uint64_t)cd->ib, (uint64_t)cd->kb, (uint64_t)cd->obb, (uint64_t)c->chip->sa_dim,
-        (uint64_t)vmem_bytes(c->chip), dbits(mem_rate(c)), dbits(c->chip->freq_GHz),
+        (uint64_t)cs_vmem_bytes(c), dbits(mem_rate(c)), dbits(c->chip->freq_GHz),
         (uint64_t)compute_ns,
     }};
     _Static_assert(TILE_MEMO_VALS >= 5, "conv memo entries hold five tile sizes");
@@ -570,7 +576,7 @@ static int traffic_conv(const struct cs_ctx *c, const struct instr *in, struct o
         dtype_or_err(c, "in_shapes", K->dtype, false, &cd.kb) ||
         dtype_or_err(c, "out_shape", O->dtype, false, &cd.obb))
         return -1;
-    const int64_t S = c->chip->sa_dim, VMEM = vmem_bytes(c->chip);
+    const int64_t S = c->chip->sa_dim, VMEM = cs_vmem_bytes(c);
     op->max_vmem_demand_bytes = tsb(&cd, ax.b, 8 * S < ax.ic ? 8 * S : ax.ic, ax.oc, ax.oh, ax.ow);
     int64_t tot = ax.b * ax.ic * ax.ih * ax.iw * cd.ib + ax.ic * ax.oc * ax.kh * ax.kw * cd.kb +
                   ax.b * ax.oc * ax.oh * ax.ow * cd.obb;

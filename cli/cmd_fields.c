@@ -23,7 +23,8 @@ static const char fields_help[] =
 
 static const char *type_name(enum field_type t)
 {
-    static const char *const names[] = { "integer", "number", "boolean", "text", "integer list", "MLP layers" };
+    static const char *const names[] = { "integer", "number", "boolean", "text", "integer list", "MLP layers",
+                                         "memory levels" };
     return names[t];
 }
 
@@ -55,6 +56,10 @@ static void print_range(const struct field_desc *f)
         return;
     case FT_LAYERS:
         printf("1 to %d layers, features 1 to %.0f", FIELD_LIST_MAX, FIELD_INT_MAX);
+        return;
+    case FT_MEM_LEVELS:
+        printf("0 to %d objects {name, capacity_KiB, fill_GBps}, innermost first, capacities growing outward",
+               MEM_LEVELS_MAX);
         return;
     default: break;
     }

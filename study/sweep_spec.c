@@ -50,6 +50,7 @@ static const char *type_word(enum field_type t)
     case FT_STR: return "a string";
     case FT_INT_LIST: return "a list of integers";
     case FT_LAYERS: return "a list of layer objects";
+    case FT_MEM_LEVELS: return "a list of memory level objects";
     }
     return "a value";
 }
@@ -68,7 +69,8 @@ static bool value_fits(const cJSON *v, enum field_type t)
         cJSON_ArrayForEach(x, v) if (!cJSON_IsNumber(x) || !is_integral(x->valuedouble)) return false;
         return true;
     }
-    case FT_LAYERS: {
+    case FT_LAYERS:
+    case FT_MEM_LEVELS: {
         if (!cJSON_IsArray(v))
             return false;
         const cJSON *x;

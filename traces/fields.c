@@ -43,6 +43,7 @@ void fields_set_defaults(const struct field_table *t, void *obj)
             break;
         }
         case FT_LAYERS: AT(obj, f, struct mlp_layers)->n = 0; break;
+        case FT_MEM_LEVELS: AT(obj, f, struct mem_levels)->n = 0; break;
         }
     }
 }
@@ -180,6 +181,59 @@ static bool as_number(const cJSON *v, double *out)
     return false;
 }
 
+/* One memory level object: exactly name, capacity_KiB and fill_GBps. */
+static int load_mem_level(const struct field_table *t, const struct field_desc *f, struct mem_levels *l,
+                          const cJSON *x, const char *file, struct npu_err *e)
+{
+    int i = l->n;
+    const cJSON *it;
+    if (!cJSON_IsObject(x))
+        return npu_errf(e, "%s: %s field \"%s\": level %d: expected an object {\"name\", \"capacity_KiB\", "
+                        "\"fill_GBps\"}", file, t->what, f->key, i);
+    cJSON_ArrayForEach(it, x)
+        if (strcmp(it->string, "name") && strcmp(it->string, "capacity_KiB") && strcmp(it->string, "fill_GBps"))
+            return npu_errf(e, "%s: %s field \"%s\": level %d: unknown key \"%s\" (expected name, "
+                            "capacity_KiB, fill_GBps)", file, t->what, f->key, i, it->string);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "name");
+    const char *s = cJSON_IsString(name) ? name->valuestring : NULL;
+    bool ok = s && *s && strlen(s) < MEM_LEVEL_NAME_MAX;
+    for (const char *p = s; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (!ok)
+        return npu_errf(e, "%s: %s field \"%s\": level %d: expected a \"name\" of 1 to %d characters "
+                        "[a-z0-9_]", file, t->what, f->key, i, MEM_LEVEL_NAME_MAX - 1);
+    double cap, bw;
+    if (!as_number(cJSON_GetObjectItemCaseSensitive(x, "capacity_KiB"), &cap) || !(cap > 0 && cap <= 1e9))
+        return npu_errf(e, "%s: %s field \"%s\": level %d (%s): expected \"capacity_KiB\" above 0 and at "
+                        "most 1e9", file, t->what, f->key, i, s);
+    if (!as_number(cJSON_GetObjectItemCaseSensitive(x, "fill_GBps"), &bw) ||
+        !(bw >= FIELD_RATE_MIN && bw <= FIELD_RATE_MAX))
+        return npu_errf(e, "%s: %s field \"%s\": level %d (%s): expected \"fill_GBps\" from %g to %g",
+                        file, t->what, f->key, i, s, FIELD_RATE_MIN, FIELD_RATE_MAX);
+    if (i > 0 && cap <= l->l[i - 1].capacity_KiB)
+        return npu_errf(e, "%s: %s field \"%s\": level %d (%s): expected a capacity above the level "
+                        "inside it (%g KiB), got %g", file, t->what, f->key, i, s, l->l[i - 1].capacity_KiB, cap);
+    snprintf(l->l[i].name, sizeof l->l[i].name, "%s", s);
+    l->l[i].capacity_KiB = cap;
+    l->l[i].fill_GBps = bw;
+    l->n++;
+    return 0;
+}
+
+static int load_mem_levels(const struct field_table *t, const struct field_desc *f, struct mem_levels *l,
+                           const cJSON *v, const char *file, struct npu_err *e)
+{
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > MEM_LEVELS_MAX)
+        return npu_errf(e, "%s: %s field \"%s\": expected a list of at most %d memory levels, innermost first",
+                        file, t->what, f->key, MEM_LEVELS_MAX);
+    l->n = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, v)
+        if (load_mem_level(t, f, l, x, file, e))
+            return -1;
+    return 0;
+}
+
 static int load_one(const struct field_table *t, const struct field_desc *f, void *obj,
                     const cJSON *v, const char *file, struct npu_err *e)
 {
@@ -242,6 +296,8 @@ static int load_one(const struct field_table *t, const struct field_desc *f, voi
         }
         break;
     }
+    case FT_MEM_LEVELS:
+        return load_mem_levels(t, f, AT(obj, f, struct mem_levels), v, file, e);
     }
     return 0;
 }
@@ -428,6 +484,20 @@ void fields_to_json(const struct field_table *t, const void *obj, cJSON *into_to
             for (int k = 0; k < l->n; k++) {
                 int_text(buf, sizeof buf, l->v[k]);
                 cJSON_AddItemToArray(a, cJSON_CreateRaw(buf));
+            }
+            break;
+        }
+        case FT_MEM_LEVELS: {
+            const struct mem_levels *l = CAT(obj, f, struct mem_levels);
+            cJSON *a = cJSON_AddArrayToObject(into, key);
+            for (int k = 0; k < l->n; k++) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "name", l->l[k].name);
+                py_repr_double(l->l[k].capacity_KiB, buf, sizeof buf);
+                cJSON_AddRawToObject(o, "capacity_KiB", buf);
+                py_repr_double(l->l[k].fill_GBps, buf, sizeof buf);
+                cJSON_AddRawToObject(o, "fill_GBps", buf);
+                cJSON_AddItemToArray(a, o);
             }
             break;
         }

@@ -16,7 +16,7 @@
 
 #include "traces/err.h"
 
-enum field_type { FT_INT, FT_DOUBLE, FT_BOOL, FT_STR, FT_INT_LIST, FT_LAYERS };
+enum field_type { FT_INT, FT_DOUBLE, FT_BOOL, FT_STR, FT_INT_LIST, FT_LAYERS, FT_MEM_LEVELS };
 
 /* Checks applied after loading. */
 enum {
@@ -53,6 +53,20 @@ struct int_list {
 struct mlp_layers {
     int n;
     struct { int64_t in_features, out_features; } l[FIELD_LIST_MAX];
+};
+
+/* A chip's on-chip memory levels, innermost first: [{"name": "smem",
+ * "capacity_KiB": 228, "fill_GBps": 5500}, ...] (chipsim/chip.h). Names are
+ * [a-z0-9_], capacities grow outward. */
+#define MEM_LEVELS_MAX 4
+#define MEM_LEVEL_NAME_MAX 16
+struct mem_levels {
+    int n;
+    struct {
+        char name[MEM_LEVEL_NAME_MAX];
+        double capacity_KiB;     /* per instance (per SM for shared memory, per chip for L2) */
+        double fill_GBps;        /* the rate the next level out fills it, all instances together */
+    } l[MEM_LEVELS_MAX];
 };
 
 /* A key may be a dotted path into nested objects ("unet_config.model_channels").

@@ -77,3 +77,16 @@ check "chips: a block-scaled, mixed-format trace piped through the stages equals
   $NPUSIM run $Q --out '$CH/direct' >/dev/null &&
   grep -q 'block_scales=128x1:DT_FLOAT' '$CH/direct/llama3-8b_h100_decode.csv' &&
   for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$CH/pipe/llama3-8b_h100_'\$f '$CH/direct/llama3-8b_h100_'\$f || exit 1; done"
+# memory levels: checked as every field
+expect_fail "chips: memory levels must grow outward" 'memory_levels": level 1 (b): expected a capacity above the level inside it' \
+    $NPUSIM run --configs $CONFIGS -c h100 -o "$CH/bad" \
+    --set 'memory_levels=[{"name": "a", "capacity_KiB": 10, "fill_GBps": 5}, {"name": "b", "capacity_KiB": 5, "fill_GBps": 5}]'
+expect_fail "chips: a memory level's unknown key is named" 'unknown key "latency_ns"' \
+    $NPUSIM run --configs $CONFIGS -c h100 -o "$CH/bad" \
+    --set 'memory_levels=[{"name": "a", "capacity_KiB": 10, "fill_GBps": 5, "latency_ns": 1}]'
+expect_fail "chips: a memory level's name is [a-z0-9_]" 'expected a "name" of 1 to 15 characters' \
+    $NPUSIM run --configs $CONFIGS -c h100 -o "$CH/bad" --set 'memory_levels=[{"name": "L2", "capacity_KiB": 10, "fill_GBps": 5}]'
+check "chips: a slow inner memory level makes a large gemm vmem-bound on h100" sh -c "
+  $NPUSIM op --configs $CONFIGS --json gemm --m 4096 --n 4096 --k 4096 -c h100 \
+    --set 'memory_levels=[{\"name\": \"sm\", \"capacity_KiB\": 228, \"fill_GBps\": 2000}, {\"name\": \"l2\", \"capacity_KiB\": 51200, \"fill_GBps\": 3350}]' |
+  grep -q '\"bound\":\"vmem\"'"

@@ -212,6 +212,48 @@ static void test_block_scales(void **state)
     trace_free(&t);
 }
 
+static void set_levels(struct chip_config *c, double cap0_KiB, double fill0, double cap1_KiB, double fill1)
+{
+    c->memory_levels.n = 2;
+    snprintf(c->memory_levels.l[0].name, sizeof c->memory_levels.l[0].name, "inner");
+    snprintf(c->memory_levels.l[1].name, sizeof c->memory_levels.l[1].name, "outer");
+    c->memory_levels.l[0].capacity_KiB = cap0_KiB, c->memory_levels.l[0].fill_GBps = fill0;
+    c->memory_levels.l[1].capacity_KiB = cap1_KiB, c->memory_levels.l[1].fill_GBps = fill1;
+}
+
+static void test_memory_levels(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    /* An Add of 2^20 bf16 elements moves its 3 x 2 MiB = 6291456 bytes into
+     * every level: 6291.456 ns at 1000 GB/s inside, 3145.7 at 2000 outside,
+     * HBM ceil(6291456 / 2765) = 2276: the inner level binds. */
+    set_levels(&c, 64, 1000, 1024, 2000);
+    struct op a = time_one(&c, "Add(a=1048576,b=1048576,memory_placements=0_0_0,type=DT_BFLOAT16)",
+                           "DT_BFLOAT16:[1048576],DT_BFLOAT16:[1048576]", "[DT_BFLOAT16:(1048576)]");
+    assert_i64(a.bytes, 6291456);
+    assert_i64(a.mem_ns, 2276);
+    assert_i64(a.vmem_ns, 6291);
+    assert_i64(a.exe_ns, 6291);
+    /* 4096^3 bf16: the outermost level (128 MiB) tiles the HBM traffic as the
+     * VMEM does, so the bytes are those of the chip without levels; with a
+     * fast inner level the outer one's fill (2765 GB/s) is the VMEM time. */
+    struct chip_config plain;
+    test_chip("tpuv5p", &plain);
+    struct op g0 = time_one(&plain, GEMM("DT_BFLOAT16"), GEMM_IN("DT_BFLOAT16"), GEMM_OUT("DT_BFLOAT16"));
+    set_levels(&c, 256, 1e8, 131072, 2765);
+    struct op g1 = time_one(&c, GEMM("DT_BFLOAT16"), GEMM_IN("DT_BFLOAT16"), GEMM_OUT("DT_BFLOAT16"));
+    assert_i64(g1.bytes, g0.bytes);
+    assert_i64(g1.vmem_ns, (int64_t)((double)g0.bytes / 2765));
+    /* a slow 256 KiB inner level: tiling to 256 KiB re-reads far more than
+     * the HBM traffic, so its time exceeds even the HBM bytes over its rate */
+    set_levels(&c, 256, 100, 131072, 2765);
+    struct op g2 = time_one(&c, GEMM("DT_BFLOAT16"), GEMM_IN("DT_BFLOAT16"), GEMM_OUT("DT_BFLOAT16"));
+    assert_true((double)g2.vmem_ns > 2.0 * (double)g0.bytes / 100);
+    assert_i64(g2.exe_ns, g2.vmem_ns);
+}
+
 static int64_t weight_bytes_of(const char *wdt, int64_t *mem)
 {
     struct model_config m;
@@ -262,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_fp8_gemm_time),
         cmocka_unit_test(test_weight_only_int4_bytes),
         cmocka_unit_test(test_block_scales),
+        cmocka_unit_test(test_memory_levels),
         cmocka_unit_test(test_model_weight_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
