@@ -58,6 +58,7 @@ static const struct field_desc chip_field_list[] = {
     S(calibration_source, "", FF_EXT),
     D(price_per_chip_hour_usd, 0.0, N | FF_EXT),
     S(hardware_source, "", FF_EXT),
+    S(process_node, "", FF_EXT), D(die_area_mm2, 0.0, N | FF_EXT, .hi = 1e5), S(embodied_carbon_source, "", FF_EXT),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
     FIELD("memory_levels", FT_MEM_LEVELS, offsetof(struct chip_config, memory_levels), 0, NULL, FF_EXT),
     PRECISION_LIST(PEAK_FIELD, matrix_tflops)

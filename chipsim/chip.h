@@ -81,6 +81,9 @@ struct chip_config {
                                      * 0: the reference's table by TPU version */
     char hardware_source[FIELD_STR_MAX];    /* where the peaks, memory and interconnect figures come
                                              * from (docs/hardware.md); "" = not given */
+    char process_node[FIELD_STR_MAX];       /* "TSMC 4N"; "" = not published */
+    double die_area_mm2;                    /* logic die area, all dies; 0 = not published */
+    char embodied_carbon_source[FIELD_STR_MAX]; /* how embodied_carbon_kgCO2 was found */
     double dynamic_power_scale;  /* multiplies every dynamic power (SA, VU, Vmem, HBM, ICI); 1: as given.
                                   * Set so that the model's full-load power meets a measured maximum */
     /* Dense peaks per precision (sparse figures are not peaks), TFLOP/s with an

@@ -162,12 +162,41 @@ static int efficiencies(struct ctx *c)
 
 /* ---- §3.5 powers, §3.6 utilisations ------------------------------------ */
 
+/* The DVFS tables are TPU v5p's (power.md §3.4): their voltage and
+ * frequency scaling applies to any chip, their watts do not. Each
+ * component's table power is scaled by the chip's own power (per unit for
+ * SA and VU, as the tables give them) over the table's at its
+ * maximum-performance point, and the dynamic part by dynamic_power_scale. */
+static void scale_tables_to_chip(struct ctx *c)
+{
+    const struct chip_config *ch = c->ch;
+    const double chip_d[NUM_COMP] = {
+        [COMP_SA] = ch->dynamic_power_W_per_SA, [COMP_VU] = ch->dynamic_power_W_per_VU,
+        [COMP_SRAM] = ch->dynamic_power_vmem_W, [COMP_HBM] = ch->hbm_bw_GBps * ch->dynamic_power_hbm_W_per_GBps,
+        [COMP_ICI] = ch->ici_bw_GBps * ch->dynamic_power_ici_W_per_GBps,
+    };
+    const double chip_s[NUM_COMP] = {
+        [COMP_SA] = ch->static_power_W_per_sa, [COMP_VU] = ch->static_power_W_per_vu,
+        [COMP_SRAM] = ch->static_power_vmem_W, [COMP_HBM] = ch->static_power_hbm_mc_W + ch->static_power_hbm_phy_W,
+        [COMP_ICI] = ch->static_power_ici_W,
+    };
+    double scale = c->prof->dynamic_power_scale_ignored ? 1.0 : ch->dynamic_power_scale;
+    for (int k = 0; k < NUM_COMP; k++) {
+        double d_max, s_max;
+        dvfs_table_power(k, true, 0, 0, &d_max, &s_max);
+        c->pd[k] *= (d_max > 0 ? chip_d[k] / d_max : 1.0) * scale;
+        c->ps[k] *= s_max > 0 ? chip_s[k] / s_max : 1.0;
+    }
+}
+
 static void powers(struct ctx *c)
 {
     const struct chip_config *ch = c->ch;
     if (c->tables) {
         for (int k = 0; k < NUM_COMP; k++)
             dvfs_table_power(k, c->policy == DVFS_NONE, c->plan[k].V, c->plan[k].f, &c->pd[k], &c->ps[k]);
+        if (!c->prof->dvfs_tables_for_every_chip)
+            scale_tables_to_chip(c);
         return;
     }
     c->pd[COMP_SA] = ch->dynamic_power_W_per_SA * (double)ch->num_sa;

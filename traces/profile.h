@@ -40,6 +40,8 @@ struct profile {
     bool pg_utils_not_refreshed;           /* power Q20: flops/HBM utilisation not refreshed after PG/DVFS */
     bool pg_setpm_rounding_cycles_as_ns;   /* power Q21: banker's rounding, 32 cycles written as ns */
     bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */
+    bool dvfs_tables_for_every_chip;       /* power Q4: the DVFS/PG plans take TPU v5p's watts per
+                                            * component for every chip (else scaled to the chip's) */
     /* opsgen (opsgen.md §17) */
     bool binary_ops_list_one_input;        /* chipsim Q7: Add/Mul record one input tensor */
     bool fa_uses_heads_as_dhead;           /* opsgen Q1: FA FLOPs/out shape use heads for d_head */
