@@ -1,13 +1,13 @@
 /* op_table.c — the reader of measurement files (op,dtype,m,n,k,batch,
  * time_us; see op_predict.h): strict, naming the file, line and column of
  * anything it cannot take. Main data structure: struct op_table. */
-#include <csv.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "study/op_predict.h"
+#include "traces/csv_lines.h"
 #include "traces/lists.h"
 #include "traces/precision.h"
 #include "traces/textfile.h"
@@ -23,7 +23,8 @@ struct reader {
     struct op_table *t;
     const char *name;
     struct npu_err *e;
-    int line, failed, have_header, ncols, col;
+    long line;
+    int failed, have_header, ncols, col;
     int role[MAX_COLS];           /* enum col, or C_KNOWN + extra index */
     struct op_row row;
 };
@@ -37,7 +38,7 @@ static int rfail(struct reader *r, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        npu_errf(r->e, "%s: line %d: %s", r->name, r->line, msg);
+        npu_errf(r->e, "%s: line %ld: %s", r->name, r->line, msg);
     }
     r->failed = 1;
     return -1;
@@ -159,7 +160,7 @@ static void on_row(int c, void *data)
             }
             t->rows = p, t->cap = cap;
         }
-        r->row.line = r->line;
+        r->row.line = (int)r->line;
         t->rows[t->n++] = r->row;
         memset(r->row.extra, 0, sizeof r->row.extra);
     }
@@ -173,12 +174,6 @@ static void free_extras(struct op_row *row, int n)
         free(row->extra[i]);
 }
 
-static int no_space(unsigned char c)
-{
-    (void)c;
-    return 0;
-}
-
 int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
 {
     memset(t, 0, sizeof *t);
@@ -188,25 +183,9 @@ int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
         return -1;
     struct reader r = { .t = t, .name = path, .e = e, .line = 1 };
     op_request_init(&r.row.r);
-    struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        free(buf);
-        return npu_errf(e, "%s: out of memory", path);
-    }
-    csv_set_space_func(&p, no_space);
-    size_t pos = 0;
-    while (pos < len && !r.failed) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-        if (csv_parse(&p, buf + pos, n, on_field, on_row, &r) != n)
-            rfail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
-        pos += n;
-        if (nl && !r.failed)
-            r.line++;
-    }
-    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0)
-        rfail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
-    csv_free(&p);
+    const char *why;
+    if (csv_feed_lines(buf, len, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
+        rfail(&r, "malformed CSV (%s)", why);
     free(buf);
     free_extras(&r.row, OP_ROW_EXTRA_MAX);
     if (!r.failed && !r.have_header)

@@ -3,6 +3,7 @@
  * line at a time (so errors can name the line), columns map by header name
  * and every cell is parsed strictly; on any error the trace is left as it
  * was on entry. Also trace_csv_readback, the in-memory round trip. */
+#include "traces/csv_lines.h"
 #include "traces/trace_csv_internal.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <csv.h>
 #include <zlib.h>
 
 #include "traces/fastfloat.h"
@@ -585,41 +585,18 @@ static void on_row(int term, void *data)
     r->len = 0;
 }
 
-/* libcsv trims blanks around unquoted fields by default; the reference
- * keeps them, so nothing counts as a blank. */
-static int no_space(unsigned char c)
-{
-    (void)c;
-    return 0;
-}
-
 int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name,
                           struct npu_err *e)
 {
     struct reader r = { .t = t, .n0 = t->n, .name = name, .e = e, .line = 1,
                         .nul_free = memchr(buf, '\0', len) == NULL };   /* one scan, not one per field */
-    struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-        return npu_errf(e, "%s: out of memory", name);
-    csv_set_space_func(&p, no_space);
-    /* One physical line per call so that callbacks know their line. */
-    size_t pos = 0;
-    while (pos < len && !r.failed) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-        if (csv_parse(&p, buf + pos, n, on_field, on_row, &r) != n) {
-            r.defer = false;   /* the row cannot go on: this error, now */
-            rd_fail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
-        }
-        pos += n;
-        if (nl && !r.failed)
-            r.line++;
+    const char *why;
+    if (csv_feed_lines(buf, len, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed) {
+        if (!strcmp(why, "out of memory"))
+            return npu_errf(e, "%s: out of memory", name);
+        r.defer = false;   /* the row cannot go on: this error, now */
+        rd_fail(&r, "malformed CSV (%s)", why);
     }
-    if (!r.failed && csv_fini(&p, on_field, on_row, &r) != 0) {
-        r.defer = false;
-        rd_fail(&r, "malformed CSV (%s)", csv_strerror(csv_error(&p)));
-    }
-    csv_free(&p);
     if (!r.failed && !r.have_header) {
         r.failed = 1;
         npu_errf(e, "%s: empty input (no header row)", name);
