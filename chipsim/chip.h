@@ -8,6 +8,7 @@
 #define NPUSIM_CHIP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "traces/fields.h"
@@ -73,17 +74,11 @@ struct chip_config {
     /* npusim's own (FF_EXT: not in the reference's sim_config) */
     double power_cap_W;          /* sustained power limit the clock throttles to; 0: TDP_W */
     double idle_power_W;         /* published idle power; 0: unknown (the model's is its static power) */
-    char power_data_source[FIELD_STR_MAX]; /* where TDP/idle/cap come from; "estimate" when not published */
     double mxu_efficiency;       /* achieved / peak MXU rate (0.05..1); 1: the roofline. Calibrated
                                   * from published training MFU where known (power_data_source) */
-    char calibration_source[FIELD_STR_MAX]; /* where mxu_efficiency comes from; "" = not calibrated */
     double price_per_chip_hour_usd; /* on-demand price for the SLO stage's goodput per dollar;
                                      * 0: the reference's table by TPU version */
-    char hardware_source[FIELD_STR_MAX];    /* where the peaks, memory and interconnect figures come
-                                             * from (docs/hardware.md); "" = not given */
-    char process_node[FIELD_STR_MAX];       /* "TSMC 4N"; "" = not published */
     double die_area_mm2;                    /* logic die area, all dies; 0 = not published */
-    char embodied_carbon_source[FIELD_STR_MAX]; /* how embodied_carbon_kgCO2 was found */
     double dynamic_power_scale;  /* multiplies every dynamic power (SA, VU, Vmem, HBM, ICI); 1: as given.
                                   * Set so that the model's full-load power meets a measured maximum */
     /* Dense peaks per precision (sparse figures are not peaks), TFLOP/s with an
@@ -103,7 +98,17 @@ struct chip_config {
      * traffic over fill_GBps; the slowest level is the op's VMEM time. */
     struct mem_levels memory_levels;
     struct kernel_efficiency kernel_eff[KC_COUNT];   /* physical profile only */
+    /* Documentation only, last: whoever compares chips for what they
+     * compute (power/energy_memo.c) compares the bytes before these
+     * (CHIP_CONFIG_COMPUTED_BYTES). */
+    char power_data_source[FIELD_STR_MAX]; /* where TDP/idle/cap come from; "estimate" when not published */
+    char calibration_source[FIELD_STR_MAX]; /* where mxu_efficiency comes from; "" = not calibrated */
+    char hardware_source[FIELD_STR_MAX];    /* where the peaks, memory and interconnect figures come
+                                             * from (docs/hardware.md); "" = not given */
+    char process_node[FIELD_STR_MAX];       /* "TSMC 4N"; "" = not published */
+    char embodied_carbon_source[FIELD_STR_MAX]; /* how embodied_carbon_kgCO2 was found */
 };
+#define CHIP_CONFIG_COMPUTED_BYTES offsetof(struct chip_config, power_data_source)
 
 extern const struct field_table chip_fields;
 

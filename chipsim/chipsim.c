@@ -10,6 +10,7 @@
 #include "chipsim/chipsim.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chipsim/cs_internal.h"
@@ -52,14 +53,18 @@ static void set_format(struct cs_ctx *c, const struct instr *in, struct op *op)
     int p = c->prof->chip_precisions_ignored ? -1 : op_format(in);
     if (p < 0)
         return;
+    struct chip_formats local;
+    struct chip_formats *f = c->fmts;
+    if (!f)
+        chip_formats_init(c->chip, &local), f = &local;
     enum chip_unit u = op_unit(in);
-    enum precision ran = chip_unit_precision(c->chip, u, (enum precision)p);
+    chip_formats_need(f, u, p);
+    chip_formats_need(f, UNIT_VECTOR, p);
     op->prec = (int8_t)p;
-    op->prec_ran = (int8_t)ran;
+    op->prec_ran = f->ran[u][p];
     if (u == UNIT_MATRIX)
-        c->mx_scale = chip_unit_time_scale(c->chip, UNIT_MATRIX, ran);
-    c->vu_scale = chip_unit_time_scale(c->chip, UNIT_VECTOR,
-                                       chip_unit_precision(c->chip, UNIT_VECTOR, (enum precision)p));
+        c->mx_scale = f->scale[UNIT_MATRIX][p];
+    c->vu_scale = f->scale[UNIT_VECTOR][p];
 }
 
 /* Achieved over roofline of the op's kernel class (physical profile; 1 under
@@ -182,8 +187,9 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
                   : c->prof->mxu_util_over_sa_plus_vu_peak ? chip_peak_tflops(ch)
                                                            : chip_peak_sa_tflops(ch);
     if (op->prec_ran >= 0 && (op->type == OP_MXU || ch->vector_tflops[op->prec_ran] > 0))
-        peak = chip_unit_peak_tflops(ch, op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR,
-                                     (enum precision)op->prec_ran);
+        peak = c->fmts ? c->fmts->peak[op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR][op->prec]
+                       : chip_unit_peak_tflops(ch, op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR,
+                                               (enum precision)op->prec_ran);
     op->flops_util = op_tflops_per_sec(op) / peak;
     op->hbm_bw_util = c->prof->hbm_pcie_GB_is_GiB ? op_hbm_bw_GBps(op) / ch->hbm_bw_GBps
                       : op->exe_ns > 0 ? (double)op->bytes / (double)op->exe_ns / ch->hbm_bw_GBps : 0.0;
@@ -220,6 +226,14 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         fail_all(k, errs, rcs, &oom);
         return;
     }
+    /* Each chip's number formats, once per run (not per op). */
+    struct chip_formats *fmts = malloc((size_t)k * sizeof *fmts);
+    if (!fmts) {
+        fail_all(k, errs, rcs, &oom);
+        return;
+    }
+    for (int j = 0; j < k; j++)
+        chip_formats_init(chips[j], &fmts[j]);
     struct instr scratch;
     memset(&scratch, 0, sizeof scratch);
     const struct trace *t = ts[0];   /* the creation-time fields every copy shares */
@@ -238,7 +252,7 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         /* Instructions depend on the op and the name table, never on the chip:
          * one serves every copy. */
         struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
-                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0, 0};
+                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0, 0, NULL};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         if (!in) {
             fail_all(k, errs, rcs, &errs[alive]);
@@ -253,10 +267,12 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
             if (rcs[j])
                 continue;
             c.chip = chips[j];
+            c.fmts = &fmts[j];
             c.e = &errs[j];
             c.op = &ts[j]->ops[i];
             rcs[j] = time_op(&c, in, &ts[j]->ops[i]);
         }
     }
     instr_free(&scratch);
+    free(fmts);
 }

@@ -56,6 +56,18 @@ struct instr {
 
 struct einsum_axes;
 
+/* A chip's number formats, worked out once per run and format asked
+ * (chip.h): the format each unit runs it in, its time multiplier and peak. */
+struct chip_formats {
+    const struct chip_config *chip;
+    int8_t ran[2][PREC_COUNT];      /* [enum chip_unit][asked]; -2: not worked out yet */
+    double scale[2][PREC_COUNT];    /* chip_unit_time_scale of ran */
+    double peak[2][PREC_COUNT];     /* chip_unit_peak_tflops of ran, TFLOP/s */
+};
+void chip_formats_init(const struct chip_config *ch, struct chip_formats *f);
+/* Works (u, p) out on first use. */
+void chip_formats_need(struct chip_formats *f, enum chip_unit u, int p);
+
 /* Shared per-run context for error messages and rates. */
 struct cs_ctx {
     const struct chip_config *chip;
@@ -73,6 +85,7 @@ struct cs_ctx {
                                       * time_op */
     int64_t vmem_cap;                /* bytes the tile searches fit into; 0: the chip's VMEM
                                       * (cs_vmem_bytes) */
+    struct chip_formats *fmts;       /* the chip's, for time_op; NULL: worked out per op */
 };
 
 /* The capacity the traffic model tiles to: c->vmem_cap, else the outermost

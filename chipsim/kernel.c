@@ -46,6 +46,22 @@ void chipsim_op_format(const struct op *op, const struct chip_config *chip, int 
     tensor_list_free(&in.in);
 }
 
+void chip_formats_init(const struct chip_config *ch, struct chip_formats *f)
+{
+    f->chip = ch;
+    memset(f->ran, -2, sizeof f->ran);
+}
+
+void chip_formats_need(struct chip_formats *f, enum chip_unit u, int p)
+{
+    if (f->ran[u][p] != -2)
+        return;
+    enum precision r = chip_unit_precision(f->chip, u, (enum precision)p);
+    f->ran[u][p] = (int8_t)r;
+    f->scale[u][p] = chip_unit_time_scale(f->chip, u, r);
+    f->peak[u][p] = chip_unit_peak_tflops(f->chip, u, r);
+}
+
 enum chip_unit op_unit(const struct instr *in) { return matrix_kind(in->kind) ? UNIT_MATRIX : UNIT_VECTOR; }
 
 /* Kernel class by kind; gemm is narrowed to gemv by size (op_kernel_class). */
@@ -93,6 +109,8 @@ int block_scales_of(const struct cs_ctx *c, const struct instr *in, const struct
                     struct block_scales *bs)
 {
     memset(bs, 0, sizeof *bs);
+    if (c->op->form.layout != FORM_TEXT && !c->op->form.scale_k)
+        return 0;   /* a generated op without block scales: the common case, decided here */
     char dt[OP_DTYPE_MAX];
     int64_t sk, sn;
     if (op_block_scales(c->op, &sk, &sn, dt))

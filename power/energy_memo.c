@@ -108,9 +108,10 @@ static bool same_setting(const struct setting *s, const struct chip_config *chip
                          int policy, bool tables, const struct profile *prof)
 {
     /* Chip configs come zeroed from the loader and are copied whole, so
-     * comparing bytes is exact; a padding difference would only cost hits. */
+     * comparing bytes is exact; a padding difference would only cost hits.
+     * The documentation strings at the end take no part in the energy. */
     return s->gen && s->policy == policy && s->tables == tables && s->prof == prof &&
-           memcmp(&s->chip, chip, sizeof *chip) == 0 && pg_strategy_equal(&s->pg, pg);
+           memcmp(&s->chip, chip, CHIP_CONFIG_COMPUTED_BYTES) == 0 && pg_strategy_equal(&s->pg, pg);
 }
 
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,

@@ -19,6 +19,29 @@ static void add(struct invariant_warnings *w, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Executions of ops whose format a unit ran as another, per (unit, format,
+ * format run), in first-seen order: a handful at most. */
+#define FALLBACK_MAX 8
+struct fallback {
+    int n;
+    int8_t unit[FALLBACK_MAX], prec[FALLBACK_MAX], ran[FALLBACK_MAX];
+    int64_t count[FALLBACK_MAX];
+};
+
+static void fallback_add(struct fallback *fb, int unit, int prec, int ran, int64_t count)
+{
+    int i = 0;
+    while (i < fb->n && !(fb->unit[i] == unit && fb->prec[i] == prec && fb->ran[i] == ran))
+        i++;
+    if (i == fb->n) {
+        if (fb->n == FALLBACK_MAX)
+            return;
+        fb->unit[i] = (int8_t)unit, fb->prec[i] = (int8_t)prec, fb->ran[i] = (int8_t)ran, fb->count[i] = 0;
+        fb->n++;
+    }
+    fb->count[i] += count;
+}
+
 static bool in_phase(const struct op *op, enum phase ph) { return ph == PHASE_NONE || op->phase == ph; }
 
 /* Per-op checks; the worst offender of each kind is named. */
@@ -28,7 +51,8 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
 {
     double peak_per_ns = 2.0 * (double)ch->sa_dim * (double)ch->sa_dim * (double)ch->num_sa * ch->freq_GHz;
     const struct op *util_op = NULL, *bw_op = NULL, *pow_op = NULL;
-    int64_t ran_as[2][PREC_COUNT][PREC_COUNT] = {{{0}}};   /* executions by (unit, format, format run) */
+    struct fallback fb = { 0 };                               /* formats run as others */
+    double peaks[PREC_COUNT] = {0};                           /* matrix peak per format run, per ns; 0: not yet */
     double util_max = 1.0 + EPS, bw_max = 1.0 + EPS, pow_max = cap * (1.0 + EPS);
     int64_t over_cap = 0;
     for (size_t i = 0; i < t->n; i++) {
@@ -43,12 +67,15 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
         int prec = op->prec, ran = op->prec_ran;
         if (ran < 0 && !prof->chip_precisions_ignored)
             chipsim_op_format(op, ch, &prec, &ran);
-        double peak = ran >= 0 && op->type == OP_MXU
-                          ? chip_unit_peak_tflops(ch, UNIT_MATRIX, (enum precision)ran) * 1e3
-                          : peak_per_ns;
+        double peak = peak_per_ns;
+        if (ran >= 0 && op->type == OP_MXU) {
+            if (peaks[ran] == 0)
+                peaks[ran] = chip_unit_peak_tflops(ch, UNIT_MATRIX, (enum precision)ran) * 1e3;
+            peak = peaks[ran];
+        }
         double u = mxu ? (double)op->flops / ((double)op->exe_ns * peak) : 0.0;
         if (prec >= 0 && ran >= 0 && prec != ran)
-            ran_as[op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR][prec][ran] += op->count;
+            fallback_add(&fb, op->type == OP_MXU ? UNIT_MATRIX : UNIT_VECTOR, prec, ran, op->count);
         if (u > util_max) util_max = u, util_op = op;
         if (op->hbm_bw_util > bw_max) bw_max = op->hbm_bw_util, bw_op = op;
         if (!op->energy_done)
@@ -62,14 +89,11 @@ static void check_ops(const struct trace *t, enum phase ph, const struct chip_co
         }
     }
     static const char *const unit_text[2] = { "matrix", "vector" };
-    for (int u = 0; u < 2; u++)
-        for (int p = 0; p < PREC_COUNT; p++)
-            for (int r = 0; r < PREC_COUNT; r++)
-                if (ran_as[u][p][r])
-                    add(w, "%s: %lld op executions in %s ran as %s on the %s units (the chip declares no %s_tflops.%s)",
-                        what, (long long)ran_as[u][p][r], precision_info((enum precision)p)->name,
-                        precision_info((enum precision)r)->name, unit_text[u], unit_text[u],
-                        precision_info((enum precision)p)->name);
+    for (int i = 0; i < fb.n; i++)
+        add(w, "%s: %lld op executions in %s ran as %s on the %s units (the chip declares no %s_tflops.%s)", what,
+            (long long)fb.count[i], precision_info((enum precision)fb.prec[i])->name,
+            precision_info((enum precision)fb.ran[i])->name, unit_text[fb.unit[i]], unit_text[fb.unit[i]],
+            precision_info((enum precision)fb.prec[i])->name);
     if (util_op)
         add(w, "%s: op \"%s\" computes at %.3g x the chip's peak FLOP rate (utilisation above 1)", what,
             util_op->description, util_max);

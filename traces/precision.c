@@ -41,7 +41,7 @@ static int lookup(const char *s, bool token, const struct alias *aliases, size_t
 
 int precision_by_name(const char *name) { return lookup(name, false, name_aliases, N_ALIASES(name_aliases)); }
 
-int precision_of_token(const char *token) { return lookup(token, true, token_aliases, N_ALIASES(token_aliases)); }
+static int precision_of_token_uncached(const char *token) { return lookup(token, true, token_aliases, N_ALIASES(token_aliases)); }
 
 const char *precision_names(void)
 {
@@ -49,31 +49,35 @@ const char *precision_names(void)
            "float32, bfloat16, float16, e4m3, e5m2)";
 }
 
-static int dtype_bits_uncached(const char *token)
-{
-    int p = precision_of_token(token);
-    if (p >= 0)
-        return table[p].bits;
-    int b = dtype_bytes(token);
-    return b < 0 ? -1 : 8 * b;
-}
+/* What a token says: its format (-1: none) and storage bits (-1: unknown). */
+struct token_facts {
+    int prec, bits;
+};
 
-/* Called for every tensor of every op with one token or two, as dtype_bytes:
- * the last answer per thread is kept with its token (tokens longer than the
- * slot are not kept). */
-int dtype_bits(const char *token)
+/* Asked for every tensor of every op with one token or two, as dtype_bytes
+ * is: the last answer per thread is kept with its token (tokens longer than
+ * the slot are not kept). */
+static struct token_facts facts_of(const char *token)
 {
     static _Thread_local struct {
         char token[32];
-        int bits;
+        struct token_facts f;
     } last;
     if (last.token[0] && !strcmp(token, last.token))
-        return last.bits;
-    int b = dtype_bits_uncached(token);
+        return last.f;
+    struct token_facts f = { precision_of_token_uncached(token), -1 };
+    if (f.prec >= 0)
+        f.bits = table[f.prec].bits;
+    else if (dtype_bytes(token) >= 0)
+        f.bits = 8 * dtype_bytes(token);
     size_t n = strlen(token);
     if (n < sizeof last.token) {
         memcpy(last.token, token, n + 1);
-        last.bits = b;
+        last.f = f;
     }
-    return b;
+    return f;
 }
+
+int precision_of_token(const char *token) { return facts_of(token).prec; }
+
+int dtype_bits(const char *token) { return facts_of(token).bits; }

@@ -507,7 +507,7 @@ static void test_tile_search_rate_free(void **state)
     struct npu_err e;
     struct op dummy;
     op_init(&dummy);
-    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM, NULL, 1.0, 1.0, 0 };
+    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM, NULL, 1.0, 1.0, 0, NULL };
     static const int64_t shapes[][4] = {   /* b, m, n, k */
         { 1, 4096, 14336, 4096 }, { 2, 8192, 8192, 1024 }, { 1, 30720, 4096, 6 }, { 4, 2048, 96, 8192 },
         { 1, 1 << 20, 64, 64 }, { 8, 3000, 5000, 7000 },
