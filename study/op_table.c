@@ -183,8 +183,10 @@ int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
         return -1;
     struct reader r = { .t = t, .name = path, .e = e, .line = 1 };
     op_request_init(&r.row.r);
+    /* A UTF-8 byte-order mark (spreadsheets, pandas' utf-8-sig) is not part of the header. */
+    size_t skip = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
     const char *why;
-    if (csv_feed_lines(buf, len, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
+    if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
         rfail(&r, "malformed CSV (%s)", why);
     free(buf);
     free_extras(&r.row, OP_ROW_EXTRA_MAX);

@@ -59,3 +59,6 @@ expect_fail "op --csv: a row the op cannot take names its line" 'nok.csv: line 2
 printf 'op,dtype,m\ngemm,bf16\n' >"$OP/short.csv"
 expect_fail "op --csv: a short row is refused" 'expected 3 cells as the header, got 2' $NPUSIM op --configs $CONFIGS --csv "$OP/short.csv"
 expect_fail "op --csv: a missing file is named" 'nofile.csv' $NPUSIM op --configs $CONFIGS --csv "$OP/nofile.csv"
+printf '\357\273\277op,dtype,m,n,k\r\ngemm,bf16,64,64,64\r\n' >"$OP/bom.csv"
+check "op --csv: a UTF-8 byte-order mark and CRLF line ends are read" sh -c "
+  $NPUSIM op --configs $CONFIGS --csv '$OP/bom.csv' -c h100 | grep -q '^gemm '"
