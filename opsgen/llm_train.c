@@ -123,6 +123,8 @@ struct gen {
     struct trace *t;
     int64_t B, L, S, D_tp;
     struct coll_axes tp, dp;   /* axes lists (may be empty: quirk opsgen Q13) */
+    struct tensor_formats fmt; /* the model's number formats: activations (forward and backward
+                                * ops) and weights; the update keeps bf16 weights and fp32 states */
 };
 
 static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
@@ -189,11 +191,11 @@ static int forward(struct gen *g, int64_t fid)
     fid++;   /* opsgen Q36: one id skipped before the input LayerNorm */
     size_t layer_first = g->t->n;
     CHK(b_unary(g->t, fid, g->L, "Fwd-Attention-encoder-Input_layernorm", "X_norm = LayerNorm(X)",
-                "LayerNorm", SHP(g->B, g->S, g->D_tp), "0_0", BF16));
+                "LayerNorm", SHP(g->B, g->S, g->D_tp), "0_0", g->fmt.act));
     fid++;
     if (fsdp_gather(g, fid, "Fwd-FSDP-AllGatherWeights"))
         return -1;
-    struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "", NULL };
+    struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "", &g->fmt };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
@@ -228,13 +230,13 @@ static int vocab_bwd(struct gen *g, int64_t *fid, bool embed)
     int64_t B = g->B, S = g->S, Vl = cdiv64(m->vocab_size, m->tensor_parallelism_degree);
     if (embed) {
         CHK(b_binary(g->t, (*fid)++, 1, "Bwd-TokenEmbedding", "dW_embed[tokens] += dx", "Add",
-                     SHP(B, S, g->D_tp), "0_0_0", BF16, false));
+                     SHP(B, S, g->D_tp), "0_0_0", g->fmt.act, false));
         return 0;
     }
     CHK(b_unary(g->t, *fid, 1, "Bwd-LMHead", "dlogits = probs - onehot", "Pointwise Mul.", SHP(B, S, Vl), "0_0",
-                BF16));
+                g->fmt.act));
     CHK(b_einsum_bwd(g->t, *fid, 1, "Bwd-LMHead", "einsum", SHP(B, S, m->d_model), SHP(m->d_model, Vl),
-                     "BLM;MV->BLV", "0_0_0", BF16));
+                     "BLM;MV->BLV", "0_0_0", g->fmt.act));
     *fid += 2;
     return 0;
 }
@@ -258,20 +260,20 @@ static int ffn_bwd(struct gen *g, int64_t f)
     const char *pre = "Bwd-FFN-encoder-";
     char d[96];
     snprintf(d, sizeof d, "%sFFdown", pre);
-    CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", BF16));
+    CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", g->fmt.act));
     if (!g->prof->ffn_activation_missing) {
         snprintf(d, sizeof d, "%sFFact", pre);
-        CHK(b_unary(tr, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", BF16));
+        CHK(b_unary(tr, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", g->fmt.act));
     }
     if (k->gated) {
         snprintf(d, sizeof d, "%sFFgate_up", pre);
         CHK(b_binary(tr, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl),
-                     "0_0_0", BF16, g->prof->binary_ops_list_one_input));
+                     "0_0_0", g->fmt.act, g->prof->binary_ops_list_one_input));
         snprintf(d, sizeof d, "%sFFgate", pre);
-        CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+        CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->fmt.act));
     }
     snprintf(d, sizeof d, "%sFFup", pre);
-    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", BF16));
+    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->fmt.act));
     if (t > 1 && g->prof->ffn_bwd_two_all_reduces)
         CHK(b_all_reduce(tr, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->tp));
     if (t > 1) {
@@ -304,15 +306,15 @@ static int attention_bwd(struct gen *g, int64_t f)
     f++;
     snprintf(d, sizeof d, "%sAttention_output", pre);
     CHK(b_einsum_bwd(tr, f, L, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
-                     SHP(B, S, Hl, dh), SHP(Hl, dh, Dl), "BLND;NDM->BLM", "0_0_0", BF16));
+                     SHP(B, S, Hl, dh), SHP(Hl, dh, Dl), "BLND;NDM->BLM", "0_0_0", g->fmt.act));
     f += 2;
     snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
     CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, S, A, Hl), SHP(B, A, Hl, dh), "BLSN;BSND->BLND", "1_0_0", BF16));
+                         SHP(B, S, A, Hl), SHP(B, A, Hl, dh), "BLSN;BSND->BLND", "1_0_0", g->fmt.act));
     x[0].weight_bytes = x[1].weight_bytes = 0;
-    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", BF16));
+    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", g->fmt.act));
     CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
-                         SHP(B, S, Hl, dh), SHP(B, A, Hl, dh), "BLND;BSND->BLSN", "0_0_1", BF16));
+                         SHP(B, S, Hl, dh), SHP(B, A, Hl, dh), "BLND;BSND->BLSN", "0_0_1", g->fmt.act));
     x[0].weight_bytes = x[1].weight_bytes = 0;
     static const char *const qkv[] = {
         "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
@@ -323,7 +325,7 @@ static int attention_bwd(struct gen *g, int64_t f)
     for (int i = 0; i < 3; i++) {
         int64_t h = i == 0 ? Hl : KVl;
         CHK(x = b_einsum_bwd(tr, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, h, dh), "BLM;MND->BLND",
-                             "0_0_0", BF16));
+                             "0_0_0", g->fmt.act));
         x[0].weight_bytes = x[1].weight_bytes = 2 * h * Dl * dh;
     }
     if (t > 1)
@@ -466,6 +468,7 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
         return -1;
     (void)opsgen_llm_training_mem_bytes(m, prof);   /* a footprint past int64 flags the trace */
     struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
+    tensor_formats_of(m, &g.fmt);
     g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
     g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /

@@ -90,3 +90,15 @@ check "chips: a slow inner memory level makes a large gemm vmem-bound on h100" s
   $NPUSIM op --configs $CONFIGS --json gemm --m 4096 --n 4096 --k 4096 -c h100 \
     --set 'memory_levels=[{\"name\": \"sm\", \"capacity_KiB\": 228, \"fill_GBps\": 2000}, {\"name\": \"l2\", \"capacity_KiB\": 51200, \"fill_GBps\": 3350}]' |
   grep -q '\"bound\":\"vmem\"'"
+# Training takes the formats too: fp8 speeds h100's step up, not a100's.
+for c in h100 a100; do
+    for d in bf16 fp8; do
+        $NPUSIM run --configs $CONFIGS -c $c -w training -b 8 --set num_chips=8 --set weight_dtype=$d \
+            --set activation_dtype=$d -o "$CH/train_${c}_$d" >/dev/null 2>&1
+    done
+done
+ts() { sed -n 's/.*"total_execution_time_chip_ns": *\([-0-9.e+]*\).*/\1/p' "$CH/train_$1"/*.json | head -n 1; }
+check "chips: fp8 training on h100 at most 0.75 x bf16's step ($(ts h100_fp8) vs $(ts h100_bf16) ns)" \
+    awk -v a="$(ts h100_fp8)" -v b="$(ts h100_bf16)" 'BEGIN { exit !(a > 0 && a <= 0.75 * b) }'
+check "chips: fp8 training on a100 at least 0.9 x bf16's step ($(ts a100_fp8) vs $(ts a100_bf16) ns)" \
+    awk -v a="$(ts a100_fp8)" -v b="$(ts a100_bf16)" 'BEGIN { exit !(a >= 0.9 * b) }'
