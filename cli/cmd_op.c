@@ -27,6 +27,7 @@ static const char op_help[] =
     "                    (prefill: M = N; decode: M = 1, N = the KV length)\n"
     "  add, mul, gelu, silu, relu        M elements (or M rows of N)\n"
     "  softmax, layernorm, rmsnorm       M rows of N\n"
+    "  copy, triad, reduce               M elements (STREAM's copy and triad; a sum)\n"
     "  all-reduce, all-gather, reduce-scatter, all-to-all\n"
     "                    M elements per chip over a ring of N chips (default 8) at the\n"
     "                    chip's ici_bw_GBps\n"
@@ -101,7 +102,7 @@ static cJSON *prediction_json(const struct op_request *r, const struct op_predic
 /* The peak of the unit that ran the op, in the format it ran (0: none). */
 static double peak_of(const struct chip_config *c, const struct op_request *r, const struct op_prediction *p)
 {
-    if (p->prec_ran < 0 || strstr("all-reduce all-gather reduce-scatter all-to-all", r->op))
+    if (p->prec_ran < 0 || !strcmp(p->kernel_class, "collective"))
         return 0;
     bool matrix = !strcmp(r->op, "gemm") || !strcmp(r->op, "gemv") || !strcmp(r->op, "attention");
     return chip_unit_peak_tflops(c, matrix ? UNIT_MATRIX : UNIT_VECTOR, (enum precision)p->prec_ran);

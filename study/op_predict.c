@@ -19,7 +19,7 @@ void op_request_init(struct op_request *r)
     r->measured_us = -1;
 }
 
-enum build { B_MATMUL, B_ATTENTION, B_BINARY, B_UNARY, B_ROWWISE, B_COLLECTIVE };
+enum build { B_MATMUL, B_ATTENTION, B_BINARY, B_UNARY, B_ROWWISE, B_COLLECTIVE, B_STREAM };
 
 /* needs: which of m, n, k must be given (the others default) */
 static const struct kind {
@@ -39,6 +39,9 @@ static const struct kind {
     { "softmax", B_ROWWISE, "Softmax", true, true, false },
     { "layernorm", B_ROWWISE, "LayerNorm", true, true, false },
     { "rmsnorm", B_ROWWISE, "RMSNorm", true, true, false },
+    { "copy", B_STREAM, "Copy", true, false, false },
+    { "triad", B_STREAM, "Triad", true, false, false },
+    { "reduce", B_STREAM, "Reduce", true, false, false },
     { "all-reduce", B_COLLECTIVE, "AllReduce", true, false, false },
     { "all-gather", B_COLLECTIVE, "AllGather", true, false, false },
     { "reduce-scatter", B_COLLECTIVE, "ReduceScatter", true, false, false },
@@ -81,6 +84,31 @@ static void store_weights(struct op *op, int w)
     op->weight_bytes = bld_tensor_bytes(elems, tok);
 }
 
+/* The memory-bandwidth kernels, m elements each: copy (b = a: one read,
+ * one write), triad (a = b + s c, STREAM's: two reads, one write, an FMA
+ * each) and reduce (a sum over a: one read, one write of a single value).
+ * Their bytes are set as the kernels move them; their vector work is an
+ * operation per element (two for triad). chipsim times them as ops of no
+ * other cost model (K_OTHER): the FLOP count on the vector units. */
+static struct op *stream(struct trace *t, const struct kind *k, int64_t m, const char *dt)
+{
+    static const struct { const char *name; int reads, writes, ops; } shape[] = {
+        { "copy", 1, 1, 1 }, { "triad", 2, 1, 2 }, { "reduce", 1, 0, 1 },
+    };
+    size_t i = 0;
+    while (strcmp(shape[i].name, k->name))
+        i++;
+    struct op *op = bld_push(t, 0, 1, k->name, "op", OP_VPU, OPC_ELEMENTWISE, k->opname);
+    bld_layout(op, FORM_X, k->opname, NULL, "0_0");
+    bld_in1(op, SHP(m), dt);
+    bld_out(op, shape[i].writes ? SHP(m) : SHP(1), dt);
+    int64_t elem = bld_tensor_bytes(m, dt);
+    op->bytes = badd(bmul(shape[i].reads, elem), shape[i].writes ? bmul(shape[i].writes, elem)
+                                                                 : bld_tensor_bytes(1, dt));
+    op->flops = bmul(shape[i].ops, m);
+    return op;
+}
+
 static struct op *build(struct trace *t, const struct kind *k, const struct op_request *r,
                         const struct chip_config *chip)
 {
@@ -106,6 +134,8 @@ static struct op *build(struct trace *t, const struct kind *k, const struct op_r
     case B_UNARY:
     case B_ROWWISE:
         return b_unary(t, 0, 1, k->name, "op", k->opname, x, "0_0", dt);
+    case B_STREAM:
+        return stream(t, k, m, dt);
     case B_COLLECTIVE: {
         /* One ring of n chips (8 unless given) at the chip's link rate; the
          * builders move bf16 elements, so m elements of the format are

@@ -24,9 +24,10 @@
  *   attention        batch x heads sequences of m queries over n keys of d_head k
  *   add, mul, gelu, silu, relu        m elements (or m rows of n)
  *   softmax, layernorm, rmsnorm       m rows of n
+ *   copy, triad, reduce               m elements (STREAM's copy and triad; a sum)
  *   all-reduce, all-gather, reduce-scatter, all-to-all   m elements per chip over n chips */
 #define OP_REQUEST_KINDS "gemm|gemv|attention|add|mul|gelu|silu|relu|softmax|layernorm|rmsnorm|" \
-                         "all-reduce|all-gather|reduce-scatter|all-to-all"
+                         "copy|triad|reduce|all-reduce|all-gather|reduce-scatter|all-to-all"
 
 /* Whether name is one of OP_REQUEST_KINDS. */
 bool op_kind_known(const char *name);

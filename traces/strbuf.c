@@ -1,5 +1,8 @@
-/* strbuf.c — the one out-of-line part of strbuf.h: growing a buffer. */
+/* strbuf.c — the out-of-line parts of strbuf.h: growing a buffer, printf. */
 #include "traces/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 void strbuf_grow(struct strbuf *b, size_t extra)
 {
@@ -11,4 +14,27 @@ void strbuf_grow(struct strbuf *b, size_t extra)
         abort();
     b->s = s;
     b->cap = cap;
+}
+
+void strbuf_printf(struct strbuf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        strbuf_putn(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        abort();
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    strbuf_putn(b, big, (size_t)n);
+    free(big);
 }

@@ -86,6 +86,10 @@ static inline void strbuf_putc(struct strbuf *b, char c)
     }
 }
 
+/* printf-style append, for reports off the hot paths (validation tables):
+ * the same cut-or-grow rules. */
+void strbuf_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* buf = a b c, cut at size - 1 bytes as snprintf(buf, size, "%s%s%s")
  * would; returns buf. For keys built per file or per op. */
 static inline const char *strbuf_join3(char *buf, size_t size, const char *a, const char *b, const char *c)

@@ -1,11 +1,13 @@
 /* fuzz_op_table.c — measurement files (`npusim op --csv`): the strict CSV
  * reader, then every row it accepts predicted on the default chip (the
- * operator builders and chipsim on arbitrary sizes and formats up to 2^31).
+ * operator builders and chipsim on arbitrary sizes and formats up to 2^31),
+ * and when every row has a measured time, the validation and its reports.
  * Seeds: corpus/op_table/. */
 #include "fuzz_common.h"
 
 #include "chipsim/chip.h"
 #include "study/op_predict.h"
+#include "study/validate.h"
 #include "traces/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,6 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct op_prediction p;
             if (op_predict(&t.rows[i].r, &chip, &profile_physical, &p, &e) == 0 && !(p.time_us >= 0))
                 abort();   /* a prediction is a time */
+        }
+        /* the validation and its three reports, when every row has a time */
+        const char *files[1] = { path };
+        struct validation v;
+        if (t.n <= 16 && validate_run(&t, files, 1, &chip, "fuzz", &profile_physical, &v, &e) == 0) {
+            if (!(v.overall.mape_pct >= 0) || v.overall.count != (int64_t)t.n)
+                abort();
+            free(validation_markdown(&v, &t, 1));
+            free(validation_csv(&v, &t, 1));
+            cJSON_Delete(validation_json(&v));
+            validation_free(&v);
         }
         op_table_free(&t);
     }

@@ -1,0 +1,151 @@
+/* cmd_validate.c — `npusim validate`: measured operators against npusim's
+ * predictions on a chip, per operator type, number format and bound (the
+ * work is study/validate.h; this file reads flags, prints the summary and
+ * writes the reports all together). No data structure of its own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "study/outputs.h"
+#include "study/validate.h"
+#include "traces/lists.h"
+
+static const char validate_help[] =
+    "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--max-mape P]\n"
+    "                       [--set KEY=VALUE]... [--configs DIR] [--profile NAME]\n"
+    "\n"
+    "Predicts every measured operator of the MEASUREMENTS files (CSV: a header naming op,\n"
+    "dtype and time_us, and any of m, n, k, batch, heads, weight_dtype; other columns\n"
+    "are carried; npusim op --help says what the sizes mean) on CHIP and prints the\n"
+    "error per operator type: count, MAPE (mean absolute percentage error), bias (mean\n"
+    "signed error: positive predicts slower), RMSE, and the worst operator; then the\n"
+    "overall figures. The reports add the same per number format and per bound\n"
+    "(compute, memory, vmem, interconnect), the median and max errors, the best\n"
+    "operators and every row; they are written all together or not at all.\n"
+    "\n"
+    "options:\n"
+    "  -c, --chip NAME|PATH    chip config (default tpuv5p)\n"
+    "      --md FILE           markdown report\n"
+    "      --csv FILE          the merged table: every input column, then predicted_us,\n"
+    "                          error_pct, bound, ran_as, kernel_class, efficiency\n"
+    "      --json FILE         overall, by_op, by_dtype, by_bound (count, mape_pct,\n"
+    "                          rmse_us, ...) and rows\n"
+    "      --max-mape P        exit 1 when the overall MAPE is above P percent (a CI gate)\n"
+    "      --set KEY=VALUE     override one chip field (repeatable)\n"
+    "      --configs DIR       where to look for configs first\n"
+    "      --profile NAME      physical (default) or neusim\n"
+    "  -h, --help              this help\n";
+
+enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE };
+
+static void print_summary(const struct validation *v)
+{
+    printf("%-16s %6s %9s %9s %11s  %s\n", "op", "count", "MAPE %", "bias %", "RMSE us", "worst");
+    for (int i = 0; i < v->n_op; i++) {
+        const struct error_stats *s = &v->by_op[i].s;
+        const struct validation_row *w = &v->rows[s->worst];
+        printf("%-16s %6lld %9.2f %+9.2f %11.4g  line %d of %s (%+.1f%%)\n", v->by_op[i].name, (long long)s->count,
+               s->mape_pct, s->bias_pct, s->rmse_us, w->in->line, w->file, w->error_pct);
+    }
+    const struct error_stats *o = &v->overall;
+    printf("%-16s %6lld %9.2f %+9.2f %11.4g  (median APE %.2f%%, max %.2f%%)\n", "overall", (long long)o->count,
+           o->mape_pct, o->bias_pct, o->rmse_us, o->median_ape_pct, o->max_ape_pct);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS,
+        { "md", required_argument, 0, O_MD }, { "csv", required_argument, 0, O_CSV },
+        { "json", required_argument, 0, O_JSON }, { "max-mape", required_argument, 0, O_MAX_MAPE },
+        { 0, 0, 0, 0 },
+    };
+    struct common_opts o;
+    common_opts_init(&o);
+    const char *md = NULL, *csv = NULL, *json = NULL;
+    double max_mape = -1;
+    struct npu_err e;
+    int c, rc;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(validate_help, stdout);
+            return 0;
+        }
+        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
+            return report_error("validate", &e);
+        if (rc)
+            continue;
+        switch (c) {
+        case O_MD: md = optarg; break;
+        case O_CSV: csv = optarg; break;
+        case O_JSON: json = optarg; break;
+        case O_MAX_MAPE:
+            if (parse_f64_strict(optarg, &max_mape) || max_mape < 0)
+                return usage_error("validate", "--max-mape \"%s\": expected a percentage of 0 or more", optarg);
+            break;
+        default: return usage_error("validate", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        }
+    }
+    if (o.model || o.batch)
+        return usage_error("validate", "-m/-b: the operators come from the measurement files");
+    int nfiles = argc - optind;
+    if (nfiles < 1)
+        return usage_error("validate", "expected at least one MEASUREMENTS file");
+    struct loaded_config cfg;
+    if (load_common("validate", &o, false, &cfg, NULL))
+        return EXIT_USAGE;
+    struct op_table *tables = calloc((size_t)nfiles, sizeof *tables);
+    const char **files = (const char **)(argv + optind);
+    rc = tables ? 0 : report_error("validate", &(struct npu_err){ "validate: out of memory" });
+    int loaded = 0;
+    for (; !rc && loaded < nfiles; loaded++)
+        if (op_table_read(files[loaded], &tables[loaded], &e))
+            rc = report_error("validate", &e);
+    struct validation v;
+    memset(&v, 0, sizeof v);
+    if (!rc && validate_run(tables, files, nfiles, &cfg.chip, cfg.chip_name, o.prof, &v, &e))
+        rc = report_error("validate", &e);
+    if (!rc) {
+        struct output out[3];
+        output_clear(out, 3);
+        int n = 0;
+        const char *paths[3] = { md, csv, json };
+        for (int i = 0; i < 3; i++) {
+            if (!paths[i])
+                continue;
+            snprintf(out[n].path, sizeof out[n].path, "%s", paths[i]);
+            if (i == 0)
+                out[n].text = validation_markdown(&v, tables, nfiles);
+            else if (i == 1)
+                out[n].text = validation_csv(&v, tables, nfiles);
+            else {
+                cJSON *j = validation_json(&v);
+                char *s = cJSON_Print(j);
+                out[n].text = s ? strdup(s) : NULL;
+                cJSON_free(s);
+                cJSON_Delete(j);
+            }
+            n++;
+        }
+        print_summary(&v);
+        rc = stdout_flushed("validate");
+        if (!rc && n && write_outputs(out, n, &e))
+            rc = report_error("validate", &e);
+        else if (rc)
+            for (int i = 0; i < n; i++)
+                free(out[i].text);
+        if (!rc && max_mape >= 0 && v.overall.mape_pct > max_mape) {
+            fprintf(stderr, "npusim validate: MAPE %.2f%% is above --max-mape %g%%\n", v.overall.mape_pct, max_mape);
+            rc = 1;
+        }
+    }
+    validation_free(&v);
+    for (int i = 0; tables && i < loaded; i++)
+        op_table_free(&tables[i]);
+    free(tables);
+    config_free(&cfg);
+    return rc;
+}

@@ -1,0 +1,41 @@
+# Sourced by tests/cli/run.sh: `npusim validate`, measured operators against
+# predictions. Synthetic measurements at known factors of the predictions
+# (t_op.sh derives those: gemm 4096^3 bf16 on h100 138.913 us, gemv
+# n=k=4096 10.022 us): measured 2 x the gemm's and half the gemv's give
+# errors of -50% and +100%: MAPE 75, bias +25, RMSE sqrt((138.913^2 +
+# 5.011^2) / 2) = 98.29 us.
+VA="$T/validate"
+mkdir -p "$VA"
+cat >"$VA/m.csv" <<'CSV'
+op,dtype,m,n,k,time_us,note
+gemm,bf16,4096,4096,4096,277.826,"synthetic, 2x"
+gemv,bf16,,4096,4096,5.011,synthetic half
+CSV
+check "validate: MAPE 75, bias +25 and RMSE 98.29 us over two synthetic rows" sh -c "
+  $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --json '$VA/v.json' --csv '$VA/v.csv' --md '$VA/v.md' >'$VA/out' &&
+  set -- \$(tr -d ' \t\n' <'$VA/v.json' | sed -n 's/.*\"overall\":{\"count\":\([^,]*\),\"mape_pct\":\([^,]*\),\"bias_pct\":\([^,]*\),\"rmse_us\":\([^,]*\),.*/\1 \2 \3 \4/p') &&
+  test \"\$1 \$2 \$3\" = '2 75 25' && awk -v r=\"\$4\" 'BEGIN { exit !(r > 98.28 && r < 98.30) }'"
+check "validate: by_op has each type's figures (gemm -50%, gemv +100%)" sh -c "
+  tr -d ' \t\n' <'$VA/v.json' | grep -q '\"gemm\":{\"count\":1,\"mape_pct\":50,\"bias_pct\":-50' &&
+  tr -d ' \t\n' <'$VA/v.json' | grep -q '\"gemv\":{\"count\":1,\"mape_pct\":100,\"bias_pct\":100'"
+check "validate: the merged CSV keeps every input column and adds the prediction" sh -c "
+  head -n 1 '$VA/v.csv' | grep -q '^file,line,op,dtype,m,n,k,batch,heads,weight_dtype,time_us,note,predicted_us,error_pct,bound' &&
+  grep -q ',\"synthetic, 2x\",138.913,-50.0,compute,' '$VA/v.csv'"
+check "validate: the markdown report has the per-op, per-format and per-bound tables" sh -c "
+  grep -q '^## op' '$VA/v.md' && grep -q '^## dtype' '$VA/v.md' && grep -q '^## bound' '$VA/v.md' &&
+  grep -q '^| gemv | 1 | 100.00 |' '$VA/v.md'"
+check "validate: the summary names the worst operator" grep -q '^overall .* 75.00 *+25.00' "$VA/out"
+check "validate --max-mape 80 passes" $NPUSIM validate --configs $CONFIGS -c h100 "$VA/m.csv" --max-mape 80
+check "validate --max-mape 70 exits 1" sh -c "
+  $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --max-mape 70 >/dev/null 2>'$VA/err'; test \$? -eq 1 &&
+  grep -q 'MAPE 75.00% is above --max-mape 70%' '$VA/err'"
+check "validate --help" sh -c "$NPUSIM validate --help | grep -q 'usage: npusim validate'"
+printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,\n' >"$VA/notime.csv"
+expect_fail "validate: a row without a measured time names its line" 'notime.csv: line 2: column "time_us": expected a measured time' \
+    $NPUSIM validate --configs $CONFIGS -c h100 "$VA/notime.csv" --json "$VA/nt.json"
+check "validate: nothing written on a bad row" test ! -e "$VA/nt.json"
+printf 'op,dtype,m,n,time_us\ngemm,bf16,64,64,3\n' >"$VA/nok.csv"
+expect_fail "validate: a row the predictor refuses names its line" 'nok.csv: line 2: gemm: expected k' \
+    $NPUSIM validate --configs $CONFIGS -c h100 "$VA/nok.csv"
+expect_fail "validate: no files" 'expected at least one MEASUREMENTS file' $NPUSIM validate --configs $CONFIGS -c h100
+expect_fail "validate: a bad --max-mape" '\-\-max-mape "x"' $NPUSIM validate --configs $CONFIGS -c h100 --max-mape x "$VA/m.csv"
