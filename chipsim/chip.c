@@ -22,6 +22,8 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
           NULL, FF_EXT, .lo = 0.01, .hi = 1.0),                                                            \
     FIELD("kernel_efficiency." #k ".n_half", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].n_half), 0, \
           NULL, N | FF_EXT),                                                                               \
+    FIELD("kernel_efficiency." #k ".t0_ns", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].t0_ns), 0, \
+          NULL, N | FF_EXT, .hi = 1e9),                                                                    \
     PRECISION_LIST(EFF_PREC_FIELD, k)
 
 /* Order = the reference class's field order (used for the sim_config dump). */

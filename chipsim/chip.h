@@ -38,6 +38,8 @@ enum kernel_class {
 struct kernel_efficiency {
     double e_max;                /* 0.01..1; 1: the roofline */
     double n_half;               /* size reaching half of e; 0: flat (no size dependence) */
+    double t0_ns;                /* fixed time every kernel of the class adds (launch, pipeline
+                                  * fill): t = t0 + t_roofline / e; 0: none */
     double by_prec[PREC_COUNT];  /* e for one precision; 0: e_max */
 };
 

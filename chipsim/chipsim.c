@@ -180,6 +180,10 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
         op->bounded_by = BOUND_COMPUTE;
     else
         op->bounded_by = BOUND_ICI;
+    /* A fixed time every kernel of the class adds (launch, pipeline fill:
+     * t = t0 + t_roofline / e), after the bound is named. */
+    if (op->kernel_class >= 0 && ch->kernel_eff[op->kernel_class].t0_ns > 0)
+        op->exe_ns = cs_ceil((double)op->exe_ns + ch->kernel_eff[op->kernel_class].t0_ns);
 
     /* chipsim Q18: MXU ops are measured against the SA+VU peak; otherwise
      * against the peak of the format the unit ran. */

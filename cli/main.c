@@ -36,6 +36,7 @@ static const struct command commands[] = {
     { "suite", cmd_suite, "run a suite file (sweep/energy/carbon/slo lines) into a results tree" },
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
     { "op", cmd_op, "one operator (or a measurement file's rows) predicted on a chip" },
+    { "calibrate", cmd_calibrate, "a chip's kernel efficiencies fitted to measured operators" },
     { "validate", cmd_validate, "measured operators against predictions: error per op type, format, bound" },
     { "fields", cmd_fields, "every config field: type, default and checked range" },
 };

@@ -156,16 +156,15 @@ static struct op *build(struct trace *t, const struct kind *k, const struct op_r
     return NULL;
 }
 
+/* chipsim's bound, with the VMEM (memory levels) told apart from compute. */
 static const char *bound_of(const struct op *op)
 {
     int64_t compute = op->sa_ns > op->vu_ns ? op->sa_ns : op->vu_ns;
-    if (op->exe_ns <= compute)
-        return "compute";
-    if (op->exe_ns <= op->mem_ns)
-        return "memory";
-    if (op->exe_ns <= op->vmem_ns)
-        return "vmem";
-    return "interconnect";
+    switch (op->bounded_by) {
+    case BOUND_MEMORY: return "memory";
+    case BOUND_ICI: return "interconnect";
+    default: return op->vmem_ns > compute && op->vmem_ns >= op->mem_ns ? "vmem" : "compute";
+    }
 }
 
 int op_predict(const struct op_request *r, const struct chip_config *chip, const struct profile *prof,

@@ -1,12 +1,14 @@
 /* fuzz_op_table.c — measurement files (`npusim op --csv`): the strict CSV
  * reader, then every row it accepts predicted on the default chip (the
  * operator builders and chipsim on arbitrary sizes and formats up to 2^31),
- * and when every row has a measured time, the validation and its reports.
+ * and when every row has a measured time, the validation, its reports and
+ * the efficiency fit.
  * Seeds: corpus/op_table/. */
 #include "fuzz_common.h"
 
 #include "chipsim/chip.h"
 #include "study/op_predict.h"
+#include "study/calibrate.h"
 #include "study/validate.h"
 #include "traces/profile.h"
 
@@ -41,6 +43,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(validation_csv(&v, &t, 1));
             cJSON_Delete(validation_json(&v));
             validation_free(&v);
+            /* and the fit: efficiencies in range whatever the rows */
+            struct calib_fit fits[CALIB_FITS_MAX];
+            int nf;
+            struct chip_config cal;
+            if (calibrate_run(&t, files, 1, &chip, &profile_physical, &cal, fits, &nf, &e) == 0)
+                for (int i = 0; i < nf; i++)
+                    if (!(fits[i].e >= 0.01 && fits[i].e <= 1.0) || !(fits[i].t0_ns >= 0))
+                        abort();
         }
         op_table_free(&t);
     }

@@ -154,6 +154,14 @@ static void test_fp8_gemm_time(void **state)
     assert_i64(b.sa_ns, 822464);
     assert_i64(b.exe_ns, 822464);
     assert_close(b.efficiency, 0.5);
+    /* a fixed time per kernel of the class comes on top, the bound unchanged */
+    c.kernel_eff[KC_gemm].e_max = 1.0;
+    c.kernel_eff[KC_gemm].t0_ns = 5000;
+    b = time_one(&c, GEMM("DT_BFLOAT16"), GEMM_IN("DT_BFLOAT16"), GEMM_OUT("DT_BFLOAT16"));
+    assert_i64(b.exe_ns, 411232 + 5000);
+    assert_int_equal(b.bounded_by, BOUND_COMPUTE);
+    c.kernel_eff[KC_gemm].t0_ns = 0;
+    c.kernel_eff[KC_gemm].e_max = 0.5;
     /* ... and none under the reference's profile */
     struct trace t;
     trace_init(&t);

@@ -1,0 +1,153 @@
+/* cmd_calibrate.c — `npusim calibrate`: a chip's kernel efficiencies fitted
+ * to measured operators (study/calibrate.h), written as a chip config
+ * usable wherever a chip is, with a report of what changed. No data
+ * structure of its own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "study/calibrate.h"
+#include "study/outputs.h"
+#include "traces/precision.h"
+#include "traces/strbuf.h"
+
+static const char calibrate_help[] =
+    "usage: npusim calibrate -c CHIP MEASUREMENTS... -o CALIBRATED.json [--report F.md]\n"
+    "                        [--set KEY=VALUE]... [--configs DIR]\n"
+    "\n"
+    "Fits the chip's efficiency per kernel class (gemm, gemv, attention, elementwise,\n"
+    "reduction, collective) and number format to the measured operators of the\n"
+    "MEASUREMENTS files (npusim validate's format): t = t0 + t_roofline / e, linear in\n"
+    "(t0, 1/e), on relative residuals with GSL's robust regression; groups of fewer than\n"
+    "three rows fit e alone. Writes the chip with kernel_efficiency.<class>.<format> and\n"
+    ".t0_ns set (one t0 per class: the median of its formats') as a chip config, and\n"
+    "prints per group: rows, e, t0, and the MAPE on those rows before and after.\n"
+    "Physical profile only (the reference's has no kernel efficiencies).\n"
+    "\n"
+    "options:\n"
+    "  -c, --chip NAME|PATH    chip config to start from (default tpuv5p)\n"
+    "  -o, --out FILE          the calibrated chip config (JSON)\n"
+    "      --report FILE       the same table as markdown, with the sources\n"
+    "      --set KEY=VALUE     override one chip field first (repeatable)\n"
+    "      --configs DIR       where to look for configs first\n"
+    "  -h, --help              this help\n";
+
+enum { O_REPORT = 1 };
+
+static void table(struct strbuf *b, const struct calib_fit *f, int n, const struct chip_config *out, bool md)
+{
+    strbuf_printf(b, md ? "| class | format | rows | e | t0 us | fit | MAPE before %% | MAPE after %% |\n"
+                          "|---|---|---|---|---|---|---|---|\n"
+                        : "%-12s %-9s %5s %7s %9s %-10s %13s %12s\n",
+                  "class", "format", "rows", "e", "t0 us", "fit", "MAPE before %", "MAPE after %");
+    for (int i = 0; i < n; i++) {
+        const char *kc = kernel_class_name((enum kernel_class)f[i].kernel_class);
+        const char *fmt = precision_info((enum precision)f[i].prec)->name;
+        const char *how = f[i].clamped ? "clamped" : f[i].two_params ? "t0 + x/e" : "x/e";
+        double t0 = out->kernel_eff[f[i].kernel_class].t0_ns / 1e3;
+        strbuf_printf(b, md ? "| %s | %s | %d | %.4f | %.3f | %s | %.2f | %.2f |\n"
+                            : "%-12s %-9s %5d %7.4f %9.3f %-10s %13.2f %12.2f\n",
+                      kc, fmt, f[i].n, f[i].e, t0, how, f[i].mape_before, f[i].mape_after);
+    }
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "report", required_argument, 0, O_REPORT },
+        { 0, 0, 0, 0 },
+    };
+    struct common_opts o;
+    common_opts_init(&o);
+    const char *out_path = NULL, *report = NULL;
+    struct npu_err e;
+    int c, rc;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(calibrate_help, stdout);
+            return 0;
+        }
+        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
+            return report_error("calibrate", &e);
+        if (rc)
+            continue;
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case O_REPORT: report = optarg; break;
+        default: return usage_error("calibrate", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        }
+    }
+    if (o.model || o.batch)
+        return usage_error("calibrate", "-m/-b: the operators come from the measurement files");
+    if (o.prof->chip_precisions_ignored)
+        return usage_error("calibrate", "--profile %s has no kernel efficiencies to fit (use physical)", o.prof->name);
+    if (!out_path)
+        return usage_error("calibrate", "expected -o CALIBRATED.json");
+    int nfiles = argc - optind;
+    if (nfiles < 1)
+        return usage_error("calibrate", "expected at least one MEASUREMENTS file");
+    struct loaded_config cfg;
+    if (load_common("calibrate", &o, false, &cfg, NULL))
+        return EXIT_USAGE;
+    struct op_table *tables = calloc((size_t)nfiles, sizeof *tables);
+    const char **files = (const char **)(argv + optind);
+    rc = tables ? 0 : report_error("calibrate", &(struct npu_err){ "calibrate: out of memory" });
+    int loaded = 0;
+    for (; !rc && loaded < nfiles; loaded++)
+        if (op_table_read(files[loaded], &tables[loaded], &e))
+            rc = report_error("calibrate", &e);
+    struct calib_fit fits[CALIB_FITS_MAX];
+    int nfits = 0;
+    struct chip_config cal;
+    if (!rc && calibrate_run(tables, files, nfiles, &cfg.chip, o.prof, &cal, fits, &nfits, &e))
+        rc = report_error("calibrate", &e);
+    if (!rc) {
+        struct strbuf src = STRBUF_GROWING;
+        strbuf_puts(&src, "npusim calibrate on");
+        for (int i = 0; i < nfiles && src.n < 200; i++)
+            strbuf_printf(&src, " %s", files[i]);
+        snprintf(cal.calibration_source, sizeof cal.calibration_source, "%s", src.s);
+        free(src.s);
+        cJSON *j = cJSON_CreateObject();
+        fields_to_json(&chip_fields, &cal, j, true);
+        char *text = cJSON_Print(j);
+        cJSON_Delete(j);
+        struct output out[2];
+        output_clear(out, 2);
+        snprintf(out[0].path, sizeof out[0].path, "%s", out_path);
+        out[0].text = text ? strdup(text) : NULL;
+        cJSON_free(text);
+        int n = 1;
+        struct strbuf b = STRBUF_GROWING;
+        table(&b, fits, nfits, &cal, false);
+        if (report) {
+            struct strbuf m = STRBUF_GROWING;
+            strbuf_printf(&m, "# Calibration of %s\n\nFrom:", cfg.chip_name);
+            for (int i = 0; i < nfiles; i++)
+                strbuf_printf(&m, " %s", files[i]);
+            strbuf_puts(&m, "\n\nModel per kernel class and format: t = t0 + t_roofline / e (GSL robust "
+                            "regression on relative residuals; fewer than three rows: e alone). MAPE on the "
+                            "rows fitted (in-sample).\n\n");
+            table(&m, fits, nfits, &cal, true);
+            snprintf(out[1].path, sizeof out[1].path, "%s", report);
+            out[1].text = m.s;
+            n = 2;
+        }
+        fputs(b.s ? b.s : "", stdout);
+        free(b.s);
+        rc = stdout_flushed("calibrate");
+        if (!rc && write_outputs(out, n, &e))
+            rc = report_error("calibrate", &e);
+        else if (rc)
+            for (int i = 0; i < n; i++)
+                free(out[i].text);
+    }
+    for (int i = 0; tables && i < loaded; i++)
+        op_table_free(&tables[i]);
+    free(tables);
+    config_free(&cfg);
+    return rc;
+}
