@@ -8,6 +8,8 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -18,6 +20,7 @@
 struct point {
     double x_ns, y_ns;
     int kc, prec;
+    const char *op;            /* its operator type, for the held-out table */
 };
 
 static int kc_by_name(const char *name)
@@ -120,16 +123,135 @@ static int collect(const struct op_table *tables, const char *const *files, int 
                 return npu_errf(e, "%s: line %d: calibrating needs the physical profile (no kernel class under "
                                 "neusim)", files[i], row->line);
             }
-            p[k++] = (struct point){ pr.time_us * 1e3, row->r.measured_us * 1e3, kc, row->r.prec };
+            p[k++] = (struct point){ pr.time_us * 1e3, row->r.measured_us * 1e3, kc, row->r.prec, row->r.op };
         }
     *out = p;
     *np = k;
     return 0;
 }
 
+/* Fits every (class, format) group among the points with use[i] (NULL:
+ * all), in first-seen order, then one t0 per class (t0[kc]: the median of
+ * its formats' fits). idx: room for np indices. */
+static void fit_groups(const struct point *p, int np, const bool *use, int *idx, struct calib_fit *fits,
+                       int *nfits, double *t0)
+{
+    *nfits = 0;
+    for (int i = 0; i < np; i++) {
+        if (use && !use[i])
+            continue;
+        int g = 0;
+        while (g < *nfits && !(fits[g].kernel_class == p[i].kc && fits[g].prec == p[i].prec))
+            g++;
+        if (g < *nfits)
+            continue;
+        struct calib_fit *f = &fits[(*nfits)++];
+        memset(f, 0, sizeof *f);
+        f->kernel_class = p[i].kc, f->prec = p[i].prec;
+        int k = 0;
+        for (int j = 0; j < np; j++)
+            if ((!use || use[j]) && p[j].kc == f->kernel_class && p[j].prec == f->prec)
+                idx[k++] = j;
+        f->n = k;
+        f->mape_before = mape_of(p, idx, k, 0, 1);
+        f->two_params = k >= 3 && fit_two(p, idx, k, &f->t0_ns, &f->e) == 0;
+        if (!f->two_params)
+            f->t0_ns = 0, f->e = fit_e_alone(p, idx, k);
+        f->clamped = f->e > 1.0 || f->e < 0.01;
+        f->e = f->e > 1.0 ? 1.0 : f->e < 0.01 ? 0.01 : f->e;
+    }
+    for (int kc = 0; kc < KC_COUNT; kc++) {
+        double t[PREC_COUNT];
+        size_t k = 0;
+        for (int g = 0; g < *nfits; g++)
+            if (fits[g].kernel_class == kc)
+                t[k++] = fits[g].t0_ns;
+        t0[kc] = 0;
+        if (k) {
+            gsl_sort(t, 1, k);
+            t0[kc] = gsl_stats_median_from_sorted_data(t, 1, k);
+        }
+    }
+}
+
+/* The time the fits give point i: its group's, else the roofline's. */
+static double fitted_ns(const struct point *pt, const struct calib_fit *fits, int nfits, const double *t0)
+{
+    for (int g = 0; g < nfits; g++)
+        if (fits[g].kernel_class == pt->kc && fits[g].prec == pt->prec)
+            return t0[pt->kc] + pt->x_ns / fits[g].e;
+    return pt->x_ns;
+}
+
+/* Seeded k-fold cross-validation: each point predicted by the fit of the
+ * other folds; the roofline's error beside it. */
+static void cross_validate(const struct point *p, int np, int *idx, struct calib_cv *cv)
+{
+    memset(cv, 0, sizeof *cv);
+    if (np < 2)
+        return;
+    cv->folds = np < CALIB_CV_FOLDS ? np : CALIB_CV_FOLDS;
+    int *fold = malloc((size_t)np * sizeof *fold);
+    bool *use = malloc((size_t)np * sizeof *use);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!fold || !use || !r) {
+        cv->folds = 0;
+        goto out;
+    }
+    gsl_rng_set(r, CALIB_CV_SEED);
+    for (int i = 0; i < np; i++)
+        fold[i] = i;
+    gsl_ran_shuffle(r, fold, (size_t)np, sizeof *fold);   /* a permutation; position % folds is the fold */
+    int *fold_of = idx;   /* reuse: fold_of[point] */
+    int *tmp = malloc((size_t)np * sizeof *tmp);
+    if (!tmp) {
+        cv->folds = 0;
+        goto out;
+    }
+    for (int i = 0; i < np; i++)
+        fold_of[fold[i]] = i % cv->folds;
+    memcpy(fold, fold_of, (size_t)np * sizeof *fold);
+    for (int f = 0; f < cv->folds; f++) {
+        struct calib_fit fits[CALIB_FITS_MAX];
+        int nfits;
+        double t0[KC_COUNT];
+        for (int i = 0; i < np; i++)
+            use[i] = fold[i] != f;
+        fit_groups(p, np, use, tmp, fits, &nfits, t0);
+        for (int i = 0; i < np; i++) {
+            if (use[i])
+                continue;
+            double after = fabs(fitted_ns(&p[i], fits, nfits, t0) - p[i].y_ns) / p[i].y_ns * 100;
+            double before = fabs(p[i].x_ns - p[i].y_ns) / p[i].y_ns * 100;
+            int g = 0;
+            while (g < cv->n_op && strcmp(cv->by_op[g].name, p[i].op))
+                g++;
+            if (g == cv->n_op && g < CALIB_CV_OPS)
+                snprintf(cv->by_op[cv->n_op++].name, sizeof cv->by_op[0].name, "%s", p[i].op);
+            if (g < CALIB_CV_OPS) {
+                cv->by_op[g].n++;
+                cv->by_op[g].mape_before += before;
+                cv->by_op[g].mape_after += after;
+            }
+            cv->n++;
+            cv->mape_before += before;
+            cv->mape_after += after;
+        }
+    }
+    free(tmp);
+    for (int g = 0; g < cv->n_op; g++)
+        cv->by_op[g].mape_before /= cv->by_op[g].n, cv->by_op[g].mape_after /= cv->by_op[g].n;
+    if (cv->n)
+        cv->mape_before /= cv->n, cv->mape_after /= cv->n;
+out:
+    gsl_rng_free(r);
+    free(use);
+    free(fold);
+}
+
 int calibrate_run(const struct op_table *tables, const char *const *files, int n, const struct chip_config *chip,
                   const struct profile *prof, struct chip_config *out, struct calib_fit *fits, int *nfits,
-                  struct npu_err *e)
+                  struct calib_cv *cv, struct npu_err *e)
 {
     struct chip_config bare = *chip;
     reset_efficiencies(&bare);
@@ -144,48 +266,24 @@ int calibrate_run(const struct op_table *tables, const char *const *files, int n
         return npu_errf(e, "calibrate: out of memory");
     }
     *out = *chip;
-    for (int i = 0; i < np; i++) {
-        int g = 0;
-        while (g < *nfits && !(fits[g].kernel_class == p[i].kc && fits[g].prec == p[i].prec))
-            g++;
-        if (g < *nfits)
-            continue;
-        struct calib_fit *f = &fits[(*nfits)++];
-        memset(f, 0, sizeof *f);
-        f->kernel_class = p[i].kc, f->prec = p[i].prec;
-        int k = 0;
-        for (int j = 0; j < np; j++)
-            if (p[j].kc == f->kernel_class && p[j].prec == f->prec)
-                idx[k++] = j;
-        f->n = k;
-        f->mape_before = mape_of(p, idx, k, 0, 1);
-        f->two_params = k >= 3 && fit_two(p, idx, k, &f->t0_ns, &f->e) == 0;
-        if (!f->two_params)
-            f->t0_ns = 0, f->e = fit_e_alone(p, idx, k);
-        f->clamped = f->e > 1.0 || f->e < 0.01;
-        f->e = f->e > 1.0 ? 1.0 : f->e < 0.01 ? 0.01 : f->e;
-        out->kernel_eff[f->kernel_class].by_prec[f->prec] = f->e;
-    }
-    /* One t0 per class: the median of its formats' fits. */
-    for (int kc = 0; kc < KC_COUNT; kc++) {
-        double t[PREC_COUNT];
-        size_t k = 0;
+    double t0[KC_COUNT];
+    fit_groups(p, np, NULL, idx, fits, nfits, t0);
+    for (int g = 0; g < *nfits; g++)
+        out->kernel_eff[fits[g].kernel_class].by_prec[fits[g].prec] = fits[g].e;
+    for (int kc = 0; kc < KC_COUNT; kc++)
         for (int g = 0; g < *nfits; g++)
             if (fits[g].kernel_class == kc)
-                t[k++] = fits[g].t0_ns;
-        if (!k)
-            continue;
-        gsl_sort(t, 1, k);
-        out->kernel_eff[kc].t0_ns = gsl_stats_median_from_sorted_data(t, 1, k);
-    }
+                out->kernel_eff[kc].t0_ns = t0[kc];
     for (int g = 0; g < *nfits; g++) {
         struct calib_fit *f = &fits[g];
         int k = 0;
         for (int j = 0; j < np; j++)
             if (p[j].kc == f->kernel_class && p[j].prec == f->prec)
                 idx[k++] = j;
-        f->mape_after = mape_of(p, idx, k, out->kernel_eff[f->kernel_class].t0_ns, f->e);
+        f->mape_after = mape_of(p, idx, k, t0[f->kernel_class], f->e);
     }
+    if (cv)
+        cross_validate(p, np, idx, cv);
     free(idx);
     free(p);
     return 0;

@@ -31,13 +31,29 @@ struct calib_fit {
 
 #define CALIB_FITS_MAX (KC_COUNT * PREC_COUNT)
 
+/* Seeded k-fold cross-validation: the error on points the fit never saw,
+ * before (the roofline) and after calibration, overall and per operator
+ * type. The seed is fixed, so the folds (and the report) are the same on
+ * every run. */
+#define CALIB_CV_FOLDS 5
+#define CALIB_CV_SEED 20261126UL
+#define CALIB_CV_OPS 24
+struct calib_cv {
+    int folds;                 /* 0: too few points */
+    int n;
+    double mape_before, mape_after;
+    int n_op;
+    struct { char name[24]; int n; double mape_before, mape_after; } by_op[CALIB_CV_OPS];
+};
+
 /* Fits chip's efficiencies to the rows of the n tables (each needs a
  * measured time) and writes the calibrated chip to *out (chip with its
  * kernel_efficiency set for every group measured; the rest as given).
- * fits[0..*nfits) the groups in first-seen order. -1 with e naming the
- * file and line of a row it cannot use. */
+ * fits[0..*nfits) the groups in first-seen order; *cv (NULL: skipped) the
+ * cross-validation. -1 with e naming the file and line of a row it cannot
+ * use. */
 int calibrate_run(const struct op_table *tables, const char *const *files, int n, const struct chip_config *chip,
                   const struct profile *prof, struct chip_config *out, struct calib_fit *fits, int *nfits,
-                  struct npu_err *e);
+                  struct calib_cv *cv, struct npu_err *e);
 
 #endif
