@@ -8,11 +8,14 @@
 
 #include "cli/cli.h"
 #include "study/outputs.h"
+#include "study/roofline.h"
 #include "study/validate.h"
 #include "traces/lists.h"
+#include "traces/strbuf.h"
 
 static const char validate_help[] =
-    "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--max-mape P]\n"
+    "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--roofline F.svg]\n"
+    "                       [--max-mape P]\n"
     "                       [--set KEY=VALUE]... [--configs DIR] [--profile NAME]\n"
     "\n"
     "Predicts every measured operator of the MEASUREMENTS files (CSV: a header naming op,\n"
@@ -31,13 +34,54 @@ static const char validate_help[] =
     "                          error_pct, bound, ran_as, kernel_class, efficiency\n"
     "      --json FILE         overall, by_op, by_dtype, by_bound (count, mape_pct,\n"
     "                          rmse_us, ...) and rows\n"
+    "      --roofline FILE     the roofline with every row predicted and measured (SVG;\n"
+    "                          npusim roofline --help), linked from the markdown report\n"
     "      --max-mape P        exit 1 when the overall MAPE is above P percent (a CI gate)\n"
     "      --set KEY=VALUE     override one chip field (repeatable)\n"
     "      --configs DIR       where to look for configs first\n"
     "      --profile NAME      physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
-enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE };
+enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE, O_ROOFLINE };
+
+/* The roofline of the rows: each predicted and measured (study/roofline.h). */
+static char *roofline_of(const struct validation *v, const struct chip_config *chip, const char *chip_name)
+{
+    struct roofline_point *p = calloc(2 * v->n + 1, sizeof *p);
+    if (!p)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct validation_row *r = &v->rows[i];
+        if (r->p.flops <= 0 || r->p.bytes <= 0)
+            continue;
+        p[k++] = (struct roofline_point){ r->p.intensity, r->p.tflops, r->in->r.op, false, r->in->r.op };
+        p[k++] = (struct roofline_point){ r->p.intensity, (double)r->p.flops / r->in->r.measured_us / 1e6,
+                                          r->in->r.op, true, r->in->r.op };
+    }
+    char *svg = roofline_svg(chip, chip_name, p, k);
+    free(p);
+    return svg;
+}
+
+/* The markdown with a link to the roofline: its name alone when both sit in
+ * one folder, else its path as given. */
+static char *with_roofline(char *md, const char *md_path, const char *svg_path)
+{
+    if (!md)
+        return NULL;
+    const char *ms = strrchr(md_path, '/'), *ss = strrchr(svg_path, '/');
+    size_t md_dir = ms ? (size_t)(ms - md_path) : 0, svg_dir = ss ? (size_t)(ss - svg_path) : 0;
+    const char *link = md_dir == svg_dir && !strncmp(md_path, svg_path, md_dir) ? (ss ? ss + 1 : svg_path) : svg_path;
+    struct strbuf b = STRBUF_GROWING;
+    const char *nl = strstr(md, "\n\n");
+    size_t head = nl ? (size_t)(nl - md) + 1 : strlen(md);
+    strbuf_putn(&b, md, head);
+    strbuf_printf(&b, "\n![roofline](%s)\n", link);
+    strbuf_puts(&b, md + head);
+    free(md);
+    return b.s;
+}
 
 static void print_summary(const struct validation *v)
 {
@@ -59,11 +103,12 @@ int cmd_validate(int argc, char **argv)
         COMMON_LONGOPTS,
         { "md", required_argument, 0, O_MD }, { "csv", required_argument, 0, O_CSV },
         { "json", required_argument, 0, O_JSON }, { "max-mape", required_argument, 0, O_MAX_MAPE },
+        { "roofline", required_argument, 0, O_ROOFLINE },
         { 0, 0, 0, 0 },
     };
     struct common_opts o;
     common_opts_init(&o);
-    const char *md = NULL, *csv = NULL, *json = NULL;
+    const char *md = NULL, *csv = NULL, *json = NULL, *roof = NULL;
     double max_mape = -1;
     struct npu_err e;
     int c, rc;
@@ -82,6 +127,7 @@ int cmd_validate(int argc, char **argv)
         case O_MD: md = optarg; break;
         case O_CSV: csv = optarg; break;
         case O_JSON: json = optarg; break;
+        case O_ROOFLINE: roof = optarg; break;
         case O_MAX_MAPE:
             if (parse_f64_strict(optarg, &max_mape) || max_mape < 0)
                 return usage_error("validate", "--max-mape \"%s\": expected a percentage of 0 or more", optarg);
@@ -109,16 +155,19 @@ int cmd_validate(int argc, char **argv)
     if (!rc && validate_run(tables, files, nfiles, &cfg.chip, cfg.chip_name, o.prof, &v, &e))
         rc = report_error("validate", &e);
     if (!rc) {
-        struct output out[3];
-        output_clear(out, 3);
+        struct output out[4];
+        output_clear(out, 4);
         int n = 0;
-        const char *paths[3] = { md, csv, json };
-        for (int i = 0; i < 3; i++) {
+        const char *paths[4] = { md, csv, json, roof };
+        for (int i = 0; i < 4; i++) {
             if (!paths[i])
                 continue;
             snprintf(out[n].path, sizeof out[n].path, "%s", paths[i]);
             if (i == 0)
-                out[n].text = validation_markdown(&v, tables, nfiles);
+                out[n].text = roof ? with_roofline(validation_markdown(&v, tables, nfiles), md, roof)
+                                   : validation_markdown(&v, tables, nfiles);
+            else if (i == 3)
+                out[n].text = roofline_of(&v, &cfg.chip, cfg.chip_name);
             else if (i == 1)
                 out[n].text = validation_csv(&v, tables, nfiles);
             else {

@@ -39,3 +39,6 @@ expect_fail "validate: a row the predictor refuses names its line" 'nok.csv: lin
     $NPUSIM validate --configs $CONFIGS -c h100 "$VA/nok.csv"
 expect_fail "validate: no files" 'expected at least one MEASUREMENTS file' $NPUSIM validate --configs $CONFIGS -c h100
 expect_fail "validate: a bad --max-mape" '\-\-max-mape "x"' $NPUSIM validate --configs $CONFIGS -c h100 --max-mape x "$VA/m.csv"
+check "validate --roofline: the SVG, linked from the markdown by its name beside it" sh -c "
+  $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --md '$VA/r.md' --roofline '$VA/r.svg' >/dev/null &&
+  grep -q '^!\[roofline\](r.svg)' '$VA/r.md' && test \$(grep -c '<polygon class=\"measured\"' '$VA/r.svg') -eq 2"
