@@ -49,7 +49,7 @@ static void usage(FILE *f)
                "npusim %s: a trace-driven simulator of neural processing units.\n\ncommands:\n",
             NPUSIM_VERSION);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nPipes: npusim opsgen ... | npusim chipsim ... | npusim power ...\n");
 }
 
