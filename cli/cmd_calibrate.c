@@ -113,13 +113,9 @@ int cmd_calibrate(int argc, char **argv)
     struct loaded_config cfg;
     if (load_common("calibrate", &o, false, &cfg, NULL))
         return EXIT_USAGE;
-    struct op_table *tables = calloc((size_t)nfiles, sizeof *tables);
     const char **files = (const char **)(argv + optind);
-    rc = tables ? 0 : report_error("calibrate", &(struct npu_err){ "calibrate: out of memory" });
-    int loaded = 0;
-    for (; !rc && loaded < nfiles; loaded++)
-        if (op_table_read(files[loaded], &tables[loaded], &e))
-            rc = report_error("calibrate", &e);
+    struct op_table *tables = NULL;
+    rc = op_tables_read(files, nfiles, &tables, &e) ? report_error("calibrate", &e) : 0;
     struct calib_fit fits[CALIB_FITS_MAX];
     int nfits = 0;
     struct chip_config cal;
@@ -169,9 +165,7 @@ int cmd_calibrate(int argc, char **argv)
             for (int i = 0; i < n; i++)
                 free(out[i].text);
     }
-    for (int i = 0; tables && i < loaded; i++)
-        op_table_free(&tables[i]);
-    free(tables);
+    op_tables_free(tables, nfiles);
     config_free(&cfg);
     return rc;
 }

@@ -92,16 +92,11 @@ int cmd_roofline(int argc, char **argv)
     struct loaded_config cfg;
     if (load_common("roofline", &o, false, &cfg, NULL))
         return EXIT_USAGE;
-    struct op_table *tables = calloc((size_t)(nfiles ? nfiles : 1), sizeof *tables);
-    rc = tables ? 0 : report_error("roofline", &(struct npu_err){ "roofline: out of memory" });
-    int loaded = 0;
+    struct op_table *tables = NULL;
+    rc = op_tables_read(files, nfiles, &tables, &e) ? report_error("roofline", &e) : 0;
     size_t rows = 0;
-    for (; !rc && loaded < nfiles; loaded++) {
-        if (op_table_read(files[loaded], &tables[loaded], &e))
-            rc = report_error("roofline", &e);
-        else
-            rows += tables[loaded].n;
-    }
+    for (int i = 0; !rc && i < nfiles; i++)
+        rows += tables[i].n;
     struct roofline_point *pts = calloc(2 * rows + 1, sizeof *pts);
     char (*labels)[96] = calloc(2 * rows + 1, sizeof *labels);
     size_t np = 0;
@@ -122,9 +117,7 @@ int cmd_roofline(int argc, char **argv)
     }
     free(labels);
     free(pts);
-    for (int i = 0; tables && i < loaded; i++)
-        op_table_free(&tables[i]);
-    free(tables);
+    op_tables_free(tables, nfiles);
     config_free(&cfg);
     return rc;
 }

@@ -143,13 +143,9 @@ int cmd_validate(int argc, char **argv)
     struct loaded_config cfg;
     if (load_common("validate", &o, false, &cfg, NULL))
         return EXIT_USAGE;
-    struct op_table *tables = calloc((size_t)nfiles, sizeof *tables);
     const char **files = (const char **)(argv + optind);
-    rc = tables ? 0 : report_error("validate", &(struct npu_err){ "validate: out of memory" });
-    int loaded = 0;
-    for (; !rc && loaded < nfiles; loaded++)
-        if (op_table_read(files[loaded], &tables[loaded], &e))
-            rc = report_error("validate", &e);
+    struct op_table *tables = NULL;
+    rc = op_tables_read(files, nfiles, &tables, &e) ? report_error("validate", &e) : 0;
     struct validation v;
     memset(&v, 0, sizeof v);
     if (!rc && validate_run(tables, files, nfiles, &cfg.chip, cfg.chip_name, o.prof, &v, &e))
@@ -192,9 +188,7 @@ int cmd_validate(int argc, char **argv)
         }
     }
     validation_free(&v);
-    for (int i = 0; tables && i < loaded; i++)
-        op_table_free(&tables[i]);
-    free(tables);
+    op_tables_free(tables, nfiles);
     config_free(&cfg);
     return rc;
 }

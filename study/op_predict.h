@@ -77,5 +77,9 @@ struct op_table {
  * -1 with e naming the file, the line and the column. */
 int op_table_read(const char *path, struct op_table *t, struct npu_err *e);
 void op_table_free(struct op_table *t);
+/* Reads the n files into a new array *out (op_tables_free); on an error,
+ * nothing is kept and e names the file. */
+int op_tables_read(const char *const *paths, int n, struct op_table **out, struct npu_err *e);
+void op_tables_free(struct op_table *t, int n);
 
 #endif

@@ -210,3 +210,24 @@ void op_table_free(struct op_table *t)
     free(t->rows);
     memset(t, 0, sizeof *t);
 }
+
+int op_tables_read(const char *const *paths, int n, struct op_table **out, struct npu_err *e)
+{
+    *out = calloc((size_t)(n > 0 ? n : 1), sizeof **out);
+    if (!*out)
+        return npu_errf(e, "out of memory");
+    for (int i = 0; i < n; i++)
+        if (op_table_read(paths[i], &(*out)[i], e)) {
+            op_tables_free(*out, i);
+            *out = NULL;
+            return -1;
+        }
+    return 0;
+}
+
+void op_tables_free(struct op_table *t, int n)
+{
+    for (int i = 0; t && i < n; i++)
+        op_table_free(&t[i]);
+    free(t);
+}
