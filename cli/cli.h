@@ -99,6 +99,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
 /* npusim energy taking the sweeps' statistics from in and handing its own
  * to out (each may be NULL; study/results.h), for a suite. */

@@ -37,6 +37,7 @@ static const struct command commands[] = {
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
     { "op", cmd_op, "one operator (or a measurement file's rows) predicted on a chip" },
     { "import", cmd_import, "measurements in other formats to npusim's (op,dtype,m,n,k,...)" },
+    { "export", cmd_export, "a timed trace's matmuls as a SCALE-Sim topology (M, N, K)" },
     { "calibrate", cmd_calibrate, "a chip's kernel efficiencies fitted to measured operators" },
     { "roofline", cmd_roofline, "a chip's roofline as SVG, with measured and predicted operators" },
     { "validate", cmd_validate, "measured operators against predictions: error per op type, format, bound" },

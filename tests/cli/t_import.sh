@@ -14,3 +14,15 @@ expect_fail "import: --dtype is required" '\-\-dtype ""' $NPUSIM import gemm-csv
 printf 'a,b,c\n' >"$IM/none.csv"
 expect_fail "import: no row mapped writes nothing" 'no row could be mapped' $NPUSIM import gemm-csv "$IM/none.csv" --dtype fp16 -o "$IM/y.csv"
 check "import: nothing written when no row maps" test ! -e "$IM/y.csv"
+# export scalesim: a timed trace's matmuls as SCALE-Sim's M, N, K topology
+$NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$IM/run" >/dev/null 2>&1
+check "export scalesim: the Q projection and flash attention's two GEMMs, in SCALE-Sim's M, N, K form" sh -c "
+  $NPUSIM export scalesim '$IM/run/llama3-8b_tpuv5p_prefill.csv' -o '$IM/topo.csv' 2>/dev/null &&
+  head -n 1 '$IM/topo.csv' | grep -q '^Layer Name, M, N, K,\$' &&
+  grep -q '^Q4MatMulQ x32, 4096, 4096, 4096,\$' '$IM/topo.csv' &&
+  grep -q 'FlashAttention QK x32, 131072, 2048, 128,\$' '$IM/topo.csv' &&
+  grep -q 'FlashAttention PV x32, 131072, 128, 2048,\$' '$IM/topo.csv'"
+check "export --help" sh -c "$NPUSIM export --help | grep -q 'usage: npusim export scalesim'"
+$NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$IM/untimed.csv" >/dev/null 2>&1
+expect_fail "export: an untimed trace has nothing to export" 'no timed matmul' \
+    $NPUSIM export scalesim "$IM/untimed.csv" -o "$IM/t2.csv"
