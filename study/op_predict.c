@@ -9,6 +9,7 @@
 
 #include "chipsim/chipsim.h"
 #include "opsgen/builders.h"
+#include "opsgen/formats.h"
 #include "traces/precision.h"
 
 void op_request_init(struct op_request *r)
@@ -71,19 +72,6 @@ static const struct kind *kind_of(const char *name)
 
 bool op_kind_known(const char *name) { return kind_of(name) != NULL; }
 
-/* The matmul's B operand stored in format w (weight-only quantisation). */
-static void store_weights(struct op *op, int w)
-{
-    const char *tok = precision_info((enum precision)w)->token;
-    if (!strcmp(tok, op->form.dtype))
-        return;
-    snprintf(op->form.dtype_rest, sizeof op->form.dtype_rest, "%s", tok);
-    int64_t elems = 1;
-    for (int i = 0; i < op->form.nd[1]; i++)
-        elems *= op->form.d[1][i];
-    op->weight_bytes = bld_tensor_bytes(elems, tok);
-}
-
 /* The memory-bandwidth kernels, m elements each: copy (b = a: one read,
  * one write), triad (a = b + s c, STREAM's: two reads, one write, an FMA
  * each) and reduce (a sum over a: one read, one write of a single value).
@@ -121,7 +109,7 @@ static struct op *build(struct trace *t, const struct kind *k, const struct op_r
                                          "0_0_0", dt)
                               : b_einsum(t, 0, 1, k->name, "op", SHP(m, kk), SHP(kk, n), "MK;KN->MN", "0_0_0", dt);
         if (op && r->weight_prec >= 0)
-            store_weights(op, r->weight_prec);
+            fmt_store_rest(&(struct tensor_formats){ 0 }, op, precision_info((enum precision)r->weight_prec)->token);
         return op;
     }
     case B_ATTENTION: {
