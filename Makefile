@@ -29,7 +29,7 @@ CFLAGS  ?= $(OPT) -g
 CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
-LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*.c)
+LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*.c calib/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -1,5 +1,5 @@
 /* cmd_calibrate.c — `npusim calibrate`: a chip's kernel efficiencies fitted
- * to measured operators (study/calibrate.h), written as a chip config
+ * to measured operators (calib/calibrate.h), written as a chip config
  * usable wherever a chip is, with a report of what changed. No data
  * structure of its own. */
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/calibrate.h"
+#include "calib/calibrate.h"
 #include "study/outputs.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"

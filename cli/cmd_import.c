@@ -1,12 +1,12 @@
 /* cmd_import.c — `npusim import`: measurements in other formats converted
- * to the native one (study/importers.h), what cannot be mapped counted and
+ * to the native one (calib/importers.h), what cannot be mapped counted and
  * listed. No data structure of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/importers.h"
+#include "calib/importers.h"
 #include "study/outputs.h"
 #include "traces/precision.h"
 

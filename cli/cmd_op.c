@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
-#include "study/op_predict.h"
+#include "calib/op_table.h"
 #include "traces/lists.h"
 #include "traces/precision.h"
 

@@ -1,6 +1,6 @@
 /* cmd_validate.c — `npusim validate`: measured operators against npusim's
  * predictions on a chip, per operator type, number format and bound (the
- * work is study/validate.h; this file reads flags, prints the summary and
+ * work is calib/validate.h; this file reads flags, prints the summary and
  * writes the reports all together). No data structure of its own. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 
 #include "cli/cli.h"
 #include "study/outputs.h"
-#include "study/roofline.h"
-#include "study/validate.h"
+#include "calib/roofline.h"
+#include "calib/validate.h"
 #include "traces/lists.h"
 #include "traces/strbuf.h"
 
@@ -44,7 +44,7 @@ static const char validate_help[] =
 
 enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE, O_ROOFLINE };
 
-/* The roofline of the rows: each predicted and measured (study/roofline.h). */
+/* The roofline of the rows: each predicted and measured (calib/roofline.h). */
 static char *roofline_of(const struct validation *v, const struct chip_config *chip, const char *chip_name)
 {
     struct roofline_point *p = calloc(2 * v->n + 1, sizeof *p);

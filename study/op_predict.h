@@ -5,7 +5,7 @@
  * make (its builders), timed by chipsim on the chip and read back as time,
  * throughput, arithmetic intensity, the bound and the efficiency used. The
  * same record is the row of a measurement file (op,dtype,m,n,k,batch,time_us):
- * what validation and calibration read.
+ * what validation and calibration read (calib/op_table.h).
  *
  * Main data structures: struct op_request (what to predict) and struct
  * op_prediction (what chipsim says). */
@@ -56,30 +56,5 @@ struct op_prediction {
 /* Predicts r on chip under prof. -1 with e naming the field on bad sizes. */
 int op_predict(const struct op_request *r, const struct chip_config *chip, const struct profile *prof,
                struct op_prediction *out, struct npu_err *e);
-
-/* A measurement file's rows: CSV with a header naming at least op and dtype
- * (and any of m, n, k, batch, heads, weight_dtype, time_us; empty cells are
- * not given). Other columns are kept: their names in the table's extra
- * header, their cells per row, as read. */
-#define OP_ROW_EXTRA_MAX 32
-struct op_row {
-    struct op_request r;
-    int line;                          /* in the file, for messages */
-    char *extra[OP_ROW_EXTRA_MAX];     /* malloc'ed cells of the other columns */
-};
-struct op_table {
-    struct op_row *rows;
-    size_t n, cap;
-    int n_extra;
-    char *extra_name[OP_ROW_EXTRA_MAX];
-};
-/* Reads path ("-": standard input) into t (empty it with op_table_free);
- * -1 with e naming the file, the line and the column. */
-int op_table_read(const char *path, struct op_table *t, struct npu_err *e);
-void op_table_free(struct op_table *t);
-/* Reads the n files into a new array *out (op_tables_free); on an error,
- * nothing is kept and e names the file. */
-int op_tables_read(const char *const *paths, int n, struct op_table **out, struct npu_err *e);
-void op_tables_free(struct op_table *t, int n);
 
 #endif

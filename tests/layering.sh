@@ -18,12 +18,13 @@ allowed() {
         chipsim) echo "traces" ;;
         power) echo "traces chipsim/chip.h" ;;
         study) echo "traces opsgen chipsim power" ;;
-        cli) echo "traces opsgen chipsim power study" ;;
+        calib) echo "traces opsgen chipsim power study" ;;
+        cli) echo "traces opsgen chipsim power study calib" ;;
     esac
 }
 
 bad=0
-for dir in traces opsgen chipsim power study cli; do
+for dir in traces opsgen chipsim power study calib cli; do
     [ -d "$dir" ] || continue
     ok=$(allowed "$dir")
     for f in "$dir"/*.c "$dir"/*.h; do
@@ -51,6 +52,6 @@ if [ -s "${TMPDIR:-/tmp}/layering.$$" ]; then
 fi
 rm -f "${TMPDIR:-/tmp}/layering.$$"
 if [ $bad = 0 ]; then
-    echo "layering: traces <- opsgen, chipsim <- power <- study <- cli: no violation"
+    echo "layering: traces <- opsgen, chipsim <- power <- study <- calib <- cli: no violation"
 fi
 exit $bad

@@ -1,10 +1,10 @@
-/* fuzz_import.c — the importers (study/importers.h) on arbitrary files:
+/* fuzz_import.c — the importers (calib/importers.h) on arbitrary files:
  * every row is mapped or listed, never lost, and what is written reads back
  * as a measurement file. Seeds: corpus/import/. */
 #include "fuzz_common.h"
 
-#include "study/importers.h"
-#include "study/op_predict.h"
+#include "calib/importers.h"
+#include "calib/op_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,9 +7,9 @@
 #include "fuzz_common.h"
 
 #include "chipsim/chip.h"
-#include "study/op_predict.h"
-#include "study/calibrate.h"
-#include "study/validate.h"
+#include "calib/op_table.h"
+#include "calib/calibrate.h"
+#include "calib/validate.h"
 #include "traces/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

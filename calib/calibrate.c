@@ -1,6 +1,6 @@
 /* calibrate.c — kernel efficiencies fitted with GSL's robust regression
  * (see calibrate.h). */
-#include "study/calibrate.h"
+#include "calib/calibrate.h"
 
 #include <math.h>
 #include <stdlib.h>

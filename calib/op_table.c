@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/op_predict.h"
+#include "calib/op_table.h"
 #include "traces/csv_lines.h"
 #include "traces/lists.h"
 #include "traces/precision.h"

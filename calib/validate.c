@@ -1,7 +1,7 @@
 /* validate.c — measured operators against predictions (see validate.h).
  * The statistics are GSL's (gsl_stats_*, gsl_sort); the reports are text
  * built in a growing buffer and a cJSON tree. */
-#include "study/validate.h"
+#include "calib/validate.h"
 
 #include <math.h>
 #include <stdio.h>

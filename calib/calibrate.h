@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "chipsim/chip.h"
-#include "study/op_predict.h"
+#include "calib/op_table.h"
 
 struct calib_fit {
     int kernel_class;          /* enum kernel_class */

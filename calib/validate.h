@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "chipsim/chip.h"
-#include "study/op_predict.h"
+#include "calib/op_table.h"
 
 /* One group's errors. APE: absolute percentage error |pred - meas| / meas. */
 struct error_stats {

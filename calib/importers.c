@@ -1,6 +1,6 @@
 /* importers.c — other measurement formats to the native one (see
  * importers.h). Main data structure: the unit tables. */
-#include "study/importers.h"
+#include "calib/importers.h"
 
 #include <ctype.h>
 #include <math.h>
