@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
@@ -16,12 +17,25 @@
 #include "traces/precision.h"
 
 /* One measured row: its roofline time on the chip without efficiencies
- * (x), its measured time (y), its group. */
+ * (x), its measured time (y), its kernel size (n), its group. */
 struct point {
-    double x_ns, y_ns;
+    double x_ns, y_ns, n;
     int kc, prec;
     const char *op;            /* its operator type, for the held-out table */
 };
+
+/* One class's fit: t = t0 + x / e_f (1 + n_half / n); b[f] = 1 / e_f. */
+struct class_fit {
+    enum calib_model model;
+    double t0, n_half;
+    double b[PREC_COUNT];
+};
+
+const char *calib_model_name(enum calib_model m)
+{
+    static const char *const names[] = { "x/e", "t0 + x/e", "saturating" };
+    return names[m];
+}
 
 static int kc_by_name(const char *name)
 {
@@ -31,55 +45,178 @@ static int kc_by_name(const char *name)
     return -1;
 }
 
-/* e alone: minimise sum (1 - x / (e y))^2 over b = 1/e: b = sum(r) / sum(r^2), r = x/y. */
-static double fit_e_alone(const struct point *p, const int *idx, int k)
+static double model_ns(const struct class_fit *c, const struct point *p)
 {
-    double s1 = 0, s2 = 0;
-    for (int i = 0; i < k; i++) {
-        double r = p[idx[i]].x_ns / p[idx[i]].y_ns;
-        s1 += r, s2 += r * r;
-    }
-    return s2 > 0 && s1 > 0 ? s2 / s1 : 1.0;
+    double sat = c->n_half > 0 && p->n > 0 ? 1 + c->n_half / p->n : 1;
+    return c->t0 + p->x_ns * c->b[p->prec] * sat;
 }
 
-/* t0 + x / e ~ y on relative residuals: 1 ~ t0 (1/y) + (1/e) (x/y), robustly. 0 when it fit. */
-static int fit_two(const struct point *p, const int *idx, int k, double *t0, double *e)
+static double mape_of(const struct class_fit *c, const struct point *p, const int *idx, int k)
 {
-    gsl_matrix *X = gsl_matrix_alloc((size_t)k, 2);
-    gsl_vector *y = gsl_vector_alloc((size_t)k), *c = gsl_vector_alloc(2);
-    gsl_matrix *cov = gsl_matrix_alloc(2, 2);
-    gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, (size_t)k, 2);
+    double s = 0;
+    for (int i = 0; i < k; i++)
+        s += fabs(model_ns(c, &p[idx[i]]) - p[idx[i]].y_ns) / p[idx[i]].y_ns;
+    return k ? 100 * s / k : 0;
+}
+
+/* e alone per format: minimise sum (1 - b x / y)^2: b = sum(r) / sum(r^2), r = x/y. */
+static void fit_e_alone(const struct point *p, const int *idx, int k, struct class_fit *c)
+{
+    memset(c, 0, sizeof *c);
+    double s1[PREC_COUNT] = { 0 }, s2[PREC_COUNT] = { 0 };
+    for (int i = 0; i < k; i++) {
+        double r = p[idx[i]].x_ns / p[idx[i]].y_ns;
+        s1[p[idx[i]].prec] += r, s2[p[idx[i]].prec] += r * r;
+    }
+    for (int f = 0; f < PREC_COUNT; f++)
+        c->b[f] = s1[f] > 0 && s2[f] > 0 ? s1[f] / s2[f] : 1.0;
+}
+
+/* The formats among the rows: col[f] = their column (1..), or 0. */
+static int format_columns(const struct point *p, const int *idx, int k, int *col)
+{
+    int nf = 0;
+    memset(col, 0, PREC_COUNT * sizeof *col);
+    for (int i = 0; i < k; i++)
+        if (!col[p[idx[i]].prec])
+            col[p[idx[i]].prec] = ++nf;
+    return nf;
+}
+
+/* t0 + b_f x ~ y on relative residuals: 1 ~ t0 (1/y) + b_f (x/y), robustly. 0 when it fit. */
+static int fit_linear(const struct point *p, const int *idx, int k, const int *col, int nf, struct class_fit *c)
+{
+    size_t np = (size_t)nf + 1;
+    gsl_matrix *X = gsl_matrix_calloc((size_t)k, np);
+    gsl_vector *y = gsl_vector_alloc((size_t)k), *v = gsl_vector_alloc(np);
+    gsl_matrix *cov = gsl_matrix_alloc(np, np);
+    gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, (size_t)k, np);
     int rc = -1;
-    if (X && y && c && cov && w) {
+    if (X && y && v && cov && w) {
         for (int i = 0; i < k; i++) {
-            gsl_matrix_set(X, (size_t)i, 0, 1.0 / p[idx[i]].y_ns);
-            gsl_matrix_set(X, (size_t)i, 1, p[idx[i]].x_ns / p[idx[i]].y_ns);
+            const struct point *q = &p[idx[i]];
+            gsl_matrix_set(X, (size_t)i, 0, 1.0 / q->y_ns);
+            gsl_matrix_set(X, (size_t)i, (size_t)col[q->prec], q->x_ns / q->y_ns);
             gsl_vector_set(y, (size_t)i, 1.0);
         }
         gsl_error_handler_t *old = gsl_set_error_handler_off();
-        int s = gsl_multifit_robust(X, y, c, cov, w);
+        int st = gsl_multifit_robust(X, y, v, cov, w);
         gsl_set_error_handler(old);
-        double a = gsl_vector_get(c, 0), b = gsl_vector_get(c, 1);
-        if ((s == GSL_SUCCESS || s == GSL_EMAXITER) && isfinite(a) && isfinite(b) && a >= 0 && b > 0) {
-            *t0 = a;
-            *e = 1.0 / b;
+        bool ok = (st == GSL_SUCCESS || st == GSL_EMAXITER) && isfinite(gsl_vector_get(v, 0)) &&
+                  gsl_vector_get(v, 0) >= 0;
+        for (int f = 0; f < PREC_COUNT && ok; f++)
+            if (col[f])
+                ok = isfinite(gsl_vector_get(v, (size_t)col[f])) && gsl_vector_get(v, (size_t)col[f]) > 0;
+        if (ok) {
+            memset(c, 0, sizeof *c);
+            c->model = CALIB_LINEAR;
+            c->t0 = gsl_vector_get(v, 0);
+            for (int f = 0; f < PREC_COUNT; f++)
+                c->b[f] = col[f] ? gsl_vector_get(v, (size_t)col[f]) : 1.0;
             rc = 0;
         }
     }
     gsl_multifit_robust_free(w);
     gsl_matrix_free(cov);
-    gsl_vector_free(c);
+    gsl_vector_free(v);
     gsl_vector_free(y);
     gsl_matrix_free(X);
     return rc;
 }
 
-static double mape_of(const struct point *p, const int *idx, int k, double t0, double e)
+/* The saturating curve's residuals (model / y - 1) and Jacobian, for
+ * gsl_multifit_nlinear; parameters: t0, b per format column, n_half. */
+struct sat_data { const struct point *p; const int *idx; int k; const int *col; int nf; };
+
+static int sat_f(const gsl_vector *v, void *d, gsl_vector *f)
 {
-    double s = 0;
+    const struct sat_data *s = d;
+    double t0 = gsl_vector_get(v, 0), h = gsl_vector_get(v, (size_t)s->nf + 1);
+    for (int i = 0; i < s->k; i++) {
+        const struct point *q = &s->p[s->idx[i]];
+        double b = gsl_vector_get(v, (size_t)s->col[q->prec]);
+        gsl_vector_set(f, (size_t)i, (t0 + b * q->x_ns * (1 + h / q->n)) / q->y_ns - 1);
+    }
+    return GSL_SUCCESS;
+}
+
+static int sat_df(const gsl_vector *v, void *d, gsl_matrix *J)
+{
+    const struct sat_data *s = d;
+    double h = gsl_vector_get(v, (size_t)s->nf + 1);
+    gsl_matrix_set_zero(J);
+    for (int i = 0; i < s->k; i++) {
+        const struct point *q = &s->p[s->idx[i]];
+        size_t bc = (size_t)s->col[q->prec];
+        double b = gsl_vector_get(v, bc);
+        gsl_matrix_set(J, (size_t)i, 0, 1 / q->y_ns);
+        gsl_matrix_set(J, (size_t)i, bc, q->x_ns * (1 + h / q->n) / q->y_ns);
+        gsl_matrix_set(J, (size_t)i, (size_t)s->nf + 1, b * q->x_ns / (q->n * q->y_ns));
+    }
+    return GSL_SUCCESS;
+}
+
+/* The saturating curve from the linear fit lin; 0 when it fit with every
+ * parameter in range. */
+static int fit_saturating(const struct point *p, const int *idx, int k, const int *col, int nf,
+                          const struct class_fit *lin, struct class_fit *c)
+{
+    size_t np = (size_t)nf + 2;
+    double nmin = INFINITY, nmax = 0;
     for (int i = 0; i < k; i++)
-        s += fabs(t0 + p[idx[i]].x_ns / e - p[idx[i]].y_ns) / p[idx[i]].y_ns;
-    return k ? 100 * s / k : 0;
+        nmin = fmin(nmin, p[idx[i]].n), nmax = fmax(nmax, p[idx[i]].n);
+    if ((size_t)k < np + 1 || !(nmin > 0) || nmax < 4 * nmin)
+        return -1;
+    struct sat_data d = { p, idx, k, col, nf };
+    gsl_multifit_nlinear_fdf fdf = { sat_f, sat_df, NULL, (size_t)k, np, &d, 0, 0, 0 };
+    gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, (size_t)k, np);
+    gsl_vector *v = gsl_vector_alloc(np);
+    int rc = -1;
+    if (w && v) {
+        gsl_vector_set(v, 0, lin->t0);
+        for (int f = 0; f < PREC_COUNT; f++)
+            if (col[f])
+                gsl_vector_set(v, (size_t)col[f], lin->b[f]);
+        gsl_vector_set(v, np - 1, sqrt(nmin * nmax) * 0.1);   /* a knee among the sizes */
+        int info;
+        gsl_error_handler_t *old = gsl_set_error_handler_off();
+        int st = gsl_multifit_nlinear_init(v, &fdf, w);
+        if (st == GSL_SUCCESS)
+            st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+        gsl_set_error_handler(old);
+        const gsl_vector *x = w->x;
+        bool ok = (st == GSL_SUCCESS || st == GSL_EMAXITER) && isfinite(gsl_vector_get(x, 0)) &&
+                  gsl_vector_get(x, 0) >= 0 && isfinite(gsl_vector_get(x, np - 1)) && gsl_vector_get(x, np - 1) > 0;
+        for (int f = 0; f < PREC_COUNT && ok; f++)
+            if (col[f])
+                ok = isfinite(gsl_vector_get(x, (size_t)col[f])) && gsl_vector_get(x, (size_t)col[f]) > 0;
+        if (ok) {
+            memset(c, 0, sizeof *c);
+            c->model = CALIB_SATURATING;
+            c->t0 = gsl_vector_get(x, 0);
+            c->n_half = gsl_vector_get(x, np - 1);
+            for (int f = 0; f < PREC_COUNT; f++)
+                c->b[f] = col[f] ? gsl_vector_get(x, (size_t)col[f]) : 1.0;
+            rc = 0;
+        }
+    }
+    gsl_vector_free(v);
+    gsl_multifit_nlinear_free(w);
+    return rc;
+}
+
+/* One class's rows: the line, the curve where it is better, else e alone. */
+static void fit_class(const struct point *p, const int *idx, int k, struct class_fit *c)
+{
+    int col[PREC_COUNT];
+    int nf = format_columns(p, idx, k, col);
+    struct class_fit sat;
+    fit_e_alone(p, idx, k, c);
+    if (k < nf + 2 || fit_linear(p, idx, k, col, nf, c))
+        return fit_e_alone(p, idx, k, c);
+    if (!fit_saturating(p, idx, k, col, nf, c, &sat) && mape_of(&sat, p, idx, k) < 0.9 * mape_of(c, p, idx, k))
+        *c = sat;
 }
 
 static void reset_efficiencies(struct chip_config *c)
@@ -123,64 +260,53 @@ static int collect(const struct op_table *tables, const char *const *files, int 
                 return npu_errf(e, "%s: line %d: calibrating needs the physical profile (no kernel class under "
                                 "neusim)", files[i], row->line);
             }
-            p[k++] = (struct point){ pr.time_us * 1e3, row->r.measured_us * 1e3, kc, row->r.prec, row->r.op };
+            p[k++] = (struct point){ pr.time_us * 1e3, row->r.measured_us * 1e3, pr.kernel_size, kc, row->r.prec,
+                                     row->r.op };
         }
     *out = p;
     *np = k;
     return 0;
 }
 
-/* Fits every (class, format) group among the points with use[i] (NULL:
- * all), in first-seen order, then one t0 per class (t0[kc]: the median of
- * its formats' fits). idx: room for np indices. */
+/* Fits every class among the points with use[i] (NULL: all) into cls[],
+ * and lists its (class, format) groups in fits in first-seen order, e
+ * clamped to [0.01, 1] (and cls[] with it, so predictions use what the chip
+ * will hold). idx: room for np indices. */
 static void fit_groups(const struct point *p, int np, const bool *use, int *idx, struct calib_fit *fits,
-                       int *nfits, double *t0)
+                       int *nfits, struct class_fit *cls)
 {
     *nfits = 0;
+    for (int kc = 0; kc < KC_COUNT; kc++) {
+        int k = 0;
+        for (int j = 0; j < np; j++)
+            if ((!use || use[j]) && p[j].kc == kc)
+                idx[k++] = j;
+        memset(&cls[kc], 0, sizeof cls[kc]);
+        for (int f = 0; f < PREC_COUNT; f++)
+            cls[kc].b[f] = 1.0;
+        if (k)
+            fit_class(p, idx, k, &cls[kc]);
+    }
     for (int i = 0; i < np; i++) {
         if (use && !use[i])
             continue;
         int g = 0;
         while (g < *nfits && !(fits[g].kernel_class == p[i].kc && fits[g].prec == p[i].prec))
             g++;
-        if (g < *nfits)
+        if (g < *nfits) {
+            fits[g].n++;
             continue;
+        }
         struct calib_fit *f = &fits[(*nfits)++];
+        struct class_fit *c = &cls[p[i].kc];
         memset(f, 0, sizeof *f);
-        f->kernel_class = p[i].kc, f->prec = p[i].prec;
-        int k = 0;
-        for (int j = 0; j < np; j++)
-            if ((!use || use[j]) && p[j].kc == f->kernel_class && p[j].prec == f->prec)
-                idx[k++] = j;
-        f->n = k;
-        f->mape_before = mape_of(p, idx, k, 0, 1);
-        f->two_params = k >= 3 && fit_two(p, idx, k, &f->t0_ns, &f->e) == 0;
-        if (!f->two_params)
-            f->t0_ns = 0, f->e = fit_e_alone(p, idx, k);
+        f->kernel_class = p[i].kc, f->prec = p[i].prec, f->n = 1;
+        f->e = 1.0 / c->b[f->prec];
         f->clamped = f->e > 1.0 || f->e < 0.01;
         f->e = f->e > 1.0 ? 1.0 : f->e < 0.01 ? 0.01 : f->e;
+        c->b[f->prec] = 1.0 / f->e;
+        f->t0_ns = c->t0, f->n_half = c->n_half, f->model = c->model;
     }
-    for (int kc = 0; kc < KC_COUNT; kc++) {
-        double t[PREC_COUNT];
-        size_t k = 0;
-        for (int g = 0; g < *nfits; g++)
-            if (fits[g].kernel_class == kc)
-                t[k++] = fits[g].t0_ns;
-        t0[kc] = 0;
-        if (k) {
-            gsl_sort(t, 1, k);
-            t0[kc] = gsl_stats_median_from_sorted_data(t, 1, k);
-        }
-    }
-}
-
-/* The time the fits give point i: its group's, else the roofline's. */
-static double fitted_ns(const struct point *pt, const struct calib_fit *fits, int nfits, const double *t0)
-{
-    for (int g = 0; g < nfits; g++)
-        if (fits[g].kernel_class == pt->kc && fits[g].prec == pt->prec)
-            return t0[pt->kc] + pt->x_ns / fits[g].e;
-    return pt->x_ns;
 }
 
 /* Seeded k-fold cross-validation: each point predicted by the fit of the
@@ -214,14 +340,14 @@ static void cross_validate(const struct point *p, int np, int *idx, struct calib
     for (int f = 0; f < cv->folds; f++) {
         struct calib_fit fits[CALIB_FITS_MAX];
         int nfits;
-        double t0[KC_COUNT];
+        struct class_fit cls[KC_COUNT];
         for (int i = 0; i < np; i++)
             use[i] = fold[i] != f;
-        fit_groups(p, np, use, tmp, fits, &nfits, t0);
+        fit_groups(p, np, use, tmp, fits, &nfits, cls);
         for (int i = 0; i < np; i++) {
             if (use[i])
                 continue;
-            double after = fabs(fitted_ns(&p[i], fits, nfits, t0) - p[i].y_ns) / p[i].y_ns * 100;
+            double after = fabs(model_ns(&cls[p[i].kc], &p[i]) - p[i].y_ns) / p[i].y_ns * 100;
             double before = fabs(p[i].x_ns - p[i].y_ns) / p[i].y_ns * 100;
             int g = 0;
             while (g < cv->n_op && strcmp(cv->by_op[g].name, p[i].op))
@@ -266,21 +392,24 @@ int calibrate_run(const struct op_table *tables, const char *const *files, int n
         return npu_errf(e, "calibrate: out of memory");
     }
     *out = *chip;
-    double t0[KC_COUNT];
-    fit_groups(p, np, NULL, idx, fits, nfits, t0);
-    for (int g = 0; g < *nfits; g++)
-        out->kernel_eff[fits[g].kernel_class].by_prec[fits[g].prec] = fits[g].e;
-    for (int kc = 0; kc < KC_COUNT; kc++)
-        for (int g = 0; g < *nfits; g++)
-            if (fits[g].kernel_class == kc)
-                out->kernel_eff[kc].t0_ns = t0[kc];
+    struct class_fit cls[KC_COUNT];
+    fit_groups(p, np, NULL, idx, fits, nfits, cls);
     for (int g = 0; g < *nfits; g++) {
         struct calib_fit *f = &fits[g];
+        struct kernel_efficiency *ke = &out->kernel_eff[f->kernel_class];
+        ke->by_prec[f->prec] = f->e;
+        ke->t0_ns = f->t0_ns;
+        ke->n_half = f->n_half;
+        ke->e_max = 1.0;
         int k = 0;
         for (int j = 0; j < np; j++)
             if (p[j].kc == f->kernel_class && p[j].prec == f->prec)
                 idx[k++] = j;
-        f->mape_after = mape_of(p, idx, k, t0[f->kernel_class], f->e);
+        struct class_fit roofline = { .model = CALIB_E_ALONE };
+        for (int q = 0; q < PREC_COUNT; q++)
+            roofline.b[q] = 1.0;
+        f->mape_before = mape_of(&roofline, p, idx, k);
+        f->mape_after = mape_of(&cls[f->kernel_class], p, idx, k);
     }
     if (cv)
         cross_validate(p, np, idx, cv);

@@ -1,14 +1,21 @@
 /* calibrate.h — a chip's kernel efficiencies fitted to measured operators
  * (`npusim calibrate`).
  *
- * Per kernel class and number format the model is a fixed time plus a
- * scaled roofline, t = t0 + t_roofline / e: linear in (t0, 1/e), fitted on
- * relative residuals (each row divided by its measured time, so a 5 us
- * kernel weighs as much as a 5 ms one) with GSL's robust regression
- * (gsl_multifit_robust, bisquare weights). Groups of fewer than three rows,
- * and fits that come out negative, fall back to e alone (t0 = 0). e is kept
- * in [0.01, 1] (a fit above the roofline is clamped and reported); t0 is
- * one per class (the median of its formats').
+ * Per kernel class, over its number formats f, the model is a fixed time
+ * plus a scaled roofline, t = t0 + x / e_f (x: the roofline time on the chip
+ * without efficiencies): linear in (t0, 1/e_f...), fitted jointly (one t0
+ * per class, as the chip has it; one e per format) on relative residuals
+ * (each row divided by its measured time, so a 5 us kernel weighs as much
+ * as a 5 ms one) with GSL's robust regression (gsl_multifit_robust,
+ * bisquare weights). Where it fits better (in-sample MAPE at least 10%
+ * lower) the saturating curve replaces it: e_f n / (n + n_half), n the
+ * kernel's size (chipsim_op_kernel_size), t = t0 + x / e_f (1 + n_half / n),
+ * fitted by GSL's nonlinear least squares (gsl_multifit_nlinear, trust
+ * region) from the linear fit. Fewer parameters when there are few rows:
+ * the curve needs formats + 3 rows and sizes spanning 4x, the line formats
+ * + 2; below that, or when a fit comes out negative, e alone per format
+ * (t0 = 0). e is kept in [0.01, 1] (a fit above the roofline is clamped and
+ * reported).
  *
  * Main data structure: struct calib_fit, one group's result. */
 #ifndef NPUSIM_CALIBRATE_H
@@ -19,15 +26,20 @@
 #include "chipsim/chip.h"
 #include "calib/op_table.h"
 
+enum calib_model { CALIB_E_ALONE, CALIB_LINEAR, CALIB_SATURATING };
+
 struct calib_fit {
     int kernel_class;          /* enum kernel_class */
     int prec;                  /* enum precision asked */
     int n;                     /* rows */
-    double e, t0_ns;           /* fitted; t0 before the class's median */
-    bool two_params;           /* false: e alone */
+    double e;                  /* this format's */
+    double t0_ns, n_half;      /* its class's (n_half 0 unless saturating) */
+    enum calib_model model;    /* its class's */
     bool clamped;              /* e fitted outside [0.01, 1] */
     double mape_before, mape_after;   /* on these rows, percent */
 };
+/* "x/e", "t0 + x/e", "saturating". */
+const char *calib_model_name(enum calib_model m);
 
 #define CALIB_FITS_MAX (KC_COUNT * PREC_COUNT)
 

@@ -18,9 +18,12 @@
  * kernel_efficiency.<class> fields) and chipsim sorts every op into:
  * gemm (einsum, batched matmul, convolution), gemv (a matmul with at most
  * KERNEL_GEMV_MAX_ROWS rows on either side: decode's skinny matmuls),
- * attention (flash attention), elementwise, reduction (softmax and the
- * norms) and collective (every transfer over ICI, DCN or PCIe). */
-#define KERNEL_CLASS_LIST(X) X(gemm) X(gemv) X(attention) X(elementwise) X(reduction) X(collective)
+ * attention (flash attention), elementwise, reduction (the norms),
+ * transcendental (softmax, GeLU, SiLU: an exp or tanh per element, which
+ * special-function units or polynomial code evaluate far below the FMA rate:
+ * H100's exp units reach ~4 TFLOP/s against 989 for bf16 matmuls) and
+ * collective (every transfer over ICI, DCN or PCIe). */
+#define KERNEL_CLASS_LIST(X) X(gemm) X(gemv) X(attention) X(elementwise) X(reduction) X(transcendental) X(collective)
 enum kernel_class {
 #define KERNEL_CLASS_ENUM(k) KC_##k,
     KERNEL_CLASS_LIST(KERNEL_CLASS_ENUM)
@@ -149,6 +152,11 @@ struct op;
  * timed elsewhere (a trace read back from CSV): from its tensors. Both -1
  * when its tensors name no format of traces/precision.h. */
 void chipsim_op_format(const struct op *op, const struct chip_config *chip, int *prec, int *prec_ran);
+/* The size n its kernel efficiency e n / (n + n_half) saw, for an op chipsim
+ * timed (op->kernel_class set): multiply-accumulates for gemm, gemv and
+ * attention, bytes for collectives, the first input's elements otherwise.
+ * -1 under the reference's profile (no kernel class). */
+double chipsim_op_kernel_size(const struct op *op);
 
 
 #endif

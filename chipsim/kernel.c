@@ -46,6 +46,21 @@ void chipsim_op_format(const struct op *op, const struct chip_config *chip, int 
     tensor_list_free(&in.in);
 }
 
+double chipsim_op_kernel_size(const struct op *op)
+{
+    if (op->kernel_class < 0)
+        return -1;
+    struct instr in;
+    memset(&in, 0, sizeof in);
+    const char *why;
+    double n = -1;
+    in.kind = kind_from_config(op_kind_text(op), NULL, 0);
+    if (op_inputs(op, &in.in, &why) == 0 && op_output(op, &in.out, &why) == 0)
+        n = op_kernel_size((enum kernel_class)op->kernel_class, &in, op);
+    tensor_list_free(&in.in);
+    return n;
+}
+
 void chip_formats_init(const struct chip_config *ch, struct chip_formats *f)
 {
     f->chip = ch;
@@ -69,9 +84,9 @@ static const int8_t class_of_kind[K_OTHER + 1] = {
     [K_EINSUM] = KC_gemm, [K_BATCHMATMUL] = KC_gemm, [K_CONV2D] = KC_gemm,
     [K_FLASH_ATTENTION] = KC_attention,
     [K_LAYERNORM] = KC_reduction, [K_GROUPNORM] = KC_reduction, [K_RMSNORM] = KC_reduction,
-    [K_SOFTMAX] = KC_reduction,
+    [K_SOFTMAX] = KC_transcendental, [K_GELU] = KC_transcendental, [K_SILU] = KC_transcendental,
     [K_ADD] = KC_elementwise, [K_MUL] = KC_elementwise, [K_ABS] = KC_elementwise,
-    [K_PW_MUL] = KC_elementwise, [K_GELU] = KC_elementwise, [K_SILU] = KC_elementwise,
+    [K_PW_MUL] = KC_elementwise,
     [K_RELU] = KC_elementwise, [K_UPSAMPLE] = KC_elementwise, [K_AVGPOOL] = KC_elementwise,
     [K_REDUCE_SCATTER] = KC_collective, [K_ALL_REDUCE] = KC_collective, [K_ALL_GATHER] = KC_collective,
     [K_ALL_TO_ALL] = KC_collective, [K_IC_IN] = KC_collective, [K_IC_OUT] = KC_collective,

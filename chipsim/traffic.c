@@ -155,7 +155,7 @@ static double mem_rate(const struct cs_ctx *c)
 static int dtype_width(const struct cs_ctx *c, const char *field, const char *dt, bool bracketed, int *out,
                        int *bits)
 {
-    *bits = cs_dtype_bits(dt, bracketed);
+    *bits = cs_dtype_bits(dt, bracketed && c->prof->bracketed_float_dtype_fails);
     *out = (*bits + 7) / 8;
     if (*bits < 0)
         return cs_errf(c, "%s: expected a supported dtype (4/8/16/32/64-bit, BOOL, DT_FLOAT, DT_INT), got \"%s%s\"",

@@ -17,12 +17,14 @@ static const char calibrate_help[] =
     "                        [--set KEY=VALUE]... [--configs DIR]\n"
     "\n"
     "Fits the chip's efficiency per kernel class (gemm, gemv, attention, elementwise,\n"
-    "reduction, collective) and number format to the measured operators of the\n"
-    "MEASUREMENTS files (npusim validate's format): t = t0 + t_roofline / e, linear in\n"
-    "(t0, 1/e), on relative residuals with GSL's robust regression; groups of fewer than\n"
-    "three rows fit e alone. Writes the chip with kernel_efficiency.<class>.<format> and\n"
-    ".t0_ns set (one t0 per class: the median of its formats') as a chip config, and\n"
-    "prints per group: rows, e, t0, and the MAPE on those rows before and after; then\n"
+    "reduction, transcendental, collective) and number format to the measured operators of the\n"
+    "MEASUREMENTS files (npusim validate's format): t = t0 + t_roofline / e_format, one\n"
+    "t0 per class, fitted jointly on relative residuals with GSL's robust regression;\n"
+    "where it fits better, the saturating curve e n / (n + n_half) (n: the kernel's\n"
+    "size) by GSL's nonlinear least squares; with few rows (fewer than formats + 2),\n"
+    "e alone. Writes the chip with kernel_efficiency.<class>.<format>, .t0_ns and\n"
+    ".n_half set as a chip config, and prints per group: rows, e, t0, n_half, the\n"
+    "model, and the MAPE on those rows before and after; then\n"
     "the held-out MAPE per operator type of a seeded 5-fold cross-validation (each row\n"
     "predicted by the fit of the other folds), against the roofline's.\n"
     "Physical profile only (the reference's has no kernel efficiencies).\n"
@@ -37,20 +39,19 @@ static const char calibrate_help[] =
 
 enum { O_REPORT = 1 };
 
-static void table(struct strbuf *b, const struct calib_fit *f, int n, const struct chip_config *out, bool md)
+static void table(struct strbuf *b, const struct calib_fit *f, int n, bool md)
 {
-    strbuf_printf(b, md ? "| class | format | rows | e | t0 us | fit | MAPE before %% | MAPE after %% |\n"
-                          "|---|---|---|---|---|---|---|---|\n"
-                        : "%-12s %-9s %5s %7s %9s %-10s %13s %12s\n",
-                  "class", "format", "rows", "e", "t0 us", "fit", "MAPE before %", "MAPE after %");
+    strbuf_printf(b, md ? "| class | format | rows | e | t0 us | n_half | fit | MAPE before %% | MAPE after %% |\n"
+                          "|---|---|---|---|---|---|---|---|---|\n"
+                        : "%-14s %-9s %5s %7s %9s %9s %-10s %13s %12s\n",
+                  "class", "format", "rows", "e", "t0 us", "n_half", "fit", "MAPE before %", "MAPE after %");
     for (int i = 0; i < n; i++) {
         const char *kc = kernel_class_name((enum kernel_class)f[i].kernel_class);
         const char *fmt = precision_info((enum precision)f[i].prec)->name;
-        const char *how = f[i].clamped ? "clamped" : f[i].two_params ? "t0 + x/e" : "x/e";
-        double t0 = out->kernel_eff[f[i].kernel_class].t0_ns / 1e3;
-        strbuf_printf(b, md ? "| %s | %s | %d | %.4f | %.3f | %s | %.2f | %.2f |\n"
-                            : "%-12s %-9s %5d %7.4f %9.3f %-10s %13.2f %12.2f\n",
-                      kc, fmt, f[i].n, f[i].e, t0, how, f[i].mape_before, f[i].mape_after);
+        const char *how = f[i].clamped ? "clamped" : calib_model_name(f[i].model);
+        strbuf_printf(b, md ? "| %s | %s | %d | %.4f | %.3f | %.3g | %s | %.2f | %.2f |\n"
+                            : "%-14s %-9s %5d %7.4f %9.3f %9.3g %-10s %13.2f %12.2f\n",
+                      kc, fmt, f[i].n, f[i].e, f[i].t0_ns / 1e3, f[i].n_half, how, f[i].mape_before, f[i].mape_after);
     }
 }
 
@@ -140,17 +141,18 @@ int cmd_calibrate(int argc, char **argv)
         cJSON_free(text);
         int n = 1;
         struct strbuf b = STRBUF_GROWING;
-        table(&b, fits, nfits, &cal, false);
+        table(&b, fits, nfits, false);
         cv_table(&b, &cv, false);
         if (report) {
             struct strbuf m = STRBUF_GROWING;
             strbuf_printf(&m, "# Calibration of %s\n\nFrom:", cfg.chip_name);
             for (int i = 0; i < nfiles; i++)
                 strbuf_printf(&m, " %s", files[i]);
-            strbuf_puts(&m, "\n\nModel per kernel class and format: t = t0 + t_roofline / e (GSL robust "
-                            "regression on relative residuals; fewer than three rows: e alone). MAPE on the "
+            strbuf_puts(&m, "\n\nModel per kernel class: t = t0 + t_roofline / e_format (GSL robust regression on "
+                            "relative residuals), or the saturating curve t0 + t_roofline / e_format (1 + n_half / n) "
+                            "where it fits better (GSL nonlinear least squares); few rows: e alone. MAPE on the "
                             "rows fitted (in-sample).\n\n");
-            table(&m, fits, nfits, &cal, true);
+            table(&m, fits, nfits, true);
             cv_table(&m, &cv, true);
             snprintf(out[1].path, sizeof out[1].path, "%s", report);
             out[1].text = m.s;

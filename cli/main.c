@@ -38,6 +38,7 @@ static const struct command commands[] = {
     { "op", cmd_op, "one operator (or a measurement file's rows) predicted on a chip" },
     { "import", cmd_import, "measurements in other formats to npusim's (op,dtype,m,n,k,...)" },
     { "export", cmd_export, "a timed trace's matmuls as a SCALE-Sim topology (M, N, K)" },
+    { "measure", cmd_measure, "micro-benchmarks of this machine, each checked: measurements and a host chip" },
     { "calibrate", cmd_calibrate, "a chip's kernel efficiencies fitted to measured operators" },
     { "roofline", cmd_roofline, "a chip's roofline as SVG, with measured and predicted operators" },
     { "validate", cmd_validate, "measured operators against predictions: error per op type, format, bound" },

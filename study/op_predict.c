@@ -186,6 +186,7 @@ int op_predict(const struct op_request *r, const struct chip_config *chip, const
         out->bound = bound_of(op);
         out->prec_ran = op->prec_ran;
         out->kernel_class = op->kernel_class >= 0 ? kernel_class_name((enum kernel_class)op->kernel_class) : "";
+        out->kernel_size = chipsim_op_kernel_size(op);
         rc = 0;
     }
     trace_free(&t);

@@ -51,6 +51,7 @@ struct op_prediction {
     const char *bound;       /* "compute", "memory", "vmem" or "interconnect" */
     int prec_ran;            /* enum precision the unit ran; -1 under the reference's profile */
     const char *kernel_class; /* chip.h names; "" under the reference's profile */
+    double kernel_size;      /* the n of its efficiency curve (chipsim_op_kernel_size); -1: none */
 };
 
 /* Predicts r on chip under prof. -1 with e naming the field on bad sizes. */

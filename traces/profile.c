@@ -14,6 +14,7 @@ const struct profile profile_neusim = {
     .collective_vpu_time_in_cycles = true,
     .fa_fit_test_scores_times_dhead = true,
     .mxu_util_over_sa_plus_vu_peak = true,
+    .bracketed_float_dtype_fails = true,
     .hbm_pcie_GB_is_GiB = true,
     .mxu_efficiency_ignored = true,
     .chip_precisions_ignored = true,

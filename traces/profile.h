@@ -19,6 +19,8 @@ struct profile {
     bool collective_vpu_time_in_cycles;    /* chipsim Q6: ReduceScatter VPU time not divided by f */
     bool fa_fit_test_scores_times_dhead;   /* chipsim Q10: FA "fits in VMEM" counts scores x d_head */
     bool mxu_util_over_sa_plus_vu_peak;    /* chipsim Q18: MXU flops_util divides by SA+VU peak */
+    bool bracketed_float_dtype_fails;      /* chipsim Q15: an op whose output is DT_FLOAT or DT_INT
+                                            * (fp32, int32) is rejected: the frontend's "[" stays on it */
     bool hbm_pcie_GB_is_GiB;               /* chipsim Q11: HBM and PCIe GB/s taken as 2^30 B/s (ICI: 1e9) */
     bool mxu_efficiency_ignored;           /* the chip's mxu_efficiency is not applied (MXU at 100%) */
     bool chip_precisions_ignored;          /* every op at the geometry's rate whatever its format, at the
