@@ -177,6 +177,23 @@ static int time_kernel(struct mk *k, const struct measure_opts *o, double first_
     return 0;
 }
 
+/* The test hook of measure.h: NPUSIM_MEASURE_FAULT=OP:DTYPE corrupts that
+ * kernel's first output element before its check, so the FAIL path runs. */
+static void inject_fault(struct mk *k)
+{
+    const char *f = getenv("NPUSIM_MEASURE_FAULT");
+    char want[48];
+    snprintf(want, sizeof want, "%s:%s", k->op, precision_info(k->prec)->name);
+    if (!f || strcmp(f, want) || !k->y)
+        return;
+    if (k->prec == PREC_FP64)
+        ((double *)k->y)[0] += 1e3;
+    else
+        ((float *)k->y)[0] += 1e3f;
+    if (k->op[0] == 'r')
+        k->sum += 1e3;
+}
+
 /* One kernel: set up, call once, check, time (unless check_only or FAIL). */
 static int run_one(const struct plan_item *it, struct measure_run *m, struct team *team,
                    const struct measure_opts *o, struct measure_result *r)
@@ -210,6 +227,7 @@ static int run_one(const struct plan_item *it, struct measure_run *m, struct tea
     double t0 = now_s();
     mk_call(&k, 1);
     double first = now_s() - t0;
+    inject_fault(&k);
     mk_check(&k, r);
     r->status = MEASURE_PASS;
     for (int i = 0; i < r->n_checks; i++)

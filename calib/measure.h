@@ -25,6 +25,10 @@
  * run on a team of threads; the BLAS on its own threads; both counts are
  * recorded.
  *
+ * A test hook: NPUSIM_MEASURE_FAULT=OP:DTYPE (gemm:fp32, add:fp32, ...)
+ * corrupts that kernel's output before its check, to exercise the FAIL
+ * path (tests/cli/t_measure.sh).
+ *
  * Main data structures: struct measure_opts (what to run), struct
  * measure_result (one kernel: sizes, times, check), struct measure_run. */
 #ifndef NPUSIM_MEASURE_H

@@ -52,3 +52,21 @@ printf 'op,dtype,m,n,k\ngemm,bf16,64,64,64\n' >"$CA/notime.csv"
 expect_fail "calibrate: a row without a time names its line" 'notime.csv: line 2: column "time_us"' \
     $NPUSIM calibrate --configs $CONFIGS -c h100 "$CA/notime.csv" -o "$CA/y.json"
 check "calibrate: nothing written on a bad row" test ! -e "$CA/y.json"
+# The saturating curve: gemm bf16 at e 0.7, n_half 2e8 multiply-accumulates
+# and t0 4 us (t = 4 + x / (0.7 n / (n + 2e8))): it fits better than the
+# line, so it is chosen, and its three figures come back within 1%; the
+# chip then holds kernel_efficiency.gemm.n_half.
+{
+    echo "op,dtype,m,n,k,time_us"
+    for s in "256 256 256" "512 512 512" "1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "512 512 4096" \
+             "1024 4096 4096" "8192 8192 8192" "256 1024 512"; do
+        set -- $s
+        echo "gemm,bf16,$1,$2,$3,$(awk -v t="$(roof gemm --m $1 --n $2 --k $3)" -v n="$(($1 * $2 * $3))" \
+            'BEGIN { printf "%.6f", 4 + t / (0.7 * n / (n + 2e8)) }')"
+    done
+} >"$CA/sat.csv"
+check "calibrate: the saturating curve recovered (e 0.7, n_half 2e8, t0 4 us within 1%) where it fits better" sh -c "
+  $NPUSIM calibrate --configs $CONFIGS -c h100 '$CA/sat.csv' -o '$CA/sat.json' >'$CA/sfit' &&
+  awk '\$1 == \"gemm\" && !sg++ { ok = (\$7 == \"saturating\" && \$4 > 0.693 && \$4 < 0.707 && \$5 > 3.96 && \$5 < 4.04 &&
+                              \$6 > 1.98e8 && \$6 < 2.02e8) } END { exit !ok }' '$CA/sfit' &&
+  grep -q '\"n_half\":.*2' '$CA/sat.json'"
