@@ -17,7 +17,7 @@ void import_header(struct strbuf *out) { strbuf_puts(out, "op,dtype,m,n,k,batch,
 static void unmapped(struct import_report *r, const char *path, int line, const char *why)
 {
     r->unmapped++;
-    if (r->listed < IMPORT_LIST_MAX)
+    if (r->listed < IMPORT_LIST_MAX && ++r->listed_rows)
         snprintf(r->why[r->listed++], sizeof r->why[0], "%s: line %d: %s", path, line, why);
 }
 

@@ -106,8 +106,11 @@ void measure_table(const struct measure_run *m, bool check_only, struct strbuf *
         const struct measure_result *r = &m->r[i];
         char dims[3][16];
         const int64_t v[] = { r->m, r->n, r->k };
-        for (int d = 0; d < 3; d++)
-            snprintf(dims[d], sizeof dims[d], v[d] > 0 ? "%lld" : "", (long long)v[d]);
+        for (int d = 0; d < 3; d++) {
+            dims[d][0] = '\0';
+            if (v[d] > 0)
+                snprintf(dims[d], sizeof dims[d], "%lld", (long long)v[d]);
+        }
         strbuf_printf(out, "%-10s %-9s %6s %6s %6s %-5s %-10s %-6s ", r->op, precision_info(r->prec)->name, dims[0],
                       dims[1], dims[2], r->level, r->backend, status_names[r->status]);
         char errs[64] = "-";

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "calib/op_table.h"
+
+#include <cjson/cJSON.h>
+
 #include "traces/csv_lines.h"
 #include "traces/lists.h"
 #include "traces/precision.h"
@@ -23,7 +26,8 @@ struct reader {
     struct op_table *t;
     const char *name;
     struct npu_err *e;
-    long line;
+    long line;                    /* or, in the JSON twin, the record */
+    const char *unit;             /* "line" or "record" */
     int failed, have_header, ncols, col;
     int role[MAX_COLS];           /* enum col, or C_KNOWN + extra index */
     struct op_row row;
@@ -38,7 +42,7 @@ static int rfail(struct reader *r, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        npu_errf(r->e, "%s: line %ld: %s", r->name, r->line, msg);
+        npu_errf(r->e, "%s: %s %ld: %s", r->name, r->unit, r->line, msg);
     }
     r->failed = 1;
     return -1;
@@ -174,6 +178,71 @@ static void free_extras(struct op_row *row, int n)
         free(row->extra[i]);
 }
 
+/* A JSON value as the CSV cell it stands for: text as it is, numbers as the
+ * shortest text that reads back, null as empty. false: an object, list or
+ * boolean, which no column holds. */
+static bool json_cell(const cJSON *v, char *buf, size_t n, const char **out)
+{
+    if (!v || cJSON_IsNull(v))
+        *out = "";
+    else if (cJSON_IsString(v))
+        *out = v->valuestring;
+    else if (cJSON_IsNumber(v)) {
+        snprintf(buf, n, "%.17g", v->valuedouble);
+        *out = buf;
+    } else
+        return false;
+    return true;
+}
+
+/* The JSON twin: a list of objects with the CSV's columns as keys (the
+ * union of every record's keys, in first-seen order, is the header). */
+static void read_json_twin(struct reader *r, const char *buf, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(buf, len);
+    r->unit = "record";
+    if (!cJSON_IsArray(root)) {
+        r->line = 0;
+        rfail(r, root ? "expected a list of records" : "not JSON");
+        cJSON_Delete(root);
+        return;
+    }
+    r->line = 0;
+    for (const cJSON *rec = root->child; rec && !r->failed; rec = rec->next) {
+        r->line++;
+        if (!cJSON_IsObject(rec)) {
+            rfail(r, "expected an object of op, dtype, m, n, k, batch, time_us, ...");
+            break;
+        }
+        for (const cJSON *kv = rec->child; kv && !r->failed; kv = kv->next) {
+            bool seen = false;
+            for (int i = 0; i < r->ncols && !seen; i++)
+                seen = !strcmp(r->role[i] < C_KNOWN ? col_name[r->role[i]] : r->t->extra_name[r->role[i] - C_KNOWN],
+                               kv->string);
+            if (!seen)
+                header_field(r, kv->string);
+        }
+    }
+    r->line = 0;
+    if (!r->failed && r->ncols)
+        on_row(0, r);   /* the header is complete */
+    for (const cJSON *rec = root->child; rec && !r->failed; rec = rec->next) {
+        r->line++;
+        for (int i = 0; i < r->ncols && !r->failed; i++) {
+            const char *name = r->role[i] < C_KNOWN ? col_name[r->role[i]] : r->t->extra_name[r->role[i] - C_KNOWN];
+            char num[40];
+            const char *cell;
+            if (!json_cell(cJSON_GetObjectItemCaseSensitive(rec, name), num, sizeof num, &cell))
+                rfail(r, "key \"%s\": expected a number, text or null", name);
+            else
+                row_field(r, cell);
+        }
+        if (!r->failed)
+            on_row(0, r);
+    }
+    cJSON_Delete(root);
+}
+
 int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
 {
     memset(t, 0, sizeof *t);
@@ -181,12 +250,17 @@ int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
     char *buf = text_read_file(path, &len, e);
     if (!buf)
         return -1;
-    struct reader r = { .t = t, .name = path, .e = e, .line = 1 };
+    struct reader r = { .t = t, .name = path, .e = e, .line = 1, .unit = "line" };
     op_request_init(&r.row.r);
     /* A UTF-8 byte-order mark (spreadsheets, pandas' utf-8-sig) is not part of the header. */
     size_t skip = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    size_t first = skip;
+    while (first < len && strchr(" \t\r\n", buf[first]))
+        first++;
     const char *why;
-    if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
+    if (first < len && buf[first] == '[')
+        read_json_twin(&r, buf + skip, len - skip);
+    else if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
         rfail(&r, "malformed CSV (%s)", why);
     free(buf);
     free_extras(&r.row, OP_ROW_EXTRA_MAX);

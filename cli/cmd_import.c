@@ -11,7 +11,7 @@
 #include "traces/precision.h"
 
 static const char import_help[] =
-    "usage: npusim import FORMAT FILE... --dtype D -o OUT.csv\n"
+    "usage: npusim import FORMAT FILE... [--dtype D] [--names RULES.csv] -o OUT.csv\n"
     "\n"
     "Converts measurements to npusim's native format (op,dtype,m,n,k,batch,time_us, which\n"
     "npusim op --csv, validate and calibrate read). Rows that cannot be mapped are never\n"
@@ -20,10 +20,22 @@ static const char import_help[] =
     "formats:\n"
     "  gemm-csv   headerless GEMM timings as simulator papers publish them, one per line:\n"
     "             \"M, K, N, 0.19ms, 101.7Tflops\" (time in s, ms, us or ns; the throughput\n"
-    "             in T/G/Mflops must agree with 2 M N K / time within 5%)\n"
+    "             in T/G/Mflops must agree with 2 M N K / time within 5%); --dtype needed\n"
+    "  chrome-trace  Chrome trace-event JSON (.json or .json.gz) from PyTorch's profiler\n"
+    "             (export_chrome_trace with record_shapes=True) or the JAX profiler/XProf:\n"
+    "             operators by the name table (docs/validation.md), sizes from the recorded\n"
+    "             input shapes or the HLO text, the time of the GPU kernels each launched\n"
+    "             (source device) or else its own span (source host); an op holding a\n"
+    "             mapped op (aten::linear around aten::addmm) is left out for it (nested)\n"
+    "  nsys-csv   Nsight Systems' kernel summary (nsys stats --report cuda_gpu_kern_sum\n"
+    "             --format csv): a row per kernel name with its median time; sizes only\n"
+    "             where a --names rule captures them from the name; --dtype needed\n"
     "\n"
     "options:\n"
-    "      --dtype D           the number format the rows were measured in (fp16, bf16, ...)\n"
+    "      --dtype D           the number format of rows whose file names none (fp16, bf16, ...)\n"
+    "      --names FILE        more name rules, tried first: CSV pattern,op,m,n,k,batch (a POSIX\n"
+    "                          extended regular expression, case-insensitive; sizes as capture\n"
+    "                          groups $1..$9, whole numbers or empty)\n"
     "  -o, --out FILE          the native CSV\n"
     "  -h, --help              this help\n";
 
@@ -31,9 +43,10 @@ int cmd_import(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "dtype", required_argument, 0, 'd' }, { "out", required_argument, 0, 'o' },
+        { "names", required_argument, 0, 'n' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
-    const char *dtype = NULL, *out_path = NULL;
+    const char *dtype = NULL, *out_path = NULL, *names = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -42,32 +55,52 @@ int cmd_import(int argc, char **argv)
         case 'h': fputs(import_help, stdout); return 0;
         case 'd': dtype = optarg; break;
         case 'o': out_path = optarg; break;
+        case 'n': names = optarg; break;
         default: return usage_error("import", "unknown option or missing value \"%s\"", argv[optind - 1]);
         }
     }
-    if (optind >= argc || strcmp(argv[optind], "gemm-csv"))
-        return usage_error("import", "expected a FORMAT (gemm-csv), got \"%s\"", optind < argc ? argv[optind] : "");
+    static const char *const formats[] = { "gemm-csv", "chrome-trace", "nsys-csv" };
+    int fmt = -1;
+    for (int i = 0; i < 3 && optind < argc; i++)
+        if (!strcmp(argv[optind], formats[i]))
+            fmt = i;
+    if (fmt < 0)
+        return usage_error("import", "expected a FORMAT (gemm-csv, chrome-trace or nsys-csv), got \"%s\"",
+                           optind < argc ? argv[optind] : "");
     if (optind + 1 >= argc)
         return usage_error("import", "expected at least one FILE");
-    if (!dtype || precision_by_name(dtype) < 0)
+    if ((dtype || fmt == 0) && (!dtype || precision_by_name(dtype) < 0))
         return usage_error("import", "--dtype \"%s\": expected one of %s", dtype ? dtype : "", precision_names());
+    if (names && fmt == 0)
+        return usage_error("import", "--names: gemm-csv rows are GEMMs already");
     if (!out_path)
         return usage_error("import", "expected -o OUT.csv");
-    const char *name = precision_info((enum precision)precision_by_name(dtype))->name;
+    const char *name = dtype ? precision_info((enum precision)precision_by_name(dtype))->name : NULL;
+    struct npu_err e;
+    struct name_rules *rules = fmt ? name_rules_load(names, &e) : NULL;
+    if (fmt && !rules)
+        return report_error("import", &e);
     struct strbuf b = STRBUF_GROWING;
-    import_header(&b);
+    (fmt ? import_trace_header : import_header)(&b);
     struct import_report rep;
     memset(&rep, 0, sizeof rep);
-    struct npu_err e;
-    for (int i = optind + 1; i < argc; i++)
-        if (import_gemm_csv(argv[i], name, &b, &rep, &e)) {
+    for (int i = optind + 1; i < argc; i++) {
+        int rc = fmt == 0 ? import_gemm_csv(argv[i], name, &b, &rep, &e)
+                 : fmt == 1 ? import_chrome_trace(argv[i], name, rules, &b, &rep, &e)
+                            : import_nsys_csv(argv[i], name, rules, &b, &rep, &e);
+        if (rc) {
             free(b.s);
+            name_rules_free(rules);
             return report_error("import", &e);
         }
+    }
+    name_rules_free(rules);
     for (int i = 0; i < rep.listed; i++)
         fprintf(stderr, "npusim import: not mapped: %s\n", rep.why[i]);
-    if (rep.unmapped > rep.listed)
-        fprintf(stderr, "npusim import: ... and %d more not mapped\n", rep.unmapped - rep.listed);
+    if (rep.unmapped > rep.listed_rows)
+        fprintf(stderr, "npusim import: ... and %d more not mapped\n", rep.unmapped - rep.listed_rows);
+    if (rep.nested)
+        fprintf(stderr, "npusim import: %d operators left out for the mapped operator inside them\n", rep.nested);
     fprintf(stderr, "npusim import: %d rows: %d mapped, %d not mapped\n", rep.rows, rep.mapped, rep.unmapped);
     if (!rep.mapped) {
         free(b.s);

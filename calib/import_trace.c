@@ -1,0 +1,864 @@
+/* import_trace.c — profiler output to the native measurement rows: Chrome
+ * trace-event JSON (PyTorch's profiler, the JAX profiler / XProf; .json or
+ * .json.gz) and Nsight Systems' CUDA kernel summary CSV (see importers.h).
+ *
+ * Operators are recognised by a table of data, not code: struct name_rule
+ * rows, each a POSIX extended regular expression on an event's name (or,
+ * for XLA, on its HLO text), the native op type, and how the sizes are
+ * found: from PyTorch's recorded input shapes, from an HLO dot's operand
+ * shapes, or from the name's own capture groups. A user's rules (--names
+ * FILE) come first. What no rule maps, or maps without sizes, is counted and
+ * listed with the reason.
+ *
+ * Main data structures: struct name_rule (the table) and struct tev (one
+ * trace event of interest). */
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "calib/importers.h"
+#include "traces/csv_lines.h"
+#include "traces/lists.h"
+#include "traces/precision.h"
+#include "traces/pyfmt.h"
+#include "traces/textfile.h"
+#include "study/op_predict.h"
+
+/* How a rule finds the sizes. */
+enum shape_rule {
+    SH_MM,        /* PyTorch Input Dims [[m,k],[k,n]] */
+    SH_ADDMM,     /* [[bias],[m,k],[k,n]] */
+    SH_BMM,       /* [[b,m,k],[b,k,n]] (baddbmm: the last two) */
+    SH_LINEAR,    /* [[..., k], [n, k], ...]: m = the product of the leading dims */
+    SH_ROWS,      /* [[..., n]]: m rows = the product of the leading dims */
+    SH_ELEMS,     /* [[dims]]: m = all elements */
+    SH_SDPA,      /* [[b, h, s_q, d], [b, h, s_kv, d], ...] */
+    SH_HLO_DOT,   /* XLA: out T[..., m, n] dot(T[..., m, k], ...) */
+    SH_NAME,      /* the name's capture groups ($1..$9) or literals */
+};
+
+struct name_rule {
+    const char *pattern;          /* POSIX ERE, case-insensitive */
+    const char *op;
+    enum shape_rule shape;
+    const char *m, *n, *k, *batch; /* SH_NAME: "$1".."$9", a number, or "" */
+    bool on_hlo;                  /* match the event's HLO text (args.long_name) */
+};
+
+/* The built-in table (docs/validation.md lists it). PyTorch's aten ops
+ * first, XLA's dot, then kernel names as Nsight lists them: those carry an
+ * op type but no sizes, and are listed as such unless a --names rule with
+ * capture groups gives them. */
+static const struct name_rule builtin_rules[] = {
+    { "^aten::_?mm$", "gemm", SH_MM, 0, 0, 0, 0, false },
+    { "^aten::addmm$", "gemm", SH_ADDMM, 0, 0, 0, 0, false },
+    { "^aten::(bmm|baddbmm)$", "gemm", SH_BMM, 0, 0, 0, 0, false },
+    { "^aten::linear$", "gemm", SH_LINEAR, 0, 0, 0, 0, false },
+    { "^aten::(_?softmax|_safe_softmax)$", "softmax", SH_ROWS, 0, 0, 0, 0, false },
+    { "^aten::(native_)?layer_norm$", "layernorm", SH_ROWS, 0, 0, 0, 0, false },
+    { "^aten::(_fused_)?rms_norm$", "rmsnorm", SH_ROWS, 0, 0, 0, 0, false },
+    { "^aten::gelu_?$", "gelu", SH_ELEMS, 0, 0, 0, 0, false },
+    { "^aten::silu_?$", "silu", SH_ELEMS, 0, 0, 0, 0, false },
+    { "^aten::relu_?$", "relu", SH_ELEMS, 0, 0, 0, 0, false },
+    { "^aten::add_?$", "add", SH_ELEMS, 0, 0, 0, 0, false },
+    { "^aten::mul_?$", "mul", SH_ELEMS, 0, 0, 0, 0, false },
+    { "^aten::(_scaled_dot_product_(flash|efficient|cudnn)_attention|scaled_dot_product_attention)$", "attention",
+      SH_SDPA, 0, 0, 0, 0, false },
+    { "= [a-z0-9]+\\[[0-9,]*\\][^ ]* dot\\(", "gemm", SH_HLO_DOT, 0, 0, 0, 0, true },
+    { "gemm|cublas|xmma|cutlass.*(s|h|bf)[0-9]+gemm", "gemm", SH_NAME, "", "", "", "", false },
+    { "softmax", "softmax", SH_NAME, "", "", "", "", false },
+    { "layer_?norm", "layernorm", SH_NAME, "", "", "", "", false },
+    { "rms_?norm", "rmsnorm", SH_NAME, "", "", "", "", false },
+    { "flash|fmha|attention", "attention", SH_NAME, "", "", "", "", false },
+    { "gelu", "gelu", SH_NAME, "", "", "", "", false },
+    { "silu|swish", "silu", SH_NAME, "", "", "", "", false },
+};
+#define N_BUILTIN (sizeof builtin_rules / sizeof builtin_rules[0])
+
+/* The number format of a PyTorch type name or an HLO element type. */
+static const struct { const char *name; const char *fmt; } type_names[] = {
+    { "float", "fp32" },        { "double", "fp64" },         { "c10::Half", "fp16" },
+    { "c10::BFloat16", "bf16" }, { "c10::Float8_e4m3fn", "fp8_e4m3" }, { "c10::Float8_e5m2", "fp8_e5m2" },
+    { "signed char", "int8" },  { "f32", "fp32" },            { "f64", "fp64" },
+    { "f16", "fp16" },          { "bf16", "bf16" },           { "f8e4m3fn", "fp8_e4m3" },
+    { "f8e5m2", "fp8_e5m2" },   { "s8", "int8" },             { "s4", "int4" },
+};
+
+static const char *format_of_type(const char *t)
+{
+    for (size_t i = 0; t && i < sizeof type_names / sizeof type_names[0]; i++)
+        if (!strcmp(type_names[i].name, t))
+            return type_names[i].fmt;
+    return NULL;
+}
+
+/* ---- rule sets ---- */
+
+struct compiled_rule { struct name_rule r; regex_t re; };
+struct name_rules {
+    struct compiled_rule *rule;
+    int n;
+    char *text;                   /* the user's file, which the user rules point into */
+};
+
+static int rules_add(struct name_rules *s, const struct name_rule *r, const char *where, struct npu_err *e)
+{
+    struct compiled_rule *c = &s->rule[s->n];
+    c->r = *r;
+    int rc = regcomp(&c->re, r->pattern, REG_EXTENDED | REG_ICASE);
+    if (rc) {
+        char msg[128];
+        regerror(rc, &c->re, msg, sizeof msg);
+        return npu_errf(e, "%s: pattern \"%.60s\": %s", where, r->pattern, msg);
+    }
+    s->n++;
+    return 0;
+}
+
+void name_rules_free(struct name_rules *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++)
+        regfree(&s->rule[i].re);
+    free(s->rule);
+    free(s->text);
+    free(s);
+}
+
+/* A size cell of a user rule: "$1".."$9", a whole number, or empty. */
+static bool size_spec_ok(const char *s)
+{
+    int64_t v;
+    return !*s || (s[0] == '$' && s[1] >= '1' && s[1] <= '9' && !s[2]) || (!parse_i64_strict(s, &v) && v > 0);
+}
+
+struct name_rules *name_rules_load(const char *path, struct npu_err *e)
+{
+    struct name_rules *s = calloc(1, sizeof *s);
+    size_t len = 0;
+    if (!s)
+        return npu_errf(e, "import: out of memory"), NULL;
+    if (path && !(s->text = text_read_file(path, &len, e))) {
+        free(s);
+        return NULL;
+    }
+    int lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += s->text[i] == '\n';
+    s->rule = calloc((size_t)lines + N_BUILTIN, sizeof *s->rule);
+    if (!s->rule) {
+        name_rules_free(s);
+        return npu_errf(e, "import: out of memory"), NULL;
+    }
+    char *save = NULL;
+    int line = 0;
+    for (char *l = path ? strtok_r(s->text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        l[strcspn(l, "\r")] = '\0';
+        if (!*l || *l == '#' || (line == 1 && !strncmp(l, "pattern,", 8)))
+            continue;
+        char *f[7];
+        char where[300];
+        snprintf(where, sizeof where, "%s: line %d", path, line);
+        /* the pattern is everything before the last five commas: it may hold commas itself */
+        int commas = 0;
+        char *cut[5];
+        for (char *p = l + strlen(l); p > l && commas < 5; p--)
+            if (p[-1] == ',')
+                cut[commas++] = p - 1;
+        if (commas < 5) {
+            name_rules_free(s);
+            return npu_errf(e, "%s: expected pattern,op,m,n,k,batch", where), NULL;
+        }
+        for (int i = 0; i < 5; i++)
+            *cut[i] = '\0', f[5 - i] = cut[i] + 1;
+        f[0] = l;
+        struct name_rule r = { f[0], f[1], SH_NAME, f[2], f[3], f[4], f[5], false };
+        if (!op_kind_known(r.op) || !size_spec_ok(r.m) || !size_spec_ok(r.n) || !size_spec_ok(r.k) ||
+            !size_spec_ok(r.batch)) {
+            /* the message first: the cells point into the text the free releases */
+            npu_errf(e, "%s: expected an op of %s and sizes as $1..$9, a whole number or empty, got "
+                        "\"%.24s\",\"%.12s\",\"%.12s\",\"%.12s\",\"%.12s\"", where, OP_REQUEST_KINDS, r.op, r.m, r.n, r.k,
+                     r.batch);
+            name_rules_free(s);
+            return NULL;
+        }
+        if (rules_add(s, &r, where, e)) {
+            name_rules_free(s);
+            return NULL;
+        }
+    }
+    for (size_t i = 0; i < N_BUILTIN; i++)
+        if (rules_add(s, &builtin_rules[i], "built-in rule", e)) {
+            name_rules_free(s);
+            return NULL;
+        }
+    return s;
+}
+
+/* ---- sizes ---- */
+
+struct sizes { int64_t m, n, k, batch, heads; };
+
+/* The dims of Input Dims entry i; -1 if absent or not a list of positive integers. */
+static int dims_of(const cJSON *dims, int i, int64_t *d, int max)
+{
+    const cJSON *a = cJSON_GetArrayItem(dims, i);
+    if (!cJSON_IsArray(a))
+        return -1;
+    int n = 0;
+    for (const cJSON *x = a->child; x; x = x->next) {
+        if (!cJSON_IsNumber(x) || !(x->valuedouble >= 1 && x->valuedouble <= 2147483648.0) || n == max)
+            return -1;
+        d[n++] = (int64_t)x->valuedouble;
+    }
+    return n;
+}
+
+static int64_t product(const int64_t *d, int n)
+{
+    double p = 1;
+    for (int i = 0; i < n; i++)
+        p *= (double)d[i];
+    return p <= 2147483648.0 ? (int64_t)p : -1;
+}
+
+/* Sizes from PyTorch's Input Dims by the rule; a reason when they do not fit. */
+static const char *torch_sizes(enum shape_rule r, const cJSON *dims, struct sizes *s)
+{
+    int64_t a[8], b[8];
+    int na = dims_of(dims, r == SH_ADDMM ? 1 : 0, a, 8), nb = dims_of(dims, r == SH_ADDMM ? 2 : 1, b, 8);
+    if (!dims)
+        return "no Input Dims (profile with record_shapes=True)";
+    *s = (struct sizes){ 0, 0, 0, 1, 0 };
+    switch (r) {
+    case SH_MM:
+    case SH_ADDMM:
+        if (na != 2 || nb != 2 || a[1] != b[0])
+            return "expected Input Dims [m,k] and [k,n]";
+        *s = (struct sizes){ a[0], b[1], a[1], 1, 0 };
+        return NULL;
+    case SH_BMM: {
+        int off = cJSON_GetArraySize(dims) == 3 ? 1 : 0;   /* baddbmm: input, batch1, batch2 */
+        na = dims_of(dims, off, a, 8), nb = dims_of(dims, off + 1, b, 8);
+        if (na != 3 || nb != 3 || a[0] != b[0] || a[2] != b[1])
+            return "expected Input Dims [b,m,k] and [b,k,n]";
+        *s = (struct sizes){ a[1], b[2], a[2], a[0], 0 };
+        return NULL;
+    }
+    case SH_LINEAR:
+        if (na < 2 || nb != 2 || a[na - 1] != b[1] || product(a, na - 1) < 1)
+            return "expected Input Dims [..., k] and a weight [n, k]";
+        *s = (struct sizes){ product(a, na - 1), b[0], b[1], 1, 0 };
+        return NULL;
+    case SH_ROWS:
+        if (na < 1 || product(a, na) < 1)
+            return "expected Input Dims [..., n]";
+        *s = (struct sizes){ na > 1 ? product(a, na - 1) : 1, a[na - 1], 0, 1, 0 };
+        return NULL;
+    case SH_ELEMS:
+        if (na < 1 || product(a, na) < 1)
+            return "expected Input Dims with at most 2^31 elements";
+        s->m = product(a, na);
+        return NULL;
+    case SH_SDPA:
+        if (na != 4 || nb != 4 || a[0] != b[0] || a[1] != b[1] || a[3] != b[3])
+            return "expected Input Dims [b,h,s,d] for the query and the key";
+        *s = (struct sizes){ a[2], b[2], a[3], a[0], a[1] };
+        return NULL;
+    default:
+        return "no sizes";
+    }
+}
+
+/* "bf16[8,128,256]{2,1,0}" at *p: the element type into t, the dims into d. */
+static int hlo_shape(const char **p, char *t, size_t tn, int64_t *d, int max)
+{
+    const char *s = *p;
+    size_t i = 0;
+    while (isalnum((unsigned char)*s) && i + 1 < tn)
+        t[i++] = *s++;
+    t[i] = '\0';
+    if (*s++ != '[')
+        return -1;
+    int n = 0;
+    while (*s && *s != ']') {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 1 || v > 2147483648LL || n == max)
+            return -1;
+        d[n++] = v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    if (*s != ']')
+        return -1;
+    *p = s + 1;
+    return n;
+}
+
+/* An XLA dot: "%dot.3 = f32[m,n]{..} dot(f32[m,k]{..} %a, f32[k,n]{..} %b), lhs_contracting_dims={1}, ...". */
+static const char *hlo_dot_sizes(const char *text, struct sizes *s, const char **fmt)
+{
+    static char t[16];
+    char lt[16];
+    int64_t o[8], l[8];
+    const char *p = strstr(text, "= ");
+    if (!p)
+        return "expected \"= TYPE[dims] dot(\" in the HLO text";
+    p += 2;
+    int no = hlo_shape(&p, t, sizeof t, o, 8);
+    const char *q = strstr(p, "dot(");
+    if (no < 2 || !q)
+        return "expected a dot with an output of rank 2 or more";
+    q += 4;
+    int nl = hlo_shape(&q, lt, sizeof lt, l, 8);
+    const char *cd = strstr(q, "lhs_contracting_dims={");
+    int kdim = cd ? atoi(cd + 22) : nl - 1;
+    if (nl < 2 || kdim < 0 || kdim >= nl)
+        return "expected the left operand's shape and its contracting dimension";
+    int64_t batch = product(o, no - 2);
+    if (batch < 1)
+        return "expected at most 2^31 batches";
+    *s = (struct sizes){ o[no - 2], o[no - 1], l[kdim], batch, 0 };
+    *fmt = format_of_type(lt) ? format_of_type(lt) : format_of_type(t);
+    return NULL;
+}
+
+/* SH_NAME: "$N" from the match's groups, a literal, or empty (0). -1: a
+ * group that did not match a whole number. */
+static int64_t name_size(const char *spec, const char *name, const regmatch_t *g)
+{
+    if (!spec || !*spec)
+        return 0;
+    if (spec[0] != '$') {
+        int64_t v;
+        return parse_i64_strict(spec, &v) ? -1 : v;
+    }
+    const regmatch_t *m = &g[spec[1] - '0'];
+    char buf[24];
+    int len = (int)(m->rm_eo - m->rm_so);
+    if (m->rm_so < 0 || len <= 0 || len >= (int)sizeof buf)
+        return -1;
+    memcpy(buf, name + m->rm_so, (size_t)len);
+    buf[len] = '\0';
+    int64_t v;
+    return parse_i64_strict(buf, &v) || v < 1 || v > 2147483648LL ? -1 : v;
+}
+
+/* The first rule that matches; its sizes (or why there are none). NULL: no rule. */
+static const struct compiled_rule *match(const struct name_rules *rs, const char *name, const char *hlo,
+                                         const cJSON *dims, struct sizes *s, const char **fmt, const char **why)
+{
+    for (int i = 0; i < rs->n; i++) {
+        const struct compiled_rule *c = &rs->rule[i];
+        const char *text = c->r.on_hlo ? hlo : name;
+        regmatch_t g[10];
+        if (!text || regexec(&c->re, text, 10, g, 0))
+            continue;
+        *why = NULL;
+        if (c->r.shape == SH_HLO_DOT)
+            *why = hlo_dot_sizes(text, s, fmt);
+        else if (c->r.shape != SH_NAME)
+            *why = torch_sizes(c->r.shape, dims, s);
+        else {
+            *s = (struct sizes){ name_size(c->r.m, text, g), name_size(c->r.n, text, g), name_size(c->r.k, text, g),
+                                 name_size(c->r.batch, text, g), 0 };
+            if (s->m < 0 || s->n < 0 || s->k < 0 || s->batch < 0)
+                *why = "a size group of the rule is not a whole number";
+            else if (!s->m)
+                *why = "no sizes in the kernel name (add a --names rule with capture groups)";
+        }
+        return c;
+    }
+    return NULL;
+}
+
+/* ---- rows and reports ---- */
+
+static void unmapped(struct import_report *r, const char *path, const char *what, const char *why)
+{
+    r->unmapped++;
+    if (r->listed < IMPORT_LIST_MAX && ++r->listed_rows)
+        snprintf(r->why[r->listed++], sizeof r->why[0], "%s: %s: %s", path, what, why);
+}
+
+static void size_cell(struct strbuf *b, int64_t v)
+{
+    if (v > 0)
+        strbuf_printf(b, "%lld", (long long)v);
+    strbuf_putc(b, ',');
+}
+
+/* A CSV cell: quoted when it holds a comma, a quote or a line end. */
+static void text_cell(struct strbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        strbuf_puts(b, s);
+        return;
+    }
+    strbuf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            strbuf_putc(b, '"');
+        strbuf_putc(b, *s == '\r' || *s == '\n' ? ' ' : *s);
+    }
+    strbuf_putc(b, '"');
+}
+
+static void emit(struct strbuf *out, const char *op, const char *fmt, const struct sizes *s, double us,
+                 const char *name, const char *source)
+{
+    char t[40];
+    strbuf_printf(out, "%s,%s,", op, fmt);
+    size_cell(out, s->m);
+    size_cell(out, s->n);
+    size_cell(out, s->k);
+    size_cell(out, s->batch > 1 ? s->batch : 0);
+    strbuf_printf(out, "%s,", py_repr_double(us, t, sizeof t));
+    size_cell(out, s->heads);
+    text_cell(out, name);
+    strbuf_printf(out, ",%s\n", source);
+}
+
+void import_trace_header(struct strbuf *out) { strbuf_puts(out, "op,dtype,m,n,k,batch,time_us,heads,name,source\n"); }
+
+/* Distinct reasons, counted: an unmapped name listed once with its count. */
+struct tally { char what[80]; const char *why; int count; };
+struct tallies { struct tally t[64]; int n, other; };
+
+static void tally(struct tallies *ts, const char *what, const char *why)
+{
+    for (int i = 0; i < ts->n; i++)
+        if (ts->t[i].why == why && !strncmp(ts->t[i].what, what, sizeof ts->t[i].what - 1)) {
+            ts->t[i].count++;
+            return;
+        }
+    if (ts->n == (int)(sizeof ts->t / sizeof ts->t[0])) {
+        ts->other++;
+        return;
+    }
+    struct tally *t = &ts->t[ts->n++];
+    snprintf(t->what, sizeof t->what, "%s", what);
+    t->why = why;
+    t->count = 1;
+}
+
+static void tallies_report(const struct tallies *ts, const char *path, struct import_report *rep)
+{
+    for (int i = 0; i < ts->n; i++) {
+        char what[120];
+        snprintf(what, sizeof what, "%.60s%s (x%d)", ts->t[i].what, strlen(ts->t[i].what) > 60 ? "..." : "",
+                 ts->t[i].count);
+        int listed = rep->listed;
+        unmapped(rep, path, what, ts->t[i].why);
+        rep->unmapped += ts->t[i].count - 1;
+        if (rep->listed > listed)
+            rep->listed_rows += ts->t[i].count - 1;
+    }
+    rep->unmapped += ts->other;
+}
+
+/* ---- Chrome trace events ---- */
+
+enum tev_kind { TEV_OP, TEV_LAUNCH, TEV_KERNEL };
+struct tev {
+    enum tev_kind kind;
+    int index;                    /* in the file: the rows keep its order */
+    const char *name, *hlo;
+    char lane[64];                /* pid and tid: containment is per thread */
+    double ts, end, corr;
+    const struct compiled_rule *rule;
+    struct sizes s;
+    const char *fmt, *why;
+    bool mapped, outer, used;
+    double device_us;
+    int kernels;
+};
+
+/* The whole file, gzip or plain (zlib reads both). */
+static char *read_gz(const char *path, size_t *len, struct npu_err *e)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return npu_errf(e, "%s: cannot open", path), NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    for (int got; buf; n += (size_t)got) {
+        if (n == cap) {
+            char *nb = cap < (size_t)1 << 32 ? realloc(buf, 2 * cap + 1) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb, cap *= 2;
+        }
+        got = gzread(f, buf + n, (unsigned)(cap - n));
+        if (got <= 0) {
+            if (got < 0) {
+                int zerr;
+                npu_errf(e, "%s: not a readable gzip file: %s", path, gzerror(f, &zerr));
+                free(buf);
+                gzclose(f);
+                return NULL;
+            }
+            break;
+        }
+    }
+    gzclose(f);
+    if (!buf)
+        return npu_errf(e, "%s: out of memory", path), NULL;
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static const char *str_of(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool num_of(const cJSON *o, const char *k, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return false;
+    *out = v->valuedouble;
+    return true;
+}
+
+static void lane_of(const cJSON *ev, char *out, size_t n)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(ev, "pid"), *t = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    char a[32] = "", b[32] = "";
+    if (cJSON_IsString(p))
+        snprintf(a, sizeof a, "%s", p->valuestring);
+    else if (cJSON_IsNumber(p))
+        snprintf(a, sizeof a, "%.17g", p->valuedouble);
+    if (cJSON_IsString(t))
+        snprintf(b, sizeof b, "%s", t->valuestring);
+    else if (cJSON_IsNumber(t))
+        snprintf(b, sizeof b, "%.17g", t->valuedouble);
+    snprintf(out, n, "%s|%s", a, b);
+}
+
+static bool is_cat(const char *cat, const char *const *list)
+{
+    for (; cat && *list; list++)
+        if (!strcmp(cat, *list))
+            return true;
+    return false;
+}
+
+/* One "X" event as a struct tev; false when it is of no interest (annotations,
+ * Python frames, memory events). */
+static bool tev_of(const cJSON *ev, int index, struct tev *t)
+{
+    static const char *const kernel_cats[] = { "kernel", "gpu_op", "Kernel", NULL };
+    static const char *const launch_cats[] = { "cuda_runtime", "cuda_driver", "hip_runtime", "runtime", NULL };
+    static const char *const op_cats[] = { "cpu_op", "Operator", "operator", NULL };
+    const char *ph = str_of(ev, "ph"), *name = str_of(ev, "name"), *cat = str_of(ev, "cat");
+    double ts, dur;
+    if (!ph || strcmp(ph, "X") || !name || !num_of(ev, "ts", &ts) || !num_of(ev, "dur", &dur) || dur < 0)
+        return false;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    memset(t, 0, sizeof *t);
+    t->index = index, t->name = name, t->ts = ts, t->end = ts + dur;
+    t->hlo = str_of(args, "long_name");
+    lane_of(ev, t->lane, sizeof t->lane);
+    if (is_cat(cat, kernel_cats) || is_cat(cat, launch_cats)) {
+        t->kind = is_cat(cat, kernel_cats) ? TEV_KERNEL : TEV_LAUNCH;
+        return num_of(args, "correlation", &t->corr) || num_of(args, "External id", &t->corr);
+    }
+    t->kind = TEV_OP;
+    /* an operator: the profiler says so, or it is aten's (older exports have no cat), or XLA's */
+    return is_cat(cat, op_cats) || (!cat && strstr(name, "::")) || t->hlo;
+}
+
+static int by_lane_ts(const void *a, const void *b)
+{
+    const struct tev *x = *(struct tev *const *)a, *y = *(struct tev *const *)b;
+    int c = strcmp(x->lane, y->lane);
+    if (c)
+        return c;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;   /* the outer first */
+    return x->index - y->index;
+}
+
+static int by_corr(const void *a, const void *b)
+{
+    const struct tev *x = *(struct tev *const *)a, *y = *(struct tev *const *)b;
+    return x->corr < y->corr ? -1 : x->corr > y->corr ? 1 : x->index - y->index;
+}
+
+/* Marks every mapped op that holds another mapped op on its thread as
+ * outer (the inner one is the row: aten::linear holds aten::addmm). */
+static void mark_outer(struct tev **ops, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n && !strcmp(ops[j]->lane, ops[i]->lane) && ops[j]->ts < ops[i]->end; j++)
+            if (ops[j]->end <= ops[i]->end) {
+                ops[i]->outer = true;
+                break;
+            }
+}
+
+/* Kernels to the innermost mapped op whose thread launched them: their time
+ * is its device time. inner: the mapped ops that are not outer, by lane and
+ * time (they do not overlap on a thread). */
+static void attribute_kernels(struct tev *ev, int nev, struct tev **inner, int ninner, struct tev **kern, int nk)
+{
+    for (int i = 0; i < nev; i++) {
+        const struct tev *l = &ev[i];
+        if (l->kind != TEV_LAUNCH)
+            continue;
+        int lo = 0, hi = ninner;   /* the last op of l's lane starting at or before l */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2, c = strcmp(inner[mid]->lane, l->lane);
+            if (c < 0 || (c == 0 && inner[mid]->ts <= l->ts))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        struct tev *op = lo > 0 ? inner[lo - 1] : NULL;
+        if (!op || strcmp(op->lane, l->lane) || l->ts > op->end)
+            continue;
+        lo = 0, hi = nk;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (kern[mid]->corr < l->corr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int k = lo; k < nk && kern[k]->corr == l->corr; k++)
+            if (!kern[k]->used) {
+                kern[k]->used = true;
+                op->device_us += kern[k]->end - kern[k]->ts;
+                op->kernels++;
+            }
+    }
+}
+
+/* The ops, launches and kernels of the events; NULL on no memory. */
+static struct tev *collect_events(const cJSON *events, const struct name_rules *rules, const char *dtype, int *n)
+{
+    int cap = cJSON_GetArraySize(events), k = 0, i = 0;
+    struct tev *ev = calloc(cap ? (size_t)cap : 1, sizeof *ev);
+    if (!ev)
+        return NULL;
+    for (const cJSON *e = events->child; e; e = e->next, i++) {
+        struct tev *t = &ev[k];
+        if (!cJSON_IsObject(e) || !tev_of(e, i, t))
+            continue;
+        k++;
+        if (t->kind != TEV_OP)
+            continue;
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        t->rule = match(rules, t->name, t->hlo, cJSON_GetObjectItemCaseSensitive(args, "Input Dims"), &t->s, &t->fmt,
+                        &t->why);
+        if (t->rule && !t->why && t->rule->r.shape != SH_HLO_DOT) {
+            const cJSON *types = cJSON_GetObjectItemCaseSensitive(args, "Input type");
+            const cJSON *first = cJSON_GetArrayItem(types, t->rule->r.shape == SH_ADDMM ? 1 : 0);
+            t->fmt = format_of_type(cJSON_IsString(first) ? first->valuestring : NULL);
+        }
+        if (!t->fmt)
+            t->fmt = dtype;
+        if (t->rule && !t->why && !t->fmt)
+            t->why = "no number format in the trace (give --dtype)";
+        t->mapped = t->rule && !t->why;
+    }
+    *n = k;
+    return ev;
+}
+
+int import_chrome_trace(const char *path, const char *dtype, const struct name_rules *rules, struct strbuf *out,
+                        struct import_report *rep, struct npu_err *e)
+{
+    size_t len;
+    char *text = read_gz(path, &len, e);
+    if (!text)
+        return -1;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *events = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    if (!root || !cJSON_IsArray(events)) {
+        const char *at = cJSON_GetErrorPtr();
+        long off = root || !at || at < text || at > text + len ? -1 : (long)(at - text);
+        cJSON_Delete(root);
+        free(text);
+        return off >= 0 ? npu_errf(e, "%s: not JSON (at byte %ld)", path, off)
+                        : npu_errf(e, "%s: expected a trace-event list or an object with \"traceEvents\"", path);
+    }
+    int n = 0, nops = 0, ninner = 0, nk = 0;
+    struct tev *ev = collect_events(events, rules, dtype, &n);
+    struct tev **ops = calloc((size_t)n + 1, sizeof *ops), **inner = calloc((size_t)n + 1, sizeof *inner);
+    struct tev **kern = calloc((size_t)n + 1, sizeof *kern);
+    struct tallies *ts = calloc(1, sizeof *ts);
+    int rc = 0;
+    if (!ev || !ops || !inner || !kern || !ts)
+        rc = npu_errf(e, "%s: out of memory", path);
+    for (int i = 0; !rc && i < n; i++) {
+        if (ev[i].mapped)
+            ops[nops++] = &ev[i];
+        if (ev[i].kind == TEV_KERNEL)
+            kern[nk++] = &ev[i];
+    }
+    if (!rc) {
+        qsort(ops, (size_t)nops, sizeof *ops, by_lane_ts);
+        mark_outer(ops, nops);
+        for (int i = 0; i < nops; i++)
+            if (!ops[i]->outer)
+                inner[ninner++] = ops[i];
+        qsort(kern, (size_t)nk, sizeof *kern, by_corr);
+        attribute_kernels(ev, n, inner, ninner, kern, nk);
+    }
+    for (int i = 0; !rc && i < n; i++) {
+        struct tev *t = &ev[i];
+        if (t->kind == TEV_KERNEL && !t->used) {
+            rep->rows++;
+            tally(ts, t->name, "a GPU kernel launched inside no mapped operator");
+        }
+        if (t->kind != TEV_OP)
+            continue;
+        rep->rows++;
+        if (!t->rule)
+            tally(ts, t->name, "no rule maps this operator");
+        else if (!t->mapped)
+            tally(ts, t->name, t->why);
+        else if (t->outer)
+            rep->nested++;
+        else {
+            /* an XLA op's span is the device's (the JAX profiler records the TPU or GPU op itself) */
+            bool dev = t->kernels > 0;
+            emit(out, t->rule->r.op, t->fmt, &t->s, dev ? t->device_us : t->end - t->ts, t->name,
+                 dev || t->hlo ? "device" : "host");
+            rep->mapped++;
+        }
+    }
+    if (!rc)
+        tallies_report(ts, path, rep);
+    free(ts);
+    free(kern);
+    free(inner);
+    free(ops);
+    free(ev);
+    cJSON_Delete(root);
+    free(text);
+    return rc;
+}
+
+/* ---- Nsight Systems: the CUDA kernel summary ---- */
+
+struct nsys_csv {
+    char **cell;
+    int ncell, cap, rows;
+    int name_col, time_col;
+    const char *path, *dtype;
+    const struct name_rules *rules;
+    struct strbuf *out;
+    struct import_report *rep;
+    struct tallies *ts;
+    int stop;
+    const char *bad;
+};
+
+static void nsys_field(void *s, size_t n, void *data)
+{
+    struct nsys_csv *c = data;
+    if (c->ncell == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        char **nc = realloc(c->cell, (size_t)cap * sizeof *nc);
+        if (!nc) {
+            c->stop = 1, c->bad = "out of memory";
+            return;
+        }
+        c->cell = nc, c->cap = cap;
+    }
+    char *v = malloc(n + 1);
+    if (!v) {
+        c->stop = 1, c->bad = "out of memory";
+        return;
+    }
+    memcpy(v, s, n);
+    v[n] = '\0';
+    c->cell[c->ncell++] = v;
+}
+
+static void nsys_row(int term, void *data)
+{
+    (void)term;
+    struct nsys_csv *c = data;
+    if (c->stop) {
+        /* after a bad header or no memory: nothing more is read */
+    } else if (c->rows++ == 0) {
+        /* the header: the kernel's name and its median (else average) time in ns */
+        for (int i = 0; i < c->ncell; i++) {
+            if (!strcmp(c->cell[i], "Name"))
+                c->name_col = i;
+            if (!strcmp(c->cell[i], "Med (ns)") || (c->time_col < 0 && !strcmp(c->cell[i], "Avg (ns)")))
+                c->time_col = i;
+        }
+        if (c->name_col < 0 || c->time_col < 0)
+            c->stop = 1, c->bad = "expected a header with \"Name\" and \"Med (ns)\" or \"Avg (ns)\" "
+                                  "(nsys stats --report cuda_gpu_kern_sum --format csv)";
+    } else if (c->ncell) {
+        c->rep->rows++;
+        double ns;
+        const char *name = c->name_col >= 0 && c->name_col < c->ncell ? c->cell[c->name_col] : "";
+        struct sizes s;
+        const char *fmt = NULL, *why = NULL;
+        const struct compiled_rule *r = match(c->rules, name, NULL, NULL, &s, &fmt, &why);
+        if (c->time_col < 0 || c->time_col >= c->ncell || parse_f64_strict(c->cell[c->time_col], &ns) || !(ns >= 0))
+            tally(c->ts, name, "expected a time in ns");
+        else if (!r)
+            tally(c->ts, name, "no rule maps this kernel");
+        else if (why)
+            tally(c->ts, name, why);
+        else if (!c->dtype)
+            tally(c->ts, name, "no number format in a kernel summary (give --dtype)");
+        else {
+            emit(c->out, r->r.op, c->dtype, &s, ns / 1e3, name, "device");
+            c->rep->mapped++;
+        }
+    }
+    for (int i = 0; i < c->ncell; i++)
+        free(c->cell[i]);
+    c->ncell = 0;
+}
+
+int import_nsys_csv(const char *path, const char *dtype, const struct name_rules *rules, struct strbuf *out,
+                    struct import_report *rep, struct npu_err *e)
+{
+    size_t len;
+    char *text = text_read_file(path, &len, e);
+    if (!text)
+        return -1;
+    struct nsys_csv c = { .name_col = -1, .time_col = -1, .path = path, .dtype = dtype, .rules = rules, .out = out,
+                          .rep = rep, .ts = calloc(1, sizeof *c.ts) };
+    long line = 1;
+    const char *why = NULL;
+    int rc = 0;
+    if (!c.ts)
+        rc = npu_errf(e, "%s: out of memory", path);
+    else if (csv_feed_lines(text, len, nsys_field, nsys_row, &c, &line, &c.stop, &why) || c.bad)
+        rc = npu_errf(e, "%s: line %ld: %s", path, line, c.bad ? c.bad : why);
+    else
+        tallies_report(c.ts, path, rep);
+    for (int i = 0; i < c.ncell; i++)
+        free(c.cell[i]);
+    free(c.cell);
+    free(c.ts);
+    free(text);
+    return rc;
+}
