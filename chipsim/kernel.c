@@ -84,7 +84,7 @@ static const int8_t class_of_kind[K_OTHER + 1] = {
     [K_EINSUM] = KC_gemm, [K_BATCHMATMUL] = KC_gemm, [K_CONV2D] = KC_gemm,
     [K_FLASH_ATTENTION] = KC_attention,
     [K_LAYERNORM] = KC_reduction, [K_GROUPNORM] = KC_reduction, [K_RMSNORM] = KC_reduction,
-    [K_SOFTMAX] = KC_transcendental, [K_GELU] = KC_transcendental, [K_SILU] = KC_transcendental,
+    [K_SOFTMAX] = KC_softmax, [K_GELU] = KC_activation, [K_SILU] = KC_activation,
     [K_ADD] = KC_elementwise, [K_MUL] = KC_elementwise, [K_ABS] = KC_elementwise,
     [K_PW_MUL] = KC_elementwise,
     [K_RELU] = KC_elementwise, [K_UPSAMPLE] = KC_elementwise, [K_AVGPOOL] = KC_elementwise,

@@ -17,7 +17,7 @@ static const char calibrate_help[] =
     "                        [--set KEY=VALUE]... [--configs DIR]\n"
     "\n"
     "Fits the chip's efficiency per kernel class (gemm, gemv, attention, elementwise,\n"
-    "reduction, transcendental, collective) and number format to the measured operators of the\n"
+    "activation, reduction, softmax, collective) and number format to the measured operators of the\n"
     "MEASUREMENTS files (npusim validate's format): t = t0 + t_roofline / e_format, one\n"
     "t0 per class, fitted jointly on relative residuals with GSL's robust regression;\n"
     "where it fits better, the saturating curve e n / (n + n_half) (n: the kernel's\n"
