@@ -16,6 +16,8 @@
 
 #include "traces/precision.h"
 
+#define CALIB_ROBUST_MIN_ROWS 8
+
 /* One measured row: its roofline time on the chip without efficiencies
  * (x), its measured time (y), its kernel size (n), its group. */
 struct point {
@@ -24,11 +26,11 @@ struct point {
     const char *op;            /* its operator type, for the held-out table */
 };
 
-/* One class's fit: t = t0 + x / e_f (1 + n_half / n); b[f] = 1 / e_f. */
+/* One class's fit: t = t0_f + x / e_f (1 + n_half / n); b[f] = 1 / e_f. */
 struct class_fit {
     enum calib_model model;
-    double t0, n_half;
-    double b[PREC_COUNT];
+    double n_half;
+    double t0[PREC_COUNT], b[PREC_COUNT];
 };
 
 const char *calib_model_name(enum calib_model m)
@@ -48,7 +50,7 @@ static int kc_by_name(const char *name)
 static double model_ns(const struct class_fit *c, const struct point *p)
 {
     double sat = c->n_half > 0 && p->n > 0 ? 1 + c->n_half / p->n : 1;
-    return c->t0 + p->x_ns * c->b[p->prec] * sat;
+    return c->t0[p->prec] + p->x_ns * c->b[p->prec] * sat;
 }
 
 static double mape_of(const struct class_fit *c, const struct point *p, const int *idx, int k)
@@ -72,7 +74,7 @@ static void fit_e_alone(const struct point *p, const int *idx, int k, struct cla
         c->b[f] = s1[f] > 0 && s2[f] > 0 ? s1[f] / s2[f] : 1.0;
 }
 
-/* The formats among the rows: col[f] = their column (1..), or 0. */
+/* The formats among the rows: col[f] = their number (1..), or 0. */
 static int format_columns(const struct point *p, const int *idx, int k, int *col)
 {
     int nf = 0;
@@ -83,36 +85,29 @@ static int format_columns(const struct point *p, const int *idx, int k, int *col
     return nf;
 }
 
-/* t0 + b_f x ~ y on relative residuals: 1 ~ t0 (1/y) + b_f (x/y), robustly. 0 when it fit. */
-static int fit_linear(const struct point *p, const int *idx, int k, const int *col, int nf, struct class_fit *c)
+/* t0 + b x ~ y on relative residuals: 1 ~ t0 (1/y) + b (x/y), robustly, over
+ * the rows of one format. 0 when it fit with t0 >= 0 and b > 0. */
+static int fit_two(const struct point *p, const int *idx, int k, double *t0, double *b)
 {
-    size_t np = (size_t)nf + 1;
-    gsl_matrix *X = gsl_matrix_calloc((size_t)k, np);
-    gsl_vector *y = gsl_vector_alloc((size_t)k), *v = gsl_vector_alloc(np);
-    gsl_matrix *cov = gsl_matrix_alloc(np, np);
-    gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, (size_t)k, np);
+    gsl_matrix *X = gsl_matrix_alloc((size_t)k, 2);
+    gsl_vector *y = gsl_vector_alloc((size_t)k), *v = gsl_vector_alloc(2);
+    gsl_matrix *cov = gsl_matrix_alloc(2, 2);
+    /* bisquare weights need rows to spare: with few, one outlier weight-down leaves too few */
+    gsl_multifit_robust_workspace *w =
+        gsl_multifit_robust_alloc(k >= CALIB_ROBUST_MIN_ROWS ? gsl_multifit_robust_bisquare : gsl_multifit_robust_ols, (size_t)k, 2);
     int rc = -1;
     if (X && y && v && cov && w) {
         for (int i = 0; i < k; i++) {
-            const struct point *q = &p[idx[i]];
-            gsl_matrix_set(X, (size_t)i, 0, 1.0 / q->y_ns);
-            gsl_matrix_set(X, (size_t)i, (size_t)col[q->prec], q->x_ns / q->y_ns);
+            gsl_matrix_set(X, (size_t)i, 0, 1.0 / p[idx[i]].y_ns);
+            gsl_matrix_set(X, (size_t)i, 1, p[idx[i]].x_ns / p[idx[i]].y_ns);
             gsl_vector_set(y, (size_t)i, 1.0);
         }
         gsl_error_handler_t *old = gsl_set_error_handler_off();
         int st = gsl_multifit_robust(X, y, v, cov, w);
         gsl_set_error_handler(old);
-        bool ok = (st == GSL_SUCCESS || st == GSL_EMAXITER) && isfinite(gsl_vector_get(v, 0)) &&
-                  gsl_vector_get(v, 0) >= 0;
-        for (int f = 0; f < PREC_COUNT && ok; f++)
-            if (col[f])
-                ok = isfinite(gsl_vector_get(v, (size_t)col[f])) && gsl_vector_get(v, (size_t)col[f]) > 0;
-        if (ok) {
-            memset(c, 0, sizeof *c);
-            c->model = CALIB_LINEAR;
-            c->t0 = gsl_vector_get(v, 0);
-            for (int f = 0; f < PREC_COUNT; f++)
-                c->b[f] = col[f] ? gsl_vector_get(v, (size_t)col[f]) : 1.0;
+        double a = gsl_vector_get(v, 0), c = gsl_vector_get(v, 1);
+        if ((st == GSL_SUCCESS || st == GSL_EMAXITER) && isfinite(a) && isfinite(c) && a >= 0 && c > 0) {
+            *t0 = a, *b = c;
             rc = 0;
         }
     }
@@ -124,17 +119,36 @@ static int fit_linear(const struct point *p, const int *idx, int k, const int *c
     return rc;
 }
 
+/* Per format: t0 and e where it has three rows and the line fits, else e
+ * alone (t0 = 0). The class's model: the line if any format took it. */
+static void fit_linear(const struct point *p, const int *idx, int k, struct class_fit *c)
+{
+    fit_e_alone(p, idx, k, c);
+    int *sub = malloc((size_t)k * sizeof *sub);
+    for (int f = 0; sub && f < PREC_COUNT; f++) {
+        int n = 0;
+        for (int i = 0; i < k; i++)
+            if (p[idx[i]].prec == f)
+                sub[n++] = idx[i];
+        if (n >= 3 && fit_two(p, sub, n, &c->t0[f], &c->b[f]) == 0)
+            c->model = CALIB_LINEAR;
+    }
+    free(sub);
+}
+
 /* The saturating curve's residuals (model / y - 1) and Jacobian, for
- * gsl_multifit_nlinear; parameters: t0, b per format column, n_half. */
+ * gsl_multifit_nlinear; parameters: t0 and b per format (columns 2 (f - 1)
+ * and 2 (f - 1) + 1 of format number f), then n_half. */
 struct sat_data { const struct point *p; const int *idx; int k; const int *col; int nf; };
 
 static int sat_f(const gsl_vector *v, void *d, gsl_vector *f)
 {
     const struct sat_data *s = d;
-    double t0 = gsl_vector_get(v, 0), h = gsl_vector_get(v, (size_t)s->nf + 1);
+    double h = gsl_vector_get(v, 2 * (size_t)s->nf);
     for (int i = 0; i < s->k; i++) {
         const struct point *q = &s->p[s->idx[i]];
-        double b = gsl_vector_get(v, (size_t)s->col[q->prec]);
+        size_t c = 2 * (size_t)(s->col[q->prec] - 1);
+        double t0 = gsl_vector_get(v, c), b = gsl_vector_get(v, c + 1);
         gsl_vector_set(f, (size_t)i, (t0 + b * q->x_ns * (1 + h / q->n)) / q->y_ns - 1);
     }
     return GSL_SUCCESS;
@@ -143,15 +157,15 @@ static int sat_f(const gsl_vector *v, void *d, gsl_vector *f)
 static int sat_df(const gsl_vector *v, void *d, gsl_matrix *J)
 {
     const struct sat_data *s = d;
-    double h = gsl_vector_get(v, (size_t)s->nf + 1);
+    double h = gsl_vector_get(v, 2 * (size_t)s->nf);
     gsl_matrix_set_zero(J);
     for (int i = 0; i < s->k; i++) {
         const struct point *q = &s->p[s->idx[i]];
-        size_t bc = (size_t)s->col[q->prec];
-        double b = gsl_vector_get(v, bc);
-        gsl_matrix_set(J, (size_t)i, 0, 1 / q->y_ns);
-        gsl_matrix_set(J, (size_t)i, bc, q->x_ns * (1 + h / q->n) / q->y_ns);
-        gsl_matrix_set(J, (size_t)i, (size_t)s->nf + 1, b * q->x_ns / (q->n * q->y_ns));
+        size_t c = 2 * (size_t)(s->col[q->prec] - 1);
+        double b = gsl_vector_get(v, c + 1);
+        gsl_matrix_set(J, (size_t)i, c, 1 / q->y_ns);
+        gsl_matrix_set(J, (size_t)i, c + 1, q->x_ns * (1 + h / q->n) / q->y_ns);
+        gsl_matrix_set(J, (size_t)i, 2 * (size_t)s->nf, b * q->x_ns / (q->n * q->y_ns));
     }
     return GSL_SUCCESS;
 }
@@ -161,7 +175,7 @@ static int sat_df(const gsl_vector *v, void *d, gsl_matrix *J)
 static int fit_saturating(const struct point *p, const int *idx, int k, const int *col, int nf,
                           const struct class_fit *lin, struct class_fit *c)
 {
-    size_t np = (size_t)nf + 2;
+    size_t np = 2 * (size_t)nf + 1;
     double nmin = INFINITY, nmax = 0;
     for (int i = 0; i < k; i++)
         nmin = fmin(nmin, p[idx[i]].n), nmax = fmax(nmax, p[idx[i]].n);
@@ -174,10 +188,11 @@ static int fit_saturating(const struct point *p, const int *idx, int k, const in
     gsl_vector *v = gsl_vector_alloc(np);
     int rc = -1;
     if (w && v) {
-        gsl_vector_set(v, 0, lin->t0);
         for (int f = 0; f < PREC_COUNT; f++)
-            if (col[f])
-                gsl_vector_set(v, (size_t)col[f], lin->b[f]);
+            if (col[f]) {
+                gsl_vector_set(v, 2 * (size_t)(col[f] - 1), lin->t0[f]);
+                gsl_vector_set(v, 2 * (size_t)(col[f] - 1) + 1, lin->b[f]);
+            }
         gsl_vector_set(v, np - 1, sqrt(nmin * nmax) * 0.1);   /* a knee among the sizes */
         int info;
         gsl_error_handler_t *old = gsl_set_error_handler_off();
@@ -186,18 +201,21 @@ static int fit_saturating(const struct point *p, const int *idx, int k, const in
             st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
         gsl_set_error_handler(old);
         const gsl_vector *x = w->x;
-        bool ok = (st == GSL_SUCCESS || st == GSL_EMAXITER) && isfinite(gsl_vector_get(x, 0)) &&
-                  gsl_vector_get(x, 0) >= 0 && isfinite(gsl_vector_get(x, np - 1)) && gsl_vector_get(x, np - 1) > 0;
+        bool ok = (st == GSL_SUCCESS || st == GSL_EMAXITER) && isfinite(gsl_vector_get(x, np - 1)) &&
+                  gsl_vector_get(x, np - 1) > 0;
         for (int f = 0; f < PREC_COUNT && ok; f++)
-            if (col[f])
-                ok = isfinite(gsl_vector_get(x, (size_t)col[f])) && gsl_vector_get(x, (size_t)col[f]) > 0;
+            if (col[f]) {
+                double t0 = gsl_vector_get(x, 2 * (size_t)(col[f] - 1)), b = gsl_vector_get(x, 2 * (size_t)(col[f] - 1) + 1);
+                ok = isfinite(t0) && t0 >= 0 && isfinite(b) && b > 0;
+            }
         if (ok) {
             memset(c, 0, sizeof *c);
             c->model = CALIB_SATURATING;
-            c->t0 = gsl_vector_get(x, 0);
             c->n_half = gsl_vector_get(x, np - 1);
-            for (int f = 0; f < PREC_COUNT; f++)
-                c->b[f] = col[f] ? gsl_vector_get(x, (size_t)col[f]) : 1.0;
+            for (int f = 0; f < PREC_COUNT; f++) {
+                c->t0[f] = col[f] ? gsl_vector_get(x, 2 * (size_t)(col[f] - 1)) : 0;
+                c->b[f] = col[f] ? gsl_vector_get(x, 2 * (size_t)(col[f] - 1) + 1) : 1.0;
+            }
             rc = 0;
         }
     }
@@ -212,9 +230,7 @@ static void fit_class(const struct point *p, const int *idx, int k, struct class
     int col[PREC_COUNT];
     int nf = format_columns(p, idx, k, col);
     struct class_fit sat;
-    fit_e_alone(p, idx, k, c);
-    if (k < nf + 2 || fit_linear(p, idx, k, col, nf, c))
-        return fit_e_alone(p, idx, k, c);
+    fit_linear(p, idx, k, c);
     if (!fit_saturating(p, idx, k, col, nf, c, &sat) && mape_of(&sat, p, idx, k) < 0.9 * mape_of(c, p, idx, k))
         *c = sat;
 }
@@ -226,6 +242,7 @@ static void reset_efficiencies(struct chip_config *c)
         c->kernel_eff[k].n_half = 0;
         c->kernel_eff[k].t0_ns = 0;
         memset(c->kernel_eff[k].by_prec, 0, sizeof c->kernel_eff[k].by_prec);
+        memset(c->kernel_eff[k].t0_by_prec, 0, sizeof c->kernel_eff[k].t0_by_prec);
     }
 }
 
@@ -305,7 +322,7 @@ static void fit_groups(const struct point *p, int np, const bool *use, int *idx,
         f->clamped = f->e > 1.0 || f->e < 0.01;
         f->e = f->e > 1.0 ? 1.0 : f->e < 0.01 ? 0.01 : f->e;
         c->b[f->prec] = 1.0 / f->e;
-        f->t0_ns = c->t0, f->n_half = c->n_half, f->model = c->model;
+        f->t0_ns = c->t0[f->prec], f->n_half = c->n_half, f->model = c->model;
     }
 }
 
@@ -350,10 +367,12 @@ static void cross_validate(const struct point *p, int np, int *idx, struct calib
             double after = fabs(model_ns(&cls[p[i].kc], &p[i]) - p[i].y_ns) / p[i].y_ns * 100;
             double before = fabs(p[i].x_ns - p[i].y_ns) / p[i].y_ns * 100;
             int g = 0;
-            while (g < cv->n_op && strcmp(cv->by_op[g].name, p[i].op))
+            char key[sizeof cv->by_op[0].name];
+            snprintf(key, sizeof key, "%s %s", p[i].op, precision_info((enum precision)p[i].prec)->name);
+            while (g < cv->n_op && strcmp(cv->by_op[g].name, key))
                 g++;
             if (g == cv->n_op && g < CALIB_CV_OPS)
-                snprintf(cv->by_op[cv->n_op++].name, sizeof cv->by_op[0].name, "%s", p[i].op);
+                snprintf(cv->by_op[cv->n_op++].name, sizeof cv->by_op[0].name, "%s", key);
             if (g < CALIB_CV_OPS) {
                 cv->by_op[g].n++;
                 cv->by_op[g].mape_before += before;
@@ -398,7 +417,7 @@ int calibrate_run(const struct op_table *tables, const char *const *files, int n
         struct calib_fit *f = &fits[g];
         struct kernel_efficiency *ke = &out->kernel_eff[f->kernel_class];
         ke->by_prec[f->prec] = f->e;
-        ke->t0_ns = f->t0_ns;
+        ke->t0_by_prec[f->prec] = f->t0_ns;
         ke->n_half = f->n_half;
         ke->e_max = 1.0;
         int k = 0;
@@ -410,6 +429,18 @@ int calibrate_run(const struct op_table *tables, const char *const *files, int n
             roofline.b[q] = 1.0;
         f->mape_before = mape_of(&roofline, p, idx, k);
         f->mape_after = mape_of(&cls[f->kernel_class], p, idx, k);
+    }
+    /* a format the class was not measured in: the median of the measured formats' t0 */
+    for (int kc = 0; kc < KC_COUNT; kc++) {
+        double t[PREC_COUNT];
+        size_t k = 0;
+        for (int g = 0; g < *nfits; g++)
+            if (fits[g].kernel_class == kc)
+                t[k++] = fits[g].t0_ns;
+        if (k) {
+            gsl_sort(t, 1, k);
+            out->kernel_eff[kc].t0_ns = gsl_stats_median_from_sorted_data(t, 1, k);
+        }
     }
     if (cv)
         cross_validate(p, np, idx, cv);

@@ -49,13 +49,13 @@ const char *calib_model_name(enum calib_model m);
  * every run. */
 #define CALIB_CV_FOLDS 5
 #define CALIB_CV_SEED 20261126UL
-#define CALIB_CV_OPS 24
+#define CALIB_CV_OPS 48
 struct calib_cv {
     int folds;                 /* 0: too few points */
     int n;
     double mape_before, mape_after;
-    int n_op;
-    struct { char name[24]; int n; double mape_before, mape_after; } by_op[CALIB_CV_OPS];
+    int n_op;                  /* by operator type and number format: name "gemm fp32" */
+    struct { char name[32]; int n; double mape_before, mape_after; } by_op[CALIB_CV_OPS];
 };
 
 /* Fits chip's efficiencies to the rows of the n tables (each needs a

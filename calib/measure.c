@@ -55,9 +55,9 @@ static size_t round_to(double n, size_t q)
 
 /* The GEMM shapes: squares, then rectangles as LLM layers have them
  * (m <= 16 rows is npusim's gemv class). */
-static const size_t squares_quick[] = { 128, 256, 512, 1024 };
+static const size_t squares_quick[] = { 128, 192, 256, 384, 512, 768, 1024 };
 static const size_t squares_full[] = { 64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048 };
-static const size_t rects_quick[][3] = { { 64, 1024, 1024 }, { 256, 2048, 512 } };
+static const size_t rects_quick[][3] = { { 64, 1024, 1024 }, { 256, 2048, 512 }, { 512, 256, 1024 } };
 static const size_t rects_full[][3] = { { 16, 4096, 4096 }, { 64, 1024, 1024 }, { 128, 4096, 1024 },
                                         { 256, 2048, 512 }, { 512, 1024, 4096 }, { 2048, 512, 2048 } };
 static const char *const elt_ops[] = { "add", "mul", "gelu", "silu" };
@@ -68,8 +68,8 @@ static int plan_gemms(struct plan *p, const struct measure_opts *o, const struct
 {
     static const int precs[] = { PREC_FP64, PREC_FP32, PREC_BF16, PREC_FP8_E4M3, PREC_FP8_E5M2 };
     const size_t *sq = o->quick ? squares_quick : squares_full;
-    size_t nsq = o->quick ? 4 : sizeof squares_full / sizeof squares_full[0];
-    size_t nre = o->quick ? 2 : sizeof rects_full / sizeof rects_full[0];
+    size_t nsq = o->quick ? sizeof squares_quick / sizeof squares_quick[0] : sizeof squares_full / sizeof squares_full[0];
+    size_t nre = o->quick ? sizeof rects_quick / sizeof rects_quick[0] : sizeof rects_full / sizeof rects_full[0];
     /* GSL's reference loops run ~1 GFLOP/s: keep its GEMMs at 512 */
     size_t cap = b->optimized ? 1 << 20 : 512;
     for (size_t pi = 0; pi < sizeof precs / sizeof precs[0]; pi++) {

@@ -304,6 +304,23 @@ static void stream_part(void *p, int tid, int nt)
 FMA_PART(fma_part32, float)
 FMA_PART(fma_part64, double)
 
+/* fp8: the operands' codes and scales to fp32, rows split over the team
+ * (B's rows in whole 128-row blocks, so each thread reads its own scales). */
+static void dequant_part(void *p, int tid, int nt)
+{
+    struct mk *k = p;
+    long lo, hi;
+    team_share((long)k->m, tid, nt, &lo, &hi);
+    fp8_dequantize_blocks(k->table, k->qa + (size_t)lo * k->k, k->sa + (size_t)lo * ((k->k + BLOCK - 1) / BLOCK),
+                          (size_t)(hi - lo), k->k, 1, BLOCK, (float *)k->a + (size_t)lo * k->k);
+    long blocks = (long)((k->k + BLOCK - 1) / BLOCK);
+    team_share(blocks, tid, nt, &lo, &hi);
+    size_t r0 = (size_t)lo * BLOCK, r1 = (size_t)hi * BLOCK < k->k ? (size_t)hi * BLOCK : k->k;
+    if (r1 > r0)
+        fp8_dequantize_blocks(k->table, k->qb + r0 * k->n, k->sb + (size_t)lo * ((k->n + BLOCK - 1) / BLOCK),
+                              r1 - r0, k->n, BLOCK, BLOCK, (float *)k->b + r0 * k->n);
+}
+
 static void call_gemm(struct mk *k)
 {
     int m = (int)k->m, n = (int)k->n, kk = (int)k->k;
@@ -315,8 +332,7 @@ static void call_gemm(struct mk *k)
     else if (k->prec == PREC_BF16)
         b->sbgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kk, 1.0f, k->a, kk, k->b, n, 0.0f, k->y, n);
     else {
-        fp8_dequantize_blocks(k->table, k->qa, k->sa, k->m, k->k, 1, BLOCK, k->a);
-        fp8_dequantize_blocks(k->table, k->qb, k->sb, k->k, k->n, BLOCK, BLOCK, k->b);
+        team_run(k->team, dequant_part, k);
         b->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kk, 1.0f, k->a, kk, k->b, n, 0.0f, k->y, n);
     }
 }

@@ -179,11 +179,15 @@ void measure_host_chip(const struct measure_run *m, struct chip_config *c)
             *(double *)((char *)c + f->offset) = 0;
     }
     for (int p = 0; p < PREC_COUNT; p++) {
-        c->matrix_tflops[p] = best(m, "gemm", p, "", false);
+        /* Formats the CPU computes in; an emulated one (fp8: dequantised,
+         * then sgemm) is no unit of its own: it runs as fp32, as chipsim's
+         * fallback says, so its rows are predicted at the fp32 peak. */
+        bool emulated = p == PREC_FP8_E4M3 || p == PREC_FP8_E5M2;
+        c->matrix_tflops[p] = emulated ? 0 : best(m, "gemm", p, "", false);
         /* A CPU's matrix and vector work run on the same SIMD FMA units: the
          * vector peak is the better of the FMA chain (plain C, as the
          * compiler vectorised it) and the BLAS's GEMM. */
-        c->vector_tflops[p] = fmax(best(m, "fma", p, "", false), c->matrix_tflops[p]);
+        c->vector_tflops[p] = emulated ? 0 : fmax(best(m, "fma", p, "", false), c->matrix_tflops[p]);
     }
     /* Each cache is filled at the rate the triad reaches with its working
      * set one level out: L1 from L2, L2 from L3; L3 from DRAM at the memory

@@ -100,7 +100,14 @@ void fp8_dequantize_blocks(const float table[256], const uint8_t *codes, const f
     size_t gc = (cols + bc - 1) / bc;
     for (size_t r = 0; r < rows; r++) {
         const float *srow = scales + (r / br) * gc;
-        for (size_t c = 0; c < cols; c++)
-            out[r * cols + c] = table[codes[r * cols + c]] * srow[c / bc];
+        const uint8_t *in = codes + r * cols;
+        float *o = out + r * cols;
+        /* a block's scale hoisted out of its columns: no division per element */
+        for (size_t b = 0, c0 = 0; c0 < cols; b++, c0 += bc) {
+            size_t c1 = c0 + bc < cols ? c0 + bc : cols;
+            float sc = srow[b];
+            for (size_t c = c0; c < c1; c++)
+                o[c] = table[in[c]] * sc;
+        }
     }
 }

@@ -17,6 +17,10 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define EFF_PREC_FIELD(k, e, n, t, b, f)                                                                  \
     FIELD("kernel_efficiency." #k "." n, FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].by_prec[PREC_##e]), \
           0, NULL, N | FF_EXT, .hi = 1.0),
+/* "kernel_efficiency.gemm.fp32_t0_ns": one fixed time per precision. */
+#define EFF_T0_FIELD(k, e, n, t, b, f)                                                                       \
+    FIELD("kernel_efficiency." #k "." n "_t0_ns", FT_DOUBLE,                                               \
+          offsetof(struct chip_config, kernel_eff[KC_##k].t0_by_prec[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e9),
 #define EFF_FIELDS(k)                                                                                      \
     FIELD("kernel_efficiency." #k ".e_max", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].e_max), 1.0, \
           NULL, FF_EXT, .lo = 0.01, .hi = 1.0),                                                            \
@@ -24,7 +28,8 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
           NULL, N | FF_EXT),                                                                               \
     FIELD("kernel_efficiency." #k ".t0_ns", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].t0_ns), 0, \
           NULL, N | FF_EXT, .hi = 1e9),                                                                    \
-    PRECISION_LIST(EFF_PREC_FIELD, k)
+    PRECISION_LIST(EFF_PREC_FIELD, k)                                                                     \
+    PRECISION_LIST(EFF_T0_FIELD, k)
 
 /* Order = the reference class's field order (used for the sim_config dump). */
 static const struct field_desc chip_field_list[] = {
@@ -185,6 +190,12 @@ double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, 
         e *= n / (n + ke->n_half);
     /* A kernel of size 0 (or a curve far below its knee) still runs. */
     return e > 1e-6 ? e : 1e-6;
+}
+
+double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p)
+{
+    const struct kernel_efficiency *ke = &c->kernel_eff[k];
+    return p >= 0 && ke->t0_by_prec[p] > 0 ? ke->t0_by_prec[p] : ke->t0_ns;
 }
 
 const char *kernel_class_name(enum kernel_class k)

@@ -49,6 +49,8 @@ struct kernel_efficiency {
     double t0_ns;                /* fixed time every kernel of the class adds (launch, pipeline
                                   * fill): t = t0 + t_roofline / e; 0: none */
     double by_prec[PREC_COUNT];  /* e for one precision; 0: e_max */
+    double t0_by_prec[PREC_COUNT]; /* t0 of one precision's kernels (another kernel: another
+                                  * launch and setup cost); 0: t0_ns */
 };
 
 struct chip_config {
@@ -150,6 +152,8 @@ enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u
 double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p);
 /* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
+/* The fixed time of a kernel of class k in precision p (-1: the class's), ns. */
+double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p);
 const char *kernel_class_name(enum kernel_class k);
 struct op;
 /* The number format an op computes in and the one the chip's unit runs it

@@ -182,8 +182,9 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
         op->bounded_by = BOUND_ICI;
     /* A fixed time every kernel of the class adds (launch, pipeline fill:
      * t = t0 + t_roofline / e), after the bound is named. */
-    if (op->kernel_class >= 0 && ch->kernel_eff[op->kernel_class].t0_ns > 0)
-        op->exe_ns = cs_ceil((double)op->exe_ns + ch->kernel_eff[op->kernel_class].t0_ns);
+    double t0 = op->kernel_class >= 0 ? chip_kernel_t0_ns(ch, (enum kernel_class)op->kernel_class, op->prec) : 0;
+    if (t0 > 0)
+        op->exe_ns = cs_ceil((double)op->exe_ns + t0);
 
     /* chipsim Q18: MXU ops are measured against the SA+VU peak; otherwise
      * against the peak of the format the unit ran. */

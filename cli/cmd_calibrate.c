@@ -67,11 +67,29 @@ static void cv_table(struct strbuf *b, const struct calib_cv *cv, bool md)
                           "|---|---|---|---|\n"
                         : "held out (%d-fold cross-validation, seed %lu): MAPE roofline -> calibrated\n",
                   cv->folds, CALIB_CV_SEED);
+    const char *row = md ? "| %s | %d | %.2f | %.2f |\n" : "  %-22s %5d rows %9.2f%% -> %.2f%%\n";
     for (int i = 0; i < cv->n_op; i++)
-        strbuf_printf(b, md ? "| %s | %d | %.2f | %.2f |\n" : "  %-14s %5d rows %9.2f%% -> %.2f%%\n",
-                      cv->by_op[i].name, cv->by_op[i].n, cv->by_op[i].mape_before, cv->by_op[i].mape_after);
-    strbuf_printf(b, md ? "| %s | %d | %.2f | %.2f |\n" : "  %-14s %5d rows %9.2f%% -> %.2f%%\n", "overall",
-                  cv->n, cv->mape_before, cv->mape_after);
+        strbuf_printf(b, row, cv->by_op[i].name, cv->by_op[i].n, cv->by_op[i].mape_before, cv->by_op[i].mape_after);
+    /* an operator type measured in several formats: its rows together */
+    for (int i = 0; i < cv->n_op; i++) {
+        size_t len = strcspn(cv->by_op[i].name, " ");
+        int n = 0, groups = 0;
+        double before = 0, after = 0;
+        bool first = true;
+        for (int j = 0; j < cv->n_op; j++) {
+            if (strncmp(cv->by_op[j].name, cv->by_op[i].name, len) || cv->by_op[j].name[len] != ' ')
+                continue;
+            first &= j >= i;
+            groups++, n += cv->by_op[j].n;
+            before += cv->by_op[j].mape_before * cv->by_op[j].n, after += cv->by_op[j].mape_after * cv->by_op[j].n;
+        }
+        if (first && groups > 1) {
+            char name[48];
+            snprintf(name, sizeof name, "%.*s (all formats)", (int)len, cv->by_op[i].name);
+            strbuf_printf(b, row, name, n, before / n, after / n);
+        }
+    }
+    strbuf_printf(b, row, "overall", cv->n, cv->mape_before, cv->mape_after);
 }
 
 int cmd_calibrate(int argc, char **argv)
