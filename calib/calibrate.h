@@ -43,11 +43,13 @@ const char *calib_model_name(enum calib_model m);
 
 #define CALIB_FITS_MAX (KC_COUNT * PREC_COUNT)
 
-/* Seeded k-fold cross-validation: the error on points the fit never saw,
- * before (the roofline) and after calibration, overall and per operator
- * type. The seed is fixed, so the folds (and the report) are the same on
- * every run. */
+/* Seeded k-fold cross-validation, repeated: the error on points the fit
+ * never saw, before (the roofline) and after calibration, overall and per
+ * operator type and format, over CALIB_CV_REPEATS shuffles into
+ * CALIB_CV_FOLDS folds. The seed is fixed, so the folds (and the report) are
+ * the same on every run. */
 #define CALIB_CV_FOLDS 5
+#define CALIB_CV_REPEATS 10
 #define CALIB_CV_SEED 20261126UL
 #define CALIB_CV_OPS 48
 struct calib_cv {

@@ -62,11 +62,11 @@ static void cv_table(struct strbuf *b, const struct calib_cv *cv, bool md)
         strbuf_puts(b, md ? "\nToo few rows to cross-validate.\n" : "too few rows to cross-validate\n");
         return;
     }
-    strbuf_printf(b, md ? "\n## Held out (%d-fold cross-validation, seed %lu)\n\nEach row predicted by the fit "
-                          "of the other folds.\n\n| op | rows | MAPE roofline %% | MAPE calibrated %% |\n"
+    strbuf_printf(b, md ? "\n## Held out (%d x %d-fold cross-validation, seed %lu)\n\nEach row predicted by the fit "
+                          "of the other folds, over %d shuffles.\n\n| op | rows | MAPE roofline %% | MAPE calibrated %% |\n"
                           "|---|---|---|---|\n"
-                        : "held out (%d-fold cross-validation, seed %lu): MAPE roofline -> calibrated\n",
-                  cv->folds, CALIB_CV_SEED);
+                        : "held out (%d x %d-fold cross-validation, seed %lu, %d shuffles): MAPE roofline -> calibrated\n",
+                  CALIB_CV_REPEATS, cv->folds, CALIB_CV_SEED, CALIB_CV_REPEATS);
     const char *row = md ? "| %s | %d | %.2f | %.2f |\n" : "  %-22s %5d rows %9.2f%% -> %.2f%%\n";
     for (int i = 0; i < cv->n_op; i++)
         strbuf_printf(b, row, cv->by_op[i].name, cv->by_op[i].n, cv->by_op[i].mape_before, cv->by_op[i].mape_after);

@@ -37,9 +37,9 @@ check "calibrate: noisy (+-4%) measurements give e within 5% of 0.8 and 0.9 (the
   $NPUSIM calibrate --configs $CONFIGS -c h100 '$CA/noisy.csv' -o '$CA/noisy.json' >'$CA/nfit' &&
   awk '\$1 == \"gemm\" && !sg++ { g = (\$4 > 0.76 && \$4 < 0.84) } \$1 == \"gemv\" && !sv++ { v = (\$4 > 0.855 && \$4 < 0.945) }
        END { exit !(g && v) }' '$CA/nfit'"
-check "calibrate: held out (5-fold, seeded), exact rows validate within 0.1%, noisy ones below the roofline's error" sh -c "
-  grep -q '^held out (5-fold cross-validation, seed' '$CA/fit' &&
-  awk '\$1 == \"overall\" { sub(/%/, \"\", \$6); exit !(\$6 + 0 < 0.1) }' '$CA/fit' &&
+check "calibrate: held out (10 x 5-fold, seeded), exact rows within 2% (a fold may leave gemv 2 rows: e alone), noisy ones below a third of the roofline's error" sh -c "
+  grep -q '^held out (10 x 5-fold cross-validation, seed' '$CA/fit' &&
+  awk '\$1 == \"overall\" { sub(/%/, \"\", \$6); exit !(\$6 + 0 < 2) }' '$CA/fit' &&
   awk '\$1 == \"overall\" { sub(/%/, \"\", \$4); sub(/%/, \"\", \$6); exit !(\$6 + 0 < \$4 / 3) }' '$CA/nfit'"
 check "calibrate: the calibrated chip runs a model" $NPUSIM run --configs $CONFIGS -c "$CA/cal.json" -o "$CA/run"
 check "calibrate: the report names the sources and the fits" sh -c "
@@ -70,3 +70,20 @@ check "calibrate: the saturating curve recovered (e 0.7, n_half 2e8, t0 4 us wit
   awk '\$1 == \"gemm\" && !sg++ { ok = (\$7 == \"saturating\" && \$4 > 0.693 && \$4 < 0.707 && \$5 > 3.96 && \$5 < 4.04 &&
                               \$6 > 1.98e8 && \$6 < 2.02e8) } END { exit !ok }' '$CA/sfit' &&
   grep -q '\"n_half\":.*2' '$CA/sat.json'"
+# Published per-operator measurements (bench/public/ops_a100_llmcompass.csv:
+# LLMCompass's real A100 GEMM, softmax, layernorm and GeLU, fp16): calibrated
+# on alternate rows, validated on the others, both ways, under 10% MAPE on
+# the rows the fit never saw (the roofline alone: over 60%).
+PUB=bench/public/ops_a100_llmcompass.csv
+{ head -1 $PUB; tail -n +2 $PUB | awk 'NR % 2 == 1'; } >"$CA/pub_a.csv"
+{ head -1 $PUB; tail -n +2 $PUB | awk 'NR % 2 == 0'; } >"$CA/pub_b.csv"
+check "calibrate: published A100 operators, calibrated on half, validate the other half under 10% (both ways)" sh -c "
+  $NPUSIM calibrate --configs $CONFIGS -c a100 '$CA/pub_a.csv' -o '$CA/pub_cal_a.json' >/dev/null &&
+  $NPUSIM calibrate --configs $CONFIGS -c a100 '$CA/pub_b.csv' -o '$CA/pub_cal_b.json' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c '$CA/pub_cal_a.json' '$CA/pub_b.csv' --json '$CA/pub_vb.json' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c '$CA/pub_cal_b.json' '$CA/pub_a.csv' --json '$CA/pub_va.json' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c a100 '$PUB' --json '$CA/pub_v0.json' >/dev/null &&
+  a=\$(tr -d ' \t\n' <'$CA/pub_va.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
+  b=\$(tr -d ' \t\n' <'$CA/pub_vb.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
+  r=\$(tr -d ' \t\n' <'$CA/pub_v0.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
+  awk -v a=\"\$a\" -v b=\"\$b\" -v r=\"\$r\" 'BEGIN { exit !(a < 10 && b < 10 && r > 60) }'"
