@@ -33,22 +33,6 @@ static void size_cell(struct strbuf *b, int64_t v)
     strbuf_putc(b, ',');
 }
 
-/* A CSV cell: quoted when it holds a comma, a quote or a line end. */
-static void text_cell(struct strbuf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        strbuf_puts(b, s);
-        return;
-    }
-    strbuf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            strbuf_putc(b, '"');
-        strbuf_putc(b, *s == '\r' || *s == '\n' ? ' ' : *s);
-    }
-    strbuf_putc(b, '"');
-}
-
 static void emit(struct strbuf *out, const char *op, const char *fmt, const struct sizes *s, double us,
                  const char *name, const char *source)
 {
@@ -60,7 +44,7 @@ static void emit(struct strbuf *out, const char *op, const char *fmt, const stru
     size_cell(out, s->batch > 1 ? s->batch : 0);
     strbuf_printf(out, "%s,", py_repr_double(us, t, sizeof t));
     size_cell(out, s->heads);
-    text_cell(out, name);
+    strbuf_csv_cell(out, name);
     strbuf_printf(out, ",%s\n", source);
 }
 

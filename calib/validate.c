@@ -198,22 +198,12 @@ char *validation_markdown(const struct validation *v, const struct op_table *tab
     return b.s;
 }
 
-/* A CSV cell, quoted when it holds a comma, quote or line end. */
+/* A CSV cell after a comma (none before the first). */
 static void csv_cell(struct strbuf *b, const char *s, bool first)
 {
     if (!first)
         strbuf_putc(b, ',');
-    if (!strpbrk(s, ",\"\r\n")) {
-        strbuf_puts(b, s);
-        return;
-    }
-    strbuf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            strbuf_putc(b, '"');
-        strbuf_putc(b, *s);
-    }
-    strbuf_putc(b, '"');
+    strbuf_csv_cell(b, s);
 }
 
 /* A number as Python's repr prints it: the shortest text that reads back

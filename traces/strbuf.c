@@ -38,3 +38,18 @@ void strbuf_printf(struct strbuf *b, const char *fmt, ...)
     strbuf_putn(b, big, (size_t)n);
     free(big);
 }
+
+void strbuf_csv_cell(struct strbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        strbuf_puts(b, s);
+        return;
+    }
+    strbuf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            strbuf_putc(b, '"');
+        strbuf_putc(b, *s == '\r' || *s == '\n' ? ' ' : *s);
+    }
+    strbuf_putc(b, '"');
+}

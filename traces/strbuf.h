@@ -90,6 +90,11 @@ static inline void strbuf_putc(struct strbuf *b, char c)
  * the same cut-or-grow rules. */
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s as one CSV cell: as it is, or quoted (quotes doubled) when it holds a
+ * comma, a quote or a line end; line ends become blanks, so that every
+ * record stays on one line for the line-by-line readers. */
+void strbuf_csv_cell(struct strbuf *b, const char *s);
+
 /* buf = a b c, cut at size - 1 bytes as snprintf(buf, size, "%s%s%s")
  * would; returns buf. For keys built per file or per op. */
 static inline const char *strbuf_join3(char *buf, size_t size, const char *a, const char *b, const char *c)
