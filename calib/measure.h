@@ -13,7 +13,7 @@
  *   copy, triad, reduce             fp64, STREAM's kernels
  * and, outside the measurement rows (their operands stay in a cache, which
  * npusim's memory model does not place operands in), the triad at working
- * sets in L1, L2 and L3 (the host chip's memory_levels) and an FMA chain in
+ * sets in L1, L2 and L3 (L2 and L3 set the host chip's memory_levels) and an FMA chain in
  * L1 (its vector peaks).
  *
  * Every kernel runs once and is checked (normwise relative error against a
@@ -97,8 +97,8 @@ void measure_table(const struct measure_run *m, bool check_only, struct strbuf *
 
 /* The "host" chip config built from the measured peaks: matrix_tflops per
  * format (the best GEMM), vector_tflops (the FMA chain), hbm_bw_GBps (the
- * DRAM triad), memory_levels (L1..L3: capacity for the threads, triad
- * bandwidth), the memory size, and sources that say how. */
+ * best DRAM stream), memory_levels (L2 and L3: capacity, the triad's rate
+ * one level out), the memory size, and sources that say how. */
 void measure_host_chip(const struct measure_run *m, struct chip_config *chip);
 
 #endif

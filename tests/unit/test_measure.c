@@ -188,10 +188,10 @@ static void test_host_chip(void **state)
     assert_true(fabs(c.matrix_tflops[PREC_FP32] - 0.1) < 1e-12);   /* 1e8 FLOPs in 1 ms */
     assert_true(c.matrix_tflops[PREC_FP64] == 0);                   /* a failed kernel counts for nothing */
     assert_true(fabs(c.hbm_bw_GBps - 24) < 1e-9);                   /* add's 24 MB in 1 ms beats triad's 20 */
-    assert_int_equal(c.memory_levels.n, 3);
-    assert_true(fabs(c.memory_levels.l[0].fill_GBps - 90) < 1e-9);  /* L1 filled at L2's rate */
-    assert_true(fabs(c.memory_levels.l[1].fill_GBps - 50) < 1e-9);  /* L2 at L3's */
-    assert_true(fabs(c.memory_levels.l[2].fill_GBps - 24) < 1e-9);  /* L3 at DRAM's */
+    assert_int_equal(c.memory_levels.n, 2);                          /* L2 and L3: L1 is the BLAS's */
+    assert_true(fabs(c.memory_levels.l[0].fill_GBps - 50) < 1e-9);  /* L2 filled at L3's rate */
+    assert_true(fabs(c.memory_levels.l[1].fill_GBps - 24) < 1e-9);  /* L3 at DRAM's */
+    assert_true(c.memory_levels.l[0].capacity_KiB == 1024);
     assert_int_equal(c.vmem_size_MB, 16);
     assert_int_equal(c.hbm_size_GB, 16);
     assert_true(c.TDP_W == 0 && c.static_power_W_per_sa == 0);      /* no power measured */
