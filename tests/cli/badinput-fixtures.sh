@@ -102,6 +102,20 @@ sed '$d' sh2.csv >sh2_lost.csv
 { sed '$d' sh2.csv | sed '$d'; tail -n 1 sh2.csv; } >sh2_lastrow.csv   # its last row lost, the closing line kept
 awk -F, 'NR==2{NF=NF-2}1' OFS=, sh2.csv >sh2_ragged.csv
 sed '1 s/TTFT_s/TTFT_x/' sh2.csv >sh2_header.csv
+# The validation loop: measurement files, traces and name rules, good and bad.
+printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,5\n' >meas_ok.csv
+printf 'op,dtype,m,n,k,time_us\ngemm,bf17,64,64,64,5\n' >meas_dtype.csv
+printf 'op,dtype,m,n,k,time_us\nmatmul,bf16,64,64,64,5\n' >meas_op.csv
+printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,-1\n' >meas_time.csv
+printf 'op,dtype,m,n,k\ngemm,bf16,64,64,64\n' >meas_notime.csv
+printf '[{"op": "gemm", "dtype": "bf16", "m": [64]}]' >meas_twin.json
+printf '[{"op": "gemm", ' >meas_cut.json
+printf '{"traceEvents": 3}' >trace_not.json
+printf '[{"ph": "X", "name": ' >trace_cut.json
+printf 'x,y\n1,2\n' >nsys_bad.csv
+printf 'pattern,op,m,n,k,batch\nbad(,gemm,$1,,,\n' >names_bad.csv
+printf 'pattern,op,m,n,k,batch\ngemm,matmul,,,,\n' >names_op.csv
+printf '"Name","Med (ns)"\n"k","10"\n' >nsys_ok.csv
 # Output targets.
 mkfifo fifo
 mknod dev c 1 3 2>/dev/null || ln -s /dev/null dev
