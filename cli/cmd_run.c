@@ -8,6 +8,8 @@
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
 #include "study/family.h"
+#include "study/outputs.h"
+#include "study/timeline.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "power/powercap.h"
@@ -38,6 +40,8 @@ static const char run_help[] =
     "options:\n" COMMON_HELP
     "  -o, --out DIR           output folder (default ./out)\n"
     "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n"
+    "      --timeline FILE     the operators as Chrome trace-event JSON (Perfetto, chrome://tracing):\n"
+    "                          a track of operators and one per component, per phase\n"
     PG_HELP;
 
 /* Parses the shared options plus -o/--out, -i/--in, --no-energy, --pg, --dvfs. */
@@ -45,10 +49,11 @@ struct stage_args {
     struct common_opts co;
     const char *out, *in, *outdir, *name;
     const char *pg, *dvfs;       /* NULL: the default pass */
+    const char *timeline;        /* --timeline FILE.json (run, chipsim, power) */
     bool no_energy;
 };
 
-enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS };
+enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE };
 
 static int parse(const char *cmd, const char *help, int argc, char **argv, struct stage_args *a,
                  const char *shortopts)
@@ -58,7 +63,8 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         { "out", required_argument, 0, 'o' }, { "in", required_argument, 0, 'i' },
         { "out-dir", required_argument, 0, 'd' }, { "name", required_argument, 0, OPT_NAME },
         { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { "pg", required_argument, 0, OPT_PG },
-        { "dvfs", required_argument, 0, OPT_DVFS }, { 0, 0, 0, 0 },
+        { "dvfs", required_argument, 0, OPT_DVFS }, { "timeline", required_argument, 0, OPT_TIMELINE },
+        { 0, 0, 0, 0 },
     };
     memset(a, 0, sizeof *a);
     common_opts_init(&a->co);
@@ -79,6 +85,11 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         case 'd': a->outdir = optarg; break;
         case OPT_NAME: a->name = optarg; break;
         case OPT_NO_ENERGY: a->no_energy = true; break;
+        case OPT_TIMELINE:
+            if (!strcmp(cmd, "opsgen"))
+                return usage_error(cmd, "unknown option --timeline (an untimed trace has no timeline)");
+            a->timeline = optarg;
+            break;
         case OPT_PG: case OPT_DVFS:
             if (strcmp(cmd, "run") && strcmp(cmd, "power"))
                 return usage_error(cmd, "unknown option --%s", ch == OPT_PG ? "pg" : "dvfs");
@@ -106,6 +117,25 @@ static int strategy_pass(const struct stage_args *a, const struct chip_config *c
         return -1;
     power_reclassify_ops(t);
     return power_energy_pass(t, chip, &pg, p, a->co.prof, e);
+}
+
+/* --timeline: the timed trace as Chrome trace-event JSON (study/timeline.h),
+ * written whole or not at all. */
+static int write_timeline(const char *cmd, const struct stage_args *a, const struct trace *t,
+                          const struct loaded_config *c)
+{
+    if (!a->timeline)
+        return 0;
+    char title[600];
+    snprintf(title, sizeof title, "%s%s%s", c->model_name[0] ? c->model_name : "trace", " on ", c->chip_name);
+    struct output out;
+    output_clear(&out, 1);
+    snprintf(out.path, sizeof out.path, "%s", a->timeline);
+    out.text = timeline_json(t, title);
+    struct npu_err e;
+    if (!out.text)
+        return npu_errf(&e, "--timeline: out of memory"), report_error(cmd, &e);
+    return write_outputs(&out, 1, &e) ? report_error(cmd, &e) : 0;
 }
 
 #define PARSE(cmd, help, shortopts)                                   \
@@ -138,9 +168,13 @@ int cmd_run(int argc, char **argv)
         fam->summary(&c, a.co.prof, &t, stdout);
         rc = stdout_flushed("run");
     }
-    if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, NULL, &e))
+    if (!rc)
+        rc = write_timeline("run", &a, &t, &c);
+    if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, NULL, &e)) {
         rc = report_error("run", &e);
-    else if (!rc)
+        if (a.timeline)
+            remove(a.timeline);   /* all the outputs or none */
+    } else if (!rc)
         printf("  outputs       %s/%s*\n", dir, base);
     trace_free(&t);
     config_free(&c);
@@ -196,7 +230,8 @@ static const char chipsim_help[] =
     "\n"
     "options:\n" COMMON_HELP
     "  -i, --in TRACE          input trace (default -)\n"
-    "  -o, --out TRACE         output trace (default -)\n";
+    "  -o, --out TRACE         output trace (default -)\n"
+    "      --timeline FILE     the timed operators as Chrome trace-event JSON (Perfetto)\n";
 
 static int read_stream(const char *cmd, struct trace *t, const char *path)
 {
@@ -221,7 +256,9 @@ int cmd_chipsim(int argc, char **argv)
     int rc = read_stream("chipsim", &t, a.in);
     if (!rc)
         rc = chipsim_run(&t, &c.chip, a.co.prof, &e) || power_cap_pass(&t, &c.chip, a.co.prof, &e)
-                 ? report_error("chipsim", &e) : write_stream("chipsim", &t, a.out);
+                 ? report_error("chipsim", &e) : write_timeline("chipsim", &a, &t, &c);
+    if (!rc && (rc = write_stream("chipsim", &t, a.out)) && a.timeline)
+        remove(a.timeline);   /* all the outputs or none */
     trace_free(&t);
     config_free(&c);
     return rc;
