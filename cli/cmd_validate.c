@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "study/outputs.h"
-#include "calib/roofline.h"
+#include "study/roofline.h"
 #include "calib/validate.h"
 #include "traces/lists.h"
 #include "traces/strbuf.h"
@@ -44,7 +44,7 @@ static const char validate_help[] =
 
 enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE, O_ROOFLINE };
 
-/* The roofline of the rows: each predicted and measured (calib/roofline.h). */
+/* The roofline of the rows: each predicted and measured (study/roofline.h). */
 static char *roofline_of(const struct validation *v, const struct chip_config *chip, const char *chip_name)
 {
     struct roofline_point *p = calloc(2 * v->n + 1, sizeof *p);

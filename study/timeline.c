@@ -63,8 +63,8 @@ static cJSON *op_args(const struct op *op)
     cJSON_AddStringToObject(a, "bound", bounded_by_name(op->bounded_by));
     cJSON_AddNumberToObject(a, "flops", (double)op->flops);
     cJSON_AddNumberToObject(a, "bytes", (double)op->bytes);
-    if (op->energy_done)
-        cJSON_AddNumberToObject(a, "energy_J", energy_J(op));
+    if (op->energy_done)   /* the slice's: one execution's times its count */
+        cJSON_AddNumberToObject(a, "energy_J", energy_J(op) * (double)(op->count > 0 ? op->count : 1));
     return a;
 }
 

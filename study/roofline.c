@@ -1,5 +1,5 @@
 /* roofline.c — the roofline SVG (see roofline.h). */
-#include "calib/roofline.h"
+#include "study/roofline.h"
 
 #include <math.h>
 #include <stdio.h>

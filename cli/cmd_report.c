@@ -1,0 +1,162 @@
+/* cmd_report.c — `npusim report`: one configuration run and shown as a
+ * self-contained HTML page (study/report_html.h), each figure also as its
+ * own SVG. No data structure of its own. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "power/energy.h"
+#include "power/pg.h"
+#include "study/family.h"
+#include "study/outputs.h"
+#include "study/pipeline.h"
+#include "study/report_html.h"
+#include "traces/lists.h"
+
+static const char report_help[] =
+    "usage: npusim report [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
+    "                     -o REPORT.html [--svg-dir DIR] [--pg LIST|none] [--no-energy]\n"
+    "\n"
+    "Runs one configuration as `npusim run` does and writes it as one HTML page that\n"
+    "needs no network to view (inline SVG and CSS): the run's summary; time per\n"
+    "operator type, a stacked bar per phase and its table; every operator on the\n"
+    "chip's roofline, coloured by what bounds it; energy by component; and the\n"
+    "energy of each power-gating strategy of --pg with its saving against the first.\n"
+    "\n"
+    "options:\n" COMMON_HELP
+    "  -o, --out FILE          the HTML page\n"
+    "      --svg-dir DIR       each figure also as DIR/<name>.svg (time_by_op_type,\n"
+    "                          roofline, energy_by_component, power_gating)\n"
+    "      --pg LIST           strategies to compare (default NoPG,Base,HW,Full,Ideal;\n"
+    "                          none: no comparison)\n"
+    "      --no-energy         no energy pass: no energy sections\n";
+
+enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY };
+
+/* The energy (J) of each strategy's pass on copies of the timed trace, per
+ * phase column (prefill or the only phase, decode). */
+static int pg_compare(const char *list, const struct trace *timed, const struct loaded_config *c,
+                      const struct common_opts *o, struct report_input *in, char *names, struct npu_err *e)
+{
+    char *item[REPORT_PG_MAX];
+    snprintf(names, 512, "%s", list);
+    int n = split_inplace(names, item, REPORT_PG_MAX);
+    if (n < 1 || n > REPORT_PG_MAX)
+        return npu_errf(e, "--pg: expected 1 to %d strategies, comma-separated", REPORT_PG_MAX);
+    for (int s = 0; s < n; s++) {
+        struct pg_strategy pg;
+        enum dvfs_policy dv;
+        struct trace t;
+        trace_init(&t);
+        int rc = pg_strategy_lookup(item[s], o->configs, o->prof, &pg, e) || dvfs_policy_parse("None", &dv, e) ||
+                 trace_append(&t, timed);
+        if (!rc) {
+            power_reclassify_ops(&t);
+            rc = power_energy_pass(&t, &c->chip, &pg, dv, o->prof, e);
+        }
+        for (size_t i = 0; !rc && i < t.n; i++) {   /* one execution's energy, times its count */
+            const struct op *op = &t.ops[i];
+            in->pg_energy_J[s][op->phase == PHASE_DECODE] +=
+                (op_static_energy_J(op) + op_dynamic_energy_J(op)) * (double)(op->count > 0 ? op->count : 1);
+        }
+        trace_free(&t);
+        if (rc)
+            return -1;
+        in->pg_name[s] = item[s];
+    }
+    in->n_pg = n;
+    return 0;
+}
+
+static int write_report(const struct report_input *in, const char *out, const char *svg_dir, struct npu_err *e)
+{
+    struct report_figures figs;
+    char *html = report_html(in, &figs);
+    struct output o[1 + FIG_COUNT];
+    output_clear(o, 1 + FIG_COUNT);
+    int n = 0;
+    snprintf(o[n].path, sizeof o[n].path, "%s", out);
+    o[n++].text = html;
+    for (int f = 0; svg_dir && f < FIG_COUNT; f++)
+        if (figs.svg[f]) {
+            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, report_figure_name[f]);
+            o[n++].text = figs.svg[f];
+            figs.svg[f] = NULL;   /* handed over */
+        }
+    report_figures_free(&figs);
+    if (!html) {
+        for (int i = 0; i < n; i++)
+            free(o[i].text);
+        return npu_errf(e, "report: out of memory");
+    }
+    return write_outputs(o, n, e);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "svg-dir", required_argument, 0, O_SVG_DIR },
+        { "pg", required_argument, 0, O_PG }, { "no-energy", no_argument, 0, O_NO_ENERGY }, { 0, 0, 0, 0 },
+    };
+    struct common_opts o;
+    common_opts_init(&o);
+    const char *out = NULL, *svg_dir = NULL, *pg = "NoPG,Base,HW,Full,Ideal";
+    bool no_energy = false;
+    struct npu_err e;
+    int c, rc;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(report_help, stdout);
+            return 0;
+        }
+        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
+            return report_error("report", &e);
+        if (rc)
+            continue;
+        switch (c) {
+        case 'o': out = optarg; break;
+        case O_SVG_DIR: svg_dir = optarg; break;
+        case O_PG: pg = optarg; break;
+        case O_NO_ENERGY: no_energy = true; break;
+        default: return usage_error("report", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("report", "unexpected argument \"%s\"", argv[optind]);
+    if (!out)
+        return usage_error("report", "expected -o REPORT.html");
+    struct loaded_config cfg;
+    const struct family *fam;
+    if (load_common("report", &o, true, &cfg, &fam))
+        return EXIT_USAGE;
+    struct trace t, timed;
+    trace_init(&t);
+    trace_init(&timed);
+    char title[600], names[512], *summary = NULL;
+    size_t summary_len = 0;
+    snprintf(title, sizeof title, "%s on %s", cfg.model_name, cfg.chip_name);
+    struct report_input in = { .title = title, .t = &t, .chip = &cfg.chip, .chip_name = cfg.chip_name };
+    bool compare = !no_energy && strcmp(pg, "none");
+    rc = pipeline_run(fam, &cfg, o.prof, !no_energy, &t, &e) ||
+         (compare && (pipeline_run(fam, &cfg, o.prof, false, &timed, &e) ||
+                      pg_compare(pg, &timed, &cfg, &o, &in, names, &e)));
+    FILE *mem = rc ? NULL : open_memstream(&summary, &summary_len);
+    if (!rc && mem) {
+        fam->summary(&cfg, o.prof, &t, mem);
+        fclose(mem);
+    }
+    in.summary = summary;
+    if (rc || write_report(&in, out, svg_dir, &e))
+        rc = report_error("report", &e);
+    else
+        printf("npusim report: wrote %s%s%s\n", out, svg_dir ? " and the figures in " : "", svg_dir ? svg_dir : "");
+    free(summary);
+    trace_free(&t);
+    trace_free(&timed);
+    config_free(&cfg);
+    return rc;
+}

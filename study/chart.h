@@ -1,0 +1,29 @@
+/* chart.h — stacked bar charts as SVG, for the HTML report (`npusim
+ * report`): one bar per category (a phase), stacked by series (operator
+ * types, energy components), with a value axis, a legend and a tooltip per
+ * segment. Written by hand like roofline.h, for the same reasons:
+ * deterministic text and no drawing library. Also the XML text escaping the
+ * report shares.
+ *
+ * Main data structure: struct bar_chart. */
+#ifndef NPUSIM_CHART_H
+#define NPUSIM_CHART_H
+
+#include "traces/strbuf.h"
+
+struct bar_chart {
+    const char *title;               /* above the plot */
+    const char *unit;                /* the value axis: "s", "J" */
+    int n_bars, n_series;
+    const char *const *bars;         /* n_bars category names */
+    const char *const *series;       /* n_series names, bottom of the stack first */
+    const double *value;             /* n_bars x n_series, row-major; >= 0 */
+};
+
+/* The SVG document (malloc'ed; NULL when out of memory). */
+char *bar_chart_svg(const struct bar_chart *c);
+
+/* s with & < > " escaped, for XML and HTML text and attributes. */
+void strbuf_xml(struct strbuf *b, const char *s);
+
+#endif
