@@ -61,5 +61,9 @@ void validation_free(struct validation *v);
 char *validation_markdown(const struct validation *v, const struct op_table *tables, int n);
 char *validation_csv(const struct validation *v, const struct op_table *tables, int n);
 cJSON *validation_json(const struct validation *v);
+/* The self-contained HTML page (validate_html.c): the figures, the tables
+ * with each MAPE coloured, predicted against measured, roofline_svg (NULL:
+ * none) inline, every row. */
+char *validation_html(const struct validation *v, const char *roofline_svg);
 
 #endif

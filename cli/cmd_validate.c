@@ -14,7 +14,8 @@
 #include "traces/strbuf.h"
 
 static const char validate_help[] =
-    "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--roofline F.svg]\n"
+    "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--html F]\n"
+    "                       [--roofline F.svg]\n"
     "                       [--max-mape P]\n"
     "                       [--set KEY=VALUE]... [--configs DIR] [--profile NAME]\n"
     "\n"
@@ -30,6 +31,9 @@ static const char validate_help[] =
     "options:\n"
     "  -c, --chip NAME|PATH    chip config (default tpuv5p)\n"
     "      --md FILE           markdown report\n"
+    "      --html FILE         the same as one self-contained HTML page: each MAPE coloured\n"
+    "                          (green within 10%, amber within 25%, red beyond), predicted\n"
+    "                          against measured and the roofline as inline SVG\n"
     "      --csv FILE          the merged table: every input column, then predicted_us,\n"
     "                          error_pct, bound, ran_as, kernel_class, efficiency\n"
     "      --json FILE         overall, by_op, by_dtype, by_bound (count, mape_pct,\n"
@@ -42,7 +46,7 @@ static const char validate_help[] =
     "      --profile NAME      physical (default) or neusim\n"
     "  -h, --help              this help\n";
 
-enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE, O_ROOFLINE };
+enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE, O_ROOFLINE, O_HTML };
 
 /* The roofline of the rows: each predicted and measured (study/roofline.h). */
 static char *roofline_of(const struct validation *v, const struct chip_config *chip, const char *chip_name)
@@ -97,18 +101,51 @@ static void print_summary(const struct validation *v)
            o->mape_pct, o->bias_pct, o->rmse_us, o->median_ape_pct, o->max_ape_pct);
 }
 
+/* The reports asked for, in paths' order (md, csv, json, roofline, html):
+ * their count, each out[i] holding its text. */
+static int report_outputs(const struct validation *v, const struct op_table *tables, int nfiles,
+                          const struct loaded_config *cfg, const char *const *paths, struct output *out)
+{
+    output_clear(out, 5);
+    int n = 0;
+    for (int i = 0; i < 5; i++) {
+        if (!paths[i])
+            continue;
+        snprintf(out[n].path, sizeof out[n].path, "%s", paths[i]);
+        if (i == 0)
+            out[n].text = paths[3] ? with_roofline(validation_markdown(v, tables, nfiles), paths[0], paths[3])
+                                   : validation_markdown(v, tables, nfiles);
+        else if (i == 1)
+            out[n].text = validation_csv(v, tables, nfiles);
+        else if (i == 2) {
+            cJSON *j = validation_json(v);
+            char *s = cJSON_Print(j);
+            out[n].text = s ? strdup(s) : NULL;
+            cJSON_free(s);
+            cJSON_Delete(j);
+        } else {
+            char *svg = roofline_of(v, &cfg->chip, cfg->chip_name);
+            out[n].text = i == 3 ? svg : validation_html(v, svg);
+            if (i == 4)
+                free(svg);
+        }
+        n++;
+    }
+    return n;
+}
+
 int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {
         COMMON_LONGOPTS,
         { "md", required_argument, 0, O_MD }, { "csv", required_argument, 0, O_CSV },
         { "json", required_argument, 0, O_JSON }, { "max-mape", required_argument, 0, O_MAX_MAPE },
-        { "roofline", required_argument, 0, O_ROOFLINE },
+        { "roofline", required_argument, 0, O_ROOFLINE }, { "html", required_argument, 0, O_HTML },
         { 0, 0, 0, 0 },
     };
     struct common_opts o;
     common_opts_init(&o);
-    const char *md = NULL, *csv = NULL, *json = NULL, *roof = NULL;
+    const char *paths[5] = { NULL };   /* md, csv, json, roofline, html */
     double max_mape = -1;
     struct npu_err e;
     int c, rc;
@@ -124,10 +161,9 @@ int cmd_validate(int argc, char **argv)
         if (rc)
             continue;
         switch (c) {
-        case O_MD: md = optarg; break;
-        case O_CSV: csv = optarg; break;
-        case O_JSON: json = optarg; break;
-        case O_ROOFLINE: roof = optarg; break;
+        case O_MD: case O_CSV: case O_JSON: case O_ROOFLINE: case O_HTML:
+            paths[c == O_HTML ? 4 : c == O_ROOFLINE ? 3 : c - O_MD] = optarg;
+            break;
         case O_MAX_MAPE:
             if (parse_f64_strict(optarg, &max_mape) || max_mape < 0)
                 return usage_error("validate", "--max-mape \"%s\": expected a percentage of 0 or more", optarg);
@@ -151,30 +187,8 @@ int cmd_validate(int argc, char **argv)
     if (!rc && validate_run(tables, files, nfiles, &cfg.chip, cfg.chip_name, o.prof, &v, &e))
         rc = report_error("validate", &e);
     if (!rc) {
-        struct output out[4];
-        output_clear(out, 4);
-        int n = 0;
-        const char *paths[4] = { md, csv, json, roof };
-        for (int i = 0; i < 4; i++) {
-            if (!paths[i])
-                continue;
-            snprintf(out[n].path, sizeof out[n].path, "%s", paths[i]);
-            if (i == 0)
-                out[n].text = roof ? with_roofline(validation_markdown(&v, tables, nfiles), md, roof)
-                                   : validation_markdown(&v, tables, nfiles);
-            else if (i == 3)
-                out[n].text = roofline_of(&v, &cfg.chip, cfg.chip_name);
-            else if (i == 1)
-                out[n].text = validation_csv(&v, tables, nfiles);
-            else {
-                cJSON *j = validation_json(&v);
-                char *s = cJSON_Print(j);
-                out[n].text = s ? strdup(s) : NULL;
-                cJSON_free(s);
-                cJSON_Delete(j);
-            }
-            n++;
-        }
+        struct output out[5];
+        int n = report_outputs(&v, tables, nfiles, &cfg, paths, out);
         print_summary(&v);
         rc = stdout_flushed("validate");
         if (!rc && n && write_outputs(out, n, &e))

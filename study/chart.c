@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { WIDTH = 760, HEIGHT = 420, LEFT = 80, TOP = 40, PLOT_H = 320, BAR_W = 90, GAP = 60 };
 
@@ -93,6 +94,85 @@ char *bar_chart_svg(const struct bar_chart *c)
         strbuf_xml(&b, c->series[j]);
         strbuf_puts(&b, "</text>\n");
     }
+    strbuf_puts(&b, "</svg>\n");
+    return b.s;
+}
+
+enum { SC_SIZE = 460, SC_LEFT = 70, SC_TOP = 40 };
+
+static double sc_px(double v, double lo, double hi) { return SC_LEFT + (log10(v) - lo) / (hi - lo) * SC_SIZE; }
+static double sc_py(double v, double lo, double hi) { return SC_TOP + SC_SIZE - (log10(v) - lo) / (hi - lo) * SC_SIZE; }
+
+char *scatter_svg(const struct scatter *s)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->measured[i] > 0 && s->predicted[i] > 0) {
+            lo = fmin(lo, fmin(log10(s->measured[i]), log10(s->predicted[i])));
+            hi = fmax(hi, fmax(log10(s->measured[i]), log10(s->predicted[i])));
+        }
+    if (!(lo <= hi))
+        lo = 0, hi = 1;
+    lo = floor(lo), hi = ceil(hi) > floor(lo) ? ceil(hi) : floor(lo) + 1;
+    struct strbuf b = STRBUF_GROWING;
+    int w = SC_LEFT + SC_SIZE + 200, h = SC_TOP + SC_SIZE + 50;
+    strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"22\" font-size=\"15\">",
+                  w, h, w, h);
+    strbuf_xml(&b, s->title);
+    strbuf_puts(&b, "</text>\n");
+    for (double d = lo; d <= hi + 1e-9; d++) {
+        double x = sc_px(pow(10, d), lo, hi), y = sc_py(pow(10, d), lo, hi);
+        strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+                          "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
+                      x, SC_TOP, x, SC_TOP + SC_SIZE, SC_LEFT, y, SC_LEFT + SC_SIZE, y);
+        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%g</text>"
+                          "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%g</text>\n",
+                      x, SC_TOP + SC_SIZE + 16, d, SC_LEFT - 6, y + 4, d);
+    }
+    /* the diagonal and the bands: predicted = measured x f */
+    static const struct { double f; const char *style; } lines[] = {
+        { 1.0, "stroke=\"#333\"" },
+        { 1.1, "stroke=\"#2ca02c\" stroke-dasharray=\"4 3\"" }, { 1 / 1.1, "stroke=\"#2ca02c\" stroke-dasharray=\"4 3\"" },
+        { 1.25, "stroke=\"#ff7f0e\" stroke-dasharray=\"2 3\"" }, { 1 / 1.25, "stroke=\"#ff7f0e\" stroke-dasharray=\"2 3\"" },
+    };
+    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
+        double x0 = pow(10, lo), x1 = pow(10, hi), f = lines[k].f;
+        double a = fmax(x0, x0 / f), z = fmin(x1, x1 / f);
+        strbuf_printf(&b, "<line class=\"band\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n",
+                      sc_px(a, lo, hi), sc_py(a * f, lo, hi), sc_px(z, lo, hi), sc_py(z * f, lo, hi), lines[k].style);
+    }
+    const char *groups[NCOLOURS];
+    size_t ng = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!(s->measured[i] > 0 && s->predicted[i] > 0))
+            continue;
+        size_t g = 0;
+        while (g < ng && strcmp(groups[g], s->group[i]))
+            g++;
+        if (g == ng && ng < NCOLOURS)
+            groups[ng++] = s->group[i];
+        g = g < NCOLOURS ? g : NCOLOURS - 1;
+        strbuf_printf(&b, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\"><title>",
+                      sc_px(s->measured[i], lo, hi), sc_py(s->predicted[i], lo, hi), palette[g]);
+        strbuf_xml(&b, s->label[i]);
+        strbuf_printf(&b, ": measured %.4g %s, predicted %.4g %s (%+.1f%%)</title></circle>\n", s->measured[i], s->unit,
+                      s->predicted[i], s->unit, 100 * (s->predicted[i] - s->measured[i]) / s->measured[i]);
+    }
+    strbuf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">measured (%s)</text>\n", SC_LEFT + SC_SIZE / 2,
+                  SC_TOP + SC_SIZE + 36, s->unit);
+    strbuf_printf(&b, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" text-anchor=\"middle\">predicted (%s)</text>\n",
+                  SC_TOP + SC_SIZE / 2, SC_TOP + SC_SIZE / 2, s->unit);
+    int lx = SC_LEFT + SC_SIZE + 20;
+    for (size_t g = 0; g < ng; g++) {
+        strbuf_printf(&b, "<circle cx=\"%d\" cy=\"%zu\" r=\"4\" fill=\"none\" stroke=\"%s\"/><text x=\"%d\" y=\"%zu\">",
+                      lx + 6, SC_TOP + 6 + 18 * g, palette[g], lx + 18, SC_TOP + 10 + 18 * g);
+        strbuf_xml(&b, groups[g]);
+        strbuf_puts(&b, "</text>\n");
+    }
+    strbuf_printf(&b, "<text x=\"%d\" y=\"%zu\" fill=\"#2ca02c\">- - within 10%%</text>"
+                      "<text x=\"%d\" y=\"%zu\" fill=\"#ff7f0e\">. . within 25%%</text>\n",
+                  lx, SC_TOP + 30 + 18 * ng, lx, SC_TOP + 48 + 18 * ng);
     strbuf_puts(&b, "</svg>\n");
     return b.s;
 }

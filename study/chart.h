@@ -23,6 +23,19 @@ struct bar_chart {
 /* The SVG document (malloc'ed; NULL when out of memory). */
 char *bar_chart_svg(const struct bar_chart *c);
 
+/* Predicted against measured on log-log axes: a point per row coloured by
+ * its group, the diagonal (a perfect prediction) and the +-10% and +-25%
+ * bands. */
+struct scatter {
+    const char *title;
+    size_t n;
+    const double *measured, *predicted;   /* > 0; other rows are left out */
+    const char *const *group;             /* the colour (operator type) */
+    const char *const *label;             /* the tooltip */
+    const char *unit;                     /* "us" */
+};
+char *scatter_svg(const struct scatter *s);
+
 /* s with & < > " escaped, for XML and HTML text and attributes. */
 void strbuf_xml(struct strbuf *b, const char *s);
 

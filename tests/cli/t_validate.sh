@@ -42,3 +42,14 @@ expect_fail "validate: a bad --max-mape" '\-\-max-mape "x"' $NPUSIM validate --c
 check "validate --roofline: the SVG, linked from the markdown by its name beside it" sh -c "
   $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --md '$VA/r.md' --roofline '$VA/r.svg' >/dev/null &&
   grep -q '^!\[roofline\](r.svg)' '$VA/r.md' && test \$(grep -c '<polygon class=\"measured\"' '$VA/r.svg') -eq 2"
+# --html: the page of a validation run, each MAPE coloured, the scatter and roofline inline.
+check "validate --html: the self-contained page (tables coloured by MAPE, scatter with bands, roofline, every row)" sh -c "
+  $NPUSIM validate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv --html '$T/v.html' >/dev/null &&
+  python3 - '$T/v.html' <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+assert h.count('<svg') == 2 and h.count('class=\"band\"') == 5 and h.count('class=\"point\"') == 84
+assert re.search(r'<td>gemm</td><td>20</td><td class=\"poor\">30.33</td>', h)
+assert h.count('<table class=\"errors\"') == 3 and h.count('<tr><td>bench/public/ops_a100_llmcompass.csv:') == 84
+assert 'https://' not in h
+PY"
