@@ -7,9 +7,10 @@
 CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
-PKGS    := libcjson zlib gsl cmocka
-PKG_CFLAGS := $(shell pkg-config --cflags libcjson zlib gsl 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs libcjson zlib gsl 2>/dev/null)
+PKGS    := libcjson zlib gsl libmicrohttpd cmocka
+# libmicrohttpd: the HTTP server of `npusim serve` (cli/cmd_serve.c).
+PKG_CFLAGS := $(shell pkg-config --cflags libcjson zlib gsl libmicrohttpd 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs libcjson zlib gsl libmicrohttpd 2>/dev/null)
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 # libcsv ships no pkg-config file on Debian; link it by name.

@@ -243,14 +243,10 @@ static void read_json_twin(struct reader *r, const char *buf, size_t len)
     cJSON_Delete(root);
 }
 
-int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
+int op_table_parse(const char *name, const char *buf, size_t len, struct op_table *t, struct npu_err *e)
 {
     memset(t, 0, sizeof *t);
-    size_t len;
-    char *buf = text_read_file(path, &len, e);
-    if (!buf)
-        return -1;
-    struct reader r = { .t = t, .name = path, .e = e, .line = 1, .unit = "line" };
+    struct reader r = { .t = t, .name = name, .e = e, .line = 1, .unit = "line" };
     op_request_init(&r.row.r);
     /* A UTF-8 byte-order mark (spreadsheets, pandas' utf-8-sig) is not part of the header. */
     size_t skip = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
@@ -262,17 +258,28 @@ int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
         read_json_twin(&r, buf + skip, len - skip);
     else if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
         rfail(&r, "malformed CSV (%s)", why);
-    free(buf);
     free_extras(&r.row, OP_ROW_EXTRA_MAX);
     if (!r.failed && !r.have_header)
-        r.failed = 1, npu_errf(e, "%s: empty input (expected a header: op,dtype,m,n,k,batch,time_us)", path);
+        r.failed = 1, npu_errf(e, "%s: empty input (expected a header: op,dtype,m,n,k,batch,time_us)", name);
     if (!r.failed && t->n == 0)
-        r.failed = 1, npu_errf(e, "%s: no rows after the header", path);
+        r.failed = 1, npu_errf(e, "%s: no rows after the header", name);
     if (r.failed) {
         op_table_free(t);
         return -1;
     }
     return 0;
+}
+
+int op_table_read(const char *path, struct op_table *t, struct npu_err *e)
+{
+    memset(t, 0, sizeof *t);
+    size_t len;
+    char *buf = text_read_file(path, &len, e);
+    if (!buf)
+        return -1;
+    int rc = op_table_parse(path, buf, len, t, e);
+    free(buf);
+    return rc;
 }
 
 void op_table_free(struct op_table *t)

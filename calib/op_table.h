@@ -30,6 +30,9 @@ struct op_table {
 /* Reads path ("-": standard input) into t (empty it with op_table_free);
  * -1 with e naming the file, the line and the column. */
 int op_table_read(const char *path, struct op_table *t, struct npu_err *e);
+/* The same from text in memory (buf[0..len), NUL-terminated), named name in
+ * messages (the HTTP API's "request"). */
+int op_table_parse(const char *name, const char *buf, size_t len, struct op_table *t, struct npu_err *e);
 void op_table_free(struct op_table *t);
 /* Reads the n files into a new array *out (op_tables_free); on an error,
  * nothing is kept and e names the file. */

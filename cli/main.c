@@ -35,6 +35,7 @@ static const struct command commands[] = {
     { "slo", cmd_slo, "carbon results tree -> SLO-driven chip/config selection" },
     { "suite", cmd_suite, "run a suite file (sweep/energy/carbon/slo lines) into a results tree" },
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
+    { "serve", cmd_serve, "the JSON API and a web page over HTTP (docs/api.md)" },
     { "report", cmd_report, "one configuration as a self-contained HTML page of figures" },
     { "op", cmd_op, "one operator (or a measurement file's rows) predicted on a chip" },
     { "import", cmd_import, "measurements in other formats to npusim's (op,dtype,m,n,k,...)" },

@@ -30,7 +30,7 @@ no_files() { # DESC DIR: DIR is absent or empty
 
 # --- help on every subcommand ---
 check "npusim --help" sh -c "$NPUSIM --help | grep -q 'usage: npusim'"
-for c in run sweep opsgen chipsim power op validate calibrate roofline import export; do
+for c in run sweep opsgen chipsim power op validate calibrate roofline import export measure report serve energy carbon slo suite fleet fields merge; do
     check "npusim $c --help" sh -c "$NPUSIM $c --help | grep -q 'usage: npusim $c'"
 done
 expect_fail "unknown command" 'unknown command' $NPUSIM frobnicate

@@ -1,0 +1,377 @@
+/* serve_api.c — the JSON API of `npusim serve` as one function from a
+ * request (method, path, body) to a response (status, type, body), apart
+ * from the HTTP library (cmd_serve.c), so that every route reads as data:
+ * the route table below. Errors are 400 with the message the CLI prints
+ * for the same input, as {"error": "..."}.
+ *
+ * Names from a request (model, chip, system) are names only: no path, no
+ * ".json", so a request reads nothing but the configs folder's files. */
+#define _DEFAULT_SOURCE  /* open_memstream, DT_REG on glibc */
+#include "cli/serve.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "calib/op_table.h"
+#include "calib/validate.h"
+#include "study/config.h"
+#include "study/family.h"
+#include "study/op_predict.h"
+#include "study/pipeline.h"
+#include "opsgen/sweep.h"
+#include "power/energy.h"
+#include "traces/precision.h"
+
+static int reply_json(struct api_response *r, int status, cJSON *j)
+{
+    r->status = status;
+    r->type = "application/json";
+    /* cJSON allocates through the hooks study/pyjson.c installs: its text is
+     * freed with cJSON_free, the response's with free */
+    char *text = cJSON_PrintUnformatted(j);
+    r->body = text ? strdup(text) : NULL;
+    cJSON_free(text);
+    cJSON_Delete(j);
+    if (!r->body) {
+        r->status = 500;
+        r->body = strdup("{\"error\": \"out of memory\"}");
+    }
+    return 0;
+}
+
+static int reply_error(struct api_response *r, int status, const char *msg)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "error", msg);
+    return reply_json(r, status, j);
+}
+
+/* A config name: letters, digits, '_', '-', '.', at most 64, no "..". */
+static bool name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || n > 64 || strstr(s, "..") || (n > 5 && !strcmp(s + n - 5, ".json")))
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+            return false;
+    return true;
+}
+
+/* A string member that must be a name; def when absent. NULL with msg set when bad. */
+static const char *name_of(const cJSON *req, const char *key, const char *def, char *msg, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
+    if (!v)
+        return def;
+    if (!cJSON_IsString(v) || !name_ok(v->valuestring)) {
+        snprintf(msg, n, "\"%s\": expected a config name (letters, digits, _ - .), not a path", key);
+        return NULL;
+    }
+    return v->valuestring;
+}
+
+/* GET /api/chips, /api/models: the names in the configs folder. */
+static int list_configs(const struct api_ctx *ctx, const char *kind, struct api_response *r)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/%s", ctx->configs, kind);
+    DIR *d = opendir(dir);
+    if (!d)
+        return reply_error(r, 500, "the configs folder cannot be read");
+    char names[512][64];
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d)) && n < 512;) {
+        size_t len = strlen(de->d_name);
+        if (len > 5 && len < 69 && !strcmp(de->d_name + len - 5, ".json"))
+            snprintf(names[n++], sizeof names[0], "%.*s", (int)(len - 5), de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, kind);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+    return reply_json(r, 200, j);
+}
+
+static int strategies(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    (void)ctx, (void)req;
+    static const char *const names[] = { "NoPG", "Base", "HW", "Full", "Ideal" };
+    cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, "strategies");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+    return reply_json(r, 200, j);
+}
+
+static int chips(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    (void)req;
+    return list_configs(ctx, "chips", r);
+}
+
+static int models(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    (void)req;
+    return list_configs(ctx, "models", r);
+}
+
+/* "set": {"key": value, ...} as the CLI's "key=value" strings (in buf). */
+static int sets_of(const cJSON *req, const char **sets, char bufs[][256], int max, int *n, char *msg, size_t mn)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(req, "set");
+    *n = 0;
+    if (!s)
+        return 0;
+    if (!cJSON_IsObject(s))
+        return snprintf(msg, mn, "\"set\": expected an object of field: value"), -1;
+    for (const cJSON *kv = s->child; kv; kv = kv->next) {
+        if (*n == max)
+            return snprintf(msg, mn, "\"set\": expected at most %d fields", max), -1;
+        char *v = cJSON_IsString(kv) ? NULL : cJSON_PrintUnformatted(kv);
+        snprintf(bufs[*n], 256, "%s=%s", kv->string, v ? v : kv->valuestring ? kv->valuestring : "");
+        cJSON_free(v);
+        sets[*n] = bufs[*n];
+        (*n)++;
+    }
+    return 0;
+}
+
+/* Loads the request's model (when need_model), chip and system. */
+static int load(const struct api_ctx *ctx, const cJSON *req, bool need_model, struct loaded_config *c,
+                struct npu_err *e)
+{
+    char msg[200] = "";
+    const char *model = need_model ? name_of(req, "model", "llama3-8b", msg, sizeof msg) : NULL;
+    const char *chip = name_of(req, "chip", "tpuv5p", msg, sizeof msg);
+    const char *sys = name_of(req, "system", NULL, msg, sizeof msg);
+    const char *sets[32];
+    char bufs[32][256];
+    int nsets = 0;
+    if (*msg || sets_of(req, sets, bufs, 32, &nsets, msg, sizeof msg))
+        return npu_errf(e, "%s", msg);
+    struct config_request cr = { ctx->configs, model, chip, sys, sets, nsets };
+    memset(c, 0, sizeof *c);
+    if (config_load(&cr, c, e)) {
+        config_free(c);
+        return -1;
+    }
+    c->strict = true;
+    return 0;
+}
+
+static int64_t int_of(const cJSON *req, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
+    return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= 2147483648.0 ? (int64_t)v->valuedouble
+           : v ? -1 : 0;
+}
+
+/* POST /api/op: one operator predicted (npusim op). */
+static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    struct op_request q;
+    op_request_init(&q);
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "op"), *dt = cJSON_GetObjectItemCaseSensitive(req, "dtype");
+    if (!cJSON_IsString(kind) || !op_kind_known(kind->valuestring))
+        return reply_error(r, 400, "\"op\": expected one of " OP_REQUEST_KINDS);
+    snprintf(q.op, sizeof q.op, "%s", kind->valuestring);
+    q.prec = cJSON_IsString(dt) ? precision_by_name(dt->valuestring) : dt ? -1 : PREC_BF16;
+    if (q.prec < 0)
+        return reply_error(r, 400, "\"dtype\": expected a number format (fp32, bf16, fp8, ...)");
+    static const char *const dims[] = { "m", "n", "k", "batch", "heads" };
+    int64_t *dst[] = { &q.m, &q.n, &q.k, &q.batch, &q.heads };
+    for (int i = 0; i < 5; i++)
+        if ((*dst[i] = int_of(req, dims[i])) < 0) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "\"%s\": expected a whole number from 1 to 2^31", dims[i]);
+            return reply_error(r, 400, msg);
+        }
+    struct loaded_config c;
+    struct npu_err e;
+    struct op_prediction p;
+    if (load(ctx, req, false, &c, &e))
+        return reply_error(r, 400, e.msg);
+    int rc = op_predict(&q, &c.chip, ctx->prof, &p, &e);
+    config_free(&c);
+    if (rc)
+        return reply_error(r, 400, e.msg);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "op", q.op);
+    cJSON_AddStringToObject(j, "dtype", precision_info((enum precision)q.prec)->name);
+    cJSON_AddNumberToObject(j, "time_us", p.time_us);
+    cJSON_AddNumberToObject(j, "tflops", p.tflops);
+    cJSON_AddNumberToObject(j, "intensity_flop_per_byte", p.intensity);
+    cJSON_AddNumberToObject(j, "flops", (double)p.flops);
+    cJSON_AddNumberToObject(j, "bytes", (double)p.bytes);
+    cJSON_AddStringToObject(j, "bound", p.bound);
+    cJSON_AddStringToObject(j, "kernel_class", p.kernel_class);
+    cJSON_AddNumberToObject(j, "efficiency", p.efficiency);
+    return reply_json(r, 200, j);
+}
+
+/* The per-operator rows and the totals of a timed trace. */
+static cJSON *trace_json(const struct trace *t)
+{
+    cJSON *ops = cJSON_CreateArray();
+    static const char *const phases[] = { "ops", "prefill", "decode" };
+    double time_s[3] = { 0 }, energy_J[3] = { 0 };
+    for (size_t i = 0; i < t->n; i++) {
+        const struct op *op = &t->ops[i];
+        double n = op->count > 0 ? (double)op->count : 1;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", op->name ? op->name : "");
+        cJSON_AddStringToObject(o, "phase", phases[op->phase]);
+        cJSON_AddStringToObject(o, "type", op->parsed_op_type ? op->parsed_op_type : "");
+        cJSON_AddNumberToObject(o, "count", n);
+        cJSON_AddNumberToObject(o, "exe_ns", (double)op->exe_ns);
+        cJSON_AddStringToObject(o, "bound", bounded_by_name(op->bounded_by));
+        cJSON_AddNumberToObject(o, "flops", (double)op->flops);
+        cJSON_AddNumberToObject(o, "bytes", (double)op->bytes);
+        cJSON_AddItemToArray(ops, o);
+        time_s[op->phase] += (double)op->exe_ns * n / 1e9;
+        if (op->energy_done)
+            energy_J[op->phase] += (op_static_energy_J(op) + op_dynamic_energy_J(op)) * n;
+    }
+    cJSON *j = cJSON_CreateObject(), *ph = cJSON_AddArrayToObject(j, "phases");
+    for (int p = 0; p < 3; p++)
+        if (time_s[p] > 0) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", phases[p]);
+            cJSON_AddNumberToObject(o, "time_s", time_s[p]);
+            cJSON_AddNumberToObject(o, "energy_J", energy_J[p]);
+            cJSON_AddItemToArray(ph, o);
+        }
+    cJSON_AddItemToObject(j, "ops", ops);
+    return j;
+}
+
+/* POST /api/simulate: one configuration end to end (npusim run). */
+static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    struct loaded_config c;
+    struct npu_err e;
+    if (load(ctx, req, true, &c, &e))
+        return reply_error(r, 400, e.msg);
+    const struct family *fam = family_find(&c.model, "inference");
+    int64_t batch = int_of(req, "batch");
+    if (!fam || batch < 0) {
+        config_free(&c);
+        return reply_error(r, 400, !fam ? "model: no model family simulates its inference"
+                                        : "\"batch\": expected a whole number from 1 to 2^31");
+    }
+    if (batch > 0) {
+        struct model_config *m = &c.model;
+        struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
+                                  m->pipeline_parallelism_degree, m->expert_parallelism_degree,
+                                  m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
+                                  m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
+        sweep_apply_parallel(m, &p, batch);
+    }
+    if (fam->adjust)
+        fam->adjust(&c);
+    struct trace t;
+    trace_init(&t);
+    int rc = pipeline_run(fam, &c, ctx->prof, true, &t, &e);
+    if (rc) {
+        trace_free(&t);
+        config_free(&c);
+        return reply_error(r, 400, e.msg);
+    }
+    char *summary = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&summary, &len);
+    if (mem) {
+        fam->summary(&c, ctx->prof, &t, mem);
+        fclose(mem);
+    }
+    cJSON *j = trace_json(&t);
+    char title[600];
+    snprintf(title, sizeof title, "%s on %s", c.model_name, c.chip_name);
+    cJSON_AddStringToObject(j, "title", title);
+    cJSON_AddStringToObject(j, "summary", summary ? summary : "");
+    free(summary);
+    trace_free(&t);
+    config_free(&c);
+    return reply_json(r, 200, j);
+}
+
+/* POST /api/validate: measured kernels against a chip (npusim validate). */
+static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(req, "measurements");
+    if (!cJSON_IsString(m))
+        return reply_error(r, 400, "\"measurements\": expected the measurement CSV (op,dtype,m,n,k,batch,time_us) "
+                                   "or its JSON twin, as text");
+    struct loaded_config c;
+    struct npu_err e;
+    if (load(ctx, req, false, &c, &e))
+        return reply_error(r, 400, e.msg);
+    struct op_table t;
+    struct validation v;
+    memset(&v, 0, sizeof v);
+    const char *name = "measurements";
+    int rc = op_table_parse(name, m->valuestring, strlen(m->valuestring), &t, &e);
+    if (!rc && (rc = validate_run(&t, &name, 1, &c.chip, c.chip_name, ctx->prof, &v, &e)) != 0)
+        op_table_free(&t);
+    if (rc) {
+        config_free(&c);
+        return reply_error(r, 400, e.msg);
+    }
+    cJSON *j = validation_json(&v);
+    validation_free(&v);
+    op_table_free(&t);
+    config_free(&c);
+    return reply_json(r, 200, j);
+}
+
+/* The routes: method, path, handler, whether a JSON body is needed. */
+static const struct route {
+    const char *method, *path;
+    int (*handle)(const struct api_ctx *, const cJSON *, struct api_response *);
+    bool body;
+} routes[] = {
+    { "GET", "/api/chips", chips, false },        { "GET", "/api/models", models, false },
+    { "GET", "/api/strategies", strategies, false }, { "POST", "/api/op", op, true },
+    { "POST", "/api/simulate", simulate, true },  { "POST", "/api/validate", validate, true },
+};
+
+int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
+               struct api_response *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!strcmp(path, "/") || !strcmp(path, "/index.html")) {
+        if (strcmp(method, "GET"))
+            return reply_error(r, 405, "/: expected GET");
+        r->status = 200;
+        r->type = "text/html; charset=utf-8";
+        r->body = strdup(serve_page);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (strcmp(routes[i].path, path))
+            continue;
+        if (strcmp(routes[i].method, method)) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "%s: expected %s", path, routes[i].method);
+            return reply_error(r, 405, msg);
+        }
+        if (!routes[i].body)
+            return routes[i].handle(ctx, NULL, r);
+        cJSON *req = cJSON_ParseWithLength(body ? body : "", len);
+        if (!cJSON_IsObject(req)) {
+            cJSON_Delete(req);
+            return reply_error(r, 400, "the request body: expected a JSON object");
+        }
+        int rc = routes[i].handle(ctx, req, r);
+        cJSON_Delete(req);
+        return rc;
+    }
+    return reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/strategies; POST /api/op, "
+                               "/api/simulate, /api/validate)");
+}

@@ -1,0 +1,89 @@
+# Sourced by tests/cli/run.sh: `npusim serve`, used as people use it. A
+# server on a loopback port; every endpoint with curl (results, and bad
+# input as 400 with the CLI's message, 404, 405, 413); the page in headless
+# Chromium (its script fills the selects, runs a configuration and a
+# validation: the DOM holds both tables, no console error); 200 requests 8
+# at a time, none failing, the latencies reported; SIGTERM stops it; it
+# wrote no file. Bad options exit 2.
+SV="$T/serve"
+mkdir -p "$SV/cwd"
+PORT=$((20000 + $$ % 30000))
+URL="http://127.0.0.1:$PORT"
+CFG_ABS=$(cd "$CONFIGS" && pwd)
+NP_ABS=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
+( cd "$SV/cwd" && exec "$NP_ABS" serve --port "$PORT" --configs "$CFG_ABS" --threads 4 ) 2>"$SV/log" &
+SV_PID=$!
+up=0
+for i in $(seq 1 50); do
+    if curl -s -o /dev/null "$URL/api/strategies"; then up=1; break; fi
+    sleep 0.1
+done
+check "serve: listening on 127.0.0.1 by default" sh -c "[ $up = 1 ] && grep -q 'listening on http://127.0.0.1:$PORT/' '$SV/log'"
+check "serve: GET /api/chips, /api/models, /api/strategies" sh -c "
+  curl -sf '$URL/api/chips' | grep -q '\"tpuv5p\"' && curl -sf '$URL/api/models' | grep -q '\"llama3-8b\"' &&
+  curl -sf '$URL/api/strategies' | grep -q '\"Ideal\"'"
+check "serve: POST /api/op gives npusim op's figures (gemm 4096^3 bf16 on h100: 138.913 us)" sh -c "
+  curl -sf -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"dtype\": \"bf16\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"chip\": \"h100\"}' |
+  grep -q '\"time_us\":138.913,'"
+check "serve: POST /api/simulate gives the run's summary, phases and per-op rows" sh -c "
+  curl -sf -X POST '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"chip\": \"tpuv5p\", \"batch\": 1}' >'$SV/sim.json' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$SV/run' >'$SV/run.txt' &&
+  python3 - '$SV/sim.json' '$SV/run.txt' <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j['summary'] == open(sys.argv[2]).read().split('  outputs')[0], 'the summary differs from npusim run'
+assert [p['name'] for p in j['phases']] == ['prefill', 'decode'] and len(j['ops']) > 30
+PY"
+check "serve: POST /api/validate gives the error table of measured kernels" sh -c "
+  curl -sf -X POST '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
+  python3 -c 'import json,sys; j=json.load(sys.stdin); assert j[\"overall\"][\"count\"] == 1 and \"gemm\" in j[\"by_op\"]'"
+check "serve: a path for a name is 400, named" sh -c "
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"chip\": \"../../etc/passwd\"}')\" = 400 ] && grep -q 'not a path' '$SV/body'"
+check "serve: an unknown chip is 400 with the CLI's message" sh -c "
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"m\": 1, \"n\": 1, \"k\": 1, \"chip\": \"nochip\"}')\" = 400 ] &&
+  grep -q 'unknown chip \\\\\"nochip\\\\\"' '$SV/body'"
+check "serve: bad JSON 400, bad measurements 400 naming the line, no endpoint 404, wrong method 405, too big 413" sh -c "
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' -d '{bad')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/validate' -d '{\"measurements\": \"op,dtype,m\\ngemm,bf17,1\\n\"}')\" = 400 ] &&
+  grep -q 'measurements: line 2: column' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/nothing')\" = 404 ] && [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/op')\" = 405 ] &&
+  head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
+if command -v chromium >/dev/null 2>&1; then
+    check "serve: the page in headless chromium runs a configuration and a validation (DOM tables, no console error)" sh -c "
+      timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --enable-logging=stderr --v=0 \
+        --dump-dom '$URL/#demo' >'$SV/dom.html' 2>'$SV/console.log' &&
+      python3 - '$SV/dom.html' <<'PY'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.ids = set(); self.options = 0; self.cls = []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if 'id' in a: self.ids.add(a['id'])
+        if tag == 'option': self.options += 1
+        if tag == 'td' and 'class' in a: self.cls.append(a['class'])
+p = P(); p.feed(open(sys.argv[1]).read())
+assert {'by-type', 'errors', 'overall'} <= p.ids, p.ids
+assert p.options > 20 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
+PY
+      ! grep -E 'CONSOLE.*(Error|Uncaught)' '$SV/console.log'"
+else
+    echo "ok - serve page in headless chromium: skipped, no chromium here (apt-get install chromium)"
+fi
+check "serve: 200 requests, 8 at a time, all answered 200 (latency reported)" sh -c "
+  seq 200 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -X POST '$URL/api/op' \
+    -d '{\"op\": \"gemm\", \"m\": 1024, \"n\": 1024, \"k\": 1024, \"chip\": \"a100\"}' >'$SV/load.txt' &&
+  [ \"\$(grep -c '^200 ' '$SV/load.txt')\" = 200 ] &&
+  sort -k2 -n '$SV/load.txt' | awk '{ t[NR] = \$2 } END { printf \"# serve load: 200 requests, median %.1f ms, p95 %.1f ms, max %.1f ms\n\", t[100]*1e3, t[190]*1e3, t[200]*1e3 }' >&2"
+check "serve: 16 simulations at once, 8 in parallel, answer the same bytes" sh -c "
+  seq 16 | xargs -P 8 -I{} sh -c \"curl -sf -X POST '$URL/api/simulate' -d '{\\\"model\\\": \\\"llama3-8b\\\", \\\"chip\\\": \\\"tpuv5e\\\"}' | md5sum\" >'$SV/sums.txt' &&
+  [ \"\$(wc -l <'$SV/sums.txt')\" = 16 ] && ! grep -q d41d8cd98f00b204e9800998ecf8427e '$SV/sums.txt' && [ \"\$(sort -u '$SV/sums.txt' | wc -l)\" = 1 ]"
+grep -h '^# serve load' "$T/log" 2>/dev/null || true
+kill -TERM "$SV_PID" 2>/dev/null
+wait "$SV_PID"
+SV_RC=$?
+check "serve: SIGTERM stops it (exit 0), and it wrote no file" sh -c "[ $SV_RC = 0 ] && grep -q 'stopped' '$SV/log' && [ -z \"\$(ls -A '$SV/cwd')\" ]"
+expect_fail "serve: --port 0" '--port "0": expected a whole number from 1 to 65535' $NPUSIM serve --port 0
+expect_fail "serve: --bind not an address" '--bind "localhost": expected an IPv4 address' $NPUSIM serve --bind localhost
+expect_fail "serve: --configs missing" '--configs "nowhere": no such folder' $NPUSIM serve --configs nowhere
