@@ -65,5 +65,8 @@ cJSON *validation_json(const struct validation *v);
  * with each MAPE coloured, predicted against measured, roofline_svg (NULL:
  * none) inline, every row. */
 char *validation_html(const struct validation *v, const char *roofline_svg);
+/* The chip's roofline with every row twice: predicted (circle) and measured
+ * (triangle), coloured by operator type (study/roofline.h). */
+char *validation_roofline(const struct validation *v, const struct chip_config *chip, const char *chip_name);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "calib/validate.h"
 #include "study/chart.h"
+#include "study/roofline.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"
 
@@ -103,4 +104,24 @@ char *validation_html(const struct validation *v, const char *roofline_svg)
                     "</body></html>\n");
     free(scatter), free(meas), free(pred), free(group), free(label), free(lab);
     return b.s;
+}
+
+/* The roofline of the rows: each predicted and measured (study/roofline.h). */
+char *validation_roofline(const struct validation *v, const struct chip_config *chip, const char *chip_name)
+{
+    struct roofline_point *p = calloc(2 * v->n + 1, sizeof *p);
+    if (!p)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct validation_row *r = &v->rows[i];
+        if (r->p.flops <= 0 || r->p.bytes <= 0)
+            continue;
+        p[k++] = (struct roofline_point){ r->p.intensity, r->p.tflops, r->in->r.op, false, r->in->r.op };
+        p[k++] = (struct roofline_point){ r->p.intensity, (double)r->p.flops / r->in->r.measured_us / 1e6,
+                                          r->in->r.op, true, r->in->r.op };
+    }
+    char *svg = roofline_svg(chip, chip_name, p, k);
+    free(p);
+    return svg;
 }

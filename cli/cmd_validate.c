@@ -8,7 +8,6 @@
 
 #include "cli/cli.h"
 #include "study/outputs.h"
-#include "study/roofline.h"
 #include "calib/validate.h"
 #include "traces/lists.h"
 #include "traces/strbuf.h"
@@ -48,25 +47,6 @@ static const char validate_help[] =
 
 enum { O_MD = 1, O_CSV, O_JSON, O_MAX_MAPE, O_ROOFLINE, O_HTML };
 
-/* The roofline of the rows: each predicted and measured (study/roofline.h). */
-static char *roofline_of(const struct validation *v, const struct chip_config *chip, const char *chip_name)
-{
-    struct roofline_point *p = calloc(2 * v->n + 1, sizeof *p);
-    if (!p)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const struct validation_row *r = &v->rows[i];
-        if (r->p.flops <= 0 || r->p.bytes <= 0)
-            continue;
-        p[k++] = (struct roofline_point){ r->p.intensity, r->p.tflops, r->in->r.op, false, r->in->r.op };
-        p[k++] = (struct roofline_point){ r->p.intensity, (double)r->p.flops / r->in->r.measured_us / 1e6,
-                                          r->in->r.op, true, r->in->r.op };
-    }
-    char *svg = roofline_svg(chip, chip_name, p, k);
-    free(p);
-    return svg;
-}
 
 /* The markdown with a link to the roofline: its name alone when both sit in
  * one folder, else its path as given. */
@@ -124,7 +104,7 @@ static int report_outputs(const struct validation *v, const struct op_table *tab
             cJSON_free(s);
             cJSON_Delete(j);
         } else {
-            char *svg = roofline_of(v, &cfg->chip, cfg->chip_name);
+            char *svg = validation_roofline(v, &cfg->chip, cfg->chip_name);
             out[n].text = i == 3 ? svg : validation_html(v, svg);
             if (i == 4)
                 free(svg);

@@ -324,6 +324,9 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
         return reply_error(r, 400, e.msg);
     }
     cJSON *j = validation_json(&v);
+    char *svg = validation_roofline(&v, &c.chip, c.chip_name);
+    cJSON_AddStringToObject(j, "roofline_svg", svg ? svg : "");
+    free(svg);
     validation_free(&v);
     op_table_free(&t);
     config_free(&c);

@@ -3,7 +3,8 @@
  * talking to the JSON API of serve_api.c. Two panels: simulate (model,
  * chip, batch -> the summary, time per phase and per operator type) and
  * validate (paste measurements -> the error table, each MAPE green within
- * 10%, amber within 25%, red beyond). No data structure of its own. */
+ * 10%, amber within 25%, red beyond, and the chip's roofline with the
+ * kernels predicted and measured on it, an SVG the server drew). No data structure of its own. */
 #include "cli/serve.h"
 
 const char serve_page[] =
@@ -70,7 +71,7 @@ const char serve_page[] =
     "    for (const [name, g] of Object.entries(j.by_op))\n"
     "      h += '<tr><td>' + esc(name) + '</td><td>' + g.count + '</td><td class=\"' + grade(g.mape_pct) + '\">' +\n"
     "           g.mape_pct.toFixed(2) + '</td><td>' + g.bias_pct.toFixed(2) + '</td><td>' + g.rmse_us.toPrecision(4) + '</td></tr>';\n"
-    "    out.innerHTML = h + '</table>';\n"
+    "    out.innerHTML = h + '</table><figure id=\"val-roofline\">' + j.roofline_svg + '</figure>';\n"
     "  } catch (e) { out.innerHTML = '<p class=\"error\">' + esc(e.message) + '</p>'; }\n"
     "}\n"
     "$('run').addEventListener('click', run);\n"

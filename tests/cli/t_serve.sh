@@ -62,10 +62,11 @@ class P(HTMLParser):
         a = dict(attrs)
         if 'id' in a: self.ids.add(a['id'])
         if tag == 'option': self.options += 1
+        if tag == 'polygon': self.triangles = getattr(self, 'triangles', 0) + 1
         if tag == 'td' and 'class' in a: self.cls.append(a['class'])
 p = P(); p.feed(open(sys.argv[1]).read())
-assert {'by-type', 'errors', 'overall'} <= p.ids, p.ids
-assert p.options > 20 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
+assert {'by-type', 'errors', 'overall', 'val-roofline'} <= p.ids, p.ids
+assert p.options > 20 and getattr(p, 'triangles', 0) >= 2 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
 PY
       ! grep -E 'CONSOLE.*(Error|Uncaught)' '$SV/console.log'"
 else
