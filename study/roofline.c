@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "traces/precision.h"
+#include "study/chart.h"
 #include "traces/strbuf.h"
 
 /* Plot area in SVG units. */
@@ -24,17 +25,6 @@ static const char *const palette[] = {
 };
 #define NCOLOURS (sizeof palette / sizeof palette[0])
 
-/* XML text: & < > " escaped. */
-static void put_text(struct strbuf *b, const char *s)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '&': strbuf_puts(b, "&amp;"); break;
-        case '<': strbuf_puts(b, "&lt;"); break;
-        case '>': strbuf_puts(b, "&gt;"); break;
-        case '"': strbuf_puts(b, "&quot;"); break;
-        default: strbuf_putc(b, *s);
-        }
 }
 
 /* A ceiling at peak from where the memory slope meets it to the right edge. */
@@ -49,7 +39,7 @@ static void ceiling(struct strbuf *b, const struct axes *a, double peak, double 
     strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n", px(a, ridge), py(a, peak),
                   px(a, x1), py(a, peak), style);
     strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"ceiling\">", px(a, x1) - 4, py(a, peak) - 4);
-    put_text(b, label);
+    strbuf_xml(b, label);
     strbuf_puts(b, "</text>\n");
 }
 
@@ -90,7 +80,7 @@ static void frame(struct strbuf *b, const struct axes *a, const char *chip_name)
     strbuf_printf(b, "<text x=\"20\" y=\"%d\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 20 %d)\">"
                      "throughput (TFLOP/s)</text>\n", TOP + PLOT_H / 2, TOP + PLOT_H / 2);
     strbuf_printf(b, "<text x=\"%d\" y=\"28\" class=\"title\" text-anchor=\"middle\">Roofline of ", LEFT + PLOT_W / 2);
-    put_text(b, chip_name);
+    strbuf_xml(b, chip_name);
     strbuf_puts(b, "</text>\n");
 }
 
@@ -120,7 +110,7 @@ static void points(struct strbuf *b, const struct axes *a, const struct roofline
             strbuf_printf(b, "<circle class=\"predicted\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\">",
                           x, y, c);
         strbuf_puts(b, "<title>");
-        put_text(b, p[i].label ? p[i].label : p[i].op);
+        strbuf_xml(b, p[i].label ? p[i].label : p[i].op);
         strbuf_puts(b, p[i].measured ? "</title></polygon>\n" : "</title></circle>\n");
     }
 }
@@ -137,7 +127,7 @@ static void legend(struct strbuf *b, const char **types, size_t ntypes)
         y += 20;
         strbuf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
                       x - 5, y - 6, palette[i % NCOLOURS], x + 12, y + 4);
-        put_text(b, types[i]);
+        strbuf_xml(b, types[i]);
         strbuf_puts(b, "</text>\n");
     }
     strbuf_puts(b, "</g>\n");
