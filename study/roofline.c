@@ -25,8 +25,6 @@ static const char *const palette[] = {
 };
 #define NCOLOURS (sizeof palette / sizeof palette[0])
 
-}
-
 /* A ceiling at peak from where the memory slope meets it to the right edge. */
 static void ceiling(struct strbuf *b, const struct axes *a, double peak, double bw_TBps, const char *label,
                     const char *style)
