@@ -285,6 +285,25 @@ static int collect(const struct op_table *tables, const char *const *files, int 
     return 0;
 }
 
+/* t0 again for a format whose e was clamped, e held: the t0 of the free
+ * fit went with an e the chip cannot hold (a GEMV the roofline already
+ * predicts too slow fitted e > 1 and a t0 that made it slower still).
+ * Least squares on relative residuals: t0 = sum((1 - m_i / y_i) / y_i) /
+ * sum(1 / y_i^2), m_i the model without t0; at least 0. */
+static double refit_t0(const struct point *p, int np, const bool *use, const struct class_fit *c, int kc, int prec)
+{
+    struct class_fit no_t0 = *c;
+    no_t0.t0[prec] = 0;
+    double num = 0, den = 0;
+    for (int i = 0; i < np; i++)
+        if ((!use || use[i]) && p[i].kc == kc && p[i].prec == prec) {
+            double y = p[i].y_ns;
+            num += (1 - model_ns(&no_t0, &p[i]) / y) / y;
+            den += 1 / (y * y);
+        }
+    return den > 0 && num > 0 ? num / den : 0;
+}
+
 /* Fits every class among the points with use[i] (NULL: all) into cls[],
  * and lists its (class, format) groups in fits in first-seen order, e
  * clamped to [0.01, 1] (and cls[] with it, so predictions use what the chip
@@ -322,6 +341,8 @@ static void fit_groups(const struct point *p, int np, const bool *use, int *idx,
         f->clamped = f->e > 1.0 || f->e < 0.01;
         f->e = f->e > 1.0 ? 1.0 : f->e < 0.01 ? 0.01 : f->e;
         c->b[f->prec] = 1.0 / f->e;
+        if (f->clamped)
+            c->t0[f->prec] = refit_t0(p, np, use, c, f->kernel_class, f->prec);
         f->t0_ns = c->t0[f->prec], f->n_half = c->n_half, f->model = c->model;
     }
 }
