@@ -13,11 +13,14 @@
 #include "study/outputs.h"
 #include "study/pipeline.h"
 #include "study/report_html.h"
+#include "study/report_sweep.h"
+#include "traces/textfile.h"
 #include "traces/lists.h"
 
 static const char report_help[] =
     "usage: npusim report [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
     "                     -o REPORT.html [--svg-dir DIR] [--pg LIST|none] [--no-energy]\n"
+    "       npusim report --sweep SUMMARY.csv [--slo-tpot-ms MS] -o REPORT.html [--svg-dir DIR]\n"
     "\n"
     "Runs one configuration as `npusim run` does and writes it as one HTML page that\n"
     "needs no network to view (inline SVG and CSS): the run's summary; time per\n"
@@ -31,9 +34,15 @@ static const char report_help[] =
     "                          roofline, energy_by_component, power_gating)\n"
     "      --pg LIST           strategies to compare (default NoPG,Base,HW,Full,Ideal;\n"
     "                          none: no comparison)\n"
-    "      --no-energy         no energy pass: no energy sections\n";
+    "      --no-energy         no energy pass: no energy sections\n"
+    "      --sweep FILE        a sweep's summary (npusim sweep --summary) instead of one run:\n"
+    "                          throughput per chip against batch, and time per output token\n"
+    "                          against throughput per chip with the Pareto front tabled\n"
+    "                          (figures throughput_vs_batch, pareto)\n"
+    "      --slo-tpot-ms MS    the SLO line on time per output token; the front's rows meeting it\n"
+    "                          green, the others red\n";
 
-enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY };
+enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY, O_SWEEP, O_SLO };
 
 /* The energy (J) of each strategy's pass on copies of the timed trace, per
  * phase column (prefill or the only phase, decode). */
@@ -94,15 +103,50 @@ static int write_report(const struct report_input *in, const char *out, const ch
     return write_outputs(o, n, e);
 }
 
+/* --sweep: the summary's page and its two figures, written all together. */
+static int sweep_report(const char *path, double slo, const char *out_path, const char *svg_dir)
+{
+    struct npu_err e;
+    size_t len;
+    char *csv = text_read_file(path, &len, &e);
+    if (!csv)
+        return report_error("report", &e);
+    char *fig[2];
+    char *html = sweep_report_html(path, csv, len, slo, &fig[0], &fig[1], &e);
+    free(csv);
+    if (!html) {
+        free(fig[0]), free(fig[1]);
+        return report_error("report", &e);
+    }
+    static const char *const names[2] = { "throughput_vs_batch", "pareto" };
+    struct output o[3];
+    output_clear(o, 3);
+    int n = 0;
+    snprintf(o[n].path, sizeof o[n].path, "%s", out_path);
+    o[n++].text = html;
+    for (int f = 0; f < 2; f++)
+        if (svg_dir && fig[f]) {
+            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, names[f]);
+            o[n++].text = fig[f];
+        } else
+            free(fig[f]);
+    if (write_outputs(o, n, &e))
+        return report_error("report", &e);
+    printf("npusim report: wrote %s\n", out_path);
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "svg-dir", required_argument, 0, O_SVG_DIR },
-        { "pg", required_argument, 0, O_PG }, { "no-energy", no_argument, 0, O_NO_ENERGY }, { 0, 0, 0, 0 },
+        { "pg", required_argument, 0, O_PG }, { "no-energy", no_argument, 0, O_NO_ENERGY },
+        { "sweep", required_argument, 0, O_SWEEP }, { "slo-tpot-ms", required_argument, 0, O_SLO }, { 0, 0, 0, 0 },
     };
     struct common_opts o;
     common_opts_init(&o);
-    const char *out = NULL, *svg_dir = NULL, *pg = "NoPG,Base,HW,Full,Ideal";
+    const char *out = NULL, *svg_dir = NULL, *pg = "NoPG,Base,HW,Full,Ideal", *sweep = NULL;
+    double slo = 0;
     bool no_energy = false;
     struct npu_err e;
     int c, rc;
@@ -122,6 +166,11 @@ int cmd_report(int argc, char **argv)
         case O_SVG_DIR: svg_dir = optarg; break;
         case O_PG: pg = optarg; break;
         case O_NO_ENERGY: no_energy = true; break;
+        case O_SWEEP: sweep = optarg; break;
+        case O_SLO:
+            if (parse_f64_strict(optarg, &slo) || !(slo > 0))
+                return usage_error("report", "--slo-tpot-ms \"%s\": expected milliseconds above 0", optarg);
+            break;
         default: return usage_error("report", "unknown option or missing value \"%s\"", argv[optind - 1]);
         }
     }
@@ -129,6 +178,8 @@ int cmd_report(int argc, char **argv)
         return usage_error("report", "unexpected argument \"%s\"", argv[optind]);
     if (!out)
         return usage_error("report", "expected -o REPORT.html");
+    if (sweep)
+        return sweep_report(sweep, slo, out, svg_dir);
     struct loaded_config cfg;
     const struct family *fam;
     if (load_common("report", &o, true, &cfg, &fam))

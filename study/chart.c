@@ -176,3 +176,78 @@ char *scatter_svg(const struct scatter *s)
     strbuf_puts(&b, "</svg>\n");
     return b.s;
 }
+
+enum { LC_W = 520, LC_H = 340, LC_LEFT = 70, LC_TOP = 40 };
+
+char *line_chart_svg(const struct line_chart *c)
+{
+    double xlo = INFINITY, xhi = -INFINITY, yhi = 0;
+    for (size_t s = 0; s < c->n_series; s++)
+        for (size_t i = 0; i < c->series[s].n; i++) {
+            xlo = fmin(xlo, log10(c->series[s].x[i])), xhi = fmax(xhi, log10(c->series[s].x[i]));
+            yhi = fmax(yhi, c->series[s].y[i]);
+        }
+    if (c->x_mark > 0)
+        xlo = fmin(xlo, log10(c->x_mark)), xhi = fmax(xhi, log10(c->x_mark));
+    if (!(xlo <= xhi))
+        xlo = 0, xhi = 1;
+    xlo = floor(xlo), xhi = ceil(xhi) > xlo ? ceil(xhi) : xlo + 1;
+    yhi = nice_top(yhi);
+#define LX(v) (LC_LEFT + (log10(v) - xlo) / (xhi - xlo) * LC_W)
+#define LY(v) (LC_TOP + LC_H - (v) / yhi * LC_H)
+    struct strbuf b = STRBUF_GROWING;
+    int w = LC_LEFT + LC_W + 230, h = LC_TOP + LC_H + 50;
+    strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"22\" font-size=\"15\">",
+                  w, h, w, h);
+    strbuf_xml(&b, c->title);
+    strbuf_puts(&b, "</text>\n");
+    for (double d = xlo; d <= xhi + 1e-9; d++)
+        strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/><text x=\"%.1f\" "
+                          "y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+                      LX(pow(10, d)), LC_TOP, LX(pow(10, d)), LC_TOP + LC_H, LX(pow(10, d)), LC_TOP + LC_H + 16,
+                      pow(10, d));
+    for (int k = 0; k <= 5; k++)
+        strbuf_printf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/><text x=\"%d\" "
+                          "y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
+                      LC_LEFT, LY(yhi * k / 5), LC_LEFT + LC_W, LY(yhi * k / 5), LC_LEFT - 6, LY(yhi * k / 5) + 4,
+                      yhi * k / 5);
+    strbuf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LC_LEFT + LC_W / 2, LC_TOP + LC_H + 36);
+    strbuf_xml(&b, c->x_label);
+    strbuf_printf(&b, "</text><text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
+                  LC_TOP + LC_H / 2, LC_TOP + LC_H / 2);
+    strbuf_xml(&b, c->y_label);
+    strbuf_puts(&b, "</text>\n");
+    if (c->x_mark > 0) {
+        strbuf_printf(&b, "<line class=\"slo\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
+                          "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%d\" fill=\"#d62728\">",
+                      LX(c->x_mark), LC_TOP, LX(c->x_mark), LC_TOP + LC_H, LX(c->x_mark) + 4, LC_TOP + 12);
+        strbuf_xml(&b, c->mark_label ? c->mark_label : "");
+        strbuf_puts(&b, "</text>\n");
+    }
+    for (size_t s = 0; s < c->n_series; s++) {
+        const struct xy_series *se = &c->series[s];
+        const char *col = palette[s % NCOLOURS];
+        if (se->line && se->n > 1) {
+            strbuf_printf(&b, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"%d\" points=\"",
+                          col, se->highlight ? 3 : 1);
+            for (size_t i = 0; i < se->n; i++)
+                strbuf_printf(&b, "%s%.1f,%.1f", i ? " " : "", LX(se->x[i]), LY(se->y[i]));
+            strbuf_puts(&b, "\"/>\n");
+        }
+        for (size_t i = 0; i < se->n; i++) {
+            strbuf_printf(&b, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
+                          LX(se->x[i]), LY(se->y[i]), se->highlight ? 4 : 2, col);
+            strbuf_xml(&b, se->name);
+            strbuf_printf(&b, ": %.4g, %.4g</title></circle>\n", se->x[i], se->y[i]);
+        }
+        strbuf_printf(&b, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%zu\">",
+                      LC_LEFT + LC_W + 20, LC_TOP + 18 * s, col, LC_LEFT + LC_W + 38, LC_TOP + 10 + 18 * s);
+        strbuf_xml(&b, se->name);
+        strbuf_puts(&b, "</text>\n");
+    }
+#undef LX
+#undef LY
+    strbuf_puts(&b, "</svg>\n");
+    return b.s;
+}

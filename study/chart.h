@@ -9,6 +9,9 @@
 #ifndef NPUSIM_CHART_H
 #define NPUSIM_CHART_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "traces/strbuf.h"
 
 struct bar_chart {
@@ -35,6 +38,25 @@ struct scatter {
     const char *unit;                     /* "us" */
 };
 char *scatter_svg(const struct scatter *s);
+
+/* Points joined by lines, one colour per series, on a log x axis and a
+ * linear y axis from 0; a series marked `highlight` is drawn thick, the
+ * others thin; x_mark > 0 draws a dashed vertical line there labelled
+ * mark_label (an SLO). */
+struct xy_series {
+    const char *name;
+    size_t n;
+    const double *x, *y;             /* x > 0, ascending for a line */
+    bool line, highlight;
+};
+struct line_chart {
+    const char *title, *x_label, *y_label;
+    size_t n_series;
+    const struct xy_series *series;
+    double x_mark;
+    const char *mark_label;
+};
+char *line_chart_svg(const struct line_chart *c);
 
 /* s with & < > " escaped, for XML and HTML text and attributes. */
 void strbuf_xml(struct strbuf *b, const char *s);

@@ -58,3 +58,27 @@ expect_fail "report: -o is required" 'expected -o REPORT.html' $NPUSIM report --
 expect_fail "report: an unknown strategy names it, nothing written" 'strategy "Nope": unknown' \
     $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$RP/x.html" --pg NoPG,Nope
 check "report: nothing written on a bad strategy" test ! -e "$RP/x.html"
+# --sweep: a sweep's summary as a page. The Pareto front's rows are exactly
+# the configurations no other beats on both time per token and throughput
+# per chip (checked against the summary in Python); the SLO colours them.
+check "report --sweep: throughput against batch and the Pareto front, as the summary says" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions 5p,6e --num-chips 1,4 --batch-sizes 1,8,32 \
+    --summary '$RP/s.csv' >/dev/null 2>&1 &&
+  $NPUSIM report --sweep '$RP/s.csv' --slo-tpot-ms 5 -o '$RP/sw.html' --svg-dir '$RP/swsvg' >/dev/null &&
+  test -s '$RP/swsvg/throughput_vs_batch.svg' && test -s '$RP/swsvg/pareto.svg' &&
+  python3 - '$RP/s.csv' '$RP/sw.html' <<'PY'
+import csv, re, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['status'] == 'ok']
+pts = [(float(r['TPOT_ms']), float(r['throughput']) / int(r['num_chips'])) for r in rows]
+front = sorted(p for p in pts if not any(q[0] < p[0] and q[1] >= p[1] or q[0] <= p[0] and q[1] > p[1] for q in pts))
+h = open(sys.argv[2]).read()
+got = [(float(a), float(b)) for a, b in re.findall(r'<td class=\"(?:meets|misses)\">([0-9.e+-]+)</td><td>([0-9.e+-]+)</td>', h)]
+assert len(got) == len(front), (got, front)
+for (a, b), (c, d) in zip(got, front):
+    assert abs(a - c) <= 1e-3 * c and abs(b - d) <= 1e-5 * d, (a, b, c, d)
+assert h.count('class=\"slo\"') == 1 and h.count('<svg') == 2
+PY"
+printf 'a,b\n1,2\n' >"$RP/notsummary.csv"
+expect_fail "report --sweep: not a summary names what it expects" 'expected the columns of npusim sweep --summary' \
+    $NPUSIM report --sweep "$RP/notsummary.csv" -o "$RP/y.html"
+check "report --sweep: nothing written on a bad summary" test ! -e "$RP/y.html"

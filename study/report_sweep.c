@@ -1,0 +1,231 @@
+/* report_sweep.c — a sweep's summary as an HTML page (see report_sweep.h).
+ * Main data structure: struct srow, one configuration that ran. */
+#include "study/report_sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/chart.h"
+#include "traces/csv_lines.h"
+#include "traces/lists.h"
+#include "traces/strbuf.h"
+
+struct srow {
+    char model[64], chip[32];
+    int64_t chips, batch, dp, tp, pp;
+    double tpot_ms, tput_per_chip;
+};
+
+/* The columns read, by name; the reader keeps their index. */
+enum { C_MODEL, C_CHIP, C_CHIPS, C_BATCH, C_DP, C_TP, C_PP, C_STATUS, C_TPOT, C_TPUT, C_N };
+static const char *const col_names[C_N] = { "model", "chip", "num_chips", "batch", "dp", "tp", "pp", "status",
+                                            "TPOT_ms", "throughput" };
+
+struct reader {
+    int col[C_N], ncell, line, failed;
+    char cell[C_N][64];
+    struct srow *rows;
+    size_t n, cap;
+    const char *name;
+    struct npu_err *e;
+    long csv_line;
+};
+
+static void on_field(void *s, size_t n, void *data)
+{
+    struct reader *r = data;
+    if (r->failed)
+        return;
+    if (r->line == 0) {
+        for (int k = 0; k < C_N; k++)
+            if (strlen(col_names[k]) == n && !memcmp(s, col_names[k], n))
+                r->col[k] = r->ncell;
+    } else
+        for (int c = 0; c < C_N; c++)
+            if (r->col[c] == r->ncell)
+                snprintf(r->cell[c], sizeof r->cell[c], "%.*s", (int)(n < 63 ? n : 63), (const char *)s);
+    r->ncell++;
+}
+
+static void on_row(int term, void *data)
+{
+    (void)term;
+    struct reader *r = data;
+    if (r->failed)
+        return;
+    if (r->line++ == 0) {
+        for (int c = 0; c < C_N; c++)
+            if (r->col[c] < 0) {
+                npu_errf(r->e, "%s: line 1: expected the columns of npusim sweep --summary (model, chip, num_chips, "
+                               "batch, status, TPOT_ms, throughput, dp, tp, pp)", r->name);
+                r->failed = 1;
+            }
+    } else if (!strcmp(r->cell[C_STATUS], "ok")) {
+        struct srow s = { 0 };
+        double tput;
+        snprintf(s.model, sizeof s.model, "%s", r->cell[C_MODEL]);
+        snprintf(s.chip, sizeof s.chip, "%s", r->cell[C_CHIP]);
+        if (parse_i64_strict(r->cell[C_CHIPS], &s.chips) || parse_i64_strict(r->cell[C_BATCH], &s.batch) ||
+            parse_i64_strict(r->cell[C_DP], &s.dp) || parse_i64_strict(r->cell[C_TP], &s.tp) ||
+            parse_i64_strict(r->cell[C_PP], &s.pp) || parse_f64_strict(r->cell[C_TPOT], &s.tpot_ms) ||
+            parse_f64_strict(r->cell[C_TPUT], &tput) || s.chips < 1 || s.batch < 1 || !(s.tpot_ms > 0) ||
+            !(tput > 0)) {
+            npu_errf(r->e, "%s: line %d: expected whole num_chips, batch, dp, tp, pp and positive TPOT_ms and "
+                           "throughput", r->name, r->line);
+            r->failed = 1;
+        } else {
+            s.tput_per_chip = tput / (double)s.chips;
+            if (r->n == r->cap) {
+                size_t cap = r->cap ? 2 * r->cap : 64;
+                struct srow *p = realloc(r->rows, cap * sizeof *p);
+                if (!p) {
+                    npu_errf(r->e, "%s: out of memory", r->name);
+                    r->failed = 1;
+                    return;
+                }
+                r->rows = p, r->cap = cap;
+            }
+            r->rows[r->n++] = s;
+        }
+    }
+    r->ncell = 0;
+    memset(r->cell, 0, sizeof r->cell);
+}
+
+static int by_tpot(const void *a, const void *b)
+{
+    const struct srow *x = a, *y = b;
+    return x->tpot_ms < y->tpot_ms ? -1 : x->tpot_ms > y->tpot_ms ? 1 : y->tput_per_chip > x->tput_per_chip ? 1 : -1;
+}
+
+/* Throughput per chip against batch: the best layout per (model, chip, chips, batch). */
+static char *tput_figure(const struct srow *rows, size_t n)
+{
+    struct xy_series se[32];
+    double *xs = calloc(n + 1, sizeof *xs), *ys = calloc(n + 1, sizeof *ys);
+    char (*names)[128] = calloc(32, sizeof *names);
+    size_t ns = 0, used = 0;
+    for (size_t i = 0; xs && ys && names && i < n; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "%s on %lld %s", rows[i].model, (long long)rows[i].chips, rows[i].chip);
+        size_t s = 0;
+        while (s < ns && strcmp(names[s], key))
+            s++;
+        if (s < ns || ns == 32)
+            continue;   /* each series gathered once, from its first row */
+        snprintf(names[ns], sizeof names[0], "%s", key);
+        se[ns] = (struct xy_series){ names[ns], 0, xs + used, ys + used, true, false };
+        for (size_t j = i; j < n; j++) {
+            if (strcmp(rows[j].model, rows[i].model) || strcmp(rows[j].chip, rows[i].chip) ||
+                rows[j].chips != rows[i].chips)
+                continue;
+            size_t k = 0;   /* batches ascending, the best per batch */
+            while (k < se[ns].n && xs[used + k] < (double)rows[j].batch)
+                k++;
+            if (k < se[ns].n && xs[used + k] == (double)rows[j].batch) {
+                ys[used + k] = fmax(ys[used + k], rows[j].tput_per_chip);
+                continue;
+            }
+            memmove(xs + used + k + 1, xs + used + k, (se[ns].n - k) * sizeof *xs);
+            memmove(ys + used + k + 1, ys + used + k, (se[ns].n - k) * sizeof *ys);
+            xs[used + k] = (double)rows[j].batch, ys[used + k] = rows[j].tput_per_chip;
+            se[ns].n++;
+        }
+        used += se[ns].n;
+        ns++;
+    }
+    struct line_chart c = { "Output throughput per chip against batch", "batch (global)",
+                            "output tokens/s per chip", ns, se, 0, NULL };
+    char *svg = xs && ys && names ? line_chart_svg(&c) : NULL;
+    free(xs), free(ys), free(names);
+    return svg;
+}
+
+/* rows sorted by TPOT: front[] the indices of the Pareto front. */
+static size_t pareto(const struct srow *rows, size_t n, size_t *front)
+{
+    size_t k = 0;
+    double best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].tput_per_chip > best) {
+            best = rows[i].tput_per_chip;
+            front[k++] = i;
+        }
+    return k;
+}
+
+static char *pareto_figure(const struct srow *rows, size_t n, const size_t *front, size_t nf, double slo)
+{
+    double *x = calloc(n + nf + 1, sizeof *x), *y = calloc(n + nf + 1, sizeof *y);
+    if (!x || !y) {
+        free(x), free(y);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = rows[i].tpot_ms, y[i] = rows[i].tput_per_chip;
+    for (size_t i = 0; i < nf; i++)
+        x[n + i] = rows[front[i]].tpot_ms, y[n + i] = rows[front[i]].tput_per_chip;
+    struct xy_series se[2] = { { "every configuration", n, x, y, false, false },
+                               { "Pareto front", nf, x + n, y + n, true, true } };
+    char mark[64];
+    snprintf(mark, sizeof mark, "SLO %g ms", slo);
+    struct line_chart c = { "Time per output token against throughput per chip", "TPOT (ms)",
+                            "output tokens/s per chip", 2, se, slo, mark };
+    char *svg = line_chart_svg(&c);
+    free(x), free(y);
+    return svg;
+}
+
+char *sweep_report_html(const char *name, const char *csv, size_t len, double slo, char **fig_tput,
+                        char **fig_pareto, struct npu_err *e)
+{
+    struct reader r = { .name = name, .e = e };
+    for (int c = 0; c < C_N; c++)
+        r.col[c] = -1;
+    const char *why;
+    *fig_tput = *fig_pareto = NULL;
+    if (csv_feed_lines(csv, len, on_field, on_row, &r, &r.csv_line, &r.failed, &why) && !r.failed)
+        npu_errf(e, "%s: malformed CSV (%s)", name, why), r.failed = 1;
+    if (!r.failed && !r.n)
+        npu_errf(e, "%s: no configuration with status ok", name), r.failed = 1;
+    size_t *front = r.failed ? NULL : calloc(r.n, sizeof *front);
+    if (r.failed || !front) {
+        free(r.rows);
+        free(front);
+        return r.failed ? NULL : (npu_errf(e, "%s: out of memory", name), NULL);
+    }
+    *fig_tput = tput_figure(r.rows, r.n);
+    qsort(r.rows, r.n, sizeof *r.rows, by_tpot);
+    size_t nf = pareto(r.rows, r.n, front);
+    *fig_pareto = pareto_figure(r.rows, r.n, front, nf, slo);
+    struct strbuf b = STRBUF_GROWING;
+    strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>npusim sweep: ");
+    strbuf_xml(&b, name);
+    strbuf_puts(&b, "</title><style>body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
+                    "h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}table{border-collapse:collapse}"
+                    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}.meets{background:#c8e6c9}"
+                    ".misses{background:#ffcdd2}</style></head>\n<body>\n<h1>Sweep: ");
+    strbuf_xml(&b, name);
+    strbuf_printf(&b, "</h1>\n<p>%zu configurations ran.</p>\n<h2>Throughput against batch</h2>\n<figure>%s</figure>\n"
+                      "<h2>Latency and throughput: the Pareto front</h2>\n<figure>%s</figure>\n"
+                      "<table id=\"pareto\"><tr><th>model</th><th>chip</th><th>chips</th><th>dp/tp/pp</th><th>batch</th>"
+                      "<th>TPOT ms</th><th>tokens/s per chip</th></tr>\n",
+                  r.n, *fig_tput ? *fig_tput : "", *fig_pareto ? *fig_pareto : "");
+    for (size_t i = 0; i < nf; i++) {
+        const struct srow *s = &r.rows[front[i]];
+        strbuf_puts(&b, "<tr><td>");
+        strbuf_xml(&b, s->model);
+        strbuf_puts(&b, "</td><td>");
+        strbuf_xml(&b, s->chip);
+        strbuf_printf(&b, "</td><td>%lld</td><td>%lld/%lld/%lld</td><td>%lld</td><td class=\"%s\">%.4g</td>"
+                          "<td>%.6g</td></tr>\n",
+                      (long long)s->chips, (long long)s->dp, (long long)s->tp, (long long)s->pp, (long long)s->batch,
+                      slo > 0 ? (s->tpot_ms <= slo ? "meets" : "misses") : "", s->tpot_ms, s->tput_per_chip);
+    }
+    strbuf_puts(&b, "</table>\n<footer>Written by npusim report --sweep.</footer>\n</body></html>\n");
+    free(front);
+    free(r.rows);
+    return b.s;
+}
