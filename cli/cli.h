@@ -79,6 +79,10 @@ struct family;
  * leaves every axis count at 0, as the sweep does). */
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam);
+/* The global batch (0: the config's) split over the parallel degrees as
+ * --batch does, then the family's config adjustments: what load_common does
+ * after loading, for callers that load otherwise (the HTTP API). */
+void apply_batch(struct loaded_config *c, const struct family *fam, int64_t batch);
 
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -122,15 +122,20 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
         config_free(c);
         return EXIT_USAGE;
     }
+    apply_batch(c, *fam, o->batch);
+    return 0;
+}
+
+void apply_batch(struct loaded_config *c, const struct family *fam, int64_t batch)
+{
     struct model_config *m = &c->model;
-    if (o->batch > 0) {
+    if (batch > 0) {
         struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
                                   m->pipeline_parallelism_degree, m->expert_parallelism_degree,
                                   m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
                                   m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
-        sweep_apply_parallel(m, &p, o->batch);
+        sweep_apply_parallel(m, &p, batch);
     }
-    if ((*fam)->adjust)
-        (*fam)->adjust(c);
-    return 0;
+    if (fam->adjust)
+        fam->adjust(c);
 }

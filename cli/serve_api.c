@@ -9,6 +9,8 @@
 #define _DEFAULT_SOURCE  /* open_memstream, DT_REG on glibc */
 #include "cli/serve.h"
 
+#include "cli/cli.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -23,7 +25,6 @@
 #include "study/family.h"
 #include "study/op_predict.h"
 #include "study/pipeline.h"
-#include "opsgen/sweep.h"
 #include "power/energy.h"
 #include "traces/precision.h"
 
@@ -265,16 +266,7 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
         return reply_error(r, 400, !fam ? "model: no model family simulates its inference"
                                         : "\"batch\": expected a whole number from 1 to 2^31");
     }
-    if (batch > 0) {
-        struct model_config *m = &c.model;
-        struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
-                                  m->pipeline_parallelism_degree, m->expert_parallelism_degree,
-                                  m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
-                                  m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
-        sweep_apply_parallel(m, &p, batch);
-    }
-    if (fam->adjust)
-        fam->adjust(&c);
+    apply_batch(&c, fam, batch);
     struct trace t;
     trace_init(&t);
     int rc = pipeline_run(fam, &c, ctx->prof, true, &t, &e);

@@ -42,14 +42,6 @@ static cJSON *slice(const char *name, int pid, int tid, double start_us, double 
     return s;
 }
 
-static double energy_J(const struct op *op)
-{
-    double j = 0;
-    for (int c = 0; c < NUM_EN; c++)
-        j += op->static_J[c] + op->dynamic_J[c];
-    return j;
-}
-
 static cJSON *op_args(const struct op *op)
 {
     char buf[1024];
@@ -64,7 +56,7 @@ static cJSON *op_args(const struct op *op)
     cJSON_AddNumberToObject(a, "flops", (double)op->flops);
     cJSON_AddNumberToObject(a, "bytes", (double)op->bytes);
     if (op->energy_done)   /* the slice's: one execution's times its count */
-        cJSON_AddNumberToObject(a, "energy_J", energy_J(op) * (double)(op->count > 0 ? op->count : 1));
+        cJSON_AddNumberToObject(a, "energy_J", (op_static_energy_J(op) + op_dynamic_energy_J(op)) * (double)(op->count > 0 ? op->count : 1));
     return a;
 }
 
