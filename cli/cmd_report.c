@@ -7,12 +7,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "power/energy.h"
-#include "power/pg.h"
 #include "study/family.h"
 #include "study/outputs.h"
-#include "study/pipeline.h"
-#include "study/report_html.h"
+#include "study/report_run.h"
 #include "study/report_sweep.h"
 #include "traces/textfile.h"
 #include "traces/lists.h"
@@ -43,41 +40,6 @@ static const char report_help[] =
     "                          green, the others red\n";
 
 enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY, O_SWEEP, O_SLO };
-
-/* The energy (J) of each strategy's pass on copies of the timed trace, per
- * phase column (prefill or the only phase, decode). */
-static int pg_compare(const char *list, const struct trace *timed, const struct loaded_config *c,
-                      const struct common_opts *o, struct report_input *in, char *names, struct npu_err *e)
-{
-    char *item[REPORT_PG_MAX];
-    snprintf(names, 512, "%s", list);
-    int n = split_inplace(names, item, REPORT_PG_MAX);
-    if (n < 1 || n > REPORT_PG_MAX)
-        return npu_errf(e, "--pg: expected 1 to %d strategies, comma-separated", REPORT_PG_MAX);
-    for (int s = 0; s < n; s++) {
-        struct pg_strategy pg;
-        enum dvfs_policy dv;
-        struct trace t;
-        trace_init(&t);
-        int rc = pg_strategy_lookup(item[s], o->configs, o->prof, &pg, e) || dvfs_policy_parse("None", &dv, e) ||
-                 trace_append(&t, timed);
-        if (!rc) {
-            power_reclassify_ops(&t);
-            rc = power_energy_pass(&t, &c->chip, &pg, dv, o->prof, e);
-        }
-        for (size_t i = 0; !rc && i < t.n; i++) {   /* one execution's energy, times its count */
-            const struct op *op = &t.ops[i];
-            in->pg_energy_J[s][op->phase == PHASE_DECODE] +=
-                (op_static_energy_J(op) + op_dynamic_energy_J(op)) * (double)(op->count > 0 ? op->count : 1);
-        }
-        trace_free(&t);
-        if (rc)
-            return -1;
-        in->pg_name[s] = item[s];
-    }
-    in->n_pg = n;
-    return 0;
-}
 
 static int write_report(const struct report_input *in, const char *out, const char *svg_dir, struct npu_err *e)
 {
@@ -184,30 +146,15 @@ int cmd_report(int argc, char **argv)
     const struct family *fam;
     if (load_common("report", &o, true, &cfg, &fam))
         return EXIT_USAGE;
-    struct trace t, timed;
-    trace_init(&t);
-    trace_init(&timed);
-    char title[600], names[512], *summary = NULL;
-    size_t summary_len = 0;
-    snprintf(title, sizeof title, "%s on %s", cfg.model_name, cfg.chip_name);
-    struct report_input in = { .title = title, .t = &t, .chip = &cfg.chip, .chip_name = cfg.chip_name };
-    bool compare = !no_energy && strcmp(pg, "none");
-    rc = pipeline_run(fam, &cfg, o.prof, !no_energy, &t, &e) ||
-         (compare && (pipeline_run(fam, &cfg, o.prof, false, &timed, &e) ||
-                      pg_compare(pg, &timed, &cfg, &o, &in, names, &e)));
-    FILE *mem = rc ? NULL : open_memstream(&summary, &summary_len);
-    if (!rc && mem) {
-        fam->summary(&cfg, o.prof, &t, mem);
-        fclose(mem);
-    }
-    in.summary = summary;
-    if (rc || write_report(&in, out, svg_dir, &e))
+    struct report_run run;
+    report_run_init(&run);
+    rc = 0;
+    if (report_run_simulate(fam, &cfg, o.prof, !no_energy, pg, o.configs, &run, &e) ||
+        write_report(&run.in, out, svg_dir, &e))
         rc = report_error("report", &e);
     else
         printf("npusim report: wrote %s%s%s\n", out, svg_dir ? " and the figures in " : "", svg_dir ? svg_dir : "");
-    free(summary);
-    trace_free(&t);
-    trace_free(&timed);
+    report_run_free(&run);
     config_free(&cfg);
     return rc;
 }
