@@ -66,6 +66,15 @@ $(BUILD)/traces/shortest.o $(BUILD)/traces/fastfloat.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/tests/test_decimal: $(BUILD)/gen/pow10_table.h
 $(BUILD)/tests/test_decimal: CFLAGS += -I$(BUILD)/gen
 
+# The web page of npusim serve (web/index.html) as a C string literal for
+# cli/serve_page.c: each line quoted, with \, " and ? escaped (no trigraphs).
+$(BUILD)/gen/serve_page.inc: web/index.html
+	@mkdir -p $(dir $@)
+	@echo "GEN $@"
+	@sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/cli/serve_page.o: $(BUILD)/gen/serve_page.inc
+$(BUILD)/cli/serve_page.o: CFLAGS += -I$(BUILD)/gen
+
 # npusim measure's kernels are timed as real ML kernels run: vectorised. -O2's
 # cost model leaves their loops scalar (calib/measure_kernels.c says what it cost).
 $(BUILD)/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math

@@ -20,9 +20,10 @@
 static const char serve_help[] =
     "usage: npusim serve [--port N] [--bind ADDR] [--configs DIR] [--profile NAME]\n"
     "                    [--max-body BYTES] [--connections N] [--threads N] [--timeout SECONDS]\n"
+    "                    [--max-points N] [--time-limit SECONDS]\n"
     "\n"
     "Serves the JSON API (docs/api.md: GET /api/chips, /api/models, /api/strategies;\n"
-    "POST /api/op, /api/simulate, /api/validate) and, at /, a web page to run a\n"
+    "POST /api/op, /api/simulate, /api/validate, /api/sweep) and, at /, a web page to run a\n"
     "configuration and to validate pasted measurements. Errors are 400 with the\n"
     "message the command line prints for the same input. Writes no file. Stops on\n"
     "Ctrl-C (SIGINT) or SIGTERM.\n"
@@ -37,6 +38,8 @@ static const char serve_help[] =
     "      --connections N     connections at once (default 64)\n"
     "      --threads N         worker threads (default 4)\n"
     "      --timeout SECONDS   idle time before a connection is closed (default 30)\n"
+    "      --max-points N      the largest sweep /api/sweep runs (default 256; larger: 400)\n"
+    "      --time-limit SECONDS  a sweep still running after this long stops with 503 (default 10)\n"
     "  -h, --help              this help\n";
 
 struct body {
@@ -137,9 +140,11 @@ int cmd_serve(int argc, char **argv)
         { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
         { "max-body", required_argument, 0, 'm' }, { "connections", required_argument, 0, 'n' },
         { "threads", required_argument, 0, 't' }, { "timeout", required_argument, 0, 'T' },
+        { "max-points", required_argument, 0, 'x' }, { "time-limit", required_argument, 0, 'L' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
     };
-    int64_t port = 8080, max_body = 1 << 20, conns = 64, threads = 4, timeout = 30;
+    int64_t port = 8080, max_body = 1 << 20, conns = 64, threads = 4, timeout = 30, max_points = 256;
+    double limit_s = 10;
     const char *bind = "127.0.0.1", *configs = NULL;
     const struct profile *prof = profile_by_name("physical");
     int c;
@@ -160,6 +165,11 @@ int cmd_serve(int argc, char **argv)
         case 'n': bad = number_opt("connections", optarg, 1, 10000, &conns); break;
         case 't': bad = number_opt("threads", optarg, 1, 256, &threads); break;
         case 'T': bad = number_opt("timeout", optarg, 1, 3600, &timeout); break;
+        case 'x': bad = number_opt("max-points", optarg, 1, 1000000, &max_points); break;
+        case 'L':
+            if (parse_f64_strict(optarg, &limit_s) || !(limit_s > 0) || limit_s > 86400)
+                return usage_error("serve", "--time-limit \"%s\": expected seconds above 0, at most 86400", optarg);
+            break;
         default: return usage_error("serve", "unknown option or missing value \"%s\"", argv[optind - 1]);
         }
         if (bad)
@@ -170,7 +180,7 @@ int cmd_serve(int argc, char **argv)
     struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     if (inet_pton(AF_INET, bind, &addr.sin_addr) != 1)
         return usage_error("serve", "--bind \"%s\": expected an IPv4 address (127.0.0.1, 0.0.0.0)", bind);
-    struct server sv = { { configs_dir(configs), prof }, (size_t)max_body };
+    struct server sv = { { configs_dir(configs), prof, (long)max_points, limit_s }, (size_t)max_body };
     if (!path_is_dir(sv.ctx.configs))
         return usage_error("serve", "--configs \"%s\": no such folder", sv.ctx.configs);
     /* SIGINT and SIGTERM wait for sigwait below, in every thread MHD starts */

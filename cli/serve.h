@@ -7,17 +7,22 @@
 #ifndef NPUSIM_CLI_SERVE_H
 #define NPUSIM_CLI_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <cjson/cJSON.h>
 
 #include "traces/profile.h"
 
 struct api_ctx {
     const char *configs;             /* the configs folder names resolve in */
     const struct profile *prof;
+    long max_points;                 /* the largest sweep a request may ask for */
+    double time_limit_s;             /* a sweep stops with 503 past this many seconds */
 };
 
 struct api_response {
-    int status;                      /* 200, 400, 404, 405, 500 */
+    int status;                      /* 200, 400, 404, 405, 500, 503 */
     const char *type;                /* Content-Type */
     char *body;                      /* malloc'ed */
 };
@@ -25,6 +30,14 @@ struct api_response {
 /* The response to one request; body (len bytes) is the POST body. */
 int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
                struct api_response *r);
+
+/* For the handlers (serve_api.c, serve_sweep.c): a JSON reply (takes j),
+ * an error reply {"error": msg}, whether a string is a config name (not a
+ * path), and POST /api/sweep. */
+int api_reply_json(struct api_response *r, int status, cJSON *j);
+int api_reply_error(struct api_response *r, int status, const char *msg);
+bool api_name_ok(const char *s);
+int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 
 /* The web page: pick a model, chip and batch, see the run; paste
  * measurements, see the colour-coded error table. */

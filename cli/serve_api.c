@@ -25,10 +25,11 @@
 #include "study/family.h"
 #include "study/op_predict.h"
 #include "study/pipeline.h"
+#include "study/report_run.h"
 #include "power/energy.h"
 #include "traces/precision.h"
 
-static int reply_json(struct api_response *r, int status, cJSON *j)
+int api_reply_json(struct api_response *r, int status, cJSON *j)
 {
     r->status = status;
     r->type = "application/json";
@@ -45,15 +46,15 @@ static int reply_json(struct api_response *r, int status, cJSON *j)
     return 0;
 }
 
-static int reply_error(struct api_response *r, int status, const char *msg)
+int api_reply_error(struct api_response *r, int status, const char *msg)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "error", msg);
-    return reply_json(r, status, j);
+    return api_reply_json(r, status, j);
 }
 
 /* A config name: letters, digits, '_', '-', '.', at most 64, no "..". */
-static bool name_ok(const char *s)
+bool api_name_ok(const char *s)
 {
     size_t n = strlen(s);
     if (!n || n > 64 || strstr(s, "..") || (n > 5 && !strcmp(s + n - 5, ".json")))
@@ -70,7 +71,7 @@ static const char *name_of(const cJSON *req, const char *key, const char *def, c
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
     if (!v)
         return def;
-    if (!cJSON_IsString(v) || !name_ok(v->valuestring)) {
+    if (!cJSON_IsString(v) || !api_name_ok(v->valuestring)) {
         snprintf(msg, n, "\"%s\": expected a config name (letters, digits, _ - .), not a path", key);
         return NULL;
     }
@@ -84,7 +85,7 @@ static int list_configs(const struct api_ctx *ctx, const char *kind, struct api_
     snprintf(dir, sizeof dir, "%s/%s", ctx->configs, kind);
     DIR *d = opendir(dir);
     if (!d)
-        return reply_error(r, 500, "the configs folder cannot be read");
+        return api_reply_error(r, 500, "the configs folder cannot be read");
     char names[512][64];
     int n = 0;
     for (struct dirent *de; (de = readdir(d)) && n < 512;) {
@@ -97,7 +98,7 @@ static int list_configs(const struct api_ctx *ctx, const char *kind, struct api_
     cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, kind);
     for (int i = 0; i < n; i++)
         cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
-    return reply_json(r, 200, j);
+    return api_reply_json(r, 200, j);
 }
 
 static int strategies(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
@@ -107,7 +108,7 @@ static int strategies(const struct api_ctx *ctx, const cJSON *req, struct api_re
     cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, "strategies");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
-    return reply_json(r, 200, j);
+    return api_reply_json(r, 200, j);
 }
 
 static int chips(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
@@ -180,28 +181,28 @@ static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     op_request_init(&q);
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "op"), *dt = cJSON_GetObjectItemCaseSensitive(req, "dtype");
     if (!cJSON_IsString(kind) || !op_kind_known(kind->valuestring))
-        return reply_error(r, 400, "\"op\": expected one of " OP_REQUEST_KINDS);
+        return api_reply_error(r, 400, "\"op\": expected one of " OP_REQUEST_KINDS);
     snprintf(q.op, sizeof q.op, "%s", kind->valuestring);
     q.prec = cJSON_IsString(dt) ? precision_by_name(dt->valuestring) : dt ? -1 : PREC_BF16;
     if (q.prec < 0)
-        return reply_error(r, 400, "\"dtype\": expected a number format (fp32, bf16, fp8, ...)");
+        return api_reply_error(r, 400, "\"dtype\": expected a number format (fp32, bf16, fp8, ...)");
     static const char *const dims[] = { "m", "n", "k", "batch", "heads" };
     int64_t *dst[] = { &q.m, &q.n, &q.k, &q.batch, &q.heads };
     for (int i = 0; i < 5; i++)
         if ((*dst[i] = int_of(req, dims[i])) < 0) {
             char msg[96];
             snprintf(msg, sizeof msg, "\"%s\": expected a whole number from 1 to 2^31", dims[i]);
-            return reply_error(r, 400, msg);
+            return api_reply_error(r, 400, msg);
         }
     struct loaded_config c;
     struct npu_err e;
     struct op_prediction p;
     if (load(ctx, req, false, &c, &e))
-        return reply_error(r, 400, e.msg);
+        return api_reply_error(r, 400, e.msg);
     int rc = op_predict(&q, &c.chip, ctx->prof, &p, &e);
     config_free(&c);
     if (rc)
-        return reply_error(r, 400, e.msg);
+        return api_reply_error(r, 400, e.msg);
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "op", q.op);
     cJSON_AddStringToObject(j, "dtype", precision_info((enum precision)q.prec)->name);
@@ -213,7 +214,7 @@ static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     cJSON_AddStringToObject(j, "bound", p.bound);
     cJSON_AddStringToObject(j, "kernel_class", p.kernel_class);
     cJSON_AddNumberToObject(j, "efficiency", p.efficiency);
-    return reply_json(r, 200, j);
+    return api_reply_json(r, 200, j);
 }
 
 /* The per-operator rows and the totals of a timed trace. */
@@ -252,45 +253,66 @@ static cJSON *trace_json(const struct trace *t)
     return j;
 }
 
-/* POST /api/simulate: one configuration end to end (npusim run). */
+/* "pg": the strategies to compare, as a comma list (default all five;
+ * [] none); names only. NULL with msg set when bad. */
+static const char *pg_list_of(const cJSON *req, char *list, size_t n, char *msg, size_t mn)
+{
+    const cJSON *pg = cJSON_GetObjectItemCaseSensitive(req, "pg"), *it;
+    if (!pg)
+        return "NoPG,Base,HW,Full,Ideal";
+    if (!cJSON_IsArray(pg) || cJSON_GetArraySize(pg) > REPORT_PG_MAX)
+        return snprintf(msg, mn, "\"pg\": expected a list of at most %d strategy names", REPORT_PG_MAX), NULL;
+    size_t used = 0;
+    list[0] = '\0';
+    cJSON_ArrayForEach(it, pg) {
+        if (!cJSON_IsString(it) || !api_name_ok(it->valuestring) || strchr(it->valuestring, ','))
+            return snprintf(msg, mn, "\"pg\": expected strategy names (NoPG, Base, HW, Full, Ideal, ...), not paths"),
+                   NULL;
+        used += (size_t)snprintf(list + used, used < n ? n - used : 0, "%s%s", used ? "," : "", it->valuestring);
+    }
+    return used >= n ? (snprintf(msg, mn, "\"pg\": too long"), NULL) : used ? list : "none";
+}
+
+/* POST /api/simulate: one configuration end to end (npusim run), with the
+ * figures of its report (npusim report). */
 static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
     struct loaded_config c;
     struct npu_err e;
+    char list[512], msg[160];
+    const char *pg = pg_list_of(req, list, sizeof list, msg, sizeof msg);
+    if (!pg)
+        return api_reply_error(r, 400, msg);
     if (load(ctx, req, true, &c, &e))
-        return reply_error(r, 400, e.msg);
+        return api_reply_error(r, 400, e.msg);
     const struct family *fam = family_find(&c.model, "inference");
     int64_t batch = int_of(req, "batch");
     if (!fam || batch < 0) {
         config_free(&c);
-        return reply_error(r, 400, !fam ? "model: no model family simulates its inference"
-                                        : "\"batch\": expected a whole number from 1 to 2^31");
+        return api_reply_error(r, 400, !fam ? "model: no model family simulates its inference"
+                                            : "\"batch\": expected a whole number from 1 to 2^31");
     }
     apply_batch(&c, fam, batch);
-    struct trace t;
-    trace_init(&t);
-    int rc = pipeline_run(fam, &c, ctx->prof, true, &t, &e);
-    if (rc) {
-        trace_free(&t);
+    struct report_run run;
+    report_run_init(&run);
+    if (report_run_simulate(fam, &c, ctx->prof, true, pg, ctx->configs, &run, &e)) {
+        report_run_free(&run);
         config_free(&c);
-        return reply_error(r, 400, e.msg);
+        return api_reply_error(r, 400, e.msg);
     }
-    char *summary = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&summary, &len);
-    if (mem) {
-        fam->summary(&c, ctx->prof, &t, mem);
-        fclose(mem);
-    }
-    cJSON *j = trace_json(&t);
-    char title[600];
-    snprintf(title, sizeof title, "%s on %s", c.model_name, c.chip_name);
-    cJSON_AddStringToObject(j, "title", title);
-    cJSON_AddStringToObject(j, "summary", summary ? summary : "");
-    free(summary);
-    trace_free(&t);
+    cJSON *j = trace_json(&run.t);
+    cJSON_AddStringToObject(j, "title", run.title);
+    cJSON_AddStringToObject(j, "summary", run.summary ? run.summary : "");
+    struct report_figures figs;
+    free(report_html(&run.in, &figs));
+    cJSON *fj = cJSON_AddObjectToObject(j, "figures");
+    for (int f = 0; f < FIG_COUNT; f++)
+        if (figs.svg[f])
+            cJSON_AddStringToObject(fj, report_figure_name[f], figs.svg[f]);
+    report_figures_free(&figs);
+    report_run_free(&run);
     config_free(&c);
-    return reply_json(r, 200, j);
+    return api_reply_json(r, 200, j);
 }
 
 /* POST /api/validate: measured kernels against a chip (npusim validate). */
@@ -298,12 +320,12 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(req, "measurements");
     if (!cJSON_IsString(m))
-        return reply_error(r, 400, "\"measurements\": expected the measurement CSV (op,dtype,m,n,k,batch,time_us) "
+        return api_reply_error(r, 400, "\"measurements\": expected the measurement CSV (op,dtype,m,n,k,batch,time_us) "
                                    "or its JSON twin, as text");
     struct loaded_config c;
     struct npu_err e;
     if (load(ctx, req, false, &c, &e))
-        return reply_error(r, 400, e.msg);
+        return api_reply_error(r, 400, e.msg);
     struct op_table t;
     struct validation v;
     memset(&v, 0, sizeof v);
@@ -313,7 +335,7 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
         op_table_free(&t);
     if (rc) {
         config_free(&c);
-        return reply_error(r, 400, e.msg);
+        return api_reply_error(r, 400, e.msg);
     }
     cJSON *j = validation_json(&v);
     char *svg = validation_roofline(&v, &c.chip, c.chip_name);
@@ -322,7 +344,7 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     validation_free(&v);
     op_table_free(&t);
     config_free(&c);
-    return reply_json(r, 200, j);
+    return api_reply_json(r, 200, j);
 }
 
 /* The routes: method, path, handler, whether a JSON body is needed. */
@@ -334,6 +356,7 @@ static const struct route {
     { "GET", "/api/chips", chips, false },        { "GET", "/api/models", models, false },
     { "GET", "/api/strategies", strategies, false }, { "POST", "/api/op", op, true },
     { "POST", "/api/simulate", simulate, true },  { "POST", "/api/validate", validate, true },
+    { "POST", "/api/sweep", api_sweep, true },
 };
 
 int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
@@ -342,7 +365,7 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
     memset(r, 0, sizeof *r);
     if (!strcmp(path, "/") || !strcmp(path, "/index.html")) {
         if (strcmp(method, "GET"))
-            return reply_error(r, 405, "/: expected GET");
+            return api_reply_error(r, 405, "/: expected GET");
         r->status = 200;
         r->type = "text/html; charset=utf-8";
         r->body = strdup(serve_page);
@@ -354,19 +377,19 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
         if (strcmp(routes[i].method, method)) {
             char msg[96];
             snprintf(msg, sizeof msg, "%s: expected %s", path, routes[i].method);
-            return reply_error(r, 405, msg);
+            return api_reply_error(r, 405, msg);
         }
         if (!routes[i].body)
             return routes[i].handle(ctx, NULL, r);
         cJSON *req = cJSON_ParseWithLength(body ? body : "", len);
         if (!cJSON_IsObject(req)) {
             cJSON_Delete(req);
-            return reply_error(r, 400, "the request body: expected a JSON object");
+            return api_reply_error(r, 400, "the request body: expected a JSON object");
         }
         int rc = routes[i].handle(ctx, req, r);
         cJSON_Delete(req);
         return rc;
     }
-    return reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/strategies; POST /api/op, "
-                               "/api/simulate, /api/validate)");
+    return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/strategies; POST /api/op, "
+                               "/api/simulate, /api/validate, /api/sweep)");
 }

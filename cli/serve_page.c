@@ -1,81 +1,10 @@
-/* serve_page.c — the web page `npusim serve` answers GET / with: one HTML
- * document, its style and script inline (nothing fetched from elsewhere),
- * talking to the JSON API of serve_api.c. Two panels: simulate (model,
- * chip, batch -> the summary, time per phase and per operator type) and
- * validate (paste measurements -> the error table, each MAPE green within
- * 10%, amber within 25%, red beyond, and the chip's roofline with the
- * kernels predicted and measured on it, an SVG the server drew). No data structure of its own. */
+/* serve_page.c — the web page `npusim serve` answers GET / with. The page
+ * is web/index.html, kept as a real HTML file so it reads and diffs as one;
+ * the Makefile turns it into the C string literal included here
+ * ($(BUILD)/gen/serve_page.inc), so the binary carries it and serves
+ * nothing from disk. No data structure of its own. */
 #include "cli/serve.h"
 
 const char serve_page[] =
-    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>npusim</title>\n<style>"
-    "body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
-    "section{border:1px solid #ccc;padding:1em;margin:1em 0}"
-    "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-    "th:first-child,td:first-child{text-align:left}pre{background:#f6f6f6;padding:1em}"
-    ".good{background:#c8e6c9}.fair{background:#ffe0b2}.poor{background:#ffcdd2}.error{color:#b00020}"
-    "textarea{width:100%;height:8em;font-family:monospace}"
-    "</style></head>\n<body>\n<h1>npusim</h1>\n"
-    "<section id=\"simulate\"><h2>Simulate</h2>\n"
-    "<label>model <select id=\"model\"></select></label> <label>chip <select id=\"chip\"></select></label> "
-    "<label>batch <input id=\"batch\" type=\"number\" min=\"1\" value=\"1\"></label> "
-    "<button id=\"run\">Run</button>\n<div id=\"sim-out\"></div></section>\n"
-    "<section id=\"validate\"><h2>Validate measurements</h2>\n"
-    "<p>Paste a measurement CSV (op,dtype,m,n,k,batch,time_us) or its JSON twin.</p>\n"
-    "<label>chip <select id=\"vchip\"></select></label>\n"
-    "<textarea id=\"measurements\">op,dtype,m,n,k,batch,time_us\ngemm,fp16,4096,4096,4096,,540\n"
-    "softmax,fp16,4096,4096,,,82\n</textarea>\n"
-    "<button id=\"check\">Validate</button>\n<div id=\"val-out\"></div></section>\n"
-    "<script>\n"
-    "'use strict';\n"
-    "const $ = (id) => document.getElementById(id);\n"
-    "const esc = (s) => String(s).replace(/[&<>\"]/g, (c) => ({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c]));\n"
-    "const grade = (p) => p <= 10 ? 'good' : p <= 25 ? 'fair' : 'poor';\n"
-    "async function api(path, body) {\n"
-    "  const r = await fetch(path, body ? {method: 'POST', headers: {'Content-Type': 'application/json'},\n"
-    "                                    body: JSON.stringify(body)} : {});\n"
-    "  const j = await r.json();\n"
-    "  if (!r.ok) throw new Error(j.error || r.status);\n"
-    "  return j;\n"
-    "}\n"
-    "function fill(sel, names, pick) {\n"
-    "  sel.innerHTML = names.map((n) => '<option' + (n === pick ? ' selected' : '') + '>' + esc(n) + '</option>').join('');\n"
-    "}\n"
-    "async function init() {\n"
-    "  const [c, m] = await Promise.all([api('/api/chips'), api('/api/models')]);\n"
-    "  fill($('chip'), c.chips, 'tpuv5p'); fill($('vchip'), c.chips, 'a100'); fill($('model'), m.models, 'llama3-8b');\n"
-    "}\n"
-    "async function run() {\n"
-    "  const out = $('sim-out'); out.textContent = 'running...';\n"
-    "  try {\n"
-    "    const j = await api('/api/simulate', {model: $('model').value, chip: $('chip').value,\n"
-    "                                         batch: Number($('batch').value)});\n"
-    "    const byType = {};\n"
-    "    for (const o of j.ops) { byType[o.type] = byType[o.type] || {}; "
-    "byType[o.type][o.phase] = (byType[o.type][o.phase] || 0) + o.exe_ns * o.count / 1e9; }\n"
-    "    const phases = j.phases.map((p) => p.name);\n"
-    "    let h = '<pre>' + esc(j.summary) + '</pre><table id=\"by-type\"><tr><th>operator type</th>' +\n"
-    "            phases.map((p) => '<th>' + esc(p) + ' (s)</th>').join('') + '</tr>';\n"
-    "    for (const [t, v] of Object.entries(byType))\n"
-    "      h += '<tr><td>' + esc(t) + '</td>' + phases.map((p) => '<td>' + (v[p] || 0).toPrecision(4) + '</td>').join('') + '</tr>';\n"
-    "    out.innerHTML = h + '</table>';\n"
-    "  } catch (e) { out.innerHTML = '<p class=\"error\">' + esc(e.message) + '</p>'; }\n"
-    "}\n"
-    "async function check() {\n"
-    "  const out = $('val-out'); out.textContent = 'predicting...';\n"
-    "  try {\n"
-    "    const j = await api('/api/validate', {chip: $('vchip').value, measurements: $('measurements').value});\n"
-    "    let h = '<p id=\"overall\" class=\"' + grade(j.overall.mape_pct) + '\">' + j.overall.count + ' operators: MAPE ' +\n"
-    "            j.overall.mape_pct.toFixed(2) + '%</p><table id=\"errors\"><tr><th>op</th><th>count</th><th>MAPE %</th>' +\n"
-    "            '<th>bias %</th><th>RMSE us</th></tr>';\n"
-    "    for (const [name, g] of Object.entries(j.by_op))\n"
-    "      h += '<tr><td>' + esc(name) + '</td><td>' + g.count + '</td><td class=\"' + grade(g.mape_pct) + '\">' +\n"
-    "           g.mape_pct.toFixed(2) + '</td><td>' + g.bias_pct.toFixed(2) + '</td><td>' + g.rmse_us.toPrecision(4) + '</td></tr>';\n"
-    "    out.innerHTML = h + '</table><figure id=\"val-roofline\">' + j.roofline_svg + '</figure>';\n"
-    "  } catch (e) { out.innerHTML = '<p class=\"error\">' + esc(e.message) + '</p>'; }\n"
-    "}\n"
-    "$('run').addEventListener('click', run);\n"
-    "$('check').addEventListener('click', check);\n"
-    "init().then(() => { if (location.hash === '#demo') { run(); check(); } })\n"
-    "      .catch((e) => { document.body.insertAdjacentHTML('beforeend', '<p class=\"error\">' + esc(e.message) + '</p>'); });\n"
-    "</script>\n</body></html>\n";
+#include "serve_page.inc"
+    ;

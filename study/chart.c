@@ -6,13 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { WIDTH = 760, HEIGHT = 420, LEFT = 80, TOP = 40, PLOT_H = 320, BAR_W = 90, GAP = 60 };
+/* A bar's slot is SLOT_MAX wide (bar and gap) until the bars would pass
+ * PLOT_W_MAX, then narrower; the legend gets LEGEND_W to the right. */
+enum { HEIGHT = 420, LEFT = 80, TOP = 40, PLOT_H = 320, SLOT_MAX = 150, SLOT_MIN = 40, PLOT_W_MAX = 620,
+       LEGEND_W = 200 };
 
 static const char *const palette[] = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
     "#aec7e8", "#ffbb78",
 };
 #define NCOLOURS (sizeof palette / sizeof palette[0])
+
+const char *chart_colour(size_t i) { return palette[i % NCOLOURS]; }
 
 void strbuf_xml(struct strbuf *b, const char *s)
 {
@@ -45,11 +50,13 @@ char *bar_chart_svg(const struct bar_chart *c)
         top = fmax(top, sum);
     }
     top = nice_top(top);
-    int plot_w = c->n_bars * (BAR_W + GAP) + GAP;
+    int slot = c->n_bars > 0 ? PLOT_W_MAX / c->n_bars : SLOT_MAX;
+    slot = slot > SLOT_MAX ? SLOT_MAX : slot < SLOT_MIN ? SLOT_MIN : slot;
+    int bar_w = slot * 3 / 5, gap = slot - bar_w, plot_w = c->n_bars * slot + gap, width = LEFT + plot_w + LEGEND_W;
     struct strbuf b = STRBUF_GROWING;
     strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                       "font-family=\"sans-serif\" font-size=\"12\">\n",
-                  WIDTH, HEIGHT, WIDTH, HEIGHT);
+                  width, HEIGHT, width, HEIGHT);
     strbuf_puts(&b, "<text x=\"10\" y=\"22\" font-size=\"15\">");
     strbuf_xml(&b, c->title);
     strbuf_puts(&b, "</text>\n");
@@ -65,7 +72,7 @@ char *bar_chart_svg(const struct bar_chart *c)
     strbuf_xml(&b, c->unit);
     strbuf_puts(&b, "</text>\n");
     for (int i = 0; i < c->n_bars; i++) {
-        double x = LEFT + GAP + i * (BAR_W + GAP), y = TOP + PLOT_H, total = 0;
+        double x = LEFT + gap + i * slot, y = TOP + PLOT_H, total = 0;
         for (int j = 0; j < c->n_series; j++)
             total += c->value[i * c->n_series + j];
         for (int j = 0; j < c->n_series; j++) {
@@ -75,13 +82,13 @@ char *bar_chart_svg(const struct bar_chart *c)
             y -= h;
             strbuf_printf(&b, "<rect class=\"bar\" x=\"%.1f\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\">"
                               "<title>",
-                          x, y, BAR_W, h, palette[j % NCOLOURS]);
+                          x, y, bar_w, h, palette[j % NCOLOURS]);
             strbuf_xml(&b, c->bars[i]);
             strbuf_puts(&b, ": ");
             strbuf_xml(&b, c->series[j]);
             strbuf_printf(&b, " %.6g %s (%.1f%%)</title></rect>\n", v, c->unit, total > 0 ? 100 * v / total : 0);
         }
-        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + BAR_W / 2.0, TOP + PLOT_H + 18);
+        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + bar_w / 2.0, TOP + PLOT_H + 18);
         strbuf_xml(&b, c->bars[i]);
         strbuf_puts(&b, "</text>\n");
     }

@@ -58,6 +58,9 @@ struct line_chart {
 };
 char *line_chart_svg(const struct line_chart *c);
 
+/* The i-th colour of the charts' palette (wrapping), "#rrggbb". */
+const char *chart_colour(size_t i);
+
 /* s with & < > " escaped, for XML and HTML text and attributes. */
 void strbuf_xml(struct strbuf *b, const char *s);
 

@@ -20,10 +20,6 @@ struct axes {
 static double px(const struct axes *a, double x) { return LEFT + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * PLOT_W; }
 static double py(const struct axes *a, double y) { return TOP + PLOT_H - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * PLOT_H; }
 
-static const char *const palette[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
-};
-#define NCOLOURS (sizeof palette / sizeof palette[0])
 
 /* A ceiling at peak from where the memory slope meets it to the right edge. */
 static void ceiling(struct strbuf *b, const struct axes *a, double peak, double bw_TBps, const char *label,
@@ -99,7 +95,7 @@ static void points(struct strbuf *b, const struct axes *a, const struct roofline
     for (size_t i = 0; i < n; i++) {
         if (!(p[i].intensity > 0 && p[i].tflops > 0))
             continue;
-        const char *c = palette[colour_of(types, ntypes, p[i].op) % NCOLOURS];
+        const char *c = chart_colour(colour_of(types, ntypes, p[i].op));
         double x = px(a, p[i].intensity), y = py(a, p[i].tflops);
         if (p[i].measured)
             strbuf_printf(b, "<polygon class=\"measured\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\">",
@@ -113,18 +109,28 @@ static void points(struct strbuf *b, const struct axes *a, const struct roofline
     }
 }
 
-static void legend(struct strbuf *b, const char **types, size_t ntypes)
+/* The markers in use (a run's operators are all predicted), then the types. */
+static void legend(struct strbuf *b, const struct roofline_point *p, size_t n, const char **types, size_t ntypes)
 {
-    int x = LEFT + PLOT_W + 30, y = TOP + 10;
-    strbuf_printf(b, "<g class=\"legend\">\n<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"none\" stroke=\"#333\"/>"
-                     "<text x=\"%d\" y=\"%d\">predicted</text>\n", x, y, x + 12, y + 4);
-    y += 20;
-    strbuf_printf(b, "<polygon points=\"%d,%d %d,%d %d,%d\" fill=\"#333\"/><text x=\"%d\" y=\"%d\">measured</text>\n",
-                  x, y - 5, x - 5, y + 4, x + 5, y + 4, x + 12, y + 4);
+    bool used[2] = { false, false };
+    for (size_t i = 0; i < n; i++)
+        used[p[i].measured] = true;
+    int x = LEFT + PLOT_W + 30, y = TOP - 10;
+    strbuf_puts(b, "<g class=\"legend\">\n");
+    if (used[0]) {
+        y += 20;
+        strbuf_printf(b, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"none\" stroke=\"#333\"/>"
+                         "<text x=\"%d\" y=\"%d\">predicted</text>\n", x, y, x + 12, y + 4);
+    }
+    if (used[1]) {
+        y += 20;
+        strbuf_printf(b, "<polygon points=\"%d,%d %d,%d %d,%d\" fill=\"#333\"/><text x=\"%d\" y=\"%d\">measured</text>\n",
+                      x, y - 5, x - 5, y + 4, x + 5, y + 4, x + 12, y + 4);
+    }
     for (size_t i = 0; i < ntypes; i++) {
         y += 20;
         strbuf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
-                      x - 5, y - 6, palette[i % NCOLOURS], x + 12, y + 4);
+                      x - 5, y - 6, chart_colour(i), x + 12, y + 4);
         strbuf_xml(b, types[i]);
         strbuf_puts(b, "</text>\n");
     }
@@ -186,7 +192,7 @@ char *roofline_svg(const struct chip_config *chip, const char *chip_name, const 
     const char *types[64];
     size_t ntypes = 0;
     points(&b, &a, pts, n, types, &ntypes);
-    legend(&b, types, ntypes);
+    legend(&b, pts, n, types, ntypes);
     strbuf_puts(&b, "</svg>\n");
     return b.s;
 }

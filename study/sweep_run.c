@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chipsim/chipsim.h"
@@ -32,6 +33,13 @@ struct item {
     char warn[INVARIANT_LEN + 200];  /* the first such member's first violation */
 };
 
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int ctx_next(void *vctx, void *vit)
 {
@@ -284,6 +292,11 @@ static int ctx_emit(void *vctx, void *vit)
         }
     }
     x->cnt.done += it->pt.n;
+    if (!rc && x->deadline_s > 0 && monotonic_s() > x->deadline_s) {
+        snprintf(x->err.msg, sizeof x->err.msg, "the time limit was reached after %ld points", x->cnt.done);
+        x->failed = true;
+        rc = -1;
+    }
     for (int j = 0; j < it->pt.n; j++)
         free(it->row[j]);
     sweep_point_release(&it->pt);
@@ -345,4 +358,83 @@ void sweep_ctx_free(struct sweep_ctx *x)
     sweep_enum_free(&x->en);
     for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
         free(x->held[pos].s);
+}
+
+/* The spec's names as the plan's lists (pointers into the spec). */
+static int plan_from_spec(const struct sweep_spec *spec, const char *configs, struct sweep_plan *plan,
+                          const char **names, int max, struct npu_err *e)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->configs = configs;
+    plan->workload = spec->workload ? spec->workload : "inference";
+    plan->fields = spec->fields;
+    plan->nfields = spec->nfields;
+    plan->num_chips = spec->num_chips;
+    plan->batches = spec->batches;
+    plan->shard_n = 1;
+    plan->bundle_max = SWEEP_BUNDLE_MAX;
+    plan->nmodels = spec->models ? cJSON_GetArraySize(spec->models) : 0;
+    plan->nchips = spec->chips ? cJSON_GetArraySize(spec->chips) : 0;
+    if (!plan->nmodels || !plan->nchips || !plan->num_chips.count || !plan->batches.count)
+        return npu_errf(e, "expected models, chips, num_chips and batch_sizes in the spec");
+    if (plan->nmodels + plan->nchips > max)
+        return npu_errf(e, "expected at most %d models and chips together", max);
+    for (int i = 0; i < plan->nmodels; i++)
+        names[i] = cJSON_GetArrayItem(spec->models, i)->valuestring;
+    for (int i = 0; i < plan->nchips; i++)
+        names[plan->nmodels + i] = cJSON_GetArrayItem(spec->chips, i)->valuestring;
+    plan->models = names;
+    plan->chips = names + plan->nmodels;
+    return 0;
+}
+
+int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const struct profile *prof,
+                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt, struct npu_err *e)
+{
+    const char *names[64];
+    struct sweep_plan plan;
+    *csv = NULL;
+    if (plan_from_spec(spec, configs, &plan, names, 64, e))
+        return -1;
+    /* every chip count has at least one parallel configuration: a bound
+     * before the enumeration, which a huge range would make slow */
+    double bound = (double)plan.nmodels * plan.nchips * (double)spec_ints_count(&plan.num_chips) *
+                   (double)spec_ints_count(&plan.batches);
+    for (int f = 0; f < plan.nfields; f++)
+        bound *= (double)(spec->fields[f].list ? cJSON_GetArraySize(spec->fields[f].list) : spec->fields[f].count);
+    if (bound > (double)max_points)
+        return npu_errf(e, "the sweep has at least %.0f points; expected at most %ld", bound, max_points);
+    struct sweep_opts o = { .out = "", .summary = "sweep", .prof = prof, .util = 0.6, .lifetime = 1 };
+    pg_strategy_default(&o.pg);
+    snprintf(o.pg.name, sizeof o.pg.name, "NoPG");
+    o.dvfs = DVFS_NONE;
+    struct sweep_ctx x;
+    memset(&x, 0, sizeof x);
+    for (int pos = 0; pos < SWEEP_BUNDLE_MAX; pos++)
+        x.held[pos] = STRBUF_GROWING;
+    x.o = &o;
+    x.want_row = true;
+    x.deadline_s = deadline_s;
+    size_t len = 0;
+    int rc = sweep_enum_init(&x.en, &plan, e);
+    long points = rc ? 0 : sweep_enum_total(&x.en);
+    if (!rc && points > max_points)
+        rc = npu_errf(e, "the sweep has %ld points; expected at most %ld", points, max_points);
+    if (!rc && !(x.summary = open_memstream(csv, &len)))
+        rc = npu_errf(e, "out of memory");
+    if (!rc && fputs(row_header(spec->fields, spec->nfields), x.summary) == EOF)
+        rc = npu_errf(e, "out of memory");
+    if (!rc)
+        run_points(&x, &plan, 1);
+    if (x.summary && fclose(x.summary))
+        rc = rc ? rc : npu_errf(e, "out of memory");
+    if (!rc && x.failed)
+        rc = npu_errf(e, "%s", x.err.msg);
+    *cnt = x.cnt;
+    sweep_ctx_free(&x);
+    if (rc) {
+        free(*csv);
+        *csv = NULL;
+    }
+    return rc ? -1 : 0;
 }

@@ -66,6 +66,8 @@ struct sweep_ctx {
     bool want_row;
     long violating;              /* simulated points violating a physical invariant */
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
+    double deadline_s;           /* CLOCK_MONOTONIC seconds past which the sweep stops with
+                                  * an error (0: none; the HTTP API's time per request) */
     long held_bundle;            /* the bundle whose rows are held */
     struct strbuf held[SWEEP_BUNDLE_MAX];   /* [pos], pos >= 1: rows of a bundle's later
                                               * combinations, held until the bundle ends */
@@ -79,6 +81,13 @@ void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs);
 /* Opens x->o->summary (atomic) and writes the header; 0, or -1 with e
  * (a write error sets x->failed and x->err). */
 int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec, struct npu_err *e);
+/* A summary sweep of a spec into memory (the HTTP API's /api/sweep): the
+ * summary CSV `npusim sweep --spec --summary` writes, on one thread. A
+ * sweep of more than max_points points is refused before it runs (the
+ * message gives the count); one that runs past deadline_s (CLOCK_MONOTONIC
+ * seconds, 0: none) stops with an error. *csv is malloc'ed; counts in *cnt. */
+int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const struct profile *prof,
+                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt, struct npu_err *e);
 /* Frees what x holds (enumerator, held rows). */
 void sweep_ctx_free(struct sweep_ctx *x);
 

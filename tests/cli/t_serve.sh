@@ -1,17 +1,18 @@
 # Sourced by tests/cli/run.sh: `npusim serve`, used as people use it. A
 # server on a loopback port; every endpoint with curl (results, and bad
 # input as 400 with the CLI's message, 404, 405, 413); the page in headless
-# Chromium (its script fills the selects, runs a configuration and a
-# validation: the DOM holds both tables, no console error); 200 requests 8
-# at a time, none failing, the latencies reported; SIGTERM stops it; it
-# wrote no file. Bad options exit 2.
+# Chromium (its script fills the selects, runs a configuration, a sweep and
+# a validation: the DOM holds their tables and figures, no console error; a
+# screenshot); 200 requests 8 at a time, none failing, the latencies
+# reported; SIGTERM stops it; it wrote no file; a sweep past --time-limit
+# is 503. Bad options exit 2.
 SV="$T/serve"
 mkdir -p "$SV/cwd"
 PORT=$((20000 + $$ % 30000))
 URL="http://127.0.0.1:$PORT"
 CFG_ABS=$(cd "$CONFIGS" && pwd)
 NP_ABS=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
-( cd "$SV/cwd" && exec "$NP_ABS" serve --port "$PORT" --configs "$CFG_ABS" --threads 4 ) 2>"$SV/log" &
+( cd "$SV/cwd" && exec "$NP_ABS" serve --port "$PORT" --configs "$CFG_ABS" --threads 4 --max-points 100 ) 2>"$SV/log" &
 SV_PID=$!
 up=0
 for i in $(seq 1 50); do
@@ -34,6 +35,46 @@ j = json.load(open(sys.argv[1]))
 assert j['summary'] == open(sys.argv[2]).read().split('  outputs')[0], 'the summary differs from npusim run'
 assert [p['name'] for p in j['phases']] == ['prefill', 'decode'] and len(j['ops']) > 30
 PY"
+check "serve: POST /api/simulate draws the figures of npusim report, byte for byte" sh -c "
+  $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$SV/rep.html' --svg-dir '$SV/figs' >/dev/null &&
+  python3 - '$SV/sim.json' '$SV/figs' <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))['figures']
+names = ['time_by_op_type', 'roofline', 'energy_by_component', 'power_gating']
+assert sorted(f) == sorted(names), sorted(f)
+for n in names:
+    assert f[n] == open(sys.argv[2] + '/' + n + '.svg').read(), n
+PY"
+cat >"$SV/spec.json" <<'JSON'
+{"models": ["llama3-8b"], "chips": ["tpuv5p", "h100"], "num_chips": [1, 2], "batch_sizes": [1, 8, 64]}
+JSON
+check "serve: POST /api/sweep answers npusim sweep --summary's rows and the two figures" sh -c "
+  python3 -c 'import json,sys; print(json.dumps({\"spec\": json.load(open(sys.argv[1])), \"slo_tpot_ms\": 7}))' '$SV/spec.json' >'$SV/sweep-req.json' &&
+  curl -sf -X POST '$URL/api/sweep' --data-binary @'$SV/sweep-req.json' >'$SV/sweep.json' &&
+  $NPUSIM sweep --configs $CONFIGS --spec '$SV/spec.json' --summary '$SV/sum.csv' -j 2 2>/dev/null &&
+  python3 - '$SV/sweep.json' '$SV/sum.csv' <<'PY'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+text = open(sys.argv[2], newline='').read()
+assert j['summary_csv'] == text, 'the summary differs from npusim sweep'
+rows = list(csv.DictReader(text.splitlines()))
+assert j['points'] == len(rows) == len(j['rows']) and j['simulated'] == sum(r['status'] == 'ok' for r in rows)
+assert j['rows'][0]['TPOT_ms'] == float(rows[0]['TPOT_ms']) and j['rows'][0]['chip'] == rows[0]['chip']
+for n in ('throughput_vs_batch', 'pareto'):
+    assert j['figures'][n].startswith('<svg') and '</svg>' in j['figures'][n], n
+assert 'SLO 7 ms' in j['figures']['pareto']
+PY"
+check "serve: /api/sweep is bounded (over --max-points: 400 with the count), names only, bad specs named" sh -c "
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1, 2, 4, 8, 16, 32], \"batch_sizes\": [1, 2, 4, 8, 16, 32, 64, 128]}}')\" = 400 ] &&
+  grep -q 'the sweep has 168 points; expected at most 100' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": {\"from\": 1, \"to\": 1000000, \"step\": 1}, \"batch_sizes\": [1]}}')\" = 400 ] &&
+  grep -q 'at least 1000000 points' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"/etc/passwd\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1], \"batch_sizes\": [1]}}')\" = 400 ] &&
+  grep -q 'not paths' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"modelz\": []}}')\" = 400 ] &&
+  grep -q 'did you mean' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"pg\": [\"../x.json\"]}')\" = 400 ] &&
+  grep -q 'not paths' '$SV/body'"
 check "serve: POST /api/validate gives the error table of measured kernels" sh -c "
   curl -sf -X POST '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
   python3 -c 'import json,sys; j=json.load(sys.stdin); assert j[\"overall\"][\"count\"] == 1 and \"gemm\" in j[\"by_op\"]'"
@@ -49,9 +90,11 @@ check "serve: bad JSON 400, bad measurements 400 naming the line, no endpoint 40
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/nothing')\" = 404 ] && [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/op')\" = 405 ] &&
   head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
 if command -v chromium >/dev/null 2>&1; then
-    check "serve: the page in headless chromium runs a configuration and a validation (DOM tables, no console error)" sh -c "
+    check "serve: the page in headless chromium runs a configuration, a sweep and a validation (DOM tables and figures, no console error, a screenshot)" sh -c "
       timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --enable-logging=stderr --v=0 \
         --dump-dom '$URL/#demo' >'$SV/dom.html' 2>'$SV/console.log' &&
+      timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --window-size=1100,4000 \
+        --screenshot='$SV/page.png' '$URL/#demo' >/dev/null 2>&1 && [ \$(wc -c <'$SV/page.png') -gt 50000 ] &&
       python3 - '$SV/dom.html' <<'PY'
 import sys
 from html.parser import HTMLParser
@@ -65,7 +108,8 @@ class P(HTMLParser):
         if tag == 'polygon': self.triangles = getattr(self, 'triangles', 0) + 1
         if tag == 'td' and 'class' in a: self.cls.append(a['class'])
 p = P(); p.feed(open(sys.argv[1]).read())
-assert {'by-type', 'errors', 'overall', 'val-roofline'} <= p.ids, p.ids
+assert {'by-type', 'errors', 'overall', 'val-roofline', 'fig-time', 'fig-roofline', 'fig-energy', 'fig-pg',
+        'sweep-counts', 'fig-tput', 'fig-pareto', 'sweep-rows'} <= p.ids, p.ids
 assert p.options > 20 and getattr(p, 'triangles', 0) >= 2 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
 PY
       ! grep -E 'CONSOLE.*(Error|Uncaught)' '$SV/console.log'"
@@ -85,6 +129,17 @@ kill -TERM "$SV_PID" 2>/dev/null
 wait "$SV_PID"
 SV_RC=$?
 check "serve: SIGTERM stops it (exit 0), and it wrote no file" sh -c "[ $SV_RC = 0 ] && grep -q 'stopped' '$SV/log' && [ -z \"\$(ls -A '$SV/cwd')\" ]"
+PORT2=$((PORT + 1))
+( cd "$SV/cwd" && exec "$NP_ABS" serve --port "$PORT2" --configs "$CFG_ABS" --time-limit 0.001 ) 2>"$SV/log2" &
+SV2_PID=$!
+for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT2/api/strategies" && break; sleep 0.1; done
+check "serve: a sweep past --time-limit stops with 503, saying so" sh -c "
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST 'http://127.0.0.1:$PORT2/api/sweep' --data-binary @'$SV/sweep-req.json')\" = 503 ] &&
+  grep -q 'the time limit was reached after' '$SV/body'"
+kill -TERM "$SV2_PID" 2>/dev/null
+wait "$SV2_PID"
+expect_fail "serve: --time-limit 0" '--time-limit "0": expected seconds above 0' $NPUSIM serve --time-limit 0
+expect_fail "serve: --max-points x" '--max-points "x": expected a whole number' $NPUSIM serve --max-points x
 expect_fail "serve: --port 0" '--port "0": expected a whole number from 1 to 65535' $NPUSIM serve --port 0
 expect_fail "serve: --bind not an address" '--bind "localhost": expected an IPv4 address' $NPUSIM serve --bind localhost
 expect_fail "serve: --configs missing" '--configs "nowhere": no such folder' $NPUSIM serve --configs nowhere
