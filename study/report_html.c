@@ -157,12 +157,12 @@ static char *roofline_figure(const struct report_input *in)
     return svg;
 }
 
-static const char style[] =
+const char report_style[] =
     "body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
     "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}"
-    "pre{background:#f6f6f6;padding:1em;overflow-x:auto}"
+    "pre{background:#f6f6f6;padding:1em;overflow-x:auto}figure{margin:1em 0;overflow-x:auto}"
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-    "th:first-child,td:first-child{text-align:left}figure{margin:1em 0}"
+    "th:first-child,td:first-child{text-align:left}.meets{background:#c8e6c9}.misses{background:#ffcdd2}"
     "footer{margin-top:3em;color:#777;font-size:.9em}";
 
 /* A table of rows by phase columns: value and share of the phase's total. */
@@ -216,7 +216,7 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
     struct strbuf b = STRBUF_GROWING;
     strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>npusim: ");
     strbuf_xml(&b, in->title);
-    strbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>npusim: ", style);
+    strbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>npusim: ", report_style);
     strbuf_xml(&b, in->title);
     strbuf_puts(&b, "</h1>\n<h2 id=\"summary\">Summary</h2>\n<pre>");
     strbuf_xml(&b, in->summary ? in->summary : "");

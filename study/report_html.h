@@ -36,6 +36,9 @@ struct report_figures {
 };
 extern const char *const report_figure_name[FIG_COUNT];   /* "time_by_op_type", ... */
 
+/* The style every report page carries inline. */
+extern const char report_style[];
+
 /* The page (malloc'ed) and the figures (free each); NULL when out of memory. */
 char *report_html(const struct report_input *in, struct report_figures *figs);
 void report_figures_free(struct report_figures *figs);

@@ -8,15 +8,12 @@
 #include <string.h>
 
 #include "study/chart.h"
+#include "study/report_html.h"
 #include "traces/csv_lines.h"
 #include "traces/lists.h"
 #include "traces/strbuf.h"
 
-struct srow {
-    char model[64], chip[32];
-    int64_t chips, batch, dp, tp, pp;
-    double tpot_ms, tput_per_chip;
-};
+#define srow sweep_report_row
 
 /* The columns read, by name; the reader keeps their index. */
 enum { C_MODEL, C_CHIP, C_CHIPS, C_BATCH, C_DP, C_TP, C_PP, C_STATUS, C_TPOT, C_TPUT, C_N };
@@ -93,6 +90,7 @@ static void on_row(int term, void *data)
     r->ncell = 0;
     memset(r->cell, 0, sizeof r->cell);
 }
+
 
 static int by_tpot(const void *a, const void *b)
 {
@@ -178,6 +176,34 @@ static char *pareto_figure(const struct srow *rows, size_t n, const size_t *fron
     return svg;
 }
 
+void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_t n, double slo, char **fig_tput,
+                          char **fig_pareto)
+{
+    size_t *front = calloc(n + 1, sizeof *front);
+    *fig_tput = tput_figure(rows, n);
+    qsort(rows, n, sizeof *rows, by_tpot);
+    size_t nf = front ? pareto(rows, n, front) : 0;
+    *fig_pareto = pareto_figure(rows, n, front, nf, slo);
+    strbuf_printf(b, "<h2>Throughput against batch</h2>\n<figure>%s</figure>\n"
+                     "<h2>Latency and throughput: the Pareto front</h2>\n<figure>%s</figure>\n"
+                     "<table id=\"pareto\"><tr><th>model</th><th>chip</th><th>chips</th><th>dp/tp/pp</th><th>batch</th>"
+                     "<th>TPOT ms</th><th>tokens/s per chip</th></tr>\n",
+                  *fig_tput ? *fig_tput : "", *fig_pareto ? *fig_pareto : "");
+    for (size_t i = 0; i < nf; i++) {
+        const struct srow *s = &rows[front[i]];
+        strbuf_puts(b, "<tr><td>");
+        strbuf_xml(b, s->model);
+        strbuf_puts(b, "</td><td>");
+        strbuf_xml(b, s->chip);
+        strbuf_printf(b, "</td><td>%lld</td><td>%lld/%lld/%lld</td><td>%lld</td><td class=\"%s\">%.4g</td>"
+                         "<td>%.6g</td></tr>\n",
+                      (long long)s->chips, (long long)s->dp, (long long)s->tp, (long long)s->pp, (long long)s->batch,
+                      slo > 0 ? (s->tpot_ms <= slo ? "meets" : "misses") : "", s->tpot_ms, s->tput_per_chip);
+    }
+    strbuf_puts(b, "</table>\n");
+    free(front);
+}
+
 char *sweep_report_html(const char *name, const char *csv, size_t len, double slo, char **fig_tput,
                         char **fig_pareto, struct npu_err *e)
 {
@@ -190,42 +216,18 @@ char *sweep_report_html(const char *name, const char *csv, size_t len, double sl
         npu_errf(e, "%s: malformed CSV (%s)", name, why), r.failed = 1;
     if (!r.failed && !r.n)
         npu_errf(e, "%s: no configuration with status ok", name), r.failed = 1;
-    size_t *front = r.failed ? NULL : calloc(r.n, sizeof *front);
-    if (r.failed || !front) {
+    if (r.failed) {
         free(r.rows);
-        free(front);
-        return r.failed ? NULL : (npu_errf(e, "%s: out of memory", name), NULL);
+        return NULL;
     }
-    *fig_tput = tput_figure(r.rows, r.n);
-    qsort(r.rows, r.n, sizeof *r.rows, by_tpot);
-    size_t nf = pareto(r.rows, r.n, front);
-    *fig_pareto = pareto_figure(r.rows, r.n, front, nf, slo);
     struct strbuf b = STRBUF_GROWING;
     strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>npusim sweep: ");
     strbuf_xml(&b, name);
-    strbuf_puts(&b, "</title><style>body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222}"
-                    "h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}table{border-collapse:collapse}"
-                    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}.meets{background:#c8e6c9}"
-                    ".misses{background:#ffcdd2}</style></head>\n<body>\n<h1>Sweep: ");
+    strbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>Sweep: ", report_style);
     strbuf_xml(&b, name);
-    strbuf_printf(&b, "</h1>\n<p>%zu configurations ran.</p>\n<h2>Throughput against batch</h2>\n<figure>%s</figure>\n"
-                      "<h2>Latency and throughput: the Pareto front</h2>\n<figure>%s</figure>\n"
-                      "<table id=\"pareto\"><tr><th>model</th><th>chip</th><th>chips</th><th>dp/tp/pp</th><th>batch</th>"
-                      "<th>TPOT ms</th><th>tokens/s per chip</th></tr>\n",
-                  r.n, *fig_tput ? *fig_tput : "", *fig_pareto ? *fig_pareto : "");
-    for (size_t i = 0; i < nf; i++) {
-        const struct srow *s = &r.rows[front[i]];
-        strbuf_puts(&b, "<tr><td>");
-        strbuf_xml(&b, s->model);
-        strbuf_puts(&b, "</td><td>");
-        strbuf_xml(&b, s->chip);
-        strbuf_printf(&b, "</td><td>%lld</td><td>%lld/%lld/%lld</td><td>%lld</td><td class=\"%s\">%.4g</td>"
-                          "<td>%.6g</td></tr>\n",
-                      (long long)s->chips, (long long)s->dp, (long long)s->tp, (long long)s->pp, (long long)s->batch,
-                      slo > 0 ? (s->tpot_ms <= slo ? "meets" : "misses") : "", s->tpot_ms, s->tput_per_chip);
-    }
-    strbuf_puts(&b, "</table>\n<footer>Written by npusim report --sweep.</footer>\n</body></html>\n");
-    free(front);
+    strbuf_printf(&b, "</h1>\n<p>%zu configurations ran.</p>\n", r.n);
+    sweep_report_section(&b, r.rows, r.n, slo, fig_tput, fig_pareto);
+    strbuf_puts(&b, "<footer>Written by npusim report --sweep.</footer>\n</body></html>\n");
     free(r.rows);
     return b.s;
 }

@@ -6,17 +6,33 @@
  * configuration both faster per token and higher in throughput) drawn and
  * tabled, and an SLO line on time per token when given.
  *
- * No data structure of its own beyond the rows read. */
+ * Main data structure: struct sweep_report_row, one configuration that ran. */
 #ifndef NPUSIM_REPORT_SWEEP_H
 #define NPUSIM_REPORT_SWEEP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "traces/err.h"
+#include "traces/strbuf.h"
+
+/* One configuration that ran: what the two figures need. */
+struct sweep_report_row {
+    char model[64], chip[32];
+    int64_t chips, batch, dp, tp, pp;
+    double tpot_ms, tput_per_chip;     /* output tokens/s per chip */
+};
 
 /* The page (malloc'ed) and its two figures (*fig_tput, *fig_pareto; free
  * each); NULL with e naming the file and line of a bad summary. */
 char *sweep_report_html(const char *name, const char *csv, size_t len, double slo_tpot_ms, char **fig_tput,
                         char **fig_pareto, struct npu_err *e);
+
+/* The two figures of rows and the Pareto front's table, as HTML sections
+ * appended to b (rows are sorted in place by TPOT); the figures also in
+ * *fig_tput and *fig_pareto (free each). A results tree's page
+ * (report_tree.h) shows its runs with them. */
+void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_t n, double slo_tpot_ms,
+                          char **fig_tput, char **fig_pareto);
 
 #endif
