@@ -9,7 +9,9 @@
 #include "cli/cli.h"
 #include "study/family.h"
 #include "study/outputs.h"
+#include "study/report_files.h"
 #include "study/report_run.h"
+#include "study/report_tree.h"
 #include "study/report_sweep.h"
 #include "traces/textfile.h"
 #include "traces/lists.h"
@@ -17,6 +19,7 @@
 static const char report_help[] =
     "usage: npusim report [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
     "                     -o REPORT.html [--svg-dir DIR] [--pg LIST|none] [--no-energy]\n"
+    "       npusim report PATH... [--run TEXT] [-c CHIP] [--slo-tpot-ms MS] -o REPORT.html [--svg-dir DIR]\n"
     "       npusim report --sweep SUMMARY.csv [--slo-tpot-ms MS] -o REPORT.html [--svg-dir DIR]\n"
     "\n"
     "Runs one configuration as `npusim run` does and writes it as one HTML page that\n"
@@ -24,6 +27,14 @@ static const char report_help[] =
     "operator type, a stacked bar per phase and its table; every operator on the\n"
     "chip's roofline, coloured by what bounds it; energy by component; and the\n"
     "energy of each power-gating strategy of --pg with its saving against the first.\n"
+    "\n"
+    "With PATHs (a run's output folder, a results tree of npusim sweep, the energy\n"
+    "stage's tree, statistics JSONs or trace CSVs), nothing is simulated: the runs are\n"
+    "read back from their files. One run gives the page above (the power-gating\n"
+    "section from the strategy traces beside it, the chip from its statistics' sim_config\n"
+    "or -c). Several give one page of them all: a table of every run, time per\n"
+    "operator type per run, throughput against batch and the Pareto front of the LLM\n"
+    "runs, and each run's energy per strategy where the traces are there.\n"
     "\n"
     "options:\n" COMMON_HELP
     "  -o, --out FILE          the HTML page\n"
@@ -37,9 +48,11 @@ static const char report_help[] =
     "                          against throughput per chip with the Pareto front tabled\n"
     "                          (figures throughput_vs_batch, pareto)\n"
     "      --slo-tpot-ms MS    the SLO line on time per output token; the front's rows meeting it\n"
-    "                          green, the others red\n";
+    "                          green, the others red\n"
+    "      --run TEXT          with PATHs: only the runs whose path under PATH contains TEXT\n"
+    "                          (one left: its own page)\n";
 
-enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY, O_SWEEP, O_SLO };
+enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY, O_SWEEP, O_SLO, O_RUN };
 
 static int write_report(const struct report_input *in, const char *out, const char *svg_dir, struct npu_err *e)
 {
@@ -98,16 +111,86 @@ static int sweep_report(const char *path, double slo, const char *out_path, cons
     return 0;
 }
 
+/* Keeps the runs whose label contains text. */
+static void select_runs(struct found_runs *f, const char *text)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (strstr(f->r[i].label[0] ? f->r[i].label : f->r[i].stem, text)) {
+            f->r[k++] = f->r[i];
+            continue;
+        }
+        cJSON_Delete(f->r[i].stats[0]);
+        cJSON_Delete(f->r[i].stats[1]);
+    }
+    f->n = k;
+}
+
+/* The figures of the many-runs page, written with it. */
+static int write_tree(char *html, char **fig, const char *out, const char *svg_dir, struct npu_err *e)
+{
+    struct output o[1 + TREE_FIG_COUNT];
+    output_clear(o, 1 + TREE_FIG_COUNT);
+    int n = 0;
+    snprintf(o[n].path, sizeof o[n].path, "%s", out);
+    o[n++].text = html;
+    for (int f = 0; f < TREE_FIG_COUNT; f++)
+        if (svg_dir && fig[f]) {
+            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, report_tree_figure_name[f]);
+            o[n++].text = fig[f];
+        } else
+            free(fig[f]);
+    return write_outputs(o, n, e);
+}
+
+/* PATHs: runs read back from their files, one run's page or the page of many. */
+static int files_report(const char *const *paths, int n, const char *run, const struct common_opts *o, double slo,
+                        const char *out, const char *svg_dir)
+{
+    struct npu_err e;
+    struct found_runs f;
+    struct loaded_config cfg;
+    bool chip = o->chip != NULL;
+    if (chip && load_common("report", o, false, &cfg, NULL))
+        return EXIT_USAGE;
+    int rc = runs_find(paths, n, &f, &e);
+    if (!rc && run) {
+        select_runs(&f, run);
+        if (!f.n)
+            rc = npu_errf(&e, "--run \"%s\": no run's path contains it", run);
+    }
+    if (!rc && f.n == 1) {
+        struct report_run r;
+        report_run_init(&r);
+        rc = report_run_from_files(&f.r[0], chip ? &cfg.chip : NULL, chip ? cfg.chip_name : NULL, &r, &e) ||
+             write_report(&r.in, out, svg_dir, &e);
+        report_run_free(&r);
+    } else if (!rc) {
+        char title[600], *fig[TREE_FIG_COUNT];
+        snprintf(title, sizeof title, "%zu runs under %s%s", f.n, paths[0], n > 1 ? " and more" : "");
+        char *html = report_tree_html(title, &f, chip ? &cfg.chip : NULL, chip ? cfg.chip_name : NULL, slo, fig, &e);
+        rc = !html || write_tree(html, fig, out, svg_dir, &e);
+    }
+    runs_free(&f);
+    if (chip)
+        config_free(&cfg);
+    if (rc)
+        return report_error("report", &e);
+    printf("npusim report: wrote %s%s%s\n", out, svg_dir ? " and the figures in " : "", svg_dir ? svg_dir : "");
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "svg-dir", required_argument, 0, O_SVG_DIR },
         { "pg", required_argument, 0, O_PG }, { "no-energy", no_argument, 0, O_NO_ENERGY },
-        { "sweep", required_argument, 0, O_SWEEP }, { "slo-tpot-ms", required_argument, 0, O_SLO }, { 0, 0, 0, 0 },
+        { "sweep", required_argument, 0, O_SWEEP }, { "slo-tpot-ms", required_argument, 0, O_SLO },
+        { "run", required_argument, 0, O_RUN }, { 0, 0, 0, 0 },
     };
     struct common_opts o;
     common_opts_init(&o);
-    const char *out = NULL, *svg_dir = NULL, *pg = "NoPG,Base,HW,Full,Ideal", *sweep = NULL;
+    const char *out = NULL, *svg_dir = NULL, *pg = "NoPG,Base,HW,Full,Ideal", *sweep = NULL, *run = NULL;
     double slo = 0;
     bool no_energy = false;
     struct npu_err e;
@@ -129,6 +212,7 @@ int cmd_report(int argc, char **argv)
         case O_PG: pg = optarg; break;
         case O_NO_ENERGY: no_energy = true; break;
         case O_SWEEP: sweep = optarg; break;
+        case O_RUN: run = optarg; break;
         case O_SLO:
             if (parse_f64_strict(optarg, &slo) || !(slo > 0))
                 return usage_error("report", "--slo-tpot-ms \"%s\": expected milliseconds above 0", optarg);
@@ -136,25 +220,30 @@ int cmd_report(int argc, char **argv)
         default: return usage_error("report", "unknown option or missing value \"%s\"", argv[optind - 1]);
         }
     }
-    if (optind < argc)
-        return usage_error("report", "unexpected argument \"%s\"", argv[optind]);
     if (!out)
         return usage_error("report", "expected -o REPORT.html");
+    if (optind < argc && (sweep || o.model))
+        return usage_error("report", "\"%s\": PATHs read runs back; they go without %s", argv[optind],
+                           sweep ? "--sweep" : "-m");
+    if (run && optind == argc)
+        return usage_error("report", "--run: expected PATHs to choose runs from");
     if (sweep)
         return sweep_report(sweep, slo, out, svg_dir);
+    if (optind < argc)
+        return files_report((const char *const *)argv + optind, argc - optind, run, &o, slo, out, svg_dir);
     struct loaded_config cfg;
     const struct family *fam;
     if (load_common("report", &o, true, &cfg, &fam))
         return EXIT_USAGE;
-    struct report_run run;
-    report_run_init(&run);
+    struct report_run sim;
+    report_run_init(&sim);
     rc = 0;
-    if (report_run_simulate(fam, &cfg, o.prof, !no_energy, pg, o.configs, &run, &e) ||
-        write_report(&run.in, out, svg_dir, &e))
+    if (report_run_simulate(fam, &cfg, o.prof, !no_energy, pg, o.configs, &sim, &e) ||
+        write_report(&sim.in, out, svg_dir, &e))
         rc = report_error("report", &e);
     else
         printf("npusim report: wrote %s%s%s\n", out, svg_dir ? " and the figures in " : "", svg_dir ? svg_dir : "");
-    report_run_free(&run);
+    report_run_free(&sim);
     config_free(&cfg);
     return rc;
 }

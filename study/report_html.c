@@ -29,7 +29,7 @@ struct agg {
     bool energy;
 };
 
-static const char *type_of(const struct op *op)
+const char *report_op_type(const struct op *op)
 {
     return op->parsed_op_type && *op->parsed_op_type ? op->parsed_op_type : op->opcode && *op->opcode ? op->opcode
                                                                                                         : "other";
@@ -50,7 +50,7 @@ static void aggregate(const struct trace *t, struct agg *a)
         }
         int col = a->phase_of[p];
         double n = op->count > 0 ? (double)op->count : 1;
-        const char *ty = type_of(op);
+        const char *ty = report_op_type(op);
         int k = 0;
         while (k < a->n_type && strcmp(a->type[k], ty))
             k++;
@@ -163,7 +163,8 @@ const char report_style[] =
     "pre{background:#f6f6f6;padding:1em;overflow-x:auto}figure{margin:1em 0;overflow-x:auto}"
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
     "th:first-child,td:first-child{text-align:left}.meets{background:#c8e6c9}.misses{background:#ffcdd2}"
-    "footer{margin-top:3em;color:#777;font-size:.9em}";
+    "footer{margin-top:3em;color:#777;font-size:.9em}"
+    ".wide{overflow-x:auto}.wide table{font-size:.85em}.wide td{white-space:nowrap}";
 
 /* A table of rows by phase columns: value and share of the phase's total. */
 static void phase_table(struct strbuf *b, const struct agg *a, const char *what, const char *unit, int n_rows,

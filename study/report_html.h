@@ -39,6 +39,10 @@ extern const char *const report_figure_name[FIG_COUNT];   /* "time_by_op_type", 
 /* The style every report page carries inline. */
 extern const char report_style[];
 
+/* The operator type a report groups op under (its parsed type, else its
+ * opcode, else "other"). */
+const char *report_op_type(const struct op *op);
+
 /* The page (malloc'ed) and the figures (free each); NULL when out of memory. */
 char *report_html(const struct report_input *in, struct report_figures *figs);
 void report_figures_free(struct report_figures *figs);

@@ -23,6 +23,8 @@ struct report_run {
     char title[600];
     char pg_names[512];                /* the strategy names, split in place */
     char *summary;                     /* malloc'ed text */
+    struct chip_config chip;           /* a run read back: its chip (in.chip points here) */
+    char chip_name[256];
 };
 
 void report_run_init(struct report_run *r);

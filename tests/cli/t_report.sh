@@ -82,3 +82,68 @@ printf 'a,b\n1,2\n' >"$RP/notsummary.csv"
 expect_fail "report --sweep: not a summary names what it expects" 'expected the columns of npusim sweep --summary' \
     $NPUSIM report --sweep "$RP/notsummary.csv" -o "$RP/y.html"
 check "report --sweep: nothing written on a bad summary" test ! -e "$RP/y.html"
+# PATHs: runs read back from their files, nothing simulated. A run's folder
+# gives the one-run page with the same operators on the roofline as the
+# simulated page (the CSVs read back exactly); a sweep's results tree with
+# the energy stage's tree beside it gives the page of many runs: a row per
+# statistics file pair, each run's energy per strategy as the strategy
+# CSVs sum (count x per-execution energy, summed in Python here), and the
+# Pareto front of the runs.
+check "report RUN_DIR: the run read back, its roofline points those of the simulated page" sh -c "
+  $NPUSIM report --configs $CONFIGS '$RP/run' -o '$RP/back.html' --svg-dir '$RP/backsvg' >/dev/null &&
+  python3 - '$RP/backsvg/roofline.svg' '$RP/svg/roofline.svg' '$RP/back.html' <<'PY'
+import re, sys
+pts = lambda f: re.findall(r'<circle class=\"predicted\"[^>]*>.*?</circle>', open(f).read())
+a, b = pts(sys.argv[1]), pts(sys.argv[2])
+assert a == b and len(a) > 10, (len(a), len(b))
+h = open(sys.argv[3]).read()
+assert 'TPOT_ms_request' in h and 'llama3-8b on 1 5p (dp 1, tp 1, pp 1), global batch 1' in h
+assert h.count('<svg') == 3, h.count('<svg')   # no strategy traces beside a run: no power-gating figure
+PY"
+check "report TREE: a results tree and its energy stage read back, every run, energies as the strategy CSVs sum" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions 5p,6e --num-chips 1,2 --batch-sizes 1,8 \
+    --out '$RP/tree/raw' >/dev/null 2>&1 &&
+  $NPUSIM energy --configs $CONFIGS --results '$RP/tree/raw' --models llama3-8b --versions 5p,6e --pg NoPG,Base,Full \
+    >/dev/null 2>&1 &&
+  $NPUSIM report '$RP/tree/raw_None' -o '$RP/tree.html' --svg-dir '$RP/treesvg' --slo-tpot-ms 8 >/dev/null &&
+  test -s '$RP/treesvg/time_by_run.svg' && test -s '$RP/treesvg/pareto.svg' &&
+  python3 - '$RP/tree/raw_None' '$RP/tree.html' <<'PY'
+import csv, glob, re, sys
+root, h = sys.argv[1], open(sys.argv[2]).read()
+stems = sorted(f[:-len('_decode.json')] for f in glob.glob(root + '/*/*/*_decode.json'))
+assert len(stems) >= 8, stems
+rows = re.findall(r'<tr><td>(\d+)</td><td class=\"run\">([^<]*)</td>', h) or re.findall(r'<tr><td>(\d+)</td><td>([^<]*/[^<]*)</td>', h)
+assert [r[1] for r in rows] == [s[len(root) + 1:] for s in stems], (rows, stems)
+def energy(stem, s):
+    t = 0.0
+    for ph in ('prefill', 'decode'):
+        for r in csv.DictReader(open('%s_%s_%s.csv' % (stem, ph, s))):
+            t += (float(r['static_energy_J']) + float(r['dynamic_energy_J'])) * int(r['Count'])
+    return t
+pg = re.search(r'<table id=\"pg-table\">(.*?)</table>', h, re.S).group(1)
+assert re.findall(r'<th>([A-Za-z]+)</th>', pg) == ['NoPG', 'Base', 'Full'], pg[:200]
+for i, stem in enumerate(stems):
+    cells = re.search(r'<tr><td>#%d</td>(.*?)</tr>' % (i + 1), pg).group(1)
+    got = [float(x) for x in re.findall(r'<td>([0-9.e+-]+)', cells)]
+    want = [energy(stem, s) for s in ('NoPG', 'Base', 'Full')]
+    assert all(abs(g - w) <= 1e-5 * w for g, w in zip(got, want)) and len(got) == 3, (stem, got, want)
+assert '<table id=\"pareto\">' in h and 'SLO 8 ms' in h
+PY"
+check "report TREE --run: one run left gives its own page with the power-gating section" sh -c "
+  $NPUSIM report '$RP/tree/raw_None' --run 'dp1-tp2-pp1-dpdcn1-tpdcn1-ppdcn1-bs8/inference-v6e' -o '$RP/one.html' >/dev/null &&
+  grep -q 'id=\"power-gating\"' '$RP/one.html' && grep -q '<tr><td>Full</td>' '$RP/one.html' &&
+  test \"\$(grep -c '<svg' '$RP/one.html')\" -eq 4"
+expect_fail "report PATH: a folder with no runs says what it looked for" 'no statistics JSON' \
+    $NPUSIM report "$RP/swsvg" -o "$RP/none.html"
+expect_fail "report PATH: a file that is not statistics names it" 'r.html' \
+    $NPUSIM report "$RP/r.html" -o "$RP/none.html"
+expect_fail "report PATH: a trace alone needs -c" 'give its chip with -c' \
+    $NPUSIM report "$RP/run/llama3-8b_tpuv5p_decode.csv" -o "$RP/none.html"
+expect_fail "report PATH --run: nothing matches" '--run "nothing-like-this": no run' \
+    $NPUSIM report "$RP/tree/raw" --run nothing-like-this -o "$RP/none.html"
+expect_fail "report PATH with -m: refused" 'PATHs read runs back' \
+    $NPUSIM report -m llama3-8b "$RP/run" -o "$RP/none.html"
+check "report PATH: nothing written on bad input" test ! -e "$RP/none.html"
+check "report TRACE -c CHIP: a trace alone with its chip" sh -c "
+  $NPUSIM report --configs $CONFIGS -c tpuv5p '$RP/run/llama3-8b_tpuv5p_decode.csv' -o '$RP/trace.html' >/dev/null &&
+  test \"\$(grep -c '<svg' '$RP/trace.html')\" -eq 3"
