@@ -1,0 +1,150 @@
+/* test_report.c — the figures and pages of study/: bar chart geometry
+ * (hand-derived heights and widths), the Pareto front of a sweep's rows,
+ * the roofline's legend, the operator type a report groups by, and what a
+ * run's statistics say when read back (report_files.h). */
+#include "testutil.h"
+
+#include "study/chart.h"
+#include "study/report_files.h"
+#include "study/report_html.h"
+#include "study/report_sweep.h"
+#include "study/roofline.h"
+#include "traces/rawjson.h"
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* Two bars of values {3, 1} and {1, 0}: the total 4 rounds up to the axis
+ * top 5, so on the 320-unit plot the segments are 320*3/5 = 192, 320*1/5 =
+ * 64 and 64 high; two bars take 150-unit slots (90 bar + 60 gap): the plot
+ * is 2*150 + 60 = 360 wide and the document 80 + 360 + 200 = 640. */
+static void test_bar_chart_geometry(void **state)
+{
+    (void)state;
+    const char *bars[] = { "prefill", "decode" }, *series[] = { "Einsum", "Softmax" };
+    const double v[] = { 3, 1, 1, 0 };
+    struct bar_chart c = { "t", "s", 2, 2, bars, series, v };
+    char *svg = bar_chart_svg(&c);
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "width=\"640\" height=\"420\""));
+    assert_non_null(strstr(svg, "height=\"192.00\""));
+    assert_int_equal(count(svg, "height=\"64.00\""), 2);
+    assert_non_null(strstr(svg, ">5</text>"));            /* the axis top */
+    assert_null(strstr(svg, "decode: Softmax"));          /* a zero segment is not drawn */
+    free(svg);
+    /* sixteen bars: 620/16 = 38 is below the 40-unit slot floor, so 40 (24 + 16):
+     * 16*40 + 16 = 656 wide, the document 80 + 656 + 200 = 936 */
+    const char *many[16];
+    double mv[16];
+    for (int i = 0; i < 16; i++)
+        many[i] = "x", mv[i] = 1;
+    struct bar_chart m = { "t", "s", 16, 1, many, series, mv };
+    svg = bar_chart_svg(&m);
+    assert_non_null(strstr(svg, "width=\"936\""));
+    assert_non_null(strstr(svg, "width=\"24\""));
+    free(svg);
+}
+
+/* Rows (TPOT ms, tokens/s per chip): (1, 10) (2, 20) (3, 15) (4, 30).
+ * (3, 15) is beaten by (2, 20) on both; the front is 1, 2, 4, in TPOT order. */
+static void test_pareto_front(void **state)
+{
+    (void)state;
+    struct sweep_report_row rows[4] = {
+        { "m", "c", 1, 1, 1, 1, 1, 4, 30 }, { "m", "c", 1, 1, 1, 1, 1, 3, 15 },
+        { "m", "c", 1, 1, 1, 1, 1, 1, 10 }, { "m", "c", 1, 1, 1, 1, 1, 2, 20 },
+    };
+    struct strbuf b = STRBUF_GROWING;
+    char *f1, *f2;
+    sweep_report_section(&b, rows, 4, 2.5, &f1, &f2);
+    assert_non_null(b.s);
+    const char *want[] = { "meets\">1</td><td>10</td>", "meets\">2</td><td>20</td>", "misses\">4</td><td>30</td>" };
+    const char *at = b.s;
+    for (int i = 0; i < 3; i++) {
+        at = strstr(at, want[i]);
+        assert_non_null(at);
+    }
+    assert_null(strstr(b.s, ">3</td><td>15</td>"));
+    assert_non_null(strstr(f2, "SLO 2.5 ms"));
+    free(b.s), free(f1), free(f2);
+}
+
+static void test_roofline_legend(void **state)
+{
+    (void)state;
+    struct chip_config chip;
+    chip_config_default(&chip);
+    struct roofline_point p[2] = { { 10, 1, "gemm", false, "a" }, { 10, 2, "gemm", true, "b" } };
+    char *svg = roofline_svg(&chip, "c", p, 1);
+    assert_non_null(strstr(svg, ">predicted</text>"));
+    assert_null(strstr(svg, ">measured</text>"));   /* a run's operators: no measured marker */
+    free(svg);
+    svg = roofline_svg(&chip, "c", p, 2);
+    assert_non_null(strstr(svg, ">predicted</text>"));
+    assert_non_null(strstr(svg, ">measured</text>"));
+    free(svg);
+}
+
+static void test_op_type(void **state)
+{
+    (void)state;
+    struct op op;
+    memset(&op, 0, sizeof op);
+    assert_string_equal(report_op_type(&op), "other");
+    op.opcode = "Einsum";
+    assert_string_equal(report_op_type(&op), "Einsum");
+    op.parsed_op_type = "FlashAttention";
+    assert_string_equal(report_op_type(&op), "FlashAttention");
+}
+
+/* Statistics read back: the end-to-end throughput where written (else the
+ * decode rate), the larger memory, energy summed over the phases. */
+static void test_run_figures(void **state)
+{
+    (void)state;
+    static const char *pre = "{\"TTFT_sec\": 0.5, \"mem_footprint_GB\": 10, \"total_energy_J\": 2.5, "
+                             "\"out_of_memory\": false, \"sim_config\": {\"model_name\": \"m\", \"name\": \"5p\", "
+                             "\"num_chips\": 4, \"global_batch_size\": 8, \"data_parallelism_degree\": 2, "
+                             "\"tensor_parallelism_degree\": 2, \"pipeline_parallelism_degree\": 1}}";
+    static const char *dec = "{\"TPOT_ms_request\": 6.5, \"throughput_tokens_per_sec\": 300, "
+                             "\"e2e_throughput_tokens_per_sec\": 200, \"mem_footprint_GB\": 12, \"total_energy_J\": 7.5, "
+                             "\"out_of_memory\": true, \"sim_config\": {}}";
+    struct found_run r;
+    memset(&r, 0, sizeof r);
+    r.phased = true;
+    r.stats[0] = rawjson_parse(pre, strlen(pre), JSON_NUMBERS_TEXT, NULL);
+    r.stats[1] = rawjson_parse(dec, strlen(dec), JSON_NUMBERS_TEXT, NULL);
+    struct run_figures f;
+    run_figures_of(&r, &f);
+    assert_string_equal(f.model, "m");
+    assert_string_equal(f.chip, "5p");
+    assert_i64(f.chips, 4);
+    assert_i64(f.batch, 8);
+    assert_i64(f.dp, 2);
+    assert_close(f.ttft_s, 0.5);
+    assert_close(f.tpot_ms, 6.5);
+    assert_close(f.tput, 200);
+    assert_close(f.mem_GB, 12);
+    assert_close(f.energy_J, 10);
+    assert_true(f.oom);
+    cJSON_DeleteItemFromObject(r.stats[1], "e2e_throughput_tokens_per_sec");
+    run_figures_of(&r, &f);
+    assert_close(f.tput, 300);
+    cJSON_Delete(r.stats[0]);
+    cJSON_Delete(r.stats[1]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bar_chart_geometry), cmocka_unit_test(test_pareto_front),
+        cmocka_unit_test(test_roofline_legend),    cmocka_unit_test(test_op_type),
+        cmocka_unit_test(test_run_figures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
