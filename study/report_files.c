@@ -240,12 +240,24 @@ static int chip_of(const struct found_run *fr, struct report_run *r, struct npu_
     char *text = sc ? cJSON_PrintUnformatted(sc) : NULL;   /* raw numbers print as their text */
     cJSON *j = text ? rawjson_parse(text, strlen(text), JSON_NUMBERS_DOUBLE, NULL) : NULL;
     cJSON_free(text);
+    /* every field's source is the statistics file: errors name it */
+    char file[RUN_PATH_MAX + 16];
+    snprintf(file, sizeof file, "%s%s.json sim_config", fr->stem,
+             !fr->phased ? "" : fr->stats[0] ? "_prefill" : "_decode");
+    cJSON *src = cJSON_CreateObject(), *it;
+    cJSON_ArrayForEach(it, j)
+        cJSON_AddStringToObject(src, it->string, file);
     chip_config_default(&r->chip);
-    int rc = j ? fields_from_json(&chip_fields, &r->chip, j, NULL, e) : -1;
-    if (rc && j)
-        npu_errf(e, "%s: sim_config: %s (give the chip with -c)", fr->label, e->msg);
-    else if (rc)
-        npu_errf(e, "%s: sim_config: expected the chip's fields as JSON numbers (give the chip with -c)", fr->label);
+    int rc = j ? fields_from_json(&chip_fields, &r->chip, j, src, e) : -1;
+    if (rc) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", j ? e->msg : "");
+        if (j)
+            npu_errf(e, "%s (or give the chip with -c)", why);
+        else
+            npu_errf(e, "%s: expected the chip's fields as JSON numbers (or give the chip with -c)", file);
+    }
+    cJSON_Delete(src);
     name = cJSON_GetObjectItemCaseSensitive(sc, "name");
     snprintf(r->chip_name, sizeof r->chip_name, "%s", cJSON_IsString(name) ? name->valuestring : "chip");
     cJSON_Delete(j);

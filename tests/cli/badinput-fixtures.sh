@@ -127,3 +127,9 @@ chmod 555 ro
 mkdir adir
 # Set the clock back on everything, so that a rewrite in the same second still shows.
 find . -exec touch -h -d '2001-01-01 00:00:00' {} +
+# npusim report PATH: runs read back, broken.
+mkdir -p rep_none rep_badchip rep_badcsv
+printf '{"TTFT_sec": 1, "sim_config": {"name": "x", "num_sa": -3}}\n' >rep_badchip/r_prefill.json
+cp res/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_prefill.json rep_badcsv/r_prefill.json
+printf 'Fusion index,Description,Config\n1,2\n' >rep_badcsv/r_prefill.csv
+cp res/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_prefill.csv trace_alone.csv
