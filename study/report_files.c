@@ -80,13 +80,8 @@ static int by_path(const void *a, const void *b) { return strcmp(a, b); }
 /* The statistics object of a file, or NULL (not JSON, not statistics). */
 static cJSON *stats_of(const char *path, struct npu_err *e)
 {
-    size_t len;
-    char *text = text_read_file(path, &len, e);
-    if (!text)
-        return NULL;
-    cJSON *j = rawjson_parse(text, len, JSON_NUMBERS_TEXT, NULL);
-    free(text);
-    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "sim_config"))) {
+    cJSON *j = results_load_json(path, JSON_NUMBERS_TEXT, e);
+    if (j && !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "sim_config"))) {
         cJSON_Delete(j);
         npu_errf(e, "%s: expected a statistics JSON (an object with \"sim_config\")", path);
         return NULL;

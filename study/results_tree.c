@@ -111,7 +111,8 @@ cJSON *results_parse_json(const char *text, size_t len, const char *path, enum j
     if (!j)
         npu_errf(e, "%s:%d: invalid JSON (expected a statistics object)", path, line);
     else if (!cJSON_IsObject(j)) {
-        npu_errf(e, "%s: invalid JSON (expected a statistics object)", path);
+        npu_errf(e, "%s: expected a statistics object, not a JSON %s", path,
+                 cJSON_IsArray(j) ? "array" : cJSON_IsString(j) ? "string" : "number, true, false or null");
         cJSON_Delete(j);
         j = NULL;
     }
