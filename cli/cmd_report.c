@@ -44,9 +44,9 @@ static const char report_help[] =
     "                          none: no comparison)\n"
     "      --no-energy         no energy pass: no energy sections\n"
     "      --sweep FILE        a sweep's summary (npusim sweep --summary) instead of one run:\n"
-    "                          throughput per chip against batch, and time per output token\n"
-    "                          against throughput per chip with the Pareto front tabled\n"
-    "                          (figures throughput_vs_batch, pareto)\n"
+    "                          throughput per chip against batch, throughput against chips, and\n"
+    "                          time per output token against throughput per chip with the Pareto\n"
+    "                          front tabled (figures throughput_vs_batch, throughput_vs_chips, pareto)\n"
     "      --slo-tpot-ms MS    the SLO line on time per output token; the front's rows meeting it\n"
     "                          green, the others red\n"
     "      --run TEXT          with PATHs: only the runs whose path under PATH contains TEXT\n"
@@ -54,31 +54,37 @@ static const char report_help[] =
 
 enum { O_SVG_DIR = 1, O_PG, O_NO_ENERGY, O_SWEEP, O_SLO, O_RUN };
 
+/* A page and its figures (each NULL or handed over), written all together
+ * or not at all: the figures as svg_dir/<name>.svg when svg_dir is given. */
+static int write_figures(char *html, char **fig, const char *const *names, int n_fig, const char *out,
+                         const char *svg_dir, struct npu_err *e)
+{
+    struct output o[1 + 8];
+    output_clear(o, 1 + 8);
+    int n = 0;
+    snprintf(o[n].path, sizeof o[n].path, "%s", out);
+    o[n++].text = html;
+    for (int f = 0; f < n_fig; f++)
+        if (svg_dir && fig[f] && n < 1 + 8) {
+            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, names[f]);
+            o[n++].text = fig[f];
+        } else
+            free(fig[f]);
+    return write_outputs(o, n, e);
+}
+
 static int write_report(const struct report_input *in, const char *out, const char *svg_dir, struct npu_err *e)
 {
     struct report_figures figs;
     char *html = report_html(in, &figs);
-    struct output o[1 + FIG_COUNT];
-    output_clear(o, 1 + FIG_COUNT);
-    int n = 0;
-    snprintf(o[n].path, sizeof o[n].path, "%s", out);
-    o[n++].text = html;
-    for (int f = 0; svg_dir && f < FIG_COUNT; f++)
-        if (figs.svg[f]) {
-            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, report_figure_name[f]);
-            o[n++].text = figs.svg[f];
-            figs.svg[f] = NULL;   /* handed over */
-        }
-    report_figures_free(&figs);
     if (!html) {
-        for (int i = 0; i < n; i++)
-            free(o[i].text);
+        report_figures_free(&figs);
         return npu_errf(e, "report: out of memory");
     }
-    return write_outputs(o, n, e);
+    return write_figures(html, figs.svg, report_figure_name, FIG_COUNT, out, svg_dir, e);
 }
 
-/* --sweep: the summary's page and its two figures, written all together. */
+/* --sweep: the summary's page and its figures, written all together. */
 static int sweep_report(const char *path, double slo, const char *out_path, const char *svg_dir)
 {
     struct npu_err e;
@@ -86,26 +92,12 @@ static int sweep_report(const char *path, double slo, const char *out_path, cons
     char *csv = text_read_file(path, &len, &e);
     if (!csv)
         return report_error("report", &e);
-    char *fig[2];
-    char *html = sweep_report_html(path, csv, len, slo, &fig[0], &fig[1], &e);
+    char *fig[SWEEP_FIG_COUNT];
+    char *html = sweep_report_html(path, csv, len, slo, fig, &e);
     free(csv);
-    if (!html) {
-        free(fig[0]), free(fig[1]);
+    if (!html)
         return report_error("report", &e);
-    }
-    static const char *const names[2] = { "throughput_vs_batch", "pareto" };
-    struct output o[3];
-    output_clear(o, 3);
-    int n = 0;
-    snprintf(o[n].path, sizeof o[n].path, "%s", out_path);
-    o[n++].text = html;
-    for (int f = 0; f < 2; f++)
-        if (svg_dir && fig[f]) {
-            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, names[f]);
-            o[n++].text = fig[f];
-        } else
-            free(fig[f]);
-    if (write_outputs(o, n, &e))
+    if (write_figures(html, fig, sweep_figure_name, SWEEP_FIG_COUNT, out_path, svg_dir, &e))
         return report_error("report", &e);
     printf("npusim report: wrote %s\n", out_path);
     return 0;
@@ -124,23 +116,6 @@ static void select_runs(struct found_runs *f, const char *text)
         cJSON_Delete(f->r[i].stats[1]);
     }
     f->n = k;
-}
-
-/* The figures of the many-runs page, written with it. */
-static int write_tree(char *html, char **fig, const char *out, const char *svg_dir, struct npu_err *e)
-{
-    struct output o[1 + TREE_FIG_COUNT];
-    output_clear(o, 1 + TREE_FIG_COUNT);
-    int n = 0;
-    snprintf(o[n].path, sizeof o[n].path, "%s", out);
-    o[n++].text = html;
-    for (int f = 0; f < TREE_FIG_COUNT; f++)
-        if (svg_dir && fig[f]) {
-            snprintf(o[n].path, sizeof o[n].path, "%s/%s.svg", svg_dir, report_tree_figure_name[f]);
-            o[n++].text = fig[f];
-        } else
-            free(fig[f]);
-    return write_outputs(o, n, e);
 }
 
 /* PATHs: runs read back from their files, one run's page or the page of many. */
@@ -169,7 +144,7 @@ static int files_report(const char *const *paths, int n, const char *run, const 
         char title[600], *fig[TREE_FIG_COUNT];
         snprintf(title, sizeof title, "%zu runs under %s%s", f.n, paths[0], n > 1 ? " and more" : "");
         char *html = report_tree_html(title, &f, chip ? &cfg.chip : NULL, chip ? cfg.chip_name : NULL, slo, fig, &e);
-        rc = !html || write_tree(html, fig, out, svg_dir, &e);
+        rc = !html || write_figures(html, fig, report_tree_figure_name, TREE_FIG_COUNT, out, svg_dir, &e);
     }
     runs_free(&f);
     if (chip)

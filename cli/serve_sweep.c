@@ -1,6 +1,6 @@
 /* serve_sweep.c — POST /api/sweep: a small sweep spec run in memory and
  * answered as its summary (the CSV of `npusim sweep --summary`, also as
- * rows of JSON objects) with the sweep report's two figures. Bounded: a
+ * rows of JSON objects) with the sweep report's figures. Bounded: a
  * spec of more than the server's --max-points points is refused before it
  * runs, and a sweep that runs past --time-limit stops with 503. Main data
  * structure: struct rows_reader, the summary CSV turned into JSON rows. */
@@ -133,13 +133,14 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     cJSON_AddNumberToObject(j, "errors", (double)cnt.errors);
     cJSON_AddItemToObject(j, "rows", rows_of(csv));
     cJSON_AddStringToObject(j, "summary_csv", csv);
-    char *fig[2] = { NULL, NULL };
-    char *page = cnt.simulated ? sweep_report_html("sweep", csv, strlen(csv), slo ? slo->valuedouble : 0, &fig[0],
-                                                   &fig[1], &e)
+    char *fig[SWEEP_FIG_COUNT] = { NULL };
+    char *page = cnt.simulated ? sweep_report_html("sweep", csv, strlen(csv), slo ? slo->valuedouble : 0, fig, &e)
                                : NULL;
     cJSON *figs = cJSON_AddObjectToObject(j, "figures");
-    cJSON_AddStringToObject(figs, "throughput_vs_batch", fig[0] ? fig[0] : "");
-    cJSON_AddStringToObject(figs, "pareto", fig[1] ? fig[1] : "");
-    free(page), free(fig[0]), free(fig[1]), free(csv);
+    for (int k = 0; k < SWEEP_FIG_COUNT; k++) {
+        cJSON_AddStringToObject(figs, sweep_figure_name[k], fig[k] ? fig[k] : "");
+        free(fig[k]);
+    }
+    free(page), free(csv);
     return api_reply_json(r, 200, j);
 }

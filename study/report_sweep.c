@@ -98,44 +98,67 @@ static int by_tpot(const void *a, const void *b)
     return x->tpot_ms < y->tpot_ms ? -1 : x->tpot_ms > y->tpot_ms ? 1 : y->tput_per_chip > x->tput_per_chip ? 1 : -1;
 }
 
-/* Throughput per chip against batch: the best layout per (model, chip, chips, batch). */
-static char *tput_figure(const struct srow *rows, size_t n)
+/* The two throughput figures as data: what makes a series, its x and its
+ * y (the best parallel layout's at each x). */
+struct tput_axes {
+    const char *title, *x_label, *y_label, *key_fmt;
+    bool by_chips;                   /* x = chips, series per batch; else x = batch, series per chip count */
+};
+static const struct tput_axes per_batch = { "Output throughput per chip against batch", "batch (global)",
+                                            "output tokens/s per chip", "%s on %lld %s", false };
+static const struct tput_axes per_chips = { "Output throughput against chips", "chips", "output tokens/s",
+                                            "%s, batch %lld, %s", true };
+
+static double tput_x(const struct tput_axes *ax, const struct srow *r)
+{
+    return (double)(ax->by_chips ? r->chips : r->batch);
+}
+static double tput_y(const struct tput_axes *ax, const struct srow *r)
+{
+    return ax->by_chips ? r->tput_per_chip * (double)r->chips : r->tput_per_chip;
+}
+static bool same_series(const struct tput_axes *ax, const struct srow *a, const struct srow *b)
+{
+    return !strcmp(a->model, b->model) && !strcmp(a->chip, b->chip) &&
+           (ax->by_chips ? a->batch == b->batch : a->chips == b->chips);
+}
+
+/* A line per series (at most 32), x ascending, the best y at each x. */
+static char *tput_figure(const struct srow *rows, size_t n, const struct tput_axes *ax)
 {
     struct xy_series se[32];
     double *xs = calloc(n + 1, sizeof *xs), *ys = calloc(n + 1, sizeof *ys);
     char (*names)[128] = calloc(32, sizeof *names);
     size_t ns = 0, used = 0;
-    for (size_t i = 0; xs && ys && names && i < n; i++) {
-        char key[128];
-        snprintf(key, sizeof key, "%s on %lld %s", rows[i].model, (long long)rows[i].chips, rows[i].chip);
-        size_t s = 0;
-        while (s < ns && strcmp(names[s], key))
-            s++;
-        if (s < ns || ns == 32)
+    for (size_t i = 0; xs && ys && names && i < n && ns < 32; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_series(ax, &rows[j], &rows[i]);
+        if (seen)
             continue;   /* each series gathered once, from its first row */
-        snprintf(names[ns], sizeof names[0], "%s", key);
+        snprintf(names[ns], sizeof names[0], ax->key_fmt, rows[i].model,
+                 (long long)(ax->by_chips ? rows[i].batch : rows[i].chips), rows[i].chip);
         se[ns] = (struct xy_series){ names[ns], 0, xs + used, ys + used, true, false };
         for (size_t j = i; j < n; j++) {
-            if (strcmp(rows[j].model, rows[i].model) || strcmp(rows[j].chip, rows[i].chip) ||
-                rows[j].chips != rows[i].chips)
+            if (!same_series(ax, &rows[j], &rows[i]))
                 continue;
-            size_t k = 0;   /* batches ascending, the best per batch */
-            while (k < se[ns].n && xs[used + k] < (double)rows[j].batch)
+            double x = tput_x(ax, &rows[j]), y = tput_y(ax, &rows[j]);
+            size_t k = 0;   /* x ascending, the best y per x */
+            while (k < se[ns].n && xs[used + k] < x)
                 k++;
-            if (k < se[ns].n && xs[used + k] == (double)rows[j].batch) {
-                ys[used + k] = fmax(ys[used + k], rows[j].tput_per_chip);
+            if (k < se[ns].n && xs[used + k] == x) {
+                ys[used + k] = fmax(ys[used + k], y);
                 continue;
             }
             memmove(xs + used + k + 1, xs + used + k, (se[ns].n - k) * sizeof *xs);
             memmove(ys + used + k + 1, ys + used + k, (se[ns].n - k) * sizeof *ys);
-            xs[used + k] = (double)rows[j].batch, ys[used + k] = rows[j].tput_per_chip;
+            xs[used + k] = x, ys[used + k] = y;
             se[ns].n++;
         }
         used += se[ns].n;
         ns++;
     }
-    struct line_chart c = { "Output throughput per chip against batch", "batch (global)",
-                            "output tokens/s per chip", ns, se, 0, NULL };
+    struct line_chart c = { ax->title, ax->x_label, ax->y_label, ns, se, 0, NULL };
     char *svg = xs && ys && names ? line_chart_svg(&c) : NULL;
     free(xs), free(ys), free(names);
     return svg;
@@ -176,19 +199,24 @@ static char *pareto_figure(const struct srow *rows, size_t n, const size_t *fron
     return svg;
 }
 
-void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_t n, double slo, char **fig_tput,
-                          char **fig_pareto)
+const char *const sweep_figure_name[SWEEP_FIG_COUNT] = { "throughput_vs_batch", "throughput_vs_chips", "pareto" };
+
+void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_t n, double slo,
+                          char *fig[SWEEP_FIG_COUNT])
 {
     size_t *front = calloc(n + 1, sizeof *front);
-    *fig_tput = tput_figure(rows, n);
+    fig[SWEEP_FIG_BATCH] = tput_figure(rows, n, &per_batch);
+    fig[SWEEP_FIG_CHIPS] = tput_figure(rows, n, &per_chips);
     qsort(rows, n, sizeof *rows, by_tpot);
     size_t nf = front ? pareto(rows, n, front) : 0;
-    *fig_pareto = pareto_figure(rows, n, front, nf, slo);
+    fig[SWEEP_FIG_PARETO] = pareto_figure(rows, n, front, nf, slo);
     strbuf_printf(b, "<h2>Throughput against batch</h2>\n<figure>%s</figure>\n"
+                     "<h2>Throughput against chips</h2>\n<figure>%s</figure>\n"
                      "<h2>Latency and throughput: the Pareto front</h2>\n<figure>%s</figure>\n"
                      "<table id=\"pareto\"><tr><th>model</th><th>chip</th><th>chips</th><th>dp/tp/pp</th><th>batch</th>"
                      "<th>TPOT ms</th><th>tokens/s per chip</th></tr>\n",
-                  *fig_tput ? *fig_tput : "", *fig_pareto ? *fig_pareto : "");
+                  fig[SWEEP_FIG_BATCH] ? fig[SWEEP_FIG_BATCH] : "", fig[SWEEP_FIG_CHIPS] ? fig[SWEEP_FIG_CHIPS] : "",
+                  fig[SWEEP_FIG_PARETO] ? fig[SWEEP_FIG_PARETO] : "");
     for (size_t i = 0; i < nf; i++) {
         const struct srow *s = &rows[front[i]];
         strbuf_puts(b, "<tr><td>");
@@ -204,14 +232,15 @@ void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_
     free(front);
 }
 
-char *sweep_report_html(const char *name, const char *csv, size_t len, double slo, char **fig_tput,
-                        char **fig_pareto, struct npu_err *e)
+char *sweep_report_html(const char *name, const char *csv, size_t len, double slo, char *fig[SWEEP_FIG_COUNT],
+                        struct npu_err *e)
 {
     struct reader r = { .name = name, .e = e };
     for (int c = 0; c < C_N; c++)
         r.col[c] = -1;
     const char *why;
-    *fig_tput = *fig_pareto = NULL;
+    for (int k = 0; k < SWEEP_FIG_COUNT; k++)
+        fig[k] = NULL;
     if (csv_feed_lines(csv, len, on_field, on_row, &r, &r.csv_line, &r.failed, &why) && !r.failed)
         npu_errf(e, "%s: malformed CSV (%s)", name, why), r.failed = 1;
     if (!r.failed && !r.n)
@@ -226,7 +255,7 @@ char *sweep_report_html(const char *name, const char *csv, size_t len, double sl
     strbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>Sweep: ", report_style);
     strbuf_xml(&b, name);
     strbuf_printf(&b, "</h1>\n<p>%zu configurations ran.</p>\n", r.n);
-    sweep_report_section(&b, r.rows, r.n, slo, fig_tput, fig_pareto);
+    sweep_report_section(&b, r.rows, r.n, slo, fig);
     strbuf_puts(&b, "<footer>Written by npusim report --sweep.</footer>\n</body></html>\n");
     free(r.rows);
     return b.s;

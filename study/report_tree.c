@@ -13,7 +13,8 @@
 #include "study/report_sweep.h"
 #include "traces/strbuf.h"
 
-const char *const report_tree_figure_name[TREE_FIG_COUNT] = { "time_by_run", "throughput_vs_batch", "pareto" };
+const char *const report_tree_figure_name[TREE_FIG_COUNT] = { "time_by_run", "throughput_vs_batch",
+                                                               "throughput_vs_chips", "pareto" };
 
 #define TYPES_MAX 128
 #define TYPES_SHOWN 9
@@ -249,7 +250,7 @@ char *report_tree_html(const char *title, const struct found_runs *runs, const s
             strbuf_printf(&s, "<p>The first %d runs; name one folder or file for the others.</p>\n", REPORT_TREE_BARS);
         strbuf_printf(&s, "<figure>%s</figure>\n", fig[TREE_FIG_TIME] ? fig[TREE_FIG_TIME] : "");
         if (nrows)
-            sweep_report_section(&s, rows, nrows, slo, &fig[TREE_FIG_TPUT], &fig[TREE_FIG_PARETO]);
+            sweep_report_section(&s, rows, nrows, slo, fig + TREE_FIG_SWEEP);
         pg_table(&s, b);
         strbuf_puts(&s, "<footer>Written by npusim report from the files of a run or a results tree; every "
                         "figure is inline SVG (also written on its own with --svg-dir).</footer>\n</body></html>\n");

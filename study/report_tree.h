@@ -2,7 +2,7 @@
  * self-contained HTML page (`npusim report PATH...` when PATH holds more
  * than one run): a table of every run with what its statistics say; the
  * time per operator type of each run (one stacked bar per run, the first
- * REPORT_TREE_BARS); for the LLM runs, throughput per chip against batch
+ * REPORT_TREE_BARS); for the LLM runs, throughput against batch and chips
  * and the latency/throughput Pareto front with the SLO line (the sweep
  * report's section); and, where the energy stage wrote a trace per
  * power-gating strategy, each run's energy per strategy and its saving
@@ -12,12 +12,14 @@
 
 #include "chipsim/chip.h"
 #include "study/report_files.h"
+#include "study/report_sweep.h"
 #include "traces/err.h"
 
 #define REPORT_TREE_BARS 40
 
-enum { TREE_FIG_TIME, TREE_FIG_TPUT, TREE_FIG_PARETO, TREE_FIG_COUNT };
-extern const char *const report_tree_figure_name[TREE_FIG_COUNT];   /* "time_by_run", ... */
+/* time_by_run, then the sweep section's (report_sweep.h) */
+enum { TREE_FIG_TIME, TREE_FIG_SWEEP, TREE_FIG_COUNT = TREE_FIG_SWEEP + SWEEP_FIG_COUNT };
+extern const char *const report_tree_figure_name[TREE_FIG_COUNT];
 
 /* The page (malloc'ed) and its figures (fig[k] malloc'ed or NULL); NULL
  * with e naming the file of a run that cannot be read. chip: -c for every

@@ -66,7 +66,7 @@ check "report --sweep: throughput against batch and the Pareto front, as the sum
     --summary '$RP/s.csv' >/dev/null 2>&1 &&
   $NPUSIM report --sweep '$RP/s.csv' --slo-tpot-ms 5 -o '$RP/sw.html' --svg-dir '$RP/swsvg' >/dev/null &&
   test -s '$RP/swsvg/throughput_vs_batch.svg' && test -s '$RP/swsvg/pareto.svg' &&
-  python3 - '$RP/s.csv' '$RP/sw.html' <<'PY'
+  python3 - '$RP/s.csv' '$RP/sw.html' '$RP/swsvg/throughput_vs_chips.svg' <<'PY'
 import csv, re, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['status'] == 'ok']
 pts = [(float(r['TPOT_ms']), float(r['throughput']) / int(r['num_chips'])) for r in rows]
@@ -76,7 +76,17 @@ got = [(float(a), float(b)) for a, b in re.findall(r'<td class=\"(?:meets|misses
 assert len(got) == len(front), (got, front)
 for (a, b), (c, d) in zip(got, front):
     assert abs(a - c) <= 1e-3 * c and abs(b - d) <= 1e-5 * d, (a, b, c, d)
-assert h.count('class=\"slo\"') == 1 and h.count('<svg') == 2
+assert h.count('class=\"slo\"') == 1 and h.count('<svg') == 3
+# against chips: a line per (model, batch, chip), at each chip count the best layout's total throughput
+best = {}
+for r in rows:
+    k = ('%s, batch %s, %s' % (r['model'], r['batch'], r['chip']), int(r['num_chips']))
+    best[k] = max(best.get(k, 0), float(r['throughput']))
+pts = re.findall(r'<title>([^<:]+): ([0-9.e+-]+), ([0-9.e+-]+)</title>', open(sys.argv[3]).read())
+assert len(pts) == len(best), (len(pts), len(best))
+for name, x, y in pts:
+    want = best[(name, int(float(x)))]
+    assert abs(float(y) - want) <= 5e-4 * want, (name, x, y, want)
 PY"
 printf 'a,b\n1,2\n' >"$RP/notsummary.csv"
 expect_fail "report --sweep: not a summary names what it expects" 'expected the columns of npusim sweep --summary' \

@@ -60,7 +60,7 @@ assert j['summary_csv'] == text, 'the summary differs from npusim sweep'
 rows = list(csv.DictReader(text.splitlines()))
 assert j['points'] == len(rows) == len(j['rows']) and j['simulated'] == sum(r['status'] == 'ok' for r in rows)
 assert j['rows'][0]['TPOT_ms'] == float(rows[0]['TPOT_ms']) and j['rows'][0]['chip'] == rows[0]['chip']
-for n in ('throughput_vs_batch', 'pareto'):
+for n in ('throughput_vs_batch', 'throughput_vs_chips', 'pareto'):
     assert j['figures'][n].startswith('<svg') and '</svg>' in j['figures'][n], n
 assert 'SLO 7 ms' in j['figures']['pareto']
 PY"
@@ -109,7 +109,7 @@ class P(HTMLParser):
         if tag == 'td' and 'class' in a: self.cls.append(a['class'])
 p = P(); p.feed(open(sys.argv[1]).read())
 assert {'by-type', 'errors', 'overall', 'val-roofline', 'fig-time', 'fig-roofline', 'fig-energy', 'fig-pg',
-        'sweep-counts', 'fig-tput', 'fig-pareto', 'sweep-rows'} <= p.ids, p.ids
+        'sweep-counts', 'fig-tput', 'fig-chips', 'fig-pareto', 'sweep-rows'} <= p.ids, p.ids
 assert p.options > 20 and getattr(p, 'triangles', 0) >= 2 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
 PY
       ! grep -E 'CONSOLE.*(Error|Uncaught)' '$SV/console.log'"

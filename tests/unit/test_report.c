@@ -60,8 +60,8 @@ static void test_pareto_front(void **state)
         { "m", "c", 1, 1, 1, 1, 1, 1, 10 }, { "m", "c", 1, 1, 1, 1, 1, 2, 20 },
     };
     struct strbuf b = STRBUF_GROWING;
-    char *f1, *f2;
-    sweep_report_section(&b, rows, 4, 2.5, &f1, &f2);
+    char *fig[SWEEP_FIG_COUNT];
+    sweep_report_section(&b, rows, 4, 2.5, fig);
     assert_non_null(b.s);
     const char *want[] = { "meets\">1</td><td>10</td>", "meets\">2</td><td>20</td>", "misses\">4</td><td>30</td>" };
     const char *at = b.s;
@@ -70,8 +70,10 @@ static void test_pareto_front(void **state)
         assert_non_null(at);
     }
     assert_null(strstr(b.s, ">3</td><td>15</td>"));
-    assert_non_null(strstr(f2, "SLO 2.5 ms"));
-    free(b.s), free(f1), free(f2);
+    assert_non_null(strstr(fig[SWEEP_FIG_PARETO], "SLO 2.5 ms"));
+    free(b.s);
+    for (int k = 0; k < SWEEP_FIG_COUNT; k++)
+        free(fig[k]);
 }
 
 static void test_roofline_legend(void **state)
