@@ -239,9 +239,9 @@ static int chip_of(const struct found_run *fr, struct report_run *r, struct npu_
     char file[RUN_PATH_MAX + 16];
     snprintf(file, sizeof file, "%s%s.json sim_config", fr->stem,
              !fr->phased ? "" : fr->stats[0] ? "_prefill" : "_decode");
-    cJSON *src = cJSON_CreateObject(), *it;
-    cJSON_ArrayForEach(it, j)
-        cJSON_AddStringToObject(src, it->string, file);
+    cJSON *src = cJSON_CreateObject();
+    for (size_t k = 0; k < chip_fields.n; k++)   /* those it lacks too */
+        cJSON_AddStringToObject(src, chip_fields.f[k].key, file);
     chip_config_default(&r->chip);
     int rc = j ? fields_from_json(&chip_fields, &r->chip, j, src, e) : -1;
     if (rc) {
