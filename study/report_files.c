@@ -240,8 +240,12 @@ static int chip_of(const struct found_run *fr, struct report_run *r, struct npu_
     snprintf(file, sizeof file, "%s%s.json sim_config", fr->stem,
              !fr->phased ? "" : fr->stats[0] ? "_prefill" : "_decode");
     cJSON *src = cJSON_CreateObject();
-    for (size_t k = 0; k < chip_fields.n; k++)   /* those it lacks too */
-        cJSON_AddStringToObject(src, chip_fields.f[k].key, file);
+    for (size_t k = 0; k < chip_fields.n; k++) {   /* by top-level key, those it lacks too */
+        char top[128];
+        snprintf(top, sizeof top, "%.*s", (int)strcspn(chip_fields.f[k].key, "."), chip_fields.f[k].key);
+        if (!cJSON_GetObjectItemCaseSensitive(src, top))
+            cJSON_AddStringToObject(src, top, file);
+    }
     chip_config_default(&r->chip);
     int rc = j ? fields_from_json(&chip_fields, &r->chip, j, src, e) : -1;
     if (rc) {
