@@ -103,20 +103,6 @@ static int sweep_report(const char *path, double slo, const char *out_path, cons
     return 0;
 }
 
-/* Keeps the runs whose label contains text. */
-static void select_runs(struct found_runs *f, const char *text)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < f->n; i++) {
-        if (strstr(f->r[i].label[0] ? f->r[i].label : f->r[i].stem, text)) {
-            f->r[k++] = f->r[i];
-            continue;
-        }
-        cJSON_Delete(f->r[i].stats[0]);
-        cJSON_Delete(f->r[i].stats[1]);
-    }
-    f->n = k;
-}
 
 /* PATHs: runs read back from their files, one run's page or the page of many. */
 static int files_report(const char *const *paths, int n, const char *run, const struct common_opts *o, double slo,
@@ -130,8 +116,7 @@ static int files_report(const char *const *paths, int n, const char *run, const 
         return EXIT_USAGE;
     int rc = runs_find(paths, n, &f, &e);
     if (!rc && run) {
-        select_runs(&f, run);
-        if (!f.n)
+        if (!runs_select(&f, run))
             rc = npu_errf(&e, "--run \"%s\": no run's path contains it", run);
     }
     if (!rc && f.n == 1) {

@@ -22,7 +22,7 @@
 #define STATS_BYTES_MAX (16 << 20)   /* a statistics file is a few KiB; a larger JSON is something else */
 
 struct walk {
-    char (*path)[RUN_PATH_MAX];
+    char **path;                     /* malloc'ed each */
     size_t n, cap;
     bool full;
 };
@@ -41,13 +41,22 @@ static int walk_add(struct walk *w, const char *path)
     }
     if (w->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 256;
-        void *p = realloc(w->path, cap * sizeof *w->path);
+        char **p = realloc(w->path, cap * sizeof *p);
         if (!p)
             return -1;
         w->path = p, w->cap = cap;
     }
-    snprintf(w->path[w->n++], RUN_PATH_MAX, "%s", path);
+    if (!(w->path[w->n] = strdup(path)))
+        return -1;
+    w->n++;
     return 0;
+}
+
+static void walk_free(struct walk *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->path[i]);
+    free(w->path);
 }
 
 /* Every *.json under dir (symbolic links not followed: no cycles). */
@@ -75,7 +84,7 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
     return rc;
 }
 
-static int by_path(const void *a, const void *b) { return strcmp(a, b); }
+static int by_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The statistics object of a file, or NULL (not JSON, not statistics). */
 static cJSON *stats_of(const char *path, struct npu_err *e)
@@ -89,27 +98,46 @@ static cJSON *stats_of(const char *path, struct npu_err *e)
     return j;
 }
 
-static struct found_run *run_for(struct found_runs *f, const char *stem, bool phased, const char *root)
+/* The statistics file of a run's phase p. */
+static void stats_path(const struct found_run *r, int p, char *out, size_t n)
 {
-    if (f->n && !strcmp(f->r[f->n - 1].stem, stem))   /* paths sorted: a pair is adjacent */
-        return &f->r[f->n - 1];
+    snprintf(out, n, "%s%s.json", r->stem, !r->phased ? "" : p ? "_decode" : "_prefill");
+}
+
+/* The run of stem: the last one when it is the same (paths sorted: a pair
+ * is adjacent), else a new one. Its index, or -1 when out of memory. */
+static long run_for(struct found_runs *f, const char *stem, bool phased, const char *root)
+{
+    if (f->n && !strcmp(f->r[f->n - 1].stem, stem))
+        return (long)f->n - 1;
     struct found_run *p = realloc(f->r, (f->n + 1) * sizeof *p);
     if (!p)
-        return NULL;
+        return -1;
     f->r = p;
-    struct found_run *r = memset(&f->r[f->n++], 0, sizeof *r);
-    snprintf(r->stem, sizeof r->stem, "%s", stem);
+    struct found_run *r = memset(&f->r[f->n], 0, sizeof *r);
+    if (!(r->stem = strdup(stem)))
+        return -1;
     size_t rl = strlen(root);
-    const char *rel = !strncmp(stem, root, rl) && stem[rl] == '/' ? stem + rl + 1 : stem;
-    snprintf(r->label, sizeof r->label, "%s", rel);
+    r->label = !strncmp(stem, root, rl) && stem[rl] == '/' ? r->stem + rl + 1 : r->stem;
     r->phased = phased;
-    return r;
+    return (long)f->n++;
+}
+
+/* The figures of run k from the statistics held, which it frees. */
+static void finish_run(struct found_runs *f, long k, cJSON *held[2])
+{
+    if (k >= 0)
+        run_figures_from((const cJSON *const *)held, f->r[k].phased, &f->r[k].fig);
+    cJSON_Delete(held[0]), cJSON_Delete(held[1]);
+    held[0] = held[1] = NULL;
 }
 
 /* Groups the sorted statistics paths of one root into runs. */
 static int group(struct walk *w, const char *root, bool named, struct found_runs *f, struct npu_err *e)
 {
     qsort(w->path, w->n, sizeof *w->path, by_path);
+    cJSON *held[2] = { NULL, NULL };
+    long cur = -1;
     for (size_t i = 0; i < w->n; i++) {
         cJSON *j = stats_of(w->path[i], e);
         if (!j) {
@@ -122,15 +150,23 @@ static int group(struct walk *w, const char *root, bool named, struct found_runs
         int phase = ends_with(stem, "_prefill") ? 0 : ends_with(stem, "_decode") ? 1 : -1;
         if (phase >= 0)
             stem[strlen(stem) - (phase ? 7 : 8)] = '\0';
-        struct found_run *r = run_for(f, stem, phase >= 0, root);
-        if (!r || r->stats[phase > 0]) {
+        long k = run_for(f, stem, phase >= 0, root);
+        if (k != cur)
+            finish_run(f, cur, held);
+        cur = k;
+        if (k < 0) {
             cJSON_Delete(j);
-            if (!r)
-                return npu_errf(e, "report: out of memory");
+            return npu_errf(e, "report: out of memory");
+        }
+        int slot = phase > 0;
+        if (held[slot]) {   /* "x.json" beside "x_prefill.json": the first kept */
+            cJSON_Delete(j);
             continue;
         }
-        r->stats[phase > 0] = j;
+        held[slot] = j;
+        f->r[k].stats[slot] = true;
     }
+    finish_run(f, cur, held);
     return 0;
 }
 
@@ -145,11 +181,11 @@ int runs_find(const char *const *paths, int n, struct found_runs *out, struct np
         if (!dir && stat(paths[p], &st))
             rc = npu_errf(e, "%s: no such file or folder", paths[p]);
         else if (!dir && (ends_with(paths[p], ".csv") || ends_with(paths[p], ".csv.gz"))) {
-            struct found_run *r = run_for(out, paths[p], false, paths[p]);
-            if (!r)
+            long k = run_for(out, paths[p], false, paths[p]);
+            if (k < 0)
                 rc = npu_errf(e, "report: out of memory");
             else
-                snprintf(r->csv[0], sizeof r->csv[0], "%s", paths[p]);
+                out->r[k].csv = true;
         } else if (dir ? walk_dir(&w, paths[p], 0) : walk_add(&w, paths[p]))
             rc = npu_errf(e, "report: out of memory");
         if (!rc && w.full)
@@ -157,7 +193,7 @@ int runs_find(const char *const *paths, int n, struct found_runs *out, struct np
                     REPORT_RUNS_MAX);
         if (!rc && w.n)
             rc = group(&w, paths[p], !dir, out, e);
-        free(w.path);
+        walk_free(&w);
         if (rc) {
             runs_free(out);
             return -1;
@@ -169,11 +205,22 @@ int runs_find(const char *const *paths, int n, struct found_runs *out, struct np
     return 0;
 }
 
+size_t runs_select(struct found_runs *f, const char *text)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (strstr(f->r[i].label, text))
+            f->r[k++] = f->r[i];
+        else
+            free(f->r[i].stem);
+    }
+    return f->n = k;
+}
+
 void runs_free(struct found_runs *f)
 {
     for (size_t i = 0; i < f->n; i++)
-        for (int p = 0; p < 2; p++)
-            cJSON_Delete(f->r[i].stats[p]);
+        free(f->r[i].stem);
     free(f->r);
     memset(f, 0, sizeof *f);
 }
@@ -184,10 +231,10 @@ static double num(const cJSON *o, const char *key)
     return jnum(jpath(o, key), &v) && v == v ? v : 0;
 }
 
-void run_figures_of(const struct found_run *r, struct run_figures *f)
+void run_figures_from(const cJSON *const stats[2], bool phased, struct run_figures *f)
 {
     memset(f, 0, sizeof *f);
-    const cJSON *any = r->stats[0] ? r->stats[0] : r->stats[1];
+    const cJSON *any = stats[0] ? stats[0] : stats[1];
     if (!any)
         return;
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(any, "sim_config"), *s;
@@ -201,7 +248,7 @@ void run_figures_of(const struct found_run *r, struct run_figures *f)
     f->tp = (int64_t)num(sc, "tensor_parallelism_degree");
     f->pp = (int64_t)num(sc, "pipeline_parallelism_degree");
     for (int p = 0; p < 2; p++) {
-        const cJSON *j = r->stats[p];
+        const cJSON *j = stats[p];
         if (!j)
             continue;
         double m = num(j, "mem_footprint_GB");
@@ -209,17 +256,17 @@ void run_figures_of(const struct found_run *r, struct run_figures *f)
         f->oom |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "out_of_memory"));
         f->energy_J += num(j, "total_energy_J");
     }
-    if (r->phased) {
-        f->ttft_s = r->stats[0] ? num(r->stats[0], "TTFT_sec") : 0;
-        if (r->stats[1]) {
-            f->tpot_ms = num(r->stats[1], "TPOT_ms_request");
-            double e2e = num(r->stats[1], "e2e_throughput_tokens_per_sec");
-            f->tput = e2e > 0 ? e2e : num(r->stats[1], "throughput_tokens_per_sec");
+    if (phased) {
+        f->ttft_s = stats[0] ? num(stats[0], "TTFT_sec") : 0;
+        if (stats[1]) {
+            f->tpot_ms = num(stats[1], "TPOT_ms_request");
+            double e2e = num(stats[1], "e2e_throughput_tokens_per_sec");
+            f->tput = e2e > 0 ? e2e : num(stats[1], "throughput_tokens_per_sec");
             f->tput_unit = "output tokens/s";
         }
         return;
     }
-    const cJSON *j = r->stats[0];
+    const cJSON *j = stats[0];
     double lat_ns = num(j, "latency_ns"), lat_s = num(j, "latency_sec");
     f->latency_s = lat_s > 0 ? lat_s : lat_ns > 0 ? lat_ns / 1e9 : num(j, "total_execution_time_chip_ns") / 1e9;
     double req = num(j, "throughput_requests_per_sec"), tok = num(j, "throughput_tokens_per_sec");
@@ -228,17 +275,17 @@ void run_figures_of(const struct found_run *r, struct run_figures *f)
 }
 
 /* The chip a run was timed on, from its sim_config. */
-static int chip_of(const struct found_run *fr, struct report_run *r, struct npu_err *e)
+static int chip_of(const struct found_run *fr, cJSON *const stats[2], struct report_run *r, struct npu_err *e)
 {
-    const cJSON *any = fr->stats[0] ? fr->stats[0] : fr->stats[1];
+    const cJSON *any = stats[0] ? stats[0] : stats[1];
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(any, "sim_config"), *name;
     char *text = sc ? cJSON_PrintUnformatted(sc) : NULL;   /* raw numbers print as their text */
     cJSON *j = text ? rawjson_parse(text, strlen(text), JSON_NUMBERS_DOUBLE, NULL) : NULL;
     cJSON_free(text);
     /* every field's source is the statistics file: errors name it */
-    char file[RUN_PATH_MAX + 16];
-    snprintf(file, sizeof file, "%s%s.json sim_config", fr->stem,
-             !fr->phased ? "" : fr->stats[0] ? "_prefill" : "_decode");
+    char file[RUN_PATH_MAX + 32];
+    stats_path(fr, !stats[0], file, sizeof file - 16);
+    strcat(file, " sim_config");
     cJSON *src = cJSON_CreateObject();
     for (size_t k = 0; k < chip_fields.n; k++) {   /* by top-level key, those it lacks too */
         char top[128];
@@ -321,26 +368,25 @@ static int read_phase(struct trace *t, const char *path, enum phase ph, struct n
 }
 
 /* The statistics as text: who ran, then each phase's scalar members. */
-static char *summary_of(const struct found_run *fr)
+static char *summary_of(const struct found_run *fr, cJSON *const stats[2])
 {
-    struct run_figures f;
-    run_figures_of(fr, &f);
+    const struct run_figures f = fr->fig;
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m)
         return NULL;
-    fprintf(m, "%s\n", fr->label[0] ? fr->label : fr->stem);
+    fprintf(m, "%s\n", fr->label);
     if (f.model[0])
         fprintf(m, "  %s on %lld %s (dp %lld, tp %lld, pp %lld), global batch %lld\n", f.model, (long long)f.chips,
                 f.chip, (long long)f.dp, (long long)f.tp, (long long)f.pp, (long long)f.batch);
     static const char *const phase[2][2] = { { "prefill", "statistics" }, { "decode", "decode" } };
     for (int p = 0; p < 2; p++) {
         const cJSON *it;
-        if (!fr->stats[p])
+        if (!stats[p])
             continue;
         fprintf(m, "%s:\n", phase[p][!fr->phased]);
-        cJSON_ArrayForEach(it, fr->stats[p]) {
+        cJSON_ArrayForEach(it, stats[p]) {
             if (cJSON_IsRaw(it) || cJSON_IsNumber(it)) {
                 char *v = cJSON_PrintUnformatted(it);
                 fprintf(m, "  %-36s %s\n", it->string, v ? v : "");
@@ -357,8 +403,8 @@ static char *summary_of(const struct found_run *fr)
 static int load_phase(const struct found_run *fr, int p, struct report_run *r, struct npu_err *e)
 {
     enum phase ph = fr->phased ? (p ? PHASE_DECODE : PHASE_PREFILL) : PHASE_NONE;
-    if (fr->csv[p][0])
-        return read_phase(&r->t, fr->csv[p], ph, e);
+    if (fr->csv)
+        return read_phase(&r->t, fr->stem, ph, e);
     char name[RUN_PATH_MAX + 16], path[RUN_PATH_MAX + 100], strat[REPORT_PG_MAX][64];
     snprintf(name, sizeof name, "%s%s", fr->stem, fr->phased ? (p ? "_decode" : "_prefill") : "");
     int ns = strategies_of(name, strat), timed = -1;
@@ -404,21 +450,30 @@ static int load_phase(const struct found_run *fr, int p, struct report_run *r, s
 int report_run_from_files(const struct found_run *fr, const struct chip_config *chip, const char *chip_name,
                           struct report_run *r, struct npu_err *e)
 {
-    snprintf(r->title, sizeof r->title, "%s", fr->label[0] ? fr->label : fr->stem);
-    if (chip) {
+    snprintf(r->title, sizeof r->title, "%s", fr->label);
+    cJSON *stats[2] = { NULL, NULL };
+    int rc = 0;
+    for (int p = 0; p < 2 && !rc; p++) {   /* read again: found_run keeps only the figures */
+        char path[RUN_PATH_MAX + 16];
+        stats_path(fr, p, path, sizeof path);
+        if (fr->stats[p] && !(stats[p] = stats_of(path, e)))
+            rc = -1;
+    }
+    if (!rc && chip) {
         r->chip = *chip;
         snprintf(r->chip_name, sizeof r->chip_name, "%s", chip_name);
-    } else if (!fr->stats[0] && !fr->stats[1]) {
-        return npu_errf(e, "%s: a trace alone: give its chip with -c", fr->stem);
-    } else if (chip_of(fr, r, e))
-        return -1;
+    } else if (!rc && fr->csv)
+        rc = npu_errf(e, "%s: a trace alone: give its chip with -c", fr->stem);
+    else if (!rc)
+        rc = chip_of(fr, stats, r, e);
     r->in.chip = &r->chip;
     r->in.chip_name = r->chip_name;
-    for (int p = 0; p < 2; p++)
-        if ((fr->stats[p] || fr->csv[p][0]) && load_phase(fr, p, r, e))
-            return -1;
-    if (!(r->summary = summary_of(fr)))
-        return npu_errf(e, "report: out of memory");
+    for (int p = 0; p < 2 && !rc; p++)
+        if ((fr->stats[p] || (fr->csv && !p)) && load_phase(fr, p, r, e))
+            rc = -1;
+    if (!rc && !(r->summary = summary_of(fr, stats)))
+        rc = npu_errf(e, "report: out of memory");
     r->in.summary = r->summary;
-    return 0;
+    cJSON_Delete(stats[0]), cJSON_Delete(stats[1]);
+    return rc;
 }

@@ -28,25 +28,6 @@
 #define RUN_PATH_MAX 4096
 #define REPORT_RUNS_MAX 100000       /* statistics files read from one walk */
 
-struct found_run {
-    char stem[RUN_PATH_MAX];         /* the path without ".json" and the phase suffix */
-    char label[512];                 /* the stem under the path given ("" for the path itself) */
-    bool phased;                     /* a _prefill/_decode pair (either may be missing) */
-    cJSON *stats[2];                 /* [0] prefill or the only phase, [1] decode; NULL: absent */
-    char csv[2][RUN_PATH_MAX];       /* a trace named on its own ("" otherwise) */
-};
-
-struct found_runs {
-    struct found_run *r;
-    size_t n;
-};
-
-/* The runs under paths (folders walked, files taken as named); at least one,
- * or an error naming what was searched. A file named on its own that is
- * neither statistics nor a trace is an error naming it. */
-int runs_find(const char *const *paths, int n, struct found_runs *out, struct npu_err *e);
-void runs_free(struct found_runs *f);
-
 /* What a run's statistics say (0 or "" where they are silent). */
 struct run_figures {
     char model[64], chip[64];
@@ -59,7 +40,34 @@ struct run_figures {
     double mem_GB;                   /* the larger phase footprint */
     bool oom;
 };
-void run_figures_of(const struct found_run *r, struct run_figures *f);
+/* The figures of a run's statistics objects ([0] prefill or the only
+ * phase, [1] decode; either may be NULL). */
+void run_figures_from(const cJSON *const stats[2], bool phased, struct run_figures *f);
+
+/* A run found: its files by name and its figures. The statistics
+ * themselves are read again when a page shows the run, so a tree of many
+ * runs costs a few hundred bytes per run. */
+struct found_run {
+    char *stem;                      /* malloc'ed: the path without ".json" and the phase suffix */
+    const char *label;               /* the stem under the path given (points into stem) */
+    bool phased;                     /* a _prefill/_decode pair (either may be missing) */
+    bool stats[2];                   /* [0] prefill or the only phase, [1] decode: a statistics file */
+    bool csv;                        /* a trace named on its own: stem is its path */
+    struct run_figures fig;
+};
+
+struct found_runs {
+    struct found_run *r;
+    size_t n;
+};
+
+/* The runs under paths (folders walked, files taken as named); at least one,
+ * or an error naming what was searched. A file named on its own that is
+ * neither statistics nor a trace is an error naming it. */
+int runs_find(const char *const *paths, int n, struct found_runs *out, struct npu_err *e);
+/* Keeps the runs whose label contains text (in order); how many are left. */
+size_t runs_select(struct found_runs *f, const char *text);
+void runs_free(struct found_runs *f);
 
 /* The run read back for the one-run page: its traces (the plain trace, else
  * the NoPG strategy's, else the first strategy's), the chip from its

@@ -107,7 +107,7 @@ static void runs_row(struct strbuf *s, size_t i, const struct found_run *r, cons
                      const bool *shown)
 {
     strbuf_printf(s, "<tr><td>%zu</td><td class=\"run\">", i + 1);
-    strbuf_xml(s, r->label[0] ? r->label : r->stem);
+    strbuf_xml(s, r->label);
     strbuf_puts(s, "</td><td>");
     strbuf_xml(s, f->model);
     strbuf_puts(s, "</td><td>");
@@ -137,7 +137,7 @@ static size_t runs_table(struct strbuf *s, const struct found_runs *runs, struct
     if (!f)
         return 0;
     for (size_t i = 0; i < runs->n; i++) {
-        run_figures_of(&runs->r[i], &f[i]);
+        f[i] = runs->r[i].fig;
         for (size_t c = 0; c < NCOLUMNS; c++)
             shown[c] |= column_value(&f[i], c) > 0;
     }

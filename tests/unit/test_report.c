@@ -116,13 +116,10 @@ static void test_run_figures(void **state)
     static const char *dec = "{\"TPOT_ms_request\": 6.5, \"throughput_tokens_per_sec\": 300, "
                              "\"e2e_throughput_tokens_per_sec\": 200, \"mem_footprint_GB\": 12, \"total_energy_J\": 7.5, "
                              "\"out_of_memory\": true, \"sim_config\": {}}";
-    struct found_run r;
-    memset(&r, 0, sizeof r);
-    r.phased = true;
-    r.stats[0] = rawjson_parse(pre, strlen(pre), JSON_NUMBERS_TEXT, NULL);
-    r.stats[1] = rawjson_parse(dec, strlen(dec), JSON_NUMBERS_TEXT, NULL);
+    cJSON *stats[2] = { rawjson_parse(pre, strlen(pre), JSON_NUMBERS_TEXT, NULL),
+                        rawjson_parse(dec, strlen(dec), JSON_NUMBERS_TEXT, NULL) };
     struct run_figures f;
-    run_figures_of(&r, &f);
+    run_figures_from((const cJSON *const *)stats, true, &f);
     assert_string_equal(f.model, "m");
     assert_string_equal(f.chip, "5p");
     assert_i64(f.chips, 4);
@@ -134,11 +131,11 @@ static void test_run_figures(void **state)
     assert_close(f.mem_GB, 12);
     assert_close(f.energy_J, 10);
     assert_true(f.oom);
-    cJSON_DeleteItemFromObject(r.stats[1], "e2e_throughput_tokens_per_sec");
-    run_figures_of(&r, &f);
+    cJSON_DeleteItemFromObject(stats[1], "e2e_throughput_tokens_per_sec");
+    run_figures_from((const cJSON *const *)stats, true, &f);
     assert_close(f.tput, 300);
-    cJSON_Delete(r.stats[0]);
-    cJSON_Delete(r.stats[1]);
+    cJSON_Delete(stats[0]);
+    cJSON_Delete(stats[1]);
 }
 
 int main(void)
