@@ -36,7 +36,7 @@ static const struct command commands[] = {
     { "suite", cmd_suite, "run a suite file (sweep/energy/carbon/slo lines) into a results tree" },
     { "fleet", cmd_fleet, "annual energy and carbon of a fleet of deployments" },
     { "serve", cmd_serve, "the JSON API and a web page over HTTP (docs/api.md)" },
-    { "report", cmd_report, "one configuration as a self-contained HTML page of figures" },
+    { "report", cmd_report, "a run, a sweep summary or runs read back: a self-contained HTML page of figures" },
     { "op", cmd_op, "one operator (or a measurement file's rows) predicted on a chip" },
     { "import", cmd_import, "measurements in other formats to npusim's (op,dtype,m,n,k,...)" },
     { "export", cmd_export, "a timed trace's matmuls as a SCALE-Sim topology (M, N, K)" },
