@@ -98,6 +98,7 @@ int cmd_opsgen(int argc, char **argv);
 int cmd_chipsim(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_op(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);

@@ -4,6 +4,7 @@
  * function in cli/cmd_*.c that parses its own options and returns the exit
  * status (0 success, 2 bad usage or input). */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -14,8 +15,8 @@
 #include "cli/mpi_world.h"
 #include "study/pyjson.h"
 #include "traces/json_strict.h"
+#include "traces/version.h"
 
-#define NPUSIM_VERSION "0.1.0"
 
 struct command {
     const char *name;
@@ -45,6 +46,7 @@ static const struct command commands[] = {
     { "roofline", cmd_roofline, "a chip's roofline as SVG, with measured and predicted operators" },
     { "validate", cmd_validate, "measured operators against predictions: error per op type, format, bound" },
     { "fields", cmd_fields, "every config field: type, default and checked range" },
+    { "list", cmd_list, "what can be named: models, chips, systems, strategies, fields" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -56,6 +58,16 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nPipes: npusim opsgen ... | npusim chipsim ... | npusim power ...\n");
+}
+
+/* --version or -V among a command's options (before a "--"): every command
+ * answers it, as git does, without running. */
+static bool asks_version(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V"))
+            return true;
+    return false;
 }
 
 static int dispatch(int argc, char **argv)
@@ -75,13 +87,14 @@ static int dispatch(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
         printf("npusim %s\n", NPUSIM_VERSION);
         return 0;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(cmd, commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return asks_version(argc - 1, argv + 1) ? printf("npusim %s\n", NPUSIM_VERSION) < 0
+                                                    : commands[i].fn(argc - 1, argv + 1);
     const char *names[NCOMMANDS];
     for (size_t i = 0; i < NCOMMANDS; i++)
         names[i] = commands[i].name;

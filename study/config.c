@@ -1,6 +1,7 @@
 /* config.c — config resolution, merging and loading (see config.h). */
 #include "study/config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,27 +60,11 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
         chip_alias(name, alias, sizeof alias);
     else
         snprintf(alias, sizeof alias, "%s", name);
-    /* The share folder next to the installed binary (<prefix>/bin/npusim ->
-     * <prefix>/share/npusim/configs) wins over the compiled-in prefix, so an
-     * install into another PREFIX than the build's still finds its configs. */
-    char exe_share[4096] = "";
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(exe_share, sizeof exe_share, "%s/../share/npusim/configs", exe);
-        }
-    }
-    const char *dirs[5] = { configs_dir, getenv("NPUSIM_CONFIGS"), exe_share,
-                            NPUSIM_SHARE_DIR "/configs", "configs" };
+    char dirs[CONFIG_DIRS_MAX][4096];
+    int nd = config_search_dirs(configs_dir, dirs);
     char tried[4096] = "";
-    for (int i = 0; i < 5; i++) {
-        if (!dirs[i] || !*dirs[i])
-            continue;
-        char p[4096];
+    for (int i = 0; i < nd; i++) {
+        char p[4200];
         snprintf(p, sizeof p, "%s/%s/%s.json", dirs[i], kind_dir[kind], alias);
         if (path_is_file(p)) {
             snprintf(out, outlen, "%s", p);
@@ -88,8 +73,74 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
         size_t l = strlen(tried);
         snprintf(tried + l, sizeof tried - l, "%s%s", l ? ", " : "", p);
     }
-    return npu_errf(e, "unknown %s \"%s\": no file found (looked for %s)", kind_word[kind], name,
-                    tried);
+    /* did you mean: the names those folders hold */
+    char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
+    const char *cands[CONFIG_NAMES_MAX];
+    char hint[300] = "";
+    size_t nn = names ? config_names(configs_dir, kind, names, CONFIG_NAMES_MAX) : 0;
+    for (size_t i = 0; i < nn; i++)
+        cands[i] = names[i];
+    suggest_hint(hint, sizeof hint, alias, cands, nn);
+    free(names);
+    return npu_errf(e, "unknown %s \"%s\"%s: no file found (looked for %s; `npusim list %ss` lists them)",
+                    kind_word[kind], name, hint, tried, kind_word[kind]);
+}
+
+int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096])
+{
+    /* Beside the binary: the share folder of an install (<prefix>/bin/npusim
+     * -> <prefix>/share/npusim/configs, which wins over the compiled-in
+     * prefix, so an install into another PREFIX still finds its configs), and
+     * the configs of the tree it was built in (build/npusim -> configs/), so
+     * the in-tree binary works from any folder. */
+    char exe_share[4096] = "", exe_tree[4096] = "", exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(exe_share, sizeof exe_share, "%s/../share/npusim/configs", exe);
+            snprintf(exe_tree, sizeof exe_tree, "%s/../configs", exe);
+        }
+    }
+    const char *cand[CONFIG_DIRS_MAX] = { configs_dir, getenv("NPUSIM_CONFIGS"), exe_share, exe_tree,
+                                          NPUSIM_SHARE_DIR "/configs", "configs" };
+    int k = 0;
+    for (int i = 0; i < CONFIG_DIRS_MAX; i++)
+        if (cand[i] && *cand[i])
+            snprintf(dirs[k++], 4096, "%s", cand[i]);
+    return k;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
+size_t config_names(const char *configs_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX], size_t max)
+{
+    char dirs[CONFIG_DIRS_MAX][4096];
+    int nd = config_search_dirs(configs_dir, dirs);
+    size_t n = 0;
+    for (int i = 0; i < nd; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dirs[i], kind_dir[kind]);
+        DIR *d = opendir(p);
+        for (struct dirent *de; d && (de = readdir(d)) && n < max;) {
+            size_t len = strlen(de->d_name);
+            if (de->d_name[0] == '.' || len <= 5 || len - 5 >= CONFIG_NAME_MAX || strcmp(de->d_name + len - 5, ".json"))
+                continue;
+            char name[CONFIG_NAME_MAX];
+            snprintf(name, sizeof name, "%.*s", (int)(len - 5), de->d_name);
+            bool seen = false;   /* the first folder's file wins, as in resolving */
+            for (size_t k = 0; k < n && !seen; k++)
+                seen = !strcmp(names[k], name);
+            if (!seen)
+                snprintf(names[n++], CONFIG_NAME_MAX, "%s", name);
+        }
+        if (d)
+            closedir(d);
+    }
+    qsort(names, n, sizeof *names, by_name);
+    return n;
 }
 
 cJSON *config_read_json(const char *path, struct npu_err *e) { return json_read_file_strict(path, e); }

@@ -42,7 +42,19 @@ struct loaded_config {
                                   * sharding; sweeps simulate the points the reference enumerates */
 };
 
-/* Finds a config file; out receives the path. Errors list where it looked. */
+/* The folders names resolve in, in order: --configs DIR, $NPUSIM_CONFIGS,
+ * the share folder beside the binary (an install), the configs folder of
+ * the tree the binary was built in, the compiled-in share folder, then
+ * ./configs. Their number. */
+#define CONFIG_DIRS_MAX 6
+int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096]);
+/* The config names of a kind in those folders (each once, sorted), at most
+ * max: what `npusim list` prints and "did you mean" picks from. */
+#define CONFIG_NAME_MAX 128
+#define CONFIG_NAMES_MAX 1024
+size_t config_names(const char *configs_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX], size_t max);
+/* Finds a config file; out receives the path. Errors list where it looked
+ * and the closest name. */
 int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
                    size_t outlen, struct npu_err *e);
 /* Reads a JSON object from a file, naming the file and line on parse errors. */

@@ -1,0 +1,159 @@
+/* cmd_list.c — `npusim list models|chips|systems|strategies|fields`: what
+ * there is to name, one line each, found where names resolve
+ * (study/config.h: --configs, $NPUSIM_CONFIGS, beside the binary, the
+ * share folder, ./configs). Each line says enough to choose: a model's
+ * family and size, a chip's dense bf16 peak and memory, a system's PUE and
+ * carbon intensity, what a strategy gates, a field's table and type. No
+ * data structure of its own beyond the table of kinds. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chipsim/chip.h"
+#include "cli/cli.h"
+#include "opsgen/model.h"
+#include "power/pg.h"
+#include "power/system.h"
+#include "study/config.h"
+#include "traces/fields.h"
+#include "traces/json_strict.h"
+#include "traces/precision.h"
+
+static const char list_help[] =
+    "usage: npusim list models|chips|systems|strategies|fields [--configs DIR]\n"
+    "\n"
+    "Lists what can be named, one line each: models (family, layers, width), chips\n"
+    "(dense bf16 peak, HBM size and bandwidth), systems (PUE, carbon intensity),\n"
+    "power-gating strategies (what each gates) and every config field (its table and\n"
+    "type; `npusim fields` gives ranges and defaults). Names are found where -m, -c and -s\n"
+    "look: --configs DIR, $NPUSIM_CONFIGS, the configs beside the binary, the installed\n"
+    "share folder, ./configs.\n"
+    "\n"
+    "options:\n"
+    "      --configs DIR       where to look first\n"
+    "  -h, --help              this help\n";
+
+/* One config of a kind loaded by name: its summary line's text. */
+static void model_line(const struct loaded_config *c, char *buf, size_t n)
+{
+    const struct model_config *m = &c->model;
+    if (m->num_layers > 0 && m->d_model > 0)
+        snprintf(buf, n, "%-8s %lld layers, d_model %lld", m->model_type, (long long)m->num_layers,
+                 (long long)m->d_model);
+    else
+        snprintf(buf, n, "%s", m->model_type);
+}
+
+static void chip_line(const struct loaded_config *c, char *buf, size_t n)
+{
+    const struct chip_config *ch = &c->chip;
+    snprintf(buf, n, "bf16 %7.1f TFLOP/s, HBM %6.1f GB at %7.1f GB/s", chip_unit_peak_tflops(ch, UNIT_MATRIX, PREC_BF16),
+             (double)ch->hbm_size_GB, ch->hbm_bw_GBps);
+}
+
+static void system_line(const struct loaded_config *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "PUE %.3g, %.4g kgCO2e/kWh", c->sys.PUE, c->sys.carbon_intensity_kgCO2_per_kWh);
+}
+
+static int list_configs(const char *configs, enum config_kind kind)
+{
+    char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
+    if (!names)
+        return usage_error("list", "out of memory");
+    size_t n = config_names(configs, kind, names, CONFIG_NAMES_MAX);
+    for (size_t i = 0; i < n; i++) {
+        struct config_request r = { configs, kind == CONFIG_MODEL ? names[i] : NULL,
+                                    kind == CONFIG_CHIP ? names[i] : NULL, kind == CONFIG_SYSTEM ? names[i] : NULL,
+                                    NULL, 0 };
+        struct loaded_config c;
+        struct npu_err e;
+        char line[300];
+        if (config_load(&r, &c, &e))
+            snprintf(line, sizeof line, "(does not load: %s)", e.msg);
+        else if (kind == CONFIG_MODEL)
+            model_line(&c, line, sizeof line);
+        else if (kind == CONFIG_CHIP)
+            chip_line(&c, line, sizeof line);
+        else
+            system_line(&c, line, sizeof line);
+        config_free(&c);
+        printf("%-22s %s\n", names[i], line);
+    }
+    free(names);
+    return 0;
+}
+
+static int list_strategies(void)
+{
+    for (int i = 0; i < pg_builtin_count(); i++) {
+        const struct pg_strategy *s = pg_builtin(i);
+        const struct { const char *name; const struct pg_component *c; } comp[] = {
+            { "SA", &s->sa }, { "VU", &s->vu }, { "Vmem", &s->vmem }, { "ICI", &s->ici }, { "HBM", &s->hbm },
+            { "other", &s->other },
+        };
+        /* each gated component: its policy and spatial grain; then whether gating costs time */
+        static const char *const policy[] = { "?", "HW", "SW" }, *const grain[] = { "?", "fine", "partition",
+                                                                                  "component" };
+        char gated[256] = "";
+        bool delays = false;
+        for (size_t k = 0; k < sizeof comp / sizeof comp[0]; k++)
+            if (comp[k].c->enabled) {
+                size_t l = strlen(gated);
+                snprintf(gated + l, sizeof gated - l, "%s%s %s %s", l ? ", " : "", comp[k].name,
+                         policy[comp[k].c->policy % 3], grain[comp[k].c->spatial % 4]);
+                delays |= comp[k].c->delay_cycles > 0 || comp[k].c->pe_delay_cycles > 0;
+            }
+        if (*gated)
+            printf("%-22s gates %s; %s\n", s->name, gated, delays ? "wake-up delays" : "no delays");
+        else
+            printf("%-22s nothing gated\n", s->name);
+    }
+    printf("%-22s %s\n", "<Base|HW|Full>_vary_PG_delay_<k>", "gating delays times k");
+    printf("%-22s %s\n", "<Base|HW|Full>_vary_Vth_<a>_<b>", "gated power factor a (Vmem b)");
+    return 0;
+}
+
+static int list_fields(void)
+{
+    const struct field_table *t[16];
+    int n = model_all_tables(t, 14);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    static const char *const type[] = { "integer", "number", "boolean", "text", "integer list", "MLP layers",
+                                        "memory levels" };
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < t[i]->n; k++)
+            printf("%-48s %-8s %s\n", t[i]->f[k].key, t[i]->what, type[t[i]->f[k].type]);
+    return 0;
+}
+
+int cmd_list(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "configs", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    const char *configs = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(list_help, stdout);
+            return 0;
+        }
+        if (c != 'C')
+            return usage_error("list", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        configs = optarg;
+    }
+    static const char *const kinds[] = { "models", "chips", "systems", "strategies", "fields" };
+    if (optind + 1 != argc)
+        return usage_error("list", "expected one of models, chips, systems, strategies, fields");
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(argv[optind], kinds[k]))
+            return k < 3 ? list_configs(configs, (enum config_kind)k) : k == 3 ? list_strategies() : list_fields();
+    char hint[200];
+    suggest_hint(hint, sizeof hint, argv[optind], kinds, 5);
+    return usage_error("list", "\"%s\"%s: expected models, chips, systems, strategies or fields", argv[optind], hint);
+}

@@ -1,0 +1,36 @@
+# Sourced by tests/cli/run.sh: a CLI that helps. --version and -V on npusim
+# and on every command; `npusim list` of every kind, one line per config
+# file with the figures that tell them apart (H100: 989.4 dense bf16
+# TFLOP/s, 80 GB at 3350 GB/s, as configs/chips/h100.json derives them);
+# "did you mean" on a misspelt config name and list kind; the in-tree binary
+# finding its configs from any folder.
+LS="$T/list"
+mkdir -p "$LS"
+check "version: npusim -V, --version, version, and -V/--version after any command" sh -c "
+  for a in '-V' '--version' 'version' 'run -V' 'sweep --version' 'report -V' 'serve -V' 'list --version'; do
+    [ \"\$($NPUSIM \$a)\" = 'npusim 0.2.0' ] || { echo \"\$a\"; exit 1; }
+  done"
+check "list chips: a line per chip file, the H100's peak and memory" sh -c "
+  $NPUSIM list chips --configs $CONFIGS >'$LS/chips.txt' &&
+  for f in $CONFIGS/chips/*.json; do n=\$(basename \"\$f\" .json); grep -q \"^\$n \" '$LS/chips.txt' || exit 1; done &&
+  grep -q '^h100 .*bf16   989.4 TFLOP/s, HBM   80.0 GB at  3350.0 GB/s' '$LS/chips.txt'"
+check "list models: a line per model file, family and size" sh -c "
+  $NPUSIM list models --configs $CONFIGS >'$LS/models.txt' &&
+  [ \$(wc -l <'$LS/models.txt') -ge \$(ls $CONFIGS/models/*.json | wc -l) ] &&
+  grep -q '^llama3-8b  *llm  *32 layers, d_model 4096\$' '$LS/models.txt' && grep -q '^dlrm-s  *dlrm\$' '$LS/models.txt'"
+check "list systems and strategies: PUE and carbon; what each strategy gates" sh -c "
+  $NPUSIM list systems --configs $CONFIGS | grep -q '^system_config  *PUE 1.1, 0.5 kgCO2e/kWh\$' &&
+  $NPUSIM list strategies >'$LS/pg.txt' && grep -q '^NoPG  *nothing gated\$' '$LS/pg.txt' &&
+  grep -q '^Full  *gates SA HW fine, VU SW component' '$LS/pg.txt' && grep -q '^Ideal .*no delays\$' '$LS/pg.txt'"
+check "list fields: every field of npusim fields, with its table and type" sh -c "
+  $NPUSIM list fields >'$LS/fields.txt' && grep -q '^hbm_bw_GBps  *chip  *number\$' '$LS/fields.txt' &&
+  grep -q '^num_layers  *model  *integer\$' '$LS/fields.txt' && [ \$(wc -l <'$LS/fields.txt') -gt 150 ]"
+expect_fail "list: a misspelt kind gets a suggestion" '"field" (did you mean "fields"?)' $NPUSIM list field
+expect_fail "list: no kind" 'expected one of models, chips' $NPUSIM list
+expect_fail "run: a misspelt chip gets a suggestion" 'unknown chip "tpuv5q" (did you mean "tpuv5e"?)' \
+    $NPUSIM run --configs $CONFIGS -c tpuv5q -o "$LS/x"
+expect_fail "run: a misspelt model gets a suggestion" 'unknown model "lama3-8b" (did you mean "llama3-8b"?)' \
+    $NPUSIM run --configs $CONFIGS -m lama3-8b -o "$LS/x"
+NP_ABS=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
+check "the in-tree binary finds its configs from another folder (no --configs, no NPUSIM_CONFIGS)" sh -c "
+  cd '$LS' && env -u NPUSIM_CONFIGS '$NP_ABS' run -c h100 -o out >run.txt && grep -q 'llama3-8b on h100' run.txt"
