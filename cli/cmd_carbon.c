@@ -31,8 +31,8 @@ static const char carbon_help[] =
     "\n"
     "options:\n"
     "      --results DIR       energy results tree (from npusim energy)\n"
-    "      --models LIST       model names (folders under DIR)\n"
-    "      --versions LIST     chip versions (2,3,4,5e,5p,6e,6p)\n"
+    "  -m, --models LIST       model names (folders under DIR)\n"
+    "  -c, --chips LIST        chip versions (2,3,4,5e,5p,6e,6p; also --versions)\n"
     "      --workload W        inference (default) or training\n"
     "      --pg NAME           power-gating strategy whose energy_stats are used (NoPG, Full, ...)\n"
     "      --dvfs NAME         DVFS policy; names the output folder only (default None)\n"
@@ -97,7 +97,7 @@ int carbon_command(int argc, char **argv, struct results *in)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'r' }, { "models", required_argument, 0, 'M' },
-        { "versions", required_argument, 0, 'V' }, { "workload", required_argument, 0, 'W' },
+        { "versions", required_argument, 0, 'V' }, { "chips", required_argument, 0, 'V' }, { "workload", required_argument, 0, 'W' },
         { "pg", required_argument, 0, 'g' },      { "dvfs", required_argument, 0, 'd' },
         { "ci", required_argument, 0, 'i' },      { "util", required_argument, 0, 'u' },
         { "lifetime", required_argument, 0, 'l' }, { "configs", required_argument, 0, 'C' },
@@ -118,11 +118,11 @@ int carbon_command(int argc, char **argv, struct results *in)
     int c, rc = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hj:m:c:", longopts, NULL)) != -1) {
         switch (c) {
         case 'r': o.results = optarg; break;
-        case 'M': models = optarg; break;
-        case 'V': versions = optarg; break;
+        case 'm': case 'M': models = optarg; break;
+        case 'c': case 'V': versions = optarg; break;
         case 'W':
             if (strcmp(optarg, "inference") && strcmp(optarg, "training"))
                 return usage_error("carbon", "--workload \"%s\": expected inference or training", optarg);

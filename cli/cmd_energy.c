@@ -40,8 +40,8 @@ static const char energy_help[] =
     "\n"
     "options:\n"
     "      --results DIR       the sweep's results tree (required)\n"
-    "      --models LIST       model folder names, e.g. llama3-8b,dlrm-s (required)\n"
-    "      --versions LIST     chip versions, e.g. 4,5p (required)\n"
+    "  -m, --models LIST       model folder names, e.g. llama3-8b,dlrm-s (required)\n"
+    "  -c, --chips LIST        chip versions, e.g. 4,5p (required; also --versions)\n"
     "      --workload W        inference (default) or training\n"
     "      --pg LIST           power-gating strategies, NoPG first (slowdowns are relative\n"
     "                          to it); default NoPG,Base,HW,Full,Ideal. Also\n"
@@ -57,7 +57,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, O_MODELS },
-        { "versions", required_argument, 0, O_VERSIONS }, { "workload", required_argument, 0, O_WORKLOAD },
+        { "versions", required_argument, 0, O_VERSIONS }, { "chips", required_argument, 0, O_VERSIONS }, { "workload", required_argument, 0, O_WORKLOAD },
         { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
         { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },
         { "jobs", required_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
@@ -67,7 +67,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
     opterr = 0;
     int ch;
     o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    while ((ch = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "hj:m:c:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(energy_help, stdout); return 1;
         case O_RESULTS: o->results = optarg; break;
@@ -75,8 +75,8 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
             if (parse_jobs("energy", optarg, &o->jobs))
                 return EXIT_USAGE;
             break;
-        case O_MODELS: models = optarg; break;
-        case O_VERSIONS: versions = optarg; break;
+        case 'm': case O_MODELS: models = optarg; break;
+        case 'c': case O_VERSIONS: versions = optarg; break;
         case O_WORKLOAD: o->workload = optarg; break;
         case O_PG: pgs = optarg; break;
         case O_DVFS: o->dvfs_str = optarg; break;

@@ -20,7 +20,7 @@ static const char fleet_help[] =
     "fleet.\n"
     "\n"
     "options:\n"
-    "      --out DIR           output folder (default ./out)\n"
+    "  -o, --out DIR           output folder (default ./out)\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
@@ -38,10 +38,10 @@ int cmd_fleet(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(fleet_help, stdout); return 0;
-        case F_OUT: out = optarg; break;
+        case 'o': case F_OUT: out = optarg; break;
         case F_CONFIGS: configs = optarg; break;
         case F_PROFILE:
             if (!(prof = profile_by_name(optarg)))

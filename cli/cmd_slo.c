@@ -28,9 +28,9 @@ static const char slo_help[] =
     "\n"
     "options:\n"
     "      --results DIR       carbon results tree (from npusim carbon)\n"
-    "      --out DIR           output folder\n"
-    "      --models LIST       model names\n"
-    "      --versions LIST     chip versions (2,3,4,5e,5p,6e,6p)\n"
+    "  -o, --out DIR           output folder\n"
+    "  -m, --models LIST       model names\n"
+    "  -c, --chips LIST        chip versions (2,3,4,5e,5p,6e,6p; also --versions)\n"
     "      --workload W        inference (default: prefill, and decode for LLMs) or training\n"
     "      --slo-scales LIST   SLO multiples (default 1,2,3,4,5,6)\n"
     "      --max-num-chips N   ignore configurations with more chips (default 2147483647)\n"
@@ -67,7 +67,7 @@ int cmd_slo(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'r' },  { "out", required_argument, 0, 'o' },
-        { "models", required_argument, 0, 'M' },   { "versions", required_argument, 0, 'V' },
+        { "models", required_argument, 0, 'M' },   { "versions", required_argument, 0, 'V' }, { "chips", required_argument, 0, 'V' },
         { "workload", required_argument, 0, 'W' }, { "slo-scales", required_argument, 0, 's' },
         { "max-num-chips", required_argument, 0, 'x' }, { "default-slo-multiple", required_argument, 0, 'k' },
         { "configs", required_argument, 0, 'C' },  { "profile", required_argument, 0, 'P' },
@@ -85,12 +85,12 @@ int cmd_slo(int argc, char **argv)
     int c, rc = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:m:c:", longopts, NULL)) != -1) {
         switch (c) {
         case 'r': o.results = optarg; break;
         case 'o': o.out = optarg; break;
-        case 'M': models = optarg; break;
-        case 'V': versions = optarg; break;
+        case 'm': case 'M': models = optarg; break;
+        case 'c': case 'V': versions = optarg; break;
         case 'W':
             if (strcmp(optarg, "inference") && strcmp(optarg, "training"))
                 return usage_error("slo", "--workload \"%s\": expected inference or training", optarg);

@@ -42,9 +42,9 @@
 #include "traces/atomic.h"
 
 static const char sweep_help[] =
-    "usage: npusim sweep --models M[,M...] --versions V[,V...] --num-chips N[,N...]\n"
-    "                    --batch-sizes B[,B...] [--workload W] [--seqlen IN_OUT]\n"
-    "                    [--out DIR] [--configs DIR] [--profile NAME] [--skip-existing] [--dry-run]\n"
+    "usage: npusim sweep -m M[,M...] -c V[,V...] --num-chips N[,N...] -b B[,B...]\n"
+    "                    [--workload W] [--seqlen IN_OUT] [-o DIR] [--configs DIR] [--profile NAME]\n"
+    "                    [--skip-existing] [--dry-run]\n"
     "       npusim sweep --spec SPEC.json --summary FILE.csv [-j N] [--shard K/N] [...]\n"
     "\n"
     "Sweeps every valid parallelism (data/tensor/pipeline over ICI, data/pipeline over\n"
@@ -67,16 +67,16 @@ static const char sweep_help[] =
     "per point; the file is the same bytes either way.\n"
     "\n"
     "options:\n"
-    "      --models LIST       model configs (llama family)\n"
+    "  -m, --models LIST       model configs (llama family)\n"
     "      --workload W        inference (default) or training (llama: one CSV + JSON per point)\n"
-    "      --versions LIST     chip versions\n"
+    "  -c, --chips LIST        chip versions or names (also --versions)\n"
     "      --num-chips LIST    chip counts\n"
-    "      --batch-sizes LIST  global batch sizes\n"
+    "  -b, --batch-sizes LIST  global batch sizes\n"
     "      --spec FILE         sweep spec (JSON): models, chips, num_chips, batch_sizes,\n"
     "                          fields; command-line lists take precedence\n"
     "      --seqlen IN_OUT     override input/output sequence lengths (e.g. 2048_256);\n"
     "                          results go under <model>_<IN>_<OUT>/\n"
-    "      --out DIR           results folder (default ./results, none with --summary)\n"
+    "  -o, --out DIR           results folder (default ./results, none with --summary)\n"
     "      --summary FILE      one CSV row per configuration (written atomically)\n"
     "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
     "      --shard K/N         only points whose index i has i %% N == K-1 (default: from\n"
@@ -227,7 +227,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
 {
     static const struct option longopts[] = {
         { "models", required_argument, 0, O_MODELS }, { "workload", required_argument, 0, O_WORKLOAD },
-        { "versions", required_argument, 0, O_VERSIONS }, { "num-chips", required_argument, 0, O_CHIPS },
+        { "versions", required_argument, 0, O_VERSIONS }, { "chips", required_argument, 0, O_VERSIONS }, { "num-chips", required_argument, 0, O_CHIPS },
         { "batch-sizes", required_argument, 0, O_BATCHES }, { "seqlen", required_argument, 0, O_SEQLEN },
         { "out", required_argument, 0, O_OUT }, { "configs", required_argument, 0, O_CONFIGS },
         { "profile", required_argument, 0, O_PROFILE }, { "skip-existing", no_argument, 0, O_SKIP },
@@ -247,16 +247,16 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":hj:m:c:b:o:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(sweep_help, stdout); return -1;
-        case O_MODELS: a->models = optarg; break;
+        case 'm': case O_MODELS: a->models = optarg; break;
         case O_WORKLOAD: a->workload = optarg; break;
-        case O_VERSIONS: a->versions = optarg; break;
+        case 'c': case O_VERSIONS: a->versions = optarg; break;
         case O_CHIPS: a->chips = optarg; break;
-        case O_BATCHES: a->batches = optarg; break;
+        case 'b': case O_BATCHES: a->batches = optarg; break;
         case O_SEQLEN: o->seqlen = optarg; break;
-        case O_OUT: o->out = optarg; break;
+        case 'o': case O_OUT: o->out = optarg; break;
         case O_CONFIGS: a->configs = optarg; break;
         case O_SKIP: o->skip_existing = true; break;
         case O_DRY: o->dry_run = true; break;

@@ -34,3 +34,15 @@ expect_fail "run: a misspelt model gets a suggestion" 'unknown model "lama3-8b" 
 NP_ABS=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
 check "the in-tree binary finds its configs from another folder (no --configs, no NPUSIM_CONFIGS)" sh -c "
   cd '$LS' && env -u NPUSIM_CONFIGS '$NP_ABS' run -c h100 -o out >run.txt && grep -q 'llama3-8b on h100' run.txt"
+# The same short options in every command: -m models, -c chips, -b batches,
+# -o the output, -j jobs; a sweep given them writes what its long options write.
+CFG_ABS=$(cd "$CONFIGS" && pwd)
+mkdir -p "$LS/s" "$LS/l"
+check "short options: sweep -m -c -b -o -j writes the tree its long options write; energy, carbon, slo, fleet take them" sh -c "
+  (cd '$LS/s' && '$NP_ABS' sweep --configs '$CFG_ABS' -m llama3-8b -c 5p --num-chips 1 -b 1,4 -o tree -j 1 2>/dev/null) &&
+  (cd '$LS/l' && '$NP_ABS' sweep --configs '$CFG_ABS' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1,4 --out tree 2>/dev/null) &&
+  diff -r '$LS/s/tree' '$LS/l/tree' && mv '$LS/s/tree' '$LS/short' &&
+  $NPUSIM energy --configs $CONFIGS --results '$LS/short' -m llama3-8b -c 5p --pg NoPG -j 1 >/dev/null 2>&1 &&
+  test -d '$LS/short_None' &&
+  $NPUSIM carbon --configs $CONFIGS --results '$LS/short_None' -m llama3-8b -c 5p --pg NoPG -j 1 >/dev/null 2>&1 &&
+  $NPUSIM fleet --configs $CONFIGS -o '$LS/fleet' examples/fleet.json >/dev/null 2>&1 && test -s '$LS/fleet/fleet.json'"
