@@ -15,6 +15,7 @@
 #include "traces/lists.h"
 #include "study/carbon_stage.h"
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "traces/textfile.h"
 #include "traces/profile.h"
 
@@ -42,6 +43,7 @@ static const char carbon_help[] =
     "      --configs DIR       accepted for symmetry; chip data come from each file's sim_config\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
+    "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
     "  -h, --help              this help\n";
 
 /* --ci: a comma list of carbon intensities >= 0, repeats dropped (the same
@@ -102,7 +104,7 @@ int carbon_command(int argc, char **argv, struct results *in)
         { "ci", required_argument, 0, 'i' },      { "util", required_argument, 0, 'u' },
         { "lifetime", required_argument, 0, 'l' }, { "configs", required_argument, 0, 'C' },
         { "profile", required_argument, 0, 'P' }, { "jobs", required_argument, 0, 'j' },
-        { "help", no_argument, 0, 'h' },
+        { "help", no_argument, 0, 'h' },         { "quiet", no_argument, 0, 'q' },
         { 0, 0, 0, 0 },
     };
     struct carbon_opts o;
@@ -116,9 +118,10 @@ int carbon_command(int argc, char **argv, struct results *in)
     o.jobs = sysconf(_SC_NPROCESSORS_ONLN);
     const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL;
     int c, rc = 0;
+    bool quiet = false;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hj:m:c:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hqj:m:c:", longopts, NULL)) != -1) {
         switch (c) {
         case 'r': o.results = optarg; break;
         case 'm': case 'M': models = optarg; break;
@@ -151,6 +154,7 @@ int carbon_command(int argc, char **argv, struct results *in)
                 return usage_error("carbon", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());
             break;
         case 'h': fputs(carbon_help, stdout); return 0;
+        case 'q': quiet = true; break;
         default: return usage_error("carbon", "unknown option \"%s\"", argv[optind - 1]);
         }
     }
@@ -177,9 +181,13 @@ int carbon_command(int argc, char **argv, struct results *in)
         rc = usage_error("carbon", "--results \"%s\": no such folder", o.results);
     struct carbon_done done;
     struct npu_err e;
+    struct progress prog;
+    o.progress = progress_hooks(&prog, "npusim carbon", quiet);
+    stage_progress_begin(&o.progress, 0);
     if (!rc && carbon_run(&o, &done, &e))
         rc = report_error("carbon", &e);
-    else if (!rc)
+    stage_progress_end(&o.progress);
+    if (!rc)
         fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", done.files, done.root,
                 o.pg, o.dvfs);
     for (int i = 0; i < 4; i++)

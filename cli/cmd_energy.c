@@ -20,6 +20,7 @@
 
 #include "traces/lists.h"
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "traces/textfile.h"
 #include "study/energy_stage.h"
 #include "study/staging.h"
@@ -49,6 +50,7 @@ static const char energy_help[] =
     "      --dvfs D            DVFS policy: None (default) or Ideal\n"
     "      --configs DIR       where strategy files (pg/) are looked up first\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
+    "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
     "  -h, --help              this help\n";
 
 enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_WORKLOAD, O_PG, O_DVFS, O_CONFIGS, O_PROFILE, O_JOBS };
@@ -57,7 +59,8 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, O_MODELS },
-        { "versions", required_argument, 0, O_VERSIONS }, { "chips", required_argument, 0, O_VERSIONS }, { "workload", required_argument, 0, O_WORKLOAD },
+        { "versions", required_argument, 0, O_VERSIONS }, { "chips", required_argument, 0, O_VERSIONS },
+        { "workload", required_argument, 0, O_WORKLOAD }, { "quiet", no_argument, 0, 'q' },
         { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
         { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },
         { "jobs", required_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
@@ -67,9 +70,10 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
     opterr = 0;
     int ch;
     o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    while ((ch = getopt_long(argc, argv, "hj:m:c:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "hqj:m:c:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(energy_help, stdout); return 1;
+        case 'q': o->quiet = true; break;
         case O_RESULTS: o->results = optarg; break;
         case 'j':
             if (parse_jobs("energy", optarg, &o->jobs))
@@ -157,7 +161,12 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
     else if (rc == 0) {
         struct jobs js = { 0 };
         struct npu_err e;
-        if (energy_run_jobs(o, &js, &e))
+        struct progress prog;
+        o->progress = progress_hooks(&prog, "npusim energy", o->quiet);
+        stage_progress_begin(&o->progress, 0);
+        rc = energy_run_jobs(o, &js, &e);
+        stage_progress_end(&o->progress);
+        if (rc)
             rc = report_error("energy", &e);
         /* Nothing to do is not an error: a sweep may have found no valid
          * configuration (e.g. training points that all run out of memory). */

@@ -146,7 +146,7 @@ int cmd_measure(int argc, char **argv)
         return usage_error("measure", "--check times nothing: -o has nothing to write");
     if (strcmp(mo.blas, "auto") && strcmp(mo.blas, "openblas") && strcmp(mo.blas, "gsl"))
         return usage_error("measure", "--blas: expected auto, openblas or gsl, got \"%s\"", mo.blas);
-    struct progress p;
+    struct progress p = { .cmd = "npusim measure" };
     progress_init(&p, isatty(2), 0);
     mo.progress = on_progress, mo.ctx = &p;
     struct measure_run m;

@@ -88,6 +88,7 @@ static const char sweep_help[] =
     "      --lifetime L        summary: lifetime in years (default 1)\n"
     "      --skip-existing     leave configurations whose outputs already exist\n"
     "      --dry-run           simulate every valid configuration but write nothing\n"
+    "  -q, --quiet             no progress line (it is drawn only on a terminal anyway)\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -h, --help              this help\n";
@@ -179,7 +180,7 @@ struct sweep_args {
     struct sweep_opts o;
     const char *models, *versions, *chips, *batches, *spec_file, *shard, *workload, *configs;
     long jobs;
-    bool stats;
+    bool stats, quiet;
     /* owned: the split lists, the JSON of the integer lists, the name arrays */
     struct list lm, lv, lc, lb;
     cJSON *jc, *jb;
@@ -236,7 +237,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
         { "jobs", required_argument, 0, 'j' }, { "pg", required_argument, 0, O_PG },
         { "dvfs", required_argument, 0, O_DVFS }, { "ci", required_argument, 0, O_CI },
         { "util", required_argument, 0, O_UTIL }, { "lifetime", required_argument, 0, O_LIFE },
-        { "stats", no_argument, 0, O_STATS },
+        { "stats", no_argument, 0, O_STATS }, { "quiet", no_argument, 0, 'q' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     struct sweep_opts *o = &a->o;
@@ -247,7 +248,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":hj:m:c:b:o:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":hqj:m:c:b:o:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(sweep_help, stdout); return -1;
         case 'm': case O_MODELS: a->models = optarg; break;
@@ -266,6 +267,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
         case O_PG: o->pg_name = optarg; break;
         case O_DVFS: o->dvfs_name = optarg; break;
         case O_STATS: a->stats = true; break;
+        case 'q': a->quiet = true; break;
         case 'j':
             if (parse_jobs("sweep", optarg, &a->jobs))
                 return EXIT_USAGE;
@@ -446,11 +448,6 @@ static void report_counts(const struct sweep_ctx *x)
                 x->violating, x->cnt.simulated, x->first_warn[0] ? "; first: " : "", x->first_warn);
 }
 
-/* The progress line on stderr (cli/progress.h), when it is a terminal. */
-static void progress_begin(void *arg, long total) { progress_init(arg, true, total); }
-static void progress_step(void *arg, long done) { progress_update(arg, done); }
-static void progress_done(void *arg) { progress_end(arg); }
-
 int cmd_sweep(int argc, char **argv) { return sweep_command(argc, argv, NULL); }
 
 int sweep_command(int argc, char **argv, struct results *keep)
@@ -482,7 +479,7 @@ int sweep_command(int argc, char **argv, struct results *keep)
         x.held[pos] = STRBUF_GROWING;
     x.o = o;
     struct progress prog;
-    x.progress = (struct sweep_progress){ isatty(2), progress_begin, progress_step, progress_done, &prog };
+    x.progress = progress_hooks(&prog, "npusim sweep", a.quiet);
     x.want_row = o->summary && !o->dry_run;
     /* Summary rows only: a bundle shares one generated trace (sweep_points.h). */
     plan.bundle_max = x.want_row && !o->tree ? SWEEP_BUNDLE_MAX : 1;

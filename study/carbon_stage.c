@@ -373,6 +373,7 @@ struct crun {
     const char *util, *staging;   /* staging: laid out as <root>/carbon_<PG>/dvfs_<D> */
     struct npu_err first;
     bool failed;
+    long done;                   /* items emitted, for the progress line */
 };
 
 static int citem_next(void *ctx, void *item)
@@ -445,6 +446,7 @@ static int citem_emit(void *ctx, void *item)
         return -1;
     }
     r->written += r->o->nci;
+    stage_progress_update(&r->o->progress, ++r->done);
     return 0;
 }
 
@@ -471,7 +473,7 @@ int carbon_run(const struct carbon_opts *o, struct carbon_done *done, struct npu
     snprintf(dest, sizeof dest, "%s/dvfs_%s", base, o->dvfs);
     if (staging_create(base, staging, sizeof staging, e))
         return -1;
-    struct crun r = { o, &files, 0, util, staging, { "" }, false };
+    struct crun r = { o, &files, 0, util, staging, { "" }, false, 0 };
     struct ordered_pool_ops ops = { &r, citem_next, citem_work, citem_emit, NULL };
     long n = o->jobs < 1 ? 1 : o->jobs;
     int rc = ordered_pool_run(&ops, sizeof(struct citem), (int)n, (size_t)(4 * n + 4));

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "study/stage_progress.h"
 #include "traces/err.h"
 
 struct results;
@@ -27,6 +28,7 @@ struct carbon_opts {
     long jobs; /* -j: threads (default: every core) */
     char *bufs[4];
     struct results *in;        /* a suite's energy outputs in memory (study/results.h), or NULL */
+    struct stage_progress progress;   /* statistics files done */
 };
 
 /* What a run wrote: files under <root>/carbon_<pg>/dvfs_<dvfs>/. */

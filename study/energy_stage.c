@@ -496,6 +496,7 @@ struct job_run {
     struct npu_err first;        /* the first failure in job order */
     bool failed;
     bool discovery_failed;       /* first holds a discovery error */
+    long done;                   /* jobs emitted, for the progress line */
 };
 
 /* Discovers the next (model, version) pair's jobs. */
@@ -550,6 +551,7 @@ static int job_emit(void *ctx, void *item)
 {
     struct job_run *r = ctx;
     struct job_item *it = item;
+    stage_progress_update(&r->o->progress, ++r->done);
     if (!it->rc)
         return 0;
     if (!r->failed)
@@ -561,7 +563,7 @@ static int job_emit(void *ctx, void *item)
 /* Discovers and runs every job; js receives the jobs. */
 int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
 {
-    struct job_run r = { o, js, 0, 0, 0, { "" }, false, false };
+    struct job_run r = { o, js, 0, 0, 0, { "" }, false, false, 0 };
     if (o->out)
         results_begin(o->out, o->out_root, NULL);
     struct ordered_pool_ops ops = { &r, job_next, job_work, job_emit, NULL };

@@ -15,6 +15,7 @@
 #include "power/pg.h"
 #include "traces/err.h"
 #include "traces/profile.h"
+#include "study/stage_progress.h"
 
 struct results;
 
@@ -33,6 +34,8 @@ struct energy_opts {
      * sweep's statistics, taken instead of reading results/<rel> when held;
      * and where the outputs' trees go for the carbon stage. */
     struct results *in, *out;
+    struct stage_progress progress;   /* statistics files done (the total is not known ahead) */
+    bool quiet;                       /* --quiet: the caller shows no progress */
 };
 
 /* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */

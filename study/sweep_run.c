@@ -300,8 +300,7 @@ static int ctx_emit(void *vctx, void *vit)
     for (int j = 0; j < it->pt.n; j++)
         free(it->row[j]);
     sweep_point_release(&it->pt);
-    if (x->progress.on)
-        x->progress.update(x->progress.arg, x->cnt.done);
+    stage_progress_update(&x->progress, x->cnt.done);
     return rc;
 }
 
@@ -318,9 +317,9 @@ static void ctx_discard(void *vctx, void *vit)
  * x->err on failure. */
 void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs)
 {
-    const struct sweep_progress *p = &x->progress;
+    const struct stage_progress *p = &x->progress;
     if (p->on)
-        p->begin(p->arg, sweep_enum_count(&x->en));
+        stage_progress_begin(p, sweep_enum_count(&x->en));
     struct ordered_pool_ops ops = { x, ctx_next, ctx_work, ctx_emit, ctx_discard };
     size_t window = (size_t)(jobs < 4 ? 64 : 16 * jobs);
     if (ordered_pool_run(&ops, sizeof(struct item), (int)jobs, window) && !x->failed) {
@@ -337,8 +336,7 @@ void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs)
         snprintf(x->err.msg, sizeof x->err.msg, "%s: write failed", x->o->summary);
         x->failed = true;
     }
-    if (p->on)
-        p->end(p->arg);
+    stage_progress_end(p);
 }
 /* Opens the summary file and writes its header (summary rows only). */
 int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep_spec *spec, struct npu_err *e)

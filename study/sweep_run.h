@@ -19,6 +19,7 @@
 #include "power/pg.h"
 #include "traces/atomic.h"
 #include "traces/profile.h"
+#include "study/stage_progress.h"
 
 struct sweep_opts {
     const char *out, *summary, *seqlen, *pg_name, *dvfs_name;
@@ -36,16 +37,9 @@ struct sweep_opts {
     struct output_sink sink;     /* how the points' files are written (staged; kept for a suite) */
 };
 
-/* Progress of a running sweep, for a caller that shows it: when on, begin
- * gets the number of points (counting them costs a pass over the plan),
- * update the points done so far after each, end closes. */
-struct sweep_progress {
-    bool on;
-    void (*begin)(void *arg, long total);
-    void (*update)(void *arg, long done);
-    void (*end)(void *arg);
-    void *arg;
-};
+/* Progress of a running sweep (stage_progress.h): begin gets the number of
+ * points (counting them costs a pass over the plan), update the points done
+ * so far after each. */
 
 /* The last line of a shard's summary: "#shard K/N points P" (merge checks
  * that the shards are 1..N of one sweep of P points). */
@@ -62,7 +56,7 @@ struct sweep_ctx {
     struct npu_err err;          /* the fatal error, if any */
     bool failed;
     FILE *summary;
-    struct sweep_progress progress;
+    struct stage_progress progress;
     bool want_row;
     long violating;              /* simulated points violating a physical invariant */
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */

@@ -46,3 +46,18 @@ check "short options: sweep -m -c -b -o -j writes the tree its long options writ
   test -d '$LS/short_None' &&
   $NPUSIM carbon --configs $CONFIGS --results '$LS/short_None' -m llama3-8b -c 5p --pg NoPG -j 1 >/dev/null 2>&1 &&
   $NPUSIM fleet --configs $CONFIGS -o '$LS/fleet' examples/fleet.json >/dev/null 2>&1 && test -s '$LS/fleet/fleet.json'"
+# Progress on stderr for long commands: drawn on a terminal (script(1) gives
+# one), never into a pipe or a file, and not with --quiet.
+if command -v script >/dev/null 2>&1; then
+    check "progress: sweep and energy draw a line on a terminal, none into a pipe or with --quiet" sh -c "
+      script -qc \"'$NP_ABS' sweep --configs '$CFG_ABS' -m llama3-8b -c 5p,6e,4 --num-chips 1,2,4,8,16 -b 1,2,4,8,16,32,64 -o '$LS/p' -j 1\" /dev/null >'$LS/tty.txt' &&
+      tr '\\r' '\\n' <'$LS/tty.txt' | grep -aq '^npusim sweep: [0-9]*/315 (' &&
+      '$NP_ABS' sweep --configs '$CFG_ABS' -m llama3-8b -c 5p,6e,4 --num-chips 1,2,4,8,16 -b 1,2,4,8,16,32,64 -o '$LS/p2' -j 1 2>'$LS/pipe.txt' &&
+      ! grep -aq '/315 (' '$LS/pipe.txt' &&
+      script -qc \"'$NP_ABS' sweep -q --configs '$CFG_ABS' -m llama3-8b -c 5p,6e,4 --num-chips 1,2,4,8,16 -b 1,2,4,8,16,32,64 -o '$LS/p3' -j 1\" /dev/null >'$LS/quiet.txt' &&
+      ! tr '\\r' '\\n' <'$LS/quiet.txt' | grep -aq '/315 (' &&
+      script -qc \"'$NP_ABS' energy --configs '$CFG_ABS' --results '$LS/p' -m llama3-8b -c 5p,6e,4 -j 1\" /dev/null >'$LS/etty.txt' &&
+      tr '\\r' '\\n' <'$LS/etty.txt' | grep -aq '^npusim energy: [0-9]*  [0-9.]*/s'"
+else
+    echo "ok - progress on a terminal: skipped, no script(1) here"
+fi
