@@ -14,7 +14,9 @@
 #include "power/energy.h"
 #include "power/powercap.h"
 #include "power/pg.h"
+#include "traces/atomic.h"
 #include "traces/trace_csv.h"
+#include "traces/version.h"
 
 #define PG_HELP                                                                                   \
     "      --pg STRATEGY       power-gating strategy instead of the default pass: NoPG, Base,\n"   \
@@ -51,9 +53,12 @@ struct stage_args {
     const char *pg, *dvfs;       /* NULL: the default pass */
     const char *timeline;        /* --timeline FILE.json (run, chipsim, power) */
     bool no_energy;
+    bool force;                  /* --force: take a trace made for another chip or model */
+    struct trace_provenance prov;   /* the input trace's first line (chipsim, power) */
+    bool has_prov;
 };
 
-enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE };
+enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE, OPT_FORCE };
 
 static int parse(const char *cmd, const char *help, int argc, char **argv, struct stage_args *a,
                  const char *shortopts)
@@ -64,7 +69,7 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         { "out-dir", required_argument, 0, 'd' }, { "name", required_argument, 0, OPT_NAME },
         { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { "pg", required_argument, 0, OPT_PG },
         { "dvfs", required_argument, 0, OPT_DVFS }, { "timeline", required_argument, 0, OPT_TIMELINE },
-        { 0, 0, 0, 0 },
+        { "force", no_argument, 0, OPT_FORCE }, { 0, 0, 0, 0 },
     };
     memset(a, 0, sizeof *a);
     common_opts_init(&a->co);
@@ -85,6 +90,11 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         case 'd': a->outdir = optarg; break;
         case OPT_NAME: a->name = optarg; break;
         case OPT_NO_ENERGY: a->no_energy = true; break;
+        case OPT_FORCE:
+            if (strcmp(cmd, "chipsim") && strcmp(cmd, "power"))
+                return usage_error(cmd, "unknown option --force (it takes a trace made for another chip or model)");
+            a->force = true;
+            break;
         case OPT_TIMELINE:
             if (!strcmp(cmd, "opsgen"))
                 return usage_error(cmd, "unknown option --timeline (an untimed trace has no timeline)");
@@ -186,19 +196,42 @@ static const char opsgen_help[] =
     "\n"
     "Generates the operator trace of a model (prefill then decode ops, untimed) and\n"
     "writes it as CSV with a trailing Phase column to TRACE (default stdout; a name\n"
-    "ending in .gz is compressed). The chip is needed for the communication ops'\n"
-    "link parameters.\n"
+    "ending in .gz is compressed), its first line \"# npusim {...}\" naming the version,\n"
+    "profile, model, chip and system (not under --profile neusim). The chip is needed\n"
+    "for the communication ops' link parameters.\n"
     "\n"
     "options:\n" COMMON_HELP
     "  -o, --out TRACE         output trace (default -)\n";
 
-static int write_stream(const char *cmd, const struct trace *t, const char *path)
+/* Writes a stream trace, its provenance line first unless the profile
+ * keeps the reference's bare CSV (traces/trace_csv.h). */
+static int write_stream(const char *cmd, const struct trace *t, const char *path, const struct loaded_config *c,
+                        const struct stage_args *a)
 {
     struct trace_csv_opts o = { PHASE_NONE, true, false };
     struct npu_err e;
-    if (trace_write_csv(t, path ? path : "-", &o, &e))
+    struct atomic_file f;
+    if (atomic_open(&f, path ? path : "-", &e))
         return report_error(cmd, &e);
-    return 0;
+    if (!a->co.prof->no_provenance) {
+        struct trace_provenance p = { .version = NPUSIM_VERSION };
+        snprintf(p.profile, sizeof p.profile, "%s", a->co.prof->name);
+        /* a stage keeps the model its input was made for unless -m says */
+        snprintf(p.model, sizeof p.model, "%s", c->model_name[0] || !a->has_prov ? c->model_name : a->prov.model);
+        snprintf(p.chip, sizeof p.chip, "%s", c->chip_name);
+        snprintf(p.system, sizeof p.system, "%s", a->co.system || !a->has_prov ? c->system_name : a->prov.system);
+        char line[1200];
+        trace_provenance_line(&p, line, sizeof line);
+        fputs(line, f.f);
+    }
+    if (trace_write_csv_stream(t, f.f, &o, &e)) {   /* the message names the output, as trace_write_csv's */
+        char why[sizeof e.msg];
+        snprintf(why, sizeof why, "%s", e.msg);
+        npu_errf(&e, "%s: %s", f.path, why);
+        atomic_abort(&f);
+        return report_error(cmd, &e);
+    }
+    return atomic_commit(&f, &e) ? report_error(cmd, &e) : 0;
 }
 
 int cmd_opsgen(int argc, char **argv)
@@ -212,7 +245,7 @@ int cmd_opsgen(int argc, char **argv)
     trace_init(&t);
     struct npu_err e;
     int rc = family_generate(fam, &c, a.co.prof, &t, &e) ? report_error("opsgen", &e)
-                                                  : write_stream("opsgen", &t, a.out);
+                                                  : write_stream("opsgen", &t, a.out, &c, &a);
     trace_free(&t);
     config_free(&c);
     return rc;
@@ -231,14 +264,38 @@ static const char chipsim_help[] =
     "options:\n" COMMON_HELP
     "  -i, --in TRACE          input trace (default -)\n"
     "  -o, --out TRACE         output trace (default -)\n"
-    "      --timeline FILE     the timed operators as Chrome trace-event JSON (Perfetto)\n";
+    "      --timeline FILE     the timed operators as Chrome trace-event JSON (Perfetto)\n"
+    "      --force             take a trace whose first line says it was made for another chip,\n"
+    "                          model (-m), system (-s) or profile (refused otherwise)\n";
 
-static int read_stream(const char *cmd, struct trace *t, const char *path)
+/* Reads a stream trace and, when it says who made it, refuses one made for
+ * another chip, model (with -m), system (with -s) or profile, naming each
+ * field that differs, unless --force. */
+static int read_stream(const char *cmd, struct trace *t, struct stage_args *a, const struct loaded_config *c)
 {
     struct npu_err e;
-    if (trace_read_csv(t, path ? path : "-", &e))
+    const char *path = a->in ? a->in : "-";
+    if (trace_read_csv_prov(t, path, &a->prov, &a->has_prov, &e))
         return report_error(cmd, &e);
-    return 0;
+    if (!a->has_prov || a->force)
+        return 0;
+    const struct { const char *field, *was, *now; bool asked; } f[] = {
+        { "chip", a->prov.chip, c->chip_name, true },
+        { "model", a->prov.model, c->model_name, a->co.model && c->model_name[0] },
+        { "system", a->prov.system, c->system_name, a->co.system != NULL },
+        { "profile", a->prov.profile, a->co.prof->name, true },
+    };
+    char diff[1200] = "";
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].asked && f[i].was[0] && strcmp(f[i].was, f[i].now)) {
+            size_t l = strlen(diff);
+            snprintf(diff + l, sizeof diff - l, "%s%s \"%s\", not \"%s\"", l ? "; " : "", f[i].field, f[i].was,
+                     f[i].now);
+        }
+    if (!diff[0])
+        return 0;
+    return usage_error(cmd, "%s: the trace was made for another configuration (%s): --force to take it anyway",
+                       strcmp(path, "-") ? path : "<stdin>", diff);
 }
 
 int cmd_chipsim(int argc, char **argv)
@@ -253,11 +310,11 @@ int cmd_chipsim(int argc, char **argv)
     struct trace t;
     trace_init(&t);
     struct npu_err e;
-    int rc = read_stream("chipsim", &t, a.in);
+    int rc = read_stream("chipsim", &t, &a, &c);
     if (!rc)
         rc = chipsim_run(&t, &c.chip, a.co.prof, &e) || power_cap_pass(&t, &c.chip, a.co.prof, &e)
                  ? report_error("chipsim", &e) : write_timeline("chipsim", &a, &t, &c);
-    if (!rc && (rc = write_stream("chipsim", &t, a.out)) && a.timeline)
+    if (!rc && (rc = write_stream("chipsim", &t, a.out, &c, &a)) && a.timeline)
         remove(a.timeline);   /* all the outputs or none */
     trace_free(&t);
     config_free(&c);
@@ -281,6 +338,8 @@ static const char power_help[] =
     "  -o, --out TRACE         output trace (default -)\n"
     "  -d, --out-dir DIR       write per-phase CSVs and statistics JSON into DIR\n"
     "      --name BASE         base name of the files in DIR\n"
+    "      --force             take a trace whose first line says it was made for another chip,\n"
+    "                          model (-m), system (-s) or profile (refused otherwise)\n"
     PG_HELP;
 
 int cmd_power(int argc, char **argv)
@@ -293,7 +352,7 @@ int cmd_power(int argc, char **argv)
     struct trace t;
     trace_init(&t);
     struct npu_err e;
-    int rc = read_stream("power", &t, a.in);
+    int rc = read_stream("power", &t, &a, &c);
     if (!rc && ((a.pg || a.dvfs) ? strategy_pass(&a, &c.chip, &t, &e)
                                   : power_default_pass(&t, &c.chip, a.co.prof, &e)))
         rc = report_error("power", &e);
@@ -305,7 +364,7 @@ int cmd_power(int argc, char **argv)
         if (!rc && fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &e))
             rc = report_error("power", &e);
     } else if (!rc)
-        rc = write_stream("power", &t, a.out);
+        rc = write_stream("power", &t, a.out, &c, &a);
     trace_free(&t);
     config_free(&c);
     return rc;

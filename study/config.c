@@ -12,6 +12,7 @@
 #include "traces/json_strict.h"
 #include "traces/rawjson.h"
 #include "traces/textfile.h"
+#include "traces/version.h"
 
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
@@ -316,8 +317,8 @@ int config_load(const struct config_request *r, struct loaded_config *c, struct 
     if (merge_file(c, r->configs_dir, CONFIG_CHIP, r->chip ? r->chip : "tpuv5p", c->chip_name,
                    sizeof c->chip_name, e))
         return -1;
-    if (merge_file(c, r->configs_dir, CONFIG_SYSTEM, r->system ? r->system : "system_config", NULL,
-                   0, e))
+    if (merge_file(c, r->configs_dir, CONFIG_SYSTEM, r->system ? r->system : "system_config", c->system_name,
+                   sizeof c->system_name, e))
         return -1;
     for (int i = 0; i < r->nsets; i++)
         if (config_apply_set(c->merged, c->sources, r->sets[i], e))
@@ -366,6 +367,14 @@ cJSON *config_dump(const struct loaded_config *c, const struct profile *prof)
     int n = model_tables(&c->model, t, 8);
     for (int i = 0; i < n; i++)
         fields_to_json(t[i], &c->model, o, ext);
+    if (!prof->no_provenance) {   /* who made it: names, never paths */
+        cJSON *p = cJSON_AddObjectToObject(o, "provenance");
+        cJSON_AddStringToObject(p, "npusim", NPUSIM_VERSION);
+        cJSON_AddStringToObject(p, "profile", prof->name);
+        cJSON_AddStringToObject(p, "model", c->model_name);
+        cJSON_AddStringToObject(p, "chip", c->chip_name);
+        cJSON_AddStringToObject(p, "system", c->system_name);
+    }
     return o;
 }
 

@@ -38,6 +38,7 @@ struct loaded_config {
     cJSON *sources;              /* key -> file the value came from */
     char model_name[256];        /* basename of the model file, e.g. "llama3-8b" */
     char chip_name[256];         /* basename of the chip file, e.g. "tpuv5p" */
+    char system_name[256];       /* basename of the system file, e.g. "system_config" */
     bool strict;                 /* a user-given config (run and stages): also reject uneven
                                   * sharding; sweeps simulate the points the reference enumerates */
 };
@@ -85,7 +86,9 @@ int config_name_source(const struct loaded_config *c, struct npu_err *e);
 
 /* The link parameters opsgen needs, from the chip config. */
 void config_links(const struct chip_config *chip, struct opsgen_links *l);
-/* The sim_config block of the statistics JSON: system, chip and model fields. */
+/* The sim_config block of the statistics JSON: system, chip and model
+ * fields, and (unless prof->no_provenance) "provenance": the npusim
+ * version, profile, and the model, chip and system names that made it. */
 cJSON *config_dump(const struct loaded_config *c, const struct profile *prof);
 
 #endif

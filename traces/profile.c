@@ -70,6 +70,7 @@ const struct profile profile_neusim = {
     .mem_activations_times_layers = true,
     .vocab_ops_missing = true,
     .sim_config_reference_keys = true,
+    .no_provenance = true,
 };
 
 /* Every switch false: the designated initializer leaves them so. */

@@ -84,6 +84,8 @@ struct profile {
     bool vocab_ops_missing;                /* no token-embedding or LM-head ops, no vocabulary weights */
     /* outputs */
     bool sim_config_reference_keys;        /* sim_config lists only the reference's keys (FF_EXT left out) */
+    bool no_provenance;                    /* outputs do not say who made them: no "# npusim" line on a
+                                            * stream trace, no "provenance" in a statistics JSON */
 };
 
 /* The reference's behaviour, bugs included. */

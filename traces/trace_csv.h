@@ -58,6 +58,23 @@ int trace_write_csv_each(const struct trace *const *t, FILE *const *f, const str
 /* Appends the ops of a CSV file ("-" = stdin, ".gz" decompressed) to t.
  * Errors name the file, the line and the column. */
 int trace_read_csv(struct trace *t, const char *path, struct npu_err *e);
+
+/* Who made a stream trace (`npusim opsgen | chipsim | power`): its first
+ * line, "# npusim {"version": "0.2.0", "profile": "physical", "model":
+ * "llama3-8b", "chip": "tpuv5p", "system": "system_config"}", which every
+ * reader here skips (pandas: comment="#"). The stages compare it with
+ * their own configs and refuse a trace made for another chip or model.
+ * Fields the line lacks stay "". */
+struct trace_provenance {
+    char version[32], profile[32], model[256], chip[256], system[256];
+};
+#define TRACE_PROVENANCE_PREFIX "# npusim "
+/* trace_read_csv, and the provenance line the file starts with in *p
+ * (*p zeroed, returns 0 and has_prov false when it has none). */
+int trace_read_csv_prov(struct trace *t, const char *path, struct trace_provenance *p, bool *has_prov,
+                        struct npu_err *e);
+/* The provenance line for p, newline included, into buf (n bytes). */
+void trace_provenance_line(const struct trace_provenance *p, char *buf, size_t n);
 /* Same, from a memory buffer (used by tests and fuzzing); `name` for messages. */
 int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name,
                           struct npu_err *e);

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <zlib.h>
 
 #include "traces/fastfloat.h"
@@ -585,10 +587,58 @@ static void on_row(int term, void *data)
     r->len = 0;
 }
 
-int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name,
-                          struct npu_err *e)
+/* A first line "# npusim {...}" (the provenance of a stream trace) is not
+ * CSV: it is taken off the buffer, parsed into *p when p is given. The line
+ * the CSV starts on. */
+static long take_provenance(const char **buf, size_t *len, struct trace_provenance *p, bool *has)
 {
-    struct reader r = { .t = t, .n0 = t->n, .name = name, .e = e, .line = 1,
+    if (p)
+        memset(p, 0, sizeof *p);
+    if (has)
+        *has = false;
+    if (!*len || (*buf)[0] != '#')
+        return 1;
+    const char *nl = memchr(*buf, '\n', *len);
+    size_t n = nl ? (size_t)(nl - *buf) + 1 : *len, k = strlen(TRACE_PROVENANCE_PREFIX);
+    cJSON *j = p && n > k && !memcmp(*buf, TRACE_PROVENANCE_PREFIX, k) ? cJSON_ParseWithLength(*buf + k, n - k) : NULL;
+    static const struct { const char *key; size_t off, size; } field[] = {
+        { "version", offsetof(struct trace_provenance, version), sizeof p->version },
+        { "profile", offsetof(struct trace_provenance, profile), sizeof p->profile },
+        { "model", offsetof(struct trace_provenance, model), sizeof p->model },
+        { "chip", offsetof(struct trace_provenance, chip), sizeof p->chip },
+        { "system", offsetof(struct trace_provenance, system), sizeof p->system },
+    };
+    for (size_t i = 0; cJSON_IsObject(j) && i < sizeof field / sizeof field[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, field[i].key);
+        if (cJSON_IsString(v))
+            snprintf((char *)p + field[i].off, field[i].size, "%s", v->valuestring);
+    }
+    if (has)
+        *has = cJSON_IsObject(j);
+    cJSON_Delete(j);
+    *buf += n, *len -= n;
+    return 2;
+}
+
+void trace_provenance_line(const struct trace_provenance *p, char *buf, size_t n)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "version", p->version);
+    cJSON_AddStringToObject(j, "profile", p->profile);
+    cJSON_AddStringToObject(j, "model", p->model);
+    cJSON_AddStringToObject(j, "chip", p->chip);
+    cJSON_AddStringToObject(j, "system", p->system);
+    char *text = cJSON_PrintUnformatted(j);
+    snprintf(buf, n, "%s%s\n", TRACE_PROVENANCE_PREFIX, text ? text : "{}");
+    cJSON_free(text);
+    cJSON_Delete(j);
+}
+
+static int read_buffer(struct trace *t, const char *buf, size_t len, const char *name, struct trace_provenance *p,
+                       bool *has, struct npu_err *e)
+{
+    long first = take_provenance(&buf, &len, p, has);
+    struct reader r = { .t = t, .n0 = t->n, .name = name, .e = e, .line = first,
                         .nul_free = memchr(buf, '\0', len) == NULL };   /* one scan, not one per field */
     const char *why;
     if (csv_feed_lines(buf, len, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed) {
@@ -612,7 +662,18 @@ int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const ch
     return 0;
 }
 
+int trace_read_csv_buffer(struct trace *t, const char *buf, size_t len, const char *name, struct npu_err *e)
+{
+    return read_buffer(t, buf, len, name, NULL, NULL, e);
+}
+
 int trace_read_csv(struct trace *t, const char *path, struct npu_err *e)
+{
+    return trace_read_csv_prov(t, path, NULL, NULL, e);
+}
+
+int trace_read_csv_prov(struct trace *t, const char *path, struct trace_provenance *p, bool *has,
+                        struct npu_err *e)
 {
     int std = strcmp(path, "-") == 0;
     const char *name = std ? "<stdin>" : path;
@@ -671,7 +732,7 @@ int trace_read_csv(struct trace *t, const char *path, struct npu_err *e)
         free(buf);
         return npu_errf(e, "%s: truncated or corrupt gzip data", name);
     }
-    int rc = trace_read_csv_buffer(t, buf ? buf : "", len, name, e);
+    int rc = read_buffer(t, buf ? buf : "", len, name, p, has, e);
     free(buf);
     return rc;
 }

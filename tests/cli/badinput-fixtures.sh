@@ -43,6 +43,10 @@ printf '{"name": "x", "sa_partition_shapes": [128.5, 128]}\n' >pg_fracshape.json
 # Traces.
 "$N" opsgen --configs "$CF" -o t.csv
 "$N" chipsim --configs "$CF" -i t.csv -o timed.csv
+# A trace that names what it was made for, then the traces without that
+# first line: the rows broken below are counted from the header.
+cp t.csv prov_t.csv
+sed -i '/^# npusim /d' t.csv timed.csv
 gzip -c timed.csv >timed.csv.gz
 head -c 2000 timed.csv.gz >trunc.csv.gz
 { head -c 100 timed.csv.gz; printf 'XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX'; tail -c +141 timed.csv.gz; } >corrupt.csv.gz
