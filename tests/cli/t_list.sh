@@ -61,3 +61,13 @@ if command -v script >/dev/null 2>&1; then
 else
     echo "ok - progress on a terminal: skipped, no script(1) here"
 fi
+# A configuration that does not fit says what would: the smallest tensor
+# parallelism whose per-chip footprint fits (here 2 chips for Llama 3 70B on
+# a 95 GiB TPU v5p), and running with those options fits with exactly the
+# footprint it predicted.
+check "out of memory: the summary says which --set options fit, and they do" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p -o '$LS/o1' >'$LS/oom.txt' &&
+  grep -q '(out of memory)' '$LS/oom.txt' &&
+  grep -q '^  to fit        --set num_chips=2 --set tensor_parallelism_degree=2 (prefill 66.64 GiB, decode 66.41 GiB per chip)\$' '$LS/oom.txt' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --set num_chips=2 --set tensor_parallelism_degree=2 -o '$LS/o2' >'$LS/fit.txt' &&
+  grep -q '^  memory        prefill 66.64 GiB, decode 66.41 GiB of 95 GiB HBM\$' '$LS/fit.txt' && ! grep -q 'to fit' '$LS/fit.txt'"
