@@ -587,6 +587,13 @@ static void on_row(int term, void *data)
     r->len = 0;
 }
 
+/* The provenance line's members, as data for its reader and its writer. */
+#define PROV(k) { #k, offsetof(struct trace_provenance, k), sizeof ((struct trace_provenance *)0)->k }
+static const struct { const char *key; size_t off, size; } prov_field[] = {
+    PROV(version), PROV(profile), PROV(model), PROV(chip), PROV(system),
+};
+#define NPROV (sizeof prov_field / sizeof prov_field[0])
+
 /* A first line "# npusim {...}" (the provenance of a stream trace) is not
  * CSV: it is taken off the buffer, parsed into *p when p is given. The line
  * the CSV starts on. */
@@ -601,17 +608,10 @@ static long take_provenance(const char **buf, size_t *len, struct trace_provenan
     const char *nl = memchr(*buf, '\n', *len);
     size_t n = nl ? (size_t)(nl - *buf) + 1 : *len, k = strlen(TRACE_PROVENANCE_PREFIX);
     cJSON *j = p && n > k && !memcmp(*buf, TRACE_PROVENANCE_PREFIX, k) ? cJSON_ParseWithLength(*buf + k, n - k) : NULL;
-    static const struct { const char *key; size_t off, size; } field[] = {
-        { "version", offsetof(struct trace_provenance, version), sizeof p->version },
-        { "profile", offsetof(struct trace_provenance, profile), sizeof p->profile },
-        { "model", offsetof(struct trace_provenance, model), sizeof p->model },
-        { "chip", offsetof(struct trace_provenance, chip), sizeof p->chip },
-        { "system", offsetof(struct trace_provenance, system), sizeof p->system },
-    };
-    for (size_t i = 0; cJSON_IsObject(j) && i < sizeof field / sizeof field[0]; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, field[i].key);
+    for (size_t i = 0; cJSON_IsObject(j) && i < NPROV; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, prov_field[i].key);
         if (cJSON_IsString(v))
-            snprintf((char *)p + field[i].off, field[i].size, "%s", v->valuestring);
+            snprintf((char *)p + prov_field[i].off, prov_field[i].size, "%s", v->valuestring);
     }
     if (has)
         *has = cJSON_IsObject(j);
@@ -623,11 +623,8 @@ static long take_provenance(const char **buf, size_t *len, struct trace_provenan
 void trace_provenance_line(const struct trace_provenance *p, char *buf, size_t n)
 {
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "version", p->version);
-    cJSON_AddStringToObject(j, "profile", p->profile);
-    cJSON_AddStringToObject(j, "model", p->model);
-    cJSON_AddStringToObject(j, "chip", p->chip);
-    cJSON_AddStringToObject(j, "system", p->system);
+    for (size_t i = 0; i < NPROV; i++)
+        cJSON_AddStringToObject(j, prov_field[i].key, (const char *)p + prov_field[i].off);
     char *text = cJSON_PrintUnformatted(j);
     snprintf(buf, n, "%s%s\n", TRACE_PROVENANCE_PREFIX, text ? text : "{}");
     cJSON_free(text);
