@@ -1648,6 +1648,44 @@ static void test_copied_heads(void **state)
     trace_free(&a);
 }
 
+/* A stream trace's provenance line: written, read back field for field, and
+ * the CSV after it read as if it were not there, its lines still counted
+ * from the file's first (a bad row on line 3 is named line 3). */
+static void test_provenance_line(void **state)
+{
+    (void)state;
+    struct trace_provenance p = { "0.2.0", "physical", "llama3-8b", "tpu \"v5p\"", "system_config" }, q;
+    char line[1200];
+    trace_provenance_line(&p, line, sizeof line);
+    assert_string_equal(line, "# npusim {\"version\":\"0.2.0\",\"profile\":\"physical\",\"model\":\"llama3-8b\","
+                              "\"chip\":\"tpu \\\"v5p\\\"\",\"system\":\"system_config\"}\n");
+    char path[] = "/tmp/npusim-prov-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(line, f);
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    fputs("Fusion index,Description\n", f);
+    fclose(f);
+    bool has = false;
+    assert_int_equal(trace_read_csv_prov(&t, path, &q, &has, &e), -1);   /* missing columns, but the line read */
+    assert_true(has);
+    assert_string_equal(q.chip, "tpu \"v5p\"");
+    assert_string_equal(q.system, "system_config");
+    assert_non_null(strstr(e.msg, ":2:"));   /* the header is line 2 of the file */
+    /* a first line that is not npusim's: skipped, no provenance */
+    f = fopen(path, "w");
+    fputs("# something else\nFusion index\n", f);
+    fclose(f);
+    assert_int_equal(trace_read_csv_prov(&t, path, &q, &has, &e), -1);
+    assert_false(has);
+    assert_string_equal(q.model, "");
+    remove(path);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1684,6 +1722,7 @@ int main(void)
         cmocka_unit_test(test_row_tail_memo),
         cmocka_unit_test(test_copied_heads),
         cmocka_unit_test(test_form_cell_bound),
+        cmocka_unit_test(test_provenance_line),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
