@@ -60,6 +60,11 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
 
 /* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct option;
+/* What getopt_long could not take (arg, e.g. argv[optind - 1]): a known
+ * option without its value, or an unknown one with the closest of longopts
+ * ("did you mean"). Prints it as usage_error does; returns EXIT_USAGE. */
+int bad_option(const char *cmd, const char *arg, const struct option *longopts);
 /* -j N: a thread count from 1 to 4096 into *jobs; otherwise the usage error
  * is printed and EXIT_USAGE returned. */
 int parse_jobs(const char *cmd, const char *arg, long *jobs);

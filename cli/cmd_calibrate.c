@@ -117,7 +117,7 @@ int cmd_calibrate(int argc, char **argv)
         switch (c) {
         case 'o': out_path = optarg; break;
         case O_REPORT: report = optarg; break;
-        default: return usage_error("calibrate", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("calibrate", argv[optind - 1], longopts);
         }
     }
     if (o.model || o.batch)

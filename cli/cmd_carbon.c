@@ -155,7 +155,7 @@ int carbon_command(int argc, char **argv, struct results *in)
             break;
         case 'h': fputs(carbon_help, stdout); return 0;
         case 'q': quiet = true; break;
-        default: return usage_error("carbon", "unknown option \"%s\"", argv[optind - 1]);
+        default: return bad_option("carbon", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

@@ -90,7 +90,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
                 return usage_error("energy", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
             break;
         case ':': return usage_error("energy", "option %s needs a value", argv[optind - 1]);
-        default: return usage_error("energy", "unknown option %s", argv[optind - 1]);
+        default: return bad_option("energy", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

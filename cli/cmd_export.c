@@ -38,7 +38,7 @@ int cmd_export(int argc, char **argv)
         switch (c) {
         case 'h': fputs(export_help, stdout); return 0;
         case 'o': out_path = optarg; break;
-        default: return usage_error("export", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("export", argv[optind - 1], longopts);
         }
     }
     if (optind >= argc || strcmp(argv[optind], "scalesim"))

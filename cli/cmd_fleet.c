@@ -47,7 +47,7 @@ int cmd_fleet(int argc, char **argv)
             if (!(prof = profile_by_name(optarg)))
                 return usage_error("fleet", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
             break;
-        default: return usage_error("fleet", "unknown option %s", argv[optind - 1]);
+        default: return bad_option("fleet", argv[optind - 1], longopts);
         }
     }
     if (optind != argc - 1)

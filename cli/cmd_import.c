@@ -56,7 +56,7 @@ int cmd_import(int argc, char **argv)
         case 'd': dtype = optarg; break;
         case 'o': out_path = optarg; break;
         case 'n': names = optarg; break;
-        default: return usage_error("import", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("import", argv[optind - 1], longopts);
         }
     }
     static const char *const formats[] = { "gemm-csv", "chrome-trace", "nsys-csv" };

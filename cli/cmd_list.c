@@ -144,7 +144,7 @@ int cmd_list(int argc, char **argv)
             return 0;
         }
         if (c != 'C')
-            return usage_error("list", "unknown option or missing value \"%s\"", argv[optind - 1]);
+            return bad_option("list", argv[optind - 1], longopts);
         configs = optarg;
     }
     static const char *const kinds[] = { "models", "chips", "systems", "strategies", "fields" };

@@ -137,7 +137,7 @@ int cmd_measure(int argc, char **argv)
             if (parse_f64_strict(optarg, &mo.budget_s) || !(mo.budget_s > 0 && mo.budget_s <= 3600))
                 return usage_error("measure", "--budget: expected seconds in (0, 3600], got \"%s\"", optarg);
             break;
-        default: return usage_error("measure", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("measure", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

@@ -221,7 +221,7 @@ int cmd_op(int argc, char **argv)
         case 6: if (format_arg("--weight-dtype", optarg, &r.weight_prec)) return EXIT_USAGE; break;
         case 7: csv = optarg; break;
         case 8: json = true; break;
-        default: return usage_error("op", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("op", argv[optind - 1], longopts);
         }
     }
     if (o.model)

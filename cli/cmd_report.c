@@ -177,7 +177,7 @@ int cmd_report(int argc, char **argv)
             if (parse_f64_strict(optarg, &slo) || !(slo > 0))
                 return usage_error("report", "--slo-tpot-ms \"%s\": expected milliseconds above 0", optarg);
             break;
-        default: return usage_error("report", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("report", argv[optind - 1], longopts);
         }
     }
     if (!out)

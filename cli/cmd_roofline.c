@@ -80,7 +80,7 @@ int cmd_roofline(int argc, char **argv)
         if (rc)
             continue;
         if (c != 'o')
-            return usage_error("roofline", "unknown option or missing value \"%s\"", argv[optind - 1]);
+            return bad_option("roofline", argv[optind - 1], longopts);
         out_path = optarg;
     }
     if (o.model || o.batch)

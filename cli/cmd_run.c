@@ -106,7 +106,7 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
             *(ch == OPT_PG ? &a->pg : &a->dvfs) = optarg;
             break;
         case ':': return usage_error(cmd, "option %s needs a value", argv[optind - 1]);
-        default: return usage_error(cmd, "unknown option %s", argv[optind - 1]);
+        default: return bad_option(cmd, argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

@@ -170,7 +170,7 @@ int cmd_serve(int argc, char **argv)
             if (parse_f64_strict(optarg, &limit_s) || !(limit_s > 0) || limit_s > 86400)
                 return usage_error("serve", "--time-limit \"%s\": expected seconds above 0, at most 86400", optarg);
             break;
-        default: return usage_error("serve", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("serve", argv[optind - 1], longopts);
         }
         if (bad)
             return bad;

@@ -111,7 +111,7 @@ int cmd_slo(int argc, char **argv)
                 return usage_error("slo", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());
             break;
         case 'h': fputs(slo_help, stdout); return 0;
-        default: return usage_error("slo", "unknown option \"%s\"", argv[optind - 1]);
+        default: return bad_option("slo", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

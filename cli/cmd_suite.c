@@ -510,7 +510,7 @@ static int parse_args(int argc, char **argv, struct suite_opts *o)
             o->hold_MB = hold;
             break;
         case ':': return usage_error("suite", "option %s needs a value", argv[optind - 1]);
-        default: return usage_error("suite", "unknown option %s", argv[optind - 1]);
+        default: return bad_option("suite", argv[optind - 1], longopts);
         }
     }
     if (argc - optind != 2)

@@ -281,7 +281,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
                 return usage_error("sweep", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
             break;
         case ':': return usage_error("sweep", "option %s needs a value", argv[optind - 1]);
-        default: return usage_error("sweep", "unknown option %s", argv[optind - 1]);
+        default: return bad_option("sweep", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

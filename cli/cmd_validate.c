@@ -148,7 +148,7 @@ int cmd_validate(int argc, char **argv)
             if (parse_f64_strict(optarg, &max_mape) || max_mape < 0)
                 return usage_error("validate", "--max-mape \"%s\": expected a percentage of 0 or more", optarg);
             break;
-        default: return usage_error("validate", "unknown option or missing value \"%s\"", argv[optind - 1]);
+        default: return bad_option("validate", argv[optind - 1], longopts);
         }
     }
     if (o.model || o.batch)

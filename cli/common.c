@@ -3,12 +3,14 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chipsim/chipsim.h"
+#include "traces/json_strict.h"
 #include "traces/lists.h"
 #include "study/family.h"
 #include "study/pyjson.h"
@@ -81,6 +83,33 @@ int usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n(see 'npusim %s --help')\n", cmd);
     return EXIT_USAGE;
+}
+
+int bad_option(const char *cmd, const char *arg, const struct option *longopts)
+{
+    const char *name = arg;
+    while (*name == '-')
+        name++;
+    size_t n = strcspn(name, "=");
+    const char *cands[128];
+    size_t nc = 0;
+    for (const struct option *o = longopts; o && o->name && nc < 128; o++) {
+        if (strlen(o->name) == n && !strncmp(o->name, name, n) && o->has_arg == required_argument && !name[n])
+            return usage_error(cmd, "option \"--%s\" needs a value", o->name);
+        cands[nc++] = o->name;
+    }
+    char key[128], hint[200] = "";
+    snprintf(key, sizeof key, "%.*s", (int)(n < 127 ? n : 127), name);
+    if (arg[0] == '-' && arg[1] == '-')
+        suggest_hint(hint, sizeof hint, key, cands, nc);
+    /* the hint names a long option: "--" before it */
+    char *q = strstr(hint, "\"");
+    if (q) {
+        char fixed[220];
+        snprintf(fixed, sizeof fixed, "%.*s\"--%s", (int)(q - hint), hint, q + 1);
+        snprintf(hint, sizeof hint, "%s", fixed);
+    }
+    return usage_error(cmd, "unknown option \"%s\"%s", arg, hint);
 }
 
 int stdout_flushed(const char *cmd)

@@ -71,3 +71,6 @@ check "out of memory: the summary says which --set options fit, and they do" sh 
   grep -q '^  to fit        --set num_chips=2 --set tensor_parallelism_degree=2 (prefill 66.64 GiB, decode 66.41 GiB per chip)\$' '$LS/oom.txt' &&
   $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --set num_chips=2 --set tensor_parallelism_degree=2 -o '$LS/o2' >'$LS/fit.txt' &&
   grep -q '^  memory        prefill 66.64 GiB, decode 66.41 GiB of 95 GiB HBM\$' '$LS/fit.txt' && ! grep -q 'to fit' '$LS/fit.txt'"
+expect_fail "flags: a misspelt option gets the closest one" 'unknown option "--svgdir" (did you mean "--svg-dir"?)' \
+    $NPUSIM report --svgdir x
+expect_fail "flags: an option without its value says so" 'option "--out" needs a value' $NPUSIM run --out
