@@ -74,3 +74,22 @@ check "out of memory: the summary says which --set options fit, and they do" sh 
 expect_fail "flags: a misspelt option gets the closest one" 'unknown option "--svgdir" (did you mean "--svg-dir"?)' \
     $NPUSIM report --svgdir x
 expect_fail "flags: an option without its value says so" 'option "--out" needs a value' $NPUSIM run --out
+# make install: the binary, its configs (found beside it from any folder),
+# the manual page listing every command the binary has, and bash and zsh
+# completion that complete commands, options and config names.
+BUILD_DIR=$(dirname "$NP_ABS")
+check "install: binary, configs, man page and completion under PREFIX; the installed binary finds its configs" sh -c "
+  make -s --no-print-directory -o '$NP_ABS' install BUILD='$BUILD_DIR' PREFIX='$LS/inst' >/dev/null &&
+  for f in bin/npusim share/npusim/configs/chips/h100.json share/man/man1/npusim.1 \
+           share/bash-completion/completions/npusim share/zsh/site-functions/_npusim; do test -s '$LS/inst/'\$f || exit 1; done &&
+  cd / && env -u NPUSIM_CONFIGS '$LS/inst/bin/npusim' list chips | grep -q '^h100 '"
+check "man page: every command of npusim --help has its entry" sh -c "
+  for c in \$($NPUSIM --help | awk '/^  [a-z]/ { print \$1 }'); do grep -qx \".B \$c\" docs/npusim.1 || { echo \$c; exit 1; }; done"
+if command -v bash >/dev/null 2>&1; then
+    check "bash completion: commands, config names after -c and --pg, a command's options" bash -c "
+      . '$LS/inst/share/bash-completion/completions/npusim' &&
+      COMP_WORDS=('$LS/inst/bin/npusim' ru); COMP_CWORD=1; _npusim; [ \"\${COMPREPLY[*]}\" = run ] &&
+      COMP_WORDS=('$LS/inst/bin/npusim' run -c h1); COMP_CWORD=3; _npusim; [ \"\${COMPREPLY[*]}\" = h100 ] &&
+      COMP_WORDS=('$LS/inst/bin/npusim' run --pg Fu); COMP_CWORD=3; _npusim; [ \"\${COMPREPLY[*]}\" = Full ] &&
+      COMP_WORDS=('$LS/inst/bin/npusim' report --svg); COMP_CWORD=2; _npusim; [ \"\${COMPREPLY[*]}\" = --svg-dir ]"
+fi
