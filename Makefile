@@ -37,7 +37,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: layering validate-public all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
+.PHONY: python python-install layering validate-public all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
 all: $(BUILD)/npusim
 
 # Objects depend on a stamp named after the compile flags, so switching flags
@@ -79,6 +79,30 @@ $(BUILD)/cli/serve_page.o: CFLAGS += -I$(BUILD)/gen
 # cost model leaves their loops scalar (calib/measure_kernels.c says what it cost).
 $(BUILD)/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
 
+# libnpusim.so: the library and the HTTP API's handler as a shared object for
+# other languages (cli/capi.h; the Python package in python/), built from
+# position-independent copies of the objects under $(BUILD)/pic.
+SO_SRC := $(LIB_SRC) cli/serve_api.c cli/serve_sweep.c cli/serve_page.c cli/common.c cli/capi.c
+SO_OBJ := $(SO_SRC:%.c=$(BUILD)/pic/%.o)
+$(BUILD)/pic/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "CC -fPIC $<"
+	@$(CC) $(CFLAGS) -fPIC -c $< -o $@
+$(BUILD)/pic/cli/serve_page.o: $(BUILD)/gen/serve_page.inc
+$(BUILD)/pic/cli/serve_page.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: $(BUILD)/gen/pow10_table.h
+$(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/pic/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
+$(BUILD)/libnpusim.so: $(SO_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,--no-undefined -o $@ $(SO_OBJ) $(LDFLAGS) $(LDLIBS)
+
+# The Python package (python/npusim over libnpusim.so): `make python` builds the
+# library in place (import with PYTHONPATH=python), `make python-install` pip-installs
+# the package with Debian's setuptools (PIP_FLAGS, e.g. --user or --target DIR).
+python: $(BUILD)/libnpusim.so
+python-install: $(BUILD)/libnpusim.so
+	python3 -m pip install --no-build-isolation --no-deps $(PIP_FLAGS) ./python
+
 $(BUILD)/libnpusim.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -96,7 +120,9 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 # FUZZ_SMOKE_SECONDS; one closing summary line. make check runs the same without the fuzzers.
 FUZZ_SMOKE ?= 1
 FUZZ_SMOKE_SECONDS ?= 10
-test: $(BUILD)/npusim $(TEST_BIN)
+# The Python package's library (not in sanitizer builds: python cannot load one).
+PY_SO := $(if $(findstring sanitize,$(OPT) $(CFLAGS)),,$(BUILD)/libnpusim.so)
+test: $(BUILD)/npusim $(TEST_BIN) $(PY_SO)
 	@if [ "$(FUZZ_SMOKE)" = 1 ]; then $(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
 	  OPT="$(FUZZ_OPT)" LDFLAGS="-fsanitize=address,undefined" fuzz-bins >build-fuzz.log 2>&1 || \
 	  { echo "fuzz harnesses did not build (clang installed? see build-fuzz.log)"; tail -n 5 build-fuzz.log; \

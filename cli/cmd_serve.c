@@ -180,7 +180,7 @@ int cmd_serve(int argc, char **argv)
     struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     if (inet_pton(AF_INET, bind, &addr.sin_addr) != 1)
         return usage_error("serve", "--bind \"%s\": expected an IPv4 address (127.0.0.1, 0.0.0.0)", bind);
-    struct server sv = { { configs_dir(configs), prof, (long)max_points, limit_s }, (size_t)max_body };
+    struct server sv = { { configs_dir(configs), prof, (long)max_points, limit_s, false }, (size_t)max_body };
     if (!path_is_dir(sv.ctx.configs))
         return usage_error("serve", "--configs \"%s\": no such folder", sv.ctx.configs);
     /* SIGINT and SIGTERM wait for sigwait below, in every thread MHD starts */

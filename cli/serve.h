@@ -18,7 +18,9 @@ struct api_ctx {
     const char *configs;             /* the configs folder names resolve in */
     const struct profile *prof;
     long max_points;                 /* the largest sweep a request may ask for */
-    double time_limit_s;             /* a sweep stops with 503 past this many seconds */
+    double time_limit_s;             /* a sweep stops with 503 past this many seconds (0: none) */
+    bool local;                      /* a caller in this process (cli/capi.h, the Python package):
+                                      * config paths are taken as well as names */
 };
 
 struct api_response {

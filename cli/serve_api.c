@@ -65,39 +65,32 @@ bool api_name_ok(const char *s)
     return true;
 }
 
-/* A string member that must be a name; def when absent. NULL with msg set when bad. */
-static const char *name_of(const cJSON *req, const char *key, const char *def, char *msg, size_t n)
+/* A string member that must be a name (or, for a caller in this process,
+ * also a path); def when absent. NULL with msg set when bad. */
+static const char *name_of(const struct api_ctx *ctx, const cJSON *req, const char *key, const char *def, char *msg,
+                           size_t n)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
     if (!v)
         return def;
-    if (!cJSON_IsString(v) || !api_name_ok(v->valuestring)) {
+    if (!cJSON_IsString(v) || (!ctx->local && !api_name_ok(v->valuestring))) {
         snprintf(msg, n, "\"%s\": expected a config name (letters, digits, _ - .), not a path", key);
         return NULL;
     }
     return v->valuestring;
 }
 
-/* GET /api/chips, /api/models: the names in the configs folder. */
-static int list_configs(const struct api_ctx *ctx, const char *kind, struct api_response *r)
+/* GET /api/chips, /api/models: the names where names resolve (npusim list). */
+static int list_configs(const struct api_ctx *ctx, enum config_kind kind, const char *what, struct api_response *r)
 {
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/%s", ctx->configs, kind);
-    DIR *d = opendir(dir);
-    if (!d)
-        return api_reply_error(r, 500, "the configs folder cannot be read");
-    char names[512][64];
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d)) && n < 512;) {
-        size_t len = strlen(de->d_name);
-        if (len > 5 && len < 69 && !strcmp(de->d_name + len - 5, ".json"))
-            snprintf(names[n++], sizeof names[0], "%.*s", (int)(len - 5), de->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, kind);
-    for (int i = 0; i < n; i++)
+    char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
+    if (!names)
+        return api_reply_error(r, 500, "out of memory");
+    size_t n = config_names(ctx->configs, kind, names, CONFIG_NAMES_MAX);
+    cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, what);
+    for (size_t i = 0; i < n; i++)
         cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+    free(names);
     return api_reply_json(r, 200, j);
 }
 
@@ -114,13 +107,13 @@ static int strategies(const struct api_ctx *ctx, const cJSON *req, struct api_re
 static int chips(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
     (void)req;
-    return list_configs(ctx, "chips", r);
+    return list_configs(ctx, CONFIG_CHIP, "chips", r);
 }
 
 static int models(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
     (void)req;
-    return list_configs(ctx, "models", r);
+    return list_configs(ctx, CONFIG_MODEL, "models", r);
 }
 
 /* "set": {"key": value, ...} as the CLI's "key=value" strings (in buf). */
@@ -149,9 +142,9 @@ static int load(const struct api_ctx *ctx, const cJSON *req, bool need_model, st
                 struct npu_err *e)
 {
     char msg[200] = "";
-    const char *model = need_model ? name_of(req, "model", "llama3-8b", msg, sizeof msg) : NULL;
-    const char *chip = name_of(req, "chip", "tpuv5p", msg, sizeof msg);
-    const char *sys = name_of(req, "system", NULL, msg, sizeof msg);
+    const char *model = need_model ? name_of(ctx, req, "model", "llama3-8b", msg, sizeof msg) : NULL;
+    const char *chip = name_of(ctx, req, "chip", "tpuv5p", msg, sizeof msg);
+    const char *sys = name_of(ctx, req, "system", NULL, msg, sizeof msg);
     const char *sets[32];
     char bufs[32][256];
     int nsets = 0;
@@ -305,6 +298,13 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     cJSON_AddStringToObject(j, "summary", run.summary ? run.summary : "");
     struct report_figures figs;
     free(report_html(&run.in, &figs));
+    cJSON *pj = cJSON_AddArrayToObject(j, "power_gating");   /* each strategy's energy, per phase column */
+    for (int s = 0; s < run.in.n_pg; s++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "strategy", run.in.pg_name[s]);
+        cJSON_AddItemToObject(o, "energy_J", cJSON_CreateDoubleArray(run.in.pg_energy_J[s], 2));
+        cJSON_AddItemToArray(pj, o);
+    }
     cJSON *fj = cJSON_AddObjectToObject(j, "figures");
     for (int f = 0; f < FIG_COUNT; f++)
         if (figs.svg[f])

@@ -51,9 +51,11 @@ static void on_cell(void *s, size_t n, void *data)
     if (!r->row)
         r->row = cJSON_CreateObject();
     double v;
-    if (r->cell < r->ncol)   /* numbers as numbers, the rest as text */
+    if (r->cell < r->ncol)   /* numbers as numbers, empty cells as null, the rest as text */
         cJSON_AddItemToObject(r->row, r->col[r->cell],
-                              n && !parse_f64_strict(text, &v) ? cJSON_CreateNumber(v) : cJSON_CreateString(text));
+                              !n                              ? cJSON_CreateNull()
+                              : !parse_f64_strict(text, &v) ? cJSON_CreateNumber(v)
+                                                            : cJSON_CreateString(text));
     r->cell++;
     free(text);
 }
@@ -108,14 +110,14 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     memset(&s, 0, sizeof s);
     int rc = text ? sweep_spec_parse(text, "spec", &s, &e) : npu_errf(&e, "out of memory");
     cJSON_free(text);
-    const char *bad = rc ? NULL : bad_name(&s);
+    const char *bad = rc || ctx->local ? NULL : bad_name(&s);
     if (rc || bad) {
         sweep_spec_free(&s);
         return api_reply_error(r, 400, bad ? bad : e.msg);
     }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    double deadline = (double)now.tv_sec + (double)now.tv_nsec / 1e9 + ctx->time_limit_s;
+    double deadline = ctx->time_limit_s > 0 ? (double)now.tv_sec + (double)now.tv_nsec / 1e9 + ctx->time_limit_s : 0;
     char *csv = NULL;
     struct sweep_count cnt;
     rc = sweep_summary_text(&s, ctx->configs, ctx->prof, ctx->max_points, deadline, &csv, &cnt, &e);

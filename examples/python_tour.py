@@ -1,0 +1,72 @@
+# %% [markdown]
+# # npusim from Python: a five-minute tour
+#
+# Notebook-style (cells marked `# %%`: Jupyter, VS Code and Spyder run them one
+# by one; `python3 examples/python_tour.py` runs them all). Install the package
+# first: `pip install --no-build-isolation ./python` (or `make python` and
+# `PYTHONPATH=python`). Every figure comes from the C library the `npusim`
+# command runs.
+
+# %%
+import npusim
+
+print("npusim", npusim.version())
+print(npusim.list_configs("chips"))
+
+# %% [markdown]
+# ## One configuration: Llama 3 8B on a TPU v5p, batch 8
+
+# %%
+r = npusim.run(model="llama3-8b", chip="tpuv5p", batch=8)
+print(r["summary"])
+ops = npusim.ops_frame(r)          # one row per operator (a pandas DataFrame)
+if hasattr(ops, "groupby"):
+    ops["seconds"] = ops.exe_ns * ops["count"] / 1e9
+    print(ops.groupby(["phase", "type"]).seconds.sum().sort_values(ascending=False).head(8))
+
+# %% [markdown]
+# ## Two chips compared, and what power gating saves
+
+# %%
+for chip in ("tpuv5p", "h100"):
+    s = npusim.run(chip=chip, batch=8, pg=["NoPG", "Full", "Ideal"])
+    energy = {p["strategy"]: sum(p["energy_J"]) for p in s["power_gating"]}
+    print(f"{chip:8s} {s['summary'].splitlines()[2].strip()}  " +
+          ", ".join(f"{k} {100 * (1 - v / energy['NoPG']):.1f}% saved" for k, v in energy.items() if k != "NoPG"))
+
+# %% [markdown]
+# ## A model that does not fit, and the options that make it fit
+
+# %%
+big = npusim.run(model="llama3-70b", chip="tpuv5p")
+print("\n".join(line for line in big["summary"].splitlines() if "memory" in line or "to fit" in line))
+fit = npusim.run(model="llama3-70b", chip="tpuv5p", num_chips=2, tensor_parallelism_degree=2)
+print([line for line in fit["summary"].splitlines() if "memory" in line][0])
+
+# %% [markdown]
+# ## A sweep and its Pareto front (time per token against throughput per chip)
+
+# %%
+sw = npusim.sweep(["llama3-8b"], ["tpuv5p", "h100"], [1, 2, 4], [1, 8, 32], slo_tpot_ms=10)
+rows = npusim.rows_frame(sw)
+if hasattr(rows, "query"):
+    ok = rows.query("status == 'ok'").copy()
+    ok["per_chip"] = ok.throughput / ok.num_chips
+    ok = ok.sort_values("TPOT_ms")
+    front = ok[ok.per_chip > ok.per_chip.cummax().shift(fill_value=0)]
+    print(front[["chip", "num_chips", "dp", "tp", "pp", "batch", "TPOT_ms", "per_chip"]].to_string(index=False))
+open("pareto.svg", "w").write(sw["figures"]["pareto"])   # the report's figure, as SVG
+
+# %% [markdown]
+# ## The validation loop: measured kernels against the model
+
+# %%
+measured = "op,dtype,m,n,k,time_us\ngemm,fp16,4096,4096,4096,540\ngemm,fp16,1024,1024,1024,12\n"
+v = npusim.validate("a100", measured)
+print(f"{v['overall']['count']} kernels, MAPE {v['overall']['mape_pct']:.1f}%")
+
+# %%
+try:
+    npusim.run(chip="tpuv5q")
+except npusim.Error as e:       # the command line's message
+    print("npusim.Error:", e)

@@ -1,0 +1,197 @@
+"""npusim from Python: the simulator's C library (libnpusim.so) through ctypes.
+
+Every function is a call into the same C code the command line runs (the
+endpoints of the HTTP API, docs/api.md, in this process): nothing is
+reimplemented here. Results are dicts and lists of dicts, and pandas
+DataFrames where pandas is installed. Bad input raises npusim.Error with the
+message the command line prints.
+
+    import npusim
+    r = npusim.run(model="llama3-8b", chip="tpuv5p", batch=8)
+    r["summary"]            # the text `npusim run` prints
+    npusim.ops_frame(r)     # one row per operator (pandas)
+
+The library is found in this package's folder (pip install), else at
+$NPUSIM_LIB, else in the source tree's build/ folder.
+"""
+
+import ctypes
+import json
+import os
+import tempfile
+
+__all__ = ["Error", "version", "list_configs", "run", "op", "sweep", "validate", "ops_frame", "rows_frame"]
+
+
+class Error(Exception):
+    """Bad input: the message names the file or field, as the command line's does."""
+
+    def __init__(self, message, status=400):
+        super().__init__(message)
+        self.status = status
+
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(here, "libnpusim.so"), os.environ.get("NPUSIM_LIB", ""),
+                 os.path.join(here, "..", "..", "build", "libnpusim.so")):
+        if path and os.path.isfile(path):
+            return path
+    raise ImportError("libnpusim.so not found: pip install the package, set NPUSIM_LIB, "
+                      "or build it with `make build/libnpusim.so`")
+
+
+_lib = ctypes.CDLL(_find_library())
+_lib.npusim_call.restype = ctypes.c_void_p
+_lib.npusim_call.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                             ctypes.POINTER(ctypes.c_int)]
+_lib.npusim_free.argtypes = [ctypes.c_void_p]
+_lib.npusim_version.restype = ctypes.c_char_p
+
+
+def _default_configs():
+    """The configs shipped with the package (pip install), else the source tree's."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(here, "configs"), os.path.join(here, "..", "..", "configs")):
+        if os.path.isdir(os.path.join(d, "chips")):
+            return os.path.normpath(d)
+    return None
+
+
+_CONFIGS = _default_configs()
+
+
+def _call(path, request=None, configs=None, profile=None):
+    status = ctypes.c_int(0)
+    configs = os.fspath(configs) if configs is not None else _CONFIGS
+    enc = lambda s: None if s is None else s.encode()
+    body = None if request is None else json.dumps(request)
+    ptr = _lib.npusim_call(enc(path), enc(body), enc(configs), enc(profile), ctypes.byref(status))
+    if not ptr:
+        raise MemoryError("npusim: out of memory")
+    try:
+        answer = json.loads(ctypes.string_at(ptr).decode())
+    finally:
+        _lib.npusim_free(ptr)
+    if status.value != 200:
+        raise Error(answer.get("error", "status %d" % status.value), status.value)
+    return answer
+
+
+class _Configs:
+    """Configs given as dicts are written to temporary JSON files for the
+    call (the C library reads files); names and paths pass as they are."""
+
+    def __init__(self):
+        self.files = []
+
+    def __call__(self, value):
+        if isinstance(value, dict):
+            f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+            json.dump(value, f)
+            f.close()
+            self.files.append(f.name)
+            return f.name
+        return None if value is None else os.fspath(value)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for f in self.files:
+            os.unlink(f)
+
+
+def version():
+    """The version of the C library: "0.2.0"."""
+    return _lib.npusim_version().decode()
+
+
+def list_configs(kind, configs=None):
+    """The names of "models", "chips" or "strategies" (npusim list)."""
+    if kind not in ("models", "chips", "strategies"):
+        raise Error('kind "%s": expected models, chips or strategies' % kind)
+    return _call("/api/" + kind, configs=configs)[kind]
+
+
+def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, configs=None, profile=None,
+        **overrides):
+    """One configuration end to end (npusim run). model, chip and system are
+    names, paths or dicts; overrides set config fields (num_chips=4,
+    tensor_parallelism_degree=4); pg lists power-gating strategies to
+    compare (default the five named ones; [] for none). Returns the summary
+    text, the phases (time and energy), the per-op rows, each strategy's
+    energy and the report's figures (SVG)."""
+    with _Configs() as cfg:
+        req = {"model": cfg(model), "chip": cfg(chip)}
+        if system is not None:
+            req["system"] = cfg(system)
+        if batch is not None:
+            req["batch"] = batch
+        if pg is not None:
+            req["pg"] = list(pg)
+        if overrides:
+            req["set"] = overrides
+        return _call("/api/simulate", req, configs, profile)
+
+
+def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype="bf16", chip="tpuv5p", configs=None,
+       profile=None, **overrides):
+    """One operator predicted on a chip (npusim op): time, TFLOP/s, bound."""
+    with _Configs() as cfg:
+        req = {"op": kind, "dtype": dtype, "chip": cfg(chip)}
+        for key, v in (("m", m), ("n", n), ("k", k), ("batch", batch), ("heads", heads)):
+            if v is not None:
+                req[key] = v
+        if overrides:
+            req["set"] = overrides
+        return _call("/api/op", req, configs, profile)
+
+
+def sweep(models, chips, num_chips, batch_sizes, fields=None, workload=None, slo_tpot_ms=None, configs=None,
+          profile=None):
+    """A sweep (npusim sweep --spec --summary): every parallel layout of each
+    chip count, chip and batch. Returns the counts, one row per
+    configuration and the summary CSV, and the figures (SVG)."""
+    spec = {"models": list(models), "chips": list(chips), "num_chips": list(num_chips),
+            "batch_sizes": list(batch_sizes)}
+    if fields:
+        spec["fields"] = fields
+    if workload:
+        spec["workload"] = workload
+    req = {"spec": spec}
+    if slo_tpot_ms is not None:
+        req["slo_tpot_ms"] = slo_tpot_ms
+    return _call("/api/sweep", req, configs, profile)
+
+
+def validate(chip, measurements, configs=None, profile=None):
+    """Measured operators against predictions (npusim validate): errors per
+    operator type, format and bound. measurements: the CSV text, a path to it,
+    or a DataFrame with its columns (op, dtype, m, n, k, batch, time_us)."""
+    if hasattr(measurements, "to_csv"):
+        measurements = measurements.to_csv(index=False)
+    elif isinstance(measurements, os.PathLike) or (isinstance(measurements, str) and "\n" not in measurements
+                                                    and os.path.isfile(measurements)):
+        with open(measurements) as f:
+            measurements = f.read()
+    with _Configs() as cfg:
+        return _call("/api/validate", {"chip": cfg(chip), "measurements": measurements}, configs, profile)
+
+
+def _frame(rows):
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
+
+
+def ops_frame(result):
+    """A run's per-operator rows as a pandas DataFrame (a list of dicts without pandas)."""
+    return _frame(result["ops"])
+
+
+def rows_frame(result):
+    """A sweep's rows (or a validation's) as a pandas DataFrame (a list of dicts without pandas)."""
+    return _frame(result["rows"])

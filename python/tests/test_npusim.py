@@ -1,0 +1,124 @@
+"""pytest for the npusim package (python/npusim): each function against the
+command line it wraps (the same bytes), hand-derived figures, physical
+invariants, and bad input raised with the command line's messages. Run by
+`make test` (tests/cli/t_python.sh) with NPUSIM_LIB and NPUSIM pointing at
+the build."""
+import os
+import subprocess
+
+import pytest
+
+import npusim
+
+NPUSIM = os.environ.get("NPUSIM", os.path.join(os.path.dirname(__file__), "..", "..", "build", "npusim"))
+CONFIGS = os.path.join(os.path.dirname(__file__), "..", "..", "configs")
+
+
+def cli(*args):
+    return subprocess.run([NPUSIM, *args], check=True, capture_output=True, text=True).stdout
+
+
+def test_version_is_the_binary_s():
+    assert cli("-V").strip() == "npusim " + npusim.version()
+
+
+def test_run_summary_is_npusim_run_s(tmp_path):
+    r = npusim.run(model="llama3-8b", chip="tpuv5p")
+    text = cli("run", "--configs", CONFIGS, "-m", "llama3-8b", "-c", "tpuv5p", "-o", str(tmp_path))
+    assert r["summary"] == text.split("  outputs")[0]
+    assert [p["name"] for p in r["phases"]] == ["prefill", "decode"]
+
+
+def test_overrides_and_batch_reach_the_configuration():
+    r = npusim.run(model="llama3-70b", chip="tpuv5p", batch=8, num_chips=8, tensor_parallelism_degree=8)
+    assert r["summary"].startswith("llama3-70b on tpuv5p (8 chips: dp 1, tp 8, pp 1; microbatch 8;")
+
+
+def test_ops_add_up_to_the_phases():
+    r = npusim.run(chip="h100", batch=4)
+    for phase in r["phases"]:
+        t = sum(o["exe_ns"] * o["count"] for o in r["ops"] if o["phase"] == phase["name"]) / 1e9
+        assert t == pytest.approx(phase["time_s"], rel=1e-12)
+
+
+def test_power_gating_saves_energy():
+    r = npusim.run(chip="tpuv5p", pg=["NoPG", "Base", "Ideal"])
+    e = {p["strategy"]: sum(p["energy_J"]) for p in r["power_gating"]}
+    assert set(e) == {"NoPG", "Base", "Ideal"}
+    assert e["Ideal"] <= e["Base"] <= e["NoPG"] and e["Ideal"] < e["NoPG"]
+    assert npusim.run(chip="tpuv5p", pg=[])["power_gating"] == []
+
+
+def test_ops_frame_is_a_dataframe():
+    pandas = pytest.importorskip("pandas")
+    df = npusim.ops_frame(npusim.run())
+    assert isinstance(df, pandas.DataFrame)
+    assert {"name", "phase", "type", "count", "exe_ns", "bound", "flops", "bytes"} <= set(df.columns)
+    assert (df.groupby("phase")["exe_ns"].count() > 10).all()
+
+
+def test_op_gemm_on_h100_is_the_documented_time():
+    # docs/api.md: 4096^3 bf16 on an H100 at its 989.4 TFLOP/s dense peak
+    p = npusim.op("gemm", m=4096, n=4096, k=4096, dtype="bf16", chip="h100")
+    assert p["time_us"] == pytest.approx(138.913)
+    assert p["bound"] == "compute" and p["flops"] == 2 * 4096 ** 3
+
+
+def test_sweep_rows_are_the_summary_s(tmp_path):
+    s = npusim.sweep(["llama3-8b"], ["tpuv5p", "h100"], [1, 2], [1, 8], slo_tpot_ms=7)
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"models": ["llama3-8b"], "chips": ["tpuv5p", "h100"], "num_chips": [1, 2], '
+                    '"batch_sizes": [1, 8]}')
+    subprocess.run([NPUSIM, "sweep", "--configs", CONFIGS, "--spec", str(spec), "--summary",
+                    str(tmp_path / "s.csv")], check=True, capture_output=True)
+    assert s["summary_csv"] == (tmp_path / "s.csv").read_text()
+    assert s["points"] == len(s["rows"]) == s["simulated"] + s["invalid"] + s["errors"]
+    pandas = pytest.importorskip("pandas")
+    df = npusim.rows_frame(s)
+    assert df["TPOT_ms"].dtype.kind == "f" and df[df.status == "ok"]["TPOT_ms"].notna().all()
+
+
+def test_validate_a_dataframe_at_a_known_error():
+    pandas = pytest.importorskip("pandas")
+    t = npusim.op("gemm", m=2048, n=2048, k=2048, dtype="bf16", chip="a100")["time_us"]
+    # measured 1.25x the prediction: |pred - meas| / meas = 0.25 / 1.25 = 20%
+    df = pandas.DataFrame([{"op": "gemm", "dtype": "bf16", "m": 2048, "n": 2048, "k": 2048, "time_us": 1.25 * t}])
+    v = npusim.validate("a100", df)
+    assert v["overall"]["count"] == 1
+    assert v["overall"]["mape_pct"] == pytest.approx(20.0, rel=1e-3)
+
+
+def test_configs_as_dicts():
+    import json
+    chip = json.load(open(os.path.join(CONFIGS, "chips", "h100.json")))
+    base = npusim.run(chip=chip)
+    chip["hbm_bw_GBps"] *= 2
+    fast = npusim.run(chip=chip)
+    tpot = lambda r: float(r["summary"].split("TPOT")[1].split("ms")[0])
+    assert tpot(fast) < tpot(base)
+
+
+def test_neusim_profile_is_the_binary_s(tmp_path):
+    r = npusim.run(profile="neusim")
+    text = cli("run", "--profile", "neusim", "--configs", CONFIGS, "-o", str(tmp_path))
+    assert r["summary"] == text.split("  outputs")[0]
+
+
+def test_lists():
+    assert "h100" in npusim.list_configs("chips") and "llama3-8b" in npusim.list_configs("models")
+    assert npusim.list_configs("strategies")[0] == "NoPG"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: npusim.run(chip="nochip"), 'unknown chip "nochip"'),
+    (lambda: npusim.run(num_chip=4), '"num_chip": unknown field (did you mean "num_chips"?)'),
+    (lambda: npusim.run(batch=0), '"batch": expected a whole number'),
+    (lambda: npusim.op("matmul", m=1, n=1, k=1), '"op": expected one of'),
+    (lambda: npusim.validate("a100", "op,dtype,m\ngemm,bf17,1\n"), 'measurements: line 2: column'),
+    (lambda: npusim.sweep(["llama3-8b"], ["tpuv5p"], [], [1]), "spec"),
+    (lambda: npusim.run(profile="nope"), "profile"),
+])
+def test_bad_input_raises_the_cli_s_message(call, message):
+    with pytest.raises(npusim.Error) as e:
+        call()
+    assert message in str(e.value)
