@@ -23,10 +23,10 @@ static const char serve_help[] =
     "                    [--max-points N] [--time-limit SECONDS]\n"
     "\n"
     "Serves the JSON API (docs/api.md: GET /api/chips, /api/models, /api/strategies;\n"
-    "POST /api/op, /api/simulate, /api/validate, /api/sweep) and, at /, a web page to run a\n"
-    "configuration and to validate pasted measurements. Errors are 400 with the\n"
-    "message the command line prints for the same input. Writes no file. Stops on\n"
-    "Ctrl-C (SIGINT) or SIGTERM.\n"
+    "POST /api/op, /api/simulate, /api/validate, /api/sweep, /api/fleet) and, at /, a web\n"
+    "page to run a configuration or a small sweep and to validate pasted measurements.\n"
+    "Errors are 400 with the message the command line prints for the same input.\n"
+    "Writes no file. Stops on Ctrl-C (SIGINT) or SIGTERM.\n"
     "\n"
     "options:\n"
     "      --port N            TCP port (default 8080)\n"
@@ -38,8 +38,10 @@ static const char serve_help[] =
     "      --connections N     connections at once (default 64)\n"
     "      --threads N         worker threads (default 4)\n"
     "      --timeout SECONDS   idle time before a connection is closed (default 30)\n"
-    "      --max-points N      the largest sweep /api/sweep runs (default 256; larger: 400)\n"
-    "      --time-limit SECONDS  a sweep still running after this long stops with 503 (default 10)\n"
+    "      --max-points N      the largest sweep (points) or fleet (deployments) a request runs\n"
+    "                          (default 256; larger: 400)\n"
+    "      --time-limit SECONDS  a sweep or fleet still running after this long stops with 503\n"
+    "                          (default 10)\n"
     "  -h, --help              this help\n";
 
 struct body {

@@ -35,11 +35,12 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
 
 /* For the handlers (serve_api.c, serve_sweep.c): a JSON reply (takes j),
  * an error reply {"error": msg}, whether a string is a config name (not a
- * path), and POST /api/sweep. */
+ * path), and POST /api/sweep and /api/fleet. */
 int api_reply_json(struct api_response *r, int status, cJSON *j);
 int api_reply_error(struct api_response *r, int status, const char *msg);
 bool api_name_ok(const char *s);
 int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 
 /* The web page: pick a model, chip and batch, see the run; paste
  * measurements, see the colour-coded error table. */

@@ -356,7 +356,7 @@ static const struct route {
     { "GET", "/api/chips", chips, false },        { "GET", "/api/models", models, false },
     { "GET", "/api/strategies", strategies, false }, { "POST", "/api/op", op, true },
     { "POST", "/api/simulate", simulate, true },  { "POST", "/api/validate", validate, true },
-    { "POST", "/api/sweep", api_sweep, true },
+    { "POST", "/api/sweep", api_sweep, true },    { "POST", "/api/fleet", api_fleet, true },
 };
 
 int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
@@ -391,5 +391,5 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
         return rc;
     }
     return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/strategies; POST /api/op, "
-                               "/api/simulate, /api/validate, /api/sweep)");
+                               "/api/simulate, /api/validate, /api/sweep, /api/fleet)");
 }

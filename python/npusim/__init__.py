@@ -20,7 +20,7 @@ import json
 import os
 import tempfile
 
-__all__ = ["Error", "version", "list_configs", "run", "op", "sweep", "validate", "ops_frame", "rows_frame"]
+__all__ = ["Error", "version", "list_configs", "run", "op", "sweep", "validate", "fleet", "ops_frame", "rows_frame"]
 
 
 class Error(Exception):
@@ -177,6 +177,16 @@ def validate(chip, measurements, configs=None, profile=None):
             measurements = f.read()
     with _Configs() as cfg:
         return _call("/api/validate", {"chip": cfg(chip), "measurements": measurements}, configs, profile)
+
+
+def fleet(spec, configs=None, profile=None):
+    """Annual energy and carbon of a fleet (npusim fleet, docs/fleet.md): spec
+    is the fleet file's tree (a dict) or a path to it. Returns the
+    deployments with their results, the totals and the table npusim prints."""
+    if not isinstance(spec, dict):
+        with open(spec) as f:
+            spec = json.load(f)
+    return _call("/api/fleet", spec, configs, profile)
 
 
 def _frame(rows):

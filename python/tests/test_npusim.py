@@ -104,6 +104,21 @@ def test_neusim_profile_is_the_binary_s(tmp_path):
     assert r["summary"] == text.split("  outputs")[0]
 
 
+def test_fleet_is_npusim_fleet_s(tmp_path):
+    import json
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "fleet.json")
+    f = npusim.fleet(example)
+    subprocess.run([NPUSIM, "fleet", "--configs", CONFIGS, example, "-o", str(tmp_path)], check=True,
+                   capture_output=True)
+    want = json.load(open(tmp_path / "fleet.json"))
+    assert [d["name"] for d in f["deployments"]] == [d["name"] for d in want["deployments"]]
+    for key, v in want["total"].items():
+        if isinstance(v, float):
+            assert f["total"][key] == pytest.approx(v, rel=1e-12), key
+    with pytest.raises(npusim.Error, match=r"deployments\[0\]"):
+        npusim.fleet({"deployments": [{"model": "llama3-8b", "chip": "nochip"}]})
+
+
 def test_lists():
     assert "h100" in npusim.list_configs("chips") and "llama3-8b" in npusim.list_configs("models")
     assert npusim.list_configs("strategies")[0] == "NoPG"

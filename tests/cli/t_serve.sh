@@ -75,6 +75,19 @@ check "serve: /api/sweep is bounded (over --max-points: 400 with the count), nam
   grep -q 'did you mean' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"pg\": [\"../x.json\"]}')\" = 400 ] &&
   grep -q 'not paths' '$SV/body'"
+check "serve: POST /api/fleet answers npusim fleet's deployments and totals; names only" sh -c "
+  curl -sf -X POST '$URL/api/fleet' --data-binary @examples/fleet.json >'$SV/fleet.json' &&
+  $NPUSIM fleet --configs $CONFIGS examples/fleet.json -o '$SV/fleet' >/dev/null &&
+  python3 - '$SV/fleet.json' '$SV/fleet/fleet.json' <<'PY' &&
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [d['name'] for d in a['deployments']] == [d['name'] for d in b['deployments']]
+for k, v in b['total'].items():
+    assert abs(a['total'][k] - v) <= 1e-9 * abs(v), (k, a['total'][k], v)
+assert a['table'].startswith('deployment ')
+PY
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/fleet' -d '{\"deployments\": [{\"model\": \"/etc/x\", \"chip\": \"h100\"}]}')\" = 400 ] &&
+  grep -q 'by name, not by path' '$SV/body'"
 check "serve: POST /api/validate gives the error table of measured kernels" sh -c "
   curl -sf -X POST '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
   python3 -c 'import json,sys; j=json.load(sys.stdin); assert j[\"overall\"][\"count\"] == 1 and \"gemm\" in j[\"by_op\"]'"
