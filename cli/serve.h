@@ -35,12 +35,19 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
 
 /* For the handlers (serve_api.c, serve_sweep.c): a JSON reply (takes j),
  * an error reply {"error": msg}, whether a string is a config name (not a
- * path), and POST /api/sweep and /api/fleet. */
+ * path), and POST /api/sweep, /api/fleet and /api/calibrate. */
 int api_reply_json(struct api_response *r, int status, cJSON *j);
 int api_reply_error(struct api_response *r, int status, const char *msg);
 bool api_name_ok(const char *s);
 int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+struct loaded_config;
+struct npu_err;
+/* The request's model (when need_model), chip, system and "set" overrides
+ * loaded as the command line loads them (names only unless ctx->local). */
+int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model, struct loaded_config *c,
+                    struct npu_err *e);
 
 /* The web page: pick a model, chip and batch, see the run; paste
  * measurements, see the colour-coded error table. */

@@ -138,8 +138,8 @@ static int sets_of(const cJSON *req, const char **sets, char bufs[][256], int ma
 }
 
 /* Loads the request's model (when need_model), chip and system. */
-static int load(const struct api_ctx *ctx, const cJSON *req, bool need_model, struct loaded_config *c,
-                struct npu_err *e)
+int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model, struct loaded_config *c,
+                    struct npu_err *e)
 {
     char msg[200] = "";
     const char *model = need_model ? name_of(ctx, req, "model", "llama3-8b", msg, sizeof msg) : NULL;
@@ -190,7 +190,7 @@ static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     struct loaded_config c;
     struct npu_err e;
     struct op_prediction p;
-    if (load(ctx, req, false, &c, &e))
+    if (api_load_config(ctx, req, false, &c, &e))
         return api_reply_error(r, 400, e.msg);
     int rc = op_predict(&q, &c.chip, ctx->prof, &p, &e);
     config_free(&c);
@@ -276,7 +276,7 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     const char *pg = pg_list_of(req, list, sizeof list, msg, sizeof msg);
     if (!pg)
         return api_reply_error(r, 400, msg);
-    if (load(ctx, req, true, &c, &e))
+    if (api_load_config(ctx, req, true, &c, &e))
         return api_reply_error(r, 400, e.msg);
     const struct family *fam = family_find(&c.model, "inference");
     int64_t batch = int_of(req, "batch");
@@ -324,7 +324,7 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
                                    "or its JSON twin, as text");
     struct loaded_config c;
     struct npu_err e;
-    if (load(ctx, req, false, &c, &e))
+    if (api_load_config(ctx, req, false, &c, &e))
         return api_reply_error(r, 400, e.msg);
     struct op_table t;
     struct validation v;
@@ -357,6 +357,7 @@ static const struct route {
     { "GET", "/api/strategies", strategies, false }, { "POST", "/api/op", op, true },
     { "POST", "/api/simulate", simulate, true },  { "POST", "/api/validate", validate, true },
     { "POST", "/api/sweep", api_sweep, true },    { "POST", "/api/fleet", api_fleet, true },
+    { "POST", "/api/calibrate", api_calibrate, true },
 };
 
 int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
@@ -391,5 +392,5 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
         return rc;
     }
     return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/strategies; POST /api/op, "
-                               "/api/simulate, /api/validate, /api/sweep, /api/fleet)");
+                               "/api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate)");
 }

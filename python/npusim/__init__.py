@@ -20,7 +20,8 @@ import json
 import os
 import tempfile
 
-__all__ = ["Error", "version", "list_configs", "run", "op", "sweep", "validate", "fleet", "ops_frame", "rows_frame"]
+__all__ = ["Error", "version", "list_configs", "run", "op", "sweep", "validate", "calibrate", "fleet", "ops_frame",
+           "rows_frame"]
 
 
 class Error(Exception):
@@ -169,14 +170,29 @@ def validate(chip, measurements, configs=None, profile=None):
     """Measured operators against predictions (npusim validate): errors per
     operator type, format and bound. measurements: the CSV text, a path to it,
     or a DataFrame with its columns (op, dtype, m, n, k, batch, time_us)."""
-    if hasattr(measurements, "to_csv"):
-        measurements = measurements.to_csv(index=False)
-    elif isinstance(measurements, os.PathLike) or (isinstance(measurements, str) and "\n" not in measurements
-                                                    and os.path.isfile(measurements)):
-        with open(measurements) as f:
-            measurements = f.read()
     with _Configs() as cfg:
-        return _call("/api/validate", {"chip": cfg(chip), "measurements": measurements}, configs, profile)
+        return _call("/api/validate", {"chip": cfg(chip), "measurements": _measurement_text(measurements)},
+                     configs, profile)
+
+
+def _measurement_text(measurements):
+    if hasattr(measurements, "to_csv"):
+        return measurements.to_csv(index=False)
+    if isinstance(measurements, os.PathLike) or (isinstance(measurements, str) and "\n" not in measurements
+                                                  and os.path.isfile(measurements)):
+        with open(measurements) as f:
+            return f.read()
+    return measurements
+
+
+def calibrate(chip, measurements, configs=None, profile=None):
+    """A chip's kernel efficiencies fitted to measured operators (npusim
+    calibrate): the calibrated chip config (a dict run() and validate() take
+    as chip=), the fit per kernel class and format, and the held-out errors
+    of the seeded cross-validation. measurements as validate() takes them."""
+    with _Configs() as cfg:
+        return _call("/api/calibrate", {"chip": cfg(chip), "measurements": _measurement_text(measurements)},
+                     configs, profile)
 
 
 def fleet(spec, configs=None, profile=None):

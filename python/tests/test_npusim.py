@@ -119,6 +119,24 @@ def test_fleet_is_npusim_fleet_s(tmp_path):
         npusim.fleet({"deployments": [{"model": "llama3-8b", "chip": "nochip"}]})
 
 
+def test_calibrate_is_npusim_calibrate_s(tmp_path):
+    import json
+    data = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "public", "ops_a100_llmcompass.csv")
+    c = npusim.calibrate("a100", data)
+    text = cli("calibrate", "--configs", CONFIGS, "-c", "a100", data, "-o", str(tmp_path / "cal.json"))
+    overall = [l for l in text.splitlines() if l.strip().startswith("overall")][-1].split()
+    cv = c["cross_validation"]
+    assert "%.2f%%" % cv["mape_roofline_pct"] == overall[3] and "%.2f%%" % cv["mape_calibrated_pct"] == overall[5]
+    want = json.load(open(tmp_path / "cal.json"))
+    got = {k: v for k, v in c["chip"].items() if k != "calibration_source"}
+    assert got == {k: v for k, v in want.items() if k != "calibration_source"}
+    # the calibrated chip, as a dict, is a chip config: validated against the rows it was fitted to,
+    # it is far closer than the roofline
+    before = npusim.validate("a100", data)["overall"]["mape_pct"]
+    after = npusim.validate(c["chip"], data)["overall"]["mape_pct"]
+    assert after < before / 3, (before, after)
+
+
 def test_lists():
     assert "h100" in npusim.list_configs("chips") and "llama3-8b" in npusim.list_configs("models")
     assert npusim.list_configs("strategies")[0] == "NoPG"

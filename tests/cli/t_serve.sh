@@ -88,6 +88,18 @@ assert a['table'].startswith('deployment ')
 PY
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/fleet' -d '{\"deployments\": [{\"model\": \"/etc/x\", \"chip\": \"h100\"}]}')\" = 400 ] &&
   grep -q 'by name, not by path' '$SV/body'"
+check "serve: POST /api/calibrate fits the chip to measured kernels (the CLI's fit and held-out error)" sh -c "
+  python3 -c 'import json,sys; print(json.dumps({\"chip\": \"a100\", \"measurements\": open(sys.argv[1]).read()}))' bench/public/ops_a100_llmcompass.csv >'$SV/calreq.json' &&
+  curl -sf -X POST '$URL/api/calibrate' --data-binary @'$SV/calreq.json' >'$SV/cal.json' &&
+  $NPUSIM calibrate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv -o '$SV/cal-cli.json' >'$SV/cal-cli.txt' &&
+  python3 - '$SV/cal.json' '$SV/cal-cli.txt' <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+cv = c['cross_validation']
+line = [l for l in open(sys.argv[2]) if l.strip().startswith('overall')][-1].split()
+assert '%.2f%%' % cv['mape_roofline_pct'] == line[3] and '%.2f%%' % cv['mape_calibrated_pct'] == line[5], (cv, line)
+assert c['fits'][0]['class'] == 'gemm' and 'kernel_efficiency' in c['chip']
+PY"
 check "serve: POST /api/validate gives the error table of measured kernels" sh -c "
   curl -sf -X POST '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
   python3 -c 'import json,sys; j=json.load(sys.stdin); assert j[\"overall\"][\"count\"] == 1 and \"gemm\" in j[\"by_op\"]'"

@@ -1,0 +1,93 @@
+/* serve_calibrate.c — POST /api/calibrate: measured kernels in, the chip
+ * with its kernel efficiencies fitted to them out (npusim calibrate): the
+ * calibrated chip config as JSON (usable as a chip config as it is), the
+ * fit per kernel class and format, and the held-out errors of the seeded
+ * cross-validation. The fit and its folds are the command line's. No data
+ * structure of its own. */
+#include "cli/serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib/calibrate.h"
+#include "calib/op_table.h"
+#include "study/config.h"
+#include "traces/fields.h"
+#include "traces/precision.h"
+
+static cJSON *fits_json(const struct calib_fit *f, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "class", kernel_class_name((enum kernel_class)f[i].kernel_class));
+        cJSON_AddStringToObject(o, "format", precision_info((enum precision)f[i].prec)->name);
+        cJSON_AddNumberToObject(o, "rows", f[i].n);
+        cJSON_AddNumberToObject(o, "e", f[i].e);
+        cJSON_AddNumberToObject(o, "t0_us", f[i].t0_ns / 1e3);
+        cJSON_AddNumberToObject(o, "n_half", f[i].n_half);
+        cJSON_AddStringToObject(o, "fit", f[i].clamped ? "clamped" : calib_model_name(f[i].model));
+        cJSON_AddNumberToObject(o, "mape_before_pct", f[i].mape_before);
+        cJSON_AddNumberToObject(o, "mape_after_pct", f[i].mape_after);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *cv_json(const struct calib_cv *cv)
+{
+    cJSON *o = cJSON_CreateObject(), *by = cJSON_AddArrayToObject(o, "by_op");
+    cJSON_AddNumberToObject(o, "folds", cv->folds);
+    cJSON_AddNumberToObject(o, "repeats", cv->folds ? CALIB_CV_REPEATS : 0);
+    cJSON_AddNumberToObject(o, "rows", cv->n);
+    cJSON_AddNumberToObject(o, "mape_roofline_pct", cv->mape_before);
+    cJSON_AddNumberToObject(o, "mape_calibrated_pct", cv->mape_after);
+    for (int i = 0; i < cv->n_op; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "op", cv->by_op[i].name);
+        cJSON_AddNumberToObject(r, "rows", cv->by_op[i].n);
+        cJSON_AddNumberToObject(r, "mape_roofline_pct", cv->by_op[i].mape_before);
+        cJSON_AddNumberToObject(r, "mape_calibrated_pct", cv->by_op[i].mape_after);
+        cJSON_AddItemToArray(by, r);
+    }
+    return o;
+}
+
+int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(req, "measurements");
+    if (!cJSON_IsString(m))
+        return api_reply_error(r, 400, "\"measurements\": expected the measurement CSV (op,dtype,m,n,k,batch,time_us) "
+                                       "or its JSON twin, as text");
+    if (ctx->prof->chip_precisions_ignored)
+        return api_reply_error(r, 400, "the neusim profile has no kernel efficiencies to fit (use physical)");
+    struct loaded_config c;
+    struct npu_err e;
+    if (api_load_config(ctx, req, false, &c, &e))
+        return api_reply_error(r, 400, e.msg);
+    struct op_table t;
+    const char *name = "measurements";
+    struct calib_fit *fits = calloc(CALIB_FITS_MAX, sizeof *fits);
+    struct calib_cv *cv = calloc(1, sizeof *cv);
+    struct chip_config cal;
+    int nfits = 0;
+    int rc = !fits || !cv ? npu_errf(&e, "out of memory") : op_table_parse(name, m->valuestring, strlen(m->valuestring), &t, &e);
+    if (!rc) {
+        rc = calibrate_run(&t, &name, 1, &c.chip, ctx->prof, &cal, fits, &nfits, cv, &e);
+        op_table_free(&t);
+    }
+    if (rc) {
+        free(fits), free(cv);
+        config_free(&c);
+        return api_reply_error(r, 400, e.msg);
+    }
+    snprintf(cal.calibration_source, sizeof cal.calibration_source, "npusim calibrate (API) of %s", c.chip_name);
+    cJSON *j = cJSON_CreateObject(), *chip = cJSON_AddObjectToObject(j, "chip");
+    fields_to_json(&chip_fields, &cal, chip, true);
+    cJSON_AddItemToObject(j, "fits", fits_json(fits, nfits));
+    cJSON_AddItemToObject(j, "cross_validation", cv_json(cv));
+    free(fits), free(cv);
+    config_free(&c);
+    return api_reply_json(r, 200, j);
+}
