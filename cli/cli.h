@@ -57,6 +57,15 @@ struct common_opts {
 void common_opts_init(struct common_opts *o);
 /* Handles one shared option; returns 1 if handled, 0 if not a shared option, -1 on error. */
 int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e);
+struct option;
+/* The option loop of a command that reads configs: the next option that is
+ * not a shared one (those go into *o), as getopt_long returns it, or -1 at
+ * the end; OPT_EXIT with *rc the exit status after -h (0, help printed) or
+ * a bad shared option (reported). The caller starts getopt (optind = 1,
+ * opterr = 0) before its loop. */
+#define OPT_EXIT (-2)
+int command_opt(const char *cmd, const char *help, int argc, char **argv, const char *shortopts,
+                const struct option *longopts, struct common_opts *o, int *rc);
 
 /* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -203,15 +203,9 @@ int cmd_op(int argc, char **argv)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(op_help, stdout);
-            return 0;
-        }
-        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
-            return report_error("op", &e);
-        if (rc)
-            continue;
+    while ((c = command_opt("op", op_help, argc, argv, COMMON_SHORTOPTS, longopts, &o, &rc)) != -1) {
+        if (c == OPT_EXIT)
+            return rc;
         switch (c) {
         case 1: if (size_arg("--m", optarg, &r.m)) return EXIT_USAGE; break;
         case 2: if (size_arg("--n", optarg, &r.n)) return EXIT_USAGE; break;

@@ -157,15 +157,9 @@ int cmd_report(int argc, char **argv)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(report_help, stdout);
-            return 0;
-        }
-        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
-            return report_error("report", &e);
-        if (rc)
-            continue;
+    while ((c = command_opt("report", report_help, argc, argv, COMMON_SHORTOPTS "o:", longopts, &o, &rc)) != -1) {
+        if (c == OPT_EXIT)
+            return rc;
         switch (c) {
         case 'o': out = optarg; break;
         case O_SVG_DIR: svg_dir = optarg; break;

@@ -70,15 +70,9 @@ int cmd_roofline(int argc, char **argv)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(roofline_help, stdout);
-            return 0;
-        }
-        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
-            return report_error("roofline", &e);
-        if (rc)
-            continue;
+    while ((c = command_opt("roofline", roofline_help, argc, argv, COMMON_SHORTOPTS "o:", longopts, &o, &rc)) != -1) {
+        if (c == OPT_EXIT)
+            return rc;
         if (c != 'o')
             return bad_option("roofline", argv[optind - 1], longopts);
         out_path = optarg;

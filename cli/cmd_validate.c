@@ -131,15 +131,9 @@ int cmd_validate(int argc, char **argv)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(validate_help, stdout);
-            return 0;
-        }
-        if ((rc = common_opt(&o, c, optarg, &e)) < 0)
-            return report_error("validate", &e);
-        if (rc)
-            continue;
+    while ((c = command_opt("validate", validate_help, argc, argv, COMMON_SHORTOPTS, longopts, &o, &rc)) != -1) {
+        if (c == OPT_EXIT)
+            return rc;
         switch (c) {
         case O_MD: case O_CSV: case O_JSON: case O_ROOFLINE: case O_HTML:
             paths[c == O_HTML ? 4 : c == O_ROOFLINE ? 3 : c - O_MD] = optarg;

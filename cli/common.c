@@ -85,6 +85,27 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+int command_opt(const char *cmd, const char *help, int argc, char **argv, const char *shortopts,
+                const struct option *longopts, struct common_opts *o, int *rc)
+{
+    for (int c; (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1;) {
+        struct npu_err e;
+        int r = c == 'h' ? 0 : common_opt(o, c, optarg, &e);
+        if (c == 'h') {
+            fputs(help, stdout);
+            *rc = 0;
+        } else if (r < 0) {
+            *rc = report_error(cmd, &e);
+        } else if (r) {
+            continue;
+        } else {
+            return c;
+        }
+        return OPT_EXIT;
+    }
+    return -1;
+}
+
 int bad_option(const char *cmd, const char *arg, const struct option *longopts)
 {
     const char *name = arg;
