@@ -31,6 +31,16 @@ void strbuf_xml(struct strbuf *b, const char *s)
         }
 }
 
+/* The document's opening tag (w x h units) and its title line. */
+static void svg_open(struct strbuf *b, int w, int h, const char *title)
+{
+    strbuf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                     "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"22\" font-size=\"15\">",
+                  w, h, w, h);
+    strbuf_xml(b, title);
+    strbuf_puts(b, "</text>\n");
+}
+
 /* A round top for the axis: 1, 2 or 5 times a power of ten at or above v. */
 static double nice_top(double v)
 {
@@ -54,12 +64,7 @@ char *bar_chart_svg(const struct bar_chart *c)
     slot = slot > SLOT_MAX ? SLOT_MAX : slot < SLOT_MIN ? SLOT_MIN : slot;
     int bar_w = slot * 3 / 5, gap = slot - bar_w, plot_w = c->n_bars * slot + gap, width = LEFT + plot_w + LEGEND_W;
     struct strbuf b = STRBUF_GROWING;
-    strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                      "font-family=\"sans-serif\" font-size=\"12\">\n",
-                  width, HEIGHT, width, HEIGHT);
-    strbuf_puts(&b, "<text x=\"10\" y=\"22\" font-size=\"15\">");
-    strbuf_xml(&b, c->title);
-    strbuf_puts(&b, "</text>\n");
+    svg_open(&b, width, HEIGHT, c->title);
     /* the value axis: five steps */
     for (int k = 0; k <= 5; k++) {
         double v = top * k / 5, y = TOP + PLOT_H - PLOT_H * (double)k / 5;
@@ -122,12 +127,7 @@ char *scatter_svg(const struct scatter *s)
         lo = 0, hi = 1;
     lo = floor(lo), hi = ceil(hi) > floor(lo) ? ceil(hi) : floor(lo) + 1;
     struct strbuf b = STRBUF_GROWING;
-    int w = SC_LEFT + SC_SIZE + 200, h = SC_TOP + SC_SIZE + 50;
-    strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"22\" font-size=\"15\">",
-                  w, h, w, h);
-    strbuf_xml(&b, s->title);
-    strbuf_puts(&b, "</text>\n");
+    svg_open(&b, SC_LEFT + SC_SIZE + 200, SC_TOP + SC_SIZE + 50, s->title);
     for (double d = lo; d <= hi + 1e-9; d++) {
         double x = sc_px(pow(10, d), lo, hi), y = sc_py(pow(10, d), lo, hi);
         strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
@@ -203,12 +203,7 @@ char *line_chart_svg(const struct line_chart *c)
 #define LX(v) (LC_LEFT + (log10(v) - xlo) / (xhi - xlo) * LC_W)
 #define LY(v) (LC_TOP + LC_H - (v) / yhi * LC_H)
     struct strbuf b = STRBUF_GROWING;
-    int w = LC_LEFT + LC_W + 230, h = LC_TOP + LC_H + 50;
-    strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"22\" font-size=\"15\">",
-                  w, h, w, h);
-    strbuf_xml(&b, c->title);
-    strbuf_puts(&b, "</text>\n");
+    svg_open(&b, LC_LEFT + LC_W + 230, LC_TOP + LC_H + 50, c->title);
     for (double d = xlo; d <= xhi + 1e-9; d++)
         strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/><text x=\"%.1f\" "
                           "y=\"%d\" text-anchor=\"middle\">%g</text>\n",
