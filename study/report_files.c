@@ -407,16 +407,17 @@ static int load_phase(const struct found_run *fr, int p, struct report_run *r, s
         return read_phase(&r->t, fr->stem, ph, e);
     char name[RUN_PATH_MAX + 16], path[RUN_PATH_MAX + 100], strat[REPORT_PG_MAX][64];
     snprintf(name, sizeof name, "%s%s", fr->stem, fr->phased ? (p ? "_decode" : "_prefill") : "");
-    int ns = strategies_of(name, strat), timed = -1;
+    int ns = strategies_of(name, strat);
     snprintf(path, sizeof path, "%s.csv", name);
     struct stat st;
-    for (int s = 0; s < ns && stat(path, &st); s++)   /* no plain trace: NoPG's, else the first */
-        if (timed < 0 || !strcmp(strat[s], "NoPG"))
-            timed = s;
+    /* no plain trace: the first strategy's (NoPG's when there, strategies_of
+     * puts it first), whose energies then need no second read */
+    int timed = stat(path, &st) && ns ? 0 : -1;
     if (timed >= 0)
         snprintf(path, sizeof path, "%s_%s.csv", name, strat[timed]);
     if (stat(path, &st))
         return 0;   /* statistics without a trace: the summary alone */
+    size_t from = r->t.n;
     if (read_phase(&r->t, path, ph, e))
         return -1;
     for (int s = 0; s < ns; s++) {
@@ -432,16 +433,21 @@ static int load_phase(const struct found_run *fr, int p, struct report_run *r, s
             r->in.pg_name[k] = strcpy(r->pg_names + used, strat[s]);
             r->in.n_pg++;
         }
-        struct trace t;
-        trace_init(&t);
-        snprintf(path, sizeof path, "%s_%s.csv", name, strat[s]);
         double j[2] = { 0, 0 };
-        int rc = read_phase(&t, path, ph, e);
-        if (!rc)
-            report_trace_energy(&t, j);
-        trace_free(&t);
-        if (rc)
-            return -1;
+        if (s == timed) {   /* read already: the ops this phase added to r->t */
+            const struct trace view = { r->t.ops + from, r->t.n - from, 0 };
+            report_trace_energy(&view, j);
+        } else {
+            struct trace t;
+            trace_init(&t);
+            snprintf(path, sizeof path, "%s_%s.csv", name, strat[s]);
+            int rc = read_phase(&t, path, ph, e);
+            if (!rc)
+                report_trace_energy(&t, j);
+            trace_free(&t);
+            if (rc)
+                return -1;
+        }
         r->in.pg_energy_J[k][p] += j[0] + j[1];
     }
     return 0;
