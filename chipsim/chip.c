@@ -6,68 +6,131 @@
 
 #define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
 #define D(k, d, fl, ...) FIELD(#k, FT_DOUBLE, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
-#define B(k, d) FIELD(#k, FT_BOOL, offsetof(struct chip_config, k), d, NULL, 0)
+#define B(k, d, ...) FIELD(#k, FT_BOOL, offsetof(struct chip_config, k), d, NULL, 0, __VA_ARGS__)
 #define S(k, d, fl, ...) FIELD(#k, FT_STR, offsetof(struct chip_config, k), 0, d, fl, __VA_ARGS__)
 /* Required, positive, non-negative; a rate (GB/s, GHz) is at least FIELD_RATE_MIN. */
 enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_RATE };
 /* "matrix_tflops.bf16", ...: one field per precision (traces/precision.h). */
-#define PEAK_FIELD(unit, e, n, t, b, f) \
-    FIELD(#unit "." n, FT_DOUBLE, offsetof(struct chip_config, unit[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e7),
+#define PEAK_DOC_matrix_tflops "the matrix units (systolic arrays, tensor cores)"
+#define PEAK_DOC_vector_tflops "the vector units (VPU, CUDA cores)"
+#define PEAK_FIELD(unit, e, n, t, b, f)                                                                          \
+    FIELD(#unit "." n, FT_DOUBLE, offsetof(struct chip_config, unit[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e7, \
+          .doc = "Dense " n " peak of " PEAK_DOC_##unit "; 0: not declared (docs/hardware.md says what runs "      \
+                 "then). Physical profile only."),
+/* Each kernel class: what it is and the size n its efficiency curve is read at. */
+#define KC_DOC_gemm "matrix multiplications"
+#define KC_DOC_gemv "matrix-vector products (at most 16 rows)"
+#define KC_DOC_attention "attention kernels"
+#define KC_DOC_elementwise "elementwise vector ops"
+#define KC_DOC_activation "activation functions"
+#define KC_DOC_reduction "reductions and normalisations"
+#define KC_DOC_softmax "softmaxes"
+#define KC_DOC_collective "collectives over ICI and DCN"
+#define KC_SIZE_gemm "MACs"
+#define KC_SIZE_gemv "MACs"
+#define KC_SIZE_attention "MACs"
+#define KC_SIZE_elementwise "elements"
+#define KC_SIZE_activation "elements"
+#define KC_SIZE_reduction "elements"
+#define KC_SIZE_softmax "elements"
+#define KC_SIZE_collective "bytes"
 /* "kernel_efficiency.gemm.e_max", ".n_half", then one per precision. */
 #define EFF_PREC_FIELD(k, e, n, t, b, f)                                                                  \
     FIELD("kernel_efficiency." #k "." n, FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].by_prec[PREC_##e]), \
-          0, NULL, N | FF_EXT, .hi = 1.0),
+          0, NULL, N | FF_EXT, .hi = 1.0, .doc = "e_max of " KC_DOC_##k " in " n " (0: e_max)."),
 /* "kernel_efficiency.gemm.fp32_t0_ns": one fixed time per precision. */
 #define EFF_T0_FIELD(k, e, n, t, b, f)                                                                       \
     FIELD("kernel_efficiency." #k "." n "_t0_ns", FT_DOUBLE,                                               \
-          offsetof(struct chip_config, kernel_eff[KC_##k].t0_by_prec[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e9),
+          offsetof(struct chip_config, kernel_eff[KC_##k].t0_by_prec[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e9, \
+          .doc = "t0_ns of " KC_DOC_##k " in " n " (0: t0_ns)."),
 #define EFF_FIELDS(k)                                                                                      \
     FIELD("kernel_efficiency." #k ".e_max", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].e_max), 1.0, \
-          NULL, FF_EXT, .lo = 0.01, .hi = 1.0),                                                            \
+          NULL, FF_EXT, .lo = 0.01, .hi = 1.0,                                                             \
+          .doc = "The largest fraction of the roofline " KC_DOC_##k " reach: the time of one of n "         \
+                 KC_SIZE_##k " is divided by e_max x n / (n + n_half). Physical profile only."),           \
     FIELD("kernel_efficiency." #k ".n_half", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].n_half), 0, \
-          NULL, N | FF_EXT),                                                                               \
+          NULL, N | FF_EXT, .unit = KC_SIZE_##k,                                                           \
+          .doc = "The size at which " KC_DOC_##k " reach half of e_max (0: every size reaches e_max)."),  \
     FIELD("kernel_efficiency." #k ".t0_ns", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].t0_ns), 0, \
-          NULL, N | FF_EXT, .hi = 1e9),                                                                    \
+          NULL, N | FF_EXT, .hi = 1e9,                                                                     \
+          .doc = "A fixed time added to each of the " KC_DOC_##k " (launch, synchronisation)."),          \
     PRECISION_LIST(EFF_PREC_FIELD, k)                                                                     \
     PRECISION_LIST(EFF_T0_FIELD, k)
 
-/* Order = the reference class's field order (used for the sim_config dump). */
+/* Order = the reference class's field order (used for the sim_config dump).
+ * "Unused" fields are read and kept, as the reference keeps them, but no
+ * result depends on them. */
 static const struct field_desc chip_field_list[] = {
-    S(name, "5p", 0),
-    I(num_sa, 8, R, .lo = 1, .hi = FIELD_UNITS_MAX), I(num_vu, 6, R, .lo = 1, .hi = FIELD_UNITS_MAX),
-    I(num_vu_ports, 6, R, .lo = 1, .hi = FIELD_UNITS_MAX),
-    D(hbm_bw_GBps, 2765.0, R | RATE), I(hbm_latency_ns, 500, N), I(vmem_size_MB, 128, R),
-    D(freq_GHz, 1.75, R | RATE, .lo = FIELD_RATE_MIN, .hi = 1000), I(sa_dim, 128, R, .lo = 1, .hi = FIELD_UNITS_MAX), I(hbm_size_GB, 95, R),
-    D(ici_bw_GBps, 200.0, R | RATE), D(dcn_bw_GBps, 25.0, P | RATE), D(pcie_bw_GBps, 32.0, P | RATE),
-    I(ici_latency_ns, 3330, N), I(dcn_latency_ns, 3700, N), I(pcie_latency_ns, 400, N),
-    D(TDP_W, 350.0, N), D(min_power_W, 1.0, N), D(avg_power_W, 1.0, N), D(max_power_W, 331.0, N),
-    D(HBM_GBps_per_W, 123.5, N), D(ICI_GBps_per_W, 56.583, N),
-    S(ICI_topology, "TORUS_3D", 0, .one_of = "TORUS_2D|TORUS_3D"),
-    D(embodied_carbon_kgCO2, 585.0, N),
-    B(use_vu_for_small_matmul, 1),
-    D(static_power_W_per_sa, 1.35868996, N), D(static_power_W_per_vu, 0.475076728, N),
-    D(static_power_vmem_W, 24.21353615, N), D(static_power_ici_W, 6.114104803, N),
-    D(static_power_hbm_mc_W, 10.264041296, N), D(static_power_hbm_phy_W, 15.396061944, N),
-    D(static_power_other_W, 44.82811018, N),
-    D(dynamic_power_W_per_SA, 28.19413333, N), D(dynamic_power_W_per_VU, 2.65216, N),
-    D(dynamic_power_vmem_W, 50.18368, N), D(dynamic_power_ici_W_per_GBps, 0.01767315271, N),
-    D(dynamic_power_hbm_W_per_GBps, 0.01261538462, N), D(dynamic_power_other_W, 0.0, N),
-    S(pg_config, "NoPG", 0),
-    B(enable_dvfs, 0),
+    S(name, "5p", 0, .doc = "The chip's label in outputs."),
+    I(num_sa, 8, R, .lo = 1, .hi = FIELD_UNITS_MAX, .doc = "Systolic arrays (matrix units) per chip."),
+    I(num_vu, 6, R, .lo = 1, .hi = FIELD_UNITS_MAX,
+      .doc = "Vector units per chip, each 8 x 128 lanes (a GPU: lanes / 1024)."),
+    I(num_vu_ports, 6, R, .lo = 1, .hi = FIELD_UNITS_MAX,
+      .doc = "Vector-memory ports; the vector memory's bandwidth is ports x 8 x 128 x 4 bytes per cycle."),
+    D(hbm_bw_GBps, 2765.0, R | RATE, .doc = "HBM (main memory) bandwidth per chip."),
+    I(hbm_latency_ns, 500, N, .doc = "The least time of an operator's HBM traffic."),
+    I(vmem_size_MB, 128, R,
+      .doc = "On-chip vector memory (VMEM, a GPU's L2) per chip: operators tile to fit it; also sizes its power."),
+    D(freq_GHz, 1.75, R | RATE, .lo = FIELD_RATE_MIN, .hi = 1000, .doc = "Clock frequency of the compute units."),
+    I(sa_dim, 128, R, .lo = 1, .hi = FIELD_UNITS_MAX,
+      .doc = "Side of each systolic array (sa_dim x sa_dim multiply-accumulate cells)."),
+    I(hbm_size_GB, 95, R, .doc = "HBM capacity per chip; a run whose footprint exceeds it is out of memory."),
+    D(ici_bw_GBps, 200.0, R | RATE, .doc = "Inter-chip interconnect (ICI, NVLink) bandwidth per chip and torus axis: a collective over k axes gets k times it."),
+    D(dcn_bw_GBps, 25.0, P | RATE, .doc = "Data-centre network bandwidth per chip, between pods."),
+    D(pcie_bw_GBps, 32.0, P | RATE, .doc = "Host link bandwidth, used when the KV cache is swapped to host memory."),
+    I(ici_latency_ns, 3330, N, .doc = "Latency of one step of an ICI collective: one over p chips takes at least p - 1 steps."),
+    I(dcn_latency_ns, 3700, N, .doc = "Latency of one step of a DCN collective (training across pods)."),
+    I(pcie_latency_ns, 400, N, .doc = "The least time of a KV-cache swap over the host link."),
+    D(TDP_W, 350.0, N, .doc = "Thermal design power: the power cap when power_cap_W is 0."),
+    D(min_power_W, 1.0, N, .doc = "Unused (the reference's ChipConfig)."),
+    D(avg_power_W, 1.0, N, .doc = "Unused (the reference's ChipConfig)."),
+    D(max_power_W, 331.0, N, .doc = "Unused (the reference's ChipConfig)."),
+    D(HBM_GBps_per_W, 123.5, N, .doc = "Unused (the reference's ChipConfig)."),
+    D(ICI_GBps_per_W, 56.583, N, .doc = "Unused (the reference's ChipConfig)."),
+    S(ICI_topology, "TORUS_3D", 0, .one_of = "TORUS_2D|TORUS_3D",
+      .doc = "Shape of the ICI network: it sets the bisection bandwidth of all-to-alls (DLRM, MoE) and how chips split over axes."),
+    D(embodied_carbon_kgCO2, 585.0, N, .doc = "Carbon emitted making one chip (with its share of the board)."),
+    B(use_vu_for_small_matmul, 1,
+      .doc = "Run a matmul on the vector units when the systolic arrays would be over 4 times slower (small matmuls)."),
+    D(static_power_W_per_sa, 1.35868996, N, .doc = "Leakage power of one systolic array."),
+    D(static_power_W_per_vu, 0.475076728, N, .doc = "Leakage power of one vector unit."),
+    D(static_power_vmem_W, 24.21353615, N, .doc = "Leakage power of the vector memory."),
+    D(static_power_ici_W, 6.114104803, N, .doc = "Leakage power of the ICI links."),
+    D(static_power_hbm_mc_W, 10.264041296, N, .doc = "Leakage power of the HBM memory controllers."),
+    D(static_power_hbm_phy_W, 15.396061944, N, .doc = "Leakage power of the HBM physical interface."),
+    D(static_power_other_W, 44.82811018, N, .doc = "Leakage power of everything else on the chip (never gated)."),
+    D(dynamic_power_W_per_SA, 28.19413333, N, .doc = "Dynamic power of one systolic array while busy."),
+    D(dynamic_power_W_per_VU, 2.65216, N, .doc = "Dynamic power of one vector unit while busy."),
+    D(dynamic_power_vmem_W, 50.18368, N, .doc = "Dynamic power of the vector memory at full bandwidth."),
+    D(dynamic_power_ici_W_per_GBps, 0.01767315271, N, .doc = "Dynamic ICI power per GB/s carried."),
+    D(dynamic_power_hbm_W_per_GBps, 0.01261538462, N, .doc = "Dynamic HBM power per GB/s carried."),
+    D(dynamic_power_other_W, 0.0, N, .doc = "Dynamic power of everything else while the chip runs."),
+    S(pg_config, "NoPG", 0, .doc = "Unused: the power-gating strategy comes from --pg (docs/power-gating.md)."),
+    B(enable_dvfs, 0, .doc = "Take component powers from the voltage-frequency tables in the energy pass (the reference's DVFS tables)."),
     /* npusim's own: the power cap the physical profile throttles to (0: TDP_W),
      * the published idle power, and where those figures come from. */
-    D(power_cap_W, 0.0, N | FF_EXT), D(idle_power_W, 0.0, N | FF_EXT),
-    S(power_data_source, "", FF_EXT),
+    D(power_cap_W, 0.0, N | FF_EXT,
+      .doc = "The power an operator may draw: above it its compute is slowed to fit (0: TDP_W). Physical profile only."),
+    D(idle_power_W, 0.0, N | FF_EXT,
+      .doc = "Published power of an idle chip, for fleets and carbon (0: the static powers' sum)."),
+    S(power_data_source, "", FF_EXT, .doc = "Where the power figures come from (a citation)."),
     /* Calibration of the dynamic powers to a measured maximum (physical profile only). */
-    D(dynamic_power_scale, 1.0, FF_EXT, .lo = 0.01, .hi = 10.0),
+    D(dynamic_power_scale, 1.0, FF_EXT, .lo = 0.01, .hi = 10.0,
+      .doc = "Multiplies every dynamic power, to match a measured maximum. Physical profile only."),
     /* The achieved fraction of the MXU peak on large matmuls (physical profile only). */
-    D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0),
-    S(calibration_source, "", FF_EXT),
-    D(price_per_chip_hour_usd, 0.0, N | FF_EXT),
-    S(hardware_source, "", FF_EXT),
-    S(process_node, "", FF_EXT), D(die_area_mm2, 0.0, N | FF_EXT, .hi = 1e5), S(embodied_carbon_source, "", FF_EXT),
+    D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0,
+      .doc = "The achieved fraction of the systolic arrays' peak: every matrix-unit time is divided by it. "
+             "Physical profile only."),
+    S(calibration_source, "", FF_EXT, .doc = "Where mxu_efficiency and dynamic_power_scale come from."),
+    D(price_per_chip_hour_usd, 0.0, N | FF_EXT, .doc = "Rental price of one chip for an hour, for cost per token."),
+    S(hardware_source, "", FF_EXT, .doc = "Where the chip's figures come from (datasheets, papers)."),
+    S(process_node, "", FF_EXT, .doc = "Manufacturing process, as a label (\"TSMC N4\")."),
+    D(die_area_mm2, 0.0, N | FF_EXT, .hi = 1e5, .doc = "Die area, as a label beside the embodied carbon."),
+    S(embodied_carbon_source, "", FF_EXT, .doc = "Where embodied_carbon_kgCO2 comes from."),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
-    FIELD("memory_levels", FT_MEM_LEVELS, offsetof(struct chip_config, memory_levels), 0, NULL, FF_EXT),
+    FIELD("memory_levels", FT_MEM_LEVELS, offsetof(struct chip_config, memory_levels), 0, NULL, FF_EXT,
+          .doc = "On-chip memory levels, innermost first, each {name, capacity_KiB per instance, fill_GBps "
+                 "from the next level out}: operators tile to each level (docs/hardware.md)."),
     PRECISION_LIST(PEAK_FIELD, matrix_tflops)
     PRECISION_LIST(PEAK_FIELD, vector_tflops)
     KERNEL_CLASS_LIST(EFF_FIELDS)

@@ -1,8 +1,8 @@
-/* cmd_fields.c — `npusim fields`: every config field with its type, default
- * and the range it is checked against when loaded.
+/* cmd_fields.c — `npusim fields`: every config field with its type, unit,
+ * default, the range it is checked against when loaded, and its meaning.
  *
  * Printed from the field tables themselves (traces/fields.h), so the
- * configuration reference (docs/config-reference.md, whose tables are this
+ * configuration reference (docs/configs.md, whose tables are this
  * command's output) cannot drift from what the loader checks; a CLI test
  * compares the two. No data structure of its own. */
 #include <stdio.h>
@@ -11,22 +11,16 @@
 #include "chipsim/chip.h"
 #include "cli/cli.h"
 #include "opsgen/model.h"
+#include "power/pg.h"
 #include "power/system.h"
 #include "traces/fields.h"
 
 static const char fields_help[] =
     "usage: npusim fields\n"
     "\n"
-    "Prints every model, chip and system config field as Markdown tables: its type,\n"
-    "default and the range it is checked against when a config file or --set is\n"
-    "loaded (docs/config-reference.md is this output).\n";
-
-static const char *type_name(enum field_type t)
-{
-    static const char *const names[] = { "integer", "number", "boolean", "text", "integer list", "MLP layers",
-                                         "memory levels" };
-    return names[t];
-}
+    "Prints every model, chip, system and power-gating strategy field as Markdown\n"
+    "tables: its type, unit, default, the range it is checked against when a config\n"
+    "file or --set is loaded, and what it means (docs/configs.md is this output).\n";
 
 /* %.17g without trailing noise: 2^24 and 1e15 print as written. */
 static void num_text(char *buf, size_t n, double v)
@@ -73,9 +67,11 @@ static void print_range(const struct field_desc *f)
         printf("%s%s to %s", open_lo ? "above " : "", lo, hi);
 }
 
+static const char table_head[] = "| field | type | unit | default | range | meaning |\n|---|---|---|---|---|---|\n";
+
 static void print_table(const char *title, const struct field_table *t)
 {
-    printf("\n### %s\n\n| field | type | default | range |\n|---|---|---|---|\n", title);
+    printf("\n### %s\n\n%s", title, table_head);
     for (size_t i = 0; i < t->n; i++) {
         const struct field_desc *f = &t->f[i];
         char def[300];
@@ -88,9 +84,32 @@ static void print_table(const char *title, const struct field_table *t)
         }
         if (f->flags & FF_REQUIRED)
             snprintf(def, sizeof def, "required");
-        printf("| `%s` | %s | %s | ", f->key, type_name(f->type), def);
+        const char *unit = fields_unit(f);
+        printf("| `%s` | %s | %s | %s | ", f->key, fields_type_name(f->type), unit[0] ? unit : "-", def);
         print_range(f);
-        printf(" |\n");
+        printf(" | %s |\n", f->doc ? f->doc : "");
+    }
+}
+
+/* The power-gating strategy file's fields (power/pg.h), defaults from
+ * pg_strategy_default. */
+static void print_strategy_table(void)
+{
+    struct pg_strategy def;
+    pg_strategy_default(&def);
+    printf("\n### Power-gating strategy (`--pg FILE`)\n\n%s", table_head);
+    for (int i = 0; i < pg_field_count(); i++) {
+        struct pg_field_doc d;
+        pg_field_describe(i, &d);
+        printf("| `%s` | %s | %s | ", d.key, d.type, d.unit[0] ? d.unit : "-");
+        if (strcmp(d.key, "name") == 0) {
+            fputs("the file's name", stdout);
+        } else {
+            fputc('`', stdout);
+            pg_field_write(i, &def, stdout);
+            fputc('`', stdout);
+        }
+        printf(" | %s | %s |\n", d.allowed, d.doc);
     }
 }
 
@@ -116,5 +135,6 @@ int cmd_fields(int argc, char **argv)
     printf("<!-- printed by `npusim fields`: edit the field tables, not this text -->\n");
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         print_table(tables[i].title, tables[i].t);
+    print_strategy_table();
     return 0;
 }

@@ -25,8 +25,9 @@ static const char list_help[] =
     "\n"
     "Lists what can be named, one line each: models (family, layers, width), chips\n"
     "(dense bf16 peak, HBM size and bandwidth), systems (PUE, carbon intensity),\n"
-    "power-gating strategies (what each gates) and every config field (its table and\n"
-    "type; `npusim fields` gives ranges and defaults). Names are found where -m, -c and -s\n"
+    "power-gating strategies (what each gates) and every config and strategy field (its\n"
+    "table, type, unit and meaning; `npusim fields` adds ranges and defaults). Names are\n"
+    "found where -m, -c and -s\n"
     "look: --configs DIR, $NPUSIM_CONFIGS, the configs beside the binary, the installed\n"
     "share folder, ./configs.\n"
     "\n"
@@ -115,17 +116,24 @@ static int list_strategies(void)
     return 0;
 }
 
+/* One line a field: key, table, type, unit and meaning (npusim fields has ranges and defaults). */
 static int list_fields(void)
 {
     const struct field_table *t[16];
     int n = model_all_tables(t, 14);
     t[n++] = &chip_fields;
     t[n++] = &system_fields;
-    static const char *const type[] = { "integer", "number", "boolean", "text", "integer list", "MLP layers",
-                                        "memory levels" };
     for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < t[i]->n; k++)
-            printf("%-48s %-8s %s\n", t[i]->f[k].key, t[i]->what, type[t[i]->f[k].type]);
+        for (size_t k = 0; k < t[i]->n; k++) {
+            const struct field_desc *f = &t[i]->f[k];
+            printf("%-48s %-8s %-13s %-10s %s\n", f->key, t[i]->what, fields_type_name(f->type),
+                   fields_unit(f)[0] ? fields_unit(f) : "-", f->doc);
+        }
+    for (int i = 0; i < pg_field_count(); i++) {
+        struct pg_field_doc d;
+        pg_field_describe(i, &d);
+        printf("%-48s %-8s %-13s %-10s %s\n", d.key, "strategy", d.type, d.unit[0] ? d.unit : "-", d.doc);
+    }
     return 0;
 }
 

@@ -6,29 +6,46 @@
 
 #define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct model_config, k), d, NULL, fl, __VA_ARGS__)
 #define DB(k, d, fl, ...) FIELD(#k, FT_DOUBLE, offsetof(struct model_config, k), d, NULL, fl, __VA_ARGS__)
-#define B(k, d) FIELD(#k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0)
+#define B(k, d, ...) FIELD(#k, FT_BOOL, offsetof(struct model_config, k), d, NULL, 0, __VA_ARGS__)
 #define S(k, d, fl, ...) FIELD(#k, FT_STR, offsetof(struct model_config, k), 0, d, fl, __VA_ARGS__)
-#define L(k, d, fl) FIELD(#k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl)
-#define LAYERS(k, fl) FIELD(#k, FT_LAYERS, offsetof(struct model_config, k), 0, NULL, fl)
+#define L(k, d, fl, ...) FIELD(#k, FT_INT_LIST, offsetof(struct model_config, k), 0, d, fl, __VA_ARGS__)
+#define LAYERS(k, fl, ...) FIELD(#k, FT_LAYERS, offsetof(struct model_config, k), 0, NULL, fl, __VA_ARGS__)
 /* A nested JSON key stored in a flat member. */
 #define NI(key, m, d, fl, ...) FIELD(key, FT_INT, offsetof(struct model_config, m), d, NULL, fl, __VA_ARGS__)
-#define NL(key, m, d, fl) FIELD(key, FT_INT_LIST, offsetof(struct model_config, m), 0, d, fl)
+#define NL(key, m, d, fl, ...) FIELD(key, FT_INT_LIST, offsetof(struct model_config, m), 0, d, fl, __VA_ARGS__)
 #define TABLE(name, what, list) \
     const struct field_table name = { what, list, sizeof list / sizeof list[0] }
 enum { P = FF_POSITIVE, N = FF_NONNEG };
+#define AXES_DOC(group) \
+    "Torus axes the " group " group spans: its collectives use the ICI bandwidth of each (a sweep sets them " \
+    "from the chip's torus)."
 
 static const struct field_desc base_list[] = {
-    S(model_name, "model", 0), S(model_type, "", FF_REQUIRED),
+    S(model_name, "model", 0, .doc = "The model's label in outputs; a name holding \"deepseek\" is a mixture of experts."),
+    S(model_type, "", FF_REQUIRED,
+      .doc = "The family: llm (Llama, DeepSeek), dit, dlrm or gligen. It picks the generator and which fields apply."),
+    I(global_batch_size, 1, P, .unit = "sequences",
+      .doc = "Requests (sequences, images, samples) per step over every chip; --batch sets it, and the "
+             "per-pod microbatch follows from it."),
     /* A chip count past 2^20 (a million chips) is no machine; DLRM keeps one op list per chip. */
-    I(global_batch_size, 1, P), I(num_chips, 1, P, .lo = 1, .hi = 1048576),
-    I(data_parallelism_degree, 1, P), I(tensor_parallelism_degree, 1, P),
-    I(pipeline_parallelism_degree, 1, P),
-    I(num_data_parallel_axes, 1, N), I(num_tensor_parallel_axes, 1, N),
-    I(num_pipeline_parallel_axes, 1, N),
-    I(data_parallel_degree_dcn, 1, P), I(tensor_parallel_degree_dcn, 1, P),
-    I(pipeline_parallel_degree_dcn, 1, P),
-    I(microbatch_size_dcn, 1, P), I(microbatch_size_ici, 1, P),
-    S(output_file_path, "./output.csv", 0),
+    I(num_chips, 1, P, .lo = 1, .hi = 1048576, .unit = "chips", .doc = "Chips the model runs on, over every pod."),
+    I(data_parallelism_degree, 1, P, .doc = "Data-parallel replicas within a pod (over ICI): each takes a share of the batch."),
+    I(tensor_parallelism_degree, 1, P,
+      .doc = "Tensor-parallel ways within a pod (over ICI): each layer's weights split over that many chips."),
+    I(pipeline_parallelism_degree, 1, P,
+      .doc = "Pipeline stages within a pod (over ICI): the layers split into that many consecutive stages."),
+    I(num_data_parallel_axes, 1, N, .doc = AXES_DOC("data-parallel")),
+    I(num_tensor_parallel_axes, 1, N, .doc = AXES_DOC("tensor-parallel")),
+    I(num_pipeline_parallel_axes, 1, N, .doc = AXES_DOC("pipeline-parallel")),
+    I(data_parallel_degree_dcn, 1, P, .doc = "Data-parallel replicas across pods, over the data-centre network (DCN)."),
+    I(tensor_parallel_degree_dcn, 1, P, .doc = "Tensor-parallel ways across pods, over DCN."),
+    I(pipeline_parallel_degree_dcn, 1, P, .doc = "Pipeline stages across pods, over DCN."),
+    I(microbatch_size_dcn, 1, P, .unit = "sequences", .doc = "Unused (the reference's ModelConfig); set from the batch."),
+    I(microbatch_size_ici, 1, P, .unit = "sequences",
+      .doc = "Sequences a pod processes per step: the LLM generators take their batch from it (divided by "
+             "data_parallelism_degree per chip); --batch and sweeps set it from global_batch_size."),
+    S(output_file_path, "./output.csv", 0,
+      .doc = "The trace's path as the reference names it; kept in the statistics (-o chooses where files go)."),
 };
 TABLE(model_base_fields, "model", base_list);
 
@@ -36,83 +53,132 @@ TABLE(model_base_fields, "model", base_list);
 #define MODEL_FORMATS "fp32|bf16|fp16|fp8|fp8_e4m3|fp8_e5m2|int8|int4|fp4"
 
 static const struct field_desc llm_list[] = {
-    I(input_seqlen, 4096, P), I(output_seqlen, 512, P),
-    I(d_model, 4096, P), I(num_heads, 64, P), I(num_kv_heads, -1, 0), I(d_head, 64, P),
-    I(d_ff, 11008, P), I(num_layers, 80, P), S(ffn_type, "llama", 0), I(decode_width, 1, P),
-    B(use_flash_attention, 1), B(enable_swap_kv_cache, 0),
-    I(max_swap_kv_cache_times_prefill, 2, P), I(max_swap_kv_cache_times_decode, 16, P),
+    I(input_seqlen, 4096, P, .unit = "tokens", .doc = "Prompt length: the tokens prefill processes per sequence."),
+    I(output_seqlen, 512, P, .unit = "tokens", .doc = "Tokens generated per sequence: the decode iterations."),
+    I(d_model, 4096, P, .doc = "Hidden size (the model's width)."),
+    I(num_heads, 64, P, .doc = "Query heads per attention layer."),
+    I(num_kv_heads, -1, 0,
+      .doc = "Key-value heads (grouped-query attention); divides num_heads. -1: one per query head; absent: num_heads."),
+    I(d_head, 64, P, .doc = "Size of each attention head."),
+    I(d_ff, 11008, P, .doc = "Hidden size of the feed-forward network (of each dense layer)."),
+    I(num_layers, 80, P, .doc = "Transformer layers."),
+    S(ffn_type, "llama", 0,
+      .doc = "Feed-forward shape: llama or swiglu (gated SiLU, three matmuls), geglu (gated GELU), default or "
+             "gelu (two matmuls, GELU), relu, deepseek_moe (mixture of experts)."),
+    I(decode_width, 1, P, .unit = "tokens", .doc = "Query tokens per decode iteration (wider for speculative decoding)."),
+    B(use_flash_attention, 1, .doc = "Fused attention in prefill: the score matrix never goes to HBM."),
+    B(enable_swap_kv_cache, 0,
+      .doc = "When the KV cache does not fit in HBM, swap its excess to host memory over the host link."),
+    I(max_swap_kv_cache_times_prefill, 2, P,
+      .doc = "Chunks the prefill's excess KV cache is swapped in (at most num_layers)."),
+    I(max_swap_kv_cache_times_decode, 16, P,
+      .doc = "Chunks the decode's excess KV cache is swapped in (at most num_layers)."),
     /* npusim's own: the token vocabulary (embedding lookup and LM head; 0: none).
      * 32000 as Hugging Face's LlamaConfig when a file does not say. */
-    I(vocab_size, 32000, N | FF_EXT),
-    /* npusim's own: attention and FFN read the same normalised input and
-     * their outputs are summed (GPT-J, PaLM); false: one after the other. */
+    I(vocab_size, 32000, N | FF_EXT, .unit = "tokens",
+      .doc = "Token vocabulary: sizes the embedding lookup and the LM head (0: neither). Default profile only."),
     /* npusim's own: ZeRO sharding over the data-parallel degree in training
      * (1: optimizer states; 2: and gradients; 3 = FSDP: and weights). */
-    I(zero_stage, 0, N | FF_EXT, .lo = 0, .hi = 3),
+    I(zero_stage, 0, N | FF_EXT, .lo = 0, .hi = 3,
+      .doc = "Training: ZeRO sharding over the data-parallel replicas (1: optimizer states; 2: and gradients; "
+             "3, FSDP: and weights)."),
     /* npusim's own: training rematerialisation; "full" recomputes every
      * layer's forward pass in the backward pass. */
-    S(remat, "none", FF_EXT, .one_of = "none|full"),
-    FIELD("parallel_attn_ffn", FT_BOOL, offsetof(struct model_config, parallel_attn_ffn), 0, NULL, FF_EXT),
+    S(remat, "none", FF_EXT, .one_of = "none|full",
+      .doc = "Training rematerialisation: full recomputes each layer's forward pass in the backward pass."),
+    /* npusim's own: attention and FFN read the same normalised input and
+     * their outputs are summed (GPT-J, PaLM); false: one after the other. */
+    FIELD("parallel_attn_ffn", FT_BOOL, offsetof(struct model_config, parallel_attn_ffn), 0, NULL, FF_EXT,
+          .doc = "Attention and FFN read the same normalised input and their outputs are summed (GPT-J, PaLM)."),
     /* npusim's own: the number formats of the weights (int8 or int4 with bf16
      * activations: weight-only quantisation), activations and KV cache. */
-    S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
-    S(activation_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
-    S(kv_cache_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS),
+    S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS,
+      .doc = "Format of the weights; a matmul computes in the wider of its operands' formats (int4 weights with "
+             "bf16 activations: weight-only quantisation)."),
+    S(activation_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS, .doc = "Format of the activations."),
+    S(kv_cache_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS, .doc = "Format of the KV cache."),
     /* npusim's own: block scales (128 and 128 as DeepSeek-V3's fp8; 128 and 1
      * as group-wise int4), 0: per-tensor scales, nothing to model. */
-    I(scale_block, 0, N | FF_EXT, .lo = 0, .hi = 65535), I(weight_scale_block_n, 0, N | FF_EXT, .lo = 0, .hi = 65535),
-    S(scale_dtype, "fp32", FF_EXT, .one_of = "fp32|bf16|fp16|fp8|fp8_e4m3|fp8_e5m2"),
+    I(scale_block, 0, N | FF_EXT, .lo = 0, .hi = 65535, .unit = "elements",
+      .doc = "Elements along K per scale of 8-bit and narrower tensors (128: DeepSeek-V3's fp8); 0: per-tensor scales."),
+    I(weight_scale_block_n, 0, N | FF_EXT, .lo = 0, .hi = 65535, .unit = "elements",
+      .doc = "Elements along N per weight scale (1: group-wise int4); 0: square blocks of scale_block."),
+    S(scale_dtype, "fp32", FF_EXT, .one_of = "fp32|bf16|fp16|fp8|fp8_e4m3|fp8_e5m2", .doc = "Format of the block scales."),
 };
 TABLE(model_llm_fields, "model", llm_list);
 
 static const struct field_desc moe_list[] = {
-    S(router_type, "topk", 0, .one_of = "topk"), /* Generators build ops per activated and shared expert: bounded like real MoEs. */
-    I(num_shared_experts, 1, N, .lo = 0, .hi = 1024), I(num_routed_experts, 256, P, .lo = 1, .hi = 65536),
-    I(num_activated_routed_experts_per_token, 8, P, .lo = 1, .hi = 1024), I(num_limited_groups, 4, P),
-    I(moe_d_ff, -1, 0), I(expert_parallelism_degree, 1, P), I(num_expert_parallel_axes, 1, N),
-    I(expert_parallel_degree_dcn, 1, P),
+    S(router_type, "topk", 0, .one_of = "topk", .doc = "Routing: each token goes to its top-k experts."),
+    /* Generators build ops per activated and shared expert: bounded like real MoEs. */
+    I(num_shared_experts, 1, N, .lo = 0, .hi = 1024, .doc = "Experts every token goes through."),
+    I(num_routed_experts, 256, P, .lo = 1, .hi = 65536, .doc = "Experts tokens are routed among."),
+    I(num_activated_routed_experts_per_token, 8, P, .lo = 1, .hi = 1024, .doc = "Routed experts per token (the k of top-k)."),
+    I(num_limited_groups, 4, P, .doc = "Device groups a token's experts are limited to: the all-to-all's fan-out."),
+    I(moe_d_ff, -1, 0, .doc = "Hidden size of each expert's feed-forward network (absent: d_ff)."),
+    I(expert_parallelism_degree, 1, P, .doc = "Expert-parallel ways within a pod: the experts split over that many chips."),
+    I(num_expert_parallel_axes, 1, N, .doc = AXES_DOC("expert-parallel")),
+    I(expert_parallel_degree_dcn, 1, P, .doc = "Expert-parallel ways across pods, over DCN."),
     /* npusim's own: how much more than the mean the busiest expert of a
      * device receives (routing imbalance; 1 = perfectly balanced). */
-    DB(moe_imbalance_factor, 1.0, FF_EXT, .lo = 1.0, .hi = 1024.0),
+    DB(moe_imbalance_factor, 1.0, FF_EXT, .lo = 1.0, .hi = 1024.0,
+       .doc = "How many times the mean load the busiest expert receives (1: balanced routing)."),
 };
 TABLE(model_moe_fields, "model", moe_list);
 
 static const struct field_desc deepseek_list[] = {
-    I(num_dense_layers, 1, N), I(kv_lora_rank, 0, FF_REQUIRED | P), I(q_lora_rank, 0, FF_REQUIRED | P),
-    I(qk_rope_head_dim, 0, FF_REQUIRED | P), I(qk_nope_head_dim, 0, FF_REQUIRED | P),
-    I(v_head_dim, 0, FF_REQUIRED | P),
+    I(num_dense_layers, 1, N, .doc = "Unused (the reference reads it; every layer is a mixture of experts)."),
+    I(kv_lora_rank, 0, FF_REQUIRED | P, .doc = "Rank of the compressed key-value latent (MLA)."),
+    I(q_lora_rank, 0, FF_REQUIRED | P, .doc = "Rank of the compressed query latent (MLA)."),
+    I(qk_rope_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head query-key dimensions that carry rotary position."),
+    I(qk_nope_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head query-key dimensions without position."),
+    I(v_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head value dimensions."),
 };
 TABLE(model_deepseek_fields, "model", deepseek_list);
 
 static const struct field_desc dit_list[] = {
-    I(image_width, 0, FF_REQUIRED | P), I(num_channels, 0, FF_REQUIRED | P),
-    I(patch_size, 0, FF_REQUIRED | P), I(num_diffusion_steps, 0, FF_REQUIRED | P, .lo = 1, .hi = 10000),
+    I(image_width, 0, FF_REQUIRED | P, .unit = "pixels", .doc = "Side of the square image the transformer sees."),
+    I(num_channels, 0, FF_REQUIRED | P, .doc = "Unused (the reference reads it)."),
+    I(patch_size, 0, FF_REQUIRED | P, .unit = "pixels",
+      .doc = "Side of each patch: (image_width / patch_size)^2 tokens per image."),
+    I(num_diffusion_steps, 0, FF_REQUIRED | P, .lo = 1, .hi = 10000, .doc = "Denoising steps per image."),
 };
 TABLE(model_dit_fields, "model", dit_list);
 
 static const struct field_desc dlrm_list[] = {
-    I(embedding_dim, 0, FF_REQUIRED | P),
-    L(num_indices_per_lookup, NULL, FF_REQUIRED | P), L(embedding_table_sizes, NULL, FF_REQUIRED | P),
-    I(num_dense_features, 0, FF_REQUIRED | P),
-    LAYERS(bottom_mlp_config, FF_REQUIRED), LAYERS(top_mlp_config, FF_REQUIRED),
-    S(interaction, "dot", 0, .one_of = "dot"),
+    I(embedding_dim, 0, FF_REQUIRED | P, .doc = "Width of each embedding vector."),
+    L(num_indices_per_lookup, NULL, FF_REQUIRED | P, .doc = "Rows gathered per sample from each table (pooling factor)."),
+    L(embedding_table_sizes, NULL, FF_REQUIRED | P, .unit = "rows", .doc = "Rows of each embedding table."),
+    I(num_dense_features, 0, FF_REQUIRED | P, .doc = "Unused (the reference reads it; the bottom MLP's input says it)."),
+    LAYERS(bottom_mlp_config, FF_REQUIRED, .doc = "The MLP over the dense features: [{in_features, out_features}, ...]."),
+    LAYERS(top_mlp_config, FF_REQUIRED, .doc = "The MLP over the interactions: [{in_features, out_features}, ...]."),
+    S(interaction, "dot", 0, .one_of = "dot", .doc = "Feature interaction: pairwise dot products."),
 };
 TABLE(model_dlrm_fields, "model", dlrm_list);
 
 static const struct field_desc gligen_list[] = {
-    I(num_diffusion_steps, 1, P, .lo = 1, .hi = 10000), I(total_num_diffusion_steps, 40, P, .lo = 1, .hi = 10000),
-    L(image_resolution, "512,512", P), I(image_num_channels, 3, P),
-    B(use_flash_attention, 0), S(output_dir, "./llava_ops", 0),
-    NL("unet_config.noisy_latent_resolution", noisy_latent_resolution, "64,64", P),
-    NI("unet_config.model_channels", model_channels, 320, P),
-    NL("unet_config.attention_resolutions", attention_resolutions, "4,2,1", 0),
-    NI("unet_config.num_res_blocks", num_res_blocks, 2, P, .lo = 1, .hi = 64),
-    NL("unet_config.channel_mult", channel_mult, "1,2,4,4", P),
-    NI("unet_config.num_heads", unet_num_heads, 8, P),
-    NI("unet_config.context_dim", context_dim, 768, P),
-    NI("grounding_input_config.text.input_seqlen", text_input_seqlen, 512, P),
-    NI("grounding_input_config.bbox.input_seqlen", bbox_input_seqlen, 8, P),
-    NI("grounding_input_config.bbox.grounding_token_feature_dim", grounding_token_feature_dim, 768, P),
+    I(num_diffusion_steps, 1, P, .lo = 1, .hi = 10000, .doc = "Denoising steps simulated."),
+    I(total_num_diffusion_steps, 40, P, .lo = 1, .hi = 10000,
+      .doc = "Denoising steps per image: a request's latency and throughput count this many runs of the simulated steps."),
+    L(image_resolution, "512,512", P, .unit = "pixels", .doc = "Output image height and width (two items)."),
+    I(image_num_channels, 3, P, .doc = "Colour channels of the output image."),
+    B(use_flash_attention, 0, .doc = "Fused attention: the score matrix never goes to HBM."),
+    S(output_dir, "./llava_ops", 0, .doc = "Unused (the reference's output folder)."),
+    NL("unet_config.noisy_latent_resolution", noisy_latent_resolution, "64,64", P, .unit = "pixels",
+       .doc = "Latent height and width the U-Net denoises."),
+    NI("unet_config.model_channels", model_channels, 320, P, .doc = "Channels of the U-Net's first level."),
+    NL("unet_config.attention_resolutions", attention_resolutions, "4,2,1", 0,
+       .doc = "Downsampling factors at which the U-Net has attention blocks."),
+    NI("unet_config.num_res_blocks", num_res_blocks, 2, P, .lo = 1, .hi = 64, .doc = "Residual blocks per U-Net level."),
+    NL("unet_config.channel_mult", channel_mult, "1,2,4,4", P,
+       .doc = "Channel multiplier of each U-Net level (its length is the number of levels)."),
+    NI("unet_config.num_heads", unet_num_heads, 8, P, .doc = "Attention heads in the U-Net."),
+    NI("unet_config.context_dim", context_dim, 768, P, .doc = "Width of the text context cross-attention reads."),
+    NI("grounding_input_config.text.input_seqlen", text_input_seqlen, 512, P, .unit = "tokens",
+       .doc = "Text tokens of the prompt."),
+    NI("grounding_input_config.bbox.input_seqlen", bbox_input_seqlen, 8, P, .unit = "boxes",
+       .doc = "Grounding boxes per image."),
+    NI("grounding_input_config.bbox.grounding_token_feature_dim", grounding_token_feature_dim, 768, P,
+       .doc = "Unused (the reference stores it)."),
 };
 TABLE(model_gligen_fields, "model", gligen_list);
 

@@ -120,45 +120,59 @@ struct pg_field {
     enum pf_kind kind;
     size_t off;                   /* into struct pg_strategy */
     const struct pg_name *names;  /* PF_ENUM */
+    const char *doc;              /* its meaning (docs/configs.md) */
 };
 
-#define F(key, kind, member, names) { key, kind, offsetof(struct pg_strategy, member), names }
-#define COMPONENT_HEAD(P, p, c, names)                                        \
-    F(P "_PG_enabled", PF_BOOL, c.enabled, bool_names),                         \
-    F(P "_PG_policy", PF_ENUM, c.policy, policy_names),                         \
-    F(P "_temporal_granularity", PF_ENUM, c.temporal, temporal_names),          \
-    F(P "_spatial_granularity", PF_ENUM, c.spatial, names)
+#define F(key, kind, member, names, doc) { key, kind, offsetof(struct pg_strategy, member), names, doc }
+#define COMPONENT_HEAD(P, c, names, WHAT, POLICY_DOC, SPATIAL_DOC)                                        \
+    F(P "_PG_enabled", PF_BOOL, c.enabled, bool_names, "Gate " WHAT "."),                                \
+    F(P "_PG_policy", PF_ENUM, c.policy, policy_names, POLICY_DOC),                                       \
+    F(P "_temporal_granularity", PF_ENUM, c.temporal, temporal_names,                                     \
+      "How often the gate may switch: per instruction or per operator (APPLICATION is not implemented)."), \
+    F(P "_spatial_granularity", PF_ENUM, c.spatial, names, SPATIAL_DOC)
+#define LEVELS_DOC "Power at each level relative to leakage, highest first; the last is the gated power."
+#define UNUSED_DOC "Unused (read and kept, as the reference keeps it)."
 
 /* Key order = the reference class's field order = the order files are written in. */
 static const struct pg_field fields[] = {
-    F("name", PF_NAME, name, NULL),
-    COMPONENT_HEAD("SA", "sa", sa, sa_spatial),
-    F("sa_partition_shapes", PF_SHAPE, sa, NULL),
-    F("sa_power_level_factors", PF_LEVELS, sa, NULL),
-    F("sa_pe_pg_delay_cycles", PF_CYCLES, sa.pe_delay_cycles, NULL),
-    F("sa_pg_delay_cycles", PF_CYCLES, sa.delay_cycles, NULL),
-    COMPONENT_HEAD("VU", "vu", vu, vu_spatial),
-    F("vu_partition_shapes", PF_SHAPE, vu, NULL),
-    F("vu_power_level_factors", PF_LEVELS, vu, NULL),
-    F("vu_pg_delay_cycles", PF_CYCLES, vu.delay_cycles, NULL),
-    COMPONENT_HEAD("vmem", "vmem", vmem, vmem_spatial),
-    F("vmem_voltage_granularity", PF_ENUM, vmem.voltage, voltage_names),
-    F("vmem_power_level_factors", PF_LEVELS, vmem, NULL),
-    F("vmem_partition_size_bytes", PF_BYTES, vmem.partition_size_bytes, NULL),
-    F("vmem_partition_pg_delay_cycles", PF_CYCLES, vmem.delay_cycles, NULL),
-    F("vmem_HW_drowsy_period_cycles", PF_CYCLES, vmem.drowsy_period_cycles, NULL),
-    COMPONENT_HEAD("ici", "ici", ici, ici_spatial),
-    F("ici_power_level_factors", PF_LEVELS, ici, NULL),
-    F("ici_pg_delay_cycles", PF_CYCLES, ici.delay_cycles, NULL),
-    F("hbm_PG_enabled", PF_BOOL, hbm.enabled, bool_names),
-    F("hbm_PG_policy", PF_ENUM, hbm.policy, policy_names),
-    F("hbm_power_level_factors", PF_LEVELS, hbm, NULL),
-    F("hbm_refresh_interval_ns", PF_BYTES, hbm_refresh_interval_ns, NULL),
-    F("hbm_refresh_delay_ns", PF_BYTES, hbm_refresh_delay_ns, NULL),
-    F("hbm_pg_delay_cycles", PF_CYCLES, hbm.delay_cycles, NULL),
-    F("other_PG_enabled", PF_BOOL, other.enabled, bool_names),
-    F("other_PG_policy", PF_ENUM, other.policy, policy_names),
-    F("other_power_level_factors", PF_LEVELS, other, NULL),
+    F("name", PF_NAME, name, NULL, "The strategy's label (a file without it: its file name)."),
+    COMPONENT_HEAD("SA", sa, sa_spatial, "the systolic arrays", UNUSED_DOC,
+                   "PE: gate idle PEs by utilisation; COMPONENT: the whole array when idle (PARTITION is not "
+                   "implemented)."),
+    F("sa_partition_shapes", PF_SHAPE, sa, NULL, UNUSED_DOC),
+    F("sa_power_level_factors", PF_LEVELS, sa, NULL, LEVELS_DOC),
+    F("sa_pe_pg_delay_cycles", PF_CYCLES, sa.pe_delay_cycles, NULL, "Wake-up delay of a PE (PE granularity)."),
+    F("sa_pg_delay_cycles", PF_CYCLES, sa.delay_cycles, NULL,
+      "Wake-up delay of a whole array (COMPONENT granularity: its overhead and break-even time)."),
+    COMPONENT_HEAD("VU", vu, vu_spatial, "the vector units",
+                   "HW: idle detection, which adds wake-up time; SW: the compiler's setpm instructions, counted.",
+                   "ALU: gate idle ALUs by utilisation; COMPONENT: the whole unit (PARTITION is not implemented)."),
+    F("vu_partition_shapes", PF_SHAPE, vu, NULL, UNUSED_DOC),
+    F("vu_power_level_factors", PF_LEVELS, vu, NULL, LEVELS_DOC),
+    F("vu_pg_delay_cycles", PF_CYCLES, vu.delay_cycles, NULL, "Wake-up delay of a vector unit."),
+    COMPONENT_HEAD("vmem", vmem, vmem_spatial, "unused vector memory",
+                   "HW: a drowsy mode, which widens the energy window; SW: one setpm per operator.",
+                   "REGISTER_SIZE: 4 KiB units; PARTITION: vmem_partition_size_bytes units."),
+    F("vmem_voltage_granularity", PF_ENUM, vmem.voltage, voltage_names,
+      "Voltage levels of the vector memory (MULTI_LEVEL is not implemented)."),
+    F("vmem_power_level_factors", PF_LEVELS, vmem, NULL, LEVELS_DOC),
+    F("vmem_partition_size_bytes", PF_BYTES, vmem.partition_size_bytes, NULL, "Size of a vector-memory partition."),
+    F("vmem_partition_pg_delay_cycles", PF_CYCLES, vmem.delay_cycles, NULL, "Wake-up delay of a partition (HW policy)."),
+    F("vmem_HW_drowsy_period_cycles", PF_CYCLES, vmem.drowsy_period_cycles, NULL, "Period of the HW drowsy sweep."),
+    COMPONENT_HEAD("ici", ici, ici_spatial, "the inter-chip links", UNUSED_DOC,
+                   "COMPONENT: every link together (LINK is not implemented)."),
+    F("ici_power_level_factors", PF_LEVELS, ici, NULL, LEVELS_DOC),
+    F("ici_pg_delay_cycles", PF_CYCLES, ici.delay_cycles, NULL, "Wake-up delay of the links (twice per operator with ICI traffic)."),
+    F("hbm_PG_enabled", PF_BOOL, hbm.enabled, bool_names, "Gate HBM between DMA bursts."),
+    F("hbm_PG_policy", PF_ENUM, hbm.policy, policy_names,
+      "SW: gate when the idle gap is at least the break-even time; HW: at least 4 times it, adding wake-up time."),
+    F("hbm_power_level_factors", PF_LEVELS, hbm, NULL, LEVELS_DOC " HBM's (0.1) is the refresh cost."),
+    F("hbm_refresh_interval_ns", PF_BYTES, hbm_refresh_interval_ns, NULL, UNUSED_DOC),
+    F("hbm_refresh_delay_ns", PF_BYTES, hbm_refresh_delay_ns, NULL, UNUSED_DOC),
+    F("hbm_pg_delay_cycles", PF_CYCLES, hbm.delay_cycles, NULL, "Wake-up delay of HBM."),
+    F("other_PG_enabled", PF_BOOL, other.enabled, bool_names, "Must stay false: gating the rest of the chip is not supported."),
+    F("other_PG_policy", PF_ENUM, other.policy, policy_names, UNUSED_DOC),
+    F("other_power_level_factors", PF_LEVELS, other, NULL, "Set by _vary_Vth_; otherwise unused."),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -272,7 +286,13 @@ int pg_strategy_from_json_text(const char *text, const char *what, struct pg_str
             if (strcmp(fields[i].key, v->string) == 0)
                 f = &fields[i];
         if (!f) {
-            npu_errf(e, "%s: unknown field \"%s\" (docs/power-gating.md lists the fields)", what, v->string);
+            const char *keys[NFIELDS];
+            char hint[128];
+            for (size_t i = 0; i < NFIELDS; i++)
+                keys[i] = fields[i].key;
+            suggest_hint(hint, sizeof hint, v->string, keys, NFIELDS);
+            npu_errf(e, "%s: unknown field \"%s\"%s (docs/configs.md lists the fields)", what, v->string,
+                     hint);
             cJSON_Delete(j);
             return -1;
         }
@@ -311,43 +331,81 @@ static void put_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One field's value in s as JSON text. */
+static void put_field(FILE *f, const struct pg_field *d, const struct pg_strategy *s)
+{
+    const char *p = (const char *)s + d->off;
+    switch (d->kind) {
+    case PF_NAME: put_json_string(f, s->name); break;
+    case PF_BOOL: fputs(*(const bool *)p ? "true" : "false", f); break;
+    case PF_ENUM: fprintf(f, "\"%s\"", enum_spelling(d->names, *(const int *)p)); break;
+    case PF_LEVELS:
+    case PF_SHAPE: {
+        const struct pg_component *c = (const struct pg_component *)p;
+        int n = d->kind == PF_LEVELS ? c->n_levels : c->n_shape;
+        fputc('[', f);
+        for (int k = 0; k < n; k++) {
+            if (k)
+                fputs(", ", f);
+            if (d->kind == PF_LEVELS) {
+                char buf[40];
+                fputs(py_repr_double(c->levels[k], buf, sizeof buf), f);
+            } else {
+                fprintf(f, "%lld", (long long)c->shape[k]);
+            }
+        }
+        fputc(']', f);
+        break;
+    }
+    case PF_CYCLES: put_num(f, *(const double *)p); break;
+    case PF_BYTES: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
+    }
+}
+
 int pg_strategy_write_json(const struct pg_strategy *s, FILE *f)
 {
     fputs("{\n", f);
     for (size_t i = 0; i < NFIELDS; i++) {
-        const struct pg_field *d = &fields[i];
-        const char *p = (const char *)s + d->off;
-        fprintf(f, "  \"%s\": ", d->key);
-        switch (d->kind) {
-        case PF_NAME: put_json_string(f, s->name); break;
-        case PF_BOOL: fputs(*(const bool *)p ? "true" : "false", f); break;
-        case PF_ENUM: fprintf(f, "\"%s\"", enum_spelling(d->names, *(const int *)p)); break;
-        case PF_LEVELS:
-        case PF_SHAPE: {
-            const struct pg_component *c = (const struct pg_component *)p;
-            int n = d->kind == PF_LEVELS ? c->n_levels : c->n_shape;
-            fputc('[', f);
-            for (int k = 0; k < n; k++) {
-                if (k)
-                    fputs(", ", f);
-                if (d->kind == PF_LEVELS) {
-                    char buf[40];
-                    fputs(py_repr_double(c->levels[k], buf, sizeof buf), f);
-                } else {
-                    fprintf(f, "%lld", (long long)c->shape[k]);
-                }
-            }
-            fputc(']', f);
-            break;
-        }
-        case PF_CYCLES: put_num(f, *(const double *)p); break;
-        case PF_BYTES: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
-        }
+        fprintf(f, "  \"%s\": ", fields[i].key);
+        put_field(f, &fields[i], s);
         fputs(i + 1 < NFIELDS ? ",\n" : "\n", f);
     }
     fputs("}\n", f);
     return ferror(f) ? -1 : 0;
 }
+
+int pg_field_count(void) { return (int)NFIELDS; }
+
+void pg_field_describe(int i, struct pg_field_doc *out)
+{
+    /* Per kind: its type, unit and the values read_field accepts. */
+    static const struct { const char *type, *unit, *allowed; } kinds[] = {
+        [PF_NAME] = { "text", "", "text, at most 255 characters" },
+        [PF_BOOL] = { "boolean", "", "true or false" },
+        [PF_ENUM] = { "text", "", NULL },
+        [PF_LEVELS] = { "number list", "", "numbers, each at least 0" },
+        [PF_SHAPE] = { "integer list", "", "integers, each 0 to 1048576" },
+        [PF_CYCLES] = { "number", "cycles", "0 to 1e12" },
+        [PF_BYTES] = { "integer", "", "0 to 9e15" },
+    };
+    const struct pg_field *d = &fields[i];
+    out->key = d->key;
+    out->type = kinds[d->kind].type;
+    out->unit = d->kind == PF_BYTES ? (strstr(d->key, "_ns") ? "ns" : "bytes") : kinds[d->kind].unit;
+    out->doc = d->doc;
+    out->allowed[0] = '\0';
+    if (d->kind == PF_ENUM)
+        for (const struct pg_name *n = d->names; n->s; n++)
+            snprintf(out->allowed + strlen(out->allowed), sizeof out->allowed - strlen(out->allowed), "%s`%s`",
+                     n == d->names ? "" : ", ", n->s);
+    else if (d->kind == PF_LEVELS || d->kind == PF_SHAPE)
+        snprintf(out->allowed, sizeof out->allowed, "1 to %d %s", PG_MAX_LEVELS, kinds[d->kind].allowed);
+    else
+        snprintf(out->allowed, sizeof out->allowed, "%s",
+                 d->off == offsetof(struct pg_strategy, vmem.partition_size_bytes) ? "1 to 9e15" : kinds[d->kind].allowed);
+}
+
+void pg_field_write(int i, const struct pg_strategy *s, FILE *f) { put_field(f, &fields[i], s); }
 
 bool pg_strategy_equal(const struct pg_strategy *a, const struct pg_strategy *b)
 {

@@ -73,6 +73,17 @@ int pg_strategy_from_json_text(const char *text, const char *what, struct pg_str
 /* Writes s as a strategy JSON file (every field, in the reference's order). */
 int pg_strategy_write_json(const struct pg_strategy *s, FILE *f);
 
+/* The strategy file's fields, for the configuration reference (npusim
+ * fields, docs/configs.md): i from 0 to pg_field_count() - 1, in file order. */
+struct pg_field_doc {
+    const char *key, *type, *unit, *doc;
+    char allowed[128];   /* the values a file may give it */
+};
+int pg_field_count(void);
+void pg_field_describe(int i, struct pg_field_doc *out);
+/* Field i's value in s as JSON text (pg_strategy_default's: its default). */
+void pg_field_write(int i, const struct pg_strategy *s, FILE *f);
+
 /* The built-in named strategies (base names without suffixes). */
 int pg_builtin_count(void);
 const struct pg_strategy *pg_builtin(int i);

@@ -56,6 +56,38 @@ const struct field_desc *fields_find(const struct field_table *t, const char *ke
     return NULL;
 }
 
+const char *fields_type_name(enum field_type t)
+{
+    static const char *const names[] = { "integer", "number", "boolean", "text", "integer list", "MLP layers",
+                                         "memory levels" };
+    return names[t];
+}
+
+const char *fields_unit(const struct field_desc *f)
+{
+    /* Longest suffixes first: "_W_per_GBps" before "_GBps" and "_W". */
+    static const struct { const char *suffix, *unit; } units[] = {
+        { "_kgCO2_per_kWh", "kgCO2e/kWh" }, { "_W_per_GBps", "W per GB/s" }, { "_GBps_per_W", "GB/s per W" },
+        { "_W_per_sa", "W per SA" },        { "_W_per_SA", "W per SA" },     { "_W_per_vu", "W per VU" },
+        { "_W_per_VU", "W per VU" },        { "_kgCO2", "kgCO2e" },          { "_GBps", "GB/s" },
+        { "_GHz", "GHz" },                  { "_ns", "ns" },                 { "_W", "W" },
+        { "_MB", "MiB" },                   { "_GB", "GiB" },                { "_KiB", "KiB" },
+        { "_mm2", "mm^2" },                 { "_usd", "USD" },               { "_cycles", "cycles" },
+        { "_bytes", "bytes" },
+    };
+    if (f->unit)
+        return f->unit;
+    if (strstr(f->key, "tflops."))
+        return "TFLOP/s";
+    size_t n = strlen(f->key);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        size_t k = strlen(units[i].suffix);
+        if (n > k && strcmp(f->key + n - k, units[i].suffix) == 0)
+            return units[i].unit;
+    }
+    return "";
+}
+
 bool fields_has_key(const struct field_table *t, const char *key)
 {
     size_t n = strlen(key);

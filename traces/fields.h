@@ -32,7 +32,7 @@ enum {
  * names its own (lo, hi). They bound what a user's input can drive: sizes and
  * counts multiply into int64 element, byte and nanosecond counts, so no
  * config value may be larger than a real machine or model could be by many
- * orders of magnitude. docs/config-reference.md lists them per field. */
+ * orders of magnitude. docs/configs.md lists them per field. */
 #define FIELD_INT_MAX 16777216.0          /* integers: 2^24 (tokens, dimensions, layers, counts) */
 #define FIELD_LIST_ITEM_MAX 1099511627776.0 /* integer list items (table rows): 2^40 */
 #define FIELD_NUM_MAX 1e15                /* numbers (rates, powers, carbon) */
@@ -80,10 +80,13 @@ struct field_desc {
     unsigned flags;
     double lo, hi;        /* the allowed range; both 0: the default for the type and flags */
     const char *one_of;   /* FT_STR: the allowed values, '|'-separated; NULL: any text */
+    const char *doc;      /* what the field means, one or two sentences (docs/configs.md) */
+    const char *unit;     /* its unit when the key's suffix does not say it (fields_unit) */
 };
 
 /* A table entry: FIELD(key, type, offset, default number, default text, flags),
- * then optional designated members (.lo, .hi, .one_of). */
+ * then optional designated members (.lo, .hi, .one_of, .unit) and .doc,
+ * which every entry has (a unit test checks it). */
 #define FIELD(k, ty, off, num, str, fl, ...) \
     { .key = (k), .type = (ty), .offset = (off), .def_num = (num), .def_str = (str), .flags = (fl), __VA_ARGS__ }
 
@@ -110,5 +113,10 @@ void fields_to_json(const struct field_table *t, const void *obj, cJSON *into, b
 /* The range a numeric field (or an int list's items) is checked against. */
 void fields_range(const struct field_desc *f, double *lo, double *hi);
 const struct field_desc *fields_find(const struct field_table *t, const char *key);
+/* The field's unit: its .unit, else the one its key's suffix names ("_GBps":
+ * "GB/s", "_ns": "ns", "tflops.": "TFLOP/s", ...), else "" (a count or a ratio). */
+const char *fields_unit(const struct field_desc *f);
+/* "integer", "number", "boolean", "text", ...: a type as the references name it. */
+const char *fields_type_name(enum field_type t);
 
 #endif

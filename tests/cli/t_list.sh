@@ -22,9 +22,11 @@ check "list systems and strategies: PUE and carbon; what each strategy gates" sh
   $NPUSIM list systems --configs $CONFIGS | grep -q '^system_config  *PUE 1.1, 0.5 kgCO2e/kWh\$' &&
   $NPUSIM list strategies >'$LS/pg.txt' && grep -q '^NoPG  *nothing gated\$' '$LS/pg.txt' &&
   grep -q '^Full  *gates SA HW fine, VU SW component' '$LS/pg.txt' && grep -q '^Ideal .*no delays\$' '$LS/pg.txt'"
-check "list fields: every field of npusim fields, with its table and type" sh -c "
-  $NPUSIM list fields >'$LS/fields.txt' && grep -q '^hbm_bw_GBps  *chip  *number\$' '$LS/fields.txt' &&
-  grep -q '^num_layers  *model  *integer\$' '$LS/fields.txt' && [ \$(wc -l <'$LS/fields.txt') -gt 150 ]"
+check "list fields: every field of npusim fields, with its table, type, unit and meaning" sh -c "
+  $NPUSIM list fields >'$LS/fields.txt' && grep -q '^hbm_bw_GBps  *chip  *number  *GB/s  *HBM (main memory) bandwidth per chip.\$' '$LS/fields.txt' &&
+  grep -q '^num_layers  *model  *integer  *-  *Transformer layers.\$' '$LS/fields.txt' &&
+  grep -q '^vu_pg_delay_cycles  *strategy  *number  *cycles  *Wake-up delay of a vector unit.\$' '$LS/fields.txt' &&
+  [ \$(wc -l <'$LS/fields.txt') -eq \$($NPUSIM fields | grep -c '^| \`') ]"
 expect_fail "list: a misspelt kind gets a suggestion" '"field" (did you mean "fields"?)' $NPUSIM list field
 expect_fail "list: no kind" 'expected one of models, chips' $NPUSIM list
 expect_fail "run: a misspelt chip gets a suggestion" 'unknown chip "tpuv5q" (did you mean "tpuv5e"?)' \

@@ -79,9 +79,14 @@ expect_fail "run with one output blocked by a folder: exit 2" 'decode.json: is a
 check "... and leaves none of the other outputs" sh -c "test \"\$(ls -A '$O/partial/new')\" = llama3-8b_tpuv5p_decode.json"
 
 # The configuration reference is `npusim fields`, from its marker line on.
-check "docs/config-reference.md holds what npusim fields prints" sh -c "
-  $NPUSIM fields >'$O/fields.md' && sed -n '/^<!-- printed by .npusim fields/,\$p' docs/config-reference.md | cmp - '$O/fields.md'"
-check "npusim fields names every checked range" sh -c "$NPUSIM fields | grep -q '| \`num_chips\` | integer | 1 | 1 to 1048576 |'"
+check "docs/configs.md holds what npusim fields prints" sh -c "
+  $NPUSIM fields >'$O/fields.md' && sed -n '/^<!-- printed by .npusim fields/,\$p' docs/configs.md | cmp - '$O/fields.md'"
+check "npusim fields names every checked range" sh -c "$NPUSIM fields | grep -q '| \`num_chips\` | integer | chips | 1 | 1 to 1048576 | Chips '"
+check "npusim fields gives units and meanings" sh -c "$NPUSIM fields | grep -q '| \`hbm_bw_GBps\` | number | GB/s | required | 0.001 to 1000000000 | HBM '"
+check "npusim fields lists the strategy fields" sh -c "$NPUSIM fields | grep -q '| \`hbm_pg_delay_cycles\` | number | cycles | \`60\` | 0 to 1e12 | '"
+printf '{"SA_PG_enable": true}' >"$O/pg_typo.json"
+expect_fail "a misspelt strategy field names the closest" 'pg_typo.json: unknown field "SA_PG_enable" (did you mean "SA_PG_enabled"?)' \
+  $NPUSIM run --configs $CONFIGS --pg "$O/pg_typo.json" --out "$O/pg_typo"
 # -w and -b, the short spellings of --workload and --batch.
 check "run -w training -b 32 equals --workload training --batch 32" sh -c "
   $NPUSIM run --configs $CONFIGS -w training -b 32 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 --out '$O/wb1' >'$O/wb1.txt' &&

@@ -4,6 +4,7 @@
 
 #include "chipsim/chip.h"
 #include "opsgen/model.h"
+#include "power/pg.h"
 #include "power/system.h"
 #include "traces/json_strict.h"
 
@@ -94,12 +95,64 @@ static void test_field_ranges(void **state)
     assert_true(lo == -1);
 }
 
+/* Every field says what it means (docs/configs.md prints it in a Markdown
+ * table: one sentence or two, no '|'), and the unit column reads the key's
+ * suffix, longest first. */
+static void check_doc(const char *key, const char *doc)
+{
+    size_t n = doc ? strlen(doc) : 0;
+    if (n < 10 || doc[n - 1] != '.' || strchr(doc, '|') || strchr(doc, '\n'))
+        fail_msg("%s: meaning \"%s\"", key, doc ? doc : "(none)");
+}
+
+static void test_field_docs(void **state)
+{
+    (void)state;
+    const struct field_table *t[16];
+    int n = model_all_tables(t, 14);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < t[i]->n; k++)
+            check_doc(t[i]->f[k].key, t[i]->f[k].doc);
+    assert_int_equal(pg_field_count(), 40);
+    for (int i = 0; i < pg_field_count(); i++) {
+        struct pg_field_doc d;
+        pg_field_describe(i, &d);
+        check_doc(d.key, d.doc);
+    }
+    static const struct { const struct field_table *t; const char *key, *unit; } units[] = {
+        { &chip_fields, "hbm_bw_GBps", "GB/s" },
+        { &chip_fields, "dynamic_power_ici_W_per_GBps", "W per GB/s" },
+        { &chip_fields, "HBM_GBps_per_W", "GB/s per W" },
+        { &chip_fields, "static_power_W_per_sa", "W per SA" },
+        { &chip_fields, "TDP_W", "W" },
+        { &chip_fields, "hbm_size_GB", "GiB" },
+        { &chip_fields, "matrix_tflops.fp8_e4m3", "TFLOP/s" },
+        { &chip_fields, "kernel_efficiency.gemm.bf16_t0_ns", "ns" },
+        { &chip_fields, "kernel_efficiency.collective.n_half", "bytes" },
+        { &chip_fields, "kernel_efficiency.gemm.e_max", "" },
+        { &system_fields, "carbon_intensity_kgCO2_per_kWh", "kgCO2e/kWh" },
+        { &model_llm_fields, "input_seqlen", "tokens" },
+        { &model_llm_fields, "d_model", "" },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        assert_string_equal(fields_unit(fields_find(units[i].t, units[i].key)), units[i].unit);
+    struct pg_field_doc d;
+    pg_field_describe(1, &d);
+    assert_string_equal(d.key, "SA_PG_enabled");
+    assert_string_equal(d.allowed, "true or false");
+    pg_field_describe(2, &d);
+    assert_string_equal(d.allowed, "`HW`, `SW`");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strict_parse),
         cmocka_unit_test(test_suggestions),
         cmocka_unit_test(test_field_ranges),
+        cmocka_unit_test(test_field_docs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
