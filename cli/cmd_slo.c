@@ -78,6 +78,7 @@ int cmd_slo(int argc, char **argv)
     o.workload = "inference";
     o.max_chips = INT_MAX;
     o.multiple = 1;
+    o.prof = profile_default();
     for (int i = 0; i < 6; i++)
         o.scales[i] = i + 1;
     o.nscales = 6;
@@ -107,7 +108,7 @@ int cmd_slo(int argc, char **argv)
             break;
         case 'C': break;
         case 'P':
-            if (!profile_by_name(optarg))
+            if (!(o.prof = profile_by_name(optarg)))
                 return usage_error("slo", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());
             break;
         case 'h': fputs(slo_help, stdout); return 0;

@@ -363,9 +363,11 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
      * as the reference leaves it, and the JSON itself). */
     char path[4400];
     cJSON *sim = cJSON_GetObjectItemCaseSensitive(j, "sim_config");
-    snprintf(path, sizeof path, "%s/%s_%s.csv", o->out_root, jb->rel, o->pgs.item[np - 1]);
+    /* Relative to out_root unless the profile keeps the reference's joined paths. */
+    const char *root = o->prof->absolute_output_paths ? o->out_root : "", *sep = root[0] ? "/" : "";
+    snprintf(path, sizeof path, "%s%s%s_%s.csv", root, sep, jb->rel, o->pgs.item[np - 1]);
     set_item(sim, "output_file_path", cJSON_CreateString(path));
-    snprintf(path, sizeof path, "%s/%s.json", o->out_root, jb->rel);
+    snprintf(path, sizeof path, "%s%s%s.json", root, sep, jb->rel);
     set_item(sim, "out_stats_file_path", cJSON_CreateString(path));
     pyjson_text_end(all);
     char *text = pyjson_text_take(all);

@@ -127,9 +127,17 @@ static void replace_all(const char *s, const char *old, const char *new, char *o
         snprintf(out + l, n - l, "%s", s);
 }
 
-/* The stats file a choice names: output_file_path with ".csv" → "[_phase].json". */
-static cJSON *stats_file(const cJSON *j, const char *phase_suffix, bool llm_inference)
+/* The stats file a choice names: output_file_path with ".csv" → "[_phase].json"
+ * made absolute, as the reference names it; or, unless the profile keeps that,
+ * the file the choice was read from, relative to the --results root. */
+static cJSON *stats_file(const struct slo_opts *o, const struct results_file *f, const cJSON *j,
+                         const char *phase_suffix, bool llm_inference)
 {
+    if (!o->prof->absolute_output_paths) {
+        size_t n = strlen(o->results);
+        bool under = strncmp(f->path, o->results, n) == 0 && f->path[n] == '/';
+        return cJSON_CreateString(under ? f->path + n + 1 : f->path);
+    }
     const cJSON *p = jpath(j, "sim_config.output_file_path");
     const char *path = cJSON_IsString(p) ? p->valuestring : "";
     char a[8192], b[8192], ext[64];
@@ -159,7 +167,7 @@ static cJSON *py_mul(const cJSON *a, const cJSON *b)
 /* The SLO result of one version when some configuration meets the SLO: the
  * minimum-chip, throughput-optimal, energy-optimal and cost-optimal choices c
  * among s, in the reference's key order. */
-static void fill_choice(cJSON *r, const struct slo_metrics *pm, const struct version_set *ps,
+static void fill_choice(const struct slo_opts *o, cJSON *r, const struct slo_metrics *pm, const struct version_set *ps,
                         const struct slo_choice *pc, const cJSON *slo_item, const char *eff_display, double cost,
                         const char *suffix, bool llm_inf)
 {
@@ -198,10 +206,10 @@ static void fill_choice(cJSON *r, const struct slo_metrics *pm, const struct ver
     double watt = num_or_nan(jpath(en, "avg_power_W"));
     jset(r, "optimal_energy_eff_watt", dup_item(jpath(en, "avg_power_W")));
     jset(r, "optimal_energy_eff_watt_per_chip", jraw_f64(watt / (double)pen->num_chips));
-    jset(r, "stats_file", stats_file(mc, suffix, llm_inf));
-    jset(r, "optimal_stats_file", stats_file(op, suffix, llm_inf));
-    jset(r, "optimal_energy_eff_stats_file", stats_file(en, suffix, llm_inf));
-    jset(r, "optimal_cost_stats_file", stats_file(co, suffix, llm_inf));
+    jset(r, "stats_file", stats_file(o, &s.files[c.min_chip], mc, suffix, llm_inf));
+    jset(r, "optimal_stats_file", stats_file(o, &s.files[c.optimal], op, suffix, llm_inf));
+    jset(r, "optimal_energy_eff_stats_file", stats_file(o, &s.files[c.energy], en, suffix, llm_inf));
+    jset(r, "optimal_cost_stats_file", stats_file(o, &s.files[c.cost], co, suffix, llm_inf));
 }
 
 char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase)
@@ -287,7 +295,7 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
                                                       : jraw_i64(0));
                 jset(r, eff_name, jraw_i64(0));
             } else {
-                fill_choice(r, &m, &s, &c, slo_item, eff_display, cost, suffix, llm_inf);
+                fill_choice(o, r, &m, &s, &c, slo_item, eff_display, cost, suffix, llm_inf);
             }
             jset(scale, v, r);
         }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "traces/err.h"
+#include "traces/profile.h"
 
 #define SLO_MAX_ITEMS 64
 
@@ -22,6 +23,8 @@ struct slo_opts {
     int nscales;
     int64_t max_chips, multiple;            /* chips considered at most; the 1x SLO in reference latencies */
     char *bufs[3];                          /* the command line's copies the lists point into */
+    const struct profile *prof;             /* absolute_output_paths: the *stats_file keys as the
+                                             * reference names them; else the file read, relative */
 };
 
 /* The analysis of one model and phase ("" for single-file workloads, else

@@ -172,7 +172,9 @@ static void ctx_work(void *vctx, void *vit)
             snprintf(dir, sizeof dir, "%s/%s%s/%s", o->out, c.model_name, g->tag, pstr);
         snprintf(base_name, sizeof base_name, "%s-v%s", x->en.plan->workload, g->version);
         snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
-        snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s", csv);
+        /* Relative to the tree's root unless the profile keeps the reference's joined path. */
+        snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s",
+                 o->prof->absolute_output_paths ? csv : csv + strlen(o->out) + 1);
     }
     bool existing = !g->invalid[0] && o->tree && o->skip_existing && access(csv, F_OK) == 0;
     if (!existing)

@@ -71,6 +71,7 @@ const struct profile profile_neusim = {
     .vocab_ops_missing = true,
     .sim_config_reference_keys = true,
     .no_provenance = true,
+    .absolute_output_paths = true,
 };
 
 /* Every switch false: the designated initializer leaves them so. */

@@ -86,6 +86,9 @@ struct profile {
     bool sim_config_reference_keys;        /* sim_config lists only the reference's keys (FF_EXT left out) */
     bool no_provenance;                    /* outputs do not say who made them: no "# npusim" line on a
                                             * stream trace, no "provenance" in a statistics JSON */
+    bool absolute_output_paths;            /* a results tree's JSONs name files by the path they were
+                                            * written to (the SLO stage's made absolute); cleared:
+                                            * relative to the tree's root */
 };
 
 /* The reference's behaviour, bugs included. */

@@ -35,3 +35,21 @@ check "provenance: the statistics JSON's sim_config names them too; not under ne
 check "provenance: readers take a trace with its line (report, export)" sh -c "
   $NPUSIM report --configs $CONFIGS -c tpuv5p '$PV/p5.csv' -o '$PV/r.html' >/dev/null &&
   $NPUSIM export scalesim '$PV/p5.csv' -o '$PV/topo.csv' >/dev/null && test -s '$PV/topo.csv'"
+# Paths in a results tree are relative to its root (absolute_output_paths
+# under neusim keeps the reference's joined ones): sweep, energy, carbon and
+# SLO outputs from an absolute -o hold no absolute path, and the SLO stage's
+# stats_file names the file it read under --results.
+PT="$PV/tree"
+check "provenance: a results tree's JSONs name files relative to its root" sh -c "
+  $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c 5p --num-chips 1 -b 1,8 -o '$PT/raw' -q >/dev/null &&
+  $NPUSIM energy --configs $CONFIGS --results '$PT/raw' -m llama3-8b -c 5p --pg NoPG,Full -q >/dev/null &&
+  $NPUSIM carbon --configs $CONFIGS --results '$PT/raw_None' -m llama3-8b -c 5p --pg Full --ci 0.2 --util 0.5 -q >/dev/null &&
+  $NPUSIM slo --configs $CONFIGS --results '$PT/carbon_Full/dvfs_None/CI0.2/UTIL0.5' -o '$PT/slo' -m llama3-8b -c 5p >/dev/null &&
+  ! grep -rq '\"$PT' '$PT' &&
+  grep -q '\"output_file_path\": \"llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs8/inference-v5p.csv\"' '$PT/raw/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs8/inference-v5p_decode.json' &&
+  grep -q '\"out_stats_file_path\": \"llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs8/inference-v5p_decode.json\"' '$PT/raw_None/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs8/inference-v5p_decode.json' &&
+  f=\$(sed -n 's/.*\"optimal_stats_file\": \"\\([^\"]*\\)\".*/\\1/p' '$PT/slo/llama3-8b/inference-decode.json' | head -n 1) &&
+  test -n \"\$f\" && test -f '$PT/carbon_Full/dvfs_None/CI0.2/UTIL0.5/'\"\$f\""
+check "provenance: under neusim the tree keeps the reference's joined paths" sh -c "
+  $NPUSIM sweep --profile neusim --configs $CONFIGS -m llama3-8b -c 5p --num-chips 1 -b 1 -o '$PT/rawn' >/dev/null &&
+  grep -q '\"output_file_path\": \"$PT/rawn/llama3-8b/' '$PT/rawn/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json'"
