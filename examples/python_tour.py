@@ -29,10 +29,20 @@ if hasattr(ops, "groupby"):
 
 # %%
 for chip in ("tpuv5p", "h100"):
-    s = npusim.run(chip=chip, batch=8, pg=["NoPG", "Full", "Ideal"])
-    energy = {p["strategy"]: sum(p["energy_J"]) for p in s["power_gating"]}
+    s = npusim.run(chip=chip, batch=8)
+    saved = npusim.energy(chip=chip, batch=8, pg=["Full", "Ideal"])   # one row per strategy
     print(f"{chip:8s} {s['summary'].splitlines()[2].strip()}  " +
-          ", ".join(f"{k} {100 * (1 - v / energy['NoPG']):.1f}% saved" for k, v in energy.items() if k != "NoPG"))
+          ", ".join(f"{x['strategy']} {100 * x['saving']:.1f}% saved" for x in saved[1:]))
+
+# %% [markdown]
+# ## Carbon: a deployment's year, and its carbon per token
+
+# %%
+c = npusim.carbon("llama3-8b", "tpuv5p", num_chips=4, batch=16, load={"tokens_per_sec": 2000},
+                  carbon_intensity=0.4, lifetime_years=4)
+print(f"{c['configuration']}: {100 * c['utilisation']:.0f}% busy, {c['annual_energy_MWh']:.2f} MWh/year, "
+      f"{c['operational_tCO2e']:.2f} + {c['embodied_tCO2e']:.2f} tCO2e/year, "
+      f"{1e6 * c['kgCO2e_per_unit']:.1f} mgCO2e per output token")
 
 # %% [markdown]
 # ## A model that does not fit, and the options that make it fit

@@ -23,4 +23,10 @@ void fleet_estimate(const struct fleet_in *in, struct fleet_out *out)
     out->embodied_tCO2e = (double)(in->replicas * in->num_chips) * in->embodied_kg_per_chip / 1000.0 /
                           in->lifetime_years;
     out->total_tCO2e = out->operational_tCO2e + out->embodied_tCO2e;
+    /* Per unit of work served: the sweep's carbon per unit for one replica
+     * (power/carbon.h carbon_per_unit: lifetime carbon over lifetime work). */
+    out->units_per_year = out->utilisation * capacity * HOURS_PER_YEAR * 3600.0;
+    bool served = out->units_per_year > 0;
+    out->facility_energy_per_unit_J = served ? out->annual_energy_MWh * 3.6e9 / out->units_per_year : 0;
+    out->kgCO2e_per_unit = served ? out->total_tCO2e * 1000.0 / out->units_per_year : 0;
 }

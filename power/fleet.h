@@ -40,6 +40,9 @@ struct fleet_out {
     double operational_tCO2e;    /* per year */
     double embodied_tCO2e;       /* per year: all chips' embodied carbon / lifetime */
     double total_tCO2e;          /* per year */
+    double units_per_year;       /* work served: utilisation x capacity of all replicas x seconds a year */
+    double facility_energy_per_unit_J;    /* facility energy per unit served (PUE included); 0 when none is */
+    double kgCO2e_per_unit;      /* (operational + embodied) per unit served; 0 when none is */
 };
 
 void fleet_estimate(const struct fleet_in *in, struct fleet_out *out);

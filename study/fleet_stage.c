@@ -263,15 +263,15 @@ out:
 
 void fleet_print_table(const struct fleet_deployment *d, int n, const struct fleet_out *tot, FILE *f)
 {
-    fprintf(f, "%-24s %-10s %-40s %8s %6s %12s %12s %10s %10s %10s\n", "deployment", "chip",
+    fprintf(f, "%-24s %-10s %-40s %8s %6s %12s %12s %10s %10s %10s %11s\n", "deployment", "chip",
            "configuration", "chips", "util", "avg power kW", "energy MWh/y", "op tCO2e", "emb tCO2e",
-           "tCO2e/y");
+           "tCO2e/y", "gCO2e/unit");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%-24.24s %-10.10s %-40.40s %8lld %5.1f%% %12.3f %12.3f %10.3f %10.3f %10.3f%s\n",
+        fprintf(f, "%-24.24s %-10.10s %-40.40s %8lld %5.1f%% %12.3f %12.3f %10.3f %10.3f %10.3f %11.4g%s\n",
                d[i].name, d[i].chip, d[i].pstr, (long long)(d[i].num_chips * d[i].replicas),
                100 * d[i].out.utilisation, d[i].out.avg_power_W / 1e3, d[i].out.annual_energy_MWh,
                d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e,
-               d[i].out.overloaded ? "  (overloaded)" : "");
+               1e3 * d[i].out.kgCO2e_per_unit, d[i].out.overloaded ? "  (overloaded)" : "");
     fprintf(f, "%-24s %-10s %-40s %8s %6s %12.3f %12.3f %10.3f %10.3f %10.3f\n", "total", "", "", "", "",
            tot->avg_power_W / 1e3, tot->annual_energy_MWh, tot->operational_tCO2e, tot->embodied_tCO2e,
            tot->total_tCO2e);
@@ -279,21 +279,27 @@ void fleet_print_table(const struct fleet_deployment *d, int n, const struct fle
 
 char *fleet_csv_text(const struct fleet_deployment *d, int n, const struct fleet_out *tot)
 {
-    size_t cap = 512 + (size_t)n * 512;
+    /* A row: its names at their longest, its unit and 19 numbers, each well under 48 characters. */
+    size_t cap = 1024 + (size_t)n * (sizeof d->name + sizeof d->model + sizeof d->chip + sizeof d->pstr +
+                                     1024);
     char *s = malloc(cap);
+    if (!s)
+        return NULL;
     size_t k = (size_t)snprintf(s, cap,
         "deployment,model,chip,configuration,chips,replicas,capacity_per_s,capacity_unit,"
         "utilisation,overloaded,replicas_needed,active_power_W,idle_power_W,avg_power_W,"
-        "annual_energy_MWh,operational_tCO2e,embodied_tCO2e,total_tCO2e\r\n");
+        "annual_energy_MWh,operational_tCO2e,embodied_tCO2e,total_tCO2e,units_per_year,facility_energy_per_unit_J,"
+        "kgCO2e_per_unit\r\n");
     for (int i = 0; i < n; i++)
         k += (size_t)snprintf(s + k, cap - k,
-            "\"%s\",%s,%s,%s,%lld,%lld,%.6g,%s,%.6g,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\r\n",
+            "\"%s\",%s,%s,%s,%lld,%lld,%.6g,%s,%.6g,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\r\n",
             d[i].name, d[i].model, d[i].chip, d[i].pstr, (long long)d[i].num_chips,
             (long long)d[i].replicas, d[i].cap.units_per_sec, d[i].cap.unit, d[i].out.utilisation,
             d[i].out.overloaded ? "true" : "false", (long long)d[i].out.replicas_needed,
             d[i].cap.active_power_W, d[i].idle_W, d[i].out.avg_power_W, d[i].out.annual_energy_MWh,
-            d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e);
-    snprintf(s + k, cap - k, "total,,,,,,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g\r\n", tot->avg_power_W,
+            d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e, d[i].out.units_per_year,
+            d[i].out.facility_energy_per_unit_J, d[i].out.kgCO2e_per_unit);
+    snprintf(s + k, cap - k, "total,,,,,,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g,,,\r\n", tot->avg_power_W,
              tot->annual_energy_MWh, tot->operational_tCO2e, tot->embodied_tCO2e, tot->total_tCO2e);
     return s;
 }
@@ -326,6 +332,9 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
         json_add_f64(x, "operational_tCO2e", d[i].out.operational_tCO2e);
         json_add_f64(x, "embodied_tCO2e", d[i].out.embodied_tCO2e);
         json_add_f64(x, "total_tCO2e", d[i].out.total_tCO2e);
+        json_add_f64(x, "units_per_year", d[i].out.units_per_year);
+        json_add_f64(x, "facility_energy_per_unit_J", d[i].out.facility_energy_per_unit_J);
+        json_add_f64(x, "kgCO2e_per_unit", d[i].out.kgCO2e_per_unit);
         cJSON_AddItemToArray(a, x);
     }
     cJSON *t = cJSON_AddObjectToObject(o, "total");

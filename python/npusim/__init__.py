@@ -20,8 +20,8 @@ import json
 import os
 import tempfile
 
-__all__ = ["Error", "version", "list_configs", "run", "op", "sweep", "validate", "calibrate", "fleet", "ops_frame",
-           "rows_frame"]
+__all__ = ["Error", "version", "list_configs", "run", "energy", "carbon", "op", "sweep", "validate", "calibrate",
+           "fleet", "ops_frame", "rows_frame"]
 
 
 class Error(Exception):
@@ -134,6 +134,49 @@ def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, conf
         if overrides:
             req["set"] = overrides
         return _call("/api/simulate", req, configs, profile)
+
+
+_STRATEGIES = ("NoPG", "Base", "HW", "Full", "Ideal")
+
+
+def energy(model="llama3-8b", chip="tpuv5p", batch=None, pg=_STRATEGIES, system=None, configs=None, profile=None,
+           **overrides):
+    """Power gating: one configuration's energy under each strategy (npusim
+    run --pg, the energy pass on copies of the timed trace). Returns one row
+    per strategy: prefill_J, decode_J, total_J and saving (the fraction of
+    NoPG's total saved; NoPG is added first when pg leaves it out)."""
+    names = [s for s in pg]
+    if "NoPG" not in names:
+        names.insert(0, "NoPG")
+    r = run(model, chip, batch=batch, system=system, pg=names, configs=configs, profile=profile, **overrides)
+    rows = [{"strategy": s["strategy"], "prefill_J": s["energy_J"][0], "decode_J": s["energy_J"][1],
+             "total_J": s["energy_J"][0] + s["energy_J"][1]} for s in r["power_gating"]]
+    base = next(x["total_J"] for x in rows if x["strategy"] == "NoPG")
+    for x in rows:
+        x["saving"] = 1 - x["total_J"] / base if base > 0 else 0.0
+    return rows
+
+
+def carbon(model="llama3-8b", chip="tpuv5p", num_chips=1, batch=None, parallelism="best", replicas=1, pg="NoPG",
+           dvfs="None", carbon_intensity=0.5, pue=1.1, lifetime_years=4, duty_cycle=None, load=None, configs=None,
+           profile=None):
+    """One deployment's energy and carbon a year (a fleet of one, npusim
+    fleet, docs/fleet.md): capacity, active, idle and average power, annual
+    energy, operational and embodied carbon, and energy and carbon per unit
+    of work served. parallelism: "best" or a dict of degrees ({"tp": 4});
+    load: {"tokens_per_sec": N} (or requests_per_sec, iterations_per_sec),
+    else duty_cycle (default 1: serving all the time). model and chip are
+    names, paths or dicts."""
+    with _Configs() as cfg:
+        d = {"model": cfg(model), "chip": cfg(chip), "num_chips": num_chips, "parallelism": parallelism,
+             "replicas": replicas, "pg": pg, "dvfs": dvfs, "carbon_intensity_kgCO2_per_kWh": carbon_intensity,
+             "pue": pue, "lifetime_years": lifetime_years}
+        if batch is not None:
+            d["batch_size"] = batch
+        if load is not None and duty_cycle is not None:
+            raise Error("carbon: give load or duty_cycle, not both")
+        d["load"] = dict(load) if load is not None else {"duty_cycle": 1 if duty_cycle is None else duty_cycle}
+        return _call("/api/fleet", {"deployments": [d]}, configs, profile)["deployments"][0]
 
 
 def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype="bf16", chip="tpuv5p", configs=None,

@@ -49,6 +49,43 @@ def test_power_gating_saves_energy():
     assert npusim.run(chip="tpuv5p", pg=[])["power_gating"] == []
 
 
+def test_energy_is_run_s_power_gating():
+    rows = npusim.energy(chip="tpuv5p", pg=["Base", "Ideal"])
+    assert [x["strategy"] for x in rows] == ["NoPG", "Base", "Ideal"]   # NoPG added first: the baseline
+    r = npusim.run(chip="tpuv5p", pg=["NoPG", "Base", "Ideal"])
+    for x, p in zip(rows, r["power_gating"]):
+        assert (x["prefill_J"], x["decode_J"]) == tuple(p["energy_J"])
+        assert x["total_J"] == pytest.approx(sum(p["energy_J"]), rel=1e-15)
+    nopg = rows[0]["total_J"]
+    assert rows[0]["saving"] == 0.0
+    assert rows[2]["saving"] == pytest.approx(1 - rows[2]["total_J"] / nopg, rel=1e-15)
+    assert 0 < rows[1]["saving"] <= rows[2]["saving"] < 1
+
+
+def test_carbon_is_the_sweep_s_carbon_per_unit():
+    # One replica at duty cycle 0.6 over one year at the system's intensity
+    # and PUE: the sweep summary's carbon_per_unit_kgCO2e (its defaults).
+    c = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8, duty_cycle=0.6,
+                      carbon_intensity=0.5, pue=1.1, lifetime_years=1)
+    row = npusim.sweep(["llama3-8b"], ["tpuv5p"], [1], [8])["rows"][0]
+    assert c["capacity_per_s"] == pytest.approx(row["throughput"], rel=1e-12)
+    assert c["kgCO2e_per_unit"] == pytest.approx(row["carbon_per_unit_kgCO2e"], rel=1e-12)
+    # The year's figures from the deployment's own numbers (docs/fleet.md).
+    year_s = 365 * 24 * 3600
+    assert c["avg_power_W"] == pytest.approx(0.6 * c["active_power_W"] + 0.4 * c["idle_power_W"], rel=1e-12)
+    assert c["units_per_year"] == pytest.approx(0.6 * c["capacity_per_s"] * year_s, rel=1e-12)
+    assert c["embodied_tCO2e"] == pytest.approx(0.585)   # tpuv5p's 585 kg over one year
+    assert c["facility_energy_per_unit_J"] == pytest.approx(c["avg_power_W"] * 1.1 / (0.6 * c["capacity_per_s"]))
+    # A load instead of a duty cycle; a cleaner grid emits less.
+    half = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8,
+                         load={"tokens_per_sec": c["capacity_per_s"] / 2}, carbon_intensity=0.05)
+    assert half["utilisation"] == pytest.approx(0.5) and half["operational_tCO2e"] < c["operational_tCO2e"]
+    with pytest.raises(npusim.Error, match="not both"):
+        npusim.carbon(load={"tokens_per_sec": 1}, duty_cycle=0.5)
+    with pytest.raises(npusim.Error, match=r'unknown chip "nochip"'):
+        npusim.carbon(chip="nochip")
+
+
 def test_ops_frame_is_a_dataframe():
     pandas = pytest.importorskip("pandas")
     df = npusim.ops_frame(npusim.run())

@@ -36,6 +36,16 @@ static void test_estimate_by_load(void **state)
     assert_close(o.operational_tCO2e, 8.4096);
     assert_close(o.embodied_tCO2e, 1.17);
     assert_close(o.total_tCO2e, 9.5796);
+    /* served: 0.25 x 2000 tokens/s x 31,536,000 s = 1.5768e10 tokens a year;
+     * energy per token = 1600 W x 1.2 / 500 tokens/s = 3.84 J;
+     * carbon per token = 9579.6 kg / 1.5768e10. */
+    assert_close(o.units_per_year, 1.5768e10);
+    assert_close(o.facility_energy_per_unit_J, 3.84);
+    assert_close(o.kgCO2e_per_unit, 9579.6 / 1.5768e10);
+    in.load_per_s = 0;                         /* nothing served: no per-unit figure */
+    fleet_estimate(&in, &o);
+    assert_close(o.units_per_year, 0);
+    assert_close(o.kgCO2e_per_unit, 0);
 }
 
 static void test_estimate_overload_and_duty(void **state)
