@@ -4,13 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "study/fleet_stage.h"
 #include "study/pyjson.h"
 
 static const char fleet_help[] =
-    "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME]\n"
+    "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME] [-q]\n"
     "\n"
     "Estimates the annual energy (MWh) and the operational and embodied carbon (tCO2e)\n"
     "of a fleet of deployments. Each deployment is simulated once; its capacity at full\n"
@@ -23,6 +25,7 @@ static const char fleet_help[] =
     "  -o, --out DIR           output folder (default ./out)\n"
     "      --configs DIR       config folder (see npusim run --help)\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
+    "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
     "  -h, --help              this help\n";
 
 enum { F_OUT = 1000, F_CONFIGS, F_PROFILE };
@@ -31,16 +34,19 @@ int cmd_fleet(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "out", required_argument, 0, F_OUT }, { "configs", required_argument, 0, F_CONFIGS },
-        { "profile", required_argument, 0, F_PROFILE }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        { "profile", required_argument, 0, F_PROFILE }, { "quiet", no_argument, 0, 'q' },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
+    bool quiet = false;
     const char *out = "out", *configs = NULL;
     const struct profile *prof = profile_default();
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "ho:q", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(fleet_help, stdout); return 0;
+        case 'q': quiet = true; break;
         case 'o': case F_OUT: out = optarg; break;
         case F_CONFIGS: configs = optarg; break;
         case F_PROFILE:
@@ -60,8 +66,14 @@ int cmd_fleet(int argc, char **argv)
     struct fleet_deployment *d = NULL;
     int n = 0;
     int rc = fleet_parse(j, file, &d, &n, &e) ? report_error("fleet", &e) : 0;
+    /* A deployment with "best" simulates every layout: seconds each. */
+    struct progress prog = { .cmd = "npusim fleet" };
+    progress_init(&prog, !rc && !quiet && isatty(2), n);
     for (int i = 0; i < n && !rc; i++) {
-        if (fleet_evaluate(configs, prof, &d[i], &e)) {
+        progress_update(&prog, i);
+        int bad = fleet_evaluate(configs, prof, &d[i], &e);
+        progress_end(&prog);   /* a message below starts on a clean line; the next update redraws */
+        if (bad) {
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);
             rc = EXIT_USAGE;
         } else if (d[i].out.overloaded) {

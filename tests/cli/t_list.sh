@@ -60,6 +60,11 @@ if command -v script >/dev/null 2>&1; then
       ! tr '\\r' '\\n' <'$LS/quiet.txt' | grep -aq '/315 (' &&
       script -qc \"'$NP_ABS' energy --configs '$CFG_ABS' --results '$LS/p' -m llama3-8b -c 5p,6e,4 -j 1\" /dev/null >'$LS/etty.txt' &&
       tr '\\r' '\\n' <'$LS/etty.txt' | grep -aq '^npusim energy: [0-9]*  [0-9.]*/s'"
+    check "progress: fleet counts its deployments on a terminal; not with -q, and the table is the same" sh -c "
+      cd '$(pwd)' && script -qc \"'$NP_ABS' fleet --configs '$CFG_ABS' -o '$LS/ft' examples/fleet.json\" /dev/null >'$LS/ftty.txt' &&
+      tr '\\r' '\\n' <'$LS/ftty.txt' | grep -aq '^npusim fleet: [0-3]/4 (' &&
+      script -qc \"'$NP_ABS' fleet -q --configs '$CFG_ABS' -o '$LS/fq' examples/fleet.json\" /dev/null >'$LS/fq.txt' &&
+      ! tr '\\r' '\\n' <'$LS/fq.txt' | grep -aq '^npusim fleet: ' && cmp '$LS/ft/fleet.csv' '$LS/fq/fleet.csv'"
 else
     echo "ok - progress on a terminal: skipped, no script(1) here"
 fi
