@@ -11,6 +11,7 @@
 #include "study/outputs.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"
+#include "traces/version.h"
 
 static const char calibrate_help[] =
     "usage: npusim calibrate -c CHIP MEASUREMENTS... -o CALIBRATED.json [--report F.md]\n"
@@ -137,9 +138,12 @@ int cmd_calibrate(int argc, char **argv)
         rc = report_error("calibrate", &e);
     if (!rc) {
         struct strbuf src = STRBUF_GROWING;
-        strbuf_puts(&src, "npusim calibrate on");
-        for (int i = 0; i < nfiles && src.n < 200; i++)
-            strbuf_printf(&src, " %s", files[i]);
+        /* Who made it, from what: names, never paths (provenance). */
+        strbuf_printf(&src, "npusim %s calibrate (profile %s) of %s on", NPUSIM_VERSION, o.prof->name, cfg.chip_name);
+        for (int i = 0; i < nfiles && src.n < 200; i++) {
+            const char *slash = strrchr(files[i], '/');
+            strbuf_printf(&src, " %s", slash ? slash + 1 : files[i]);
+        }
         snprintf(cal.calibration_source, sizeof cal.calibration_source, "%s", src.s);
         free(src.s);
         cJSON *j = cJSON_CreateObject();

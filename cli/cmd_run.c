@@ -141,7 +141,7 @@ static int write_timeline(const char *cmd, const struct stage_args *a, const str
     struct output out;
     output_clear(&out, 1);
     snprintf(out.path, sizeof out.path, "%s", a->timeline);
-    out.text = timeline_json(t, title);
+    out.text = timeline_json(t, title, config_provenance(a->co.prof, c));
     struct npu_err e;
     if (!out.text)
         return npu_errf(&e, "--timeline: out of memory"), report_error(cmd, &e);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "study/config.h"
 #include "study/outputs.h"
 #include "calib/validate.h"
 #include "traces/lists.h"
@@ -83,8 +84,26 @@ static void print_summary(const struct validation *v)
 
 /* The reports asked for, in paths' order (md, csv, json, roofline, html):
  * their count, each out[i] holding its text. */
-static int report_outputs(const struct validation *v, const struct op_table *tables, int nfiles,
-                          const struct loaded_config *cfg, const char *const *paths, struct output *out)
+/* The JSON report's provenance: who made it, on which chip, from which
+ * measurement files (names, never paths). */
+static cJSON *validate_provenance(const struct profile *prof, const struct loaded_config *cfg,
+                                  const char *const *files, int nfiles)
+{
+    cJSON *p = config_provenance(prof, NULL);
+    if (!p)
+        return NULL;
+    cJSON_AddStringToObject(p, "chip", cfg->chip_name);
+    cJSON *m = cJSON_AddArrayToObject(p, "measurements");
+    for (int i = 0; i < nfiles; i++) {
+        const char *slash = strrchr(files[i], '/');
+        cJSON_AddItemToArray(m, cJSON_CreateString(slash ? slash + 1 : files[i]));
+    }
+    return p;
+}
+
+static int report_outputs(const struct validation *v, const struct op_table *tables, const char *const *files,
+                          int nfiles, const struct loaded_config *cfg, const struct profile *prof,
+                          const char *const *paths, struct output *out)
 {
     output_clear(out, 5);
     int n = 0;
@@ -98,7 +117,9 @@ static int report_outputs(const struct validation *v, const struct op_table *tab
         else if (i == 1)
             out[n].text = validation_csv(v, tables, nfiles);
         else if (i == 2) {
-            cJSON *j = validation_json(v);
+            cJSON *j = validation_json(v), *prov = validate_provenance(prof, cfg, files, nfiles);
+            if (prov)
+                cJSON_AddItemToObject(j, "provenance", prov);
             char *s = cJSON_Print(j);
             out[n].text = s ? strdup(s) : NULL;
             cJSON_free(s);
@@ -162,7 +183,7 @@ int cmd_validate(int argc, char **argv)
         rc = report_error("validate", &e);
     if (!rc) {
         struct output out[5];
-        int n = report_outputs(&v, tables, nfiles, &cfg, paths, out);
+        int n = report_outputs(&v, tables, files, nfiles, &cfg, o.prof, paths, out);
         print_summary(&v);
         rc = stdout_flushed("validate");
         if (!rc && n && write_outputs(out, n, &e))

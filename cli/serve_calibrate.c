@@ -15,6 +15,7 @@
 #include "study/config.h"
 #include "traces/fields.h"
 #include "traces/precision.h"
+#include "traces/version.h"
 
 static cJSON *fits_json(const struct calib_fit *f, int n)
 {
@@ -82,7 +83,8 @@ int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_respon
         config_free(&c);
         return api_reply_error(r, 400, e.msg);
     }
-    snprintf(cal.calibration_source, sizeof cal.calibration_source, "npusim calibrate (API) of %s", c.chip_name);
+    snprintf(cal.calibration_source, sizeof cal.calibration_source, "npusim %s calibrate (API, profile %s) of %s",
+             NPUSIM_VERSION, ctx->prof->name, c.chip_name);
     cJSON *j = cJSON_CreateObject(), *chip = cJSON_AddObjectToObject(j, "chip");
     fields_to_json(&chip_fields, &cal, chip, true);
     cJSON_AddItemToObject(j, "fits", fits_json(fits, nfits));

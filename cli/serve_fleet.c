@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "study/config.h"
 #include "study/fleet_stage.h"
 
 static double now_s(void)
@@ -61,7 +62,9 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     }
     struct fleet_out tot;
     fleet_total(d, n, &tot);
-    cJSON *j = fleet_json(d, n, &tot);
+    cJSON *j = fleet_json(d, n, &tot), *prov = config_provenance(ctx->prof, NULL);
+    if (prov)
+        cJSON_AddItemToObject(j, "provenance", prov);
     char *table = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&table, &len);

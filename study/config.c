@@ -367,15 +367,25 @@ cJSON *config_dump(const struct loaded_config *c, const struct profile *prof)
     int n = model_tables(&c->model, t, 8);
     for (int i = 0; i < n; i++)
         fields_to_json(t[i], &c->model, o, ext);
-    if (!prof->no_provenance) {   /* who made it: names, never paths */
-        cJSON *p = cJSON_AddObjectToObject(o, "provenance");
-        cJSON_AddStringToObject(p, "npusim", NPUSIM_VERSION);
-        cJSON_AddStringToObject(p, "profile", prof->name);
+    cJSON *p = config_provenance(prof, c);
+    if (p)
+        cJSON_AddItemToObject(o, "provenance", p);
+    return o;
+}
+
+cJSON *config_provenance(const struct profile *prof, const struct loaded_config *c)
+{
+    if (prof->no_provenance)
+        return NULL;
+    cJSON *p = cJSON_CreateObject();   /* who made it: names, never paths */
+    cJSON_AddStringToObject(p, "npusim", NPUSIM_VERSION);
+    cJSON_AddStringToObject(p, "profile", prof->name);
+    if (c) {
         cJSON_AddStringToObject(p, "model", c->model_name);
         cJSON_AddStringToObject(p, "chip", c->chip_name);
         cJSON_AddStringToObject(p, "system", c->system_name);
     }
-    return o;
+    return p;
 }
 
 int config_name_source(const struct loaded_config *c, struct npu_err *e)

@@ -90,5 +90,9 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l);
  * fields, and (unless prof->no_provenance) "provenance": the npusim
  * version, profile, and the model, chip and system names that made it. */
 cJSON *config_dump(const struct loaded_config *c, const struct profile *prof);
+/* The "provenance" object of an output: {"npusim": version, "profile": name}
+ * and, when c is given, the model, chip and system names (never paths).
+ * NULL under a profile with no_provenance (the reference's bytes). */
+cJSON *config_provenance(const struct profile *prof, const struct loaded_config *c);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "power/slo.h"
+#include "study/config.h"
 #include "study/outputs.h"
 #include "study/pyjson.h"
 #include "study/results_tree.h"
@@ -308,6 +309,14 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
     cJSON_Delete(base);
     cJSON_Delete(mult);
     set_free(&ref);
+    cJSON *prov = config_provenance(o->prof, NULL);
+    if (prov) {   /* who made it: the model and chip versions it compares */
+        cJSON_AddStringToObject(prov, "model", model);
+        cJSON *cv = cJSON_AddArrayToObject(prov, "chips");
+        for (int vi = 0; vi < o->nversions; vi++)
+            cJSON_AddItemToArray(cv, cJSON_CreateString(o->versions[vi]));
+        jset(root, "provenance", prov);
+    }
     char *text = failed ? NULL : pyjson_print(root);
     cJSON_Delete(root);
     return text;

@@ -60,17 +60,19 @@ static cJSON *op_args(const struct op *op)
     return a;
 }
 
-char *timeline_json(const struct trace *t, const char *title)
+char *timeline_json(const struct trace *t, const char *title, cJSON *provenance)
 {
     cJSON *root = cJSON_CreateObject(), *ev = cJSON_CreateArray(), *md = cJSON_CreateObject();
     if (!root || !ev || !md) {
-        cJSON_Delete(root), cJSON_Delete(ev), cJSON_Delete(md);
+        cJSON_Delete(root), cJSON_Delete(ev), cJSON_Delete(md), cJSON_Delete(provenance);
         return NULL;
     }
     cJSON_AddItemToObject(root, "traceEvents", ev);
     cJSON_AddStringToObject(root, "displayTimeUnit", "ns");
     cJSON_AddStringToObject(md, "title", title);
     cJSON_AddStringToObject(md, "producer", "npusim");
+    if (provenance)
+        cJSON_AddItemToObject(md, "provenance", provenance);
     cJSON_AddItemToObject(root, "metadata", md);
     static const char *const process[] = { "ops", "prefill", "decode" };
     bool seen[3] = { false, false, false };

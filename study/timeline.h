@@ -17,10 +17,13 @@
 #ifndef NPUSIM_TIMELINE_H
 #define NPUSIM_TIMELINE_H
 
+#include <cjson/cJSON.h>
+
 #include "traces/op.h"
 
 /* The JSON text (malloc'ed; NULL when out of memory). title names the run
- * in the metadata ("llama3-8b on tpuv5p"). */
-char *timeline_json(const struct trace *t, const char *title);
+ * in the metadata ("llama3-8b on tpuv5p"); provenance (taken, may be NULL)
+ * goes there too (study/config.h config_provenance). */
+char *timeline_json(const struct trace *t, const char *title, cJSON *provenance);
 
 #endif

@@ -25,10 +25,10 @@ check "energy: NoPG writes per-phase CSVs and JSONs, warns about a version witho
   test ! -e raw_None/dlrm-s/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs64/inference-v4_chip0_NoPG.csv &&
   grep -q 'warning: no inference results for llama3-8b v3' '$EN/warn' &&
   test -z \"\$(ls -a | grep tmp)\""
-check "energy: the JSON keeps the statistics, names its outputs and adds energy_stats.NoPG" sh -c "
+check "energy: the JSON keeps the statistics, names its outputs (relative to the tree) and adds energy_stats.NoPG" sh -c "
   f='$EN/raw_None/$P'_decode.json
-  grep -q '\"TPOT_ms_request\"' \$f && grep -q '\"out_stats_file_path\": \"raw_None/$P'_decode.json \$f &&
-  grep -q '\"output_file_path\": \"raw_None/$P'_decode_NoPG.csv \$f &&
+  grep -q '\"TPOT_ms_request\"' \$f && grep -q '\"out_stats_file_path\": \"$P'_decode.json \$f &&
+  grep -q '\"output_file_path\": \"$P'_decode_NoPG.csv \$f &&
   grep -q '\"energy_stats\": {' \$f && grep -q '\"slowdown\": 1.0' \$f"
 check "energy: a workload without results only warns" sh -c "
   cd '$EN' && '$EN_NPUSIM' energy --configs '$EN_CONFIGS' --results raw --models llama3-8b --versions 5p \

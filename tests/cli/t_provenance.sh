@@ -53,3 +53,16 @@ check "provenance: a results tree's JSONs name files relative to its root" sh -c
 check "provenance: under neusim the tree keeps the reference's joined paths" sh -c "
   $NPUSIM sweep --profile neusim --configs $CONFIGS -m llama3-8b -c 5p --num-chips 1 -b 1 -o '$PT/rawn' >/dev/null &&
   grep -q '\"output_file_path\": \"$PT/rawn/llama3-8b/' '$PT/rawn/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p_decode.json'"
+# Every JSON output says who made it: names, never paths.
+check "provenance: the SLO stage's JSON names npusim, the profile, the model and the chips" sh -c "
+  python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))[\"provenance\"]; assert p == {\"npusim\": \"0.2.0\", \"profile\": \"physical\", \"model\": \"llama3-8b\", \"chips\": [\"5p\"]}, p' '$PT/slo/llama3-8b/inference-decode.json'"
+check "provenance: fleet.json, validate --json and a --timeline say who made them" sh -c "
+  $NPUSIM fleet --configs $CONFIGS -o '$PV/fl' examples/fleet.json >/dev/null &&
+  python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))[\"provenance\"]; assert p == {\"npusim\": \"0.2.0\", \"profile\": \"physical\", \"fleet\": \"fleet.json\"}, p' '$PV/fl/fleet.json' &&
+  printf 'op,dtype,m,n,k,time_us\ngemm,bf16,1024,1024,1024,10\n' >'$PV/meas.csv' &&
+  $NPUSIM validate --configs $CONFIGS -c a100 '$PV/meas.csv' --json '$PV/v.json' >/dev/null &&
+  python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))[\"provenance\"]; assert p == {\"npusim\": \"0.2.0\", \"profile\": \"physical\", \"chip\": \"a100\", \"measurements\": [\"meas.csv\"]}, p' '$PV/v.json' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p --timeline '$PV/tl.json' -o '$PV/tlr' >/dev/null &&
+  python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))[\"metadata\"][\"provenance\"]; assert p[\"model\"] == \"llama3-8b\" and p[\"chip\"] == \"tpuv5p\" and p[\"profile\"] == \"physical\", p' '$PV/tl.json' &&
+  $NPUSIM calibrate --configs $CONFIGS -c a100 '$PV/meas.csv' '$PV/meas.csv' -o '$PV/cal.json' >/dev/null 2>&1 &&
+  python3 -c 'import json,sys; s = json.load(open(sys.argv[1]))[\"calibration_source\"]; assert s == \"npusim 0.2.0 calibrate (profile physical) of a100 on meas.csv meas.csv\", s' '$PV/cal.json'"
