@@ -10,6 +10,7 @@
 #include "study/pyjson.h"
 #include "study/pipeline.h"
 #include "study/family.h"
+#include "study/fit_hint.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/train.h"
 #include "study/train_stats.h"
@@ -115,6 +116,16 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     return write_trace_and_stats(t, j, dir, base, to, e);
 }
 
+/* The training footprint fit_hint asks for. */
+static double train_fit_mem(const struct model_config *m, const struct profile *prof, const void *arg, char *desc,
+                            size_t n)
+{
+    (void)arg;
+    double gib = (double)opsgen_llm_training_mem_bytes(m, prof) / 1073741824.0;
+    snprintf(desc, n, "%.2f GiB", gib);
+    return gib;
+}
+
 static void train_summary(const struct loaded_config *c, const struct profile *prof,
                           const struct trace *t, FILE *out)
 {
@@ -150,6 +161,8 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
             : s.out_of_memory ? " (out of memory even against the whole pod's HBM)"
             : s.mem_footprint_GB > (double)c->chip.hbm_size_GB
                 ? " (exceeds one chip; the reference flags OOM only against the pod's HBM)" : "");
+    if (s.mem_footprint_GB > (double)c->chip.hbm_size_GB)
+        fit_hint(c, prof, train_fit_mem, NULL, true, out);
 }
 
 static int train_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)

@@ -13,6 +13,7 @@
 #include "power/invariants.h"
 #include "power/powercap.h"
 #include "study/family.h"
+#include "study/fit_hint.h"
 #include "study/outputs.h"
 #include "study/pyjson.h"
 
@@ -129,32 +130,17 @@ void llm_capacity_from_report(const struct model_config *m, const struct llm_rep
     cap->active_power_W = chip_J / busy_s * (double)m->num_chips;
 }
 
-/* Out of memory: the smallest tensor parallelism (more chips, same batch)
- * whose per-chip footprint fits the chip's HBM in both phases, as the
- * --set options that ask for it; or what else to try. */
-static void oom_hint(const struct loaded_config *c, const struct profile *prof, llm_mem_fn mem, FILE *out)
+/* The footprint fit_hint asks for: the larger phase's, both named. */
+struct llm_mem_arg { llm_mem_fn fn; };
+
+static double llm_fit_mem(const struct model_config *m, const struct profile *prof, const void *arg, char *desc,
+                          size_t n)
 {
-    const struct model_config *m = &c->model;
-    if (!mem)
-        mem = opsgen_llm_inference_mem_bytes;
-    double hbm_GiB = (double)c->chip.hbm_size_GB;
-    for (int64_t k = 2; k <= 64; k *= 2) {
-        struct model_config x = *m;
-        x.tensor_parallelism_degree = m->tensor_parallelism_degree * k;
-        x.num_chips = m->num_chips * k;
-        if (x.num_heads % x.tensor_parallelism_degree)
-            break;   /* heads split evenly, or not at all */
-        double pre = (double)mem(&x, PHASE_PREFILL, prof) / 1073741824.0,
-               dec = (double)mem(&x, PHASE_DECODE, prof) / 1073741824.0;
-        if (pre <= hbm_GiB && dec <= hbm_GiB) {
-            fprintf(out, "  to fit        --set num_chips=%lld --set tensor_parallelism_degree=%lld "
-                         "(prefill %.2f GiB, decode %.2f GiB per chip)\n",
-                    (long long)x.num_chips, (long long)x.tensor_parallelism_degree, pre, dec);
-            return;
-        }
-    }
-    fprintf(out, "  to fit        more chips (pipeline_parallelism_degree, tensor_parallelism_degree), a smaller "
-                 "batch or sequence, or a chip with more HBM\n");
+    llm_mem_fn mem = ((const struct llm_mem_arg *)arg)->fn;
+    double pre = (double)mem(m, PHASE_PREFILL, prof) / 1073741824.0,
+           dec = (double)mem(m, PHASE_DECODE, prof) / 1073741824.0;
+    snprintf(desc, n, "prefill %.2f GiB, decode %.2f GiB", pre, dec);
+    return pre > dec ? pre : dec;
 }
 
 void llm_family_summary(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
@@ -176,8 +162,10 @@ void llm_family_summary(const struct loaded_config *c, const struct profile *pro
     }
     llm_report_check(&r, t, &c->chip, prof);
     llm_report_print(&r, c->chip.hbm_size_GB, out);
-    if (r.prefill_oom || r.decode_oom)
-        oom_hint(c, prof, mem, out);
+    if (r.prefill_oom || r.decode_oom) {
+        struct llm_mem_arg arg = { mem ? mem : opsgen_llm_inference_mem_bytes };
+        fit_hint(c, prof, llm_fit_mem, &arg, false, out);
+    }
 }
 
 int llm_family_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

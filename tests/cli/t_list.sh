@@ -78,6 +78,21 @@ check "out of memory: the summary says which --set options fit, and they do" sh 
   grep -q '^  to fit        --set num_chips=2 --set tensor_parallelism_degree=2 (prefill 66.64 GiB, decode 66.41 GiB per chip)\$' '$LS/oom.txt' &&
   $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --set num_chips=2 --set tensor_parallelism_degree=2 -o '$LS/o2' >'$LS/fit.txt' &&
   grep -q '^  memory        prefill 66.64 GiB, decode 66.41 GiB of 95 GiB HBM\$' '$LS/fit.txt' && ! grep -q 'to fit' '$LS/fit.txt'"
+# Training tries its own levers first (ZeRO, then full rematerialisation, on
+# the same chips), DiT more tensor parallelism; each printed option set gives
+# the footprint printed.
+check "out of memory: training says which ZeRO stage or remat fits, and it does" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --workload training --batch 8 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 -o '$LS/t1' >'$LS/t1.txt' &&
+  grep -q '^  to fit        --set zero_stage=1 (55.80 GiB per chip)\$' '$LS/t1.txt' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --workload training --batch 8 --set num_chips=64 --set data_parallelism_degree=8 --set tensor_parallelism_degree=8 --set zero_stage=1 -o '$LS/t2' >'$LS/t2.txt' &&
+  grep -q '^  memory        55.7986 GiB per chip of 95 GiB HBM\$' '$LS/t2.txt' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p --workload training --batch 32 --set num_chips=4 --set data_parallelism_degree=2 --set tensor_parallelism_degree=2 -o '$LS/t3' >'$LS/t3.txt' &&
+  grep -q '^  to fit        --set remat=full (72.08 GiB per chip)\$' '$LS/t3.txt'"
+check "out of memory: DiT says which tensor parallelism fits, and it does" sh -c "
+  $NPUSIM run --configs $CONFIGS -m dit-xl -c tpuv5e --set num_chips=2 --set pipeline_parallelism_degree=2 --batch 8 -o '$LS/d1' >'$LS/d1.txt' &&
+  grep -q '^  to fit        --set num_chips=4 --set tensor_parallelism_degree=2 (10.05 GiB per chip)\$' '$LS/d1.txt' &&
+  $NPUSIM run --configs $CONFIGS -m dit-xl -c tpuv5e --set num_chips=4 --set pipeline_parallelism_degree=2 --set tensor_parallelism_degree=2 --batch 8 -o '$LS/d2' >'$LS/d2.txt' &&
+  grep -q '^  memory        10.05 GiB of 4 x 16 GiB HBM\$' '$LS/d2.txt'"
 expect_fail "flags: a misspelt option gets the closest one" 'unknown option "--svgdir" (did you mean "--svg-dir"?)' \
     $NPUSIM report --svgdir x
 expect_fail "flags: an option without its value says so" 'option "--out" needs a value' $NPUSIM run --out
