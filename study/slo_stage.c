@@ -213,6 +213,19 @@ static void fill_choice(const struct slo_opts *o, cJSON *r, const struct slo_met
     jset(r, "optimal_cost_stats_file", stats_file(o, &s.files[c.cost], co, suffix, llm_inf));
 }
 
+/* Who made a result: the model and chip versions it compares (NULL under neusim). */
+static cJSON *slo_provenance(const struct slo_opts *o, const char *model)
+{
+    cJSON *prov = config_provenance(o->prof, NULL);
+    if (prov) {
+        cJSON_AddStringToObject(prov, "model", model);
+        cJSON *cv = cJSON_AddArrayToObject(prov, "chips");
+        for (int vi = 0; vi < o->nversions; vi++)
+            cJSON_AddItemToArray(cv, cJSON_CreateString(o->versions[vi]));
+    }
+    return prov;
+}
+
 char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase)
 {
     bool training = !strcmp(o->workload, "training");
@@ -309,14 +322,9 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
     cJSON_Delete(base);
     cJSON_Delete(mult);
     set_free(&ref);
-    cJSON *prov = config_provenance(o->prof, NULL);
-    if (prov) {   /* who made it: the model and chip versions it compares */
-        cJSON_AddStringToObject(prov, "model", model);
-        cJSON *cv = cJSON_AddArrayToObject(prov, "chips");
-        for (int vi = 0; vi < o->nversions; vi++)
-            cJSON_AddItemToArray(cv, cJSON_CreateString(o->versions[vi]));
+    cJSON *prov = slo_provenance(o, model);
+    if (prov)
         jset(root, "provenance", prov);
-    }
     char *text = failed ? NULL : pyjson_print(root);
     cJSON_Delete(root);
     return text;
