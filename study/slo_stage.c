@@ -226,20 +226,30 @@ static cJSON *slo_provenance(const struct slo_opts *o, const char *model)
     return prov;
 }
 
+/* The metrics of model's class; false (warned on stderr) when the stage has none for it. */
+static bool metrics_of(const char *model, bool training, const char *phase, struct slo_metrics *m,
+                       enum slo_class *cls)
+{
+    *cls = slo_model_class(model);
+    if (slo_metrics_for(model, training, phase, m)) {
+        fprintf(stderr, "npusim slo: warning: %s: unknown model class (not an LLM, DiT/GLIGEN or DLRM); skipped\n",
+                model);
+        return false;
+    }
+    if (training && *cls != SLO_LLM) {
+        fprintf(stderr, "npusim slo: warning: %s: training results exist for LLMs only; skipped\n", model);
+        return false;
+    }
+    return true;
+}
+
 char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase)
 {
     bool training = !strcmp(o->workload, "training");
-    enum slo_class cls = slo_model_class(model);
+    enum slo_class cls;
     struct slo_metrics m;
-    if (slo_metrics_for(model, training, phase, &m)) {
-        fprintf(stderr, "npusim slo: warning: %s: unknown model class (not an LLM, DiT/GLIGEN or DLRM); skipped\n",
-                model);
+    if (!metrics_of(model, training, phase, &m, &cls))
         return NULL;
-    }
-    if (training && cls != SLO_LLM) {
-        fprintf(stderr, "npusim slo: warning: %s: training results exist for LLMs only; skipped\n", model);
-        return NULL;
-    }
     bool llm_inf = cls == SLO_LLM && !training;
     char suffix[32] = "";
     if (llm_inf)
