@@ -522,10 +522,15 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, const struct p
         return 0;
     }
     const char *base = base_of(name, prof->pg_strategy_quirks);
-    if (!base)
-        return npu_errf(e, "power-gating strategy \"%s\": unknown (NoPG, Base, HW, Full, Ideal, "
+    if (!base) {
+        static const char *const named[] = { "NoPG", "Base", "HW", "Full", "Ideal", "disabled", "ideal_inst_PE_ALU",
+                                             "ideal_inst_component", "ideal_op_component" };
+        char hint[128];
+        suggest_hint(hint, sizeof hint, name, named, sizeof named / sizeof named[0]);
+        return npu_errf(e, "power-gating strategy \"%s\"%s: unknown (NoPG, Base, HW, Full, Ideal, "
                         "ideal_inst_component, ideal_op_component, <Base|HW|Full>_vary_PG_delay_<k>, "
-                        "<Base|HW|Full>_vary_Vth_<a>_<b>, or a path to a JSON file)", name);
+                        "<Base|HW|Full>_vary_Vth_<a>_<b>, or a path to a JSON file)", name, hint);
+    }
     if (len >= sizeof out->name)
         return npu_errf(e, "power-gating strategy \"%.40s...\": name longer than %zu characters", name,
                         sizeof out->name - 1);
@@ -610,7 +615,10 @@ int dvfs_policy_parse(const char *s, enum dvfs_policy *out, struct npu_err *e)
             *out = policies[i].p;
             return 0;
         }
-    return npu_errf(e, "DVFS policy \"%s\": unknown (None, Ideal)", s);
+    static const char *const known[] = { "None", "Ideal" };
+    char hint[64];
+    suggest_hint(hint, sizeof hint, s, known, 2);
+    return npu_errf(e, "DVFS policy \"%s\"%s: unknown (None, Ideal)", s, hint);
 }
 
 const char *dvfs_policy_name(enum dvfs_policy p) { return p == DVFS_IDEAL ? "Ideal" : "None"; }

@@ -27,6 +27,9 @@ check "list fields: every field of npusim fields, with its table, type, unit and
   grep -q '^num_layers  *model  *integer  *-  *Transformer layers.\$' '$LS/fields.txt' &&
   grep -q '^vu_pg_delay_cycles  *strategy  *number  *cycles  *Wake-up delay of a vector unit.\$' '$LS/fields.txt' &&
   [ \$(wc -l <'$LS/fields.txt') -eq \$($NPUSIM fields | grep -c '^| \`') ]"
+check "did you mean: a misspelt strategy or DVFS policy names the closest" sh -c "
+  $NPUSIM run --configs $CONFIGS --pg Ful -o '$LS/dm1' 2>&1 | grep -q 'strategy \"Ful\" (did you mean \"Full\"?): unknown' &&
+  $NPUSIM run --configs $CONFIGS --dvfs Idael -o '$LS/dm2' 2>&1 | grep -q 'DVFS policy \"Idael\" (did you mean \"Ideal\"?): unknown'"
 expect_fail "list: a misspelt kind gets a suggestion" '"field" (did you mean "fields"?)' $NPUSIM list field
 expect_fail "list: no kind" 'expected one of models, chips' $NPUSIM list
 expect_fail "run: a misspelt chip gets a suggestion" 'unknown chip "tpuv5q" (did you mean "tpuv5e"?)' \
