@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "opsgen/model.h"
+#include "traces/json_strict.h"
 #include "traces/strbuf.h"
 
 #include <stdio.h>
@@ -289,6 +290,16 @@ const struct ffn_kind *ffn_kind_of(const char *ffn_type)
         if (!strcmp(ffn_type, ffn_kinds[i].name))
             return &ffn_kinds[i];
     return NULL;
+}
+
+int ffn_type_error(const char *v, struct npu_err *e)
+{
+    const char *names[sizeof ffn_kinds / sizeof ffn_kinds[0]];
+    char hint[300];
+    for (size_t i = 0; i < sizeof ffn_kinds / sizeof ffn_kinds[0]; i++)
+        names[i] = ffn_kinds[i].name;
+    suggest_hint(hint, sizeof hint, v, names, sizeof names / sizeof names[0]);
+    return npu_errf(e, "model field \"ffn_type\": expected " FFN_TYPE_NAMES ", got \"%s\"%s", v, hint);
 }
 
 static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f,

@@ -86,6 +86,8 @@ struct ffn_kind { const char *name; bool gated; const char *act; };
 const struct ffn_kind *ffn_kind_of(const char *ffn_type);
 /* The accepted names, for messages. */
 #define FFN_TYPE_NAMES "\"llama\", \"swiglu\", \"geglu\", \"default\", \"gelu\" or \"relu\""
+/* -1 with e: `model field "ffn_type": expected ..., got "V"`, and the closest name. */
+int ffn_type_error(const char *v, struct npu_err *e);
 /* create_ffn: optional TP all-gather, body, optional reduce-scatter, residual
  * Add. *fid: in = first fid, out = the Add's fid (not advanced, §5.6). */
 int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid);

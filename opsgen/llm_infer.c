@@ -126,8 +126,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
         return npu_errf(e, "model field \"model_type\": expected \"llm\" for LLM inference, got \"%s\"",
                         m->model_type);
     if (!ffn_kind_of(m->ffn_type))
-        return npu_errf(e, "model field \"ffn_type\": expected " FFN_TYPE_NAMES ", got \"%s\"",
-                        m->ffn_type);
+        return ffn_type_error(m->ffn_type, e);
     static const char *const positive[] = {
         "num_chips", "data_parallelism_degree", "tensor_parallelism_degree",
         "pipeline_parallelism_degree", "data_parallel_degree_dcn", "tensor_parallel_degree_dcn",

@@ -423,8 +423,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
         return npu_errf(e, "model field \"model_type\": expected \"llm\" for LLM training, got \"%s\"",
                         m->model_type);
     if (!ffn_kind_of(m->ffn_type))
-        return npu_errf(e, "model field \"ffn_type\": expected " FFN_TYPE_NAMES ", got \"%s\"",
-                        m->ffn_type);
+        return ffn_type_error(m->ffn_type, e);
     if (m->use_flash_attention)
         return npu_errf(e, "model field \"use_flash_attention\": training does not support flash "
                            "attention; expected false");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "traces/fastfloat.h"
+#include "traces/json_strict.h"
 #include "traces/pyfmt.h"
 #include "traces/strbuf.h"
 
@@ -389,14 +390,23 @@ static int check_choice(const struct field_table *t, const struct field_desc *f,
     if (!f->one_of)
         return 0;
     size_t n = strlen(v);
+    char words[FIELD_STR_MAX], hint[FIELD_STR_MAX + 32];
+    const char *cand[32];
+    size_t nc = 0;
     for (const char *p = f->one_of; *p;) {
         size_t k = strcspn(p, "|");
         if (k == n && strncmp(p, v, n) == 0)
             return 0;
         p += k + (p[k] == '|');
     }
-    return npu_errf(e, "%s: %s field \"%s\": expected one of %s, got \"%s\"", file, t->what, f->key,
-                    f->one_of, v);
+    /* The choices as words, for the closest one's hint. */
+    snprintf(words, sizeof words, "%s", f->one_of);
+    char *save = NULL;
+    for (char *w = strtok_r(words, "|", &save); w && nc < sizeof cand / sizeof cand[0]; w = strtok_r(NULL, "|", &save))
+        cand[nc++] = w;
+    suggest_hint(hint, sizeof hint, v, cand, nc);
+    return npu_errf(e, "%s: %s field \"%s\": expected one of %s, got \"%s\"%s", file, t->what, f->key,
+                    f->one_of, v, hint);
 }
 
 static int check_one(const struct field_table *t, const struct field_desc *f, const void *obj,

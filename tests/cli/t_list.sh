@@ -30,6 +30,10 @@ check "list fields: every field of npusim fields, with its table, type, unit and
 check "did you mean: a misspelt strategy or DVFS policy names the closest" sh -c "
   $NPUSIM run --configs $CONFIGS --pg Ful -o '$LS/dm1' 2>&1 | grep -q 'strategy \"Ful\" (did you mean \"Full\"?): unknown' &&
   $NPUSIM run --configs $CONFIGS --dvfs Idael -o '$LS/dm2' 2>&1 | grep -q 'DVFS policy \"Idael\" (did you mean \"Ideal\"?): unknown'"
+expect_fail "did you mean: a field's misspelt choice names the closest" 'field "ICI_topology": expected one of TORUS_2D|TORUS_3D, got "TORUS3D" (did you mean "TORUS_3D"?)' \
+    $NPUSIM run --configs $CONFIGS --set ICI_topology=TORUS3D -o "$LS/dm3"
+expect_fail "did you mean: a misspelt ffn_type names the closest" 'got "lama" (did you mean "llama"?)' \
+    $NPUSIM run --configs $CONFIGS --set ffn_type=lama -o "$LS/dm4"
 expect_fail "list: a misspelt kind gets a suggestion" '"field" (did you mean "fields"?)' $NPUSIM list field
 expect_fail "list: no kind" 'expected one of models, chips' $NPUSIM list
 expect_fail "run: a misspelt chip gets a suggestion" 'unknown chip "tpuv5q" (did you mean "tpuv5e"?)' \
