@@ -120,16 +120,6 @@ static int dit_write(const struct loaded_config *c, const struct profile *prof, 
     return diffusion_write(c, prof, t, opsgen_dit_mem_bytes(&c->model, prof), config_dump(c, prof), dir, base, to, e);
 }
 
-/* The DiT footprint fit_hint asks for. */
-static double dit_fit_mem(const struct model_config *m, const struct profile *prof, const void *arg, char *desc,
-                          size_t n)
-{
-    (void)arg;
-    double gib = (double)opsgen_dit_mem_bytes(m, prof) / 1073741824.0;
-    snprintf(desc, n, "%.2f GiB", gib);
-    return gib;
-}
-
 static void dit_summary(const struct loaded_config *c, const struct profile *prof,
                         const struct trace *t, FILE *out)
 {
@@ -138,7 +128,7 @@ static void dit_summary(const struct loaded_config *c, const struct profile *pro
     diffusion_summary(c, prof, t, mem, out);
     /* Out of memory (diffusion_report_compute's test): what fits. */
     if ((double)mem / 1073741824.0 > (double)((prof->oom_vs_pod_hbm ? c->model.num_chips : 1) * c->chip.hbm_size_GB))
-        fit_hint(c, prof, dit_fit_mem, NULL, false, out);
+        fit_hint(c, prof, fit_mem_one, &(struct fit_bytes){ opsgen_dit_mem_bytes }, false, out);
 }
 
 static int dit_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)

@@ -116,16 +116,6 @@ static int train_write(const struct loaded_config *c, const struct profile *prof
     return write_trace_and_stats(t, j, dir, base, to, e);
 }
 
-/* The training footprint fit_hint asks for. */
-static double train_fit_mem(const struct model_config *m, const struct profile *prof, const void *arg, char *desc,
-                            size_t n)
-{
-    (void)arg;
-    double gib = (double)opsgen_llm_training_mem_bytes(m, prof) / 1073741824.0;
-    snprintf(desc, n, "%.2f GiB", gib);
-    return gib;
-}
-
 static void train_summary(const struct loaded_config *c, const struct profile *prof,
                           const struct trace *t, FILE *out)
 {
@@ -162,7 +152,7 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
             : s.mem_footprint_GB > (double)c->chip.hbm_size_GB
                 ? " (exceeds one chip; the reference flags OOM only against the pod's HBM)" : "");
     if (s.mem_footprint_GB > (double)c->chip.hbm_size_GB)
-        fit_hint(c, prof, train_fit_mem, NULL, true, out);
+        fit_hint(c, prof, fit_mem_one, &(struct fit_bytes){ opsgen_llm_training_mem_bytes }, true, out);
 }
 
 static int train_enumerate(int64_t num_chips, struct parallel_cfg **out, size_t *n, struct npu_err *e)

@@ -10,6 +10,13 @@ static const struct { int64_t zero; bool remat; } train_levers[] = {
     { 1, false }, { 2, false }, { 3, false }, { 0, true }, { 1, true }, { 2, true }, { 3, true },
 };
 
+double fit_mem_one(const struct model_config *m, const struct profile *prof, const void *arg, char *desc, size_t n)
+{
+    double gib = (double)((const struct fit_bytes *)arg)->fn(m, prof) / 1073741824.0;
+    snprintf(desc, n, "%.2f GiB", gib);
+    return gib;
+}
+
 /* Does x fit? Prints its line if so. edits: the options that make x from c. */
 static bool try_fit(const struct loaded_config *c, const struct profile *prof, fit_mem_fn mem, const void *arg,
                     const struct model_config *x, const char *edits, FILE *out)

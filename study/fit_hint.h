@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "study/config.h"
@@ -23,6 +24,13 @@
  * text ("prefill 66.64 GiB, decode 66.41 GiB" or "61.20 GiB"). */
 typedef double (*fit_mem_fn)(const struct model_config *m, const struct profile *prof, const void *arg,
                              char *desc, size_t n);
+
+/* A family with one footprint formula (training, DiT): fit_mem_one with arg
+ * pointing to a struct fit_bytes. */
+struct fit_bytes {
+    int64_t (*fn)(const struct model_config *m, const struct profile *prof);
+};
+double fit_mem_one(const struct model_config *m, const struct profile *prof, const void *arg, char *desc, size_t n);
 
 /* Prints the line for c (the training candidates only when training), or
  * says what else could fit when no candidate does. */

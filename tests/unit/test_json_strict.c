@@ -62,15 +62,22 @@ static void test_suggestions(void **state)
     cJSON_Delete(o);
 }
 
+/* Every config field table: the model families', the chip's, the system's. */
+static int all_tables(const struct field_table **t)
+{
+    int n = model_all_tables(t, 14);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    return n;
+}
+
 /* Every field has a range, the shipped configs' values lie inside it, and
  * the documented bounds are the ones checked. */
 static void test_field_ranges(void **state)
 {
     (void)state;
     const struct field_table *t[16];
-    int n = model_all_tables(t, 14);
-    t[n++] = &chip_fields;
-    t[n++] = &system_fields;
+    int n = all_tables(t);
     for (int i = 0; i < n; i++)
         for (size_t k = 0; k < t[i]->n; k++) {
             const struct field_desc *f = &t[i]->f[k];
@@ -109,9 +116,7 @@ static void test_field_docs(void **state)
 {
     (void)state;
     const struct field_table *t[16];
-    int n = model_all_tables(t, 14);
-    t[n++] = &chip_fields;
-    t[n++] = &system_fields;
+    int n = all_tables(t);
     for (int i = 0; i < n; i++)
         for (size_t k = 0; k < t[i]->n; k++)
             check_doc(t[i]->f[k].key, t[i]->f[k].doc);
