@@ -497,7 +497,7 @@ int sweep_command(int argc, char **argv, struct results *keep)
     struct made_dirs made = { 0 };
     if (!rc && o->tree && !o->dry_run && stage_tree(o, &made, &e))
         rc = report_error("sweep", &e);
-    o->sink = (struct output_sink){ o->stage[0] != '\0', o->tree && !o->dry_run ? keep : NULL };
+    o->sink = (struct output_sink){ .staged = o->stage[0] != '\0', .keep = o->tree && !o->dry_run ? keep : NULL };
     if (o->sink.keep)
         results_begin(keep, o->out, o->stage[0] ? o->stage : NULL);
     if (!rc && !x.failed)

@@ -21,6 +21,7 @@
 
 #include "calib/op_table.h"
 #include "calib/validate.h"
+#include "study/outputs.h"
 #include "study/config.h"
 #include "study/family.h"
 #include "study/op_predict.h"
@@ -266,6 +267,34 @@ static const char *pg_list_of(const cJSON *req, char *list, size_t n, char *msg,
     return used >= n ? (snprintf(msg, mn, "\"pg\": too long"), NULL) : used ? list : "none";
 }
 
+/* The statistics JSONs `npusim run` would write for the timed trace t,
+ * kept in memory (study/outputs.h memory sink): {"prefill": {...},
+ * "decode": {...}} for an LLM, "run" for a family's one file, and DLRM's
+ * "config_stats" and "chip<k>" besides. NULL with e on a failure. */
+static cJSON *run_statistics(const struct api_ctx *ctx, const struct family *fam, const struct loaded_config *c,
+                             const struct trace *t, struct npu_err *e)
+{
+    char base[600];
+    snprintf(base, sizeof base, "%s_%s", c->model_name, c->chip_name);
+    cJSON *files = cJSON_CreateObject(), *out = cJSON_CreateObject(), *it;
+    if (fam->write(c, ctx->prof, t, ".", base, false, &(struct output_sink){ .memory = files }, e)) {
+        cJSON_Delete(files), cJSON_Delete(out);
+        return NULL;
+    }
+    size_t bl = strlen(base);
+    while ((it = files->child) != NULL) {   /* "<base>_decode.json" -> "decode" */
+        cJSON_DetachItemViaPointer(files, it);
+        char key[300];
+        const char *k = strncmp(it->string, base, bl) == 0 ? it->string + bl : it->string;
+        snprintf(key, sizeof key, "%s", k + (k[0] == '_'));
+        if (strlen(key) >= 5 && strcmp(key + strlen(key) - 5, ".json") == 0)
+            key[strlen(key) - 5] = '\0';
+        cJSON_AddItemToObject(out, key[0] ? key : "run", it);
+    }
+    cJSON_Delete(files);
+    return out;
+}
+
 /* POST /api/simulate: one configuration end to end (npusim run), with the
  * figures of its report (npusim report). */
 static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
@@ -293,7 +322,14 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
         config_free(&c);
         return api_reply_error(r, 400, e.msg);
     }
+    cJSON *stats = run_statistics(ctx, fam, &c, &run.t, &e);
+    if (!stats) {
+        report_run_free(&run);
+        config_free(&c);
+        return api_reply_error(r, 400, e.msg);
+    }
     cJSON *j = trace_json(&run.t);
+    cJSON_AddItemToObject(j, "statistics", stats);
     cJSON_AddStringToObject(j, "title", run.title);
     cJSON_AddStringToObject(j, "summary", run.summary ? run.summary : "");
     struct report_figures figs;

@@ -379,7 +379,7 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
         return npu_errf(e, "%s: out of memory", json_in);
     }
     /* The staged writes make the files' folder in the staging tree. */
-    if (write_outputs_to(out, np + 1, &(struct output_sink){ true, NULL }, e)) {
+    if (write_outputs_to(out, np + 1, &(struct output_sink){ .staged = true }, e)) {
         cJSON_Delete(j);
         return -1;
     }

@@ -50,8 +50,24 @@ static int keep_results(struct output *o, int n, struct results *keep, struct np
     return rc;
 }
 
+/* The memory sink: every JSON output as a tree, by file name (a text
+ * without its tree parsed back); nothing written. */
+static int keep_in_memory(struct output *o, int n, cJSON *memory)
+{
+    for (int i = 0; i < n; i++) {
+        const char *slash = strrchr(o[i].path, '/');
+        cJSON *tree = o[i].tree ? o[i].tree : o[i].text && !o[i].trace ? cJSON_Parse(o[i].text) : NULL;
+        if (tree)
+            cJSON_AddItemToObject(memory, slash ? slash + 1 : o[i].path, tree);
+        free(o[i].text);
+    }
+    return 0;
+}
+
 int write_outputs_to(struct output *o, int n, const struct output_sink *to, struct npu_err *e)
 {
+    if (to && to->memory)
+        return keep_in_memory(o, n, to->memory);
     struct atomic_file *af = malloc((n > 0 ? (size_t)n : 1) * sizeof *af);   /* each set by its open */
     int opened = 0, rc = 0;
     /* The outputs' folders, made here so that a failure takes back the ones

@@ -38,6 +38,8 @@ struct output_sink {
                                   * (atomic_open_staged: no temporary, no rename) */
     struct results *keep;        /* statistics files also kept here as values (study/results.h),
                                   * for the next stage of a suite; or NULL */
+    cJSON *memory;               /* an object: no file is written; each statistics tree is added
+                                  * to it under its file's name (the HTTP API, Python); or NULL */
 };
 
 /* Writes all outputs (CSV rows formatted once for every CSV of the same trace)

@@ -121,8 +121,10 @@ def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, conf
     names, paths or dicts; overrides set config fields (num_chips=4,
     tensor_parallelism_degree=4); pg lists power-gating strategies to
     compare (default the five named ones; [] for none). Returns the summary
-    text, the phases (time and energy), the per-op rows, each strategy's
-    energy and the report's figures (SVG)."""
+    text, "statistics" (the JSON files `npusim run` writes, as dicts:
+    "prefill" and "decode" for an LLM, "run" for the other families), the
+    phases (time and energy), the per-op rows, each strategy's energy and
+    the report's figures (SVG)."""
     with _Configs() as cfg:
         req = {"model": cfg(model), "chip": cfg(chip)}
         if system is not None:

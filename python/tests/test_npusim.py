@@ -29,6 +29,19 @@ def test_run_summary_is_npusim_run_s(tmp_path):
     assert [p["name"] for p in r["phases"]] == ["prefill", "decode"]
 
 
+def test_run_statistics_are_npusim_run_s_files(tmp_path):
+    import json
+    r = npusim.run(model="llama3-8b", chip="h100", batch=8, num_chips=2, tensor_parallelism_degree=2)
+    cli("run", "--configs", CONFIGS, "-m", "llama3-8b", "-c", "h100", "-b", "8", "--set", "num_chips=2",
+        "--set", "tensor_parallelism_degree=2", "-o", str(tmp_path))
+    assert sorted(r["statistics"]) == ["decode", "prefill"]
+    for phase in ("prefill", "decode"):
+        assert r["statistics"][phase] == json.load(open(tmp_path / ("llama3-8b_h100_%s.json" % phase)))
+    d = npusim.run(model="dlrm-s", chip="tpuv5e", batch=64, num_chips=4)["statistics"]
+    assert sorted(d) == ["chip0", "chip1", "chip2", "chip3", "config_stats", "run"]
+    assert d["run"]["sim_config"]["provenance"]["model"] == "dlrm-s"
+
+
 def test_overrides_and_batch_reach_the_configuration():
     r = npusim.run(model="llama3-70b", chip="tpuv5p", batch=8, num_chips=8, tensor_parallelism_degree=8)
     assert r["summary"].startswith("llama3-70b on tpuv5p (8 chips: dp 1, tp 8, pp 1; microbatch 8;")
@@ -131,7 +144,7 @@ def test_configs_as_dicts():
     base = npusim.run(chip=chip)
     chip["hbm_bw_GBps"] *= 2
     fast = npusim.run(chip=chip)
-    tpot = lambda r: float(r["summary"].split("TPOT")[1].split("ms")[0])
+    tpot = lambda r: r["statistics"]["decode"]["TPOT_ms_request"]
     assert tpot(fast) < tpot(base)
 
 

@@ -276,7 +276,7 @@ static void test_write_outputs_keeps(void **state)
     snprintf(o[2].path, sizeof o[2].path, "%s/m/p/x_config.json", dir);
     o[2].text = strdup("{}");
     struct npu_err e;
-    assert_int_equal(write_outputs_to(o, 3, &(struct output_sink){ false, &r }, &e), 0);
+    assert_int_equal(write_outputs_to(o, 3, &(struct output_sink){ .keep = &r }, &e), 0);
     assert_int_equal(r.n, 1);
     const struct result *res = results_find(&r, dir, "m/p/x_decode");
     assert_non_null(res);
@@ -294,7 +294,7 @@ static void test_write_outputs_keeps(void **state)
     o[0].text = pyjson_print(o[0].tree);
     snprintf(o[1].path, sizeof o[1].path, "%s/m/p/x_decode.json/z.json", dir);   /* under a file */
     o[1].text = strdup("{}");
-    assert_int_equal(write_outputs_to(o, 2, &(struct output_sink){ false, &r }, &e), -1);
+    assert_int_equal(write_outputs_to(o, 2, &(struct output_sink){ .keep = &r }, &e), -1);
     assert_int_equal(r.n, 0);
     snprintf(path, sizeof path, "%s/m/p/y.json", dir);
     assert_int_not_equal(access(path, F_OK), 0);
