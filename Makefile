@@ -82,7 +82,8 @@ $(BUILD)/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
 # libnpusim.so: the library and the HTTP API's handler as a shared object for
 # other languages (cli/capi.h; the Python package in python/), built from
 # position-independent copies of the objects under $(BUILD)/pic.
-SO_SRC := $(LIB_SRC) cli/serve_api.c cli/serve_sweep.c cli/serve_fleet.c cli/serve_calibrate.c cli/serve_page.c cli/common.c cli/capi.c
+SO_SRC := $(LIB_SRC) cli/serve_api.c cli/serve_sweep.c cli/serve_fleet.c cli/serve_calibrate.c cli/serve_page.c cli/common.c cli/capi.c \
+          cli/fields_ref.c
 SO_OBJ := $(SO_SRC:%.c=$(BUILD)/pic/%.o)
 $(BUILD)/pic/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -12,6 +12,7 @@
 
 #include "chipsim/chip.h"
 #include "cli/cli.h"
+#include "cli/fields_ref.h"
 #include "opsgen/model.h"
 #include "power/pg.h"
 #include "power/system.h"
@@ -117,23 +118,15 @@ static int list_strategies(void)
 }
 
 /* One line a field: key, table, type, unit and meaning (npusim fields has ranges and defaults). */
+static void field_line(const struct field_row *r, void *arg)
+{
+    (void)arg;
+    printf("%-48s %-8s %-13s %-10s %s\n", r->key, r->table, r->type, r->unit[0] ? r->unit : "-", r->meaning);
+}
+
 static int list_fields(void)
 {
-    const struct field_table *t[16];
-    int n = model_all_tables(t, 14);
-    t[n++] = &chip_fields;
-    t[n++] = &system_fields;
-    for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < t[i]->n; k++) {
-            const struct field_desc *f = &t[i]->f[k];
-            printf("%-48s %-8s %-13s %-10s %s\n", f->key, t[i]->what, fields_type_name(f->type),
-                   fields_unit(f)[0] ? fields_unit(f) : "-", f->doc);
-        }
-    for (int i = 0; i < pg_field_count(); i++) {
-        struct pg_field_doc d;
-        pg_field_describe(i, &d);
-        printf("%-48s %-8s %-13s %-10s %s\n", d.key, "strategy", d.type, d.unit[0] ? d.unit : "-", d.doc);
-    }
+    fields_reference(false, field_line, NULL);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "cli/serve.h"
 
 #include "cli/cli.h"
+#include "cli/fields_ref.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -81,7 +82,7 @@ static const char *name_of(const struct api_ctx *ctx, const cJSON *req, const ch
     return v->valuestring;
 }
 
-/* GET /api/chips, /api/models: the names where names resolve (npusim list). */
+/* GET /api/chips, /api/models, /api/systems: the names where names resolve (npusim list). */
 static int list_configs(const struct api_ctx *ctx, enum config_kind kind, const char *what, struct api_response *r)
 {
     char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
@@ -115,6 +116,35 @@ static int models(const struct api_ctx *ctx, const cJSON *req, struct api_respon
 {
     (void)req;
     return list_configs(ctx, CONFIG_MODEL, "models", r);
+}
+
+static int systems(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    (void)req;
+    return list_configs(ctx, CONFIG_SYSTEM, "systems", r);
+}
+
+/* GET /api/fields: the configuration reference (docs/configs.md) as rows. */
+static void field_json(const struct field_row *row, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", row->key);
+    cJSON_AddStringToObject(o, "table", row->table);
+    cJSON_AddStringToObject(o, "section", row->section);
+    cJSON_AddStringToObject(o, "type", row->type);
+    cJSON_AddStringToObject(o, "unit", row->unit);
+    cJSON_AddStringToObject(o, "default", row->def);
+    cJSON_AddStringToObject(o, "range", row->range);
+    cJSON_AddStringToObject(o, "meaning", row->meaning);
+    cJSON_AddItemToArray(arg, o);
+}
+
+static int fields(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    (void)ctx, (void)req;
+    cJSON *j = cJSON_CreateObject();
+    fields_reference(false, field_json, cJSON_AddArrayToObject(j, "fields"));
+    return api_reply_json(r, 200, j);
 }
 
 /* "set": {"key": value, ...} as the CLI's "key=value" strings (in buf). */
@@ -390,7 +420,8 @@ static const struct route {
     bool body;
 } routes[] = {
     { "GET", "/api/chips", chips, false },        { "GET", "/api/models", models, false },
-    { "GET", "/api/strategies", strategies, false }, { "POST", "/api/op", op, true },
+    { "GET", "/api/strategies", strategies, false }, { "GET", "/api/systems", systems, false },
+    { "GET", "/api/fields", fields, false },      { "POST", "/api/op", op, true },
     { "POST", "/api/simulate", simulate, true },  { "POST", "/api/validate", validate, true },
     { "POST", "/api/sweep", api_sweep, true },    { "POST", "/api/fleet", api_fleet, true },
     { "POST", "/api/calibrate", api_calibrate, true },
@@ -427,6 +458,7 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
         cJSON_Delete(req);
         return rc;
     }
-    return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/strategies; POST /api/op, "
+    return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/systems, /api/strategies, "
+                               "/api/fields; POST /api/op, "
                                "/api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate)");
 }

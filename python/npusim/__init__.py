@@ -20,7 +20,7 @@ import json
 import os
 import tempfile
 
-__all__ = ["Error", "version", "list_configs", "run", "energy", "carbon", "op", "sweep", "validate", "calibrate",
+__all__ = ["Error", "version", "list_configs", "fields", "run", "energy", "carbon", "op", "sweep", "validate", "calibrate",
            "fleet", "ops_frame", "rows_frame"]
 
 
@@ -109,10 +109,19 @@ def version():
 
 
 def list_configs(kind, configs=None):
-    """The names of "models", "chips" or "strategies" (npusim list)."""
-    if kind not in ("models", "chips", "strategies"):
-        raise Error('kind "%s": expected models, chips or strategies' % kind)
+    """The names of "models", "chips", "systems" or "strategies" (npusim list)."""
+    if kind not in ("models", "chips", "systems", "strategies"):
+        raise Error('kind "%s": expected models, chips, systems or strategies' % kind)
     return _call("/api/" + kind, configs=configs)[kind]
+
+
+def fields(as_frame=True):
+    """The configuration reference (npusim fields, docs/configs.md): one row
+    per model, chip, system and strategy field with its table, section,
+    type, unit, default, checked range and meaning. A DataFrame where pandas
+    is installed (as_frame), else a list of dicts."""
+    rows = _call("/api/fields")["fields"]
+    return _frame(rows) if as_frame else rows
 
 
 def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, configs=None, profile=None,

@@ -190,6 +190,22 @@ def test_calibrate_is_npusim_calibrate_s(tmp_path):
 def test_lists():
     assert "h100" in npusim.list_configs("chips") and "llama3-8b" in npusim.list_configs("models")
     assert npusim.list_configs("strategies")[0] == "NoPG"
+    assert "system_config" in npusim.list_configs("systems")
+
+
+def test_fields_are_npusim_list_fields():
+    rows = npusim.fields(as_frame=False)
+    lines = cli("list", "fields").splitlines()
+    assert len(rows) == len(lines) > 300
+    for row, line in zip(rows, lines):
+        assert line.split()[:2] == [row["key"], row["table"]] and line.endswith(row["meaning"])
+    hbm = next(r for r in rows if r["key"] == "hbm_bw_GBps")
+    assert (hbm["unit"], hbm["default"], hbm["range"]) == ("GB/s", "required", "0.001 to 1000000000")
+    remat = next(r for r in rows if r["key"] == "remat")
+    assert remat["range"] == "none, full" and remat["default"] == "none"
+    pandas = pytest.importorskip("pandas")
+    df = npusim.fields()
+    assert isinstance(df, pandas.DataFrame) and set(df.table) == {"model", "chip", "system", "strategy"}
 
 
 @pytest.mark.parametrize("call, message", [

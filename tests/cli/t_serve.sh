@@ -20,9 +20,11 @@ for i in $(seq 1 50); do
     sleep 0.1
 done
 check "serve: listening on 127.0.0.1 by default" sh -c "[ $up = 1 ] && grep -q 'listening on http://127.0.0.1:$PORT/' '$SV/log'"
-check "serve: GET /api/chips, /api/models, /api/strategies" sh -c "
+check "serve: GET /api/chips, /api/models, /api/systems, /api/strategies, /api/fields" sh -c "
   curl -sf '$URL/api/chips' | grep -q '\"tpuv5p\"' && curl -sf '$URL/api/models' | grep -q '\"llama3-8b\"' &&
-  curl -sf '$URL/api/strategies' | grep -q '\"Ideal\"'"
+  curl -sf '$URL/api/systems' | grep -q '\"system_config\"' &&
+  curl -sf '$URL/api/strategies' | grep -q '\"Ideal\"' &&
+  curl -sf '$URL/api/fields' | grep -q '\"key\":\"hbm_bw_GBps\",\"table\":\"chip\",\"section\":\"Chip\",\"type\":\"number\",\"unit\":\"GB/s\"'"
 check "serve: POST /api/op gives npusim op's figures (gemm 4096^3 bf16 on h100: 138.913 us)" sh -c "
   curl -sf -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"dtype\": \"bf16\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"chip\": \"h100\"}' |
   grep -q '\"time_us\":138.913,'"
