@@ -23,6 +23,11 @@ else
     check "python package: examples/python_tour.py runs cell by cell to the end" sh -c "
       cd '$PYD' && NPUSIM_LIB='$SO' PYTHONPATH='$PWD/python' $PY '$PWD/examples/python_tour.py' >tour.txt 2>&1 &&
       grep -q '^  to fit        --set num_chips=2' tour.txt && grep -q 'kernels, MAPE' tour.txt && test -s pareto.svg"
+    awk '/^## A five-minute tour/ { on = 1; next } /^## / { on = 0 } on && /^```python/ { code = 1; next }
+         on && /^```/ { code = 0; next } on && code' README.md >"$PYD/readme_tour.py"
+    check "python package: the README tour's Python block runs as written" sh -c "
+      test -s '$PYD/readme_tour.py' && cd '$PYD' && NPUSIM_LIB='$SO' PYTHONPATH='$PWD/python' $PY readme_tour.py >readme.txt 2>&1 ||
+      { cat '$PYD/readme.txt'; exit 1; }"
     check "python package: pip install --no-build-isolation ./python gives a package that runs from anywhere" sh -c "
       $PY -m pip install -q --no-build-isolation --no-deps --target '$PYD/site' ./python >'$PYD/pip.txt' 2>&1 &&
       test -f '$PYD/site/npusim/libnpusim.so' && test -f '$PYD/site/npusim/configs/chips/h100.json' &&
