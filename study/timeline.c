@@ -8,6 +8,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "study/report_html.h"
+
 /* The component tracks: their names and the op's busy time in each. */
 static int64_t sa_of(const struct op *op) { return op->sa_ns; }
 static int64_t vu_of(const struct op *op) { return op->vu_ns; }
@@ -46,8 +48,7 @@ static cJSON *op_args(const struct op *op)
 {
     char buf[1024];
     cJSON *a = cJSON_CreateObject();
-    const char *type = op->parsed_op_type && *op->parsed_op_type ? op->parsed_op_type : op->opcode ? op->opcode : "";
-    cJSON_AddStringToObject(a, "type", type);
+    cJSON_AddStringToObject(a, "type", report_op_type(op));   /* the report's label: "other" when untyped */
     cJSON_AddNumberToObject(a, "count", (double)op->count);
     cJSON_AddNumberToObject(a, "exe_ns", (double)op->exe_ns);
     cJSON_AddStringToObject(a, "in_shapes", op_in_shapes_text(op, buf, sizeof buf));
