@@ -133,12 +133,12 @@ enum { O_MODELS = 1000, O_WORKLOAD, O_VERSIONS, O_CHIPS, O_BATCHES, O_SEQLEN, O_
        O_PROFILE, O_SKIP, O_DRY, O_SUMMARY, O_SPEC, O_SHARD, O_PG, O_DVFS, O_CI, O_UTIL, O_LIFE, O_STATS };
 
 /* A command-line comma list of positive integers as a spec list. */
-static int ints_from_list(const struct list *l, cJSON **arr, struct spec_ints *out)
+static int ints_from_list(const struct list *l, int64_t max, cJSON **arr, struct spec_ints *out)
 {
     *arr = cJSON_CreateArray();
     for (int i = 0; i < l->n; i++) {
         int64_t v;
-        if (parse_i64_strict(l->item[i], &v) || v <= 0)
+        if (parse_i64_strict(l->item[i], &v) || v <= 0 || v > max)
             return i + 1;
         cJSON_AddItemToArray(*arr, cJSON_CreateNumber((double)v));
     }
@@ -344,10 +344,13 @@ static int build_plan(struct sweep_args *a, struct sweep_plan *plan)
             return usage_error("sweep", "%s \"%s\": expected a comma-separated list of at most %d items, "
                                "none empty", lists[i].flag, lists[i].text, MAX_LIST);
     int bad;
-    if (a->chips && (bad = ints_from_list(&a->lc, &a->jc, &plan->num_chips)))
-        return usage_error("sweep", "--num-chips: \"%s\" is not a positive integer", a->lc.item[bad - 1]);
-    if (a->batches && (bad = ints_from_list(&a->lb, &a->jb, &plan->batches)))
-        return usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer", a->lb.item[bad - 1]);
+    int64_t max_chips = sweep_int_max("num_chips"), max_batch = sweep_int_max("global_batch_size");
+    if (a->chips && (bad = ints_from_list(&a->lc, max_chips, &a->jc, &plan->num_chips)))
+        return usage_error("sweep", "--num-chips: \"%s\" is not a positive integer of at most %lld",
+                           a->lc.item[bad - 1], (long long)max_chips);
+    if (a->batches && (bad = ints_from_list(&a->lb, max_batch, &a->jb, &plan->batches)))
+        return usage_error("sweep", "--batch-sizes: \"%s\" is not a positive integer of at most %lld",
+                           a->lb.item[bad - 1], (long long)max_batch);
     if (plan_names(a, plan))
         return EXIT_USAGE;
     struct sweep_opts *o = &a->o;

@@ -338,11 +338,11 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     if (api_load_config(ctx, req, true, &c, &e))
         return api_reply_error(r, 400, e.msg);
     const struct family *fam = family_find(&c.model, "inference");
-    int64_t batch = int_of(req, "batch");
-    if (!fam || batch < 0) {
+    int64_t batch = int_of(req, "batch");   /* bounded as --batch is (the field's range) */
+    if (!fam || batch < 0 || batch > (int64_t)FIELD_INT_MAX) {
         config_free(&c);
         return api_reply_error(r, 400, !fam ? "model: no model family simulates its inference"
-                                            : "\"batch\": expected a whole number from 1 to 2^31");
+                                            : "\"batch\": expected a whole number from 1 to 16777216");
     }
     apply_batch(&c, fam, batch);
     struct report_run run;

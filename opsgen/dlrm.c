@@ -225,10 +225,11 @@ struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const ch
     /* Inputs: the int64 indices [B, 1, k] (their dtype is the layout's), then the table. */
     bld_in2(op, SHP(batch, 1, k), SHP(rows, dim), dtype);
     bld_out(op, SHP(batch, 1, dim), dtype);
-    int64_t entries = batch * k;
-    /* int64 indices read, looked-up rows fetched, pooled rows written. */
-    op->bytes = entries * 8 + entries * dim * bpe + batch * dim * bpe;
-    op->flops = 2 * entries * dim;   /* sum pooling */
+    int64_t entries = bmul(batch, k);
+    /* int64 indices read, looked-up rows fetched, pooled rows written;
+     * checked products (an LLM's vocabulary lookup has batch x sequence rows). */
+    op->bytes = badd(badd(bmul(entries, 8), bmul3(entries, dim, bpe)), bmul3(batch, dim, bpe));
+    op->flops = bmul3(2, entries, dim);   /* sum pooling */
     op->weight_bytes = 0;
     return op;
 }

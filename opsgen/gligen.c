@@ -95,10 +95,10 @@ static int gligen_validate(const struct model_config *m, struct npu_err *e)
                         (long long)(m->num_res_blocks > 64 ? m->num_res_blocks : m->num_diffusion_steps));
     int64_t cmax = 0;
     for (int i = 0; i < m->channel_mult.n; i++) {
-        int64_t ch = m->model_channels * m->channel_mult.v[i];
-        if (m->channel_mult.v[i] > 4096)
+        if (m->channel_mult.v[i] > 4096)   /* checked first: the product stays within 2^36 */
             return npu_errf(e, "model field \"unet_config.channel_mult\": expected multipliers of "
                                "at most 4096, got %lld", (long long)m->channel_mult.v[i]);
+        int64_t ch = m->model_channels * m->channel_mult.v[i];
         if (ch % m->unet_num_heads)
             return npu_errf(e, "model field \"unet_config.num_heads\": expected a divisor of every "
                                "level's channels (model_channels x channel_mult), %lld is not "

@@ -137,9 +137,18 @@ static int parse_strings(const cJSON *root, const char *key, const char *file, c
     return 0;
 }
 
-static int parse_ints(const cJSON *root, const char *key, const char *file, struct spec_ints *l,
+int64_t sweep_int_max(const char *field)
+{
+    double lo, hi;
+    fields_range(fields_find(&model_base_fields, field), &lo, &hi);
+    return (int64_t)hi;
+}
+
+/* A list or range of positive integers for key, each at most field's bound. */
+static int parse_ints(const cJSON *root, const char *key, const char *field, const char *file, struct spec_ints *l,
                       struct npu_err *e)
 {
+    int64_t max = sweep_int_max(field);
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
     memset(l, 0, sizeof *l);
     if (!a)
@@ -150,6 +159,9 @@ static int parse_ints(const cJSON *root, const char *key, const char *file, stru
             return -1;
         if (from <= 0)
             return npu_errf(e, "%s: \"%s\": range must start at a positive integer", file, key);
+        if (from + step * (double)(l->count - 1) > (double)max)
+            return npu_errf(e, "%s: \"%s\": range must end at most at %lld (%s's range)", file, key,
+                            (long long)max, field);
         l->from = (int64_t)from;
         l->step = (int64_t)step;
         return 0;
@@ -159,8 +171,10 @@ static int parse_ints(const cJSON *root, const char *key, const char *file, stru
                         file, key);
     const cJSON *x;
     cJSON_ArrayForEach(x, a)
-        if (!cJSON_IsNumber(x) || !is_integral(x->valuedouble) || x->valuedouble <= 0)
-            return npu_errf(e, "%s: \"%s\": every item must be a positive integer", file, key);
+        if (!cJSON_IsNumber(x) || !is_integral(x->valuedouble) || x->valuedouble <= 0 ||
+            x->valuedouble > (double)max)
+            return npu_errf(e, "%s: \"%s\": every item must be a positive integer of at most %lld (%s's range)",
+                            file, key, (long long)max, field);
     l->list = a;
     l->count = cJSON_GetArraySize(a);
     return 0;
@@ -242,8 +256,8 @@ static int parse_spec(const char *text, const char *file, struct sweep_spec *s, 
     }
     if (parse_strings(s->root, "models", file, &s->models, e) ||
         parse_strings(s->root, "chips", file, &s->chips, e) ||
-        parse_ints(s->root, "num_chips", file, &s->num_chips, e) ||
-        parse_ints(s->root, "batch_sizes", file, &s->batches, e))
+        parse_ints(s->root, "num_chips", "num_chips", file, &s->num_chips, e) ||
+        parse_ints(s->root, "batch_sizes", "global_batch_size", file, &s->batches, e))
         return -1;
     const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s->root, "fields");
     if (fl && !cJSON_IsObject(fl))

@@ -56,6 +56,10 @@ void sweep_spec_free(struct sweep_spec *s);
 /* The i-th value (0-based, i < count) of a field as a new cJSON (caller deletes). */
 cJSON *spec_field_value(const struct spec_field *f, int64_t i);
 /* Number of values of an int list. */
+/* The largest chip count or batch a sweep takes: the upper bound of the model
+ * field it sets ("num_chips", "global_batch_size"), as a config file's value
+ * is bounded (docs/configs.md). */
+int64_t sweep_int_max(const char *field);
 int64_t spec_ints_count(const struct spec_ints *l);
 int64_t spec_ints_value(const struct spec_ints *l, int64_t i);
 

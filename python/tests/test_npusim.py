@@ -212,6 +212,7 @@ def test_fields_are_npusim_list_fields():
     (lambda: npusim.run(chip="nochip"), 'unknown chip "nochip"'),
     (lambda: npusim.run(num_chip=4), '"num_chip": unknown field (did you mean "num_chips"?)'),
     (lambda: npusim.run(batch=0), '"batch": expected a whole number'),
+    (lambda: npusim.run(batch=2 ** 30), '"batch": expected a whole number from 1 to 16777216'),
     (lambda: npusim.op("matmul", m=1, n=1, k=1), '"op": expected one of'),
     (lambda: npusim.validate("a100", "op,dtype,m\ngemm,bf17,1\n"), 'measurements: line 2: column'),
     (lambda: npusim.sweep(["llama3-8b"], ["tpuv5p"], [], [1]), "spec"),

@@ -90,6 +90,11 @@ static void test_bad_specs(void **state)
     expect_bad("{\"fields\": {\"num_chips\": [4]}}", "\"num_chips\" is set by the sweep itself");
     expect_bad("{\"num_chips\": [0]}", "\"num_chips\": every item must be a positive integer");
     expect_bad("{\"batch_sizes\": []}", "\"batch_sizes\": expected a non-empty list");
+    /* Bounded as the fields they set: a config file could not ask for more. */
+    expect_bad("{\"batch_sizes\": [16777217]}",
+               "\"batch_sizes\": every item must be a positive integer of at most 16777216 (global_batch_size's range)");
+    expect_bad("{\"num_chips\": {\"from\": 1048576, \"to\": 1048577, \"step\": 1}}",
+               "\"num_chips\": range must end at most at 1048576 (num_chips's range)");
     expect_bad("{\"models\": [\"\"]}", "\"models\": every item must be a non-empty string");
     expect_bad("{\"workload\": \"serving\"}", "\"workload\": expected");
     expect_bad("{\"fields\": {\"hbm_bw_GBps\": {\"from\": 0, \"to\": 1e12, \"step\": 1}}}", "at most");
