@@ -1,7 +1,6 @@
 /* measure.c — the plan of npusim measure's kernels, their timing, and what
  * is written of them: the measurement rows, the table, the host chip (see
  * measure.h). Main data structure: the plan, an array of struct plan_item. */
-#define _DEFAULT_SOURCE  /* clock_gettime on glibc */
 #include "calib/measure.h"
 
 #include <gsl/gsl_sort.h>
@@ -10,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "calib/measure_internal.h"
+#include "traces/clock.h"
 #include "traces/precision.h"
 
 #define UNIT_MIN_S 200e-6      /* a repetition loops a short kernel at least this long */
@@ -131,12 +130,6 @@ static int plan_build(struct plan *p, const struct measure_opts *o, const struct
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Warm-up while finding how many calls make one repetition last
  * UNIT_MIN_S (so a barrier's microseconds do not count), then repetitions
@@ -154,17 +147,17 @@ static int time_kernel(struct mk *k, const struct measure_opts *o, double first_
     while (unit < UNIT_MIN_S && inner < INNER_MAX) {
         double grow = unit > 0 ? 1.2 * UNIT_MIN_S / unit : 16;
         inner = inner * grow > INNER_MAX ? INNER_MAX : (int)ceil(inner * grow);
-        double t0 = now_s();
+        double t0 = clock_monotonic_s();
         mk_call(k, inner);
-        unit = now_s() - t0;
+        unit = clock_monotonic_s() - t0;
     }
     mk_call(k, inner);
-    double start = now_s();
+    double start = clock_monotonic_s();
     int reps = 0;
-    while (reps < max_reps && (reps < min_reps || now_s() - start < budget)) {
-        double t0 = now_s();
+    while (reps < max_reps && (reps < min_reps || clock_monotonic_s() - start < budget)) {
+        double t0 = clock_monotonic_s();
         mk_call(k, inner);
-        t[reps++] = (now_s() - t0) / inner * 1e6;
+        t[reps++] = (clock_monotonic_s() - t0) / inner * 1e6;
     }
     gsl_sort(t, 1, (size_t)reps);
     r->reps = reps, r->inner = inner;
@@ -224,9 +217,9 @@ static int run_one(const struct plan_item *it, struct measure_run *m, struct tea
         mk_free(&k);
         return 0;
     }
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     mk_call(&k, 1);
-    double first = now_s() - t0;
+    double first = clock_monotonic_s() - t0;
     inject_fault(&k);
     mk_check(&k, r);
     r->status = MEASURE_PASS;

@@ -1,21 +1,16 @@
 /* progress.c — the progress line of long commands (see progress.h). */
 #include "cli/progress.h"
 
-#include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "traces/clock.h"
+
 
 void progress_init(struct progress *p, bool on, long total)
 {
     p->on = on;
     p->total = total;
-    p->start = p->last = now_s();
+    p->start = p->last = clock_monotonic_s();
     p->width = 0;
     p->out = stderr;
     if (!p->cmd)
@@ -26,7 +21,7 @@ void progress_update(struct progress *p, long done)
 {
     if (!p->on)
         return;
-    double t = now_s();
+    double t = clock_monotonic_s();
     if (p->width && t - p->last < 0.25)   /* the first update draws at once: a short run shows it too */
         return;
     p->last = t;

@@ -4,23 +4,16 @@
  * --max-points deployments, --time-limit checked between them (503); for a
  * server, models, chips and strategies are names only. No data structure
  * of its own. */
-#define _DEFAULT_SOURCE  /* open_memstream, CLOCK_MONOTONIC on glibc */
+#define _DEFAULT_SOURCE  /* open_memstream on glibc */
 #include "cli/serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "study/config.h"
 #include "study/fleet_stage.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "traces/clock.h"
 
 /* A server's deployments name configs, never paths. */
 static const char *bad_name(const struct fleet_deployment *d, int n)
@@ -48,9 +41,9 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
         free(d);
         return api_reply_error(r, 400, bad);
     }
-    double deadline = ctx->time_limit_s > 0 ? now_s() + ctx->time_limit_s : 0;
+    double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
     for (int i = 0; i < n; i++) {
-        int late = deadline > 0 && i > 0 && now_s() > deadline;
+        int late = deadline > 0 && i > 0 && clock_monotonic_s() > deadline;
         if (late || fleet_evaluate(ctx->configs, ctx->prof, &d[i], &e)) {
             if (late)
                 snprintf(msg, sizeof msg, "the time limit was reached after %d deployments (npusim serve --time-limit)", i);

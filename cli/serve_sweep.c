@@ -4,17 +4,16 @@
  * spec of more than the server's --max-points points is refused before it
  * runs, and a sweep that runs past --time-limit stops with 503. Main data
  * structure: struct rows_reader, the summary CSV turned into JSON rows. */
-#define _DEFAULT_SOURCE  /* clock_gettime's CLOCK_MONOTONIC on glibc */
 #include "cli/serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "study/report_sweep.h"
 #include "study/sweep_run.h"
 #include "study/sweep_spec.h"
+#include "traces/clock.h"
 #include "traces/csv_lines.h"
 #include "traces/lists.h"
 
@@ -115,9 +114,7 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
         sweep_spec_free(&s);
         return api_reply_error(r, 400, bad ? bad : e.msg);
     }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double deadline = ctx->time_limit_s > 0 ? (double)now.tv_sec + (double)now.tv_nsec / 1e9 + ctx->time_limit_s : 0;
+    double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
     char *csv = NULL;
     struct sweep_count cnt;
     rc = sweep_summary_text(&s, ctx->configs, ctx->prof, ctx->max_points, deadline, &csv, &cnt, &e);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "chipsim/chipsim.h"
@@ -22,6 +21,7 @@
 #include "power/carbon.h"
 #include "power/energy.h"
 #include "power/powercap.h"
+#include "traces/clock.h"
 
 /* One point (the members of a bundle, sweep_points.h) in the ordered pool. */
 struct item {
@@ -34,12 +34,6 @@ struct item {
 };
 
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int ctx_next(void *vctx, void *vit)
 {
@@ -294,7 +288,7 @@ static int ctx_emit(void *vctx, void *vit)
         }
     }
     x->cnt.done += it->pt.n;
-    if (!rc && x->deadline_s > 0 && monotonic_s() > x->deadline_s) {
+    if (!rc && x->deadline_s > 0 && clock_monotonic_s() > x->deadline_s) {
         snprintf(x->err.msg, sizeof x->err.msg, "the time limit was reached after %ld points", x->cnt.done);
         x->failed = true;
         rc = -1;
