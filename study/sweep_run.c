@@ -114,7 +114,8 @@ static void member_finish(struct sweep_ctx *x, const struct family *fam, const s
         summarize(o, fam, c, t, res);
 }
 
-/* The point's place for messages: its folder under the output, or "". */
+/* A path's place under the output folder (the point's folder for messages,
+ * its trace for sim_config.output_file_path), or the path when not under it. */
 static const char *tree_tail_of(const struct sweep_opts *o, const char *dir)
 {
     size_t n = strlen(o->out);
@@ -168,7 +169,7 @@ static void ctx_work(void *vctx, void *vit)
         snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
         /* Relative to the tree's root unless the profile keeps the reference's joined path. */
         snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s",
-                 o->prof->absolute_output_paths ? csv : csv + strlen(o->out) + 1);
+                 o->prof->absolute_output_paths ? csv : tree_tail_of(o, csv));
     }
     bool existing = !g->invalid[0] && o->tree && o->skip_existing && access(csv, F_OK) == 0;
     if (!existing)
