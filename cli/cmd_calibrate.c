@@ -11,6 +11,7 @@
 #include "study/outputs.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"
+#include "traces/textfile.h"
 #include "traces/version.h"
 
 static const char calibrate_help[] =
@@ -140,10 +141,8 @@ int cmd_calibrate(int argc, char **argv)
         struct strbuf src = STRBUF_GROWING;
         /* Who made it, from what: names, never paths (provenance). */
         strbuf_printf(&src, "npusim %s calibrate (profile %s) of %s on", NPUSIM_VERSION, o.prof->name, cfg.chip_name);
-        for (int i = 0; i < nfiles && src.n < 200; i++) {
-            const char *slash = strrchr(files[i], '/');
-            strbuf_printf(&src, " %s", slash ? slash + 1 : files[i]);
-        }
+        for (int i = 0; i < nfiles && src.n < 200; i++)
+            strbuf_printf(&src, " %s", path_base(files[i]));
         snprintf(cal.calibration_source, sizeof cal.calibration_source, "%s", src.s);
         free(src.s);
         cJSON *j = cJSON_CreateObject();

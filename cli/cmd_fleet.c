@@ -11,6 +11,7 @@
 #include "study/config.h"
 #include "study/fleet_stage.h"
 #include "study/pyjson.h"
+#include "traces/textfile.h"
 
 static const char fleet_help[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME] [-q]\n"
@@ -91,8 +92,7 @@ int cmd_fleet(int argc, char **argv)
         o[0].text = fleet_csv_text(d, n, &tot);
         cJSON *jo = fleet_json(d, n, &tot), *prov = config_provenance(prof, NULL);
         if (prov) {   /* who made it, from which fleet file (its name) */
-            const char *slash = strrchr(file, '/');
-            cJSON_AddStringToObject(prov, "fleet", slash ? slash + 1 : file);
+            cJSON_AddStringToObject(prov, "fleet", path_base(file));
             cJSON_AddItemToObject(jo, "provenance", prov);
         }
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);

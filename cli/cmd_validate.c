@@ -12,6 +12,7 @@
 #include "calib/validate.h"
 #include "traces/lists.h"
 #include "traces/strbuf.h"
+#include "traces/textfile.h"
 
 static const char validate_help[] =
     "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--html F]\n"
@@ -94,10 +95,8 @@ static cJSON *validate_provenance(const struct profile *prof, const struct loade
         return NULL;
     cJSON_AddStringToObject(p, "chip", cfg->chip_name);
     cJSON *m = cJSON_AddArrayToObject(p, "measurements");
-    for (int i = 0; i < nfiles; i++) {
-        const char *slash = strrchr(files[i], '/');
-        cJSON_AddItemToArray(m, cJSON_CreateString(slash ? slash + 1 : files[i]));
-    }
+    for (int i = 0; i < nfiles; i++)
+        cJSON_AddItemToArray(m, cJSON_CreateString(path_base(files[i])));
     return p;
 }
 

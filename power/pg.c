@@ -511,7 +511,7 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, const struct p
         struct pg_strategy s;
         pg_strategy_default(&s);
         /* A file without "name" is labelled by its base name. */
-        const char *b = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        const char *b = path_base(name);
         size_t bl = strlen(b);
         if (bl > 5 && strcmp(b + bl - 5, ".json") == 0)
             bl -= 5;

@@ -282,9 +282,7 @@ int config_check_keys(const struct loaded_config *c, struct npu_err *e)
 
 static void basename_noext(const char *path, char *out, size_t n)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    snprintf(out, n, "%s", b);
+    snprintf(out, n, "%s", path_base(path));
     size_t l = strlen(out);
     if (l > 5 && strcmp(out + l - 5, ".json") == 0)
         out[l - 5] = '\0';

@@ -10,6 +10,7 @@
 #include "study/pyjson.h"
 #include "study/results.h"
 #include "traces/atomic.h"
+#include "traces/textfile.h"
 #include "traces/trace_csv.h"
 
 
@@ -55,10 +56,9 @@ static int keep_results(struct output *o, int n, struct results *keep, struct np
 static int keep_in_memory(struct output *o, int n, cJSON *memory)
 {
     for (int i = 0; i < n; i++) {
-        const char *slash = strrchr(o[i].path, '/');
         cJSON *tree = o[i].tree ? o[i].tree : o[i].text && !o[i].trace ? cJSON_Parse(o[i].text) : NULL;
         if (tree)
-            cJSON_AddItemToObject(memory, slash ? slash + 1 : o[i].path, tree);
+            cJSON_AddItemToObject(memory, path_base(o[i].path), tree);
         free(o[i].text);
     }
     return 0;

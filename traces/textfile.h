@@ -20,5 +20,8 @@ char *text_read_file(const char *path, size_t *len, struct npu_err *e);
 /* Whether path names a regular file / a folder (links followed). */
 bool path_is_file(const char *path);
 bool path_is_dir(const char *path);
+/* The last component of path: what follows its last '/', or path itself
+ * (a file's name, never its folder, in messages and provenance). */
+const char *path_base(const char *path);
 
 #endif
