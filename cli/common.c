@@ -121,15 +121,9 @@ int bad_option(const char *cmd, const char *arg, const struct option *longopts)
     }
     char key[128], hint[200] = "";
     snprintf(key, sizeof key, "%.*s", (int)(n < 127 ? n : 127), name);
-    if (arg[0] == '-' && arg[1] == '-')
-        suggest_hint(hint, sizeof hint, key, cands, nc);
-    /* the hint names a long option: "--" before it */
-    char *q = strstr(hint, "\"");
-    if (q) {
-        char fixed[220];
-        snprintf(fixed, sizeof fixed, "%.*s\"--%s", (int)(q - hint), hint, q + 1);
-        snprintf(hint, sizeof hint, "%s", fixed);
-    }
+    const char *best = arg[0] == '-' && arg[1] == '-' ? suggest_closest(key, cands, nc) : NULL;
+    if (best)   /* a long option, named with its dashes */
+        snprintf(hint, sizeof hint, " (did you mean \"--%s\"?)", best);
     return usage_error(cmd, "unknown option \"%s\"%s", arg, hint);
 }
 
