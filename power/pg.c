@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "traces/fields.h"
 #include "traces/json_strict.h"
 #include "traces/pyfmt.h"
 #include "traces/textfile.h"
@@ -378,20 +379,21 @@ int pg_field_count(void) { return (int)NFIELDS; }
 
 void pg_field_describe(int i, struct pg_field_doc *out)
 {
-    /* Per kind: its type, unit and the values read_field accepts. */
-    static const struct { const char *type, *unit, *allowed; } kinds[] = {
-        [PF_NAME] = { "text", "", "text, at most 255 characters" },
-        [PF_BOOL] = { "boolean", "", "true or false" },
-        [PF_ENUM] = { "text", "", NULL },
-        [PF_LEVELS] = { "number list", "", "numbers, each at least 0" },
-        [PF_SHAPE] = { "integer list", "", "integers, each 0 to 1048576" },
-        [PF_CYCLES] = { "number", "cycles", "0 to 1e12" },
-        [PF_BYTES] = { "integer", "", "0 to 9e15" },
+    /* Per kind: its type and the values read_field accepts; the unit is the
+     * key's suffix's, as for config fields (_cycles, _bytes, _ns). */
+    static const struct { const char *type, *allowed; } kinds[] = {
+        [PF_NAME] = { "text", "text, at most 255 characters" },
+        [PF_BOOL] = { "boolean", "true or false" },
+        [PF_ENUM] = { "text", NULL },
+        [PF_LEVELS] = { "number list", "numbers, each at least 0" },
+        [PF_SHAPE] = { "integer list", "integers, each 0 to 1048576" },
+        [PF_CYCLES] = { "number", "0 to 1e12" },
+        [PF_BYTES] = { "integer", "0 to 9e15" },
     };
     const struct pg_field *d = &fields[i];
     out->key = d->key;
     out->type = kinds[d->kind].type;
-    out->unit = d->kind == PF_BYTES ? (strstr(d->key, "_ns") ? "ns" : "bytes") : kinds[d->kind].unit;
+    out->unit = fields_key_unit(d->key);
     out->doc = d->doc;
     out->allowed[0] = '\0';
     if (d->kind == PF_ENUM)

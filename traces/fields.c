@@ -64,7 +64,9 @@ const char *fields_type_name(enum field_type t)
     return names[t];
 }
 
-const char *fields_unit(const struct field_desc *f)
+const char *fields_unit(const struct field_desc *f) { return f->unit ? f->unit : fields_key_unit(f->key); }
+
+const char *fields_key_unit(const char *key)
 {
     /* Longest suffixes first: "_W_per_GBps" before "_GBps" and "_W". */
     static const struct { const char *suffix, *unit; } units[] = {
@@ -76,14 +78,12 @@ const char *fields_unit(const struct field_desc *f)
         { "_mm2", "mm^2" },                 { "_usd", "USD" },               { "_cycles", "cycles" },
         { "_bytes", "bytes" },
     };
-    if (f->unit)
-        return f->unit;
-    if (strstr(f->key, "tflops."))
+    if (strstr(key, "tflops."))
         return "TFLOP/s";
-    size_t n = strlen(f->key);
+    size_t n = strlen(key);
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         size_t k = strlen(units[i].suffix);
-        if (n > k && strcmp(f->key + n - k, units[i].suffix) == 0)
+        if (n > k && strcmp(key + n - k, units[i].suffix) == 0)
             return units[i].unit;
     }
     return "";

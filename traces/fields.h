@@ -116,6 +116,9 @@ const struct field_desc *fields_find(const struct field_table *t, const char *ke
 /* The field's unit: its .unit, else the one its key's suffix names ("_GBps":
  * "GB/s", "_ns": "ns", "tflops.": "TFLOP/s", ...), else "" (a count or a ratio). */
 const char *fields_unit(const struct field_desc *f);
+/* The unit a key's suffix names (the rule above, for any table's keys:
+ * power-gating strategy files follow it too); "" when none. */
+const char *fields_key_unit(const char *key);
 /* "integer", "number", "boolean", "text", ...: a type as the references name it. */
 const char *fields_type_name(enum field_type t);
 
