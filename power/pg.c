@@ -451,13 +451,16 @@ static int load_file(const char *path, struct pg_strategy *s, struct npu_err *e)
 /* The base strategy a name maps to, as the reference matches it (power Q14):
  * exact names, then the prefixes Base, HW, Full. Corrected (exact): Base,
  * HW or Full alone or followed by "_vary_Vth_" or "_vary_PG_delay_". */
+static const struct { const char *name, *base; } exact[] = {
+    {"disabled", "NoPG"}, {"NoPG", "NoPG"}, {"ideal_inst_component", "ideal_inst_component"},
+    {"ideal_op_component", "ideal_op_component"}, {"ideal_inst_PE_ALU", "Ideal"}, {"Ideal", "Ideal"},
+};
+static const char *const prefixes[] = {"Base", "HW", "Full"};
+#define NEXACT (sizeof exact / sizeof exact[0])
+#define NPREFIXES (sizeof prefixes / sizeof prefixes[0])
+
 static const char *base_of(const char *name, bool prefixes_match)
 {
-    static const struct { const char *name, *base; } exact[] = {
-        {"disabled", "NoPG"}, {"NoPG", "NoPG"}, {"ideal_inst_component", "ideal_inst_component"},
-        {"ideal_op_component", "ideal_op_component"}, {"ideal_inst_PE_ALU", "Ideal"}, {"Ideal", "Ideal"},
-    };
-    static const char *const prefixes[] = {"Base", "HW", "Full"};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(name, exact[i].name) == 0)
             return exact[i].base;
@@ -525,10 +528,13 @@ int pg_strategy_lookup(const char *name, const char *configs_dir, const struct p
     }
     const char *base = base_of(name, prof->pg_strategy_quirks);
     if (!base) {
-        static const char *const named[] = { "NoPG", "Base", "HW", "Full", "Ideal", "disabled", "ideal_inst_PE_ALU",
-                                             "ideal_inst_component", "ideal_op_component" };
+        const char *named[NPREFIXES + NEXACT];   /* what base_of matches: the closest one's hint */
+        for (size_t i = 0; i < NPREFIXES; i++)
+            named[i] = prefixes[i];
+        for (size_t i = 0; i < NEXACT; i++)
+            named[NPREFIXES + i] = exact[i].name;
         char hint[128];
-        suggest_hint(hint, sizeof hint, name, named, sizeof named / sizeof named[0]);
+        suggest_hint(hint, sizeof hint, name, named, NPREFIXES + NEXACT);
         return npu_errf(e, "power-gating strategy \"%s\"%s: unknown (NoPG, Base, HW, Full, Ideal, "
                         "ideal_inst_component, ideal_op_component, <Base|HW|Full>_vary_PG_delay_<k>, "
                         "<Base|HW|Full>_vary_Vth_<a>_<b>, or a path to a JSON file)", name, hint);
@@ -617,9 +623,13 @@ int dvfs_policy_parse(const char *s, enum dvfs_policy *out, struct npu_err *e)
             *out = policies[i].p;
             return 0;
         }
-    static const char *const known[] = { "None", "Ideal" };
+    const char *known[sizeof policies / sizeof policies[0]];   /* the implemented ones, for the hint */
+    size_t nk = 0;
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+        if (policies[i].implemented)
+            known[nk++] = policies[i].name;
     char hint[64];
-    suggest_hint(hint, sizeof hint, s, known, 2);
+    suggest_hint(hint, sizeof hint, s, known, nk);
     return npu_errf(e, "DVFS policy \"%s\"%s: unknown (None, Ideal)", s, hint);
 }
 
