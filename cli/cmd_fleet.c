@@ -8,10 +8,8 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "study/config.h"
 #include "study/fleet_stage.h"
 #include "study/pyjson.h"
-#include "traces/textfile.h"
 
 static const char fleet_help[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME] [-q]\n"
@@ -90,11 +88,7 @@ int cmd_fleet(int argc, char **argv)
         memset(o, 0, sizeof o);
         snprintf(o[0].path, sizeof o[0].path, "%s/fleet.csv", out);
         o[0].text = fleet_csv_text(d, n, &tot);
-        cJSON *jo = fleet_json(d, n, &tot), *prov = config_provenance(prof, NULL);
-        if (prov) {   /* who made it, from which fleet file (its name) */
-            cJSON_AddStringToObject(prov, "fleet", path_base(file));
-            cJSON_AddItemToObject(jo, "provenance", prov);
-        }
+        cJSON *jo = fleet_json(d, n, &tot, prof, file);
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);
         o[1].text = pyjson_print(jo);
         cJSON_Delete(jo);

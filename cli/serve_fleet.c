@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/config.h"
 #include "study/fleet_stage.h"
 #include "traces/clock.h"
 
@@ -55,9 +54,7 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     }
     struct fleet_out tot;
     fleet_total(d, n, &tot);
-    cJSON *j = fleet_json(d, n, &tot), *prov = config_provenance(ctx->prof, NULL);
-    if (prov)
-        cJSON_AddItemToObject(j, "provenance", prov);
+    cJSON *j = fleet_json(d, n, &tot, ctx->prof, NULL);
     char *table = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&table, &len);

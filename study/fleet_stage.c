@@ -12,7 +12,9 @@
 #include "power/pg.h"
 #include "study/pipeline.h"
 #include "study/report.h"
+#include "study/config.h"
 #include "traces/json_strict.h"
+#include "traces/textfile.h"
 
 static int field_err(struct npu_err *e, const char *file, int i, const char *field, const char *what)
 {
@@ -304,7 +306,8 @@ char *fleet_csv_text(const struct fleet_deployment *d, int n, const struct fleet
     return s;
 }
 
-cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_out *tot)
+cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_out *tot, const struct profile *prof,
+                  const char *file)
 {
     cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "deployments");
     for (int i = 0; i < n; i++) {
@@ -343,6 +346,12 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
     json_add_f64(t, "operational_tCO2e", tot->operational_tCO2e);
     json_add_f64(t, "embodied_tCO2e", tot->embodied_tCO2e);
     json_add_f64(t, "total_tCO2e", tot->total_tCO2e);
+    cJSON *prov = config_provenance(prof, NULL);
+    if (prov) {
+        if (file)
+            cJSON_AddStringToObject(prov, "fleet", path_base(file));
+        cJSON_AddItemToObject(o, "provenance", prov);
+    }
     return o;
 }
 

@@ -58,9 +58,12 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
                    struct npu_err *e);
 /* The fleet's totals of n evaluated deployments. */
 void fleet_total(const struct fleet_deployment *d, int n, struct fleet_out *tot);
-/* The outputs: a table, fleet.csv's text (malloc'ed), fleet.json's tree. */
+/* The outputs: a table, fleet.csv's text (malloc'ed), fleet.json's tree
+ * (with its provenance under prof, naming the fleet file when file is
+ * given: its name, never its path). */
 void fleet_print_table(const struct fleet_deployment *d, int n, const struct fleet_out *tot, FILE *f);
 char *fleet_csv_text(const struct fleet_deployment *d, int n, const struct fleet_out *tot);
-cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_out *tot);
+cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_out *tot, const struct profile *prof,
+                  const char *file);
 
 #endif
