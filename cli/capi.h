@@ -7,9 +7,11 @@
 #ifndef NPUSIM_CAPI_H
 #define NPUSIM_CAPI_H
 
-/* The answer to path ("/api/simulate", "/api/op", "/api/sweep",
- * "/api/validate", "/api/chips", "/api/models", "/api/strategies") with the
- * JSON request (NULL for the GET endpoints); configs: where names resolve
+/* The answer to path (an endpoint of docs/api.md: "/api/simulate",
+ * "/api/op", "/api/sweep", "/api/fleet", "/api/calibrate", "/api/validate",
+ * or the lists "/api/chips", "/api/models", "/api/systems",
+ * "/api/strategies", "/api/fields") with the JSON request (NULL for the
+ * lists); configs: where names resolve
  * first (NULL: the usual places); profile: "physical" (NULL) or "neusim".
  * *status is the HTTP status the server would give (200, 400, 404, ...);
  * errors are {"error": "..."} with the command line's message. The text is

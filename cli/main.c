@@ -45,7 +45,7 @@ static const struct command commands[] = {
     { "calibrate", cmd_calibrate, "a chip's kernel efficiencies fitted to measured operators" },
     { "roofline", cmd_roofline, "a chip's roofline as SVG, with measured and predicted operators" },
     { "validate", cmd_validate, "measured operators against predictions: error per op type, format, bound" },
-    { "fields", cmd_fields, "every config field: type, default and checked range" },
+    { "fields", cmd_fields, "every config and strategy field: type, unit, default, checked range, meaning" },
     { "list", cmd_list, "what can be named: models, chips, systems, strategies, fields" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
