@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -67,12 +66,13 @@ int cmd_fleet(int argc, char **argv)
     int n = 0;
     int rc = fleet_parse(j, file, &d, &n, &e) ? report_error("fleet", &e) : 0;
     /* A deployment with "best" simulates every layout: seconds each. */
-    struct progress prog = { .cmd = "npusim fleet" };
-    progress_init(&prog, !rc && !quiet && isatty(2), n);
+    struct progress prog;
+    struct stage_progress shown = progress_hooks(&prog, "npusim fleet", quiet || rc);
+    stage_progress_begin(&shown, n);
     for (int i = 0; i < n && !rc; i++) {
-        progress_update(&prog, i);
+        stage_progress_update(&shown, i);
         int bad = fleet_evaluate(configs, prof, &d[i], &e);
-        progress_end(&prog);   /* a message below starts on a clean line; the next update redraws */
+        stage_progress_end(&shown);   /* a message below starts on a clean line; the next update redraws */
         if (bad) {
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);
             rc = EXIT_USAGE;
