@@ -28,6 +28,12 @@ no_files() { # DESC DIR: DIR is absent or empty
     if [ ! -d "$2" ] || [ -z "$(ls -A "$2")" ]; then ok "$1"; else ls -A "$2" >"$T/ls"; no "$1" "$T/ls"; fi
 }
 
+# CLI_ONLY=WORD: only the tests/cli/t_*WORD*.sh files (a quick loop while developing; make test runs all).
+if [ -n "$CLI_ONLY" ]; then
+    for f in tests/cli/t_*$CLI_ONLY*.sh; do [ -f "$f" ] && . "$f"; done
+    echo "# cli tests ran to the end"; exit 0
+fi
+
 # --- help on every subcommand ---
 check "npusim --help" sh -c "$NPUSIM --help | grep -q 'usage: npusim'"
 for c in run sweep opsgen chipsim power op validate calibrate roofline import export measure report serve energy carbon slo suite fleet fields merge; do
