@@ -36,6 +36,10 @@ static bool looks_like_path(const char *name)
     return strchr(name, '/') || (n > 5 && strcmp(name + n - 5, ".json") == 0);
 }
 
+/* Ends an unknown name's message before the files it looked for, which run
+ * to ".json)": config_hide_paths cuts from here to there. */
+#define LOOKED_FOR "; looked for "
+
 /* Chip shorthands: "5p" and "v5p" mean "tpuv5p". */
 static void chip_alias(const char *name, char *buf, size_t n)
 {
@@ -51,8 +55,11 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
     if (!name || !*name)
         return npu_errf(e, "%s: expected a name or a path", kind_word[kind]);
     if (looks_like_path(name)) {
-        if (!path_is_file(name))
-            return npu_errf(e, "%s: %s: no such file", name, kind_word[kind]);
+        /* A folder, FIFO or device is said as such (stat only: a FIFO is never opened). */
+        const char *why = path_not_file(name);
+        if (why)
+            return npu_errf(e, "%s: %s: %s%s", name, kind_word[kind], why,
+                            strncmp(why, "is ", 3) ? "" : ", expected a JSON file");
         snprintf(out, outlen, "%s", name);
         return 0;
     }
@@ -82,9 +89,22 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
     for (size_t i = 0; i < nn; i++)
         cands[i] = names[i];
     suggest_hint(hint, sizeof hint, alias, cands, nn);
+    char known[480] = "";   /* the names there are, as many as fit */
+    for (size_t i = 0, l = 0; i < nn; i++, l = strlen(known))
+        if (snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", names[i]) >= (int)(sizeof known - l - 4)) {
+            snprintf(known + l, sizeof known - l, ", ...");
+            break;
+        }
     free(names);
-    return npu_errf(e, "unknown %s \"%s\"%s: no file found (looked for %s; `npusim list %ss` lists them)",
-                    kind_word[kind], name, hint, tried, kind_word[kind]);
+    return npu_errf(e, "unknown %s \"%s\"%s: no file found (known %ss: %s" LOOKED_FOR "%s)", kind_word[kind], name,
+                    hint, kind_word[kind], nn ? known : "none", tried);
+}
+
+void config_hide_paths(char *msg)
+{
+    char *from = strstr(msg, LOOKED_FOR), *to = from ? strstr(from, ".json)") : NULL;
+    if (to)
+        memmove(from, to + 5, strlen(to + 5) + 1);
 }
 
 int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096])
@@ -304,6 +324,75 @@ static int merge_file(struct loaded_config *c, const char *dir, enum config_kind
     return 0;
 }
 
+/* The model's parallelism degrees, in the order of the chip count's product
+ * (expert parallelism is last: it shares the dp x tp chips, so it adds none). */
+static const char *const degree_keys[] = {
+    "data_parallelism_degree", "tensor_parallelism_degree", "pipeline_parallelism_degree",
+    "data_parallel_degree_dcn", "tensor_parallel_degree_dcn", "pipeline_parallel_degree_dcn",
+    "expert_parallelism_degree", "expert_parallel_degree_dcn",
+};
+
+static bool source_is_set(const cJSON *sources, const char *key)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(sources, key);
+    return cJSON_IsString(s) && strcmp(s->valuestring, "--set") == 0;
+}
+
+/* num_chips from the parallelism degrees (study/config.h). The chips a
+ * configuration occupies are dp x tp x pp within a pod times the DCN
+ * degrees; the generators require num_chips >= dp x tp x pp. When --set
+ * changed a degree but not num_chips and the file's num_chips is too small
+ * (the shipped models say 1), num_chips becomes that product; an invocation
+ * that passed before keeps its num_chips. A num_chips given with --set is
+ * the user's: too small for the degrees is an error naming both. DLRM's
+ * degrees are its chip count itself (dp = tp = num_chips), so it is left alone. */
+static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
+{
+    struct model_config *m = &c->model;
+    if (!strcmp(m->model_type, "dlrm"))
+        return 0;
+    const int64_t deg[] = { m->data_parallelism_degree, m->tensor_parallelism_degree,
+                            m->pipeline_parallelism_degree, m->data_parallel_degree_dcn,
+                            m->tensor_parallel_degree_dcn, m->pipeline_parallel_degree_dcn };
+    int64_t ici = 1, all = 1;
+    bool by_set = false, overflow = false;
+    for (size_t i = 0; i < sizeof degree_keys / sizeof degree_keys[0]; i++)
+        by_set |= source_is_set(c->sources, degree_keys[i]);
+    for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++) {
+        if (deg[i] < 1)
+            return 0;   /* the generator's own check names the field */
+        overflow |= __builtin_mul_overflow(all, deg[i], &all);
+        if (i < 3)
+            overflow |= __builtin_mul_overflow(ici, deg[i], &ici);
+    }
+    bool chips_by_set = source_is_set(c->sources, "num_chips");
+    if (m->num_chips >= ici || (!by_set && !chips_by_set))
+        return 0;
+    double chips_lo, chips_max;
+    fields_range(fields_find(&model_base_fields, "num_chips"), &chips_lo, &chips_max);
+    char what[200];
+    snprintf(what, sizeof what, "dp %lld x tp %lld x pp %lld", (long long)deg[0], (long long)deg[1],
+             (long long)deg[2]);
+    for (int i = 3; i < 6; i++)
+        if (deg[i] > 1) {
+            size_t l = strlen(what);
+            snprintf(what + l, sizeof what - l, " x %s %lld", degree_keys[i], (long long)deg[i]);
+        }
+    if (chips_by_set)
+        return npu_errf(e, "--set \"num_chips=%lld\": fewer chips than the parallelism degrees need "
+                           "(%s: at least %lld); leave num_chips out and it follows from them",
+                        (long long)m->num_chips, what, (long long)ici);
+    if (overflow || (double)all > chips_max)
+        return npu_errf(e, "--set: the parallelism degrees multiply to more than %.0f chips (%s)", chips_max,
+                        what);
+    m->num_chips = all;
+    c->num_chips_derived = true;
+    cJSON_DeleteItemFromObjectCaseSensitive(c->merged, "num_chips");
+    cJSON_AddNumberToObject(c->merged, "num_chips", (double)all);
+    set_source(c->sources, "num_chips", "--set");
+    return 0;
+}
+
 int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e)
 {
     memset(c, 0, sizeof *c);
@@ -323,7 +412,9 @@ int config_load(const struct config_request *r, struct loaded_config *c, struct 
             return -1;
     if (config_check_keys(c, e))
         return -1;
-    return config_load_structs(c, r->model != NULL, e);
+    if (config_load_structs(c, r->model != NULL, e))
+        return -1;
+    return r->model ? derive_num_chips(c, e) : 0;
 }
 
 void config_free(struct loaded_config *c)

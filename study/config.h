@@ -39,6 +39,8 @@ struct loaded_config {
     char model_name[256];        /* basename of the model file, e.g. "llama3-8b" */
     char chip_name[256];         /* basename of the chip file, e.g. "tpuv5p" */
     char system_name[256];       /* basename of the system file, e.g. "system_config" */
+    bool num_chips_derived;      /* --set changed a parallelism degree and num_chips became their
+                                  * product (config_load); the summary says so */
     bool strict;                 /* a user-given config (run and stages): also reject uneven
                                   * sharding; sweeps simulate the points the reference enumerates */
 };
@@ -54,10 +56,15 @@ int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096]
 #define CONFIG_NAME_MAX 128
 #define CONFIG_NAMES_MAX 1024
 size_t config_names(const char *configs_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX], size_t max);
-/* Finds a config file; out receives the path. Errors list where it looked
- * and the closest name. */
+/* Finds a config file; out receives the path. Errors name the closest name,
+ * the names there are and the files it looked for; a path that is a folder,
+ * FIFO or device says so. */
 int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
                    size_t outlen, struct npu_err *e);
+/* Cuts the files an unknown name was looked for out of an error message (in
+ * place), leaving the name, the closest one and the names there are: the
+ * HTTP API's answer never shows the server's folders. */
+void config_hide_paths(char *msg);
 /* Reads a JSON object from a file, naming the file and line on parse errors. */
 cJSON *config_read_json(const char *path, struct npu_err *e);
 /* Merges src into dst (src wins), recording `file` as the source of each key. */
@@ -76,7 +83,12 @@ int config_check_keys(const struct loaded_config *c, struct npu_err *e);
  * max into out): the candidates of "did you mean" hints. */
 size_t config_field_keys(const char **out, size_t max);
 
-/* Resolve, read, merge, override and load, in one go. */
+/* Resolve, read, merge, override and load, in one go. With a model, when
+ * --set changes a parallelism degree but not num_chips and the model file's
+ * num_chips is less than dp x tp x pp, num_chips becomes the product of the
+ * degrees (times the DCN ones; expert parallelism shares the dp x tp chips)
+ * and num_chips_derived is set; a num_chips given with --set that is too
+ * small is an error naming it and the degrees. */
 int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e);
 void config_free(struct loaded_config *c);
 
