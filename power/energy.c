@@ -667,6 +667,10 @@ int power_default_pass(struct trace *t, const struct chip_config *chip, const st
     struct pg_strategy nopg;
     struct npu_err ignored;
     pg_strategy_lookup("NoPG", NULL, prof, &nopg, &ignored);
+    /* Each op typed by the unit it ran on, as the energy stage types it:
+     * the run's energy is then the NoPG strategy's. */
+    if (!prof->inline_energy_chipsim_types)
+        power_reclassify_ops(t);
     energy_memo_begin(chip, &nopg, (int)DVFS_NONE, chip->enable_dvfs, prof);
     for (size_t i = 0; i < t->n; i++)
         if (op_energy(&t->ops[i], i, chip, &nopg, DVFS_NONE, chip->enable_dvfs, prof, e))

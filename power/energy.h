@@ -3,7 +3,9 @@
  * power_default_pass() is what the reference applies inline after timing
  * (strategy chip->pg_config = "NoPG", DVFS policy None, enable_dvfs false):
  * it rescales component times by f/1.7 (quirk power Q2), recomputes execution time
- * and Bounded-by, sets the DVFS columns and fills the 12 energy terms. */
+ * and Bounded-by, sets the DVFS columns and fills the 12 energy terms. Under
+ * the physical profile it first types each op by the unit it ran on
+ * (power_reclassify_ops), as the energy stage does. */
 #ifndef NPUSIM_ENERGY_H
 #define NPUSIM_ENERGY_H
 

@@ -167,6 +167,9 @@ int power_cap_pass(struct trace *t, const struct chip_config *ch, const struct p
     double cap = power_cap_of(ch);
     if (prof->no_power_cap || !(cap > 0))
         return 0;
+    /* The estimate of the energy pass that follows (power_default_pass). */
+    if (!prof->inline_energy_chipsim_types)
+        power_reclassify_ops(t);
     for (size_t i = 0; i < t->n; i++)
         if (cap_op(&t->ops[i], ch, prof, cap, i, e))
             return -1;

@@ -79,8 +79,14 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->prefill_avg_power_W = r->prefill_energy_J / ((double)P->total_execution_time_chip_ns / 1e9);
     r->decode_avg_power_W = r->decode_energy_J / ((double)Q->total_execution_time_chip_ns / 1e9);
     r->power_cap_W = prof->no_power_cap ? 0.0 : power_cap_of(chip);
-    /* A serving batch: the prompts' prefill, then every decode step. */
-    r->e2e_tokens_per_sec = (double)(mb * sout) / (r->TTFT_sec + (double)sout * r->TPOT_ms_request / 1e3);
+    /* A serving batch: the prompts' prefill, then every decode step. The
+     * batch is the one the prefill and decode throughputs count: in steady
+     * state a stage serves one microbatch per chip time, so the pipeline holds
+     * pp x pp_dcn microbatches at once (each request still sees TTFT, TPOT). */
+    r->microbatches = pp * pp_dcn;
+    r->batch = mb * r->microbatches;
+    r->dp_dcn = m->data_parallel_degree_dcn;
+    r->e2e_tokens_per_sec = (double)(r->batch * sout) / (r->TTFT_sec + (double)sout * r->TPOT_ms_request / 1e3);
     return 0;
 }
 
@@ -153,15 +159,29 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
     return o;
 }
 
+/* What the throughputs count: "batch 8" with the microbatches in flight and
+ * the DCN replica when there are several. */
+static void batch_label(const struct llm_report *r, char *b, size_t n)
+{
+    int k = snprintf(b, n, "batch %lld", (long long)r->batch);
+    if (r->microbatches > 1 && k > 0 && (size_t)k < n)
+        k += snprintf(b + k, n - (size_t)k, ": %lld microbatches of %lld in the pipeline",
+                      (long long)r->microbatches, (long long)(r->batch / r->microbatches));
+    if (r->dp_dcn > 1 && k > 0 && (size_t)k < n)
+        snprintf(b + k, n - (size_t)k, ", per DCN data-parallel replica");
+}
+
 void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
 {
-    fprintf(out, "  TTFT          %.6f s\n", r->TTFT_sec);
-    fprintf(out, "  TPOT          %.6f ms\n", r->TPOT_ms_request);
-    fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s\n",
-            r->prefill_tokens_per_sec, r->decode_tokens_per_sec);
+    char batch[160];
+    batch_label(r, batch, sizeof batch);   /* what the throughputs count */
+    fprintf(out, "  TTFT          %.6f s (per request)\n", r->TTFT_sec);
+    fprintf(out, "  TPOT          %.6f ms (per request)\n", r->TPOT_ms_request);
+    fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s (%s)\n",
+            r->prefill_tokens_per_sec, r->decode_tokens_per_sec, batch);
     if (r->ext)
-        fprintf(out, "  end to end    %.1f output tokens/s (the batch's prefill, then its decode steps)\n",
-                r->e2e_tokens_per_sec);
+        fprintf(out, "  end to end    %.1f output tokens/s (batch %lld as above: its prefill, then its decode steps)\n",
+                r->e2e_tokens_per_sec, (long long)r->batch);
     if (r->energy_done)
         fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
                 r->decode_energy_per_token_J);

@@ -35,7 +35,10 @@ struct llm_report {
     bool ext;
     double prefill_avg_power_W, decode_avg_power_W;   /* per chip: energy over the phase's chip time */
     double power_cap_W;                                /* power_cap_of(chip) */
-    double e2e_tokens_per_sec;   /* output tokens of the microbatch over TTFT + output_seqlen x TPOT */
+    /* The batch the throughputs count: every microbatch in the pipeline at
+     * once (microbatch x pp x pp_dcn), per DCN data-parallel replica. */
+    int64_t batch, microbatches, dp_dcn;
+    double e2e_tokens_per_sec;   /* output tokens of that batch over TTFT + output_seqlen x TPOT */
     /* Physical invariants violated (power/invariants.h), per phase, when
      * llm_report_check ran (the run's summary and files; not the reference's
      * results trees, which keep its bytes); listed under "warnings" in the JSON. */

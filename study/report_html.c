@@ -35,8 +35,16 @@ const char *report_op_type(const struct op *op)
                                                                                                         : "other";
 }
 
-static void aggregate(const struct trace *t, struct agg *a)
+/* Whether op's time shows: every op of a one-chip trace, the shown chip's
+ * of a trace of several. */
+static bool op_shown(const struct report_input *in, const struct op *op)
 {
+    return in->n_chips <= 1 || op->group == in->shown_chip;
+}
+
+static void aggregate(const struct report_input *in, struct agg *a)
+{
+    const struct trace *t = in->t;
     static const char *const names[] = { "ops", "prefill", "decode" };
     memset(a, 0, sizeof *a);
     for (int p = 0; p < 3; p++)
@@ -44,6 +52,7 @@ static void aggregate(const struct trace *t, struct agg *a)
     for (size_t i = 0; i < t->n; i++) {
         const struct op *op = &t->ops[i];
         int p = (int)op->phase;
+        bool shown = op_shown(in, op);
         if (a->phase_of[p] < 0) {
             a->phase_of[p] = a->n_phase;
             a->phase_name[a->n_phase++] = names[p];
@@ -54,9 +63,9 @@ static void aggregate(const struct trace *t, struct agg *a)
         int k = 0;
         while (k < a->n_type && strcmp(a->type[k], ty))
             k++;
-        if (k == a->n_type && k < TYPES_MAX)
+        if (shown && k == a->n_type && k < TYPES_MAX)
             a->type[a->n_type++] = ty;
-        if (k < TYPES_MAX)
+        if (shown && k < a->n_type)
             a->time_s[k][col] += (double)op->exe_ns * n / 1e9;
         if (op->energy_done) {
             a->energy = true;
@@ -91,7 +100,7 @@ static void sort_types(struct agg *a)
         }
 }
 
-static char *time_figure(const struct agg *a, const char *title)
+static char *time_figure(const struct agg *a, const char *title, const char *whose)
 {
     int shown = a->n_type < TYPES_SHOWN ? a->n_type : TYPES_SHOWN, ns = shown + (a->n_type > shown);
     const char *series[TYPES_SHOWN + 1];
@@ -105,20 +114,20 @@ static char *time_figure(const struct agg *a, const char *title)
     if (ns > shown)
         series[shown] = "other";
     char t[300];
-    snprintf(t, sizeof t, "Time per operator type: %s", title);
+    snprintf(t, sizeof t, "Time per operator type: %s%s", title, whose);
     struct bar_chart c = { .title = t, .unit = "seconds", .n_bars = a->n_phase, .n_series = ns, .bars = a->phase_name,
                            .series = series, .value = v };
     return bar_chart_svg(&c);
 }
 
-static char *energy_figure(const struct agg *a, const char *title)
+static char *energy_figure(const struct agg *a, const char *title, const char *whose)
 {
     double v[3 * NUM_EN];
     for (int p = 0; p < a->n_phase; p++)
         for (int c = 0; c < NUM_EN; c++)
             v[p * NUM_EN + c] = a->energy_J[c][p];
     char t[300];
-    snprintf(t, sizeof t, "Energy by component: %s", title);
+    snprintf(t, sizeof t, "Energy by component: %s%s", title, whose);
     struct bar_chart c = { .title = t, .unit = "joules", .n_bars = a->n_phase, .n_series = NUM_EN, .bars = a->phase_name,
                            .series = component_name, .value = v };
     return bar_chart_svg(&c);
@@ -145,7 +154,7 @@ static char *roofline_figure(const struct report_input *in)
     size_t k = 0;
     for (size_t i = 0; i < in->t->n; i++) {
         const struct op *op = &in->t->ops[i];
-        if (op->flops <= 0 || op->bytes <= 0 || op->exe_ns <= 0)
+        if (op->flops <= 0 || op->bytes <= 0 || op->exe_ns <= 0 || !op_shown(in, op))
             continue;
         const char *b = bounded_by_name(op->bounded_by);
         p[k++] = (struct roofline_point){ (double)op->flops / (double)op->bytes,
@@ -207,12 +216,19 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
     struct agg *a = malloc(sizeof *a);
     if (!a)
         return NULL;
-    aggregate(in->t, a);
+    aggregate(in, a);
     sort_types(a);
+    /* A trace of several chips: whose times and energies each figure counts. */
+    char chip_time[96] = "", chip_energy[64] = "";
+    if (in->n_chips > 1) {
+        snprintf(chip_time, sizeof chip_time, ", chip %d of %lld (the straggler)", (int)in->shown_chip,
+                 (long long)in->n_chips);
+        snprintf(chip_energy, sizeof chip_energy, ", all %lld chips", (long long)in->n_chips);
+    }
     memset(figs, 0, sizeof *figs);
-    figs->svg[FIG_TIME] = time_figure(a, in->title);
+    figs->svg[FIG_TIME] = time_figure(a, in->title, chip_time);
     figs->svg[FIG_ROOFLINE] = roofline_figure(in);
-    figs->svg[FIG_ENERGY] = a->energy ? energy_figure(a, in->title) : NULL;
+    figs->svg[FIG_ENERGY] = a->energy ? energy_figure(a, in->title, chip_energy) : NULL;
     figs->svg[FIG_PG] = in->n_pg ? pg_figure(in, a) : NULL;
     struct strbuf b = STRBUF_GROWING;
     strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>npusim: ");
@@ -222,6 +238,11 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
     strbuf_puts(&b, "</h1>\n<h2 id=\"summary\">Summary</h2>\n<pre>");
     strbuf_xml(&b, in->summary ? in->summary : "");
     strbuf_puts(&b, "</pre>\n<h2 id=\"time\">Time per operator type</h2>\n");
+    if (in->n_chips > 1)
+        strbuf_printf(&b, "<p class=\"scope\">Each of the %lld chips runs its own operators: the times and the "
+                          "roofline are chip %d's, the straggler whose latency the summary gives; the energies "
+                          "cover all %lld chips, as the summary's energy per batch.</p>\n",
+                      (long long)in->n_chips, (int)in->shown_chip, (long long)in->n_chips);
     figure(&b, figs->svg[FIG_TIME]);
     double v[TYPES_MAX * 3];
     for (int k = 0; k < a->n_type; k++)

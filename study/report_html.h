@@ -23,6 +23,12 @@ struct report_input {
     const struct trace *t;             /* timed; energies if the pass ran */
     const struct chip_config *chip;
     const char *chip_name;
+    /* A trace of several chips' ops (op->group = chip, DLRM): n_chips of
+     * them, and the chip whose times and roofline the page shows (the
+     * straggler the summary reports); energies cover every chip. n_chips
+     * 0 or 1: one chip's trace, every op shown. */
+    int64_t n_chips;
+    int32_t shown_chip;
     /* power gating: energy (J) per strategy and phase (0: prefill or the
      * only phase, 1: decode); n_pg 0: none */
     int n_pg;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opsgen/dlrm.h"
 #include "power/energy.h"
 #include "power/pg.h"
 #include "study/family.h"
@@ -80,6 +81,17 @@ static int pg_compare(const char *list, const struct family *fam, const struct l
     return rc;
 }
 
+/* A trace of several chips' ops (op->group, DLRM): how many, and the
+ * straggler the summary reports, whose times the page shows. */
+static void chips_of(struct report_run *r)
+{
+    int32_t top = 0;
+    for (size_t i = 0; i < r->t.n; i++)
+        top = r->t.ops[i].group > top ? r->t.ops[i].group : top;
+    r->in.n_chips = (int64_t)top + 1;
+    r->in.shown_chip = top > 0 ? dlrm_straggler(&r->t, r->in.n_chips) : 0;
+}
+
 int report_run_simulate(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
                         bool energy, const char *pg_list, const char *configs, struct report_run *r,
                         struct npu_err *e)
@@ -90,6 +102,7 @@ int report_run_simulate(const struct family *fam, const struct loaded_config *c,
     bool compare = energy && pg_list && strcmp(pg_list, "none");
     if (pipeline_run(fam, c, prof, energy, &r->t, e) || (compare && pg_compare(pg_list, fam, c, prof, configs, r, e)))
         return -1;
+    chips_of(r);
     size_t len = 0;
     FILE *mem = open_memstream(&r->summary, &len);
     if (!mem)

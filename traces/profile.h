@@ -42,6 +42,9 @@ struct profile {
     bool pg_utils_not_refreshed;           /* power Q20: flops/HBM utilisation not refreshed after PG/DVFS */
     bool pg_setpm_rounding_cycles_as_ns;   /* power Q21: banker's rounding, 32 cycles written as ns */
     bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */
+    bool inline_energy_chipsim_types;      /* the run's own energy pass (and its power cap) keep chipsim's
+                                            * op type, while the energy stage types an op by the unit it
+                                            * ran on: a matmul run on the vector units costs more there */
     bool dvfs_tables_for_every_chip;       /* power Q4: the DVFS/PG plans take TPU v5p's watts per
                                             * component for every chip (else scaled to the chip's) */
     /* opsgen (opsgen.md §17) */

@@ -130,3 +130,14 @@ e2e=$(jnum "$PH/b8/llama3-8b_tpuv5p_decode.json" e2e_throughput_tokens_per_sec)
 check "physical: end-to-end throughput $e2e = batch x output / (TTFT + output x TPOT)" \
     awk -v e="$e2e" -v t="$(ttft b8)" -v p="$(tpot b8)" \
         'BEGIN { w = 8 * 512 / (t + 512 * p / 1e3); exit !(e > 0 && (e - w) * (e - w) < 1e-6 * w * w) }'
+# With pipeline parallelism the throughputs count the global batch (every microbatch in the
+# pipeline): the summary says which batch, decode tokens/s x TPOT gives that batch, and the
+# end-to-end figure is that batch's output over TTFT + output x TPOT (before: one microbatch's).
+$NPUSIM run --profile physical --configs $CONFIGS -m llama3-70b --set num_chips=4 --set pipeline_parallelism_degree=2 \
+    --set tensor_parallelism_degree=2 -b 8 -o "$PH/pp2" >"$PH/pp2.txt" 2>&1
+check "physical: pp 2 run's summary names the batch its throughputs count" \
+    grep -q 'decode [0-9.]* tokens/s (batch 8: 2 microbatches of 4 in the pipeline)' "$PH/pp2.txt"
+check "physical: pp 2 decode tokens/s x TPOT = the batch, end to end = batch x output / (TTFT + output x TPOT)" \
+    awk '/^  TTFT/ { t = $2 } /^  TPOT/ { p = $2 } /^  throughput/ { d = $6; b = $9 + 0 } /^  end to end/ { e = $4 }
+         END { w = b * 512 / (t + 512 * p / 1e3); x = d * p / 1e3
+               exit !(b == 8 && (e - w) * (e - w) <= 0.05 * 0.05 && (x - b) * (x - b) < 1e-4 * b * b) }' "$PH/pp2.txt"

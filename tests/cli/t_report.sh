@@ -29,6 +29,25 @@ assert abs(float(totals[1][0]) - pj * 4096) <= 1e-4 * pj * 4096, (totals[1][0], 
 assert abs(float(totals[1][1]) - dj * 512) <= 1e-4 * dj * 512, (totals[1][1], dj * 512)
 assert 'http://' not in html.replace('http://www.w3.org/2000/svg', '') and 'https://' not in html
 assert html.count('<svg') == 4 and '<tr><td>NoPG</td>' in html and '<tr><td>Ideal</td>' in html
+# the energy by component and the NoPG strategy count the same energy (a matmul run on the vector
+# units is costed as one by both)
+nopg = re.search(r'<tr><td>NoPG</td><td>([0-9.e+-]+)</td><td>[^<]*</td><td>([0-9.e+-]+)</td>', html).groups()
+for i in range(2):
+    assert abs(float(nopg[i]) - float(totals[1][i])) <= 1e-5 * float(nopg[i]), (nopg, totals[1])
+PY"
+check "report of a 4-chip DLRM: the time chart is the straggler's latency the summary gives, the energy all chips'" sh -c "
+  $NPUSIM report --configs $CONFIGS -m dlrm-s -c tpuv5p --set num_chips=4 --set data_parallelism_degree=4 \
+    --set tensor_parallelism_degree=4 --batch 64 -o '$RP/dlrm.html' >/dev/null &&
+  python3 - '$RP/dlrm.html' <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+totals = re.findall(r'<tr><th>total</th><th>([0-9.e+-]+)</th>', html)
+lat_us = float(re.search(r'straggler +chip \d+: latency ([0-9.]+) us', html).group(1))
+energy_J = float(re.search(r'energy +([0-9.e+-]+) J per batch over all chips', html).group(1))
+assert abs(float(totals[0]) * 1e6 - lat_us) <= 1e-3 + 1e-6 * lat_us, (totals[0], lat_us)
+assert abs(float(totals[1]) - energy_J) <= 1e-5 * energy_J, (totals[1], energy_J)
+assert re.search(r'Time per operator type: dlrm-s on tpuv5p, chip \d of 4 \(the straggler\)', html)
+assert 'Energy by component: dlrm-s on tpuv5p, all 4 chips' in html
 PY"
 check "report --no-energy: no energy sections, no power gating" sh -c "
   $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$RP/ne.html' --no-energy >/dev/null &&
