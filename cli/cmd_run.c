@@ -28,10 +28,15 @@
     "                          With --pg or --dvfs the pass is the reference's energy stage:\n"   \
     "                          op types re-derived from the times, 10 slack columns added.\n"
 
+#define TIMELINE_DETAIL_HELP                                                                    \
+    "      --timeline-detail ops|layers  ops (default): one slice per trace row (xCOUNT);\n"     \
+    "                          layers: a slice per step, layer and execution, up to 200000\n"   \
+    "                          events (later steps summed; docs/commands.md)\n"
+
 static const char run_help[] =
     "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
     "                  [--workload inference|training] [--out DIR] [--profile NAME] [--no-energy]\n"
-    "                  [--pg STRATEGY] [--dvfs POLICY]\n"
+    "                  [--pg STRATEGY] [--dvfs POLICY] [--timeline FILE [--timeline-detail ops|layers]]\n"
     "\n"
     "Simulates one configuration: generates the operators (opsgen), times them on the\n"
     "chip (chipsim) and applies the default energy pass (power: no power gating, no\n"
@@ -44,6 +49,7 @@ static const char run_help[] =
     "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n"
     "      --timeline FILE     the operators as Chrome trace-event JSON (Perfetto, chrome://tracing):\n"
     "                          a track of operators and one per component, per phase\n"
+    TIMELINE_DETAIL_HELP
     PG_HELP;
 
 /* Parses the shared options plus -o/--out, -i/--in, --no-energy, --pg, --dvfs. */
@@ -52,13 +58,15 @@ struct stage_args {
     const char *out, *in, *outdir, *name;
     const char *pg, *dvfs;       /* NULL: the default pass */
     const char *timeline;        /* --timeline FILE.json (run, chipsim, power) */
+    enum timeline_detail detail; /* --timeline-detail ops|layers */
+    bool has_detail;
     bool no_energy;
     bool force;                  /* --force: take a trace made for another chip or model */
     struct trace_provenance prov;   /* the input trace's first line (chipsim, power) */
     bool has_prov;
 };
 
-enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE, OPT_FORCE };
+enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE, OPT_FORCE, OPT_TIMELINE_DETAIL };
 
 static int parse(const char *cmd, const char *help, int argc, char **argv, struct stage_args *a,
                  const char *shortopts)
@@ -69,7 +77,8 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         { "out-dir", required_argument, 0, 'd' }, { "name", required_argument, 0, OPT_NAME },
         { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { "pg", required_argument, 0, OPT_PG },
         { "dvfs", required_argument, 0, OPT_DVFS }, { "timeline", required_argument, 0, OPT_TIMELINE },
-        { "force", no_argument, 0, OPT_FORCE }, { 0, 0, 0, 0 },
+        { "force", no_argument, 0, OPT_FORCE }, { "timeline-detail", required_argument, 0, OPT_TIMELINE_DETAIL },
+        { 0, 0, 0, 0 },
     };
     memset(a, 0, sizeof *a);
     common_opts_init(&a->co);
@@ -100,6 +109,13 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
                 return usage_error(cmd, "unknown option --timeline (an untimed trace has no timeline)");
             a->timeline = optarg;
             break;
+        case OPT_TIMELINE_DETAIL:
+            if (!strcmp(cmd, "opsgen"))
+                return usage_error(cmd, "unknown option --timeline-detail (an untimed trace has no timeline)");
+            if (timeline_detail_parse(optarg, &a->detail))
+                return usage_error(cmd, "--timeline-detail: expected ops or layers, got \"%s\"", optarg);
+            a->has_detail = true;
+            break;
         case OPT_PG: case OPT_DVFS:
             if (strcmp(cmd, "run") && strcmp(cmd, "power"))
                 return usage_error(cmd, "unknown option --%s", ch == OPT_PG ? "pg" : "dvfs");
@@ -111,6 +127,8 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
     }
     if (optind < argc)
         return usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+    if (a->has_detail && !a->timeline)
+        return usage_error(cmd, "--timeline-detail needs --timeline FILE.json");
     if (a->no_energy && (a->pg || a->dvfs))
         return usage_error(cmd, "--no-energy and --pg/--dvfs exclude each other");
     return 0;
@@ -141,7 +159,9 @@ static int write_timeline(const char *cmd, const struct stage_args *a, const str
     struct output out;
     output_clear(&out, 1);
     snprintf(out.path, sizeof out.path, "%s", a->timeline);
-    out.text = timeline_json(t, title, config_provenance(a->co.prof, c));
+    /* the model's layers name the layers of a phase; without -m they are inferred from the counts */
+    struct timeline_opts o = { a->detail, c->model_name[0] ? timeline_layers_of(&c->model) : 0, 0 };
+    out.text = timeline_json(t, title, config_provenance(a->co.prof, c), &o);
     struct npu_err e;
     if (!out.text)
         return npu_errf(&e, "--timeline: out of memory"), report_error(cmd, &e);
@@ -265,6 +285,7 @@ static const char chipsim_help[] =
     "  -i, --in TRACE          input trace (default -)\n"
     "  -o, --out TRACE         output trace (default -)\n"
     "      --timeline FILE     the timed operators as Chrome trace-event JSON (Perfetto)\n"
+    TIMELINE_DETAIL_HELP
     "      --force             take a trace whose first line says it was made for another chip,\n"
     "                          model (-m), system (-s) or profile (refused otherwise)\n";
 
@@ -338,6 +359,8 @@ static const char power_help[] =
     "  -o, --out TRACE         output trace (default -)\n"
     "  -d, --out-dir DIR       write per-phase CSVs and statistics JSON into DIR\n"
     "      --name BASE         base name of the files in DIR\n"
+    "      --timeline FILE     the operators after the pass as Chrome trace-event JSON (Perfetto)\n"
+    TIMELINE_DETAIL_HELP
     "      --force             take a trace whose first line says it was made for another chip,\n"
     "                          model (-m), system (-s) or profile (refused otherwise)\n"
     PG_HELP;
@@ -356,6 +379,9 @@ int cmd_power(int argc, char **argv)
     if (!rc && ((a.pg || a.dvfs) ? strategy_pass(&a, &c.chip, &t, &e)
                                   : power_default_pass(&t, &c.chip, a.co.prof, &e)))
         rc = report_error("power", &e);
+    if (!rc)
+        rc = write_timeline("power", &a, &t, &c);
+    bool had_timeline = !rc && a.timeline;
     if (!rc && a.outdir) {
         char base[600];
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
@@ -365,6 +391,8 @@ int cmd_power(int argc, char **argv)
             rc = report_error("power", &e);
     } else if (!rc)
         rc = write_stream("power", &t, a.out, &c, &a);
+    if (rc && had_timeline)
+        remove(a.timeline);   /* all the outputs or none */
     trace_free(&t);
     config_free(&c);
     return rc;
