@@ -319,6 +319,18 @@ static int read_stream(const char *cmd, struct trace *t, struct stage_args *a, c
                        strcmp(path, "-") ? path : "<stdin>", diff);
 }
 
+/* An error about one of the input trace's operators ("op 12 ...") names the
+ * trace first, as its read errors do. */
+static int trace_error(const char *cmd, const struct stage_args *a, struct npu_err *e)
+{
+    if (!strncmp(e->msg, "op ", 3)) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s: %s", a->in && strcmp(a->in, "-") ? a->in : "<stdin>", e->msg);
+        memcpy(e->msg, msg, sizeof msg);
+    }
+    return report_error(cmd, e);
+}
+
 int cmd_chipsim(int argc, char **argv)
 {
     PARSE("chipsim", chipsim_help, COMMON_SHORTOPTS "i:o:")
@@ -334,7 +346,7 @@ int cmd_chipsim(int argc, char **argv)
     int rc = read_stream("chipsim", &t, &a, &c);
     if (!rc)
         rc = chipsim_run(&t, &c.chip, a.co.prof, &e) || power_cap_pass(&t, &c.chip, a.co.prof, &e)
-                 ? report_error("chipsim", &e) : write_timeline("chipsim", &a, &t, &c);
+                 ? trace_error("chipsim", &a, &e) : write_timeline("chipsim", &a, &t, &c);
     if (!rc && (rc = write_stream("chipsim", &t, a.out, &c, &a)) && a.timeline)
         remove(a.timeline);   /* all the outputs or none */
     trace_free(&t);
@@ -378,7 +390,7 @@ int cmd_power(int argc, char **argv)
     int rc = read_stream("power", &t, &a, &c);
     if (!rc && ((a.pg || a.dvfs) ? strategy_pass(&a, &c.chip, &t, &e)
                                   : power_default_pass(&t, &c.chip, a.co.prof, &e)))
-        rc = report_error("power", &e);
+        rc = trace_error("power", &a, &e);
     if (!rc)
         rc = write_timeline("power", &a, &t, &c);
     bool had_timeline = !rc && a.timeline;

@@ -123,8 +123,10 @@ static void keep_freed_memory(void)
 int main(int argc, char **argv)
 {
     keep_freed_memory();
-    /* A no-op unless built with `make MPI=1` (then mpirun ranks share sweeps). */
-    mpi_world_init(&argc, &argv);
+    /* A no-op unless built with `make MPI=1` (then mpirun ranks share sweeps);
+     * without MPI, a refusal when mpirun started several copies. */
+    if (mpi_world_init(&argc, &argv))
+        return EXIT_USAGE;
     pyjson_use_lookaside();
     /* A closed pipe is a write error (EPIPE) that names the output and
      * exits 2, not a silent death by SIGPIPE halfway through a file. */

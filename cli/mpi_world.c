@@ -4,7 +4,11 @@
 #ifdef NPUSIM_MPI
 #include <mpi.h>
 
-void mpi_world_init(int *argc, char ***argv) { MPI_Init(argc, argv); }
+int mpi_world_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    return 0;
+}
 void mpi_world_finalize(void) { MPI_Finalize(); }
 
 int mpi_world_rank(void)
@@ -36,7 +40,31 @@ int mpi_world_max(int v)
     return m;
 }
 #else
-void mpi_world_init(int *argc, char ***argv) { (void)argc, (void)argv; }
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The world size the MPI launchers give each rank they start: Open MPI's
+ * mpirun, MPICH's and Intel MPI's Hydra (PMI), MVAPICH2. */
+static const char *const world_size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE" };
+
+/* Without MPI every rank would run the whole command and write the same
+ * files: started as one of several ranks, refuse. */
+int mpi_world_init(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    for (size_t i = 0; i < sizeof world_size_vars / sizeof world_size_vars[0]; i++) {
+        const char *v = getenv(world_size_vars[i]);
+        if (!v || atol(v) <= 1)
+            continue;
+        fprintf(stderr,
+                "npusim: started as one of %ld MPI ranks (%s=%s), but this npusim was built without MPI: "
+                "each rank would run the whole command and write the same files. Build it with `make MPI=1` "
+                "(then `mpirun -n R npusim sweep ...` splits the sweep across the ranks), or run it without mpirun\n",
+                atol(v), world_size_vars[i], v);
+        return -1;
+    }
+    return 0;
+}
 void mpi_world_finalize(void) {}
 int mpi_world_rank(void) { return 0; }
 int mpi_world_size(void) { return 1; }

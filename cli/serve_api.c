@@ -441,6 +441,25 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
     }
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         if (strcmp(routes[i].path, path))
+/* A server's error names a config that is not there and the names there
+ * are, never the server's folders it looked in (config_hide_paths); a
+ * caller in this process (ctx->local) gets the command line's message. */
+static void hide_server_paths(const struct api_ctx *ctx, struct api_response *r)
+{
+    if (ctx->local || r->status < 400 || !r->body || !strstr(r->body, "looked for"))
+        return;
+    cJSON *j = cJSON_Parse(r->body);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
+    char *msg = cJSON_IsString(m) ? strdup(m->valuestring) : NULL;
+    cJSON_Delete(j);
+    if (msg) {
+        config_hide_paths(msg);
+        free(r->body);
+        api_reply_error(r, r->status, msg);
+    }
+    free(msg);
+}
+
             continue;
         if (strcmp(routes[i].method, method)) {
             char msg[96];
@@ -462,3 +481,4 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
                                "/api/fields; POST /api/op, "
                                "/api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate)");
 }
+        hide_server_paths(ctx, r);

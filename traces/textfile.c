@@ -36,6 +36,12 @@ char *text_read_file(const char *path, size_t *len, struct npu_err *e)
         npu_errf(e, "%s: cannot open: %s", path, errno ? strerror(errno) : "unknown reason");
         return NULL;
     }
+    struct stat st;   /* a folder opens for reading; its read fails with a less plain reason */
+    if (!in && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        npu_errf(e, "%s: is a directory, expected a file", path);
+        return NULL;
+    }
     char *s = text_read_stream(f, path, len, e);
     if (!in)
         fclose(f);
@@ -52,6 +58,22 @@ bool path_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *path_not_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR ? "no such file" : strerror(errno);
+    if (S_ISREG(st.st_mode))
+        return NULL;
+    if (S_ISDIR(st.st_mode))
+        return "is a directory";
+    if (S_ISFIFO(st.st_mode))
+        return "is a FIFO (named pipe)";
+    if (S_ISSOCK(st.st_mode))
+        return "is a socket";
+    return "is a device";
 }
 
 const char *path_base(const char *path)

@@ -20,6 +20,11 @@ char *text_read_file(const char *path, size_t *len, struct npu_err *e);
 /* Whether path names a regular file / a folder (links followed). */
 bool path_is_file(const char *path);
 bool path_is_dir(const char *path);
+/* Why path is not a regular file (links followed): NULL when it is one, else
+ * "no such file", "is a directory", "is a FIFO (named pipe)", "is a device",
+ * "is a socket" or stat's reason. Asks stat only: a FIFO is never opened
+ * (an open would wait for a writer). */
+const char *path_not_file(const char *path);
 /* The last component of path: what follows its last '/', or path itself
  * (a file's name, never its folder, in messages and provenance). */
 const char *path_base(const char *path);

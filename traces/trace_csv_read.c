@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "traces/fastfloat.h"
+#include "traces/textfile.h"
 
 
 /* ------------------------------------------------------------------------ */
@@ -681,6 +682,10 @@ int trace_read_csv_prov(struct trace *t, const char *path, struct trace_provenan
         if (!gz && fd >= 0)
             close(fd);
     } else {
+        /* A folder opens, then fails to read with a bare "Is a directory". A
+         * FIFO stays readable: it is a pipe's end (-i <(npusim opsgen ...)). */
+        if (path_is_dir(path))
+            return npu_errf(e, "%s: is a directory, expected a trace CSV (.csv or .csv.gz)", path);
         errno = 0;
         gz = gzopen(path, "rb");
     }
