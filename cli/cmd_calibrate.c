@@ -178,7 +178,13 @@ int cmd_calibrate(int argc, char **argv)
         rc = stdout_flushed("calibrate");
         if (!rc && write_outputs(out, n, &e))
             rc = report_error("calibrate", &e);
-        else if (rc)
+        else if (!rc) {
+            outputs_print_wrote("calibrate", out, n);
+            /* what the file is for: a chip config wherever a chip is named */
+            if (strcmp(out_path, "-"))
+                printf("use it with: npusim run -c %s ... (or npusim validate -c %s, npusim op -c %s)\n",
+                       out_path, out_path, out_path);
+        } else
             for (int i = 0; i < n; i++)
                 free(out[i].text);
     }

@@ -106,8 +106,11 @@ int cmd_roofline(int argc, char **argv)
         out.text = roofline_svg(&cfg.chip, cfg.chip_name, pts, np);
         if (write_outputs(&out, 1, &e))
             rc = report_error("roofline", &e);
-        else if (skipped)
-            fprintf(stderr, "npusim roofline: %d operators without FLOPs or HBM traffic left out\n", skipped);
+        else {
+            outputs_print_wrote("roofline", &out, 1);
+            if (skipped)
+                fprintf(stderr, "npusim roofline: %d operators without FLOPs or HBM traffic left out\n", skipped);
+        }
     }
     free(labels);
     free(pts);

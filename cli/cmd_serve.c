@@ -5,12 +5,15 @@
  * structure: struct body, one request's POST body as it arrives. */
 #define _DEFAULT_SOURCE  /* sigwait, inet_pton on glibc */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/serve.h"
@@ -136,6 +139,40 @@ static const char *configs_dir(const char *given)
     return dir;
 }
 
+/* Whether a listening socket could bind a (0) or the errno it gets: told
+ * apart after MHD fails, so the message says why. */
+static int bind_errno(const struct sockaddr_in *a)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return errno;
+    int rc = bind(fd, (const struct sockaddr *)a, sizeof *a) ? errno : 0;
+    close(fd);
+    return rc;
+}
+
+/* Why the server could not listen on addr, with a free port to try when
+ * the port is taken. */
+static int listen_error(const char *bind_addr, struct sockaddr_in addr, int64_t port)
+{
+    int err = bind_errno(&addr);
+    if (err != EADDRINUSE) {
+        fprintf(stderr, "npusim serve: cannot listen on %s:%lld (%s)\n", bind_addr, (long long)port,
+                err ? strerror(err) : "the server did not start");
+        return EXIT_USAGE;
+    }
+    int64_t free_port = 0;
+    for (int64_t p = port + 1; p <= 65535 && p <= port + 100 && !free_port; p++) {
+        addr.sin_port = htons((uint16_t)p);
+        free_port = bind_errno(&addr) ? 0 : p;
+    }
+    if (free_port)
+        fprintf(stderr, "npusim serve: port %lld is in use; try --port %lld\n", (long long)port, (long long)free_port);
+    else
+        fprintf(stderr, "npusim serve: port %lld is in use; try another with --port N\n", (long long)port);
+    return EXIT_USAGE;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -198,10 +235,8 @@ int cmd_serve(int argc, char **argv)
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)conns, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)timeout,
         MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_END);
-    if (!d) {
-        fprintf(stderr, "npusim serve: cannot listen on %s:%lld (in use, or not allowed)\n", bind, (long long)port);
-        return EXIT_USAGE;
-    }
+    if (!d)
+        return listen_error(bind, addr, port);
     fprintf(stderr, "npusim serve: listening on http://%s:%lld/ (configs %s); Ctrl-C stops\n", bind, (long long)port,
             sv.ctx.configs);
     int sig;

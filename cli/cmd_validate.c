@@ -187,6 +187,8 @@ int cmd_validate(int argc, char **argv)
         rc = stdout_flushed("validate");
         if (!rc && n && write_outputs(out, n, &e))
             rc = report_error("validate", &e);
+        else if (!rc && n)
+            outputs_print_wrote("validate", out, n);
         else if (rc)
             for (int i = 0; i < n; i++)
                 free(out[i].text);

@@ -41,6 +41,8 @@ check "calibrate: held out (10 x 5-fold, seeded), exact rows within 2% (a fold m
   grep -q '^held out (10 x 5-fold cross-validation, seed' '$CA/fit' &&
   awk '\$1 == \"overall\" { sub(/%/, \"\", \$6); exit !(\$6 + 0 < 2) }' '$CA/fit' &&
   awk '\$1 == \"overall\" { sub(/%/, \"\", \$4); sub(/%/, \"\", \$6); exit !(\$6 + 0 < \$4 / 3) }' '$CA/nfit'"
+check "calibrate: says what it wrote and how to use it" sh -c "
+  grep -qx 'npusim calibrate: wrote $CA/cal.json and $CA/cal.md' '$CA/fit' && grep -q '^use it with: npusim run -c $CA/cal.json' '$CA/fit'"
 check "calibrate: the calibrated chip runs a model" $NPUSIM run --configs $CONFIGS -c "$CA/cal.json" -o "$CA/run"
 check "calibrate: the report names the sources and the fits" sh -c "
   grep -q 'syn.csv' '$CA/cal.md' && grep -q '^| gemm | bf16 | 7 | 0.8000 | 5.000 |' '$CA/cal.md'"

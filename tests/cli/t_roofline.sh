@@ -24,6 +24,9 @@ check "roofline: a gemm efficiency below 1 is a dashed line" sh -c "
   $NPUSIM roofline --configs $CONFIGS -c h100 --set kernel_efficiency.gemm.e_max=0.7 -o '$RO/e.svg' &&
   grep -q 'class=\"efficiency\"' '$RO/e.svg' && grep -q 'gemm bf16 at e 0.7' '$RO/e.svg'"
 check "roofline: a chip alone, no measurements" $NPUSIM roofline --configs $CONFIGS -c tpuv5p -o "$RO/v5p.svg"
+check "roofline: says what it wrote (stdout), or on stderr when the SVG is stdout" sh -c "
+  $NPUSIM roofline --configs $CONFIGS -c tpuv5p -o '$RO/w.svg' | grep -qx 'npusim roofline: wrote $RO/w.svg' &&
+  $NPUSIM roofline --configs $CONFIGS -c tpuv5p -o - 2>'$RO/w.err' | grep -q '<svg' && grep -qx 'npusim roofline: wrote <stdout>' '$RO/w.err'"
 check "roofline --help" sh -c "$NPUSIM roofline --help | grep -q 'usage: npusim roofline'"
 expect_fail "roofline: -o is required" 'expected -o roofline.svg' $NPUSIM roofline --configs $CONFIGS -c h100
 printf 'op,dtype,m\nconv,bf16,4\n' >"$RO/bad.csv"

@@ -152,6 +152,8 @@ check "serve: 16 simulations at once, 8 in parallel, answer the same bytes" sh -
   seq 16 | xargs -P 8 -I{} sh -c \"curl -sf -X POST '$URL/api/simulate' -d '{\\\"model\\\": \\\"llama3-8b\\\", \\\"chip\\\": \\\"tpuv5e\\\"}' | md5sum\" >'$SV/sums.txt' &&
   [ \"\$(wc -l <'$SV/sums.txt')\" = 16 ] && ! grep -q d41d8cd98f00b204e9800998ecf8427e '$SV/sums.txt' && [ \"\$(sort -u '$SV/sums.txt' | wc -l)\" = 1 ]"
 grep -h '^# serve load' "$T/log" 2>/dev/null || true
+expect_fail "serve: a port in use says so, suggests --port N and exits 2" "port $PORT is in use; try --port [0-9]" \
+    timeout 20 $NPUSIM serve --port "$PORT" --configs "$CFG_ABS"
 kill -TERM "$SV_PID" 2>/dev/null
 wait "$SV_PID"
 SV_RC=$?

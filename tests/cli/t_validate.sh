@@ -43,6 +43,9 @@ check "validate --roofline: the SVG, linked from the markdown by its name beside
   $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --md '$VA/r.md' --roofline '$VA/r.svg' >/dev/null &&
   grep -q '^!\[roofline\](r.svg)' '$VA/r.md' && test \$(grep -c '<polygon class=\"measured\"' '$VA/r.svg') -eq 2"
 # --html: the page of a validation run, each MAPE coloured, the scatter and roofline inline.
+check "validate --html --md: says what it wrote" sh -c "
+  $NPUSIM validate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv --html '$T/vw.html' --md '$T/vw.md' |
+  grep -qx 'npusim validate: wrote $T/vw.md and $T/vw.html'"
 check "validate --html: the self-contained page (tables coloured by MAPE, scatter with bands, roofline, every row)" sh -c "
   $NPUSIM validate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv --html '$T/v.html' >/dev/null &&
   python3 - '$T/v.html' <<'PY'
