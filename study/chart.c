@@ -1,4 +1,4 @@
-/* chart.c — stacked bar charts as SVG (see chart.h). No data structure of
+/* chart.c — the SVG charts and their axes (see chart.h). No data structure of
  * its own beyond the palette. */
 #include "study/chart.h"
 
@@ -18,6 +18,9 @@ static const char *const palette[] = {
 #define NCOLOURS (sizeof palette / sizeof palette[0])
 
 const char *chart_colour(size_t i) { return palette[i % NCOLOURS]; }
+
+/* Points set apart (xy_series.hollow): grey, unlike every palette colour. */
+#define UNFIT_GREY "#999999"
 
 void strbuf_xml(struct strbuf *b, const char *s)
 {
@@ -41,13 +44,66 @@ static void svg_open(struct strbuf *b, int w, int h, const char *title)
     strbuf_puts(b, "</text>\n");
 }
 
-/* A round top for the axis: 1, 2 or 5 times a power of ten at or above v. */
-static double nice_top(double v)
+/* The nice mantissas, and v = m x 10^e written as m / 10^-e when e < 0 so
+ * that 0.2 x 3 prints as 0.6 (10^-e is exact, m x 10^e need not be). */
+static const double nice_m[] = { 1, 2, 2.5, 5, 10 };
+static double times_pow10(double m, int e) { return e < 0 ? m / pow(10, -e) : m * pow(10, e); }
+
+/* The smallest nice m x 10^e at or above v (v > 0): its mantissa and exponent. */
+static void nice_parts(double v, double *m, int *e)
 {
-    if (!(v > 0))
+    *e = (int)floor(log10(v));
+    for (size_t i = 0; i < sizeof nice_m / sizeof nice_m[0]; i++)
+        if (v <= times_pow10(nice_m[i], *e) * (1 + 1e-12)) {
+            *m = nice_m[i];
+            return;
+        }
+    *m = 1, ++*e;   /* log10 rounded down a little too far */
+}
+
+double chart_nice_ceil(double v)
+{
+    if (!(v > 0) || !isfinite(v))
         return 1;
-    double p = pow(10, floor(log10(v)));
-    return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
+    double m;
+    int e;
+    nice_parts(v, &m, &e);
+    return times_pow10(m, e);
+}
+
+struct nice_axis chart_nice_axis(double v, int max_steps)
+{
+    if (!(v > 0) || !isfinite(v))
+        v = 1;
+    double m;
+    int e;
+    nice_parts(v / (max_steps > 0 ? max_steps : 1), &m, &e);
+    double step = times_pow10(m, e);
+    int n = (int)ceil(v / step * (1 - 1e-12));
+    n = n < 1 ? 1 : n;
+    return (struct nice_axis){ step, times_pow10(m * n, e), n };
+}
+
+const char *chart_tick(double v, char *buf, size_t n)
+{
+    static const char *const big[] = { "", "k", "M", "G", "T", "P" }, *const small[] = { "", "m", "µ", "n", "p" };
+    double a = fabs(v);
+    size_t k = 0;
+    if (a == 0 || !isfinite(a)) {
+        snprintf(buf, n, "%g", a == 0 ? 0.0 : v);
+        return buf;
+    }
+    if (a >= 999.5) {   /* 999.5 would print as 1e+03 at 3 digits: 1k */
+        while (a >= 999.5 && k + 1 < sizeof big / sizeof big[0])
+            a /= 1000, v /= 1000, k++;
+        snprintf(buf, n, "%.3g%s", v, big[k]);
+    } else if (a < 0.0009995) {   /* never m: 0.001 to 1 read as decimals */
+        while (a < 0.9995 && k + 1 < sizeof small / sizeof small[0])
+            a *= 1000, v *= 1000, k++;
+        snprintf(buf, n, "%.3g%s", v, small[k]);
+    } else
+        snprintf(buf, n, "%.3g", v);
+    return buf;
 }
 
 char *bar_chart_svg(const struct bar_chart *c)
@@ -59,18 +115,21 @@ char *bar_chart_svg(const struct bar_chart *c)
             sum += c->value[i * c->n_series + j];
         top = fmax(top, sum);
     }
-    top = nice_top(top);
+    struct nice_axis ax = chart_nice_axis(top, 5);
+    top = ax.top;
     int slot = c->n_bars > 0 ? PLOT_W_MAX / c->n_bars : SLOT_MAX;
     slot = slot > SLOT_MAX ? SLOT_MAX : slot < SLOT_MIN ? SLOT_MIN : slot;
     int bar_w = slot * 3 / 5, gap = slot - bar_w, plot_w = c->n_bars * slot + gap, width = LEFT + plot_w + LEGEND_W;
     struct strbuf b = STRBUF_GROWING;
     svg_open(&b, width, HEIGHT, c->title);
-    /* the value axis: five steps */
-    for (int k = 0; k <= 5; k++) {
-        double v = top * k / 5, y = TOP + PLOT_H - PLOT_H * (double)k / 5;
+    /* the value axis: up to five steps */
+    for (int k = 0; k <= ax.n; k++) {
+        double y = TOP + PLOT_H - PLOT_H * (double)k / ax.n;
+        char t[32];
         strbuf_printf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", LEFT, y,
                       LEFT + plot_w, y);
-        strbuf_printf(&b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", LEFT - 6, y + 4, v);
+        strbuf_printf(&b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 6, y + 4,
+                      chart_tick(ax.step * k, t, sizeof t));
     }
     strbuf_printf(&b, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" text-anchor=\"middle\">",
                   TOP + PLOT_H / 2, TOP + PLOT_H / 2);
@@ -133,9 +192,11 @@ char *scatter_svg(const struct scatter *s)
         strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
                           "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
                       x, SC_TOP, x, SC_TOP + SC_SIZE, SC_LEFT, y, SC_LEFT + SC_SIZE, y);
-        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%g</text>"
-                          "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%g</text>\n",
-                      x, SC_TOP + SC_SIZE + 16, d, SC_LEFT - 6, y + 4, d);
+        char t[32];
+        chart_tick(pow(10, d), t, sizeof t);
+        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>"
+                          "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                      x, SC_TOP + SC_SIZE + 16, t, SC_LEFT - 6, y + 4, t);
     }
     /* the diagonal and the bands: predicted = measured x f */
     static const struct { double f; const char *style; } lines[] = {
@@ -199,21 +260,23 @@ char *line_chart_svg(const struct line_chart *c)
     if (!(xlo <= xhi))
         xlo = 0, xhi = 1;
     xlo = floor(xlo), xhi = ceil(xhi) > xlo ? ceil(xhi) : xlo + 1;
-    yhi = nice_top(yhi);
+    struct nice_axis ya = chart_nice_axis(yhi, 5);
+    yhi = ya.top;
 #define LX(v) (LC_LEFT + (log10(v) - xlo) / (xhi - xlo) * LC_W)
 #define LY(v) (LC_TOP + LC_H - (v) / yhi * LC_H)
     struct strbuf b = STRBUF_GROWING;
     svg_open(&b, LC_LEFT + LC_W + 230, LC_TOP + LC_H + 50, c->title);
+    char t[32];
     for (double d = xlo; d <= xhi + 1e-9; d++)
         strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/><text x=\"%.1f\" "
-                          "y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+                          "y=\"%d\" text-anchor=\"middle\">%s</text>\n",
                       LX(pow(10, d)), LC_TOP, LX(pow(10, d)), LC_TOP + LC_H, LX(pow(10, d)), LC_TOP + LC_H + 16,
-                      pow(10, d));
-    for (int k = 0; k <= 5; k++)
+                      chart_tick(pow(10, d), t, sizeof t));
+    for (int k = 0; k <= ya.n; k++)
         strbuf_printf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/><text x=\"%d\" "
-                          "y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
-                      LC_LEFT, LY(yhi * k / 5), LC_LEFT + LC_W, LY(yhi * k / 5), LC_LEFT - 6, LY(yhi * k / 5) + 4,
-                      yhi * k / 5);
+                          "y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                      LC_LEFT, LY(ya.step * k), LC_LEFT + LC_W, LY(ya.step * k), LC_LEFT - 6, LY(ya.step * k) + 4,
+                      chart_tick(ya.step * k, t, sizeof t));
     strbuf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LC_LEFT + LC_W / 2, LC_TOP + LC_H + 36);
     strbuf_xml(&b, c->x_label);
     strbuf_printf(&b, "</text><text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
@@ -229,8 +292,11 @@ char *line_chart_svg(const struct line_chart *c)
     }
     for (size_t s = 0; s < c->n_series; s++) {
         const struct xy_series *se = &c->series[s];
-        const char *col = palette[s % NCOLOURS];
-        if (se->line && se->n > 1) {
+        const char *col = se->hollow ? UNFIT_GREY : palette[s % NCOLOURS];
+        /* a filled dot, or a ring (hollow series: the legend says why they are apart) */
+        char fill[64];
+        snprintf(fill, sizeof fill, se->hollow ? "fill=\"none\" stroke=\"%s\"" : "fill=\"%s\"", col);
+        if (se->line && !se->hollow && se->n > 1) {
             strbuf_printf(&b, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"%d\" points=\"",
                           col, se->highlight ? 3 : 1);
             for (size_t i = 0; i < se->n; i++)
@@ -238,13 +304,19 @@ char *line_chart_svg(const struct line_chart *c)
             strbuf_puts(&b, "\"/>\n");
         }
         for (size_t i = 0; i < se->n; i++) {
-            strbuf_printf(&b, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
-                          LX(se->x[i]), LY(se->y[i]), se->highlight ? 4 : 2, col);
+            strbuf_printf(&b, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" %s><title>",
+                          se->hollow ? "point unfit" : "point", LX(se->x[i]), LY(se->y[i]),
+                          se->highlight || se->hollow ? 4 : 2, fill);
             strbuf_xml(&b, se->name);
             strbuf_printf(&b, ": %.4g, %.4g</title></circle>\n", se->x[i], se->y[i]);
         }
-        strbuf_printf(&b, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%zu\">",
-                      LC_LEFT + LC_W + 20, LC_TOP + 18 * s, col, LC_LEFT + LC_W + 38, LC_TOP + 10 + 18 * s);
+        if (se->hollow)
+            strbuf_printf(&b, "<circle cx=\"%d\" cy=\"%zu\" r=\"5\" %s/><text x=\"%d\" y=\"%zu\">",
+                          LC_LEFT + LC_W + 26, LC_TOP + 6 + 18 * s, fill, LC_LEFT + LC_W + 38, LC_TOP + 10 + 18 * s);
+        else
+            strbuf_printf(&b, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" "
+                              "y=\"%zu\">",
+                          LC_LEFT + LC_W + 20, LC_TOP + 18 * s, col, LC_LEFT + LC_W + 38, LC_TOP + 10 + 18 * s);
         strbuf_xml(&b, se->name);
         strbuf_puts(&b, "</text>\n");
     }

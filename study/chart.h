@@ -40,7 +40,7 @@ struct scatter {
 char *scatter_svg(const struct scatter *s);
 
 /* Points joined by lines, one colour per series, on a log x axis and a
- * linear y axis from 0; a series marked `highlight` is drawn thick, the
+ * linear y axis from 0 to just above the data (chart_nice_axis); a series marked `highlight` is drawn thick, the
  * others thin; x_mark > 0 draws a dashed vertical line there labelled
  * mark_label (an SLO). */
 struct xy_series {
@@ -48,6 +48,8 @@ struct xy_series {
     size_t n;
     const double *x, *y;             /* x > 0, ascending for a line */
     bool line, highlight;
+    bool hollow;                     /* grey hollow circles, no line: points set apart
+                                      * (configurations that do not fit in memory) */
 };
 struct line_chart {
     const char *title, *x_label, *y_label;
@@ -57,6 +59,27 @@ struct line_chart {
     const char *mark_label;
 };
 char *line_chart_svg(const struct line_chart *c);
+
+/* Axes. Every chart and the roofline end their value axes with these and
+ * label every tick with chart_tick, so axes read alike everywhere. */
+
+/* The smallest of 1, 2, 2.5 and 5 x 10^k at or above v (1 when v <= 0). */
+double chart_nice_ceil(double v);
+
+/* A linear axis from 0 that ends just above v: the step is the smallest
+ * nice number (chart_nice_ceil) that covers v in at most max_steps steps,
+ * the top the first multiple of the step at or above v, n = top / step.
+ * E.g. v 125.7, 5 steps: step 50, top 150 (3 steps). */
+struct nice_axis {
+    double step, top;
+    int n;
+};
+struct nice_axis chart_nice_axis(double v, int max_steps);
+
+/* A tick label of v: at most 3 significant digits; plain decimals from
+ * 0.001 to below 1000, then SI suffixes (k, M, G, T, P; below 0.001 µ, n,
+ * p): 0, 0.25, 2.5, 150, 1k, 1.25k, 20M, 500µ. Returns buf. */
+const char *chart_tick(double v, char *buf, size_t n);
 
 /* The i-th colour of the charts' palette (wrapping), "#rrggbb". */
 const char *chart_colour(size_t i);

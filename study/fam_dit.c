@@ -102,6 +102,7 @@ int diffusion_capacity(const struct loaded_config *c, const struct profile *prof
     /* The trace is one chip's work; every chip runs its own. */
     cap->active_power_W = r.energy_J / ((double)r.s.total_execution_time_chip_ns / 1e9) *
                           (double)c->model.num_chips;
+    cap->has_mem = true, cap->mem_GiB = r.mem_footprint_GB, cap->oom = r.out_of_memory;
     return 0;
 }
 

@@ -282,7 +282,6 @@ static bool dlrm_prepare(struct loaded_config *c, const struct profile *prof, ch
 static int dlrm_capacity(const struct loaded_config *c, const struct profile *prof,
                          const struct trace *t, struct family_capacity *cap, struct npu_err *e)
 {
-    (void)prof;
     int32_t sg;
     struct chip_view *v = chip_views(c, t, &sg, e);
     if (!v)
@@ -294,6 +293,8 @@ static int dlrm_capacity(const struct loaded_config *c, const struct profile *pr
     cap->unit = "requests";
     cap->units_per_sec = throughput(c, &v[sg].s);
     cap->active_power_W = J / ((double)v[sg].s.total_execution_time_chip_ns / 1e9);
+    cap->has_mem = true, cap->mem_GiB = mem_GiB(c, prof);   /* the statistics JSON's verdict */
+    cap->oom = (double)(oom_chips(c, prof) * c->chip.hbm_size_GB) < cap->mem_GiB;
     free(v);
     return 0;
 }

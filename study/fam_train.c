@@ -185,6 +185,7 @@ static int train_capacity(const struct loaded_config *c, const struct profile *p
     cap->units_per_sec = 1e9 / (double)s.total_execution_time_ns;
     cap->active_power_W = (s.chip.static_energy_J + s.chip.dynamic_energy_J) / chip_s *
                           (double)c->model.num_chips;
+    cap->has_mem = true, cap->mem_GiB = s.mem_footprint_GB, cap->oom = s.out_of_memory;
     return 0;
 }
 

@@ -24,6 +24,11 @@ struct family_capacity {
     const char *unit;            /* "output tokens", "requests", "iterations" */
     double units_per_sec;
     double active_power_W;       /* all chips while serving at capacity */
+    /* The footprint per chip and the family's out-of-memory verdict (the
+     * statistics JSON's mem_footprint_GB and out_of_memory), for the sweep
+     * summary's memory columns: every family with a footprint sets has_mem. */
+    bool has_mem, oom;
+    double mem_GiB;
 };
 
 struct family {

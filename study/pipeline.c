@@ -128,6 +128,9 @@ void llm_capacity_from_report(const struct model_config *m, const struct llm_rep
     cap->units_per_sec = (double)(m->microbatch_size_ici * m->data_parallel_degree_dcn *
                                   m->output_seqlen) / busy_s;
     cap->active_power_W = chip_J / busy_s * (double)m->num_chips;
+    cap->has_mem = true;   /* the larger phase's footprint; either phase over HBM */
+    cap->mem_GiB = r->prefill_mem_GiB > r->decode_mem_GiB ? r->prefill_mem_GiB : r->decode_mem_GiB;
+    cap->oom = r->prefill_oom || r->decode_oom;
 }
 
 /* The footprint fit_hint asks for: the larger phase's, both named. */

@@ -15,10 +15,15 @@
 
 #define srow sweep_report_row
 
-/* The columns read, by name; the reader keeps their index. */
-enum { C_MODEL, C_CHIP, C_CHIPS, C_BATCH, C_DP, C_TP, C_PP, C_STATUS, C_TPOT, C_TPUT, C_N };
+/* The columns read, by name; the reader keeps their index. Those from
+ * C_REQUIRED on may be absent (summaries written before they existed). */
+enum { C_MODEL, C_CHIP, C_CHIPS, C_BATCH, C_DP, C_TP, C_PP, C_STATUS, C_TPOT, C_TPUT, C_REQUIRED,
+       C_MEM = C_REQUIRED, C_OOM, C_N };
 static const char *const col_names[C_N] = { "model", "chip", "num_chips", "batch", "dp", "tp", "pp", "status",
-                                            "TPOT_ms", "throughput" };
+                                            "TPOT_ms", "throughput", "memory_GiB", "out_of_memory" };
+
+/* What the legend calls the points set apart (drawn hollow, off every front). */
+static const char unfit_name[] = "does not fit in memory";
 
 struct reader {
     int col[C_N], ncell, line, failed;
@@ -53,7 +58,7 @@ static void on_row(int term, void *data)
     if (r->failed)
         return;
     if (r->line++ == 0) {
-        for (int c = 0; c < C_N; c++)
+        for (int c = 0; c < C_REQUIRED; c++)
             if (r->col[c] < 0) {
                 npu_errf(r->e, "%s: line 1: expected the columns of npusim sweep --summary (model, chip, num_chips, "
                                "batch, status, TPOT_ms, throughput, dp, tp, pp)", r->name);
@@ -72,7 +77,13 @@ static void on_row(int term, void *data)
             npu_errf(r->e, "%s: line %d: expected whole num_chips, batch, dp, tp, pp and positive TPOT_ms and "
                            "throughput", r->name, r->line);
             r->failed = 1;
+        } else if ((r->cell[C_MEM][0] && parse_f64_strict(r->cell[C_MEM], &s.mem_GiB)) ||
+                   (r->cell[C_OOM][0] && strcmp(r->cell[C_OOM], "True") && strcmp(r->cell[C_OOM], "False"))) {
+            npu_errf(r->e, "%s: line %d: expected memory_GiB a number and out_of_memory True or False (or empty)",
+                     r->name, r->line);
+            r->failed = 1;
         } else {
+            s.oom = !strcmp(r->cell[C_OOM], "True");
             s.tput_per_chip = tput / (double)s.chips;
             if (r->n == r->cap) {
                 size_t cap = r->cap ? 2 * r->cap : 64;
@@ -123,24 +134,33 @@ static bool same_series(const struct tput_axes *ax, const struct srow *a, const 
            (ax->by_chips ? a->batch == b->batch : a->chips == b->chips);
 }
 
-/* A line per series (at most 32), x ascending, the best y at each x. */
+/* The points that do not fit (x[], y[] filled by the caller, k of them) as
+ * the last series: hollow, grey, no line; nothing when k is 0. */
+static void add_unfit(struct xy_series *se, size_t *ns, const double *x, const double *y, size_t k)
+{
+    if (k)
+        se[(*ns)++] = (struct xy_series){ unfit_name, k, x, y, false, false, true };
+}
+
+/* A line per series (at most 32) of the rows that fit, x ascending, the best
+ * y at each x; the rows that do not fit as hollow points. */
 static char *tput_figure(const struct srow *rows, size_t n, const struct tput_axes *ax)
 {
-    struct xy_series se[32];
+    struct xy_series se[33];
     double *xs = calloc(n + 1, sizeof *xs), *ys = calloc(n + 1, sizeof *ys);
     char (*names)[128] = calloc(32, sizeof *names);
     size_t ns = 0, used = 0;
     for (size_t i = 0; xs && ys && names && i < n && ns < 32; i++) {
-        bool seen = false;
+        bool seen = rows[i].oom;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = same_series(ax, &rows[j], &rows[i]);
+            seen = !rows[j].oom && same_series(ax, &rows[j], &rows[i]);
         if (seen)
-            continue;   /* each series gathered once, from its first row */
+            continue;   /* each series gathered once, from its first row that fits */
         snprintf(names[ns], sizeof names[0], ax->key_fmt, rows[i].model,
                  (long long)(ax->by_chips ? rows[i].batch : rows[i].chips), rows[i].chip);
-        se[ns] = (struct xy_series){ names[ns], 0, xs + used, ys + used, true, false };
+        se[ns] = (struct xy_series){ names[ns], 0, xs + used, ys + used, true, false, false };
         for (size_t j = i; j < n; j++) {
-            if (!same_series(ax, &rows[j], &rows[i]))
+            if (rows[j].oom || !same_series(ax, &rows[j], &rows[i]))
                 continue;
             double x = tput_x(ax, &rows[j]), y = tput_y(ax, &rows[j]);
             size_t k = 0;   /* x ascending, the best y per x */
@@ -158,19 +178,25 @@ static char *tput_figure(const struct srow *rows, size_t n, const struct tput_ax
         used += se[ns].n;
         ns++;
     }
+    size_t k = 0;
+    for (size_t i = 0; xs && ys && i < n; i++)
+        if (rows[i].oom)
+            xs[used + k] = tput_x(ax, &rows[i]), ys[used + k] = tput_y(ax, &rows[i]), k++;
+    add_unfit(se, &ns, xs + used, ys + used, k);
     struct line_chart c = { ax->title, ax->x_label, ax->y_label, ns, se, 0, NULL };
     char *svg = xs && ys && names ? line_chart_svg(&c) : NULL;
     free(xs), free(ys), free(names);
     return svg;
 }
 
-/* rows sorted by TPOT: front[] the indices of the Pareto front. */
+/* rows sorted by TPOT: front[] the indices of the Pareto front of the rows
+ * that fit in memory (one that does not is no answer, however fast). */
 static size_t pareto(const struct srow *rows, size_t n, size_t *front)
 {
     size_t k = 0;
     double best = -1;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].tput_per_chip > best) {
+        if (!rows[i].oom && rows[i].tput_per_chip > best) {
             best = rows[i].tput_per_chip;
             front[k++] = i;
         }
@@ -184,16 +210,21 @@ static char *pareto_figure(const struct srow *rows, size_t n, const size_t *fron
         free(x), free(y);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++)
-        x[i] = rows[i].tpot_ms, y[i] = rows[i].tput_per_chip;
+    size_t fit = 0, k = 0;   /* those that fit first, then the others from the end */
+    for (size_t i = 0; i < n; i++) {
+        size_t at = rows[i].oom ? n - 1 - k++ : fit++;
+        x[at] = rows[i].tpot_ms, y[at] = rows[i].tput_per_chip;
+    }
     for (size_t i = 0; i < nf; i++)
         x[n + i] = rows[front[i]].tpot_ms, y[n + i] = rows[front[i]].tput_per_chip;
-    struct xy_series se[2] = { { "every configuration", n, x, y, false, false },
-                               { "Pareto front", nf, x + n, y + n, true, true } };
+    struct xy_series se[3] = { { "every configuration that fits", fit, x, y, false, false, false },
+                               { "Pareto front", nf, x + n, y + n, true, true, false } };
+    size_t ns = 2;
+    add_unfit(se, &ns, x + fit, y + fit, k);
     char mark[64];
     snprintf(mark, sizeof mark, "SLO %g ms", slo);
     struct line_chart c = { "Time per output token against throughput per chip", "TPOT (ms)",
-                            "output tokens/s per chip", 2, se, slo, mark };
+                            "output tokens/s per chip", ns, se, slo, mark };
     char *svg = line_chart_svg(&c);
     free(x), free(y);
     return svg;
@@ -210,6 +241,13 @@ void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_
     qsort(rows, n, sizeof *rows, by_tpot);
     size_t nf = front ? pareto(rows, n, front) : 0;
     fig[SWEEP_FIG_PARETO] = pareto_figure(rows, n, front, nf, slo);
+    size_t unfit = 0;
+    for (size_t i = 0; i < n; i++)
+        unfit += rows[i].oom;
+    if (unfit)
+        strbuf_printf(b, "<p class=\"unfit\">%zu of the %zu configurations do not fit in memory (their footprint "
+                         "per chip exceeds the chip's HBM): drawn as grey hollow points, \"%s\", and left off "
+                         "the lines, the Pareto front and its table.</p>\n", unfit, n, unfit_name);
     strbuf_printf(b, "<h2>Throughput against batch</h2>\n<figure>%s</figure>\n"
                      "<h2>Throughput against chips</h2>\n<figure>%s</figure>\n"
                      "<h2>Latency and throughput: the Pareto front</h2>\n<figure>%s</figure>\n"

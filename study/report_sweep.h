@@ -5,12 +5,15 @@
  * per model, batch and chip; every configuration's time per output
  * token against its throughput per chip, with the Pareto front (no other
  * configuration both faster per token and higher in throughput) drawn and
- * tabled, and an SLO line on time per token when given.
+ * tabled, and an SLO line on time per token when given. Configurations
+ * that do not fit in memory (out_of_memory True) are drawn as grey hollow
+ * points and left off every line, the front and its table.
  *
  * Main data structure: struct sweep_report_row, one configuration that ran. */
 #ifndef NPUSIM_REPORT_SWEEP_H
 #define NPUSIM_REPORT_SWEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +25,8 @@ struct sweep_report_row {
     char model[64], chip[32];
     int64_t chips, batch, dp, tp, pp;
     double tpot_ms, tput_per_chip;     /* output tokens/s per chip */
+    double mem_GiB;                    /* footprint per chip (0: not given) */
+    bool oom;                          /* does not fit: drawn hollow, never on a front */
 };
 
 enum { SWEEP_FIG_BATCH, SWEEP_FIG_CHIPS, SWEEP_FIG_PARETO, SWEEP_FIG_COUNT };

@@ -155,6 +155,7 @@ static size_t runs_table(struct strbuf *s, const struct found_runs *runs, struct
             snprintf(w->chip, sizeof w->chip, "%s", f[i].chip);
             w->chips = f[i].chips, w->batch = f[i].batch, w->dp = f[i].dp, w->tp = f[i].tp, w->pp = f[i].pp;
             w->tpot_ms = f[i].tpot_ms, w->tput_per_chip = f[i].tput / (double)f[i].chips;
+            w->mem_GiB = f[i].mem_GB, w->oom = f[i].oom;   /* kept off the front */
         }
     }
     strbuf_puts(s, "</table></div>\n");

@@ -13,6 +13,14 @@
 /* Plot area in SVG units. */
 enum { WIDTH = 900, HEIGHT = 560, LEFT = 80, TOP = 50, PLOT_W = 600, PLOT_H = 440 };
 
+/* A ceiling: its throughput and label ("matrix bf16, fp16"), drawn as a line
+ * at once and labelled once all are known (labels are placed together). */
+struct ceiling {
+    double peak;
+    char name[160];
+};
+enum { CEILINGS_MAX = 2 * PREC_COUNT + 2 };
+
 struct axes {
     double lx0, lx1, ly0, ly1;   /* decades shown */
 };
@@ -21,33 +29,73 @@ static double px(const struct axes *a, double x) { return LEFT + (log10(x) - a->
 static double py(const struct axes *a, double y) { return TOP + PLOT_H - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * PLOT_H; }
 
 
-/* A ceiling at peak from where the memory slope meets it to the right edge. */
-static void ceiling(struct strbuf *b, const struct axes *a, double peak, double bw_TBps, const char *label,
-                    const char *style)
+/* A ceiling at peak from where the memory slope meets it to the right edge;
+ * its label joins cl[] (or the label of an equal ceiling already there). */
+static void ceiling(struct strbuf *b, const struct axes *a, double peak, double bw_TBps, const char *name,
+                    const char *style, struct ceiling *cl, size_t *ncl)
 {
     double ridge = peak / bw_TBps, x1 = pow(10, a->lx1);
-    if (ridge >= x1)
+    if (ridge >= x1 || !(peak > 0))
         return;
     if (ridge < pow(10, a->lx0))
         ridge = pow(10, a->lx0);
     strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n", px(a, ridge), py(a, peak),
                   px(a, x1), py(a, peak), style);
-    strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"ceiling\">", px(a, x1) - 4, py(a, peak) - 4);
-    strbuf_xml(b, label);
-    strbuf_puts(b, "</text>\n");
+    for (size_t i = 0; i < *ncl; i++)
+        if (cl[i].peak == peak) {   /* one label for equal ceilings: "matrix fp64, vector fp32" */
+            size_t l = strlen(cl[i].name);
+            snprintf(cl[i].name + l, sizeof cl[i].name - l, ", %s", name);
+            return;
+        }
+    if (*ncl < CEILINGS_MAX) {
+        cl[*ncl].peak = peak;
+        snprintf(cl[(*ncl)++].name, sizeof cl[0].name, "%s", name);
+    }
 }
 
+static int by_peak_down(const void *x, const void *y)
+{
+    double a = ((const struct ceiling *)x)->peak, b = ((const struct ceiling *)y)->peak;
+    return a > b ? -1 : a < b;
+}
+
+/* The labels "NAME: PEAK TFLOP/s", right-aligned at the plot's right edge,
+ * from the highest ceiling down: each just above its line, or just below it
+ * when the label above would cover the previous one (or leave the plot),
+ * else pushed down under the previous one. So no two labels overlap, however
+ * close the ceilings (H100: matrix fp64 67 and vector fp32 66.9). */
+static void ceiling_labels(struct strbuf *b, const struct axes *a, struct ceiling *cl, size_t n)
+{
+    qsort(cl, n, sizeof *cl, by_peak_down);
+    double free_y = TOP;   /* the lowest label's bottom so far */
+    for (size_t i = 0; i < n; i++) {
+        double line_y = py(a, cl[i].peak), base = line_y - ROOFLINE_LABEL_GAP;
+        if (base - ROOFLINE_LABEL_ASCENT < free_y)
+            base = line_y + ROOFLINE_LABEL_GAP + ROOFLINE_LABEL_ASCENT;
+        if (base - ROOFLINE_LABEL_ASCENT < free_y)
+            base = free_y + ROOFLINE_LABEL_ASCENT;
+        free_y = base + ROOFLINE_LABEL_DESCENT;
+        char t[32];
+        strbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" class=\"ceiling\">", LEFT + PLOT_W - 4, base);
+        strbuf_xml(b, cl[i].name);
+        snprintf(t, sizeof t, "%.4g", cl[i].peak);
+        strbuf_printf(b, ": %s TFLOP/s</text>\n", t);
+    }
+}
+
+/* x: whole decades; y: from a decade to just above the highest ceiling or
+ * point (chart_nice_ceil), not a decade further. */
 static void axes_of(const struct chip_config *chip, const struct roofline_point *p, size_t n, double top_peak,
                     double bw_TBps, struct axes *a)
 {
-    double xmin = 0.1, xmax = 10 * top_peak / bw_TBps, ymin = top_peak / 1e4, ymax = 2 * top_peak;
+    double xmin = 0.1, xmax = 10 * top_peak / bw_TBps, ymin = top_peak / 1e4, ymax = top_peak;
     (void)chip;
     for (size_t i = 0; i < n; i++) {
         xmin = fmin(xmin, p[i].intensity), xmax = fmax(xmax, p[i].intensity);
         ymin = fmin(ymin, p[i].tflops), ymax = fmax(ymax, p[i].tflops);
     }
     a->lx0 = floor(log10(xmin)), a->lx1 = ceil(log10(xmax));
-    a->ly0 = floor(log10(ymin)), a->ly1 = ceil(log10(ymax));
+    a->ly0 = floor(log10(ymin)), a->ly1 = log10(chart_nice_ceil(ymax));
     if (a->lx1 <= a->lx0)
         a->lx1 = a->lx0 + 1;
     if (a->ly1 <= a->ly0)
@@ -57,17 +105,22 @@ static void axes_of(const struct chip_config *chip, const struct roofline_point 
 static void frame(struct strbuf *b, const struct axes *a, const char *chip_name)
 {
     strbuf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", LEFT, TOP, PLOT_W, PLOT_H);
+    char t[32];
     for (int d = (int)a->lx0; d <= (int)a->lx1; d++) {
         double x = px(a, pow(10, d));
         strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>\n"
-                         "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">1e%d</text>\n",
-                      x, TOP, x, TOP + PLOT_H, x, TOP + PLOT_H + 18, d);
+                         "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
+                      x, TOP, x, TOP + PLOT_H, x, TOP + PLOT_H + 18, chart_tick(pow(10, d), t, sizeof t));
     }
-    for (int d = (int)a->ly0; d <= (int)a->ly1; d++) {
-        double y = py(a, pow(10, d));
+    /* y: the decades, then the top when it is not one (2k: 0.3 decade or more above the last) */
+    int last = (int)floor(a->ly1 + 1e-9);
+    for (int d = (int)a->ly0; d <= last + 1; d++) {
+        double v = d <= last ? pow(10, d) : pow(10, a->ly1), y = py(a, v);
+        if (d > last && a->ly1 - last < 1e-9)
+            break;
         strbuf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n"
-                         "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">1e%d</text>\n",
-                      LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, d);
+                         "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
+                      LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, chart_tick(v, t, sizeof t));
     }
     strbuf_printf(b, "<text x=\"%d\" y=\"%d\" class=\"label\" text-anchor=\"middle\">arithmetic intensity "
                      "(FLOP per HBM byte)</text>\n", LEFT + PLOT_W / 2, TOP + PLOT_H + 42);
@@ -160,6 +213,8 @@ char *roofline_svg(const struct chip_config *chip, const char *chip_name, const 
     /* One ceiling per peak the matrix units run at, naming its formats
      * (bf16 and fp16 share one on most chips). */
     bool drawn[PREC_COUNT] = { false };
+    struct ceiling cl[CEILINGS_MAX];
+    size_t ncl = 0;
     for (int p = 0; p < PREC_COUNT; p++) {
         if (drawn[p] || chip_unit_precision(chip, UNIT_MATRIX, (enum precision)p) != (enum precision)p)
             continue;
@@ -172,23 +227,24 @@ char *roofline_svg(const struct chip_config *chip, const char *chip_name, const 
                 drawn[q] = true;
             }
         char label[160];
-        snprintf(label, sizeof label, "matrix %s: %.4g TFLOP/s", names.s, peak);
+        snprintf(label, sizeof label, "matrix %s", names.s);
         free(names.s);
-        ceiling(&b, &a, peak, bw_TBps, label, "class=\"ceiling-line\" stroke=\"#000\" stroke-width=\"1.5\"");
+        ceiling(&b, &a, peak, bw_TBps, label, "class=\"ceiling-line\" stroke=\"#000\" stroke-width=\"1.5\"", cl,
+                &ncl);
         double e = chip->kernel_eff[KC_gemm].by_prec[p] > 0 ? chip->kernel_eff[KC_gemm].by_prec[p]
                                                             : chip->kernel_eff[KC_gemm].e_max;
         if (e < 1.0) {
             snprintf(label, sizeof label, "gemm %s at e %.3g", precision_info((enum precision)p)->name, e);
             ceiling(&b, &a, e * peak, bw_TBps, label,
-                    "class=\"efficiency\" stroke=\"#666\" stroke-dasharray=\"6 4\"");
+                    "class=\"efficiency\" stroke=\"#666\" stroke-dasharray=\"6 4\"", cl, &ncl);
         }
     }
     double vec = chip_unit_peak_tflops(chip, UNIT_VECTOR, PREC_FP32);
     if (vec > 0) {
-        char label[64];
-        snprintf(label, sizeof label, "vector fp32 %.4g TFLOP/s", vec);
-        ceiling(&b, &a, vec, bw_TBps, label, "class=\"ceiling-line\" stroke=\"#888\" stroke-dasharray=\"2 3\"");
+        ceiling(&b, &a, vec, bw_TBps, "vector fp32",
+                "class=\"ceiling-line\" stroke=\"#888\" stroke-dasharray=\"2 3\"", cl, &ncl);
     }
+    ceiling_labels(&b, &a, cl, ncl);
     const char *types[64];
     size_t ntypes = 0;
     points(&b, &a, pts, n, types, &ntypes);

@@ -96,8 +96,8 @@ char *row_format(long index, const char *model, const char *workload, const char
     sb_cell(&b, r->has_cap ? r->unit : "");
     sb_num(&b, r->has_cap, r->energy_per_unit_J);
     sb_num(&b, r->has_cap, r->carbon_per_unit_kg);
-    sb_num(&b, r->has_llm, r->mem_GiB);
-    strbuf_puts(&b, r->has_llm ? (r->oom ? ",True" : ",False") : ",");
+    sb_num(&b, r->has_mem, r->mem_GiB);
+    strbuf_puts(&b, r->has_mem ? (r->oom ? ",True" : ",False") : ",");
     strbuf_puts(&b, field_csv ? field_csv : "");
     strbuf_puts(&b, "\n");
     return b.s;

@@ -22,7 +22,9 @@ struct row_result {
     enum row_status status;
     char msg[512];                   /* why invalid / the error */
     bool has_llm;                    /* LLM statistics below are set */
-    double ttft_s, tpot_ms, prefill_tps, decode_tps, mem_GiB;
+    double ttft_s, tpot_ms, prefill_tps, decode_tps;
+    bool has_mem;                    /* the footprint per chip and OOM below are set */
+    double mem_GiB;
     bool oom;
     bool has_cap;                    /* capacity figures below are set */
     const char *unit;                /* "output tokens", "requests", "iterations" */

@@ -51,7 +51,7 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
                       const struct trace *t, struct row_result *res)
 {
     struct npu_err e;
-    struct family_capacity cap;
+    struct family_capacity cap = { 0 };
     bool have_cap = false;
     if (fam->llm_stats) {
         struct llm_report r;
@@ -63,12 +63,12 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
             res->tpot_ms = r.TPOT_ms_request;
             res->prefill_tps = r.prefill_tokens_per_sec;
             res->decode_tps = r.decode_tokens_per_sec;
-            res->mem_GiB = r.prefill_mem_GiB > r.decode_mem_GiB ? r.prefill_mem_GiB : r.decode_mem_GiB;
-            res->oom = r.prefill_oom || r.decode_oom;
         }
     } else if (fam->capacity) {
         have_cap = fam->capacity(c, o->prof, t, &cap, &e) == 0;
     }
+    if (have_cap && cap.has_mem)   /* every family with a footprint, not only LLM inference */
+        res->has_mem = true, res->mem_GiB = cap.mem_GiB, res->oom = cap.oom;
     if (have_cap && cap.units_per_sec > 0) {
         double n = (double)c->model.num_chips;
         double idle_W = carbon_idle_power_W(&c->chip, strcmp(o->pg.name, "NoPG") != 0) * n;

@@ -78,8 +78,9 @@ expect_fail "report: an unknown strategy names it, nothing written" 'strategy "N
     $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$RP/x.html" --pg NoPG,Nope
 check "report: nothing written on a bad strategy" test ! -e "$RP/x.html"
 # --sweep: a sweep's summary as a page. The Pareto front's rows are exactly
-# the configurations no other beats on both time per token and throughput
-# per chip (checked against the summary in Python); the SLO colours them.
+# the configurations that fit in memory no other (that fits) beats on both
+# time per token and throughput per chip (checked against the summary in
+# Python); the SLO colours them.
 check "report --sweep: throughput against batch and the Pareto front, as the summary says" sh -c "
   $NPUSIM sweep --configs $CONFIGS --models llama3-8b --versions 5p,6e --num-chips 1,4 --batch-sizes 1,8,32 \
     --summary '$RP/s.csv' >/dev/null 2>&1 &&
@@ -87,7 +88,7 @@ check "report --sweep: throughput against batch and the Pareto front, as the sum
   test -s '$RP/swsvg/throughput_vs_batch.svg' && test -s '$RP/swsvg/pareto.svg' &&
   python3 - '$RP/s.csv' '$RP/sw.html' '$RP/swsvg/throughput_vs_chips.svg' <<'PY'
 import csv, re, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['status'] == 'ok']
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['status'] == 'ok' and r['out_of_memory'] == 'False']
 pts = [(float(r['TPOT_ms']), float(r['throughput']) / int(r['num_chips'])) for r in rows]
 front = sorted(p for p in pts if not any(q[0] < p[0] and q[1] >= p[1] or q[0] <= p[0] and q[1] > p[1] for q in pts))
 h = open(sys.argv[2]).read()
@@ -102,10 +103,47 @@ for r in rows:
     k = ('%s, batch %s, %s' % (r['model'], r['batch'], r['chip']), int(r['num_chips']))
     best[k] = max(best.get(k, 0), float(r['throughput']))
 pts = re.findall(r'<title>([^<:]+): ([0-9.e+-]+), ([0-9.e+-]+)</title>', open(sys.argv[3]).read())
+pts = [p for p in pts if p[0] != 'does not fit in memory']
 assert len(pts) == len(best), (len(pts), len(best))
 for name, x, y in pts:
     want = best[(name, int(float(x)))]
     assert abs(float(y) - want) <= 5e-4 * want, (name, x, y, want)
+PY"
+# Out of memory: llama3-70b on 2 x H100 at batch 64 needs 125.7 GiB per
+# 80 GB card (tp 2) yet is the fastest and highest of its sweep: without the
+# memory columns it would top the front. It and every other row out of
+# memory are left off the front and its table, drawn hollow in all three
+# figures (one hollow point per such row in each), and counted on the page.
+check "report --sweep: configurations out of memory are off the front, drawn hollow and counted" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --models llama3-70b --versions h100 --num-chips 2 --batch-sizes 1,8,64 \
+    --summary '$RP/oom.csv' >/dev/null 2>&1 &&
+  $NPUSIM report --sweep '$RP/oom.csv' --slo-tpot-ms 20 -o '$RP/oom.html' --svg-dir '$RP/oomsvg' >/dev/null &&
+  python3 - '$RP/oom.csv' '$RP/oom.html' '$RP/oomsvg' <<'PY'
+import csv, re, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['status'] == 'ok']
+pt = lambda r: (float(r['TPOT_ms']), float(r['throughput']) / int(r['num_chips']))
+oom = [r for r in rows if r['out_of_memory'] == 'True']
+fit = [r for r in rows if r['out_of_memory'] == 'False']
+assert len(oom) + len(fit) == len(rows) and all(float(r['memory_GiB']) > 80 for r in oom), rows
+big = [r for r in oom if r['tp'] == '2' and r['batch'] == '64']
+assert len(big) == 1 and abs(float(big[0]['memory_GiB']) - 125.707) < 0.01, big
+# the 2 x H100 batch 64 point beats every point that fits: the old front's best
+assert all(pt(big[0])[1] > pt(r)[1] for r in fit), big
+h = open(sys.argv[2]).read()
+table = h[h.index('<table id=\"pareto\">'):]
+table = table[:table.index('</table>')]
+got = [(float(a), float(b)) for a, b in re.findall(r'<td class=\"(?:meets|misses)\">([0-9.e+-]+)</td><td>([0-9.e+-]+)</td>', table)]
+near = lambda a, b, r: abs(a - pt(r)[0]) <= 1e-3 * a and abs(b - pt(r)[1]) <= 1e-5 * b
+assert got, h
+for a, b in got:   # each row of the table is a configuration that fits
+    assert any(near(a, b, r) for r in fit) and not any(near(a, b, r) for r in oom), (a, b)
+assert '%d of the %d configurations do not fit in memory' % (len(oom), len(rows)) in h, h
+for f in ('pareto', 'throughput_vs_batch', 'throughput_vs_chips'):
+    svg = open(sys.argv[3] + '/' + f + '.svg').read()
+    assert svg.count('class=\"point unfit\"') == len(oom), f
+    assert '>does not fit in memory</text>' in svg, f
+front = re.findall(r'<title>Pareto front: ', open(sys.argv[3] + '/pareto.svg').read())
+assert len(front) == len(got), (front, got)
 PY"
 printf 'a,b\n1,2\n' >"$RP/notsummary.csv"
 expect_fail "report --sweep: not a summary names what it expects" 'expected the columns of npusim sweep --summary' \

@@ -94,6 +94,22 @@ for case in "llama3-8b inference 5p 1,4 1,16" "llama3-8b training 5p 8 8" "deeps
         --batch-sizes "$5" --summary "lean_$1_$2.csv" 2>/dev/null)
     check "summary-only sweep of $1 $2 equals the rows written next to the tree (and simulates some)" \
         sh -c "cmp -s '$SW/sh/full_$1_$2.csv' '$SW/sh/lean_$1_$2.csv' && grep -q ',ok,' '$SW/sh/lean_$1_$2.csv'"
+    # every family fills the memory columns on each row that ran, with a
+    # footprint its statistics JSONs hold (LLM inference: the larger phase's)
+    check "sweep summary of $1 $2: memory_GiB and out_of_memory filled, as the statistics JSONs say" \
+        python3 - "$SW/sh/full_$1_$2.csv" "$SW/sh/lean_tree_$1_$2" <<'PY'
+import csv, glob, json, sys
+mem = set()
+for f in glob.glob(sys.argv[2] + '/**/*.json', recursive=True):
+    j = json.load(open(f))
+    if 'mem_footprint_GB' in j:
+        mem.add((j['mem_footprint_GB'], j['out_of_memory']))
+ok = [r for r in csv.DictReader(open(sys.argv[1])) if r['status'] == 'ok']
+assert ok and mem, (len(ok), len(mem))
+for r in ok:
+    got = (float(r['memory_GiB']), {'True': True, 'False': False}[r['out_of_memory']])
+    assert any(abs(got[0] - m) <= 1e-9 * m and got[1] == o for m, o in mem), (r['model'], got, sorted(mem)[:4])
+PY
     rm -rf "$SW/sh/lean_tree_$1_$2" "$SW/sh/full_$1_$2.csv" "$SW/sh/lean_$1_$2.csv"
 done
 

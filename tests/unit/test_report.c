@@ -19,9 +19,9 @@ static int count(const char *s, const char *what)
     return n;
 }
 
-/* Two bars of values {3, 1} and {1, 0}: the total 4 rounds up to the axis
- * top 5, so on the 320-unit plot the segments are 320*3/5 = 192, 320*1/5 =
- * 64 and 64 high; two bars take 150-unit slots (90 bar + 60 gap): the plot
+/* Two bars of values {3, 1} and {1, 0}: the total 4 gives steps of 1 (4/5
+ * = 0.8 rounds up to 1) and the axis top 4, so on the 320-unit plot the
+ * segments are 320*3/4 = 240, 320*1/4 = 80 and 80 high; two bars take 150-unit slots (90 bar + 60 gap): the plot
  * is 2*150 + 60 = 360 wide and the document 80 + 360 + 200 = 640. */
 static void test_bar_chart_geometry(void **state)
 {
@@ -32,9 +32,10 @@ static void test_bar_chart_geometry(void **state)
     char *svg = bar_chart_svg(&c);
     assert_non_null(svg);
     assert_non_null(strstr(svg, "width=\"640\" height=\"420\""));
-    assert_non_null(strstr(svg, "height=\"192.00\""));
-    assert_int_equal(count(svg, "height=\"64.00\""), 2);
-    assert_non_null(strstr(svg, ">5</text>"));            /* the axis top */
+    assert_non_null(strstr(svg, "height=\"240.00\""));
+    assert_int_equal(count(svg, "height=\"80.00\""), 2);
+    assert_non_null(strstr(svg, ">4</text>"));            /* the axis top: the data's maximum */
+    assert_null(strstr(svg, ">5</text>"));
     assert_null(strstr(svg, "decode: Softmax"));          /* a zero segment is not drawn */
     free(svg);
     /* sixteen bars: 620/16 = 38 is below the 40-unit slot floor, so 40 (24 + 16):
@@ -50,18 +51,21 @@ static void test_bar_chart_geometry(void **state)
     free(svg);
 }
 
-/* Rows (TPOT ms, tokens/s per chip): (1, 10) (2, 20) (3, 15) (4, 30).
- * (3, 15) is beaten by (2, 20) on both; the front is 1, 2, 4, in TPOT order. */
+/* Rows (TPOT ms, tokens/s per chip): (1, 10) (2, 20) (3, 15) (4, 30), and
+ * (0.5, 100) that does not fit in memory. (3, 15) is beaten by (2, 20) on
+ * both; (0.5, 100) would beat every row but is no answer: the front is 1, 2,
+ * 4, in TPOT order, and the OOM row is drawn hollow in every figure. */
 static void test_pareto_front(void **state)
 {
     (void)state;
-    struct sweep_report_row rows[4] = {
-        { "m", "c", 1, 1, 1, 1, 1, 4, 30 }, { "m", "c", 1, 1, 1, 1, 1, 3, 15 },
-        { "m", "c", 1, 1, 1, 1, 1, 1, 10 }, { "m", "c", 1, 1, 1, 1, 1, 2, 20 },
+    struct sweep_report_row rows[5] = {
+        { "m", "c", 1, 1, 1, 1, 1, 4, 30, 10, false }, { "m", "c", 1, 1, 1, 1, 1, 3, 15, 10, false },
+        { "m", "c", 1, 1, 1, 1, 1, 1, 10, 10, false }, { "m", "c", 1, 1, 1, 1, 1, 2, 20, 10, false },
+        { "m", "c", 1, 64, 1, 1, 1, 0.5, 100, 90, true },
     };
     struct strbuf b = STRBUF_GROWING;
     char *fig[SWEEP_FIG_COUNT];
-    sweep_report_section(&b, rows, 4, 2.5, fig);
+    sweep_report_section(&b, rows, 5, 2.5, fig);
     assert_non_null(b.s);
     const char *want[] = { "meets\">1</td><td>10</td>", "meets\">2</td><td>20</td>", "misses\">4</td><td>30</td>" };
     const char *at = b.s;
@@ -70,7 +74,16 @@ static void test_pareto_front(void **state)
         assert_non_null(at);
     }
     assert_null(strstr(b.s, ">3</td><td>15</td>"));
+    assert_null(strstr(b.s, ">0.5</td><td>100</td>"));        /* not on the front */
+    assert_non_null(strstr(b.s, "1 of the 5 configurations do not fit in memory"));
     assert_non_null(strstr(fig[SWEEP_FIG_PARETO], "SLO 2.5 ms"));
+    for (int k = 0; k < SWEEP_FIG_COUNT; k++) {   /* one hollow point each, named in the legend */
+        assert_int_equal(count(fig[k], "class=\"point unfit\""), 1);
+        assert_non_null(strstr(fig[k], ">does not fit in memory</text>"));
+    }
+    /* the front's line: only rows that fit (the OOM row's 0.5 ms would be its first point) */
+    assert_non_null(strstr(fig[SWEEP_FIG_PARETO], "<title>Pareto front: 1, 10</title>"));
+    assert_null(strstr(fig[SWEEP_FIG_PARETO], "<title>Pareto front: 0.5, 100</title>"));
     free(b.s);
     for (int k = 0; k < SWEEP_FIG_COUNT; k++)
         free(fig[k]);

@@ -1,0 +1,161 @@
+/* test_chart.c — the axes every figure shares (study/chart.h): the nice
+ * axis ends and the tick labels, hand-derived; the line chart's y axis
+ * ending at the data, not beyond; and the roofline's ceiling labels, whose
+ * boxes (measured from the positions the SVG holds) never overlap on H100,
+ * nor when efficiency lines crowd every ceiling. */
+#include "testutil.h"
+
+#include "chipsim/chip.h"
+#include "study/chart.h"
+#include "study/roofline.h"
+#include "traces/fields.h"
+
+static void test_nice_ceil(void **state)
+{
+    (void)state;
+    static const struct { double v, want; } t[] = {
+        { 0.9, 1 },     { 1, 1 },       { 1.01, 2 },  { 2, 2 },       { 2.2, 2.5 }, { 3, 5 },
+        { 6, 10 },      { 66.9, 100 },  { 989.4, 1000 }, { 1979, 2000 }, { 0.03, 0.05 }, { 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        assert_true(chart_nice_ceil(t[i].v) == t[i].want);
+}
+
+/* step = the nice ceiling of v/5, top = the first multiple of it at or
+ * above v: e.g. 125.7 / 5 = 25.14 -> 50, 125.7 / 50 = 2.5 -> 3 steps, 150. */
+static void test_nice_axis(void **state)
+{
+    (void)state;
+    static const struct { double v, step, top; int n; } t[] = {
+        { 125.7, 50, 150, 3 }, { 4, 1, 4, 4 },         { 1, 0.2, 1, 5 },      { 5.01, 2, 6, 3 },
+        { 0.9, 0.2, 1, 5 },    { 1978, 500, 2000, 4 }, { 11, 2.5, 12.5, 5 }, { 366.6, 100, 400, 4 },
+        { 0.3, 0.1, 0.3, 3 },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        struct nice_axis a = chart_nice_axis(t[i].v, 5);
+        assert_true(a.step == t[i].step);
+        assert_true(a.top == t[i].top);
+        assert_int_equal(a.n, t[i].n);
+    }
+    /* always near the data: v <= top < 1.4 v (step < 2v/5, since nice steps
+     * are at most twice apart), and 3 to 5 steps */
+    for (double v = 0.0123; v < 1e6; v *= 1.037) {
+        struct nice_axis a = chart_nice_axis(v, 5);
+        assert_true(a.top >= v && a.top < 1.4 * v);
+        assert_true(a.n >= 3 && a.n <= 5);
+    }
+}
+
+static void test_tick_labels(void **state)
+{
+    (void)state;
+    static const struct { double v; const char *want; } t[] = {
+        { 0, "0" },         { 0.25, "0.25" },  { 2.5, "2.5" },    { 150, "150" },   { 1000, "1k" },
+        { 1250, "1.25k" },  { 2e7, "20M" },    { 0.0005, "500µ" }, { 0.1, "0.1" },  { 0.001, "0.001" },
+        { 999.4, "999" },   { 999.6, "1k" },   { 12345, "12.3k" }, { -2500, "-2.5k" }, { 1e-9, "1n" },
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        assert_string_equal(chart_tick(t[i].v, buf, sizeof buf), t[i].want);
+}
+
+/* Output tokens/s per chip up to 366.6: the y axis ends at 400 in steps of
+ * 100 (not 500 or 1000); x ticks through the same formatter (1k). */
+static void test_line_chart_axis(void **state)
+{
+    (void)state;
+    const double x[] = { 1, 8, 1000 }, y[] = { 9.4, 66.8, 366.6 };
+    struct xy_series se = { "s", 3, x, y, true, false, false };
+    struct line_chart c = { "t", "batch", "tokens/s", 1, &se, 0, NULL };
+    char *svg = line_chart_svg(&c);
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "text-anchor=\"end\">400</text>"));
+    assert_null(strstr(svg, ">500</text>"));
+    assert_non_null(strstr(svg, "text-anchor=\"end\">100</text>"));
+    assert_non_null(strstr(svg, "text-anchor=\"middle\">1k</text>"));
+    free(svg);
+}
+
+static void load_h100(struct chip_config *c)
+{
+    FILE *f = fopen("configs/chips/h100.json", "rb");
+    assert_non_null(f);
+    static char text[1 << 15];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *j = cJSON_Parse(text);
+    assert_non_null(j);
+    chip_config_default(c);
+    struct npu_err e;
+    assert_int_equal(fields_from_json(&chip_fields, c, j, NULL, &e), 0);
+    cJSON_Delete(j);
+}
+
+/* Every ceiling label's box: right-aligned at x, from ASCENT above the
+ * baseline y to DESCENT below, CHAR_W per character; no two may overlap.
+ * Returns the number of labels; *found_fp64 if one names matrix fp64 and
+ * vector fp32 (their own labels or one shared). */
+static int check_label_boxes(const char *svg, bool *found_fp64, bool *found_vec)
+{
+    double x0[64], x1[64], y0[64], y1[64];
+    int n = 0;
+    *found_fp64 = *found_vec = false;
+    for (const char *p = svg; (p = strstr(p, "<text x=\"")) != NULL && n < 64; p++) {
+        double x, y;
+        int used = 0;
+        if (sscanf(p, "<text x=\"%lf\" y=\"%lf\" class=\"ceiling\">%n", &x, &y, &used) != 2 || !used)
+            continue;
+        const char *body = p + used, *end = strstr(body, "</text>");
+        assert_non_null(end);
+        size_t len = (size_t)(end - body);
+        char label[256];
+        snprintf(label, sizeof label, "%.*s", (int)len, body);
+        *found_fp64 |= strstr(label, "matrix fp64") != NULL;
+        *found_vec |= strstr(label, "vector fp32") != NULL;
+        x0[n] = x - (double)len * ROOFLINE_LABEL_CHAR_W, x1[n] = x;
+        y0[n] = y - ROOFLINE_LABEL_ASCENT, y1[n] = y + ROOFLINE_LABEL_DESCENT;
+        for (int k = 0; k < n; k++) {
+            bool overlap = x0[n] < x1[k] && x0[k] < x1[n] && y0[n] < y1[k] && y0[k] < y1[n];
+            if (overlap)
+                fprintf(stderr, "labels overlap: \"%s\" at y %.1f and the one at y %.1f\n", label, y,
+                        y0[k] + ROOFLINE_LABEL_ASCENT);
+            assert_false(overlap);
+        }
+        n++;
+    }
+    return n;
+}
+
+/* H100: matrix fp64 67 and vector fp32 66.9 TFLOP/s, 0.001 decade apart,
+ * used to be drawn on top of each other. Then gemm efficiency 0.97 on every
+ * format: a dashed line 3% under each ceiling, so 9 labels in pairs a few
+ * units apart. The y axis ends at 2k, just above the fp8 ceiling (1979). */
+static void test_roofline_labels(void **state)
+{
+    (void)state;
+    struct chip_config chip;
+    load_h100(&chip);
+    char *svg = roofline_svg(&chip, "h100", NULL, 0);
+    assert_non_null(svg);
+    bool fp64, vec;
+    assert_true(check_label_boxes(svg, &fp64, &vec) >= 4);
+    assert_true(fp64 && vec);
+    assert_non_null(strstr(svg, "class=\"tick\" text-anchor=\"end\">2k</text>"));
+    assert_null(strstr(svg, "text-anchor=\"end\">10k</text>"));
+    free(svg);
+    chip.kernel_eff[KC_gemm].e_max = 0.97;
+    svg = roofline_svg(&chip, "h100", NULL, 0);
+    assert_true(check_label_boxes(svg, &fp64, &vec) >= 8);
+    free(svg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nice_ceil),       cmocka_unit_test(test_nice_axis),
+        cmocka_unit_test(test_tick_labels),     cmocka_unit_test(test_line_chart_axis),
+        cmocka_unit_test(test_roofline_labels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
