@@ -22,3 +22,16 @@ expect_fail "fleet: malformed fleet file" 'broken.json:1: invalid JSON' $NPUSIM 
 printf '{"deployments": []}' >"$T/empty.json"
 expect_fail "fleet: no deployments" 'non-empty list' $NPUSIM fleet --profile neusim --configs $CONFIGS --out "$T/fo2" "$T/empty.json"
 no_files "fleet: bad fleets leave no output" "$T/fo2"
+# "best" parallelism picks among the configurations that fit in memory: on
+# 2 x H100, llama3-70b at batch 64 needs 125.7 GiB per chip at tp 2 (its
+# fastest layout) and 105.7 at pp 2, so nothing fits and the fleet says so;
+# at batch 8 it picks a layout that fits (73.2 GiB at tp 2).
+mkfleet oombest '{"model": "llama3-70b", "chip": "h100", "num_chips": 2, "batch_size": 64}'
+expect_fail "fleet: best parallelism never picks a configuration out of memory" \
+    'no valid configuration of llama3-70b on 2 x h100 with batch 64: out of memory (1[02][0-9].[0-9] GiB per chip' \
+    $NPUSIM fleet --configs $CONFIGS --out "$T/fo3" "$T/oombest.json"
+no_files "fleet: nothing written when no configuration fits" "$T/fo3"
+mkfleet fitbest '{"model": "llama3-70b", "chip": "h100", "num_chips": 2, "batch_size": 8}'
+check "fleet: best parallelism picks a configuration that fits" sh -c "
+  $NPUSIM fleet --configs $CONFIGS --out '$T/fo4' '$T/fitbest.json' >/dev/null &&
+  grep -q ',dp1-tp2-pp1-dpdcn1-tpdcn1-ppdcn1-bs8,' '$T/fo4/fleet.csv'"
