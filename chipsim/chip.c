@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
 #define D(k, d, fl, ...) FIELD(#k, FT_DOUBLE, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
@@ -127,6 +128,12 @@ static const struct field_desc chip_field_list[] = {
     S(process_node, "", FF_EXT, .doc = "Manufacturing process, as a label (\"TSMC N4\")."),
     D(die_area_mm2, 0.0, N | FF_EXT, .hi = 1e5, .doc = "Die area, as a label beside the embodied carbon."),
     S(embodied_carbon_source, "", FF_EXT, .doc = "Where embodied_carbon_kgCO2 comes from."),
+    S(kind, "tpu", FF_EXT, .one_of = "tpu|nvidia_gpu|amd_gpu",
+      .doc = "What the chip is: the words summaries and pages use for its parts (MXU and ICI on a TPU, tensor "
+             "cores and NVLink on an NVIDIA GPU, matrix cores and Infinity Fabric on an AMD GPU)."),
+    I(link_domain_chips, 0, N | FF_EXT, .hi = FIELD_UNITS_MAX,
+      .doc = "Chips one ICI/NVLink domain joins at ici_bw_GBps (an 8-GPU server: 8; NVL72: 72). A run's "
+             "summary warns when tensor parallelism spans more (0: not given; a GPU then assumes 8)."),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
     FIELD("memory_levels", FT_MEM_LEVELS, offsetof(struct chip_config, memory_levels), 0, NULL, FF_EXT,
           .doc = "On-chip memory levels, innermost first, each {name, capacity_KiB per instance, fill_GBps "
@@ -269,4 +276,24 @@ const char *kernel_class_name(enum kernel_class k)
 #undef KERNEL_CLASS_NAME
     };
     return names[k];
+}
+
+/* One row per kind of chip (the kind field's values). */
+static const struct chip_vocab chip_vocab_table[] = {
+    { "tpu", false, "chip", "chips", "MXU", "MXU peak", "VPU", "ICI", 0 },
+    { "nvidia_gpu", true, "GPU", "GPUs", "tensor cores", "tensor-core peak", "CUDA cores", "NVLink", 8 },
+    { "amd_gpu", true, "GPU", "GPUs", "matrix cores", "matrix-core peak", "stream processors", "Infinity Fabric", 8 },
+};
+
+const struct chip_vocab *chip_vocab(const struct chip_config *c)
+{
+    for (size_t i = 0; i < sizeof chip_vocab_table / sizeof chip_vocab_table[0]; i++)
+        if (!strcmp(c->kind, chip_vocab_table[i].kind))
+            return &chip_vocab_table[i];
+    return &chip_vocab_table[0];   /* the loader admits only the table's kinds */
+}
+
+int64_t chip_link_domain(const struct chip_config *c)
+{
+    return c->link_domain_chips > 0 ? c->link_domain_chips : chip_vocab(c)->default_domain_chips;
 }

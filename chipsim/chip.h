@@ -119,6 +119,11 @@ struct chip_config {
                                              * from (docs/hardware.md); "" = not given */
     char process_node[FIELD_STR_MAX];       /* "TSMC 4N"; "" = not published */
     char embodied_carbon_source[FIELD_STR_MAX]; /* how embodied_carbon_kgCO2 was found */
+    /* What the chip is, for the words pages and summaries use (chip_vocab),
+     * and the chips its ICI (NVLink) joins at ici_bw_GBps, for the summary's
+     * warning past it; neither changes a result. */
+    char kind[FIELD_STR_MAX];               /* "tpu", "nvidia_gpu", "amd_gpu" */
+    int64_t link_domain_chips;              /* 0: not given */
 };
 #define CHIP_CONFIG_COMPUTED_BYTES offsetof(struct chip_config, power_data_source)
 
@@ -166,6 +171,25 @@ void chipsim_op_format(const struct op *op, const struct chip_config *chip, int 
  * attention, bytes for collectives, the first input's elements otherwise.
  * -1 under the reference's profile (no kernel class). */
 double chipsim_op_kernel_size(const struct op *op);
+
+/* The words for a chip's parts, by its kind (one row per kind of
+ * chip_vocab_table in chip.c): TPUs keep the MXU and ICI of the model,
+ * NVIDIA GPUs say tensor cores and NVLink, AMD GPUs matrix cores and
+ * Infinity Fabric (docs/hardware.md maps the parts). */
+struct chip_vocab {
+    const char *kind;                 /* the chip's kind field */
+    bool gpu;
+    const char *unit, *units;         /* "chip", "chips"; "GPU", "GPUs" */
+    const char *matrix;               /* the matrix units: "MXU", "tensor cores" */
+    const char *matrix_peak;          /* "MXU peak", "tensor-core peak" */
+    const char *vector;               /* the vector units: "VPU", "CUDA cores" */
+    const char *link;                 /* the scale-up interconnect: "ICI", "NVLink" */
+    int64_t default_domain_chips;     /* link_domain_chips when 0 (a GPU: one 8-GPU server); 0: none */
+};
+const struct chip_vocab *chip_vocab(const struct chip_config *c);
+/* The chips one link domain joins (link_domain_chips, else the kind's
+ * default); 0: unknown. */
+int64_t chip_link_domain(const struct chip_config *c);
 
 
 #endif

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "study/family.h"
 #include "study/outputs.h"
+#include "study/run_notes.h"
 #include "study/timeline.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
@@ -196,6 +197,7 @@ int cmd_run(int argc, char **argv)
      * closed pipe), no output file is written either. */
     if (!rc) {
         fam->summary(&c, a.co.prof, &t, stdout);
+        run_notes_print(&c, a.co.prof, a.no_energy ? NULL : a.pg ? a.pg : "NoPG", a.dvfs, stdout);
         rc = stdout_flushed("run");
     }
     if (!rc)
@@ -398,6 +400,7 @@ int cmd_power(int argc, char **argv)
         char base[600];
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
         fam->summary(&c, a.co.prof, &t, stdout);
+        run_notes_print(&c, a.co.prof, a.pg ? a.pg : "NoPG", a.dvfs, stdout);
         rc = stdout_flushed("power");
         if (!rc && fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &e))
             rc = report_error("power", &e);

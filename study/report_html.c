@@ -16,7 +16,14 @@ const char *const report_figure_name[FIG_COUNT] = { "time_by_op_type", "roofline
 
 #define TYPES_SHOWN 9                      /* the rest summed as "other" */
 #define TYPES_MAX 256
-static const char *const component_name[NUM_EN] = { "MXU", "VPU", "SRAM", "HBM", "ICI", "other" };
+/* The energy components (enum of op.h's energy terms) in the chip's words:
+ * MXU, VPU, ICI on a TPU; tensor cores, CUDA cores, NVLink on an NVIDIA GPU. */
+static void component_names(const struct chip_config *chip, const char *name[NUM_EN])
+{
+    const struct chip_vocab *v = chip_vocab(chip);
+    const char *const n[NUM_EN] = { v->matrix, v->vector, "SRAM", "HBM", v->link, "other" };
+    memcpy(name, n, sizeof n);
+}
 
 struct agg {
     int n_phase;
@@ -120,7 +127,7 @@ static char *time_figure(const struct agg *a, const char *title, const char *who
     return bar_chart_svg(&c);
 }
 
-static char *energy_figure(const struct agg *a, const char *title, const char *whose)
+static char *energy_figure(const struct agg *a, const char *title, const char *whose, const char *const *component_name)
 {
     double v[3 * NUM_EN];
     for (int p = 0; p < a->n_phase; p++)
@@ -156,7 +163,8 @@ static char *roofline_figure(const struct report_input *in)
         const struct op *op = &in->t->ops[i];
         if (op->flops <= 0 || op->bytes <= 0 || op->exe_ns <= 0 || !op_shown(in, op))
             continue;
-        const char *b = bounded_by_name(op->bounded_by);
+        /* the interconnect bound in the chip's word (ICI, NVLink) */
+        const char *b = op->bounded_by == BOUND_ICI ? chip_vocab(in->chip)->link : bounded_by_name(op->bounded_by);
         p[k++] = (struct roofline_point){ (double)op->flops / (double)op->bytes,
                                           (double)op->flops / (double)op->exe_ns / 1e3, *b ? b : "unbound", false,
                                           op->name ? op->name : "op" };
@@ -228,7 +236,9 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
     memset(figs, 0, sizeof *figs);
     figs->svg[FIG_TIME] = time_figure(a, in->title, chip_time);
     figs->svg[FIG_ROOFLINE] = roofline_figure(in);
-    figs->svg[FIG_ENERGY] = a->energy ? energy_figure(a, in->title, chip_energy) : NULL;
+    const char *component_name[NUM_EN];
+    component_names(in->chip, component_name);
+    figs->svg[FIG_ENERGY] = a->energy ? energy_figure(a, in->title, chip_energy, component_name) : NULL;
     figs->svg[FIG_PG] = in->n_pg ? pg_figure(in, a) : NULL;
     struct strbuf b = STRBUF_GROWING;
     strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>npusim: ");

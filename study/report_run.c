@@ -13,6 +13,7 @@
 #include "power/pg.h"
 #include "study/family.h"
 #include "study/pipeline.h"
+#include "study/run_notes.h"
 #include "traces/lists.h"
 
 void report_run_init(struct report_run *r)
@@ -108,6 +109,7 @@ int report_run_simulate(const struct family *fam, const struct loaded_config *c,
     if (!mem)
         return npu_errf(e, "report: out of memory");
     fam->summary(c, prof, &r->t, mem);
+    run_notes_print(c, prof, energy ? "NoPG" : NULL, NULL, mem);   /* the run's own energy pass */
     fclose(mem);
     r->in.summary = r->summary;
     return 0;

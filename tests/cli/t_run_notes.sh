@@ -1,0 +1,49 @@
+# Sourced by tests/cli/run.sh: a run's summary says what ran (profile, power
+# gating, DVFS, number formats, calibration) and what it assumed (GEMMs at
+# the peak, tensor parallelism past the NVLink domain), in the chip's words:
+# tensor cores and NVLink on a GPU, MXU and ICI on a TPU (study/run_notes.c,
+# chip_vocab in chipsim/chip.c); the report page uses the same words.
+RN="$T/run_notes"
+mkdir -p "$RN"
+check "run notes: the default run names its profile, strategy, policy, formats and calibration" sh -c "
+  $NPUSIM run --configs $CONFIGS -o '$RN/d' >'$RN/d.txt' &&
+  grep -qx '  ran with      profile physical; power gating NoPG, DVFS None; weights bf16, activations bf16, KV cache bf16' '$RN/d.txt' &&
+  grep -q '^  calibration   fitted to MaxText v5p' '$RN/d.txt' && ! grep -q assumes '$RN/d.txt'"
+check "run notes: --pg, --dvfs and the formats given are the ones named" sh -c "
+  $NPUSIM run --configs $CONFIGS -o '$RN/p' --pg Full --dvfs Ideal --set weight_dtype=int8 --set kv_cache_dtype=fp8 |
+  grep -qx '  ran with      profile physical; power gating Full, DVFS Ideal; weights int8, activations bf16, KV cache fp8'"
+check "run notes: --no-energy says no energy pass ran" sh -c "
+  $NPUSIM run --configs $CONFIGS -o '$RN/n' --no-energy | grep -q '^  ran with      profile physical; no energy pass; weights bf16'"
+check "run notes: under neusim the chip's calibration is named as not applied, GEMMs at the MXU peak" sh -c "
+  $NPUSIM run --profile neusim --configs $CONFIGS -o '$RN/r' 2>/dev/null >'$RN/r.txt' &&
+  grep -q '^  ran with      profile neusim;' '$RN/r.txt' &&
+  grep -q '^  assumes       GEMMs at 100% of the MXU peak (the neusim profile applies no efficiency)' '$RN/r.txt'"
+check "run notes: an uncalibrated chip says calibration none" sh -c "
+  $NPUSIM run --configs $CONFIGS -c h100 -o '$RN/h' | grep -qx '  calibration   none'"
+check "run notes: h100 at tp 64 states GEMMs at the tensor-core peak and TP past the 8-GPU NVLink domain, no MXU or ICI" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=64 --set tensor_parallelism_degree=64 -b 8 \
+    -o '$RN/g' >'$RN/g.txt' &&
+  grep -qx '  assumes       GEMMs at 100% of the tensor-core peak (kernel_efficiency not set)' '$RN/g.txt' &&
+  grep -qx '  assumes       tensor parallelism over 64 GPUs at NVLink speed; past the NVLink domain of 8 GPUs this is optimistic' '$RN/g.txt' &&
+  ! grep -q 'MXU\|ICI' '$RN/g.txt'"
+check "run notes: a gemm efficiency below 1 drops the GEMM assumption; link_domain_chips sets the domain" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=8 --set tensor_parallelism_degree=8 -b 8 \
+    --set kernel_efficiency.gemm.e_max=0.8 --set link_domain_chips=4 -o '$RN/e' >'$RN/e.txt' &&
+  ! grep -q 'GEMMs at 100%' '$RN/e.txt' && grep -q 'over 8 GPUs at NVLink speed; past the NVLink domain of 4 GPUs' '$RN/e.txt'"
+check "run notes: tp 8 on h100 (its own domain) and tp 8 on tpuv5p assume nothing of the link" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=8 --set tensor_parallelism_degree=8 -b 8 -o '$RN/h8' >'$RN/h8.txt' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --set num_chips=8 --set tensor_parallelism_degree=8 -b 8 -o '$RN/t8' >'$RN/t8.txt' &&
+  ! grep -q 'tensor parallelism over' '$RN/h8.txt' '$RN/t8.txt'"
+check "run notes: mi300x speaks of matrix cores" sh -c "
+  $NPUSIM run --configs $CONFIGS -c mi300x -o '$RN/m' | grep -q 'GEMMs at 100% of the matrix-core peak'"
+check "report: a GPU page names tensor cores and NVLink (energy table, summary), never MXU or ICI; a TPU page MXU and ICI" sh -c "
+  $NPUSIM report --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=64 --set tensor_parallelism_degree=64 -b 8 \
+    -o '$RN/g.html' >/dev/null &&
+  grep -q '<tr><td>tensor cores</td>' '$RN/g.html' && grep -q '<tr><td>NVLink</td>' '$RN/g.html' &&
+  grep -q 'assumes       tensor parallelism over 64 GPUs at NVLink speed' '$RN/g.html' &&
+  ! grep -q 'MXU\|ICI' '$RN/g.html' &&
+  $NPUSIM report --configs $CONFIGS -o '$RN/t.html' >/dev/null &&
+  grep -q '<tr><td>MXU</td>' '$RN/t.html' && grep -q '<tr><td>ICI</td>' '$RN/t.html' && ! grep -q 'NVLink' '$RN/t.html'"
+expect_fail "run notes: a chip kind outside the table is refused, naming the field" '"kind"' \
+    $NPUSIM run --configs $CONFIGS -c h100 --set kind=gpu -o "$RN/bad"
+no_files "run notes: nothing written for a bad kind" "$RN/bad"
