@@ -27,18 +27,38 @@ struct common_opts {
     const char *model, *chip, *system;
     const char *sets[MAX_SETS];
     int nsets;
+    char made_sets[MAX_SETS][64];   /* the --set texts --tp, --dp, --pp, --ep, --seqlen stand for */
     const struct profile *prof;
     long long batch;             /* --batch: global batch size, 0 = as configured */
     const char *workload;        /* --workload: "inference" (default) or "training" */
 };
 
-/* getopt_long entries of the shared options; a command copies them into its table. */
-#define COMMON_LONGOPTS \
-    { "configs", required_argument, 0, 'C' }, { "model", required_argument, 0, 'm' }, \
+/* getopt_long entries of the shared options; a command copies them into its table.
+ * A long option with a short form returns the short letter (bad_option
+ * names both: "option -m/--model needs a value"). `op` takes no model: its
+ * -m is the GEMM's M, so it copies the entries without "model". */
+#define COMMON_LONGOPTS_NO_MODEL \
+    { "configs", required_argument, 0, 'C' }, \
     { "chip", required_argument, 0, 'c' }, { "system", required_argument, 0, 's' }, \
     { "set", required_argument, 0, 'S' }, { "profile", required_argument, 0, 'P' }, \
-    { "batch", required_argument, 0, 'B' }, { "workload", required_argument, 0, 'W' }, \
+    { "batch", required_argument, 0, 'b' }, { "workload", required_argument, 0, 'w' }, \
     { "help", no_argument, 0, 'h' }
+#define COMMON_LONGOPTS { "model", required_argument, 0, 'm' }, COMMON_LONGOPTS_NO_MODEL
+/* The parallelism degrees and sequence lengths of a model's run: each
+ * stands for --set of its field (--tp 2 is --set tensor_parallelism_degree=2),
+ * so num_chips follows from them as from --set (study/config.h). The names
+ * are fleet's (docs/fleet.md) and sweep's. */
+enum { CO_TP = 0x300, CO_DP, CO_PP, CO_EP, CO_SEQLEN };
+#define PARALLEL_LONGOPTS \
+    { "tp", required_argument, 0, CO_TP }, { "dp", required_argument, 0, CO_DP }, \
+    { "pp", required_argument, 0, CO_PP }, { "ep", required_argument, 0, CO_EP }, \
+    { "seqlen", required_argument, 0, CO_SEQLEN }
+#define PARALLEL_HELP \
+    "      --tp N, --dp N, --pp N, --ep N\n" \
+    "                          tensor, data, pipeline, expert parallelism within a pod: --set\n" \
+    "                          tensor_parallelism_degree=N and so on; num_chips follows from them\n" \
+    "                          unless --set num_chips is given\n" \
+    "      --seqlen IN_OUT     input and output sequence lengths, e.g. 2048_256\n"
 #define COMMON_SHORTOPTS "m:c:s:b:w:h"
 #define COMMON_HELP \
     "  -m, --model NAME|PATH   model config (configs/models/NAME.json)\n" \
@@ -67,12 +87,16 @@ struct option;
 int command_opt(const char *cmd, const char *help, int argc, char **argv, const char *shortopts,
                 const struct option *longopts, struct common_opts *o, int *rc);
 
+/* "IN_OUT" (e.g. 4096_512) into two positive lengths; -1 if it is not that. */
+int parse_seqlen(const char *s, int64_t *in, int64_t *out);
 /* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct option;
 /* What getopt_long could not take (arg, e.g. argv[optind - 1]): a known
- * option without its value, or an unknown one with the closest of longopts
- * ("did you mean"). Prints it as usage_error does; returns EXIT_USAGE. */
+ * option without its value ("option -m/--model needs a value": a short
+ * letter is known by the long option that returns it), or an unknown one
+ * with the closest of longopts ("did you mean"). Prints it as usage_error
+ * does; returns EXIT_USAGE. */
 int bad_option(const char *cmd, const char *arg, const struct option *longopts);
 /* -j N: a thread count from 1 to 4096 into *jobs; otherwise the usage error
  * is printed and EXIT_USAGE returned. */

@@ -1,4 +1,4 @@
-/* cmd_list.c — `npusim list models|chips|systems|strategies|fields`: what
+/* cmd_list.c — `npusim list [models|chips|systems|strategies|fields]`: what
  * there is to name, one line each, found where names resolve
  * (study/config.h: --configs, $NPUSIM_CONFIGS, beside the binary, the
  * share folder, ./configs). Each line says enough to choose: a model's
@@ -22,9 +22,10 @@
 #include "traces/precision.h"
 
 static const char list_help[] =
-    "usage: npusim list models|chips|systems|strategies|fields [--configs DIR]\n"
+    "usage: npusim list [models|chips|systems|strategies|fields] [--configs DIR]\n"
     "\n"
-    "Lists what can be named, one line each: models (family, layers, width), chips\n"
+    "Lists what can be named, one line each (with no kind: every kind, each under its\n"
+    "heading): models (family, layers, width), chips\n"
     "(dense bf16 peak, HBM size and bandwidth), systems (PUE, carbon intensity),\n"
     "power-gating strategies (what each gates) and every config and strategy field (its\n"
     "table, type, unit and meaning; `npusim fields` adds ranges and defaults). Names are\n"
@@ -130,6 +131,12 @@ static int list_fields(void)
     return 0;
 }
 
+/* Kind k of the table in cmd_list. */
+static int list_kind(const char *configs, int k)
+{
+    return k < 3 ? list_configs(configs, (enum config_kind)k) : k == 3 ? list_strategies() : list_fields();
+}
+
 int cmd_list(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -149,11 +156,19 @@ int cmd_list(int argc, char **argv)
         configs = optarg;
     }
     static const char *const kinds[] = { "models", "chips", "systems", "strategies", "fields" };
+    if (optind == argc) {   /* every kind, each under its heading */
+        for (int k = 0; k < 5; k++) {
+            printf("%s%s:\n", k ? "\n" : "", kinds[k]);
+            list_kind(configs, k);
+        }
+        return 0;
+    }
     if (optind + 1 != argc)
-        return usage_error("list", "expected one of models, chips, systems, strategies, fields");
+        return usage_error("list", "expected at most one of models, chips, systems, strategies, fields, got \"%s\" "
+                                   "after \"%s\"", argv[optind + 1], argv[optind]);
     for (int k = 0; k < 5; k++)
         if (!strcmp(argv[optind], kinds[k]))
-            return k < 3 ? list_configs(configs, (enum config_kind)k) : k == 3 ? list_strategies() : list_fields();
+            return list_kind(configs, k);
     char hint[200];
     suggest_hint(hint, sizeof hint, argv[optind], kinds, 5);
     return usage_error("list", "\"%s\"%s: expected models, chips, systems, strategies or fields", argv[optind], hint);

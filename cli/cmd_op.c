@@ -14,7 +14,7 @@
 #include "traces/precision.h"
 
 static const char op_help[] =
-    "usage: npusim op KIND [--m M] [--n N] [--k K] [-b B] [--heads H] [--dtype D]\n"
+    "usage: npusim op KIND [-m M] [-n N] [-k K] [-b B] [--heads H] [--dtype D]\n"
     "                 [--weight-dtype D] [-c CHIP] [--set KEY=VALUE]... [--json]\n"
     "       npusim op --csv FILE [-c CHIP] [--json]\n"
     "\n"
@@ -36,7 +36,8 @@ static const char op_help[] =
     "printed), other columns carried to the output; empty cells are not given.\n"
     "\n"
     "options:\n"
-    "      --m M, --n N, --k K  the sizes above\n"
+    "  -m, -n, -k M, N, K      the sizes above (also --m, --n, --k; an operator has no\n"
+    "                          model, so -m is M here)\n"
     "  -b, --batch B           batch count (default 1)\n"
     "      --heads H           attention heads (default 1)\n"
     "      --dtype D           number format: fp64, fp32, tf32, bf16 (default), fp16, fp8\n"
@@ -187,8 +188,8 @@ static int run_table(const char *path, const struct loaded_config *c, const stru
 int cmd_op(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        COMMON_LONGOPTS,
-        { "m", required_argument, 0, 1 }, { "n", required_argument, 0, 2 }, { "k", required_argument, 0, 3 },
+        COMMON_LONGOPTS_NO_MODEL, { "model", required_argument, 0, 9 },
+        { "m", required_argument, 0, 'm' }, { "n", required_argument, 0, 'n' }, { "k", required_argument, 0, 'k' },
         { "heads", required_argument, 0, 4 }, { "dtype", required_argument, 0, 5 },
         { "weight-dtype", required_argument, 0, 6 }, { "csv", required_argument, 0, 7 },
         { "json", no_argument, 0, 8 }, { 0, 0, 0, 0 },
@@ -203,13 +204,16 @@ int cmd_op(int argc, char **argv)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = command_opt("op", op_help, argc, argv, COMMON_SHORTOPTS, longopts, &o, &rc)) != -1) {
+    /* An operator has no model: -m and --m are its M. common_opt takes the
+     * letter m as the model's, so M arrives in o.model and is read below. */
+    while ((c = command_opt("op", op_help, argc, argv, COMMON_SHORTOPTS "n:k:", longopts, &o, &rc)) != -1) {
         if (c == OPT_EXIT)
             return rc;
         switch (c) {
-        case 1: if (size_arg("--m", optarg, &r.m)) return EXIT_USAGE; break;
-        case 2: if (size_arg("--n", optarg, &r.n)) return EXIT_USAGE; break;
-        case 3: if (size_arg("--k", optarg, &r.k)) return EXIT_USAGE; break;
+        case 'n': if (size_arg("-n/--n", optarg, &r.n)) return EXIT_USAGE; break;
+        case 'k': if (size_arg("-k/--k", optarg, &r.k)) return EXIT_USAGE; break;
+        case 9:
+            return usage_error("op", "--model: an operator needs no model (its sizes are -m, -n, -k)");
         case 4: if (size_arg("--heads", optarg, &r.heads)) return EXIT_USAGE; break;
         case 5: if (format_arg("--dtype", optarg, &r.prec)) return EXIT_USAGE; break;
         case 6: if (format_arg("--weight-dtype", optarg, &r.weight_prec)) return EXIT_USAGE; break;
@@ -218,8 +222,8 @@ int cmd_op(int argc, char **argv)
         default: return bad_option("op", argv[optind - 1], longopts);
         }
     }
-    if (o.model)
-        return usage_error("op", "-m/--model: an operator needs no model (the sizes are --m, --n, --k)");
+    if (o.model && size_arg("-m/--m", o.model, &r.m))
+        return EXIT_USAGE;
     if (csv && optind < argc)
         return usage_error("op", "--csv predicts a file's rows: expected no KIND, got \"%s\"", argv[optind]);
     if (!csv && optind != argc - 1)

@@ -36,6 +36,7 @@
 
 static const char run_help[] =
     "usage: npusim run [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
+    "                  [--tp N] [--dp N] [--pp N] [--ep N] [--seqlen IN_OUT]\n"
     "                  [--workload inference|training] [--out DIR] [--profile NAME] [--no-energy]\n"
     "                  [--pg STRATEGY] [--dvfs POLICY] [--timeline FILE [--timeline-detail ops|layers]]\n"
     "\n"
@@ -45,7 +46,7 @@ static const char run_help[] =
     "_prefill.json and _decode.json; other families write the files their sweep writes.\n"
     "Prints a summary. With no arguments: llama3-8b on tpuv5p into ./out.\n"
     "\n"
-    "options:\n" COMMON_HELP
+    "options:\n" COMMON_HELP PARALLEL_HELP
     "  -o, --out DIR           output folder (default ./out)\n"
     "      --no-energy         skip the energy pass (times as the reference's sweep writes them)\n"
     "      --timeline FILE     the operators as Chrome trace-event JSON (Perfetto, chrome://tracing):\n"
@@ -73,7 +74,7 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
                  const char *shortopts)
 {
     static const struct option longopts[] = {
-        COMMON_LONGOPTS,
+        COMMON_LONGOPTS, PARALLEL_LONGOPTS,
         { "out", required_argument, 0, 'o' }, { "in", required_argument, 0, 'i' },
         { "out-dir", required_argument, 0, 'd' }, { "name", required_argument, 0, OPT_NAME },
         { "no-energy", no_argument, 0, OPT_NO_ENERGY }, { "pg", required_argument, 0, OPT_PG },
@@ -122,8 +123,7 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
                 return usage_error(cmd, "unknown option --%s", ch == OPT_PG ? "pg" : "dvfs");
             *(ch == OPT_PG ? &a->pg : &a->dvfs) = optarg;
             break;
-        case ':': return usage_error(cmd, "option %s needs a value", argv[optind - 1]);
-        default: return bad_option(cmd, argv[optind - 1], longopts);
+        default: return bad_option(cmd, argv[optind - 1], longopts);   /* also a missing value */
         }
     }
     if (optind < argc)
@@ -222,7 +222,7 @@ static const char opsgen_help[] =
     "profile, model, chip and system (not under --profile neusim). The chip is needed\n"
     "for the communication ops' link parameters.\n"
     "\n"
-    "options:\n" COMMON_HELP
+    "options:\n" COMMON_HELP PARALLEL_HELP
     "  -o, --out TRACE         output trace (default -)\n";
 
 /* Writes a stream trace, its provenance line first unless the profile

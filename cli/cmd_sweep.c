@@ -67,8 +67,8 @@ static const char sweep_help[] =
     "per point; the file is the same bytes either way.\n"
     "\n"
     "options:\n"
-    "  -m, --models LIST       model configs (llama family)\n"
-    "      --workload W        inference (default) or training (llama: one CSV + JSON per point)\n"
+    "  -m, --models LIST       model configs (every family: llama, deepseek, dit, gligen, dlrm)\n"
+    "  -w, --workload W        inference (default) or training (llama: one CSV + JSON per point)\n"
     "  -c, --chips LIST        chip versions or names (also --versions)\n"
     "      --num-chips LIST    chip counts\n"
     "  -b, --batch-sizes LIST  global batch sizes\n"
@@ -76,6 +76,9 @@ static const char sweep_help[] =
     "                          fields; command-line lists take precedence\n"
     "      --seqlen IN_OUT     override input/output sequence lengths (e.g. 2048_256);\n"
     "                          results go under <model>_<IN>_<OUT>/\n"
+    "      --tp LIST, --dp LIST, --pp LIST, --ep LIST\n"
+    "                          keep only the points with these tensor, data, pipeline, expert\n"
+    "                          parallelism degrees (within a pod; default: every one)\n"
     "  -o, --out DIR           results folder (default ./results, none with --summary)\n"
     "      --summary FILE      one CSV row per configuration (written atomically)\n"
     "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
@@ -130,7 +133,27 @@ static int slurm_shard(long *k, long *n)
 }
 
 enum { O_MODELS = 1000, O_WORKLOAD, O_VERSIONS, O_CHIPS, O_BATCHES, O_SEQLEN, O_OUT, O_CONFIGS,
-       O_PROFILE, O_SKIP, O_DRY, O_SUMMARY, O_SPEC, O_SHARD, O_PG, O_DVFS, O_CI, O_UTIL, O_LIFE, O_STATS };
+       O_PROFILE, O_SKIP, O_DRY, O_SUMMARY, O_SPEC, O_SHARD, O_PG, O_DVFS, O_CI, O_UTIL, O_LIFE, O_STATS,
+       O_DP, O_TP, O_PP, O_EP };
+
+/* --dp, --tp, --pp, --ep LIST (in that order: sweep_plan's only[]): the
+ * degrees a sweep keeps of those it enumerates. */
+static const char *const degree_flags[] = { "--dp", "--tp", "--pp", "--ep" };
+
+static int parse_degrees(int d, const char *arg, struct sweep_plan *plan)
+{
+    struct list l;
+    bool ok = list_split(arg, &l) == 0 && l.n <= SWEEP_ONLY_MAX;
+    for (int i = 0; ok && i < l.n; i++)
+        ok = parse_i64_strict(l.item[i], &plan->only[d][i]) == 0 && plan->only[d][i] >= 1 &&
+             plan->only[d][i] <= (int64_t)FIELD_INT_MAX;
+    plan->nonly[d] = l.n;
+    list_free(&l);
+    if (ok)
+        return 0;
+    return usage_error("sweep", "%s \"%s\": expected a comma-separated list of at most %d positive integers",
+                       degree_flags[d], arg, SWEEP_ONLY_MAX);
+}
 
 /* A command-line comma list of positive integers as a spec list. */
 static int ints_from_list(const struct list *l, int64_t max, cJSON **arr, struct spec_ints *out)
@@ -187,6 +210,7 @@ struct sweep_args {
     const char **mnames, **cnames;
     char (*cbuf)[64];
     struct sweep_spec spec;
+    struct sweep_plan degrees;   /* only its only[] and nonly[]: --dp, --tp, --pp, --ep */
 };
 
 static void sweep_args_free(struct sweep_args *a)
@@ -227,10 +251,10 @@ static int parse_number_option(int ch, const char *arg, struct sweep_opts *o)
 static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
 {
     static const struct option longopts[] = {
-        { "models", required_argument, 0, O_MODELS }, { "workload", required_argument, 0, O_WORKLOAD },
-        { "versions", required_argument, 0, O_VERSIONS }, { "chips", required_argument, 0, O_VERSIONS }, { "num-chips", required_argument, 0, O_CHIPS },
-        { "batch-sizes", required_argument, 0, O_BATCHES }, { "seqlen", required_argument, 0, O_SEQLEN },
-        { "out", required_argument, 0, O_OUT }, { "configs", required_argument, 0, O_CONFIGS },
+        { "models", required_argument, 0, 'm' }, { "workload", required_argument, 0, 'w' },
+        { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' }, { "num-chips", required_argument, 0, O_CHIPS },
+        { "batch-sizes", required_argument, 0, 'b' }, { "seqlen", required_argument, 0, O_SEQLEN },
+        { "out", required_argument, 0, 'o' }, { "configs", required_argument, 0, O_CONFIGS },
         { "profile", required_argument, 0, O_PROFILE }, { "skip-existing", no_argument, 0, O_SKIP },
         { "dry-run", no_argument, 0, O_DRY }, { "summary", required_argument, 0, O_SUMMARY },
         { "spec", required_argument, 0, O_SPEC }, { "shard", required_argument, 0, O_SHARD },
@@ -238,6 +262,8 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
         { "dvfs", required_argument, 0, O_DVFS }, { "ci", required_argument, 0, O_CI },
         { "util", required_argument, 0, O_UTIL }, { "lifetime", required_argument, 0, O_LIFE },
         { "stats", no_argument, 0, O_STATS }, { "quiet", no_argument, 0, 'q' },
+        { "dp", required_argument, 0, O_DP }, { "tp", required_argument, 0, O_TP },
+        { "pp", required_argument, 0, O_PP }, { "ep", required_argument, 0, O_EP },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     struct sweep_opts *o = &a->o;
@@ -248,11 +274,11 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":hqj:m:c:b:o:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":hqj:m:c:b:o:w:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(sweep_help, stdout); return -1;
         case 'm': case O_MODELS: a->models = optarg; break;
-        case O_WORKLOAD: a->workload = optarg; break;
+        case 'w': case O_WORKLOAD: a->workload = optarg; break;
         case 'c': case O_VERSIONS: a->versions = optarg; break;
         case O_CHIPS: a->chips = optarg; break;
         case 'b': case O_BATCHES: a->batches = optarg; break;
@@ -267,6 +293,10 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
         case O_PG: o->pg_name = optarg; break;
         case O_DVFS: o->dvfs_name = optarg; break;
         case O_STATS: a->stats = true; break;
+        case O_DP: case O_TP: case O_PP: case O_EP:
+            if (parse_degrees(ch - O_DP, optarg, &a->degrees))
+                return EXIT_USAGE;
+            break;
         case 'q': a->quiet = true; break;
         case 'j':
             if (parse_jobs("sweep", optarg, &a->jobs))
@@ -280,8 +310,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
             if (!(o->prof = profile_by_name(optarg)))
                 return usage_error("sweep", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
             break;
-        case ':': return usage_error("sweep", "option %s needs a value", argv[optind - 1]);
-        default: return bad_option("sweep", argv[optind - 1], longopts);
+        default: return bad_option("sweep", argv[optind - 1], longopts);   /* ':' too: a missing value */
         }
     }
     if (optind < argc)
@@ -333,6 +362,8 @@ static int build_plan(struct sweep_args *a, struct sweep_plan *plan)
     plan->num_chips = spec->num_chips;
     plan->batches = spec->batches;
     plan->shard_n = 1;
+    memcpy(plan->only, a->degrees.only, sizeof plan->only);
+    memcpy(plan->nonly, a->degrees.nonly, sizeof plan->nonly);
     if (strcmp(plan->workload, "inference") != 0 && strcmp(plan->workload, "training") != 0)
         return usage_error("sweep", "--workload \"%s\": expected inference or training", plan->workload);
     const struct { const char *flag, *text; struct list *l; } lists[] = {
@@ -354,15 +385,8 @@ static int build_plan(struct sweep_args *a, struct sweep_plan *plan)
     if (plan_names(a, plan))
         return EXIT_USAGE;
     struct sweep_opts *o = &a->o;
-    if (o->seqlen) {
-        char *us = strchr(o->seqlen, '_');
-        char in[32] = "";
-        if (us && (size_t)(us - o->seqlen) < sizeof in)
-            memcpy(in, o->seqlen, (size_t)(us - o->seqlen));
-        if (!us || parse_i64_strict(in, &o->seq_in) || o->seq_in <= 0 || parse_i64_strict(us + 1, &o->seq_out) ||
-            o->seq_out <= 0)
-            return usage_error("sweep", "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", o->seqlen);
-    }
+    if (o->seqlen && parse_seqlen(o->seqlen, &o->seq_in, &o->seq_out))
+        return usage_error("sweep", "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", o->seqlen);
     if (a->shard && parse_shard(a->shard, &plan->shard_k, &plan->shard_n))
         return usage_error("sweep", "--shard \"%s\": expected K/N with 1 <= K <= N", a->shard);
     return 0;

@@ -30,8 +30,58 @@ void common_opts_init(struct common_opts *o)
     o->workload = "inference";
 }
 
+int parse_seqlen(const char *s, int64_t *in, int64_t *out)
+{
+    const char *us = strchr(s, '_');
+    char first[32];
+    if (!us || (size_t)(us - s) >= sizeof first)
+        return -1;
+    memcpy(first, s, (size_t)(us - s));
+    first[us - s] = '\0';
+    return parse_i64_strict(first, in) || *in <= 0 || *in > (int64_t)FIELD_INT_MAX ||
+           parse_i64_strict(us + 1, out) || *out <= 0 || *out > (int64_t)FIELD_INT_MAX ? -1 : 0;
+}
+
+/* Appends a --set text the option stands for (fields of study/config.h's
+ * --set, so they name "--set" in errors and num_chips follows from them). */
+static int made_set(struct common_opts *o, const char *key, int64_t v, struct npu_err *e)
+{
+    if (o->nsets == MAX_SETS)
+        return npu_errf(e, "--set: at most %d overrides", MAX_SETS);
+    snprintf(o->made_sets[o->nsets], sizeof o->made_sets[o->nsets], "%s=%lld", key, (long long)v);
+    o->sets[o->nsets] = o->made_sets[o->nsets];
+    o->nsets++;
+    return 1;
+}
+
+/* --tp, --dp, --pp, --ep: the field each sets. */
+static const struct { int code; const char *flag, *key; } degree_opts[] = {
+    { CO_TP, "--tp", "tensor_parallelism_degree" }, { CO_DP, "--dp", "data_parallelism_degree" },
+    { CO_PP, "--pp", "pipeline_parallelism_degree" }, { CO_EP, "--ep", "expert_parallelism_degree" },
+};
+
+static int parallel_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
+{
+    int64_t in, out;
+    if (c == CO_SEQLEN) {
+        if (parse_seqlen(arg, &in, &out))
+            return npu_errf(e, "--seqlen \"%s\": expected IN_OUT, e.g. 4096_512", arg);
+        return made_set(o, "input_seqlen", in, e) < 0 ? -1 : made_set(o, "output_seqlen", out, e);
+    }
+    for (size_t i = 0; i < sizeof degree_opts / sizeof degree_opts[0]; i++)
+        if (degree_opts[i].code == c) {
+            if (parse_i64_strict(arg, &in) || in < 1 || in > (int64_t)FIELD_INT_MAX)
+                return npu_errf(e, "%s \"%s\": expected a positive integer of at most %.0f", degree_opts[i].flag,
+                                arg, FIELD_INT_MAX);
+            return made_set(o, degree_opts[i].key, in, e);
+        }
+    return 0;
+}
+
 int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
 {
+    if (c >= CO_TP && c <= CO_SEQLEN)
+        return parallel_opt(o, c, arg, e);
     switch (c) {
     case 'C': o->configs = arg; return 1;
     case 'm': o->model = arg; return 1;
@@ -112,11 +162,20 @@ int bad_option(const char *cmd, const char *arg, const struct option *longopts)
     while (*name == '-')
         name++;
     size_t n = strcspn(name, "=");
+    /* "-m" alone: a short option (its letter returned by a long one) that
+     * getopt refused because its value is missing (commands' short options
+     * are lowercase letters; upper-case vals are long-only codes). */
+    bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] >= 'a' && arg[1] <= 'z' && !arg[2];
     const char *cands[128];
     size_t nc = 0;
     for (const struct option *o = longopts; o && o->name && nc < 128; o++) {
-        if (strlen(o->name) == n && !strncmp(o->name, name, n) && o->has_arg == required_argument && !name[n])
-            return usage_error(cmd, "option \"--%s\" needs a value", o->name);
+        if (o->has_arg == required_argument &&
+            (is_short ? o->val == arg[1] : strlen(o->name) == n && !strncmp(o->name, name, n) && !name[n])) {
+            char shortname[8] = "";
+            if (o->val >= 'a' && o->val <= 'z')
+                snprintf(shortname, sizeof shortname, "-%c/", o->val);
+            return usage_error(cmd, "option %s--%s needs a value", shortname, o->name);
+        }
         cands[nc++] = o->name;
     }
     char key[128], hint[200] = "";

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,13 +41,31 @@ static bool looks_like_path(const char *name)
  * to ".json)": config_hide_paths cuts from here to there. */
 #define LOOKED_FOR "; looked for "
 
-/* Chip shorthands: "5p" and "v5p" mean "tpuv5p". */
+/* Chip shorthands: "5p" and "v5p" (or "V5P") mean "tpuv5p". */
 static void chip_alias(const char *name, char *buf, size_t n)
 {
-    if (strncmp(name, "tpu", 3) != 0 && (name[0] == 'v' || (name[0] >= '0' && name[0] <= '9')))
-        snprintf(buf, n, "tpu%s%s", name[0] == 'v' ? "" : "v", name);
+    if (strncasecmp(name, "tpu", 3) != 0 && (name[0] == 'v' || name[0] == 'V' || (name[0] >= '0' && name[0] <= '9')))
+        snprintf(buf, n, "tpu%s%s", name[0] == 'v' || name[0] == 'V' ? "" : "v", name);
     else
         snprintf(buf, n, "%s", name);
+}
+
+/* The first file NAME.json of a kind in dirs into out (0), else -1 with
+ * the paths tried appended to tried (size 4096). */
+static int find_config_file(char dirs[][4096], int nd, enum config_kind kind, const char *name, char *out,
+                            size_t outlen, char *tried)
+{
+    for (int i = 0; i < nd; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s/%s.json", dirs[i], kind_dir[kind], name);
+        if (path_is_file(p)) {
+            snprintf(out, outlen, "%s", p);
+            return 0;
+        }
+        size_t l = strlen(tried);
+        snprintf(tried + l, 4096 - l, "%s%s", l ? ", " : "", p);
+    }
+    return -1;
 }
 
 int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
@@ -71,21 +90,19 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
     char dirs[CONFIG_DIRS_MAX][4096];
     int nd = config_search_dirs(configs_dir, dirs);
     char tried[4096] = "";
-    for (int i = 0; i < nd; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s/%s.json", dirs[i], kind_dir[kind], alias);
-        if (path_is_file(p)) {
-            snprintf(out, outlen, "%s", p);
-            return 0;
-        }
-        size_t l = strlen(tried);
-        snprintf(tried + l, sizeof tried - l, "%s%s", l ? ", " : "", p);
-    }
-    /* did you mean: the names those folders hold */
+    if (find_config_file(dirs, nd, kind, alias, out, outlen, tried) == 0)
+        return 0;
+    /* Names match without regard to case (-c H100, -m Llama3-8B): the
+     * folders' name that differs only in case, else did you mean. */
     char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
     const char *cands[CONFIG_NAMES_MAX];
-    char hint[300] = "";
+    char hint[300] = "", unused[4096] = "";
     size_t nn = names ? config_names(configs_dir, kind, names, CONFIG_NAMES_MAX) : 0;
+    for (size_t i = 0; i < nn; i++)
+        if (strcasecmp(names[i], alias) == 0 && find_config_file(dirs, nd, kind, names[i], out, outlen, unused) == 0) {
+            free(names);
+            return 0;
+        }
     for (size_t i = 0; i < nn; i++)
         cands[i] = names[i];
     suggest_hint(hint, sizeof hint, alias, cands, nn);
@@ -290,7 +307,7 @@ int config_check_keys(const struct loaded_config *c, struct npu_err *e)
             continue;
         const char *cands[1024];
         char hint[300];
-        suggest_hint(hint, sizeof hint, it->string, cands, config_field_keys(cands, 1024));
+        fields_suggest_hint(hint, sizeof hint, it->string, cands, config_field_keys(cands, 1024));
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->sources, it->string);
         const char *file = cJSON_IsString(s) ? s->valuestring : "<config>";
         if (strcmp(file, "--set") == 0)

@@ -145,6 +145,36 @@ static bool same_generator_inputs(const struct sweep_group *a, const struct swee
     return memcmp(&la, &lb, sizeof la) == 0;
 }
 
+/* Keeps the configurations whose dp, tp, pp and ep are among the plan's
+ * --dp/--tp/--pp/--ep values (in place, in order); their number. */
+static size_t keep_asked(const struct sweep_plan *p, struct parallel_cfg *pcs, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int64_t deg[4] = { pcs[i].dp, pcs[i].tp, pcs[i].pp, pcs[i].ep ? pcs[i].ep : 1 };
+        bool keep = true;
+        for (int d = 0; d < 4 && keep; d++) {
+            bool in = p->nonly[d] == 0;
+            for (int j = 0; j < p->nonly[d] && !in; j++)
+                in = p->only[d][j] == deg[d];
+            keep = in;
+        }
+        if (keep)
+            pcs[k++] = pcs[i];
+    }
+    return k;
+}
+
+/* The family's configurations for the plan's ni-th chip count, those asked for. */
+static int enumerate_asked(const struct sweep_plan *p, const struct family *fam, int64_t ni,
+                           struct parallel_cfg **pcs, size_t *n, struct npu_err *e)
+{
+    if (fam->enumerate(spec_ints_value(&p->num_chips, ni), pcs, n, e))
+        return -1;
+    *n = keep_asked(p, *pcs, *n);
+    return 0;
+}
+
 /* Points per field combination of family fam: the parallel configurations
  * of every chip count times the batch sizes. A chip count whose enumeration
  * fails counts 0 and sets *failed. */
@@ -155,7 +185,7 @@ static long points_per_combination(const struct sweep_plan *p, const struct fami
         struct parallel_cfg *pcs = NULL;
         size_t npc = 0;
         struct npu_err e;
-        if (fam->enumerate(spec_ints_value(&p->num_chips, ni), &pcs, &npc, &e) == 0)
+        if (enumerate_asked(p, fam, ni, &pcs, &npc, &e) == 0)
             total += (long)npc * (long)spec_ints_count(&p->batches);
         else
             *failed = true;
@@ -229,8 +259,7 @@ int sweep_enum_next(struct sweep_enum *en, struct sweep_point *pt, struct npu_er
                 }
                 continue;
             }
-            if (en->bundle[0]->fam->enumerate(spec_ints_value(&p->num_chips, en->ni), &en->pcs,
-                                              &en->npc, e))
+            if (enumerate_asked(p, en->bundle[0]->fam, en->ni, &en->pcs, &en->npc, e))
                 return -1;
             en->pi = 0;
             en->bi = 0;

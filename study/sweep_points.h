@@ -35,6 +35,8 @@
 #include "study/sweep_spec.h"
 #include "opsgen/sweep.h"
 
+#define SWEEP_ONLY_MAX 64
+
 /* What to sweep (from the command line and/or a spec). */
 struct sweep_plan {
     const char *configs, *workload;
@@ -48,6 +50,10 @@ struct sweep_plan {
     const char *spec_file;             /* names the source of field values in errors */
     long shard_k, shard_n;             /* process points with index % n == k (0-based k) */
     int bundle_max;                    /* combinations per bundle, 1..SWEEP_BUNDLE_MAX (0 = 1) */
+    /* --dp, --tp, --pp, --ep: only the enumerated points whose degree is one
+     * of these (nonly 0: any); indices count the points kept. */
+    int64_t only[4][SWEEP_ONLY_MAX];
+    int nonly[4];
 };
 
 #define SWEEP_BUNDLE_MAX 16

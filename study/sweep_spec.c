@@ -190,7 +190,7 @@ static int parse_field(const cJSON *v, const char *file, struct spec_field *f, s
     if (!d) {
         const char *cands[1024];
         char hint[300];
-        suggest_hint(hint, sizeof hint, key, cands, config_field_keys(cands, 1024));
+        fields_suggest_hint(hint, sizeof hint, key, cands, config_field_keys(cands, 1024));
         return npu_errf(e, "%s: fields: unknown config field \"%s\"%s (not a model, chip or system field)",
                         file, key, hint);
     }

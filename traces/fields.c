@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "traces/fastfloat.h"
 #include "traces/json_strict.h"
@@ -87,6 +88,29 @@ const char *fields_key_unit(const char *key)
             return units[i].unit;
     }
     return "";
+}
+
+const char *fields_suggest(const char *key, const char *const *cands, size_t n)
+{
+    const char *best = suggest_closest(key, cands, n);
+    size_t len = strlen(key);
+    for (size_t i = 0; i < n && !best; i++)
+        if (strcasecmp(cands[i], key) == 0)
+            best = cands[i];
+    const char *cut = NULL;   /* a key cut short (its unit left off, say): the shortest it begins */
+    for (size_t i = 0; i < n && len >= 3 && !best; i++)
+        if (strncasecmp(cands[i], key, len) == 0 && (!cut || strlen(cands[i]) < strlen(cut)))
+            cut = cands[i];
+    return best ? best : cut;
+}
+
+void fields_suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands)
+{
+    const char *s = fields_suggest(key, cands, ncands);
+    if (s)
+        snprintf(buf, n, " (did you mean \"%s\"?)", s);
+    else if (n)
+        buf[0] = '\0';
 }
 
 bool fields_has_key(const struct field_table *t, const char *key)

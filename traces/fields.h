@@ -121,5 +121,12 @@ const char *fields_unit(const struct field_desc *f);
 const char *fields_key_unit(const char *key);
 /* "integer", "number", "boolean", "text", ...: a type as the references name it. */
 const char *fields_type_name(enum field_type t);
+/* The field key among cands a misspelt key most likely meant, or NULL: a
+ * typo (suggest_closest: at most 2 edits), else the key in another case
+ * ("HBM_BW_GBPS"), else the shortest key it begins ("hbm_bw": "hbm_bw_GBps",
+ * for keys of 3 characters or more). For "did you mean" in field errors. */
+const char *fields_suggest(const char *key, const char *const *cands, size_t n);
+/* Appends ` (did you mean "X"?)` to buf (size n) when fields_suggest finds X; else "". */
+void fields_suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands);
 
 #endif

@@ -35,7 +35,7 @@ expect_fail "did you mean: a field's misspelt choice names the closest" 'field "
 expect_fail "did you mean: a misspelt ffn_type names the closest" 'got "lama" (did you mean "llama"?)' \
     $NPUSIM run --configs $CONFIGS --set ffn_type=lama -o "$LS/dm4"
 expect_fail "list: a misspelt kind gets a suggestion" '"field" (did you mean "fields"?)' $NPUSIM list field
-expect_fail "list: no kind" 'expected one of models, chips' $NPUSIM list
+expect_fail "list: two kinds" 'expected at most one of models, chips' $NPUSIM list models chips
 expect_fail "run: a misspelt chip gets a suggestion" 'unknown chip "tpuv5q" (did you mean "tpuv5e"?)' \
     $NPUSIM run --configs $CONFIGS -c tpuv5q -o "$LS/x"
 expect_fail "run: a misspelt model gets a suggestion" 'unknown model "lama3-8b" (did you mean "llama3-8b"?)' \
@@ -102,7 +102,7 @@ check "out of memory: DiT says which tensor parallelism fits, and it does" sh -c
   grep -q '^  memory        10.05 GiB of 4 x 16 GiB HBM\$' '$LS/d2.txt'"
 expect_fail "flags: a misspelt option gets the closest one" 'unknown option "--svgdir" (did you mean "--svg-dir"?)' \
     $NPUSIM report --svgdir x
-expect_fail "flags: an option without its value says so" 'option "--out" needs a value' $NPUSIM run --out
+expect_fail "flags: an option without its value says so, with both its names" 'option -o/--out needs a value' $NPUSIM run --out
 # make install: the binary, its configs (found beside it from any folder),
 # the manual page listing every command the binary has, and bash and zsh
 # completion that complete commands, options and config names.

@@ -1,0 +1,67 @@
+# Sourced by tests/cli/run.sh: options that mean the same everywhere
+# (issue 38, items 8-10). The parallelism degrees alone set num_chips (the
+# shipped model files say 1 chip; --set tensor_parallelism_degree=2 runs on
+# 2), a num_chips given with --set that is too small is refused naming both;
+# --tp/--dp/--pp/--ep/--seqlen are --set of their fields on run and filters
+# on sweep; config names match in any case; a field cut short or in another
+# case gets its name; op's -m -n -k are the GEMM's sizes; an option without
+# its value says so with both its names; `npusim list` alone lists every kind.
+OPT="$T/options"
+mkdir -p "$OPT"
+RUN="$NPUSIM run --configs $CONFIGS"
+check "num_chips follows from --set tensor_parallelism_degree=2 (the model file says 1 chip)" sh -c "
+  $RUN --set tensor_parallelism_degree=2 -o '$OPT/tp2' >'$OPT/tp2.txt' &&
+  grep -q '^llama3-8b on tpuv5p (2 chips: dp 1, tp 2, pp 1;' '$OPT/tp2.txt' &&
+  grep -q '\"num_chips\": 2,' '$OPT/tp2/llama3-8b_tpuv5p_decode.json'"
+check "--tp 2 --dp 2 is --set of both with num_chips=4; the outputs are the same" sh -c "
+  $RUN --tp 2 --dp 2 -o '$OPT/short' >'$OPT/short.txt' &&
+  $RUN --set num_chips=4 --set tensor_parallelism_degree=2 --set data_parallelism_degree=2 -o '$OPT/long' >/dev/null &&
+  grep -q '(4 chips: dp 2, tp 2, pp 1;' '$OPT/short.txt' &&
+  for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$OPT/short/llama3-8b_tpuv5p_'\$f '$OPT/long/llama3-8b_tpuv5p_'\$f || exit 1; done"
+check "--ep shares the dp x tp chips (DeepSeek: tp 4, ep 4 on 4 chips)" sh -c "
+  $RUN -m deepseekv2-236b --tp 4 --ep 4 -b 8 -o '$OPT/ds' | grep -q '(4 chips: dp 1, tp 4, pp 1, ep 4;'"
+expect_fail "an explicit num_chips too small for the degrees is refused, naming both" \
+    '"num_chips=1": fewer chips than the parallelism degrees need (dp 1 x tp 2 x pp 1: at least 2)' \
+    $RUN --set num_chips=1 --tp 2 -o "$OPT/bad1"
+no_files "  ... and writes nothing" "$OPT/bad1"
+expect_fail "--tp takes a positive integer" '\-\-tp "0": expected a positive integer' $RUN --tp 0 -o "$OPT/bad2"
+expect_fail "--seqlen takes IN_OUT" '\-\-seqlen "12": expected IN_OUT' $RUN --seqlen 12 -o "$OPT/bad3"
+no_files "  ... and --tp 0 writes nothing" "$OPT/bad2"
+no_files "  ... nor --seqlen 12" "$OPT/bad3"
+check "run --seqlen 1024_128 sets input and output lengths as in sweep" sh -c "
+  $RUN --seqlen 1024_128 -o '$OPT/seq' | grep -q '; 1024 in / 128 out)\$' &&
+  $RUN --set input_seqlen=1024 --set output_seqlen=128 -o '$OPT/seq2' >/dev/null &&
+  cmp '$OPT/seq/llama3-8b_tpuv5p_decode.csv' '$OPT/seq2/llama3-8b_tpuv5p_decode.csv'"
+check "sweep --tp 2,8 keeps only those points of the enumeration" sh -c "
+  $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c 5p --num-chips 8 -b 8 --tp 2,8 --summary '$OPT/tp.csv' -j 1 2>/dev/null &&
+  [ \"\$(cut -d, -f1,7,8 '$OPT/tp.csv' | tail -n +2 | tr '\n' ' ')\" = '0,2,4 1,8,1 ' ]"
+expect_fail "sweep --tp 0 is refused" '\-\-tp "0": expected a comma-separated list' \
+    $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c 5p --num-chips 8 -b 8 --tp 0 --summary "$OPT/no.csv"
+check "names match without regard to case: -c H100 -m Llama3-8B is h100 and llama3-8b" sh -c "
+  $RUN -c H100 -m Llama3-8B -o '$OPT/case' | grep -q '^llama3-8b on h100 ' &&
+  $RUN -c h100 -m llama3-8b -o '$OPT/lower' >/dev/null &&
+  cmp '$OPT/case/llama3-8b_h100_decode.csv' '$OPT/lower/llama3-8b_h100_decode.csv' &&
+  $RUN -c V5P -o '$OPT/v5p' | grep -q '^llama3-8b on tpuv5p ' &&
+  $NPUSIM sweep --configs $CONFIGS -m LLAMA3-8B -c H100,5P --num-chips 1 -b 1 --summary '$OPT/case.csv' 2>/dev/null &&
+  cut -d, -f2,4 '$OPT/case.csv' | grep -q '^llama3-8b,h100\$' && cut -d, -f2,4 '$OPT/case.csv' | grep -q '^llama3-8b,tpuv5p\$'"
+expect_fail "did you mean: a field without its unit gets the full name" \
+    '"hbm_bw": unknown field (did you mean "hbm_bw_GBps"?)' $RUN --set hbm_bw=3000 -o "$OPT/bad4"
+expect_fail "did you mean: a field in another case gets its name" \
+    '"HBM_BW_GBPS": unknown field (did you mean "hbm_bw_GBps"?)' $RUN --set HBM_BW_GBPS=3000 -o "$OPT/bad5"
+expect_fail "did you mean: a sweep spec's field cut short too" 'did you mean "hbm_bw_GBps"' \
+    $NPUSIM sweep --configs $CONFIGS --spec "$(printf '{"models": ["llama3-8b"], "chips": ["h100"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw": [1000]}}' >"$OPT/spec.json"; echo "$OPT/spec.json")" --summary "$OPT/no2.csv"
+check "op gemm -m -n -k are the sizes, as --m --n --k" sh -c "
+  [ \"\$($NPUSIM op --configs $CONFIGS gemm -m 8192 -n 8192 -k 8192 -c h100)\" = \"\$($NPUSIM op --configs $CONFIGS gemm --m 8192 --n 8192 --k 8192 -c h100)\" ] &&
+  $NPUSIM op --configs $CONFIGS gemm -m 8192 -n 8192 -k 8192 | grep -q '^gemm m=8192 n=8192 k=8192 '"
+expect_fail "op: -n without its value says so" 'option -n/--n needs a value' $NPUSIM op gemm -m 4 -n
+expect_fail "op: --model is refused (-m is M)" '\-\-model: an operator needs no model' $NPUSIM op gemm --model llama3-8b
+expect_fail "run -m without its value says the value is missing" 'option -m/--model needs a value' $NPUSIM run -m
+expect_fail "sweep -c without its value says so" 'option -c/--chips needs a value' $NPUSIM sweep -m llama3-8b -c
+expect_fail "run --tp without its value says so" 'option --tp needs a value' $NPUSIM run --tp
+check "list with no kind: every kind under its heading, each as list KIND prints it" sh -c "
+  $NPUSIM list --configs $CONFIGS >'$OPT/all.txt' &&
+  [ \"\$(grep '^[a-z]*:\$' '$OPT/all.txt' | tr '\n' ' ')\" = 'models: chips: systems: strategies: fields: ' ] &&
+  for k in models chips systems strategies fields; do
+    $NPUSIM list \$k --configs $CONFIGS >'$OPT/k.txt' &&
+    awk -v k=\"\$k:\" '\$0 == k { on = 1; next } /^[a-z]*:\$/ { on = 0 } on && NF' '$OPT/all.txt' | cmp - '$OPT/k.txt' || exit 1
+  done"
