@@ -45,6 +45,12 @@ struct loaded_config {
                                   * sharding; sweeps simulate the points the reference enumerates */
 };
 
+/* What a summary adds to its chip count when config_load derived it. */
+static inline const char *config_chips_note(const struct loaded_config *c)
+{
+    return c->num_chips_derived ? ", num_chips from the degrees" : "";
+}
+
 /* The folders names resolve in, in order: --configs DIR, $NPUSIM_CONFIGS,
  * the share folder beside the binary (an install), the configs folder of
  * the tree the binary was built in, the compiled-in share folder, then

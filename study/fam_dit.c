@@ -68,8 +68,8 @@ void diffusion_summary(const struct loaded_config *c, const struct profile *prof
     const struct model_config *m = &c->model;
     struct diffusion_report r;
     struct npu_err e;
-    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld; batch %lld; %lld diffusion step%s per trace)\n",
-            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+    fprintf(out, "%s on %s (%lld chip%s%s: dp %lld, tp %lld, pp %lld; batch %lld; %lld diffusion step%s per trace)\n",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s", config_chips_note(c),
             (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
             (long long)m->pipeline_parallelism_degree, (long long)m->global_batch_size,
             (long long)m->num_diffusion_steps, m->num_diffusion_steps == 1 ? "" : "s");

@@ -122,9 +122,9 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
     const struct model_config *m = &c->model;
     struct train_stats s;
     struct npu_err e;
-    fprintf(out, "%s training on %s (%lld chip%s: dp %lld, tp %lld, pp %lld, dp_dcn %lld, pp_dcn %lld; "
+    fprintf(out, "%s training on %s (%lld chip%s%s: dp %lld, tp %lld, pp %lld, dp_dcn %lld, pp_dcn %lld; "
                  "global batch %lld, microbatch %lld; seq %lld)\n",
-            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s", config_chips_note(c),
             (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
             (long long)m->pipeline_parallelism_degree, (long long)m->data_parallel_degree_dcn,
             (long long)m->pipeline_parallel_degree_dcn, (long long)m->global_batch_size,

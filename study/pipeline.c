@@ -152,8 +152,8 @@ void llm_family_summary(const struct loaded_config *c, const struct profile *pro
     const struct model_config *m = &c->model;
     struct llm_report r;
     struct npu_err e;
-    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld, pp %lld", c->model_name, c->chip_name,
-            (long long)m->num_chips, m->num_chips == 1 ? "" : "s", (long long)m->data_parallelism_degree,
+    fprintf(out, "%s on %s (%lld chip%s%s: dp %lld, tp %lld, pp %lld", c->model_name, c->chip_name,
+            (long long)m->num_chips, m->num_chips == 1 ? "" : "s", config_chips_note(c), (long long)m->data_parallelism_degree,
             (long long)m->tensor_parallelism_degree, (long long)m->pipeline_parallelism_degree);
     if (with_ep)
         fprintf(out, ", ep %lld", (long long)m->expert_parallelism_degree);

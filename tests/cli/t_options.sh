@@ -9,17 +9,17 @@
 OPT="$T/options"
 mkdir -p "$OPT"
 RUN="$NPUSIM run --configs $CONFIGS"
-check "num_chips follows from --set tensor_parallelism_degree=2 (the model file says 1 chip)" sh -c "
+check "num_chips follows from --set tensor_parallelism_degree=2 (the model file says 1 chip), and the summary says so" sh -c "
   $RUN --set tensor_parallelism_degree=2 -o '$OPT/tp2' >'$OPT/tp2.txt' &&
-  grep -q '^llama3-8b on tpuv5p (2 chips: dp 1, tp 2, pp 1;' '$OPT/tp2.txt' &&
+  grep -q '^llama3-8b on tpuv5p (2 chips, num_chips from the degrees: dp 1, tp 2, pp 1;' '$OPT/tp2.txt' &&
   grep -q '\"num_chips\": 2,' '$OPT/tp2/llama3-8b_tpuv5p_decode.json'"
 check "--tp 2 --dp 2 is --set of both with num_chips=4; the outputs are the same" sh -c "
   $RUN --tp 2 --dp 2 -o '$OPT/short' >'$OPT/short.txt' &&
   $RUN --set num_chips=4 --set tensor_parallelism_degree=2 --set data_parallelism_degree=2 -o '$OPT/long' >/dev/null &&
-  grep -q '(4 chips: dp 2, tp 2, pp 1;' '$OPT/short.txt' &&
+  grep -q '(4 chips, num_chips from the degrees: dp 2, tp 2, pp 1;' '$OPT/short.txt' &&
   for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$OPT/short/llama3-8b_tpuv5p_'\$f '$OPT/long/llama3-8b_tpuv5p_'\$f || exit 1; done"
 check "--ep shares the dp x tp chips (DeepSeek: tp 4, ep 4 on 4 chips)" sh -c "
-  $RUN -m deepseekv2-236b --tp 4 --ep 4 -b 8 -o '$OPT/ds' | grep -q '(4 chips: dp 1, tp 4, pp 1, ep 4;'"
+  $RUN -m deepseekv2-236b --tp 4 --ep 4 -b 8 -o '$OPT/ds' | grep -q '(4 chips, num_chips from the degrees: dp 1, tp 4, pp 1, ep 4;'"
 expect_fail "an explicit num_chips too small for the degrees is refused, naming both" \
     '"num_chips=1": fewer chips than the parallelism degrees need (dp 1 x tp 2 x pp 1: at least 2)' \
     $RUN --set num_chips=1 --tp 2 -o "$OPT/bad1"
@@ -65,3 +65,8 @@ check "list with no kind: every kind under its heading, each as list KIND prints
     $NPUSIM list \$k --configs $CONFIGS >'$OPT/k.txt' &&
     awk -v k=\"\$k:\" '\$0 == k { on = 1; next } /^[a-z]*:\$/ { on = 0 } on && NF' '$OPT/all.txt' | cmp - '$OPT/k.txt' || exit 1
   done"
+check "a num_chips given with --set is the user's: no note" sh -c "
+  $RUN --set num_chips=2 --tp 2 -o '$OPT/explicit' | grep -q '^llama3-8b on tpuv5p (2 chips: dp 1, tp 2, pp 1;'"
+check "the other families say it too (DiT --pp 2, training --tp 2)" sh -c "
+  $RUN -m dit-xl --pp 2 -o '$OPT/dit' | grep -q '^dit-xl on tpuv5p (2 chips, num_chips from the degrees: dp 1, tp 1, pp 2;' &&
+  $RUN -w training --tp 2 -b 8 -o '$OPT/train' | grep -q '^llama3-8b training on tpuv5p (2 chips, num_chips from the degrees: dp 1, tp 2,'"
