@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "study/outputs.h"
 #include "study/sweep_run.h"
 #include "traces/atomic.h"
 
@@ -192,8 +193,13 @@ int cmd_merge(int argc, char **argv)
         if (!strcmp(argv[i], argv[1]))
             return usage_error("merge", "the output %s is also a shard", argv[1]);
     struct npu_err e;
-    return summary_merge(argv[1], (const char *const *)argv + 2, argc - 2, &e) ? report_error("merge", &e)
-                                                                              : 0;
+    if (summary_merge(argv[1], (const char *const *)argv + 2, argc - 2, &e))
+        return report_error("merge", &e);
+    struct output out;
+    output_clear(&out, 1);
+    snprintf(out.path, sizeof out.path, "%s", argv[1]);
+    outputs_print_wrote("merge", &out, 1);
+    return 0;
 }
 
 int summary_merge(const char *out, const char *const *paths, int n, struct npu_err *e)

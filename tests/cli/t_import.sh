@@ -7,6 +7,8 @@ check "import gemm-csv: two rows mapped (M, K, N to m, k, n; ms to us), two list
   test \"\$(cat '$IM/native.csv')\" = \"\$(printf 'op,dtype,m,n,k,batch,time_us\ngemm,fp16,1024,1024,1024,,21.5\ngemm,fp16,4096,4096,4096,,500.0')\" &&
   grep -q 'pub.csv: line 5: inconsistent: 2 M N K / time is 268.2 TFLOP/s, the row says 100' '$IM/err' &&
   grep -q 'pub.csv: line 6: expected 5 cells' '$IM/err' && grep -q '4 rows: 2 mapped, 2 not mapped' '$IM/err'"
+check "import and export say what they wrote" sh -c "
+  $NPUSIM import gemm-csv '$IM/pub.csv' --dtype fp16 -o '$IM/native2.csv' 2>/dev/null | grep -qx 'npusim import: wrote $IM/native2.csv'"
 check "import: the native file validates" $NPUSIM validate --configs $CONFIGS -c a100 "$IM/native.csv"
 check "import --help" sh -c "$NPUSIM import --help | grep -q 'usage: npusim import'"
 expect_fail "import: an unknown format" 'expected a FORMAT (gemm-csv, chrome-trace or nsys-csv)' $NPUSIM import nsys "$IM/pub.csv" --dtype fp16 -o "$IM/x.csv"
@@ -17,8 +19,8 @@ check "import: nothing written when no row maps" test ! -e "$IM/y.csv"
 # export scalesim: a timed trace's matmuls as SCALE-Sim's M, N, K topology
 $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$IM/run" >/dev/null 2>&1
 check "export scalesim: the Q projection and flash attention's two GEMMs, in SCALE-Sim's M, N, K form" sh -c "
-  $NPUSIM export scalesim '$IM/run/llama3-8b_tpuv5p_prefill.csv' -o '$IM/topo.csv' 2>/dev/null &&
-  head -n 1 '$IM/topo.csv' | grep -q '^Layer Name, M, N, K,\$' &&
+  $NPUSIM export scalesim '$IM/run/llama3-8b_tpuv5p_prefill.csv' -o '$IM/topo.csv' 2>/dev/null >'$IM/topo.out' &&
+  grep -qx 'npusim export: wrote $IM/topo.csv' '$IM/topo.out' && head -n 1 '$IM/topo.csv' | grep -q '^Layer Name, M, N, K,\$' &&
   grep -q '^Q4MatMulQ x32, 4096, 4096, 4096,\$' '$IM/topo.csv' &&
   grep -q 'FlashAttention QK x32, 131072, 2048, 128,\$' '$IM/topo.csv' &&
   grep -q 'FlashAttention PV x32, 131072, 128, 2048,\$' '$IM/topo.csv'"

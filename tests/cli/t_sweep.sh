@@ -141,7 +141,8 @@ expect_fail "merge: a shard that lost its last row is an error" 'rows 7 to 7 are
 awk -F, 'NR == 3 { NF = NF - 1 } 1' OFS=, "$SW/sh/b.csv" >"$SW/sh/b_ragged.csv"
 expect_fail "merge: a ragged row is an error" 'b_ragged.csv:3: .* fields, expected' "$NPUSIM" merge "$SW/sh/m2.csv" "$SW/sh/a.csv" "$SW/sh/b_ragged.csv"
 check "npusim merge of shards 2/2 and 1/2 == one run, byte for byte" \
-    sh -c "'$NPUSIM' merge '$SW/sh/m.csv' '$SW/sh/b.csv' '$SW/sh/a.csv' && cmp '$SW/sh/m.csv' '$SW/sh/one.csv'"
+    sh -c "'$NPUSIM' merge '$SW/sh/m.csv' '$SW/sh/b.csv' '$SW/sh/a.csv' >'$SW/sh/m.out' && cmp '$SW/sh/m.csv' '$SW/sh/one.csv' &&
+      grep -qx 'npusim merge: wrote $SW/sh/m.csv' '$SW/sh/m.out'"
 (cd "$SW/sh" && SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=2 \
     "$NP" sweep --profile neusim --configs "$CF" --models llama3-8b --versions 5p --num-chips 1,4 --batch-sizes 1,16 --summary slurm.csv 2>/dev/null)
 check "sweep: SLURM_ARRAY_TASK_ID 5 of MIN 4, COUNT 2 is shard 2/2" cmp "$SW/sh/slurm.csv" "$SW/sh/b.csv"
