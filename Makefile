@@ -178,12 +178,15 @@ validate-public: $(BUILD)/npusim
 	@sh bench/validate-public.sh $(BUILD)/npusim $(if $(WRITE),--write)
 
 # The binary, its configs, the manual page and bash/zsh completion (which ask
-# the binary for commands, options and config names).
+# the binary for commands, options and config names). Never a measured host
+# chip: npusim measure writes it to the user's folder (~/.local/share/npusim),
+# and a copy here (an old measure wrote configs/chips/host.json) is removed.
 install: $(BUILD)/npusim
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 755 $(BUILD)/npusim $(DESTDIR)$(PREFIX)/bin/npusim
 	cp -R configs/. $(DESTDIR)$(PREFIX)/share/npusim/configs/
+	rm -f $(DESTDIR)$(PREFIX)/share/npusim/configs/chips/host.json
 	install -m 644 docs/npusim.1 $(DESTDIR)$(PREFIX)/share/man/man1/npusim.1
 	install -m 644 cli/completion/npusim.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/npusim
 	install -m 644 cli/completion/_npusim $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_npusim

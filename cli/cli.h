@@ -66,7 +66,7 @@ enum { CO_TP = 0x300, CO_DP, CO_PP, CO_EP, CO_SEQLEN };
     "  -s, --system NAME|PATH  system config (default system_config)\n" \
     "      --set KEY=VALUE     override one config field (repeatable; VALUE is JSON or text)\n" \
     "      --configs DIR       where to look for configs first (then $NPUSIM_CONFIGS,\n" \
-    "                          the installed share folder, ./configs)\n" \
+    "                          ~/.local/share/npusim, the installed share folder, ./configs)\n" \
     "      --profile NAME      behaviour profile: physical (default; docs/physics.md) or\n" \
     "                          neusim (reproduce the reference exactly)\n" \
     "  -b, --batch B           global batch size; the per-replica microbatch follows from the\n" \

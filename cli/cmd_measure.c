@@ -38,8 +38,9 @@ static const char measure_help[] =
     "                          tflops, GBps, min_us, max_us, iqr_pct, reps, threads,\n"
     "                          backend, rel_err), with its JSON twin beside it (.json),\n"
     "                          and the host chip config (--chip-out)\n"
-    "      --chip-out FILE     the host chip config (default configs/chips/host.json\n"
-    "                          under the current folder, which -c host finds from there)\n"
+    "      --chip-out FILE     the host chip config (default chips/host.json in your configs\n"
+    "                          folder, $XDG_DATA_HOME/npusim or ~/.local/share/npusim, where\n"
+    "                          -c host finds it from any folder before any installed copy)\n"
     "      --quick             a small sweep (under 30 s)\n"
     "      --check             the correctness checks only: the PASS/FAIL table, nothing\n"
     "                          timed or written\n"
@@ -73,7 +74,8 @@ static void json_twin(const char *csv, char *out, size_t n)
         snprintf(out, n, "%s.json", csv);
 }
 
-static int write_all(const struct measure_run *m, const char *csv, const char *chip_out, struct npu_err *e)
+static int write_all(const struct measure_run *m, const char *csv, const char *chip_out, bool chip_out_default,
+                     struct npu_err *e)
 {
     struct output out[3];
     output_clear(out, 3);
@@ -101,7 +103,8 @@ static int write_all(const struct measure_run *m, const char *csv, const char *c
     }
     if (write_outputs(out, 3, e))
         return -1;
-    fprintf(stderr, "npusim measure: wrote %s, %s and the host chip %s\n", out[0].path, out[1].path, out[2].path);
+    fprintf(stderr, "npusim measure: wrote %s, %s and the host chip %s%s\n", out[0].path, out[1].path, out[2].path,
+            chip_out_default ? " (-c host finds it)" : "");
     return 0;
 }
 
@@ -115,7 +118,7 @@ int cmd_measure(int argc, char **argv)
         { 0, 0, 0, 0 },
     };
     struct measure_opts mo = { .blas = "auto" };
-    const char *out = NULL, *chip_out = "configs/chips/host.json";
+    const char *out = NULL, *chip_out = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -161,7 +164,13 @@ int cmd_measure(int argc, char **argv)
     fputs(b.s, stdout);
     free(b.s);
     int rc = stdout_flushed("measure");
-    if (!rc && out && write_all(&m, out, chip_out, &e))
+    /* The host chip goes outside any install and source tree (study/config.h:
+     * config_user_dir), where names resolve before an installed copy. */
+    char user_chip[4200] = "configs/chips/host.json";   /* no $HOME: the current folder's configs */
+    char user[4096];
+    if (!chip_out && config_user_dir(user, sizeof user) == 0)
+        snprintf(user_chip, sizeof user_chip, "%s/chips/host.json", user);
+    if (!rc && out && write_all(&m, out, chip_out ? chip_out : user_chip, !chip_out, &e))
         rc = report_error("measure", &e);
     if (!rc && m.failed)
         rc = 1;

@@ -207,7 +207,8 @@ int cmd_run(int argc, char **argv)
         if (a.timeline)
             remove(a.timeline);   /* all the outputs or none */
     } else if (!rc)
-        printf("  outputs       %s/%s*\n", dir, base);
+        printf("  outputs       %s/%s*\n  configs       %s, %s, %s\n", dir, base, c.files[CONFIG_MODEL],
+               c.files[CONFIG_CHIP], c.files[CONFIG_SYSTEM]);
     trace_free(&t);
     config_free(&c);
     return rc;

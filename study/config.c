@@ -1,4 +1,5 @@
 /* config.c — config resolution, merging and loading (see config.h). */
+#define _DEFAULT_SOURCE  /* realpath on glibc */
 #include "study/config.h"
 
 #include <dirent.h>
@@ -124,6 +125,18 @@ void config_hide_paths(char *msg)
         memmove(from, to + 5, strlen(to + 5) + 1);
 }
 
+int config_user_dir(char *out, size_t n)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')   /* the XDG rule: a relative value is ignored */
+        snprintf(out, n, "%s/npusim", xdg);
+    else if (home && home[0] == '/')
+        snprintf(out, n, "%s/.local/share/npusim", home);
+    else
+        return *out = '\0', -1;
+    return 0;
+}
+
 int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096])
 {
     /* Beside the binary: the share folder of an install (<prefix>/bin/npusim
@@ -142,7 +155,11 @@ int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096]
             snprintf(exe_tree, sizeof exe_tree, "%s/../configs", exe);
         }
     }
-    const char *cand[CONFIG_DIRS_MAX] = { configs_dir, getenv("NPUSIM_CONFIGS"), exe_share, exe_tree,
+    /* The user's own configs (npusim measure's host chip) come before any
+     * install's, so a fresh measurement is never shadowed by an older copy. */
+    char user[4096] = "";
+    config_user_dir(user, sizeof user);
+    const char *cand[CONFIG_DIRS_MAX] = { configs_dir, getenv("NPUSIM_CONFIGS"), user, exe_share, exe_tree,
                                           NPUSIM_SHARE_DIR "/configs", "configs" };
     int k = 0;
     for (int i = 0; i < CONFIG_DIRS_MAX; i++)
@@ -338,6 +355,8 @@ static int merge_file(struct loaded_config *c, const char *dir, enum config_kind
     cJSON_Delete(j);
     if (base)
         basename_noext(path, base, baselen);
+    if (!realpath(path, c->files[kind]))   /* the file said as found, without "bin/../" */
+        snprintf(c->files[kind], sizeof c->files[kind], "%s", path);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* config.h — finding, merging and loading the JSON configs of one run.
  *
  * A name (`-m llama3-8b`, `-c tpuv5p`) resolves through --configs DIR,
- * $NPUSIM_CONFIGS, the installed share folder, then ./configs; a path works
- * too. The model, chip and system objects are merged in that order (later
+ * $NPUSIM_CONFIGS, the user's folder (~/.local/share/npusim), the installed
+ * share folder, then ./configs (config_search_dirs); a path works too. The
+ * model, chip and system objects are merged in that order (later
  * keys win, as in the reference), then `--set key=value` overrides apply.
  * struct loaded_config keeps the merged cJSON object, which file each key
  * came from (for error messages), and the three typed structs. */
@@ -39,6 +40,8 @@ struct loaded_config {
     char model_name[256];        /* basename of the model file, e.g. "llama3-8b" */
     char chip_name[256];         /* basename of the chip file, e.g. "tpuv5p" */
     char system_name[256];       /* basename of the system file, e.g. "system_config" */
+    char files[3][4096];         /* by enum config_kind: the file each came from, as an absolute
+                                  * path when it resolves ("" for no model): a run says them */
     bool num_chips_derived;      /* --set changed a parallelism degree and num_chips became their
                                   * product (config_load); the summary says so */
     bool strict;                 /* a user-given config (run and stages): also reject uneven
@@ -52,11 +55,16 @@ static inline const char *config_chips_note(const struct loaded_config *c)
 }
 
 /* The folders names resolve in, in order: --configs DIR, $NPUSIM_CONFIGS,
- * the share folder beside the binary (an install), the configs folder of
- * the tree the binary was built in, the compiled-in share folder, then
- * ./configs. Their number. */
-#define CONFIG_DIRS_MAX 6
+ * the user's folder (config_user_dir), the share folder beside the binary
+ * (an install), the configs folder of the tree the binary was built in, the
+ * compiled-in share folder, then ./configs. Their number. */
+#define CONFIG_DIRS_MAX 7
 int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096]);
+/* The user's configs folder, outside any install and any source tree:
+ * $XDG_DATA_HOME/npusim, else ~/.local/share/npusim (models/, chips/,
+ * systems/ as in configs/; `npusim measure` writes chips/host.json there).
+ * -1 (out "") when neither variable gives an absolute path. */
+int config_user_dir(char *out, size_t n);
 /* The config names of a kind in those folders (each once, sorted), at most
  * max: what `npusim list` prints and "did you mean" picks from. */
 #define CONFIG_NAME_MAX 128

@@ -5,6 +5,9 @@
 NPUSIM=${NPUSIM:-build/npusim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# The user's configs folder (where npusim measure puts the host chip) in the
+# scratch folder: no test reads or writes the real one.
+export XDG_DATA_HOME="$T/xdg-data"
 # The shipped configs with the reference's TPU chips over the presets
 # (tests/golden/configs/README.md): the tests compare --profile neusim runs
 # with the reference's outputs. The new presets (GPUs, tpuv7) stay.

@@ -7,6 +7,7 @@
 # reported, excluded and exits 1; bad options exit 2 and write nothing.
 ME="$T/measure"
 mkdir -p "$ME"
+NP_ME=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
 check "measure --help" sh -c "$NPUSIM measure --help | grep -q 'usage: npusim measure'"
 check "measure --check --quick: every kernel PASS or SKIP, fp8 checked twice, the tolerance table" sh -c "
   $NPUSIM measure --check --quick >'$ME/check.txt' || exit 1
@@ -44,3 +45,25 @@ expect_fail "measure: --budget not a time" 'expected seconds' $NPUSIM measure --
 expect_fail "measure: --check writes nothing" '--check times nothing' $NPUSIM measure --check -o "$ME/no.csv"
 expect_fail "measure: an argument it does not take" 'unexpected argument' $NPUSIM measure extra
 check "measure: nothing written on bad options" test ! -e "$ME/no.csv"
+# The host chip lives in the user's folder ($XDG_DATA_HOME/npusim, else
+# ~/.local/share/npusim), outside any install: -c host finds it from any
+# folder, before an installed copy (an old `make install` copied a measured
+# configs/chips/host.json into share/), and the run says which file it used;
+# `make install` never installs one and removes such a copy.
+ME_REAL=$(cd "$ME" && pwd -P)
+mkdir -p "$ME/cwd" "$ME/p/bin" "$ME/p/share/npusim/configs/chips"
+check "measure: the host chip goes to \$XDG_DATA_HOME/npusim/chips/host.json, said, nothing under the current folder" sh -c "
+  cd '$ME/cwd' && XDG_DATA_HOME='$ME/xdg' $NP_ME measure --quick --budget 0.01 -o '$ME/u.csv' >/dev/null 2>'$ME/u.err' &&
+  grep -q 'the host chip $ME/xdg/npusim/chips/host.json (-c host finds it)' '$ME/u.err' &&
+  grep -q '\"hardware_source\":.*npusim measure on' '$ME/xdg/npusim/chips/host.json' && [ -z \"\$(ls -A '$ME/cwd')\" ]"
+cp "$NP_ME" "$ME/p/bin/npusim"
+sed 's/"hbm_bw_GBps": *[0-9.e+]*/"hbm_bw_GBps": 1234/' "$CONFIGS/chips/tpuv5p.json" >"$ME/p/share/npusim/configs/chips/host.json"
+check "measure: an installed host.json does not shadow the measured one; the run names the file it used" sh -c "
+  cd / && XDG_DATA_HOME='$ME/xdg' '$ME/p/bin/npusim' run --configs $CONFIGS -c host -o '$ME/uo' >'$ME/uo.txt' 2>/dev/null &&
+  grep -q '^  configs       .*/models/llama3-8b.json, $ME_REAL/xdg/npusim/chips/host.json, .*/systems/system_config.json\$' '$ME/uo.txt'"
+check "measure: without a measurement, -c host is the installed copy, named" sh -c "
+  cd / && XDG_DATA_HOME='$ME/none' '$ME/p/bin/npusim' run --configs $CONFIGS -c host -o '$ME/uo2' 2>/dev/null |
+  grep -q '^  configs       .*, $ME_REAL/p/share/npusim/configs/chips/host.json, '"
+check "measure: make install installs no host.json and removes an older install's copy" sh -c "
+  make -s --no-print-directory -o '$NP_ME' install BUILD='$(dirname "$NP_ME")' PREFIX='$ME/p' >/dev/null &&
+  test -s '$ME/p/share/npusim/configs/chips/h100.json' && test ! -e '$ME/p/share/npusim/configs/chips/host.json'"
