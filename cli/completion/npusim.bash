@@ -10,11 +10,17 @@ _npusim() {
         return
     fi
     case $prev in
-        -m|--model|--models) kind=models ;;
+        -m|--model|--models) [ "$cmd" != op ] && kind=models ;;   # op's -m is the M size
         -c|--chip|--chips|--versions) kind=chips ;;
         -s|--system) kind=systems ;;
         --pg) kind=strategies ;;
         --profile) COMPREPLY=($(compgen -W "physical neusim" -- "$cur")); return ;;
+        -w|--workload) COMPREPLY=($(compgen -W "inference training" -- "$cur")); return ;;
+        --dvfs) COMPREPLY=($(compgen -W "None Ideal" -- "$cur")); return ;;
+        --set)   # a field's name, then its value
+            COMPREPLY=($(compgen -S = -W "$("$bin" list fields 2>/dev/null | awk '{ print $1 }')" -- "$cur"))
+            compopt -o nospace 2>/dev/null
+            return ;;
     esac
     if [ "$cmd" = list ] && [ "$COMP_CWORD" -eq 2 ]; then
         COMPREPLY=($(compgen -W "models chips systems strategies fields" -- "$cur"))
@@ -25,7 +31,7 @@ _npusim() {
         return
     fi
     if [ "${cur#-}" != "$cur" ]; then
-        COMPREPLY=($(compgen -W "$("$bin" "$cmd" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)" -- "$cur"))
+        COMPREPLY=($(compgen -W "$("$bin" "$cmd" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)" -- "$cur"))   # --tp, --seqlen, ... too
         return
     fi
     COMPREPLY=($(compgen -f -- "$cur"))

@@ -70,3 +70,24 @@ check "a num_chips given with --set is the user's: no note" sh -c "
 check "the other families say it too (DiT --pp 2, training --tp 2)" sh -c "
   $RUN -m dit-xl --pp 2 -o '$OPT/dit' | grep -q '^dit-xl on tpuv5p (2 chips, num_chips from the degrees: dp 1, tp 1, pp 2;' &&
   $RUN -w training --tp 2 -b 8 -o '$OPT/train' | grep -q '^llama3-8b training on tpuv5p (2 chips, num_chips from the degrees: dp 1, tp 2,'"
+# The docs say what the binary does (issue 38, item 14).
+check "man page: every docs/ file it names exists (SEE ALSO: docs/configs.md)" sh -c "
+  grep -q 'docs/configs.md' docs/npusim.1 &&
+  for f in \$(grep -o 'docs/[a-z-]*\.md' docs/npusim.1 | sort -u); do test -f \"\$f\" || { echo \"\$f\"; exit 1; }; done"
+check "sweep --help names every family, not only llama" sh -c "
+  $NPUSIM sweep --help >'$OPT/sweep-help.txt' && ! grep -q 'llama family' '$OPT/sweep-help.txt' &&
+  grep -q 'every family' '$OPT/sweep-help.txt'"
+check "docs/commands.md: every option of a command line it shows is in that command's --help" sh -c "
+  grep -E '^(build/)?npusim [a-z]+' docs/commands.md | sed 's/|.*//; s/#.*//' | while read -r _ cmd rest; do
+    $NPUSIM \$cmd --help >'$OPT/h.txt' 2>/dev/null || continue
+    for f in \$(printf '%s\n' \"\$rest\" | grep -oE '(^|[[ ])--?[a-z][a-z0-9-]*' | tr -d '[ '); do
+      grep -q -- \"\$f\" '$OPT/h.txt' || { echo \"\$cmd \$f\"; exit 1; }
+    done
+  done"
+if command -v bash >/dev/null 2>&1; then
+    check "bash completion: --set completes field names, op's -m is no model, --tp is an option of run" bash -c "
+      . cli/completion/npusim.bash &&
+      COMP_WORDS=('$NPUSIM' run --set hbm_bw); COMP_CWORD=3; _npusim; [ \"\${COMPREPLY[*]}\" = hbm_bw_GBps= ] &&
+      COMP_WORDS=('$NPUSIM' op -m llama); COMP_CWORD=3; _npusim; [ -z \"\${COMPREPLY[*]}\" ] &&
+      COMP_WORDS=('$NPUSIM' run --tp); COMP_CWORD=2; _npusim; [ \"\${COMPREPLY[*]}\" = --tp ]"
+fi
