@@ -5,6 +5,7 @@
  * intensity writes the file back with the deployment-level keys added:
  *   <parent of results>/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/<file>
  * This file parses and checks the options; the stage is carbon_stage.c. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,9 @@
 
 #include "traces/lists.h"
 #include "study/carbon_stage.h"
+#include "study/config.h"
+#include "power/system.h"
+#include "traces/pyfmt.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "traces/textfile.h"
@@ -37,10 +41,14 @@ static const char carbon_help[] =
     "      --workload W        inference (default) or training\n"
     "      --pg NAME           power-gating strategy whose energy_stats are used (NoPG, Full, ...)\n"
     "      --dvfs NAME         DVFS policy; names the output folder only (default None)\n"
-    "      --ci LIST           carbon intensities, kgCO2e/kWh, >= 0 (default 0.1352)\n"
-    "      --util U            duty cycle in (0, 1] (default 0.6)\n"
-    "      --lifetime LIST     lifetimes in whole years, > 0 (default 1)\n"
-    "      --configs DIR       accepted for symmetry; chip data come from each file's sim_config\n"
+    "      --ci LIST           carbon intensities, kgCO2e/kWh, >= 0\n"
+    "      --util U            duty cycle in (0, 1]\n"
+    "      --lifetime LIST     lifetimes in whole years, > 0\n"
+    "                          (defaults of these three: the system config's carbon_intensity_kgCO2_per_kWh,\n"
+    "                          duty_cycle and lifetime_years; under --profile neusim the reference\n"
+    "                          script's 0.1352, 0.6 and 1; the command says which it used)\n"
+    "      --configs DIR       where the system config is looked for first (chip data and PUE come\n"
+    "                          from each file's sim_config)\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
     "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
     "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
@@ -93,6 +101,58 @@ static int parse_life_list(struct carbon_opts *o, const char *lifes)
     return 0;
 }
 
+/* The intensity, duty cycle and lifetime not given as options: the system
+ * config's (power/system.h, the one set of defaults), or under the profile
+ * switch carbon_script_defaults the reference script's. said gets the line
+ * naming the values used and where each came from. 0 or a usage error. */
+static int take_defaults(struct carbon_opts *o, const char *configs, const struct profile *prof, const char *cis,
+                         bool util_given, const char *lifes, char *said, size_t n)
+{
+    struct carbon_defaults cd = { { 0 }, { 0 } };
+    struct loaded_config sys;
+    struct npu_err e;
+    struct config_request r = { configs, NULL, NULL, NULL, NULL, 0 };
+    /* Only looked for when a default is taken: a call that gives all three needs no system config. */
+    bool need = !cis || !util_given || !lifes;
+    if (need && config_load(&r, &sys, &e)) {
+        config_free(&sys);
+        return usage_error("carbon", "the system config (for the defaults of --ci, --util, --lifetime): %s", e.msg);
+    }
+    if (need) {
+        carbon_defaults_of(&sys.sys, sys.sources, prof, true, &cd);
+        if (!cis)
+            o->ci[0] = cd.v[CD_CI], o->nci = 1;
+        if (!util_given)
+            o->util = cd.v[CD_DUTY];
+        double life = cd.v[CD_LIFETIME];
+        if (!lifes && life != floor(life)) {
+            int rc = usage_error("carbon", "%s: field \"lifetime_years\" %g: carbon needs whole years; give "
+                                 "--lifetime", cd.from[CD_LIFETIME], life);
+            config_free(&sys);
+            return rc;
+        }
+        if (!lifes)
+            o->life[0] = (int64_t)life, o->nlife = 1;
+    }
+    /* The line: each value as the files' folders and keys name it. */
+    char ci[256] = "", util[32], life[256] = "";
+    for (int i = 0; i < o->nci; i++) {
+        char one[40];
+        py_repr_double(o->ci[i], one, sizeof one);
+        snprintf(ci + strlen(ci), sizeof ci - strlen(ci), "%s%s", i ? "," : "", one);
+    }
+    carbon_default_text(o->util, util, sizeof util);
+    for (int i = 0; i < o->nlife; i++)
+        snprintf(life + strlen(life), sizeof life - strlen(life), "%s%lld", i ? "," : "", (long long)o->life[i]);
+    const char *text[CD_N] = { ci, life, util, NULL };
+    const char *from[CD_N] = { cis ? "--ci" : cd.from[CD_CI], lifes ? "--lifetime" : cd.from[CD_LIFETIME],
+                               util_given ? "--util" : cd.from[CD_DUTY], "" };
+    carbon_defaults_line(text, from, said, n);
+    if (need)
+        config_free(&sys);
+    return 0;
+}
+
 int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL); }
 
 int carbon_command(int argc, char **argv, struct results *in)
@@ -112,13 +172,11 @@ int carbon_command(int argc, char **argv, struct results *in)
     o.in = in;
     o.workload = "inference";
     o.dvfs = "None";
-    o.util = 0.6;
-    o.ci[0] = 0.1352, o.nci = 1;
-    o.life[0] = 1, o.nlife = 1;
     o.jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL;
+    const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL, *configs = NULL;
+    const struct profile *prof = profile_default();
     int c, rc = 0;
-    bool quiet = false;
+    bool quiet = false, util_given = false;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hqj:m:c:", longopts, NULL)) != -1) {
@@ -142,15 +200,16 @@ int carbon_command(int argc, char **argv, struct results *in)
             if (o.util == 0)
                 return usage_error("carbon", "--util \"%s\": a duty cycle of 0 does no work, so carbon "
                                              "and energy per unit of work are undefined", optarg);
+            util_given = true;
             break;
         case 'l': lifes = optarg; break;
-        case 'C': break;
+        case 'C': configs = optarg; break;
         case 'j':
             if (parse_jobs("carbon", optarg, &o.jobs))
                 return EXIT_USAGE;
             break;
         case 'P':
-            if (!profile_by_name(optarg))
+            if (!(prof = profile_by_name(optarg)))
                 return usage_error("carbon", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());
             break;
         case 'h': fputs(carbon_help, stdout); return 0;
@@ -177,6 +236,9 @@ int carbon_command(int argc, char **argv, struct results *in)
         rc = parse_ci_list(&o, cis);
     if (!rc && lifes)
         rc = parse_life_list(&o, lifes);
+    char said[2048] = "";
+    if (!rc)
+        rc = take_defaults(&o, configs, prof, cis, util_given, lifes, said, sizeof said);
     if (!rc && !path_is_dir(o.results))
         rc = usage_error("carbon", "--results \"%s\": no such folder", o.results);
     struct carbon_done done;
@@ -188,8 +250,8 @@ int carbon_command(int argc, char **argv, struct results *in)
         rc = report_error("carbon", &e);
     stage_progress_end(&o.progress);
     if (!rc)
-        fprintf(stderr, "npusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", done.files, done.root,
-                o.pg, o.dvfs);
+        fprintf(stderr, "npusim carbon: %s\nnpusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", said,
+                done.files, done.root, o.pg, o.dvfs);
     for (int i = 0; i < 4; i++)
         free(o.bufs[i]);
     return rc;

@@ -92,6 +92,9 @@ int cmd_fleet(int argc, char **argv)
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);
         o[1].text = pyjson_print(jo);
         cJSON_Delete(jo);
+        char note[4096];
+        fleet_defaults_note(d, n, note, sizeof note);
+        fprintf(stderr, "npusim fleet: %s\n", note);
         /* The table first: if it cannot reach the user, no file is written. */
         fleet_print_table(d, n, &tot, stdout);
         rc = stdout_flushed("fleet");

@@ -87,8 +87,8 @@ static const char sweep_help[] =
     "      --pg STRATEGY       summary: power-gating strategy of the energy pass (default NoPG)\n"
     "      --dvfs POLICY       summary: DVFS policy (default None)\n"
     "      --ci CI             summary: carbon intensity, kgCO2e/kWh (default: the system config's)\n"
-    "      --util U            summary: duty cycle in (0, 1] (default 0.6)\n"
-    "      --lifetime L        summary: lifetime in years (default 1)\n"
+    "      --util U            summary: duty cycle in (0, 1] (default: the system config's)\n"
+    "      --lifetime L        summary: lifetime in years (default: the system config's)\n"
     "      --skip-existing     leave configurations whose outputs already exist\n"
     "      --dry-run           simulate every valid configuration but write nothing\n"
     "  -q, --quiet             no progress line (it is drawn only on a terminal anyway)\n"
@@ -268,8 +268,6 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
     };
     struct sweep_opts *o = &a->o;
     o->prof = profile_default();
-    o->util = 0.6;
-    o->lifetime = 1;
     a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
     optind = 1;
     opterr = 0;
@@ -469,6 +467,9 @@ static void report_counts(const struct sweep_ctx *x)
     if (x->cnt.errors)
         fprintf(stderr, ", %ld failed", x->cnt.errors);
     fputc('\n', stderr);
+    if (x->want_row && x->carbon_note[0])
+        fprintf(stderr, "npusim sweep: summary carbon columns: %s%s\n", x->carbon_note,
+                x->carbon_varies ? " (the first row's; the spec's fields change them in others)" : "");
     /* Never silent (power/invariants.h); the example is rank 0's first. */
     if (x->violating)
         fprintf(stderr, "npusim sweep: warning: %ld of %ld simulated points violate a physical invariant%s%s\n",

@@ -2,6 +2,7 @@
 #include "study/fleet_stage.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,16 +45,26 @@ static int get_str(const cJSON *o, const char *key, char *buf, size_t n)
     return 1;
 }
 
-/* Site fields of a defaults object or a deployment. */
-static int parse_site(const cJSON *o, struct fleet_site *s, const char **bad)
+/* A site field that is not given stays NAN: fleet_evaluate takes it from
+ * the deployment's system config (power/system.h carbon_defaults_of). */
+#define SITE_UNSET NAN
+
+/* Site fields of a defaults object or a deployment; on a bad one, *field
+ * and *expected name it and what it must hold. */
+static int parse_site(const cJSON *o, struct fleet_site *s, const char **field, const char **expected)
 {
-    if (get_num(o, "pue", &s->pue, false, 1.0, 100) < 0) return *bad = "pue: a number >= 1", -1;
-    if (get_num(o, "carbon_intensity_kgCO2_per_kWh", &s->ci, false, 0, 100) < 0)
-        return *bad = "carbon_intensity_kgCO2_per_kWh: a number >= 0", -1;
-    if (get_num(o, "lifetime_years", &s->lifetime, true, 0, 1000) < 0)
-        return *bad = "lifetime_years: a positive number", -1;
-    if (get_str(o, "pg", s->pg, sizeof s->pg) < 0) return *bad = "pg: a strategy name or file", -1;
-    if (get_str(o, "dvfs", s->dvfs, sizeof s->dvfs) < 0) return *bad = "dvfs: \"None\" or \"Ideal\"", -1;
+    static const struct { const char *key, *expected; size_t at; bool positive; double lo, hi; } nums[] = {
+        { "pue", "a number >= 1", offsetof(struct fleet_site, pue), false, 1.0, 100 },
+        { "carbon_intensity_kgCO2_per_kWh", "a number >= 0", offsetof(struct fleet_site, ci), false, 0, 100 },
+        { "lifetime_years", "a positive number of years", offsetof(struct fleet_site, lifetime), true, 0, 1000 },
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        if (get_num(o, nums[i].key, (double *)((char *)s + nums[i].at), nums[i].positive, nums[i].lo, nums[i].hi) < 0)
+            return *field = nums[i].key, *expected = nums[i].expected, -1;
+    if (get_str(o, "pg", s->pg, sizeof s->pg) < 0)
+        return *field = "pg", *expected = "a strategy name or file", -1;
+    if (get_str(o, "dvfs", s->dvfs, sizeof s->dvfs) < 0)
+        return *field = "dvfs", *expected = "\"None\" or \"Ideal\"", -1;
     return 0;
 }
 
@@ -94,7 +105,7 @@ static int parse_deployment(const char *file, int i, const cJSON *o, const struc
     d->site = *dflt;
     d->replicas = 1;
     d->load = -1;
-    d->duty = 1.0;
+    d->duty = SITE_UNSET;
     d->best = true;
     if (!cJSON_IsObject(o))
         return field_err(e, file, i, "(entry)", "an object");
@@ -161,9 +172,9 @@ static int parse_deployment(const char *file, int i, const cJSON *o, const struc
                              "an object with exactly one of tokens_per_sec, requests_per_sec, "
                              "iterations_per_sec, duty_cycle");
     }
-    const char *bad = NULL;
-    if (parse_site(o, &d->site, &bad))
-        return field_err(e, file, i, bad, "valid");
+    const char *field, *expected;
+    if (parse_site(o, &d->site, &field, &expected))
+        return field_err(e, file, i, field, expected);
     return 0;
 }
 
@@ -179,6 +190,26 @@ static int simulate(const struct family *fam, const struct loaded_config *c, con
     return rc ? -1 : 0;
 }
 
+/* The site numbers neither the fleet file's defaults nor the deployment
+ * gave, from its system config: the one set of defaults (power/system.h). */
+static void take_defaults(struct fleet_deployment *d, const struct loaded_config *c, const struct profile *prof)
+{
+    carbon_defaults_of(&c->sys, c->sources, prof, false, &d->dflt);
+    snprintf(d->system, sizeof d->system, "%s", c->system_name);
+    double *site[CD_N] = { [CD_CI] = &d->site.ci, [CD_LIFETIME] = &d->site.lifetime, [CD_DUTY] = &d->duty,
+                           [CD_PUE] = &d->site.pue };
+    char num[CD_N][32];
+    const char *text[CD_N];
+    for (int i = 0; i < CD_N; i++) {
+        carbon_default_text(d->dflt.v[i], num[i], sizeof num[i]);
+        text[i] = num[i];
+        d->given[i] = !isnan(*site[i]);
+        if (!d->given[i])
+            *site[i] = d->dflt.v[i];
+    }
+    carbon_defaults_line(text, d->dflt.from, d->dflt_line, sizeof d->dflt_line);
+}
+
 int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet_deployment *d,
                    struct npu_err *e)
 {
@@ -189,6 +220,7 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
         return -1;
     }
     base.strict = !d->best;
+    take_defaults(d, &base, prof);
     const struct family *fam = family_find(&base.model, "inference");
     int rc = -1;
     struct pg_strategy pg;
@@ -269,6 +301,26 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
 out:
     config_free(&base);
     return rc;
+}
+
+void fleet_defaults_note(const struct fleet_deployment *d, int n, char *buf, size_t len)
+{
+    static const char *const keys[CD_N] = { [CD_CI] = "carbon_intensity_kgCO2_per_kWh",
+                                            [CD_LIFETIME] = "lifetime_years", [CD_DUTY] = "load",
+                                            [CD_PUE] = "pue" };
+    size_t k = (size_t)snprintf(buf, len, "%s", n > 0 ? d[0].dflt_line : "");
+    const char *sep = "; the fleet file's own ";
+    for (int c = 0; c < CD_N && k < len; c++) {
+        bool given = false;
+        for (int i = 0; i < n; i++)
+            given |= d[i].given[c];
+        if (given) {
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, keys[c]);
+            sep = ", ";
+        }
+    }
+    if (k < len && strcmp(sep, ", ") == 0)
+        snprintf(buf + k, len - k, " take precedence");
 }
 
 void fleet_print_table(const struct fleet_deployment *d, int n, const struct fleet_out *tot, FILE *f)
@@ -354,6 +406,16 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
     json_add_f64(t, "operational_tCO2e", tot->operational_tCO2e);
     json_add_f64(t, "embodied_tCO2e", tot->embodied_tCO2e);
     json_add_f64(t, "total_tCO2e", tot->total_tCO2e);
+    /* What a deployment takes when the fleet file does not say: the system
+     * config's (every deployment's is the same file), by its name. */
+    cJSON *cd = n > 0 ? cJSON_AddObjectToObject(o, "carbon_defaults") : NULL;
+    if (cd) {
+        cJSON_AddStringToObject(cd, "system", d[0].system);
+        json_add_f64(cd, "carbon_intensity_kgCO2_per_kWh", d[0].dflt.v[CD_CI]);
+        json_add_f64(cd, "lifetime_years", d[0].dflt.v[CD_LIFETIME]);
+        json_add_f64(cd, "duty_cycle", d[0].dflt.v[CD_DUTY]);
+        json_add_f64(cd, "pue", d[0].dflt.v[CD_PUE]);
+    }
     cJSON *prov = config_provenance(prof, NULL);
     if (prov) {
         if (file)
@@ -365,8 +427,8 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
 
 int fleet_parse(const cJSON *j, const char *file, struct fleet_deployment **out, int *nout, struct npu_err *e)
 {
-    struct fleet_site dflt = { 1.1, 0.5, 4.0, "NoPG", "None" };
-    const char *bad = NULL;
+    struct fleet_site dflt = { SITE_UNSET, SITE_UNSET, SITE_UNSET, "NoPG", "None" };
+    const char *field, *expected;
     const cJSON *dj = cJSON_GetObjectItemCaseSensitive(j, "defaults");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "deployments");
     int rc = unknown_key(file, "", j, KEYS(top_keys), e), n = cJSON_GetArraySize(list);
@@ -377,8 +439,8 @@ int fleet_parse(const cJSON *j, const char *file, struct fleet_deployment **out,
         rc = unknown_key(file, "defaults: ", dj, KEYS(site_keys), e);
     if (rc)
         ;
-    else if (dj && parse_site(dj, &dflt, &bad))
-        rc = npu_errf(e, "%s: \"defaults\" field \"%s\"", file, bad);
+    else if (dj && parse_site(dj, &dflt, &field, &expected))
+        rc = npu_errf(e, "%s: defaults field \"%s\": expected %s", file, field, expected);
     else if (!cJSON_IsArray(list) || n == 0)
         rc = npu_errf(e, "%s: field \"deployments\": expected a non-empty list", file);
     else if (!(d = calloc((size_t)n, sizeof *d)))

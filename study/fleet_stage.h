@@ -22,11 +22,13 @@
 
 #include "opsgen/sweep.h"
 #include "power/fleet.h"
+#include "power/system.h"
 #include "study/family.h"
 #include "traces/err.h"
 #include "traces/profile.h"
 
-/* Site and policy settings a deployment inherits from "defaults". */
+/* Site and policy settings a deployment inherits from "defaults"; a number
+ * neither gives is NAN until fleet_evaluate takes the system config's. */
 struct fleet_site {
     double pue, ci, lifetime;
     char pg[128], dvfs[32];
@@ -39,13 +41,18 @@ struct fleet_deployment {
     struct parallel_cfg par;
     double load;              /* units/s, or -1 */
     char load_unit[32];       /* "tokens", "requests", "iterations" */
-    double duty;
+    double duty;              /* with no load; NAN: the system config's */
     struct fleet_site site;
     /* results */
     struct family_capacity cap;
     char pstr[128];
     double idle_W, embodied_kg;
     struct fleet_out out;
+    /* The system config's carbon defaults (power/system.h), its name and
+     * the line saying which values were used and where from. */
+    struct carbon_defaults dflt;
+    bool given[CD_N];         /* which the fleet file set instead */
+    char system[256], dflt_line[2048];
 };
 
 /* Reads and checks a whole fleet file's tree j (every key, every
@@ -58,6 +65,9 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
                    struct npu_err *e);
 /* The fleet's totals of n evaluated deployments. */
 void fleet_total(const struct fleet_deployment *d, int n, struct fleet_out *tot);
+/* The line saying which carbon defaults n evaluated deployments took from
+ * their system config, and which the fleet file set instead. */
+void fleet_defaults_note(const struct fleet_deployment *d, int n, char *buf, size_t len);
 /* The outputs: a table, fleet.csv's text (malloc'ed), fleet.json's tree
  * (with its provenance under prof, naming the fleet file when file is
  * given: its name, never its path). */

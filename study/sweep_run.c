@@ -21,6 +21,7 @@
 #include "power/carbon.h"
 #include "power/energy.h"
 #include "power/powercap.h"
+#include "power/system.h"
 #include "traces/clock.h"
 
 /* One point (the members of a bundle, sweep_points.h) in the ordered pool. */
@@ -31,6 +32,7 @@ struct item {
     char msg[512];                   /* the first member's error (fatal without --summary) */
     int nwarn[SWEEP_BUNDLE_MAX];     /* physical invariants the member violates */
     char warn[INVARIANT_LEN + 200];  /* the first such member's first violation */
+    char carbon[1024];               /* the first summarised member's carbon inputs (carbon_note) */
 };
 
 
@@ -44,6 +46,38 @@ static int ctx_next(void *vctx, void *vit)
     if (r < 0)
         x->failed = true;
     return r;
+}
+
+/* The carbon columns' intensity, lifetime and duty cycle (by power/system.h's
+ * CD_*) and where each came from: an option, else the point's system config
+ * (the one set of defaults, power/system.h). */
+static void carbon_inputs(const struct sweep_opts *o, const struct loaded_config *c, double v[CD_N],
+                          const char *from[CD_N])
+{
+    struct carbon_defaults cd;
+    carbon_defaults_of(&c->sys, c->sources, o->prof, false, &cd);
+    for (int i = 0; i < CD_N; i++)
+        v[i] = cd.v[i], from[i] = cd.from[i];
+    if (o->ci_given)
+        v[CD_CI] = o->ci, from[CD_CI] = "--ci";
+    if (o->lifetime > 0)
+        v[CD_LIFETIME] = o->lifetime, from[CD_LIFETIME] = "--lifetime";
+    if (o->util > 0)
+        v[CD_DUTY] = o->util, from[CD_DUTY] = "--util";
+}
+
+/* The line naming a row's carbon inputs (cmd_sweep.c prints the first row's). */
+static void carbon_note(const struct sweep_opts *o, const struct loaded_config *c, char *buf, size_t n)
+{
+    double v[CD_N];
+    const char *from[CD_N], *text[CD_N];
+    char num[CD_N][32];
+    carbon_inputs(o, c, v, from);
+    for (int i = 0; i < CD_N; i++) {
+        carbon_default_text(v[i], num[i], sizeof num[i]);
+        text[i] = num[i];
+    }
+    carbon_defaults_line(text, from, buf, n);
 }
 
 /* The summary figures of a timed trace (energy pass already applied). */
@@ -72,14 +106,16 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
     if (have_cap && cap.units_per_sec > 0) {
         double n = (double)c->model.num_chips;
         double idle_W = carbon_idle_power_W(&c->chip, strcmp(o->pg.name, "NoPG") != 0) * n;
-        double u = o->util;
+        double v[CD_N];
+        const char *from[CD_N];
+        carbon_inputs(o, c, v, from);
+        double u = v[CD_DUTY], ci = v[CD_CI];
         double avg_W = u * cap.active_power_W + (1 - u) * idle_W;
-        double ci = o->ci_given ? o->ci : c->sys.carbon_intensity_kgCO2_per_kWh;
         res->has_cap = true;
         res->unit = cap.unit;
         res->throughput = cap.units_per_sec;
         res->energy_per_unit_J = cap.active_power_W / cap.units_per_sec;
-        res->carbon_per_unit_kg = carbon_per_unit(u * cap.units_per_sec, c->sys.PUE, o->lifetime, ci,
+        res->carbon_per_unit_kg = carbon_per_unit(u * cap.units_per_sec, c->sys.PUE, v[CD_LIFETIME], ci,
                                                   avg_W, c->chip.embodied_carbon_kgCO2 * n);
     }
 }
@@ -92,6 +128,8 @@ static void member_done(struct sweep_ctx *x, struct item *it, int j, const struc
     it->status[j] = res->status;
     if (res->status == ROW_ERROR && !it->msg[0])
         snprintf(it->msg, sizeof it->msg, "%s", res->msg);
+    if (x->want_row && res->has_cap && !it->carbon[0])
+        carbon_note(x->o, c, it->carbon, sizeof it->carbon);
     if (x->want_row)
         it->row[j] = row_format(m->index, c->model_name, x->en.plan->workload, c->chip_name, &c->model,
                                 it->pt.batch, res, m->g->field_csv);
@@ -288,6 +326,12 @@ static int ctx_emit(void *vctx, void *vit)
             rc = -1;
         }
     }
+    /* The first row's carbon inputs, and whether a later row's differ (a
+     * spec's fields may set the system's). */
+    if (it->carbon[0] && !x->carbon_note[0])
+        snprintf(x->carbon_note, sizeof x->carbon_note, "%s", it->carbon);
+    else if (it->carbon[0] && strcmp(it->carbon, x->carbon_note))
+        x->carbon_varies = true;
     x->cnt.done += it->pt.n;
     if (!rc && x->deadline_s > 0 && clock_monotonic_s() > x->deadline_s) {
         snprintf(x->err.msg, sizeof x->err.msg, "the time limit was reached after %ld points", x->cnt.done);
@@ -399,7 +443,8 @@ int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const
         bound *= (double)(spec->fields[f].list ? cJSON_GetArraySize(spec->fields[f].list) : spec->fields[f].count);
     if (bound > (double)max_points)
         return npu_errf(e, "the sweep has at least %.0f points; expected at most %ld", bound, max_points);
-    struct sweep_opts o = { .out = "", .summary = "sweep", .prof = prof, .util = 0.6, .lifetime = 1 };
+    /* Carbon inputs: the system config's (util and lifetime 0: not given). */
+    struct sweep_opts o = { .out = "", .summary = "sweep", .prof = prof };
     pg_strategy_default(&o.pg);
     snprintf(o.pg.name, sizeof o.pg.name, "NoPG");
     o.dvfs = DVFS_NONE;

@@ -29,7 +29,7 @@ struct sweep_opts {
     struct pg_strategy pg;
     enum dvfs_policy dvfs;
     bool custom_energy;
-    double ci, util, lifetime;
+    double ci, util, lifetime;   /* util, lifetime 0: the system config's (power/system.h) */
     bool ci_given;
     /* A results tree is written here, beside out, and published whole at
      * the end (study/staging.h): a sweep that fails leaves out as it was. */
@@ -60,6 +60,8 @@ struct sweep_ctx {
     bool want_row;
     long violating;              /* simulated points violating a physical invariant */
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
+    char carbon_note[1024];      /* the first row's carbon inputs and their sources */
+    bool carbon_varies;          /* a later row's differ */
     double deadline_s;           /* CLOCK_MONOTONIC seconds past which the sweep stops with
                                   * an error (0: none; the HTTP API's time per request) */
     long held_bundle;            /* the bundle whose rows are held */

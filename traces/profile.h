@@ -42,6 +42,9 @@ struct profile {
     bool pg_utils_not_refreshed;           /* power Q20: flops/HBM utilisation not refreshed after PG/DVFS */
     bool pg_setpm_rounding_cycles_as_ns;   /* power Q21: banker's rounding, 32 cycles written as ns */
     bool dynamic_power_scale_ignored;      /* the chip's dynamic_power_scale is not applied */
+    bool carbon_script_defaults;           /* carbon figures default to the reference carbon script's
+                                            * duty cycle 0.6 and lifetime 1 year (npusim carbon: and
+                                            * 0.1352 kgCO2e/kWh), not the system config's (power/system.h) */
     bool inline_energy_chipsim_types;      /* the run's own energy pass (and its power cap) keep chipsim's
                                             * op type, while the energy stage types an op by the unit it
                                             * ran on: a matmul run on the vector units costs more there */

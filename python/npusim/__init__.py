@@ -169,24 +169,28 @@ def energy(model="llama3-8b", chip="tpuv5p", batch=None, pg=_STRATEGIES, system=
 
 
 def carbon(model="llama3-8b", chip="tpuv5p", num_chips=1, batch=None, parallelism="best", replicas=1, pg="NoPG",
-           dvfs="None", carbon_intensity=0.5, pue=1.1, lifetime_years=4, duty_cycle=None, load=None, configs=None,
-           profile=None):
+           dvfs="None", carbon_intensity=None, pue=None, lifetime_years=None, duty_cycle=None, load=None,
+           configs=None, profile=None):
     """One deployment's energy and carbon a year (a fleet of one, npusim
     fleet, docs/fleet.md): capacity, active, idle and average power, annual
     energy, operational and embodied carbon, and energy and carbon per unit
     of work served. parallelism: "best" or a dict of degrees ({"tp": 4});
     load: {"tokens_per_sec": N} (or requests_per_sec, iterations_per_sec),
-    else duty_cycle (default 1: serving all the time). model and chip are
-    names, paths or dicts."""
+    else duty_cycle. carbon_intensity, pue, lifetime_years and duty_cycle
+    default to the system config's (configs/systems/system_config.json), as
+    for npusim carbon, a sweep's summary and npusim fleet. model and chip
+    are names, paths or dicts."""
     with _Configs() as cfg:
         d = {"model": cfg(model), "chip": cfg(chip), "num_chips": num_chips, "parallelism": parallelism,
-             "replicas": replicas, "pg": pg, "dvfs": dvfs, "carbon_intensity_kgCO2_per_kWh": carbon_intensity,
-             "pue": pue, "lifetime_years": lifetime_years}
-        if batch is not None:
-            d["batch_size"] = batch
+             "replicas": replicas, "pg": pg, "dvfs": dvfs}
+        for key, v in (("carbon_intensity_kgCO2_per_kWh", carbon_intensity), ("pue", pue),
+                       ("lifetime_years", lifetime_years), ("batch_size", batch)):
+            if v is not None:
+                d[key] = v
         if load is not None and duty_cycle is not None:
             raise Error("carbon: give load or duty_cycle, not both")
-        d["load"] = dict(load) if load is not None else {"duty_cycle": 1 if duty_cycle is None else duty_cycle}
+        if load is not None or duty_cycle is not None:
+            d["load"] = dict(load) if load is not None else {"duty_cycle": duty_cycle}
         return _call("/api/fleet", {"deployments": [d]}, configs, profile)["deployments"][0]
 
 

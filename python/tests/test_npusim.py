@@ -76,18 +76,19 @@ def test_energy_is_run_s_power_gating():
 
 
 def test_carbon_is_the_sweep_s_carbon_per_unit():
-    # One replica at duty cycle 0.6 over one year at the system's intensity
-    # and PUE: the sweep summary's carbon_per_unit_kgCO2e (its defaults).
-    c = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8, duty_cycle=0.6,
-                      carbon_intensity=0.5, pue=1.1, lifetime_years=1)
+    # Both take their defaults from the system config (duty cycle 0.6, four
+    # years, its intensity and PUE): one replica's carbon per unit is the
+    # sweep summary's carbon_per_unit_kgCO2e.
+    c = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8)
     row = npusim.sweep(["llama3-8b"], ["tpuv5p"], [1], [8])["rows"][0]
+    assert (c["carbon_intensity_kgCO2_per_kWh"], c["pue"], c["lifetime_years"], c["utilisation"]) == (0.5, 1.1, 4, 0.6)
     assert c["capacity_per_s"] == pytest.approx(row["throughput"], rel=1e-12)
     assert c["kgCO2e_per_unit"] == pytest.approx(row["carbon_per_unit_kgCO2e"], rel=1e-12)
     # The year's figures from the deployment's own numbers (docs/fleet.md).
     year_s = 365 * 24 * 3600
     assert c["avg_power_W"] == pytest.approx(0.6 * c["active_power_W"] + 0.4 * c["idle_power_W"], rel=1e-12)
     assert c["units_per_year"] == pytest.approx(0.6 * c["capacity_per_s"] * year_s, rel=1e-12)
-    assert c["embodied_tCO2e"] == pytest.approx(0.585)   # tpuv5p's 585 kg over one year
+    assert c["embodied_tCO2e"] == pytest.approx(0.585 / 4)   # tpuv5p's 585 kg over four years
     assert c["facility_energy_per_unit_J"] == pytest.approx(c["avg_power_W"] * 1.1 / (0.6 * c["capacity_per_s"]))
     # A load instead of a duty cycle; a cleaner grid emits less.
     half = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8,
@@ -103,8 +104,8 @@ def test_ops_frame_is_a_dataframe():
     pandas = pytest.importorskip("pandas")
     df = npusim.ops_frame(npusim.run())
     assert isinstance(df, pandas.DataFrame)
-    assert {"name", "phase", "type", "count", "exe_ns", "bound", "flops", "bytes"} <= set(df.columns)
-    assert (df.groupby("phase")["exe_ns"].count() > 10).all()
+    assert {"Name", "Phase", "OpType", "Count", "Execution time", "Bounded-by", "FLOP Count"} <= set(df.columns)
+    assert (df.groupby("Phase")["Execution time"].count() > 10).all()
 
 
 def test_op_gemm_on_h100_is_the_documented_time():

@@ -22,6 +22,30 @@ expect_fail "fleet: malformed fleet file" 'broken.json:1: invalid JSON' $NPUSIM 
 printf '{"deployments": []}' >"$T/empty.json"
 expect_fail "fleet: no deployments" 'non-empty list' $NPUSIM fleet --profile neusim --configs $CONFIGS --out "$T/fo2" "$T/empty.json"
 no_files "fleet: bad fleets leave no output" "$T/fo2"
+# A site field that is out of range is named cleanly, with what it must hold (not the message text in quotes).
+mkfleet zerolife '{"model": "llama3-8b", "chip": "tpuv5p", "lifetime_years": 0}'
+expect_fail "fleet: lifetime_years 0 names the field" 'zerolife.json: deployments\[0\] field "lifetime_years": expected a positive number of years$' \
+  $NPUSIM fleet --configs $CONFIGS --out "$T/fo3" "$T/zerolife.json"
+printf '{"defaults": {"lifetime_years": 0}, "deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]}\n' >"$T/zerolifedef.json"
+expect_fail "fleet: lifetime_years 0 in defaults names the field" 'zerolifedef.json: defaults field "lifetime_years": expected a positive number of years$' \
+  $NPUSIM fleet --configs $CONFIGS --out "$T/fo3" "$T/zerolifedef.json"
+no_files "fleet: a bad lifetime leaves no output" "$T/fo3"
+
+# One set of carbon defaults: what the fleet file does not say comes from the
+# system config (here one with its own values), and the command says so.
+mkdir -p "$T/fcfg/systems"
+printf '{"PUE": 1.2, "carbon_intensity_kgCO2_per_kWh": 0.2, "lifetime_years": 2, "duty_cycle": 0.5}\n' >"$T/fcfg/systems/system_config.json"
+mkfleet dflt '{"name": "a", "model": "llama3-8b", "chip": "tpuv5p", "batch_size": 8, "parallelism": {"tp": 1}},
+  {"name": "b", "model": "llama3-8b", "chip": "tpuv5p", "batch_size": 8, "parallelism": {"tp": 1}, "lifetime_years": 3, "load": {"duty_cycle": 1}}'
+check "fleet: defaults from the system config, the fleet file's own values first; the command names both" sh -c "
+  $NPUSIM fleet --configs '$T/fcfg' --out '$T/fd' '$T/dflt.json' >/dev/null 2>'$T/fd.err' &&
+  grep -qx 'npusim fleet: carbon defaults from $T/fcfg/systems/system_config.json: 0.2 kgCO2e/kWh, 2 years, duty cycle 0.5, PUE 1.2; the fleet file.s own lifetime_years, load take precedence' '$T/fd.err' &&
+  python3 -c \"import json, sys
+j = json.load(open(sys.argv[1])); a, b = j['deployments']
+assert (a['carbon_intensity_kgCO2_per_kWh'], a['lifetime_years'], a['utilisation'], a['pue']) == (0.2, 2, 0.5, 1.2), a
+assert (b['lifetime_years'], b['utilisation'], b['pue']) == (3, 1, 1.2), b
+assert j['carbon_defaults'] == {'system': 'system_config', 'carbon_intensity_kgCO2_per_kWh': 0.2, 'lifetime_years': 2, 'duty_cycle': 0.5, 'pue': 1.2}, j['carbon_defaults']
+\" '$T/fd/fleet.json'"
 # "best" parallelism picks among the configurations that fit in memory: on
 # 2 x H100, llama3-70b at batch 64 needs 125.7 GiB per chip at tp 2 (its
 # fastest layout) and 105.7 at pp 2, so nothing fits and the fleet says so;
