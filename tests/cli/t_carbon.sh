@@ -115,3 +115,26 @@ expect_fail "carbon: invalid JSON names the file" 'inference-v5p_decode.json:2: 
   $NPUSIM carbon --profile neusim --results "$CB/raw_None" $CARGS --pg NoPG
 no_files "carbon: invalid JSON leaves no output" "$CB/carbon_NoPG"
 check "carbon: failures leave no staging folder" sh -c "! ls -A '$CB' | grep '[.]tmp[.]'"
+
+# --- one set of defaults: without --ci/--util/--lifetime, the system config's (as sweep and fleet) ---
+check "carbon: defaults from the system config (0.5 kgCO2e/kWh, duty cycle 0.6, 4 years), said on stderr" sh -c "
+  mkdir -p '$T/cd1' && cp -R '$CT/raw_None' '$T/cd1/' &&
+  $NPUSIM carbon --configs configs --results '$T/cd1/raw_None' --models llama3-8b --versions 5p --pg NoPG 2>'$T/cd1/err' &&
+  grep -qx 'npusim carbon: carbon defaults from configs/systems/system_config.json: 0.5 kgCO2e/kWh, 4 years, duty cycle 0.6' '$T/cd1/err' &&
+  f=\$(find '$T/cd1/carbon_NoPG/dvfs_None/CI0.5/UTIL0.6' -name '*_decode.json' | head -n 1) && test -n \"\$f\" &&
+  python3 -c \"import json, sys; d = json.load(open(sys.argv[1]))['carbon_and_energy_stats']; assert list(d) == ['4'], list(d)\" \"\$f\""
+check "carbon: the neusim profile keeps the reference script's 0.1352, 0.6 and 1 year, and says so" sh -c "
+  $NPUSIM carbon --profile neusim --configs configs --results '$T/cd1/raw_None' --models llama3-8b --versions 5p --pg NoPG 2>'$T/cd1/err2' &&
+  grep -qx \"npusim carbon: carbon defaults from the reference's carbon script (--profile neusim): 0.1352 kgCO2e/kWh, 1 year, duty cycle 0.6\" '$T/cd1/err2' &&
+  test -n \"\$(find '$T/cd1/carbon_NoPG/dvfs_None/CI0.1352/UTIL0.6' -name '*_decode.json')\""
+mkdir -p "$T/ccfg/systems" "$T/ccfg2/systems"
+printf '{"PUE": 1.2, "carbon_intensity_kgCO2_per_kWh": 0.3, "lifetime_years": 3, "duty_cycle": 0.5}\n' >"$T/ccfg/systems/system_config.json"
+check "carbon: a system config of its own sets the defaults; an option wins and is named" sh -c "
+  $NPUSIM carbon --configs '$T/ccfg' --results '$T/cd1/raw_None' --models llama3-8b --versions 5p --pg NoPG --lifetime 2 2>'$T/cd1/err3' &&
+  grep -qx 'npusim carbon: carbon defaults from $T/ccfg/systems/system_config.json: 0.3 kgCO2e/kWh, 2 years (--lifetime), duty cycle 0.5' '$T/cd1/err3' &&
+  test -n \"\$(find '$T/cd1/carbon_NoPG/dvfs_None/CI0.3/UTIL0.5' -name '*_decode.json')\""
+printf '{"PUE": 1.2, "carbon_intensity_kgCO2_per_kWh": 0.3, "lifetime_years": 2.5}\n' >"$T/ccfg2/systems/system_config.json"
+expect_fail "carbon: a system lifetime that is not whole years names the file and field" \
+  'ccfg2/systems/system_config.json: field "lifetime_years" 2.5: carbon needs whole years; give --lifetime' \
+  $NPUSIM carbon --configs "$T/ccfg2" --results "$CT/raw_None" --models llama3-8b --versions 5p --pg NoPG
+no_files "carbon: ... and writes nothing" "$CT/carbon_NoPG/dvfs_None/CI0.3"
