@@ -34,4 +34,6 @@ if command -v mpirun >/dev/null 2>&1 && pkg-config --exists ompi-c 2>/dev/null; 
           test \$(grep -c 'built without MPI.*make MPI=1' '$T/mpino2.log') -eq 2 &&
           test ! -e '$T/mpino2.csv' && test ! -e '$T/mpino2'"
     fi
+else
+    echo "ok - mpi: make MPI=1 and mpirun -n 2 sweeps: skipped, no mpirun or ompi-c here (apt-get install openmpi-bin libopenmpi-dev)"
 fi
