@@ -145,6 +145,15 @@ for f in ('pareto', 'throughput_vs_batch', 'throughput_vs_chips'):
 front = re.findall(r'<title>Pareto front: ', open(sys.argv[3] + '/pareto.svg').read())
 assert len(front) == len(got), (front, got)
 PY"
+# The same sweep as a results tree read back (report PATH): the runs table
+# says which are out of memory (tp 2 and pp 2 at batch 64: 2 of the 5 that
+# ran) and its Pareto section leaves them off the front, drawn hollow.
+check "report PATH: runs out of memory are off the Pareto front and drawn hollow" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --models llama3-70b --versions h100 --num-chips 2 --batch-sizes 1,8,64 \
+    --out '$RP/oomtree' >/dev/null 2>&1 &&
+  $NPUSIM report '$RP/oomtree' -o '$RP/oomtree.html' --svg-dir '$RP/oomtreesvg' >/dev/null &&
+  grep -q '2 of the 5 configurations do not fit in memory' '$RP/oomtree.html' &&
+  test \$(grep -c 'class=\"point unfit\"' '$RP/oomtreesvg/pareto.svg') -eq 2"
 printf 'a,b\n1,2\n' >"$RP/notsummary.csv"
 expect_fail "report --sweep: not a summary names what it expects" 'expected the columns of npusim sweep --summary' \
     $NPUSIM report --sweep "$RP/notsummary.csv" -o "$RP/y.html"
