@@ -33,7 +33,7 @@ static const char calibrate_help[] =
     "\n"
     "options:\n"
     "  -c, --chip NAME|PATH    chip config to start from (default tpuv5p)\n"
-    "  -o, --out FILE          the calibrated chip config (JSON)\n"
+    "  -o, --out FILE          the calibrated chip config (JSON): npusim run -c FILE ...\n"
     "      --report FILE       the same table as markdown, with the sources\n"
     "      --set KEY=VALUE     override one chip field first (repeatable)\n"
     "      --configs DIR       where to look for configs first\n"
