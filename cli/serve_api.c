@@ -30,6 +30,7 @@
 #include "study/report_run.h"
 #include "power/energy.h"
 #include "traces/precision.h"
+#include "traces/trace_csv.h"
 
 int api_reply_json(struct api_response *r, int status, cJSON *j)
 {
@@ -241,6 +242,26 @@ static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     return api_reply_json(r, 200, j);
 }
 
+/* The timed trace as the CSV `npusim run` writes per phase, every column,
+ * with the stream's Phase column (Python's ops_frame reads it); NULL when
+ * out of memory. */
+static char *trace_csv_text(const struct trace *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct trace_csv_opts o = { PHASE_NONE, true, false };
+    struct npu_err e;
+    int rc = f ? trace_write_csv_stream(t, f, &o, &e) : -1;
+    if (f && fclose(f))
+        rc = -1;
+    if (rc) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 /* The per-operator rows and the totals of a timed trace. */
 static cJSON *trace_json(const struct trace *t)
 {
@@ -274,6 +295,10 @@ static cJSON *trace_json(const struct trace *t)
             cJSON_AddItemToArray(ph, o);
         }
     cJSON_AddItemToObject(j, "ops", ops);
+    char *csv = trace_csv_text(t);
+    if (csv)
+        cJSON_AddStringToObject(j, "ops_csv", csv);
+    free(csv);
     return j;
 }
 
@@ -335,14 +360,20 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     const char *pg = pg_list_of(req, list, sizeof list, msg, sizeof msg);
     if (!pg)
         return api_reply_error(r, 400, msg);
+    /* "workload": "inference" (default) or "training", as run --workload */
+    const cJSON *wl = cJSON_GetObjectItemCaseSensitive(req, "workload");
+    const char *workload = cJSON_IsString(wl) ? wl->valuestring : wl ? "" : "inference";
+    if (strcmp(workload, "inference") && strcmp(workload, "training"))
+        return api_reply_error(r, 400, "\"workload\": expected \"inference\" or \"training\"");
     if (api_load_config(ctx, req, true, &c, &e))
         return api_reply_error(r, 400, e.msg);
-    const struct family *fam = family_find(&c.model, "inference");
+    const struct family *fam = family_find(&c.model, workload);
     int64_t batch = int_of(req, "batch");   /* bounded as --batch is (the field's range) */
     if (!fam || batch < 0 || batch > (int64_t)FIELD_INT_MAX) {
         config_free(&c);
-        return api_reply_error(r, 400, !fam ? "model: no model family simulates its inference"
-                                            : "\"batch\": expected a whole number from 1 to 16777216");
+        char why[600];
+        snprintf(why, sizeof why, "model: no model family simulates its %s (families: %s)", workload, families_list());
+        return api_reply_error(r, 400, !fam ? why : "\"batch\": expected a whole number from 1 to 16777216");
     }
     apply_batch(&c, fam, batch);
     struct report_run run;
@@ -413,6 +444,25 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     return api_reply_json(r, 200, j);
 }
 
+/* A server's error names a config that is not there and the names there
+ * are, never the server's folders it looked in (config_hide_paths); a
+ * caller in this process (ctx->local) gets the command line's message. */
+static void hide_server_paths(const struct api_ctx *ctx, struct api_response *r)
+{
+    if (ctx->local || r->status < 400 || !r->body || !strstr(r->body, "looked for"))
+        return;
+    cJSON *j = cJSON_Parse(r->body);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
+    char *msg = cJSON_IsString(m) ? strdup(m->valuestring) : NULL;
+    cJSON_Delete(j);
+    if (msg) {
+        config_hide_paths(msg);
+        free(r->body);
+        api_reply_error(r, r->status, msg);
+    }
+    free(msg);
+}
+
 /* The routes: method, path, handler, whether a JSON body is needed. */
 static const struct route {
     const char *method, *path;
@@ -441,25 +491,6 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
     }
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         if (strcmp(routes[i].path, path))
-/* A server's error names a config that is not there and the names there
- * are, never the server's folders it looked in (config_hide_paths); a
- * caller in this process (ctx->local) gets the command line's message. */
-static void hide_server_paths(const struct api_ctx *ctx, struct api_response *r)
-{
-    if (ctx->local || r->status < 400 || !r->body || !strstr(r->body, "looked for"))
-        return;
-    cJSON *j = cJSON_Parse(r->body);
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
-    char *msg = cJSON_IsString(m) ? strdup(m->valuestring) : NULL;
-    cJSON_Delete(j);
-    if (msg) {
-        config_hide_paths(msg);
-        free(r->body);
-        api_reply_error(r, r->status, msg);
-    }
-    free(msg);
-}
-
             continue;
         if (strcmp(routes[i].method, method)) {
             char msg[96];
@@ -475,10 +506,10 @@ static void hide_server_paths(const struct api_ctx *ctx, struct api_response *r)
         }
         int rc = routes[i].handle(ctx, req, r);
         cJSON_Delete(req);
+        hide_server_paths(ctx, r);
         return rc;
     }
     return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/systems, /api/strategies, "
                                "/api/fields; POST /api/op, "
                                "/api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate)");
 }
-        hide_server_paths(ctx, r);

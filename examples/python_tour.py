@@ -3,8 +3,8 @@
 #
 # Notebook-style (cells marked `# %%`: Jupyter, VS Code and Spyder run them one
 # by one; `python3 examples/python_tour.py` runs them all). Install the package
-# first: `pip install --no-build-isolation ./python` (or `make python` and
-# `PYTHONPATH=python`). Every figure comes from the C library the `npusim`
+# first: `pip install ./python` (or `make python` and `PYTHONPATH=python`);
+# the frames need pandas. Every figure comes from the C library the `npusim`
 # command runs.
 
 # %%
@@ -19,10 +19,9 @@ print(npusim.list_configs("chips"))
 # %%
 r = npusim.run(model="llama3-8b", chip="tpuv5p", batch=8)
 print(r["summary"])
-ops = npusim.ops_frame(r)          # one row per operator (a pandas DataFrame)
-if hasattr(ops, "groupby"):
-    ops["seconds"] = ops.exe_ns * ops["count"] / 1e9
-    print(ops.groupby(["phase", "type"]).seconds.sum().sort_values(ascending=False).head(8))
+ops = npusim.ops_frame(r)          # one row per operator: the run's CSV columns and Phase (pandas)
+ops["seconds"] = ops["Execution time"] * ops["Count"] / 1e9
+print(ops.groupby(["Phase", "OpType"]).seconds.sum().sort_values(ascending=False).head(8))
 
 # %% [markdown]
 # ## Two chips compared, and what power gating saves
@@ -59,12 +58,11 @@ print([line for line in fit["summary"].splitlines() if "memory" in line][0])
 # %%
 sw = npusim.sweep(["llama3-8b"], ["tpuv5p", "h100"], [1, 2, 4], [1, 8, 32], slo_tpot_ms=10)
 rows = npusim.rows_frame(sw)
-if hasattr(rows, "query"):
-    ok = rows.query("status == 'ok'").copy()
-    ok["per_chip"] = ok.throughput / ok.num_chips
-    ok = ok.sort_values("TPOT_ms")
-    front = ok[ok.per_chip > ok.per_chip.cummax().shift(fill_value=0)]
-    print(front[["chip", "num_chips", "dp", "tp", "pp", "batch", "TPOT_ms", "per_chip"]].to_string(index=False))
+ok = rows.query("status == 'ok'").copy()
+ok["per_chip"] = ok.throughput / ok.num_chips
+ok = ok.sort_values("TPOT_ms")
+front = ok[ok.per_chip > ok.per_chip.cummax().shift(fill_value=0)]
+print(front[["chip", "num_chips", "dp", "tp", "pp", "batch", "TPOT_ms", "per_chip"]].to_string(index=False))
 open("pareto.svg", "w").write(sw["figures"]["pareto"])   # the report's figure, as SVG
 
 # %% [markdown]

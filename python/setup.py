@@ -1,7 +1,12 @@
-"""setup.py — `pip install --no-build-isolation ./python`: the npusim package
-with the C library it calls (build/libnpusim.so, built here with make) and the
-shipped configs, copied into the package. Needs only Debian's python3-setuptools
-(and a C toolchain with the -dev packages of the README's first command)."""
+"""setup.py — `pip install ./python`: the npusim package with the C library it
+calls (build/libnpusim.so, built here with make) and the shipped configs,
+copied into the package. Needs setuptools alone, any of them: Debian's
+python3-setuptools (`pip install --no-build-isolation ./python`), or the one
+pip fetches for an isolated build from pyproject.toml (a python.org, pyenv or
+conda Python: `pip install ./python`); plus a C toolchain with the -dev
+packages of the README's first command. Only the standard library and
+setuptools are imported here. NPUSIM_BUILD names another build folder than
+build/ (make BUILD=...), relative to the source tree or absolute."""
 import os
 import shutil
 import subprocess
@@ -12,6 +17,7 @@ from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+BUILD = os.environ.get("NPUSIM_BUILD") or "build"
 
 
 class BuildWithLibrary(build_py):
@@ -20,9 +26,10 @@ class BuildWithLibrary(build_py):
 
     def run(self):
         super().run()
-        subprocess.check_call(["make", "-C", ROOT, "--no-print-directory", "build/libnpusim.so"])
+        lib = os.path.join(BUILD, "libnpusim.so")   # relative to ROOT, as make sees it, or absolute
+        subprocess.check_call(["make", "-C", ROOT, "--no-print-directory", "BUILD=" + BUILD, lib])
         dest = os.path.join(self.build_lib, "npusim")
-        shutil.copy(os.path.join(ROOT, "build", "libnpusim.so"), dest)
+        shutil.copy(os.path.join(ROOT, lib), dest)
         shutil.copytree(os.path.join(ROOT, "configs"), os.path.join(dest, "configs"), dirs_exist_ok=True)
 
 

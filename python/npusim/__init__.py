@@ -2,9 +2,10 @@
 
 Every function is a call into the same C code the command line runs (the
 endpoints of the HTTP API, docs/api.md, in this process): nothing is
-reimplemented here. Results are dicts and lists of dicts, and pandas
-DataFrames where pandas is installed. Bad input raises npusim.Error with the
-message the command line prints.
+reimplemented here. Results are dicts and lists of dicts; the *_frame
+functions make pandas DataFrames (they need pandas and raise npusim.Error
+saying so without it). Bad input raises npusim.Error with the message the
+command line prints.
 
     import npusim
     r = npusim.run(model="llama3-8b", chip="tpuv5p", batch=8)
@@ -16,6 +17,7 @@ $NPUSIM_LIB, else in the source tree's build/ folder.
 """
 
 import ctypes
+import io
 import json
 import os
 import tempfile
@@ -118,22 +120,44 @@ def list_configs(kind, configs=None):
 def fields(as_frame=True):
     """The configuration reference (npusim fields, docs/configs.md): one row
     per model, chip, system and strategy field with its table, section,
-    type, unit, default, checked range and meaning. A DataFrame where pandas
-    is installed (as_frame), else a list of dicts."""
+    type, unit, default, checked range and meaning. A DataFrame (as_frame:
+    needs pandas), else a list of dicts."""
     rows = _call("/api/fields")["fields"]
-    return _frame(rows) if as_frame else rows
+    return _frame(rows, "fields") if as_frame else rows
 
 
-def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, configs=None, profile=None,
-        **overrides):
+# The short names of the parallelism degrees (run --tp/--dp/--pp/--ep, fleet's "tp").
+_DEGREES = {"tp": "tensor_parallelism_degree", "dp": "data_parallelism_degree",
+            "pp": "pipeline_parallelism_degree", "ep": "expert_parallelism_degree"}
+
+
+def _with_degrees(overrides, degrees):
+    """overrides with tp/dp/pp/ep given as their fields; both spellings of one is an error."""
+    out = dict(overrides)
+    for short, value in degrees.items():
+        if value is None:
+            continue
+        if _DEGREES[short] in out:
+            raise Error("%s and %s: give one of them" % (short, _DEGREES[short]))
+        out[_DEGREES[short]] = value
+    return out
+
+
+def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, workload=None, tp=None, dp=None,
+        pp=None, ep=None, configs=None, profile=None, **overrides):
     """One configuration end to end (npusim run). model, chip and system are
-    names, paths or dicts; overrides set config fields (num_chips=4,
-    tensor_parallelism_degree=4); pg lists power-gating strategies to
-    compare (default the five named ones; [] for none). Returns the summary
-    text, "statistics" (the JSON files `npusim run` writes, as dicts:
-    "prefill" and "decode" for an LLM, "run" for the other families), the
-    phases (time and energy), the per-op rows, each strategy's energy and
-    the report's figures (SVG)."""
+    names, paths or dicts; workload is "inference" (default) or "training"
+    (run --workload); tp, dp, pp and ep set the parallelism degrees (run
+    --tp ...; num_chips follows from them unless given); overrides set
+    config fields (num_chips=4, tensor_parallelism_degree=4); pg lists
+    power-gating strategies to compare (default the five named ones; []
+    for none). Returns the summary text, "statistics" (the JSON files
+    `npusim run` writes, as dicts: "prefill" and "decode" for an LLM, "run"
+    for the other families), the phases (time and energy), the per-op rows
+    ("ops", a few columns; "ops_csv", the CSV `npusim run` writes with every
+    column and Phase: ops_frame), each strategy's energy and the report's
+    figures (SVG)."""
+    overrides = _with_degrees(overrides, {"tp": tp, "dp": dp, "pp": pp, "ep": ep})
     with _Configs() as cfg:
         req = {"model": cfg(model), "chip": cfg(chip)}
         if system is not None:
@@ -142,6 +166,8 @@ def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, conf
             req["batch"] = batch
         if pg is not None:
             req["pg"] = list(pg)
+        if workload is not None:
+            req["workload"] = workload
         if overrides:
             req["set"] = overrides
         return _call("/api/simulate", req, configs, profile)
@@ -150,16 +176,18 @@ def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, conf
 _STRATEGIES = ("NoPG", "Base", "HW", "Full", "Ideal")
 
 
-def energy(model="llama3-8b", chip="tpuv5p", batch=None, pg=_STRATEGIES, system=None, configs=None, profile=None,
-           **overrides):
+def energy(model="llama3-8b", chip="tpuv5p", batch=None, pg=_STRATEGIES, system=None, tp=None, dp=None, pp=None,
+           ep=None, configs=None, profile=None, **overrides):
     """Power gating: one configuration's energy under each strategy (npusim
     run --pg, the energy pass on copies of the timed trace). Returns one row
     per strategy: prefill_J, decode_J, total_J and saving (the fraction of
-    NoPG's total saved; NoPG is added first when pg leaves it out)."""
+    NoPG's total saved; NoPG is added first when pg leaves it out). tp, dp,
+    pp, ep and overrides as for run()."""
     names = [s for s in pg]
     if "NoPG" not in names:
         names.insert(0, "NoPG")
-    r = run(model, chip, batch=batch, system=system, pg=names, configs=configs, profile=profile, **overrides)
+    r = run(model, chip, batch=batch, system=system, pg=names, tp=tp, dp=dp, pp=pp, ep=ep, configs=configs,
+            profile=profile, **overrides)
     rows = [{"strategy": s["strategy"], "prefill_J": s["energy_J"][0], "decode_J": s["energy_J"][1],
              "total_J": s["energy_J"][0] + s["energy_J"][1]} for s in r["power_gating"]]
     base = next(x["total_J"] for x in rows if x["strategy"] == "NoPG")
@@ -263,19 +291,29 @@ def fleet(spec, configs=None, profile=None):
     return _call("/api/fleet", spec, configs, profile)
 
 
-def _frame(rows):
+def _pandas(what):
+    """pandas, or npusim.Error naming the call and how to install it."""
     try:
         import pandas
     except ImportError:
-        return rows
-    return pandas.DataFrame(rows)
+        raise Error("%s needs pandas: apt-get install python3-pandas or pip install pandas "
+                    "(the result's lists of dicts need nothing)" % what) from None
+    return pandas
+
+
+def _frame(rows, what):
+    return _pandas(what).DataFrame(rows)
 
 
 def ops_frame(result):
-    """A run's per-operator rows as a pandas DataFrame (a list of dicts without pandas)."""
-    return _frame(result["ops"])
+    """A run's operators as a pandas DataFrame: every column of the per-op
+    CSVs `npusim run` writes, in their order and read as pandas reads those
+    files, and Phase (prefill, decode; empty for a family without phases).
+    Needs pandas (npusim.Error without it)."""
+    pandas = _pandas("ops_frame")
+    return pandas.read_csv(io.StringIO(result["ops_csv"]), keep_default_na=True)
 
 
 def rows_frame(result):
-    """A sweep's rows (or a validation's) as a pandas DataFrame (a list of dicts without pandas)."""
-    return _frame(result["rows"])
+    """A sweep's rows (or a validation's) as a pandas DataFrame. Needs pandas (npusim.Error without it)."""
+    return _frame(result["rows"], "rows_frame")
