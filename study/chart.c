@@ -84,6 +84,16 @@ struct nice_axis chart_nice_axis(double v, int max_steps)
     return (struct nice_axis){ step, times_pow10(m * n, e), n };
 }
 
+int chart_log_ticks(double lo, double hi, double *v, int max)
+{
+    int n = 0, last = (int)floor(hi + 1e-9);
+    for (int d = (int)ceil(lo - 1e-9); d <= last && n < max; d++)
+        v[n++] = pow(10, d);
+    if (hi - last > 1e-9 && n < max)
+        v[n++] = pow(10, hi);
+    return n;
+}
+
 const char *chart_tick(double v, char *buf, size_t n)
 {
     static const char *const big[] = { "", "k", "M", "G", "T", "P" }, *const small[] = { "", "m", "µ", "n", "p" };
@@ -184,16 +194,19 @@ char *scatter_svg(const struct scatter *s)
         }
     if (!(lo <= hi))
         lo = 0, hi = 1;
-    lo = floor(lo), hi = ceil(hi) > floor(lo) ? ceil(hi) : floor(lo) + 1;
+    /* from a decade to just above the data (a nice ceiling, not the next decade) */
+    lo = floor(lo), hi = log10(chart_nice_ceil(pow(10, hi)));
+    hi = hi > lo ? hi : lo + 1;
     struct strbuf b = STRBUF_GROWING;
     svg_open(&b, SC_LEFT + SC_SIZE + 200, SC_TOP + SC_SIZE + 50, s->title);
-    for (double d = lo; d <= hi + 1e-9; d++) {
-        double x = sc_px(pow(10, d), lo, hi), y = sc_py(pow(10, d), lo, hi);
+    double tick[64];
+    for (int k = 0, nt = chart_log_ticks(lo, hi, tick, 64); k < nt; k++) {
+        double x = sc_px(tick[k], lo, hi), y = sc_py(tick[k], lo, hi);
         strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
                           "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
                       x, SC_TOP, x, SC_TOP + SC_SIZE, SC_LEFT, y, SC_LEFT + SC_SIZE, y);
         char t[32];
-        chart_tick(pow(10, d), t, sizeof t);
+        chart_tick(tick[k], t, sizeof t);
         strbuf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>"
                           "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                       x, SC_TOP + SC_SIZE + 16, t, SC_LEFT - 6, y + 4, t);

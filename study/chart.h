@@ -76,6 +76,11 @@ struct nice_axis {
 };
 struct nice_axis chart_nice_axis(double v, int max_steps);
 
+/* The ticks of a log axis from 10^lo to 10^hi (lo a whole decade, hi
+ * possibly not: log10 of a nice ceiling): each decade, then 10^hi when it
+ * is not one. At most max values in v[]; returns how many. */
+int chart_log_ticks(double lo, double hi, double *v, int max);
+
 /* A tick label of v: at most 3 significant digits; plain decimals from
  * 0.001 to below 1000, then SI suffixes (k, M, G, T, P; below 0.001 µ, n,
  * p): 0, 0.25, 2.5, 150, 1k, 1.25k, 20M, 500µ. Returns buf. */

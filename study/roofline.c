@@ -112,15 +112,12 @@ static void frame(struct strbuf *b, const struct axes *a, const char *chip_name)
                          "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
                       x, TOP, x, TOP + PLOT_H, x, TOP + PLOT_H + 18, chart_tick(pow(10, d), t, sizeof t));
     }
-    /* y: the decades, then the top when it is not one (2k: 0.3 decade or more above the last) */
-    int last = (int)floor(a->ly1 + 1e-9);
-    for (int d = (int)a->ly0; d <= last + 1; d++) {
-        double v = d <= last ? pow(10, d) : pow(10, a->ly1), y = py(a, v);
-        if (d > last && a->ly1 - last < 1e-9)
-            break;
+    double tick[64];   /* y: the decades, then the top when it is not one (2k: 0.3 decade or more above) */
+    for (int k = 0, nt = chart_log_ticks(a->ly0, a->ly1, tick, 64); k < nt; k++) {
+        double y = py(a, tick[k]);
         strbuf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n"
                          "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n",
-                      LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, chart_tick(v, t, sizeof t));
+                      LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, chart_tick(tick[k], t, sizeof t));
     }
     strbuf_printf(b, "<text x=\"%d\" y=\"%d\" class=\"label\" text-anchor=\"middle\">arithmetic intensity "
                      "(FLOP per HBM byte)</text>\n", LEFT + PLOT_W / 2, TOP + PLOT_H + 42);

@@ -59,6 +59,29 @@ static void test_tick_labels(void **state)
         assert_string_equal(chart_tick(t[i].v, buf, sizeof buf), t[i].want);
 }
 
+/* Log axes: each decade, then the top when it is not one (H100's roofline
+ * from 0.1 to 2k TFLOP/s); the scatter of predicted against measured
+ * times up to 150 us ends at 200, not 1k. */
+static void test_log_ticks(void **state)
+{
+    (void)state;
+    double v[16];
+    assert_int_equal(chart_log_ticks(-1, log10(2000), v, 16), 6);
+    const double want[] = { 0.1, 1, 10, 100, 1000, 2000 };
+    for (int i = 0; i < 6; i++)
+        assert_true(fabs(v[i] - want[i]) <= 1e-9 * want[i]);
+    assert_int_equal(chart_log_ticks(0, 3, v, 16), 4);   /* a decade top: not twice */
+    assert_true(fabs(v[3] - 1000) < 1e-9);
+    const double meas[] = { 2, 150 }, pred[] = { 3, 120 };
+    const char *grp[] = { "gemm", "gemm" };
+    struct scatter sc = { "t", 2, meas, pred, grp, grp, "us" };
+    char *svg = scatter_svg(&sc);
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "text-anchor=\"end\">200</text>"));
+    assert_null(strstr(svg, ">1k</text>"));
+    free(svg);
+}
+
 /* Output tokens/s per chip up to 366.6: the y axis ends at 400 in steps of
  * 100 (not 500 or 1000); x ticks through the same formatter (1k). */
 static void test_line_chart_axis(void **state)
@@ -155,7 +178,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nice_ceil),       cmocka_unit_test(test_nice_axis),
         cmocka_unit_test(test_tick_labels),     cmocka_unit_test(test_line_chart_axis),
-        cmocka_unit_test(test_roofline_labels),
+        cmocka_unit_test(test_roofline_labels), cmocka_unit_test(test_log_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
