@@ -37,7 +37,7 @@
 #include "opsgen/model.h"
 #include "traces/op.h"
 
-/* The bound on a `layers` timeline's events (its size: about 300 bytes each). */
+/* The bound on a `layers` timeline's events (about 250 bytes each: some 50 MB). */
 #define TIMELINE_MAX_EVENTS 200000
 
 enum timeline_detail { TIMELINE_OPS, TIMELINE_LAYERS };
