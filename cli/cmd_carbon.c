@@ -158,8 +158,8 @@ int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL);
 int carbon_command(int argc, char **argv, struct results *in)
 {
     static const struct option longopts[] = {
-        { "results", required_argument, 0, 'r' }, { "models", required_argument, 0, 'M' },
-        { "versions", required_argument, 0, 'V' }, { "chips", required_argument, 0, 'V' }, { "workload", required_argument, 0, 'W' },
+        { "results", required_argument, 0, 'r' }, { "models", required_argument, 0, 'm' },
+        { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' }, { "workload", required_argument, 0, 'W' },
         { "pg", required_argument, 0, 'g' },      { "dvfs", required_argument, 0, 'd' },
         { "ci", required_argument, 0, 'i' },      { "util", required_argument, 0, 'u' },
         { "lifetime", required_argument, 0, 'l' }, { "configs", required_argument, 0, 'C' },

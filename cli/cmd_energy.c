@@ -58,8 +58,8 @@ enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_WORKLOAD, O_PG, O_DVFS, O_CONFI
 static int parse_args(int argc, char **argv, struct energy_opts *o)
 {
     static const struct option longopts[] = {
-        { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, O_MODELS },
-        { "versions", required_argument, 0, O_VERSIONS }, { "chips", required_argument, 0, O_VERSIONS },
+        { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, 'm' },
+        { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' },
         { "workload", required_argument, 0, O_WORKLOAD }, { "quiet", no_argument, 0, 'q' },
         { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
         { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },

@@ -32,7 +32,7 @@ enum { F_OUT = 1000, F_CONFIGS, F_PROFILE };
 int cmd_fleet(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "out", required_argument, 0, F_OUT }, { "configs", required_argument, 0, F_CONFIGS },
+        { "out", required_argument, 0, 'o' }, { "configs", required_argument, 0, F_CONFIGS },
         { "profile", required_argument, 0, F_PROFILE }, { "quiet", no_argument, 0, 'q' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };

@@ -67,7 +67,7 @@ int cmd_slo(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'r' },  { "out", required_argument, 0, 'o' },
-        { "models", required_argument, 0, 'M' },   { "versions", required_argument, 0, 'V' }, { "chips", required_argument, 0, 'V' },
+        { "models", required_argument, 0, 'm' },   { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' },
         { "workload", required_argument, 0, 'W' }, { "slo-scales", required_argument, 0, 's' },
         { "max-num-chips", required_argument, 0, 'x' }, { "default-slo-multiple", required_argument, 0, 'k' },
         { "configs", required_argument, 0, 'C' },  { "profile", required_argument, 0, 'P' },

@@ -91,3 +91,8 @@ if command -v bash >/dev/null 2>&1; then
       COMP_WORDS=('$NPUSIM' op -m llama); COMP_CWORD=3; _npusim; [ -z \"\${COMPREPLY[*]}\" ] &&
       COMP_WORDS=('$NPUSIM' run --tp); COMP_CWORD=2; _npusim; [ \"\${COMPREPLY[*]}\" = --tp ]"
 fi
+check "every command's short option without its value says so with both names" sh -c "
+  for c in 'run -m:-m/--model' 'sweep -b:-b/--batch-sizes' 'energy -m:-m/--models' 'carbon -c:-c/--chips' \
+           'slo -c:-c/--chips' 'fleet -o:-o/--out' 'op -k:-k/--k' 'report -c:-c/--chip'; do
+    $NPUSIM \${c%%:*} 2>&1 >/dev/null | grep -q \"option \${c#*:} needs a value\" || { echo \"\$c\"; exit 1; }
+  done"
