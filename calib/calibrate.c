@@ -264,18 +264,18 @@ static int collect(const struct op_table *tables, const char *const *files, int 
             struct npu_err pe;
             if (!(row->r.measured_us > 0)) {
                 free(p);
-                return npu_errf(e, "%s: line %d: column \"time_us\": expected a measured time above 0 us", files[i],
-                                row->line);
+                return npu_errf(e, "%s: %s %d: %s \"time_us\": expected a measured time above 0 us", files[i],
+                                tables[i].row_unit, row->line, tables[i].cell_unit);
             }
             if (op_predict(&row->r, bare, prof, &pr, &pe)) {
                 free(p);
-                return npu_errf(e, "%s: line %d: %s", files[i], row->line, pe.msg);
+                return npu_errf(e, "%s: %s %d: %s", files[i], tables[i].row_unit, row->line, pe.msg);
             }
             int kc = kc_by_name(pr.kernel_class);
             if (kc < 0) {
                 free(p);
-                return npu_errf(e, "%s: line %d: calibrating needs the physical profile (no kernel class under "
-                                "neusim)", files[i], row->line);
+                return npu_errf(e, "%s: %s %d: calibrating needs the physical profile (no kernel class under "
+                                "neusim)", files[i], tables[i].row_unit, row->line);
             }
             p[k++] = (struct point){ pr.time_us * 1e3, row->r.measured_us * 1e3, pr.kernel_size, kc, row->r.prec,
                                      row->r.op };

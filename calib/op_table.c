@@ -27,7 +27,7 @@ struct reader {
     const char *name;
     struct npu_err *e;
     long line;                    /* or, in the JSON twin, the record */
-    const char *unit;             /* "line" or "record" */
+    const char *unit, *cell;      /* "line", "column" or, in the twin, "record", "key" */
     int failed, have_header, ncols, col;
     int role[MAX_COLS];           /* enum col, or C_KNOWN + extra index */
     struct op_row row;
@@ -78,14 +78,14 @@ static void size_cell(struct reader *r, const char *col, const char *s, int64_t 
     if (!*s)
         return;
     if (parse_i64_strict(s, v) || *v < 1)
-        rfail(r, "column \"%s\": expected a positive integer, got \"%s\"", col, s);
+        rfail(r, "%s \"%s\": expected a positive integer, got \"%s\"", r->cell, col, s);
 }
 
 static void format_cell(struct reader *r, const char *col, const char *s, int *p)
 {
     *p = precision_by_name(s);
     if (*p < 0)
-        rfail(r, "column \"%s\": expected one of %s, got \"%s\"", col, precision_names(), s);
+        rfail(r, "%s \"%s\": expected one of %s, got \"%s\"", r->cell, col, precision_names(), s);
 }
 
 static void row_field(struct reader *r, const char *s)
@@ -99,7 +99,7 @@ static void row_field(struct reader *r, const char *s)
     switch (role) {
     case C_OP:
         if (!op_kind_known(s))
-            rfail(r, "column \"op\": expected one of %s, got \"%s\"", OP_REQUEST_KINDS, s);
+            rfail(r, "%s \"op\": expected one of %s, got \"%s\"", r->cell, OP_REQUEST_KINDS, s);
         else
             strcpy(q->op, s);
         break;
@@ -117,7 +117,7 @@ static void row_field(struct reader *r, const char *s)
         break;
     case C_TIME:
         if (*s && (parse_f64_strict(s, &q->measured_us) || q->measured_us < 0))
-            rfail(r, "column \"time_us\": expected a non-negative number of microseconds, got \"%s\"", s);
+            rfail(r, "%s \"time_us\": expected a non-negative number of microseconds, got \"%s\"", r->cell, s);
         break;
     default:
         r->row.extra[role - C_KNOWN] = strdup(s);
@@ -178,96 +178,154 @@ static void free_extras(struct op_row *row, int n)
         free(row->extra[i]);
 }
 
-/* A JSON value as the CSV cell it stands for: text as it is, numbers as the
- * shortest text that reads back, null as empty. false: an object, list or
- * boolean, which no column holds. */
-static bool json_cell(const cJSON *v, char *buf, size_t n, const char **out)
+/* The JSON type of a known key: op and the formats are text, the sizes
+ * and time_us numbers; any other key either. */
+static bool json_text_only(int role) { return role == C_OP || role == C_DTYPE || role == C_WDTYPE; }
+static bool json_number_only(int role) { return role >= C_M && role <= C_TIME && role != C_WDTYPE; }
+
+/* A record's value as the CSV cell it stands for: text as it is, a number
+ * as the shortest text that reads back, absent or null as empty. false: a
+ * value of the wrong type for its key (objects, lists and booleans always). */
+static bool json_cell(const cJSON *v, int role, char *buf, size_t n, const char **out)
 {
     if (!v || cJSON_IsNull(v))
         *out = "";
-    else if (cJSON_IsString(v))
+    else if (cJSON_IsString(v) && !json_number_only(role))
         *out = v->valuestring;
-    else if (cJSON_IsNumber(v)) {
-        snprintf(buf, n, "%.17g", v->valuedouble);
+    else if (cJSON_IsNumber(v) && !json_text_only(role)) {
+        snprintf(buf, n, "%.15g", v->valuedouble);   /* 64.1, not 64.099999999999994 */
+        if (strtod(buf, NULL) != v->valuedouble)
+            snprintf(buf, n, "%.17g", v->valuedouble);
         *out = buf;
     } else
         return false;
     return true;
 }
 
-/* The JSON twin: a list of objects with the CSV's columns as keys (the
- * union of every record's keys, in first-seen order, is the header). */
-static void read_json_twin(struct reader *r, const char *buf, size_t len)
+static const char *role_name(const struct reader *r, int role)
 {
-    cJSON *root = cJSON_ParseWithLength(buf, len);
-    r->unit = "record";
-    if (!cJSON_IsArray(root)) {
-        r->line = 0;
-        rfail(r, root ? "expected a list of records" : "not JSON");
-        cJSON_Delete(root);
-        return;
-    }
-    r->line = 0;
+    return role < C_KNOWN ? col_name[role] : r->t->extra_name[role - C_KNOWN];
+}
+
+/* The first pass over the records: each an object holding op and dtype;
+ * the union of their keys, in first-seen order, is the header. */
+static void json_header(struct reader *r, const cJSON *root)
+{
     for (const cJSON *rec = root->child; rec && !r->failed; rec = rec->next) {
         r->line++;
         if (!cJSON_IsObject(rec)) {
             rfail(r, "expected an object of op, dtype, m, n, k, batch, time_us, ...");
             break;
         }
+        for (int c = C_OP; c <= C_DTYPE; c++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, col_name[c]);
+            if (!v || cJSON_IsNull(v))
+                rfail(r, "key \"%s\": missing (expected %s)", col_name[c],
+                      c == C_OP ? "the operator: gemm, attention, softmax, ..." : "a number format: bf16, fp16, fp8, ...");
+        }
         for (const cJSON *kv = rec->child; kv && !r->failed; kv = kv->next) {
             bool seen = false;
             for (int i = 0; i < r->ncols && !seen; i++)
-                seen = !strcmp(r->role[i] < C_KNOWN ? col_name[r->role[i]] : r->t->extra_name[r->role[i] - C_KNOWN],
-                               kv->string);
+                seen = !strcmp(role_name(r, r->role[i]), kv->string);
             if (!seen)
                 header_field(r, kv->string);
         }
     }
+}
+
+/* The JSON twin: a list of objects with the CSV's columns as keys, read
+ * in two passes (the header, then the rows). Messages name the record
+ * (from 1) and the key. */
+static void read_json_records(struct reader *r, const cJSON *root)
+{
+    r->unit = "record", r->cell = "key", r->line = 0;
+    if (!cJSON_IsArray(root)) {
+        rfail(r, root ? "expected a list of records" : "not JSON");
+        return;
+    }
+    json_header(r, root);
     r->line = 0;
     if (!r->failed && r->ncols)
         on_row(0, r);   /* the header is complete */
     for (const cJSON *rec = root->child; rec && !r->failed; rec = rec->next) {
         r->line++;
         for (int i = 0; i < r->ncols && !r->failed; i++) {
-            const char *name = r->role[i] < C_KNOWN ? col_name[r->role[i]] : r->t->extra_name[r->role[i] - C_KNOWN];
+            const char *name = role_name(r, r->role[i]);
             char num[40];
             const char *cell;
-            if (!json_cell(cJSON_GetObjectItemCaseSensitive(rec, name), num, sizeof num, &cell))
-                rfail(r, "key \"%s\": expected a number, text or null", name);
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, name);
+            if (!json_cell(v, r->role[i], num, sizeof num, &cell))
+                rfail(r, "key \"%s\": expected %s, got %s", name,
+                      json_text_only(r->role[i]) ? "text" : json_number_only(r->role[i]) ? "a number" : "a number, text or null",
+                      cJSON_IsString(v) ? "text" : cJSON_IsNumber(v) ? "a number" : cJSON_IsArray(v) ? "a list"
+                      : cJSON_IsObject(v) ? "an object" : "true or false");
             else
                 row_field(r, cell);
         }
         if (!r->failed)
             on_row(0, r);
     }
-    cJSON_Delete(root);
+}
+
+/* The reader's end: an empty input or one without rows is refused; on
+ * success the table says what its rows are called in messages. */
+static int reader_finish(struct reader *r)
+{
+    free_extras(&r->row, OP_ROW_EXTRA_MAX);
+    bool twin = !strcmp(r->unit, "record");
+    if (!r->failed && !r->have_header)
+        r->failed = 1, npu_errf(r->e, twin ? "%s: no records (expected a list of objects with op, dtype, m, n, k, batch, "
+                                             "time_us)" : "%s: empty input (expected a header: op,dtype,m,n,k,batch,time_us)",
+                                r->name);
+    if (!r->failed && r->t->n == 0)
+        r->failed = 1, npu_errf(r->e, "%s: no rows after the header", r->name);
+    if (r->failed) {
+        op_table_free(r->t);
+        return -1;
+    }
+    r->t->row_unit = r->unit, r->t->cell_unit = r->cell;
+    return 0;
+}
+
+static void reader_init(struct reader *r, const char *name, struct op_table *t, struct npu_err *e)
+{
+    memset(t, 0, sizeof *t);
+    *r = (struct reader){ .t = t, .name = name, .e = e, .line = 1, .unit = "line", .cell = "column" };
+    op_request_init(&r->row.r);
 }
 
 int op_table_parse(const char *name, const char *buf, size_t len, struct op_table *t, struct npu_err *e)
 {
-    memset(t, 0, sizeof *t);
-    struct reader r = { .t = t, .name = name, .e = e, .line = 1, .unit = "line" };
-    op_request_init(&r.row.r);
+    struct reader r;
+    reader_init(&r, name, t, e);
     /* A UTF-8 byte-order mark (spreadsheets, pandas' utf-8-sig) is not part of the header. */
     size_t skip = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
     size_t first = skip;
     while (first < len && strchr(" \t\r\n", buf[first]))
         first++;
     const char *why;
-    if (first < len && buf[first] == '[')
-        read_json_twin(&r, buf + skip, len - skip);
-    else if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
+    if (first < len && buf[first] == '[') {
+        cJSON *root = cJSON_ParseWithLength(buf + skip, len - skip);
+        read_json_records(&r, root);
+        cJSON_Delete(root);
+    } else if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
         rfail(&r, "malformed CSV (%s)", why);
-    free_extras(&r.row, OP_ROW_EXTRA_MAX);
-    if (!r.failed && !r.have_header)
-        r.failed = 1, npu_errf(e, "%s: empty input (expected a header: op,dtype,m,n,k,batch,time_us)", name);
-    if (!r.failed && t->n == 0)
-        r.failed = 1, npu_errf(e, "%s: no rows after the header", name);
-    if (r.failed) {
-        op_table_free(t);
-        return -1;
+    return reader_finish(&r);
+}
+
+int op_table_json(const char *name, const cJSON *v, struct op_table *t, struct npu_err *e)
+{
+    if (cJSON_IsString(v))
+        return op_table_parse(name, v->valuestring, strlen(v->valuestring), t, e);
+    if (!cJSON_IsArray(v)) {
+        memset(t, 0, sizeof *t);
+        return npu_errf(e, "\"%s\": expected a list of records ({\"op\": \"gemm\", \"dtype\": \"bf16\", \"m\": 4096, ..., "
+                           "\"time_us\": 540}) or the measurement CSV (op,dtype,m,n,k,batch,time_us) as text", name);
     }
-    return 0;
+    struct reader r;
+    reader_init(&r, name, t, e);
+    read_json_records(&r, v);
+    return reader_finish(&r);
 }
 
 int op_table_read(const char *path, struct op_table *t, struct npu_err *e)

@@ -106,14 +106,14 @@ int validate_run(const struct op_table *tables, const char *const *files, int n,
             if (!(row->r.measured_us > 0)) {
                 free(idx);
                 validation_free(v);
-                return npu_errf(e, "%s: line %d: column \"time_us\": expected a measured time above 0 us", files[i],
-                                row->line);
+                return npu_errf(e, "%s: %s %d: %s \"time_us\": expected a measured time above 0 us", files[i],
+                                tables[i].row_unit, row->line, tables[i].cell_unit);
             }
             struct npu_err pe;
             if (op_predict(&row->r, chip, prof, &r->p, &pe)) {
                 free(idx);
                 validation_free(v);
-                return npu_errf(e, "%s: line %d: %s", files[i], row->line, pe.msg);
+                return npu_errf(e, "%s: %s %d: %s", files[i], tables[i].row_unit, row->line, pe.msg);
             }
             r->file = files[i];
             r->in = row;

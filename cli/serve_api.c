@@ -415,22 +415,20 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
 /* POST /api/validate: measured kernels against a chip (npusim validate). */
 static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(req, "measurements");
-    if (!cJSON_IsString(m))
-        return api_reply_error(r, 400, "\"measurements\": expected the measurement CSV (op,dtype,m,n,k,batch,time_us) "
-                                   "or its JSON twin, as text");
     struct loaded_config c;
     struct npu_err e;
-    if (api_load_config(ctx, req, false, &c, &e))
+    struct op_table t;   /* "measurements": CSV or twin text, or the twin's list of records */
+    const char *name = "measurements";
+    if (op_table_json(name, cJSON_GetObjectItemCaseSensitive(req, name), &t, &e))
         return api_reply_error(r, 400, e.msg);
-    struct op_table t;
+    if (api_load_config(ctx, req, false, &c, &e)) {
+        op_table_free(&t);
+        return api_reply_error(r, 400, e.msg);
+    }
     struct validation v;
     memset(&v, 0, sizeof v);
-    const char *name = "measurements";
-    int rc = op_table_parse(name, m->valuestring, strlen(m->valuestring), &t, &e);
-    if (!rc && (rc = validate_run(&t, &name, 1, &c.chip, c.chip_name, ctx->prof, &v, &e)) != 0)
+    if (validate_run(&t, &name, 1, &c.chip, c.chip_name, ctx->prof, &v, &e)) {
         op_table_free(&t);
-    if (rc) {
         config_free(&c);
         return api_reply_error(r, 400, e.msg);
     }

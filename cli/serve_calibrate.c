@@ -57,27 +57,25 @@ static cJSON *cv_json(const struct calib_cv *cv)
 
 int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(req, "measurements");
-    if (!cJSON_IsString(m))
-        return api_reply_error(r, 400, "\"measurements\": expected the measurement CSV (op,dtype,m,n,k,batch,time_us) "
-                                       "or its JSON twin, as text");
     if (ctx->prof->chip_precisions_ignored)
         return api_reply_error(r, 400, "the neusim profile has no kernel efficiencies to fit (use physical)");
     struct loaded_config c;
     struct npu_err e;
-    if (api_load_config(ctx, req, false, &c, &e))
-        return api_reply_error(r, 400, e.msg);
-    struct op_table t;
+    struct op_table t;   /* "measurements": CSV or twin text, or the twin's list of records */
     const char *name = "measurements";
+    if (op_table_json(name, cJSON_GetObjectItemCaseSensitive(req, name), &t, &e))
+        return api_reply_error(r, 400, e.msg);
+    if (api_load_config(ctx, req, false, &c, &e)) {
+        op_table_free(&t);
+        return api_reply_error(r, 400, e.msg);
+    }
     struct calib_fit *fits = calloc(CALIB_FITS_MAX, sizeof *fits);
     struct calib_cv *cv = calloc(1, sizeof *cv);
     struct chip_config cal;
     int nfits = 0;
-    int rc = !fits || !cv ? npu_errf(&e, "out of memory") : op_table_parse(name, m->valuestring, strlen(m->valuestring), &t, &e);
-    if (!rc) {
-        rc = calibrate_run(&t, &name, 1, &c.chip, ctx->prof, &cal, fits, &nfits, cv, &e);
-        op_table_free(&t);
-    }
+    int rc = !fits || !cv ? npu_errf(&e, "out of memory")
+                          : calibrate_run(&t, &name, 1, &c.chip, ctx->prof, &cal, fits, &nfits, cv, &e);
+    op_table_free(&t);
     if (rc) {
         free(fits), free(cv);
         config_free(&c);

@@ -1,9 +1,11 @@
 # Sourced by tests/cli/run.sh: `npusim serve`, used as people use it. A
 # server on a loopback port; every endpoint with curl (results, and bad
-# input as 400 with the CLI's message, 404, 405, 413); the page in headless
-# Chromium (its script fills the selects, runs a configuration, a sweep and
-# a validation: the DOM holds their tables and figures, no console error; a
-# screenshot); 200 requests 8 at a time, none failing, the latencies
+# input as 400 with the CLI's message, 404, 405, 413); measurements as a
+# JSON list of records; the requests the page makes; the page's inputs and
+# panels, and the page in headless Chromium (on first load its script fills
+# the selects, runs a configuration, a fleet, a sweep and a validation: the
+# DOM holds their tables and figures, no console error; a screenshot; a
+# link presets the simulate panel); 200 requests 8 at a time, none failing, the latencies
 # reported; SIGTERM stops it; it wrote no file; a sweep past --time-limit
 # is 503. Bad options exit 2.
 SV="$T/serve"
@@ -105,6 +107,103 @@ PY"
 check "serve: POST /api/validate gives the error table of measured kernels" sh -c "
   curl -sf -X POST '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
   python3 -c 'import json,sys; j=json.load(sys.stdin); assert j[\"overall\"][\"count\"] == 1 and \"gemm\" in j[\"by_op\"]'"
+# The page's calls and the list form of measurements, with curl (post.py:
+# a request body to curl, its status and JSON answer back).
+cat >"$SV/post.py" <<'PY'
+import json, subprocess
+def post(url, body):
+    p = subprocess.run(['curl', '-s', '-w', '\n%{http_code}', '-X', 'POST', url, '--data-binary', '@-'],
+                       input=json.dumps(body).encode(), capture_output=True, check=True)
+    text, code = p.stdout.decode().rsplit('\n', 1)
+    return int(code), json.loads(text)
+PY
+check "serve: POST /api/validate and /api/calibrate take measurements as a JSON list of records, answering as for the CSV text" \
+  python3 - "$URL" "$SV" bench/public/ops_a100_llmcompass.csv <<'PY'
+import csv, json, re, sys
+sys.path.insert(0, sys.argv[2])
+from post import post
+url, path = sys.argv[1], sys.argv[3]
+ints = ('m', 'n', 'k', 'batch', 'heads')
+records = [{k: int(v) if k in ints else float(v) if k == 'time_us' else v for k, v in r.items() if v != ''}
+           for r in csv.DictReader(open(path, newline=''))]
+text = open(path).read()
+for route in ('/api/validate', '/api/calibrate'):
+    (sa, a), (sb, b) = post(url + route, {'chip': 'a100', 'measurements': records}), post(url + route, {'chip': 'a100', 'measurements': text})
+    assert sa == sb == 200, (route, sa, sb, a, b)
+    keys = ('overall', 'by_op', 'by_dtype', 'by_bound') if route == '/api/validate' else ('chip', 'fits', 'cross_validation')
+    # a row is named by its record, or by its line under the CSV header: one more
+    named = lambda x, k: re.sub(r' \[measurements:\d+\]', '', json.dumps(x[k]))
+    for k in keys:
+        assert named(a, k) == named(b, k), (route, k)
+    at = lambda x: int(re.search(r':(\d+)\]', x['overall']['best']['operator']).group(1))
+    assert route != '/api/validate' or at(a) + 1 == at(b), (a['overall']['best'], b['overall']['best'])
+    if route == '/api/validate':
+        assert a['overall']['count'] == len(records) > 20 and a['overall']['mape_pct'] > 0
+        # one H100 GEMM as a record: its MAPE is its error against /api/op's prediction
+        gemm = {'op': 'gemm', 'dtype': 'bf16', 'm': 4096, 'n': 4096, 'k': 4096}
+        s, p = post(url + '/api/op', dict(gemm, chip='h100'))
+        s, j = post(url + route, {'chip': 'h100', 'measurements': [dict(gemm, time_us=160)]})
+        want = abs(p['time_us'] - 160) / 160 * 100
+        assert s == 200 and j['overall']['count'] == 1 and abs(j['overall']['mape_pct'] - want) < 1e-9, (s, j, want)
+PY
+check "serve: a bad measurement record is 400 naming the record and the key (missing, wrong type, fractional, none)" \
+  python3 - "$URL" "$SV" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from post import post
+ok = {'op': 'gemm', 'dtype': 'bf16', 'm': 64, 'n': 64, 'k': 64, 'time_us': 5}
+cases = [
+    ([ok, {'dtype': 'bf16', 'm': 64, 'time_us': 5}], 'measurements: record 2: key "op": missing'),
+    ([ok, dict(ok, m='64')], 'measurements: record 2: key "m": expected a number, got text'),
+    ([dict(ok, k=64.5)], 'measurements: record 1: key "k": expected a positive integer, got "64.5"'),
+    ([dict(ok, dtype=16)], 'measurements: record 1: key "dtype": expected text, got a number'),
+    ([ok, ok, {'op': 'gemm', 'dtype': 'bf16', 'm': 64, 'n': 64, 'k': 64}],
+     'measurements: record 3: key "time_us": expected a measured time above 0 us'),
+    ([], 'measurements: no records'),
+    ({'op': 'gemm'}, '"measurements": expected a list of records'),
+]
+for route in ('/api/validate', '/api/calibrate'):
+    for m, want in cases:
+        s, j = post(sys.argv[1] + route, {'chip': 'a100', 'measurements': m})
+        assert s == 400 and j['error'].startswith(want), (route, m, s, j)
+PY
+check "serve: the page's simulate request: llama3-70b on 4 H100s with tp 4, its sequence lengths, formats and every strategy" \
+  python3 - "$URL" "$SV" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from post import post
+s, j = post(sys.argv[1] + '/api/simulate', {'model': 'llama3-70b', 'chip': 'h100', 'batch': 2, 'set': {
+    'num_chips': 4, 'tensor_parallelism_degree': 4, 'data_parallelism_degree': 1, 'pipeline_parallelism_degree': 1,
+    'input_seqlen': 2048, 'output_seqlen': 256, 'weight_dtype': 'fp8', 'kv_cache_dtype': 'fp8'}})
+assert s == 200, j
+assert j['summary'].startswith('llama3-70b on h100 (4 chips') and '2048 in / 256 out' in j['summary'], j['summary']
+assert 'weights fp8' in j['summary'] and 'KV cache fp8' in j['summary'], j['summary']
+assert 'out of memory' not in j['summary'], j['summary']
+assert [p['strategy'] for p in j['power_gating']] == ['NoPG', 'Base', 'HW', 'Full', 'Ideal']
+s, j = post(sys.argv[1] + '/api/simulate', {'model': 'deepseekv2-236b', 'chip': 'h100', 'set': {
+    'num_chips': 8, 'data_parallelism_degree': 8, 'expert_parallelism_degree': 8}})
+assert s == 200 and '8 chips' in j['summary'] and 'ep 8' in j['summary'], j
+PY
+check "serve: the page's fleet request: empty site fields take the server's defaults, which each deployment reports" \
+  python3 - "$URL" "$SV" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from post import post
+deps = [{'model': 'llama3-8b', 'chip': 'tpuv5p', 'parallelism': 'best', 'num_chips': 4, 'batch_size': 16, 'replicas': 10,
+         'load': {'tokens_per_sec': 20000}},
+        {'model': 'llama3-70b', 'chip': 'h100', 'parallelism': {'tp': 8}, 'num_chips': 8, 'batch_size': 8, 'replicas': 4,
+         'load': {'requests_per_sec': 2}}]
+s, a = post(sys.argv[1] + '/api/fleet', {'defaults': {}, 'deployments': deps})
+assert s == 200, a
+keys = ('pue', 'carbon_intensity_kgCO2_per_kWh', 'lifetime_years', 'pg', 'dvfs', 'configuration', 'utilisation',
+        'annual_energy_MWh', 'operational_tCO2e', 'embodied_tCO2e', 'total_tCO2e', 'kgCO2e_per_unit', 'capacity_unit')
+assert all(k in d for d in a['deployments'] for k in keys), a['deployments'][0].keys()
+assert a['deployments'][1]['configuration'].startswith('dp1-tp8-pp1')
+site = {'pue': 1.25, 'carbon_intensity_kgCO2_per_kWh': 0.123, 'lifetime_years': 5, 'pg': 'Full'}
+s, b = post(sys.argv[1] + '/api/fleet', {'defaults': site, 'deployments': deps})
+assert s == 200 and all(d[k] == v for d in b['deployments'] for k, v in site.items()), b['deployments'][0]
+assert b['total']['total_tCO2e'] != a['total']['total_tCO2e']
+PY
 check "serve: a path for a name is 400, named" sh -c "
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"chip\": \"../../etc/passwd\"}')\" = 400 ] && grep -q 'not a path' '$SV/body'"
 check "serve: an unknown chip is 400 with the CLI's message" sh -c "
@@ -116,28 +215,56 @@ check "serve: bad JSON 400, bad measurements 400 naming the line, no endpoint 40
   grep -q 'measurements: line 2: column' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/nothing')\" = 404 ] && [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/op')\" = 405 ] &&
   head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
+check "serve: the page has the simulate inputs (TP/DP/PP/EP, chips, sequence lengths, formats, power gating), the fleet panel with empty site fields, checkbox chips, and runs every panel on first load" \
+  sh -c "curl -sf '$URL/' >'$SV/page.html' && python3 - '$SV/page.html' <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+ids = set(re.findall(r'id=\"([^\"]+)\"', html))
+need = {'tp', 'dp', 'pp', 'ep', 'nchips', 'seq-in', 'seq-out', 'wdtype', 'adtype', 'kvdtype', 'pg', 'fleet', 'fleet-deps',
+        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips'}
+assert need <= ids, need - ids
+for f in ('tensor_parallelism_degree', 'expert_parallelism_degree', 'input_seqlen', 'output_seqlen', 'weight_dtype',
+          'activation_dtype', 'kv_cache_dtype', 'num_chips'):
+    assert 'data-field=\"%s\"' % f in html, f
+assert ' multiple' not in html and 'type=\"checkbox\"' in html   # the sweep's chips need no ctrl-click
+for i in ('fpue', 'fci', 'flife'):   # the carbon defaults are the server's
+    tag = re.search(r'<input id=\"%s\"[^>]*>' % i, html).group(0)
+    assert 'value=' not in tag, tag
+calls = re.search(r'init\(\)\.then\(\(\) => Promise\.all\(\[([^\]]*)\]\)\)', html)
+assert calls and set(calls.group(1).split(', ')) == {'run()', 'fleet()', 'sweep()', 'check()'}, calls
+assert '#demo' not in html
+PY"
 if command -v chromium >/dev/null 2>&1; then
-    check "serve: the page in headless chromium runs a configuration, a sweep and a validation (DOM tables and figures, no console error, a screenshot)" sh -c "
+    check "serve: the page in headless chromium shows a configuration, a fleet, a sweep and a validation on first load (DOM tables and figures, no console error, a screenshot); a link presets llama3-70b on 4 H100s" sh -c "
       timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --enable-logging=stderr --v=0 \
-        --dump-dom '$URL/#demo' >'$SV/dom.html' 2>'$SV/console.log' &&
+        --dump-dom '$URL/' >'$SV/dom.html' 2>'$SV/console.log' &&
       timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --window-size=1100,4000 \
-        --screenshot='$SV/page.png' '$URL/#demo' >/dev/null 2>&1 && [ \$(wc -c <'$SV/page.png') -gt 50000 ] &&
-      python3 - '$SV/dom.html' <<'PY'
+        --screenshot='$SV/page.png' '$URL/' >/dev/null 2>&1 && [ \$(wc -c <'$SV/page.png') -gt 50000 ] &&
+      timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 \
+        --dump-dom '$URL/?model=llama3-70b&chip=h100&tp=4&pg=Full' >'$SV/dom70.html' 2>/dev/null &&
+      python3 - '$SV/dom.html' '$SV/dom70.html' <<'PY'
 import sys
 from html.parser import HTMLParser
 class P(HTMLParser):
     def __init__(self):
-        super().__init__(); self.ids = set(); self.options = 0; self.cls = []
+        super().__init__(); self.ids = set(); self.options = 0; self.cls = []; self.text = {}; self.cur = None
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if 'id' in a: self.ids.add(a['id'])
+        if 'id' in a: self.ids.add(a['id']); self.cur = a['id']
         if tag == 'option': self.options += 1
         if tag == 'polygon': self.triangles = getattr(self, 'triangles', 0) + 1
         if tag == 'td' and 'class' in a: self.cls.append(a['class'])
+    def handle_data(self, data):
+        if self.cur: self.text[self.cur] = self.text.get(self.cur, '') + data
 p = P(); p.feed(open(sys.argv[1]).read())
-assert {'by-type', 'errors', 'overall', 'val-roofline', 'fig-time', 'fig-roofline', 'fig-energy', 'fig-pg',
-        'sweep-counts', 'fig-tput', 'fig-chips', 'fig-pareto', 'sweep-rows'} <= p.ids, p.ids
+assert {'sim-summary', 'pg-energy', 'by-type', 'errors', 'overall', 'val-roofline', 'fig-time', 'fig-roofline', 'fig-energy',
+        'fig-pg', 'fleet-total', 'fig-fleet', 'fleet-rows', 'fleet-assumed', 'sweep-counts', 'fig-tput', 'fig-chips',
+        'fig-pareto', 'sweep-rows'} <= p.ids, p.ids
 assert p.options > 20 and getattr(p, 'triangles', 0) >= 2 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
+assert p.text['sim-summary'].startswith('llama3-8b on tpuv5p (1 chip'), p.text['sim-summary']
+q = P(); q.feed(open(sys.argv[2]).read())
+assert q.text['sim-summary'].startswith('llama3-70b on h100 (4 chips'), q.text['sim-summary']
+assert 'with power gating Full' in q.text['pg-energy'], q.text['pg-energy']
 PY
       ! grep -E 'CONSOLE.*(Error|Uncaught)' '$SV/console.log'"
 else
