@@ -22,7 +22,7 @@ struct ceiling {
 enum { CEILINGS_MAX = 2 * PREC_COUNT + 2 };
 
 struct axes {
-    double lx0, lx1, ly0, ly1;   /* decades shown */
+    double lx0, lx1, ly0, ly1;   /* log10 of the ends: x whole decades, y up to a nice ceiling */
 };
 
 static double px(const struct axes *a, double x) { return LEFT + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * PLOT_W; }
@@ -75,11 +75,9 @@ static void ceiling_labels(struct strbuf *b, const struct axes *a, struct ceilin
         if (base - ROOFLINE_LABEL_ASCENT < free_y)
             base = free_y + ROOFLINE_LABEL_ASCENT;
         free_y = base + ROOFLINE_LABEL_DESCENT;
-        char t[32];
         strbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" class=\"ceiling\">", LEFT + PLOT_W - 4, base);
         strbuf_xml(b, cl[i].name);
-        snprintf(t, sizeof t, "%.4g", cl[i].peak);
-        strbuf_printf(b, ": %s TFLOP/s</text>\n", t);
+        strbuf_printf(b, ": %.4g TFLOP/s</text>\n", cl[i].peak);
     }
 }
 
