@@ -94,10 +94,17 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 struct option;
 /* What getopt_long could not take (arg, e.g. argv[optind - 1]): a known
  * option without its value ("option -m/--model needs a value": a short
- * letter is known by the long option that returns it), or an unknown one
- * with the closest of longopts ("did you mean"). Prints it as usage_error
- * does; returns EXIT_USAGE. */
+ * letter is known by the long option that returns it, so a long option
+ * returns a lowercase letter only when that letter is also its short
+ * option), or an unknown one with the closest of longopts ("did you
+ * mean"). Prints it as usage_error does; returns EXIT_USAGE. */
 int bad_option(const char *cmd, const char *arg, const struct option *longopts);
+/* The short options of the command line being parsed (getopt's optstring),
+ * for bad_option to tell "-d" without its value from a "-d" this command
+ * does not take when its long options share a table with other commands'
+ * (run, opsgen, chipsim, power); NULL: the rule above alone. command_opt
+ * sets it. */
+void cli_short_options(const char *shortopts);
 /* -j N: a thread count from 1 to 4096 into *jobs; otherwise the usage error
  * is printed and EXIT_USAGE returned. */
 int parse_jobs(const char *cmd, const char *arg, long *jobs);

@@ -158,11 +158,11 @@ int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL);
 int carbon_command(int argc, char **argv, struct results *in)
 {
     static const struct option longopts[] = {
-        { "results", required_argument, 0, 'r' }, { "models", required_argument, 0, 'm' },
+        { "results", required_argument, 0, 'R' }, { "models", required_argument, 0, 'm' },
         { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' }, { "workload", required_argument, 0, 'W' },
-        { "pg", required_argument, 0, 'g' },      { "dvfs", required_argument, 0, 'd' },
-        { "ci", required_argument, 0, 'i' },      { "util", required_argument, 0, 'u' },
-        { "lifetime", required_argument, 0, 'l' }, { "configs", required_argument, 0, 'C' },
+        { "pg", required_argument, 0, 'G' },      { "dvfs", required_argument, 0, 'D' },
+        { "ci", required_argument, 0, 'I' },      { "util", required_argument, 0, 'U' },
+        { "lifetime", required_argument, 0, 'L' }, { "configs", required_argument, 0, 'C' },
         { "profile", required_argument, 0, 'P' }, { "jobs", required_argument, 0, 'j' },
         { "help", no_argument, 0, 'h' },         { "quiet", no_argument, 0, 'q' },
         { 0, 0, 0, 0 },
@@ -181,7 +181,7 @@ int carbon_command(int argc, char **argv, struct results *in)
     optind = 1;
     while ((c = getopt_long(argc, argv, "hqj:m:c:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r': o.results = optarg; break;
+        case 'R': o.results = optarg; break;
         case 'm': case 'M': models = optarg; break;
         case 'c': case 'V': versions = optarg; break;
         case 'W':
@@ -189,10 +189,10 @@ int carbon_command(int argc, char **argv, struct results *in)
                 return usage_error("carbon", "--workload \"%s\": expected inference or training", optarg);
             o.workload = optarg;
             break;
-        case 'g': o.pg = optarg; break;
-        case 'd': o.dvfs = optarg; break;
-        case 'i': cis = optarg; break;
-        case 'u':
+        case 'G': o.pg = optarg; break;
+        case 'D': o.dvfs = optarg; break;
+        case 'I': cis = optarg; break;
+        case 'U':
             if (parse_f64_strict(optarg, &o.util) || o.util < 0 || o.util > 1)
                 return usage_error("carbon", "--util \"%s\": expected a duty cycle in [0, 1]", optarg);
             /* No work over the lifetime: carbon per unit of work is undefined
@@ -202,7 +202,7 @@ int carbon_command(int argc, char **argv, struct results *in)
                                              "and energy per unit of work are undefined", optarg);
             util_given = true;
             break;
-        case 'l': lifes = optarg; break;
+        case 'L': lifes = optarg; break;
         case 'C': configs = optarg; break;
         case 'j':
             if (parse_jobs("carbon", optarg, &o.jobs))

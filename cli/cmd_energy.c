@@ -50,6 +50,7 @@ static const char energy_help[] =
     "      --dvfs D            DVFS policy: None (default) or Ideal\n"
     "      --configs DIR       where strategy files (pg/) are looked up first\n"
     "      --profile NAME      behaviour profile: physical (default) or neusim\n"
+    "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
     "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
     "  -h, --help              this help\n";
 

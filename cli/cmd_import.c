@@ -42,8 +42,8 @@ static const char import_help[] =
 int cmd_import(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "dtype", required_argument, 0, 'd' }, { "out", required_argument, 0, 'o' },
-        { "names", required_argument, 0, 'n' },
+        { "dtype", required_argument, 0, 'D' }, { "out", required_argument, 0, 'o' },
+        { "names", required_argument, 0, 'N' },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     const char *dtype = NULL, *out_path = NULL, *names = NULL;
@@ -53,9 +53,9 @@ int cmd_import(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': fputs(import_help, stdout); return 0;
-        case 'd': dtype = optarg; break;
+        case 'D': dtype = optarg; break;
         case 'o': out_path = optarg; break;
-        case 'n': names = optarg; break;
+        case 'N': names = optarg; break;
         default: return bad_option("import", argv[optind - 1], longopts);
         }
     }

@@ -147,6 +147,7 @@ int cmd_list(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
+    cli_short_options("h");
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(list_help, stdout);

@@ -84,6 +84,7 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
     };
     memset(a, 0, sizeof *a);
     common_opts_init(&a->co);
+    cli_short_options(shortopts);   /* run takes no -i or -d: the table is the stages' too */
     optind = 1;
     opterr = 0;
     int ch;

@@ -176,11 +176,11 @@ static int listen_error(const char *bind_addr, struct sockaddr_in addr, int64_t 
 int cmd_serve(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "port", required_argument, 0, 'p' },    { "bind", required_argument, 0, 'b' },
+        { "port", required_argument, 0, 'O' },    { "bind", required_argument, 0, 'B' },
         { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
-        { "max-body", required_argument, 0, 'm' }, { "connections", required_argument, 0, 'n' },
-        { "threads", required_argument, 0, 't' }, { "timeout", required_argument, 0, 'T' },
-        { "max-points", required_argument, 0, 'x' }, { "time-limit", required_argument, 0, 'L' },
+        { "max-body", required_argument, 0, 'M' }, { "connections", required_argument, 0, 'N' },
+        { "threads", required_argument, 0, 'H' }, { "timeout", required_argument, 0, 'T' },
+        { "max-points", required_argument, 0, 'X' }, { "time-limit", required_argument, 0, 'L' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
     };
     int64_t port = 8080, max_body = 1 << 20, conns = 64, threads = 4, timeout = 30, max_points = 256;
@@ -194,18 +194,18 @@ int cmd_serve(int argc, char **argv)
         int bad = 0;
         switch (c) {
         case 'h': fputs(serve_help, stdout); return 0;
-        case 'p': bad = number_opt("port", optarg, 1, 65535, &port); break;
-        case 'b': bind = optarg; break;
+        case 'O': bad = number_opt("port", optarg, 1, 65535, &port); break;
+        case 'B': bind = optarg; break;
         case 'C': configs = optarg; break;
         case 'P':
             if (!(prof = profile_by_name(optarg)))
                 return usage_error("serve", "--profile \"%s\": expected physical or neusim", optarg);
             break;
-        case 'm': bad = number_opt("max-body", optarg, 1024, 1 << 30, &max_body); break;
-        case 'n': bad = number_opt("connections", optarg, 1, 10000, &conns); break;
-        case 't': bad = number_opt("threads", optarg, 1, 256, &threads); break;
+        case 'M': bad = number_opt("max-body", optarg, 1024, 1 << 30, &max_body); break;
+        case 'N': bad = number_opt("connections", optarg, 1, 10000, &conns); break;
+        case 'H': bad = number_opt("threads", optarg, 1, 256, &threads); break;
         case 'T': bad = number_opt("timeout", optarg, 1, 3600, &timeout); break;
-        case 'x': bad = number_opt("max-points", optarg, 1, 1000000, &max_points); break;
+        case 'X': bad = number_opt("max-points", optarg, 1, 1000000, &max_points); break;
         case 'L':
             if (parse_f64_strict(optarg, &limit_s) || !(limit_s > 0) || limit_s > 86400)
                 return usage_error("serve", "--time-limit \"%s\": expected seconds above 0, at most 86400", optarg);

@@ -66,10 +66,10 @@ static int check_results(const struct slo_opts *o)
 int cmd_slo(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "results", required_argument, 0, 'r' },  { "out", required_argument, 0, 'o' },
+        { "results", required_argument, 0, 'R' },  { "out", required_argument, 0, 'o' },
         { "models", required_argument, 0, 'm' },   { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' },
-        { "workload", required_argument, 0, 'W' }, { "slo-scales", required_argument, 0, 's' },
-        { "max-num-chips", required_argument, 0, 'x' }, { "default-slo-multiple", required_argument, 0, 'k' },
+        { "workload", required_argument, 0, 'W' }, { "slo-scales", required_argument, 0, 'S' },
+        { "max-num-chips", required_argument, 0, 'X' }, { "default-slo-multiple", required_argument, 0, 'K' },
         { "configs", required_argument, 0, 'C' },  { "profile", required_argument, 0, 'P' },
         { "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
     };
@@ -88,7 +88,7 @@ int cmd_slo(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:m:c:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r': o.results = optarg; break;
+        case 'R': o.results = optarg; break;
         case 'o': o.out = optarg; break;
         case 'm': case 'M': models = optarg; break;
         case 'c': case 'V': versions = optarg; break;
@@ -97,12 +97,12 @@ int cmd_slo(int argc, char **argv)
                 return usage_error("slo", "--workload \"%s\": expected inference or training", optarg);
             o.workload = optarg;
             break;
-        case 's': scales = optarg; break;
-        case 'x':
+        case 'S': scales = optarg; break;
+        case 'X':
             if (parse_i64_strict(optarg, &o.max_chips) || o.max_chips < 1)
                 return usage_error("slo", "--max-num-chips \"%s\": expected a positive integer", optarg);
             break;
-        case 'k':
+        case 'K':
             if (parse_i64_strict(optarg, &o.multiple) || o.multiple <= 0)
                 return usage_error("slo", "--default-slo-multiple \"%s\": expected a positive integer", optarg);
             break;

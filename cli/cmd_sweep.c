@@ -272,6 +272,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
     optind = 1;
     opterr = 0;
     int ch;
+    cli_short_options(":hqj:m:c:b:o:w:");
     while ((ch = getopt_long(argc, argv, ":hqj:m:c:b:o:w:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(sweep_help, stdout); return -1;

@@ -135,9 +135,15 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* cli_short_options: the optstring of the command line being parsed. */
+static const char *short_options;
+
+void cli_short_options(const char *shortopts) { short_options = shortopts; }
+
 int command_opt(const char *cmd, const char *help, int argc, char **argv, const char *shortopts,
                 const struct option *longopts, struct common_opts *o, int *rc)
 {
+    cli_short_options(shortopts);
     for (int c; (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1;) {
         struct npu_err e;
         int r = c == 'h' ? 0 : common_opt(o, c, optarg, &e);
@@ -165,7 +171,8 @@ int bad_option(const char *cmd, const char *arg, const struct option *longopts)
     /* "-m" alone: a short option (its letter returned by a long one) that
      * getopt refused because its value is missing (commands' short options
      * are lowercase letters; upper-case vals are long-only codes). */
-    bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] >= 'a' && arg[1] <= 'z' && !arg[2];
+    bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] >= 'a' && arg[1] <= 'z' && !arg[2] &&
+                    (!short_options || strchr(short_options, arg[1]));
     const char *cands[128];
     size_t nc = 0;
     for (const struct option *o = longopts; o && o->name && nc < 128; o++) {
