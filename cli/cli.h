@@ -161,6 +161,9 @@ int cmd_carbon(int argc, char **argv);
 /* npusim carbon taking the energy stage's statistics from in (may be NULL). */
 int carbon_command(int argc, char **argv, struct results *in);
 int cmd_slo(int argc, char **argv);
+/* npusim slo; in_suite: a version without results is a warning (the suite's
+ * sweeps said what they found), not an error. */
+int slo_command(int argc, char **argv, bool in_suite);
 int cmd_suite(int argc, char **argv);
 int cmd_fields(int argc, char **argv);
 

@@ -36,7 +36,8 @@ static const char energy_help[] =
     "  DIR_<D>/<model>/<pstr>/<W>-v<V>[_phase]_<S>.csv   per-op energies, one per strategy\n"
     "  DIR_<D>/<model>/<pstr>/<W>-v<V>[_phase].json      the statistics plus energy_stats{S: ...}\n"
     "(e.g. results/raw -> results/raw_None). A model or version without results is\n"
-    "reported and skipped. Statistics files are processed on N threads (-j, default:\n"
+    "reported and skipped; when none named has any, it is an error (exit 2).\n"
+    "Statistics files are processed on N threads (-j, default:\n"
     "every core); the outputs are the same for every N.\n"
     "\n"
     "options:\n"
@@ -169,9 +170,15 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
         stage_progress_end(&o->progress);
         if (rc)
             rc = report_error("energy", &e);
-        /* Nothing to do is not an error: a sweep may have found no valid
-         * configuration (e.g. training points that all run out of memory). */
-        if (!rc && js.n == 0)
+        /* Models named of which none has results: a typo or the wrong tree,
+         * an error. In a suite the sweep lines before ran, so nothing to do
+         * is theirs: they found no valid configuration (e.g. training points
+         * that all run out of memory), and said so. */
+        if (!rc && js.n == 0 && !in)
+            rc = usage_error("energy", "no %s results for any model and version named under %s (expected "
+                             "the results tree npusim sweep writes: <model>/<pstr>/%s-v<V>*.json)", o->workload,
+                             o->results, o->workload);
+        else if (!rc && js.n == 0)
             fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
                             "under %s; nothing written\n", o->workload, o->results);
         if (!rc && js.n > 0 && energy_commit(o, &e))

@@ -92,17 +92,21 @@ int cmd_fleet(int argc, char **argv)
         snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out);
         o[1].text = pyjson_print(jo);
         cJSON_Delete(jo);
-        char note[4096];
-        fleet_defaults_note(d, n, note, sizeof note);
-        fprintf(stderr, "npusim fleet: %s\n", note);
         /* The table first: if it cannot reach the user, no file is written. */
         fleet_print_table(d, n, &tot, stdout);
         rc = stdout_flushed("fleet");
         if (rc) {
             free(o[0].text);
             free(o[1].text);
-        } else if (write_outputs(o, 2, &e))
+        } else if (write_outputs(o, 2, &e)) {
             rc = report_error("fleet", &e);
+        } else {
+            /* Which carbon defaults were used, once all went well (a failure
+             * says one thing: what failed). */
+            char note[4096];
+            fleet_defaults_note(d, n, note, sizeof note);
+            fprintf(stderr, "npusim fleet: %s\n", note);
+        }
     }
     free(d);
     cJSON_Delete(j);

@@ -2,8 +2,10 @@
  * §10), the options of the SLO stage (study/slo_stage.h), which writes
  *   OUT/<model>/<workload>.json   or   OUT/<model>/<workload>-<prefill|decode>.json
  * A model the analysis cannot handle (unknown class, no results, no reference
- * configuration, a stats file without a needed key) is skipped with a warning;
- * every other file is still written, all together. */
+ * configuration) is skipped with a warning; every other file is still
+ * written, all together. A statistics file that does not read (or lacks the
+ * energy a choice needs) and a version no model named has results for are
+ * errors (exit 2, nothing written). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,9 @@ static const char slo_help[] =
     "iteration time) of TPUv5p at the reference batch with the fewest chips, times K,\n"
     "times each scale. For every scale and version it reports the fewest chips meeting\n"
     "the SLO, the best throughput per chip, the best energy per unit of work and the\n"
-    "best goodput per dollar, in OUT/<model>/<workload>[-<phase>].json.\n"
+    "best goodput per dollar, in OUT/<model>/<workload>[-<phase>].json. A model it\n"
+    "cannot analyse is skipped with a warning; a statistics file that does not read,\n"
+    "or a version none of the models has results for, is an error (exit 2).\n"
     "\n"
     "options:\n"
     "      --results DIR       carbon results tree (from npusim carbon)\n"
@@ -63,7 +67,9 @@ static int check_results(const struct slo_opts *o)
                        "(expected the carbon stage's CI<ci>/UTIL<u> folder)", first_missing);
 }
 
-int cmd_slo(int argc, char **argv)
+int cmd_slo(int argc, char **argv) { return slo_command(argc, argv, false); }
+
+int slo_command(int argc, char **argv, bool in_suite)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'R' },  { "out", required_argument, 0, 'o' },
@@ -79,6 +85,7 @@ int cmd_slo(int argc, char **argv)
     o.max_chips = INT_MAX;
     o.multiple = 1;
     o.prof = profile_default();
+    o.suite = in_suite;
     for (int i = 0; i < 6; i++)
         o.scales[i] = i + 1;
     o.nscales = 6;

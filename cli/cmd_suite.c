@@ -202,7 +202,7 @@ static int command(const struct suite_line *l, struct call *c, struct handover *
     case SUITE_SWEEP: return sweep_command(c->n, c->v, &h->raw);
     case SUITE_ENERGY: return energy_command(c->n, c->v, &h->raw, energy_of(h, l->f[1]));
     case SUITE_CARBON: return carbon_command(c->n, c->v, energy_of(h, l->f[1]));
-    default: return cmd_slo(c->n, c->v);
+    default: return slo_command(c->n, c->v, true);
     }
 }
 
@@ -434,8 +434,13 @@ static int check_suite(const struct suite *s, const struct suite_opts *o, struct
 {
     if (s->n == 0)
         return npu_errf(e, "%s: no lines to run (expected sweep, energy, carbon or slo lines)", o->suite);
+    bool swept = false;   /* a sweep line came before */
     for (int i = 0; i < s->n; i++) {
         const struct suite_line *l = &s->line[i];
+        swept |= l->kind == SUITE_SWEEP;
+        if (!swept)   /* it would run over no models at all: nothing done, nothing said */
+            return npu_errf(e, "%s:%d: %s line with no sweep line before it: energy, carbon and slo lines run "
+                            "over the models of the sweeps above them", o->suite, l->lineno, suite_kind_name(l->kind));
         for (size_t k = 0; k < sizeof field_checks / sizeof field_checks[0]; k++) {
             const struct field_check *fc = &field_checks[k];
             if (fc->kind == l->kind && fc->field < l->n &&

@@ -45,14 +45,9 @@ static double num_or_nan(const cJSON *it)
     return jnum(it, &v) ? v : NAN;
 }
 
-/* Loads model/version; points carry the metrics of m. Errors name the file. */
-static int load_set(const struct slo_opts *o, const char *model, const char *version, const char *suffix,
-                    const struct slo_metrics *m, struct version_set *s, struct npu_err *e)
+/* The n listed statistics files of s, read: the points carry the metrics of m. */
+static int load_files(const struct slo_metrics *m, struct version_set *s, int n, struct npu_err *e)
 {
-    memset(s, 0, sizeof *s);
-    int n;
-    if (results_list(o->results, model, version, o->workload, suffix, &s->files, &n, warn, e))
-        return -1;
     s->json = calloc(n ? (size_t)n : 1, sizeof *s->json);
     s->pts = calloc(n ? (size_t)n : 1, sizeof *s->pts);
     for (int i = 0; i < n; i++) {
@@ -76,15 +71,33 @@ static int load_set(const struct slo_opts *o, const char *model, const char *ver
         p->tput = num_or_nan(jpath(j, m->tput));
         if (!p->oom && (isnan(p->latency) || isnan(p->tput)))
             return npu_errf(e, "%s: field \"%s\" or \"%s\": expected a number", f, m->latency, m->tput);
-        char key[256];
-        snprintf(key, sizeof key, "carbon_and_energy_stats.1.%s", m->energy);
-        p->energy = num_or_nan(jpath(j, key));
+        /* Power efficiency is the same for every lifetime: the reference
+         * reads lifetime "1"; a tree without it (npusim carbon's lifetime is
+         * the system config's) gives its first. */
+        const cJSON *lives = jpath(j, "carbon_and_energy_stats");
+        const cJSON *life = cJSON_GetObjectItemCaseSensitive(lives, "1");
+        if (!life && cJSON_IsObject(lives))
+            life = lives->child;
+        p->energy = num_or_nan(cJSON_GetObjectItemCaseSensitive(life, m->energy));
         /* The chip's own price when its config gives one (npusim's field). */
         double price;
         if (jnum(jpath(j, "sim_config.price_per_chip_hour_usd"), &price) && price > 0)
             s->price = price;
     }
     return 0;
+}
+
+/* Loads model/version; points carry the metrics of m. -1 when the model's
+ * folder cannot be listed (the model is skipped), -2 for a statistics file
+ * that does not read as one (an error: exit 2); both name the file. */
+static int load_set(const struct slo_opts *o, const char *model, const char *version, const char *suffix,
+                    const struct slo_metrics *m, struct version_set *s, struct npu_err *e)
+{
+    memset(s, 0, sizeof *s);
+    int n;
+    if (results_list(o->results, model, version, o->workload, suffix, &s->files, &n, warn, e))
+        return -1;
+    return load_files(m, s, n, e) ? -2 : 0;
 }
 
 /* os.path.abspath: joined with the working folder and normalised. */
@@ -243,13 +256,14 @@ static bool metrics_of(const char *model, bool training, const char *phase, stru
     return true;
 }
 
-char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase)
+int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, char **text, struct npu_err *err)
 {
+    *text = NULL;
     bool training = !strcmp(o->workload, "training");
     enum slo_class cls;
     struct slo_metrics m;
     if (!metrics_of(model, training, phase, &m, &cls))
-        return NULL;
+        return 0;
     bool llm_inf = cls == SLO_LLM && !training;
     char suffix[32] = "";
     if (llm_inf)
@@ -257,10 +271,14 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
 
     struct npu_err e;
     struct version_set ref;
-    if (load_set(o, model, "5p", suffix, &m, &ref, &e)) {
+    int rc = load_set(o, model, "5p", suffix, &m, &ref, &e);
+    if (rc == -1)   /* no folder for the model: skipped, as the reference does */
         fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, model);
+    else if (rc)
+        *err = e;
+    if (rc) {
         set_free(&ref);
-        return NULL;
+        return rc == -1 ? 0 : -1;
     }
     int ri = slo_reference(ref.pts, ref.n, slo_reference_batch(model, training));
     if (ri < 0) {
@@ -268,7 +286,7 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
                         "memory) under %s; skipped\n", model, phase[0] ? " " : "", phase,
                 (long long)slo_reference_batch(model, training), o->results);
         set_free(&ref);
-        return NULL;
+        return 0;
     }
     const cJSON *ref_lat = jpath(ref.json[ri], m.latency);
     cJSON *mult = jraw_i64(o->multiple);
@@ -279,14 +297,20 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
     const char *eff_name = m.tput;
     char eff_display[128];
     snprintf(eff_display, sizeof eff_display, "%s%s", training ? "eff_metric_" : "", m.tput);
-    bool failed = false;
-    /* Each version's files are read once, for all scales. */
+    bool failed = false, fatal = false;
+    /* Each version's files are read once, for all scales. A file that does
+     * not read is an error; a version without files, a warning here (slo_run
+     * refuses one that no model named has results for). */
     struct version_set *sets = calloc((size_t)o->nversions, sizeof *sets);
-    for (int vi = 0; vi < o->nversions && !failed; vi++)
-        if (load_set(o, model, o->versions[vi], suffix, &m, &sets[vi], &e)) {
+    for (int vi = 0; vi < o->nversions && !failed; vi++) {
+        rc = load_set(o, model, o->versions[vi], suffix, &m, &sets[vi], &e);
+        failed = rc != 0, fatal = rc == -2;
+        if (rc == -1)
             fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, model);
-            failed = true;
-        }
+        if (!rc && !sets[vi].n && strcmp(phase, "decode"))   /* once per model: the decode phase mirrors */
+            fprintf(stderr, "npusim slo: warning: no %s results for %s v%s under %s\n", o->workload, model,
+                    o->versions[vi], o->results);
+    }
     for (int si = 0; si < o->nscales && !failed; si++) {
         char sk[32];
         snprintf(sk, sizeof sk, "%lld", (long long)o->scales[si]);
@@ -303,12 +327,12 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
             struct version_set s = sets[vi];
             double cost = s.price > 0 ? s.price : slo_cost_per_chip_hour(v);
             struct slo_choice c;
-            int rc = slo_select(s.pts, s.n, training ? 32 : -1, o->max_chips, slo, m.tput_max, cost, &c);
+            rc = slo_select(s.pts, s.n, training ? 32 : -1, o->max_chips, slo, m.tput_max, cost, &c);
             cJSON *r = cJSON_CreateObject();
             if (rc) {
-                fprintf(stderr, "npusim slo: warning: %s: field \"carbon_and_energy_stats.1.%s\" is missing; "
-                                "%s skipped\n", s.files[c.bad].path, m.energy, model);
-                failed = true;
+                npu_errf(&e, "%s: field \"carbon_and_energy_stats.1.%s\" is missing (expected the "
+                             "statistics of npusim carbon)", s.files[c.bad].path, m.energy);
+                failed = fatal = true;
             } else if (c.any_ok && cost < 0) {
                 fprintf(stderr, "npusim slo: warning: version \"%s\": no $/chip-hour (the chip's "
                                 "price_per_chip_hour_usd, else the TPU table); %s skipped\n", v, model);
@@ -335,9 +359,41 @@ char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase
     cJSON *prov = slo_provenance(o, model);
     if (prov)
         jset(root, "provenance", prov);
-    char *text = failed ? NULL : pyjson_print(root);
+    *text = failed ? NULL : pyjson_print(root);
     cJSON_Delete(root);
-    return text;
+    if (fatal)
+        *err = e;
+    return fatal ? -1 : 0;
+}
+
+/* A version named that none of the models named has statistics for is a
+ * mistake (a typo, or the wrong tree): an error before any analysis. In a
+ * suite (o->suite) the sweeps before said what they found, and a workload
+ * whose points were all invalid leaves none: a warning there. */
+static int versions_have_results(const struct slo_opts *o, struct npu_err *e)
+{
+    bool training = !strcmp(o->workload, "training");
+    for (int v = 0; v < o->nversions; v++) {
+        int total = 0;
+        for (int i = 0; i < o->nmodels && !total; i++) {
+            bool llm_inf = !training && slo_model_class(o->models[i]) == SLO_LLM;
+            struct results_file *files = NULL;
+            int n = 0;
+            struct npu_err ignored;   /* a model without a folder is warned about where it is analysed */
+            if (!results_list(o->results, o->models[i], o->versions[v], o->workload, llm_inf ? "_prefill" : "",
+                              &files, &n, NULL, &ignored))
+                total += n;
+            free(files);
+        }
+        if (total)
+            continue;
+        if (!o->suite)
+            return npu_errf(e, "--versions \"%s\": no %s results for version %s of any model named under %s",
+                            o->versions[v], o->workload, o->versions[v], o->results);
+        fprintf(stderr, "npusim slo: warning: no %s results for version %s of any model named under %s\n",
+                o->workload, o->versions[v], o->results);
+    }
+    return 0;
 }
 
 int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
@@ -354,9 +410,10 @@ int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
             if (slo_model_class(o->models[i]) == SLO_LLM)
                 tasks[nt++] = (struct task){ o->models[i], "decode" };
     struct output *out = calloc((size_t)nt, sizeof *out);
-    int n = 0;
-    for (int i = 0; i < nt; i++) {
-        char *text = slo_analyse(o, tasks[i].model, tasks[i].phase);
+    int n = 0, rc = versions_have_results(o, e);
+    for (int i = 0; i < nt && !rc; i++) {
+        char *text = NULL;
+        rc = slo_analyse(o, tasks[i].model, tasks[i].phase, &text, e);
         if (!text)
             continue;
         bool llm_inf = !training && slo_model_class(tasks[i].model) == SLO_LLM;
@@ -369,7 +426,11 @@ int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
     }
     /* Nothing left to write (every model skipped for what its results hold,
      * warned above) is the reference's outcome too: no error, no file. */
-    int rc = write_outputs(out, n, e);
+    if (!rc)
+        rc = write_outputs(out, n, e);
+    else
+        for (int i = 0; i < n; i++)
+            free(out[i].text);
     free(out);
     done->written = n;
     done->analyses = nt;

@@ -8,6 +8,7 @@
 #ifndef NPUSIM_STUDY_SLO_STAGE_H
 #define NPUSIM_STUDY_SLO_STAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "traces/err.h"
@@ -25,13 +26,17 @@ struct slo_opts {
     char *bufs[3];                          /* the command line's copies the lists point into */
     const struct profile *prof;             /* absolute_output_paths: the *stats_file keys as the
                                              * reference names them; else the file read, relative */
+    bool suite;                             /* run by npusim suite: a version without results is
+                                             * a warning (its sweeps found none), not an error */
 };
 
 /* The analysis of one model and phase ("" for single-file workloads, else
- * "prefill" or "decode"): its file's text (malloc'ed), or NULL when the
- * model is skipped (warned on stderr: unknown class, no results, no
- * reference configuration, a statistics file without a needed key). */
-char *slo_analyse(const struct slo_opts *o, const char *model, const char *phase);
+ * "prefill" or "decode"): *text gets its file's text (malloc'ed), or NULL
+ * when the model is skipped (warned on stderr: unknown class, no results
+ * folder, no reference configuration, no price). 0, or -1 with e: a
+ * statistics file that does not read as one, or lacks the energy a choice
+ * needs. */
+int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, char **text, struct npu_err *e);
 
 /* What a run wrote. */
 struct slo_done {
@@ -39,7 +44,8 @@ struct slo_done {
 };
 /* Every analysis of o, written under o->out all together
  * (<model>/<workload>[-<phase>].json); a skipped one writes nothing. 0, or
- * -1 with e (nothing written). */
+ * -1 with e (nothing written): a bad statistics file, or a version named
+ * that no analysed model has results for. */
 int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e);
 
 #endif

@@ -138,3 +138,25 @@ expect_fail "carbon: a system lifetime that is not whole years names the file an
   'ccfg2/systems/system_config.json: field "lifetime_years" 2.5: carbon needs whole years; give --lifetime' \
   $NPUSIM carbon --configs "$T/ccfg2" --results "$CT/raw_None" --models llama3-8b --versions 5p --pg NoPG
 no_files "carbon: ... and writes nothing" "$CT/carbon_NoPG/dvfs_None/CI0.3"
+
+# --- slo: what cannot be analysed ends with exit 2 and a message, nothing written ---
+expect_fail "slo: a version no model named has results for is an error" '--versions "6e": no inference results for version 6e of any model named' \
+  sh -c "cd '$CT' && exec $NPA slo --profile neusim --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_v6e --models llama3-8b --versions 5p,6e"
+no_files "slo: ... and writes nothing" "$CT/slo_v6e"
+SB="$T/sbad"
+mkdir -p "$SB" && cp -R "$CT/carbon_NoPG" "$SB/"
+sbad=$(find "$SB/carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6/llama3-8b" -name 'inference-v4_decode.json' | head -n 1)
+printf '{ "sim_config": {' >"$sbad"
+expect_fail "slo: a corrupt statistics file is an error naming it" 'inference-v4_decode.json:1: invalid JSON' \
+  $NPUSIM slo --profile neusim --results "$SB/carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6" --out "$SB/slo" --models llama3-8b --versions 4,5p
+no_files "slo: ... and writes nothing" "$SB/slo"
+# npusim carbon's default lifetime is the system config's (4 years): the SLO
+# stage's power efficiency, the same for every lifetime, comes from the first
+# one a file has when it has no "1", and the choices are those of lifetime 1.
+check "slo: a carbon tree without lifetime 1 gives the choices of one with it" sh -c "
+  mkdir -p '$T/cd2' && cp -R '$CT/raw_None' '$T/cd2/' &&
+  $NPUSIM carbon --configs configs --results '$T/cd2/raw_None' --models llama3-8b --versions 4,5p --pg NoPG --ci 0.5 --util 0.6 --lifetime 1 2>/dev/null &&
+  $NPUSIM carbon --configs configs --results '$T/cd1/raw_None' --models llama3-8b --versions 4,5p --pg NoPG 2>/dev/null &&
+  $NPUSIM slo --results '$T/cd1/carbon_NoPG/dvfs_None/CI0.5/UTIL0.6' --out '$T/cd1/slo' --models llama3-8b --versions 4,5p 2>'$T/cd1/slo.err' &&
+  $NPUSIM slo --results '$T/cd2/carbon_NoPG/dvfs_None/CI0.5/UTIL0.6' --out '$T/cd2/slo' --models llama3-8b --versions 4,5p 2>/dev/null &&
+  ! grep -q warning '$T/cd1/slo.err' && test -s '$T/cd1/slo/llama3-8b/inference-decode.json' && diff -r '$T/cd1/slo' '$T/cd2/slo'"

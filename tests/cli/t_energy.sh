@@ -30,9 +30,17 @@ check "energy: the JSON keeps the statistics, names its outputs (relative to the
   grep -q '\"TPOT_ms_request\"' \$f && grep -q '\"out_stats_file_path\": \"$P'_decode.json \$f &&
   grep -q '\"output_file_path\": \"$P'_decode_NoPG.csv \$f &&
   grep -q '\"energy_stats\": {' \$f && grep -q '\"slowdown\": 1.0' \$f"
-check "energy: a workload without results only warns" sh -c "
-  cd '$EN' && '$EN_NPUSIM' energy --configs '$EN_CONFIGS' --results raw --models llama3-8b --versions 5p \
-    --workload training --pg NoPG 2>&1 | grep -q 'warning: no training results'"
+# Models of which none has results: a typo or the wrong tree, exit 2 (when
+# only some have none, those are warned about, as above).
+expect_fail "energy: a workload without results is an error" 'no training results for any model and version named under raw' \
+  sh -c "cd '$EN' && exec '$EN_NPUSIM' energy --configs '$EN_CONFIGS' --results raw --models llama3-8b --versions 5p --workload training --pg NoPG"
+expect_fail "energy: naming only models without results is an error" 'no inference results for any model and version named' \
+  $NPUSIM energy --configs "$EN_CONFIGS" --results "$EN/raw" --models nosuch,llama3-405b --versions 5p --pg NoPG
+no_files "energy: ... and writes nothing" "$EN/raw_None/nosuch"
+check "energy: a model without results among models with results is a warning" sh -c "
+  mkdir -p '$EN/some' && cp -R '$EN/raw' '$EN/some/' &&
+  $NPUSIM energy --configs '$EN_CONFIGS' --results '$EN/some/raw' --models nosuch,llama3-8b --versions 5p --pg NoPG 2>'$EN/some/err' &&
+  grep -q 'warning: no inference results for nosuch v5p' '$EN/some/err' && test -s '$EN/some/raw_None/$P'_decode.json"
 
 expect_fail "energy: missing results folder" 'nope": no such folder' \
   $NPUSIM energy --profile neusim --results "$EN/nope" --models llama3-8b --versions 5p --pg NoPG

@@ -31,11 +31,18 @@ check "suite echoes each call, later stages once per workload" sh -c "
 # files hold absolute paths: compared with their folder's name taken out).
 sed -n "s|^+ npusim |'$SU_NPUSIM' |p" "$SU/a.log" >"$SU/replay.sh"
 check "suite: its echoed calls, replayed by hand, write the same tree" sh -c "
-  cd '$SU/b' && sh '$SU/replay.sh' >/dev/null 2>&1 &&
+  cd '$SU/b' && { sh '$SU/replay.sh' >/dev/null 2>'$SU/replay.err'; true; } &&
   diff -r -x 'slo_*' '$SU/a/out' '$SU/b/out' &&
   for f in \$(cd '$SU/a/out' && find slo_NoPG_None -type f); do
     sed 's|$SU/a/||g' '$SU/a/out/'\$f >'$SU/fa' && sed 's|$SU/b/||g' '$SU/b/out/'\$f >'$SU/fb' && cmp '$SU/fa' '$SU/fb' || exit 1
   done && test -n \"\$(ls '$SU/b/out/slo_NoPG_None')\""
+# The training sweep finds no configuration that fits: in the suite its energy
+# and slo lines warn (the sweep said so); the same calls alone exit 2 naming it.
+check "suite: a workload whose sweeps found nothing warns in the suite; its calls alone exit 2" sh -c "
+  grep -q '^npusim energy: warning: no training results for any requested model and version' '$SU/a.log' &&
+  grep -q '^npusim slo: warning: no training results for version 5p of any model named' '$SU/a.log' &&
+  grep -q '^npusim energy: no training results for any model and version named under out/raw' '$SU/replay.err' &&
+  grep -q '^npusim slo: --versions \"5p\": no training results for version 5p of any model named' '$SU/replay.err'"
 # Every per-op trace the energy lines read, and every statistics file the
 # energy and carbon lines edit, comes from memory (the files are the suite's
 # own, unchanged): the last line says so, counts equal.
@@ -115,6 +122,12 @@ printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG None\ncarbon NoPG None 0.1
 expect_fail "suite: a bad value on the last line stops it before the first runs" 'late.suite:4: UTIL "0"' \
   $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/late.suite" "$SU/o3b"
 no_files "suite: ... and nothing was written" "$SU/o3b"
+# An energy line with no sweep line before it has no models: it would run nothing and say nothing.
+printf '# no sweep\nenergy NoPG None\nsweep llama3-8b inference 5p 1 1\n' >"$SU/nosweep.suite"
+expect_fail "suite: an energy line with no sweep before it is an error naming the line" \
+  'nosweep.suite:2: energy line with no sweep line before it' \
+  $NPUSIM suite --profile neusim --configs "$CONFIGS" "$SU/nosweep.suite" "$SU/o3c"
+no_files "suite: ... and nothing ran" "$SU/o3c"
 
 # --- a failing call stops the suite, unless --keep-going ---
 # (A model file that exists, so that the check of every line before the run passes, but does not parse.)
