@@ -86,6 +86,9 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->microbatches = pp * pp_dcn;
     r->batch = mb * r->microbatches;
     r->dp_dcn = m->data_parallel_degree_dcn;
+    r->replica_chips = m->num_chips / (r->dp_dcn > 0 ? r->dp_dcn : 1);
+    if (r->replica_chips < 1)
+        r->replica_chips = 1;
     r->e2e_tokens_per_sec = (double)(r->batch * sout) / (r->TTFT_sec + (double)sout * r->TPOT_ms_request / 1e3);
     return 0;
 }
@@ -182,7 +185,14 @@ void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
     if (r->ext)
         fprintf(out, "  end to end    %.1f output tokens/s (batch %lld as above: its prefill, then its decode steps)\n",
                 r->e2e_tokens_per_sec, (long long)r->batch);
-    if (r->energy_done)
+    /* The statistics' energy_per_token_J is one chip's share (the
+     * reference's); a token costs every chip of the replica that much. */
+    if (r->energy_done && r->replica_chips > 1)
+        fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J (all %lld chips%s)\n",
+                r->prefill_energy_per_token_J * (double)r->replica_chips,
+                r->decode_energy_per_token_J * (double)r->replica_chips, (long long)r->replica_chips,
+                r->dp_dcn > 1 ? " of a DCN data-parallel replica" : "");
+    else if (r->energy_done)
         fprintf(out, "  energy/token  prefill %.6g J, decode %.6g J\n", r->prefill_energy_per_token_J,
                 r->decode_energy_per_token_J);
     if (r->energy_done && r->ext)

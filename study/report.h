@@ -38,6 +38,9 @@ struct llm_report {
     /* The batch the throughputs count: every microbatch in the pipeline at
      * once (microbatch x pp x pp_dcn), per DCN data-parallel replica. */
     int64_t batch, microbatches, dp_dcn;
+    /* The chips one such batch runs on (num_chips / dp_dcn): the trace is one
+     * chip's, so the summary's energy per token is its energy times these. */
+    int64_t replica_chips;
     double e2e_tokens_per_sec;   /* output tokens of that batch over TTFT + output_seqlen x TPOT */
     /* Physical invariants violated (power/invariants.h), per phase, when
      * llm_report_check ran (the run's summary and files; not the reference's

@@ -228,10 +228,14 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
     sort_types(a);
     /* A trace of several chips: whose times and energies each figure counts. */
     char chip_time[96] = "", chip_energy[64] = "";
+    bool one_of = in->n_chips <= 1 && in->config_chips > 1;   /* one chip's share of the work */
     if (in->n_chips > 1) {
         snprintf(chip_time, sizeof chip_time, ", chip %d of %lld (the straggler)", (int)in->shown_chip,
                  (long long)in->n_chips);
         snprintf(chip_energy, sizeof chip_energy, ", all %lld chips", (long long)in->n_chips);
+    } else if (one_of) {
+        snprintf(chip_time, sizeof chip_time, ", one chip of %lld", (long long)in->config_chips);
+        snprintf(chip_energy, sizeof chip_energy, ", one chip of %lld", (long long)in->config_chips);
     }
     memset(figs, 0, sizeof *figs);
     figs->svg[FIG_TIME] = time_figure(a, in->title, chip_time);
@@ -253,6 +257,11 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
                           "roofline are chip %d's, the straggler whose latency the summary gives; the energies "
                           "cover all %lld chips, as the summary's energy per batch.</p>\n",
                       (long long)in->n_chips, (int)in->shown_chip, (long long)in->n_chips);
+    else if (one_of)
+        strbuf_printf(&b, "<p class=\"scope\">Each of the %lld chips runs these operators on its share of the "
+                          "work: the times, energies and strategies below are one chip's (the summary's energy "
+                          "per token counts all %lld).</p>\n",
+                      (long long)in->config_chips, (long long)in->config_chips);
     figure(&b, figs->svg[FIG_TIME]);
     double v[TYPES_MAX * 3];
     for (int k = 0; k < a->n_type; k++)

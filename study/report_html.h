@@ -29,6 +29,10 @@ struct report_input {
      * 0 or 1: one chip's trace, every op shown. */
     int64_t n_chips;
     int32_t shown_chip;
+    /* The chips of the configuration; when more than the trace holds (a
+     * trace of one chip's share, LLMs), the page says its figures are one
+     * chip's. 0: not known (runs read back). */
+    int64_t config_chips;
     /* power gating: energy (J) per strategy and phase (0: prefill or the
      * only phase, 1: decode); n_pg 0: none */
     int n_pg;

@@ -83,14 +83,16 @@ static int pg_compare(const char *list, const struct family *fam, const struct l
 }
 
 /* A trace of several chips' ops (op->group, DLRM): how many, and the
- * straggler the summary reports, whose times the page shows. */
-static void chips_of(struct report_run *r)
+ * straggler the summary reports, whose times the page shows; the chips of
+ * the configuration. */
+static void chips_of(struct report_run *r, const struct loaded_config *c)
 {
     int32_t top = 0;
     for (size_t i = 0; i < r->t.n; i++)
         top = r->t.ops[i].group > top ? r->t.ops[i].group : top;
     r->in.n_chips = (int64_t)top + 1;
     r->in.shown_chip = top > 0 ? dlrm_straggler(&r->t, r->in.n_chips) : 0;
+    r->in.config_chips = c->model.num_chips;
 }
 
 int report_run_simulate(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
@@ -103,7 +105,7 @@ int report_run_simulate(const struct family *fam, const struct loaded_config *c,
     bool compare = energy && pg_list && strcmp(pg_list, "none");
     if (pipeline_run(fam, c, prof, energy, &r->t, e) || (compare && pg_compare(pg_list, fam, c, prof, configs, r, e)))
         return -1;
-    chips_of(r);
+    chips_of(r, c);
     size_t len = 0;
     FILE *mem = open_memstream(&r->summary, &len);
     if (!mem)

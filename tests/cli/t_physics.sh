@@ -41,6 +41,15 @@ for tpn in 1 2 4; do prun tp$tpn --batch 8 --set num_chips=$tpn --set tensor_par
 check "physical: TPOT non-increasing in TP chips ($(tpot tp1) >= $(tpot tp2) >= $(tpot tp4) ms)" \
     sh -c "awk 'BEGIN { exit !($(tpot tp1) >= $(tpot tp2) && $(tpot tp2) >= $(tpot tp4)) }'"
 
+# The summary's energy per token counts every chip (the JSON's energy_per_token_J is one chip's
+# share, the reference's): tp 2 prints twice the JSON's, labelled, and no less than tp 1 (the same
+# work on more chips, plus the collectives).
+etok() { sed -n 's/.*energy\/token  prefill \([0-9.e+-]*\) J, decode \([0-9.e+-]*\) J.*/\2/p' "$PH/$1.log"; }
+check "physical: energy/token counts all chips (tp 2: $(etok tp2) J = 2 x the JSON's one-chip share; tp 1: $(etok tp1) J)" sh -c "
+  grep -q 'energy/token  prefill [0-9.e+-]* J, decode [0-9.e+-]* J (all 2 chips)' '$PH/tp2.log' &&
+  awk -v p=\"$(etok tp2)\" -v j=\"$(jnum "$PH/tp2/llama3-8b_tpuv5p_decode.json" energy_per_token_J)\" -v one=\"$(etok tp1)\" \
+    'BEGIN { exit !((p - 2 * j) * (p - 2 * j) < 1e-10 * p * p && p >= one) }'"
+
 # Times never depend on whether the energy pass runs.
 prun noen --no-energy --batch 8
 check "physical: TTFT and TPOT equal with and without the energy pass" \
@@ -75,7 +84,7 @@ check "physical: vocab_size 0 leaves no vocabulary ops and a shorter TPOT" \
 (cd "$PH" && "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary one.csv -j 1 2>/dev/null &&
  "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary a.csv --shard 1/2 -j 2 2>/dev/null &&
  "$PH_NP" sweep --configs "$PH_CF" --models llama3-8b --versions 5p,4 --num-chips 1,4 --batch-sizes 1,16 --summary b.csv --shard 2/2 -j 3 2>/dev/null &&
- "$PH_NP" merge m.csv a.csv b.csv 2>/dev/null)
+ "$PH_NP" merge m.csv a.csv b.csv >/dev/null 2>&1)
 check "physical: sweep shards (-j 2, -j 3) merged == one run (-j 1), byte for byte" cmp "$PH/m.csv" "$PH/one.csv"
 
 # Invariants over every shipped LLM model x chip, several batches, chip counts and lengths: the

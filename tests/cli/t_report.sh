@@ -49,6 +49,18 @@ assert abs(float(totals[1]) - energy_J) <= 1e-5 * energy_J, (totals[1], energy_J
 assert re.search(r'Time per operator type: dlrm-s on tpuv5p, chip \d of 4 \(the straggler\)', html)
 assert 'Energy by component: dlrm-s on tpuv5p, all 4 chips' in html
 PY"
+check "report at tp 2: the figures say they are one chip's, and twice their energy per token is the summary's (all 2 chips)" sh -c "
+  $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p -b 8 --set num_chips=2 --set tensor_parallelism_degree=2 \
+    -o '$RP/tp2.html' >/dev/null &&
+  python3 - '$RP/tp2.html' <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+assert 'Energy by component: llama3-8b on tpuv5p, one chip of 2' in html and 'are one chip' in html
+pj, dj = (float(x) for x in re.search(r'energy/token +prefill ([0-9.e+-]+) J, decode ([0-9.e+-]+) J \\(all 2 chips\\)', html).groups())
+totals = re.findall(r'<tr><th>total</th><th>([0-9.e+-]+)</th><th>100.0</th><th>([0-9.e+-]+)</th>', html)
+for got, want in ((2 * float(totals[1][0]) / (8 * 4096), pj), (2 * float(totals[1][1]) / (8 * 512), dj)):
+    assert abs(got - want) <= 1e-5 * want, (got, want)
+PY"
 check "report --no-energy: no energy sections, no power gating" sh -c "
   $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$RP/ne.html' --no-energy >/dev/null &&
   grep -q 'No energy pass ran' '$RP/ne.html' && test \"\$(grep -c '<svg' '$RP/ne.html')\" -eq 2"
