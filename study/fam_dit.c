@@ -83,7 +83,12 @@ void diffusion_summary(const struct loaded_config *c, const struct profile *prof
             r.step_sec);
     fprintf(out, "  throughput    %.6g requests/s, %.6g steps/s per request\n",
             r.throughput_requests_per_sec, r.throughput_step_per_sec_per_request);
-    if (r.energy_done)
+    /* The trace is one chip's work (the JSON's energies are its); a request
+     * costs every chip's. */
+    if (r.energy_done && m->num_chips > 1)
+        fprintf(out, "  energy        %.6g J per request over all %lld chips (%.6g J per trace per chip)\n",
+                r.energy_per_request_J * (double)m->num_chips, (long long)m->num_chips, r.energy_J);
+    else if (r.energy_done)
         fprintf(out, "  energy        %.6g J per trace, %.6g J per request\n", r.energy_J,
                 r.energy_per_request_J);
     fprintf(out, "  memory        %.2f GiB of %lld x %lld GiB HBM%s\n", r.mem_footprint_GB,

@@ -6,6 +6,15 @@ check "run dit-xl on tpuv5p" sh -c "$NPUSIM run --profile neusim --configs $CONF
 for f in csv json; do
     check "run wrote dit-xl_tpuv5p.$f" test -s "$T/dit/dit-xl_tpuv5p.$f"
 done
+check "dit at tp 2: the summary energy per request counts both chips, twice the JSON's one-chip share" sh -c "
+  $NPUSIM run --configs $CONFIGS -m dit-xl -c tpuv5p --set num_chips=2 --set tensor_parallelism_degree=2 \
+    --out '$T/dit2' >'$T/dit2.txt' &&
+  python3 - '$T/dit2.txt' '$T/dit2/dit-xl_tpuv5p.json' <<'PY'
+import json, re, sys
+all_J, chip_J = (float(x) for x in re.search(r'energy +([0-9.e+-]+) J per request over all 2 chips \\(([0-9.e+-]+) J per trace per chip\\)', open(sys.argv[1]).read()).groups())
+j = json.load(open(sys.argv[2]))
+assert abs(all_J - 2 * j['energy_per_request_J']) <= 1e-5 * all_J and abs(chip_J - j['total_energy_J']) <= 1e-5 * chip_J
+PY"
 check "dit run JSON has the reference keys and energy" sh -c "grep -q '\"latency_step_sec\"' '$T/dit/dit-xl_tpuv5p.json' && grep -q '\"mem_footprint_GB\": 28.39306640625' '$T/dit/dit-xl_tpuv5p.json' && grep -q '\"total_energy_J\"' '$T/dit/dit-xl_tpuv5p.json'"
 check "dit trace is 10 ops counted 28 x 20" sh -c "test \$(tail -n +2 '$T/dit/dit-xl_tpuv5p.csv' | wc -l) -eq 10 && test \$(grep -c ',[MV][XP]U,560,' '$T/dit/dit-xl_tpuv5p.csv') -eq 10"
 check "run gligen on tpuv4" sh -c "$NPUSIM run --profile neusim --configs $CONFIGS -m gligen -c tpuv4 --out '$T/gl' >/dev/null && test \$(tail -n +2 '$T/gl/gligen_tpuv4.csv' | wc -l) -eq 634"
