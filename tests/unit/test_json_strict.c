@@ -6,6 +6,7 @@
 #include "opsgen/model.h"
 #include "power/pg.h"
 #include "power/system.h"
+#include "traces/fields.h"
 #include "traces/json_strict.h"
 
 /* n: the text's length, or 0 for strlen (texts with a NUL byte inside give theirs). */
@@ -60,6 +61,19 @@ static void test_suggestions(void **state)
     assert_string_equal(json_unknown_key(o, c, n, hint, sizeof hint), "swep");
     assert_string_equal(hint, " (did you mean \"sweep\"?)");
     cJSON_Delete(o);
+    /* Field names (traces/fields.h): a typo first, then another case, then
+     * the shortest key a name cut short begins (the unit left off). */
+    static const char *const f[] = { "hbm_bw_GBps", "hbm_bw_GBps_per_W", "hbm_size_GB", "num_chips",
+                                     "tensor_parallelism_degree", "tensor_parallel_degree_dcn" };
+    size_t nf = sizeof f / sizeof f[0];
+    assert_string_equal(fields_suggest("hbm_bw", f, nf), "hbm_bw_GBps");
+    assert_string_equal(fields_suggest("HBM_BW_GBPS", f, nf), "hbm_bw_GBps");
+    assert_string_equal(fields_suggest("num_chip", f, nf), "num_chips");
+    assert_string_equal(fields_suggest("tensor_parallel", f, nf), "tensor_parallelism_degree");
+    assert_null(fields_suggest("hb", f, nf));                               /* too short to be cut */
+    assert_null(fields_suggest("zzzz", f, nf));
+    fields_suggest_hint(hint, sizeof hint, "hbm_size", f, nf);
+    assert_string_equal(hint, " (did you mean \"hbm_size_GB\"?)");
 }
 
 /* Every config field table: the model families', the chip's, the system's. */
