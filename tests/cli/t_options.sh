@@ -104,3 +104,8 @@ check "no command says a short option it does not take needs a value (-x alone '
         { echo \"\$c -\$l\"; exit 1; }
     done
   done"
+check "sweep --tp: shards of a filtered sweep merge into the one run's summary" sh -c "
+  S='$NPUSIM sweep --configs $CONFIGS -m llama3-8b -c 5p,6e --num-chips 8,16 -b 1,8 --tp 2,8 -j 2' &&
+  \$S --summary '$OPT/one.csv' 2>/dev/null && \$S --summary '$OPT/s1.csv' --shard 1/2 2>/dev/null &&
+  \$S --summary '$OPT/s2.csv' --shard 2/2 2>/dev/null && $NPUSIM merge '$OPT/m.csv' '$OPT/s1.csv' '$OPT/s2.csv' >/dev/null &&
+  cmp '$OPT/m.csv' '$OPT/one.csv' && [ \$(cut -d, -f7 '$OPT/one.csv' | grep -cvx '2\|8') -eq 1 ]"
