@@ -61,7 +61,7 @@ enum { CO_TP = 0x300, CO_DP, CO_PP, CO_EP, CO_SEQLEN };
     "      --seqlen IN_OUT     input and output sequence lengths, e.g. 2048_256\n"
 #define COMMON_SHORTOPTS "m:c:s:b:w:h"
 #define COMMON_HELP \
-    "  -m, --model NAME|PATH   model config (configs/models/NAME.json)\n" \
+    "  -m, --model NAME|PATH   model config (configs/models/NAME.json; names in any case)\n" \
     "  -c, --chip NAME|PATH    chip config (configs/chips/NAME.json; 5p, v5p and tpuv5p all work)\n" \
     "  -s, --system NAME|PATH  system config (default system_config)\n" \
     "      --set KEY=VALUE     override one config field (repeatable; VALUE is JSON or text)\n" \
