@@ -71,7 +71,7 @@ if command -v script >/dev/null 2>&1; then
       cd '$(pwd)' && script -qc \"'$NP_ABS' fleet --configs '$CFG_ABS' -o '$LS/ft' examples/fleet.json\" /dev/null >'$LS/ftty.txt' &&
       tr '\\r' '\\n' <'$LS/ftty.txt' | grep -aq '^npusim fleet: [0-3]/4 (' &&
       script -qc \"'$NP_ABS' fleet -q --configs '$CFG_ABS' -o '$LS/fq' examples/fleet.json\" /dev/null >'$LS/fq.txt' &&
-      ! tr '\\r' '\\n' <'$LS/fq.txt' | grep -aq '^npusim fleet: ' && cmp '$LS/ft/fleet.csv' '$LS/fq/fleet.csv'"
+      ! tr '\\r' '\\n' <'$LS/fq.txt' | grep -aq '^npusim fleet: [0-9]*/4 (' && cmp '$LS/ft/fleet.csv' '$LS/fq/fleet.csv'"
 else
     echo "ok - progress on a terminal: skipped, no script(1) here"
 fi
