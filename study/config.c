@@ -402,7 +402,7 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
             overflow |= __builtin_mul_overflow(ici, deg[i], &ici);
     }
     bool chips_by_set = source_is_set(c->sources, "num_chips");
-    if (m->num_chips >= ici || (!by_set && !chips_by_set))
+    if ((!by_set && !chips_by_set) || (!overflow && m->num_chips >= ici))
         return 0;
     double chips_lo, chips_max;
     fields_range(fields_find(&model_base_fields, "num_chips"), &chips_lo, &chips_max);
@@ -414,13 +414,13 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
             size_t l = strlen(what);
             snprintf(what + l, sizeof what - l, " x %s %lld", degree_keys[i], (long long)deg[i]);
         }
+    if (overflow || (!chips_by_set && (double)all > chips_max))
+        return npu_errf(e, "--set: the parallelism degrees multiply to more than %.0f chips (%s)", chips_max,
+                        what);
     if (chips_by_set)
         return npu_errf(e, "--set \"num_chips=%lld\": fewer chips than the parallelism degrees need "
                            "(%s: at least %lld); leave num_chips out and it follows from them",
                         (long long)m->num_chips, what, (long long)ici);
-    if (overflow || (double)all > chips_max)
-        return npu_errf(e, "--set: the parallelism degrees multiply to more than %.0f chips (%s)", chips_max,
-                        what);
     m->num_chips = all;
     c->num_chips_derived = true;
     cJSON_DeleteItemFromObjectCaseSensitive(c->merged, "num_chips");

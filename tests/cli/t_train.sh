@@ -46,6 +46,6 @@ expect_fail "training: an unknown ffn_type is refused" '"ffn_type": expected "ll
     $NPUSIM run --profile neusim $TR $FIT --set ffn_type=mlp --out "$T/trbad"
 expect_fail "training: tp must divide the heads" '"tensor_parallelism_degree": 3 does not divide num_heads 32' \
     $NPUSIM run --profile neusim $TR --set num_chips=3 --set tensor_parallelism_degree=3 --out "$T/trbad"
-expect_fail "training: num_chips below dp*tp*pp" '"num_chips": expected at least dp\*tp\*pp = 16' \
+expect_fail "training: num_chips below dp*tp*pp" '"num_chips=4": fewer chips than the parallelism degrees need (dp 2 x tp 8 x pp 1: at least 16)' \
     $NPUSIM run --profile neusim $TR --set num_chips=4 --set data_parallelism_degree=2 --set tensor_parallelism_degree=8 --out "$T/trbad"
 no_files "training: bad inputs leave no output" "$T/trbad"
