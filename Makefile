@@ -192,4 +192,4 @@ install: $(BUILD)/npusim
 	install -m 644 cli/completion/_npusim $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_npusim
 
 clean:
-	rm -rf build build-check build-mpi build-fuzz build-fuzz.log out
+	rm -rf build build-check build-mpi build-check-mpi build-fuzz build-fuzz.log out

@@ -17,7 +17,7 @@ if ! ldd "$NPUSIM" 2>/dev/null | grep -q libmpi; then
 fi
 if command -v mpirun >/dev/null 2>&1 && pkg-config --exists ompi-c 2>/dev/null; then
     # A plain build, whatever flags the surrounding make (e.g. make check) passes down.
-    MPIB=$(dirname "$NPUSIM")-mpi
+    MPIB=$(dirname "$NPUSIM")-mpi   # build-mpi for build/npusim, build-check-mpi under make check
     check "mpi: make MPI=1 builds" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u OPT -u CFLAGS -u LDFLAGS -u LDLIBS make -s MPI=1 BUILD="$MPIB"
     MPISW="sweep --configs $CONFIGS --models llama3-8b,llama3-70b --versions 4,5p --num-chips 1,4,8 --batch-sizes 1,16"
     check "mpi: mpirun -n 2 summary equals a single run's" sh -c "
