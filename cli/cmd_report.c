@@ -17,7 +17,7 @@
 #include "traces/lists.h"
 
 static const char report_help[] =
-    "usage: npusim report [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B]\n"
+    "usage: npusim report [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B] [--tp N]...\n"
     "                     -o REPORT.html [--svg-dir DIR] [--pg LIST|none] [--no-energy]\n"
     "       npusim report PATH... [--run TEXT] [-c CHIP] [--slo-tpot-ms MS] -o REPORT.html [--svg-dir DIR]\n"
     "       npusim report --sweep SUMMARY.csv [--slo-tpot-ms MS] -o REPORT.html [--svg-dir DIR]\n"
@@ -36,7 +36,7 @@ static const char report_help[] =
     "operator type per run, throughput against batch and the Pareto front of the LLM\n"
     "runs, and each run's energy per strategy where the traces are there.\n"
     "\n"
-    "options:\n" COMMON_HELP
+    "options:\n" COMMON_HELP PARALLEL_HELP
     "  -o, --out FILE          the HTML page\n"
     "      --svg-dir DIR       each figure also as DIR/<name>.svg (time_by_op_type,\n"
     "                          roofline, energy_by_component, power_gating)\n"
@@ -145,7 +145,7 @@ static int files_report(const char *const *paths, int n, const char *run, const 
 int cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "svg-dir", required_argument, 0, O_SVG_DIR },
+        COMMON_LONGOPTS, PARALLEL_LONGOPTS, { "out", required_argument, 0, 'o' }, { "svg-dir", required_argument, 0, O_SVG_DIR },
         { "pg", required_argument, 0, O_PG }, { "no-energy", no_argument, 0, O_NO_ENERGY },
         { "sweep", required_argument, 0, O_SWEEP }, { "slo-tpot-ms", required_argument, 0, O_SLO },
         { "run", required_argument, 0, O_RUN }, { 0, 0, 0, 0 },

@@ -109,3 +109,6 @@ check "sweep --tp: shards of a filtered sweep merge into the one run's summary" 
   \$S --summary '$OPT/one.csv' 2>/dev/null && \$S --summary '$OPT/s1.csv' --shard 1/2 2>/dev/null &&
   \$S --summary '$OPT/s2.csv' --shard 2/2 2>/dev/null && $NPUSIM merge '$OPT/m.csv' '$OPT/s1.csv' '$OPT/s2.csv' >/dev/null &&
   cmp '$OPT/m.csv' '$OPT/one.csv' && [ \$(cut -d, -f7 '$OPT/one.csv' | grep -cvx '2\|8') -eq 1 ]"
+check "report takes --tp as run does (its summary says the chips derived)" sh -c "
+  $NPUSIM report --configs $CONFIGS --tp 2 --pg none -o '$OPT/r.html' >/dev/null &&
+  grep -q '2 chips, num_chips from the degrees: dp 1, tp 2' '$OPT/r.html'"
