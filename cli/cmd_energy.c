@@ -157,6 +157,7 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
     o->prof = profile_default();
     o->in = in;
     o->out = out;
+    o->missing = STRBUF_GROWING;
     int rc = parse_args(argc, argv, o);
     if (rc == 1)
         rc = 0;
@@ -168,6 +169,10 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
         stage_progress_begin(&o->progress, 0);
         rc = energy_run_jobs(o, &js, &e);
         stage_progress_end(&o->progress);
+        /* The models and versions without results, unless none has any:
+         * then the error below says so alone. */
+        if (o->missing.n && (rc || js.n || in))
+            fwrite(o->missing.s, 1, o->missing.n, stderr);
         if (rc)
             rc = report_error("energy", &e);
         /* Models named of which none has results: a typo or the wrong tree,
@@ -189,6 +194,7 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
                     o->pgs.n, o->out_root);
         free(js.j);
     }
+    free(o->missing.s);
     list_free(&o->models);
     list_free(&o->versions);
     list_free(&o->pgs);

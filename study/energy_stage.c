@@ -512,8 +512,8 @@ static int discover_pair(struct job_run *r)
     if (discover(o, model, version, r->js, &found, &r->first))
         return -1;
     if (!found)
-        fprintf(stderr, "npusim energy: warning: no %s results for %s v%s under %s (skipped)\n", o->workload,
-                model, version, o->results);
+        strbuf_printf(&o->missing, "npusim energy: warning: no %s results for %s v%s under %s (skipped)\n",
+                      o->workload, model, version, o->results);
     return 0;
 }
 

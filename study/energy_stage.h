@@ -15,6 +15,7 @@
 #include "power/pg.h"
 #include "traces/err.h"
 #include "traces/profile.h"
+#include "traces/strbuf.h"
 #include "study/stage_progress.h"
 
 struct results;
@@ -36,6 +37,10 @@ struct energy_opts {
     struct results *in, *out;
     struct stage_progress progress;   /* statistics files done (the total is not known ahead) */
     bool quiet;                       /* --quiet: the caller shows no progress */
+    /* The warnings about models and versions without results (a growing
+     * strbuf the caller sets up), printed by the caller at the end: when
+     * none has any, its error says it alone. */
+    struct strbuf missing;
 };
 
 /* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */

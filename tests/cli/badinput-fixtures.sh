@@ -95,6 +95,9 @@ printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "load": {"toke
 printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "parallelism": {"tp": 1, "xp": 2}}]}\n' >fleet_parkey.json
 printf '{"defaults": {"pue": 1.2, "carbon": 1}, "deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]}\n' >fleet_defkey.json
 printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}, {"model": "llama3-8b", "chip": "tpuv5p", "pue": 0.5}]}\n' >fleet_second.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "lifetime_years": 0}]}\n' >fleet_zerolife.json
+printf '{"defaults": {"lifetime_years": 0}, "deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]}\n' >fleet_zerolifedef.json
+printf 'energy NoPG None\nsweep llama3-8b inference 5p 1 1\n' >nosweep.suite
 # A small results tree: raw, raw_None, carbon_Full.
 printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG,Full None\ncarbon Full None 0.1352 0.6 1\n' >tree.suite
 "$N" suite tree.suite res --configs "$CF" -j 1 2>/dev/null
