@@ -10,6 +10,7 @@
 
 #include "power/carbon.h"
 #include "power/slo.h"
+#include "power/system.h"
 
 /* energy_stats of inference-v5p_decode.json (NeuSim's energy main). */
 static const struct carbon_energy nopg = {
@@ -255,6 +256,39 @@ static void test_select(void **state)
     assert_int_equal(c.bad, 1);
 }
 
+/* One set of carbon defaults (power/system.h): the system config's, each
+ * with the file it came from; the reference script's lifetime and duty cycle
+ * under neusim (and its intensity for npusim carbon); the line that says so. */
+static void test_carbon_defaults(void **state)
+{
+    (void)state;
+    struct system_config sys;
+    system_config_default(&sys);
+    assert_true(sys.lifetime_years == 4 && sys.duty_cycle == 0.6 && sys.carbon_intensity_kgCO2_per_kWh == 0.5);
+    cJSON *src = cJSON_CreateObject();
+    cJSON_AddStringToObject(src, "carbon_intensity_kgCO2_per_kWh", "s.json");
+    cJSON_AddStringToObject(src, "lifetime_years", "s.json");
+    cJSON_AddStringToObject(src, "duty_cycle", "s.json");
+    cJSON_AddStringToObject(src, "PUE", "s.json");
+    struct carbon_defaults d;
+    carbon_defaults_of(&sys, src, &profile_physical, true, &d);
+    assert_true(d.v[CD_CI] == 0.5 && d.v[CD_LIFETIME] == 4 && d.v[CD_DUTY] == 0.6 && d.v[CD_PUE] == 1.1);
+    assert_string_equal(d.from[CD_LIFETIME], "s.json");
+    carbon_defaults_of(&sys, src, &profile_neusim, false, &d);   /* a sweep under neusim */
+    assert_true(d.v[CD_CI] == 0.5 && d.v[CD_LIFETIME] == 1 && d.v[CD_DUTY] == 0.6);
+    assert_string_equal(d.from[CD_CI], "s.json");
+    carbon_defaults_of(&sys, NULL, &profile_neusim, true, &d);   /* npusim carbon under neusim */
+    assert_true(d.v[CD_CI] == 0.1352 && d.v[CD_LIFETIME] == 1 && d.v[CD_DUTY] == 0.6);
+    char line[512];
+    const char *text[CD_N] = { "0.1", "4", "0.6", "1.1" }, *from[CD_N] = { "--ci", "s.json", "s.json", "s.json" };
+    carbon_defaults_line(text, from, line, sizeof line);
+    assert_string_equal(line, "carbon defaults from s.json: 0.1 kgCO2e/kWh (--ci), 4 years, duty cycle 0.6, PUE 1.1");
+    const char *opts[CD_N] = { "--ci", "--lifetime", "--util", "" }, *three[CD_N] = { "0.1", "1", "0.5", NULL };
+    carbon_defaults_line(three, opts, line, sizeof line);
+    assert_string_equal(line, "carbon inputs: 0.1 kgCO2e/kWh (--ci), 1 year (--lifetime), duty cycle 0.5 (--util)");
+    cJSON_Delete(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_model_class_and_pstr),
         cmocka_unit_test(test_reference),
         cmocka_unit_test(test_select),
+        cmocka_unit_test(test_carbon_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
