@@ -3,8 +3,10 @@
 #include "traces/textfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "traces/strbuf.h"
 
@@ -27,21 +29,36 @@ static char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu
     return b.s;
 }
 
-char *text_read_file(const char *path, size_t *len, struct npu_err *e)
+/* Opens path for reading without waiting: a FIFO no writer holds open
+ * would block open() forever, so it opens non-blocking and then blocks again
+ * for the reads (a pipe's writer, as in --spec <(...), is waited for; a FIFO
+ * without one reads as empty). A folder is refused by name. */
+static FILE *open_for_reading(const char *path, struct npu_err *e)
 {
-    bool in = !strcmp(path, "-");
     errno = 0;
-    FILE *f = in ? stdin : fopen(path, "rb");
-    if (!f) {
-        npu_errf(e, "%s: cannot open: %s", path, errno ? strerror(errno) : "unknown reason");
-        return NULL;
-    }
-    struct stat st;   /* a folder opens for reading; its read fails with a less plain reason */
-    if (!in && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
         npu_errf(e, "%s: is a directory, expected a file", path);
         return NULL;
     }
+    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        npu_errf(e, "%s: cannot open: %s", path, errno ? strerror(errno) : "unknown reason");
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
+char *text_read_file(const char *path, size_t *len, struct npu_err *e)
+{
+    bool in = !strcmp(path, "-");
+    FILE *f = in ? stdin : open_for_reading(path, e);
+    if (!f)
+        return NULL;
     char *s = text_read_stream(f, path, len, e);
     if (!in)
         fclose(f);

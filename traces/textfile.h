@@ -4,7 +4,9 @@
  * line: traces/trace_csv.h).
  *
  * Messages name the file: "<path>: cannot open: <reason>", "<path>: read
- * error: <reason>", "<path>: out of memory". */
+ * error: <reason>", "<path>: is a directory, expected a file", "<path>: out
+ * of memory". A FIFO is opened without waiting for a writer (one without
+ * reads as empty), so a bad input never hangs a command. */
 #ifndef NPUSIM_TEXTFILE_H
 #define NPUSIM_TEXTFILE_H
 

@@ -1,6 +1,7 @@
 # Sourced by tests/cli/run.sh: messages that name the real problem.
 # A model, chip or system path that is a folder, a FIFO or a device says so
-# (and a FIFO is never opened, so nothing waits for a writer); trace errors
+# (and a FIFO is never opened, so nothing waits for a writer; other JSON
+# inputs open one without waiting and read it as empty); trace errors
 # name the trace, including those about one of its operators; the HTTP API's
 # unknown chip names the chip and the chips there are, never the server's
 # folders (the command line's message also says where it looked).
@@ -21,6 +22,16 @@ expect_fail "messages: a system path that is a FIFO says so" 'fifo.json: system:
 expect_fail "messages: a missing model file is still no such file" 'nope.json: model: no such file$' \
     $NPUSIM run --configs $CONFIGS -m "$MS/nope.json" --out "$MS/o"
 no_files "messages: refused config paths leave no output" "$MS/o"
+# Other JSON inputs read a FIFO without waiting for a writer that never comes,
+# and still read a pipe that has one (/dev/stdin here, as <(...) would be).
+expect_fail "messages: sweep --spec a FIFO no one writes: exit 2 naming it, without waiting" 'fifo.json:1: invalid JSON' \
+    timeout 20 $NPUSIM sweep --configs $CONFIGS --spec "$MS/fifo.json" --summary "$MS/o/s.csv"
+printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1]}' >"$MS/spec.json"
+check "messages: sweep --spec a pipe (/dev/stdin) still reads it" sh -c "
+  cat '$MS/spec.json' | timeout 60 $NPUSIM sweep --configs $CONFIGS --spec /dev/stdin --summary '$MS/pipe.csv' 2>/dev/null &&
+  grep -q '^0,llama3-8b,inference,tpuv5p,1,' '$MS/pipe.csv'"
+expect_fail "messages: a sweep spec that is a folder says so" 'dir.json: is a directory, expected a file' \
+    $NPUSIM sweep --configs $CONFIGS --spec "$MS/dir.json" --summary "$MS/o/s.csv"
 expect_fail "messages: an unknown chip names the chips there are and where it looked" \
     'unknown chip "nochip": no file found (known chips: .*h100, .*; looked for .*/chips/nochip.json' \
     $NPUSIM run --configs $CONFIGS -c nochip --out "$MS/o"
