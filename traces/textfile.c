@@ -29,22 +29,34 @@ static char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu
     return b.s;
 }
 
-/* Opens path for reading without waiting: a FIFO no writer holds open
- * would block open() forever, so it opens non-blocking and then blocks again
- * for the reads (a pipe's writer, as in --spec <(...), is waited for; a FIFO
- * without one reads as empty). A folder is refused by name. */
-static FILE *open_for_reading(const char *path, struct npu_err *e)
+/* A FIFO no writer holds open would block open() forever: open without
+ * waiting, then block again for the reads (a pipe's writer, as in
+ * --spec <(...), is waited for; a FIFO without one reads as empty). */
+int path_open_read(const char *path)
 {
     errno = 0;
     int fd = open(path, O_RDONLY | O_NONBLOCK);
+    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (fd >= 0 && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+/* path_open_read as a stream; a folder is refused by name. */
+static FILE *open_for_reading(const char *path, struct npu_err *e)
+{
+    int fd = path_open_read(path);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
         npu_errf(e, "%s: is a directory, expected a file", path);
         return NULL;
     }
-    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         npu_errf(e, "%s: cannot open: %s", path, errno ? strerror(errno) : "unknown reason");
         if (fd >= 0)

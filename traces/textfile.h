@@ -19,6 +19,9 @@
 /* The file at path ("-": standard input) as a NUL-terminated malloc'ed
  * string (*len bytes, a NUL byte inside included); NULL with e. */
 char *text_read_file(const char *path, size_t *len, struct npu_err *e);
+/* A file descriptor reading path, opened without waiting for a FIFO's
+ * writer (then blocking for the reads, as usual); -1 with errno. */
+int path_open_read(const char *path);
 /* Whether path names a regular file / a folder (links followed). */
 bool path_is_file(const char *path);
 bool path_is_dir(const char *path);

@@ -683,11 +683,14 @@ int trace_read_csv_prov(struct trace *t, const char *path, struct trace_provenan
             close(fd);
     } else {
         /* A folder opens, then fails to read with a bare "Is a directory". A
-         * FIFO stays readable: it is a pipe's end (-i <(npusim opsgen ...)). */
+         * FIFO stays readable: a pipe's end (-i <(npusim opsgen ...)) is read,
+         * a FIFO no one writes reads as empty instead of waiting forever. */
         if (path_is_dir(path))
             return npu_errf(e, "%s: is a directory, expected a trace CSV (.csv or .csv.gz)", path);
-        errno = 0;
-        gz = gzopen(path, "rb");
+        int fd = path_open_read(path);
+        gz = fd < 0 ? NULL : gzdopen(fd, "rb");
+        if (!gz && fd >= 0)
+            close(fd);
     }
     if (!gz)
         return npu_errf(e, "%s: %s", name, errno ? strerror(errno) : "cannot open");

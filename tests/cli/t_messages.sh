@@ -45,6 +45,11 @@ expect_fail "messages: power -i an untimed trace names the trace and the operato
     $NPUSIM power --configs $CONFIGS -m llama3-8b -c tpuv5p -i "$MS/untimed.csv" -o "$MS/t/y.csv"
 expect_fail "messages: the same from stdin names <stdin>" '<stdin>: op 0 ' \
     sh -c "$NPUSIM power --configs $CONFIGS -m llama3-8b -c tpuv5p < '$MS/untimed.csv'"
+expect_fail "messages: chipsim -i a FIFO no one writes: exit 2 naming it, without waiting" 'fifo.json: empty input' \
+    timeout 20 $NPUSIM chipsim --configs $CONFIGS -i "$MS/fifo.json" -o "$MS/t/z.csv"
+check "messages: chipsim -i a pipe (/dev/stdin) still reads it" sh -c "
+  cat '$MS/untimed.csv' | timeout 60 $NPUSIM chipsim --configs $CONFIGS -i /dev/stdin -o '$MS/piped.csv' &&
+  test -s '$MS/piped.csv'"
 no_files "messages: refused traces leave no output" "$MS/t"
 
 # The HTTP API (a server of its own, on the first free port of a few).
