@@ -167,4 +167,13 @@ int slo_command(int argc, char **argv, bool in_suite);
 int cmd_suite(int argc, char **argv);
 int cmd_fields(int argc, char **argv);
 
+/* Says what a command wrote: "npusim CMD: wrote A, B and C" on standard
+ * output, as `npusim report` says it, or on standard error when one of the
+ * files is standard output ("-"), which then carries that file alone. The
+ * paths are read before write_outputs (which keeps them). Here, not in study/:
+ * nothing below cli/ prints to standard output. */
+void cli_print_wrote(const char *cmd, const struct output *o, int n);
+/* The same line on `to` (a stage whose trace went to standard output says it on stderr). */
+void cli_print_wrote_to(FILE *to, const char *cmd, const struct output *o, int n);
+
 #endif

@@ -179,7 +179,7 @@ int cmd_calibrate(int argc, char **argv)
         if (!rc && write_outputs(out, n, &e))
             rc = report_error("calibrate", &e);
         else if (!rc) {
-            outputs_print_wrote("calibrate", out, n);
+            cli_print_wrote("calibrate", out, n);
             /* what the file is for: a chip config wherever a chip is named */
             if (strcmp(out_path, "-"))
                 printf("use it with: npusim run -c %s ... (or npusim validate -c %s, npusim op -c %s)\n",

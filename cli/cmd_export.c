@@ -94,7 +94,7 @@ int cmd_export(int argc, char **argv)
     out.text = b.s;
     if (write_outputs(&out, 1, &e))
         return report_error("export", &e);
-    outputs_print_wrote("export", &out, 1);
+    cli_print_wrote("export", &out, 1);
     fprintf(stderr, "npusim export: %d layers\n", rows);
     return 0;
 }

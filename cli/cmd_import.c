@@ -112,6 +112,6 @@ int cmd_import(int argc, char **argv)
     out.text = b.s;
     if (write_outputs(&out, 1, &e))
         return report_error("import", &e);
-    outputs_print_wrote("import", &out, 1);
+    cli_print_wrote("import", &out, 1);
     return 0;
 }

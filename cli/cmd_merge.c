@@ -198,7 +198,7 @@ int cmd_merge(int argc, char **argv)
     struct output out;
     output_clear(&out, 1);
     snprintf(out.path, sizeof out.path, "%s", argv[1]);
-    outputs_print_wrote("merge", &out, 1);
+    cli_print_wrote("merge", &out, 1);
     return 0;
 }
 

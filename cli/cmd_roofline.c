@@ -107,7 +107,7 @@ int cmd_roofline(int argc, char **argv)
         if (write_outputs(&out, 1, &e))
             rc = report_error("roofline", &e);
         else {
-            outputs_print_wrote("roofline", &out, 1);
+            cli_print_wrote("roofline", &out, 1);
             if (skipped)
                 fprintf(stderr, "npusim roofline: %d operators without FLOPs or HBM traffic left out\n", skipped);
         }

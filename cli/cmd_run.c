@@ -162,12 +162,28 @@ static int write_timeline(const char *cmd, const struct stage_args *a, const str
     output_clear(&out, 1);
     snprintf(out.path, sizeof out.path, "%s", a->timeline);
     /* the model's layers name the layers of a phase; without -m they are inferred from the counts */
-    struct timeline_opts o = { a->detail, c->model_name[0] ? timeline_layers_of(&c->model) : 0, 0 };
+    struct timeline_opts o = { a->detail, c->model_name[0] ? timeline_layers_of(&c->model) : 0, 0, &c->chip };
     out.text = timeline_json(t, title, config_provenance(a->co.prof, c), &o);
     struct npu_err e;
     if (!out.text)
         return npu_errf(&e, "--timeline: out of memory"), report_error(cmd, &e);
     return write_outputs(&out, 1, &e) ? report_error(cmd, &e) : 0;
+}
+
+/* A stage says what it wrote (the trace file of -o, the --timeline file): on
+ * standard output, or on standard error when the trace itself went there. */
+static void say_stage_wrote(const char *cmd, const struct stage_args *a, bool trace_file)
+{
+    struct output o[2];
+    int n = 0;
+    output_clear(o, 2);
+    bool to_stdout = trace_file && (!a->out || !strcmp(a->out, "-"));
+    if (trace_file && !to_stdout)
+        snprintf(o[n++].path, sizeof o[0].path, "%s", a->out);
+    if (a->timeline)
+        snprintf(o[n++].path, sizeof o[0].path, "%s", a->timeline);
+    if (n)
+        cli_print_wrote_to(to_stdout ? stderr : stdout, cmd, o, n);
 }
 
 #define PARSE(cmd, help, shortopts)                                   \
@@ -208,8 +224,12 @@ int cmd_run(int argc, char **argv)
         if (a.timeline)
             remove(a.timeline);   /* all the outputs or none */
     } else if (!rc)
+    {
         printf("  outputs       %s/%s*\n  configs       %s, %s, %s\n", dir, base, c.files[CONFIG_MODEL],
                c.files[CONFIG_CHIP], c.files[CONFIG_SYSTEM]);
+        if (a.timeline)
+            printf("  timeline      %s\n", a.timeline);
+    }
     trace_free(&t);
     config_free(&c);
     return rc;
@@ -270,6 +290,8 @@ int cmd_opsgen(int argc, char **argv)
     struct npu_err e;
     int rc = family_generate(fam, &c, a.co.prof, &t, &e) ? report_error("opsgen", &e)
                                                   : write_stream("opsgen", &t, a.out, &c, &a);
+    if (!rc)
+        say_stage_wrote("opsgen", &a, true);
     trace_free(&t);
     config_free(&c);
     return rc;
@@ -353,6 +375,8 @@ int cmd_chipsim(int argc, char **argv)
                  ? trace_error("chipsim", &a, &e) : write_timeline("chipsim", &a, &t, &c);
     if (!rc && (rc = write_stream("chipsim", &t, a.out, &c, &a)) && a.timeline)
         remove(a.timeline);   /* all the outputs or none */
+    if (!rc)
+        say_stage_wrote("chipsim", &a, true);
     trace_free(&t);
     config_free(&c);
     return rc;
@@ -410,6 +434,8 @@ int cmd_power(int argc, char **argv)
         rc = write_stream("power", &t, a.out, &c, &a);
     if (rc && had_timeline)
         remove(a.timeline);   /* all the outputs or none */
+    if (!rc)
+        say_stage_wrote("power", &a, !a.outdir);
     trace_free(&t);
     config_free(&c);
     return rc;

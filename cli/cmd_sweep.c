@@ -468,6 +468,17 @@ static void report_counts(const struct sweep_ctx *x)
     if (x->cnt.errors)
         fprintf(stderr, ", %ld failed", x->cnt.errors);
     fputc('\n', stderr);
+    if (!x->o->dry_run) {   /* where the results are: the tree and the summary file */
+        struct output o[2];
+        int n = 0;
+        output_clear(o, 2);
+        if (x->o->tree)
+            snprintf(o[n++].path, sizeof o[0].path, "%s/", x->o->out);
+        if (x->o->summary)
+            snprintf(o[n++].path, sizeof o[0].path, "%s", x->o->summary);
+        if (n)
+            cli_print_wrote_to(stderr, "sweep", o, n);
+    }
     if (x->want_row && x->carbon_note[0])
         fprintf(stderr, "npusim sweep: summary carbon columns: %s%s\n", x->carbon_note,
                 x->carbon_varies ? " (the first row's; the spec's fields change them in others)" : "");

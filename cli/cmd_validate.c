@@ -188,7 +188,7 @@ int cmd_validate(int argc, char **argv)
         if (!rc && n && write_outputs(out, n, &e))
             rc = report_error("validate", &e);
         else if (!rc && n)
-            outputs_print_wrote("validate", out, n);
+            cli_print_wrote("validate", out, n);
         else if (rc)
             for (int i = 0; i < n; i++)
                 free(out[i].text);

@@ -249,3 +249,21 @@ void apply_batch(struct loaded_config *c, const struct family *fam, int64_t batc
     if (fam->adjust)
         fam->adjust(c);
 }
+
+void cli_print_wrote_to(FILE *to, const char *cmd, const struct output *o, int n)
+{
+    fprintf(to, "npusim %s: wrote", cmd);
+    for (int i = 0; i < n; i++)
+        fprintf(to, "%s%s", i == 0 ? " " : i + 1 < n ? ", " : " and ",
+                strcmp(o[i].path, "-") ? o[i].path : "<stdout>");
+    fputc('\n', to);
+}
+
+void cli_print_wrote(const char *cmd, const struct output *o, int n)
+{
+    FILE *to = stdout;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(o[i].path, "-"))
+            to = stderr;
+    cli_print_wrote_to(to, cmd, o, n);
+}

@@ -165,16 +165,3 @@ int write_trace_and_stats(const struct trace *t, cJSON *stats, const char *dir, 
     o[1].tree = stats;
     return write_outputs_to(o, 2, to, e);
 }
-
-void outputs_print_wrote(const char *cmd, const struct output *o, int n)
-{
-    FILE *to = stdout;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(o[i].path, "-"))
-            to = stderr;
-    fprintf(to, "npusim %s: wrote", cmd);
-    for (int i = 0; i < n; i++)
-        fprintf(to, "%s%s", i == 0 ? " " : i + 1 < n ? ", " : " and ",
-                strcmp(o[i].path, "-") ? o[i].path : "<stdout>");
-    fputc('\n', to);
-}

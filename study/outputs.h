@@ -53,10 +53,5 @@ int write_trace_and_stats(const struct trace *t, cJSON *stats, const char *dir, 
                           const struct output_sink *to, struct npu_err *e);
 /* write_outputs_to with plain files. */
 int write_outputs(struct output *o, int n, struct npu_err *e);
-/* Says what a command wrote: "npusim CMD: wrote A, B and C" on standard
- * output, as `npusim report` says it, or on standard error when one of the
- * files is standard output ("-"), which then carries that file alone. The
- * paths are read before write_outputs (which keeps them). */
-void outputs_print_wrote(const char *cmd, const struct output *o, int n);
 
 #endif

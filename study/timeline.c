@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "chipsim/chip.h"
 #include "study/report_html.h"
 #include "traces/strbuf.h"
 
@@ -17,8 +18,16 @@ static int64_t sa_of(const struct op *op) { return op->sa_ns; }
 static int64_t vu_of(const struct op *op) { return op->vu_ns; }
 static int64_t mem_of(const struct op *op) { return op->mem_ns; }
 static int64_t ici_of(const struct op *op) { return op->ici_ns; }
-static const struct { const char *name; int64_t (*busy)(const struct op *); } components[] = {
-    { "MXU (matrix units)", sa_of }, { "VPU (vector units)", vu_of }, { "HBM", mem_of }, { "ICI / DCN", ici_of },
+/* A track's name: the chip's word for the part (chip_vocab: MXU or tensor
+ * cores, VPU or CUDA cores, ICI or NVLink) and what it is. */
+enum part { PART_MATRIX, PART_VECTOR, PART_MEMORY, PART_LINK };
+static const struct {
+    enum part part;
+    const char *what;
+    int64_t (*busy)(const struct op *);
+} components[] = {
+    { PART_MATRIX, "%s (matrix units)", sa_of }, { PART_VECTOR, "%s (vector units)", vu_of },
+    { PART_MEMORY, "%s", mem_of }, { PART_LINK, "%s / %s", ici_of },
 };
 #define N_COMPONENTS (sizeof components / sizeof components[0])
 #define N_PHASES 3
@@ -45,6 +54,7 @@ struct phase_plan {
 
 /* Events as text: counted, and appended unless dry (a plan's sizing pass). */
 struct emitter {
+    const struct chip_vocab *vocab;   /* the chip's words for its parts */
     struct strbuf out;
     int64_t events;
     bool dry, oom;
@@ -122,8 +132,15 @@ static void emit_tracks(struct emitter *em, int pid)
 {
     emit_meta(em, "process_name", pid, 0, process[pid]);
     emit_meta(em, "thread_name", pid, 1, "operators");
-    for (size_t c = 0; c < N_COMPONENTS; c++)
-        emit_meta(em, "thread_name", pid, 2 + (int)c, components[c].name);
+    for (size_t c = 0; c < N_COMPONENTS; c++) {
+        const struct chip_vocab *v = em->vocab;
+        const char *word[] = { [PART_MATRIX] = v ? v->matrix : "MXU", [PART_VECTOR] = v ? v->vector : "VPU",
+                               [PART_MEMORY] = "HBM", [PART_LINK] = v ? v->link : "ICI" };   /* no words: a sizing pass */
+        char name[96];
+        /* the link track adds the network past the link: a TPU pod's DCN, a GPU cluster's */
+        snprintf(name, sizeof name, components[c].what, word[components[c].part], v && v->gpu ? "network" : "DCN");
+        emit_meta(em, "thread_name", pid, 2 + (int)c, name);
+    }
 }
 
 /* One slice of count executions of op from start_ns (layer, step >= 0: its
@@ -489,7 +506,7 @@ static char *finish(struct emitter *em, cJSON *md)
 
 char *timeline_json(const struct trace *t, const char *title, cJSON *provenance, const struct timeline_opts *o)
 {
-    struct timeline_opts def = { TIMELINE_OPS, 0, 0 };
+    struct timeline_opts def = { TIMELINE_OPS, 0, 0, NULL };
     o = o ? o : &def;
     int64_t max_events = o->max_events > 0 ? o->max_events : TIMELINE_MAX_EVENTS;
     bool layers = o->detail == TIMELINE_LAYERS;
@@ -504,7 +521,10 @@ char *timeline_json(const struct trace *t, const char *title, cJSON *provenance,
     }
     if (layers)
         plan_budget(t, p, np, max_events);
-    struct emitter em = { .out = STRBUF_GROWING };
+    struct chip_config tpu;   /* a trace read without its chip: a TPU's words */
+    if (!o->chip)
+        chip_config_default(&tpu);
+    struct emitter em = { .vocab = chip_vocab(o->chip ? o->chip : &tpu), .out = STRBUF_GROWING };
     strbuf_puts(&em.out, "{\"traceEvents\":[");
     for (size_t k = 0; k < np; k++)
         emit_phase(&em, t, &p[k]);

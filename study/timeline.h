@@ -37,6 +37,8 @@
 #include "opsgen/model.h"
 #include "traces/op.h"
 
+struct chip_config;
+
 /* The bound on a `layers` timeline's events (about 250 bytes each: some 50 MB). */
 #define TIMELINE_MAX_EVENTS 200000
 
@@ -47,6 +49,8 @@ struct timeline_opts {
     int64_t layers;       /* layers per pass from the model config (timeline_layers_of);
                            * 0: inferred from the counts */
     int64_t max_events;   /* 0: TIMELINE_MAX_EVENTS */
+    const struct chip_config *chip;   /* names the tracks in its words (tensor cores,
+                                       * NVLink on a GPU); NULL: a TPU's */
 };
 
 /* "ops" or "layers" into *d; -1 for anything else. */

@@ -148,3 +148,15 @@ expect_fail "run --timeline-detail with no value" 'timeline-detail' \
 expect_fail "opsgen --timeline-detail: an untimed trace has none" 'untimed trace' \
     $NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$TL/bad2.csv" --timeline-detail layers
 check "run --timeline-detail refused: nothing written" sh -c "test ! -e '$TL/bad2' && test ! -e '$TL/bad2.json' && test ! -e '$TL/bad2.csv'"
+# The tracks take the chip's words: tensor cores and NVLink on a GPU, MXU and ICI on a TPU.
+check "timeline on a GPU names tensor cores and NVLink, never MXU or ICI" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -o '$TL/gpu' --timeline '$TL/gpu.json' >'$TL/gpu.txt' &&
+  grep -q '\"tensor cores (matrix units)\"' '$TL/gpu.json' && grep -q '\"NVLink / network\"' '$TL/gpu.json' &&
+  ! grep -q 'MXU\|ICI' '$TL/gpu.json' && grep -q '^  timeline      $TL/gpu.json' '$TL/gpu.txt'"
+check "timeline on a TPU keeps MXU and ICI / DCN" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$TL/tpu' --timeline '$TL/tpu.json' >/dev/null &&
+  grep -q '\"MXU (matrix units)\"' '$TL/tpu.json' && grep -q '\"ICI / DCN\"' '$TL/tpu.json'"
+check "chipsim says what it wrote: on stderr when the trace goes to stdout" sh -c "
+  $NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$TL/w.csv' >'$TL/w1.txt' && grep -qx 'npusim opsgen: wrote $TL/w.csv' '$TL/w1.txt' &&
+  $NPUSIM chipsim --configs $CONFIGS -c tpuv5p -i '$TL/w.csv' --timeline '$TL/w.json' >'$TL/w2.csv' 2>'$TL/w2.err' &&
+  head -n 1 '$TL/w2.csv' | grep -q '^# npusim' && grep -qx 'npusim chipsim: wrote $TL/w.json' '$TL/w2.err'"
