@@ -76,7 +76,12 @@ int cmd_fleet(int argc, char **argv)
         if (bad) {
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);
             rc = EXIT_USAGE;
-        } else if (d[i].out.overloaded) {
+        } else if (d[i].oom) {
+            fprintf(stderr, "npusim fleet: warning: \"%s\" does not fit in memory: %.1f GiB per chip against %lld GB "
+                    "of HBM: its figures cannot be reached (give it more chips or more tensor parallelism)\n",
+                    d[i].name, d[i].cap.mem_GiB, (long long)d[i].chip_hbm_GB);
+        }
+        if (!bad && d[i].out.overloaded) {
             fprintf(stderr, "npusim fleet: warning: \"%s\" is overloaded: the load needs %lld replicas\n",
                     d[i].name, (long long)d[i].out.replicas_needed);
         }
@@ -106,6 +111,7 @@ int cmd_fleet(int argc, char **argv)
             char note[4096];
             fleet_defaults_note(d, n, note, sizeof note);
             fprintf(stderr, "npusim fleet: %s\n", note);
+            cli_print_wrote_to(stderr, "fleet", o, 2);
         }
     }
     free(d);

@@ -283,6 +283,8 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
                  (long long)d->num_chips, d->chip, (long long)gbs, why[0] ? ": " : "", why);
         goto out;
     }
+    d->chip_hbm_GB = base.chip.hbm_size_GB;
+    d->oom = d->cap.has_mem && d->cap.oom && !prof->oom_vs_pod_hbm;   /* marked in every output */
     /* A request of an LLM yields output_seqlen tokens. */
     double load = d->load;
     if (load >= 0 && strcmp(d->load_unit, "requests") == 0 && !strcmp(d->cap.unit, "output tokens"))
@@ -329,11 +331,12 @@ void fleet_print_table(const struct fleet_deployment *d, int n, const struct fle
            "configuration", "chips", "util", "avg power kW", "energy MWh/y", "op tCO2e", "emb tCO2e",
            "tCO2e/y", "gCO2e/unit");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%-24.24s %-10.10s %-40.40s %8lld %5.1f%% %12.3f %12.3f %10.3f %10.3f %10.3f %11.4g%s\n",
+        fprintf(f, "%-24.24s %-10.10s %-40.40s %8lld %5.1f%% %12.3f %12.3f %10.3f %10.3f %10.3f %11.4g%s%s\n",
                d[i].name, d[i].chip, d[i].pstr, (long long)(d[i].num_chips * d[i].replicas),
                100 * d[i].out.utilisation, d[i].out.avg_power_W / 1e3, d[i].out.annual_energy_MWh,
                d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e,
-               1e3 * d[i].out.kgCO2e_per_unit, d[i].out.overloaded ? "  (overloaded)" : "");
+               1e3 * d[i].out.kgCO2e_per_unit, d[i].out.overloaded ? "  (overloaded)" : "",
+               d[i].oom ? "  (does not fit in memory)" : "");
     fprintf(f, "%-24s %-10s %-40s %8s %6s %12.3f %12.3f %10.3f %10.3f %10.3f\n", "total", "", "", "", "",
            tot->avg_power_W / 1e3, tot->annual_energy_MWh, tot->operational_tCO2e, tot->embodied_tCO2e,
            tot->total_tCO2e);
@@ -351,17 +354,20 @@ char *fleet_csv_text(const struct fleet_deployment *d, int n, const struct fleet
         "deployment,model,chip,configuration,chips,replicas,capacity_per_s,capacity_unit,"
         "utilisation,overloaded,replicas_needed,active_power_W,idle_power_W,avg_power_W,"
         "annual_energy_MWh,operational_tCO2e,embodied_tCO2e,total_tCO2e,units_per_year,facility_energy_per_unit_J,"
-        "kgCO2e_per_unit\r\n");
+        "kgCO2e_per_unit,memory_GiB,out_of_memory\r\n");
+    char mem[n > 0 ? n : 1][32];   /* the footprint, empty where the family has none */
+    for (int i = 0; i < n; i++)
+        snprintf(mem[i], sizeof mem[i], d[i].cap.has_mem ? "%.6g" : "", d[i].cap.mem_GiB);
     for (int i = 0; i < n; i++)
         k += (size_t)snprintf(s + k, cap - k,
-            "\"%s\",%s,%s,%s,%lld,%lld,%.6g,%s,%.6g,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\r\n",
+            "\"%s\",%s,%s,%s,%lld,%lld,%.6g,%s,%.6g,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s\r\n",
             d[i].name, d[i].model, d[i].chip, d[i].pstr, (long long)d[i].num_chips,
             (long long)d[i].replicas, d[i].cap.units_per_sec, d[i].cap.unit, d[i].out.utilisation,
             d[i].out.overloaded ? "true" : "false", (long long)d[i].out.replicas_needed,
             d[i].cap.active_power_W, d[i].idle_W, d[i].out.avg_power_W, d[i].out.annual_energy_MWh,
             d[i].out.operational_tCO2e, d[i].out.embodied_tCO2e, d[i].out.total_tCO2e, d[i].out.units_per_year,
-            d[i].out.facility_energy_per_unit_J, d[i].out.kgCO2e_per_unit);
-    snprintf(s + k, cap - k, "total,,,,,,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g,,,\r\n", tot->avg_power_W,
+            d[i].out.facility_energy_per_unit_J, d[i].out.kgCO2e_per_unit, mem[i], d[i].oom ? "true" : "false");
+    snprintf(s + k, cap - k, "total,,,,,,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g,,,,,\r\n", tot->avg_power_W,
              tot->annual_energy_MWh, tot->operational_tCO2e, tot->embodied_tCO2e, tot->total_tCO2e);
     return s;
 }
@@ -398,6 +404,9 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
         json_add_f64(x, "units_per_year", d[i].out.units_per_year);
         json_add_f64(x, "facility_energy_per_unit_J", d[i].out.facility_energy_per_unit_J);
         json_add_f64(x, "kgCO2e_per_unit", d[i].out.kgCO2e_per_unit);
+        if (d[i].cap.has_mem)
+            json_add_f64(x, "memory_GiB", d[i].cap.mem_GiB);
+        cJSON_AddBoolToObject(x, "out_of_memory", d[i].oom);
         cJSON_AddItemToArray(a, x);
     }
     cJSON *t = cJSON_AddObjectToObject(o, "total");

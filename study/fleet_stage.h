@@ -45,6 +45,9 @@ struct fleet_deployment {
     struct fleet_site site;
     /* results */
     struct family_capacity cap;
+    int64_t chip_hbm_GB;      /* one chip's HBM, for the out-of-memory warning */
+    bool oom;                 /* its footprint does not fit in the chips' memory (never under the
+                               * reference's verdicts, profile switch oom_vs_pod_hbm) */
     char pstr[128];
     double idle_W, embodied_kg;
     struct fleet_out out;

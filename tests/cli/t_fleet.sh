@@ -59,3 +59,12 @@ mkfleet fitbest '{"model": "llama3-70b", "chip": "h100", "num_chips": 2, "batch_
 check "fleet: best parallelism picks a configuration that fits" sh -c "
   $NPUSIM fleet --configs $CONFIGS --out '$T/fo4' '$T/fitbest.json' >/dev/null &&
   grep -q ',dp1-tp2-pp1-dpdcn1-tpdcn1-ppdcn1-bs8,' '$T/fo4/fleet.csv'"
+# A deployment whose parallelism is given and does not fit is marked, never passed off as an answer.
+mkfleet oomfixed '{"name": "big", "model": "llama3-70b", "chip": "h100", "num_chips": 2, "batch_size": 64, "parallelism": {"tp": 2}}'
+check "fleet: a given configuration out of memory is marked in the table, csv, json and a warning" sh -c "
+  $NPUSIM fleet --configs $CONFIGS --out '$T/foom' '$T/oomfixed.json' >'$T/foom.txt' 2>'$T/foom.err' &&
+  grep -q '^big .*(does not fit in memory)' '$T/foom.txt' && grep -q 'warning: \"big\" does not fit in memory: 125.7 GiB' '$T/foom.err' &&
+  head -n 1 '$T/foom/fleet.csv' | grep -q ',memory_GiB,out_of_memory' && sed -n 2p '$T/foom/fleet.csv' | grep -q ',125.707,true' &&
+  grep -q '\"out_of_memory\": true' '$T/foom/fleet.json' && grep -q 'npusim fleet: wrote $T/foom/fleet.csv and $T/foom/fleet.json' '$T/foom.err'"
+check "fleet: the example's deployments all fit (out_of_memory false)" sh -c "
+  grep -q ',false.\$' '$T/fl/fleet.csv' && ! grep -q ',true.\$' '$T/fl/fleet.csv' && ! grep -q 'does not fit' '$T/fl.txt'"
