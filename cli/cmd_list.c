@@ -58,7 +58,9 @@ static void chip_line(const struct loaded_config *c, char *buf, size_t n)
 
 static void system_line(const struct loaded_config *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "PUE %.3g, %.4g kgCO2e/kWh", c->sys.PUE, c->sys.carbon_intensity_kgCO2_per_kWh);
+    /* the carbon defaults every command takes from it (power/system.h) */
+    snprintf(buf, n, "PUE %.3g, %.4g kgCO2e/kWh, %.4g years, duty cycle %.3g", c->sys.PUE,
+             c->sys.carbon_intensity_kgCO2_per_kWh, c->sys.lifetime_years, c->sys.duty_cycle);
 }
 
 static int list_configs(const char *configs, enum config_kind kind)

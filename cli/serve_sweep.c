@@ -95,6 +95,21 @@ static const char *bad_name(const struct sweep_spec *s)
     return NULL;
 }
 
+/* The carbon inputs' line with the system config named by its file name, not
+ * the server's path ("carbon defaults from system_config.json: ..."); in place. */
+static const char *note_by_name(char *note)
+{
+    char *from = strstr(note, " from "), *end = from ? strstr(from + 6, ": ") : NULL;
+    if (end) {
+        const char *slash = from + 6;
+        for (const char *p = slash; p < end; p++)
+            if (*p == '/')
+                slash = p + 1;
+        memmove(from + 6, slash, strlen(slash) + 1);
+    }
+    return note;
+}
+
 int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(req, "spec"),
@@ -117,7 +132,8 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
     char *csv = NULL;
     struct sweep_count cnt;
-    rc = sweep_summary_text(&s, ctx->configs, ctx->prof, ctx->max_points, deadline, &csv, &cnt, &e);
+    char carbon[SWEEP_CARBON_NOTE_MAX];
+    rc = sweep_summary_text(&s, ctx->configs, ctx->prof, ctx->max_points, deadline, &csv, &cnt, carbon, &e);
     sweep_spec_free(&s);
     if (rc) {
         char msg[sizeof e.msg + 80];
@@ -132,6 +148,7 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     cJSON_AddNumberToObject(j, "errors", (double)cnt.errors);
     cJSON_AddItemToObject(j, "rows", rows_of(csv));
     cJSON_AddStringToObject(j, "summary_csv", csv);
+    cJSON_AddStringToObject(j, "carbon_defaults", note_by_name(carbon));
     char *fig[SWEEP_FIG_COUNT] = { NULL };
     char *page = cnt.simulated ? sweep_report_html("sweep", csv, strlen(csv), slo ? slo->valuedouble : 0, fig, &e)
                                : NULL;

@@ -351,12 +351,14 @@ static int merge_file(struct loaded_config *c, const char *dir, enum config_kind
     cJSON *j = config_read_json(path, e);
     if (!j)
         return -1;
-    config_merge(c->merged, c->sources, j, path);
+    if (!realpath(path, c->files[kind]))   /* the file said as found, without "bin/../" */
+        snprintf(c->files[kind], sizeof c->files[kind], "%s", path);
+    /* Messages name a field's file as the user would find it: as given, or
+     * resolved when the search made it "bin/../configs/...". */
+    config_merge(c->merged, c->sources, j, strstr(path, "/../") ? c->files[kind] : path);
     cJSON_Delete(j);
     if (base)
         basename_noext(path, base, baselen);
-    if (!realpath(path, c->files[kind]))   /* the file said as found, without "bin/../" */
-        snprintf(c->files[kind], sizeof c->files[kind], "%s", path);
     return 0;
 }
 

@@ -428,7 +428,8 @@ static int plan_from_spec(const struct sweep_spec *spec, const char *configs, st
 }
 
 int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const struct profile *prof,
-                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt, struct npu_err *e)
+                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt,
+                       char carbon_note[SWEEP_CARBON_NOTE_MAX], struct npu_err *e)
 {
     const char *names[64];
     struct sweep_plan plan;
@@ -471,6 +472,7 @@ int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const
     if (!rc && x.failed)
         rc = npu_errf(e, "%s", x.err.msg);
     *cnt = x.cnt;
+    snprintf(carbon_note, SWEEP_CARBON_NOTE_MAX, "%s", x.carbon_note);
     sweep_ctx_free(&x);
     if (rc) {
         free(*csv);

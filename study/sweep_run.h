@@ -49,6 +49,7 @@ struct sweep_count {
     long simulated, invalid, existing, errors, done;
 };
 
+#define SWEEP_CARBON_NOTE_MAX 1024
 struct sweep_ctx {
     const struct sweep_opts *o;
     struct sweep_enum en;
@@ -60,7 +61,7 @@ struct sweep_ctx {
     bool want_row;
     long violating;              /* simulated points violating a physical invariant */
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
-    char carbon_note[1024];      /* the first row's carbon inputs and their sources */
+    char carbon_note[SWEEP_CARBON_NOTE_MAX];   /* the first row's carbon inputs and their sources */
     bool carbon_varies;          /* a later row's differ */
     double deadline_s;           /* CLOCK_MONOTONIC seconds past which the sweep stops with
                                   * an error (0: none; the HTTP API's time per request) */
@@ -81,9 +82,11 @@ int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep
  * summary CSV `npusim sweep --spec --summary` writes, on one thread. A
  * sweep of more than max_points points is refused before it runs (the
  * message gives the count); one that runs past deadline_s (CLOCK_MONOTONIC
- * seconds, 0: none) stops with an error. *csv is malloc'ed; counts in *cnt. */
+ * seconds, 0: none) stops with an error. *csv is malloc'ed; counts in *cnt;
+ * the line naming the carbon inputs of its summary columns in carbon_note. */
 int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const struct profile *prof,
-                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt, struct npu_err *e);
+                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt,
+                       char carbon_note[SWEEP_CARBON_NOTE_MAX], struct npu_err *e);
 /* Frees what x holds (enumerator, held rows). */
 void sweep_ctx_free(struct sweep_ctx *x);
 

@@ -19,7 +19,7 @@ check "list models: a line per model file, family and size" sh -c "
   [ \$(wc -l <'$LS/models.txt') -ge \$(ls $CONFIGS/models/*.json | wc -l) ] &&
   grep -q '^llama3-8b  *llm  *32 layers, d_model 4096\$' '$LS/models.txt' && grep -q '^dlrm-s  *dlrm\$' '$LS/models.txt'"
 check "list systems and strategies: PUE and carbon; what each strategy gates" sh -c "
-  $NPUSIM list systems --configs $CONFIGS | grep -q '^system_config  *PUE 1.1, 0.5 kgCO2e/kWh\$' &&
+  $NPUSIM list systems --configs $CONFIGS | grep -q '^system_config  *PUE 1.1, 0.5 kgCO2e/kWh, 4 years, duty cycle 0.6\$' &&
   $NPUSIM list strategies >'$LS/pg.txt' && grep -q '^NoPG  *nothing gated\$' '$LS/pg.txt' &&
   grep -q '^Full  *gates SA HW fine, VU SW component' '$LS/pg.txt' && grep -q '^Ideal .*no delays\$' '$LS/pg.txt'"
 check "list fields: every field of npusim fields, with its table, type, unit and meaning" sh -c "

@@ -67,6 +67,8 @@ assert j['rows'][0]['TPOT_ms'] == float(rows[0]['TPOT_ms']) and j['rows'][0]['ch
 for n in ('throughput_vs_batch', 'throughput_vs_chips', 'pareto'):
     assert j['figures'][n].startswith('<svg') and '</svg>' in j['figures'][n], n
 assert 'SLO 7 ms' in j['figures']['pareto']
+# the carbon columns' inputs, named as npusim sweep says them, by the file's name (no server path)
+assert j['carbon_defaults'].startswith('carbon defaults from system_config.json: 0.5 kgCO2e/kWh, 4 years, duty cycle 0.6'), j['carbon_defaults']
 PY"
 check "serve: /api/sweep is bounded (over --max-points: 400 with the count), names only, bad specs named" sh -c "
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1, 2, 4, 8, 16, 32], \"batch_sizes\": [1, 2, 4, 8, 16, 32, 64, 128]}}')\" = 400 ] &&
