@@ -402,8 +402,9 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
                         (long long)m->num_activated_routed_experts_per_token);
     int64_t stages = pp * m->pipeline_parallel_degree_dcn;
     if (m->num_layers < stages)
-        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
-                        (long long)stages, (long long)m->num_layers);
+        /* Named by the degree, which a user sets (--pp), not the model's layers. */
+        return npu_errf(e, "model field \"pipeline_parallelism_degree\": expected pp*pp_dcn of at most "
+                           "num_layers = %lld stages, got %lld", (long long)m->num_layers, (long long)stages);
     if (!(l->ici_bw_GBps > 0) || !(l->pcie_bw_GBps > 0) || l->hbm_size_GB <= 0)
         return npu_errf(e, "chip fields \"ici_bw_GBps\", \"pcie_bw_GBps\", \"hbm_size_GB\": "
                            "expected positive values");

@@ -114,8 +114,9 @@ int opsgen_check_strict(const struct model_config *m, struct npu_err *e)
     }
     int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
     if (m->num_layers < stages)
-        return npu_errf(e, "model field \"num_layers\": expected at least pp*pp_dcn = %lld, got %lld",
-                        (long long)stages, (long long)m->num_layers);
+        /* Named by the degree, which a user sets (--pp), not the model's layers. */
+        return npu_errf(e, "model field \"pipeline_parallelism_degree\": expected pp*pp_dcn of at most "
+                           "num_layers = %lld stages, got %lld", (long long)m->num_layers, (long long)stages);
     return 0;
 }
 

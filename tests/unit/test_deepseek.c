@@ -543,7 +543,7 @@ static void test_errors(void **s)
     x = m; x.num_chips = 2;
     expect_err(&x, "\"num_chips\": expected at least dp*tp*pp = 4");
     x = m; x.pipeline_parallelism_degree = 61; x.num_chips = 4 * 61;
-    expect_err(&x, "\"num_layers\": expected at least pp*pp_dcn = 61");
+    expect_err(&x, "\"pipeline_parallelism_degree\": expected pp*pp_dcn of at most num_layers = 60 stages, got 61");
     x = m; x.num_expert_parallel_axes = 99;
     expect_err(&x, "\"num_expert_parallel_axes\": expected 0..");
     x = m; x.num_shared_experts = -1;

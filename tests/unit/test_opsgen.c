@@ -713,7 +713,8 @@ static void test_errors(void **s)
     }
     x = m; x.num_chips = 64; x.pipeline_parallelism_degree = 32; x.pipeline_parallel_degree_dcn = 2;
     assert_int_equal(opsgen_check_strict(&x, &e2), -1);
-    assert_non_null(strstr(e2.msg, "\"num_layers\": expected at least pp*pp_dcn = 64"));
+    assert_non_null(strstr(e2.msg, "\"pipeline_parallelism_degree\": expected pp*pp_dcn of at most num_layers = "
+                                   "32 stages, got 64"));
 }
 
 int main(void)
