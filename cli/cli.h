@@ -89,6 +89,9 @@ int command_opt(const char *cmd, const char *help, int argc, char **argv, const 
 
 /* "IN_OUT" (e.g. 4096_512) into two positive lengths; -1 if it is not that. */
 int parse_seqlen(const char *s, int64_t *in, int64_t *out);
+/* The upper bound of a system config field (e.g. "lifetime_years"): the
+ * carbon options are bounded as a system file is. */
+double system_field_max(const char *key);
 /* Prints "npusim CMD: message" and a hint to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct option;

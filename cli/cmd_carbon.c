@@ -41,9 +41,9 @@ static const char carbon_help[] =
     "      --workload W        inference (default) or training\n"
     "      --pg NAME           power-gating strategy whose energy_stats are used (NoPG, Full, ...)\n"
     "      --dvfs NAME         DVFS policy; names the output folder only (default None)\n"
-    "      --ci LIST           carbon intensities, kgCO2e/kWh, >= 0\n"
+    "      --ci LIST           carbon intensities, kgCO2e/kWh, 0 to 100\n"
     "      --util U            duty cycle in (0, 1]\n"
-    "      --lifetime LIST     lifetimes in whole years, > 0\n"
+    "      --lifetime LIST     lifetimes in whole years, 1 to 100\n"
     "                          (defaults of these three: the system config's carbon_intensity_kgCO2_per_kWh,\n"
     "                          duty_cycle and lifetime_years; under --profile neusim the reference\n"
     "                          script's 0.1352, 0.6 and 1; the command says which it used)\n"
@@ -66,8 +66,10 @@ static int parse_ci_list(struct carbon_opts *o, const char *cis)
     o->nci = 0;
     for (int i = 0; i < n; i++) {
         double v;
-        if (parse_f64_strict(item[i], &v) || v < 0)
-            return usage_error("carbon", "--ci \"%s\": expected a carbon intensity >= 0 (kgCO2e/kWh)", item[i]);
+        double hi = system_field_max("carbon_intensity_kgCO2_per_kWh");
+        if (parse_f64_strict(item[i], &v) || v < 0 || v > hi)
+            return usage_error("carbon", "--ci \"%s\": expected a carbon intensity from 0 to %g (kgCO2e/kWh)",
+                               item[i], hi);
         bool dup = false;
         for (int k = 0; k < o->nci; k++)
             dup |= memcmp(&o->ci[k], &v, sizeof v) == 0;
@@ -90,8 +92,10 @@ static int parse_life_list(struct carbon_opts *o, const char *lifes)
     for (int i = 0; i < n; i++) {
         char *end;
         long long v = strtoll(item[i], &end, 10);
-        if (*end || end == item[i] || v <= 0)
-            return usage_error("carbon", "--lifetime \"%s\": expected a positive whole number of years", item[i]);
+        double hi = system_field_max("lifetime_years");
+        if (*end || end == item[i] || v <= 0 || (double)v > hi)
+            return usage_error("carbon", "--lifetime \"%s\": expected a positive whole number of years, at most %g",
+                               item[i], hi);
         bool dup = false;
         for (int k = 0; k < o->nlife; k++)
             dup |= o->life[k] == v;
@@ -194,7 +198,7 @@ int carbon_command(int argc, char **argv, struct results *in)
         case 'I': cis = optarg; break;
         case 'U':
             if (parse_f64_strict(optarg, &o.util) || o.util < 0 || o.util > 1)
-                return usage_error("carbon", "--util \"%s\": expected a duty cycle in [0, 1]", optarg);
+                return usage_error("carbon", "--util \"%s\": expected a duty cycle in (0, 1]", optarg);
             /* No work over the lifetime: carbon per unit of work is undefined
              * (the reference divides by zero). */
             if (o.util == 0)

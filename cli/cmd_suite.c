@@ -358,7 +358,15 @@ static bool is_intensity(const char *s, const struct suite_opts *o)
 {
     (void)o;
     double v;
-    return parse_f64_strict(s, &v) == 0 && v >= 0;
+    return parse_f64_strict(s, &v) == 0 && v >= 0 && v <= system_field_max("carbon_intensity_kgCO2_per_kWh");
+}
+
+/* Each of a comma list of whole years, at most the system config's lifetime bound. */
+static bool is_lifetime(const char *s, const struct suite_opts *o)
+{
+    (void)o;
+    int64_t v;
+    return parse_i64_strict(s, &v) == 0 && v >= 1 && (double)v <= system_field_max("lifetime_years");
 }
 
 static bool is_util(const char *s, const struct suite_opts *o)
@@ -421,12 +429,12 @@ static const struct field_check field_checks[] = {
     { SUITE_ENERGY, 1, "DVFS", is_dvfs, "None or Ideal" },
     { SUITE_CARBON, 0, "PG", is_name, "a strategy name" },
     { SUITE_CARBON, 1, "DVFS", is_dvfs, "None or Ideal" },
-    { SUITE_CARBON, 2, "CI", is_intensity, "a carbon intensity >= 0 (kgCO2e/kWh)" },
+    { SUITE_CARBON, 2, "CI", is_intensity, "a carbon intensity from 0 to 100 (kgCO2e/kWh)" },
     { SUITE_CARBON, 3, "UTIL", is_util, "a duty cycle in (0, 1]" },
-    { SUITE_CARBON, 4, "LIFETIMES", is_count, "a positive whole number of years" },
+    { SUITE_CARBON, 4, "LIFETIMES", is_lifetime, "a whole number of years from 1 to 100" },
     { SUITE_SLO, 0, "DVFS", is_dvfs, "None or Ideal" },
     { SUITE_SLO, 1, "PG", is_name, "a strategy name" },
-    { SUITE_SLO, 2, "CI", is_intensity, "a carbon intensity >= 0 (kgCO2e/kWh)" },
+    { SUITE_SLO, 2, "CI", is_intensity, "a carbon intensity from 0 to 100 (kgCO2e/kWh)" },
     { SUITE_SLO, 3, "UTIL", is_util, "a duty cycle in (0, 1]" },
 };
 

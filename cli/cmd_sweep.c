@@ -230,10 +230,13 @@ static void sweep_args_free(struct sweep_args *a)
 /* A numeric option's value, or a usage error naming what was expected. */
 static int parse_number_option(int ch, const char *arg, struct sweep_opts *o)
 {
+    /* As a system file bounds them: no 1e308 intensity reaches the summary as inf. */
+    double ci_max = system_field_max("carbon_intensity_kgCO2_per_kWh"), life_max = system_field_max("lifetime_years");
     switch (ch) {
     case O_CI:
-        if (parse_f64_strict(arg, &o->ci) || o->ci < 0)
-            return usage_error("sweep", "--ci \"%s\": expected a carbon intensity >= 0", arg);
+        if (parse_f64_strict(arg, &o->ci) || o->ci < 0 || o->ci > ci_max)
+            return usage_error("sweep", "--ci \"%s\": expected a carbon intensity from 0 to %g (kgCO2e/kWh)", arg,
+                               ci_max);
         o->ci_given = true;
         return 0;
     case O_UTIL:
@@ -241,8 +244,9 @@ static int parse_number_option(int ch, const char *arg, struct sweep_opts *o)
             return usage_error("sweep", "--util \"%s\": expected a duty cycle in (0, 1]", arg);
         return 0;
     default:   /* O_LIFE */
-        if (parse_f64_strict(arg, &o->lifetime) || o->lifetime <= 0)
-            return usage_error("sweep", "--lifetime \"%s\": expected a positive number of years", arg);
+        if (parse_f64_strict(arg, &o->lifetime) || o->lifetime <= 0 || o->lifetime > life_max)
+            return usage_error("sweep", "--lifetime \"%s\": expected a positive number of years, at most %g", arg,
+                               life_max);
         return 0;
     }
 }

@@ -20,6 +20,7 @@
 #include "power/energy.h"
 #include "power/invariants.h"
 #include "power/powercap.h"
+#include "power/system.h"
 #include "traces/atomic.h"
 #include "traces/trace_csv.h"
 
@@ -40,6 +41,16 @@ int parse_seqlen(const char *s, int64_t *in, int64_t *out)
     first[us - s] = '\0';
     return parse_i64_strict(first, in) || *in <= 0 || *in > (int64_t)FIELD_INT_MAX ||
            parse_i64_strict(us + 1, out) || *out <= 0 || *out > (int64_t)FIELD_INT_MAX ? -1 : 0;
+}
+
+/* The largest value a system config field takes (power/system.c): the carbon
+ * options (--ci, --lifetime) stop where a system file does, so an intensity of
+ * 1e308 cannot reach a statistics JSON as Infinity. */
+double system_field_max(const char *key)
+{
+    double lo, hi;
+    fields_range(fields_find(&system_fields, key), &lo, &hi);
+    return hi;
 }
 
 /* Appends a --set text the option stands for (fields of study/config.h's

@@ -98,6 +98,8 @@ printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}, {"model": "ll
 printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "lifetime_years": 0}]}\n' >fleet_zerolife.json
 printf '{"defaults": {"lifetime_years": 0}, "deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]}\n' >fleet_zerolifedef.json
 printf 'energy NoPG None\nsweep llama3-8b inference 5p 1 1\n' >nosweep.suite
+printf 'sweep llama3-8b inference 5p 1 1\ncarbon Full None 1e308 0.6 1\n' >bigci.suite
+printf 'sweep llama3-8b inference 5p 1 1\ncarbon Full None 0.5 0.6 1,1000\n' >biglife.suite
 # A small results tree: raw, raw_None, carbon_Full.
 printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG,Full None\ncarbon Full None 0.1352 0.6 1\n' >tree.suite
 "$N" suite tree.suite res --configs "$CF" -j 1 2>/dev/null
