@@ -29,6 +29,8 @@
 #include "study/pipeline.h"
 #include "study/report_run.h"
 #include "power/energy.h"
+#include "traces/fields.h"
+#include "traces/json_strict.h"
 #include "traces/precision.h"
 #include "traces/trace_csv.h"
 
@@ -262,9 +264,15 @@ static char *trace_csv_text(const struct trace *t)
     return text;
 }
 
-/* The per-operator rows and the totals of a timed trace. */
-static cJSON *trace_json(const struct trace *t)
+/* The per-operator rows and the totals of a timed trace. A trace of several
+ * chips' ops (DLRM: op->group is the chip) times its phases by the chip
+ * shown (the straggler, whose latency the summary gives: chips at a time
+ * are concurrent, not summed) while its energy counts them all, as the run
+ * summary and page do; energy_chips says how many chips energy_J counts
+ * (1 for a trace of one chip's share). */
+static cJSON *trace_json(const struct report_input *in)
 {
+    const struct trace *t = in->t;
     cJSON *ops = cJSON_CreateArray();
     static const char *const phases[] = { "ops", "prefill", "decode" };
     double time_s[3] = { 0 }, energy_J[3] = { 0 };
@@ -281,7 +289,8 @@ static cJSON *trace_json(const struct trace *t)
         cJSON_AddNumberToObject(o, "flops", (double)op->flops);
         cJSON_AddNumberToObject(o, "bytes", (double)op->bytes);
         cJSON_AddItemToArray(ops, o);
-        time_s[op->phase] += (double)op->exe_ns * n / 1e9;
+        if (in->n_chips <= 1 || op->group == in->shown_chip)
+            time_s[op->phase] += (double)op->exe_ns * n / 1e9;
         if (op->energy_done)
             energy_J[op->phase] += (op_static_energy_J(op) + op_dynamic_energy_J(op)) * n;
     }
@@ -292,6 +301,7 @@ static cJSON *trace_json(const struct trace *t)
             cJSON_AddStringToObject(o, "name", phases[p]);
             cJSON_AddNumberToObject(o, "time_s", time_s[p]);
             cJSON_AddNumberToObject(o, "energy_J", energy_J[p]);
+            cJSON_AddNumberToObject(o, "energy_chips", in->n_chips > 1 ? (double)in->n_chips : 1);
             cJSON_AddItemToArray(ph, o);
         }
     cJSON_AddItemToObject(j, "ops", ops);
@@ -357,6 +367,21 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     struct loaded_config c;
     struct npu_err e;
     char list[512], msg[160];
+    /* Every member known: {"tp": 4} answered for one chip would mislead. */
+    static const char *const members[] = { "model", "chip", "system", "batch", "set", "workload", "pg" };
+    for (const cJSON *it = req->child; it; it = it->next) {
+        size_t i = 0;
+        while (i < sizeof members / sizeof members[0] && strcmp(it->string, members[i]))
+            i++;
+        if (i == sizeof members / sizeof members[0]) {
+            char why[400], hint[160];
+            fields_suggest_hint(hint, sizeof hint, it->string, members, sizeof members / sizeof members[0]);
+            snprintf(why, sizeof why, "unknown member \"%.100s\"%s: expected model, chip, system, batch, set "
+                                      "(config fields, e.g. {\"tensor_parallelism_degree\": 4}), workload, pg",
+                     it->string, hint);
+            return api_reply_error(r, 400, why);
+        }
+    }
     const char *pg = pg_list_of(req, list, sizeof list, msg, sizeof msg);
     if (!pg)
         return api_reply_error(r, 400, msg);
@@ -389,7 +414,7 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
         config_free(&c);
         return api_reply_error(r, 400, e.msg);
     }
-    cJSON *j = trace_json(&run.t);
+    cJSON *j = trace_json(&run.in);
     cJSON_AddItemToObject(j, "statistics", stats);
     cJSON_AddStringToObject(j, "title", run.title);
     cJSON_AddStringToObject(j, "summary", run.summary ? run.summary : "");
@@ -497,7 +522,12 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
         }
         if (!routes[i].body)
             return routes[i].handle(ctx, NULL, r);
-        cJSON *req = cJSON_ParseWithLength(body ? body : "", len);
+        /* Strict: well-formed UTF-8, no duplicate keys, nothing after the
+         * value, so a message never echoes bytes that are not text. */
+        struct npu_err pe = { 0 };
+        cJSON *req = json_parse_strict(body ? body : "", len, "the request body", &pe);
+        if (!req)
+            return api_reply_error(r, 400, pe.msg);
         if (!cJSON_IsObject(req)) {
             cJSON_Delete(req);
             return api_reply_error(r, 400, "the request body: expected a JSON object");
