@@ -79,17 +79,22 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->prefill_avg_power_W = r->prefill_energy_J / ((double)P->total_execution_time_chip_ns / 1e9);
     r->decode_avg_power_W = r->decode_energy_J / ((double)Q->total_execution_time_chip_ns / 1e9);
     r->power_cap_W = prof->no_power_cap ? 0.0 : power_cap_of(chip);
-    /* A serving batch: the prompts' prefill, then every decode step. The
-     * batch is the one the prefill and decode throughputs count: in steady
-     * state a stage serves one microbatch per chip time, so the pipeline holds
-     * pp x pp_dcn microbatches at once (each request still sees TTFT, TPOT). */
+    /* A serving batch: the prompts' prefill, then every decode step, at the
+     * prefill and decode throughputs' rates and of the batch they count: in
+     * steady state a stage serves one microbatch per chip time, so the
+     * pipeline holds pp x pp_dcn microbatches at once. Each request still
+     * sees TTFT and TPOT, which add the transfers between stages that the
+     * chip time overlaps, so with pp > 1 this is not batch x output / (TTFT +
+     * output x TPOT). It is the capacity a sweep's summary and the fleet give
+     * one DCN replica (llm_capacity_from_report), computed alike to agree. */
     r->microbatches = pp * pp_dcn;
     r->batch = mb * r->microbatches;
     r->dp_dcn = m->data_parallel_degree_dcn;
     r->replica_chips = m->num_chips / (r->dp_dcn > 0 ? r->dp_dcn : 1);
     if (r->replica_chips < 1)
         r->replica_chips = 1;
-    r->e2e_tokens_per_sec = (double)(r->batch * sout) / (r->TTFT_sec + (double)sout * r->TPOT_ms_request / 1e3);
+    r->e2e_tokens_per_sec = (double)(mb * sout) /
+                            ((double)(P->total_execution_time_chip_ns + Q->total_execution_time_chip_ns) / 1e9);
     return 0;
 }
 

@@ -18,9 +18,9 @@
 /* The columns read, by name; the reader keeps their index. Those from
  * C_REQUIRED on may be absent (summaries written before they existed). */
 enum { C_MODEL, C_CHIP, C_CHIPS, C_BATCH, C_DP, C_TP, C_PP, C_STATUS, C_TPOT, C_TPUT, C_REQUIRED,
-       C_MEM = C_REQUIRED, C_OOM, C_N };
+       C_MEM = C_REQUIRED, C_OOM, C_EP, C_N };
 static const char *const col_names[C_N] = { "model", "chip", "num_chips", "batch", "dp", "tp", "pp", "status",
-                                            "TPOT_ms", "throughput", "memory_GiB", "out_of_memory" };
+                                            "TPOT_ms", "throughput", "memory_GiB", "out_of_memory", "ep" };
 
 /* What the legend calls the points set apart (drawn hollow, off every front). */
 static const char unfit_name[] = "does not fit in memory";
@@ -78,9 +78,10 @@ static void on_row(int term, void *data)
                            "throughput", r->name, r->line);
             r->failed = 1;
         } else if ((r->cell[C_MEM][0] && parse_f64_strict(r->cell[C_MEM], &s.mem_GiB)) ||
+                   (r->cell[C_EP][0] && (parse_i64_strict(r->cell[C_EP], &s.ep) || s.ep < 0)) ||
                    (r->cell[C_OOM][0] && strcmp(r->cell[C_OOM], "True") && strcmp(r->cell[C_OOM], "False"))) {
-            npu_errf(r->e, "%s: line %d: expected memory_GiB a number and out_of_memory True or False (or empty)",
-                     r->name, r->line);
+            npu_errf(r->e, "%s: line %d: expected memory_GiB a number, out_of_memory True or False and ep a "
+                           "whole number (or empty)", r->name, r->line);
             r->failed = 1;
         } else {
             s.oom = !strcmp(r->cell[C_OOM], "True");
@@ -252,7 +253,7 @@ void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_
                      "<h2>Throughput against chips</h2>\n<figure>%s</figure>\n"
                      "<h2>Latency and throughput: the Pareto front</h2>\n<figure>%s</figure>\n"
                      "<table id=\"pareto\"><tr><th>model</th><th>chip</th><th>chips</th><th>dp/tp/pp</th><th>batch</th>"
-                     "<th>TPOT ms</th><th>tokens/s per chip</th></tr>\n",
+                     "<th>TPOT ms</th><th>output tokens/s per chip (end to end)</th></tr>\n",
                   fig[SWEEP_FIG_BATCH] ? fig[SWEEP_FIG_BATCH] : "", fig[SWEEP_FIG_CHIPS] ? fig[SWEEP_FIG_CHIPS] : "",
                   fig[SWEEP_FIG_PARETO] ? fig[SWEEP_FIG_PARETO] : "");
     for (size_t i = 0; i < nf; i++) {
@@ -261,9 +262,12 @@ void sweep_report_section(struct strbuf *b, struct sweep_report_row *rows, size_
         strbuf_xml(b, s->model);
         strbuf_puts(b, "</td><td>");
         strbuf_xml(b, s->chip);
-        strbuf_printf(b, "</td><td>%lld</td><td>%lld/%lld/%lld</td><td>%lld</td><td class=\"%s\">%.4g</td>"
-                         "<td>%.6g</td></tr>\n",
-                      (long long)s->chips, (long long)s->dp, (long long)s->tp, (long long)s->pp, (long long)s->batch,
+        /* Expert parallelism multiplies the chips too (a MoE point): said, so the degrees make up the count. */
+        strbuf_printf(b, "</td><td>%lld</td><td>%lld/%lld/%lld", (long long)s->chips, (long long)s->dp,
+                      (long long)s->tp, (long long)s->pp);
+        if (s->ep > 1)
+            strbuf_printf(b, ", ep %lld", (long long)s->ep);
+        strbuf_printf(b, "</td><td>%lld</td><td class=\"%s\">%.4g</td><td>%.6g</td></tr>\n", (long long)s->batch,
                       slo > 0 ? (s->tpot_ms <= slo ? "meets" : "misses") : "", s->tpot_ms, s->tput_per_chip);
     }
     strbuf_puts(b, "</table>\n");

@@ -23,7 +23,7 @@
 /* One configuration that ran: what the figures need. */
 struct sweep_report_row {
     char model[64], chip[32];
-    int64_t chips, batch, dp, tp, pp;
+    int64_t chips, batch, dp, tp, pp, ep;   /* ep: 0 or 1 none (shown only when > 1) */
     double tpot_ms, tput_per_chip;     /* output tokens/s per chip */
     double mem_GiB;                    /* footprint per chip (0: not given) */
     bool oom;                          /* does not fit: drawn hollow, never on a front */

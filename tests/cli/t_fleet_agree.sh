@@ -44,3 +44,104 @@ PY
 check "agree: sweep and fleet name the same carbon defaults, from the system config" sh -c "
   s=\$(sed -n 's/^npusim sweep: summary carbon columns: //p' '$AG/s.err') && f=\$(sed -n 's/^npusim fleet: \(carbon defaults\)/\1/p' '$AG/f.err') &&
   test -n \"\$s\" && test \"\$s\" = \"\$f\" && echo \"\$s\" | grep -q '^carbon defaults from .*systems/system_config.json: '"
+
+# More deployments (the held-out check's kinds): a GPU with tensor parallelism, a pipeline, a MoE
+# with expert parallelism, DLRM over 4 chips, DiT and a training run. Each is simulated by run
+# (summary and statistics JSONs), a one-point sweep (its summary, and report --sweep of it for an
+# LLM), report -m (the run page) and fleet; the same quantity must be the same figure everywhere,
+# and figures that count different things must say so. tag|model|chip|chips|batch|run and sweep
+# degrees|fleet parallelism|extra run options
+AGM=$T/agree-more
+mkdir -p "$AGM"
+while IFS='|' read -r tag model chip n b deg par extra; do
+    d=$AGM/$tag; mkdir -p "$d"
+    printf '{"deployments": [{"model": "%s", "chip": "%s", "num_chips": %s, "batch_size": %s, "parallelism": %s}]}\n' \
+        "$model" "$chip" "$n" "$b" "$par" >"$d/fleet.json"
+    # shellcheck disable=SC2086
+    { $NPUSIM run --configs $CONFIGS -m $model -c $chip -b $b $deg $extra -o "$d/run" >"$d/run.txt" 2>&1 &&
+      $NPUSIM report --configs $CONFIGS -m $model -c $chip -b $b $deg $extra -o "$d/run.html" >/dev/null 2>&1 &&
+      $NPUSIM sweep --configs $CONFIGS -m $model -c $chip --num-chips $n -b $b $deg --summary "$d/s.csv" 2>"$d/s.err" &&
+      $NPUSIM fleet --configs $CONFIGS -o "$d/fl" "$d/fleet.json" >/dev/null 2>"$d/f.err" &&
+      case $model in llama*|deepseek*) $NPUSIM report --sweep "$d/s.csv" -o "$d/r.html" >/dev/null 2>&1 ;; esac
+    } || echo "$tag" >>"$AGM/failed"
+done <<'DEPLOY'
+gpu|llama3-70b|h100|4|8|--tp 4|{"tp": 4}|
+pp|llama3-70b|tpuv5p|4|8|--tp 2 --pp 2|{"tp": 2, "pp": 2}|
+moe|deepseekv2-236b|tpuv5p|16|8|--tp 4 --ep 4|{"tp": 4, "ep": 4}|--set num_chips=16
+dlrm|dlrm-s|tpuv5p|4|64|--dp 4 --tp 4|{"dp": 4, "tp": 4}|--set num_chips=4
+dit|dit-xl|tpuv5p|1|1||{"tp": 1}|
+DEPLOY
+check "agree: run, report -m, a one-point sweep (and report --sweep) and fleet ran for a GPU, a pipeline, a MoE, DLRM and DiT" \
+    test ! -e "$AGM/failed"
+check "agree: the same quantity is the same figure in run (summary, JSON), report -m, sweep, report --sweep and fleet" \
+  python3 - "$AGM" <<'PY'
+import csv, glob, json, math, re, sys
+top = sys.argv[1]
+
+def same(what, *vals, rel=1e-9):
+    assert all(math.isclose(v, vals[0], rel_tol=rel) for v in vals), (what, vals)
+
+def printed(line, what):   # a number of the run summary, by the words before it
+    m = re.search(what + r"\s+([0-9.e+-]+)", line)
+    assert m, (what, line)
+    return float(m.group(1))
+
+for d in sorted(glob.glob(top + "/*/")):
+    tag = d.rstrip("/").rsplit("/", 1)[1]
+    row = next(csv.DictReader(open(d + "s.csv")))
+    fl = json.load(open(d + "fl/fleet.json"))["deployments"][0]
+    text = open(d + "run.txt").read()
+    page = open(d + "run.html").read()
+    n = int(row["num_chips"])
+    # The run page shows the run's summary, line for line.
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith(("outputs", "configs")):
+            assert line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in page, (tag, line)
+    assert fl["num_chips"] == n and fl["configuration"].startswith("dp" + row["dp"] + "-tp" + row["tp"]), (tag, fl)
+    same(tag + ": throughput (sweep, fleet)", float(row["throughput"]), fl["capacity_per_s"])
+    assert row["throughput_unit"] == fl["capacity_unit"], (tag, row["throughput_unit"], fl["capacity_unit"])
+    same(tag + ": energy per unit, J (sweep, fleet at full load)", float(row["energy_per_unit_J"]),
+         fl["active_power_W"] / fl["capacity_per_s"])
+    same(tag + ": carbon per unit (sweep, fleet)", float(row["carbon_per_unit_kgCO2e"]), fl["kgCO2e_per_unit"])
+    same(tag + ": memory GiB per chip (sweep, fleet)", float(row["memory_GiB"]), fl["memory_GiB"])
+    assert (row["out_of_memory"] == "True") == fl["out_of_memory"], tag
+    stats = {p.rsplit("_", 1)[1][:-5]: json.load(open(p)) for p in glob.glob(d + "run/*.json")}
+    if "decode" in stats:   # an LLM
+        pre, dec = stats["prefill"], stats["decode"]
+        cfg = dec["sim_config"]
+        mb, sin, sout = cfg["microbatch_size_ici"], cfg["input_seqlen"], cfg["output_seqlen"]
+        same(tag + ": TTFT s (run, sweep)", pre["TTFT_sec"], float(row["TTFT_s"]))
+        same(tag + ": TPOT ms (run, sweep)", dec["TPOT_ms_request"], float(row["TPOT_ms"]))
+        same(tag + ": prefill tokens/s (run, sweep)", pre["throughput_tokens_per_sec"], float(row["prefill_tokens_per_s"]))
+        same(tag + ": decode tokens/s (run, sweep)", dec["throughput_tokens_per_sec"], float(row["decode_tokens_per_s"]))
+        # End to end: the batch's prefill then its decode at the rates printed beside it (with a
+        # pipeline too, where TTFT and TPOT add the transfers between stages).
+        same(tag + ": end-to-end output tokens/s (run, sweep, fleet)", dec["e2e_throughput_tokens_per_sec"],
+             float(row["throughput"]), sout / (sin / pre["throughput_tokens_per_sec"] + sout / dec["throughput_tokens_per_sec"]),
+             rel=1e-6)
+        e2e = [l for l in text.splitlines() if l.lstrip().startswith("end to end")][0]
+        same(tag + ": end to end as printed", printed(e2e, "end to end"), float(row["throughput"]), rel=0.05 / 200)
+        # The statistics hold one chip's share (the reference's); the summary and the sweep count all chips.
+        chip_J = pre["total_energy_J"] + dec["total_energy_J"]
+        same(tag + ": energy per output token, all chips (run JSON x chips, sweep)", n * chip_J / (mb * sout),
+             float(row["energy_per_unit_J"]))
+        en = [l for l in text.splitlines() if l.lstrip().startswith("energy/token")][0]
+        assert "(all %d chips)" % n in en, (tag, en)
+        same(tag + ": energy per output token as printed (prefill per input token)",
+             printed(en, "prefill") * sin / sout + printed(en, "decode"), float(row["energy_per_unit_J"]), rel=2e-5)
+        same(tag + ": memory GiB (run, sweep)", max(pre["mem_footprint_GB"], dec["mem_footprint_GB"]), float(row["memory_GiB"]))
+        # report --sweep: TPOT and end-to-end output tokens/s per chip, the degrees making up the chips.
+        html = open(d + "r.html").read()
+        degs = "%s/%s/%s" % (row["dp"], row["tp"], row["pp"]) + (", ep " + row["ep"] if int(row["ep"]) > 1 else "")
+        cell = "<td>%d</td><td>%s</td><td>%s</td><td class=\"\">%.4g</td><td>%.6g</td>" % (
+            n, degs, row["batch"], float(row["TPOT_ms"]), float(row["throughput"]) / n)
+        assert cell in html and "output tokens/s per chip (end to end)" in html, (tag, cell)
+    else:
+        s = stats["run"] if "run" in stats else stats["tpuv5p"]
+        same(tag + ": requests/s (run JSON, sweep)", s["throughput_requests_per_sec"], float(row["throughput"]))
+        # DLRM's JSON is the straggler chip's energy; the summary and sweep count every chip.
+        per_req = [l for l in text.splitlines() if l.lstrip().startswith("energy")][0]
+        m = re.search(r"([0-9.e+-]+) J( per request|/request)", per_req)
+        same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
+        same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
+PY

@@ -59,9 +59,9 @@ static void test_pareto_front(void **state)
 {
     (void)state;
     struct sweep_report_row rows[5] = {
-        { "m", "c", 1, 1, 1, 1, 1, 4, 30, 10, false }, { "m", "c", 1, 1, 1, 1, 1, 3, 15, 10, false },
-        { "m", "c", 1, 1, 1, 1, 1, 1, 10, 10, false }, { "m", "c", 1, 1, 1, 1, 1, 2, 20, 10, false },
-        { "m", "c", 1, 64, 1, 1, 1, 0.5, 100, 90, true },
+        { "m", "c", 1, 1, 1, 1, 1, 1, 4, 30, 10, false }, { "m", "c", 1, 1, 1, 1, 1, 1, 3, 15, 10, false },
+        { "m", "c", 1, 1, 1, 1, 1, 1, 1, 10, 10, false }, { "m", "c", 1, 1, 1, 1, 1, 1, 2, 20, 10, false },
+        { "m", "c", 1, 64, 1, 1, 1, 1, 0.5, 100, 90, true },
     };
     struct strbuf b = STRBUF_GROWING;
     char *fig[SWEEP_FIG_COUNT];
