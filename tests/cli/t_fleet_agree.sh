@@ -145,3 +145,51 @@ for d in sorted(glob.glob(top + "/*/")):
         same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
         same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
 PY
+# The Python package (through the library beside the binary, as t_python.sh) gives the same
+# figures: run()'s summary and statistics, its phases (one chip's time, energy_J of energy_chips
+# chips: DLRM's straggler time, not the 4 chips' sum), sweep()'s row and carbon()'s deployment.
+AG_SO=$(dirname "$NPUSIM")/libnpusim.so
+if [ -f "$AG_SO" ]; then
+check "agree: Python's run(), sweep() and carbon() give the figures of run, sweep and fleet (GPU, MoE, DLRM)" \
+  env NPUSIM_LIB="$AG_SO" PYTHONPATH="$PWD/python" python3 - "$AGM" "$CONFIGS" <<'PY'
+import csv, glob, json, math, sys
+import npusim
+top, cf = sys.argv[1], sys.argv[2]
+cases = {"gpu": ("llama3-70b", "h100", 4, 8, {"tp": 4}, {}),
+         "moe": ("deepseekv2-236b", "tpuv5p", 16, 8, {"tp": 4, "ep": 4}, {"num_chips": 16}),
+         "dlrm": ("dlrm-s", "tpuv5p", 4, 64, {"dp": 4, "tp": 4}, {"num_chips": 4})}
+for tag, (model, chip, n, b, deg, over) in cases.items():
+    d = f"{top}/{tag}/"
+    r = npusim.run(model, chip, batch=b, pg=[], configs=cf, **deg, **over)
+    text = [l for l in open(d + "run.txt").read().splitlines() if not l.lstrip().startswith(("outputs", "configs"))]
+    assert r["summary"].splitlines() == text, (tag, r["summary"], text)
+    files = {p.rsplit("_", 1)[1][:-5]: json.load(open(p)) for p in glob.glob(d + "run/*.json")}
+    for k, st in r["statistics"].items():
+        mine = files[{"run": "tpuv5p", "config_stats": "stats"}.get(k, k)]
+        assert {x: v for x, v in st.items() if x != "sim_config"} == {x: v for x, v in mine.items() if x != "sim_config"}, (tag, k)
+    if "decode" in files:
+        for ph in r["phases"]:
+            s = files[ph["name"]]
+            assert ph["energy_chips"] == 1 and math.isclose(ph["energy_J"], s["total_energy_J"], rel_tol=1e-9), (tag, ph)
+            assert math.isclose(ph["time_s"], s["total_execution_time_chip_ns"] / 1e9, rel_tol=1e-9), (tag, ph)
+    else:
+        (ph,) = r["phases"]
+        assert ph["energy_chips"] == n and math.isclose(ph["time_s"], files["tpuv5p"]["latency_ns"] / 1e9), (tag, ph)
+        assert math.isclose(ph["energy_J"], files["tpuv5p"]["total_energy_J"] * n, rel_tol=1e-9), (tag, ph)
+    row = next(csv.DictReader(open(d + "s.csv")))
+    py = [x for x in npusim.sweep([model], [chip], [n], [b], configs=cf)["rows"]
+          if all(str(x[k]) == row[k] for k in ("dp", "tp", "pp", "ep"))]
+    assert len(py) == 1, (tag, py)
+    for k, v in row.items():
+        if k != "index":
+            p = py[0][k]
+            assert (p is None and v == "") or str(p) == v or math.isclose(float(p), float(v), rel_tol=1e-12), (tag, k, p, v)
+    c = npusim.carbon(model, chip, num_chips=n, batch=b, parallelism=deg, configs=cf)
+    fl = json.load(open(d + "fl/fleet.json"))["deployments"][0]
+    for k in ("capacity_per_s", "active_power_W", "kgCO2e_per_unit", "memory_GiB", "carbon_intensity_kgCO2_per_kWh",
+              "lifetime_years", "pue"):
+        assert math.isclose(c[k], fl[k], rel_tol=1e-12), (tag, k, c[k], fl[k])
+PY
+else
+    echo "ok - agree: Python package skipped, no $AG_SO (make $(dirname "$NPUSIM")/libnpusim.so)"
+fi
