@@ -532,6 +532,11 @@ int sweep_command(int argc, char **argv, struct results *keep)
     bool af_open = false;
     if (!rc && sweep_enum_init(&x.en, &plan, &e))
         rc = report_error("sweep", &e);
+    /* Degrees no configuration has would answer with an empty summary. */
+    bool filtered = a.degrees.nonly[0] || a.degrees.nonly[1] || a.degrees.nonly[2] || a.degrees.nonly[3];
+    if (!rc && filtered && sweep_enum_total(&x.en) == 0)
+        rc = usage_error("sweep", "--dp/--tp/--pp/--ep: no configuration of the sweep has the degrees given "
+                                  "(without them the sweep lists the ones it has)");
     if (!rc && x.want_row) {
         if (open_summary(&x, &af, &a.spec, &e))
             rc = report_error("sweep", &e);
