@@ -49,13 +49,17 @@ static int ctx_next(void *vctx, void *vit)
 }
 
 /* The carbon columns' intensity, lifetime and duty cycle (by power/system.h's
- * CD_*) and where each came from: an option, else the point's system config
- * (the one set of defaults, power/system.h). */
+ * CD_*) and, unless from is NULL, where each came from: an option, else the
+ * point's system config (the one set of defaults, power/system.h). Every row
+ * takes the values; only the note names the sources, whose look-ups cost a
+ * scan of every config key each (2.6% of a summary sweep's instructions). */
 static void carbon_inputs(const struct sweep_opts *o, const struct loaded_config *c, double v[CD_N],
                           const char *from[CD_N])
 {
     struct carbon_defaults cd;
-    carbon_defaults_of(&c->sys, c->sources, o->prof, false, &cd);
+    carbon_defaults_of(&c->sys, from ? c->sources : NULL, o->prof, false, &cd);
+    const char *said[CD_N];
+    from = from ? from : said;
     for (int i = 0; i < CD_N; i++)
         v[i] = cd.v[i], from[i] = cd.from[i];
     if (o->ci_given)
@@ -107,8 +111,7 @@ static void summarize(const struct sweep_opts *o, const struct family *fam, cons
         double n = (double)c->model.num_chips;
         double idle_W = carbon_idle_power_W(&c->chip, strcmp(o->pg.name, "NoPG") != 0) * n;
         double v[CD_N];
-        const char *from[CD_N];
-        carbon_inputs(o, c, v, from);
+        carbon_inputs(o, c, v, NULL);
         double u = v[CD_DUTY], ci = v[CD_CI];
         double avg_W = u * cap.active_power_W + (1 - u) * idle_W;
         res->has_cap = true;

@@ -21,9 +21,10 @@ check "sweep --spec: a field value that fails validation is an invalid row, not 
     grep -q '^8,llama3-8b,inference,tpuv5p,1,.*"invalid: ../spec.json: chip field ""num_sa"": expected a positive value' "$SW/j1/s.csv"
 check "sweep --spec: field combinations get their own results-tree folders" \
     test -s "$SW/j1/tree/llama3-8b+hbm_bw_GBps=3000+num_sa=4/dp1-tp4-pp1-dpdcn1-tpdcn1-ppdcn1-bs16/inference-v6e_decode.json"
-check "sweep: stderr not a terminal: no progress, only the counts line, the summary's carbon inputs and (neusim) the invariants warning" \
+check "sweep: stderr not a terminal: no progress, only the counts line, what it wrote, the summary's carbon inputs and (neusim) the invariants warning" \
     sh -c "test \"\$(head -n 1 '$SW/j1/err')\" = 'npusim sweep: 20 configurations simulated, 44 invalid, 0 already present' &&
-           test \"\$(wc -l <'$SW/j1/err')\" -eq 3 &&
+           test \"\$(wc -l <'$SW/j1/err')\" -eq 4 &&
+           sed -n 2p '$SW/j1/err' | grep -qx 'npusim sweep: wrote tree/ and s.csv' &&
            grep -q '^npusim sweep: summary carbon columns: carbon defaults from .*systems/system_config.json: 0.5 kgCO2e/kWh, 1 year (the reference.s carbon script (--profile neusim)), duty cycle 0.6 (the reference.s carbon script (--profile neusim)), PUE 1.1\$' '$SW/j1/err' &&
            grep -q '^npusim sweep: warning: 20 of 20 simulated points violate a physical invariant; first: llama3-8b on tpuv5p llama3-8b+hbm_bw_GBps=1000+num_sa=4/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1: ' '$SW/j1/err'"
 
