@@ -376,6 +376,32 @@ static bool source_is_set(const cJSON *sources, const char *key)
     return cJSON_IsString(s) && strcmp(s->valuestring, "--set") == 0;
 }
 
+/* num_chips becomes n, derived from the degrees (the summary says so). */
+static void take_num_chips(struct loaded_config *c, int64_t n)
+{
+    c->model.num_chips = n;
+    c->num_chips_derived = true;
+    cJSON_DeleteItemFromObjectCaseSensitive(c->merged, "num_chips");
+    cJSON_AddNumberToObject(c->merged, "num_chips", (double)n);
+    set_source(c->sources, "num_chips", "--set");
+}
+
+/* DLRM's degrees are its chip count (dp = tp = num_chips: each chip holds a
+ * share of the batch and of the tables), so a degree given with --set or
+ * --dp/--tp without num_chips makes the chips as many as the larger (before:
+ * run -m dlrm-s --dp 4 --tp 4 simulated one chip with a quarter of the work).
+ * A num_chips given is the user's; the generator checks it. */
+static void derive_dlrm_chips(struct loaded_config *c)
+{
+    const struct model_config *m = &c->model;
+    int64_t need = m->data_parallelism_degree > m->tensor_parallelism_degree ? m->data_parallelism_degree
+                                                                             : m->tensor_parallelism_degree;
+    bool by_set = source_is_set(c->sources, "data_parallelism_degree") ||
+                  source_is_set(c->sources, "tensor_parallelism_degree");
+    if (by_set && !source_is_set(c->sources, "num_chips") && m->num_chips < need)
+        take_num_chips(c, need);
+}
+
 /* num_chips from the parallelism degrees (study/config.h). The chips a
  * configuration occupies are dp x tp x pp within a pod times the DCN
  * degrees; the generators require num_chips >= dp x tp x pp. When --set
@@ -383,12 +409,12 @@ static bool source_is_set(const cJSON *sources, const char *key)
  * (the shipped models say 1), num_chips becomes that product; an invocation
  * that passed before keeps its num_chips. A num_chips given with --set is
  * the user's: too small for the degrees is an error naming both. DLRM's
- * degrees are its chip count itself (dp = tp = num_chips), so it is left alone. */
+ * degrees are its chip count itself (derive_dlrm_chips). */
 static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
 {
     struct model_config *m = &c->model;
     if (!strcmp(m->model_type, "dlrm"))
-        return 0;
+        return derive_dlrm_chips(c), 0;
     const int64_t deg[] = { m->data_parallelism_degree, m->tensor_parallelism_degree,
                             m->pipeline_parallelism_degree, m->data_parallel_degree_dcn,
                             m->tensor_parallel_degree_dcn, m->pipeline_parallel_degree_dcn };
@@ -423,11 +449,7 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
         return npu_errf(e, "--set \"num_chips=%lld\": fewer chips than the parallelism degrees need "
                            "(%s: at least %lld); leave num_chips out and it follows from them",
                         (long long)m->num_chips, what, (long long)ici);
-    m->num_chips = all;
-    c->num_chips_derived = true;
-    cJSON_DeleteItemFromObjectCaseSensitive(c->merged, "num_chips");
-    cJSON_AddNumberToObject(c->merged, "num_chips", (double)all);
-    set_source(c->sources, "num_chips", "--set");
+    take_num_chips(c, all);
     return 0;
 }
 

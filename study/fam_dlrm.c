@@ -239,8 +239,8 @@ static void dlrm_summary(const struct loaded_config *c, const struct profile *pr
 {
     summary_warnings(c, prof, t);
     const struct model_config *m = &c->model;
-    fprintf(out, "%s on %s (%lld chip%s: dp %lld, tp %lld; batch %lld; %d embedding tables)\n",
-            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s",
+    fprintf(out, "%s on %s (%lld chip%s%s: dp %lld, tp %lld; batch %lld; %d embedding tables)\n",
+            c->model_name, c->chip_name, (long long)m->num_chips, m->num_chips == 1 ? "" : "s", config_chips_note(c),
             (long long)m->data_parallelism_degree, (long long)m->tensor_parallelism_degree,
             (long long)m->global_batch_size, m->embedding_table_sizes.n);
     struct npu_err e;
