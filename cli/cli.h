@@ -20,6 +20,10 @@
 #include "traces/profile.h"
 
 #define EXIT_USAGE 2
+/* The model a run simulates when none is named: the CLI's, the HTTP API's
+ * and so Python's (which leaves it to the API). The chip and system
+ * defaults are config_load's (study/config.c). */
+#define CLI_DEFAULT_MODEL "llama3-8b"
 #define MAX_SETS 64
 
 struct common_opts {
@@ -31,6 +35,7 @@ struct common_opts {
     const struct profile *prof;
     long long batch;             /* --batch: global batch size, 0 = as configured */
     const char *workload;        /* --workload: "inference" (default) or "training" */
+    char given[8];               /* the short letters of -m, -s, -b, -w as given, for common_refuse */
 };
 
 /* getopt_long entries of the shared options; a command copies them into its table.
@@ -86,6 +91,11 @@ struct option;
 #define OPT_EXIT (-2)
 int command_opt(const char *cmd, const char *help, int argc, char **argv, const char *shortopts,
                 const struct option *longopts, struct common_opts *o, int *rc);
+
+/* A command that takes the shared table but has no use for some of its
+ * options (letters of m, s, b, w) refuses them when given: "-w/--workload
+ * does not apply to npusim op (why)"; returns EXIT_USAGE then, else 0. */
+int common_refuse(const char *cmd, const struct common_opts *o, const char *letters, const char *why);
 
 /* "IN_OUT" (e.g. 4096_512) into two positive lengths; -1 if it is not that. */
 int parse_seqlen(const char *s, int64_t *in, int64_t *out);
@@ -176,6 +186,9 @@ int cmd_fields(int argc, char **argv);
  * paths are read before write_outputs (which keeps them). Here, not in study/:
  * nothing below cli/ prints to standard output. */
 void cli_print_wrote(const char *cmd, const struct output *o, int n);
+/* Whether path is standard output: "-", NULL, or the file descriptor 1 is
+ * (/dev/stdout, a file stdout is redirected to). */
+bool cli_is_stdout(const char *path);
 /* The same line on `to` (a stage whose trace went to standard output says it on stderr). */
 void cli_print_wrote_to(FILE *to, const char *cmd, const struct output *o, int n);
 

@@ -70,6 +70,44 @@ struct stage_args {
 
 enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE, OPT_FORCE, OPT_TIMELINE_DETAIL };
 
+/* The options of the stages' shared table that only some of the four take,
+ * with why the others do not: a command refuses them rather than ignore them
+ * (its --help lists only what it takes). */
+static const struct {
+    int code;
+    const char *name, *cmds, *why;
+} stage_only[] = {
+    { 'i', "-i/--in", "chipsim power", "it reads no trace" },
+    { 'd', "-d/--out-dir", "power", "-o names its output" },
+    { OPT_NAME, "--name", "power", "the files are named by model and chip" },
+    { OPT_NO_ENERGY, "--no-energy", "run", "power is the energy pass; opsgen and chipsim have none" },
+    { OPT_PG, "--pg", "run power", "the power stage applies it" },
+    { OPT_DVFS, "--dvfs", "run power", "the power stage applies it" },
+    { OPT_TIMELINE, "--timeline", "run chipsim power", "an untimed trace has no timeline" },
+    { OPT_TIMELINE_DETAIL, "--timeline-detail", "run chipsim power", "an untimed trace has no timeline" },
+    { OPT_FORCE, "--force", "chipsim power", "it takes a trace made for another chip or model" },
+    { CO_TP, "--tp", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
+    { CO_DP, "--dp", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
+    { CO_PP, "--pp", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
+    { CO_EP, "--ep", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
+    { CO_SEQLEN, "--seqlen", "run opsgen", "the trace fixes the sequence lengths: give them to opsgen" },
+};
+
+/* 0 when cmd takes option ch, else the usage error that says it does not. */
+static int stage_takes(const char *cmd, int ch)
+{
+    for (size_t i = 0; i < sizeof stage_only / sizeof stage_only[0]; i++) {
+        if (stage_only[i].code != ch)
+            continue;
+        const char *w = strstr(stage_only[i].cmds, cmd);
+        size_t n = strlen(cmd);
+        if (w && (w[n] == ' ' || !w[n]))
+            return 0;
+        return usage_error(cmd, "%s does not apply to npusim %s (%s)", stage_only[i].name, cmd, stage_only[i].why);
+    }
+    return 0;
+}
+
 static int parse(const char *cmd, const char *help, int argc, char **argv, struct stage_args *a,
                  const char *shortopts)
 {
@@ -90,7 +128,10 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
     int ch;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         struct npu_err e;
-        int r = common_opt(&a->co, ch, optarg, &e);
+        int r = stage_takes(cmd, ch);
+        if (r)
+            return r;
+        r = common_opt(&a->co, ch, optarg, &e);
         if (r < 0)
             return usage_error(cmd, "%s", e.msg);
         if (r > 0)
@@ -102,26 +143,14 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, struc
         case 'd': a->outdir = optarg; break;
         case OPT_NAME: a->name = optarg; break;
         case OPT_NO_ENERGY: a->no_energy = true; break;
-        case OPT_FORCE:
-            if (strcmp(cmd, "chipsim") && strcmp(cmd, "power"))
-                return usage_error(cmd, "unknown option --force (it takes a trace made for another chip or model)");
-            a->force = true;
-            break;
-        case OPT_TIMELINE:
-            if (!strcmp(cmd, "opsgen"))
-                return usage_error(cmd, "unknown option --timeline (an untimed trace has no timeline)");
-            a->timeline = optarg;
-            break;
+        case OPT_FORCE: a->force = true; break;
+        case OPT_TIMELINE: a->timeline = optarg; break;
         case OPT_TIMELINE_DETAIL:
-            if (!strcmp(cmd, "opsgen"))
-                return usage_error(cmd, "unknown option --timeline-detail (an untimed trace has no timeline)");
             if (timeline_detail_parse(optarg, &a->detail))
                 return usage_error(cmd, "--timeline-detail: expected ops or layers, got \"%s\"", optarg);
             a->has_detail = true;
             break;
         case OPT_PG: case OPT_DVFS:
-            if (strcmp(cmd, "run") && strcmp(cmd, "power"))
-                return usage_error(cmd, "unknown option --%s", ch == OPT_PG ? "pg" : "dvfs");
             *(ch == OPT_PG ? &a->pg : &a->dvfs) = optarg;
             break;
         default: return bad_option(cmd, argv[optind - 1], longopts);   /* also a missing value */
@@ -177,8 +206,9 @@ static void say_stage_wrote(const char *cmd, const struct stage_args *a, bool tr
     struct output o[2];
     int n = 0;
     output_clear(o, 2);
-    bool to_stdout = trace_file && (!a->out || !strcmp(a->out, "-"));
-    if (trace_file && !to_stdout)
+    bool trace_out = trace_file && cli_is_stdout(a->out),
+         to_stdout = trace_out || (a->timeline && cli_is_stdout(a->timeline));
+    if (trace_file && !trace_out)
         snprintf(o[n++].path, sizeof o[0].path, "%s", a->out);
     if (a->timeline)
         snprintf(o[n++].path, sizeof o[0].path, "%s", a->timeline);

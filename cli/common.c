@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "chipsim/chipsim.h"
 #include "traces/json_strict.h"
@@ -89,10 +91,29 @@ static int parallel_opt(struct common_opts *o, int c, const char *arg, struct np
     return 0;
 }
 
+/* The shared options common_refuse can name, by their short letters. */
+static const struct { char letter; const char *name; } refusable[] = {
+    { 'm', "model" }, { 's', "system" }, { 'b', "batch" }, { 'w', "workload" },
+};
+
+int common_refuse(const char *cmd, const struct common_opts *o, const char *letters, const char *why)
+{
+    for (size_t i = 0; i < sizeof refusable / sizeof refusable[0]; i++)
+        if (strchr(letters, refusable[i].letter) && strchr(o->given, refusable[i].letter))
+            return usage_error(cmd, "-%c/--%s does not apply to npusim %s (%s)", refusable[i].letter,
+                               refusable[i].name, cmd, why);
+    return 0;
+}
+
 int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
 {
     if (c >= CO_TP && c <= CO_SEQLEN)
         return parallel_opt(o, c, arg, e);
+    char letter = c == 'W' ? 'w' : c == 'B' ? 'b' : c > 0 && c < 128 ? (char)c : 0;
+    size_t ng = strlen(o->given);
+    if (letter && strchr("msbw", letter) && !strchr(o->given, letter) && ng + 1 < sizeof o->given) {
+        o->given[ng] = letter;   /* common_opts_init zeroed the rest */
+    }
     switch (c) {
     case 'C': o->configs = arg; return 1;
     case 'm': o->model = arg; return 1;
@@ -225,7 +246,7 @@ int report_error(const char *cmd, const struct npu_err *e)
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam)
 {
-    struct config_request r = { o->configs, need_model ? (o->model ? o->model : "llama3-8b") : NULL,
+    struct config_request r = { o->configs, need_model ? (o->model ? o->model : CLI_DEFAULT_MODEL) : NULL,
                                 o->chip, o->system, o->sets, o->nsets };
     struct npu_err e;
     if (config_load(&r, c, &e)) {
@@ -270,11 +291,20 @@ void cli_print_wrote_to(FILE *to, const char *cmd, const struct output *o, int n
     fputc('\n', to);
 }
 
+bool cli_is_stdout(const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return true;
+    /* /dev/stdout, /proc/self/fd/1, or the file stdout is redirected to */
+    struct stat a, b;
+    return fstat(STDOUT_FILENO, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 void cli_print_wrote(const char *cmd, const struct output *o, int n)
 {
     FILE *to = stdout;
     for (int i = 0; i < n; i++)
-        if (!strcmp(o[i].path, "-"))
+        if (cli_is_stdout(o[i].path))
             to = stderr;
     cli_print_wrote_to(to, cmd, o, n);
 }

@@ -160,3 +160,6 @@ check "chipsim says what it wrote: on stderr when the trace goes to stdout" sh -
   $NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$TL/w.csv' >'$TL/w1.txt' && grep -qx 'npusim opsgen: wrote $TL/w.csv' '$TL/w1.txt' &&
   $NPUSIM chipsim --configs $CONFIGS -c tpuv5p -i '$TL/w.csv' --timeline '$TL/w.json' >'$TL/w2.csv' 2>'$TL/w2.err' &&
   head -n 1 '$TL/w2.csv' | grep -q '^# npusim' && grep -qx 'npusim chipsim: wrote $TL/w.json' '$TL/w2.err'"
+check "a 'wrote' line never enters a file that is standard output (roofline -o /dev/stdout into a pipe)" sh -c "
+  $NPUSIM roofline --configs $CONFIGS -c h100 -o /dev/stdout 2>'$TL/r.err' | tail -n 1 | grep -q '</svg>' &&
+  grep -qx 'npusim roofline: wrote /dev/stdout' '$TL/r.err'"
