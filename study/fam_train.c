@@ -143,8 +143,12 @@ static void train_summary(const struct loaded_config *c, const struct profile *p
             s.bounded_by_pp_dcn ? "; bounded by pipeline DCN transfers" : "");
     fprintf(out, "  throughput    %.1f tokens/s (global batch x seq / step time)\n",
             (double)(m->global_batch_size * m->input_seqlen) * 1e9 / (double)s.total_execution_time_ns);
-    if (energy_done(t))
-        fprintf(out, "  energy/step   %.6g J per chip\n", s.chip.static_energy_J + s.chip.dynamic_energy_J);
+    double chip_J = s.chip.static_energy_J + s.chip.dynamic_energy_J;
+    if (energy_done(t) && m->num_chips > 1)   /* a sweep's and the fleet's energy per iteration: all of them */
+        fprintf(out, "  energy/step   %.6g J per chip, %.6g J all %lld chips\n", chip_J,
+                chip_J * (double)m->num_chips, (long long)m->num_chips);
+    else if (energy_done(t))
+        fprintf(out, "  energy/step   %.6g J per chip\n", chip_J);
     fprintf(out, "  memory        %.4f GiB per chip of %lld GiB HBM%s\n", s.mem_footprint_GB,
             (long long)c->chip.hbm_size_GB,
             !prof->oom_vs_pod_hbm ? (s.out_of_memory ? " (out of memory)" : "")
@@ -179,11 +183,15 @@ static int train_capacity(const struct loaded_config *c, const struct profile *p
     struct train_stats s;
     if (stats_of(c, prof, t, &s, e))
         return -1;
-    /* Each chip is busy for its own trace per step's pipeline slot. */
-    double chip_s = (double)s.chip.total_execution_time_chip_ns / 1e9;
+    /* Each chip runs its own trace once a step (busy for its pipeline slot,
+     * waiting for the other stages the rest of the step), so a step costs
+     * every chip its trace's energy: the power at capacity is that over the
+     * step, and the energy per iteration is the summary's all-chips energy
+     * per step (before: the busy power over the whole step, pp times it). */
+    double step_s = (double)s.total_execution_time_ns / 1e9;
     cap->unit = "iterations";
     cap->units_per_sec = 1e9 / (double)s.total_execution_time_ns;
-    cap->active_power_W = (s.chip.static_energy_J + s.chip.dynamic_energy_J) / chip_s *
+    cap->active_power_W = (s.chip.static_energy_J + s.chip.dynamic_energy_J) / step_s *
                           (double)c->model.num_chips;
     cap->has_mem = true, cap->mem_GiB = s.mem_footprint_GB, cap->oom = s.out_of_memory;
     return 0;

@@ -259,9 +259,9 @@ char *report_html(const struct report_input *in, struct report_figures *figs)
                       (long long)in->n_chips, (int)in->shown_chip, (long long)in->n_chips);
     else if (one_of)
         strbuf_printf(&b, "<p class=\"scope\">Each of the %lld chips runs these operators on its share of the "
-                          "work: the times, energies and strategies below are one chip's (the summary's energy "
-                          "per token counts all %lld).</p>\n",
-                      (long long)in->config_chips, (long long)in->config_chips);
+                          "work: the times, energies and strategies below are one chip's (the summary's energy of "
+                          "all %lld chips is %lld times theirs).</p>\n",
+                      (long long)in->config_chips, (long long)in->config_chips, (long long)in->config_chips);
     figure(&b, figs->svg[FIG_TIME]);
     double v[TYPES_MAX * 3];
     for (int k = 0; k < a->n_type; k++)

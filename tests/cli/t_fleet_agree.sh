@@ -145,6 +145,37 @@ for d in sorted(glob.glob(top + "/*/")):
         same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
         same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
 PY
+# Training (run and a sweep; fleet deploys inference): the sweep's energy per iteration is the
+# summary's energy per step of all the chips (each chip runs its trace once a step; with a
+# pipeline the step is pp slots, and the sweep charged the busy power over all of them, pp times
+# the energy), its throughput one step per step time, and the run page says its energies are one
+# chip's of 4.
+AGT=$T/agree-train
+check "agree: a training run (tp 2, pp 2) and its one-point sweep give the same step, energy and memory" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p --workload training --tp 2 --pp 2 -b 16 -o '$AGT/run' >'$AGT.txt' 2>&1 &&
+  $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p --workload training --tp 2 --pp 2 -b 16 -o '$AGT.html' >/dev/null 2>&1 &&
+  $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c tpuv5p --workload training --num-chips 4 --tp 2 --pp 2 -b 16 \
+    --summary '$AGT.csv' 2>/dev/null &&
+  python3 - '$AGT' <<'PY'
+import csv, json, math, re, sys
+d = sys.argv[1]
+text = open(d + '.txt').read()
+row = next(csv.DictReader(open(d + '.csv')))
+st = json.load(open(d + '/run/llama3-8b_tpuv5p.json'))
+num = lambda what: float(re.search(what + r'\s+([0-9.e+-]+)', text).group(1))
+assert row['workload'] == 'training' and row['throughput_unit'] == 'iterations', row
+assert math.isclose(float(row['throughput']), 1 / num('step time'), rel_tol=1e-6), (row['throughput'], num('step time'))
+assert math.isclose(float(row['throughput']) * 16 * 4096, num('throughput'), rel_tol=1e-5)
+m = re.search(r'energy/step\s+([0-9.e+-]+) J per chip, ([0-9.e+-]+) J all 4 chips', text)
+assert m, text
+assert math.isclose(float(m.group(2)), float(row['energy_per_unit_J']), rel_tol=1e-5), (m.group(2), row['energy_per_unit_J'])
+assert math.isclose(4 * st['total_energy_J'], float(row['energy_per_unit_J']), rel_tol=1e-9)
+assert math.isclose(st['mem_footprint_GB'], float(row['memory_GiB'])) and str(st['out_of_memory']) == row['out_of_memory']
+page = open(d + '.html').read()
+assert \"one chip's (the summary's energy of all 4 chips is 4 times theirs)\" in page
+assert m.group(0) in page
+PY"
+
 # The Python package (through the library beside the binary, as t_python.sh) gives the same
 # figures: run()'s summary and statistics, its phases (one chip's time, energy_J of energy_chips
 # chips: DLRM's straggler time, not the 4 chips' sum), sweep()'s row and carbon()'s deployment.
