@@ -39,7 +39,7 @@ expect_fail "messages: an unknown chip names the chips there are and where it lo
 # Traces: a folder for -i, and an error about an operator of the trace.
 expect_fail "messages: chipsim -i a folder says so" 'dir.json: is a directory, expected a trace CSV' \
     $NPUSIM chipsim --configs $CONFIGS -i "$MS/dir.json" -o "$MS/t/x.csv"
-$NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$MS/untimed.csv" 2>/dev/null
+$NPUSIM opsgen --configs $CONFIGS -m llama3-8b -c tpuv5p -o "$MS/untimed.csv" >/dev/null 2>&1
 expect_fail "messages: power -i an untimed trace names the trace and the operator" \
     'untimed.csv: op 0 "[^"]*" .*expected a positive execution time' \
     $NPUSIM power --configs $CONFIGS -m llama3-8b -c tpuv5p -i "$MS/untimed.csv" -o "$MS/t/y.csv"
@@ -76,5 +76,5 @@ if command -v curl >/dev/null 2>&1; then
       ! grep -q -e 'looked for' -e '$MS_CFG' -e '/chips/' -e 'share/npusim' '$MS/body'"
     kill "$MS_PID" 2>/dev/null; wait "$MS_PID" 2>/dev/null
 else
-    echo "ok - messages: the API's unknown chip: skipped, no curl here (apt-get install curl; deps/debian.txt has it)"
+    echo "ok - messages: the API's unknown chip: skipped, no curl here (apt-get install curl; .ci/debian.txt has it)"
 fi
