@@ -453,6 +453,31 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
     return 0;
 }
 
+/* A field --set gives that no table of the loaded model has (another
+ * family's: --ep on a dense LLM, --seqlen on DLRM) would be ignored, the run
+ * answering for a configuration not asked for. */
+static int check_set_applies(const struct loaded_config *c, struct npu_err *e)
+{
+    const struct field_table *t[12];
+    int n = model_tables(&c->model, t, 10);
+    t[n++] = &chip_fields;
+    t[n++] = &system_fields;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, c->sources) {
+        if (!cJSON_IsString(s) || strcmp(s->valuestring, "--set") != 0)
+            continue;
+        bool known = false;
+        for (int i = 0; i < n && !known; i++)
+            known = fields_has_key(t[i], s->string);
+        for (size_t i = 0; i < sizeof ignored_keys / sizeof ignored_keys[0] && !known; i++)
+            known = strcmp(ignored_keys[i], s->string) == 0;
+        if (!known)
+            return npu_errf(e, "--set \"%s\": not a field of %s (model_type \"%s\"): it belongs to another "
+                               "model family", s->string, c->model_name, c->model.model_type);
+    }
+    return 0;
+}
+
 int config_load(const struct config_request *r, struct loaded_config *c, struct npu_err *e)
 {
     memset(c, 0, sizeof *c);
@@ -473,6 +498,8 @@ int config_load(const struct config_request *r, struct loaded_config *c, struct 
     if (config_check_keys(c, e))
         return -1;
     if (config_load_structs(c, r->model != NULL, e))
+        return -1;
+    if (r->model && check_set_applies(c, e))
         return -1;
     return r->model ? derive_num_chips(c, e) : 0;
 }

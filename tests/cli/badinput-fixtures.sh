@@ -27,6 +27,14 @@ sed 's/"ICI_topology": *"[A-Z_0-9]*"/"ICI_topology": "MOEBIUS"/' c.json >topo.js
 sed 's/"TDP_W"/"frobs": 1, "TDP_W"/' c.json >chipunknown.json
 printf '{"PUE": 1.1, "carbon_intensity_kgCO2_per_kWh": 0.5, "frobs": 2}\n' >sysunknown.json
 printf '{"PUE": -1, "carbon_intensity_kgCO2_per_kWh": 0.5}\n' >sysneg.json
+# System configs with bad carbon defaults (lifetime_years, duty_cycle).
+for v in life0:lifetime_years:0 lifeneg:lifetime_years:-3 lifehuge:lifetime_years:1e300 duty15:duty_cycle:1.5 \
+         duty0:duty_cycle:0 dutyneg:duty_cycle:-0.5 dutystr:duty_cycle:'"high"'; do
+    IFS=: read -r n k x <<EOT
+$v
+EOT
+    printf '{"PUE": 1.1, "carbon_intensity_kgCO2_per_kWh": 0.5, "%s": %s}\n' "$k" "$x" >"sys_$n.json"
+done
 # Model configs from the other families, to break.
 cp "$CF/models/dlrm-s.json" dlrm.json
 cp "$CF/models/dit-xl.json" dit.json
@@ -98,6 +106,9 @@ printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}, {"model": "ll
 printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "lifetime_years": 0}]}\n' >fleet_zerolife.json
 printf '{"defaults": {"lifetime_years": 0}, "deployments": [{"model": "llama3-8b", "chip": "tpuv5p"}]}\n' >fleet_zerolifedef.json
 printf 'energy NoPG None\nsweep llama3-8b inference 5p 1 1\n' >nosweep.suite
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "lifetime_years": 1e300}]}\n' >fleet_lifehuge.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "duty_cycle": 1.5}]}\n' >fleet_duty15.json
+printf '{"deployments": [{"model": "llama3-8b", "chip": "tpuv5p", "parallelism": {"tp": 0}}]}\n' >fleet_tp0.json
 printf 'sweep llama3-8b inference 5p 1 1\ncarbon Full None 1e308 0.6 1\n' >bigci.suite
 printf 'sweep llama3-8b inference 5p 1 1\ncarbon Full None 0.5 0.6 1,1000\n' >biglife.suite
 # A small results tree: raw, raw_None, carbon_Full.
@@ -134,6 +145,8 @@ ln -s real.csv link.csv
 mkdir ro
 chmod 555 ro
 mkdir adir
+mkfifo cfifo      # a config path that is a FIFO
+mkdir cdir.json   # and a folder named like a config
 # Set the clock back on everything, so that a rewrite in the same second still shows.
 find . -exec touch -h -d '2001-01-01 00:00:00' {} +
 # npusim report PATH: runs read back, broken.
