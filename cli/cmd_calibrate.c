@@ -37,6 +37,7 @@ static const char calibrate_help[] =
     "      --report FILE       the same table as markdown, with the sources\n"
     "      --set KEY=VALUE     override one chip field first (repeatable)\n"
     "      --configs DIR       where to look for configs first\n"
+    "      --profile NAME      physical (the default and the only one with kernel efficiencies)\n"
     "  -h, --help              this help\n";
 
 enum { O_REPORT = 1 };
@@ -116,8 +117,8 @@ int cmd_calibrate(int argc, char **argv)
         default: return bad_option("calibrate", argv[optind - 1], longopts);
         }
     }
-    if (o.model || o.batch)
-        return usage_error("calibrate", "-m/-b: the operators come from the measurement files");
+    if (common_refuse("calibrate", &o, "msbw", "the operators and their sizes come from the measurement files"))
+        return EXIT_USAGE;
     if (o.prof->chip_precisions_ignored)
         return usage_error("calibrate", "--profile %s has no kernel efficiencies to fit (use physical)", o.prof->name);
     if (!out_path)

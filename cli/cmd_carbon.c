@@ -38,7 +38,7 @@ static const char carbon_help[] =
     "      --results DIR       energy results tree (from npusim energy)\n"
     "  -m, --models LIST       model names (folders under DIR)\n"
     "  -c, --chips LIST        chip versions (2,3,4,5e,5p,6e,6p; also --versions)\n"
-    "      --workload W        inference (default) or training\n"
+    "  -w, --workload W        inference (default) or training\n"
     "      --pg NAME           power-gating strategy whose energy_stats are used (NoPG, Full, ...)\n"
     "      --dvfs NAME         DVFS policy; names the output folder only (default None)\n"
     "      --ci LIST           carbon intensities, kgCO2e/kWh, 0 to 100\n"
@@ -163,7 +163,7 @@ int carbon_command(int argc, char **argv, struct results *in)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'R' }, { "models", required_argument, 0, 'm' },
-        { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' }, { "workload", required_argument, 0, 'W' },
+        { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' }, { "workload", required_argument, 0, 'w' },
         { "pg", required_argument, 0, 'G' },      { "dvfs", required_argument, 0, 'D' },
         { "ci", required_argument, 0, 'I' },      { "util", required_argument, 0, 'U' },
         { "lifetime", required_argument, 0, 'L' }, { "configs", required_argument, 0, 'C' },
@@ -183,12 +183,12 @@ int carbon_command(int argc, char **argv, struct results *in)
     bool quiet = false, util_given = false;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hqj:m:c:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hqj:m:c:w:", longopts, NULL)) != -1) {
         switch (c) {
         case 'R': o.results = optarg; break;
         case 'm': case 'M': models = optarg; break;
         case 'c': case 'V': versions = optarg; break;
-        case 'W':
+        case 'w':
             if (strcmp(optarg, "inference") && strcmp(optarg, "training"))
                 return usage_error("carbon", "--workload \"%s\": expected inference or training", optarg);
             o.workload = optarg;

@@ -44,7 +44,7 @@ static const char energy_help[] =
     "      --results DIR       the sweep's results tree (required)\n"
     "  -m, --models LIST       model folder names, e.g. llama3-8b,dlrm-s (required)\n"
     "  -c, --chips LIST        chip versions, e.g. 4,5p (required; also --versions)\n"
-    "      --workload W        inference (default) or training\n"
+    "  -w, --workload W        inference (default) or training\n"
     "      --pg LIST           power-gating strategies, NoPG first (slowdowns are relative\n"
     "                          to it); default NoPG,Base,HW,Full,Ideal. Also\n"
     "                          <base>_vary_PG_delay_<k>, <base>_vary_Vth_<a>_<b> or a JSON file\n"
@@ -55,14 +55,14 @@ static const char energy_help[] =
     "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
     "  -h, --help              this help\n";
 
-enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_WORKLOAD, O_PG, O_DVFS, O_CONFIGS, O_PROFILE, O_JOBS };
+enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_PG, O_DVFS, O_CONFIGS, O_PROFILE, O_JOBS };
 
 static int parse_args(int argc, char **argv, struct energy_opts *o)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, 'm' },
         { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' },
-        { "workload", required_argument, 0, O_WORKLOAD }, { "quiet", no_argument, 0, 'q' },
+        { "workload", required_argument, 0, 'w' }, { "quiet", no_argument, 0, 'q' },
         { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
         { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },
         { "jobs", required_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
@@ -72,7 +72,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
     opterr = 0;
     int ch;
     o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    while ((ch = getopt_long(argc, argv, "hqj:m:c:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "hqj:m:c:w:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h': fputs(energy_help, stdout); return 1;
         case 'q': o->quiet = true; break;
@@ -83,7 +83,7 @@ static int parse_args(int argc, char **argv, struct energy_opts *o)
             break;
         case 'm': case O_MODELS: models = optarg; break;
         case 'c': case O_VERSIONS: versions = optarg; break;
-        case O_WORKLOAD: o->workload = optarg; break;
+        case 'w': o->workload = optarg; break;
         case O_PG: pgs = optarg; break;
         case O_DVFS: o->dvfs_str = optarg; break;
         case O_CONFIGS: o->configs = optarg; break;

@@ -222,6 +222,8 @@ int cmd_op(int argc, char **argv)
         default: return bad_option("op", argv[optind - 1], longopts);
         }
     }
+    if (common_refuse("op", &o, "sw", "an operator is timed on the chip alone"))
+        return EXIT_USAGE;
     if (o.model && size_arg("-m/--m", o.model, &r.m))
         return EXIT_USAGE;
     if (csv && optind < argc)

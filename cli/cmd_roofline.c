@@ -77,8 +77,8 @@ int cmd_roofline(int argc, char **argv)
             return bad_option("roofline", argv[optind - 1], longopts);
         out_path = optarg;
     }
-    if (o.model || o.batch)
-        return usage_error("roofline", "-m/-b: the operators come from the measurement files");
+    if (common_refuse("roofline", &o, "msbw", "the operators and their sizes come from the measurement files"))
+        return EXIT_USAGE;
     if (!out_path)
         return usage_error("roofline", "expected -o roofline.svg");
     int nfiles = argc - optind;

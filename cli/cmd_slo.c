@@ -35,7 +35,7 @@ static const char slo_help[] =
     "  -o, --out DIR           output folder\n"
     "  -m, --models LIST       model names\n"
     "  -c, --chips LIST        chip versions (2,3,4,5e,5p,6e,6p; also --versions)\n"
-    "      --workload W        inference (default: prefill, and decode for LLMs) or training\n"
+    "  -w, --workload W        inference (default: prefill, and decode for LLMs) or training\n"
     "      --slo-scales LIST   SLO multiples (default 1,2,3,4,5,6)\n"
     "      --max-num-chips N   ignore configurations with more chips (default 2147483647)\n"
     "      --default-slo-multiple K   the 1x SLO in units of the reference latency (default 1)\n"
@@ -74,7 +74,7 @@ int slo_command(int argc, char **argv, bool in_suite)
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'R' },  { "out", required_argument, 0, 'o' },
         { "models", required_argument, 0, 'm' },   { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' },
-        { "workload", required_argument, 0, 'W' }, { "slo-scales", required_argument, 0, 'S' },
+        { "workload", required_argument, 0, 'w' }, { "slo-scales", required_argument, 0, 'S' },
         { "max-num-chips", required_argument, 0, 'X' }, { "default-slo-multiple", required_argument, 0, 'K' },
         { "configs", required_argument, 0, 'C' },  { "profile", required_argument, 0, 'P' },
         { "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
@@ -93,13 +93,13 @@ int slo_command(int argc, char **argv, bool in_suite)
     int c, rc = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:m:c:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:m:c:w:", longopts, NULL)) != -1) {
         switch (c) {
         case 'R': o.results = optarg; break;
         case 'o': o.out = optarg; break;
         case 'm': case 'M': models = optarg; break;
         case 'c': case 'V': versions = optarg; break;
-        case 'W':
+        case 'w':
             if (strcmp(optarg, "inference") && strcmp(optarg, "training"))
                 return usage_error("slo", "--workload \"%s\": expected inference or training", optarg);
             o.workload = optarg;

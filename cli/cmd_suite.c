@@ -55,7 +55,7 @@ static const char suite_help[] =
     "options:\n"
     "      --configs DIR       passed to every call\n"
     "      --profile NAME      passed to every call (run-suite passes neusim)\n"
-    "  -j N                    threads for sweep, energy and carbon (default: every core)\n"
+    "  -j, --jobs N            threads for sweep, energy and carbon (default: every core)\n"
     "      --stages LIST       which kinds of line run (default sweep,energy,carbon,slo); sweep\n"
     "                          lines still name the models and versions of the later stages\n"
     "      --keep-going        run the remaining lines after a failing call; exit with the\n"
@@ -485,6 +485,7 @@ static int parse_args(int argc, char **argv, struct suite_opts *o)
         { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
         { "stages", required_argument, 0, 'S' },  { "keep-going", no_argument, 0, 'k' },
         { "hold-MB", required_argument, 0, 'H' }, { "help", no_argument, 0, 'h' },
+        { "jobs", required_argument, 0, 'j' },   /* -j/--jobs as sweep, energy and carbon name it */
         { 0, 0, 0, 0 },
     };
     memset(o, 0, sizeof *o);

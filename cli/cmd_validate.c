@@ -165,8 +165,8 @@ int cmd_validate(int argc, char **argv)
         default: return bad_option("validate", argv[optind - 1], longopts);
         }
     }
-    if (o.model || o.batch)
-        return usage_error("validate", "-m/-b: the operators come from the measurement files");
+    if (common_refuse("validate", &o, "msbw", "the operators and their sizes come from the measurement files"))
+        return EXIT_USAGE;
     int nfiles = argc - optind;
     if (nfiles < 1)
         return usage_error("validate", "expected at least one MEASUREMENTS file");

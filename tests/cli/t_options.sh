@@ -98,7 +98,10 @@ check "every command's short option without its value says so with both names" s
   done"
 check "no command says a short option it does not take needs a value (-x alone 'needs a value', so -x V --help is taken)" sh -c "
   for c in \$($NPUSIM --help | awk '/^  [a-z]/ { print \$1 }'); do
+    h=\$($NPUSIM \$c --help)
     for l in a b c d e f g i j k l m n o p q r s t u v w x y z; do
+      # a letter its --help lists is one it takes (measure -q alone would run the benchmarks)
+      printf '%s' \"\$h\" | grep -qE -- \"(^|[ [])-\$l[ ,]\" && continue
       $NPUSIM \$c -\$l 2>&1 >/dev/null | grep -q 'needs a value' || continue
       $NPUSIM \$c -\$l 1 --help >/dev/null 2>&1 || $NPUSIM \$c -\$l inference --help >/dev/null 2>&1 ||
         { echo \"\$c -\$l\"; exit 1; }
