@@ -176,8 +176,8 @@ int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model
                     struct npu_err *e)
 {
     char msg[200] = "";
-    const char *model = need_model ? name_of(ctx, req, "model", "llama3-8b", msg, sizeof msg) : NULL;
-    const char *chip = name_of(ctx, req, "chip", "tpuv5p", msg, sizeof msg);
+    const char *model = need_model ? name_of(ctx, req, "model", CLI_DEFAULT_MODEL, msg, sizeof msg) : NULL;
+    const char *chip = name_of(ctx, req, "chip", NULL, msg, sizeof msg);   /* NULL: config_load's default */
     const char *sys = name_of(ctx, req, "system", NULL, msg, sizeof msg);
     const char *sets[32];
     char bufs[32][256];

@@ -143,10 +143,12 @@ def _with_degrees(overrides, degrees):
     return out
 
 
-def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, workload=None, tp=None, dp=None,
+def run(model=None, chip=None, batch=None, system=None, pg=None, workload=None, tp=None, dp=None,
         pp=None, ep=None, configs=None, profile=None, **overrides):
     """One configuration end to end (npusim run). model, chip and system are
-    names, paths or dicts; workload is "inference" (default) or "training"
+    names, paths or dicts (default: npusim run's, llama3-8b on tpuv5p with
+    system_config; every argument left None is the command line's default,
+    as the API applies it); workload is "inference" (default) or "training"
     (run --workload); tp, dp, pp and ep set the parallelism degrees (run
     --tp ...; num_chips follows from them unless given); overrides set
     config fields (num_chips=4, tensor_parallelism_degree=4); pg lists
@@ -159,9 +161,7 @@ def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, work
     figures (SVG)."""
     overrides = _with_degrees(overrides, {"tp": tp, "dp": dp, "pp": pp, "ep": ep})
     with _Configs() as cfg:
-        req = {"model": cfg(model), "chip": cfg(chip)}
-        if system is not None:
-            req["system"] = cfg(system)
+        req = {key: cfg(v) for key, v in (("model", model), ("chip", chip), ("system", system)) if v is not None}
         if batch is not None:
             req["batch"] = batch
         if pg is not None:
@@ -176,7 +176,7 @@ def run(model="llama3-8b", chip="tpuv5p", batch=None, system=None, pg=None, work
 _STRATEGIES = ("NoPG", "Base", "HW", "Full", "Ideal")
 
 
-def energy(model="llama3-8b", chip="tpuv5p", batch=None, pg=_STRATEGIES, system=None, tp=None, dp=None, pp=None,
+def energy(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=None, dp=None, pp=None,
            ep=None, configs=None, profile=None, **overrides):
     """Power gating: one configuration's energy under each strategy (npusim
     run --pg, the energy pass on copies of the timed trace). Returns one row
@@ -196,22 +196,25 @@ def energy(model="llama3-8b", chip="tpuv5p", batch=None, pg=_STRATEGIES, system=
     return rows
 
 
-def carbon(model="llama3-8b", chip="tpuv5p", num_chips=1, batch=None, parallelism="best", replicas=1, pg="NoPG",
-           dvfs="None", carbon_intensity=None, pue=None, lifetime_years=None, duty_cycle=None, load=None,
+def carbon(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, parallelism=None, replicas=None, pg=None,
+           dvfs=None, carbon_intensity=None, pue=None, lifetime_years=None, duty_cycle=None, load=None,
            configs=None, profile=None):
     """One deployment's energy and carbon a year (a fleet of one, npusim
     fleet, docs/fleet.md): capacity, active, idle and average power, annual
     energy, operational and embodied carbon, and energy and carbon per unit
-    of work served. parallelism: "best" or a dict of degrees ({"tp": 4});
+    of work served (a fleet deployment needs its model and chip named).
+    num_chips, parallelism, replicas, pg and dvfs left None are a fleet
+    deployment's defaults (1, "best", 1, NoPG, None; docs/fleet.md).
+    parallelism: "best" or a dict of degrees ({"tp": 4});
     load: {"tokens_per_sec": N} (or requests_per_sec, iterations_per_sec),
     else duty_cycle. carbon_intensity, pue, lifetime_years and duty_cycle
     default to the system config's (configs/systems/system_config.json), as
     for npusim carbon, a sweep's summary and npusim fleet. model and chip
     are names, paths or dicts."""
     with _Configs() as cfg:
-        d = {"model": cfg(model), "chip": cfg(chip), "num_chips": num_chips, "parallelism": parallelism,
-             "replicas": replicas, "pg": pg, "dvfs": dvfs}
-        for key, v in (("carbon_intensity_kgCO2_per_kWh", carbon_intensity), ("pue", pue),
+        d = {"model": cfg(model), "chip": cfg(chip)}
+        for key, v in (("num_chips", num_chips), ("parallelism", parallelism), ("replicas", replicas), ("pg", pg),
+                       ("dvfs", dvfs), ("carbon_intensity_kgCO2_per_kWh", carbon_intensity), ("pue", pue),
                        ("lifetime_years", lifetime_years), ("batch_size", batch)):
             if v is not None:
                 d[key] = v
@@ -222,12 +225,15 @@ def carbon(model="llama3-8b", chip="tpuv5p", num_chips=1, batch=None, parallelis
         return _call("/api/fleet", {"deployments": [d]}, configs, profile)["deployments"][0]
 
 
-def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype="bf16", chip="tpuv5p", configs=None,
+def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype=None, chip=None, configs=None,
        profile=None, **overrides):
-    """One operator predicted on a chip (npusim op): time, TFLOP/s, bound."""
+    """One operator predicted on a chip (npusim op): time, TFLOP/s, bound.
+    Arguments left None are npusim op's defaults (bf16 on tpuv5p)."""
     with _Configs() as cfg:
-        req = {"op": kind, "dtype": dtype, "chip": cfg(chip)}
-        for key, v in (("m", m), ("n", n), ("k", k), ("batch", batch), ("heads", heads)):
+        req = {"op": kind}
+        if chip is not None:
+            req["chip"] = cfg(chip)
+        for key, v in (("dtype", dtype), ("m", m), ("n", n), ("k", k), ("batch", batch), ("heads", heads)):
             if v is not None:
                 req[key] = v
         if overrides:

@@ -223,3 +223,19 @@ def test_bad_input_raises_the_cli_s_message(call, message):
     with pytest.raises(npusim.Error) as e:
         call()
     assert message in str(e.value)
+
+
+def test_unset_arguments_are_the_command_line_s_defaults():
+    """Python leaves what it is not given to the library (the API applies the
+    command line's defaults), never a copy of them that could drift."""
+    import inspect
+    for f, names in ((npusim.run, ("model", "chip", "system", "batch", "pg", "workload")),
+                     (npusim.energy, ("model", "chip", "system", "batch")), (npusim.op, ("dtype", "chip")),
+                     (npusim.carbon, ("num_chips", "parallelism", "replicas", "pg", "dvfs", "carbon_intensity",
+                                      "pue", "lifetime_years", "duty_cycle"))):
+        params = inspect.signature(f).parameters
+        assert [n for n in names if params[n].default is not None] == [], f.__name__
+    assert npusim.run()["summary"] == npusim.run(model="llama3-8b", chip="tpuv5p")["summary"]
+    assert npusim.op("gemm", m=64, n=64, k=64) == npusim.op("gemm", m=64, n=64, k=64, dtype="bf16", chip="tpuv5p")
+    assert npusim.carbon("llama3-8b", "tpuv5p") == npusim.carbon("llama3-8b", "tpuv5p", num_chips=1, replicas=1,
+                                                                 parallelism="best", pg="NoPG", dvfs="None")
