@@ -256,6 +256,29 @@ static bool metrics_of(const char *model, bool training, const char *phase, stru
     return true;
 }
 
+/* Each version's files, read once for all scales (calloc'ed, o->nversions
+ * sets). A file that does not read is an error (*fatal); a version without
+ * files, a warning here (slo_run refuses one that no model named has results
+ * for); a model without a folder, a warning and *failed. */
+static struct version_set *load_versions(const struct slo_opts *o, const char *model, const char *phase,
+                                         const char *suffix, const struct slo_metrics *m, bool *failed,
+                                         bool *fatal, struct npu_err *e)
+{
+    struct version_set *sets = calloc((size_t)o->nversions, sizeof *sets);
+    if (!sets)
+        return *failed = *fatal = true, npu_errf(e, "out of memory"), NULL;
+    for (int vi = 0; vi < o->nversions && !*failed; vi++) {
+        int rc = load_set(o, model, o->versions[vi], suffix, m, &sets[vi], e);
+        *failed = rc != 0, *fatal = rc == -2;
+        if (rc == -1)
+            fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e->msg, model);
+        if (!rc && !sets[vi].n && strcmp(phase, "decode"))   /* once per model: the decode phase mirrors */
+            fprintf(stderr, "npusim slo: warning: no %s results for %s v%s under %s\n", o->workload, model,
+                    o->versions[vi], o->results);
+    }
+    return sets;
+}
+
 int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, char **text, struct npu_err *err)
 {
     *text = NULL;
@@ -298,19 +321,7 @@ int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, 
     char eff_display[128];
     snprintf(eff_display, sizeof eff_display, "%s%s", training ? "eff_metric_" : "", m.tput);
     bool failed = false, fatal = false;
-    /* Each version's files are read once, for all scales. A file that does
-     * not read is an error; a version without files, a warning here (slo_run
-     * refuses one that no model named has results for). */
-    struct version_set *sets = calloc((size_t)o->nversions, sizeof *sets);
-    for (int vi = 0; vi < o->nversions && !failed; vi++) {
-        rc = load_set(o, model, o->versions[vi], suffix, &m, &sets[vi], &e);
-        failed = rc != 0, fatal = rc == -2;
-        if (rc == -1)
-            fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e.msg, model);
-        if (!rc && !sets[vi].n && strcmp(phase, "decode"))   /* once per model: the decode phase mirrors */
-            fprintf(stderr, "npusim slo: warning: no %s results for %s v%s under %s\n", o->workload, model,
-                    o->versions[vi], o->results);
-    }
+    struct version_set *sets = load_versions(o, model, phase, suffix, &m, &failed, &fatal, &e);
     for (int si = 0; si < o->nscales && !failed; si++) {
         char sk[32];
         snprintf(sk, sizeof sk, "%lld", (long long)o->scales[si]);
@@ -350,7 +361,7 @@ int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, 
         cJSON_Delete(slo_item);
         jset(root, sk, scale);
     }
-    for (int vi = 0; vi < o->nversions; vi++)
+    for (int vi = 0; sets && vi < o->nversions; vi++)
         set_free(&sets[vi]);
     free(sets);
     cJSON_Delete(base);
