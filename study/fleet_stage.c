@@ -73,7 +73,7 @@ static int parse_site(const cJSON *o, struct fleet_site *s, const char **field, 
 static const char *const top_keys[] = { "defaults", "deployments" };
 static const char *const site_keys[] = { SITE_KEYS };
 static const char *const deployment_keys[] = {
-    "name", "model", "chip", "num_chips", "batch_size", "replicas", "parallelism", "load", SITE_KEYS,
+    "name", "model", "chip", "workload", "num_chips", "batch_size", "replicas", "parallelism", "load", SITE_KEYS,
 };
 static const char *const parallelism_keys[] = { "dp", "tp", "pp", "ep", "dp_dcn", "pp_dcn" };
 static const char *const load_keys[] = { "tokens_per_sec", "requests_per_sec", "iterations_per_sec", "duty_cycle" };
@@ -117,6 +117,12 @@ static int parse_deployment(const char *file, int i, const cJSON *o, const struc
         return field_err(e, file, i, "name", "a string");
     if (!d->name[0])
         snprintf(d->name, sizeof d->name, "%.60s@%.60s", d->model, d->chip);
+    /* What the chips run, as run --workload: a training deployment's unit is iterations. */
+    if (get_str(o, "workload", d->workload, sizeof d->workload) < 0 ||
+        (d->workload[0] && strcmp(d->workload, "inference") && strcmp(d->workload, "training")))
+        return field_err(e, file, i, "workload", "\"inference\" or \"training\"");
+    if (!d->workload[0])
+        snprintf(d->workload, sizeof d->workload, "inference");
     double v = 1;
     if (get_num(o, "num_chips", &v, true, 1, 1e9) < 0 || v != floor(v))
         return field_err(e, file, i, "num_chips", "a positive integer");
@@ -221,13 +227,13 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
     }
     base.strict = !d->best;
     take_defaults(d, &base, prof);
-    const struct family *fam = family_find(&base.model, "inference");
+    const struct family *fam = family_find(&base.model, d->workload);
     int rc = -1;
     struct pg_strategy pg;
     enum dvfs_policy dvfs;
     if (!fam || !fam->capacity || !fam->enumerate) {
-        npu_errf(e, "model \"%s\" (model_type \"%s\"): no inference family to deploy", d->model,
-                 base.model.model_type);
+        npu_errf(e, "model \"%s\" (model_type \"%s\"): no %s family to deploy", d->model,
+                 base.model.model_type, d->workload);
         goto out;
     }
     if (pg_strategy_lookup(d->site.pg, configs, prof, &pg, e) || dvfs_policy_parse(d->site.dvfs, &dvfs, e))
@@ -381,6 +387,7 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
         cJSON_AddStringToObject(x, "name", d[i].name);
         cJSON_AddStringToObject(x, "model", d[i].model);
         cJSON_AddStringToObject(x, "chip", d[i].chip);
+        cJSON_AddStringToObject(x, "workload", d[i].workload);
         cJSON_AddStringToObject(x, "configuration", d[i].pstr);
         json_add_i64(x, "num_chips", d[i].num_chips);
         json_add_i64(x, "replicas", d[i].replicas);

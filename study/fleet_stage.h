@@ -36,6 +36,7 @@ struct fleet_site {
 
 struct fleet_deployment {
     char name[128], model[256], chip[256];
+    char workload[16];        /* "inference" (default) or "training" */
     int64_t num_chips, batch, replicas;
     bool best;
     struct parallel_cfg par;

@@ -198,7 +198,7 @@ def energy(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=No
 
 def carbon(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, parallelism=None, replicas=None, pg=None,
            dvfs=None, carbon_intensity=None, pue=None, lifetime_years=None, duty_cycle=None, load=None,
-           configs=None, profile=None):
+           workload=None, configs=None, profile=None):
     """One deployment's energy and carbon a year (a fleet of one, npusim
     fleet, docs/fleet.md): capacity, active, idle and average power, annual
     energy, operational and embodied carbon, and energy and carbon per unit
@@ -210,12 +210,13 @@ def carbon(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, paralle
     else duty_cycle. carbon_intensity, pue, lifetime_years and duty_cycle
     default to the system config's (configs/systems/system_config.json), as
     for npusim carbon, a sweep's summary and npusim fleet. model and chip
-    are names, paths or dicts."""
+    are names, paths or dicts; workload "training" deploys training (its
+    unit is iterations), as run(workload=...)."""
     with _Configs() as cfg:
         d = {"model": cfg(model), "chip": cfg(chip)}
         for key, v in (("num_chips", num_chips), ("parallelism", parallelism), ("replicas", replicas), ("pg", pg),
                        ("dvfs", dvfs), ("carbon_intensity_kgCO2_per_kWh", carbon_intensity), ("pue", pue),
-                       ("lifetime_years", lifetime_years), ("batch_size", batch)):
+                       ("lifetime_years", lifetime_years), ("batch_size", batch), ("workload", workload)):
             if v is not None:
                 d[key] = v
         if load is not None and duty_cycle is not None:

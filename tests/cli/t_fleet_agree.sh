@@ -145,7 +145,7 @@ for d in sorted(glob.glob(top + "/*/")):
         same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
         same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
 PY
-# Training (run and a sweep; fleet deploys inference): the sweep's energy per iteration is the
+# Training (run, a sweep and fleet with "workload": "training"): the sweep's energy per iteration is the
 # summary's energy per step of all the chips (each chip runs its trace once a step; with a
 # pipeline the step is pp slots, and the sweep charged the busy power over all of them, pp times
 # the energy), its throughput one step per step time, and the run page says its energies are one
@@ -156,6 +156,8 @@ check "agree: a training run (tp 2, pp 2) and its one-point sweep give the same 
   $NPUSIM report --configs $CONFIGS -m llama3-8b -c tpuv5p --workload training --tp 2 --pp 2 -b 16 -o '$AGT.html' >/dev/null 2>&1 &&
   $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c tpuv5p --workload training --num-chips 4 --tp 2 --pp 2 -b 16 \
     --summary '$AGT.csv' 2>/dev/null &&
+  printf '{\"deployments\": [{\"model\": \"llama3-8b\", \"chip\": \"tpuv5p\", \"workload\": \"training\", \"num_chips\": 4, \"batch_size\": 16, \"parallelism\": {\"tp\": 2, \"pp\": 2}}]}' >'$AGT.json' &&
+  $NPUSIM fleet --configs $CONFIGS -o '$AGT-fl' '$AGT.json' >/dev/null 2>&1 &&
   python3 - '$AGT' <<'PY'
 import csv, json, math, re, sys
 d = sys.argv[1]
@@ -171,10 +173,20 @@ assert m, text
 assert math.isclose(float(m.group(2)), float(row['energy_per_unit_J']), rel_tol=1e-5), (m.group(2), row['energy_per_unit_J'])
 assert math.isclose(4 * st['total_energy_J'], float(row['energy_per_unit_J']), rel_tol=1e-9)
 assert math.isclose(st['mem_footprint_GB'], float(row['memory_GiB'])) and str(st['out_of_memory']) == row['out_of_memory']
+fl = json.load(open(d + '-fl/fleet.json'))['deployments'][0]
+assert fl['workload'] == 'training' and fl['capacity_unit'] == 'iterations', fl
+for a, b in ((fl['capacity_per_s'], row['throughput']), (fl['active_power_W'] / fl['capacity_per_s'], row['energy_per_unit_J']),
+             (fl['kgCO2e_per_unit'], row['carbon_per_unit_kgCO2e']), (fl['memory_GiB'], row['memory_GiB'])):
+    assert math.isclose(a, float(b), rel_tol=1e-9), (a, b)
 page = open(d + '.html').read()
 assert \"one chip's (the summary's energy of all 4 chips is 4 times theirs)\" in page
 assert m.group(0) in page
 PY"
+
+expect_fail "agree: a fleet deployment's workload is inference or training" 'deployments\[0\] field "workload": expected "inference" or "training"' \
+    sh -c "printf '{\"deployments\": [{\"model\": \"llama3-8b\", \"chip\": \"tpuv5p\", \"workload\": \"train\"}]}' >'$AGT-bad.json' &&
+           $NPUSIM fleet --configs $CONFIGS -o '$AGT-bad' '$AGT-bad.json'"
+no_files "agree: a fleet with a bad workload writes nothing" "$AGT-bad"
 
 # The Python package (through the library beside the binary, as t_python.sh) gives the same
 # figures: run()'s summary and statistics, its phases (one chip's time, energy_J of energy_chips
@@ -220,6 +232,10 @@ for tag, (model, chip, n, b, deg, over) in cases.items():
     for k in ("capacity_per_s", "active_power_W", "kgCO2e_per_unit", "memory_GiB", "carbon_intensity_kgCO2_per_kWh",
               "lifetime_years", "pue"):
         assert math.isclose(c[k], fl[k], rel_tol=1e-12), (tag, k, c[k], fl[k])
+c = npusim.carbon("llama3-8b", "tpuv5p", num_chips=4, batch=16, parallelism={"tp": 2, "pp": 2}, workload="training",
+                  configs=cf)
+fl = json.load(open(top.replace("agree-more", "agree-train") + "-fl/fleet.json"))["deployments"][0]
+assert c == fl, (c, fl)
 PY
 else
     echo "ok - agree: Python package skipped, no $AG_SO (make $(dirname "$NPUSIM")/libnpusim.so)"
