@@ -35,8 +35,8 @@ static const char serve_help[] =
     "options:\n"
     "      --port N            TCP port (default 8080)\n"
     "      --bind ADDR         IPv4 address to listen on (default 127.0.0.1: this machine only)\n"
-    "      --configs DIR       the configs folder names resolve in (default ./configs, else\n"
-    "                          the installed one)\n"
+    "      --configs DIR       where names resolve first (then as for every command: $NPUSIM_CONFIGS,\n"
+    "                          ~/.local/share/npusim, beside the binary, installed, ./configs)\n"
     "      --profile NAME      physical (default) or neusim\n"
     "      --max-body BYTES    largest request body (default 1048576; larger: 413)\n"
     "      --connections N     connections at once (default 64)\n"
@@ -127,18 +127,6 @@ static int number_opt(const char *name, const char *v, int64_t lo, int64_t hi, i
     return 0;
 }
 
-/* The configs folder: --configs, else ./configs, else the installed one. */
-static const char *configs_dir(const char *given)
-{
-    static char dir[4096];
-    if (given)
-        return given;
-    if (path_is_dir("configs"))
-        return "configs";
-    snprintf(dir, sizeof dir, "%s/configs", NPUSIM_SHARE_DIR);
-    return dir;
-}
-
 /* Whether a listening socket could bind a (0) or the errno it gets: told
  * apart after MHD fails, so the message says why. */
 static int bind_errno(const struct sockaddr_in *a)
@@ -220,9 +208,12 @@ int cmd_serve(int argc, char **argv)
     struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     if (inet_pton(AF_INET, bind, &addr.sin_addr) != 1)
         return usage_error("serve", "--bind \"%s\": expected an IPv4 address (127.0.0.1, 0.0.0.0)", bind);
-    struct server sv = { { configs_dir(configs), prof, (long)max_points, limit_s, false }, (size_t)max_body };
-    if (!path_is_dir(sv.ctx.configs))
-        return usage_error("serve", "--configs \"%s\": no such folder", sv.ctx.configs);
+    /* Without --configs, names resolve as for every other command (study/config.h: $NPUSIM_CONFIGS, your
+     * own folder, beside the binary, the installed share folder, ./configs), so build/npusim serve works
+     * from any folder as build/npusim run does. */
+    struct server sv = { { configs, prof, (long)max_points, limit_s, false }, (size_t)max_body };
+    if (configs && !path_is_dir(configs))
+        return usage_error("serve", "--configs \"%s\": no such folder", configs);
     /* SIGINT and SIGTERM wait for sigwait below, in every thread MHD starts */
     sigset_t stop;
     sigemptyset(&stop);
@@ -238,7 +229,7 @@ int cmd_serve(int argc, char **argv)
     if (!d)
         return listen_error(bind, addr, port);
     fprintf(stderr, "npusim serve: listening on http://%s:%lld/ (configs %s); Ctrl-C stops\n", bind, (long long)port,
-            sv.ctx.configs);
+            configs ? configs : "found as npusim run finds them");
     int sig;
     sigwait(&stop, &sig);
     MHD_stop_daemon(d);

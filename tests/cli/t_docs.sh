@@ -81,3 +81,26 @@ check "docs: every link between README.md and docs/*.md and every file they name
               sed -E 's#^[^a-z]##' | grep -vE '[A-Z]{3,}'); do   # not a placeholder (configs/models/NAME.json)
     test -e \"\$p\" || { echo \"names \$p\"; exit 1; }
   done"
+
+# `npusim serve` finds configs as every command does (not only ./configs or
+# the installed folder), and docs/api.md's curl examples answer 200 from a
+# server started as its first block shows.
+if command -v curl >/dev/null 2>&1; then
+    DPORT=$((20000 + ($$ + 7919) % 30000))   # not t_serve.sh's port
+    ( cd "$DOC/w" && exec "$NP_DOC" serve --port "$DPORT" ) 2>"$DOC/serve.log" &
+    DSV=$!
+    for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$DPORT/api/chips" && break; sleep 0.1; done
+    check "serve without --configs, from a folder with no configs/, finds the configs as npusim run does" sh -c "
+      curl -sf 'http://127.0.0.1:$DPORT/api/chips' | grep -q '\"tpuv5p\"' &&
+      grep -q 'configs found as npusim run finds them' '$DOC/serve.log'"
+    awk '/^```sh/ { on = 1; b = ""; next } on && /^```/ { on = 0; print b "#END"; next } on { b = b $0 "\n" }' docs/api.md |
+        awk 'BEGIN { RS = "#END\n" } /^curl/ && !/\.\.\./' |
+        sed -e "s#127.0.0.1:8080#127.0.0.1:$DPORT#g" -e "s#curl -s #curl -s -o /dev/null -w '%{http_code}\\\\n' #" >"$DOC/api.sh"
+    check "docs/api.md: its curl examples answer 200 (chips, op, simulate, validate as CSV and as records, sweep, fleet)" sh -c "
+      test \$(grep -c '^curl' '$DOC/api.sh') -ge 7 && sh '$DOC/api.sh' >'$DOC/api.out' &&
+      test \$(grep -c . '$DOC/api.out') -ge 7 && test -z \"\$(grep -v '^200\$' '$DOC/api.out')\""
+    kill "$DSV" 2>/dev/null
+    wait "$DSV" 2>/dev/null
+else
+    ok "serve and docs/api.md examples: skipped, no curl (apt-get install curl)"
+fi
