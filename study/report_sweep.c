@@ -18,9 +18,10 @@
 /* The columns read, by name; the reader keeps their index. Those from
  * C_REQUIRED on may be absent (summaries written before they existed). */
 enum { C_MODEL, C_CHIP, C_CHIPS, C_BATCH, C_DP, C_TP, C_PP, C_STATUS, C_TPOT, C_TPUT, C_REQUIRED,
-       C_MEM = C_REQUIRED, C_OOM, C_EP, C_N };
+       C_MEM = C_REQUIRED, C_OOM, C_EP, C_UNIT, C_N };
 static const char *const col_names[C_N] = { "model", "chip", "num_chips", "batch", "dp", "tp", "pp", "status",
-                                            "TPOT_ms", "throughput", "memory_GiB", "out_of_memory", "ep" };
+                                            "TPOT_ms", "throughput", "memory_GiB", "out_of_memory", "ep",
+                                            "throughput_unit" };
 
 /* What the legend calls the points set apart (drawn hollow, off every front). */
 static const char unfit_name[] = "does not fit in memory";
@@ -30,6 +31,8 @@ struct reader {
     char cell[C_N][64];
     struct srow *rows;
     size_t n, cap;
+    size_t other;                    /* rows that ran counting another unit (DLRM, DiT, training) */
+    char other_unit[64];
     const char *name;
     struct npu_err *e;
     long csv_line;
@@ -64,6 +67,10 @@ static void on_row(int term, void *data)
                                "batch, status, TPOT_ms, throughput, dp, tp, pp)", r->name);
                 r->failed = 1;
             }
+    } else if (!strcmp(r->cell[C_STATUS], "ok") && r->cell[C_UNIT][0] && strcmp(r->cell[C_UNIT], "output tokens")) {
+        /* No TPOT, another unit: the figures (TPOT against output tokens/s) cannot show it. */
+        if (!r->other++)
+            snprintf(r->other_unit, sizeof r->other_unit, "%s", r->cell[C_UNIT]);
     } else if (!strcmp(r->cell[C_STATUS], "ok")) {
         struct srow s = { 0 };
         double tput;
@@ -285,7 +292,11 @@ char *sweep_report_html(const char *name, const char *csv, size_t len, double sl
         fig[k] = NULL;
     if (csv_feed_lines(csv, len, on_field, on_row, &r, &r.csv_line, &r.failed, &why) && !r.failed)
         npu_errf(e, "%s: malformed CSV (%s)", name, why), r.failed = 1;
-    if (!r.failed && !r.n)
+    if (!r.failed && !r.n && r.other)
+        npu_errf(e, "%s: report --sweep draws LLM inference (TPOT against output tokens/s); the %zu configurations "
+                    "that ran count %s (throughput_unit), whose throughput, energy, carbon and memory are the "
+                    "summary's columns", name, r.other, r.other_unit), r.failed = 1;
+    else if (!r.failed && !r.n)
         npu_errf(e, "%s: no configuration with status ok", name), r.failed = 1;
     if (r.failed) {
         free(r.rows);
@@ -296,7 +307,10 @@ char *sweep_report_html(const char *name, const char *csv, size_t len, double sl
     strbuf_xml(&b, name);
     strbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>Sweep: ", report_style);
     strbuf_xml(&b, name);
-    strbuf_printf(&b, "</h1>\n<p>%zu configurations ran.</p>\n", r.n);
+    strbuf_printf(&b, "</h1>\n<p>%zu configurations ran.</p>\n", r.n + r.other);
+    if (r.other)
+        strbuf_printf(&b, "<p class=\"unfit\">%zu of them count %s, not output tokens: the figures and the table "
+                          "below (TPOT against output tokens/s) leave them out.</p>\n", r.other, r.other_unit);
     sweep_report_section(&b, r.rows, r.n, slo, fig);
     strbuf_puts(&b, "<footer>Written by npusim report --sweep.</footer>\n</body></html>\n");
     free(r.rows);

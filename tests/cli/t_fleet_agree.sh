@@ -145,6 +145,18 @@ for d in sorted(glob.glob(top + "/*/")):
         same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
         same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
 PY
+# report --sweep draws LLM inference (TPOT against output tokens/s): a summary of DLRM (requests)
+# says so instead of asking for a TPOT_ms its rows cannot have; one mixing both draws the LLM
+# rows and says how many it left out (before: "expected ... positive TPOT_ms" either way).
+expect_fail "agree: report --sweep of a DLRM summary says it draws LLM inference and what the rows count" \
+    'report --sweep draws LLM inference (TPOT against output tokens/s); the 1 configurations that ran count requests' \
+    $NPUSIM report --sweep "$AGM/dlrm/s.csv" -o "$AGM/dlrm-r.html"
+check "agree: report --sweep of a summary mixing DLRM and an LLM draws the LLM and names what it left out" sh -c "
+  { cat '$AGM/gpu/s.csv'; echo; tail -n +2 '$AGM/dlrm/s.csv'; } >'$AGM/mix.csv' &&
+  $NPUSIM report --sweep '$AGM/mix.csv' -o '$AGM/mix.html' >/dev/null 2>&1 &&
+  grep -q '<p>2 configurations ran.</p>' '$AGM/mix.html' &&
+  grep -q '1 of them count requests, not output tokens' '$AGM/mix.html' && grep -q '<td>1/4/1</td>' '$AGM/mix.html'"
+
 # Training (run, a sweep and fleet with "workload": "training"): the sweep's energy per iteration is the
 # summary's energy per step of all the chips (each chip runs its trace once a step; with a
 # pipeline the step is pp slots, and the sweep charged the busy power over all of them, pp times
