@@ -148,6 +148,7 @@ mkdir ro
 chmod 555 ro
 mkdir adir
 mkfifo cfifo      # a config path that is a FIFO
+cp c.json unread.json && chmod 000 unread.json   # a config nobody may read (rows run as nobody)
 mkdir cdir.json   # and a folder named like a config
 # Set the clock back on everything, so that a rewrite in the same second still shows.
 find . -exec touch -h -d '2001-01-01 00:00:00' {} +
