@@ -104,3 +104,7 @@ if command -v curl >/dev/null 2>&1; then
 else
     ok "serve and docs/api.md examples: skipped, no curl (apt-get install curl)"
 fi
+check "docs: every \`make TARGET\` the README and docs name is a target of the Makefile" sh -c "
+  for t in \$(grep -ohE '\`make [a-z][a-z-]*' README.md docs/*.md | sed 's/^.make //' | sort -u); do
+    grep -qE \"^\$t( [^=]*)?:\" Makefile || grep -qE \"^[^=#]* \$t( [^=]*)?:\" Makefile || { echo \"make \$t\"; exit 1; }
+  done"
