@@ -180,16 +180,20 @@ def energy(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=No
            ep=None, configs=None, profile=None, **overrides):
     """Power gating: one configuration's energy under each strategy (npusim
     run --pg, the energy pass on copies of the timed trace). Returns one row
-    per strategy: prefill_J, decode_J, total_J and saving (the fraction of
-    NoPG's total saved; NoPG is added first when pg leaves it out). tp, dp,
-    pp, ep and overrides as for run()."""
+    per strategy: prefill_J, decode_J, total_J, saving (the fraction of
+    NoPG's total saved; NoPG is added first when pg leaves it out) and
+    chips, the chips those energies count: 1 for an LLM, whose trace is one
+    chip's share (the run summary's energy per token counts all of them),
+    every chip for DLRM (run()'s phases say the same: energy_chips). tp,
+    dp, pp, ep and overrides as for run()."""
     names = [s for s in pg]
     if "NoPG" not in names:
         names.insert(0, "NoPG")
     r = run(model, chip, batch=batch, system=system, pg=names, tp=tp, dp=dp, pp=pp, ep=ep, configs=configs,
             profile=profile, **overrides)
+    chips = r["phases"][0]["energy_chips"] if r["phases"] else 1
     rows = [{"strategy": s["strategy"], "prefill_J": s["energy_J"][0], "decode_J": s["energy_J"][1],
-             "total_J": s["energy_J"][0] + s["energy_J"][1]} for s in r["power_gating"]]
+             "total_J": s["energy_J"][0] + s["energy_J"][1], "chips": chips} for s in r["power_gating"]]
     base = next(x["total_J"] for x in rows if x["strategy"] == "NoPG")
     for x in rows:
         x["saving"] = 1 - x["total_J"] / base if base > 0 else 0.0
