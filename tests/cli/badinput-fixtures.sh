@@ -129,6 +129,7 @@ printf 'op,dtype,m,n,k,time_us\nmatmul,bf16,64,64,64,5\n' >meas_op.csv
 printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,-1\n' >meas_time.csv
 printf 'op,dtype,m,n,k\ngemm,bf16,64,64,64\n' >meas_notime.csv
 printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,1e308\n' >meas_hugetime.csv
+printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,1e-300\n' >meas_tinytime.csv
 printf '[{"op": "gemm", "dtype": "bf16", "m": 64, "n": 64, "k": 64, "time_us": 1e300}]' >meas_hugetime.json
 printf '[{"op": "gemm", "dtype": "bf16", "m": [64]}]' >meas_twin.json
 printf '[{"op": "gemm", ' >meas_cut.json
