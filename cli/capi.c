@@ -3,6 +3,7 @@
 #include "cli/capi.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +12,14 @@
 
 char *npusim_call(const char *path, const char *request, const char *configs, const char *profile, int *status)
 {
-    const struct profile *prof = profile_by_name(profile ? profile : "physical");
+    /* no profile: the command line's default (profile_default), not a copy of its name */
+    const struct profile *prof = profile ? profile_by_name(profile) : profile_default();
     struct api_response r;
     if (!prof) {
+        char msg[200];   /* the names only: the caller's text is not echoed into the JSON unescaped */
+        snprintf(msg, sizeof msg, "{\"error\": \"profile: expected one of %s\"}", profile_names());
         *status = 400;
-        return strdup("{\"error\": \"profile: expected physical or neusim\"}");
+        return strdup(msg);
     }
     struct api_ctx ctx = { configs, prof, LONG_MAX, 0, true };   /* no bound: the caller is the user */
     api_handle(&ctx, request ? "POST" : "GET", path ? path : "", request ? request : "", request ? strlen(request) : 0,

@@ -239,3 +239,11 @@ def test_unset_arguments_are_the_command_line_s_defaults():
     assert npusim.op("gemm", m=64, n=64, k=64) == npusim.op("gemm", m=64, n=64, k=64, dtype="bf16", chip="tpuv5p")
     assert npusim.carbon("llama3-8b", "tpuv5p") == npusim.carbon("llama3-8b", "tpuv5p", num_chips=1, replicas=1,
                                                                  parallelism="best", pg="NoPG", dvfs="None")
+
+
+def test_profile_left_unset_is_the_command_line_s_default():
+    """No profile: the library's default (physical today), and an unknown one
+    lists the profiles there are, as npusim run --profile does."""
+    assert npusim.run()["summary"] == npusim.run(profile="physical")["summary"]
+    with pytest.raises(npusim.Error, match="profile: expected one of physical, neusim"):
+        npusim.run(profile="nope")
