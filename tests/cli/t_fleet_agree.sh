@@ -105,6 +105,10 @@ for d in sorted(glob.glob(top + "/*/")):
     same(tag + ": carbon per unit (sweep, fleet)", float(row["carbon_per_unit_kgCO2e"]), fl["kgCO2e_per_unit"])
     same(tag + ": memory GiB per chip (sweep, fleet)", float(row["memory_GiB"]), fl["memory_GiB"])
     assert (row["out_of_memory"] == "True") == fl["out_of_memory"], tag
+    # Both name the one set of carbon defaults they used, from the system config.
+    sd = [l.split("summary carbon columns: ", 1)[1] for l in open(d + "s.err") if "summary carbon columns: " in l]
+    fd = [l.split("npusim fleet: ", 1)[1] for l in open(d + "f.err") if l.startswith("npusim fleet: carbon defaults")]
+    assert sd and sd == fd and "system_config.json" in sd[0], (tag, sd, fd)
     stats = {p.rsplit("_", 1)[1][:-5]: json.load(open(p)) for p in glob.glob(d + "run/*.json")}
     if "decode" in stats:   # an LLM
         pre, dec = stats["prefill"], stats["decode"]
@@ -130,6 +134,14 @@ for d in sorted(glob.glob(top + "/*/")):
         same(tag + ": energy per output token as printed (prefill per input token)",
              printed(en, "prefill") * sin / sout + printed(en, "decode"), float(row["energy_per_unit_J"]), rel=2e-5)
         same(tag + ": memory GiB (run, sweep)", max(pre["mem_footprint_GB"], dec["mem_footprint_GB"]), float(row["memory_GiB"]))
+        # Power: the summary's per chip and phase, the fleet's for all chips over prefill and decode.
+        busy = {p: s["total_execution_time_chip_ns"] / 1e9 for p, s in (("prefill", pre), ("decode", dec))}
+        pw = [l for l in text.splitlines() if l.lstrip().startswith("power/chip")][0]
+        for p, s in (("prefill", pre), ("decode", dec)):
+            same(tag + ": " + p + " W per chip (JSON, energy / chip time)", s["avg_power_W"], s["total_energy_J"] / busy[p])
+            assert abs(printed(pw, p) - s["avg_power_W"]) <= 0.05 + 1e-9, (tag, pw, s["avg_power_W"])
+        same(tag + ": fleet W at full load = chips x (prefill + decode energy) / their chip time", fl["active_power_W"],
+             n * chip_J / (busy["prefill"] + busy["decode"]))
         # report --sweep: TPOT and end-to-end output tokens/s per chip, the degrees making up the chips.
         html = open(d + "r.html").read()
         degs = "%s/%s/%s" % (row["dp"], row["tp"], row["pp"]) + (", ep " + row["ep"] if int(row["ep"]) > 1 else "")
@@ -144,6 +156,8 @@ for d in sorted(glob.glob(top + "/*/")):
         m = re.search(r"([0-9.e+-]+) J( per request|/request)", per_req)
         same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
         same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
+        same(tag + ": fleet W at full load = chips x one chip's energy / its time", fl["active_power_W"],
+             n * s["total_energy_J"] / (s["total_execution_time_chip_ns"] / 1e9))
 PY
 # report --sweep draws LLM inference (TPOT against output tokens/s): a summary of DLRM (requests)
 # says so instead of asking for a TPOT_ms its rows cannot have; one mixing both draws the LLM
