@@ -40,6 +40,7 @@ int mpi_world_max(int v)
     return m;
 }
 #else
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,13 +55,20 @@ int mpi_world_init(int *argc, char ***argv)
     (void)argc, (void)argv;
     for (size_t i = 0; i < sizeof world_size_vars / sizeof world_size_vars[0]; i++) {
         const char *v = getenv(world_size_vars[i]);
-        if (!v || atol(v) <= 1)
+        /* strtol, not atol: a size past long (atol's undefined behaviour) is
+         * several ranks, not LONG_MAX; text that is no number is no launcher's. */
+        errno = 0;
+        long n = v ? strtol(v, NULL, 10) : 0;
+        if (n <= 1)
             continue;
+        char count[32] = "several";
+        if (errno != ERANGE)
+            snprintf(count, sizeof count, "%ld", n);
         fprintf(stderr,
-                "npusim: started as one of %ld MPI ranks (%s=%s), but this npusim was built without MPI: "
+                "npusim: started as one of %s MPI ranks (%s=%s), but this npusim was built without MPI: "
                 "each rank would run the whole command and write the same files. Build it with `make MPI=1` "
                 "(then `mpirun -n R npusim sweep ...` splits the sweep across the ranks), or run it without mpirun\n",
-                atol(v), world_size_vars[i], v);
+                count, world_size_vars[i], v);
         return -1;
     }
     return 0;
