@@ -86,11 +86,11 @@ static const struct {
     { OPT_TIMELINE, "--timeline", "run chipsim power", "an untimed trace has no timeline" },
     { OPT_TIMELINE_DETAIL, "--timeline-detail", "run chipsim power", "an untimed trace has no timeline" },
     { OPT_FORCE, "--force", "chipsim power", "it takes a trace made for another chip or model" },
-    { CO_TP, "--tp", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
-    { CO_DP, "--dp", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
-    { CO_PP, "--pp", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
-    { CO_EP, "--ep", "run opsgen", "the trace fixes the parallelism: give it to opsgen" },
-    { CO_SEQLEN, "--seqlen", "run opsgen", "the trace fixes the sequence lengths: give them to opsgen" },
+    { CO_TP, "--tp", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
+    { CO_DP, "--dp", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
+    { CO_PP, "--pp", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
+    { CO_EP, "--ep", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
+    { CO_SEQLEN, "--seqlen", "run opsgen power", "the trace fixes the sequence lengths: give them to opsgen, and to power for the statistics" },
 };
 
 /* 0 when cmd takes option ch, else the usage error that says it does not. */
@@ -422,9 +422,10 @@ static const char power_help[] =
     "trace (default stdout); with --out-dir writes the same four files as `npusim run`\n"
     "(BASE defaults to <model>_<chip>), so that\n"
     "  npusim opsgen ... | npusim chipsim ... | npusim power ... --out-dir DIR\n"
-    "gives the same files as `npusim run ... --out DIR`.\n"
+    "gives the same files as `npusim run ... --out DIR`: the statistics need the\n"
+    "model, batch, parallelism and sequence lengths opsgen was given.\n"
     "\n"
-    "options:\n" COMMON_HELP
+    "options:\n" COMMON_HELP PARALLEL_HELP
     "  -i, --in TRACE          input trace (default -)\n"
     "  -o, --out TRACE         output trace (default -)\n"
     "  -d, --out-dir DIR       write per-phase CSVs and statistics JSON into DIR\n"

@@ -35,8 +35,13 @@ EOF
 check "every shared option is in a command's --help or refused by it, never taken and ignored" sh -c "
   out=\$(sh '$DOC/probe.sh' '$NP_DOC' '$DOC/w'); [ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
 expect_fail "chipsim --tp: the trace fixes the parallelism, so it does not apply" \
-    '\-\-tp does not apply to npusim chipsim (the trace fixes the parallelism: give it to opsgen)' \
+    '\-\-tp does not apply to npusim chipsim (the trace fixes the parallelism: give it to opsgen, and to power' \
     $NPUSIM chipsim --tp 2 -i /dev/null
+check "the pipe with --tp 2 --seqlen 1024_128 given to opsgen and power writes run's files, statistics too" sh -c "
+  $NPUSIM opsgen --configs $CONFIGS --tp 2 --seqlen 1024_128 -b 4 | $NPUSIM chipsim --configs $CONFIGS |
+    $NPUSIM power --configs $CONFIGS -m llama3-8b --tp 2 --seqlen 1024_128 -b 4 --out-dir '$DOC/pipe' >/dev/null &&
+  $NPUSIM run --configs $CONFIGS --tp 2 --seqlen 1024_128 -b 4 -o '$DOC/piperun' >/dev/null &&
+  for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$DOC/pipe/llama3-8b_tpuv5p_'\$f '$DOC/piperun/llama3-8b_tpuv5p_'\$f || exit 1; done"
 expect_fail "run --out-dir: a stage's option run does not take is refused, not ignored" \
     '\-d/\-\-out-dir does not apply to npusim run' $NPUSIM run --configs $CONFIGS --out-dir "$DOC/od" -o "$DOC/od"
 no_files "  ... and run writes nothing" "$DOC/od"
