@@ -458,6 +458,16 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
  * answering for a configuration not asked for. */
 static int check_set_applies(const struct loaded_config *c, struct npu_err *e)
 {
+    /* Fields a family's tables share but its generator overrides (model.c:
+     * DiT's tokens follow from its image and patch sizes). */
+    static const struct { const char *model_type, *key, *why; } overridden[] = {
+        { "dit", "input_seqlen", "DiT's tokens follow from its image and patch sizes" },
+        { "dit", "output_seqlen", "DiT's tokens follow from its image and patch sizes" },
+    };
+    for (size_t i = 0; i < sizeof overridden / sizeof overridden[0]; i++)
+        if (!strcmp(c->model.model_type, overridden[i].model_type) && source_is_set(c->sources, overridden[i].key))
+            return npu_errf(e, "--set \"%s\": not used by %s (%s)", overridden[i].key, c->model_name,
+                            overridden[i].why);
     const struct field_table *t[12];
     int n = model_tables(&c->model, t, 10);
     t[n++] = &chip_fields;
