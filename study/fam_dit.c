@@ -91,9 +91,12 @@ void diffusion_summary(const struct loaded_config *c, const struct profile *prof
     else if (r.energy_done)
         fprintf(out, "  energy        %.6g J per trace, %.6g J per request\n", r.energy_J,
                 r.energy_per_request_J);
-    fprintf(out, "  memory        %.2f GiB of %lld x %lld GiB HBM%s\n", r.mem_footprint_GB,
-            (long long)m->num_chips, (long long)c->chip.hbm_size_GB,
-            r.out_of_memory ? " (out of memory)" : "");
+    /* The footprint is one chip's; the verdict compares it with one chip's
+     * HBM (the reference's with the pod's: said as N x). */
+    fprintf(out, "  memory        %.2f GiB per chip of ", r.mem_footprint_GB);
+    if (prof->oom_vs_pod_hbm)
+        fprintf(out, "%lld x ", (long long)m->num_chips);
+    fprintf(out, "%lld GiB HBM%s\n", (long long)c->chip.hbm_size_GB, r.out_of_memory ? " (out of memory)" : "");
 }
 
 int diffusion_capacity(const struct loaded_config *c, const struct profile *prof, const struct trace *t, int64_t mem_bytes,

@@ -266,9 +266,12 @@ static void dlrm_summary(const struct loaded_config *c, const struct profile *pr
     }
     double gib = mem_GiB(c, prof);
     int64_t n = oom_chips(c, prof);
-    fprintf(out, "  memory        %.2f GiB per chip%s of %lld x %lld GiB HBM%s\n", gib,
-            prof->dlrm_gligen_placeholder_footprint ? " (reference constant)" : "", (long long)n,
-            (long long)c->chip.hbm_size_GB, (double)(n * c->chip.hbm_size_GB) < gib ? " (out of memory)" : "");
+    fprintf(out, "  memory        %.2f GiB per chip%s of ", gib,
+            prof->dlrm_gligen_placeholder_footprint ? " (reference constant)" : "");
+    if (prof->oom_vs_pod_hbm)   /* the reference's verdict: against the pod's HBM */
+        fprintf(out, "%lld x ", (long long)n);
+    fprintf(out, "%lld GiB HBM%s\n", (long long)c->chip.hbm_size_GB,
+            (double)(n * c->chip.hbm_size_GB) < gib ? " (out of memory)" : "");
     free(v);
 }
 

@@ -156,6 +156,8 @@ for d in sorted(glob.glob(top + "/*/")):
         m = re.search(r"([0-9.e+-]+) J( per request|/request)", per_req)
         same(tag + ": energy per request as printed (summary, sweep)", float(m.group(1)), float(row["energy_per_unit_J"]), rel=1e-5)
         same(tag + ": memory GiB per chip (run, sweep)", s["mem_footprint_GB"], float(row["memory_GiB"]))
+        mem = [l for l in text.splitlines() if l.lstrip().startswith("memory")][0]
+        assert "%.2f GiB per chip of 95 GiB HBM" % float(row["memory_GiB"]) in mem, (tag, mem)   # one chip's, as compared
         same(tag + ": fleet W at full load = chips x one chip's energy / its time", fl["active_power_W"],
              n * s["total_energy_J"] / (s["total_execution_time_chip_ns"] / 1e9))
 PY

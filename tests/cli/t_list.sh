@@ -99,7 +99,7 @@ check "out of memory: DiT says which tensor parallelism fits, and it does" sh -c
   $NPUSIM run --configs $CONFIGS -m dit-xl -c tpuv5e --set num_chips=2 --set pipeline_parallelism_degree=2 --batch 8 -o '$LS/d1' >'$LS/d1.txt' &&
   grep -q '^  to fit        --set num_chips=4 --set tensor_parallelism_degree=2 (10.05 GiB per chip)\$' '$LS/d1.txt' &&
   $NPUSIM run --configs $CONFIGS -m dit-xl -c tpuv5e --set num_chips=4 --set pipeline_parallelism_degree=2 --set tensor_parallelism_degree=2 --batch 8 -o '$LS/d2' >'$LS/d2.txt' &&
-  grep -q '^  memory        10.05 GiB of 4 x 16 GiB HBM\$' '$LS/d2.txt'"
+  grep -q '^  memory        10.05 GiB per chip of 16 GiB HBM\$' '$LS/d2.txt'"
 expect_fail "flags: a misspelt option gets the closest one" 'unknown option "--svgdir" (did you mean "--svg-dir"?)' \
     $NPUSIM report --svgdir x
 expect_fail "flags: an option without its value says so, with both its names" 'option -o/--out needs a value' $NPUSIM run --out
