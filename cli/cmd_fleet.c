@@ -77,7 +77,7 @@ int cmd_fleet(int argc, char **argv)
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);
             rc = EXIT_USAGE;
         } else if (d[i].oom) {
-            fprintf(stderr, "npusim fleet: warning: \"%s\" does not fit in memory: %.1f GiB per chip against %lld GB "
+            fprintf(stderr, "npusim fleet: warning: \"%s\" does not fit in memory: %.1f GiB per chip against %lld GiB "
                     "of HBM: its figures cannot be reached (give it more chips or more tensor parallelism)\n",
                     d[i].name, d[i].cap.mem_GiB, (long long)d[i].chip_hbm_GB);
         }

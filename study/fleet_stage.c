@@ -273,7 +273,7 @@ int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet
          * under the reference's verdicts (against the pod's HBM, placeholder footprints) it
          * tests no fit, and the neusim profile keeps the reference's choice. */
         if (d->best && cap.oom && !prof->oom_vs_pod_hbm) {
-            snprintf(why, sizeof why, "out of memory (%.1f GiB per chip against %lld GB of HBM)", cap.mem_GiB,
+            snprintf(why, sizeof why, "out of memory (%.1f GiB per chip against %lld GiB of HBM)", cap.mem_GiB,
                      (long long)c.chip.hbm_size_GB);
             continue;
         }

@@ -173,6 +173,19 @@ check "agree: report --sweep of a summary mixing DLRM and an LLM draws the LLM a
   grep -q '<p>2 configurations ran.</p>' '$AGM/mix.html' &&
   grep -q '1 of them count requests, not output tokens' '$AGM/mix.html' && grep -q '<td>1/4/1</td>' '$AGM/mix.html'"
 
+# Out of memory (the issue's 2 x H100 at batch 64): run, the sweep and fleet give the same footprint
+# and verdict, each against one card's HBM in the same unit (fleet said "80 GB" beside "GiB").
+AGO=$T/agree-oom
+check "agree: llama3-70b on 2 x h100 at batch 64 does not fit, by the same footprint and HBM in run, sweep and fleet" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --tp 2 -b 64 -o '$AGO/run' >'$AGO.txt' 2>&1 &&
+  grep -q '^  memory        prefill 125.71 GiB, decode 110.71 GiB of 80 GiB HBM (out of memory)\$' '$AGO.txt' &&
+  $NPUSIM sweep --configs $CONFIGS -m llama3-70b -c h100 --num-chips 2 --tp 2 -b 64 --summary '$AGO.csv' 2>/dev/null &&
+  grep -q ',125.70703125,True\$' '$AGO.csv' &&
+  printf '{\"deployments\": [{\"model\": \"llama3-70b\", \"chip\": \"h100\", \"num_chips\": 2, \"batch_size\": 64, \"parallelism\": {\"tp\": 2}}]}' >'$AGO.json' &&
+  $NPUSIM fleet --configs $CONFIGS -o '$AGO-fl' '$AGO.json' >/dev/null 2>'$AGO.err' &&
+  grep -q 'does not fit in memory: 125.7 GiB per chip against 80 GiB of HBM' '$AGO.err' &&
+  grep -q '\"memory_GiB\": 125.70703125,' '$AGO-fl/fleet.json' && grep -q '\"out_of_memory\": true' '$AGO-fl/fleet.json'"
+
 # Training (run, a sweep and fleet with "workload": "training"): the sweep's energy per iteration is the
 # summary's energy per step of all the chips (each chip runs its trace once a step; with a
 # pipeline the step is pp slots, and the sweep charged the busy power over all of them, pp times
