@@ -106,6 +106,16 @@ static int sweep_report(const char *path, double slo, const char *out_path, cons
 }
 
 
+/* Whether --tp, --dp, --pp, --ep or --seqlen was given: the sets common_opt
+ * made for them (cli.h made_sets). */
+static bool degrees_given(const struct common_opts *o)
+{
+    for (int i = 0; i < o->nsets; i++)
+        if (o->sets[i] == o->made_sets[i])
+            return true;
+    return false;
+}
+
 /* PATHs: runs read back from their files, one run's page or the page of many. */
 static int files_report(const char *const *paths, int n, const char *run, const struct common_opts *o, double slo,
                         const char *out, const char *svg_dir)
@@ -183,6 +193,14 @@ int cmd_report(int argc, char **argv)
                            sweep ? "--sweep" : "-m");
     if (run && optind == argc)
         return usage_error("report", "--run: expected PATHs to choose runs from");
+    /* What reads results back takes no configuration of a run to simulate:
+     * report PATH --tp 2 drew the runs as they were, silently. */
+    if (sweep && (o.nsets || o.chip || o.system || o.batch))
+        return usage_error("report", "--sweep reads a summary back: -c, -s, --batch, --set, --tp, --dp, --pp, --ep "
+                                     "and --seqlen configure the run report -m simulates");
+    if (optind < argc && degrees_given(&o))
+        return usage_error("report", "PATHs read runs back: --tp, --dp, --pp, --ep and --seqlen configure the run "
+                                     "report -m simulates");
     if (sweep)
         return sweep_report(sweep, slo, out, svg_dir);
     if (optind < argc)
