@@ -95,6 +95,8 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
         r->replica_chips = 1;
     r->e2e_tokens_per_sec = (double)(mb * sout) /
                             ((double)(P->total_execution_time_chip_ns + Q->total_execution_time_chip_ns) / 1e9);
+    r->e2e_energy_per_token_J = (r->prefill_energy_J + r->decode_energy_J) * (double)r->replica_chips /
+                                (double)(mb * sout);
     return 0;
 }
 
@@ -187,9 +189,17 @@ void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
     fprintf(out, "  TPOT          %.6f ms (per request)\n", r->TPOT_ms_request);
     fprintf(out, "  throughput    prefill %.1f tokens/s, decode %.1f tokens/s (%s)\n",
             r->prefill_tokens_per_sec, r->decode_tokens_per_sec, batch);
+    /* With its energy per output token over both phases and every chip: a
+     * sweep's energy_per_unit_J and the fleet's at full load. */
+    char e2e_J[96] = "", chips[48] = "";
+    if (r->energy_done) {
+        snprintf(e2e_J, sizeof e2e_J, ", %.6g J per output token", r->e2e_energy_per_token_J);
+        if (r->replica_chips > 1)
+            snprintf(chips, sizeof chips, "; all %lld chips", (long long)r->replica_chips);
+    }
     if (r->ext)
-        fprintf(out, "  end to end    %.1f output tokens/s (batch %lld as above: its prefill, then its decode steps)\n",
-                r->e2e_tokens_per_sec, (long long)r->batch);
+        fprintf(out, "  end to end    %.1f output tokens/s%s (batch %lld as above: its prefill, then its decode steps%s)\n",
+                r->e2e_tokens_per_sec, e2e_J, (long long)r->batch, chips);
     /* The statistics' energy_per_token_J is one chip's share (the
      * reference's); a token costs every chip of the replica that much. */
     if (r->energy_done && r->replica_chips > 1)

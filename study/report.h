@@ -41,7 +41,8 @@ struct llm_report {
     /* The chips one such batch runs on (num_chips / dp_dcn): the trace is one
      * chip's, so the summary's energy per token is its energy times these. */
     int64_t replica_chips;
-    double e2e_tokens_per_sec;   /* output tokens of that batch over TTFT + output_seqlen x TPOT */
+    double e2e_tokens_per_sec;   /* that batch's output tokens at the prefill and decode rates */
+    double e2e_energy_per_token_J;   /* both phases, every chip of the replica, per output token */
     /* Physical invariants violated (power/invariants.h), per phase, when
      * llm_report_check ran (the run's summary and files; not the reference's
      * results trees, which keep its bytes); listed under "warnings" in the JSON. */

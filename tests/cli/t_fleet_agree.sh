@@ -125,6 +125,10 @@ for d in sorted(glob.glob(top + "/*/")):
              rel=1e-6)
         e2e = [l for l in text.splitlines() if l.lstrip().startswith("end to end")][0]
         same(tag + ": end to end as printed", printed(e2e, "end to end"), float(row["throughput"]), rel=0.05 / 200)
+        # ... beside its energy per output token over both phases and all the chips (the sweep's, the fleet's).
+        same(tag + ": energy per output token end to end as printed (run, sweep)", printed(e2e, "output tokens/s,"),
+             float(row["energy_per_unit_J"]), rel=1e-5)
+        assert ("; all %d chips)" % n in e2e) == (n > 1), (tag, e2e)
         # The statistics hold one chip's share (the reference's); the summary and the sweep count all chips.
         chip_J = pre["total_energy_J"] + dec["total_energy_J"]
         same(tag + ": energy per output token, all chips (run JSON x chips, sweep)", n * chip_J / (mb * sout),
