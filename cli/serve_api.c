@@ -202,10 +202,35 @@ static int64_t int_of(const cJSON *req, const char *key)
 }
 
 /* POST /api/op: one operator predicted (npusim op). */
+/* A request member not among members (n of them) is answered 400 naming it,
+ * the closest and what is expected; returns whether it was. Members a route
+ * would ignore answer a request not asked ({"tp": 4}, {"model": ...} to op). */
+static bool unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
+                           struct api_response *r)
+{
+    for (const cJSON *it = req->child; it; it = it->next) {
+        size_t i = 0;
+        while (i < n && strcmp(it->string, members[i]))
+            i++;
+        if (i < n)
+            continue;
+        char why[400], hint[160];
+        fields_suggest_hint(hint, sizeof hint, it->string, members, n);
+        snprintf(why, sizeof why, "unknown member \"%.100s\"%s: expected %s", it->string, hint, expected);
+        api_reply_error(r, 400, why);
+        return true;
+    }
+    return false;
+}
+
 static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
     struct op_request q;
     op_request_init(&q);
+    static const char *const members[] = { "op", "dtype", "m", "n", "k", "batch", "heads", "chip", "system", "set" };
+    if (unknown_member(req, members, sizeof members / sizeof members[0],
+                       "op, dtype, m, n, k, batch, heads, chip, set (an operator has no model)", r))
+        return 0;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "op"), *dt = cJSON_GetObjectItemCaseSensitive(req, "dtype");
     if (!cJSON_IsString(kind) || !op_kind_known(kind->valuestring))
         return api_reply_error(r, 400, "\"op\": expected one of " OP_REQUEST_KINDS);
@@ -369,19 +394,10 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     char list[512], msg[160];
     /* Every member known: {"tp": 4} answered for one chip would mislead. */
     static const char *const members[] = { "model", "chip", "system", "batch", "set", "workload", "pg" };
-    for (const cJSON *it = req->child; it; it = it->next) {
-        size_t i = 0;
-        while (i < sizeof members / sizeof members[0] && strcmp(it->string, members[i]))
-            i++;
-        if (i == sizeof members / sizeof members[0]) {
-            char why[400], hint[160];
-            fields_suggest_hint(hint, sizeof hint, it->string, members, sizeof members / sizeof members[0]);
-            snprintf(why, sizeof why, "unknown member \"%.100s\"%s: expected model, chip, system, batch, set "
-                                      "(config fields, e.g. {\"tensor_parallelism_degree\": 4}), workload, pg",
-                     it->string, hint);
-            return api_reply_error(r, 400, why);
-        }
-    }
+    if (unknown_member(req, members, sizeof members / sizeof members[0],
+                       "model, chip, system, batch, set (config fields, e.g. {\"tensor_parallelism_degree\": 4}), "
+                       "workload, pg", r))
+        return 0;
     const char *pg = pg_list_of(req, list, sizeof list, msg, sizeof msg);
     if (!pg)
         return api_reply_error(r, 400, msg);

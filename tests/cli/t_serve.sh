@@ -81,7 +81,7 @@ check "serve: /api/sweep is bounded (over --max-points: 400 with the count), nam
   grep -q 'did you mean' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"pg\": [\"../x.json\"]}')\" = 400 ] &&
   grep -q 'not paths' '$SV/body'"
-check "serve: a body not UTF-8, a key twice or text after the object is 400 naming the request body; /api/simulate refuses an unknown member (tp) instead of answering for one chip" sh -c "
+check "serve: a body not UTF-8, a key twice or text after the object is 400 naming the request body; /api/simulate and /api/op refuse an unknown member (tp, model) instead of ignoring it" sh -c "
   printf '{\"model\": \"llama3-8b\\377\"}' >'$SV/bad-utf8.json' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' --data-binary @'$SV/bad-utf8.json')\" = 400 ] &&
   grep -q 'the request body:1: invalid JSON' '$SV/body' &&
@@ -90,7 +90,9 @@ check "serve: a body not UTF-8, a key twice or text after the object is 400 nami
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/validate' -d '{\"chip\": \"h100\", \"measurements\": []} x')\" = 400 ] &&
   grep -q 'trailing text' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"tp\": 4}')\" = 400 ] &&
-  grep -q 'unknown member .*tp.*tensor_parallelism_degree' '$SV/body'"
+  grep -q 'unknown member .*tp.*tensor_parallelism_degree' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"m\": 4, \"n\": 4, \"k\": 4, \"model\": \"llama3-8b\"}')\" = 400 ] &&
+  grep -q 'unknown member .*model.*an operator has no model' '$SV/body'"
 check "serve: POST /api/fleet answers npusim fleet's deployments and totals; names only" sh -c "
   curl -sf -X POST '$URL/api/fleet' --data-binary @examples/fleet.json >'$SV/fleet.json' &&
   $NPUSIM fleet --configs $CONFIGS examples/fleet.json -o '$SV/fleet' >/dev/null &&
