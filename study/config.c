@@ -362,8 +362,7 @@ static int merge_file(struct loaded_config *c, const char *dir, enum config_kind
     return 0;
 }
 
-/* The model's parallelism degrees, in the order of the chip count's product
- * (expert parallelism is last: it shares the dp x tp chips, so it adds none). */
+/* The model's parallelism degrees, in the order of the chip count's product. */
 static const char *const degree_keys[] = {
     "data_parallelism_degree", "tensor_parallelism_degree", "pipeline_parallelism_degree",
     "data_parallel_degree_dcn", "tensor_parallel_degree_dcn", "pipeline_parallel_degree_dcn",
@@ -403,8 +402,11 @@ static void derive_dlrm_chips(struct loaded_config *c)
 }
 
 /* num_chips from the parallelism degrees (study/config.h). The chips a
- * configuration occupies are dp x tp x pp within a pod times the DCN
- * degrees; the generators require num_chips >= dp x tp x pp. When --set
+ * configuration occupies are dp x tp x pp x ep within a pod times the DCN
+ * degrees, the count npusim sweep enumerates for a MoE model (expert
+ * parallelism multiplies the chips there: docs/spec opsgen quirk Q33, which
+ * both profiles keep, so that a run and a sweep point of the same degrees
+ * are the same chips); the generators require num_chips >= dp x tp x pp. When --set
  * changed a degree but not num_chips and the file's num_chips is too small
  * (the shipped models say 1), num_chips becomes that product; an invocation
  * that passed before keeps its num_chips. A num_chips given with --set is
@@ -417,7 +419,9 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
         return derive_dlrm_chips(c), 0;
     const int64_t deg[] = { m->data_parallelism_degree, m->tensor_parallelism_degree,
                             m->pipeline_parallelism_degree, m->data_parallel_degree_dcn,
-                            m->tensor_parallel_degree_dcn, m->pipeline_parallel_degree_dcn };
+                            m->tensor_parallel_degree_dcn, m->pipeline_parallel_degree_dcn,
+                            m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1,
+                            m->expert_parallel_degree_dcn > 0 ? m->expert_parallel_degree_dcn : 1 };
     int64_t ici = 1, all = 1;
     bool by_set = false, overflow = false;
     for (size_t i = 0; i < sizeof degree_keys / sizeof degree_keys[0]; i++)
@@ -437,7 +441,7 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
     char what[200];
     snprintf(what, sizeof what, "dp %lld x tp %lld x pp %lld", (long long)deg[0], (long long)deg[1],
              (long long)deg[2]);
-    for (int i = 3; i < 6; i++)
+    for (int i = 3; i < (int)(sizeof deg / sizeof deg[0]); i++)
         if (deg[i] > 1) {
             size_t l = strlen(what);
             snprintf(what + l, sizeof what - l, " x %s %lld", degree_keys[i], (long long)deg[i]);

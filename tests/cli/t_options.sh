@@ -18,8 +18,10 @@ check "--tp 2 --dp 2 is --set of both with num_chips=4; the outputs are the same
   $RUN --set num_chips=4 --set tensor_parallelism_degree=2 --set data_parallelism_degree=2 -o '$OPT/long' >/dev/null &&
   grep -q '(4 chips, num_chips from the degrees: dp 2, tp 2, pp 1;' '$OPT/short.txt' &&
   for f in prefill.csv decode.csv prefill.json decode.json; do cmp '$OPT/short/llama3-8b_tpuv5p_'\$f '$OPT/long/llama3-8b_tpuv5p_'\$f || exit 1; done"
-check "--ep shares the dp x tp chips (DeepSeek: tp 4, ep 4 on 4 chips)" sh -c "
-  $RUN -m deepseekv2-236b --tp 4 --ep 4 -b 8 -o '$OPT/ds' | grep -q '(4 chips, num_chips from the degrees: dp 1, tp 4, pp 1, ep 4;'"
+check "--ep multiplies the chips as the sweep counts them (DeepSeek: tp 4, ep 4 on 16 chips, the sweep's point)" sh -c "
+  $RUN -m deepseekv2-236b --tp 4 --ep 4 -b 8 -o '$OPT/ds' | grep -q '(16 chips, num_chips from the degrees: dp 1, tp 4, pp 1, ep 4;' &&
+  $NPUSIM sweep --configs $CONFIGS --models deepseekv2-236b --versions 5p --num-chips 16 --batch-sizes 8 --tp 4 --ep 4 --dry-run 2>&1 |
+    grep -q ' 1 configurations simulated'"
 expect_fail "an explicit num_chips too small for the degrees is refused, naming both" \
     '"num_chips=1": fewer chips than the parallelism degrees need (dp 1 x tp 2 x pp 1: at least 2)' \
     $RUN --set num_chips=1 --tp 2 -o "$OPT/bad1"
