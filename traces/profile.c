@@ -33,6 +33,7 @@ const struct profile profile_neusim = {
     .pg_setpm_rounding_cycles_as_ns = true,
     .dynamic_power_scale_ignored = true,
     .carbon_script_defaults = true,
+    .stage_without_results_warns = true,
     .inline_energy_chipsim_types = true,
     .dvfs_tables_for_every_chip = true,
     .binary_ops_list_one_input = true,

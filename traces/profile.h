@@ -45,6 +45,10 @@ struct profile {
     bool carbon_script_defaults;           /* carbon figures default to the reference carbon script's
                                             * duty cycle 0.6 and lifetime 1 year (npusim carbon: and
                                             * 0.1352 kgCO2e/kWh), not the system config's (power/system.h) */
+    bool stage_without_results_warns;      /* energy and slo over a results tree with no results for any
+                                            * model or version named warn and exit 0, as the reference's
+                                            * scripts do (a suite's training line whose points all ran
+                                            * out of memory); corrected: exit 2 naming what is missing */
     bool inline_energy_chipsim_types;      /* the run's own energy pass (and its power cap) keep chipsim's
                                             * op type, while the energy stage types an op by the unit it
                                             * ran on: a matmul run on the vector units costs more there */

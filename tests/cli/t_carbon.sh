@@ -141,8 +141,19 @@ no_files "carbon: ... and writes nothing" "$CT/carbon_NoPG/dvfs_None/CI0.3"
 
 # --- slo: what cannot be analysed ends with exit 2 and a message, nothing written ---
 expect_fail "slo: a version no model named has results for is an error" '--versions "6e": no inference results for version 6e of any model named' \
-  sh -c "cd '$CT' && exec $NPA slo --profile neusim --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_v6e --models llama3-8b --versions 5p,6e"
+  sh -c "cd '$CT' && exec $NPA slo --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_v6e --models llama3-8b --versions 5p,6e"
 no_files "slo: ... and writes nothing" "$CT/slo_v6e"
+# The reference's scripts skip what has no results, and a suite run call by call (run-suite) goes on:
+# --profile neusim keeps that (switch stage_without_results_warns).
+check "slo --profile neusim: a version without results is a warning, exit 0, as the reference's script" sh -c "
+  cd '$CT' && $NPA slo --profile neusim --results carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6 --out slo_v6e_ref --models llama3-8b --versions 5p,6e 2>'$CT/v6e.err' &&
+  grep -q 'warning: no inference results for version 6e of any model named' '$CT/v6e.err'"
+mkdir -p "$CT/noresults/llama3-8b"
+check "energy --profile neusim: models without results are a warning, exit 0, as the reference's script" sh -c "
+  $NPA energy --profile neusim --results '$CT/noresults' --models llama3-8b --versions 5p --workload training --pg NoPG 2>'$CT/etr.err' &&
+  grep -q 'warning: no training results for any requested model and version' '$CT/etr.err'"
+expect_fail "energy: models without results are an error under the default profile" 'no training results for any model and version named' \
+  $NPA energy --results "$CT/noresults" --models llama3-8b --versions 5p --workload training --pg NoPG
 SB="$T/sbad"
 mkdir -p "$SB" && cp -R "$CT/carbon_NoPG" "$SB/"
 sbad=$(find "$SB/carbon_NoPG/dvfs_None/CI0.0624/UTIL0.6/llama3-8b" -name 'inference-v4_decode.json' | head -n 1)
