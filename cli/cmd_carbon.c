@@ -159,6 +159,19 @@ static int take_defaults(struct carbon_opts *o, const char *configs, const struc
 
 int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL); }
 
+/* --util: a duty cycle in (0, 1]; 0 or a bad value is refused with a message. */
+static int parse_util(const char *arg, double *util)
+{
+    if (parse_f64_strict(arg, util) || *util < 0 || *util > 1)
+        return usage_error("carbon", "--util \"%s\": expected a duty cycle in (0, 1]", arg);
+    /* No work over the lifetime: carbon per unit of work is undefined
+     * (the reference divides by zero). */
+    if (*util == 0)
+        return usage_error("carbon", "--util \"%s\": a duty cycle of 0 does no work, so carbon "
+                                     "and energy per unit of work are undefined", arg);
+    return 0;
+}
+
 int carbon_command(int argc, char **argv, struct results *in)
 {
     static const struct option longopts[] = {
@@ -197,13 +210,8 @@ int carbon_command(int argc, char **argv, struct results *in)
         case 'D': o.dvfs = optarg; break;
         case 'I': cis = optarg; break;
         case 'U':
-            if (parse_f64_strict(optarg, &o.util) || o.util < 0 || o.util > 1)
-                return usage_error("carbon", "--util \"%s\": expected a duty cycle in (0, 1]", optarg);
-            /* No work over the lifetime: carbon per unit of work is undefined
-             * (the reference divides by zero). */
-            if (o.util == 0)
-                return usage_error("carbon", "--util \"%s\": a duty cycle of 0 does no work, so carbon "
-                                             "and energy per unit of work are undefined", optarg);
+            if (parse_util(optarg, &o.util))
+                return EXIT_USAGE;
             util_given = true;
             break;
         case 'L': lifes = optarg; break;
