@@ -106,11 +106,7 @@ const char *fields_suggest(const char *key, const char *const *cands, size_t n)
 
 void fields_suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands)
 {
-    const char *s = fields_suggest(key, cands, ncands);
-    if (s)
-        snprintf(buf, n, " (did you mean \"%s\"?)", s);
-    else if (n)
-        buf[0] = '\0';
+    hint_text(buf, n, fields_suggest(key, cands, ncands));
 }
 
 bool fields_has_key(const struct field_table *t, const char *key)

@@ -145,13 +145,17 @@ const char *suggest_closest(const char *key, const char *const *cands, size_t n)
     return best;
 }
 
-void suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands)
+void hint_text(char *buf, size_t n, const char *s)
 {
-    const char *s = suggest_closest(key, cands, ncands);
     if (s)
         snprintf(buf, n, " (did you mean \"%s\"?)", s);
     else if (n)
         buf[0] = '\0';
+}
+
+void suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands)
+{
+    hint_text(buf, n, suggest_closest(key, cands, ncands));
 }
 
 const char *json_unknown_key(const cJSON *o, const char *const *known, size_t n, char *hint, size_t hn)

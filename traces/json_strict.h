@@ -34,5 +34,7 @@ const char *suggest_closest(const char *key, const char *const *cands, size_t n)
 
 /* Appends ` (did you mean "X"?)` to buf (size n) when suggest_closest finds X; else "". */
 void suggest_hint(char *buf, size_t n, const char *key, const char *const *cands, size_t ncands);
+/* The hint's text for a suggestion s (NULL: ""), which every "did you mean" shares. */
+void hint_text(char *buf, size_t n, const char *s);
 
 #endif
