@@ -404,7 +404,7 @@ static void derive_dlrm_chips(struct loaded_config *c)
 /* num_chips from the parallelism degrees (study/config.h). The chips a
  * configuration occupies are dp x tp x pp x ep within a pod times the DCN
  * degrees, the count npusim sweep enumerates for a MoE model (expert
- * parallelism multiplies the chips there: docs/spec opsgen quirk Q33, which
+ * parallelism multiplies the chips there: the reference's opsgen Q33, which
  * both profiles keep, so that a run and a sweep point of the same degrees
  * are the same chips); the generators require num_chips >= dp x tp x pp. When --set
  * changed a degree but not num_chips and the file's num_chips is too small

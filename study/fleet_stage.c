@@ -363,7 +363,10 @@ char *fleet_csv_text(const struct fleet_deployment *d, int n, const struct fleet
         "kgCO2e_per_unit,memory_GiB,out_of_memory\r\n");
     char mem[n > 0 ? n : 1][32];   /* the footprint, empty where the family has none */
     for (int i = 0; i < n; i++)
-        snprintf(mem[i], sizeof mem[i], d[i].cap.has_mem ? "%.6g" : "", d[i].cap.mem_GiB);
+        if (d[i].cap.has_mem)
+            snprintf(mem[i], sizeof mem[i], "%.6g", d[i].cap.mem_GiB);
+        else
+            mem[i][0] = '\0';
     for (int i = 0; i < n; i++)
         k += (size_t)snprintf(s + k, cap - k,
             "\"%s\",%s,%s,%s,%lld,%lld,%.6g,%s,%.6g,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s\r\n",

@@ -51,7 +51,7 @@ expect_fail "dlrm: pp > 1 via --set names --set" '\-\-set: model field "pipeline
 no_files "dlrm: --set pp > 1 leaves no output" "$T/dlo5"
 # A 4-chip trace read back against a 1-chip model config: refused, nothing written.
 $NPUSIM opsgen --profile neusim --configs $CONFIGS -m dlrm-s $D4 2>/dev/null |
-  $NPUSIM chipsim --profile neusim --configs $CONFIGS -o "$T/dl4ops.csv" 2>/dev/null
+  $NPUSIM chipsim --profile neusim --configs $CONFIGS -o "$T/dl4ops.csv" >/dev/null 2>&1
 expect_fail "dlrm: trace chips beyond num_chips" 'model field "num_chips" is 1' \
   $NPUSIM power --profile neusim --configs $CONFIGS -m dlrm-s -i "$T/dl4ops.csv" --out-dir "$T/dlo6"
 no_files "dlrm: chip-count mismatch leaves no output" "$T/dlo6"
