@@ -73,6 +73,7 @@ enum { OPT_NO_ENERGY = 1000, OPT_NAME, OPT_PG, OPT_DVFS, OPT_TIMELINE, OPT_FORCE
 /* The options of the stages' shared table that only some of the four take,
  * with why the others do not: a command refuses them rather than ignore them
  * (its --help lists only what it takes). */
+#define FIXED_BY_TRACE(what, it) "the trace fixes " what ": give " it " to opsgen, and to power for the statistics"
 static const struct {
     int code;
     const char *name, *cmds, *why;
@@ -86,11 +87,11 @@ static const struct {
     { OPT_TIMELINE, "--timeline", "run chipsim power", "an untimed trace has no timeline" },
     { OPT_TIMELINE_DETAIL, "--timeline-detail", "run chipsim power", "an untimed trace has no timeline" },
     { OPT_FORCE, "--force", "chipsim power", "it takes a trace made for another chip or model" },
-    { CO_TP, "--tp", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
-    { CO_DP, "--dp", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
-    { CO_PP, "--pp", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
-    { CO_EP, "--ep", "run opsgen power", "the trace fixes the parallelism: give it to opsgen, and to power for the statistics" },
-    { CO_SEQLEN, "--seqlen", "run opsgen power", "the trace fixes the sequence lengths: give them to opsgen, and to power for the statistics" },
+    { CO_TP, "--tp", "run opsgen power", FIXED_BY_TRACE("the parallelism", "it") },
+    { CO_DP, "--dp", "run opsgen power", FIXED_BY_TRACE("the parallelism", "it") },
+    { CO_PP, "--pp", "run opsgen power", FIXED_BY_TRACE("the parallelism", "it") },
+    { CO_EP, "--ep", "run opsgen power", FIXED_BY_TRACE("the parallelism", "it") },
+    { CO_SEQLEN, "--seqlen", "run opsgen power", FIXED_BY_TRACE("the sequence lengths", "them") },
 };
 
 /* 0 when cmd takes option ch, else the usage error that says it does not. */

@@ -208,19 +208,13 @@ static int64_t int_of(const cJSON *req, const char *key)
 static bool unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
                            struct api_response *r)
 {
-    for (const cJSON *it = req->child; it; it = it->next) {
-        size_t i = 0;
-        while (i < n && strcmp(it->string, members[i]))
-            i++;
-        if (i < n)
-            continue;
-        char why[400], hint[160];
-        fields_suggest_hint(hint, sizeof hint, it->string, members, n);
-        snprintf(why, sizeof why, "unknown member \"%.100s\"%s: expected %s", it->string, hint, expected);
-        api_reply_error(r, 400, why);
-        return true;
-    }
-    return false;
+    char why[400], hint[160];
+    const char *bad = json_unknown_key(req, members, n, hint, sizeof hint);
+    if (!bad)
+        return false;
+    snprintf(why, sizeof why, "unknown member \"%.100s\"%s: expected %s", bad, hint, expected);
+    api_reply_error(r, 400, why);
+    return true;
 }
 
 static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
