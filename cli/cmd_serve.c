@@ -23,7 +23,7 @@
 static const char serve_help[] =
     "usage: npusim serve [--port N] [--bind ADDR] [--configs DIR] [--profile NAME]\n"
     "                    [--max-body BYTES] [--connections N] [--threads N] [--timeout SECONDS]\n"
-    "                    [--max-points N] [--time-limit SECONDS]\n"
+    "                    [--max-points N] [--max-rows N] [--time-limit SECONDS]\n"
     "\n"
     "Serves the JSON API (docs/api.md: GET /api/chips, /api/models, /api/strategies;\n"
     "POST /api/op, /api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate)\n"
@@ -44,6 +44,8 @@ static const char serve_help[] =
     "      --timeout SECONDS   idle time before a connection is closed (default 30)\n"
     "      --max-points N      the largest sweep (points) or fleet (deployments) a request runs\n"
     "                          (default 256; larger: 400)\n"
+    "      --max-rows N        the most measurement rows /api/validate or /api/calibrate takes\n"
+    "                          (default 20000; more: 400)\n"
     "      --time-limit SECONDS  a sweep or fleet still running after this long stops with 503\n"
     "                          (default 10)\n"
     "  -h, --help              this help\n";
@@ -169,9 +171,10 @@ int cmd_serve(int argc, char **argv)
         { "max-body", required_argument, 0, 'M' }, { "connections", required_argument, 0, 'N' },
         { "threads", required_argument, 0, 'H' }, { "timeout", required_argument, 0, 'T' },
         { "max-points", required_argument, 0, 'X' }, { "time-limit", required_argument, 0, 'L' },
+        { "max-rows", required_argument, 0, 'R' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
     };
-    int64_t port = 8080, max_body = 1 << 20, conns = 64, threads = 4, timeout = 30, max_points = 256;
+    int64_t port = 8080, max_body = 1 << 20, conns = 64, threads = 4, timeout = 30, max_points = 256, max_rows = 20000;
     double limit_s = 10;
     const char *bind = "127.0.0.1", *configs = NULL;
     const struct profile *prof = profile_by_name("physical");
@@ -194,6 +197,7 @@ int cmd_serve(int argc, char **argv)
         case 'H': bad = number_opt("threads", optarg, 1, 256, &threads); break;
         case 'T': bad = number_opt("timeout", optarg, 1, 3600, &timeout); break;
         case 'X': bad = number_opt("max-points", optarg, 1, 1000000, &max_points); break;
+        case 'R': bad = number_opt("max-rows", optarg, 1, 10000000, &max_rows); break;
         case 'L':
             if (parse_f64_strict(optarg, &limit_s) || !(limit_s > 0) || limit_s > 86400)
                 return usage_error("serve", "--time-limit \"%s\": expected seconds above 0, at most 86400", optarg);
@@ -211,7 +215,7 @@ int cmd_serve(int argc, char **argv)
     /* Without --configs, names resolve as for every other command (study/config.h: $NPUSIM_CONFIGS, your
      * own folder, beside the binary, the installed share folder, ./configs), so build/npusim serve works
      * from any folder as build/npusim run does. */
-    struct server sv = { { configs, prof, (long)max_points, limit_s, false }, (size_t)max_body };
+    struct server sv = { { configs, prof, (long)max_points, limit_s, false, true, (long)max_rows }, (size_t)max_body };
     if (configs && !path_is_dir(configs))
         return usage_error("serve", "--configs \"%s\": no such folder", configs);
     /* SIGINT and SIGTERM wait for sigwait below, in every thread MHD starts */

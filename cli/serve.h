@@ -21,6 +21,10 @@ struct api_ctx {
     double time_limit_s;             /* a sweep stops with 503 past this many seconds (0: none) */
     bool local;                      /* a caller in this process (cli/capi.h, the Python package):
                                       * config paths are taken as well as names */
+    bool only_configs;               /* names resolve in configs alone (the server): never the
+                                      * current folder, $NPUSIM_CONFIGS, the user's or installed ones */
+    long max_rows;                   /* the most measurement rows /api/validate and /api/calibrate
+                                      * take (0: no limit) */
 };
 
 struct api_response {
