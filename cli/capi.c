@@ -21,7 +21,7 @@ char *npusim_call(const char *path, const char *request, const char *configs, co
         *status = 400;
         return strdup(msg);
     }
-    struct api_ctx ctx = { configs, prof, LONG_MAX, 0, true };   /* no bound: the caller is the user */
+    struct api_ctx ctx = { configs, prof, LONG_MAX, 0, true, false, 0 };   /* no bound: the caller is the user */
     api_handle(&ctx, request ? "POST" : "GET", path ? path : "", request ? request : "", request ? strlen(request) : 0,
                &r);
     *status = r.status;
