@@ -10,6 +10,7 @@
 
 #include "traces/fastfloat.h"
 #include "traces/pyfmt.h"
+#include "traces/utf8.h"   /* utf8_len: Python's json reads files as UTF-8 and refuses anything else */
 
 #define MAX_DEPTH 200
 
@@ -69,37 +70,6 @@ static int hex4(const char *p)
         v = v * 16 + d;
     }
     return v;
-}
-
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), or 0. Python's json reads
- * files as UTF-8 and refuses anything else. */
-static int utf8_len(const unsigned char *p, size_t avail)
-{
-    int len;
-    unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
-    if (p[0] >= 0xc2 && p[0] <= 0xdf)
-        len = 2;
-    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-        len = 3;
-        if (p[0] == 0xe0)
-            lo = 0xa0;
-        else if (p[0] == 0xed)
-            hi = 0x9f;
-    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-        len = 4;
-        if (p[0] == 0xf0)
-            lo = 0x90;
-        else if (p[0] == 0xf4)
-            hi = 0x8f;
-    } else
-        return 0;
-    if (avail < (size_t)len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (int i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return len;
 }
 
 /* A string at r->p (the opening quote) decoded into r->scratch as UTF-8. */
