@@ -7,9 +7,11 @@
 
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
+#include "cli/interrupt.h"
 #include "study/family.h"
 #include "study/outputs.h"
 #include "study/run_notes.h"
+#include "study/staging.h"
 #include "study/timeline.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
@@ -226,6 +228,9 @@ static void say_stage_wrote(const char *cmd, const struct stage_args *a, bool tr
 int cmd_run(int argc, char **argv)
 {
     PARSE("run", run_help, COMMON_SHORTOPTS "o:")
+    /* SIGINT, SIGTERM: exit at once (nothing is on disk yet) but while the
+     * output files are written. */
+    interrupt_catch("run", true);
     struct loaded_config c;
     const struct family *fam;
     if (load_common("run", &a.co, true, &c, &fam))
@@ -248,8 +253,13 @@ int cmd_run(int argc, char **argv)
         run_notes_print(&c, a.co.prof, a.no_energy ? NULL : a.pg ? a.pg : "NoPG", a.dvfs, stdout);
         rc = stdout_flushed("run");
     }
-    if (!rc)
+    /* The files go out whole: a signal while they are written waits for
+     * them (interrupt.h); temporaries a killed run left in dir go first. */
+    if (!rc) {
+        staging_clean_temps(dir, base, "run");
+        interrupt_hold();
         rc = write_timeline("run", &a, &t, &c);
+    }
     if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, NULL, &e)) {
         rc = report_error("run", &e);
         if (a.timeline)
@@ -261,6 +271,13 @@ int cmd_run(int argc, char **argv)
         if (a.timeline)
             printf("  timeline      %s\n", a.timeline);
     }
+    int sig = interrupt_release();
+    if (sig) {
+        fprintf(stderr, "npusim run: interrupted by %s while writing; %s\n", interrupt_name(sig),
+                rc ? "no output was written" : "the outputs were written whole");
+        rc = interrupt_status(sig);
+    }
+    interrupt_restore();
     trace_free(&t);
     config_free(&c);
     return rc;

@@ -25,6 +25,7 @@
 #include "study/family.h"
 #include "traces/strbuf.h"
 #include "study/ordered_pool.h"
+#include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "study/sweep_points.h"
 #include "study/sweep_row.h"
@@ -172,30 +173,51 @@ static int ints_from_list(const struct list *l, int64_t max, cJSON **arr, struct
 }
 
 /* The staging folder of a results tree, beside it (its parents made first,
- * recorded in made to be taken back if the sweep fails). */
-static int stage_tree(struct sweep_opts *o, struct made_dirs *made, struct npu_err *e)
+ * recorded in made to be taken back if the sweep fails), locked while the
+ * sweep lives (*lock_fd); a dead run's staging folder is removed first. */
+static int stage_tree(struct sweep_opts *o, struct made_dirs *made, int *lock_fd, struct npu_err *e)
 {
     const char *slash = strrchr(o->out, '/');
     char parent[4200];
     snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - o->out) : 0, o->out);
     if (parent[0] && make_dirs_undoable(parent, made, e))
         return -1;
-    return staging_create(o->out, o->stage, sizeof o->stage, e);
+    staging_clean_stale(o->out, "sweep");
+    return staging_create_locked(o->out, o->stage, sizeof o->stage, lock_fd, e);
 }
 
-/* Publishes the staged tree when ok (an empty one, every point invalid, is
- * only removed: the tree appears with files in it), else drops it and the
- * parents stage_tree made. */
-static int publish_tree(struct sweep_opts *o, struct made_dirs *made, bool ok, struct npu_err *e)
+/* Drops the staging folder: every finished configuration was published from
+ * it as it finished (sweep_run.h), so what is left is folders and the
+ * unfinished points' files. The parents stage_tree made go when nothing was
+ * published into them. */
+static void drop_stage(struct sweep_opts *o, struct made_dirs *made, int lock_fd, bool ok)
 {
-    int rc = 0;
-    if (o->stage[0] && rmdir(o->stage) != 0) {
-        if (ok)
-            rc = staging_publish(o->stage, o->out, e);
-        staging_remove(o->stage);
-    }
-    (ok && !rc ? made_dirs_keep : made_dirs_undo)(made);
-    return rc;
+    staging_remove(o->stage);
+    if (lock_fd >= 0)
+        close(lock_fd);
+    (ok ? made_dirs_keep : made_dirs_undo)(made);
+}
+
+/* Removes the summary's temporaries a killed sweep left beside it. */
+static void clean_summary_temps(const char *summary)
+{
+    const char *slash = strrchr(summary, '/');
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == summary ? 1 : slash - summary) : 1, slash ? summary : ".");
+    staging_clean_temps(dir, slash ? slash + 1 : summary, "sweep");
+}
+
+/* The one line of an interrupted sweep: what the tree keeps; the status. */
+static int report_interrupt(const struct sweep_ctx *x, int sig)
+{
+    const struct sweep_opts *o = x->o;
+    fprintf(stderr, "npusim sweep: interrupted by %s", interrupt_name(sig));
+    if (o->tree && !o->dry_run)
+        fprintf(stderr, "; %s/ keeps its earlier files and the %ld configuration%s finished before it, each "
+                        "whole (--skip-existing finishes the rest)", o->out, x->published,
+                x->published == 1 ? "" : "s");
+    fprintf(stderr, "%s\n", o->summary && !o->dry_run ? "; the summary was not written" : "");
+    return interrupt_status(sig);
 }
 
 /* The command line: the options, the lists as given, and what owns memory. */
@@ -538,23 +560,31 @@ int sweep_command(int argc, char **argv, struct results *keep)
         rc = usage_error("sweep", "--dp/--tp/--pp/--ep: no configuration of the sweep has the degrees given "
                                   "(without them the sweep lists the ones it has)");
     if (!rc && x.want_row) {
+        clean_summary_temps(o->summary);
         if (open_summary(&x, &af, &a.spec, &e))
             rc = report_error("sweep", &e);
         else
             af_open = true;
     }
     struct made_dirs made = { 0 };
-    if (!rc && o->tree && !o->dry_run && stage_tree(o, &made, &e))
+    int stage_lock = -1;
+    /* SIGINT, SIGTERM: the runner stops between points, the staging folder
+     * and the summary's temporary go, the tree keeps whole configurations. */
+    interrupt_catch("sweep", false);
+    x.cancel = interrupt_flag();
+    if (!rc && o->tree && !o->dry_run && stage_tree(o, &made, &stage_lock, &e))
         rc = report_error("sweep", &e);
     o->sink = (struct output_sink){ .staged = o->stage[0] != '\0', .keep = o->tree && !o->dry_run ? keep : NULL };
     if (o->sink.keep)
         results_begin(keep, o->out, o->stage[0] ? o->stage : NULL);
     if (!rc && !x.failed)
         run_points(&x, &plan, a.jobs);
-    if (!rc && x.failed)
+    int sig = *x.cancel;
+    if (!rc && sig)
+        rc = report_interrupt(&x, sig);
+    else if (!rc && x.failed)
         rc = report_error("sweep", &x.err);
-    if (publish_tree(o, &made, rc == 0, &e) && !rc)
-        rc = report_error("sweep", &e);
+    drop_stage(o, &made, stage_lock, rc == 0 || x.published > 0);
     if (o->sink.keep && rc)
         results_clear(keep);   /* what the failed sweep kept was never published */
     if (af_open) {
@@ -572,6 +602,7 @@ int sweep_command(int argc, char **argv, struct results *keep)
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "npusim sweep: peak RSS %ld KiB\n", ru.ru_maxrss);
     }
+    interrupt_restore();
     sweep_ctx_free(&x);
     sweep_args_free(&a);
     return rc;

@@ -16,6 +16,7 @@
 #include "study/ordered_pool.h"
 #include "study/sweep_row.h"
 #include "study/sweep_spec.h"
+#include "study/staging.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/carbon.h"
@@ -33,7 +34,21 @@ struct item {
     int nwarn[SWEEP_BUNDLE_MAX];     /* physical invariants the member violates */
     char warn[INVARIANT_LEN + 200];  /* the first such member's first violation */
     char carbon[1024];               /* the first summarised member's carbon inputs (carbon_note) */
+    bool existing;                   /* --skip-existing found its files: not written (and only
+                                      * simulated for its summary row) */
+    char dir[2048], base[96];        /* its folder in the tree and its files' name (trees only) */
 };
+
+/* Whether the sweep is to stop before the next point (a signal). */
+static bool cancelled(struct sweep_ctx *x)
+{
+    if (!x->cancel || !*x->cancel)
+        return false;
+    if (!x->interrupted)
+        snprintf(x->err.msg, sizeof x->err.msg, "interrupted");
+    x->interrupted = x->failed = true;
+    return true;
+}
 
 
 
@@ -42,6 +57,8 @@ static int ctx_next(void *vctx, void *vit)
     struct sweep_ctx *x = vctx;
     struct item *it = vit;
     memset(it, 0, sizeof *it);
+    if (cancelled(x))
+        return -1;
     int r = sweep_enum_next(&x->en, &it->pt, &x->err);
     if (r < 0)
         x->failed = true;
@@ -140,13 +157,14 @@ static void member_done(struct sweep_ctx *x, struct item *it, int j, const struc
 
 /* Writes and summarizes one member's timed trace t, with c the member's config. */
 static void member_finish(struct sweep_ctx *x, const struct family *fam, const struct loaded_config *c,
-                          struct trace *t, const char *dir, const char *base_name, struct row_result *res)
+                          struct trace *t, const char *dir, const char *base_name, bool write,
+                          struct row_result *res)
 {
     const struct sweep_opts *o = x->o;
     struct npu_err e;
     char wdir[4400];   /* dir under the staging folder */
     snprintf(wdir, sizeof wdir, "%s%s", o->stage, dir + strlen(o->out));
-    if ((o->tree && !o->dry_run && fam->write(c, o->prof, t, o->stage[0] ? wdir : dir, base_name, true, &o->sink, &e)) ||
+    if ((write && o->tree && !o->dry_run && fam->write(c, o->prof, t, o->stage[0] ? wdir : dir, base_name, true, &o->sink, &e)) ||
         (x->want_row && (o->custom_energy ? power_energy_pass(t, &c->chip, &o->pg, (int)o->dvfs, o->prof, &e)
                                           : power_default_pass(t, &c->chip, o->prof, &e)))) {
         res->status = ROW_ERROR;
@@ -184,6 +202,8 @@ static void ctx_work(void *vctx, void *vit)
     struct sweep_ctx *x = vctx;
     const struct sweep_opts *o = x->o;
     struct item *it = vit;
+    if (x->cancel && *x->cancel)
+        return;   /* dropped unemitted (ctx_emit stops first) */
     struct sweep_point *pt = &it->pt;
     struct sweep_group *g = pt->m[0].g;
     struct row_result res;
@@ -212,13 +232,20 @@ static void ctx_work(void *vctx, void *vit)
         snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s",
                  o->prof->absolute_output_paths ? csv : tree_tail_of(o, csv));
     }
+    snprintf(it->dir, sizeof it->dir, "%s", dir);
+    snprintf(it->base, sizeof it->base, "%s", base_name);
+    /* A configuration is published whole (ctx_emit), so its CSV being there
+     * means all its files are. With a summary, an existing configuration is
+     * still simulated for its row: a resumed sweep's summary is the same as
+     * a complete run's. */
     bool existing = !g->invalid[0] && o->tree && o->skip_existing && access(csv, F_OK) == 0;
-    if (!existing)
+    it->existing = existing;
+    if (!existing || x->want_row)
         sweep_apply_parallel(&c.model, &pt->par, pt->batch);
     if (g->invalid[0]) {
         res.status = ROW_INVALID;
         snprintf(res.msg, sizeof res.msg, "%s", g->invalid);
-    } else if (existing) {
+    } else if (existing && !x->want_row) {
         res.status = ROW_EXISTING;
     } else if (!g->fam->prepare(&c, o->prof, res.msg, sizeof res.msg)) {
         res.status = ROW_INVALID;
@@ -268,7 +295,7 @@ static void ctx_work(void *vctx, void *vit)
             res.status = ROW_ERROR;
             snprintf(res.msg, sizeof res.msg, "%s", errs[j].msg);
         } else {
-            member_finish(x, g->fam, &c, &ts[j], dir, base_name, &res);
+            member_finish(x, g->fam, &c, &ts[j], dir, base_name, !existing, &res);
             invariant_note(it, j, &c, &ts[j], o->prof, tree_tail_of(o, dir));
         }
         member_done(x, it, j, &c, &res);
@@ -292,22 +319,54 @@ static int flush_held(struct sweep_ctx *x)
     return rc;
 }
 
+/* Publishes a written point's files from the staging folder into the tree
+ * as one set (study/staging.h), under a lock on the tree's parent folder
+ * that other sweeps into the same tree (shards) take too. */
+static int publish_point(struct sweep_ctx *x, const struct item *it)
+{
+    const struct sweep_opts *o = x->o;
+    char from[4400], scratch[4300], parent[4200];
+    snprintf(from, sizeof from, "%s%s", o->stage, it->dir + strlen(o->out));
+    snprintf(scratch, sizeof scratch, "%s/.publish", o->stage);
+    const char *slash = strrchr(o->out, '/');
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == o->out ? 1 : slash - o->out) : 1,
+             slash ? o->out : ".");
+    int lock = atomic_lock_dir(parent);
+    int rc = staging_publish_set(from, it->dir, it->base, scratch, &x->err);
+    atomic_unlock_dir(lock);
+    if (rc)
+        x->failed = true;
+    else
+        x->published++;
+    return rc;
+}
+
 static int ctx_emit(void *vctx, void *vit)
 {
     struct sweep_ctx *x = vctx;
     struct item *it = vit;
     int rc = 0;
+    if (cancelled(x))
+        return -1;   /* dropped: its staged files go with the staging folder */
     if (it->pt.bundle != x->held_bundle) {
         rc = flush_held(x);
         x->held_bundle = it->pt.bundle;
     }
     for (int j = 0; j < it->pt.n && !rc; j++) {
-        if (it->status[j] == ROW_OK && it->nwarn[j]) {
+        if (it->status[j] == ROW_OK && it->nwarn[j] && !it->existing) {
             if (!x->violating++)
                 snprintf(x->first_warn, sizeof x->first_warn, "%s", it->warn);
         }
         switch (it->status[j]) {
-        case ROW_OK: x->cnt.simulated++; break;
+        case ROW_OK:
+            if (it->existing) {
+                x->cnt.existing++;
+                break;
+            }
+            x->cnt.simulated++;
+            if (x->o->tree && !x->o->dry_run && x->o->stage[0])
+                rc = publish_point(x, it);
+            break;
         case ROW_INVALID: x->cnt.invalid++; break;
         case ROW_EXISTING: x->cnt.existing++; break;
         case ROW_ERROR:
@@ -430,8 +489,8 @@ static int plan_from_spec(const struct sweep_spec *spec, const char *configs, st
     return 0;
 }
 
-int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const struct profile *prof,
-                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt,
+int sweep_summary_text(const struct sweep_spec *spec, const char *configs, bool only_configs,
+                       const struct profile *prof, long max_points, double deadline_s, char **csv, struct sweep_count *cnt,
                        char carbon_note[SWEEP_CARBON_NOTE_MAX], struct npu_err *e)
 {
     const char *names[64];
@@ -439,6 +498,7 @@ int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const
     *csv = NULL;
     if (plan_from_spec(spec, configs, &plan, names, 64, e))
         return -1;
+    plan.only_configs = only_configs;
     /* every chip count has at least one parallel configuration: a bound
      * before the enumeration, which a huge range would make slow */
     double bound = (double)plan.nmodels * plan.nchips * (double)spec_ints_count(&plan.num_chips) *

@@ -9,6 +9,7 @@
 #ifndef NPUSIM_STUDY_SWEEP_RUN_H
 #define NPUSIM_STUDY_SWEEP_RUN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -31,8 +32,11 @@ struct sweep_opts {
     bool custom_energy;
     double ci, util, lifetime;   /* util, lifetime 0: the system config's (power/system.h) */
     bool ci_given;
-    /* A results tree is written here, beside out, and published whole at
-     * the end (study/staging.h): a sweep that fails leaves out as it was. */
+    /* A results tree is written here, beside out, and each configuration
+     * is published from it as it finishes, its folder swapped in whole
+     * (study/staging.h: staging_publish_set): a sweep that fails or is
+     * interrupted leaves out with whole configurations only, and what it
+     * had not finished is dropped with this folder. */
     char stage[4200];
     struct output_sink sink;     /* how the points' files are written (staged; kept for a suite) */
 };
@@ -63,6 +67,10 @@ struct sweep_ctx {
     char first_warn[INVARIANT_LEN + 200];   /* the first of them, in point order */
     char carbon_note[SWEEP_CARBON_NOTE_MAX];   /* the first row's carbon inputs and their sources */
     bool carbon_varies;          /* a later row's differ */
+    const volatile sig_atomic_t *cancel;   /* non-zero: stop before the next point (a
+                                             * signal's flag, cli/interrupt.h), or NULL */
+    bool interrupted;            /* stopped by *cancel */
+    long published;              /* configurations published into the tree */
     double deadline_s;           /* CLOCK_MONOTONIC seconds past which the sweep stops with
                                   * an error (0: none; the HTTP API's time per request) */
     long held_bundle;            /* the bundle whose rows are held */
@@ -73,7 +81,10 @@ struct sweep_ctx {
 struct sweep_spec;
 
 /* Runs every point of the plan's shard on jobs threads through the ordered
- * pool; x->failed and x->err on failure. */
+ * pool; x->failed and x->err on failure. With a results tree, each point's
+ * files are published as the point is consumed, in point order. *x->cancel
+ * stops it between points (x->interrupted, x->failed): the points under way
+ * finish or are dropped, none is left half-published. */
 void run_points(struct sweep_ctx *x, const struct sweep_plan *plan, long jobs);
 /* Opens x->o->summary (atomic) and writes the header; 0, or -1 with e
  * (a write error sets x->failed and x->err). */
@@ -84,8 +95,8 @@ int open_summary(struct sweep_ctx *x, struct atomic_file *af, const struct sweep
  * message gives the count); one that runs past deadline_s (CLOCK_MONOTONIC
  * seconds, 0: none) stops with an error. *csv is malloc'ed; counts in *cnt;
  * the line naming the carbon inputs of its summary columns in carbon_note. */
-int sweep_summary_text(const struct sweep_spec *spec, const char *configs, const struct profile *prof,
-                       long max_points, double deadline_s, char **csv, struct sweep_count *cnt,
+int sweep_summary_text(const struct sweep_spec *spec, const char *configs, bool only_configs,
+                       const struct profile *prof, long max_points, double deadline_s, char **csv, struct sweep_count *cnt,
                        char carbon_note[SWEEP_CARBON_NOTE_MAX], struct npu_err *e);
 /* Frees what x holds (enumerator, held rows). */
 void sweep_ctx_free(struct sweep_ctx *x);

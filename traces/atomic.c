@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -315,6 +316,39 @@ int atomic_commit(struct atomic_file *a, struct npu_err *e)
     return rc;
 }
 
+int atomic_lock_dir(const char *dir)
+{
+    int fd = open(dir[0] ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {   /* a file system without flock: no lock, as before */
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+void atomic_unlock_dir(int fd)
+{
+    if (fd >= 0)
+        close(fd);   /* closing the last descriptor releases the flock */
+}
+
+/* The folder of the first file renamed into place (n bytes of buf), or "" if none is. */
+static void first_renamed_folder(const struct atomic_file *a, int n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (a[i].mode != ATOMIC_RENAME || !a[i].tmp[0])
+            continue;
+        const char *target = a[i].dest ? a[i].dest : a[i].path, *slash = strrchr(target, '/');
+        snprintf(buf, len, "%.*s", slash ? (int)(slash == target ? 1 : slash - target) : 1, slash ? target : ".");
+        return;
+    }
+}
+
 int atomic_commit_all(struct atomic_file *a, int n, struct npu_err *e)
 {
     int rc = 0, i = 0;
@@ -322,9 +356,21 @@ int atomic_commit_all(struct atomic_file *a, int n, struct npu_err *e)
         rc = finish(&a[i], e);
     for (; i < n; i++)
         atomic_abort(&a[i]);
+    /* Two commands committing sets into one folder at once (two `npusim
+     * run -o OUT`) take turns: each set's renames run under an flock on the
+     * folder, so the folder holds one set whole, never one run's prefill
+     * beside the other's decode (issue 39). */
+    char dir[4096];
+    int lock = -1;
+    if (rc == 0 && n > 1) {
+        first_renamed_folder(a, n, dir, sizeof dir);
+        if (dir[0])
+            lock = atomic_lock_dir(dir);
+    }
     int done = 0;
     for (; done < n && rc == 0; done++)
         rc = publish(&a[done], e);
+    atomic_unlock_dir(lock);
     if (rc != 0) {
         /* A rename failed after others succeeded: the files those created
          * go again (the ones they replaced cannot come back). */

@@ -55,9 +55,17 @@ int atomic_commit(struct atomic_file *a, struct npu_err *e);
 /* Commits n open files all or nothing: every one is flushed and closed
  * first (where a full disk shows), and only then are they renamed into
  * place; if any step fails, the temporaries are removed and the files the
- * earlier renames created are removed again. Every a[i] is closed after. */
+ * earlier renames created are removed again. Every a[i] is closed after.
+ * The renames run under atomic_lock_dir on the first file's folder, so two
+ * sets committed there at once never interleave. */
 int atomic_commit_all(struct atomic_file *a, int n, struct npu_err *e);
 void atomic_abort(struct atomic_file *a);
+/* An exclusive flock on a folder (waits for it): an open descriptor to pass
+ * to atomic_unlock_dir, or -1 when the folder cannot be opened or its file
+ * system has no flock (then nothing is locked). atomic_commit_all holds it
+ * on its files' folder while it renames them. */
+int atomic_lock_dir(const char *dir);
+void atomic_unlock_dir(int fd);
 /* Convenience: writes a whole NUL-terminated string to path atomically. */
 int atomic_write_string(const char *path, const char *s, struct npu_err *e);
 /* Creates a folder and its parents (mkdir -p). */

@@ -197,17 +197,21 @@ if command -v script >/dev/null 2>&1; then
         grep -aqE "$CR {20,}${CR}npusim sweep: 14002 configurations simulated, 14002 invalid" "$SW/tty.log"
 fi
 
-# --- a results tree appears whole or not at all (written beside it, published at the end) ---
+# --- a results tree gets whole configurations only (written beside it, each published whole as it
+# finishes: study/staging.h); t_interrupt.sh interrupts and kills sweeps ---
 printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw_GBps": [2765, 0.001]}}' >"$SW/fail-spec.json"
 expect_fail "sweep: a point that fails stops the sweep" 'decode time: .*exceeds 2^63 ns' \
     "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage/new/tree"
-check "sweep: ... and leaves no tree, no staging folder, no parent it made" test ! -e "$SW/stage"
+check "sweep: ... keeps the configuration finished before it, whole (5 files), and no staging folder" sh -c "
+  test \"\$(find '$SW/stage' -type f | wc -l)\" -eq 5 &&
+  test \"\$(find '$SW/stage' -type f -path '*hbm_bw_GBps=2765/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p*' | wc -l)\" -eq 5 &&
+  test -z \"\$(ls -A '$SW/stage/new' | grep tmp)\""
 mkdir -p "$SW/stage2"
 "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 1 --out "$SW/stage2/tree" 2>/dev/null
 (cd "$SW/stage2" && find . ! -type d -printf '%p %s %T@\n' | sort) >"$SW/stage2.before"
 expect_fail "sweep into an existing tree that fails" 'exceeds 2^63 ns' \
     "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage2/tree"
-check "sweep: ... leaves the existing tree as it was" sh -c "(cd '$SW/stage2' && find . ! -type d -printf '%p %s %T@\n' | sort) | cmp - '$SW/stage2.before'"
+check "sweep: ... leaves the existing files as they were" sh -c "(cd '$SW/stage2' && find ./tree/llama3-8b ! -type d -printf '%p %s %T@\n' | sort) | cmp - '$SW/stage2.before'"
 check "sweep into an existing tree adds its points beside the old ones" sh -c "
   '$NPUSIM' sweep --configs '$CONFIGS' --models llama3-8b --versions 5p --num-chips 1 --batch-sizes 2 --out '$SW/stage2/tree' 2>/dev/null &&
   test -s '$SW/stage2/tree/llama3-8b/dp1-tp1-pp1-dpdcn1-tpdcn1-ppdcn1-bs1/inference-v5p.csv' &&
