@@ -1,12 +1,14 @@
 /* cmd_serve.c — `npusim serve`: the JSON API and the web page (serve.h)
- * over HTTP with libmicrohttpd. Bound to 127.0.0.1 unless told otherwise;
- * request bodies, connections and time per connection are limited; the
- * server writes no file. Runs until SIGINT or SIGTERM. Main data
- * structure: struct body, one request's POST body as it arrives. */
-#define _DEFAULT_SOURCE  /* sigwait, inet_pton on glibc */
+ * over HTTP. Its options; the listening socket; the gate, the library and
+ * the work queue started (serve_net.h says how they hold under load); then
+ * it waits for SIGINT or SIGTERM and stops gracefully: no new connection,
+ * queued requests answered 503, running ones given --grace seconds (a
+ * second signal cuts it short), then exit 0. Bound to 127.0.0.1 unless
+ * told otherwise; writes no file. No data structure of its own. */
+#define _DEFAULT_SOURCE  /* sigtimedwait, inet_pton on glibc */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,110 +18,55 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/serve.h"
+#include "cli/serve_net.h"
 #include "traces/lists.h"
 #include "traces/textfile.h"
 
 static const char serve_help[] =
     "usage: npusim serve [--port N] [--bind ADDR] [--configs DIR] [--profile NAME]\n"
-    "                    [--max-body BYTES] [--connections N] [--threads N] [--timeout SECONDS]\n"
+    "                    [--max-body BYTES] [--connections N] [--per-client N] [--threads N]\n"
+    "                    [--queue N] [--queue-timeout SECONDS] [--timeout SECONDS] [--grace SECONDS]\n"
     "                    [--max-points N] [--max-rows N] [--time-limit SECONDS]\n"
+    "                    [--allow-host NAME]... [--allow-origin ORIGIN]...\n"
     "\n"
     "Serves the JSON API (docs/api.md: GET /api/chips, /api/models, /api/strategies;\n"
     "POST /api/op, /api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate)\n"
     "and, at /, a web page to run a configuration or a small sweep and to validate\n"
     "pasted measurements.\n"
-    "Errors are 400 with the message the command line prints for the same input.\n"
-    "Writes no file. Stops on Ctrl-C (SIGINT) or SIGTERM.\n"
+    "Errors are JSON {\"error\": ...}: 400 with the message the command line prints for the\n"
+    "same input; 503 with Retry-After when full; 504 when a request waited too long.\n"
+    "Writes no file. Stops on Ctrl-C (SIGINT) or SIGTERM: running requests get --grace seconds.\n"
+    "No authentication: it binds 127.0.0.1 unless told otherwise.\n"
     "\n"
     "options:\n"
     "      --port N            TCP port (default 8080)\n"
     "      --bind ADDR         IPv4 address to listen on (default 127.0.0.1: this machine only)\n"
-    "      --configs DIR       where names resolve first (then as for every command: $NPUSIM_CONFIGS,\n"
-    "                          ~/.local/share/npusim, beside the binary, installed, ./configs)\n"
+    "      --configs DIR       the only folder names resolve in (default: the configs shipped with\n"
+    "                          this binary; never the current folder)\n"
     "      --profile NAME      physical (default) or neusim\n"
     "      --max-body BYTES    largest request body (default 1048576; larger: 413)\n"
-    "      --connections N     connections at once (default 64)\n"
-    "      --threads N         worker threads (default 4)\n"
-    "      --timeout SECONDS   idle time before a connection is closed (default 30)\n"
+    "      --connections N     connections at once, the whole server (default 64; more wait 1 s,\n"
+    "                          then 503 with Retry-After)\n"
+    "      --per-client N      connections at once from one non-loopback address (default: half of\n"
+    "                          --connections)\n"
+    "      --threads N         worker threads: requests that compute at once (default 4)\n"
+    "      --queue N           requests waiting for a worker (default 64; more: 503)\n"
+    "      --queue-timeout SECONDS  a request waiting longer for a worker gets 504 (default 30)\n"
+    "      --timeout SECONDS   a request's head, and then its body, must arrive within this; an\n"
+    "                          answer must be read within it (default 10)\n"
+    "      --grace SECONDS     on SIGINT or SIGTERM, how long running requests may finish before\n"
+    "                          they are answered 503 (default 10)\n"
     "      --max-points N      the largest sweep (points) or fleet (deployments) a request runs\n"
     "                          (default 256; larger: 400)\n"
     "      --max-rows N        the most measurement rows /api/validate or /api/calibrate takes\n"
     "                          (default 20000; more: 400)\n"
     "      --time-limit SECONDS  a sweep or fleet still running after this long stops with 503\n"
     "                          (default 10)\n"
+    "      --allow-host NAME   a Host name besides localhost and the bound address (repeatable;\n"
+    "                          others: 421)\n"
+    "      --allow-origin ORIGIN  a web origin (http://host:port, or *) whose pages may POST\n"
+    "                          (repeatable; others: 403)\n"
     "  -h, --help              this help\n";
-
-struct body {
-    char *s;
-    size_t n;
-    bool too_big;
-};
-
-struct server {
-    struct api_ctx ctx;
-    size_t max_body;
-};
-
-static enum MHD_Result send_reply(struct MHD_Connection *con, int status, const char *type, char *text)
-{
-    if (!text)
-        return MHD_NO;
-    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_COPY);
-    free(text);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    enum MHD_Result ret = MHD_queue_response(con, (unsigned)status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url, const char *method,
-                                  const char *version, const char *data, size_t *size, void **state)
-{
-    (void)version;
-    const struct server *sv = cls;
-    struct body *b = *state;
-    if (!b) {   /* the headers: start a body */
-        if (!(b = calloc(1, sizeof *b)))
-            return MHD_NO;
-        *state = b;
-        return MHD_YES;
-    }
-    if (*size) {   /* a piece of the body */
-        if (!b->too_big && b->n + *size <= sv->max_body) {
-            char *s = realloc(b->s, b->n + *size + 1);
-            if (!s)
-                return MHD_NO;
-            memcpy(s + b->n, data, *size);
-            b->s = s, b->n += *size, s[b->n] = '\0';
-        } else
-            b->too_big = true;
-        *size = 0;
-        return MHD_YES;
-    }
-    if (b->too_big) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "{\"error\": \"the request body: expected at most %zu bytes\"}", sv->max_body);
-        return send_reply(con, 413, "application/json", strdup(msg));
-    }
-    struct api_response r;
-    api_handle(&sv->ctx, method, url, b->s, b->n, &r);
-    return r.body ? send_reply(con, r.status, r.type, r.body) : MHD_NO;
-}
-
-static void on_done(void *cls, struct MHD_Connection *con, void **state, enum MHD_RequestTerminationCode code)
-{
-    (void)cls, (void)con, (void)code;
-    struct body *b = *state;
-    if (b)
-        free(b->s);
-    free(b);
-    *state = NULL;
-}
 
 static int number_opt(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -163,45 +110,75 @@ static int listen_error(const char *bind_addr, struct sockaddr_in addr, int64_t 
     return EXIT_USAGE;
 }
 
-int cmd_serve(int argc, char **argv)
+struct serve_opts {
+    int64_t port, max_body, conns, per_client, threads, queue, timeout, max_points, max_rows;
+    double limit_s, queue_timeout_s, grace_s;
+    const char *bind, *configs;
+    const struct profile *prof;
+    const char *allow_host[16], *allow_origin[16];
+    int n_allow_host, n_allow_origin;
+};
+
+static int seconds_opt(const char *name, const char *v, double *out)
+{
+    if (parse_f64_strict(v, out) || !(*out > 0) || *out > 86400)
+        return usage_error("serve", "--%s \"%s\": expected seconds above 0, at most 86400", name, v);
+    return 0;
+}
+
+static int list_opt(const char *name, const char *v, const char **list, int *n)
+{
+    if (*n == 16 || !*v)
+        return usage_error("serve", "--%s \"%s\": expected a name, at most 16 of them", name, v);
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int serve_options(int argc, char **argv, struct serve_opts *o)
 {
     static const struct option longopts[] = {
-        { "port", required_argument, 0, 'O' },    { "bind", required_argument, 0, 'B' },
-        { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
-        { "max-body", required_argument, 0, 'M' }, { "connections", required_argument, 0, 'N' },
-        { "threads", required_argument, 0, 'H' }, { "timeout", required_argument, 0, 'T' },
-        { "max-points", required_argument, 0, 'X' }, { "time-limit", required_argument, 0, 'L' },
-        { "max-rows", required_argument, 0, 'R' },
-        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+        { "port", required_argument, 0, 'O' },         { "bind", required_argument, 0, 'B' },
+        { "configs", required_argument, 0, 'C' },      { "profile", required_argument, 0, 'P' },
+        { "max-body", required_argument, 0, 'M' },     { "connections", required_argument, 0, 'N' },
+        { "threads", required_argument, 0, 'H' },      { "timeout", required_argument, 0, 'T' },
+        { "max-points", required_argument, 0, 'X' },   { "time-limit", required_argument, 0, 'L' },
+        { "max-rows", required_argument, 0, 'R' },     { "per-client", required_argument, 0, 'I' },
+        { "queue", required_argument, 0, 'Q' },        { "queue-timeout", required_argument, 0, 'W' },
+        { "grace", required_argument, 0, 'G' },        { "allow-host", required_argument, 0, 'A' },
+        { "allow-origin", required_argument, 0, 'Y' }, { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
     };
-    int64_t port = 8080, max_body = 1 << 20, conns = 64, threads = 4, timeout = 30, max_points = 256, max_rows = 20000;
-    double limit_s = 10;
-    const char *bind = "127.0.0.1", *configs = NULL;
-    const struct profile *prof = profile_by_name("physical");
+    *o = (struct serve_opts){ .port = 8080, .max_body = 1 << 20, .conns = 64, .threads = 4, .queue = 64,
+                              .timeout = 10, .max_points = 256, .max_rows = 20000, .limit_s = 10,
+                              .queue_timeout_s = 30, .grace_s = 10, .bind = "127.0.0.1",
+                              .prof = profile_by_name("physical") };
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case 'h': fputs(serve_help, stdout); return 0;
-        case 'O': bad = number_opt("port", optarg, 1, 65535, &port); break;
-        case 'B': bind = optarg; break;
-        case 'C': configs = optarg; break;
+        case 'h': fputs(serve_help, stdout); return -1;
+        case 'O': bad = number_opt("port", optarg, 1, 65535, &o->port); break;
+        case 'B': o->bind = optarg; break;
+        case 'C': o->configs = optarg; break;
         case 'P':
-            if (!(prof = profile_by_name(optarg)))
+            if (!(o->prof = profile_by_name(optarg)))
                 return usage_error("serve", "--profile \"%s\": expected physical or neusim", optarg);
             break;
-        case 'M': bad = number_opt("max-body", optarg, 1024, 1 << 30, &max_body); break;
-        case 'N': bad = number_opt("connections", optarg, 1, 10000, &conns); break;
-        case 'H': bad = number_opt("threads", optarg, 1, 256, &threads); break;
-        case 'T': bad = number_opt("timeout", optarg, 1, 3600, &timeout); break;
-        case 'X': bad = number_opt("max-points", optarg, 1, 1000000, &max_points); break;
-        case 'R': bad = number_opt("max-rows", optarg, 1, 10000000, &max_rows); break;
-        case 'L':
-            if (parse_f64_strict(optarg, &limit_s) || !(limit_s > 0) || limit_s > 86400)
-                return usage_error("serve", "--time-limit \"%s\": expected seconds above 0, at most 86400", optarg);
-            break;
+        case 'M': bad = number_opt("max-body", optarg, 1024, 1 << 30, &o->max_body); break;
+        case 'N': bad = number_opt("connections", optarg, 1, 10000, &o->conns); break;
+        case 'I': bad = number_opt("per-client", optarg, 1, 10000, &o->per_client); break;
+        case 'H': bad = number_opt("threads", optarg, 1, 256, &o->threads); break;
+        case 'Q': bad = number_opt("queue", optarg, 0, 100000, &o->queue); break;
+        case 'T': bad = number_opt("timeout", optarg, 1, 3600, &o->timeout); break;
+        case 'X': bad = number_opt("max-points", optarg, 1, 1000000, &o->max_points); break;
+        case 'R': bad = number_opt("max-rows", optarg, 1, 10000000, &o->max_rows); break;
+        case 'L': bad = seconds_opt("time-limit", optarg, &o->limit_s); break;
+        case 'W': bad = seconds_opt("queue-timeout", optarg, &o->queue_timeout_s); break;
+        case 'G': bad = seconds_opt("grace", optarg, &o->grace_s); break;
+        case 'A': bad = list_opt("allow-host", optarg, o->allow_host, &o->n_allow_host); break;
+        case 'Y': bad = list_opt("allow-origin", optarg, o->allow_origin, &o->n_allow_origin); break;
         default: return bad_option("serve", argv[optind - 1], longopts);
         }
         if (bad)
@@ -209,34 +186,82 @@ int cmd_serve(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("serve", "unexpected argument \"%s\"", argv[optind]);
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    if (inet_pton(AF_INET, bind, &addr.sin_addr) != 1)
-        return usage_error("serve", "--bind \"%s\": expected an IPv4 address (127.0.0.1, 0.0.0.0)", bind);
-    /* Without --configs, names resolve as for every other command (study/config.h: $NPUSIM_CONFIGS, your
-     * own folder, beside the binary, the installed share folder, ./configs), so build/npusim serve works
-     * from any folder as build/npusim run does. */
-    struct server sv = { { configs, prof, (long)max_points, limit_s, false, true, (long)max_rows }, (size_t)max_body };
-    if (configs && !path_is_dir(configs))
-        return usage_error("serve", "--configs \"%s\": no such folder", configs);
-    /* SIGINT and SIGTERM wait for sigwait below, in every thread MHD starts */
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    if (!o->per_client)
+        o->per_client = o->conns > 1 ? o->conns / 2 : 1;
+    if (o->configs && !path_is_dir(o->configs))
+        return usage_error("serve", "--configs \"%s\": no such folder", o->configs);
+    return 0;
+}
+
+/* The listening socket on addr, or -1 with the reason said. */
+static int listen_on(const struct serve_opts *o, struct sockaddr_in addr)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    if (fd >= 0 && !setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) &&
+        !bind(fd, (struct sockaddr *)&addr, sizeof addr) && !listen(fd, 511))
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    listen_error(o->bind, addr, o->port);
+    return -1;
+}
+
+/* Waits a little for a second signal, which cuts the grace short. */
+static sigset_t stop_signals;
+static void second_signal(volatile int *cut)
+{
+    struct timespec t = { 0, 50 * 1000 * 1000 };
+    if (sigtimedwait(&stop_signals, NULL, &t) > 0)
+        *cut = 1;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    struct serve_opts o;
+    int rc = serve_options(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;   /* -1: --help */
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o.port) };
+    if (inet_pton(AF_INET, o.bind, &addr.sin_addr) != 1)
+        return usage_error("serve", "--bind \"%s\": expected an IPv4 address (127.0.0.1, 0.0.0.0)", o.bind);
+    /* SIGINT and SIGTERM wait for sigtimedwait below, in every thread started from here */
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, on_request, &sv,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)conns, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)timeout,
-        MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_END);
-    if (!d)
-        return listen_error(bind, addr, port);
-    fprintf(stderr, "npusim serve: listening on http://%s:%lld/ (configs %s); Ctrl-C stops\n", bind, (long long)port,
-            configs ? configs : "found as npusim run finds them");
+    int lfd = listen_on(&o, addr);
+    if (lfd < 0)
+        return EXIT_USAGE;
+    struct http_opts ho = { { o.configs, o.prof, (long)o.max_points, o.limit_s, false, true, (long)o.max_rows },
+                            o.max_body, o.conns, (double)o.timeout, o.port, o.bind,
+                            o.allow_host, o.n_allow_host, o.allow_origin, o.n_allow_origin };
+    struct work_queue_opts wq = { NULL, o.threads, o.queue, o.queue_timeout_s };
+    struct http_server *s = http_start(&ho, &wq);
+    struct gate_opts go = { lfd, s ? http_daemon(s) : NULL, o.conns, o.per_client, (double)o.timeout, o.max_body };
+    struct gate *g = NULL;
+    if (!s || !(g = gate_start(&go))) {
+        fprintf(stderr, "npusim serve: cannot start the server (%s)\n", strerror(errno));
+        return 1;
+    }
+    http_set_gate(s, g);
+    if ((ntohl(addr.sin_addr.s_addr) >> 24) != 127)
+        fprintf(stderr, "npusim serve: warning: listening on %s, beyond this machine, with no authentication: "
+                        "anyone who reaches it can run simulations; bind 127.0.0.1 unless the network is trusted\n",
+                o.bind);
+    fprintf(stderr, "npusim serve: listening on http://%s:%lld/ (configs %s); Ctrl-C stops\n", o.bind,
+            (long long)o.port, o.configs ? o.configs : "found as npusim run finds them");
+    struct timespec tick = { 0, 250 * 1000 * 1000 };
     int sig;
-    sigwait(&stop, &sig);
-    MHD_stop_daemon(d);
+    while ((sig = sigtimedwait(&stop_signals, NULL, &tick)) <= 0)
+        work_expire(http_work(s));
+    fprintf(stderr, "npusim serve: %s: stopping; running requests have %g s to finish (a second signal: now)\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", o.grace_s);
+    http_set_draining(s);
+    gate_stop(g);
+    volatile int cut = 0;
+    work_stop(http_work(s), o.grace_s, &cut, second_signal);
+    http_stop(s, 2.0);
     fprintf(stderr, "npusim serve: stopped\n");
     return 0;
 }

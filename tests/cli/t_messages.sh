@@ -70,7 +70,7 @@ if command -v curl >/dev/null 2>&1; then
     done
     check "messages: the API's unknown chip is 400 naming the chip and the chips there are, not the server's folders" sh -c "
       [ -n '$MS_UP' ] &&
-      [ \"\$(curl -s -o '$MS/body' -w %{http_code} -X POST 'http://127.0.0.1:$MS_PORT/api/op' \
+      [ \"\$(curl -s -o '$MS/body' -w %{http_code} -X POST -H 'Content-Type: application/json' 'http://127.0.0.1:$MS_PORT/api/op' \
              -d '{\"op\": \"gemm\", \"m\": 1, \"n\": 1, \"k\": 1, \"chip\": \"nochip\"}')\" = 400 ] &&
       grep -q 'unknown chip \\\\\"nochip\\\\\": no file found (known chips: .*h100.*tpuv5p.*)\"}\$' '$MS/body' &&
       ! grep -q -e 'looked for' -e '$MS_CFG' -e '/chips/' -e 'share/npusim' '$MS/body'"

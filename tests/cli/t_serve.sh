@@ -28,10 +28,10 @@ check "serve: GET /api/chips, /api/models, /api/systems, /api/strategies, /api/f
   curl -sf '$URL/api/strategies' | grep -q '\"Ideal\"' &&
   curl -sf '$URL/api/fields' | grep -q '\"key\":\"hbm_bw_GBps\",\"table\":\"chip\",\"section\":\"Chip\",\"type\":\"number\",\"unit\":\"GB/s\"'"
 check "serve: POST /api/op gives npusim op's figures (gemm 4096^3 bf16 on h100: 138.913 us)" sh -c "
-  curl -sf -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"dtype\": \"bf16\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"chip\": \"h100\"}' |
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/op' -d '{\"op\": \"gemm\", \"dtype\": \"bf16\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"chip\": \"h100\"}' |
   grep -q '\"time_us\":138.913,'"
 check "serve: POST /api/simulate gives the run's summary, phases and per-op rows" sh -c "
-  curl -sf -X POST '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"chip\": \"tpuv5p\", \"batch\": 1}' >'$SV/sim.json' &&
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"chip\": \"tpuv5p\", \"batch\": 1}' >'$SV/sim.json' &&
   $NPUSIM run --configs $CONFIGS -m llama3-8b -c tpuv5p -o '$SV/run' >'$SV/run.txt' &&
   python3 - '$SV/sim.json' '$SV/run.txt' <<'PY'
 import json, sys
@@ -54,7 +54,7 @@ cat >"$SV/spec.json" <<'JSON'
 JSON
 check "serve: POST /api/sweep answers npusim sweep --summary's rows and the two figures" sh -c "
   python3 -c 'import json,sys; print(json.dumps({\"spec\": json.load(open(sys.argv[1])), \"slo_tpot_ms\": 7}))' '$SV/spec.json' >'$SV/sweep-req.json' &&
-  curl -sf -X POST '$URL/api/sweep' --data-binary @'$SV/sweep-req.json' >'$SV/sweep.json' &&
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/sweep' --data-binary @'$SV/sweep-req.json' >'$SV/sweep.json' &&
   $NPUSIM sweep --configs $CONFIGS --spec '$SV/spec.json' --summary '$SV/sum.csv' -j 2 2>/dev/null &&
   python3 - '$SV/sweep.json' '$SV/sum.csv' <<'PY'
 import csv, json, sys
@@ -71,30 +71,30 @@ assert 'SLO 7 ms' in j['figures']['pareto']
 assert j['carbon_defaults'].startswith('carbon defaults from system_config.json: 0.5 kgCO2e/kWh, 4 years, duty cycle 0.6'), j['carbon_defaults']
 PY"
 check "serve: /api/sweep is bounded (over --max-points: 400 with the count), names only, bad specs named" sh -c "
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1, 2, 4, 8, 16, 32], \"batch_sizes\": [1, 2, 4, 8, 16, 32, 64, 128]}}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1, 2, 4, 8, 16, 32], \"batch_sizes\": [1, 2, 4, 8, 16, 32, 64, 128]}}')\" = 400 ] &&
   grep -q 'the sweep has 168 points; expected at most 100' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": {\"from\": 1, \"to\": 1000000, \"step\": 1}, \"batch_sizes\": [1]}}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": {\"from\": 1, \"to\": 1000000, \"step\": 1}, \"batch_sizes\": [1]}}')\" = 400 ] &&
   grep -q 'at least 1000000 points' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"/etc/passwd\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1], \"batch_sizes\": [1]}}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/sweep' -d '{\"spec\": {\"models\": [\"/etc/passwd\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1], \"batch_sizes\": [1]}}')\" = 400 ] &&
   grep -q 'not paths' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/sweep' -d '{\"spec\": {\"modelz\": []}}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/sweep' -d '{\"spec\": {\"modelz\": []}}')\" = 400 ] &&
   grep -q 'did you mean' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"pg\": [\"../x.json\"]}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\"pg\": [\"../x.json\"]}')\" = 400 ] &&
   grep -q 'not paths' '$SV/body'"
 check "serve: a body not UTF-8, a key twice or text after the object is 400 naming the request body; /api/simulate and /api/op refuse an unknown member (tp, model) instead of ignoring it" sh -c "
   printf '{\"model\": \"llama3-8b\\377\"}' >'$SV/bad-utf8.json' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' --data-binary @'$SV/bad-utf8.json')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/simulate' --data-binary @'$SV/bad-utf8.json')\" = 400 ] &&
   grep -q 'the request body:1: invalid JSON' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"model\": \"x\"}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"model\": \"x\"}')\" = 400 ] &&
   grep -q 'the request body: duplicate key' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/validate' -d '{\"chip\": \"h100\", \"measurements\": []} x')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/validate' -d '{\"chip\": \"h100\", \"measurements\": []} x')\" = 400 ] &&
   grep -q 'trailing text' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"tp\": 4}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\"model\": \"llama3-8b\", \"tp\": 4}')\" = 400 ] &&
   grep -q 'unknown member .*tp.*tensor_parallelism_degree' '$SV/body' &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"m\": 4, \"n\": 4, \"k\": 4, \"model\": \"llama3-8b\"}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/op' -d '{\"op\": \"gemm\", \"m\": 4, \"n\": 4, \"k\": 4, \"model\": \"llama3-8b\"}')\" = 400 ] &&
   grep -q 'unknown member .*model.*an operator has no model' '$SV/body'"
 check "serve: POST /api/fleet answers npusim fleet's deployments and totals; names only" sh -c "
-  curl -sf -X POST '$URL/api/fleet' --data-binary @examples/fleet.json >'$SV/fleet.json' &&
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/fleet' --data-binary @examples/fleet.json >'$SV/fleet.json' &&
   $NPUSIM fleet --configs $CONFIGS examples/fleet.json -o '$SV/fleet' >/dev/null &&
   python3 - '$SV/fleet.json' '$SV/fleet/fleet.json' <<'PY' &&
 import json, sys
@@ -104,11 +104,11 @@ for k, v in b['total'].items():
     assert abs(a['total'][k] - v) <= 1e-9 * abs(v), (k, a['total'][k], v)
 assert a['table'].startswith('deployment ')
 PY
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/fleet' -d '{\"deployments\": [{\"model\": \"/etc/x\", \"chip\": \"h100\"}]}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/fleet' -d '{\"deployments\": [{\"model\": \"/etc/x\", \"chip\": \"h100\"}]}')\" = 400 ] &&
   grep -q 'by name, not by path' '$SV/body'"
 check "serve: POST /api/calibrate fits the chip to measured kernels (the CLI's fit and held-out error)" sh -c "
   python3 -c 'import json,sys; print(json.dumps({\"chip\": \"a100\", \"measurements\": open(sys.argv[1]).read()}))' bench/public/ops_a100_llmcompass.csv >'$SV/calreq.json' &&
-  curl -sf -X POST '$URL/api/calibrate' --data-binary @'$SV/calreq.json' >'$SV/cal.json' &&
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/calibrate' --data-binary @'$SV/calreq.json' >'$SV/cal.json' &&
   $NPUSIM calibrate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv -o '$SV/cal-cli.json' >'$SV/cal-cli.txt' &&
   python3 - '$SV/cal.json' '$SV/cal-cli.txt' <<'PY'
 import json, sys
@@ -119,14 +119,14 @@ assert '%.2f%%' % cv['mape_roofline_pct'] == line[3] and '%.2f%%' % cv['mape_cal
 assert c['fits'][0]['class'] == 'gemm' and 'kernel_efficiency' in c['chip']
 PY"
 check "serve: POST /api/validate gives the error table of measured kernels" sh -c "
-  curl -sf -X POST '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/validate' -d '{\"chip\": \"a100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,fp16,4096,4096,4096,540\\n\"}' |
   python3 -c 'import json,sys; j=json.load(sys.stdin); assert j[\"overall\"][\"count\"] == 1 and \"gemm\" in j[\"by_op\"]'"
 # The page's calls and the list form of measurements, with curl (post.py:
 # a request body to curl, its status and JSON answer back).
 cat >"$SV/post.py" <<'PY'
 import json, subprocess
 def post(url, body):
-    p = subprocess.run(['curl', '-s', '-w', '\n%{http_code}', '-X', 'POST', url, '--data-binary', '@-'],
+    p = subprocess.run(['curl', '-s', '-w', '\n%{http_code}', '-X', 'POST', '-H', 'Content-Type: application/json', url, '--data-binary', '@-'],
                        input=json.dumps(body).encode(), capture_output=True, check=True)
     text, code = p.stdout.decode().rsplit('\n', 1)
     return int(code), json.loads(text)
@@ -219,16 +219,16 @@ assert s == 200 and all(d[k] == v for d in b['deployments'] for k, v in site.ite
 assert b['total']['total_tCO2e'] != a['total']['total_tCO2e']
 PY
 check "serve: a path for a name is 400, named" sh -c "
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/simulate' -d '{\"chip\": \"../../etc/passwd\"}')\" = 400 ] && grep -q 'not a path' '$SV/body'"
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\"chip\": \"../../etc/passwd\"}')\" = 400 ] && grep -q 'not a path' '$SV/body'"
 check "serve: an unknown chip is 400 with the CLI's message" sh -c "
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' -d '{\"op\": \"gemm\", \"m\": 1, \"n\": 1, \"k\": 1, \"chip\": \"nochip\"}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/op' -d '{\"op\": \"gemm\", \"m\": 1, \"n\": 1, \"k\": 1, \"chip\": \"nochip\"}')\" = 400 ] &&
   grep -q 'unknown chip \\\\\"nochip\\\\\"' '$SV/body'"
 check "serve: bad JSON 400, bad measurements 400 naming the line, no endpoint 404, wrong method 405, too big 413" sh -c "
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' -d '{bad')\" = 400 ] &&
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/validate' -d '{\"measurements\": \"op,dtype,m\\ngemm,bf17,1\\n\"}')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/op' -d '{bad')\" = 400 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/validate' -d '{\"measurements\": \"op,dtype,m\\ngemm,bf17,1\\n\"}')\" = 400 ] &&
   grep -q 'measurements: line 2: column' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/nothing')\" = 404 ] && [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/op')\" = 405 ] &&
-  head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
+  head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
 check "serve: the page has the simulate inputs (TP/DP/PP/EP, chips, sequence lengths, formats, power gating), the fleet panel with empty site fields, checkbox chips, and runs every panel on first load" \
   sh -c "curl -sf '$URL/' >'$SV/page.html' && python3 - '$SV/page.html' <<'PY'
 import re, sys
@@ -285,12 +285,12 @@ else
     echo "ok - serve page in headless chromium: skipped, no chromium here (apt-get install chromium)"
 fi
 check "serve: 200 requests, 8 at a time, all answered 200 (latency reported)" sh -c "
-  seq 200 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -X POST '$URL/api/op' \
+  seq 200 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -X POST -H 'Content-Type: application/json' '$URL/api/op' \
     -d '{\"op\": \"gemm\", \"m\": 1024, \"n\": 1024, \"k\": 1024, \"chip\": \"a100\"}' >'$SV/load.txt' &&
   [ \"\$(grep -c '^200 ' '$SV/load.txt')\" = 200 ] &&
   sort -k2 -n '$SV/load.txt' | awk '{ t[NR] = \$2 } END { printf \"# serve load: 200 requests, median %.1f ms, p95 %.1f ms, max %.1f ms\n\", t[100]*1e3, t[190]*1e3, t[200]*1e3 }' >&2"
 check "serve: 16 simulations at once, 8 in parallel, answer the same bytes" sh -c "
-  seq 16 | xargs -P 8 -I{} sh -c \"curl -sf -X POST '$URL/api/simulate' -d '{\\\"model\\\": \\\"llama3-8b\\\", \\\"chip\\\": \\\"tpuv5e\\\"}' | md5sum\" >'$SV/sums.txt' &&
+  seq 16 | xargs -P 8 -I{} sh -c \"curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\\\"model\\\": \\\"llama3-8b\\\", \\\"chip\\\": \\\"tpuv5e\\\"}' | md5sum\" >'$SV/sums.txt' &&
   [ \"\$(wc -l <'$SV/sums.txt')\" = 16 ] && ! grep -q d41d8cd98f00b204e9800998ecf8427e '$SV/sums.txt' && [ \"\$(sort -u '$SV/sums.txt' | wc -l)\" = 1 ]"
 grep -h '^# serve load' "$T/log" 2>/dev/null || true
 expect_fail "serve: a port in use says so, suggests --port N and exits 2" "port $PORT is in use; try --port [0-9]" \
@@ -304,7 +304,7 @@ PORT2=$((PORT + 1))
 SV2_PID=$!
 for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT2/api/strategies" && break; sleep 0.1; done
 check "serve: a sweep past --time-limit stops with 503, saying so" sh -c "
-  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST 'http://127.0.0.1:$PORT2/api/sweep' --data-binary @'$SV/sweep-req.json')\" = 503 ] &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' 'http://127.0.0.1:$PORT2/api/sweep' --data-binary @'$SV/sweep-req.json')\" = 503 ] &&
   grep -q 'the time limit was reached after' '$SV/body'"
 kill -TERM "$SV2_PID" 2>/dev/null
 wait "$SV2_PID"
