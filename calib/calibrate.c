@@ -14,6 +14,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "traces/clock.h"
 #include "traces/precision.h"
 
 #define CALIB_ROBUST_MIN_ROWS 8
@@ -348,12 +349,15 @@ static void fit_groups(const struct point *p, int np, const bool *use, int *idx,
 }
 
 /* Seeded k-fold cross-validation: each point predicted by the fit of the
- * other folds; the roofline's error beside it. */
-static void cross_validate(const struct point *p, int np, int *idx, struct calib_cv *cv)
+ * other folds; the roofline's error beside it. When the clock passed
+ * deadline_s (0: none) before the last fold: the number of fits made,
+ * calibrate_run's first included; else 0. */
+static int cross_validate(const struct point *p, int np, int *idx, struct calib_cv *cv, double deadline_s)
 {
+    int late = 0;
     memset(cv, 0, sizeof *cv);
     if (np < 2)
-        return;
+        return 0;
     cv->folds = np < CALIB_CV_FOLDS ? np : CALIB_CV_FOLDS;
     int *fold = malloc((size_t)np * sizeof *fold);
     bool *use = malloc((size_t)np * sizeof *use);
@@ -372,14 +376,18 @@ static void cross_validate(const struct point *p, int np, int *idx, struct calib
     /* CALIB_CV_REPEATS shuffles from the one seeded generator: every row is
      * predicted that many times by fits that never saw it, so the figure
      * does not hang on one lucky or unlucky split of a few rows. */
-    for (int rep = 0; rep < CALIB_CV_REPEATS; rep++) {
+    for (int rep = 0; rep < CALIB_CV_REPEATS && !late; rep++) {
     for (int i = 0; i < np; i++)
         fold[i] = i;
     gsl_ran_shuffle(r, fold, (size_t)np, sizeof *fold);   /* a permutation; position % folds is the fold */
     for (int i = 0; i < np; i++)
         fold_of[fold[i]] = i % cv->folds;
     memcpy(fold, fold_of, (size_t)np * sizeof *fold);
-    for (int f = 0; f < cv->folds; f++) {
+    for (int f = 0; f < cv->folds && !late; f++) {
+        if (deadline_s > 0 && clock_monotonic_s() > deadline_s) {
+            late = 1 + rep * cv->folds + f;   /* the first fit and these */
+            break;
+        }
         struct calib_fit fits[CALIB_FITS_MAX];
         int nfits;
         struct class_fit cls[KC_COUNT];
@@ -422,11 +430,12 @@ out:
     gsl_rng_free(r);
     free(use);
     free(fold);
+    return late;
 }
 
 int calibrate_run(const struct op_table *tables, const char *const *files, int n, const struct chip_config *chip,
-                  const struct profile *prof, struct chip_config *out, struct calib_fit *fits, int *nfits,
-                  struct calib_cv *cv, struct npu_err *e)
+                  const struct profile *prof, double deadline_s, struct chip_config *out, struct calib_fit *fits,
+                  int *nfits, struct calib_cv *cv, struct npu_err *e)
 {
     struct chip_config bare = *chip;
     reset_efficiencies(&bare);
@@ -472,9 +481,11 @@ int calibrate_run(const struct op_table *tables, const char *const *files, int n
             out->kernel_eff[kc].t0_ns = gsl_stats_median_from_sorted_data(t, 1, k);
         }
     }
-    if (cv)
-        cross_validate(p, np, idx, cv);
+    int done = cv ? cross_validate(p, np, idx, cv, deadline_s) : 0;
     free(idx);
     free(p);
+    if (done)   /* the fit was made, its held-out error not: no answer rather than half of one */
+        return npu_errf(e, "calibrate: the time limit was reached after %d of %d fits", done,
+                        1 + CALIB_CV_REPEATS * cv->folds), CALIB_LATE;
     return 0;
 }

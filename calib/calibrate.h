@@ -65,9 +65,13 @@ struct calib_cv {
  * kernel_efficiency set for every group measured; the rest as given).
  * fits[0..*nfits) the groups in first-seen order; *cv (NULL: skipped) the
  * cross-validation. -1 with e naming the file and line of a row it cannot
- * use. */
+ * use; CALIB_LATE with e when the clock passed deadline_s (CLOCK_MONOTONIC
+ * seconds, 0: none), checked between the fits of the cross-validation (the
+ * first fit is 1 of 1 + CALIB_CV_REPEATS x CALIB_CV_FOLDS: they take about
+ * the same time). */
+#define CALIB_LATE (-2)
 int calibrate_run(const struct op_table *tables, const char *const *files, int n, const struct chip_config *chip,
-                  const struct profile *prof, struct chip_config *out, struct calib_fit *fits, int *nfits,
-                  struct calib_cv *cv, struct npu_err *e);
+                  const struct profile *prof, double deadline_s, struct chip_config *out, struct calib_fit *fits,
+                  int *nfits, struct calib_cv *cv, struct npu_err *e);
 
 #endif

@@ -136,7 +136,7 @@ int cmd_calibrate(int argc, char **argv)
     int nfits = 0;
     struct chip_config cal;
     struct calib_cv cv;
-    if (!rc && calibrate_run(tables, files, nfiles, &cfg.chip, o.prof, &cal, fits, &nfits, &cv, &e))
+    if (!rc && calibrate_run(tables, files, nfiles, &cfg.chip, o.prof, 0, &cal, fits, &nfits, &cv, &e))
         rc = report_error("calibrate", &e);
     if (!rc) {
         struct strbuf src = STRBUF_GROWING;

@@ -115,7 +115,7 @@ static int take_defaults(struct carbon_opts *o, const char *configs, const struc
     struct carbon_defaults cd = { { 0 }, { 0 } };
     struct loaded_config sys;
     struct npu_err e;
-    struct config_request r = { configs, NULL, NULL, NULL, NULL, 0 };
+    struct config_request r = { configs, NULL, NULL, NULL, NULL, 0, false };
     /* Only looked for when a default is taken: a call that gives all three needs no system config. */
     bool need = !cis || !util_given || !lifes;
     if (need && config_load(&r, &sys, &e)) {

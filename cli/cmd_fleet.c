@@ -71,7 +71,7 @@ int cmd_fleet(int argc, char **argv)
     stage_progress_begin(&shown, n);
     for (int i = 0; i < n && !rc; i++) {
         stage_progress_update(&shown, i);
-        int bad = fleet_evaluate(configs, prof, &d[i], &e);
+        int bad = fleet_evaluate(configs, false, prof, &d[i], &e);
         stage_progress_end(&shown);   /* a message below starts on a clean line; the next update redraws */
         if (bad) {
             fprintf(stderr, "npusim fleet: %s: deployments[%d] (\"%s\"): %s\n", file, i, d[i].name, e.msg);

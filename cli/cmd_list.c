@@ -68,11 +68,11 @@ static int list_configs(const char *configs, enum config_kind kind)
     char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
     if (!names)
         return usage_error("list", "out of memory");
-    size_t n = config_names(configs, kind, names, CONFIG_NAMES_MAX);
+    size_t n = config_names(configs, false, kind, names, CONFIG_NAMES_MAX);
     for (size_t i = 0; i < n; i++) {
         struct config_request r = { configs, kind == CONFIG_MODEL ? names[i] : NULL,
                                     kind == CONFIG_CHIP ? names[i] : NULL, kind == CONFIG_SYSTEM ? names[i] : NULL,
-                                    NULL, 0 };
+                                    NULL, 0, false };
         struct loaded_config c;
         struct npu_err e;
         char line[300];

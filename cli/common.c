@@ -247,7 +247,7 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
                 const struct family **fam)
 {
     struct config_request r = { o->configs, need_model ? (o->model ? o->model : CLI_DEFAULT_MODEL) : NULL,
-                                o->chip, o->system, o->sets, o->nsets };
+                                o->chip, o->system, o->sets, o->nsets, false };
     struct npu_err e;
     if (config_load(&r, c, &e)) {
         config_free(c);

@@ -18,7 +18,8 @@ struct api_ctx {
     const char *configs;             /* the configs folder names resolve in */
     const struct profile *prof;
     long max_points;                 /* the largest sweep a request may ask for */
-    double time_limit_s;             /* a sweep stops with 503 past this many seconds (0: none) */
+    double time_limit_s;             /* a sweep, fleet or calibration stops with 503 past this many
+                                      * seconds (0: none) */
     bool local;                      /* a caller in this process (cli/capi.h, the Python package):
                                       * config paths are taken as well as names */
     bool only_configs;               /* names resolve in configs alone (the server): never the
@@ -48,6 +49,15 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
 int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 struct loaded_config;
 struct npu_err;
+struct op_table;
+/* A member of req not among members (n of them): answered 400 naming it, the
+ * closest and `expected`; whether it was. */
+bool api_unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
+                        struct api_response *r);
+/* /api/validate's and /api/calibrate's request: members measurements, chip,
+ * system, set; the measurements into *t, at most ctx->max_rows rows. 0, or
+ * -1 with the 400 made in r. */
+int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_table *t, struct api_response *r);
 /* The request's model (when need_model), chip, system and "set" overrides
  * loaded as the command line loads them (names only unless ctx->local). */
 int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model, struct loaded_config *c,

@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "traces/json_strict.h"
 #include "traces/precision.h"
 #include "traces/trace_csv.h"
+#include "traces/utf8.h"
 
 int api_reply_json(struct api_response *r, int status, cJSON *j)
 {
@@ -53,9 +55,47 @@ int api_reply_json(struct api_response *r, int status, cJSON *j)
 
 int api_reply_error(struct api_response *r, int status, const char *msg)
 {
+    /* A message may echo request text cut at a byte count ("%.100s"), which
+     * can split a character: the body is well-formed UTF-8 whatever it says. */
+    size_t n = 3 * strlen(msg) + 1;
+    char *text = malloc(n);
+    if (text)
+        utf8_clean(text, n, msg);
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "error", msg);
+    cJSON_AddStringToObject(j, "error", text ? text : "out of memory");
+    free(text);
     return api_reply_json(r, status, j);
+}
+
+/* What a JSON value is, for "expected ..., got X" (a number as written). */
+static const char *json_kind(const cJSON *v, char *buf, size_t n)
+{
+    if (cJSON_IsNumber(v)) {   /* 1.9, not 1.8999999999999999 */
+        snprintf(buf, n, "%.15g", v->valuedouble);
+        if (strtod(buf, NULL) != v->valuedouble)
+            snprintf(buf, n, "%.17g", v->valuedouble);
+        return buf;
+    }
+    return cJSON_IsString(v) ? "text" : cJSON_IsArray(v) ? "a list" : cJSON_IsObject(v) ? "an object"
+           : cJSON_IsBool(v) ? "true or false" : "null";
+}
+
+/* A whole-number member from 1 to max into *v (absent: 0); -1 with msg
+ * naming it, the range and what it got: {"m": 1.9} is refused as npusim op
+ * -m 1.9 is, not computed with 1. JSON does not tell 1.0 from 1. */
+static int whole_of(const cJSON *req, const char *key, int64_t max, int64_t *v, char *msg, size_t n)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, key);
+    *v = 0;
+    if (!x)
+        return 0;
+    double d = cJSON_IsNumber(x) ? x->valuedouble : 0;
+    if (d >= 1 && d <= (double)max && d == floor(d))
+        return *v = (int64_t)d, 0;
+    char got[40];
+    snprintf(msg, n, "\"%s\": expected a whole number from 1 to %lld, got %s", key, (long long)max,
+             json_kind(x, got, sizeof got));
+    return -1;
 }
 
 /* A config name: letters, digits, '_', '-', '.', at most 64, no "..". */
@@ -91,7 +131,7 @@ static int list_configs(const struct api_ctx *ctx, enum config_kind kind, const 
     char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
     if (!names)
         return api_reply_error(r, 500, "out of memory");
-    size_t n = config_names(ctx->configs, kind, names, CONFIG_NAMES_MAX);
+    size_t n = config_names(ctx->configs, ctx->only_configs, kind, names, CONFIG_NAMES_MAX);
     cJSON *j = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(j, what);
     for (size_t i = 0; i < n; i++)
         cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
@@ -184,7 +224,7 @@ int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model
     int nsets = 0;
     if (*msg || sets_of(req, sets, bufs, 32, &nsets, msg, sizeof msg))
         return npu_errf(e, "%s", msg);
-    struct config_request cr = { ctx->configs, model, chip, sys, sets, nsets };
+    struct config_request cr = { ctx->configs, model, chip, sys, sets, nsets, ctx->only_configs };
     memset(c, 0, sizeof *c);
     if (config_load(&cr, c, e)) {
         config_free(c);
@@ -194,18 +234,10 @@ int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model
     return 0;
 }
 
-static int64_t int_of(const cJSON *req, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
-    return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= 2147483648.0 ? (int64_t)v->valuedouble
-           : v ? -1 : 0;
-}
-
-/* POST /api/op: one operator predicted (npusim op). */
 /* A request member not among members (n of them) is answered 400 naming it,
  * the closest and what is expected; returns whether it was. Members a route
  * would ignore answer a request not asked ({"tp": 4}, {"model": ...} to op). */
-static bool unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
+bool api_unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
                            struct api_response *r)
 {
     char why[400], hint[160];
@@ -217,12 +249,31 @@ static bool unknown_member(const cJSON *req, const char *const *members, size_t 
     return true;
 }
 
+int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_table *t, struct api_response *r)
+{
+    static const char *const members[] = { "measurements", "chip", "system", "set" };
+    if (api_unknown_member(req, members, sizeof members / sizeof members[0], "measurements, chip, system, set", r))
+        return -1;
+    struct npu_err e;
+    const char *name = "measurements";
+    if (op_table_json(name, cJSON_GetObjectItemCaseSensitive(req, name), t, &e))
+        return api_reply_error(r, 400, e.msg), -1;
+    if (ctx->max_rows > 0 && t->n > (size_t)ctx->max_rows) {
+        snprintf(e.msg, sizeof e.msg, "measurements: %zu rows; expected at most %ld (npusim serve --max-rows)", t->n,
+                 ctx->max_rows);
+        op_table_free(t);
+        return api_reply_error(r, 400, e.msg), -1;
+    }
+    return 0;
+}
+
+/* POST /api/op: one operator predicted (npusim op). */
 static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
 {
     struct op_request q;
     op_request_init(&q);
     static const char *const members[] = { "op", "dtype", "m", "n", "k", "batch", "heads", "chip", "system", "set" };
-    if (unknown_member(req, members, sizeof members / sizeof members[0],
+    if (api_unknown_member(req, members, sizeof members / sizeof members[0],
                        "op, dtype, m, n, k, batch, heads, chip, set (an operator has no model)", r))
         return 0;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "op"), *dt = cJSON_GetObjectItemCaseSensitive(req, "dtype");
@@ -234,12 +285,10 @@ static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *
         return api_reply_error(r, 400, "\"dtype\": expected a number format (fp32, bf16, fp8, ...)");
     static const char *const dims[] = { "m", "n", "k", "batch", "heads" };
     int64_t *dst[] = { &q.m, &q.n, &q.k, &q.batch, &q.heads };
-    for (int i = 0; i < 5; i++)
-        if ((*dst[i] = int_of(req, dims[i])) < 0) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "\"%s\": expected a whole number from 1 to 2^31", dims[i]);
+    char msg[160];
+    for (int i = 0; i < 5; i++)   /* 1.9 is refused, as npusim op -m 1.9 is (0: not given) */
+        if (whole_of(req, dims[i], (int64_t)1 << 31, dst[i], msg, sizeof msg))
             return api_reply_error(r, 400, msg);
-        }
     struct loaded_config c;
     struct npu_err e;
     struct op_prediction p;
@@ -388,7 +437,7 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     char list[512], msg[160];
     /* Every member known: {"tp": 4} answered for one chip would mislead. */
     static const char *const members[] = { "model", "chip", "system", "batch", "set", "workload", "pg" };
-    if (unknown_member(req, members, sizeof members / sizeof members[0],
+    if (api_unknown_member(req, members, sizeof members / sizeof members[0],
                        "model, chip, system, batch, set (config fields, e.g. {\"tensor_parallelism_degree\": 4}), "
                        "workload, pg", r))
         return 0;
@@ -400,15 +449,17 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     const char *workload = cJSON_IsString(wl) ? wl->valuestring : wl ? "" : "inference";
     if (strcmp(workload, "inference") && strcmp(workload, "training"))
         return api_reply_error(r, 400, "\"workload\": expected \"inference\" or \"training\"");
+    int64_t batch;   /* bounded as --batch is (the field's range) */
+    if (whole_of(req, "batch", (int64_t)FIELD_INT_MAX, &batch, msg, sizeof msg))
+        return api_reply_error(r, 400, msg);
     if (api_load_config(ctx, req, true, &c, &e))
         return api_reply_error(r, 400, e.msg);
     const struct family *fam = family_find(&c.model, workload);
-    int64_t batch = int_of(req, "batch");   /* bounded as --batch is (the field's range) */
-    if (!fam || batch < 0 || batch > (int64_t)FIELD_INT_MAX) {
+    if (!fam) {
         config_free(&c);
         char why[600];
         snprintf(why, sizeof why, "model: no model family simulates its %s (families: %s)", workload, families_list());
-        return api_reply_error(r, 400, !fam ? why : "\"batch\": expected a whole number from 1 to 16777216");
+        return api_reply_error(r, 400, why);
     }
     apply_batch(&c, fam, batch);
     struct report_run run;
@@ -454,8 +505,8 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     struct npu_err e;
     struct op_table t;   /* "measurements": CSV or twin text, or the twin's list of records */
     const char *name = "measurements";
-    if (op_table_json(name, cJSON_GetObjectItemCaseSensitive(req, name), &t, &e))
-        return api_reply_error(r, 400, e.msg);
+    if (api_measurements(ctx, req, &t, r))
+        return 0;
     if (api_load_config(ctx, req, false, &c, &e)) {
         op_table_free(&t);
         return api_reply_error(r, 400, e.msg);
@@ -478,21 +529,26 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
 }
 
 /* A server's error names a config that is not there and the names there
- * are, never the server's folders it looked in (config_hide_paths); a
- * caller in this process (ctx->local) gets the command line's message. */
+ * are, never the server's folders it looked in (config_hide_paths), and a
+ * file relative to the configs folder ("chips/h100.json: ..."), any other
+ * by its name (config_relative_paths); a caller in this process
+ * (ctx->local) gets the command line's message. */
 static void hide_server_paths(const struct api_ctx *ctx, struct api_response *r)
 {
-    if (ctx->local || r->status < 400 || !r->body || !strstr(r->body, "looked for"))
+    if (ctx->local || r->status < 400 || !r->body)
         return;
     cJSON *j = cJSON_Parse(r->body);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
     char *msg = cJSON_IsString(m) ? strdup(m->valuestring) : NULL;
-    cJSON_Delete(j);
     if (msg) {
         config_hide_paths(msg);
-        free(r->body);
-        api_reply_error(r, r->status, msg);
+        config_relative_paths(msg, ctx->configs);
+        if (strcmp(msg, m->valuestring)) {
+            free(r->body);
+            api_reply_error(r, r->status, msg);
+        }
     }
+    cJSON_Delete(j);
     free(msg);
 }
 

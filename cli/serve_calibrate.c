@@ -2,8 +2,10 @@
  * with its kernel efficiencies fitted to them out (npusim calibrate): the
  * calibrated chip config as JSON (usable as a chip config as it is), the
  * fit per kernel class and format, and the held-out errors of the seeded
- * cross-validation. The fit and its folds are the command line's. No data
- * structure of its own. */
+ * cross-validation. The fit and its folds are the command line's. Bounded:
+ * at most --max-rows rows (api_measurements), and a calibration still
+ * fitting its folds after --time-limit stops with 503. No data structure of
+ * its own. */
 #include "cli/serve.h"
 
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "calib/calibrate.h"
 #include "calib/op_table.h"
 #include "study/config.h"
+#include "traces/clock.h"
 #include "traces/fields.h"
 #include "traces/precision.h"
 #include "traces/version.h"
@@ -63,23 +66,26 @@ int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_respon
     struct npu_err e;
     struct op_table t;   /* "measurements": CSV or twin text, or the twin's list of records */
     const char *name = "measurements";
-    if (op_table_json(name, cJSON_GetObjectItemCaseSensitive(req, name), &t, &e))
-        return api_reply_error(r, 400, e.msg);
+    if (api_measurements(ctx, req, &t, r))
+        return 0;
     if (api_load_config(ctx, req, false, &c, &e)) {
         op_table_free(&t);
         return api_reply_error(r, 400, e.msg);
     }
+    double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
     struct calib_fit *fits = calloc(CALIB_FITS_MAX, sizeof *fits);
     struct calib_cv *cv = calloc(1, sizeof *cv);
     struct chip_config cal;
     int nfits = 0;
     int rc = !fits || !cv ? npu_errf(&e, "out of memory")
-                          : calibrate_run(&t, &name, 1, &c.chip, ctx->prof, &cal, fits, &nfits, cv, &e);
+                          : calibrate_run(&t, &name, 1, &c.chip, ctx->prof, deadline, &cal, fits, &nfits, cv, &e);
     op_table_free(&t);
     if (rc) {
         free(fits), free(cv);
         config_free(&c);
-        return api_reply_error(r, 400, e.msg);
+        if (rc == CALIB_LATE)   /* as a sweep past the limit */
+            strncat(e.msg, " (npusim serve --time-limit)", sizeof e.msg - strlen(e.msg) - 1);
+        return api_reply_error(r, rc == CALIB_LATE ? 503 : 400, e.msg);
     }
     snprintf(cal.calibration_source, sizeof cal.calibration_source, "npusim %s calibrate (API, profile %s) of %s",
              NPUSIM_VERSION, ctx->prof->name, c.chip_name);

@@ -43,7 +43,7 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
     for (int i = 0; i < n; i++) {
         int late = deadline > 0 && i > 0 && clock_monotonic_s() > deadline;
-        if (late || fleet_evaluate(ctx->configs, ctx->prof, &d[i], &e)) {
+        if (late || fleet_evaluate(ctx->configs, ctx->only_configs, ctx->prof, &d[i], &e)) {
             if (late)
                 snprintf(msg, sizeof msg, "the time limit was reached after %d deployments (npusim serve --time-limit)", i);
             else

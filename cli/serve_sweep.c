@@ -114,6 +114,9 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(req, "spec"),
                 *slo = cJSON_GetObjectItemCaseSensitive(req, "slo_tpot_ms");
+    static const char *const members[] = { "spec", "slo_tpot_ms" };
+    if (api_unknown_member(req, members, sizeof members / sizeof members[0], "spec, slo_tpot_ms", r))
+        return 0;
     if (!cJSON_IsObject(spec))
         return api_reply_error(r, 400, "\"spec\": expected a sweep spec object (docs/sweep-spec.md)");
     if (slo && (!cJSON_IsNumber(slo) || !(slo->valuedouble > 0)))
@@ -133,7 +136,7 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     char *csv = NULL;
     struct sweep_count cnt;
     char carbon[SWEEP_CARBON_NOTE_MAX];
-    rc = sweep_summary_text(&s, ctx->configs, ctx->prof, ctx->max_points, deadline, &csv, &cnt, carbon, &e);
+    rc = sweep_summary_text(&s, ctx->configs, ctx->only_configs, ctx->prof, ctx->max_points, deadline, &csv, &cnt, carbon, &e);
     sweep_spec_free(&s);
     if (rc) {
         char msg[sizeof e.msg + 80];

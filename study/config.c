@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,12 +70,16 @@ static int find_config_file(char dirs[][4096], int nd, enum config_kind kind, co
     return -1;
 }
 
-int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
-                   size_t outlen, struct npu_err *e)
+static int search_dirs(const char *configs_dir, bool only_dir, char dirs[CONFIG_DIRS_MAX][4096]);
+
+static int resolve_in(const char *configs_dir, bool only_dir, enum config_kind kind, const char *name, char *out,
+                      size_t outlen, struct npu_err *e)
 {
     if (!name || !*name)
         return npu_errf(e, "%s: expected a name or a path", kind_word[kind]);
     if (looks_like_path(name)) {
+        if (only_dir)   /* a server's request reads the configs folder's files alone */
+            return npu_errf(e, "%s: expected a config name (letters, digits, _ - .), not a path", kind_word[kind]);
         /* A folder, FIFO or device is said as such (stat only: a FIFO is never opened). */
         const char *why = path_not_file(name);
         if (why)
@@ -89,7 +94,7 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
     else
         snprintf(alias, sizeof alias, "%s", name);
     char dirs[CONFIG_DIRS_MAX][4096];
-    int nd = config_search_dirs(configs_dir, dirs);
+    int nd = search_dirs(configs_dir, only_dir, dirs);
     char tried[4096] = "";
     if (find_config_file(dirs, nd, kind, alias, out, outlen, tried) == 0)
         return 0;
@@ -98,7 +103,7 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
     char (*names)[CONFIG_NAME_MAX] = calloc(CONFIG_NAMES_MAX, sizeof *names);
     const char *cands[CONFIG_NAMES_MAX];
     char hint[300] = "", unused[4096] = "";
-    size_t nn = names ? config_names(configs_dir, kind, names, CONFIG_NAMES_MAX) : 0;
+    size_t nn = names ? config_names(configs_dir, only_dir, kind, names, CONFIG_NAMES_MAX) : 0;
     for (size_t i = 0; i < nn; i++)
         if (strcasecmp(names[i], alias) == 0 && find_config_file(dirs, nd, kind, names[i], out, outlen, unused) == 0) {
             free(names);
@@ -118,11 +123,57 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
                     hint, kind_word[kind], nn ? known : "none", tried);
 }
 
+int config_resolve(const char *configs_dir, enum config_kind kind, const char *name, char *out,
+                   size_t outlen, struct npu_err *e)
+{
+    return resolve_in(configs_dir, false, kind, name, out, outlen, e);
+}
+
 void config_hide_paths(char *msg)
 {
     char *from = strstr(msg, LOOKED_FOR), *to = from ? strstr(from, ".json)") : NULL;
     if (to)
         memmove(from, to + 5, strlen(to + 5) + 1);
+}
+
+/* Whether a path may start at p: at the start or after a space, quote,
+ * bracket, comma or '='. */
+static bool token_start(const char *msg, const char *p)
+{
+    return p == msg || strchr(" \"'(,=[", p[-1]);
+}
+
+void config_relative_paths(char *msg, const char *configs_dir)
+{
+    char dirs[2][PATH_MAX] = { "", "" };   /* the folder as given and as resolved */
+    if (configs_dir && *configs_dir) {
+        snprintf(dirs[0], sizeof dirs[0], "%s", configs_dir);
+        if (!realpath(configs_dir, dirs[1]))
+            dirs[1][0] = '\0';
+    } else
+        config_shipped_dir(dirs[0], sizeof dirs[0]);
+    for (int d = 0; d < 2; d++) {
+        size_t l = strlen(dirs[d]);
+        while (l > 1 && dirs[d][l - 1] == '/')
+            dirs[d][--l] = '\0';
+    }
+    for (char *p = msg; *p; p++) {
+        if (!token_start(msg, p))
+            continue;
+        for (int d = 0; d < 2; d++) {   /* "<configs>/chips/h100.json" -> "chips/h100.json" */
+            size_t l = strlen(dirs[d]);
+            if (l && !strncmp(p, dirs[d], l) && p[l] == '/')
+                memmove(p, p + l + 1, strlen(p + l + 1) + 1);
+        }
+        if (*p != '/')
+            continue;
+        char *end = p + strcspn(p, " \"'),;:"), *last = p;   /* any other absolute path: its file name */
+        for (char *q = p + 1; q < end; q++)
+            if (*q == '/')
+                last = q;
+        if (last > p)
+            memmove(p, last + 1, strlen(last + 1) + 1);
+    }
 }
 
 int config_user_dir(char *out, size_t n)
@@ -137,24 +188,59 @@ int config_user_dir(char *out, size_t n)
     return 0;
 }
 
-int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096])
+/* Beside the binary: the share folder of an install (<prefix>/bin/npusim
+ * -> <prefix>/share/npusim/configs, which wins over the compiled-in
+ * prefix, so an install into another PREFIX still finds its configs), and
+ * the configs of the tree it was built in (build/npusim -> configs/), so
+ * the in-tree binary works from any folder ("" when /proc/self/exe is not
+ * there). */
+static void exe_dirs(char exe_share[4096], char exe_tree[4096])
 {
-    /* Beside the binary: the share folder of an install (<prefix>/bin/npusim
-     * -> <prefix>/share/npusim/configs, which wins over the compiled-in
-     * prefix, so an install into another PREFIX still finds its configs), and
-     * the configs of the tree it was built in (build/npusim -> configs/), so
-     * the in-tree binary works from any folder. */
-    char exe_share[4096] = "", exe_tree[4096] = "", exe[4096];
+    char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    *exe_share = *exe_tree = '\0';
     if (n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            snprintf(exe_share, sizeof exe_share, "%s/../share/npusim/configs", exe);
-            snprintf(exe_tree, sizeof exe_tree, "%s/../configs", exe);
+            snprintf(exe_share, 4096, "%s/../share/npusim/configs", exe);
+            snprintf(exe_tree, 4096, "%s/../configs", exe);
         }
     }
+}
+
+int config_shipped_dir(char *out, size_t n)
+{
+    char exe_share[4096], exe_tree[4096];
+    exe_dirs(exe_share, exe_tree);
+    const char *cand[] = { exe_share, exe_tree, NPUSIM_SHARE_DIR "/configs" };
+    char real[PATH_MAX];
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+        if (*cand[i] && path_is_dir(cand[i]) && realpath(cand[i], real) && strlen(real) < n) {
+            snprintf(out, n, "%s", real);
+            return 0;
+        }
+    if (n)
+        *out = '\0';
+    return -1;
+}
+
+/* The folders of config_search_dirs, or with only_dir configs_dir alone
+ * (the shipped folder when it is NULL). */
+static int search_dirs(const char *configs_dir, bool only_dir, char dirs[CONFIG_DIRS_MAX][4096])
+{
+    if (!only_dir)
+        return config_search_dirs(configs_dir, dirs);
+    if (configs_dir && *configs_dir)
+        return snprintf(dirs[0], 4096, "%s", configs_dir), 1;
+    return config_shipped_dir(dirs[0], 4096) ? 0 : 1;
+}
+
+int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096])
+{
+    char exe_share[4096], exe_tree[4096];
+    exe_dirs(exe_share, exe_tree);
     /* The user's own configs (npusim measure's host chip) come before any
      * install's, so a fresh measurement is never shadowed by an older copy. */
     char user[4096] = "";
@@ -170,10 +256,11 @@ int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096]
 
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }
 
-size_t config_names(const char *configs_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX], size_t max)
+size_t config_names(const char *configs_dir, bool only_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX],
+                    size_t max)
 {
     char dirs[CONFIG_DIRS_MAX][4096];
-    int nd = config_search_dirs(configs_dir, dirs);
+    int nd = search_dirs(configs_dir, only_dir, dirs);
     size_t n = 0;
     for (int i = 0; i < nd; i++) {
         char p[4200];
@@ -342,11 +429,11 @@ static void basename_noext(const char *path, char *out, size_t n)
         out[l - 5] = '\0';
 }
 
-static int merge_file(struct loaded_config *c, const char *dir, enum config_kind kind,
+static int merge_file(struct loaded_config *c, const struct config_request *r, enum config_kind kind,
                       const char *name, char *base, size_t baselen, struct npu_err *e)
 {
     char path[4096];
-    if (config_resolve(dir, kind, name, path, sizeof path, e))
+    if (resolve_in(r->configs_dir, r->only_dir, kind, name, path, sizeof path, e))
         return -1;
     cJSON *j = config_read_json(path, e);
     if (!j)
@@ -497,13 +584,13 @@ int config_load(const struct config_request *r, struct loaded_config *c, struct 
     memset(c, 0, sizeof *c);
     c->merged = cJSON_CreateObject();
     c->sources = cJSON_CreateObject();
-    if (r->model && merge_file(c, r->configs_dir, CONFIG_MODEL, r->model, c->model_name,
+    if (r->model && merge_file(c, r, CONFIG_MODEL, r->model, c->model_name,
                                sizeof c->model_name, e))
         return -1;
-    if (merge_file(c, r->configs_dir, CONFIG_CHIP, r->chip ? r->chip : "tpuv5p", c->chip_name,
+    if (merge_file(c, r, CONFIG_CHIP, r->chip ? r->chip : "tpuv5p", c->chip_name,
                    sizeof c->chip_name, e))
         return -1;
-    if (merge_file(c, r->configs_dir, CONFIG_SYSTEM, r->system ? r->system : "system_config", c->system_name,
+    if (merge_file(c, r, CONFIG_SYSTEM, r->system ? r->system : "system_config", c->system_name,
                    sizeof c->system_name, e))
         return -1;
     for (int i = 0; i < r->nsets; i++)

@@ -29,6 +29,10 @@ struct config_request {
     const char *system;
     const char *const *sets;     /* "key=value" strings */
     int nsets;
+    bool only_dir;               /* names resolve in configs_dir alone (configs_dir NULL: the
+                                  * shipped folder, config_shipped_dir), never $NPUSIM_CONFIGS,
+                                  * the user's, installed or current folder; a path is refused:
+                                  * what `npusim serve` reads for a request */
 };
 
 struct loaded_config {
@@ -60,16 +64,24 @@ static inline const char *config_chips_note(const struct loaded_config *c)
  * compiled-in share folder, then ./configs. Their number. */
 #define CONFIG_DIRS_MAX 7
 int config_search_dirs(const char *configs_dir, char dirs[CONFIG_DIRS_MAX][4096]);
+/* The configs folder shipped with the binary, as an absolute path into out
+ * (n bytes): the installed share folder beside it (<prefix>/share/npusim/
+ * configs), else the configs folder of the tree it was built in, else the
+ * compiled-in share folder; 0, or -1 (out "") when none is there. Where a
+ * server's names resolve when it is given no --configs. */
+int config_shipped_dir(char *out, size_t n);
 /* The user's configs folder, outside any install and any source tree:
  * $XDG_DATA_HOME/npusim, else ~/.local/share/npusim (models/, chips/,
  * systems/ as in configs/; `npusim measure` writes chips/host.json there).
  * -1 (out "") when neither variable gives an absolute path. */
 int config_user_dir(char *out, size_t n);
 /* The config names of a kind in those folders (each once, sorted), at most
- * max: what `npusim list` prints and "did you mean" picks from. */
+ * max: what `npusim list` prints and "did you mean" picks from; with
+ * only_dir, in configs_dir alone (as struct config_request's only_dir). */
 #define CONFIG_NAME_MAX 128
 #define CONFIG_NAMES_MAX 1024
-size_t config_names(const char *configs_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX], size_t max);
+size_t config_names(const char *configs_dir, bool only_dir, enum config_kind kind, char (*names)[CONFIG_NAME_MAX],
+                    size_t max);
 /* Finds a config file; out receives the path. Errors name the closest name,
  * the names there are and the files it looked for; a path that is a folder,
  * FIFO or device says so. */
@@ -79,6 +91,12 @@ int config_resolve(const char *configs_dir, enum config_kind kind, const char *n
  * place), leaving the name, the closest one and the names there are: the
  * HTTP API's answer never shows the server's folders. */
 void config_hide_paths(char *msg);
+/* Names files in a message (in place) as a server's answer may: a file under
+ * configs_dir (NULL: the shipped folder) relative to it ("chips/h100.json"
+ * for "/srv/configs/chips/h100.json" or "configs/chips/h100.json"), and any
+ * other absolute path (one starting a word, with two slashes or more) by
+ * its file name, so no server folder shows. */
+void config_relative_paths(char *msg, const char *configs_dir);
 /* Reads a JSON object from a file, naming the file and line on parse errors. */
 cJSON *config_read_json(const char *path, struct npu_err *e);
 /* Merges src into dst (src wins), recording `file` as the source of each key. */

@@ -216,10 +216,10 @@ static void take_defaults(struct fleet_deployment *d, const struct loaded_config
     carbon_defaults_line(text, d->dflt.from, d->dflt_line, sizeof d->dflt_line);
 }
 
-int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet_deployment *d,
+int fleet_evaluate(const char *configs, bool only_configs, const struct profile *prof, struct fleet_deployment *d,
                    struct npu_err *e)
 {
-    struct config_request r = { configs, d->model, d->chip, NULL, NULL, 0 };
+    struct config_request r = { configs, d->model, d->chip, NULL, NULL, 0, only_configs };
     struct loaded_config base;
     if (config_load(&r, &base, e)) {
         config_free(&base);

@@ -64,8 +64,9 @@ struct fleet_deployment {
  * (malloc'ed). 0, or -1 with e naming the file, the entry and the field. */
 int fleet_parse(const cJSON *j, const char *file, struct fleet_deployment **out, int *n, struct npu_err *e);
 /* Simulates deployment d and fills its results (configs: where to look for
- * its model and chip, may be NULL). 0, or -1 with e. */
-int fleet_evaluate(const char *configs, const struct profile *prof, struct fleet_deployment *d,
+ * its model and chip, may be NULL; only_configs: there alone, as
+ * config_request's only_dir). 0, or -1 with e. */
+int fleet_evaluate(const char *configs, bool only_configs, const struct profile *prof, struct fleet_deployment *d,
                    struct npu_err *e);
 /* The fleet's totals of n evaluated deployments. */
 void fleet_total(const struct fleet_deployment *d, int n, struct fleet_out *tot);

@@ -44,7 +44,8 @@ int sweep_enum_init(struct sweep_enum *en, const struct sweep_plan *plan, struct
     for (int mi = 0; mi < plan->nmodels; mi++)
         for (int ci = 0; ci < plan->nchips; ci++) {
             struct loaded_config *b = &en->base[mi * plan->nchips + ci];
-            struct config_request r = { plan->configs, plan->models[mi], plan->chips[ci], NULL, NULL, 0 };
+            struct config_request r = { plan->configs, plan->models[mi], plan->chips[ci], NULL, NULL, 0,
+                                        plan->only_configs };
             if (config_load(&r, b, e))
                 return -1;
             const struct family *fam = family_find(&b->model, plan->workload);

@@ -40,6 +40,7 @@
 /* What to sweep (from the command line and/or a spec). */
 struct sweep_plan {
     const char *configs, *workload;
+    bool only_configs;                 /* names resolve in configs alone (config_request's only_dir) */
     const char *const *models;
     int nmodels;
     const char *const *chips;          /* names or paths, as -c takes them */

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int nf;
             struct chip_config cal;
             struct calib_cv cv;
-            if (calibrate_run(&t, files, 1, &chip, &profile_physical, &cal, fits, &nf, &cv, &e) == 0)
+            if (calibrate_run(&t, files, 1, &chip, &profile_physical, 0, &cal, fits, &nf, &cv, &e) == 0)
                 for (int i = 0; i < nf; i++)
                     if (!(fits[i].e >= 0.01 && fits[i].e <= 1.0) || !(fits[i].t0_ns >= 0))
                         abort();

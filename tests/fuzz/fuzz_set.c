@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         devnull = fopen("/dev/null", "w");
     char *kv = fuzz_text(data, size);
     const char *sets[] = { kv };
-    struct config_request r = { fuzz_configs(), "llama3-8b", "tpuv5p", NULL, sets, 1 };
+    struct config_request r = { fuzz_configs(), "llama3-8b", "tpuv5p", NULL, sets, 1, false };
     struct loaded_config c;
     struct npu_err e;
     const struct family *fam;
