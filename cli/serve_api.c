@@ -203,8 +203,11 @@ static int sets_of(const cJSON *req, const char **sets, char bufs[][256], int ma
         if (*n == max)
             return snprintf(msg, mn, "\"set\": expected at most %d fields", max), -1;
         char *v = cJSON_IsString(kv) ? NULL : cJSON_PrintUnformatted(kv);
-        snprintf(bufs[*n], 256, "%s=%s", kv->string, v ? v : kv->valuestring ? kv->valuestring : "");
+        int len = snprintf(bufs[*n], 256, "%s=%s", kv->string, v ? v : kv->valuestring ? kv->valuestring : "");
         cJSON_free(v);
+        if (len >= 256)   /* never cut: a cut value would be another value */
+            return snprintf(msg, mn, "\"set\": \"%.60s\": expected a field and its value in at most 255 characters",
+                            kv->string), -1;
         sets[*n] = bufs[*n];
         (*n)++;
     }

@@ -55,7 +55,7 @@ for folder in sys.argv[2:]:
 PY
 }
 
-ss_check1() {
+ss_op_fractions() {
   for d in m n k batch heads; do
     req=$(python3 -c 'import json, sys; r = {"op": "attention", "m": 64, "n": 64, "k": 64, "batch": 2, "heads": 2}
 r[sys.argv[1]] = 1.9
@@ -65,32 +65,33 @@ print(json.dumps(r))' "$d")
   ss_is /api/op "{\"op\": \"gemm\", \"m\": \"64\", \"n\": 64, \"k\": 64}" 400 "\"m\": expected a whole number from 1 to 2147483648, got text" &&
   ss_is /api/op "{\"op\": \"gemm\", \"m\": 64.0, \"n\": 64, \"k\": 64}" 200 "\"time_us\""
 }
-check "serve strict: a fractional m, n, k, batch or heads of /api/op is 400 naming the member (not computed with 1)" ss_check1
+check "serve strict: a fractional m, n, k, batch or heads of /api/op is 400 naming the member (not computed with 1)" ss_op_fractions
 check "serve strict: /api/simulate's batch 2.5 is 400 naming it" \
     ss_is /api/simulate '{"model": "llama3-8b", "batch": 2.5}' 400 '"batch": expected a whole number from 1 to 16777216, got 2.5'
-ss_check2() {
+ss_sweep_values() {
   ss_is /api/sweep "{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1], \"batch_sizes\": [1.5]}}" 400 "\"batch_sizes\": every item must be a positive integer" &&
   ss_is /api/sweep "{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1], \"batch_sizes\": [1]}, \"slo\": 1.5}" 400 "unknown member \"slo\": expected spec, slo_tpot_ms"
 }
-check "serve strict: a sweep's batch 1.5 is 400 naming batch_sizes; a member /api/sweep does not know is 400" ss_check2
-ss_check3() {
+check "serve strict: a sweep's batch 1.5 is 400 naming batch_sizes; a member /api/sweep does not know is 400" ss_sweep_values
+ss_set_values() {
   $NPUSIM run --configs "$SS_CFG" --set global_batch_size=1.9 -o "$SS/run" 2>"$SS/cli.txt"; [ ! -d "$SS/run" ] &&
   msg=$(sed -n "s/^npusim run: //p" "$SS/cli.txt") && [ -n "$msg" ] &&
   ss_is /api/simulate "{\"set\": {\"global_batch_size\": 1.9}}" 400 "$msg" &&
   ss_is /api/validate "{\"chip\": \"h100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,bf16,64,64,64,3\\n\", \"set\": {\"num_sa\": 1.9}}" 400 "--set: chip field \"num_sa\": expected an integer" &&
-  ss_is /api/validate "{\"chip\": \"h100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,bf16,64,64,64,3\\n\", \"folds\": 2}" 400 "unknown member \"folds\": expected measurements, chip, system, set"
+  ss_is /api/validate "{\"chip\": \"h100\", \"measurements\": \"op,dtype,m,n,k,time_us\\ngemm,bf16,64,64,64,3\\n\", \"folds\": 2}" 400 "unknown member \"folds\": expected measurements, chip, system, set" &&
+  ss_is /api/op "{\"op\": \"gemm\", \"m\": 8, \"n\": 8, \"k\": 8, \"set\": {\"name\": \"$(printf '%0251d' 0)\"}}" 400 "\"set\": \"name\": expected a field and its value in at most 255 characters"
 }
-check "serve strict: \"set\" of an integer field to 1.9 is 400 with the CLI's --set message; validate takes no unknown member" ss_check3
+check "serve strict: \"set\" of an integer field to 1.9 is 400 with the CLI's --set message, a set too long is 400 (not cut); validate takes no unknown member" ss_set_values
 python3 -c 'import json, sys; sys.stdout.write(json.dumps({"op": "gemm", "a" + "\u00e9" * 60: 1}, ensure_ascii=False))' >"$SS/long.json"
 python3 -c 'import json, sys; sys.stdout.write(json.dumps({"chip": "h100", "measurements": "", "\u20ac" * 40: 1}, ensure_ascii=False))' >"$SS/long2.json"
 printf '{"op": "gemm", "\303": 1}' >"$SS/cut.json"
-ss_check4() {
+ss_utf8_bodies() {
   ss_is /api/op @"$SS/long.json" 400 "unknown member \"a" && ss_text &&
   ss_is /api/validate @"$SS/long2.json" 400 "unknown member" && ss_text &&
   ss_is /api/op @"$SS/cut.json" 400 "the request body" && ss_text
 }
-check "serve strict: an error echoing a long multi-byte member name, or a body of cut UTF-8, is well-formed UTF-8" ss_check4
-ss_check5() {
+check "serve strict: an error echoing a long multi-byte member name, or a body of cut UTF-8, is well-formed UTF-8" ss_utf8_bodies
+ss_only_configs() {
   ss_is /api/simulate "{\"model\": \"cwdonly\"}" 400 "unknown model \"cwdonly\"" && ss_text &&
   ss_is /api/simulate "{\"model\": \"envonly\"}" 400 "unknown model \"envonly\"" && ss_text &&
   ss_is /api/sweep "{\"spec\": {\"models\": [\"envonly\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1], \"batch_sizes\": [1]}}" 400 "unknown model \"envonly\"" &&
@@ -98,15 +99,15 @@ ss_check5() {
   curl -sf "$SS_URL/api/models" >"$SS/models.json" && grep -q "\"llama3-8b\"" "$SS/models.json" &&
   ! grep -q -e cwdonly -e envonly "$SS/models.json"
 }
-check "serve strict: names resolve in --configs alone (not ./configs, not \$NPUSIM_CONFIGS), in every endpoint" ss_check5
-ss_check6() {
+check "serve strict: names resolve in --configs alone (not ./configs, not \$NPUSIM_CONFIGS), in every endpoint" ss_only_configs
+ss_no_server_paths() {
   ss_is /api/simulate "{\"chip\": \"badjson\"}" 400 "chips/badjson.json:2: invalid JSON" && ss_text &&
   ss_is /api/op "{\"op\": \"gemm\", \"m\": 8, \"n\": 8, \"k\": 8, \"chip\": \"badfield\"}" 400 "chips/badfield.json: chip field \"num_sa\": expected an integer" && ss_text &&
   ss_is /api/fleet "{\"deployments\": [{\"model\": \"llama3-8b\", \"chip\": \"badjson\", \"num_chips\": 1, \"batch_size\": 1}]}" 400 "chips/badjson.json:2" && ss_text &&
   ss_is /api/sweep "{\"spec\": {\"models\": [\"llama3-8b\"], \"chips\": [\"badfield\"], \"num_chips\": [1], \"batch_sizes\": [1]}}" 400 "chips/badfield.json" && ss_text &&
   ss_is /api/simulate "{\"chip\": \"nochip\"}" 400 "unknown chip \"nochip\"" && ss_text
 }
-check "serve strict: a bad config file is named relative to --configs, no server path in the error" ss_check6
+check "serve strict: a bad config file is named relative to --configs, no server path in the error" ss_no_server_paths
 # 3000 and 3001 GEMM rows (sizes 64..4096, a time that follows them)
 python3 - "$SS" <<'PY'
 import json, sys
@@ -115,12 +116,12 @@ rows = ['op,dtype,m,n,k,time_us'] + ['gemm,bf16,%d,%d,%d,%.3f' % (m, n, 512, 2 +
 for count in (3000, 3001):
     json.dump({'chip': 'h100', 'measurements': '\n'.join(rows[:count + 1]) + '\n'}, open('%s/rows%d.json' % (sys.argv[1], count), 'w'))
 PY
-ss_check7() {
+ss_max_rows() {
   ss_is /api/validate @"$SS/rows3001.json" 400 "measurements: 3001 rows; expected at most 3000 (npusim serve --max-rows)" &&
   ss_is /api/calibrate @"$SS/rows3001.json" 400 "measurements: 3001 rows; expected at most 3000" &&
   ss_is /api/validate @"$SS/rows3000.json" 200 "\"overall\""
 }
-check "serve strict: measurements over --max-rows are 400 with the count and the limit (validate, calibrate)" ss_check7
+check "serve strict: measurements over --max-rows are 400 with the count and the limit (validate, calibrate)" ss_max_rows
 kill -TERM "$SS_PID" 2>/dev/null
 wait "$SS_PID"
 # a calibration still fitting its folds after --time-limit is 503, as a sweep is
@@ -129,11 +130,11 @@ while curl -s -o /dev/null "http://127.0.0.1:$SS_PORT2/"; do SS_PORT2=$((SS_PORT
 ( cd "$SS/cwd" && exec "$SS_NP" serve --port "$SS_PORT2" --configs "$SS_CFG" --time-limit 0.001 ) 2>"$SS/log2" &
 SS_PID2=$!
 for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$SS_PORT2/api/strategies" && break; sleep 0.1; done
-ss_check8() {
+ss_calibrate_late() {
   SS_URL=http://127.0.0.1:$SS_PORT2 &&
   ss_is /api/calibrate @"$SS/rows3000.json" 503 "calibrate: the time limit was reached after" &&
   grep -qF "(npusim serve --time-limit)" "$SS/body"
 }
-check "serve strict: a calibration past --time-limit stops with 503, saying so" ss_check8
+check "serve strict: a calibration past --time-limit stops with 503, saying so" ss_calibrate_late
 kill -TERM "$SS_PID2" 2>/dev/null
 wait "$SS_PID2"
