@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,10 +570,17 @@ static const struct route {
     { "POST", "/api/calibrate", api_calibrate, true },
 };
 
-int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
+int api_handle(const struct api_ctx *given, const char *method, const char *path, const char *body, size_t len,
                struct api_response *r)
 {
     memset(r, 0, sizeof *r);
+    /* A server given no --configs reads the shipped folder alone, for the
+     * strategies' files too (pg/), not only the configs' names. */
+    struct api_ctx shipped = *given;
+    char dir[PATH_MAX];
+    if (given->only_configs && !given->configs && config_shipped_dir(dir, sizeof dir) == 0)
+        shipped.configs = dir;
+    const struct api_ctx *ctx = &shipped;
     if (!strcmp(path, "/") || !strcmp(path, "/index.html")) {
         if (strcmp(method, "GET"))
             return api_reply_error(r, 405, "/: expected GET");

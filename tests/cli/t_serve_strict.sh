@@ -124,10 +124,11 @@ ss_max_rows() {
 check "serve strict: measurements over --max-rows are 400 with the count and the limit (validate, calibrate)" ss_max_rows
 kill -TERM "$SS_PID" 2>/dev/null
 wait "$SS_PID"
-# a calibration still fitting its folds after --time-limit is 503, as a sweep is
+# Without --configs: the configs shipped with the binary alone; a calibration
+# still fitting its folds after --time-limit is 503, as a sweep is.
 SS_PORT2=$((SS_PORT + 1))
 while curl -s -o /dev/null "http://127.0.0.1:$SS_PORT2/"; do SS_PORT2=$((SS_PORT2 + 7)); done
-( cd "$SS/cwd" && exec "$SS_NP" serve --port "$SS_PORT2" --configs "$SS_CFG" --time-limit 0.001 ) 2>"$SS/log2" &
+( cd "$SS/cwd" && NPUSIM_CONFIGS="$SS/env" exec "$SS_NP" serve --port "$SS_PORT2" --time-limit 0.001 ) 2>"$SS/log2" &
 SS_PID2=$!
 for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$SS_PORT2/api/strategies" && break; sleep 0.1; done
 ss_calibrate_late() {
@@ -136,5 +137,13 @@ ss_calibrate_late() {
   grep -qF "(npusim serve --time-limit)" "$SS/body"
 }
 check "serve strict: a calibration past --time-limit stops with 503, saying so" ss_calibrate_late
+ss_shipped_only() {
+  SS_URL=http://127.0.0.1:$SS_PORT2 &&
+  ss_is /api/simulate "{\"model\": \"cwdonly\"}" 400 "unknown model \"cwdonly\"" &&
+  ss_is /api/simulate "{\"model\": \"envonly\"}" 400 "unknown model \"envonly\"" &&
+  curl -sf "$SS_URL/api/models" >"$SS/models2.json" && grep -q "\"llama3-8b\"" "$SS/models2.json" &&
+  ! grep -q -e cwdonly -e envonly "$SS/models2.json"
+}
+check "serve strict: without --configs, names resolve in the shipped configs alone (not ./configs, not \$NPUSIM_CONFIGS)" ss_shipped_only
 kill -TERM "$SS_PID2" 2>/dev/null
 wait "$SS_PID2"
