@@ -409,6 +409,14 @@ void gate_stop(struct gate *g)
     uint64_t one = 1;
     if (write(g->wake, &one, sizeof one) < 0) { /* the gate ticks anyway */ }
     pthread_join(g->thread, NULL);
-    /* g and its descriptors stay until the process exits: the library may
-     * still report closes (gate_conn_closed writes to g->wake) */
+    /* g and its descriptors stay until gate_free: the library may still
+     * report closes (gate_conn_closed writes to g->wake) */
+}
+
+void gate_free(struct gate *g)
+{
+    close(g->ep);
+    close(g->wake);
+    pthread_mutex_destroy(&g->lock);
+    free(g->c), free(g->clients), free(g->peek), free(g);
 }

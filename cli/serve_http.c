@@ -334,7 +334,7 @@ struct work_queue *http_work(struct http_server *s) { return s->q; }
 void http_set_gate(struct http_server *s, struct gate *g) { s->gate = g; }
 void http_set_draining(struct http_server *s) { s->draining = 1; }
 
-void http_stop(struct http_server *s, double wait_s)
+bool http_stop(struct http_server *s, double wait_s)
 {
     double until = clock_monotonic_s() + wait_s;
     while (s->gate && gate_connections(s->gate) > 0 && clock_monotonic_s() < until) {
@@ -342,4 +342,8 @@ void http_stop(struct http_server *s, double wait_s)
         nanosleep(&t, NULL);
     }
     MHD_stop_daemon(s->d);
+    if (!work_free(s->q))
+        return false;
+    free(s);
+    return true;
 }

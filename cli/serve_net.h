@@ -81,6 +81,8 @@ void gate_conn_closed(struct gate *g, const struct sockaddr_in *addr);
 /* Stops accepting: closes the listening socket, answers the connections
  * still waiting or sending their head 503, and joins the thread. */
 void gate_stop(struct gate *g);
+/* Frees a stopped gate, once the library that reports to it has stopped. */
+void gate_free(struct gate *g);
 /* Connections the server holds now (the gate's and the library's). */
 int64_t gate_connections(struct gate *g);
 
@@ -125,6 +127,9 @@ void work_expire(struct work_queue *q);
  * Workers still busy finish on their own; their answer is dropped. */
 void work_stop(struct work_queue *q, double grace_s, volatile int *cut, void (*poll)(volatile int *cut));
 int64_t work_running(struct work_queue *q);
+/* After work_stop: joins the workers and frees q when none is still busy
+ * (true); otherwise leaves it to the process's exit (false). */
+bool work_free(struct work_queue *q);
 
 /* ---- the HTTP layer (serve_http.c) ---- */
 
@@ -150,7 +155,8 @@ void http_set_gate(struct http_server *s, struct gate *g);
 struct work_queue *http_work(struct http_server *s);
 /* From now on every new request is answered 503 (the server is stopping). */
 void http_set_draining(struct http_server *s);
-/* Waits up to wait_s for the library to send what it holds, then stops it. */
-void http_stop(struct http_server *s, double wait_s);
+/* Waits up to wait_s for the library to send what it holds, then stops
+ * it; frees s when its workers are idle (true), else leaves it (false). */
+bool http_stop(struct http_server *s, double wait_s);
 
 #endif

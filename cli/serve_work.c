@@ -25,6 +25,9 @@
 
 enum { ITEM_NEW, ITEM_QUEUED, ITEM_RUNNING, ITEM_ANSWERED };
 
+static const char waited_too_long[] =
+    "the request waited too long for a free worker (--queue-timeout): the server is busy; try again later";
+
 struct work_queue {
     struct work_queue_opts o;
     pthread_mutex_t lock;
@@ -80,7 +83,11 @@ static void *worker(void *arg)
         q->busy++;
         pthread_mutex_unlock(&q->lock);
         struct api_response r;
-        api_handle(q->o.ctx, it->method, it->path, it->body, it->len, &r);
+        double waited_s = clock_monotonic_s() - it->queued_s;
+        if (waited_s > q->o.queue_timeout_s)   /* work_expire had not come round to it yet */
+            api_reply_error(&r, 504, waited_too_long);
+        else
+            api_handle(q->o.ctx, it->method, it->path, it->body, it->len, &r);
         pthread_mutex_lock(&q->lock);
         q->running[slot] = NULL;
         q->busy--;
@@ -204,11 +211,7 @@ static bool every(const struct work_item *it, double cutoff)
 
 void work_expire(struct work_queue *q)
 {
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "the request waited %g s for a free worker (--queue-timeout): the server is busy; try again later",
-             q->o.queue_timeout_s);
-    answer_waiting(q, queued_before, clock_monotonic_s() - q->o.queue_timeout_s, 504, msg);
+    answer_waiting(q, queued_before, clock_monotonic_s() - q->o.queue_timeout_s, 504, waited_too_long);
 }
 
 int64_t work_running(struct work_queue *q)
@@ -245,6 +248,24 @@ void work_stop(struct work_queue *q, double grace_s, volatile int *cut, void (*p
         late[i]->answer(late[i], late[i]->arg);
         work_release(q, late[i]);
     }
-    /* the threads and the queue are left to the process's exit: a worker
-     * may still be inside a computation that cannot be interrupted */
+    /* a worker may still be inside a computation that cannot be
+     * interrupted: work_free tells */
+}
+
+bool work_free(struct work_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    bool idle = q->busy == 0;
+    q->stopping = true;
+    pthread_cond_broadcast(&q->more);
+    pthread_mutex_unlock(&q->lock);
+    if (!idle)
+        return false;
+    for (int64_t i = 0; i < q->o.threads; i++)
+        pthread_join(q->threads[i], NULL);
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->more);
+    pthread_cond_destroy(&q->idle);
+    free(q->running), free(q->threads), free(q);
+    return true;
 }
