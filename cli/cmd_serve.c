@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/serve_net.h"
+#include "study/config.h"
 #include "traces/lists.h"
 #include "traces/textfile.h"
 
@@ -234,6 +235,11 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
+    char shipped[4096];   /* names resolve in one folder: --configs, else the shipped one */
+    if (!o.configs && config_shipped_dir(shipped, sizeof shipped))
+        return usage_error("serve", "no configs folder is shipped with this binary: give --configs DIR");
+    if (!o.configs)
+        o.configs = shipped;
     int lfd = listen_on(&o, addr);
     if (lfd < 0)
         return EXIT_USAGE;
@@ -253,8 +259,8 @@ int cmd_serve(int argc, char **argv)
         fprintf(stderr, "npusim serve: warning: listening on %s, beyond this machine, with no authentication: "
                         "anyone who reaches it can run simulations; bind 127.0.0.1 unless the network is trusted\n",
                 o.bind);
-    fprintf(stderr, "npusim serve: listening on http://%s:%lld/ (configs %s); Ctrl-C stops\n", o.bind,
-            (long long)o.port, o.configs ? o.configs : "found as npusim run finds them");
+    fprintf(stderr, "npusim serve: listening on http://%s:%lld/ (names resolve in %s alone); Ctrl-C stops\n",
+            o.bind, (long long)o.port, o.configs);
     struct timespec tick = { 0, 250 * 1000 * 1000 };
     int sig;
     while ((sig = sigtimedwait(&stop_signals, NULL, &tick)) <= 0)
