@@ -242,7 +242,7 @@ int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model
  * the closest and what is expected; returns whether it was. Members a route
  * would ignore answer a request not asked ({"tp": 4}, {"model": ...} to op). */
 bool api_unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
-                           struct api_response *r)
+                        struct api_response *r)
 {
     char why[400], hint[160];
     const char *bad = json_unknown_key(req, members, n, hint, sizeof hint);
@@ -278,7 +278,7 @@ static int op(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     op_request_init(&q);
     static const char *const members[] = { "op", "dtype", "m", "n", "k", "batch", "heads", "chip", "system", "set" };
     if (api_unknown_member(req, members, sizeof members / sizeof members[0],
-                       "op, dtype, m, n, k, batch, heads, chip, set (an operator has no model)", r))
+                           "op, dtype, m, n, k, batch, heads, chip, set (an operator has no model)", r))
         return 0;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "op"), *dt = cJSON_GetObjectItemCaseSensitive(req, "dtype");
     if (!cJSON_IsString(kind) || !op_kind_known(kind->valuestring))
@@ -442,8 +442,8 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     /* Every member known: {"tp": 4} answered for one chip would mislead. */
     static const char *const members[] = { "model", "chip", "system", "batch", "set", "workload", "pg" };
     if (api_unknown_member(req, members, sizeof members / sizeof members[0],
-                       "model, chip, system, batch, set (config fields, e.g. {\"tensor_parallelism_degree\": 4}), "
-                       "workload, pg", r))
+                           "model, chip, system, batch, set (config fields, e.g. {\"tensor_parallelism_degree\": 4}), "
+                           "workload, pg", r))
         return 0;
     const char *pg = pg_list_of(req, list, sizeof list, msg, sizeof msg);
     if (!pg)
