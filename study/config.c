@@ -162,8 +162,10 @@ void config_relative_paths(char *msg, const char *configs_dir)
             continue;
         for (int d = 0; d < 2; d++) {   /* "<configs>/chips/h100.json" -> "chips/h100.json" */
             size_t l = strlen(dirs[d]);
-            if (l && !strncmp(p, dirs[d], l) && p[l] == '/')
-                memmove(p, p + l + 1, strlen(p + l + 1) + 1);
+            if (l && !strncmp(p, dirs[d], l) && p[l] == '/') {
+                size_t skip = l + strspn(p + l, "/");   /* "cfg//chips/x.json" as --configs cfg/ makes it */
+                memmove(p, p + skip, strlen(p + skip) + 1);
+            }
         }
         if (*p != '/')
             continue;

@@ -25,6 +25,7 @@ static void test_relative_paths(void **state)
     relative_is("/srv/cfg/chips/bad.json:3: invalid JSON", "/srv/cfg", "chips/bad.json:3: invalid JSON");
     relative_is("/srv/cfg/chips/bad.json: chip field \"x\"", "/srv/cfg/", "chips/bad.json: chip field \"x\"");
     relative_is("cfg/models/m.json: unknown key \"k\"", "cfg", "models/m.json: unknown key \"k\"");
+    relative_is("cfg//models/m.json: x", "cfg/", "models/m.json: x");   /* --configs cfg/ */
     /* several, quoted or in brackets; another folder's file by its name */
     relative_is("fleet: (\"/srv/cfg/pg/a.json\", /etc/npusim/x.json)", "/srv/cfg", "fleet: (\"pg/a.json\", x.json)");
     /* no path: a unit, a ratio, a relative name, a word ending in the folder's name */
