@@ -47,6 +47,8 @@ static const char run_help[] =
     "DVFS). Writes DIR/<model>_<chip>_*: for LLM inference _prefill.csv, _decode.csv,\n"
     "_prefill.json and _decode.json; other families write the files their sweep writes.\n"
     "Prints a summary. With no arguments: llama3-8b on tpuv5p into ./out.\n"
+    "The files appear as one set: two runs into one DIR take turns, and SIGINT or\n"
+    "SIGTERM while they are written lets them finish (exit 130, 143).\n"
     "\n"
     "options:\n" COMMON_HELP PARALLEL_HELP
     "  -o, --out DIR           output folder (default ./out)\n"

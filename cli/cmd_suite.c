@@ -18,6 +18,7 @@
  * far have named (struct seen), and the argument vector of the call being
  * built (struct call). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,11 +568,12 @@ int cmd_suite(int argc, char **argv)
         for (int k = i; k < s.n; k++)
             h.raw.takers += s.line[k].kind == SUITE_ENERGY && o.stage[SUITE_ENERGY];
         int r = run_line(&s.line[i], seen, &o, c, &h, &e);
+        bool interrupted = r == 128 + SIGINT || r == 128 + SIGTERM;   /* a sweep stopped by a signal */
         if (r < 0)
             rc = -1;
-        else if (r && !first)
+        else if (r && (!first || interrupted))
             first = r;
-        if (first && !o.keep_going)
+        if (first && (!o.keep_going || interrupted))
             break;
     }
     /* How much the later stages took from memory (--hold-MB): a stage that
