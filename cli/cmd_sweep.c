@@ -41,6 +41,7 @@
 #include "power/powercap.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
+#include "traces/textfile.h"
 
 static const char sweep_help[] =
     "usage: npusim sweep -m M[,M...] -c V[,V...] --num-chips N[,N...] -b B[,B...]\n"
@@ -205,10 +206,9 @@ static void drop_stage(struct sweep_opts *o, struct made_dirs *made, int lock_fd
 /* Removes the summary's temporaries a killed sweep left beside it. */
 static void clean_summary_temps(const char *summary)
 {
-    const char *slash = strrchr(summary, '/');
     char dir[4200];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == summary ? 1 : slash - summary) : 1, slash ? summary : ".");
-    staging_clean_temps(dir, slash ? slash + 1 : summary, "sweep");
+    path_folder(summary, dir, sizeof dir);
+    staging_clean_temps(dir, path_base(summary), "sweep");
 }
 
 /* The one line of an interrupted sweep: what the tree keeps; the status. */

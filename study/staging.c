@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "traces/atomic.h"
+#include "traces/textfile.h"
 
 int staging_create(const char *dest, char *out, size_t n, struct npu_err *e)
 {
@@ -178,19 +179,11 @@ static bool lock_free(const char *folder)
     return free_;
 }
 
-/* The folder of path (up to its last '/', "." for none) and its last part. */
-static void split_path(const char *path, char *dir, size_t n, const char **base)
-{
-    const char *slash = strrchr(path, '/');
-    snprintf(dir, n, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
-    *base = slash ? slash + 1 : path;
-}
-
 int staging_clean_stale(const char *dest, const char *cmd)
 {
     char parent[4096];
-    const char *base;
-    split_path(dest, parent, sizeof parent, &base);
+    const char *base = path_base(dest);
+    path_folder(dest, parent, sizeof parent);
     DIR *d = opendir(parent);
     if (!d)
         return 0;

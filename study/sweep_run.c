@@ -328,9 +328,7 @@ static int publish_point(struct sweep_ctx *x, const struct item *it)
     char from[4400], scratch[4300], parent[4200];
     snprintf(from, sizeof from, "%s%s", o->stage, it->dir + strlen(o->out));
     snprintf(scratch, sizeof scratch, "%s/.publish", o->stage);
-    const char *slash = strrchr(o->out, '/');
-    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == o->out ? 1 : slash - o->out) : 1,
-             slash ? o->out : ".");
+    path_folder(o->out, parent, sizeof parent);
     int lock = atomic_lock_dir(parent);
     int rc = staging_publish_set(from, it->dir, it->base, scratch, &x->err);
     atomic_unlock_dir(lock);

@@ -336,16 +336,21 @@ void atomic_unlock_dir(int fd)
         close(fd);   /* closing the last descriptor releases the flock */
 }
 
-/* The folder of the first file renamed into place (n bytes of buf), or "" if none is. */
+void path_folder(const char *path, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, n, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+}
+
+/* The folder of the first file renamed into place (len bytes of buf), or "" if none is. */
 static void first_renamed_folder(const struct atomic_file *a, int n, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (int i = 0; i < n; i++) {
-        if (a[i].mode != ATOMIC_RENAME || !a[i].tmp[0])
-            continue;
-        const char *target = a[i].dest ? a[i].dest : a[i].path, *slash = strrchr(target, '/');
-        snprintf(buf, len, "%.*s", slash ? (int)(slash == target ? 1 : slash - target) : 1, slash ? target : ".");
-        return;
+        if (a[i].mode == ATOMIC_RENAME && a[i].tmp[0]) {
+            path_folder(a[i].dest ? a[i].dest : a[i].path, buf, len);
+            return;
+        }
     }
 }
 

@@ -66,6 +66,9 @@ void atomic_abort(struct atomic_file *a);
  * on its files' folder while it renames them. */
 int atomic_lock_dir(const char *dir);
 void atomic_unlock_dir(int fd);
+/* The folder of path into out (n bytes): up to its last '/' ("/" for a
+ * name in the root), "." when it has none. */
+void path_folder(const char *path, char *out, size_t n);
 /* Convenience: writes a whole NUL-terminated string to path atomically. */
 int atomic_write_string(const char *path, const char *s, struct npu_err *e);
 /* Creates a folder and its parents (mkdir -p). */
