@@ -30,8 +30,8 @@ ihash() { (cd "$1" 2>/dev/null && find . -type f | sort | xargs -r md5sum) >"$2"
 # ilitter: staging folders and temporaries under $IN (none may be left)
 ilitter() { find "$IN" -name '*.tmp.*' | grep -v '/ref' | head -n 3; }
 
-# --- sweep: 16 field values x 2 chips x 3 chip counts x 2 batches (336 configurations written, two
-# chips' files in each folder; about 0.3 s) ---
+# --- sweep: 16 field values x 2 chips x 3 chip counts x 2 batches: 512 points, 336 (neusim) or 352
+# configurations written, two chips' files in each folder; about 0.3 s ---
 cat >"$IN/spec.json" <<'SPEC'
 {"models": ["llama3-8b"], "chips": ["tpuv5p", "6e"], "num_chips": [1, 4, 8], "batch_sizes": [1, 8],
  "fields": {"hbm_bw_GBps": {"from": 1000, "to": 4000, "step": 200}}}
