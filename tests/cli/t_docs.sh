@@ -87,17 +87,18 @@ check "docs: every link between README.md and docs/*.md and every file they name
     test -e \"\$p\" || { echo \"names \$p\"; exit 1; }
   done"
 
-# `npusim serve` finds configs as every command does (not only ./configs or
-# the installed folder), and docs/api.md's curl examples answer 200 from a
-# server started as its first block shows.
+# `npusim serve` without --configs, from a folder with no configs/, finds the
+# configs shipped with the binary (and only those: t_serve_strict.sh), and
+# docs/api.md's curl examples answer 200 from a server started as its first
+# block shows.
 if command -v curl >/dev/null 2>&1; then
     DPORT=$((20000 + ($$ + 7919) % 30000))   # not t_serve.sh's port
     ( cd "$DOC/w" && exec "$NP_DOC" serve --port "$DPORT" ) 2>"$DOC/serve.log" &
     DSV=$!
     for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$DPORT/api/chips" && break; sleep 0.1; done
-    check "serve without --configs, from a folder with no configs/, finds the configs as npusim run does" sh -c "
+    check "serve without --configs, from a folder with no configs/, finds the configs shipped with the binary" sh -c "
       curl -sf 'http://127.0.0.1:$DPORT/api/chips' | grep -q '\"tpuv5p\"' &&
-      grep -q 'configs found as npusim run finds them' '$DOC/serve.log'"
+      grep -q 'names resolve in /.*/configs alone' '$DOC/serve.log'"
     awk '/^```sh/ { on = 1; b = ""; next } on && /^```/ { on = 0; print b "#END"; next } on { b = b $0 "\n" }' docs/api.md |
         awk 'BEGIN { RS = "#END\n" } /^curl/ && !/\.\.\./' |
         sed -e "s#127.0.0.1:8080#127.0.0.1:$DPORT#g" -e "s#curl -s #curl -s -o /dev/null -w '%{http_code}\\\\n' #" >"$DOC/api.sh"
