@@ -306,9 +306,14 @@ static int swap_in(const char *scratch, const char *to, struct npu_err *e)
         return npu_errf(e, "%s: cannot swap the new folder in: %s", to, strerror(errno));
     char old[4400];
     snprintf(old, sizeof old, "%s.old", scratch);
-    if (rename(to, old) != 0 || rename(scratch, to) != 0 || rename(old, scratch) != 0)
+    if (rename(to, old) != 0)
         return npu_errf(e, "%s: cannot swap the new folder in: %s", to, strerror(errno));
-    return 0;
+    if (rename(scratch, to) != 0) {
+        int err = errno;
+        rename(old, to);   /* the old folder back where it was */
+        return npu_errf(e, "%s: cannot swap the new folder in: %s", to, strerror(err));
+    }
+    return rename(old, scratch) == 0 ? 0 : npu_errf(e, "%s: cannot move the old folder away: %s", old, strerror(errno));
 }
 
 int staging_publish_set(const char *from, const char *to, const char *base, const char *scratch,
