@@ -592,6 +592,8 @@ int cmd_suite(int argc, char **argv)
     bool undo = fresh && (rc || (first && !o.keep_going));
     if (undo)
         staging_remove(o.out);
+    if (undo && (first == 128 + SIGINT || first == 128 + SIGTERM))   /* the sweep's line said what its tree kept */
+        fprintf(stderr, "npusim suite: interrupted: %s removed, as the suite created it (all or nothing)\n", o.out);
     (undo ? made_dirs_undo : made_dirs_keep)(&made);
     suite_free(&s);
     for (int w = 0; w < NWORKLOADS; w++)

@@ -226,4 +226,16 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27
     { [ $r1 -eq 0 ] && [ $r4 -eq 0 ] && iset "$IN/o" >/dev/null; } || mixed=$((mixed + 1))
 done
 check "interrupt: two runs into one folder at once, 30 times: each time both exit 0 and the folder holds one run's set ($mixed mixed)" test $mixed -eq 0
+# --- suite: a suite that creates OUT is all or nothing; interrupted in its sweep, OUT goes, said so ---
+printf 'sweep llama3-8b inference 4,5p,6e 1,2,4,8,16 1,4,16,64\nsweep llama3-70b inference 4,5p,6e 1,2,4,8,16 1,4,16,64\n' >"$IN/s.suite"
+d=$(idelay 90 0.15 0.4)
+$IDEF "$INP" suite --configs "$ICF" -j 2 "$IN/s.suite" "$IN/suite_out" 2>"$IN/suite.err" &
+ip=$!
+sleep "$d"
+kill -INT "$ip" 2>/dev/null
+wait "$ip"
+ir=$?
+check "interrupt: SIGINT at ${d}s into a suite that made OUT: exit 130, OUT removed and said so, nothing left" sh -c "
+  [ $ir = 130 ] && [ ! -e '$IN/suite_out' ] && grep -q 'interrupted: .*suite_out removed, as the suite created it' '$IN/suite.err' &&
+  [ -z \"\$(find '$IN' -maxdepth 1 -name 'suite_out*')\" ]"
 [ -n "$INTERRUPT_KEEP" ] || rm -rf "$IN"
