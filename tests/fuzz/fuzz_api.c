@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     static const char *const paths[] = { "/api/op", "/api/validate", "/api/sweep", "/api/calibrate" };
-    struct api_ctx ctx = { fuzz_configs(), profile_by_name("physical"), 8, 1.0, false };
+    struct api_ctx ctx = { fuzz_configs(), profile_by_name("physical"), 8, 1.0, false, true, 2000 };   /* as the server */
     struct api_response r;
     char *body = fuzz_text(data + 1, size - 1);
     api_handle(&ctx, "POST", paths[data[0] % 4], body, size - 1, &r);
