@@ -339,13 +339,24 @@ static int publish_point(struct sweep_ctx *x, const struct item *it)
     return rc;
 }
 
+static void ctx_discard(void *vctx, void *vit)
+{
+    (void)vctx;
+    struct item *it = vit;
+    for (int j = 0; j < it->pt.n; j++)
+        free(it->row[j]);
+    sweep_point_release(&it->pt);
+}
+
 static int ctx_emit(void *vctx, void *vit)
 {
     struct sweep_ctx *x = vctx;
     struct item *it = vit;
     int rc = 0;
-    if (cancelled(x))
-        return -1;   /* dropped: its staged files go with the staging folder */
+    if (cancelled(x)) {   /* dropped: its staged files go with the staging folder */
+        ctx_discard(vctx, vit);   /* the pool discards the items after this one, not this one */
+        return -1;
+    }
     if (it->pt.bundle != x->held_bundle) {
         rc = flush_held(x);
         x->held_bundle = it->pt.bundle;
@@ -405,14 +416,6 @@ static int ctx_emit(void *vctx, void *vit)
     return rc;
 }
 
-static void ctx_discard(void *vctx, void *vit)
-{
-    (void)vctx;
-    struct item *it = vit;
-    for (int j = 0; j < it->pt.n; j++)
-        free(it->row[j]);
-    sweep_point_release(&it->pt);
-}
 
 /* Runs every point of the shard through the ordered pool; x->failed and
  * x->err on failure. */
