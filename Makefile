@@ -120,7 +120,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 # fuzz harness replays its seeds and regression inputs under the sanitizers and fuzzes for
 # FUZZ_SMOKE_SECONDS; one closing summary line. make check runs the same without the fuzzers.
 FUZZ_SMOKE ?= 1
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 5
 # The Python package's library (not in sanitizer builds: python cannot load one).
 PY_SO := $(if $(findstring sanitize,$(OPT) $(CFLAGS)),,$(BUILD)/libnpusim.so)
 test: $(BUILD)/npusim $(TEST_BIN) $(PY_SO)
