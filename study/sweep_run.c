@@ -197,6 +197,27 @@ static void invariant_note(struct item *it, int j, const struct loaded_config *c
                  where[0] ? " " : "", where, w.msg[0]);
 }
 
+/* The point's place in the results tree (summary-only sweeps have none,
+ * and only they have bundles): its folder dir[2048], its files' name
+ * base_name[96] and its CSV csv[2200], which c's output path names. */
+static void tree_place(const struct sweep_ctx *x, const struct sweep_group *g, const struct sweep_point *pt,
+                       struct loaded_config *c, char *dir, char *base_name, char *csv)
+{
+    const struct sweep_opts *o = x->o;
+    char pstr[256];
+    g->fam->pstr(&pt->par, pt->batch, pstr, sizeof pstr);
+    if (o->seqlen)
+        snprintf(dir, 2048, "%s/%s_%lld_%lld%s/%s", o->out, c->model_name, (long long)o->seq_in,
+                 (long long)o->seq_out, g->tag, pstr);
+    else
+        snprintf(dir, 2048, "%s/%s%s/%s", o->out, c->model_name, g->tag, pstr);
+    snprintf(base_name, 96, "%s-v%s", x->en.plan->workload, g->version);
+    snprintf(csv, 2200, "%s/%s.csv", dir, base_name);
+    /* Relative to the tree's root unless the profile keeps the reference's joined path. */
+    snprintf(c->model.output_file_path, sizeof c->model.output_file_path, "%s",
+             o->prof->absolute_output_paths ? csv : tree_tail_of(o, csv));
+}
+
 static void ctx_work(void *vctx, void *vit)
 {
     struct sweep_ctx *x = vctx;
@@ -216,22 +237,9 @@ static void ctx_work(void *vctx, void *vit)
         c.model.output_seqlen = o->seq_out;
     }
     res.status = ROW_OK;
-    char pstr[256], dir[2048] = "", base_name[96] = "", csv[2200] = "";
-    if (o->tree) {
-        /* The point's place in the results tree (summary-only sweeps have none,
-         * and only they have bundles). */
-        g->fam->pstr(&pt->par, pt->batch, pstr, sizeof pstr);
-        if (o->seqlen)
-            snprintf(dir, sizeof dir, "%s/%s_%lld_%lld%s/%s", o->out, c.model_name, (long long)o->seq_in,
-                     (long long)o->seq_out, g->tag, pstr);
-        else
-            snprintf(dir, sizeof dir, "%s/%s%s/%s", o->out, c.model_name, g->tag, pstr);
-        snprintf(base_name, sizeof base_name, "%s-v%s", x->en.plan->workload, g->version);
-        snprintf(csv, sizeof csv, "%s/%s.csv", dir, base_name);
-        /* Relative to the tree's root unless the profile keeps the reference's joined path. */
-        snprintf(c.model.output_file_path, sizeof c.model.output_file_path, "%s",
-                 o->prof->absolute_output_paths ? csv : tree_tail_of(o, csv));
-    }
+    char dir[2048] = "", base_name[96] = "", csv[2200] = "";
+    if (o->tree)
+        tree_place(x, g, pt, &c, dir, base_name, csv);
     snprintf(it->dir, sizeof it->dir, "%s", dir);
     snprintf(it->base, sizeof it->base, "%s", base_name);
     /* A configuration is published whole (ctx_emit), so its CSV being there
