@@ -1,7 +1,7 @@
 # npusim — one Makefile for the library, the CLI, the tests and the benchmarks.
 #
-# Layout: every library folder (traces, chipsim, opsgen, power, study) is
-# compiled into build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
+# Layout: every library folder (traces, chipsim, opsgen, power, study, calib,
+# api) is compiled into build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
 # programs tests/unit/test_*.c, each linked against the library.
 
 CC      ?= gcc
@@ -30,7 +30,7 @@ CFLAGS  ?= $(OPT) -g
 CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
-LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*.c calib/*.c)
+LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*.c calib/*.c api/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -67,30 +67,30 @@ $(BUILD)/tests/test_decimal: $(BUILD)/gen/pow10_table.h
 $(BUILD)/tests/test_decimal: CFLAGS += -I$(BUILD)/gen
 
 # The web page of npusim serve (web/index.html) as a C string literal for
-# cli/serve_page.c: each line quoted, with \, " and ? escaped (no trigraphs).
+# api/page.c: each line quoted, with \, " and ? escaped (no trigraphs).
 $(BUILD)/gen/serve_page.inc: web/index.html
 	@mkdir -p $(dir $@)
 	@echo "GEN $@"
 	@sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
-$(BUILD)/cli/serve_page.o: $(BUILD)/gen/serve_page.inc
-$(BUILD)/cli/serve_page.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/api/page.o: $(BUILD)/gen/serve_page.inc
+$(BUILD)/api/page.o: CFLAGS += -I$(BUILD)/gen
 
 # npusim measure's kernels are timed as real ML kernels run: vectorised. -O2's
 # cost model leaves their loops scalar (calib/measure_kernels.c says what it cost).
 $(BUILD)/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
 
-# libnpusim.so: the library and the HTTP API's handler as a shared object for
-# other languages (cli/capi.h; the Python package in python/), built from
-# position-independent copies of the objects under $(BUILD)/pic.
-SO_SRC := $(LIB_SRC) cli/serve_api.c cli/serve_sweep.c cli/serve_fleet.c cli/serve_calibrate.c cli/serve_page.c cli/common.c cli/capi.c \
-          cli/fields_ref.c
+# libnpusim.so: the library folders (the HTTP API's handler and the C API in
+# api/ among them) as a shared object for other languages (api/capi.h; the
+# Python package in python/), built from position-independent copies of the
+# objects under $(BUILD)/pic.
+SO_SRC := $(LIB_SRC)
 SO_OBJ := $(SO_SRC:%.c=$(BUILD)/pic/%.o)
 $(BUILD)/pic/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "CC -fPIC $<"
 	@$(CC) $(CFLAGS) -fPIC -c $< -o $@
-$(BUILD)/pic/cli/serve_page.o: $(BUILD)/gen/serve_page.inc
-$(BUILD)/pic/cli/serve_page.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/pic/api/page.o: $(BUILD)/gen/serve_page.inc
+$(BUILD)/pic/api/page.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: $(BUILD)/gen/pow10_table.h
 $(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/pic/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math

@@ -20,10 +20,6 @@
 #include "traces/profile.h"
 
 #define EXIT_USAGE 2
-/* The model a run simulates when none is named: the CLI's, the HTTP API's
- * and so Python's (which leaves it to the API). The chip and system
- * defaults are config_load's (study/config.c). */
-#define CLI_DEFAULT_MODEL "llama3-8b"
 #define MAX_SETS 64
 
 struct common_opts {
@@ -137,10 +133,6 @@ struct family;
  * leaves every axis count at 0, as the sweep does). */
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam);
-/* The global batch (0: the config's) split over the parallel degrees as
- * --batch does, then the family's config adjustments: what load_common does
- * after loading, for callers that load otherwise (the HTTP API). */
-void apply_batch(struct loaded_config *c, const struct family *fam, int64_t batch);
 
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

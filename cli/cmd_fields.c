@@ -1,7 +1,7 @@
 /* cmd_fields.c — `npusim fields`: every config field with its type, unit,
  * default, the range it is checked against when loaded, and its meaning.
  *
- * Printed from the field tables themselves (the rows of cli/fields_ref.h),
+ * Printed from the field tables themselves (the rows of api/fields_ref.h),
  * so the configuration reference (docs/configs.md, whose tables are this
  * command's output) cannot drift from what the loader checks; a CLI test
  * compares the two. No data structure of its own. */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/fields_ref.h"
+#include "api/fields_ref.h"
 
 static const char fields_help[] =
     "usage: npusim fields\n"

@@ -12,7 +12,7 @@
 
 #include "chipsim/chip.h"
 #include "cli/cli.h"
-#include "cli/fields_ref.h"
+#include "api/fields_ref.h"
 #include "opsgen/model.h"
 #include "power/pg.h"
 #include "power/system.h"

@@ -1,6 +1,6 @@
-/* cmd_serve.c — `npusim serve`: the JSON API and the web page (serve.h)
+/* cmd_serve.c — `npusim serve`: the JSON API and the web page (api/api.h)
  * over HTTP. Its options; the listening socket; the gate, the library and
- * the work queue started (serve_net.h says how they hold under load); then
+ * the work queue started (http.h says how they hold under load); then
  * it waits for SIGINT or SIGTERM and stops gracefully: no new connection,
  * queued requests answered 503, running ones given --grace seconds (a
  * second signal cuts it short), then exit 0. Bound to 127.0.0.1 unless
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/serve_net.h"
+#include "cli/http.h"
 #include "study/config.h"
 #include "traces/lists.h"
 #include "traces/textfile.h"

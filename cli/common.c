@@ -246,7 +246,7 @@ int report_error(const char *cmd, const struct npu_err *e)
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam)
 {
-    struct config_request r = { o->configs, need_model ? (o->model ? o->model : CLI_DEFAULT_MODEL) : NULL,
+    struct config_request r = { o->configs, need_model ? (o->model ? o->model : CONFIG_DEFAULT_MODEL) : NULL,
                                 o->chip, o->system, o->sets, o->nsets, false };
     struct npu_err e;
     if (config_load(&r, c, &e)) {
@@ -264,22 +264,8 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
         config_free(c);
         return EXIT_USAGE;
     }
-    apply_batch(c, *fam, o->batch);
+    family_apply_batch(c, *fam, o->batch);
     return 0;
-}
-
-void apply_batch(struct loaded_config *c, const struct family *fam, int64_t batch)
-{
-    struct model_config *m = &c->model;
-    if (batch > 0) {
-        struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
-                                  m->pipeline_parallelism_degree, m->expert_parallelism_degree,
-                                  m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
-                                  m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
-        sweep_apply_parallel(m, &p, batch);
-    }
-    if (fam->adjust)
-        fam->adjust(c);
 }
 
 void cli_print_wrote_to(FILE *to, const char *cmd, const struct output *o, int n)

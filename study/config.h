@@ -22,6 +22,11 @@
 
 enum config_kind { CONFIG_MODEL, CONFIG_CHIP, CONFIG_SYSTEM };
 
+/* The model a run simulates when none is named: the CLI's, the HTTP API's
+ * and so Python's (which leaves it to the API). The chip and system
+ * defaults are config_load's. */
+#define CONFIG_DEFAULT_MODEL "llama3-8b"
+
 struct config_request {
     const char *configs_dir;     /* --configs, may be NULL */
     const char *model;           /* name or path; NULL = no model (chip-only stages) */

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "opsgen/sweep.h"
+
 static const struct family *const families[] = {
     &fam_deepseek, &fam_llm_inference, &fam_llm_training, &fam_dlrm, &fam_dit, &fam_gligen,
 };
@@ -34,4 +36,18 @@ const char *families_list(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, fill_families_list);
     return families_text;
+}
+
+void family_apply_batch(struct loaded_config *c, const struct family *fam, int64_t batch)
+{
+    struct model_config *m = &c->model;
+    if (batch > 0) {
+        struct parallel_cfg p = { m->num_chips, m->data_parallelism_degree, m->tensor_parallelism_degree,
+                                  m->pipeline_parallelism_degree, m->expert_parallelism_degree,
+                                  m->data_parallel_degree_dcn, m->tensor_parallel_degree_dcn,
+                                  m->pipeline_parallel_degree_dcn, m->expert_parallel_degree_dcn };
+        sweep_apply_parallel(m, &p, batch);
+    }
+    if (fam->adjust)
+        fam->adjust(c);
 }

@@ -81,6 +81,10 @@ struct family {
 const struct family *family_find(const struct model_config *m, const char *workload);
 /* "llama inference, llama training, ..." */
 const char *families_list(void);
+/* The global batch (0: the config's) split over the parallel degrees as
+ * --batch does, then the family's config adjustments (fam->adjust): what
+ * every front end does after loading a configuration. */
+void family_apply_batch(struct loaded_config *c, const struct family *fam, int64_t batch);
 
 extern const struct family fam_llm_inference, fam_llm_training, fam_deepseek, fam_dlrm, fam_dit,
     fam_gligen;

@@ -19,12 +19,13 @@ allowed() {
         power) echo "traces chipsim/chip.h" ;;
         study) echo "traces opsgen chipsim power" ;;
         calib) echo "traces opsgen chipsim power study" ;;
-        cli) echo "traces opsgen chipsim power study calib" ;;
+        api) echo "traces opsgen chipsim power study calib" ;;
+        cli) echo "traces opsgen chipsim power study calib api" ;;
     esac
 }
 
 bad=0
-for dir in traces opsgen chipsim power study calib cli; do
+for dir in traces opsgen chipsim power study calib api cli; do
     [ -d "$dir" ] || continue
     ok=$(allowed "$dir")
     for f in "$dir"/*.c "$dir"/*.h; do
@@ -52,6 +53,6 @@ if [ -s "${TMPDIR:-/tmp}/layering.$$" ]; then
 fi
 rm -f "${TMPDIR:-/tmp}/layering.$$"
 if [ $bad = 0 ]; then
-    echo "layering: traces <- opsgen, chipsim <- power <- study <- calib <- cli: no violation"
+    echo "layering: traces <- opsgen, chipsim <- power <- study <- calib <- api <- cli: no violation"
 fi
 exit $bad

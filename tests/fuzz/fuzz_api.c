@@ -1,4 +1,4 @@
-/* fuzz_api.c — the JSON API of `npusim serve` (cli/serve.h) on arbitrary
+/* fuzz_api.c — the JSON API of `npusim serve` (api/api.h) on arbitrary
  * request bodies: every answer is a status the API documents (200, 400,
  * 503) with a JSON body, never a crash. The first byte picks the route
  * (% 4): POST /api/op, /api/validate, /api/sweep (at most 8 points, one
@@ -9,7 +9,7 @@
  * corpus/api/. */
 #include "fuzz_common.h"
 
-#include "cli/serve.h"
+#include "api/api.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

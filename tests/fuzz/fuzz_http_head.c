@@ -1,12 +1,12 @@
 /* fuzz_http_head.c — the request-head checks of `npusim serve`'s gate
- * (cli/serve_head.c) on any bytes, as a client may send them.
+ * (cli/http_head.c) on any bytes, as a client may send them.
  *
  * Every answer is one of the statuses the gate sends; a complete head's
  * length lies within the input and ends with its blank line; the refusal's
  * message makes a JSON answer that parses. Seeds: corpus/http_head/. */
 #include "fuzz_common.h"
 
-#include "cli/serve_net.h"
+#include "cli/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

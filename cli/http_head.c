@@ -1,5 +1,5 @@
-/* serve_head.c — the request head as the gate checks it before
- * libmicrohttpd sees the connection (serve_net.h): the request line, the
+/* http_head.c — the request head as the gate checks it before
+ * libmicrohttpd sees the connection (http.h): the request line, the
  * header lines and the framing headers (Content-Length, Transfer-Encoding,
  * Host), to RFC 9112's grammar. What the library would refuse with an HTML
  * page of its own (a bad request line, an unsupported version, a head or
@@ -8,8 +8,8 @@
  * client's bytes.
  *
  * No data structure of its own beyond struct http_head; pure functions
- * (tests/unit/test_serve_head.c, tests/fuzz/fuzz_http_head.c). */
-#include "cli/serve_net.h"
+ * (tests/unit/test_http_head.c, tests/fuzz/fuzz_http_head.c). */
+#include "cli/http.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,11 +1,12 @@
-/* serve.h — `npusim serve`: the HTTP front end (cmd_serve.c, on
- * libmicrohttpd), its JSON API as one function (serve_api.c) and the web
- * page it serves (serve_page.c). docs/api.md documents the API.
+/* api.h — the JSON API as one function from a request to a response
+ * (routes.c), for every front end: `npusim serve` over HTTP (cli/http.h),
+ * the C API behind Python (capi.h); and the web page it serves (page.c).
+ * docs/api.md documents the API.
  *
  * Main data structures: struct api_ctx (what every request may read) and
  * struct api_response. */
-#ifndef NPUSIM_CLI_SERVE_H
-#define NPUSIM_CLI_SERVE_H
+#ifndef NPUSIM_API_API_H
+#define NPUSIM_API_API_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,7 +21,7 @@ struct api_ctx {
     long max_points;                 /* the largest sweep a request may ask for */
     double time_limit_s;             /* a sweep, fleet or calibration stops with 503 past this many
                                       * seconds (0: none) */
-    bool local;                      /* a caller in this process (cli/capi.h, the Python package):
+    bool local;                      /* a caller in this process (api/capi.h, the Python package):
                                       * config paths are taken as well as names */
     bool only_configs;               /* names resolve in configs alone (the server): never the
                                       * current folder, $NPUSIM_CONFIGS, the user's or installed ones */
@@ -38,7 +39,7 @@ struct api_response {
 int api_handle(const struct api_ctx *ctx, const char *method, const char *path, const char *body, size_t len,
                struct api_response *r);
 
-/* For the handlers (serve_api.c, serve_sweep.c): a JSON reply (takes j),
+/* For the handlers (api/routes.c, api/sweep.c): a JSON reply (takes j),
  * an error reply {"error": msg}, whether a string is a config name (not a
  * path), and POST /api/sweep, /api/fleet and /api/calibrate. */
 int api_reply_json(struct api_response *r, int status, cJSON *j);

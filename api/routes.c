@@ -1,16 +1,15 @@
-/* serve_api.c — the JSON API of `npusim serve` as one function from a
+/* routes.c — the JSON API of `npusim serve` as one function from a
  * request (method, path, body) to a response (status, type, body), apart
- * from the HTTP library (cmd_serve.c), so that every route reads as data:
+ * from the HTTP server (cli/http_server.c), so that every route reads as data:
  * the route table below. Errors are 400 with the message the CLI prints
  * for the same input, as {"error": "..."}.
  *
  * Names from a request (model, chip, system) are names only: no path, no
  * ".json", so a request reads nothing but the configs folder's files. */
 #define _DEFAULT_SOURCE  /* open_memstream, DT_REG on glibc */
-#include "cli/serve.h"
+#include "api/api.h"
 
-#include "cli/cli.h"
-#include "cli/fields_ref.h"
+#include "api/fields_ref.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -220,7 +219,7 @@ int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model
                     struct npu_err *e)
 {
     char msg[200] = "";
-    const char *model = need_model ? name_of(ctx, req, "model", CLI_DEFAULT_MODEL, msg, sizeof msg) : NULL;
+    const char *model = need_model ? name_of(ctx, req, "model", CONFIG_DEFAULT_MODEL, msg, sizeof msg) : NULL;
     const char *chip = name_of(ctx, req, "chip", NULL, msg, sizeof msg);   /* NULL: config_load's default */
     const char *sys = name_of(ctx, req, "system", NULL, msg, sizeof msg);
     const char *sets[32];
@@ -465,7 +464,7 @@ static int simulate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
         snprintf(why, sizeof why, "model: no model family simulates its %s (families: %s)", workload, families_list());
         return api_reply_error(r, 400, why);
     }
-    apply_batch(&c, fam, batch);
+    family_apply_batch(&c, fam, batch);
     struct report_run run;
     report_run_init(&run);
     if (report_run_simulate(fam, &c, ctx->prof, true, pg, ctx->configs, &run, &e)) {

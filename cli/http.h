@@ -1,7 +1,7 @@
-/* serve_net.h — how `npusim serve` holds under hostile clients, overload
- * and shutdown: the pieces between the socket and the JSON API (serve.h).
+/* http.h — how `npusim serve` holds under hostile clients, overload
+ * and shutdown: the pieces between the socket and the JSON API (api/api.h).
  *
- *   listen socket -> gate (serve_gate.c) -> libmicrohttpd (serve_http.c) -> work queue (serve_work.c) -> api_handle
+ *   listen socket -> gate (http_gate.c) -> libmicrohttpd (http_server.c) -> work queue (http_work.c) -> api_handle
  *
  * - The gate accepts every connection itself and counts the connections
  *   of the whole server against --connections (libmicrohttpd's own limit
@@ -11,7 +11,7 @@
  *   where a deadline and eviction bound them, and the library's own HTML
  *   errors (400, 413, 414, 431, 505) are answered first as JSON. Excess
  *   clients wait a moment for a slot, then get 503 with Retry-After.
- * - serve_http.c checks Host, Origin and Content-Type, answers the cheap
+ * - http_server.c checks Host, Origin and Content-Type, answers the cheap
  *   requests (GETs, /api/op) on its own thread so they stay fast under
  *   load, and queues the rest.
  * - The work queue is bounded and has a deadline: every request it takes
@@ -21,8 +21,8 @@
  * Every answer carries Connection: close, so each request passes the
  * gate. Main data structures: struct http_head (a checked request head),
  * struct gate, struct work_queue and struct work_item. */
-#ifndef NPUSIM_CLI_SERVE_NET_H
-#define NPUSIM_CLI_SERVE_NET_H
+#ifndef NPUSIM_CLI_HTTP_H
+#define NPUSIM_CLI_HTTP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,9 +30,9 @@
 
 #include <netinet/in.h>
 
-#include "cli/serve.h"
+#include "api/api.h"
 
-/* ---- the request head (serve_head.c) ---- */
+/* ---- the request head (http_head.c) ---- */
 
 #define HTTP_HEAD_MAX_BYTES 16384   /* request line and headers; more: 431 */
 #define HTTP_TARGET_MAX_BYTES 4096  /* the request target (path and query); longer: 414 */
@@ -59,7 +59,7 @@ size_t http_error_text(int status, const char *why, int retry_after_s, char *out
 /* The reason phrase of a status ("Service Unavailable"). */
 const char *http_reason(int status);
 
-/* ---- the connection gate (serve_gate.c) ---- */
+/* ---- the connection gate (http_gate.c) ---- */
 
 struct MHD_Daemon;
 struct gate;
@@ -86,7 +86,7 @@ void gate_free(struct gate *g);
 /* Connections the server holds now (the gate's and the library's). */
 int64_t gate_connections(struct gate *g);
 
-/* ---- the work queue (serve_work.c) ---- */
+/* ---- the work queue (http_work.c) ---- */
 
 struct work_item;
 /* Called once per item, from whichever thread answers it, with its
@@ -131,7 +131,7 @@ int64_t work_running(struct work_queue *q);
  * (true); otherwise leaves it to the process's exit (false). */
 bool work_free(struct work_queue *q);
 
-/* ---- the HTTP layer (serve_http.c) ---- */
+/* ---- the HTTP layer (http_server.c) ---- */
 
 struct http_opts {
     struct api_ctx ctx;

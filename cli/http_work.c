@@ -1,4 +1,4 @@
-/* serve_work.c — the bounded work queue of `npusim serve` (serve_net.h):
+/* http_work.c — the bounded work queue of `npusim serve` (http.h):
  * the requests that compute (a run, a sweep, a fleet, a validation, a
  * calibration) wait here for one of --threads workers, apart from the
  * thread that reads and answers connections. Every item taken is answered
@@ -12,7 +12,7 @@
  * resumes a libmicrohttpd connection, which takes the library's locks).
  * refs counts the holders (the connection, the queue) so an item outlives
  * a worker that finishes after the answer was given. */
-#include "cli/serve_net.h"
+#include "cli/http.h"
 
 #include <errno.h>
 #include <pthread.h>

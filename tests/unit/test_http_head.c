@@ -1,5 +1,5 @@
-/* test_serve_head.c — the request-head checks of `npusim serve`'s gate
- * (cli/serve_head.c): what is complete, what needs more bytes, and which
+/* test_http_head.c — the request-head checks of `npusim serve`'s gate
+ * (cli/http_head.c): what is complete, what needs more bytes, and which
  * status refuses what, each case written by hand from RFC 9112's grammar;
  * and the canned error answer, byte for byte.
  *
@@ -7,7 +7,7 @@
  * on nothing but libc. */
 #include "testutil.h"
 
-#include "cli/serve_head.c"
+#include "cli/http_head.c"
 
 static int check(const char *s, int64_t max_body, struct http_head *h)
 {

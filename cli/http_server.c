@@ -1,4 +1,4 @@
-/* serve_http.c — the libmicrohttpd side of `npusim serve` (serve_net.h):
+/* http_server.c — the libmicrohttpd side of `npusim serve` (http.h):
  * one polling thread that reads requests the gate hands over, checks who
  * may ask (Host, Origin, Content-Type), answers the cheap requests itself
  * (every GET and /api/op: a few milliseconds at most, so they stay fast
@@ -9,7 +9,7 @@
  * Main data structures: struct http_server, and struct req (one request:
  * its body as it arrives, then its queued work item). */
 #define _DEFAULT_SOURCE   /* strncasecmp, inet_ntop */
-#include "cli/serve_net.h"
+#include "cli/http.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>

@@ -1,5 +1,5 @@
 /* fields_ref.c — the configuration reference's rows (see fields_ref.h). */
-#include "cli/fields_ref.h"
+#include "api/fields_ref.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 /* capi.c — the shared library's entry points (see capi.h): the HTTP API's
- * handler (serve_api.c) called in process. No data structure of its own. */
-#include "cli/capi.h"
+ * handler (api/routes.c) called in process. No data structure of its own. */
+#include "api/capi.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/serve.h"
+#include "api/api.h"
 #include "traces/version.h"
 
 char *npusim_call(const char *path, const char *request, const char *configs, const char *profile, int *status)

@@ -1,11 +1,11 @@
-/* serve_fleet.c — POST /api/fleet: a fleet file's tree (docs/fleet.md) in
+/* fleet.c — POST /api/fleet: a fleet file's tree (docs/fleet.md) in
  * the request, its annual energy and carbon out (the fleet.json `npusim
  * fleet` writes, and its table as text). Bounded like a sweep: at most
  * --max-points deployments, --time-limit checked between them (503); for a
  * server, models, chips and strategies are names only. No data structure
  * of its own. */
 #define _DEFAULT_SOURCE  /* open_memstream on glibc */
-#include "cli/serve.h"
+#include "api/api.h"
 
 #include <stdio.h>
 #include <stdlib.h>

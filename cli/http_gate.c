@@ -1,4 +1,4 @@
-/* serve_gate.c — the connection gate of `npusim serve` (serve_net.h).
+/* http_gate.c — the connection gate of `npusim serve` (http.h).
  * One thread accepts every connection and keeps it until its request head
  * has arrived, then hands it to libmicrohttpd; it holds the server's
  * limits as a whole:
@@ -22,7 +22,7 @@
  * per connection in the gate: waiting for a slot, sending its head, or
  * lingering) and the per-address counts the library's closes update. */
 #define _GNU_SOURCE   /* accept4 */
-#include "cli/serve_net.h"
+#include "cli/http.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
-/* serve_sweep.c — POST /api/sweep: a small sweep spec run in memory and
+/* sweep.c — POST /api/sweep: a small sweep spec run in memory and
  * answered as its summary (the CSV of `npusim sweep --summary`, also as
  * rows of JSON objects) with the sweep report's figures. Bounded: a
  * spec of more than the server's --max-points points is refused before it
  * runs, and a sweep that runs past --time-limit stops with 503. Main data
  * structure: struct rows_reader, the summary CSV turned into JSON rows. */
-#include "cli/serve.h"
+#include "api/api.h"
 
 #include <stdio.h>
 #include <stdlib.h>

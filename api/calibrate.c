@@ -1,4 +1,4 @@
-/* serve_calibrate.c — POST /api/calibrate: measured kernels in, the chip
+/* calibrate.c — POST /api/calibrate: measured kernels in, the chip
  * with its kernel efficiencies fitted to them out (npusim calibrate): the
  * calibrated chip config as JSON (usable as a chip config as it is), the
  * fit per kernel class and format, and the held-out errors of the seeded
@@ -6,7 +6,7 @@
  * at most --max-rows rows (api_measurements), and a calibration still
  * fitting its folds after --time-limit stops with 503. No data structure of
  * its own. */
-#include "cli/serve.h"
+#include "api/api.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * against (traces/fields.h, power/pg.h). `npusim fields` prints the rows as
  * Markdown (docs/configs.md); GET /api/fields answers them as JSON (Python's
  * npusim.fields()). Main data structure: struct field_row, one field. */
-#ifndef NPUSIM_CLI_FIELDS_REF_H
-#define NPUSIM_CLI_FIELDS_REF_H
+#ifndef NPUSIM_API_FIELDS_REF_H
+#define NPUSIM_API_FIELDS_REF_H
 
 #include <stdbool.h>
 
