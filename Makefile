@@ -1,7 +1,7 @@
 # npusim — one Makefile for the library, the CLI, the tests and the benchmarks.
 #
-# Layout: every library folder (traces, chipsim, opsgen, power, study, calib,
-# api) is compiled into build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
+# Layout: every library folder (traces, chipsim, opsgen, power, study's rooms,
+# calib, api) is compiled into build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
 # programs tests/unit/test_*.c, each linked against the library.
 
 CC      ?= gcc
@@ -30,7 +30,7 @@ CFLAGS  ?= $(OPT) -g
 CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
-LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*.c calib/*.c api/*.c)
+LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*/*.c calib/*.c api/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -49,7 +49,7 @@ $(FLAGS_STAMP):
 	@rm -f $(BUILD)/.flags-*
 	@touch $@
 
-$(BUILD)/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
+$(BUILD)/%.o: %.c $(wildcard */*.h */*/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
@@ -85,7 +85,7 @@ $(BUILD)/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
 # objects under $(BUILD)/pic.
 SO_SRC := $(LIB_SRC)
 SO_OBJ := $(SO_SRC:%.c=$(BUILD)/pic/%.o)
-$(BUILD)/pic/%.o: %.c $(wildcard */*.h) $(FLAGS_STAMP)
+$(BUILD)/pic/%.o: %.c $(wildcard */*.h */*/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "CC -fPIC $<"
 	@$(CC) $(CFLAGS) -fPIC -c $< -o $@

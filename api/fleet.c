@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/fleet_stage.h"
+#include "study/stages/fleet_stage.h"
 #include "traces/clock.h"
 
 /* A server's deployments name configs, never paths. */

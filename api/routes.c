@@ -23,12 +23,12 @@
 
 #include "calib/op_table.h"
 #include "calib/validate.h"
-#include "study/outputs.h"
-#include "study/config.h"
-#include "study/family.h"
-#include "study/op_predict.h"
-#include "study/pipeline.h"
-#include "study/report_run.h"
+#include "study/run/outputs.h"
+#include "study/run/config.h"
+#include "study/run/family.h"
+#include "study/run/op_predict.h"
+#include "study/run/pipeline.h"
+#include "study/view/report_run.h"
 #include "power/energy.h"
 #include "traces/fields.h"
 #include "traces/json_strict.h"
@@ -40,7 +40,7 @@ int api_reply_json(struct api_response *r, int status, cJSON *j)
 {
     r->status = status;
     r->type = "application/json";
-    /* cJSON allocates through the hooks study/pyjson.c installs: its text is
+    /* cJSON allocates through the hooks study/run/pyjson.c installs: its text is
      * freed with cJSON_free, the response's with free */
     char *text = cJSON_PrintUnformatted(j);
     r->body = text ? strdup(text) : NULL;
@@ -404,7 +404,7 @@ static const char *pg_list_of(const cJSON *req, char *list, size_t n, char *msg,
 }
 
 /* The statistics JSONs `npusim run` would write for the timed trace t,
- * kept in memory (study/outputs.h memory sink): {"prefill": {...},
+ * kept in memory (study/run/outputs.h memory sink): {"prefill": {...},
  * "decode": {...}} for an LLM, "run" for a family's one file, and DLRM's
  * "config_stats" and "chip<k>" besides. NULL with e on a failure. */
 static cJSON *run_statistics(const struct api_ctx *ctx, const struct family *fam, const struct loaded_config *c,

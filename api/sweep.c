@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/report_sweep.h"
-#include "study/sweep_run.h"
-#include "study/sweep_spec.h"
+#include "study/view/report_sweep.h"
+#include "study/sweep/sweep_run.h"
+#include "study/sweep/sweep_spec.h"
 #include "traces/clock.h"
 #include "traces/csv_lines.h"
 #include "traces/lists.h"

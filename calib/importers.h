@@ -1,5 +1,5 @@
 /* importers.h — measurements published or recorded in other formats,
- * converted to the native one (op,dtype,m,n,k,batch,time_us: study/op_predict.h).
+ * converted to the native one (op,dtype,m,n,k,batch,time_us: study/run/op_predict.h).
  *
  * Each importer is strict about what it reads and never drops a row in
  * silence: what it cannot map is counted and listed (file, line, why).

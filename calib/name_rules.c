@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "calib/import_internal.h"
-#include "study/op_predict.h"
+#include "study/run/op_predict.h"
 #include "traces/lists.h"
 #include "traces/textfile.h"
 

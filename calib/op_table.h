@@ -1,5 +1,5 @@
 /* op_table.h — measurement files: rows of measured operators, each the
- * struct op_request of study/op_predict.h with its measured time and every
+ * struct op_request of study/run/op_predict.h with its measured time and every
  * other column kept as read (`npusim op --csv`, validate, calibrate,
  * roofline). The reader is strict: file, line and column in every message.
  *
@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "study/op_predict.h"
+#include "study/run/op_predict.h"
 
 /* A measurement file's rows: CSV with a header naming at least op and dtype
  * (and any of m, n, k, batch, heads, weight_dtype, time_us; empty cells are

@@ -11,7 +11,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "study/pyjson.h"
+#include "study/run/pyjson.h"
 #include "traces/pyfmt.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"

@@ -66,7 +66,7 @@ cJSON *validation_json(const struct validation *v);
  * none) inline, every row. */
 char *validation_html(const struct validation *v, const char *roofline_svg);
 /* The chip's roofline with every row twice: predicted (circle) and measured
- * (triangle), coloured by operator type (study/roofline.h). */
+ * (triangle), coloured by operator type (study/view/roofline.h). */
 char *validation_roofline(const struct validation *v, const struct chip_config *chip, const char *chip_name);
 
 #endif

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "calib/validate.h"
-#include "study/chart.h"
-#include "study/roofline.h"
+#include "study/view/chart.h"
+#include "study/view/roofline.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"
 
@@ -106,7 +106,7 @@ char *validation_html(const struct validation *v, const char *roofline_svg)
     return b.s;
 }
 
-/* The roofline of the rows: each predicted and measured (study/roofline.h). */
+/* The roofline of the rows: each predicted and measured (study/view/roofline.h). */
 char *validation_roofline(const struct validation *v, const struct chip_config *chip, const char *chip_name)
 {
     struct roofline_point *p = calloc(2 * v->n + 1, sizeof *p);

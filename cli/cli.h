@@ -10,10 +10,10 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "study/config.h"
-#include "study/outputs.h"
-#include "study/pipeline.h"
-#include "study/report.h"
+#include "study/run/config.h"
+#include "study/run/outputs.h"
+#include "study/run/pipeline.h"
+#include "study/run/report.h"
 #include "traces/trace_csv.h"
 #include "traces/err.h"
 #include "traces/op.h"
@@ -47,7 +47,7 @@ struct common_opts {
 #define COMMON_LONGOPTS { "model", required_argument, 0, 'm' }, COMMON_LONGOPTS_NO_MODEL
 /* The parallelism degrees and sequence lengths of a model's run: each
  * stands for --set of its field (--tp 2 is --set tensor_parallelism_degree=2),
- * so num_chips follows from them as from --set (study/config.h). The names
+ * so num_chips follows from them as from --set (study/run/config.h). The names
  * are fleet's (docs/fleet.md) and sweep's. */
 enum { CO_TP = 0x300, CO_DP, CO_PP, CO_EP, CO_SEQLEN };
 #define PARALLEL_LONGOPTS \
@@ -138,7 +138,7 @@ int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 struct results;
 /* npusim sweep with its results tree's statistics also kept in keep (NULL:
- * none), for the later stages of a suite (study/results.h). */
+ * none), for the later stages of a suite (study/run/results.h). */
 int sweep_command(int argc, char **argv, struct results *keep);
 int cmd_merge(int argc, char **argv);
 /* Joins shard summaries (rows keyed by their leading global index) into out,
@@ -160,7 +160,7 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
 /* npusim energy taking the sweeps' statistics from in and handing its own
- * to out (each may be NULL; study/results.h), for a suite. */
+ * to out (each may be NULL; study/run/results.h), for a suite. */
 int energy_command(int argc, char **argv, struct results *in, struct results *out);
 int cmd_carbon(int argc, char **argv);
 /* npusim carbon taking the energy stage's statistics from in (may be NULL). */

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "calib/calibrate.h"
-#include "study/outputs.h"
+#include "study/run/outputs.h"
 #include "traces/precision.h"
 #include "traces/strbuf.h"
 #include "traces/textfile.h"

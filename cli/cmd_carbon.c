@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "traces/lists.h"
-#include "study/carbon_stage.h"
-#include "study/config.h"
+#include "study/stages/carbon_stage.h"
+#include "study/run/config.h"
 #include "power/system.h"
 #include "traces/pyfmt.h"
 #include "cli/cli.h"

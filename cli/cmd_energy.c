@@ -22,8 +22,8 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "traces/textfile.h"
-#include "study/energy_stage.h"
-#include "study/staging.h"
+#include "study/stages/energy_stage.h"
+#include "study/stages/staging.h"
 #include "power/pg.h"
 
 static const char energy_help[] =

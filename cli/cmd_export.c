@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/outputs.h"
+#include "study/run/outputs.h"
 #include "traces/strbuf.h"
 #include "traces/trace_csv.h"
 

@@ -1,5 +1,5 @@
 /* cmd_fleet.c — `npusim fleet FLEET.json`: annual energy and carbon of a
- * fleet (the fleet stage, study/fleet_stage.h). Output: a table on stdout,
+ * fleet (the fleet stage, study/stages/fleet_stage.h). Output: a table on stdout,
  * fleet.csv and fleet.json. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "study/fleet_stage.h"
-#include "study/pyjson.h"
+#include "study/stages/fleet_stage.h"
+#include "study/run/pyjson.h"
 
 static const char fleet_help[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME] [-q]\n"

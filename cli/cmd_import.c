@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "calib/importers.h"
-#include "study/outputs.h"
+#include "study/run/outputs.h"
 #include "traces/precision.h"
 
 static const char import_help[] =

@@ -1,6 +1,6 @@
 /* cmd_list.c — `npusim list [models|chips|systems|strategies|fields]`: what
  * there is to name, one line each, found where names resolve
- * (study/config.h: --configs, $NPUSIM_CONFIGS, beside the binary, the
+ * (study/run/config.h: --configs, $NPUSIM_CONFIGS, beside the binary, the
  * share folder, ./configs). Each line says enough to choose: a model's
  * family and size, a chip's dense bf16 peak and memory, a system's PUE and
  * carbon intensity, what a strategy gates, a field's table and type. No
@@ -16,7 +16,7 @@
 #include "opsgen/model.h"
 #include "power/pg.h"
 #include "power/system.h"
-#include "study/config.h"
+#include "study/run/config.h"
 #include "traces/fields.h"
 #include "traces/json_strict.h"
 #include "traces/precision.h"

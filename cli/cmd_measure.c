@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "calib/team.h"
-#include "study/outputs.h"
+#include "study/run/outputs.h"
 #include "traces/lists.h"
 
 static const char measure_help[] =
@@ -168,7 +168,7 @@ int cmd_measure(int argc, char **argv)
     fputs(b.s, stdout);
     free(b.s);
     int rc = stdout_flushed("measure");
-    /* The host chip goes outside any install and source tree (study/config.h:
+    /* The host chip goes outside any install and source tree (study/run/config.h:
      * config_user_dir), where names resolve before an installed copy. */
     char user_chip[4200] = "configs/chips/host.json";   /* no $HOME: the current folder's configs */
     char user[4096];

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/outputs.h"
-#include "study/sweep_run.h"
+#include "study/run/outputs.h"
+#include "study/sweep/sweep_run.h"
 #include "traces/atomic.h"
 
 static const char merge_help[] =

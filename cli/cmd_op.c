@@ -1,6 +1,6 @@
 /* cmd_op.c — `npusim op`: one operator predicted on a chip (time, achieved
  * TFLOP/s, arithmetic intensity, bound, efficiency), or every row of a
- * measurement file (--csv), as text or JSON. The work is study/op_predict.h;
+ * measurement file (--csv), as text or JSON. The work is study/run/op_predict.h;
  * this file reads flags and prints. No data structure of its own. */
 #include <stdio.h>
 #include <stdlib.h>

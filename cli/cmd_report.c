@@ -1,5 +1,5 @@
 /* cmd_report.c — `npusim report`: one configuration run and shown as a
- * self-contained HTML page (study/report_html.h), each figure also as its
+ * self-contained HTML page (study/view/report_html.h), each figure also as its
  * own SVG. No data structure of its own. */
 #include <getopt.h>
 #include <stdio.h>
@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/family.h"
-#include "study/outputs.h"
-#include "study/report_files.h"
-#include "study/report_run.h"
-#include "study/report_tree.h"
-#include "study/report_sweep.h"
+#include "study/run/family.h"
+#include "study/run/outputs.h"
+#include "study/view/report_files.h"
+#include "study/view/report_run.h"
+#include "study/view/report_tree.h"
+#include "study/view/report_sweep.h"
 #include "traces/textfile.h"
 #include "traces/lists.h"
 

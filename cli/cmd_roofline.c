@@ -1,6 +1,6 @@
 /* cmd_roofline.c — `npusim roofline`: the chip's roofline as SVG, with the
  * operators of measurement files predicted (circles) and measured
- * (triangles). The drawing is study/roofline.h. No data structure of its
+ * (triangles). The drawing is study/view/roofline.h. No data structure of its
  * own. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 
 #include "cli/cli.h"
 #include "calib/op_table.h"
-#include "study/outputs.h"
-#include "study/roofline.h"
+#include "study/run/outputs.h"
+#include "study/view/roofline.h"
 
 static const char roofline_help[] =
     "usage: npusim roofline -c CHIP [MEASUREMENTS...] -o roofline.svg [--set KEY=VALUE]...\n"

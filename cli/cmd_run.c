@@ -8,11 +8,11 @@
 #include "chipsim/chipsim.h"
 #include "cli/cli.h"
 #include "cli/interrupt.h"
-#include "study/family.h"
-#include "study/outputs.h"
-#include "study/run_notes.h"
-#include "study/staging.h"
-#include "study/timeline.h"
+#include "study/run/family.h"
+#include "study/run/outputs.h"
+#include "study/run/run_notes.h"
+#include "study/stages/staging.h"
+#include "study/view/timeline.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "power/powercap.h"
@@ -183,7 +183,7 @@ static int strategy_pass(const struct stage_args *a, const struct chip_config *c
     return power_energy_pass(t, chip, &pg, p, a->co.prof, e);
 }
 
-/* --timeline: the timed trace as Chrome trace-event JSON (study/timeline.h),
+/* --timeline: the timed trace as Chrome trace-event JSON (study/view/timeline.h),
  * written whole or not at all. */
 static int write_timeline(const char *cmd, const struct stage_args *a, const struct trace *t,
                           const struct loaded_config *c)

@@ -19,7 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/http.h"
-#include "study/config.h"
+#include "study/run/config.h"
 #include "traces/lists.h"
 #include "traces/textfile.h"
 

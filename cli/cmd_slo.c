@@ -1,5 +1,5 @@
 /* cmd_slo.c — `npusim slo`: SLO-driven design-space selection (power.md §9,
- * §10), the options of the SLO stage (study/slo_stage.h), which writes
+ * §10), the options of the SLO stage (study/stages/slo_stage.h), which writes
  *   OUT/<model>/<workload>.json   or   OUT/<model>/<workload>-<prefill|decode>.json
  * A model the analysis cannot handle (unknown class, no results, no reference
  * configuration) is skipped with a warning; every other file is still
@@ -14,7 +14,7 @@
 
 #include "cli/cli.h"
 #include "traces/textfile.h"
-#include "study/slo_stage.h"
+#include "study/stages/slo_stage.h"
 #include "traces/lists.h"
 
 static const char slo_help[] =

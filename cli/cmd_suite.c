@@ -1,4 +1,4 @@
-/* cmd_suite.c — `npusim suite SUITE OUT`: a suite file (study/suite_file.h)
+/* cmd_suite.c — `npusim suite SUITE OUT`: a suite file (study/sweep/suite_file.h)
  * run in one process.
  *
  * Each line becomes the npusim call run-suite would make (echoed on stderr
@@ -26,10 +26,10 @@
 
 #include "traces/lists.h"
 #include "cli/cli.h"
-#include "study/config.h"
-#include "study/staging.h"
-#include "study/suite_file.h"
-#include "study/results.h"
+#include "study/run/config.h"
+#include "study/stages/staging.h"
+#include "study/sweep/suite_file.h"
+#include "study/run/results.h"
 #include "power/pg.h"
 #include "traces/atomic.h"
 #include "traces/strbuf.h"
@@ -86,7 +86,7 @@ struct suite_opts {
     long hold_MB;            /* --hold-MB: each results set's budget */
 };
 
-/* What the stages hand on in memory (study/results.h): the sweeps'
+/* What the stages hand on in memory (study/run/results.h): the sweeps'
  * statistics and traces to the energy lines, theirs (one tree per DVFS
  * policy, OUT/raw_<DVFS>) to the carbon lines. */
 #define NDVFS 2

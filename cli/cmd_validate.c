@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/config.h"
-#include "study/outputs.h"
+#include "study/run/config.h"
+#include "study/run/outputs.h"
 #include "calib/validate.h"
 #include "traces/lists.h"
 #include "traces/strbuf.h"

@@ -14,8 +14,8 @@
 #include "chipsim/chipsim.h"
 #include "traces/json_strict.h"
 #include "traces/lists.h"
-#include "study/family.h"
-#include "study/pyjson.h"
+#include "study/run/family.h"
+#include "study/run/pyjson.h"
 #include "opsgen/builders.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
@@ -55,7 +55,7 @@ double system_field_max(const char *key)
     return hi;
 }
 
-/* Appends a --set text the option stands for (fields of study/config.h's
+/* Appends a --set text the option stands for (fields of study/run/config.h's
  * --set, so they name "--set" in errors and num_chips follows from them). */
 static int made_set(struct common_opts *o, const char *key, int64_t v, struct npu_err *e)
 {

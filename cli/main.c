@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
-#include "study/pyjson.h"
+#include "study/run/pyjson.h"
 #include "traces/json_strict.h"
 #include "traces/version.h"
 
@@ -109,7 +109,7 @@ static int dispatch(int argc, char **argv)
  * as 128 KB of it is free and serves blocks over 128 KB from fresh mappings,
  * so each point paid for brk/munmap calls and for faulting the same pages in
  * again: 5,046 page faults in the 3,360-point summary sweep of `make bench`
- * (bundles of 4 traces, study/sweep_points.h), 595 with this. Keeping freed memory for reuse changes no output and
+ * (bundles of 4 traces, study/sweep/sweep_points.h), 595 with this. Keeping freed memory for reuse changes no output and
  * not the peak RSS (pages are kept, not added). */
 static void keep_freed_memory(void)
 {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "study/stage_progress.h"
+#include "study/run/stage_progress.h"
 
 struct progress {
     bool on;
@@ -29,7 +29,7 @@ void progress_update(struct progress *p, long done);
 /* Clears the line. */
 void progress_end(struct progress *p);
 
-/* The callbacks a study stage reports through (study/stage_progress.h),
+/* The callbacks a study stage reports through (study/run/stage_progress.h),
  * drawing p's line prefixed by cmd; on only when stderr is a terminal and
  * not quiet (--quiet). */
 struct stage_progress progress_hooks(struct progress *p, const char *cmd, bool quiet);

@@ -22,15 +22,15 @@
 #ifndef NPUSIM_STUDY_H
 #define NPUSIM_STUDY_H
 
-#include "study/carbon_stage.h"
-#include "study/config.h"
-#include "study/energy_stage.h"
-#include "study/family.h"
-#include "study/fleet_stage.h"
-#include "study/op_predict.h"
-#include "study/pipeline.h"
-#include "study/results.h"
-#include "study/slo_stage.h"
-#include "study/sweep_run.h"
+#include "study/stages/carbon_stage.h"
+#include "study/run/config.h"
+#include "study/stages/energy_stage.h"
+#include "study/run/family.h"
+#include "study/stages/fleet_stage.h"
+#include "study/run/op_predict.h"
+#include "study/run/pipeline.h"
+#include "study/run/results.h"
+#include "study/stages/slo_stage.h"
+#include "study/sweep/sweep_run.h"
 
 #endif

@@ -1,7 +1,7 @@
 # Sourced by tests/cli/run.sh: a run's summary says what ran (profile, power
 # gating, DVFS, number formats, calibration) and what it assumed (GEMMs at
 # the peak, tensor parallelism past the NVLink domain), in the chip's words:
-# tensor cores and NVLink on a GPU, MXU and ICI on a TPU (study/run_notes.c,
+# tensor cores and NVLink on a GPU, MXU and ICI on a TPU (study/run/run_notes.c,
 # chip_vocab in chipsim/chip.c); the report page uses the same words.
 RN="$T/run_notes"
 mkdir -p "$RN"

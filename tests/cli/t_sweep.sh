@@ -198,7 +198,7 @@ if command -v script >/dev/null 2>&1; then
 fi
 
 # --- a results tree gets whole configurations only (written beside it, each published whole as it
-# finishes: study/staging.h); t_interrupt.sh interrupts and kills sweeps ---
+# finishes: study/stages/staging.h); t_interrupt.sh interrupts and kills sweeps ---
 printf '{"models": ["llama3-8b"], "chips": ["tpuv5p"], "num_chips": [1], "batch_sizes": [1], "fields": {"hbm_bw_GBps": [2765, 0.001]}}' >"$SW/fail-spec.json"
 expect_fail "sweep: a point that fails stops the sweep" 'decode time: .*exceeds 2^63 ns' \
     "$NPUSIM" sweep --profile neusim --configs "$CONFIGS" --spec "$SW/fail-spec.json" --seqlen 4096_16777216 --out "$SW/stage/new/tree"

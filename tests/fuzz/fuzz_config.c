@@ -8,8 +8,8 @@
 #include "fuzz_common.h"
 
 #include "cli/cli.h"
-#include "study/config.h"
-#include "study/family.h"
+#include "study/run/config.h"
+#include "study/run/family.h"
 #include "traces/json_strict.h"
 #include "traces/profile.h"
 

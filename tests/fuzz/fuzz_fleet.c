@@ -3,7 +3,7 @@
  * file must come with a message. */
 #include "fuzz_common.h"
 
-#include "study/fleet_stage.h"
+#include "study/stages/fleet_stage.h"
 #include "traces/json_strict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

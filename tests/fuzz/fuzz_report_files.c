@@ -1,5 +1,5 @@
 /* fuzz_report_files.c — `npusim report PATH...`'s reading of runs back from
- * their files (study/report_files.h, report_tree.h) on arbitrary bytes. The
+ * their files (study/view/report_files.h, report_tree.h) on arbitrary bytes. The
  * input is a statistics JSON and a trace CSV, split at the first
  * "\n--\n"; they are written as a run's decode statistics and trace, with
  * the trace also as its NoPG and Base strategy traces, and a second run
@@ -8,8 +8,8 @@
  * corpus/report_files/. */
 #include "fuzz_common.h"
 
-#include "study/report_files.h"
-#include "study/report_tree.h"
+#include "study/view/report_files.h"
+#include "study/view/report_tree.h"
 
 static void put(const char *dir, const char *name, const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
  * its sim_config read for the chip and system the energy and carbon stages use. */
 #include "fuzz_common.h"
 
-#include "study/results_tree.h"
+#include "study/stages/results_tree.h"
 #include "chipsim/chip.h"
 #include "power/system.h"
 

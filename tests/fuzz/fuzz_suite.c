@@ -1,7 +1,7 @@
 /* fuzz_suite.c — the suite file reader (kinds, field counts, comments). */
 #include "fuzz_common.h"
 
-#include "study/suite_file.h"
+#include "study/sweep/suite_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

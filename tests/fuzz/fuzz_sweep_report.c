@@ -1,10 +1,10 @@
 /* fuzz_sweep_report.c — `npusim report --sweep`'s reader of a sweep's
- * summary CSV (study/report_sweep.h) on arbitrary text: a page and its
+ * summary CSV (study/view/report_sweep.h) on arbitrary text: a page and its
  * figures, or an error naming the file, never a crash. Seeds:
  * corpus/sweep_report/. */
 #include "fuzz_common.h"
 
-#include "study/report_sweep.h"
+#include "study/view/report_sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

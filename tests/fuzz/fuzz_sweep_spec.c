@@ -2,7 +2,7 @@
  * first values of every field and list taken as a sweep takes them. */
 #include "fuzz_common.h"
 
-#include "study/sweep_spec.h"
+#include "study/sweep/sweep_spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* test_chart.c — the axes every figure shares (study/chart.h): the nice
+/* test_chart.c — the axes every figure shares (study/view/chart.h): the nice
  * axis ends and the tick labels, hand-derived; the line chart's y axis
  * ending at the data, not beyond; and the roofline's ceiling labels, whose
  * boxes (measured from the positions the SVG holds) never overlap on H100,
@@ -6,8 +6,8 @@
 #include "testutil.h"
 
 #include "chipsim/chip.h"
-#include "study/chart.h"
-#include "study/roofline.h"
+#include "study/view/chart.h"
+#include "study/view/roofline.h"
 #include "traces/fields.h"
 
 static void test_nice_ceil(void **state)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "study/config.h"
+#include "study/run/config.h"
 
 static void relative_is(const char *in, const char *dir, const char *want)
 {

@@ -10,7 +10,7 @@
 
 #include "opsgen/builders_conv.h"
 #include "opsgen/diffusion.h"
-#include "study/diffusion_stats.h"
+#include "study/run/diffusion_stats.h"
 #include "opsgen/sweep.h"
 
 #define BF16 "DT_BFLOAT16"

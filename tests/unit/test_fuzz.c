@@ -13,11 +13,11 @@
 #include "traces/trace_csv.h"
 
 #include "chipsim/chipsim.h"
-#include "study/pyjson.h"
+#include "study/run/pyjson.h"
 #include "traces/rawjson.h"
-#include "study/results_tree.h"
-#include "study/suite_file.h"
-#include "study/sweep_spec.h"
+#include "study/stages/results_tree.h"
+#include "study/sweep/suite_file.h"
+#include "study/sweep/sweep_spec.h"
 #include "opsgen/builders.h"
 #include "opsgen/model.h"
 #include "power/energy.h"
@@ -623,7 +623,7 @@ static void test_pyjson_text(void **state)
 /* --- printed statistics read back (what a suite hands on in memory) --------- */
 
 /* A suite's stages hand statistics trees to the next stage instead of the
- * files (study/results.h); that is exact because a printed tree parses back
+ * files (study/run/results.h); that is exact because a printed tree parses back
  * (in the number mode it was read in: Python's, or the tokens kept) to a
  * tree that prints the same text. Checked on the rawjson mutations'
  * survivors. */

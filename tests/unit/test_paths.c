@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "study/config.h"
+#include "study/run/config.h"
 #include "traces/textfile.h"
 
 static void test_path_not_file_kinds(void **state)

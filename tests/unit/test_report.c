@@ -4,11 +4,11 @@
  * run's statistics say when read back (report_files.h). */
 #include "testutil.h"
 
-#include "study/chart.h"
-#include "study/report_files.h"
-#include "study/report_html.h"
-#include "study/report_sweep.h"
-#include "study/roofline.h"
+#include "study/view/chart.h"
+#include "study/view/report_files.h"
+#include "study/view/report_html.h"
+#include "study/view/report_sweep.h"
+#include "study/view/roofline.h"
 #include "traces/rawjson.h"
 
 static int count(const char *s, const char *what)

@@ -1,4 +1,4 @@
-/* test_results.c — a results tree in memory (study/results.h): what a stage
+/* test_results.c — a results tree in memory (study/run/results.h): what a stage
  * hands to the next is what reading its files gives (the ops as the CSV
  * reads back, the statistics tree as the JSON parses), found by the path the
  * next stage would read; taken once; bounded by its budget; and kept by
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "study/pyjson.h"
+#include "study/run/pyjson.h"
 #include "study/study.h"   /* the library's front door compiles on its own */
 #include "traces/rawjson.h"
 #include "traces/trace_csv.h"

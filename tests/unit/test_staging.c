@@ -1,4 +1,4 @@
-/* test_staging.c — the writers' crash-safe steps (study/staging.h, issue 39):
+/* test_staging.c — the writers' crash-safe steps (study/stages/staging.h, issue 39):
  * a configuration's files published into a folder as one set (the other
  * chips' files kept as the same inodes, the set's earlier files dropped, the
  * folder's mode kept, nothing left in the staging folder but the other sets'
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "study/staging.h"
+#include "study/stages/staging.h"
 #include "traces/atomic.h"
 
 static char root[256];

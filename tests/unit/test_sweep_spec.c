@@ -3,7 +3,7 @@
  * with the file and key in the message. */
 #include "testutil.h"
 
-#include "study/sweep_spec.h"
+#include "study/sweep/sweep_spec.h"
 
 #define BASE "\"models\": [\"llama3-8b\"], \"chips\": [\"tpuv5p\"], \"num_chips\": [1, 4], \"batch_sizes\": [1]"
 

@@ -12,7 +12,7 @@
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "opsgen/train.h"
-#include "study/train_stats.h"
+#include "study/run/train_stats.h"
 
 /* ---- fixtures ---- */
 
