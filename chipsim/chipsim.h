@@ -22,7 +22,7 @@ int chipsim_run(struct trace *t, const struct chip_config *chip, const struct pr
  * rcs[j], with the same results, for k copies of one untimed trace (equal
  * ops, e.g. trace_append'ed from one generated trace):
  * each op's pseudo-instruction is built once and timed on every chip. A
- * sweep over chip fields the generators never read (study/sweep_points.h)
+ * sweep over chip fields the generators never read (study/sweep/sweep_points.h)
  * times one trace this way. */
 void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *chips, int k,
                       const struct profile *prof, struct npu_err *errs, int *rcs);

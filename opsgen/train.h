@@ -7,7 +7,7 @@
  * each LayerNorm four ops (the "LayerNorm-bwd quad"). The parameter count the
  * weight update all-reduces is read back from the backward ops' weight bytes.
  *
- * The step's statistics live in study/train_stats.h. */
+ * The step's statistics live in study/run/train_stats.h. */
 #ifndef NPUSIM_TRAIN_H
 #define NPUSIM_TRAIN_H
 

@@ -7,7 +7,7 @@
  * every field the pass writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
  * whole (chip bytes, strategy, policy, table flag, profile) with their
  * generations, so that a pass can tell whether its setting is one of them.
- * A sweep's bundle (study/sweep_points.h) times one trace on several chips in
+ * A sweep's bundle (study/sweep/sweep_points.h) times one trace on several chips in
  * turn: each keeps its generation, and its entries stay valid. */
 #include "power/energy_memo.h"
 

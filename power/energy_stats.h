@@ -11,7 +11,7 @@
  *
  * Main data structure: struct energy_stats, plain numbers; which of them the
  * reference writes as Python ints rather than floats is recorded next to the
- * field, so the JSON builder (study/energy_stage.c) can print them the same way.
+ * field, so the JSON builder (study/stages/energy_stage.c) can print them the same way.
  */
 #ifndef NPUSIM_ENERGY_STATS_H
 #define NPUSIM_ENERGY_STATS_H

@@ -168,7 +168,7 @@ void trace_free(struct trace *t);
 /* Appends a freshly op_init'ed op and returns it (pointer valid until the next push). */
 struct op *trace_push(struct trace *t);
 /* Makes room for n more ops at once, exactly (no doubling): for a trace whose
- * final size is known, e.g. one held for long (study/results.h). */
+ * final size is known, e.g. one held for long (study/run/results.h). */
 void trace_reserve(struct trace *t, size_t n);
 /* Appends copies of all ops of src (sharing their strings: op_copy). */
 int trace_append(struct trace *dst, const struct trace *src);

@@ -24,7 +24,7 @@
  * (NCLS: a plain malloc) and, once a writer has scanned it, the length and
  * CSV form of its text (the seal, opstr.h), then a count of references. An
  * op string is never written after it is made, so copies of an op (energy
- * strategies, traces held by study/results.c) share it: opstr_share counts
+ * strategies, traces held by study/run/results.c) share it: opstr_share counts
  * one more owner, and the block goes when the last one releases it. The
  * count is atomic, as sharers may live on other threads; a release that
  * finds itself the only owner (the common case) needs no atomic write, since

@@ -6,7 +6,7 @@
  * floats keep their repr, NaN and Infinity survive. cJSON's own parser turns
  * numbers into doubles (and rejects NaN), so this parser builds the cJSON
  * tree itself: numbers as cJSON_Raw items holding their token text, which
- * study/pyjson.h prints verbatim and jnum() (study/results_tree.h) reads; or,
+ * study/run/pyjson.h prints verbatim and jnum() (study/stages/results_tree.h) reads; or,
  * for configs (traces/json_strict.h), as plain cJSON numbers under the
  * standard grammar. Hand-written rather than cJSON's parser for the raw
  * numbers and the checks cJSON lets through (well-formed UTF-8 only, no
@@ -39,7 +39,7 @@ cJSON *rawjson_parse_prefix(const char *text, size_t len, enum json_numbers numb
 
 /* 1 for the bytes a JSON string holds as they are (0x20..0x7f except '"'
  * and '\\'), 0 for those that end a plain run: the reader here and the
- * printer (study/pyjson.c) scan runs with one load per byte. */
+ * printer (study/run/pyjson.c) scan runs with one load per byte. */
 extern const unsigned char json_plain_byte[256];
 
 #endif
