@@ -56,9 +56,12 @@ struct op_table;
 bool api_unknown_member(const cJSON *req, const char *const *members, size_t n, const char *expected,
                         struct api_response *r);
 /* /api/validate's and /api/calibrate's request: members measurements, chip,
- * system, set; the measurements into *t, at most ctx->max_rows rows. 0, or
- * -1 with the 400 made in r. */
-int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_table *t, struct api_response *r);
+ * system, set; the measurements into *t, at most ctx->max_rows rows, and
+ * the chip loaded into *chip. 0, or -1 with the 400 made in r (nothing to
+ * free). */
+struct loaded_config;
+int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_table *t, struct loaded_config *chip,
+                     struct api_response *r);
 /* The request's model (when need_model), chip, system and "set" overrides
  * loaded as the command line loads them (names only unless ctx->local). */
 int api_load_config(const struct api_ctx *ctx, const cJSON *req, bool need_model, struct loaded_config *c,

@@ -66,12 +66,8 @@ int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_respon
     struct npu_err e;
     struct op_table t;   /* "measurements": CSV or twin text, or the twin's list of records */
     const char *name = "measurements";
-    if (api_measurements(ctx, req, &t, r))
+    if (api_measurements(ctx, req, &t, &c, r))
         return 0;
-    if (api_load_config(ctx, req, false, &c, &e)) {
-        op_table_free(&t);
-        return api_reply_error(r, 400, e.msg);
-    }
     double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
     struct calib_fit *fits = calloc(CALIB_FITS_MAX, sizeof *fits);
     struct calib_cv *cv = calloc(1, sizeof *cv);

@@ -252,7 +252,8 @@ bool api_unknown_member(const cJSON *req, const char *const *members, size_t n, 
     return true;
 }
 
-int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_table *t, struct api_response *r)
+int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_table *t, struct loaded_config *chip,
+                     struct api_response *r)
 {
     static const char *const members[] = { "measurements", "chip", "system", "set" };
     if (api_unknown_member(req, members, sizeof members / sizeof members[0], "measurements, chip, system, set", r))
@@ -264,6 +265,10 @@ int api_measurements(const struct api_ctx *ctx, const cJSON *req, struct op_tabl
     if (ctx->max_rows > 0 && t->n > (size_t)ctx->max_rows) {
         snprintf(e.msg, sizeof e.msg, "measurements: %zu rows; expected at most %ld (npusim serve --max-rows)", t->n,
                  ctx->max_rows);
+        op_table_free(t);
+        return api_reply_error(r, 400, e.msg), -1;
+    }
+    if (api_load_config(ctx, req, false, chip, &e)) {
         op_table_free(t);
         return api_reply_error(r, 400, e.msg), -1;
     }
@@ -508,12 +513,8 @@ static int validate(const struct api_ctx *ctx, const cJSON *req, struct api_resp
     struct npu_err e;
     struct op_table t;   /* "measurements": CSV or twin text, or the twin's list of records */
     const char *name = "measurements";
-    if (api_measurements(ctx, req, &t, r))
+    if (api_measurements(ctx, req, &t, &c, r))
         return 0;
-    if (api_load_config(ctx, req, false, &c, &e)) {
-        op_table_free(&t);
-        return api_reply_error(r, 400, e.msg);
-    }
     struct validation v;
     memset(&v, 0, sizeof v);
     if (validate_run(&t, &name, 1, &c.chip, c.chip_name, ctx->prof, &v, &e)) {
