@@ -23,11 +23,16 @@ PKG_CFLAGS += $(shell pkg-config --cflags ompi-c) -DNPUSIM_MPI
 PKG_LIBS   += $(shell pkg-config --libs ompi-c)
 endif
 
+# make runs one job per core unless told otherwise (make -j N).
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter j%,$(firstword $(MAKEFLAGS))),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 OPT     ?= -O2
 # gcc warns of snprintf truncation we check by hand; clang has no such option.
 NO_TRUNC_WARN := $(if $(findstring clang,$(CC)),,-Wno-format-truncation)
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
 LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*/*.c calib/*.c api/*.c)
@@ -49,10 +54,25 @@ $(FLAGS_STAMP):
 	@rm -f $(BUILD)/.flags-*
 	@touch $@
 
-$(BUILD)/%.o: %.c $(wildcard */*.h */*/*.h) $(FLAGS_STAMP)
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD: x.d beside x.o; -MP: a header removed or moved does not stop the build).
+DEPFLAGS := -MMD -MP
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The installed configs folder is compiled into study/run/config.c alone, so
+# `make install PREFIX=...` recompiles that one file, not every object.
+PREFIX_STAMP := $(BUILD)/.prefix-$(shell echo '$(PREFIX)' | cksum | cut -d' ' -f1)
+$(PREFIX_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.prefix-*
+	@touch $@
+$(BUILD)/study/run/config.o $(BUILD)/pic/study/run/config.o: $(PREFIX_STAMP)
+$(BUILD)/study/run/config.o $(BUILD)/pic/study/run/config.o: CFLAGS += -DNPUSIM_SHARE_DIR=\"$(PREFIX)/share/npusim\"
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CFLAGS) -c $< -o $@
+	@$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The power-of-ten tables of traces/shortest.c and traces/fastfloat.c, generated exactly at build time
 # by a host program (traces/gen/pow10_gen.c).
@@ -85,10 +105,10 @@ $(BUILD)/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
 # objects under $(BUILD)/pic.
 SO_SRC := $(LIB_SRC)
 SO_OBJ := $(SO_SRC:%.c=$(BUILD)/pic/%.o)
-$(BUILD)/pic/%.o: %.c $(wildcard */*.h */*/*.h) $(FLAGS_STAMP)
+$(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "CC -fPIC $<"
-	@$(CC) $(CFLAGS) -fPIC -c $< -o $@
+	@$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -c $< -o $@
 $(BUILD)/pic/api/page.o: $(BUILD)/gen/serve_page.inc
 $(BUILD)/pic/api/page.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: $(BUILD)/gen/pow10_table.h
@@ -114,7 +134,7 @@ $(BUILD)/npusim: $(CLI_OBJ) $(BUILD)/libnpusim.a
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+	@$(CC) $(CFLAGS) $(DEPFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 # make test: every cmocka program, the CLI tests, then (FUZZ_SMOKE=1, the default) every
 # fuzz harness replays its seeds and regression inputs under the sanitizers and fuzzes for
@@ -156,7 +176,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(CLI_LIB_OBJ) $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "FUZZ $<"
-	@$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libnpusim.a $(LDFLAGS) $(LDLIBS)
+	@$(CC) $(CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_LIB_OBJ) $(BUILD)/libnpusim.a $(LDFLAGS) $(LDLIBS)
 fuzz-bins: $(FUZZ_BIN)
 fuzz fuzz-replay:
 	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT="$(FUZZ_OPT)" LDFLAGS="-fsanitize=address,undefined" fuzz-bins
