@@ -1,6 +1,6 @@
 # npusim — one Makefile for the library, the CLI, the tests and the benchmarks.
 #
-# Layout: every library folder (traces, chipsim, opsgen, power, study's rooms,
+# Layout: every library folder (base, traces, chipsim, opsgen, power, study's rooms,
 # calib, api) is compiled into build/libnpusim.a; cli/ links it into build/npusim. Unit tests are cmocka
 # programs tests/unit/test_*.c, each linked against the library.
 
@@ -35,7 +35,7 @@ CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
-LIB_SRC := $(wildcard traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*/*.c calib/*.c api/*.c)
+LIB_SRC := $(wildcard base/*.c traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*/*.c calib/*.c api/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -74,15 +74,15 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# The power-of-ten tables of traces/shortest.c and traces/fastfloat.c, generated exactly at build time
-# by a host program (traces/gen/pow10_gen.c).
-$(BUILD)/gen/pow10_table.h: traces/gen/pow10_gen.c
+# The power-of-ten tables of base/shortest.c and base/fastfloat.c, generated exactly at build time
+# by a host program (base/gen/pow10_gen.c).
+$(BUILD)/gen/pow10_table.h: base/gen/pow10_gen.c
 	@mkdir -p $(dir $@)
 	@echo "GEN $@"
 	@$(CC) -O2 -std=c11 -Wall -Wextra -Werror -o $(BUILD)/gen/pow10_gen $<
 	@$(BUILD)/gen/pow10_gen > $@.tmp && mv $@.tmp $@
-$(BUILD)/traces/shortest.o $(BUILD)/traces/fastfloat.o: $(BUILD)/gen/pow10_table.h
-$(BUILD)/traces/shortest.o $(BUILD)/traces/fastfloat.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/base/shortest.o $(BUILD)/base/fastfloat.o: $(BUILD)/gen/pow10_table.h
+$(BUILD)/base/shortest.o $(BUILD)/base/fastfloat.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/tests/test_decimal: $(BUILD)/gen/pow10_table.h
 $(BUILD)/tests/test_decimal: CFLAGS += -I$(BUILD)/gen
 
@@ -111,8 +111,8 @@ $(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	@$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -c $< -o $@
 $(BUILD)/pic/api/page.o: $(BUILD)/gen/serve_page.inc
 $(BUILD)/pic/api/page.o: CFLAGS += -I$(BUILD)/gen
-$(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: $(BUILD)/gen/pow10_table.h
-$(BUILD)/pic/traces/shortest.o $(BUILD)/pic/traces/fastfloat.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/pic/base/shortest.o $(BUILD)/pic/base/fastfloat.o: $(BUILD)/gen/pow10_table.h
+$(BUILD)/pic/base/shortest.o $(BUILD)/pic/base/fastfloat.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/pic/calib/measure_kernels.o: CFLAGS += -O3 -fno-trapping-math
 $(BUILD)/libnpusim.so: $(SO_OBJ)
 	$(CC) $(CFLAGS) -shared -Wl,--no-undefined -o $@ $(SO_OBJ) $(LDFLAGS) $(LDLIBS)

@@ -15,10 +15,10 @@
 #include "calib/calibrate.h"
 #include "calib/op_table.h"
 #include "study/run/config.h"
-#include "traces/clock.h"
+#include "base/clock.h"
 #include "traces/fields.h"
 #include "traces/precision.h"
-#include "traces/version.h"
+#include "base/version.h"
 
 static cJSON *fits_json(const struct calib_fit *f, int n)
 {

@@ -31,10 +31,10 @@
 #include "study/view/report_run.h"
 #include "power/energy.h"
 #include "traces/fields.h"
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 #include "traces/precision.h"
 #include "traces/trace_csv.h"
-#include "traces/utf8.h"
+#include "base/utf8.h"
 
 int api_reply_json(struct api_response *r, int status, cJSON *j)
 {

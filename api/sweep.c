@@ -13,9 +13,9 @@
 #include "study/view/report_sweep.h"
 #include "study/sweep/sweep_run.h"
 #include "study/sweep/sweep_spec.h"
-#include "traces/clock.h"
-#include "traces/csv_lines.h"
-#include "traces/lists.h"
+#include "base/clock.h"
+#include "base/csv_lines.h"
+#include "base/lists.h"
 
 struct rows_reader {
     cJSON *rows, *row;

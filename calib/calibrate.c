@@ -14,7 +14,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "traces/clock.h"
+#include "base/clock.h"
 #include "traces/precision.h"
 
 #define CALIB_ROBUST_MIN_ROWS 8

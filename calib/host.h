@@ -22,7 +22,7 @@
 
 #include <gsl/gsl_cblas.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 #define HOST_CACHES_MAX 8
 struct host_cache {

@@ -12,10 +12,10 @@
 #include <zlib.h>
 
 #include "calib/import_internal.h"
-#include "traces/csv_lines.h"
-#include "traces/lists.h"
-#include "traces/pyfmt.h"
-#include "traces/textfile.h"
+#include "base/csv_lines.h"
+#include "base/lists.h"
+#include "base/pyfmt.h"
+#include "base/textfile.h"
 
 /* ---- rows and reports ---- */
 

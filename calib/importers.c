@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/lists.h"
-#include "traces/pyfmt.h"
-#include "traces/textfile.h"
+#include "base/lists.h"
+#include "base/pyfmt.h"
+#include "base/textfile.h"
 
 void import_header(struct strbuf *out) { strbuf_puts(out, "op,dtype,m,n,k,batch,time_us\n"); }
 

@@ -26,8 +26,8 @@
 
 #include <stdbool.h>
 
-#include "traces/err.h"
-#include "traces/strbuf.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 #define IMPORT_LIST_MAX 20
 struct import_report {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "calib/measure_internal.h"
-#include "traces/clock.h"
+#include "base/clock.h"
 #include "traces/precision.h"
 
 #define UNIT_MIN_S 200e-6      /* a repetition loops a short kernel at least this long */

@@ -39,8 +39,8 @@
 
 #include "calib/host.h"
 #include "chipsim/chip.h"
-#include "traces/err.h"
-#include "traces/strbuf.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 enum measure_status { MEASURE_PASS, MEASURE_FAIL, MEASURE_SKIP };
 

@@ -10,8 +10,8 @@
 
 #include "calib/import_internal.h"
 #include "study/run/op_predict.h"
-#include "traces/lists.h"
-#include "traces/textfile.h"
+#include "base/lists.h"
+#include "base/textfile.h"
 
 /* The built-in table (docs/validation.md lists it). PyTorch's aten ops
  * first, XLA's dot, then kernel names as Nsight lists them: those carry an

@@ -10,10 +10,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "traces/csv_lines.h"
-#include "traces/lists.h"
+#include "base/csv_lines.h"
+#include "base/lists.h"
 #include "traces/precision.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 
 /* The known columns, in the order their values land in a request. */
 enum col { C_OP, C_DTYPE, C_M, C_N, C_K, C_BATCH, C_HEADS, C_WDTYPE, C_TIME, C_KNOWN };

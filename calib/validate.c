@@ -12,9 +12,9 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "study/run/pyjson.h"
-#include "traces/pyfmt.h"
+#include "base/pyfmt.h"
 #include "traces/precision.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 static double ape_of(const struct validation_row *r) { return fabs(r->error_pct); }
 

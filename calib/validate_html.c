@@ -12,7 +12,7 @@
 #include "study/view/chart.h"
 #include "study/view/roofline.h"
 #include "traces/precision.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 static const char style[] =
     "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}"

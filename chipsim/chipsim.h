@@ -11,7 +11,7 @@
 #define NPUSIM_CHIPSIM_H
 
 #include "chipsim/chip.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 #include "chipsim/chip.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
-#include "traces/pyfmt.h"
+#include "base/pyfmt.h"
 #include "traces/profile.h"
 
 #define NPU_MAX_DIMS OP_TENSOR_MAX_DIMS

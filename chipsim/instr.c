@@ -7,7 +7,7 @@
  * einsum ops change nothing. The cache is an open-addressing hash table keyed
  * by the name after its last '/' (see the cache section below). */
 #include "chipsim/cs_internal.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * traces/op_form.h (the form, or the CSV text parsed there). */
 #include "chipsim/cs_internal.h"
 #include "traces/precision.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>

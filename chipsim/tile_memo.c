@@ -16,14 +16,14 @@
  * colliding key evicts the old entry. Threads never share entries, so the
  * library stays reentrant. */
 #include "chipsim/cs_internal.h"
-#include "traces/dmemo.h"
+#include "base/dmemo.h"
 
 #include <string.h>
 
 struct tile_vals {
     int64_t v[TILE_MEMO_VALS];
 };
-DMEMO(memo, struct tile_memo_key, struct tile_vals, 10)   /* 1024 slots, ~190 KiB per thread (traces/dmemo.h) */
+DMEMO(memo, struct tile_memo_key, struct tile_vals, 10)   /* 1024 slots, ~190 KiB per thread (base/dmemo.h) */
 
 bool tile_memo_get(const struct tile_memo_key *k, int64_t val[TILE_MEMO_VALS])
 {

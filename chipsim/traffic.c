@@ -9,8 +9,8 @@
  * first size that overflows VMEM. Flash attention uses a closed-form block
  * size. tile_shapes is the Python repr of the per-tensor tiles. */
 #include "chipsim/cs_internal.h"
-#include "traces/strbuf.h"
-#include "traces/dmemo.h"
+#include "base/strbuf.h"
+#include "base/dmemo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ struct div_list {
     size_t count;
     int64_t d[DIV_MEMO_MAX];
 };
-DMEMO(div_memo, int64_t, struct div_list, 8)   /* traces/dmemo.h */
+DMEMO(div_memo, int64_t, struct div_list, 8)   /* base/dmemo.h */
 
 static int divisors_uncached(int64_t n, int64_t **out, size_t *count);
 

@@ -15,7 +15,7 @@
 #include "study/run/pipeline.h"
 #include "study/run/report.h"
 #include "traces/trace_csv.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

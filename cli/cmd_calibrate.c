@@ -10,9 +10,9 @@
 #include "calib/calibrate.h"
 #include "study/run/outputs.h"
 #include "traces/precision.h"
-#include "traces/strbuf.h"
-#include "traces/textfile.h"
-#include "traces/version.h"
+#include "base/strbuf.h"
+#include "base/textfile.h"
+#include "base/version.h"
 
 static const char calibrate_help[] =
     "usage: npusim calibrate -c CHIP MEASUREMENTS... -o CALIBRATED.json [--report F.md]\n"

@@ -13,14 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "study/stages/carbon_stage.h"
 #include "study/run/config.h"
 #include "power/system.h"
-#include "traces/pyfmt.h"
+#include "base/pyfmt.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 #include "traces/profile.h"
 
 static const char carbon_help[] =

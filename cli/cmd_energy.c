@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <getopt.h>
 
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 #include "study/stages/energy_stage.h"
 #include "study/stages/staging.h"
 #include "power/pg.h"

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "study/run/outputs.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 #include "traces/trace_csv.h"
 
 static const char export_help[] =

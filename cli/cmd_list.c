@@ -18,7 +18,7 @@
 #include "power/system.h"
 #include "study/run/config.h"
 #include "traces/fields.h"
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 #include "traces/precision.h"
 
 static const char list_help[] =

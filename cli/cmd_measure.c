@@ -13,7 +13,7 @@
 #include "cli/progress.h"
 #include "calib/team.h"
 #include "study/run/outputs.h"
-#include "traces/lists.h"
+#include "base/lists.h"
 
 static const char measure_help[] =
     "usage: npusim measure [-o MEASUREMENTS.csv] [--chip-out FILE] [--quick] [--check]\n"

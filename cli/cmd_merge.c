@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "study/run/outputs.h"
 #include "study/sweep/sweep_run.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 
 static const char merge_help[] =
     "usage: npusim merge OUT.csv SHARD.csv [SHARD.csv...]\n"

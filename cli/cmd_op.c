@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "calib/op_table.h"
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "traces/precision.h"
 
 static const char op_help[] =

@@ -13,8 +13,8 @@
 #include "study/view/report_run.h"
 #include "study/view/report_tree.h"
 #include "study/view/report_sweep.h"
-#include "traces/textfile.h"
-#include "traces/lists.h"
+#include "base/textfile.h"
+#include "base/lists.h"
 
 static const char report_help[] =
     "usage: npusim report [-m MODEL] [-c CHIP] [-s SYSTEM] [--set KEY=VALUE]... [--batch B] [--tp N]...\n"

@@ -17,9 +17,9 @@
 #include "power/energy.h"
 #include "power/powercap.h"
 #include "power/pg.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 #include "traces/trace_csv.h"
-#include "traces/version.h"
+#include "base/version.h"
 
 #define PG_HELP                                                                                   \
     "      --pg STRATEGY       power-gating strategy instead of the default pass: NoPG, Base,\n"   \

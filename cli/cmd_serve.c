@@ -20,8 +20,8 @@
 #include "cli/cli.h"
 #include "cli/http.h"
 #include "study/run/config.h"
-#include "traces/lists.h"
-#include "traces/textfile.h"
+#include "base/lists.h"
+#include "base/textfile.h"
 
 static const char serve_help[] =
     "usage: npusim serve [--port N] [--bind ADDR] [--configs DIR] [--profile NAME]\n"

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 #include "study/stages/slo_stage.h"
-#include "traces/lists.h"
+#include "base/lists.h"
 
 static const char slo_help[] =
     "usage: npusim slo --results DIR/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u> --out OUT\n"

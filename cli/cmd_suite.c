@@ -24,15 +24,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "cli/cli.h"
 #include "study/run/config.h"
 #include "study/stages/staging.h"
 #include "study/sweep/suite_file.h"
 #include "study/run/results.h"
 #include "power/pg.h"
-#include "traces/atomic.h"
-#include "traces/strbuf.h"
+#include "base/atomic.h"
+#include "base/strbuf.h"
 
 static const char suite_help[] =
     "usage: npusim suite SUITE OUT [--configs DIR] [--profile NAME] [-j N]\n"

@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "chipsim/chipsim.h"
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
 #include "study/run/family.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 #include "study/run/ordered_pool.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
@@ -40,8 +40,8 @@
 #include "power/invariants.h"
 #include "power/powercap.h"
 #include "power/pg.h"
-#include "traces/atomic.h"
-#include "traces/textfile.h"
+#include "base/atomic.h"
+#include "base/textfile.h"
 
 static const char sweep_help[] =
     "usage: npusim sweep -m M[,M...] -c V[,V...] --num-chips N[,N...] -b B[,B...]\n"

@@ -10,9 +10,9 @@
 #include "study/run/config.h"
 #include "study/run/outputs.h"
 #include "calib/validate.h"
-#include "traces/lists.h"
-#include "traces/strbuf.h"
-#include "traces/textfile.h"
+#include "base/lists.h"
+#include "base/strbuf.h"
+#include "base/textfile.h"
 
 static const char validate_help[] =
     "usage: npusim validate -c CHIP MEASUREMENTS... [--md F] [--csv F] [--json F] [--html F]\n"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "chipsim/chipsim.h"
-#include "traces/json_strict.h"
-#include "traces/lists.h"
+#include "base/json_strict.h"
+#include "base/lists.h"
 #include "study/run/family.h"
 #include "study/run/pyjson.h"
 #include "opsgen/builders.h"
@@ -23,7 +23,7 @@
 #include "power/invariants.h"
 #include "power/powercap.h"
 #include "power/system.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 #include "traces/trace_csv.h"
 
 void common_opts_init(struct common_opts *o)

@@ -36,7 +36,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "traces/clock.h"
+#include "base/clock.h"
 
 #define GATE_WAIT_S 1.0        /* a client beyond the limit waits this long for a slot */
 #define GATE_EVICT_AGE_S 1.0   /* a head still arriving after this may be evicted when full */

@@ -19,7 +19,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include "traces/clock.h"
+#include "base/clock.h"
 
 #define HTTP_MEMORY_BYTES 65536   /* the library's buffer per connection: a 16 KiB head fits */
 

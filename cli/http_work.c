@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "traces/clock.h"
+#include "base/clock.h"
 
 enum { ITEM_NEW, ITEM_QUEUED, ITEM_RUNNING, ITEM_ANSWERED };
 

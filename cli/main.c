@@ -14,8 +14,8 @@
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
 #include "study/run/pyjson.h"
-#include "traces/json_strict.h"
-#include "traces/version.h"
+#include "base/json_strict.h"
+#include "base/version.h"
 
 
 struct command {

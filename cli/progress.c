@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "traces/clock.h"
+#include "base/clock.h"
 
 
 void progress_init(struct progress *p, bool on, long total)

@@ -4,10 +4,10 @@
  * layout and kind, equation, placements. They print no text: the CSV writer
  * spells the config and shape cells from the form. */
 #include "opsgen/builders.h"
-#include "traces/checked.h"
+#include "base/checked.h"
 #include "traces/dtype.h"
 #include "traces/precision.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <string.h>

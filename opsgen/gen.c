@@ -7,7 +7,7 @@
 
 #include "opsgen/dlrm.h"
 #include "opsgen/parallel.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 /* Every generator checks its list of positive fields once per run: a
  * per-thread memo remembers the descriptors of the last lists (looking a

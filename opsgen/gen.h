@@ -14,7 +14,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/model.h"
 #include "opsgen/opsgen.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/profile.h"
 
 /* Each named integer field of m must be > 0; else `model field "K": expected a

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "opsgen/model.h"
-#include "traces/json_strict.h"
-#include "traces/strbuf.h"
+#include "base/json_strict.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 

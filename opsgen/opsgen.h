@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "opsgen/model.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "traces/dmemo.h"
+#include "base/dmemo.h"
 #include "traces/op.h"
 
 struct dvfs_point { double v, x, static_W, dyn_W; };
@@ -669,7 +669,7 @@ struct eff_key {
     int64_t fixed, scaling_ns;
     uint64_t v_bits, a_bits;
 };
-DMEMO(eff_memo, struct eff_key, double, 6)   /* 64 slots (traces/dmemo.h) */
+DMEMO(eff_memo, struct eff_key, double, 6)   /* 64 slots (base/dmemo.h) */
 
 static uint64_t bits_of(double d)
 {

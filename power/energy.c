@@ -18,11 +18,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "traces/pyfmt.h"    /* py_div */
+#include "base/pyfmt.h"    /* py_div */
 #include "power/dvfs_tables.h"
 #include "power/energy_memo.h"
 #include "power/pg.h"
-#include "traces/checked.h"
+#include "base/checked.h"
 
 struct plan {
     double V, f;

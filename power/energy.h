@@ -10,7 +10,7 @@
 #define NPUSIM_ENERGY_H
 
 #include "chipsim/chip.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

@@ -1,8 +1,8 @@
 /* energy_memo.c — per-thread memo of the energy pass's per-op results (see
  * energy_memo.h).
  *
- * Main data structures, per thread (on the heap: traces/tls_table.h): a
- * direct-mapped memo (traces/dmemo.h) from an op's inputs (struct
+ * Main data structures, per thread (on the heap: base/tls_table.h): a
+ * direct-mapped memo (base/dmemo.h) from an op's inputs (struct
  * energy_in) and the generation of the setting they were computed under to
  * every field the pass writes; and the thread's ENERGY_MEMO_SETTINGS most recent settings, kept
  * whole (chip bytes, strategy, policy, table flag, profile) with their
@@ -11,8 +11,8 @@
  * turn: each keeps its generation, and its entries stay valid. */
 #include "power/energy_memo.h"
 
-#include "traces/dmemo.h"
-#include "traces/tls_table.h"
+#include "base/dmemo.h"
+#include "base/tls_table.h"
 
 #include <string.h>
 
@@ -64,7 +64,7 @@ struct setting {
 _Static_assert(sizeof(struct energy_in) == 11 * 8 + 2 * 4, "energy_in has no padding");
 _Static_assert(sizeof(struct energy_key) == 8 + sizeof(struct energy_in), "energy_key has no padding");
 
-DMEMO(results, struct energy_key, struct energy_out, 10)   /* 1024 slots, ~540 KiB per thread (traces/dmemo.h) */
+DMEMO(results, struct energy_key, struct energy_out, 10)   /* 1024 slots, ~540 KiB per thread (base/dmemo.h) */
 
 /* The thread's recent settings, allocated by its first pass. */
 struct settings {

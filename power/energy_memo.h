@@ -43,7 +43,7 @@ struct energy_key {
     uint64_t gen;
     struct energy_in in;
 };
-/* Fills k for op and returns its hash (traces/dmemo.h). */
+/* Fills k for op and returns its hash (base/dmemo.h). */
 uint64_t energy_key_of(const struct op *op, struct energy_key *k);
 
 #define ENERGY_MEMO_SETTINGS 16   /* as many as a sweep bundle's chips (SWEEP_BUNDLE_MAX) */

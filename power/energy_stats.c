@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "traces/pyfmt.h"    /* py_div: Python int/int true division */
+#include "base/pyfmt.h"    /* py_div: Python int/int true division */
 
 const char *const slack_names[NUM_SLACK] = { "sa", "vu", "hbm", "ici", "vmem" };
 

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "chipsim/chip.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 
 /* Names of the DVFS slack components (SLACK_* in traces/op.h): "sa", "vu", "hbm", "ici", "vmem". */

@@ -19,9 +19,9 @@
 #include <cjson/cJSON.h>
 
 #include "traces/fields.h"
-#include "traces/json_strict.h"
-#include "traces/pyfmt.h"
-#include "traces/textfile.h"
+#include "base/json_strict.h"
+#include "base/pyfmt.h"
+#include "base/textfile.h"
 
 /* ------------------------------------------------------------------------ */
 /* Built-in strategies                                                       */

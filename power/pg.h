@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/profile.h"
 
 enum pg_temporal { PG_INSTRUCTION = 1, PG_OPERATOR = 2, PG_APPLICATION = 3 };

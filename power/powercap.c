@@ -9,7 +9,7 @@
 
 #include "power/energy.h"
 #include "power/energy_memo.h"
-#include "traces/dmemo.h"
+#include "base/dmemo.h"
 
 double power_cap_of(const struct chip_config *ch)
 {
@@ -108,7 +108,7 @@ static int cap_stretch(struct cap_fn *f, double first, double *s)
  * chip, cap and profile of the estimate: the energy memo's key under
  * power_op_estimate's setting, just begun, names all of it. A sweep caps the
  * same ops point after point, and a repeat takes the stored stretch instead
- * of solving again (traces/dmemo.h). */
+ * of solving again (base/dmemo.h). */
 DMEMO(stretch_memo, struct energy_key, double, 10)
 
 /* cap_stretch through the memo. */

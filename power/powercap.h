@@ -18,7 +18,7 @@
 #define NPUSIM_POWERCAP_H
 
 #include "chipsim/chip.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

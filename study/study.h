@@ -16,7 +16,7 @@
  *   stage to stage      struct results (results.h): what one stage wrote,
  *                       handed to the next in memory
  *
- * Every call returns 0 or -1 with a struct npu_err (traces/err.h) naming
+ * Every call returns 0 or -1 with a struct npu_err (base/err.h) naming
  * the file, the field and what was expected; none prints, except warnings
  * on stderr that the command line also shows. Units are in the names. */
 #ifndef NPUSIM_STUDY_H

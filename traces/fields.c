@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "traces/fastfloat.h"
-#include "traces/json_strict.h"
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
+#include "base/fastfloat.h"
+#include "base/json_strict.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
 
 #define AT(obj, f, T) ((T *)((char *)(obj) + (f)->offset))
 #define CAT(obj, f, T) ((const T *)((const char *)(obj) + (f)->offset))

@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 enum field_type { FT_INT, FT_DOUBLE, FT_BOOL, FT_STR, FT_INT_LIST, FT_LAYERS, FT_MEM_LEVELS };
 

@@ -9,7 +9,7 @@
  * unchecked stores took that printing from 46 to 33 million instructions of
  * perf.suite (-j 1; strbuf appends with a bounds check each before). */
 #include "traces/op_form.h"
-#include "traces/digits.h"
+#include "base/digits.h"
 
 #include <string.h>
 

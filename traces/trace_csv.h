@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 
 #define TRACE_CSV_NCOLS 101

@@ -3,7 +3,7 @@
  * line at a time (so errors can name the line), columns map by header name
  * and every cell is parsed strictly; on any error the trace is left as it
  * was on entry. Also trace_csv_readback, the in-memory round trip. */
-#include "traces/csv_lines.h"
+#include "base/csv_lines.h"
 #include "traces/trace_csv_internal.h"
 
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <cjson/cJSON.h>
 #include <zlib.h>
 
-#include "traces/fastfloat.h"
-#include "traces/textfile.h"
+#include "base/fastfloat.h"
+#include "base/textfile.h"
 
 
 /* ------------------------------------------------------------------------ */

@@ -12,18 +12,18 @@
 #include <string.h>
 #include <threads.h>
 
-#include "traces/atomic.h"
-#include "traces/digits.h"
+#include "base/atomic.h"
+#include "base/digits.h"
 #include "traces/opstr.h"
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
-#include "traces/dmemo.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
+#include "base/dmemo.h"
 
 
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
 
-/* Rows are formatted into a growing strbuf (traces/strbuf.h): reserved a
+/* Rows are formatted into a growing strbuf (base/strbuf.h): reserved a
  * row at a time, then written with unchecked appends (u_char, u_mem, and
  * the cell printers), which leave the text unterminated: only its n bytes
  * go to the file. Running out of memory aborts, as for every strbuf. */
@@ -418,7 +418,7 @@ struct tail_text {
     uint32_t len;
     char text[TAIL_TEXT_MAX];
 };
-DMEMO(tail_memo, struct tail_key, struct tail_text, 9)   /* 512 slots, ~700 KiB per thread (traces/dmemo.h) */
+DMEMO(tail_memo, struct tail_key, struct tail_text, 9)   /* 512 slots, ~700 KiB per thread (base/dmemo.h) */
 
 static void tail_key_of(const struct op *op, bool slack, struct tail_key *k)
 {

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/json_strict.h"
-#include "traces/rawjson.h"
-#include "traces/textfile.h"
-#include "traces/version.h"
+#include "base/json_strict.h"
+#include "base/rawjson.h"
+#include "base/textfile.h"
+#include "base/version.h"
 
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"

@@ -18,7 +18,7 @@
 #include "opsgen/model.h"
 #include "opsgen/opsgen.h"
 #include "power/system.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 enum config_kind { CONFIG_MODEL, CONFIG_CHIP, CONFIG_SYSTEM };
 

@@ -11,7 +11,7 @@
 
 #include "opsgen/model.h"
 #include "study/run/stats.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 
 struct diffusion_report {

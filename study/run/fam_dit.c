@@ -15,7 +15,7 @@
 #include "study/run/pyjson.h"
 #include "opsgen/diffusion.h"
 #include "study/run/diffusion_stats.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 
 #include "study/run/fam_diffusion.h"
 

@@ -15,7 +15,7 @@
 #include "study/run/family.h"
 #include "opsgen/dlrm.h"
 #include "study/run/stats.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 
 static bool dlrm_matches(const struct model_config *m, const char *workload)
 {

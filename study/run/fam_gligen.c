@@ -12,7 +12,7 @@
 #include "opsgen/diffusion.h"
 
 #include "study/run/fam_diffusion.h"
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 
 /* The nested sub-configs of the reference's GLIGENConfig with their class
  * defaults, in declaration order (the order json.dump prints them). */

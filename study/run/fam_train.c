@@ -15,7 +15,7 @@
 #include "opsgen/train.h"
 #include "study/run/train_stats.h"
 #include "power/invariants.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 
 static bool train_matches(const struct model_config *m, const char *workload)
 {

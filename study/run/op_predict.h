@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "chipsim/chip.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/profile.h"
 
 /* The operator kinds, with how m, n, k and batch read for each:

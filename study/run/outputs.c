@@ -9,8 +9,8 @@
 
 #include "study/run/pyjson.h"
 #include "study/run/results.h"
-#include "traces/atomic.h"
-#include "traces/textfile.h"
+#include "base/atomic.h"
+#include "base/textfile.h"
 #include "traces/trace_csv.h"
 
 

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/trace_csv.h"
 

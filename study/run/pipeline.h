@@ -12,7 +12,7 @@
 #include "study/run/config.h"
 #include "study/run/outputs.h"
 #include "study/run/report.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

@@ -1,5 +1,5 @@
 /* pyjson.c — Python-style JSON printer over cJSON (see pyjson.h).
- * Main data structure: a growing strbuf (traces/strbuf.h), its text
+ * Main data structure: a growing strbuf (base/strbuf.h), its text
  * terminated once at the end. */
 #include "study/run/pyjson.h"
 
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 #include "traces/opstr.h"
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
 
 /* Appends n bytes (strbuf_reserve keeps room for the final NUL, which is
  * written once at the end: terminated). Pieces are short (keys, separators,

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 /* Returns a malloc'ed string (caller frees). */
 char *pyjson_print(const cJSON *item);

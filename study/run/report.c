@@ -7,9 +7,9 @@
 
 #include "opsgen/opsgen.h"
 #include "power/powercap.h"
-#include "traces/checked.h"
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
+#include "base/checked.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
 
 void json_add_i64(cJSON *o, const char *key, int64_t v)
 {

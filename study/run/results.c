@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 
 void results_init(struct results *r, size_t budget_bytes)
 {

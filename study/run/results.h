@@ -29,7 +29,7 @@
 #include "chipsim/chip.h"
 #include "power/carbon.h"
 #include "power/system.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/trace_csv.h"
 

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "traces/checked.h"
+#include "base/checked.h"
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }

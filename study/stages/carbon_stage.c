@@ -17,21 +17,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "study/stages/carbon_stage.h"
 #include "study/run/outputs.h"
 #include "study/run/pipeline.h"
 #include "study/run/ordered_pool.h"
 #include "study/run/pyjson.h"
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 #include "study/run/results.h"
 #include "study/stages/results_tree.h"
 #include "study/stages/staging.h"
 #include "power/carbon.h"
 #include "power/slo.h"
-#include "traces/atomic.h"
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
+#include "base/atomic.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
 
 /* Every key the stage reads, with the file named in the message: path is
  * looked up under o, which sits at prefix ("" for the top) in the file. */

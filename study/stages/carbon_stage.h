@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "study/run/stage_progress.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 struct results;
 

@@ -29,23 +29,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "study/stages/energy_stage.h"
 #include "study/run/outputs.h"
 #include "study/run/pipeline.h"
 #include "study/run/ordered_pool.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 #include "study/run/pyjson.h"
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 #include "study/run/results.h"
 #include "study/stages/results_tree.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 #include "study/stages/staging.h"
 #include "power/energy.h"
 #include "power/energy_stats.h"
 #include "power/pg.h"
-#include "traces/atomic.h"
-#include "traces/pyfmt.h"
+#include "base/atomic.h"
+#include "base/pyfmt.h"
 
 static int push_job(struct jobs *js, const char *rel, struct npu_err *e)
 {

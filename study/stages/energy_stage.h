@@ -11,11 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "traces/lists.h"
+#include "base/lists.h"
 #include "power/pg.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/profile.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 #include "study/run/stage_progress.h"
 
 struct results;

@@ -14,8 +14,8 @@
 #include "study/run/pipeline.h"
 #include "study/run/report.h"
 #include "study/run/config.h"
-#include "traces/json_strict.h"
-#include "traces/textfile.h"
+#include "base/json_strict.h"
+#include "base/textfile.h"
 
 static int field_err(struct npu_err *e, const char *file, int i, const char *field, const char *what)
 {

@@ -24,7 +24,7 @@
 #include "power/fleet.h"
 #include "power/system.h"
 #include "study/run/family.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/profile.h"
 
 /* Site and policy settings a deployment inherits from "defaults"; a number

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "traces/rawjson.h"
-#include "traces/textfile.h"
-#include "traces/fastfloat.h"
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
+#include "base/rawjson.h"
+#include "base/textfile.h"
+#include "base/fastfloat.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
 
 int results_list(const char *root, const char *model, const char *version, const char *workload,
                  const char *suffix, struct results_file **out, int *n,

@@ -17,8 +17,8 @@
 #include <cjson/cJSON.h>
 
 #include "power/slo.h"
-#include "traces/rawjson.h"
-#include "traces/err.h"
+#include "base/rawjson.h"
+#include "base/err.h"
 
 struct results_file {
     char path[4096];
@@ -35,7 +35,7 @@ int results_list(const char *root, const char *model, const char *version, const
                  const char *suffix, struct results_file **out, int *n,
                  void (*warn)(const char *msg), struct npu_err *e);
 
-/* Reads a JSON object, numbers as raw items with their text (traces/rawjson.h).
+/* Reads a JSON object, numbers as raw items with their text (base/rawjson.h).
  * Errors name the file. */
 cJSON *results_load_json(const char *path, enum json_numbers numbers, struct npu_err *e);
 /* The same from the file's text (len bytes), read already. */

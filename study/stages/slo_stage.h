@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/profile.h"
 
 #define SLO_MAX_ITEMS 64

@@ -29,8 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/atomic.h"
-#include "traces/textfile.h"
+#include "base/atomic.h"
+#include "base/textfile.h"
 
 int staging_create(const char *dest, char *out, size_t n, struct npu_err *e)
 {

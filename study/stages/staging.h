@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* Creates <dest>.tmp.<pid>.<n> (the first n free) as mkdir(1) would: 0777
  * less the umask, not mkdtemp's 0700, since it may become dest itself.
@@ -43,7 +43,7 @@ int staging_create_locked(const char *dest, char *out, size_t n, int *lock_fd, s
  * Returns how many it removed. */
 int staging_clean_stale(const char *dest, const char *cmd);
 
-/* Removes the temporaries "<name>.tmp.<pid>.<n>" (traces/atomic.h) whose
+/* Removes the temporaries "<name>.tmp.<pid>.<n>" (base/atomic.h) whose
  * name starts with prefix and whose process is gone (killed mid-write) from
  * folder dir; one stderr line if any. Returns the count. */
 int staging_clean_temps(const char *dir, const char *prefix, const char *cmd);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/textfile.h"
+#include "base/textfile.h"
 
 /* Per kind: its name and how many fields follow it (min..max). */
 static const struct {

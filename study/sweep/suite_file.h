@@ -14,7 +14,7 @@
 #ifndef NPUSIM_STUDY_SUITE_FILE_H
 #define NPUSIM_STUDY_SUITE_FILE_H
 
-#include "traces/err.h"
+#include "base/err.h"
 
 enum suite_kind { SUITE_SWEEP, SUITE_ENERGY, SUITE_CARBON, SUITE_SLO, SUITE_NKINDS };
 

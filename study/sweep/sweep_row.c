@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/pyfmt.h"
-#include "traces/strbuf.h"
+#include "base/pyfmt.h"
+#include "base/strbuf.h"
 
 #define FIXED_COLUMNS                                                                              \
     "index,model,workload,chip,num_chips,dp,tp,pp,ep,dp_dcn,pp_dcn,batch,status,TTFT_s,TPOT_ms,"    \

@@ -23,7 +23,7 @@
 #include "power/energy.h"
 #include "power/powercap.h"
 #include "power/system.h"
-#include "traces/clock.h"
+#include "base/clock.h"
 
 /* One point (the members of a bundle, sweep_points.h) in the ordered pool. */
 struct item {

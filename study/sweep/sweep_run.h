@@ -13,12 +13,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 #include "study/run/outputs.h"
 #include "study/sweep/sweep_points.h"
 #include "power/invariants.h"
 #include "power/pg.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 #include "traces/profile.h"
 #include "study/run/stage_progress.h"
 

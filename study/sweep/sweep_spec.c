@@ -8,10 +8,10 @@
 
 #include "chipsim/chip.h"
 #include "study/run/config.h"
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 #include "opsgen/model.h"
 #include "power/system.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 
 /* Values beyond 2^53 are not exact integers in JSON doubles. */
 #define MAX_EXACT 9007199254740992.0

@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/fields.h"
 
 #define SPEC_MAX_FIELDS 64

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 struct bar_chart {
     const char *title;               /* above the plot */

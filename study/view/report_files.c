@@ -14,8 +14,8 @@
 #include "study/stages/results_tree.h"
 #include "traces/profile.h"
 #include "traces/fields.h"
-#include "traces/rawjson.h"
-#include "traces/textfile.h"
+#include "base/rawjson.h"
+#include "base/textfile.h"
 #include "traces/trace_csv.h"
 
 #define WALK_DEPTH 16

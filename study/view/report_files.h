@@ -23,7 +23,7 @@
 
 #include "chipsim/chip.h"
 #include "study/view/report_run.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 #define RUN_PATH_MAX 4096
 #define REPORT_RUNS_MAX 100000       /* statistics files read from one walk */

@@ -9,7 +9,7 @@
 
 #include "study/view/chart.h"
 #include "study/view/roofline.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 const char *const report_figure_name[FIG_COUNT] = { "time_by_op_type", "roofline", "energy_by_component",
                                                     "power_gating" };

@@ -14,7 +14,7 @@
 #include "study/run/family.h"
 #include "study/run/pipeline.h"
 #include "study/run/run_notes.h"
-#include "traces/lists.h"
+#include "base/lists.h"
 
 void report_run_init(struct report_run *r)
 {

@@ -11,7 +11,7 @@
 
 #include "study/run/config.h"
 #include "study/view/report_html.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/op.h"
 #include "traces/profile.h"
 

@@ -9,9 +9,9 @@
 
 #include "study/view/chart.h"
 #include "study/view/report_html.h"
-#include "traces/csv_lines.h"
-#include "traces/lists.h"
-#include "traces/strbuf.h"
+#include "base/csv_lines.h"
+#include "base/lists.h"
+#include "base/strbuf.h"
 
 #define srow sweep_report_row
 

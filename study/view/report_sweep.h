@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "traces/err.h"
-#include "traces/strbuf.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 /* One configuration that ran: what the figures need. */
 struct sweep_report_row {

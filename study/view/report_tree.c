@@ -11,7 +11,7 @@
 #include "study/view/chart.h"
 #include "study/view/report_html.h"
 #include "study/view/report_sweep.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 const char *const report_tree_figure_name[TREE_FIG_COUNT] = { "time_by_run", "throughput_vs_batch",
                                                                "throughput_vs_chips", "pareto" };

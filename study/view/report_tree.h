@@ -13,7 +13,7 @@
 #include "chipsim/chip.h"
 #include "study/view/report_files.h"
 #include "study/view/report_sweep.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 #define REPORT_TREE_BARS 40
 

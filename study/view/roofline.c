@@ -8,7 +8,7 @@
 
 #include "traces/precision.h"
 #include "study/view/chart.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 /* Plot area in SVG units. */
 enum { WIDTH = 900, HEIGHT = 560, LEFT = 80, TOP = 50, PLOT_W = 600, PLOT_H = 440 };

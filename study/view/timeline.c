@@ -11,7 +11,7 @@
 
 #include "chipsim/chip.h"
 #include "study/view/report_html.h"
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 /* The component tracks: their names and the op's busy time in each. */
 static int64_t sa_of(const struct op *op) { return op->sa_ns; }

@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "study/run/config.h"
 #include "study/run/family.h"
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 #include "traces/profile.h"
 
 static cJSON *base, *base_src;

@@ -4,7 +4,7 @@
 #include "fuzz_common.h"
 
 #include "study/stages/fleet_stage.h"
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* fuzz_numbers.c — the hand-written number code against libc.
  *
- * traces/fastfloat.c must parse every text exactly as strtod does (value,
- * end of the number), and traces/shortest.c must print each double as the
+ * base/fastfloat.c must parse every text exactly as strtod does (value,
+ * end of the number), and base/shortest.c must print each double as the
  * shortest decimal that reads back to the same bits; the strict integer and
  * float parsers of the command line must accept exactly what they document.
  * A mismatch aborts. */
@@ -9,9 +9,9 @@
 
 #include <math.h>
 
-#include "traces/lists.h"
-#include "traces/fastfloat.h"
-#include "traces/shortest.h"
+#include "base/lists.h"
+#include "base/fastfloat.h"
+#include "base/shortest.h"
 
 static void check_strtod(const char *s)
 {

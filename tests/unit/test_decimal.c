@@ -1,5 +1,5 @@
 /* test_decimal.c — numbers as text both ways: the shortest round-trip
- * decimal (traces/shortest.c), decimal text to double (traces/fastfloat.c)
+ * decimal (base/shortest.c), decimal text to double (base/fastfloat.c)
  * and the build-generated power-of-ten tables they rely on.
  *
  * The oracle is a brute-force search through printf and strtod (correctly
@@ -13,10 +13,10 @@
 #include <float.h>
 
 #include "pow10_table.h"
-#include "traces/digits.h"
-#include "traces/fastfloat.h"
-#include "traces/pyfmt.h"
-#include "traces/shortest.h"
+#include "base/digits.h"
+#include "base/fastfloat.h"
+#include "base/pyfmt.h"
+#include "base/shortest.h"
 
 typedef unsigned __int128 u128;
 

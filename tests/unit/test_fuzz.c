@@ -14,7 +14,7 @@
 
 #include "chipsim/chipsim.h"
 #include "study/run/pyjson.h"
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 #include "study/stages/results_tree.h"
 #include "study/sweep/suite_file.h"
 #include "study/sweep/sweep_spec.h"

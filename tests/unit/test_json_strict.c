@@ -1,5 +1,5 @@
 /* test_json_strict.c — the strict JSON reader and the did-you-mean hints
- * (traces/json_strict.h), and the range of every config field. */
+ * (base/json_strict.h), and the range of every config field. */
 #include "testutil.h"
 
 #include "chipsim/chip.h"
@@ -7,7 +7,7 @@
 #include "power/pg.h"
 #include "power/system.h"
 #include "traces/fields.h"
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 
 /* n: the text's length, or 0 for strlen (texts with a NUL byte inside give theirs). */
 static void expect_bad(const char *text, size_t n, const char *needle)

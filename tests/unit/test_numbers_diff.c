@@ -1,7 +1,7 @@
 /* test_numbers_diff.c — differential test of the hand-written number code.
  *
- * traces/fastfloat.c (text -> double) against glibc's strtod, and
- * traces/shortest.c (double -> shortest decimal) against the round trip
+ * base/fastfloat.c (text -> double) against glibc's strtod, and
+ * base/shortest.c (double -> shortest decimal) against the round trip
  * through %.17g and strtod, over random and adversarial inputs: long
  * mantissas, exponents near the limits, subnormals, signs, inf and nan
  * spellings, white space, hex floats and trailing garbage. 0 mismatches.
@@ -13,8 +13,8 @@
 
 #include <float.h>
 
-#include "traces/fastfloat.h"
-#include "traces/shortest.h"
+#include "base/fastfloat.h"
+#include "base/shortest.h"
 
 static uint64_t rng;
 static uint64_t next64(void)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "study/run/config.h"
-#include "traces/textfile.h"
+#include "base/textfile.h"
 
 static void test_path_not_file_kinds(void **state)
 {

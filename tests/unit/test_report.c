@@ -9,7 +9,7 @@
 #include "study/view/report_html.h"
 #include "study/view/report_sweep.h"
 #include "study/view/roofline.h"
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 
 static int count(const char *s, const char *what)
 {

@@ -12,7 +12,7 @@
 
 #include "study/run/pyjson.h"
 #include "study/study.h"   /* the library's front door compiles on its own */
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 #include "traces/trace_csv.h"
 
 static char dir[64];

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "study/stages/staging.h"
-#include "traces/atomic.h"
+#include "base/atomic.h"
 
 static char root[256];
 

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 /* Integers compared with "%lld" over a range of magnitudes and both limits. */
 static void test_puti_matches_printf(void **state)

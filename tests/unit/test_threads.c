@@ -18,7 +18,7 @@
 #include "opsgen/parallel.h"
 #include "opsgen/sweep.h"
 #include "traces/opstr.h"
-#include "traces/tls_table.h"
+#include "base/tls_table.h"
 #include "traces/trace_csv.h"
 
 #define LLAMA3_8B test_model_text("llama3-8b")

@@ -17,8 +17,8 @@
 
 #include <zlib.h>
 
-#include "traces/atomic.h"
-#include "traces/pyfmt.h"
+#include "base/atomic.h"
+#include "base/pyfmt.h"
 #include "traces/trace_csv.h"
 
 #define GOLDEN(p) TEST_DATA("golden/traces/" p)

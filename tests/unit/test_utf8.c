@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "traces/utf8.h"
+#include "base/utf8.h"
 
 #define FFFD "\xef\xbf\xbd"
 

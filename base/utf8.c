@@ -1,5 +1,5 @@
 /* utf8.c — well-formed UTF-8 (see utf8.h). */
-#include "traces/utf8.h"
+#include "base/utf8.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* strbuf.c — the out-of-line parts of strbuf.h: growing a buffer, printf. */
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,16 +1,16 @@
 /* rawjson.c — recursive-descent JSON parser building cJSON trees, numbers
  * as raw text or doubles (see rawjson.h). Main data structure: struct rj, the cursor
  * over the text plus a scratch buffer for decoded strings. */
-#include "traces/rawjson.h"
+#include "base/rawjson.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/fastfloat.h"
-#include "traces/pyfmt.h"
-#include "traces/utf8.h"   /* utf8_len: Python's json reads files as UTF-8 and refuses anything else */
+#include "base/fastfloat.h"
+#include "base/pyfmt.h"
+#include "base/utf8.h"   /* utf8_len: Python's json reads files as UTF-8 and refuses anything else */
 
 #define MAX_DEPTH 200
 

@@ -4,7 +4,7 @@
  * TLS (a few pointers). A process-wide pthread key whose value, once the
  * thread owns a block, points at that list: the key's destructor frees the
  * blocks when the thread exits. */
-#include "traces/tls_table.h"
+#include "base/tls_table.h"
 
 #include <pthread.h>
 #include <stdbool.h>

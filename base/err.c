@@ -1,5 +1,5 @@
 /* err.c — formatting of error values (see err.h). */
-#include "traces/err.h"
+#include "base/err.h"
 
 #include <stdio.h>
 

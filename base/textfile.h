@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* The file at path ("-": standard input) as a NUL-terminated malloc'ed
  * string (*len bytes, a NUL byte inside included); NULL with e. */

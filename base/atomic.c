@@ -6,7 +6,7 @@
  * the caller's side a plain FILE* for both cases. No fsync: the rename
  * protects readers from half-written files when npusim fails or is killed;
  * surviving a power cut is not worth the cost for reproducible outputs. */
-#include "traces/atomic.h"
+#include "base/atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* lists.c — comma lists and strict numbers for the command line (see lists.h). */
-#include "traces/lists.h"
+#include "base/lists.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 /* json_strict.c — strict JSON parsing and closest-name hints (json_strict.h).
  *
- * No data structure of its own: the one JSON reader (traces/rawjson.h)
+ * No data structure of its own: the one JSON reader (base/rawjson.h)
  * parses, numbers as doubles, and this checks what a parser lets through. Duplicate keys are found per object by sorting its member names
  * (objects in configs have tens of members). */
-#include "traces/json_strict.h"
+#include "base/json_strict.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/rawjson.h"
-#include "traces/textfile.h"
+#include "base/rawjson.h"
+#include "base/textfile.h"
 
 static int line_of(const char *text, const char *at, const char *end)
 {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/digits.h"
+#include "base/digits.h"
 
 struct strbuf {
     char *s;      /* caller's buffer, always NUL-terminated (growing: NULL until the first append) */

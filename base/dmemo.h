@@ -13,7 +13,7 @@
  *   - exact: a hit compares the whole key, byte for byte, so a memo changes
  *     how fast, never what (keys must be built with every byte set: memset
  *     or a full initializer, no stray padding);
- *   - on the heap, allocated on the first put (traces/tls_table.h), so a
+ *   - on the heap, allocated on the first put (base/tls_table.h), so a
  *     thread that never uses a memo costs nothing; without memory for the
  *     table the caller just computes.
  *
@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "traces/tls_table.h"
+#include "base/tls_table.h"
 
 /* One step of a splitmix64-style hash: word w mixed into h. */
 static inline uint64_t dmemo_mix(uint64_t h, uint64_t w)

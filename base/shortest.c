@@ -9,11 +9,11 @@
  * multiple of ten lies in R it is the shortest answer, otherwise the answer
  * is whichever of s and s+1 lies in R (the closer to v if both, ties to
  * even). Scaling uses g ~ 10^-k * 2^r, a 126-bit value from a table that the
- * build generates exactly (traces/gen/pow10_gen.c), and "round to odd" keeps
+ * build generates exactly (base/gen/pow10_gen.c), and "round to odd" keeps
  * the 64-bit results exact enough to compare with the interval ends. All
  * quantities are kept times 4 (the "b" suffix) so the interval ends are
  * integers. */
-#include "traces/shortest.h"
+#include "base/shortest.h"
 
 #include <string.h>
 

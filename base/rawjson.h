@@ -7,7 +7,7 @@
  * numbers into doubles (and rejects NaN), so this parser builds the cJSON
  * tree itself: numbers as cJSON_Raw items holding their token text, which
  * study/run/pyjson.h prints verbatim and jnum() (study/stages/results_tree.h) reads; or,
- * for configs (traces/json_strict.h), as plain cJSON numbers under the
+ * for configs (base/json_strict.h), as plain cJSON numbers under the
  * standard grammar. Hand-written rather than cJSON's parser for the raw
  * numbers and the checks cJSON lets through (well-formed UTF-8 only, no
  * leading zeros, no "1.", nesting at most 200 deep). */

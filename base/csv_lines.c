@@ -1,5 +1,5 @@
 /* csv_lines.c — libcsv fed one line at a time (see csv_lines.h). */
-#include "traces/csv_lines.h"
+#include "base/csv_lines.h"
 
 #include <csv.h>
 #include <string.h>

@@ -2,13 +2,13 @@
  *
  * A decimal w * 10^e (w < 10^19) is converted by multiplying the normalised
  * w by a 128-bit truncation of 10^e (table pow10_t, generated exactly at
- * build time by traces/gen/pow10_gen.c) and keeping the top 54 bits: the
+ * build time by base/gen/pow10_gen.c) and keeping the top 54 bits: the
  * truncation error is below one unit of the 128-bit product, so unless the
  * discarded bits sit right at a rounding boundary the rounded 53-bit result
  * is exact (Lemire, "Number Parsing at a Gigabyte per Second", 2021, and the
  * Eisel-Lemire variant used by Go's strconv). At a boundary, or outside
  * the normal exponent range, strtod decides. */
-#include "traces/fastfloat.h"
+#include "base/fastfloat.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* Parses n bytes of text named `name` in messages: one JSON value, then only
  * white space; no NUL byte; no object with the same key twice (at any

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* How a target is written (chosen by atomic_open from what the path names). */
 enum atomic_mode {

@@ -1,14 +1,14 @@
 /* pyfmt.c — Python repr() of doubles (see pyfmt.h).
  *
  * Takes the shortest digits that read back to the same double (what
- * Python's repr does; traces/shortest.c), then lays them out the way Python's
+ * Python's repr does; base/shortest.c), then lays them out the way Python's
  * float_repr_style 'short' does: positional for exponents in [-4, 16),
  * scientific otherwise, with at least one digit after the point. */
-#include "traces/pyfmt.h"
+#include "base/pyfmt.h"
 
-#include "traces/digits.h"
-#include "traces/shortest.h"
-#include "traces/dmemo.h"
+#include "base/digits.h"
+#include "base/shortest.h"
+#include "base/dmemo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ struct repr_text {
     uint32_t len;
     char text[PY_REPR_MAX];
 };
-DMEMO(repr_memo, uint64_t, struct repr_text, 10)   /* 1024 slots (traces/dmemo.h) */
+DMEMO(repr_memo, uint64_t, struct repr_text, 10)   /* 1024 slots (base/dmemo.h) */
 
 static size_t repr_uncached(double x, char out[PY_REPR_MAX]);
 
@@ -58,7 +58,7 @@ static size_t repr_uncached(double x, char out[PY_REPR_MAX])
         memcpy(out, special[sp], n + 1);
         return n;
     }
-    /* Shortest round-trip digits (traces/shortest.c): x = f * 10^e. */
+    /* Shortest round-trip digits (base/shortest.c): x = f * 10^e. */
     uint64_t f;
     int e;
     shortest_decimal(fabs(x), &f, &e);

@@ -1,6 +1,6 @@
 /* textfile.c — whole files into memory (see textfile.h). Main data
  * structure: a growing strbuf, filled 64 KiB at a time. */
-#include "traces/textfile.h"
+#include "base/textfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/strbuf.h"
+#include "base/strbuf.h"
 
 static char *text_read_stream(FILE *f, const char *name, size_t *len, struct npu_err *e)
 {
