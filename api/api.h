@@ -43,6 +43,9 @@ int api_handle(const struct api_ctx *ctx, const char *method, const char *path, 
  * an error reply {"error": msg}, whether a string is a config name (not a
  * path), and POST /api/sweep, /api/fleet and /api/calibrate. */
 int api_reply_json(struct api_response *r, int status, cJSON *j);
+/* When a request begun now must stop (clock_monotonic_s() seconds; 0: no
+ * --time-limit): what the sweep, fleet and calibration handlers check. */
+double api_deadline(const struct api_ctx *ctx);
 int api_reply_error(struct api_response *r, int status, const char *msg);
 bool api_name_ok(const char *s);
 int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);

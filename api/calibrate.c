@@ -15,7 +15,6 @@
 #include "calib/calibrate.h"
 #include "calib/op_table.h"
 #include "study/run/config.h"
-#include "base/clock.h"
 #include "traces/fields.h"
 #include "traces/precision.h"
 #include "base/version.h"
@@ -68,7 +67,7 @@ int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_respon
     const char *name = "measurements";
     if (api_measurements(ctx, req, &t, &c, r))
         return 0;
-    double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
+    double deadline = api_deadline(ctx);
     struct calib_fit *fits = calloc(CALIB_FITS_MAX, sizeof *fits);
     struct calib_cv *cv = calloc(1, sizeof *cv);
     struct chip_config cal;

@@ -40,7 +40,7 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
         free(d);
         return api_reply_error(r, 400, bad);
     }
-    double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
+    double deadline = api_deadline(ctx);
     for (int i = 0; i < n; i++) {
         int late = deadline > 0 && i > 0 && clock_monotonic_s() > deadline;
         if (late || fleet_evaluate(ctx->configs, ctx->only_configs, ctx->prof, &d[i], &e)) {

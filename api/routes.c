@@ -30,6 +30,7 @@
 #include "study/run/pipeline.h"
 #include "study/view/report_run.h"
 #include "power/energy.h"
+#include "base/clock.h"
 #include "traces/fields.h"
 #include "base/json_strict.h"
 #include "traces/precision.h"
@@ -51,6 +52,11 @@ int api_reply_json(struct api_response *r, int status, cJSON *j)
         r->body = strdup("{\"error\": \"out of memory\"}");
     }
     return 0;
+}
+
+double api_deadline(const struct api_ctx *ctx)
+{
+    return ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
 }
 
 int api_reply_error(struct api_response *r, int status, const char *msg)

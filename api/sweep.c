@@ -13,7 +13,6 @@
 #include "study/view/report_sweep.h"
 #include "study/sweep/sweep_run.h"
 #include "study/sweep/sweep_spec.h"
-#include "base/clock.h"
 #include "base/csv_lines.h"
 #include "base/lists.h"
 
@@ -132,7 +131,7 @@ int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *
         sweep_spec_free(&s);
         return api_reply_error(r, 400, bad ? bad : e.msg);
     }
-    double deadline = ctx->time_limit_s > 0 ? clock_monotonic_s() + ctx->time_limit_s : 0;
+    double deadline = api_deadline(ctx);
     char *csv = NULL;
     struct sweep_count cnt;
     char carbon[SWEEP_CARBON_NOTE_MAX];
