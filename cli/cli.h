@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "cli/options.h"
 #include "study/run/config.h"
 #include "study/run/outputs.h"
 #include "study/run/pipeline.h"
@@ -20,15 +21,15 @@
 #include "traces/profile.h"
 
 #define EXIT_USAGE 2
-#define MAX_SETS 64
 
+/* The options of the commands that read configs: the shared ones
+ * (cli/options.h: --configs, --profile, --set; sh.sets also holds the
+ * texts --tp, --dp, --pp, --ep and --seqlen stand for) and the config
+ * names, batch and workload. */
 struct common_opts {
-    const char *configs;
+    struct shared_opts sh;
     const char *model, *chip, *system;
-    const char *sets[MAX_SETS];
-    int nsets;
-    char made_sets[MAX_SETS][64];   /* the --set texts --tp, --dp, --pp, --ep, --seqlen stand for */
-    const struct profile *prof;
+    char made_sets[SHARED_MAX_SETS][64];   /* the --set texts --tp, --dp, --pp, --ep, --seqlen stand for */
     long long batch;             /* --batch: global batch size, 0 = as configured */
     const char *workload;        /* --workload: "inference" (default) or "training" */
     char given[8];               /* the short letters of -m, -s, -b, -w as given, for common_refuse */
@@ -39,9 +40,9 @@ struct common_opts {
  * names both: "option -m/--model needs a value"). `op` takes no model: its
  * -m is the GEMM's M, so it copies the entries without "model". */
 #define COMMON_LONGOPTS_NO_MODEL \
-    { "configs", required_argument, 0, 'C' }, \
+    SHARED_LONGOPT_CONFIGS, \
     { "chip", required_argument, 0, 'c' }, { "system", required_argument, 0, 's' }, \
-    { "set", required_argument, 0, 'S' }, { "profile", required_argument, 0, 'P' }, \
+    SHARED_LONGOPT_SET, SHARED_LONGOPT_PROFILE, \
     { "batch", required_argument, 0, 'b' }, { "workload", required_argument, 0, 'w' }, \
     { "help", no_argument, 0, 'h' }
 #define COMMON_LONGOPTS { "model", required_argument, 0, 'm' }, COMMON_LONGOPTS_NO_MODEL

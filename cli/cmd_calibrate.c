@@ -119,8 +119,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (common_refuse("calibrate", &o, "msbw", "the operators and their sizes come from the measurement files"))
         return EXIT_USAGE;
-    if (o.prof->chip_precisions_ignored)
-        return usage_error("calibrate", "--profile %s has no kernel efficiencies to fit (use physical)", o.prof->name);
+    if (o.sh.prof->chip_precisions_ignored)
+        return usage_error("calibrate", "--profile %s has no kernel efficiencies to fit (use physical)", o.sh.prof->name);
     if (!out_path)
         return usage_error("calibrate", "expected -o CALIBRATED.json");
     int nfiles = argc - optind;
@@ -136,12 +136,12 @@ int cmd_calibrate(int argc, char **argv)
     int nfits = 0;
     struct chip_config cal;
     struct calib_cv cv;
-    if (!rc && calibrate_run(tables, files, nfiles, &cfg.chip, o.prof, 0, &cal, fits, &nfits, &cv, &e))
+    if (!rc && calibrate_run(tables, files, nfiles, &cfg.chip, o.sh.prof, 0, &cal, fits, &nfits, &cv, &e))
         rc = report_error("calibrate", &e);
     if (!rc) {
         struct strbuf src = STRBUF_GROWING;
         /* Who made it, from what: names, never paths (provenance). */
-        strbuf_printf(&src, "npusim %s calibrate (profile %s) of %s on", NPUSIM_VERSION, o.prof->name, cfg.chip_name);
+        strbuf_printf(&src, "npusim %s calibrate (profile %s) of %s on", NPUSIM_VERSION, o.sh.prof->name, cfg.chip_name);
         for (int i = 0; i < nfiles && src.n < 200; i++)
             strbuf_printf(&src, " %s", path_base(files[i]));
         snprintf(cal.calibration_source, sizeof cal.calibration_source, "%s", src.s);

@@ -239,7 +239,7 @@ int cmd_op(int argc, char **argv)
     struct loaded_config cfg;
     if (load_common("op", &o, false, &cfg, NULL))
         return EXIT_USAGE;
-    const struct profile *prof = o.prof;
+    const struct profile *prof = o.sh.prof;
     if (csv)
         rc = run_table(csv, &cfg, prof, json);
     else {

@@ -110,8 +110,8 @@ static int sweep_report(const char *path, double slo, const char *out_path, cons
  * made for them (cli.h made_sets). */
 static bool degrees_given(const struct common_opts *o)
 {
-    for (int i = 0; i < o->nsets; i++)
-        if (o->sets[i] == o->made_sets[i])
+    for (int i = 0; i < o->sh.nsets; i++)
+        if (o->sh.sets[i] == o->made_sets[i])
             return true;
     return false;
 }
@@ -195,7 +195,7 @@ int cmd_report(int argc, char **argv)
         return usage_error("report", "--run: expected PATHs to choose runs from");
     /* What reads results back takes no configuration of a run to simulate:
      * report PATH --tp 2 drew the runs as they were, silently. */
-    if (sweep && (o.nsets || o.chip || o.system || o.batch))
+    if (sweep && (o.sh.nsets || o.chip || o.system || o.batch))
         return usage_error("report", "--sweep reads a summary back: -c, -s, --batch, --set, --tp, --dp, --pp, --ep "
                                      "and --seqlen configure the run report -m simulates");
     if (optind < argc && degrees_given(&o))
@@ -212,7 +212,7 @@ int cmd_report(int argc, char **argv)
     struct report_run sim;
     report_run_init(&sim);
     rc = 0;
-    if (report_run_simulate(fam, &cfg, o.prof, !no_energy, pg, o.configs, &sim, &e) ||
+    if (report_run_simulate(fam, &cfg, o.sh.prof, !no_energy, pg, o.sh.configs, &sim, &e) ||
         write_report(&sim.in, out, svg_dir, &e))
         rc = report_error("report", &e);
     else

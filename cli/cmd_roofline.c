@@ -97,7 +97,7 @@ int cmd_roofline(int argc, char **argv)
     int skipped = 0;
     if (!rc && (!pts || !labels))
         rc = report_error("roofline", &(struct npu_err){ "roofline: out of memory" });
-    if (!rc && collect(tables, nfiles, files, &cfg, o.prof, pts, labels, &np, &skipped, &e))
+    if (!rc && collect(tables, nfiles, files, &cfg, o.sh.prof, pts, labels, &np, &skipped, &e))
         rc = report_error("roofline", &e);
     if (!rc) {
         struct output out;

@@ -176,11 +176,11 @@ static int strategy_pass(const struct stage_args *a, const struct chip_config *c
 {
     struct pg_strategy pg;
     enum dvfs_policy p;
-    if (pg_strategy_lookup(a->pg ? a->pg : "NoPG", a->co.configs, a->co.prof, &pg, e) ||
+    if (pg_strategy_lookup(a->pg ? a->pg : "NoPG", a->co.sh.configs, a->co.sh.prof, &pg, e) ||
         dvfs_policy_parse(a->dvfs ? a->dvfs : "None", &p, e))
         return -1;
     power_reclassify_ops(t);
-    return power_energy_pass(t, chip, &pg, p, a->co.prof, e);
+    return power_energy_pass(t, chip, &pg, p, a->co.sh.prof, e);
 }
 
 /* --timeline: the timed trace as Chrome trace-event JSON (study/view/timeline.h),
@@ -197,7 +197,7 @@ static int write_timeline(const char *cmd, const struct stage_args *a, const str
     snprintf(out.path, sizeof out.path, "%s", a->timeline);
     /* the model's layers name the layers of a phase; without -m they are inferred from the counts */
     struct timeline_opts o = { a->detail, c->model_name[0] ? timeline_layers_of(&c->model) : 0, 0, &c->chip };
-    out.text = timeline_json(t, title, config_provenance(a->co.prof, c), &o);
+    out.text = timeline_json(t, title, config_provenance(a->co.sh.prof, c), &o);
     struct npu_err e;
     if (!out.text)
         return npu_errf(&e, "--timeline: out of memory"), report_error(cmd, &e);
@@ -244,15 +244,15 @@ int cmd_run(int argc, char **argv)
     const char *dir = a.out ? a.out : "out";
     snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
     bool custom = a.pg || a.dvfs;
-    int rc = pipeline_run(fam, &c, a.co.prof, !a.no_energy && !custom, &t, &e) ||
+    int rc = pipeline_run(fam, &c, a.co.sh.prof, !a.no_energy && !custom, &t, &e) ||
              (custom && strategy_pass(&a, &c.chip, &t, &e));
     if (rc)
         rc = report_error("run", &e);
     /* The summary first: if it cannot reach the user (a full device, a
      * closed pipe), no output file is written either. */
     if (!rc) {
-        fam->summary(&c, a.co.prof, &t, stdout);
-        run_notes_print(&c, a.co.prof, a.no_energy ? NULL : a.pg ? a.pg : "NoPG", a.dvfs, stdout);
+        fam->summary(&c, a.co.sh.prof, &t, stdout);
+        run_notes_print(&c, a.co.sh.prof, a.no_energy ? NULL : a.pg ? a.pg : "NoPG", a.dvfs, stdout);
         rc = stdout_flushed("run");
     }
     /* The files go out whole: a signal while they are written waits for
@@ -262,7 +262,7 @@ int cmd_run(int argc, char **argv)
         interrupt_hold();
         rc = write_timeline("run", &a, &t, &c);
     }
-    if (!rc && fam->write(&c, a.co.prof, &t, dir, base, false, NULL, &e)) {
+    if (!rc && fam->write(&c, a.co.sh.prof, &t, dir, base, false, NULL, &e)) {
         rc = report_error("run", &e);
         if (a.timeline)
             remove(a.timeline);   /* all the outputs or none */
@@ -307,9 +307,9 @@ static int write_stream(const char *cmd, const struct trace *t, const char *path
     struct atomic_file f;
     if (atomic_open(&f, path ? path : "-", &e))
         return report_error(cmd, &e);
-    if (!a->co.prof->no_provenance) {
+    if (!a->co.sh.prof->no_provenance) {
         struct trace_provenance p = { .version = NPUSIM_VERSION };
-        snprintf(p.profile, sizeof p.profile, "%s", a->co.prof->name);
+        snprintf(p.profile, sizeof p.profile, "%s", a->co.sh.prof->name);
         /* a stage keeps the model its input was made for unless -m says */
         snprintf(p.model, sizeof p.model, "%s", c->model_name[0] || !a->has_prov ? c->model_name : a->prov.model);
         snprintf(p.chip, sizeof p.chip, "%s", c->chip_name);
@@ -338,7 +338,7 @@ int cmd_opsgen(int argc, char **argv)
     struct trace t;
     trace_init(&t);
     struct npu_err e;
-    int rc = family_generate(fam, &c, a.co.prof, &t, &e) ? report_error("opsgen", &e)
+    int rc = family_generate(fam, &c, a.co.sh.prof, &t, &e) ? report_error("opsgen", &e)
                                                   : write_stream("opsgen", &t, a.out, &c, &a);
     if (!rc)
         say_stage_wrote("opsgen", &a, true);
@@ -380,7 +380,7 @@ static int read_stream(const char *cmd, struct trace *t, struct stage_args *a, c
         { "chip", a->prov.chip, c->chip_name, true },
         { "model", a->prov.model, c->model_name, a->co.model && c->model_name[0] },
         { "system", a->prov.system, c->system_name, a->co.system != NULL },
-        { "profile", a->prov.profile, a->co.prof->name, true },
+        { "profile", a->prov.profile, a->co.sh.prof->name, true },
     };
     char diff[1200] = "";
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
@@ -421,7 +421,7 @@ int cmd_chipsim(int argc, char **argv)
     struct npu_err e;
     int rc = read_stream("chipsim", &t, &a, &c);
     if (!rc)
-        rc = chipsim_run(&t, &c.chip, a.co.prof, &e) || power_cap_pass(&t, &c.chip, a.co.prof, &e)
+        rc = chipsim_run(&t, &c.chip, a.co.sh.prof, &e) || power_cap_pass(&t, &c.chip, a.co.sh.prof, &e)
                  ? trace_error("chipsim", &a, &e) : write_timeline("chipsim", &a, &t, &c);
     if (!rc && (rc = write_stream("chipsim", &t, a.out, &c, &a)) && a.timeline)
         remove(a.timeline);   /* all the outputs or none */
@@ -468,7 +468,7 @@ int cmd_power(int argc, char **argv)
     struct npu_err e;
     int rc = read_stream("power", &t, &a, &c);
     if (!rc && ((a.pg || a.dvfs) ? strategy_pass(&a, &c.chip, &t, &e)
-                                  : power_default_pass(&t, &c.chip, a.co.prof, &e)))
+                                  : power_default_pass(&t, &c.chip, a.co.sh.prof, &e)))
         rc = trace_error("power", &a, &e);
     if (!rc)
         rc = write_timeline("power", &a, &t, &c);
@@ -476,10 +476,10 @@ int cmd_power(int argc, char **argv)
     if (!rc && a.outdir) {
         char base[600];
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
-        fam->summary(&c, a.co.prof, &t, stdout);
-        run_notes_print(&c, a.co.prof, a.pg ? a.pg : "NoPG", a.dvfs, stdout);
+        fam->summary(&c, a.co.sh.prof, &t, stdout);
+        run_notes_print(&c, a.co.sh.prof, a.pg ? a.pg : "NoPG", a.dvfs, stdout);
         rc = stdout_flushed("power");
-        if (!rc && fam->write(&c, a.co.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &e))
+        if (!rc && fam->write(&c, a.co.sh.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &e))
             rc = report_error("power", &e);
     } else if (!rc)
         rc = write_stream("power", &t, a.out, &c, &a);

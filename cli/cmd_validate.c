@@ -178,11 +178,11 @@ int cmd_validate(int argc, char **argv)
     rc = op_tables_read(files, nfiles, &tables, &e) ? report_error("validate", &e) : 0;
     struct validation v;
     memset(&v, 0, sizeof v);
-    if (!rc && validate_run(tables, files, nfiles, &cfg.chip, cfg.chip_name, o.prof, &v, &e))
+    if (!rc && validate_run(tables, files, nfiles, &cfg.chip, cfg.chip_name, o.sh.prof, &v, &e))
         rc = report_error("validate", &e);
     if (!rc) {
         struct output out[5];
-        int n = report_outputs(&v, tables, files, nfiles, &cfg, o.prof, paths, out);
+        int n = report_outputs(&v, tables, files, nfiles, &cfg, o.sh.prof, paths, out);
         print_summary(&v);
         rc = stdout_flushed("validate");
         if (!rc && n && write_outputs(out, n, &e))

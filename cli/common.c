@@ -29,7 +29,7 @@
 void common_opts_init(struct common_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->prof = profile_default();
+    shared_opts_init(&o->sh);
     o->workload = "inference";
 }
 
@@ -59,11 +59,12 @@ double system_field_max(const char *key)
  * --set, so they name "--set" in errors and num_chips follows from them). */
 static int made_set(struct common_opts *o, const char *key, int64_t v, struct npu_err *e)
 {
-    if (o->nsets == MAX_SETS)
-        return npu_errf(e, "--set: at most %d overrides", MAX_SETS);
-    snprintf(o->made_sets[o->nsets], sizeof o->made_sets[o->nsets], "%s=%lld", key, (long long)v);
-    o->sets[o->nsets] = o->made_sets[o->nsets];
-    o->nsets++;
+    struct shared_opts *sh = &o->sh;
+    if (sh->nsets == SHARED_MAX_SETS)
+        return npu_errf(e, "--set: at most %d overrides", SHARED_MAX_SETS);
+    snprintf(o->made_sets[sh->nsets], sizeof o->made_sets[sh->nsets], "%s=%lld", key, (long long)v);
+    sh->sets[sh->nsets] = o->made_sets[sh->nsets];
+    sh->nsets++;
     return 1;
 }
 
@@ -114,19 +115,13 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
     if (letter && strchr("msbw", letter) && !strchr(o->given, letter) && ng + 1 < sizeof o->given) {
         o->given[ng] = letter;   /* common_opts_init zeroed the rest */
     }
+    int r = shared_take(SHARED_CONFIGS | SHARED_PROFILE | SHARED_SET, &o->sh, c, arg, e);
+    if (r)
+        return r;
     switch (c) {
-    case 'C': o->configs = arg; return 1;
     case 'm': o->model = arg; return 1;
     case 'c': o->chip = arg; return 1;
     case 's': o->system = arg; return 1;
-    case 'S':
-        if (o->nsets == MAX_SETS)
-            return npu_errf(e, "--set: at most %d overrides", MAX_SETS);
-        o->sets[o->nsets++] = arg;
-        return 1;
-    case 'P':
-        o->prof = profile_by_name(arg);
-        return o->prof ? 1 : npu_errf(e, "--profile \"%s\": unknown profile (known: %s)", arg, profile_names());
     case 'w':   /* -w, --workload */
     case 'W':
         if (strcmp(arg, "inference") && strcmp(arg, "training"))
@@ -149,10 +144,11 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
 
 int parse_jobs(const char *cmd, const char *arg, long *jobs)
 {
-    int64_t v;
-    if (parse_i64_strict(arg, &v) || v < 1 || v > 4096)
-        return usage_error(cmd, "-j \"%s\": expected a thread count from 1 to 4096", arg);
-    *jobs = (long)v;
+    struct shared_opts s;
+    shared_opts_init(&s);
+    if (shared_opt(cmd, SHARED_JOBS, &s, SHARED_CODE_JOBS, arg) < 0)
+        return EXIT_USAGE;
+    *jobs = s.jobs;
     return 0;
 }
 
@@ -246,8 +242,8 @@ int report_error(const char *cmd, const struct npu_err *e)
 int load_common(const char *cmd, const struct common_opts *o, bool need_model, struct loaded_config *c,
                 const struct family **fam)
 {
-    struct config_request r = { o->configs, need_model ? (o->model ? o->model : CONFIG_DEFAULT_MODEL) : NULL,
-                                o->chip, o->system, o->sets, o->nsets, false };
+    struct config_request r = { o->sh.configs, need_model ? (o->model ? o->model : CONFIG_DEFAULT_MODEL) : NULL,
+                                o->chip, o->system, o->sh.sets, o->sh.nsets, false };
     struct npu_err e;
     if (config_load(&r, c, &e)) {
         config_free(c);
