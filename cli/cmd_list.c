@@ -35,7 +35,7 @@ static const char list_help[] =
     "the installed share folder, ./configs.\n"
     "\n"
     "options:\n"
-    "      --configs DIR       where to look first\n"
+    "%s"
     "  -h, --help              this help\n";
 
 /* One config of a kind loaded by name: its summary line's text. */
@@ -143,22 +143,23 @@ static int list_kind(const char *configs, int k)
 int cmd_list(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "configs", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        SHARED_LONGOPT_CONFIGS, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
-    const char *configs = NULL;
+    struct shared_opts sh;
+    shared_opts_init(&sh);
     int c;
     optind = 1;
     opterr = 0;
     cli_short_options("h");
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'h') {
-            fputs(list_help, stdout);
+            printf(list_help, shared_help_line(SHARED_CONFIGS));
             return 0;
         }
-        if (c != 'C')
+        if (shared_opt("list", SHARED_CONFIGS, &sh, c, optarg) != 1)
             return bad_option("list", argv[optind - 1], longopts);
-        configs = optarg;
     }
+    const char *configs = sh.configs;
     static const char *const kinds[] = { "models", "chips", "systems", "strategies", "fields" };
     if (optind == argc) {   /* every kind, each under its heading */
         for (int k = 0; k < 5; k++) {

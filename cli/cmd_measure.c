@@ -49,7 +49,7 @@ static const char measure_help[] =
     "      --blas NAME         auto (OpenBLAS when it opens, else GSL's reference CBLAS,\n"
     "                          labelled), openblas or gsl\n"
     "      --budget SECONDS    timing per kernel (default 0.1 with --quick, else 0.5)\n"
-    "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
+    "%s"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0 when every kernel passed (or was skipped as unsupported), 1 when\n"
@@ -116,21 +116,23 @@ int cmd_measure(int argc, char **argv)
         { "quick", no_argument, 0, O_QUICK },       { "check", no_argument, 0, O_CHECK },
         { "threads", required_argument, 0, O_THREADS }, { "blas", required_argument, 0, O_BLAS },
         { "budget", required_argument, 0, O_BUDGET }, { "help", no_argument, 0, 'h' },
-        { "quiet", no_argument, 0, 'q' },   /* -q/--quiet as sweep, energy, carbon and fleet name it */
+        SHARED_LONGOPT_QUIET,
         { 0, 0, 0, 0 },
     };
     struct measure_opts mo = { .blas = "auto" };
     const char *out = NULL, *chip_out = NULL;
-    bool quiet = false;
+    struct shared_opts sh;
+    shared_opts_init(&sh);
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:hq", longopts, NULL)) != -1) {
         int64_t v;
+        if (shared_opt("measure", SHARED_QUIET, &sh, c, optarg) == 1)
+            continue;
         switch (c) {
-        case 'h': fputs(measure_help, stdout); return 0;
+        case 'h': printf(measure_help, shared_help_line(SHARED_QUIET)); return 0;
         case 'o': out = optarg; break;
-        case 'q': quiet = true; break;
         case O_CHIP_OUT: chip_out = optarg; break;
         case O_QUICK: mo.quick = true; break;
         case O_CHECK: mo.check_only = true; break;
@@ -154,7 +156,7 @@ int cmd_measure(int argc, char **argv)
     if (strcmp(mo.blas, "auto") && strcmp(mo.blas, "openblas") && strcmp(mo.blas, "gsl"))
         return usage_error("measure", "--blas: expected auto, openblas or gsl, got \"%s\"", mo.blas);
     struct progress p = { .cmd = "npusim measure" };
-    progress_init(&p, isatty(2) && !quiet, 0);
+    progress_init(&p, isatty(2) && !sh.quiet, 0);
     mo.progress = on_progress, mo.ctx = &p;
     struct measure_run m;
     struct npu_err e;

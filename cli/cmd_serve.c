@@ -44,7 +44,7 @@ static const char serve_help[] =
     "      --bind ADDR         IPv4 address to listen on (default 127.0.0.1: this machine only)\n"
     "      --configs DIR       the only folder names resolve in (default: the configs shipped with\n"
     "                          this binary; never the current folder)\n"
-    "      --profile NAME      physical (default) or neusim\n"
+    "%s"
     "      --max-body BYTES    largest request body (default 1048576; larger: 413)\n"
     "      --connections N     connections at once, the whole server (default 64; more wait 1 s,\n"
     "                          then 503 with Retry-After)\n"
@@ -139,7 +139,7 @@ static int serve_options(int argc, char **argv, struct serve_opts *o)
 {
     static const struct option longopts[] = {
         { "port", required_argument, 0, 'O' },         { "bind", required_argument, 0, 'B' },
-        { "configs", required_argument, 0, 'C' },      { "profile", required_argument, 0, 'P' },
+        SHARED_LONGOPT_CONFIGS,                        SHARED_LONGOPT_PROFILE,
         { "max-body", required_argument, 0, 'M' },     { "connections", required_argument, 0, 'N' },
         { "threads", required_argument, 0, 'H' },      { "timeout", required_argument, 0, 'T' },
         { "max-points", required_argument, 0, 'X' },   { "time-limit", required_argument, 0, 'L' },
@@ -151,22 +151,22 @@ static int serve_options(int argc, char **argv, struct serve_opts *o)
     };
     *o = (struct serve_opts){ .port = 8080, .max_body = 1 << 20, .conns = 64, .threads = 4, .queue = 64,
                               .timeout = 10, .max_points = 256, .max_rows = 20000, .limit_s = 10,
-                              .queue_timeout_s = 30, .grace_s = 10, .bind = "127.0.0.1",
-                              .prof = profile_by_name("physical") };
+                              .queue_timeout_s = 30, .grace_s = 10, .bind = "127.0.0.1" };
     int c;
     optind = 1;
     opterr = 0;
+    struct shared_opts sh;
+    shared_opts_init(&sh);
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int bad = 0;
+        int bad = shared_opt("serve", SHARED_CONFIGS | SHARED_PROFILE, &sh, c, optarg);
+        if (bad < 0)
+            return EXIT_USAGE;
+        if (bad)
+            continue;
         switch (c) {
-        case 'h': fputs(serve_help, stdout); return -1;
+        case 'h': printf(serve_help, shared_help_line(SHARED_PROFILE)); return -1;
         case 'O': bad = number_opt("port", optarg, 1, 65535, &o->port); break;
         case 'B': o->bind = optarg; break;
-        case 'C': o->configs = optarg; break;
-        case 'P':
-            if (!(o->prof = profile_by_name(optarg)))
-                return usage_error("serve", "--profile \"%s\": expected physical or neusim", optarg);
-            break;
         case 'M': bad = number_opt("max-body", optarg, 1024, 1 << 30, &o->max_body); break;
         case 'N': bad = number_opt("connections", optarg, 1, 10000, &o->conns); break;
         case 'I': bad = number_opt("per-client", optarg, 1, 10000, &o->per_client); break;
@@ -187,6 +187,8 @@ static int serve_options(int argc, char **argv, struct serve_opts *o)
     }
     if (optind < argc)
         return usage_error("serve", "unexpected argument \"%s\"", argv[optind]);
+    o->configs = sh.configs;
+    o->prof = sh.prof;
     if (!o->per_client)
         o->per_client = o->conns > 1 ? o->conns / 2 : 1;
     if (o->configs && !path_is_dir(o->configs))

@@ -53,10 +53,8 @@ static const char suite_help[] =
     "suite (exit status: the call's) and, if the suite created OUT, removes it: all or\n"
     "nothing (with --keep-going the rest run and what they wrote stays).\n"
     "\n"
-    "options:\n"
-    "      --configs DIR       passed to every call\n"
-    "      --profile NAME      passed to every call (run-suite passes neusim)\n"
-    "  -j, --jobs N            threads for sweep, energy and carbon (default: every core)\n"
+    "options (--configs, --profile and -j apply to every line; run-suite passes --profile neusim):\n";
+static const char suite_help_tail[] =
     "      --stages LIST       which kinds of line run (default sweep,energy,carbon,slo); sweep\n"
     "                          lines still name the models and versions of the later stages\n"
     "      --keep-going        run the remaining lines after a failing call; exit with the\n"
@@ -80,7 +78,9 @@ struct seen {
 };
 
 struct suite_opts {
-    const char *suite, *out, *configs, *profile, *jobs;
+    const char *suite, *out;
+    struct shared_opts sh;   /* --configs, --profile, -j: every line's */
+    char jobs[24];           /* -j as given, for the echoed calls ("" when not given) */
     bool stage[SUITE_NKINDS];
     bool keep_going;
     long hold_MB;            /* --hold-MB: each results set's budget */
@@ -190,10 +190,10 @@ static void start(struct call *c, const char *cmd, const struct suite_opts *o)
 {
     c->n = 0;
     arg(c, cmd);
-    if (o->profile)
-        opt(c, "--profile", o->profile);
-    if (o->configs)
-        opt(c, "--configs", o->configs);
+    if (o->sh.profile_name)
+        opt(c, "--profile", o->sh.profile_name);
+    if (o->sh.configs)
+        opt(c, "--configs", o->sh.configs);
 }
 
 /* Runs line l's command in this process, handing results on in h. */
@@ -212,7 +212,7 @@ static int command(const struct suite_line *l, struct call *c, struct handover *
 static int run_call(struct call *c, const struct suite_line *l, const struct suite_opts *o, struct handover *h)
 {
     enum suite_kind k = l->kind;
-    if (o->jobs && k != SUITE_SLO)
+    if (o->jobs[0] && k != SUITE_SLO)
         opt(c, "-j", o->jobs);
     c->v[c->n] = NULL;
     fputs("+ npusim", stderr);
@@ -331,7 +331,7 @@ static bool is_model(const char *m, const struct suite_opts *o)
 {
     char path[4096];
     struct npu_err ignored;
-    return config_resolve(o->configs, CONFIG_MODEL, m, path, sizeof path, &ignored) == 0;
+    return config_resolve(o->sh.configs, CONFIG_MODEL, m, path, sizeof path, &ignored) == 0;
 }
 
 static bool is_version(const char *v, const struct suite_opts *o)
@@ -339,7 +339,7 @@ static bool is_version(const char *v, const struct suite_opts *o)
     char chip[300], path[4096];
     struct npu_err ignored;
     snprintf(chip, sizeof chip, "%s", v);   /* "5p": tpuv5p, "h100": h100 (config.c) */
-    return config_resolve(o->configs, CONFIG_CHIP, chip, path, sizeof path, &ignored) == 0;
+    return config_resolve(o->sh.configs, CONFIG_CHIP, chip, path, sizeof path, &ignored) == 0;
 }
 
 static bool is_workload(const char *w, const struct suite_opts *o)
@@ -391,7 +391,7 @@ static bool is_strategy(const char *s, const struct suite_opts *o)
 {
     struct pg_strategy pg;
     struct npu_err ignored;
-    return pg_strategy_lookup(s, o->configs, &profile_neusim, &pg, &ignored) == 0;
+    return pg_strategy_lookup(s, o->sh.configs, &profile_neusim, &pg, &ignored) == 0;
 }
 
 static bool is_name(const char *s, const struct suite_opts *o)
@@ -482,43 +482,41 @@ static int parse_stages(const char *s, bool stage[SUITE_NKINDS])
 
 static int parse_args(int argc, char **argv, struct suite_opts *o)
 {
+    enum { O_STAGES = 0x100, O_KEEP_GOING, O_HOLD };
     static const struct option longopts[] = {
-        { "configs", required_argument, 0, 'C' }, { "profile", required_argument, 0, 'P' },
-        { "stages", required_argument, 0, 'S' },  { "keep-going", no_argument, 0, 'k' },
-        { "hold-MB", required_argument, 0, 'H' }, { "help", no_argument, 0, 'h' },
-        { "jobs", required_argument, 0, 'j' },   /* -j/--jobs as sweep, energy and carbon name it */
+        SHARED_LONGOPT_CONFIGS, SHARED_LONGOPT_PROFILE, SHARED_LONGOPT_JOBS,
+        { "stages", required_argument, 0, O_STAGES }, { "keep-going", no_argument, 0, O_KEEP_GOING },
+        { "hold-MB", required_argument, 0, O_HOLD }, { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
+    const unsigned shared = SHARED_CONFIGS | SHARED_PROFILE | SHARED_JOBS;
     memset(o, 0, sizeof *o);
+    shared_opts_init(&o->sh);
     for (int k = 0; k < SUITE_NKINDS; k++)
         o->stage[k] = true;
     o->hold_MB = 256;
-    long jobs;
     int64_t hold;
     int ch, rc;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+        int taken = shared_opt("suite", shared, &o->sh, ch, optarg);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (ch) {
-        case 'h': fputs(suite_help, stdout); return -1;
-        case 'C': o->configs = optarg; break;
-        case 'P':
-            if (!profile_by_name(optarg))
-                return usage_error("suite", "--profile: unknown profile \"%s\" (known: %s)", optarg,
-                                   profile_names());
-            o->profile = optarg;
-            break;
-        case 'j':
-            if ((rc = parse_jobs("suite", optarg, &jobs)))
-                return rc;
-            o->jobs = optarg;
-            break;
-        case 'S':
+        case 'h':
+            fputs(suite_help, stdout);
+            shared_help(shared, stdout);
+            fputs(suite_help_tail, stdout);
+            return -1;
+        case O_STAGES:
             if ((rc = parse_stages(optarg, o->stage)))
                 return rc;
             break;
-        case 'k': o->keep_going = true; break;
-        case 'H':
+        case O_KEEP_GOING: o->keep_going = true; break;
+        case O_HOLD:
             if (parse_i64_strict(optarg, &hold) || hold < 0 || hold > MAX_HOLD_MB)
                 return usage_error("suite", "--hold-MB: expected a whole number of MB from 0 to %d, got \"%s\"",
                                    MAX_HOLD_MB, optarg);
@@ -533,6 +531,8 @@ static int parse_args(int argc, char **argv, struct suite_opts *o)
                            argc - optind == 1 ? "" : "s");
     o->suite = argv[optind];
     o->out = argv[optind + 1];
+    if (o->sh.jobs_given)
+        snprintf(o->jobs, sizeof o->jobs, "%ld", o->sh.jobs);
     return 0;
 }
 

@@ -115,7 +115,7 @@ expect_fail "suite: missing suite file" 'nope.suite: cannot open' $NPUSIM suite 
 printf 'sweep llama3-8b inference 5p 1 1\0\n' >"$SU/nul.suite"
 expect_fail "suite: a NUL byte" 'nul.suite: a NUL byte' $NPUSIM suite --profile neusim "$SU/nul.suite" "$SU/o3"
 expect_fail "suite: unknown stage" 'unknown stage "power"' $NPUSIM suite --profile neusim --stages sweep,power "$SU/study.suite" "$SU/o3"
-expect_fail "suite: unknown profile" 'unknown profile "nope"' $NPUSIM suite --profile nope "$SU/study.suite" "$SU/o3"
+expect_fail "suite: unknown profile" '--profile "nope": unknown profile' $NPUSIM suite --profile nope "$SU/study.suite" "$SU/o3"
 expect_fail "suite: OUT missing" 'expected SUITE and OUT, got 1 argument' $NPUSIM suite --profile neusim "$SU/study.suite"
 no_files "suite: bad options write nothing" "$SU/o3"
 printf 'sweep llama3-8b inference 5p 1 1\nenergy NoPG None\ncarbon NoPG None 0.1 0.6 1\nslo None NoPG 0.1 0\n' >"$SU/late.suite"
