@@ -7,9 +7,13 @@
  * combine), pipeline send. Every layer is MLA + MoE (num_dense_layers is
  * read but unused, as in the reference).
  *
- * Main data structure: struct dsgen, the per-run quantities — local batch,
- * layers per stage, the three axis lists (TP for attention, expert TP for the
- * expert FFNs, EP for the all-to-alls) — plus the phase being generated.
+ * The phase skeleton (opsgen/phases.h) walks each phase; this file gives it
+ * the RMSNorm, the fid rule of the sends, and the layer (MLA and MoE FFN).
+ *
+ * Main data structure: struct dsgen, the per-run quantities (struct gen_run:
+ * local batch, layers per stage, attention TP axes) with the expert TP axes
+ * for the expert FFNs and the EP axes for the all-to-alls, plus the phase
+ * being generated.
  *
  * The reference's quirks each have a profile switch (docs/profile.md): MLA
  * counts use all layers, not the stage's (opsgen Q3); the MLA TP all-gather takes the
@@ -31,6 +35,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/layers.h"
 #include "opsgen/parallel.h"
+#include "opsgen/phases.h"
 #include "traces/dtype.h"
 
 #define BF16 "DT_BFLOAT16"
@@ -38,19 +43,14 @@
 #define FP8 "DT_FLOAT8"
 
 struct dsgen {
-    const struct model_config *m;
-    const struct opsgen_links *l;
-    const struct profile *prof;
-    struct trace *t;
-    int64_t B, L, D_tp;
-    struct coll_axes tp, etp, ep;  /* attention TP, expert TP, expert parallel axes */
-    bool decode;
-    int64_t seq, count;            /* tokens per step; layer-op count of the phase */
-    struct tensor_formats fmt;     /* the model's number formats: MLA's and the experts' weights, the
-                                    * latent KV cache (the gate, norms and rope stay as the reference's) */
+    struct gen_run r;              /* with the attention TP axes and the model's number formats: MLA's
+                                    * and the experts' weights, the latent KV cache (the gate, norms
+                                    * and rope stay as the reference's) */
+    struct coll_axes etp, ep;      /* expert TP, expert parallel axes */
+    const struct gen_phase *ph;    /* the phase being generated */
 };
 
-static struct op *last(const struct dsgen *g) { return &g->t->ops[g->t->n - 1]; }
+static struct op *last(const struct dsgen *g) { return gen_last(&g->r); }
 
 /* Builder results are NULL only for malformed equations or op names, which
  * the fixed strings below never produce; the check keeps that true. */
@@ -86,31 +86,31 @@ static struct op *all_gather_dt(struct trace *t, int64_t fid, int64_t count, con
  * attending to T positions, and (corrected) the softmax over the scores. */
 static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const char *P, int64_t T)
 {
-    const struct model_config *m = g->m;
-    struct trace *tr = g->t;
-    int64_t B = g->B, S = g->seq, Hl = cdiv64(m->num_heads, axes_prod(&g->tp));
+    const struct model_config *m = g->r.m;
+    struct trace *tr = g->r.t;
+    int64_t B = g->r.B, S = g->ph->seq, Hl = cdiv64(m->num_heads, axes_prod(&g->r.tp));
     int64_t kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
     char d[200];
     size_t o[3];   /* the einsums' indices: a later push may move the ops */
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
     o[0] = tr->n;
-    CHK(fmt_store_rest(&g->fmt, b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
+    CHK(fmt_store_rest(&g->r.fmt, b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
                  "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
-                 SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16), g->fmt.kv));
+                 SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16), g->r.fmt.kv));
     o[1] = tr->n;
     CHK(b_einsum(tr, f + 1, n, DESC("q_pe_pe_einsum"),
                  "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
                  SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
-    if (!g->prof->mla_softmax_missing)
+    if (!g->r.prof->mla_softmax_missing)
         CHK(b_unary(tr, f + 1, n, DESC("scores_softmax"), "scores = scores.softmax(dim=-1)", "Softmax",
                     SHP(B, S, Hl, T), "0_0", FP32));
     o[2] = tr->n;
-    CHK(fmt_store_rest(&g->fmt, b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
+    CHK(fmt_store_rest(&g->r.fmt, b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
                  "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
-                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16), g->fmt.kv));
+                 SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16), g->r.fmt.kv));
 #undef DESC
     /* The caches are activations, not parameters (quirk opsgen Q20 keeps them). */
-    if (!g->prof->mla_cache_einsums_weights)
+    if (!g->r.prof->mla_cache_einsums_weights)
         for (int i = 0; i < 3; i++)
             tr->ops[o[i]].weight_bytes = 0;
     return 0;
@@ -122,11 +122,11 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
  * otherwise (decode_suffix_groups). Every group uses fids f..f+2. */
 static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char *P)
 {
-    const struct model_config *m = g->m;
-    if (!g->decode)   /* causal: (S+1)/2 positions per query on average (the reference: S) */
-        return mla_cache_group(g, f, n, P, g->prof->prefill_attention_unmasked ? m->input_seqlen
+    const struct model_config *m = g->r.m;
+    if (!g->ph->decode)   /* causal: (S+1)/2 positions per query on average (the reference: S) */
+        return mla_cache_group(g, f, n, P, g->r.prof->prefill_attention_unmasked ? m->input_seqlen
                                                                                : (m->input_seqlen + 1) / 2);
-    struct kv_groups kg = decode_suffix_groups(g->prof, n, m->output_seqlen);
+    struct kv_groups kg = decode_suffix_groups(g->r.prof, n, m->output_seqlen);
     for (int k = 0; k < kg.ng; k++)
         if (mla_cache_group(g, f, kg.cnt[k], P, badd(m->input_seqlen, kg.len[k])))
             return -1;
@@ -135,43 +135,43 @@ static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char
 
 static int mla(struct dsgen *g, int64_t *fid)
 {
-    const struct model_config *m = g->m;
-    struct trace *tr = g->t;
-    int64_t B = g->B, S = g->seq, f = *fid, t = axes_prod(&g->tp);
+    const struct model_config *m = g->r.m;
+    struct trace *tr = g->r.t;
+    int64_t B = g->r.B, S = g->ph->seq, f = *fid, t = axes_prod(&g->r.tp);
     /* All layers, not the stage's (quirk opsgen Q3). */
-    int64_t layers = g->prof->mla_counts_all_layers ? m->num_layers : g->L;
-    int64_t n = g->decode ? layers * m->output_seqlen : layers;
+    int64_t layers = g->r.prof->mla_counts_all_layers ? m->num_layers : g->r.L;
+    int64_t n = g->ph->decode ? layers * m->output_seqlen : layers;
     int64_t Hl = cdiv64(m->num_heads, t), D = m->d_model, Dw = D;
     int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
     int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim, qk = rope + nope;
-    bool one = g->prof->binary_ops_list_one_input;
+    bool one = g->r.prof->binary_ops_list_one_input;
     char P[96], d[200], nm[64];
-    snprintf(P, sizeof P, "%s%s", g->decode ? "Attention-serving-decode-" : "Fwd-Attention-encoder-",
-             g->decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
+    snprintf(P, sizeof P, "%s%s", g->ph->decode ? "Attention-serving-decode-" : "Fwd-Attention-encoder-",
+             g->ph->decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
     if (t > 1) {
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
-        if (g->prof->mla_allgather_full_width) {
+        if (g->r.prof->mla_allgather_full_width) {
             /* Gathers the full width to D*t (quirk opsgen Q4). */
-            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->tp));
+            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->r.tp));
             Dw = D * t;
         } else {
-            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, g->D_tp), 2, &g->tp));
+            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, g->r.D_tp), 2, &g->r.tp));
         }
         f++;
     }
-    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
-                 "BSM;MD->BSD", "0_0_0", g->fmt.act)));
+    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
+                 "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
     CHK(b_unary(tr, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
                 SHP(B, S, qr), "0_0", FP32));
-    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)", SHP(B, S, qr),
-                 SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->fmt.act)));
+    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)", SHP(B, S, qr),
+                 SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->r.fmt.act)));
     CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
                  "Mul", SHP(B, S, Hl, rope), "0_0_0", FP32, one));
-    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("kv_k_pe_linear"),
+    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("kv_k_pe_linear"),
                  "kv = self.wkv_a(x); kv, k_pe = torch.split(kv, [self.kv_lora_rank, "
                  "self.qk_rope_head_dim], dim=-1)",
-                 SHP(B, S, D), SHP(D, kr + rope), "BSM;MK->BSK", "0_0_0", g->fmt.act)));
+                 SHP(B, S, D), SHP(D, kr + rope), "BSM;MK->BSK", "0_0_0", g->r.fmt.act)));
     CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"),
                  "k_pe = apply_rotary_emb(k_pe.unsqueeze(2), freqs_cis)", "Mul", SHP(B, S, rope),
                  "0_0_0", FP32, one));
@@ -179,35 +179,35 @@ static int mla(struct dsgen *g, int64_t *fid)
         /* Sequence parallelism over the TP axes: gather the new cache rows
          * (FP8 latent, FP32 rope keys) along the sequence. */
         snprintf(nm, sizeof nm, "AllGatherKV-%lld", (long long)f);
-        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, kr), 1, &g->tp, FP8));
+        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, kr), 1, &g->r.tp, FP8));
         snprintf(nm, sizeof nm, "AllGatherK_PE-%lld", (long long)f);
-        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, rope), 1, &g->tp, FP32));
+        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, rope), 1, &g->r.tp, FP32));
     }
-    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("q_nope_wkv_b_linear"),
+    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("q_nope_wkv_b_linear"),
                  "wkv_b = wkv_b.view(self.n_local_heads, -1, self.kv_lora_rank); q_nope = "
                  "torch.einsum('bshd,hdc->bshc', q_nope, wkv_b[:, :self.qk_nope_head_dim])",
-                 SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", g->fmt.act)));
+                 SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", g->r.fmt.act)));
     CHK(b_unary(tr, f++, n, DESC("kv_norm"), "kv_norm = self.kv_norm(kv)", "RMSNorm", SHP(B, S, kr),
                 "0_0", FP32));
     if (mla_cache_ops(g, f, n, DESC("")))
         return -1;
     f += 3;
-    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
+    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
                  "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
-                 SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", g->fmt.act)));
-    CHK(fmt_weights(tr, &g->fmt, b_einsum(tr, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))", SHP(B, S, Hl * v),
-                 SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->fmt.act)));
+                 SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", g->r.fmt.act)));
+    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))", SHP(B, S, Hl * v),
+                 SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->r.fmt.act)));
     struct shape y = SHP(B, S, Dw);
     if (t > 1) {
         snprintf(nm, sizeof nm, "ReduceScatterMHA-%lld", (long long)f);
         CHK(b_reduce_scatter(tr, f++, n, "Reduce attention and scatter before RMSNorm", nm, y, 2,
-                             &g->tp));
+                             &g->r.tp));
     }
     CHK(b_unary(tr, f++, n, DESC("Attention_RMSNorm"), "Y_norm = RMSNorm(y)", "RMSNorm", y, "0_0",
                 BF16));
     if (t > 1) {
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
-        CHK(b_all_gather(tr, f++, n, d, "AllGather", shape_scattered(y, 2, t), 2, &g->tp));
+        CHK(b_all_gather(tr, f++, n, d, "AllGather", shape_scattered(y, 2, t), 2, &g->r.tp));
     }
 #undef DESC
     *fid = f;
@@ -219,16 +219,16 @@ static int mla(struct dsgen *g, int64_t *fid)
 static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq, int64_t fid,
                    bool combine)
 {
-    const struct model_config *m = g->m;
-    double bis = bisection_bw_per_chip_GBps(m->num_chips, g->l->ICI_topology, g->l->ici_bw_GBps,
-                                            g->prof->split_axes_drops_missing);
+    const struct model_config *m = g->r.m;
+    double bis = bisection_bw_per_chip_GBps(m->num_chips, g->r.l->ICI_topology, g->r.l->ici_bw_GBps,
+                                            g->r.prof->split_axes_drops_missing);
     /* Global batch (quirk opsgen Q21); dispatch and combine share the name (opsgen Q23). */
-    const char *name = combine && !g->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
+    const char *name = combine && !g->r.prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
                                                                        : "MoE_Dispatch_AllToAll";
-    int64_t batch = g->prof->moe_a2a_global_batch ? m->global_batch_size : g->B;
+    int64_t batch = g->r.prof->moe_a2a_global_batch ? m->global_batch_size : g->r.B;
     CHK(b_all_to_all(c->t, fid, c->count, name, name,
                      SHP(batch, seq, m->num_limited_groups, m->d_model),
-                     FP8, bis, axes_prod(&g->ep), g->l->ici_latency_ns));
+                     FP8, bis, axes_prod(&g->ep), g->r.l->ici_latency_ns));
     return 0;
 }
 
@@ -253,7 +253,7 @@ struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens)
 static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
 {
     const struct dsgen *g = arg;
-    const struct model_config *m = g->m;
+    const struct model_config *m = g->r.m;
     int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
     int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(&g->ep);
     int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
@@ -303,51 +303,41 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     return 0;
 }
 
-/* The stage ends (KV swap, pipeline receives and sends) of this phase. */
-static struct gen_stage stage_of(const struct dsgen *g)
+/* The prefill or decode phase (gen_phases): the inference data with the
+ * input RMSNorm; prefill advances past the FFN, decode does not, so its sends
+ * reuse the FFN's first fid (quirk opsgen Q5). */
+static void phase_setup(void *gp, int i, struct gen_phase *ph)
 {
-    return (struct gen_stage){ g->t, g->m, g->l, g->prof, g->decode, g->L, SHP(g->B, g->seq, g->D_tp), opsgen_deepseek_mem_bytes };
+    struct dsgen *g = gp;
+    gen_phase_inference(&g->r, i == 1, ph);
+    ph->norm_desc = ph->decode ? "Attention-serving-decode-Input_rmsnorm" : "Fwd-Attention-encoder-Input_rmsnorm";
+    ph->norm_eq = "X_norm = RMSNorm(X)";
+    ph->norm_op = "RMSNorm";
+    ph->send_reuses_fid = ph->decode && g->r.prof->pp_send_reuses_fid;
 }
 
-static int phase_ops(struct dsgen *g, int64_t fid, int64_t *last_fid)
+/* One layer after the input RMSNorm: MLA, then the FFN wrapper with the MoE body. */
+static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
 {
-    const struct model_config *m = g->m;
-    struct gen_stage st = stage_of(g);
-    int64_t steps = g->decode ? m->output_seqlen : 1, tp = m->tensor_parallelism_degree;
-    if (gen_vocab_embed(g->t, m, g->prof, g->B, g->seq, steps, tp, &fid))
+    struct dsgen *g = gp;
+    const struct model_config *m = g->r.m;
+    g->ph = ph;
+    if (mla(g, fid))
         return -1;
-    gen_stage_receive(&st, &fid);
-    CHK(b_unary(g->t, fid, g->count,
-                g->decode ? "Attention-serving-decode-Input_rmsnorm" : "Fwd-Attention-encoder-Input_rmsnorm",
-                "X_norm = RMSNorm(X)", "RMSNorm", SHP(g->B, g->seq, g->D_tp), "0_0", BF16));
-    fid++;
-    if (mla(g, &fid))
-        return -1;
-    fid = last(g)->fusion_id + 1;
-    struct layer_ctx lc = { g->t, g->prof, g->B, g->count, g->decode, &g->etp, "", &g->fmt };
-    struct ffn_args fa = { .seq = g->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+    *fid = last(g)->fusion_id + 1;
+    struct layer_ctx lc = { g->r.t, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt };
+    struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
                            .body = moe_body, .body_arg = g };
-    int64_t f = fid;
-    if (layer_ffn(&lc, &fa, &f))
-        return -1;
-    /* Prefill advances past the FFN; decode does not, so its sends reuse the
-     * FFN's first fid (quirk opsgen Q5). */
-    if (!g->decode || !g->prof->pp_send_reuses_fid)
-        fid = last(g)->fusion_id + 1;
-    gen_stage_send(&st, &fid);
-    if (gen_vocab_head(g->t, m, g->prof, g->B, g->decode ? g->seq : 1, steps, tp, &fid))
-        return -1;
-    *last_fid = last(g)->fusion_id;
-    return 0;
+    int64_t f = *fid;
+    return layer_ffn(&lc, &fa, &f);
 }
 
 /* ---- validation ---- */
 
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
-    if (strcmp(m->model_type, "llm"))
-        return npu_errf(e, "model field \"model_type\": expected \"llm\" for DeepSeek inference, got \"%s\"",
-                        m->model_type);
+    if (gen_require_llm(m, "DeepSeek inference", e))
+        return -1;
     if (strcmp(m->ffn_type, "deepseek_moe"))
         return npu_errf(e, "model field \"ffn_type\": expected \"deepseek_moe\", got \"%s\"", m->ffn_type);
     if (m->use_flash_attention)
@@ -373,17 +363,12 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
         { "num_expert_parallel_axes", m->num_expert_parallel_axes },
     };
     for (size_t i = 0; i < sizeof ax / sizeof ax[0]; i++)
-        if (ax[i].v < 0 || ax[i].v > SHAPE_MAXD)
-            return npu_errf(e, "model field \"%s\": expected 0..%d, got %lld", ax[i].k, SHAPE_MAXD,
-                            (long long)ax[i].v);
+        if (gen_require_axes(ax[i].k, ax[i].v, SHAPE_MAXD, e))
+            return -1;
+    if (gen_require_chips(m, e))
+        return -1;
     int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
-    int64_t pp = m->pipeline_parallelism_degree, ep = m->expert_parallelism_degree;
-    if (m->num_chips < dp * tp * pp)
-        return npu_errf(e, "model field \"num_chips\": expected at least dp*tp*pp = %lld, got %lld",
-                        (long long)(dp * tp * pp), (long long)m->num_chips);
-    if (m->tensor_parallel_degree_dcn != 1)
-        return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
-                        (long long)m->tensor_parallel_degree_dcn);
+    int64_t ep = m->expert_parallelism_degree;
     if (m->expert_parallel_degree_dcn != 1)
         return npu_errf(e, "model field \"expert_parallel_degree_dcn\": expected 1 (expert parallelism "
                            "runs over ICI only), got %lld", (long long)m->expert_parallel_degree_dcn);
@@ -400,25 +385,9 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
         return npu_errf(e, "model field \"num_activated_routed_experts_per_token\": expected at most "
                            "num_routed_experts = %lld, got %lld", (long long)m->num_routed_experts,
                         (long long)m->num_activated_routed_experts_per_token);
-    int64_t stages = pp * m->pipeline_parallel_degree_dcn;
-    if (m->num_layers < stages)
-        /* Named by the degree, which a user sets (--pp), not the model's layers. */
-        return npu_errf(e, "model field \"pipeline_parallelism_degree\": expected pp*pp_dcn of at most "
-                           "num_layers = %lld stages, got %lld", (long long)m->num_layers, (long long)stages);
-    if (!(l->ici_bw_GBps > 0) || !(l->pcie_bw_GBps > 0) || l->hbm_size_GB <= 0)
-        return npu_errf(e, "chip fields \"ici_bw_GBps\", \"pcie_bw_GBps\", \"hbm_size_GB\": "
-                           "expected positive values");
-    return 0;
-}
-
-/* The prefill or decode pass over one layer (gen_prefill_decode). */
-static int phase_cb(void *gp, bool decode, int64_t fid, int64_t *last_fid)
-{
-    struct dsgen *g = gp;
-    g->decode = decode;
-    g->seq = decode ? g->m->decode_width : g->m->input_seqlen;
-    g->count = decode ? g->L * g->m->output_seqlen : g->L;
-    return phase_ops(g, fid, last_fid);
+    if (gen_require_stages(m, e))
+        return -1;
+    return gen_require_links(l, true, false, e);
 }
 
 int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_links *l,
@@ -427,22 +396,20 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
     if (validate(m, l, e))
         return -1;
     (void)opsgen_deepseek_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
-    struct dsgen g = { .m = m, .l = l, .prof = prof, .t = out };
-    tensor_formats_of(m, &g.fmt);
-    g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
-    g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
-                        (double)m->pipeline_parallel_degree_dcn);
-    g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
+    struct dsgen g = { 0 };
+    gen_run_init(&g.r, m, l, prof, out);
     int64_t etp = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
     int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
     double bw = l->ici_bw_GBps;
     int64_t lat = l->ici_latency_ns;
-    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat, SHAPE_MAXD) ||
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat, SHAPE_MAXD) ||
         gen_axes(&g.etp, etp, n_etp, prof, bw, lat, SHAPE_MAXD) ||
         gen_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, bw, lat, SHAPE_MAXD))
         return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
 
-    return gen_prefill_decode(out, phase_cb, &g, e);
+    static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,
+                                                  .mem_bytes = opsgen_deepseek_mem_bytes };
+    return gen_phases(&g.r, &hooks, &g, e);
 }
 
 /* ---- memory footprint (§11.3) ---- */

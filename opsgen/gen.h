@@ -1,6 +1,7 @@
 /* gen.h — skeleton helpers every generator shares: positive-field checks by
- * name, a parallelism degree laid out on torus axes, and the prefill-then-
- * decode driver of the inference generators.
+ * name and the other checks the LLM-like generators share, a parallelism
+ * degree laid out on torus axes, and the vocabulary's parameter count. The
+ * phase skeleton of LLM inference, DeepSeek and training is opsgen/phases.h.
  *
  * Main data structure: none of its own; helpers work on the model config,
  * struct coll_axes (builders.h) and the trace. */
@@ -29,46 +30,23 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
              double bw_GBps, int64_t latency_ns, int max_axes);
 
 
-/* What the two ends of an inference layer pass need: the trace, the links,
- * the phase, the layer count, the stage activation x and (for the KV swap)
- * the family's footprint function, called only when swapping is enabled. */
-typedef int64_t (*gen_mem_fn)(const struct model_config *m, enum phase ph, const struct profile *prof);
-struct gen_stage {
-    struct trace *t;
-    const struct model_config *m;
-    const struct opsgen_links *l;
-    const struct profile *prof;
-    bool decode;
-    int64_t L;
-    struct shape x;
-    gen_mem_fn mem_bytes;
-};
-
-/* The start of an inference layer pass: the KV swap (when enabled), then the
- * DCN and ICI pipeline receives of x, each at its own fid (advancing *fid). */
-void gen_stage_receive(const struct gen_stage *s, int64_t *fid);
-/* The end: the ICI then DCN pipeline sends of x (advancing *fid). */
-void gen_stage_send(const struct gen_stage *s, int64_t *fid);
-
-/* The vocabulary ends of an inference step (none under quirk vocab_ops_missing
- * or with vocab_size 0), `steps` times per phase (1 in prefill, the output
- * length in decode): the token-embedding lookup of the step's B x seq tokens
- * (rows of width D / tp), and the LM head over the positions that produce a
- * token (prefill: the last one; decode: every position) against the vocabulary
- * sharded over TP, with its softmax. Each advances *fid. */
-int gen_vocab_embed(struct trace *t, const struct model_config *m, const struct profile *prof,
-                    int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid);
 /* The token-embedding and LM-head parameters on one chip, 2 x ceil(V / tp) x D
  * (0 under prof->vocab_ops_missing): the memory footprints and the weight
  * update count them. */
 int64_t gen_vocab_params(const struct model_config *m, int64_t tp, const struct profile *prof);
-int gen_vocab_head(struct trace *t, const struct model_config *m, const struct profile *prof,
-                   int64_t B, int64_t seq, int64_t steps, int64_t tp, int64_t *fid);
 
-/* Runs phase(g, decode, first_fid, &last_fid) for prefill (first fid 2) and
- * decode (the fid after prefill's last op), tagging their ops PHASE_PREFILL
- * and PHASE_DECODE; on failure removes everything it appended. */
-typedef int (*gen_phase_fn)(void *g, bool decode, int64_t first_fid, int64_t *last_fid);
-int gen_prefill_decode(struct trace *out, gen_phase_fn phase, void *g, struct npu_err *e);
+/* ---- the checks the LLM-like generators share, in the order they run ---- */
+
+/* model_type must be "llm"; else `... expected "llm" for <what>, got "..."`. */
+int gen_require_llm(const struct model_config *m, const char *what, struct npu_err *e);
+/* An axes count of key within 0..max. */
+int gen_require_axes(const char *key, int64_t v, int max, struct npu_err *e);
+/* num_chips >= dp*tp*pp and tensor_parallel_degree_dcn == 1. */
+int gen_require_chips(const struct model_config *m, struct npu_err *e);
+/* At most num_layers pipeline stages (pp * pp_dcn). */
+int gen_require_stages(const struct model_config *m, struct npu_err *e);
+/* Positive ICI bandwidth, PCIe bandwidth (when pcie) and HBM size; a
+ * positive DCN bandwidth when dcn (a DCN level is used). */
+int gen_require_links(const struct opsgen_links *l, bool pcie, bool dcn, struct npu_err *e);
 
 #endif

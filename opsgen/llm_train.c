@@ -17,8 +17,13 @@
  * sharding (zero_stage), rematerialisation (remat), causal attention and the
  * FFN types.
  *
- * Main data structure: struct gen, the per-run quantities of §4.2 (local
- * batch, layers per stage, TP and DP axes). */
+ * The phase skeleton (opsgen/phases.h) walks the forward and the backward
+ * pass; this file gives it their data, their layers, the vocabulary's
+ * gradients and the weight update.
+ *
+ * Main data structure: struct gen, the per-run quantities of §4.2 (struct
+ * gen_run: local batch, layers per stage, TP axes; here also the sequence
+ * length and the DP axes) and the parameter count of the weight update. */
 #include "opsgen/train.h"
 #include "opsgen/gen.h"
 #include "opsgen/sweep.h"
@@ -29,6 +34,7 @@
 
 #include "opsgen/layers.h"
 #include "opsgen/parallel.h"
+#include "opsgen/phases.h"
 
 #define BF16 "DT_BFLOAT16"
 
@@ -117,23 +123,21 @@ int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
 /* ---- generator ---- */
 
 struct gen {
-    const struct model_config *m;
-    const struct opsgen_links *l;
-    const struct profile *prof;
-    struct trace *t;
-    int64_t B, L, S, D_tp;
-    struct coll_axes tp, dp;   /* axes lists (may be empty: quirk opsgen Q13) */
-    struct tensor_formats fmt; /* the model's number formats: activations (forward and backward
-                                * ops) and weights; the update keeps bf16 weights and fp32 states */
+    struct gen_run r;          /* with the TP axes and the model's number formats: activations
+                                * (forward and backward ops) and weights; the update keeps bf16
+                                * weights and fp32 states */
+    int64_t S;                 /* the sequence length */
+    struct coll_axes dp;       /* DP axes list (may be empty: quirk opsgen Q13) */
+    int64_t param_count;       /* what the weight update used */
 };
 
-static struct op *last(const struct gen *g) { return &g->t->ops[g->t->n - 1]; }
+static struct op *last(const struct gen *g) { return gen_last(&g->r); }
 
 static int64_t tp_of(const struct gen *g)
 {
     int64_t p = 1;
-    for (int i = 0; i < g->tp.n; i++)
-        p *= g->tp.deg[i];
+    for (int i = 0; i < g->r.tp.n; i++)
+        p *= g->r.tp.deg[i];
     return p;
 }
 
@@ -155,95 +159,65 @@ int64_t train_layer_params(const struct model_config *m)
  * data-parallel axes (count: the stage's layers). Nothing below stage 3. */
 static int fsdp_gather(struct gen *g, int64_t fid, const char *desc)
 {
-    if (g->m->zero_stage < 3 || g->dp.n == 0)
+    if (g->r.m->zero_stage < 3 || g->dp.n == 0)
         return 0;
-    int64_t dp = g->m->data_parallelism_degree;
-    CHK(b_all_gather(g->t, fid, g->L, desc, "AllGather",
-                     SHP(1, cdiv64(train_layer_params(g->m), dp), 1), 1, &g->dp));
+    int64_t dp = g->r.m->data_parallelism_degree;
+    CHK(b_all_gather(g->r.t, fid, g->r.L, desc, "AllGather",
+                     SHP(1, cdiv64(train_layer_params(g->r.m), dp), 1), 1, &g->dp));
     return 0;
 }
 
-/* dir: "Fwd-" or "Bwd-"; the forward sends carry no prefix in the reference. */
-static void pipe_xfer(struct gen *g, int64_t fid, bool bwd, bool output, bool dcn)
+/* The forward layers after the input LayerNorm: the FSDP gather, attention
+ * and FFN; *fid: the FFN's first fid, which the sends reuse (quirk opsgen Q5). */
+static int fwd_layers(struct gen *g, const struct gen_phase *ph, int64_t *fid)
 {
-    const struct opsgen_links *l = g->l;
-    struct shape x = SHP(g->B, g->S, g->D_tp);
-    char d[64], nm[96];
-    snprintf(d, sizeof d, "%s%s%s", bwd ? "Bwd-" : (output ? "" : "Fwd-"),
-             output ? "SendOutputToPipeline" : "ReceiveInputFromPipeline", dcn ? "DCN" : "ICI");
-    snprintf(nm, sizeof nm, "%s_%sTransfer[%lld]", output ? "SendOutput" : "receiveInput",
-             dcn ? "DCNT" : "ICI", (long long)shape_prod(x));
-    /* DCN stages are timed on the ICI link by the reference (quirk opsgen Q9). */
-    bool ici = !dcn || g->prof->dcn_transfers_use_ici;
-    b_pipe_xfer(g->t, fid, 1, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
-                ici ? l->ici_latency_ns : l->dcn_latency_ns);
-}
-
-static int forward(struct gen *g, int64_t fid)
-{
-    const struct model_config *m = g->m;
-    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
-    /* The token embedding (corrected profile; the reference has none). */
-    if (gen_vocab_embed(g->t, m, g->prof, g->B, g->S, 1, m->tensor_parallelism_degree, &fid))
+    const struct model_config *m = g->r.m;
+    if (fsdp_gather(g, *fid, "Fwd-FSDP-AllGatherWeights"))
         return -1;
-    if (ppd > 1) pipe_xfer(g, fid++, false, false, true);
-    if (pp > 1) pipe_xfer(g, fid++, false, false, false);
-    fid++;   /* opsgen Q36: one id skipped before the input LayerNorm */
-    size_t layer_first = g->t->n;
-    CHK(b_unary(g->t, fid, g->L, "Fwd-Attention-encoder-Input_layernorm", "X_norm = LayerNorm(X)",
-                "LayerNorm", SHP(g->B, g->S, g->D_tp), "0_0", g->fmt.act));
-    fid++;
-    if (fsdp_gather(g, fid, "Fwd-FSDP-AllGatherWeights"))
-        return -1;
-    struct layer_ctx lc = { g->t, g->prof, g->B, g->L, false, &g->tp, "", &g->fmt };
+    struct layer_ctx lc = { g->r.t, g->r.prof, g->r.B, g->r.L, false, &g->r.tp, "", &g->r.fmt };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
                             .parallel_ffn = m->parallel_attn_ffn };
-    if (layer_block(&lc, &at, m, &fid))
+    if (layer_block(&lc, &at, m, fid))
         return -1;
     /* Full rematerialisation: the backward pass recomputes each layer's
-     * forward, so every forward layer op runs twice (the FSDP gather is
-     * already repeated by the backward pass). */
+     * forward, so every forward layer op from the input LayerNorm on runs
+     * twice (the FSDP gather is already repeated by the backward pass). */
     if (!strcmp(m->remat, "full"))
-        for (size_t i = layer_first; i < g->t->n; i++)
-            if (g->t->ops[i].count == g->L && strcmp(g->t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
-                g->t->ops[i].count = bmul(2, g->L);
-    /* The sends reuse the FFN's first fid (quirk opsgen Q5). */
-    if (!g->prof->pp_send_reuses_fid)
-        fid = last(g)->fusion_id + 1;
-    if (pp > 1) pipe_xfer(g, fid++, false, true, false);
-    if (ppd > 1) pipe_xfer(g, fid++, false, true, true);
-    /* The LM head and its softmax over every position (each has a loss). */
-    return gen_vocab_head(g->t, m, g->prof, g->B, g->S, 1, m->tensor_parallelism_degree, &fid);
+        for (size_t i = ph->first_layer_op; i < g->r.t->n; i++)
+            if (g->r.t->ops[i].count == g->r.L && strcmp(g->r.t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
+                g->r.t->ops[i].count = bmul(2, g->r.L);
+    return 0;
 }
 
 /* The vocabulary's backward (corrected profile): at the start the LM head's
  * XGrad/YGrad pair and the softmax cross-entropy gradient over [B, S, V/tp];
  * at the end (embed) the scatter-add of the input gradients into the
  * embedding rows. */
-static int vocab_bwd(struct gen *g, int64_t *fid, bool embed)
+static int vocab_bwd(void *gp, int64_t *fid, bool embed)
 {
-    const struct model_config *m = g->m;
-    if (g->prof->vocab_ops_missing || m->vocab_size <= 0)
+    struct gen *g = gp;
+    const struct model_config *m = g->r.m;
+    if (g->r.prof->vocab_ops_missing || m->vocab_size <= 0)
         return 0;
-    int64_t B = g->B, S = g->S, Vl = cdiv64(m->vocab_size, m->tensor_parallelism_degree);
+    int64_t B = g->r.B, S = g->S, Vl = cdiv64(m->vocab_size, m->tensor_parallelism_degree);
     if (embed) {
-        CHK(b_binary(g->t, (*fid)++, 1, "Bwd-TokenEmbedding", "dW_embed[tokens] += dx", "Add",
-                     SHP(B, S, g->D_tp), "0_0_0", g->fmt.act, false));
+        CHK(b_binary(g->r.t, (*fid)++, 1, "Bwd-TokenEmbedding", "dW_embed[tokens] += dx", "Add",
+                     SHP(B, S, g->r.D_tp), "0_0_0", g->r.fmt.act, false));
         return 0;
     }
-    CHK(b_unary(g->t, *fid, 1, "Bwd-LMHead", "dlogits = probs - onehot", "Pointwise Mul.", SHP(B, S, Vl), "0_0",
-                g->fmt.act));
-    CHK(b_einsum_bwd(g->t, *fid, 1, "Bwd-LMHead", "einsum", SHP(B, S, m->d_model), SHP(m->d_model, Vl),
-                     "BLM;MV->BLV", "0_0_0", g->fmt.act));
+    CHK(b_unary(g->r.t, *fid, 1, "Bwd-LMHead", "dlogits = probs - onehot", "Pointwise Mul.", SHP(B, S, Vl), "0_0",
+                g->r.fmt.act));
+    CHK(b_einsum_bwd(g->r.t, *fid, 1, "Bwd-LMHead", "einsum", SHP(B, S, m->d_model), SHP(m->d_model, Vl),
+                     "BLM;MV->BLV", "0_0_0", g->r.fmt.act));
     *fid += 2;
     return 0;
 }
 
 /* The LayerNorm backward runs once per layer; the reference counts it once
  * per stage (quirk opsgen Q16, switch layernorm_bwd_counted_once). */
-static int64_t ln_bwd_count(const struct gen *g) { return g->prof->layernorm_bwd_counted_once ? 1 : g->L; }
+static int64_t ln_bwd_count(const struct gen *g) { return g->r.prof->layernorm_bwd_counted_once ? 1 : g->r.L; }
 
 /* create_ffn_bwd: for a gated FFN (the reference's llama body) the down
  * pair and the gate*up Mul at f, gate and up pairs at f+1; for a plain MLP
@@ -253,34 +227,34 @@ static int64_t ln_bwd_count(const struct gen *g) { return g->prof->layernorm_bwd
  * outside it (quirk opsgen Q17). */
 static int ffn_bwd(struct gen *g, int64_t f)
 {
-    const struct model_config *m = g->m;
+    const struct model_config *m = g->r.m;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-    int64_t B = g->B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t), L = g->L;
-    struct trace *tr = g->t;
+    int64_t B = g->r.B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t), L = g->r.L;
+    struct trace *tr = g->r.t;
     const char *pre = "Bwd-FFN-encoder-";
     char d[96];
     snprintf(d, sizeof d, "%sFFdown", pre);
-    CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", g->fmt.act));
-    if (!g->prof->ffn_activation_missing) {
+    CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", g->r.fmt.act));
+    if (!g->r.prof->ffn_activation_missing) {
         snprintf(d, sizeof d, "%sFFact", pre);
-        CHK(b_unary(tr, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", g->fmt.act));
+        CHK(b_unary(tr, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", g->r.fmt.act));
     }
     if (k->gated) {
         snprintf(d, sizeof d, "%sFFgate_up", pre);
         CHK(b_binary(tr, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl),
-                     "0_0_0", g->fmt.act, g->prof->binary_ops_list_one_input));
+                     "0_0_0", g->r.fmt.act, g->r.prof->binary_ops_list_one_input));
         snprintf(d, sizeof d, "%sFFgate", pre);
-        CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->fmt.act));
+        CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->r.fmt.act));
     }
     snprintf(d, sizeof d, "%sFFup", pre);
-    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->fmt.act));
-    if (t > 1 && g->prof->ffn_bwd_two_all_reduces)
-        CHK(b_all_reduce(tr, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->tp));
+    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->r.fmt.act));
+    if (t > 1 && g->r.prof->ffn_bwd_two_all_reduces)
+        CHK(b_all_reduce(tr, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->r.tp));
     if (t > 1) {
         char nm[64];
         snprintf(nm, sizeof nm, "AllReduce-MLP-%lld", (long long)f);
         CHK(b_all_reduce(tr, f, L, "All reduce results of MLP gradient calculation", nm,
-                         SHP(B, S, D), &g->tp));
+                         SHP(B, S, D), &g->r.tp));
     }
     return 0;
 }
@@ -288,16 +262,16 @@ static int ffn_bwd(struct gen *g, int64_t f)
 /* create_multi_head_self_attention_bwd on the sharded widths (no gathers). */
 static int attention_bwd(struct gen *g, int64_t f)
 {
-    const struct model_config *m = g->m;
-    int64_t t = tp_of(g), B = g->B, S = g->S, L = g->L, dh = m->d_head;
+    const struct model_config *m = g->r.m;
+    int64_t t = tp_of(g), B = g->r.B, S = g->S, L = g->r.L, dh = m->d_head;
     int64_t Hl = cdiv64(m->num_heads, t), Dl = cdiv64(m->d_model, t);
     /* Causal: (S+1)/2 keys per query on average (the reference: S). */
-    int64_t A = g->prof->prefill_attention_unmasked ? S : (S + 1) / 2;
+    int64_t A = g->r.prof->prefill_attention_unmasked ? S : (S + 1) / 2;
     /* K/V projections over the K/V heads (the reference: all heads, quirk opsgen Q2). */
-    int64_t kv = m->num_kv_heads > 0 && !g->prof->kv_heads_ignored ? m->num_kv_heads : m->num_heads;
+    int64_t kv = m->num_kv_heads > 0 && !g->r.prof->kv_heads_ignored ? m->num_kv_heads : m->num_heads;
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
     if (KVl > Hl) KVl = Hl;
-    struct trace *tr = g->t;
+    struct trace *tr = g->r.t;
     const char *pre = "Bwd-Attention_encoder-";
     char d[96];
     struct op *x;
@@ -306,15 +280,15 @@ static int attention_bwd(struct gen *g, int64_t f)
     f++;
     snprintf(d, sizeof d, "%sAttention_output", pre);
     CHK(b_einsum_bwd(tr, f, L, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
-                     SHP(B, S, Hl, dh), SHP(Hl, dh, Dl), "BLND;NDM->BLM", "0_0_0", g->fmt.act));
+                     SHP(B, S, Hl, dh), SHP(Hl, dh, Dl), "BLND;NDM->BLM", "0_0_0", g->r.fmt.act));
     f += 2;
     snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
     CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, S, A, Hl), SHP(B, A, Hl, dh), "BLSN;BSND->BLND", "1_0_0", g->fmt.act));
+                         SHP(B, S, A, Hl), SHP(B, A, Hl, dh), "BLSN;BSND->BLND", "1_0_0", g->r.fmt.act));
     x[0].weight_bytes = x[1].weight_bytes = 0;
-    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", g->fmt.act));
+    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", g->r.fmt.act));
     CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
-                         SHP(B, S, Hl, dh), SHP(B, A, Hl, dh), "BLND;BSND->BLSN", "0_0_1", g->fmt.act));
+                         SHP(B, S, Hl, dh), SHP(B, A, Hl, dh), "BLND;BSND->BLSN", "0_0_1", g->r.fmt.act));
     x[0].weight_bytes = x[1].weight_bytes = 0;
     static const char *const qkv[] = {
         "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
@@ -325,11 +299,11 @@ static int attention_bwd(struct gen *g, int64_t f)
     for (int i = 0; i < 3; i++) {
         int64_t h = i == 0 ? Hl : KVl;
         CHK(x = b_einsum_bwd(tr, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, h, dh), "BLM;MND->BLND",
-                             "0_0_0", g->fmt.act));
+                             "0_0_0", g->r.fmt.act));
         x[0].weight_bytes = x[1].weight_bytes = 2 * h * Dl * dh;
     }
     if (t > 1)
-        CHK(b_all_reduce(tr, f + 2, 1, pre, "AllReduce", SHP(B, S, Dl), &g->tp));
+        CHK(b_all_reduce(tr, f + 2, 1, pre, "AllReduce", SHP(B, S, Dl), &g->r.tp));
     return 0;
 }
 
@@ -344,84 +318,120 @@ static int attention_bwd(struct gen *g, int64_t f)
  * bandwidth. */
 static int weight_update_zero(struct gen *g, int64_t fid, int64_t P)
 {
-    const struct model_config *m = g->m;
+    const struct model_config *m = g->r.m;
     int64_t dp = m->data_parallelism_degree, z = m->zero_stage;
     struct op *op;
     if (g->dp.n > 0 && dp > 1 && z == 0)
-        CHK(b_all_reduce(g->t, fid++, 1, "WeightUpdate", "AllReduce", SHP(1, P, 1), &g->dp));
+        CHK(b_all_reduce(g->r.t, fid++, 1, "WeightUpdate", "AllReduce", SHP(1, P, 1), &g->dp));
     if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
-        CHK(b_reduce_scatter(g->t, fid++, 1, "WeightUpdate-ReduceScatterGradients", "ReduceScatter",
+        CHK(b_reduce_scatter(g->r.t, fid++, 1, "WeightUpdate-ReduceScatterGradients", "ReduceScatter",
                              SHP(1, P, 1), 1, &g->dp));
     int64_t Pl = z >= 1 ? cdiv64(P, dp) : P;
     if (m->data_parallel_degree_dcn > 1) {
         struct coll_axes ax = { .n = 1, .deg = { m->data_parallel_degree_dcn },
-                                .bw_GBps = { g->l->dcn_bw_GBps }, .latency_ns = g->l->dcn_latency_ns };
-        CHK(b_all_reduce(g->t, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
+                                .bw_GBps = { g->r.l->dcn_bw_GBps }, .latency_ns = g->r.l->dcn_latency_ns };
+        CHK(b_all_reduce(g->r.t, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
     }
-    CHK(op = b_hbm_io(g->t, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",
+    CHK(op = b_hbm_io(g->r.t, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",
                       "input", false, SHP(bmul(7, Pl)), BF16));
     op->type = OP_VPU;
-    CHK(op = b_hbm_io(g->t, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(7, Pl)), BF16));
+    CHK(op = b_hbm_io(g->r.t, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(7, Pl)), BF16));
     op->type = OP_VPU;
     if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
-        CHK(b_all_gather(g->t, fid + 2, 1, "WeightUpdate-AllGatherWeights", "AllGather",
+        CHK(b_all_gather(g->r.t, fid + 2, 1, "WeightUpdate-AllGatherWeights", "AllGather",
                          SHP(1, Pl, 1), 1, &g->dp));
     return 0;
 }
 
-static int backward(struct gen *g, int64_t fid, int64_t *param_count)
+/* The backward layers: the FSDP gather, FFN bwd, attention bwd and the
+ * input-LayerNorm bwd (the sends follow it). */
+static int bwd_layers(struct gen *g, int64_t *fid)
 {
-    const struct model_config *m = g->m;
-    int64_t pp = m->pipeline_parallelism_degree, ppd = m->pipeline_parallel_degree_dcn;
-    size_t first = g->t->n;
-    if (vocab_bwd(g, &fid, false))
+    int64_t f = *fid;
+    if (fsdp_gather(g, f, "Bwd-FSDP-AllGatherWeights"))
         return -1;
-    if (ppd > 1) pipe_xfer(g, fid++, true, false, true);
-    if (pp > 1) pipe_xfer(g, fid++, true, false, false);
-    fid++;   /* opsgen Q36: the slot of a commented-out HBM load */
-    if (fsdp_gather(g, fid, "Bwd-FSDP-AllGatherWeights"))
+    if (ffn_bwd(g, f))
         return -1;
-    if (ffn_bwd(g, fid))
+    f = last(g)->fusion_id + 1;
+    if (attention_bwd(g, f))
         return -1;
-    fid = last(g)->fusion_id + 1;
-    if (attention_bwd(g, fid))
+    f = last(g)->fusion_id + 1;
+    if (b_layernorm_bwd(g->r.t, f, ln_bwd_count(g), SHP(g->r.B, g->S, g->r.D_tp)))
         return -1;
-    fid = last(g)->fusion_id + 1;
-    if (b_layernorm_bwd(g->t, fid, ln_bwd_count(g), SHP(g->B, g->S, g->D_tp)))
-        return -1;
-    fid++;
-    if (pp > 1) pipe_xfer(g, fid++, true, true, false);
-    if (ppd > 1) pipe_xfer(g, fid++, true, true, true);
-    if (vocab_bwd(g, &fid, true))
-        return -1;
+    *fid = f + 1;
+    return 0;
+}
+
+/* The layers of the forward or backward pass (gen_phases). */
+static int train_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
+{
+    return ph->bwd ? bwd_layers(gp, fid) : fwd_layers(gp, ph, fid);
+}
+
+/* After the backward pass: the parameter count and the weight update at fid. */
+static int train_end(void *gp, const struct gen_phase *ph, int64_t fid)
+{
+    struct gen *g = gp;
+    const struct model_config *m = g->r.m;
+    if (!ph->bwd)
+        return 0;
     /* BF16 weights: parameters = weight bytes / 2, over the backward ops
      * only, LayerNorm-bwd activations included (quirk opsgen Q16). */
     int64_t wbytes = 0;
-    for (size_t i = first; i < g->t->n; i++)
-        wbytes += g->t->ops[i].weight_bytes * g->t->ops[i].count;
-    *param_count = wbytes / 2;
-    if (!g->prof->train_params_from_bwd_weights)   /* the layers, and the embedding and LM head */
-        *param_count = badd(bmul(train_layer_params(m), g->L),
-                            gen_vocab_params(m, m->tensor_parallelism_degree, g->prof));
+    for (size_t i = ph->first_op; i < g->r.t->n; i++)
+        wbytes += g->r.t->ops[i].weight_bytes * g->r.t->ops[i].count;
+    g->param_count = wbytes / 2;
+    if (!g->r.prof->train_params_from_bwd_weights)   /* the layers, and the embedding and LM head */
+        g->param_count = badd(bmul(train_layer_params(m), g->r.L),
+                              gen_vocab_params(m, m->tensor_parallelism_degree, g->r.prof));
     if (m->zero_stage >= 3 && g->dp.n > 0)
         /* the gradients of each layer are reduce-scattered as they are made */
-        CHK(b_reduce_scatter(g->t, fid, g->L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
+        CHK(b_reduce_scatter(g->r.t, fid, g->r.L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
                              SHP(1, train_layer_params(m), 1), 1, &g->dp));
     /* The reference adds the DCN bandwidth even without DCN pods (quirk opsgen Q11). */
-    bool dcn = g->prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
-    if (g->prof->optimizer_states_4x_weights)
-        return b_weight_update(g->t, fid, *param_count, &g->dp, m->data_parallel_degree_dcn,
-                               g->l->ici_bw_GBps, dcn ? g->l->dcn_bw_GBps : 0.0);
-    return weight_update_zero(g, fid, *param_count);
+    bool dcn = g->r.prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
+    if (g->r.prof->optimizer_states_4x_weights)
+        return b_weight_update(g->r.t, fid, g->param_count, &g->dp, m->data_parallel_degree_dcn,
+                               g->r.l->ici_bw_GBps, dcn ? g->r.l->dcn_bw_GBps : 0.0);
+    return weight_update_zero(g, fid, g->param_count);
+}
+
+/* The forward (phase 0) or backward (phase 1) pass of one stage, untagged:
+ * the token embedding and LM head forward (corrected profile; the reference
+ * has none), their gradients backward; one id skipped before the layers
+ * (quirk opsgen Q36: before the input LayerNorm forward, the slot of a
+ * commented-out HBM load backward); every layer op counts the stage's layers
+ * and every transfer once; the forward sends carry no description prefix and
+ * reuse the FFN's first fid under the profile's pp_send_reuses_fid (quirk
+ * opsgen Q5). */
+static void train_setup(void *gp, int i, struct gen_phase *ph)
+{
+    struct gen *g = gp;
+    bool bwd = i == 1;
+    ph->tag = PHASE_NONE;
+    ph->bwd = bwd;
+    ph->seq = ph->head_seq = g->S;   /* the LM head over every position (each has a loss) */
+    ph->count = g->r.L;
+    ph->steps = 1;
+    ph->skip_fid = true;
+    if (!bwd) {
+        ph->norm_desc = "Fwd-Attention-encoder-Input_layernorm";
+        ph->norm_eq = "X_norm = LayerNorm(X)";
+        ph->norm_op = "LayerNorm";
+        ph->norm_dtype = g->r.fmt.act;
+    }
+    ph->send_reuses_fid = !bwd && g->r.prof->pp_send_reuses_fid;
+    ph->recv_desc = bwd ? "Bwd-" : "Fwd-";
+    ph->send_desc = bwd ? "Bwd-" : "";
+    ph->send_name = "SendOutput";
 }
 
 /* ---- validation ---- */
 
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
-    if (strcmp(m->model_type, "llm"))
-        return npu_errf(e, "model field \"model_type\": expected \"llm\" for LLM training, got \"%s\"",
-                        m->model_type);
+    if (gen_require_llm(m, "LLM training", e))
+        return -1;
     if (!ffn_kind_of(m->ffn_type))
         return ffn_type_error(m->ffn_type, e);
     if (m->use_flash_attention)
@@ -435,25 +445,11 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     };
     if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
         return -1;
-    if (m->num_tensor_parallel_axes < 0 || m->num_tensor_parallel_axes > SHAPE_MAXD)
-        return npu_errf(e, "model field \"num_tensor_parallel_axes\": expected 0..%d, got %lld",
-                        SHAPE_MAXD, (long long)m->num_tensor_parallel_axes);
-    if (m->num_data_parallel_axes < 0 || m->num_data_parallel_axes > SHAPE_MAXD - 1)
-        return npu_errf(e, "model field \"num_data_parallel_axes\": expected 0..%d, got %lld",
-                        SHAPE_MAXD - 1, (long long)m->num_data_parallel_axes);
-    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
-    int64_t pp = m->pipeline_parallelism_degree;
-    if (m->num_chips < dp * tp * pp)
-        return npu_errf(e, "model field \"num_chips\": expected at least dp*tp*pp = %lld, got %lld",
-                        (long long)(dp * tp * pp), (long long)m->num_chips);
-    if (m->tensor_parallel_degree_dcn != 1)
-        return npu_errf(e, "model field \"tensor_parallel_degree_dcn\": expected 1, got %lld",
-                        (long long)m->tensor_parallel_degree_dcn);
-    if (!(l->ici_bw_GBps > 0) || l->hbm_size_GB <= 0)
-        return npu_errf(e, "chip fields \"ici_bw_GBps\", \"hbm_size_GB\": expected positive values");
-    if ((m->pipeline_parallel_degree_dcn > 1 || m->data_parallel_degree_dcn > 1) &&
-        !(l->dcn_bw_GBps > 0))
-        return npu_errf(e, "chip field \"dcn_bw_GBps\": expected a positive value");
+    if (gen_require_axes("num_tensor_parallel_axes", m->num_tensor_parallel_axes, SHAPE_MAXD, e) ||
+        gen_require_axes("num_data_parallel_axes", m->num_data_parallel_axes, SHAPE_MAXD - 1, e) ||
+        gen_require_chips(m, e) ||
+        gen_require_links(l, false, m->pipeline_parallel_degree_dcn > 1 || m->data_parallel_degree_dcn > 1, e))
+        return -1;
     if (!(l->dcn_bw_GBps >= 0))
         return npu_errf(e, "chip field \"dcn_bw_GBps\": expected a non-negative value");
     return 0;
@@ -466,32 +462,23 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
     if (validate(m, l, e))
         return -1;
     (void)opsgen_llm_training_mem_bytes(m, prof);   /* a footprint past int64 flags the trace */
-    struct gen g = { .m = m, .l = l, .prof = prof, .t = out };
-    tensor_formats_of(m, &g.fmt);
-    g.B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
-    /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
-    g.L = (int64_t)ceil((double)m->num_layers / (double)m->pipeline_parallelism_degree /
-                        (double)m->pipeline_parallel_degree_dcn);
-    g.S = m->input_seqlen;
-    g.D_tp = cdiv64(m->d_model, m->tensor_parallelism_degree);
+    struct gen g = { .S = m->input_seqlen };
+    gen_run_init(&g.r, m, l, prof, out);
     /* One axis slot stays free for the weight update's DCN degree. */
     double bw = l->ici_bw_GBps;
     int64_t lat = l->ici_latency_ns;
-    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat,
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat,
                  SHAPE_MAXD - 1) ||
         gen_axes(&g.dp, m->data_parallelism_degree, m->num_data_parallel_axes, prof, bw, lat,
                  SHAPE_MAXD - 1))
         return npu_errf(e, "model fields \"num_*_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD - 1);
-    size_t first = out->n;
-    int64_t pc = 0;
-    if (forward(&g, 2) || backward(&g, last(&g)->fusion_id + 1, &pc)) {
-        while (out->n > first)
-            op_free(&out->ops[--out->n]);
-        return npu_errf(e, "internal: malformed op builder arguments");
-    }
+    static const struct gen_phase_hooks hooks = { .setup = train_setup, .layers = train_layers,
+                                                  .vocab_bwd = vocab_bwd, .end = train_end };
+    if (gen_phases(&g.r, &hooks, &g, e))
+        return -1;
     if (param_count)
-        *param_count = pc;
+        *param_count = g.param_count;
     return 0;
 }
 
