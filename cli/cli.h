@@ -163,9 +163,19 @@ int cmd_energy(int argc, char **argv);
 /* npusim energy taking the sweeps' statistics from in and handing its own
  * to out (each may be NULL; study/run/results.h), for a suite. */
 int energy_command(int argc, char **argv, struct results *in, struct results *out);
+struct energy_request;
+struct stage_io;
+/* npusim energy for a request already made (study/stages/energy_stage.h),
+ * io as the stage takes it: prints what the command prints, returns its
+ * exit status. */
+int energy_command_run(const struct energy_request *r, const struct stage_io *io);
 int cmd_carbon(int argc, char **argv);
 /* npusim carbon taking the energy stage's statistics from in (may be NULL). */
 int carbon_command(int argc, char **argv, struct results *in);
+struct carbon_request;
+/* npusim carbon for a request already made (study/stages/carbon_stage.h):
+ * prints what the command prints, returns its exit status. */
+int carbon_command_run(const struct carbon_request *r, const struct stage_io *io);
 int cmd_slo(int argc, char **argv);
 /* npusim slo; in_suite: a version without results is a warning (the suite's
  * sweeps said what they found), not an error. */

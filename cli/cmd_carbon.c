@@ -4,24 +4,21 @@
  * --results (a raw_<dvfs> tree written by `npusim energy`), and for each carbon
  * intensity writes the file back with the deployment-level keys added:
  *   <parent of results>/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u>/<model>/<pstr>/<file>
- * This file parses and checks the options; the stage is carbon_stage.c. */
+ * This file turns the options into a struct carbon_request and prints what
+ * the stage (study/stages/carbon_stage.h, which holds the defaults, takes
+ * the system config's and checks the values) did; carbon_command_run is
+ * the entry for a request already made (npusim suite). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/lists.h"
-#include "study/stages/carbon_stage.h"
-#include "study/run/config.h"
-#include "power/system.h"
-#include "base/pyfmt.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/progress.h"
-#include "base/textfile.h"
-#include "traces/profile.h"
+#include "study/stages/carbon_stage.h"
 
 static const char carbon_help[] =
     "usage: npusim carbon --results DIR/raw_<dvfs> --models M[,M...] --versions V[,V...]\n"
@@ -46,225 +43,159 @@ static const char carbon_help[] =
     "      --lifetime LIST     lifetimes in whole years, 1 to 100\n"
     "                          (defaults of these three: the system config's carbon_intensity_kgCO2_per_kWh,\n"
     "                          duty_cycle and lifetime_years; under --profile neusim the reference\n"
-    "                          script's 0.1352, 0.6 and 1; the command says which it used)\n"
-    "      --configs DIR       where the system config is looked for first (chip data and PUE come\n"
-    "                          from each file's sim_config)\n"
-    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
-    "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
-    "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
-    "  -h, --help              this help\n";
+    "                          script's 0.1352, 0.6 and 1; the command says which it used)\n";
+/* Then the shared options' lines (cli/options.h) and -h. */
+#define CARBON_SHARED (SHARED_CONFIGS | SHARED_PROFILE | SHARED_JOBS | SHARED_QUIET)
 
-/* --ci: a comma list of carbon intensities >= 0, repeats dropped (the same
- * folder name CI<repr> means the same bits). 0 or a usage error. */
-static int parse_ci_list(struct carbon_opts *o, const char *cis)
+/* The command line's texts split, whose items the request borrows. */
+struct carbon_lists {
+    char *bufs[4];
+    char *models[CARBON_MAX_ITEMS], *versions[CARBON_MAX_ITEMS];
+};
+
+/* --ci: a comma list of numbers into r (the stage checks the values; the
+ * check runs here too, to name a value as spelt). 0 or a usage error. */
+static int parse_ci_list(struct carbon_request *r, struct carbon_lists *l, const char *cis)
 {
-    char *item[MAX_ITEMS];
-    o->bufs[2] = strdup(cis);
-    int n = o->bufs[2] ? split_inplace(o->bufs[2], item, MAX_ITEMS) : -1;
+    char *item[CARBON_MAX_ITEMS];
+    l->bufs[2] = strdup(cis);
+    int n = l->bufs[2] ? split_inplace(l->bufs[2], item, CARBON_MAX_ITEMS) : -1;
     if (n <= 0)
         return usage_error("carbon", "--ci \"%s\": expected a comma list of carbon intensities", cis);
-    o->nci = 0;
+    struct npu_err e;
     for (int i = 0; i < n; i++) {
         double v;
-        double hi = system_field_max("carbon_intensity_kgCO2_per_kWh");
-        if (parse_f64_strict(item[i], &v) || v < 0 || v > hi)
-            return usage_error("carbon", "--ci \"%s\": expected a carbon intensity from 0 to %g (kgCO2e/kWh)",
-                               item[i], hi);
-        bool dup = false;
-        for (int k = 0; k < o->nci; k++)
-            dup |= memcmp(&o->ci[k], &v, sizeof v) == 0;
-        if (!dup)
-            o->ci[o->nci++] = v;
+        if (parse_f64_strict(item[i], &v))
+            v = NAN;   /* not a number: the check's message */
+        if (carbon_ci_check(v, item[i], &e))
+            return usage_error("carbon", "%s", e.msg);
+        r->ci_kgCO2e_per_kWh[i] = v;
     }
+    r->nci = n;
     return 0;
 }
 
-/* --lifetime: a comma list of positive whole years, repeats dropped (one
- * key, as in a Python dict). 0 or a usage error. */
-static int parse_life_list(struct carbon_opts *o, const char *lifes)
+/* --lifetime: a comma list of whole years into r. 0 or a usage error. */
+static int parse_life_list(struct carbon_request *r, struct carbon_lists *l, const char *lifes)
 {
-    char *item[MAX_ITEMS];
-    o->bufs[3] = strdup(lifes);
-    int n = o->bufs[3] ? split_inplace(o->bufs[3], item, MAX_ITEMS) : -1;
+    char *item[CARBON_MAX_ITEMS];
+    l->bufs[3] = strdup(lifes);
+    int n = l->bufs[3] ? split_inplace(l->bufs[3], item, CARBON_MAX_ITEMS) : -1;
     if (n <= 0)
         return usage_error("carbon", "--lifetime \"%s\": expected a comma list of years", lifes);
-    o->nlife = 0;
+    struct npu_err e;
     for (int i = 0; i < n; i++) {
         char *end;
         long long v = strtoll(item[i], &end, 10);
-        double hi = system_field_max("lifetime_years");
-        if (*end || end == item[i] || v <= 0 || (double)v > hi)
-            return usage_error("carbon", "--lifetime \"%s\": expected a positive whole number of years, at most %g",
-                               item[i], hi);
-        bool dup = false;
-        for (int k = 0; k < o->nlife; k++)
-            dup |= o->life[k] == v;
-        if (!dup)
-            o->life[o->nlife++] = v;
+        if (*end || end == item[i])
+            v = 0;   /* not a whole number: the check's message */
+        if (carbon_lifetime_check(v, item[i], &e))
+            return usage_error("carbon", "%s", e.msg);
+        r->lifetime_years[i] = v;
     }
-    return 0;
-}
-
-/* The intensity, duty cycle and lifetime not given as options: the system
- * config's (power/system.h, the one set of defaults), or under the profile
- * switch carbon_script_defaults the reference script's. said gets the line
- * naming the values used and where each came from. 0 or a usage error. */
-static int take_defaults(struct carbon_opts *o, const char *configs, const struct profile *prof, const char *cis,
-                         bool util_given, const char *lifes, char *said, size_t n)
-{
-    struct carbon_defaults cd = { { 0 }, { 0 } };
-    struct loaded_config sys;
-    struct npu_err e;
-    struct config_request r = { configs, NULL, NULL, NULL, NULL, 0, false };
-    /* Only looked for when a default is taken: a call that gives all three needs no system config. */
-    bool need = !cis || !util_given || !lifes;
-    if (need && config_load(&r, &sys, &e)) {
-        config_free(&sys);
-        return usage_error("carbon", "the system config (for the defaults of --ci, --util, --lifetime): %s", e.msg);
-    }
-    if (need) {
-        carbon_defaults_of(&sys.sys, sys.sources, prof, true, &cd);
-        if (!cis)
-            o->ci[0] = cd.v[CD_CI], o->nci = 1;
-        if (!util_given)
-            o->util = cd.v[CD_DUTY];
-        double life = cd.v[CD_LIFETIME];
-        if (!lifes && life != floor(life)) {
-            int rc = usage_error("carbon", "%s: field \"lifetime_years\" %g: carbon needs whole years; give "
-                                 "--lifetime", cd.from[CD_LIFETIME], life);
-            config_free(&sys);
-            return rc;
-        }
-        if (!lifes)
-            o->life[0] = (int64_t)life, o->nlife = 1;
-    }
-    /* The line: each value as the files' folders and keys name it. */
-    char ci[256] = "", util[32], life[256] = "";
-    for (int i = 0; i < o->nci; i++) {
-        char one[40];
-        py_repr_double(o->ci[i], one, sizeof one);
-        snprintf(ci + strlen(ci), sizeof ci - strlen(ci), "%s%s", i ? "," : "", one);
-    }
-    carbon_default_text(o->util, util, sizeof util);
-    for (int i = 0; i < o->nlife; i++)
-        snprintf(life + strlen(life), sizeof life - strlen(life), "%s%lld", i ? "," : "", (long long)o->life[i]);
-    const char *text[CD_N] = { ci, life, util, NULL };
-    const char *from[CD_N] = { cis ? "--ci" : cd.from[CD_CI], lifes ? "--lifetime" : cd.from[CD_LIFETIME],
-                               util_given ? "--util" : cd.from[CD_DUTY], "" };
-    carbon_defaults_line(text, from, said, n);
-    if (need)
-        config_free(&sys);
+    r->nlifetimes = n;
     return 0;
 }
 
 int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL); }
 
-/* --util: a duty cycle in (0, 1]; 0 or a bad value is refused with a message. */
-static int parse_util(const char *arg, double *util)
-{
-    if (parse_f64_strict(arg, util) || *util < 0 || *util > 1)
-        return usage_error("carbon", "--util \"%s\": expected a duty cycle in (0, 1]", arg);
-    /* No work over the lifetime: carbon per unit of work is undefined
-     * (the reference divides by zero). */
-    if (*util == 0)
-        return usage_error("carbon", "--util \"%s\": a duty cycle of 0 does no work, so carbon "
-                                     "and energy per unit of work are undefined", arg);
-    return 0;
-}
-
-int carbon_command(int argc, char **argv, struct results *in)
+/* argv into r (over carbon_request_default) and sh: 0, 1 after -h (help
+ * printed), or EXIT_USAGE after the message. */
+static int parse_args(int argc, char **argv, struct carbon_request *r, struct shared_opts *sh,
+                      struct carbon_lists *l)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, 'R' }, { "models", required_argument, 0, 'm' },
         { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' }, { "workload", required_argument, 0, 'w' },
         { "pg", required_argument, 0, 'G' },      { "dvfs", required_argument, 0, 'D' },
         { "ci", required_argument, 0, 'I' },      { "util", required_argument, 0, 'U' },
-        { "lifetime", required_argument, 0, 'L' }, { "configs", required_argument, 0, 'C' },
-        { "profile", required_argument, 0, 'P' }, { "jobs", required_argument, 0, 'j' },
-        { "help", no_argument, 0, 'h' },         { "quiet", no_argument, 0, 'q' },
+        { "lifetime", required_argument, 0, 'L' }, SHARED_LONGOPT_CONFIGS,
+        SHARED_LONGOPT_PROFILE, SHARED_LONGOPT_JOBS,
+        { "help", no_argument, 0, 'h' },         SHARED_LONGOPT_QUIET,
         { 0, 0, 0, 0 },
     };
-    struct carbon_opts o;
-    memset(&o, 0, sizeof o);
-    o.in = in;
-    o.workload = "inference";
-    o.dvfs = "None";
-    o.jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL, *configs = NULL;
-    const struct profile *prof = profile_default();
-    int c, rc = 0;
-    bool quiet = false, util_given = false;
+    const char *models = NULL, *versions = NULL, *cis = NULL, *lifes = NULL;
+    struct npu_err e;
+    int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hqj:m:c:w:", longopts, NULL)) != -1) {
+        int taken = shared_opt("carbon", CARBON_SHARED, sh, c, optarg);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case 'R': o.results = optarg; break;
-        case 'm': case 'M': models = optarg; break;
-        case 'c': case 'V': versions = optarg; break;
-        case 'w':
-            if (strcmp(optarg, "inference") && strcmp(optarg, "training"))
-                return usage_error("carbon", "--workload \"%s\": expected inference or training", optarg);
-            o.workload = optarg;
-            break;
-        case 'G': o.pg = optarg; break;
-        case 'D': o.dvfs = optarg; break;
+        case 'R': r->results = optarg; break;
+        case 'm': models = optarg; break;
+        case 'c': versions = optarg; break;
+        case 'w': r->workload = optarg; break;
+        case 'G': r->pg = optarg; break;
+        case 'D': r->dvfs = optarg; break;
         case 'I': cis = optarg; break;
         case 'U':
-            if (parse_util(optarg, &o.util))
-                return EXIT_USAGE;
-            util_given = true;
+            if (parse_f64_strict(optarg, &r->duty_cycle))
+                r->duty_cycle = -1;   /* not a number: the check's message */
+            if (carbon_duty_cycle_check(r->duty_cycle, optarg, &e))
+                return usage_error("carbon", "%s", e.msg);
             break;
         case 'L': lifes = optarg; break;
-        case 'C': configs = optarg; break;
-        case 'j':
-            if (parse_jobs("carbon", optarg, &o.jobs))
-                return EXIT_USAGE;
-            break;
-        case 'P':
-            if (!(prof = profile_by_name(optarg)))
-                return usage_error("carbon", "--profile \"%s\": unknown profile (known: %s)", optarg, profile_names());
-            break;
-        case 'h': fputs(carbon_help, stdout); return 0;
-        case 'q': quiet = true; break;
+        case 'h':
+            fputs(carbon_help, stdout);
+            shared_help(CARBON_SHARED, stdout);
+            fputs("  -h, --help              this help\n", stdout);
+            return 1;
         default: return bad_option("carbon", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)
         return usage_error("carbon", "unexpected argument \"%s\"", argv[optind]);
-    if (!o.results || !models || !versions || !o.pg)
+    if (!r->results || !models || !versions || !r->pg)
         return usage_error("carbon", "--results, --models, --versions and --pg are required");
-    if (!o.pg[0] || strchr(o.pg, '/') || !o.dvfs[0] || strchr(o.dvfs, '/'))
-        return usage_error("carbon", "--pg / --dvfs: expected a strategy / policy name");
-    o.bufs[0] = strdup(models), o.bufs[1] = strdup(versions);
-    o.nmodels = split_inplace(o.bufs[0], o.models, MAX_ITEMS);
-    o.nversions = split_inplace(o.bufs[1], o.versions, MAX_ITEMS);
-    if (o.nmodels <= 0 || o.nversions <= 0)
-        rc = usage_error("carbon", "--models / --versions: expected a comma list of at most %d names", MAX_ITEMS);
-    /* A repeated name, or carbon intensity below, would name the same output
-     * files twice: each is analysed and written once. */
-    o.nmodels = drop_repeats(o.models, o.nmodels);
-    o.nversions = drop_repeats(o.versions, o.nversions);
-    if (!rc && cis)
-        rc = parse_ci_list(&o, cis);
-    if (!rc && lifes)
-        rc = parse_life_list(&o, lifes);
-    char said[2048] = "";
-    if (!rc)
-        rc = take_defaults(&o, configs, prof, cis, util_given, lifes, said, sizeof said);
-    if (!rc && !path_is_dir(o.results))
-        rc = usage_error("carbon", "--results \"%s\": no such folder", o.results);
+    l->bufs[0] = strdup(models), l->bufs[1] = strdup(versions);
+    r->nmodels = l->bufs[0] ? split_inplace(l->bufs[0], l->models, CARBON_MAX_ITEMS) : -1;
+    r->nversions = l->bufs[1] ? split_inplace(l->bufs[1], l->versions, CARBON_MAX_ITEMS) : -1;
+    if (r->nmodels <= 0 || r->nversions <= 0)
+        return usage_error("carbon", "--models / --versions: expected a comma list of at most %d names",
+                           CARBON_MAX_ITEMS);
+    r->models = (const char *const *)l->models, r->versions = (const char *const *)l->versions;
+    if ((cis && parse_ci_list(r, l, cis)) || (lifes && parse_life_list(r, l, lifes)))
+        return EXIT_USAGE;
+    r->configs = sh->configs;
+    r->prof = sh->prof;
+    r->jobs = sh->jobs_given ? sh->jobs : 0;
+    return 0;
+}
+
+int carbon_command(int argc, char **argv, struct results *in)
+{
+    struct carbon_request r = carbon_request_default();
+    struct shared_opts sh;
+    shared_opts_init(&sh);
+    struct carbon_lists l;
+    memset(&l, 0, sizeof l);
+    int rc = parse_args(argc, argv, &r, &sh, &l);
+    if (rc == 1) {
+        rc = 0;
+    } else if (rc == 0) {
+        struct stage_io io = stage_io_none();
+        io.in = in;
+        struct progress prog;
+        io.progress = progress_hooks(&prog, "npusim carbon", sh.quiet);
+        rc = carbon_command_run(&r, &io);
+    }
+    for (int i = 0; i < 4; i++)
+        free(l.bufs[i]);
+    return rc;
+}
+
+int carbon_command_run(const struct carbon_request *r, const struct stage_io *io)
+{
     struct carbon_done done;
     struct npu_err e;
-    struct progress prog;
-    o.progress = progress_hooks(&prog, "npusim carbon", quiet);
-    stage_progress_begin(&o.progress, 0);
-    if (!rc && carbon_run(&o, &done, &e))
-        rc = report_error("carbon", &e);
-    stage_progress_end(&o.progress);
-    if (!rc)
-        fprintf(stderr, "npusim carbon: %s\nnpusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", said,
-                done.files, done.root, o.pg, o.dvfs);
-    for (int i = 0; i < 4; i++)
-        free(o.bufs[i]);
-    return rc;
+    if (carbon_run(r, io, &done, &e))
+        return done.request_error ? usage_error("carbon", "%s", e.msg) : report_error("carbon", &e);
+    fprintf(stderr, "npusim carbon: %s\nnpusim carbon: %d files written under %s/carbon_%s/dvfs_%s/\n", done.said,
+            done.files, done.root, r->pg, r->dvfs);
+    return 0;
 }

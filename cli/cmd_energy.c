@@ -10,21 +10,21 @@
  *   <stem>_<strategy>.csv   one per strategy (the pass's per-op columns)
  *   <stem>.json             the input statistics plus energy_stats{strategy: ...}
  * The chip comes from the statistics' own sim_config, as in the reference.
- * This file parses and checks the options; the stage is energy_stage.c. */
+ * This file turns the options into a struct energy_request and prints what
+ * the stage (study/stages/energy_stage.h, which holds the defaults and the
+ * checks) did; energy_command_run is the entry for a request already made
+ * (npusim suite). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <getopt.h>
 
 #include "base/lists.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/progress.h"
-#include "base/textfile.h"
 #include "study/stages/energy_stage.h"
-#include "study/stages/staging.h"
-#include "power/pg.h"
 
 static const char energy_help[] =
     "usage: npusim energy --results DIR --models M[,M...] --versions V[,V...]\n"
@@ -48,100 +48,75 @@ static const char energy_help[] =
     "      --pg LIST           power-gating strategies, NoPG first (slowdowns are relative\n"
     "                          to it); default NoPG,Base,HW,Full,Ideal. Also\n"
     "                          <base>_vary_PG_delay_<k>, <base>_vary_Vth_<a>_<b> or a JSON file\n"
-    "      --dvfs D            DVFS policy: None (default) or Ideal\n"
-    "      --configs DIR       where strategy files (pg/) are looked up first\n"
-    "      --profile NAME      behaviour profile: physical (default) or neusim\n"
-    "  -j, --jobs N            threads (default: all cores); outputs are identical for every N\n"
-    "  -q, --quiet             no progress line (drawn only on a terminal anyway)\n"
-    "  -h, --help              this help\n";
+    "      --dvfs D            DVFS policy: None (default) or Ideal\n";
+/* Then the shared options' lines (cli/options.h) and -h. */
+#define ENERGY_SHARED (SHARED_CONFIGS | SHARED_PROFILE | SHARED_JOBS | SHARED_QUIET)
 
-enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_PG, O_DVFS, O_CONFIGS, O_PROFILE, O_JOBS };
+enum { O_RESULTS = 1000, O_MODELS, O_VERSIONS, O_PG, O_DVFS };
 
-static int parse_args(int argc, char **argv, struct energy_opts *o)
+/* The command line's lists, whose items the request borrows. */
+struct energy_lists {
+    struct list models, versions, pgs;
+};
+
+/* argv into r (over energy_request_default) and sh: 0, 1 after -h (help
+ * printed), or EXIT_USAGE after the message. Only text is turned into
+ * values here; the stage checks them. */
+static int parse_args(int argc, char **argv, struct energy_request *r, struct shared_opts *sh,
+                      struct energy_lists *l)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, O_RESULTS }, { "models", required_argument, 0, 'm' },
         { "chips", required_argument, 0, 'c' }, { "versions", required_argument, 0, 'c' },
-        { "workload", required_argument, 0, 'w' }, { "quiet", no_argument, 0, 'q' },
+        { "workload", required_argument, 0, 'w' }, SHARED_LONGOPT_QUIET,
         { "pg", required_argument, 0, O_PG }, { "dvfs", required_argument, 0, O_DVFS },
-        { "configs", required_argument, 0, O_CONFIGS }, { "profile", required_argument, 0, O_PROFILE },
-        { "jobs", required_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        SHARED_LONGOPT_CONFIGS, SHARED_LONGOPT_PROFILE,
+        SHARED_LONGOPT_JOBS, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
-    const char *models = NULL, *versions = NULL, *pgs = "NoPG,Base,HW,Full,Ideal";
+    const char *models = NULL, *versions = NULL, *pgs = NULL;
     optind = 1;
     opterr = 0;
     int ch;
-    o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
     while ((ch = getopt_long(argc, argv, "hqj:m:c:w:", longopts, NULL)) != -1) {
+        int taken = shared_opt("energy", ENERGY_SHARED, sh, ch, optarg);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (ch) {
-        case 'h': fputs(energy_help, stdout); return 1;
-        case 'q': o->quiet = true; break;
-        case O_RESULTS: o->results = optarg; break;
-        case 'j':
-            if (parse_jobs("energy", optarg, &o->jobs))
-                return EXIT_USAGE;
-            break;
+        case 'h':
+            fputs(energy_help, stdout);
+            shared_help(ENERGY_SHARED, stdout);
+            fputs("  -h, --help              this help\n", stdout);
+            return 1;
+        case O_RESULTS: r->results = optarg; break;
         case 'm': case O_MODELS: models = optarg; break;
         case 'c': case O_VERSIONS: versions = optarg; break;
-        case 'w': o->workload = optarg; break;
+        case 'w': r->workload = optarg; break;
         case O_PG: pgs = optarg; break;
-        case O_DVFS: o->dvfs_str = optarg; break;
-        case O_CONFIGS: o->configs = optarg; break;
-        case O_PROFILE:
-            if (!(o->prof = profile_by_name(optarg)))
-                return usage_error("energy", "unknown profile \"%s\" (known: %s)", optarg, profile_names());
-            break;
+        case O_DVFS: r->dvfs = optarg; break;
         case ':': return usage_error("energy", "option %s needs a value", argv[optind - 1]);
         default: return bad_option("energy", argv[optind - 1], longopts);
         }
     }
     if (optind < argc)
         return usage_error("energy", "unexpected argument \"%s\"", argv[optind]);
-    if (!o->results || !models || !versions)
+    if (!r->results || !models || !versions)
         return usage_error("energy", "--results, --models and --versions are required");
-    if (strcmp(o->workload, "inference") && strcmp(o->workload, "training"))
-        return usage_error("energy", "--workload \"%s\": expected inference or training", o->workload);
     const struct { const char *flag, *text; struct list *l; } lists[] = {
-        { "--models", models, &o->models }, { "--versions", versions, &o->versions }, { "--pg", pgs, &o->pgs },
+        { "--models", models, &l->models }, { "--versions", versions, &l->versions }, { "--pg", pgs, &l->pgs },
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-        if (list_split(lists[i].text, lists[i].l))
+        if (lists[i].text && list_split(lists[i].text, lists[i].l))
             return usage_error("energy", "%s \"%s\": expected a comma-separated list of at most %d items, "
                                "none empty", lists[i].flag, lists[i].text, MAX_LIST);
-    if (o->pgs.n > MAX_PG)
-        return usage_error("energy", "--pg: at most %d strategies", MAX_PG);
-    /* Slowdowns divide by NoPG's time, so NoPG comes first (the reference
-     * fails with a KeyError otherwise, quirk power Q22). */
-    if (strcmp(o->pgs.item[0], "NoPG") != 0)
-        return usage_error("energy", "--pg \"%s\": the first strategy must be NoPG (slowdowns are relative to it)",
-                           pgs);
-    struct npu_err e;
-    for (int i = 0; i < o->pgs.n; i++) {
-        for (int k = 0; k < i; k++)
-            if (strcmp(o->pgs.item[k], o->pgs.item[i]) == 0)
-                return usage_error("energy", "--pg: strategy \"%s\" is listed twice", o->pgs.item[i]);
-        if (pg_strategy_lookup(o->pgs.item[i], o->configs, o->prof, &o->pg[i], &e))
-            return usage_error("energy", "--pg: %s", e.msg);
-    }
-    if (dvfs_policy_parse(o->dvfs_str, &o->dvfs, &e))
-        return usage_error("energy", "--dvfs: %s", e.msg);
-    /* RESULTS/ -> RESULTS_<dvfs>, as the reference renames the results folder. */
-    char res[4096];
-    snprintf(res, sizeof res, "%s", o->results);
-    for (size_t l = strlen(res); l > 1 && res[l - 1] == '/'; l--)
-        res[l - 1] = '\0';
-    const char *last = strrchr(res, '/');
-    last = last ? last + 1 : res;
-    if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
-        return usage_error("energy", "--results \"%s\": name the results folder itself (its name gets the "
-                                     "suffix _%s)", o->results, o->dvfs_str);
-    if ((size_t)snprintf(o->out_root, sizeof o->out_root, "%s_%s", res, o->dvfs_str) >= sizeof o->out_root)
-        return usage_error("energy", "--results: path too long");
-    if (!path_is_dir(o->results)) {
-        fprintf(stderr, "npusim energy: --results \"%s\": no such folder (run npusim sweep --out %s first)\n",
-                o->results, o->results);
-        return EXIT_USAGE;
-    }
+    r->models = (const char *const *)l->models.item, r->nmodels = l->models.n;
+    r->versions = (const char *const *)l->versions.item, r->nversions = l->versions.n;
+    if (pgs)
+        r->pgs = (const char *const *)l->pgs.item, r->npgs = l->pgs.n;
+    r->configs = sh->configs;
+    r->prof = sh->prof;
+    r->jobs = sh->jobs_given ? sh->jobs : 0;
     return 0;
 }
 
@@ -149,56 +124,66 @@ int cmd_energy(int argc, char **argv) { return energy_command(argc, argv, NULL, 
 
 int energy_command(int argc, char **argv, struct results *in, struct results *out)
 {
-    struct energy_opts *o = calloc(1, sizeof *o);
-    if (!o)
-        return report_error("energy", &(struct npu_err){ "out of memory" });
-    o->workload = "inference";
-    o->dvfs_str = "None";
-    o->prof = profile_default();
-    o->in = in;
-    o->out = out;
-    o->missing = STRBUF_GROWING;
-    int rc = parse_args(argc, argv, o);
-    if (rc == 1)
+    struct energy_request r = energy_request_default();
+    struct shared_opts sh;
+    shared_opts_init(&sh);
+    struct energy_lists l;
+    memset(&l, 0, sizeof l);
+    int rc = parse_args(argc, argv, &r, &sh, &l);
+    if (rc == 1) {
         rc = 0;
-    else if (rc == 0) {
-        struct jobs js = { 0 };
-        struct npu_err e;
+    } else if (rc == 0) {
+        struct stage_io io = stage_io_none();
+        io.in = in;
+        io.out = out;
         struct progress prog;
-        o->progress = progress_hooks(&prog, "npusim energy", o->quiet);
-        stage_progress_begin(&o->progress, 0);
-        rc = energy_run_jobs(o, &js, &e);
-        stage_progress_end(&o->progress);
-        /* The models and versions without results, unless none has any:
-         * then the error below says so alone. */
-        if (o->missing.n && (rc || js.n || in))
-            fwrite(o->missing.s, 1, o->missing.n, stderr);
-        if (rc)
-            rc = report_error("energy", &e);
-        /* Models named of which none has results: a typo or the wrong tree,
-         * an error. In a suite the sweep lines before ran, so nothing to do
-         * is theirs: they found no valid configuration (e.g. training points
-         * that all run out of memory), and said so. */
-        bool warn_only = in || o->prof->stage_without_results_warns;   /* the reference's scripts skip */
-        if (!rc && js.n == 0 && !warn_only)
-            rc = usage_error("energy", "no %s results for any model and version named under %s (expected "
-                             "the results tree npusim sweep writes: <model>/<pstr>/%s-v<V>*.json)", o->workload,
-                             o->results, o->workload);
-        else if (!rc && js.n == 0)
-            fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
-                            "under %s; nothing written\n", o->workload, o->results);
-        if (!rc && js.n > 0 && energy_commit(o, &e))
-            rc = report_error("energy", &e);
-        staging_remove(o->staging);
-        if (!rc && js.n > 0)
-            fprintf(stderr, "npusim energy: %zu statistics files x %d strategies written under %s\n", js.n,
-                    o->pgs.n, o->out_root);
-        free(js.j);
+        io.progress = progress_hooks(&prog, "npusim energy", sh.quiet);
+        rc = energy_command_run(&r, &io);
     }
-    free(o->missing.s);
-    list_free(&o->models);
-    list_free(&o->versions);
-    list_free(&o->pgs);
-    free(o);
+    list_free(&l.models);
+    list_free(&l.versions);
+    list_free(&l.pgs);
     return rc;
+}
+
+/* Prints the lines of done->missing, each as a warning. */
+static void print_missing(const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(stderr, "npusim energy: warning: %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+int energy_command_run(const struct energy_request *r, const struct stage_io *io)
+{
+    struct energy_done done;
+    struct npu_err e;
+    int failed = energy_run(r, io, &done, &e);
+    bool suite = io && (io->in || io->suite);
+    /* The models and versions without results, unless none has any: then
+     * the error below says so alone. */
+    if (done.missing && (failed || done.files || suite))
+        print_missing(done.missing);
+    free(done.missing);
+    if (failed)
+        return done.request_error ? usage_error("energy", "%s", e.msg) : report_error("energy", &e);
+    /* Models named of which none has results: a typo or the wrong tree,
+     * an error. In a suite the sweep lines before ran, so nothing to do
+     * is theirs: they found no valid configuration (e.g. training points
+     * that all run out of memory), and said so. */
+    const struct profile *prof = r->prof ? r->prof : profile_default();
+    bool warn_only = suite || prof->stage_without_results_warns;   /* the reference's scripts skip */
+    if (done.nothing_found && !warn_only)
+        return usage_error("energy", "no %s results for any model and version named under %s (expected "
+                           "the results tree npusim sweep writes: <model>/<pstr>/%s-v<V>*.json)", r->workload,
+                           r->results, r->workload);
+    if (done.nothing_found)
+        fprintf(stderr, "npusim energy: warning: no %s results for any requested model and version "
+                        "under %s; nothing written\n", r->workload, r->results);
+    else
+        fprintf(stderr, "npusim energy: %zu statistics files x %d strategies written under %s\n", done.files,
+                done.strategies, done.out_root);
+    return 0;
 }

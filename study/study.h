@@ -8,8 +8,9 @@
  *   a sweep             sweep_enum_init (sweep_points.h) + run_points
  *                       (sweep_run.h), one summary row or results-tree
  *                       folder per point
- *   stages over a tree  energy_run_jobs + energy_commit (energy_stage.h),
- *                       carbon_run (carbon_stage.h), slo_run (slo_stage.h),
+ *   stages over a tree  energy_run (energy_stage.h), carbon_run
+ *                       (carbon_stage.h): a typed request each, with
+ *                       X_request_default; slo_run (slo_stage.h),
  *                       fleet_parse + fleet_evaluate (fleet_stage.h)
  *   one operator        op_predict (op_predict.h): time, throughput and bound
  *                       on a chip; op_table_read for a measurement file

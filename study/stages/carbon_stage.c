@@ -6,7 +6,12 @@
  * write the results into a private staging folder laid out as the
  * destination; only when every file has succeeded is it published
  * (study/stages/staging.h: the folder renamed whole, or merged into an existing
- * one), otherwise removed: all appear or none. */
+ * one), otherwise removed: all appear or none.
+ *
+ * The request is checked and completed first (plan_of, take_defaults: the
+ * options' rules named by their flags, the system config's defaults and the
+ * line saying which values were used) into a struct carbon_plan, the run's
+ * state. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -19,6 +24,7 @@
 
 #include "base/lists.h"
 #include "study/stages/carbon_stage.h"
+#include "study/run/config.h"
 #include "study/run/outputs.h"
 #include "study/run/pipeline.h"
 #include "study/run/ordered_pool.h"
@@ -28,10 +34,31 @@
 #include "study/stages/results_tree.h"
 #include "study/stages/staging.h"
 #include "power/carbon.h"
+#include "power/system.h"
 #include "power/slo.h"
 #include "base/atomic.h"
 #include "base/pyfmt.h"
 #include "base/strbuf.h"
+#include "base/textfile.h"
+#include "traces/fields.h"
+
+/* A run's state beside its request: the request's values with repeats
+ * dropped and the system config's defaults taken, and what the caller
+ * handed in (io). */
+struct carbon_plan {
+    const char *results, *workload, *pg, *dvfs;
+    const char *models[CARBON_MAX_ITEMS], *versions[CARBON_MAX_ITEMS];
+    int nmodels, nversions;
+    double ci[CARBON_MAX_ITEMS];          /* kgCO2e/kWh */
+    int nci;
+    double util;                          /* duty cycle */
+    int64_t life[CARBON_MAX_ITEMS];       /* years */
+    int nlife;
+    long jobs;                            /* threads, >= 1 */
+    struct results *in;                   /* a suite's energy outputs in memory (study/run/results.h), or NULL */
+    const struct stage_progress *progress;   /* statistics files done */
+    volatile sig_atomic_t *stop;          /* a signal asked to stop (NULL: never) */
+};
 
 /* Every key the stage reads, with the file named in the message: path is
  * looked up under o, which sits at prefix ("" for the top) in the file. */
@@ -105,7 +132,7 @@ static void life_members_init(void)
 
 /* The carbon_and_energy_stats{,_zero_embodied} object for all lifetimes, as
  * the text it prints as at depth 1 (a member of the statistics). */
-static cJSON *lifetimes_json(const struct carbon_opts *o, const struct carbon_summary *s, double PUE,
+static cJSON *lifetimes_json(const struct carbon_plan *o, const struct carbon_summary *s, double PUE,
                              double ci, double embodied, bool zero, enum unit_kind unit)
 {
     pthread_once(&life_once, life_members_init);
@@ -148,7 +175,7 @@ struct stats_file {
 /* The file at path: from the suite's results in memory (study/run/results.h)
  * when they hold it with the strategy's energy as finite numbers, else
  * read and parsed. */
-static int stats_load(const struct carbon_opts *o, const char *path, struct stats_file *f, struct npu_err *e)
+static int stats_load(const struct carbon_plan *o, const char *path, struct stats_file *f, struct npu_err *e)
 {
     memset(f, 0, sizeof *f);
     size_t n = strlen(o->results), len = strlen(path);
@@ -178,7 +205,7 @@ static char *stats_print(struct stats_file *f, const cJSON *edits)
 }
 
 /* The strategy's numbers (base: "energy_stats.<pg>") from the parsed tree j. */
-static int strategy_energy(const struct carbon_opts *o, const char *file, const cJSON *j, const char *base,
+static int strategy_energy(const struct carbon_plan *o, const char *file, const cJSON *j, const char *base,
                            struct carbon_energy *es, struct npu_err *e)
 {
     const cJSON *es_j = jpath(j, base);
@@ -213,7 +240,7 @@ static int strategy_energy(const struct carbon_opts *o, const char *file, const 
 /* Reads the inputs of §8 from one stats file and writes it back with the
  * carbon keys added, once per carbon intensity (texts[i] receives the file
  * for ci[i]). */
-static int analyse_file(const struct carbon_opts *o, const char *file, struct stats_file *f, enum unit_kind unit,
+static int analyse_file(const struct carbon_plan *o, const char *file, struct stats_file *f, enum unit_kind unit,
                         char **texts, struct npu_err *e)
 {
     const cJSON *j = f->j;
@@ -309,7 +336,7 @@ struct cfile {
  * files: the listing (a folder read and a stat per configuration) overlaps
  * the first analyses instead of delaying them all. */
 struct lister {
-    const struct carbon_opts *o;
+    const struct carbon_plan *o;
     int model, version, phase;       /* the next group to list */
     struct results_file *files;      /* the current group */
     int nfiles, pos;
@@ -320,7 +347,7 @@ struct lister {
 /* The next file into *cf; false when every group is done. */
 static bool lister_next(struct lister *l, struct cfile *cf)
 {
-    const struct carbon_opts *o = l->o;
+    const struct carbon_plan *o = l->o;
     bool training = !strcmp(o->workload, "training");
     while (l->pos == l->nfiles && l->model < o->nmodels) {
         free(l->files);
@@ -367,7 +394,7 @@ struct citem {
 };
 
 struct crun {
-    const struct carbon_opts *o;
+    const struct carbon_plan *o;
     struct lister *files;
     int written;                 /* files staged by the items emitted so far */
     const char *util, *staging;   /* staging: laid out as <root>/carbon_<PG>/dvfs_<D> */
@@ -381,6 +408,11 @@ static int citem_next(void *ctx, void *item)
     struct crun *r = ctx;
     struct citem *it = item;
     memset(it, 0, sizeof *it);
+    if (r->o->stop && *r->o->stop) {   /* a signal asked to stop: no further file */
+        npu_errf(&r->first, "interrupted");
+        r->failed = true;
+        return -1;
+    }
     return lister_next(r->files, &it->cf) ? 1 : 0;
 }
 
@@ -408,7 +440,7 @@ static void citem_work(void *ctx, void *item)
     struct crun *r = ctx;
     struct citem *it = item;
     const struct cfile *cf = &it->cf;
-    const struct carbon_opts *o = r->o;
+    const struct carbon_plan *o = r->o;
     char **texts = calloc((size_t)o->nci, sizeof *texts);
     struct stats_file f = { 0 };
     it->rc = !texts ? npu_errf(&it->e, "out of memory")
@@ -446,11 +478,13 @@ static int citem_emit(void *ctx, void *item)
         return -1;
     }
     r->written += r->o->nci;
-    stage_progress_update(&r->o->progress, ++r->done);
+    stage_progress_update(r->o->progress, ++r->done);
     return 0;
 }
 
-int carbon_run(const struct carbon_opts *o, struct carbon_done *done, struct npu_err *e)
+/* Runs the stage of plan o: every file analysed into a staging folder,
+ * published when all succeeded. */
+static int run_plan(const struct carbon_plan *o, struct carbon_done *done, struct npu_err *e)
 {
     /* Outputs go beside the raw_<dvfs> folder. */
     char *root = done->root;
@@ -493,3 +527,210 @@ int carbon_run(const struct carbon_opts *o, struct carbon_done *done, struct npu
     return r.failed ? -1 : 0;
 }
 
+
+/* ---- the request ---- */
+
+struct carbon_request carbon_request_default(void)
+{
+    struct carbon_request r;
+    memset(&r, 0, sizeof r);
+    r.workload = "inference";
+    r.dvfs = "None";
+    r.duty_cycle = NAN;
+    r.prof = profile_default();
+    return r;
+}
+
+/* The upper bound of system config field key: the options stop where a
+ * system file does, so an intensity of 1e308 cannot reach a statistics
+ * JSON as Infinity. */
+static double system_max(const char *key)
+{
+    double lo, hi;
+    fields_range(fields_find(&system_fields, key), &lo, &hi);
+    return hi;
+}
+
+int carbon_ci_check(double ci, const char *text, struct npu_err *e)
+{
+    double hi = system_max("carbon_intensity_kgCO2_per_kWh");
+    if (ci >= 0 && ci <= hi)
+        return 0;
+    char num[40];
+    py_repr_double(ci, num, sizeof num);
+    return npu_errf(e, "--ci \"%s\": expected a carbon intensity from 0 to %g (kgCO2e/kWh)", text ? text : num, hi);
+}
+
+int carbon_duty_cycle_check(double util, const char *text, struct npu_err *e)
+{
+    char num[40];
+    py_repr_double(util, num, sizeof num);
+    text = text ? text : num;
+    if (!(util >= 0 && util <= 1))
+        return npu_errf(e, "--util \"%s\": expected a duty cycle in (0, 1]", text);
+    /* No work over the lifetime: carbon per unit of work is undefined
+     * (the reference divides by zero). */
+    if (util == 0)
+        return npu_errf(e, "--util \"%s\": a duty cycle of 0 does no work, so carbon and energy per unit of work "
+                           "are undefined", text);
+    return 0;
+}
+
+int carbon_lifetime_check(int64_t years, const char *text, struct npu_err *e)
+{
+    double hi = system_max("lifetime_years");
+    if (years > 0 && (double)years <= hi)
+        return 0;
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)years);
+    return npu_errf(e, "--lifetime \"%s\": expected a positive whole number of years, at most %g", text ? text : num,
+                    hi);
+}
+
+/* names[0..n) into out without repeats (each analysed and written once);
+ * the count, or -1 when there are none or more than CARBON_MAX_ITEMS. */
+static int distinct_names(const char *const *names, int n, const char **out)
+{
+    if (!names || n < 1 || n > CARBON_MAX_ITEMS)
+        return -1;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < k && strcmp(out[j], names[i]) != 0)
+            j++;
+        if (j == k)
+            out[k++] = names[i];
+    }
+    return k;
+}
+
+/* The request's values into o, checked, repeats dropped (the same folder
+ * name CI<repr> means the same bits; one lifetime key, as in a Python
+ * dict). 0 or -1 with e naming the option. */
+static int plan_of(const struct carbon_request *r, struct carbon_plan *o, struct npu_err *e)
+{
+    if (!r->results || r->nmodels < 1 || r->nversions < 1 || !r->pg)
+        return npu_errf(e, "--results, --models, --versions and --pg are required");
+    if (!r->workload || (strcmp(r->workload, "inference") && strcmp(r->workload, "training")))
+        return npu_errf(e, "--workload \"%s\": expected inference or training", r->workload ? r->workload : "");
+    if (!r->pg[0] || strchr(r->pg, '/') || !r->dvfs || !r->dvfs[0] || strchr(r->dvfs, '/'))
+        return npu_errf(e, "--pg / --dvfs: expected a strategy / policy name");
+    o->results = r->results, o->workload = r->workload, o->pg = r->pg, o->dvfs = r->dvfs;
+    o->nmodels = distinct_names(r->models, r->nmodels, o->models);
+    o->nversions = distinct_names(r->versions, r->nversions, o->versions);
+    if (o->nmodels < 0 || o->nversions < 0)
+        return npu_errf(e, "--models / --versions: expected a comma list of at most %d names", CARBON_MAX_ITEMS);
+    if (r->nci > CARBON_MAX_ITEMS || r->nlifetimes > CARBON_MAX_ITEMS)
+        return npu_errf(e, "--ci / --lifetime: at most %d values", CARBON_MAX_ITEMS);
+    for (int i = 0; i < r->nci; i++) {
+        double v = r->ci_kgCO2e_per_kWh[i];
+        if (carbon_ci_check(v, NULL, e))
+            return -1;
+        bool dup = false;
+        for (int k = 0; k < o->nci; k++)
+            dup |= memcmp(&o->ci[k], &v, sizeof v) == 0;
+        if (!dup)
+            o->ci[o->nci++] = v;
+    }
+    for (int i = 0; i < r->nlifetimes; i++) {
+        int64_t v = r->lifetime_years[i];
+        if (carbon_lifetime_check(v, NULL, e))
+            return -1;
+        bool dup = false;
+        for (int k = 0; k < o->nlife; k++)
+            dup |= o->life[k] == v;
+        if (!dup)
+            o->life[o->nlife++] = v;
+    }
+    if (!isnan(r->duty_cycle) && carbon_duty_cycle_check(r->duty_cycle, NULL, e))
+        return -1;
+    o->util = r->duty_cycle;
+    return 0;
+}
+
+/* The line naming the values used, each as the files' folders and keys
+ * name it, and where each came from (an option, or cd's source). */
+static void said_line(const struct carbon_plan *o, const struct carbon_request *r, const struct carbon_defaults *cd,
+                      char *said, size_t n)
+{
+    char ci[256] = "", util[32], life[256] = "";
+    for (int i = 0; i < o->nci; i++) {
+        char one[40];
+        py_repr_double(o->ci[i], one, sizeof one);
+        snprintf(ci + strlen(ci), sizeof ci - strlen(ci), "%s%s", i ? "," : "", one);
+    }
+    carbon_default_text(o->util, util, sizeof util);
+    for (int i = 0; i < o->nlife; i++)
+        snprintf(life + strlen(life), sizeof life - strlen(life), "%s%lld", i ? "," : "", (long long)o->life[i]);
+    const char *text[CD_N] = { ci, life, util, NULL };
+    const char *from[CD_N] = { r->nci ? "--ci" : cd->from[CD_CI], r->nlifetimes ? "--lifetime" : cd->from[CD_LIFETIME],
+                               !isnan(r->duty_cycle) ? "--util" : cd->from[CD_DUTY], "" };
+    carbon_defaults_line(text, from, said, n);
+}
+
+/* The intensity, duty cycle and lifetime the request leaves out: the system
+ * config's (power/system.h, the one set of defaults), or under the profile
+ * switch carbon_script_defaults the reference script's. said gets the line
+ * naming the values used and where each came from. 0 or -1 with e. */
+static int take_defaults(struct carbon_plan *o, const struct carbon_request *r, const struct profile *prof,
+                         char *said, size_t n, struct npu_err *e)
+{
+    struct carbon_defaults cd = { { 0 }, { 0 } };
+    struct loaded_config sys;
+    struct config_request cr = { r->configs, NULL, NULL, NULL, NULL, 0, false };
+    /* Only looked for when a default is taken: a call that gives all three needs no system config. */
+    bool need = !r->nci || isnan(r->duty_cycle) || !r->nlifetimes;
+    struct npu_err inner;
+    if (need && config_load(&cr, &sys, &inner)) {
+        config_free(&sys);
+        return npu_errf(e, "the system config (for the defaults of --ci, --util, --lifetime): %s", inner.msg);
+    }
+    if (need) {
+        carbon_defaults_of(&sys.sys, sys.sources, prof, true, &cd);
+        if (!r->nci)
+            o->ci[0] = cd.v[CD_CI], o->nci = 1;
+        if (isnan(r->duty_cycle))
+            o->util = cd.v[CD_DUTY];
+        double life = cd.v[CD_LIFETIME];
+        if (!r->nlifetimes && life != floor(life)) {
+            npu_errf(e, "%s: field \"lifetime_years\" %g: carbon needs whole years; give --lifetime",
+                     cd.from[CD_LIFETIME], life);
+            config_free(&sys);
+            return -1;
+        }
+        if (!r->nlifetimes)
+            o->life[0] = (int64_t)life, o->nlife = 1;
+    }
+    said_line(o, r, &cd, said, n);
+    if (need)
+        config_free(&sys);
+    return 0;
+}
+
+int carbon_run(const struct carbon_request *r, const struct stage_io *io, struct carbon_done *done,
+               struct npu_err *e)
+{
+    memset(done, 0, sizeof *done);
+    struct stage_io none = stage_io_none();
+    io = io ? io : &none;
+    struct carbon_plan *o = calloc(1, sizeof *o);
+    if (!o)
+        return npu_errf(e, "out of memory");
+    const struct profile *prof = r->prof ? r->prof : profile_default();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = r->jobs > 0 ? r->jobs : cores > 0 ? cores : 1;
+    o->in = io->in;
+    o->progress = &io->progress;
+    o->stop = io->stop;
+    int rc = plan_of(r, o, e) || take_defaults(o, r, prof, done->said, sizeof done->said, e) ? -1 : 0;
+    if (!rc && !path_is_dir(r->results))
+        rc = npu_errf(e, "--results \"%s\": no such folder", r->results);
+    done->request_error = rc != 0;
+    if (!rc) {
+        stage_progress_begin(o->progress, 0);
+        rc = run_plan(o, done, e);
+        stage_progress_end(o->progress);
+    }
+    free(o);
+    return rc;
+}

@@ -11,6 +11,9 @@
  *   <stem>.json             the input statistics plus energy_stats{strategy: ...}
  * The chip comes from the statistics' own sim_config, as in the reference.
  *
+ * The request is checked first (check_request: the options' rules, named by
+ * their flags) and becomes a struct energy_plan, the run's state.
+ *
  * Main data structure: struct job (one statistics file) and a staging folder:
  * every output is first written under RESULTS_<dvfs>.tmp.<pid>.<n> and
  * published only when every job has succeeded, so a failing run leaves
@@ -47,6 +50,35 @@
 #include "base/atomic.h"
 #include "base/pyfmt.h"
 
+/* One statistics file: DIR/<rel>.json and .csv; outputs under <out_root>/<rel>. */
+struct job {
+    char rel[1024];          /* "<model>/<pstr>/<workload>-v<V>[_phase]" */
+};
+
+struct jobs {
+    struct job *j;
+    size_t n, cap;
+};
+
+/* A run's state beside its request: the strategies looked up, the output
+ * and staging folders, and what the caller handed in (io). */
+struct energy_plan {
+    const struct energy_request *r;
+    struct pg_strategy pg[ENERGY_MAX_PG];   /* r->pgs[i] looked up */
+    enum dvfs_policy dvfs;
+    const struct profile *prof;
+    long jobs;                                /* threads, >= 1 */
+    char out_root[4096];                      /* RESULTS_<dvfs> */
+    char staging[4096];                       /* RESULTS_<dvfs>.tmp.<pid>.<n>, "" until created */
+    /* A suite's results in memory (study/run/results.h), each may be NULL: the
+     * sweep's statistics, taken instead of reading results/<rel> when held;
+     * and where the outputs' trees go for the carbon stage. */
+    struct results *in, *out;
+    const struct stage_progress *progress;   /* statistics files done (the total is not known ahead) */
+    volatile sig_atomic_t *stop;
+    struct strbuf missing;                    /* the models and versions without results (done->missing) */
+};
+
 static int push_job(struct jobs *js, const char *rel, struct npu_err *e)
 {
     if (js->n == js->cap) {
@@ -65,14 +97,14 @@ static int push_job(struct jobs *js, const char *rel, struct npu_err *e)
 
 /* A statistics stem counts when its JSON exists; its CSV must exist too
  * (the reference reads both). */
-static int add_if_present(const struct energy_opts *o, const char *rel, struct jobs *js, bool *found,
+static int add_if_present(const struct energy_plan *o, const char *rel, struct jobs *js, bool *found,
                           struct npu_err *e)
 {
     char json[4200], csv[4200];
-    snprintf(json, sizeof json, "%s/%s.json", o->results, rel);
+    snprintf(json, sizeof json, "%s/%s.json", o->r->results, rel);
     if (!path_is_file(json))
         return 0;
-    snprintf(csv, sizeof csv, "%s/%s.csv", o->results, rel);
+    snprintf(csv, sizeof csv, "%s/%s.csv", o->r->results, rel);
     if (!path_is_file(csv))
         return npu_errf(e, "%s: the statistics file has no per-op trace %s", json, csv);
     *found = true;
@@ -80,11 +112,11 @@ static int add_if_present(const struct energy_opts *o, const char *rel, struct j
 }
 
 /* Every configuration folder of one model and version, in name order. */
-static int discover(const struct energy_opts *o, const char *model, const char *version, struct jobs *js,
+static int discover(const struct energy_plan *o, const char *model, const char *version, struct jobs *js,
                     bool *found, struct npu_err *e)
 {
     char mdir[4200];
-    snprintf(mdir, sizeof mdir, "%s/%s", o->results, model);
+    snprintf(mdir, sizeof mdir, "%s/%s", o->r->results, model);
     *found = false;
     if (!path_is_dir(mdir))
         return 0;
@@ -101,7 +133,7 @@ static int discover(const struct energy_opts *o, const char *model, const char *
         bool dir = ents[i]->d_type == DT_DIR ||
                    ((ents[i]->d_type == DT_UNKNOWN || ents[i]->d_type == DT_LNK) && path_is_dir(sub));
         if (!rc && name[0] != '.' && dir) {
-            snprintf(base, sizeof base, "%s/%s/%s-v%s", model, name, o->workload, version);
+            snprintf(base, sizeof base, "%s/%s/%s-v%s", model, name, o->r->workload, version);
             /* LLM inference: one statistics file per phase; otherwise one file. */
             bool phases = false;
             static const char *const ph[] = { "prefill", "decode" };
@@ -122,10 +154,10 @@ static int discover(const struct energy_opts *o, const char *model, const char *
 /* A job's inputs: the statistics tree (numbers as their Python text, as
  * json.load + json.dump would print them) and the per-op trace, from the
  * suite's results in memory (study/run/results.h) or read from the files. */
-static int read_inputs(const struct energy_opts *o, const struct job *jb, const char *json_in, const char *csv_in,
+static int read_inputs(const struct energy_plan *o, const struct job *jb, const char *json_in, const char *csv_in,
                        cJSON **j, struct trace *ops, struct npu_err *e)
 {
-    if (results_take(o->in, o->results, jb->rel, j, ops))
+    if (results_take(o->in, o->r->results, jb->rel, j, ops))
         return 0;
     return (*j = results_load_json(json_in, JSON_NUMBERS_PYTHON, e)) ? trace_read_csv(ops, csv_in, e) : -1;
 }
@@ -353,11 +385,11 @@ static void set_item(cJSON *o, const char *key, cJSON *v)
  * added and sim_config's paths naming the outputs' final places), then every
  * output written staged; the tree (taken) goes on to o->out for a suite's
  * carbon stage. out[np] is the JSON's slot. */
-static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON *j, struct pyjson_text *all,
+static int stats_output(const struct energy_plan *o, const struct job *jb, cJSON *j, struct pyjson_text *all,
                         const struct energy_stats *es, const struct chip_config *chip, struct output *out,
                         const char *json_in, struct npu_err *e)
 {
-    const int np = o->pgs.n;
+    const int np = o->r->npgs;
     struct output *so = &out[np];
     /* sim_config names the outputs' final places (the last strategy's CSV,
      * as the reference leaves it, and the JSON itself). */
@@ -365,7 +397,7 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
     cJSON *sim = cJSON_GetObjectItemCaseSensitive(j, "sim_config");
     /* Relative to out_root unless the profile keeps the reference's joined paths. */
     const char *root = o->prof->absolute_output_paths ? o->out_root : "", *sep = root[0] ? "/" : "";
-    snprintf(path, sizeof path, "%s%s%s_%s.csv", root, sep, jb->rel, o->pgs.item[np - 1]);
+    snprintf(path, sizeof path, "%s%s%s_%s.csv", root, sep, jb->rel, o->r->pgs[np - 1]);
     set_item(sim, "output_file_path", cJSON_CreateString(path));
     snprintf(path, sizeof path, "%s%s%s.json", root, sep, jb->rel);
     set_item(sim, "out_stats_file_path", cJSON_CreateString(path));
@@ -393,7 +425,7 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
         return npu_errf(e, "out of memory");
     }
     for (int i = 0; i < np; i++)
-        result_energy_of(o->pgs.item[i], &es[i], &re[i]);
+        result_energy_of(o->r->pgs[i], &es[i], &re[i]);
     /* The chip and system the carbon stage would read from this file's
      * sim_config (the chip as read above; the paths just set are neither). */
     struct result_config cfg = { .chip = *chip };
@@ -407,12 +439,12 @@ static int stats_output(const struct energy_opts *o, const struct job *jb, cJSON
 
 /* Runs strategy i's energy pass on tr[i] (a copy of base; the last takes
  * base itself) and adds its energy_stats to all and its CSV to out[i]. */
-static int run_strategy(const struct energy_opts *o, const struct job *jb, int i, struct trace *base,
+static int run_strategy(const struct energy_plan *o, const struct job *jb, int i, struct trace *base,
                         const struct chip_config *chip, struct trace *tr, struct energy_stats *es,
                         struct pyjson_text *all, struct output *out, const char *csv_in, struct npu_err *e)
 {
     trace_init(&tr[i]);
-    if (i == o->pgs.n - 1) {
+    if (i == o->r->npgs - 1) {
         tr[i] = *base;
         trace_init(base);
     } else if (trace_append(&tr[i], base)) {
@@ -421,13 +453,13 @@ static int run_strategy(const struct energy_opts *o, const struct job *jb, int i
     if (power_energy_pass(&tr[i], chip, &o->pg[i], o->dvfs, o->prof, e) ||
         energy_stats_compute(&tr[i], chip, &es[i], e)) {
         char msg[sizeof e->msg];
-        snprintf(msg, sizeof msg, "%s (strategy %s): %s", csv_in, o->pgs.item[i], e->msg);
+        snprintf(msg, sizeof msg, "%s (strategy %s): %s", csv_in, o->r->pgs[i], e->msg);
         memcpy(e->msg, msg, sizeof msg);
         return -1;
     }
     energy_stats_set_slowdown(&es[i], &es[0]);   /* es[0] is NoPG (checked) */
-    energy_stats_json(all, o->pgs.item[i], &es[i]);   /* names are distinct (checked) */
-    snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->pgs.item[i]);
+    energy_stats_json(all, o->r->pgs[i], &es[i]);   /* names are distinct (checked) */
+    snprintf(out[i].path, sizeof out[i].path, "%s/%s_%s.csv", o->staging, jb->rel, o->r->pgs[i]);
     out[i].trace = &tr[i];
     /* The reference's energy CSVs carry the 10 dvfs_extra_* slack columns
      * after the 101 (power.md §6). */
@@ -435,11 +467,11 @@ static int run_strategy(const struct energy_opts *o, const struct job *jb, int i
     return 0;
 }
 
-static int run_job(const struct energy_opts *o, const struct job *jb, struct npu_err *e)
+static int run_job(const struct energy_plan *o, const struct job *jb, struct npu_err *e)
 {
     char json_in[4200], csv_in[4200];
-    snprintf(json_in, sizeof json_in, "%s/%s.json", o->results, jb->rel);
-    snprintf(csv_in, sizeof csv_in, "%s/%s.csv", o->results, jb->rel);
+    snprintf(json_in, sizeof json_in, "%s/%s.json", o->r->results, jb->rel);
+    snprintf(csv_in, sizeof csv_in, "%s/%s.csv", o->r->results, jb->rel);
     struct chip_config chip;
     cJSON *j = NULL;
     struct trace base;
@@ -451,7 +483,7 @@ static int run_job(const struct energy_opts *o, const struct job *jb, struct npu
     }
     power_reclassify_ops(&base);
 
-    const int np = o->pgs.n;
+    const int np = o->r->npgs;
     struct trace *tr = calloc((size_t)np, sizeof *tr);
     struct output *out = malloc(((size_t)np + 1) * sizeof *out);
     if (out)
@@ -491,7 +523,7 @@ struct job_item {
 };
 
 struct job_run {
-    struct energy_opts *o;
+    struct energy_plan *o;
     struct jobs *js;
     size_t next;
     int model, version;          /* the next (model, version) to discover */
@@ -504,23 +536,23 @@ struct job_run {
 /* Discovers the next (model, version) pair's jobs. */
 static int discover_pair(struct job_run *r)
 {
-    struct energy_opts *o = r->o;
-    const char *model = o->models.item[r->model], *version = o->versions.item[r->version];
-    if (++r->version == o->versions.n)
+    struct energy_plan *o = r->o;
+    const char *model = o->r->models[r->model], *version = o->r->versions[r->version];
+    if (++r->version == o->r->nversions)
         r->version = 0, r->model++;
     bool found;
     if (discover(o, model, version, r->js, &found, &r->first))
         return -1;
     if (!found)
-        strbuf_printf(&o->missing, "npusim energy: warning: no %s results for %s v%s under %s (skipped)\n",
-                      o->workload, model, version, o->results);
+        strbuf_printf(&o->missing, "no %s results for %s v%s under %s (skipped)\n",
+                      o->r->workload, model, version, o->r->results);
     return 0;
 }
 
 /* Discovers pairs until a job is waiting or none is left. */
 static int discover_more(struct job_run *r)
 {
-    while (r->next == r->js->n && r->model < r->o->models.n)
+    while (r->next == r->js->n && r->model < r->o->r->nmodels)
         if (discover_pair(r))
             return -1;
     if (r->next < r->js->n && !r->o->staging[0] &&
@@ -532,6 +564,11 @@ static int discover_more(struct job_run *r)
 static int job_next(void *ctx, void *item)
 {
     struct job_run *r = ctx;
+    if (r->o->stop && *r->o->stop) {   /* a signal asked to stop: no further job */
+        npu_errf(&r->first, "interrupted");
+        r->failed = r->discovery_failed = true;
+        return -1;
+    }
     if (discover_more(r)) {
         r->failed = r->discovery_failed = true;
         return -1;
@@ -553,7 +590,7 @@ static int job_emit(void *ctx, void *item)
 {
     struct job_run *r = ctx;
     struct job_item *it = item;
-    stage_progress_update(&r->o->progress, ++r->done);
+    stage_progress_update(r->o->progress, ++r->done);
     if (!it->rc)
         return 0;
     if (!r->failed)
@@ -563,20 +600,20 @@ static int job_emit(void *ctx, void *item)
 }
 
 /* Discovers and runs every job; js receives the jobs. */
-int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
+static int run_jobs(struct energy_plan *o, struct jobs *js, struct npu_err *e)
 {
     struct job_run r = { o, js, 0, 0, 0, { "" }, false, false, 0 };
     if (o->out)
         results_begin(o->out, o->out_root, NULL);
     struct ordered_pool_ops ops = { &r, job_next, job_work, job_emit, NULL };
-    long n = o->jobs < 1 ? 1 : o->jobs;
+    long n = o->jobs;
     if (ordered_pool_run(&ops, sizeof(struct job_item), (int)n, (size_t)(4 * n + 4)) && !r.failed)
         return npu_errf(e, "cannot start the worker threads");
     if (r.failed && !r.discovery_failed) {
         /* A job failed before everything was discovered: the rest is still
          * listed, for its warnings and for an error there to win. */
         struct npu_err job_err = r.first;
-        while (r.model < o->models.n && !r.discovery_failed)
+        while (r.model < o->r->nmodels && !r.discovery_failed)
             r.discovery_failed = discover_pair(&r) != 0;
         if (!r.discovery_failed)
             r.first = job_err;
@@ -591,7 +628,7 @@ int energy_run_jobs(struct energy_opts *o, struct jobs *js, struct npu_err *e)
 }
 
 /* Publishes the staging tree, which holds exactly the jobs' outputs. */
-int energy_commit(struct energy_opts *o, struct npu_err *e)
+static int commit(struct energy_plan *o, struct npu_err *e)
 {
     if (staging_publish(o->staging, o->out_root, e)) {
         if (o->out)
@@ -600,4 +637,127 @@ int energy_commit(struct energy_opts *o, struct npu_err *e)
     }
     o->staging[0] = '\0';   /* published: nothing left to remove */
     return 0;
+}
+
+/* ---- the request ---- */
+
+static const char *const default_pgs[] = { "NoPG", "Base", "HW", "Full", "Ideal" };
+
+struct energy_request energy_request_default(void)
+{
+    struct energy_request r = { 0 };
+    r.workload = "inference";
+    r.pgs = default_pgs;
+    r.npgs = (int)(sizeof default_pgs / sizeof default_pgs[0]);
+    r.dvfs = "None";
+    r.prof = profile_default();
+    return r;
+}
+
+/* The strategies: NoPG first, none twice, each found (into o->pg). */
+static int check_pgs(const struct energy_request *r, struct energy_plan *o, struct npu_err *e)
+{
+    if (r->npgs < 1 || !r->pgs)
+        return npu_errf(e, "--pg: expected at least one strategy (NoPG first)");
+    if (r->npgs > ENERGY_MAX_PG)
+        return npu_errf(e, "--pg: at most %d strategies", ENERGY_MAX_PG);
+    /* Slowdowns divide by NoPG's time, so NoPG comes first (the reference
+     * fails with a KeyError otherwise, quirk power Q22). */
+    if (strcmp(r->pgs[0], "NoPG") != 0) {
+        struct strbuf all = STRBUF_GROWING;
+        for (int i = 0; i < r->npgs; i++)
+            strbuf_printf(&all, "%s%s", i ? "," : "", r->pgs[i]);
+        npu_errf(e, "--pg \"%s\": the first strategy must be NoPG (slowdowns are relative to it)",
+                 all.s ? all.s : r->pgs[0]);
+        free(all.s);
+        return -1;
+    }
+    for (int i = 0; i < r->npgs; i++) {
+        for (int k = 0; k < i; k++)
+            if (strcmp(r->pgs[k], r->pgs[i]) == 0)
+                return npu_errf(e, "--pg: strategy \"%s\" is listed twice", r->pgs[i]);
+        struct npu_err inner;
+        if (pg_strategy_lookup(r->pgs[i], r->configs, o->prof, &o->pg[i], &inner))
+            return npu_errf(e, "--pg: %s", inner.msg);
+    }
+    return 0;
+}
+
+/* The request's values, before any work: the strategies and dvfs policy
+ * into o, and the output folder RESULTS -> RESULTS_<dvfs>. 0 or -1 with e
+ * naming the option. */
+static int check_request(const struct energy_request *r, struct energy_plan *o, struct npu_err *e)
+{
+    if (!r->results || r->nmodels < 1 || r->nversions < 1 || !r->models || !r->versions)
+        return npu_errf(e, "--results, --models and --versions are required");
+    if (!r->workload || (strcmp(r->workload, "inference") && strcmp(r->workload, "training")))
+        return npu_errf(e, "--workload \"%s\": expected inference or training", r->workload ? r->workload : "");
+    if (check_pgs(r, o, e))
+        return -1;
+    struct npu_err inner;
+    if (!r->dvfs || dvfs_policy_parse(r->dvfs, &o->dvfs, &inner))
+        return npu_errf(e, "--dvfs: %s", r->dvfs ? inner.msg : "expected a DVFS policy");
+    /* RESULTS/ -> RESULTS_<dvfs>, as the reference renames the results folder. */
+    char res[4096];
+    snprintf(res, sizeof res, "%s", r->results);
+    for (size_t l = strlen(res); l > 1 && res[l - 1] == '/'; l--)
+        res[l - 1] = '\0';
+    const char *last = strrchr(res, '/');
+    last = last ? last + 1 : res;
+    if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
+        return npu_errf(e, "--results \"%s\": name the results folder itself (its name gets the suffix _%s)",
+                        r->results, r->dvfs);
+    if ((size_t)snprintf(o->out_root, sizeof o->out_root, "%s_%s", res, r->dvfs) >= sizeof o->out_root)
+        return npu_errf(e, "--results: path too long");
+    return 0;
+}
+
+/* ---- the run ---- */
+
+/* The run once its plan is made: discover and run the jobs, publish. */
+static int run_plan(struct energy_plan *o, struct energy_done *done, struct npu_err *e)
+{
+    if (!path_is_dir(o->r->results))
+        return npu_errf(e, "--results \"%s\": no such folder (run npusim sweep --out %s first)", o->r->results,
+                        o->r->results);
+    struct jobs js = { 0 };
+    stage_progress_begin(o->progress, 0);
+    int rc = run_jobs(o, &js, e);
+    stage_progress_end(o->progress);
+    done->files = js.n;
+    done->nothing_found = !rc && js.n == 0;
+    if (!rc && js.n > 0)
+        rc = commit(o, e);
+    staging_remove(o->staging);
+    free(js.j);
+    return rc;
+}
+
+int energy_run(const struct energy_request *r, const struct stage_io *io, struct energy_done *done,
+               struct npu_err *e)
+{
+    memset(done, 0, sizeof *done);
+    struct energy_plan *o = calloc(1, sizeof *o);
+    if (!o)
+        return npu_errf(e, "out of memory");
+    struct stage_io none = stage_io_none();
+    io = io ? io : &none;
+    o->r = r;
+    o->prof = r->prof ? r->prof : profile_default();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = r->jobs > 0 ? r->jobs : cores > 0 ? cores : 1;
+    o->in = io->in;
+    o->out = io->out;
+    o->progress = &io->progress;
+    o->stop = io->stop;
+    o->missing = STRBUF_GROWING;
+    done->strategies = r->npgs;
+    int rc = check_request(r, o, e);
+    done->request_error = rc != 0;
+    snprintf(done->out_root, sizeof done->out_root, "%s", o->out_root);
+    if (!rc)
+        rc = run_plan(o, done, e);
+    done->missing = o->missing.n ? o->missing.s : (free(o->missing.s), NULL);
+    free(o);
+    return rc;
 }
