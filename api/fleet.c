@@ -1,9 +1,10 @@
 /* fleet.c — POST /api/fleet: a fleet file's tree (docs/fleet.md) in
  * the request, its annual energy and carbon out (the fleet.json `npusim
- * fleet` writes, and its table as text). Bounded like a sweep: at most
- * --max-points deployments, --time-limit checked between them (503); for a
- * server, models, chips and strategies are names only. No data structure
- * of its own. */
+ * fleet` writes, and its table as text), by the fleet stage's fleet_run
+ * (study/stages/fleet_stage.h). Bounded like a sweep: at most --max-points
+ * deployments, --time-limit checked between them (503); for a server,
+ * models, chips and strategies are names only, checked on the parsed
+ * deployments before any is simulated. No data structure of its own. */
 #define _DEFAULT_SOURCE  /* open_memstream on glibc */
 #include "api/api.h"
 
@@ -12,7 +13,6 @@
 #include <string.h>
 
 #include "study/stages/fleet_stage.h"
-#include "base/clock.h"
 
 /* A server's deployments name configs, never paths. */
 static const char *bad_name(const struct fleet_deployment *d, int n)
@@ -23,47 +23,59 @@ static const char *bad_name(const struct fleet_deployment *d, int n)
     return NULL;
 }
 
-int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+/* The request's deployments, parsed to be checked before the stage
+ * simulates any: 0, or the answer's status with msg (n bytes) saying why. */
+static int refused(const struct api_ctx *ctx, const cJSON *req, char *msg, size_t n)
 {
     struct fleet_deployment *d = NULL;
     struct npu_err e;
-    int n = 0;
-    if (fleet_parse(req, "fleet", &d, &n, &e)) {
+    int nd = 0;
+    if (fleet_parse(req, "fleet", &d, &nd, &e)) {
         free(d);
-        return api_reply_error(r, 400, e.msg);
+        snprintf(msg, n, "%s", e.msg);
+        return 400;
     }
-    const char *bad = ctx->local ? NULL : bad_name(d, n);
+    const char *bad = ctx->local ? NULL : bad_name(d, nd);
+    free(d);
+    if (bad)
+        snprintf(msg, n, "%s", bad);
+    else if (nd > ctx->max_points)
+        snprintf(msg, n, "fleet: %d deployments; expected at most %ld", nd, ctx->max_points);
+    return bad || nd > ctx->max_points ? 400 : 0;
+}
+
+int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *r)
+{
+    struct npu_err e;
     char msg[sizeof e.msg + 200];
-    if (!bad && n > ctx->max_points)
-        snprintf(msg, sizeof msg, "fleet: %d deployments; expected at most %ld", n, ctx->max_points), bad = msg;
-    if (bad) {
-        free(d);
-        return api_reply_error(r, 400, bad);
+    int status = refused(ctx, req, msg, sizeof msg);
+    if (status)
+        return api_reply_error(r, status, msg);
+    struct fleet_request fr = fleet_request_default();
+    fr.tree = req;
+    fr.name = "fleet";
+    fr.configs = ctx->configs;
+    fr.only_configs = ctx->only_configs;
+    fr.prof = ctx->prof;
+    fr.deadline_s = api_deadline(ctx);
+    struct stage_io io = stage_io_none();
+    struct fleet_done done;
+    if (fleet_run(&fr, &io, &done, &e)) {
+        status = done.late ? 503 : 400;
+        snprintf(msg, sizeof msg, "%s%s", e.msg, done.late ? " (npusim serve --time-limit)" : "");
+        fleet_done_free(&done);
+        return api_reply_error(r, status, msg);
     }
-    double deadline = api_deadline(ctx);
-    for (int i = 0; i < n; i++) {
-        int late = deadline > 0 && i > 0 && clock_monotonic_s() > deadline;
-        if (late || fleet_evaluate(ctx->configs, ctx->only_configs, ctx->prof, &d[i], &e)) {
-            if (late)
-                snprintf(msg, sizeof msg, "the time limit was reached after %d deployments (npusim serve --time-limit)", i);
-            else
-                snprintf(msg, sizeof msg, "fleet: deployments[%d] (\"%s\"): %s", i, d[i].name, e.msg);
-            free(d);
-            return api_reply_error(r, late ? 503 : 400, msg);
-        }
-    }
-    struct fleet_out tot;
-    fleet_total(d, n, &tot);
-    cJSON *j = fleet_json(d, n, &tot, ctx->prof, NULL);
+    cJSON *j = fleet_json(done.d, done.n, &done.total, ctx->prof, NULL);
     char *table = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&table, &len);
     if (m) {
-        fleet_print_table(d, n, &tot, m);
+        fleet_print_table(done.d, done.n, &done.total, m);
         fclose(m);
     }
     cJSON_AddStringToObject(j, "table", table ? table : "");
     free(table);
-    free(d);
+    fleet_done_free(&done);
     return api_reply_json(r, 200, j);
 }

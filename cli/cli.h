@@ -180,6 +180,11 @@ int cmd_slo(int argc, char **argv);
 /* npusim slo; in_suite: a version without results is a warning (the suite's
  * sweeps said what they found), not an error. */
 int slo_command(int argc, char **argv, bool in_suite);
+/* npusim slo from its request (study/stages/slo_stage.h) and io (its suite
+ * flag): prints what the command prints; returns its exit status. */
+struct slo_request;
+struct stage_io;
+int slo_command_run(const struct slo_request *r, const struct stage_io *io);
 int cmd_suite(int argc, char **argv);
 int cmd_fields(int argc, char **argv);
 

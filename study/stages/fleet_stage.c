@@ -1,7 +1,11 @@
-/* fleet_stage.c — the fleet stage (see fleet_stage.h). */
+/* fleet_stage.c — the fleet stage (see fleet_stage.h): the fleet file's
+ * parser, one deployment's evaluation, the totals, the table, fleet.csv and
+ * fleet.json, and fleet_run, which does them in order for every caller. No
+ * data structure beyond the header's. */
 #include "study/stages/fleet_stage.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +16,10 @@
 #include "power/energy.h"
 #include "power/pg.h"
 #include "study/run/pipeline.h"
+#include "study/run/pyjson.h"
 #include "study/run/report.h"
 #include "study/run/config.h"
+#include "base/clock.h"
 #include "base/json_strict.h"
 #include "base/textfile.h"
 
@@ -487,4 +493,130 @@ void fleet_total(const struct fleet_deployment *d, int n, struct fleet_out *tot)
         tot->embodied_tCO2e += d[i].out.embodied_tCO2e;
         tot->total_tCO2e += d[i].out.total_tCO2e;
     }
+}
+
+struct fleet_request fleet_request_default(void)
+{
+    struct fleet_request r;
+    memset(&r, 0, sizeof r);
+    r.prof = profile_default();
+    return r;
+}
+
+void fleet_done_free(struct fleet_done *done)
+{
+    free(done->d);
+    free(done->warnings);
+    done->d = NULL;
+    done->warnings = NULL;
+    done->n = done->evaluated = 0;
+}
+
+/* Appends one "warning: ..." line to *w (malloc'ed text). */
+static void add_warning(char **w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(char **w, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t had = *w ? strlen(*w) : 0, add = strlen(line);
+    char *t = realloc(*w, had + add + sizeof "warning: \n");
+    if (!t)
+        return;
+    snprintf(t + had, add + sizeof "warning: \n", "warning: %s\n", line);
+    *w = t;
+}
+
+/* What the figures of an evaluated deployment d cannot be trusted for. */
+static void warn_of(const struct fleet_deployment *d, char **w)
+{
+    if (d->oom)
+        add_warning(w, "\"%s\" does not fit in memory: %.1f GiB per chip against %lld GiB of HBM: its "
+                    "figures cannot be reached (give it more chips or more tensor parallelism)",
+                    d->name, d->cap.mem_GiB, (long long)d->chip_hbm_GB);
+    if (d->out.overloaded)
+        add_warning(w, "\"%s\" is overloaded: the load needs %lld replicas", d->name,
+                    (long long)d->out.replicas_needed);
+}
+
+/* Evaluates done's deployments in order, stopping at the first that fails,
+ * at the deadline or when asked. */
+static int evaluate_all(const struct fleet_request *r, const struct profile *prof, const char *name,
+                        const struct stage_io *io, struct fleet_done *done, struct npu_err *e)
+{
+    const struct stage_progress *shown = io ? &io->progress : NULL;
+    int rc = 0;
+    /* A deployment with "best" simulates every layout: seconds each. */
+    stage_progress_begin(shown, done->n);
+    for (int i = 0; i < done->n && !rc; i++) {
+        struct fleet_deployment *d = &done->d[i];
+        if (r->deadline_s > 0 && i > 0 && clock_monotonic_s() > r->deadline_s) {
+            done->late = true;
+            rc = npu_errf(e, "the time limit was reached after %d deployments", i);
+            break;
+        }
+        if (io && io->stop && *io->stop) {
+            rc = npu_errf(e, "stopped after %d of %d deployments", i, done->n);
+            break;
+        }
+        stage_progress_update(shown, i);
+        struct npu_err why;
+        int bad = fleet_evaluate(r->configs, r->only_configs, prof, d, &why);
+        stage_progress_end(shown);   /* a message after starts on a clean line; the next update redraws */
+        if (bad)
+            rc = npu_errf(e, "%s: deployments[%d] (\"%s\"): %s", name, i, d->name, why.msg);
+        else
+            warn_of(d, &done->warnings), done->evaluated = i + 1;
+    }
+    return rc;
+}
+
+int fleet_run(const struct fleet_request *r, const struct stage_io *io, struct fleet_done *done,
+              struct npu_err *e)
+{
+    memset(done, 0, sizeof *done);
+    const struct profile *prof = r->prof ? r->prof : profile_default();
+    const char *name = r->name ? r->name : r->path ? r->path : "fleet";
+    cJSON *read = NULL;
+    const cJSON *j = r->tree;
+    if (!j && !r->path)
+        return npu_errf(e, "fleet: no fleet file given");
+    if (!j && !(j = read = config_read_json(r->path, e)))
+        return -1;
+    int rc = fleet_parse(j, name, &done->d, &done->n, e);
+    if (!rc)
+        rc = evaluate_all(r, prof, name, io, done, e);
+    cJSON_Delete(read);
+    if (rc)
+        return -1;
+    fleet_total(done->d, done->n, &done->total);
+    fleet_defaults_note(done->d, done->n, done->defaults_note, sizeof done->defaults_note);
+    return r->out_dir ? fleet_write(r, r->out_dir, done, e) : 0;
+}
+
+int fleet_write(const struct fleet_request *r, const char *out_dir, struct fleet_done *done, struct npu_err *e)
+{
+    struct output *o = done->wrote;
+    output_clear(o, 2);
+    snprintf(o[0].path, sizeof o[0].path, "%s/fleet.csv", out_dir);
+    o[0].text = fleet_csv_text(done->d, done->n, &done->total);
+    cJSON *jo = fleet_json(done->d, done->n, &done->total, r->prof ? r->prof : profile_default(), r->path);
+    snprintf(o[1].path, sizeof o[1].path, "%s/fleet.json", out_dir);
+    o[1].text = pyjson_print(jo);
+    cJSON_Delete(jo);
+    done->nwrote = 2;
+    if (!o[0].text || !o[1].text) {
+        free(o[0].text);
+        free(o[1].text);
+        o[0].text = o[1].text = NULL;
+        done->nwrote = 0;
+        return npu_errf(e, "out of memory");
+    }
+    if (write_outputs(o, 2, e)) {
+        done->nwrote = 0;
+        return -1;
+    }
+    return 0;
 }

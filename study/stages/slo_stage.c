@@ -1,7 +1,8 @@
-/* slo_stage.c — the SLO stage (see slo_stage.h). For each model and phase
- * every version's statistics files are read once (struct version_set), the
- * reference latency taken from TPUv5p, and each scale's choices made by
- * power/slo.c and written in the reference's key order. */
+/* slo_stage.c — the SLO stage (see slo_stage.h): its request's defaults and
+ * checks, and the run. For each model and phase every version's statistics
+ * files are read once (struct version_set), the reference latency taken
+ * from TPUv5p, and each scale's choices made by power/slo.c and written in
+ * the reference's key order. */
 #include "study/stages/slo_stage.h"
 
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/textfile.h"
 #include "power/slo.h"
 #include "study/run/config.h"
 #include "study/run/outputs.h"
@@ -90,12 +92,12 @@ static int load_files(const struct slo_metrics *m, struct version_set *s, int n,
 /* Loads model/version; points carry the metrics of m. -1 when the model's
  * folder cannot be listed (the model is skipped), -2 for a statistics file
  * that does not read as one (an error: exit 2); both name the file. */
-static int load_set(const struct slo_opts *o, const char *model, const char *version, const char *suffix,
+static int load_set(const struct slo_request *o, const char *model, const char *version, const char *suffix,
                     const struct slo_metrics *m, struct version_set *s, struct npu_err *e)
 {
     memset(s, 0, sizeof *s);
     int n;
-    if (results_list(o->results, model, version, o->workload, suffix, &s->files, &n, warn, e))
+    if (results_list(o->results_dir, model, version, o->workload, suffix, &s->files, &n, warn, e))
         return -1;
     return load_files(m, s, n, e) ? -2 : 0;
 }
@@ -144,12 +146,12 @@ static void replace_all(const char *s, const char *old, const char *new, char *o
 /* The stats file a choice names: output_file_path with ".csv" → "[_phase].json"
  * made absolute, as the reference names it; or, unless the profile keeps that,
  * the file the choice was read from, relative to the --results root. */
-static cJSON *stats_file(const struct slo_opts *o, const struct results_file *f, const cJSON *j,
+static cJSON *stats_file(const struct slo_request *o, const struct results_file *f, const cJSON *j,
                          const char *phase_suffix, bool llm_inference)
 {
     if (!o->prof->absolute_output_paths) {
-        size_t n = strlen(o->results);
-        bool under = strncmp(f->path, o->results, n) == 0 && f->path[n] == '/';
+        size_t n = strlen(o->results_dir);
+        bool under = strncmp(f->path, o->results_dir, n) == 0 && f->path[n] == '/';
         return cJSON_CreateString(under ? f->path + n + 1 : f->path);
     }
     const cJSON *p = jpath(j, "sim_config.output_file_path");
@@ -181,7 +183,7 @@ static cJSON *py_mul(const cJSON *a, const cJSON *b)
 /* The SLO result of one version when some configuration meets the SLO: the
  * minimum-chip, throughput-optimal, energy-optimal and cost-optimal choices c
  * among s, in the reference's key order. */
-static void fill_choice(const struct slo_opts *o, cJSON *r, const struct slo_metrics *pm, const struct version_set *ps,
+static void fill_choice(const struct slo_request *o, cJSON *r, const struct slo_metrics *pm, const struct version_set *ps,
                         const struct slo_choice *pc, const cJSON *slo_item, const char *eff_display, double cost,
                         const char *suffix, bool llm_inf)
 {
@@ -227,7 +229,7 @@ static void fill_choice(const struct slo_opts *o, cJSON *r, const struct slo_met
 }
 
 /* Who made a result: the model and chip versions it compares (NULL under neusim). */
-static cJSON *slo_provenance(const struct slo_opts *o, const char *model)
+static cJSON *slo_provenance(const struct slo_request *o, const char *model)
 {
     cJSON *prov = config_provenance(o->prof, NULL);
     if (prov) {
@@ -260,7 +262,7 @@ static bool metrics_of(const char *model, bool training, const char *phase, stru
  * sets). A file that does not read is an error (*fatal); a version without
  * files, a warning here (slo_run refuses one that no model named has results
  * for); a model without a folder, a warning and *failed. */
-static struct version_set *load_versions(const struct slo_opts *o, const char *model, const char *phase,
+static struct version_set *load_versions(const struct slo_request *o, const char *model, const char *phase,
                                          const char *suffix, const struct slo_metrics *m, bool *failed,
                                          bool *fatal, struct npu_err *e)
 {
@@ -274,12 +276,12 @@ static struct version_set *load_versions(const struct slo_opts *o, const char *m
             fprintf(stderr, "npusim slo: warning: %s; %s skipped\n", e->msg, model);
         if (!rc && !sets[vi].n && strcmp(phase, "decode"))   /* once per model: the decode phase mirrors */
             fprintf(stderr, "npusim slo: warning: no %s results for %s v%s under %s\n", o->workload, model,
-                    o->versions[vi], o->results);
+                    o->versions[vi], o->results_dir);
     }
     return sets;
 }
 
-int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, char **text, struct npu_err *err)
+int slo_analyse(const struct slo_request *o, const char *model, const char *phase, char **text, struct npu_err *err)
 {
     *text = NULL;
     bool training = !strcmp(o->workload, "training");
@@ -307,12 +309,12 @@ int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, 
     if (ri < 0) {
         fprintf(stderr, "npusim slo: warning: %s%s%s: no TPUv5p reference configuration (batch %lld, fits in "
                         "memory) under %s; skipped\n", model, phase[0] ? " " : "", phase,
-                (long long)slo_reference_batch(model, training), o->results);
+                (long long)slo_reference_batch(model, training), o->results_dir);
         set_free(&ref);
         return 0;
     }
     const cJSON *ref_lat = jpath(ref.json[ri], m.latency);
-    cJSON *mult = jraw_i64(o->multiple);
+    cJSON *mult = jraw_i64(o->slo_multiple);
     cJSON *base = py_mul(ref_lat, mult);
 
     cJSON *root = cJSON_CreateObject();
@@ -324,11 +326,11 @@ int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, 
     struct version_set *sets = load_versions(o, model, phase, suffix, &m, &failed, &fatal, &e);
     for (int si = 0; si < o->nscales && !failed; si++) {
         char sk[32];
-        snprintf(sk, sizeof sk, "%lld", (long long)o->scales[si]);
+        snprintf(sk, sizeof sk, "%lld", (long long)o->slo_scales[si]);
         cJSON *scale = cJSON_CreateObject();
         for (size_t k = 0; k < 4; k++)
             cJSON_AddItemToObject(scale, preset[k], cJSON_CreateObject());
-        cJSON *sc = jraw_i64(o->scales[si]);
+        cJSON *sc = jraw_i64(o->slo_scales[si]);
         cJSON *slo_item = py_mul(base, sc);
         cJSON_Delete(sc);
         double slo;
@@ -338,7 +340,7 @@ int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, 
             struct version_set s = sets[vi];
             double cost = s.price > 0 ? s.price : slo_cost_per_chip_hour(v);
             struct slo_choice c;
-            rc = slo_select(s.pts, s.n, training ? 32 : -1, o->max_chips, slo, m.tput_max, cost, &c);
+            rc = slo_select(s.pts, s.n, training ? 32 : -1, o->max_num_chips, slo, m.tput_max, cost, &c);
             cJSON *r = cJSON_CreateObject();
             if (rc) {
                 npu_errf(&e, "%s: field \"carbon_and_energy_stats.1.%s\" is missing (expected the "
@@ -379,9 +381,9 @@ int slo_analyse(const struct slo_opts *o, const char *model, const char *phase, 
 
 /* A version named that none of the models named has statistics for is a
  * mistake (a typo, or the wrong tree): an error before any analysis. In a
- * suite (o->suite) the sweeps before said what they found, and a workload
+ * suite (suite) the sweeps before said what they found, and a workload
  * whose points were all invalid leaves none: a warning there. */
-static int versions_have_results(const struct slo_opts *o, struct npu_err *e)
+static int versions_have_results(const struct slo_request *o, bool suite, struct npu_err *e)
 {
     bool training = !strcmp(o->workload, "training");
     for (int v = 0; v < o->nversions; v++) {
@@ -391,24 +393,85 @@ static int versions_have_results(const struct slo_opts *o, struct npu_err *e)
             struct results_file *files = NULL;
             int n = 0;
             struct npu_err ignored;   /* a model without a folder is warned about where it is analysed */
-            if (!results_list(o->results, o->models[i], o->versions[v], o->workload, llm_inf ? "_prefill" : "",
-                              &files, &n, NULL, &ignored))
+            if (!results_list(o->results_dir, o->models[i], o->versions[v], o->workload,
+                              llm_inf ? "_prefill" : "", &files, &n, NULL, &ignored))
                 total += n;
             free(files);
         }
         if (total)
             continue;
-        if (!o->suite && !o->prof->stage_without_results_warns)
+        if (!suite && !o->prof->stage_without_results_warns)
             return npu_errf(e, "--versions \"%s\": no %s results for version %s of any model named under %s",
-                            o->versions[v], o->workload, o->versions[v], o->results);
+                            o->versions[v], o->workload, o->versions[v], o->results_dir);
         fprintf(stderr, "npusim slo: warning: no %s results for version %s of any model named under %s\n",
-                o->workload, o->versions[v], o->results);
+                o->workload, o->versions[v], o->results_dir);
     }
     return 0;
 }
 
-int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
+struct slo_request slo_request_default(void)
 {
+    struct slo_request r;
+    memset(&r, 0, sizeof r);
+    r.workload = "inference";
+    for (int i = 0; i < 6; i++)
+        r.slo_scales[i] = i + 1;
+    r.nscales = 6;
+    r.max_num_chips = INT_MAX;
+    r.slo_multiple = 1;
+    r.prof = profile_default();
+    return r;
+}
+
+/* --results must be a folder holding at least one of the models (see
+ * slo_request_check). */
+static int check_results(const struct slo_request *r, struct npu_err *e)
+{
+    if (!path_is_dir(r->results_dir))
+        return npu_errf(e, "--results \"%s\": no such folder", r->results_dir);
+    char first_missing[4096] = "";
+    for (int i = 0; i < r->nmodels; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", r->results_dir, r->models[i]);
+        if (path_is_dir(dir))
+            return 0;
+        if (!first_missing[0])
+            snprintf(first_missing, sizeof first_missing, "%s", dir);
+    }
+    return npu_errf(e, "%s: no such folder: --results holds none of the models named "
+                    "(expected the carbon stage's CI<ci>/UTIL<u> folder)", first_missing);
+}
+
+int slo_request_check(const struct slo_request *r, struct npu_err *e)
+{
+    if (!r->workload || (strcmp(r->workload, "inference") && strcmp(r->workload, "training")))
+        return npu_errf(e, "--workload \"%s\": expected inference or training", r->workload ? r->workload : "");
+    if (r->max_num_chips < 1)
+        return npu_errf(e, "--max-num-chips \"%lld\": expected a positive integer", (long long)r->max_num_chips);
+    if (r->slo_multiple <= 0)
+        return npu_errf(e, "--default-slo-multiple \"%lld\": expected a positive integer",
+                        (long long)r->slo_multiple);
+    if (!r->results_dir || !r->out_dir || !r->nmodels || !r->nversions)
+        return npu_errf(e, "--results, --out, --models and --versions are required");
+    if (r->nmodels < 0 || r->nmodels > SLO_MAX_ITEMS || r->nversions < 0 || r->nversions > SLO_MAX_ITEMS)
+        return npu_errf(e, "--models / --versions: expected a comma list of at most %d names", SLO_MAX_ITEMS);
+    if (r->nscales <= 0 || r->nscales > SLO_MAX_ITEMS)
+        return npu_errf(e, "--slo-scales: expected a comma list of at most %d integers", SLO_MAX_ITEMS);
+    for (int i = 0; i < r->nscales; i++)
+        if (r->slo_scales[i] <= 0)
+            return npu_errf(e, "--slo-scales \"%lld\": expected a positive integer", (long long)r->slo_scales[i]);
+    return check_results(r, e);
+}
+
+int slo_run(const struct slo_request *req, const struct stage_io *io, struct slo_done *done, struct npu_err *e)
+{
+    done->written = done->analyses = 0;
+    if (slo_request_check(req, e))
+        return -1;
+    struct slo_request rq = *req;
+    const struct slo_request *o = &rq;
+    if (!rq.prof)
+        rq.prof = profile_default();
     bool training = !strcmp(o->workload, "training");
     struct task {
         const char *model, *phase;   /* phase "" for single-file workloads */
@@ -421,7 +484,9 @@ int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
             if (slo_model_class(o->models[i]) == SLO_LLM)
                 tasks[nt++] = (struct task){ o->models[i], "decode" };
     struct output *out = calloc((size_t)nt, sizeof *out);
-    int n = 0, rc = versions_have_results(o, e);
+    if (!out)
+        return npu_errf(e, "out of memory");
+    int n = 0, rc = versions_have_results(o, io && io->suite, e);
     for (int i = 0; i < nt && !rc; i++) {
         char *text = NULL;
         rc = slo_analyse(o, tasks[i].model, tasks[i].phase, &text, e);
@@ -429,10 +494,10 @@ int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
             continue;
         bool llm_inf = !training && slo_model_class(tasks[i].model) == SLO_LLM;
         if (llm_inf)
-            snprintf(out[n].path, sizeof out[n].path, "%s/%s/%s-%s.json", o->out, tasks[i].model, o->workload,
-                     tasks[i].phase);
+            snprintf(out[n].path, sizeof out[n].path, "%s/%s/%s-%s.json", o->out_dir, tasks[i].model,
+                     o->workload, tasks[i].phase);
         else
-            snprintf(out[n].path, sizeof out[n].path, "%s/%s/%s.json", o->out, tasks[i].model, o->workload);
+            snprintf(out[n].path, sizeof out[n].path, "%s/%s/%s.json", o->out_dir, tasks[i].model, o->workload);
         out[n++].text = text;
     }
     /* Nothing left to write (every model skipped for what its results hold,
@@ -447,4 +512,3 @@ int slo_run(const struct slo_opts *o, struct slo_done *done, struct npu_err *e)
     done->analyses = nt;
     return rc;
 }
-
