@@ -547,7 +547,7 @@ static void hide_server_paths(const struct api_ctx *ctx, struct api_response *r)
 {
     if (ctx->local || r->status < 400 || !r->body)
         return;
-    cJSON *j = cJSON_Parse(r->body);
+    cJSON *j = json_parse(r->body, strlen(r->body), "the response", NULL);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
     char *msg = cJSON_IsString(m) ? strdup(m->valuestring) : NULL;
     if (msg) {

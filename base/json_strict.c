@@ -89,6 +89,15 @@ cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct np
     return j;
 }
 
+cJSON *json_parse(const char *text, size_t n, const char *name, struct npu_err *e)
+{
+    const char *at = text;
+    cJSON *j = rawjson_parse_at(text, n, JSON_NUMBERS_DOUBLE, NULL, &at);
+    if (!j)
+        npu_errf(e, "%s: not JSON (at byte %ld)", name, (long)(at - text));
+    return j;
+}
+
 cJSON *json_read_file_strict(const char *path, struct npu_err *e)
 {
     size_t n;

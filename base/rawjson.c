@@ -315,17 +315,27 @@ static int line_at(const char *text, const char *at, const char *end)
     return line;
 }
 
-cJSON *rawjson_parse_prefix(const char *text, size_t len, enum json_numbers numbers, const char **rest,
-                            int *err_line)
+cJSON *rawjson_parse_at(const char *text, size_t len, enum json_numbers numbers, const char **rest,
+                        const char **err_at)
 {
     struct rj r = { text, text + len, text, numbers, NULL, NULL, 0 };
     cJSON *j = value(&r, 0);
     ws(&r);
-    if (!j && err_line)
-        *err_line = line_at(text, r.err ? r.err : r.p, r.end);
+    if (!j && err_at)
+        *err_at = r.err ? r.err : r.p;
     if (j && rest)
         *rest = r.p;
     free(r.scratch);
+    return j;
+}
+
+cJSON *rawjson_parse_prefix(const char *text, size_t len, enum json_numbers numbers, const char **rest,
+                            int *err_line)
+{
+    const char *at = NULL;
+    cJSON *j = rawjson_parse_at(text, len, numbers, rest, &at);
+    if (!j && err_line)
+        *err_line = line_at(text, at, text + len);
     return j;
 }
 

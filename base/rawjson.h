@@ -37,6 +37,11 @@ cJSON *rawjson_parse(const char *text, size_t len, enum json_numbers numbers, in
 cJSON *rawjson_parse_prefix(const char *text, size_t len, enum json_numbers numbers, const char **rest,
                             int *err_line);
 
+/* The same with the position of a syntax error (where the reader stopped)
+ * in *err_at instead of its line. */
+cJSON *rawjson_parse_at(const char *text, size_t len, enum json_numbers numbers, const char **rest,
+                        const char **err_at);
+
 /* 1 for the bytes a JSON string holds as they are (0x20..0x7f except '"'
  * and '\\'), 0 for those that end a plain run: the reader here and the
  * printer (study/run/pyjson.c) scan runs with one load per byte. */

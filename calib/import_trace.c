@@ -14,6 +14,7 @@
 #include "calib/import_internal.h"
 #include "base/csv_lines.h"
 #include "base/lists.h"
+#include "base/json_strict.h"
 #include "base/pyfmt.h"
 #include "base/textfile.h"
 
@@ -311,15 +312,13 @@ int import_chrome_trace(const char *path, const char *dtype, const struct name_r
     char *text = read_gz(path, &len, e);
     if (!text)
         return -1;
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    cJSON *root = json_parse(text, len, path, e);   /* NULL: "path: not JSON (at byte B)" */
     const cJSON *events = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     if (!root || !cJSON_IsArray(events)) {
-        const char *at = cJSON_GetErrorPtr();
-        long off = root || !at || at < text || at > text + len ? -1 : (long)(at - text);
+        int rc = root ? npu_errf(e, "%s: expected a trace-event list or an object with \"traceEvents\"", path) : -1;
         cJSON_Delete(root);
         free(text);
-        return off >= 0 ? npu_errf(e, "%s: not JSON (at byte %ld)", path, off)
-                        : npu_errf(e, "%s: expected a trace-event list or an object with \"traceEvents\"", path);
+        return rc;
     }
     int n = 0, nops = 0, ninner = 0, nk = 0;
     struct tev *ev = collect_events(events, rules, dtype, &n);

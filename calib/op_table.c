@@ -12,6 +12,7 @@
 
 #include "base/csv_lines.h"
 #include "base/lists.h"
+#include "base/json_strict.h"
 #include "traces/precision.h"
 #include "base/textfile.h"
 
@@ -309,7 +310,7 @@ int op_table_parse(const char *name, const char *buf, size_t len, struct op_tabl
         first++;
     const char *why;
     if (first < len && buf[first] == '[') {
-        cJSON *root = cJSON_ParseWithLength(buf + skip, len - skip);
+        cJSON *root = json_parse(buf + skip, len - skip, name, NULL);   /* NULL: "record 0: not JSON" */
         read_json_records(&r, root);
         cJSON_Delete(root);
     } else if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)

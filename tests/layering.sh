@@ -3,7 +3,8 @@
 #
 # Each folder may include the headers of the folders listed for it (its own
 # always), and nothing else of ours; a header named *_internal.h is private to
-# its folder. Unit tests and fuzz harnesses (tests/) may include anything.
+# its folder; and only base/ calls cJSON_Parse* (the one JSON reader). Unit
+# tests and fuzz harnesses (tests/) may include and call anything.
 # Prints every violation as file:line and exits 1 if there is one. Run by
 # `make layering` and by `make test`. An argument names another tree to scan
 # (tests/cli checks that a planted violation fails).
@@ -64,6 +65,17 @@ for dir in base traces opsgen chipsim power study/run study/stages study/sweep s
         done
     done
 done >"${TMPDIR:-/tmp}/layering.$$"
+# Every JSON text is read by the one reader (base/json_strict.h): no folder
+# above base/ calls cJSON's parser itself.
+for dir in traces opsgen chipsim power study/run study/stages study/sweep study/view study calib api cli; do
+    [ -d "$dir" ] || continue
+    for f in "$dir"/*.c "$dir"/*.h; do
+        [ -f "$f" ] || continue
+        grep -n 'cJSON_Parse[A-Za-z]*[[:space:]]*(' "$f" | while IFS= read -r line; do
+            echo "$f:${line%%:*}: calls cJSON's parser; JSON is read by base/json_strict.h (json_parse*)"
+        done
+    done
+done >>"${TMPDIR:-/tmp}/layering.$$"
 if [ -s "${TMPDIR:-/tmp}/layering.$$" ]; then
     cat "${TMPDIR:-/tmp}/layering.$$"
     bad=1

@@ -19,6 +19,7 @@
 
 #include "base/fastfloat.h"
 #include "base/textfile.h"
+#include "base/json_strict.h"
 
 
 /* ------------------------------------------------------------------------ */
@@ -608,7 +609,8 @@ static long take_provenance(const char **buf, size_t *len, struct trace_provenan
         return 1;
     const char *nl = memchr(*buf, '\n', *len);
     size_t n = nl ? (size_t)(nl - *buf) + 1 : *len, k = strlen(TRACE_PROVENANCE_PREFIX);
-    cJSON *j = p && n > k && !memcmp(*buf, TRACE_PROVENANCE_PREFIX, k) ? cJSON_ParseWithLength(*buf + k, n - k) : NULL;
+    bool ours = p && n > k && !memcmp(*buf, TRACE_PROVENANCE_PREFIX, k);
+    cJSON *j = ours ? json_parse(*buf + k, n - k, "provenance", NULL) : NULL;   /* not JSON: no provenance */
     for (size_t i = 0; cJSON_IsObject(j) && i < NPROV; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, prov_field[i].key);
         if (cJSON_IsString(v))

@@ -10,6 +10,7 @@
 #include "study/run/pyjson.h"
 #include "study/run/results.h"
 #include "base/atomic.h"
+#include "base/json_strict.h"
 #include "base/textfile.h"
 #include "traces/trace_csv.h"
 
@@ -56,7 +57,9 @@ static int keep_results(struct output *o, int n, struct results *keep, struct np
 static int keep_in_memory(struct output *o, int n, cJSON *memory)
 {
     for (int i = 0; i < n; i++) {
-        cJSON *tree = o[i].tree ? o[i].tree : o[i].text && !o[i].trace ? cJSON_Parse(o[i].text) : NULL;
+        cJSON *tree = o[i].tree                  ? o[i].tree
+                      : o[i].text && !o[i].trace ? json_parse(o[i].text, strlen(o[i].text), o[i].path, NULL)
+                                                 : NULL;
         if (tree)
             cJSON_AddItemToObject(memory, path_base(o[i].path), tree);
         free(o[i].text);

@@ -1,4 +1,4 @@
-/* test_json_strict.c — the strict JSON reader and the did-you-mean hints
+/* test_json_strict.c — the strict and lenient JSON readers and the did-you-mean hints
  * (base/json_strict.h), and the range of every config field. */
 #include "testutil.h"
 
@@ -38,6 +38,26 @@ static void test_strict_parse(void **state)
     expect_bad("{\"a\":\n 1\0}", 10, "f.json:2: a NUL byte");
     expect_bad("{\"a\": }", 0, "f.json:1: invalid JSON");
     expect_bad(" ", 1, "f.json:1: invalid JSON");
+}
+
+/* json_parse: cJSON_ParseWithLength's leniency (text after the value,
+ * duplicate keys, the first found) through the one reader, the error at a byte. */
+static void test_lenient_parse(void **state)
+{
+    (void)state;
+    struct npu_err e;
+    const char *t = "{\"a\": 1.5, \"a\": 2, \"s\": \"x\"} tail";
+    cJSON *j = json_parse(t, strlen(t), "f.json", &e);
+    assert_non_null(j);
+    assert_true(cJSON_GetObjectItemCaseSensitive(j, "a")->valuedouble == 1.5);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "s")->valuestring, "x");
+    cJSON_Delete(j);
+    j = json_parse("[1, 2]", 4, "f.json", &e);   /* only the first n bytes are read */
+    assert_null(j);
+    assert_string_equal(e.msg, "f.json: not JSON (at byte 4)");
+    assert_null(json_parse("[{\"ph\": NaN}]", 13, "t.json", &e));   /* standard JSON: no NaN */
+    assert_string_equal(e.msg, "t.json: not JSON (at byte 8)");
+    assert_null(json_parse("", 0, "e.json", NULL));   /* no message wanted */
 }
 
 static void test_suggestions(void **state)
@@ -169,6 +189,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strict_parse),
+        cmocka_unit_test(test_lenient_parse),
         cmocka_unit_test(test_suggestions),
         cmocka_unit_test(test_field_ranges),
         cmocka_unit_test(test_field_docs),
