@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "study/run/pyjson.h"
 #include "base/version.h"
 
 char *npusim_call(const char *path, const char *request, const char *configs, const char *profile, int *status)
 {
+    pyjson_allocator_init();   /* the library's choice of cJSON allocator, as main's (study/run/pyjson.h) */
     /* no profile: the command line's default (profile_default), not a copy of its name */
     const struct profile *prof = profile ? profile_by_name(profile) : profile_default();
     struct api_response r;

@@ -127,7 +127,7 @@ int main(int argc, char **argv)
      * without MPI, a refusal when mpirun started several copies. */
     if (mpi_world_init(&argc, &argv))
         return EXIT_USAGE;
-    pyjson_use_lookaside();
+    pyjson_allocator_init();   /* before any cJSON tree (study/run/pyjson.h) */
     /* A closed pipe is a write error (EPIPE) that names the output and
      * exits 2, not a silent death by SIGPIPE halfway through a file. */
     signal(SIGPIPE, SIG_IGN);

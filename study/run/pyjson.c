@@ -3,6 +3,7 @@
  * terminated once at the end. */
 #include "study/run/pyjson.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -266,8 +267,14 @@ char *pyjson_text_take(struct pyjson_text *t)
 static void *lookaside_malloc(size_t n) { return opstr_alloc(n ? n : 1); }
 static void lookaside_free(void *p) { opstr_release(p); }
 
-void pyjson_use_lookaside(void)
+static void use_lookaside(void)
 {
     cJSON_Hooks h = { lookaside_malloc, lookaside_free };
     cJSON_InitHooks(&h);
+}
+
+void pyjson_allocator_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, use_lookaside);
 }

@@ -49,11 +49,26 @@ void pyjson_text_end(struct pyjson_text *t);
 char *pyjson_text_take(struct pyjson_text *t);
 
 
-/* Makes cJSON allocate from the per-thread small-block lists of
- * traces/opstr.c instead of malloc (see pyjson.c for the measured
- * difference). Call once, before any cJSON allocation; afterwards free
- * cJSON's own buffers (e.g. of cJSON_PrintUnformatted) with cJSON_free,
- * never free(). */
-void pyjson_use_lookaside(void);
+/* The cJSON allocator, chosen by an explicit call: every entry point
+ * makes it first (cli/main.c's main, api/capi.c's npusim_call, which the
+ * shared library and Python enter by), before any cJSON allocation.
+ *
+ * It makes cJSON allocate its nodes and strings from the per-thread
+ * small-block lists of traces/opstr.c instead of malloc. Why it matters:
+ * - speed: the stages build and drop trees of hundreds of small nodes per
+ *   statistics file, and malloc cost more than the JSON work (pyjson.c
+ *   gives the measured difference);
+ * - correctness: cJSON_InitHooks is process-wide (libcjson is a shared
+ *   library) and a block must go back to the allocator it came from, so
+ *   the choice is made once, before the first tree, and never changed: a
+ *   tree made before the call and deleted after it would be freed by the
+ *   wrong allocator. For the same reason cJSON's own buffers (the text of
+ *   cJSON_Print*) are freed with cJSON_free, never free(); and a host
+ *   program that loads the library and uses libcjson itself must not hold
+ *   cJSON trees of its own across the first npusim_call.
+ * Idempotent and thread-safe (pthread_once): threads that enter the library
+ * at once all find the hooks installed when it returns. Code that never
+ * calls it (unit tests) gets cJSON's malloc, which changes no output. */
+void pyjson_allocator_init(void);
 
 #endif

@@ -3,7 +3,8 @@
  * string lookaside (thread-local), get exactly what one thread gets with a
  * cold memo, and op strings may be freed on another thread than the one that
  * made them; per-thread tables (traces/tls_table) come zeroed and go with
- * their thread. make check runs this under ASan/UBSan (and LeakSanitizer
+ * their thread; the cJSON allocator is chosen once, whichever thread asks
+ * first. make check runs this under ASan/UBSan (and LeakSanitizer
  * sees the exiting threads' lookaside lists drained and tables freed). */
 #define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "testutil.h"
@@ -19,6 +20,7 @@
 #include "opsgen/sweep.h"
 #include "traces/opstr.h"
 #include "base/tls_table.h"
+#include "study/run/pyjson.h"
 #include "traces/trace_csv.h"
 
 #define LLAMA3_8B test_model_text("llama3-8b")
@@ -428,6 +430,50 @@ static void test_string_blocks_bounded_when_freed_elsewhere(void **state)
     free(s);
 }
 
+/* ---- study/run/pyjson: the cJSON allocator, chosen once by whoever comes first ---- */
+
+static int json_worker(void *arg)
+{
+    cJSON **out = arg;
+    pyjson_allocator_init();   /* every entry point calls it; the first installs the hooks */
+    cJSON *j = cJSON_CreateObject();
+    for (int i = 0; i < 200; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "key%d", i);
+        cJSON_AddNumberToObject(j, k, i);
+    }
+    char *text = cJSON_PrintUnformatted(j);
+    static const char head[] = "{\"key0\":0,\"key1\":1,";
+    int bad = !text || strncmp(text, head, sizeof head - 1) != 0;
+    cJSON_free(text);   /* cJSON's buffer goes back to cJSON's allocator */
+    *out = j;           /* deleted on the main thread */
+    return bad;
+}
+
+/* Last: from here on cJSON allocates from the lookaside lists, as in the
+ * program. Threads racing to the call all see it made (pthread_once), and a
+ * tree made on one thread may be deleted on another. */
+static void test_json_allocator_chosen_once(void **state)
+{
+    (void)state;
+    enum { N = 4 };
+    thrd_t th[N];
+    cJSON *trees[N] = { 0 };
+    for (int i = 0; i < N; i++)
+        assert_int_equal(thrd_create(&th[i], json_worker, &trees[i]), thrd_success);
+    for (int i = 0; i < N; i++) {
+        int rc = -1;
+        assert_int_equal(thrd_join(th[i], &rc), thrd_success);
+        assert_int_equal(rc, 0);
+        assert_int_equal(cJSON_GetArraySize(trees[i]), 200);
+        cJSON_Delete(trees[i]);
+    }
+    pyjson_allocator_init();   /* again: no effect */
+    cJSON *j = cJSON_Parse("[1, \"two\"]");   /* tests may call cJSON's parser (tests/layering.sh) */
+    assert_non_null(j);
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_tls_tables_written_up_front),
         cmocka_unit_test(test_string_blocks_reused_across_threads),
         cmocka_unit_test(test_string_blocks_bounded_when_freed_elsewhere),
+        cmocka_unit_test(test_json_allocator_chosen_once),   /* last: it changes cJSON's allocator */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
