@@ -141,6 +141,13 @@ struct results;
 /* npusim sweep with its results tree's statistics also kept in keep (NULL:
  * none), for the later stages of a suite (study/run/results.h). */
 int sweep_command(int argc, char **argv, struct results *keep);
+struct sweep_request;
+struct stage_io;
+/* npusim sweep for a request already made (study/sweep/sweep_stage.h), io
+ * as the stage takes it (io->out keeps the tree's statistics; io->stop NULL:
+ * SIGINT and SIGTERM caught here): prints what the command prints, returns
+ * its exit status. */
+int sweep_command_run(const struct sweep_request *r, const struct stage_io *io);
 int cmd_merge(int argc, char **argv);
 /* Joins shard summaries (rows keyed by their leading global index) into out,
  * atomically; the same check and output as `npusim merge`. */

@@ -87,7 +87,7 @@ static void carbon_inputs(const struct sweep_opts *o, const struct loaded_config
         v[CD_DUTY] = o->util, from[CD_DUTY] = "--util";
 }
 
-/* The line naming a row's carbon inputs (cmd_sweep.c prints the first row's). */
+/* The line naming a row's carbon inputs (the caller prints the first row's). */
 static void carbon_note(const struct sweep_opts *o, const struct loaded_config *c, char *buf, size_t n)
 {
     double v[CD_N];
@@ -206,7 +206,7 @@ static void tree_place(const struct sweep_ctx *x, const struct sweep_group *g, c
     const struct sweep_opts *o = x->o;
     char pstr[256];
     g->fam->pstr(&pt->par, pt->batch, pstr, sizeof pstr);
-    if (o->seqlen)
+    if (o->seq_in > 0)
         snprintf(dir, 2048, "%s/%s_%lld_%lld%s/%s", o->out, c->model_name, (long long)o->seq_in,
                  (long long)o->seq_out, g->tag, pstr);
     else
@@ -232,7 +232,7 @@ static void ctx_work(void *vctx, void *vit)
     /* A shallow copy: shares the group's cJSON, which it never frees. Every
      * member's config differs from it in chip and system fields only. */
     struct loaded_config c = g->invalid[0] ? *g->base : g->cfg;
-    if (o->seqlen) {
+    if (o->seq_in > 0) {
         c.model.input_seqlen = o->seq_in;
         c.model.output_seqlen = o->seq_out;
     }

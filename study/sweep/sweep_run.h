@@ -1,7 +1,7 @@
 /* sweep_run.h — running a sweep's points: the per-point worker on the
  * ordered pool (generate, time, write or summarise) and the summary file
- * (cmd_sweep.c builds the plan, runs it here and reports; the MPI merge
- * stays with it).
+ * (sweep_stage.c builds the plan, stages the outputs and runs it here;
+ * cli/cmd_sweep.c reports, and merges an MPI run's summaries).
  *
  * Main data structures: struct sweep_opts (what every point shares) and
  * struct sweep_ctx (the running sweep: enumerator, counts, first error,
@@ -23,8 +23,8 @@
 #include "study/run/stage_progress.h"
 
 struct sweep_opts {
-    const char *out, *summary, *seqlen, *pg_name, *dvfs_name;
-    int64_t seq_in, seq_out;
+    const char *out, *summary;
+    int64_t seq_in, seq_out;     /* 0: the model's sequence lengths */
     bool tree, skip_existing, dry_run, fatal_errors;
     const struct profile *prof;
     struct pg_strategy pg;
