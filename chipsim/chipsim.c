@@ -41,8 +41,6 @@ static void reset_stats(struct op *op)
     op->vu_softmax_ns = 0;
 }
 
-_Thread_local bool cs_time_overflow;
-
 /* The op's number format on its unit (physical profile): sets c's time
  * multipliers and the op's prec and prec_ran. */
 static void set_format(struct cs_ctx *c, const struct instr *in, struct op *op)
@@ -79,7 +77,16 @@ static double kernel_efficiency(const struct cs_ctx *c, const struct instr *in, 
     return op->efficiency;
 }
 
-static int64_t over_eff(int64_t t, double eff) { return eff == 1.0 ? t : cs_ceil((double)t / eff); }
+static int64_t over_eff(const struct cs_ctx *c, int64_t t, double eff)
+{
+    return eff == 1.0 ? t : cs_ceil(c, (double)t / eff);
+}
+
+static int time_overflow(const struct cs_ctx *c)
+{
+    return cs_errf(c, "a time exceeds 2^61 ns (73 years): the chip's rates (freq_GHz, hbm_bw_GBps, "
+                      "num_sa, sa_dim, ...) are too small for this op");
+}
 
 /* The traffic into each memory level inside the outermost (chip.h:
  * memory_levels), tiled to its capacity; -1 where no tiling fits it (the
@@ -112,9 +119,10 @@ static double levels_ns(const struct mem_levels *lv, const int64_t *inner, int64
 
 static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
 {
+    bool overflow = false;   /* a time out of scale (cs_trunc): an error once the times are made */
     struct cs_ctx cf = *c0, *c = &cf;
+    cf.time_overflow = &overflow;
     const struct chip_config *ch = c->chip;
-    cs_time_overflow = false;
     set_format(c, in, op);
     op->stats_kind = stats_kind_of(c->op_kind);
     reset_stats(op);
@@ -137,15 +145,15 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
      * (compute, HBM, interconnect) is divided by it. */
     op->bytes = bytes;
     double eff = kernel_efficiency(c, in, op);
-    mx = over_eff(mx, eff);
-    vp = over_eff(vp, eff);
+    mx = over_eff(c, mx, eff);
+    vp = over_eff(c, vp, eff);
     compute = mx > vp ? mx : vp;
-    int64_t ici = over_eff(op->ici_ns, eff);
+    int64_t ici = over_eff(c, op->ici_ns, eff);
     int64_t mem = 0;
     if (bytes != 0) {
         /* The reference's HBM GB is 2^30 B (quirk chipsim Q11); GB/s = bytes/ns otherwise. */
-        mem = over_eff(cs_ceil((double)bytes / (c->prof->hbm_pcie_GB_is_GiB ? ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9
-                                                                            : ch->hbm_bw_GBps)), eff);
+        double GBps = c->prof->hbm_pcie_GB_is_GiB ? ch->hbm_bw_GBps * 1024 * 1024 * 1024 / 1e9 : ch->hbm_bw_GBps;
+        mem = over_eff(c, cs_ceil(c, (double)bytes / GBps), eff);
         if (mem < ch->hbm_latency_ns)
             mem = ch->hbm_latency_ns;
     }
@@ -167,11 +175,10 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
     op->sa_ns = mx;
     op->vu_ns = vp;
     op->mem_ns = mem;
-    op->vmem_ns = cs_trunc(vmem);
-    op->exe_ns = cs_trunc(exe);
-    if (cs_time_overflow)
-        return cs_errf(c, "a time exceeds 2^61 ns (73 years): the chip's rates (freq_GHz, hbm_bw_GBps, "
-                          "num_sa, sa_dim, ...) are too small for this op");
+    op->vmem_ns = cs_trunc(c, vmem);
+    op->exe_ns = cs_trunc(c, exe);
+    if (overflow)
+        return time_overflow(c);
     if ((double)compute == exe)
         op->bounded_by = BOUND_COMPUTE;
     else if ((double)mem == exe)
@@ -183,8 +190,11 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
     /* A fixed time every kernel of the class adds (launch, pipeline fill:
      * t = t0 + t_roofline / e), after the bound is named. */
     double t0 = op->kernel_class >= 0 ? chip_kernel_t0_ns(ch, (enum kernel_class)op->kernel_class, op->prec) : 0;
-    if (t0 > 0)
-        op->exe_ns = cs_ceil((double)op->exe_ns + t0);
+    if (t0 > 0) {
+        op->exe_ns = cs_ceil(c, (double)op->exe_ns + t0);
+        if (overflow)
+            return time_overflow(c);
+    }
 
     /* chipsim Q18: MXU ops are measured against the SA+VU peak; otherwise
      * against the peak of the format the unit ran. */
@@ -257,7 +267,7 @@ void chipsim_run_many(struct trace *const *ts, const struct chip_config *const *
         /* Instructions depend on the op and the name table, never on the chip:
          * one serves every copy. */
         struct cs_ctx c = {chips[alive], prof, &errs[alive], i, &ts[alive]->ops[i],
-                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0, 0, NULL};
+                           kind_from_config(op_kind_text(&t->ops[i]), NULL, 0), NULL, 1.0, 1.0, 0, NULL, NULL};
         struct instr *in = instr_for_op(cache, &scratch, &c);
         if (!in) {
             fail_all(k, errs, rcs, &errs[alive]);

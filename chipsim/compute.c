@@ -21,11 +21,11 @@ static int64_t mxu_time(const struct cs_ctx *c, int64_t n)
 {
     const struct chip_config *ch = c->chip;
     double f = ch->freq_GHz;
-    int64_t floor_ns = cs_ceil((double)ch->sa_dim / 128 * 100 / f);
+    int64_t floor_ns = cs_ceil(c, (double)ch->sa_dim / 128 * 100 / f);
     /* The achieved fraction of the MXU rate (mxu_efficiency, calibration data;
      * the reference: 1). */
     double eff = c->prof->mxu_efficiency_ignored ? 1.0 : ch->mxu_efficiency;
-    int64_t busy = cs_ceil(py_div((n + 2) * ch->sa_dim, ch->num_sa) / f / eff * c->mx_scale);
+    int64_t busy = cs_ceil(c, py_div((n + 2) * ch->sa_dim, ch->num_sa) / f / eff * c->mx_scale);
     return max3(floor_ns, busy, 1);
 }
 
@@ -34,7 +34,7 @@ static int64_t vpu_time(const struct cs_ctx *c, int64_t n)
     double cyc = ceil(py_div(n, c->chip->num_vu));
     double t = cyc / c->chip->freq_GHz * c->vu_scale;
     /* chipsim Q5: the reference truncates here while element-wise ops round up. */
-    int64_t ns = c->prof->vpu_time_truncates ? cs_trunc(t) : cs_ceil(t);
+    int64_t ns = c->prof->vpu_time_truncates ? cs_trunc(c, t) : cs_ceil(c, t);
     return ns > 1 ? ns : 1;
 }
 
@@ -155,7 +155,7 @@ static int compute_fa(const struct cs_ctx *c, const struct instr *in, struct op 
     int64_t s = c->chip->sa_dim;
     int64_t qk = h * b * ceil_div(kv, s) * ceil_div(q, s) * ceil_div(d, s);
     *sa = mxu_time(c, qk) + mxu_time(c, qk);
-    int64_t softmax = vpu_time(c, cs_ceil(py_div(4 * b * h * q * kv, 128) / 8));
+    int64_t softmax = vpu_time(c, cs_ceil(c, py_div(4 * b * h * q * kv, 128) / 8));
     int64_t pv = vpu_time(c, qk * chip_vu_mult(c->chip));
     *vu = pv + softmax + pv;
     op->vu_softmax_ns = softmax;
@@ -247,7 +247,7 @@ static int compute_conv(const struct cs_ctx *c, const struct instr *in, struct o
 static int64_t vpu_cycles_ns(const struct cs_ctx *c, int64_t x)
 {
     double cyc = ceil(py_div(x, chip_vu_speed(c->chip)));
-    return cs_ceil(cyc / c->chip->freq_GHz * c->vu_scale);
+    return cs_ceil(c, cyc / c->chip->freq_GHz * c->vu_scale);
 }
 
 static int need_input(const struct cs_ctx *c, const struct instr *in)
@@ -304,8 +304,8 @@ int compute_time(const struct cs_ctx *c, const struct instr *in, struct op *op, 
     case K_ALL_REDUCE: {
         double cyc = ceil(py_div(op->flops, chip_vu_speed(c->chip)));
         /* chipsim Q6: the reference reports these cycles as ns. */
-        *vu = c->prof->collective_vpu_time_in_cycles ? cs_trunc(cyc)
-                                                     : cs_ceil(cyc / c->chip->freq_GHz * c->vu_scale);
+        *vu = c->prof->collective_vpu_time_in_cycles ? cs_trunc(c, cyc)
+                                                     : cs_ceil(c, cyc / c->chip->freq_GHz * c->vu_scale);
         return 0;
     }
     case K_ALL_GATHER:

@@ -86,6 +86,9 @@ struct cs_ctx {
     int64_t vmem_cap;                /* bytes the tile searches fit into; 0: the chip's VMEM
                                       * (cs_vmem_bytes) */
     struct chip_formats *fmts;       /* the chip's, for time_op; NULL: worked out per op */
+    bool *time_overflow;             /* set by cs_trunc and cs_ceil when a time leaves the
+                                      * scale; time_op points it at its own flag and turns
+                                      * it into an error. NULL: not reported */
 };
 
 /* The capacity the traffic model tiles to: c->vmem_cap, else the outermost
@@ -100,19 +103,19 @@ const char *cs_in_text(const struct cs_ctx *c);
 const char *cs_out_text(const struct cs_ctx *c);
 
 /* Times past CS_NS_MAX (2^61 ns, 73 years) are out of scale: cs_ceil and
- * cs_trunc return the bound and set cs_time_overflow (per thread), which
- * time_op turns into an error naming the op. */
+ * cs_trunc return the bound and set *c->time_overflow, which time_op turns
+ * into an error naming the op. */
 #define CS_NS_MAX 2305843009213693952.0
-extern _Thread_local bool cs_time_overflow;
-static inline int64_t cs_trunc(double x)
+static inline int64_t cs_trunc(const struct cs_ctx *c, double x)
 {
     if (!(x < CS_NS_MAX && x > -CS_NS_MAX)) {
-        cs_time_overflow = true;
+        if (c->time_overflow)
+            *c->time_overflow = true;
         return x < 0 ? -(int64_t)CS_NS_MAX : (int64_t)CS_NS_MAX;
     }
     return (int64_t)x;
 }
-static inline int64_t cs_ceil(double x) { return cs_trunc(ceil(x)); }
+static inline int64_t cs_ceil(const struct cs_ctx *c, double x) { return cs_trunc(c, ceil(x)); }
 
 /* Formats "op <i> \"<name>\": <msg>" into ctx->e; returns -1. */
 int cs_errf(const struct cs_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

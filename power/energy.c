@@ -43,6 +43,7 @@ struct ctx {
     struct plan plan[NUM_COMP];
     double eff[NUM_COMP];
     double pd[NUM_COMP], ps[NUM_COMP]; /* dynamic / static power as §3.5 gives them */
+    bool time_overflow;          /* a time left the scale (ceil_i): the op fails once its energies are done */
     struct npu_err *e;
 };
 
@@ -51,15 +52,14 @@ static double min1(double x) { return x < 1.0 ? x : 1.0; }
  * inline rounding): wherever the conversion is defined, truncation plus one
  * for a positive fraction is the ceiling; |x| >= 2^52 is already integral. */
 /* Past 2^61 ns (73 years) a time is out of scale: ceil_i returns the bound
- * and sets the flag (so that sums of two such stay inside int64), and the
- * op fails once its energies are done (op_energy_uncached). Per thread. */
+ * and sets c->time_overflow (so that sums of two such stay inside int64),
+ * and the op fails once its energies are done (op_energy_uncached). */
 #define ENERGY_NS_MAX 2305843009213693952.0   /* 2^61 */
 #define ENERGY_IN_NS_MAX ((int64_t)1 << 52)
-static _Thread_local bool time_overflow;
-static int64_t ceil_i(double x)
+static int64_t ceil_i(struct ctx *c, double x)
 {
     if (!(x < ENERGY_NS_MAX && x > -ENERGY_NS_MAX)) {
-        time_overflow = true;
+        c->time_overflow = true;
         return x < 0 ? -(int64_t)ENERGY_NS_MAX : (int64_t)ENERGY_NS_MAX;
     }
     int64_t t = (int64_t)x;
@@ -116,7 +116,7 @@ static void scale_times(struct ctx *c)
 {
     for (int k = 0; k < NUM_COMP; k++)
         if (c->t[k] > 0 && c->plan[k].f > 0)
-            c->t[k] = ceil_i((double)c->t[k] * c->f0 / c->plan[k].f);
+            c->t[k] = ceil_i(c, (double)c->t[k] * c->f0 / c->plan[k].f);
 }
 
 /* max(sa, vu, vmem, ici, mem) and the label of the first equal one in the
@@ -300,7 +300,7 @@ static int sa_static(struct ctx *c, double *E)
     if (*sa > 0) {
         /* Worst case: idle intervals spread evenly over the op (power Q5: 0 only if
          * exe <= 1; corrected: 0, no gating, when the SA is busy all along). */
-        I = ceil_i((double)(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *sa) /
+        I = ceil_i(c, (double)(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *sa) /
                    py_div(*sa, c->ch->sa_dim));
         if (I == 0) {
             *E = ps * (double)exe / 1e9;
@@ -314,12 +314,12 @@ static int sa_static(struct ctx *c, double *E)
             return op_fail(c, "num_mxu_ops: PE-level SA power gating needs the tile statistics of an einsum, conv or "
                               "flash-attention op");
         const double dpe = ns_of_cycles(g->pe_delay_cycles, f0);
-        int64_t o1 = ceil_i(py_div(*sa, c->ch->sa_dim) * dpe);
-        int64_t o2 = ceil_i((double)c->op->num_sa_ops * dpe);
+        int64_t o1 = ceil_i(c, py_div(*sa, c->ch->sa_dim) * dpe);
+        int64_t o2 = ceil_i(c, (double)c->op->num_sa_ops * dpe);
         *sa += o1 < o2 ? o1 : o2;
     } else if (*sa > 0 && g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
         if ((double)I > 4 * d)
-            *sa += ceil_i((double)ceil_i(d) * py_div(*sa, c->ch->sa_dim));
+            *sa += ceil_i(c, (double)ceil_i(c, d) * py_div(*sa, c->ch->sa_dim));
     }
     const int64_t t = *sa, X = exe > t ? exe : t;
     if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
@@ -358,7 +358,7 @@ static int vu_static(struct ctx *c, double *E)
     int64_t *vu = &c->t[COMP_VU];
     int64_t I = 0;
     if (*vu > 0) {
-        I = ceil_i(py_div(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *vu, *vu));   /* power Q5 */
+        I = ceil_i(c, py_div(c->prof->pg_never_idle_test_dead ? exe - 1 : exe - *vu, *vu));   /* power Q5 */
         if (I == 0) {
             *E = ps * (double)exe / 1e9;
             return 0;
@@ -370,7 +370,7 @@ static int vu_static(struct ctx *c, double *E)
     const double d = ns_of_cycles(g->delay_cycles, f0);
     /* power Q7: the HW idle-detect overhead multiplies the VU time by 1 + ceil(d). */
     if (g->temporal == PG_INSTRUCTION && g->policy == PG_HW && (double)I > 4 * d)
-        *vu = ck_add(*vu, ck_mul(ceil_i(d), *vu, &time_overflow), &time_overflow);
+        *vu = ck_add(*vu, ck_mul(ceil_i(c, d), *vu, &c->time_overflow), &c->time_overflow);
     const int64_t t = *vu, X = exe > t ? exe : t;
     if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT) {
         /* power Q6: I = 0 for an idle VU also falls under "interval too short". */
@@ -434,14 +434,14 @@ static int vmem_static(struct ctx *c, double *E)
     } else {   /* the bytes the op streams, at most the whole Vmem */
         util = min1((double)c->op->bytes / (double)vb);
     }
-    util = py_div(ceil_i(util * (double)vb / (double)gran) * gran, vb);
+    util = py_div(ceil_i(c, util * (double)vb / (double)gran) * gran, vb);
     int64_t X = exe;
     if (g->policy == PG_HW) { /* power Q9: only the energy window grows; corrected: the Vmem time too */
-        int64_t wake = ceil_i((double)exe / ns_of_cycles(g->drowsy_period_cycles, c->f0) *
+        int64_t wake = ceil_i(c, (double)exe / ns_of_cycles(g->drowsy_period_cycles, c->f0) *
                               ns_of_cycles(g->delay_cycles, c->f0));
         X += wake;
         if (!c->prof->pg_vmem_drowsy_window_only)
-            c->t[COMP_SRAM] = ck_add(c->t[COMP_SRAM], wake, &time_overflow);
+            c->t[COMP_SRAM] = ck_add(c->t[COMP_SRAM], wake, &c->time_overflow);
     }
     const int64_t t = c->t[COMP_SRAM];
     if (g->voltage != PG_TWO_LEVEL || g->temporal == PG_APPLICATION || g->spatial == PG_COMPONENT)
@@ -463,7 +463,7 @@ static int ici_static(struct ctx *c, double *E)
     }
     int64_t *ici = &c->t[COMP_ICI];
     if (*ici > 0) /* wake and sleep once per op; the policy field is ignored (power Q8) */
-        *ici += ceil_i(2 * ns_of_cycles(g->delay_cycles, c->f0));
+        *ici += ceil_i(c, 2 * ns_of_cycles(g->delay_cycles, c->f0));
     const int64_t t = *ici, X = exe > t ? exe : t;
     if (g->temporal == PG_INSTRUCTION && g->spatial == PG_COMPONENT)
         *E = pg * (double)(X - t) / 1e9 + ps * (double)t / 1e9;
@@ -489,22 +489,22 @@ static int hbm_static(struct ctx *c, double *E)
     /* One 4 MiB DMA burst (ns), or the whole transfer when smaller. */
     const double A = c->op->bytes < 4 * 1024 * 1024 ? (double)*mem
                    : 4 * 1024 * 1024 / (c->ch->hbm_bw_GBps * 1024 * 1024 * 1024) * 1e9;
-    const int64_t N = ceil_i((double)*mem / A);
-    const int64_t idle = ceil_i(py_div(exe, N) - A);
+    const int64_t N = ceil_i(c, (double)*mem / A);
+    const int64_t idle = ceil_i(c, py_div(exe, N) - A);
     const double d = ns_of_cycles(g->delay_cycles, c->f0);
-    const int64_t bet = c->ch->hbm_latency_ns * 2 + ceil_i(d) * 4;
+    const int64_t bet = c->ch->hbm_latency_ns * 2 + ceil_i(c, d) * 4;
     const int64_t threshold = g->policy == PG_SW ? bet : 4 * bet;
     if (idle >= threshold) {
         if (g->policy == PG_HW && !c->prof->pg_hbm_wake_after_energy) {
             /* the wake-ups are HBM time at full power (power Q12 adds them after the energy) */
-            *mem += ceil_i(d * (double)N);
+            *mem += ceil_i(c, d * (double)N);
             const int64_t X = exe > *mem ? exe : *mem;
             *E = pg * (double)(X - *mem) / 1e9 + (double)*mem / 1e9 * ps;
             return 0;
         }
         *E = pg * (double)(exe - *mem) / 1e9 + (double)*mem / 1e9 * ps;
         if (g->policy == PG_HW) /* power Q12: after the energy, and never powered */
-            *mem += ceil_i(d * (double)N);
+            *mem += ceil_i(c, d * (double)N);
     } else {
         *E = ps * (double)exe / 1e9;
     }
@@ -568,7 +568,6 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     for (int k = 0; k < NUM_COMP; k++)
         if (c.t[k] > ENERGY_IN_NS_MAX || c.exe > ENERGY_IN_NS_MAX)
             return op_fail(&c, "exe_ns: expected op times of at most 2^52 ns (52 days)");
-    time_overflow = false;
     if (policy == DVFS_IDEAL)
         plan_ideal(&c);
     else
@@ -580,7 +579,7 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     powers(&c);
     if (dynamic_energy(&c) || static_energy(&c))
         return -1;
-    if (time_overflow)
+    if (c.time_overflow)
         return op_fail(&c, "times exceed 2^61 ns after DVFS scaling and power-gating delays: the chip's "
                            "frequency, the strategy's delays or the op's times are out of scale");
     const char *pname = dvfs_policy_name(policy);

@@ -28,6 +28,28 @@ static int run(struct trace *t, const struct chip_config *c, struct npu_err *e)
 #define QPROJ_IN "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]"
 #define QPROJ_OUT "[DT_BFLOAT16:(1,4096,32,128)]"
 
+/* A chip too slow for the op: a time past 2^61 ns is an error naming the op,
+ * returned by this run only (the next op on a sane chip times as before). */
+static void test_time_overflow_error(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    double f = c.freq_GHz;
+    c.freq_GHz = 1e-30;
+    struct trace t;
+    trace_init(&t);
+    test_op(&t, "Q3MatMulQ", QPROJ, QPROJ_IN, QPROJ_OUT, OP_MXU, 137438953472);
+    struct npu_err e = {{0}};
+    assert_int_equal(run(&t, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "op 0 \"Q3MatMulQ\""));
+    assert_non_null(strstr(e.msg, "a time exceeds 2^61 ns"));
+    c.freq_GHz = f;
+    assert_int_equal(run(&t, &c, &e), 0);
+    assert_i64(t.ops[0].exe_ns, 308424);
+    trace_free(&t);
+}
+
 static void test_q_projection(void **state)
 {
     (void)state;
@@ -507,7 +529,7 @@ static void test_tile_search_rate_free(void **state)
     struct npu_err e;
     struct op dummy;
     op_init(&dummy);
-    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM, NULL, 1.0, 1.0, 0, NULL };
+    const struct cs_ctx ctx = { &c, &profile_neusim, &e, 0, &dummy, K_EINSUM, NULL, 1.0, 1.0, 0, NULL, NULL };
     static const int64_t shapes[][4] = {   /* b, m, n, k */
         { 1, 4096, 14336, 4096 }, { 2, 8192, 8192, 1024 }, { 1, 30720, 4096, 6 }, { 4, 2048, 96, 8192 },
         { 1, 1 << 20, 64, 64 }, { 8, 3000, 5000, 7000 },
@@ -912,6 +934,7 @@ static void test_fields_index(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_overflow_error),
         cmocka_unit_test(test_q_projection),       cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_decode_qk_prefix),   cmocka_unit_test(test_flash_attention),
         cmocka_unit_test(test_ffn_tile_search),    cmocka_unit_test(test_einsum_vpu_fallback),

@@ -277,6 +277,31 @@ static void test_zero_exe_error(void **state)
     trace_free(&t);
 }
 
+/* Power-gating delays that push a time past 2^61 ns: the pass returns an
+ * error naming the op, and a pass with sane delays after it succeeds. */
+static void test_time_overflow_error(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv4", &c);
+    struct trace t;
+    trace_init(&t);
+    add(&t, "ag", "AllGather(1x1x1024->1x1x4096)", "DT_BFLOAT16:[1,1,1024]", "[DT_BFLOAT16:(1,1,4096)]",
+        OP_ICI_NO_COMPUTE, 0, 9990, 24576);
+    struct npu_err e = {{0}};
+    assert_int_equal(chipsim_run(&t, &c, &profile_neusim, &e), 0);
+    struct pg_strategy pg;
+    assert_int_equal(pg_strategy_lookup("Base", "configs", &profile_neusim, &pg, &e), 0);
+    assert_int_equal(power_energy_pass(&t, &c, &pg, DVFS_NONE, &profile_neusim, &e), 0);
+    pg.ici.delay_cycles = 1e25;   /* a wake-up of 10^25 cycles */
+    assert_int_equal(power_energy_pass(&t, &c, &pg, DVFS_NONE, &profile_neusim, &e), -1);
+    assert_non_null(strstr(e.msg, "op 0 \"ag\""));
+    assert_non_null(strstr(e.msg, "times exceed 2^61 ns"));
+    pg.ici.delay_cycles = 60;
+    assert_int_equal(power_energy_pass(&t, &c, &pg, DVFS_NONE, &profile_neusim, &e), 0);
+    trace_free(&t);
+}
+
 /* Q3 corrected: HBM/ICI/Vmem activity over the rescaled execution time. */
 static void test_corrected_regulator_activity(void **state)
 {
@@ -471,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_power_cap),
         cmocka_unit_test(test_power_cap_memo),
         cmocka_unit_test(test_zero_exe_error),
+        cmocka_unit_test(test_time_overflow_error),
         cmocka_unit_test(test_corrected_regulator_activity),
         cmocka_unit_test(test_general_pass_nopg_equals_default),
         cmocka_unit_test(test_energy_memo),
