@@ -627,8 +627,17 @@ static int op_energy(struct op *op, size_t index, const struct chip_config *ch, 
 {
     struct energy_key k;
     uint64_t h = energy_key_of(op, &k);
-    if (energy_memo_get(&k, h, op))
+    const int64_t exe0 = op->exe_ns;
+    if (energy_memo_get(&k, h, op)) {
+        /* The utilisations are the op's own, not the entry's (hbm_bw_util
+         * is no input of the pass): rescaled to the new time as the pass
+         * rescales them (the same expression, so the same bits). */
+        if (op->exe_ns != exe0 && !prof->pg_utils_not_refreshed) {
+            op->flops_util *= (double)exe0 / (double)op->exe_ns;
+            op->hbm_bw_util *= (double)exe0 / (double)op->exe_ns;
+        }
         return 0;
+    }
     if (op_energy_uncached(op, index, ch, pg, policy, tables, prof, e))
         return -1;
     energy_memo_put(&k, h, op);
