@@ -551,7 +551,7 @@ static int static_energy(struct ctx *c)
 
 static int op_energy_uncached(struct op *op, size_t index, const struct chip_config *ch,
                               const struct pg_strategy *pg, enum dvfs_policy policy, bool tables,
-                              const struct profile *prof, struct npu_err *e)
+                              const struct profile *prof, int64_t *exe_scaled_ns, struct npu_err *e)
 {
     struct ctx c = {.op = op, .index = index, .ch = ch, .pg = pg, .prof = prof, .policy = policy,
                     .tables = tables, .f0 = ch->freq_GHz, .exe = op->exe_ns, .e = e};
@@ -612,12 +612,22 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     op->exe_ns = c.exe;
     if (power_bound && op->bounded_by == BOUND_COMPUTE)
         op->bounded_by = BOUND_POWER;
-    if (c.exe != exe0 && !prof->pg_utils_not_refreshed) {   /* power Q20: chipsim's utilisations, at the new time */
-        op->flops_util *= (double)exe0 / (double)c.exe;
-        op->hbm_bw_util *= (double)exe0 / (double)c.exe;
-    }
+    *exe_scaled_ns = exe0;
     op->energy_done = true;
     return 0;
+}
+
+/* Power Q20: chipsim's utilisations, at the time the overheads of §3.10
+ * lengthened the op to from exe_scaled_ns (its time after DVFS scaling).
+ * The utilisations are the op's own, no input of the pass (hbm_bw_util is
+ * not in the memo's key): done after a memo hit as after the pass, with
+ * the same expression, so a hit gives the bits a fresh pass gives. */
+static void refresh_utils(struct op *op, int64_t exe_scaled_ns, const struct profile *prof)
+{
+    if (op->exe_ns != exe_scaled_ns && !prof->pg_utils_not_refreshed) {
+        op->flops_util *= (double)exe_scaled_ns / (double)op->exe_ns;
+        op->hbm_bw_util *= (double)exe_scaled_ns / (double)op->exe_ns;
+    }
 }
 
 /* The pass's setting is the one energy_memo_begin was given: a repeat of an
@@ -627,20 +637,15 @@ static int op_energy(struct op *op, size_t index, const struct chip_config *ch, 
 {
     struct energy_key k;
     uint64_t h = energy_key_of(op, &k);
-    const int64_t exe0 = op->exe_ns;
-    if (energy_memo_get(&k, h, op)) {
-        /* The utilisations are the op's own, not the entry's (hbm_bw_util
-         * is no input of the pass): rescaled to the new time as the pass
-         * rescales them (the same expression, so the same bits). */
-        if (op->exe_ns != exe0 && !prof->pg_utils_not_refreshed) {
-            op->flops_util *= (double)exe0 / (double)op->exe_ns;
-            op->hbm_bw_util *= (double)exe0 / (double)op->exe_ns;
-        }
+    int64_t exe_scaled_ns;
+    if (energy_memo_get(&k, h, op, &exe_scaled_ns)) {
+        refresh_utils(op, exe_scaled_ns, prof);
         return 0;
     }
-    if (op_energy_uncached(op, index, ch, pg, policy, tables, prof, e))
+    if (op_energy_uncached(op, index, ch, pg, policy, tables, prof, &exe_scaled_ns, e))
         return -1;
-    energy_memo_put(&k, h, op);
+    energy_memo_put(&k, h, op, exe_scaled_ns);
+    refresh_utils(op, exe_scaled_ns, prof);
     return 0;
 }
 

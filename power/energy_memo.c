@@ -18,6 +18,7 @@
 
 
 struct energy_out {
+    int64_t exe_scaled_ns;    /* the op's time after DVFS scaling, before the overheads */
     enum bounded_by bounded_by;
     int64_t sa_ns, vu_ns, vmem_ns, mem_ns, ici_ns, exe_ns;
     double static_J[NUM_EN], dynamic_J[NUM_EN];
@@ -148,20 +149,23 @@ uint64_t energy_key_of(const struct op *op, struct energy_key *k)
     return dmemo_hash(&k->in, sizeof k->in, k->gen);   /* the settings of a bundle spread over the table */
 }
 
-bool energy_memo_get(const struct energy_key *k, uint64_t h, struct op *op)
+bool energy_memo_get(const struct energy_key *k, uint64_t h, struct op *op, int64_t *exe_scaled_ns)
 {
     const struct energy_out *out = k->gen ? results_get(k, h) : NULL;
     if (!out)
         return false;
     COPY_RESULTS(op, out);
+    *exe_scaled_ns = out->exe_scaled_ns;
     op->energy_done = true;
     st->hits++;
     return true;
 }
 
-void energy_memo_put(const struct energy_key *k, uint64_t h, const struct op *op)
+void energy_memo_put(const struct energy_key *k, uint64_t h, const struct op *op, int64_t exe_scaled_ns)
 {
     struct energy_out *out = k->gen ? results_put(k, h) : NULL;
-    if (out)
+    if (out) {
         COPY_RESULTS(out, op);
+        out->exe_scaled_ns = exe_scaled_ns;
+    }
 }

@@ -51,10 +51,12 @@ uint64_t energy_key_of(const struct op *op, struct energy_key *k);
 /* Starts (or continues) the generation of this setting on this thread. */
 void energy_memo_begin(const struct chip_config *chip, const struct pg_strategy *pg, int policy,
                        bool tables, const struct profile *prof);
-/* Copies the stored results for key k (hash h) into op: true on a hit. */
-bool energy_memo_get(const struct energy_key *k, uint64_t h, struct op *op);
-/* Stores what the pass computed for k (op after the pass). */
-void energy_memo_put(const struct energy_key *k, uint64_t h, const struct op *op);
+/* Copies the stored results for key k (hash h) into op, and the op's time
+ * after DVFS scaling, before the overheads, into *exe_scaled_ns (what its
+ * utilisations are rescaled from): true on a hit. */
+bool energy_memo_get(const struct energy_key *k, uint64_t h, struct op *op, int64_t *exe_scaled_ns);
+/* Stores what the pass computed for k (op after the pass, and that time). */
+void energy_memo_put(const struct energy_key *k, uint64_t h, const struct op *op, int64_t exe_scaled_ns);
 
 /* Tests: forgets this thread's entries and setting; counts its hits. */
 void energy_memo_clear(void);

@@ -127,13 +127,16 @@ check "energy: -j 1 and -j 2 write identical trees" sh -c "
 # rescaled: an op that repeats an earlier one's inputs (the per-thread memo's
 # hit, warm only when one thread does several files) must get the same
 # rescaled figures as when computed afresh (-j 8: a cold memo per file).
-check "energy (physical): -j 1 and -j 8 write identical trees over several layouts" sh -c "
+check "energy (physical): -j 1 and -j 8 write identical trees over several layouts, DVFS None and Ideal" sh -c "
   $NPUSIM sweep --configs $CONFIGS -q -o '$EN/p1/raw' -m llama3-8b -c 5p --num-chips 4 -b 8 2>/dev/null &&
   cp -r '$EN/p1' '$EN/p8' &&
-  $NPUSIM energy -j 1 -q --configs $CONFIGS --results '$EN/p1/raw' -m llama3-8b -c 5p --pg NoPG,Full,Base 2>/dev/null &&
-  $NPUSIM energy -j 8 -q --configs $CONFIGS --results '$EN/p8/raw' -m llama3-8b -c 5p --pg NoPG,Full,Base 2>/dev/null &&
-  test -d '$EN/p8/raw_None' &&
-  ! { diff -r '$EN/p1/raw_None' '$EN/p8/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; }"
+  for d in None Ideal; do
+    $NPUSIM energy -j 1 -q --configs $CONFIGS --results '$EN/p1/raw' -m llama3-8b -c 5p --pg NoPG,Full,Base --dvfs \$d 2>/dev/null &&
+    $NPUSIM energy -j 8 -q --configs $CONFIGS --results '$EN/p8/raw' -m llama3-8b -c 5p --pg NoPG,Full,Base --dvfs \$d 2>/dev/null || exit 1
+  done &&
+  test -d '$EN/p8/raw_None' && test -d '$EN/p8/raw_Ideal' &&
+  ! { diff -r '$EN/p1/raw_None' '$EN/p8/raw_None' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; } &&
+  ! { diff -r '$EN/p1/raw_Ideal' '$EN/p8/raw_Ideal' | grep -v output_file_path | grep -v out_stats_file_path | grep -q '^[<>]\|^Only in'; }"
 # A fresh raw_None is the staging folder renamed whole; an existing one gets
 # the files moved in one by one. Both must give the same tree, and the
 # folder gets mkdir's permissions, not a temporary folder's 0700.
