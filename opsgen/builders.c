@@ -14,48 +14,34 @@
 
 #define BF16 "DT_BFLOAT16"
 
-/* Set when a size, FLOP count or time of an op being built leaves int64 or
- * a tensor exceeds SHAPE_MAX_ELEMS; opsgen_take_overflow() reports it once
- * the trace is built. Per thread: sweeps build traces on several threads. */
-static _Thread_local bool size_overflow;
-
-void opsgen_flag_overflow(void) { size_overflow = true; }
-
-bool opsgen_take_overflow(void)
+/* r, or 0 with *ovf set when the operation that made it overflowed. */
+static int64_t checked(bool *ovf, bool o, int64_t r)
 {
-    bool v = size_overflow;
-    size_overflow = false;
-    return v;
+    *ovf |= o;
+    return o ? 0 : r;
 }
 
-/* r, or 0 with the flag set when the operation that made it overflowed. */
-static int64_t checked(bool ovf, int64_t r)
+int64_t bmul(bool *ovf, int64_t a, int64_t b)
 {
-    size_overflow |= ovf;
-    return ovf ? 0 : r;
+    bool o = false;
+    int64_t r = ck_mul(a, b, &o);
+    return checked(ovf, o, r);
 }
 
-int64_t bmul(int64_t a, int64_t b)
+int64_t badd(bool *ovf, int64_t a, int64_t b)
 {
-    bool ovf = false;
-    int64_t r = ck_mul(a, b, &ovf);
-    return checked(ovf, r);
+    bool o = false;
+    int64_t r = ck_add(a, b, &o);
+    return checked(ovf, o, r);
 }
 
-int64_t badd(int64_t a, int64_t b)
-{
-    bool ovf = false;
-    int64_t r = ck_add(a, b, &ovf);
-    return checked(ovf, r);
-}
-
-int64_t shape_prod(struct shape s)
+int64_t shape_prod(bool *ovf, struct shape s)
 {
     int64_t p = 1;
     for (int i = 0; i < s.nd; i++)
-        p = bmul(p, s.d[i]);
+        p = bmul(ovf, p, s.d[i]);
     if (p > SHAPE_MAX_ELEMS) {
-        size_overflow = true;
+        *ovf = true;
         return 0;
     }
     return p;
@@ -153,10 +139,10 @@ struct op *bld_push(struct trace *t, int64_t fid, int64_t count, const char *des
     return op;
 }
 
-int64_t bld_tensor_bytes(int64_t elems, const char *dtype)
+int64_t bld_tensor_bytes(bool *ovf, int64_t elems, const char *dtype)
 {
     int bits = dtype_bits(dtype);
-    return bits % 8 == 0 ? bmul(bits / 8, elems) : bits_to_bytes(elems, bits);
+    return bits % 8 == 0 ? bmul(ovf, bits / 8, elems) : bits_to_bytes(elems, bits);
 }
 
 /* ---- einsum (§3.1) ---- */
@@ -177,7 +163,7 @@ static int add_pair(struct lpair *p, int n, struct lpair x)
     return n;
 }
 
-struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_einsum(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                     const char *name, struct shape a, struct shape b, const char *eq,
                     const char *placements, const char *dtype)
 {
@@ -204,7 +190,7 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     for (int i = 0; i < nb; i++) nU = add_pair(U, nU, (struct lpair){ lb[i], b.d[i] });
     int64_t flops = 2;
     for (int i = 0; i < nU; i++)  /* each pair lands in exactly one class */
-        flops = bmul(flops, U[i].v);
+        flops = bmul(ovf, flops, U[i].v);
 
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_EINSUM, "Einsum");
     op->stats_kind = STATS_EINSUM;
@@ -212,13 +198,13 @@ struct op *b_einsum(struct trace *t, int64_t fid, int64_t count, const char *des
     bld_in2(op, a, b, dtype);
     bld_out(op, o, dtype);
     op->flops = flops;
-    op->weight_bytes = bld_tensor_bytes(shape_prod(b), dtype);
+    op->weight_bytes = bld_tensor_bytes(ovf, shape_prod(ovf, b), dtype);
     return op;
 }
 
 /* ---- elementwise (§3.2–§3.3) ---- */
 
-struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_unary(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                    const char *name, const char *opname, struct shape x,
                    const char *placements, const char *dtype)
 {
@@ -234,11 +220,11 @@ struct op *b_unary(struct trace *t, int64_t fid, int64_t count, const char *desc
     bld_layout(op, FORM_X, opname, NULL, placements);
     bld_in1(op, x, dtype);
     bld_out(op, x, dtype);
-    op->flops = bmul(f, shape_prod(x));
+    op->flops = bmul(ovf, f, shape_prod(ovf, x));
     return op;
 }
 
-struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_binary(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                     const char *name, const char *opname, struct shape x,
                     const char *placements, const char *dtype, bool one_input)
 {
@@ -247,13 +233,13 @@ struct op *b_binary(struct trace *t, int64_t fid, int64_t count, const char *des
     if (one_input) bld_in1(op, x, dtype);  /* chipsim Q7 */
     else bld_in2(op, x, x, dtype);
     bld_out(op, x, dtype);
-    op->flops = shape_prod(x);
+    op->flops = shape_prod(ovf, x);
     return op;
 }
 
 /* ---- flash attention (§3.4) ---- */
 
-struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_flash_attention(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                              const char *name, struct shape q, struct shape k,
                              struct shape v, const char *dtype, bool heads_as_dhead)
 {
@@ -266,17 +252,18 @@ struct op *b_flash_attention(struct trace *t, int64_t fid, int64_t count, const 
     bld_layout(op, FORM_QKV, "FlashAttention", NULL, "[0, 0, 0]");
     hold_in(op, (struct shape[]){ q, k, v }, 3, dtype);
     bld_out(op, SHP(b, sq, h, x), dtype);
-    int64_t hbsq = bmul(bmul(h, b), sq);   /* 2(2 h b sq x skv) + 4 h b sq skv, checked */
-    op->flops = bmul(bmul(bmul(hbsq, skv), 4), x + 1);
+    int64_t hbsq = bmul(ovf, bmul(ovf, h, b), sq);   /* 2(2 h b sq x skv) + 4 h b sq skv, checked */
+    op->flops = bmul(ovf, bmul(ovf, bmul(ovf, hbsq, skv), 4), x + 1);
     op->weight_bytes = 0;
     return op;
 }
 
 /* ---- HBM load/store (§3.7) ---- */
 
-struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_hbm_io(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                     const char *name, bool output, struct shape x, const char *dtype)
 {
+    (void)ovf;   /* no size to check: the op has no FLOPs or traffic of its own */
     struct op *op = bld_push(t, fid, count, desc, name, OP_OTHER, OPC_OTHER,
                          output ? "Output" : "Input");
     bld_layout(op, FORM_ABS, "Abs", NULL, NULL);
@@ -288,11 +275,11 @@ struct op *b_hbm_io(struct trace *t, int64_t fid, int64_t count, const char *des
 /* ---- communication (§3.8–§3.10) ---- */
 
 /* ceil(bytes / GBps) on doubles: 1 GB/s is treated as 1 byte/ns (GB = 1e9). */
-int64_t bld_xfer_ns(int64_t bytes, double GBps)
+int64_t bld_xfer_ns(bool *ovf, int64_t bytes, double GBps)
 {
     if (bytes == 0)
         return 0;   /* nothing to move (the link may even have no bandwidth) */
-    return ck_ceil((double)bytes / GBps, &size_overflow);
+    return ck_ceil((double)bytes / GBps, ovf);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -304,7 +291,7 @@ void bld_traffic(struct op *op, int64_t in, int64_t out)
     op->bytes = in + out;
 }
 
-struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_pipe_xfer(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                        const char *name, bool output, struct shape x, double bw_GBps,
                        int64_t latency_ns)
 {
@@ -313,13 +300,13 @@ struct op *b_pipe_xfer(struct trace *t, int64_t fid, int64_t count, const char *
     bld_layout(op, FORM_LIST, output ? "InterChipCommOutput" : "InterChipCommInput", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = bmul(shape_prod(x), 2);
+    int64_t bytes = bmul(ovf, shape_prod(ovf, x), 2);
     bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
-    op->ici_ns = max64(bld_xfer_ns(bytes, bw_GBps), latency_ns);
+    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, bw_GBps), latency_ns);
     return op;
 }
 
-struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_kv_swap(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                      const char *name, bool output, int64_t n, bool doubled, bool gib,
                      double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns)
 {
@@ -329,31 +316,31 @@ struct op *b_kv_swap(struct trace *t, int64_t fid, int64_t count, const char *de
     bld_layout(op, FORM_LIST, output ? "KVSwapOutput" : "KVSwapInput", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = doubled ? bmul(n, 2) : n;   /* quirk opsgen Q10 */
+    int64_t bytes = doubled ? bmul(ovf, n, 2) : n;   /* quirk opsgen Q10 */
     bld_traffic(op, output ? 0 : bytes, output ? bytes : 0);
     /* The reference's PCIe GB = 2^30 B, divided step by step as it does
      * (quirk chipsim Q11); corrected: GB = 1e9 B, so GB/s = bytes/ns. */
-    int64_t tn = gib ? ck_ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps, &size_overflow)
-                     : ck_ceil((double)bytes / pcie_bw_GBps, &size_overflow);
+    int64_t tn = gib ? ck_ceil((double)bytes * 1e9 / 1024 / 1024 / 1024 / pcie_bw_GBps, ovf)
+                     : ck_ceil((double)bytes / pcie_bw_GBps, ovf);
     op->ici_ns = max64(tn, ici_latency_ns);
     op->pcie_ns = max64(tn, pcie_latency_ns);
     return op;
 }
 
-int64_t staged_elems(int64_t e, const struct coll_axes *ax)
+int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax)
 {
     int64_t tot = 0, cur = e;
     for (int i = 0; i < ax->n; i++) {
-        tot = ck_add(tot, cur, &size_overflow);
+        tot = ck_add(tot, cur, ovf);
         cur = cdiv64(cur, ax->deg[i]);
     }
     return tot;
 }
 
-static int64_t axes_prod(const struct coll_axes *ax)
+static int64_t axes_prod(bool *ovf, const struct coll_axes *ax)
 {
     int64_t p = 1;
-    for (int i = 0; i < ax->n; i++) p = bmul(p, ax->deg[i]);
+    for (int i = 0; i < ax->n; i++) p = bmul(ovf, p, ax->deg[i]);
     return p;
 }
 
@@ -365,9 +352,9 @@ static double axes_bw(const struct coll_axes *ax)
 }
 
 /* Output shape of a collective gathered along dim over p chips. */
-static struct shape shape_gathered(struct shape x, int dim, int64_t p)
+static struct shape shape_gathered(bool *ovf, struct shape x, int dim, int64_t p)
 {
-    x.d[dim] = bmul(x.d[dim], p);
+    x.d[dim] = bmul(ovf, x.d[dim], p);
     return x;
 }
 
@@ -377,57 +364,57 @@ struct shape shape_scattered(struct shape x, int dim, int64_t p)
     return x;
 }
 
-struct op *b_all_gather(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, int dim, const struct coll_axes *ax)
 {
-    int64_t p = axes_prod(ax);
-    struct shape o = shape_gathered(x, dim, p);
+    int64_t p = axes_prod(ovf, ax);
+    struct shape o = shape_gathered(ovf, x, dim, p);
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE,
                          OPC_COLLECTIVE_NO_COMPUTE, "AllGather");
     bld_layout(op, FORM_ARROW, "AllGather", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, o, BF16);
-    int64_t bytes = bmul(staged_elems(bmul(shape_prod(x), p), ax), 2);
+    int64_t bytes = bmul(ovf, staged_elems(ovf, bmul(ovf, shape_prod(ovf, x), p), ax), 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), bmul(ax->latency_ns, p - 1));
+    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, axes_bw(ax)), bmul(ovf, ax->latency_ns, p - 1));
     return op;
 }
 
-struct op *b_reduce_scatter(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                             const char *name, struct shape x, int dim,
                             const struct coll_axes *ax)
 {
-    int64_t p = axes_prod(ax);
+    int64_t p = axes_prod(ovf, ax);
     struct shape o = shape_scattered(x, dim, p);
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
                          "ReduceScatter");
     bld_layout(op, FORM_ARROW_QUOTED, "ReduceScatter", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, o, BF16);
-    int64_t elems = staged_elems(cdiv64(shape_prod(x), p), ax);
-    int64_t bytes = bmul(elems, 2);
+    int64_t elems = staged_elems(ovf, cdiv64(shape_prod(ovf, x), p), ax);
+    int64_t bytes = bmul(ovf, elems, 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), bmul(ax->latency_ns, p - 1));
-    op->flops = bmul(elems, p - 1);
+    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, axes_bw(ax)), bmul(ovf, ax->latency_ns, p - 1));
+    op->flops = bmul(ovf, elems, p - 1);
     return op;
 }
 
-struct op *b_all_reduce(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, const struct coll_axes *ax)
 {
-    int64_t p = axes_prod(ax);
+    int64_t p = axes_prod(ovf, ax);
     struct op *op = bld_push(t, fid, count, desc, name, OP_VPU, OPC_COLLECTIVE_REDUCE,
                          "AllReduce");
     bld_layout(op, FORM_ARROW, "AllReduce", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = bmul(staged_elems(shape_prod(x), ax), 4);
+    int64_t bytes = bmul(ovf, staged_elems(ovf, shape_prod(ovf, x), ax), 4);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, axes_bw(ax)), bmul(2 * ax->latency_ns, p - 1));
+    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, axes_bw(ax)), bmul(ovf, 2 * ax->latency_ns, p - 1));
     return op;
 }
 
-struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, const char *dtype,
                         double bisection_bw_GBps, int64_t n, int64_t latency_ns)
 {
@@ -435,8 +422,8 @@ struct op *b_all_to_all(struct trace *t, int64_t fid, int64_t count, const char 
     bld_layout(op, FORM_ARROW, "AllToAll", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = bmul(shape_prod(x), dtype_bytes(dtype));
+    int64_t bytes = bmul(ovf, shape_prod(ovf, x), dtype_bytes(dtype));
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(bytes, bisection_bw_GBps), bmul(latency_ns, n - 1));
+    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, bisection_bw_GBps), bmul(ovf, latency_ns, n - 1));
     return op;
 }

@@ -17,7 +17,7 @@ int64_t conv_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t
     return q + 1;
 }
 
-struct op *b_conv2d(struct trace *t, int64_t fid, int64_t count, const char *prefix,
+struct op *b_conv2d(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *prefix,
                     const struct conv2d_args *a, const char *dtype)
 {
     int64_t ho = conv_out_dim(a->h, a->kh, a->stride, a->pad, a->dil);
@@ -37,14 +37,15 @@ struct op *b_conv2d(struct trace *t, int64_t fid, int64_t count, const char *pre
     bld_out(op, SHP(a->B, a->cout, ho, wo), dtype);
     /* Every output element of every batch costs one MAC per kernel element
      * (Cin x Cout x kh x kw counted together). */
-    op->flops = bmul(bmul(bmul(bmul(2, a->B), ho), wo), shape_prod(k));
-    op->weight_bytes = bmul(shape_prod(k), dtype_bytes(dtype));
+    op->flops = bmul(ovf, bmul(ovf, bmul(ovf, bmul(ovf, 2, a->B), ho), wo), shape_prod(ovf, k));
+    op->weight_bytes = bmul(ovf, shape_prod(ovf, k), dtype_bytes(dtype));
     return op;
 }
 
-struct op *b_upsample(struct trace *t, int64_t fid, int64_t count, const char *desc, int64_t B,
+struct op *b_upsample(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc, int64_t B,
                       int64_t C, int64_t h, int64_t w, int64_t scale, const char *dtype)
 {
+    (void)ovf;   /* no size to check: a copy */
     if (B <= 0 || C <= 0 || h <= 0 || w <= 0 || scale <= 0)
         return NULL;
     struct op *op = bld_push(t, fid, count, desc, "Upsample", OP_VPU, OPC_UP_DOWN_SAMPLE, "Upsample");

@@ -30,11 +30,11 @@ int64_t conv_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t
 /* Conv2D, opcode "Conv2D" (MXU): description = prefix + "Conv2d", name
  * argument "conv2d"; FLOPs = 2 * B * Ho * Wo * prod(kernel); weight bytes =
  * prod(kernel) * element size. */
-struct op *b_conv2d(struct trace *t, int64_t fid, int64_t count, const char *prefix,
+struct op *b_conv2d(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *prefix,
                     const struct conv2d_args *a, const char *dtype);
 
 /* Upsample (VPU, opcode "Upsample"): [B, C, h, w] -> [B, C, h*s, w*s], 0 FLOPs. */
-struct op *b_upsample(struct trace *t, int64_t fid, int64_t count, const char *desc, int64_t B,
+struct op *b_upsample(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc, int64_t B,
                       int64_t C, int64_t h, int64_t w, int64_t scale, const char *dtype);
 
 #endif

@@ -65,17 +65,17 @@ static int64_t axes_prod(const struct coll_axes *a)
 
 /* An all-gather whose byte count uses dtype while its shape strings stay
  * BF16, as every reference collective prints (opsgen.md §2.2). */
-static struct op *all_gather_dt(struct trace *t, int64_t fid, int64_t count, const char *desc,
+static struct op *all_gather_dt(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                                 struct shape x, int dim, const struct coll_axes *ax,
                                 const char *dtype)
 {
-    struct op *o = b_all_gather(t, fid, count, desc, "AllGather", x, dim, ax);
+    struct op *o = b_all_gather(t, ovf, fid, count, desc, "AllGather", x, dim, ax);
     if (!o) return NULL;
-    int64_t p = axes_prod(ax), bytes = staged_elems(shape_prod(x) * p, ax) * dtype_bytes(dtype);
+    int64_t p = axes_prod(ax), bytes = staged_elems(ovf, shape_prod(ovf, x) * p, ax) * dtype_bytes(dtype);
     double bw = 0;
     for (int i = 0; i < ax->n; i++) bw += ax->bw_GBps[i];
     bld_traffic(o, bytes, bytes);
-    int64_t tn = bld_xfer_ns(bytes, bw), lat = ax->latency_ns * (p - 1);
+    int64_t tn = bld_xfer_ns(ovf, bytes, bw), lat = ax->latency_ns * (p - 1);
     o->ici_ns = tn > lat ? tn : lat;
     return o;
 }
@@ -88,24 +88,25 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
 {
     const struct model_config *m = g->r.m;
     struct trace *tr = g->r.t;
+    bool *ovf = g->r.ovf;
     int64_t B = g->r.B, S = g->ph->seq, Hl = cdiv64(m->num_heads, axes_prod(&g->r.tp));
     int64_t kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
     char d[200];
     size_t o[3];   /* the einsums' indices: a later push may move the ops */
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
     o[0] = tr->n;
-    CHK(fmt_store_rest(&g->r.fmt, b_einsum(tr, f, n, DESC("q_nope_kv_cache_einsum"),
+    CHK(fmt_store_rest(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("q_nope_kv_cache_einsum"),
                  "q_nope_kv = torch.einsum('bshc,btc->bsht', q_nope, self.kv_cache[:bsz, :end_pos])",
                  SHP(B, S, Hl, kr), SHP(B, T, kr), "BSHC;BTC->BSHT", "0_0_0", BF16), g->r.fmt.kv));
     o[1] = tr->n;
-    CHK(b_einsum(tr, f + 1, n, DESC("q_pe_pe_einsum"),
+    CHK(b_einsum(tr, ovf, f + 1, n, DESC("q_pe_pe_einsum"),
                  "q_pe_pe = torch.einsum('bshr,btr->bsht', q_pe, self.pe_cache[:bsz, :end_pos])",
                  SHP(B, S, Hl, rope), SHP(B, T, rope), "BSHR;BTR->BSHT", "0_0_0", BF16));
     if (!g->r.prof->mla_softmax_missing)
-        CHK(b_unary(tr, f + 1, n, DESC("scores_softmax"), "scores = scores.softmax(dim=-1)", "Softmax",
+        CHK(b_unary(tr, ovf, f + 1, n, DESC("scores_softmax"), "scores = scores.softmax(dim=-1)", "Softmax",
                     SHP(B, S, Hl, T), "0_0", FP32));
     o[2] = tr->n;
-    CHK(fmt_store_rest(&g->r.fmt, b_einsum(tr, f + 2, n, DESC("scores_kv_cache_einsum"),
+    CHK(fmt_store_rest(ovf, &g->r.fmt, b_einsum(tr, ovf, f + 2, n, DESC("scores_kv_cache_einsum"),
                  "x = torch.einsum('bsht,btc->bshc', scores, self.kv_cache[:bsz, :end_pos])",
                  SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16), g->r.fmt.kv));
 #undef DESC
@@ -128,7 +129,7 @@ static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char
                                                                                : (m->input_seqlen + 1) / 2);
     struct kv_groups kg = decode_suffix_groups(g->r.prof, n, m->output_seqlen);
     for (int k = 0; k < kg.ng; k++)
-        if (mla_cache_group(g, f, kg.cnt[k], P, badd(m->input_seqlen, kg.len[k])))
+        if (mla_cache_group(g, f, kg.cnt[k], P, badd(g->r.ovf, m->input_seqlen, kg.len[k])))
             return -1;
     return 0;
 }
@@ -137,6 +138,7 @@ static int mla(struct dsgen *g, int64_t *fid)
 {
     const struct model_config *m = g->r.m;
     struct trace *tr = g->r.t;
+    bool *ovf = g->r.ovf;
     int64_t B = g->r.B, S = g->ph->seq, f = *fid, t = axes_prod(&g->r.tp);
     /* All layers, not the stage's (quirk opsgen Q3). */
     int64_t layers = g->r.prof->mla_counts_all_layers ? m->num_layers : g->r.L;
@@ -153,61 +155,61 @@ static int mla(struct dsgen *g, int64_t *fid)
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
         if (g->r.prof->mla_allgather_full_width) {
             /* Gathers the full width to D*t (quirk opsgen Q4). */
-            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, D), 2, &g->r.tp));
+            CHK(b_all_gather(tr, ovf, f, n, d, "AllGather", SHP(B, S, D), 2, &g->r.tp));
             Dw = D * t;
         } else {
-            CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, S, g->r.D_tp), 2, &g->r.tp));
+            CHK(b_all_gather(tr, ovf, f, n, d, "AllGather", SHP(B, S, g->r.D_tp), 2, &g->r.tp));
         }
         f++;
     }
-    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)", SHP(B, S, D), SHP(D, qr),
-                 "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
-    CHK(b_unary(tr, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
+    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)",
+                 SHP(B, S, D), SHP(D, qr), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
+    CHK(b_unary(tr, ovf, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
                 SHP(B, S, qr), "0_0", FP32));
-    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)", SHP(B, S, qr),
-                 SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->r.fmt.act)));
-    CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
+    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)",
+                 SHP(B, S, qr), SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->r.fmt.act)));
+    CHK(b_binary(tr, ovf, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
                  "Mul", SHP(B, S, Hl, rope), "0_0_0", FP32, one));
-    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("kv_k_pe_linear"),
+    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("kv_k_pe_linear"),
                  "kv = self.wkv_a(x); kv, k_pe = torch.split(kv, [self.kv_lora_rank, "
                  "self.qk_rope_head_dim], dim=-1)",
                  SHP(B, S, D), SHP(D, kr + rope), "BSM;MK->BSK", "0_0_0", g->r.fmt.act)));
-    CHK(b_binary(tr, f++, n, DESC("apply_rotary_emb"),
+    CHK(b_binary(tr, ovf, f++, n, DESC("apply_rotary_emb"),
                  "k_pe = apply_rotary_emb(k_pe.unsqueeze(2), freqs_cis)", "Mul", SHP(B, S, rope),
                  "0_0_0", FP32, one));
     if (t > 1) {
         /* Sequence parallelism over the TP axes: gather the new cache rows
          * (FP8 latent, FP32 rope keys) along the sequence. */
         snprintf(nm, sizeof nm, "AllGatherKV-%lld", (long long)f);
-        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, kr), 1, &g->r.tp, FP8));
+        CHK(all_gather_dt(tr, ovf, f++, n, nm, SHP(B, S, kr), 1, &g->r.tp, FP8));
         snprintf(nm, sizeof nm, "AllGatherK_PE-%lld", (long long)f);
-        CHK(all_gather_dt(tr, f++, n, nm, SHP(B, S, rope), 1, &g->r.tp, FP32));
+        CHK(all_gather_dt(tr, ovf, f++, n, nm, SHP(B, S, rope), 1, &g->r.tp, FP32));
     }
-    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("q_nope_wkv_b_linear"),
+    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_nope_wkv_b_linear"),
                  "wkv_b = wkv_b.view(self.n_local_heads, -1, self.kv_lora_rank); q_nope = "
                  "torch.einsum('bshd,hdc->bshc', q_nope, wkv_b[:, :self.qk_nope_head_dim])",
                  SHP(B, S, Hl, nope), SHP(Hl, nope, kr), "BSHD;HDC->BSHC", "0_0_0", g->r.fmt.act)));
-    CHK(b_unary(tr, f++, n, DESC("kv_norm"), "kv_norm = self.kv_norm(kv)", "RMSNorm", SHP(B, S, kr),
+    CHK(b_unary(tr, ovf, f++, n, DESC("kv_norm"), "kv_norm = self.kv_norm(kv)", "RMSNorm", SHP(B, S, kr),
                 "0_0", FP32));
     if (mla_cache_ops(g, f, n, DESC("")))
         return -1;
     f += 3;
-    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("x_wkv_b_linear"),
+    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("x_wkv_b_linear"),
                  "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
                  SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", g->r.fmt.act)));
-    CHK(fmt_weights(tr, &g->r.fmt, b_einsum(tr, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))", SHP(B, S, Hl * v),
-                 SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->r.fmt.act)));
+    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))",
+                 SHP(B, S, Hl * v), SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->r.fmt.act)));
     struct shape y = SHP(B, S, Dw);
     if (t > 1) {
         snprintf(nm, sizeof nm, "ReduceScatterMHA-%lld", (long long)f);
-        CHK(b_reduce_scatter(tr, f++, n, "Reduce attention and scatter before RMSNorm", nm, y, 2,
+        CHK(b_reduce_scatter(tr, ovf, f++, n, "Reduce attention and scatter before RMSNorm", nm, y, 2,
                              &g->r.tp));
     }
-    CHK(b_unary(tr, f++, n, DESC("Attention_RMSNorm"), "Y_norm = RMSNorm(y)", "RMSNorm", y, "0_0",
+    CHK(b_unary(tr, ovf, f++, n, DESC("Attention_RMSNorm"), "Y_norm = RMSNorm(y)", "RMSNorm", y, "0_0",
                 BF16));
     if (t > 1) {
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
-        CHK(b_all_gather(tr, f++, n, d, "AllGather", shape_scattered(y, 2, t), 2, &g->r.tp));
+        CHK(b_all_gather(tr, ovf, f++, n, d, "AllGather", shape_scattered(y, 2, t), 2, &g->r.tp));
     }
 #undef DESC
     *fid = f;
@@ -226,18 +228,18 @@ static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq
     const char *name = combine && !g->r.prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
                                                                        : "MoE_Dispatch_AllToAll";
     int64_t batch = g->r.prof->moe_a2a_global_batch ? m->global_batch_size : g->r.B;
-    CHK(b_all_to_all(c->t, fid, c->count, name, name,
+    CHK(b_all_to_all(c->t, c->ovf, fid, c->count, name, name,
                      SHP(batch, seq, m->num_limited_groups, m->d_model),
                      FP8, bis, axes_prod(&g->ep), g->r.l->ici_latency_ns));
     return 0;
 }
 
-struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens)
+struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t local_tokens)
 {
     /* The MoE domain: the data-parallel replicas of one ICI pod send their
      * tokens to the experts, spread over the expert-parallel devices. */
     int64_t R = m->num_routed_experts, A = m->num_activated_routed_experts_per_token;
-    int64_t ep = m->expert_parallelism_degree, T = bmul(local_tokens, m->data_parallelism_degree);
+    int64_t ep = m->expert_parallelism_degree, T = bmul(ovf, local_tokens, m->data_parallelism_degree);
     int64_t local = cdiv64(R, ep);
     double a = A < R ? (double)A / (double)R : 1.0;
     /* Probability that an expert receives at least one of the T tokens. */
@@ -258,9 +260,9 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
     int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(&g->ep);
     int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
     char pre[64];
-    CHK(b_einsum(c->t, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
+    CHK(b_einsum(c->t, c->ovf, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
                  SHP(R, D), "BSM;RM->BSR", "0_0_0", BF16));
-    CHK(b_unary(c->t, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
+    CHK(b_unary(c->t, c->ovf, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
                 SHP(B, seq, R), "0_0", FP32));
     f = last(g)->fusion_id + 1;
     if (e > 1 && moe_a2a(c, g, seq, f++, false))
@@ -276,10 +278,10 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
             f = last(g)->fusion_id + 1;
         }
     } else {
-        struct moe_load ld = moe_load_of(m, bmul(B, seq));
+        struct moe_load ld = moe_load_of(c->ovf, m, bmul(c->ovf, B, seq));
         snprintf(pre, sizeof pre, "FFN_routed_experts-");
         x.B = 1;
-        x.count = bmul(n, ld.experts);
+        x.count = bmul(c->ovf, n, ld.experts);
         if (layer_ffn_llama_body(&x, ld.tokens, D, Fm, f))
             return -1;
         f = last(g)->fusion_id + 1;
@@ -293,12 +295,12 @@ static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg
         return -1;
     f = last(g)->fusion_id + 1;
     struct op *o;
-    CHK(o = b_einsum(c->t, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
+    CHK(o = b_einsum(c->t, c->ovf, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
                      SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
     if (!c->prof->mla_cache_einsums_weights)
         o->weight_bytes = 0;   /* router outputs, not parameters (quirk opsgen Q20) */
     f++;
-    CHK(b_binary(c->t, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
+    CHK(b_binary(c->t, c->ovf, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
                  "0_0_0", BF16, c->prof->binary_ops_list_one_input));
     return 0;
 }
@@ -325,7 +327,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     if (mla(g, fid))
         return -1;
     *fid = last(g)->fusion_id + 1;
-    struct layer_ctx lc = { g->r.t, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt };
+    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt };
     struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
                            .body = moe_body, .body_arg = g };
     int64_t f = *fid;
@@ -390,14 +392,16 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     return gen_require_links(l, true, false, e);
 }
 
+static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase ph, const struct profile *prof);
+
 int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_links *l,
-                              const struct profile *prof, struct trace *out, struct npu_err *e)
+                              const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e)
 {
     if (validate(m, l, e))
         return -1;
-    (void)opsgen_deepseek_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
+    (void)deepseek_mem(ovf, m, PHASE_DECODE, prof);   /* a footprint past int64 fails the trace */
     struct dsgen g = { 0 };
-    gen_run_init(&g.r, m, l, prof, out);
+    gen_run_init(&g.r, m, l, prof, out, ovf);
     int64_t etp = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
     int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
     double bw = l->ici_bw_GBps;
@@ -408,7 +412,7 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
         return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
 
     static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,
-                                                  .mem_bytes = opsgen_deepseek_mem_bytes };
+                                                  .mem_bytes = deepseek_mem };
     return gen_phases(&g.r, &hooks, &g, e);
 }
 
@@ -416,6 +420,13 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
 
 int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
                                   const struct profile *prof)
+{
+    bool ovf = false;   /* the footprint alone: there is no trace to fail */
+    return deepseek_mem(&ovf, m, ph, prof);
+}
+
+/* The footprint (opsgen_deepseek_mem_bytes); one past int64 sets *ovf. */
+static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase ph, const struct profile *prof)
 {
     /* Every term is evaluated in the reference's order on doubles (Python
      * int / int is a float), so the rounded total matches to the byte. */
@@ -439,30 +450,30 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
 
     /* MLA weights, BF16; wkv_a multiplies kr by rope and wkv_b uses rope+v
      * (quirk opsgen Q24). */
-    double wq_a = (double)bmul(D, qr), wq_b = (double)bmul3(qr, H, rope + nope) / tp;
-    double wkv_a = (double)bmul3(D, kr, rope), wkv_b = (double)bmul3(kr, H, rope + v) / tp;
+    double wq_a = (double)bmul(ovf, D, qr), wq_b = (double)bmul3(ovf, qr, H, rope + nope) / tp;
+    double wkv_a = (double)bmul3(ovf, D, kr, rope), wkv_b = (double)bmul3(ovf, kr, H, rope + v) / tp;
     bool ref = prof->mla_memory_reference_terms;
     if (!ref) {   /* W_kv_a: D -> latent + rope key; W_kv_b: latent -> per-head nope key + value */
-        wkv_a = (double)bmul(D, kr + rope);
-        wkv_b = (double)bmul3(kr, H, nope + v) / tp;
+        wkv_a = (double)bmul(ovf, D, kr + rope);
+        wkv_b = (double)bmul3(ovf, kr, H, nope + v) / tp;
     }
-    double wo = (double)bmul3(H, v, D) / tp;
+    double wo = (double)bmul3(ovf, H, v, D) / tp;
     double total = 0;
     total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * 2;
     /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */
-    total += (double)bmul4(b, s, H, rope * 5 + nope) / tp;
+    total += (double)bmul4(ovf, b, s, H, rope * 5 + nope) / tp;
     /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the gate. */
-    double ffn = (double)bmul3(D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
-    total += (ffn + (double)bmul3(R, D, L)) * 1;
+    double ffn = (double)bmul3(ovf, D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
+    total += (ffn + (double)bmul3(ovf, R, D, L)) * 1;
     /* Intermediate expert activations, BF16, worst-case routing. */
     /* (Corrected: one layer's, live while that layer runs.) */
-    total += (double)bmul4(b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
+    total += (double)bmul4(ovf, b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
-    total += (double)bmul4(kr * 1 + rope * 4, L, b, s) / tp;
+    total += (double)bmul4(ovf, kr * 1 + rope * 4, L, b, s) / tp;
     /* token embedding and LM head, BF16, sharded over TP */
-    total += 2.0 * (double)gen_vocab_params(m, (int64_t)tp, prof);
+    total += 2.0 * (double)gen_vocab_params(ovf, m, (int64_t)tp, prof);
     if (!(total < 9.2e18)) {   /* the double sum itself past int64 */
-        opsgen_flag_overflow();
+        *ovf = true;
         return INT64_MAX;
     }
     return (int64_t)nearbyint(total);   /* round half to even, as Python's round() */

@@ -20,9 +20,10 @@
 
 /* Prefill ops (phase PREFILL) then decode ops (phase DECODE), appended to
  * out. Validates first: model_type "llm", ffn_type "deepseek_moe", no flash
- * attention, 1 <= ep <= dp*tp, ep <= num_routed_experts, no DCN TP/EP. */
+ * attention, 1 <= ep <= dp*tp, ep <= num_routed_experts, no DCN TP/EP.
+ * *ovf as opsgen_llm_inference (opsgen.h). */
 int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_links *l,
-                              const struct profile *prof, struct trace *out, struct npu_err *e);
+                              const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 
 /* Per-chip footprint of one phase in bytes (§11.3): FP8 experts and KV
  * cache, BF16 attention weights, FP32 rope cache; real-valued terms rounded
@@ -37,9 +38,9 @@ int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
  * receives at least one token with probability p = 1 - (1 - A/R)^T, so
  * `experts` = ceil(ceil(R/ep) x p) of them run, each on `tokens` =
  * ceil(moe_imbalance_factor x T x A / (R x p)) tokens (at most T): the
- * busiest device's load. Both at least 1. */
+ * busiest device's load. Both at least 1. T past int64 sets *ovf (builders.h). */
 struct moe_load { int64_t experts, tokens; };
-struct moe_load moe_load_of(const struct model_config *m, int64_t local_tokens);
+struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t local_tokens);
 
 /* §13.4 for MoE: the LLM mapping, then the expert axes (4th value). Returns
  * false (axes still set, expert axes best effort) when ep cannot be laid out

@@ -22,21 +22,24 @@
 /* The LLM config DiT runs as: model_type "llm", input_seqlen =
  * ceil(image_width^2 / patch_size^2) (pixel width, quirk opsgen Q25), output_seqlen 1. */
 void dit_llm_config(const struct model_config *m, struct model_config *llm);
-/* DiT inference ops appended to out (10 ops for dit-xl on one chip). */
+/* DiT inference ops appended to out (10 ops for dit-xl on one chip); *ovf as
+ * opsgen_llm_inference (opsgen.h). */
 int opsgen_dit(const struct model_config *m, const struct opsgen_links *l,
-               const struct profile *prof, struct trace *out, struct npu_err *e);
+               const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 /* Per-chip footprint: the LLM prefill formula (§11.1) on the derived config. */
 int64_t opsgen_dit_mem_bytes(const struct model_config *m, const struct profile *prof);
 
-/* GLIGEN UNet ops appended to out (634 ops for the shipped config). */
+/* GLIGEN UNet ops appended to out (634 ops for the shipped config); *ovf as
+ * opsgen_llm_inference (opsgen.h). */
 int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
-                  const struct profile *prof, struct trace *out, struct npu_err *e);
+                  const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 /* The reference's placeholder footprint: one chip's HBM less 1 KiB (quirk opsgen Q26b). */
 int64_t opsgen_gligen_mem_bytes(int64_t hbm_size_GB);
 /* Corrected: the weights of every op of the timed trace t (BF16, each layer
  * once per execution count) plus the largest op's activations (its bytes
  * accessed less its weights); the placeholder above under
- * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). */
+ * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). Sums past
+ * int64 count 0. */
 int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, const struct profile *prof);
 
 /* ---- sweep helpers (opsgen.md §13.2, §13.4) ---- */

@@ -56,14 +56,14 @@ static int dit_validate(const struct model_config *m, struct npu_err *e)
 }
 
 int opsgen_dit(const struct model_config *m, const struct opsgen_links *l,
-               const struct profile *prof, struct trace *out, struct npu_err *e)
+               const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e)
 {
     if (dit_validate(m, e))
         return -1;
     struct model_config llm;
     dit_llm_config(m, &llm);
     size_t first = out->n;
-    if (opsgen_llm_inference(&llm, l, prof, out, e))
+    if (opsgen_llm_inference(&llm, l, prof, out, ovf, e))
         return -1;
     size_t keep = first;
     for (size_t i = first; i < out->n; i++) {
@@ -98,15 +98,16 @@ int64_t opsgen_gligen_mem_bytes_of(const struct trace *t, int64_t hbm_size_GB, c
 {
     if (prof->dlrm_gligen_placeholder_footprint)
         return opsgen_gligen_mem_bytes(hbm_size_GB);
+    bool ovf = false;   /* the footprint alone: there is no trace to fail */
     int64_t w = 0, live = 0;
     for (size_t i = 0; i < t->n; i++) {
         const struct op *op = &t->ops[i];
-        w = badd(w, bmul(op->weight_bytes, op->count));
+        w = badd(&ovf, w, bmul(&ovf, op->weight_bytes, op->count));
         int64_t a = op->bytes - op->weight_bytes;
         if (a > live)
             live = a;
     }
-    return badd(w, live);
+    return badd(&ovf, w, live);
 }
 
 /* ---- sweep helpers ---- */

@@ -169,11 +169,11 @@ int64_t dlrm_mem_bytes(int64_t hbm_size_GB)
     return 8 * hbm_size_GB * 1024 * 1024 * 1024 - 1024;
 }
 
-static int64_t mlp_weights(const struct mlp_layers *l)
+static int64_t mlp_weights(bool *ovf, const struct mlp_layers *l)
 {
     int64_t w = 0;
     for (int i = 0; i < l->n; i++)
-        w = badd(w, bmul(l->l[i].in_features, l->l[i].out_features));
+        w = badd(ovf, w, bmul(ovf, l->l[i].in_features, l->l[i].out_features));
     return w;
 }
 
@@ -184,6 +184,7 @@ int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_link
         return dlrm_mem_bytes(l->hbm_size_GB);
     struct dlrm_plan p;
     dlrm_plan(m, l, prof, &p);
+    bool flag = false, *ovf = &flag;   /* the footprint alone: there is no trace to fail */
     int64_t nc = m->num_chips, busiest = 0, E = m->embedding_dim, T = p.ntables;
     /* FP32 tables: row-sharded ones split over the chips, replicated ones
      * whole on every chip, the rest whole on their chip; the busiest chip. */
@@ -192,7 +193,7 @@ int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_link
         for (int i = 0; i < p.ntables; i++) {
             const struct dlrm_table *t = &p.tables[i];
             if (t->all_chips || t->chip == c)
-                b = badd(b, bmul3(cdiv64(t->num_entries, t->row_sharding_degree), E, 4));
+                b = badd(ovf, b, bmul3(ovf, cdiv64(t->num_entries, t->row_sharding_degree), E, 4));
         }
         if (b > busiest)
             busiest = b;
@@ -202,17 +203,18 @@ int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_link
      * interaction matrix (BF16). */
     int64_t inter = cdiv64(E + (T + 1) * T / 2, 128) * 128;
     int64_t top0 = m->top_mlp_config.n > 0 ? m->top_mlp_config.l[0].in_features : 0;
-    int64_t w = bmul(2, badd(badd(mlp_weights(&m->bottom_mlp_config), mlp_weights(&m->top_mlp_config)),
-                             bmul(inter, top0)));
+    int64_t w = bmul(ovf, 2, badd(ovf, badd(ovf, mlp_weights(ovf, &m->bottom_mlp_config),
+                                            mlp_weights(ovf, &m->top_mlp_config)),
+                                  bmul(ovf, inter, top0)));
     int64_t Bm = cdiv64(m->global_batch_size, m->data_parallelism_degree);
-    int64_t act = bmul(Bm, badd(bmul3(T + 1, E, 4), bmul3(T + 1, T + 1, 2)));
-    return badd(badd(busiest, w), act);
+    int64_t act = bmul(ovf, Bm, badd(ovf, bmul3(ovf, T + 1, E, 4), bmul3(ovf, T + 1, T + 1, 2)));
+    return badd(ovf, badd(ovf, busiest, w), act);
 }
 
 /* ---- EmbeddingBag (§3.11) ---- */
 
 /* "a, b, c" (Python list body) into a heap buffer. */
-struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_embedding_bag(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                            const char *name, int64_t batch, int64_t k, int64_t rows, int64_t dim,
                            const char *dtype)
 {
@@ -225,11 +227,12 @@ struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const ch
     /* Inputs: the int64 indices [B, 1, k] (their dtype is the layout's), then the table. */
     bld_in2(op, SHP(batch, 1, k), SHP(rows, dim), dtype);
     bld_out(op, SHP(batch, 1, dim), dtype);
-    int64_t entries = bmul(batch, k);
+    int64_t entries = bmul(ovf, batch, k);
     /* int64 indices read, looked-up rows fetched, pooled rows written;
      * checked products (an LLM's vocabulary lookup has batch x sequence rows). */
-    op->bytes = badd(badd(bmul(entries, 8), bmul3(entries, dim, bpe)), bmul3(batch, dim, bpe));
-    op->flops = bmul3(2, entries, dim);   /* sum pooling */
+    op->bytes = badd(ovf, badd(ovf, bmul(ovf, entries, 8), bmul3(ovf, entries, dim, bpe)),
+                     bmul3(ovf, batch, dim, bpe));
+    op->flops = bmul3(ovf, 2, entries, dim);   /* sum pooling */
     op->weight_bytes = 0;
     return op;
 }
@@ -241,6 +244,7 @@ struct gen {
     const struct opsgen_links *l;
     const struct dlrm_plan *p;
     struct trace *t;
+    bool *ovf;           /* the trace's overflow flag (builders.h) */
     const struct profile *prof;
     int64_t Bm;          /* MLP/interaction batch: cdiv(gbs, dp) */
     int64_t maxk;
@@ -261,7 +265,7 @@ static int mlp(struct gen *g, int64_t fid, const char *desc, const char *name, i
     char d[SBUF], nm[SBUF];
     snprintf(d, sizeof d, "%s_einsum", desc);
     snprintf(nm, sizeof nm, "%s_einsum", name);
-    return b_einsum(g->t, fid, 1, d, nm, SHP(g->Bm, in), SHP(in, out), "BI;IO->BO", "0_0_0",
+    return b_einsum(g->t, g->ovf, fid, 1, d, nm, SHP(g->Bm, in), SHP(in, out), "BI;IO->BO", "0_0_0",
                     "DT_BFLOAT16") ? 0 : -1;
 }
 
@@ -288,7 +292,7 @@ static int chip_ops(struct gen *g, int64_t c)
     /* 2. indices all-to-all: worst case, every lookup of the global batch;
      * the latency term counts tables, not chips (opsgen Q28). */
     snprintf(d, sizeof d, "EmbeddingIndicesAllToAll-%lld", (long long)fid);
-    if (!b_all_to_all(g->t, fid, 1, d, "EmbeddingIndicesAllToAll", SHP(gbs, T, g->maxk),
+    if (!b_all_to_all(g->t, g->ovf, fid, 1, d, "EmbeddingIndicesAllToAll", SHP(gbs, T, g->maxk),
                       "DT_INT32", g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
         return -1;
     fid += 1;
@@ -302,7 +306,7 @@ static int chip_ops(struct gen *g, int64_t c)
         int64_t rows = cdiv64(tb->num_entries, tb->row_sharding_degree);
         snprintf(d, sizeof d, "EmbeddingBag%lld", (long long)f);
         snprintf(nm, sizeof nm, "embedding_bag_%lld", (long long)f);
-        if (!b_embedding_bag(g->t, f, 1, d, nm, tb->batch_size, tb->num_indices_per_lookup, rows,
+        if (!b_embedding_bag(g->t, g->ovf, f, 1, d, nm, tb->batch_size, tb->num_indices_per_lookup, rows,
                              tb->embed_dim, "DT_FLOAT"))
             return -1;
         f = advance(g, f);
@@ -312,13 +316,13 @@ static int chip_ops(struct gen *g, int64_t c)
 
     /* 4. looked-up rows all-to-all (before pooling, opsgen Q28), FP32 */
     snprintf(d, sizeof d, "EmbeddingAllToAll-%lld", (long long)fid);
-    if (!b_all_to_all(g->t, fid, 1, d, "EmbeddingAllToAll", SHP(gbs, T, g->maxk, E), "DT_FLOAT",
+    if (!b_all_to_all(g->t, g->ovf, fid, 1, d, "EmbeddingAllToAll", SHP(gbs, T, g->maxk, E), "DT_FLOAT",
                       g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
         return -1;
     fid += 1;
 
     /* 5. dot interaction of the T sparse and 1 dense features */
-    if (!b_einsum(g->t, fid, 1, "DotInteraction_einsum", "DotInteraction_einsum",
+    if (!b_einsum(g->t, g->ovf, fid, 1, "DotInteraction_einsum", "DotInteraction_einsum",
                   SHP(g->Bm, T + 1, E), SHP(g->Bm, E, T + 1), "BNE;BEN->BNN", "0_0_0",
                   "DT_BFLOAT16"))
         return -1;
@@ -344,7 +348,7 @@ static int chip_ops(struct gen *g, int64_t c)
 #define DLRM_MAX_CHIPS 4096
 
 int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_links *l,
-                          const struct profile *prof, struct trace *out, struct npu_err *e)
+                          const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e)
 {
     if (dlrm_check(m, NULL, e))
         return -1;
@@ -358,7 +362,7 @@ int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_link
     if (!p)
         return npu_errf(e, "DLRM: out of memory");
     dlrm_plan(m, l, prof, p);
-    struct gen g = { .m = m, .l = l, .p = p, .t = out, .prof = prof };
+    struct gen g = { .m = m, .l = l, .p = p, .t = out, .ovf = ovf, .prof = prof };
     g.Bm = cdiv64(m->global_batch_size, m->data_parallelism_degree);
     for (int i = 0; i < m->num_indices_per_lookup.n; i++)
         if (m->num_indices_per_lookup.v[i] > g.maxk)

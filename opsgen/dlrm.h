@@ -53,15 +53,16 @@ void dlrm_plan(const struct model_config *m, const struct opsgen_links *l,
 /* EmbeddingBag over one table of `rows` rows of width dim, k lookups per
  * sample (opsgen.md §3.11; the reference's list form with one table):
  * indices [B, 1, k] int64 and the table as inputs, output [B, 1, dim];
- * pre-set memory traffic and VPU FLOPs. Name kept raw. Returns the op, or
- * NULL for an unknown dtype. */
-struct op *b_embedding_bag(struct trace *t, int64_t fid, int64_t count, const char *desc,
+ * pre-set memory traffic and VPU FLOPs (checked: *ovf, builders.h). Name
+ * kept raw. Returns the op, or NULL for an unknown dtype. */
+struct op *b_embedding_bag(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                            const char *name, int64_t batch, int64_t k, int64_t rows, int64_t dim,
                            const char *dtype);
 
-/* All chips' ops, chip c's with group = c (phase NONE); validates first. */
+/* All chips' ops, chip c's with group = c (phase NONE); validates first.
+ * *ovf as opsgen_llm_inference (opsgen.h). */
 int opsgen_dlrm_inference(const struct model_config *m, const struct opsgen_links *l,
-                          const struct profile *prof, struct trace *out, struct npu_err *e);
+                          const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 
 /* Footprint of the reference: the constant 8 chips of HBM minus 1 KiB (quirk opsgen Q26b). */
 int64_t dlrm_mem_bytes(int64_t hbm_size_GB);
@@ -70,7 +71,8 @@ int64_t dlrm_mem_bytes(int64_t hbm_size_GB);
  * round-robin ones on their chip), the BF16 bottom and top MLPs (the top
  * MLP's padded interaction layer included) and the local batch's looked-up
  * rows and interaction matrix; the reference's constant under
- * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). */
+ * prof->dlrm_gligen_placeholder_footprint (quirk opsgen Q26b). Terms past
+ * int64 count 0. */
 int64_t dlrm_mem_bytes_of(const struct model_config *m, const struct opsgen_links *l,
                           const struct profile *prof);
 

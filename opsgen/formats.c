@@ -26,7 +26,7 @@ void tensor_formats_of(const struct model_config *m, struct tensor_formats *f)
     f->scale_n = m->weight_scale_block_n > 0 ? m->weight_scale_block_n : m->scale_block;
 }
 
-struct op *fmt_store_rest(const struct tensor_formats *fmt, struct op *op, const char *dt)
+struct op *fmt_store_rest(bool *ovf, const struct tensor_formats *fmt, struct op *op, const char *dt)
 {
     if (!op || !fmt || !strcmp(dt, op->form.dtype))
         return op;
@@ -34,18 +34,17 @@ struct op *fmt_store_rest(const struct tensor_formats *fmt, struct op *op, const
     if (op->weight_bytes > 0) {
         int64_t elems = 1;
         for (int i = 0; i < op->form.nd[1]; i++)
-            elems = bmul(elems, op->form.d[1][i]);
-        op->weight_bytes = bld_tensor_bytes(elems, dt);
+            elems = bmul(ovf, elems, op->form.d[1][i]);
+        op->weight_bytes = bld_tensor_bytes(ovf, elems, dt);
     }
     return op;
 }
 
-struct op *fmt_weights(struct trace *t, const struct tensor_formats *fmt, struct op *op)
+struct op *fmt_weights(bool *ovf, const struct tensor_formats *fmt, struct op *op)
 {
-    (void)t;
     if (!op || !fmt)
         return op;
-    fmt_store_rest(fmt, op, fmt->weight);
+    fmt_store_rest(ovf, fmt, op, fmt->weight);
     /* Block scales matter for 8-bit and narrower operands; chipsim sizes
      * their tensors and rescaling from the form. */
     if (fmt->scale_k > 0 && (dtype_bits(fmt->weight) <= 8 || dtype_bits(op->form.dtype) <= 8)) {

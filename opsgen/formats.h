@@ -13,6 +13,7 @@
 #ifndef NPUSIM_FORMATS_H
 #define NPUSIM_FORMATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "opsgen/model.h"
@@ -29,12 +30,13 @@ struct tensor_formats {
 void tensor_formats_of(const struct model_config *m, struct tensor_formats *f);
 
 /* The op's inputs after the first stored in dt (when it is not the
- * activations'); the weight bytes follow. NULL fmt: nothing. Passes NULL
- * through. */
-struct op *fmt_store_rest(const struct tensor_formats *fmt, struct op *op, const char *dt);
+ * activations'); the weight bytes follow, checked (*ovf, builders.h). NULL
+ * fmt: nothing. Passes NULL through. */
+struct op *fmt_store_rest(bool *ovf, const struct tensor_formats *fmt, struct op *op, const char *dt);
 
 /* A weight matmul in the model's formats: its weights stored in
- * fmt->weight and its block scales set. Returns op (NULL passes through). */
-struct op *fmt_weights(struct trace *t, const struct tensor_formats *fmt, struct op *op);
+ * fmt->weight (checked as fmt_store_rest) and its block scales set. Returns
+ * op (NULL passes through). */
+struct op *fmt_weights(bool *ovf, const struct tensor_formats *fmt, struct op *op);
 
 #endif

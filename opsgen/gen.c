@@ -79,9 +79,9 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
     return 0;
 }
 
-int64_t gen_vocab_params(const struct model_config *m, int64_t tp, const struct profile *prof)
+int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, const struct profile *prof)
 {
-    return prof->vocab_ops_missing ? 0 : bmul3(2, cdiv64(m->vocab_size, tp), m->d_model);
+    return prof->vocab_ops_missing ? 0 : bmul3(ovf, 2, cdiv64(m->vocab_size, tp), m->d_model);
 }
 
 

@@ -31,9 +31,9 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
 
 
 /* The token-embedding and LM-head parameters on one chip, 2 x ceil(V / tp) x D
- * (0 under prof->vocab_ops_missing): the memory footprints and the weight
- * update count them. */
-int64_t gen_vocab_params(const struct model_config *m, int64_t tp, const struct profile *prof);
+ * (0 under prof->vocab_ops_missing), checked (*ovf, builders.h): the memory
+ * footprints and the weight update count them. */
+int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, const struct profile *prof);
 
 /* ---- the checks the LLM-like generators share, in the order they run ---- */
 

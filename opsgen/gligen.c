@@ -49,6 +49,7 @@ struct plan {
 struct gl {
     const struct model_config *m;
     struct trace *t;
+    bool *ovf;              /* the trace's overflow flag (builders.h) */
     struct layer_ctx lc;    /* count 1, prefill, TP [tp]; prefix set per call */
     struct coll_axes tp;
     int64_t B, temb, heads, ctx_dim, ctx_seq, obj_seq;
@@ -204,7 +205,7 @@ static int conv(struct gl *g, int64_t f, const char *prefix, int64_t cin, int64_
                 int64_t h, int64_t w, int64_t k, int64_t stride, int64_t pad)
 {
     struct conv2d_args a = { g->B, cin, h, w, cout, k, k, stride, pad, 1 };
-    CHK(b_conv2d(g->t, f, 1, prefix, &a, BF16));
+    CHK(b_conv2d(g->t, g->ovf, f, 1, prefix, &a, BF16));
     return 0;
 }
 
@@ -213,7 +214,7 @@ static int block(struct gl *g, int64_t f, int64_t dim, int64_t dim_out, struct s
 {
     char d[96];
     snprintf(d, sizeof d, "Conv2d-GroupNorm%lld", (long long)f);
-    CHK(b_unary(g->t, f, 1, d, "X_norm = GroupNorm(X)", "GroupNorm", *x, "0_0", BF16));
+    CHK(b_unary(g->t, g->ovf, f, 1, d, "X_norm = GroupNorm(X)", "GroupNorm", *x, "0_0", BF16));
     snprintf(d, sizeof d, "Conv2d%lld", (long long)f);
     if (conv(g, f + 1, d, dim, dim_out, x->d[2], x->d[3], 3, 1, 1))
         return -1;
@@ -227,14 +228,14 @@ static int resnet(struct gl *g, int64_t f, int64_t dim, int64_t dim_out, struct 
     struct shape in = *x;
     struct op *o;
     snprintf(d, sizeof d, "Time-Embed-MLP-Einsum%lld", (long long)f);
-    CHK(o = b_einsum(g->t, f, 1, d, "einsum", SHP(g->B, g->temb), SHP(g->temb, dim_out),
+    CHK(o = b_einsum(g->t, g->ovf, f, 1, d, "einsum", SHP(g->B, g->temb), SHP(g->temb, dim_out),
                      "BT;TD->BD", "0_0_0", BF16));
     o->weight_bytes = 2 * g->temb * dim_out;
     if (block(g, f + 1, dim, dim_out, x) || block(g, next_fid(g), dim_out, dim_out, x))
         return -1;
     if (dim != dim_out) {
         snprintf(d, sizeof d, "SkipConnection-Einsum%lld", (long long)f);
-        CHK(o = b_einsum(g->t, next_fid(g), 1, d, "einsum", SHP(g->B, in.d[2], in.d[3], dim),
+        CHK(o = b_einsum(g->t, g->ovf, next_fid(g), 1, d, "einsum", SHP(g->B, in.d[2], in.d[3], dim),
                          SHP(dim, dim_out), "BHWC;CO->BHWO", "0_0_0", BF16));
         o->weight_bytes = 2 * dim * dim_out;
     }
@@ -245,7 +246,7 @@ static int layernorm(struct gl *g, int64_t f, const char *role, int64_t q, int64
 {
     char d[96];
     snprintf(d, sizeof d, "BasicTransformerBlock-%s%lld", role, (long long)f);
-    CHK(b_unary(g->t, f, 1, d, "X_norm = LayerNorm(X)", "LayerNorm", SHP(g->B, q, dq), "0_0", BF16));
+    CHK(b_unary(g->t, g->ovf, f, 1, d, "X_norm = LayerNorm(X)", "LayerNorm", SHP(g->B, q, dq), "0_0", BF16));
     return 0;
 }
 
@@ -269,7 +270,7 @@ static int gated_self_attention(struct gl *g, int64_t f, int64_t q, int64_t dq, 
     char d[96];
     struct op *o;
     snprintf(d, sizeof d, "GatedSelfAttention-Linear%lld", (long long)f);
-    CHK(o = b_einsum(g->t, f, 1, d, "X = Linear(context)", SHP(g->B, g->obj_seq, g->ctx_dim),
+    CHK(o = b_einsum(g->t, g->ovf, f, 1, d, "X = Linear(context)", SHP(g->B, g->obj_seq, g->ctx_dim),
                      SHP(g->ctx_dim, dq), "BLM;MD->BLD", "0_0_0", BF16));
     o->weight_bytes = 2 * g->ctx_dim * dq;
     struct attn_args a = { .seq = q + g->obj_seq, .H = g->heads, .D = dq, .dh = dh, .flash = g->flash };
@@ -313,16 +314,16 @@ static int spatial_transformer(struct gl *g, int64_t f, int64_t ch, int64_t dh, 
     int64_t dq = g->heads * dh, seq = x->d[2] * x->d[3];
     struct op *o;
     snprintf(d, sizeof d, "SpatialTransformer-Input_GroupNorm%lld", (long long)f);
-    CHK(b_unary(g->t, f, 1, d, "X_norm = GroupNorm(X)", "GroupNorm", *x, "0_0", BF16));
+    CHK(b_unary(g->t, g->ovf, f, 1, d, "X_norm = GroupNorm(X)", "GroupNorm", *x, "0_0", BF16));
     snprintf(d, sizeof d, "SpatialTransformer-Proj_in%lld", (long long)(f + 1));
-    CHK(o = b_einsum(g->t, f + 1, 1, d, "einsum", SHP(g->B, seq, ch), SHP(ch, dq), "BSN;NC->BSC",
+    CHK(o = b_einsum(g->t, g->ovf, f + 1, 1, d, "einsum", SHP(g->B, seq, ch), SHP(ch, dq), "BSN;NC->BSC",
                      "0_0_0", BF16));
     o->weight_bytes = 2 * ch * dq;
     if (basic_transformer(g, f + 2, seq, dq, dh))
         return -1;
     int64_t n = next_fid(g);
     snprintf(d, sizeof d, "SpatialTransformer-Proj_out%lld", (long long)n);
-    CHK(o = b_einsum(g->t, n, 1, d, "einsum", SHP(g->B, seq, dq), SHP(dq, ch), "BSN;NC->BSC",
+    CHK(o = b_einsum(g->t, g->ovf, n, 1, d, "einsum", SHP(g->B, seq, dq), SHP(dq, ch), "BSN;NC->BSC",
                      "0_0_0", BF16));
     o->weight_bytes = 2 * ch * dq;
     return 0;
@@ -347,7 +348,7 @@ static int emit_module(struct gl *g, int64_t f, const struct module *md, struct 
         return 0;
     case MK_UP:
         snprintf(d, sizeof d, "Upsample%lld", (long long)f);
-        CHK(b_upsample(g->t, f, 1, d, g->B, md->cin, h, w, 2, BF16));
+        CHK(b_upsample(g->t, g->ovf, f, 1, d, g->B, md->cin, h, w, 2, BF16));
         /* The conv shares the upsample's fid (opsgen Q37) and runs at the
          * pre-upsample resolution (quirk opsgen Q29). */
         snprintf(d, sizeof d, "Upsample-Conv2d%lld", (long long)f);
@@ -384,11 +385,11 @@ static int emit(struct gl *g, const struct plan *p)
     char d[96];
     struct op *o;
     snprintf(d, sizeof d, "Time-Embed-MLP-FFi%lld", (long long)s);
-    CHK(o = b_einsum(g->t, s, 1, d, "einsum", SHP(g->B, mcl), SHP(mcl, g->temb), "BT;TD->BD",
+    CHK(o = b_einsum(g->t, g->ovf, s, 1, d, "einsum", SHP(g->B, mcl), SHP(mcl, g->temb), "BT;TD->BD",
                      "0_0_0", BF16));
     o->weight_bytes = 2 * mc * g->temb;   /* the full matrix, not the shard */
     snprintf(d, sizeof d, "Time-Embed-MLP-FFo%lld", (long long)s);
-    CHK(o = b_einsum(g->t, s + 1, 1, d, "einsum", SHP(g->B, tl), SHP(tl, g->temb), "BT;TD->BD",
+    CHK(o = b_einsum(g->t, g->ovf, s + 1, 1, d, "einsum", SHP(g->B, tl), SHP(tl, g->temb), "BT;TD->BD",
                      "0_0_0", BF16));
     o->weight_bytes = 2 * tl * g->temb;
     /* The reference always skips one fid for a pipeline receive that pp = 1
@@ -421,7 +422,7 @@ static int emit(struct gl *g, const struct plan *p)
         if (rc)
             break;
         snprintf(d, sizeof d, "Out%lld-GroupNorm", (long long)fid);
-        if (!b_unary(g->t, fid, 1, d, "X_norm = GroupNorm(X)", "GroupNorm", x, "0_0", BF16)) {
+        if (!b_unary(g->t, g->ovf, fid, 1, d, "X_norm = GroupNorm(X)", "GroupNorm", x, "0_0", BF16)) {
             rc = -1;
             break;
         }
@@ -435,11 +436,11 @@ static int emit(struct gl *g, const struct plan *p)
 }
 
 int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
-                  const struct profile *prof, struct trace *out, struct npu_err *e)
+                  const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e)
 {
     if (gligen_validate(m, e))
         return -1;
-    struct gl g = { .m = m, .t = out };
+    struct gl g = { .m = m, .t = out, .ovf = ovf };
     g.B = cdiv64(m->global_batch_size, m->data_parallelism_degree);
     g.temb = 4 * m->model_channels;
     g.heads = m->unet_num_heads;
@@ -451,7 +452,7 @@ int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
     g.tp = (struct coll_axes){ .n = 1, .latency_ns = l->ici_latency_ns };
     g.tp.deg[0] = m->tensor_parallelism_degree;
     g.tp.bw_GBps[0] = l->ici_bw_GBps;
-    g.lc = (struct layer_ctx){ out, prof, g.B, 1, false, &g.tp, "", NULL };
+    g.lc = (struct layer_ctx){ out, ovf, prof, g.B, 1, false, &g.tp, "", NULL };
     struct plan p;
     if (plan_build(m, &p)) {
         plan_free(&p);

@@ -36,8 +36,8 @@ static void cat(char *d, size_t n, const char *a, const char *b, const char *c, 
         strbuf_puti(&sb, id);
 }
 
-#define WEIGHTS(op) fmt_weights(c->t, c->fmt, (op))
-#define KV_CACHE(op) fmt_store_rest(c->fmt, (op), c->fmt ? c->fmt->kv : BF16)
+#define WEIGHTS(op) fmt_weights(c->ovf, c->fmt, (op))
+#define KV_CACHE(op) fmt_store_rest(c->ovf, c->fmt, (op), c->fmt ? c->fmt->kv : BF16)
 
 int64_t layer_tp(const struct layer_ctx *c)
 {
@@ -75,20 +75,20 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
 
     if (t > 1) {
         CAT(d, "AllGatherMHA-", "", "", f);
-        CHK(b_all_gather(tr, f, n, d, "AllGather", SHP(B, seq, Dm), 2, c->tp));
+        CHK(b_all_gather(tr, c->ovf, f, n, d, "AllGather", SHP(B, seq, Dm), 2, c->tp));
         Dm *= t;
         f++;
     }
     CAT(d, pre, "Q/K/V", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
                  SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     if (c->decode) {
-        CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
+        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
                      SHP(B, seq, Dm), SHP(2, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
     } else {
-        CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
+        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
                      SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-        CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
+        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
                      SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     }
     f++;
@@ -96,46 +96,46 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     if (c->decode) {
         struct kv_groups g = decode_suffix_groups(c->prof, c->count, so);
         CAT(d, pre, "Softmax(Q*K)*V", "", NO_ID);
-        CHK(o = KV_CACHE(b_einsum(tr, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
+        CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
                          SHP(B, qs, KVl, dh), SHP(B, si, KVl, dh), "BLND;BSND->BLSN", "0_0_0", ACT)));
         o->weight_bytes = 0;
         for (int k = 0; k < g.ng; k++) {
-            CHK(o = KV_CACHE(b_einsum(tr, f, g.cnt[k], d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
+            CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, g.cnt[k], d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
                              SHP(B, qs, KVl, dh), SHP(B, g.len[k], KVl, dh), "BLND;BSND->BLSN", "0_0_0", ACT)));
             o->weight_bytes = 0;
         }
         for (int k = 0; k < g.ng; k++)
-            CHK(b_unary(tr, f, g.cnt[k], d, "attnWeights = Softmax(attnWeights)", "Softmax",
+            CHK(b_unary(tr, c->ovf, f, g.cnt[k], d, "attnWeights = Softmax(attnWeights)", "Softmax",
                         SHP(B, seq, si + g.len[k], Hl), "0_0", ACT));
-        CHK(o = KV_CACHE(b_einsum(tr, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
+        CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
                          SHP(B, qs, si, KVl), SHP(B, si, KVl, dh), "BLSN;BSND->BLND", "0_0_0", ACT)));
         o->weight_bytes = 0;
         for (int k = 0; k < g.ng; k++) {
-            CHK(o = KV_CACHE(b_einsum(tr, f, g.cnt[k], d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
+            CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, g.cnt[k], d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
                              SHP(B, qs, g.len[k], KVl), SHP(B, g.len[k], KVl, dh), "BLSN;BSND->BLND", "0_0_0",
                              ACT)));
             o->weight_bytes = 0;
         }
-        CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
+        CHK(b_binary(tr, c->ovf, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
                      SHP(B, seq, Hl, dh), "0_0_0", ACT, one));
     } else {
         CAT(d, pre, "Attention_Softmax(Q*K)*V", "", NO_ID);
         /* att keys per query: seq, or (seq+1)/2 on average under a causal mask */
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
+        CHK(o = b_einsum(tr, c->ovf, f, n, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
                          SHP(B, qs, KVl, dh), SHP(B, att, KVl, dh), "BLND;BSND->BLSN", "0_0_1", ACT));
         o->weight_bytes = 0;
-        CHK(b_unary(tr, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
+        CHK(b_unary(tr, c->ovf, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
                     SHP(B, seq, att, Hl), "1_1", ACT));
-        CHK(o = b_einsum(tr, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
+        CHK(o = b_einsum(tr, c->ovf, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
                          SHP(B, qs, att, KVl), SHP(B, att, KVl, dh), "BLSN;BSND->BLND", "1_0_0", ACT));
         o->weight_bytes = 0;
-        CHK(b_binary(tr, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
+        CHK(b_binary(tr, c->ovf, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
                      SHP(B, seq, Hl, dh), "0_0_0", ACT, one));
     }
     f++;
 
     CAT(d, pre, "Attention_output", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
                  SHP(B, seq, Hl, dh), SHP(Hl, dh, Dm), "BLND;NDM->BLM", "0_0_0", ACT)));
     f++;
     if (!epilogue) {   /* a parallel block: the FFN's reduce-scatter sums both */
@@ -145,17 +145,17 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     struct shape y = SHP(B, seq, Dm), ys = shape_scattered(y, 2, t);
     if (t > 1) {
         CAT(nm, "AllReduceMHA(ReduceScatter)-", "", "", f);
-        CHK(b_reduce_scatter(tr, f, n, "Reduce attention and scatter before LN", nm, y, 2, c->tp));
+        CHK(b_reduce_scatter(tr, c->ovf, f, n, "Reduce attention and scatter before LN", nm, y, 2, c->tp));
         f++;
     }
     CAT(d, pre, "Attention_layernorm", "", NO_ID);
     /* The reference normalises the unscattered width (quirk opsgen Q7). */
-    CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm",
+    CHK(b_unary(tr, c->ovf, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm",
                 c->prof->self_attn_ln_unscattered ? y : ys, "0_0", ACT));
     f++;
     if (t > 1) {
         CAT(d, "AllGatherMHA-", "", "", f);
-        CHK(b_all_gather(tr, f, n, d, "AllGather", ys, 2, c->tp));
+        CHK(b_all_gather(tr, c->ovf, f, n, d, "AllGather", ys, 2, c->tp));
     }
     *fid = f;
     return 0;
@@ -171,15 +171,15 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
     char d[200];
     struct op *o;
     CAT(d, c->prefix, "-Attention_Softmax(Q*K)*V-", "", f);
-    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnWeights = Q*K", SHP(B, qs, KVl, dh),
+    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: attnWeights = Q*K", SHP(B, qs, KVl, dh),
                      SHP(B, kv, KVl, dh), "BLND;BSND->BLSN", "0_0_1", ACT));
     o->weight_bytes = 0;
-    CHK(b_unary(c->t, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax", SHP(B, q, kv, Hl),
+    CHK(b_unary(c->t, c->ovf, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax", SHP(B, q, kv, Hl),
                 "1_1", ACT));
-    CHK(o = b_einsum(c->t, f, n, d, "MatMul: attnAvg = attnWeights * V", SHP(B, qs, kv, KVl),
+    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: attnAvg = attnWeights * V", SHP(B, qs, kv, KVl),
                      SHP(B, kv, KVl, dh), "BLSN;BSND->BLND", "1_0_0", ACT));
     o->weight_bytes = 0;
-    CHK(b_binary(c->t, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
+    CHK(b_binary(c->t, c->ovf, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
                  SHP(B, q, Hl, dh), "0_0_0", ACT, c->prof->binary_ops_list_one_input));
     return 0;
 }
@@ -194,26 +194,26 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
 
     if (t > 1) {
         CAT(nm, "AllGatherMHA-", "", "", f);
-        CHK(b_all_gather(tr, f, n, "Concatenate dims before attn", nm, SHP(B, q, dq), 2, c->tp));
+        CHK(b_all_gather(tr, c->ovf, f, n, "Concatenate dims before attn", nm, SHP(B, q, dq), 2, c->tp));
         dq *= t;
         f++;
     }
     CAT(d, c->prefix, "-Q-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-K-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-V-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     f++;
     if (flash) {
         CAT(d, c->prefix, "-FlashAttention-", "", f);
-        CHK(b_flash_attention(tr, f, n, d, "FlashAttention", SHP(B, q * hd->R, KVl, dh), SHP(B, att, KVl, dh),
+        CHK(b_flash_attention(tr, c->ovf, f, n, d, "FlashAttention", SHP(B, q * hd->R, KVl, dh), SHP(B, att, KVl, dh),
                               SHP(B, att, KVl, dh), ACT, c->prof->fa_uses_heads_as_dhead));
     } else if (normal_block(c, q, att, hd, dh, f))
         return -1;
     f = last(c)->fusion_id + 1;
     CAT(d, c->prefix, "-Attention_output-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, dh),
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, dh),
                  SHP(Hl, dh, dq), "BLND;NDM->BLM", "0_0_0", ACT)));
     f++;
     if (!epilogue) {   /* a parallel block: the FFN's reduce-scatter sums both */
@@ -223,16 +223,16 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
     struct shape y = SHP(B, q, dq);
     if (t > 1) {
         CAT(nm, "AllReduce(ReduceScatter)-", "", "", f);
-        CHK(b_reduce_scatter(tr, f, n, "Reduce and split attention results", nm, y, 2, c->tp));
+        CHK(b_reduce_scatter(tr, c->ovf, f, n, "Reduce and split attention results", nm, y, 2, c->tp));
         y = shape_scattered(y, 2, t);
         f++;
     }
     /* LayerNorm and the gather after it share one fid (quirk opsgen Q37). */
     CAT(d, c->prefix, "-Attention_layernorm-", "", f);
-    CHK(b_unary(tr, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", y, "0_0", ACT));
+    CHK(b_unary(tr, c->ovf, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", y, "0_0", ACT));
     if (t > 1) {
         CAT(nm, "AllReduce(AllGather)-", "", "", f);
-        CHK(b_all_gather(tr, f, n, "Gather results after Layernorm", nm, y, 2, c->tp));
+        CHK(b_all_gather(tr, c->ovf, f, n, "Gather results after Layernorm", nm, y, 2, c->tp));
     }
     *fid = f;
     return 0;
@@ -311,20 +311,20 @@ static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
     struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
     CAT(pre, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-", "", NO_ID);
     CAT(d, pre, "FFgate", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x, SHP(D, Fl),
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x, SHP(D, Fl),
                  "BLM;MH->BLH", "0_0_0", ACT)));
     CAT(d, pre, "FFup", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x, SHP(D, Fl),
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x, SHP(D, Fl),
                  "BLM;MH->BLH", "0_0_0", ACT)));
     if (!c->prof->ffn_activation_missing) {
         CAT(d, pre, "FFgate_act", "", NO_ID);
-        CHK(b_unary(tr, f + 2, n, d, "h_gate (2) = act(h_gate (2))", act, h, "0_0", ACT));
+        CHK(b_unary(tr, c->ovf, f + 2, n, d, "h_gate (2) = act(h_gate (2))", act, h, "0_0", ACT));
     }
     CAT(d, pre, "FFgate_up", "", NO_ID);
-    CHK(b_binary(tr, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", ACT,
+    CHK(b_binary(tr, c->ovf, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", ACT,
                  c->prof->binary_ops_list_one_input));
     CAT(d, pre, "FFoutput", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h, SHP(Fl, D),
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h, SHP(Fl, D),
                  "BLH;HM->BLM", "0_0_0", ACT)));
     return 0;
 }
@@ -340,11 +340,11 @@ static int plain_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
     char d[200];
     /* Both matmuls end in "FFinput" in the reference (quirk opsgen Q18). */
     CAT(d, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-", "FFinput", NO_ID);
-    CHK(WEIGHTS(b_einsum(c->t, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
+    CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
                  SHP(D, Fl), "BLM;MH->BLH", "0_0_0", ACT)));
     if (!c->prof->ffn_activation_missing)
-        CHK(b_unary(c->t, f, c->count, d, "h (2) = act(h (2))", act, SHP(c->B, seq, Fl), "0_0", ACT));
-    CHK(WEIGHTS(b_einsum(c->t, f + 1, c->count, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", SHP(c->B, seq, Fl),
+        CHK(b_unary(c->t, c->ovf, f, c->count, d, "h (2) = act(h (2))", act, SHP(c->B, seq, Fl), "0_0", ACT));
+    CHK(WEIGHTS(b_einsum(c->t, c->ovf, f + 1, c->count, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", SHP(c->B, seq, Fl),
                  SHP(Fl, D), "BLH;HM->BLM", "0_0_0", ACT)));
     return 0;
 }
@@ -364,9 +364,9 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
         CAT(nm, "AllGatherMLP-", "", "", f);
         /* The reference gathers a 2-D [B, D] to [B, D*t] (quirk opsgen Q6). */
         if (c->prof->ffn_allgather_2d)
-            CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm, SHP(B, D), 1, c->tp));
+            CHK(b_all_gather(tr, c->ovf, f, n, "All gather input of MLP before ffn", nm, SHP(B, D), 1, c->tp));
         else
-            CHK(b_all_gather(tr, f, n, "All gather input of MLP before ffn", nm,
+            CHK(b_all_gather(tr, c->ovf, f, n, "All gather input of MLP before ffn", nm,
                              SHP(B, seq, cdiv64(D, t)), 2, c->tp));
         f++;
     }
@@ -384,13 +384,13 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
     struct shape x = SHP(B, seq, D), r = x;
     if (t > 1) {
         CAT(nm, "ReduceScatterMLP-", "", "", f);
-        CHK(b_reduce_scatter(tr, f, n, "Reduce and scatter results of MLP before residual", nm, x, 2,
+        CHK(b_reduce_scatter(tr, c->ovf, f, n, "Reduce and scatter results of MLP before residual", nm, x, 2,
                              c->tp));
         r = shape_scattered(x, 2, t);
         f++;
     }
     CAT(d, c->prefix, c->decode ? "FFN-serving-decoder-" : "Fwd-FFN-encoder-", "AttnPlusFFn", NO_ID);
-    CHK(b_binary(tr, f, n, d,
+    CHK(b_binary(tr, c->ovf, f, n, d,
                  c->decode ? "attnPlusFFn = Add(([B/d]beamS[M/mh] + [B/d]beamS[M/mh]))"
                            : "attnPlusFFn = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))",
                  "Add", r, "0_0_0", ACT, c->prof->binary_ops_list_one_input));

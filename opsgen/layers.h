@@ -4,9 +4,10 @@
  * generator-supplied MoE body), with their tensor-parallel collectives.
  *
  * Main data structure: struct layer_ctx, what every op of a layer shares —
- * the trace, local batch, op count, phase, TP axes (with link bandwidths) and
- * the caller's description prefix ("" for LLMs; "SelfAttention<f>" etc. for
- * GLIGEN; "FFN_routed_expert<i>-" for MoE experts). Descriptions are spelled
+ * the trace and its overflow flag, local batch, op count, phase, TP axes
+ * (with link bandwidths) and the caller's description prefix ("" for LLMs;
+ * "SelfAttention<f>" etc. for GLIGEN; "FFN_routed_expert<i>-" for MoE
+ * experts). Descriptions are spelled
  * exactly as the reference builds them: prefix + phase part + role. */
 #ifndef NPUSIM_LAYERS_H
 #define NPUSIM_LAYERS_H
@@ -20,6 +21,7 @@
 
 struct layer_ctx {
     struct trace *t;
+    bool *ovf;                   /* the trace's overflow flag (builders.h) */
     const struct profile *prof;
     int64_t B;                   /* local batch */
     int64_t count;               /* executions of each op (layers, or layers x decode steps) */

@@ -36,7 +36,7 @@ static int phase_layers(void *g, const struct gen_phase *ph, int64_t *fid)
 {
     const struct gen_run *r = g;
     const struct model_config *m = r->m;
-    struct layer_ctx lc = { r->t, r->prof, r->B, ph->count, ph->decode, &r->tp, "", &r->fmt };
+    struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, ph->count, ph->decode, &r->tp, "", &r->fmt };
     struct attn_args at = { .seq = ph->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
@@ -86,19 +86,20 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
 }
 
 int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links *l,
-                         const struct profile *prof, struct trace *out, struct npu_err *e)
+                         const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e)
 {
     if (validate(m, l, e))
         return -1;
-    (void)opsgen_llm_inference_mem_bytes(m, PHASE_DECODE, prof);   /* a footprint past int64 flags the trace */
+    /* A footprint past int64 fails the trace. */
+    (void)opsgen_llm_inference_mem_checked(ovf, m, PHASE_DECODE, prof);
     struct gen_run g;
-    gen_run_init(&g, m, l, prof, out);
+    gen_run_init(&g, m, l, prof, out, ovf);
     if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof,
                  l->ici_bw_GBps, l->ici_latency_ns, SHAPE_MAXD))
         return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD);
 
     static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,
-                                                  .mem_bytes = opsgen_llm_inference_mem_bytes };
+                                                  .mem_bytes = opsgen_llm_inference_mem_checked };
     return gen_phases(&g, &hooks, &g, e);
 }

@@ -51,38 +51,38 @@ static void append_suffix(struct op *op, const char *suffix)
     op_set(&op->name, buf);
 }
 
-struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_einsum_bwd(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape a, struct shape b, const char *eq,
                         const char *placements, const char *dtype)
 {
-    struct op *x = b_einsum(t, fid, count, desc, name, a, b, eq, placements, dtype);
+    struct op *x = b_einsum(t, ovf, fid, count, desc, name, a, b, eq, placements, dtype);
     if (!x)
         return NULL;
     append_suffix(x, "XGrad");
-    struct op *y = b_einsum(t, fid + 1, count, desc, name, a, b, eq, placements, dtype);
+    struct op *y = b_einsum(t, ovf, fid + 1, count, desc, name, a, b, eq, placements, dtype);
     if (!y)
         return NULL;
     append_suffix(y, "YGrad");
     return y - 1;
 }
 
-int b_layernorm_bwd(struct trace *t, int64_t fid, int64_t count, struct shape x)
+int b_layernorm_bwd(struct trace *t, bool *ovf, int64_t fid, int64_t count, struct shape x)
 {
     static const struct { const char *what, *eq, *name; } es[] = {
         { "dl/dy", "BLV;BLV->BV", "MatMul: dl/dy" },
         { "e1", "BLN;BLN->BL", "MatMul: e1" },
         { "e2", "BLN;BLN->BL", "MatMul: e2" },
     };
-    CHK(b_unary(t, fid, count, "Softmax", "Softmax Backprop.", "Softmax", x, "1_1", BF16));
+    CHK(b_unary(t, ovf, fid, count, "Softmax", "Softmax Backprop.", "Softmax", x, "1_1", BF16));
     for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
         char d[64];
         snprintf(d, sizeof d, "softmax-bwd-%s-%lld", es[i].what, (long long)fid);
-        CHK(b_einsum(t, fid, count, d, es[i].name, x, x, es[i].eq, "0_0_1", BF16));
+        CHK(b_einsum(t, ovf, fid, count, d, es[i].name, x, x, es[i].eq, "0_0_1", BF16));
     }
     return 0;
 }
 
-int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
+int b_weight_update(struct trace *t, bool *ovf, int64_t fid, int64_t param_count,
                     const struct coll_axes *dp, int64_t dp_dcn, double ici_bw_GBps,
                     double dcn_bw_GBps)
 {
@@ -104,18 +104,18 @@ int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
         for (int i = 0; i < ax.n; i++)
             ax.bw_GBps[i] = ici_bw_GBps;
         struct op *op;
-        CHK(op = b_all_reduce(t, fid, 1, "WeightUpdate", "AllReduce", SHP(1, param_count, 1), &ax));
+        CHK(op = b_all_reduce(t, ovf, fid, 1, "WeightUpdate", "AllReduce", SHP(1, param_count, 1), &ax));
         int64_t P = p * dp_dcn, lat = 2 * ax.latency_ns * (P - 1);
-        int64_t ns = bld_xfer_ns(op->ici_in_bytes, bw);
+        int64_t ns = bld_xfer_ns(ovf, op->ici_in_bytes, bw);
         op->ici_ns = ns > lat ? ns : lat;
         fid++;
     }
     struct op *op;
     /* Optimizer states are assumed to take 4x the weights. */
-    CHK(op = b_hbm_io(t, fid, 1, "WeightUpdateOptimizerStates: Load optimizer states from HBM",
+    CHK(op = b_hbm_io(t, ovf, fid, 1, "WeightUpdateOptimizerStates: Load optimizer states from HBM",
                       "input", false, SHP(4 * param_count), BF16));
     op->type = OP_VPU;
-    CHK(op = b_hbm_io(t, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(param_count), BF16));
+    CHK(op = b_hbm_io(t, ovf, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(param_count), BF16));
     op->type = OP_VPU;
     return 0;
 }
@@ -145,14 +145,14 @@ static int64_t tp_of(const struct gen *g)
  * K and V over the K/V heads) and the FFN's two or three matrices, sharded
  * over TP. (The reference's count is read back from the backward ops'
  * weight bytes instead, quirk opsgen Q16.) */
-int64_t train_layer_params(const struct model_config *m)
+int64_t train_layer_params(bool *ovf, const struct model_config *m)
 {
     int64_t tp = m->tensor_parallelism_degree, D = m->d_model, dh = m->d_head;
     int64_t H = m->num_heads, kv = m->num_kv_heads > 0 ? m->num_kv_heads : H;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-    int64_t attn = bmul3(2, D, bmul(H, dh)) + bmul3(2, D, bmul(kv, dh));
-    int64_t ffn = bmul3(k && !k->gated ? 2 : 3, D, m->d_ff);
-    return cdiv64(badd(attn, ffn), tp);
+    int64_t attn = bmul3(ovf, 2, D, bmul(ovf, H, dh)) + bmul3(ovf, 2, D, bmul(ovf, kv, dh));
+    int64_t ffn = bmul3(ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
+    return cdiv64(badd(ovf, attn, ffn), tp);
 }
 
 /* ZeRO-3 / FSDP: before a pass the layer's weights are all-gathered over the
@@ -162,8 +162,8 @@ static int fsdp_gather(struct gen *g, int64_t fid, const char *desc)
     if (g->r.m->zero_stage < 3 || g->dp.n == 0)
         return 0;
     int64_t dp = g->r.m->data_parallelism_degree;
-    CHK(b_all_gather(g->r.t, fid, g->r.L, desc, "AllGather",
-                     SHP(1, cdiv64(train_layer_params(g->r.m), dp), 1), 1, &g->dp));
+    CHK(b_all_gather(g->r.t, g->r.ovf, fid, g->r.L, desc, "AllGather",
+                     SHP(1, cdiv64(train_layer_params(g->r.ovf, g->r.m), dp), 1), 1, &g->dp));
     return 0;
 }
 
@@ -174,7 +174,7 @@ static int fwd_layers(struct gen *g, const struct gen_phase *ph, int64_t *fid)
     const struct model_config *m = g->r.m;
     if (fsdp_gather(g, *fid, "Fwd-FSDP-AllGatherWeights"))
         return -1;
-    struct layer_ctx lc = { g->r.t, g->r.prof, g->r.B, g->r.L, false, &g->r.tp, "", &g->r.fmt };
+    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, g->r.L, false, &g->r.tp, "", &g->r.fmt };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
@@ -187,7 +187,7 @@ static int fwd_layers(struct gen *g, const struct gen_phase *ph, int64_t *fid)
     if (!strcmp(m->remat, "full"))
         for (size_t i = ph->first_layer_op; i < g->r.t->n; i++)
             if (g->r.t->ops[i].count == g->r.L && strcmp(g->r.t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
-                g->r.t->ops[i].count = bmul(2, g->r.L);
+                g->r.t->ops[i].count = bmul(g->r.ovf, 2, g->r.L);
     return 0;
 }
 
@@ -203,13 +203,13 @@ static int vocab_bwd(void *gp, int64_t *fid, bool embed)
         return 0;
     int64_t B = g->r.B, S = g->S, Vl = cdiv64(m->vocab_size, m->tensor_parallelism_degree);
     if (embed) {
-        CHK(b_binary(g->r.t, (*fid)++, 1, "Bwd-TokenEmbedding", "dW_embed[tokens] += dx", "Add",
+        CHK(b_binary(g->r.t, g->r.ovf, (*fid)++, 1, "Bwd-TokenEmbedding", "dW_embed[tokens] += dx", "Add",
                      SHP(B, S, g->r.D_tp), "0_0_0", g->r.fmt.act, false));
         return 0;
     }
-    CHK(b_unary(g->r.t, *fid, 1, "Bwd-LMHead", "dlogits = probs - onehot", "Pointwise Mul.", SHP(B, S, Vl), "0_0",
+    CHK(b_unary(g->r.t, g->r.ovf, *fid, 1, "Bwd-LMHead", "dlogits = probs - onehot", "Pointwise Mul.", SHP(B, S, Vl), "0_0",
                 g->r.fmt.act));
-    CHK(b_einsum_bwd(g->r.t, *fid, 1, "Bwd-LMHead", "einsum", SHP(B, S, m->d_model), SHP(m->d_model, Vl),
+    CHK(b_einsum_bwd(g->r.t, g->r.ovf, *fid, 1, "Bwd-LMHead", "einsum", SHP(B, S, m->d_model), SHP(m->d_model, Vl),
                      "BLM;MV->BLV", "0_0_0", g->r.fmt.act));
     *fid += 2;
     return 0;
@@ -231,29 +231,30 @@ static int ffn_bwd(struct gen *g, int64_t f)
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     int64_t B = g->r.B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t), L = g->r.L;
     struct trace *tr = g->r.t;
+    bool *ovf = g->r.ovf;
     const char *pre = "Bwd-FFN-encoder-";
     char d[96];
     snprintf(d, sizeof d, "%sFFdown", pre);
-    CHK(b_einsum_bwd(tr, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", g->r.fmt.act));
+    CHK(b_einsum_bwd(tr, ovf, f, L, d, "einsum", SHP(B, S, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", g->r.fmt.act));
     if (!g->r.prof->ffn_activation_missing) {
         snprintf(d, sizeof d, "%sFFact", pre);
-        CHK(b_unary(tr, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", g->r.fmt.act));
+        CHK(b_unary(tr, ovf, f, L, d, "dh = dy * act'(h)", k->act, SHP(B, S, Fl), "0_0", g->r.fmt.act));
     }
     if (k->gated) {
         snprintf(d, sizeof d, "%sFFgate_up", pre);
-        CHK(b_binary(tr, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl),
+        CHK(b_binary(tr, ovf, f, L, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(B, S, Fl),
                      "0_0_0", g->r.fmt.act, g->r.prof->binary_ops_list_one_input));
         snprintf(d, sizeof d, "%sFFgate", pre);
-        CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->r.fmt.act));
+        CHK(b_einsum_bwd(tr, ovf, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->r.fmt.act));
     }
     snprintf(d, sizeof d, "%sFFup", pre);
-    CHK(b_einsum_bwd(tr, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->r.fmt.act));
+    CHK(b_einsum_bwd(tr, ovf, f + 1, L, d, "einsum", SHP(B, S, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", g->r.fmt.act));
     if (t > 1 && g->r.prof->ffn_bwd_two_all_reduces)
-        CHK(b_all_reduce(tr, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->r.tp));
+        CHK(b_all_reduce(tr, ovf, f + 1, 1, pre, "AllReduce", SHP(B, S, D), &g->r.tp));
     if (t > 1) {
         char nm[64];
         snprintf(nm, sizeof nm, "AllReduce-MLP-%lld", (long long)f);
-        CHK(b_all_reduce(tr, f, L, "All reduce results of MLP gradient calculation", nm,
+        CHK(b_all_reduce(tr, ovf, f, L, "All reduce results of MLP gradient calculation", nm,
                          SHP(B, S, D), &g->r.tp));
     }
     return 0;
@@ -272,22 +273,23 @@ static int attention_bwd(struct gen *g, int64_t f)
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
     if (KVl > Hl) KVl = Hl;
     struct trace *tr = g->r.t;
+    bool *ovf = g->r.ovf;
     const char *pre = "Bwd-Attention_encoder-";
     char d[96];
     struct op *x;
-    if (b_layernorm_bwd(tr, f, ln_bwd_count(g), SHP(B, S, Dl)))
+    if (b_layernorm_bwd(tr, ovf, f, ln_bwd_count(g), SHP(B, S, Dl)))
         return -1;
     f++;
     snprintf(d, sizeof d, "%sAttention_output", pre);
-    CHK(b_einsum_bwd(tr, f, L, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
+    CHK(b_einsum_bwd(tr, ovf, f, L, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
                      SHP(B, S, Hl, dh), SHP(Hl, dh, Dl), "BLND;NDM->BLM", "0_0_0", g->r.fmt.act));
     f += 2;
     snprintf(d, sizeof d, "%sAttention_Softmax(Q*K)*V", pre);
-    CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
+    CHK(x = b_einsum_bwd(tr, ovf, f, L, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
                          SHP(B, S, A, Hl), SHP(B, A, Hl, dh), "BLSN;BSND->BLND", "1_0_0", g->r.fmt.act));
     x[0].weight_bytes = x[1].weight_bytes = 0;
-    CHK(b_unary(tr, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", g->r.fmt.act));
-    CHK(x = b_einsum_bwd(tr, f, L, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
+    CHK(b_unary(tr, ovf, f, L, d, "Softmax Backprop", "Pointwise Mul.", SHP(B, S, A, Hl), "1_1", g->r.fmt.act));
+    CHK(x = b_einsum_bwd(tr, ovf, f, L, d, "MatMul: attnWeights (2) = Q (2) * K_all_gathered (2)",
                          SHP(B, S, Hl, dh), SHP(B, A, Hl, dh), "BLND;BSND->BLSN", "0_0_1", g->r.fmt.act));
     x[0].weight_bytes = x[1].weight_bytes = 0;
     static const char *const qkv[] = {
@@ -298,12 +300,12 @@ static int attention_bwd(struct gen *g, int64_t f)
     snprintf(d, sizeof d, "%sQ/K/V", pre);
     for (int i = 0; i < 3; i++) {
         int64_t h = i == 0 ? Hl : KVl;
-        CHK(x = b_einsum_bwd(tr, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, h, dh), "BLM;MND->BLND",
+        CHK(x = b_einsum_bwd(tr, ovf, f, L, d, qkv[i], SHP(B, S, Dl), SHP(Dl, h, dh), "BLM;MND->BLND",
                              "0_0_0", g->r.fmt.act));
         x[0].weight_bytes = x[1].weight_bytes = 2 * h * Dl * dh;
     }
     if (t > 1)
-        CHK(b_all_reduce(tr, f + 2, 1, pre, "AllReduce", SHP(B, S, Dl), &g->r.tp));
+        CHK(b_all_reduce(tr, ovf, f + 2, 1, pre, "AllReduce", SHP(B, S, Dl), &g->r.tp));
     return 0;
 }
 
@@ -319,26 +321,27 @@ static int attention_bwd(struct gen *g, int64_t f)
 static int weight_update_zero(struct gen *g, int64_t fid, int64_t P)
 {
     const struct model_config *m = g->r.m;
+    bool *ovf = g->r.ovf;
     int64_t dp = m->data_parallelism_degree, z = m->zero_stage;
     struct op *op;
     if (g->dp.n > 0 && dp > 1 && z == 0)
-        CHK(b_all_reduce(g->r.t, fid++, 1, "WeightUpdate", "AllReduce", SHP(1, P, 1), &g->dp));
+        CHK(b_all_reduce(g->r.t, ovf, fid++, 1, "WeightUpdate", "AllReduce", SHP(1, P, 1), &g->dp));
     if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
-        CHK(b_reduce_scatter(g->r.t, fid++, 1, "WeightUpdate-ReduceScatterGradients", "ReduceScatter",
+        CHK(b_reduce_scatter(g->r.t, ovf, fid++, 1, "WeightUpdate-ReduceScatterGradients", "ReduceScatter",
                              SHP(1, P, 1), 1, &g->dp));
     int64_t Pl = z >= 1 ? cdiv64(P, dp) : P;
     if (m->data_parallel_degree_dcn > 1) {
         struct coll_axes ax = { .n = 1, .deg = { m->data_parallel_degree_dcn },
                                 .bw_GBps = { g->r.l->dcn_bw_GBps }, .latency_ns = g->r.l->dcn_latency_ns };
-        CHK(b_all_reduce(g->r.t, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
+        CHK(b_all_reduce(g->r.t, ovf, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
     }
-    CHK(op = b_hbm_io(g->r.t, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",
-                      "input", false, SHP(bmul(7, Pl)), BF16));
+    CHK(op = b_hbm_io(g->r.t, ovf, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",
+                      "input", false, SHP(bmul(ovf, 7, Pl)), BF16));
     op->type = OP_VPU;
-    CHK(op = b_hbm_io(g->r.t, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(7, Pl)), BF16));
+    CHK(op = b_hbm_io(g->r.t, ovf, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(ovf, 7, Pl)), BF16));
     op->type = OP_VPU;
     if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
-        CHK(b_all_gather(g->r.t, fid + 2, 1, "WeightUpdate-AllGatherWeights", "AllGather",
+        CHK(b_all_gather(g->r.t, ovf, fid + 2, 1, "WeightUpdate-AllGatherWeights", "AllGather",
                          SHP(1, Pl, 1), 1, &g->dp));
     return 0;
 }
@@ -356,7 +359,7 @@ static int bwd_layers(struct gen *g, int64_t *fid)
     if (attention_bwd(g, f))
         return -1;
     f = last(g)->fusion_id + 1;
-    if (b_layernorm_bwd(g->r.t, f, ln_bwd_count(g), SHP(g->r.B, g->S, g->r.D_tp)))
+    if (b_layernorm_bwd(g->r.t, g->r.ovf, f, ln_bwd_count(g), SHP(g->r.B, g->S, g->r.D_tp)))
         return -1;
     *fid = f + 1;
     return 0;
@@ -373,6 +376,7 @@ static int train_end(void *gp, const struct gen_phase *ph, int64_t fid)
 {
     struct gen *g = gp;
     const struct model_config *m = g->r.m;
+    bool *ovf = g->r.ovf;
     if (!ph->bwd)
         return 0;
     /* BF16 weights: parameters = weight bytes / 2, over the backward ops
@@ -382,16 +386,16 @@ static int train_end(void *gp, const struct gen_phase *ph, int64_t fid)
         wbytes += g->r.t->ops[i].weight_bytes * g->r.t->ops[i].count;
     g->param_count = wbytes / 2;
     if (!g->r.prof->train_params_from_bwd_weights)   /* the layers, and the embedding and LM head */
-        g->param_count = badd(bmul(train_layer_params(m), g->r.L),
-                              gen_vocab_params(m, m->tensor_parallelism_degree, g->r.prof));
+        g->param_count = badd(ovf, bmul(ovf, train_layer_params(ovf, m), g->r.L),
+                              gen_vocab_params(ovf, m, m->tensor_parallelism_degree, g->r.prof));
     if (m->zero_stage >= 3 && g->dp.n > 0)
         /* the gradients of each layer are reduce-scattered as they are made */
-        CHK(b_reduce_scatter(g->r.t, fid, g->r.L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
-                             SHP(1, train_layer_params(m), 1), 1, &g->dp));
+        CHK(b_reduce_scatter(g->r.t, ovf, fid, g->r.L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
+                             SHP(1, train_layer_params(ovf, m), 1), 1, &g->dp));
     /* The reference adds the DCN bandwidth even without DCN pods (quirk opsgen Q11). */
     bool dcn = g->r.prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
     if (g->r.prof->optimizer_states_4x_weights)
-        return b_weight_update(g->r.t, fid, g->param_count, &g->dp, m->data_parallel_degree_dcn,
+        return b_weight_update(g->r.t, ovf, fid, g->param_count, &g->dp, m->data_parallel_degree_dcn,
                                g->r.l->ici_bw_GBps, dcn ? g->r.l->dcn_bw_GBps : 0.0);
     return weight_update_zero(g, fid, g->param_count);
 }
@@ -457,13 +461,13 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
 
 int opsgen_llm_training(const struct model_config *m, const struct opsgen_links *l,
                         const struct profile *prof, struct trace *out, int64_t *param_count,
-                        struct npu_err *e)
+                        bool *ovf, struct npu_err *e)
 {
     if (validate(m, l, e))
         return -1;
-    (void)opsgen_llm_training_mem_bytes(m, prof);   /* a footprint past int64 flags the trace */
+    (void)opsgen_llm_training_mem_checked(ovf, m, prof);   /* a footprint past int64 fails the trace */
     struct gen g = { .S = m->input_seqlen };
-    gen_run_init(&g.r, m, l, prof, out);
+    gen_run_init(&g.r, m, l, prof, out, ovf);
     /* One axis slot stays free for the weight update's DCN degree. */
     double bw = l->ici_bw_GBps;
     int64_t lat = l->ici_latency_ns;
@@ -485,32 +489,39 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
 /* ---- memory (§11.2) ---- */
 
 /* The corrected footprint (see train.h). */
-static int64_t training_mem_physical(const struct model_config *m, const struct profile *prof)
+static int64_t training_mem_physical(bool *ovf, const struct model_config *m, const struct profile *prof)
 {
     int64_t tp = m->tensor_parallelism_degree, pp = m->pipeline_parallelism_degree;
     int64_t dp = m->data_parallelism_degree, z = m->zero_stage, D = m->d_model;
     int64_t Lc = cdiv64(m->num_layers, pp * m->pipeline_parallel_degree_dcn);
-    int64_t P = bmul(train_layer_params(m), Lc);
-    P = badd(P, gen_vocab_params(m, tp, prof));
-    int64_t w = bmul(2, P), gr = bmul(2, P), opt = bmul(12, P);
+    int64_t P = bmul(ovf, train_layer_params(ovf, m), Lc);
+    P = badd(ovf, P, gen_vocab_params(ovf, m, tp, prof));
+    int64_t w = bmul(ovf, 2, P), gr = bmul(ovf, 2, P), opt = bmul(ovf, 12, P);
     if (z >= 1) opt = cdiv64(opt, dp);
     if (z >= 2) gr = cdiv64(gr, dp);
-    if (z >= 3) w = badd(cdiv64(w, dp), bmul(2, train_layer_params(m)));   /* + one gathered layer */
+    if (z >= 3) w = badd(ovf, cdiv64(w, dp), bmul(ovf, 2, train_layer_params(ovf, m)));   /* + one gathered layer */
     /* Stored activations, 34 s b D / tp bytes a layer (Korthikanti et al.
      * 2022, sequence parallelism with selective recomputation), for the pp
      * microbatches a 1F1B stage holds in flight. */
     int64_t b = cdiv64(m->microbatch_size_ici, dp);
-    int64_t layer_act = cdiv64(bmul3(34, bmul(b, m->input_seqlen), D), tp);
-    int64_t act = bmul(layer_act, bmul(Lc, pp));
+    int64_t layer_act = cdiv64(bmul3(ovf, 34, bmul(ovf, b, m->input_seqlen), D), tp);
+    int64_t act = bmul(ovf, layer_act, bmul(ovf, Lc, pp));
     if (!strcmp(m->remat, "full"))   /* each layer's BF16 input, plus one layer's working set */
-        act = badd(bmul(cdiv64(bmul3(2, bmul(b, m->input_seqlen), D), tp), bmul(Lc, pp)), layer_act);
-    return badd(badd(badd(w, gr), opt), act);
+        act = badd(ovf, bmul(ovf, cdiv64(bmul3(ovf, 2, bmul(ovf, b, m->input_seqlen), D), tp), bmul(ovf, Lc, pp)),
+                   layer_act);
+    return badd(ovf, badd(ovf, badd(ovf, w, gr), opt), act);
 }
 
 int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct profile *prof)
 {
+    bool ovf = false;   /* the footprint alone: there is no trace to fail */
+    return opsgen_llm_training_mem_checked(&ovf, m, prof);
+}
+
+int64_t opsgen_llm_training_mem_checked(bool *ovf, const struct model_config *m, const struct profile *prof)
+{
     if (!prof->train_memory_reference)
-        return training_mem_physical(m, prof);
+        return training_mem_physical(ovf, m, prof);
     int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
     int64_t b = cdiv64(m->global_batch_size, dp), s = m->input_seqlen;
     int64_t D = m->d_model, dh = m->d_head;
@@ -518,21 +529,26 @@ int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct
     /* ICI pipeline stages only; attention is counted once (quirk opsgen Q15). */
     int64_t Lc = cdiv64(m->num_layers, m->pipeline_parallelism_degree);
     /* Checked (bmul, badd: builders.h), term for term as the reference sums. */
-    int64_t bs = bmul(b, s), bsD = bmul(bs, D);
+    int64_t bs = bmul(ovf, b, s), bsD = bmul(ovf, bs, D);
 #define MAX(x, y) ((x) > (y) ? (x) : (y))
     /* LayerNorms (input and output) count 2bsD as "weights" and activations. */
-    int64_t w_a = badd(badd(badd(bmul(2, bsD), bmul4(3, D, Hl, dh)), bmul3(Hl, dh, D)), bmul(2, bsD));
-    int64_t a_a = badd(badd(badd(badd(badd(badd(bmul(bs, cdiv64(D, tp)), bmul(2, bsD)),
-                                             MAX(bmul4(3, D, Hl, dh), bmul4(3, bs, Hl, dh))),
-                                        bmul4(2, bs, s, Hl)), bmul3(bs, Hl, dh)), MAX(bmul3(Hl, dh, D), bsD)),
-                       bmul(2, bsD));
-    int64_t w_f = bmul3(3, D, Fl);
-    int64_t a_f = badd(badd(MAX(bmul3(2, D, Fl), bmul3(2, bs, Fl)), bmul(bs, Fl)), MAX(bmul(Fl, D), bsD));
+    int64_t w_a = badd(ovf, badd(ovf, badd(ovf, bmul(ovf, 2, bsD), bmul4(ovf, 3, D, Hl, dh)), bmul3(ovf, Hl, dh, D)),
+                       bmul(ovf, 2, bsD));
+    int64_t a_a = badd(ovf, badd(ovf, badd(ovf, badd(ovf, badd(ovf, badd(ovf, bmul(ovf, bs, cdiv64(D, tp)),
+                                                                          bmul(ovf, 2, bsD)),
+                                                             MAX(bmul4(ovf, 3, D, Hl, dh), bmul4(ovf, 3, bs, Hl, dh))),
+                                                bmul4(ovf, 2, bs, s, Hl)),
+                                   bmul3(ovf, bs, Hl, dh)),
+                      MAX(bmul3(ovf, Hl, dh, D), bsD)),
+                       bmul(ovf, 2, bsD));
+    int64_t w_f = bmul3(ovf, 3, D, Fl);
+    int64_t a_f = badd(ovf, badd(ovf, MAX(bmul3(ovf, 2, D, Fl), bmul3(ovf, 2, bs, Fl)), bmul(ovf, bs, Fl)),
+                       MAX(bmul(ovf, Fl, D), bsD));
 #undef MAX
-    int64_t w = badd(w_a, bmul(w_f, Lc)), a = badd(a_a, bmul(a_f, Lc));
+    int64_t w = badd(ovf, w_a, bmul(ovf, w_f, Lc)), a = badd(ovf, a_a, bmul(ovf, a_f, Lc));
     /* FP32 master weights, momentum and variance. */
-    int64_t opt = bmul(3, w);
-    return badd(badd(bmul(2, w), bmul(2, a)), bmul(4, opt));
+    int64_t opt = bmul(ovf, 3, w);
+    return badd(ovf, badd(ovf, bmul(ovf, 2, w), bmul(ovf, 2, a)), bmul(ovf, 4, opt));
 }
 
 /* ---- sweep validation (§13.3) ---- */

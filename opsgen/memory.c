@@ -19,6 +19,13 @@
 int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
                                        const struct profile *prof)
 {
+    bool ovf = false;   /* the footprint alone: there is no trace to fail */
+    return opsgen_llm_inference_mem_checked(&ovf, m, phase, prof);
+}
+
+int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m, enum phase phase,
+                                         const struct profile *prof)
+{
     int64_t tp = m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn;
     int64_t pp = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
     int64_t b = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
@@ -33,38 +40,39 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
     int64_t kvh = shared ? kvl : Hl;
     if (!prof->kv_heads_ignored)
         kvh = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
-    /* Checked (bmul, badd): a product of fields past int64 flags the
-     * generator's overflow (builders.h) instead of wrapping. */
-    int64_t bs = bmul(b, s);
-    int64_t w_attn = badd(badd(bmul4(D, kvh, dh, 2), bmul3(D, Hl, dh)), bmul3(Hl, dh, D));
-    int64_t a_attn = badd(bmul3(bs, Hl, dh), bmul4(bs, kvh, dh, 2));
+    /* Checked (bmul, badd): a product of fields past int64 sets *ovf
+     * (builders.h) instead of wrapping. */
+    int64_t bs = bmul(ovf, b, s);
+    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul3(ovf, D, Hl, dh)), bmul3(ovf, Hl, dh, D));
+    int64_t a_attn = badd(ovf, bmul3(ovf, bs, Hl, dh), bmul4(ovf, bs, kvh, dh, 2));
     int64_t w_ff, a_ff, wide = Fl > D ? Fl : D;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     bool gated = k ? k->gated : true;
     if (gated) {
-        w_ff = bmul3(3, D, Fl);
-        a_ff = bmul3(2, bs, wide);
+        w_ff = bmul3(ovf, 3, D, Fl);
+        a_ff = bmul3(ovf, 2, bs, wide);
     } else {  /* plain MLP ("default", "gelu", "relu") */
-        w_ff = bmul3(2, D, Fl);
-        a_ff = bmul(bs, wide);
+        w_ff = bmul3(ovf, 2, D, Fl);
+        a_ff = bmul(ovf, bs, wide);
     }
     if (prof->mem_activations_times_layers)
-        return badd(bmul3(2, badd(w_attn, w_ff), Lc), bmul3(2, badd(a_attn, a_ff), Lc));
+        return badd(ovf, bmul3(ovf, 2, badd(ovf, w_attn, w_ff), Lc), bmul3(ovf, 2, badd(ovf, a_attn, a_ff), Lc));
     /* Corrected: w_attn, w_ff as above; the KV cache (2 x s x kvh x dh per
      * layer, all layers of the stage); one layer's working set for the
      * step's tokens (prefill: the prompt; decode: the decode width): input,
      * queries and the FFN hidden activations; the vocabulary's embedding and
      * LM-head weights (sharded over TP, on the stage's chips). */
-    int64_t tok = bmul(b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
-    int64_t kv_cache = bmul(bmul4(2, bs, kvh, dh), Lc);
-    int64_t live = bmul(tok, badd(badd(D, bmul(Hl, dh)), bmul(gated ? 2 : 1, Fl)));
-    int64_t vocab = gen_vocab_params(m, tp, prof);
+    int64_t tok = bmul(ovf, b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
+    int64_t kv_cache = bmul(ovf, bmul4(ovf, 2, bs, kvh, dh), Lc);
+    int64_t live = bmul(ovf, tok, badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), bmul(ovf, gated ? 2 : 1, Fl)));
+    int64_t vocab = gen_vocab_params(ovf, m, tp, prof);
     /* Each in its number format (2 bytes each in bf16). */
     struct tensor_formats f;
     tensor_formats_of(m, &f);
-    int64_t params = badd(bmul(badd(w_attn, w_ff), Lc), vocab), scales = 0;
+    int64_t params = badd(ovf, bmul(ovf, badd(ovf, w_attn, w_ff), Lc), vocab), scales = 0;
     if (f.scale_k > 0 && dtype_bits(f.weight) <= 8)   /* one scale per scale_k x scale_n weights */
-        scales = bld_tensor_bytes(cdiv64(params, bmul(f.scale_k, f.scale_n)), f.scale);
-    return badd(badd(badd(bld_tensor_bytes(params, f.weight), scales), bld_tensor_bytes(kv_cache, f.kv)),
-                bld_tensor_bytes(live, f.act));
+        scales = bld_tensor_bytes(ovf, cdiv64(params, bmul(ovf, f.scale_k, f.scale_n)), f.scale);
+    return badd(ovf, badd(ovf, badd(ovf, bld_tensor_bytes(ovf, params, f.weight), scales),
+                          bld_tensor_bytes(ovf, kv_cache, f.kv)),
+                bld_tensor_bytes(ovf, live, f.act));
 }

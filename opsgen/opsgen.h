@@ -8,6 +8,7 @@
 #ifndef NPUSIM_OPSGEN_H
 #define NPUSIM_OPSGEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "opsgen/model.h"
@@ -29,9 +30,15 @@ struct opsgen_links {
 
 /* LLM inference (opsgen.md §5): prefill ops (phase PREFILL) followed by decode
  * ops (phase DECODE), appended to out. Validates the config first (model_type,
- * divisibility, num_chips >= dp*tp*pp, tp_dcn == 1, ...). */
+ * divisibility, num_chips >= dp*tp*pp, tp_dcn == 1, ...).
+ *
+ * Every generator (this one, opsgen_llm_training, opsgen_deepseek_inference,
+ * opsgen_dit, opsgen_gligen, opsgen_dlrm_inference) returns 0 with *ovf set
+ * (never cleared) when a size, FLOP count or time of the trace, or the
+ * footprint it checks, left int64 (builders.h): those values are 0 and the
+ * caller refuses the trace (family_generate says why). */
 int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links *l,
-                         const struct profile *prof, struct trace *out, struct npu_err *e);
+                         const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 
 /* A user-given LLM-like config (LLM, training, DiT) must shard evenly: TP
  * divides num_heads, d_model and d_ff, and there are at least as many layers
@@ -39,8 +46,12 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
  * stage up, as the reference does for the points its sweeps enumerate. */
 int opsgen_check_strict(const struct model_config *m, struct npu_err *e);
 
-/* Memory footprint of LLM inference for a phase, in bytes (opsgen.md §11.1). */
+/* Memory footprint of LLM inference for a phase, in bytes (opsgen.md §11.1);
+ * terms past int64 count 0. _checked: the same, and such a term sets *ovf
+ * (builders.h), as the generator's trace does. */
 int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
                                        const struct profile *prof);
+int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m, enum phase phase,
+                                         const struct profile *prof);
 
 #endif

@@ -14,9 +14,9 @@
 #define CHK(x) do { if (!(x)) return -1; } while (0)
 
 void gen_run_init(struct gen_run *r, const struct model_config *m, const struct opsgen_links *l,
-                  const struct profile *prof, struct trace *t)
+                  const struct profile *prof, struct trace *t, bool *ovf)
 {
-    *r = (struct gen_run){ .m = m, .l = l, .prof = prof, .t = t };
+    *r = (struct gen_run){ .m = m, .l = l, .prof = prof, .t = t, .ovf = ovf };
     tensor_formats_of(m, &r->fmt);
     r->B = cdiv64(m->microbatch_size_ici, m->data_parallelism_degree);
     /* ceil(num_layers / pp / pp_dcn) on doubles, as the reference. */
@@ -53,8 +53,9 @@ static int vocab_embed(const struct gen_run *r, const struct gen_phase *ph, int6
     const struct model_config *m = r->m;
     if (r->prof->vocab_ops_missing || m->vocab_size <= 0)
         return 0;
-    CHK(b_embedding_bag(r->t, *fid, ph->steps, "TokenEmbedding", "TokenEmbedding", bmul(r->B, ph->seq), 1,
-                        m->vocab_size, cdiv64(m->d_model, m->tensor_parallelism_degree), "DT_BFLOAT16"));
+    CHK(b_embedding_bag(r->t, r->ovf, *fid, ph->steps, "TokenEmbedding", "TokenEmbedding",
+                        bmul(r->ovf, r->B, ph->seq), 1, m->vocab_size,
+                        cdiv64(m->d_model, m->tensor_parallelism_degree), "DT_BFLOAT16"));
     (*fid)++;
     return 0;
 }
@@ -67,10 +68,10 @@ static int vocab_head(const struct gen_run *r, const struct gen_phase *ph, int64
     if (r->prof->vocab_ops_missing || m->vocab_size <= 0)
         return 0;
     int64_t Vl = cdiv64(m->vocab_size, m->tensor_parallelism_degree), B = r->B, seq = ph->head_seq;
-    CHK(b_einsum(r->t, *fid, ph->steps, "LMHead", "MatMul: logits (2) = x_norm (2) * W_vocab (1)",
+    CHK(b_einsum(r->t, r->ovf, *fid, ph->steps, "LMHead", "MatMul: logits (2) = x_norm (2) * W_vocab (1)",
                  SHP(B, seq, m->d_model), SHP(m->d_model, Vl), "BLM;MV->BLV", "0_0_0", "DT_BFLOAT16"));
     (*fid)++;
-    CHK(b_unary(r->t, *fid, ph->steps, "LMHead", "probs = Softmax(logits)", "Softmax", SHP(B, seq, Vl), "0_0",
+    CHK(b_unary(r->t, r->ovf, *fid, ph->steps, "LMHead", "probs = Softmax(logits)", "Softmax", SHP(B, seq, Vl), "0_0",
                 "DT_BFLOAT16"));
     (*fid)++;
     return 0;
@@ -94,9 +95,9 @@ static void kv_swap(const struct gen_run *r, const struct gen_phase *ph, int64_t
         times = r->L;
     int64_t swap = cdiv64(total_bytes - cap, times);
     bool dbl = prof->kv_swap_bytes_doubled;
-    b_kv_swap(r->t, (*fid)++, ph->steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl,
+    b_kv_swap(r->t, r->ovf, (*fid)++, ph->steps, "PCIeMemSwapIn", "PCIeMemSwapIn", false, swap, dbl,
               prof->hbm_pcie_GB_is_GiB, l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
-    b_kv_swap(r->t, (*fid)++, ph->steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
+    b_kv_swap(r->t, r->ovf, (*fid)++, ph->steps, "PCIeMemSwapOut", "PCIeMemSwapOut", true, swap, dbl,
               prof->hbm_pcie_GB_is_GiB, l->pcie_bw_GBps, l->pcie_latency_ns, l->ici_latency_ns);
 }
 
@@ -115,11 +116,11 @@ static void pipe_xfer(const struct gen_run *r, const struct gen_phase *ph, int64
     strbuf_puts(&db, dcn ? "DCN" : "ICI");
     strbuf_puts(&nb, output ? ph->send_name : "receiveInput");
     strbuf_puts(&nb, dcn ? "_DCNTTransfer[" : "_ICITransfer[");
-    strbuf_puti(&nb, shape_prod(x));
+    strbuf_puti(&nb, shape_prod(r->ovf, x));
     strbuf_putc(&nb, ']');
     /* DCN stages are timed on the ICI link by the reference (quirk opsgen Q9). */
     bool ici = !dcn || r->prof->dcn_transfers_use_ici;
-    b_pipe_xfer(r->t, fid, ph->steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
+    b_pipe_xfer(r->t, r->ovf, fid, ph->steps, d, nm, output, x, ici ? l->ici_bw_GBps : l->dcn_bw_GBps,
                 ici ? l->ici_latency_ns : l->dcn_latency_ns);
 }
 
@@ -130,7 +131,7 @@ static void stage_receive(const struct gen_run *r, const struct gen_phase_hooks 
 {
     const struct model_config *m = r->m;
     if (h->mem_bytes && m->enable_swap_kv_cache)
-        kv_swap(r, ph, h->mem_bytes(m, ph->decode ? PHASE_DECODE : PHASE_PREFILL, r->prof), fid);
+        kv_swap(r, ph, h->mem_bytes(r->ovf, m, ph->decode ? PHASE_DECODE : PHASE_PREFILL, r->prof), fid);
     if (m->pipeline_parallel_degree_dcn > 1)
         pipe_xfer(r, ph, (*fid)++, false, true);
     if (m->pipeline_parallelism_degree > 1)
@@ -159,7 +160,7 @@ static int phase_run(const struct gen_run *r, const struct gen_phase_hooks *h, v
         fid++;
     ph->first_layer_op = r->t->n;
     if (ph->norm_desc) {
-        CHK(b_unary(r->t, fid, ph->count, ph->norm_desc, ph->norm_eq, ph->norm_op,
+        CHK(b_unary(r->t, r->ovf, fid, ph->count, ph->norm_desc, ph->norm_eq, ph->norm_op,
                     SHP(r->B, ph->seq, r->D_tp), "0_0", ph->norm_dtype));
         fid++;
     }

@@ -13,8 +13,9 @@
  * hooks (struct gen_phase_hooks), not as its own copy of the loop.
  *
  * Main data structures: struct gen_run (what a run shares: config, links,
- * profile, trace, local batch, layers per stage, TP axes, number formats),
- * struct gen_phase (one phase's data) and struct gen_phase_hooks. */
+ * profile, trace and its overflow flag, local batch, layers per stage, TP
+ * axes, number formats), struct gen_phase (one phase's data) and struct
+ * gen_phase_hooks. */
 #ifndef NPUSIM_PHASES_H
 #define NPUSIM_PHASES_H
 
@@ -35,22 +36,24 @@ struct gen_run {
     const struct opsgen_links *l;
     const struct profile *prof;
     struct trace *t;
+    bool *ovf;                   /* the trace's overflow flag (builders.h), the caller's */
     int64_t B, L, D_tp;          /* local batch, layers per stage, d_model / tp */
     struct coll_axes tp;         /* TP axes list (may be empty: quirk opsgen Q13) */
     struct tensor_formats fmt;   /* the model's number formats */
 };
 
-/* Fills r from the config: B = ceil(microbatch / dp), L = ceil(layers / pp /
- * pp_dcn) on doubles as the reference, D_tp = ceil(d_model / tp) and the
- * number formats. The TP axes are left empty (each generator has its limit). */
+/* Fills r from the config (ovf: the trace's overflow flag, builders.h):
+ * B = ceil(microbatch / dp), L = ceil(layers / pp / pp_dcn) on doubles as
+ * the reference, D_tp = ceil(d_model / tp) and the number formats. The TP
+ * axes are left empty (each generator has its limit). */
 void gen_run_init(struct gen_run *r, const struct model_config *m, const struct opsgen_links *l,
-                  const struct profile *prof, struct trace *t);
+                  const struct profile *prof, struct trace *t, bool *ovf);
 
 /* The last op of the trace (there is one once a phase has begun). */
 static inline struct op *gen_last(const struct gen_run *r) { return &r->t->ops[r->t->n - 1]; }
 
-/* Footprint of a phase in bytes, for the KV swap. */
-typedef int64_t (*gen_mem_fn)(const struct model_config *m, enum phase ph, const struct profile *prof);
+/* Footprint of a phase in bytes, for the KV swap; one past int64 sets *ovf. */
+typedef int64_t (*gen_mem_fn)(bool *ovf, const struct model_config *m, enum phase ph, const struct profile *prof);
 
 /* One phase's data, filled by the generator's setup hook (the skeleton sets
  * the two indices). */

@@ -25,7 +25,7 @@
  * sanitize(desc + "_" + name) + "XGrad", the second at fid + 1 "...YGrad".
  * Weight bytes default to bytes(dtype) * prod(b) on both. Returns the XGrad
  * op (the YGrad op follows it), or NULL on a malformed equation. */
-struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char *desc,
+struct op *b_einsum_bwd(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape a, struct shape b, const char *eq,
                         const char *placements, const char *dtype);
 
@@ -34,7 +34,7 @@ struct op *b_einsum_bwd(struct trace *t, int64_t fid, int64_t count, const char 
  * and the caller's description ignored: a Softmax over x ("Softmax"/"Softmax Backprop.", placement
  * 1_1), then three x-by-x einsums "softmax-bwd-{dl/dy,e1,e2}-<fid>" whose
  * default weight bytes 2*prod(x) enter the parameter count. Returns 0 or -1. */
-int b_layernorm_bwd(struct trace *t, int64_t fid, int64_t count, struct shape x);
+int b_layernorm_bwd(struct trace *t, bool *ovf, int64_t fid, int64_t count, struct shape x);
 
 /* Weight update (create_weight_update, §3.12), appended at fid:
  * [AllReduce of [1, param_count, 1] over the DP axes (plus dp_dcn when > 1)
@@ -43,7 +43,7 @@ int b_layernorm_bwd(struct trace *t, int64_t fid, int64_t count, struct shape x)
  * all-reduce's bandwidth is the sum of one ICI bandwidth per ICI axis plus the
  * DCN bandwidth, appended even when dp_dcn == 1 (quirk opsgen Q11).
  * dp holds the ICI DP axes with their latency; its bw entries are ignored. */
-int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
+int b_weight_update(struct trace *t, bool *ovf, int64_t fid, int64_t param_count,
                     const struct coll_axes *dp, int64_t dp_dcn, double ici_bw_GBps,
                     double dcn_bw_GBps);
 
@@ -51,13 +51,14 @@ int b_weight_update(struct trace *t, int64_t fid, int64_t param_count,
 
 /* LLM training (opsgen.md §6): forward then backward ops (with the weight
  * update) of one pipeline stage, appended to out; *param_count (may be NULL)
- * receives the count the weight update used. Validates first: model_type
+ * receives the count the weight update used; *ovf as opsgen_llm_inference
+ * (opsgen.h). Validates first: model_type
  * "llm", ffn_type "llama", use_flash_attention false, positive sizes,
  * tensor_parallelism_degree dividing num_heads, d_model and d_ff,
  * num_chips >= dp*tp*pp, tensor_parallel_degree_dcn 1, link parameters. */
 int opsgen_llm_training(const struct model_config *m, const struct opsgen_links *l,
                         const struct profile *prof, struct trace *out, int64_t *param_count,
-                        struct npu_err *e);
+                        bool *ovf, struct npu_err *e);
 
 /* Per-chip training footprint in bytes. The reference
  * (get_llm_training_mem_requirement, §11.2; quirk train_memory_reference):
@@ -71,11 +72,14 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
  * 34 s b D / tp bytes per layer (sequence parallelism with selective
  * recomputation) for pp microbatches in flight, b the microbatch per replica;
  * with remat "full" only each layer's BF16 input (2 s b D / tp) is kept, plus
- * one layer's working set. */
+ * one layer's working set. Terms past int64 count 0; _checked also sets *ovf
+ * for them (builders.h). */
 int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct profile *prof);
+int64_t opsgen_llm_training_mem_checked(bool *ovf, const struct model_config *m, const struct profile *prof);
 
-/* One layer's parameters on one chip (TP-sharded attention and FFN). */
-int64_t train_layer_params(const struct model_config *m);
+/* One layer's parameters on one chip (TP-sharded attention and FFN),
+ * checked (*ovf, builders.h). */
+int64_t train_layer_params(bool *ovf, const struct model_config *m);
 
 /* ---- sweep (§13.3 for workload "training") ---- */
 

@@ -39,9 +39,9 @@ static void train_adjust(struct loaded_config *c)
 
 /* The training step without a per-layer breakdown. */
 static int train_gen(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
-                     struct trace *t, struct npu_err *e)
+                     struct trace *t, bool *ovf, struct npu_err *e)
 {
-    return opsgen_llm_training(m, l, prof, t, NULL, e);
+    return opsgen_llm_training(m, l, prof, t, NULL, ovf, e);
 }
 
 static int stats_of(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

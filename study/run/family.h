@@ -43,9 +43,11 @@ struct family {
      * and the chip's link parameters (config_links) alone: sweep bundles
      * (sweep_points.h) share one trace among chips equal in those. Before it,
      * check (may be NULL) and, for a strict config, the model's strict field
-     * checks (opsgen_check_strict) when strict_fields is set. */
+     * checks (opsgen_check_strict) when strict_fields is set. Sets *ovf when
+     * a size of the trace left int64 (opsgen.h), which family_generate
+     * turns into an error. */
     int (*gen)(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
-               struct trace *t, struct npu_err *e);
+               struct trace *t, bool *ovf, struct npu_err *e);
     bool strict_fields;
     int (*check)(const struct loaded_config *c, struct npu_err *e);
     /* Writes the outputs of a timed trace as <dir>/<base>...; `sweep` selects the

@@ -78,7 +78,7 @@ bool op_kind_known(const char *name) { return kind_of(name) != NULL; }
  * Their bytes are set as the kernels move them; their vector work is an
  * operation per element (two for triad). chipsim times them as ops of no
  * other cost model (K_OTHER): the FLOP count on the vector units. */
-static struct op *stream(struct trace *t, const struct kind *k, int64_t m, const char *dt)
+static struct op *stream(struct trace *t, bool *ovf, const struct kind *k, int64_t m, const char *dt)
 {
     static const struct { const char *name; int reads, writes, ops; } shape[] = {
         { "copy", 1, 1, 1 }, { "triad", 2, 1, 2 }, { "reduce", 1, 0, 1 },
@@ -90,14 +90,15 @@ static struct op *stream(struct trace *t, const struct kind *k, int64_t m, const
     bld_layout(op, FORM_X, k->opname, NULL, "0_0");
     bld_in1(op, SHP(m), dt);
     bld_out(op, shape[i].writes ? SHP(m) : SHP(1), dt);
-    int64_t elem = bld_tensor_bytes(m, dt);
-    op->bytes = badd(bmul(shape[i].reads, elem), shape[i].writes ? bmul(shape[i].writes, elem)
-                                                                 : bld_tensor_bytes(1, dt));
-    op->flops = bmul(shape[i].ops, m);
+    int64_t elem = bld_tensor_bytes(ovf, m, dt);
+    op->bytes = badd(ovf, bmul(ovf, shape[i].reads, elem), shape[i].writes ? bmul(ovf, shape[i].writes, elem)
+                                                                      : bld_tensor_bytes(ovf, 1, dt));
+    op->flops = bmul(ovf, shape[i].ops, m);
     return op;
 }
 
-static struct op *build(struct trace *t, const struct kind *k, const struct op_request *r,
+/* The op of request r on t; a size past int64 sets *ovf (builders.h). */
+static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const struct op_request *r,
                         const struct chip_config *chip)
 {
     const char *dt = precision_info((enum precision)r->prec)->token;
@@ -105,25 +106,26 @@ static struct op *build(struct trace *t, const struct kind *k, const struct op_r
     struct shape x = r->n ? SHP(m, n) : SHP(m);
     switch (k->build) {
     case B_MATMUL: {
-        struct op *op = b > 1 ? b_einsum(t, 0, 1, k->name, "op", SHP(b, m, kk), SHP(b, kk, n), "BMK;BKN->BMN",
+        struct op *op = b > 1 ? b_einsum(t, ovf, 0, 1, k->name, "op", SHP(b, m, kk), SHP(b, kk, n), "BMK;BKN->BMN",
                                          "0_0_0", dt)
-                              : b_einsum(t, 0, 1, k->name, "op", SHP(m, kk), SHP(kk, n), "MK;KN->MN", "0_0_0", dt);
+                              : b_einsum(t, ovf, 0, 1, k->name, "op", SHP(m, kk), SHP(kk, n), "MK;KN->MN", "0_0_0", dt);
         if (op && r->weight_prec >= 0)
-            fmt_store_rest(&(struct tensor_formats){ 0 }, op, precision_info((enum precision)r->weight_prec)->token);
+            fmt_store_rest(ovf, &(struct tensor_formats){ 0 }, op,
+                           precision_info((enum precision)r->weight_prec)->token);
         return op;
     }
     case B_ATTENTION: {
         int64_t h = r->heads ? r->heads : 1;
-        return b_flash_attention(t, 0, 1, k->name, "op", SHP(b, m, h, kk), SHP(b, n, h, kk), SHP(b, n, h, kk), dt,
+        return b_flash_attention(t, ovf, 0, 1, k->name, "op", SHP(b, m, h, kk), SHP(b, n, h, kk), SHP(b, n, h, kk), dt,
                                  false);
     }
     case B_BINARY:
-        return b_binary(t, 0, 1, k->name, "op", k->opname, x, "0_0_0", dt, false);
+        return b_binary(t, ovf, 0, 1, k->name, "op", k->opname, x, "0_0_0", dt, false);
     case B_UNARY:
     case B_ROWWISE:
-        return b_unary(t, 0, 1, k->name, "op", k->opname, x, "0_0", dt);
+        return b_unary(t, ovf, 0, 1, k->name, "op", k->opname, x, "0_0", dt);
     case B_STREAM:
-        return stream(t, k, m, dt);
+        return stream(t, ovf, k, m, dt);
     case B_COLLECTIVE: {
         /* One ring of n chips (8 unless given) at the chip's link rate; the
          * builders move bf16 elements, so m elements of the format are
@@ -132,12 +134,12 @@ static struct op *build(struct trace *t, const struct kind *k, const struct op_r
         int64_t e16 = (m * precision_info((enum precision)r->prec)->bits + 15) / 16;
         struct coll_axes ax = { 1, { chips }, { chip->ici_bw_GBps }, chip->ici_latency_ns };
         if (!strcmp(k->name, "all-reduce"))
-            return b_all_reduce(t, 0, 1, k->name, "op", SHP(e16), &ax);
+            return b_all_reduce(t, ovf, 0, 1, k->name, "op", SHP(e16), &ax);
         if (!strcmp(k->name, "all-gather"))
-            return b_all_gather(t, 0, 1, k->name, "op", SHP(e16), 0, &ax);
+            return b_all_gather(t, ovf, 0, 1, k->name, "op", SHP(e16), 0, &ax);
         if (!strcmp(k->name, "reduce-scatter"))
-            return b_reduce_scatter(t, 0, 1, k->name, "op", SHP(e16), 0, &ax);
-        return b_all_to_all(t, 0, 1, k->name, "op", SHP(e16), "DT_BFLOAT16", chip->ici_bw_GBps, chips,
+            return b_reduce_scatter(t, ovf, 0, 1, k->name, "op", SHP(e16), 0, &ax);
+        return b_all_to_all(t, ovf, 0, 1, k->name, "op", SHP(e16), "DT_BFLOAT16", chip->ici_bw_GBps, chips,
                             chip->ici_latency_ns);
     }
     }
@@ -169,10 +171,10 @@ int op_predict(const struct op_request *r, const struct chip_config *chip, const
         return npu_errf(e, "%s: expected n (the chips) of at least 2, got 1", r->op);
     struct trace t;
     trace_init(&t);
-    (void)opsgen_take_overflow();
-    struct op *op = build(&t, k, r, chip);
+    bool ovf = false;
+    struct op *op = build(&t, &ovf, k, r, chip);
     int rc = -1;
-    if (!op || opsgen_take_overflow())
+    if (!op || ovf)
         npu_errf(e, "%s: the sizes overflow 64-bit counts", r->op);
     else if (chipsim_run(&t, chip, prof, e) == 0) {
         op = &t.ops[0];

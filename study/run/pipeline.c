@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "chipsim/chipsim.h"
-#include "opsgen/builders.h"
 #include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "power/invariants.h"
@@ -20,15 +19,15 @@
 int family_generate(const struct family *fam, const struct loaded_config *c,
                     const struct profile *prof, struct trace *t, struct npu_err *e)
 {
-    (void)opsgen_take_overflow();
     struct opsgen_links l;
     config_links(&c->chip, &l);
+    bool ovf = false;   /* the trace's overflow flag (opsgen/builders.h) */
     if ((fam->check && fam->check(c, e)) || (c->strict && fam->strict_fields && opsgen_check_strict(&c->model, e)) ||
-        fam->gen(&c->model, &l, prof, t, e))
+        fam->gen(&c->model, &l, prof, t, &ovf, e))
         return config_name_source(c, e);
-    /* A size the builders could not hold (builders.h): one message for the
-     * whole trace, since the product of several fields overflowed. */
-    if (opsgen_take_overflow())
+    /* A size the builders could not hold: one message for the whole trace,
+     * since the product of several fields overflowed. */
+    if (ovf)
         return npu_errf(e, "%s: an operator's size, FLOP count or time exceeds int64 (or a tensor 2^48 "
                            "elements): the model's dimensions, batch, sequence lengths and parallelism "
                            "multiply out of scale", c->model_name);

@@ -591,6 +591,7 @@ static void expect_twin_matches_text(const struct op *op)
 
 static void test_held_shapes_match_text(void **state)
 {
+    bool ovf = false;
     (void)state;
     /* A whole llama3-8b trace (einsum, norms, flash attention, collectives
      * at tensor parallelism 4): every op holds its shapes, and they match. */
@@ -609,7 +610,7 @@ static void test_held_shapes_match_text(void **state)
     strcpy(l.ICI_topology, "TORUS_3D");
     struct trace t;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_neusim, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_neusim, &t, &ovf, &e), 0);
     for (size_t i = 0; i < t.n; i++) {
         expect_twin_matches_text(&t.ops[i]);
         assert_true(!t.ops[i].config[0] && !t.ops[i].in_shapes[0] && !t.ops[i].out_shape[0]);   /* no text */
@@ -619,11 +620,14 @@ static void test_held_shapes_match_text(void **state)
     /* The builders' edge cases: a negative dimension or an oversized tensor
      * gives the text's error. */
     trace_init(&t);
-    struct op *op = b_einsum(&t, 1, 1, "d", "n", SHP(4, -8), SHP(-8, 16), "BM;MN->BN", "0_0_0", "DT_FLOAT32");
+    struct op *op = b_einsum(&t, &ovf, 1, 1, "d", "n", SHP(4, -8), SHP(-8, 16), "BM;MN->BN", "0_0_0", "DT_FLOAT32");
     assert_true(op->form.in_held && op->form.out_held);
     expect_twin_matches_text(op);
-    op = b_binary(&t, 1, 1, "d", "n", "Add", SHP(1 << 20, 1 << 20, 1 << 10), "0_0_0", "DT_INT8", false);
+    assert_false(ovf);
+    op = b_binary(&t, &ovf, 1, 1, "d", "n", "Add", SHP(1 << 20, 1 << 20, 1 << 10), "0_0_0", "DT_INT8", false);
     assert_true(op->form.in_held);
+    assert_true(ovf);   /* 2^50 elements: the FLOP count is 0 and the flag says why */
+    assert_int_equal(op->flops, 0);
     const char *why = "";
     struct tensor_list tl = {0};
     assert_int_equal(op_inputs(op, &tl, &why), -1);
@@ -639,17 +643,18 @@ static void test_held_shapes_match_text(void **state)
  * write the same CSV. */
 static void small_trace(struct trace *t, bool huge)
 {
+    bool ovf = false;
     trace_init(t);
-    b_unary(t, 1, 1, "Fwd-ln", "x", "LayerNorm", SHP(1, 4096, 4096), "0_0", "DT_BFLOAT16");
-    b_einsum(t, 2, 1, "Fwd-q", "q", SHP(1, 4096, 4096), SHP(4096, 32, 128), "BLM;MND->BLND", "0_0_0",
+    b_unary(t, &ovf, 1, 1, "Fwd-ln", "x", "LayerNorm", SHP(1, 4096, 4096), "0_0", "DT_BFLOAT16");
+    b_einsum(t, &ovf, 2, 1, "Fwd-q", "q", SHP(1, 4096, 4096), SHP(4096, 32, 128), "BLM;MND->BLND", "0_0_0",
              "DT_BFLOAT16");
-    b_flash_attention(t, 3, 1, "Fwd-fa", "fa", SHP(1, 4096, 32, 128), SHP(1, 4096, 32, 128),
+    b_flash_attention(t, &ovf, 3, 1, "Fwd-fa", "fa", SHP(1, 4096, 32, 128), SHP(1, 4096, 32, 128),
                       SHP(1, 4096, 32, 128), "DT_BFLOAT16", false);
-    b_binary(t, 4, 1, "Fwd-add", "add", "Add", SHP(1, 4096, 4096), "0_0_0", "DT_BFLOAT16", false);
+    b_binary(t, &ovf, 4, 1, "Fwd-add", "add", "Add", SHP(1, 4096, 4096), "0_0_0", "DT_BFLOAT16", false);
     struct conv2d_args ca = { .B = 1, .cin = 8, .cout = 16, .h = 32, .w = 32, .kh = 3, .kw = 3, .stride = 2, .pad = 1 };
-    b_conv2d(t, 5, 1, "Fwd-", &ca, "DT_BFLOAT16");
+    b_conv2d(t, &ovf, 5, 1, "Fwd-", &ca, "DT_BFLOAT16");
     if (huge)   /* 2^60 multiply-accumulates: an error that prints the input shapes */
-        b_einsum(t, 6, 1, "Fwd-big", "big", SHP(1 << 20, 1 << 20), SHP(1 << 20, 1 << 20), "BM;MN->BN",
+        b_einsum(t, &ovf, 6, 1, "Fwd-big", "big", SHP(1 << 20, 1 << 20), SHP(1 << 20, 1 << 20), "BM;MN->BN",
                  "0_0_0", "DT_BFLOAT16");
 }
 
@@ -675,6 +680,7 @@ static void through_csv(const struct trace *t, struct trace *back)
 
 static void test_form_and_text_same_numbers(void **state)
 {
+    bool ovf = false;
     (void)state;
     struct chip_config c;
     test_chip("tpuv5p", &c);
@@ -711,7 +717,7 @@ static void test_form_and_text_same_numbers(void **state)
     free(ta);
     free(tb);
     /* Any equation is held, and the config cell spells it as given. */
-    struct op *odd = b_einsum(&full, 7, 1, "d", "odd", SHP(2, 3, 4), SHP(4, 5), "B M;MN->BN", "0_0_0", "DT_BFLOAT16");
+    struct op *odd = b_einsum(&full, &ovf, 7, 1, "d", "odd", SHP(2, 3, 4), SHP(4, 5), "B M;MN->BN", "0_0_0", "DT_BFLOAT16");
     assert_string_equal(cfg_text(odd), "XlaEinsum(a=2x3x4,b=4x5,eq=B M;MN->BN,memory_placements=0_0_0,type=DT_BFLOAT16)");
     trace_free(&full);
     trace_free(&back);

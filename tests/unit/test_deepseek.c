@@ -60,11 +60,13 @@ static void setup(struct model_config *m, const char *name, const char *v, int64
 
 static void gen(const struct model_config *m, struct trace *t)
 {
+    bool ovf = false;
     struct opsgen_links l = links("5p");
     struct npu_err e;
     trace_init(t);
-    if (opsgen_deepseek_inference(m, &l, &profile_neusim, t, &e))
+    if (opsgen_deepseek_inference(m, &l, &profile_neusim, t, &ovf, &e))
         fail_msg("%s", e.msg);
+    assert_false(ovf);   /* every size fits */
 }
 
 static size_t count_phase(const struct trace *t, enum phase ph)
@@ -96,37 +98,39 @@ static size_t count_desc(const struct trace *t, const char *desc)
 
 static void test_moe_load(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     load_model(&m, "deepseekv3-671b");   /* R = 256, A = 8 */
     /* one token: p = 8/256, 8 experts of one token each */
-    struct moe_load ld = moe_load_of(&m, 1);
+    struct moe_load ld = moe_load_of(&ovf, &m, 1);
     assert_i64(ld.experts, 8);
     assert_i64(ld.tokens, 1);
     /* 32 tokens: p = 1 - (31/32)^32 = 0.63790; ceil(256 p) = 164 experts; ceil(1 / p) = 2 tokens */
-    ld = moe_load_of(&m, 32);
+    ld = moe_load_of(&ovf, &m, 32);
     assert_i64(ld.experts, 164);
     assert_i64(ld.tokens, 2);
     /* 4096 tokens: every expert, 4096 x 8 / 256 = 128 tokens; 1.5x imbalance: 192 */
-    ld = moe_load_of(&m, 4096);
+    ld = moe_load_of(&ovf, &m, 4096);
     assert_i64(ld.experts, 256);
     assert_i64(ld.tokens, 128);
     m.moe_imbalance_factor = 1.5;
-    assert_i64(moe_load_of(&m, 4096).tokens, 192);
+    assert_i64(moe_load_of(&ovf, &m, 4096).tokens, 192);
     /* expert parallelism 8 over 8 replicas of 512 tokens: 32 local experts, 128 tokens each */
     m.moe_imbalance_factor = 1.0;
     m.expert_parallelism_degree = 8;
     m.data_parallelism_degree = 8;
-    ld = moe_load_of(&m, 512);
+    ld = moe_load_of(&ovf, &m, 512);
     assert_i64(ld.experts, 32);
     assert_i64(ld.tokens, 128);
     /* an imbalance past every token caps at T */
     m.moe_imbalance_factor = 1000;
-    assert_i64(moe_load_of(&m, 512).tokens, 4096);
+    assert_i64(moe_load_of(&ovf, &m, 512).tokens, 4096);
 }
 
 static void test_physical_deepseek(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     struct trace t;
@@ -135,7 +139,7 @@ static void test_physical_deepseek(void **s)
     struct opsgen_links l = links("5p");
     struct npu_err e;
     trace_init(&t);
-    if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &e))
+    if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &ovf, &e))
         fail_msg("%s", e.msg);
     /* prefill: 4096 tokens reach all 256 experts, 128 tokens each; count = 61 layers x 256 */
     const struct op *gate = find_desc(&t, PHASE_PREFILL, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", 0);
@@ -505,11 +509,12 @@ static void test_pstr(void **s)
 
 static void expect_err(const struct model_config *m, const char *needle)
 {
+    bool ovf = false;
     struct opsgen_links l = links("5p");
     struct trace t;
     struct npu_err e = { "" };
     trace_init(&t);
-    assert_int_equal(opsgen_deepseek_inference(m, &l, &profile_neusim, &t, &e), -1);
+    assert_int_equal(opsgen_deepseek_inference(m, &l, &profile_neusim, &t, &ovf, &e), -1);
     assert_int_equal(t.n, 0);
     if (!strstr(e.msg, needle))
         fail_msg("expected \"%s\" in \"%s\"", needle, e.msg);

@@ -53,13 +53,15 @@ static void point(struct model_config *m, const char *json, int64_t dp, int64_t 
 
 static void gen(const struct model_config *m, struct trace *t)
 {
+    bool ovf = false;
     struct opsgen_links l = links();
     struct npu_err e;
     trace_init(t);
-    int rc = !strcmp(m->model_type, "dit") ? opsgen_dit(m, &l, &profile_neusim, t, &e)
-                                           : opsgen_gligen(m, &l, &profile_neusim, t, &e);
+    int rc = !strcmp(m->model_type, "dit") ? opsgen_dit(m, &l, &profile_neusim, t, &ovf, &e)
+                                           : opsgen_gligen(m, &l, &profile_neusim, t, &ovf, &e);
     if (rc)
         fail_msg("%s", e.msg);
+    assert_false(ovf);   /* every size fits */
 }
 
 static const struct op *by_desc(const struct trace *t, const char *desc)
@@ -75,6 +77,7 @@ static const struct op *by_desc(const struct trace *t, const char *desc)
 
 static void test_conv(void **s)
 {
+    bool ovf = false;
     (void)s;
     /* floor((in + 2p - d(k-1) - 1)/s + 1) */
     assert_i64(conv_out_dim(64, 3, 1, 1, 1), 64);
@@ -87,7 +90,7 @@ static void test_conv(void **s)
     trace_init(&t);
     /* The UNet's input conv: 2 * B * Ho * Wo * (Cin * Cout * 3 * 3). */
     struct conv2d_args a = { 1, 3, 64, 64, 320, 3, 3, 1, 1, 1 };
-    const struct op *o = b_conv2d(&t, 5, 1, "Conv2d5", &a, BF16);
+    const struct op *o = b_conv2d(&t, &ovf, 5, 1, "Conv2d5", &a, BF16);
     assert_non_null(o);
     assert_i64(o->flops, 2LL * 64 * 64 * 3 * 320 * 9);   /* 70,778,880 */
     assert_i64(o->weight_bytes, 3 * 320 * 9 * 2);          /* 17,280 */
@@ -102,13 +105,13 @@ static void test_conv(void **s)
     assert_string_equal(o->opcode, "Conv2D");
     /* Strided: 64 -> 32, a quarter of the outputs of a 320 -> 320 conv. */
     struct conv2d_args d = { 2, 320, 64, 64, 320, 3, 3, 2, 1, 1 };
-    o = b_conv2d(&t, 66, 1, "Downsample-Conv2d66", &d, BF16);
+    o = b_conv2d(&t, &ovf, 66, 1, "Downsample-Conv2d66", &d, BF16);
     assert_i64(o->flops, 2LL * 2 * 32 * 32 * 320 * 320 * 9);
     assert_string_equal(out_text(o), "[DT_BFLOAT16:(2,320,32,32)]");
     /* Rejected geometry: no op. */
     struct conv2d_args bad = { 1, 3, 2, 2, 8, 5, 5, 1, 0, 1 };
     size_t n = t.n;
-    assert_null(b_conv2d(&t, 1, 1, "x", &bad, BF16));
+    assert_null(b_conv2d(&t, &ovf, 1, 1, "x", &bad, BF16));
     assert_i64(t.n, n);
     trace_free(&t);
 }
@@ -117,17 +120,18 @@ static void test_conv(void **s)
 
 static void test_resample(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
-    const struct op *o = b_upsample(&t, 254, 1, "Upsample254", 1, 1280, 8, 8, 2, BF16);
+    const struct op *o = b_upsample(&t, &ovf, 254, 1, "Upsample254", 1, 1280, 8, 8, 2, BF16);
     assert_string_equal(cfg_text(o), "Upsample(a=1x1280x8x8,scale_factor=2,memory_placements=0_0_0,"
                                    "type=DT_BFLOAT16)");
     assert_string_equal(out_text(o), "[DT_BFLOAT16:(1,1280,16,16)]");
     assert_string_equal(o->name, "Upsample254Upsample");
     assert_i64(o->flops, 0);
     assert_int_equal(o->type, OP_VPU);
-    assert_null(b_upsample(&t, 1, 1, "U", 1, 0, 8, 8, 2, BF16));
+    assert_null(b_upsample(&t, &ovf, 1, 1, "U", 1, 0, 8, 8, 2, BF16));
     trace_free(&t);
 }
 
@@ -135,6 +139,7 @@ static void test_resample(void **s)
 
 static void test_dit(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m, llm;
     point(&m, DIT_XL, 1, 1, 1, 1);
@@ -184,7 +189,7 @@ static void test_dit(void **s)
     struct opsgen_links l = links();
     struct npu_err e;
     trace_init(&t);
-    if (opsgen_dit(&m, &l, &profile_physical, &t, &e))
+    if (opsgen_dit(&m, &l, &profile_physical, &t, &ovf, &e))
         fail_msg("%s", e.msg);
     assert_i64(t.n, 11);
     bool fa = false;
@@ -258,12 +263,13 @@ static void test_gligen(void **s)
 
 static void expect_err(const struct model_config *m, const char *want)
 {
+    bool ovf = false;
     struct opsgen_links l = links();
     struct npu_err e = { "" };
     struct trace t;
     trace_init(&t);
-    int rc = !strcmp(m->model_type, "dit") ? opsgen_dit(m, &l, &profile_neusim, &t, &e)
-                                           : opsgen_gligen(m, &l, &profile_neusim, &t, &e);
+    int rc = !strcmp(m->model_type, "dit") ? opsgen_dit(m, &l, &profile_neusim, &t, &ovf, &e)
+                                           : opsgen_gligen(m, &l, &profile_neusim, &t, &ovf, &e);
     assert_int_equal(rc, -1);
     assert_i64(t.n, 0);
     if (!strstr(e.msg, want))

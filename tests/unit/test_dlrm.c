@@ -53,11 +53,13 @@ static struct opsgen_links links(const char *v)
 
 static void gen(const struct model_config *m, const char *v, struct trace *t)
 {
+    bool ovf = false;
     struct opsgen_links l = links(v);
     struct npu_err e;
     trace_init(t);
-    if (opsgen_dlrm_inference(m, &l, &profile_neusim, t, &e))
+    if (opsgen_dlrm_inference(m, &l, &profile_neusim, t, &ovf, &e))
         fail_msg("%s", e.msg);
+    assert_false(ovf);   /* every size fits */
 }
 
 static size_t count_group(const struct trace *t, int32_t g)
@@ -72,11 +74,12 @@ static size_t count_group(const struct trace *t, int32_t g)
 
 static void test_embedding_bag(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
     int64_t k = 100, n = 1000;
-    struct op *op = b_embedding_bag(&t, 7, 1, "EmbeddingBag7", "embedding_bag_7", 256, k, n, 64, "DT_FLOAT");
+    struct op *op = b_embedding_bag(&t, &ovf, 7, 1, "EmbeddingBag7", "embedding_bag_7", 256, k, n, 64, "DT_FLOAT");
     assert_non_null(op);
     /* 256*100 = 25,600 entries: 8 B indices 204,800 + rows 25,600*64*4 = 6,553,600
      * + output 256*1*64*4 = 65,536. */
@@ -96,7 +99,7 @@ static void test_embedding_bag(void **s)
     assert_true(!op->config[0] && !op->in_shapes[0] && op->form.in_held);
     assert_string_equal(op_form_dtype(&op->form, 0), "DT_INT64");
     assert_string_equal(op_form_dtype(&op->form, 1), "DT_FLOAT");
-    assert_null(b_embedding_bag(&t, 1, 1, "x", "x", 2, 3, 10, 4, "DT_NONE"));   /* no such dtype */
+    assert_null(b_embedding_bag(&t, &ovf, 1, 1, "x", "x", 2, 3, 10, 4, "DT_NONE"));   /* no such dtype */
     trace_free(&t);
 }
 
@@ -360,6 +363,7 @@ static void check_fails(struct model_config *m, const char *field)
 
 static void test_checks(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     dlrm_setup(&m, DLRM_S, 4, 64);
@@ -394,7 +398,7 @@ static void test_checks(void **s)
     struct trace t;
     trace_init(&t);
     struct opsgen_links l = links("5p");
-    assert_int_equal(opsgen_dlrm_inference(&m, &l, &profile_neusim, &t, &e), -1);
+    assert_int_equal(opsgen_dlrm_inference(&m, &l, &profile_neusim, &t, &ovf, &e), -1);
     assert_int_equal(t.n, 0);
     trace_free(&t);
 }
@@ -405,14 +409,15 @@ static void test_checks(void **s)
  * group 1 [512, 1024] x [1024, 1024]. */
 static void two_groups(struct trace *t, bool with_group0)
 {
+    bool ovf = false;
     trace_init(t);
     struct op *op;
     if (with_group0) {
-        op = b_einsum(t, 2, 1, "TopMLP_0_einsum", "top_mlp_0_einsum", SHP(8, 8), SHP(8, 8),
+        op = b_einsum(t, &ovf, 2, 1, "TopMLP_0_einsum", "top_mlp_0_einsum", SHP(8, 8), SHP(8, 8),
                       "BI;IO->BO", "0_0_0", "DT_BFLOAT16");
         op->group = 0;
     }
-    op = b_einsum(t, 2, 1, "TopMLP_0_einsum", "top_mlp_0_einsum", SHP(512, 1024), SHP(1024, 1024),
+    op = b_einsum(t, &ovf, 2, 1, "TopMLP_0_einsum", "top_mlp_0_einsum", SHP(512, 1024), SHP(1024, 1024),
                   "BI;IO->BO", "0_0_0", "DT_BFLOAT16");
     op->group = 1;
 }

@@ -365,6 +365,7 @@ static void test_fuzz_suite_files(void **state)
 /* One random builder op. */
 static void random_op(struct mutator *m, struct trace *t)
 {
+    bool ovf = false;
     /* up to 4096: the builders multiply sizes unchecked (real models stay far below) */
     static const int64_t dims[] = { 0, 1, 2, 3, 7, 64, 128, 1000, 2048, 4096, -1 };
     static const char *const dtypes[] = { "DT_BFLOAT16", "DT_FLOAT32", "DT_INT8", "DT_FLOAT", "DT_FLOAT64", "DT_BOOL" };
@@ -387,19 +388,19 @@ static void random_op(struct mutator *m, struct trace *t)
             if (!size[(unsigned char)*p]) size[(unsigned char)*p] = D();
             b.d[b.nd++] = size[(unsigned char)*p];
         }
-        b_einsum(t, 1, 1, "Fwd-x", "x = MatMul(a, b)", a, b, eq, "0_0_0", dt);
+        b_einsum(t, &ovf, 1, 1, "Fwd-x", "x = MatMul(a, b)", a, b, eq, "0_0_0", dt);
         break;
     }
     case 1:
-        b_unary(t, 1, 1, "Fwd-n", "y = Norm(x)", unary[next(m) % 4], SHP(D(), D(), D()), "0_0", dt);
+        b_unary(t, &ovf, 1, 1, "Fwd-n", "y = Norm(x)", unary[next(m) % 4], SHP(D(), D(), D()), "0_0", dt);
         break;
     case 2:
-        b_binary(t, 1, 1, "Fwd-a", "z = Add(x, y)", next(m) % 2 ? "Add" : "Mul", SHP(D(), D()), "0_0_0", dt,
+        b_binary(t, &ovf, 1, 1, "Fwd-a", "z = Add(x, y)", next(m) % 2 ? "Add" : "Mul", SHP(D(), D()), "0_0_0", dt,
                  next(m) % 2);
         break;
     default: {
         int64_t bb = D(), q = D(), h = D(), d = D(), kv = D();
-        b_flash_attention(t, 1, 1, "Fwd-fa", "o = FA(q, k, v)", SHP(bb, q, h, d), SHP(bb, kv, h, d),
+        b_flash_attention(t, &ovf, 1, 1, "Fwd-fa", "o = FA(q, k, v)", SHP(bb, q, h, d), SHP(bb, kv, h, d),
                           SHP(bb, kv, h, d), dt, next(m) % 2);
         break;
     }

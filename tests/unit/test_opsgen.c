@@ -74,11 +74,13 @@ static const struct op *find(const struct trace *t, enum phase ph, const char *o
 
 static void gen(const struct model_config *m, const char *v, struct trace *t)
 {
+    bool ovf = false;
     struct opsgen_links l = links(v);
     struct npu_err e;
     trace_init(t);
-    int rc = opsgen_llm_inference(m, &l, &profile_neusim, t, &e);
+    int rc = opsgen_llm_inference(m, &l, &profile_neusim, t, &ovf, &e);
     if (rc) fail_msg("%s", e.msg);
+    assert_false(ovf);   /* every size fits */
 }
 
 /* ---- §4.1 / §3.10 ---- */
@@ -125,13 +127,14 @@ static struct coll_axes axes2(int64_t a, int64_t b, double bw)
 
 static void test_collectives(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
     struct coll_axes ax = axes2(2, 2, 200);
-    assert_i64(staged_elems(100, &ax), 150);
+    assert_i64(staged_elems(&ovf, 100, &ax), 150);
     /* §15: TP AllGather [8,4096,2048] on [2,2] */
-    const struct op *o = b_all_gather(&t, 3, 80, "d", "AllGather", SHP(8, 4096, 2048), 2, &ax);
+    const struct op *o = b_all_gather(&t, &ovf, 3, 80, "d", "AllGather", SHP(8, 4096, 2048), 2, &ax);
     assert_i64(o->ici_out_bytes, 805306368);
     assert_i64(o->ici_in_bytes, 805306368);
     assert_i64(o->bytes, 2 * 805306368LL);
@@ -140,7 +143,7 @@ static void test_collectives(void **s)
     assert_string_equal(out_text(o), "[DT_BFLOAT16:(8,4096,8192)]");
     assert_int_equal(o->type, OP_ICI_NO_COMPUTE);
     /* §15: ReduceScatter [8,4096,8192] on [2,2] */
-    o = b_reduce_scatter(&t, 4, 80, "d", "RS", SHP(8, 4096, 8192), 2, &ax);
+    o = b_reduce_scatter(&t, &ovf, 4, 80, "d", "RS", SHP(8, 4096, 8192), 2, &ax);
     assert_i64(o->ici_out_bytes, 2 * 100663296LL);
     assert_i64(o->ici_ns, 503317);    /* 201,326,592 B over 2 axes x 200 GB/s */
     assert_i64(o->flops, 301989888);
@@ -149,34 +152,34 @@ static void test_collectives(void **s)
     assert_int_equal(o->opcode_type, OPC_COLLECTIVE_REDUCE);
     /* chipsim §14.1 item 6: v4, TP 8 on [4,2], 112 GB/s per axis */
     struct coll_axes v4 = axes2(4, 2, 112);
-    o = b_reduce_scatter(&t, 4, 80, "d", "RS", SHP(8, 4096, 8192), 2, &v4);
+    o = b_reduce_scatter(&t, &ovf, 4, 80, "d", "RS", SHP(8, 4096, 8192), 2, &v4);
     assert_i64(o->ici_out_bytes, 83886080);
     assert_i64(o->ici_ns, 374492);
     assert_i64(o->flops, 293601280);
     /* item 7 */
-    o = b_all_gather(&t, 4, 80, "d", "AG", SHP(8, 4096, 1024), 2, &v4);
+    o = b_all_gather(&t, &ovf, 4, 80, "d", "AG", SHP(8, 4096, 1024), 2, &v4);
     assert_i64(o->ici_out_bytes, 671088640);
     assert_i64(o->ici_ns, 2995932);
     /* item 8: pipeline transfer */
-    o = b_pipe_xfer(&t, 2, 1, "d", "x", false, SHP(8, 4096, 1024), 112, 3330);
+    o = b_pipe_xfer(&t, &ovf, 2, 1, "d", "x", false, SHP(8, 4096, 1024), 112, 3330);
     assert_i64(o->ici_in_bytes, 67108864);
     assert_i64(o->ici_out_bytes, 0);
     assert_i64(o->ici_ns, 599187);
     assert_string_equal(cfg_text(o), "InterChipCommInput([8, 4096, 1024])");
     /* §15: PP transfer [1,4096,2048] / 200 */
-    o = b_pipe_xfer(&t, 2, 1, "d", "x", true, SHP(1, 4096, 2048), 200, 3330);
+    o = b_pipe_xfer(&t, &ovf, 2, 1, "d", "x", true, SHP(1, 4096, 2048), 200, 3330);
     assert_i64(o->ici_ns, 83887);
     assert_i64(o->ici_out_bytes, 16777216);
     /* decode-size collectives hit the latency floor 3330*3 */
     struct coll_axes four = { 1, { 4 }, { 200 }, 3330 };
-    o = b_all_gather(&t, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &four);
+    o = b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &four);
     assert_i64(o->ici_ns, 9990);
     /* all-reduce and all-to-all (§15 DeepSeek: 61,440 B / 100 GB/s floored to 9,990) */
-    o = b_all_to_all(&t, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, 4, 3330);
+    o = b_all_to_all(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, 4, 3330);
     assert_i64(o->ici_out_bytes, 61440);
     assert_i64(o->ici_ns, 9990);
     struct coll_axes one = { 1, { 2 }, { 200 }, 3330 };
-    o = b_all_reduce(&t, 1, 1, "d", "AR", SHP(1, 1000, 1), &one);
+    o = b_all_reduce(&t, &ovf, 1, 1, "d", "AR", SHP(1, 1000, 1), &one);
     assert_i64(o->ici_out_bytes, 4000);
     assert_i64(o->ici_ns, 6660);
     trace_free(&t);
@@ -184,11 +187,12 @@ static void test_collectives(void **s)
 
 static void test_kv_swap_builder(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
     /* chipsim §14.1: v5e llama3-8b bs32 KVSwapInput, PCIe 8,406,250,000 ns */
-    const struct op *o = b_kv_swap(&t, 2, 1, "PCIeMemSwapIn", "PCIeMemSwapIn", false,
+    const struct op *o = b_kv_swap(&t, &ovf, 2, 1, "PCIeMemSwapIn", "PCIeMemSwapIn", false,
                                    144418275328LL, true, true, 32.0, 400, 3330);
     assert_i64(o->ici_in_bytes, 288836550656LL);
     assert_i64(o->pcie_ns, 8406250000LL);
@@ -202,10 +206,11 @@ static void test_kv_swap_builder(void **s)
 
 static void test_einsum_and_names(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
-    const struct op *o = b_einsum(&t, 3, 32, "-Q-3", "MatMul: Q", SHP(1, 4096, 4096),
+    const struct op *o = b_einsum(&t, &ovf, 3, 32, "-Q-3", "MatMul: Q", SHP(1, 4096, 4096),
                                   SHP(4096, 32, 128), "BLM;MND->BLND", "0_0_0", "DT_BFLOAT16");
     assert_i64(o->flops, 137438953472LL);
     assert_i64(o->weight_bytes, 33554432);
@@ -213,14 +218,14 @@ static void test_einsum_and_names(void **s)
     assert_string_equal(o->name, "Q3MatMulQ");
     assert_string_equal(in_text(o), "DT_BFLOAT16:[1,4096,4096],DT_BFLOAT16:[4096,32,128]");
     /* a letter in neither input is rejected */
-    assert_null(b_einsum(&t, 1, 1, "d", "n", SHP(2, 3), SHP(3, 4), "AB;BC->AZ", "0_0_0",
+    assert_null(b_einsum(&t, &ovf, 1, 1, "d", "n", SHP(2, 3), SHP(3, 4), "AB;BC->AZ", "0_0_0",
                          "DT_BFLOAT16"));
-    assert_null(b_unary(&t, 1, 1, "d", "n", "Tanh", SHP(2), "0_0", "DT_BFLOAT16"));
-    o = b_unary(&t, 1, 1, "d", "n", "RMSNorm", SHP(2, 5), "0_0", "DT_BFLOAT16");
+    assert_null(b_unary(&t, &ovf, 1, 1, "d", "n", "Tanh", SHP(2), "0_0", "DT_BFLOAT16"));
+    o = b_unary(&t, &ovf, 1, 1, "d", "n", "RMSNorm", SHP(2, 5), "0_0", "DT_BFLOAT16");
     assert_i64(o->flops, 60);
-    o = b_binary(&t, 1, 1, "d", "n", "Add", SHP(2, 5), "0_0_0", "DT_BFLOAT16", false);
+    o = b_binary(&t, &ovf, 1, 1, "d", "n", "Add", SHP(2, 5), "0_0_0", "DT_BFLOAT16", false);
     assert_string_equal(in_text(o), "DT_BFLOAT16:[2,5],DT_BFLOAT16:[2,5]");
-    o = b_hbm_io(&t, 1, 1, "d", "input", false, SHP(16), "DT_BFLOAT16");
+    o = b_hbm_io(&t, &ovf, 1, 1, "d", "input", false, SHP(16), "DT_BFLOAT16");
     assert_string_equal(cfg_text(o), "Abs(x=16,type=DT_BFLOAT16)");
     assert_string_equal(o->opcode, "Input");
     struct op scratch;   /* op strings are released by op_free, not free() */
@@ -503,6 +508,7 @@ static void test_validation(void **s)
 /* The corrected branches of the opsgen quirk switches (profile.h). */
 static void test_corrected_profile(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct profile fixed = profile_neusim;
     fixed.fa_uses_heads_as_dhead = false;
@@ -520,7 +526,7 @@ static void test_corrected_profile(void **s)
     struct trace t;
     struct npu_err e;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &fixed, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &fixed, &t, &ovf, &e), 0);
     const struct op *fa = find(&t, PHASE_PREFILL, "FlashAttention", 0);
     assert_string_equal(out_text(fa), "[DT_BFLOAT16:(8,4096,16,128)]");
     const struct op *ag = find(&t, PHASE_PREFILL, "AllGather", 2);
@@ -548,6 +554,7 @@ static const struct op *find_cfg(const struct trace *t, enum phase ph, const cha
  * 128256) at batch 2 with 4 output tokens; shapes and counts by hand. */
 static void test_physical_llm(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     setup(&m, LLAMA3_8B, "5p", 1, 1, 1, 1, 2);
@@ -556,7 +563,7 @@ static void test_physical_llm(void **s)
     struct trace t;
     struct npu_err e;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
     /* K/V projection with 8 heads; the 4 query heads of a group fold into the rows */
     const struct op *kv = find_cfg(&t, PHASE_DECODE, "b=2x4096x8x128", 0);
     assert_i64(kv->count, 32 * 4);
@@ -587,7 +594,7 @@ static void test_physical_llm(void **s)
     /* MHA (num_kv_heads = num_heads) keeps the reference shapes */
     m.num_kv_heads = 32;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
     assert_non_null(find_cfg(&t, PHASE_DECODE, "a=2x1x32x128,b=2x4096x32x128", 0));
     trace_free(&t);
 }
@@ -603,6 +610,7 @@ static size_t count_desc_sub(const struct trace *t, enum phase ph, const char *n
 /* FFN types and the parallel attention + FFN block, tp 2. */
 static void test_ffn_types(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     setup(&m, LLAMA3_8B, "5p", 1, 2, 1, 1, 2);
@@ -616,7 +624,7 @@ static void test_ffn_types(void **s)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         strcpy(m.ffn_type, k[i].type);
         trace_init(&t);
-        assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+        assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
         assert_non_null(find_cfg(&t, PHASE_PREFILL, k[i].act, 0));   /* d_ff 14336 / tp 2 */
         assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "FFgate") + count_desc_sub(&t, PHASE_PREFILL, "FFup") +
                          count_desc_sub(&t, PHASE_PREFILL, "FFoutput") + count_desc_sub(&t, PHASE_PREFILL, "FFinput"),
@@ -628,14 +636,14 @@ static void test_ffn_types(void **s)
     /* the reference gathers again and has no activation op */
     strcpy(m.ffn_type, "llama");
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_neusim, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_neusim, &t, &ovf, &e), 0);
     assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "All gather input of MLP"), 1);
     assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "FFgate_act"), 0);
     trace_free(&t);
     /* parallel block: no LayerNorm and no reduce-scatter after W_o */
     m.parallel_attn_ffn = true;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
     assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "Attention_layernorm"), 0);
     assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "Reduce attention and scatter"), 0);
     assert_int_equal(count_desc_sub(&t, PHASE_PREFILL, "Reduce and scatter results of MLP"), 1);
@@ -644,11 +652,12 @@ static void test_ffn_types(void **s)
 
 static void expect_err(const struct model_config *m, const char *needle)
 {
+    bool ovf = false;
     struct opsgen_links l = links("5p");
     struct trace t;
     struct npu_err e = { "" };
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(m, &l, &profile_neusim, &t, &e), -1);
+    assert_int_equal(opsgen_llm_inference(m, &l, &profile_neusim, &t, &ovf, &e), -1);
     assert_int_equal(t.n, 0);
     if (!strstr(e.msg, needle))
         fail_msg("expected \"%s\" in \"%s\"", needle, e.msg);
@@ -657,6 +666,7 @@ static void expect_err(const struct model_config *m, const char *needle)
 
 static void test_errors(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     setup(&m, LLAMA3_8B, "5p", 1, 1, 1, 1, 1);
@@ -692,7 +702,7 @@ static void test_errors(void **s)
         struct opsgen_links l3 = links("5p");
         struct trace t3;
         trace_init(&t3);
-        assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &e2), 0);
+        assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &ovf, &e2), 0);
         /* Q projection with ceil(32/3) = 11 local heads */
         assert_non_null(strstr(cfg_text(&t3.ops[3]), "b=4096x11x128"));
         trace_free(&t3);
@@ -706,7 +716,7 @@ static void test_errors(void **s)
         x = m;
         if (k == 1)
             x.d_ff = 0;
-        assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &e2), k == 1 ? -1 : 0);
+        assert_int_equal(opsgen_llm_inference(&x, &l3, &profile_neusim, &t3, &ovf, &e2), k == 1 ? -1 : 0);
         if (k == 1)
             assert_non_null(strstr(e2.msg, "model field \"d_ff\": expected a positive integer, got 0"));
         trace_free(&t3);

@@ -264,6 +264,7 @@ static void test_memory_levels(void **state)
 
 static int64_t weight_bytes_of(const char *wdt, int64_t *mem)
 {
+    bool ovf = false;
     struct model_config m;
     cJSON *j = cJSON_Parse(test_model_text("llama3-8b"));
     assert_non_null(j);
@@ -277,7 +278,7 @@ static int64_t weight_bytes_of(const char *wdt, int64_t *mem)
     snprintf(l.ICI_topology, sizeof l.ICI_topology, "TORUS_3D");
     struct trace t;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
     int64_t w = 0;
     for (size_t i = 0; i < t.n; i++)
         if (t.ops[i].phase == PHASE_PREFILL && (!strcmp(t.ops[i].description, "-Q-4") ||

@@ -4,7 +4,8 @@
  * cold memo, and op strings may be freed on another thread than the one that
  * made them; per-thread tables (traces/tls_table) come zeroed and go with
  * their thread; the cJSON allocator is chosen once, whichever thread asks
- * first. make check runs this under ASan/UBSan (and LeakSanitizer
+ * first; a size overflow fails its own generation only, not the thread's
+ * next one. make check runs this under ASan/UBSan (and LeakSanitizer
  * sees the exiting threads' lookaside lists drained and tables freed). */
 #define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "testutil.h"
@@ -20,6 +21,10 @@
 #include "opsgen/sweep.h"
 #include "traces/opstr.h"
 #include "base/tls_table.h"
+#include "study/run/config.h"
+#include "study/run/family.h"
+#include "study/run/op_predict.h"
+#include "study/run/pipeline.h"
 #include "study/run/pyjson.h"
 #include "traces/trace_csv.h"
 
@@ -44,6 +49,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 /* Digest of configuration i (opsgen + chipsim): every op's strings and times. */
 static uint64_t run_config(const struct shared *sh, int i)
 {
+    bool ovf = false;
     struct model_config m = sh->base;
     int64_t tp = TP[i % 4];
     struct parallel_cfg p = { tp, 1, tp, 1, 1, 1, 1, 1, 1 };
@@ -57,7 +63,7 @@ static uint64_t run_config(const struct shared *sh, int i)
     struct trace t;
     trace_init(&t);
     struct npu_err e;
-    if (opsgen_llm_inference(&m, &l, &profile_neusim, &t, &e) ||
+    if (opsgen_llm_inference(&m, &l, &profile_neusim, &t, &ovf, &e) ||
         chipsim_run(&t, &sh->chip, &profile_neusim, &e)) {
         trace_free(&t);
         return 0;
@@ -474,6 +480,92 @@ static void test_json_allocator_chosen_once(void **state)
     cJSON_Delete(j);
 }
 
+/* ---- a size past int64 is the generation's error, not the thread's ---- */
+
+#define OVERFLOW_MSG "llama3-8b: an operator's size, FLOP count or time exceeds int64 (or a tensor 2^48 " \
+                     "elements): the model's dimensions, batch, sequence lengths and parallelism multiply " \
+                     "out of scale"
+
+struct gen_job {
+    const struct loaded_config *c;
+    int rc;
+    size_t n;
+    struct npu_err e;
+};
+
+static int gen_job_run(void *arg)
+{
+    struct gen_job *j = arg;
+    struct trace t;
+    trace_init(&t);
+    j->rc = family_generate(&fam_llm_inference, j->c, &profile_physical, &t, &j->e);
+    j->n = t.n;
+    trace_free(&t);
+    return 0;
+}
+
+static void load_llama8b(struct loaded_config *c, const char *const *sets, int nsets)
+{
+    struct config_request r = { "configs", "llama3-8b", NULL, NULL, sets, nsets, true };
+    struct npu_err e;
+    if (config_load(&r, c, &e))
+        fail_msg("%s", e.msg);
+}
+
+/* A batch x sequence x width past int64 fails its generation with the
+ * message naming the model, whether the next generation runs on the same
+ * thread or beside it on another: that one succeeds. */
+static void test_size_overflow_is_the_calls_error(void **s)
+{
+    (void)s;
+    static const char *const huge[] = { "microbatch_size_ici=16777216", "input_seqlen=1000000",
+                                        "d_model=1000000" };
+    struct loaded_config big, ok;
+    load_llama8b(&big, huge, 3);
+    load_llama8b(&ok, NULL, 0);
+    struct gen_job a = { .c = &big }, b = { .c = &ok };
+    thrd_t ta, tb;
+    assert_int_equal(thrd_create(&ta, gen_job_run, &a), thrd_success);
+    assert_int_equal(thrd_create(&tb, gen_job_run, &b), thrd_success);
+    thrd_join(ta, NULL);
+    thrd_join(tb, NULL);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(a.rc, -1);
+        assert_string_equal(a.e.msg, OVERFLOW_MSG);
+        assert_int_equal(b.rc, 0);
+        assert_true(b.n > 0);
+        a = (struct gen_job){ .c = &big };   /* again, one after the other on this thread */
+        b = (struct gen_job){ .c = &ok };
+        gen_job_run(&a);
+        gen_job_run(&b);
+    }
+    /* The generator alone: 0 with the caller's flag set (the sizes that overflowed are 0). */
+    struct opsgen_links l;
+    config_links(&big.chip, &l);
+    struct trace t;
+    trace_init(&t);
+    bool ovf = false;
+    struct npu_err e;
+    assert_int_equal(opsgen_llm_inference(&big.model, &l, &profile_physical, &t, &ovf, &e), 0);
+    assert_true(ovf);
+    trace_free(&t);
+    /* One operator (npusim op) likewise. */
+    struct op_request r;
+    struct op_prediction p;
+    for (int round = 0; round < 2; round++) {
+        op_request_init(&r);
+        snprintf(r.op, sizeof r.op, "add");
+        r.m = r.n = 2147483648LL;   /* 2^62 elements */
+        assert_int_equal(op_predict(&r, &ok.chip, &profile_physical, &p, &e), -1);
+        assert_string_equal(e.msg, "add: the sizes overflow 64-bit counts");
+        r.m = r.n = 1024;
+        assert_int_equal(op_predict(&r, &ok.chip, &profile_physical, &p, &e), 0);
+        assert_true(p.time_us > 0);
+    }
+    config_free(&big);
+    config_free(&ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_tls_tables_written_up_front),
         cmocka_unit_test(test_string_blocks_reused_across_threads),
         cmocka_unit_test(test_string_blocks_bounded_when_freed_elsewhere),
+        cmocka_unit_test(test_size_overflow_is_the_calls_error),
         cmocka_unit_test(test_json_allocator_chosen_once),   /* last: it changes cJSON's allocator */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,12 +46,14 @@ static void setup(struct model_config *m, int64_t dp, int64_t tp, int64_t pp, in
 
 static int64_t gen(const struct model_config *m, struct trace *t)
 {
+    bool ovf = false;
     struct opsgen_links l = links_5p();
     struct npu_err e;
     int64_t pc = -1;
     trace_init(t);
-    if (opsgen_llm_training(m, &l, &profile_neusim, t, &pc, &e))
+    if (opsgen_llm_training(m, &l, &profile_neusim, t, &pc, &ovf, &e))
         fail_msg("%s", e.msg);
+    assert_false(ovf);   /* every size fits */
     return pc;
 }
 
@@ -68,18 +70,19 @@ static const struct op *by_desc(const struct trace *t, const char *desc, int nth
 
 static void test_physical_training(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     setup(&m, 4, 2, 1, 1, 1, 8);   /* llama3-8b, dp 4 x tp 2, microbatch 2 per replica */
     /* one layer on one chip: (2 x 4096 x 32 x 128 + 2 x 4096 x 8 x 128 + 3 x 4096 x 14336) / 2 */
-    assert_i64(train_layer_params(&m), 109051904);
+    assert_i64(train_layer_params(&ovf, &m), 109051904);
     m.zero_stage = 3;
     struct opsgen_links l = links_5p();
     struct npu_err e;
     struct trace t;
     int64_t pc = -1;
     trace_init(&t);
-    if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &e))
+    if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &ovf, &e))
         fail_msg("%s", e.msg);
     /* the stage's layers plus the vocabulary: 2 x 128256/2 x 4096 (embedding and LM head) */
     assert_i64(pc, 109051904LL * 32 + 2LL * 64128 * 4096);
@@ -113,7 +116,7 @@ static void test_physical_training(void **s)
      * 2 x 2 x 4096 x 4096 / 2 x 32, plus one layer's 34 x 2 x 4096 x 4096 / 2 */
     strcpy(m.remat, "full");
     trace_init(&t);
-    if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &e))
+    if (opsgen_llm_training(&m, &l, &profile_physical, &t, &pc, &ovf, &e))
         fail_msg("%s", e.msg);
     assert_i64(by_desc(&t, "Fwd-FFN-encoder-FFgate", 0)->count, 64);
     assert_i64(by_desc(&t, "Fwd-FSDP-AllGatherWeights", 0)->count, 32);
@@ -121,17 +124,18 @@ static void test_physical_training(void **s)
     assert_i64(opsgen_llm_training_mem_bytes(&m, &profile_physical), 17922260992LL);
     /* a plain GeLU MLP: two matrices */
     strcpy(m.ffn_type, "gelu");
-    assert_i64(train_layer_params(&m), (41943040LL + 2 * 4096 * 14336) / 2);
+    assert_i64(train_layer_params(&ovf, &m), (41943040LL + 2 * 4096 * 14336) / 2);
 }
 
 /* ---- builders ---- */
 
 static void test_einsum_bwd_pair(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
-    struct op *x = b_einsum_bwd(&t, 7, 3, "Bwd-X", "n", SHP(2, 3, 4), SHP(4, 5), "BLM;MH->BLH",
+    struct op *x = b_einsum_bwd(&t, &ovf, 7, 3, "Bwd-X", "n", SHP(2, 3, 4), SHP(4, 5), "BLM;MH->BLH",
                                 "0_0_0", "DT_BFLOAT16");
     assert_non_null(x);
     assert_int_equal(t.n, 2);
@@ -150,16 +154,17 @@ static void test_einsum_bwd_pair(void **s)
                             "XlaEinsum(a=2x3x4,b=4x5,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)");
         assert_string_equal(out_text(o), "[DT_BFLOAT16:(2,3,5)]");
     }
-    assert_null(b_einsum_bwd(&t, 1, 1, "d", "n", SHP(2), SHP(2), "A;A->Z", "0_0_0", "DT_BFLOAT16"));
+    assert_null(b_einsum_bwd(&t, &ovf, 1, 1, "d", "n", SHP(2), SHP(2), "A;A->Z", "0_0_0", "DT_BFLOAT16"));
     trace_free(&t);
 }
 
 static void test_layernorm_bwd_quad(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct trace t;
     trace_init(&t);
-    assert_int_equal(b_layernorm_bwd(&t, 9, 1, SHP(2, 3, 4)), 0);
+    assert_int_equal(b_layernorm_bwd(&t, &ovf, 9, 1, SHP(2, 3, 4)), 0);
     assert_int_equal(t.n, 4);
     for (int i = 0; i < 4; i++) {
         assert_i64(t.ops[i].fusion_id, 9);
@@ -190,6 +195,7 @@ static void test_layernorm_bwd_quad(void **s)
 
 static void test_weight_update(void **s)
 {
+    bool ovf = false;
     (void)s;
     const int64_t P = 7516192768LL;
     struct coll_axes dp2 = { 1, { 2 }, { 0 }, 3330 }, none = { 0, { 0 }, { 0 }, 3330 };
@@ -197,7 +203,7 @@ static void test_weight_update(void **s)
 
     /* §15: dp [2], dp_dcn 1: bytes 2*2*P over 200 + 25 (DCN appended, Q11). */
     trace_init(&t);
-    assert_int_equal(b_weight_update(&t, 27, P, &dp2, 1, 200, 25), 0);
+    assert_int_equal(b_weight_update(&t, &ovf, 27, P, &dp2, 1, 200, 25), 0);
     assert_int_equal(t.n, 3);
     const struct op *ar = &t.ops[0], *in = &t.ops[1], *outp = &t.ops[2];
     assert_string_equal(ar->description, "WeightUpdate");
@@ -221,20 +227,20 @@ static void test_weight_update(void **s)
 
     /* dp [2] + dp_dcn 2: staged elements P + P/2, bandwidth still 200 + 25. */
     trace_init(&t);
-    assert_int_equal(b_weight_update(&t, 5, P, &dp2, 2, 200, 25), 0);
+    assert_int_equal(b_weight_update(&t, &ovf, 5, P, &dp2, 2, 200, 25), 0);
     assert_i64(t.ops[0].ici_in_bytes, 2 * (P + P / 2) * 2);
     assert_i64(t.ops[0].ici_ns, 200431808);   /* ceil(45,097,156,608 / 225) */
     trace_free(&t);
 
     /* Small tensor: the latency floor 2 * 3330 * (4 - 1). */
     trace_init(&t);
-    assert_int_equal(b_weight_update(&t, 5, 1000, &dp2, 2, 200, 25), 0);
+    assert_int_equal(b_weight_update(&t, &ovf, 5, 1000, &dp2, 2, 200, 25), 0);
     assert_i64(t.ops[0].ici_ns, 19980);
     trace_free(&t);
 
     /* No data parallelism: no all-reduce; load and store at fid, fid + 1. */
     trace_init(&t);
-    assert_int_equal(b_weight_update(&t, 5, 1000, &none, 1, 200, 25), 0);
+    assert_int_equal(b_weight_update(&t, &ovf, 5, 1000, &none, 1, 200, 25), 0);
     assert_int_equal(t.n, 2);
     assert_string_equal(t.ops[0].opcode, "Input");
     assert_i64(t.ops[0].fusion_id, 5);
@@ -243,7 +249,7 @@ static void test_weight_update(void **s)
 
     /* DCN-only data parallelism: bandwidth is the DCN link alone. */
     trace_init(&t);
-    assert_int_equal(b_weight_update(&t, 5, 1000000, &none, 2, 200, 25), 0);
+    assert_int_equal(b_weight_update(&t, &ovf, 5, 1000000, &none, 2, 200, 25), 0);
     assert_int_equal(t.n, 3);
     assert_i64(t.ops[0].ici_ns, 160000);   /* 4,000,000 B / 25 GB/s */
     trace_free(&t);
@@ -488,11 +494,12 @@ static void test_stats(void **s)
 
 static void expect_err(const struct model_config *m, const char *want)
 {
+    bool ovf = false;
     struct opsgen_links l = links_5p();
     struct trace t;
     struct npu_err e;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_training(m, &l, &profile_neusim, &t, NULL, &e), -1);
+    assert_int_equal(opsgen_llm_training(m, &l, &profile_neusim, &t, NULL, &ovf, &e), -1);
     if (!strstr(e.msg, want))
         fail_msg("message \"%s\" lacks \"%s\"", e.msg, want);
     assert_int_equal(t.n, 0);
@@ -501,6 +508,7 @@ static void expect_err(const struct model_config *m, const char *want)
 
 static void test_errors(void **s)
 {
+    bool ovf = false;
     (void)s;
     struct model_config m;
     setup(&m, 1, 1, 1, 1, 1, 1);
@@ -523,7 +531,7 @@ static void test_errors(void **s)
     struct trace t;
     struct npu_err e;
     trace_init(&t);
-    assert_int_equal(opsgen_llm_training(&x, &l, &profile_neusim, &t, NULL, &e), -1);
+    assert_int_equal(opsgen_llm_training(&x, &l, &profile_neusim, &t, NULL, &ovf, &e), -1);
     assert_non_null(strstr(e.msg, "\"dcn_bw_GBps\""));
     trace_free(&t);
 }
