@@ -51,6 +51,12 @@ bool api_name_ok(const char *s);
 int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+/* POST /api/energy, /api/carbon, /api/slo (api/stages.c): the stages of
+ * npusim energy, carbon and slo over a results tree ("results", callers in
+ * this process only) or over configurations swept first ("sweep"). */
+int api_energy(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+int api_carbon(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+int api_slo(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 struct loaded_config;
 struct npu_err;
 struct op_table;

@@ -137,10 +137,6 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
 
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
-struct results;
-/* npusim sweep with its results tree's statistics also kept in keep (NULL:
- * none), for the later stages of a suite (study/run/results.h). */
-int sweep_command(int argc, char **argv, struct results *keep);
 struct sweep_request;
 struct stage_io;
 /* npusim sweep for a request already made (study/sweep/sweep_stage.h), io
@@ -167,9 +163,6 @@ int cmd_roofline(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_energy(int argc, char **argv);
-/* npusim energy taking the sweeps' statistics from in and handing its own
- * to out (each may be NULL; study/run/results.h), for a suite. */
-int energy_command(int argc, char **argv, struct results *in, struct results *out);
 struct energy_request;
 struct stage_io;
 /* npusim energy for a request already made (study/stages/energy_stage.h),
@@ -177,16 +170,11 @@ struct stage_io;
  * exit status. */
 int energy_command_run(const struct energy_request *r, const struct stage_io *io);
 int cmd_carbon(int argc, char **argv);
-/* npusim carbon taking the energy stage's statistics from in (may be NULL). */
-int carbon_command(int argc, char **argv, struct results *in);
 struct carbon_request;
 /* npusim carbon for a request already made (study/stages/carbon_stage.h):
  * prints what the command prints, returns its exit status. */
 int carbon_command_run(const struct carbon_request *r, const struct stage_io *io);
 int cmd_slo(int argc, char **argv);
-/* npusim slo; in_suite: a version without results is a warning (the suite's
- * sweeps said what they found), not an error. */
-int slo_command(int argc, char **argv, bool in_suite);
 /* npusim slo from its request (study/stages/slo_stage.h) and io (its suite
  * flag): prints what the command prints; returns its exit status. */
 struct slo_request;

@@ -97,8 +97,6 @@ static int parse_life_list(struct carbon_request *r, struct carbon_lists *l, con
     return 0;
 }
 
-int cmd_carbon(int argc, char **argv) { return carbon_command(argc, argv, NULL); }
-
 /* argv into r (over carbon_request_default) and sh: 0, 1 after -h (help
  * printed), or EXIT_USAGE after the message. */
 static int parse_args(int argc, char **argv, struct carbon_request *r, struct shared_opts *sh,
@@ -167,7 +165,7 @@ static int parse_args(int argc, char **argv, struct carbon_request *r, struct sh
     return 0;
 }
 
-int carbon_command(int argc, char **argv, struct results *in)
+int cmd_carbon(int argc, char **argv)
 {
     struct carbon_request r = carbon_request_default();
     struct shared_opts sh;
@@ -179,7 +177,6 @@ int carbon_command(int argc, char **argv, struct results *in)
         rc = 0;
     } else if (rc == 0) {
         struct stage_io io = stage_io_none();
-        io.in = in;
         struct progress prog;
         io.progress = progress_hooks(&prog, "npusim carbon", sh.quiet);
         rc = carbon_command_run(&r, &io);

@@ -120,9 +120,7 @@ static int parse_args(int argc, char **argv, struct energy_request *r, struct sh
     return 0;
 }
 
-int cmd_energy(int argc, char **argv) { return energy_command(argc, argv, NULL, NULL); }
-
-int energy_command(int argc, char **argv, struct results *in, struct results *out)
+int cmd_energy(int argc, char **argv)
 {
     struct energy_request r = energy_request_default();
     struct shared_opts sh;
@@ -134,8 +132,6 @@ int energy_command(int argc, char **argv, struct results *in, struct results *ou
         rc = 0;
     } else if (rc == 0) {
         struct stage_io io = stage_io_none();
-        io.in = in;
-        io.out = out;
         struct progress prog;
         io.progress = progress_hooks(&prog, "npusim energy", sh.quiet);
         rc = energy_command_run(&r, &io);

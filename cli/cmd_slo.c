@@ -47,8 +47,6 @@ static const char slo_usage[] =
 
 enum { SLO_RESULTS = 1000, SLO_SCALES, SLO_MAX_CHIPS, SLO_MULTIPLE };
 
-int cmd_slo(int argc, char **argv) { return slo_command(argc, argv, false); }
-
 int slo_command_run(const struct slo_request *r, const struct stage_io *io)
 {
     struct npu_err e;
@@ -88,7 +86,7 @@ static int parse_scales(const char *s, struct slo_request *r)
     return rc;
 }
 
-int slo_command(int argc, char **argv, bool in_suite)
+int cmd_slo(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "results", required_argument, 0, SLO_RESULTS },  { "out", required_argument, 0, 'o' },
@@ -146,7 +144,6 @@ int slo_command(int argc, char **argv, bool in_suite)
     if (scales && r.results_dir && r.out_dir && models && versions && r.nmodels > 0 && r.nversions > 0)
         rc = parse_scales(scales, &r);
     struct stage_io io = stage_io_none();
-    io.suite = in_suite;
     if (!rc)
         rc = slo_command_run(&r, &io);
     free(bufs[0]);

@@ -30,6 +30,10 @@
 #include "study/stages/staging.h"
 #include "study/sweep/suite_file.h"
 #include "study/run/results.h"
+#include "study/stages/carbon_stage.h"
+#include "study/stages/energy_stage.h"
+#include "study/stages/slo_stage.h"
+#include "study/sweep/sweep_stage.h"
 #include "power/pg.h"
 #include "base/atomic.h"
 #include "base/strbuf.h"
@@ -196,20 +200,101 @@ static void start(struct call *c, const char *cmd, const struct suite_opts *o)
         opt(c, "--configs", o->sh.configs);
 }
 
-/* Runs line l's command in this process, handing results on in h. */
-static int command(const struct suite_line *l, struct call *c, struct handover *h)
+/* A comma list of the line's into l (checked by check_suite already). */
+static int items(const char *s, struct list *l, struct npu_err *e)
 {
-    switch (l->kind) {
-    case SUITE_SWEEP: return sweep_command(c->n, c->v, &h->raw);
-    case SUITE_ENERGY: return energy_command(c->n, c->v, &h->raw, energy_of(h, l->f[1]));
-    case SUITE_CARBON: return carbon_command(c->n, c->v, energy_of(h, l->f[1]));
-    default: return slo_command(c->n, c->v, true);
-    }
+    return list_split(s, l) ? npu_errf(e, "out of memory") : 0;
 }
 
-/* Echoes the call as run-suite does, then runs it in this process; returns
- * its exit status. */
-static int run_call(struct call *c, const struct suite_line *l, const struct suite_opts *o, struct handover *h)
+/* A sweep line as the sweep stage's request, run. */
+static int sweep_line(const struct suite_line *l, const struct call *c, const struct suite_opts *o,
+                      struct handover *h)
+{
+    struct list m = { 0 }, v = { 0 }, n = { 0 }, b = { 0 };
+    int64_t num[MAX_LIST], batch[MAX_LIST];
+    struct npu_err e;
+    int rc = items(l->f[0], &m, &e) || items(l->f[2], &v, &e) || items(l->f[3], &n, &e) || items(l->f[4], &b, &e);
+    for (int i = 0; !rc && i < n.n; i++)
+        rc = parse_i64_strict(n.item[i], &num[i]);
+    for (int i = 0; !rc && i < b.n; i++)
+        rc = parse_i64_strict(b.item[i], &batch[i]);
+    struct sweep_request r = sweep_request_default();
+    r.models = (const char *const *)m.item, r.nmodels = m.n;
+    r.chips = (const char *const *)v.item, r.nchips = v.n;
+    r.num_chips = num, r.nnum_chips = n.n;
+    r.batch_sizes = batch, r.nbatch_sizes = b.n;
+    r.workload = l->f[1];
+    if (!rc && l->n > 5)
+        rc = parse_seqlen(l->f[5], &r.seq_in_tokens, &r.seq_out_tokens);
+    r.out = c->path[0];
+    r.configs = o->sh.configs, r.prof = o->sh.prof, r.jobs = o->sh.jobs_given ? o->sh.jobs : 0;
+    struct stage_io io = stage_io_none();
+    io.out = &h->raw;
+    if (!rc)
+        rc = sweep_command_run(&r, &io);
+    else
+        rc = report_error("suite", &(struct npu_err){ "a sweep line's numbers did not read (out of memory?)" });
+    list_free(&m), list_free(&v), list_free(&n), list_free(&b);
+    return rc;
+}
+
+/* An energy, carbon or slo line for workload w's models and versions, as
+ * its stage's request, run (io->suite: a model or version without results
+ * is the sweeps' to have said). */
+static int later_line(const struct suite_line *l, const struct seen *sw, const char *w, const struct call *c,
+                      const struct suite_opts *o, struct handover *h)
+{
+    char *const *f = l->f;
+    struct stage_io io = stage_io_none();
+    io.suite = 1;
+    long jobs = o->sh.jobs_given ? o->sh.jobs : 0;
+    const char *const *models = (const char *const *)sw->models, *const *versions = (const char *const *)sw->versions;
+    struct list a = { 0 }, b = { 0 };
+    struct npu_err e;
+    int rc = 0;
+    if (l->kind == SUITE_ENERGY) {
+        struct energy_request r = energy_request_default();
+        r.results = c->path[0], r.models = models, r.nmodels = sw->nmodels, r.versions = versions;
+        r.nversions = sw->nversions, r.workload = w, r.dvfs = f[1];
+        r.configs = o->sh.configs, r.prof = o->sh.prof, r.jobs = jobs;
+        rc = items(f[0], &a, &e) ? report_error("suite", &e) : 0;
+        r.pgs = (const char *const *)a.item, r.npgs = a.n;
+        io.in = &h->raw, io.out = energy_of(h, f[1]);
+        rc = rc ? rc : energy_command_run(&r, &io);
+    } else if (l->kind == SUITE_CARBON) {
+        struct carbon_request r = carbon_request_default();
+        r.results = c->path[0], r.models = models, r.nmodels = sw->nmodels, r.versions = versions;
+        r.nversions = sw->nversions, r.workload = w, r.pg = f[0], r.dvfs = f[1];
+        r.configs = o->sh.configs, r.prof = o->sh.prof, r.jobs = jobs;
+        /* check_suite read every number already: only memory can fail here */
+        bool bad = items(f[2], &a, &e) || items(f[4], &b, &e) || a.n > CARBON_MAX_ITEMS || b.n > CARBON_MAX_ITEMS;
+        for (int i = 0; !bad && i < a.n; i++)
+            bad = parse_f64_strict(a.item[i], &r.ci_kgCO2e_per_kWh[r.nci++]) != 0;
+        for (int i = 0; !bad && i < b.n; i++)
+            bad = parse_i64_strict(b.item[i], &r.lifetime_years[r.nlifetimes++]) != 0;
+        bad = bad || parse_f64_strict(f[3], &r.duty_cycle);
+        rc = bad ? report_error("suite", &(struct npu_err){ "a carbon line's numbers did not read" }) : 0;
+        io.in = energy_of(h, f[1]);
+        rc = rc ? rc : carbon_command_run(&r, &io);
+    } else {
+        struct slo_request r = slo_request_default();
+        r.results_dir = c->path[0], r.out_dir = c->path[1], r.workload = w;
+        for (int i = 0; i < sw->nmodels && i < SLO_MAX_ITEMS; i++)
+            r.models[r.nmodels++] = sw->models[i];
+        for (int i = 0; i < sw->nversions && i < SLO_MAX_ITEMS; i++)
+            r.versions[r.nversions++] = sw->versions[i];
+        r.configs = o->sh.configs, r.prof = o->sh.prof;
+        rc = slo_command_run(&r, &io);
+    }
+    list_free(&a), list_free(&b);
+    return rc;
+}
+
+/* Echoes the call as run-suite does (the command that would compute the
+ * same), then runs the line's request in this process; returns its exit
+ * status. sw and w: the models, versions and workload of a later stage. */
+static int run_call(struct call *c, const struct suite_line *l, const struct suite_opts *o, struct handover *h,
+                    const struct seen *sw, const char *w)
 {
     enum suite_kind k = l->kind;
     if (o->jobs[0] && k != SUITE_SLO)
@@ -220,7 +305,7 @@ static int run_call(struct call *c, const struct suite_line *l, const struct sui
         fprintf(stderr, " %s", c->v[i]);
     fputc('\n', stderr);
     fflush(stderr);
-    int rc = command(l, c, h);
+    int rc = k == SUITE_SWEEP ? sweep_line(l, c, o, h) : later_line(l, sw, w, c, o, h);
     if (rc)
         fprintf(stderr, "npusim suite: %s:%d: npusim %s failed (exit status %d)\n", o->suite, l->lineno,
                 suite_kind_name(k), rc);
@@ -229,7 +314,7 @@ static int run_call(struct call *c, const struct suite_line *l, const struct sui
 
 /* One energy, carbon or slo line for one workload's models and versions. */
 static int run_later(const struct suite_line *l, const char *w, const char *ms, const char *vs,
-                     const struct suite_opts *o, struct call *c, struct handover *h)
+                     const struct seen *sw, const struct suite_opts *o, struct call *c, struct handover *h)
 {
     start(c, suite_kind_name(l->kind), o);
     char *const *f = l->f;
@@ -260,7 +345,7 @@ static int run_later(const struct suite_line *l, const char *w, const char *ms, 
         opt(c, "--util", f[3]);
         opt(c, "--lifetime", f[4]);
     }
-    return run_call(c, l, o, h);
+    return run_call(c, l, o, h, sw, w);
 }
 
 /* Runs one line: 0, a failing call's exit status, or -1 with e set (the
@@ -281,7 +366,7 @@ static int run_line(const struct suite_line *l, struct seen *seen, const struct 
             opt(c, "--batch-sizes", l->f[4]);
             if (l->n > 5)
                 opt(c, "--seqlen", l->f[5]);
-            rc = run_call(c, l, o, h);
+            rc = run_call(c, l, o, h, NULL, NULL);
         }
         /* Later stages name the models even when this sweep failed or did not run. */
         return note_sweep(seen, l, o->suite, e) ? -1 : rc;
@@ -293,7 +378,7 @@ static int run_line(const struct suite_line *l, struct seen *seen, const struct 
         if (!seen[w].nmodels)
             continue;
         char *ms = join(seen[w].models, seen[w].nmodels), *vs = join(seen[w].versions, seen[w].nversions);
-        int rc = ms && vs ? run_later(l, workloads[w], ms, vs, o, c, h) : npu_errf(e, "out of memory");
+        int rc = ms && vs ? run_later(l, workloads[w], ms, vs, &seen[w], o, c, h) : npu_errf(e, "out of memory");
         free(ms);
         free(vs);
         if (rc < 0)

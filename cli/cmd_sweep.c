@@ -445,9 +445,7 @@ int sweep_command_run(const struct sweep_request *r, const struct stage_io *io)
     return rc;
 }
 
-int cmd_sweep(int argc, char **argv) { return sweep_command(argc, argv, NULL); }
-
-int sweep_command(int argc, char **argv, struct results *keep)
+int cmd_sweep(int argc, char **argv)
 {
     struct sweep_args *a = calloc(1, sizeof *a);
     if (!a)
@@ -463,7 +461,6 @@ int sweep_command(int argc, char **argv, struct results *keep)
         a->r.jobs = a->sh.jobs;
         struct progress prog;
         struct stage_io io = stage_io_none();
-        io.out = keep;
         io.progress = progress_hooks(&prog, "npusim sweep", a->sh.quiet);
         rc = sweep_command_run(&a->r, &io);
     }

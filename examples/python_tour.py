@@ -29,7 +29,7 @@ print(ops.groupby(["Phase", "OpType"]).seconds.sum().sort_values(ascending=False
 # %%
 for chip in ("tpuv5p", "h100"):
     s = npusim.run(chip=chip, batch=8)
-    saved = npusim.energy(chip=chip, batch=8, pg=["Full", "Ideal"])   # one row per strategy
+    saved = npusim.power_gating(chip=chip, batch=8, pg=["Full", "Ideal"])   # one row per strategy
     print(f"{chip:8s} {s['summary'].splitlines()[2].strip()}  " +
           ", ".join(f"{x['strategy']} {100 * x['saving']:.1f}% saved" for x in saved[1:]))
 
@@ -37,7 +37,7 @@ for chip in ("tpuv5p", "h100"):
 # ## Carbon: a deployment's year, and its carbon per token
 
 # %%
-c = npusim.carbon("llama3-8b", "tpuv5p", num_chips=4, batch=16, load={"tokens_per_sec": 2000},
+c = npusim.deployment("llama3-8b", "tpuv5p", num_chips=4, batch=16, load={"tokens_per_sec": 2000},
                   carbon_intensity=0.4, lifetime_years=4)
 print(f"{c['configuration']}: {100 * c['utilisation']:.0f}% busy, {c['annual_energy_MWh']:.2f} MWh/year, "
       f"{c['operational_tCO2e']:.2f} + {c['embodied_tCO2e']:.2f} tCO2e/year, "

@@ -22,8 +22,8 @@ import json
 import os
 import tempfile
 
-__all__ = ["Error", "version", "list_configs", "fields", "run", "energy", "carbon", "op", "sweep", "validate", "calibrate",
-           "fleet", "ops_frame", "rows_frame"]
+__all__ = ["Error", "version", "list_configs", "fields", "run", "power_gating", "deployment", "energy", "carbon", "slo",
+           "op", "sweep", "validate", "calibrate", "fleet", "ops_frame", "rows_frame"]
 
 
 class Error(Exception):
@@ -176,8 +176,8 @@ def run(model=None, chip=None, batch=None, system=None, pg=None, workload=None, 
 _STRATEGIES = ("NoPG", "Base", "HW", "Full", "Ideal")
 
 
-def energy(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=None, dp=None, pp=None,
-           ep=None, configs=None, profile=None, **overrides):
+def power_gating(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=None, dp=None, pp=None,
+                 ep=None, configs=None, profile=None, **overrides):
     """Power gating: one configuration's energy under each strategy (npusim
     run --pg, the energy pass on copies of the timed trace). Returns one row
     per strategy: prefill_J, decode_J, total_J, saving (the fraction of
@@ -200,9 +200,9 @@ def energy(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=No
     return rows
 
 
-def carbon(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, parallelism=None, replicas=None, pg=None,
-           dvfs=None, carbon_intensity=None, pue=None, lifetime_years=None, duty_cycle=None, load=None,
-           workload=None, configs=None, profile=None):
+def deployment(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, parallelism=None, replicas=None,
+               pg=None, dvfs=None, carbon_intensity=None, pue=None, lifetime_years=None, duty_cycle=None, load=None,
+               workload=None, configs=None, profile=None):
     """One deployment's energy and carbon a year (a fleet of one, npusim
     fleet, docs/fleet.md): capacity, active, idle and average power, annual
     energy, operational and embodied carbon, and energy and carbon per unit
@@ -224,7 +224,7 @@ def carbon(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, paralle
             if v is not None:
                 d[key] = v
         if load is not None and duty_cycle is not None:
-            raise Error("carbon: give load or duty_cycle, not both")
+            raise Error("deployment: give load or duty_cycle, not both")
         if load is not None or duty_cycle is not None:
             d["load"] = dict(load) if load is not None else {"duty_cycle": duty_cycle}
         return _call("/api/fleet", {"deployments": [d]}, configs, profile)["deployments"][0]
@@ -244,6 +244,73 @@ def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype=None, chip=No
         if overrides:
             req["set"] = overrides
         return _call("/api/op", req, configs, profile)
+
+
+
+def _stage(path, results, sweep, members, configs, profile):
+    """A stage over a results tree (results: its path, written as the
+    command writes) or over configurations swept first (sweep: a dict of
+    models, chips, num_chips, batch_sizes and optionally workload and
+    seqlen "IN_OUT", swept into a temporary folder that is removed after)."""
+    req = {key: v for key, v in members.items() if v is not None}
+    if results is not None:
+        req["results"] = os.fspath(results)
+    if sweep is not None:
+        req["sweep"] = dict(sweep)
+    for key in ("models", "versions", "pg", "ci", "lifetime", "slo_scales"):
+        if isinstance(req.get(key), tuple):
+            req[key] = list(req[key])
+    return _call(path, req, configs, profile)
+
+
+def energy(results=None, sweep=None, models=None, versions=None, workload=None, pg=None, dvfs=None, configs=None,
+           profile=None):
+    """The energy stage (npusim energy, /api/energy): per-operator energy of
+    every configuration of a sweep's results tree under each power-gating
+    strategy (pg: a list, NoPG first; default NoPG, Base, HW, Full, Ideal)
+    and DVFS policy (dvfs: "None" or "Ideal"). results: the tree npusim
+    sweep wrote (models and versions required), whose outputs go beside it
+    as RESULTS_<dvfs>, as the command writes them; or sweep: the
+    configurations to sweep first (models and versions default to the
+    sweep's). Returns "files" (each statistics JSON with its
+    energy_stats, by its path under the output folder), "count", "out"
+    (with results) and "points" (with sweep). For one configuration's
+    strategies side by side, power_gating()."""
+    return _stage("/api/energy", results, sweep, {"models": models, "versions": versions, "workload": workload,
+                                                  "pg": pg, "dvfs": dvfs}, configs, profile)
+
+
+def carbon(results=None, sweep=None, pg=None, models=None, versions=None, workload=None, dvfs=None, ci=None,
+           util=None, lifetime=None, configs=None, profile=None):
+    """The carbon stage (npusim carbon, /api/carbon): power, energy and
+    carbon figures of every energy statistics file under strategy pg, per
+    carbon intensity (ci, kgCO2e/kWh; a number or a list), duty cycle (util)
+    and lifetime (years; a number or a list); those not given are the system
+    config's ("carbon_defaults" says which were used). results: the
+    RESULTS_<dvfs> tree npusim energy wrote; or sweep: configurations swept
+    and run through the energy stage first. Returns "files" (by their path
+    under carbon_<pg>/dvfs_<dvfs>/), "count", "carbon_defaults". For one
+    deployment's annual energy and carbon, deployment()."""
+    return _stage("/api/carbon", results, sweep, {"models": models, "versions": versions, "workload": workload,
+                                                  "pg": pg, "dvfs": dvfs, "ci": ci, "util": util,
+                                                  "lifetime": lifetime}, configs, profile)
+
+
+def slo(results=None, sweep=None, out=None, pg=None, models=None, versions=None, workload=None, dvfs=None, ci=None,
+        util=None, lifetime=None, slo_scales=None, max_num_chips=None, slo_multiple=None, configs=None, profile=None):
+    """The SLO stage (npusim slo, /api/slo): per model and phase, the
+    latency SLO from the reference configuration and, per SLO scale and
+    chip version, the minimum-chip, throughput-, energy- and cost-optimal
+    configurations. results: a carbon folder (.../CI<ci>/UTIL<u>) with out,
+    the folder the analyses go to, as the command; or sweep: configurations
+    swept and run through the energy and carbon stages first (pg required;
+    one ci, util and lifetime, default the system config's). Returns
+    "files" (one analysis per model and phase) and "count"."""
+    return _stage("/api/slo", results, sweep, {"out": None if out is None else os.fspath(out), "models": models,
+                                               "versions": versions, "workload": workload, "pg": pg, "dvfs": dvfs,
+                                               "ci": ci, "util": util, "lifetime": lifetime,
+                                               "slo_scales": slo_scales, "max_num_chips": max_num_chips,
+                                               "slo_multiple": slo_multiple}, configs, profile)
 
 
 def sweep(models, chips, num_chips, batch_sizes, fields=None, workload=None, slo_tpot_ms=None, configs=None,

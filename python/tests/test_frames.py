@@ -95,8 +95,8 @@ def test_parallelism_short_names_are_the_fields(tmp_path):
     assert derived == text.split("  outputs")[0] and derived.startswith(first)
     pp = npusim.run(chip="h100", dp=1, pp=2, pg=[])["summary"]
     assert "pp 2" in pp.splitlines()[0] and pp.startswith(first)
-    rows = npusim.energy(chip="h100", tp=2, pg=["Base"])
-    assert rows == npusim.energy(chip="h100", num_chips=2, tensor_parallelism_degree=2, pg=["Base"])
+    rows = npusim.power_gating(chip="h100", tp=2, pg=["Base"])
+    assert rows == npusim.power_gating(chip="h100", num_chips=2, tensor_parallelism_degree=2, pg=["Base"])
 
 
 def test_parallelism_named_twice_is_an_error():

@@ -63,7 +63,7 @@ def test_power_gating_saves_energy():
 
 
 def test_energy_is_run_s_power_gating():
-    rows = npusim.energy(chip="tpuv5p", pg=["Base", "Ideal"])
+    rows = npusim.power_gating(chip="tpuv5p", pg=["Base", "Ideal"])
     assert [x["strategy"] for x in rows] == ["NoPG", "Base", "Ideal"]   # NoPG added first: the baseline
     r = npusim.run(chip="tpuv5p", pg=["NoPG", "Base", "Ideal"])
     for x, p in zip(rows, r["power_gating"]):
@@ -79,7 +79,7 @@ def test_carbon_is_the_sweep_s_carbon_per_unit():
     # Both take their defaults from the system config (duty cycle 0.6, four
     # years, its intensity and PUE): one replica's carbon per unit is the
     # sweep summary's carbon_per_unit_kgCO2e.
-    c = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8)
+    c = npusim.deployment("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8)
     row = npusim.sweep(["llama3-8b"], ["tpuv5p"], [1], [8])["rows"][0]
     assert (c["carbon_intensity_kgCO2_per_kWh"], c["pue"], c["lifetime_years"], c["utilisation"]) == (0.5, 1.1, 4, 0.6)
     assert c["capacity_per_s"] == pytest.approx(row["throughput"], rel=1e-12)
@@ -91,13 +91,13 @@ def test_carbon_is_the_sweep_s_carbon_per_unit():
     assert c["embodied_tCO2e"] == pytest.approx(0.585 / 4)   # tpuv5p's 585 kg over four years
     assert c["facility_energy_per_unit_J"] == pytest.approx(c["avg_power_W"] * 1.1 / (0.6 * c["capacity_per_s"]))
     # A load instead of a duty cycle; a cleaner grid emits less.
-    half = npusim.carbon("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8,
+    half = npusim.deployment("llama3-8b", "tpuv5p", parallelism={"tp": 1}, batch=8,
                          load={"tokens_per_sec": c["capacity_per_s"] / 2}, carbon_intensity=0.05)
     assert half["utilisation"] == pytest.approx(0.5) and half["operational_tCO2e"] < c["operational_tCO2e"]
     with pytest.raises(npusim.Error, match="not both"):
-        npusim.carbon(load={"tokens_per_sec": 1}, duty_cycle=0.5)
+        npusim.deployment(load={"tokens_per_sec": 1}, duty_cycle=0.5)
     with pytest.raises(npusim.Error, match=r'unknown chip "nochip"'):
-        npusim.carbon(chip="nochip")
+        npusim.deployment(chip="nochip")
 
 
 def test_ops_frame_is_a_dataframe():
@@ -230,14 +230,14 @@ def test_unset_arguments_are_the_command_line_s_defaults():
     command line's defaults), never a copy of them that could drift."""
     import inspect
     for f, names in ((npusim.run, ("model", "chip", "system", "batch", "pg", "workload")),
-                     (npusim.energy, ("model", "chip", "system", "batch")), (npusim.op, ("dtype", "chip")),
-                     (npusim.carbon, ("num_chips", "parallelism", "replicas", "pg", "dvfs", "carbon_intensity",
+                     (npusim.power_gating, ("model", "chip", "system", "batch")), (npusim.op, ("dtype", "chip")),
+                     (npusim.deployment, ("num_chips", "parallelism", "replicas", "pg", "dvfs", "carbon_intensity",
                                       "pue", "lifetime_years", "duty_cycle"))):
         params = inspect.signature(f).parameters
         assert [n for n in names if params[n].default is not None] == [], f.__name__
     assert npusim.run()["summary"] == npusim.run(model="llama3-8b", chip="tpuv5p")["summary"]
     assert npusim.op("gemm", m=64, n=64, k=64) == npusim.op("gemm", m=64, n=64, k=64, dtype="bf16", chip="tpuv5p")
-    assert npusim.carbon("llama3-8b", "tpuv5p") == npusim.carbon("llama3-8b", "tpuv5p", num_chips=1, replicas=1,
+    assert npusim.deployment("llama3-8b", "tpuv5p") == npusim.deployment("llama3-8b", "tpuv5p", num_chips=1, replicas=1,
                                                                  parallelism="best", pg="NoPG", dvfs="None")
 
 
@@ -247,3 +247,68 @@ def test_profile_left_unset_is_the_command_line_s_default():
     assert npusim.run()["summary"] == npusim.run(profile="physical")["summary"]
     with pytest.raises(npusim.Error, match="profile: expected one of physical, neusim"):
         npusim.run(profile="nope")
+
+
+# ---- the stages over results trees: the same word, the same computation ----
+
+SWEEP = {"models": ["llama3-8b"], "chips": ["5p"], "num_chips": [4], "batch_sizes": [8]}
+
+
+def _tree(tmp_path):
+    raw = tmp_path / "raw"
+    cli("sweep", "--configs", CONFIGS, "-m", "llama3-8b", "-c", "5p", "--num-chips", "4", "-b", "8", "-o", str(raw),
+        "-q")
+    return raw
+
+
+def _files(root):
+    """Every JSON file under root, by its path there, parsed."""
+    import json
+    out = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            if n.endswith(".json"):
+                p = os.path.join(d, n)
+                with open(p) as f:
+                    out[os.path.relpath(p, root)] = json.load(f)
+    return out
+
+
+def test_energy_is_npusim_energy(tmp_path):
+    raw = _tree(tmp_path)
+    cli("energy", "--configs", CONFIGS, "--results", str(raw), "-m", "llama3-8b", "-c", "5p", "--pg", "NoPG,Full", "-q")
+    by_cli = _files(str(raw) + "_None")
+    # over a sweep: the server's temporary tree, the same statistics
+    e = npusim.energy(sweep=SWEEP, pg=["NoPG", "Full"])
+    assert e["count"] == len(by_cli) == 2 * e["points"]["simulated"] >= 2   # prefill and decode per layout
+    assert e["files"] == by_cli
+    decode = [f for k, f in e["files"].items() if k.endswith("inference-v5p_decode.json")]
+    assert decode and all(set(f["energy_stats"]) == {"NoPG", "Full"} for f in decode)
+    # over the tree itself: written beside it as the command writes
+    r = npusim.energy(results=str(raw), models=["llama3-8b"], versions=["5p"], pg=["NoPG", "Full"], dvfs="Ideal")
+    assert r["out"] == str(raw) + "_Ideal" and os.path.isdir(r["out"]) and r["count"] == len(by_cli)
+
+
+def test_carbon_is_npusim_carbon(tmp_path):
+    raw = _tree(tmp_path)
+    cli("energy", "--configs", CONFIGS, "--results", str(raw), "-m", "llama3-8b", "-c", "5p", "--pg", "NoPG,Full", "-q")
+    cli("carbon", "--configs", CONFIGS, "--results", str(raw) + "_None", "-m", "llama3-8b", "-c", "5p", "--pg", "Full",
+        "--ci", "0.1,0.4", "-q")
+    by_cli = _files(tmp_path / "carbon_Full" / "dvfs_None")
+    c = npusim.carbon(sweep=SWEEP, pg="Full", ci=[0.1, 0.4])
+    assert c["files"] == by_cli and c["count"] == len(by_cli) >= 4
+    assert "carbon defaults" in c["carbon_defaults"] or "--ci" in c["carbon_defaults"]
+    with pytest.raises(npusim.Error, match="pg"):
+        npusim.carbon(sweep=SWEEP)
+
+
+def test_slo_over_a_sweep_and_bad_requests():
+    s = npusim.slo(sweep={"models": ["llama3-8b"], "chips": ["5p"], "num_chips": [1, 4], "batch_sizes": [1, 8]},
+                   pg="NoPG")
+    assert s["count"] >= 1 and all(k.startswith("llama3-8b/") for k in s["files"])
+    with pytest.raises(npusim.Error, match='"sweep" .* or "results"'):
+        npusim.energy()
+    with pytest.raises(npusim.Error, match="first strategy must be NoPG"):
+        npusim.energy(sweep=SWEEP, pg=["Full"])
+    with pytest.raises(npusim.Error, match="unknown member"):
+        npusim._call("/api/energy", {"sweep": SWEEP, "pgs": ["NoPG"]})

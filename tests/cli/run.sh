@@ -4,7 +4,7 @@
 # Prints one "ok N - ..." / "not ok N - ..." line per check.
 NPUSIM=${NPUSIM:-build/npusim}
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
 # The user's configs folder (where npusim measure puts the host chip) in the
 # scratch folder: no test reads or writes the real one.
 export XDG_DATA_HOME="$T/xdg-data"

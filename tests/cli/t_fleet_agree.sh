@@ -272,18 +272,18 @@ for tag, (model, chip, n, b, deg, over) in cases.items():
         if k != "index":
             p = py[0][k]
             assert (p is None and v == "") or str(p) == v or math.isclose(float(p), float(v), rel_tol=1e-12), (tag, k, p, v)
-    c = npusim.carbon(model, chip, num_chips=n, batch=b, parallelism=deg, configs=cf)
+    c = npusim.deployment(model, chip, num_chips=n, batch=b, parallelism=deg, configs=cf)
     fl = json.load(open(d + "fl/fleet.json"))["deployments"][0]
     for k in ("capacity_per_s", "active_power_W", "kgCO2e_per_unit", "memory_GiB", "carbon_intensity_kgCO2_per_kWh",
               "lifetime_years", "pue"):
         assert math.isclose(c[k], fl[k], rel_tol=1e-12), (tag, k, c[k], fl[k])
 # energy() says how many chips its joules count: one chip's share for an LLM, all of DLRM's.
 for tag, model, chip, kw, chips in (("gpu", "llama3-70b", "h100", {"tp": 4}, 1), ("dlrm", "dlrm-s", "tpuv5p", {"dp": 4, "tp": 4}, 4)):
-    (row,) = npusim.energy(model, chip, batch=64 if tag == "dlrm" else 8, pg=["NoPG"], configs=cf, **kw)
+    (row,) = npusim.power_gating(model, chip, batch=64 if tag == "dlrm" else 8, pg=["NoPG"], configs=cf, **kw)
     files = {p.rsplit("_", 1)[1][:-5]: json.load(open(p)) for p in glob.glob(f"{top}/{tag}/run/*.json")}
     one = files["prefill"]["total_energy_J"] + files["decode"]["total_energy_J"] if chips == 1 else files["tpuv5p"]["total_energy_J"]
     assert row["chips"] == chips and math.isclose(row["total_J"], one * chips, rel_tol=1e-9), (tag, row, one)
-c = npusim.carbon("llama3-8b", "tpuv5p", num_chips=4, batch=16, parallelism={"tp": 2, "pp": 2}, workload="training",
+c = npusim.deployment("llama3-8b", "tpuv5p", num_chips=4, batch=16, parallelism={"tp": 2, "pp": 2}, workload="training",
                   configs=cf)
 fl = json.load(open(top.replace("agree-more", "agree-train") + "-fl/fleet.json"))["deployments"][0]
 assert c == fl, (c, fl)

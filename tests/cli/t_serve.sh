@@ -106,6 +106,51 @@ assert a['table'].startswith('deployment ')
 PY
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/fleet' -d '{\"deployments\": [{\"model\": \"/etc/x\", \"chip\": \"h100\"}]}')\" = 400 ] &&
   grep -q 'by name, not by path' '$SV/body'"
+# /api/energy, /api/carbon and /api/slo: the stages of npusim energy, carbon
+# and slo. A server sweeps the configurations into a private folder first
+# (nothing stays), answers the statistics files the command writes, and
+# reads no folder of its own.
+SW='"sweep": {"models": ["llama3-8b"], "chips": ["5p"], "num_chips": [2], "batch_sizes": [8]}'
+printf '{%s, "pg": ["NoPG", "Full"]}' "$SW" >"$SV/req-energy.json"
+printf '{%s, "pg": "Full", "ci": [0.1, 0.4]}' "$SW" >"$SV/req-carbon.json"
+printf '{%s, "pg": "NoPG"}' "$SW" >"$SV/req-slo.json"
+printf '{%s}' "$SW" >"$SV/req-nopg.json"
+printf '{"results": "/tmp", "models": ["a"], "versions": ["5p"]}' >"$SV/req-path.json"
+printf '{"sweep": {"models": ["../x"], "chips": ["5p"], "num_chips": [1], "batch_sizes": [1]}, "pg": "NoPG"}' >"$SV/req-name.json"
+SV_ABS=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
+SV_CFG=$(cd "$CONFIGS" && pwd)
+check "serve: POST /api/energy, /api/carbon, /api/slo answer what npusim energy, carbon, slo write; no paths" sh -c "
+  for st in energy carbon slo; do
+    curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/'\$st --data-binary @'$SV/req-'\$st.json >'$SV/'\$st.json || exit 1
+  done &&
+  mkdir -p '$SV/st' && cd '$SV/st' &&
+  '$SV_ABS' sweep -q --configs '$SV_CFG' -m llama3-8b -c 5p --num-chips 2 -b 8 -o raw 2>/dev/null &&
+  '$SV_ABS' energy -q --configs '$SV_CFG' --results raw -m llama3-8b -c 5p --pg NoPG,Full 2>/dev/null &&
+  '$SV_ABS' carbon -q --configs '$SV_CFG' --results raw_None -m llama3-8b -c 5p --pg Full --ci 0.1,0.4 2>/dev/null &&
+  python3 - '$SV' <<'PY' &&
+import json, os, sys
+sv = sys.argv[1]
+def tree(root):
+    out = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            if n.endswith('.json'):
+                out[os.path.relpath(os.path.join(d, n), root)] = json.load(open(os.path.join(d, n)))
+    return out
+e, c, s = (json.load(open(os.path.join(sv, f + '.json'))) for f in ('energy', 'carbon', 'slo'))
+assert e['files'] == tree(os.path.join(sv, 'st/raw_None')) and e['count'] >= 2, e.get('count')
+assert c['files'] == tree(os.path.join(sv, 'st/carbon_Full/dvfs_None')) and c['count'] == 2 * e['count']
+assert c['carbon_defaults']
+assert s['count'] >= 1 and all(k.startswith('llama3-8b/') for k in s['files']), s
+assert 'out' not in e and 'out' not in c
+PY
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/energy' --data-binary @'$SV/req-path.json')\" = 400 ] &&
+  grep -q 'a server reads no folder of its own' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/carbon' --data-binary @'$SV/req-nopg.json')\" = 400 ] &&
+  grep -q 'power-gating strategy' '$SV/body' &&
+  [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/slo' --data-binary @'$SV/req-name.json')\" = 400 ] &&
+  grep -q 'not a path' '$SV/body' &&
+  test -z \"\$(ls \${TMPDIR:-/tmp} | grep '^npusim-api[.]')\""
 check "serve: POST /api/calibrate fits the chip to measured kernels (the CLI's fit and held-out error)" sh -c "
   python3 -c 'import json,sys; print(json.dumps({\"chip\": \"a100\", \"measurements\": open(sys.argv[1]).read()}))' bench/public/ops_a100_llmcompass.csv >'$SV/calreq.json' &&
   curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/calibrate' --data-binary @'$SV/calreq.json' >'$SV/cal.json' &&
