@@ -14,7 +14,7 @@
 
 #include "calib/calibrate.h"
 #include "calib/op_table.h"
-#include "study/run/config.h"
+#include "study/run/run.h"
 #include "traces/fields.h"
 #include "traces/precision.h"
 #include "base/version.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "study/run/pyjson.h"
+#include "study/run/run.h"
 #include "base/version.h"
 
 char *npusim_call(const char *path, const char *request, const char *configs, const char *profile, int *status)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/stages/fleet_stage.h"
+#include "study/stages/stages.h"
 
 /* A server's deployments name configs, never paths. */
 static const char *bad_name(const struct fleet_deployment *d, int n)

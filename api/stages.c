@@ -30,12 +30,8 @@
 
 #include "base/err.h"
 #include "base/textfile.h"
-#include "study/stages/carbon_stage.h"
-#include "study/stages/energy_stage.h"
-#include "study/stages/results_tree.h"
-#include "study/stages/slo_stage.h"
-#include "study/stages/staging.h"
-#include "study/sweep/sweep_stage.h"
+#include "study/stages/stages.h"
+#include "study/sweep/sweep.h"
 
 #define CHAIN_MAX 64       /* items of a list member */
 #define FILES_MAX 4096     /* statistics files an answer holds at most */

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/view/report_sweep.h"
-#include "study/sweep/sweep_run.h"
-#include "study/sweep/sweep_spec.h"
+#include "study/view/view.h"
+#include "study/sweep/sweep.h"
 #include "base/csv_lines.h"
 #include "base/lists.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "calib/import_internal.h"
-#include "study/run/op_predict.h"
+#include "study/run/run.h"
 #include "base/lists.h"
 #include "base/textfile.h"
 

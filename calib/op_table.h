@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "study/run/op_predict.h"
+#include "study/run/run.h"
 
 /* A measurement file's rows: CSV with a header naming at least op and dtype
  * (and any of m, n, k, batch, heads, weight_dtype, time_us; empty cells are

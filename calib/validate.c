@@ -11,7 +11,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "study/run/pyjson.h"
+#include "study/run/run.h"
 #include "base/pyfmt.h"
 #include "traces/precision.h"
 #include "base/strbuf.h"

@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "calib/validate.h"
-#include "study/view/chart.h"
-#include "study/view/roofline.h"
+#include "study/view/view.h"
 #include "traces/precision.h"
 #include "base/strbuf.h"
 

@@ -11,10 +11,7 @@
 #include <stdbool.h>
 
 #include "cli/options.h"
-#include "study/run/config.h"
-#include "study/run/outputs.h"
-#include "study/run/pipeline.h"
-#include "study/run/report.h"
+#include "study/run/run.h"
 #include "traces/trace_csv.h"
 #include "base/err.h"
 #include "traces/op.h"

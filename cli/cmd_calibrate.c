@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "calib/calibrate.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "traces/precision.h"
 #include "base/strbuf.h"
 #include "base/textfile.h"

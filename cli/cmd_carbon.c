@@ -18,7 +18,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "study/stages/carbon_stage.h"
+#include "study/stages/stages.h"
 
 static const char carbon_help[] =
     "usage: npusim carbon --results DIR/raw_<dvfs> --models M[,M...] --versions V[,V...]\n"

@@ -24,7 +24,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "study/stages/energy_stage.h"
+#include "study/stages/stages.h"
 
 static const char energy_help[] =
     "usage: npusim energy --results DIR --models M[,M...] --versions V[,V...]\n"

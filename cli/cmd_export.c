@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "base/strbuf.h"
 #include "traces/trace_csv.h"
 

@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "study/stages/fleet_stage.h"
+#include "study/stages/stages.h"
 
 static const char fleet_usage[] =
     "usage: npusim fleet FLEET.json [--out DIR] [--configs DIR] [--profile NAME] [-q]\n"

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "calib/importers.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "traces/precision.h"
 
 static const char import_help[] =

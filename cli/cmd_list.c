@@ -16,7 +16,7 @@
 #include "opsgen/model.h"
 #include "power/pg.h"
 #include "power/system.h"
-#include "study/run/config.h"
+#include "study/run/run.h"
 #include "traces/fields.h"
 #include "base/json_strict.h"
 #include "traces/precision.h"

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "calib/team.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "base/lists.h"
 
 static const char measure_help[] =

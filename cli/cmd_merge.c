@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/run/outputs.h"
-#include "study/sweep/sweep_run.h"
+#include "study/run/run.h"
+#include "study/sweep/sweep.h"
 #include "base/atomic.h"
 
 static const char merge_help[] =

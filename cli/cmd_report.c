@@ -7,12 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/run/family.h"
-#include "study/run/outputs.h"
-#include "study/view/report_files.h"
-#include "study/view/report_run.h"
-#include "study/view/report_tree.h"
-#include "study/view/report_sweep.h"
+#include "study/run/run.h"
+#include "study/view/view.h"
 #include "base/textfile.h"
 #include "base/lists.h"
 

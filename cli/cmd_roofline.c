@@ -8,8 +8,8 @@
 
 #include "cli/cli.h"
 #include "calib/op_table.h"
-#include "study/run/outputs.h"
-#include "study/view/roofline.h"
+#include "study/run/run.h"
+#include "study/view/view.h"
 
 static const char roofline_help[] =
     "usage: npusim roofline -c CHIP [MEASUREMENTS...] -o roofline.svg [--set KEY=VALUE]...\n"

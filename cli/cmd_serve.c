@@ -19,7 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/http.h"
-#include "study/run/config.h"
+#include "study/run/run.h"
 #include "base/lists.h"
 #include "base/textfile.h"
 

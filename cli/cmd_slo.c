@@ -16,7 +16,7 @@
 #include "base/lists.h"
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "study/stages/slo_stage.h"
+#include "study/stages/stages.h"
 
 static const char slo_usage[] =
     "usage: npusim slo --results DIR/carbon_<PG>/dvfs_<D>/CI<ci>/UTIL<u> --out OUT\n"

@@ -28,9 +28,8 @@
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "power/system.h"
-#include "study/stages/stage_io.h"
-#include "study/sweep/sweep_spec.h"
-#include "study/sweep/sweep_stage.h"
+#include "study/stages/stages.h"
+#include "study/sweep/sweep.h"
 #include "traces/fields.h"
 
 /* The help, around the shared options' lines (cli/options.h). */

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "study/run/config.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "calib/validate.h"
 #include "base/lists.h"
 #include "base/strbuf.h"

@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/mpi_world.h"
-#include "study/run/pyjson.h"
+#include "study/run/run.h"
 #include "base/json_strict.h"
 #include "base/version.h"
 

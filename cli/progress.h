@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "study/run/stage_progress.h"
+#include "study/run/run.h"
 
 struct progress {
     bool on;

@@ -617,7 +617,7 @@ static int op_energy_uncached(struct op *op, size_t index, const struct chip_con
     return 0;
 }
 
-/* Power Q20: chipsim's utilisations, at the time the overheads of §3.10
+/* power Q20: chipsim's utilisations, at the time the overheads of §3.10
  * lengthened the op to from exe_scaled_ns (its time after DVFS scaling).
  * The utilisations are the op's own, no input of the pass (hbm_bw_util is
  * not in the memo's key): done after a memo hit as after the pass, with

@@ -5,13 +5,13 @@
  *                       pipeline_run (pipeline.h): generate, time (ns), cap
  *                       the power (W), energy pass (J); fam->write and
  *                       fam->summary give its files and its summary
- *   a sweep             sweep_enum_init (sweep_points.h) + run_points
- *                       (sweep_run.h), one summary row or results-tree
- *                       folder per point
- *   stages over a tree  energy_run (energy_stage.h), carbon_run
- *                       (carbon_stage.h): a typed request each, with
- *                       X_request_default; slo_run (slo_stage.h),
- *                       fleet_parse + fleet_evaluate (fleet_stage.h)
+ *   a sweep             sweep_stage_run (sweep_stage.h): a typed request,
+ *                       sweep_request_default; one summary row or
+ *                       results-tree folder per point
+ *   stages over a tree  energy_run, carbon_run, slo_run, fleet_run
+ *                       (study/stages/stages.h): a typed request each, with
+ *                       its X_request_default, and a struct stage_io
+ *                       (held results, progress, the stop flag)
  *   one operator        op_predict (op_predict.h): time, throughput and bound
  *                       on a chip; op_table_read for a measurement file
  *   stage to stage      struct results (results.h): what one stage wrote,
@@ -23,15 +23,9 @@
 #ifndef NPUSIM_STUDY_H
 #define NPUSIM_STUDY_H
 
-#include "study/stages/carbon_stage.h"
-#include "study/run/config.h"
-#include "study/stages/energy_stage.h"
-#include "study/run/family.h"
-#include "study/stages/fleet_stage.h"
-#include "study/run/op_predict.h"
-#include "study/run/pipeline.h"
-#include "study/run/results.h"
-#include "study/stages/slo_stage.h"
-#include "study/sweep/sweep_run.h"
+#include "study/run/run.h"
+#include "study/stages/stages.h"
+#include "study/sweep/sweep.h"
+#include "study/view/view.h"
 
 #endif

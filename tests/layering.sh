@@ -14,7 +14,10 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 # means that one public header of chipsim. study/ is cut into rooms by role,
 # each a folder of its own here, in this order: run (one configuration) <-
 # stages (over results trees) <- sweep <- view (what people look at); study/
-# itself holds the front door (study.h), which may include every room.
+# itself holds the front door (study.h), which may include every room. A room
+# is entered by its front header alone (study/run/run.h, study/stages/stages.h,
+# study/sweep/sweep.h, study/view/view.h): outside the room nothing includes a
+# header inside it (tests may, to test what is inside).
 allowed() {
     case $1 in
         base) echo "" ;;
@@ -61,7 +64,17 @@ for dir in base traces opsgen chipsim power study/run study/stages study/sweep s
                 # "study" admits every room; a room or header admits itself
                 if [ "$a" = "$top" ] || [ "$a" = "$inc" ] || [ "$a" = "${top%%/*}" ]; then pass=yes; fi
             done
-            [ $pass = yes ] || echo "$f:$n: includes $inc; $dir/ may include only: ${ok:-nothing of ours}"
+            if [ $pass = no ]; then
+                echo "$f:$n: includes $inc; $dir/ may include only: ${ok:-nothing of ours}"
+                continue
+            fi
+            # A study room is entered by its front header (study/run/run.h):
+            # outside it, no header inside the room is included.
+            case $top in
+                study/*)
+                    [ "$inc" = "$top/${top#study/}.h" ] ||
+                        echo "$f:$n: includes $inc; outside $top/ include its front header $top/${top#study/}.h" ;;
+            esac
         done
     done
 done >"${TMPDIR:-/tmp}/layering.$$"

@@ -27,8 +27,7 @@
 #include "opsgen/sweep.h"
 #include "power/fleet.h"
 #include "power/system.h"
-#include "study/run/family.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "study/stages/stage_io.h"
 #include "traces/profile.h"
 

@@ -15,9 +15,7 @@
 
 #include "base/textfile.h"
 #include "power/slo.h"
-#include "study/run/config.h"
-#include "study/run/outputs.h"
-#include "study/run/pyjson.h"
+#include "study/run/run.h"
 #include "study/stages/results_tree.h"
 
 /* The stats files of one version, loaded. */

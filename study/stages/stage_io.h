@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "study/run/stage_progress.h"
+#include "study/run/run.h"
 
 struct results;
 

@@ -30,8 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "study/run/config.h"
-#include "study/run/family.h"
+#include "study/run/run.h"
 #include "study/sweep/sweep_spec.h"
 #include "opsgen/sweep.h"
 

@@ -11,12 +11,10 @@
 #include <unistd.h>
 
 #include "chipsim/chipsim.h"
-#include "study/run/family.h"
-#include "study/run/pipeline.h"
-#include "study/run/ordered_pool.h"
+#include "study/run/run.h"
 #include "study/sweep/sweep_row.h"
 #include "study/sweep/sweep_spec.h"
-#include "study/stages/staging.h"
+#include "study/stages/stages.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 #include "power/carbon.h"

@@ -14,13 +14,12 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
-#include "study/run/outputs.h"
+#include "study/run/run.h"
 #include "study/sweep/sweep_points.h"
 #include "power/invariants.h"
 #include "power/pg.h"
 #include "base/atomic.h"
 #include "traces/profile.h"
-#include "study/run/stage_progress.h"
 
 struct sweep_opts {
     const char *out, *summary;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "chipsim/chip.h"
-#include "study/run/config.h"
+#include "study/run/run.h"
 #include "base/json_strict.h"
 #include "opsgen/model.h"
 #include "power/system.h"

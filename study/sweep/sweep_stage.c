@@ -17,8 +17,8 @@
 #include "base/atomic.h"
 #include "base/textfile.h"
 #include "power/system.h"
-#include "study/run/results.h"
-#include "study/stages/staging.h"
+#include "study/run/run.h"
+#include "study/stages/stages.h"
 #include "study/sweep/sweep_spec.h"
 #include "traces/fields.h"
 

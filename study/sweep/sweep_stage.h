@@ -23,7 +23,7 @@
 
 #include "base/err.h"
 #include "power/invariants.h"
-#include "study/stages/stage_io.h"
+#include "study/stages/stages.h"
 #include "study/sweep/sweep_points.h"
 #include "study/sweep/sweep_run.h"
 #include "traces/profile.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "power/pg.h"
-#include "study/stages/results_tree.h"
+#include "study/stages/stages.h"
 #include "traces/profile.h"
 #include "traces/fields.h"
 #include "base/rawjson.h"

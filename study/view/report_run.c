@@ -11,9 +11,7 @@
 #include "opsgen/dlrm.h"
 #include "power/energy.h"
 #include "power/pg.h"
-#include "study/run/family.h"
-#include "study/run/pipeline.h"
-#include "study/run/run_notes.h"
+#include "study/run/run.h"
 #include "base/lists.h"
 
 void report_run_init(struct report_run *r)

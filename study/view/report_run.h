@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "study/run/config.h"
+#include "study/run/run.h"
 #include "study/view/report_html.h"
 #include "base/err.h"
 #include "traces/op.h"

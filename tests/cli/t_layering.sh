@@ -28,6 +28,13 @@ printf '#include "study/view/chart.h"\n' >"$LY/study/run/stats.c"
 expect_fail_1 "layering: a study room including a room above it fails" \
     'study/run/stats.c:1: includes study/view/chart.h; study/run/ may include only: base traces opsgen chipsim power' \
     sh tests/layering.sh "$LY"
+mkdir -p "$LY/study/view"
+printf '#include "study/run/run.h"\n#include "study/run/config.h"\n' >"$LY/study/view/chart.c"
+rm "$LY/study/run/stats.c"
+expect_fail_1 "layering: a room above reaching inside study/run (not its front header run.h) fails" \
+    'study/view/chart.c:2: includes study/run/config.h; outside study/run/ include its front header study/run/run.h' \
+    sh tests/layering.sh "$LY"
+rm "$LY/study/view/chart.c"
 
 # Quirk ids name their spec file (opsgen Q8, chipsim Q11, power Q13): a bare Qn is ambiguous.
 check "quirk ids in the sources name their spec (no bare Qn)" sh -c "
