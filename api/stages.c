@@ -30,6 +30,7 @@
 
 #include "base/err.h"
 #include "base/textfile.h"
+#include "base/walk.h"
 #include "study/stages/stages.h"
 #include "study/sweep/sweep.h"
 
@@ -362,64 +363,27 @@ static int run_slo(const struct api_ctx *ctx, struct chain *c, struct npu_err *e
 
 /* ---- the answer ---- */
 
-struct collected {
-    char **rel;
-    size_t n, cap;
-};
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Every *.json file below root/rel, by its path under root. */
-static int collect(const char *root, const char *rel, struct collected *f, struct npu_err *e)
-{
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int rc = 0;
-    for (struct dirent *de; !rc && (de = readdir(d));) {
-        if (de->d_name[0] == '.')
-            continue;
-        char sub[PATH_MAX], path[PATH_MAX];
-        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-        snprintf(path, sizeof path, "%s/%s", root, sub);
-        size_t l = strlen(sub);
-        if (path_is_dir(path)) {
-            rc = collect(root, sub, f, e);
-        } else if (l > 5 && !strcmp(sub + l - 5, ".json")) {
-            if (f->n == FILES_MAX)
-                rc = npu_errf(e, "more than %d statistics files: ask for fewer models or configurations", FILES_MAX);
-            else if (f->n == f->cap && !(f->rel = realloc(f->rel, (f->cap = f->cap ? 2 * f->cap : 64) * sizeof *f->rel)))
-                rc = npu_errf(e, "out of memory");
-            else if (!(f->rel[f->n++] = strdup(sub)))
-                rc = npu_errf(e, "out of memory");
-        }
-    }
-    closedir(d);
-    return rc;
-}
-
-/* "files": the JSON files under root, sorted by path, each as it reads. */
+/* "files": the JSON files below root (links not followed), sorted by their
+ * path there, each as it reads. */
 static int add_files(cJSON *answer, const char *root, struct npu_err *e)
 {
-    struct collected f = { NULL, 0, 0 };
-    int rc = collect(root, "", &f, e);
-    if (!rc)
-        qsort(f.rel, f.n, sizeof *f.rel, by_name);
+    static const struct walk_limits lim = { 16, FILES_MAX + 1, 64 << 20 };
+    struct file_list f = { 0 };
+    int rc = file_list_walk(&f, root, ".json", &lim) ? npu_errf(e, "out of memory") : 0;
+    if (!rc && f.n > FILES_MAX)
+        rc = npu_errf(e, "more than %d statistics files: ask for fewer models or configurations", FILES_MAX);
+    file_list_sort(&f);
     cJSON *files = cJSON_AddObjectToObject(answer, "files");
-    for (size_t i = 0; i < f.n; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", root, f.rel[i]);
+    size_t skip = strlen(root) + 1;
+    for (size_t i = 0; !rc && i < f.n; i++) {
         /* numbers as the file writes them (Python's json: NaN and Infinity may appear) */
-        cJSON *j = rc ? NULL : results_load_json(path, JSON_NUMBERS_TEXT, e);
-        if (!rc && !j)
+        cJSON *j = results_load_json(f.path[i], JSON_NUMBERS_TEXT, e);
+        if (!j)
             rc = -1;
-        if (j)
-            cJSON_AddItemToObject(files, f.rel[i], j);
-        free(f.rel[i]);
+        else
+            cJSON_AddItemToObject(files, f.path[i] + skip, j);
     }
-    free(f.rel);
+    file_list_free(&f);
     cJSON_AddNumberToObject(answer, "count", (double)cJSON_GetArraySize(files));
     return rc;
 }

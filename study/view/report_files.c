@@ -1,6 +1,6 @@
 /* report_files.c — runs found in files and read back (see
- * report_files.h). Main data structure: struct walk, the statistics and
- * trace paths a walk collected, sorted before they are grouped into runs. */
+ * report_files.h). Main data structure: the statistics paths a walk
+ * collected (base/walk.h), sorted before they are grouped into runs. */
 #define _DEFAULT_SOURCE  /* DT_DIR, DT_REG, open_memstream */
 #include "study/view/report_files.h"
 
@@ -16,75 +16,19 @@
 #include "traces/fields.h"
 #include "base/rawjson.h"
 #include "base/textfile.h"
+#include "base/walk.h"
 #include "traces/trace_csv.h"
 
 #define WALK_DEPTH 16
 #define STATS_BYTES_MAX (16 << 20)   /* a statistics file is a few KiB; a larger JSON is something else */
 
-struct walk {
-    char **path;                     /* malloc'ed each */
-    size_t n, cap;
-    bool full;
-};
+static const struct walk_limits walk_limits = { WALK_DEPTH, REPORT_RUNS_MAX, STATS_BYTES_MAX };
 
 static bool ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), t = strlen(tail);
     return n >= t && !strcmp(s + n - t, tail);
 }
-
-static int walk_add(struct walk *w, const char *path)
-{
-    if (w->n == REPORT_RUNS_MAX) {
-        w->full = true;
-        return 0;
-    }
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 256;
-        char **p = realloc(w->path, cap * sizeof *p);
-        if (!p)
-            return -1;
-        w->path = p, w->cap = cap;
-    }
-    if (!(w->path[w->n] = strdup(path)))
-        return -1;
-    w->n++;
-    return 0;
-}
-
-static void walk_free(struct walk *w)
-{
-    for (size_t i = 0; i < w->n; i++)
-        free(w->path[i]);
-    free(w->path);
-}
-
-/* Every *.json under dir (symbolic links not followed: no cycles). */
-static int walk_dir(struct walk *w, const char *dir, int depth)
-{
-    DIR *d = depth < WALK_DEPTH ? opendir(dir) : NULL;
-    if (!d)
-        return 0;
-    int rc = 0;
-    for (struct dirent *de; !rc && (de = readdir(d));) {
-        if (de->d_name[0] == '.')
-            continue;
-        char path[RUN_PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path)
-            continue;
-        struct stat st;
-        if (lstat(path, &st))
-            continue;
-        if (S_ISDIR(st.st_mode))
-            rc = walk_dir(w, path, depth + 1);
-        else if (S_ISREG(st.st_mode) && ends_with(path, ".json") && st.st_size <= STATS_BYTES_MAX)
-            rc = walk_add(w, path);
-    }
-    closedir(d);
-    return rc;
-}
-
-static int by_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The statistics object of a file, or NULL (not JSON, not statistics). */
 static cJSON *stats_of(const char *path, struct npu_err *e)
@@ -133,9 +77,9 @@ static void finish_run(struct found_runs *f, long k, cJSON *held[2])
 }
 
 /* Groups the sorted statistics paths of one root into runs. */
-static int group(struct walk *w, const char *root, bool named, struct found_runs *f, struct npu_err *e)
+static int group(struct file_list *w, const char *root, bool named, struct found_runs *f, struct npu_err *e)
 {
-    qsort(w->path, w->n, sizeof *w->path, by_path);
+    file_list_sort(w);
     cJSON *held[2] = { NULL, NULL };
     long cur = -1;
     for (size_t i = 0; i < w->n; i++) {
@@ -174,7 +118,7 @@ int runs_find(const char *const *paths, int n, struct found_runs *out, struct np
 {
     memset(out, 0, sizeof *out);
     for (int p = 0; p < n; p++) {
-        struct walk w = { 0 };
+        struct file_list w = { 0 };
         bool dir = path_is_dir(paths[p]);
         struct stat st;
         int rc = 0;
@@ -186,14 +130,15 @@ int runs_find(const char *const *paths, int n, struct found_runs *out, struct np
                 rc = npu_errf(e, "report: out of memory");
             else
                 out->r[k].csv = true;
-        } else if (dir ? walk_dir(&w, paths[p], 0) : walk_add(&w, paths[p]))
+        } else if (dir ? file_list_walk(&w, paths[p], ".json", &walk_limits)
+                       : file_list_add(&w, paths[p], REPORT_RUNS_MAX))
             rc = npu_errf(e, "report: out of memory");
         if (!rc && w.full)
             fprintf(stderr, "npusim report: warning: %s: only the first %d JSON files were read\n", paths[p],
                     REPORT_RUNS_MAX);
         if (!rc && w.n)
             rc = group(&w, paths[p], !dir, out, e);
-        walk_free(&w);
+        file_list_free(&w);
         if (rc) {
             runs_free(out);
             return -1;
