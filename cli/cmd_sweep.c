@@ -78,7 +78,7 @@ static const char sweep_help[] =
     "  -o, --out DIR           results folder (default ./results, none with --summary)\n"
     "      --summary FILE      one CSV row per configuration (written atomically)\n";
 static const char sweep_help_mid[] =
-    "      --shard K/N         only points whose index i has i %% N == K-1 (default: from\n"
+    "      --shard K/N         only points whose index i has i % N == K-1 (default: from\n"
     "                          SLURM_ARRAY_TASK_ID/_COUNT/_MIN); join summaries with npusim merge\n"
     "      --pg STRATEGY       summary: power-gating strategy of the energy pass (default NoPG)\n"
     "      --dvfs POLICY       summary: DVFS policy (default None)\n"
