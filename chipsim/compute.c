@@ -119,8 +119,9 @@ static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct
     int64_t v = v1 < v2 ? v1 : v2;
     v = ax.b * (v < v3 ? v : v3) * 2;
     int64_t vp_vu = vpu_time(c, v);
-    /* chipsim Q22: the VPU path wins only when the MXU path is > 4x slower. */
-    if (!c->chip->use_vu_for_small_matmul || tmax(mx_sa, mx_vu) <= 4 * vp_vu) {
+    /* chipsim Q22: the VPU path wins only when the MXU path is > 4x slower
+     * (a VPU time past INT64_MAX / 4, a saturated overflow, never wins). */
+    if (!c->chip->use_vu_for_small_matmul || vp_vu > INT64_MAX / 4 || tmax(mx_sa, mx_vu) <= 4 * vp_vu) {
         *sa = mx_sa;
         *vu = mx_vu;
     } else {
