@@ -404,11 +404,9 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
     gen_run_init(&g.r, m, l, prof, out, ovf);
     int64_t etp = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
     int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
-    double bw = l->ici_bw_GBps;
-    int64_t lat = l->ici_latency_ns;
-    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat, SHAPE_MAXD) ||
-        gen_axes(&g.etp, etp, n_etp, prof, bw, lat, SHAPE_MAXD) ||
-        gen_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, bw, lat, SHAPE_MAXD))
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD) ||
+        gen_axes(&g.etp, etp, n_etp, prof, l, SHAPE_MAXD) ||
+        gen_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, l, SHAPE_MAXD))
         return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
 
     static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,

@@ -58,9 +58,17 @@ int gen_require_positive(const struct model_config *m, const char *const *keys, 
     return 0;
 }
 
-int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
-             double bw_GBps, int64_t latency_ns, int max_axes)
+bool gen_spans_domain(int64_t deg, const struct opsgen_links *l, const struct profile *prof)
 {
+    return !prof->collectives_ignore_link_domain && l->link_domain_chips > 0 && deg > l->link_domain_chips;
+}
+
+int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
+             const struct opsgen_links *l, int max_axes)
+{
+    bool out = gen_spans_domain(deg, l, prof);
+    double bw_GBps = out ? l->dcn_bw_GBps : l->ici_bw_GBps;
+    int64_t latency_ns = out ? l->dcn_latency_ns : l->ici_latency_ns;
     int64_t a[PAR_MAX_FACTORS];
     int n = 0;
     if (n_axes > 0)

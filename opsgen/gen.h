@@ -23,11 +23,18 @@
 int gen_require_positive(const struct model_config *m, const char *const *keys, size_t n,
                          struct npu_err *e);
 
-/* Degree `deg` over `n_axes` torus axes (opsgen.md §4.1), one link of bw_GBps
- * each; with 0 axes the reference drops the degree (quirk opsgen Q13) unless the
- * profile keeps it on one axis. Returns -1 if more than max_axes result. */
+/* Degree `deg` over `n_axes` torus axes (opsgen.md §4.1), one ICI link each
+ * (l->ici_bw_GBps, l->ici_latency_ns); with 0 axes the reference drops the
+ * degree (quirk opsgen Q13) unless the profile keeps it on one axis. A group
+ * of more chips than one link domain joins (l->link_domain_chips, e.g. 8 GPUs
+ * on NVLink) runs its collectives on the scale-out network instead, at the
+ * chip's dcn_bw_GBps and dcn_latency_ns: its ring crosses the network (the
+ * profile switch collectives_ignore_link_domain keeps the reference's ICI).
+ * Returns -1 if more than max_axes result. */
 int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct profile *prof,
-             double bw_GBps, int64_t latency_ns, int max_axes);
+             const struct opsgen_links *l, int max_axes);
+/* Whether a collective group of deg chips leaves the link domain. */
+bool gen_spans_domain(int64_t deg, const struct opsgen_links *l, const struct profile *prof);
 
 
 /* The token-embedding and LM-head parameters on one chip, 2 x ceil(V / tp) x D

@@ -94,8 +94,7 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
     (void)opsgen_llm_inference_mem_checked(ovf, m, PHASE_DECODE, prof);
     struct gen_run g;
     gen_run_init(&g, m, l, prof, out, ovf);
-    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof,
-                 l->ici_bw_GBps, l->ici_latency_ns, SHAPE_MAXD))
+    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
         return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD);
 

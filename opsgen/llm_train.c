@@ -469,12 +469,8 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
     struct gen g = { .S = m->input_seqlen };
     gen_run_init(&g.r, m, l, prof, out, ovf);
     /* One axis slot stays free for the weight update's DCN degree. */
-    double bw = l->ici_bw_GBps;
-    int64_t lat = l->ici_latency_ns;
-    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, bw, lat,
-                 SHAPE_MAXD - 1) ||
-        gen_axes(&g.dp, m->data_parallelism_degree, m->num_data_parallel_axes, prof, bw, lat,
-                 SHAPE_MAXD - 1))
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD - 1) ||
+        gen_axes(&g.dp, m->data_parallelism_degree, m->num_data_parallel_axes, prof, l, SHAPE_MAXD - 1))
         return npu_errf(e, "model fields \"num_*_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD - 1);
     static const struct gen_phase_hooks hooks = { .setup = train_setup, .layers = train_layers,

@@ -25,6 +25,8 @@ struct opsgen_links {
     int64_t dcn_latency_ns;
     int64_t pcie_latency_ns;
     int64_t hbm_size_GB;          /* KV-swap trigger and OOM flags */
+    int64_t link_domain_chips;    /* chips one ICI/NVLink domain joins; a collective group larger
+                                   * runs on the scale-out network (dcn_*); 0: no bound known */
     char ICI_topology[FIELD_STR_MAX];
 };
 

@@ -66,6 +66,9 @@ struct profile {
     bool kv_swap_bytes_doubled;            /* opsgen Q10: KV-swap bytes multiplied by 2 again */
     bool split_axes_drops_missing;         /* opsgen Q12: split_parallelism_degree returns fewer axes */
     bool zero_tp_axes_ignore_tp;           /* opsgen Q13: 0 TP axes silently disable TP in attn/FFN */
+    bool collectives_ignore_link_domain;   /* a collective group larger than the chip's link domain
+                                            * (NVLink) still runs at ici_bw_GBps (the reference has
+                                            * no domain); cleared: on the scale-out network */
     bool mem_kv_sharing_compares_divided;  /* opsgen Q14: KV sharing test uses the divided kv count */
     bool weight_update_always_adds_dcn;    /* opsgen Q11: DCN bw summed into the weight update */
     bool ffn_bwd_two_all_reduces;          /* opsgen Q17: FFN backward emits two TP all-reduces */

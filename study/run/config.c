@@ -633,6 +633,7 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l)
     l->dcn_latency_ns = chip->dcn_latency_ns;
     l->pcie_latency_ns = chip->pcie_latency_ns;
     l->hbm_size_GB = chip->hbm_size_GB;
+    l->link_domain_chips = chip_link_domain(chip);
     copy_text(l->ICI_topology, sizeof l->ICI_topology, chip->ICI_topology);
 }
 

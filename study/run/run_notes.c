@@ -32,10 +32,14 @@ static void assumptions(const struct loaded_config *c, const struct profile *pro
                 prof->chip_precisions_ignored ? "the neusim profile applies no efficiency"
                 : v->gpu ? "kernel_efficiency not set" : "mxu_efficiency and kernel_efficiency not set");
     int64_t tp = c->model.tensor_parallelism_degree, domain = chip_link_domain(&c->chip);
-    if (domain > 0 && tp > domain)
+    if (domain > 0 && tp > domain && prof->collectives_ignore_link_domain)
         fprintf(out, "  assumes       tensor parallelism over %lld %s at %s speed; past the %s domain of %lld %s "
                      "this is optimistic\n", (long long)tp, v->units, v->link, v->link, (long long)domain,
                 domain == 1 ? v->unit : v->units);
+    else if (domain > 0 && tp > domain)   /* opsgen/gen.h gen_axes */
+        fprintf(out, "  network       tensor parallelism over %lld %s spans %s domains of %lld: its collectives run on "
+                     "the scale-out network (dcn_bw_GBps %g GB/s, dcn_latency_ns %lld per step)\n", (long long)tp,
+                v->units, v->link, (long long)domain, c->chip.dcn_bw_GBps, (long long)c->chip.dcn_latency_ns);
 }
 
 /* A number format field; a model without it (its table does not apply)
