@@ -16,10 +16,7 @@
 #include "traces/precision.h"
 #include "base/strbuf.h"
 
-static double ape_of(const struct validation_row *r) { return fabs(r->error_pct); }
-
-/* The figures of the rows idx[0..k) of v. */
-static void stats_of(const struct validation *v, const size_t *idx, size_t k, struct error_stats *s)
+void error_stats_of(const double *pred, const double *meas, const size_t *ids, size_t k, struct error_stats *s)
 {
     memset(s, 0, sizeof *s);
     s->count = (int64_t)k;
@@ -29,19 +26,19 @@ static void stats_of(const struct validation *v, const size_t *idx, size_t k, st
     if (!ape)
         return;
     double *abs_us = ape + k, *sq = abs_us + k, *sgn = sq + k;
-    s->best = s->worst = idx[0];
+    size_t best = 0, worst = 0;
     for (size_t i = 0; i < k; i++) {
-        const struct validation_row *r = &v->rows[idx[i]];
-        double d = r->p.time_us - r->in->r.measured_us;
-        ape[i] = ape_of(r);
-        sgn[i] = r->error_pct;
+        double d = pred[i] - meas[i];
+        sgn[i] = d / meas[i] * 100;
+        ape[i] = fabs(sgn[i]);
         abs_us[i] = fabs(d);
         sq[i] = d * d;
-        if (ape[i] < ape_of(&v->rows[s->best]))
-            s->best = idx[i];
-        if (ape[i] > ape_of(&v->rows[s->worst]))
-            s->worst = idx[i];
+        if (ape[i] < ape[best])
+            best = i;
+        if (ape[i] > ape[worst])
+            worst = i;
     }
+    s->best = ids[best], s->worst = ids[worst];
     s->mape_pct = gsl_stats_mean(ape, 1, k);
     s->bias_pct = gsl_stats_mean(sgn, 1, k);
     s->rmse_us = sqrt(gsl_stats_mean(sq, 1, k));
@@ -52,6 +49,21 @@ static void stats_of(const struct validation *v, const size_t *idx, size_t k, st
     s->median_abs_us = gsl_stats_median_from_sorted_data(abs_us, 1, k);
     s->max_abs_us = abs_us[k - 1];
     free(ape);
+}
+
+/* The figures of the rows idx[0..k) of v. */
+static void stats_of(const struct validation *v, const size_t *idx, size_t k, struct error_stats *s)
+{
+    double *pm = malloc(2 * (k ? k : 1) * sizeof *pm);
+    if (!pm) {
+        memset(s, 0, sizeof *s);
+        s->count = (int64_t)k;
+        return;
+    }
+    for (size_t i = 0; i < k; i++)
+        pm[i] = v->rows[idx[i]].p.time_us, pm[k + i] = v->rows[idx[i]].in->r.measured_us;
+    error_stats_of(pm, pm + k, idx, k, s);
+    free(pm);
 }
 
 /* Groups rows by a key (op, format or bound), in first-seen order. */

@@ -25,6 +25,12 @@ struct error_stats {
     size_t best, worst;       /* rows with the smallest and largest APE */
 };
 
+/* The figures of k predictions pred[i] against their measurements meas[i]
+ * (each above 0); best and worst are ids[i] of the rows with the smallest
+ * and largest APE (the first of equals). rmse_us and the absolute errors
+ * are in the unit of the values. Shared by validate --runs (calib/runs.h). */
+void error_stats_of(const double *pred, const double *meas, const size_t *ids, size_t k, struct error_stats *s);
+
 struct validation_row {
     const char *file;         /* the measurement file */
     const struct op_row *in;  /* its row (op_predict.h) */
