@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "traces/op.h"
+
 #define I(k, d, fl, ...) FIELD(#k, FT_INT, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
 #define D(k, d, fl, ...) FIELD(#k, FT_DOUBLE, offsetof(struct chip_config, k), d, NULL, fl, __VA_ARGS__)
 #define B(k, d, ...) FIELD(#k, FT_BOOL, offsetof(struct chip_config, k), d, NULL, 0, __VA_ARGS__)
@@ -132,8 +134,17 @@ static const struct field_desc chip_field_list[] = {
       .doc = "What the chip is: the words summaries and pages use for its parts (MXU and ICI on a TPU, tensor "
              "cores and NVLink on an NVIDIA GPU, matrix cores and Infinity Fabric on an AMD GPU)."),
     I(link_domain_chips, 0, N | FF_EXT, .hi = FIELD_UNITS_MAX,
-      .doc = "Chips one ICI/NVLink domain joins at ici_bw_GBps (an 8-GPU server: 8; NVL72: 72). A run's "
-             "summary warns when tensor parallelism spans more (0: not given; a GPU then assumes 8)."),
+      .doc = "Chips one ICI/NVLink domain joins at ici_bw_GBps (an 8-GPU server: 8; NVL72: 72). A "
+             "collective group of more chips runs on the scale-out network at dcn_bw_GBps and "
+             "dcn_latency_ns, and the run says so (0: not given; a GPU then assumes 8, a TPU no bound)."),
+    I(kernel_launch_ns, 0, N | FF_EXT, .hi = 1e9,
+      .doc = "Host time to launch one kernel outside a captured graph (driver and framework): a shorter "
+             "kernel waits for its launch, so an op takes at least this (physical profile; 0: no gap)."),
+    I(graph_kernel_ns, 0, N | FF_EXT, .hi = 1e9,
+      .doc = "The same for a kernel inside a captured graph (CUDA Graphs, HIP graphs) (0: no gap)."),
+    S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
+      .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
+             "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),
     /* Dense peaks per precision and kernel efficiencies (physical profile only). */
     FIELD("memory_levels", FT_MEM_LEVELS, offsetof(struct chip_config, memory_levels), 0, NULL, FF_EXT,
           .doc = "On-chip memory levels, innermost first, each {name, capacity_KiB per instance, fill_GBps "
@@ -260,6 +271,12 @@ double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, 
         e *= n / (n + ke->n_half);
     /* A kernel of size 0 (or a curve far below its knee) still runs. */
     return e > 1e-6 ? e : 1e-6;
+}
+
+int64_t chip_launch_gap_ns(const struct chip_config *c, int ph)
+{
+    bool captured = !strcmp(c->graph_capture, "all") || (ph == PHASE_DECODE && !strcmp(c->graph_capture, "decode"));
+    return captured ? c->graph_kernel_ns : c->kernel_launch_ns;
 }
 
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p)

@@ -110,6 +110,15 @@ struct chip_config {
      * traffic over fill_GBps; the slowest level is the op's VMEM time. */
     struct mem_levels memory_levels;
     struct kernel_efficiency kernel_eff[KC_COUNT];   /* physical profile only */
+    /* Launch gaps (physical profile only): a kernel takes at least the time
+     * the host needs to launch it, kernel_launch_ns, or graph_kernel_ns in a
+     * phase run as a captured graph (graph_capture: GRAPH_NONE, GRAPH_DECODE,
+     * GRAPH_ALL). 0: no gap. */
+    int64_t kernel_launch_ns, graph_kernel_ns;
+    char graph_capture[FIELD_STR_MAX];      /* "none", "decode", "all" */
+    /* The chips its ICI (NVLink) joins at ici_bw_GBps: a collective group
+     * larger runs on the scale-out network (opsgen/gen.h gen_axes). */
+    int64_t link_domain_chips;              /* 0: not given */
     /* Documentation only, last: whoever compares chips for what they
      * compute (power/energy_memo.c) compares the bytes before these
      * (CHIP_CONFIG_COMPUTED_BYTES). */
@@ -119,11 +128,9 @@ struct chip_config {
                                              * from (docs/hardware.md); "" = not given */
     char process_node[FIELD_STR_MAX];       /* "TSMC 4N"; "" = not published */
     char embodied_carbon_source[FIELD_STR_MAX]; /* how embodied_carbon_kgCO2 was found */
-    /* What the chip is, for the words pages and summaries use (chip_vocab),
-     * and the chips its ICI (NVLink) joins at ici_bw_GBps, for the summary's
-     * warning past it; neither changes a result. */
+    /* What the chip is, for the words pages and summaries use (chip_vocab);
+     * it changes no result. */
     char kind[FIELD_STR_MAX];               /* "tpu", "nvidia_gpu", "amd_gpu" */
-    int64_t link_domain_chips;              /* 0: not given */
 };
 #define CHIP_CONFIG_COMPUTED_BYTES offsetof(struct chip_config, power_data_source)
 
@@ -158,6 +165,9 @@ double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum 
 /* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
 /* The fixed time of a kernel of class k in precision p (-1: the class's), ns. */
+/* The launch gap a kernel of phase ph (enum phase, traces/op.h) waits at
+ * least (struct chip_config's kernel_launch_ns, graph_kernel_ns, graph_capture). */
+int64_t chip_launch_gap_ns(const struct chip_config *c, int ph);
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p);
 const char *kernel_class_name(enum kernel_class k);
 struct op;

@@ -195,6 +195,12 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
         if (overflow)
             return time_overflow(c);
     }
+    /* A kernel shorter than its launch waits for it: the host launches
+     * kernels ahead of the device, so the gap only shows when it is longer
+     * (physical profile; captured graphs launch with graph_kernel_ns). */
+    int64_t gap = op->kernel_class >= 0 ? chip_launch_gap_ns(ch, op->phase) : 0;
+    if (gap > op->exe_ns)
+        op->exe_ns = gap;
 
     /* chipsim Q18: MXU ops are measured against the SA+VU peak; otherwise
      * against the peak of the format the unit ran. */
