@@ -142,6 +142,11 @@ static const struct field_desc chip_field_list[] = {
              "kernel waits for its launch, so an op takes at least this (physical profile; 0: no gap)."),
     I(graph_kernel_ns, 0, N | FF_EXT, .hi = 1e9,
       .doc = "The same for a kernel inside a captured graph (CUDA Graphs, HIP graphs) (0: no gap)."),
+    I(step_overhead_ns, 0, N | FF_EXT, .hi = 1e10,
+      .doc = "The serving framework's host time per forward pass (a prefill or one decode step: scheduling, "
+             "sampling, synchronisation) the kernels do not hide (physical profile; 0: none)."),
+    I(layer_overhead_ns, 0, N | FF_EXT, .hi = 1e9,
+      .doc = "The same per transformer layer and forward pass (physical profile; 0: none)."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),

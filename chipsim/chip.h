@@ -116,6 +116,10 @@ struct chip_config {
      * GRAPH_ALL). 0: no gap. */
     int64_t kernel_launch_ns, graph_kernel_ns;
     char graph_capture[FIELD_STR_MAX];      /* "none", "decode", "all" */
+    /* The serving framework's host time per forward pass (a prefill, or one
+     * decode step): step_overhead_ns once, layer_overhead_ns per layer, on
+     * top of the kernels' time (physical profile only; 0: none). */
+    int64_t step_overhead_ns, layer_overhead_ns;
     /* The chips its ICI (NVLink) joins at ici_bw_GBps: a collective group
      * larger runs on the scale-out network (opsgen/gen.h gen_axes). */
     int64_t link_domain_chips;              /* 0: not given */

@@ -50,7 +50,6 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     if (P->total_execution_time_chip_ns <= 0 || Q->total_execution_time_chip_ns <= 0)
         return npu_errf(e, "%s: the trace has no timed %s ops (total execution time 0)",
                         m->model_name, P->total_execution_time_chip_ns <= 0 ? "prefill" : "decode");
-    r->prefill_tokens_per_sec = (double)(mb * sin) * 1e9 / (double)P->total_execution_time_chip_ns;
     bool ovf = false;   /* the pipeline multiplies the per-stage times (checked.h) */
     int64_t ttft_ns = ck_mul(ck_add(ck_mul(ck_add(P->total_execution_time_non_pp_ns, P->total_pp_ici_time_ns, &ovf),
                                            pp, &ovf), P->total_pp_dcn_time_ns, &ovf), pp_dcn, &ovf);
@@ -58,12 +57,25 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     if (ovf)
         return npu_errf(e, "%s: time over all pipeline stages exceeds 2^63 ns (292 years): the config's sizes, "
                            "counts or rates are out of scale", m->model_name);
+    /* The framework's host time per forward pass (physical; chip.h): once
+     * for the prefill, once per decode step. The chip idles meanwhile. */
+    int64_t ov = prof->chip_precisions_ignored ? 0
+                 : ck_add(chip->step_overhead_ns, ck_mul(m->num_layers, chip->layer_overhead_ns, &ovf), &ovf);
+    ttft_ns = ck_add(ttft_ns, ov, &ovf);
+    decode_ns = ck_add(decode_ns, ck_mul(ov, sout, &ovf), &ovf);
+    int64_t prefill_chip_ns = ck_add(P->total_execution_time_chip_ns, ov, &ovf);
+    int64_t decode_chip_ns = ck_add(Q->total_execution_time_chip_ns, ck_mul(ov, sout, &ovf), &ovf);
+    if (ovf)
+        return npu_errf(e, "%s: time with the framework overheads exceeds 2^63 ns: chip fields "
+                           "\"step_overhead_ns\" and \"layer_overhead_ns\" are out of scale", m->model_name);
+    r->framework_overhead_ns = ov;
+    r->prefill_tokens_per_sec = (double)(mb * sin) * 1e9 / (double)prefill_chip_ns;
     r->TTFT_sec = (double)ttft_ns / 1e9;
     double decode_pod = (double)decode_ns / (double)sout;
     double decode_tot = (decode_pod + (double)Q->total_pp_dcn_time_ns / (double)sout) * (double)pp_dcn;
     r->TPOT_ms_request = decode_tot / 1e6;
     r->decode_tokens_per_sec =
-        (double)mb * 1e9 / ceil((double)Q->total_execution_time_chip_ns / (double)sout);
+        (double)mb * 1e9 / ceil((double)decode_chip_ns / (double)sout);
     r->decode_tokens_per_sec_request = 1e3 / r->TPOT_ms_request;
     r->prefill_mem_GiB = (double)mem(m, PHASE_PREFILL, prof) / 1024 / 1024 / 1024;
     r->decode_mem_GiB = (double)mem(m, PHASE_DECODE, prof) / 1024 / 1024 / 1024;
@@ -94,7 +106,7 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     if (r->replica_chips < 1)
         r->replica_chips = 1;
     r->e2e_tokens_per_sec = (double)(mb * sout) /
-                            ((double)(P->total_execution_time_chip_ns + Q->total_execution_time_chip_ns) / 1e9);
+                            ((double)(prefill_chip_ns + decode_chip_ns) / 1e9);
     r->e2e_energy_per_token_J = (r->prefill_energy_J + r->decode_energy_J) * (double)r->replica_chips /
                                 (double)(mb * sout);
     return 0;
@@ -156,6 +168,8 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
     if (r->ext) {
         const struct trace_stats *s = ph == PHASE_PREFILL ? &r->prefill : &r->decode;
         json_add_f64(o, "power_cap_W", r->power_cap_W);
+        if (r->framework_overhead_ns > 0)   /* chip.h step_overhead_ns, layer_overhead_ns */
+            json_add_i64(o, "framework_overhead_ns_per_pass", r->framework_overhead_ns);
         json_add_i64(o, "power_capped_time_ns", s->power_capped_time_ns);
     }
     const struct invariant_warnings *w = &r->warn[ph == PHASE_PREFILL ? 0 : 1];

@@ -22,7 +22,8 @@
 struct llm_report {
     struct trace_stats prefill, decode;
     double prefill_tokens_per_sec;
-    double TTFT_sec;
+    double TTFT_sec;                   /* with the framework overhead of one forward pass */
+    int64_t framework_overhead_ns;     /* per forward pass (prefill, decode step): chip.h */
     double TPOT_ms_request;
     double decode_tokens_per_sec;
     double decode_tokens_per_sec_request;

@@ -159,3 +159,25 @@ check "physical: pp 2 end to end = output / (input / prefill tokens/s + output /
         -v p="$(jnum "$PH/pp2/llama3-70b_tpuv5p_decode.json" TPOT_ms_request)" \
         'BEGIN { w = 512 / (4096 / f + 512 / d); l = 8 * 512 / (t + 512 * p / 1e3)
                  exit !(e > 0 && (e - w) * (e - w) < 1e-12 * w * w && (e - l) * (e - l) > 1e-8 * l * l) }'
+# The framework's host time per forward pass (chip step_overhead_ns and
+# layer_overhead_ns): llama3-8b has 32 layers, so 2 ms + 32 x 10 us = 2.32 ms
+# more on TTFT (one prefill) and on TPOT (one per decode step), named in the
+# statistics; the kernels' own times do not move. Not under neusim.
+$NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -b 1 --no-energy -o "$PH/ov0" >/dev/null
+$NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -b 1 --no-energy --set step_overhead_ns=2000000 \
+    --set layer_overhead_ns=10000 -o "$PH/ov1" >/dev/null
+OV0=$PH/ov0/llama3-8b_h100 OV1=$PH/ov1/llama3-8b_h100
+check "physical: step and layer overheads add 2.32 ms to TTFT and to TPOT of llama3-8b, and the JSON names them" \
+    awk -v t0="$(jnum "${OV0}_prefill.json" TTFT_sec)" -v t1="$(jnum "${OV1}_prefill.json" TTFT_sec)" \
+        -v p0="$(jnum "${OV0}_decode.json" TPOT_ms_request)" -v p1="$(jnum "${OV1}_decode.json" TPOT_ms_request)" \
+        -v c0="$(jnum "${OV0}_decode.json" total_execution_time_chip_ns)" \
+        -v c1="$(jnum "${OV1}_decode.json" total_execution_time_chip_ns)" \
+        -v n1="$(jnum "${OV1}_decode.json" framework_overhead_ns_per_pass)" \
+        -v n0="$(grep -c framework_overhead "${OV0}_decode.json")" \
+        'BEGIN { exit !(t0 > 0 && (t1 - t0 - 0.00232) ^ 2 < 1e-18 && (p1 - p0 - 2.32) ^ 2 < 1e-12 && c0 == c1 &&
+                         n1 == 2320000 && n0 == 0) }'
+$NPUSIM run --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv5p -b 1 -o "$PH/ov2" >/dev/null 2>&1
+$NPUSIM run --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv5p -b 1 --set step_overhead_ns=2000000 \
+    -o "$PH/ov3" >/dev/null 2>&1
+check "physical: the neusim profile applies no framework overhead" \
+    cmp "$PH/ov2/llama3-8b_tpuv5p_prefill.json" "$PH/ov3/llama3-8b_tpuv5p_prefill.json"
