@@ -85,6 +85,14 @@ double run_metric_value(const struct run_row *r, const struct run_prediction *p)
 int run_predict(const struct run_table *t, const struct run_row *r, const struct run_predict_opts *o,
                 struct run_prediction *p, char *why, size_t whylen, struct npu_err *e);
 
+/* A chip or model cell as config_load takes it: a relative path relative to
+ * the runs file's folder (standard input's: the current one). */
+void run_config_name(const struct run_table *t, const char *cell, char *out, size_t n);
+/* Whether row a of ta and row b of tb run the same configuration (chip,
+ * model, degrees, batch, lengths, formats, sets: one run serves both). */
+bool run_same_config(const struct run_table *ta, const struct run_row *a, const struct run_table *tb,
+                     const struct run_row *b);
+
 struct run_result {
     const struct run_table *t;
     const struct run_row *in;

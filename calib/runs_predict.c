@@ -30,9 +30,7 @@ static bool looks_like_path(const char *s)
     return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
 }
 
-/* A chip or model cell as config_load takes it: a relative path relative to
- * the runs file's folder (standard input's: the current one). */
-static void config_name(const struct run_table *t, const char *cell, char *out, size_t n)
+void run_config_name(const struct run_table *t, const char *cell, char *out, size_t n)
 {
     const char *slash = strrchr(t->name, '/');
     if (looks_like_path(cell) && cell[0] != '/' && slash)
@@ -157,8 +155,8 @@ static int row_config(const struct run_table *t, const struct run_row *r, const 
                       struct loaded_config *c, const struct family **fam, char *why, size_t whylen, struct npu_err *e)
 {
     char chip[4096], model[4096];
-    config_name(t, run_cell(r, RC_CHIP), chip, sizeof chip);
-    config_name(t, run_cell(r, RC_MODEL), model, sizeof model);
+    run_config_name(t, run_cell(r, RC_CHIP), chip, sizeof chip);
+    run_config_name(t, run_cell(r, RC_MODEL), model, sizeof model);
     int rc = row_family(t, r, o, model, chip, fam, why, whylen, e);
     if (rc)
         return rc;
@@ -226,8 +224,7 @@ int run_predict(const struct run_table *t, const struct run_row *r, const struct
 
 /* ---- the validation ---- */
 
-/* Whether rows a and b run the same configuration (and one run serves both). */
-static bool same_run(const struct run_table *ta, const struct run_row *a, const struct run_table *tb,
+bool run_same_config(const struct run_table *ta, const struct run_row *a, const struct run_table *tb,
                      const struct run_row *b)
 {
     static const enum run_col cols[] = { RC_CHIP, RC_MODEL, RC_WDTYPE, RC_ADTYPE, RC_KVDTYPE, RC_SETS };
@@ -296,7 +293,7 @@ static int predict_rows(const struct run_table *tables, int n, const struct run_
             r->t = &tables[i], r->in = &tables[i].rows[j];
             const struct run_result *twin = NULL;
             for (size_t k = 0; k < v->n && !twin; k++)
-                if (same_run(v->rows[k].t, v->rows[k].in, r->t, r->in))
+                if (run_same_config(v->rows[k].t, v->rows[k].in, r->t, r->in))
                     twin = &v->rows[k];
             int rc;
             if (twin) {

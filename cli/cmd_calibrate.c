@@ -2,12 +2,15 @@
  * to measured operators (calib/calibrate.h), written as a chip config
  * usable wherever a chip is, with a report of what changed. No data
  * structure of its own. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "calib/calibrate.h"
+#include "calib/runs_fit.h"
 #include "study/run/run.h"
 #include "traces/precision.h"
 #include "base/strbuf.h"
@@ -16,6 +19,8 @@
 
 static const char calibrate_help[] =
     "usage: npusim calibrate -c CHIP MEASUREMENTS... -o CALIBRATED.json [--report F.md]\n"
+    "                        [--set KEY=VALUE]... [--configs DIR]\n"
+    "       npusim calibrate --runs RUNS [RUNS...] [-o DIR] [--report F.md] [--json F]\n"
     "                        [--set KEY=VALUE]... [--configs DIR]\n"
     "\n"
     "Fits the chip's efficiency per kernel class (gemm, gemv, attention, elementwise,\n"
@@ -31,16 +36,30 @@ static const char calibrate_help[] =
     "predicted by the fit of the other folds), against the roofline's.\n"
     "Physical profile only (the reference's has no kernel efficiencies).\n"
     "\n"
+    "With --runs, the files are measured end-to-end LLM inference runs (npusim validate\n"
+    "--runs's format) and the fit is of what a roofline misses end to end: per group of\n"
+    "chips sharing a die (h100 and h200), the GEMM efficiency per number format of the\n"
+    "rows, one memory-bound efficiency (gemv, elementwise, activation, reduction,\n"
+    "softmax) and the attention efficiency; over every chip, step_overhead_ns,\n"
+    "layer_overhead_ns and kernel_launch_ns. GSL's nonlinear least squares on relative\n"
+    "errors, every row predicted as validate --runs predicts it. Prints the parameters,\n"
+    "the MAPE per metric before and after, a seeded 5-fold cross-validation and\n"
+    "leave-one-source-out (each source predicted by the fit of the others); -o DIR\n"
+    "writes DIR/CHIP.json, one calibrated chip config per chip of the rows.\n"
+    "\n"
     "options:\n"
     "  -c, --chip NAME|PATH    chip config to start from (default tpuv5p)\n"
     "  -o, --out FILE          the calibrated chip config (JSON): npusim run -c FILE ...\n"
+    "                          (--runs: a folder, one CHIP.json per chip)\n"
+    "      --runs FILE         the files are runs files (repeatable)\n"
     "      --report FILE       the same table as markdown, with the sources\n"
+    "      --json FILE         --runs: the parameters, figures and rows as JSON\n"
     "      --set KEY=VALUE     override one chip field first (repeatable)\n"
     "      --configs DIR       where to look for configs first\n"
     "      --profile NAME      physical (the default and the only one with kernel efficiencies)\n"
     "  -h, --help              this help\n";
 
-enum { O_REPORT = 1 };
+enum { O_REPORT = 1, O_RUNS, O_JSON };
 
 static void table(struct strbuf *b, const struct calib_fit *f, int n, bool md)
 {
@@ -95,28 +114,168 @@ static void cv_table(struct strbuf *b, const struct calib_cv *cv, bool md)
     strbuf_printf(b, row, "overall", cv->n, cv->mape_before, cv->mape_after);
 }
 
+/* ---- --runs: end-to-end runs (calib/runs_fit.h) ---- */
+
+/* Who made the chips, from what: the files' names, the row ids (a range
+ * when they do not fit) and the sources' first words. */
+static void runs_source(char *out, size_t n, const struct runs_fit *f, const char *const *files, int nfiles)
+{
+    struct strbuf b = STRBUF_GROWING;
+    strbuf_printf(&b, "npusim %s calibrate --runs of", NPUSIM_VERSION);
+    for (int i = 0; i < nfiles; i++)
+        strbuf_printf(&b, " %s", path_base(files[i]));
+    size_t head = b.n;
+    strbuf_printf(&b, ", %zu rows", f->n);
+    for (size_t i = 0; i < f->n; i++)
+        strbuf_printf(&b, "%s%s", i ? "," : " ", run_cell(f->rows[i].in, RC_ID));
+    if (b.n > n / 2 && f->n) {
+        b.n = head, b.s[head] = '\0';
+        strbuf_printf(&b, ", %zu rows %s..%s", f->n, run_cell(f->rows[0].in, RC_ID),
+                      run_cell(f->rows[f->n - 1].in, RC_ID));
+    }
+    strbuf_puts(&b, "; sources");
+    for (int s = 0; s < f->n_source; s++)
+        strbuf_printf(&b, " %.*s", (int)strcspn(f->source[s].name, " "), f->source[s].name);
+    snprintf(out, n, "%s", b.s ? b.s : "");
+    free(b.s);
+}
+
+/* One calibrated chip config per chip of the rows: out[0..) from *n. */
+static int runs_chips(const struct runs_fit *f, const struct common_opts *o, const char *dir, const char *const *files,
+                      int nfiles, struct output *out, int *n, struct npu_err *e)
+{
+    for (int g = 0; g < f->ngroup; g++)
+        for (int c = 0; c < f->group[g].nchips; c++) {
+            char sets[96][128], path[1024], base[256];
+            const char *ptr[96 + SHARED_MAX_SETS];
+            int k = 0;
+            for (int i = 0; i < o->sh.nsets; i++)
+                ptr[k++] = o->sh.sets[i];
+            int m = runs_fit_sets(f, g, sets, 96);
+            for (int i = 0; i < m; i++)
+                ptr[k++] = sets[i];
+            run_config_name(f->group[g].table[c], f->group[g].chip[c], path, sizeof path);
+            struct config_request q = { o->sh.configs, NULL, path, NULL, ptr, k, false };
+            struct loaded_config cfg;
+            if (config_load(&q, &cfg, e))
+                return -1;
+            runs_source(cfg.chip.calibration_source, sizeof cfg.chip.calibration_source, f, files, nfiles);
+            cJSON *j = cJSON_CreateObject();
+            fields_to_json(&chip_fields, &cfg.chip, j, true);
+            char *text = cJSON_Print(j);
+            cJSON_Delete(j);
+            snprintf(base, sizeof base, "%s", path_base(f->group[g].chip[c]));
+            size_t len = strlen(base);
+            if (len > 5 && !strcmp(base + len - 5, ".json"))
+                base[len - 5] = '\0';
+            snprintf(out[*n].path, sizeof out[*n].path, "%s/%s.json", dir, base);
+            out[(*n)++].text = text ? strdup(text) : NULL;
+            cJSON_free(text);
+            config_free(&cfg);
+        }
+    return 0;
+}
+
+static int calibrate_runs(const struct common_opts *o, const char *const *files, int nfiles, const char *dir,
+                          const char *report, const char *json)
+{
+    struct run_table *tables = calloc((size_t)nfiles, sizeof *tables);
+    struct npu_err e;
+    int rc = tables ? 0 : usage_error("calibrate", "out of memory"), nread = 0;
+    while (!rc && nread < nfiles && !(rc = run_table_read(files[nread], &tables[nread], &e) ? report_error("calibrate", &e) : 0))
+        nread++;
+    struct runs_fit f;
+    memset(&f, 0, sizeof f);
+    struct runs_fit_opts fo = { { o->sh.configs, o->sh.sets, o->sh.nsets, o->sh.prof }, true };
+    if (!rc && runs_fit_run(tables, nfiles, &fo, &f, &e))
+        rc = report_error("calibrate", &e);
+    struct output out[RUNS_FIT_GROUPS_MAX * RUNS_FIT_GROUP_CHIPS + 2];
+    output_clear(out, (int)(sizeof out / sizeof out[0]));
+    int n = 0;
+    if (!rc && dir && runs_chips(&f, o, dir, files, nfiles, out, &n, &e))
+        rc = report_error("calibrate", &e);
+    if (!rc && report) {
+        snprintf(out[n].path, sizeof out[n].path, "%s", report);
+        out[n++].text = runs_fit_text(&f, true);
+    }
+    if (!rc && json) {
+        cJSON *j = runs_fit_json(&f);
+        char *t = cJSON_Print(j);
+        snprintf(out[n].path, sizeof out[n].path, "%s", json);
+        out[n++].text = t ? strdup(t) : NULL;
+        cJSON_free(t);
+        cJSON_Delete(j);
+    }
+    if (!rc) {
+        char *t = runs_fit_text(&f, false);
+        fputs(t ? t : "", stdout);
+        free(t);
+        rc = stdout_flushed("calibrate");
+    }
+    if (!rc && dir && mkdir(dir, 0777) && errno != EEXIST)
+        rc = usage_error("calibrate", "%s: cannot make the folder: %s", dir, strerror(errno));
+    if (!rc && n && write_outputs(out, n, &e))
+        rc = report_error("calibrate", &e);
+    else if (!rc && n)
+        cli_print_wrote("calibrate", out, n);
+    else
+        for (int i = 0; i < n; i++)
+            free(out[i].text);
+    runs_fit_free(&f);
+    for (int i = 0; i < nread; i++)
+        run_table_free(&tables[i]);
+    free(tables);
+    return rc;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     static const struct option longopts[] = {
         COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "report", required_argument, 0, O_REPORT },
-        { 0, 0, 0, 0 },
+        { "runs", required_argument, 0, O_RUNS }, { "json", required_argument, 0, O_JSON }, { 0, 0, 0, 0 },
     };
     struct common_opts o;
     common_opts_init(&o);
-    const char *out_path = NULL, *report = NULL;
+    const char *out_path = NULL, *report = NULL, *json = NULL;
+    const char **runs = calloc((size_t)argc + 1, sizeof *runs);
+    int nruns = 0;
+    if (!runs)
+        return usage_error("calibrate", "out of memory");
     struct npu_err e;
     int c, rc;
     optind = 1;
     opterr = 0;
     while ((c = command_opt("calibrate", calibrate_help, argc, argv, COMMON_SHORTOPTS "o:", longopts, &o, &rc)) != -1) {
-        if (c == OPT_EXIT)
+        if (c == OPT_EXIT) {
+            free(runs);
             return rc;
+        }
         switch (c) {
         case 'o': out_path = optarg; break;
         case O_REPORT: report = optarg; break;
-        default: return bad_option("calibrate", argv[optind - 1], longopts);
+        case O_RUNS: runs[nruns++] = optarg; break;
+        case O_JSON: json = optarg; break;
+        default: free(runs); return bad_option("calibrate", argv[optind - 1], longopts);
         }
     }
+    if (nruns) {
+        for (int i = optind; i < argc; i++)
+            runs[nruns++] = argv[i];
+        if (common_refuse("calibrate", &o, "msbw", "each row of a runs file names its model, batch and lengths"))
+            rc = EXIT_USAGE;
+        else if (o.chip)
+            rc = usage_error("calibrate", "-c/--chip does not apply to --runs (each row of a runs file names its chip)");
+        else if (o.sh.prof->chip_precisions_ignored)
+            rc = usage_error("calibrate", "--profile %s has no kernel efficiencies or host times to fit (use physical)",
+                             o.sh.prof->name);
+        else
+            rc = calibrate_runs(&o, runs, nruns, out_path, report, json);
+        free(runs);
+        return rc;
+    }
+    free(runs);
+    if (json)
+        return usage_error("calibrate", "--json goes with --runs");
     if (common_refuse("calibrate", &o, "msbw", "the operators and their sizes come from the measurement files"))
         return EXIT_USAGE;
     if (o.sh.prof->chip_precisions_ignored)
