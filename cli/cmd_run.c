@@ -250,7 +250,11 @@ int cmd_run(int argc, char **argv)
      * closed pipe), no output file is written either. */
     if (!rc) {
         fam->summary(&c, a.co.sh.prof, &t, stdout);
-        run_notes_print(&c, a.co.sh.prof, a.no_energy ? NULL : a.pg ? a.pg : "NoPG", a.dvfs, stdout);
+        run_notes_print(&c, a.co.sh.prof, a.no_energy ? NULL : a.pg ? a.pg : "NoPG", a.dvfs, &t, stdout);
+        char missing[512];
+        if (run_notes_uncalibrated(&c, a.co.sh.prof, &t, missing, sizeof missing))
+            fprintf(stderr, "npusim run: warning: %s has no calibration for %s (its calibration: %s): they run at "
+                            "their roofline\n", c.chip_name, missing, c.chip.calibration_source);
         rc = stdout_flushed("run");
     }
     /* The files go out whole: a signal while they are written waits for
@@ -475,7 +479,7 @@ int cmd_power(int argc, char **argv)
         char base[600];
         snprintf(base, sizeof base, "%s_%s", c.model_name, c.chip_name);
         fam->summary(&c, a.co.sh.prof, &t, stdout);
-        run_notes_print(&c, a.co.sh.prof, a.pg ? a.pg : "NoPG", a.dvfs, stdout);
+        run_notes_print(&c, a.co.sh.prof, a.pg ? a.pg : "NoPG", a.dvfs, &t, stdout);
         rc = stdout_flushed("power");
         if (!rc && fam->write(&c, a.co.sh.prof, &t, a.outdir, a.name ? a.name : base, false, NULL, &e))
             rc = report_error("power", &e);

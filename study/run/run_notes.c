@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chipsim/chip.h"
+#include "traces/precision.h"
 
 /* Whether the chip's matmuls reach their whole peak: no mxu_efficiency
  * (or the profile ignores it) and a gemm efficiency curve left at its
@@ -46,8 +47,80 @@ static void assumptions(const struct loaded_config *c, const struct profile *pro
  * computes in bf16, as opsgen's formats take it. */
 static const char *format_of(const char *field) { return field[0] ? field : "bf16"; }
 
+/* ---- what the kernels ran at (physical profile) ---- */
+
+/* Which kernel class and format pairs t's ops ran. */
+static void used_kernels(const struct trace *t, bool used[KC_COUNT][PREC_COUNT])
+{
+    memset(used, 0, sizeof(bool) * KC_COUNT * PREC_COUNT);
+    for (size_t i = 0; t && i < t->n; i++) {
+        const struct op *o = &t->ops[i];
+        if (o->kernel_class >= 0 && o->kernel_class < KC_COUNT && o->prec >= 0 && o->prec < PREC_COUNT)
+            used[o->kernel_class][o->prec] = true;
+    }
+}
+
+/* Whether the chip gives the class (in format p) anything but the roofline. */
+static bool calibrated(const struct kernel_efficiency *ke, int p)
+{
+    return ke->by_prec[p] > 0 || ke->e_max < 1.0 || ke->n_half > 0 || ke->t0_ns > 0 || ke->t0_by_prec[p] > 0;
+}
+
+static double e_of(const struct kernel_efficiency *ke, int p) { return ke->by_prec[p] > 0 ? ke->by_prec[p] : ke->e_max; }
+
+static void kernels_line(const struct loaded_config *c, const struct trace *t, FILE *out)
+{
+    bool used[KC_COUNT][PREC_COUNT];
+    used_kernels(t, used);
+    const struct chip_config *ch = &c->chip;
+    int n = 0;
+    for (int k = 0; k < KC_COUNT; k++)
+        for (int p = 0; p < PREC_COUNT; p++)
+            if (used[k][p]) {
+                const struct kernel_efficiency *ke = &ch->kernel_eff[k];
+                fprintf(out, "%s%s %s %.3g", n++ ? ", " : "  kernels       ", kernel_class_name((enum kernel_class)k),
+                        precision_info((enum precision)p)->name, e_of(ke, p));
+                if (ke->n_half > 0)
+                    fprintf(out, " (n_half %.3g)", ke->n_half);
+            }
+    if (!n)
+        return;
+    fputs(" of the roofline\n", out);
+    if (ch->kernel_launch_ns || ch->graph_kernel_ns)
+        fprintf(out, "  launches      at least %lld ns a kernel, %lld in captured graphs (graph_capture %s)\n",
+                (long long)ch->kernel_launch_ns, (long long)ch->graph_kernel_ns, ch->graph_capture);
+    if (ch->step_overhead_ns || ch->layer_overhead_ns)
+        fprintf(out, "  framework     %lld ns per forward pass + %lld ns per layer\n", (long long)ch->step_overhead_ns,
+                (long long)ch->layer_overhead_ns);
+}
+
+bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                            char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (prof->chip_precisions_ignored || !t)
+        return false;
+    /* Only a chip calibrated kernel by kernel: one fitted end to end
+     * (mxu_efficiency, a TPU's MFU fit) covers its kernels as a whole. */
+    bool any = false;
+    for (int k = 0; k < KC_COUNT; k++)
+        for (int p = 0; p < PREC_COUNT; p++)
+            any |= calibrated(&c->chip.kernel_eff[k], p);
+    if (!any)
+        return false;
+    bool used[KC_COUNT][PREC_COUNT];
+    used_kernels(t, used);
+    size_t len = 0;
+    for (int k = 0; k < KC_COUNT; k++)
+        for (int p = 0; p < PREC_COUNT; p++)
+            if (used[k][p] && !calibrated(&c->chip.kernel_eff[k], p) && len + 40 < n)
+                len += (size_t)snprintf(buf + len, n - len, "%s%s %s", len ? ", " : "",
+                                        kernel_class_name((enum kernel_class)k), precision_info((enum precision)p)->name);
+    return len > 0;
+}
+
 void run_notes_print(const struct loaded_config *c, const struct profile *prof, const char *pg, const char *dvfs,
-                     FILE *out)
+                     const struct trace *t, FILE *out)
 {
     const struct model_config *m = &c->model;
     fprintf(out, "  ran with      profile %s; ", prof->name);
@@ -66,5 +139,7 @@ void run_notes_print(const struct loaded_config *c, const struct profile *prof, 
         fprintf(out, "  calibration   not applied under profile %s (the chip's: %s)\n", prof->name, cal);
     else
         fprintf(out, "  calibration   %s\n", cal);
+    if (!prof->chip_precisions_ignored && t)
+        kernels_line(c, t, out);
     assumptions(c, prof, out);
 }

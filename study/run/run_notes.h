@@ -14,8 +14,20 @@
 #include "traces/profile.h"
 
 /* pg: the power-gating strategy the energy pass ran (a name or a file as
- * given; NULL: no energy pass); dvfs: its DVFS policy (NULL: "None"). */
+ * given; NULL: no energy pass); dvfs: its DVFS policy (NULL: "None"); t:
+ * the timed trace (NULL: not at hand), whose kernel classes and formats the
+ * "kernels" line names with the efficiency each ran at (physical profile). */
 void run_notes_print(const struct loaded_config *c, const struct profile *prof, const char *pg, const char *dvfs,
-                     FILE *out);
+                     const struct trace *t, FILE *out);
+
+/* The kernel classes and formats t ran that a chip calibrated kernel by
+ * kernel (some kernel_efficiency.* set) has no calibration for ("attention
+ * fp8, elementwise bf16") into buf ("" when none; a chip with no kernel
+ * calibration says "calibration none" or its end-to-end fit in the
+ * summary instead); whether there are any. The statistics JSON's
+ * sim_config names every efficiency and overhead applied, and
+ * calibration_source where they came from. */
+bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
+                            char *buf, size_t n);
 
 #endif

@@ -109,7 +109,7 @@ int report_run_simulate(const struct family *fam, const struct loaded_config *c,
     if (!mem)
         return npu_errf(e, "report: out of memory");
     fam->summary(c, prof, &r->t, mem);
-    run_notes_print(c, prof, energy ? "NoPG" : NULL, NULL, mem);   /* the run's own energy pass */
+    run_notes_print(c, prof, energy ? "NoPG" : NULL, NULL, &r->t, mem);   /* the run's own energy pass */
     fclose(mem);
     r->in.summary = r->summary;
     return 0;

@@ -58,3 +58,18 @@ check "report: a GPU page names tensor cores and NVLink (energy table, summary),
 expect_fail "run notes: a chip kind outside the table is refused, naming the field" '"kind"' \
     $NPUSIM run --configs $CONFIGS -c h100 --set kind=gpu -o "$RN/bad"
 no_files "run notes: nothing written for a bad kind" "$RN/bad"
+# What the kernels ran at: the summary names each kernel class and format
+# the run used with its efficiency, and the launch gaps and framework
+# overheads when set; a chip calibrated kernel by kernel warns for the
+# classes it has no calibration for (attention here), naming its calibration.
+check "run notes: the kernels line names each class and format used with its efficiency; gaps and overheads when set" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -b 1 --no-energy --set kernel_efficiency.gemm.e_max=0.7 \
+    --set kernel_launch_ns=4000 --set step_overhead_ns=1000000 -o '$RN/k' 2>'$RN/k.err' >'$RN/k.txt' &&
+  grep -q '^  kernels       gemm bf16 0.7, .*attention bf16 1.* of the roofline\$' '$RN/k.txt' &&
+  grep -qx '  launches      at least 4000 ns a kernel, 0 in captured graphs (graph_capture decode)' '$RN/k.txt' &&
+  grep -qx '  framework     1000000 ns per forward pass + 0 ns per layer' '$RN/k.txt' &&
+  grep -q 'warning: h100 has no calibration for gemv bf16, attention bf16' '$RN/k.err' &&
+  ! grep -q 'gemm bf16,' '$RN/k.err' &&
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -b 1 --no-energy -o '$RN/k0' 2>'$RN/k0.err' >/dev/null &&
+  ! grep -q 'no calibration for' '$RN/k0.err' &&
+  ! $NPUSIM run --profile neusim --configs $CONFIGS -o '$RN/k1' 2>/dev/null | grep -q '^  kernels'"
