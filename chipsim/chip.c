@@ -142,6 +142,12 @@ static const struct field_desc chip_field_list[] = {
              "kernel waits for its launch, so an op takes at least this (physical profile; 0: no gap)."),
     I(graph_kernel_ns, 0, N | FF_EXT, .hi = 1e9,
       .doc = "The same for a kernel inside a captured graph (CUDA Graphs, HIP graphs) (0: no gap)."),
+    I(gemm_tile_m, 0, N | FF_EXT, .hi = 65536,
+      .doc = "Rows of the output tile one SM or matrix unit computes at a time (a GPU's CTA tile, e.g. "
+             "128): with gemm_tile_n, a GEMM runs in whole waves of num_sa tiles and the last wave's idle "
+             "units are wasted, so a GEMM of few tiles reaches less of the peak (physical; 0: no waves)."),
+    I(gemm_tile_n, 0, N | FF_EXT, .hi = 65536,
+      .doc = "Columns of that output tile (e.g. 128 or 256; 0: no waves)."),
     I(step_overhead_ns, 0, N | FF_EXT, .hi = 1e10,
       .doc = "The serving framework's host time per forward pass (a prefill or one decode step: scheduling, "
              "sampling, synchronisation) the kernels do not hide (physical profile; 0: none)."),

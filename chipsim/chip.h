@@ -116,6 +116,10 @@ struct chip_config {
      * GRAPH_ALL). 0: no gap. */
     int64_t kernel_launch_ns, graph_kernel_ns;
     char graph_capture[FIELD_STR_MAX];      /* "none", "decode", "all" */
+    /* The output tile one SM (CTA) computes, in elements (physical profile;
+     * 0: none): a GEMM runs in whole waves of num_sa tiles, the last wave's
+     * idle arrays wasted (wave quantisation). */
+    int64_t gemm_tile_m, gemm_tile_n;
     /* The serving framework's host time per forward pass (a prefill, or one
      * decode step): step_overhead_ns once, layer_overhead_ns per layer, on
      * top of the kernels' time (physical profile only; 0: none). */

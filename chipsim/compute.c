@@ -97,6 +97,25 @@ const struct einsum_axes *einsum_axes_of(const struct cs_ctx *c, const struct in
     return local;
 }
 
+/* The array tile-ops a GEMM of `ops` such ops takes when it runs in whole
+ * waves of num_sa output tiles of gemm_tile_m x gemm_tile_n (physical; the
+ * chip sets the tile): tiles = b ceil(m / Tm) ceil(n / Tn), each of
+ * ceil(Tm / s) ceil(Tn / s) ceil(k / s) ops, the last wave padded to
+ * num_sa tiles. Never fewer than ops. */
+static int64_t wave_ops(const struct cs_ctx *c, const struct einsum_axes *ax, int64_t ops)
+{
+    const struct chip_config *ch = c->chip;
+    if (c->prof->chip_precisions_ignored || ch->gemm_tile_m <= 0 || ch->gemm_tile_n <= 0 || ch->num_sa <= 0)
+        return ops;
+    int64_t s = ch->sa_dim;
+    double tiles = (double)ax->b * (double)ceil_div(ax->m, ch->gemm_tile_m) * (double)ceil_div(ax->n, ch->gemm_tile_n);
+    double per = (double)ceil_div(ch->gemm_tile_m, s) * (double)ceil_div(ch->gemm_tile_n, s) * (double)ceil_div(ax->k, s);
+    double w = ceil(tiles / (double)ch->num_sa) * (double)ch->num_sa * per;
+    if (w >= 0x1p62)
+        return ops;   /* check_macs has bounded the op; a padded count this large cannot be one */
+    return (int64_t)w > ops ? (int64_t)w : ops;
+}
+
 static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct op *op, int64_t *sa,
                           int64_t *vu)
 {
@@ -111,7 +130,7 @@ static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct
     op->einsum_n = ax.n;
     op->einsum_k = ax.k;
     op->num_sa_ops = ops;
-    int64_t mx_sa = mxu_time(c, ops), mx_vu = vpu_time(c, ops * chip_vu_mult(c->chip));
+    int64_t mx_sa = mxu_time(c, wave_ops(c, &ax, ops)), mx_vu = vpu_time(c, ops * chip_vu_mult(c->chip));
     int64_t m = ax.m, n = ax.n, k = ax.k;
     int64_t v1 = ceil_div(m, 8) * ceil_div(n, 128) * ceil_div(k, 8);
     int64_t v2 = ceil_div(m, 128) * ceil_div(n, 8) * ceil_div(k, 8);

@@ -181,3 +181,17 @@ $NPUSIM run --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv5p -b 1 --se
     -o "$PH/ov3" >/dev/null 2>&1
 check "physical: the neusim profile applies no framework overhead" \
     cmp "$PH/ov2/llama3-8b_tpuv5p_prefill.json" "$PH/ov3/llama3-8b_tpuv5p_prefill.json"
+# Wave quantisation (chip gemm_tile_m x gemm_tile_n): on h100's 132 SMs with
+# 128 x 128 tiles a 4096^3 GEMM has 1024 tiles, 8 waves of 132 = 1056 tile
+# slots: 1056 / 1024 = 1.03125 of its time without waves; 1024 x 1024 x 4096
+# has 64 tiles in one wave of 132: 2.0625. Not under neusim.
+gemm_us() { m=$1 n=$2 k=$3; shift 3
+    $NPUSIM op gemm -m "$m" -n "$n" -k "$k" -c h100 --configs "$CONFIGS" --json "$@" 2>/dev/null |
+    sed -n 's/.*"time_us": *\([0-9.e+-]*\).*/\1/p'; }
+W="--set gemm_tile_m=128 --set gemm_tile_n=128"
+check "physical: GEMMs run in whole waves of SMs (4096^3: 1056/1024 of the time; 1024x1024x4096: 132/64)" \
+    awk -v a="$(gemm_us 4096 4096 4096)" -v b="$(gemm_us 4096 4096 4096 $W)" \
+        -v c="$(gemm_us 1024 1024 4096)" -v d="$(gemm_us 1024 1024 4096 $W)" \
+        'BEGIN { exit !(a > 0 && (b / a - 1.03125) ^ 2 < 1e-8 && (d / c - 2.0625) ^ 2 < 1e-5) }'
+check "physical: the neusim profile runs no waves" \
+    test "$(gemm_us 1024 1024 4096 --profile neusim)" = "$(gemm_us 1024 1024 4096 --profile neusim $W)"
