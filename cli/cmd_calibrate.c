@@ -133,9 +133,17 @@ static void runs_source(char *out, size_t n, const struct runs_fit *f, const cha
         strbuf_printf(&b, ", %zu rows %s..%s", f->n, run_cell(f->rows[0].in, RC_ID),
                       run_cell(f->rows[f->n - 1].in, RC_ID));
     }
-    strbuf_puts(&b, "; sources");
-    for (int s = 0; s < f->n_source; s++)
-        strbuf_printf(&b, " %.*s", (int)strcspn(f->source[s].name, " "), f->source[s].name);
+    /* the sources by name, or by their first words when the names do not fit */
+    size_t ids = b.n;
+    for (int words = 0; words < 2; words++) {
+        b.n = ids, b.s[ids] = '\0';
+        strbuf_puts(&b, "; sources");
+        for (int s = 0; s < f->n_source; s++)
+            strbuf_printf(&b, "%s %.*s", s ? "," : "", (int)(words ? strcspn(f->source[s].name, " ") : strlen(f->source[s].name)),
+                          f->source[s].name);
+        if (b.n < n)
+            break;
+    }
     snprintf(out, n, "%s", b.s ? b.s : "");
     free(b.s);
 }
@@ -228,54 +236,26 @@ static int calibrate_runs(const struct common_opts *o, const char *const *files,
     return rc;
 }
 
-int cmd_calibrate(int argc, char **argv)
+/* --runs: its options checked. */
+static int calibrate_runs_args(const struct common_opts *o, const char *const *runs, int nruns, const char *dir,
+                               const char *report, const char *json)
 {
-    static const struct option longopts[] = {
-        COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "report", required_argument, 0, O_REPORT },
-        { "runs", required_argument, 0, O_RUNS }, { "json", required_argument, 0, O_JSON }, { 0, 0, 0, 0 },
-    };
-    struct common_opts o;
-    common_opts_init(&o);
-    const char *out_path = NULL, *report = NULL, *json = NULL;
-    const char **runs = calloc((size_t)argc + 1, sizeof *runs);
-    int nruns = 0;
-    if (!runs)
-        return usage_error("calibrate", "out of memory");
+    if (common_refuse("calibrate", o, "msbw", "each row of a runs file names its model, batch and lengths"))
+        return EXIT_USAGE;
+    if (o->chip)
+        return usage_error("calibrate", "-c/--chip does not apply to --runs (each row of a runs file names its chip)");
+    if (o->sh.prof->chip_precisions_ignored)
+        return usage_error("calibrate", "--profile %s has no kernel efficiencies or host times to fit (use physical)",
+                           o->sh.prof->name);
+    return calibrate_runs(o, runs, nruns, dir, report, json);
+}
+
+/* The operators' calibration (the files are measurement files). */
+static int calibrate_ops(struct common_opts *op, const char *out_path, const char *report, int argc, char **argv)
+{
+    struct common_opts o = *op;
     struct npu_err e;
-    int c, rc;
-    optind = 1;
-    opterr = 0;
-    while ((c = command_opt("calibrate", calibrate_help, argc, argv, COMMON_SHORTOPTS "o:", longopts, &o, &rc)) != -1) {
-        if (c == OPT_EXIT) {
-            free(runs);
-            return rc;
-        }
-        switch (c) {
-        case 'o': out_path = optarg; break;
-        case O_REPORT: report = optarg; break;
-        case O_RUNS: runs[nruns++] = optarg; break;
-        case O_JSON: json = optarg; break;
-        default: free(runs); return bad_option("calibrate", argv[optind - 1], longopts);
-        }
-    }
-    if (nruns) {
-        for (int i = optind; i < argc; i++)
-            runs[nruns++] = argv[i];
-        if (common_refuse("calibrate", &o, "msbw", "each row of a runs file names its model, batch and lengths"))
-            rc = EXIT_USAGE;
-        else if (o.chip)
-            rc = usage_error("calibrate", "-c/--chip does not apply to --runs (each row of a runs file names its chip)");
-        else if (o.sh.prof->chip_precisions_ignored)
-            rc = usage_error("calibrate", "--profile %s has no kernel efficiencies or host times to fit (use physical)",
-                             o.sh.prof->name);
-        else
-            rc = calibrate_runs(&o, runs, nruns, out_path, report, json);
-        free(runs);
-        return rc;
-    }
-    free(runs);
-    if (json)
-        return usage_error("calibrate", "--json goes with --runs");
+    int rc;
     if (common_refuse("calibrate", &o, "msbw", "the operators and their sizes come from the measurement files"))
         return EXIT_USAGE;
     if (o.sh.prof->chip_precisions_ignored)
@@ -351,4 +331,46 @@ int cmd_calibrate(int argc, char **argv)
     op_tables_free(tables, nfiles);
     config_free(&cfg);
     return rc;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "report", required_argument, 0, O_REPORT },
+        { "runs", required_argument, 0, O_RUNS }, { "json", required_argument, 0, O_JSON }, { 0, 0, 0, 0 },
+    };
+    struct common_opts o;
+    common_opts_init(&o);
+    const char *out_path = NULL, *report = NULL, *json = NULL;
+    const char **runs = calloc((size_t)argc + 1, sizeof *runs);
+    int nruns = 0;
+    if (!runs)
+        return usage_error("calibrate", "out of memory");
+    int c, rc;
+    optind = 1;
+    opterr = 0;
+    while ((c = command_opt("calibrate", calibrate_help, argc, argv, COMMON_SHORTOPTS "o:", longopts, &o, &rc)) != -1) {
+        if (c == OPT_EXIT) {
+            free(runs);
+            return rc;
+        }
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case O_REPORT: report = optarg; break;
+        case O_RUNS: runs[nruns++] = optarg; break;
+        case O_JSON: json = optarg; break;
+        default: free(runs); return bad_option("calibrate", argv[optind - 1], longopts);
+        }
+    }
+    if (nruns) {
+        for (int i = optind; i < argc; i++)
+            runs[nruns++] = argv[i];
+        rc = calibrate_runs_args(&o, runs, nruns, out_path, report, json);
+        free(runs);
+        return rc;
+    }
+    free(runs);
+    if (json)
+        return usage_error("calibrate", "--json goes with --runs");
+    return calibrate_ops(&o, out_path, report, argc, argv);
 }

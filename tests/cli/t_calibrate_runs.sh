@@ -1,0 +1,68 @@
+# Sourced by tests/cli/run.sh: `npusim calibrate --runs`, the terms a
+# roofline misses fitted to measured end-to-end runs (calib/runs_fit.h;
+# docs/validation.md, "Inference"). On tests/data/runs-small.csv (six
+# made-up rows, two sources): the report with leave-one-source-out, one
+# chip config per chip that `npusim run` loads and that reproduces the
+# fit's own predictions under `npusim validate --runs`, and bad input
+# refused with nothing written. The recovery of known parameters is
+# tests/unit/test_runs_fit.c.
+CR="$T/calruns"
+mkdir -p "$CR"
+RS=tests/data/runs-small.csv
+check "calibrate --runs: the parameters, the figures before and after, k-fold and leave-one-source-out" sh -c "
+  $NPUSIM calibrate --configs $CONFIGS --runs $RS -o '$CR/cal' --json '$CR/f.json' --report '$CR/f.md' >'$CR/out' &&
+  grep -q '^gemm e_max e  *h100 ' '$CR/out' && grep -q '^step_overhead_ns  *every chip  *0\.\.1e+10 ns ' '$CR/out' &&
+  grep -q '^overall  *6 ' '$CR/out' && grep -q '^leave one source out' '$CR/out' &&
+  grep -q '^test source A  *3  *3 ' '$CR/out' && grep -q '^test source B  *3  *3 ' '$CR/out' &&
+  grep -q '^pooled  *6 ' '$CR/out' && grep -q 'leave-one-source-out' '$CR/f.md' &&
+  test -s '$CR/cal/h100.json' && test -s '$CR/cal/a100.json' && test -s '$CR/cal/tpuv5e.json'"
+check "calibrate --runs: the chip configs load (npusim run -c DIR/h100.json) and name their source" sh -c "
+  $NPUSIM run --configs $CONFIGS -c '$CR/cal/h100.json' -m llama3-8b --no-energy --out '$CR/run' >/dev/null &&
+  grep -q '\"calibration_source\":[[:space:]]*\"npusim .* calibrate --runs of runs-small.csv, 6 rows T1,T2,T3,T4,T5,T6; sources test source A, test source B\"' '$CR/cal/h100.json' &&
+  grep -q '\"step_overhead_ns\":[[:space:]]*[1-9]' '$CR/cal/a100.json'"
+# The written chips are the fit: validate --runs on the same rows, each chip
+# replaced by its calibrated file, predicts what the fit reported.
+sed -e 's/,h100,/,cal\/h100.json,/' -e 's/,a100,/,cal\/a100.json,/' -e 's/,tpuv5e,/,cal\/tpuv5e.json,/' $RS >"$CR/runs-cal.csv"
+check "calibrate --runs: validate --runs with the written chips predicts what the fit reported" sh -c "
+  $NPUSIM validate --configs $CONFIGS --runs '$CR/runs-cal.csv' --json '$CR/v.json' >/dev/null &&
+  python3 - '$CR/f.json' '$CR/v.json'" <<'PY'
+import json, sys
+f, v = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fit = {r["id"]: r for r in f["rows"]}
+for r in v["rows"]:
+    want = fit[r["id"]]["calibrated"]
+    assert abs(r["predicted"] - want) <= 1e-9 * want, (r["id"], r["predicted"], want)
+for p in f["parameters"]:
+    assert p["lo"] <= p["value"] <= p["hi"] if p["fitted"] else p["value"] is None, p
+ins = f["in_sample"]
+assert ins["calibrated"]["overall"]["mape_pct"] < ins["uncalibrated"]["overall"]["mape_pct"]
+lo = f["leave_one_source_out"]
+assert [s["source"] for s in lo["sources"]] == ["test source A", "test source B"]
+assert all(s["rows"] == 3 and s["fitted_on_rows"] == 3 for s in lo["sources"])
+assert lo["pooled"]["overall"]["count"] == 6 and f["cross_validation"]["folds"] == 5
+assert all(r["leave_one_source_out"] is not None and r["k_fold"] is not None for r in f["rows"])
+PY
+# Bad input: exit 2 naming it, nothing written.
+cat >"$CR/dlrm.csv" <<'CSV'
+id,source,metric,measured,chip,model,tp,batch,input_len,output_len
+D,S,ttft_ms,5,h100,dlrm-s,1,8,2048,128
+CSV
+cat >"$CR/oom.csv" <<'CSV'
+id,source,metric,measured,chip,model,tp,batch,input_len,output_len
+G,S,tpot_ms,6,h100,llama3-8b,1,8,2048,128
+M,S,ttft_ms,5,a100,llama3-70b,1,8,2048,128
+CSV
+expect_fail "calibrate --runs: an empty file" '/dev/null: line 1: empty input' \
+  $NPUSIM calibrate --configs $CONFIGS --runs /dev/null -o "$CR/bad" --json "$CR/bad.json"
+expect_fail "calibrate --runs: rows of a model that is not LLM inference" \
+  'dlrm.csv: line 2: row D cannot be predicted, so it cannot be fitted: model "dlrm-s": dlrm inference is not LLM inference' \
+  $NPUSIM calibrate --configs $CONFIGS --runs "$CR/dlrm.csv" -o "$CR/bad" --json "$CR/bad.json"
+expect_fail "calibrate --runs: a row that cannot be predicted (out of memory)" \
+  'oom.csv: line 3: row M cannot be predicted, so it cannot be fitted: out of memory' \
+  $NPUSIM calibrate --configs $CONFIGS --runs "$CR/oom.csv" -o "$CR/bad" --json "$CR/bad.json"
+expect_fail "calibrate --runs: the neusim profile has nothing to fit" 'has no kernel efficiencies or host times' \
+  $NPUSIM calibrate --configs $CONFIGS --profile neusim --runs $RS -o "$CR/bad"
+expect_fail "calibrate --runs: -c does not apply" '-c/--chip does not apply to --runs' \
+  $NPUSIM calibrate --configs $CONFIGS -c h100 --runs $RS -o "$CR/bad"
+no_files "calibrate --runs: bad input wrote nothing" "$CR/bad"
+check "calibrate --runs: nothing beside the folder either" test ! -e "$CR/bad.json"
