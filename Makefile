@@ -42,7 +42,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: python python-install layering validate-public all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
+.PHONY: python python-install layering validate-public validate-inference all test unit-test cli-test run check bench parity install clean fuzz fuzz-replay fuzz-bins diff-numbers
 all: $(BUILD)/npusim
 
 # Objects depend on a stamp named after the compile flags, so switching flags
@@ -196,6 +196,10 @@ parity: $(BUILD)/npusim
 # Published measurements reproduced under both profiles (docs/validation.md; bench/public/).
 validate-public: $(BUILD)/npusim
 	@sh bench/validate-public.sh $(BUILD)/npusim $(if $(WRITE),--write)
+
+# Measured end-to-end inference runs: calibrate --runs with leave-one-source-out (docs/validation.md, "Inference").
+validate-inference: $(BUILD)/npusim
+	@sh bench/validate-inference.sh $(BUILD)/npusim
 
 # The binary, its configs, the manual page and bash/zsh completion (which ask
 # the binary for commands, options and config names). Never a measured host
