@@ -166,22 +166,29 @@ static int run_width(const struct run_validation *v, enum run_col c, const char 
     return w > 40 ? 40 : (int)w;
 }
 
-static void print_run_group(const struct run_group *g)
+static void print_run_group(const struct run_group *g, int w)
 {
     const struct error_stats *s = &g->s;
     if (s->count)
-        printf("%-24s %6lld %6lld %9.2f %13.2f %10.2f %+9.2f\n", g->name, (long long)s->count, (long long)g->errors,
+        printf("%-*s %6lld %6lld %9.2f %13.2f %10.2f %+9.2f\n", w, g->name, (long long)s->count, (long long)g->errors,
                s->mape_pct, s->median_ape_pct, s->max_ape_pct, s->bias_pct);
     else
-        printf("%-24s %6d %6lld %9s %13s %10s %9s\n", g->name, 0, (long long)g->errors, "-", "-", "-", "-");
+        printf("%-*s %6d %6lld %9s %13s %10s %9s\n", w, g->name, 0, (long long)g->errors, "-", "-", "-", "-");
 }
 
-static void print_run_groups(const char *title, const struct run_group *g, int n)
+/* One table of groups, its first column as wide as its longest name (a
+ * source's name can be long); returns that width. */
+static int print_run_groups(const char *title, const struct run_group *g, int n)
 {
-    printf("\n%-24s %6s %6s %9s %13s %10s %9s\n", title, "count", "errors", "MAPE %", "median APE %", "max APE %",
+    int w = 24;
+    for (int i = 0; i < n; i++)
+        if ((int)strlen(g[i].name) > w)
+            w = (int)strlen(g[i].name);
+    printf("\n%-*s %6s %6s %9s %13s %10s %9s\n", w, title, "count", "errors", "MAPE %", "median APE %", "max APE %",
            "bias %");
     for (int i = 0; i < n; i++)
-        print_run_group(&g[i]);
+        print_run_group(&g[i], w);
+    return w;
 }
 
 static void print_runs_summary(const struct run_validation *v)
@@ -204,8 +211,7 @@ static void print_runs_summary(const struct run_validation *v)
     }
     print_run_groups("metric", v->by_metric, v->n_metric);
     print_run_groups("source", v->by_source, v->n_source);
-    print_run_groups("chip", v->by_chip, v->n_chip);
-    print_run_group(&v->overall);
+    print_run_group(&v->overall, print_run_groups("chip", v->by_chip, v->n_chip));
 }
 
 /* The reports asked for (md, csv, json): their count, each out[i] its text. */
