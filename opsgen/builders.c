@@ -364,6 +364,15 @@ struct shape shape_scattered(struct shape x, int dim, int64_t p)
     return x;
 }
 
+/* A ring collective's time over ax: its bytes at the axes' bandwidth (beta)
+ * and `steps` hops of alpha each, added (physical) or the larger (the
+ * reference's). */
+static int64_t coll_ns(bool *ovf, const struct coll_axes *ax, int64_t bytes, int64_t steps)
+{
+    int64_t x = bld_xfer_ns(ovf, bytes, axes_bw(ax)), a = bmul(ovf, ax->latency_ns, steps);
+    return ax->latency_adds ? badd(ovf, x, a) : max64(x, a);
+}
+
 struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, int dim, const struct coll_axes *ax)
 {
@@ -376,7 +385,7 @@ struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_out(op, o, BF16);
     int64_t bytes = bmul(ovf, staged_elems(ovf, bmul(ovf, shape_prod(ovf, x), p), ax), 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, axes_bw(ax)), bmul(ovf, ax->latency_ns, p - 1));
+    op->ici_ns = coll_ns(ovf, ax, bytes, p - 1);
     return op;
 }
 
@@ -394,7 +403,7 @@ struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t cou
     int64_t elems = staged_elems(ovf, cdiv64(shape_prod(ovf, x), p), ax);
     int64_t bytes = bmul(ovf, elems, 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, axes_bw(ax)), bmul(ovf, ax->latency_ns, p - 1));
+    op->ici_ns = coll_ns(ovf, ax, bytes, p - 1);
     op->flops = bmul(ovf, elems, p - 1);
     return op;
 }
@@ -410,7 +419,7 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_out(op, x, BF16);
     int64_t bytes = bmul(ovf, staged_elems(ovf, shape_prod(ovf, x), ax), 4);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, axes_bw(ax)), bmul(ovf, 2 * ax->latency_ns, p - 1));
+    op->ici_ns = coll_ns(ovf, ax, bytes, bmul(ovf, 2, p - 1));
     return op;
 }
 

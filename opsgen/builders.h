@@ -62,7 +62,9 @@ struct coll_axes {
     int n;
     int64_t deg[SHAPE_MAXD];
     double bw_GBps[SHAPE_MAXD];   /* one entry per axis; summed */
-    int64_t latency_ns;
+    int64_t latency_ns;           /* alpha: one step of the ring */
+    bool latency_adds;            /* time = alpha x steps + bytes / beta (physical); false: the
+                                   * larger of the two (the reference, collective_latency_overlaps) */
 };
 /* Staged per-chip element count RS(e, axes) (opsgen.md §3.10), checked. */
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax);

@@ -80,6 +80,7 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
         return -1;
     ax->n = n;
     ax->latency_ns = latency_ns;
+    ax->latency_adds = !prof->collective_latency_overlaps;
     for (int i = 0; i < n; i++) {
         ax->deg[i] = a[i];
         ax->bw_GBps[i] = bw_GBps;

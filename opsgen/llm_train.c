@@ -332,7 +332,8 @@ static int weight_update_zero(struct gen *g, int64_t fid, int64_t P)
     int64_t Pl = z >= 1 ? cdiv64(P, dp) : P;
     if (m->data_parallel_degree_dcn > 1) {
         struct coll_axes ax = { .n = 1, .deg = { m->data_parallel_degree_dcn },
-                                .bw_GBps = { g->r.l->dcn_bw_GBps }, .latency_ns = g->r.l->dcn_latency_ns };
+                                .bw_GBps = { g->r.l->dcn_bw_GBps }, .latency_ns = g->r.l->dcn_latency_ns,
+                                .latency_adds = !g->r.prof->collective_latency_overlaps };
         CHK(b_all_reduce(g->r.t, ovf, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
     }
     CHK(op = b_hbm_io(g->r.t, ovf, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",

@@ -48,6 +48,7 @@ const struct profile profile_neusim = {
     .split_axes_drops_missing = true,
     .zero_tp_axes_ignore_tp = true,
     .collectives_ignore_link_domain = true,
+    .collective_latency_overlaps = true,
     .mem_kv_sharing_compares_divided = true,
     .weight_update_always_adds_dcn = true,
     .ffn_bwd_two_all_reduces = true,

@@ -66,6 +66,9 @@ struct profile {
     bool kv_swap_bytes_doubled;            /* opsgen Q10: KV-swap bytes multiplied by 2 again */
     bool split_axes_drops_missing;         /* opsgen Q12: split_parallelism_degree returns fewer axes */
     bool zero_tp_axes_ignore_tp;           /* opsgen Q13: 0 TP axes silently disable TP in attn/FFN */
+    bool collective_latency_overlaps;      /* a collective takes the larger of its transfer and its
+                                            * steps' latency; cleared: their sum, alpha x steps +
+                                            * bytes / beta (a ring's steps wait on each other) */
     bool collectives_ignore_link_domain;   /* a collective group larger than the chip's link domain
                                             * (NVLink) still runs at ici_bw_GBps (the reference has
                                             * no domain); cleared: on the scale-out network */

@@ -99,6 +99,7 @@ static struct op *stream(struct trace *t, bool *ovf, const struct kind *k, int64
 
 /* The op of request r on t; a size past int64 sets *ovf (builders.h). */
 static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const struct op_request *r,
+                        const struct profile *prof,
                         const struct chip_config *chip)
 {
     const char *dt = precision_info((enum precision)r->prec)->token;
@@ -132,7 +133,8 @@ static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const 
          * carried as the bf16 elements of the same bytes. */
         int64_t chips = r->n ? r->n : 8;
         int64_t e16 = (m * precision_info((enum precision)r->prec)->bits + 15) / 16;
-        struct coll_axes ax = { 1, { chips }, { chip->ici_bw_GBps }, chip->ici_latency_ns };
+        struct coll_axes ax = { 1, { chips }, { chip->ici_bw_GBps }, chip->ici_latency_ns,
+                                !prof->collective_latency_overlaps };
         if (!strcmp(k->name, "all-reduce"))
             return b_all_reduce(t, ovf, 0, 1, k->name, "op", SHP(e16), &ax);
         if (!strcmp(k->name, "all-gather"))
@@ -172,7 +174,7 @@ int op_predict(const struct op_request *r, const struct chip_config *chip, const
     struct trace t;
     trace_init(&t);
     bool ovf = false;
-    struct op *op = build(&t, &ovf, k, r, chip);
+    struct op *op = build(&t, &ovf, k, r, prof, chip);
     int rc = -1;
     if (!op || ovf)
         npu_errf(e, "%s: the sizes overflow 64-bit counts", r->op);

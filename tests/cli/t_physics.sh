@@ -195,3 +195,13 @@ check "physical: GEMMs run in whole waves of SMs (4096^3: 1056/1024 of the time;
         'BEGIN { exit !(a > 0 && (b / a - 1.03125) ^ 2 < 1e-8 && (d / c - 2.0625) ^ 2 < 1e-5) }'
 check "physical: the neusim profile runs no waves" \
     test "$(gemm_us 1024 1024 4096 --profile neusim)" = "$(gemm_us 1024 1024 4096 --profile neusim $W)"
+# A ring collective's time is alpha x steps + bytes / beta (physical): an
+# all-reduce over 8 H100s takes 2 x 7 steps, so ici_latency_ns 3330 adds
+# 46.62 us to the transfer whatever its size (the reference took the larger
+# of the two: a 16M-element all-reduce's 149 us would hide it).
+ar_us() { $NPUSIM op all-reduce -m 16777216 -c h100 --configs "$CONFIGS" --json "$@" 2>/dev/null |
+    sed -n 's/.*"time_us": *\([0-9.e+-]*\).*/\1/p'; }
+check "physical: an all-reduce over 8 GPUs adds 14 steps of ici_latency_ns to its transfer (46.62 us at 3330 ns)" \
+    awk -v a="$(ar_us --set ici_latency_ns=0)" -v b="$(ar_us --set ici_latency_ns=3330)" \
+        -v n="$(ar_us --profile neusim --set ici_latency_ns=3330)" -v m="$(ar_us --profile neusim --set ici_latency_ns=0)" \
+        'BEGIN { exit !(a > 100 && (b - a - 46.62) ^ 2 < 1e-4 && n == m) }'
