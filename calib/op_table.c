@@ -1,16 +1,16 @@
 /* op_table.c — the reader of measurement files (op,dtype,m,n,k,batch,
  * time_us; see op_predict.h): strict, naming the file, line and column of
  * anything it cannot take. Main data structure: struct op_table. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calib/op_table.h"
 
+#include "calib/csv_reader_internal.h"
+
 #include <cjson/cJSON.h>
 
-#include "base/csv_lines.h"
 #include "base/lists.h"
 #include "base/json_strict.h"
 #include "traces/precision.h"
@@ -24,55 +24,15 @@ static const char *const col_name[C_KNOWN] = {
 #define MAX_COLS (C_KNOWN + OP_ROW_EXTRA_MAX)
 
 struct reader {
+    struct csv_reader b;          /* first: csv_feed_lines' data is the reader; b.line is, in the
+                                   * JSON twin, the record */
     struct op_table *t;
-    const char *name;
-    struct npu_err *e;
-    long line;                    /* or, in the JSON twin, the record */
-    const char *unit, *cell;      /* "line", "column" or, in the twin, "record", "key" */
-    int failed, have_header, ncols, col;
-    int role[MAX_COLS];           /* enum col, or C_KNOWN + extra index */
+    const char *cell;             /* "column" or, in the twin, "key" */
     struct op_row row;
 };
+_Static_assert(MAX_COLS <= CSV_READER_COLS_MAX, "a measurement file's columns fit the reader");
 
-static int rfail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int rfail(struct reader *r, const char *fmt, ...)
-{
-    if (!r->failed) {
-        char msg[768];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        npu_errf(r->e, "%s: %s %ld: %s", r->name, r->unit, r->line, msg);
-    }
-    r->failed = 1;
-    return -1;
-}
-
-static void header_field(struct reader *r, const char *s)
-{
-    if (r->ncols >= MAX_COLS) {
-        rfail(r, "expected at most %d columns", MAX_COLS);
-        return;
-    }
-    int role = -1;
-    for (int c = 0; c < C_KNOWN; c++)
-        if (!strcmp(s, col_name[c]))
-            role = c;
-    for (int i = 0; i < r->ncols; i++)
-        if (role >= 0 && r->role[i] == role)
-            rfail(r, "column \"%s\" given twice", s);
-    if (role < 0) {
-        if (r->t->n_extra >= OP_ROW_EXTRA_MAX) {
-            rfail(r, "column \"%s\": expected at most %d columns besides op,dtype,m,n,k,batch,heads,weight_dtype,time_us",
-                  s, OP_ROW_EXTRA_MAX);
-            return;
-        }
-        role = C_KNOWN + r->t->n_extra;
-        r->t->extra_name[r->t->n_extra++] = strdup(s);
-    }
-    r->role[r->ncols++] = role;
-}
+#define rfail(r, ...) csv_reader_fail(&(r)->b, __VA_ARGS__)
 
 static void size_cell(struct reader *r, const char *col, const char *s, int64_t *v)
 {
@@ -89,13 +49,9 @@ static void format_cell(struct reader *r, const char *col, const char *s, int *p
         rfail(r, "%s \"%s\": expected one of %s, got \"%s\"", r->cell, col, precision_names(), s);
 }
 
-static void row_field(struct reader *r, const char *s)
+static void known_cell(struct csv_reader *b, int role, const char *s)
 {
-    if (r->col >= r->ncols) {
-        r->col++;
-        return;
-    }
-    int role = r->role[r->col++];
+    struct reader *r = (struct reader *)b;
     struct op_request *q = &r->row.r;
     switch (role) {
     case C_OP:
@@ -124,57 +80,33 @@ static void row_field(struct reader *r, const char *s)
                    (q->measured_us > 0 && q->measured_us < 1e-6)))
             rfail(r, "%s \"time_us\": expected 0 or microseconds from 1e-6 to 1e12, got \"%s\"", r->cell, s);
         break;
-    default:
-        r->row.extra[role - C_KNOWN] = strdup(s);
+    default: break;
     }
-}
-
-static void on_field(void *s, size_t len, void *data)
-{
-    struct reader *r = data;
-    (void)len;
-    if (r->failed)
-        return;
-    if (memchr(s, '\0', len))
-        rfail(r, "expected text without NUL bytes");
-    else if (!r->have_header)
-        header_field(r, s);
-    else
-        row_field(r, s);
 }
 
 static void on_row(int c, void *data)
 {
     struct reader *r = data;
     (void)c;
-    if (r->failed)
-        return;
-    if (!r->have_header) {
-        r->have_header = 1;
+    enum csv_row kind = csv_reader_row_end(&r->b);
+    if (kind == CSV_ROW_HEADER) {
         int have_op = 0, have_dt = 0;
-        for (int i = 0; i < r->ncols; i++)
-            have_op |= r->role[i] == C_OP, have_dt |= r->role[i] == C_DTYPE;
+        for (int i = 0; i < r->b.ncols; i++)
+            have_op |= r->b.role[i] == C_OP, have_dt |= r->b.role[i] == C_DTYPE;
         if (!have_op || !have_dt)
             rfail(r, "expected a header naming at least op and dtype");
-    } else if (r->col != r->ncols) {
-        rfail(r, "expected %d cells as the header, got %d", r->ncols, r->col);
-    } else {
+    } else if (kind == CSV_ROW_DATA) {
         struct op_table *t = r->t;
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? 2 * t->cap : 64;
-            struct op_row *p = realloc(t->rows, cap * sizeof *p);
-            if (!p) {
-                rfail(r, "out of memory");
-                return;
-            }
-            t->rows = p, t->cap = cap;
-        }
-        r->row.line = (int)r->line;
+        struct op_row *rows = csv_reader_grow(&r->b, t->rows, &t->cap, t->n, sizeof *rows, 64);
+        if (!rows)
+            return;
+        t->rows = rows;
+        r->row.line = (int)r->b.line;
         t->rows[t->n++] = r->row;
         memset(r->row.extra, 0, sizeof r->row.extra);
     }
-    r->col = 0;
-    op_request_init(&r->row.r);
+    if (!r->b.failed)
+        op_request_init(&r->row.r);
 }
 
 static void free_extras(struct op_row *row, int n)
@@ -216,8 +148,8 @@ static const char *role_name(const struct reader *r, int role)
  * the union of their keys, in first-seen order, is the header. */
 static void json_header(struct reader *r, const cJSON *root)
 {
-    for (const cJSON *rec = root->child; rec && !r->failed; rec = rec->next) {
-        r->line++;
+    for (const cJSON *rec = root->child; rec && !r->b.failed; rec = rec->next) {
+        r->b.line++;
         if (!cJSON_IsObject(rec)) {
             rfail(r, "expected an object of op, dtype, m, n, k, batch, time_us, ...");
             break;
@@ -228,12 +160,12 @@ static void json_header(struct reader *r, const cJSON *root)
                 rfail(r, "key \"%s\": missing (expected %s)", col_name[c],
                       c == C_OP ? "the operator: gemm, attention, softmax, ..." : "a number format: bf16, fp16, fp8, ...");
         }
-        for (const cJSON *kv = rec->child; kv && !r->failed; kv = kv->next) {
+        for (const cJSON *kv = rec->child; kv && !r->b.failed; kv = kv->next) {
             bool seen = false;
-            for (int i = 0; i < r->ncols && !seen; i++)
-                seen = !strcmp(role_name(r, r->role[i]), kv->string);
+            for (int i = 0; i < r->b.ncols && !seen; i++)
+                seen = !strcmp(role_name(r, r->b.role[i]), kv->string);
             if (!seen)
-                header_field(r, kv->string);
+                csv_reader_header_field(&r->b, kv->string);
         }
     }
 }
@@ -243,31 +175,32 @@ static void json_header(struct reader *r, const cJSON *root)
  * (from 1) and the key. */
 static void read_json_records(struct reader *r, const cJSON *root)
 {
-    r->unit = "record", r->cell = "key", r->line = 0;
+    r->b.unit = "record", r->cell = "key", r->b.line = 0;
     if (!cJSON_IsArray(root)) {
         rfail(r, root ? "expected a list of records" : "not JSON");
         return;
     }
     json_header(r, root);
-    r->line = 0;
-    if (!r->failed && r->ncols)
+    r->b.line = 0;
+    if (!r->b.failed && r->b.ncols)
         on_row(0, r);   /* the header is complete */
-    for (const cJSON *rec = root->child; rec && !r->failed; rec = rec->next) {
-        r->line++;
-        for (int i = 0; i < r->ncols && !r->failed; i++) {
-            const char *name = role_name(r, r->role[i]);
+    for (const cJSON *rec = root->child; rec && !r->b.failed; rec = rec->next) {
+        r->b.line++;
+        for (int i = 0; i < r->b.ncols && !r->b.failed; i++) {
+            int role = r->b.role[i];
+            const char *name = role_name(r, role);
             char num[40];
             const char *cell;
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, name);
-            if (!json_cell(v, r->role[i], num, sizeof num, &cell))
+            if (!json_cell(v, role, num, sizeof num, &cell))
                 rfail(r, "key \"%s\": expected %s, got %s", name,
-                      json_text_only(r->role[i]) ? "text" : json_number_only(r->role[i]) ? "a number" : "a number, text or null",
+                      json_text_only(role) ? "text" : json_number_only(role) ? "a number" : "a number, text or null",
                       cJSON_IsString(v) ? "text" : cJSON_IsNumber(v) ? "a number" : cJSON_IsArray(v) ? "a list"
                       : cJSON_IsObject(v) ? "an object" : "true or false");
             else
-                row_field(r, cell);
+                csv_reader_cell(&r->b, cell);
         }
-        if (!r->failed)
+        if (!r->b.failed)
             on_row(0, r);
     }
 }
@@ -276,26 +209,31 @@ static void read_json_records(struct reader *r, const cJSON *root)
  * success the table says what its rows are called in messages. */
 static int reader_finish(struct reader *r)
 {
+    struct csv_reader *b = &r->b;
     free_extras(&r->row, OP_ROW_EXTRA_MAX);
-    bool twin = !strcmp(r->unit, "record");
-    if (!r->failed && !r->have_header)
-        r->failed = 1, npu_errf(r->e, twin ? "%s: no records (expected a list of objects with op, dtype, m, n, k, batch, "
+    bool twin = !strcmp(b->unit, "record");
+    if (!b->failed && !b->have_header)
+        b->failed = 1, npu_errf(b->e, twin ? "%s: no records (expected a list of objects with op, dtype, m, n, k, batch, "
                                              "time_us)" : "%s: empty input (expected a header: op,dtype,m,n,k,batch,time_us)",
-                                r->name);
-    if (!r->failed && r->t->n == 0)
-        r->failed = 1, npu_errf(r->e, "%s: no rows after the header", r->name);
-    if (r->failed) {
+                                b->name);
+    if (!b->failed && r->t->n == 0)
+        b->failed = 1, npu_errf(b->e, "%s: no rows after the header", b->name);
+    if (b->failed) {
         op_table_free(r->t);
         return -1;
     }
-    r->t->row_unit = r->unit, r->t->cell_unit = r->cell;
+    r->t->row_unit = b->unit, r->t->cell_unit = r->cell;
     return 0;
 }
 
 static void reader_init(struct reader *r, const char *name, struct op_table *t, struct npu_err *e)
 {
     memset(t, 0, sizeof *t);
-    *r = (struct reader){ .t = t, .name = name, .e = e, .line = 1, .unit = "line", .cell = "column" };
+    *r = (struct reader){ .b = { .name = name, .e = e, .line = 1, .unit = "line", .known = col_name, .n_known = C_KNOWN,
+                                 .extra_name = t->extra_name, .n_extra = &t->n_extra, .extra_max = OP_ROW_EXTRA_MAX,
+                                 .besides = "op,dtype,m,n,k,batch,heads,weight_dtype,time_us", .extra_twice_ok = true,
+                                 .known_cell = known_cell }, .t = t, .cell = "column" };
+    r->b.row_extra = r->row.extra;
     op_request_init(&r->row.r);
 }
 
@@ -308,13 +246,12 @@ int op_table_parse(const char *name, const char *buf, size_t len, struct op_tabl
     size_t first = skip;
     while (first < len && strchr(" \t\r\n", buf[first]))
         first++;
-    const char *why;
     if (first < len && buf[first] == '[') {
         cJSON *root = json_parse(buf + skip, len - skip, name, NULL);   /* NULL: "record 0: not JSON" */
         read_json_records(&r, root);
         cJSON_Delete(root);
-    } else if (csv_feed_lines(buf + skip, len - skip, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
-        rfail(&r, "malformed CSV (%s)", why);
+    } else
+        csv_reader_feed(&r.b, buf + skip, len - skip, on_row);
     return reader_finish(&r);
 }
 

@@ -2,14 +2,14 @@
  * (see runs.h; the format: docs/validation.md, "End-to-end runs"): strict,
  * naming the file, line and column of anything it cannot take. Main data
  * structure: struct run_table. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calib/runs.h"
 
-#include "base/csv_lines.h"
+#include "calib/csv_reader_internal.h"
+
 #include "base/lists.h"
 #include "base/textfile.h"
 
@@ -36,55 +36,13 @@ const char *run_metric_name(enum run_metric m) { return m >= 0 && m < RUN_METRIC
 const char *run_cell(const struct run_row *r, enum run_col c) { return r->cell[c] ? r->cell[c] : ""; }
 
 struct reader {
+    struct csv_reader b;          /* first: csv_feed_lines' data is the reader */
     struct run_table *t;
-    const char *name;
-    struct npu_err *e;
-    long line;
-    int failed, have_header, ncols, col;
-    int role[MAX_COLS];           /* enum run_col, or RUN_COLS + extra index */
     struct run_row row;
 };
+_Static_assert(MAX_COLS <= CSV_READER_COLS_MAX, "a runs file's columns fit the reader");
 
-static int rfail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int rfail(struct reader *r, const char *fmt, ...)
-{
-    if (!r->failed) {
-        char msg[768];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        npu_errf(r->e, "%s: line %ld: %s", r->name, r->line, msg);
-    }
-    r->failed = 1;
-    return -1;
-}
-
-static void header_field(struct reader *r, const char *s)
-{
-    if (r->ncols >= MAX_COLS) {
-        rfail(r, "expected at most %d columns", MAX_COLS);
-        return;
-    }
-    int role = -1;
-    for (int c = 0; c < RUN_COLS; c++)
-        if (!strcmp(s, run_col_name[c]))
-            role = c;
-    for (int i = 0; i < r->ncols; i++)
-        if (r->role[i] == role || (role < 0 && r->role[i] >= RUN_COLS && !strcmp(r->t->extra_name[r->role[i] - RUN_COLS], s))) {
-            rfail(r, "column \"%s\" given twice", s);
-            return;
-        }
-    if (role < 0) {
-        if (r->t->n_extra >= RUN_ROW_EXTRA_MAX) {
-            rfail(r, "column \"%s\": expected at most %d columns besides the runs file's own", s, RUN_ROW_EXTRA_MAX);
-            return;
-        }
-        role = RUN_COLS + r->t->n_extra;
-        r->t->extra_name[r->t->n_extra++] = strdup(s);
-    }
-    r->role[r->ncols++] = role;
-}
+#define rfail(r, ...) csv_reader_fail(&(r)->b, __VA_ARGS__)
 
 /* A positive integer of at most 2^24; empty: the default (0 when required). */
 static void int_cell(struct reader *r, enum run_col c, const char *s, int64_t *v)
@@ -111,8 +69,10 @@ static void sets_cell(struct reader *r, const char *s)
     }
 }
 
-static void known_cell(struct reader *r, enum run_col c, const char *s)
+static void known_cell(struct csv_reader *b, int col, const char *s)
 {
+    struct reader *r = (struct reader *)b;
+    enum run_col c = (enum run_col)col;
     struct run_row *w = &r->row;
     if (col_required[c] && !*s && c != RC_BATCH && c != RC_INPUT_LEN && c != RC_OUTPUT_LEN) {
         rfail(r, "column \"%s\": expected a value, got an empty cell", run_col_name[c]);
@@ -143,34 +103,8 @@ static void known_cell(struct reader *r, enum run_col c, const char *s)
     case RC_SETS: sets_cell(r, s); break;
     default: break;
     }
-    if (!r->failed && !(w->cell[c] = strdup(s)))
+    if (!r->b.failed && !(w->cell[c] = strdup(s)))
         rfail(r, "out of memory");
-}
-
-static void row_field(struct reader *r, const char *s)
-{
-    if (r->col >= r->ncols) {
-        r->col++;
-        return;
-    }
-    int role = r->role[r->col++];
-    if (role < RUN_COLS)
-        known_cell(r, (enum run_col)role, s);
-    else if (!(r->row.extra[role - RUN_COLS] = strdup(s)))
-        rfail(r, "out of memory");
-}
-
-static void on_field(void *s, size_t len, void *data)
-{
-    struct reader *r = data;
-    if (r->failed)
-        return;
-    if (memchr(s, '\0', len))
-        rfail(r, "expected text without NUL bytes");
-    else if (!r->have_header)
-        header_field(r, s);
-    else
-        row_field(r, s);
 }
 
 static void free_row(struct run_row *w, int n_extra)
@@ -190,11 +124,10 @@ static void row_reset(struct run_row *w)
 
 static void header_done(struct reader *r)
 {
-    r->have_header = 1;
     for (int c = 0; c < RUN_COLS; c++) {
         bool have = false;
-        for (int i = 0; i < r->ncols; i++)
-            have |= r->role[i] == c;
+        for (int i = 0; i < r->b.ncols; i++)
+            have |= r->b.role[i] == c;
         if (col_required[c] && !have) {
             rfail(r, "column \"%s\": missing (the header must name " REQUIRED_LIST ")", run_col_name[c]);
             return;
@@ -218,16 +151,11 @@ static void row_done(struct reader *r)
                   t->rows[i].line);
             return;
         }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        struct run_row *p = realloc(t->rows, cap * sizeof *p);
-        if (!p) {
-            rfail(r, "out of memory");
-            return;
-        }
-        t->rows = p, t->cap = cap;
-    }
-    w->line = (int)r->line;
+    struct run_row *rows = csv_reader_grow(&r->b, t->rows, &t->cap, t->n, sizeof *rows, 16);
+    if (!rows)
+        return;
+    t->rows = rows;
+    w->line = (int)r->b.line;
     t->rows[t->n++] = *w;
     row_reset(w);
 }
@@ -236,17 +164,13 @@ static void on_row(int c, void *data)
 {
     struct reader *r = data;
     (void)c;
-    if (r->failed)
-        return;
-    if (!r->have_header)
+    enum csv_row kind = csv_reader_row_end(&r->b);
+    if (kind == CSV_ROW_HEADER)
         header_done(r);
-    else if (r->col != r->ncols)
-        rfail(r, "expected %d cells as the header, got %d", r->ncols, r->col);
-    else
+    else if (kind == CSV_ROW_DATA)
         row_done(r);
-    if (!r->failed)
+    if (!r->b.failed)
         row_reset(&r->row);
-    r->col = 0;
 }
 
 /* The text without its comment lines: a line starting with '#' outside a
@@ -278,23 +202,25 @@ static char *strip_comments(const char *buf, size_t len, size_t *out_len)
 int run_table_parse(const char *name, const char *buf, size_t len, struct run_table *t, struct npu_err *e)
 {
     memset(t, 0, sizeof *t);
-    struct reader r = { .t = t, .name = name, .e = e, .line = 1 };
+    struct reader r = { .b = { .name = name, .e = e, .line = 1, .unit = "line", .known = run_col_name,
+                               .n_known = RUN_COLS, .extra_name = t->extra_name, .n_extra = &t->n_extra, .extra_max = RUN_ROW_EXTRA_MAX,
+                               .besides = "the runs file's own", .known_cell = known_cell }, .t = t };
+    r.b.row_extra = r.row.extra;
     row_reset(&r.row);
     size_t n;
     char *text = strip_comments(buf, len, &n);
-    const char *why;
     if (!text || !(t->name = strdup(name)))
         rfail(&r, "out of memory");
-    else if (csv_feed_lines(text, n, on_field, on_row, &r, &r.line, &r.failed, &why) && !r.failed)
-        rfail(&r, "malformed CSV (%s)", why);
+    else
+        csv_reader_feed(&r.b, text, n, on_row);
     free(text);
     free_row(&r.row, t->n_extra);
-    if (!r.failed && !r.have_header)
-        r.failed = 1, npu_errf(e, "%s: line 1: empty input (expected a header naming " REQUIRED_LIST ")", name);
-    if (!r.failed && t->n == 0)
-        r.failed = 1, npu_errf(e, "%s: line %ld: no rows after the header (expected a measured run per row)", name,
-                               r.line);
-    if (r.failed) {
+    if (!r.b.failed && !r.b.have_header)
+        r.b.failed = 1, npu_errf(e, "%s: line 1: empty input (expected a header naming " REQUIRED_LIST ")", name);
+    if (!r.b.failed && t->n == 0)
+        r.b.failed = 1, npu_errf(e, "%s: line %ld: no rows after the header (expected a measured run per row)", name,
+                                 r.b.line);
+    if (r.b.failed) {
         run_table_free(t);
         return -1;
     }

@@ -3,12 +3,14 @@
  * --batch does, the pipeline without its energy pass, the LLM statistics),
  * and the error statistics of `npusim validate --runs` per metric, source
  * and chip (see runs.h). Main data structure: struct run_validation. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calib/runs.h"
+#include "calib/validate_internal.h"
 
 #define SETS_MAX 64          /* the row's derived overrides, its own and the caller's */
 #define SET_LEN 1024
@@ -267,19 +269,19 @@ static void group_stats(const struct run_validation *v, group_key key, struct ru
 static int group_by(const struct run_validation *v, group_key key, struct run_group **out, double *pm, size_t *idx)
 {
     struct run_group *g = calloc(v->n ? v->n : 1, sizeof *g);
-    if (!(*out = g))
+    const char **names = malloc((v->n ? v->n : 1) * sizeof *names);
+    if (!(*out = g) || !names) {
+        free(names);
         return -1;
-    int n = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const char *k = key(&v->rows[i]);
-        int j = 0;
-        while (j < n && strcmp(g[j].name, k))
-            j++;
-        if (j == n)
-            g[n++].name = k;
     }
-    for (int j = 0; j < n; j++)
+    int n = 0;
+    for (size_t i = 0; i < v->n; i++)
+        n = validate_name_add(names, n, INT_MAX, key(&v->rows[i]));
+    for (int j = 0; j < n; j++) {
+        g[j].name = names[j];
         group_stats(v, key, &g[j], pm, idx);
+    }
+    free(names);
     return n;
 }
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "calib/runs.h"
+#include "calib/validate_internal.h"
 
-#include "base/pyfmt.h"
 #include "base/strbuf.h"
 
 /* A markdown table cell: '|' escaped, newlines as spaces. */
@@ -81,70 +81,36 @@ char *run_validation_markdown(const struct run_validation *v)
     return b.s;
 }
 
-static void csv_cell(struct strbuf *b, const char *s, bool first)
-{
-    if (!first)
-        strbuf_putc(b, ',');
-    strbuf_csv_cell(b, s);
-}
-
-/* A number as Python's repr prints it (the shortest text that reads back). */
-static void put_num(struct strbuf *b, double x)
-{
-    char buf[40];
-    strbuf_putc(b, ',');
-    strbuf_puts(b, py_repr_double(x, buf, sizeof buf));
-}
-
-/* The extra columns of every table, in first-seen order. */
-static int extra_names(const struct run_table *tables, int n, const char **names, int max)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        for (int x = 0; x < tables[i].n_extra; x++) {
-            int j = 0;
-            while (j < k && strcmp(names[j], tables[i].extra_name[x]))
-                j++;
-            if (j == k && k < max)
-                names[k++] = tables[i].extra_name[x];
-        }
-    return k;
-}
-
-static const char *extra_of(const struct run_result *r, const char *name)
-{
-    for (int x = 0; x < r->t->n_extra; x++)
-        if (!strcmp(r->t->extra_name[x], name))
-            return r->in->extra[x] ? r->in->extra[x] : "";
-    return "";
-}
-
 char *run_validation_csv(const struct run_validation *v, const struct run_table *tables, int n)
 {
     const char *extra[RUN_ROW_EXTRA_MAX * 4];
-    int ne = extra_names(tables, n, extra, RUN_ROW_EXTRA_MAX * 4);
+    int ne = 0;
+    for (int i = 0; i < n; i++)   /* the extra columns of every table, in first-seen order */
+        ne = validate_names_add(extra, ne, RUN_ROW_EXTRA_MAX * 4, tables[i].extra_name, tables[i].n_extra);
     struct strbuf b = STRBUF_GROWING;
     strbuf_puts(&b, "file,line");
-    for (int c = 0; c < RUN_COLS; c++)
-        csv_cell(&b, run_col_name[c], false);
-    for (int i = 0; i < ne; i++)
-        csv_cell(&b, extra[i], false);
+    validate_csv_cells(&b, run_col_name, RUN_COLS);
+    validate_csv_cells(&b, extra, ne);
     strbuf_puts(&b, ",predicted,error_pct,error\n");
     for (size_t i = 0; i < v->n; i++) {
         const struct run_result *r = &v->rows[i];
-        csv_cell(&b, r->t->name, true);
+        validate_csv_cell(&b, r->t->name, true);
         strbuf_printf(&b, ",%d", r->in->line);
         for (int c = 0; c < RUN_COLS; c++)
-            csv_cell(&b, run_cell(r->in, (enum run_col)c), false);
-        for (int x = 0; x < ne; x++)
-            csv_cell(&b, extra_of(r, extra[x]), false);
+            validate_csv_cell(&b, run_cell(r->in, (enum run_col)c), false);
+        for (int x = 0; x < ne; x++) {
+            const char *cell = validate_extra_cell(r->t->extra_name, r->in->extra, r->t->n_extra, extra[x]);
+            validate_csv_cell(&b, cell, false);
+        }
         if (r->ok) {
-            put_num(&b, r->predicted);
-            put_num(&b, r->error_pct);
+            strbuf_putc(&b, ',');
+            validate_put_num(&b, r->predicted);
+            strbuf_putc(&b, ',');
+            validate_put_num(&b, r->error_pct);
             strbuf_puts(&b, ",\n");
         } else {
             strbuf_puts(&b, ",,");
-            csv_cell(&b, r->why, false);
+            validate_csv_cell(&b, r->why, false);
             strbuf_putc(&b, '\n');
         }
     }

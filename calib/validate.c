@@ -2,6 +2,7 @@
  * The statistics are GSL's (gsl_stats_*, gsl_sort); the reports are text
  * built in a growing buffer and a cJSON tree. */
 #include "calib/validate.h"
+#include "calib/validate_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -77,16 +78,12 @@ static const char *bound_key(const struct validation_row *r) { return r->p.bound
 
 static int group_by(const struct validation *v, key_fn key, struct error_group *g, int max, size_t *idx)
 {
+    const char *names[VALIDATE_GROUPS_MAX];
     int n = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const char *k = key(&v->rows[i]);
-        int j = 0;
-        while (j < n && strcmp(g[j].name, k))
-            j++;
-        if (j == n && n < max)
-            snprintf(g[n++].name, sizeof g[0].name, "%s", k);
-    }
+    for (size_t i = 0; i < v->n; i++)
+        n = validate_name_add(names, n, max, key(&v->rows[i]));
     for (int j = 0; j < n; j++) {
+        snprintf(g[j].name, sizeof g[0].name, "%s", names[j]);
         size_t k = 0;
         for (size_t i = 0; i < v->n; i++)
             if (!strcmp(key(&v->rows[i]), g[j].name))
@@ -210,46 +207,56 @@ char *validation_markdown(const struct validation *v, const struct op_table *tab
     return b.s;
 }
 
-/* A CSV cell after a comma (none before the first). */
-static void csv_cell(struct strbuf *b, const char *s, bool first)
+void validate_csv_cell(struct strbuf *b, const char *s, bool first)
 {
     if (!first)
         strbuf_putc(b, ',');
     strbuf_csv_cell(b, s);
 }
 
-/* A number as Python's repr prints it: the shortest text that reads back
- * to the same double (277.826, not 277.82600000000002). */
-static void put_num(struct strbuf *b, double x)
+void validate_csv_cells(struct strbuf *b, const char *const *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        validate_csv_cell(b, s[i], false);
+}
+
+void validate_put_num(struct strbuf *b, double x)
 {
     char buf[40];
     strbuf_puts(b, py_repr_double(x, buf, sizeof buf));
 }
 
-/* The extra columns of every table, in first-seen order. */
-static int extra_names(const struct op_table *tables, int n, const char **names, int max)
+int validate_name_add(const char **names, int n, int max, const char *name)
 {
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        for (int x = 0; x < tables[i].n_extra; x++) {
-            int j = 0;
-            while (j < k && strcmp(names[j], tables[i].extra_name[x]))
-                j++;
-            if (j == k && k < max)
-                names[k++] = tables[i].extra_name[x];
-        }
-    return k;
+    int j = 0;
+    while (j < n && strcmp(names[j], name))
+        j++;
+    if (j == n && n < max)
+        names[n++] = name;
+    return n;
+}
+
+int validate_names_add(const char **names, int n, int max, char *const *add, int n_add)
+{
+    for (int i = 0; i < n_add; i++)
+        n = validate_name_add(names, n, max, add[i]);
+    return n;
+}
+
+const char *validate_extra_cell(char *const *names, char *const *cells, int n, const char *name)
+{
+    for (int x = 0; x < n; x++)
+        if (!strcmp(names[x], name))
+            return cells[x] ? cells[x] : "";
+    return "";
 }
 
 static const char *extra_of(const struct op_table *tables, int n, const struct validation_row *r, const char *name)
 {
     for (int i = 0; i < n; i++) {
         const struct op_table *t = &tables[i];
-        if (r->in < t->rows || r->in >= t->rows + t->n)
-            continue;
-        for (int x = 0; x < t->n_extra; x++)
-            if (!strcmp(t->extra_name[x], name))
-                return r->in->extra[x] ? r->in->extra[x] : "";
+        if (r->in >= t->rows && r->in < t->rows + t->n)
+            return validate_extra_cell(t->extra_name, r->in->extra, t->n_extra, name);
     }
     return "";
 }
@@ -257,16 +264,17 @@ static const char *extra_of(const struct op_table *tables, int n, const struct v
 char *validation_csv(const struct validation *v, const struct op_table *tables, int n)
 {
     const char *extra[OP_ROW_EXTRA_MAX * 4];
-    int ne = extra_names(tables, n, extra, OP_ROW_EXTRA_MAX * 4);
+    int ne = 0;
+    for (int i = 0; i < n; i++)   /* the extra columns of every table, in first-seen order */
+        ne = validate_names_add(extra, ne, OP_ROW_EXTRA_MAX * 4, tables[i].extra_name, tables[i].n_extra);
     struct strbuf b = STRBUF_GROWING;
     strbuf_puts(&b, "file,line,op,dtype,m,n,k,batch,heads,weight_dtype,time_us");
-    for (int i = 0; i < ne; i++)
-        csv_cell(&b, extra[i], false);
+    validate_csv_cells(&b, extra, ne);
     strbuf_puts(&b, ",predicted_us,error_pct,bound,ran_as,kernel_class,efficiency\n");
     for (size_t i = 0; i < v->n; i++) {
         const struct validation_row *r = &v->rows[i];
         const struct op_request *q = &r->in->r;
-        csv_cell(&b, r->file, true);
+        validate_csv_cell(&b, r->file, true);
         strbuf_printf(&b, ",%d,%s,%s", r->in->line, q->op, precision_info((enum precision)q->prec)->name);
         const int64_t d[5] = { q->m, q->n, q->k, q->batch, q->heads };
         for (int j = 0; j < 5; j++) {
@@ -275,16 +283,16 @@ char *validation_csv(const struct validation *v, const struct op_table *tables, 
                 strbuf_printf(&b, "%lld", (long long)d[j]);
         }
         strbuf_printf(&b, ",%s,", q->weight_prec >= 0 ? precision_info((enum precision)q->weight_prec)->name : "");
-        put_num(&b, q->measured_us);
+        validate_put_num(&b, q->measured_us);
         for (int x = 0; x < ne; x++)
-            csv_cell(&b, extra_of(tables, n, r, extra[x]), false);
+            validate_csv_cell(&b, extra_of(tables, n, r, extra[x]), false);
         strbuf_putc(&b, ',');
-        put_num(&b, r->p.time_us);
+        validate_put_num(&b, r->p.time_us);
         strbuf_putc(&b, ',');
-        put_num(&b, r->error_pct);
+        validate_put_num(&b, r->error_pct);
         strbuf_printf(&b, ",%s,%s,%s,", r->p.bound,
                       r->p.prec_ran >= 0 ? precision_info((enum precision)r->p.prec_ran)->name : "", r->p.kernel_class);
-        put_num(&b, r->p.efficiency);
+        validate_put_num(&b, r->p.efficiency);
         strbuf_putc(&b, '\n');
     }
     return b.s;

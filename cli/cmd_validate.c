@@ -246,6 +246,29 @@ static int runs_outputs(const struct run_validation *v, const struct run_table *
     return n;
 }
 
+/* After the summary on stdout: the reports written (or freed when stdout
+ * failed) and named; the exit status. */
+static int write_reports(struct output *out, int n)
+{
+    struct npu_err e;
+    int rc = stdout_flushed("validate");
+    if (!rc && n && write_outputs(out, n, &e))
+        rc = report_error("validate", &e);
+    else if (!rc && n)
+        cli_print_wrote("validate", out, n);
+    else if (rc)
+        for (int i = 0; i < n; i++)
+            free(out[i].text);
+    return rc;
+}
+
+/* --max-mape exceeded: says so; the exit status 1. */
+static int mape_above(double mape_pct, double max_mape)
+{
+    fprintf(stderr, "npusim validate: MAPE %.2f%% is above --max-mape %g%%\n", mape_pct, max_mape);
+    return 1;
+}
+
 /* Reads every runs file (nothing predicted when one is bad), predicts,
  * prints, then writes the reports all together. */
 static int validate_runs(const struct common_opts *o, const char *const *files, int nfiles, const char *const *paths,
@@ -267,17 +290,10 @@ static int validate_runs(const struct common_opts *o, const char *const *files, 
         struct output out[3];
         int n = runs_outputs(&v, tables, files, nfiles, o->sh.prof, paths, out);
         print_runs_summary(&v);
-        rc = stdout_flushed("validate");
-        if (!rc && n && write_outputs(out, n, &e))
-            rc = report_error("validate", &e);
-        else if (!rc && n)
-            cli_print_wrote("validate", out, n);
-        else if (rc)
-            for (int i = 0; i < n; i++)
-                free(out[i].text);
+        rc = write_reports(out, n);
         if (!rc && max_mape >= 0 && (!v.overall.s.count || v.overall.s.mape_pct > max_mape)) {
             if (v.overall.s.count)
-                fprintf(stderr, "npusim validate: MAPE %.2f%% is above --max-mape %g%%\n", v.overall.s.mape_pct, max_mape);
+                mape_above(v.overall.s.mape_pct, max_mape);
             else
                 fprintf(stderr, "npusim validate: no row could be predicted (--max-mape %g%%)\n", max_mape);
             rc = 1;
@@ -375,18 +391,9 @@ int cmd_validate(int argc, char **argv)
         struct output out[5];
         int n = report_outputs(&v, tables, files, nfiles, &cfg, o.sh.prof, paths, out);
         print_summary(&v);
-        rc = stdout_flushed("validate");
-        if (!rc && n && write_outputs(out, n, &e))
-            rc = report_error("validate", &e);
-        else if (!rc && n)
-            cli_print_wrote("validate", out, n);
-        else if (rc)
-            for (int i = 0; i < n; i++)
-                free(out[i].text);
-        if (!rc && max_mape >= 0 && v.overall.mape_pct > max_mape) {
-            fprintf(stderr, "npusim validate: MAPE %.2f%% is above --max-mape %g%%\n", v.overall.mape_pct, max_mape);
-            rc = 1;
-        }
+        rc = write_reports(out, n);
+        if (!rc && max_mape >= 0 && v.overall.mape_pct > max_mape)
+            rc = mape_above(v.overall.mape_pct, max_mape);
     }
     validation_free(&v);
     op_tables_free(tables, nfiles);
