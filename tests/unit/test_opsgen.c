@@ -122,7 +122,7 @@ static void test_bisection(void **s)
 
 static struct coll_axes axes2(int64_t a, int64_t b, double bw)
 {
-    return (struct coll_axes){ 2, { a, b }, { bw, bw }, 3330 };
+    return (struct coll_axes){ 2, { a, b }, { bw, bw }, 3330, false };
 }
 
 static void test_collectives(void **s)
@@ -171,14 +171,19 @@ static void test_collectives(void **s)
     assert_i64(o->ici_ns, 83887);
     assert_i64(o->ici_out_bytes, 16777216);
     /* decode-size collectives hit the latency floor 3330*3 */
-    struct coll_axes four = { 1, { 4 }, { 200 }, 3330 };
+    struct coll_axes four = { 1, { 4 }, { 200 }, 3330, false };
     o = b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &four);
     assert_i64(o->ici_ns, 9990);
+    /* physical: the 3 steps' latency adds to the transfer (alpha x steps + bytes / beta) */
+    struct coll_axes sum0 = { 1, { 4 }, { 200 }, 0, true }, sum = { 1, { 4 }, { 200 }, 3330, true };
+    int64_t xfer = b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &sum0)->ici_ns;
+    assert_true(xfer > 0 && xfer < 9990);
+    assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &sum)->ici_ns, xfer + 9990);
     /* all-reduce and all-to-all (§15 DeepSeek: 61,440 B / 100 GB/s floored to 9,990) */
     o = b_all_to_all(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, 4, 3330);
     assert_i64(o->ici_out_bytes, 61440);
     assert_i64(o->ici_ns, 9990);
-    struct coll_axes one = { 1, { 2 }, { 200 }, 3330 };
+    struct coll_axes one = { 1, { 2 }, { 200 }, 3330, false };
     o = b_all_reduce(&t, &ovf, 1, 1, "d", "AR", SHP(1, 1000, 1), &one);
     assert_i64(o->ici_out_bytes, 4000);
     assert_i64(o->ici_ns, 6660);
