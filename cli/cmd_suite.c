@@ -26,6 +26,7 @@
 
 #include "base/lists.h"
 #include "cli/cli.h"
+#include "cli/interrupt.h"
 #include "study/run/run.h"
 #include "study/stages/stages.h"
 #include "study/sweep/sweep.h"
@@ -224,6 +225,7 @@ static int sweep_line(const struct suite_line *l, const struct call *c, const st
     r.out = c->path[0];
     r.configs = o->sh.configs, r.prof = o->sh.prof, r.jobs = o->sh.jobs_given ? o->sh.jobs : 0;
     struct stage_io io = stage_io_none();
+    io.stop = (volatile sig_atomic_t *)interrupt_flag();   /* the suite's handler (cmd_suite) */
     io.out = &h->raw;
     if (!rc)
         rc = sweep_command_run(&r, &io);
@@ -241,6 +243,7 @@ static int later_line(const struct suite_line *l, const struct seen *sw, const c
 {
     char *const *f = l->f;
     struct stage_io io = stage_io_none();
+    io.stop = (volatile sig_atomic_t *)interrupt_flag();   /* the suite's handler (cmd_suite) */
     io.suite = 1;
     long jobs = o->sh.jobs_given ? o->sh.jobs : 0;
     const char *const *models = (const char *const *)sw->models, *const *versions = (const char *const *)sw->versions;
@@ -641,6 +644,10 @@ int cmd_suite(int argc, char **argv)
     for (int d = 0; d < NDVFS; d++)
         results_init(&h.energy[d], (size_t)o.hold_MB << 20);
     int first = 0;
+    /* SIGINT, SIGTERM: deferred for the whole suite, so one between two
+     * lines stops it as one inside a line does (each line's stage polls
+     * the flag through its io->stop); the suite then undoes OUT. */
+    interrupt_catch("suite", false);
     for (int i = 0; !rc && i < s.n; i++) {
         /* Every energy line from here on takes the sweeps' results: all
          * but the last get copies. */
@@ -648,7 +655,10 @@ int cmd_suite(int argc, char **argv)
         for (int k = i; k < s.n; k++)
             h.raw.takers += s.line[k].kind == SUITE_ENERGY && o.stage[SUITE_ENERGY];
         int r = run_line(&s.line[i], seen, &o, c, &h, &e);
-        bool interrupted = r == 128 + SIGINT || r == 128 + SIGTERM;   /* a sweep stopped by a signal */
+        int sig = *interrupt_flag();   /* during the line or between two: the suite stops here */
+        if (sig && r >= 0)
+            r = interrupt_status(sig);
+        bool interrupted = r == 128 + SIGINT || r == 128 + SIGTERM;   /* a line stopped by a signal */
         if (r < 0)
             rc = -1;
         else if (r && (!first || interrupted))
@@ -669,6 +679,7 @@ int cmd_suite(int argc, char **argv)
                         "%zu energy results by the carbon lines\n", h.raw.found, h.raw.found + h.raw.missed, found,
                 asked);
     results_free(&h.raw);
+    interrupt_restore();
     bool undo = fresh && (rc || (first && !o.keep_going));
     if (undo)
         staging_remove(o.out);
