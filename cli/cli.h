@@ -112,9 +112,6 @@ int bad_option(const char *cmd, const char *arg, const struct option *longopts);
  * (run, opsgen, chipsim, power); NULL: the rule above alone. command_opt
  * sets it. */
 void cli_short_options(const char *shortopts);
-/* -j N: a thread count from 1 to 4096 into *jobs; otherwise the usage error
- * is printed and EXIT_USAGE returned. */
-int parse_jobs(const char *cmd, const char *arg, long *jobs);
 /* Prints an error value; returns EXIT_USAGE. */
 int report_error(const char *cmd, const struct npu_err *e);
 /* Flushes what the command printed to standard output; on a write error

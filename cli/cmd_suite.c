@@ -438,26 +438,30 @@ static bool is_count(const char *s, const struct suite_opts *o)
     return parse_i64_strict(s, &v) == 0 && v >= 1 && v <= (int64_t)FIELD_INT_MAX;
 }
 
+/* The carbon stage's own range checks (study/stages/carbon_stage.h): a
+ * line holds what the stage would take. */
 static bool is_intensity(const char *s, const struct suite_opts *o)
 {
     (void)o;
     double v;
-    return parse_f64_strict(s, &v) == 0 && v >= 0 && v <= system_field_max("carbon_intensity_kgCO2_per_kWh");
+    struct npu_err ignored;
+    return parse_f64_strict(s, &v) == 0 && carbon_ci_check(v, s, &ignored) == 0;
 }
 
-/* Each of a comma list of whole years, at most the system config's lifetime bound. */
 static bool is_lifetime(const char *s, const struct suite_opts *o)
 {
     (void)o;
     int64_t v;
-    return parse_i64_strict(s, &v) == 0 && v >= 1 && (double)v <= system_field_max("lifetime_years");
+    struct npu_err ignored;
+    return parse_i64_strict(s, &v) == 0 && carbon_lifetime_check(v, s, &ignored) == 0;
 }
 
 static bool is_util(const char *s, const struct suite_opts *o)
 {
     (void)o;
     double v;
-    return parse_f64_strict(s, &v) == 0 && v > 0 && v <= 1;
+    struct npu_err ignored;
+    return parse_f64_strict(s, &v) == 0 && carbon_duty_cycle_check(v, s, &ignored) == 0;
 }
 
 static bool is_seqlen(const char *s, const struct suite_opts *o)

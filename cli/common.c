@@ -141,16 +141,6 @@ int common_opt(struct common_opts *o, int c, const char *arg, struct npu_err *e)
     return 0;
 }
 
-int parse_jobs(const char *cmd, const char *arg, long *jobs)
-{
-    struct shared_opts s;
-    shared_opts_init(&s);
-    if (shared_opt(cmd, SHARED_JOBS, &s, SHARED_CODE_JOBS, arg) < 0)
-        return EXIT_USAGE;
-    *jobs = s.jobs;
-    return 0;
-}
-
 int usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
