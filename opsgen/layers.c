@@ -20,7 +20,10 @@
 static struct op *last(const struct layer_ctx *c) { return &c->t->ops[c->t->n - 1]; }
 
 /* Local query heads, local K/V heads and the group size Hl / KVl. */
-struct heads { int64_t Hl, KVl, R; };
+/* Local query heads, K/V heads, query heads per K/V head; and the K/V heads and
+ * group the decode attention reads the cache over (KVl and R; Hl and 1 when the
+ * kernel reads K/V once per query head: attn_args.decode_kv_per_head). */
+struct heads { int64_t Hl, KVl, R, KVr, Rr; };
 
 /* Descriptions and names: d = a b c, then the decimal id unless NO_ID
  * (cut to the buffer like snprintf; printf was a tenth of opsgen's time). */
@@ -95,24 +98,25 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
 
     if (c->decode) {
         struct kv_groups g = decode_suffix_groups(c->prof, c->count, so);
+        int64_t KVr = hd->KVr, qr = seq * hd->Rr;   /* the heads the cache is read over */
         CAT(d, pre, "Softmax(Q*K)*V", "", NO_ID);
         CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, n, d, "MatMul: QK_prefix (2) = Q (2) * Kcache (2)",
-                         SHP(B, qs, KVl, dh), SHP(B, si, KVl, dh), "BLND;BSND->BLSN", "0_0_0", ACT)));
+                         SHP(B, qr, KVr, dh), SHP(B, si, KVr, dh), "BLND;BSND->BLSN", "0_0_0", ACT)));
         o->weight_bytes = 0;
         for (int k = 0; k < g.ng; k++) {
             CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, g.cnt[k], d, "MatMul: QK_suffix (2) = Q (2) * Ksuffix (2)",
-                             SHP(B, qs, KVl, dh), SHP(B, g.len[k], KVl, dh), "BLND;BSND->BLSN", "0_0_0", ACT)));
+                             SHP(B, qr, KVr, dh), SHP(B, g.len[k], KVr, dh), "BLND;BSND->BLSN", "0_0_0", ACT)));
             o->weight_bytes = 0;
         }
         for (int k = 0; k < g.ng; k++)
             CHK(b_unary(tr, c->ovf, f, g.cnt[k], d, "attnWeights = Softmax(attnWeights)", "Softmax",
                         SHP(B, seq, si + g.len[k], Hl), "0_0", ACT));
         CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
-                         SHP(B, qs, si, KVl), SHP(B, si, KVl, dh), "BLSN;BSND->BLND", "0_0_0", ACT)));
+                         SHP(B, qr, si, KVr), SHP(B, si, KVr, dh), "BLSN;BSND->BLND", "0_0_0", ACT)));
         o->weight_bytes = 0;
         for (int k = 0; k < g.ng; k++) {
             CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, g.cnt[k], d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
-                             SHP(B, qs, g.len[k], KVl), SHP(B, g.len[k], KVl, dh), "BLSN;BSND->BLND", "0_0_0",
+                             SHP(B, qr, g.len[k], KVr), SHP(B, g.len[k], KVr, dh), "BLSN;BSND->BLND", "0_0_0",
                              ACT)));
             o->weight_bytes = 0;
         }
@@ -250,7 +254,9 @@ static struct heads heads_of(const struct layer_ctx *c, const struct attn_args *
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
     if (KVl > Hl)
         KVl = Hl;
-    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl) };
+    if (c->decode && a->decode_kv_per_head)
+        return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), Hl, 1 };
+    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), KVl, cdiv64(Hl, KVl) };
 }
 
 int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid)

@@ -50,6 +50,8 @@ struct attn_args {
     int64_t d_key, d_value;      /* 0: D */
     bool causal;                 /* a causal (decoder) mask: prefill attends to (kv + 1) / 2
                                   * keys on average (quirk prefill_attention_unmasked) */
+    bool decode_kv_per_head;     /* decode reads the K/V cache once per query head, not once
+                                  * per group (model field decode_kv_shared false) */
     bool parallel_ffn;           /* a parallel attention + FFN block (GPT-J, PaLM): no
                                   * reduce-scatter, LayerNorm or all-gather after W_o */
 };

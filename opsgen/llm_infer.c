@@ -40,7 +40,8 @@ static int phase_layers(void *g, const struct gen_phase *ph, int64_t *fid)
     struct attn_args at = { .seq = ph->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
-                            .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn };
+                            .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
+                            .decode_kv_per_head = !m->decode_kv_shared };
     return layer_block(&lc, &at, m, fid);
 }
 

@@ -90,6 +90,14 @@ static const struct field_desc llm_list[] = {
      * their outputs are summed (GPT-J, PaLM); false: one after the other. */
     FIELD("parallel_attn_ffn", FT_BOOL, offsetof(struct model_config, parallel_attn_ffn), 0, NULL, FF_EXT,
           .doc = "Attention and FFN read the same normalised input and their outputs are summed (GPT-J, PaLM)."),
+    /* npusim's own: whether decode attention reads each K/V head once for its
+     * query group (XQA-class kernels, FlashDecoding) or once per query head
+     * (TensorRT-LLM's masked MHA kernel before v0.8: its XQA blog measured 2.4x
+     * Llama-2-70B decode throughput on one H200 from the change). */
+    FIELD("decode_kv_shared", FT_BOOL, offsetof(struct model_config, decode_kv_shared), 1, NULL, FF_EXT,
+          .doc = "Grouped-query attention in decode reads each K/V head once for its query group (XQA-class "
+                 "kernels); false: once per query head, as kernels without GQA support do (TensorRT-LLM before "
+                 "v0.8). Physical profile only."),
     /* npusim's own: the number formats of the weights (int8 or int4 with bf16
      * activations: weight-only quantisation), activations and KV cache. */
     S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS,

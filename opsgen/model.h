@@ -38,6 +38,8 @@ struct model_config {
     char remat[FIELD_STR_MAX];           /* npusim's own (FF_EXT): "none" or "full" (training) */
     int64_t zero_stage;                  /* npusim's own (FF_EXT): ZeRO stage 0..3 (3 = FSDP) */
     bool parallel_attn_ffn;              /* npusim's own (FF_EXT): parallel attention + FFN block */
+    bool decode_kv_shared;               /* npusim's own (FF_EXT): decode reads a K/V head once per
+                                          * query group (false: once per query head) */
     /* npusim's own (FF_EXT): the number formats of the weights, the
      * activations and the KV cache (traces/precision.h names; "bf16"). */
     char weight_dtype[FIELD_STR_MAX], activation_dtype[FIELD_STR_MAX], kv_cache_dtype[FIELD_STR_MAX];

@@ -596,6 +596,19 @@ static void test_physical_llm(void **s)
      * vocabulary 2 x 128256 x 4096; 2 bytes each */
     assert_i64(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, &profile_physical), 17134927872LL);
     trace_free(&t);
+    /* A decode kernel without GQA support (decode_kv_shared false) reads the
+     * cache once per query head: 32 heads of one row each, 4 x the bytes; the
+     * FLOPs, the K/V projection (8 heads) and the memory stay */
+    m.decode_kv_shared = false;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    qk = find_cfg(&t, PHASE_DECODE, "a=2x1x32x128,b=2x4096x32x128", 0);
+    assert_i64(qk->flops, 2LL * 2 * 4 * 4096 * 8 * 128);
+    assert_non_null(find_cfg(&t, PHASE_DECODE, "b=2x4096x8x128", 0));   /* the K/V projection's weights */
+    assert_non_null(find_cfg(&t, PHASE_PREFILL, "FlashAttention(q=2x16384x8x128", 0));   /* prefill keeps GQA */
+    assert_i64(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, &profile_physical), 17134927872LL);
+    trace_free(&t);
+    m.decode_kv_shared = true;
     /* MHA (num_kv_heads = num_heads) keeps the reference shapes */
     m.num_kv_heads = 32;
     trace_init(&t);
