@@ -290,6 +290,19 @@ int64_t chip_launch_gap_ns(const struct chip_config *c, int ph)
     return captured ? c->graph_kernel_ns : c->kernel_launch_ns;
 }
 
+int64_t chip_op_time_ns(const struct chip_config *c, const struct op *op, int64_t slowest_ns)
+{
+    if (op->kernel_class < 0)
+        return slowest_ns;
+    /* A kernel shorter than its launch waits for it: the host launches
+     * kernels ahead of the device, so the gap only shows when it is longer
+     * (captured graphs launch with graph_kernel_ns). */
+    double t0 = chip_kernel_t0_ns(c, (enum kernel_class)op->kernel_class, op->prec);
+    int64_t exe = t0 > 0 ? (int64_t)ceil((double)slowest_ns + t0) : slowest_ns;
+    int64_t gap = chip_launch_gap_ns(c, op->phase);
+    return gap > exe ? gap : exe;
+}
+
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p)
 {
     const struct kernel_efficiency *ke = &c->kernel_eff[k];

@@ -172,11 +172,17 @@ enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u
 double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p);
 /* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
-/* The fixed time of a kernel of class k in precision p (-1: the class's), ns. */
 /* The launch gap a kernel of phase ph (enum phase, traces/op.h) waits at
  * least (struct chip_config's kernel_launch_ns, graph_kernel_ns, graph_capture). */
 int64_t chip_launch_gap_ns(const struct chip_config *c, int ph);
+/* The fixed time of a kernel of class k in precision p (-1: the class's), ns. */
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p);
+/* An op's time from its slowest component (ns): plus its kernel class's
+ * fixed time, at least its launch gap; the slowest alone for an op without
+ * a kernel class (the neusim profile). The energy pass and the power cap
+ * keep the difference when they re-time an op (power_op_fixed_ns). */
+struct op;
+int64_t chip_op_time_ns(const struct chip_config *c, const struct op *op, int64_t slowest_ns);
 const char *kernel_class_name(enum kernel_class k);
 struct op;
 /* The number format an op computes in and the one the chip's unit runs it

@@ -188,19 +188,11 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
     else
         op->bounded_by = BOUND_ICI;
     /* A fixed time every kernel of the class adds (launch, pipeline fill:
-     * t = t0 + t_roofline / e), after the bound is named. */
-    double t0 = op->kernel_class >= 0 ? chip_kernel_t0_ns(ch, (enum kernel_class)op->kernel_class, op->prec) : 0;
-    if (t0 > 0) {
-        op->exe_ns = cs_ceil(c, (double)op->exe_ns + t0);
-        if (overflow)
-            return time_overflow(c);
-    }
-    /* A kernel shorter than its launch waits for it: the host launches
-     * kernels ahead of the device, so the gap only shows when it is longer
-     * (physical profile; captured graphs launch with graph_kernel_ns). */
-    int64_t gap = op->kernel_class >= 0 ? chip_launch_gap_ns(ch, op->phase) : 0;
-    if (gap > op->exe_ns)
-        op->exe_ns = gap;
+     * t = t0 + t_roofline / e) and the launch gap it waits at least, after
+     * the bound is named (physical profile). */
+    op->exe_ns = chip_op_time_ns(ch, op, op->exe_ns);
+    if ((double)op->exe_ns >= CS_NS_MAX)
+        return time_overflow(c);
 
     /* chipsim Q18: MXU ops are measured against the SA+VU peak; otherwise
      * against the peak of the format the unit ran. */

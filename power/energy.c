@@ -40,6 +40,7 @@ struct ctx {
     double f0;
     int64_t t[NUM_COMP];         /* component times: sa, vu, vmem, hbm (mem), ici */
     int64_t exe;
+    int64_t fixed;               /* power_op_fixed_ns: kept over the scaled components */
     struct plan plan[NUM_COMP];
     double eff[NUM_COMP];
     double pd[NUM_COMP], ps[NUM_COMP]; /* dynamic / static power as §3.5 gives them */
@@ -155,7 +156,7 @@ static int efficiencies(struct ctx *c)
         }
         prev_a = a, prev_V = V;
     }
-    c->exe = exe_new;
+    c->exe = exe_new + c->fixed;   /* with chipsim's fixed time and launch wait */
     c->op->bounded_by = bb;
     return 0;
 }
@@ -549,12 +550,22 @@ static int static_energy(struct ctx *c)
 
 /* ---- the pass ------------------------------------------------------------ */
 
+int64_t power_op_fixed_ns(const struct op *op)
+{
+    int64_t slowest = op->sa_ns;
+    const int64_t t[] = { op->vu_ns, op->vmem_ns, op->mem_ns, op->ici_ns };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        slowest = t[i] > slowest ? t[i] : slowest;
+    return op->exe_ns > slowest ? op->exe_ns - slowest : 0;
+}
+
 static int op_energy_uncached(struct op *op, size_t index, const struct chip_config *ch,
                               const struct pg_strategy *pg, enum dvfs_policy policy, bool tables,
                               const struct profile *prof, int64_t *exe_scaled_ns, struct npu_err *e)
 {
     struct ctx c = {.op = op, .index = index, .ch = ch, .pg = pg, .prof = prof, .policy = policy,
                     .tables = tables, .f0 = ch->freq_GHz, .exe = op->exe_ns, .e = e};
+    c.fixed = prof->chip_precisions_ignored ? 0 : power_op_fixed_ns(op);
     c.t[COMP_SA] = op->sa_ns;
     c.t[COMP_VU] = op->vu_ns;
     c.t[COMP_SRAM] = op->vmem_ns;

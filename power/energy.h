@@ -36,6 +36,13 @@ int power_energy_pass(struct trace *t, const struct chip_config *chip, const str
  * (W, static energy over the execution time) and its dynamic energy (J),
  * with the chip's own clock, NoPG and no DVFS. The power cap
  * (power/powercap.h) throttles against these. */
+/* The part of an op's time its components (SA, VU, VMEM, HBM, ICI) do not
+ * explain: chipsim's fixed time per kernel and its launch wait (physical
+ * profile; 0 else). The energy pass and the power cap keep it when they
+ * re-time an op from scaled components, in a piped trace as in a run (the
+ * CSV carries the time, not the kernel class). */
+int64_t power_op_fixed_ns(const struct op *op);
+
 int power_op_estimate(const struct op *op, const struct chip_config *ch, const struct profile *prof,
                       double *static_W, double *dynamic_J, struct npu_err *e);
 

@@ -23,12 +23,13 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* op with its core (SA, VU) times stretched by s >= 1 and the utilisations
  * that follow, into *out (a shallow copy: the strings stay op's). */
-static void stretched(const struct op *op, double s, struct op *out)
+static void stretched(const struct profile *prof, const struct op *op, double s, struct op *out)
 {
     *out = *op;
     out->sa_ns = (int64_t)ceil((double)op->sa_ns * s);
     out->vu_ns = (int64_t)ceil((double)op->vu_ns * s);
-    out->exe_ns = max64(max64(max64(out->sa_ns, out->vu_ns), max64(op->mem_ns, op->ici_ns)), op->vmem_ns);
+    out->exe_ns = max64(max64(max64(out->sa_ns, out->vu_ns), max64(op->mem_ns, op->ici_ns)), op->vmem_ns) +
+                  (prof->chip_precisions_ignored ? 0 : power_op_fixed_ns(op));
     /* the utilisations the energy pass reads follow the time */
     out->flops_util = op->flops_util * (double)op->exe_ns / (double)out->exe_ns;
     out->hbm_bw_util = op->hbm_bw_util * (double)op->exe_ns / (double)out->exe_ns;
@@ -49,7 +50,7 @@ static double over_cap(double s, void *arg)
 {
     struct cap_fn *f = arg;
     struct op x;
-    stretched(f->op, s, &x);
+    stretched(f->prof, f->op, s, &x);
     double ps_W, dyn_J;
     if (power_op_estimate(&x, f->ch, f->prof, &ps_W, &dyn_J, f->e)) {
         f->failed = true;
@@ -151,7 +152,7 @@ static int cap_op(struct op *op, const struct chip_config *ch, const struct prof
     if (cap_stretch_memo(&f, dyn_J / (cap_W - ps_W) * 1e9 / (double)core, &s))
         return -1;
     struct op x;
-    stretched(op, s, &x);
+    stretched(prof, op, s, &x);
     op->sa_ns = x.sa_ns;
     op->vu_ns = x.vu_ns;
     op->exe_ns = x.exe_ns;

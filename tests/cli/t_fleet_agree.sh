@@ -144,8 +144,10 @@ for d in sorted(glob.glob(top + "/*/")):
         for p, s in (("prefill", pre), ("decode", dec)):
             same(tag + ": " + p + " W per chip (JSON, energy / chip time)", s["avg_power_W"], s["total_energy_J"] / busy[p])
             assert abs(printed(pw, p) - s["avg_power_W"]) <= 0.05 + 1e-9, (tag, pw, s["avg_power_W"])
-        same(tag + ": fleet W at full load = chips x (prefill + decode energy) / their chip time", fl["active_power_W"],
-             n * chip_J / (busy["prefill"] + busy["decode"]))
+        # ... the chip time with the framework's host time of each pass (the prefill, each decode step)
+        host = dec.get("framework_overhead_ns_per_pass", 0) * (1 + sout) / 1e9
+        same(tag + ": fleet W at full load = chips x (prefill + decode energy) / (their chip time + host time)",
+             fl["active_power_W"], n * chip_J / (busy["prefill"] + busy["decode"] + host))
         # report --sweep: TPOT and end-to-end output tokens/s per chip, the degrees making up the chips.
         html = open(d + "r.html").read()
         degs = "%s/%s/%s" % (row["dp"], row["tp"], row["pp"]) + (", ep " + row["ep"] if int(row["ep"]) > 1 else "")

@@ -485,10 +485,40 @@ static void test_energy_memo(void **state)
         trace_free(&timed[k]);
 }
 
+/* A launch wait and a per-kernel fixed time (chip kernel_launch_ns,
+ * kernel_efficiency.*.t0_ns) are part of an op's time its components do not
+ * explain (power_op_fixed_ns: exe less the slowest component), and the
+ * energy pass keeps them when it re-times the op (physical profile): a tiny
+ * elementwise op on tpuv5p waits its 20000 ns launch with or without the
+ * pass. */
+static void test_fixed_time_kept(void **state)
+{
+    (void)state;
+    struct op o = { 0 };
+    o.sa_ns = 100, o.vu_ns = 50, o.vmem_ns = 20, o.mem_ns = 300, o.ici_ns = 0, o.exe_ns = 10400;
+    assert_int_equal(power_op_fixed_ns(&o), 10100);
+    o.exe_ns = 300;
+    assert_int_equal(power_op_fixed_ns(&o), 0);
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    c.kernel_launch_ns = 20000;
+    struct trace t;
+    trace_init(&t);
+    add(&t, "AddX", "Add(x=1x16x16,y=1x16x16,memory_placements=0_0_0,type=DT_BFLOAT16)",
+        "DT_BFLOAT16:[1,16,16],DT_BFLOAT16:[1,16,16]", "[DT_BFLOAT16:(1,16,16)]", OP_VPU, 256, 0, 0);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &profile_physical, &e), 0);
+    assert_int_equal(t.ops[0].exe_ns, 20000);
+    assert_int_equal(power_default_pass(&t, &c, &profile_physical, &e), 0);
+    assert_int_equal(t.ops[0].exe_ns, 20000);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_v4_rescale),
+        cmocka_unit_test(test_fixed_time_kept),
         cmocka_unit_test(test_v5e_kv_swap),
         cmocka_unit_test(test_v5p_q_projection_energy),
         cmocka_unit_test(test_v4_allgather_energy),
