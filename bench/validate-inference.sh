@@ -1,5 +1,5 @@
 #!/bin/sh
-# validate-inference.sh — reproduces docs/validation.md's "Inference" section: the 46 measured
+# validate-inference.sh — reproduces docs/validation.md's "Inference" section: the 55 measured
 # end-to-end LLM inference runs of bench/public/inference-runs.csv predicted under the neusim
 # profile, the physical profile uncalibrated (the fields calibrate --runs fits set to neutral) and
 # `npusim calibrate --runs` from those chips: its parameters, in-sample (the chips it writes,

@@ -16,10 +16,42 @@
 #define FD_STEP 1e-2          /* the forward difference, in the transformed parameter */
 #define FAILED_RESIDUAL 10.0  /* a row whose run fails at a trial point: far off */
 #define FIT_ITER_MAX 60
+/* What an efficiency is before any row is seen, from published kernel
+ * benchmarks, never from end-to-end rows (docs/validation.md, "Priors";
+ * the figures and their sources: bench/public/kernel-benchmarks.md).
+ * First the chip's own, measured on it (a group takes the row of any of its
+ * chips; h200 shares h100's die); else the class's, over chips: GEMM
+ * libraries reach 70-80% of the dense peak on large shapes, a streaming
+ * kernel 80-90% of the HBM bandwidth, FlashAttention-2 and -3 35-75% of the
+ * peak. Host times have none. */
+static const struct runs_fit_prior_row { const char *chip; enum runs_fit_kind kind; int prec; double mean, sd; } chip_priors[] = {
+    /* large GEMMs: stas00/ml-engineering maximum achievable matmul FLOPS, SemiAnalysis (Dec 2024) */
+    { "h100", RF_GEMM, PREC_BF16, 0.77, 0.08 },        /* 794.5 (0.80) and ~720 (0.73) of 989.4 */
+    { "h100", RF_GEMM, PREC_FP8_E4M3, 0.68, 0.08 },    /* 1402.6 (0.71) and ~1280 (0.65) of 1978.9 */
+    { "a100", RF_GEMM, PREC_BF16, 0.86, 0.08 },        /* 271.2 and 267.9 of 312 */
+    { "mi300x", RF_GEMM, PREC_BF16, 0.53, 0.08 },      /* AMD hipBLASLt 708 (0.54), stas00 668 (0.51), ~620 (0.47) */
+    { "mi300x", RF_GEMM, PREC_FP8_E4M3, 0.43, 0.08 },  /* AMD hipBLASLt ~1250 (0.48), SemiAnalysis ~990 (0.38) */
+    /* attention forward: FlashAttention-2 paper (A100 230 of 312), FlashAttention-3 (H100: FA2 35%, FA3 75%) */
+    { "h100", RF_ATTENTION, -1, 0.55, 0.20 },
+    { "a100", RF_ATTENTION, -1, 0.74, 0.10 },
+    /* streaming HBM: ROCm profiler test 3910 GB/s, a user's ~4200 of 5300 */
+    { "mi300x", RF_MEMORY, -1, 0.77, 0.08 },
+};
+static const struct { double mean, sd; } class_priors[RF_KINDS] = {
+    [RF_GEMM] = { 0.75, 0.15 }, [RF_MEMORY] = { 0.85, 0.10 }, [RF_ATTENTION] = { 0.60, 0.20 },
+};
 
 static const char *const mem_classes[] = { "gemv", "elementwise", "activation", "reduction", "softmax" };
 
 static bool is_efficiency(const struct runs_fit_param *p) { return p->kind <= RF_ATTENTION; }
+
+static bool group_has(const struct runs_fit *f, int g, const char *chip)
+{
+    for (int c = 0; g >= 0 && g < f->ngroup && c < f->group[g].nchips; c++)
+        if (!strcmp(f->group[g].chip[c], chip))
+            return true;
+    return false;
+}
 
 /* The time parameters' scale: softplus(u) x scale; their start. */
 static double time_scale(enum runs_fit_kind k) { return k == RF_STEP ? 1e6 : k == RF_LAYER ? 1e4 : 1e3; }
@@ -56,7 +88,8 @@ const char *runs_fit_param_name(const struct runs_fit_param *p, char *buf, size_
 {
     switch (p->kind) {
     case RF_GEMM:
-        snprintf(buf, n, "gemm %s e", p->prec >= 0 ? precision_info((enum precision)p->prec)->name : "e_max");
+        snprintf(buf, n, "gemm %s e",
+                 p->prec == PREC_BF16 ? "bf16/fp16" : p->prec >= 0 ? precision_info((enum precision)p->prec)->name : "e_max");
         break;
     case RF_MEMORY: snprintf(buf, n, "memory-bound e"); break;
     case RF_ATTENTION: snprintf(buf, n, "attention e"); break;
@@ -75,6 +108,8 @@ const char *const *runs_fit_param_keys(const struct runs_fit_param *p, char (*bu
     case RF_GEMM:
         snprintf(buf[n++], 64, "kernel_efficiency.gemm.%s",
                  p->prec >= 0 ? precision_info((enum precision)p->prec)->name : "e_max");
+        if (p->prec == PREC_BF16)   /* the two 16-bit formats: one parameter */
+            snprintf(buf[n++], 64, "kernel_efficiency.gemm.fp16");
         break;
     case RF_MEMORY:
         for (size_t i = 0; i < sizeof mem_classes / sizeof mem_classes[0]; i++)
@@ -113,7 +148,20 @@ static int param_sets(const struct runs_fit *f, int g, const double *val, const 
             ngemm++, log_sum += log(val[j]);
         gemm_emax |= p->kind == RF_GEMM && p->prec < 0;
     }
-    /* a format no row ran: the geometric mean of those fitted */
+    /* a format no row ran: its prior where a kernel benchmark measured it on
+     * the chip (MI300X's bf16), else the geometric mean of those fitted */
+    for (size_t i = 0; ngemm && i < sizeof chip_priors / sizeof chip_priors[0]; i++) {
+        const struct runs_fit_prior_row *r = &chip_priors[i];
+        bool fitted = false;
+        for (int j = 0; j < f->nparam; j++)
+            fitted |= act[j] && f->param[j].group == g && f->param[j].kind == RF_GEMM && f->param[j].prec == r->prec;
+        if (r->kind != RF_GEMM || fitted || !group_has(f, g, r->chip))
+            continue;
+        if (n < max)
+            snprintf(sets[n++], 128, "kernel_efficiency.gemm.%s=%.9g", precision_info((enum precision)r->prec)->name, r->mean);
+        if (r->prec == PREC_BF16 && n < max)
+            snprintf(sets[n++], 128, "kernel_efficiency.gemm.fp16=%.9g", r->mean);
+    }
     if (ngemm && !gemm_emax && n < max)
         snprintf(sets[n++], 128, "kernel_efficiency.gemm.e_max=%.9g", exp(log_sum / ngemm));
     return n;
@@ -179,7 +227,7 @@ int rf_predict(struct rf_engine *g, const double *val, const bool *act, const bo
 struct rf_ctx {
     struct rf_engine *g;
     const int *rows;          /* the training rows */
-    int nrows, nres;          /* nres >= the parameters fitted: zero rows pad it */
+    int nrows, nres;          /* nres: the rows' residuals, then one prior per parameter fitted */
     const int *ap;            /* the parameters fitted */
     int nap;
     double *u;                /* every parameter, transformed; the fitted ones from x */
@@ -205,6 +253,26 @@ static double residual(const struct rf_ctx *x, int i, const struct run_predictio
     return isfinite(v) && v > 0 ? (v - r->measured) / r->measured : FAILED_RESIDUAL;
 }
 
+bool runs_fit_prior(const struct runs_fit *f, const struct runs_fit_param *p, double *mean, double *sd)
+{
+    *mean = class_priors[p->kind].mean, *sd = class_priors[p->kind].sd;
+    for (size_t i = 0; i < sizeof chip_priors / sizeof chip_priors[0]; i++) {
+        const struct runs_fit_prior_row *r = &chip_priors[i];
+        if (r->kind == p->kind && (p->kind != RF_GEMM || r->prec == p->prec) && group_has(f, p->group, r->chip)) {
+            *mean = r->mean, *sd = r->sd;
+            return true;
+        }
+    }
+    return *sd > 0;
+}
+
+/* The prior's residual of parameter p at value v, weighted w (0: a host time). */
+static double prior_residual(const struct runs_fit *f, const struct runs_fit_param *p, double v, double w)
+{
+    double mean, sd;
+    return runs_fit_prior(f, p, &mean, &sd) ? w * (v - mean) / sd : 0;
+}
+
 static int ctx_f(const gsl_vector *v, void *d, gsl_vector *out)
 {
     struct rf_ctx *x = d;
@@ -225,6 +293,9 @@ static int ctx_f(const gsl_vector *v, void *d, gsl_vector *out)
         int c = x->g->f->rows[x->rows[i]].cfg;
         gsl_vector_set(out, (size_t)i, residual(x, i, &x->base[c], x->base_ok[c]));
     }
+    for (int j = 0; j < x->nap; j++)   /* then one prior per parameter */
+        gsl_vector_set(out, (size_t)(x->nrows + j),
+                       prior_residual(x->g->f, &x->g->f->param[x->ap[j]], val[x->ap[j]], x->g->o->prior_weight));
     gsl_vector_memcpy(x->base_x, v);
     return GSL_SUCCESS;
 }
@@ -247,9 +318,13 @@ static int ctx_df(const gsl_vector *v, void *d, gsl_matrix *J)
         x->u[x->ap[j]] = gsl_vector_get(v, (size_t)j);
     for (int j = 0; j < x->nap && !x->failed; j++) {
         const struct runs_fit_param *p = &x->g->f->param[x->ap[j]];
+        double v0 = to_value(p, x->u[x->ap[j]]);
         x->u[x->ap[j]] += FD_STEP;
         values_of(x, x->u, val);
         x->u[x->ap[j]] -= FD_STEP;
+        gsl_matrix_set(J, (size_t)(x->nrows + j), (size_t)j,
+                       (prior_residual(x->g->f, p, val[x->ap[j]], x->g->o->prior_weight) -
+                        prior_residual(x->g->f, p, v0, x->g->o->prior_weight)) / FD_STEP);
         for (int c = 0; c < x->g->ncfg && !x->failed; c++) {
             struct rf_cfg *cf = &x->g->cfg[c];
             if (!x->need[c] || (p->group >= 0 && cf->group != p->group))
@@ -270,7 +345,10 @@ static int ctx_df(const gsl_vector *v, void *d, gsl_matrix *J)
 int rf_row_format(const struct run_row *r)
 {
     const char *w = run_cell(r, RC_WDTYPE), *a = run_cell(r, RC_ADTYPE);
-    return precision_by_name(*w ? w : a);   /* -1 when neither is stated */
+    int p = precision_by_name(*w ? w : a);   /* -1 when neither is stated */
+    /* fp16 and bf16 run at one peak through the same GEMM kernels on every
+     * chip npusim ships: one parameter, so rows of either inform both */
+    return p == PREC_FP16 ? PREC_BF16 : p;
 }
 
 /* The candidates: parameters of the training rows' groups (a GEMM format:
@@ -360,14 +438,14 @@ int rf_fit(struct rf_engine *g, const bool *train, double *val, bool *act, struc
             if (act[j])
                 ap[nap++] = j;
         }
-        struct rf_ctx x = { g, rows, nrows, nrows > nap ? nrows : nap, ap, nap, u, act, need, base, base_ok,
+        struct rf_ctx x = { g, rows, nrows, nrows + nap, ap, nap, u, act, need, base, base_ok,
                             gsl_vector_alloc(nap ? (size_t)nap : 1), 0, e };
         gsl_error_handler_t *old = gsl_set_error_handler_off();
         if (x.base_x) {
             gsl_vector_set_all(x.base_x, NAN);
             rc = nap && drop_idle(&x, ap, &x.nap) ? -1 : 0;
             if (!rc && x.nap) {
-                x.nres = nrows > x.nap ? nrows : x.nap;
+                x.nres = nrows + x.nap;
                 gsl_vector_free(x.base_x);
                 x.base_x = gsl_vector_alloc((size_t)x.nap);
                 rc = x.base_x ? solve(&x) : -1;

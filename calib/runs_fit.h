@@ -13,7 +13,8 @@
  * (step_overhead_ns, layer_overhead_ns) and the launch of a kernel outside
  * a captured graph (kernel_launch_ns). A parameter no training row moves is
  * left as the chip has it. Fitted on relative residuals (pred - meas) /
- * meas by GSL's nonlinear least squares (trust region, a forward-difference
+ * meas, plus one residual per efficiency pulling it to its prior (a
+ * published kernel benchmark's figure), by GSL's nonlinear least squares (trust region, a forward-difference
  * Jacobian that re-runs only the configurations a parameter touches), the
  * bounds by transformation (an efficiency e = lo + (hi - lo) logistic(u), a
  * time = scale softplus(u)). Every residual evaluation predicts the rows
@@ -92,6 +93,7 @@ struct runs_fit {
     size_t n;
     struct runs_fit_figures before, after, cv, loso;
     int folds;                       /* of the cross-validation (0: too few rows) */
+    double prior_weight;             /* runs_fit_opts.prior_weight */
     int n_source;
     struct runs_fit_source *source;
     int fits;                        /* nonlinear fits made */
@@ -99,10 +101,22 @@ struct runs_fit {
     double seconds, seconds_first;   /* all of it; the fit on every row */
 };
 
+/* The priors' weight calibrate --runs uses: an efficiency one prior
+ * standard deviation from its prior mean costs as much as one row 10% off. */
+#define RUNS_FIT_PRIOR_WEIGHT 0.1
+
 struct runs_fit_opts {
     struct run_predict_opts predict;   /* where names resolve, the caller's --set, the profile */
     bool cross_validate;               /* k-fold and leave-one-source-out (else the fit alone) */
+    double prior_weight;               /* each efficiency's prior, weighted so (0: no priors) */
 };
+
+/* The prior of an efficiency from published kernel benchmarks
+ * (docs/validation.md, "Priors"): the one measured on a chip of its group,
+ * else its class's; its mean and standard deviation. false for a host time
+ * (no prior). */
+struct runs_fit;
+bool runs_fit_prior(const struct runs_fit *f, const struct runs_fit_param *p, double *mean, double *sd);
 
 /* Fits the parameters to every row of the n tables, then (o->cross_validate)
  * the held-out figures. -1 with e naming the file and line of a row no run

@@ -265,6 +265,7 @@ int runs_fit_run(const struct run_table *tables, int n, const struct runs_fit_op
                  struct npu_err *e)
 {
     memset(f, 0, sizeof *f);
+    f->prior_weight = o->prior_weight;
     if (o->predict.prof->chip_precisions_ignored)
         return npu_errf(e, "calibrate --runs: the profile %s has no kernel efficiencies or host times to fit (use "
                            "physical)", o->predict.prof->name);

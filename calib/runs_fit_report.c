@@ -20,16 +20,30 @@ static void bounds_text(const struct runs_fit_param *p, char *b, size_t n)
         snprintf(b, n, "%g..%g ns", p->lo, p->hi);
 }
 
+/* "0.75 +- 0.15", or "-" (a host time, or priors off) */
+static void prior_text(const struct runs_fit *f, const struct runs_fit_param *p, char *b, size_t n)
+{
+    double mean, sd;
+    if (f->prior_weight > 0 && runs_fit_prior(f, p, &mean, &sd))
+        snprintf(b, n, "%g +- %g", mean, sd);
+    else
+        snprintf(b, n, "-");
+}
+
 static void params(struct strbuf *b, const struct runs_fit *f, bool md)
 {
-    strbuf_printf(b, md ? "| parameter | chips | bounds | value | fields |\n|---|---|---|---|---|\n"
-                        : "%-20s %-16s %-16s %14s  %s\n",
-                  "parameter", "chips", "bounds", "value", "fields");
+    if (f->prior_weight > 0)
+        strbuf_printf(b, "Priors weighted %g: an efficiency one standard deviation from its prior costs as much "
+                         "as a row %g%% off.\n%s", f->prior_weight, f->prior_weight * 100, md ? "\n" : "");
+    strbuf_printf(b, md ? "| parameter | chips | bounds | prior | value | fields |\n|---|---|---|---|---|---|\n"
+                        : "%-20s %-16s %-16s %-12s %10s  %s\n",
+                  "parameter", "chips", "bounds", "prior", "value", "fields");
     for (int j = 0; j < f->nparam; j++) {
         const struct runs_fit_param *p = &f->param[j];
-        char name[64], bounds[64], value[64], kb[8][64];
+        char name[64], bounds[64], prior[64], value[64], kb[8][64];
         runs_fit_param_name(p, name, sizeof name);
         bounds_text(p, bounds, sizeof bounds);
+        prior_text(f, p, prior, sizeof prior);
         if (!p->fitted)
             snprintf(value, sizeof value, "not fitted");
         else if (p->kind <= RF_ATTENTION)
@@ -40,8 +54,8 @@ static void params(struct strbuf *b, const struct runs_fit *f, bool md)
         char fields[512] = "";
         for (int k = 0; keys[k]; k++)
             snprintf(fields + strlen(fields), sizeof fields - strlen(fields), "%s%s", k ? ", " : "", keys[k]);
-        strbuf_printf(b, md ? "| %s | %s | %s | %s | %s |\n" : "%-20s %-16s %-16s %14s  %s\n", name,
-                      group_name(f, p->group), bounds, value, fields);
+        strbuf_printf(b, md ? "| %s | %s | %s | %s | %s | %s |\n" : "%-20s %-16s %-16s %-12s %10s  %s\n", name,
+                      group_name(f, p->group), bounds, prior, value, fields);
     }
     bool idle = false;
     for (int j = 0; j < f->nparam; j++)
@@ -206,6 +220,10 @@ static cJSON *params_json(const struct runs_fit *f)
         cJSON_AddItemToObject(o, "fields", keys);
         cJSON_AddNumberToObject(o, "lo", p->lo);
         cJSON_AddNumberToObject(o, "hi", p->hi);
+        double mean, sd;
+        bool has = f->prior_weight > 0 && runs_fit_prior(f, p, &mean, &sd);
+        add_number_or_null(o, "prior_mean", has ? mean : NAN);
+        add_number_or_null(o, "prior_sd", has ? sd : NAN);
         cJSON_AddBoolToObject(o, "fitted", p->fitted);
         add_number_or_null(o, "value", p->fitted ? p->value : NAN);
         cJSON_AddItemToArray(a, o);
@@ -216,6 +234,7 @@ static cJSON *params_json(const struct runs_fit *f)
 cJSON *runs_fit_json(const struct runs_fit *f)
 {
     cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "prior_weight", f->prior_weight);
     cJSON_AddItemToObject(j, "parameters", params_json(f));
     cJSON *is = cJSON_AddObjectToObject(j, "in_sample");
     cJSON_AddItemToObject(is, "uncalibrated", figures_json(&f->before));

@@ -13,6 +13,7 @@
 #include "calib/runs_fit.h"
 #include "study/run/run.h"
 #include "traces/precision.h"
+#include "base/lists.h"
 #include "base/strbuf.h"
 #include "base/textfile.h"
 #include "base/version.h"
@@ -21,7 +22,7 @@ static const char calibrate_help[] =
     "usage: npusim calibrate -c CHIP MEASUREMENTS... -o CALIBRATED.json [--report F.md]\n"
     "                        [--set KEY=VALUE]... [--configs DIR]\n"
     "       npusim calibrate --runs RUNS [RUNS...] [-o DIR] [--report F.md] [--json F]\n"
-    "                        [--set KEY=VALUE]... [--configs DIR]\n"
+    "                        [--prior-weight W] [--set KEY=VALUE]... [--configs DIR]\n"
     "\n"
     "Fits the chip's efficiency per kernel class (gemm, gemv, attention, elementwise,\n"
     "activation, reduction, softmax, collective) and number format to the measured operators of the\n"
@@ -42,7 +43,9 @@ static const char calibrate_help[] =
     "rows, one memory-bound efficiency (gemv, elementwise, activation, reduction,\n"
     "softmax) and the attention efficiency; over every chip, step_overhead_ns,\n"
     "layer_overhead_ns and kernel_launch_ns. GSL's nonlinear least squares on relative\n"
-    "errors, every row predicted as validate --runs predicts it. Prints the parameters,\n"
+    "errors, every row predicted as validate --runs predicts it, each efficiency pulled\n"
+    "to its prior from published kernel benchmarks (GEMM 0.75, memory-bound 0.85,\n"
+    "attention 0.6; docs/validation.md). Prints the parameters,\n"
     "the MAPE per metric before and after, a seeded 5-fold cross-validation and\n"
     "leave-one-source-out (each source predicted by the fit of the others); -o DIR\n"
     "writes DIR/CHIP.json, one calibrated chip config per chip of the rows.\n"
@@ -54,12 +57,14 @@ static const char calibrate_help[] =
     "      --runs FILE         the files are runs files (repeatable)\n"
     "      --report FILE       the same table as markdown, with the sources\n"
     "      --json FILE         --runs: the parameters, figures and rows as JSON\n"
+    "      --prior-weight W    --runs: the priors' weight, 0 to 10 (default 0.1: one prior\n"
+    "                          standard deviation costs as much as a row 10%% off; 0: none)\n"
     "      --set KEY=VALUE     override one chip field first (repeatable)\n"
     "      --configs DIR       where to look for configs first\n"
     "      --profile NAME      physical (the default and the only one with kernel efficiencies)\n"
     "  -h, --help              this help\n";
 
-enum { O_REPORT = 1, O_RUNS, O_JSON };
+enum { O_REPORT = 1, O_RUNS, O_JSON, O_PRIOR };
 
 static void table(struct strbuf *b, const struct calib_fit *f, int n, bool md)
 {
@@ -185,7 +190,7 @@ static int runs_chips(const struct runs_fit *f, const struct common_opts *o, con
 }
 
 static int calibrate_runs(const struct common_opts *o, const char *const *files, int nfiles, const char *dir,
-                          const char *report, const char *json)
+                          const char *report, const char *json, double prior_weight)
 {
     struct run_table *tables = calloc((size_t)nfiles, sizeof *tables);
     struct npu_err e;
@@ -194,7 +199,7 @@ static int calibrate_runs(const struct common_opts *o, const char *const *files,
         nread++;
     struct runs_fit f;
     memset(&f, 0, sizeof f);
-    struct runs_fit_opts fo = { { o->sh.configs, o->sh.sets, o->sh.nsets, o->sh.prof }, true };
+    struct runs_fit_opts fo = { { o->sh.configs, o->sh.sets, o->sh.nsets, o->sh.prof }, true, prior_weight };
     if (!rc && runs_fit_run(tables, nfiles, &fo, &f, &e))
         rc = report_error("calibrate", &e);
     struct output out[RUNS_FIT_GROUPS_MAX * RUNS_FIT_GROUP_CHIPS + 2];
@@ -238,7 +243,7 @@ static int calibrate_runs(const struct common_opts *o, const char *const *files,
 
 /* --runs: its options checked. */
 static int calibrate_runs_args(const struct common_opts *o, const char *const *runs, int nruns, const char *dir,
-                               const char *report, const char *json)
+                               const char *report, const char *json, double prior_weight)
 {
     if (common_refuse("calibrate", o, "msbw", "each row of a runs file names its model, batch and lengths"))
         return EXIT_USAGE;
@@ -247,7 +252,7 @@ static int calibrate_runs_args(const struct common_opts *o, const char *const *r
     if (o->sh.prof->chip_precisions_ignored)
         return usage_error("calibrate", "--profile %s has no kernel efficiencies or host times to fit (use physical)",
                            o->sh.prof->name);
-    return calibrate_runs(o, runs, nruns, dir, report, json);
+    return calibrate_runs(o, runs, nruns, dir, report, json, prior_weight);
 }
 
 /* The operators' calibration (the files are measurement files). */
@@ -337,10 +342,12 @@ int cmd_calibrate(int argc, char **argv)
 {
     static const struct option longopts[] = {
         COMMON_LONGOPTS, { "out", required_argument, 0, 'o' }, { "report", required_argument, 0, O_REPORT },
-        { "runs", required_argument, 0, O_RUNS }, { "json", required_argument, 0, O_JSON }, { 0, 0, 0, 0 },
+        { "runs", required_argument, 0, O_RUNS }, { "json", required_argument, 0, O_JSON },
+        { "prior-weight", required_argument, 0, O_PRIOR }, { 0, 0, 0, 0 },
     };
     struct common_opts o;
     common_opts_init(&o);
+    double prior_weight = RUNS_FIT_PRIOR_WEIGHT;
     const char *out_path = NULL, *report = NULL, *json = NULL;
     const char **runs = calloc((size_t)argc + 1, sizeof *runs);
     int nruns = 0;
@@ -359,18 +366,24 @@ int cmd_calibrate(int argc, char **argv)
         case O_REPORT: report = optarg; break;
         case O_RUNS: runs[nruns++] = optarg; break;
         case O_JSON: json = optarg; break;
+        case O_PRIOR:
+            if (parse_f64_strict(optarg, &prior_weight) || !(prior_weight >= 0 && prior_weight <= 10)) {
+                free(runs);
+                return usage_error("calibrate", "--prior-weight: expected a number from 0 to 10, got \"%s\"", optarg);
+            }
+            break;
         default: free(runs); return bad_option("calibrate", argv[optind - 1], longopts);
         }
     }
     if (nruns) {
         for (int i = optind; i < argc; i++)
             runs[nruns++] = argv[i];
-        rc = calibrate_runs_args(&o, runs, nruns, out_path, report, json);
+        rc = calibrate_runs_args(&o, runs, nruns, out_path, report, json, prior_weight);
         free(runs);
         return rc;
     }
     free(runs);
-    if (json)
-        return usage_error("calibrate", "--json goes with --runs");
+    if (json || prior_weight != RUNS_FIT_PRIOR_WEIGHT)
+        return usage_error("calibrate", "%s goes with --runs", json ? "--json" : "--prior-weight");
     return calibrate_ops(&o, out_path, report, argc, argv);
 }

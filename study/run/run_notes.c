@@ -111,8 +111,10 @@ bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile 
     bool used[KC_COUNT][PREC_COUNT];
     used_kernels(t, used);
     size_t len = 0;
+    /* Collectives are priced by the links (bandwidth, per-step latency), which
+     * the chip states; their efficiency is an option, not a gap. */
     for (int k = 0; k < KC_COUNT; k++)
-        for (int p = 0; p < PREC_COUNT; p++)
+        for (int p = 0; p < PREC_COUNT && k != KC_collective; p++)
             if (used[k][p] && !calibrated(&c->chip.kernel_eff[k], p) && len + 40 < n)
                 len += (size_t)snprintf(buf + len, n - len, "%s%s %s", len ? ", " : "",
                                         kernel_class_name((enum kernel_class)k), precision_info((enum precision)p)->name);

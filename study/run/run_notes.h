@@ -24,7 +24,8 @@ void run_notes_print(const struct loaded_config *c, const struct profile *prof, 
  * kernel (some kernel_efficiency.* set) has no calibration for ("attention
  * fp8, elementwise bf16") into buf ("" when none; a chip with no kernel
  * calibration says "calibration none" or its end-to-end fit in the
- * summary instead); whether there are any. The statistics JSON's
+ * summary instead; collectives, priced by the links, are never a gap);
+ * whether there are any. The statistics JSON's
  * sim_config names every efficiency and overhead applied, and
  * calibration_source where they came from. */
 bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

@@ -5,7 +5,7 @@
 # then validates its rows within 1% (MAPE) where the roofline misses by 30%.
 CA="$T/calibrate"
 mkdir -p "$CA"
-roof() { $NPUSIM op --configs $CONFIGS --json "$@" -c h100 | sed -n 's/.*"time_us":\([^,]*\),.*/\1/p'; }
+roof() { $NPUSIM op --configs $CONFIGS --json "$@" -c h100 $ROOFLINE | sed -n 's/.*"time_us":\([^,]*\),.*/\1/p'; }
 {
     echo "op,dtype,m,n,k,time_us"
     i=0
@@ -24,17 +24,17 @@ awk -F, 'NR == 1 { print; next } { f = (NR % 2 ? 1.04 : 0.96); $6 = sprintf("%.6
     "$CA/syn.csv" >"$CA/noisy.csv"
 fit() { awk -v c="$2" '$1 == c { print $4, $5 }' "$1"; }
 check "calibrate: recovers gemm e 0.8 and t0 5 us, gemv e 0.9 and t0 3 us within 1%" sh -c "
-  $NPUSIM calibrate --configs $CONFIGS -c h100 '$CA/syn.csv' -o '$CA/cal.json' --report '$CA/cal.md' >'$CA/fit' &&
+  $NPUSIM calibrate --configs $CONFIGS -c h100 $ROOFLINE '$CA/syn.csv' -o '$CA/cal.json' --report '$CA/cal.md' >'$CA/fit' &&
   awk '\$1 == \"gemm\" && !sg++ { g = (\$4 > 0.792 && \$4 < 0.808 && \$5 > 4.95 && \$5 < 5.05) }
        \$1 == \"gemv\" && !sv++ { v = (\$4 > 0.891 && \$4 < 0.909 && \$5 > 2.97 && \$5 < 3.03) } END { exit !(g && v) }' '$CA/fit'"
 check "calibrate: the calibrated chip validates its rows within 1% (the roofline: over 30%)" sh -c "
   $NPUSIM validate --configs $CONFIGS -c '$CA/cal.json' '$CA/syn.csv' --json '$CA/after.json' >/dev/null &&
-  $NPUSIM validate --configs $CONFIGS -c h100 '$CA/syn.csv' --json '$CA/before.json' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE '$CA/syn.csv' --json '$CA/before.json' >/dev/null &&
   a=\$(tr -d ' \t\n' <'$CA/after.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
   b=\$(tr -d ' \t\n' <'$CA/before.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
   awk -v a=\"\$a\" -v b=\"\$b\" 'BEGIN { exit !(a < 1 && b > 30) }'"
 check "calibrate: noisy (+-4%) measurements give e within 5% of 0.8 and 0.9 (the fit sees 7 and 4 rows)" sh -c "
-  $NPUSIM calibrate --configs $CONFIGS -c h100 '$CA/noisy.csv' -o '$CA/noisy.json' >'$CA/nfit' &&
+  $NPUSIM calibrate --configs $CONFIGS -c h100 $ROOFLINE '$CA/noisy.csv' -o '$CA/noisy.json' >'$CA/nfit' &&
   awk '\$1 == \"gemm\" && !sg++ { g = (\$4 > 0.76 && \$4 < 0.84) } \$1 == \"gemv\" && !sv++ { v = (\$4 > 0.855 && \$4 < 0.945) }
        END { exit !(g && v) }' '$CA/nfit'"
 check "calibrate: held out (10 x 5-fold, seeded), exact rows within 2% (a fold may leave gemv 2 rows: e alone), noisy ones below a third of the roofline's error" sh -c "
@@ -47,12 +47,12 @@ check "calibrate: the calibrated chip runs a model" $NPUSIM run --configs $CONFI
 check "calibrate: the report names the sources and the fits" sh -c "
   grep -q 'syn.csv' '$CA/cal.md' && grep -q '^| gemm | bf16 | 7 | 0.8000 | 5.000 |' '$CA/cal.md'"
 check "calibrate --help" sh -c "$NPUSIM calibrate --help | grep -q 'usage: npusim calibrate'"
-expect_fail "calibrate: -o is required" 'expected -o CALIBRATED.json' $NPUSIM calibrate --configs $CONFIGS -c h100 "$CA/syn.csv"
+expect_fail "calibrate: -o is required" 'expected -o CALIBRATED.json' $NPUSIM calibrate --configs $CONFIGS -c h100 $ROOFLINE "$CA/syn.csv"
 expect_fail "calibrate: not under the reference's profile" 'has no kernel efficiencies' \
-    $NPUSIM calibrate --configs $CONFIGS --profile neusim -c h100 "$CA/syn.csv" -o "$CA/x.json"
+    $NPUSIM calibrate --configs $CONFIGS --profile neusim -c h100 $ROOFLINE "$CA/syn.csv" -o "$CA/x.json"
 printf 'op,dtype,m,n,k\ngemm,bf16,64,64,64\n' >"$CA/notime.csv"
 expect_fail "calibrate: a row without a time names its line" 'notime.csv: line 2: column "time_us"' \
-    $NPUSIM calibrate --configs $CONFIGS -c h100 "$CA/notime.csv" -o "$CA/y.json"
+    $NPUSIM calibrate --configs $CONFIGS -c h100 $ROOFLINE "$CA/notime.csv" -o "$CA/y.json"
 check "calibrate: nothing written on a bad row" test ! -e "$CA/y.json"
 # The saturating curve: gemm bf16 at e 0.7, n_half 2e8 multiply-accumulates
 # and t0 4 us (t = 4 + x / (0.7 n / (n + 2e8))): it fits better than the
@@ -68,7 +68,7 @@ check "calibrate: nothing written on a bad row" test ! -e "$CA/y.json"
     done
 } >"$CA/sat.csv"
 check "calibrate: the saturating curve recovered (e 0.7, n_half 2e8, t0 4 us within 1%) where it fits better" sh -c "
-  $NPUSIM calibrate --configs $CONFIGS -c h100 '$CA/sat.csv' -o '$CA/sat.json' >'$CA/sfit' &&
+  $NPUSIM calibrate --configs $CONFIGS -c h100 $ROOFLINE '$CA/sat.csv' -o '$CA/sat.json' >'$CA/sfit' &&
   awk '\$1 == \"gemm\" && !sg++ { ok = (\$7 == \"saturating\" && \$4 > 0.693 && \$4 < 0.707 && \$5 > 3.96 && \$5 < 4.04 &&
                               \$6 > 1.98e8 && \$6 < 2.02e8) } END { exit !ok }' '$CA/sfit' &&
   grep -q '\"n_half\":.*2' '$CA/sat.json'"
@@ -80,11 +80,11 @@ PUB=bench/public/ops_a100_llmcompass.csv
 { head -1 $PUB; tail -n +2 $PUB | awk 'NR % 2 == 1'; } >"$CA/pub_a.csv"
 { head -1 $PUB; tail -n +2 $PUB | awk 'NR % 2 == 0'; } >"$CA/pub_b.csv"
 check "calibrate: published A100 operators, calibrated on half, validate the other half under 10% (both ways)" sh -c "
-  $NPUSIM calibrate --configs $CONFIGS -c a100 '$CA/pub_a.csv' -o '$CA/pub_cal_a.json' >/dev/null &&
-  $NPUSIM calibrate --configs $CONFIGS -c a100 '$CA/pub_b.csv' -o '$CA/pub_cal_b.json' >/dev/null &&
+  $NPUSIM calibrate --configs $CONFIGS -c a100 $ROOFLINE '$CA/pub_a.csv' -o '$CA/pub_cal_a.json' >/dev/null &&
+  $NPUSIM calibrate --configs $CONFIGS -c a100 $ROOFLINE '$CA/pub_b.csv' -o '$CA/pub_cal_b.json' >/dev/null &&
   $NPUSIM validate --configs $CONFIGS -c '$CA/pub_cal_a.json' '$CA/pub_b.csv' --json '$CA/pub_vb.json' >/dev/null &&
   $NPUSIM validate --configs $CONFIGS -c '$CA/pub_cal_b.json' '$CA/pub_a.csv' --json '$CA/pub_va.json' >/dev/null &&
-  $NPUSIM validate --configs $CONFIGS -c a100 '$PUB' --json '$CA/pub_v0.json' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c a100 $ROOFLINE '$PUB' --json '$CA/pub_v0.json' >/dev/null &&
   a=\$(tr -d ' \t\n' <'$CA/pub_va.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
   b=\$(tr -d ' \t\n' <'$CA/pub_vb.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&
   r=\$(tr -d ' \t\n' <'$CA/pub_v0.json' | sed -n 's/.*\"overall\":{\"count\":[^,]*,\"mape_pct\":\([^,]*\),.*/\1/p') &&

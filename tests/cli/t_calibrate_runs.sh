@@ -42,6 +42,30 @@ assert all(s["rows"] == 3 and s["fitted_on_rows"] == 3 for s in lo["sources"])
 assert lo["pooled"]["overall"]["count"] == 6 and f["cross_validation"]["folds"] == 5
 assert all(r["leave_one_source_out"] is not None and r["k_fold"] is not None for r in f["rows"])
 PY
+# The priors (docs/validation.md, "Priors"): each efficiency's in the JSON
+# and the report: the class's for a format-less GEMM and HBM, h100's own
+# for attention (FlashAttention-2 and -3 on it);
+# --prior-weight 0 turns them off.
+check "calibrate --runs: each efficiency names its prior (weight 0.1 by default), --prior-weight 0 none" sh -c "
+  grep -q '^Priors weighted 0.1: ' '$CR/out' && grep -q '^memory-bound e  *h100 .* 0.85 +- 0.1 ' '$CR/out' &&
+  $NPUSIM calibrate --configs $CONFIGS --runs $RS --prior-weight 0 --json '$CR/f0.json' >'$CR/out0' &&
+  ! grep -q '^Priors weighted' '$CR/out0' &&
+  python3 - '$CR/f.json' '$CR/f0.json'" <<'PY'
+import json, sys
+f, f0 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert f["prior_weight"] == 0.1 and f0["prior_weight"] == 0, (f["prior_weight"], f0["prior_weight"])
+pr = {p["name"]: (p["prior_mean"], p["prior_sd"]) for p in f["parameters"] if p["chips"] == "h100"}
+assert pr["gemm e_max e"] == (0.75, 0.15) and pr["memory-bound e"] == (0.85, 0.1) and pr["attention e"] == (0.55, 0.2), pr
+assert all(p["prior_mean"] is None for p in f["parameters"] if p["chips"] == "every chip")
+assert all(p["prior_mean"] is None for p in f0["parameters"])
+PY
+for w in -1 11 x; do
+    expect_fail "calibrate --runs: --prior-weight $w is refused" "\-\-prior-weight: expected a number from 0 to 10, got \"$w\"" \
+      $NPUSIM calibrate --configs $CONFIGS --runs $RS --prior-weight "$w" -o "$CR/badw"
+done
+no_files "calibrate --runs: nothing written for a bad --prior-weight" "$CR/badw"
+expect_fail "calibrate: --prior-weight without --runs" '\-\-prior-weight goes with \-\-runs' \
+  $NPUSIM calibrate --configs $CONFIGS -c h100 --prior-weight 1 bench/public/ops_a100_llmcompass.csv -o "$CR/badw.json"
 # Bad input: exit 2 naming it, nothing written.
 cat >"$CR/dlrm.csv" <<'CSV'
 id,source,metric,measured,chip,model,tp,batch,input_len,output_len

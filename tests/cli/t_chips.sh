@@ -11,10 +11,13 @@ for c in $(ls "$CONFIGS/chips" | sed 's/\.json$//'); do
     check "chips: llama3-8b runs on the $c preset" chrun "$c" "$c"
 done
 # llama3-8b reads 7.50e9 bf16 weights per decode step (the embedding table
-# only for its rows) plus 0.6 GB of KV cache at 4608 tokens: 15.0 to 15.7 GB.
+# only for its rows) plus 0.6 GB of KV cache at 4608 tokens: 15.0 to 15.7 GB,
+# at the roofline ($ROOFLINE: the GPU presets' fitted efficiencies and host
+# times off).
 for c in a100 h100 h200 b200 gb10 mi300x tpuv5p tpuv7; do
+    chrun "${c}_roof" "$c" $ROOFLINE
     bw=$(sed -n 's/.*"hbm_bw_GBps": *\([0-9.]*\).*/\1/p' "$CONFIGS/chips/$c.json")
-    gb=$(awk -v t="$(chnum "$c" TPOT_ms_request decode)" -v b="$bw" 'BEGIN { printf "%.2f", t * b / 1000 }')
+    gb=$(awk -v t="$(chnum "${c}_roof" TPOT_ms_request decode)" -v b="$bw" 'BEGIN { printf "%.2f", t * b / 1000 }')
     check "chips: $c decode at batch 1 moves $gb GB per token at $bw GB/s (weights and KV cache 15.0 to 15.7, plus per-op latency floors: at most 17.0)" \
         awk -v g="$gb" 'BEGIN { exit !(g >= 15.0 && g <= 17.0) }'
 done
@@ -22,16 +25,22 @@ done
 # and does not where they lack it (a100: fp8 runs as bf16, and says so).
 for c in h100 a100; do
     chrun "${c}_fp8" "$c" --set weight_dtype=fp8 --set activation_dtype=fp8
+    chrun "${c}_fp8_roof" "$c" $ROOFLINE --set weight_dtype=fp8 --set activation_dtype=fp8
 done
+t16=$(chnum h100_roof TTFT_sec prefill) t8=$(chnum h100_fp8_roof TTFT_sec prefill)
+check "chips: fp8 prefill on h100 at its roofline at most 0.6 x bf16's ($t8 vs $t16 s)" awk -v a="$t8" -v b="$t16" 'BEGIN { exit !(a <= 0.6 * b) }'
+# As shipped, fp8 GEMMs reach 0.5466 of their peak and bf16 ones 0.7723 (fitted, docs/validation.md): a
+# GEMM-bound prefill takes 0.7723 / (2 x 0.5466) = 0.71 of bf16's, as fp8 engines measure 1.3 to 1.6 x.
 t16=$(chnum h100 TTFT_sec prefill) t8=$(chnum h100_fp8 TTFT_sec prefill)
-check "chips: fp8 prefill on h100 at most 0.6 x bf16's ($t8 vs $t16 s)" awk -v a="$t8" -v b="$t16" 'BEGIN { exit !(a <= 0.6 * b) }'
+check "chips: fp8 prefill on the shipped h100 at 0.6 to 0.8 x bf16's ($t8 vs $t16 s)" \
+    awk -v a="$t8" -v b="$t16" 'BEGIN { exit !(a >= 0.6 * b && a <= 0.8 * b) }'
 t16=$(chnum a100 TTFT_sec prefill) t8=$(chnum a100_fp8 TTFT_sec prefill)
 check "chips: fp8 prefill on a100 at least 0.9 x bf16's ($t8 vs $t16 s)" awk -v a="$t8" -v b="$t16" 'BEGIN { exit !(a >= 0.9 * b) }'
 check "chips: a100 says fp8 ran as bf16" grep -q "in fp8_e4m3 ran as bf16 on the matrix units" "$CH/a100_fp8.log"
 check "chips: h100 runs fp8 on its matrix units without a fallback" sh -c "! grep -q 'ran as bf16 on the matrix' '$CH/h100_fp8.log'"
 # weight-only int4 on bf16 compute: decode reads a quarter of the weights
-chrun h100_int4 h100 --set weight_dtype=int4
-t16=$(chnum h100 TPOT_ms_request decode) t4=$(chnum h100_int4 TPOT_ms_request decode)
+chrun h100_int4 h100 $ROOFLINE --set weight_dtype=int4
+t16=$(chnum h100_roof TPOT_ms_request decode) t4=$(chnum h100_int4 TPOT_ms_request decode)
 check "chips: int4 weights decode at 0.25 to 0.35 x bf16's TPOT on h100 ($t4 vs $t16 ms)" \
     awk -v a="$t4" -v b="$t16" 'BEGIN { exit !(a >= 0.25 * b && a <= 0.35 * b) }'
 # a bad format is named
@@ -61,7 +70,7 @@ check "chips: a fleet of h100 and b200 deployments" sh -c "$NPUSIM fleet --confi
 # the scales too, so decodes a little slower than bare int4; DeepSeek-V3's
 # fp8 blocks (1 x 128 activations, 128 x 128 weights) leave an h100 prefill
 # compute-bound on its tensor cores (the rescaling runs beside them).
-chrun h100_int4g h100 --set weight_dtype=int4 --set scale_block=128 --set weight_scale_block_n=1 --set scale_dtype=fp16
+chrun h100_int4g h100 $ROOFLINE --set weight_dtype=int4 --set scale_block=128 --set weight_scale_block_n=1 --set scale_dtype=fp16
 check "chips: int4 group scales are printed on the matmuls" \
     grep -q 'block_scales=128x1:DT_FLOAT16' "$CH/h100_int4g/llama3-8b_h100_decode.csv"
 t4=$(chnum h100_int4 TPOT_ms_request decode) tg=$(chnum h100_int4g TPOT_ms_request decode)

@@ -18,10 +18,11 @@ check "run notes: under neusim the chip's calibration is named as not applied, G
   $NPUSIM run --profile neusim --configs $CONFIGS -o '$RN/r' 2>/dev/null >'$RN/r.txt' &&
   grep -q '^  ran with      profile neusim;' '$RN/r.txt' &&
   grep -q '^  assumes       GEMMs at 100% of the MXU peak (the neusim profile applies no efficiency)' '$RN/r.txt'"
-check "run notes: an uncalibrated chip says calibration none" sh -c "
-  $NPUSIM run --configs $CONFIGS -c h100 -o '$RN/h' | grep -qx '  calibration   none'"
+check "run notes: an uncalibrated chip (b200) says calibration none; a fitted one (h100) names its source" sh -c "
+  $NPUSIM run --configs $CONFIGS -c b200 -o '$RN/h' | grep -qx '  calibration   none' &&
+  $NPUSIM run --configs $CONFIGS -c h100 -o '$RN/h1' | grep -q '^  calibration   npusim calibrate --runs bench/public/inference-runs.csv'"
 check "run notes: h100 at tp 64 states GEMMs at the tensor-core peak and TP past the 8-GPU NVLink domain, no MXU or ICI" sh -c "
-  $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=64 --set tensor_parallelism_degree=64 -b 8 \
+  $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 $ROOFLINE --set num_chips=64 --set tensor_parallelism_degree=64 -b 8 \
     -o '$RN/g' >'$RN/g.txt' &&
   grep -qx '  assumes       GEMMs at 100% of the tensor-core peak (kernel_efficiency not set)' '$RN/g.txt' &&
   grep -qx '  network       tensor parallelism over 64 GPUs spans NVLink domains of 8: its collectives run on the scale-out network (dcn_bw_GBps 50 GB/s, dcn_latency_ns 3700 per step)' '$RN/g.txt' &&
@@ -46,7 +47,7 @@ check "run notes: tp 8 on h100 (its own domain) and tp 8 on tpuv5p assume nothin
   $NPUSIM run --configs $CONFIGS -m llama3-70b -c tpuv5p --set num_chips=8 --set tensor_parallelism_degree=8 -b 8 -o '$RN/t8' >'$RN/t8.txt' &&
   ! grep -q 'tensor parallelism over' '$RN/h8.txt' '$RN/t8.txt'"
 check "run notes: mi300x speaks of matrix cores" sh -c "
-  $NPUSIM run --configs $CONFIGS -c mi300x -o '$RN/m' | grep -q 'GEMMs at 100% of the matrix-core peak'"
+  $NPUSIM run --configs $CONFIGS -c mi300x $ROOFLINE -o '$RN/m' | grep -q 'GEMMs at 100% of the matrix-core peak'"
 check "report: a GPU page names tensor cores and NVLink (energy table, summary), never MXU or ICI; a TPU page MXU and ICI" sh -c "
   $NPUSIM report --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=64 --set tensor_parallelism_degree=64 -b 8 \
     -o '$RN/g.html' >/dev/null &&
@@ -63,7 +64,7 @@ no_files "run notes: nothing written for a bad kind" "$RN/bad"
 # overheads when set; a chip calibrated kernel by kernel warns for the
 # classes it has no calibration for (attention here), naming its calibration.
 check "run notes: the kernels line names each class and format used with its efficiency; gaps and overheads when set" sh -c "
-  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -b 1 --no-energy --set kernel_efficiency.gemm.e_max=0.7 \
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 $ROOFLINE -b 1 --no-energy --set kernel_efficiency.gemm.e_max=0.7 \
     --set kernel_launch_ns=4000 --set step_overhead_ns=1000000 -o '$RN/k' 2>'$RN/k.err' >'$RN/k.txt' &&
   grep -q '^  kernels       gemm bf16 0.7, .*attention bf16 1.* of the roofline\$' '$RN/k.txt' &&
   grep -qx '  launches      at least 4000 ns a kernel, 0 in captured graphs (graph_capture decode)' '$RN/k.txt' &&

@@ -12,7 +12,7 @@ gemm,bf16,4096,4096,4096,277.826,"synthetic, 2x"
 gemv,bf16,,4096,4096,5.011,synthetic half
 CSV
 check "validate: MAPE 75, bias +25 and RMSE 98.29 us over two synthetic rows" sh -c "
-  $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --json '$VA/v.json' --csv '$VA/v.csv' --md '$VA/v.md' >'$VA/out' &&
+  $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE '$VA/m.csv' --json '$VA/v.json' --csv '$VA/v.csv' --md '$VA/v.md' >'$VA/out' &&
   set -- \$(tr -d ' \t\n' <'$VA/v.json' | sed -n 's/.*\"overall\":{\"count\":\([^,]*\),\"mape_pct\":\([^,]*\),\"bias_pct\":\([^,]*\),\"rmse_us\":\([^,]*\),.*/\1 \2 \3 \4/p') &&
   test \"\$1 \$2 \$3\" = '2 75 25' && awk -v r=\"\$4\" 'BEGIN { exit !(r > 98.28 && r < 98.30) }'"
 check "validate: by_op has each type's figures (gemm -50%, gemv +100%)" sh -c "
@@ -25,29 +25,29 @@ check "validate: the markdown report has the per-op, per-format and per-bound ta
   grep -q '^## op' '$VA/v.md' && grep -q '^## dtype' '$VA/v.md' && grep -q '^## bound' '$VA/v.md' &&
   grep -q '^| gemv | 1 | 100.00 |' '$VA/v.md'"
 check "validate: the summary names the worst operator" grep -q '^overall .* 75.00 *+25.00' "$VA/out"
-check "validate --max-mape 80 passes" $NPUSIM validate --configs $CONFIGS -c h100 "$VA/m.csv" --max-mape 80
+check "validate --max-mape 80 passes" $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE "$VA/m.csv" --max-mape 80
 check "validate --max-mape 70 exits 1" sh -c "
-  $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --max-mape 70 >/dev/null 2>'$VA/err'; test \$? -eq 1 &&
+  $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE '$VA/m.csv' --max-mape 70 >/dev/null 2>'$VA/err'; test \$? -eq 1 &&
   grep -q 'MAPE 75.00% is above --max-mape 70%' '$VA/err'"
 check "validate --help" sh -c "$NPUSIM validate --help | grep -q 'usage: npusim validate'"
 printf 'op,dtype,m,n,k,time_us\ngemm,bf16,64,64,64,\n' >"$VA/notime.csv"
 expect_fail "validate: a row without a measured time names its line" 'notime.csv: line 2: column "time_us": expected a measured time' \
-    $NPUSIM validate --configs $CONFIGS -c h100 "$VA/notime.csv" --json "$VA/nt.json"
+    $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE "$VA/notime.csv" --json "$VA/nt.json"
 check "validate: nothing written on a bad row" test ! -e "$VA/nt.json"
 printf 'op,dtype,m,n,time_us\ngemm,bf16,64,64,3\n' >"$VA/nok.csv"
 expect_fail "validate: a row the predictor refuses names its line" 'nok.csv: line 2: gemm: expected k' \
-    $NPUSIM validate --configs $CONFIGS -c h100 "$VA/nok.csv"
-expect_fail "validate: no files" 'expected at least one MEASUREMENTS file' $NPUSIM validate --configs $CONFIGS -c h100
-expect_fail "validate: a bad --max-mape" '\-\-max-mape "x"' $NPUSIM validate --configs $CONFIGS -c h100 --max-mape x "$VA/m.csv"
+    $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE "$VA/nok.csv"
+expect_fail "validate: no files" 'expected at least one MEASUREMENTS file' $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE
+expect_fail "validate: a bad --max-mape" '\-\-max-mape "x"' $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE --max-mape x "$VA/m.csv"
 check "validate --roofline: the SVG, linked from the markdown by its name beside it" sh -c "
-  $NPUSIM validate --configs $CONFIGS -c h100 '$VA/m.csv' --md '$VA/r.md' --roofline '$VA/r.svg' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c h100 $ROOFLINE '$VA/m.csv' --md '$VA/r.md' --roofline '$VA/r.svg' >/dev/null &&
   grep -q '^!\[roofline\](r.svg)' '$VA/r.md' && test \$(grep -c '<polygon class=\"measured\"' '$VA/r.svg') -eq 2"
 # --html: the page of a validation run, each MAPE coloured, the scatter and roofline inline.
 check "validate --html --md: says what it wrote" sh -c "
-  $NPUSIM validate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv --html '$T/vw.html' --md '$T/vw.md' |
+  $NPUSIM validate --configs $CONFIGS -c a100 $ROOFLINE bench/public/ops_a100_llmcompass.csv --html '$T/vw.html' --md '$T/vw.md' |
   grep -qx 'npusim validate: wrote $T/vw.md and $T/vw.html'"
 check "validate --html: the self-contained page (tables coloured by MAPE, scatter with bands, roofline, every row)" sh -c "
-  $NPUSIM validate --configs $CONFIGS -c a100 bench/public/ops_a100_llmcompass.csv --html '$T/v.html' >/dev/null &&
+  $NPUSIM validate --configs $CONFIGS -c a100 $ROOFLINE bench/public/ops_a100_llmcompass.csv --html '$T/v.html' >/dev/null &&
   python3 - '$T/v.html' <<'PY'
 import re, sys
 h = open(sys.argv[1]).read()
