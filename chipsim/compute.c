@@ -101,16 +101,31 @@ const struct einsum_axes *einsum_axes_of(const struct cs_ctx *c, const struct in
  * waves of num_sa output tiles of gemm_tile_m x gemm_tile_n (physical; the
  * chip sets the tile): tiles = b ceil(m / Tm) ceil(n / Tn), each of
  * ceil(Tm / s) ceil(Tn / s) ceil(k / s) ops, the last wave padded to
- * num_sa tiles. Never fewer than ops. */
+ * num_sa tiles. As GEMM libraries pick their tiles and splits by shape: a
+ * side shorter than its tile takes the smallest power of two at least s
+ * that holds it (a decode GEMM's few rows), and a GEMM of fewer tiles than
+ * units splits k over the idle ones (split-K), in whole chunks of s.
+ * Never fewer than ops. */
+static int64_t tile_side(int64_t len, int64_t tile, int64_t s)
+{
+    int64_t t = s;
+    while (t < len && t < tile)
+        t *= 2;
+    return t < tile ? t : tile;
+}
+
 static int64_t wave_ops(const struct cs_ctx *c, const struct einsum_axes *ax, int64_t ops)
 {
     const struct chip_config *ch = c->chip;
     if (c->prof->chip_precisions_ignored || ch->gemm_tile_m <= 0 || ch->gemm_tile_n <= 0 || ch->num_sa <= 0)
         return ops;
-    int64_t s = ch->sa_dim;
-    double tiles = (double)ax->b * (double)ceil_div(ax->m, ch->gemm_tile_m) * (double)ceil_div(ax->n, ch->gemm_tile_n);
-    double per = (double)ceil_div(ch->gemm_tile_m, s) * (double)ceil_div(ch->gemm_tile_n, s) * (double)ceil_div(ax->k, s);
-    double w = ceil(tiles / (double)ch->num_sa) * (double)ch->num_sa * per;
+    int64_t s = ch->sa_dim, tm = tile_side(ax->m, ch->gemm_tile_m, s), tn = tile_side(ax->n, ch->gemm_tile_n, s);
+    double tiles = (double)ax->b * (double)ceil_div(ax->m, tm) * (double)ceil_div(ax->n, tn);
+    double kb = (double)ceil_div(ax->k, s), split = 1;
+    if (tiles < (double)ch->num_sa)
+        split = fmin(floor((double)ch->num_sa / tiles), kb);
+    double per = (double)ceil_div(tm, s) * (double)ceil_div(tn, s) * ceil(kb / split);
+    double w = ceil(tiles * split / (double)ch->num_sa) * (double)ch->num_sa * per;
     if (w >= 0x1p62)
         return ops;   /* check_macs has bounded the op; a padded count this large cannot be one */
     return (int64_t)w > ops ? (int64_t)w : ops;

@@ -16,14 +16,16 @@ if [ -z "$CONFIGS" ]; then
     CONFIGS=$T/configs
 fi
 # The GPU presets carry efficiencies and host times fitted to published runs
-# (docs/validation.md, Inference). A test of roofline arithmetic adds these
-# overrides: every kernel at its roofline, no host time (as before the fit).
+# (docs/validation.md, Inference) and compute GEMMs in waves of tiles. A test
+# of roofline arithmetic adds these overrides: every kernel at its roofline,
+# no host time, no waves (the presets before issue 41).
 ROOFLINE="--set kernel_efficiency.gemm.e_max=1 --set kernel_efficiency.gemm.bf16=0 --set kernel_efficiency.gemm.fp16=0"
 ROOFLINE="$ROOFLINE --set kernel_efficiency.gemm.fp8_e4m3=0"
 for c in gemv attention elementwise activation reduction softmax; do
     ROOFLINE="$ROOFLINE --set kernel_efficiency.$c.e_max=1"
 done
 ROOFLINE="$ROOFLINE --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0"
+ROOFLINE="$ROOFLINE --set gemm_tile_m=0 --set gemm_tile_n=0"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "$2" ] && sed 's/^/    /' "$2" | head -n 5; }
