@@ -23,7 +23,7 @@ for k in gemm.fp8_e4m3 gemm.bf16 gemm.fp16; do NEUTRAL="$NEUTRAL --set kernel_ef
 for c in gemm gemv elementwise activation reduction softmax attention; do
     NEUTRAL="$NEUTRAL --set kernel_efficiency.$c.e_max=1"
 done
-NEUTRAL="$NEUTRAL --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0"
+NEUTRAL="$NEUTRAL --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0 --set ici_latency_ns=3330"
 
 "$NPUSIM" validate --runs "$RUNS" --profile neusim --json "$OUT/neusim.json" >/dev/null
 # shellcheck disable=SC2086

@@ -61,6 +61,7 @@ static double start_value(const struct runs_fit_param *p)
     case RF_STEP: return 1e6;      /* 1 ms */
     case RF_LAYER: return 1e4;     /* 10 us */
     case RF_LAUNCH: return 5e3;    /* 5 us: above the shortest kernels, so it moves them */
+    case RF_LINK: return 2e3;      /* 2 us a collective step */
     default: return 0.7;
     }
 }
@@ -95,6 +96,7 @@ const char *runs_fit_param_name(const struct runs_fit_param *p, char *buf, size_
     case RF_ATTENTION: snprintf(buf, n, "attention e"); break;
     case RF_STEP: snprintf(buf, n, "step_overhead_ns"); break;
     case RF_LAYER: snprintf(buf, n, "layer_overhead_ns"); break;
+    case RF_LINK: snprintf(buf, n, "ici_latency_ns"); break;
     default: snprintf(buf, n, "kernel_launch_ns"); break;
     }
     return buf;
@@ -118,6 +120,7 @@ const char *const *runs_fit_param_keys(const struct runs_fit_param *p, char (*bu
     case RF_ATTENTION: snprintf(buf[n++], 64, "kernel_efficiency.attention.e_max"); break;
     case RF_STEP: snprintf(buf[n++], 64, "step_overhead_ns"); break;
     case RF_LAYER: snprintf(buf[n++], 64, "layer_overhead_ns"); break;
+    case RF_LINK: snprintf(buf[n++], 64, "ici_latency_ns"); break;
     default: snprintf(buf[n++], 64, "kernel_launch_ns"); break;
     }
     for (int i = 0; i < n; i++)

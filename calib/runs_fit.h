@@ -8,8 +8,10 @@
  * (kernel_efficiency.gemm.<fmt>; the class's e_max is the geometric mean of
  * the fitted formats, for a format no row ran), one memory-bound
  * efficiency tied across gemv, elementwise, activation, reduction and
- * softmax (their e_max: the HBM fraction reached) and the attention
- * efficiency; over every chip, the serving framework's host time
+ * softmax (their e_max: the HBM fraction reached), the attention
+ * efficiency and the latency of one collective step over its links
+ * (ici_latency_ns: NVLink's, for the rows with tensor parallelism); over
+ * every chip, the serving framework's host time
  * (step_overhead_ns, layer_overhead_ns) and the launch of a kernel outside
  * a captured graph (kernel_launch_ns). A parameter no training row moves is
  * left as the chip has it. Fitted on relative residuals (pred - meas) /
@@ -37,11 +39,11 @@
 
 #include "calib/runs.h"
 
-enum runs_fit_kind { RF_GEMM, RF_MEMORY, RF_ATTENTION, RF_STEP, RF_LAYER, RF_LAUNCH, RF_KINDS };
+enum runs_fit_kind { RF_GEMM, RF_MEMORY, RF_ATTENTION, RF_STEP, RF_LAYER, RF_LAUNCH, RF_LINK, RF_KINDS };
 
 #define RUNS_FIT_GROUPS_MAX 16
 #define RUNS_FIT_GROUP_CHIPS 8
-#define RUNS_FIT_PARAMS_MAX (RUNS_FIT_GROUPS_MAX * (PREC_COUNT + 3) + 3)
+#define RUNS_FIT_PARAMS_MAX (RUNS_FIT_GROUPS_MAX * (PREC_COUNT + 4) + 3)
 #define RUNS_FIT_FOLDS 5
 #define RUNS_FIT_SEED 20261126UL
 

@@ -75,12 +75,13 @@ static void add_param(struct runs_fit *f, enum runs_fit_kind kind, int group, in
     memset(p, 0, sizeof *p);
     p->kind = kind, p->group = group, p->prec = prec;
     p->lo = kind <= RF_ATTENTION ? 0.05 : 0;
-    p->hi = kind <= RF_ATTENTION ? 1 : kind == RF_STEP ? 1e10 : 1e9;   /* the fields' ranges */
+    p->hi = kind <= RF_ATTENTION ? 1 : kind == RF_STEP ? 1e10 : kind == RF_LINK ? 16777216 : 1e9;   /* the fields' ranges */
     p->value = NAN;
 }
 
 /* Per group: a GEMM efficiency per format its rows state, the memory-bound
- * and the attention efficiency; then the host times of every chip. */
+ * and the attention efficiency, the collective step's latency; then the
+ * host times of every chip. */
 static void make_params(struct runs_fit *f)
 {
     for (int g = 0; g < f->ngroup; g++) {
@@ -92,6 +93,7 @@ static void make_params(struct runs_fit *f)
             }
         add_param(f, RF_MEMORY, g, -1);
         add_param(f, RF_ATTENTION, g, -1);
+        add_param(f, RF_LINK, g, -1);
     }
     add_param(f, RF_STEP, -1, -1);
     add_param(f, RF_LAYER, -1, -1);

@@ -38,7 +38,7 @@ check "run notes: under neusim a TP group past the domain still runs at NVLink s
 # that network made as fast as NVLink (bandwidth and step latency), tp 16
 # times as it does inside a 16-GPU domain; as shipped (50 GB/s) it is slower.
 check "physical: tp 16 on h100 crosses the network: priced at dcn_bw_GBps, equal to a 16-GPU domain when the network equals NVLink" sh -c "
-  run() { $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --tp 16 -b 8 --no-energy \"\$@\" | sed -n 's/^  TPOT *//p'; }
+  run() { $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 $ROOFLINE --tp 16 -b 8 --no-energy \"\$@\" | sed -n 's/^  TPOT *//p'; }
   a=\$(run -o '$RN/x1' --set dcn_bw_GBps=450 --set dcn_latency_ns=3330) && b=\$(run -o '$RN/x2' --set link_domain_chips=16) &&
   c=\$(run -o '$RN/x3') && test -n \"\$a\" && test \"\$a\" = \"\$b\" && test \"\$a\" != \"\$c\" &&
   awk -v a=\"\${a%% *}\" -v c=\"\${c%% *}\" 'BEGIN { exit !(c > a) }'"
