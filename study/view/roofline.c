@@ -74,7 +74,9 @@ static void ceiling_labels(struct strbuf *b, const struct axes *a, struct ceilin
             base = line_y + ROOFLINE_LABEL_GAP + ROOFLINE_LABEL_ASCENT;
         if (base - ROOFLINE_LABEL_ASCENT < free_y)
             base = free_y + ROOFLINE_LABEL_ASCENT;
-        free_y = base + ROOFLINE_LABEL_DESCENT;
+        /* printed to 0.1 px: rounded up, never into the label above */
+        base = ceil(base * 10 - 1e-9) / 10;
+        free_y = base + ROOFLINE_LABEL_DESCENT + ROOFLINE_LABEL_LEAD;
         strbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" class=\"ceiling\">", LEFT + PLOT_W - 4, base);
         strbuf_xml(b, cl[i].name);
         strbuf_printf(b, ": %.4g TFLOP/s</text>\n", cl[i].peak);

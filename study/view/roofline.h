@@ -37,6 +37,7 @@ struct roofline_point {
 #define ROOFLINE_LABEL_ASCENT 10.0
 #define ROOFLINE_LABEL_DESCENT 3.0
 #define ROOFLINE_LABEL_GAP 4.0
+#define ROOFLINE_LABEL_LEAD 1.0   /* between two stacked labels: never touching */
 #define ROOFLINE_LABEL_CHAR_W 6.5
 
 /* The SVG document (malloc'ed; NULL when out of memory). */
