@@ -1,5 +1,5 @@
 #!/bin/sh
-# validate-inference.sh — reproduces docs/validation.md's "Inference" section: the 55 measured
+# validate-inference.sh — reproduces docs/validation.md's "Inference" section: the 173 measured
 # end-to-end LLM inference runs of bench/public/inference-runs.csv predicted under the neusim
 # profile, the physical profile uncalibrated (the fields calibrate --runs fits set to neutral) and
 # `npusim calibrate --runs` from those chips: its parameters, in-sample (the chips it writes,
@@ -8,7 +8,7 @@
 #
 #   sh bench/validate-inference.sh [NPUSIM] [OUT_DIR]
 #
-# `make validate-inference` runs it with build/npusim. The fit takes about a minute (every
+# `make validate-inference` runs it with build/npusim. It takes about 7.5 minutes (every
 # residual re-runs the simulator).
 set -eu
 NPUSIM=${1:-build/npusim}
