@@ -35,7 +35,7 @@ CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(NO_TRUNC_WARN) -pthread -I. $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) $(CSV_LIBS) -lm -pthread
 
-LIB_SRC := $(wildcard base/*.c traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*/*.c calib/*.c api/*.c)
+LIB_SRC := $(wildcard base/*.c traces/*.c chipsim/*.c opsgen/*.c power/*.c study/*/*.c serving/*.c calib/*.c api/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -17,7 +17,9 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 # itself holds the front door (study.h), which may include every room. A room
 # is entered by its front header alone (study/run/run.h, study/stages/stages.h,
 # study/sweep/sweep.h, study/view/view.h): outside the room nothing includes a
-# header inside it (tests may, to test what is inside).
+# header inside it (tests may, to test what is inside). serving/ (the
+# request-level engine) stands on the run room and is entered by
+# serving/serving.h alike.
 allowed() {
     case $1 in
         base) echo "" ;;
@@ -30,9 +32,10 @@ allowed() {
         study/sweep) echo "base traces opsgen chipsim power study/run study/stages" ;;
         study/view) echo "base traces opsgen chipsim power study/run study/stages study/sweep" ;;
         study) echo "base traces opsgen chipsim power study/run study/stages study/sweep study/view" ;;
-        calib) echo "base traces opsgen chipsim power study" ;;
-        api) echo "base traces opsgen chipsim power study calib" ;;
-        cli) echo "base traces opsgen chipsim power study calib api" ;;
+        serving) echo "base traces opsgen chipsim power study/run" ;;
+        calib) echo "base traces opsgen chipsim power study serving" ;;
+        api) echo "base traces opsgen chipsim power study serving calib" ;;
+        cli) echo "base traces opsgen chipsim power study serving calib api" ;;
     esac
 }
 
@@ -45,7 +48,7 @@ folder_of() {
 }
 
 bad=0
-for dir in base traces opsgen chipsim power study/run study/stages study/sweep study/view study calib api cli; do
+for dir in base traces opsgen chipsim power study/run study/stages study/sweep study/view study serving calib api cli; do
     [ -d "$dir" ] || continue
     ok=$(allowed "$dir")
     for f in "$dir"/*.c "$dir"/*.h; do
@@ -74,13 +77,16 @@ for dir in base traces opsgen chipsim power study/run study/stages study/sweep s
                 study/*)
                     [ "$inc" = "$top/${top#study/}.h" ] ||
                         echo "$f:$n: includes $inc; outside $top/ include its front header $top/${top#study/}.h" ;;
+                serving)
+                    [ "$inc" = "serving/serving.h" ] ||
+                        echo "$f:$n: includes $inc; outside serving/ include its front header serving/serving.h" ;;
             esac
         done
     done
 done >"${TMPDIR:-/tmp}/layering.$$"
 # Every JSON text is read by the one reader (base/json_strict.h): no folder
 # above base/ calls cJSON's parser itself.
-for dir in traces opsgen chipsim power study/run study/stages study/sweep study/view study calib api cli; do
+for dir in traces opsgen chipsim power study/run study/stages study/sweep study/view study serving calib api cli; do
     [ -d "$dir" ] || continue
     for f in "$dir"/*.c "$dir"/*.h; do
         [ -f "$f" ] || continue
@@ -95,6 +101,6 @@ if [ -s "${TMPDIR:-/tmp}/layering.$$" ]; then
 fi
 rm -f "${TMPDIR:-/tmp}/layering.$$"
 if [ $bad = 0 ]; then
-    echo "layering: base <- traces <- opsgen, chipsim <- power <- study (run <- stages <- sweep <- view) <- calib <- api <- cli: no violation"
+    echo "layering: base <- traces <- opsgen, chipsim <- power <- study (run <- stages <- sweep <- view), serving (over run) <- calib <- api <- cli: no violation"
 fi
 exit $bad
