@@ -1,0 +1,26 @@
+/* metrics.h — the latency figures `npusim serving` reports: each latency
+ * (TTFT, TPOT, ITL, end to end, queueing) as {mean, p50, p90, p95, p99,
+ * max} over the requests that have it.
+ *
+ * Percentiles interpolate linearly between the two nearest ranks (GSL's
+ * gsl_stats_quantile_from_sorted_data; numpy.percentile's default, which
+ * vLLM's benchmark_serving reports): the q-quantile of n sorted values is
+ * x[i] + f (x[i+1] - x[i]) at i + f = q (n - 1).
+ *
+ * Main data structure: struct serving_dist. */
+#ifndef NPUSIM_SERVING_METRICS_H
+#define NPUSIM_SERVING_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct serving_dist {
+    int64_t n;                               /* values it is over */
+    double mean, p50, p90, p95, p99, max;    /* NAN when n is 0 */
+};
+
+/* The figures of the n values x (sorted in place; NAN values count as
+ * none: the caller leaves them out). */
+void serving_dist_of(double *x, size_t n, struct serving_dist *d);
+
+#endif
