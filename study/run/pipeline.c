@@ -118,13 +118,11 @@ void llm_capacity_from_report(const struct model_config *m, const struct llm_rep
                               struct family_capacity *cap)
 {
     /* Steady state: every chip handles one microbatch per (prefill + decode)
-     * chip time, plus the framework's host time of each forward pass (the
-     * prefill and every decode step: llm_report's e2e_tokens_per_sec counts
-     * it alike); each request yields output_seqlen tokens; the DCN data-
-     * parallel pods each serve their own microbatches. */
-    double busy_s = ((double)r->prefill.total_execution_time_chip_ns +
-                     (double)r->decode.total_execution_time_chip_ns +
-                     (double)r->framework_overhead_ns * (double)(1 + m->output_seqlen)) / 1e9;
+     * chip time, the framework's host time of each forward pass included
+     * (llm_report's busy_ns, as its e2e_tokens_per_sec); each request
+     * yields output_seqlen tokens; the DCN data-parallel pods each serve
+     * their own microbatches. */
+    double busy_s = (double)r->busy_ns / 1e9;
     double chip_J = r->prefill_energy_J + r->decode_energy_J;
     cap->unit = "output tokens";
     cap->units_per_sec = (double)(m->microbatch_size_ici * m->data_parallel_degree_dcn *

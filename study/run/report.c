@@ -65,6 +65,7 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     decode_ns = ck_add(decode_ns, ck_mul(ov, sout, &ovf), &ovf);
     int64_t prefill_chip_ns = ck_add(P->total_execution_time_chip_ns, ov, &ovf);
     int64_t decode_chip_ns = ck_add(Q->total_execution_time_chip_ns, ck_mul(ov, sout, &ovf), &ovf);
+    r->busy_ns = ck_add(prefill_chip_ns, decode_chip_ns, &ovf);
     if (ovf)
         return npu_errf(e, "%s: time with the framework overheads exceeds 2^63 ns: chip fields "
                            "\"step_overhead_ns\" and \"layer_overhead_ns\" are out of scale", m->model_name);
@@ -105,8 +106,7 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->replica_chips = m->num_chips / (r->dp_dcn > 0 ? r->dp_dcn : 1);
     if (r->replica_chips < 1)
         r->replica_chips = 1;
-    r->e2e_tokens_per_sec = (double)(mb * sout) /
-                            ((double)(prefill_chip_ns + decode_chip_ns) / 1e9);
+    r->e2e_tokens_per_sec = (double)(mb * sout) / ((double)r->busy_ns / 1e9);
     r->e2e_energy_per_token_J = (r->prefill_energy_J + r->decode_energy_J) * (double)r->replica_chips /
                                 (double)(mb * sout);
     return 0;

@@ -42,6 +42,7 @@ struct llm_report {
     /* The chips one such batch runs on (num_chips / dp_dcn): the trace is one
      * chip's, so the summary's energy per token is its energy times these. */
     int64_t replica_chips;
+    int64_t busy_ns;             /* that batch's prefill and decode chip time, host time included */
     double e2e_tokens_per_sec;   /* that batch's output tokens at the prefill and decode rates */
     double e2e_energy_per_token_J;   /* both phases, every chip of the replica, per output token */
     /* Physical invariants violated (power/invariants.h), per phase, when
