@@ -153,6 +153,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_serving(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -39,6 +39,7 @@ static const char serve_help[] =
     "same input; 503 with Retry-After when full; 504 when a request waited too long.\n"
     "Writes no file. Stops on Ctrl-C (SIGINT) or SIGTERM: running requests get --grace seconds.\n"
     "No authentication: it binds 127.0.0.1 unless told otherwise.\n"
+    "To simulate serving traffic (requests over time) use `npusim serving`.\n"
     "\n"
     "options:\n"
     "      --port N            TCP port (default 8080)\n"

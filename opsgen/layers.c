@@ -271,12 +271,12 @@ int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_
     /* Under a causal mask query i attends to i + 1 keys: (kv + 1) / 2 on
      * average, and masked kernels skip the rest (the reference: all kv). */
     bool causal = a->causal && !c->decode && !c->prof->prefill_attention_unmasked;
-    int64_t att = causal ? (kv + 1) / 2 : kv;
+    int64_t att = a->att_keys > 0 ? a->att_keys : causal ? (kv + 1) / 2 : kv;
     if (!c->decode && a->flash)
         return cross_path(c, q, kv, att, &hd, dq, dk, dv, a->dh, true, ep, fid);
     if (!a->cross)
-        return self_path(c, a->seq, causal ? (a->seq + 1) / 2 : a->seq, &hd, Dl, a->dh, a->s_in, a->s_out,
-                         ep, fid);
+        return self_path(c, a->seq, a->att_keys > 0 ? a->att_keys : causal ? (a->seq + 1) / 2 : a->seq, &hd, Dl,
+                         a->dh, a->s_in, a->s_out, ep, fid);
     return cross_path(c, q, kv, att, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
 }
 

@@ -52,6 +52,9 @@ struct attn_args {
                                   * keys on average (quirk prefill_attention_unmasked) */
     bool decode_kv_per_head;     /* decode reads the K/V cache once per query head, not once
                                   * per group (model field decode_kv_shared false) */
+    int64_t att_keys;            /* prefill: keys per query on average when set (a serving
+                                  * engine's chunk that also attends to its cached prefix);
+                                  * 0: kv, or (kv + 1) / 2 under the causal mask */
     bool parallel_ffn;           /* a parallel attention + FFN block (GPT-J, PaLM): no
                                   * reduce-scatter, LayerNorm or all-gather after W_o */
 };

@@ -103,3 +103,48 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
                                                   .mem_bytes = opsgen_llm_inference_mem_checked };
     return gen_phases(&g, &hooks, &g, e);
 }
+
+/* ---- one serving step's attention ---- */
+
+bool opsgen_op_is_attention_core(const struct op *op)
+{
+    return strstr(op->description, "Softmax(Q*K)*V") || strstr(op->description, "-FlashAttention-");
+}
+
+bool opsgen_op_is_lm_head(const struct op *op)
+{
+    return !strcmp(op->description, "LMHead");
+}
+
+int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_links *l,
+                              const struct profile *prof, const struct opsgen_step_attn *a,
+                              struct trace *out, bool *ovf, struct npu_err *e)
+{
+    struct trace scratch;
+    trace_init(&scratch);
+    struct gen_run g;
+    gen_run_init(&g, m, l, prof, &scratch, ovf);
+    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
+        return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported", SHAPE_MAXD);
+    struct layer_ctx lc = { &scratch, ovf, prof, a->batch, g.L, a->decode, &g.tp, "", &g.fmt };
+    /* Decode: one suffix group of length s needs an odd step count 2s - 1
+     * (decode_suffix_groups), counted here once per layer. */
+    struct attn_args at = { .seq = a->decode ? m->decode_width : a->q, .s_in = a->prefix,
+                            .s_out = 2 * a->suffix - 1, .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
+                            .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
+                            .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
+                            .decode_kv_per_head = !m->decode_kv_shared,
+                            .q_seq = a->decode ? 0 : a->q, .kv_seq = a->decode ? 0 : a->kv,
+                            .att_keys = a->decode ? 0 : a->att };
+    int64_t fid = 2;
+    int rc = layer_attention(&lc, &at, &fid);
+    for (size_t i = 0; i < scratch.n; i++) {
+        struct op *op = &scratch.ops[i];
+        if (!rc && opsgen_op_is_attention_core(op)) {
+            *trace_push(out) = *op;   /* moved: the strings go with it */
+            op_init(op);
+        }
+    }
+    trace_free(&scratch);
+    return rc ? npu_errf(e, "internal: malformed op builder arguments") : 0;
+}

@@ -44,35 +44,49 @@ int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m
      * (builders.h) instead of wrapping. */
     int64_t bs = bmul(ovf, b, s);
     int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul3(ovf, D, Hl, dh)), bmul3(ovf, Hl, dh, D));
-    int64_t a_attn = badd(ovf, bmul3(ovf, bs, Hl, dh), bmul4(ovf, bs, kvh, dh, 2));
     int64_t w_ff, a_ff, wide = Fl > D ? Fl : D;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     bool gated = k ? k->gated : true;
-    if (gated) {
-        w_ff = bmul3(ovf, 3, D, Fl);
-        a_ff = bmul3(ovf, 2, bs, wide);
-    } else {  /* plain MLP ("default", "gelu", "relu") */
-        w_ff = bmul3(ovf, 2, D, Fl);
-        a_ff = bmul(ovf, bs, wide);
-    }
-    if (prof->mem_activations_times_layers)
+    w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);   /* gated: gate, up, down; plain MLP: up, down */
+    a_ff = bmul3(ovf, gated ? 2 : 1, bs, wide);
+    if (prof->mem_activations_times_layers) {
+        int64_t a_attn = badd(ovf, bmul3(ovf, bs, Hl, dh), bmul4(ovf, bs, kvh, dh, 2));
         return badd(ovf, bmul3(ovf, 2, badd(ovf, w_attn, w_ff), Lc), bmul3(ovf, 2, badd(ovf, a_attn, a_ff), Lc));
+    }
     /* Corrected: w_attn, w_ff as above; the KV cache (2 x s x kvh x dh per
      * layer, all layers of the stage); one layer's working set for the
      * step's tokens (prefill: the prompt; decode: the decode width): input,
      * queries and the FFN hidden activations; the vocabulary's embedding and
      * LM-head weights (sharded over TP, on the stage's chips). */
+    struct opsgen_llm_mem_parts pt;
+    opsgen_llm_mem_parts(ovf, m, prof, &pt);
     int64_t tok = bmul(ovf, b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
-    int64_t kv_cache = bmul(ovf, bmul4(ovf, 2, bs, kvh, dh), Lc);
-    int64_t live = bmul(ovf, tok, badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), bmul(ovf, gated ? 2 : 1, Fl)));
-    int64_t vocab = gen_vocab_params(ovf, m, tp, prof);
-    /* Each in its number format (2 bytes each in bf16). */
+    return badd(ovf, badd(ovf, pt.weight_bytes, bld_tensor_bytes(ovf, bmul(ovf, pt.kv_elems_per_token, bs), pt.kv_dtype)),
+                bld_tensor_bytes(ovf, bmul(ovf, pt.live_elems_per_token, tok), pt.act_dtype));
+}
+
+void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
+                          struct opsgen_llm_mem_parts *p)
+{
+    int64_t tp = m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn;
+    int64_t pp = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
+    int64_t H = m->num_heads, D = m->d_model, dh = m->d_head;
+    int64_t kv = m->num_kv_heads == -1 ? H : m->num_kv_heads;
+    int64_t Hl = cdiv64(H, tp), kvl = cdiv64(kv, tp), Fl = cdiv64(m->d_ff, tp);
+    int64_t Lc = cdiv64(m->num_layers, pp);
+    int64_t kvh = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
+    const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
+    bool gated = k ? k->gated : true;
+    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul3(ovf, D, Hl, dh)), bmul3(ovf, Hl, dh, D));
+    int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
     struct tensor_formats f;
     tensor_formats_of(m, &f);
-    int64_t params = badd(ovf, bmul(ovf, badd(ovf, w_attn, w_ff), Lc), vocab), scales = 0;
+    int64_t params = badd(ovf, bmul(ovf, badd(ovf, w_attn, w_ff), Lc), gen_vocab_params(ovf, m, tp, prof)), scales = 0;
     if (f.scale_k > 0 && dtype_bits(f.weight) <= 8)   /* one scale per scale_k x scale_n weights */
         scales = bld_tensor_bytes(ovf, cdiv64(params, bmul(ovf, f.scale_k, f.scale_n)), f.scale);
-    return badd(ovf, badd(ovf, badd(ovf, bld_tensor_bytes(ovf, params, f.weight), scales),
-                          bld_tensor_bytes(ovf, kv_cache, f.kv)),
-                bld_tensor_bytes(ovf, live, f.act));
+    p->weight_bytes = badd(ovf, bld_tensor_bytes(ovf, params, f.weight), scales);
+    p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), Lc);
+    p->live_elems_per_token = badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), bmul(ovf, gated ? 2 : 1, Fl));
+    p->kv_dtype = f.kv;
+    p->act_dtype = f.act;
 }

@@ -42,6 +42,31 @@ struct opsgen_links {
 int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links *l,
                          const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 
+/* What one forward pass of a serving engine (serving/) attends over, for one
+ * group of sequences alike: decode (each of `batch` sequences adds one token
+ * and reads `prefix` prompt and `suffix` generated tokens of cache, suffix at
+ * least 1) or a prefill chunk (each of `batch` sequences adds `q` tokens that
+ * see `kv` keys in all and `att` keys on average under the causal mask). */
+struct opsgen_step_attn {
+    bool decode;
+    int64_t batch;
+    int64_t q, kv, att;          /* prefill chunk (tokens) */
+    int64_t prefix, suffix;      /* decode (tokens) */
+};
+/* Appends to out the attention core of one such pass, one layer's ops
+ * counted once per layer of a pipeline stage, as opsgen_llm_inference's
+ * phases build them (the ops opsgen_op_is_attention_core names; no
+ * projections, norms or collectives: those scale with the tokens alone).
+ * The ops carry no phase: the caller sets it. */
+int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_links *l,
+                              const struct profile *prof, const struct opsgen_step_attn *a,
+                              struct trace *out, bool *ovf, struct npu_err *e);
+/* The ops of an inference trace whose cost follows each sequence's context
+ * (the attention scores, softmax and weighted sum, or flash attention), and
+ * the LM head's (which follows the positions that emit a token). */
+bool opsgen_op_is_attention_core(const struct op *op);
+bool opsgen_op_is_lm_head(const struct op *op);
+
 /* A user-given LLM-like config (LLM, training, DiT) must shard evenly: TP
  * divides num_heads, d_model and d_ff, and there are at least as many layers
  * as pipeline stages. The generators themselves round shards and layers per
@@ -55,5 +80,17 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
                                        const struct profile *prof);
 int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m, enum phase phase,
                                          const struct profile *prof);
+
+/* The parts of the physical profile's footprint (per chip of a pipeline
+ * stage): the weights with their scales, and per token the KV-cache and
+ * live-activation elements, in the model's KV and activation formats
+ * (bld_tensor_bytes gives their bytes). *ovf as above. */
+struct opsgen_llm_mem_parts {
+    int64_t weight_bytes;
+    int64_t kv_elems_per_token, live_elems_per_token;
+    const char *kv_dtype, *act_dtype;
+};
+void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
+                          struct opsgen_llm_mem_parts *p);
 
 #endif

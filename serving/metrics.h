@@ -23,4 +23,10 @@ struct serving_dist {
  * none: the caller leaves them out). */
 void serving_dist_of(double *x, size_t n, struct serving_dist *d);
 
+/* The same over weighted values: value v[i] counted w[i] times (w >= 1),
+ * n pairs (sorted in place by value): exactly serving_dist_of of the
+ * expanded list, without expanding it (inter-token gaps: one value per
+ * pass for every request that waited it). */
+void serving_dist_weighted(double *v, int64_t *w, size_t n, struct serving_dist *d);
+
 #endif

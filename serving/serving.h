@@ -1,16 +1,23 @@
 /* serving.h — the front header of serving/, the request-level serving
- * engine (issue 42, `npusim serving`): what the floors above include.
+ * engine (`npusim serving`): what the floors above include.
  *
- * It grows in steps. Here now: the workload, the requests a run receives
- * (arrivals and lengths, seeded; workload.h), and the latency figures
- * (mean and percentiles; metrics.h). To come: the schedulers
- * (static, continuous, chunked prefill, disaggregated), the paged KV cache,
- * replicas and routing, iteration times through the chip model, and the
- * per-request outputs. */
+ *   workload.h   the requests a run receives: arrivals and lengths, seeded
+ *   trace_in.h   request traces and length tables read from CSV or JSONL
+ *   step.h       one pass's time from the chip model, memoized
+ *   engine.h     the event loop: routing, schedulers, paged KV cache
+ *   summary.h    the latencies and counts measured, summary.json's keys
+ *   metrics.h    a latency's mean and percentiles
+ *   simulate.h   one simulation end to end, its files and summary
+ * No data structure of its own. */
 #ifndef NPUSIM_SERVING_H
 #define NPUSIM_SERVING_H
 
+#include "serving/engine.h"
 #include "serving/metrics.h"
+#include "serving/simulate.h"
+#include "serving/step.h"
+#include "serving/summary.h"
+#include "serving/trace_in.h"
 #include "serving/workload.h"
 
 #endif

@@ -74,8 +74,16 @@ static int mean_cv(const char *m, const char *c, double *mean, double *cv)
                : -1;
 }
 
+static const struct { const char *name, *spec; } named_lengths[] = {
+    { "chat", "lognormal:2340:0.89:439:0.61" },
+    { "summarize", "lognormal:2588:0.37:291:1.82" },
+};
+
 int serving_lengths_parse(const char *spec, struct serving_lengths *l, struct npu_err *e)
 {
+    for (size_t i = 0; i < sizeof named_lengths / sizeof named_lengths[0]; i++)
+        if (!strcmp(spec, named_lengths[i].name))
+            spec = named_lengths[i].spec;
     char buf[256], *f[SPEC_FIELDS_MAX];
     int n = split(spec, buf, sizeof buf, f);
     memset(l, 0, sizeof *l);
@@ -91,7 +99,7 @@ int serving_lengths_parse(const char *spec, struct serving_lengths *l, struct np
         return l->kind = LENGTHS_LOGNORMAL, 0;
     return npu_errf(e, "lengths \"%s\": expected fixed:IN:OUT, uniform:IN_LO:IN_HI:OUT_LO:OUT_HI (tokens from 1 to "
                        "%d, each low end at most its high one) or lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV (means "
-                       "of at least 1 token, CVs from 0 to 100)",
+                       "of at least 1 token, CVs from 0 to 100), or a name: " SERVING_LENGTHS_NAMED,
                     spec, TOKENS_MAX);
 }
 
@@ -151,6 +159,10 @@ static void draw_lengths(const struct serving_workload *w, gsl_rng *r, struct se
     if (l->kind == LENGTHS_LOGNORMAL) {
         q->input_tokens = lognormal_tokens(r, l->in_mean, l->in_cv);
         q->output_tokens = lognormal_tokens(r, l->out_mean, l->out_cv);
+    } else if (l->kind == LENGTHS_TABLE) {
+        size_t i = (size_t)gsl_rng_uniform_int(r, (unsigned long)l->npairs);
+        q->input_tokens = l->pairs[2 * i];
+        q->output_tokens = l->pairs[2 * i + 1];
     } else {
         q->input_tokens = l->in_lo + (int64_t)gsl_rng_uniform_int(r, (unsigned long)(l->in_hi - l->in_lo + 1));
         q->output_tokens = l->out_lo + (int64_t)gsl_rng_uniform_int(r, (unsigned long)(l->out_hi - l->out_lo + 1));

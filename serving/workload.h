@@ -17,6 +17,7 @@
 #ifndef NPUSIM_SERVING_WORKLOAD_H
 #define NPUSIM_SERVING_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -30,12 +31,14 @@ struct serving_arrivals {
     int64_t concurrency;    /* closed loop: clients, each with one request in flight */
 };
 
-enum serving_lengths_kind { LENGTHS_FIXED, LENGTHS_UNIFORM, LENGTHS_LOGNORMAL };
+enum serving_lengths_kind { LENGTHS_FIXED, LENGTHS_UNIFORM, LENGTHS_LOGNORMAL, LENGTHS_TABLE };
 
 struct serving_lengths {
     enum serving_lengths_kind kind;
     int64_t in_lo, in_hi, out_lo, out_hi;   /* fixed: lo == hi; uniform: inclusive ranges (tokens) */
     double in_mean, in_cv, out_mean, out_cv;   /* lognormal (tokens) */
+    const int64_t *pairs;   /* table: n (input, output) pairs, drawn with replacement (the caller's) */
+    size_t npairs;
 };
 
 struct serving_workload {
@@ -58,8 +61,16 @@ int serving_arrivals_parse(const char *spec, struct serving_arrivals *a, struct 
 
 /* "fixed:IN:OUT", "uniform:IN_LO:IN_HI:OUT_LO:OUT_HI" or
  * "lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV" (tokens, each at least 1; a
- * range's low end at most its high one; a CV of 0 or more) into l; -1 with e
- * naming the spec. */
+ * range's low end at most its high one; a CV of 0 or more), or one of the
+ * named distributions (SERVING_LENGTHS_NAMED) into l; -1 with e naming the
+ * spec. */
+/* The named length distributions, lognormal fits of public traces'
+ * statistics (docs/serving.md, bench/public/serving-workloads.md):
+ *   chat       ShareGPT-8k (Sarathi-Serve): prompt mean 2340 (CV 0.89),
+ *              answer mean 439 (CV 0.61), Llama-2 tokens;
+ *   summarize  Arxiv-Summarization-4K (Vidur): prompt mean 2588 (CV 0.37),
+ *              answer mean 291 (CV 1.82). */
+#define SERVING_LENGTHS_NAMED "chat, summarize"
 int serving_lengths_parse(const char *spec, struct serving_lengths *l, struct npu_err *e);
 
 struct serving_gen {

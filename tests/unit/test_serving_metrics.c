@@ -39,8 +39,30 @@ static void test_order(void **state)
     assert_true(d.mean > x[0] && d.mean < d.max);
 }
 
+/* Weighted values equal their expansion: {1 x2, 10, 3} is [1, 1, 3, 10]:
+ * mean 15/4, p50 at rank 1.5 = 2, p90 at rank 2.7 = 3 + 0.7 x 7 = 7.9. */
+static void test_weighted(void **state)
+{
+    (void)state;
+    double v[] = { 1, 10, 3 }, x[] = { 1, 1, 10, 3 };
+    int64_t w[] = { 2, 1, 1 };
+    struct serving_dist d, ex;
+    serving_dist_weighted(v, w, 3, &d);
+    serving_dist_of(x, 4, &ex);
+    assert_int_equal(d.n, 4);
+    assert_true(fabs(d.mean - 3.75) < 1e-12);
+    assert_true(fabs(d.p50 - 2.0) < 1e-12);
+    assert_true(fabs(d.p90 - 7.9) < 1e-12);
+    assert_true(d.max == 10);
+    assert_true(fabs(d.p99 - ex.p99) < 1e-12 && fabs(d.p95 - ex.p95) < 1e-12);
+    serving_dist_weighted(v, w, 0, &d);
+    assert_int_equal(d.n, 0);
+    assert_true(isnan(d.mean));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(test_hand_values), cmocka_unit_test(test_order) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(test_hand_values), cmocka_unit_test(test_order),
+                                        cmocka_unit_test(test_weighted) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

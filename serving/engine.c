@@ -1,0 +1,348 @@
+/* engine.c — the serving event loop: arrivals, routing, passes and their
+ * completion, KV transfers between pools (see engine.h). The schedulers that
+ * form a replica's next pass are in sched.c.
+ *
+ * Main data structures: struct engine (engine_internal.h), a slab of
+ * requests in flight (freed on completion, so memory follows the requests
+ * in flight, not the run's length), per replica a waiting queue and a
+ * running list of slab indices, and a min-heap of KV transfers in flight. */
+#include "serving/engine_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sched_names[] = { "static", "continuous", "chunked", "disaggregated" };
+static const char *const router_names[] = { "round-robin", "least-outstanding", "least-kv" };
+
+static int name_index(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+int serving_scheduler_parse(const char *s, enum serving_scheduler *v)
+{
+    int i = name_index(s, sched_names, 4);
+    return i < 0 ? -1 : (*v = (enum serving_scheduler)i, 0);
+}
+
+int serving_router_parse(const char *s, enum serving_router *v)
+{
+    int i = name_index(s, router_names, 3);
+    return i < 0 ? -1 : (*v = (enum serving_router)i, 0);
+}
+
+const char *serving_scheduler_name(enum serving_scheduler s) { return sched_names[s]; }
+const char *serving_router_name(enum serving_router r) { return router_names[r]; }
+
+/* ---- index lists ---- */
+
+int ilist_push(struct ilist *l, int v)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        int *p = realloc(l->v, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        l->v = p, l->cap = cap;
+    }
+    l->v[l->n++] = v;
+    return 0;
+}
+
+int ilist_push_front(struct ilist *l, int v)
+{
+    if (ilist_push(l, v))
+        return -1;
+    memmove(l->v + 1, l->v, (size_t)(l->n - 1) * sizeof *l->v);
+    l->v[0] = v;
+    return 0;
+}
+
+void ilist_remove_at(struct ilist *l, int i)
+{
+    memmove(l->v + i, l->v + i + 1, (size_t)(l->n - i - 1) * sizeof *l->v);
+    l->n--;
+}
+
+/* ---- the request slab ---- */
+
+static int slab_new(struct engine *g, const struct serving_request *r)
+{
+    if (g->free_n == 0) {
+        int cap = g->slab_cap ? 2 * g->slab_cap : 256;
+        struct sreq *p = realloc(g->slab, (size_t)cap * sizeof *p);
+        int *f = realloc(g->free_list, (size_t)cap * sizeof *f);
+        if (p)
+            g->slab = p;
+        if (f)
+            g->free_list = f;
+        if (!p || !f)
+            return -1;
+        for (int i = cap - 1; i >= g->slab_cap; i--)
+            g->free_list[g->free_n++] = i;
+        g->slab_cap = cap;
+    }
+    int i = g->free_list[--g->free_n];
+    g->slab[i] = (struct sreq){ .r = *r, .target = r->input_tokens, .first_sched_ns = -1, .first_token_ns = -1,
+                                .replica = -1 };
+    return i;
+}
+
+static void slab_free(struct engine *g, int i) { g->free_list[g->free_n++] = i; }
+
+/* ---- records ---- */
+
+static int record(struct engine *g, int i, bool rejected, struct npu_err *e)
+{
+    struct sreq *q = &g->slab[i];
+    struct serving_record r = { q->r.id, q->r.arrival_ns, q->first_token_ns, rejected ? -1 : g->now,
+                                q->r.input_tokens, q->r.output_tokens, q->first_sched_ns, q->preemptions,
+                                q->replica, rejected };
+    if (g->sink->request && g->sink->request(g->sink->arg, &r, e))
+        return -1;
+    slab_free(g, i);
+    g->in_flight--;
+    /* a closed loop: the client sends its next request */
+    if (g->src->concurrency > 0)
+        g->closed_due++;
+    return 0;
+}
+
+/* ---- routing ---- */
+
+int64_t blocks_for(const struct engine *g, int64_t tokens)
+{
+    return (tokens + g->o->block_size - 1) / g->o->block_size;
+}
+
+/* The pool's replica that takes the next request: the next in turn, or the
+ * least loaded (requests waiting and running, or KV blocks held and wanted
+ * over the cache), the first of equals. */
+static struct replica *route(struct engine *g, int pool)
+{
+    int first = g->pool_first[pool], n = (int)g->pools[pool].replicas, best = first;
+    if (g->o->router == ROUTE_ROUND_ROBIN)
+        return &g->reps[first + (int)(g->rr[pool]++ % n)];
+    double best_load = 0;
+    for (int k = 0; k < n; k++) {
+        const struct replica *r = &g->reps[first + k];
+        double load = g->o->router == ROUTE_LEAST_KV
+                          ? (double)(r->kv_used + r->kv_wanted) / (double)r->kv_total
+                          : (double)(r->waiting.n + r->running.n);
+        if (k == 0 || load < best_load)
+            best = first + k, best_load = load;
+    }
+    return &g->reps[best];
+}
+
+/* Why request q can never be served by pool p's replicas, or NULL. */
+static const char *never_fits(const struct engine *g, int pool, const struct sreq *q)
+{
+    if (blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->pools[pool].kv_blocks)
+        return "kv";
+    if (g->o->scheduler == SCHED_CONTINUOUS && q->r.input_tokens > g->o->max_num_batched_tokens)
+        return "budget";
+    return NULL;
+}
+
+static int admit(struct engine *g, int i, int pool, struct npu_err *e)
+{
+    struct sreq *q = &g->slab[i];
+    if (never_fits(g, pool, q) || (pool == 0 && g->npools == 2 && never_fits(g, 1, q)))
+        return record(g, i, true, e);
+    struct replica *r = route(g, pool);
+    q->replica = r->index;
+    r->kv_wanted += blocks_for(g, q->target);
+    if (ilist_push(&r->waiting, i))
+        return npu_errf(e, "serving: out of memory");
+    return 0;
+}
+
+/* ---- KV transfers (disaggregated) ---- */
+
+static int heap_push(struct engine *g, int64_t t, int i)
+{
+    if (g->xfer_n == g->xfer_cap) {
+        int cap = g->xfer_cap ? 2 * g->xfer_cap : 64;
+        struct xfer *p = realloc(g->xfer, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        g->xfer = p, g->xfer_cap = cap;
+    }
+    int k = g->xfer_n++;
+    g->xfer[k] = (struct xfer){ t, g->xfer_seq++, i };
+    while (k > 0) {
+        int up = (k - 1) / 2;
+        if (g->xfer[up].t < g->xfer[k].t || (g->xfer[up].t == g->xfer[k].t && g->xfer[up].seq < g->xfer[k].seq))
+            break;
+        struct xfer x = g->xfer[up];
+        g->xfer[up] = g->xfer[k], g->xfer[k] = x;
+        k = up;
+    }
+    return 0;
+}
+
+static struct xfer heap_pop(struct engine *g)
+{
+    struct xfer top = g->xfer[0];
+    g->xfer[0] = g->xfer[--g->xfer_n];
+    for (int k = 0;;) {
+        int l = 2 * k + 1, r = l + 1, m = k;
+        if (l < g->xfer_n && (g->xfer[l].t < g->xfer[m].t || (g->xfer[l].t == g->xfer[m].t && g->xfer[l].seq < g->xfer[m].seq)))
+            m = l;
+        if (r < g->xfer_n && (g->xfer[r].t < g->xfer[m].t || (g->xfer[r].t == g->xfer[m].t && g->xfer[r].seq < g->xfer[m].seq)))
+            m = r;
+        if (m == k)
+            break;
+        struct xfer x = g->xfer[m];
+        g->xfer[m] = g->xfer[k], g->xfer[k] = x;
+        k = m;
+    }
+    return top;
+}
+
+int engine_hand_over(struct engine *g, int i, struct npu_err *e)
+{
+    struct sreq *q = &g->slab[i];
+    double ns = (double)g->o->transfer_latency_ns + g->o->transfer_ns_per_token * (double)q->target;
+    return heap_push(g, g->now + (int64_t)(ns + 0.5), i) ? npu_errf(e, "serving: out of memory") : 0;
+}
+
+/* ---- the loop ---- */
+
+/* The next request from the source into the engine at its arrival (or now
+ * in a closed loop); 0 when the source has none left or arrivals stopped. */
+static int pull(struct engine *g, struct npu_err *e)
+{
+    const struct serving_options *o = g->o;
+    if (g->src_done || (o->max_requests > 0 && g->arrived >= o->max_requests))
+        return g->src_done = true, 0;
+    struct serving_request r;
+    int got = g->src->next(g->src->arg, &r, e);
+    if (got < 0)
+        return -1;
+    if (got == 0 || (o->duration_ns > 0 && r.arrival_ns > o->duration_ns))
+        return g->src_done = true, 0;
+    g->pending = r;
+    g->has_pending = true;
+    return 1;
+}
+
+static int start_idle(struct engine *g, struct npu_err *e)
+{
+    for (int k = 0; k < g->nreps; k++)
+        if (!g->reps[k].busy && sched_start(g, &g->reps[k], e))
+            return -1;
+    return 0;
+}
+
+/* The earliest busy replica's pass end, or -1. */
+static int earliest(const struct engine *g)
+{
+    int best = -1;
+    for (int k = 0; k < g->nreps; k++)
+        if (g->reps[k].busy && (best < 0 || g->reps[k].end_ns < g->reps[best].end_ns))
+            best = k;
+    return best;
+}
+
+static int arrive(struct engine *g, struct npu_err *e)
+{
+    struct serving_request r = g->pending;
+    g->has_pending = false;
+    if (r.arrival_ns < 0)
+        r.arrival_ns = g->now;
+    g->now = r.arrival_ns > g->now ? r.arrival_ns : g->now;
+    g->arrived++;
+    g->in_flight++;
+    int i = slab_new(g, &r);
+    if (i < 0)
+        return npu_errf(e, "serving: out of memory");
+    return admit(g, i, 0, e);
+}
+
+static int loop(struct engine *g, struct npu_err *e)
+{
+    /* A closed loop starts with one request per client at time 0. */
+    g->closed_due = g->src->concurrency;
+    for (;;) {
+        if (g->o->stop && *g->o->stop)
+            return npu_errf(e, "interrupted");
+        if (!g->has_pending && (g->src->concurrency == 0 || g->closed_due > 0)) {
+            int p = pull(g, e);
+            if (p < 0)
+                return -1;
+            if (p > 0 && g->src->concurrency > 0)
+                g->closed_due--;   /* arrives now (arrival_ns -1) */
+        }
+        int64_t t_xfer = g->xfer_n > 0 ? g->xfer[0].t : INT64_MAX;
+        int64_t t_arr = g->has_pending ? (g->pending.arrival_ns < 0 ? g->now : g->pending.arrival_ns) : INT64_MAX;
+        int k = earliest(g);
+        /* every event of this instant first (the requests that arrive
+         * together form one pass), then the idle replicas start */
+        if ((k < 0 || g->reps[k].end_ns > g->now) && t_arr > g->now && t_xfer > g->now) {
+            if (start_idle(g, e))
+                return -1;
+            k = earliest(g);
+        }
+        int64_t t_pass = k >= 0 ? g->reps[k].end_ns : INT64_MAX;
+        /* at one instant: arrivals, then transfers, then pass ends, so a
+         * request that arrives as a pass ends joins the next pass */
+        if (t_arr != INT64_MAX && t_arr <= t_pass && t_arr <= t_xfer) {
+            if (arrive(g, e))
+                return -1;
+        } else if (t_xfer != INT64_MAX && t_xfer <= t_pass) {
+            struct xfer x = heap_pop(g);
+            g->now = x.t;
+            if (admit(g, x.i, 1, e))
+                return -1;
+        } else if (k >= 0) {
+            g->now = t_pass;
+            if (sched_finish(g, &g->reps[k], e))
+                return -1;
+        } else {
+            if (g->in_flight > 0)
+                return npu_errf(e, "internal: %lld requests left unserved", (long long)g->in_flight);
+            return 0;
+        }
+    }
+}
+
+int serving_run(const struct serving_options *o, struct serving_pool *pools, int npools,
+                struct serving_source *src, const struct serving_sink *sink, struct serving_totals *tot,
+                struct npu_err *e)
+{
+    struct engine g = { .o = o, .pools = pools, .npools = npools, .src = src, .sink = sink };
+    for (int p = 0; p < npools; p++) {
+        g.pool_first[p] = g.nreps;
+        g.nreps += (int)pools[p].replicas;
+    }
+    if (!(g.reps = calloc((size_t)g.nreps, sizeof *g.reps)))
+        return npu_errf(e, "serving: out of memory");
+    for (int p = 0, k = 0; p < npools; p++)
+        for (int64_t j = 0; j < pools[p].replicas; j++, k++)
+            g.reps[k] = (struct replica){ .index = k, .pool = p, .kv_total = pools[p].kv_blocks };
+    *tot = (struct serving_totals){ 0 };
+    g.tot = tot;
+    int rc = loop(&g, e);
+    tot->end_ns = g.now;
+    for (int k = 0; k < g.nreps; k++) {
+        free(g.reps[k].waiting.v);
+        free(g.reps[k].running.v);
+        free(g.reps[k].pass.v);
+    }
+    free(g.reps);
+    free(g.slab);
+    free(g.free_list);
+    free(g.xfer);
+    return rc;
+}
+
+/* Used by sched.c: a request leaves (finished or, never fitting, rejected). */
+int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
+{
+    return record(g, i, rejected, e);
+}

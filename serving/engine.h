@@ -1,0 +1,122 @@
+/* engine.h — the request-level serving simulation: requests arrive, a
+ * router gives each to a replica, each replica's scheduler forms passes
+ * (iterations) over its paged KV cache, and the step model (step.h) says how
+ * long each pass takes. Discrete events in one thread, so a seed always
+ * gives the same bytes.
+ *
+ * Schedulers (per replica):
+ *   static         batches of `batch` requests: one prefill pass of their
+ *                  prompts, then decode passes until the longest is done
+ *                  (finished members stay in the batch as padding);
+ *   continuous     iteration-level and first come first served (vLLM's
+ *                  default without chunking): a pass admits waiting prompts
+ *                  whole while max_num_seqs, max_num_batched_tokens and the
+ *                  KV cache allow, and runs them alone (prefills first);
+ *                  otherwise every running request decodes one token;
+ *   chunked        a budget of max_num_batched_tokens per pass: every
+ *                  running decode first, then the prompts in progress and
+ *                  the waiting ones cut into chunks that fill the rest;
+ *   disaggregated  a prefill pool (prefill-only passes) and a decode pool
+ *                  (continuous decodes), each its own replicas, chips and
+ *                  parallelism; a request's KV cache moves between them.
+ * The KV cache is paged in blocks of block_size tokens. When a decode needs
+ * a block and none is free, the newest running request is preempted: its
+ * blocks are freed and it is recomputed later (its prompt and answer so far
+ * as one prompt), or with swap its blocks go to host memory and come back
+ * before it resumes (the PCIe time of both moves is added to the passes).
+ * A request that can never fit (its context's blocks above the cache, or
+ * under `continuous` a prompt above max_num_batched_tokens) is rejected.
+ *
+ * Main data structures: struct serving_options, struct serving_pool (a set
+ * of alike replicas) and the engine's own state (engine.c). */
+#ifndef NPUSIM_SERVING_ENGINE_H
+#define NPUSIM_SERVING_ENGINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "serving/step.h"
+#include "serving/workload.h"
+
+enum serving_scheduler { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_DISAGGREGATED };
+enum serving_router { ROUTE_ROUND_ROBIN, ROUTE_LEAST_OUTSTANDING, ROUTE_LEAST_KV };
+
+#define SERVING_SCHEDULERS "static, continuous, chunked or disaggregated"
+#define SERVING_ROUTERS "round-robin, least-outstanding or least-kv"
+int serving_scheduler_parse(const char *s, enum serving_scheduler *v);
+int serving_router_parse(const char *s, enum serving_router *v);
+const char *serving_scheduler_name(enum serving_scheduler s);
+const char *serving_router_name(enum serving_router r);
+
+/* Replicas alike. */
+struct serving_pool {
+    struct serving_step *step;
+    int64_t replicas;
+    int64_t chips;                  /* per replica */
+    int64_t kv_blocks;              /* per replica */
+};
+
+struct serving_options {
+    enum serving_scheduler scheduler;
+    enum serving_router router;
+    int64_t batch;                  /* static: requests per batch */
+    int64_t max_num_seqs;           /* requests in a pass at most */
+    int64_t max_num_batched_tokens; /* tokens in a pass at most (chunked: the budget) */
+    int64_t block_size;             /* tokens per KV block */
+    bool swap;                      /* preemption swaps to host memory (else recompute) */
+    int64_t swap_ns_per_block;      /* PCIe time to move one block one way */
+    int64_t transfer_latency_ns;    /* disaggregated: per KV transfer */
+    double transfer_ns_per_token;   /* disaggregated: per token of KV moved */
+    int64_t max_requests;           /* arrivals stop after this many (0: no bound) */
+    int64_t duration_ns;            /* arrivals stop after this time (0: no bound) */
+    const volatile sig_atomic_t *stop;   /* when set and non-zero the run stops (an error) */
+};
+
+/* Where the requests come from: next gives the next one (arrival_ns -1 in a
+ * closed loop: the engine sets it), 1; 0 when there are no more; -1 with e. */
+struct serving_source {
+    int (*next)(void *arg, struct serving_request *r, struct npu_err *e);
+    void *arg;
+    int64_t concurrency;            /* a closed loop of this many clients; 0: open */
+};
+
+/* One finished (or rejected) request, as requests.csv writes it (ns). */
+struct serving_record {
+    int64_t id, arrival_ns, first_token_ns, finish_ns, input_tokens, output_tokens;
+    int64_t first_scheduled_ns, preemptions;
+    int replica;                    /* -1 when rejected before routing */
+    bool rejected;
+};
+
+/* One pass, as iterations.csv writes it. */
+struct serving_pass_record {
+    int replica;
+    int64_t start_ns, duration_ns, prefill_tokens, decode_tokens, requests, kv_blocks_used, kv_blocks_total;
+};
+
+/* What the engine tells as it goes (each may be NULL): -1 stops the run with e. */
+struct serving_sink {
+    int (*request)(void *arg, const struct serving_record *r, struct npu_err *e);
+    int (*pass)(void *arg, const struct serving_pass_record *p, struct npu_err *e);
+    /* an inter-token gap of ns seen by n requests at once */
+    void (*itl)(void *arg, int64_t gap_ns, int64_t n);
+    void *arg;
+};
+
+struct serving_totals {
+    int64_t end_ns;                 /* the last event */
+    int64_t passes, pass_tokens;    /* passes run and the tokens they carried */
+    int64_t preemptions;
+    double kv_peak_utilisation;     /* the largest used / total blocks of any replica */
+    int64_t busy_ns;                /* replica-time spent in passes, summed */
+};
+
+/* Runs the workload to the end (every arrival served or rejected). pools:
+ * one, or for disaggregated two (prefill, decode). */
+int serving_run(const struct serving_options *o, struct serving_pool *pools, int npools,
+                struct serving_source *src, const struct serving_sink *sink, struct serving_totals *tot,
+                struct npu_err *e);
+
+#endif

@@ -1,0 +1,77 @@
+/* engine_internal.h — the serving engine's state, shared by engine.c (the
+ * event loop) and sched.c (the schedulers); not for other files.
+ *
+ * Main data structures: struct sreq (a request in flight), struct replica
+ * and struct engine. */
+#ifndef NPUSIM_SERVING_ENGINE_INTERNAL_H
+#define NPUSIM_SERVING_ENGINE_INTERNAL_H
+
+#include "serving/engine.h"
+
+/* A growable list of slab indices. */
+struct ilist { int *v; int n, cap; };
+int ilist_push(struct ilist *l, int v);
+int ilist_push_front(struct ilist *l, int v);
+void ilist_remove_at(struct ilist *l, int i);
+
+struct sreq {
+    struct serving_request r;
+    int64_t target;          /* prompt tokens the current prefill computes: the input, or after a
+                              * recompute the input and the answer so far */
+    int64_t cached;          /* tokens whose K/V are in the cache (or swapped out) */
+    int64_t generated;       /* tokens emitted */
+    int64_t blocks;          /* KV blocks held on the replica */
+    int64_t first_sched_ns, first_token_ns, last_token_ns;
+    int64_t preemptions;
+    int64_t chunk;           /* tokens in the current pass (1: a decode) */
+    int replica;
+    bool swapped;            /* its blocks are in host memory */
+};
+
+struct replica {
+    int index, pool;
+    int64_t kv_total, kv_used;
+    int64_t kv_wanted;       /* blocks the waiting requests' prompts need (least-kv) */
+    struct ilist waiting, running, pass;
+    bool busy;
+    int64_t start_ns, end_ns;
+    /* static: the finished members still in the batch as padding */
+    int64_t pad_n, pad_prompt_sum, pad_gen_sum;
+};
+
+struct xfer { int64_t t, seq; int i; };
+
+struct engine {
+    const struct serving_options *o;
+    struct serving_pool *pools;
+    int npools;
+    int pool_first[2];
+    struct serving_source *src;
+    const struct serving_sink *sink;
+    struct serving_totals *tot;
+    struct replica *reps;
+    int nreps;
+    uint64_t rr[2];                  /* round-robin turns per pool */
+    struct sreq *slab;
+    int slab_cap, *free_list, free_n;
+    struct xfer *xfer;               /* KV transfers in flight: a min-heap by time, then order */
+    int xfer_n, xfer_cap;
+    int64_t xfer_seq;
+    int64_t now;
+    int64_t arrived, in_flight, closed_due;
+    struct serving_request pending;
+    bool has_pending, src_done;
+};
+
+int64_t blocks_for(const struct engine *g, int64_t tokens);
+/* A request leaves the engine: its record to the sink, its slot freed. */
+int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e);
+/* Disaggregated: request i's KV leaves for the decode pool. */
+int engine_hand_over(struct engine *g, int i, struct npu_err *e);
+
+/* sched.c: form and start replica r's next pass if it has work; apply a
+ * finished pass's effects. */
+int sched_start(struct engine *g, struct replica *r, struct npu_err *e);
+int sched_finish(struct engine *g, struct replica *r, struct npu_err *e);
+
+#endif

@@ -1,0 +1,296 @@
+/* sched.c — a replica's schedulers: which requests its next pass holds and
+ * how many tokens each, the KV blocks they take, preemption, and what a
+ * finished pass leaves (tokens emitted, requests done or handed over). See
+ * engine.h for the policies. Main data structure: struct replica
+ * (engine_internal.h), its waiting queue, running list and current pass. */
+#include "serving/engine_internal.h"
+
+#include <string.h>
+
+#include "base/checked.h"
+
+static bool decoding(const struct sreq *q) { return q->cached >= q->target && q->generated > 0; }
+
+/* Takes blocks so that q holds those of `tokens`; false when the cache lacks them. */
+static bool take_blocks(struct replica *r, struct sreq *q, int64_t need)
+{
+    if (need <= q->blocks)
+        return true;
+    if (r->kv_used + need - q->blocks > r->kv_total)
+        return false;
+    r->kv_used += need - q->blocks;
+    q->blocks = need;
+    return true;
+}
+
+static void drop_blocks(struct replica *r, struct sreq *q)
+{
+    r->kv_used -= q->blocks;
+    q->blocks = 0;
+}
+
+/* The newest running request leaves the cache: recomputed later from its
+ * prompt and answer so far, or (swap) its blocks sent to host memory; it
+ * waits at the front of the queue. Returns the PCIe time it adds. */
+static int64_t preempt_newest(struct engine *g, struct replica *r, struct npu_err *e, int *rc)
+{
+    int i = r->running.v[r->running.n - 1];
+    struct sreq *q = &g->slab[i];
+    int64_t ns = 0;
+    ilist_remove_at(&r->running, r->running.n - 1);
+    if (g->o->swap && decoding(q)) {
+        ns = q->blocks * g->o->swap_ns_per_block;
+        q->swapped = true;
+    } else {
+        q->target = q->r.input_tokens + q->generated;
+        q->cached = 0;
+    }
+    drop_blocks(r, q);
+    q->preemptions++;
+    g->tot->preemptions++;
+    r->kv_wanted += blocks_for(g, q->swapped ? q->cached + 1 : q->target);
+    if (ilist_push_front(&r->waiting, i))
+        *rc = npu_errf(e, "serving: out of memory");
+    return ns;
+}
+
+static void add_decode(struct engine *g, struct replica *r, int i, struct serving_batch *b)
+{
+    struct sreq *q = &g->slab[i];
+    q->chunk = 1;
+    b->decodes++;
+    b->decode_prompt_sum += q->r.input_tokens;
+    b->decode_gen_sum += q->cached + 1 - q->r.input_tokens;
+    b->emits++;
+    ilist_push(&r->pass, i);
+}
+
+static void add_chunk(struct engine *g, struct replica *r, int i, int64_t c, struct serving_batch *b)
+{
+    struct sreq *q = &g->slab[i];
+    q->chunk = c;
+    b->chunks++;
+    b->chunk_tokens += c;
+    b->chunk_att_sum += c * (q->cached + (c + 1) / 2);
+    b->chunk_kv_sum += q->cached + c;
+    b->emits += q->cached + c == q->target;
+    ilist_push(&r->pass, i);
+}
+
+/* The waiting head joins the running list if the pass and the cache have
+ * room for `c` of its prompt tokens (a swapped one: its blocks back). */
+static bool admit_head(struct engine *g, struct replica *r, int64_t c, int64_t *swap_ns)
+{
+    int i = r->waiting.v[0];
+    struct sreq *q = &g->slab[i];
+    int64_t want = q->swapped ? q->cached + 1 : q->target;
+    if (!take_blocks(r, q, blocks_for(g, q->swapped ? q->cached : q->cached + c)))
+        return false;
+    r->kv_wanted -= blocks_for(g, want);
+    ilist_remove_at(&r->waiting, 0);
+    ilist_push(&r->running, i);
+    if (q->first_sched_ns < 0)
+        q->first_sched_ns = g->now;
+    if (q->swapped) {
+        *swap_ns += q->blocks * g->o->swap_ns_per_block;
+        q->swapped = false;
+    }
+    return true;
+}
+
+/* Every running decode of r in the pass, each with its next block, the
+ * newest preempted while one is short; at most `budget` of them. */
+static int64_t decodes_in(struct engine *g, struct replica *r, struct serving_batch *b, int64_t budget,
+                          struct npu_err *e, int *rc)
+{
+    int64_t ns = 0;
+    for (int j = 0; j < r->running.n && b->decodes < budget && !*rc; j++) {
+        struct sreq *q = &g->slab[r->running.v[j]];
+        if (!decoding(q))
+            continue;
+        while (!take_blocks(r, q, blocks_for(g, q->cached + 1)) && !*rc) {
+            bool self = r->running.v[r->running.n - 1] == r->running.v[j];
+            ns += preempt_newest(g, r, e, rc);
+            if (self)
+                return ns;
+        }
+        if (j < r->running.n)
+            add_decode(g, r, r->running.v[j], b);
+    }
+    return ns;
+}
+
+/* continuous: whole prompts first (decode-ready arrivals of a decode pool
+ * join at once), else a decode pass. */
+static int64_t form_continuous(struct engine *g, struct replica *r, struct serving_batch *b, struct npu_err *e,
+                               int *rc)
+{
+    const struct serving_options *o = g->o;
+    int64_t ns = 0, tokens = 0;
+    while (r->waiting.n > 0 && r->running.n < o->max_num_seqs) {
+        struct sreq *q = &g->slab[r->waiting.v[0]];
+        int64_t c = q->swapped ? 0 : q->target - q->cached;
+        if (tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
+            break;
+        if (c > 0)
+            add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
+        tokens += c;
+    }
+    bool prefill_pool = o->scheduler == SCHED_DISAGGREGATED && r->pool == 0;
+    if (b->chunks == 0 && !prefill_pool)
+        ns += decodes_in(g, r, b, INT64_MAX, e, rc);
+    return ns;
+}
+
+/* chunked: decodes first, then the prompts in progress, then waiting ones,
+ * cut to the budget. */
+static int64_t form_chunked(struct engine *g, struct replica *r, struct serving_batch *b, struct npu_err *e,
+                            int *rc)
+{
+    const struct serving_options *o = g->o;
+    int64_t budget = o->max_num_batched_tokens;
+    int64_t ns = decodes_in(g, r, b, budget, e, rc);
+    budget -= b->decodes;
+    for (int j = 0; j < r->running.n && budget > 0; j++) {
+        struct sreq *q = &g->slab[r->running.v[j]];
+        if (q->cached >= q->target)
+            continue;
+        int64_t c = q->target - q->cached < budget ? q->target - q->cached : budget;
+        if (!take_blocks(r, q, blocks_for(g, q->cached + c)))
+            break;
+        add_chunk(g, r, r->running.v[j], c, b);
+        budget -= c;
+    }
+    while (budget > 0 && r->waiting.n > 0 && r->running.n < o->max_num_seqs) {
+        struct sreq *q = &g->slab[r->waiting.v[0]];
+        int64_t c = q->swapped ? 0 : (q->target - q->cached < budget ? q->target - q->cached : budget);
+        if (!admit_head(g, r, c, &ns))
+            break;
+        if (c > 0)
+            add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
+        budget -= c;
+    }
+    return ns;
+}
+
+/* static: a new batch's prompts (each reserving its whole context), or the
+ * batch's next decode step with its finished members as padding. */
+static void form_static(struct engine *g, struct replica *r, struct serving_batch *b)
+{
+    if (r->running.n == 0) {
+        r->pad_n = r->pad_prompt_sum = r->pad_gen_sum = 0;
+        while (r->waiting.n > 0 && r->running.n < g->o->batch) {
+            struct sreq *q = &g->slab[r->waiting.v[0]];
+            int64_t ns = 0;
+            if (!take_blocks(r, q, blocks_for(g, q->r.input_tokens + q->r.output_tokens)) ||
+                !admit_head(g, r, q->target, &ns))
+                break;
+            add_chunk(g, r, r->running.v[r->running.n - 1], q->target, b);
+        }
+        return;
+    }
+    for (int j = 0; j < r->running.n; j++)
+        add_decode(g, r, r->running.v[j], b);
+    b->decodes += r->pad_n;
+    b->decode_prompt_sum += r->pad_prompt_sum;
+    b->decode_gen_sum += r->pad_gen_sum;
+}
+
+int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
+{
+    struct serving_batch b = { 0 };
+    int rc = 0;
+    int64_t extra_ns = 0;
+    r->pass.n = 0;
+    switch (g->o->scheduler) {
+    case SCHED_STATIC: form_static(g, r, &b); break;
+    case SCHED_CHUNKED: extra_ns = form_chunked(g, r, &b, e, &rc); break;
+    default: extra_ns = form_continuous(g, r, &b, e, &rc); break;
+    }
+    if (rc || r->pass.n == 0)
+        return rc;
+    int64_t ns;
+    if (serving_step_time(g->pools[r->pool].step, &b, &ns, e))
+        return -1;
+    bool ovf = false;
+    ns = ck_add(ns, extra_ns, &ovf);
+    r->busy = true;
+    r->start_ns = g->now;
+    r->end_ns = ck_add(g->now, ns, &ovf);
+    if (ovf)
+        return npu_errf(e, "serving: the simulated time passed 2^63 ns");
+    struct serving_totals *t = g->tot;
+    t->passes++;
+    t->pass_tokens += b.decodes - r->pad_n + b.chunk_tokens;
+    t->busy_ns += ns;
+    double u = (double)r->kv_used / (double)r->kv_total;
+    if (u > t->kv_peak_utilisation)
+        t->kv_peak_utilisation = u;
+    struct serving_pass_record p = { r->index, g->now, ns, b.chunk_tokens, b.decodes - (b.chunks ? 0 : r->pad_n),
+                                     r->pass.n, r->kv_used, r->kv_total };
+    return g->sink->pass ? g->sink->pass(g->sink->arg, &p, e) : 0;
+}
+
+/* Request i emitted a token at g->now: done, handed over, or on. */
+static int emitted(struct engine *g, struct replica *r, int j, bool *left, struct npu_err *e)
+{
+    int i = r->running.v[j];
+    struct sreq *q = &g->slab[i];
+    q->generated++;
+    q->last_token_ns = g->now;
+    if (q->first_token_ns < 0)
+        q->first_token_ns = g->now;
+    *left = false;
+    if (q->generated >= q->r.output_tokens) {
+        if (g->o->scheduler == SCHED_STATIC) {   /* padding until the batch ends */
+            r->pad_n++;
+            r->pad_prompt_sum += q->r.input_tokens;
+            r->pad_gen_sum += q->cached - q->r.input_tokens;   /* + 1 as the pass ends */
+        } else
+            drop_blocks(r, q);
+        *left = true;
+        ilist_remove_at(&r->running, j);
+        return engine_record(g, i, false, e);
+    }
+    if (g->o->scheduler == SCHED_DISAGGREGATED && r->pool == 0) {
+        drop_blocks(r, q);
+        *left = true;
+        ilist_remove_at(&r->running, j);
+        return engine_hand_over(g, i, e);
+    }
+    return 0;
+}
+
+int sched_finish(struct engine *g, struct replica *r, struct npu_err *e)
+{
+    r->busy = false;
+    int64_t gap = -1, gap_n = 0;
+    for (int k = 0; k < r->pass.n; k++) {
+        int i = r->pass.v[k];
+        struct sreq *q = &g->slab[i];
+        bool was_decode = decoding(q);
+        int64_t last = q->last_token_ns;
+        q->cached += q->chunk;
+        if (!was_decode && q->cached < q->target)
+            continue;   /* a chunk short of the prompt's end: no token yet */
+        if (q->generated > 0 && g->sink->itl) {   /* equal gaps in a row, told at once */
+            if (g->now - last != gap && gap_n > 0)
+                g->sink->itl(g->sink->arg, gap, gap_n), gap_n = 0;
+            gap = g->now - last, gap_n++;
+        }
+        int j = 0;
+        while (r->running.v[j] != i)
+            j++;
+        bool left;
+        if (emitted(g, r, j, &left, e))
+            return -1;
+    }
+    if (gap_n > 0)
+        g->sink->itl(g->sink->arg, gap, gap_n);
+    if (g->o->scheduler == SCHED_STATIC && r->running.n == 0) {   /* the batch ends: its blocks free */
+        r->kv_used = 0;
+        r->pad_n = 0;
+    } else if (g->o->scheduler == SCHED_STATIC)
+        r->pad_gen_sum += r->pad_n;
+    return 0;
+}

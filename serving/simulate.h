@@ -1,0 +1,45 @@
+/* simulate.h — one serving simulation end to end: the replicas' step models
+ * and KV caches from the configs, the requests from a workload or a trace,
+ * the engine (engine.h), and what it writes: DIR/requests.csv,
+ * DIR/iterations.csv and DIR/summary.json (all or none), and the summary
+ * as a cJSON tree. The front ends (`npusim serving`, later Python and the
+ * API) fill struct serving_spec.
+ *
+ * The KV cache of a replica: HBM (hbm_size_GB, GiB) less the reserve
+ * fraction, the weights of a pipeline stage and the live activations of a
+ * pass of max_num_batched_tokens tokens (opsgen_llm_mem_parts), in blocks
+ * of block_size tokens of every layer of the stage.
+ *
+ * Main data structure: struct serving_spec. */
+#ifndef NPUSIM_SERVING_SIMULATE_H
+#define NPUSIM_SERVING_SIMULATE_H
+
+#include <cjson/cJSON.h>
+
+#include "serving/engine.h"
+
+struct serving_spec {
+    const struct family *fam;
+    const struct loaded_config *c;     /* one replica's configs (its TP, PP) */
+    const struct profile *prof;
+    struct serving_options o;
+    struct serving_workload w;         /* arrivals, lengths, seed, context */
+    const char *trace_path;            /* replay this trace instead (arrivals and lengths) */
+    int64_t replicas;
+    double kv_reserve;                 /* fraction of HBM kept free (vLLM: 1 - gpu_memory_utilization) */
+    int64_t prefill_tp, decode_tp;     /* disaggregated: each pool's TP (0: the model's) */
+    int64_t prefill_replicas, decode_replicas;
+    double slo_ttft_ms, slo_tpot_ms;   /* goodput's SLO (0: that bound not set) */
+    const char *out_dir;               /* NULL: no files */
+    const char *command;               /* the command line, for provenance (may be NULL) */
+    bool memo_off;                     /* every step part computed afresh (tests) */
+};
+
+/* Runs s; *summary gets the summary tree (the caller frees it). -1 with e:
+ * nothing is written then. */
+int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_err *e);
+
+/* The summary as a table, for a person. */
+void serving_summary_print(const cJSON *summary, FILE *out);
+
+#endif

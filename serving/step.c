@@ -1,0 +1,242 @@
+/* step.c — one serving pass's time (see step.h). Main data structures: the
+ * per-form tables of token-linear and LM-head costs by n, and an
+ * open-addressing table of attention-core costs by shape. */
+#include "serving/step.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/checked.h"
+#include "chipsim/chipsim.h"
+#include "power/powercap.h"
+
+/* The token-linear and head costs of n one-token sequences, one form. */
+struct lin_entry { struct step_cost lin, head; bool done; };
+
+struct attn_key { int64_t decode, batch, a, b, c; };
+struct attn_slot { struct attn_key k; int64_t ns; bool used; };
+
+struct step_memo {
+    struct lin_entry *lin[2];          /* [0] prefill form, [1] decode form; by n */
+    int64_t lin_cap[2];
+    struct attn_slot *attn;
+    size_t attn_cap, attn_n;
+};
+
+int serving_step_init(struct serving_step *s, const struct family *fam, const struct loaded_config *c,
+                      const struct profile *prof, struct npu_err *e)
+{
+    memset(s, 0, sizeof *s);
+    if (!fam->llm_stats || !fam->gen)
+        return npu_errf(e, "%s: the serving engine simulates LLM inference only", c->model_name);
+    s->fam = fam;
+    s->c = *c;
+    s->c.strict = false;
+    s->prof = prof;
+    s->memo = true;
+    config_links(&c->chip, &s->links);
+    bool ovf = false;
+    s->overhead_ns = prof->chip_precisions_ignored
+                     ? 0 : ck_add(c->chip.step_overhead_ns, ck_mul(c->model.num_layers, c->chip.layer_overhead_ns, &ovf), &ovf);
+    s->pp = c->model.pipeline_parallelism_degree;
+    s->pp_dcn = c->model.pipeline_parallel_degree_dcn;
+    if (!(s->m = calloc(1, sizeof *s->m)))
+        return npu_errf(e, "out of memory");
+    return ovf ? npu_errf(e, "%s: chip fields \"step_overhead_ns\" and \"layer_overhead_ns\" are out of scale",
+                          c->chip_name) : 0;
+}
+
+void serving_step_free(struct serving_step *s)
+{
+    if (s->m) {
+        free(s->m->lin[0]);
+        free(s->m->lin[1]);
+        free(s->m->attn);
+        free(s->m);
+    }
+    s->m = NULL;
+}
+
+/* Adds op's count-weighted time to the part it belongs to. */
+static void add_op(struct step_cost *to, const struct op *op, bool *ovf)
+{
+    int64_t x = ck_mul(op->exe_ns, op->count, ovf);
+    if (strstr(op->description, "Pipeline"))
+        *(strstr(op->description, "DCN") ? &to->pp_dcn_ns : &to->pp_ici_ns) += x;
+    else
+        to->stage_ns = ck_add(to->stage_ns, x, ovf);
+}
+
+/* The token-linear and head costs of n one-token sequences in one form:
+ * the family's trace of that batch (prompts of one token, one decode step),
+ * timed, its attention core and KV swap left out. */
+static int lin_compute(struct serving_step *s, int form, int64_t n, struct lin_entry *out, struct npu_err *e)
+{
+    struct loaded_config c = s->c;
+    c.model.microbatch_size_ici = n;
+    c.model.input_seqlen = 1;
+    c.model.output_seqlen = 1;
+    struct trace t;
+    trace_init(&t);
+    int rc = pipeline_run(s->fam, &c, s->prof, false, &t, e);
+    bool ovf = false;
+    *out = (struct lin_entry){ .done = true };
+    enum phase want = form ? PHASE_DECODE : PHASE_PREFILL;
+    for (size_t i = 0; !rc && i < t.n; i++) {
+        const struct op *op = &t.ops[i];
+        if (op->phase != want || opsgen_op_is_attention_core(op) || strstr(op->description, "MemSwap"))
+            continue;
+        add_op(opsgen_op_is_lm_head(op) ? &out->head : &out->lin, op, &ovf);
+    }
+    trace_free(&t);
+    s->misses++;
+    if (!rc && ovf)
+        rc = npu_errf(e, "%s: a pass of %lld tokens takes over 2^63 ns", s->c.model_name, (long long)n);
+    return rc;
+}
+
+static int lin_get(struct serving_step *s, int form, int64_t n, struct lin_entry *out, struct npu_err *e)
+{
+    if (!s->memo)
+        return lin_compute(s, form, n, out, e);
+    struct step_memo *m = s->m;
+    if (n >= m->lin_cap[form]) {
+        int64_t cap = m->lin_cap[form] ? m->lin_cap[form] : 64;
+        while (cap <= n)
+            cap *= 2;
+        struct lin_entry *p = realloc(m->lin[form], (size_t)cap * sizeof *p);
+        if (!p)
+            return npu_errf(e, "out of memory");
+        memset(p + m->lin_cap[form], 0, (size_t)(cap - m->lin_cap[form]) * sizeof *p);
+        m->lin[form] = p;
+        m->lin_cap[form] = cap;
+    }
+    struct lin_entry *x = &m->lin[form][n];
+    if (!x->done && lin_compute(s, form, n, x, e)) {
+        x->done = false;
+        return -1;
+    }
+    *out = *x;
+    return 0;
+}
+
+/* The attention core of one group, timed in the pass's form. */
+static int attn_compute(struct serving_step *s, const struct opsgen_step_attn *a, bool decode_form, int64_t *ns,
+                        struct npu_err *e)
+{
+    struct trace t;
+    trace_init(&t);
+    bool ovf = false;
+    int rc = opsgen_llm_step_attention(&s->c.model, &s->links, s->prof, a, &t, &ovf, e);
+    for (size_t i = 0; i < t.n; i++)
+        t.ops[i].phase = decode_form ? PHASE_DECODE : PHASE_PREFILL;
+    if (!rc)
+        rc = chipsim_run(&t, &s->c.chip, s->prof, e) || power_cap_pass(&t, &s->c.chip, s->prof, e) ? -1 : 0;
+    struct step_cost c = { 0 };
+    for (size_t i = 0; !rc && i < t.n; i++)
+        add_op(&c, &t.ops[i], &ovf);
+    trace_free(&t);
+    s->misses++;
+    if (!rc && ovf)
+        rc = npu_errf(e, "%s: an attention pass takes over 2^63 ns (contexts out of scale)", s->c.model_name);
+    *ns = c.stage_ns;
+    return rc;
+}
+
+static uint64_t attn_hash(const struct attn_key *k)
+{
+    const int64_t *w = &k->decode;
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < 5; i++)
+        h = (h ^ (uint64_t)w[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static int attn_get(struct serving_step *s, const struct opsgen_step_attn *a, bool decode_form, int64_t *ns,
+                    struct npu_err *e)
+{
+    if (!s->memo)
+        return attn_compute(s, a, decode_form, ns, e);
+    struct step_memo *m = s->m;
+    struct attn_key k = { a->decode | (decode_form ? 2 : 0), a->batch, a->decode ? a->prefix : a->q,
+                          a->decode ? a->suffix : a->kv, a->decode ? 0 : a->att };
+    if (2 * (m->attn_n + 1) > m->attn_cap) {   /* at most half full */
+        size_t cap = m->attn_cap ? 2 * m->attn_cap : 1024;
+        struct attn_slot *p = calloc(cap, sizeof *p);
+        if (!p)
+            return npu_errf(e, "out of memory");
+        for (size_t i = 0; i < m->attn_cap; i++)
+            if (m->attn[i].used) {
+                size_t j = attn_hash(&m->attn[i].k) & (cap - 1);
+                while (p[j].used)
+                    j = (j + 1) & (cap - 1);
+                p[j] = m->attn[i];
+            }
+        free(m->attn);
+        m->attn = p;
+        m->attn_cap = cap;
+    }
+    size_t j = attn_hash(&k) & (m->attn_cap - 1);
+    while (m->attn[j].used && memcmp(&m->attn[j].k, &k, sizeof k))
+        j = (j + 1) & (m->attn_cap - 1);
+    if (m->attn[j].used) {
+        *ns = m->attn[j].ns;
+        return 0;
+    }
+    if (attn_compute(s, a, decode_form, ns, e))
+        return -1;
+    m->attn[j] = (struct attn_slot){ k, *ns, true };
+    m->attn_n++;
+    return 0;
+}
+
+/* x / n rounded to the nearest integer (n > 0, x >= 0). */
+static int64_t div_round(int64_t x, int64_t n) { return (x + n / 2) / n; }
+
+int serving_step_time(struct serving_step *s, const struct serving_batch *b, int64_t *ns, struct npu_err *e)
+{
+    bool decode_form = b->chunks == 0;
+    int64_t tokens = b->decodes + b->chunk_tokens;
+    struct lin_entry lin = { 0 }, head = { 0 };
+    if (tokens > 0 && lin_get(s, decode_form, tokens, &lin, e))
+        return -1;
+    if (b->emits > 0 && b->emits != tokens && lin_get(s, decode_form, b->emits, &head, e))
+        return -1;
+    if (b->emits == tokens)
+        head = lin;
+    bool ovf = false;
+    struct step_cost c = lin.lin;
+    c.stage_ns = ck_add(c.stage_ns, b->emits > 0 ? head.head.stage_ns : 0, &ovf);
+    if (b->decodes > 0) {
+        int64_t suffix = div_round(b->decode_gen_sum, b->decodes);
+        struct opsgen_step_attn a = { .decode = true, .batch = b->decodes,
+                                      .prefix = div_round(b->decode_prompt_sum, b->decodes),
+                                      .suffix = suffix > 0 ? suffix : 1 };
+        int64_t t;
+        if (attn_get(s, &a, decode_form, &t, e))
+            return -1;
+        c.stage_ns = ck_add(c.stage_ns, t, &ovf);
+    }
+    if (b->chunks > 0) {
+        int64_t q = div_round(b->chunk_tokens, b->chunks);
+        struct opsgen_step_attn a = { .decode = false, .batch = b->chunks, .q = q > 0 ? q : 1,
+                                      .kv = div_round(b->chunk_kv_sum, b->chunks),
+                                      .att = div_round(b->chunk_att_sum, b->chunk_tokens > 0 ? b->chunk_tokens : 1) };
+        if (a.att < 1)
+            a.att = 1;
+        int64_t t;
+        if (attn_get(s, &a, false, &t, e))
+            return -1;
+        c.stage_ns = ck_add(c.stage_ns, t, &ovf);
+    }
+    /* As `npusim run`'s TTFT: the stages one after another with their ICI
+     * transfers, the DCN stages likewise, then the host's time. */
+    int64_t t = ck_mul(ck_add(ck_mul(ck_add(c.stage_ns, c.pp_ici_ns, &ovf), s->pp, &ovf), c.pp_dcn_ns, &ovf),
+                       s->pp_dcn, &ovf);
+    t = ck_add(t, s->overhead_ns, &ovf);
+    if (ovf)
+        return npu_errf(e, "%s: a pass takes over 2^63 ns", s->c.model_name);
+    *ns = t > 0 ? t : 1;
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* summary.h — what a serving run measures as it goes (per-request latencies,
+ * inter-token gaps, token counts) and the summary it makes of them: the
+ * keys of summary.json (docs/serving.md defines each).
+ *
+ * Metric definitions, those of vLLM's benchmark_serving: TTFT = first token
+ * - arrival; TPOT = (end to end - TTFT) / (output tokens - 1), over requests
+ * of two tokens or more; ITL = every gap between two tokens of a request;
+ * end to end = finish - arrival; queue = first scheduled - arrival;
+ * goodput = completed requests within the SLO per second.
+ *
+ * Main data structure: struct serving_collect. */
+#ifndef NPUSIM_SERVING_SUMMARY_H
+#define NPUSIM_SERVING_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+
+#include "serving/engine.h"
+
+struct dvec { double *v; size_t n, cap; };
+
+struct serving_collect {
+    struct dvec ttft_ms, tpot_ms, e2e_s, queue_s, itl_ms;
+    int64_t *itl_w;                  /* weights of itl_ms (one per value) */
+    size_t itl_wcap;
+    int64_t requests, completed, rejected, good;
+    int64_t input_tokens, output_tokens;   /* of the completed requests */
+    double slo_ttft_ms, slo_tpot_ms;
+    bool oom;
+};
+
+void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot_ms);
+void collect_free(struct serving_collect *c);
+void collect_request(struct serving_collect *c, const struct serving_record *r);
+void collect_itl(struct serving_collect *c, int64_t gap_ns, int64_t n);
+
+/* The summary object (provenance and the run's extra keys added by the caller). */
+cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t, int64_t chips);
+
+#endif

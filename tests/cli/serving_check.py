@@ -1,0 +1,181 @@
+"""Checks of `npusim serving` outputs for tests/cli/t_serving.sh: each
+subcommand reads what the test wrote and asserts one property (exit 1 with
+the reason when it does not hold)."""
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+
+
+def rows(d, name):
+    return list(csv.DictReader(open(os.path.join(d, name))))
+
+
+def summary(d):
+    return json.load(open(os.path.join(d, "summary.json")))
+
+
+def close(a, b, rel):
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def equal(run_dir, s129, s128):
+    p = json.load(open(glob.glob(run_dir + "/*_prefill.json")[0]))
+    q = json.load(open(glob.glob(run_dir + "/*_decode.json")[0]))
+    a, b = json.load(open(s129)), json.load(open(s128))
+    ttft, tpot = p["TTFT_sec"] * 1e3, q["TPOT_ms_request"]
+    assert close(a["ttft_ms"]["mean"], ttft, 1e-9), (a["ttft_ms"], ttft)
+    assert a["ttft_ms"]["max"] == a["ttft_ms"]["p50"], a["ttft_ms"]
+    assert close(a["tpot_ms"]["mean"], tpot, 1e-3), (a["tpot_ms"], tpot)
+    busy = ttft / 1e3 + 128 * tpot / 1e3   # the prefill and 128 decode steps
+    assert close(a["duration_s"], busy, 1e-3), (a["duration_s"], busy)
+    e2e = q["e2e_throughput_tokens_per_sec"]
+    assert close(b["output_tokens_per_s"], e2e, 0.01), (b["output_tokens_per_s"], e2e)
+
+
+def same_summary(d1, d2):
+    a, b = summary(d1), summary(d2)
+    for s in (a, b):
+        del s["sim_wall_s"]
+        del s["provenance"]["command"]
+    assert a == b
+
+
+def accounting(d, sched):
+    s, req, it = summary(d), rows(d, "requests.csv"), rows(d, "iterations.csv")
+    ok = [r for r in req if r["status"] == "ok"]
+    assert len(req) == s["requests"] == s["completed"] + s["rejected"] == 300, (len(req), s["requests"])
+    assert sorted(int(r["id"]) for r in req) == list(range(300))
+    dur = s["duration_s"]
+    # Little's law: the mean number in the system (the rows' times in the
+    # system over the run) is the throughput times the mean time in it
+    L = sum(float(r["e2e_s"]) for r in ok) / dur
+    assert close(L, s["request_throughput_rps"] * s["e2e_s"]["mean"], 1e-9), L
+    assert s["preemptions"] == 0
+    pre = sum(int(r["prefill_tokens"]) for r in it)
+    dec = sum(int(r["decode_tokens"]) for r in it)
+    assert pre == sum(int(r["input_tokens"]) for r in ok), (pre,)
+    assert dec == sum(int(r["output_tokens"]) - 1 for r in ok), (dec,)
+    out = sum(int(r["output_tokens"]) for r in ok)
+    assert close(out, s["output_tokens_per_s"] * dur, 1e-9)
+    assert all(int(r["kv_blocks_used"]) <= int(r["kv_blocks_total"]) for r in it)
+    assert max(int(r["kv_blocks_used"]) / int(r["kv_blocks_total"]) for r in it) == s["kv_peak_utilisation"]
+    for r in ok:   # each request's own times in order
+        a, f, e = float(r["arrival_s"]), float(r["first_token_s"]), float(r["finish_s"])
+        assert a <= f <= e and float(r["queue_s"]) >= 0, r
+    # passes never overlap on a replica
+    t = 0.0
+    for r in it:
+        st = float(r["start_s"])
+        assert st >= t - 1e-9, r
+        t = st + float(r["duration_ms"]) / 1e3
+
+
+def budget(d, b):
+    b = int(b)
+    for r in rows(d, "iterations.csv"):
+        assert int(r["prefill_tokens"]) + int(r["decode_tokens"]) <= b, r
+
+
+def monotone(*files):
+    last = None
+    for f in files:
+        s = json.load(open(f))["ttft_ms"]
+        if last:
+            assert s["p50"] >= last["p50"] and s["p99"] >= last["p99"], (f, s, last)
+        last = s
+
+
+def preempt(rec, swap):
+    for d, recompute in ((rec, True), (swap, False)):
+        s, req, it = summary(d), rows(d, "requests.csv"), rows(d, "iterations.csv")
+        assert s["completed"] == 120 and s["preemptions"] > 0, (d, s["completed"], s["preemptions"])
+        assert sum(int(r["preemptions"]) for r in req) == s["preemptions"]
+        pre = sum(int(r["prefill_tokens"]) for r in it)
+        inp = sum(int(r["input_tokens"]) for r in req)
+        assert (pre > inp) if recompute else (pre == inp), (d, pre, inp)
+        assert all(int(r["kv_blocks_used"]) <= int(r["kv_blocks_total"]) for r in it)
+
+
+def rejected(d, n):
+    s, req = summary(d), rows(d, "requests.csv")
+    assert s["rejected"] == int(n) and s["completed"] == 0, s
+    assert all(r["status"] == "rejected" and r["ttft_ms"] == "" for r in req)
+
+
+def closed(d, n):
+    ev = []
+    for r in rows(d, "requests.csv"):
+        ev += [(float(r["arrival_s"]), 1), (float(r["finish_s"]), -1)]
+    ev.sort(key=lambda x: (x[0], x[1]))
+    k = top = 0
+    for _, x in ev:
+        k += x
+        top = max(top, k)
+    assert top == int(n), top
+
+
+def md1(dfile, cmd, tmp):
+    D = json.load(open(dfile))["ttft_ms"]["mean"] / 1e3
+    for rho, seed in ((0.5, 11), (0.8, 12)):
+        out = subprocess.run(cmd.split() + ["--scheduler", "static", "--batch", "1", "--lengths", "fixed:512:1",
+                                            "--rate", repr(rho / D), "--requests", "40000", "--seed", str(seed),
+                                            "--json"], check=True, capture_output=True, text=True).stdout
+        wq = json.loads(out)["queue_s"]["mean"]
+        theory = rho * D / (2 * (1 - rho))   # Pollaczek-Khinchine, deterministic service
+        assert close(wq, theory, 0.03), (rho, wq, theory)
+
+
+def trace(*dirs):
+    got = [[(round(float(r["arrival_s"]), 6), r["input_tokens"], r["output_tokens"]) for r in
+            sorted(rows(d, "requests.csv"), key=lambda r: int(r["id"]))] for d in dirs]
+    want = [(0.0, "374", "44"), (4.314579, "396", "109"), (4.819409, "879", "5")]
+    for g in got:
+        assert g == want, g
+
+
+def pairs(d):
+    seen = {(r["input_tokens"], r["output_tokens"]) for r in rows(d, "requests.csv")}
+    assert seen == {("100", "10"), ("300", "30")}, seen
+
+
+def disagg(d):
+    s, it = summary(d), rows(d, "iterations.csv")
+    assert s["completed"] == 100
+    roles = [p["role"] for p in s["setting"]["pools"]]
+    assert roles == ["prefill", "decode"], roles
+    assert s["setting"]["chips"] == 2 * 1 + 1 * 2
+    for r in it:
+        if r["replica"] in ("0", "1"):
+            assert r["decode_tokens"] == "0", r
+        else:
+            assert r["prefill_tokens"] == "0", r
+
+
+def replicas(d, n):
+    used = {r["replica"] for r in rows(d, "requests.csv")}
+    assert used == {str(i) for i in range(int(n))}, used
+
+
+def keys(jfile, d):
+    s = json.load(open(jfile))
+    for k in ("requests", "completed", "rejected", "duration_s", "request_throughput_rps", "input_tokens_per_s",
+              "output_tokens_per_s", "output_tokens_per_s_per_chip", "goodput_rps", "preemptions",
+              "kv_peak_utilisation", "mean_batch_tokens", "sim_wall_s", "provenance"):
+        assert k in s, k
+    for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_s", "queue_s"):
+        assert sorted(s[k]) == sorted(["mean", "p50", "p90", "p95", "p99", "max"]), k
+        assert s[k]["p50"] <= s[k]["p90"] <= s[k]["p95"] <= s[k]["p99"] <= s[k]["max"], k
+    assert s["goodput_rps"] <= s["request_throughput_rps"]
+    head = open(os.path.join(d, "requests.csv")).readline().strip()
+    assert head == ("id,arrival_s,first_token_s,finish_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_s,"
+                    "queue_s,preemptions,replica,status"), head
+    head = open(os.path.join(d, "iterations.csv")).readline().strip()
+    assert head == ("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,"
+                    "kv_blocks_total"), head
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]](*sys.argv[2:])

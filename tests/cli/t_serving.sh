@@ -1,0 +1,93 @@
+# Sourced by tests/cli/run.sh: `npusim serving`, the request-level serving
+# simulator (docs/serving.md). The logic, not only examples: static equal
+# requests against `npusim run`; determinism; memoized against direct step
+# times; Little's law and every token and request accounted; KV use within
+# capacity; TTFT percentiles against the rate; preemption (recompute and
+# swap), rejection, trace replay in three public formats; M/D/1 waiting
+# times; the contract's columns and keys; bad input exits 2 and writes nothing.
+SE="$T/serving"
+mkdir -p "$SE"
+SV="$NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100"
+SC=tests/cli/serving_check.py
+
+# run: TTFT 177.066162 ms, TPOT 7.931145 ms (batch 8, 1024 in, 128 out, h100)
+check "serving: static equal requests give run's TTFT (exact), TPOT (0.1%) and busy time (0.1%)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --batch 8 --seqlen 1024_128 -o '$SE/run' >'$SE/run.txt' &&
+  $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/st129.json' &&
+  $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/st128.json' &&
+  python3 $SC equal '$SE/run' '$SE/st129.json' '$SE/st128.json'"
+check "serving: the same seed gives the same bytes (summary less sim_wall_s); another seed differs" sh -c "
+  $SV --rate 4 --requests 150 --seed 7 -o '$SE/a' >/dev/null && $SV --rate 4 --requests 150 --seed 7 -o '$SE/b' >/dev/null &&
+  $SV --rate 4 --requests 150 --seed 8 -o '$SE/c' >/dev/null &&
+  cmp '$SE/a/requests.csv' '$SE/b/requests.csv' && cmp '$SE/a/iterations.csv' '$SE/b/iterations.csv' &&
+  ! cmp -s '$SE/a/requests.csv' '$SE/c/requests.csv' && python3 $SC same_summary '$SE/a' '$SE/b'"
+check "serving: memoized step times equal direct ones (continuous and chunked)" sh -c "
+  $SV --rate 6 --requests 60 --seed 3 -o '$SE/m1' >/dev/null &&
+  NPUSIM_SERVING_NO_MEMO=1 $SV --rate 6 --requests 60 --seed 3 -o '$SE/m2' >/dev/null &&
+  cmp '$SE/m1/iterations.csv' '$SE/m2/iterations.csv' &&
+  $SV --scheduler chunked --max-num-batched-tokens 512 --rate 6 --requests 60 --seed 3 -o '$SE/m3' >/dev/null &&
+  NPUSIM_SERVING_NO_MEMO=1 $SV --scheduler chunked --max-num-batched-tokens 512 --rate 6 --requests 60 --seed 3 -o '$SE/m4' >/dev/null &&
+  cmp '$SE/m3/iterations.csv' '$SE/m4/iterations.csv'"
+for sch in continuous chunked static; do
+    check "serving: $sch: Little's law, every request and token accounted, KV within capacity" sh -c "
+      $SV --scheduler $sch --rate 5 --requests 300 --seed 2 -o '$SE/l-$sch' >/dev/null &&
+      python3 $SC accounting '$SE/l-$sch' $sch"
+done
+check "serving: chunked passes keep to the token budget, decodes first" sh -c "
+  $SV --scheduler chunked --max-num-batched-tokens 256 --rate 5 --requests 100 -o '$SE/ch' >/dev/null &&
+  python3 $SC budget '$SE/ch' 256"
+check "serving: TTFT p50 and p99 never fall as the rate rises (1, 3, 9, 27 requests/s)" sh -c "
+  for r in 1 3 9 27; do $SV --rate \$r --requests 300 --seed 5 --json >'$SE/rate'\$r.json || exit 1; done &&
+  python3 $SC monotone '$SE'/rate1.json '$SE'/rate3.json '$SE'/rate9.json '$SE'/rate27.json"
+check "serving: a short KV cache preempts (recompute and swap), every request still completes" sh -c "
+  $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 -o '$SE/pre' >/dev/null &&
+  $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 --swap -o '$SE/swap' >/dev/null &&
+  python3 $SC preempt '$SE/pre' '$SE/swap'"
+check "serving: a prompt past the budget, or a context past the cache, is rejected and counted" sh -c "
+  $SV --max-num-batched-tokens 512 --offline --requests 5 --lengths fixed:1024:8 -o '$SE/rej' >/dev/null &&
+  $SV --scheduler chunked --kv-reserve 0.79 --max-context 200000 --offline --requests 3 --lengths fixed:100000:10 -o '$SE/rej2' >/dev/null &&
+  python3 $SC rejected '$SE/rej' 5 && python3 $SC rejected '$SE/rej2' 3"
+check "serving: closed loop of 3 clients never has more than 3 requests in flight" sh -c "
+  $SV --concurrency 3 --requests 40 -o '$SE/cl' >/dev/null && python3 $SC closed '$SE/cl' 3"
+check "serving: a fixed service time at Poisson arrivals waits as M/D/1 (rho 0.5 and 0.8, 3%)" sh -c "
+  $SV --scheduler static --batch 1 --lengths fixed:512:1 --offline --requests 1 --json >'$SE/d.json' &&
+  python3 $SC md1 '$SE/d.json' '$NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100' '$SE'"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n2023-11-16 18:15:51.4999990,879,5\n' >"$SE/azure.csv"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,374,44\n4.314579,396,109\n4.819409,879,5\n' >"$SE/vidur.csv"
+printf '{"input_toks": 374, "output_toks": 44, "arrival_time_ns": 0}\n{"input_toks": 396, "output_toks": 109, "arrival_time_ns": 4314579000}\n{"input_toks": 879, "output_toks": 5, "arrival_time_ns": 4819409000}\n' >"$SE/llmss.jsonl"
+check "serving: --trace replays Azure (date-times), Vidur and LLMServingSim (JSONL) traces alike" sh -c "
+  for f in azure.csv vidur.csv llmss.jsonl; do $SV --trace '$SE'/\$f -o '$SE/tr-'\$f >/dev/null || exit 1; done &&
+  python3 $SC trace '$SE/tr-azure.csv' '$SE/tr-vidur.csv' '$SE/tr-llmss.jsonl'"
+printf 'input_tokens,output_tokens\n100,10\n300,30\n' >"$SE/pairs.csv"
+check "serving: --lengths FILE draws the table's pairs with replacement" sh -c "
+  $SV --lengths '$SE/pairs.csv' --rate 2 --requests 50 -o '$SE/pairs' >/dev/null && python3 $SC pairs '$SE/pairs'"
+check "serving: disaggregated pools (prefill tp 1 x 2, decode tp 2) serve every request, KV moved between" sh -c "
+  $SV --scheduler disaggregated --prefill-replicas 2 --decode-tp 2 --rate 4 --requests 100 -o '$SE/dis' >/dev/null &&
+  python3 $SC disagg '$SE/dis'"
+check "serving: replicas and routers: least-outstanding and least-kv use every replica" sh -c "
+  $SV --replicas 3 --router least-outstanding --rate 10 --requests 120 -o '$SE/r1' >/dev/null &&
+  $SV --replicas 3 --router least-kv --rate 10 --requests 120 -o '$SE/r2' >/dev/null &&
+  python3 $SC replicas '$SE/r1' 3 && python3 $SC replicas '$SE/r2' 3"
+check "serving: the JSON keys and CSV columns of the contract" sh -c "
+  $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
+check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "
+  $NPUSIM serving --help | grep -q 'npusim serve\`' && $NPUSIM serve --help | grep -q 'npusim serving' &&
+  $SV --rate 1 --requests 5 | grep -q 'TTFT (ms)'"
+expect_fail "serving: --rate 0 exits 2" "expected requests per second above 0" $SV --rate 0 -o "$SE/bad1"
+expect_fail "serving: --rate nan exits 2" "expected requests per second above 0" $SV --rate nan -o "$SE/bad1"
+expect_fail "serving: --rate -3 exits 2" "expected requests per second above 0" $SV --rate -3 -o "$SE/bad1"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n' >"$SE/empty.csv"
+expect_fail "serving: an empty trace exits 2, naming it" "empty.csv: the trace is empty" $SV --trace "$SE/empty.csv" -o "$SE/bad1"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n1.0,10,5\n0.5,10,5\n' >"$SE/unsorted.csv"
+expect_fail "serving: unsorted timestamps are refused, naming the line" "unsorted.csv: line 3: arrival" $SV --trace "$SE/unsorted.csv" -o "$SE/bad1"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,-4,5\n' >"$SE/neg.csv"
+expect_fail "serving: a negative length exits 2, naming the line and field" 'neg.csv: line 3: field "num_prefill_tokens"' $SV --trace "$SE/neg.csv" -o "$SE/bad1"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,9000,5\n' >"$SE/long.csv"
+expect_fail "serving: lengths beyond the context exit 2" "long.csv: line 2: 9000 input and 5 output tokens exceed the context of 8192" $SV --trace "$SE/long.csv" -o "$SE/bad1"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10\n' >"$SE/miss.csv"
+expect_fail "serving: a trace line with a missing field exits 2" 'miss.csv: line 3: field "num_decode_tokens" is missing' $SV --trace "$SE/miss.csv" -o "$SE/bad1"
+expect_fail "serving: negative lengths in a spec exit 2" "expected fixed:IN:OUT" $SV --lengths fixed:-5:10 -o "$SE/bad1"
+expect_fail "serving: an unknown scheduler exits 2" "expected static, continuous" $SV --scheduler fifo -o "$SE/bad1"
+expect_fail "serving: a bad --slo exits 2" "expected ttft_ms=X,tpot_ms=Y" $SV --slo ttft=3 -o "$SE/bad1"
+expect_fail "serving: DLRM is not served" "not served" $NPUSIM serving --configs $CONFIGS -m dlrm-s -c h100 -o "$SE/bad1"
+no_files "serving: the bad inputs wrote nothing" "$SE/bad1"
