@@ -143,7 +143,9 @@ static int take(struct serving_args *a, int ch, const char *v)
 static int parse(int argc, char **argv, struct serving_args *a)
 {
     static const struct option longopts[] = {
-        COMMON_LONGOPTS, PARALLEL_LONGOPTS,
+        /* a replica's parallelism; no --dp (replicas are --replicas) or --seqlen (lengths are --lengths) */
+        COMMON_LONGOPTS, { "tp", required_argument, 0, CO_TP }, { "pp", required_argument, 0, CO_PP },
+        { "ep", required_argument, 0, CO_EP },
         { "rate", required_argument, 0, O_RATE }, { "arrival", required_argument, 0, O_ARRIVAL },
         { "concurrency", required_argument, 0, O_CONCURRENCY }, { "offline", no_argument, 0, O_OFFLINE },
         { "requests", required_argument, 0, O_REQUESTS }, { "duration", required_argument, 0, O_DURATION },
