@@ -95,7 +95,7 @@ static void slab_free(struct engine *g, int i) { g->free_list[g->free_n++] = i; 
 
 /* ---- records ---- */
 
-static int record(struct engine *g, int i, bool rejected, struct npu_err *e)
+int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
 {
     struct sreq *q = &g->slab[i];
     struct serving_record r = { q->r.id, q->r.arrival_ns, q->first_token_ns, rejected ? -1 : g->now,
@@ -152,7 +152,7 @@ static int admit(struct engine *g, int i, int pool, struct npu_err *e)
 {
     struct sreq *q = &g->slab[i];
     if (never_fits(g, pool, q) || (pool == 0 && g->npools == 2 && never_fits(g, 1, q)))
-        return record(g, i, true, e);
+        return engine_record(g, i, true, e);
     struct replica *r = route(g, pool);
     q->replica = r->index;
     r->kv_wanted += blocks_for(g, q->target);
@@ -339,10 +339,4 @@ int serving_run(const struct serving_options *o, struct serving_pool *pools, int
     free(g.free_list);
     free(g.xfer);
     return rc;
-}
-
-/* Used by sched.c: a request leaves (finished or, never fitting, rejected). */
-int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
-{
-    return record(g, i, rejected, e);
 }

@@ -26,6 +26,7 @@ struct sreq {
     int64_t chunk;           /* tokens in the current pass (1: a decode) */
     int replica;
     bool swapped;            /* its blocks are in host memory */
+    bool leaving;            /* done or handed over in the pass that just ended */
 };
 
 struct replica {

@@ -231,16 +231,16 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     return g->sink->pass ? g->sink->pass(g->sink->arg, &p, e) : 0;
 }
 
-/* Request i emitted a token at g->now: done, handed over, or on. */
-static int emitted(struct engine *g, struct replica *r, int j, bool *left, struct npu_err *e)
+/* Request i emitted a token at g->now: done, handed over, or on. One that
+ * leaves is marked, and sched_finish takes the marked ones out of the
+ * running list in one sweep (a search per token was a fifth of the time). */
+static int emitted(struct engine *g, struct replica *r, int i, struct npu_err *e)
 {
-    int i = r->running.v[j];
     struct sreq *q = &g->slab[i];
     q->generated++;
     q->last_token_ns = g->now;
     if (q->first_token_ns < 0)
         q->first_token_ns = g->now;
-    *left = false;
     if (q->generated >= q->r.output_tokens) {
         if (g->o->scheduler == SCHED_STATIC) {   /* padding until the batch ends */
             r->pad_n++;
@@ -248,17 +248,30 @@ static int emitted(struct engine *g, struct replica *r, int j, bool *left, struc
             r->pad_gen_sum += q->cached - q->r.input_tokens;   /* + 1 as the pass ends */
         } else
             drop_blocks(r, q);
-        *left = true;
-        ilist_remove_at(&r->running, j);
+        q->leaving = true;
         return engine_record(g, i, false, e);
     }
     if (g->o->scheduler == SCHED_DISAGGREGATED && r->pool == 0) {
         drop_blocks(r, q);
-        *left = true;
-        ilist_remove_at(&r->running, j);
+        q->leaving = true;
         return engine_hand_over(g, i, e);
     }
     return 0;
+}
+
+/* The running list without the requests marked as leaving (their slots
+ * stay as they were until the next arrival reuses them). */
+static void running_sweep(struct engine *g, struct replica *r)
+{
+    int n = 0;
+    for (int k = 0; k < r->running.n; k++) {
+        struct sreq *q = &g->slab[r->running.v[k]];
+        if (q->leaving)
+            q->leaving = false;
+        else
+            r->running.v[n++] = r->running.v[k];
+    }
+    r->running.n = n;
 }
 
 int sched_finish(struct engine *g, struct replica *r, struct npu_err *e)
@@ -278,13 +291,10 @@ int sched_finish(struct engine *g, struct replica *r, struct npu_err *e)
                 g->sink->itl(g->sink->arg, gap, gap_n), gap_n = 0;
             gap = g->now - last, gap_n++;
         }
-        int j = 0;
-        while (r->running.v[j] != i)
-            j++;
-        bool left;
-        if (emitted(g, r, j, &left, e))
+        if (emitted(g, r, i, e))
             return -1;
     }
+    running_sweep(g, r);
     if (gap_n > 0)
         g->sink->itl(g->sink->arg, gap, gap_n);
     if (g->o->scheduler == SCHED_STATIC && r->running.n == 0) {   /* the batch ends: its blocks free */

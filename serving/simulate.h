@@ -39,7 +39,4 @@ struct serving_spec {
  * nothing is written then. */
 int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_err *e);
 
-/* The summary as a table, for a person. */
-void serving_summary_print(const cJSON *summary, FILE *out);
-
 #endif

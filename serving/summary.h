@@ -42,4 +42,7 @@ void collect_itl(struct serving_collect *c, int64_t gap_ns, int64_t n);
 /* The summary object (provenance and the run's extra keys added by the caller). */
 cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t, int64_t chips);
 
+/* The summary as a table, for a person. */
+void serving_summary_print(const cJSON *summary, FILE *out);
+
 #endif
