@@ -25,7 +25,8 @@ static const char serving_help[] =
     "replica, and each replica's scheduler runs passes over its paged KV cache, every\n"
     "pass timed by the chip model on what it holds (docs/serving.md). Prints TTFT, TPOT,\n"
     "ITL, end-to-end and queueing percentiles, throughput and goodput. LLM inference of\n"
-    "llama-family models; other families are not served. The HTTP server is `npusim serve`.\n"
+    "llama-family and DeepSeek models (MoE experts over --ep of a replica's --tp chips);\n"
+    "DLRM, DiT and GLIGEN are not served. The HTTP server is `npusim serve`.\n"
     "\n"
     "options:\n"
     "  -m, --model NAME|PATH   model config (default llama3-8b)\n"
@@ -297,10 +298,10 @@ static int spec_of(const struct serving_args *a, const struct loaded_config *c, 
 
 static int family_served(const struct family *fam, const struct loaded_config *c)
 {
-    if (fam == &fam_llm_inference)
+    if (fam->step_attention && fam->mem_parts)
         return 0;
-    return usage_error("serving", "model \"%s\" (%s): not served; the serving engine runs LLM inference of "
-                                  "llama-family models (DeepSeek, DLRM, DiT and GLIGEN are not served yet)",
+    return usage_error("serving", "model \"%s\" (%s): not served; the serving engine runs LLM inference "
+                                  "(llama-family and DeepSeek models); DLRM, DiT and GLIGEN are not served",
                        c->model_name, fam->name);
 }
 

@@ -134,6 +134,13 @@ static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char
     return 0;
 }
 
+/* The MLA description prefix of a phase (mla's ops and the serving step's). */
+static void mla_prefix(bool decode, char *P, size_t n)
+{
+    snprintf(P, n, "%s%s", decode ? "Attention-serving-decode-" : "Fwd-Attention-encoder-",
+             decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
+}
+
 static int mla(struct dsgen *g, int64_t *fid)
 {
     const struct model_config *m = g->r.m;
@@ -148,8 +155,7 @@ static int mla(struct dsgen *g, int64_t *fid)
     int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim, qk = rope + nope;
     bool one = g->r.prof->binary_ops_list_one_input;
     char P[96], d[200], nm[64];
-    snprintf(P, sizeof P, "%s%s", g->ph->decode ? "Attention-serving-decode-" : "Fwd-Attention-encoder-",
-             g->ph->decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
+    mla_prefix(g->ph->decode, P, sizeof P);
 #define DESC(s) (snprintf(d, sizeof d, "%s%s", P, s), d)
     if (t > 1) {
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
@@ -412,6 +418,54 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
     static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,
                                                   .mem_bytes = deepseek_mem };
     return gen_phases(&g.r, &hooks, &g, e);
+}
+
+/* ---- one serving pass (serving/) ---- */
+
+int opsgen_deepseek_step_attention(const struct model_config *m, const struct opsgen_links *l,
+                                   const struct profile *prof, const struct opsgen_step_attn *a,
+                                   struct trace *out, bool *ovf, struct npu_err *e)
+{
+    struct dsgen g = { 0 };
+    gen_run_init(&g.r, m, l, prof, out, ovf);
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
+        return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
+    g.r.B = a->batch;
+    /* A decode reads its whole context (the prompt and the tokens so far); a
+     * chunk's queries see att keys on average under the causal mask. */
+    struct gen_phase ph = { .decode = a->decode, .seq = a->decode ? m->decode_width : a->q };
+    g.ph = &ph;
+    char P[96];
+    mla_prefix(a->decode, P, sizeof P);
+    int64_t T = a->decode ? badd(ovf, a->prefix, a->suffix) : a->att;
+    return mla_cache_group(&g, 2, g.r.L, P, T) ? npu_errf(e, "internal: malformed op builder arguments") : 0;
+}
+
+void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
+                               struct opsgen_llm_mem_parts *p)
+{
+    /* The corrected terms of deepseek_mem, per chip of one data-parallel
+     * replica's stage, in bytes: BF16 attention weights, FP8 experts and
+     * gate, BF16 vocabulary; per token the FP8 latent and FP32 rope cache
+     * rows sharded over TP, and one layer's live queries and expert
+     * activations. */
+    int64_t tp = m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn;
+    int64_t ep = m->expert_parallelism_degree * m->expert_parallel_degree_dcn;
+    int64_t etp = cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep);
+    int64_t L = cdiv64(m->num_layers, m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn);
+    int64_t D = m->d_model, H = m->num_heads, qr = m->q_lora_rank, kr = m->kv_lora_rank;
+    int64_t rope = m->qk_rope_head_dim, nope = m->qk_nope_head_dim, v = m->v_head_dim;
+    int64_t R = m->num_routed_experts, experts = badd(ovf, R, m->num_shared_experts);
+    int64_t attn = badd(ovf, badd(ovf, bmul(ovf, D, qr), cdiv64(bmul3(ovf, qr, H, rope + nope), tp)),
+                        badd(ovf, bmul(ovf, D, kr + rope),
+                             cdiv64(badd(ovf, bmul3(ovf, kr, H, nope + v), bmul3(ovf, H, v, D)), tp)));
+    int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
+    p->weight_bytes = badd(ovf, badd(ovf, bmul3(ovf, attn, L, 2), bmul(ovf, ffn, L)),
+                           badd(ovf, bmul3(ovf, R, D, L), bmul(ovf, 2, gen_vocab_params(ovf, m, tp, prof))));
+    p->kv_elems_per_token = cdiv64(bmul(ovf, kr + 4 * rope, L), tp);
+    p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
+                                   cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));
+    p->kv_dtype = p->act_dtype = "DT_INT8";   /* byte counts: the parts mix formats */
 }
 
 /* ---- memory footprint (§11.3) ---- */

@@ -25,6 +25,17 @@
 int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_links *l,
                               const struct profile *prof, struct trace *out, bool *ovf, struct npu_err *e);
 
+/* The serving engine's parts (serving/): the attention core of one pass
+ * (the MLA cache einsums and softmax, as opsgen_llm_step_attention) and the
+ * footprint's parts (opsgen_llm_mem_parts; their elements are bytes, DT_INT8,
+ * as the parts mix formats). Experts are spread over the replica's chips:
+ * ep x etp = dp x tp. */
+int opsgen_deepseek_step_attention(const struct model_config *m, const struct opsgen_links *l,
+                                   const struct profile *prof, const struct opsgen_step_attn *a,
+                                   struct trace *out, bool *ovf, struct npu_err *e);
+void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
+                               struct opsgen_llm_mem_parts *p);
+
 /* Per-chip footprint of one phase in bytes (§11.3): FP8 experts and KV
  * cache, BF16 attention weights, FP32 rope cache; real-valued terms rounded
  * half-to-even at the end as Python's round(). INT64_MAX when ep > dp*tp

@@ -108,7 +108,20 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
 
 bool opsgen_op_is_attention_core(const struct op *op)
 {
-    return strstr(op->description, "Softmax(Q*K)*V") || strstr(op->description, "-FlashAttention-");
+    /* llama's scores, softmax and weighted sum, or flash attention; MLA's
+     * three cache einsums and softmax (opsgen/deepseek.c), which follow its
+     * "Attention-serving-" prefix (the MoE gate has a scores_softmax too) */
+    static const char *const mla[] = { "q_nope_kv_cache_einsum", "q_pe_pe_einsum", "scores_softmax",
+                                       "scores_kv_cache_einsum" };
+    const char *d = op->description, *p = strstr(d, "Attention-serving-");
+    if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-"))
+        return true;
+    for (size_t i = 0; p && i < sizeof mla / sizeof mla[0]; i++) {
+        const char *x = strstr(p, mla[i]);
+        if (x && x[strlen(mla[i])] == '\0')
+            return true;
+    }
+    return false;
 }
 
 bool opsgen_op_is_lm_head(const struct op *op)

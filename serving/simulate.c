@@ -36,9 +36,15 @@ static void pool_config(const struct serving_spec *s, int64_t tp, struct loaded_
 {
     *c = *s->c;
     struct model_config *m = &c->model;
-    if (tp > 0)
-        m->tensor_parallelism_degree = tp;
     m->data_parallelism_degree = m->data_parallel_degree_dcn = 1;
+    if (tp > 0 && tp != m->tensor_parallelism_degree) {
+        /* the pool's own degrees on torus axes, as the loader maps the model's */
+        m->tensor_parallelism_degree = tp;
+        m->num_data_parallel_axes = m->num_tensor_parallel_axes = 0;
+        m->num_pipeline_parallel_axes = m->num_expert_parallel_axes = 0;
+        if (s->fam->adjust)
+            s->fam->adjust(c);
+    }
     m->num_chips = m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn * m->pipeline_parallelism_degree *
                    m->pipeline_parallel_degree_dcn;
 }
@@ -51,7 +57,7 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
 {
     bool ovf = false;
     struct opsgen_llm_mem_parts p;
-    opsgen_llm_mem_parts(&ovf, &c->model, s->prof, &p);
+    s->fam->mem_parts(&ovf, &c->model, s->prof, &p);
     double hbm = (double)c->chip.hbm_size_GB * 1073741824.0 * (1 - s->kv_reserve);
     double live = (double)bld_tensor_bytes(&ovf, p.live_elems_per_token * s->o.max_num_batched_tokens, p.act_dtype);
     *block_bytes = (double)bld_tensor_bytes(&ovf, p.kv_elems_per_token * s->o.block_size, p.kv_dtype);
@@ -67,6 +73,23 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
                         (long long)s->o.max_num_batched_tokens, (long long)c->chip.hbm_size_GB, 100 * s->kv_reserve);
     *blocks = (int64_t)(room / *block_bytes);
     return 0;
+}
+
+/* Times a one-token decode pass, so that a layout the generator refuses
+ * (e.g. a pool's TP below the model's expert parallelism) fails before the
+ * first request, naming the pool. The memo keeps the pass: no time lost. */
+static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
+{
+    struct serving_batch one = { .decodes = 1, .decode_prompt_sum = 1, .decode_gen_sum = 1, .emits = 1 };
+    int64_t ns;
+    struct npu_err pe;
+    if (!serving_step_time(&x->step[p], &one, &ns, &pe))
+        return 0;
+    if (!dis)
+        return *e = pe, -1;
+    const char *msg = strncmp(pe.msg, "--set: ", 7) ? pe.msg : pe.msg + 7;
+    return npu_errf(e, "the %s pool (tensor parallelism %lld): %s", p ? "decode" : "prefill",
+                    (long long)x->cfg[p].model.tensor_parallelism_degree, msg);
 }
 
 static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *e)
@@ -85,7 +108,7 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pl->step = &x->step[p];
         pl->replicas = dis ? (p ? s->decode_replicas : s->prefill_replicas) : s->replicas;
         pl->chips = chips_of(&x->cfg[p]);
-        if (kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, e))
+        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, e))
             return -1;
     }
     /* PCIe both ways for a swapped block (GB = 2^30 B); a KV transfer between

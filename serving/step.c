@@ -9,6 +9,7 @@
 
 #include "base/checked.h"
 #include "chipsim/chipsim.h"
+#include "power/energy.h"
 #include "power/powercap.h"
 
 /* The token-linear and head costs of n one-token sequences, one form. */
@@ -28,7 +29,7 @@ int serving_step_init(struct serving_step *s, const struct family *fam, const st
                       const struct profile *prof, struct npu_err *e)
 {
     memset(s, 0, sizeof *s);
-    if (!fam->llm_stats || !fam->gen)
+    if (!fam->step_attention || !fam->mem_parts || !fam->gen)
         return npu_errf(e, "%s: the serving engine simulates LLM inference only", c->model_name);
     s->fam = fam;
     s->c = *c;
@@ -79,7 +80,7 @@ static int lin_compute(struct serving_step *s, int form, int64_t n, struct lin_e
     c.model.output_seqlen = 1;
     struct trace t;
     trace_init(&t);
-    int rc = pipeline_run(s->fam, &c, s->prof, false, &t, e);
+    int rc = pipeline_run(s->fam, &c, s->prof, true, &t, e);   /* timed as run's, energy pass included */
     bool ovf = false;
     *out = (struct lin_entry){ .done = true };
     enum phase want = form ? PHASE_DECODE : PHASE_PREFILL;
@@ -128,11 +129,12 @@ static int attn_compute(struct serving_step *s, const struct opsgen_step_attn *a
     struct trace t;
     trace_init(&t);
     bool ovf = false;
-    int rc = opsgen_llm_step_attention(&s->c.model, &s->links, s->prof, a, &t, &ovf, e);
+    int rc = s->fam->step_attention(&s->c.model, &s->links, s->prof, a, &t, &ovf, e);
     for (size_t i = 0; i < t.n; i++)
         t.ops[i].phase = decode_form ? PHASE_DECODE : PHASE_PREFILL;
     if (!rc)
-        rc = chipsim_run(&t, &s->c.chip, s->prof, e) || power_cap_pass(&t, &s->c.chip, s->prof, e) ? -1 : 0;
+        rc = chipsim_run(&t, &s->c.chip, s->prof, e) || power_cap_pass(&t, &s->c.chip, s->prof, e) ||
+             power_default_pass(&t, &s->c.chip, s->prof, e) ? -1 : 0;
     struct step_cost c = { 0 };
     for (size_t i = 0; !rc && i < t.n; i++)
         add_op(&c, &t.ops[i], &ovf);

@@ -91,4 +91,6 @@ const struct family fam_deepseek = {
     .prepare = ds_prepare,
     .llm_stats = ds_stats,
     .capacity = ds_capacity,
+    .step_attention = opsgen_deepseek_step_attention,
+    .mem_parts = opsgen_deepseek_mem_parts,
 };

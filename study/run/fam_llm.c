@@ -81,4 +81,6 @@ const struct family fam_llm_inference = {
     .prepare = llm_prepare,
     .llm_stats = llm_stats,
     .capacity = llm_capacity,
+    .step_attention = opsgen_llm_step_attention,
+    .mem_parts = opsgen_llm_mem_parts,
 };

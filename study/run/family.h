@@ -77,6 +77,13 @@ struct family {
     /* Fleet: capacity and active power of a timed trace (after the energy pass). */
     int (*capacity)(const struct loaded_config *c, const struct profile *prof, const struct trace *t,
                     struct family_capacity *cap, struct npu_err *e);
+    /* Serving (serving/): the attention core of one pass, whose cost follows
+     * each request's context, and the parts of a replica's footprint (its KV
+     * cache's room and block size); both NULL for a family not served. */
+    int (*step_attention)(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
+                          const struct opsgen_step_attn *a, struct trace *out, bool *ovf, struct npu_err *e);
+    void (*mem_parts)(bool *ovf, const struct model_config *m, const struct profile *prof,
+                      struct opsgen_llm_mem_parts *p);
 };
 
 /* The family for a model and workload, or NULL (then families_list() helps the message). */

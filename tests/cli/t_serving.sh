@@ -16,6 +16,22 @@ check "serving: static equal requests give run's TTFT (exact), TPOT (0.1%) and b
   $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/st129.json' &&
   $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/st128.json' &&
   python3 $SC equal '$SE/run' '$SE/st129.json' '$SE/st128.json'"
+# DeepSeek (MLA, MoE over expert parallelism 8 on the replica's 8 chips): run
+# counts dp x tp x pp x ep chips (quirk opsgen Q33), so it is told the 8.
+SD="$NPUSIM serving --configs $CONFIGS -m deepseekv2-236b -c h100 --tp 8 --ep 8"
+check "serving: DeepSeek static equal requests give run's TTFT (exact) and TPOT (0.1%)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m deepseekv2-236b -c h100 --tp 8 --ep 8 --set num_chips=8 --batch 8 --seqlen 1024_128 -o '$SE/dsrun' >/dev/null &&
+  $SD --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/ds129.json' &&
+  $SD --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/ds128.json' &&
+  python3 $SC equal '$SE/dsrun' '$SE/ds129.json' '$SE/ds128.json'"
+check "serving: DeepSeek continuous and chunked: Little's law, every token accounted; memoized = direct" sh -c "
+  $SD --rate 1 --requests 300 --seed 2 -o '$SE/ds-c' >/dev/null && python3 $SC accounting '$SE/ds-c' continuous &&
+  $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k' >/dev/null && python3 $SC accounting '$SE/ds-k' chunked &&
+  NPUSIM_SERVING_NO_MEMO=1 $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k2' >/dev/null &&
+  cmp '$SE/ds-k/iterations.csv' '$SE/ds-k2/iterations.csv'"
+expect_fail "serving: a disaggregated pool too small for the expert parallelism exits 2, naming the pool" \
+  "the decode pool (tensor parallelism 4): model field \"expert_parallelism_degree\"" \
+  $SD --scheduler disaggregated --decode-tp 4 -o "$SE/bad1"
 check "serving: the same seed gives the same bytes (summary less sim_wall_s); another seed differs" sh -c "
   $SV --rate 4 --requests 150 --seed 7 -o '$SE/a' >/dev/null && $SV --rate 4 --requests 150 --seed 7 -o '$SE/b' >/dev/null &&
   $SV --rate 4 --requests 150 --seed 8 -o '$SE/c' >/dev/null &&

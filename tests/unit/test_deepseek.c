@@ -171,6 +171,54 @@ static void test_physical_deepseek(void **s)
     assert_i64(phy - ref, dw - 4096LL * 2048 * 4 * 60 + 4LL * 129280 * 7168);
 }
 
+/* ---- the serving engine's parts (serving/) ---- */
+
+static void test_serving_parts(void **s)
+{
+    bool ovf = false;
+    (void)s;
+    struct model_config m;
+    setup(&m, "deepseekv2-236b", "5p", 8, 1, 8, 1);   /* one replica: tp 8, experts over its 8 chips (etp 1) */
+    struct opsgen_llm_mem_parts p;
+    opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &p);
+    assert_false(ovf);
+    /* MLA per layer: 5120*1536 + 1536*128*192/8 + 5120*576 + (512*128*256 + 128*128*5120)/8 = 28,114,944
+     * x 60 x 2 B; experts 5120*1536*3*162/8 x 60 (FP8) = 28,665,446,400; gate 160*5120*60; vocabulary
+     * 2 x 12800 x 5120 x 2 B */
+    assert_i64(p.weight_bytes, 28114944LL * 120 + 28665446400LL + 49152000LL + 262144000LL);
+    assert_i64(p.weight_bytes, 32350535680LL);
+    /* per token: (512 FP8 + 64 x 4 B FP32) x 60 layers / 8; queries 128*(5*64 + 128)/8 + experts 1536*4 */
+    assert_i64(p.kv_elems_per_token, 5760);
+    assert_i64(p.live_elems_per_token, 13312);
+    assert_string_equal(p.kv_dtype, "DT_INT8");
+
+    /* The attention core of one pass: the four MLA cache ops, 60 layers each; decode at the whole
+     * context (100 + 3), a chunk at the mean keys per query. The MoE gate's softmax is not core. */
+    struct opsgen_links l = links("5p");
+    struct npu_err e;
+    struct trace t;
+    static const struct { struct opsgen_step_attn a; int64_t flops; } cases[] = {
+        { { .decode = true, .batch = 4, .prefix = 100, .suffix = 3 }, 2LL * 4 * 16 * 512 * 103 },
+        { { .decode = false, .batch = 2, .q = 64, .kv = 80, .att = 40 }, 2LL * 2 * 64 * 16 * 512 * 40 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trace_init(&t);
+        if (opsgen_deepseek_step_attention(&m, &l, &profile_physical, &cases[i].a, &t, &ovf, &e))
+            fail_msg("%s", e.msg);
+        assert_int_equal(t.n, 4);
+        for (size_t k = 0; k < t.n; k++) {
+            assert_true(opsgen_op_is_attention_core(&t.ops[k]));
+            assert_i64(t.ops[k].count, 60);
+        }
+        assert_i64(t.ops[0].flops, cases[i].flops);
+        trace_free(&t);
+    }
+    struct op gate;
+    op_init(&gate);
+    gate.description = (char *)"FFN_MoE_gate-scores_softmax";
+    assert_false(opsgen_op_is_attention_core(&gate));
+}
+
 /* ---- op sequences (§7.1–§7.3) ---- */
 
 static void test_v2_one_chip(void **s)
@@ -570,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_moe_load),
         cmocka_unit_test(test_physical_deepseek),
+        cmocka_unit_test(test_serving_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
