@@ -153,6 +153,10 @@ static const struct field_desc chip_field_list[] = {
              "sampling, synchronisation) the kernels do not hide (physical profile; 0: none)."),
     I(layer_overhead_ns, 0, N | FF_EXT, .hi = 1e9,
       .doc = "The same per transformer layer and forward pass (physical profile; 0: none)."),
+    I(request_overhead_ns, 0, N | FF_EXT, .hi = 1e9,
+      .doc = "The same per sequence in a forward pass (sampling, detokenisation, the scheduler's "
+             "bookkeeping for each request), so a pass of B sequences adds B times this (physical "
+             "profile; 0: none)."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),

@@ -122,8 +122,9 @@ struct chip_config {
     int64_t gemm_tile_m, gemm_tile_n;
     /* The serving framework's host time per forward pass (a prefill, or one
      * decode step): step_overhead_ns once, layer_overhead_ns per layer, on
-     * top of the kernels' time (physical profile only; 0: none). */
-    int64_t step_overhead_ns, layer_overhead_ns;
+     * top of the kernels' time, and request_overhead_ns per sequence in
+     * the pass (physical profile only; 0: none). */
+    int64_t step_overhead_ns, layer_overhead_ns, request_overhead_ns;
     /* The chips its ICI (NVLink) joins at ici_bw_GBps: a collective group
      * larger runs on the scale-out network (opsgen/gen.h gen_axes). */
     int64_t link_domain_chips;              /* 0: not given */

@@ -40,6 +40,7 @@ int serving_step_init(struct serving_step *s, const struct family *fam, const st
     bool ovf = false;
     s->overhead_ns = prof->chip_precisions_ignored
                      ? 0 : ck_add(c->chip.step_overhead_ns, ck_mul(c->model.num_layers, c->chip.layer_overhead_ns, &ovf), &ovf);
+    s->request_overhead_ns = prof->chip_precisions_ignored ? 0 : c->chip.request_overhead_ns;
     s->pp = c->model.pipeline_parallelism_degree;
     s->pp_dcn = c->model.pipeline_parallel_degree_dcn;
     if (!(s->m = calloc(1, sizeof *s->m)))
@@ -236,7 +237,7 @@ int serving_step_time(struct serving_step *s, const struct serving_batch *b, int
      * transfers, the DCN stages likewise, then the host's time. */
     int64_t t = ck_mul(ck_add(ck_mul(ck_add(c.stage_ns, c.pp_ici_ns, &ovf), s->pp, &ovf), c.pp_dcn_ns, &ovf),
                        s->pp_dcn, &ovf);
-    t = ck_add(t, s->overhead_ns, &ovf);
+    t = ck_add(t, ck_add(s->overhead_ns, ck_mul(b->decodes + b->chunks, s->request_overhead_ns, &ovf), &ovf), &ovf);
     if (ovf)
         return npu_errf(e, "%s: a pass takes over 2^63 ns", s->c.model_name);
     *ns = t > 0 ? t : 1;

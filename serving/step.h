@@ -15,7 +15,8 @@
  * lengths) and its prefill chunks (one group at their mean chunk length and
  * mean keys per query), timed by chipsim and remembered by its shape. The
  * framework's host time per pass (chip fields step_overhead_ns,
- * layer_overhead_ns) is added as `npusim run` adds it, and a pipeline's
+ * layer_overhead_ns, and request_overhead_ns per sequence in the pass) is
+ * added as `npusim run` adds it, and a pipeline's
  * stages run one after another as in its TTFT.
  *
  * So a pass of B equal prompts is `npusim run`'s prefill and a pass of B
@@ -57,6 +58,7 @@ struct serving_step {
     const struct profile *prof;
     struct opsgen_links links;
     int64_t overhead_ns;               /* host time per pass */
+    int64_t request_overhead_ns;       /* and per sequence in it */
     int64_t pp, pp_dcn;
     bool memo;                         /* false: every part computed afresh (tests) */
     struct step_memo *m;

@@ -58,9 +58,12 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
         return npu_errf(e, "%s: time over all pipeline stages exceeds 2^63 ns (292 years): the config's sizes, "
                            "counts or rates are out of scale", m->model_name);
     /* The framework's host time per forward pass (physical; chip.h): once
-     * for the prefill, once per decode step. The chip idles meanwhile. */
+     * for the prefill, once per decode step, with a replica's sequences'
+     * share. The chip idles meanwhile. */
+    int64_t dp = m->data_parallelism_degree > 0 ? m->data_parallelism_degree : 1, seqs = (mb + dp - 1) / dp;
     int64_t ov = prof->chip_precisions_ignored ? 0
-                 : ck_add(chip->step_overhead_ns, ck_mul(m->num_layers, chip->layer_overhead_ns, &ovf), &ovf);
+                 : ck_add(ck_add(chip->step_overhead_ns, ck_mul(m->num_layers, chip->layer_overhead_ns, &ovf), &ovf),
+                          ck_mul(seqs, chip->request_overhead_ns, &ovf), &ovf);
     ttft_ns = ck_add(ttft_ns, ov, &ovf);
     decode_ns = ck_add(decode_ns, ck_mul(ov, sout, &ovf), &ovf);
     int64_t prefill_chip_ns = ck_add(P->total_execution_time_chip_ns, ov, &ovf);
@@ -68,7 +71,8 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
     r->busy_ns = ck_add(prefill_chip_ns, decode_chip_ns, &ovf);
     if (ovf)
         return npu_errf(e, "%s: time with the framework overheads exceeds 2^63 ns: chip fields "
-                           "\"step_overhead_ns\" and \"layer_overhead_ns\" are out of scale", m->model_name);
+                           "\"step_overhead_ns\", \"layer_overhead_ns\" and \"request_overhead_ns\" are out of scale",
+                        m->model_name);
     r->framework_overhead_ns = ov;
     r->prefill_tokens_per_sec = (double)(mb * sin) * 1e9 / (double)prefill_chip_ns;
     r->TTFT_sec = (double)ttft_ns / 1e9;

@@ -89,9 +89,9 @@ static void kernels_line(const struct loaded_config *c, const struct trace *t, F
     if (ch->kernel_launch_ns || ch->graph_kernel_ns)
         fprintf(out, "  launches      at least %lld ns a kernel, %lld in captured graphs (graph_capture %s)\n",
                 (long long)ch->kernel_launch_ns, (long long)ch->graph_kernel_ns, ch->graph_capture);
-    if (ch->step_overhead_ns || ch->layer_overhead_ns)
-        fprintf(out, "  framework     %lld ns per forward pass + %lld ns per layer\n", (long long)ch->step_overhead_ns,
-                (long long)ch->layer_overhead_ns);
+    if (ch->step_overhead_ns || ch->layer_overhead_ns || ch->request_overhead_ns)
+        fprintf(out, "  framework     %lld ns per forward pass + %lld ns per layer + %lld ns per sequence\n",
+                (long long)ch->step_overhead_ns, (long long)ch->layer_overhead_ns, (long long)ch->request_overhead_ns);
 }
 
 bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

@@ -176,6 +176,15 @@ check "physical: step and layer overheads add 2.32 ms to TTFT and to TPOT of lla
         -v n0="$(grep -c framework_overhead "${OV0}_decode.json")" \
         'BEGIN { exit !(t0 > 0 && (t1 - t0 - 0.00232) ^ 2 < 1e-18 && (p1 - p0 - 2.32) ^ 2 < 1e-12 && c0 == c1 &&
                          n1 == 2320000 && n0 == 0) }'
+# request_overhead_ns per sequence of a pass: batch 4 x 50 us = 0.2 ms more on TTFT and TPOT.
+$NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 $ROOFLINE -b 4 --no-energy -o "$PH/ov4" >/dev/null
+$NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 $ROOFLINE -b 4 --no-energy --set request_overhead_ns=50000 \
+    -o "$PH/ov5" >/dev/null
+OV4=$PH/ov4/llama3-8b_h100 OV5=$PH/ov5/llama3-8b_h100
+check "physical: request_overhead_ns adds 4 x 50 us to TTFT and TPOT at batch 4" \
+    awk -v t0="$(jnum "${OV4}_prefill.json" TTFT_sec)" -v t1="$(jnum "${OV5}_prefill.json" TTFT_sec)" \
+        -v p0="$(jnum "${OV4}_decode.json" TPOT_ms_request)" -v p1="$(jnum "${OV5}_decode.json" TPOT_ms_request)" \
+        'BEGIN { exit !(t0 > 0 && (t1 - t0 - 0.0002) ^ 2 < 1e-18 && (p1 - p0 - 0.2) ^ 2 < 1e-12) }'
 $NPUSIM run --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv5p -b 1 -o "$PH/ov2" >/dev/null 2>&1
 $NPUSIM run --profile neusim --configs $CONFIGS -m llama3-8b -c tpuv5p -b 1 --set step_overhead_ns=2000000 \
     -o "$PH/ov3" >/dev/null 2>&1

@@ -68,7 +68,7 @@ check "run notes: the kernels line names each class and format used with its eff
     --set kernel_launch_ns=4000 --set step_overhead_ns=1000000 -o '$RN/k' 2>'$RN/k.err' >'$RN/k.txt' &&
   grep -q '^  kernels       gemm bf16 0.7, .*attention bf16 1.* of the roofline\$' '$RN/k.txt' &&
   grep -qx '  launches      at least 4000 ns a kernel, 0 in captured graphs (graph_capture decode)' '$RN/k.txt' &&
-  grep -qx '  framework     1000000 ns per forward pass + 0 ns per layer' '$RN/k.txt' &&
+  grep -qx '  framework     1000000 ns per forward pass + 0 ns per layer + 0 ns per sequence' '$RN/k.txt' &&
   grep -q 'warning: h100 has no calibration for gemv bf16, attention bf16' '$RN/k.err' &&
   ! grep -q 'gemm bf16,' '$RN/k.err' &&
   $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 -b 1 --no-energy -o '$RN/k0' 2>'$RN/k0.err' >/dev/null &&

@@ -16,6 +16,11 @@ check "serving: static equal requests give run's TTFT (exact), TPOT (0.1%) and b
   $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/st129.json' &&
   $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/st128.json' &&
   python3 $SC equal '$SE/run' '$SE/st129.json' '$SE/st128.json'"
+check "serving: static = run holds with a per-request host cost (request_overhead_ns 20 us)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --set request_overhead_ns=20000 --batch 8 --seqlen 1024_128 -o '$SE/runrq' >/dev/null &&
+  $SV --set request_overhead_ns=20000 --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/rq129.json' &&
+  $SV --set request_overhead_ns=20000 --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/rq128.json' &&
+  python3 $SC equal '$SE/runrq' '$SE/rq129.json' '$SE/rq128.json'"
 # DeepSeek (MLA, MoE over expert parallelism 8 on the replica's 8 chips): run
 # counts dp x tp x pp x ep chips (quirk opsgen Q33), so it is told the 8.
 SD="$NPUSIM serving --configs $CONFIGS -m deepseekv2-236b -c h100 --tp 8 --ep 8"
