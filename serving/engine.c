@@ -93,6 +93,14 @@ static int slab_new(struct engine *g, const struct serving_request *r)
 
 static void slab_free(struct engine *g, int i) { g->free_list[g->free_n++] = i; }
 
+void engine_idle_until(struct engine *g, struct replica *r, int64_t until)
+{
+    const struct serving_pool *p = &g->pools[r->pool];
+    if (until > r->idle_from_ns)
+        g->tot->idle_energy_J += p->idle_W * (double)p->chips * (double)(until - r->idle_from_ns) / 1e9;
+    r->idle_from_ns = until;
+}
+
 /* ---- records ---- */
 
 int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
@@ -100,7 +108,7 @@ int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
     struct sreq *q = &g->slab[i];
     struct serving_record r = { q->r.id, q->r.arrival_ns, q->first_token_ns, rejected ? -1 : g->now,
                                 q->r.input_tokens, q->r.output_tokens, q->first_sched_ns, q->preemptions,
-                                q->replica, rejected };
+                                q->energy_J, q->replica, rejected };
     if (g->sink->request && g->sink->request(g->sink->arg, &r, e))
         return -1;
     slab_free(g, i);
@@ -329,6 +337,8 @@ int serving_run(const struct serving_options *o, struct serving_pool *pools, int
     g.tot = tot;
     int rc = loop(&g, e);
     tot->end_ns = g.now;
+    for (int k = 0; k < g.nreps; k++)
+        engine_idle_until(&g, &g.reps[k], g.now);
     for (int k = 0; k < g.nreps; k++) {
         free(g.reps[k].waiting.v);
         free(g.reps[k].running.v);

@@ -56,6 +56,7 @@ struct serving_pool {
     int64_t replicas;
     int64_t chips;                  /* per replica */
     int64_t kv_blocks;              /* per replica */
+    double idle_W;                  /* one chip's power while it idles */
 };
 
 struct serving_options {
@@ -86,6 +87,7 @@ struct serving_source {
 struct serving_record {
     int64_t id, arrival_ns, first_token_ns, finish_ns, input_tokens, output_tokens;
     int64_t first_scheduled_ns, preemptions;
+    double energy_J;                /* its token share of its passes' energy (idle gaps not included) */
     int replica;                    /* -1 when rejected before routing */
     bool rejected;
 };
@@ -111,6 +113,11 @@ struct serving_totals {
     int64_t preemptions;
     double kv_peak_utilisation;     /* the largest used / total blocks of any replica */
     int64_t busy_ns;                /* replica-time spent in passes, summed */
+    /* Energy of every chip: in passes (their operators, and the chips'
+     * idle time within them: the host's time, the other pipeline stages',
+     * KV moves), and in the gaps between passes, from time 0 to end_ns. */
+    double pass_energy_J, idle_energy_J;
+    double peak_W;                  /* one chip's highest operator power */
 };
 
 /* Runs the workload to the end (every arrival served or rejected). pools:

@@ -24,6 +24,7 @@ struct sreq {
     int64_t first_sched_ns, first_token_ns, last_token_ns;
     int64_t preemptions;
     int64_t chunk;           /* tokens in the current pass (1: a decode) */
+    double energy_J;         /* its token share of the passes it was in (all the replica's chips) */
     int replica;
     bool swapped;            /* its blocks are in host memory */
     bool leaving;            /* done or handed over in the pass that just ended */
@@ -36,6 +37,7 @@ struct replica {
     struct ilist waiting, running, pass;
     bool busy;
     int64_t start_ns, end_ns;
+    int64_t idle_from_ns;    /* the end of its last pass: idle since */
     /* static: the finished members still in the batch as padding */
     int64_t pad_n, pad_prompt_sum, pad_gen_sum;
 };
@@ -69,6 +71,8 @@ int64_t blocks_for(const struct engine *g, int64_t tokens);
 int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e);
 /* Disaggregated: request i's KV leaves for the decode pool. */
 int engine_hand_over(struct engine *g, int i, struct npu_err *e);
+/* Replica r's chips idle from its last pass to `until`: their idle energy. */
+void engine_idle_until(struct engine *g, struct replica *r, int64_t until);
 
 /* sched.c: form and start replica r's next pass if it has work; apply a
  * finished pass's effects. */

@@ -196,6 +196,28 @@ static void form_static(struct engine *g, struct replica *r, struct serving_batc
     b->decode_gen_sum += r->pad_gen_sum;
 }
 
+/* The pass's energy on every chip of the replica (its operators, and idle
+ * power for the rest of its ns), shared among its requests by their tokens
+ * in it; the gap before it at idle power. */
+static void pass_energy(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t ns)
+{
+    const struct serving_pool *p = &g->pools[r->pool];
+    engine_idle_until(g, r, g->now);
+    r->idle_from_ns = g->now + ns;
+    double idle_ns = ns > pc->busy_ns ? (double)(ns - pc->busy_ns) : 0;
+    double J = (double)p->chips * (pc->energy_J + p->idle_W * idle_ns / 1e9);
+    g->tot->pass_energy_J += J;
+    if (pc->peak_W > g->tot->peak_W)
+        g->tot->peak_W = pc->peak_W;
+    int64_t tokens = 0;
+    for (int k = 0; k < r->pass.n; k++)
+        tokens += g->slab[r->pass.v[k]].chunk;
+    for (int k = 0; tokens > 0 && k < r->pass.n; k++) {
+        struct sreq *q = &g->slab[r->pass.v[k]];
+        q->energy_J += J * (double)q->chunk / (double)tokens;
+    }
+}
+
 int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
 {
     struct serving_batch b = { 0 };
@@ -209,11 +231,12 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     }
     if (rc || r->pass.n == 0)
         return rc;
-    int64_t ns;
-    if (serving_step_time(g->pools[r->pool].step, &b, &ns, e))
+    struct serving_pass_cost pc;
+    if (serving_step_time(g->pools[r->pool].step, &b, &pc, e))
         return -1;
     bool ovf = false;
-    ns = ck_add(ns, extra_ns, &ovf);
+    int64_t ns = ck_add(pc.ns, extra_ns, &ovf);
+    pass_energy(g, r, &pc, ns);
     r->busy = true;
     r->start_ns = g->now;
     r->end_ns = ck_add(g->now, ns, &ovf);

@@ -7,13 +7,17 @@
  *   engine.h     the event loop: routing, schedulers, paged KV cache
  *   summary.h    the latencies and counts measured, summary.json's keys
  *   metrics.h    a latency's mean and percentiles
- *   simulate.h   one simulation end to end, its files and summary
+ *   energy.h     the run's energy, power and carbon, each request's share
+ *   outputs.h    requests.csv, iterations.csv, summary.json: all or none
+ *   simulate.h   one simulation end to end
  * No data structure of its own. */
 #ifndef NPUSIM_SERVING_H
 #define NPUSIM_SERVING_H
 
+#include "serving/energy.h"
 #include "serving/engine.h"
 #include "serving/metrics.h"
+#include "serving/outputs.h"
 #include "serving/simulate.h"
 #include "serving/step.h"
 #include "serving/summary.h"

@@ -4,12 +4,17 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/atomic.h"
 #include "base/version.h"
 #include "opsgen/builders.h"
+#include "power/carbon.h"
+#include "power/system.h"
+#include "serving/energy.h"
+#include "serving/outputs.h"
 #include "serving/summary.h"
 #include "serving/trace_in.h"
 
@@ -23,8 +28,9 @@ struct sim {
     struct serving_gen gen;
     struct serving_trace trace;
     bool gen_ok, trace_ok;
-    struct atomic_file files[2];       /* requests.csv, iterations.csv */
-    bool files_open;
+    struct serving_files files;
+    struct serving_carbon carbon;
+    struct serving_energy energy;
     struct serving_collect col;
 };
 
@@ -81,9 +87,9 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
 static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
 {
     struct serving_batch one = { .decodes = 1, .decode_prompt_sum = 1, .decode_gen_sum = 1, .emits = 1 };
-    int64_t ns;
+    struct serving_pass_cost pc;
     struct npu_err pe;
-    if (!serving_step_time(&x->step[p], &one, &ns, &pe))
+    if (!serving_step_time(&x->step[p], &one, &pc, &pe))
         return 0;
     if (!dis)
         return *e = pe, -1;
@@ -108,6 +114,7 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pl->step = &x->step[p];
         pl->replicas = dis ? (p ? s->decode_replicas : s->prefill_replicas) : s->replicas;
         pl->chips = chips_of(&x->cfg[p]);
+        pl->idle_W = carbon_idle_power_W(&x->cfg[p].chip, false);
         if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, e))
             return -1;
     }
@@ -145,56 +152,19 @@ static int next_request(void *arg, struct serving_request *r, struct npu_err *e)
     return serving_gen_next(&x->gen, r, e) ? -1 : 1;
 }
 
-/* ---- the files ---- */
-
-static void fmt_s(char *b, size_t n, int64_t ns)
-{
-    if (ns < 0)
-        b[0] = '\0';
-    else
-        snprintf(b, n, "%.9f", (double)ns / 1e9);
-}
+/* ---- what the engine tells ---- */
 
 static int on_request(void *arg, const struct serving_record *r, struct npu_err *e)
 {
     struct sim *x = arg;
     collect_request(&x->col, r);
-    if (!x->files_open)
-        return 0;
-    char a[32], f[32], fin[32], ttft[32] = "", tpot[32] = "", e2e[32] = "", q[32] = "";
-    fmt_s(a, sizeof a, r->arrival_ns);
-    fmt_s(f, sizeof f, r->rejected ? -1 : r->first_token_ns);
-    fmt_s(fin, sizeof fin, r->rejected ? -1 : r->finish_ns);
-    if (!r->rejected) {
-        snprintf(ttft, sizeof ttft, "%.6f", (double)(r->first_token_ns - r->arrival_ns) / 1e6);
-        if (r->output_tokens > 1)
-            snprintf(tpot, sizeof tpot, "%.6f",
-                     (double)(r->finish_ns - r->first_token_ns) / 1e6 / (double)(r->output_tokens - 1));
-        fmt_s(e2e, sizeof e2e, r->finish_ns - r->arrival_ns);
-        fmt_s(q, sizeof q, r->first_scheduled_ns - r->arrival_ns);
-    }
-    char rep[24] = "";
-    if (r->replica >= 0)
-        snprintf(rep, sizeof rep, "%d", r->replica);
-    if (fprintf(x->files[0].f, "%lld,%s,%s,%s,%lld,%lld,%s,%s,%s,%s,%lld,%s,%s\n", (long long)r->id, a, f, fin,
-                (long long)r->input_tokens, (long long)r->output_tokens, ttft, tpot, e2e, q,
-                (long long)r->preemptions, rep, r->rejected ? "rejected" : "ok") < 0)
-        return npu_errf(e, "%s: write error", x->files[0].path);
-    return 0;
+    return x->files.open ? serving_files_request(&x->files, r, e) : 0;
 }
 
 static int on_pass(void *arg, const struct serving_pass_record *p, struct npu_err *e)
 {
     struct sim *x = arg;
-    if (!x->files_open)
-        return 0;
-    char st[32];
-    fmt_s(st, sizeof st, p->start_ns);
-    if (fprintf(x->files[1].f, "%d,%s,%.6f,%lld,%lld,%lld,%lld,%lld\n", p->replica, st, (double)p->duration_ns / 1e6,
-                (long long)p->prefill_tokens, (long long)p->decode_tokens, (long long)p->requests,
-                (long long)p->kv_blocks_used, (long long)p->kv_blocks_total) < 0)
-        return npu_errf(e, "%s: write error", x->files[1].path);
-    return 0;
+    return x->files.open ? serving_files_pass(&x->files, p, e) : 0;
 }
 
 static void on_itl(void *arg, int64_t gap_ns, int64_t n)
@@ -202,42 +172,38 @@ static void on_itl(void *arg, int64_t gap_ns, int64_t n)
     collect_itl(&((struct sim *)arg)->col, gap_ns, n);
 }
 
-static int files_open(struct sim *x, struct npu_err *e)
+/* ---- the run ---- */
+
+static int64_t chips_all(const struct sim *x)
 {
-    const char *dir = x->s->out_dir;
-    if (!dir)
-        return 0;
-    if (make_dirs(dir, e))
-        return -1;
-    static const char *const names[2] = { "requests.csv", "iterations.csv" };
-    static const char *const heads[2] = {
-        "id,arrival_s,first_token_s,finish_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_s,queue_s,preemptions,"
-        "replica,status\n",
-        "replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,kv_blocks_total\n",
-    };
-    for (int k = 0; k < 2; k++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        if (atomic_open(&x->files[k], path, e)) {
-            if (k == 1)
-                atomic_abort(&x->files[0]);
-            return -1;
-        }
-        fputs(heads[k], x->files[k].f);
-    }
-    x->files_open = true;
-    return 0;
+    int64_t chips = 0;
+    for (int p = 0; p < x->npools; p++)
+        chips += x->pools[p].chips * x->pools[p].replicas;
+    return chips;
 }
 
-/* ---- the run ---- */
+/* The run's energy and carbon, and each request's energy in record order
+ * (*rows, malloc'ed; NULL when out of memory). */
+static void energy_of(struct sim *x, const struct serving_totals *t, double **rows)
+{
+    const struct serving_spec *s = x->s;
+    struct carbon_defaults d;
+    carbon_defaults_of(&s->c->sys, s->c->sources, s->prof, false, &d);
+    x->carbon = (struct serving_carbon){ d.v[CD_CI], d.v[CD_PUE], d.v[CD_LIFETIME], s->c->chip.embodied_carbon_kgCO2 };
+    serving_energy_of(t, chips_all(x), x->col.completed, x->col.output_tokens, &x->carbon, &x->energy);
+    const struct serving_collect *c = &x->col;
+    if ((*rows = malloc((c->row_pass_J.n ? c->row_pass_J.n : 1) * sizeof **rows)))
+        for (size_t k = 0; k < c->row_pass_J.n; k++)
+            (*rows)[k] = serving_request_energy_J(c->row_pass_J.v[k], c->row_e2e_s.v[k], t->idle_energy_J,
+                                                  c->e2e_sum_s);
+}
 
 static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double wall_s)
 {
     const struct serving_spec *s = x->s;
-    int64_t chips = 0;
-    for (int p = 0; p < x->npools; p++)
-        chips += x->pools[p].chips * x->pools[p].replicas;
+    int64_t chips = chips_all(x);
     cJSON *o = collect_summary(&x->col, t, chips);
+    serving_energy_json(&x->energy, &x->carbon, o);
     cJSON_AddNumberToObject(o, "sim_wall_s", wall_s);
     cJSON *run = cJSON_AddObjectToObject(o, "setting");
     cJSON_AddStringToObject(run, "scheduler", serving_scheduler_name(s->o.scheduler));
@@ -315,7 +281,8 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
     struct serving_options o = s->o;
     collect_init(&x.col, s->slo_ttft_ms, s->slo_tpot_ms);
     *summary = NULL;
-    int rc = pools_init(&x, &o, e) || sources_open(&x, e) || files_open(&x, e) ? -1 : 0;
+    int rc = pools_init(&x, &o, e) || sources_open(&x, e) ||
+             (s->out_dir && serving_files_open(&x.files, s->out_dir, e)) ? -1 : 0;
     struct serving_totals t;
     if (!rc) {
         struct serving_source src = { next_request, &x,
@@ -323,28 +290,19 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
         struct serving_sink sink = { on_request, on_pass, on_itl, &x };
         rc = serving_run(&o, x.pools, x.npools, &src, &sink, &t, e);
     }
-    if (!rc && x.col.oom)
+    double *rows = NULL;
+    if (!rc)
+        energy_of(&x, &t, &rows);
+    if (!rc && (x.col.oom || !rows))
         rc = npu_errf(e, "serving: out of memory");
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!rc) {
         *summary = summary_of(&x, &t, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-        if (x.files_open) {
-            char *text = cJSON_Print(*summary), path[4200];
-            snprintf(path, sizeof path, "%s/summary.json", s->out_dir);
-            struct atomic_file *f = x.files;
-            struct atomic_file all[3] = { f[0], f[1] };
-            rc = !text || atomic_open(&all[2], path, e) ? -1 : 0;
-            if (!rc) {
-                fprintf(all[2].f, "%s\n", text);
-                rc = atomic_commit_all(all, 3, e);
-            } else
-                atomic_abort(&f[0]), atomic_abort(&f[1]);
-            x.files_open = false;
-            cJSON_free(text);
-        }
+        if (x.files.open)
+            rc = serving_files_commit(&x.files, rows, x.col.row_pass_J.n, *summary, s->out_dir, e);
     }
-    if (x.files_open)
-        atomic_abort(&x.files[0]), atomic_abort(&x.files[1]);
+    free(rows);
+    serving_files_abort(&x.files);
     if (rc) {
         cJSON_Delete(*summary);
         *summary = NULL;

@@ -16,7 +16,7 @@
 struct lin_entry { struct step_cost lin, head; bool done; };
 
 struct attn_key { int64_t decode, batch, a, b, c; };
-struct attn_slot { struct attn_key k; int64_t ns; bool used; };
+struct attn_slot { struct attn_key k; struct step_cost c; bool used; };
 
 struct step_memo {
     struct lin_entry *lin[2];          /* [0] prefill form, [1] decode form; by n */
@@ -60,7 +60,8 @@ void serving_step_free(struct serving_step *s)
     s->m = NULL;
 }
 
-/* Adds op's count-weighted time to the part it belongs to. */
+/* Adds op's count-weighted time to the part it belongs to, its energy, and
+ * its power to the peak. */
 static void add_op(struct step_cost *to, const struct op *op, bool *ovf)
 {
     int64_t x = ck_mul(op->exe_ns, op->count, ovf);
@@ -68,6 +69,20 @@ static void add_op(struct step_cost *to, const struct op *op, bool *ovf)
         *(strstr(op->description, "DCN") ? &to->pp_dcn_ns : &to->pp_ici_ns) += x;
     else
         to->stage_ns = ck_add(to->stage_ns, x, ovf);
+    double J = op_static_energy_J(op) + op_dynamic_energy_J(op);
+    to->energy_J += J * (double)op->count;
+    if (op->exe_ns > 0 && J / (double)op->exe_ns * 1e9 > to->peak_W)
+        to->peak_W = J / (double)op->exe_ns * 1e9;
+}
+
+static void cost_add(struct step_cost *to, const struct step_cost *x, bool *ovf)
+{
+    to->stage_ns = ck_add(to->stage_ns, x->stage_ns, ovf);
+    to->pp_ici_ns = ck_add(to->pp_ici_ns, x->pp_ici_ns, ovf);
+    to->pp_dcn_ns = ck_add(to->pp_dcn_ns, x->pp_dcn_ns, ovf);
+    to->energy_J += x->energy_J;
+    if (x->peak_W > to->peak_W)
+        to->peak_W = x->peak_W;
 }
 
 /* The token-linear and head costs of n one-token sequences in one form:
@@ -124,8 +139,8 @@ static int lin_get(struct serving_step *s, int form, int64_t n, struct lin_entry
 }
 
 /* The attention core of one group, timed in the pass's form. */
-static int attn_compute(struct serving_step *s, const struct opsgen_step_attn *a, bool decode_form, int64_t *ns,
-                        struct npu_err *e)
+static int attn_compute(struct serving_step *s, const struct opsgen_step_attn *a, bool decode_form,
+                        struct step_cost *out, struct npu_err *e)
 {
     struct trace t;
     trace_init(&t);
@@ -136,14 +151,13 @@ static int attn_compute(struct serving_step *s, const struct opsgen_step_attn *a
     if (!rc)
         rc = chipsim_run(&t, &s->c.chip, s->prof, e) || power_cap_pass(&t, &s->c.chip, s->prof, e) ||
              power_default_pass(&t, &s->c.chip, s->prof, e) ? -1 : 0;
-    struct step_cost c = { 0 };
+    *out = (struct step_cost){ 0 };
     for (size_t i = 0; !rc && i < t.n; i++)
-        add_op(&c, &t.ops[i], &ovf);
+        add_op(out, &t.ops[i], &ovf);
     trace_free(&t);
     s->misses++;
     if (!rc && ovf)
         rc = npu_errf(e, "%s: an attention pass takes over 2^63 ns (contexts out of scale)", s->c.model_name);
-    *ns = c.stage_ns;
     return rc;
 }
 
@@ -156,11 +170,11 @@ static uint64_t attn_hash(const struct attn_key *k)
     return h ^ (h >> 29);
 }
 
-static int attn_get(struct serving_step *s, const struct opsgen_step_attn *a, bool decode_form, int64_t *ns,
-                    struct npu_err *e)
+static int attn_get(struct serving_step *s, const struct opsgen_step_attn *a, bool decode_form,
+                    struct step_cost *out, struct npu_err *e)
 {
     if (!s->memo)
-        return attn_compute(s, a, decode_form, ns, e);
+        return attn_compute(s, a, decode_form, out, e);
     struct step_memo *m = s->m;
     struct attn_key k = { a->decode | (decode_form ? 2 : 0), a->batch, a->decode ? a->prefix : a->q,
                           a->decode ? a->suffix : a->kv, a->decode ? 0 : a->att };
@@ -184,12 +198,12 @@ static int attn_get(struct serving_step *s, const struct opsgen_step_attn *a, bo
     while (m->attn[j].used && memcmp(&m->attn[j].k, &k, sizeof k))
         j = (j + 1) & (m->attn_cap - 1);
     if (m->attn[j].used) {
-        *ns = m->attn[j].ns;
+        *out = m->attn[j].c;
         return 0;
     }
-    if (attn_compute(s, a, decode_form, ns, e))
+    if (attn_compute(s, a, decode_form, out, e))
         return -1;
-    m->attn[j] = (struct attn_slot){ k, *ns, true };
+    m->attn[j] = (struct attn_slot){ k, *out, true };
     m->attn_n++;
     return 0;
 }
@@ -197,7 +211,8 @@ static int attn_get(struct serving_step *s, const struct opsgen_step_attn *a, bo
 /* x / n rounded to the nearest integer (n > 0, x >= 0). */
 static int64_t div_round(int64_t x, int64_t n) { return (x + n / 2) / n; }
 
-int serving_step_time(struct serving_step *s, const struct serving_batch *b, int64_t *ns, struct npu_err *e)
+int serving_step_time(struct serving_step *s, const struct serving_batch *b, struct serving_pass_cost *pc,
+                      struct npu_err *e)
 {
     bool decode_form = b->chunks == 0;
     int64_t tokens = b->decodes + b->chunk_tokens;
@@ -209,17 +224,17 @@ int serving_step_time(struct serving_step *s, const struct serving_batch *b, int
     if (b->emits == tokens)
         head = lin;
     bool ovf = false;
-    struct step_cost c = lin.lin;
-    c.stage_ns = ck_add(c.stage_ns, b->emits > 0 ? head.head.stage_ns : 0, &ovf);
+    struct step_cost c = lin.lin, t;
+    if (b->emits > 0)
+        cost_add(&c, &head.head, &ovf);
     if (b->decodes > 0) {
         int64_t suffix = div_round(b->decode_gen_sum, b->decodes);
         struct opsgen_step_attn a = { .decode = true, .batch = b->decodes,
                                       .prefix = div_round(b->decode_prompt_sum, b->decodes),
                                       .suffix = suffix > 0 ? suffix : 1 };
-        int64_t t;
         if (attn_get(s, &a, decode_form, &t, e))
             return -1;
-        c.stage_ns = ck_add(c.stage_ns, t, &ovf);
+        cost_add(&c, &t, &ovf);
     }
     if (b->chunks > 0) {
         int64_t q = div_round(b->chunk_tokens, b->chunks);
@@ -228,18 +243,19 @@ int serving_step_time(struct serving_step *s, const struct serving_batch *b, int
                                       .att = div_round(b->chunk_att_sum, b->chunk_tokens > 0 ? b->chunk_tokens : 1) };
         if (a.att < 1)
             a.att = 1;
-        int64_t t;
         if (attn_get(s, &a, false, &t, e))
             return -1;
-        c.stage_ns = ck_add(c.stage_ns, t, &ovf);
+        cost_add(&c, &t, &ovf);
     }
     /* As `npusim run`'s TTFT: the stages one after another with their ICI
      * transfers, the DCN stages likewise, then the host's time. */
-    int64_t t = ck_mul(ck_add(ck_mul(ck_add(c.stage_ns, c.pp_ici_ns, &ovf), s->pp, &ovf), c.pp_dcn_ns, &ovf),
-                       s->pp_dcn, &ovf);
-    t = ck_add(t, ck_add(s->overhead_ns, ck_mul(b->decodes + b->chunks, s->request_overhead_ns, &ovf), &ovf), &ovf);
+    int64_t ns = ck_mul(ck_add(ck_mul(ck_add(c.stage_ns, c.pp_ici_ns, &ovf), s->pp, &ovf), c.pp_dcn_ns, &ovf),
+                        s->pp_dcn, &ovf);
+    ns = ck_add(ns, ck_add(s->overhead_ns, ck_mul(b->decodes + b->chunks, s->request_overhead_ns, &ovf), &ovf), &ovf);
     if (ovf)
         return npu_errf(e, "%s: a pass takes over 2^63 ns", s->c.model_name);
-    *ns = t > 0 ? t : 1;
+    *pc = (struct serving_pass_cost){ .ns = ns > 0 ? ns : 1, .busy_ns = ck_add(ck_add(c.stage_ns, c.pp_ici_ns, &ovf),
+                                                                               c.pp_dcn_ns, &ovf),
+                                      .energy_J = c.energy_J, .peak_W = c.peak_W };
     return 0;
 }

@@ -46,9 +46,16 @@ struct serving_batch {
     int64_t emits;                     /* positions that emit a token (LM head rows) */
 };
 
-/* The cost of one part of a pass: inside a pipeline stage, and its ICI and
- * DCN pipeline transfers (ns). */
-struct step_cost { int64_t stage_ns, pp_ici_ns, pp_dcn_ns; };
+/* The cost of one part of a pass on one chip of a pipeline stage: its
+ * time inside the stage and its ICI and DCN pipeline transfers (ns), the
+ * energy of those operators (J, the energy pass's static and dynamic terms)
+ * and the highest power any of them draws (W). */
+struct step_cost { int64_t stage_ns, pp_ici_ns, pp_dcn_ns; double energy_J, peak_W; };
+
+/* One pass: its time (ns, at least 1), and per chip the time its operators
+ * keep the chip busy (ns), their energy (J) and highest power (W); the
+ * rest of the pass (the host's time, the other stages') the chip idles. */
+struct serving_pass_cost { int64_t ns, busy_ns; double energy_J, peak_W; };
 
 struct step_memo;
 
@@ -71,8 +78,9 @@ int serving_step_init(struct serving_step *s, const struct family *fam, const st
                       const struct profile *prof, struct npu_err *e);
 void serving_step_free(struct serving_step *s);
 
-/* The pass's time in ns (at least 1); -1 with e when the model refuses the
- * shapes (their sizes out of scale). */
-int serving_step_time(struct serving_step *s, const struct serving_batch *b, int64_t *ns, struct npu_err *e);
+/* The pass's cost; -1 with e when the model refuses the shapes (their
+ * sizes out of scale). */
+int serving_step_time(struct serving_step *s, const struct serving_batch *b, struct serving_pass_cost *pc,
+                      struct npu_err *e);
 
 #endif

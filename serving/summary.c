@@ -32,7 +32,8 @@ void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot
 
 void collect_free(struct serving_collect *c)
 {
-    struct dvec *d[] = { &c->ttft_ms, &c->tpot_ms, &c->e2e_s, &c->queue_s, &c->itl_ms };
+    struct dvec *d[] = { &c->ttft_ms, &c->tpot_ms, &c->e2e_s, &c->queue_s, &c->itl_ms, &c->row_pass_J,
+                         &c->row_e2e_s };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         free(d[i]->v);
     free(c->itl_w);
@@ -42,6 +43,10 @@ void collect_free(struct serving_collect *c)
 void collect_request(struct serving_collect *c, const struct serving_record *r)
 {
     c->requests++;
+    double e2e = r->rejected ? 0 : (double)(r->finish_ns - r->arrival_ns) / 1e9;
+    push(&c->row_pass_J, r->energy_J, &c->oom);
+    push(&c->row_e2e_s, e2e, &c->oom);
+    c->e2e_sum_s += e2e;
     if (r->rejected) {
         c->rejected++;
         return;
@@ -50,7 +55,6 @@ void collect_request(struct serving_collect *c, const struct serving_record *r)
     c->input_tokens += r->input_tokens;
     c->output_tokens += r->output_tokens;
     double ttft = (double)(r->first_token_ns - r->arrival_ns) / 1e6;
-    double e2e = (double)(r->finish_ns - r->arrival_ns) / 1e9;
     push(&c->ttft_ms, ttft, &c->oom);
     push(&c->e2e_s, e2e, &c->oom);
     push(&c->queue_s, (double)(r->first_scheduled_ns - r->arrival_ns) / 1e9, &c->oom);
@@ -164,4 +168,11 @@ void serving_summary_print(const cJSON *s, FILE *out)
             num(s, "mean_batch_tokens"), num(set, "passes"), 100 * num(set, "busy_fraction"));
     fprintf(out, "  KV cache      peak %.1f%% of the blocks, %.0f preemptions\n", 100 * num(s, "kv_peak_utilisation"),
             num(s, "preemptions"));
+    fprintf(out, "  energy        %.4g J per request, %.4g J per output token; %.1f W per chip on average, "
+                 "%.1f W at peak\n", num(s, "energy_per_request_J"), num(s, "energy_per_output_token_J"),
+            num(s, "avg_power_W_per_chip"), num(s, "peak_power_W_per_chip"));
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(s, "carbon");
+    fprintf(out, "  carbon        %.4g g per request, %.4g kg per million output tokens (%g kgCO2e/kWh, PUE %g, "
+                 "%g-year lifetime)\n", num(s, "carbon_per_request_g"), num(s, "carbon_per_million_tokens_kg"),
+            num(k, "carbon_intensity_kg_per_kWh"), num(k, "PUE"), num(k, "lifetime_years"));
 }

@@ -27,6 +27,10 @@ struct dvec { double *v; size_t n, cap; };
 struct serving_collect {
     struct dvec ttft_ms, tpot_ms, e2e_s, queue_s, itl_ms;
     int64_t *itl_w;                  /* weights of itl_ms (one per value) */
+    /* every request in record order (requests.csv's rows): its passes'
+     * energy share and its time in the system (0 when rejected) */
+    struct dvec row_pass_J, row_e2e_s;
+    double e2e_sum_s;
     size_t itl_wcap;
     int64_t requests, completed, rejected, good;
     int64_t input_tokens, output_tokens;   /* of the completed requests */

@@ -163,7 +163,9 @@ def keys(jfile, d):
     s = json.load(open(jfile))
     for k in ("requests", "completed", "rejected", "duration_s", "request_throughput_rps", "input_tokens_per_s",
               "output_tokens_per_s", "output_tokens_per_s_per_chip", "goodput_rps", "preemptions",
-              "kv_peak_utilisation", "mean_batch_tokens", "sim_wall_s", "provenance"):
+              "kv_peak_utilisation", "mean_batch_tokens", "sim_wall_s", "provenance", "energy_per_request_J",
+              "energy_per_output_token_J", "avg_power_W_per_chip", "peak_power_W_per_chip", "carbon_per_request_g",
+              "carbon_per_million_tokens_kg"):
         assert k in s, k
     for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_s", "queue_s"):
         assert sorted(s[k]) == sorted(["mean", "p50", "p90", "p95", "p99", "max"]), k
@@ -171,10 +173,38 @@ def keys(jfile, d):
     assert s["goodput_rps"] <= s["request_throughput_rps"]
     head = open(os.path.join(d, "requests.csv")).readline().strip()
     assert head == ("id,arrival_s,first_token_s,finish_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_s,"
-                    "queue_s,preemptions,replica,status"), head
+                    "queue_s,preemptions,replica,status,energy_J"), head
     head = open(os.path.join(d, "iterations.csv")).readline().strip()
     assert head == ("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,"
                     "kv_blocks_total"), head
+
+
+def energy(lo, hi):
+    """Each request's energy adds up to the run's; a chip idles at one power
+    (idle energy over idle chip-time alike at two loads); energy per request
+    falls as the load rises; power lies between idle and peak; carbon adds
+    up from its parts."""
+    idle_w = []
+    per_req = []
+    for d in (lo, hi):
+        s, req, it = summary(d), rows(d, "requests.csv"), rows(d, "iterations.csv")
+        tot = sum(float(r["energy_J"]) for r in req)
+        assert close(tot, s["energy_J"], 1e-6), (tot, s["energy_J"])
+        assert all(float(r["energy_J"]) > 0 for r in req if r["status"] == "ok")
+        chips = s["setting"]["chips"]
+        busy = sum(float(r["duration_ms"]) for r in it) / 1e3
+        idle_w.append(s["carbon"]["idle_energy_J"] / (chips * (s["duration_s"] - busy)))
+        assert close(s["energy_per_request_J"], s["energy_J"] / s["completed"], 1e-9)
+        assert idle_w[-1] < s["avg_power_W_per_chip"] < s["peak_power_W_per_chip"], (idle_w, s)
+        c = s["carbon"]
+        kg = s["energy_J"] / 3.6e6 * c["PUE"] * c["carbon_intensity_kg_per_kWh"]
+        assert close(c["operational_kg"], kg, 1e-9)
+        emb = c["embodied_kg_per_chip"] * chips * s["duration_s"] / (c["lifetime_years"] * 365 * 24 * 3600)
+        assert close(c["embodied_kg"], emb, 1e-9)
+        assert close(s["carbon_per_request_g"], (kg + emb) * 1e3 / s["completed"], 1e-9)
+        per_req.append(s["energy_per_request_J"])
+    assert close(idle_w[0], idle_w[1], 1e-6), idle_w
+    assert per_req[0] > 2 * per_req[1], per_req
 
 
 if __name__ == "__main__":

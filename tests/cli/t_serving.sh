@@ -89,6 +89,9 @@ check "serving: replicas and routers: least-outstanding and least-kv use every r
   $SV --replicas 3 --router least-outstanding --rate 10 --requests 120 -o '$SE/r1' >/dev/null &&
   $SV --replicas 3 --router least-kv --rate 10 --requests 120 -o '$SE/r2' >/dev/null &&
   python3 $SC replicas '$SE/r1' 3 && python3 $SC replicas '$SE/r2' 3"
+check "serving: energy adds up over requests, idle chips draw one power, energy per request falls with load" sh -c "
+  $SV --rate 0.2 --requests 100 -o '$SE/en-lo' >/dev/null && $SV --rate 1 --requests 300 -o '$SE/en-hi' >/dev/null &&
+  python3 $SC energy '$SE/en-lo' '$SE/en-hi'"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "

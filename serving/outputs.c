@@ -1,0 +1,127 @@
+/* outputs.c — a serving run's files (see outputs.h). */
+#include "serving/outputs.h"
+
+#include <string.h>
+
+static void fmt_s(char *b, size_t n, int64_t ns)
+{
+    if (ns < 0)
+        b[0] = '\0';
+    else
+        snprintf(b, n, "%.9f", (double)ns / 1e9);
+}
+
+int serving_files_open(struct serving_files *f, const char *dir, struct npu_err *e)
+{
+    memset(f, 0, sizeof *f);
+    char path[4200];
+    if (make_dirs(dir, e))
+        return -1;
+    if (!(f->stage = tmpfile()))
+        return npu_errf(e, "%s: cannot make a temporary file for requests.csv's rows", dir);
+    snprintf(path, sizeof path, "%s/requests.csv", dir);
+    if (atomic_open(&f->req, path, e)) {
+        fclose(f->stage);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/iterations.csv", dir);
+    if (atomic_open(&f->iter, path, e)) {
+        atomic_abort(&f->req);
+        fclose(f->stage);
+        return -1;
+    }
+    fputs("id,arrival_s,first_token_s,finish_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_s,queue_s,preemptions,"
+          "replica,status,energy_J\n", f->req.f);
+    fputs("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,kv_blocks_total\n",
+          f->iter.f);
+    f->open = true;
+    return 0;
+}
+
+int serving_files_request(struct serving_files *f, const struct serving_record *r, struct npu_err *e)
+{
+    char a[32], fi[32], fin[32], ttft[32] = "", tpot[32] = "", e2e[32] = "", q[32] = "", rep[24] = "";
+    fmt_s(a, sizeof a, r->arrival_ns);
+    fmt_s(fi, sizeof fi, r->rejected ? -1 : r->first_token_ns);
+    fmt_s(fin, sizeof fin, r->rejected ? -1 : r->finish_ns);
+    if (!r->rejected) {
+        snprintf(ttft, sizeof ttft, "%.6f", (double)(r->first_token_ns - r->arrival_ns) / 1e6);
+        if (r->output_tokens > 1)
+            snprintf(tpot, sizeof tpot, "%.6f",
+                     (double)(r->finish_ns - r->first_token_ns) / 1e6 / (double)(r->output_tokens - 1));
+        fmt_s(e2e, sizeof e2e, r->finish_ns - r->arrival_ns);
+        fmt_s(q, sizeof q, r->first_scheduled_ns - r->arrival_ns);
+    }
+    if (r->replica >= 0)
+        snprintf(rep, sizeof rep, "%d", r->replica);
+    if (fprintf(f->stage, "%lld,%s,%s,%s,%lld,%lld,%s,%s,%s,%s,%lld,%s,%s\n", (long long)r->id, a, fi, fin,
+                (long long)r->input_tokens, (long long)r->output_tokens, ttft, tpot, e2e, q,
+                (long long)r->preemptions, rep, r->rejected ? "rejected" : "ok") < 0)
+        return npu_errf(e, "%s: write error (its staging file)", f->req.path);
+    return 0;
+}
+
+int serving_files_pass(struct serving_files *f, const struct serving_pass_record *p, struct npu_err *e)
+{
+    char st[32];
+    fmt_s(st, sizeof st, p->start_ns);
+    if (fprintf(f->iter.f, "%d,%s,%.6f,%lld,%lld,%lld,%lld,%lld\n", p->replica, st, (double)p->duration_ns / 1e6,
+                (long long)p->prefill_tokens, (long long)p->decode_tokens, (long long)p->requests,
+                (long long)p->kv_blocks_used, (long long)p->kv_blocks_total) < 0)
+        return npu_errf(e, "%s: write error", f->iter.path);
+    return 0;
+}
+
+/* The staged rows, each with its energy, into requests.csv. */
+static int copy_rows(struct serving_files *f, const double *energy_J, size_t n, struct npu_err *e)
+{
+    if (fflush(f->stage) || fseek(f->stage, 0, SEEK_SET))
+        return npu_errf(e, "%s: cannot read its staged rows back", f->req.path);
+    char line[1024];
+    size_t k = 0;
+    while (fgets(line, sizeof line, f->stage)) {
+        size_t len = strlen(line);
+        if (len == 0 || line[len - 1] != '\n' || k >= n)
+            return npu_errf(e, "internal: %s: staged row %zu is malformed", f->req.path, k + 1);
+        line[len - 1] = '\0';
+        if (fprintf(f->req.f, "%s,%.6f\n", line, energy_J[k++]) < 0)
+            return npu_errf(e, "%s: write error", f->req.path);
+    }
+    if (ferror(f->stage) || k != n)
+        return npu_errf(e, "internal: %s: %zu rows staged, %zu expected", f->req.path, k, n);
+    return 0;
+}
+
+int serving_files_commit(struct serving_files *f, const double *energy_J, size_t n, const cJSON *summary,
+                         const char *dir, struct npu_err *e)
+{
+    struct atomic_file all[3] = { f->req, f->iter };
+    char path[4200], *text = NULL;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    int rc = copy_rows(f, energy_J, n, e);
+    if (!rc && !(text = cJSON_Print(summary)))
+        rc = npu_errf(e, "serving: out of memory");
+    if (!rc && atomic_open(&all[2], path, e))
+        rc = -1;
+    if (!rc) {
+        fprintf(all[2].f, "%s\n", text);
+        rc = atomic_commit_all(all, 3, e);
+    } else {
+        atomic_abort(&f->req);
+        atomic_abort(&f->iter);
+    }
+    cJSON_free(text);
+    fclose(f->stage);
+    f->open = false;
+    return rc;
+}
+
+void serving_files_abort(struct serving_files *f)
+{
+    if (!f->open)
+        return;
+    atomic_abort(&f->req);
+    atomic_abort(&f->iter);
+    fclose(f->stage);
+    f->open = false;
+}
