@@ -65,7 +65,14 @@ static const char serving_help[] =
     "      --prefill-tp N, --decode-tp N, --prefill-replicas N, --decode-replicas N\n"
     "                          disaggregated: each pool's tensor parallelism and replicas\n"
     "  outputs\n"
-    "      --slo ttft_ms=X,tpot_ms=Y  the SLO goodput counts (either bound alone is fine)\n"
+    "      --slo ttft_ms=X,tpot_ms=Y  the SLO goodput counts (either bound alone is fine); also\n"
+    "                          bounds on the run's statistics, METRIC_STAT_UNIT=X: ttft, tpot, itl\n"
+    "                          (ms), e2e, queue (s); p50, p90, p95, p99, mean, max (ttft_p99_ms=500)\n"
+    "      --find-rate         find the highest --rate (Poisson unless --arrival) whose run meets\n"
+    "                          the --slo statistic bounds, by doubling then bisection from --rate\n"
+    "                          (default: half the offline throughput) with the same seed; prints\n"
+    "                          max_rate_rps and per chip, then that run\n"
+    "      --rate-tolerance F  --find-rate stops within F of the rate (default 0.01)\n"
     "  -o, --out DIR           write DIR/requests.csv, DIR/iterations.csv, DIR/summary.json\n"
     "      --json              print summary.json on stdout instead of the table\n"
     "  -h, --help              this help\n";
@@ -73,15 +80,16 @@ static const char serving_help[] =
 enum {
     O_RATE = 0x400, O_ARRIVAL, O_CONCURRENCY, O_OFFLINE, O_REQUESTS, O_DURATION, O_SEED, O_LENGTHS, O_TRACE,
     O_SCHED, O_MAXSEQS, O_MAXTOK, O_BLOCK, O_RESERVE, O_SWAP, O_REPLICAS, O_ROUTER, O_PTP, O_DTP, O_PREP,
-    O_DREP, O_SLO, O_JSON, O_CONTEXT,
+    O_DREP, O_SLO, O_JSON, O_CONTEXT, O_FIND, O_TOL,
 };
 
 struct serving_args {
     struct common_opts co;
     const char *rate, *arrival, *lengths, *trace, *out, *slo;
     long long concurrency, requests, seed, max_seqs, max_tokens, block, replicas, ptp, dtp, prep, drep, context;
-    double duration_s, reserve;
-    bool offline, swap, json, requests_given;
+    double duration_s, reserve, tolerance;
+    bool offline, swap, json, requests_given, find_rate;
+    struct serving_slo slo_b;
     enum serving_scheduler sched;
     enum serving_router router;
 };
@@ -135,6 +143,8 @@ static int take(struct serving_args *a, int ch, const char *v)
     case O_DREP: return whole("decode-replicas", v, 1, 65536, &a->drep);
     case O_CONTEXT: return whole("max-context", v, 2, 16777216, &a->context);
     case O_SLO: a->slo = v; return 0;
+    case O_FIND: a->find_rate = true; return 0;
+    case O_TOL: return real("rate-tolerance", v, 0, 0.5, true, &a->tolerance);
     case O_JSON: a->json = true; return 0;
     case 'o': a->out = v; return 0;
     default: return -1;
@@ -160,10 +170,12 @@ static int parse(int argc, char **argv, struct serving_args *a)
         { "decode-tp", required_argument, 0, O_DTP }, { "prefill-replicas", required_argument, 0, O_PREP },
         { "decode-replicas", required_argument, 0, O_DREP }, { "slo", required_argument, 0, O_SLO },
         { "json", no_argument, 0, O_JSON }, { "out", required_argument, 0, 'o' },
-        { "max-context", required_argument, 0, O_CONTEXT }, { 0, 0, 0, 0 },
+        { "max-context", required_argument, 0, O_CONTEXT }, { "find-rate", no_argument, 0, O_FIND },
+        { "rate-tolerance", required_argument, 0, O_TOL }, { 0, 0, 0, 0 },
     };
     *a = (struct serving_args){ .requests = 1000, .seed = 1, .max_seqs = 256, .block = 16, .replicas = 1,
-                                .prep = 1, .drep = 1, .context = 8192, .reserve = 0.1, .sched = SCHED_CONTINUOUS,
+                                .prep = 1, .drep = 1, .context = 8192, .reserve = 0.1, .tolerance = 0.01,
+                                .sched = SCHED_CONTINUOUS,
                                 .router = ROUTE_ROUND_ROBIN };
     common_opts_init(&a->co);
     optind = 1;
@@ -187,30 +199,19 @@ static int parse(int argc, char **argv, struct serving_args *a)
         return usage_error("serving", "--rate, --concurrency, --offline and --trace exclude each other");
     if (a->trace && a->lengths)
         return usage_error("serving", "--trace gives the lengths: --lengths does not apply");
-    if (a->arrival && !a->rate)
+    if (a->arrival && !a->rate && !a->find_rate)
         return usage_error("serving", "--arrival shapes the gaps of --rate R: give --rate too");
+    if (a->find_rate && (a->concurrency > 0 || a->offline || a->trace))
+        return usage_error("serving", "--find-rate searches over --rate: --concurrency, --offline and --trace "
+                                      "do not apply");
+    char why[400];
+    if (a->slo && serving_slo_parse(a->slo, &a->slo_b, why, sizeof why))
+        return usage_error("serving", "--slo \"%s\": %s; expected ttft_ms=X,tpot_ms=Y and/or statistic bounds "
+                                      "such as ttft_p99_ms=X,tpot_p99_ms=Y", a->slo, why);
+    if (a->find_rate && a->slo_b.n == 0)
+        return usage_error("serving", "--find-rate needs an --slo with a statistic bound, e.g. "
+                                      "--slo ttft_p99_ms=500,tpot_p99_ms=50");
     return 0;
-}
-
-/* "ttft_ms=X,tpot_ms=Y" (either alone) into the two bounds. */
-static int parse_slo(const char *s, double *ttft, double *tpot)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
-        char *eq = strchr(p, '=');
-        double v;
-        if (!eq || parse_f64_strict(eq + 1, &v) || !isfinite(v) || v <= 0)
-            return -1;
-        *eq = '\0';
-        if (!strcmp(p, "ttft_ms"))
-            *ttft = v;
-        else if (!strcmp(p, "tpot_ms"))
-            *tpot = v;
-        else
-            return -1;
-    }
-    return *ttft > 0 || *tpot > 0 ? 0 : -1;
 }
 
 /* The workload of the options: arrivals, lengths (a table read into *pairs). */
@@ -290,9 +291,8 @@ static int spec_of(const struct serving_args *a, const struct loaded_config *c, 
         if (!a->requests_given)
             o->max_requests = 0;
     }
-    if (a->slo && parse_slo(a->slo, &s->slo_ttft_ms, &s->slo_tpot_ms))
-        return usage_error("serving", "--slo \"%s\": expected ttft_ms=X,tpot_ms=Y (milliseconds above 0, "
-                                      "either alone)", a->slo);
+    s->slo_ttft_ms = a->slo_b.ttft_ms;
+    s->slo_tpot_ms = a->slo_b.tpot_ms;
     return 0;
 }
 
@@ -303,6 +303,38 @@ static int family_served(const struct family *fam, const struct loaded_config *c
     return usage_error("serving", "model \"%s\" (%s): not served; the serving engine runs LLM inference "
                                   "(llama-family and DeepSeek models); DLRM, DiT and GLIGEN are not served",
                        c->model_name, fam->name);
+}
+
+/* --find-rate's lines above the table of the run at the rate found. */
+static void find_print(const struct serving_find_result *r, const struct serving_slo *slo)
+{
+    char b[400] = "";
+    for (int i = 0; i < slo->n; i++) {
+        size_t l = strlen(b);
+        snprintf(b + l, sizeof b - l, "%s%s=%g", i ? "," : "", slo->b[i].key, slo->b[i].limit);
+    }
+    if (!r->found) {
+        const struct serving_rate_trial *t = r->n ? &r->trials[r->n - 1] : NULL;
+        printf("  find-rate     no rate meets %s: the lowest tried, %g requests/s, misses %s (%d runs); the "
+               "bound is below what a request takes without load\n", b, t ? t->rate_rps : 0,
+               t && t->missed >= 0 ? slo->b[t->missed].key : "it", r->n);
+        return;
+    }
+    printf("  find-rate     max_rate_rps %.4g (%.4g per chip) meets %s%s (tolerance %g, %d runs); that run:\n",
+           r->max_rate_rps, r->max_rate_rps_per_chip, b, r->unbounded ? ", as did every rate tried" : "",
+           r->tolerance, r->n);
+}
+
+/* Runs the spec, or the search over rates: 0, or -1 with e. */
+static int simulate(const struct serving_args *a, const struct serving_spec *s, struct serving_find_result *fr,
+                    cJSON **sum, struct npu_err *e)
+{
+    if (!a->find_rate)
+        return serving_simulate(s, sum, e);
+    double start = 0;
+    if (a->rate)
+        (void)parse_f64_strict(a->rate, &start);
+    return serving_find_rate(s, &a->slo_b, a->tolerance, start, fr, sum, e);
 }
 
 int cmd_serving(int argc, char **argv)
@@ -320,6 +352,7 @@ int cmd_serving(int argc, char **argv)
     char *cmd = command_text(argc, argv);
     rc = family_served(fam, &c) || spec_of(&a, &c, fam, &s) || workload_of(&a, &s.w, &pairs) ? EXIT_USAGE : 0;
     cJSON *sum = NULL;
+    struct serving_find_result fr;
     if (!rc) {
         s.command = cmd;
         /* a test switch (docs/serving.md): every pass's parts computed afresh */
@@ -327,7 +360,7 @@ int cmd_serving(int argc, char **argv)
         interrupt_catch("serving", false);
         s.o.stop = interrupt_flag();
         struct npu_err e;
-        if (serving_simulate(&s, &sum, &e)) {
+        if (simulate(&a, &s, &fr, &sum, &e)) {
             int sig = *interrupt_flag();
             rc = sig ? (fprintf(stderr, "npusim serving: interrupted by %s; no output was written\n",
                                 interrupt_name(sig)), interrupt_status(sig))
@@ -342,8 +375,11 @@ int cmd_serving(int argc, char **argv)
         cJSON_free(text);
     } else if (!rc) {
         printf("npusim serving: %s on %s\n", c.model_name, c.chip_name);
-        serving_summary_print(sum, stdout);
-        if (a.out)
+        if (a.find_rate)
+            find_print(&fr, &a.slo_b);
+        if (!a.find_rate || fr.found)
+            serving_summary_print(sum, stdout);
+        if (a.out && (!a.find_rate || fr.found))
             printf("  outputs       %s/requests.csv, %s/iterations.csv, %s/summary.json\n", a.out, a.out, a.out);
     }
     if (!rc)

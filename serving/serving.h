@@ -10,10 +10,12 @@
  *   energy.h     the run's energy, power and carbon, each request's share
  *   outputs.h    requests.csv, iterations.csv, summary.json: all or none
  *   simulate.h   one simulation end to end
+ *   capacity.h   an SLO, and the highest rate that meets it
  * No data structure of its own. */
 #ifndef NPUSIM_SERVING_H
 #define NPUSIM_SERVING_H
 
+#include "serving/capacity.h"
 #include "serving/energy.h"
 #include "serving/engine.h"
 #include "serving/metrics.h"

@@ -21,8 +21,7 @@
 struct sim {
     const struct serving_spec *s;
     struct loaded_config cfg[2];
-    struct serving_step step[2];
-    bool step_ok[2];
+    struct serving_steps own, *st;     /* st: the spec's to reuse, else own */
     struct serving_pool pools[2];
     int npools;
     struct serving_gen gen;
@@ -31,8 +30,17 @@ struct sim {
     struct serving_files files;
     struct serving_carbon carbon;
     struct serving_energy energy;
+    bool missed;                       /* stopped by the spec's missed hook */
     struct serving_collect col;
 };
+
+void serving_steps_free(struct serving_steps *st)
+{
+    for (int p = 0; p < 2; p++)
+        if (st->ok[p])
+            serving_step_free(&st->step[p]);
+    memset(st, 0, sizeof *st);
+}
 
 /* ---- the replicas ---- */
 
@@ -89,7 +97,7 @@ static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
     struct serving_batch one = { .decodes = 1, .decode_prompt_sum = 1, .decode_gen_sum = 1, .emits = 1 };
     struct serving_pass_cost pc;
     struct npu_err pe;
-    if (!serving_step_time(&x->step[p], &one, &pc, &pe))
+    if (!serving_step_time(&x->st->step[p], &one, &pc, &pe))
         return 0;
     if (!dis)
         return *e = pe, -1;
@@ -106,12 +114,15 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
     double block_bytes = 0;
     for (int p = 0; p < x->npools; p++) {
         pool_config(s, dis ? (p ? s->decode_tp : s->prefill_tp) : 0, &x->cfg[p]);
-        if (serving_step_init(&x->step[p], s->fam, &x->cfg[p], s->prof, e))
-            return -1;
-        x->step_ok[p] = true;
-        x->step[p].memo = !s->memo_off;
+        struct serving_step *st = &x->st->step[p];
+        if (!x->st->ok[p]) {
+            if (serving_step_init(st, s->fam, &x->cfg[p], s->prof, e))
+                return -1;
+            x->st->ok[p] = true;
+            st->memo = !s->memo_off;
+        }
         struct serving_pool *pl = &x->pools[p];
-        pl->step = &x->step[p];
+        pl->step = st;
         pl->replicas = dis ? (p ? s->decode_replicas : s->prefill_replicas) : s->replicas;
         pl->chips = chips_of(&x->cfg[p]);
         pl->idle_W = carbon_idle_power_W(&x->cfg[p].chip, false);
@@ -158,6 +169,10 @@ static int on_request(void *arg, const struct serving_record *r, struct npu_err 
 {
     struct sim *x = arg;
     collect_request(&x->col, r);
+    if (x->s->missed && x->s->missed(x->s->missed_arg, r)) {
+        x->missed = true;
+        return npu_errf(e, "serving: the SLO is missed");
+    }
     return x->files.open ? serving_files_request(&x->files, r, e) : 0;
 }
 
@@ -245,6 +260,8 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     if (s->command)
         cJSON_AddStringToObject(prov, "command", s->command);
     cJSON_AddItemToObject(o, "provenance", prov);
+    if (s->extra_key && s->extra)
+        cJSON_AddItemToObject(o, s->extra_key, cJSON_Duplicate(s->extra, 1));
     return o;
 }
 
@@ -263,9 +280,7 @@ static int sources_open(struct sim *x, struct npu_err *e)
 
 static void sim_free(struct sim *x)
 {
-    for (int p = 0; p < 2; p++)
-        if (x->step_ok[p])
-            serving_step_free(&x->step[p]);
+    serving_steps_free(&x->own);
     if (x->gen_ok)
         serving_gen_free(&x->gen);
     if (x->trace_ok)
@@ -278,6 +293,7 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct sim x = { .s = s };
+    x.st = s->steps ? s->steps : &x.own;
     struct serving_options o = s->o;
     collect_init(&x.col, s->slo_ttft_ms, s->slo_tpot_ms);
     *summary = NULL;
@@ -289,6 +305,8 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
                                       s->w.arrivals.kind == ARRIVAL_CLOSED && !s->trace_path ? s->w.arrivals.concurrency : 0 };
         struct serving_sink sink = { on_request, on_pass, on_itl, &x };
         rc = serving_run(&o, x.pools, x.npools, &src, &sink, &t, e);
+        if (rc && x.missed)
+            rc = 1;
     }
     double *rows = NULL;
     if (!rc)

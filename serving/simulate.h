@@ -18,6 +18,15 @@
 
 #include "serving/engine.h"
 
+/* The pools' step models (their memos), kept from one simulation to the
+ * next of the same spec but for its rate and workload: a search over rates
+ * (capacity.h) times each pass shape once. Zeroed to start. */
+struct serving_steps {
+    struct serving_step step[2];
+    bool ok[2];
+};
+void serving_steps_free(struct serving_steps *st);
+
 struct serving_spec {
     const struct family *fam;
     const struct loaded_config *c;     /* one replica's configs (its TP, PP) */
@@ -33,10 +42,17 @@ struct serving_spec {
     const char *out_dir;               /* NULL: no files */
     const char *command;               /* the command line, for provenance (may be NULL) */
     bool memo_off;                     /* every step part computed afresh (tests) */
+    struct serving_steps *steps;       /* NULL, or step models to reuse (same configs and pools) */
+    /* NULL, or told each request as it ends: 1 stops the run, the SLO
+     * being missed whatever follows (capacity.h) */
+    int (*missed)(void *arg, const struct serving_record *r);
+    void *missed_arg;
+    const char *extra_key;             /* NULL, or a key the summary gains, with a copy of extra */
+    const cJSON *extra;
 };
 
-/* Runs s; *summary gets the summary tree (the caller frees it). -1 with e:
- * nothing is written then. */
+/* Runs s; *summary gets the summary tree (the caller frees it). -1 with e,
+ * or 1 when s->missed stopped it: nothing is written then. */
 int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_err *e);
 
 #endif

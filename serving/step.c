@@ -3,6 +3,7 @@
  * open-addressing table of attention-core costs by shape. */
 #include "serving/step.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,51 @@ static int attn_get(struct serving_step *s, const struct opsgen_step_attn *a, bo
     return 0;
 }
 
+/* The context grid of the decode attention (see step.h): every length to
+ * 32, then 16 points an octave. *lo <= x < *hi (or *lo == x), both on it. */
+static void grid_of(double x, int64_t *lo, int64_t *hi)
+{
+    int64_t f = (int64_t)floor(x), step = 1;
+    for (int64_t top = 32; f >= top; top *= 2)   /* [32 * 2^k, 64 * 2^k): steps of 2^(k+1) */
+        step *= 2;
+    *lo = f / step * step;
+    *hi = (double)*lo == x ? *lo : *lo + step;
+}
+
+/* The decode group's attention: at the mean prompt and generated lengths,
+ * interpolated bilinearly between the grid's points around them (exact on
+ * the grid, where the memo keeps each point). */
+static int decode_attention(struct serving_step *s, const struct serving_batch *b, bool decode_form,
+                            struct step_cost *out, struct npu_err *e)
+{
+    double P = (double)b->decode_prompt_sum / (double)b->decodes, S = (double)b->decode_gen_sum / (double)b->decodes;
+    if (S < 1)
+        S = 1;
+    int64_t p[2], q[2];
+    grid_of(P, &p[0], &p[1]);
+    grid_of(S, &q[0], &q[1]);
+    double wp = p[1] > p[0] ? (P - (double)p[0]) / (double)(p[1] - p[0]) : 0;
+    double wq = q[1] > q[0] ? (S - (double)q[0]) / (double)(q[1] - q[0]) : 0;
+    double ns = 0;
+    *out = (struct step_cost){ 0 };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double w = (i ? wp : 1 - wp) * (j ? wq : 1 - wq);
+            if (w == 0)
+                continue;
+            struct opsgen_step_attn a = { .decode = true, .batch = b->decodes, .prefix = p[i], .suffix = q[j] };
+            struct step_cost t;
+            if (attn_get(s, &a, decode_form, &t, e))
+                return -1;
+            ns += w * (double)t.stage_ns;
+            out->energy_J += w * t.energy_J;
+            if (t.peak_W > out->peak_W)
+                out->peak_W = t.peak_W;
+        }
+    out->stage_ns = (int64_t)llround(ns);
+    return 0;
+}
+
 /* x / n rounded to the nearest integer (n > 0, x >= 0). */
 static int64_t div_round(int64_t x, int64_t n) { return (x + n / 2) / n; }
 
@@ -228,11 +274,7 @@ int serving_step_time(struct serving_step *s, const struct serving_batch *b, str
     if (b->emits > 0)
         cost_add(&c, &head.head, &ovf);
     if (b->decodes > 0) {
-        int64_t suffix = div_round(b->decode_gen_sum, b->decodes);
-        struct opsgen_step_attn a = { .decode = true, .batch = b->decodes,
-                                      .prefix = div_round(b->decode_prompt_sum, b->decodes),
-                                      .suffix = suffix > 0 ? suffix : 1 };
-        if (attn_get(s, &a, decode_form, &t, e))
+        if (decode_attention(s, b, decode_form, &t, e))
             return -1;
         cost_add(&c, &t, &ovf);
     }

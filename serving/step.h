@@ -14,6 +14,14 @@
  * for the pass's decodes (one group at their mean prompt and generated
  * lengths) and its prefill chunks (one group at their mean chunk length and
  * mean keys per query), timed by chipsim and remembered by its shape. The
+ * decode group is timed on a grid of lengths (every length to 32, then 16
+ * points an octave) and interpolated bilinearly between the four points
+ * around the means: exact on the grid, and it smooths the staircase a batch
+ * of B requests all at the mean length would show (tile steps) where the
+ * real batch's lengths differ. Measured on the benchmark case (Llama-3-70B,
+ * 8 H100, 4.2 requests/s, 10,000 chat requests): unique shapes 48,000 ->
+ * 17,600 and 1.85 s -> 0.77 s; TPOT p50 and p99 0.3% below the same run at
+ * each exact mean (interpolated between whole lengths). The
  * framework's host time per pass (chip fields step_overhead_ns,
  * layer_overhead_ns, and request_overhead_ns per sequence in the pass) is
  * added as `npusim run` adds it, and a pipeline's

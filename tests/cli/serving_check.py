@@ -207,5 +207,35 @@ def energy(lo, hi):
     assert per_req[0] > 2 * per_req[1], per_req
 
 
+def find_rate(jfile, d, tol, check_cmd):
+    """The rate found meets the SLO (its run is the summary and DIR's files);
+    the lowest rate found to miss it is within the tolerance above; every
+    run stopped early does miss it when run to the end."""
+    s = json.load(open(jfile))
+    f = s["find_rate"]
+    assert f["found"] and not f["unbounded"], f
+    m, tol = f["max_rate_rps"], float(tol)
+    assert close(f["max_rate_rps_per_chip"], m / s["setting"]["chips"], 1e-12)
+    for k, lim in f["slo"].items():
+        metric, stat = k.rsplit("_", 2)[0], k.rsplit("_", 2)[1]
+        key = metric + ("_s" if metric in ("e2e", "queue") else "_ms")
+        assert s[key][stat] <= lim, (k, s[key][stat], lim)
+    miss = [t["rate_rps"] for t in f["trials"] if not t["meets"]]
+    met = [t["rate_rps"] for t in f["trials"] if t["meets"]]
+    assert max(met) == m and min(miss) > m and min(miss) - m <= tol * m * (1 + 1e-12), (m, miss)
+    assert json.load(open(os.path.join(d, "summary.json")))["find_rate"]["max_rate_rps"] == m
+    assert len(rows(d, "requests.csv")) == s["requests"]
+    stopped = [t for t in f["trials"] if t["stopped_early"]]
+    assert stopped, "no run was stopped early"
+    for t in stopped[:2]:
+        out = subprocess.run(check_cmd.split() + ["--rate", repr(t["rate_rps"]), "--json"], check=True,
+                             capture_output=True, text=True).stdout
+        full = json.loads(out)
+        k = t["missed"]
+        metric, stat = k.rsplit("_", 2)[0], k.rsplit("_", 2)[1]
+        key = metric + ("_s" if metric in ("e2e", "queue") else "_ms")
+        assert full[key][stat] > f["slo"][k], (t, full[key])
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

@@ -92,6 +92,18 @@ check "serving: replicas and routers: least-outstanding and least-kv use every r
 check "serving: energy adds up over requests, idle chips draw one power, energy per request falls with load" sh -c "
   $SV --rate 0.2 --requests 100 -o '$SE/en-lo' >/dev/null && $SV --rate 1 --requests 300 -o '$SE/en-hi' >/dev/null &&
   python3 $SC energy '$SE/en-lo' '$SE/en-hi'"
+check "serving: --find-rate: the rate found meets the SLO, one within the tolerance above misses it, early stops are sound" sh -c "
+  $SV --requests 400 --find-rate --slo ttft_p99_ms=1500,tpot_p99_ms=12 --rate-tolerance 0.02 -o '$SE/fr' --json >'$SE/fr.json' &&
+  python3 $SC find_rate '$SE/fr.json' '$SE/fr' 0.02 '$SV --requests 400'"
+check "serving: --find-rate with an SLO no load meets says so and exits 0" sh -c "
+  $SV --requests 200 --find-rate --slo ttft_p99_ms=1 | grep -q 'no rate meets ttft_p99_ms=1'"
+expect_fail "serving: --find-rate needs a statistic bound" "needs an --slo with a statistic bound" \
+  $SV --find-rate --slo ttft_ms=100 -o "$SE/bad1"
+expect_fail "serving: --find-rate does not take --offline" "--find-rate searches over --rate" \
+  $SV --find-rate --offline --slo ttft_p99_ms=100 -o "$SE/bad1"
+expect_fail "serving: an unknown SLO bound is named" 'unknown bound "ttft_p42_ms"' \
+  $SV --slo ttft_p42_ms=100 -o "$SE/bad1"
+expect_fail "serving: --rate-tolerance must be in (0, 0.5]" "--rate-tolerance" $SV --find-rate --slo ttft_p99_ms=100 --rate-tolerance 0 -o "$SE/bad1"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "
