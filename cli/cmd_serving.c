@@ -64,6 +64,11 @@ static const char serving_help[] =
     "      --router NAME       round-robin (default), least-outstanding or least-kv\n"
     "      --prefill-tp N, --decode-tp N, --prefill-replicas N, --decode-replicas N\n"
     "                          disaggregated: each pool's tensor parallelism and replicas\n"
+    "  power\n"
+    "      --pg STRATEGY       power gating in the passes and the idle gaps (NoPG, Base, HW, Full,\n"
+    "                          Ideal, ... or a JSON file; default NoPG); summary \"pg\" compares\n"
+    "                          with a NoPG run of the same requests: energy saved, latency paid\n"
+    "      --dvfs POLICY       None (default) or Ideal\n"
     "  outputs\n"
     "      --slo ttft_ms=X,tpot_ms=Y  the SLO goodput counts (either bound alone is fine); also\n"
     "                          bounds on the run's statistics, METRIC_STAT_UNIT=X: ttft, tpot, itl\n"
@@ -80,12 +85,12 @@ static const char serving_help[] =
 enum {
     O_RATE = 0x400, O_ARRIVAL, O_CONCURRENCY, O_OFFLINE, O_REQUESTS, O_DURATION, O_SEED, O_LENGTHS, O_TRACE,
     O_SCHED, O_MAXSEQS, O_MAXTOK, O_BLOCK, O_RESERVE, O_SWAP, O_REPLICAS, O_ROUTER, O_PTP, O_DTP, O_PREP,
-    O_DREP, O_SLO, O_JSON, O_CONTEXT, O_FIND, O_TOL,
+    O_DREP, O_SLO, O_JSON, O_CONTEXT, O_FIND, O_TOL, O_PG, O_DVFS,
 };
 
 struct serving_args {
     struct common_opts co;
-    const char *rate, *arrival, *lengths, *trace, *out, *slo;
+    const char *rate, *arrival, *lengths, *trace, *out, *slo, *pg, *dvfs;
     long long concurrency, requests, seed, max_seqs, max_tokens, block, replicas, ptp, dtp, prep, drep, context;
     double duration_s, reserve, tolerance;
     bool offline, swap, json, requests_given, find_rate;
@@ -144,6 +149,8 @@ static int take(struct serving_args *a, int ch, const char *v)
     case O_CONTEXT: return whole("max-context", v, 2, 16777216, &a->context);
     case O_SLO: a->slo = v; return 0;
     case O_FIND: a->find_rate = true; return 0;
+    case O_PG: a->pg = v; return 0;
+    case O_DVFS: a->dvfs = v; return 0;
     case O_TOL: return real("rate-tolerance", v, 0, 0.5, true, &a->tolerance);
     case O_JSON: a->json = true; return 0;
     case 'o': a->out = v; return 0;
@@ -171,7 +178,8 @@ static int parse(int argc, char **argv, struct serving_args *a)
         { "decode-replicas", required_argument, 0, O_DREP }, { "slo", required_argument, 0, O_SLO },
         { "json", no_argument, 0, O_JSON }, { "out", required_argument, 0, 'o' },
         { "max-context", required_argument, 0, O_CONTEXT }, { "find-rate", no_argument, 0, O_FIND },
-        { "rate-tolerance", required_argument, 0, O_TOL }, { 0, 0, 0, 0 },
+        { "rate-tolerance", required_argument, 0, O_TOL }, { "pg", required_argument, 0, O_PG },
+        { "dvfs", required_argument, 0, O_DVFS }, { 0, 0, 0, 0 },
     };
     *a = (struct serving_args){ .requests = 1000, .seed = 1, .max_seqs = 256, .block = 16, .replicas = 1,
                                 .prep = 1, .drep = 1, .context = 8192, .reserve = 0.1, .tolerance = 0.01,
@@ -296,6 +304,21 @@ static int spec_of(const struct serving_args *a, const struct loaded_config *c, 
     return 0;
 }
 
+/* --pg and --dvfs into the spec (pg holds the strategy). */
+static int power_of(const struct serving_args *a, struct serving_spec *s, struct pg_strategy *pg)
+{
+    struct npu_err e;
+    enum dvfs_policy p = DVFS_NONE;
+    if (a->pg && pg_strategy_lookup(a->pg, a->co.sh.configs, a->co.sh.prof, pg, &e))
+        return usage_error("serving", "--pg: %s", e.msg);
+    if (a->dvfs && dvfs_policy_parse(a->dvfs, &p, &e))
+        return usage_error("serving", "--dvfs: %s", e.msg);
+    s->pg = a->pg ? pg : NULL;
+    s->dvfs = (int)p;
+    s->pg_compare = true;
+    return 0;
+}
+
 static int family_served(const struct family *fam, const struct loaded_config *c)
 {
     if (fam->step_attention && fam->mem_parts)
@@ -350,7 +373,9 @@ int cmd_serving(int argc, char **argv)
     struct serving_spec s;
     int64_t *pairs = NULL;
     char *cmd = command_text(argc, argv);
-    rc = family_served(fam, &c) || spec_of(&a, &c, fam, &s) || workload_of(&a, &s.w, &pairs) ? EXIT_USAGE : 0;
+    struct pg_strategy pg;
+    rc = family_served(fam, &c) || spec_of(&a, &c, fam, &s) || power_of(&a, &s, &pg) ||
+                 workload_of(&a, &s.w, &pairs) ? EXIT_USAGE : 0;
     cJSON *sum = NULL;
     struct serving_find_result fr;
     if (!rc) {

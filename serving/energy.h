@@ -24,6 +24,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "chipsim/chip.h"
+#include "power/pg.h"
 #include "serving/engine.h"
 
 struct serving_carbon {
@@ -44,10 +46,26 @@ struct serving_energy {
 void serving_energy_of(const struct serving_totals *t, int64_t chips, int64_t completed, int64_t output_tokens,
                        const struct serving_carbon *k, struct serving_energy *out);
 
+/* A chip's idle power under a power-gating strategy: each component's
+ * static power, times its gated power factor where the strategy gates it
+ * (NULL or NoPG: carbon_idle_power_W's sum); and the wake-up delay, the
+ * slowest enabled component's delay in cycles at the chip's clock (ns,
+ * rounded up; 0 when none is enabled). */
+double serving_idle_W(const struct chip_config *c, const struct pg_strategy *pg);
+int64_t serving_wake_ns(const struct chip_config *c, const struct pg_strategy *pg);
+
 /* One request's energy: its passes' share plus its time share of the gaps. */
 double serving_request_energy_J(double pass_share_J, double e2e_s, double idle_J, double e2e_sum_s);
 
 /* Adds the energy and carbon keys to a summary object. */
 void serving_energy_json(const struct serving_energy *x, const struct serving_carbon *k, cJSON *o);
+
+/* summary.json's "pg" object: strategy and DVFS policy, wake-ups and their
+ * delay, a chip's idle power (gated, when the strategy gates), and against
+ * base (the NoPG, no-DVFS run of the same requests; NULL: none, 0 saved)
+ * energy_saved_pct, baseline_energy_J and latency_paid_ms (TTFT and TPOT
+ * p50 and p99, this run's minus base's). p: the first pool. */
+void serving_pg_json(const char *strategy, int dvfs, const struct serving_pool *p, const struct serving_totals *t,
+                     double energy_J, const cJSON *base, cJSON *o);
 
 #endif

@@ -93,11 +93,20 @@ static int slab_new(struct engine *g, const struct serving_request *r)
 
 static void slab_free(struct engine *g, int i) { g->free_list[g->free_n++] = i; }
 
+double engine_idle_J(const struct serving_pool *p, int64_t ns, bool *gated)
+{
+    *gated = p->gating && ns > p->wake_ns;
+    return (*gated ? p->gated_W : p->idle_W) * (double)ns / 1e9;
+}
+
 void engine_idle_until(struct engine *g, struct replica *r, int64_t until)
 {
     const struct serving_pool *p = &g->pools[r->pool];
-    if (until > r->idle_from_ns)
-        g->tot->idle_energy_J += p->idle_W * (double)p->chips * (double)(until - r->idle_from_ns) / 1e9;
+    if (until > r->idle_from_ns) {
+        bool gated;
+        g->tot->idle_energy_J += (double)p->chips * engine_idle_J(p, until - r->idle_from_ns, &gated);
+        r->wake_pending |= gated;
+    }
     r->idle_from_ns = until;
 }
 

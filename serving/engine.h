@@ -57,6 +57,12 @@ struct serving_pool {
     int64_t chips;                  /* per replica */
     int64_t kv_blocks;              /* per replica */
     double idle_W;                  /* one chip's power while it idles */
+    /* Power gating: an idle time longer than wake_ns (between passes, or
+     * a chip's idle time inside one) is spent at gated_W, and the pass
+     * after it is wake_ns longer (the components' wake-up). */
+    bool gating;
+    double gated_W;
+    int64_t wake_ns;
 };
 
 struct serving_options {
@@ -118,6 +124,7 @@ struct serving_totals {
      * KV moves), and in the gaps between passes, from time 0 to end_ns. */
     double pass_energy_J, idle_energy_J;
     double peak_W;                  /* one chip's highest operator power */
+    int64_t wakeups;                /* replica wake-ups from gated idle (power gating) */
 };
 
 /* Runs the workload to the end (every arrival served or rejected). pools:

@@ -38,6 +38,7 @@ struct replica {
     bool busy;
     int64_t start_ns, end_ns;
     int64_t idle_from_ns;    /* the end of its last pass: idle since */
+    bool wake_pending;       /* its chips gated while idle: the next pass wakes them */
     /* static: the finished members still in the batch as padding */
     int64_t pad_n, pad_prompt_sum, pad_gen_sum;
 };
@@ -71,7 +72,11 @@ int64_t blocks_for(const struct engine *g, int64_t tokens);
 int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e);
 /* Disaggregated: request i's KV leaves for the decode pool. */
 int engine_hand_over(struct engine *g, int i, struct npu_err *e);
-/* Replica r's chips idle from its last pass to `until`: their idle energy. */
+/* One of pool p's chips idling ns: its energy (J), and whether it gated
+ * (power gating on and the idle time longer than the wake-up delay). */
+double engine_idle_J(const struct serving_pool *p, int64_t ns, bool *gated);
+/* Replica r's chips idle from its last pass to `until`: their idle energy;
+ * gated, the next pass pays the wake-up. */
 void engine_idle_until(struct engine *g, struct replica *r, int64_t until);
 
 /* sched.c: form and start replica r's next pass if it has work; apply a

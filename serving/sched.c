@@ -199,13 +199,23 @@ static void form_static(struct engine *g, struct replica *r, struct serving_batc
 /* The pass's energy on every chip of the replica (its operators, and idle
  * power for the rest of its ns), shared among its requests by their tokens
  * in it; the gap before it at idle power. */
-static void pass_energy(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t ns)
+static void pass_energy(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t *ns)
 {
     const struct serving_pool *p = &g->pools[r->pool];
+    bool ovf = false, gated;
     engine_idle_until(g, r, g->now);
-    r->idle_from_ns = g->now + ns;
-    double idle_ns = ns > pc->busy_ns ? (double)(ns - pc->busy_ns) : 0;
-    double J = (double)p->chips * (pc->energy_J + p->idle_W * idle_ns / 1e9);
+    if (r->wake_pending) {   /* gated since its last pass */
+        *ns = ck_add(*ns, p->wake_ns, &ovf);
+        g->tot->wakeups++;
+        r->wake_pending = false;
+    }
+    double idle_J = engine_idle_J(p, *ns > pc->busy_ns ? *ns - pc->busy_ns : 0, &gated);
+    if (gated) {             /* its chips gated inside the pass (the host's time, the other stages') */
+        *ns = ck_add(*ns, p->wake_ns, &ovf);
+        g->tot->wakeups++;
+    }
+    r->idle_from_ns = g->now + *ns;
+    double J = (double)p->chips * (pc->energy_J + idle_J);
     g->tot->pass_energy_J += J;
     if (pc->peak_W > g->tot->peak_W)
         g->tot->peak_W = pc->peak_W;
@@ -236,7 +246,7 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
         return -1;
     bool ovf = false;
     int64_t ns = ck_add(pc.ns, extra_ns, &ovf);
-    pass_energy(g, r, &pc, ns);
+    pass_energy(g, r, &pc, &ns);
     r->busy = true;
     r->start_ns = g->now;
     r->end_ns = ck_add(g->now, ns, &ovf);

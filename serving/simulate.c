@@ -31,6 +31,7 @@ struct sim {
     struct serving_carbon carbon;
     struct serving_energy energy;
     bool missed;                       /* stopped by the spec's missed hook */
+    cJSON *base;                       /* the NoPG run's summary, for the "pg" object (or NULL) */
     struct serving_collect col;
 };
 
@@ -120,12 +121,17 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
                 return -1;
             x->st->ok[p] = true;
             st->memo = !s->memo_off;
+            st->pg = s->pg;
+            st->dvfs = s->dvfs;
         }
         struct serving_pool *pl = &x->pools[p];
         pl->step = st;
         pl->replicas = dis ? (p ? s->decode_replicas : s->prefill_replicas) : s->replicas;
         pl->chips = chips_of(&x->cfg[p]);
         pl->idle_W = carbon_idle_power_W(&x->cfg[p].chip, false);
+        pl->gated_W = serving_idle_W(&x->cfg[p].chip, s->pg);
+        pl->wake_ns = serving_wake_ns(&x->cfg[p].chip, s->pg);
+        pl->gating = pl->gated_W < pl->idle_W;
         if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, e))
             return -1;
     }
@@ -219,6 +225,7 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     int64_t chips = chips_all(x);
     cJSON *o = collect_summary(&x->col, t, chips);
     serving_energy_json(&x->energy, &x->carbon, o);
+    serving_pg_json(s->pg ? s->pg->name : "NoPG", s->dvfs, &x->pools[0], t, x->energy.total_J, x->base, o);
     cJSON_AddNumberToObject(o, "sim_wall_s", wall_s);
     cJSON *run = cJSON_AddObjectToObject(o, "setting");
     cJSON_AddStringToObject(run, "scheduler", serving_scheduler_name(s->o.scheduler));
@@ -286,6 +293,25 @@ static void sim_free(struct sim *x)
     if (x->trace_ok)
         serving_trace_close(&x->trace);
     collect_free(&x->col);
+    cJSON_Delete(x->base);
+}
+
+/* The same run with the default energy pass and no gating, for the "pg"
+ * object's comparison; NULL when there is nothing to compare. */
+static int baseline(const struct serving_spec *s, cJSON **out, struct npu_err *e)
+{
+    *out = NULL;
+    if (!s->pg_compare || ((!s->pg || !strcmp(s->pg->name, "NoPG")) && s->dvfs == DVFS_NONE))
+        return 0;
+    struct serving_spec b = *s;
+    b.pg = NULL;
+    b.dvfs = DVFS_NONE;
+    b.pg_compare = false;
+    b.out_dir = NULL;
+    b.steps = NULL;
+    b.missed = NULL;
+    b.extra_key = NULL;
+    return serving_simulate(&b, out, e) ? -1 : 0;
 }
 
 int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_err *e)
@@ -293,6 +319,9 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct sim x = { .s = s };
+    *summary = NULL;
+    if (baseline(s, &x.base, e))
+        return -1;
     x.st = s->steps ? s->steps : &x.own;
     struct serving_options o = s->o;
     collect_init(&x.col, s->slo_ttft_ms, s->slo_tpot_ms);

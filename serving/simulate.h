@@ -47,6 +47,9 @@ struct serving_spec {
      * being missed whatever follows (capacity.h) */
     int (*missed)(void *arg, const struct serving_record *r);
     void *missed_arg;
+    const struct pg_strategy *pg;      /* NULL: NoPG; else gating in passes (the energy pass) and idle */
+    int dvfs;                          /* DVFS policy (power/pg.h), DVFS_NONE by default */
+    bool pg_compare;                   /* with pg or dvfs: also run without, for summary "pg" */
     const char *extra_key;             /* NULL, or a key the summary gains, with a copy of extra */
     const cJSON *extra;
 };

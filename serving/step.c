@@ -86,6 +86,14 @@ static void cost_add(struct step_cost *to, const struct step_cost *x, bool *ovf)
         to->peak_W = x->peak_W;
 }
 
+/* The energy pass of a power-gating strategy and DVFS policy, as `npusim
+ * run --pg --dvfs` applies it. */
+static int energy_pass(struct serving_step *s, struct trace *t, struct npu_err *e)
+{
+    power_reclassify_ops(t);
+    return power_energy_pass(t, &s->c.chip, s->pg, s->dvfs, s->prof, e);
+}
+
 /* The token-linear and head costs of n one-token sequences in one form:
  * the family's trace of that batch (prompts of one token, one decode step),
  * timed, its attention core and KV swap left out. */
@@ -97,7 +105,8 @@ static int lin_compute(struct serving_step *s, int form, int64_t n, struct lin_e
     c.model.output_seqlen = 1;
     struct trace t;
     trace_init(&t);
-    int rc = pipeline_run(s->fam, &c, s->prof, true, &t, e);   /* timed as run's, energy pass included */
+    /* timed as run's: the energy pass included, the strategy's when given */
+    int rc = pipeline_run(s->fam, &c, s->prof, !s->pg, &t, e) || (s->pg && energy_pass(s, &t, e)) ? -1 : 0;
     bool ovf = false;
     *out = (struct lin_entry){ .done = true };
     enum phase want = form ? PHASE_DECODE : PHASE_PREFILL;
@@ -151,7 +160,7 @@ static int attn_compute(struct serving_step *s, const struct opsgen_step_attn *a
         t.ops[i].phase = decode_form ? PHASE_DECODE : PHASE_PREFILL;
     if (!rc)
         rc = chipsim_run(&t, &s->c.chip, s->prof, e) || power_cap_pass(&t, &s->c.chip, s->prof, e) ||
-             power_default_pass(&t, &s->c.chip, s->prof, e) ? -1 : 0;
+             (s->pg ? energy_pass(s, &t, e) : power_default_pass(&t, &s->c.chip, s->prof, e)) ? -1 : 0;
     *out = (struct step_cost){ 0 };
     for (size_t i = 0; !rc && i < t.n; i++)
         add_op(out, &t.ops[i], &ovf);

@@ -40,6 +40,7 @@
 
 #include "base/err.h"
 #include "opsgen/opsgen.h"
+#include "power/pg.h"
 #include "study/run/run.h"
 
 /* What one pass holds (tokens). */
@@ -76,6 +77,8 @@ struct serving_step {
     int64_t request_overhead_ns;       /* and per sequence in it */
     int64_t pp, pp_dcn;
     bool memo;                         /* false: every part computed afresh (tests) */
+    const struct pg_strategy *pg;      /* NULL: the default energy pass (NoPG, no DVFS) */
+    int dvfs;                          /* with pg: the DVFS policy (power/pg.h) */
     struct step_memo *m;
     int64_t misses;                    /* parts computed (the memo's misses) */
 };

@@ -171,6 +171,14 @@ void serving_summary_print(const cJSON *s, FILE *out)
     fprintf(out, "  energy        %.4g J per request, %.4g J per output token; %.1f W per chip on average, "
                  "%.1f W at peak\n", num(s, "energy_per_request_J"), num(s, "energy_per_output_token_J"),
             num(s, "avg_power_W_per_chip"), num(s, "peak_power_W_per_chip"));
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(s, "pg");
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(g, "strategy"), *gd = cJSON_GetObjectItemCaseSensitive(g, "dvfs");
+    const cJSON *paid = cJSON_GetObjectItemCaseSensitive(g, "latency_paid_ms");
+    if (cJSON_IsObject(paid))
+        fprintf(out, "  power gating  %s, DVFS %s: %.1f%% less energy than NoPG, %.0f wake-ups of %.0f ns; TTFT p99 "
+                     "%+.3f ms, TPOT p99 %+.4f ms\n", cJSON_IsString(gs) ? gs->valuestring : "?",
+                cJSON_IsString(gd) ? gd->valuestring : "?", num(g, "energy_saved_pct"), num(g, "wakeups"),
+                num(g, "wakeup_delay_ns"), num(paid, "ttft_p99"), num(paid, "tpot_p99"));
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(s, "carbon");
     fprintf(out, "  carbon        %.4g g per request, %.4g kg per million output tokens (%g kgCO2e/kWh, PUE %g, "
                  "%g-year lifetime)\n", num(s, "carbon_per_request_g"), num(s, "carbon_per_million_tokens_kg"),

@@ -237,5 +237,22 @@ def find_rate(jfile, d, tol, check_cmd):
         assert full[key][stat] > f["slo"][k], (t, full[key])
 
 
+def pg(nopg, base, ideal):
+    """NoPG reports nothing saved; Base gates idle time (a lower idle power,
+    wake-ups, energy saved against its own NoPG run, which is the NoPG
+    run's energy); Ideal wakes in no time, so pays no latency."""
+    n, b, i = json.load(open(nopg)), json.load(open(base)), json.load(open(ideal))
+    assert n["pg"]["strategy"] == "NoPG" and n["pg"]["energy_saved_pct"] == 0 and n["pg"]["wakeups"] == 0, n["pg"]
+    g = b["pg"]
+    assert g["strategy"] == "Base" and g["wakeups"] > 0 and g["wakeup_delay_ns"] > 0
+    assert g["idle_power_W_per_chip"] < n["pg"]["idle_power_W_per_chip"]
+    assert close(g["baseline_energy_J"], n["energy_J"], 1e-12), (g, n["energy_J"])
+    assert close(g["energy_saved_pct"], 100 * (1 - b["energy_J"] / n["energy_J"]), 1e-9)
+    assert g["energy_saved_pct"] > 5, g
+    assert i["pg"]["wakeup_delay_ns"] == 0
+    assert all(v == 0 for v in i["pg"]["latency_paid_ms"].values()), i["pg"]
+    assert i["energy_J"] < b["energy_J"] < n["energy_J"]
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

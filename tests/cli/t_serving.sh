@@ -104,6 +104,11 @@ expect_fail "serving: --find-rate does not take --offline" "--find-rate searches
 expect_fail "serving: an unknown SLO bound is named" 'unknown bound "ttft_p42_ms"' \
   $SV --slo ttft_p42_ms=100 -o "$SE/bad1"
 expect_fail "serving: --rate-tolerance must be in (0, 0.5]" "--rate-tolerance" $SV --find-rate --slo ttft_p99_ms=100 --rate-tolerance 0 -o "$SE/bad1"
+check "serving: --pg gates idle time (energy saved against NoPG, wake-ups); Ideal pays no latency" sh -c "
+  $SV --rate 0.3 --requests 150 --json >'$SE/pg0.json' && $SV --rate 0.3 --requests 150 --pg Base --json >'$SE/pg1.json' &&
+  $SV --rate 0.3 --requests 150 --pg Ideal --json >'$SE/pg2.json' && python3 $SC pg '$SE/pg0.json' '$SE/pg1.json' '$SE/pg2.json'"
+expect_fail "serving: an unknown --pg strategy exits 2" "--pg:" $SV --pg Nope -o "$SE/bad1"
+expect_fail "serving: an unknown --dvfs policy exits 2" "--dvfs:" $SV --dvfs Turbo -o "$SE/bad1"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "

@@ -9,6 +9,9 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "power/carbon.h"
 
 #include "serving/serving.h"
 
@@ -41,10 +44,36 @@ static void test_hand_values(void **state)
     assert_true(isnan(x.per_request_J) && isnan(x.carbon_per_request_g) && isnan(x.per_output_token_J));
 }
 
+/* A chip of 4 SAs at 10 W and 2 VUs at 5 W, 20 W of VMEM, 30 of ICI, 40 + 10
+ * of HBM and 15 other: 165 W idle. Gating SA to 0.03 and HBM to 0.1: 4 x 10
+ * x 0.03 + 10 + 20 + 30 + 50 x 0.1 + 15 = 81.2 W. Delays 10 and 60 cycles
+ * at 1.5 GHz: the slower, 40 ns. */
+static void test_gating(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    memset(&c, 0, sizeof c);
+    c.num_sa = 4, c.num_vu = 2, c.static_power_W_per_sa = 10, c.static_power_W_per_vu = 5;
+    c.static_power_vmem_W = 20, c.static_power_ici_W = 30, c.static_power_hbm_mc_W = 40;
+    c.static_power_hbm_phy_W = 10, c.static_power_other_W = 15, c.freq_GHz = 1.5;
+    close_to(serving_idle_W(&c, NULL), 165);
+    close_to(serving_idle_W(&c, NULL), carbon_idle_power_W(&c, false));
+    struct pg_strategy pg;
+    pg_strategy_default(&pg);
+    close_to(serving_idle_W(&c, &pg), 165);   /* nothing enabled */
+    assert_int_equal(serving_wake_ns(&c, &pg), 0);
+    pg.sa.enabled = true, pg.sa.n_levels = 2, pg.sa.levels[0] = 1, pg.sa.levels[1] = 0.03, pg.sa.delay_cycles = 10;
+    pg.hbm.enabled = true, pg.hbm.n_levels = 2, pg.hbm.levels[0] = 1, pg.hbm.levels[1] = 0.1;
+    pg.hbm.delay_cycles = 60;
+    close_to(serving_idle_W(&c, &pg), 81.2);
+    assert_int_equal(serving_wake_ns(&c, &pg), 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_values),
+        cmocka_unit_test(test_gating),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
