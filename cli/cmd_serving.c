@@ -80,17 +80,19 @@ static const char serving_help[] =
     "      --rate-tolerance F  --find-rate stops within F of the rate (default 0.01)\n"
     "  -o, --out DIR           write DIR/requests.csv, DIR/iterations.csv, DIR/summary.json\n"
     "      --json              print summary.json on stdout instead of the table\n"
+    "      --timeline FILE     write the run as Chrome trace JSON (Perfetto): a track per\n"
+    "                          replica with a slice per pass, a track per request\n"
     "  -h, --help              this help\n";
 
 enum {
     O_RATE = 0x400, O_ARRIVAL, O_CONCURRENCY, O_OFFLINE, O_REQUESTS, O_DURATION, O_SEED, O_LENGTHS, O_TRACE,
     O_SCHED, O_MAXSEQS, O_MAXTOK, O_BLOCK, O_RESERVE, O_SWAP, O_REPLICAS, O_ROUTER, O_PTP, O_DTP, O_PREP,
-    O_DREP, O_SLO, O_JSON, O_CONTEXT, O_FIND, O_TOL, O_PG, O_DVFS,
+    O_DREP, O_SLO, O_JSON, O_CONTEXT, O_FIND, O_TOL, O_PG, O_DVFS, O_TIMELINE,
 };
 
 struct serving_args {
     struct common_opts co;
-    const char *rate, *arrival, *lengths, *trace, *out, *slo, *pg, *dvfs;
+    const char *rate, *arrival, *lengths, *trace, *out, *slo, *pg, *dvfs, *timeline;
     long long concurrency, requests, seed, max_seqs, max_tokens, block, replicas, ptp, dtp, prep, drep, context;
     double duration_s, reserve, tolerance;
     bool offline, swap, json, requests_given, find_rate;
@@ -150,6 +152,7 @@ static int take(struct serving_args *a, int ch, const char *v)
     case O_SLO: a->slo = v; return 0;
     case O_FIND: a->find_rate = true; return 0;
     case O_PG: a->pg = v; return 0;
+    case O_TIMELINE: a->timeline = v; return 0;
     case O_DVFS: a->dvfs = v; return 0;
     case O_TOL: return real("rate-tolerance", v, 0, 0.5, true, &a->tolerance);
     case O_JSON: a->json = true; return 0;
@@ -179,7 +182,8 @@ static int parse(int argc, char **argv, struct serving_args *a)
         { "json", no_argument, 0, O_JSON }, { "out", required_argument, 0, 'o' },
         { "max-context", required_argument, 0, O_CONTEXT }, { "find-rate", no_argument, 0, O_FIND },
         { "rate-tolerance", required_argument, 0, O_TOL }, { "pg", required_argument, 0, O_PG },
-        { "dvfs", required_argument, 0, O_DVFS }, { 0, 0, 0, 0 },
+        { "dvfs", required_argument, 0, O_DVFS }, { "timeline", required_argument, 0, O_TIMELINE },
+        { 0, 0, 0, 0 },
     };
     *a = (struct serving_args){ .requests = 1000, .seed = 1, .max_seqs = 256, .block = 16, .replicas = 1,
                                 .prep = 1, .drep = 1, .context = 8192, .reserve = 0.1, .tolerance = 0.01,
@@ -284,7 +288,7 @@ static int spec_of(const struct serving_args *a, const struct loaded_config *c, 
     *s = (struct serving_spec){ .fam = fam, .c = c, .prof = a->co.sh.prof, .trace_path = a->trace,
                                 .replicas = a->replicas, .kv_reserve = a->reserve, .prefill_tp = a->ptp,
                                 .decode_tp = a->dtp, .prefill_replicas = a->prep, .decode_replicas = a->drep,
-                                .out_dir = a->out };
+                                .out_dir = a->out, .timeline = a->timeline };
     struct serving_options *o = &s->o;
     o->scheduler = a->sched;
     o->router = a->router;
@@ -406,6 +410,8 @@ int cmd_serving(int argc, char **argv)
             serving_summary_print(sum, stdout);
         if (a.out && (!a.find_rate || fr.found))
             printf("  outputs       %s/requests.csv, %s/iterations.csv, %s/summary.json\n", a.out, a.out, a.out);
+        if (a.timeline && (!a.find_rate || fr.found))
+            printf("  timeline      %s (open it in ui.perfetto.dev)\n", a.timeline);
     }
     if (!rc)
         rc = stdout_flushed("serving");

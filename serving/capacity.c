@@ -143,6 +143,7 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
     watch_init(&w, slo, s.o.max_requests);
     s.w.arrivals.rate_rps = rate;
     s.out_dir = NULL;
+    s.timeline = NULL;
     s.steps = st;
     s.missed = watch_record;
     s.missed_arg = &w;
@@ -177,6 +178,7 @@ static int start_rate(const struct serving_spec *base, struct serving_steps *st,
     struct serving_spec s = *base;
     s.w.arrivals = (struct serving_arrivals){ .kind = ARRIVAL_OFFLINE };
     s.out_dir = NULL;
+    s.timeline = NULL;
     s.steps = st;
     s.pg_compare = false;
     cJSON *sum = NULL;
@@ -241,7 +243,7 @@ int serving_find_rate(const struct serving_spec *s, const struct serving_slo *sl
         r->max_rate_rps_per_chip = cJSON_IsNumber(chips) && chips->valuedouble > 0 ? lo / chips->valuedouble : 0;
     }
     cJSON *found = rc ? NULL : serving_find_json(r, slo);
-    bool again = s->out_dir || (s->pg_compare && (s->pg || s->dvfs));
+    bool again = s->out_dir || s->timeline || (s->pg_compare && (s->pg || s->dvfs));
     if (!rc && lo > 0 && again) {   /* the run at the rate found, with its files and its PG comparison */
         struct serving_spec w = *s;
         w.w.arrivals.rate_rps = lo;

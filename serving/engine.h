@@ -102,6 +102,7 @@ struct serving_record {
 struct serving_pass_record {
     int replica;
     int64_t start_ns, duration_ns, prefill_tokens, decode_tokens, requests, kv_blocks_used, kv_blocks_total;
+    double energy_J;                /* every chip of the replica over the pass */
 };
 
 /* What the engine tells as it goes (each may be NULL): -1 stops the run with e. */

@@ -1,6 +1,7 @@
 /* outputs.c — a serving run's files (see outputs.h). */
 #include "serving/outputs.h"
 
+#include <math.h>
 #include <string.h>
 
 static void fmt_s(char *b, size_t n, int64_t ns)
@@ -11,9 +12,8 @@ static void fmt_s(char *b, size_t n, int64_t ns)
         snprintf(b, n, "%.9f", (double)ns / 1e9);
 }
 
-int serving_files_open(struct serving_files *f, const char *dir, struct npu_err *e)
+static int dir_open(struct serving_files *f, const char *dir, struct npu_err *e)
 {
-    memset(f, 0, sizeof *f);
     char path[4200];
     if (make_dirs(dir, e))
         return -1;
@@ -34,12 +34,35 @@ int serving_files_open(struct serving_files *f, const char *dir, struct npu_err 
           "replica,status,energy_J\n", f->req.f);
     fputs("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,kv_blocks_total\n",
           f->iter.f);
-    f->open = true;
+    f->dir = dir;
+    return 0;
+}
+
+int serving_files_open(struct serving_files *f, const char *dir, const char *timeline, const char *title,
+                       struct npu_err *e)
+{
+    memset(f, 0, sizeof *f);
+    /* the timeline first: it makes no folder, so a bad path leaves none behind */
+    if (timeline) {
+        if (serving_timeline_open(&f->tl, timeline, title, e))
+            return -1;
+        f->timeline = true;
+    }
+    if (dir && dir_open(f, dir, e)) {
+        if (f->timeline)
+            atomic_abort(&f->tl.f);
+        return -1;
+    }
+    f->open = dir || timeline;
     return 0;
 }
 
 int serving_files_request(struct serving_files *f, const struct serving_record *r, struct npu_err *e)
 {
+    if (f->timeline)
+        serving_timeline_request(&f->tl, r, NAN);
+    if (!f->dir)
+        return 0;
     char a[32], fi[32], fin[32], ttft[32] = "", tpot[32] = "", e2e[32] = "", q[32] = "", rep[24] = "";
     fmt_s(a, sizeof a, r->arrival_ns);
     fmt_s(fi, sizeof fi, r->rejected ? -1 : r->first_token_ns);
@@ -63,6 +86,10 @@ int serving_files_request(struct serving_files *f, const struct serving_record *
 
 int serving_files_pass(struct serving_files *f, const struct serving_pass_record *p, struct npu_err *e)
 {
+    if (f->timeline)
+        serving_timeline_pass(&f->tl, p);
+    if (!f->dir)
+        return 0;
     char st[32];
     fmt_s(st, sizeof st, p->start_ns);
     if (fprintf(f->iter.f, "%d,%s,%.6f,%lld,%lld,%lld,%lld,%lld\n", p->replica, st, (double)p->duration_ns / 1e6,
@@ -93,35 +120,60 @@ static int copy_rows(struct serving_files *f, const double *energy_J, size_t n, 
 }
 
 int serving_files_commit(struct serving_files *f, const double *energy_J, size_t n, const cJSON *summary,
-                         const char *dir, struct npu_err *e)
+                         struct npu_err *e)
 {
-    struct atomic_file all[3] = { f->req, f->iter };
-    char path[4200], *text = NULL;
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    int rc = copy_rows(f, energy_J, n, e);
-    if (!rc && !(text = cJSON_Print(summary)))
-        rc = npu_errf(e, "serving: out of memory");
-    if (!rc && atomic_open(&all[2], path, e))
-        rc = -1;
-    if (!rc) {
-        fprintf(all[2].f, "%s\n", text);
-        rc = atomic_commit_all(all, 3, e);
-    } else {
-        atomic_abort(&f->req);
-        atomic_abort(&f->iter);
+    struct atomic_file sum;
+    bool sum_open = false;
+    char *text = NULL;
+    int rc = 0;
+    if (f->dir) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/summary.json", f->dir);
+        rc = copy_rows(f, energy_J, n, e);
+        if (!rc && !(text = cJSON_Print(summary)))
+            rc = npu_errf(e, "serving: out of memory");
+        if (!rc && !(rc = atomic_open(&sum, path, e) ? -1 : 0)) {
+            sum_open = true;
+            fprintf(sum.f, "%s\n", text);
+        }
     }
+    if (!rc && f->timeline)
+        rc = serving_timeline_close(&f->tl, e);
     cJSON_free(text);
-    fclose(f->stage);
-    f->open = false;
-    return rc;
+    if (rc) {
+        if (sum_open)
+            atomic_abort(&sum);
+        serving_files_abort(f);
+        return -1;
+    }
+    struct atomic_file all[4];
+    int k = 0;
+    if (f->dir) {
+        all[k++] = f->req;
+        all[k++] = f->iter;
+        all[k++] = sum;
+    }
+    if (f->timeline)
+        all[k++] = f->tl.f;
+    if (f->stage)
+        fclose(f->stage);
+    f->stage = NULL;
+    f->open = false;   /* atomic_commit_all commits or removes every one */
+    return atomic_commit_all(all, k, e);
 }
 
 void serving_files_abort(struct serving_files *f)
 {
     if (!f->open)
         return;
-    atomic_abort(&f->req);
-    atomic_abort(&f->iter);
-    fclose(f->stage);
+    if (f->dir) {
+        atomic_abort(&f->req);
+        atomic_abort(&f->iter);
+    }
+    if (f->stage)
+        fclose(f->stage);
+    f->stage = NULL;
+    if (f->timeline)
+        atomic_abort(&f->tl.f);
     f->open = false;
 }

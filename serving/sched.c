@@ -199,7 +199,7 @@ static void form_static(struct engine *g, struct replica *r, struct serving_batc
 /* The pass's energy on every chip of the replica (its operators, and idle
  * power for the rest of its ns), shared among its requests by their tokens
  * in it; the gap before it at idle power. */
-static void pass_energy(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t *ns)
+static double pass_energy(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t *ns)
 {
     const struct serving_pool *p = &g->pools[r->pool];
     bool ovf = false, gated;
@@ -226,6 +226,7 @@ static void pass_energy(struct engine *g, struct replica *r, const struct servin
         struct sreq *q = &g->slab[r->pass.v[k]];
         q->energy_J += J * (double)q->chunk / (double)tokens;
     }
+    return J;
 }
 
 int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
@@ -246,7 +247,7 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
         return -1;
     bool ovf = false;
     int64_t ns = ck_add(pc.ns, extra_ns, &ovf);
-    pass_energy(g, r, &pc, &ns);
+    double J = pass_energy(g, r, &pc, &ns);
     r->busy = true;
     r->start_ns = g->now;
     r->end_ns = ck_add(g->now, ns, &ovf);
@@ -260,7 +261,7 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     if (u > t->kv_peak_utilisation)
         t->kv_peak_utilisation = u;
     struct serving_pass_record p = { r->index, g->now, ns, b.chunk_tokens, b.decodes - (b.chunks ? 0 : r->pad_n),
-                                     r->pass.n, r->kv_used, r->kv_total };
+                                     r->pass.n, r->kv_used, r->kv_total, J };
     return g->sink->pass ? g->sink->pass(g->sink->arg, &p, e) : 0;
 }
 

@@ -272,6 +272,15 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     return o;
 }
 
+static int files_open(struct sim *x, struct npu_err *e)
+{
+    const struct serving_spec *s = x->s;
+    char title[600];
+    snprintf(title, sizeof title, "%s on %s, %s scheduler", s->c->model_name, s->c->chip_name,
+             serving_scheduler_name(s->o.scheduler));
+    return serving_files_open(&x->files, s->out_dir, s->timeline, title, e);
+}
+
 static int sources_open(struct sim *x, struct npu_err *e)
 {
     const struct serving_spec *s = x->s;
@@ -308,6 +317,7 @@ static int baseline(const struct serving_spec *s, cJSON **out, struct npu_err *e
     b.dvfs = DVFS_NONE;
     b.pg_compare = false;
     b.out_dir = NULL;
+    b.timeline = NULL;
     b.steps = NULL;
     b.missed = NULL;
     b.extra_key = NULL;
@@ -327,7 +337,7 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
     collect_init(&x.col, s->slo_ttft_ms, s->slo_tpot_ms);
     *summary = NULL;
     int rc = pools_init(&x, &o, e) || sources_open(&x, e) ||
-             (s->out_dir && serving_files_open(&x.files, s->out_dir, e)) ? -1 : 0;
+             ((s->out_dir || s->timeline) && files_open(&x, e)) ? -1 : 0;
     struct serving_totals t;
     if (!rc) {
         struct serving_source src = { next_request, &x,
@@ -346,7 +356,7 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
     if (!rc) {
         *summary = summary_of(&x, &t, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
         if (x.files.open)
-            rc = serving_files_commit(&x.files, rows, x.col.row_pass_J.n, *summary, s->out_dir, e);
+            rc = serving_files_commit(&x.files, rows, x.col.row_pass_J.n, *summary, e);
     }
     free(rows);
     serving_files_abort(&x.files);

@@ -40,6 +40,7 @@ struct serving_spec {
     int64_t prefill_replicas, decode_replicas;
     double slo_ttft_ms, slo_tpot_ms;   /* goodput's SLO (0: that bound not set) */
     const char *out_dir;               /* NULL: no files */
+    const char *timeline;              /* NULL, or a Chrome trace JSON file (serving/timeline.h) */
     const char *command;               /* the command line, for provenance (may be NULL) */
     bool memo_off;                     /* every step part computed afresh (tests) */
     struct serving_steps *steps;       /* NULL, or step models to reuse (same configs and pools) */

@@ -254,5 +254,32 @@ def pg(nopg, base, ideal):
     assert i["energy_J"] < b["energy_J"] < n["energy_J"]
 
 
+def timeline(tfile, d):
+    """One slice per pass on its replica's track, as iterations.csv; per
+    request its queued, prefill and decode slices end to end from arrival to
+    finish, as requests.csv."""
+    t = json.load(open(tfile))
+    ev = t["traceEvents"]
+    assert t["metadata"]["events_left_out"] == 0 and t["metadata"]["events"] == len(ev)
+    passes = [e for e in ev if e["pid"] == 1 and e["ph"] == "X"]
+    it = rows(d, "iterations.csv")
+    assert len(passes) == len(it)
+    for e, r in zip(passes, it):
+        assert e["tid"] == int(r["replica"]) and abs(e["ts"] - float(r["start_s"]) * 1e6) < 1e-2, (e, r)
+        assert abs(e["dur"] - float(r["duration_ms"]) * 1e3) < 1e-2
+    by = {}
+    for e in ev:
+        if e["pid"] == 2 and e["ph"] == "X":
+            by.setdefault(e["tid"], []).append(e)
+    for r in rows(d, "requests.csv"):
+        s = sorted(by[int(r["id"])], key=lambda e: e["ts"])
+        assert [e["name"] for e in s][-1] == "decode" or int(r["output_tokens"]) == 1
+        assert abs(s[0]["ts"] - float(r["arrival_s"]) * 1e6) < 1e-2 or s[0]["name"] != "queued"
+        end = s[-1]["ts"] + s[-1]["dur"]
+        assert abs(end - float(r["finish_s"]) * 1e6) < 2e-2, (end, r)
+        for a, b in zip(s, s[1:]):
+            assert abs(a["ts"] + a["dur"] - b["ts"]) < 2e-2
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

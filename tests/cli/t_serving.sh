@@ -109,6 +109,11 @@ check "serving: --pg gates idle time (energy saved against NoPG, wake-ups); Idea
   $SV --rate 0.3 --requests 150 --pg Ideal --json >'$SE/pg2.json' && python3 $SC pg '$SE/pg0.json' '$SE/pg1.json' '$SE/pg2.json'"
 expect_fail "serving: an unknown --pg strategy exits 2" "--pg:" $SV --pg Nope -o "$SE/bad1"
 expect_fail "serving: an unknown --dvfs policy exits 2" "--dvfs:" $SV --dvfs Turbo -o "$SE/bad1"
+check "serving: --timeline: a slice per pass per replica and the tracks of the requests, as the CSVs say" sh -c "
+  $SV --rate 3 --requests 60 --replicas 2 --timeline '$SE/tl.json' -o '$SE/tl' >/dev/null && python3 $SC timeline '$SE/tl.json' '$SE/tl' &&
+  $SV --rate 3 --requests 10 --timeline '$SE/tl2.json' >/dev/null && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$SE/tl2.json'"
+expect_fail "serving: a --timeline in a missing folder exits 2 and writes nothing" "tl-missing" \
+  $SV --requests 5 --timeline "$SE/tl-missing/x/t.json" -o "$SE/bad1"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "
