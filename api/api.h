@@ -50,6 +50,7 @@ int api_reply_error(struct api_response *r, int status, const char *msg);
 bool api_name_ok(const char *s);
 int api_sweep(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
+int api_serving(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 int api_calibrate(const struct api_ctx *ctx, const cJSON *req, struct api_response *r);
 /* POST /api/energy, /api/carbon, /api/slo (api/stages.c): the stages of
  * npusim energy, carbon and slo over a results tree ("results", callers in

@@ -571,6 +571,7 @@ static const struct route {
     { "POST", "/api/sweep", api_sweep, true },    { "POST", "/api/fleet", api_fleet, true },
     { "POST", "/api/calibrate", api_calibrate, true }, { "POST", "/api/energy", api_energy, true },
     { "POST", "/api/carbon", api_carbon, true },  { "POST", "/api/slo", api_slo, true },
+    { "POST", "/api/serving", api_serving, true },
 };
 
 int api_handle(const struct api_ctx *given, const char *method, const char *path, const char *body, size_t len,
@@ -620,5 +621,5 @@ int api_handle(const struct api_ctx *given, const char *method, const char *path
     return api_reply_error(r, 404, "no such endpoint (GET /api/chips, /api/models, /api/systems, /api/strategies, "
                                "/api/fields; POST /api/op, "
                                "/api/simulate, /api/validate, /api/sweep, /api/fleet, /api/calibrate, "
-                               "/api/energy, /api/carbon, /api/slo)");
+                               "/api/energy, /api/carbon, /api/slo, /api/serving)");
 }

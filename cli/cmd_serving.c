@@ -84,111 +84,38 @@ static const char serving_help[] =
     "                          replica with a slice per pass, a track per request\n"
     "  -h, --help              this help\n";
 
-enum {
-    O_RATE = 0x400, O_ARRIVAL, O_CONCURRENCY, O_OFFLINE, O_REQUESTS, O_DURATION, O_SEED, O_LENGTHS, O_TRACE,
-    O_SCHED, O_MAXSEQS, O_MAXTOK, O_BLOCK, O_RESERVE, O_SWAP, O_REPLICAS, O_ROUTER, O_PTP, O_DTP, O_PREP,
-    O_DREP, O_SLO, O_JSON, O_CONTEXT, O_FIND, O_TOL, O_PG, O_DVFS, O_TIMELINE,
-};
+/* A knob's option code is O_KNOB + its enum serving_knob (serving/request.h). */
+enum { O_KNOB = 0x400, O_OFFLINE = 0x500, O_SWAP, O_FIND, O_JSON, O_TIMELINE };
 
 struct serving_args {
     struct common_opts co;
-    const char *rate, *arrival, *lengths, *trace, *out, *slo, *pg, *dvfs, *timeline;
-    long long concurrency, requests, seed, max_seqs, max_tokens, block, replicas, ptp, dtp, prep, drep, context;
-    double duration_s, reserve, tolerance;
-    bool offline, swap, json, requests_given, find_rate;
-    struct serving_slo slo_b;
-    enum serving_scheduler sched;
-    enum serving_router router;
+    struct serving_knobs k;
+    bool json;
+    char batch[32];
 };
-
-static int whole(const char *name, const char *v, long long lo, long long hi, long long *out)
-{
-    int64_t x;
-    if (parse_i64_strict(v, &x) || x < lo || x > hi)
-        return usage_error("serving", "--%s \"%s\": expected a whole number from %lld to %lld", name, v, lo, hi);
-    *out = x;
-    return 0;
-}
-
-static int real(const char *name, const char *v, double lo, double hi, bool lo_open, double *out)
-{
-    double x;
-    if (parse_f64_strict(v, &x) || !isfinite(x) || x < lo || (lo_open && x == lo) || x > hi)
-        return usage_error("serving", "--%s \"%s\": expected a number %s %g and at most %g", name, v,
-                           lo_open ? "above" : "from", lo, hi);
-    *out = x;
-    return 0;
-}
-
-static int take(struct serving_args *a, int ch, const char *v)
-{
-    switch (ch) {
-    case O_RATE: a->rate = v; return 0;
-    case O_ARRIVAL: a->arrival = v; return 0;
-    case O_CONCURRENCY: return whole("concurrency", v, 1, 16777216, &a->concurrency);
-    case O_OFFLINE: a->offline = true; return 0;
-    case O_REQUESTS: a->requests_given = true; return whole("requests", v, 1, 100000000, &a->requests);
-    case O_DURATION: return real("duration", v, 0, 1e9, true, &a->duration_s);
-    case O_SEED: return whole("seed", v, 0, 4294967295LL, &a->seed);
-    case O_LENGTHS: a->lengths = v; return 0;
-    case O_TRACE: a->trace = v; return 0;
-    case O_SCHED:
-        return serving_scheduler_parse(v, &a->sched)
-                   ? usage_error("serving", "--scheduler \"%s\": expected " SERVING_SCHEDULERS, v) : 0;
-    case O_ROUTER:
-        return serving_router_parse(v, &a->router)
-                   ? usage_error("serving", "--router \"%s\": expected " SERVING_ROUTERS, v) : 0;
-    case O_MAXSEQS: return whole("max-num-seqs", v, 1, 1048576, &a->max_seqs);
-    case O_MAXTOK: return whole("max-num-batched-tokens", v, 1, 16777216, &a->max_tokens);
-    case O_BLOCK: return whole("block-size", v, 1, 65536, &a->block);
-    case O_RESERVE: return real("kv-reserve", v, 0, 0.99, false, &a->reserve);
-    case O_SWAP: a->swap = true; return 0;
-    case O_REPLICAS: return whole("replicas", v, 1, 65536, &a->replicas);
-    case O_PTP: return whole("prefill-tp", v, 1, 65536, &a->ptp);
-    case O_DTP: return whole("decode-tp", v, 1, 65536, &a->dtp);
-    case O_PREP: return whole("prefill-replicas", v, 1, 65536, &a->prep);
-    case O_DREP: return whole("decode-replicas", v, 1, 65536, &a->drep);
-    case O_CONTEXT: return whole("max-context", v, 2, 16777216, &a->context);
-    case O_SLO: a->slo = v; return 0;
-    case O_FIND: a->find_rate = true; return 0;
-    case O_PG: a->pg = v; return 0;
-    case O_TIMELINE: a->timeline = v; return 0;
-    case O_DVFS: a->dvfs = v; return 0;
-    case O_TOL: return real("rate-tolerance", v, 0, 0.5, true, &a->tolerance);
-    case O_JSON: a->json = true; return 0;
-    case 'o': a->out = v; return 0;
-    default: return -1;
-    }
-}
 
 static int parse(int argc, char **argv, struct serving_args *a)
 {
-    static const struct option longopts[] = {
-        /* a replica's parallelism; no --dp (replicas are --replicas) or --seqlen (lengths are --lengths) */
+    /* every knob but --batch (common's -b) under its own name; a replica's
+     * parallelism; no --dp (replicas are --replicas) or --seqlen (lengths
+     * are --lengths) */
+    struct option longopts[SK_N + 32];
+    static const struct option fixed[] = {
         COMMON_LONGOPTS, { "tp", required_argument, 0, CO_TP }, { "pp", required_argument, 0, CO_PP },
-        { "ep", required_argument, 0, CO_EP },
-        { "rate", required_argument, 0, O_RATE }, { "arrival", required_argument, 0, O_ARRIVAL },
-        { "concurrency", required_argument, 0, O_CONCURRENCY }, { "offline", no_argument, 0, O_OFFLINE },
-        { "requests", required_argument, 0, O_REQUESTS }, { "duration", required_argument, 0, O_DURATION },
-        { "seed", required_argument, 0, O_SEED }, { "lengths", required_argument, 0, O_LENGTHS },
-        { "trace", required_argument, 0, O_TRACE }, { "scheduler", required_argument, 0, O_SCHED },
-        { "max-num-seqs", required_argument, 0, O_MAXSEQS },
-        { "max-num-batched-tokens", required_argument, 0, O_MAXTOK },
-        { "block-size", required_argument, 0, O_BLOCK }, { "kv-reserve", required_argument, 0, O_RESERVE },
-        { "swap", no_argument, 0, O_SWAP }, { "replicas", required_argument, 0, O_REPLICAS },
-        { "router", required_argument, 0, O_ROUTER }, { "prefill-tp", required_argument, 0, O_PTP },
-        { "decode-tp", required_argument, 0, O_DTP }, { "prefill-replicas", required_argument, 0, O_PREP },
-        { "decode-replicas", required_argument, 0, O_DREP }, { "slo", required_argument, 0, O_SLO },
+        { "ep", required_argument, 0, CO_EP }, { "offline", no_argument, 0, O_OFFLINE },
+        { "swap", no_argument, 0, O_SWAP }, { "find-rate", no_argument, 0, O_FIND },
         { "json", no_argument, 0, O_JSON }, { "out", required_argument, 0, 'o' },
-        { "max-context", required_argument, 0, O_CONTEXT }, { "find-rate", no_argument, 0, O_FIND },
-        { "rate-tolerance", required_argument, 0, O_TOL }, { "pg", required_argument, 0, O_PG },
-        { "dvfs", required_argument, 0, O_DVFS }, { "timeline", required_argument, 0, O_TIMELINE },
-        { 0, 0, 0, 0 },
+        { "timeline", required_argument, 0, O_TIMELINE },
     };
-    *a = (struct serving_args){ .requests = 1000, .seed = 1, .max_seqs = 256, .block = 16, .replicas = 1,
-                                .prep = 1, .drep = 1, .context = 8192, .reserve = 0.1, .tolerance = 0.01,
-                                .sched = SCHED_CONTINUOUS,
-                                .router = ROUTE_ROUND_ROBIN };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        longopts[n++] = fixed[i];
+    for (int i = 0; i < SK_N; i++)
+        if (i != SK_BATCH)
+            longopts[n++] = (struct option){ serving_knob_name((enum serving_knob)i, false), required_argument, 0,
+                                             O_KNOB + i };
+    longopts[n] = (struct option){ 0, 0, 0, 0 };
+    memset(a, 0, sizeof *a);
     common_opts_init(&a->co);
     optind = 1;
     opterr = 0;
@@ -196,72 +123,31 @@ static int parse(int argc, char **argv, struct serving_args *a)
     while ((ch = command_opt("serving", serving_help, argc, argv, COMMON_SHORTOPTS "o:", longopts, &a->co, &rc)) != -1) {
         if (ch == OPT_EXIT)
             return rc ? rc : -1;
-        int r = take(a, ch, optarg);
-        if (r > 0)
-            return r;
-        if (r < 0)
+        if (ch >= O_KNOB && ch < O_KNOB + SK_N)
+            a->k.v[ch - O_KNOB] = optarg;
+        else if (ch == O_OFFLINE)
+            a->k.offline = true;
+        else if (ch == O_SWAP)
+            a->k.swap = true;
+        else if (ch == O_FIND)
+            a->k.find_rate = true;
+        else if (ch == O_JSON)
+            a->json = true;
+        else if (ch == O_TIMELINE)
+            a->k.timeline = optarg;
+        else if (ch == 'o')
+            a->k.out_dir = optarg;
+        else
             return bad_option("serving", argv[optind - 1], longopts);
     }
     if (optind < argc)
         return usage_error("serving", "unexpected argument \"%s\"", argv[optind]);
     if (common_refuse("serving", &a->co, "w", "it serves LLM inference"))
         return EXIT_USAGE;
-    int modes = (a->rate != NULL) + (a->concurrency > 0) + a->offline + (a->trace != NULL);
-    if (modes > 1)
-        return usage_error("serving", "--rate, --concurrency, --offline and --trace exclude each other");
-    if (a->trace && a->lengths)
-        return usage_error("serving", "--trace gives the lengths: --lengths does not apply");
-    if (a->arrival && !a->rate && !a->find_rate)
-        return usage_error("serving", "--arrival shapes the gaps of --rate R: give --rate too");
-    if (a->find_rate && (a->concurrency > 0 || a->offline || a->trace))
-        return usage_error("serving", "--find-rate searches over --rate: --concurrency, --offline and --trace "
-                                      "do not apply");
-    char why[400];
-    if (a->slo && serving_slo_parse(a->slo, &a->slo_b, why, sizeof why))
-        return usage_error("serving", "--slo \"%s\": %s; expected ttft_ms=X,tpot_ms=Y and/or statistic bounds "
-                                      "such as ttft_p99_ms=X,tpot_p99_ms=Y", a->slo, why);
-    if (a->find_rate && a->slo_b.n == 0)
-        return usage_error("serving", "--find-rate needs an --slo with a statistic bound, e.g. "
-                                      "--slo ttft_p99_ms=500,tpot_p99_ms=50");
-    return 0;
-}
-
-/* The workload of the options: arrivals, lengths (a table read into *pairs). */
-static int workload_of(const struct serving_args *a, struct serving_workload *w, int64_t **pairs)
-{
-    struct npu_err e;
-    char spec[128];
-    if (a->concurrency > 0)
-        snprintf(spec, sizeof spec, "closed:%lld", a->concurrency);
-    else if (a->offline)
-        snprintf(spec, sizeof spec, "offline");
-    else {
-        const char *shape = a->arrival ? a->arrival : "poisson";
-        const char *rate = a->rate ? a->rate : "1";
-        if (!strncmp(shape, "gamma:", 6))
-            snprintf(spec, sizeof spec, "gamma:%s:%s", rate, shape + 6);
-        else if (!strcmp(shape, "poisson") || !strcmp(shape, "constant"))
-            snprintf(spec, sizeof spec, "%s:%s", shape, rate);
-        else
-            return usage_error("serving", "--arrival \"%s\": expected poisson, gamma:CV or constant", shape);
-        double r;
-        if (parse_f64_strict(rate, &r) || !isfinite(r) || r <= 0)
-            return usage_error("serving", "--rate \"%s\": expected requests per second above 0", rate);
+    if (a->co.batch > 0) {
+        snprintf(a->batch, sizeof a->batch, "%lld", (long long)a->co.batch);
+        a->k.v[SK_BATCH] = a->batch;
     }
-    if (serving_arrivals_parse(spec, &w->arrivals, &e))
-        return usage_error("serving", "--arrival: %s", e.msg);
-    w->seed = (uint64_t)a->seed;
-    w->max_context = a->context;
-    const char *len = a->lengths ? a->lengths : "chat";
-    if (strchr(len, ':') || !strcmp(len, "chat") || !strcmp(len, "summarize")) {
-        if (serving_lengths_parse(len, &w->lengths, &e))
-            return usage_error("serving", "--lengths: %s", e.msg);
-        return 0;
-    }
-    size_t n;
-    if (serving_lengths_table(len, a->context, pairs, &n, &e))
-        return usage_error("serving", "--lengths: %s", e.msg);
-    w->lengths = (struct serving_lengths){ .kind = LENGTHS_TABLE, .pairs = *pairs, .npairs = n };
     return 0;
 }
 
@@ -277,59 +163,6 @@ static char *command_text(int argc, char **argv)
     for (int i = 0; i < argc; i++)
         strcat(strcat(s, " "), argv[i]);
     return s;
-}
-
-static int spec_of(const struct serving_args *a, const struct loaded_config *c, const struct family *fam,
-                   struct serving_spec *s)
-{
-    if (c->model.data_parallelism_degree > 1 || c->model.data_parallel_degree_dcn > 1)
-        return usage_error("serving", "data parallelism: a replica is one copy of the model; give --replicas N "
-                                      "instead of --dp");
-    *s = (struct serving_spec){ .fam = fam, .c = c, .prof = a->co.sh.prof, .trace_path = a->trace,
-                                .replicas = a->replicas, .kv_reserve = a->reserve, .prefill_tp = a->ptp,
-                                .decode_tp = a->dtp, .prefill_replicas = a->prep, .decode_replicas = a->drep,
-                                .out_dir = a->out, .timeline = a->timeline };
-    struct serving_options *o = &s->o;
-    o->scheduler = a->sched;
-    o->router = a->router;
-    o->batch = a->co.batch > 0 ? a->co.batch : 32;
-    o->max_num_seqs = a->max_seqs;
-    o->max_num_batched_tokens = a->max_tokens ? a->max_tokens : a->sched == SCHED_CHUNKED ? 2048 : a->context;
-    o->block_size = a->block;
-    o->swap = a->swap;
-    o->max_requests = a->requests_given || !a->trace ? a->requests : 0;
-    if (a->duration_s > 0) {
-        o->duration_ns = (int64_t)(a->duration_s * 1e9);
-        if (!a->requests_given)
-            o->max_requests = 0;
-    }
-    s->slo_ttft_ms = a->slo_b.ttft_ms;
-    s->slo_tpot_ms = a->slo_b.tpot_ms;
-    return 0;
-}
-
-/* --pg and --dvfs into the spec (pg holds the strategy). */
-static int power_of(const struct serving_args *a, struct serving_spec *s, struct pg_strategy *pg)
-{
-    struct npu_err e;
-    enum dvfs_policy p = DVFS_NONE;
-    if (a->pg && pg_strategy_lookup(a->pg, a->co.sh.configs, a->co.sh.prof, pg, &e))
-        return usage_error("serving", "--pg: %s", e.msg);
-    if (a->dvfs && dvfs_policy_parse(a->dvfs, &p, &e))
-        return usage_error("serving", "--dvfs: %s", e.msg);
-    s->pg = a->pg ? pg : NULL;
-    s->dvfs = (int)p;
-    s->pg_compare = true;
-    return 0;
-}
-
-static int family_served(const struct family *fam, const struct loaded_config *c)
-{
-    if (fam->step_attention && fam->mem_parts)
-        return 0;
-    return usage_error("serving", "model \"%s\" (%s): not served; the serving engine runs LLM inference "
-                                  "(llama-family and DeepSeek models); DLRM, DiT and GLIGEN are not served",
-                       c->model_name, fam->name);
 }
 
 /* --find-rate's lines above the table of the run at the rate found. */
@@ -353,15 +186,11 @@ static void find_print(const struct serving_find_result *r, const struct serving
 }
 
 /* Runs the spec, or the search over rates: 0, or -1 with e. */
-static int simulate(const struct serving_args *a, const struct serving_spec *s, struct serving_find_result *fr,
-                    cJSON **sum, struct npu_err *e)
+static int simulate(const struct serving_build *b, struct serving_find_result *fr, cJSON **sum, struct npu_err *e)
 {
-    if (!a->find_rate)
-        return serving_simulate(s, sum, e);
-    double start = 0;
-    if (a->rate)
-        (void)parse_f64_strict(a->rate, &start);
-    return serving_find_rate(s, &a->slo_b, a->tolerance, start, fr, sum, e);
+    if (!b->find_rate)
+        return serving_simulate(&b->spec, sum, e);
+    return serving_find_rate(&b->spec, &b->slo, b->tolerance, b->start_rps, fr, sum, e);
 }
 
 int cmd_serving(int argc, char **argv)
@@ -374,29 +203,29 @@ int cmd_serving(int argc, char **argv)
     const struct family *fam;
     if (load_common("serving", &a.co, true, &c, &fam))
         return EXIT_USAGE;
-    struct serving_spec s;
-    int64_t *pairs = NULL;
-    char *cmd = command_text(argc, argv);
-    struct pg_strategy pg;
-    rc = family_served(fam, &c) || spec_of(&a, &c, fam, &s) || power_of(&a, &s, &pg) ||
-                 workload_of(&a, &s.w, &pairs) ? EXIT_USAGE : 0;
-    cJSON *sum = NULL;
-    struct serving_find_result fr;
-    if (!rc) {
-        s.command = cmd;
-        /* a test switch (docs/serving.md): every pass's parts computed afresh */
-        s.memo_off = getenv("NPUSIM_SERVING_NO_MEMO") != NULL;
-        interrupt_catch("serving", false);
-        s.o.stop = interrupt_flag();
-        struct npu_err e;
-        if (simulate(&a, &s, &fr, &sum, &e)) {
-            int sig = *interrupt_flag();
-            rc = sig ? (fprintf(stderr, "npusim serving: interrupted by %s; no output was written\n",
-                                interrupt_name(sig)), interrupt_status(sig))
-                     : report_error("serving", &e);
-        }
-        interrupt_restore();
+    struct serving_build b;
+    char why[1200];
+    if (serving_build(&a.k, fam, &c, a.co.sh.prof, a.co.sh.configs, &b, why, sizeof why)) {
+        config_free(&c);
+        return usage_error("serving", "%s", why);
     }
+    char *cmd = command_text(argc, argv);
+    b.spec.command = cmd;
+    /* a test switch (docs/serving.md): every pass's parts computed afresh */
+    b.spec.memo_off = getenv("NPUSIM_SERVING_NO_MEMO") != NULL;
+    interrupt_catch("serving", false);
+    b.spec.o.stop = interrupt_flag();
+    struct npu_err e;
+    struct serving_find_result fr;
+    cJSON *sum = NULL;
+    if (simulate(&b, &fr, &sum, &e)) {
+        int sig = *interrupt_flag();
+        rc = sig ? (fprintf(stderr, "npusim serving: interrupted by %s; no output was written\n", interrupt_name(sig)),
+                    interrupt_status(sig))
+                 : report_error("serving", &e);
+    }
+    interrupt_restore();
+    bool shown = !b.find_rate || fr.found;
     if (!rc && a.json) {
         char *text = cJSON_Print(sum);
         if (text)
@@ -404,19 +233,20 @@ int cmd_serving(int argc, char **argv)
         cJSON_free(text);
     } else if (!rc) {
         printf("npusim serving: %s on %s\n", c.model_name, c.chip_name);
-        if (a.find_rate)
-            find_print(&fr, &a.slo_b);
-        if (!a.find_rate || fr.found)
+        if (b.find_rate)
+            find_print(&fr, &b.slo);
+        if (shown)
             serving_summary_print(sum, stdout);
-        if (a.out && (!a.find_rate || fr.found))
-            printf("  outputs       %s/requests.csv, %s/iterations.csv, %s/summary.json\n", a.out, a.out, a.out);
-        if (a.timeline && (!a.find_rate || fr.found))
-            printf("  timeline      %s (open it in ui.perfetto.dev)\n", a.timeline);
+        if (a.k.out_dir && shown)
+            printf("  outputs       %s/requests.csv, %s/iterations.csv, %s/summary.json\n", a.k.out_dir,
+                   a.k.out_dir, a.k.out_dir);
+        if (a.k.timeline && shown)
+            printf("  timeline      %s (open it in ui.perfetto.dev)\n", a.k.timeline);
     }
     if (!rc)
         rc = stdout_flushed("serving");
     cJSON_Delete(sum);
-    free(pairs);
+    serving_build_free(&b);
     free(cmd);
     config_free(&c);
     return rc;

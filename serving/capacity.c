@@ -144,13 +144,14 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
     s.w.arrivals.rate_rps = rate;
     s.out_dir = NULL;
     s.timeline = NULL;
+    s.rows = NULL;
     s.steps = st;
     s.missed = watch_record;
     s.missed_arg = &w;
     s.pg_compare = false;   /* the run at the rate found compares */
     cJSON *sum = NULL;
     int rc = serving_simulate(&s, &sum, e);
-    if (rc < 0)
+    if (rc < 0 || rc == 2)   /* an error, or the deadline */
         return -1;
     bool ok = rc == 0 && serving_slo_met(slo, sum);
     if (r->n < SERVING_FIND_TRIALS) {
@@ -179,6 +180,7 @@ static int start_rate(const struct serving_spec *base, struct serving_steps *st,
     s.w.arrivals = (struct serving_arrivals){ .kind = ARRIVAL_OFFLINE };
     s.out_dir = NULL;
     s.timeline = NULL;
+    s.rows = NULL;
     s.steps = st;
     s.pg_compare = false;
     cJSON *sum = NULL;
@@ -243,7 +245,7 @@ int serving_find_rate(const struct serving_spec *s, const struct serving_slo *sl
         r->max_rate_rps_per_chip = cJSON_IsNumber(chips) && chips->valuedouble > 0 ? lo / chips->valuedouble : 0;
     }
     cJSON *found = rc ? NULL : serving_find_json(r, slo);
-    bool again = s->out_dir || s->timeline || (s->pg_compare && (s->pg || s->dvfs));
+    bool again = s->out_dir || s->timeline || s->rows || (s->pg_compare && (s->pg || s->dvfs));
     if (!rc && lo > 0 && again) {   /* the run at the rate found, with its files and its PG comparison */
         struct serving_spec w = *s;
         w.w.arrivals.rate_rps = lo;

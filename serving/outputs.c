@@ -2,6 +2,7 @@
 #include "serving/outputs.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void fmt_s(char *b, size_t n, int64_t ns)
@@ -176,4 +177,63 @@ void serving_files_abort(struct serving_files *f)
     if (f->timeline)
         atomic_abort(&f->tl.f);
     f->open = false;
+}
+
+/* ---- the rows in memory, as JSON columns ---- */
+
+void serving_rows_free(struct serving_rows *r)
+{
+    free(r->req);
+    free(r->energy_J);
+    free(r->pass);
+    memset(r, 0, sizeof *r);
+}
+
+
+static void put(cJSON *col, bool ok, double v)
+{
+    cJSON_AddItemToArray(col, ok && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+cJSON *serving_rows_json(const struct serving_rows *r)
+{
+    static const char *const rq[] = { "id", "arrival_s", "first_token_s", "finish_s", "input_tokens", "output_tokens",
+                                      "ttft_ms", "tpot_ms", "e2e_s", "queue_s", "preemptions", "replica", "status",
+                                      "energy_J" };
+    static const char *const it[] = { "replica", "start_s", "duration_ms", "prefill_tokens", "decode_tokens",
+                                      "requests", "kv_blocks_used", "kv_blocks_total", "energy_J" };
+    cJSON *o = cJSON_CreateObject(), *q = cJSON_AddObjectToObject(o, "requests");
+    cJSON *p = cJSON_AddObjectToObject(o, "iterations"), *c[14];
+    for (size_t i = 0; i < 14; i++)
+        c[i] = cJSON_AddArrayToObject(q, rq[i]);
+    for (size_t k = 0; k < r->nreq; k++) {
+        const struct serving_record *x = &r->req[k];
+        bool ok = !x->rejected;
+        put(c[0], true, (double)x->id);
+        put(c[1], true, (double)x->arrival_ns / 1e9);
+        put(c[2], ok, (double)x->first_token_ns / 1e9);
+        put(c[3], ok, (double)x->finish_ns / 1e9);
+        put(c[4], true, (double)x->input_tokens);
+        put(c[5], true, (double)x->output_tokens);
+        put(c[6], ok, (double)(x->first_token_ns - x->arrival_ns) / 1e6);
+        put(c[7], ok && x->output_tokens > 1,
+            (double)(x->finish_ns - x->first_token_ns) / 1e6 / (double)(x->output_tokens - 1));
+        put(c[8], ok, (double)(x->finish_ns - x->arrival_ns) / 1e9);
+        put(c[9], ok, (double)(x->first_scheduled_ns - x->arrival_ns) / 1e9);
+        put(c[10], true, (double)x->preemptions);
+        put(c[11], x->replica >= 0, (double)x->replica);
+        cJSON_AddItemToArray(c[12], cJSON_CreateString(ok ? "ok" : "rejected"));
+        put(c[13], r->energy_J != NULL, r->energy_J ? r->energy_J[k] : 0);
+    }
+    for (size_t i = 0; i < 9; i++)
+        c[i] = cJSON_AddArrayToObject(p, it[i]);
+    for (size_t k = 0; k < r->npass; k++) {
+        const struct serving_pass_record *x = &r->pass[k];
+        const double v[9] = { (double)x->replica, (double)x->start_ns / 1e9, (double)x->duration_ns / 1e6,
+                              (double)x->prefill_tokens, (double)x->decode_tokens, (double)x->requests,
+                              (double)x->kv_blocks_used, (double)x->kv_blocks_total, x->energy_J };
+        for (size_t i = 0; i < 9; i++)
+            put(c[i], true, v[i]);
+    }
+    return o;
 }

@@ -31,6 +31,21 @@ struct serving_files {
     bool open;                         /* any file is */
 };
 
+/* Every request's and pass's record of a run, kept in memory for a front
+ * end that answers with them (the API, Python): records in the order they
+ * ended, each request's energy (serving/energy.h) filled at the end. */
+struct serving_rows {
+    struct serving_record *req;
+    double *energy_J;
+    size_t nreq, capreq;
+    struct serving_pass_record *pass;
+    size_t npass, cappass;
+};
+void serving_rows_free(struct serving_rows *r);
+/* {"requests": {column: [...]}, "iterations": {...}}: the columns of
+ * requests.csv and iterations.csv (iterations with energy_J too). */
+cJSON *serving_rows_json(const struct serving_rows *r);
+
 /* Opens DIR's files (DIR made if missing; NULL: none) and the timeline
  * (NULL: none; title names the run in it); -1 with e, nothing left behind. */
 int serving_files_open(struct serving_files *f, const char *dir, const char *timeline, const char *title,

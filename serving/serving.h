@@ -11,6 +11,8 @@
  *   outputs.h    requests.csv, iterations.csv, summary.json: all or none
  *   simulate.h   one simulation end to end
  *   capacity.h   an SLO, and the highest rate that meets it
+ *   request.h    the knobs every front end fills, checked into a spec
+ *   timeline.h   a run as Chrome trace JSON
  * No data structure of its own. */
 #ifndef NPUSIM_SERVING_H
 #define NPUSIM_SERVING_H
@@ -20,9 +22,11 @@
 #include "serving/engine.h"
 #include "serving/metrics.h"
 #include "serving/outputs.h"
+#include "serving/request.h"
 #include "serving/simulate.h"
 #include "serving/step.h"
 #include "serving/summary.h"
+#include "serving/timeline.h"
 #include "serving/trace_in.h"
 #include "serving/workload.h"
 

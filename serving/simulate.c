@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/atomic.h"
+#include "base/clock.h"
 #include "base/version.h"
 #include "opsgen/builders.h"
 #include "power/carbon.h"
@@ -31,6 +32,8 @@ struct sim {
     struct serving_carbon carbon;
     struct serving_energy energy;
     bool missed;                       /* stopped by the spec's missed hook */
+    bool late;                         /* stopped by the spec's deadline */
+    int64_t passes;
     cJSON *base;                       /* the NoPG run's summary, for the "pg" object (or NULL) */
     struct serving_collect col;
 };
@@ -171,10 +174,28 @@ static int next_request(void *arg, struct serving_request *r, struct npu_err *e)
 
 /* ---- what the engine tells ---- */
 
+/* Appends the size-byte record x to a growable array; -1 when out of memory. */
+static int rows_push(void **v, size_t *n, size_t *cap, const void *x, size_t size)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        void *p = realloc(*v, c * size);
+        if (!p)
+            return -1;
+        *v = p, *cap = c;
+    }
+    memcpy((char *)*v + *n * size, x, size);
+    (*n)++;
+    return 0;
+}
+
+
 static int on_request(void *arg, const struct serving_record *r, struct npu_err *e)
 {
     struct sim *x = arg;
     collect_request(&x->col, r);
+    if (x->s->rows && rows_push((void **)&x->s->rows->req, &x->s->rows->nreq, &x->s->rows->capreq, r, sizeof *r))
+        return npu_errf(e, "serving: out of memory");
     if (x->s->missed && x->s->missed(x->s->missed_arg, r)) {
         x->missed = true;
         return npu_errf(e, "serving: the SLO is missed");
@@ -185,6 +206,12 @@ static int on_request(void *arg, const struct serving_record *r, struct npu_err 
 static int on_pass(void *arg, const struct serving_pass_record *p, struct npu_err *e)
 {
     struct sim *x = arg;
+    if (x->s->rows && rows_push((void **)&x->s->rows->pass, &x->s->rows->npass, &x->s->rows->cappass, p, sizeof *p))
+        return npu_errf(e, "serving: out of memory");
+    if (x->s->deadline_s > 0 && (++x->passes & 255) == 0 && clock_monotonic_s() > x->s->deadline_s) {
+        x->late = true;
+        return npu_errf(e, "serving: the time limit passed");
+    }
     return x->files.open ? serving_files_pass(&x->files, p, e) : 0;
 }
 
@@ -318,6 +345,7 @@ static int baseline(const struct serving_spec *s, cJSON **out, struct npu_err *e
     b.pg_compare = false;
     b.out_dir = NULL;
     b.timeline = NULL;
+    b.rows = NULL;
     b.steps = NULL;
     b.missed = NULL;
     b.extra_key = NULL;
@@ -346,12 +374,21 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
         rc = serving_run(&o, x.pools, x.npools, &src, &sink, &t, e);
         if (rc && x.missed)
             rc = 1;
+        else if (rc && x.late)
+            rc = 2;
     }
     double *rows = NULL;
     if (!rc)
         energy_of(&x, &t, &rows);
     if (!rc && (x.col.oom || !rows))
         rc = npu_errf(e, "serving: out of memory");
+    if (!rc && s->rows) {   /* the requests' energies, in their records' order */
+        free(s->rows->energy_J);
+        if ((s->rows->energy_J = malloc((x.col.row_pass_J.n ? x.col.row_pass_J.n : 1) * sizeof *rows)))
+            memcpy(s->rows->energy_J, rows, x.col.row_pass_J.n * sizeof *rows);
+        else
+            rc = npu_errf(e, "serving: out of memory");
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!rc) {
         *summary = summary_of(&x, &t, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

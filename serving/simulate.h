@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "serving/engine.h"
+#include "serving/outputs.h"
 
 /* The pools' step models (their memos), kept from one simulation to the
  * next of the same spec but for its rate and workload: a search over rates
@@ -51,12 +52,15 @@ struct serving_spec {
     const struct pg_strategy *pg;      /* NULL: NoPG; else gating in passes (the energy pass) and idle */
     int dvfs;                          /* DVFS policy (power/pg.h), DVFS_NONE by default */
     bool pg_compare;                   /* with pg or dvfs: also run without, for summary "pg" */
+    struct serving_rows *rows;         /* NULL, or filled with the run's records */
+    double deadline_s;                 /* clock_monotonic_s() past which the run stops (late); 0: none */
     const char *extra_key;             /* NULL, or a key the summary gains, with a copy of extra */
     const cJSON *extra;
 };
 
 /* Runs s; *summary gets the summary tree (the caller frees it). -1 with e,
- * or 1 when s->missed stopped it: nothing is written then. */
+ * 1 when s->missed stopped it, 2 when the deadline passed: nothing is
+ * written then. */
 int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_err *e);
 
 #endif

@@ -23,7 +23,7 @@ import os
 import tempfile
 
 __all__ = ["Error", "version", "list_configs", "fields", "run", "power_gating", "deployment", "energy", "carbon", "slo",
-           "op", "sweep", "validate", "calibrate", "fleet", "ops_frame", "rows_frame"]
+           "op", "sweep", "validate", "calibrate", "fleet", "serving", "ops_frame", "rows_frame"]
 
 
 class Error(Exception):
@@ -367,6 +367,41 @@ def fleet(spec, configs=None, profile=None):
         with open(spec) as f:
             spec = json.load(f)
     return _call("/api/fleet", spec, configs, profile)
+
+
+def serving(model=None, chip=None, rate=None, requests=None, lengths=None, seed=None, system=None, set=None,
+            frames=True, configs=None, profile=None, **options):
+    """Requests served over time (npusim serving, docs/serving.md): model,
+    chip and system as in run(); rate (requests/s, Poisson), requests,
+    lengths ("chat", "summarize", "fixed:IN:OUT", ... or a CSV path) and
+    seed as the command's options, every other option by its name with
+    underscores (tp=8, scheduler="chunked", max_num_batched_tokens=512,
+    replicas=2, slo="ttft_p99_ms=500,tpot_p99_ms=50" or a dict of bounds,
+    find_rate=True, pg="Full", offline=True, trace="trace.csv", ...; the API's
+    keys, docs/api.md); set gives config fields. Every option left None is
+    the command's default. Returns {"summary": summary.json's dict,
+    "requests": requests.csv's rows, "iterations": iterations.csv's}, the
+    rows as pandas DataFrames (frames=False: dicts of columns, no pandas
+    needed)."""
+    with _Configs() as cfg:
+        req = {key: cfg(v) for key, v in (("model", model), ("chip", chip), ("system", system)) if v is not None}
+        for key, v in (("rate", rate), ("requests", requests), ("lengths", lengths), ("seed", seed)):
+            if v is not None:
+                req[key] = v
+        for key, v in options.items():
+            if v is None:
+                continue
+            if key == "slo" and isinstance(v, dict):
+                v = ",".join("%s=%s" % kv for kv in v.items())
+            req[key] = v
+        if set:
+            req["set"] = dict(set)
+        out = _call("/api/serving", req, configs, profile)
+    if frames:
+        pandas = _pandas("serving (frames=False needs nothing)")
+        out["requests"] = pandas.DataFrame(out["requests"])
+        out["iterations"] = pandas.DataFrame(out["iterations"])
+    return out
 
 
 def _pandas(what):

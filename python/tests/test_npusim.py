@@ -319,3 +319,37 @@ def test_slo_over_a_sweep_and_bad_requests():
         npusim.energy(sweep=SWEEP, pg=["Full"])
     with pytest.raises(npusim.Error, match="unknown member"):
         npusim._call("/api/energy", {"sweep": SWEEP, "pgs": ["NoPG"]})
+
+
+def test_serving_is_npusim_serving_s(tmp_path):
+    """npusim.serving gives the command's summary, and its requests and
+    iterations as DataFrames (or columns with frames=False)."""
+    import csv
+    import json
+    s = npusim.serving(model="llama3-8b", chip="h100", rate=2, requests=80, lengths="chat", seed=3,
+                       scheduler="chunked", max_num_batched_tokens=512)
+    cli("serving", "--configs", CONFIGS, "-m", "llama3-8b", "-c", "h100", "--rate", "2", "--requests", "80",
+        "--lengths", "chat", "--seed", "3", "--scheduler", "chunked", "--max-num-batched-tokens", "512",
+        "-o", str(tmp_path))
+    want = json.load(open(tmp_path / "summary.json"))
+    for k in ("duration_s", "ttft_ms", "tpot_ms", "energy_J", "requests"):
+        assert s["summary"][k] == want[k], k
+    rows = list(csv.DictReader(open(tmp_path / "requests.csv")))
+    assert list(s["requests"]["id"]) == [int(r["id"]) for r in rows]
+    assert len(s["iterations"]) == len(list(csv.DictReader(open(tmp_path / "iterations.csv"))))
+    cols = npusim.serving(model="llama3-8b", chip="h100", rate=2, requests=10, frames=False)
+    assert sorted(cols) == ["iterations", "requests", "summary"] and len(cols["requests"]["id"]) == 10
+
+
+def test_serving_find_rate_and_slo_dict():
+    s = npusim.serving(model="llama3-8b", chip="h100", requests=200, find_rate=True,
+                       slo={"ttft_p99_ms": 2000, "tpot_p99_ms": 30}, frames=False)
+    f = s["summary"]["find_rate"]
+    assert f["found"] and f["slo"] == {"ttft_p99_ms": 2000, "tpot_p99_ms": 30}
+
+
+def test_serving_bad_input_names_the_key():
+    with pytest.raises(npusim.Error, match='"max_num_seqs" "0": expected a whole number'):
+        npusim.serving(model="llama3-8b", chip="h100", max_num_seqs=0)
+    with pytest.raises(npusim.Error, match='unknown member "rates"'):
+        npusim.serving(model="llama3-8b", chip="h100", rates=2)

@@ -340,6 +340,39 @@ check "serve: 16 simulations at once, 8 in parallel, answer the same bytes" sh -
   seq 16 | xargs -P 8 -I{} sh -c \"curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/simulate' -d '{\\\"model\\\": \\\"llama3-8b\\\", \\\"chip\\\": \\\"tpuv5e\\\"}' | md5sum\" >'$SV/sums.txt' &&
   [ \"\$(wc -l <'$SV/sums.txt')\" = 16 ] && ! grep -q d41d8cd98f00b204e9800998ecf8427e '$SV/sums.txt' && [ \"\$(sort -u '$SV/sums.txt' | wc -l)\" = 1 ]"
 grep -h '^# serve load' "$T/log" 2>/dev/null || true
+check "serve: POST /api/serving answers npusim serving's summary, with the requests and passes as columns" sh -c "
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/serving' -d '{\"model\":\"llama3-8b\",\"chip\":\"h100\",\"rate\":2,\"requests\":100,\"lengths\":\"chat\",\"seed\":1}' >'$SV/srv.json' &&
+  $NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100 --rate 2 --requests 100 --lengths chat --seed 1 -o '$SV/srv' >/dev/null &&
+  python3 - '$SV/srv.json' '$SV/srv' <<'PY'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2] + '/summary.json'))
+for k in ('duration_s', 'ttft_ms', 'tpot_ms', 'energy_J', 'output_tokens_per_s'):
+    assert j['summary'][k] == s[k], k
+rows = list(csv.DictReader(open(sys.argv[2] + '/requests.csv')))
+assert [int(r['id']) for r in rows] == j['requests']['id']
+assert all(abs(float(r['energy_J']) - e) < 1e-5 for r, e in zip(rows, j['requests']['energy_J']))
+it = list(csv.DictReader(open(sys.argv[2] + '/iterations.csv')))
+assert len(it) == len(j['iterations']['duration_ms'])
+PY"
+check "serve: POST /api/serving with find_rate and an SLO answers max_rate_rps" sh -c "
+  curl -sf -X POST -H 'Content-Type: application/json' '$URL/api/serving' -d '{\"model\":\"llama3-8b\",\"chip\":\"h100\",\"requests\":200,\"find_rate\":true,\"slo\":\"ttft_p99_ms=2000,tpot_p99_ms=30\",\"rows\":false}' |
+  python3 -c 'import json,sys; j=json.load(sys.stdin); f=j[\"summary\"][\"find_rate\"]; assert f[\"found\"] and f[\"max_rate_rps\"] > 1 and \"requests\" not in j, j'"
+for bad in '{"rate":0}|"rate" "0": expected requests per second above 0' \
+           '{"requests":1000000}|"requests": 1000000; a server' \
+           '{"trace":"/etc/passwd"}|the server reads no file' \
+           '{"lengths":"/etc/passwd"}|the server reads no file' \
+           '{"scheduler":"fifo"}|"scheduler" "fifo": expected static' \
+           '{"max_num_seqs":0}|"max_num_seqs" "0": expected a whole number' \
+           '{"tp":0}|"tp": expected a whole number' \
+           '{"offline":1}|"offline": expected true or false' \
+           '{"model":"dlrm-s"}|not served' \
+           '{"rates":2}|unknown member "rates"'; do
+    body=${bad%%|*}; want=${bad#*|}
+    check "serve: POST /api/serving $body is 400 naming it" sh -c "
+      [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/serving' -d '$body')\" = 400 ] &&
+      python3 -c 'import json, sys; sys.exit(sys.argv[2] not in json.load(open(sys.argv[1]))[\"error\"])' '$SV/body' '$want'"
+done
 expect_fail "serve: a port in use says so, suggests --port N and exits 2" "port $PORT is in use; try --port [0-9]" \
     timeout 20 $NPUSIM serve --port "$PORT" --configs "$CFG_ABS"
 kill -TERM "$SV_PID" 2>/dev/null
