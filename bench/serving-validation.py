@@ -3,12 +3,12 @@
 bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
-                                             [--variant fixed-means|chunked]
+                                             [--variant fixed-means|continuous|chunked]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
-        request at the mean lengths); chunked runs every row with --scheduler chunked (npusim's
-        default budget, 2048 tokens a pass) instead of continuous.
+        request at the mean lengths); continuous and chunked run every row with that scheduler
+        instead of the engine's (below).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch) that was NOT used to fit npusim's presets: the h100, h200,
@@ -37,8 +37,12 @@ the printed summary):
                    which their own conditions name (I4: NVIDIA's H200 default, batch 806; I9: the AMD
                    vLLM harness, max_num_seqs 2048 offline as in I7). Otherwise npusim's default 256
                    (the TensorRT-LLM perf-overview rows: "batch chosen by the runtime", not stated).
-  scheduler        continuous (npusim's default: vLLM without chunked prefill). No row's source
-                   states chunked prefill with a token budget, so --scheduler chunked is never used.
+  scheduler        the row's engine's default, from its conditions: vLLM before 0.8 (V0: chunked
+                   prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) and JetStream (prefills
+                   inserted into decode slots) -> --scheduler continuous; TensorRT-LLM (MLPerf
+                   NVIDIA/HPE/Dell, perf-overview, NIM: in-flight batching mixes context and
+                   generation) -> --scheduler chunked with npusim's default budget (8192 tokens). No
+                   row states its token budget.
   lengths          fixed:IN:OUT when input_len/output_len are given (S5d, S6), with --max-context
                    IN+OUT. Otherwise the dataset the conditions name, as
                    lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV with --max-context = the deployment's
@@ -226,10 +230,22 @@ def build_args(row, configs):
     cap = in_flight_cap(row)
     if cap:
         args += ["--max-num-seqs", str(cap)]
-    if VARIANT == "chunked":
-        args += ["--scheduler", "chunked"]
+    args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
     return args
+
+
+def scheduler(row):
+    """The row's engine's default scheduling (see the header)."""
+    c = row["conditions"]
+    m = re.search(r"engine=vLLM (\d+)\.(\d+)", c)
+    if m:
+        return "continuous" if (int(m.group(1)), int(m.group(2))) < (0, 8) else "chunked"
+    if "jetstream" in c.lower():
+        return "continuous"
+    if "TensorRT-LLM" in c or "NIM" in c:
+        return "chunked"
+    raise Skip("the engine's scheduling is not stated")
 
 
 def run(binary, args):
@@ -285,8 +301,8 @@ def main(argv):
             jobs, i = int(argv[i + 1]), i + 2
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
-            if VARIANT not in ("fixed-means", "chunked"):
-                print("serving-validation: --variant takes fixed-means or chunked", file=sys.stderr)
+            if VARIANT not in ("fixed-means", "continuous", "chunked"):
+                print("serving-validation: --variant takes fixed-means, continuous or chunked", file=sys.stderr)
                 return 1
         else:
             binary, i = a, i + 1

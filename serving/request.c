@@ -195,7 +195,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     o->batch = (int64_t)num[SK_BATCH];
     o->max_num_seqs = (int64_t)num[SK_MAX_SEQS];
     o->max_num_batched_tokens = k->v[SK_MAX_TOKENS] ? (int64_t)num[SK_MAX_TOKENS]
-                                : o->scheduler == SCHED_CHUNKED ? 2048 : (int64_t)num[SK_MAX_CONTEXT];
+                                : o->scheduler == SCHED_CHUNKED ? 8192 : (int64_t)num[SK_MAX_CONTEXT];
     o->block_size = (int64_t)num[SK_BLOCK];
     o->swap = k->swap;
     o->max_requests = k->v[SK_REQUESTS] || !k->v[SK_TRACE] ? (int64_t)num[SK_REQUESTS] : 0;
@@ -251,7 +251,7 @@ int serving_build(const struct serving_knobs *k, const struct family *fam, const
                     k->json_names ? "\"replicas\"" : "--replicas N");
     double num[SK_N];
     b->spec = (struct serving_spec){ .fam = fam, .c = c, .prof = prof };
-    b->spec.o.scheduler = SCHED_CONTINUOUS;
+    b->spec.o.scheduler = SCHED_CHUNKED;   /* what vLLM V1, SGLang and TensorRT-LLM run by default */
     b->spec.o.router = ROUTE_ROUND_ROBIN;
     if (numbers(k, num, why, whylen) || combinations(k, b, why, whylen) || options(k, num, b, why, whylen) ||
         power(k, prof, configs, b, why, whylen) || workload(k, num, b, why, whylen)) {

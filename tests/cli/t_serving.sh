@@ -30,7 +30,7 @@ check "serving: DeepSeek static equal requests give run's TTFT (exact) and TPOT 
   $SD --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/ds128.json' &&
   python3 $SC equal '$SE/dsrun' '$SE/ds129.json' '$SE/ds128.json'"
 check "serving: DeepSeek continuous and chunked: Little's law, every token accounted; memoized = direct" sh -c "
-  $SD --rate 1 --requests 300 --seed 2 -o '$SE/ds-c' >/dev/null && python3 $SC accounting '$SE/ds-c' continuous &&
+  $SD --scheduler continuous --rate 1 --requests 300 --seed 2 -o '$SE/ds-c' >/dev/null && python3 $SC accounting '$SE/ds-c' continuous &&
   $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k' >/dev/null && python3 $SC accounting '$SE/ds-k' chunked &&
   NPUSIM_SERVING_NO_MEMO=1 $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k2' >/dev/null &&
   cmp '$SE/ds-k/iterations.csv' '$SE/ds-k2/iterations.csv'"
@@ -43,8 +43,8 @@ check "serving: the same seed gives the same bytes (summary less sim_wall_s); an
   cmp '$SE/a/requests.csv' '$SE/b/requests.csv' && cmp '$SE/a/iterations.csv' '$SE/b/iterations.csv' &&
   ! cmp -s '$SE/a/requests.csv' '$SE/c/requests.csv' && python3 $SC same_summary '$SE/a' '$SE/b'"
 check "serving: memoized step times equal direct ones (continuous and chunked)" sh -c "
-  $SV --rate 6 --requests 60 --seed 3 -o '$SE/m1' >/dev/null &&
-  NPUSIM_SERVING_NO_MEMO=1 $SV --rate 6 --requests 60 --seed 3 -o '$SE/m2' >/dev/null &&
+  $SV --scheduler continuous --rate 6 --requests 60 --seed 3 -o '$SE/m1' >/dev/null &&
+  NPUSIM_SERVING_NO_MEMO=1 $SV --scheduler continuous --rate 6 --requests 60 --seed 3 -o '$SE/m2' >/dev/null &&
   cmp '$SE/m1/iterations.csv' '$SE/m2/iterations.csv' &&
   $SV --scheduler chunked --max-num-batched-tokens 512 --rate 6 --requests 60 --seed 3 -o '$SE/m3' >/dev/null &&
   NPUSIM_SERVING_NO_MEMO=1 $SV --scheduler chunked --max-num-batched-tokens 512 --rate 6 --requests 60 --seed 3 -o '$SE/m4' >/dev/null &&
@@ -65,7 +65,7 @@ check "serving: a short KV cache preempts (recompute and swap), every request st
   $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 --swap -o '$SE/swap' >/dev/null &&
   python3 $SC preempt '$SE/pre' '$SE/swap'"
 check "serving: a prompt past the budget, or a context past the cache, is rejected and counted" sh -c "
-  $SV --max-num-batched-tokens 512 --offline --requests 5 --lengths fixed:1024:8 -o '$SE/rej' >/dev/null &&
+  $SV --scheduler continuous --max-num-batched-tokens 512 --offline --requests 5 --lengths fixed:1024:8 -o '$SE/rej' >/dev/null &&
   $SV --scheduler chunked --kv-reserve 0.79 --max-context 200000 --offline --requests 3 --lengths fixed:100000:10 -o '$SE/rej2' >/dev/null &&
   python3 $SC rejected '$SE/rej' 5 && python3 $SC rejected '$SE/rej2' 3"
 check "serving: closed loop of 3 clients never has more than 3 requests in flight" sh -c "
