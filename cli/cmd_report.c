@@ -30,7 +30,10 @@ static const char report_help[] =
     "section from the strategy traces beside it, the chip from its statistics' sim_config\n"
     "or -c). Several give one page of them all: a table of every run, time per\n"
     "operator type per run, throughput against batch and the Pareto front of the LLM\n"
-    "runs, and each run's energy per strategy where the traces are there.\n"
+    "runs, and each run's energy per strategy where the traces are there. A serving\n"
+    "run's folder (npusim serving -o DIR) gives its page: the summary, latency CDFs,\n"
+    "tokens per pass and KV-cache use over time, energy per request and power gating\n"
+    "against NoPG (figures latency_cdf, batch_over_time, kv_over_time, energy_cdf).\n"
     "\n"
     "options:\n" COMMON_HELP PARALLEL_HELP
     "  -o, --out FILE          the HTML page\n"
@@ -101,6 +104,32 @@ static int sweep_report(const char *path, double slo, const char *out_path, cons
     return 0;
 }
 
+
+/* A serving run's folder (npusim serving -o DIR): its page. */
+static int serving_report(const char *dir, const char *out, const char *svg_dir)
+{
+    static const char *const files[3] = { "summary.json", "requests.csv", "iterations.csv" };
+    char path[3][4200], *text[3] = { NULL, NULL, NULL };
+    size_t len[3] = { 0, 0, 0 };
+    struct npu_err e;
+    int rc = 0;
+    for (int i = 0; i < 3 && !rc; i++) {
+        snprintf(path[i], sizeof path[i], "%s/%s", dir, files[i]);
+        rc = !(text[i] = text_read_file(path[i], &len[i], &e));
+    }
+    char *fig[SERVING_FIG_COUNT] = { 0 }, *html = NULL;
+    if (!rc)
+        rc = !(html = serving_report_html(dir, text[0], len[0], path[0], text[1], len[1], path[1], text[2], len[2],
+                                          path[2], fig, &e));
+    for (int i = 0; i < 3; i++)
+        free(text[i]);
+    if (!rc)
+        rc = write_figures(html, fig, serving_figure_name, SERVING_FIG_COUNT, out, svg_dir, &e);
+    if (rc)
+        return report_error("report", &e);
+    printf("npusim report: wrote %s%s%s\n", out, svg_dir ? " and the figures in " : "", svg_dir ? svg_dir : "");
+    return 0;
+}
 
 /* Whether --tp, --dp, --pp, --ep or --seqlen was given: the sets common_opt
  * made for them (cli.h made_sets). */
@@ -199,6 +228,8 @@ int cmd_report(int argc, char **argv)
                                      "report -m simulates");
     if (sweep)
         return sweep_report(sweep, slo, out, svg_dir);
+    if (optind + 1 == argc && serving_dir_is(argv[optind]) && !run)
+        return serving_report(argv[optind], out, svg_dir);
     if (optind < argc)
         return files_report((const char *const *)argv + optind, argc - optind, run, &o, slo, out, svg_dir);
     struct loaded_config cfg;

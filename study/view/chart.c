@@ -263,28 +263,35 @@ enum { LC_W = 520, LC_H = 340, LC_LEFT = 70, LC_TOP = 40 };
 char *line_chart_svg(const struct line_chart *c)
 {
     double xlo = INFINITY, xhi = -INFINITY, yhi = 0;
+    bool lin = c->x_linear;
     for (size_t s = 0; s < c->n_series; s++)
         for (size_t i = 0; i < c->series[s].n; i++) {
-            xlo = fmin(xlo, log10(c->series[s].x[i])), xhi = fmax(xhi, log10(c->series[s].x[i]));
+            double x = lin ? c->series[s].x[i] : log10(c->series[s].x[i]);
+            xlo = fmin(xlo, x), xhi = fmax(xhi, x);
             yhi = fmax(yhi, c->series[s].y[i]);
         }
     if (c->x_mark > 0)
         xlo = fmin(xlo, log10(c->x_mark)), xhi = fmax(xhi, log10(c->x_mark));
     if (!(xlo <= xhi))
         xlo = 0, xhi = 1;
-    xlo = floor(xlo), xhi = ceil(xhi) > xlo ? ceil(xhi) : xlo + 1;
+    struct nice_axis xa = chart_nice_axis(xhi, 6);
+    if (lin)   /* from 0 to a nice end, a tick a step */
+        xlo = 0, xhi = xa.top;
+    else
+        xlo = floor(xlo), xhi = ceil(xhi) > xlo ? ceil(xhi) : xlo + 1;
     struct nice_axis ya = chart_nice_axis(yhi, 5);
     yhi = ya.top;
-#define LX(v) (LC_LEFT + (log10(v) - xlo) / (xhi - xlo) * LC_W)
+#define LX(v) (LC_LEFT + ((lin ? (v) : log10(v)) - xlo) / (xhi - xlo) * LC_W)
 #define LY(v) (LC_TOP + LC_H - (v) / yhi * LC_H)
     struct strbuf b = STRBUF_GROWING;
     svg_open(&b, LC_LEFT + LC_W + 230, LC_TOP + LC_H + 50, c->title);
     char t[32];
-    for (double d = xlo; d <= xhi + 1e-9; d++)
+    for (int k = 0; k <= (lin ? xa.n : (int)(xhi - xlo + 1e-9)); k++) {
+        double v = lin ? xa.step * k : pow(10, xlo + k);
         strbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/><text x=\"%.1f\" "
                           "y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                      LX(pow(10, d)), LC_TOP, LX(pow(10, d)), LC_TOP + LC_H, LX(pow(10, d)), LC_TOP + LC_H + 16,
-                      chart_tick(pow(10, d), t, sizeof t));
+                      LX(v), LC_TOP, LX(v), LC_TOP + LC_H, LX(v), LC_TOP + LC_H + 16, chart_tick(v, t, sizeof t));
+    }
     for (int k = 0; k <= ya.n; k++)
         strbuf_printf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/><text x=\"%d\" "
                           "y=\"%.1f\" text-anchor=\"end\">%s</text>\n",

@@ -57,6 +57,7 @@ struct line_chart {
     const struct xy_series *series;
     double x_mark;
     const char *mark_label;
+    bool x_linear;                   /* a linear x axis from 0 (time), not a log one */
 };
 char *line_chart_svg(const struct line_chart *c);
 

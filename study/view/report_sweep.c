@@ -191,7 +191,7 @@ static char *tput_figure(const struct srow *rows, size_t n, const struct tput_ax
         if (rows[i].oom)
             xs[used + k] = tput_x(ax, &rows[i]), ys[used + k] = tput_y(ax, &rows[i]), k++;
     add_unfit(se, &ns, xs + used, ys + used, k);
-    struct line_chart c = { ax->title, ax->x_label, ax->y_label, ns, se, 0, NULL };
+    struct line_chart c = { ax->title, ax->x_label, ax->y_label, ns, se, 0, NULL, false };
     char *svg = xs && ys && names ? line_chart_svg(&c) : NULL;
     free(xs), free(ys), free(names);
     return svg;
@@ -232,7 +232,7 @@ static char *pareto_figure(const struct srow *rows, size_t n, const size_t *fron
     char mark[64];
     snprintf(mark, sizeof mark, "SLO %g ms", slo);
     struct line_chart c = { "Time per output token against throughput per chip", "TPOT (ms)",
-                            "output tokens/s per chip", ns, se, slo, mark };
+                            "output tokens/s per chip", ns, se, slo, mark, false };
     char *svg = line_chart_svg(&c);
     free(x), free(y);
     return svg;

@@ -8,6 +8,7 @@
  *   report_tree.h     many runs read back from files as one report
  *   report_files.h    the runs a results tree or output folder holds
  *   report_sweep.h    a sweep's summary CSV as a report
+ *   report_serving.h  a serving run's folder as a report
  *   chart.h           stacked bar charts as SVG
  *   roofline.h        a chip's roofline as SVG (`npusim roofline`)
  *   timeline.h        a timed trace as Chrome trace-event JSON
@@ -19,6 +20,7 @@
 #include "study/view/report_tree.h"
 #include "study/view/report_files.h"
 #include "study/view/report_sweep.h"
+#include "study/view/report_serving.h"
 #include "study/view/chart.h"
 #include "study/view/roofline.h"
 #include "study/view/timeline.h"

@@ -114,6 +114,17 @@ check "serving: --timeline: a slice per pass per replica and the tracks of the r
   $SV --rate 3 --requests 10 --timeline '$SE/tl2.json' >/dev/null && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$SE/tl2.json'"
 expect_fail "serving: a --timeline in a missing folder exits 2 and writes nothing" "tl-missing" \
   $SV --requests 5 --timeline "$SE/tl-missing/x/t.json" -o "$SE/bad1"
+check "serving: npusim report DIR on a serving folder: the summary, power gating and four figures" sh -c "
+  $SV --rate 3 --requests 80 --pg Full -o '$SE/rep' >/dev/null &&
+  $NPUSIM report '$SE/rep' -o '$SE/rep.html' --svg-dir '$SE/rep-figs' >/dev/null &&
+  for f in latency_cdf batch_over_time kv_over_time energy_cdf; do grep -q '<svg' '$SE/rep-figs/'\$f.svg || exit 1; done &&
+  grep -q 'energy saved against NoPG' '$SE/rep.html' && grep -q 'Latency CDFs' '$SE/rep.html' &&
+  grep -q '<td>80 </td>' '$SE/rep.html'"
+mkdir -p "$SE/badrep" && printf '{}\n' >"$SE/badrep/summary.json" &&
+  printf 'id,arrival_s,ttft_ms,tpot_ms,e2e_s,energy_J,status\n0,0.1,5,x,1,2,ok\n' >"$SE/badrep/requests.csv" &&
+  printf 'start_s,duration_ms,prefill_tokens,decode_tokens,kv_blocks_used,kv_blocks_total\n' >"$SE/badrep/iterations.csv"
+expect_fail "serving: report on a serving folder with a bad cell names the file, line and column" \
+  'badrep/requests.csv: line 2: column "tpot_ms": expected a number, got "x"' $NPUSIM report "$SE/badrep" -o "$SE/bad1/r.html"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "

@@ -89,7 +89,7 @@ static void test_line_chart_axis(void **state)
     (void)state;
     const double x[] = { 1, 8, 1000 }, y[] = { 9.4, 66.8, 366.6 };
     struct xy_series se = { "s", 3, x, y, true, false, false };
-    struct line_chart c = { "t", "batch", "tokens/s", 1, &se, 0, NULL };
+    struct line_chart c = { "t", "batch", "tokens/s", 1, &se, 0, NULL, false };
     char *svg = line_chart_svg(&c);
     assert_non_null(svg);
     assert_non_null(strstr(svg, "text-anchor=\"end\">400</text>"));
