@@ -157,6 +157,10 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
     if (r->n < SERVING_FIND_TRIALS) {
         struct serving_rate_trial *t = &r->trials[r->n++];
         *t = (struct serving_rate_trial){ .rate_rps = rate, .meets = ok, .stopped = rc == 1, .missed = w.missed };
+        const cJSON *rps = cJSON_GetObjectItemCaseSensitive(sum, "request_throughput_rps");
+        const cJSON *tps = cJSON_GetObjectItemCaseSensitive(sum, "output_tokens_per_s");
+        t->throughput_rps = cJSON_IsNumber(rps) ? rps->valuedouble : NAN;
+        t->output_tokens_per_s = cJSON_IsNumber(tps) ? tps->valuedouble : NAN;
         for (int i = 0; i < slo->n; i++) {
             t->value[i] = sum ? serving_slo_value(&slo->b[i], sum) : NAN;
             if (t->missed < 0 && t->value[i] > slo->b[i].limit)
@@ -289,6 +293,11 @@ cJSON *serving_find_json(const struct serving_find_result *r, const struct servi
         cJSON_AddBoolToObject(t, "stopped_early", r->trials[k].stopped);
         if (r->trials[k].missed >= 0)
             cJSON_AddStringToObject(t, "missed", slo->b[r->trials[k].missed].key);
+        const double served[2] = { r->trials[k].throughput_rps, r->trials[k].output_tokens_per_s };
+        static const char *const served_key[2] = { "request_throughput_rps", "output_tokens_per_s" };
+        for (int i = 0; i < 2; i++)
+            if (isfinite(served[i]))
+                cJSON_AddNumberToObject(t, served_key[i], served[i]);
         for (int i = 0; i < slo->n; i++) {
             double v = r->trials[k].value[i];
             if (isfinite(v))

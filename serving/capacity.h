@@ -65,6 +65,7 @@ struct serving_rate_trial {
     bool stopped;                      /* stopped once the SLO was missed for certain */
     int missed;                        /* the first bound missed (-1: none) */
     double value[SERVING_SLO_MAX];     /* each bound's statistic at that rate (NAN: stopped) */
+    double throughput_rps, output_tokens_per_s;   /* served (NAN: stopped) */
 };
 
 struct serving_find_result {

@@ -292,11 +292,11 @@ for i in ('fpue', 'fci', 'flife'):   # the carbon defaults are the server's
     tag = re.search(r'<input id=\"%s\"[^>]*>' % i, html).group(0)
     assert 'value=' not in tag, tag
 calls = re.search(r'init\(\)\.then\(\(\) => Promise\.all\(\[([^\]]*)\]\)\)', html)
-assert calls and set(calls.group(1).split(', ')) == {'run()', 'fleet()', 'sweep()', 'check()'}, calls
+assert calls and set(calls.group(1).split(', ')) == {'run()', 'serve()', 'fleet()', 'sweep()', 'check()'}, calls
 assert '#demo' not in html
 PY"
 if command -v chromium >/dev/null 2>&1; then
-    check "serve: the page in headless chromium shows a configuration, a fleet, a sweep and a validation on first load (DOM tables and figures, no console error, a screenshot); a link presets llama3-70b on 4 H100s" sh -c "
+    check "serve: the page in headless chromium shows a configuration, a serving run with its rate curve, a fleet, a sweep and a validation on first load (DOM tables and figures, no console error, a screenshot); a link presets llama3-70b on 4 H100s" sh -c "
       timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --enable-logging=stderr --v=0 \
         --dump-dom '$URL/' >'$SV/dom.html' 2>'$SV/console.log' &&
       timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 --window-size=1100,4000 \
@@ -320,7 +320,8 @@ class P(HTMLParser):
 p = P(); p.feed(open(sys.argv[1]).read())
 assert {'sim-summary', 'pg-energy', 'by-type', 'errors', 'overall', 'val-roofline', 'fig-time', 'fig-roofline', 'fig-energy',
         'fig-pg', 'fleet-total', 'fig-fleet', 'fleet-rows', 'fleet-assumed', 'sweep-counts', 'fig-tput', 'fig-chips',
-        'fig-pareto', 'sweep-rows'} <= p.ids, p.ids
+        'fig-pareto', 'sweep-rows', 'serve-summary', 'serve-knee', 'fig-serve-cdf', 'fig-serve-rate', 'fig-serve-tput'} <= p.ids, p.ids
+assert 'requests/s' in p.text['serve-knee'], p.text['serve-knee']
 assert p.options > 20 and getattr(p, 'triangles', 0) >= 2 and set(p.cls) <= {'good', 'fair', 'poor'} and p.cls, (p.options, p.cls)
 assert p.text['sim-summary'].startswith('llama3-8b on tpuv5p (1 chip'), p.text['sim-summary']
 q = P(); q.feed(open(sys.argv[2]).read())
