@@ -23,6 +23,8 @@
 
 #include "base/lists.h"
 #include "cli/cli.h"
+#include "cli/sweep_serving.h"
+#include "serving/serving.h"
 #include "cli/interrupt.h"
 #include "cli/mpi_world.h"
 #include "cli/options.h"
@@ -86,7 +88,11 @@ static const char sweep_help_mid[] =
     "      --util U            summary: duty cycle in (0, 1] (default: the system config's)\n"
     "      --lifetime L        summary: lifetime in years (default: the system config's)\n"
     "      --skip-existing     leave configurations whose files are there (resumes a killed sweep)\n"
-    "      --dry-run           simulate every valid configuration but write nothing\n";
+    "      --dry-run           simulate every valid configuration but write nothing\n"
+    "  a serving spec (\"workload\": \"serving\", docs/serving.md): every point a serving run\n"
+    "      --slo BOUNDS        e.g. ttft_p99_ms=2000,tpot_p99_ms=50 (overrides the spec's)\n"
+    "      --select WHAT       fewest_chips, energy or carbon: the point meeting the SLO with\n"
+    "                          the fewest chips, least energy or carbon per request\n";
 
 
 /* "K/N" into *k, *n (the request checks 1 <= K <= N); -1 if it is not that. */
@@ -129,7 +135,8 @@ static int slurm_shard(long *k, long *n)
 }
 
 enum { O_MODELS = 1000, O_WORKLOAD, O_VERSIONS, O_CHIPS, O_BATCHES, O_SEQLEN, O_OUT, O_SKIP, O_DRY,
-       O_SUMMARY, O_SPEC, O_SHARD, O_PG, O_DVFS, O_CI, O_UTIL, O_LIFE, O_STATS, O_DP, O_TP, O_PP, O_EP };
+       O_SUMMARY, O_SPEC, O_SHARD, O_PG, O_DVFS, O_CI, O_UTIL, O_LIFE, O_STATS, O_DP, O_TP, O_PP, O_EP, O_SLO,
+       O_SELECT };
 
 #define SWEEP_SHARED (SHARED_CONFIGS | SHARED_PROFILE | SHARED_JOBS | SHARED_QUIET)
 
@@ -180,6 +187,7 @@ struct sweep_args {
     struct sweep_request r;
     struct shared_opts sh;
     const char *models, *versions, *chips, *batches, *seqlen, *shard;   /* as given */
+    const char *slo, *select;          /* a serving spec's */
     struct list lm, lv, lc, lb;
     int64_t num_chips[MAX_LIST], batch_sizes[MAX_LIST];
 };
@@ -212,6 +220,8 @@ static int take_plain(int ch, const char *arg, struct sweep_args *a)
     case O_PG: r->pg = arg; return 1;
     case O_DVFS: r->dvfs = arg; return 1;
     case O_STATS: r->stats = true; return 1;
+    case O_SLO: a->slo = arg; return 1;
+    case O_SELECT: a->select = arg; return 1;
     default: return 0;
     }
 }
@@ -234,6 +244,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep_args *a)
         { "stats", no_argument, 0, O_STATS }, SHARED_LONGOPT_QUIET,
         { "dp", required_argument, 0, O_DP }, { "tp", required_argument, 0, O_TP },
         { "pp", required_argument, 0, O_PP }, { "ep", required_argument, 0, O_EP },
+        { "slo", required_argument, 0, O_SLO }, { "select", required_argument, 0, O_SELECT },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -452,6 +463,20 @@ int cmd_sweep(int argc, char **argv)
     a->r = sweep_request_default();
     shared_opts_init(&a->sh);
     int rc = parse_sweep_args(argc, argv, a);
+    if (!rc && a->r.spec_file && serving_sweep_is(a->r.spec_file)) {
+        /* a serving spec: its own lists; the other options configure the batch sweep */
+        rc = a->models || a->versions || a->chips || a->batches || a->seqlen || a->shard || a->r.out ||
+                     a->r.pg || a->r.dvfs || a->r.dry_run || a->r.skip_existing
+                 ? usage_error("sweep", "--spec %s is a serving spec: its models, chips and options are in it; "
+                                        "--summary, --slo, --select, --configs and --profile apply", a->r.spec_file)
+                 : sweep_serving(a->r.spec_file, a->r.summary, a->slo, a->select, &a->sh);
+        sweep_args_free(a);
+        free(a);
+        return rc;
+    }
+    if (!rc && (a->slo || a->select))
+        rc = usage_error("sweep", "--slo and --select choose among a serving spec's runs (\"workload\": "
+                                  "\"serving\"); for a batch sweep, --slo-tpot-ms is report's");
     if (!rc)
         rc = request_lists(a);
     if (!rc) {

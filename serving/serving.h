@@ -12,6 +12,7 @@
  *   simulate.h   one simulation end to end
  *   capacity.h   an SLO, and the highest rate that meets it
  *   request.h    the knobs every front end fills, checked into a spec
+ *   sweep.h      a sweep of serving runs and the pick at an SLO
  *   timeline.h   a run as Chrome trace JSON
  * No data structure of its own. */
 #ifndef NPUSIM_SERVING_H
@@ -26,6 +27,7 @@
 #include "serving/simulate.h"
 #include "serving/step.h"
 #include "serving/summary.h"
+#include "serving/sweep.h"
 #include "serving/timeline.h"
 #include "serving/trace_in.h"
 #include "serving/workload.h"

@@ -281,5 +281,21 @@ def timeline(tfile, d):
             assert abs(a["ts"] + a["dur"] - b["ts"]) < 2e-2
 
 
+def sweep(csvfile, out, points, select):
+    """Every point a row; refused points say why; the selection is the row
+    meeting the SLO with the least of its criterion."""
+    rows = list(csv.DictReader(open(csvfile)))
+    assert len(rows) == int(points), len(rows)
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert ok and all(r["message"] for r in rows if r["status"] == "refused")
+    key = {"fewest_chips": "chips", "energy": "energy_per_request_J", "carbon": "carbon_per_request_g"}[select]
+    meet = [r for r in ok if r["meets_slo"] == "True"]
+    best = min(meet, key=lambda r: (float(r[key]), float(r["energy_per_request_J"])))
+    text = open(out).read()
+    sel = text.split("selected (")[1].splitlines()[1]
+    assert best["model"] in sel and best["chip"] in sel and ("rate=%s " % best["rate"]) in sel, (sel, best)
+    assert ("replicas=%s " % best["replicas"]) in sel, (sel, best)
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

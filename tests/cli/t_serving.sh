@@ -125,6 +125,21 @@ mkdir -p "$SE/badrep" && printf '{}\n' >"$SE/badrep/summary.json" &&
   printf 'start_s,duration_ms,prefill_tokens,decode_tokens,kv_blocks_used,kv_blocks_total\n' >"$SE/badrep/iterations.csv"
 expect_fail "serving: report on a serving folder with a bad cell names the file, line and column" \
   'badrep/requests.csv: line 2: column "tpot_ms": expected a number, got "x"' $NPUSIM report "$SE/badrep" -o "$SE/bad1/r.html"
+cat >"$SE/sweep.json" <<'JSON'
+{"workload": "serving", "models": ["llama3-8b", "llama3-70b"], "chips": ["h100"],
+ "serving": {"requests": 120, "rate": [2, 6], "replicas": [1, 2], "lengths": "chat"},
+ "slo": "ttft_p99_ms=1500,tpot_p99_ms=30", "select": "fewest_chips"}
+JSON
+check "serving: a serving sweep spec runs every point (70B on one H100 refused, saying why) and selects the fewest chips meeting the SLO" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --spec '$SE/sweep.json' --summary '$SE/sweep.csv' >'$SE/sweep.txt' &&
+  python3 $SC sweep '$SE/sweep.csv' '$SE/sweep.txt' 8 fewest_chips &&
+  $NPUSIM sweep --configs $CONFIGS --spec '$SE/sweep.json' --select energy --summary '$SE/sweep2.csv' >'$SE/sweep2.txt' &&
+  python3 $SC sweep '$SE/sweep2.csv' '$SE/sweep2.txt' 8 energy"
+printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"rates": [1]}}' >"$SE/badsweep.json"
+expect_fail "serving: a serving sweep spec with an unknown option names the file and the key" \
+  'badsweep.json: "serving": unknown option "rates"' $NPUSIM sweep --configs $CONFIGS --spec "$SE/badsweep.json" --summary "$SE/bad1/s.csv"
+expect_fail "serving: --select on a batch sweep is refused" "--slo and --select choose among a serving spec" \
+  $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c 5p --num-chips 1 --batch-sizes 1 --select energy --summary "$SE/bad1/s.csv"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "
