@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "serving/serving.h"
 #include "study/stages/stages.h"
 
 /* A server's deployments name configs, never paths. */
@@ -52,6 +53,7 @@ int api_fleet(const struct api_ctx *ctx, const cJSON *req, struct api_response *
     if (status)
         return api_reply_error(r, status, msg);
     struct fleet_request fr = fleet_request_default();
+    fr.serving = serving_fleet_estimate;
     fr.tree = req;
     fr.name = "fleet";
     fr.configs = ctx->configs;

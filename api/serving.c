@@ -27,35 +27,6 @@
 
 #define API_SERVING_MAX_REQUESTS 100000
 
-/* The body's knobs as text (numbers printed back, as a command line would
- * give them) into k; bufs holds the printed ones. 0, or -1 with msg. */
-static int knobs_of(const cJSON *req, struct serving_knobs *k, char bufs[SK_N][48], char *msg, size_t n)
-{
-    memset(k, 0, sizeof *k);
-    k->json_names = true;
-    for (int i = 0; i < SK_N; i++) {
-        const char *key = serving_knob_name((enum serving_knob)i, true);
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, key);
-        if (!x)
-            continue;
-        if (cJSON_IsString(x))
-            k->v[i] = x->valuestring;
-        else if (cJSON_IsNumber(x) && isfinite(x->valuedouble))
-            snprintf(bufs[i], 48, "%.17g", x->valuedouble), k->v[i] = bufs[i];
-        else
-            return snprintf(msg, n, "\"%s\": expected a number or a string", key), -1;
-    }
-    static const char *const flags[] = { "offline", "swap", "find_rate" };
-    bool *to[] = { &k->offline, &k->swap, &k->find_rate };
-    for (size_t i = 0; i < 3; i++) {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, flags[i]);
-        if (x && !cJSON_IsBool(x))
-            return snprintf(msg, n, "\"%s\": expected true or false", flags[i]), -1;
-        *to[i] = cJSON_IsTrue(x);
-    }
-    return 0;
-}
-
 /* A server's limits: requests bounded, no file read. */
 static int bounded(const struct api_ctx *ctx, const struct serving_knobs *k, char *msg, size_t n)
 {
@@ -162,7 +133,7 @@ int api_serving(const struct api_ctx *ctx, const cJSON *req, struct api_response
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(req, "rows");
     if (rows && !cJSON_IsBool(rows))
         return api_reply_error(r, 400, "\"rows\": expected true or false");
-    if (knobs_of(req, &k, bufs, msg, sizeof msg) || bounded(ctx, &k, msg, sizeof msg))
+    if (serving_knobs_from_json(req, &k, bufs, msg, sizeof msg) || bounded(ctx, &k, msg, sizeof msg))
         return api_reply_error(r, 400, msg);
     cJSON *body = with_degrees(req, msg, sizeof msg);
     if (!body)

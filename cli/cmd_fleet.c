@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "serving/serving.h"
 #include "study/stages/stages.h"
 
 static const char fleet_usage[] =
@@ -65,6 +66,7 @@ int cmd_fleet(int argc, char **argv)
     if (optind != argc - 1)
         return usage_error("fleet", "expected one fleet file");
     struct fleet_request r = fleet_request_default();
+    r.serving = serving_fleet_estimate;   /* deployments driven by a request rate (docs/fleet.md) */
     r.path = argv[optind];
     r.configs = sh.configs;
     r.prof = sh.prof;

@@ -60,6 +60,33 @@ int serving_knob_find(const char *name)
     return -1;
 }
 
+int serving_knobs_from_json(const cJSON *req, struct serving_knobs *k, char bufs[SK_N][48], char *msg, size_t n)
+{
+    memset(k, 0, sizeof *k);
+    k->json_names = true;
+    for (int i = 0; i < SK_N; i++) {
+        const char *key = serving_knob_name((enum serving_knob)i, true);
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, key);
+        if (!x)
+            continue;
+        if (cJSON_IsString(x))
+            k->v[i] = x->valuestring;
+        else if (cJSON_IsNumber(x) && isfinite(x->valuedouble))
+            snprintf(bufs[i], 48, "%.17g", x->valuedouble), k->v[i] = bufs[i];
+        else
+            return snprintf(msg, n, "\"%s\": expected a number or a string", key), -1;
+    }
+    static const char *const flags[] = { "offline", "swap", "find_rate" };
+    bool *to[] = { &k->offline, &k->swap, &k->find_rate };
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, flags[i]);
+        if (x && !cJSON_IsBool(x))
+            return snprintf(msg, n, "\"%s\": expected true or false", flags[i]), -1;
+        *to[i] = cJSON_IsTrue(x);
+    }
+    return 0;
+}
+
 /* How a message names knob k: --rate or "rate". */
 static const char *label(const struct serving_knobs *k, enum serving_knob i, char *buf, size_t n)
 {

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "power/pg.h"
 #include "serving/capacity.h"
 #include "serving/simulate.h"
@@ -39,6 +41,12 @@ struct serving_knobs {
 const char *serving_knob_name(enum serving_knob k, bool json);
 /* The knob with that name (either spelling), or -1. */
 int serving_knob_find(const char *name);
+
+/* The knobs of a JSON object (POST /api/serving's keys; numbers printed
+ * back as text into bufs, as a command line would give them; "offline",
+ * "swap", "find_rate" booleans). Other keys are the caller's to check.
+ * 0, or -1 with why naming the key. */
+int serving_knobs_from_json(const cJSON *o, struct serving_knobs *k, char bufs[SK_N][48], char *why, size_t n);
 
 struct serving_build {
     struct serving_spec spec;

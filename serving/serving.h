@@ -13,6 +13,7 @@
  *   capacity.h   an SLO, and the highest rate that meets it
  *   request.h    the knobs every front end fills, checked into a spec
  *   sweep.h      a sweep of serving runs and the pick at an SLO
+ *   fleet.h      a fleet deployment driven by a request rate
  *   timeline.h   a run as Chrome trace JSON
  * No data structure of its own. */
 #ifndef NPUSIM_SERVING_H
@@ -20,6 +21,7 @@
 
 #include "serving/capacity.h"
 #include "serving/energy.h"
+#include "serving/fleet.h"
 #include "serving/engine.h"
 #include "serving/metrics.h"
 #include "serving/outputs.h"

@@ -17,6 +17,7 @@
  *   results.h         what one stage produced, held in memory for the next
  *   ordered_pool.h    tasks on N threads, results consumed in order
  *   stage_progress.h  how a long stage reports how far it is
+ *   serving_hook.h    the serving engine's estimate of a deployment, as a hook
  * No data structure of its own. */
 #ifndef NPUSIM_STUDY_RUN_FRONT_H
 #define NPUSIM_STUDY_RUN_FRONT_H
@@ -31,6 +32,7 @@
 #include "study/run/pyjson.h"
 #include "study/run/results.h"
 #include "study/run/ordered_pool.h"
+#include "study/run/serving_hook.h"
 #include "study/run/stage_progress.h"
 
 #endif

@@ -76,7 +76,8 @@ static int parse_site(const cJSON *o, struct fleet_site *s, const char **field, 
 static const char *const top_keys[] = { "defaults", "deployments" };
 static const char *const site_keys[] = { SITE_KEYS };
 static const char *const deployment_keys[] = {
-    "name", "model", "chip", "workload", "num_chips", "batch_size", "replicas", "parallelism", "load", SITE_KEYS,
+    "name", "model", "chip", "workload", "num_chips", "batch_size", "replicas", "parallelism", "load", "serving",
+    SITE_KEYS,
 };
 static const char *const parallelism_keys[] = { "dp", "tp", "pp", "ep", "dp_dcn", "pp_dcn" };
 static const char *const load_keys[] = { "tokens_per_sec", "requests_per_sec", "iterations_per_sec", "duty_cycle" };
@@ -181,10 +182,74 @@ static int parse_deployment(const char *file, int i, const cJSON *o, const struc
                              "an object with exactly one of tokens_per_sec, requests_per_sec, "
                              "iterations_per_sec, duty_cycle");
     }
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(o, "serving");
+    if (sv) {   /* a rate through the serving simulation: a replica of the given chips, TP over them by default */
+        if (!cJSON_IsObject(sv) || l || strcmp(d->workload, "inference"))
+            return field_err(e, file, i, "serving", "an object of the serving options (rate, lengths, ...), "
+                                                    "without \"load\", for inference");
+        if (d->best)
+            d->par = (struct parallel_cfg){ d->num_chips, 1, d->num_chips, 1, 1, 1, 1, 1, 1 }, d->best = false;
+        if (d->par.dp != 1 || d->par.dp_dcn != 1)
+            return field_err(e, file, i, "parallelism", "no dp with \"serving\" (replicas are \"replicas\")");
+        d->serving = sv, d->by_serving = true;
+    }
     const char *field, *expected;
     if (parse_site(o, &d->site, &field, &expected))
         return field_err(e, file, i, field, expected);
     return 0;
+}
+
+static void take_defaults(struct fleet_deployment *d, const struct loaded_config *c, const struct profile *prof);
+
+/* A "serving" deployment: its replicas serve the requests through the
+ * hook; the year's energy is the run's average power, idle time included. */
+static int evaluate_serving(const struct fleet_request *r, const struct profile *prof, struct fleet_deployment *d,
+                            struct npu_err *e)
+{
+    if (!r->serving)
+        return npu_errf(e, "\"serving\": this front end has no serving engine (npusim fleet and POST /api/fleet do)");
+    struct config_request cr = { r->configs, d->model, d->chip, NULL, NULL, 0, r->only_configs };
+    struct loaded_config c;
+    if (config_load(&cr, &c, e)) {
+        config_free(&c);
+        return -1;
+    }
+    take_defaults(d, &c, prof);
+    const struct family *fam = family_find(&c.model, "inference");
+    int rc = fam ? 0 : npu_errf(e, "model \"%s\": no inference family to serve", d->model);
+    if (!rc) {
+        c.model.tensor_parallelism_degree = d->par.tp;
+        c.model.pipeline_parallelism_degree = d->par.pp;
+        if (d->par.ep > 1)
+            c.model.expert_parallelism_degree = d->par.ep;
+        family_apply_batch(&c, fam, 0);
+        rc = r->serving(fam, &c, prof, r->configs, d->serving, d->replicas, d->site.pg, &d->srv, e);
+    }
+    if (!rc) {
+        const struct fleet_serving_out *s = &d->srv;
+        double hours = HOURS_PER_YEAR, chips = (double)s->chips;
+        d->embodied_kg = c.chip.embodied_carbon_kgCO2;
+        d->idle_W = carbon_idle_power_W(&c.chip, strcmp(d->site.pg, "NoPG") != 0) * (double)d->num_chips;
+        d->cap = (struct family_capacity){ .unit = "requests", .units_per_sec = s->served_rps / (double)d->replicas,
+                                           .active_power_W = s->avg_power_W / (double)d->replicas };
+        snprintf(d->pstr, sizeof d->pstr, "tp%lld-pp%lld serving", (long long)d->par.tp, (long long)d->par.pp);
+        struct fleet_out *o = &d->out;
+        o->utilisation = s->busy_fraction;
+        o->overloaded = s->overloaded;
+        /* an overloaded run served what it could: its replicas scaled to the offered rate */
+        o->replicas_needed = s->overloaded && s->served_rps > 0
+                                 ? (int64_t)ceil((double)d->replicas * s->offered_rps / s->served_rps) : d->replicas;
+        o->avg_power_W = s->avg_power_W;
+        o->annual_energy_MWh = s->avg_power_W * hours / 1e6 * d->site.pue;
+        o->operational_tCO2e = o->annual_energy_MWh * d->site.ci;
+        o->embodied_tCO2e = d->site.lifetime > 0 ? d->embodied_kg * chips / d->site.lifetime / 1e3 : 0;
+        o->total_tCO2e = o->operational_tCO2e + o->embodied_tCO2e;
+        o->units_per_year = s->served_rps * hours * 3600;
+        o->facility_energy_per_unit_J = o->units_per_year > 0 ? o->annual_energy_MWh * 3.6e9 / o->units_per_year : 0;
+        o->kgCO2e_per_unit = o->units_per_year > 0 ? o->total_tCO2e * 1e3 / o->units_per_year : 0;
+    }
+    config_free(&c);
+    return rc;
 }
 
 /* Simulates one candidate configuration; fills d->cap. */
@@ -420,6 +485,15 @@ cJSON *fleet_json(const struct fleet_deployment *d, int n, const struct fleet_ou
         if (d[i].cap.has_mem)
             json_add_f64(x, "memory_GiB", d[i].cap.mem_GiB);
         cJSON_AddBoolToObject(x, "out_of_memory", d[i].oom);
+        if (d[i].by_serving) {
+            cJSON *s = cJSON_AddObjectToObject(x, "serving");
+            json_add_f64(s, "offered_rps", d[i].srv.offered_rps);
+            json_add_f64(s, "served_rps", d[i].srv.served_rps);
+            json_add_f64(s, "busy_fraction", d[i].srv.busy_fraction);
+            json_add_f64(s, "energy_per_request_J", d[i].srv.energy_per_request_J);
+            json_add_f64(s, "ttft_p99_ms", d[i].srv.ttft_p99_ms);
+            json_add_f64(s, "tpot_p99_ms", d[i].srv.tpot_p99_ms);
+        }
         cJSON_AddItemToArray(a, x);
     }
     cJSON *t = cJSON_AddObjectToObject(o, "total");
@@ -560,7 +634,9 @@ static int evaluate_all(const struct fleet_request *r, const struct profile *pro
         }
         stage_progress_update(shown, i);
         struct npu_err why;
-        int bad = fleet_evaluate(r->configs, r->only_configs, prof, d, &why);
+        int bad = d->by_serving ? evaluate_serving(r, prof, d, &why)
+                                : fleet_evaluate(r->configs, r->only_configs, prof, d, &why);
+        d->serving = NULL;   /* the tree's, gone after fleet_run */
         stage_progress_end(shown);   /* a message after starts on a clean line; the next update redraws */
         if (bad)
             rc = npu_errf(e, "%s: deployments[%d] (\"%s\"): %s", name, i, d->name, why.msg);

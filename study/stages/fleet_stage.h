@@ -48,6 +48,12 @@ struct fleet_deployment {
     char load_unit[32];       /* "tokens", "requests", "iterations" */
     double duty;              /* with no load; NAN: the system config's */
     struct fleet_site site;
+    /* "serving": a request rate and lengths served through the serving
+     * simulation (the keys of POST /api/serving) instead of a load or duty
+     * cycle; borrowed from the fleet's tree while fleet_run runs */
+    const cJSON *serving;
+    bool by_serving;
+    struct fleet_serving_out srv;
     /* results */
     struct family_capacity cap;
     int64_t chip_hbm_GB;      /* one chip's HBM, for the out-of-memory warning */
@@ -78,6 +84,8 @@ struct fleet_request {
                                  * NULL: nothing written */
     double deadline_s;          /* clock_monotonic_s() past which no further deployment is begun
                                  * (the first always is); 0: none */
+    fleet_serving_fn serving;   /* how a "serving" deployment is simulated (the front end's: cli/ and
+                                 * api/ give serving_fleet_estimate); NULL: such a deployment is an error */
 };
 
 /* The defaults: the default profile, configs looked up the usual way, no

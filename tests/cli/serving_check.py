@@ -297,5 +297,22 @@ def sweep(csvfile, out, points, select):
     assert ("replicas=%s " % best["replicas"]) in sel, (sel, best)
 
 
+def fleet(fleet_json, serving_json):
+    """A fleet deployment driven by a rate through serving is the serving
+    run: its average power x a year x PUE is the annual energy; a single
+    replica at the same rate is overloaded and says how many it needs."""
+    f = json.load(open(fleet_json))["deployments"]
+    s = json.load(open(serving_json))
+    d = f[0]
+    pue = d["pue"]
+    want = s["avg_power_W_per_chip"] * s["setting"]["chips"] * 365 * 24 * pue / 1e6
+    assert close(d["annual_energy_MWh"], want, 1e-9), (d["annual_energy_MWh"], want)
+    assert close(d["serving"]["energy_per_request_J"], s["energy_per_request_J"], 1e-12)
+    assert not d["overloaded"] and d["serving"]["served_rps"] == 12
+    assert close(d["units_per_year"], 12 * 365 * 24 * 3600, 1e-12)
+    o = f[1]
+    assert o["overloaded"] and o["replicas_needed"] >= 2 and o["serving"]["served_rps"] < 12, o
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

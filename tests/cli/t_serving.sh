@@ -140,6 +140,20 @@ expect_fail "serving: a serving sweep spec with an unknown option names the file
   'badsweep.json: "serving": unknown option "rates"' $NPUSIM sweep --configs $CONFIGS --spec "$SE/badsweep.json" --summary "$SE/bad1/s.csv"
 expect_fail "serving: --select on a batch sweep is refused" "--slo and --select choose among a serving spec" \
   $NPUSIM sweep --configs $CONFIGS -m llama3-8b -c 5p --num-chips 1 --batch-sizes 1 --select energy --summary "$SE/bad1/s.csv"
+cat >"$SE/fleet.json" <<'JSON'
+{"deployments": [
+  {"name": "chat", "model": "llama3-8b", "chip": "h100", "num_chips": 1, "replicas": 4,
+   "serving": {"rate": 12, "lengths": "chat", "requests": 600}},
+  {"name": "one", "model": "llama3-8b", "chip": "h100", "num_chips": 1, "replicas": 1,
+   "serving": {"rate": 12, "lengths": "chat", "requests": 600}}]}
+JSON
+check "serving: a fleet deployment driven by a rate is the serving run over a year; one replica is overloaded and says how many it needs" sh -c "
+  $NPUSIM fleet --configs $CONFIGS '$SE/fleet.json' -o '$SE/fleet' >/dev/null 2>&1 &&
+  $SV --replicas 4 --rate 12 --lengths chat --requests 600 --json >'$SE/fleet-sv.json' &&
+  python3 $SC fleet '$SE/fleet/fleet.json' '$SE/fleet-sv.json'"
+printf '{"deployments": [{"name": "x", "model": "llama3-8b", "chip": "h100", "num_chips": 1, "serving": {"rate": 1, "replicas": 2}}]}' >"$SE/badfleet.json"
+expect_fail "serving: a fleet's serving object with the deployment's replicas is refused, naming the deployment" \
+  '("x"): serving: "replicas" is the deployment' $NPUSIM fleet --configs $CONFIGS "$SE/badfleet.json" -o "$SE/bad1"
 check "serving: the JSON keys and CSV columns of the contract" sh -c "
   $SV --rate 2 --requests 20 --slo ttft_ms=200,tpot_ms=20 --json >'$SE/k.json' && python3 $SC keys '$SE/k.json' '$SE/a'"
 check "serving: --help names serve, serve --help names serving; the table without -o" sh -c "
