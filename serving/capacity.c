@@ -138,17 +138,12 @@ static int watch_record(void *arg, const struct serving_record *r)
 static int trial(const struct serving_spec *base, struct serving_steps *st, const struct serving_slo *slo,
                  double rate, struct serving_find_result *r, cJSON **best, struct npu_err *e)
 {
-    struct serving_spec s = *base;
+    struct serving_spec s = serving_spec_inner(base, st);   /* the run at the rate found compares */
     struct watch w;
     watch_init(&w, slo, s.o.max_requests);
     s.w.arrivals.rate_rps = rate;
-    s.out_dir = NULL;
-    s.timeline = NULL;
-    s.rows = NULL;
-    s.steps = st;
     s.missed = watch_record;
     s.missed_arg = &w;
-    s.pg_compare = false;   /* the run at the rate found compares */
     cJSON *sum = NULL;
     int rc = serving_simulate(&s, &sum, e);
     if (rc < 0 || rc == 2)   /* an error, or the deadline */
@@ -180,13 +175,8 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
  * all arrive at once: where the search starts when not told. */
 static int start_rate(const struct serving_spec *base, struct serving_steps *st, double *rate, struct npu_err *e)
 {
-    struct serving_spec s = *base;
+    struct serving_spec s = serving_spec_inner(base, st);
     s.w.arrivals = (struct serving_arrivals){ .kind = ARRIVAL_OFFLINE };
-    s.out_dir = NULL;
-    s.timeline = NULL;
-    s.rows = NULL;
-    s.steps = st;
-    s.pg_compare = false;
     cJSON *sum = NULL;
     if (serving_simulate(&s, &sum, e))
         return -1;

@@ -332,6 +332,19 @@ static void sim_free(struct sim *x)
     cJSON_Delete(x->base);
 }
 
+struct serving_spec serving_spec_inner(const struct serving_spec *s, struct serving_steps *steps)
+{
+    struct serving_spec b = *s;
+    b.out_dir = b.timeline = NULL;
+    b.rows = NULL;
+    b.steps = steps;
+    b.missed = NULL;
+    b.missed_arg = NULL;
+    b.extra_key = NULL;
+    b.pg_compare = false;
+    return b;
+}
+
 /* The same run with the default energy pass and no gating, for the "pg"
  * object's comparison; NULL when there is nothing to compare. */
 static int baseline(const struct serving_spec *s, cJSON **out, struct npu_err *e)
@@ -339,16 +352,9 @@ static int baseline(const struct serving_spec *s, cJSON **out, struct npu_err *e
     *out = NULL;
     if (!s->pg_compare || ((!s->pg || !strcmp(s->pg->name, "NoPG")) && s->dvfs == DVFS_NONE))
         return 0;
-    struct serving_spec b = *s;
+    struct serving_spec b = serving_spec_inner(s, NULL);
     b.pg = NULL;
     b.dvfs = DVFS_NONE;
-    b.pg_compare = false;
-    b.out_dir = NULL;
-    b.timeline = NULL;
-    b.rows = NULL;
-    b.steps = NULL;
-    b.missed = NULL;
-    b.extra_key = NULL;
     return serving_simulate(&b, out, e) ? -1 : 0;
 }
 

@@ -58,6 +58,11 @@ struct serving_spec {
     const cJSON *extra;
 };
 
+/* A copy of s for an inner run (a search's trial, a baseline): no files,
+ * rows, hooks, extra key or comparison; steps: the step models to reuse
+ * (NULL: its own). */
+struct serving_spec serving_spec_inner(const struct serving_spec *s, struct serving_steps *steps);
+
 /* Runs s; *summary gets the summary tree (the caller frees it). -1 with e,
  * 1 when s->missed stopped it, 2 when the deadline passed: nothing is
  * written then. */
