@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/json_strict.h"
 #include "base/strbuf.h"
@@ -30,6 +31,11 @@ static bool knob_known(const char *k)
 
 bool serving_sweep_is(const char *path)
 {
+    /* Only a regular file is peeked at: a pipe read here would be empty
+     * for the batch sweep that reads it after. */
+    struct stat st;
+    if (stat(path, &st) || !S_ISREG(st.st_mode))
+        return false;
     struct npu_err e;
     cJSON *j = json_read_file_strict(path, &e);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "workload");

@@ -66,7 +66,8 @@ int serving_sweep_run(const struct serving_sweep *w, const char *configs, const 
 /* The rows as CSV text (malloc'ed): model, chip, a column per knob, status,
  * chips, the figures, meets_slo, message. */
 char *serving_sweep_csv(const struct serving_sweep *w, const struct serving_sweep_row *rows, size_t n);
-/* Whether the file is a serving sweep's spec ("workload": "serving"). */
+/* Whether the file is a serving sweep's spec ("workload": "serving"); a
+ * pipe or FIFO never is (a serving spec is a file). */
 bool serving_sweep_is(const char *path);
 
 #endif
