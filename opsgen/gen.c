@@ -90,7 +90,7 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
 
 int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, const struct profile *prof)
 {
-    return prof->vocab_ops_missing ? 0 : bmul3(ovf, 2, cdiv64(m->vocab_size, tp), m->d_model);
+    return prof->vocab_ops_missing ? 0 : bmul3(ovf, m->tie_word_embeddings ? 1 : 2, cdiv64(m->vocab_size, tp), m->d_model);
 }
 
 

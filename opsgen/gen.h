@@ -38,6 +38,7 @@ bool gen_spans_domain(int64_t deg, const struct opsgen_links *l, const struct pr
 
 
 /* The token-embedding and LM-head parameters on one chip, 2 x ceil(V / tp) x D
+ * (once, not twice, when the model ties them: tie_word_embeddings)
  * (0 under prof->vocab_ops_missing), checked (*ovf, builders.h): the memory
  * footprints and the weight update count them. */
 int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, const struct profile *prof);

@@ -90,6 +90,10 @@ static const struct field_desc llm_list[] = {
      * their outputs are summed (GPT-J, PaLM); false: one after the other. */
     FIELD("parallel_attn_ffn", FT_BOOL, offsetof(struct model_config, parallel_attn_ffn), 0, NULL, FF_EXT,
           .doc = "Attention and FFN read the same normalised input and their outputs are summed (GPT-J, PaLM)."),
+    /* npusim's own: Hugging Face's tie_word_embeddings (Gemma, small Llamas) */
+    FIELD("tie_word_embeddings", FT_BOOL, offsetof(struct model_config, tie_word_embeddings), 0, NULL, FF_EXT,
+          .doc = "The LM head uses the token embedding's weights: they are stored once (the parameter count "
+                 "and, under the physical profile, the footprint)."),
     /* npusim's own: whether decode attention reads each K/V head once for its
      * query group (XQA-class kernels, FlashDecoding) or once per query head
      * (TensorRT-LLM's masked MHA kernel before v0.8: its XQA blog measured 2.4x

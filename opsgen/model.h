@@ -38,6 +38,7 @@ struct model_config {
     char remat[FIELD_STR_MAX];           /* npusim's own (FF_EXT): "none" or "full" (training) */
     int64_t zero_stage;                  /* npusim's own (FF_EXT): ZeRO stage 0..3 (3 = FSDP) */
     bool parallel_attn_ffn;              /* npusim's own (FF_EXT): parallel attention + FFN block */
+    bool tie_word_embeddings;            /* npusim's own (FF_EXT): the LM head is the embedding's weights */
     bool decode_kv_shared;               /* npusim's own (FF_EXT): decode reads a K/V head once per
                                           * query group (false: once per query head) */
     /* npusim's own (FF_EXT): the number formats of the weights, the

@@ -81,6 +81,15 @@ int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase 
 int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m, enum phase phase,
                                          const struct profile *prof);
 
+/* The model's parameters: every weight (total) and those one token uses
+ * (active: a mixture of experts' shared and top-k routed experts, its
+ * gate, every other weight); the embedding and LM head once each, or once
+ * when tie_word_embeddings. DeepSeek's first num_dense_layers layers count
+ * a dense FFN of d_ff (the published counts do), though the generator runs
+ * every layer as MoE (the reference's). Biases are not counted. -1 past
+ * int64. */
+void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *active);
+
 /* The parts of the physical profile's footprint (per chip of a pipeline
  * stage): the weights with their scales, and per token the KV-cache and
  * live-activation elements, in the model's KV and activation formats

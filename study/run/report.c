@@ -74,6 +74,7 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
                            "\"step_overhead_ns\", \"layer_overhead_ns\" and \"request_overhead_ns\" are out of scale",
                         m->model_name);
     r->framework_overhead_ns = ov;
+    opsgen_model_params(m, &r->params_total, &r->params_active);
     r->prefill_tokens_per_sec = (double)(mb * sin) * 1e9 / (double)prefill_chip_ns;
     r->TTFT_sec = (double)ttft_ns / 1e9;
     double decode_pod = (double)decode_ns / (double)sout;
@@ -175,6 +176,8 @@ cJSON *llm_report_json(const struct llm_report *r, enum phase ph, cJSON *sim_con
         if (r->framework_overhead_ns > 0)   /* chip.h step_overhead_ns, layer_overhead_ns */
             json_add_i64(o, "framework_overhead_ns_per_pass", r->framework_overhead_ns);
         json_add_i64(o, "power_capped_time_ns", s->power_capped_time_ns);
+        json_add_i64(o, "params_total", r->params_total);
+        json_add_i64(o, "params_active", r->params_active);
     }
     const struct invariant_warnings *w = &r->warn[ph == PHASE_PREFILL ? 0 : 1];
     if (w->n > 0) {
@@ -239,6 +242,12 @@ void llm_report_print(const struct llm_report *r, int64_t hbm_GB, FILE *out)
     fprintf(out, "  memory        prefill %.2f GiB, decode %.2f GiB of %lld GiB HBM%s\n",
             r->prefill_mem_GiB, r->decode_mem_GiB, (long long)hbm_GB,
             r->prefill_oom || r->decode_oom ? " (out of memory)" : "");
+    if (r->ext && r->params_total > 0) {
+        fprintf(out, "  parameters    %.3g B", (double)r->params_total / 1e9);
+        if (r->params_active != r->params_total)
+            fprintf(out, ", %.3g B active per token", (double)r->params_active / 1e9);
+        fputc('\n', out);
+    }
     for (int i = 0; i < 2; i++)
         invariants_print(&r->warn[i], "run", stderr);
 }

@@ -24,6 +24,7 @@ struct llm_report {
     double prefill_tokens_per_sec;
     double TTFT_sec;                   /* with the framework overhead of one forward pass */
     int64_t framework_overhead_ns;     /* per forward pass (prefill, decode step): chip.h */
+    int64_t params_total, params_active;   /* opsgen_model_params (-1: past int64) */
     double TPOT_ms_request;
     double decode_tokens_per_sec;
     double decode_tokens_per_sec_request;
