@@ -6,12 +6,15 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/atomic.h"
+#include "base/json_strict.h"
 #include "calib/importers.h"
 #include "study/run/run.h"
 #include "traces/precision.h"
 
 static const char import_help[] =
     "usage: npusim import FORMAT FILE... [--dtype D] [--names RULES.csv] -o OUT.csv\n"
+    "       npusim import model CONFIG.json -o NAME.json\n"
     "\n"
     "Converts measurements to npusim's native format (op,dtype,m,n,k,batch,time_us, which\n"
     "npusim op --csv, validate and calibrate read). Rows that cannot be mapped are never\n"
@@ -27,6 +30,9 @@ static const char import_help[] =
     "             input shapes or the HLO text, the time of the GPU kernels each launched\n"
     "             (source device) or else its own span (source host); an op holding a\n"
     "             mapped op (aten::linear around aten::addmm) is left out for it (nested)\n"
+    "  model      a Hugging Face config.json into npusim's model config (docs/models.md): the\n"
+    "             keys it maps, refusing those it cannot model yet (naming them) and listing\n"
+    "             the ones ignored; the config carries its \"source\"\n"
     "  nsys-csv   Nsight Systems' kernel summary (nsys stats --report cuda_gpu_kern_sum\n"
     "             --format csv): a row per kernel name with its median time; sizes only\n"
     "             where a --names rule captures them from the name; --dtype needed\n"
@@ -38,6 +44,43 @@ static const char import_help[] =
     "                          groups $1..$9, whole numbers or empty)\n"
     "  -o, --out FILE          the native CSV\n"
     "  -h, --help              this help\n";
+
+/* `npusim import model CONFIG.json -o NAME.json`. */
+static int import_model(int nfiles, char **files, const char *out, bool other_options)
+{
+    if (nfiles != 1)
+        return usage_error("import", "model: expected one config.json");
+    if (!out)
+        return usage_error("import", "model: expected -o NAME.json");
+    if (other_options)
+        return usage_error("import", "model: --dtype and --names are for measurements");
+    struct npu_err e;
+    cJSON *hf = json_read_file_strict(files[0], &e);
+    if (!hf)
+        return report_error("import", &e);
+    if (!hf_config_is(hf)) {
+        cJSON_Delete(hf);
+        return usage_error("import", "model: %s: not a Hugging Face config (no \"architectures\", nor "
+                                     "\"hidden_size\" with \"num_hidden_layers\")", files[0]);
+    }
+    char ignored[1024];
+    cJSON *m = hf_config_model(hf, files[0], ignored, sizeof ignored, &e);
+    cJSON_Delete(hf);
+    if (!m)
+        return usage_error("import", "model: %s", e.msg);
+    char *text = cJSON_Print(m);
+    cJSON_Delete(m);
+    int rc = !text ? report_error("import", (npu_errf(&e, "import: out of memory"), &e))
+             : atomic_write_string(out, text, &e) ? report_error("import", &e) : 0;
+    cJSON_free(text);
+    if (!rc) {
+        if (ignored[0])
+            fprintf(stderr, "npusim import: %s: keys ignored (no effect on what npusim models): %s\n", files[0],
+                    ignored);
+        printf("npusim import: wrote %s\n", out);
+    }
+    return rc;
+}
 
 int cmd_import(int argc, char **argv)
 {
@@ -59,6 +102,8 @@ int cmd_import(int argc, char **argv)
         default: return bad_option("import", argv[optind - 1], longopts);
         }
     }
+    if (optind < argc && !strcmp(argv[optind], "model"))
+        return import_model(argc - optind - 1, argv + optind + 1, out_path, dtype || names);
     static const char *const formats[] = { "gemm-csv", "chrome-trace", "nsys-csv" };
     int fmt = -1;
     for (int i = 0; i < 3 && optind < argc; i++)

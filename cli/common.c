@@ -241,6 +241,9 @@ int load_common(const char *cmd, const struct common_opts *o, bool need_model, s
     c->strict = true;
     if (!need_model)
         return 0;
+    if (c->hf_ignored[0])   /* listed once: what a Hugging Face config said that npusim does not use */
+        fprintf(stderr, "npusim %s: %s: a Hugging Face config; keys ignored (no effect on what npusim models): %s\n",
+                cmd, c->files[CONFIG_MODEL], c->hf_ignored);
     *fam = family_find(&c->model, o->workload);
     if (!*fam) {
         fprintf(stderr, "npusim %s: model \"%s\" (model_type \"%s\"): no model family simulates its %s "

@@ -84,6 +84,9 @@ static const struct field_desc llm_list[] = {
              "3, FSDP: and weights)."),
     /* npusim's own: training rematerialisation; "full" recomputes every
      * layer's forward pass in the backward pass. */
+    S(source, "", FF_EXT,
+      .doc = "Where the model's figures come from (e.g. the Hugging Face config it was imported from); "
+             "documentation only."),
     S(remat, "none", FF_EXT, .one_of = "none|full",
       .doc = "Training rematerialisation: full recomputes each layer's forward pass in the backward pass."),
     /* npusim's own: attention and FFN read the same normalised input and

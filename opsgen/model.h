@@ -36,6 +36,7 @@ struct model_config {
     int64_t max_swap_kv_cache_times_prefill, max_swap_kv_cache_times_decode;
     int64_t vocab_size;                  /* npusim's own (FF_EXT): 0 = no vocabulary ops */
     char remat[FIELD_STR_MAX];           /* npusim's own (FF_EXT): "none" or "full" (training) */
+    char source[FIELD_STR_MAX];          /* npusim's own (FF_EXT): where the config came from (documentation) */
     int64_t zero_stage;                  /* npusim's own (FF_EXT): ZeRO stage 0..3 (3 = FSDP) */
     bool parallel_attn_ffn;              /* npusim's own (FF_EXT): parallel attention + FFN block */
     bool tie_word_embeddings;            /* npusim's own (FF_EXT): the LM head is the embedding's weights */

@@ -423,6 +423,8 @@ int config_check_keys(const struct loaded_config *c, struct npu_err *e)
     return 0;
 }
 
+#include "study/run/hf_config.h"
+
 static void basename_noext(const char *path, char *out, size_t n)
 {
     snprintf(out, n, "%s", path_base(path));
@@ -440,6 +442,13 @@ static int merge_file(struct loaded_config *c, const struct config_request *r, e
     cJSON *j = config_read_json(path, e);
     if (!j)
         return -1;
+    bool hf = kind == CONFIG_MODEL && hf_config_is(j);
+    if (hf) {   /* a Hugging Face config.json: npusim's fields from its keys (hf_config.h) */
+        cJSON *m = hf_config_model(j, path, c->hf_ignored, sizeof c->hf_ignored, e);
+        cJSON_Delete(j);
+        if (!(j = m))
+            return -1;
+    }
     if (!realpath(path, c->files[kind]))   /* the file said as found, without "bin/../" */
         snprintf(c->files[kind], sizeof c->files[kind], "%s", path);
     /* Messages name a field's file as the user would find it: as given, or
@@ -448,6 +457,15 @@ static int merge_file(struct loaded_config *c, const struct config_request *r, e
     cJSON_Delete(j);
     if (base)
         basename_noext(path, base, baselen);
+    if (base && hf && !strcmp(base, "config")) {   /* .../Llama-3.1-8B/config.json: the folder names it */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", c->files[kind]);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            snprintf(base, baselen, "%s", path_base(dir));
+        }
+    }
     return 0;
 }
 

@@ -3,13 +3,15 @@
  * The input is a config object merged over TPUv5p and the system config (as
  * `npusim run -m INPUT` merges a model file), read strictly (json_strict.h),
  * its keys and ranges checked, then simulated as `npusim run` would: opsgen,
- * chipsim, the energy pass and the summary statistics. Every shipped model
- * file is a seed. The workload and profile come from the input's length. */
+ * chipsim, the energy pass and the summary statistics; a Hugging Face
+ * config.json is translated first (study/run/hf_config.h). Every shipped
+ * model file and the samples of tests/samples/hf/ are seeds. The workload and profile come from the input's length. */
 #include "fuzz_common.h"
 
 #include "cli/cli.h"
 #include "study/run/config.h"
 #include "study/run/family.h"
+#include "study/run/hf_config.h"
 #include "base/json_strict.h"
 #include "traces/profile.h"
 
@@ -44,6 +46,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON *j = json_parse_strict((const char *)data, size, "fuzz.json", &e);
     if (!j)
         return 0;
+    if (hf_config_is(j)) {   /* a Hugging Face config.json, translated as `run -m` does */
+        char ignored[1024];
+        cJSON *m = hf_config_model(j, "fuzz.json", ignored, sizeof ignored, &e);
+        cJSON_Delete(j);
+        if (!m) {
+            if (!e.msg[0])
+                abort();   /* a refusal says why */
+            return 0;
+        }
+        j = m;
+    }
     struct loaded_config c;
     memset(&c, 0, sizeof c);
     c.merged = cJSON_Duplicate(base, 1);
