@@ -92,6 +92,25 @@ static int unknown_key(const char *file, const char *where, const cJSON *o, cons
     return k ? npu_errf(e, "%s: %sunknown key \"%s\"%s", file, where, k, hint) : 0;
 }
 
+/* "serving": a rate through the serving simulation, instead of a load; a
+ * replica of the given chips, TP over them unless the parallelism says. */
+static int parse_serving(const char *file, int i, const cJSON *o, bool has_load, struct fleet_deployment *d,
+                         struct npu_err *e)
+{
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(o, "serving");
+    if (!sv)
+        return 0;
+    if (!cJSON_IsObject(sv) || has_load || strcmp(d->workload, "inference"))
+        return field_err(e, file, i, "serving", "an object of the serving options (rate, lengths, ...), "
+                                                "without \"load\", for inference");
+    if (d->best)
+        d->par = (struct parallel_cfg){ d->num_chips, 1, d->num_chips, 1, 1, 1, 1, 1, 1 }, d->best = false;
+    if (d->par.dp != 1 || d->par.dp_dcn != 1)
+        return field_err(e, file, i, "parallelism", "no dp with \"serving\" (replicas are \"replicas\")");
+    d->serving = sv, d->by_serving = true;
+    return 0;
+}
+
 static int parse_deployment(const char *file, int i, const cJSON *o, const struct fleet_site *dflt,
                             struct fleet_deployment *d, struct npu_err *e)
 {
@@ -182,17 +201,8 @@ static int parse_deployment(const char *file, int i, const cJSON *o, const struc
                              "an object with exactly one of tokens_per_sec, requests_per_sec, "
                              "iterations_per_sec, duty_cycle");
     }
-    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(o, "serving");
-    if (sv) {   /* a rate through the serving simulation: a replica of the given chips, TP over them by default */
-        if (!cJSON_IsObject(sv) || l || strcmp(d->workload, "inference"))
-            return field_err(e, file, i, "serving", "an object of the serving options (rate, lengths, ...), "
-                                                    "without \"load\", for inference");
-        if (d->best)
-            d->par = (struct parallel_cfg){ d->num_chips, 1, d->num_chips, 1, 1, 1, 1, 1, 1 }, d->best = false;
-        if (d->par.dp != 1 || d->par.dp_dcn != 1)
-            return field_err(e, file, i, "parallelism", "no dp with \"serving\" (replicas are \"replicas\")");
-        d->serving = sv, d->by_serving = true;
-    }
+    if (parse_serving(file, i, o, l != NULL, d, e))
+        return -1;
     const char *field, *expected;
     if (parse_site(o, &d->site, &field, &expected))
         return field_err(e, file, i, field, expected);
