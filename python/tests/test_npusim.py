@@ -326,6 +326,7 @@ def test_serving_is_npusim_serving_s(tmp_path):
     iterations as DataFrames (or columns with frames=False)."""
     import csv
     import json
+    pytest.importorskip("pandas")
     s = npusim.serving(model="llama3-8b", chip="h100", rate=2, requests=80, lengths="chat", seed=3,
                        scheduler="chunked", max_num_batched_tokens=512)
     cli("serving", "--configs", CONFIGS, "-m", "llama3-8b", "-c", "h100", "--rate", "2", "--requests", "80",
