@@ -1,7 +1,8 @@
 /* test_params.c — opsgen_model_params: a small model counted by hand, and
  * every shipped LLM's count against its published figure within 1.5%
  * (the model cards: Meta's Llama 2 paper and Llama 3 / 3.1 cards, Google's
- * Gemma report, EleutherAI's GPT-J card, DeepSeek-V2 and -V3 reports). */
+ * Gemma report, EleutherAI's GPT-J card, DeepSeek-V2 and -V3 reports,
+ * Mistral 7B v0.3's, Qwen2.5's and Qwen3's cards). */
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -57,6 +58,8 @@ static void test_published(void **s)
         { "llama2-7b", 6.74e9, 0, 1e7 },       { "llama2-13b", 13.02e9, 0, 1e7 },  { "llama2-70b", 68.98e9, 0, 1e7 },
         { "gemma-2b", 2.51e9, 0, 1e7 },        { "gemma-7b", 8.54e9, 0, 1e7 },     { "gpt-j-6b", 6.05e9, 0, 1e7 },
         { "deepseekv2-236b", 236e9, 21e9, 1e9 }, { "deepseekv3-671b", 671e9, 37e9, 1e9 },
+        { "mistral-7b", 7.25e9, 0, 1e7 },      { "qwen2.5-7b", 7.61e9, 0, 1e7 },   { "qwen2.5-72b", 72.7e9, 0, 1e8 },
+        { "qwen3-8b", 8.2e9, 0, 1e8 },         { "qwen3-32b", 32.8e9, 0, 1e8 },
     };
     for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
         struct model_config m;
