@@ -131,7 +131,7 @@ $(BUILD)/libnpusim.a: $(LIB_OBJ)
 $(BUILD)/npusim: $(CLI_OBJ) $(BUILD)/libnpusim.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libnpusim.a $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libnpusim.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/testutil_model.h $(BUILD)/libnpusim.a
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(DEPFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(BUILD)/libnpusim.a $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)

@@ -3,6 +3,7 @@
  * of §11.3, and the MoE sweep helpers of §13 (enumeration, axes, validation,
  * pstr), against values derived by hand from the spec. */
 #include "testutil.h"
+#include "testutil_model.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,23 +16,6 @@
 
 /* ---- fixtures ---- */
 
-/* The shipped model file, so the test also checks the data against §1.10. */
-static void load_model(struct model_config *m, const char *name)
-{
-    char path[256], buf[1 << 14];
-    snprintf(path, sizeof path, "configs/models/%s.json", name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    cJSON *j = cJSON_Parse(buf);
-    assert_non_null(j);
-    struct npu_err e;
-    if (model_config_from_json(m, j, NULL, &e))
-        fail_msg("%s", e.msg);
-    cJSON_Delete(j);
-}
 
 static struct opsgen_links links(const char *v)
 {

@@ -4,6 +4,7 @@
  * Gemma report, EleutherAI's GPT-J card, DeepSeek-V2 and -V3 reports,
  * Mistral 7B v0.3's, Qwen2.5's and Qwen3's cards). */
 #include "testutil.h"
+#include "testutil_model.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -12,22 +13,6 @@
 #include "opsgen/model.h"
 #include "opsgen/opsgen.h"
 
-static void load_model(struct model_config *m, const char *name)
-{
-    char path[256], buf[1 << 14];
-    snprintf(path, sizeof path, "configs/models/%s.json", name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    cJSON *j = cJSON_Parse(buf);
-    assert_non_null(j);
-    struct npu_err e;
-    if (model_config_from_json(m, j, NULL, &e))
-        fail_msg("%s", e.msg);
-    cJSON_Delete(j);
-}
 
 /* D 8, 2 heads of 4, 1 KV head, d_ff 16 gated, 3 layers, vocabulary 10:
  * attention 8*8 + 2*8*4 + 8*8 = 192, FFN 3*8*16 = 384, norms 2*8 a layer and
