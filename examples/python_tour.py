@@ -66,6 +66,19 @@ print(front[["chip", "num_chips", "dp", "tp", "pp", "batch", "TPOT_ms", "per_chi
 open("pareto.svg", "w").write(sw["figures"]["pareto"])   # the report's figure, as SVG
 
 # %% [markdown]
+# ## Serving traffic: requests over time, and the highest rate that meets an SLO
+
+# %%
+sv = npusim.serving(model="llama3-8b", chip="h100", rate=2, requests=200, lengths="chat", seed=1)
+s = sv["summary"]
+print(f"TTFT p99 {s['ttft_ms']['p99']:.0f} ms, TPOT p99 {s['tpot_ms']['p99']:.1f} ms, "
+      f"{s['energy_per_request_J']:.0f} J per request")
+print(sv["requests"][["ttft_ms", "tpot_ms", "energy_J"]].describe().loc[["mean", "50%", "max"]])
+cap = npusim.serving(model="llama3-8b", chip="h100", requests=200, find_rate=True,
+                     slo={"ttft_p99_ms": 2000, "tpot_p99_ms": 30}, frames=False)
+print("highest rate meeting the SLO:", round(cap["summary"]["find_rate"]["max_rate_rps"], 2), "requests/s")
+
+# %% [markdown]
 # ## The validation loop: measured kernels against the model
 
 # %%
