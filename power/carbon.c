@@ -3,6 +3,8 @@
  * e.g. hours = (L*365)*24 and kWh = (P/1000 * hours) * PUE. */
 #include "power/carbon.h"
 
+#include <math.h>
+
 const char *const carbon_comp_names[CARBON_NCOMP] = { "sa", "vu", "sram", "ici", "hbm", "other" };
 
 double carbon_energy_kWh(double PUE, double lifetime_y, double power_W)
@@ -41,10 +43,26 @@ double carbon_idle_power_W(const struct chip_config *c, bool power_gated)
     if (power_gated)
         return hbm * 0.0897 + c->static_power_other_W;
     /* SA and VU counted once here, unlike the energy model (quirk power Q1). */
-    double sa = c->static_power_W_per_sa * (double)c->num_sa;
-    double vu = c->static_power_W_per_vu * (double)c->num_vu;
-    return sa + vu + c->static_power_vmem_W + c->static_power_ici_W + hbm + c->static_power_other_W;
+    return carbon_idle_power_pg_W(c, NULL);
 }
+
+double carbon_idle_power_pg_W(const struct chip_config *c, const struct pg_strategy *pg)
+{
+    const struct { double W; const struct pg_component *g; } parts[] = {
+        { c->static_power_W_per_sa * (double)c->num_sa, pg ? &pg->sa : NULL },
+        { c->static_power_W_per_vu * (double)c->num_vu, pg ? &pg->vu : NULL },
+        { c->static_power_vmem_W, pg ? &pg->vmem : NULL },
+        { c->static_power_ici_W, pg ? &pg->ici : NULL },
+        { c->static_power_hbm_mc_W + c->static_power_hbm_phy_W, pg ? &pg->hbm : NULL },
+        { c->static_power_other_W, pg ? &pg->other : NULL },
+    };
+    double W = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        W += parts[i].W * (parts[i].g && parts[i].g->enabled && parts[i].g->n_levels > 0
+                               ? pg_gated_factor(parts[i].g) : 1.0);
+    return W;
+}
+
 
 void carbon_summarize(double idle_W_per_chip, int64_t num_chips, const struct carbon_energy *es,
                       double u, double unit_per_sec, struct carbon_summary *s)

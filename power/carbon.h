@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "chipsim/chip.h"
+#include "power/pg.h"
 
 /* Component order of the energy shares: sa, vu, sram, ici, hbm, other. */
 enum { CARBON_NCOMP = 6 };
@@ -29,6 +30,11 @@ double carbon_per_unit(double goodput, double PUE, double lifetime_y, double ci,
  * power-gating strategy, the magic 0.0897 of HBM static power plus "other"
  * (quirk power Q25). Per chip. */
 double carbon_idle_power_W(const struct chip_config *c, bool power_gated);
+/* A chip's idle power under a power-gating strategy: each component's
+ * static power, times its gated power factor where the strategy gates it
+ * (NULL, or nothing enabled: carbon_idle_power_W's ungated sum, bit for
+ * bit). What a serving run's idle chips draw (serving/energy.h). */
+double carbon_idle_power_pg_W(const struct chip_config *c, const struct pg_strategy *pg);
 
 /* energy_stats[strategy] of one stats file. */
 struct carbon_energy {

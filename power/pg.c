@@ -634,3 +634,15 @@ int dvfs_policy_parse(const char *s, enum dvfs_policy *out, struct npu_err *e)
 }
 
 const char *dvfs_policy_name(enum dvfs_policy p) { return p == DVFS_IDEAL ? "Ideal" : "None"; }
+
+int64_t pg_wake_ns(const struct pg_strategy *pg, double freq_GHz)
+{
+    if (!pg || !(freq_GHz > 0))
+        return 0;
+    const struct pg_component *g[] = { &pg->sa, &pg->vu, &pg->vmem, &pg->ici, &pg->hbm, &pg->other };
+    double cycles = 0;
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        if (g[i]->enabled && g[i]->delay_cycles > cycles)
+            cycles = g[i]->delay_cycles;
+    return (int64_t)ceil(cycles / freq_GHz);
+}

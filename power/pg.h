@@ -54,6 +54,11 @@ struct pg_strategy {
 /* Gated power / static power: the last power-level factor. */
 static inline double pg_gated_factor(const struct pg_component *c) { return c->levels[c->n_levels - 1]; }
 
+/* The wake-up delay of a gated chip, ns rounded up: the slowest enabled
+ * component's delay_cycles at freq_GHz (0 with none enabled, no strategy
+ * or no clock). What a serving pass after gated idle time waits. */
+int64_t pg_wake_ns(const struct pg_strategy *pg, double freq_GHz);
+
 /* The §4.1 defaults (every component disabled; name "PowerGatingConfig"). */
 void pg_strategy_default(struct pg_strategy *s);
 

@@ -2,6 +2,8 @@
  * capacity.h). */
 #include "serving/capacity.h"
 
+#include "serving/summary.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,9 +67,7 @@ int serving_slo_parse(const char *text, struct serving_slo *slo, char *why, size
 
 double serving_slo_value(const struct serving_slo_bound *b, const cJSON *summary)
 {
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(summary, b->metric);
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, b->stat);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+    return serving_summary_num(summary, b->metric, b->stat);
 }
 
 bool serving_slo_met(const struct serving_slo *slo, const cJSON *summary)
@@ -152,10 +152,8 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
     if (r->n < SERVING_FIND_TRIALS) {
         struct serving_rate_trial *t = &r->trials[r->n++];
         *t = (struct serving_rate_trial){ .rate_rps = rate, .meets = ok, .stopped = rc == 1, .missed = w.missed };
-        const cJSON *rps = cJSON_GetObjectItemCaseSensitive(sum, "request_throughput_rps");
-        const cJSON *tps = cJSON_GetObjectItemCaseSensitive(sum, "output_tokens_per_s");
-        t->throughput_rps = cJSON_IsNumber(rps) ? rps->valuedouble : NAN;
-        t->output_tokens_per_s = cJSON_IsNumber(tps) ? tps->valuedouble : NAN;
+        t->throughput_rps = serving_summary_num(sum, NULL, "request_throughput_rps");
+        t->output_tokens_per_s = serving_summary_num(sum, NULL, "output_tokens_per_s");
         for (int i = 0; i < slo->n; i++) {
             t->value[i] = sum ? serving_slo_value(&slo->b[i], sum) : NAN;
             if (t->missed < 0 && t->value[i] > slo->b[i].limit)
@@ -180,8 +178,8 @@ static int start_rate(const struct serving_spec *base, struct serving_steps *st,
     cJSON *sum = NULL;
     if (serving_simulate(&s, &sum, e))
         return -1;
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(sum, "request_throughput_rps");
-    *rate = cJSON_IsNumber(x) && x->valuedouble > 0 ? x->valuedouble / 2 : 1;
+    double served = serving_summary_num(sum, NULL, "request_throughput_rps");
+    *rate = served > 0 ? served / 2 : 1;
     cJSON_Delete(sum);
     return 0;
 }
@@ -234,9 +232,8 @@ int serving_find_rate(const struct serving_spec *s, const struct serving_slo *sl
         r->found = lo > 0;
         r->unbounded = r->found && hi == 0;
         r->max_rate_rps = lo;
-        const cJSON *set = cJSON_GetObjectItemCaseSensitive(best, "setting");
-        const cJSON *chips = cJSON_GetObjectItemCaseSensitive(set, "chips");
-        r->max_rate_rps_per_chip = cJSON_IsNumber(chips) && chips->valuedouble > 0 ? lo / chips->valuedouble : 0;
+        double chips = serving_summary_num(best, "setting", "chips");
+        r->max_rate_rps_per_chip = chips > 0 ? lo / chips : 0;
     }
     cJSON *found = rc ? NULL : serving_find_json(r, slo);
     bool again = s->out_dir || s->timeline || s->rows || (s->pg_compare && (s->pg || s->dvfs));

@@ -1,6 +1,8 @@
 /* energy.c — a serving run's energy, power and carbon (see energy.h). */
 #include "serving/energy.h"
 
+#include "serving/summary.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -21,35 +23,6 @@ void serving_energy_of(const struct serving_totals *t, int64_t chips, int64_t co
     double kg = out->operational_kg + out->embodied_kg;
     out->carbon_per_request_g = per(kg * 1e3, (double)completed);
     out->carbon_per_million_tokens_kg = per(kg * 1e6, (double)output_tokens);
-}
-
-double serving_idle_W(const struct chip_config *c, const struct pg_strategy *pg)
-{
-    const struct { double W; const struct pg_component *g; } parts[] = {
-        { c->static_power_W_per_sa * (double)c->num_sa, pg ? &pg->sa : NULL },
-        { c->static_power_W_per_vu * (double)c->num_vu, pg ? &pg->vu : NULL },
-        { c->static_power_vmem_W, pg ? &pg->vmem : NULL },
-        { c->static_power_ici_W, pg ? &pg->ici : NULL },
-        { c->static_power_hbm_mc_W + c->static_power_hbm_phy_W, pg ? &pg->hbm : NULL },
-        { c->static_power_other_W, pg ? &pg->other : NULL },
-    };
-    double W = 0;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        W += parts[i].W * (parts[i].g && parts[i].g->enabled && parts[i].g->n_levels > 0
-                               ? pg_gated_factor(parts[i].g) : 1.0);
-    return W;
-}
-
-int64_t serving_wake_ns(const struct chip_config *c, const struct pg_strategy *pg)
-{
-    if (!pg || !(c->freq_GHz > 0))
-        return 0;
-    const struct pg_component *g[] = { &pg->sa, &pg->vu, &pg->vmem, &pg->ici, &pg->hbm, &pg->other };
-    double cycles = 0;
-    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
-        if (g[i]->enabled && g[i]->delay_cycles > cycles)
-            cycles = g[i]->delay_cycles;
-    return (int64_t)ceil(cycles / c->freq_GHz);
 }
 
 double serving_request_energy_J(double pass_share_J, double e2e_s, double idle_J, double e2e_sum_s)
@@ -84,12 +57,6 @@ void serving_energy_json(const struct serving_energy *x, const struct serving_ca
     add(c, "embodied_kg_per_chip", k->embodied_kg_per_chip);
 }
 
-static double stat_of(const cJSON *s, const char *metric, const char *stat)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, metric), stat);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
 void serving_pg_json(const char *strategy, int dvfs, const struct serving_pool *p, const struct serving_totals *t,
                      double energy_J, const cJSON *base, cJSON *o)
 {
@@ -103,8 +70,7 @@ void serving_pg_json(const char *strategy, int dvfs, const struct serving_pool *
         cJSON_AddNumberToObject(g, "energy_saved_pct", 0);
         return;
     }
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(base, "energy_J");
-    double e0 = cJSON_IsNumber(b) ? b->valuedouble : NAN;
+    double e0 = serving_summary_num(base, NULL, "energy_J");
     if (isfinite(e0) && e0 > 0)
         cJSON_AddNumberToObject(g, "energy_saved_pct", 100 * (1 - energy_J / e0));
     cJSON_AddNumberToObject(g, "baseline_energy_J", e0);
@@ -114,7 +80,7 @@ void serving_pg_json(const char *strategy, int dvfs, const struct serving_pool *
         { "tpot_p50", "tpot_ms", "p50" }, { "tpot_p99", "tpot_ms", "p99" },
     };
     for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++) {
-        double d = stat_of(o, lat[i].metric, lat[i].stat) - stat_of(base, lat[i].metric, lat[i].stat);
+        double d = serving_summary_num(o, lat[i].metric, lat[i].stat) - serving_summary_num(base, lat[i].metric, lat[i].stat);
         if (isfinite(d))
             cJSON_AddNumberToObject(paid, lat[i].k, d);
     }

@@ -46,14 +46,6 @@ struct serving_energy {
 void serving_energy_of(const struct serving_totals *t, int64_t chips, int64_t completed, int64_t output_tokens,
                        const struct serving_carbon *k, struct serving_energy *out);
 
-/* A chip's idle power under a power-gating strategy: each component's
- * static power, times its gated power factor where the strategy gates it
- * (NULL or NoPG: carbon_idle_power_W's sum); and the wake-up delay, the
- * slowest enabled component's delay in cycles at the chip's clock (ns,
- * rounded up; 0 when none is enabled). */
-double serving_idle_W(const struct chip_config *c, const struct pg_strategy *pg);
-int64_t serving_wake_ns(const struct chip_config *c, const struct pg_strategy *pg);
-
 /* One request's energy: its passes' share plus its time share of the gaps. */
 double serving_request_energy_J(double pass_share_J, double e2e_s, double idle_J, double e2e_sum_s);
 

@@ -2,18 +2,14 @@
  * fleet.h). */
 #include "serving/fleet.h"
 
+#include "serving/summary.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "serving/request.h"
-
-static double num(const cJSON *o, const char *metric, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(metric ? cJSON_GetObjectItemCaseSensitive(o, metric) : o, k);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
 
 int serving_fleet_estimate(const struct family *fam, const struct loaded_config *c, const struct profile *prof,
                            const char *configs, const cJSON *knobs, int64_t replicas, const char *pg,
@@ -53,7 +49,7 @@ int serving_fleet_estimate(const struct family *fam, const struct loaded_config 
     free(b);
     if (rc)
         return -1;
-    double chips = num(sum, "setting", "chips");
+    double chips = serving_summary_num(sum, "setting", "chips");
     out->chips = (int64_t)chips;
     /* Overloaded when its queue grows over the run: the mean wait before a
      * first pass above 5% of the arrivals' span (a stable queue waits for
@@ -61,15 +57,15 @@ int serving_fleet_estimate(const struct family *fam, const struct loaded_config 
      * Then it serves what it completed per second; else the offered rate
      * (completed over the whole run would count the drain after the last
      * arrival as lost time). */
-    double span = num(sum, NULL, "requests") / out->offered_rps;
-    out->overloaded = isfinite(span) && num(sum, "queue_s", "mean") > 0.05 * span;
-    out->served_rps = out->overloaded || !isfinite(out->offered_rps) ? num(sum, NULL, "request_throughput_rps")
+    double span = serving_summary_num(sum, NULL, "requests") / out->offered_rps;
+    out->overloaded = isfinite(span) && serving_summary_num(sum, "queue_s", "mean") > 0.05 * span;
+    out->served_rps = out->overloaded || !isfinite(out->offered_rps) ? serving_summary_num(sum, NULL, "request_throughput_rps")
                                                                      : out->offered_rps;
-    out->busy_fraction = num(sum, "setting", "busy_fraction");
-    out->avg_power_W = num(sum, NULL, "avg_power_W_per_chip") * chips;
-    out->energy_per_request_J = num(sum, NULL, "energy_per_request_J");
-    out->ttft_p99_ms = num(sum, "ttft_ms", "p99");
-    out->tpot_p99_ms = num(sum, "tpot_ms", "p99");
+    out->busy_fraction = serving_summary_num(sum, "setting", "busy_fraction");
+    out->avg_power_W = serving_summary_num(sum, NULL, "avg_power_W_per_chip") * chips;
+    out->energy_per_request_J = serving_summary_num(sum, NULL, "energy_per_request_J");
+    out->ttft_p99_ms = serving_summary_num(sum, "ttft_ms", "p99");
+    out->tpot_p99_ms = serving_summary_num(sum, "tpot_ms", "p99");
     if (isnan(out->offered_rps))
         out->offered_rps = out->served_rps;
     cJSON_Delete(sum);

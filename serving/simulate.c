@@ -132,8 +132,8 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pl->replicas = dis ? (p ? s->decode_replicas : s->prefill_replicas) : s->replicas;
         pl->chips = chips_of(&x->cfg[p]);
         pl->idle_W = carbon_idle_power_W(&x->cfg[p].chip, false);
-        pl->gated_W = serving_idle_W(&x->cfg[p].chip, s->pg);
-        pl->wake_ns = serving_wake_ns(&x->cfg[p].chip, s->pg);
+        pl->gated_W = carbon_idle_power_pg_W(&x->cfg[p].chip, s->pg);
+        pl->wake_ns = pg_wake_ns(s->pg, x->cfg[p].chip.freq_GHz);
         pl->gating = pl->gated_W < pl->idle_W;
         if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, e))
             return -1;
@@ -388,18 +388,16 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
         energy_of(&x, &t, &rows);
     if (!rc && (x.col.oom || !rows))
         rc = npu_errf(e, "serving: out of memory");
-    if (!rc && s->rows) {   /* the requests' energies, in their records' order */
-        free(s->rows->energy_J);
-        if ((s->rows->energy_J = malloc((x.col.row_pass_J.n ? x.col.row_pass_J.n : 1) * sizeof *rows)))
-            memcpy(s->rows->energy_J, rows, x.col.row_pass_J.n * sizeof *rows);
-        else
-            rc = npu_errf(e, "serving: out of memory");
-    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!rc) {
         *summary = summary_of(&x, &t, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
         if (x.files.open)
             rc = serving_files_commit(&x.files, rows, x.col.row_pass_J.n, *summary, e);
+    }
+    if (!rc && s->rows) {   /* the requests' energies, in their records' order: handed over */
+        free(s->rows->energy_J);
+        s->rows->energy_J = rows;
+        rows = NULL;
     }
     free(rows);
     serving_files_abort(&x.files);

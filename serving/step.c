@@ -39,14 +39,13 @@ int serving_step_init(struct serving_step *s, const struct family *fam, const st
     s->memo = true;
     config_links(&c->chip, &s->links);
     bool ovf = false;
-    s->overhead_ns = prof->chip_precisions_ignored
-                     ? 0 : ck_add(c->chip.step_overhead_ns, ck_mul(c->model.num_layers, c->chip.layer_overhead_ns, &ovf), &ovf);
-    s->request_overhead_ns = prof->chip_precisions_ignored ? 0 : c->chip.request_overhead_ns;
+    (void)llm_host_ns(&c->chip, &c->model, 1, prof, &ovf);   /* the fields in scale, said here once */
     s->pp = c->model.pipeline_parallelism_degree;
     s->pp_dcn = c->model.pipeline_parallel_degree_dcn;
     if (!(s->m = calloc(1, sizeof *s->m)))
         return npu_errf(e, "out of memory");
-    return ovf ? npu_errf(e, "%s: chip fields \"step_overhead_ns\" and \"layer_overhead_ns\" are out of scale",
+    return ovf ? npu_errf(e, "%s: chip fields \"step_overhead_ns\", \"layer_overhead_ns\" and \"request_overhead_ns\" "
+                             "are out of scale",
                           c->chip_name) : 0;
 }
 
@@ -302,7 +301,7 @@ int serving_step_time(struct serving_step *s, const struct serving_batch *b, str
      * transfers, the DCN stages likewise, then the host's time. */
     int64_t ns = ck_mul(ck_add(ck_mul(ck_add(c.stage_ns, c.pp_ici_ns, &ovf), s->pp, &ovf), c.pp_dcn_ns, &ovf),
                         s->pp_dcn, &ovf);
-    ns = ck_add(ns, ck_add(s->overhead_ns, ck_mul(b->decodes + b->chunks, s->request_overhead_ns, &ovf), &ovf), &ovf);
+    ns = ck_add(ns, llm_host_ns(&s->c.chip, &s->c.model, b->decodes + b->chunks, s->prof, &ovf), &ovf);
     if (ovf)
         return npu_errf(e, "%s: a pass takes over 2^63 ns", s->c.model_name);
     *pc = (struct serving_pass_cost){ .ns = ns > 0 ? ns : 1, .busy_ns = ck_add(ck_add(c.stage_ns, c.pp_ici_ns, &ovf),

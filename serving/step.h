@@ -22,9 +22,9 @@
  * 8 H100, 4.2 requests/s, 10,000 chat requests): unique shapes 48,000 ->
  * 17,600 and 1.85 s -> 0.77 s; TPOT p50 and p99 0.3% below the same run at
  * each exact mean (interpolated between whole lengths). The
- * framework's host time per pass (chip fields step_overhead_ns,
- * layer_overhead_ns, and request_overhead_ns per sequence in the pass) is
- * added as `npusim run` adds it, and a pipeline's
+ * framework's host time per pass (llm_host_ns: chip fields
+ * step_overhead_ns, layer_overhead_ns, and request_overhead_ns per sequence
+ * in the pass) is added by the formula `npusim run` adds it by, and a pipeline's
  * stages run one after another as in its TTFT.
  *
  * So a pass of B equal prompts is `npusim run`'s prefill and a pass of B
@@ -73,8 +73,6 @@ struct serving_step {
     struct loaded_config c;            /* the replica's configs (shallow: the caller's trees) */
     const struct profile *prof;
     struct opsgen_links links;
-    int64_t overhead_ns;               /* host time per pass */
-    int64_t request_overhead_ns;       /* and per sequence in it */
     int64_t pp, pp_dcn;
     bool memo;                         /* false: every part computed afresh (tests) */
     const struct pg_strategy *pg;      /* NULL: the default energy pass (NoPG, no DVFS) */

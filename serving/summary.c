@@ -135,11 +135,14 @@ cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t
     return o;
 }
 
-static double num(const cJSON *o, const char *k)
+double serving_summary_num(const cJSON *summary, const char *object, const char *key)
 {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    const cJSON *o = object ? cJSON_GetObjectItemCaseSensitive(summary, object) : summary;
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
+
+static double num(const cJSON *o, const char *k) { return serving_summary_num(o, NULL, k); }
 
 void serving_summary_print(const cJSON *s, FILE *out)
 {

@@ -1,6 +1,8 @@
 /* sweep.c — a sweep of serving runs and the SLO selection (see sweep.h). */
 #include "serving/sweep.h"
 
+#include "serving/summary.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -144,12 +146,6 @@ static void text_of(const cJSON *v, char *buf, size_t n)
         snprintf(buf, n, "%.17g", v->valuedouble);
 }
 
-static double sval(const cJSON *s, const char *metric, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(metric ? cJSON_GetObjectItemCaseSensitive(s, metric) : s, k);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
 static void refuse(struct serving_sweep_row *r, const char *msg)
 {
     snprintf(r->status, sizeof r->status, "refused");
@@ -223,14 +219,14 @@ static void point(const struct serving_sweep *w, size_t i, const char *configs, 
     if (!sum)
         return;
     snprintf(r->status, sizeof r->status, "ok");
-    r->chips = sval(sum, "setting", "chips");
-    r->throughput_rps = sval(sum, NULL, "request_throughput_rps");
-    r->output_tokens_per_s = sval(sum, NULL, "output_tokens_per_s");
-    r->ttft_p50_ms = sval(sum, "ttft_ms", "p50"), r->ttft_p99_ms = sval(sum, "ttft_ms", "p99");
-    r->tpot_p50_ms = sval(sum, "tpot_ms", "p50"), r->tpot_p99_ms = sval(sum, "tpot_ms", "p99");
-    r->e2e_p99_s = sval(sum, "e2e_s", "p99");
-    r->energy_per_request_J = sval(sum, NULL, "energy_per_request_J");
-    r->carbon_per_request_g = sval(sum, NULL, "carbon_per_request_g");
+    r->chips = serving_summary_num(sum, "setting", "chips");
+    r->throughput_rps = serving_summary_num(sum, NULL, "request_throughput_rps");
+    r->output_tokens_per_s = serving_summary_num(sum, NULL, "output_tokens_per_s");
+    r->ttft_p50_ms = serving_summary_num(sum, "ttft_ms", "p50"), r->ttft_p99_ms = serving_summary_num(sum, "ttft_ms", "p99");
+    r->tpot_p50_ms = serving_summary_num(sum, "tpot_ms", "p50"), r->tpot_p99_ms = serving_summary_num(sum, "tpot_ms", "p99");
+    r->e2e_p99_s = serving_summary_num(sum, "e2e_s", "p99");
+    r->energy_per_request_J = serving_summary_num(sum, NULL, "energy_per_request_J");
+    r->carbon_per_request_g = serving_summary_num(sum, NULL, "carbon_per_request_g");
     r->meets = serving_slo_met(&w->slo, sum);
     cJSON_Delete(sum);
 }

@@ -35,6 +35,15 @@ static double total_energy(const struct trace_stats *s)
     return s->static_energy_J + s->dynamic_energy_J;
 }
 
+int64_t llm_host_ns(const struct chip_config *chip, const struct model_config *m, int64_t seqs,
+                    const struct profile *prof, bool *ovf)
+{
+    if (prof->chip_precisions_ignored)
+        return 0;
+    return ck_add(ck_add(chip->step_overhead_ns, ck_mul(m->num_layers, chip->layer_overhead_ns, ovf), ovf),
+                  ck_mul(seqs, chip->request_overhead_ns, ovf), ovf);
+}
+
 int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
                            const struct profile *prof, const struct trace *t, llm_mem_fn mem,
                            struct llm_report *r, struct npu_err *e)
@@ -61,9 +70,7 @@ int llm_report_compute_mem(const struct model_config *m, const struct chip_confi
      * for the prefill, once per decode step, with a replica's sequences'
      * share. The chip idles meanwhile. */
     int64_t dp = m->data_parallelism_degree > 0 ? m->data_parallelism_degree : 1, seqs = (mb + dp - 1) / dp;
-    int64_t ov = prof->chip_precisions_ignored ? 0
-                 : ck_add(ck_add(chip->step_overhead_ns, ck_mul(m->num_layers, chip->layer_overhead_ns, &ovf), &ovf),
-                          ck_mul(seqs, chip->request_overhead_ns, &ovf), &ovf);
+    int64_t ov = llm_host_ns(chip, m, seqs, prof, &ovf);
     ttft_ns = ck_add(ttft_ns, ov, &ovf);
     decode_ns = ck_add(decode_ns, ck_mul(ov, sout, &ovf), &ovf);
     int64_t prefill_chip_ns = ck_add(P->total_execution_time_chip_ns, ov, &ovf);

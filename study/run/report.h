@@ -62,6 +62,14 @@ void llm_report_check(struct llm_report *r, const struct trace *t, const struct 
                       const struct profile *prof);
 /* Returns -1 (with e) if a total is zero and a throughput cannot be formed.
  * The footprint from mem (NULL: the LLM formula, opsgen.md §11.1). */
+/* The framework's host time of one forward pass over seqs sequences
+ * (chip.h): step_overhead_ns + num_layers x layer_overhead_ns + seqs x
+ * request_overhead_ns; 0 under a profile that ignores the chip's precisions
+ * (neusim). The one formula run's TTFT and TPOT and serving's passes add. A
+ * sum past int64 sets *ovf. */
+int64_t llm_host_ns(const struct chip_config *chip, const struct model_config *m, int64_t seqs,
+                    const struct profile *prof, bool *ovf);
+
 int llm_report_compute_mem(const struct model_config *m, const struct chip_config *chip,
                            const struct profile *prof, const struct trace *t, llm_mem_fn mem,
                            struct llm_report *r, struct npu_err *e);

@@ -56,17 +56,17 @@ static void test_gating(void **state)
     c.num_sa = 4, c.num_vu = 2, c.static_power_W_per_sa = 10, c.static_power_W_per_vu = 5;
     c.static_power_vmem_W = 20, c.static_power_ici_W = 30, c.static_power_hbm_mc_W = 40;
     c.static_power_hbm_phy_W = 10, c.static_power_other_W = 15, c.freq_GHz = 1.5;
-    close_to(serving_idle_W(&c, NULL), 165);
-    close_to(serving_idle_W(&c, NULL), carbon_idle_power_W(&c, false));
+    close_to(carbon_idle_power_pg_W(&c, NULL), 165);
+    close_to(carbon_idle_power_pg_W(&c, NULL), carbon_idle_power_W(&c, false));
     struct pg_strategy pg;
     pg_strategy_default(&pg);
-    close_to(serving_idle_W(&c, &pg), 165);   /* nothing enabled */
-    assert_int_equal(serving_wake_ns(&c, &pg), 0);
+    close_to(carbon_idle_power_pg_W(&c, &pg), 165);   /* nothing enabled */
+    assert_int_equal(pg_wake_ns(&pg, c.freq_GHz), 0);
     pg.sa.enabled = true, pg.sa.n_levels = 2, pg.sa.levels[0] = 1, pg.sa.levels[1] = 0.03, pg.sa.delay_cycles = 10;
     pg.hbm.enabled = true, pg.hbm.n_levels = 2, pg.hbm.levels[0] = 1, pg.hbm.levels[1] = 0.1;
     pg.hbm.delay_cycles = 60;
-    close_to(serving_idle_W(&c, &pg), 81.2);
-    assert_int_equal(serving_wake_ns(&c, &pg), 40);
+    close_to(carbon_idle_power_pg_W(&c, &pg), 81.2);
+    assert_int_equal(pg_wake_ns(&pg, c.freq_GHz), 40);
 }
 
 int main(void)
