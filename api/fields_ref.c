@@ -119,8 +119,9 @@ void fields_reference(bool md, void (*each)(const struct field_row *row, void *a
 {
     static const struct { const char *title; const struct field_table *t; } tables[] = {
         { "Every model (parallelism and batch)", &model_base_fields },
-        { "LLMs (Llama, DeepSeek)", &model_llm_fields },
-        { "Mixture of experts (DeepSeek)", &model_moe_fields },
+        { "LLMs (Llama, Mixtral, Gemma, DeepSeek, ...)", &model_llm_fields },
+        { "Mixture of experts (ffn_type moe or deepseek_moe)", &model_moe_fields },
+        { "Mixture of experts over standard attention (ffn_type moe): its layer pattern", &model_moe_layers_fields },
         { "DeepSeek multi-head latent attention", &model_deepseek_fields },
         { "DiT", &model_dit_fields },
         { "DLRM", &model_dlrm_fields },

@@ -34,6 +34,7 @@
 
 #include "opsgen/builders.h"
 #include "opsgen/layers.h"
+#include "opsgen/moe.h"
 #include "opsgen/parallel.h"
 #include "opsgen/phases.h"
 #include "traces/dtype.h"
@@ -222,95 +223,6 @@ static int mla(struct dsgen *g, int64_t *fid)
     return 0;
 }
 
-/* ---- MoE FFN body (§7.3), called inside layer_ffn ---- */
-
-static int moe_a2a(const struct layer_ctx *c, const struct dsgen *g, int64_t seq, int64_t fid,
-                   bool combine)
-{
-    const struct model_config *m = g->r.m;
-    double bis = bisection_bw_per_chip_GBps(m->num_chips, g->r.l->ICI_topology, g->r.l->ici_bw_GBps,
-                                            g->r.prof->split_axes_drops_missing);
-    /* Global batch (quirk opsgen Q21); dispatch and combine share the name (opsgen Q23). */
-    const char *name = combine && !g->r.prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
-                                                                       : "MoE_Dispatch_AllToAll";
-    int64_t batch = g->r.prof->moe_a2a_global_batch ? m->global_batch_size : g->r.B;
-    CHK(b_all_to_all(c->t, c->ovf, fid, c->count, name, name,
-                     SHP(batch, seq, m->num_limited_groups, m->d_model),
-                     FP8, bis, axes_prod(&g->ep), g->r.l->ici_latency_ns));
-    return 0;
-}
-
-struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t local_tokens)
-{
-    /* The MoE domain: the data-parallel replicas of one ICI pod send their
-     * tokens to the experts, spread over the expert-parallel devices. */
-    int64_t R = m->num_routed_experts, A = m->num_activated_routed_experts_per_token;
-    int64_t ep = m->expert_parallelism_degree, T = bmul(ovf, local_tokens, m->data_parallelism_degree);
-    int64_t local = cdiv64(R, ep);
-    double a = A < R ? (double)A / (double)R : 1.0;
-    /* Probability that an expert receives at least one of the T tokens. */
-    double p = 1.0 - pow(1.0 - a, (double)T);
-    if (!(p > 0)) p = a;
-    double mean = (double)T * a / p;   /* tokens of an expert that receives any */
-    double busy = mean * m->moe_imbalance_factor;
-    if (busy > (double)T) busy = (double)T;
-    int64_t experts = (int64_t)ceil((double)local * p - 1e-9);
-    return (struct moe_load){ experts < 1 ? 1 : experts, busy < 1 ? 1 : (int64_t)ceil(busy - 1e-9) };
-}
-
-static int moe_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
-{
-    const struct dsgen *g = arg;
-    const struct model_config *m = g->r.m;
-    int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
-    int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(&g->ep);
-    int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
-    char pre[64];
-    CHK(b_einsum(c->t, c->ovf, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
-                 SHP(R, D), "BSM;RM->BSR", "0_0_0", BF16));
-    CHK(b_unary(c->t, c->ovf, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
-                SHP(B, seq, R), "0_0", FP32));
-    f = last(g)->fusion_id + 1;
-    if (e > 1 && moe_a2a(c, g, seq, f++, false))
-        return -1;
-    struct layer_ctx x = *c;
-    x.prefix = pre;
-    if (c->prof->moe_every_expert_every_token) {
-        /* Every activated expert runs on every local token (quirk opsgen Q22). */
-        for (int64_t i = 0; i < A; i++) {
-            snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
-            if (layer_ffn_llama_body(&x, seq, D, Fm, f))
-                return -1;
-            f = last(g)->fusion_id + 1;
-        }
-    } else {
-        struct moe_load ld = moe_load_of(c->ovf, m, bmul(c->ovf, B, seq));
-        snprintf(pre, sizeof pre, "FFN_routed_experts-");
-        x.B = 1;
-        x.count = bmul(c->ovf, n, ld.experts);
-        if (layer_ffn_llama_body(&x, ld.tokens, D, Fm, f))
-            return -1;
-        f = last(g)->fusion_id + 1;
-        x = *c;
-        x.prefix = pre;
-    }
-    if (e > 1 && moe_a2a(c, g, seq, f++, true))
-        return -1;
-    snprintf(pre, sizeof pre, "FFN_shared_expert-");
-    if (layer_ffn_llama_body(&x, seq, D, Fm * m->num_shared_experts, f))
-        return -1;
-    f = last(g)->fusion_id + 1;
-    struct op *o;
-    CHK(o = b_einsum(c->t, c->ovf, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
-                     SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
-    if (!c->prof->mla_cache_einsums_weights)
-        o->weight_bytes = 0;   /* router outputs, not parameters (quirk opsgen Q20) */
-    f++;
-    CHK(b_binary(c->t, c->ovf, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
-                 "0_0_0", BF16, c->prof->binary_ops_list_one_input));
-    return 0;
-}
-
 /* The prefill or decode phase (gen_phases): the inference data with the
  * input RMSNorm; prefill advances past the FFN, decode does not, so its sends
  * reuse the FFN's first fid (quirk opsgen Q5). */
@@ -334,8 +246,10 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
         return -1;
     *fid = last(g)->fusion_id + 1;
     struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt };
+    /* DeepSeek's tokens go to at most num_limited_groups devices, in FP8 */
+    struct moe_ctx mx = { &g->r, &g->ep, m->num_limited_groups, FP8, false };
     struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
-                           .body = moe_body, .body_arg = g };
+                           .body = moe_ffn_body, .body_arg = &mx };
     int64_t f = *fid;
     return layer_ffn(&lc, &fa, &f);
 }
@@ -362,37 +276,15 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
     };
     if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
         return -1;
-    if (m->num_shared_experts < 0)
-        return npu_errf(e, "model field \"num_shared_experts\": expected 0 or more, got %lld",
-                        (long long)m->num_shared_experts);
     const struct { const char *k; int64_t v; } ax[] = {
         { "num_data_parallel_axes", m->num_data_parallel_axes },
         { "num_tensor_parallel_axes", m->num_tensor_parallel_axes },
-        { "num_expert_parallel_axes", m->num_expert_parallel_axes },
     };
     for (size_t i = 0; i < sizeof ax / sizeof ax[0]; i++)
         if (gen_require_axes(ax[i].k, ax[i].v, SHAPE_MAXD, e))
             return -1;
-    if (gen_require_chips(m, e))
+    if (gen_require_chips(m, e) || moe_validate(m, e))
         return -1;
-    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
-    int64_t ep = m->expert_parallelism_degree;
-    if (m->expert_parallel_degree_dcn != 1)
-        return npu_errf(e, "model field \"expert_parallel_degree_dcn\": expected 1 (expert parallelism "
-                           "runs over ICI only), got %lld", (long long)m->expert_parallel_degree_dcn);
-    /* Experts shard the dp x tp chips: ep * etp = dp * tp, so etp >= 1. */
-    if (ep > dp * tp)
-        return npu_errf(e, "model field \"expert_parallelism_degree\": expected at most dp*tp = %lld "
-                           "(experts are spread over the data- and tensor-parallel chips), got %lld",
-                        (long long)(dp * tp), (long long)ep);
-    if (ep > m->num_routed_experts)
-        return npu_errf(e, "model field \"expert_parallelism_degree\": %lld exceeds num_routed_experts "
-                           "%lld (a shard would hold no expert)", (long long)ep,
-                        (long long)m->num_routed_experts);
-    if (m->num_activated_routed_experts_per_token > m->num_routed_experts)
-        return npu_errf(e, "model field \"num_activated_routed_experts_per_token\": expected at most "
-                           "num_routed_experts = %lld, got %lld", (long long)m->num_routed_experts,
-                        (long long)m->num_activated_routed_experts_per_token);
     if (gen_require_stages(m, e))
         return -1;
     return gen_require_links(l, true, false, e);
@@ -408,11 +300,8 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
     (void)deepseek_mem(ovf, m, PHASE_DECODE, prof);   /* a footprint past int64 fails the trace */
     struct dsgen g = { 0 };
     gen_run_init(&g.r, m, l, prof, out, ovf);
-    int64_t etp = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
-    int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
     if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD) ||
-        gen_axes(&g.etp, etp, n_etp, prof, l, SHAPE_MAXD) ||
-        gen_axes(&g.ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, l, SHAPE_MAXD))
+        moe_axes(m, l, prof, &g.etp, &g.ep))
         return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
 
     static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,
@@ -465,6 +354,7 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     p->kv_elems_per_token = cdiv64(bmul(ovf, kr + 4 * rope, L), tp);
     p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
                                    cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));
+    p->kv_local_elems_per_token = p->kv_window = 0;
     p->kv_dtype = p->act_dtype = "DT_INT8";   /* byte counts: the parts mix formats */
 }
 

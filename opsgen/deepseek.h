@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opsgen/moe.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/sweep.h"
 
@@ -43,15 +44,7 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
 int64_t opsgen_deepseek_mem_bytes(const struct model_config *m, enum phase ph,
                                   const struct profile *prof);
 
-/* The routed-expert load of one device under top-k routing (physical
- * profile): T = local_tokens x data_parallelism_degree tokens are routed,
- * each to A of the R experts; a device holds ceil(R / ep) experts. An expert
- * receives at least one token with probability p = 1 - (1 - A/R)^T, so
- * `experts` = ceil(ceil(R/ep) x p) of them run, each on `tokens` =
- * ceil(moe_imbalance_factor x T x A / (R x p)) tokens (at most T): the
- * busiest device's load. Both at least 1. T past int64 sets *ovf (builders.h). */
-struct moe_load { int64_t experts, tokens; };
-struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t local_tokens);
+/* The routed-expert load (moe_load_of) is in opsgen/moe.h. */
 
 /* §13.4 for MoE: the LLM mapping, then the expert axes (4th value). Returns
  * false (axes still set, expert axes best effort) when ep cannot be laid out

@@ -26,6 +26,13 @@ void tensor_formats_of(const struct model_config *m, struct tensor_formats *f)
     f->scale_n = m->weight_scale_block_n > 0 ? m->weight_scale_block_n : m->scale_block;
 }
 
+void tensor_formats_experts(const struct model_config *m, struct tensor_formats *f)
+{
+    tensor_formats_of(m, f);
+    if (strcmp(m->expert_weight_dtype, "same") && m->expert_weight_dtype[0])
+        f->weight = token_of(m->expert_weight_dtype, BF16);
+}
+
 struct op *fmt_store_rest(bool *ovf, const struct tensor_formats *fmt, struct op *op, const char *dt)
 {
     if (!op || !fmt || !strcmp(dt, op->form.dtype))

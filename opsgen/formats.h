@@ -28,6 +28,8 @@ struct tensor_formats {
 /* The model's fields weight_dtype, activation_dtype, kv_cache_dtype,
  * scale_block, weight_scale_block_n and scale_dtype as tokens and sizes. */
 void tensor_formats_of(const struct model_config *m, struct tensor_formats *f);
+/* The experts' formats of a mixture (expert_weight_dtype; the rest as the model's). */
+void tensor_formats_experts(const struct model_config *m, struct tensor_formats *f);
 
 /* The op's inputs after the first stored in dt (when it is not the
  * activations'); the weight bytes follow, checked (*ovf, builders.h). NULL

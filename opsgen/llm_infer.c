@@ -19,9 +19,18 @@
 #include "opsgen/builders.h"
 #include "opsgen/gen.h"
 #include "opsgen/layers.h"
+#include "opsgen/moe.h"
+#include "opsgen/pattern.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/parallel.h"
 #include "opsgen/phases.h"
+
+/* The run with the expert axes of a mixture of experts (ffn_type "moe"). */
+struct llm_gen {
+    struct gen_run r;
+    struct coll_axes etp, ep;
+    struct tensor_formats efmt;  /* the experts' number formats (expert_weight_dtype) */
+};
 
 /* The prefill or decode phase (gen_phases). */
 static void phase_setup(void *g, int i, struct gen_phase *ph)
@@ -29,20 +38,76 @@ static void phase_setup(void *g, int i, struct gen_phase *ph)
     gen_phase_inference(g, i == 1, ph);
 }
 
-/* One transformer layer after the input LayerNorm: attention and FFN. The
- * reference does not advance past the FFN, so the sends reuse the FFN's
- * first fid (quirk opsgen Q5, phase data). */
-static int phase_layers(void *g, const struct gen_phase *ph, int64_t *fid)
+/* The attention of one layer of run r, of a phase (seq tokens, decode or
+ * not); a local layer (opsgen/pattern.h) sees fewer keys: its prefill
+ * queries the window's keys on average, its decode steps the window's
+ * keys over the generated tokens on average (at the final length under the
+ * reference's decode_kv_full_length). */
+static struct attn_args attn_of(const struct gen_run *r, const struct gen_phase *ph, bool local)
 {
-    const struct gen_run *r = g;
     const struct model_config *m = r->m;
-    struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, ph->count, ph->decode, &r->tp, "", &r->fmt };
     struct attn_args at = { .seq = ph->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
                             .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
                             .decode_kv_per_head = !m->decode_kv_shared };
-    return layer_block(&lc, &at, m, fid);
+    int64_t S = m->input_seqlen, O = m->output_seqlen;
+    if (!local || badd(r->ovf, S, O) <= m->sliding_window)
+        return at;
+    if (!ph->decode) {
+        at.att_keys = pattern_local_keys(r->ovf, m, 0, S) / S;
+        return at;
+    }
+    int64_t keys = r->prof->decode_kv_full_length ? pattern_local_keys(r->ovf, m, S + O - 1, S + O)
+                                                  : pattern_local_keys(r->ovf, m, S, S + O) / O;
+    at.s_in = keys > 2 ? keys - 1 : 1;   /* one suffix key: every step reads `keys` (2 at least) */
+    at.s_out = 1;
+    return at;
+}
+
+/* One layer of each group alike (opsgen/pattern.h), each counted by its
+ * layers: attention, then the dense FFN or the experts. A model of one group
+ * is the reference's layer, counted by the phase. The reference does not
+ * advance past the FFN, so the sends reuse the FFN's first fid
+ * (quirk opsgen Q5, phase data). */
+static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
+{
+    struct llm_gen *g = gp;
+    const struct gen_run *r = &g->r;
+    const struct model_config *m = r->m;
+    struct layer_groups lg;
+    pattern_stage_groups(m, r->L, &lg);
+    for (int k = 0; k < lg.n; k++) {
+        const struct layer_group *gr = &lg.g[k];
+        if (gr->layers <= 0)
+            continue;
+        if (k > 0)
+            *fid = gen_last(r)->fusion_id + 1;
+        int64_t count = lg.n == 1 ? ph->count : bmul(r->ovf, gr->layers, ph->steps);
+        struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, count, ph->decode, &r->tp, "", &r->fmt };
+        struct attn_args at = attn_of(r, ph, gr->local);
+        if (!gr->moe) {
+            if (layer_block(&lc, &at, m, fid))
+                return -1;
+            continue;
+        }
+        int64_t f = *fid;
+        if (layer_attention(&lc, &at, &f))
+            return -1;
+        *fid = f = gen_last(r)->fusion_id + 1;
+        /* the experts' FFN over the expert TP axes; a token reaches at most
+         * top-k expert-parallel chips, in the activations' format */
+        int64_t ep = m->expert_parallelism_degree, A = m->num_activated_routed_experts_per_token;
+        struct moe_ctx mx = { r, &g->ep, A < ep ? A : ep, r->fmt.act, true };
+        struct layer_ctx ec = lc;
+        ec.tp = &g->etp;
+        ec.fmt = &g->efmt;
+        struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+                               .body = moe_ffn_body, .body_arg = &mx, .input_gathered = true };
+        if (layer_ffn(&ec, &fa, &f))
+            return -1;
+    }
+    return 0;
 }
 
 /* ---- validation ---- */
@@ -69,7 +134,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
 {
     if (gen_require_llm(m, "LLM inference", e))
         return -1;
-    if (!ffn_kind_of(m->ffn_type))
+    if (!ffn_kind_of(m->ffn_type) && !pattern_is_moe(m))
         return ffn_type_error(m->ffn_type, e);
     static const char *const positive[] = {
         "num_chips", "data_parallelism_degree", "tensor_parallelism_degree",
@@ -81,7 +146,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
     if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
         return -1;
     if (gen_require_axes("num_tensor_parallel_axes", m->num_tensor_parallel_axes, PAR_MAX_FACTORS, e) ||
-        gen_require_chips(m, e))
+        gen_require_chips(m, e) || (pattern_is_moe(m) && moe_validate(m, e)))
         return -1;
     return gen_require_links(l, true, m->pipeline_parallel_degree_dcn > 1, e);
 }
@@ -93,15 +158,18 @@ int opsgen_llm_inference(const struct model_config *m, const struct opsgen_links
         return -1;
     /* A footprint past int64 fails the trace. */
     (void)opsgen_llm_inference_mem_checked(ovf, m, PHASE_DECODE, prof);
-    struct gen_run g;
-    gen_run_init(&g, m, l, prof, out, ovf);
-    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
+    struct llm_gen g = { 0 };
+    gen_run_init(&g.r, m, l, prof, out, ovf);
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
         return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD);
+    if (pattern_is_moe(m) && moe_axes(m, l, prof, &g.etp, &g.ep))
+        return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
+    tensor_formats_experts(m, &g.efmt);
 
     static const struct gen_phase_hooks hooks = { .setup = phase_setup, .layers = phase_layers,
                                                   .mem_bytes = opsgen_llm_inference_mem_checked };
-    return gen_phases(&g, &hooks, &g, e);
+    return gen_phases(&g.r, &hooks, &g, e);
 }
 
 /* ---- one serving step's attention ---- */
@@ -129,17 +197,13 @@ bool opsgen_op_is_lm_head(const struct op *op)
     return !strcmp(op->description, "LMHead");
 }
 
-int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_links *l,
-                              const struct profile *prof, const struct opsgen_step_attn *a,
-                              struct trace *out, bool *ovf, struct npu_err *e)
+/* The attention core of one group of g's layers (count executions), local
+ * or not, into scratch. */
+static int step_group(const struct llm_gen *g, const struct opsgen_step_attn *a, int64_t count, bool local,
+                      struct trace *scratch)
 {
-    struct trace scratch;
-    trace_init(&scratch);
-    struct gen_run g;
-    gen_run_init(&g, m, l, prof, &scratch, ovf);
-    if (gen_axes(&g.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
-        return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported", SHAPE_MAXD);
-    struct layer_ctx lc = { &scratch, ovf, prof, a->batch, g.L, a->decode, &g.tp, "", &g.fmt };
+    const struct model_config *m = g->r.m;
+    struct layer_ctx lc = { scratch, g->r.ovf, g->r.prof, a->batch, count, a->decode, &g->r.tp, "", &g->r.fmt };
     /* Decode: one suffix group of length s needs an odd step count 2s - 1
      * (decode_suffix_groups), counted here once per layer. */
     struct attn_args at = { .seq = a->decode ? m->decode_width : a->q, .s_in = a->prefix,
@@ -149,8 +213,43 @@ int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_
                             .decode_kv_per_head = !m->decode_kv_shared,
                             .q_seq = a->decode ? 0 : a->q, .kv_seq = a->decode ? 0 : a->kv,
                             .att_keys = a->decode ? 0 : a->att };
+    if (local && a->decode) {   /* the window's keys of the context at this step */
+        int64_t ctx = badd(g->r.ovf, a->prefix, a->suffix);
+        int64_t keys = pattern_local_keys(g->r.ovf, m, ctx - 1, ctx);
+        if (keys < ctx) {
+            at.s_in = keys > 2 ? keys - 1 : 1;
+            at.s_out = 1;
+        }
+    } else if (local && a->q > 0) {   /* the chunk's queries, at positions kv - q + 1 .. kv */
+        int64_t keys = pattern_local_keys(g->r.ovf, m, a->kv - a->q, a->kv) / a->q;
+        if (keys < at.att_keys)
+            at.att_keys = keys > 1 ? keys : 1;
+    }
     int64_t fid = 2;
-    int rc = layer_attention(&lc, &at, &fid);
+    return layer_attention(&lc, &at, &fid);
+}
+
+int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_links *l,
+                              const struct profile *prof, const struct opsgen_step_attn *a,
+                              struct trace *out, bool *ovf, struct npu_err *e)
+{
+    struct trace scratch;
+    trace_init(&scratch);
+    struct llm_gen g = { 0 };
+    gen_run_init(&g.r, m, l, prof, &scratch, ovf);
+    if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD))
+        return npu_errf(e, "model field \"num_tensor_parallel_axes\": at most %d axes supported", SHAPE_MAXD);
+    /* the stage's layers: global ones, and the local ones of a window */
+    struct layer_groups lg;
+    pattern_stage_groups(m, g.r.L, &lg);
+    int64_t local = 0;
+    for (int k = 0; k < lg.n; k++)
+        local += lg.g[k].local ? lg.g[k].layers : 0;
+    int rc = 0;
+    if (g.r.L - local > 0)
+        rc = step_group(&g, a, g.r.L - local, false, &scratch);
+    if (!rc && local > 0)
+        rc = step_group(&g, a, local, true, &scratch);
     for (size_t i = 0; i < scratch.n; i++) {
         struct op *op = &scratch.ops[i];
         if (!rc && opsgen_op_is_attention_core(op)) {

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "opsgen/layers.h"
+#include "opsgen/pattern.h"
 #include "opsgen/parallel.h"
 #include "opsgen/phases.h"
 
@@ -179,6 +180,8 @@ static int fwd_layers(struct gen *g, const struct gen_phase *ph, int64_t *fid)
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
                             .parallel_ffn = m->parallel_attn_ffn };
+    if (m->sliding_window > 0)   /* local layers: the keys per query averaged over the layers */
+        at.att_keys = pattern_mean_keys(g->r.ovf, m, g->S, g->r.prof->prefill_attention_unmasked ? g->S : (g->S + 1) / 2);
     if (layer_block(&lc, &at, m, fid))
         return -1;
     /* Full rematerialisation: the backward pass recomputes each layer's
@@ -268,6 +271,7 @@ static int attention_bwd(struct gen *g, int64_t f)
     int64_t Hl = cdiv64(m->num_heads, t), Dl = cdiv64(m->d_model, t);
     /* Causal: (S+1)/2 keys per query on average (the reference: S). */
     int64_t A = g->r.prof->prefill_attention_unmasked ? S : (S + 1) / 2;
+    A = pattern_mean_keys(g->r.ovf, m, S, A);   /* local layers: their windows' keys, averaged */
     /* K/V projections over the K/V heads (the reference: all heads, quirk opsgen Q2). */
     int64_t kv = m->num_kv_heads > 0 && !g->r.prof->kv_heads_ignored ? m->num_kv_heads : m->num_heads;
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
@@ -437,6 +441,9 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
 {
     if (gen_require_llm(m, "LLM training", e))
         return -1;
+    if (pattern_is_moe(m))
+        return npu_errf(e, "model field \"ffn_type\": training a mixture of experts over standard attention "
+                           "(\"moe\") is not modelled yet (its inference and serving are)");
     if (!ffn_kind_of(m->ffn_type))
         return ffn_type_error(m->ffn_type, e);
     if (m->use_flash_attention)

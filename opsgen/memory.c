@@ -14,6 +14,7 @@
 #include "opsgen/gen.h"
 #include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
+#include "opsgen/pattern.h"
 #include "traces/precision.h"
 
 int64_t opsgen_llm_inference_mem_bytes(const struct model_config *m, enum phase phase,
@@ -61,8 +62,36 @@ int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m
     struct opsgen_llm_mem_parts pt;
     opsgen_llm_mem_parts(ovf, m, prof, &pt);
     int64_t tok = bmul(ovf, b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
-    return badd(ovf, badd(ovf, pt.weight_bytes, bld_tensor_bytes(ovf, bmul(ovf, pt.kv_elems_per_token, bs), pt.kv_dtype)),
+    return badd(ovf, badd(ovf, pt.weight_bytes, bld_tensor_bytes(ovf, bmul(ovf, opsgen_kv_elems(ovf, &pt, s), b), pt.kv_dtype)),
                 bld_tensor_bytes(ovf, bmul(ovf, pt.live_elems_per_token, tok), pt.act_dtype));
+}
+
+int64_t opsgen_kv_elems(bool *ovf, const struct opsgen_llm_mem_parts *p, int64_t tokens)
+{
+    int64_t local = p->kv_window > 0 && tokens > p->kv_window ? p->kv_window : tokens;
+    return badd(ovf, bmul(ovf, p->kv_elems_per_token, tokens), bmul(ovf, p->kv_local_elems_per_token, local));
+}
+
+/* n weights in f's weight format, with their block scales (one per
+ * scale_k x scale_n weights of 8 bits or narrower). */
+static int64_t stored_bytes(bool *ovf, int64_t n, const struct tensor_formats *f)
+{
+    int64_t scales = 0;
+    if (f->scale_k > 0 && dtype_bits(f->weight) <= 8)
+        scales = bld_tensor_bytes(ovf, cdiv64(n, bmul(ovf, f->scale_k, f->scale_n)), f->scale);
+    return badd(ovf, bld_tensor_bytes(ovf, n, f->weight), scales);
+}
+
+/* One MoE layer's weights on a chip: every expert (routed and shared,
+ * gated: 3 x D x moe_d_ff) over the ep x etp chips that hold them, and the
+ * router's R x D. */
+static int64_t moe_layer_params(bool *ovf, const struct model_config *m)
+{
+    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
+    int64_t etp = cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep);
+    int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
+    int64_t w = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, 3, m->d_model, m->moe_d_ff), experts), etp > 0 ? etp : 1), ep);
+    return badd(ovf, w, bmul(ovf, m->num_routed_experts, m->d_model));
 }
 
 void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
@@ -81,12 +110,30 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
     struct tensor_formats f;
     tensor_formats_of(m, &f);
-    int64_t params = badd(ovf, bmul(ovf, badd(ovf, w_attn, w_ff), Lc), gen_vocab_params(ovf, m, tp, prof)), scales = 0;
-    if (f.scale_k > 0 && dtype_bits(f.weight) <= 8)   /* one scale per scale_k x scale_n weights */
-        scales = bld_tensor_bytes(ovf, cdiv64(params, bmul(ovf, f.scale_k, f.scale_n)), f.scale);
-    p->weight_bytes = badd(ovf, bld_tensor_bytes(ovf, params, f.weight), scales);
-    p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), Lc);
-    p->live_elems_per_token = badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), bmul(ovf, gated ? 2 : 1, Fl));
+    /* the stage's layers by group: dense or expert FFNs, global or local K/V */
+    struct layer_groups lg;
+    pattern_stage_groups(m, Lc, &lg);
+    int64_t layers_w = 0, experts_w = 0, global = 0, local = 0, live_ff = bmul(ovf, gated ? 2 : 1, Fl);
+    for (int i = 0; i < lg.n; i++) {
+        int64_t n = lg.g[i].layers;
+        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, w_attn, lg.g[i].moe ? 0 : w_ff), n));
+        if (lg.g[i].moe)
+            experts_w = badd(ovf, experts_w, bmul(ovf, moe_layer_params(ovf, m), n));
+        *(lg.g[i].local ? &local : &global) += n;
+    }
+    if (pattern_is_moe(m)) {   /* the experts' hidden activations, if wider */
+        int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
+        int64_t e = bmul(ovf, 2, cdiv64(m->moe_d_ff, cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep)));
+        live_ff = live_ff > e ? live_ff : e;
+    }
+    struct tensor_formats ef;
+    tensor_formats_experts(m, &ef);
+    p->weight_bytes = badd(ovf, stored_bytes(ovf, badd(ovf, layers_w, gen_vocab_params(ovf, m, tp, prof)), &f),
+                           stored_bytes(ovf, experts_w, &ef));
+    p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), global);
+    p->kv_local_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), local);
+    p->kv_window = local > 0 ? m->sliding_window : 0;
+    p->live_elems_per_token = badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), live_ff);
     p->kv_dtype = f.kv;
     p->act_dtype = f.act;
 }

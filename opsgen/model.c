@@ -64,7 +64,8 @@ static const struct field_desc llm_list[] = {
     I(num_layers, 80, P, .doc = "Transformer layers."),
     S(ffn_type, "llama", 0,
       .doc = "Feed-forward shape: llama or swiglu (gated SiLU, three matmuls), geglu (gated GELU), default or "
-             "gelu (two matmuls, GELU), relu, deepseek_moe (mixture of experts)."),
+             "gelu (two matmuls, GELU), relu, moe (a mixture of gated-SiLU experts over standard attention: "
+             "Mixtral, Qwen-MoE, gpt-oss), deepseek_moe (DeepSeek's experts over latent attention)."),
     I(decode_width, 1, P, .unit = "tokens", .doc = "Query tokens per decode iteration (wider for speculative decoding)."),
     B(use_flash_attention, 1, .doc = "Fused attention in prefill: the score matrix never goes to HBM."),
     B(enable_swap_kv_cache, 0,
@@ -105,6 +106,20 @@ static const struct field_desc llm_list[] = {
           .doc = "Grouped-query attention in decode reads each K/V head once for its query group (XQA-class "
                  "kernels); false: once per query head, as kernels without GQA support do (TensorRT-LLM before "
                  "v0.8). Physical profile only."),
+    /* npusim's own: local attention (opsgen/pattern.h). Mistral 7B v0.1 and
+     * Phi-3 slide every layer (interval 0); Gemma 2 and gpt-oss alternate
+     * (2); Gemma 3 has five local layers to a global one (6); Llama 4 attends
+     * in chunks of 8192 with every fourth layer global. */
+    I(sliding_window, 0, N | FF_EXT, .unit = "tokens",
+      .doc = "Keys a local layer's query attends to at most (Hugging Face's sliding_window; Llama 4's "
+             "attention_chunk_size with local_attention chunked); its KV cache holds that many tokens. "
+             "0: every layer attends to the whole context."),
+    I(full_attention_interval, 0, N | FF_EXT, .unit = "layers",
+      .doc = "With a sliding_window: every this-many-th layer (the N-th, 2N-th, ...) attends to the whole "
+             "context, the others locally (Gemma 2, gpt-oss: 2; Gemma 3: 6). 0: every layer is local."),
+    S(local_attention, "sliding", FF_EXT, .one_of = "sliding|chunked",
+      .doc = "How a local layer attends: sliding (the last sliding_window keys) or chunked (the keys of its "
+             "own chunk of sliding_window tokens, Llama 4)."),
     /* npusim's own: the number formats of the weights (int8 or int4 with bf16
      * activations: weight-only quantisation), activations and KV cache. */
     S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS,
@@ -149,6 +164,22 @@ static const struct field_desc deepseek_list[] = {
     I(v_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head value dimensions."),
 };
 TABLE(model_deepseek_fields, "model", deepseek_list);
+
+/* npusim's own: the layer pattern of a mixture of experts over standard
+ * attention (ffn_type "moe"): DeepSeek's first dense layers
+ * (first_k_dense_replace) and Llama 4's and Qwen-MoE's interleaving
+ * (interleave_moe_layer_step, decoder_sparse_step). */
+static const struct field_desc moe_layers_list[] = {
+    I(num_dense_layers, 0, N | FF_EXT, .unit = "layers",
+      .doc = "The first layers, with a dense FFN of d_ff; the mixture of experts starts after them."),
+    I(moe_layer_step, 1, P | FF_EXT, .lo = 1, .hi = 1024, .unit = "layers",
+      .doc = "After the dense layers, every this-many-th layer is a mixture of experts, the others dense "
+             "(Llama 4 Maverick: 2; 1: every layer)."),
+    S(expert_weight_dtype, "same", FF_EXT, .one_of = "same|" MODEL_FORMATS,
+      .doc = "Format of the experts' weights when it differs from weight_dtype (gpt-oss: fp4 experts, MXFP4, "
+             "beside bf16 attention); same: weight_dtype."),
+};
+TABLE(model_moe_layers_fields, "model", moe_layers_list);
 
 static const struct field_desc dit_list[] = {
     I(image_width, 0, FF_REQUIRED | P, .unit = "pixels", .doc = "Side of the square image the transformer sees."),
@@ -204,7 +235,7 @@ static const char *const llm_required[] = { "d_model", "num_heads", "d_head", "d
 int model_all_tables(const struct field_table **out, int max)
 {
     const struct field_table *all[] = { &model_base_fields, &model_llm_fields, &model_moe_fields,
-                                        &model_deepseek_fields, &model_dit_fields, &model_dlrm_fields,
+                                        &model_deepseek_fields, &model_moe_layers_fields, &model_dit_fields, &model_dlrm_fields,
                                         &model_gligen_fields };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
@@ -228,6 +259,9 @@ int model_tables(const struct model_config *m, const struct field_table **out, i
         if (strcmp(m->model_type, "llm") == 0 && is_moe(m) && n + 1 < max) {
             out[n++] = &model_moe_fields;
             out[n++] = &model_deepseek_fields;
+        } else if (strcmp(m->model_type, "llm") == 0 && !strcmp(m->ffn_type, "moe") && n + 1 < max) {
+            out[n++] = &model_moe_fields;
+            out[n++] = &model_moe_layers_fields;
         }
         if (strcmp(m->model_type, "dit") == 0 && n < max)
             out[n++] = &model_dit_fields;
@@ -281,6 +315,10 @@ int model_config_from_json(struct model_config *m, const cJSON *json, field_sour
         m->num_kv_heads = cJSON_GetObjectItemCaseSensitive(json, "num_heads") ? m->num_heads : 64;
     if (!cJSON_GetObjectItemCaseSensitive(json, "moe_d_ff"))
         m->moe_d_ff = m->d_ff;
+    /* DeepSeek's shared expert is the table's default; other mixtures have
+     * none unless the file says (Mixtral, Qwen3-MoE, gpt-oss). */
+    if (!strcmp(m->ffn_type, "moe") && !cJSON_GetObjectItemCaseSensitive(json, "num_shared_experts"))
+        m->num_shared_experts = 0;
     /* Grouped-query attention: each KV head serves num_heads / num_kv_heads
      * query heads, so it must divide them (-1: one KV head per query head). */
     bool llm = false;

@@ -42,6 +42,13 @@ struct model_config {
     bool tie_word_embeddings;            /* npusim's own (FF_EXT): the LM head is the embedding's weights */
     bool decode_kv_shared;               /* npusim's own (FF_EXT): decode reads a K/V head once per
                                           * query group (false: once per query head) */
+    /* npusim's own (FF_EXT): local attention (opsgen/pattern.h): a local
+     * layer's query sees at most sliding_window keys ("sliding") or the keys
+     * of its own chunk of that many tokens ("chunked"); every
+     * full_attention_interval-th layer attends to the whole context (0: none
+     * does). sliding_window 0: every layer is global. */
+    int64_t sliding_window, full_attention_interval;
+    char local_attention[FIELD_STR_MAX];
     /* npusim's own (FF_EXT): the number formats of the weights, the
      * activations and the KV cache (traces/precision.h names; "bf16"). */
     char weight_dtype[FIELD_STR_MAX], activation_dtype[FIELD_STR_MAX], kv_cache_dtype[FIELD_STR_MAX];
@@ -58,6 +65,10 @@ struct model_config {
     int64_t num_limited_groups, moe_d_ff;
     int64_t expert_parallelism_degree, num_expert_parallel_axes, expert_parallel_degree_dcn;
     double moe_imbalance_factor;         /* npusim's own (FF_EXT): busiest expert's tokens / mean, >= 1 */
+    int64_t moe_layer_step;              /* npusim's own (FF_EXT, ffn_type "moe"): after the first
+                                          * num_dense_layers, every moe_layer_step-th layer is a MoE */
+    char expert_weight_dtype[FIELD_STR_MAX];   /* npusim's own (ffn_type "moe"): the experts' weights'
+                                                * format ("same": weight_dtype) */
     /* DeepSeekConfig */
     int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     /* DiTConfig (num_diffusion_steps is shared with GLIGEN) */
@@ -80,6 +91,7 @@ extern const struct field_table model_base_fields;     /* ModelConfig */
 extern const struct field_table model_llm_fields;      /* LLMConfig */
 extern const struct field_table model_moe_fields;      /* MoELLMConfig */
 extern const struct field_table model_deepseek_fields; /* DeepSeekConfig */
+extern const struct field_table model_moe_layers_fields; /* npusim's: MoE over standard attention */
 extern const struct field_table model_dit_fields;      /* DiTConfig */
 extern const struct field_table model_dlrm_fields;     /* DLRMConfig */
 extern const struct field_table model_gligen_fields;   /* GLIGENConfig */

@@ -83,7 +83,7 @@ int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m
 
 /* The model's parameters: every weight (total) and those one token uses
  * (active: a mixture of experts' shared and top-k routed experts, its
- * gate, every other weight); the embedding and LM head once each, or once
+ * gate, every other weight; its layers by opsgen/pattern.h); the embedding and LM head once each, or once
  * when tie_word_embeddings. DeepSeek's first num_dense_layers layers count
  * a dense FFN of d_ff (the published counts do), though the generator runs
  * every layer as MoE (the reference's). Biases are not counted. -1 past
@@ -97,8 +97,13 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
 struct opsgen_llm_mem_parts {
     int64_t weight_bytes;
     int64_t kv_elems_per_token, live_elems_per_token;
+    /* local layers (opsgen/pattern.h): per token of at most kv_window
+     * tokens; kv_elems_per_token is the global layers' (0 and 0 without) */
+    int64_t kv_local_elems_per_token, kv_window;
     const char *kv_dtype, *act_dtype;
 };
+/* The KV elements a sequence of `tokens` tokens holds on a chip. */
+int64_t opsgen_kv_elems(bool *ovf, const struct opsgen_llm_mem_parts *p, int64_t tokens);
 void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
                           struct opsgen_llm_mem_parts *p);
 

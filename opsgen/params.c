@@ -5,6 +5,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/layers.h"
 #include "opsgen/opsgen.h"
+#include "opsgen/pattern.h"
 
 void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *active)
 {
@@ -32,7 +33,20 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
         int64_t attn = badd(&ovf, bmul3(&ovf, 2, D, bmul(&ovf, H, dh)), bmul3(&ovf, 2, D, bmul(&ovf, kv, dh)));
         int64_t ffn = bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
-        *total = *active = badd(&ovf, bmul(&ovf, badd(&ovf, attn, ffn), L), badd(&ovf, norms, vocab));
+        /* a mixture of experts' layers: every expert (routed and shared, gated)
+         * and the router; a token uses its top-k and the shared ones */
+        int64_t expert = bmul3(&ovf, 3, D, m->moe_d_ff), R = m->num_routed_experts, S = m->num_shared_experts;
+        int64_t moe_all = badd(&ovf, bmul(&ovf, expert, badd(&ovf, R, S)), bmul(&ovf, R, D));
+        int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),
+                               bmul(&ovf, R, D));
+        struct layer_groups lg;
+        pattern_groups(m, &lg);
+        int64_t base = badd(&ovf, bmul(&ovf, attn, L), badd(&ovf, norms, vocab));
+        *total = *active = base;
+        for (int i = 0; i < lg.n; i++) {
+            *total = badd(&ovf, *total, bmul(&ovf, lg.g[i].moe ? moe_all : ffn, lg.g[i].layers));
+            *active = badd(&ovf, *active, bmul(&ovf, lg.g[i].moe ? moe_act : ffn, lg.g[i].layers));
+        }
     }
     if (ovf)
         *total = *active = -1;

@@ -8,6 +8,7 @@
  * running list of slab indices, and a min-heap of KV transfers in flight. */
 #include "serving/engine_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,7 +133,13 @@ int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
 
 int64_t blocks_for(const struct engine *g, int64_t tokens)
 {
-    return (tokens + g->o->block_size - 1) / g->o->block_size;
+    int64_t bs = g->o->block_size, w = g->o->kv_window;
+    if (w > 0 && tokens > w + bs) {
+        /* the local layers' part holds the window's blocks, the rest grows */
+        double t = (double)tokens * (1 - g->o->kv_local_share) + (double)(w + bs) * g->o->kv_local_share;
+        return (int64_t)ceil(t / (double)bs);
+    }
+    return (tokens + bs - 1) / bs;
 }
 
 /* The pool's replica that takes the next request: the next in turn, or the

@@ -72,6 +72,11 @@ struct serving_options {
     int64_t max_num_seqs;           /* requests in a pass at most */
     int64_t max_num_batched_tokens; /* tokens in a pass at most (chunked: the budget) */
     int64_t block_size;             /* tokens per KV block */
+    /* local attention (opsgen/pattern.h): that share of a block's bytes is
+     * local layers' K/V, of which a sequence keeps kv_window tokens and the
+     * block they straddle (0: no local layer) */
+    int64_t kv_window;
+    double kv_local_share;
     bool swap;                      /* preemption swaps to host memory (else recompute) */
     int64_t swap_ns_per_block;      /* PCIe time to move one block one way */
     int64_t transfer_latency_ns;    /* disaggregated: per KV transfer */

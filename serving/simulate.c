@@ -71,14 +71,18 @@ static int64_t chips_of(const struct loaded_config *c) { return c->model.num_chi
 
 /* The KV blocks one replica's cache holds (see simulate.h). */
 static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c, int64_t *blocks,
-                     double *block_bytes, struct npu_err *e)
+                     double *block_bytes, int64_t *window, double *local_share, struct npu_err *e)
 {
     bool ovf = false;
     struct opsgen_llm_mem_parts p;
     s->fam->mem_parts(&ovf, &c->model, s->prof, &p);
     double hbm = (double)c->chip.hbm_size_GB * 1073741824.0 * (1 - s->kv_reserve);
     double live = (double)bld_tensor_bytes(&ovf, p.live_elems_per_token * s->o.max_num_batched_tokens, p.act_dtype);
-    *block_bytes = (double)bld_tensor_bytes(&ovf, p.kv_elems_per_token * s->o.block_size, p.kv_dtype);
+    /* a block: block_size tokens of every layer of the stage, global and local */
+    int64_t per_token = p.kv_elems_per_token + p.kv_local_elems_per_token;
+    *block_bytes = (double)bld_tensor_bytes(&ovf, per_token * s->o.block_size, p.kv_dtype);
+    *window = p.kv_window;
+    *local_share = per_token > 0 ? (double)p.kv_local_elems_per_token / (double)per_token : 0;
     double room = hbm - (double)p.weight_bytes - live;
     if (ovf || *block_bytes <= 0)
         return npu_errf(e, "%s: the model's sizes are out of scale for a KV cache", c->model_name);
@@ -135,7 +139,7 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pl->gated_W = carbon_idle_power_pg_W(&x->cfg[p].chip, s->pg);
         pl->wake_ns = pg_wake_ns(s->pg, x->cfg[p].chip.freq_GHz);
         pl->gating = pl->gated_W < pl->idle_W;
-        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, e))
+        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, &o->kv_window, &o->kv_local_share, e))
             return -1;
     }
     /* PCIe both ways for a swapped block (GB = 2^30 B); a KV transfer between

@@ -1,17 +1,36 @@
 /* hf_config.c — a Hugging Face config.json into npusim's model config (see
- * hf_config.h). Main data structures: the tables of the keys understood,
- * of the ones refused, and of the model types known. */
+ * hf_config.h). Main data structures: the tables of the model types known
+ * (with their layer-pattern defaults), of the keys understood, and of the
+ * ones refused. */
 #include "study/run/hf_config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The decoders whose layers npusim's LLM family simulates (dense, gated
- * FFN, multi-head / grouped-query / multi-query attention), and DeepSeek's. */
-static const char *const dense_types[] = { "llama", "mistral", "qwen2", "qwen3", "gemma", "phi3", "granite",
-                                           "olmo", "olmo2", "yi", "internlm2", "cohere", "exaone", "smollm3" };
-static const char *const mla_types[] = { "deepseek_v2", "deepseek_v3" };
+/* The decoders whose layers npusim's LLM family simulates: a gated FFN or a
+ * mixture of gated experts over multi-head, grouped-query or multi-query
+ * attention, global or local; and DeepSeek's latent attention with experts.
+ * full_every: the layer pattern of local attention when the file gives none
+ * (Gemma 2: every other layer global; Llama 4: every fourth, chunked). */
+enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
+static const struct hf_type {
+    const char *type;
+    enum hf_kind kind;
+    int full_every;
+    bool chunked;
+} types[] = {
+    { "llama", HF_DENSE, 0, false },     { "mistral", HF_DENSE, 0, false },   { "qwen2", HF_DENSE, 0, false },
+    { "qwen3", HF_DENSE, 0, false },     { "gemma", HF_DENSE, 0, false },     { "gemma2", HF_DENSE, 2, false },
+    { "gemma3_text", HF_DENSE, 6, false }, { "phi3", HF_DENSE, 0, false },    { "granite", HF_DENSE, 0, false },
+    { "olmo", HF_DENSE, 0, false },      { "olmo2", HF_DENSE, 0, false },     { "yi", HF_DENSE, 0, false },
+    { "internlm2", HF_DENSE, 0, false }, { "cohere", HF_DENSE, 0, false },    { "cohere2", HF_DENSE, 4, false },
+    { "exaone", HF_DENSE, 0, false },    { "smollm3", HF_DENSE, 0, false },
+    { "mixtral", HF_MOE, 0, false },     { "qwen2_moe", HF_MOE, 0, false },   { "qwen3_moe", HF_MOE, 0, false },
+    { "gpt_oss", HF_MOE, 2, false },     { "olmoe", HF_MOE, 0, false },       { "granitemoe", HF_MOE, 0, false },
+    { "phimoe", HF_MOE, 0, false },      { "dbrx", HF_MOE, 0, false },        { "llama4_text", HF_MOE, 4, true },
+    { "deepseek_v2", HF_MLA, 0, false }, { "deepseek_v3", HF_MLA, 0, false },
+};
 
 /* Keys read (or checked) here: never listed as ignored. */
 static const char *const understood[] = {
@@ -20,9 +39,12 @@ static const char *const understood[] = {
     "torch_dtype", "dtype", "max_position_embeddings", "quantization_config", "sliding_window", "use_sliding_window",
     "max_window_layers", "layer_types", "sliding_window_pattern", "is_encoder_decoder", "vision_config",
     "text_config", "num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok",
-    "moe_intermediate_size", "n_shared_experts", "first_k_dense_replace", "kv_lora_rank", "q_lora_rank",
-    "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "topk_group", "n_group", "parallel_attn",
-    "moe_layer_freq", "num_nextn_predict_layers",
+    "experts_per_token", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
+    "first_k_dense_replace", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers",
+    "intermediate_size_mlp", "attention_chunk_size", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
+    "qk_nope_head_dim", "v_head_dim", "topk_group", "n_group", "parallel_attn", "moe_layer_freq",
+    "num_nextn_predict_layers", "d_model", "n_heads", "n_layers", "max_seq_len", "attn_config", "ffn_config",
+    "sliding_window_size",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -33,6 +55,14 @@ static bool in(const char *s, const char *const *list, size_t n)
     return false;
 }
 #define IN(s, a) in(s, a, sizeof a / sizeof a[0])
+
+static const struct hf_type *type_of(const char *t)
+{
+    for (size_t i = 0; t && i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(t, types[i].type))
+            return &types[i];
+    return NULL;
+}
 
 bool hf_config_is(const cJSON *j)
 {
@@ -47,36 +77,43 @@ static double num(const cJSON *j, const char *k, double def)
     return cJSON_IsNumber(x) ? x->valuedouble : def;
 }
 
+/* The first of keys (NULL-ended) that j holds as a number, else def. */
+static double num_any(const cJSON *j, const char *const *keys, double def)
+{
+    for (; *keys; keys++)
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, *keys)))
+            return num(j, *keys, def);
+    return def;
+}
+
 static const char *str(const cJSON *j, const char *k)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
     return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
-/* The first key of the model that npusim cannot model yet, and why; NULL if none. */
-static const char *refused(const cJSON *hf, bool mla, const char **why)
+static const char *const experts_keys[] = { "num_local_experts", "num_experts", "n_routed_experts", NULL };
+
+/* The first key of the model that npusim cannot model, and why; NULL if none. */
+static const char *refused(const cJSON *hf, const struct hf_type *t, const char **why)
 {
     static const struct { const char *key, *why; } never[] = {
         { "vision_config", "a vision tower (give the text model's config: its text_config)" },
         { "text_config", "a multimodal wrapper (give the text model's config: its text_config)" },
-        { "layer_types", "alternating local (sliding-window) and global attention layers, not modelled yet" },
-        { "sliding_window_pattern", "alternating local (sliding-window) and global attention layers, not modelled yet" },
     };
     for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
         if (cJSON_GetObjectItemCaseSensitive(hf, never[i].key))
             return *why = never[i].why, never[i].key;
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "is_encoder_decoder")))
         return *why = "an encoder-decoder model: npusim simulates decoders", "is_encoder_decoder";
-    static const char *const moe[] = { "num_local_experts", "num_experts", "n_routed_experts" };
-    for (size_t i = 0; !mla && i < 3; i++)
-        if (num(hf, moe[i], 0) > 1)
-            return *why = "a mixture of experts over standard attention: not modelled yet (DeepSeek's latent "
-                          "attention with experts is)", moe[i];
-    double w = num(hf, "sliding_window", 0), ctx = num(hf, "max_position_embeddings", 0);
-    const cJSON *use = cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window");
-    if (w > 0 && !cJSON_IsFalse(use) && (ctx <= 0 || w < ctx))
-        return *why = "sliding-window attention: not modelled yet (a window shorter than the context)",
-               "sliding_window";
+    if (t && t->kind == HF_DENSE && num_any(hf, experts_keys, 0) > 1)
+        return *why = "experts in a model type npusim knows as dense", "num_experts";
+    const cJSON *mlp = cJSON_GetObjectItemCaseSensitive(hf, "mlp_only_layers");
+    if (cJSON_IsArray(mlp) && cJSON_GetArraySize(mlp) > 0)
+        return *why = "a list of dense layers among the experts: npusim's pattern is num_dense_layers first, then "
+                      "every moe_layer_step-th layer", "mlp_only_layers";
+    if (t && !strncmp(t->type, "qwen2", 5) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
+        return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
     return NULL;
 }
 
@@ -88,7 +125,58 @@ static int add_int(cJSON *o, const char *k, double v, const char *name, const ch
     return 0;
 }
 
-/* torch_dtype into the three number formats. */
+/* quantization_config into the weights' format and block scales: fp8
+ * (with DeepSeek's weight_block_size), GPTQ and AWQ int4/int8 groups of
+ * group_size along K per output column with fp16 scales (their zero points,
+ * 4 bits a group, are left out: a quarter of the scales' bytes), MXFP4
+ * (gpt-oss: fp4 experts in blocks of 32 with 8-bit scales, the rest bf16). */
+static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, struct npu_err *e)
+{
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config");
+    const char *qm = str(q, "quant_method");
+    if (!q) {
+        if (wfmt)
+            cJSON_AddStringToObject(o, "weight_dtype", wfmt);
+        return 0;
+    }
+    if (qm && (!strcmp(qm, "fp8") || !strcmp(qm, "fbgemm_fp8"))) {
+        cJSON_AddStringToObject(o, "weight_dtype", "fp8");
+        const cJSON *wb = cJSON_GetObjectItemCaseSensitive(q, "weight_block_size");
+        if (cJSON_GetArraySize(wb) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(wb, 0))) {
+            cJSON_AddNumberToObject(o, "scale_block", cJSON_GetArrayItem(wb, 1)->valuedouble);
+            cJSON_AddNumberToObject(o, "weight_scale_block_n", cJSON_GetArrayItem(wb, 0)->valuedouble);
+        }
+        return 0;
+    }
+    if (qm && (!strcmp(qm, "gptq") || !strcmp(qm, "awq"))) {
+        double bits = num(q, "bits", num(q, "w_bit", 0)), g = num(q, "group_size", num(q, "q_group_size", 128));
+        if (bits != 4 && bits != 8)
+            return npu_errf(e, "%s: key \"quantization_config\": %s with %g bits: expected 4 or 8", name, qm, bits);
+        if (!(g >= 0 || g == -1) || g > 65535 || g != floor(g))
+            return npu_errf(e, "%s: key \"quantization_config\": group_size %g: expected -1 (per column) or 1 to 65535",
+                            name, g);
+        cJSON_AddStringToObject(o, "weight_dtype", bits == 4 ? "int4" : "int8");
+        if (g > 0) {   /* -1: one scale a column, nothing to model */
+            cJSON_AddNumberToObject(o, "scale_block", g);
+            cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+        }
+        cJSON_AddStringToObject(o, "scale_dtype", "fp16");
+        return 0;
+    }
+    if (qm && !strcmp(qm, "mxfp4")) {
+        if (wfmt)
+            cJSON_AddStringToObject(o, "weight_dtype", wfmt);
+        cJSON_AddStringToObject(o, "expert_weight_dtype", "fp4");
+        cJSON_AddNumberToObject(o, "scale_block", 32);
+        cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+        cJSON_AddStringToObject(o, "scale_dtype", "fp8");
+        return 0;
+    }
+    return npu_errf(e, "%s: key \"quantization_config\": quant_method \"%s\": not modelled (fp8, fbgemm_fp8, gptq, "
+                       "awq and mxfp4 are)", name, qm ? qm : "(none)");
+}
+
+/* torch_dtype into the three number formats, then the quantization. */
 static int formats(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
 {
     static const struct { const char *hf, *np; } dt[] = { { "bfloat16", "bf16" }, { "float16", "fp16" },
@@ -100,18 +188,11 @@ static int formats(const cJSON *hf, cJSON *o, const char *name, struct npu_err *
             f = dt[i].np;
     if (t && !f)
         return npu_errf(e, "%s: key \"torch_dtype\": \"%s\": expected bfloat16, float16 or float32", name, t);
-    const cJSON *q = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config");
-    const char *qm = str(q, "quant_method");
-    if (q && (!qm || strcmp(qm, "fp8")))
-        return npu_errf(e, "%s: key \"quantization_config\": quant_method \"%s\": not modelled yet (fp8 is)", name,
-                        qm ? qm : "(none)");
     if (f) {
         cJSON_AddStringToObject(o, "activation_dtype", f);
         cJSON_AddStringToObject(o, "kv_cache_dtype", f);
     }
-    if (qm || f)
-        cJSON_AddStringToObject(o, "weight_dtype", qm ? "fp8" : f);
-    return 0;
+    return quant(hf, o, f, name, e);
 }
 
 /* The FFN's type from the activation: gated SiLU (llama) or gated GELU (Gemma). */
@@ -147,26 +228,110 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
     return 0;
 }
 
-cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t n, struct npu_err *e)
+/* A mixture of gated experts over standard attention: the experts' width
+ * (moe_intermediate_size, else intermediate_size), count and top-k; the
+ * shared experts (n_shared_experts, or shared_expert_intermediate_size in
+ * experts' widths; Llama 4: one); the dense layers' width (Llama 4's
+ * intermediate_size_mlp) and the layer pattern. */
+static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const char *name, struct npu_err *e)
 {
-    const char *type = str(hf, "model_type");
-    bool mla = IN(type, mla_types);
-    const char *why, *bad = refused(hf, mla, &why);
-    if (bad) {
-        npu_errf(e, "%s: key \"%s\": %s", name, bad, why);
-        return NULL;
+    static const char *const topk[] = { "num_experts_per_tok", "experts_per_token", NULL };
+    static const char *const step[] = { "decoder_sparse_step", "interleave_moe_layer_step", NULL };
+    double width = num(hf, "moe_intermediate_size", num(hf, "intermediate_size", 0));
+    double shared = num(hf, "n_shared_experts", !strcmp(t->type, "llama4_text") ? 1 : 0);
+    double sw = num(hf, "shared_expert_intermediate_size", 0);
+    if (sw > 0 && width > 0) {
+        if (fmod(sw, width) != 0)
+            return npu_errf(e, "%s: key \"shared_expert_intermediate_size\": %g is not a multiple of the experts' "
+                               "width %g", name, sw, width);
+        shared = sw / width;
     }
-    if (!mla && !IN(type, dense_types)) {
-        npu_errf(e, "%s: model_type \"%s\": not a decoder npusim knows (dense: llama, mistral, qwen2, qwen3, gemma, "
-                    "phi3, granite, olmo, ...; latent attention with experts: deepseek_v2, deepseek_v3)",
-                 name, type ? type : "(none)");
-        return NULL;
+    if (add_int(o, "moe_d_ff", width, name, "moe_intermediate_size", e) ||
+        add_int(o, "num_routed_experts", num_any(hf, experts_keys, 0), name, "num_local_experts", e) ||
+        add_int(o, "num_activated_routed_experts_per_token", num_any(hf, topk, 0), name, "num_experts_per_tok", e) ||
+        add_int(o, "moe_layer_step", num_any(hf, step, 1), name, "decoder_sparse_step", e))
+        return -1;
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "intermediate_size_mlp")))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(num(hf, "intermediate_size_mlp", 0)));
+    cJSON_AddNumberToObject(o, "num_shared_experts", shared);
+    cJSON_AddNumberToObject(o, "num_dense_layers", num(hf, "first_k_dense_replace", 0));
+    cJSON_AddStringToObject(o, "ffn_type", "moe");
+    return 0;
+}
+
+/* Local attention: the window (sliding_window; Gemma 2's older
+ * sliding_window_size; Llama 4's attention_chunk_size, chunked) and which
+ * layers attend to the whole context (layer_types, Gemma 3's
+ * sliding_window_pattern, or the type's default). Every layer local with a
+ * window no shorter than the context changes nothing, and is left out. */
+static int local_fields(const cJSON *hf, const struct hf_type *t, double layers, cJSON *o, const char *name,
+                        struct npu_err *e)
+{
+    double w = t->chunked ? num(hf, "attention_chunk_size", 0)
+                          : num(hf, "sliding_window", num(hf, "sliding_window_size", 0));
+    double ctx = num(hf, "max_position_embeddings", 0), every = t->full_every;
+    if (!(w > 0) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
+        return 0;
+    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "sliding_window_pattern")))
+        every = num(hf, "sliding_window_pattern", 0);
+    if (lt) {   /* the first global layer gives N; every layer must follow it */
+        int n = cJSON_GetArraySize(lt), first = -1;
+        if (!cJSON_IsArray(lt) || n != (int)layers)
+            return npu_errf(e, "%s: key \"layer_types\": expected a list of num_hidden_layers (%g) names", name, layers);
+        for (int i = 0; i < n; i++) {
+            const char *s = cJSON_IsString(cJSON_GetArrayItem(lt, i)) ? cJSON_GetArrayItem(lt, i)->valuestring : "";
+            bool full = !strcmp(s, "full_attention");
+            if (!full && strcmp(s, "sliding_attention") && strcmp(s, "chunked_attention"))
+                return npu_errf(e, "%s: key \"layer_types\": item %d \"%s\": expected full_attention, "
+                                   "sliding_attention or chunked_attention", name, i, s);
+            if (full && first < 0)
+                first = i;
+            if (first >= 0 && full != ((i + 1) % (first + 1) == 0))
+                return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer global "
+                                   "(N = %d from the first), the others local", name, i, first + 1);
+        }
+        every = first + 1;
     }
+    if (every == 0 && ctx > 0 && w >= ctx)
+        return 0;
+    if (add_int(o, "sliding_window", w, name, t->chunked ? "attention_chunk_size" : "sliding_window", e))
+        return -1;
+    if (every > 0)
+        cJSON_AddNumberToObject(o, "full_attention_interval", every);
+    if (t->chunked)
+        cJSON_AddStringToObject(o, "local_attention", "chunked");
+    return 0;
+}
+
+/* DBRX names its keys its own way (d_model, n_heads, attn_config,
+ * ffn_config): a copy under the common names. */
+static cJSON *dbrx_common(const cJSON *hf)
+{
+    static const struct { const char *to, *obj, *from; } keys[] = {
+        { "hidden_size", NULL, "d_model" }, { "num_attention_heads", NULL, "n_heads" },
+        { "num_hidden_layers", NULL, "n_layers" }, { "max_position_embeddings", NULL, "max_seq_len" },
+        { "num_key_value_heads", "attn_config", "kv_n_heads" },
+        { "intermediate_size", "ffn_config", "ffn_hidden_size" },
+        { "num_local_experts", "ffn_config", "moe_num_experts" }, { "num_experts_per_tok", "ffn_config", "moe_top_k" },
+    };
+    cJSON *c = cJSON_Duplicate(hf, 1);
+    for (size_t i = 0; c && i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *src = keys[i].obj ? cJSON_GetObjectItemCaseSensitive(hf, keys[i].obj) : hf;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, keys[i].from);
+        if (cJSON_IsNumber(v) && !cJSON_GetObjectItemCaseSensitive(c, keys[i].to))
+            cJSON_AddNumberToObject(c, keys[i].to, v->valuedouble);
+    }
+    return c;
+}
+
+static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *name, struct npu_err *e)
+{
     cJSON *o = cJSON_CreateObject();
     double D = num(hf, "hidden_size", 0), H = num(hf, "num_attention_heads", 0);
     double dh = num(hf, "head_dim", H > 0 ? D / H : 0), ctx = num(hf, "max_position_embeddings", 4608);
     char src[300];
-    snprintf(src, sizeof src, "Hugging Face config %s (model_type %s)", name, type);
+    snprintf(src, sizeof src, "Hugging Face config %s (model_type %s)", name, t->type);
     cJSON_AddStringToObject(o, "source", src);
     cJSON_AddStringToObject(o, "model_type", "llm");
     cJSON_AddNumberToObject(o, "global_batch_size", 1);
@@ -175,17 +340,20 @@ cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t 
     cJSON_AddNumberToObject(o, "input_seqlen", fmax(1, in_len));
     cJSON_AddNumberToObject(o, "output_seqlen", out_len);
     cJSON_AddNumberToObject(o, "decode_width", 1);
+    double layers = num(hf, "num_hidden_layers", 0);
     int rc = add_int(o, "d_model", D, name, "hidden_size", e) ||
              add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
              add_int(o, "num_kv_heads", num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
              add_int(o, "d_head", dh, name, "head_dim", e) ||
              add_int(o, "d_ff", num(hf, "intermediate_size", 0), name, "intermediate_size", e) ||
-             add_int(o, "num_layers", num(hf, "num_hidden_layers", 0), name, "num_hidden_layers", e) ||
-             add_int(o, "vocab_size", num(hf, "vocab_size", 0), name, "vocab_size", e) ||
-             formats(hf, o, name, e) || (mla ? mla_fields(hf, o, name, e) : ffn_of(hf, o, name, e));
+             add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
+             add_int(o, "vocab_size", num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
+             (t->kind == HF_MLA ? mla_fields(hf, o, name, e)
+                                : ffn_of(hf, o, name, e) || (t->kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
+                                      local_fields(hf, t, layers, o, name, e));
     /* Transformers' own default when the file leaves it out: tied for Gemma's classes, untied for the rest */
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf, "tie_word_embeddings");
-    if (!rc && (tie ? cJSON_IsTrue(tie) : !strncmp(type, "gemma", 5)))
+    if (!rc && (tie ? cJSON_IsTrue(tie) : !strncmp(t->type, "gemma", 5)))
         cJSON_AddTrueToObject(o, "tie_word_embeddings");
     if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "parallel_attn")))
         cJSON_AddTrueToObject(o, "parallel_attn_ffn");
@@ -193,6 +361,30 @@ cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t 
         cJSON_Delete(o);
         return NULL;
     }
+    return o;
+}
+
+cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t n, struct npu_err *e)
+{
+    const char *type = str(hf, "model_type");
+    const struct hf_type *t = type_of(type);
+    const char *why, *bad = refused(hf, t, &why);
+    if (bad) {
+        npu_errf(e, "%s: key \"%s\": %s", name, bad, why);
+        return NULL;
+    }
+    if (!t) {
+        npu_errf(e, "%s: model_type \"%s\": not a decoder npusim knows (dense: llama, mistral, qwen2, qwen3, gemma, "
+                    "gemma2, gemma3_text, phi3, ...; experts: mixtral, qwen2_moe, qwen3_moe, gpt_oss, dbrx, "
+                    "llama4_text, ...; latent attention with experts: deepseek_v2, deepseek_v3; docs/models.md)",
+                 name, type ? type : "(none)");
+        return NULL;
+    }
+    cJSON *common = !strcmp(t->type, "dbrx") ? dbrx_common(hf) : NULL;
+    cJSON *o = model_of(common ? common : hf, t, name, e);
+    cJSON_Delete(common);
+    if (!o)
+        return NULL;
     size_t k = 0;
     ignored[0] = '\0';
     const cJSON *x;

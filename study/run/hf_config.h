@@ -5,17 +5,21 @@
  * "num_hidden_layers". The mapping (docs/models.md has the table):
  * hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
  * num_key_value_heads, head_dim, vocab_size, tie_word_embeddings,
- * hidden_act and torch_dtype give a dense decoder's fields; DeepSeek-V2/V3's
- * latent-attention and expert keys give the deepseek_moe fields. Keys that
- * change the arithmetic and npusim does not model yet are refused, naming
- * them: mixtures of experts over standard attention (num_local_experts,
- * num_experts, n_routed_experts outside DeepSeek), sliding-window and
- * alternating local/global attention (sliding_window, layer_types,
- * sliding_window_pattern), encoder-decoders (is_encoder_decoder), vision
- * towers (vision_config, text_config), quantization other than fp8. Every
- * other key is ignored and listed once (rope, norms' epsilons, token ids,
- * dropout, biases: they do not change the time or the footprint npusim
- * models, or only by a rounding).
+ * hidden_act and torch_dtype give a decoder's fields; the experts' keys
+ * (num_local_experts, num_experts, num_experts_per_tok,
+ * moe_intermediate_size, shared experts, dense first layers, interleave
+ * steps) a mixture of experts over standard attention (ffn_type "moe") or
+ * DeepSeek's latent attention (deepseek_moe); sliding_window, layer_types,
+ * sliding_window_pattern and attention_chunk_size local attention;
+ * quantization_config (fp8, GPTQ/AWQ int4 and int8, MXFP4) the formats and
+ * block scales. A model type's known layer pattern fills in what its file
+ * leaves out (Gemma 2: every other layer global). Keys that change the
+ * arithmetic and npusim cannot model are refused, naming them:
+ * encoder-decoders, vision towers and multimodal wrappers, layer_types off
+ * "every N-th layer global", Qwen's mlp_only_layers. Every other key is
+ * ignored and listed once (rope, norms' epsilons, token ids, dropout,
+ * biases: they do not change the time or the footprint npusim models, or
+ * only by a rounding).
  *
  * No data structure of its own. */
 #ifndef NPUSIM_STUDY_HF_CONFIG_H

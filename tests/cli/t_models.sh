@@ -1,10 +1,12 @@
 # Sourced by tests/cli/run.sh: Hugging Face config.json files (study/run/hf_config.h;
 # tests/samples/hf/, the public configs of those models), read by `npusim run -m` and
 # written as npusim's own by `npusim import model`: a Llama 3.1 8B config simulates as
-# the shipped llama3-8b; the parameter counts of the mapped models match the published
-# ones within 1.5%; the ignored keys are listed once; what cannot be modelled yet
-# (experts over standard attention, sliding windows, encoder-decoders, vision towers,
-# unknown architectures) exits 2 naming the key, writing nothing.
+# the shipped llama3-8b; the parameter counts of the mapped models (dense, mixtures of
+# experts over any attention, local attention, quantised) match the published ones within
+# 1.5%; windows, layer patterns and quantization land in the fields they mean; the ignored
+# keys are listed once; what cannot be modelled (encoder-decoders, vision towers, layer
+# patterns npusim has no form for, unknown architectures) exits 2 naming the key, writing
+# nothing. tests/samples/hf/SOURCES.md says where each file was copied from.
 HF="$T/models"
 mkdir -p "$HF"
 S=tests/samples/hf
@@ -20,8 +22,14 @@ check "models: npusim import model writes npusim's config with its source, which
   $NPUSIM run --configs $CONFIGS -m $S/qwen2.5-7b.json -c h100 >'$HF/q2.txt' 2>/dev/null &&
   [ \"\$(sed -n '2,3p' '$HF/q1.txt')\" = \"\$(sed -n '2,3p' '$HF/q2.txt')\" ]"
 # published: Llama 3.1 8B 8.03B, Mistral 7B v0.3 7.25B, Qwen2.5 7B 7.61B, Gemma 2B 2.51B (tied
-# embeddings, Transformers' default for Gemma), DeepSeek-V3 671B with 37B active
-for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9; do
+# embeddings, Transformers' default for Gemma), DeepSeek-V3 671B with 37B active; Mixtral 8x7B
+# 46.7B with 12.9B active, 8x22B 141B with 39B, Qwen2-57B-A14B, DBRX 132B with 36B, OLMoE 6.9B
+# with 1.3B, Gemma 2 9B 9.24B, Phi-3 medium 14B, Mistral 7B v0.1 7.24B (its window changes no
+# parameter), Llama 2 7B 6.74B (GPTQ int4: the count is the model's)
+for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
+            mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
+            olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
+            llama-2-7b-gptq:6.74e9:6.74e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
@@ -31,10 +39,36 @@ t, a, T, A = d[\"params_total\"], d[\"params_active\"], float(sys.argv[2]), floa
 ok = abs(t / T - 1) <= 0.015 and (abs(a / A - 1) <= 0.015 or abs(a - A) <= 0.5e9)
 sys.exit(not ok)' '$HF/p-$m' $tot $act"
 done
-for bad in 'mixtral-8x7b:key "num_local_experts": a mixture of experts over standard attention' \
-           'phi-3-mini-4k:key "sliding_window": sliding-window attention' \
-           't5-small:key "is_encoder_decoder": an encoder-decoder model' \
+# what lands where: gpt-oss's alternating 128-token window and MXFP4 experts, Gemma 2's
+# every-other-layer window (its type's pattern), Phi-3's window on every layer, AWQ's int4
+# groups of 128 with fp16 scales, Mixtral's experts, Qwen2-MoE's shared expert in experts' widths
+for want in 'gpt-oss-120b sliding_window=128 full_attention_interval=2 expert_weight_dtype=fp4 scale_block=32 ffn_type=moe num_routed_experts=128 num_activated_routed_experts_per_token=4' \
+            'gemma-2-9b-it sliding_window=4096 full_attention_interval=2 ffn_type=geglu tie_word_embeddings=True' \
+            'phi-3-medium-4k sliding_window=2047 full_attention_interval=None' \
+            'llama-3.1-70b-awq-int4 weight_dtype=int4 scale_block=128 weight_scale_block_n=1 scale_dtype=fp16' \
+            'mixtral-8x7b ffn_type=moe moe_d_ff=14336 num_routed_experts=8 num_shared_experts=0 sliding_window=None' \
+            'qwen2-57b-a14b moe_d_ff=2560 num_shared_experts=8 d_ff=18944 sliding_window=None'; do
+    m=${want%% *}
+    check "models: import model maps $m's ${want#* }" sh -c "
+      $NPUSIM import model $S/$m.json -o '$HF/f-$m.json' >/dev/null 2>&1 && $(command -v python3) -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(any(str(j.get(k)) != v for k, v in (a.split(chr(61)) for a in sys.argv[2:])))' '$HF/f-$m.json' ${want#* }"
+done
+# a layer pattern npusim has no form for, and a Qwen list of dense layers
+python3 -c 'import json
+j = json.load(open("tests/samples/hf/gpt-oss-20b.json"))
+j["layer_types"][0], j["layer_types"][1] = "full_attention", "sliding_attention"
+json.dump(j, open("'"$HF"'/odd-layers.json", "w"))
+j = json.load(open("tests/samples/hf/qwen3-30b-a3b.json"))
+j["mlp_only_layers"] = [0, 5]
+json.dump(j, open("'"$HF"'/mlp-only.json", "w"))'
+expect_fail "models: layer_types off every N-th layer global is refused, naming the item" 'key "layer_types": item 1' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/odd-layers.json" -c h100 -o "$HF/bad"
+expect_fail "models: Qwen's mlp_only_layers list is refused, naming it" 'key "mlp_only_layers"' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/mlp-only.json" -c h100 -o "$HF/bad"
+for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            'llava-1.5-7b:key "vision_config": a vision tower' \
+           'llama-4-scout-instruct:key "vision_config": a vision tower' \
            'gpt2:model_type "gpt2": not a decoder npusim knows'; do
     m=${bad%%:*}; want=${bad#*:}
     expect_fail "models: $m is refused, naming what is unsupported" "$want" $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 -o "$HF/bad"

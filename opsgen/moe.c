@@ -1,0 +1,156 @@
+/* moe.c — the shared mixture-of-experts FFN body, its axes and checks (see
+ * moe.h; opsgen.md §7.3). The reference's quirks each have a profile switch
+ * (docs/profile.md): the all-to-all moves the global batch (opsgen Q21);
+ * every routed expert sees every local token (opsgen Q22, corrected: top-k
+ * routing, moe_load_of); both all-to-alls share one name (opsgen Q23); the
+ * combine einsum keeps default "weights" (opsgen Q20). */
+#include "opsgen/moe.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "opsgen/gen.h"
+#include "opsgen/parallel.h"
+
+#define BF16 "DT_BFLOAT16"
+#define FP32 "DT_FLOAT32"
+
+#define CHK(x) do { if (!(x)) return -1; } while (0)
+
+static int64_t axes_prod(const struct coll_axes *a)
+{
+    int64_t p = 1;
+    for (int i = 0; i < a->n; i++) p *= a->deg[i];
+    return p;
+}
+
+static int moe_a2a(const struct layer_ctx *c, const struct moe_ctx *x, int64_t seq, int64_t fid, bool combine)
+{
+    const struct gen_run *r = x->r;
+    const struct model_config *m = r->m;
+    double bis = bisection_bw_per_chip_GBps(m->num_chips, r->l->ICI_topology, r->l->ici_bw_GBps,
+                                            r->prof->split_axes_drops_missing);
+    /* Global batch (quirk opsgen Q21); dispatch and combine share the name (opsgen Q23). */
+    const char *name = combine && !r->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
+                                                                      : "MoE_Dispatch_AllToAll";
+    int64_t batch = r->prof->moe_a2a_global_batch ? m->global_batch_size : r->B;
+    CHK(b_all_to_all(c->t, c->ovf, fid, c->count, name, name, SHP(batch, seq, x->fanout, m->d_model),
+                     x->a2a_dtype, bis, axes_prod(x->ep), r->l->ici_latency_ns));
+    return 0;
+}
+
+struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t local_tokens)
+{
+    /* The MoE domain: the data-parallel replicas of one ICI pod send their
+     * tokens to the experts, spread over the expert-parallel devices. */
+    int64_t R = m->num_routed_experts, A = m->num_activated_routed_experts_per_token;
+    int64_t ep = m->expert_parallelism_degree, T = bmul(ovf, local_tokens, m->data_parallelism_degree);
+    int64_t local = cdiv64(R, ep);
+    double a = A < R ? (double)A / (double)R : 1.0;
+    /* Probability that an expert receives at least one of the T tokens. */
+    double p = 1.0 - pow(1.0 - a, (double)T);
+    if (!(p > 0)) p = a;
+    double mean = (double)T * a / p;   /* tokens of an expert that receives any */
+    double busy = mean * m->moe_imbalance_factor;
+    if (busy > (double)T) busy = (double)T;
+    int64_t experts = (int64_t)ceil((double)local * p - 1e-9);
+    return (struct moe_load){ experts < 1 ? 1 : experts, busy < 1 ? 1 : (int64_t)ceil(busy - 1e-9) };
+}
+
+int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
+{
+    const struct moe_ctx *g = arg;
+    const struct gen_run *r = g->r;
+    const struct model_config *m = r->m;
+    int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
+    int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(g->ep);
+    int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
+    char pre[64];
+    CHK(b_einsum(c->t, c->ovf, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
+                 SHP(R, D), "BSM;RM->BSR", "0_0_0", BF16));
+    CHK(b_unary(c->t, c->ovf, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
+                SHP(B, seq, R), "0_0", FP32));
+    f = gen_last(r)->fusion_id + 1;
+    if (e > 1 && moe_a2a(c, g, seq, f++, false))
+        return -1;
+    struct layer_ctx x = *c;
+    x.prefix = pre;
+    if (c->prof->moe_every_expert_every_token) {
+        /* Every activated expert runs on every local token (quirk opsgen Q22). */
+        for (int64_t i = 0; i < A; i++) {
+            snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
+            if (layer_ffn_llama_body(&x, seq, D, Fm, f))
+                return -1;
+            f = gen_last(r)->fusion_id + 1;
+        }
+    } else {
+        struct moe_load ld = moe_load_of(c->ovf, m, bmul(c->ovf, B, seq));
+        snprintf(pre, sizeof pre, "FFN_routed_experts-");
+        x.B = 1;
+        x.count = bmul(c->ovf, n, ld.experts);
+        if (layer_ffn_llama_body(&x, ld.tokens, D, Fm, f))
+            return -1;
+        f = gen_last(r)->fusion_id + 1;
+        x = *c;
+        x.prefix = pre;
+    }
+    if (e > 1 && moe_a2a(c, g, seq, f++, true))
+        return -1;
+    if (m->num_shared_experts > 0 || !g->skip_empty_shared) {
+        snprintf(pre, sizeof pre, "FFN_shared_expert-");
+        if (layer_ffn_llama_body(&x, seq, D, Fm * m->num_shared_experts, f))
+            return -1;
+        f = gen_last(r)->fusion_id + 1;
+    }
+    struct op *o;
+    CHK(o = b_einsum(c->t, c->ovf, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
+                     SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
+    if (!c->prof->mla_cache_einsums_weights)
+        o->weight_bytes = 0;   /* router outputs, not parameters (quirk opsgen Q20) */
+    f++;
+    CHK(b_binary(c->t, c->ovf, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
+                 "0_0_0", BF16, c->prof->binary_ops_list_one_input));
+    return 0;
+}
+
+int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
+             struct coll_axes *etp, struct coll_axes *ep)
+{
+    int64_t e = m->data_parallelism_degree * m->tensor_parallelism_degree / m->expert_parallelism_degree;
+    int64_t n_etp = m->num_data_parallel_axes + m->num_tensor_parallel_axes - m->num_expert_parallel_axes;
+    return gen_axes(etp, e, n_etp, prof, l, SHAPE_MAXD) ||
+                   gen_axes(ep, m->expert_parallelism_degree, m->num_expert_parallel_axes, prof, l, SHAPE_MAXD)
+               ? -1 : 0;
+}
+
+int moe_validate(const struct model_config *m, struct npu_err *e)
+{
+    static const char *const positive[] = { "expert_parallelism_degree", "moe_d_ff", "num_routed_experts",
+                                            "num_activated_routed_experts_per_token" };
+    if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
+        return -1;
+    if (m->num_shared_experts < 0)
+        return npu_errf(e, "model field \"num_shared_experts\": expected 0 or more, got %lld",
+                        (long long)m->num_shared_experts);
+    if (gen_require_axes("num_expert_parallel_axes", m->num_expert_parallel_axes, SHAPE_MAXD, e))
+        return -1;
+    int64_t dp = m->data_parallelism_degree, tp = m->tensor_parallelism_degree;
+    int64_t ep = m->expert_parallelism_degree;
+    if (m->expert_parallel_degree_dcn != 1)
+        return npu_errf(e, "model field \"expert_parallel_degree_dcn\": expected 1 (expert parallelism "
+                           "runs over ICI only), got %lld", (long long)m->expert_parallel_degree_dcn);
+    /* Experts shard the dp x tp chips: ep * etp = dp * tp, so etp >= 1. */
+    if (ep > dp * tp)
+        return npu_errf(e, "model field \"expert_parallelism_degree\": expected at most dp*tp = %lld "
+                           "(experts are spread over the data- and tensor-parallel chips), got %lld",
+                        (long long)(dp * tp), (long long)ep);
+    if (ep > m->num_routed_experts)
+        return npu_errf(e, "model field \"expert_parallelism_degree\": %lld exceeds num_routed_experts "
+                           "%lld (a shard would hold no expert)", (long long)ep,
+                        (long long)m->num_routed_experts);
+    if (m->num_activated_routed_experts_per_token > m->num_routed_experts)
+        return npu_errf(e, "model field \"num_activated_routed_experts_per_token\": expected at most "
+                           "num_routed_experts = %lld, got %lld", (long long)m->num_routed_experts,
+                        (long long)m->num_activated_routed_experts_per_token);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* moe.h — the mixture-of-experts FFN body every MoE generator shares
+ * (opsgen.md §7.3): the router's scores and softmax, the token all-to-all
+ * to the expert-parallel chips, the routed experts (top-k; the reference's
+ * every-expert-every-token under its quirk), the all-to-all back, the shared
+ * experts and the weighted combine. DeepSeek (latent attention) and the LLM
+ * generator's ffn_type "moe" (Mixtral, Qwen-MoE, gpt-oss) call it inside
+ * the FFN wrapper (layer_ffn's body).
+ *
+ * Experts shard the dp x tp chips: expert parallelism ep spreads the experts,
+ * expert tensor parallelism etp = dp x tp / ep splits each expert's width.
+ *
+ * Main data structure: struct moe_ctx, what the body needs beyond the layer
+ * context: the run, the EP axes and the all-to-all's form. */
+#ifndef NPUSIM_MOE_H
+#define NPUSIM_MOE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opsgen/layers.h"
+#include "opsgen/phases.h"
+
+struct moe_ctx {
+    const struct gen_run *r;
+    const struct coll_axes *ep;  /* expert-parallel axes (the all-to-all's group) */
+    int64_t fanout;              /* chips a token's experts reach at most: the all-to-all's copies */
+    const char *a2a_dtype;       /* the tokens' format on the wire */
+    bool skip_empty_shared;      /* no shared-expert ops without shared experts (the reference's
+                                  * DeepSeek emits them, of width 0) */
+};
+
+/* The body (ffn_body_fn, layers.h): arg is a struct moe_ctx. */
+int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg);
+
+/* The expert TP and EP axes of m (etp = dp x tp / ep over the dp and tp
+ * axes the EP axes leave); -1 past max_axes torus axes. */
+int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
+             struct coll_axes *etp, struct coll_axes *ep);
+
+/* The MoE fields' checks: positive expert counts and width, 0 or more
+ * shared experts, 1 <= ep <= dp x tp and ep <= the routed experts, top-k at
+ * most the routed experts, no EP over DCN. */
+int moe_validate(const struct model_config *m, struct npu_err *e);
+
+/* The routed-expert load of one device under top-k routing (physical
+ * profile): T = local_tokens x data_parallelism_degree tokens are routed,
+ * each to A of the R experts; a device holds ceil(R / ep) experts. An expert
+ * receives at least one token with probability p = 1 - (1 - A/R)^T, so
+ * `experts` = ceil(ceil(R/ep) x p) of them run, each on `tokens` =
+ * ceil(moe_imbalance_factor x T x A / (R x p)) tokens (at most T): the
+ * busiest device's load. Both at least 1. T past int64 sets *ovf (builders.h). */
+struct moe_load { int64_t experts, tokens; };
+struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t local_tokens);
+
+#endif

@@ -1,0 +1,122 @@
+/* pattern.c — layer patterns and local attention's key counts (see
+ * pattern.h). No data structure beyond struct layer_groups. */
+#include "opsgen/pattern.h"
+
+#include <string.h>
+
+#include "opsgen/builders.h"
+
+bool pattern_is_moe(const struct model_config *m)
+{
+    return !strcmp(m->ffn_type, "moe");
+}
+
+bool pattern_layer_local(const struct model_config *m, int64_t i)
+{
+    int64_t n = m->full_attention_interval;
+    return m->sliding_window > 0 && !(n > 0 && (i + 1) % n == 0);
+}
+
+bool pattern_layer_moe(const struct model_config *m, int64_t i)
+{
+    /* Hugging Face's rule (Llama 4, Qwen-MoE): (i + 1) % step == 0, after the dense first layers */
+    int64_t step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
+    return pattern_is_moe(m) && i >= m->num_dense_layers && (i - m->num_dense_layers + 1) % step == 0;
+}
+
+static void add(struct layer_groups *o, bool local, bool moe, int64_t n)
+{
+    for (int k = 0; k < o->n; k++)
+        if (o->g[k].local == local && o->g[k].moe == moe) {
+            o->g[k].layers += n;
+            return;
+        }
+    o->g[o->n++] = (struct layer_group){ local, moe, n };
+}
+
+void pattern_groups(const struct model_config *m, struct layer_groups *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t L = m->num_layers > 0 ? m->num_layers : 0;
+    bool any_local = m->sliding_window > 0, any_moe = pattern_is_moe(m);
+    if (!any_local && !any_moe) {   /* every layer alike: no walk */
+        add(out, false, false, L);
+        return;
+    }
+    for (int64_t i = 0; i < L; i++)
+        add(out, pattern_layer_local(m, i), pattern_layer_moe(m, i), 1);
+}
+
+void pattern_stage_groups(const struct model_config *m, int64_t stage_layers, struct layer_groups *out)
+{
+    pattern_groups(m, out);
+    int64_t L = m->num_layers;
+    if (out->n <= 1 || L <= 0 || stage_layers == L) {
+        if (out->n == 1)
+            out->g[0].layers = stage_layers;
+        return;
+    }
+    /* each group's share of the stage, floors then the largest remainders
+     * (ties: the earlier group); the rounding is on int64 exact integers */
+    int64_t rem[4], left = stage_layers;
+    for (int k = 0; k < out->n; k++) {
+        int64_t x = out->g[k].layers * stage_layers;   /* layers and stages are small (< 2^31) */
+        out->g[k].layers = x / L;
+        rem[k] = x % L;
+        left -= out->g[k].layers;
+    }
+    while (left-- > 0) {
+        int best = 0;
+        for (int k = 1; k < out->n; k++)
+            if (rem[k] > rem[best])
+                best = k;
+        out->g[best].layers++;
+        rem[best] = -1;
+    }
+}
+
+/* Keys in all for positions 1..n. */
+static int64_t keys_upto(bool *ovf, const struct model_config *m, int64_t n)
+{
+    int64_t W = m->sliding_window;
+    if (!strcmp(m->local_attention, "chunked")) {
+        int64_t q = n / W, r = n % W;
+        return badd(ovf, bmul(ovf, q, bmul(ovf, W, W + 1) / 2), r * (r + 1) / 2);
+    }
+    if (n <= W)
+        return bmul(ovf, n, n + 1) / 2;
+    return badd(ovf, bmul(ovf, W, W + 1) / 2, bmul(ovf, n - W, W));
+}
+
+int64_t pattern_local_keys(bool *ovf, const struct model_config *m, int64_t a, int64_t b)
+{
+    return keys_upto(ovf, m, b) - keys_upto(ovf, m, a);
+}
+
+int64_t pattern_local_cache(const struct model_config *m, int64_t n)
+{
+    return n < m->sliding_window ? n : m->sliding_window;
+}
+
+int64_t pattern_local_layers(const struct model_config *m)
+{
+    struct layer_groups g;
+    pattern_groups(m, &g);
+    int64_t n = 0;
+    for (int k = 0; k < g.n; k++)
+        n += g.g[k].local ? g.g[k].layers : 0;
+    return n;
+}
+
+int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, int64_t global_keys)
+{
+    int64_t local = pattern_local_layers(m), L = m->num_layers;
+    if (local <= 0 || L <= 0 || S <= 0)
+        return global_keys;
+    int64_t lk = pattern_local_keys(ovf, m, 0, S) / S;
+    if (lk > global_keys)
+        lk = global_keys;
+    /* (global x (L - local) + lk x local) / L, rounded to nearest */
+    double k = ((double)global_keys * (double)(L - local) + (double)lk * (double)local) / (double)L;
+    return (int64_t)(k + 0.5);
+}

@@ -1,0 +1,53 @@
+/* pattern.h — a model's layer pattern: which layers attend locally (a
+ * sliding window, or chunks) and which run a mixture of experts, and how a
+ * pipeline stage's layers fall into groups alike.
+ *
+ * The generators emit one layer's ops counted once per layer; a model whose
+ * layers differ emits one such layer per group, counted by the group's
+ * layers. A stage of a pipeline gets each group's share of its layers
+ * (largest remainders; exact without a pipeline).
+ *
+ * Main data structure: struct layer_groups, at most four groups of (local
+ * attention?, mixture of experts?) in the order the model first meets them.
+ *
+ * Local attention (model fields sliding_window, full_attention_interval,
+ * local_attention): the query at position p (1-based) sees min(p, W) keys
+ * under a sliding window of W, ((p - 1) mod W) + 1 under chunks of W; a
+ * local layer's KV cache holds at most W tokens. */
+#ifndef NPUSIM_PATTERN_H
+#define NPUSIM_PATTERN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opsgen/model.h"
+
+struct layer_group { bool local, moe; int64_t layers; };
+struct layer_groups { int n; struct layer_group g[4]; };
+
+/* ffn_type "moe": a mixture of experts over standard attention. */
+bool pattern_is_moe(const struct model_config *m);
+/* Layer i (0-based) of the model attends locally / runs the experts. */
+bool pattern_layer_local(const struct model_config *m, int64_t i);
+bool pattern_layer_moe(const struct model_config *m, int64_t i);
+/* The model's layers, counted per group. */
+void pattern_groups(const struct model_config *m, struct layer_groups *out);
+/* The same groups with stage_layers layers in all, each its share. */
+void pattern_stage_groups(const struct model_config *m, int64_t stage_layers, struct layer_groups *out);
+
+/* The keys the queries at positions a+1 .. b (0 <= a <= b) see in all in a
+ * local layer (causal; positions 1-based), checked (*ovf, builders.h). */
+int64_t pattern_local_keys(bool *ovf, const struct model_config *m, int64_t a, int64_t b);
+/* The tokens a local layer's KV cache holds for a context of n tokens: at
+ * most the window (the worst moment for chunks). */
+int64_t pattern_local_cache(const struct model_config *m, int64_t n);
+/* The keys a query sees on average over the model's layers for a causal
+ * pass over S tokens (training's forward and backward): global layers
+ * `global_keys` (the caller's causal or unmasked count), local ones the
+ * window's, weighted by the layers of each (attention's FLOPs and bytes
+ * are linear in the keys). global_keys without local layers. */
+int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, int64_t global_keys);
+/* The layers of the model that attend locally. */
+int64_t pattern_local_layers(const struct model_config *m);
+
+#endif

@@ -1,0 +1,112 @@
+/* test_pattern.c — layer patterns and local attention (opsgen/pattern.h):
+ * key counts of a sliding window and of chunks by hand, the layers each
+ * pattern makes local or expert, a pipeline stage's share, and what the
+ * footprint, the parameters and the trace make of them. */
+#include "testutil.h"
+#include "testutil_model.h"
+
+#include <string.h>
+
+#include "opsgen/opsgen.h"
+#include "opsgen/pattern.h"
+#include "traces/profile.h"
+
+static void test_keys(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "llama3-8b");
+    bool ovf = false;
+    m.sliding_window = 4;
+    strcpy(m.local_attention, "sliding");
+    /* positions 1..10 see 1, 2, 3, 4, then 4 each: 10 + 6 x 4 */
+    assert_int_equal(pattern_local_keys(&ovf, &m, 0, 10), 34);
+    assert_int_equal(pattern_local_keys(&ovf, &m, 8, 10), 8);
+    assert_int_equal(pattern_local_keys(&ovf, &m, 0, 3), 6);     /* inside the window: causal */
+    assert_int_equal(pattern_local_cache(&m, 3), 3);
+    assert_int_equal(pattern_local_cache(&m, 10), 4);
+    strcpy(m.local_attention, "chunked");
+    /* chunks of 4: 1+2+3+4 twice, then 1+2 */
+    assert_int_equal(pattern_local_keys(&ovf, &m, 0, 10), 23);
+    assert_int_equal(pattern_local_keys(&ovf, &m, 4, 5), 1);     /* a chunk's first query */
+    assert_false(ovf);
+}
+
+static void test_groups(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct layer_groups g;
+    load_model(&m, "gemma3-27b");   /* 62 layers, every 6th global: 6, 12, ..., 60 */
+    assert_true(pattern_layer_local(&m, 0));
+    assert_false(pattern_layer_local(&m, 5));
+    assert_int_equal(pattern_local_layers(&m), 52);
+    pattern_stage_groups(&m, 31, &g);   /* half of each group on a stage of two */
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.g[0].layers + g.g[1].layers, 31);
+    assert_int_equal(g.g[0].local ? g.g[0].layers : g.g[1].layers, 26);
+    load_model(&m, "mixtral-8x7b");
+    pattern_groups(&m, &g);
+    assert_int_equal(g.n, 1);
+    assert_true(g.g[0].moe);
+    assert_int_equal(g.g[0].layers, 32);
+    m.num_dense_layers = 3;    /* DeepSeek's dense first layers */
+    m.moe_layer_step = 2;      /* then Llama 4 Maverick's every other layer: 4, 6, ..., 32 (1-based) */
+    assert_false(pattern_layer_moe(&m, 2));
+    assert_false(pattern_layer_moe(&m, 3));
+    assert_true(pattern_layer_moe(&m, 4));
+    pattern_groups(&m, &g);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.g[0].moe ? g.g[1].layers : g.g[0].layers, 3 + 15);
+}
+
+/* The footprint: a local layer holds its window's K/V. llama3-8b with 16 of
+ * its 32 layers sliding over 1024 tokens, batch 1, 8192 + 1024 tokens at
+ * decode: the KV cache drops by 16 layers x (9216 - 1024) tokens x 2 x 8
+ * heads x 128 x 2 bytes. */
+static void test_memory(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "llama3-8b");
+    const struct profile *p = profile_by_name("physical");
+    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
+    int64_t full = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
+    m.sliding_window = 1024, m.full_attention_interval = 2;
+    int64_t local = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
+    assert_int_equal(full - local, (int64_t)16 * (9216 - 1024) * 2 * 8 * 128 * 2);
+    /* the parameters do not change */
+    int64_t t1, a1, t2, a2;
+    opsgen_model_params(&m, &t1, &a1);
+    m.sliding_window = 0;
+    opsgen_model_params(&m, &t2, &a2);
+    assert_int_equal(t1, t2);
+}
+
+/* A mixture's parameters by hand: D 8, 2 heads of 4, 1 KV head, 2 layers,
+ * vocabulary 10, 4 experts of width 6, top 2, one shared: attention 192 a
+ * layer, an expert 3 x 8 x 6 = 144, the router 4 x 8 = 32, norms 2 x 8 a
+ * layer and 8, embedding and head 160. */
+static void test_moe_params(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "mixtral-8x7b");
+    m.d_model = 8, m.num_heads = 2, m.d_head = 4, m.num_kv_heads = 1, m.num_layers = 2, m.vocab_size = 10;
+    m.num_routed_experts = 4, m.num_activated_routed_experts_per_token = 2, m.moe_d_ff = 6, m.num_shared_experts = 1;
+    int64_t t, a;
+    opsgen_model_params(&m, &t, &a);
+    assert_int_equal(t, 2 * (192 + 5 * 144 + 32 + 16) + 8 + 160);
+    assert_int_equal(a, 2 * (192 + 3 * 144 + 32 + 16) + 8 + 160);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_moe_params),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
