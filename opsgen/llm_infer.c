@@ -91,20 +91,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
                 return -1;
             continue;
         }
-        int64_t f = *fid;
-        if (layer_attention(&lc, &at, &f))
-            return -1;
-        *fid = f = gen_last(r)->fusion_id + 1;
-        /* the experts' FFN over the expert TP axes; a token reaches at most
-         * top-k expert-parallel chips, in the activations' format */
-        int64_t ep = m->expert_parallelism_degree, A = m->num_activated_routed_experts_per_token;
-        struct moe_ctx mx = { r, &g->ep, A < ep ? A : ep, r->fmt.act, true };
-        struct layer_ctx ec = lc;
-        ec.tp = &g->etp;
-        ec.fmt = &g->efmt;
-        struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
-                               .body = moe_ffn_body, .body_arg = &mx, .input_gathered = true };
-        if (layer_ffn(&ec, &fa, &f))
+        if (moe_layer(&lc, &at, r, &g->etp, &g->ep, &g->efmt, fid))
             return -1;
     }
     return 0;

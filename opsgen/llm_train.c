@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "opsgen/layers.h"
+#include "opsgen/moe.h"
 #include "opsgen/pattern.h"
 #include "opsgen/parallel.h"
 #include "opsgen/phases.h"
@@ -130,6 +131,11 @@ struct gen {
     int64_t S;                 /* the sequence length */
     struct coll_axes dp;       /* DP axes list (may be empty: quirk opsgen Q13) */
     int64_t param_count;       /* what the weight update used */
+    /* a mixture of experts (ffn_type "moe"): the expert TP and EP axes, the
+     * experts' formats and the stage's layers of each kind */
+    struct coll_axes etp, ep;
+    struct tensor_formats efmt;
+    int64_t L_dense, L_moe;
 };
 
 static struct op *last(const struct gen *g) { return gen_last(&g->r); }
@@ -144,27 +150,60 @@ static int64_t tp_of(const struct gen *g)
 
 /* One layer's parameters on one chip: attention (Q and O over the heads,
  * K and V over the K/V heads) and the FFN's two or three matrices, sharded
- * over TP. (The reference's count is read back from the backward ops'
- * weight bytes instead, quirk opsgen Q16.) */
+ * over TP; a mixture's layers average its dense and MoE layers, a MoE
+ * layer's experts over the ep x etp chips that hold them with its router.
+ * (The reference's count is read back from the backward ops' weight bytes
+ * instead, quirk opsgen Q16.) */
 int64_t train_layer_params(bool *ovf, const struct model_config *m)
+{
+    return badd(ovf, train_layer_replicated_params(ovf, m), train_layer_expert_params(ovf, m));
+}
+
+int64_t train_layer_replicated_params(bool *ovf, const struct model_config *m)
 {
     int64_t tp = m->tensor_parallelism_degree, D = m->d_model, dh = m->d_head;
     int64_t H = m->num_heads, kv = m->num_kv_heads > 0 ? m->num_kv_heads : H;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     int64_t attn = bmul3(ovf, 2, D, bmul(ovf, H, dh)) + bmul3(ovf, 2, D, bmul(ovf, kv, dh));
     int64_t ffn = bmul3(ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
-    return cdiv64(badd(ovf, attn, ffn), tp);
+    if (!pattern_is_moe(m))
+        return cdiv64(badd(ovf, attn, ffn), tp);
+    /* attention everywhere, the dense FFN on the dense layers, the router on the MoE layers */
+    struct layer_groups lg;
+    pattern_groups(m, &lg);
+    int64_t sum = 0, L = m->num_layers > 0 ? m->num_layers : 1;
+    for (int i = 0; i < lg.n; i++)
+        sum = badd(ovf, sum, bmul(ovf, lg.g[i].moe ? badd(ovf, cdiv64(attn, tp), bmul(ovf, m->num_routed_experts, D))
+                                                   : cdiv64(badd(ovf, attn, ffn), tp), lg.g[i].layers));
+    return cdiv64(sum, L);
+}
+
+int64_t train_layer_expert_params(bool *ovf, const struct model_config *m)
+{
+    if (!pattern_is_moe(m))
+        return 0;
+    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
+    int64_t etp = cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep);
+    int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
+    int64_t per = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, 3, m->d_model, m->moe_d_ff), experts), etp > 0 ? etp : 1), ep);
+    struct layer_groups lg;
+    pattern_groups(m, &lg);
+    int64_t n = 0;
+    for (int i = 0; i < lg.n; i++)
+        n += lg.g[i].moe ? lg.g[i].layers : 0;
+    return cdiv64(bmul(ovf, per, n), m->num_layers > 0 ? m->num_layers : 1);
 }
 
 /* ZeRO-3 / FSDP: before a pass the layer's weights are all-gathered over the
- * data-parallel axes (count: the stage's layers). Nothing below stage 3. */
+ * data-parallel axes (count: the stage's layers). Nothing below stage 3, and
+ * nothing of a mixture's experts (each chip holds its own: not replicated). */
 static int fsdp_gather(struct gen *g, int64_t fid, const char *desc)
 {
     if (g->r.m->zero_stage < 3 || g->dp.n == 0)
         return 0;
     int64_t dp = g->r.m->data_parallelism_degree;
     CHK(b_all_gather(g->r.t, g->r.ovf, fid, g->r.L, desc, "AllGather",
-                     SHP(1, cdiv64(train_layer_params(g->r.ovf, g->r.m), dp), 1), 1, &g->dp));
+                     SHP(1, cdiv64(train_layer_replicated_params(g->r.ovf, g->r.m), dp), 1), 1, &g->dp));
     return 0;
 }
 
@@ -182,15 +221,27 @@ static int fwd_layers(struct gen *g, const struct gen_phase *ph, int64_t *fid)
                             .parallel_ffn = m->parallel_attn_ffn };
     if (m->sliding_window > 0)   /* local layers: the keys per query averaged over the layers */
         at.att_keys = pattern_mean_keys(g->r.ovf, m, g->S, g->r.prof->prefill_attention_unmasked ? g->S : (g->S + 1) / 2);
-    if (layer_block(&lc, &at, m, fid))
-        return -1;
+    if (!pattern_is_moe(m)) {
+        if (layer_block(&lc, &at, m, fid))
+            return -1;
+    } else {   /* the dense layers, then the MoE layers (opsgen/moe.h) */
+        if (g->L_dense > 0) {
+            lc.count = g->L_dense;
+            if (layer_block(&lc, &at, m, fid))
+                return -1;
+            *fid = last(g)->fusion_id + 1;
+        }
+        lc.count = g->L_moe;
+        if (g->L_moe > 0 && moe_layer(&lc, &at, &g->r, &g->etp, &g->ep, &g->efmt, fid))
+            return -1;
+    }
     /* Full rematerialisation: the backward pass recomputes each layer's
      * forward, so every forward layer op from the input LayerNorm on runs
      * twice (the FSDP gather is already repeated by the backward pass). */
     if (!strcmp(m->remat, "full"))
         for (size_t i = ph->first_layer_op; i < g->r.t->n; i++)
-            if (g->r.t->ops[i].count == g->r.L && strcmp(g->r.t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
-                g->r.t->ops[i].count = bmul(g->r.ovf, 2, g->r.L);
+            if (strcmp(g->r.t->ops[i].description, "Fwd-FSDP-AllGatherWeights"))
+                g->r.t->ops[i].count = bmul(g->r.ovf, 2, g->r.t->ops[i].count);
     return 0;
 }
 
@@ -228,11 +279,11 @@ static int64_t ln_bwd_count(const struct gen *g) { return g->r.prof->layernorm_b
  * backward (an elementwise op over the hidden width) at f. Then (TP) an
  * all-reduce of count 1 at f+1 inside the body and one of count L at f
  * outside it (quirk opsgen Q17). */
-static int ffn_bwd(struct gen *g, int64_t f)
+static int ffn_bwd(struct gen *g, int64_t f, int64_t L)
 {
     const struct model_config *m = g->r.m;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-    int64_t B = g->r.B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t), L = g->r.L;
+    int64_t B = g->r.B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t);
     struct trace *tr = g->r.t;
     bool *ovf = g->r.ovf;
     const char *pre = "Bwd-FFN-encoder-";
@@ -260,6 +311,67 @@ static int ffn_bwd(struct gen *g, int64_t f)
         CHK(b_all_reduce(tr, ovf, f, L, "All reduce results of MLP gradient calculation", nm,
                          SHP(B, S, D), &g->r.tp));
     }
+    return 0;
+}
+
+/* A gated expert body's backward (the forward's gate, up, act(gate) * up and
+ * down, each matmul's input and weight gradients) over b x tokens rows of
+ * width Fl, n times, its descriptions prefixed by pre (in the activations'
+ * format, as the dense FFN's backward). */
+static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t tokens, int64_t Fl, const char *pre)
+{
+    struct trace *tr = g->r.t;
+    bool *ovf = g->r.ovf;
+    int64_t D = g->r.m->d_model;
+    const char *act = g->r.fmt.act;
+    char d[96];
+    snprintf(d, sizeof d, "%sFFdown", pre);
+    CHK(b_einsum_bwd(tr, ovf, f, n, d, "einsum", SHP(b, tokens, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", act));
+    snprintf(d, sizeof d, "%sFFact", pre);
+    if (!g->r.prof->ffn_activation_missing)
+        CHK(b_unary(tr, ovf, f, n, d, "dh = dy * act'(h)", "Silu", SHP(b, tokens, Fl), "0_0", act));
+    snprintf(d, sizeof d, "%sFFgate_up", pre);
+    CHK(b_binary(tr, ovf, f, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(b, tokens, Fl), "0_0_0", act,
+                 g->r.prof->binary_ops_list_one_input));
+    for (int i = 0; i < 2; i++) {
+        snprintf(d, sizeof d, "%s%s", pre, i ? "FFup" : "FFgate");
+        CHK(b_einsum_bwd(tr, ovf, f + 1, n, d, "einsum", SHP(b, tokens, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", act));
+    }
+    return 0;
+}
+
+/* The MoE layers' FFN backward (ffn_type "moe"), L of them: the combine's
+ * all-to-all back, the routed experts' (the forward's load: top-k routing,
+ * moe_load_of) and shared experts' gradients, the dispatch's all-to-all,
+ * the router's gradient and (expert TP) the all-reduce of the input
+ * gradient over the expert TP axes. */
+static int moe_bwd(struct gen *g, int64_t f, int64_t L)
+{
+    const struct model_config *m = g->r.m;
+    int64_t B = g->r.B, S = g->S, D = m->d_model, e = 1, t = 1;
+    for (int i = 0; i < g->ep.n; i++) e *= g->ep.deg[i];
+    for (int i = 0; i < g->etp.n; i++) t *= g->etp.deg[i];
+    int64_t Fm = cdiv64(m->moe_d_ff, t), k = m->num_activated_routed_experts_per_token;
+    struct moe_ctx mx = { &g->r, &g->ep, k < e ? k : e, g->r.fmt.act, true };
+    struct layer_ctx c = { g->r.t, g->r.ovf, g->r.prof, B, L, false, &g->etp, "Bwd-", &g->r.fmt };
+    if (e > 1 && moe_all_to_all(&c, &mx, S, f++, true))
+        return -1;
+    struct moe_load ld = moe_load_of(g->r.ovf, m, bmul(g->r.ovf, B, S));
+    if (expert_bwd(g, f, bmul(g->r.ovf, L, ld.experts), 1, ld.tokens, Fm, "Bwd-FFN_routed_experts-"))
+        return -1;
+    f = last(g)->fusion_id + 1;
+    if (m->num_shared_experts > 0) {
+        if (expert_bwd(g, f, L, B, S, Fm * m->num_shared_experts, "Bwd-FFN_shared_expert-"))
+            return -1;
+        f = last(g)->fusion_id + 1;
+    }
+    if (e > 1 && moe_all_to_all(&c, &mx, S, f++, false))
+        return -1;
+    CHK(b_einsum_bwd(g->r.t, g->r.ovf, f, L, "Bwd-FFN_MoE_gate-scores", "einsum", SHP(B, S, D),
+                     SHP(D, m->num_routed_experts), "BLM;MR->BLR", "0_0_0", g->r.fmt.act));
+    if (t > 1)
+        CHK(b_all_reduce(g->r.t, g->r.ovf, f, L, "All reduce results of the experts' gradient calculation",
+                         "AllReduce-MoE", SHP(B, S, D), &g->etp));
     return 0;
 }
 
@@ -322,11 +434,14 @@ static int attention_bwd(struct gen *g, int64_t f)
  * three FP32 states and the BF16 weight (14 B) of the chip's shard: P / dp
  * parameters from stage 1 on. DCN replicas add an all-reduce at the DCN
  * bandwidth. */
-static int weight_update_zero(struct gen *g, int64_t fid, int64_t P)
+static int weight_update_zero(struct gen *g, int64_t fid, int64_t P_all, int64_t P_exp)
 {
     const struct model_config *m = g->r.m;
     bool *ovf = g->r.ovf;
     int64_t dp = m->data_parallelism_degree, z = m->zero_stage;
+    /* a mixture's experts live on one chip each: no replica to sum their
+     * gradients with, nothing to shard over the replicas */
+    int64_t P = P_all - P_exp;
     struct op *op;
     if (g->dp.n > 0 && dp > 1 && z == 0)
         CHK(b_all_reduce(g->r.t, ovf, fid++, 1, "WeightUpdate", "AllReduce", SHP(1, P, 1), &g->dp));
@@ -340,10 +455,11 @@ static int weight_update_zero(struct gen *g, int64_t fid, int64_t P)
                                 .latency_adds = !g->r.prof->collective_latency_overlaps };
         CHK(b_all_reduce(g->r.t, ovf, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
     }
+    int64_t Pu = badd(ovf, Pl, P_exp);   /* the parameters this chip updates */
     CHK(op = b_hbm_io(g->r.t, ovf, fid, 1, "WeightUpdateOptimizerStates: Load gradients and FP32 states",
-                      "input", false, SHP(bmul(ovf, 7, Pl)), BF16));
+                      "input", false, SHP(bmul(ovf, 7, Pu)), BF16));
     op->type = OP_VPU;
-    CHK(op = b_hbm_io(g->r.t, ovf, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(ovf, 7, Pl)), BF16));
+    CHK(op = b_hbm_io(g->r.t, ovf, fid + 1, 1, "WeightUpdateWriteHBM", "output", true, SHP(bmul(ovf, 7, Pu)), BF16));
     op->type = OP_VPU;
     if (g->dp.n > 0 && dp > 1 && (z == 1 || z == 2))
         CHK(b_all_gather(g->r.t, ovf, fid + 2, 1, "WeightUpdate-AllGatherWeights", "AllGather",
@@ -358,8 +474,15 @@ static int bwd_layers(struct gen *g, int64_t *fid)
     int64_t f = *fid;
     if (fsdp_gather(g, f, "Bwd-FSDP-AllGatherWeights"))
         return -1;
-    if (ffn_bwd(g, f))
-        return -1;
+    if (!pattern_is_moe(g->r.m)) {
+        if (ffn_bwd(g, f, g->r.L))
+            return -1;
+    } else {   /* the MoE layers' experts, then the dense layers' FFNs */
+        if (g->L_moe > 0 && moe_bwd(g, f, g->L_moe))
+            return -1;
+        if (g->L_dense > 0 && ffn_bwd(g, g->L_moe > 0 ? last(g)->fusion_id + 1 : f, g->L_dense))
+            return -1;
+    }
     f = last(g)->fusion_id + 1;
     if (attention_bwd(g, f))
         return -1;
@@ -396,13 +519,13 @@ static int train_end(void *gp, const struct gen_phase *ph, int64_t fid)
     if (m->zero_stage >= 3 && g->dp.n > 0)
         /* the gradients of each layer are reduce-scattered as they are made */
         CHK(b_reduce_scatter(g->r.t, ovf, fid, g->r.L, "Bwd-FSDP-ReduceScatterGradients", "ReduceScatter",
-                             SHP(1, train_layer_params(ovf, m), 1), 1, &g->dp));
+                             SHP(1, train_layer_replicated_params(ovf, m), 1), 1, &g->dp));
     /* The reference adds the DCN bandwidth even without DCN pods (quirk opsgen Q11). */
     bool dcn = g->r.prof->weight_update_always_adds_dcn || m->data_parallel_degree_dcn > 1;
     if (g->r.prof->optimizer_states_4x_weights)
         return b_weight_update(g->r.t, ovf, fid, g->param_count, &g->dp, m->data_parallel_degree_dcn,
                                g->r.l->ici_bw_GBps, dcn ? g->r.l->dcn_bw_GBps : 0.0);
-    return weight_update_zero(g, fid, g->param_count);
+    return weight_update_zero(g, fid, g->param_count, bmul(ovf, train_layer_expert_params(ovf, m), g->r.L));
 }
 
 /* The forward (phase 0) or backward (phase 1) pass of one stage, untagged:
@@ -441,10 +564,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
 {
     if (gen_require_llm(m, "LLM training", e))
         return -1;
-    if (pattern_is_moe(m))
-        return npu_errf(e, "model field \"ffn_type\": training a mixture of experts over standard attention "
-                           "(\"moe\") is not modelled yet (its inference and serving are)");
-    if (!ffn_kind_of(m->ffn_type))
+    if (!ffn_kind_of(m->ffn_type) && !pattern_is_moe(m))
         return ffn_type_error(m->ffn_type, e);
     if (m->use_flash_attention)
         return npu_errf(e, "model field \"use_flash_attention\": training does not support flash "
@@ -459,7 +579,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
         return -1;
     if (gen_require_axes("num_tensor_parallel_axes", m->num_tensor_parallel_axes, SHAPE_MAXD, e) ||
         gen_require_axes("num_data_parallel_axes", m->num_data_parallel_axes, SHAPE_MAXD - 1, e) ||
-        gen_require_chips(m, e) ||
+        gen_require_chips(m, e) || (pattern_is_moe(m) && moe_validate(m, e)) ||
         gen_require_links(l, false, m->pipeline_parallel_degree_dcn > 1 || m->data_parallel_degree_dcn > 1, e))
         return -1;
     if (!(l->dcn_bw_GBps >= 0))
@@ -481,6 +601,15 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
         gen_axes(&g.dp, m->data_parallelism_degree, m->num_data_parallel_axes, prof, l, SHAPE_MAXD - 1))
         return npu_errf(e, "model fields \"num_*_parallel_axes\": at most %d axes supported",
                         SHAPE_MAXD - 1);
+    if (pattern_is_moe(m)) {   /* the stage's dense and MoE layers, the expert axes and formats */
+        struct layer_groups lg;
+        pattern_stage_groups(m, g.r.L, &lg);
+        for (int i = 0; i < lg.n; i++)
+            *(lg.g[i].moe ? &g.L_moe : &g.L_dense) += lg.g[i].layers;
+        if (moe_axes(m, l, prof, &g.etp, &g.ep))
+            return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
+        tensor_formats_experts(m, &g.efmt);
+    }
     static const struct gen_phase_hooks hooks = { .setup = train_setup, .layers = train_layers,
                                                   .vocab_bwd = vocab_bwd, .end = train_end };
     if (gen_phases(&g.r, &hooks, &g, e))
@@ -498,17 +627,35 @@ static int64_t training_mem_physical(bool *ovf, const struct model_config *m, co
     int64_t tp = m->tensor_parallelism_degree, pp = m->pipeline_parallelism_degree;
     int64_t dp = m->data_parallelism_degree, z = m->zero_stage, D = m->d_model;
     int64_t Lc = cdiv64(m->num_layers, pp * m->pipeline_parallel_degree_dcn);
-    int64_t P = bmul(ovf, train_layer_params(ovf, m), Lc);
+    /* replicated over the data-parallel replicas (ZeRO shards them), and a
+     * mixture's experts (each on its own chip: nothing to shard) */
+    int64_t P = bmul(ovf, train_layer_replicated_params(ovf, m), Lc);
     P = badd(ovf, P, gen_vocab_params(ovf, m, tp, prof));
+    int64_t Pe = bmul(ovf, train_layer_expert_params(ovf, m), Lc);
     int64_t w = bmul(ovf, 2, P), gr = bmul(ovf, 2, P), opt = bmul(ovf, 12, P);
     if (z >= 1) opt = cdiv64(opt, dp);
     if (z >= 2) gr = cdiv64(gr, dp);
-    if (z >= 3) w = badd(ovf, cdiv64(w, dp), bmul(ovf, 2, train_layer_params(ovf, m)));   /* + one gathered layer */
+    if (z >= 3) w = badd(ovf, cdiv64(w, dp), bmul(ovf, 2, train_layer_replicated_params(ovf, m)));   /* + one gathered layer */
+    w = badd(ovf, w, bmul(ovf, 2, Pe));
+    gr = badd(ovf, gr, bmul(ovf, 2, Pe));
+    opt = badd(ovf, opt, bmul(ovf, 12, Pe));
     /* Stored activations, 34 s b D / tp bytes a layer (Korthikanti et al.
      * 2022, sequence parallelism with selective recomputation), for the pp
      * microbatches a 1F1B stage holds in flight. */
     int64_t b = cdiv64(m->microbatch_size_ici, dp);
     int64_t layer_act = cdiv64(bmul3(ovf, 34, bmul(ovf, b, m->input_seqlen), D), tp);
+    if (pattern_is_moe(m)) {   /* a MoE layer also keeps its experts' gate and up outputs: the top-k
+                                * of the replicas' tokens, spread over the ep chips */
+        struct layer_groups lg;
+        pattern_stage_groups(m, Lc, &lg);
+        int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
+        int64_t etp = cdiv64(dp * tp, ep), moe = 0;
+        for (int i = 0; i < lg.n; i++)
+            moe += lg.g[i].moe ? lg.g[i].layers : 0;
+        int64_t pairs = cdiv64(bmul3(ovf, bmul(ovf, b, m->input_seqlen), dp, m->num_activated_routed_experts_per_token), ep);
+        int64_t h = cdiv64(bmul3(ovf, pairs, m->moe_d_ff, 4), etp > 0 ? etp : 1);
+        layer_act = badd(ovf, layer_act, cdiv64(bmul(ovf, h, moe), Lc > 0 ? Lc : 1));
+    }
     int64_t act = bmul(ovf, layer_act, bmul(ovf, Lc, pp));
     if (!strcmp(m->remat, "full"))   /* each layer's BF16 input, plus one layer's working set */
         act = badd(ovf, bmul(ovf, cdiv64(bmul3(ovf, 2, bmul(ovf, b, m->input_seqlen), D), tp), bmul(ovf, Lc, pp)),

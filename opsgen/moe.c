@@ -24,7 +24,7 @@ static int64_t axes_prod(const struct coll_axes *a)
     return p;
 }
 
-static int moe_a2a(const struct layer_ctx *c, const struct moe_ctx *x, int64_t seq, int64_t fid, bool combine)
+int moe_all_to_all(const struct layer_ctx *c, const struct moe_ctx *x, int64_t seq, int64_t fid, bool combine)
 {
     const struct gen_run *r = x->r;
     const struct model_config *m = r->m;
@@ -71,7 +71,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     CHK(b_unary(c->t, c->ovf, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
                 SHP(B, seq, R), "0_0", FP32));
     f = gen_last(r)->fusion_id + 1;
-    if (e > 1 && moe_a2a(c, g, seq, f++, false))
+    if (e > 1 && moe_all_to_all(c, g, seq, f++, false))
         return -1;
     struct layer_ctx x = *c;
     x.prefix = pre;
@@ -94,7 +94,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         x = *c;
         x.prefix = pre;
     }
-    if (e > 1 && moe_a2a(c, g, seq, f++, true))
+    if (e > 1 && moe_all_to_all(c, g, seq, f++, true))
         return -1;
     if (m->num_shared_experts > 0 || !g->skip_empty_shared) {
         snprintf(pre, sizeof pre, "FFN_shared_expert-");
@@ -111,6 +111,25 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     CHK(b_binary(c->t, c->ovf, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
                  "0_0_0", BF16, c->prof->binary_ops_list_one_input));
     return 0;
+}
+
+int moe_layer(const struct layer_ctx *c, const struct attn_args *a, const struct gen_run *r,
+              const struct coll_axes *etp, const struct coll_axes *ep, const struct tensor_formats *efmt,
+              int64_t *fid)
+{
+    const struct model_config *m = r->m;
+    int64_t f = *fid;
+    if (layer_attention(c, a, &f))
+        return -1;
+    *fid = f = gen_last(r)->fusion_id + 1;
+    int64_t e = m->expert_parallelism_degree, k = m->num_activated_routed_experts_per_token;
+    struct moe_ctx mx = { r, ep, k < e ? k : e, r->fmt.act, true };
+    struct layer_ctx ec = *c;
+    ec.tp = etp;
+    ec.fmt = efmt;
+    struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+                           .body = moe_ffn_body, .body_arg = &mx, .input_gathered = true };
+    return layer_ffn(&ec, &fa, &f);
 }
 
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,

@@ -32,6 +32,19 @@ struct moe_ctx {
 /* The body (ffn_body_fn, layers.h): arg is a struct moe_ctx. */
 int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg);
 
+/* A MoE decoder layer over standard attention (ffn_type "moe"): the
+ * attention of c from *fid, then the FFN wrapper over the expert TP axes
+ * with the experts' formats and the body; *fid: the FFN's first fid (as
+ * layer_block). A token's experts reach at most top-k expert-parallel chips,
+ * in the activations' format. */
+int moe_layer(const struct layer_ctx *c, const struct attn_args *a, const struct gen_run *r,
+              const struct coll_axes *etp, const struct coll_axes *ep, const struct tensor_formats *efmt,
+              int64_t *fid);
+
+/* The token all-to-all of the body (dispatch; combine: the way back) at
+ * fid, counted as c's ops. */
+int moe_all_to_all(const struct layer_ctx *c, const struct moe_ctx *x, int64_t seq, int64_t fid, bool combine);
+
 /* The expert TP and EP axes of m (etp = dp x tp / ep over the dp and tp
  * axes the EP axes leave); -1 past max_axes torus axes. */
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,

@@ -53,7 +53,7 @@ int b_weight_update(struct trace *t, bool *ovf, int64_t fid, int64_t param_count
  * update) of one pipeline stage, appended to out; *param_count (may be NULL)
  * receives the count the weight update used; *ovf as opsgen_llm_inference
  * (opsgen.h). Validates first: model_type
- * "llm", ffn_type "llama", use_flash_attention false, positive sizes,
+ * "llm", a dense ffn_type or "moe" (with its expert checks), use_flash_attention false, positive sizes,
  * tensor_parallelism_degree dividing num_heads, d_model and d_ff,
  * num_chips >= dp*tp*pp, tensor_parallel_degree_dcn 1, link parameters. */
 int opsgen_llm_training(const struct model_config *m, const struct opsgen_links *l,
@@ -77,9 +77,14 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
 int64_t opsgen_llm_training_mem_bytes(const struct model_config *m, const struct profile *prof);
 int64_t opsgen_llm_training_mem_checked(bool *ovf, const struct model_config *m, const struct profile *prof);
 
-/* One layer's parameters on one chip (TP-sharded attention and FFN),
- * checked (*ovf, builders.h). */
+/* One layer's parameters on one chip (TP-sharded attention and FFN; a
+ * mixture of experts' layers on average, its experts over ep x etp chips),
+ * checked (*ovf, builders.h): all of them, those replicated over the
+ * data-parallel replicas (what their gradients are summed and ZeRO shards
+ * over) and a mixture's experts (each on one chip). */
 int64_t train_layer_params(bool *ovf, const struct model_config *m);
+int64_t train_layer_replicated_params(bool *ovf, const struct model_config *m);
+int64_t train_layer_expert_params(bool *ovf, const struct model_config *m);
 
 /* ---- sweep (§13.3 for workload "training") ---- */
 

@@ -16,6 +16,7 @@
 #include "base/rawjson.h"
 #include "base/textfile.h"
 #include "base/version.h"
+#include "opsgen/pattern.h"
 
 #ifndef NPUSIM_SHARE_DIR
 #define NPUSIM_SHARE_DIR "/usr/local/share/npusim"
@@ -513,7 +514,8 @@ static void derive_dlrm_chips(struct loaded_config *c)
  * degrees, the count npusim sweep enumerates for a MoE model (expert
  * parallelism multiplies the chips there: the reference's opsgen Q33, which
  * both profiles keep, so that a run and a sweep point of the same degrees
- * are the same chips); the generators require num_chips >= dp x tp x pp. When --set
+ * are the same chips; ffn_type "moe", npusim's own, is dp x tp x pp: its
+ * experts share those chips); the generators require num_chips >= dp x tp x pp. When --set
  * changed a degree but not num_chips and the file's num_chips is too small
  * (the shipped models say 1), num_chips becomes that product; an invocation
  * that passed before keeps its num_chips. A num_chips given with --set is
@@ -524,11 +526,15 @@ static int derive_num_chips(struct loaded_config *c, struct npu_err *e)
     struct model_config *m = &c->model;
     if (!strcmp(m->model_type, "dlrm"))
         return derive_dlrm_chips(c), 0;
+    /* npusim's own mixtures over standard attention spread their experts
+     * over the dp x tp chips, as the generator lays them out: not the
+     * reference's opsgen Q33 */
+    bool moe_std = pattern_is_moe(m);
     const int64_t deg[] = { m->data_parallelism_degree, m->tensor_parallelism_degree,
                             m->pipeline_parallelism_degree, m->data_parallel_degree_dcn,
                             m->tensor_parallel_degree_dcn, m->pipeline_parallel_degree_dcn,
-                            m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1,
-                            m->expert_parallel_degree_dcn > 0 ? m->expert_parallel_degree_dcn : 1 };
+                            m->expert_parallelism_degree > 0 && !moe_std ? m->expert_parallelism_degree : 1,
+                            m->expert_parallel_degree_dcn > 0 && !moe_std ? m->expert_parallel_degree_dcn : 1 };
     int64_t ici = 1, all = 1;
     bool by_set = false, overflow = false;
     for (size_t i = 0; i < sizeof degree_keys / sizeof degree_keys[0]; i++)

@@ -6,7 +6,9 @@
 #include "study/run/outputs.h"
 #include "study/run/pipeline.h"
 #include "study/run/family.h"
+#include "opsgen/deepseek.h"
 #include "opsgen/opsgen.h"
+#include "opsgen/pattern.h"
 
 static bool llm_matches(const struct model_config *m, const char *workload)
 {

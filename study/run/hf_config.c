@@ -125,6 +125,66 @@ static int add_int(cJSON *o, const char *k, double v, const char *name, const ch
     return 0;
 }
 
+/* Weight-only int8 or int4 in groups of g along K per output column, with
+ * scales in sdt (g <= 0: one scale a column, nothing to model). */
+static void int_groups(cJSON *o, int bits, double g, const char *sdt)
+{
+    cJSON_AddStringToObject(o, "weight_dtype", bits == 4 ? "int4" : "int8");
+    if (g > 0) {
+        cJSON_AddNumberToObject(o, "scale_block", g);
+        cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+    }
+    cJSON_AddStringToObject(o, "scale_dtype", sdt);
+}
+
+/* The other methods: bitsandbytes (8-bit: per-row scales; 4-bit NF4/FP4:
+ * blocks of 64 with fp32 absmax, fp8 with double quantisation), NVIDIA
+ * ModelOpt (FP8; NVFP4: fp4 in blocks of 16 with fp8 scales) and
+ * compressed-tensors (its first config group's weights: 8-bit float as fp8,
+ * 4- or 8-bit integers in groups of group_size with fp16 scales). */
+static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name, struct npu_err *e)
+{
+    if (qm && !strcmp(qm, "bitsandbytes")) {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q, "load_in_4bit")))
+            int_groups(o, 4, 64, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q, "bnb_4bit_use_double_quant")) ? "fp8" : "fp32");
+        else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q, "load_in_8bit")))
+            int_groups(o, 8, 0, "fp32");
+        else
+            return npu_errf(e, "%s: key \"quantization_config\": bitsandbytes without load_in_4bit or load_in_8bit", name);
+        return 0;
+    }
+    const char *algo = str(q, "quant_algo");
+    if (qm && !strcmp(qm, "modelopt") && algo && (!strcmp(algo, "FP8") || !strcmp(algo, "NVFP4"))) {
+        bool fp4 = !strcmp(algo, "NVFP4");
+        cJSON_AddStringToObject(o, "weight_dtype", fp4 ? "fp4" : "fp8");
+        if (fp4) {
+            cJSON_AddNumberToObject(o, "scale_block", 16);
+            cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+            cJSON_AddStringToObject(o, "scale_dtype", "fp8");
+        }
+        return 0;
+    }
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(groups ? groups->child : NULL, "weights");
+    if (qm && !strcmp(qm, "compressed-tensors") && w) {
+        double bits = num(w, "num_bits", 0);
+        const char *type = str(w, "type");
+        if (bits == 8 && type && !strcmp(type, "float")) {
+            cJSON_AddStringToObject(o, "weight_dtype", "fp8");
+            return 0;
+        }
+        if ((bits == 4 || bits == 8) && type && !strcmp(type, "int")) {
+            int_groups(o, (int)bits, num(w, "group_size", 0), "fp16");
+            return 0;
+        }
+        return npu_errf(e, "%s: key \"quantization_config\": compressed-tensors weights of %g-bit %s: expected "
+                           "8-bit float or 4- or 8-bit int", name, bits, type ? type : "(no type)");
+    }
+    return npu_errf(e, "%s: key \"quantization_config\": quant_method \"%s\"%s%s: not modelled (fp8, fbgemm_fp8, "
+                       "gptq, awq, mxfp4, bitsandbytes, modelopt FP8 and NVFP4, compressed-tensors are)",
+                    name, qm ? qm : "(none)", algo ? " quant_algo " : "", algo ? algo : "");
+}
+
 /* quantization_config into the weights' format and block scales: fp8
  * (with DeepSeek's weight_block_size), GPTQ and AWQ int4/int8 groups of
  * group_size along K per output column with fp16 scales (their zero points,
@@ -155,12 +215,7 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
         if (!(g >= 0 || g == -1) || g > 65535 || g != floor(g))
             return npu_errf(e, "%s: key \"quantization_config\": group_size %g: expected -1 (per column) or 1 to 65535",
                             name, g);
-        cJSON_AddStringToObject(o, "weight_dtype", bits == 4 ? "int4" : "int8");
-        if (g > 0) {   /* -1: one scale a column, nothing to model */
-            cJSON_AddNumberToObject(o, "scale_block", g);
-            cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
-        }
-        cJSON_AddStringToObject(o, "scale_dtype", "fp16");
+        int_groups(o, (int)bits, g, "fp16");   /* -1: one scale a column */
         return 0;
     }
     if (qm && !strcmp(qm, "mxfp4")) {
@@ -172,8 +227,7 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
         cJSON_AddStringToObject(o, "scale_dtype", "fp8");
         return 0;
     }
-    return npu_errf(e, "%s: key \"quantization_config\": quant_method \"%s\": not modelled (fp8, fbgemm_fp8, gptq, "
-                       "awq and mxfp4 are)", name, qm ? qm : "(none)");
+    return quant_more(q, qm, o, name, e);
 }
 
 /* torch_dtype into the three number formats, then the quantization. */

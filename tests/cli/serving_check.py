@@ -314,5 +314,16 @@ def fleet(fleet_json, serving_json):
     assert o["overloaded"] and o["replicas_needed"] >= 2 and o["serving"]["served_rps"] < 12, o
 
 
+def window_holds(win_dir, full_dir):
+    """Local attention: a sequence's local layers keep only the window's
+    blocks, so the same KV cache runs more sequences at once than with
+    every layer global; the caches have the same blocks."""
+    def peak(d):
+        rows = list(csv.DictReader(open(os.path.join(d, "iterations.csv"))))
+        return max(int(r["requests"]) for r in rows), rows[0]["kv_blocks_total"]
+    (w, wt), (f, ft) = peak(win_dir), peak(full_dir)
+    assert wt == ft and w > f, (w, f, wt, ft)
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

@@ -54,6 +54,33 @@ for want in 'gpt-oss-120b sliding_window=128 full_attention_interval=2 expert_we
 j = json.load(open(sys.argv[1]))
 sys.exit(any(str(j.get(k)) != v for k, v in (a.split(chr(61)) for a in sys.argv[2:])))' '$HF/f-$m.json' ${want#* }"
 done
+# quantization_config as the other methods write it, on Llama 3.1 8B: bitsandbytes 4-bit with
+# double quantisation (int4, blocks of 64, fp8 scales) and 8-bit (int8, per-row scales),
+# ModelOpt NVFP4 (fp4, blocks of 16, fp8 scales), compressed-tensors int4 groups of 128 and
+# fp8; an unknown method is refused naming it
+python3 -c 'import json, sys
+base = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
+qs = {"bnb4": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True},
+      "bnb8": {"quant_method": "bitsandbytes", "load_in_8bit": True},
+      "nvfp4": {"quant_method": "modelopt", "quant_algo": "NVFP4"},
+      "ct4": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 128}}}},
+      "ct8": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}}}},
+      "hqq": {"quant_method": "hqq"}}
+for k, q in qs.items():
+    json.dump(dict(base, quantization_config=q), open(sys.argv[1] + "/q-" + k + ".json", "w"))' "$HF"
+for want in 'bnb4 weight_dtype=int4 scale_block=64 weight_scale_block_n=1 scale_dtype=fp8' \
+            'bnb8 weight_dtype=int8 scale_block=None' \
+            'nvfp4 weight_dtype=fp4 scale_block=16 scale_dtype=fp8' \
+            'ct4 weight_dtype=int4 scale_block=128 scale_dtype=fp16' \
+            'ct8 weight_dtype=fp8 scale_block=None'; do
+    q=${want%% *}
+    check "models: quantization_config $q lands as ${want#* }" sh -c "
+      $NPUSIM import model '$HF/q-$q.json' -o '$HF/fq-$q.json' >/dev/null 2>&1 && python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(any(str(j.get(k)) != v for k, v in (a.split(chr(61)) for a in sys.argv[2:])))' '$HF/fq-$q.json' ${want#* }"
+done
+expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/q-hqq.json" -c h100 -o "$HF/bad"
 # a layer pattern npusim has no form for, and a Qwen list of dense layers
 python3 -c 'import json
 j = json.load(open("tests/samples/hf/gpt-oss-20b.json"))
@@ -75,3 +102,21 @@ for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
     expect_fail "models: import model refuses $m alike" "$want" $NPUSIM import model $S/$m.json -o "$HF/bad/$m.json"
 done
 no_files "models: the refused configs wrote nothing" "$HF/bad"
+# Training a mixture (the same layer pattern as inference and serving): Qwen3-30B-A3B on 8
+# chips, dp 8 and ep 8 with ZeRO 1. Each chip runs its 16 of the 128 experts in each of the 48
+# layers (count 768) on 4096 tokens each (8 replicas x 2 x 4096 tokens x top-8 / 128), forward
+# and backward; the experts' gradients have no replica to be summed with, so the reduce-scatter
+# moves the replicated parameters only: 48 x (2048 x 4096 x 2 + 2048 x 512 x 2) attention,
+# 48 x 128 x 2048 routers and 2 x 151936 x 2048 embedding and head = 1540882432.
+check "models: a mixture's training step: experts per chip, their tokens, no gradient sum for them" sh -c "
+  $NPUSIM run --configs $CONFIGS -m qwen3-30b-a3b -c h100 -w training --set num_chips=8 --set data_parallelism_degree=8 \
+    --set expert_parallelism_degree=8 --set zero_stage=1 --batch 16 --seqlen 4096_1 -o '$HF/moe-train' >'$HF/moe-train.txt' 2>&1 &&
+  python3 -c 'import csv, glob, sys
+rows = list(csv.DictReader(open(glob.glob(sys.argv[1] + \"/*.csv\")[0])))
+fwd = [r for r in rows if r[\"Description\"] == \"FFN_routed_experts-Fwd-FFN-encoder-FFgate\"]
+bwd = [r for r in rows if r[\"Description\"] == \"Bwd-FFN_routed_experts-FFgate\"]
+rs = [r for r in rows if r[\"Description\"] == \"WeightUpdate-ReduceScatterGradients\"]
+ok = (len(fwd) == 1 and fwd[0][\"Count\"] == \"768\" and \"a=1x4096x2048\" in fwd[0][\"Config\"] and
+      len(bwd) == 2 and all(r[\"Count\"] == \"768\" for r in bwd) and
+      len(rs) == 1 and \"1540882432\" in rs[0][\"Config\"])
+sys.exit(not ok)' '$HF/moe-train'"

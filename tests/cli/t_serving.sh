@@ -34,6 +34,26 @@ check "serving: DeepSeek continuous and chunked: Little's law, every token accou
   $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k' >/dev/null && python3 $SC accounting '$SE/ds-k' chunked &&
   NPUSIM_SERVING_NO_MEMO=1 $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k2' >/dev/null &&
   cmp '$SE/ds-k/iterations.csv' '$SE/ds-k2/iterations.csv'"
+# Layer patterns (opsgen/pattern.h): gpt-oss's experts with a 128-token window on every other
+# layer, Gemma 2's 4096-token window, Qwen3-MoE's experts over 2 expert-parallel chips, all with
+# prompts past their windows: a static batch of equal requests is run's batch.
+for spec in 'gpt-oss-20b::' 'gemma2-9b::' 'qwen3-30b-a3b:--tp 2 --ep 2:--set num_chips=2'; do
+    m=${spec%%:*}; rest=${spec#*:}; par=${rest%%:*}; extra=${rest#*:}
+    check "serving: $m static equal requests give run's TTFT (exact) and TPOT (0.1%)" sh -c "
+      $NPUSIM run --configs $CONFIGS -m $m -c h100 $par $extra --batch 8 --seqlen 6000_128 -o '$SE/pt-$m' >/dev/null &&
+      $NPUSIM serving --configs $CONFIGS -m $m -c h100 $par --scheduler static --batch 8 --offline --requests 8 --lengths fixed:6000:129 --json >'$SE/pt129-$m.json' &&
+      $NPUSIM serving --configs $CONFIGS -m $m -c h100 $par --scheduler static --batch 8 --offline --requests 8 --lengths fixed:6000:128 --json >'$SE/pt128-$m.json' &&
+      python3 $SC equal '$SE/pt-$m' '$SE/pt129-$m.json' '$SE/pt128-$m.json'"
+done
+check "serving: a mixture of experts (Mixtral, --ep 2) chunked: Little's law, every token accounted" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m mixtral-8x7b -c h100 --tp 2 --ep 2 --rate 2 --requests 300 --seed 3 -o '$SE/mx' >/dev/null &&
+  python3 $SC accounting '$SE/mx' chunked"
+# a local layer's cache holds its window: the same long prompts run more at once with Gemma 2's
+# window than with every layer global
+check "serving: local attention's KV blocks hold the window: more sequences at once than every layer global" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m gemma2-9b -c h100 --offline --requests 100 --lengths fixed:7000:600 -o '$SE/win' >/dev/null &&
+  $NPUSIM serving --configs $CONFIGS -m gemma2-9b -c h100 --set sliding_window=0 --offline --requests 100 --lengths fixed:7000:600 -o '$SE/nowin' >/dev/null &&
+  python3 $SC window_holds '$SE/win' '$SE/nowin'"
 expect_fail "serving: a disaggregated pool too small for the expert parallelism exits 2, naming the pool" \
   "the decode pool (tensor parallelism 4): model field \"expert_parallelism_degree\"" \
   $SD --scheduler disaggregated --decode-tp 4 -o "$SE/bad1"

@@ -691,8 +691,10 @@ static void test_errors(void **s)
     struct model_config x = m;
     strcpy(x.model_type, "dit");
     expect_err(&x, "\"model_type\"");
-    x = m; strcpy(x.ffn_type, "moe");
+    x = m; strcpy(x.ffn_type, "mixture");
     expect_err(&x, "\"ffn_type\"");
+    x = m; strcpy(x.ffn_type, "moe");   /* a mixture without its experts */
+    expect_err(&x, "\"num_routed_experts\": expected a positive integer, got 0");
     x = m; x.num_chips = 2; x.tensor_parallelism_degree = 4;
     expect_err(&x, "\"num_chips\": expected at least dp*tp*pp = 4");
     x = m; x.tensor_parallel_degree_dcn = 2;

@@ -56,6 +56,7 @@ static void test_published(void **s)
         { "qwen3-30b-a3b", 30.5e9, 3.3e9, 1e8, true }, { "qwen3-235b-a22b", 235e9, 22e9, 1e9, false },
         { "qwen2-57b-a14b", 57e9, 14e9, 1e9, false },   { "dbrx-132b", 132e9, 36e9, 1e9, false },
         { "olmoe-1b-7b", 6.9e9, 1.3e9, 1e8, false },
+        { "llama4-scout", 109e9, 17e9, 1e9, false },   /* Meta: 17B active of 109B, 16 experts */
         { "gpt-oss-120b", 116.83e9, 5.13e9 + 201088.0 * 2880, 1e7, false }, { "gpt-oss-20b", 20.91e9, 3.61e9 + 201088.0 * 2880, 1e7, false },
         /* local attention: Gemma 2 and 3 (Google's reports), Phi-3 (Microsoft's report), Llama 3.2 (Meta's card) */
         { "gemma2-9b", 9.24e9, 0, 1e7, false },       { "gemma3-1b", 1.0e9, 0, 1e8, false },     { "gemma3-27b", 27e9, 0, 1e9, false },
