@@ -42,11 +42,19 @@ static const char list_help[] =
 static void model_line(const struct loaded_config *c, char *buf, size_t n)
 {
     const struct model_config *m = &c->model;
-    if (m->num_layers > 0 && m->d_model > 0)
-        snprintf(buf, n, "%-8s %lld layers, d_model %lld", m->model_type, (long long)m->num_layers,
-                 (long long)m->d_model);
-    else
+    if (!(m->num_layers > 0 && m->d_model > 0)) {
         snprintf(buf, n, "%s", m->model_type);
+        return;
+    }
+    /* the size, then what sets the model apart: its experts, its window */
+    int k = snprintf(buf, n, "%-8s %lld layers, d_model %lld", m->model_type, (long long)m->num_layers,
+                     (long long)m->d_model);
+    bool moe = !strcmp(m->ffn_type, "moe") || !strcmp(m->ffn_type, "deepseek_moe");
+    if (moe && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, ", %lld experts (top %lld)", (long long)m->num_routed_experts,
+                      (long long)m->num_activated_routed_experts_per_token);
+    if (m->sliding_window > 0 && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", %s window %lld", m->local_attention, (long long)m->sliding_window);
 }
 
 static void chip_line(const struct loaded_config *c, char *buf, size_t n)

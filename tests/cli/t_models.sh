@@ -39,6 +39,14 @@ t, a, T, A = d[\"params_total\"], d[\"params_active\"], float(sys.argv[2]), floa
 ok = abs(t / T - 1) <= 0.015 and (abs(a / A - 1) <= 0.015 or abs(a - A) <= 0.5e9)
 sys.exit(not ok)' '$HF/p-$m' $tot $act"
 done
+# imported IN OUT K=V...: `npusim import model IN -o OUT` writes each field K with the value V
+# (Python's str() of its JSON value; None: absent)
+imported() {
+    in=$1 out=$2; shift 2
+    $NPUSIM import model "$in" -o "$out" >/dev/null 2>&1 && python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(any(str(j.get(k)) != v for k, v in (a.split("=", 1) for a in sys.argv[2:])))' "$out" "$@"
+}
 # what lands where: gpt-oss's alternating 128-token window and MXFP4 experts, Gemma 2's
 # every-other-layer window (its type's pattern), Phi-3's window on every layer, AWQ's int4
 # groups of 128 with fp16 scales, Mixtral's experts, Qwen2-MoE's shared expert in experts' widths
@@ -49,10 +57,7 @@ for want in 'gpt-oss-120b sliding_window=128 full_attention_interval=2 expert_we
             'mixtral-8x7b ffn_type=moe moe_d_ff=14336 num_routed_experts=8 num_shared_experts=0 sliding_window=None' \
             'qwen2-57b-a14b moe_d_ff=2560 num_shared_experts=8 d_ff=18944 sliding_window=None'; do
     m=${want%% *}
-    check "models: import model maps $m's ${want#* }" sh -c "
-      $NPUSIM import model $S/$m.json -o '$HF/f-$m.json' >/dev/null 2>&1 && $(command -v python3) -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-sys.exit(any(str(j.get(k)) != v for k, v in (a.split(chr(61)) for a in sys.argv[2:])))' '$HF/f-$m.json' ${want#* }"
+    check "models: import model maps $m's ${want#* }" imported "$S/$m.json" "$HF/f-$m.json" ${want#* }
 done
 # quantization_config as the other methods write it, on Llama 3.1 8B: bitsandbytes 4-bit with
 # double quantisation (int4, blocks of 64, fp8 scales) and 8-bit (int8, per-row scales),
@@ -74,10 +79,7 @@ for want in 'bnb4 weight_dtype=int4 scale_block=64 weight_scale_block_n=1 scale_
             'ct4 weight_dtype=int4 scale_block=128 scale_dtype=fp16' \
             'ct8 weight_dtype=fp8 scale_block=None'; do
     q=${want%% *}
-    check "models: quantization_config $q lands as ${want#* }" sh -c "
-      $NPUSIM import model '$HF/q-$q.json' -o '$HF/fq-$q.json' >/dev/null 2>&1 && python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-sys.exit(any(str(j.get(k)) != v for k, v in (a.split(chr(61)) for a in sys.argv[2:])))' '$HF/fq-$q.json' ${want#* }"
+    check "models: quantization_config $q lands as ${want#* }" imported "$HF/q-$q.json" "$HF/fq-$q.json" ${want#* }
 done
 expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/q-hqq.json" -c h100 -o "$HF/bad"

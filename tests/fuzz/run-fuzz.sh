@@ -12,7 +12,7 @@ export NPUSIM_CONFIGS=${NPUSIM_CONFIGS:-$PWD/configs}
 # only; folders, not files, since a file among the arguments makes libFuzzer run just the files).
 extra() {
     case $1 in
-        config) echo configs/models ;;
+        config) echo configs/models tests/samples/hf ;;
         pg) echo configs/pg ;;
         suite) echo tests/golden bench ;;
         trace_gz) echo tests/golden/traces tests/golden/power ;;
