@@ -35,8 +35,29 @@ the printed summary):
                    ("in-flight cap per instance: ...C", "server slots (max in-flight per instance)
                    C"); I4 and I9 state only that they follow the defaults of the submitter's harness,
                    which their own conditions name (I4: NVIDIA's H200 default, batch 806; I9: the AMD
-                   vLLM harness, max_num_seqs 2048 offline as in I7). Otherwise npusim's default 256
-                   (the TensorRT-LLM perf-overview rows: "batch chosen by the runtime", not stated).
+                   vLLM harness, max_num_seqs 2048 offline as in I7). The TensorRT-LLM perf-overview
+                   rows (S5d) state "batch chosen by the runtime": trtllm-bench's own rule, quoted
+                   from its source below (trtllm_bench_settings). Otherwise npusim's default 256.
+  trtllm-bench     (S5d) perf-overview.md runs `trtllm-bench ... throughput` with neither
+                   --max_batch_size nor --max_num_tokens, so get_settings
+                   (tensorrt_llm/bench/benchmark/utils/general.py) calls get_benchmark_engine_settings
+                   -> calc_engine_setting and finetune_setting (tensorrt_llm/bench/build/tuning.py,
+                   the 1.0-era form): KV GiB per token = 2 L max(TP, kv heads) head_dim b_kv / 2^30;
+                   weights GiB = params b_w / 2^30 (b_w 1 for FP8, 0.5 for NVFP4); cache = (GPU GiB x
+                   TP - weights) x 0.90 (--kv_cache_free_gpu_mem_fraction's default; the doc says
+                   some rows ran 0.95, not which); requests R = cache / (KV per token x (ISL+OSL));
+                   raw_bs = min(R, 4096); raw_tok = min(raw_bs (1 + ISL/OSL), 32768); max_batch_size =
+                   raw_bs rounded up to 32 (at least 64) below 256, to 128 below 1024, else to 256;
+                   max_num_tokens = raw_tok rounded up to 256 (at least 2048) below 4096, to 512
+                   below 8192, else to 1024; chunked prefill is off by default, so max_num_tokens =
+                   max(that, ISL + max_batch_size). -> --max-num-seqs and --max-num-batched-tokens.
+                   GPU GiB: the chip config's hbm_size_GB (NVML's total, which the code reads, is
+                   not published per row); params: npusim's params_total of the model.
+  KV format        (S5d) trtllm-bench leaves kv_cache_dtype "auto": the checkpoint's KV
+                   quantization. The rows' checkpoints are NVIDIA's ModelOpt exports
+                   (nvidia/Llama-3.x-...-FP8 / -FP4), and ModelOpt writes "kv_cache_quant_algo":
+                   "FP8" into the hf_quant_config.json it exports (its own docstring's example;
+                   the file of each checkpoint was not read here) -> --set kv_cache_dtype=fp8.
   scheduler        the row's engine's default, from its conditions: vLLM before 0.8 (V0: chunked
                    prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) and JetStream (prefills
                    inserted into decode slots) -> --scheduler continuous; TensorRT-LLM (MLPerf
@@ -159,6 +180,54 @@ def metric_stat(row):
     return key, "mean"
 
 
+def model_params(binary, configs, model, cache={}):
+    """npusim's params_total of a model (one short run, kept)."""
+    if model not in cache:
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([binary, "run", "--configs", configs, "-m", model, "-c", "h100", "--seqlen", "8_1",
+                            "--no-energy", "-o", d], capture_output=True, check=True)
+            stats = [f for f in os.listdir(d) if f.endswith("_decode.json")]
+            cache[model] = json.load(open(os.path.join(d, stats[0])))["params_total"]
+    return cache[model]
+
+
+def trtllm_bench_settings(row, configs, binary):
+    """(max_batch_size, max_num_tokens) trtllm-bench picks for a perf-overview row (the rule in
+    the header, quoted from tensorrt_llm/bench/build/tuning.py and bench/benchmark/utils/general.py)."""
+    import math
+    m = json.load(open(os.path.join(configs, "models", row["model"] + ".json")))
+    chip = json.load(open(os.path.join(configs, "chips", row["chip"] + ".json")))
+    tp, pp = int(row["tp"] or 1), 1
+    isl, osl = int(row["input_len"]), int(row["output_len"])
+    b_w = {"fp8": 1.0, "fp4": 0.5}.get(row["weight_dtype"], 2.0)
+    b_kv = 1.0                                   # the ModelOpt checkpoint's FP8 KV (header)
+    kv_heads = m.get("num_kv_heads", m["num_heads"])
+    gib_per_token = 2 * m["num_layers"] * max(tp, kv_heads) * m["d_head"] * b_kv / 1024 ** 3
+    engine = model_params(binary, configs, row["model"]) * b_w / 1024 ** 3
+    cache = (chip["hbm_size_GB"] * tp * pp - engine) * 0.90
+    requests = cache / (gib_per_token * (isl + osl))
+    raw_bs = min(requests, 4096) / pp
+    raw_tok = min(raw_bs * (1 + isl / osl), 32768)
+    if raw_bs < 256:
+        bs = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        bs = 128 * math.ceil(raw_bs / 128)
+    else:
+        bs = 256 * math.ceil(raw_bs / 256)
+    if raw_tok < 4096:
+        tok = max(2048, 256 * math.ceil(raw_tok / 256))
+    elif raw_tok < 8192:
+        tok = 512 * math.ceil(raw_tok / 512)
+    else:
+        tok = 1024 * math.ceil(raw_tok / 1024)
+    return bs, max(tok, isl + bs)
+
+
+def is_trtllm_bench(row):
+    return row["source"].startswith("S5d")
+
+
 def lengths(row):
     """(--lengths spec, --max-context) or raise Skip."""
     cv_in, cv_out = (0, 0) if VARIANT == "fixed-means" else (CV_IN, CV_OUT)
@@ -189,7 +258,7 @@ class Skip(Exception):
     pass
 
 
-def build_args(row, configs):
+def build_args(row, configs, binary):
     """The npusim serving arguments (without the binary) or raise Skip."""
     for kind, name in (("chips", row["chip"]), ("models", row["model"])):
         if not os.path.exists(os.path.join(configs, kind, name + ".json")):
@@ -204,6 +273,8 @@ def build_args(row, configs):
     for f in ("weight_dtype", "activation_dtype", "kv_cache_dtype"):
         if row[f]:
             args += ["--set", "%s=%s" % (f, row[f])]
+    if is_trtllm_bench(row) and not row["kv_cache_dtype"]:
+        args += ["--set", "kv_cache_dtype=fp8"]   # the checkpoint's KV format (header)
     for s in filter(None, row["sets"].split(";")):
         args += ["--set", s.strip()]
     spec, ctx = lengths(row)
@@ -228,6 +299,9 @@ def build_args(row, configs):
         raise Skip("scenario %s not mapped" % sc)
     args += ["--lengths", spec, "--max-context", str(ctx)]
     cap = in_flight_cap(row)
+    if is_trtllm_bench(row):
+        cap, tokens = trtllm_bench_settings(row, configs, binary)
+        args += ["--max-num-batched-tokens", str(tokens)]
     if cap:
         args += ["--max-num-seqs", str(cap)]
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
@@ -315,7 +389,7 @@ def main(argv):
     plan, skipped = [], []
     for r in rows:
         try:
-            plan.append((r, build_args(r, configs)))
+            plan.append((r, build_args(r, configs, binary)))
         except Skip as e:
             skipped.append((r, str(e)))
 

@@ -148,6 +148,13 @@ static const struct field_desc chip_field_list[] = {
              "units are wasted, so a GEMM of few tiles reaches less of the peak (physical; 0: no waves)."),
     I(gemm_tile_n, 0, N | FF_EXT, .hi = 65536,
       .doc = "Columns of that output tile (e.g. 128 or 256; 0: no waves)."),
+    /* npusim's own: Blackwell's tensor cores take MXFP8/MXFP4/NVFP4 block
+     * scales in the MMA itself (NVIDIA's Blackwell architecture: "micro-
+     * tensor scaling"); Hopper promotes fp8 partial sums on the CUDA cores. */
+    FIELD("matrix_block_scales", FT_BOOL, offsetof(struct chip_config, matrix_block_scales), 0, NULL, FF_EXT,
+          .doc = "The matrix units apply block scales themselves (Blackwell's block-scaled MMA for MXFP8, MXFP4, "
+                 "NVFP4): a block-scaled matmul moves its scales but does no rescaling on the vector units "
+                 "(physical profile; false: the vector units rescale, as on Hopper)."),
     I(step_overhead_ns, 0, N | FF_EXT, .hi = 1e10,
       .doc = "The serving framework's host time per forward pass (a prefill or one decode step: scheduling, "
              "sampling, synchronisation) the kernels do not hide (physical profile; 0: none)."),

@@ -120,6 +120,9 @@ struct chip_config {
      * 0: none): a GEMM runs in whole waves of num_sa tiles, the last wave's
      * idle arrays wasted (wave quantisation). */
     int64_t gemm_tile_m, gemm_tile_n;
+    /* The matrix units apply block scales in the MMA (Blackwell): no vector
+     * rescaling for a block-scaled matmul (physical profile only). */
+    bool matrix_block_scales;
     /* The serving framework's host time per forward pass (a prefill, or one
      * decode step): step_overhead_ns once, layer_overhead_ns per layer, on
      * top of the kernels' time, and request_overhead_ns per sequence in

@@ -142,6 +142,11 @@ int block_scales_of(const struct cs_ctx *c, const struct instr *in, const struct
         return 0;
     int64_t kb = ceil_div(ax->k, sk), nb = ceil_div(ax->n, sn);
     bs->bytes = wgt ? bits_to_bytes(ax->b * kb * nb, bits) : 0;
+    if (c->chip->matrix_block_scales && !c->prof->chip_precisions_ignored) {
+        /* the MMA applies the scales (Blackwell): only their bytes */
+        bs->bytes += act ? bits_to_bytes(ax->b * ax->m * kb, bits) : 0;
+        return 0;
+    }
     if (act) {
         /* partial sums promoted once per K block; activations quantised
          * (max, scale, cast) as they are read */

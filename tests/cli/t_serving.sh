@@ -197,3 +197,18 @@ expect_fail "serving: an unknown scheduler exits 2" "expected static, continuous
 expect_fail "serving: a bad --slo exits 2" "expected ttft_ms=X,tpot_ms=Y" $SV --slo ttft=3 -o "$SE/bad1"
 expect_fail "serving: DLRM is not served" "not served" $NPUSIM serving --configs $CONFIGS -m dlrm-s -c h100 -o "$SE/bad1"
 no_files "serving: the bad inputs wrote nothing" "$SE/bad1"
+# bench/serving-validation.py maps TensorRT-LLM perf-overview rows with trtllm-bench's own batch
+# rule (tuning.py). By hand, Llama-3.1-8B FP8 on one H100 (80 GiB) with FP8 KV: weights 8.03e9 B
+# = 7.48 GiB, cache (80 - 7.48) x 0.9 = 65.3 GiB, 2 x 32 x 8 x 128 B = 64 KiB a token. 128/128:
+# 4181 requests fit, capped at 4096 (a multiple of 256), tokens 4096 x 2 = 8192. 20000/2000:
+# 48.6 requests -> at least 64, tokens 48.6 x 11 = 534 -> at least 2048, then ISL + 64 = 20064.
+check "serving validation: trtllm-bench's batch rule gives the hand-derived settings" python3 -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
+sv = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sv)
+row = {"model": "llama3-8b", "chip": "h100", "tp": "1", "weight_dtype": "fp8", "input_len": "128", "output_len": "128"}
+a = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
+row.update(input_len="20000", output_len="2000")
+b = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
+sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"

@@ -210,6 +210,14 @@ static void test_block_scales(void **state)
      * ceil(35127296 / 6144) = 5718 cycles, ceil(5718 / 1.7) = 3364 ns beside the MXU */
     assert_i64(s.vu_ns, 1607 + 3364);
     assert_i64(s.sa_ns, o.sa_ns);
+    /* matrix units that apply the scales themselves (Blackwell): the same
+     * scale bytes, no rescaling beside the MXU */
+    c.matrix_block_scales = true;
+    struct op h = time_one(&c, BS_CFG(",block_scales=128x128:DT_FLOAT"), BS_IN, BS_OUT);
+    assert_i64(h.bytes, s.bytes);
+    assert_i64(h.vu_ns, o.vu_ns);
+    assert_i64(h.sa_ns, o.sa_ns);
+    c.matrix_block_scales = false;
     /* a malformed block is named */
     struct trace t;
     trace_init(&t);
