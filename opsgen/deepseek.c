@@ -169,12 +169,18 @@ static int mla(struct dsgen *g, int64_t *fid)
         }
         f++;
     }
-    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)",
-                 SHP(B, S, D), SHP(D, qr), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
-    CHK(b_unary(tr, ovf, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
-                SHP(B, S, qr), "0_0", FP32));
-    CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)",
-                 SHP(B, S, qr), SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->r.fmt.act)));
+    if (qr > 0) {   /* the query's low-rank compression (DeepSeek-V2, -V3) */
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_wq_a_linear"), "wqax = self.wq_a(x)",
+                     SHP(B, S, D), SHP(D, qr), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
+        CHK(b_unary(tr, ovf, f++, n, DESC("q_norm"), "q_norm_wqax = self.q_norm(wqax)", "RMSNorm",
+                    SHP(B, S, qr), "0_0", FP32));
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("q_wq_b_linear"), "q = self.wq_b(q_norm_wqax)",
+                     SHP(B, S, qr), SHP(qr, qk * Hl), "BSR;RD->BSD", "0_0_0", g->r.fmt.act)));
+    } else {        /* none (DeepSeek-V2-Lite): one projection, the ids kept */
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("q_wq_linear"), "q = self.wq(x)",
+                     SHP(B, S, D), SHP(D, qk * Hl), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
+        f += 3;
+    }
     CHK(b_binary(tr, ovf, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
                  "Mul", SHP(B, S, Hl, rope), "0_0_0", FP32, one));
     CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("kv_k_pe_linear"),
@@ -271,7 +277,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
         "pipeline_parallel_degree_dcn", "microbatch_size_ici", "global_batch_size", "input_seqlen",
         "output_seqlen", "decode_width", "d_model", "num_heads", "num_layers", "moe_d_ff",
         "num_routed_experts", "num_activated_routed_experts_per_token", "num_limited_groups",
-        "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+        "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
         "max_swap_kv_cache_times_prefill", "max_swap_kv_cache_times_decode",
     };
     if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
@@ -345,7 +351,10 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     int64_t D = m->d_model, H = m->num_heads, qr = m->q_lora_rank, kr = m->kv_lora_rank;
     int64_t rope = m->qk_rope_head_dim, nope = m->qk_nope_head_dim, v = m->v_head_dim;
     int64_t R = m->num_routed_experts, experts = badd(ovf, R, m->num_shared_experts);
-    int64_t attn = badd(ovf, badd(ovf, bmul(ovf, D, qr), cdiv64(bmul3(ovf, qr, H, rope + nope), tp)),
+    /* without the query's compression (q_lora_rank 0) W_q is D x H(rope + nope), over TP */
+    int64_t wq = qr > 0 ? badd(ovf, bmul(ovf, D, qr), cdiv64(bmul3(ovf, qr, H, rope + nope), tp))
+                        : cdiv64(bmul3(ovf, D, H, rope + nope), tp);
+    int64_t attn = badd(ovf, wq,
                         badd(ovf, bmul(ovf, D, kr + rope),
                              cdiv64(badd(ovf, bmul3(ovf, kr, H, nope + v), bmul3(ovf, H, v, D)), tp)));
     int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
@@ -393,6 +402,8 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     /* MLA weights, BF16; wkv_a multiplies kr by rope and wkv_b uses rope+v
      * (quirk opsgen Q24). */
     double wq_a = (double)bmul(ovf, D, qr), wq_b = (double)bmul3(ovf, qr, H, rope + nope) / tp;
+    if (qr == 0)   /* no query compression (q_lora_rank 0): W_q is D x H(rope + nope) */
+        wq_b = (double)bmul3(ovf, D, H, rope + nope) / tp;
     double wkv_a = (double)bmul3(ovf, D, kr, rope), wkv_b = (double)bmul3(ovf, kr, H, rope + v) / tp;
     bool ref = prof->mla_memory_reference_terms;
     if (!ref) {   /* W_kv_a: D -> latent + rope key; W_kv_b: latent -> per-head nope key + value */

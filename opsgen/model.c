@@ -158,7 +158,8 @@ TABLE(model_moe_fields, "model", moe_list);
 static const struct field_desc deepseek_list[] = {
     I(num_dense_layers, 1, N, .doc = "Unused (the reference reads it; every layer is a mixture of experts)."),
     I(kv_lora_rank, 0, FF_REQUIRED | P, .doc = "Rank of the compressed key-value latent (MLA)."),
-    I(q_lora_rank, 0, FF_REQUIRED | P, .doc = "Rank of the compressed query latent (MLA)."),
+    I(q_lora_rank, 0, FF_REQUIRED | N,
+      .doc = "Rank of the compressed query latent (MLA); 0: the query is projected directly (DeepSeek-V2-Lite)."),
     I(qk_rope_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head query-key dimensions that carry rotary position."),
     I(qk_nope_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head query-key dimensions without position."),
     I(v_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head value dimensions."),

@@ -17,8 +17,9 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         /* MLA: W_q_a, W_q_b, W_kv_a (latent + rope key), W_kv_b, W_o, and the q and kv norms */
         int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
         int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim;
-        int64_t mla = bmul(&ovf, D, qr) + bmul3(&ovf, qr, H, nope + rope) + bmul(&ovf, D, kr + rope) +
-                      bmul3(&ovf, kr, H, nope + v) + bmul3(&ovf, H, v, D) + qr + kr;
+        int64_t wq = qr > 0 ? bmul(&ovf, D, qr) + bmul3(&ovf, qr, H, nope + rope) + qr   /* with its norm */
+                            : bmul3(&ovf, D, H, nope + rope);                         /* V2-Lite: direct */
+        int64_t mla = wq + bmul(&ovf, D, kr + rope) + bmul3(&ovf, kr, H, nope + v) + bmul3(&ovf, H, v, D) + kr;
         int64_t expert = bmul3(&ovf, 3, D, m->moe_d_ff), R = m->num_routed_experts;
         int64_t dense = m->num_dense_layers < L ? m->num_dense_layers : L, moe = L - dense;
         int64_t moe_all = badd(&ovf, bmul(&ovf, expert, R + m->num_shared_experts), bmul(&ovf, R, D));   /* + gate */

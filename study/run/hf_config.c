@@ -29,6 +29,7 @@ static const struct hf_type {
     { "mixtral", HF_MOE, 0, false },     { "qwen2_moe", HF_MOE, 0, false },   { "qwen3_moe", HF_MOE, 0, false },
     { "gpt_oss", HF_MOE, 2, false },     { "olmoe", HF_MOE, 0, false },       { "granitemoe", HF_MOE, 0, false },
     { "phimoe", HF_MOE, 0, false },      { "dbrx", HF_MOE, 0, false },        { "llama4_text", HF_MOE, 4, true },
+    { "glm4_moe", HF_MOE, 0, false },
     { "deepseek_v2", HF_MLA, 0, false }, { "deepseek_v3", HF_MLA, 0, false },
 };
 
@@ -267,12 +268,18 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
     static const struct { const char *hf, *np; } keys[] = {
         { "moe_intermediate_size", "moe_d_ff" }, { "n_routed_experts", "num_routed_experts" },
         { "num_experts_per_tok", "num_activated_routed_experts_per_token" }, { "kv_lora_rank", "kv_lora_rank" },
-        { "q_lora_rank", "q_lora_rank" }, { "qk_rope_head_dim", "qk_rope_head_dim" },
-        { "qk_nope_head_dim", "qk_nope_head_dim" }, { "v_head_dim", "v_head_dim" },
+        { "qk_rope_head_dim", "qk_rope_head_dim" }, { "qk_nope_head_dim", "qk_nope_head_dim" },
+        { "v_head_dim", "v_head_dim" },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (add_int(o, keys[i].np, num(hf, keys[i].hf, 0), name, keys[i].hf, e))
             return -1;
+    /* null (DeepSeek-V2-Lite): no query compression, npusim's 0 */
+    const cJSON *qr = cJSON_GetObjectItemCaseSensitive(hf, "q_lora_rank");
+    if (cJSON_IsNull(qr) || !qr)
+        cJSON_AddNumberToObject(o, "q_lora_rank", 0);
+    else if (add_int(o, "q_lora_rank", num(hf, "q_lora_rank", 0), name, "q_lora_rank", e))
+        return -1;
     cJSON_AddNumberToObject(o, "num_shared_experts", num(hf, "n_shared_experts", 0));
     cJSON_AddNumberToObject(o, "num_dense_layers", num(hf, "first_k_dense_replace", 0));
     cJSON_AddNumberToObject(o, "num_limited_groups", num(hf, "topk_group", 1));
@@ -429,7 +436,7 @@ cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t 
     }
     if (!t) {
         npu_errf(e, "%s: model_type \"%s\": not a decoder npusim knows (dense: llama, mistral, qwen2, qwen3, gemma, "
-                    "gemma2, gemma3_text, phi3, ...; experts: mixtral, qwen2_moe, qwen3_moe, gpt_oss, dbrx, "
+                    "gemma2, gemma3_text, phi3, ...; experts: mixtral, qwen2_moe, qwen3_moe, gpt_oss, dbrx, glm4_moe, "
                     "llama4_text, ...; latent attention with experts: deepseek_v2, deepseek_v3; docs/models.md)",
                  name, type ? type : "(none)");
         return NULL;

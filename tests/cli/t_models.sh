@@ -25,11 +25,13 @@ check "models: npusim import model writes npusim's config with its source, which
 # embeddings, Transformers' default for Gemma), DeepSeek-V3 671B with 37B active; Mixtral 8x7B
 # 46.7B with 12.9B active, 8x22B 141B with 39B, Qwen2-57B-A14B, DBRX 132B with 36B, OLMoE 6.9B
 # with 1.3B, Gemma 2 9B 9.24B, Phi-3 medium 14B, Mistral 7B v0.1 7.24B (its window changes no
-# parameter), Llama 2 7B 6.74B (GPTQ int4: the count is the model's)
+# parameter), Llama 2 7B 6.74B (GPTQ int4: the count is the model's), DeepSeek-V2-Lite 15.7B with
+# 2.4B active (no query compression: q_lora_rank null; DeepSeek counts active parameters without the
+# embedding table, npusim with it: 2.66B, within the figure's last digit)
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
-            llama-2-7b-gptq:6.74e9:6.74e9; do
+            llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
