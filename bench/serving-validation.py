@@ -59,8 +59,15 @@ the printed summary):
                    "FP8" into the hf_quant_config.json it exports (its own docstring's example;
                    the file of each checkpoint was not read here) -> --set kv_cache_dtype=fp8.
   scheduler        the row's engine's default, from its conditions: vLLM before 0.8 (V0: chunked
-                   prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) and JetStream (prefills
-                   inserted into decode slots) -> --scheduler continuous; TensorRT-LLM (MLPerf
+                   prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) -> --scheduler
+                   continuous; jetstream-pytorch (JetStream's orchestrator) -> --scheduler padded:
+                   its engine's static shapes, from its code (jetstream-pytorch 7526a90 with
+                   JetStream 26872c3, June 2024): `prefill` takes one prompt (reshape(1, -1)) padded
+                   by token_utils.pad_tokens to the next of [16, 32, ..., 1024]; `generate` computes
+                   every one of batch_size slots (init_decode_state's fixed shapes) and attends over
+                   the whole cache with a mask (dense_attention, ragged_mha False by default); the
+                   orchestrator fills free slots with prefills before each generate step;
+                   TensorRT-LLM (MLPerf
                    NVIDIA/HPE/Dell, perf-overview, NIM: in-flight batching mixes context and
                    generation) -> --scheduler chunked with npusim's default budget (8192 tokens). No
                    row states its token budget.
@@ -316,7 +323,7 @@ def scheduler(row):
     if m:
         return "continuous" if (int(m.group(1)), int(m.group(2))) < (0, 8) else "chunked"
     if "jetstream" in c.lower():
-        return "continuous"
+        return "padded"
     if "TensorRT-LLM" in c or "NIM" in c:
         return "chunked"
     raise Skip("the engine's scheduling is not stated")

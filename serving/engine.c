@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sched_names[] = { "static", "continuous", "chunked", "disaggregated" };
+static const char *const sched_names[] = { "static", "continuous", "chunked", "disaggregated", "padded" };
 static const char *const router_names[] = { "round-robin", "least-outstanding", "least-kv" };
 
 static int name_index(const char *s, const char *const *names, int n)
@@ -25,13 +25,13 @@ static int name_index(const char *s, const char *const *names, int n)
 
 int serving_scheduler_parse(const char *s, enum serving_scheduler *v)
 {
-    int i = name_index(s, sched_names, 4);
+    int i = name_index(s, sched_names, (int)(sizeof sched_names / sizeof sched_names[0]));
     return i < 0 ? -1 : (*v = (enum serving_scheduler)i, 0);
 }
 
 int serving_router_parse(const char *s, enum serving_router *v)
 {
-    int i = name_index(s, router_names, 3);
+    int i = name_index(s, router_names, (int)(sizeof router_names / sizeof router_names[0]));
     return i < 0 ? -1 : (*v = (enum serving_router)i, 0);
 }
 
@@ -167,7 +167,8 @@ static const char *never_fits(const struct engine *g, int pool, const struct sre
 {
     if (blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->pools[pool].kv_blocks)
         return "kv";
-    if (g->o->scheduler == SCHED_CONTINUOUS && q->r.input_tokens > g->o->max_num_batched_tokens)
+    if ((g->o->scheduler == SCHED_CONTINUOUS || g->o->scheduler == SCHED_PADDED) &&
+        q->r.input_tokens > g->o->max_num_batched_tokens)
         return "budget";
     return NULL;
 }

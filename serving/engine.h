@@ -18,7 +18,12 @@
  *                  the waiting ones cut into chunks that fill the rest;
  *   disaggregated  a prefill pool (prefill-only passes) and a decode pool
  *                  (continuous decodes), each its own replicas, chips and
- *                  parallelism; a request's KV cache moves between them.
+ *                  parallelism; a request's KV cache moves between them;
+ *   padded         continuous with the static shapes of an XLA engine
+ *                  (JetStream): a prefill pass holds one prompt, computed
+ *                  padded to the next power of two from 16; a decode pass
+ *                  computes all max_num_seqs slots, each over the whole
+ *                  max_context cache, whatever they hold.
  * The KV cache is paged in blocks of block_size tokens. When a decode needs
  * a block and none is free, the newest running request is preempted: its
  * blocks are freed and it is recomputed later (its prompt and answer so far
@@ -40,10 +45,10 @@
 #include "serving/step.h"
 #include "serving/workload.h"
 
-enum serving_scheduler { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_DISAGGREGATED };
+enum serving_scheduler { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_DISAGGREGATED, SCHED_PADDED };
 enum serving_router { ROUTE_ROUND_ROBIN, ROUTE_LEAST_OUTSTANDING, ROUTE_LEAST_KV };
 
-#define SERVING_SCHEDULERS "static, continuous, chunked or disaggregated"
+#define SERVING_SCHEDULERS "static, continuous, chunked, disaggregated or padded"
 #define SERVING_ROUTERS "round-robin, least-outstanding or least-kv"
 int serving_scheduler_parse(const char *s, enum serving_scheduler *v);
 int serving_router_parse(const char *s, enum serving_router *v);
@@ -71,6 +76,7 @@ struct serving_options {
     int64_t batch;                  /* static: requests per batch */
     int64_t max_num_seqs;           /* requests in a pass at most */
     int64_t max_num_batched_tokens; /* tokens in a pass at most (chunked: the budget) */
+    int64_t max_context;            /* tokens of a request's context at most (padded: the cache) */
     int64_t block_size;             /* tokens per KV block */
     /* local attention (opsgen/pattern.h): that share of a block's bytes is
      * local layers' K/V, of which a sequence keeps kv_window tokens and the

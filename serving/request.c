@@ -224,6 +224,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     o->max_num_batched_tokens = k->v[SK_MAX_TOKENS] ? (int64_t)num[SK_MAX_TOKENS]
                                 : o->scheduler == SCHED_CHUNKED ? 8192 : (int64_t)num[SK_MAX_CONTEXT];
     o->block_size = (int64_t)num[SK_BLOCK];
+    o->max_context = (int64_t)num[SK_MAX_CONTEXT];
     o->swap = k->swap;
     o->max_requests = k->v[SK_REQUESTS] || !k->v[SK_TRACE] ? (int64_t)num[SK_REQUESTS] : 0;
     if (k->v[SK_DURATION]) {

@@ -127,7 +127,8 @@ static int64_t form_continuous(struct engine *g, struct replica *r, struct servi
 {
     const struct serving_options *o = g->o;
     int64_t ns = 0, tokens = 0;
-    while (r->waiting.n > 0 && r->running.n < o->max_num_seqs) {
+    bool one = o->scheduler == SCHED_PADDED;   /* one prompt a prefill pass */
+    while (r->waiting.n > 0 && r->running.n < o->max_num_seqs && !(one && b->chunks > 0)) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t c = q->swapped ? 0 : q->target - q->cached;
         if (tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
@@ -196,6 +197,28 @@ static void form_static(struct engine *g, struct replica *r, struct serving_batc
     b->decode_gen_sum += r->pad_gen_sum;
 }
 
+/* What a pass of the padded scheduler computes (engine.h): its one prompt
+ * padded to the next power of two from 16, causal over the padding; or
+ * every one of max_num_seqs slots decoding over the whole max_context
+ * cache, the LM head over every slot. */
+static struct serving_batch padded_shapes(const struct serving_options *o, const struct serving_batch *b)
+{
+    struct serving_batch x = *b;
+    if (b->chunks > 0) {
+        int64_t pad = 16;
+        while (pad < b->chunk_tokens && pad < INT64_MAX / 2)
+            pad *= 2;
+        x.chunk_tokens = pad;
+        x.chunk_att_sum = pad * ((pad + 1) / 2) + (pad % 2 ? 0 : pad / 2);   /* pad (pad + 1) / 2 */
+        x.chunk_kv_sum = pad;
+        return x;
+    }
+    x.decodes = x.emits = o->max_num_seqs;
+    x.decode_prompt_sum = o->max_num_seqs * (o->max_context - 1);
+    x.decode_gen_sum = o->max_num_seqs;
+    return x;
+}
+
 /* The pass's energy on every chip of the replica (its operators, and idle
  * power for the rest of its ns), shared among its requests by their tokens
  * in it; the gap before it at idle power. */
@@ -243,7 +266,8 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     if (rc || r->pass.n == 0)
         return rc;
     struct serving_pass_cost pc;
-    if (serving_step_time(g->pools[r->pool].step, &b, &pc, e))
+    struct serving_batch cost = g->o->scheduler == SCHED_PADDED ? padded_shapes(g->o, &b) : b;
+    if (serving_step_time(g->pools[r->pool].step, &cost, &pc, e))
         return -1;
     bool ovf = false;
     int64_t ns = ck_add(pc.ns, extra_ns, &ovf);

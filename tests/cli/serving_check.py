@@ -325,5 +325,19 @@ def window_holds(win_dir, full_dir):
     assert wt == ft and w > f, (w, f, wt, ft)
 
 
+def padded(run_dir, *bucket_dirs):
+    """The padded scheduler's static shapes: a prefill pass holds one prompt;
+    every decode-only pass computes all slots over the whole cache, so all
+    take the same time; prompts of 100 and 128 tokens pad to one bucket
+    (the same pass time), 129 to the next (longer)."""
+    rows = list(csv.DictReader(open(os.path.join(run_dir, "iterations.csv"))))
+    pre = [r for r in rows if int(r["prefill_tokens"]) > 0]
+    dec = {r["duration_ms"] for r in rows if int(r["prefill_tokens"]) == 0}
+    assert pre and all(r["requests"] == "1" for r in pre), pre[:3]
+    assert len(dec) == 1, sorted(dec)[:5]
+    first = [next(csv.DictReader(open(os.path.join(d, "iterations.csv"))))["duration_ms"] for d in bucket_dirs]
+    assert first[0] == first[1] and float(first[2]) > float(first[1]), first
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

@@ -197,6 +197,17 @@ expect_fail "serving: an unknown scheduler exits 2" "expected static, continuous
 expect_fail "serving: a bad --slo exits 2" "expected ttft_ms=X,tpot_ms=Y" $SV --slo ttft=3 -o "$SE/bad1"
 expect_fail "serving: DLRM is not served" "not served" $NPUSIM serving --configs $CONFIGS -m dlrm-s -c h100 -o "$SE/bad1"
 no_files "serving: the bad inputs wrote nothing" "$SE/bad1"
+# The padded scheduler (XLA static shapes, JetStream): one prompt a prefill pass; every decode pass
+# all 16 slots over the 1024-token cache, whatever they hold (one time for all); prompts of 100
+# and 128 tokens in one bucket, 129 in the next.
+SP="$NPUSIM serving --configs $CONFIGS -m llama3-8b -c tpuv5e --tp 8 --scheduler padded --max-num-seqs 16 --max-context 1024"
+check "serving: padded: one prompt a prefill, every decode pass alike, prompts padded to a power of two" sh -c "
+  $SP --rate 4 --requests 300 --lengths uniform:20:200:10:100 -o '$SE/pad' >/dev/null &&
+  $SP --offline --requests 1 --lengths fixed:100:4 -o '$SE/pad100' >/dev/null &&
+  $SP --offline --requests 1 --lengths fixed:128:4 -o '$SE/pad128' >/dev/null &&
+  $SP --offline --requests 1 --lengths fixed:129:4 -o '$SE/pad129' >/dev/null &&
+  python3 $SC padded '$SE/pad' '$SE/pad100' '$SE/pad128' '$SE/pad129' &&
+  python3 $SC accounting '$SE/pad' padded"
 # bench/serving-validation.py maps TensorRT-LLM perf-overview rows with trtllm-bench's own batch
 # rule (tuning.py). By hand, Llama-3.1-8B FP8 on one H100 (80 GiB) with FP8 KV: weights 8.03e9 B
 # = 7.48 GiB, cache (80 - 7.48) x 0.9 = 65.3 GiB, 2 x 32 x 8 x 128 B = 64 KiB a token. 128/128:
