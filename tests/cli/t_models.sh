@@ -51,17 +51,8 @@ sys.exit(any(str(j.get(k)) != v for k, v in (a.split("=", 1) for a in sys.argv[2
 }
 # what lands where: gpt-oss's alternating 128-token window and MXFP4 experts, Gemma 2's
 # every-other-layer window (its type's pattern), Phi-3's window on every layer, AWQ's int4
-# groups of 128 with fp16 scales, Mixtral's experts, Qwen2-MoE's shared expert in experts' widths
-for want in 'gpt-oss-120b sliding_window=128 full_attention_interval=2 expert_weight_dtype=fp4 scale_block=32 ffn_type=moe num_routed_experts=128 num_activated_routed_experts_per_token=4' \
-            'gemma-2-9b-it sliding_window=4096 full_attention_interval=2 ffn_type=geglu tie_word_embeddings=True' \
-            'phi-3-medium-4k sliding_window=2047 full_attention_interval=None' \
-            'llama-3.1-70b-awq-int4 weight_dtype=int4 scale_block=128 weight_scale_block_n=1 scale_dtype=fp16' \
-            'mixtral-8x7b ffn_type=moe moe_d_ff=14336 num_routed_experts=8 num_shared_experts=0 sliding_window=None' \
-            'qwen2-57b-a14b moe_d_ff=2560 num_shared_experts=8 d_ff=18944 sliding_window=None'; do
-    m=${want%% *}
-    check "models: import model maps $m's ${want#* }" imported "$S/$m.json" "$HF/f-$m.json" ${want#* }
-done
-# quantization_config as the other methods write it, on Llama 3.1 8B: bitsandbytes 4-bit with
+# groups of 128 with fp16 scales, Mixtral's experts, Qwen2-MoE's shared expert in experts' widths;
+# and quantization_config as the other methods write it, on Llama 3.1 8B: bitsandbytes 4-bit with
 # double quantisation (int4, blocks of 64, fp8 scales) and 8-bit (int8, per-row scales),
 # ModelOpt NVFP4 (fp4, blocks of 16, fp8 scales), compressed-tensors int4 groups of 128 and
 # fp8; an unknown method is refused naming it
@@ -75,13 +66,19 @@ qs = {"bnb4": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_u
       "hqq": {"quant_method": "hqq"}}
 for k, q in qs.items():
     json.dump(dict(base, quantization_config=q), open(sys.argv[1] + "/q-" + k + ".json", "w"))' "$HF"
-for want in 'bnb4 weight_dtype=int4 scale_block=64 weight_scale_block_n=1 scale_dtype=fp8' \
-            'bnb8 weight_dtype=int8 scale_block=None' \
-            'nvfp4 weight_dtype=fp4 scale_block=16 scale_dtype=fp8' \
-            'ct4 weight_dtype=int4 scale_block=128 scale_dtype=fp16' \
-            'ct8 weight_dtype=fp8 scale_block=None'; do
-    q=${want%% *}
-    check "models: quantization_config $q lands as ${want#* }" imported "$HF/q-$q.json" "$HF/fq-$q.json" ${want#* }
+for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 expert_weight_dtype=fp4 scale_block=32 ffn_type=moe num_routed_experts=128 num_activated_routed_experts_per_token=4" \
+            "$S/gemma-2-9b-it.json sliding_window=4096 full_attention_interval=2 ffn_type=geglu tie_word_embeddings=True" \
+            "$S/phi-3-medium-4k.json sliding_window=2047 full_attention_interval=None" \
+            "$S/llama-3.1-70b-awq-int4.json weight_dtype=int4 scale_block=128 weight_scale_block_n=1 scale_dtype=fp16" \
+            "$S/mixtral-8x7b.json ffn_type=moe moe_d_ff=14336 num_routed_experts=8 num_shared_experts=0 sliding_window=None" \
+            "$S/qwen2-57b-a14b.json moe_d_ff=2560 num_shared_experts=8 d_ff=18944 sliding_window=None" \
+            "$HF/q-bnb4.json weight_dtype=int4 scale_block=64 weight_scale_block_n=1 scale_dtype=fp8" \
+            "$HF/q-bnb8.json weight_dtype=int8 scale_block=None" \
+            "$HF/q-nvfp4.json weight_dtype=fp4 scale_block=16 scale_dtype=fp8" \
+            "$HF/q-ct4.json weight_dtype=int4 scale_block=128 scale_dtype=fp16" \
+            "$HF/q-ct8.json weight_dtype=fp8 scale_block=None"; do
+    f=${want%% *}; m=$(basename "$f" .json)
+    check "models: import model maps $m's ${want#* }" imported "$f" "$HF/f-$m.json" ${want#* }
 done
 expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/q-hqq.json" -c h100 -o "$HF/bad"
