@@ -18,8 +18,8 @@ check "run notes: under neusim the chip's calibration is named as not applied, G
   $NPUSIM run --profile neusim --configs $CONFIGS -o '$RN/r' 2>/dev/null >'$RN/r.txt' &&
   grep -q '^  ran with      profile neusim;' '$RN/r.txt' &&
   grep -q '^  assumes       GEMMs at 100% of the MXU peak (the neusim profile applies no efficiency)' '$RN/r.txt'"
-check "run notes: an uncalibrated chip (b200) says calibration none; a fitted one (h100) names its source" sh -c "
-  $NPUSIM run --configs $CONFIGS -c b200 -o '$RN/h' | grep -qx '  calibration   none' &&
+check "run notes: an uncalibrated chip (gb10) says calibration none; a fitted one (h100) names its source" sh -c "
+  $NPUSIM run --configs $CONFIGS -c gb10 -o '$RN/h' | grep -qx '  calibration   none' &&
   $NPUSIM run --configs $CONFIGS -c h100 -o '$RN/h1' | grep -q '^  calibration   npusim calibrate --runs bench/public/inference-runs.csv'"
 check "run notes: h100 at tp 64 states GEMMs at the tensor-core peak and TP past the 8-GPU NVLink domain, no MXU or ICI" sh -c "
   $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 $ROOFLINE --set num_chips=64 --set tensor_parallelism_degree=64 -b 8 \
