@@ -38,6 +38,24 @@ static void phase_setup(void *g, int i, struct gen_phase *ph)
     gen_phase_inference(g, i == 1, ph);
 }
 
+/* A layer's attention of m over seq query tokens per sequence; decode's
+ * cache is s_in prompt and s_out generated tokens (decode_suffix_groups). */
+static struct attn_args attn_base(const struct model_config *m, int64_t seq, int64_t s_in, int64_t s_out)
+{
+    return (struct attn_args){ .seq = seq, .s_in = s_in, .s_out = s_out, .H = m->num_heads, .D = m->d_model,
+                               .dh = m->d_head, .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
+                               .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
+                               .decode_kv_per_head = !m->decode_kv_shared };
+}
+
+/* A decode step reading `keys` keys of the cache: one suffix key, the rest
+ * the prefix (2 at least). */
+static void decode_keys(struct attn_args *at, int64_t keys)
+{
+    at->s_in = keys > 2 ? keys - 1 : 1;
+    at->s_out = 1;
+}
+
 /* The attention of one layer of run r, of a phase (seq tokens, decode or
  * not); a local layer (opsgen/pattern.h) sees fewer keys: its prefill
  * queries the window's keys on average, its decode steps the window's
@@ -46,22 +64,15 @@ static void phase_setup(void *g, int i, struct gen_phase *ph)
 static struct attn_args attn_of(const struct gen_run *r, const struct gen_phase *ph, bool local)
 {
     const struct model_config *m = r->m;
-    struct attn_args at = { .seq = ph->seq, .s_in = m->input_seqlen, .s_out = m->output_seqlen,
-                            .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
-                            .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
-                            .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
-                            .decode_kv_per_head = !m->decode_kv_shared };
     int64_t S = m->input_seqlen, O = m->output_seqlen;
+    struct attn_args at = attn_base(m, ph->seq, S, O);
     if (!local || badd(r->ovf, S, O) <= m->sliding_window)
         return at;
-    if (!ph->decode) {
+    if (!ph->decode)
         at.att_keys = pattern_local_keys(r->ovf, m, 0, S) / S;
-        return at;
-    }
-    int64_t keys = r->prof->decode_kv_full_length ? pattern_local_keys(r->ovf, m, S + O - 1, S + O)
-                                                  : pattern_local_keys(r->ovf, m, S, S + O) / O;
-    at.s_in = keys > 2 ? keys - 1 : 1;   /* one suffix key: every step reads `keys` (2 at least) */
-    at.s_out = 1;
+    else
+        decode_keys(&at, r->prof->decode_kv_full_length ? pattern_local_keys(r->ovf, m, S + O - 1, S + O)
+                                                        : pattern_local_keys(r->ovf, m, S, S + O) / O);
     return at;
 }
 
@@ -193,20 +204,17 @@ static int step_group(const struct llm_gen *g, const struct opsgen_step_attn *a,
     struct layer_ctx lc = { scratch, g->r.ovf, g->r.prof, a->batch, count, a->decode, &g->r.tp, "", &g->r.fmt };
     /* Decode: one suffix group of length s needs an odd step count 2s - 1
      * (decode_suffix_groups), counted here once per layer. */
-    struct attn_args at = { .seq = a->decode ? m->decode_width : a->q, .s_in = a->prefix,
-                            .s_out = 2 * a->suffix - 1, .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
-                            .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
-                            .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
-                            .decode_kv_per_head = !m->decode_kv_shared,
-                            .q_seq = a->decode ? 0 : a->q, .kv_seq = a->decode ? 0 : a->kv,
-                            .att_keys = a->decode ? 0 : a->att };
+    struct attn_args at = attn_base(m, a->decode ? m->decode_width : a->q, a->prefix, 2 * a->suffix - 1);
+    if (!a->decode) {
+        at.q_seq = a->q;
+        at.kv_seq = a->kv;
+        at.att_keys = a->att;
+    }
     if (local && a->decode) {   /* the window's keys of the context at this step */
         int64_t ctx = badd(g->r.ovf, a->prefix, a->suffix);
         int64_t keys = pattern_local_keys(g->r.ovf, m, ctx - 1, ctx);
-        if (keys < ctx) {
-            at.s_in = keys > 2 ? keys - 1 : 1;
-            at.s_out = 1;
-        }
+        if (keys < ctx)
+            decode_keys(&at, keys);
     } else if (local && a->q > 0) {   /* the chunk's queries, at positions kv - q + 1 .. kv */
         int64_t keys = pattern_local_keys(g->r.ovf, m, a->kv - a->q, a->kv) / a->q;
         if (keys < at.att_keys)
@@ -229,9 +237,7 @@ int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_
     /* the stage's layers: global ones, and the local ones of a window */
     struct layer_groups lg;
     pattern_stage_groups(m, g.r.L, &lg);
-    int64_t local = 0;
-    for (int k = 0; k < lg.n; k++)
-        local += lg.g[k].local ? lg.g[k].layers : 0;
+    int64_t local = pattern_local_of(&lg);
     int rc = 0;
     if (g.r.L - local > 0)
         rc = step_group(&g, a, g.r.L - local, false, &scratch);

@@ -171,10 +171,9 @@ int64_t train_layer_replicated_params(bool *ovf, const struct model_config *m)
     /* attention everywhere, the dense FFN on the dense layers, the router on the MoE layers */
     struct layer_groups lg;
     pattern_groups(m, &lg);
-    int64_t sum = 0, L = m->num_layers > 0 ? m->num_layers : 1;
-    for (int i = 0; i < lg.n; i++)
-        sum = badd(ovf, sum, bmul(ovf, lg.g[i].moe ? badd(ovf, cdiv64(attn, tp), bmul(ovf, m->num_routed_experts, D))
-                                                   : cdiv64(badd(ovf, attn, ffn), tp), lg.g[i].layers));
+    int64_t L = m->num_layers > 0 ? m->num_layers : 1, moe = pattern_moe_of(&lg);
+    int64_t sum = badd(ovf, bmul(ovf, badd(ovf, cdiv64(attn, tp), bmul(ovf, m->num_routed_experts, D)), moe),
+                       bmul(ovf, cdiv64(badd(ovf, attn, ffn), tp), m->num_layers - moe));
     return cdiv64(sum, L);
 }
 
@@ -182,16 +181,9 @@ int64_t train_layer_expert_params(bool *ovf, const struct model_config *m)
 {
     if (!pattern_is_moe(m))
         return 0;
-    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
-    int64_t etp = cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep);
-    int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
-    int64_t per = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, 3, m->d_model, m->moe_d_ff), experts), etp > 0 ? etp : 1), ep);
     struct layer_groups lg;
     pattern_groups(m, &lg);
-    int64_t n = 0;
-    for (int i = 0; i < lg.n; i++)
-        n += lg.g[i].moe ? lg.g[i].layers : 0;
-    return cdiv64(bmul(ovf, per, n), m->num_layers > 0 ? m->num_layers : 1);
+    return cdiv64(bmul(ovf, moe_expert_params(ovf, m), pattern_moe_of(&lg)), m->num_layers > 0 ? m->num_layers : 1);
 }
 
 /* ZeRO-3 / FSDP: before a pass the layer's weights are all-gathered over the
@@ -348,12 +340,11 @@ static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t to
 static int moe_bwd(struct gen *g, int64_t f, int64_t L)
 {
     const struct model_config *m = g->r.m;
-    int64_t B = g->r.B, S = g->S, D = m->d_model, e = 1, t = 1;
+    int64_t B = g->r.B, S = g->S, D = m->d_model, e = 1;
     for (int i = 0; i < g->ep.n; i++) e *= g->ep.deg[i];
-    for (int i = 0; i < g->etp.n; i++) t *= g->etp.deg[i];
-    int64_t Fm = cdiv64(m->moe_d_ff, t), k = m->num_activated_routed_experts_per_token;
-    struct moe_ctx mx = { &g->r, &g->ep, k < e ? k : e, g->r.fmt.act, true };
+    struct moe_ctx mx = moe_ctx_std(&g->r, &g->ep);
     struct layer_ctx c = { g->r.t, g->r.ovf, g->r.prof, B, L, false, &g->etp, "Bwd-", &g->r.fmt };
+    int64_t t = layer_tp(&c), Fm = cdiv64(m->moe_d_ff, t);
     if (e > 1 && moe_all_to_all(&c, &mx, S, f++, true))
         return -1;
     struct moe_load ld = moe_load_of(g->r.ovf, m, bmul(g->r.ovf, B, S));
@@ -604,8 +595,8 @@ int opsgen_llm_training(const struct model_config *m, const struct opsgen_links 
     if (pattern_is_moe(m)) {   /* the stage's dense and MoE layers, the expert axes and formats */
         struct layer_groups lg;
         pattern_stage_groups(m, g.r.L, &lg);
-        for (int i = 0; i < lg.n; i++)
-            *(lg.g[i].moe ? &g.L_moe : &g.L_dense) += lg.g[i].layers;
+        g.L_moe = pattern_moe_of(&lg);
+        g.L_dense = g.r.L - g.L_moe;
         if (moe_axes(m, l, prof, &g.etp, &g.ep))
             return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
         tensor_formats_experts(m, &g.efmt);
@@ -649,12 +640,9 @@ static int64_t training_mem_physical(bool *ovf, const struct model_config *m, co
         struct layer_groups lg;
         pattern_stage_groups(m, Lc, &lg);
         int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
-        int64_t etp = cdiv64(dp * tp, ep), moe = 0;
-        for (int i = 0; i < lg.n; i++)
-            moe += lg.g[i].moe ? lg.g[i].layers : 0;
         int64_t pairs = cdiv64(bmul3(ovf, bmul(ovf, b, m->input_seqlen), dp, m->num_activated_routed_experts_per_token), ep);
-        int64_t h = cdiv64(bmul3(ovf, pairs, m->moe_d_ff, 4), etp > 0 ? etp : 1);
-        layer_act = badd(ovf, layer_act, cdiv64(bmul(ovf, h, moe), Lc > 0 ? Lc : 1));
+        int64_t h = cdiv64(bmul3(ovf, pairs, m->moe_d_ff, 4), moe_etp(m));
+        layer_act = badd(ovf, layer_act, cdiv64(bmul(ovf, h, pattern_moe_of(&lg)), Lc > 0 ? Lc : 1));
     }
     int64_t act = bmul(ovf, layer_act, bmul(ovf, Lc, pp));
     if (!strcmp(m->remat, "full"))   /* each layer's BF16 input, plus one layer's working set */

@@ -13,6 +13,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/gen.h"
 #include "opsgen/layers.h"
+#include "opsgen/moe.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/pattern.h"
 #include "traces/precision.h"
@@ -82,18 +83,6 @@ static int64_t stored_bytes(bool *ovf, int64_t n, const struct tensor_formats *f
     return badd(ovf, bld_tensor_bytes(ovf, n, f->weight), scales);
 }
 
-/* One MoE layer's weights on a chip: every expert (routed and shared,
- * gated: 3 x D x moe_d_ff) over the ep x etp chips that hold them, and the
- * router's R x D. */
-static int64_t moe_layer_params(bool *ovf, const struct model_config *m)
-{
-    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
-    int64_t etp = cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep);
-    int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
-    int64_t w = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, 3, m->d_model, m->moe_d_ff), experts), etp > 0 ? etp : 1), ep);
-    return badd(ovf, w, bmul(ovf, m->num_routed_experts, m->d_model));
-}
-
 void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
                           struct opsgen_llm_mem_parts *p)
 {
@@ -117,13 +106,13 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     for (int i = 0; i < lg.n; i++) {
         int64_t n = lg.g[i].layers;
         layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, w_attn, lg.g[i].moe ? 0 : w_ff), n));
-        if (lg.g[i].moe)
-            experts_w = badd(ovf, experts_w, bmul(ovf, moe_layer_params(ovf, m), n));
+        if (lg.g[i].moe)   /* its experts, and the router's R x D */
+            experts_w = badd(ovf, experts_w, bmul(ovf, badd(ovf, moe_expert_params(ovf, m),
+                                                             bmul(ovf, m->num_routed_experts, D)), n));
         *(lg.g[i].local ? &local : &global) += n;
     }
     if (pattern_is_moe(m)) {   /* the experts' hidden activations, if wider */
-        int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
-        int64_t e = bmul(ovf, 2, cdiv64(m->moe_d_ff, cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep)));
+        int64_t e = bmul(ovf, 2, cdiv64(m->moe_d_ff, moe_etp(m)));
         live_ff = live_ff > e ? live_ff : e;
     }
     struct tensor_formats ef;

@@ -113,6 +113,12 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     return 0;
 }
 
+struct moe_ctx moe_ctx_std(const struct gen_run *r, const struct coll_axes *ep)
+{
+    int64_t e = r->m->expert_parallelism_degree, k = r->m->num_activated_routed_experts_per_token;
+    return (struct moe_ctx){ r, ep, k < e ? k : e, r->fmt.act, true };
+}
+
 int moe_layer(const struct layer_ctx *c, const struct attn_args *a, const struct gen_run *r,
               const struct coll_axes *etp, const struct coll_axes *ep, const struct tensor_formats *efmt,
               int64_t *fid)
@@ -122,14 +128,27 @@ int moe_layer(const struct layer_ctx *c, const struct attn_args *a, const struct
     if (layer_attention(c, a, &f))
         return -1;
     *fid = f = gen_last(r)->fusion_id + 1;
-    int64_t e = m->expert_parallelism_degree, k = m->num_activated_routed_experts_per_token;
-    struct moe_ctx mx = { r, ep, k < e ? k : e, r->fmt.act, true };
+    struct moe_ctx mx = moe_ctx_std(r, ep);
     struct layer_ctx ec = *c;
     ec.tp = etp;
     ec.fmt = efmt;
     struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
                            .body = moe_ffn_body, .body_arg = &mx, .input_gathered = true };
     return layer_ffn(&ec, &fa, &f);
+}
+
+int64_t moe_etp(const struct model_config *m)
+{
+    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
+    int64_t etp = cdiv64(m->data_parallelism_degree * m->tensor_parallelism_degree, ep);
+    return etp > 0 ? etp : 1;
+}
+
+int64_t moe_expert_params(bool *ovf, const struct model_config *m)
+{
+    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
+    int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
+    return cdiv64(cdiv64(bmul(ovf, bmul3(ovf, 3, m->d_model, m->moe_d_ff), experts), moe_etp(m)), ep);
 }
 
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,

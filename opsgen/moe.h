@@ -29,6 +29,11 @@ struct moe_ctx {
                                   * DeepSeek emits them, of width 0) */
 };
 
+/* The context of ffn_type "moe" (over standard attention): a token's
+ * experts reach at most top-k of the ep chips, in the activations' format;
+ * no shared-expert ops without shared experts. */
+struct moe_ctx moe_ctx_std(const struct gen_run *r, const struct coll_axes *ep);
+
 /* The body (ffn_body_fn, layers.h): arg is a struct moe_ctx. */
 int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg);
 
@@ -49,6 +54,13 @@ int moe_all_to_all(const struct layer_ctx *c, const struct moe_ctx *x, int64_t s
  * axes the EP axes leave); -1 past max_axes torus axes. */
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,
              struct coll_axes *etp, struct coll_axes *ep);
+
+/* Expert tensor parallelism, ceil(dp x tp / ep) (ep 0 counts 1; at least 1). */
+int64_t moe_etp(const struct model_config *m);
+/* One MoE layer's expert weights on a chip: every expert, routed and
+ * shared, gated (3 x d_model x moe_d_ff), over the ep x etp chips that
+ * hold them; the router not included. Checked (*ovf, builders.h). */
+int64_t moe_expert_params(bool *ovf, const struct model_config *m);
 
 /* The MoE fields' checks: positive expert counts and width, 0 or more
  * shared experts, 1 <= ep <= dp x tp and ep <= the routed experts, top-k at

@@ -13,42 +13,34 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     int64_t D = m->d_model, H = m->num_heads, L = m->num_layers, V = m->vocab_size;
     int64_t vocab = bmul3(&ovf, V, D, m->tie_word_embeddings ? 1 : 2);
     int64_t norms = badd(&ovf, bmul3(&ovf, 2, D, L), D);   /* two per layer, one at the end */
+    /* a MoE layer: every expert (routed and shared, gated) and the router;
+     * a token uses its top-k and the shared ones */
+    int64_t expert = bmul3(&ovf, 3, D, m->moe_d_ff), R = m->num_routed_experts, S = m->num_shared_experts;
+    int64_t moe_all = badd(&ovf, bmul(&ovf, expert, badd(&ovf, R, S)), bmul(&ovf, R, D));
+    int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),
+                           bmul(&ovf, R, D));
+    int64_t attn, dense_ffn, moe;   /* a layer's attention, a dense layer's FFN, the MoE layers */
     if (!strcmp(m->ffn_type, "deepseek_moe")) {
         /* MLA: W_q_a, W_q_b, W_kv_a (latent + rope key), W_kv_b, W_o, and the q and kv norms */
         int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
         int64_t nope = m->qk_nope_head_dim, v = m->v_head_dim;
         int64_t wq = qr > 0 ? bmul(&ovf, D, qr) + bmul3(&ovf, qr, H, nope + rope) + qr   /* with its norm */
                             : bmul3(&ovf, D, H, nope + rope);                         /* V2-Lite: direct */
-        int64_t mla = wq + bmul(&ovf, D, kr + rope) + bmul3(&ovf, kr, H, nope + v) + bmul3(&ovf, H, v, D) + kr;
-        int64_t expert = bmul3(&ovf, 3, D, m->moe_d_ff), R = m->num_routed_experts;
-        int64_t dense = m->num_dense_layers < L ? m->num_dense_layers : L, moe = L - dense;
-        int64_t moe_all = badd(&ovf, bmul(&ovf, expert, R + m->num_shared_experts), bmul(&ovf, R, D));   /* + gate */
-        int64_t moe_act = badd(&ovf, bmul(&ovf, expert, m->num_activated_routed_experts_per_token + m->num_shared_experts),
-                               bmul(&ovf, R, D));
-        int64_t dense_ffn = bmul3(&ovf, 3, D, m->d_ff);
-        int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, mla, L), bmul(&ovf, dense_ffn, dense)), badd(&ovf, norms, vocab));
-        *total = badd(&ovf, base, bmul(&ovf, moe_all, moe));
-        *active = badd(&ovf, base, bmul(&ovf, moe_act, moe));
+        attn = wq + bmul(&ovf, D, kr + rope) + bmul3(&ovf, kr, H, nope + v) + bmul3(&ovf, H, v, D) + kr;
+        dense_ffn = bmul3(&ovf, 3, D, m->d_ff);
+        moe = L - (m->num_dense_layers < L ? m->num_dense_layers : L);
     } else {
         int64_t dh = m->d_head, kv = m->num_kv_heads == -1 ? H : m->num_kv_heads;
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-        int64_t attn = badd(&ovf, bmul3(&ovf, 2, D, bmul(&ovf, H, dh)), bmul3(&ovf, 2, D, bmul(&ovf, kv, dh)));
-        int64_t ffn = bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
-        /* a mixture of experts' layers: every expert (routed and shared, gated)
-         * and the router; a token uses its top-k and the shared ones */
-        int64_t expert = bmul3(&ovf, 3, D, m->moe_d_ff), R = m->num_routed_experts, S = m->num_shared_experts;
-        int64_t moe_all = badd(&ovf, bmul(&ovf, expert, badd(&ovf, R, S)), bmul(&ovf, R, D));
-        int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),
-                               bmul(&ovf, R, D));
+        attn = badd(&ovf, bmul3(&ovf, 2, D, bmul(&ovf, H, dh)), bmul3(&ovf, 2, D, bmul(&ovf, kv, dh)));
+        dense_ffn = bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
         struct layer_groups lg;
         pattern_groups(m, &lg);
-        int64_t base = badd(&ovf, bmul(&ovf, attn, L), badd(&ovf, norms, vocab));
-        *total = *active = base;
-        for (int i = 0; i < lg.n; i++) {
-            *total = badd(&ovf, *total, bmul(&ovf, lg.g[i].moe ? moe_all : ffn, lg.g[i].layers));
-            *active = badd(&ovf, *active, bmul(&ovf, lg.g[i].moe ? moe_act : ffn, lg.g[i].layers));
-        }
+        moe = pattern_moe_of(&lg);
     }
+    int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe)), badd(&ovf, norms, vocab));
+    *total = badd(&ovf, base, bmul(&ovf, moe_all, moe));
+    *active = badd(&ovf, base, bmul(&ovf, moe_act, moe));
     if (ovf)
         *total = *active = -1;
 }

@@ -98,14 +98,27 @@ int64_t pattern_local_cache(const struct model_config *m, int64_t n)
     return n < m->sliding_window ? n : m->sliding_window;
 }
 
+int64_t pattern_local_of(const struct layer_groups *g)
+{
+    int64_t n = 0;
+    for (int k = 0; k < g->n; k++)
+        n += g->g[k].local ? g->g[k].layers : 0;
+    return n;
+}
+
+int64_t pattern_moe_of(const struct layer_groups *g)
+{
+    int64_t n = 0;
+    for (int k = 0; k < g->n; k++)
+        n += g->g[k].moe ? g->g[k].layers : 0;
+    return n;
+}
+
 int64_t pattern_local_layers(const struct model_config *m)
 {
     struct layer_groups g;
     pattern_groups(m, &g);
-    int64_t n = 0;
-    for (int k = 0; k < g.n; k++)
-        n += g.g[k].local ? g.g[k].layers : 0;
-    return n;
+    return pattern_local_of(&g);
 }
 
 int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, int64_t global_keys)

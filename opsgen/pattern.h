@@ -47,7 +47,10 @@ int64_t pattern_local_cache(const struct model_config *m, int64_t n);
  * window's, weighted by the layers of each (attention's FLOPs and bytes
  * are linear in the keys). global_keys without local layers. */
 int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, int64_t global_keys);
-/* The layers of the model that attend locally. */
+/* The layers of groups g that attend locally, or that run the experts. */
+int64_t pattern_local_of(const struct layer_groups *g);
+int64_t pattern_moe_of(const struct layer_groups *g);
+/* The layers of the model that attend locally (pattern_local_of its groups). */
 int64_t pattern_local_layers(const struct model_config *m);
 
 #endif

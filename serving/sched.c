@@ -209,7 +209,7 @@ static struct serving_batch padded_shapes(const struct serving_options *o, const
         while (pad < b->chunk_tokens && pad < INT64_MAX / 2)
             pad *= 2;
         x.chunk_tokens = pad;
-        x.chunk_att_sum = pad * ((pad + 1) / 2) + (pad % 2 ? 0 : pad / 2);   /* pad (pad + 1) / 2 */
+        x.chunk_att_sum = pad / 2 * (pad + 1);   /* pad (pad + 1) / 2, pad a power of two */
         x.chunk_kv_sum = pad;
         return x;
     }
