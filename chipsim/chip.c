@@ -148,6 +148,15 @@ static const struct field_desc chip_field_list[] = {
              "units are wasted, so a GEMM of few tiles reaches less of the peak (physical; 0: no waves)."),
     I(gemm_tile_n, 0, N | FF_EXT, .hi = 65536,
       .doc = "Columns of that output tile (e.g. 128 or 256; 0: no waves)."),
+    /* npusim's own: tuned GEMM libraries split k over idle units when a
+     * GEMM has fewer tiles than units (cuBLAS, TensorRT-LLM); others split
+     * it into few pieces or none (ROCm/aiter PR 1092: an fp8 GEMM of 128 x
+     * 1280 x 8192 on MI300X in 80.9 us untuned, 12.2 us tuned). */
+    I(gemm_split_k_max, 0, N | FF_EXT, .hi = 65536,
+      .doc = "The most pieces a GEMM of more than 16 rows splits k into when it has fewer output tiles than "
+             "units (split-K): 0 as many as the idle units allow, as tuned libraries do; 1 none, one tile "
+             "per unit and the rest idle; matrix-vector kernels of up to 16 rows always split (physical "
+             "profile, with gemm_tile_m and gemm_tile_n)."),
     /* npusim's own: Blackwell's tensor cores take MXFP8/MXFP4/NVFP4 block
      * scales in the MMA itself (NVIDIA's Blackwell architecture: "micro-
      * tensor scaling"); Hopper promotes fp8 partial sums on the CUDA cores. */

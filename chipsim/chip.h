@@ -123,6 +123,10 @@ struct chip_config {
     /* The matrix units apply block scales in the MMA (Blackwell): no vector
      * rescaling for a block-scaled matmul (physical profile only). */
     bool matrix_block_scales;
+    /* The most pieces a GEMM of fewer tiles than units splits k into (0:
+     * as many as the idle units allow; 1: none); matrix-vector kernels
+     * (KERNEL_GEMV_MAX_ROWS rows) always split as far as they can. */
+    int64_t gemm_split_k_max;
     /* The serving framework's host time per forward pass (a prefill, or one
      * decode step): step_overhead_ns once, layer_overhead_ns per layer, on
      * top of the kernels' time, and request_overhead_ns per sequence in

@@ -104,8 +104,10 @@ const struct einsum_axes *einsum_axes_of(const struct cs_ctx *c, const struct in
  * num_sa tiles. As GEMM libraries pick their tiles and splits by shape: a
  * side shorter than its tile takes the smallest power of two at least s
  * that holds it (a decode GEMM's few rows), and a GEMM of fewer tiles than
- * units splits k over the idle ones (split-K), in whole chunks of s.
- * Never fewer than ops. */
+ * units splits k over the idle ones (split-K), in whole chunks of s, into
+ * at most gemm_split_k_max pieces when the chip's library caps it (0: no
+ * cap; matrix-vector kernels of up to KERNEL_GEMV_MAX_ROWS rows are never
+ * capped). Never fewer than ops. */
 static int64_t tile_side(int64_t len, int64_t tile, int64_t s)
 {
     int64_t t = s;
@@ -124,6 +126,8 @@ static int64_t wave_ops(const struct cs_ctx *c, const struct einsum_axes *ax, in
     double kb = (double)ceil_div(ax->k, s), split = 1;
     if (tiles < (double)ch->num_sa)
         split = fmin(floor((double)ch->num_sa / tiles), kb);
+    if (ch->gemm_split_k_max > 0 && (ax->m < ax->n ? ax->m : ax->n) > KERNEL_GEMV_MAX_ROWS)
+        split = fmin(split, (double)ch->gemm_split_k_max);
     double per = (double)ceil_div(tm, s) * (double)ceil_div(tn, s) * ceil(kb / split);
     double w = ceil(tiles * split / (double)ch->num_sa) * (double)ch->num_sa * per;
     if (w >= 0x1p62)

@@ -208,6 +208,18 @@ check "physical: GEMMs run in whole waves of SMs, split-K filling them (4096^3 a
         -v c="$(gemm_us 1024 1024 4096 $W0)" -v d="$(gemm_us 1024 1024 4096 $W)" \
         -v e="$(gemm_us 8 8192 8192 $W0)" -v f="$(gemm_us 8 8192 8192 $W)" \
         'BEGIN { exit !(a > 0 && (b / a - 1.03125) ^ 2 < 1e-8 && (d / c - 1.03125) ^ 2 < 1e-5 && e > 0 && e == f) }'
+# A library that splits k into few pieces (gemm_split_k_max; mi300x's preset
+# 2): the 64 tiles of 1024 x 1024 x 4096 run whole in one wave of 132 SMs
+# at 1 (132 / 64 = 2.0625 of the time without waves) and in two halves at 2
+# (1.03125, as uncapped); a GEMM of at most 16 rows (a matrix-vector
+# kernel: 8 x 8192 x 8192) is never capped, so it does not move.
+check "physical: gemm_split_k_max=1 runs one tile per SM (1024x1024x4096: 2.0625 of the time), 2 halves, matrix-vector kernels uncapped" \
+    awk -v c="$(gemm_us 1024 1024 4096 $W0)" -v d="$(gemm_us 1024 1024 4096 $W --set gemm_split_k_max=1)" \
+        -v g="$(gemm_us 1024 1024 4096 $W --set gemm_split_k_max=2)" \
+        -v e="$(gemm_us 8 8192 8192 $W)" -v f="$(gemm_us 8 8192 8192 $W --set gemm_split_k_max=1)" \
+        'BEGIN { exit !(c > 0 && (d / c - 2.0625) ^ 2 < 1e-5 && (g / c - 1.03125) ^ 2 < 1e-5 && e > 0 && e == f) }'
+expect_fail "physical: gemm_split_k_max takes a count from 0" '"gemm_split_k_max"' \
+    $NPUSIM op gemm -m 64 -n 64 -k 64 -c h100 --configs "$CONFIGS" --set gemm_split_k_max=-1
 check "physical: the neusim profile runs no waves" \
     test "$(gemm_us 1024 1024 4096 --profile neusim)" = "$(gemm_us 1024 1024 4096 --profile neusim $W)"
 # A ring collective's time is alpha x steps + bytes / beta (physical): an
