@@ -220,6 +220,13 @@ check "physical: gemm_split_k_max=1 runs one tile per SM (1024x1024x4096: 2.0625
         'BEGIN { exit !(c > 0 && (d / c - 2.0625) ^ 2 < 1e-5 && (g / c - 1.03125) ^ 2 < 1e-5 && e > 0 && e == f) }'
 expect_fail "physical: gemm_split_k_max takes a count from 0" '"gemm_split_k_max"' \
     $NPUSIM op gemm -m 64 -n 64 -k 64 -c h100 --configs "$CONFIGS" --set gemm_split_k_max=-1
+# Ragged tiles (physical, chips with memory levels): a GEMM of 8053 rows (a
+# prime: a serving pass's tokens) tiles as one of 8052 does, not in one-row
+# tiles that re-read its weights through shared memory 8053 times (5x the
+# time before the search padded its sizes to whole 64-wide arrays).
+check "physical: a prime row count tiles as its neighbour (8053 x 14336 x 4096 on h100: 8052's time, not 5x)" \
+    awk -v a="$(gemm_us 8052 14336 4096)" -v b="$(gemm_us 8053 14336 4096)" \
+        'BEGIN { exit !(a > 0 && (b / a - 1) ^ 2 < 1e-6) }'
 check "physical: the neusim profile runs no waves" \
     test "$(gemm_us 1024 1024 4096 --profile neusim)" = "$(gemm_us 1024 1024 4096 --profile neusim $W)"
 # A ring collective's time is alpha x steps + bytes / beta (physical): an
