@@ -7,6 +7,10 @@
 CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
+# A BUILD inside the tree given as an absolute path (python/setup.py's make
+# does) names the same objects as the relative one: one spelling, so the
+# header dependencies the compiler writes (-MMD) match the targets.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
 PKGS    := libcjson zlib gsl libmicrohttpd cmocka
 # libmicrohttpd: the HTTP server of `npusim serve` (cli/cmd_serve.c).
 PKG_CFLAGS := $(shell pkg-config --cflags libcjson zlib gsl libmicrohttpd 2>/dev/null)

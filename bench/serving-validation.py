@@ -3,12 +3,13 @@
 bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
-                                             [--variant fixed-means|continuous|chunked]
+                                             [--variant fixed-means|continuous|chunked|fp8-kv]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
         request at the mean lengths); continuous and chunked run every row with that scheduler
-        instead of the engine's (below).
+        instead of the engine's (below); fp8-kv gives every fp8 row whose KV format is not stated
+        an fp8 KV cache (the NIM rows, S6), where the mapping keeps the model file's bf16.
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch) that was NOT used to fit npusim's presets: the h100, h200,
@@ -106,7 +107,14 @@ the printed summary):
                    (stated), TensorRT-LLM perf-overview 3000 (not stated; our choice, about 12 waves
                    of 256 requests). mlperf_server -> --rate QPS (target_qps from the conditions,
                    Poisson, as LoadGen) with --requests 24,576. closed_loop -> --concurrency C with
-                   --requests max(100, 20 C) (not stated; genai-perf's request count is not given).
+                   --requests max(100, 20 C) (not stated; genai-perf's request count is not given)
+                   and --warmup 2 C: GenAI-Perf, which collected every figure of the NIM performance
+                   page (NVIDIA's blog "LLM Performance Benchmarking: Measuring NVIDIA NIM
+                   Performance with GenAI-Perf"), "measures the requests that finish in a specified
+                   time interval" and repeats its windows until three are stable (perf_analyzer:
+                   "the ratio of max / min from the recent 3 measurements is within (stability
+                   percentage)%"), so the clients' start, all C prompts at once, is not measured.
+                   The first two rounds of every client are left out.
   metric           throughput_tokens_per_s -> output_tokens_per_s (every source counts generated
                    tokens only: LoadGen's tokens/s, trtllm-bench "Total Output Throughput",
                    NIM's output throughput (assumed by the gatherer), JetStream's output token
@@ -280,6 +288,8 @@ def build_args(row, configs, binary):
     for f in ("weight_dtype", "activation_dtype", "kv_cache_dtype"):
         if row[f]:
             args += ["--set", "%s=%s" % (f, row[f])]
+    if VARIANT == "fp8-kv" and not row["kv_cache_dtype"] and row["weight_dtype"] == "fp8" and not is_trtllm_bench(row):
+        args += ["--set", "kv_cache_dtype=fp8"]
     if is_trtllm_bench(row) and not row["kv_cache_dtype"]:
         args += ["--set", "kv_cache_dtype=fp8"]   # the checkpoint's KV format (header)
     for s in filter(None, row["sets"].split(";")):
@@ -301,7 +311,7 @@ def build_args(row, configs, binary):
         args += ["--rate", m.group(1), "--requests", str(MLPERF_REQUESTS)]
     elif sc == "closed_loop":
         c = int(row["concurrency"])
-        args += ["--concurrency", str(c), "--requests", str(max(100, 20 * c))]
+        args += ["--concurrency", str(c), "--requests", str(max(100, 20 * c)), "--warmup", str(2 * c)]
     else:
         raise Skip("scenario %s not mapped" % sc)
     args += ["--lengths", spec, "--max-context", str(ctx)]
@@ -382,8 +392,8 @@ def main(argv):
             jobs, i = int(argv[i + 1]), i + 2
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
-            if VARIANT not in ("fixed-means", "continuous", "chunked"):
-                print("serving-validation: --variant takes fixed-means, continuous or chunked", file=sys.stderr)
+            if VARIANT not in ("fixed-means", "continuous", "chunked", "fp8-kv"):
+                print("serving-validation: --variant takes fixed-means, continuous, chunked or fp8-kv", file=sys.stderr)
                 return 1
         else:
             binary, i = a, i + 1

@@ -89,6 +89,9 @@ struct serving_options {
     double transfer_ns_per_token;   /* disaggregated: per token of KV moved */
     int64_t max_requests;           /* arrivals stop after this many (0: no bound) */
     int64_t duration_ns;            /* arrivals stop after this time (0: no bound) */
+    /* the first warmup requests (ids 0 .. warmup - 1) warm the engine: they
+     * run, but no latency, ITL or throughput figure counts them (0: none) */
+    int64_t warmup;
     const volatile sig_atomic_t *stop;   /* when set and non-zero the run stops (an error) */
 };
 

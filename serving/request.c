@@ -43,6 +43,7 @@ static const struct {
     [SK_TOLERANCE] = { "rate-tolerance", "rate_tolerance", K_REAL_OPEN, 0, 0.5, 0.01 },
     [SK_PG] = { "pg", "pg", K_TEXT, 0, 0, 0 },
     [SK_DVFS] = { "dvfs", "dvfs", K_TEXT, 0, 0, 0 },
+    [SK_WARMUP] = { "warmup", "warmup", K_WHOLE, 0, 100000000, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -227,6 +228,10 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     o->max_context = (int64_t)num[SK_MAX_CONTEXT];
     o->swap = k->swap;
     o->max_requests = k->v[SK_REQUESTS] || !k->v[SK_TRACE] ? (int64_t)num[SK_REQUESTS] : 0;
+    o->warmup = (int64_t)num[SK_WARMUP];
+    if (o->warmup > 0 && o->max_requests > 0 && o->warmup >= o->max_requests)
+        return fail(why, n, "%s %lld: expected fewer warm-up requests than the %lld requests",
+                    label(k, SK_WARMUP, l, sizeof l), (long long)o->warmup, (long long)o->max_requests);
     if (k->v[SK_DURATION]) {
         o->duration_ns = (int64_t)(num[SK_DURATION] * 1e9);
         if (!k->v[SK_REQUESTS])

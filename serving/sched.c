@@ -344,7 +344,7 @@ int sched_finish(struct engine *g, struct replica *r, struct npu_err *e)
         q->cached += q->chunk;
         if (!was_decode && q->cached < q->target)
             continue;   /* a chunk short of the prompt's end: no token yet */
-        if (q->generated > 0 && g->sink->itl) {   /* equal gaps in a row, told at once */
+        if (q->generated > 0 && g->sink->itl && q->r.id >= g->o->warmup) {   /* equal gaps in a row, told at once */
             if (g->now - last != gap && gap_n > 0)
                 g->sink->itl(g->sink->arg, gap, gap_n), gap_n = 0;
             gap = g->now - last, gap_n++;

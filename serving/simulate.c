@@ -372,7 +372,7 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
         return -1;
     x.st = s->steps ? s->steps : &x.own;
     struct serving_options o = s->o;
-    collect_init(&x.col, s->slo_ttft_ms, s->slo_tpot_ms);
+    collect_init(&x.col, s->slo_ttft_ms, s->slo_tpot_ms, s->o.warmup);
     *summary = NULL;
     int rc = pools_init(&x, &o, e) || sources_open(&x, e) ||
              ((s->out_dir || s->timeline) && files_open(&x, e)) ? -1 : 0;

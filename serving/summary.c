@@ -23,11 +23,13 @@ static void push(struct dvec *d, double x, bool *oom)
     d->v[d->n++] = x;
 }
 
-void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot_ms)
+void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot_ms, int64_t warmup)
 {
     memset(c, 0, sizeof *c);
     c->slo_ttft_ms = slo_ttft_ms;
     c->slo_tpot_ms = slo_tpot_ms;
+    c->warmup = warmup;
+    c->m_start_ns = c->m_end_ns = -1;
 }
 
 void collect_free(struct serving_collect *c)
@@ -54,6 +56,15 @@ void collect_request(struct serving_collect *c, const struct serving_record *r)
     c->completed++;
     c->input_tokens += r->input_tokens;
     c->output_tokens += r->output_tokens;
+    if (r->id < c->warmup)
+        return;   /* a warm-up request: its energy and tokens above, no figure below */
+    c->m_completed++;
+    c->m_input_tokens += r->input_tokens;
+    c->m_output_tokens += r->output_tokens;
+    if (c->m_start_ns < 0 || r->arrival_ns < c->m_start_ns)
+        c->m_start_ns = r->arrival_ns;
+    if (r->finish_ns > c->m_end_ns)
+        c->m_end_ns = r->finish_ns;
     double ttft = (double)(r->first_token_ns - r->arrival_ns) / 1e6;
     push(&c->ttft_ms, ttft, &c->oom);
     push(&c->e2e_s, e2e, &c->oom);
@@ -107,15 +118,23 @@ static void add_dist(cJSON *o, const char *k, const struct serving_dist *d)
 cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t, int64_t chips)
 {
     cJSON *o = cJSON_CreateObject();
-    double dur = (double)t->end_ns / 1e9, per = dur > 0 ? 1 / dur : NAN;
+    double dur = (double)t->end_ns / 1e9;
+    /* the measured requests' window (with a warm-up), else the whole run */
+    double win = c->warmup > 0 ? (c->m_end_ns > c->m_start_ns ? (double)(c->m_end_ns - c->m_start_ns) / 1e9 : 0)
+                               : dur;
+    double per = win > 0 ? 1 / win : NAN;
     cJSON_AddNumberToObject(o, "requests", (double)c->requests);
     cJSON_AddNumberToObject(o, "completed", (double)c->completed);
     cJSON_AddNumberToObject(o, "rejected", (double)c->rejected);
     add_num(o, "duration_s", dur);
-    add_num(o, "request_throughput_rps", (double)c->completed * per);
-    add_num(o, "input_tokens_per_s", (double)c->input_tokens * per);
-    add_num(o, "output_tokens_per_s", (double)c->output_tokens * per);
-    add_num(o, "output_tokens_per_s_per_chip", (double)c->output_tokens * per / (double)chips);
+    if (c->warmup > 0) {
+        cJSON_AddNumberToObject(o, "warmup_requests", (double)c->warmup);
+        add_num(o, "measured_s", win);
+    }
+    add_num(o, "request_throughput_rps", (double)c->m_completed * per);
+    add_num(o, "input_tokens_per_s", (double)c->m_input_tokens * per);
+    add_num(o, "output_tokens_per_s", (double)c->m_output_tokens * per);
+    add_num(o, "output_tokens_per_s_per_chip", (double)c->m_output_tokens * per / (double)chips);
     struct serving_dist d;
     struct { const char *k; struct dvec *v; } lat[] = {
         { "ttft_ms", &c->ttft_ms }, { "tpot_ms", &c->tpot_ms }, { "e2e_s", &c->e2e_s }, { "queue_s", &c->queue_s },

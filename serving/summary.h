@@ -34,11 +34,19 @@ struct serving_collect {
     size_t itl_wcap;
     int64_t requests, completed, rejected, good;
     int64_t input_tokens, output_tokens;   /* of the completed requests */
+    /* The first warmup requests (by id) count in the requests, their
+     * energy and the totals above, but in no latency, goodput or
+     * throughput figure: those are of the measured requests, over the time
+     * from the first one's arrival to the last one's end (0: every request,
+     * over the whole run). */
+    int64_t warmup;
+    int64_t m_completed, m_input_tokens, m_output_tokens;
+    int64_t m_start_ns, m_end_ns;          /* -1: none yet */
     double slo_ttft_ms, slo_tpot_ms;
     bool oom;
 };
 
-void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot_ms);
+void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot_ms, int64_t warmup);
 void collect_free(struct serving_collect *c);
 void collect_request(struct serving_collect *c, const struct serving_record *r);
 void collect_itl(struct serving_collect *c, int64_t gap_ns, int64_t n);

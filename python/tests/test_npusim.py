@@ -349,6 +349,24 @@ def test_serving_find_rate_and_slo_dict():
     assert f["found"] and f["slo"] == {"ttft_p99_ms": 2000, "tpot_p99_ms": 30}
 
 
+def test_serving_warmup_is_the_commands():
+    """warmup=N as --warmup N: the same summary, the first N requests run but
+    counted in no latency or throughput figure; N must leave some requests."""
+    import json
+    import subprocess
+    s = npusim.serving(model="llama3-8b", chip="h100", concurrency=8, requests=64, lengths="fixed:3000:40",
+                       warmup=16, frames=False)["summary"]
+    out = subprocess.run([NPUSIM, "serving", "--configs", CONFIGS, "-m", "llama3-8b", "-c", "h100",
+                          "--concurrency", "8", "--requests", "64", "--lengths", "fixed:3000:40",
+                          "--warmup", "16", "--json"], check=True, capture_output=True, text=True).stdout
+    want = json.loads(out)
+    assert s["warmup_requests"] == 16 and s["completed"] == 64
+    for k in ("measured_s", "ttft_ms", "itl_ms", "output_tokens_per_s"):
+        assert s[k] == want[k], k
+    with pytest.raises(npusim.Error, match='"warmup" 64: expected fewer warm-up requests than the 64 requests'):
+        npusim.serving(model="llama3-8b", chip="h100", requests=64, warmup=64)
+
+
 def test_serving_bad_input_names_the_key():
     with pytest.raises(npusim.Error, match='"max_num_seqs" "0": expected a whole number'):
         npusim.serving(model="llama3-8b", chip="h100", max_num_seqs=0)

@@ -117,6 +117,32 @@ def closed(d, n):
     assert top == int(n), top
 
 
+def warmup(d, full, w):
+    """--warmup W: the requests, their energy and the run are the same as
+    without it (full), every request still runs; the latency figures are
+    those of the requests with id >= W and the throughput is their output
+    tokens over the time from the first one's arrival to the last one's end."""
+    w = int(w)
+    s, f, req = summary(d), summary(full), rows(d, "requests.csv")
+    assert rows(full, "requests.csv") == req
+    for k in ("requests", "completed", "duration_s", "energy_per_request_J"):
+        assert s[k] == f[k], (k, s[k], f[k])
+    assert s["warmup_requests"] == w and "warmup_requests" not in f
+    m = [r for r in req if int(r["id"]) >= w]
+    assert 0 < len(m) < len(req)
+    ttft = sorted(float(r["ttft_ms"]) for r in m)
+    assert close(s["ttft_ms"]["mean"], sum(ttft) / len(ttft), 1e-6), (s["ttft_ms"], len(m))
+    assert close(s["ttft_ms"]["max"], ttft[-1], 1e-6)
+    win = max(float(r["finish_s"]) for r in m) - min(float(r["arrival_s"]) for r in m)
+    assert close(s["measured_s"], win, 1e-6), (s["measured_s"], win)
+    tok = sum(int(r["output_tokens"]) for r in m)
+    assert close(s["output_tokens_per_s"], tok / win, 1e-6), (s["output_tokens_per_s"], tok / win)
+    assert s["ttft_ms"]["mean"] != f["ttft_ms"]["mean"]
+    # every measured request emits the same tokens: the gaps' mean is their TPOTs' mean
+    tpot = [float(r["tpot_ms"]) for r in m]
+    assert close(s["itl_ms"]["mean"], sum(tpot) / len(tpot), 1e-6), (s["itl_ms"], sum(tpot) / len(tpot))
+
+
 def md1(dfile, cmd, tmp):
     D = json.load(open(dfile))["ttft_ms"]["mean"] / 1e3
     for rho, seed in ((0.5, 11), (0.8, 12)):

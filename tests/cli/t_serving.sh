@@ -88,6 +88,14 @@ check "serving: a prompt past the budget, or a context past the cache, is reject
   $SV --scheduler continuous --max-num-batched-tokens 512 --offline --requests 5 --lengths fixed:1024:8 -o '$SE/rej' >/dev/null &&
   $SV --scheduler chunked --kv-reserve 0.79 --max-context 200000 --offline --requests 3 --lengths fixed:100000:10 -o '$SE/rej2' >/dev/null &&
   python3 $SC rejected '$SE/rej' 5 && python3 $SC rejected '$SE/rej2' 3"
+check "serving: --warmup 16 leaves the first 16 requests out of the latency and throughput figures, not out of the run" sh -c "
+  $SV --concurrency 8 --requests 64 --lengths fixed:3000:40 -o '$SE/wu0' >/dev/null &&
+  $SV --concurrency 8 --requests 64 --lengths fixed:3000:40 --warmup 16 -o '$SE/wu12' >/dev/null &&
+  python3 $SC warmup '$SE/wu12' '$SE/wu0' 16"
+expect_fail "serving: --warmup takes fewer requests than --requests" "--warmup 60: expected fewer warm-up requests than the 60 requests" \
+    $SV --requests 60 --warmup 60 -o "$SE/wubad"
+no_files "serving: nothing written for a bad --warmup" "$SE/wubad"
+expect_fail "serving: --warmup takes a whole number from 0" "--warmup" $SV --warmup -1 -o "$SE/wubad2"
 check "serving: closed loop of 3 clients never has more than 3 requests in flight" sh -c "
   $SV --concurrency 3 --requests 40 -o '$SE/cl' >/dev/null && python3 $SC closed '$SE/cl' 3"
 check "serving: a fixed service time at Poisson arrivals waits as M/D/1 (rho 0.5 and 0.8, 3%)" sh -c "
