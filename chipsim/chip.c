@@ -173,6 +173,13 @@ static const struct field_desc chip_field_list[] = {
       .doc = "The same per sequence in a forward pass (sampling, detokenisation, the scheduler's "
              "bookkeeping for each request), so a pass of B sequences adds B times this (physical "
              "profile; 0: none)."),
+    /* npusim's own: NCCL's NVLS and the engines' one-shot and two-shot
+     * all-reduce kernels reach every peer through NVSwitch in one hop. */
+    S(collective_algorithm, "ring", FF_EXT, .one_of = "ring|direct",
+      .doc = "How a collective inside the link domain pays its latency (physical profile): ring, "
+             "ici_latency_ns for each of p - 1 steps a phase (a TPU torus); direct, the chips reach "
+             "every peer in one hop (NVSwitch, a full mesh), so one ici_latency_ns a phase: an "
+             "all-gather or reduce-scatter pays one, an all-reduce two."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),

@@ -116,6 +116,9 @@ struct chip_config {
      * GRAPH_ALL). 0: no gap. */
     int64_t kernel_launch_ns, graph_kernel_ns;
     char graph_capture[FIELD_STR_MAX];      /* "none", "decode", "all" */
+    /* "ring": a collective in the link domain takes p - 1 latency steps a
+     * phase; "direct": one (a switch or full mesh; physical profile). */
+    char collective_algorithm[FIELD_STR_MAX];
     /* The output tile one SM (CTA) computes, in elements (physical profile;
      * 0: none): a GEMM runs in whole waves of num_sa tiles, the last wave's
      * idle arrays wasted (wave quantisation). */

@@ -28,6 +28,8 @@ struct opsgen_links {
     int64_t link_domain_chips;    /* chips one ICI/NVLink domain joins; a collective group larger
                                    * runs on the scale-out network (dcn_*); 0: no bound known */
     char ICI_topology[FIELD_STR_MAX];
+    bool direct_collectives;      /* the chip's collective_algorithm is "direct": one latency step a
+                                   * phase inside the link domain (physical profile) */
 };
 
 /* LLM inference (opsgen.md §5): prefill ops (phase PREFILL) followed by decode

@@ -128,13 +128,15 @@ static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const 
     case B_STREAM:
         return stream(t, ovf, k, m, dt);
     case B_COLLECTIVE: {
-        /* One ring of n chips (8 unless given) at the chip's link rate; the
+        /* One ring of n chips (8 unless given) at the chip's link rate (its
+         * collective_algorithm's latency steps); the
          * builders move bf16 elements, so m elements of the format are
          * carried as the bf16 elements of the same bytes. */
         int64_t chips = r->n ? r->n : 8;
         int64_t e16 = (m * precision_info((enum precision)r->prec)->bits + 15) / 16;
-        struct coll_axes ax = { 1, { chips }, { chip->ici_bw_GBps }, chip->ici_latency_ns,
-                                !prof->collective_latency_overlaps };
+        bool adds = !prof->collective_latency_overlaps;
+        struct coll_axes ax = { 1, { chips }, { chip->ici_bw_GBps }, chip->ici_latency_ns, adds,
+                                adds && !strcmp(chip->collective_algorithm, "direct") };
         if (!strcmp(k->name, "all-reduce"))
             return b_all_reduce(t, ovf, 0, 1, k->name, "op", SHP(e16), &ax);
         if (!strcmp(k->name, "all-gather"))

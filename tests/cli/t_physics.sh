@@ -230,15 +230,33 @@ check "physical: a prime row count tiles as its neighbour (8053 x 14336 x 4096 o
 check "physical: the neusim profile runs no waves" \
     test "$(gemm_us 1024 1024 4096 --profile neusim)" = "$(gemm_us 1024 1024 4096 --profile neusim $W)"
 # A ring collective's time is alpha x steps + bytes / beta (physical): an
-# all-reduce over 8 H100s takes 2 x 7 steps, so ici_latency_ns 3330 adds
-# 46.62 us to the transfer whatever its size (the reference took the larger
-# of the two: a 16M-element all-reduce's 149 us would hide it).
+# all-reduce over 8 chips in a ring (collective_algorithm ring) takes 2 x 7
+# steps, so ici_latency_ns 3330 adds 46.62 us to the transfer whatever its
+# size (the reference took the larger of the two: a 16M-element
+# all-reduce's 149 us would hide it). Through a switch (collective_algorithm
+# direct) each of its two phases is one hop: 6.66 us.
 ar_us() { $NPUSIM op all-reduce -m 16777216 -c h100 --configs "$CONFIGS" --json "$@" 2>/dev/null |
     sed -n 's/.*"time_us": *\([0-9.e+-]*\).*/\1/p'; }
-check "physical: an all-reduce over 8 GPUs adds 14 steps of ici_latency_ns to its transfer (46.62 us at 3330 ns)" \
-    awk -v a="$(ar_us --set ici_latency_ns=0)" -v b="$(ar_us --set ici_latency_ns=3330)" \
+R="--set collective_algorithm=ring"
+check "physical: an all-reduce over 8 chips in a ring adds 14 steps of ici_latency_ns to its transfer (46.62 us at 3330 ns)" \
+    awk -v a="$(ar_us $R --set ici_latency_ns=0)" -v b="$(ar_us $R --set ici_latency_ns=3330)" \
         -v n="$(ar_us --profile neusim --set ici_latency_ns=3330)" -v m="$(ar_us --profile neusim --set ici_latency_ns=0)" \
         'BEGIN { exit !(a > 100 && (b - a - 46.62) ^ 2 < 1e-4 && n == m) }'
+D="--set collective_algorithm=direct"
+check "physical: through a switch (collective_algorithm direct) the all-reduce's two phases add 2 steps (6.66 us)" \
+    awk -v a="$(ar_us $D --set ici_latency_ns=0)" -v b="$(ar_us $D --set ici_latency_ns=3330)" \
+        'BEGIN { exit !(a > 100 && (b - a - 6.66) ^ 2 < 1e-4) }'
+# In a run the direct steps apply inside the link domain only: tensor
+# parallelism 8 on h100 (one 8-GPU NVLink domain) gets faster, 16 (two
+# domains, the scale-out network's ring) does not move.
+ca_tpot() { rm -rf "$PH/ca"
+    $NPUSIM run --configs "$CONFIGS" -m llama3-70b -c h100 -b 8 --set num_chips=$1 --set tensor_parallelism_degree=$1 \
+        --set collective_algorithm=$2 --no-energy -o "$PH/ca" >/dev/null 2>&1 && jnum "$(ls "$PH"/ca/*_decode.json)" TPOT_ms_request; }
+check "physical: direct collectives speed tensor parallelism inside the NVLink domain (TP 8), not across it (TP 16)" \
+    awk -v a="$(ca_tpot 8 ring)" -v b="$(ca_tpot 8 direct)" -v c="$(ca_tpot 16 ring)" -v d="$(ca_tpot 16 direct)" \
+        'BEGIN { exit !(b > 0 && b < 0.9 * a && c > 0 && c == d) }'
+expect_fail "physical: collective_algorithm takes ring or direct" '"collective_algorithm"' \
+    $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_algorithm=tree
 # Grouped-query attention in decode (model field decode_kv_shared): a kernel
 # that reads the K/V cache once per query head (false) reads llama3-8b's 8
 # K/V heads 4 times over. At the roofline, batch 16, 2048 + 64 tokens: the

@@ -171,7 +171,7 @@ static void test_collectives(void **s)
     assert_i64(o->ici_ns, 83887);
     assert_i64(o->ici_out_bytes, 16777216);
     /* decode-size collectives hit the latency floor 3330*3 */
-    struct coll_axes four = { 1, { 4 }, { 200 }, 3330, false };
+    struct coll_axes four = { 1, { 4 }, { 200 }, 3330, false, false };
     o = b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &four);
     assert_i64(o->ici_ns, 9990);
     /* physical: the 3 steps' latency adds to the transfer (alpha x steps + bytes / beta) */
@@ -183,7 +183,7 @@ static void test_collectives(void **s)
     o = b_all_to_all(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, 4, 3330);
     assert_i64(o->ici_out_bytes, 61440);
     assert_i64(o->ici_ns, 9990);
-    struct coll_axes one = { 1, { 2 }, { 200 }, 3330, false };
+    struct coll_axes one = { 1, { 2 }, { 200 }, 3330, false, false };
     o = b_all_reduce(&t, &ovf, 1, 1, "d", "AR", SHP(1, 1000, 1), &one);
     assert_i64(o->ici_out_bytes, 4000);
     assert_i64(o->ici_ns, 6660);
