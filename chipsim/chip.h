@@ -38,6 +38,9 @@ enum kernel_class {
 /* 16: the M of a tensor core's MMA tile (m16n8k16); vendors' libraries switch
  * to matrix-vector kernels at or below it. */
 #define KERNEL_GEMV_MAX_ROWS 16
+/* A matmul of m x n outputs is a matrix-vector kernel: at most
+ * KERNEL_GEMV_MAX_ROWS rows on either side. */
+static inline bool kernel_is_gemv(int64_t m, int64_t n) { return (m < n ? m : n) <= KERNEL_GEMV_MAX_ROWS; }
 
 /* One class's efficiency: achieved over the roofline, eff(n) = e x n / (n +
  * n_half) with e = by_prec[p] when given, else e_max; n is the kernel's size
@@ -225,6 +228,9 @@ const struct chip_vocab *chip_vocab(const struct chip_config *c);
 /* The chips one link domain joins (link_domain_chips, else the kind's
  * default); 0: unknown. */
 int64_t chip_link_domain(const struct chip_config *c);
+/* Whether a collective in the link domain takes one latency step a phase
+ * (collective_algorithm "direct") rather than a ring's p - 1. */
+bool chip_direct_collectives(const struct chip_config *c);
 
 
 #endif

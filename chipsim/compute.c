@@ -126,7 +126,7 @@ static int64_t wave_ops(const struct cs_ctx *c, const struct einsum_axes *ax, in
     double kb = (double)ceil_div(ax->k, s), split = 1;
     if (tiles < (double)ch->num_sa)
         split = fmin(floor((double)ch->num_sa / tiles), kb);
-    if (ch->gemm_split_k_max > 0 && (ax->m < ax->n ? ax->m : ax->n) > KERNEL_GEMV_MAX_ROWS)
+    if (ch->gemm_split_k_max > 0 && !kernel_is_gemv(ax->m, ax->n))
         split = fmin(split, (double)ch->gemm_split_k_max);
     double per = (double)ceil_div(tm, s) * (double)ceil_div(tn, s) * ceil(kb / split);
     double w = ceil(tiles * split / (double)ch->num_sa) * (double)ch->num_sa * per;

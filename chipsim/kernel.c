@@ -97,8 +97,7 @@ static const int8_t class_of_kind[K_OTHER + 1] = {
 enum kernel_class op_kernel_class(const struct instr *in, const struct op *op)
 {
     enum kernel_class k = (enum kernel_class)class_of_kind[in->kind];
-    int64_t rows = op->einsum_m < op->einsum_n ? op->einsum_m : op->einsum_n;
-    return k == KC_gemm && rows <= KERNEL_GEMV_MAX_ROWS ? KC_gemv : k;
+    return k == KC_gemm && kernel_is_gemv(op->einsum_m, op->einsum_n) ? KC_gemv : k;
 }
 
 double op_kernel_size(enum kernel_class k, const struct instr *in, const struct op *op)

@@ -386,26 +386,24 @@ static int traffic_einsum(const struct cs_ctx *c, const struct instr *in, struct
         dtype_width(c, "out_shape", O->dtype, in->ob_bracketed, &ob, &obits))
         return -1;
     const int64_t S = c->chip->sa_dim, VMEM = cs_vmem_bytes(c);
-    int64_t b = ax.b, m = ax.m, n = ax.n, k = ax.k;
-    int64_t kk = 8 * S < k ? 8 * S : k;
-    op->max_vmem_demand_bytes = ob * m * n + lb * m * kk + rb * kk * n;
-    int64_t tot = lb * m * k * b + rb * k * n * b + ob * m * n * b;
+    const int64_t b = ax.b, pm = ax.m, pn = ax.n, pk = ax.k;   /* the searched (padded) sizes */
+    int64_t kk = 8 * S < pk ? 8 * S : pk;
+    op->max_vmem_demand_bytes = ob * pm * pn + lb * pm * kk + rb * kk * pn;
+    int64_t tot = lb * pm * pk * b + rb * pk * pn * b + ob * pm * pn * b;
     int64_t lt[NPU_MAX_DIMS], rt[NPU_MAX_DIMS], ot[NPU_MAX_DIMS];
-    int64_t Mf = m, Nf = n, Kf = k;
-    if (padded)   /* fits whole: the real sizes, as the reference's */
-        m = ax0.m, n = ax0.n, k = ax0.k, Mf = m, Nf = n;
+    /* the GEMM whose bytes are counted: the real one when it fits whole */
+    int64_t m = ax0.m, n = ax0.n, k = ax0.k, Mf = m, Nf = n, Kf = k;
     if (tot <= VMEM) {
         memcpy(lt, L->dims, sizeof lt);
         memcpy(rt, R->dims, sizeof rt);
         memcpy(ot, O->dims, sizeof ot);
     } else {
-        if (m <= 0 || n <= 0 || k <= 0)
+        if (pm <= 0 || pn <= 0 || pk <= 0)
             return cs_errf(c, "in_shapes: expected positive einsum sizes, got m=%lld n=%lld k=%lld",
-                           (long long)m, (long long)n, (long long)k);
+                           (long long)pm, (long long)pn, (long long)pk);
         if (search_einsum(c, &ax, lb, rb, ob, compute_ns, &Mf, &Nf, &Kf))
             return -1;
-        if (padded)   /* the padded GEMM's bytes; the tiles reported on the real sizes */
-            m = ax.m, n = ax.n, k = ax.k;
+        m = pm, n = pn, k = pk;   /* the padded GEMM's bytes; the tiles reported on the real sizes */
         for (int i = 0; i < NPU_MAX_DIMS; i++)
             lt[i] = rt[i] = ot[i] = -1;
         for (int i = 0; i < ax.nb; i++) {
