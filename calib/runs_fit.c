@@ -23,7 +23,8 @@
  * chips; h200 shares h100's die); else the class's, over chips: GEMM
  * libraries reach 70-80% of the dense peak on large shapes, a streaming
  * kernel 80-90% of the HBM bandwidth, FlashAttention-2 and -3 35-75% of the
- * peak. Host times have none. */
+ * peak, an 8-GPU ring all-reduce 70-82% of one direction of the links. Host
+ * times have none. */
 static const struct runs_fit_prior_row { const char *chip; enum runs_fit_kind kind; int prec; double mean, sd; } chip_priors[] = {
     /* large GEMMs: stas00/ml-engineering maximum achievable matmul FLOPS, SemiAnalysis (Dec 2024) */
     { "h100", RF_GEMM, PREC_BF16, 0.77, 0.08 },        /* 794.5 (0.80) and ~720 (0.73) of 989.4 */
@@ -36,14 +37,22 @@ static const struct runs_fit_prior_row { const char *chip; enum runs_fit_kind ki
     { "a100", RF_ATTENTION, -1, 0.74, 0.10 },
     /* streaming HBM: ROCm profiler test 3910 GB/s, a user's ~4200 of 5300 */
     { "mi300x", RF_MEMORY, -1, 0.77, 0.08 },
+    /* 8-GPU all-reduce bus bandwidth of the ring at large sizes over one
+     * direction of the links (NCCL's protocol costs ~20%): H100/H200 ~370 of
+     * 450 (nccl-tests #212, stas00 365.6), A100 231.6-235 of 300 (Azure,
+     * nccl #1048), MI300X 314-319 of 448 (AMD ROCm blog, rccl-tests) */
+    { "h100", RF_COLLECTIVE, -1, 0.82, 0.10 },
+    { "a100", RF_COLLECTIVE, -1, 0.77, 0.10 },
+    { "mi300x", RF_COLLECTIVE, -1, 0.71, 0.10 },
 };
 static const struct { double mean, sd; } class_priors[RF_KINDS] = {
     [RF_GEMM] = { 0.75, 0.15 }, [RF_MEMORY] = { 0.85, 0.10 }, [RF_ATTENTION] = { 0.60, 0.20 },
+    [RF_COLLECTIVE] = { 0.75, 0.15 },
 };
 
 static const char *const mem_classes[] = { "gemv", "elementwise", "activation", "reduction", "softmax" };
 
-static bool is_efficiency(const struct runs_fit_param *p) { return p->kind <= RF_ATTENTION; }
+static bool is_efficiency(const struct runs_fit_param *p) { return runs_fit_kind_is_efficiency(p->kind); }
 
 static bool group_has(const struct runs_fit *f, int g, const char *chip)
 {
@@ -94,6 +103,7 @@ const char *runs_fit_param_name(const struct runs_fit_param *p, char *buf, size_
         break;
     case RF_MEMORY: snprintf(buf, n, "memory-bound e"); break;
     case RF_ATTENTION: snprintf(buf, n, "attention e"); break;
+    case RF_COLLECTIVE: snprintf(buf, n, "collective e"); break;
     case RF_STEP: snprintf(buf, n, "step_overhead_ns"); break;
     case RF_LAYER: snprintf(buf, n, "layer_overhead_ns"); break;
     case RF_LINK: snprintf(buf, n, "ici_latency_ns"); break;
@@ -118,6 +128,7 @@ const char *const *runs_fit_param_keys(const struct runs_fit_param *p, char (*bu
             snprintf(buf[n++], 64, "kernel_efficiency.%s.e_max", mem_classes[i]);
         break;
     case RF_ATTENTION: snprintf(buf[n++], 64, "kernel_efficiency.attention.e_max"); break;
+    case RF_COLLECTIVE: snprintf(buf[n++], 64, "kernel_efficiency.collective.e_max"); break;
     case RF_STEP: snprintf(buf[n++], 64, "step_overhead_ns"); break;
     case RF_LAYER: snprintf(buf[n++], 64, "layer_overhead_ns"); break;
     case RF_LINK: snprintf(buf[n++], 64, "ici_latency_ns"); break;

@@ -74,8 +74,8 @@ static void add_param(struct runs_fit *f, enum runs_fit_kind kind, int group, in
     struct runs_fit_param *p = &f->param[f->nparam++];
     memset(p, 0, sizeof *p);
     p->kind = kind, p->group = group, p->prec = prec;
-    p->lo = kind <= RF_ATTENTION ? 0.05 : 0;
-    p->hi = kind <= RF_ATTENTION ? 1 : kind == RF_STEP ? 1e10 : kind == RF_LINK ? 16777216 : 1e9;   /* the fields' ranges */
+    p->lo = runs_fit_kind_is_efficiency(kind) ? 0.05 : 0;
+    p->hi = runs_fit_kind_is_efficiency(kind) ? 1 : kind == RF_STEP ? 1e10 : kind == RF_LINK ? 16777216 : 1e9;   /* the fields' ranges */
     p->value = NAN;
 }
 
@@ -93,6 +93,7 @@ static void make_params(struct runs_fit *f)
             }
         add_param(f, RF_MEMORY, g, -1);
         add_param(f, RF_ATTENTION, g, -1);
+        add_param(f, RF_COLLECTIVE, g, -1);
         add_param(f, RF_LINK, g, -1);
     }
     add_param(f, RF_STEP, -1, -1);

@@ -14,7 +14,7 @@ static const char *group_name(const struct runs_fit *f, int g) { return g < 0 ? 
 
 static void bounds_text(const struct runs_fit_param *p, char *b, size_t n)
 {
-    if (p->kind <= RF_ATTENTION)
+    if (runs_fit_kind_is_efficiency(p->kind))
         snprintf(b, n, "%g..%g", p->lo, p->hi);
     else
         snprintf(b, n, "%g..%g ns", p->lo, p->hi);
@@ -46,7 +46,7 @@ static void params(struct strbuf *b, const struct runs_fit *f, bool md)
         prior_text(f, p, prior, sizeof prior);
         if (!p->fitted)
             snprintf(value, sizeof value, "not fitted");
-        else if (p->kind <= RF_ATTENTION)
+        else if (runs_fit_kind_is_efficiency(p->kind))
             snprintf(value, sizeof value, "%.4f", p->value);
         else
             snprintf(value, sizeof value, "%.0f", round(p->value));

@@ -28,7 +28,7 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_DOC_activation "activation functions"
 #define KC_DOC_reduction "reductions and normalisations"
 #define KC_DOC_softmax "softmaxes"
-#define KC_DOC_collective "collectives over ICI and DCN"
+#define KC_DOC_collective "collective transfers over ICI and DCN (latency steps apart)"
 #define KC_SIZE_gemm "MACs"
 #define KC_SIZE_gemv "MACs"
 #define KC_SIZE_attention "MACs"

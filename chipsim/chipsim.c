@@ -148,7 +148,8 @@ static int time_op(const struct cs_ctx *c0, struct instr *in, struct op *op)
     mx = over_eff(c, mx, eff);
     vp = over_eff(c, vp, eff);
     compute = mx > vp ? mx : vp;
-    int64_t ici = over_eff(c, op->ici_ns, eff);
+    /* a collective's latency steps are hops, not bandwidth: not scaled */
+    int64_t ici = op->ici_alpha_ns + over_eff(c, op->ici_ns - op->ici_alpha_ns, eff);
     int64_t mem = 0;
     if (bytes != 0) {
         /* The reference's HBM GB is 2^30 B (quirk chipsim Q11); GB/s = bytes/ns otherwise. */

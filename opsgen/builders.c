@@ -364,10 +364,6 @@ struct shape shape_scattered(struct shape x, int dim, int64_t p)
     return x;
 }
 
-/* A ring collective's time over ax: its bytes at the axes' bandwidth (beta)
- * and `steps` hops of alpha each, added (physical) or the larger (the
- * reference's). */
-
 /* The latency steps of `phases` phases (an all-gather or reduce-scatter is
  * one, an all-reduce two) over p chips: p - 1 each on a ring, one each
  * where every chip reaches its peers directly (ax->direct). */
@@ -376,10 +372,14 @@ static int64_t coll_steps(bool *ovf, const struct coll_axes *ax, int64_t phases,
     return ax->direct ? phases : bmul(ovf, phases, p - 1);
 }
 
-static int64_t coll_ns(bool *ovf, const struct coll_axes *ax, int64_t bytes, int64_t steps)
+/* A ring collective's time over ax: its bytes at the axes' bandwidth (beta)
+ * and `steps` hops of alpha each, added (physical) or the larger (the
+ * reference's). */
+static void set_coll_ns(bool *ovf, struct op *op, const struct coll_axes *ax, int64_t bytes, int64_t steps)
 {
     int64_t x = bld_xfer_ns(ovf, bytes, axes_bw(ax)), a = bmul(ovf, ax->latency_ns, steps);
-    return ax->latency_adds ? badd(ovf, x, a) : max64(x, a);
+    op->ici_ns = ax->latency_adds ? badd(ovf, x, a) : max64(x, a);
+    op->ici_alpha_ns = ax->latency_adds ? a : 0;   /* the links' efficiency is not the hops' */
 }
 
 struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
@@ -394,7 +394,7 @@ struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_out(op, o, BF16);
     int64_t bytes = bmul(ovf, staged_elems(ovf, bmul(ovf, shape_prod(ovf, x), p), ax), 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = coll_ns(ovf, ax, bytes, coll_steps(ovf, ax, 1, p));
+    set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 1, p));
     return op;
 }
 
@@ -412,7 +412,7 @@ struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t cou
     int64_t elems = staged_elems(ovf, cdiv64(shape_prod(ovf, x), p), ax);
     int64_t bytes = bmul(ovf, elems, 2);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = coll_ns(ovf, ax, bytes, coll_steps(ovf, ax, 1, p));
+    set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 1, p));
     op->flops = bmul(ovf, elems, p - 1);
     return op;
 }
@@ -428,7 +428,7 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_out(op, x, BF16);
     int64_t bytes = bmul(ovf, staged_elems(ovf, shape_prod(ovf, x), ax), 4);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = coll_ns(ovf, ax, bytes, coll_steps(ovf, ax, 2, p));
+    set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 2, p));
     return op;
 }
 

@@ -93,6 +93,9 @@ struct op {
     int64_t exe_ns;
     int64_t mem_ns;           /* HBM time */
     int64_t ici_ns;           /* pre-set by the creator of communication ops */
+    int64_t ici_alpha_ns;     /* of ici_ns, the collective's latency steps where they add to its
+                               * transfer (physical): the kernel efficiency scales only the rest.
+                               * Not in the CSV: an op read back scales all of ici_ns */
     int64_t sa_ns;            /* MXU time */
     int64_t vu_ns;            /* VPU time */
     int64_t vmem_ns;

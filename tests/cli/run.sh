@@ -21,7 +21,7 @@ fi
 # no host time, no waves (the presets before issue 41).
 ROOFLINE="--set kernel_efficiency.gemm.e_max=1 --set kernel_efficiency.gemm.bf16=0 --set kernel_efficiency.gemm.fp16=0"
 ROOFLINE="$ROOFLINE --set kernel_efficiency.gemm.fp8_e4m3=0"
-for c in gemv attention elementwise activation reduction softmax; do
+for c in gemv attention elementwise activation reduction softmax collective; do
     ROOFLINE="$ROOFLINE --set kernel_efficiency.$c.e_max=1"
 done
 ROOFLINE="$ROOFLINE --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0"

@@ -242,6 +242,14 @@ check "physical: an all-reduce over 8 chips in a ring adds 14 steps of ici_laten
     awk -v a="$(ar_us $R --set ici_latency_ns=0)" -v b="$(ar_us $R --set ici_latency_ns=3330)" \
         -v n="$(ar_us --profile neusim --set ici_latency_ns=3330)" -v m="$(ar_us --profile neusim --set ici_latency_ns=0)" \
         'BEGIN { exit !(a > 100 && (b - a - 46.62) ^ 2 < 1e-4 && n == m) }'
+# kernel_efficiency.collective.e_max is the links' achieved fraction (NCCL's
+# bus bandwidth): it divides the transfer, not the latency steps, which stay
+# 46.62 us at half the bandwidth.
+E="--set kernel_efficiency.collective.e_max=0.5"
+check "physical: a collective efficiency of 0.5 doubles the all-reduce's transfer, not its 14 latency steps" \
+    awk -v a="$(ar_us $R --set ici_latency_ns=0 --set kernel_efficiency.collective.e_max=1)" \
+        -v h="$(ar_us $R $E --set ici_latency_ns=0)" -v b="$(ar_us $R $E --set ici_latency_ns=3330)" \
+        'BEGIN { exit !(a > 100 && (h - 2 * a) ^ 2 < 1e-4 && (b - h - 46.62) ^ 2 < 1e-4) }'
 D="--set collective_algorithm=direct"
 check "physical: through a switch (collective_algorithm direct) the all-reduce's two phases add 2 steps (6.66 us)" \
     awk -v a="$(ar_us $D --set ici_latency_ns=0)" -v b="$(ar_us $D --set ici_latency_ns=3330)" \

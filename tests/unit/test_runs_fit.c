@@ -1,7 +1,8 @@
 /* test_runs_fit.c — calibrate --runs (calib/runs_fit.h) recovers what it
  * is fitted to: rows on h100 "measured" by the predictor itself with known
  * values of every parameter (GEMM bf16 e 0.7, memory-bound e 0.8, attention
- * e 0.6, step 1.5 ms, layer 20 us, launch 4 us, a collective step 2.5 us) come back within a few
+ * e 0.6, collective e 0.75, step 1.5 ms, layer 20 us, launch 4 us, a
+ * collective step 2.5 us) come back within a few
  * percent, with the error near 0 after and well above it before. */
 #include "testutil.h"
 
@@ -27,7 +28,8 @@ static const char *const truth[] = {
     "kernel_efficiency.gemm.bf16=0.7",          "kernel_efficiency.gemv.e_max=0.8",
     "kernel_efficiency.elementwise.e_max=0.8",  "kernel_efficiency.activation.e_max=0.8",
     "kernel_efficiency.reduction.e_max=0.8",    "kernel_efficiency.softmax.e_max=0.8",
-    "kernel_efficiency.attention.e_max=0.6",    "step_overhead_ns=1500000",
+    "kernel_efficiency.attention.e_max=0.6",    "kernel_efficiency.collective.e_max=0.75",
+    "step_overhead_ns=1500000",
     "layer_overhead_ns=20000",                  "kernel_launch_ns=4000",
     "gemm_tile_m=0",                            "gemm_tile_n=0",   /* no waves: the fit sees none */
     "ici_latency_ns=2500",
@@ -39,6 +41,7 @@ static double want_of(const struct runs_fit_param *p)
     case RF_GEMM: return 0.7;
     case RF_MEMORY: return 0.8;
     case RF_ATTENTION: return 0.6;
+    case RF_COLLECTIVE: return 0.75;
     case RF_STEP: return 1.5e6;
     case RF_LAYER: return 2e4;
     case RF_LINK: return 2500;
@@ -51,7 +54,7 @@ static const char *const roofline[] = {
     "kernel_efficiency.gemm.e_max=1",       "kernel_efficiency.gemm.bf16=0",        "kernel_efficiency.gemm.fp16=0",
     "kernel_efficiency.gemm.fp8_e4m3=0",    "kernel_efficiency.gemv.e_max=1",       "kernel_efficiency.elementwise.e_max=1",
     "kernel_efficiency.activation.e_max=1", "kernel_efficiency.reduction.e_max=1",  "kernel_efficiency.softmax.e_max=1",
-    "kernel_efficiency.attention.e_max=1",  "step_overhead_ns=0", "layer_overhead_ns=0", "kernel_launch_ns=0",
+    "kernel_efficiency.attention.e_max=1",  "kernel_efficiency.collective.e_max=1", "step_overhead_ns=0", "layer_overhead_ns=0", "kernel_launch_ns=0",
     "gemm_tile_m=0", "gemm_tile_n=0", "ici_latency_ns=3330",
 };
 
@@ -95,7 +98,7 @@ static void test_recovery(void **state)
             fail_msg("%s: %g, expected %g within %.0f%%", runs_fit_param_name(p, name, sizeof name), p->value, want,
                      tol * 100);
     }
-    assert_int_equal(fitted, 7);
+    assert_int_equal(fitted, 8);
     /* the overrides for the chip: the fitted values, the GEMM's e_max beside its format */
     char sets[32][128];
     int n = runs_fit_sets(&f, 0, sets, 32);
@@ -110,8 +113,8 @@ static void test_recovery(void **state)
 /* Priors pull each efficiency toward its published figure: at weight 10 (a
  * prior sd away costs as much as a row 1000% off) every efficiency lands on
  * its prior, h100's own where the table has one (bf16 GEMM 0.77, attention
- * 0.55), the class's otherwise (memory-bound 0.85), though the rows say 0.7,
- * 0.6 and 0.8; the host times absorb the rest. Weight 0 recovers the truth
+ * 0.55, collective 0.82), the class's otherwise (memory-bound 0.85), though
+ * the rows say 0.7, 0.6, 0.75 and 0.8; the host times absorb the rest. Weight 0 recovers the truth
  * (test_recovery). */
 static void test_priors(void **state)
 {
@@ -121,7 +124,7 @@ static void test_priors(void **state)
     fit_known(10, &t, &f);
     assert_true(f.prior_weight == 10);
     static const struct { enum runs_fit_kind kind; double prior; } want[] = {
-        { RF_GEMM, 0.77 }, { RF_ATTENTION, 0.55 }, { RF_MEMORY, 0.85 },
+        { RF_GEMM, 0.77 }, { RF_ATTENTION, 0.55 }, { RF_MEMORY, 0.85 }, { RF_COLLECTIVE, 0.82 },
     };
     int seen = 0;
     for (int j = 0; j < f.nparam; j++) {
@@ -136,7 +139,7 @@ static void test_priors(void **state)
                 seen++;
             }
     }
-    assert_int_equal(seen, 3);
+    assert_int_equal(seen, 4);
     runs_fit_free(&f);
     run_table_free(&t);
 }
