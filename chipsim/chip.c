@@ -174,12 +174,14 @@ static const struct field_desc chip_field_list[] = {
              "bookkeeping for each request), so a pass of B sequences adds B times this (physical "
              "profile; 0: none)."),
     /* npusim's own: NCCL's NVLS and the engines' one-shot and two-shot
-     * all-reduce kernels reach every peer through NVSwitch in one hop. */
-    S(collective_algorithm, "ring", FF_EXT, .one_of = "ring|direct",
-      .doc = "How a collective inside the link domain pays its latency (physical profile): ring, "
-             "ici_latency_ns for each of p - 1 steps a phase (a TPU torus); direct, the chips reach "
-             "every peer in one hop (NVSwitch, a full mesh), so one ici_latency_ns a phase: an "
-             "all-gather or reduce-scatter pays one, an all-reduce two."),
+     * all-reduce kernels reach every peer through NVSwitch in one hop;
+     * NCCL's double binary trees take log2 p hops. */
+    S(collective_algorithm, "ring", FF_EXT, .one_of = "ring|direct|tree",
+      .doc = "How a collective pays its latency (physical profile): ring, one latency step "
+             "(ici_latency_ns, or dcn_latency_ns past the link domain) for each of p - 1 steps a "
+             "phase (a TPU torus); direct, the chips reach every peer in one hop (NVSwitch, a full "
+             "mesh), so one step a phase inside the link domain: an all-gather or reduce-scatter "
+             "pays one, an all-reduce two; tree, ceil(log2 p) steps a phase (NCCL's trees)."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),
@@ -361,7 +363,6 @@ const struct chip_vocab *chip_vocab(const struct chip_config *c)
     return &chip_vocab_table[0];   /* the loader admits only the table's kinds */
 }
 
-bool chip_direct_collectives(const struct chip_config *c) { return !strcmp(c->collective_algorithm, "direct"); }
 
 int64_t chip_link_domain(const struct chip_config *c)
 {

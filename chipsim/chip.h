@@ -119,8 +119,9 @@ struct chip_config {
      * GRAPH_ALL). 0: no gap. */
     int64_t kernel_launch_ns, graph_kernel_ns;
     char graph_capture[FIELD_STR_MAX];      /* "none", "decode", "all" */
-    /* "ring": a collective in the link domain takes p - 1 latency steps a
-     * phase; "direct": one (a switch or full mesh; physical profile). */
+    /* "ring": a collective takes p - 1 latency steps a phase; "direct": one
+     * (a switch or full mesh, inside the link domain); "tree": ceil(log2 p)
+     * (physical profile; opsgen.h, enum coll_algorithm). */
     char collective_algorithm[FIELD_STR_MAX];
     /* The output tile one SM (CTA) computes, in elements (physical profile;
      * 0: none): a GEMM runs in whole waves of num_sa tiles, the last wave's
@@ -228,9 +229,6 @@ const struct chip_vocab *chip_vocab(const struct chip_config *c);
 /* The chips one link domain joins (link_domain_chips, else the kind's
  * default); 0: unknown. */
 int64_t chip_link_domain(const struct chip_config *c);
-/* Whether a collective in the link domain takes one latency step a phase
- * (collective_algorithm "direct") rather than a ring's p - 1. */
-bool chip_direct_collectives(const struct chip_config *c);
 
 
 #endif

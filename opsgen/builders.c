@@ -364,12 +364,32 @@ struct shape shape_scattered(struct shape x, int dim, int64_t p)
     return x;
 }
 
+enum coll_algorithm coll_algorithm_of(const char *name)
+{
+    static const struct { const char *name; enum coll_algorithm a; } table[] = {
+        { "ring", COLL_RING }, { "direct", COLL_DIRECT }, { "tree", COLL_TREE },
+    };
+    for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(name, table[i].name))
+            return table[i].a;
+    return COLL_RING;
+}
+
 /* The latency steps of `phases` phases (an all-gather or reduce-scatter is
  * one, an all-reduce two) over p chips: p - 1 each on a ring, one each
- * where every chip reaches its peers directly (ax->direct). */
+ * where every chip reaches its peers directly, ceil(log2 p) each up or
+ * down a tree. */
 static int64_t coll_steps(bool *ovf, const struct coll_axes *ax, int64_t phases, int64_t p)
 {
-    return ax->direct ? phases : bmul(ovf, phases, p - 1);
+    int64_t depth = 0;
+    switch (ax->algorithm) {
+    case COLL_DIRECT: return phases;
+    case COLL_TREE:
+        while (((int64_t)1 << depth) < p && depth < 62)
+            depth++;
+        return bmul(ovf, phases, depth);
+    default: return bmul(ovf, phases, p - 1);
+    }
 }
 
 /* A ring collective's time over ax: its bytes at the axes' bandwidth (beta)

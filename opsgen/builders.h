@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opsgen/opsgen.h"
 #include "traces/op.h"
 
 #define SHAPE_MAXD 8
@@ -65,7 +66,7 @@ struct coll_axes {
     int64_t latency_ns;           /* alpha: one step of the ring */
     bool latency_adds;            /* time = alpha x steps + bytes / beta (physical); false: the
                                    * larger of the two (the reference, collective_latency_overlaps) */
-    bool direct;                  /* one step a phase (a switch or full mesh), not a ring's p - 1 */
+    enum coll_algorithm algorithm;   /* its latency steps (opsgen.h); COLL_RING under the reference */
 };
 /* Staged per-chip element count RS(e, axes) (opsgen.md §3.10), checked. */
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax);

@@ -16,6 +16,14 @@
 #include "traces/op.h"
 #include "traces/profile.h"
 
+/* How a collective pays its latency steps (chip field collective_algorithm;
+ * physical profile): a ring, p - 1 steps a phase; direct, one step a phase
+ * (every peer one hop away: NVSwitch, a full mesh; inside the link domain
+ * only); a tree, ceil(log2 p) steps a phase (NCCL's trees). */
+enum coll_algorithm { COLL_RING, COLL_DIRECT, COLL_TREE };
+/* "ring", "direct" or "tree" (anything else: the ring). */
+enum coll_algorithm coll_algorithm_of(const char *name);
+
 struct opsgen_links {
     char chip_name[FIELD_STR_MAX];
     double ici_bw_GBps;           /* per axis; GB = 1e9 B (quirk chipsim Q11) */
@@ -28,8 +36,7 @@ struct opsgen_links {
     int64_t link_domain_chips;    /* chips one ICI/NVLink domain joins; a collective group larger
                                    * runs on the scale-out network (dcn_*); 0: no bound known */
     char ICI_topology[FIELD_STR_MAX];
-    bool direct_collectives;      /* the chip's collective_algorithm is "direct": one latency step a
-                                   * phase inside the link domain (physical profile) */
+    enum coll_algorithm collective_algorithm;   /* the chip's (physical profile) */
 };
 
 /* LLM inference (opsgen.md §5): prefill ops (phase PREFILL) followed by decode

@@ -659,7 +659,7 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l)
     l->hbm_size_GB = chip->hbm_size_GB;
     l->link_domain_chips = chip_link_domain(chip);
     copy_text(l->ICI_topology, sizeof l->ICI_topology, chip->ICI_topology);
-    l->direct_collectives = chip_direct_collectives(chip);
+    l->collective_algorithm = coll_algorithm_of(chip->collective_algorithm);
 }
 
 cJSON *config_dump(const struct loaded_config *c, const struct profile *prof)

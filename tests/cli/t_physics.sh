@@ -254,6 +254,12 @@ D="--set collective_algorithm=direct"
 check "physical: through a switch (collective_algorithm direct) the all-reduce's two phases add 2 steps (6.66 us)" \
     awk -v a="$(ar_us $D --set ici_latency_ns=0)" -v b="$(ar_us $D --set ici_latency_ns=3330)" \
         'BEGIN { exit !(a > 100 && (b - a - 6.66) ^ 2 < 1e-4) }'
+# A tree (NCCL's) takes ceil(log2 p) steps a phase: over 8 chips an
+# all-reduce's 2 x 3 = 6 steps, 19.98 us at 3330 ns, against the ring's 14.
+TR="--set collective_algorithm=tree"
+check "physical: a tree all-reduce over 8 chips adds 6 latency steps (19.98 us)" \
+    awk -v a="$(ar_us $TR --set ici_latency_ns=0)" -v b="$(ar_us $TR --set ici_latency_ns=3330)" \
+        'BEGIN { exit !(a > 100 && (b - a - 19.98) ^ 2 < 1e-4) }'
 # In a run the direct steps apply inside the link domain only: tensor
 # parallelism 8 on h100 (one 8-GPU NVLink domain) gets faster, 16 (two
 # domains, the scale-out network's ring) does not move.
@@ -263,8 +269,11 @@ ca_tpot() { rm -rf "$PH/ca"
 check "physical: direct collectives speed tensor parallelism inside the NVLink domain (TP 8), not across it (TP 16)" \
     awk -v a="$(ca_tpot 8 ring)" -v b="$(ca_tpot 8 direct)" -v c="$(ca_tpot 16 ring)" -v d="$(ca_tpot 16 direct)" \
         'BEGIN { exit !(b > 0 && b < 0.9 * a && c > 0 && c == d) }'
-expect_fail "physical: collective_algorithm takes ring or direct" '"collective_algorithm"' \
-    $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_algorithm=tree
+# A tree's log2 p steps apply on the scale-out network too (TP 16 across two domains).
+check "physical: tree collectives speed tensor parallelism across NVLink domains too (TP 16)" \
+    awk -v c="$(ca_tpot 16 ring)" -v t="$(ca_tpot 16 tree)" 'BEGIN { exit !(t > 0 && t < c) }'
+expect_fail "physical: collective_algorithm takes ring, direct or tree" '"collective_algorithm"' \
+    $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_algorithm=star
 # Grouped-query attention in decode (model field decode_kv_shared): a kernel
 # that reads the K/V cache once per query head (false) reads llama3-8b's 8
 # K/V heads 4 times over. At the roofline, batch 16, 2048 + 64 tokens: the
