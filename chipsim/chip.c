@@ -363,7 +363,6 @@ const struct chip_vocab *chip_vocab(const struct chip_config *c)
     return &chip_vocab_table[0];   /* the loader admits only the table's kinds */
 }
 
-
 int64_t chip_link_domain(const struct chip_config *c)
 {
     return c->link_domain_chips > 0 ? c->link_domain_chips : chip_vocab(c)->default_domain_chips;
