@@ -376,13 +376,13 @@ enum coll_algorithm coll_algorithm_of(const char *name)
 }
 
 /* The latency steps of `phases` phases (an all-gather or reduce-scatter is
- * one, an all-reduce two) over p chips: p - 1 each on a ring, one each
- * where every chip reaches its peers directly, ceil(log2 p) each up or
- * down a tree. */
+ * one, an all-reduce two) over p chips: p - 1 each on a ring (always, under
+ * the reference's pricing), one each where every chip reaches its peers
+ * directly, ceil(log2 p) each up or down a tree. */
 static int64_t coll_steps(bool *ovf, const struct coll_axes *ax, int64_t phases, int64_t p)
 {
     int64_t depth = 0;
-    switch (ax->algorithm) {
+    switch (ax->latency_adds ? ax->algorithm : COLL_RING) {
     case COLL_DIRECT: return phases;
     case COLL_TREE:
         while (((int64_t)1 << depth) < p && depth < 62)

@@ -66,7 +66,7 @@ struct coll_axes {
     int64_t latency_ns;           /* alpha: one step of the ring */
     bool latency_adds;            /* time = alpha x steps + bytes / beta (physical); false: the
                                    * larger of the two (the reference, collective_latency_overlaps) */
-    enum coll_algorithm algorithm;   /* its latency steps (opsgen.h); COLL_RING under the reference */
+    enum coll_algorithm algorithm;   /* its latency steps (opsgen.h); a ring's without latency_adds */
 };
 /* Staged per-chip element count RS(e, axes) (opsgen.md §3.10), checked. */
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax);

@@ -81,9 +81,8 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
     ax->n = n;
     ax->latency_ns = latency_ns;
     ax->latency_adds = !prof->collective_latency_overlaps;
-    /* the reference's rings; a switch's one hop only inside its domain */
-    ax->algorithm = !ax->latency_adds || (out && l->collective_algorithm == COLL_DIRECT) ? COLL_RING
-                                                                                         : l->collective_algorithm;
+    /* a switch's one hop only inside its domain */
+    ax->algorithm = out && l->collective_algorithm == COLL_DIRECT ? COLL_RING : l->collective_algorithm;
     for (int i = 0; i < n; i++) {
         ax->deg[i] = a[i];
         ax->bw_GBps[i] = bw_GBps;
