@@ -3,13 +3,14 @@
 bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
-                                             [--variant fixed-means|continuous|chunked|fp8-kv]
+                                             [--variant fixed-means|continuous|chunked|fp8-kv|no-harness]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
         request at the mean lengths); continuous and chunked run every row with that scheduler
         instead of the engine's (below); fp8-kv gives every fp8 row whose KV format is not stated
-        an fp8 KV cache (the NIM rows, S6), where the mapping keeps the model file's bf16.
+        an fp8 KV cache (the NIM rows, S6), where the mapping keeps the model file's bf16;
+        no-harness leaves out the MLPerf submitters' harness settings (HARNESS, "harness" below).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch) that was NOT used to fit npusim's presets: the h100, h200,
@@ -72,6 +73,21 @@ the printed summary):
                    NVIDIA/HPE/Dell, perf-overview, NIM: in-flight batching mixes context and
                    generation) -> --scheduler chunked with npusim's default budget (8192 tokens). No
                    row states its token budget.
+  harness          (MLPerf rows) the submitter's harness settings, read from its code in
+                   mlcommons/inference_results_v4.1 at 198fc46 (HARNESS below). NVIDIA (S1, and the
+                   rows whose conditions name its harness): configs/llama2-70b/__init__.py,
+                   GPUBaseConfig.max_num_tokens = 4096 -> --max-num-batched-tokens 4096. AMD's vLLM
+                   0.4.3 harness (S4, and Dell's I9, which runs the same test_VllmFp8 scripts):
+                   Offline, test_VllmFp8_Offline_perf.sh --gpu-memory-utilization 0.99 and
+                   mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536 ->
+                   --kv-reserve 0.01 --max-num-batched-tokens 65536; Server,
+                   mainVllmFp8_SyncServer.py's defaults (max_num_batched_tokens 49152,
+                   gpu_memory_utilization 0.97) and test_VllmFp8_SyncServer_perf.sh's
+                   --enable-batcher with the defaults --batcher-threshold 0.3 and --gpu-batch-size
+                   96 (sync_sut.py batch_samples_loop: LoadGen's queries are held and sent to one
+                   GPU together) -> --max-num-batched-tokens 49152 --kv-reserve 0.03
+                   --batcher-wait 0.3 --batcher-size 96. Not mapped: the Offline harness sorts
+                   the prompts by length (descending) and runs eager (no graphs).
   lengths          fixed:IN:OUT when input_len/output_len are given (S5d, S6), with --max-context
                    IN+OUT. Otherwise the dataset the conditions name, as
                    lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV with --max-context = the deployment's
@@ -151,6 +167,14 @@ SHAREGPT = {                        # JetStream PR #83 sample outputs (tokenizer
 JETSTREAM_CONTEXT = 2048            # jetstream-pytorch cache length
 # Rows whose per-instance cap is the harness default their own conditions name (header comment).
 CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
+# The MLPerf submitters' harness settings, read from their code (mlcommons/inference_results_v4.1
+# at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
+HARNESS = [
+    (r"MLPerf v4\.1 NVIDIA harness", None, ["--max-num-batched-tokens", "4096"]),
+    (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01"]),
+    (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",
+                                         "--batcher-wait", "0.3", "--batcher-size", "96"]),
+]
 TRTLLM_REQUESTS = 3000
 MLPERF_REQUESTS = 24576
 VARIANT = None                      # --variant (diagnostic only)
@@ -321,6 +345,10 @@ def build_args(row, configs, binary):
         args += ["--max-num-batched-tokens", str(tokens)]
     if cap:
         args += ["--max-num-seqs", str(cap)]
+    if VARIANT != "no-harness":
+        for pattern, scenario, opts in HARNESS:
+            if re.search(pattern, row["conditions"]) and scenario in (None, sc):
+                args += opts
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
     return args
@@ -392,8 +420,9 @@ def main(argv):
             jobs, i = int(argv[i + 1]), i + 2
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
-            if VARIANT not in ("fixed-means", "continuous", "chunked", "fp8-kv"):
-                print("serving-validation: --variant takes fixed-means, continuous, chunked or fp8-kv", file=sys.stderr)
+            if VARIANT not in ("fixed-means", "continuous", "chunked", "fp8-kv", "no-harness"):
+                print("serving-validation: --variant takes fixed-means, continuous, chunked, fp8-kv or no-harness",
+                      file=sys.stderr)
                 return 1
         else:
             binary, i = a, i + 1

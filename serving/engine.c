@@ -1,11 +1,13 @@
 /* engine.c — the serving event loop: arrivals, routing, passes and their
- * completion, KV transfers between pools (see engine.h). The schedulers that
+ * completion, KV transfers between pools, the front-end batcher (see
+ * engine.h). The schedulers that
  * form a replica's next pass are in sched.c.
  *
  * Main data structures: struct engine (engine_internal.h), a slab of
  * requests in flight (freed on completion, so memory follows the requests
  * in flight, not the run's length), per replica a waiting queue and a
- * running list of slab indices, and a min-heap of KV transfers in flight. */
+ * running list of slab indices, a min-heap of KV transfers in flight, and
+ * the batcher's held requests. */
 #include "serving/engine_internal.h"
 
 #include <math.h>
@@ -162,28 +164,73 @@ static struct replica *route(struct engine *g, int pool)
     return &g->reps[best];
 }
 
-/* Why request q can never be served by pool p's replicas, or NULL. */
-static const char *never_fits(const struct engine *g, int pool, const struct sreq *q)
+/* Whether request q can never be served by pool p's replicas: its whole
+ * context's blocks exceed a replica's cache. (Whole-prompt schedulers
+ * never meet a prompt above their budget: the budget is at least the
+ * context, serving/request.c.) */
+static bool never_fits(const struct engine *g, int pool, const struct sreq *q)
 {
-    if (blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->pools[pool].kv_blocks)
-        return "kv";
-    if ((g->o->scheduler == SCHED_CONTINUOUS || g->o->scheduler == SCHED_PADDED) &&
-        q->r.input_tokens > g->o->max_num_batched_tokens)
-        return "budget";
-    return NULL;
+    return blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->pools[pool].kv_blocks;
 }
 
-static int admit(struct engine *g, int i, int pool, struct npu_err *e)
+/* Request i into pool p: to replica r, or the router's choice when r is NULL. */
+static int admit_to(struct engine *g, int i, int pool, struct replica *r, struct npu_err *e)
 {
     struct sreq *q = &g->slab[i];
     if (never_fits(g, pool, q) || (pool == 0 && g->npools == 2 && never_fits(g, 1, q)))
         return engine_record(g, i, true, e);
-    struct replica *r = route(g, pool);
+    if (!r)
+        r = route(g, pool);
     q->replica = r->index;
     r->kv_wanted += blocks_for(g, q->target);
     if (ilist_push(&r->waiting, i))
         return npu_errf(e, "serving: out of memory");
     return 0;
+}
+
+static int admit(struct engine *g, int i, int pool, struct npu_err *e) { return admit_to(g, i, pool, NULL, e); }
+
+/* ---- the front-end batcher ---- */
+
+/* The held requests leave, batcher_size at most, together to the one
+ * replica the router picks (a batch, not its requests, takes a turn). */
+static int batcher_send(struct engine *g, struct npu_err *e)
+{
+    int n = g->held.n;
+    if (g->o->batcher_size > 0 && n > g->o->batcher_size)
+        n = (int)g->o->batcher_size;
+    struct replica *r = route(g, 0);
+    for (int k = 0; k < n; k++)
+        if (admit_to(g, g->held.v[k], 0, r, e))
+            return -1;
+    memmove(g->held.v, g->held.v + n, (size_t)(g->held.n - n) * sizeof *g->held.v);
+    g->held.n -= n;
+    g->held_sent_ns = g->held_check_ns = g->now;
+    return 0;
+}
+
+/* Request i reaches the batcher. As the harness's loop (sync_sut.py,
+ * batch_samples_loop) it is a check: the held requests leave when they are
+ * batcher_size, or when the last send is batcher_wait_ns old. The first
+ * arrival starts the clock, as the harness's first blocking get. */
+static int batcher_hold(struct engine *g, int i, struct npu_err *e)
+{
+    if (ilist_push(&g->held, i))
+        return npu_errf(e, "serving: out of memory");
+    if (!g->held_started)
+        g->held_started = true, g->held_sent_ns = g->now;
+    g->held_check_ns = g->now;
+    bool full = g->o->batcher_size > 0 && g->held.n >= g->o->batcher_size;
+    return full || g->now - g->held_sent_ns >= g->o->batcher_wait_ns ? batcher_send(g, e) : 0;
+}
+
+/* The batcher's next check without an arrival: batcher_wait_ns after its
+ * last one (its wait for the next arrival times out), or never when it
+ * holds nothing. The last check is at or after the last send, so that
+ * check always sends. */
+static int64_t batcher_due(const struct engine *g)
+{
+    return g->held.n > 0 ? g->held_check_ns + g->o->batcher_wait_ns : INT64_MAX;
 }
 
 /* ---- KV transfers (disaggregated) ---- */
@@ -286,7 +333,7 @@ static int arrive(struct engine *g, struct npu_err *e)
     int i = slab_new(g, &r);
     if (i < 0)
         return npu_errf(e, "serving: out of memory");
-    return admit(g, i, 0, e);
+    return g->o->batcher_wait_ns > 0 ? batcher_hold(g, i, e) : admit(g, i, 0, e);
 }
 
 static int loop(struct engine *g, struct npu_err *e)
@@ -305,19 +352,25 @@ static int loop(struct engine *g, struct npu_err *e)
         }
         int64_t t_xfer = g->xfer_n > 0 ? g->xfer[0].t : INT64_MAX;
         int64_t t_arr = g->has_pending ? (g->pending.arrival_ns < 0 ? g->now : g->pending.arrival_ns) : INT64_MAX;
+        int64_t t_send = batcher_due(g);
         int k = earliest(g);
         /* every event of this instant first (the requests that arrive
          * together form one pass), then the idle replicas start */
-        if ((k < 0 || g->reps[k].end_ns > g->now) && t_arr > g->now && t_xfer > g->now) {
+        if ((k < 0 || g->reps[k].end_ns > g->now) && t_arr > g->now && t_xfer > g->now && t_send > g->now) {
             if (start_idle(g, e))
                 return -1;
             k = earliest(g);
         }
         int64_t t_pass = k >= 0 ? g->reps[k].end_ns : INT64_MAX;
-        /* at one instant: arrivals, then transfers, then pass ends, so a
-         * request that arrives as a pass ends joins the next pass */
-        if (t_arr != INT64_MAX && t_arr <= t_pass && t_arr <= t_xfer) {
+        /* at one instant: arrivals, then the batcher's sends, then
+         * transfers, then pass ends, so a request that arrives as a pass
+         * ends joins the next pass */
+        if (t_arr != INT64_MAX && t_arr <= t_pass && t_arr <= t_xfer && t_arr <= t_send) {
             if (arrive(g, e))
+                return -1;
+        } else if (t_send != INT64_MAX && t_send <= t_pass && t_send <= t_xfer) {
+            g->now = t_send;
+            if (batcher_send(g, e))
                 return -1;
         } else if (t_xfer != INT64_MAX && t_xfer <= t_pass) {
             struct xfer x = heap_pop(g);
@@ -362,6 +415,7 @@ int serving_run(const struct serving_options *o, struct serving_pool *pools, int
         free(g.reps[k].pass.v);
     }
     free(g.reps);
+    free(g.held.v);
     free(g.slab);
     free(g.free_list);
     free(g.xfer);

@@ -29,8 +29,9 @@
  * blocks are freed and it is recomputed later (its prompt and answer so far
  * as one prompt), or with swap its blocks go to host memory and come back
  * before it resumes (the PCIe time of both moves is added to the passes).
- * A request that can never fit (its context's blocks above the cache, or
- * under `continuous` a prompt above max_num_batched_tokens) is rejected.
+ * A request that can never fit (its context's blocks above the cache) is
+ * rejected. Under continuous and padded max_num_batched_tokens is at least
+ * max_context (serving/request.c refuses less, as vLLM V0 does).
  *
  * Main data structures: struct serving_options, struct serving_pool (a set
  * of alike replicas) and the engine's own state (engine.c). */
@@ -92,6 +93,12 @@ struct serving_options {
     /* the first warmup requests (ids 0 .. warmup - 1) warm the engine: they
      * run, but no latency, ITL or throughput figure counts them (0: none) */
     int64_t warmup;
+    /* the front-end batcher (off when batcher_wait_ns is 0): arrivals are
+     * held and sent together to one replica when batcher_size are held (0:
+     * no bound), or at the first arrival, or a check batcher_wait_ns after
+     * the last arrival or send, at least batcher_wait_ns after the last send
+     * (the harness batcher of AMD's MLPerf v4.1 vLLM code, docs/serving.md) */
+    int64_t batcher_size, batcher_wait_ns;
     const volatile sig_atomic_t *stop;   /* when set and non-zero the run stops (an error) */
 };
 

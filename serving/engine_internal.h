@@ -65,6 +65,11 @@ struct engine {
     int64_t arrived, in_flight, closed_due;
     struct serving_request pending;
     bool has_pending, src_done;
+    /* the front-end batcher: the requests it holds, in arrival order; its
+     * last send (the first arrival's time before one) and its last check */
+    struct ilist held;
+    int64_t held_sent_ns, held_check_ns;
+    bool held_started;
 };
 
 int64_t blocks_for(const struct engine *g, int64_t tokens);

@@ -44,6 +44,8 @@ static const struct {
     [SK_PG] = { "pg", "pg", K_TEXT, 0, 0, 0 },
     [SK_DVFS] = { "dvfs", "dvfs", K_TEXT, 0, 0, 0 },
     [SK_WARMUP] = { "warmup", "warmup", K_WHOLE, 0, 100000000, 0 },
+    [SK_BATCHER_SIZE] = { "batcher-size", "batcher_size", K_WHOLE, 1, 1048576, 0 },
+    [SK_BATCHER_WAIT] = { "batcher-wait", "batcher_wait_s", K_REAL_OPEN, 0, 3600, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -157,6 +159,9 @@ static int combinations(const struct serving_knobs *k, struct serving_build *b, 
     if (k->v[SK_SLO] && serving_slo_parse(k->v[SK_SLO], &b->slo, w, sizeof w))
         return fail(why, n, "%s \"%s\": %s; expected ttft_ms=X,tpot_ms=Y and/or statistic bounds such as "
                             "ttft_p99_ms=X,tpot_p99_ms=Y", slo, k->v[SK_SLO], w);
+    if (k->v[SK_BATCHER_SIZE] && !k->v[SK_BATCHER_WAIT])
+        return fail(why, n, "%s gives the front-end batcher's size: give %s S too (its wait in seconds)",
+                    label(k, SK_BATCHER_SIZE, d, sizeof d), label(k, SK_BATCHER_WAIT, t, sizeof t));
     if (k->find_rate && b->slo.n == 0)
         return fail(why, n, "%s needs %s with a statistic bound, e.g. %s ttft_p99_ms=500,tpot_p99_ms=50", find,
                     k->json_names ? "an \"slo\"" : "an --slo", k->json_names ? "\"slo\":" : "--slo");
@@ -226,9 +231,25 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
                                 : o->scheduler == SCHED_CHUNKED ? 8192 : (int64_t)num[SK_MAX_CONTEXT];
     o->block_size = (int64_t)num[SK_BLOCK];
     o->max_context = (int64_t)num[SK_MAX_CONTEXT];
+    /* A prompt runs whole under these two: one recomputed after preemption
+     * (its prompt and answer so far) could outgrow the budget and wait
+     * forever. vLLM V0 refuses the same setting (max_num_batched_tokens
+     * below max_model_len without chunked prefill). */
+    char c[48];
+    if ((o->scheduler == SCHED_CONTINUOUS || o->scheduler == SCHED_PADDED) &&
+        o->max_num_batched_tokens < o->max_context)
+        return fail(why, n, "%s %lld: below %s %lld, a request recomputed after preemption could never run "
+                            "whole under the %s scheduler (vLLM V0 refuses this too); give at least %lld, or "
+                            "%s chunked",
+                    label(k, SK_MAX_TOKENS, l, sizeof l), (long long)o->max_num_batched_tokens,
+                    label(k, SK_MAX_CONTEXT, c, sizeof c), (long long)o->max_context,
+                    serving_scheduler_name(o->scheduler), (long long)o->max_context,
+                    label(k, SK_SCHEDULER, c, sizeof c));
     o->swap = k->swap;
     o->max_requests = k->v[SK_REQUESTS] || !k->v[SK_TRACE] ? (int64_t)num[SK_REQUESTS] : 0;
     o->warmup = (int64_t)num[SK_WARMUP];
+    o->batcher_size = (int64_t)num[SK_BATCHER_SIZE];
+    o->batcher_wait_ns = (int64_t)llround(num[SK_BATCHER_WAIT] * 1e9);
     if (o->warmup > 0 && o->max_requests > 0 && o->warmup >= o->max_requests)
         return fail(why, n, "%s %lld: expected fewer warm-up requests than the %lld requests",
                     label(k, SK_WARMUP, l, sizeof l), (long long)o->warmup, (long long)o->max_requests);

@@ -276,6 +276,11 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     cJSON_AddNumberToObject(run, "block_size", (double)s->o.block_size);
     cJSON_AddNumberToObject(run, "max_num_seqs", (double)s->o.max_num_seqs);
     cJSON_AddNumberToObject(run, "max_num_batched_tokens", (double)s->o.max_num_batched_tokens);
+    if (s->o.batcher_wait_ns > 0) {
+        cJSON *b = cJSON_AddObjectToObject(run, "batcher");
+        cJSON_AddNumberToObject(b, "size", (double)s->o.batcher_size);
+        cJSON_AddNumberToObject(b, "wait_s", (double)s->o.batcher_wait_ns / 1e9);
+    }
     cJSON_AddNumberToObject(run, "passes", (double)t->passes);
     double busy = t->end_ns > 0 ? (double)t->busy_ns / ((double)t->end_ns * (double)(x->pools[0].replicas +
                                                                                      (x->npools > 1 ? x->pools[1].replicas : 0)))

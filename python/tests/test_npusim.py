@@ -342,6 +342,17 @@ def test_serving_is_npusim_serving_s(tmp_path):
     assert sorted(cols) == ["iterations", "requests", "summary"] and len(cols["requests"]["id"]) == 10
 
 
+def test_serving_batcher_as_the_command():
+    """batcher_wait_s and batcher_size reach the engine as --batcher-wait and
+    --batcher-size: arrivals every 100 ms, sent at 0.1, 0.3 (pairs) and 0.65."""
+    s = npusim.serving(model="llama3-8b", chip="h100", rate=10, requests=5, lengths="fixed:16:2",
+                       arrival="constant", batcher_wait_s=0.25, batcher_size=2, frames=False)
+    assert s["summary"]["setting"]["batcher"] == {"size": 2, "wait_s": 0.25}
+    q = s["requests"]
+    sent = [round(a + w, 9) for a, w in zip(q["arrival_s"], q["queue_s"])]
+    assert sent == [0.1, 0.1, 0.3, 0.3, 0.65], sent
+
+
 def test_serving_find_rate_and_slo_dict():
     s = npusim.serving(model="llama3-8b", chip="h100", requests=200, find_rate=True,
                        slo={"ttft_p99_ms": 2000, "tpot_p99_ms": 30}, frames=False)

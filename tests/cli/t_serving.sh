@@ -84,8 +84,8 @@ check "serving: a short KV cache preempts (recompute and swap), every request st
   $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 -o '$SE/pre' >/dev/null &&
   $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 --swap -o '$SE/swap' >/dev/null &&
   python3 $SC preempt '$SE/pre' '$SE/swap'"
-check "serving: a prompt past the budget, or a context past the cache, is rejected and counted" sh -c "
-  $SV --scheduler continuous --max-num-batched-tokens 512 --offline --requests 5 --lengths fixed:1024:8 -o '$SE/rej' >/dev/null &&
+check "serving: a context past the cache is rejected and counted (chunked and continuous)" sh -c "
+  $SV --scheduler continuous --kv-reserve 0.7 --max-context 100010 --offline --requests 5 --lengths fixed:100000:10 -o '$SE/rej' >/dev/null &&
   $SV --scheduler chunked --kv-reserve 0.79 --max-context 200000 --offline --requests 3 --lengths fixed:100000:10 -o '$SE/rej2' >/dev/null &&
   python3 $SC rejected '$SE/rej' 5 && python3 $SC rejected '$SE/rej2' 3"
 check "serving: --warmup 16 leaves the first 16 requests out of the latency and throughput figures, not out of the run" sh -c "
@@ -117,6 +117,40 @@ check "serving: replicas and routers: least-outstanding and least-kv use every r
   $SV --replicas 3 --router least-outstanding --rate 10 --requests 120 -o '$SE/r1' >/dev/null &&
   $SV --replicas 3 --router least-kv --rate 10 --requests 120 -o '$SE/r2' >/dev/null &&
   python3 $SC replicas '$SE/r1' 3 && python3 $SC replicas '$SE/r2' 3"
+# The front-end batcher (--batcher-wait S, --batcher-size N): arrivals every 100 ms from
+# t = 0. With a 0.25 s wait the clock starts at the first arrival; the arrivals at 0.1 and 0.2
+# are checks too young; the one at 0.3 (0.3 s after the start) sends ids 0-3 together; id 4
+# (0.4) waits for the check 0.25 s after its arrival, 0.65. With a size of 2, pairs leave at
+# 0.1 and 0.3 as soon as they are two, and id 4 again at 0.65. Each batch goes whole to the
+# replica the router picks (round-robin over 2: batch by batch).
+check "serving: --batcher-wait/--batcher-size hold arrivals and send them together (hand-derived times)" sh -c "
+  B='$SV --rate 10 --arrival constant --requests 5 --lengths fixed:16:2 --replicas 2' &&
+  \$B --batcher-wait 0.25 -o '$SE/bt1' >/dev/null && \$B --batcher-wait 0.25 --batcher-size 2 -o '$SE/bt2' --json >'$SE/bt2.json' &&
+  python3 - '$SE/bt1/requests.csv' '$SE/bt2/requests.csv' '$SE/bt2.json' <<'PY'
+import csv, json, sys
+def rows(p):
+    return [(float(r['arrival_s']) + float(r['queue_s']), int(r['replica'])) for r in csv.DictReader(open(p))]
+want1 = [(0.3, 0), (0.3, 0), (0.3, 0), (0.3, 0), (0.65, 1)]
+want2 = [(0.1, 0), (0.1, 0), (0.3, 1), (0.3, 1), (0.65, 0)]
+for p, want in ((sys.argv[1], want1), (sys.argv[2], want2)):
+    got = rows(p)
+    assert all(abs(g[0] - w[0]) < 1e-9 and g[1] == w[1] for g, w in zip(got, want)) and len(got) == 5, (p, got)
+b = json.load(open(sys.argv[3]))['setting']['batcher']
+assert b == {'size': 2, 'wait_s': 0.25}, b
+PY"
+check "serving: under the batcher every request and token is still accounted (Little's law)" sh -c "
+  $SV --rate 4 --requests 300 --batcher-wait 0.2 --batcher-size 16 -o '$SE/btacc' >/dev/null &&
+  python3 $SC accounting '$SE/btacc' chunked"
+# a budget below the context under whole-prompt scheduling: a recomputed request (prompt and
+# answer so far) could outgrow it and wait forever; refused, as vLLM V0 refuses it
+expect_fail "serving: continuous with --max-num-batched-tokens below --max-context exits 2" \
+  "--max-num-batched-tokens 2560: below --max-context 4096" \
+  $SV --scheduler continuous --offline --requests 10 --lengths fixed:2048:2048 --max-context 4096 --max-num-batched-tokens 2560 -o "$SE/bad1"
+expect_fail "serving: --batcher-size needs --batcher-wait" "--batcher-size gives the front-end batcher's size: give --batcher-wait S too" \
+  $SV --batcher-size 8 -o "$SE/bad1"
+expect_fail "serving: --batcher-wait 0 exits 2" "--batcher-wait \"0\": expected a number above 0" $SV --batcher-wait 0 -o "$SE/bad1"
+expect_fail "serving: --batcher-size 0 exits 2" "--batcher-size \"0\": expected a whole number from 1" \
+  $SV --batcher-wait 0.1 --batcher-size 0 -o "$SE/bad1"
 check "serving: energy adds up over requests, idle chips draw one power, energy per request falls with load" sh -c "
   $SV --rate 0.2 --requests 100 -o '$SE/en-lo' >/dev/null && $SV --rate 1 --requests 300 -o '$SE/en-hi' >/dev/null &&
   python3 $SC energy '$SE/en-lo' '$SE/en-hi'"
