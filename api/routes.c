@@ -29,6 +29,7 @@
 #include "base/clock.h"
 #include "traces/fields.h"
 #include "base/json_strict.h"
+#include "base/pyfmt.h"
 #include "traces/precision.h"
 #include "traces/trace_csv.h"
 #include "base/utf8.h"
@@ -72,12 +73,8 @@ int api_reply_error(struct api_response *r, int status, const char *msg)
 /* What a JSON value is, for "expected ..., got X" (a number as written). */
 static const char *json_kind(const cJSON *v, char *buf, size_t n)
 {
-    if (cJSON_IsNumber(v)) {   /* 1.9, not 1.8999999999999999 */
-        snprintf(buf, n, "%.15g", v->valuedouble);
-        if (strtod(buf, NULL) != v->valuedouble)
-            snprintf(buf, n, "%.17g", v->valuedouble);
-        return buf;
-    }
+    if (cJSON_IsNumber(v))   /* 1.9, not 1.8999999999999999 */
+        return num_text_shortest(v->valuedouble, buf, n);
     return cJSON_IsString(v) ? "text" : cJSON_IsArray(v) ? "a list" : cJSON_IsObject(v) ? "an object"
            : cJSON_IsBool(v) ? "true or false" : "null";
 }

@@ -11,6 +11,7 @@
 #include "base/dmemo.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,15 @@ char *py_repr_double(double x, char *buf, size_t size)
     memcpy(buf, out, len);
     buf[len] = '\0';
     return buf;
+}
+
+char *num_text_shortest(double x, char *buf, size_t size)
+{
+    if (x == trunc(x) && fabs(x) < 1e16) {
+        snprintf(buf, size, "%lld", (long long)x);
+        return buf;
+    }
+    return py_repr_double(x, buf, size);
 }
 
 /* ---- Python int / int true division ---- */

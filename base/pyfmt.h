@@ -19,6 +19,10 @@
 size_t py_repr_fmt(double x, char out[PY_REPR_MAX]);
 /* The same into buf of size bytes (truncated to fit). Returns buf. */
 char *py_repr_double(double x, char *buf, size_t size);
+/* x as the shortest text that reads back as x, a whole number without a
+ * fraction ("4", "0.1", "1e-05"; not "0.10000000000000001", not "4.0"):
+ * for a JSON number handed on as an option's text, or shown as one. */
+char *num_text_shortest(double x, char *buf, size_t size);
 
 /* Python's int / int true division: a / b correctly rounded to the nearest
  * double (half to even), also past 2^53 where (double)a / (double)b would

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/lists.h"
+#include "base/pyfmt.h"
 #include "serving/trace_in.h"
 
 enum kind { K_TEXT, K_WHOLE, K_REAL_OPEN, K_REAL };
@@ -75,7 +76,7 @@ int serving_knobs_from_json(const cJSON *req, struct serving_knobs *k, char bufs
         if (cJSON_IsString(x))
             k->v[i] = x->valuestring;
         else if (cJSON_IsNumber(x) && isfinite(x->valuedouble))
-            snprintf(bufs[i], 48, "%.17g", x->valuedouble), k->v[i] = bufs[i];
+            num_text_shortest(x->valuedouble, bufs[i], 48), k->v[i] = bufs[i];
         else
             return snprintf(msg, n, "\"%s\": expected a number or a string", key), -1;
     }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "base/json_strict.h"
+#include "base/pyfmt.h"
 #include "base/strbuf.h"
 #include "serving/request.h"
 #include "study/run/run.h"
@@ -143,7 +144,7 @@ static void text_of(const cJSON *v, char *buf, size_t n)
     else if (cJSON_IsBool(v))
         snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
     else
-        snprintf(buf, n, "%.17g", v->valuedouble);
+        num_text_shortest(v->valuedouble, buf, n);
 }
 
 static void refuse(struct serving_sweep_row *r, const char *msg)

@@ -14,6 +14,7 @@
 
 #include "base/json_strict.h"
 #include "base/lists.h"
+#include "base/pyfmt.h"
 
 #define TOKENS_MAX 16777216
 #define NS_MAX 9.2e18
@@ -219,7 +220,7 @@ static int fields(struct serving_trace *t, const char **v, char b[3][64], cJSON 
         if (cJSON_IsString(x))
             v[k] = x->valuestring;
         else if (cJSON_IsNumber(x)) {
-            snprintf(b[k], 64, "%.17g", x->valuedouble);
+            num_text_shortest(x->valuedouble, b[k], 64);
             v[k] = b[k];
         } else if (x)
             v[k] = "(not a number)";

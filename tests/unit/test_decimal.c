@@ -166,6 +166,25 @@ static void test_python_repr(void **state)
         assert_string_equal(py_repr_double(cases[i].x, buf, sizeof buf), cases[i].repr);
 }
 
+/* num_text_shortest: whole numbers without ".0", the rest as repr, and
+ * each text reads back as the same double. */
+static void test_num_text_shortest(void **state)
+{
+    (void)state;
+    static const struct {
+        double x;
+        const char *text;
+    } cases[] = {
+        { 4.0, "4" }, { -3.0, "-3" }, { 0.0, "0" }, { 0.1, "0.1" }, { 0.3, "0.3" }, { 1e-5, "1e-05" },
+        { 1.9, "1.9" }, { 4294967295.0, "4294967295" }, { 1e17, "1e+17" }, { 2.5, "2.5" },
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_string_equal(num_text_shortest(cases[i].x, buf, sizeof buf), cases[i].text);
+        assert_true(strtod(buf, NULL) == cases[i].x);
+    }
+}
+
 /* g(e) = floor(10^e * 2^(125 - floor(e log2 10))) + 1 in [2^125, 2^126);
  * for 0 <= e <= 27, 10^e = 5^e 2^e with 5^e < 2^63, so g is exact in 128 bits. */
 /* u64_ndigits and u64_put_digits against printf, at every power of ten and
@@ -300,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_digits),
         cmocka_unit_test(test_pow10_table),
         cmocka_unit_test(test_python_repr),
+        cmocka_unit_test(test_num_text_shortest),
         cmocka_unit_test(test_repr_memo),
         cmocka_unit_test(test_against_oracle),
         cmocka_unit_test(test_parse_table),
