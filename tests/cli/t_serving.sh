@@ -265,3 +265,20 @@ a = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 row.update(input_len="20000", output_len="2000")
 b = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
+# The MLPerf harness settings read from the submitters' code (bench/serving-validation.py HARNESS):
+# AMD's vLLM Server row I21 runs behind the harness's batcher (0.3 s, 96) with its engine settings;
+# NVIDIA's I15 takes max_num_tokens 4096; L1 (p50 TTFT of the same log) reads ttft_ms.p50.
+check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
+sv = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sv)
+rows = {r["id"]: r for r in sv.read_rows("bench/public/inference-serving.csv")}
+def cmd(i):
+    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
+a, n = cmd("I21"), cmd("I15")
+ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 49152 --kv-reserve 0.03" in a
+      and "--max-num-batched-tokens 4096" in n and "--batcher" not in n
+      and sv.metric_stat(rows["L1"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["L2"]) == ("ttft_ms", "p99")
+      and sv.metric_stat(rows["I15"]) == ("ttft_ms", "mean"))
+sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
