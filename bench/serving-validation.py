@@ -74,9 +74,12 @@ the printed summary):
                    generation) -> --scheduler chunked with npusim's default budget (8192 tokens). No
                    row states its token budget.
   harness          (MLPerf rows) the submitter's harness settings, read from its code in
-                   mlcommons/inference_results_v4.1 at 198fc46 (HARNESS below). NVIDIA (S1, and the
-                   rows whose conditions name its harness): configs/llama2-70b/__init__.py,
-                   GPUBaseConfig.max_num_tokens = 4096 -> --max-num-batched-tokens 4096. AMD's vLLM
+                   mlcommons/inference_results_v4.1 at 198fc46 (HARNESS below). NVIDIA's harness (S1,
+                   and HPE's and Dell's TensorRT-LLM rows, whose configs/llama2-70b/__init__.py
+                   copies set the same): GPUBaseConfig.max_num_tokens = 4096 ->
+                   --max-num-batched-tokens 4096 (kvcache_free_gpu_mem_frac, a fraction of the
+                   memory free after the engine loads, is not mapped: npusim's KV cache does not
+                   bind at these rows). AMD's vLLM
                    0.4.3 harness (S4, and Dell's I9, which runs the same test_VllmFp8 scripts):
                    Offline, test_VllmFp8_Offline_perf.sh --gpu-memory-utilization 0.99 and
                    mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536 ->
@@ -137,7 +140,7 @@ the printed summary):
                    throughput). ttft_ms / tpot_ms -> the statistic the row names: MLPerf Server rows
                    I15-I24 are LoadGen's MEAN first-token latency and MEAN time per output token,
                    L1-L12 the same logs' p50 and p99 first-token latency and p50 time per output
-                   token, NIM rows are mean TTFT and mean ITL
+                   token, L13-L32 all five from HPE's and Dell's Server logs, NIM rows are mean TTFT and mean ITL
                    (= TPOT, (e2e - TTFT)/(out - 1) per request): summary ttft_ms.mean, tpot_ms.mean.
   seed             npusim's default (1).
 
@@ -171,7 +174,7 @@ CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # The MLPerf submitters' harness settings, read from their code (mlcommons/inference_results_v4.1
 # at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
 HARNESS = [
-    (r"MLPerf v4\.1 NVIDIA harness", None, ["--max-num-batched-tokens", "4096"]),
+    (r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness", None, ["--max-num-batched-tokens", "4096"]),
     (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01"]),
     (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",
                                          "--batcher-wait", "0.3", "--batcher-size", "96"]),
