@@ -282,7 +282,7 @@ import re, sys
 html = open(sys.argv[1]).read()
 ids = set(re.findall(r'id=\"([^\"]+)\"', html))
 need = {'tp', 'dp', 'pp', 'ep', 'nchips', 'seq-in', 'seq-out', 'wdtype', 'adtype', 'kvdtype', 'pg', 'fleet', 'fleet-deps',
-        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips'}
+        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips', 'vbwait'}
 assert need <= ids, need - ids
 for f in ('tensor_parallelism_degree', 'expert_parallelism_degree', 'input_seqlen', 'output_seqlen', 'weight_dtype',
           'activation_dtype', 'kv_cache_dtype', 'num_chips'):
