@@ -77,9 +77,7 @@ the printed summary):
                    mlcommons/inference_results_v4.1 at 198fc46 (HARNESS below). NVIDIA's harness (S1,
                    and HPE's and Dell's TensorRT-LLM rows, whose configs/llama2-70b/__init__.py
                    copies set the same): GPUBaseConfig.max_num_tokens = 4096 ->
-                   --max-num-batched-tokens 4096 (kvcache_free_gpu_mem_frac, a fraction of the
-                   memory free after the engine loads, is not mapped: npusim's KV cache does not
-                   bind at these rows). AMD's vLLM
+                   --max-num-batched-tokens 4096 (and the KV size, below). AMD's vLLM
                    0.4.3 harness (S4, and Dell's I9, which runs the same test_VllmFp8 scripts):
                    Offline, test_VllmFp8_Offline_perf.sh --gpu-memory-utilization 0.99 and
                    mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536 ->
@@ -91,6 +89,14 @@ the printed summary):
                    GPU together) -> --max-num-batched-tokens 49152 --kv-reserve 0.03
                    --batcher-wait 0.3 --batcher-size 96. Not mapped: the Offline harness sorts
                    the prompts by length (descending) and runs eager (no graphs).
+  KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
+                   rows) --kv-free-fraction F, TensorRT-LLM's own sizing: the cache takes F of the
+                   memory the weights and activations leave. F = kv_cache_free_gpu_mem_fraction:
+                   trtllm-bench's default 0.90 (the same 0.90 its batch rule above assumes); the
+                   MLPerf configs' kvcache_free_gpu_mem_frac, 0.90 in NVIDIA's and Dell's
+                   Offline/Server base configs, HPE's XD670 0.95 (Offline) and 0.97 (Server), as the
+                   row's conditions state it (0.90 when they do not). The other rows keep npusim's
+                   default (--kv-reserve 0.1, vLLM's 0.9 utilisation) or the harness's (AMD).
   lengths          fixed:IN:OUT when input_len/output_len are given (S5d, S6), with --max-context
                    IN+OUT. Otherwise the dataset the conditions name, as
                    lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV with --max-context = the deployment's
@@ -267,6 +273,17 @@ def trtllm_bench_settings(row, configs, binary):
     return bs, max(tok, isl + bs)
 
 
+def trtllm_kv_fraction(row):
+    """TensorRT-LLM's kv_cache_free_gpu_mem_fraction for the rows whose settings are read (header,
+    "KV size"), as text; None for the others (npusim's default sizing)."""
+    if is_trtllm_bench(row):
+        return "0.9"
+    if VARIANT != "no-harness" and re.search(HARNESS[0][0], row["conditions"]):
+        m = re.search(r"kvcache_free_gpu_mem_frac (0\.\d+)", row["conditions"])
+        return m.group(1) if m else "0.9"
+    return None
+
+
 def is_trtllm_bench(row):
     return row["source"].startswith("S5d")
 
@@ -353,6 +370,9 @@ def build_args(row, configs, binary):
         for pattern, scenario, opts in HARNESS:
             if re.search(pattern, row["conditions"]) and scenario in (None, sc):
                 args += opts
+    frac = trtllm_kv_fraction(row)
+    if frac:
+        args += ["--kv-free-fraction", frac]
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
     return args

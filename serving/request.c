@@ -47,6 +47,7 @@ static const struct {
     [SK_WARMUP] = { "warmup", "warmup", K_WHOLE, 0, 100000000, 0 },
     [SK_BATCHER_SIZE] = { "batcher-size", "batcher_size", K_WHOLE, 1, 1048576, 0 },
     [SK_BATCHER_WAIT] = { "batcher-wait", "batcher_wait_s", K_REAL_OPEN, 0, 3600, 0 },
+    [SK_KV_FREE] = { "kv-free-fraction", "kv_free_fraction", K_REAL_OPEN, 0, 1, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -160,6 +161,9 @@ static int combinations(const struct serving_knobs *k, struct serving_build *b, 
     if (k->v[SK_SLO] && serving_slo_parse(k->v[SK_SLO], &b->slo, w, sizeof w))
         return fail(why, n, "%s \"%s\": %s; expected ttft_ms=X,tpot_ms=Y and/or statistic bounds such as "
                             "ttft_p99_ms=X,tpot_p99_ms=Y", slo, k->v[SK_SLO], w);
+    if (k->v[SK_KV_FREE] && k->v[SK_RESERVE])
+        return fail(why, n, "%s and %s size the KV cache two ways (TensorRT-LLM's and vLLM's): give one",
+                    label(k, SK_KV_FREE, d, sizeof d), label(k, SK_RESERVE, t, sizeof t));
     if (k->v[SK_BATCHER_SIZE] && !k->v[SK_BATCHER_WAIT])
         return fail(why, n, "%s gives the front-end batcher's size: give %s S too (its wait in seconds)",
                     label(k, SK_BATCHER_SIZE, d, sizeof d), label(k, SK_BATCHER_WAIT, t, sizeof t));
@@ -262,6 +266,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     s->trace_path = k->v[SK_TRACE];
     s->replicas = (int64_t)num[SK_REPLICAS];
     s->kv_reserve = num[SK_RESERVE];
+    s->kv_free_fraction = k->v[SK_KV_FREE] ? num[SK_KV_FREE] : 0;
     s->prefill_tp = (int64_t)num[SK_PREFILL_TP];
     s->decode_tp = (int64_t)num[SK_DECODE_TP];
     s->prefill_replicas = (int64_t)num[SK_PREFILL_REPLICAS];

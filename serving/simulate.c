@@ -76,14 +76,15 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
     bool ovf = false;
     struct opsgen_llm_mem_parts p;
     s->fam->mem_parts(&ovf, &c->model, s->prof, &p);
-    double hbm = (double)c->chip.hbm_size_GB * 1073741824.0 * (1 - s->kv_reserve);
+    double f = s->kv_free_fraction;
+    double hbm = (double)c->chip.hbm_size_GB * 1073741824.0 * (f > 0 ? 1 : 1 - s->kv_reserve);
     double live = (double)bld_tensor_bytes(&ovf, p.live_elems_per_token * s->o.max_num_batched_tokens, p.act_dtype);
     /* a block: block_size tokens of every layer of the stage, global and local */
     int64_t per_token = p.kv_elems_per_token + p.kv_local_elems_per_token;
     *block_bytes = (double)bld_tensor_bytes(&ovf, per_token * s->o.block_size, p.kv_dtype);
     *window = p.kv_window;
     *local_share = per_token > 0 ? (double)p.kv_local_elems_per_token / (double)per_token : 0;
-    double room = hbm - (double)p.weight_bytes - live;
+    double room = (hbm - (double)p.weight_bytes - live) * (f > 0 ? f : 1);
     if (ovf || *block_bytes <= 0)
         return npu_errf(e, "%s: the model's sizes are out of scale for a KV cache", c->model_name);
     if (room < *block_bytes)
@@ -92,7 +93,8 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
                            "with %.0f%% kept free: use more chips (--tp) or a smaller --max-num-batched-tokens",
                         c->model_name, c->chip_name, (long long)c->model.tensor_parallelism_degree,
                         (long long)c->model.pipeline_parallelism_degree, (double)p.weight_bytes / 1073741824.0,
-                        (long long)s->o.max_num_batched_tokens, (long long)c->chip.hbm_size_GB, 100 * s->kv_reserve);
+                        (long long)s->o.max_num_batched_tokens, (long long)c->chip.hbm_size_GB,
+                        100 * (f > 0 ? 0 : s->kv_reserve));
     *blocks = (int64_t)(room / *block_bytes);
     return 0;
 }
@@ -274,6 +276,10 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
         cJSON_AddItemToArray(pools, q);
     }
     cJSON_AddNumberToObject(run, "block_size", (double)s->o.block_size);
+    if (s->kv_free_fraction > 0)   /* how the KV cache was sized: one of the two */
+        cJSON_AddNumberToObject(run, "kv_free_fraction", s->kv_free_fraction);
+    else
+        cJSON_AddNumberToObject(run, "kv_reserve", s->kv_reserve);
     cJSON_AddNumberToObject(run, "max_num_seqs", (double)s->o.max_num_seqs);
     cJSON_AddNumberToObject(run, "max_num_batched_tokens", (double)s->o.max_num_batched_tokens);
     if (s->o.batcher_wait_ns > 0) {

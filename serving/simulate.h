@@ -8,7 +8,9 @@
  * The KV cache of a replica: HBM (hbm_size_GB, GiB) less the reserve
  * fraction, the weights of a pipeline stage and the live activations of a
  * pass of max_num_batched_tokens tokens (opsgen_llm_mem_parts), in blocks
- * of block_size tokens of every layer of the stage.
+ * of block_size tokens of every layer of the stage. With kv_free_fraction
+ * F (TensorRT-LLM's sizing) it is F of HBM less the weights and
+ * activations instead.
  *
  * Main data structure: struct serving_spec. */
 #ifndef NPUSIM_SERVING_SIMULATE_H
@@ -37,6 +39,10 @@ struct serving_spec {
     const char *trace_path;            /* replay this trace instead (arrivals and lengths) */
     int64_t replicas;
     double kv_reserve;                 /* fraction of HBM kept free (vLLM: 1 - gpu_memory_utilization) */
+    /* when above 0, instead: the cache takes this fraction of the memory the
+     * weights and a pass's activations leave (TensorRT-LLM's
+     * kv_cache_free_gpu_mem_fraction) */
+    double kv_free_fraction;
     int64_t prefill_tp, decode_tp;     /* disaggregated: each pool's TP (0: the model's) */
     int64_t prefill_replicas, decode_replicas;
     double slo_ttft_ms, slo_tpot_ms;   /* goodput's SLO (0: that bound not set) */

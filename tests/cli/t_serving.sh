@@ -146,6 +146,25 @@ check "serving: under the batcher every request and token is still accounted (Li
 expect_fail "serving: continuous with --max-num-batched-tokens below --max-context exits 2" \
   "--max-num-batched-tokens 2560: below --max-context 4096" \
   $SV --scheduler continuous --offline --requests 10 --lengths fixed:2048:2048 --max-context 4096 --max-num-batched-tokens 2560 -o "$SE/bad1"
+# TensorRT-LLM's KV sizing: F of what HBM less the weights and activations leaves. With no
+# reserve, --kv-reserve 0 gives that whole room in blocks (70B bf16 on 2 H100s: 6200); a
+# fraction of 0.5 gives half of it, 0.9 nine tenths (within the one block floor() drops).
+check "serving: --kv-free-fraction sizes the cache as F of the room --kv-reserve 0 leaves" sh -c "
+  S='$NPUSIM serving --configs $CONFIGS -m llama2-70b -c h100 --tp 2 --offline --requests 4 --lengths fixed:100:4 --json' &&
+  \$S --kv-reserve 0 >'$SE/kvf0.json' && \$S --kv-free-fraction 0.5 >'$SE/kvf5.json' && \$S --kv-free-fraction 0.9 >'$SE/kvf9.json' &&
+  python3 - '$SE' <<'PY'
+import json, sys
+b = {n: json.load(open('%s/kvf%s.json' % (sys.argv[1], n)))['setting'] for n in '059'}
+room = b['0']['pools'][0]['kv_blocks_per_replica']
+assert room == 6200 and b['0']['kv_reserve'] == 0, b['0']
+for n, f in (('5', 0.5), ('9', 0.9)):
+    got = b[n]['pools'][0]['kv_blocks_per_replica']
+    assert abs(got - f * room) <= 1 and b[n]['kv_free_fraction'] == f, (n, got)
+PY"
+expect_fail "serving: --kv-free-fraction and --kv-reserve exclude each other" \
+  "--kv-free-fraction and --kv-reserve size the KV cache two ways" $SV --kv-free-fraction 0.9 --kv-reserve 0.1 -o "$SE/bad1"
+expect_fail "serving: --kv-free-fraction above 1 exits 2" "--kv-free-fraction \"1.5\": expected a number above 0 and at most 1" \
+  $SV --kv-free-fraction 1.5 -o "$SE/bad1"
 expect_fail "serving: --batcher-size needs --batcher-wait" "--batcher-size gives the front-end batcher's size: give --batcher-wait S too" \
   $SV --batcher-size 8 -o "$SE/bad1"
 expect_fail "serving: --batcher-wait 0 exits 2" "--batcher-wait \"0\": expected a number above 0" $SV --batcher-wait 0 -o "$SE/bad1"
@@ -267,7 +286,8 @@ b = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
 # The MLPerf harness settings read from the submitters' code (bench/serving-validation.py HARNESS):
 # AMD's vLLM Server row I21 runs behind the harness's batcher (0.3 s, 96) with its engine settings;
-# NVIDIA's I15 takes max_num_tokens 4096; L1 (p50 TTFT of the same log) reads ttft_ms.p50.
+# NVIDIA's I15 takes max_num_tokens 4096; L1 (p50 TTFT of the same log) reads ttft_ms.p50;
+# the TensorRT-LLM rows size their KV cache by their configs' fraction of the free memory.
 check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c '
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
@@ -280,5 +300,9 @@ a, n = cmd("I21"), cmd("I15")
 ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 49152 --kv-reserve 0.03" in a
       and "--max-num-batched-tokens 4096" in n and "--batcher" not in n
       and sv.metric_stat(rows["L1"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["L2"]) == ("ttft_ms", "p99")
-      and sv.metric_stat(rows["I15"]) == ("ttft_ms", "mean"))
+      and sv.metric_stat(rows["I15"]) == ("ttft_ms", "mean")
+      # TensorRT-LLM s KV size: NVIDIA 0.90, HPE Server 0.97 and Offline 0.95, trtllm-bench 0.90; vLLM none
+      and "--kv-free-fraction 0.9 " in n and "--kv-free-fraction 0.97 " in cmd("L13")
+      and "--kv-free-fraction 0.95 " in cmd("I2") and "--kv-free-fraction 0.9 " in cmd("I66")
+      and "--kv-free-fraction" not in a)
 sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
