@@ -240,7 +240,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
      * (its prompt and answer so far) could outgrow the budget and wait
      * forever. vLLM V0 refuses the same setting (max_num_batched_tokens
      * below max_model_len without chunked prefill). */
-    char c[48];
+    char c[48], sch[48];
     if ((o->scheduler == SCHED_CONTINUOUS || o->scheduler == SCHED_PADDED) &&
         o->max_num_batched_tokens < o->max_context)
         return fail(why, n, "%s %lld: below %s %lld, a request recomputed after preemption could never run "
@@ -249,7 +249,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
                     label(k, SK_MAX_TOKENS, l, sizeof l), (long long)o->max_num_batched_tokens,
                     label(k, SK_MAX_CONTEXT, c, sizeof c), (long long)o->max_context,
                     serving_scheduler_name(o->scheduler), (long long)o->max_context,
-                    label(k, SK_SCHEDULER, c, sizeof c));
+                    label(k, SK_SCHEDULER, sch, sizeof sch));
     o->swap = k->swap;
     o->max_requests = k->v[SK_REQUESTS] || !k->v[SK_TRACE] ? (int64_t)num[SK_REQUESTS] : 0;
     o->warmup = (int64_t)num[SK_WARMUP];

@@ -144,7 +144,7 @@ check "serving: under the batcher every request and token is still accounted (Li
 # a budget below the context under whole-prompt scheduling: a recomputed request (prompt and
 # answer so far) could outgrow it and wait forever; refused, as vLLM V0 refuses it
 expect_fail "serving: continuous with --max-num-batched-tokens below --max-context exits 2" \
-  "--max-num-batched-tokens 2560: below --max-context 4096" \
+  "--max-num-batched-tokens 2560: below --max-context 4096, a request recomputed after preemption could never run whole under the continuous scheduler (vLLM V0 refuses this too); give at least 4096, or --scheduler chunked" \
   $SV --scheduler continuous --offline --requests 10 --lengths fixed:2048:2048 --max-context 4096 --max-num-batched-tokens 2560 -o "$SE/bad1"
 # TensorRT-LLM's KV sizing: F of what HBM less the weights and activations leaves. With no
 # reserve, --kv-reserve 0 gives that whole room in blocks (70B bf16 on 2 H100s: 6200); a
