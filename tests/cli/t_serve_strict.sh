@@ -34,6 +34,7 @@ ss_start() {
             kill -0 "$SS_STARTED_PID" 2>/dev/null || break
             sleep 0.1
         done
+        kill -0 "$SS_STARTED_PID" 2>/dev/null && return 0   # slow to answer, but up: keep it
         _p=$((_p + 7))
     done
 }
