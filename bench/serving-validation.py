@@ -179,8 +179,9 @@ JETSTREAM_CONTEXT = 2048            # jetstream-pytorch cache length
 CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # The MLPerf submitters' harness settings, read from their code (mlcommons/inference_results_v4.1
 # at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
+NVIDIA_HARNESS = r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness"   # as NVIDIA, HPE, Dell spell it
 HARNESS = [
-    (r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness", None, ["--max-num-batched-tokens", "4096"]),
+    (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096"]),
     (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01"]),
     (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",
                                          "--batcher-wait", "0.3", "--batcher-size", "96"]),
@@ -278,7 +279,7 @@ def trtllm_kv_fraction(row):
     "KV size"), as text; None for the others (npusim's default sizing)."""
     if is_trtllm_bench(row):
         return "0.9"
-    if VARIANT != "no-harness" and re.search(HARNESS[0][0], row["conditions"]):
+    if VARIANT != "no-harness" and re.search(NVIDIA_HARNESS, row["conditions"]):
         m = re.search(r"kvcache_free_gpu_mem_frac (0\.\d+)", row["conditions"])
         return m.group(1) if m else "0.9"
     return None

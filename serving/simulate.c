@@ -76,15 +76,17 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
     bool ovf = false;
     struct opsgen_llm_mem_parts p;
     s->fam->mem_parts(&ovf, &c->model, s->prof, &p);
-    double f = s->kv_free_fraction;
-    double hbm = (double)c->chip.hbm_size_GB * 1073741824.0 * (f > 0 ? 1 : 1 - s->kv_reserve);
+    double f = s->kv_free_fraction, hbm = (double)c->chip.hbm_size_GB * 1073741824.0;
     double live = (double)bld_tensor_bytes(&ovf, p.live_elems_per_token * s->o.max_num_batched_tokens, p.act_dtype);
     /* a block: block_size tokens of every layer of the stage, global and local */
     int64_t per_token = p.kv_elems_per_token + p.kv_local_elems_per_token;
     *block_bytes = (double)bld_tensor_bytes(&ovf, per_token * s->o.block_size, p.kv_dtype);
     *window = p.kv_window;
     *local_share = per_token > 0 ? (double)p.kv_local_elems_per_token / (double)per_token : 0;
-    double room = (hbm - (double)p.weight_bytes - live) * (f > 0 ? f : 1);
+    /* TensorRT-LLM's sizing: f of what the weights and activations leave;
+     * vLLM's: HBM less the reserve, less those */
+    double room = f > 0 ? f * (hbm - (double)p.weight_bytes - live)
+                        : hbm * (1 - s->kv_reserve) - (double)p.weight_bytes - live;
     if (ovf || *block_bytes <= 0)
         return npu_errf(e, "%s: the model's sizes are out of scale for a KV cache", c->model_name);
     if (room < *block_bytes)
