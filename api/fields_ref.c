@@ -4,19 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/pyfmt.h"
 #include "chipsim/chip.h"
 #include "opsgen/model.h"
 #include "power/pg.h"
 #include "power/system.h"
 #include "traces/fields.h"
 
-/* %.17g without trailing noise: 2^24 and 1e15 print as written. */
+/* The shortest text that reads back as v (base/pyfmt.h): 2^24 and 1e15 print
+ * as written, 0.1 as 0.1, and no default or bound loses a digit. */
 static void num_text(char *buf, size_t n, double v)
 {
-    if (v == (double)(long long)v && v < 1e16 && v > -1e16)
-        snprintf(buf, n, "%lld", (long long)v);
-    else
-        snprintf(buf, n, "%g", v);
+    char t[32];
+    snprintf(buf, n, "%s", num_text_shortest(v, t, sizeof t));
 }
 
 static void range_text(const struct field_desc *f, bool md, char *buf, size_t n)

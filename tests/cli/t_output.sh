@@ -84,6 +84,8 @@ check "docs/configs.md holds what npusim fields prints" sh -c "
 check "npusim fields names every checked range" sh -c "$NPUSIM fields | grep -q '| \`num_chips\` | integer | chips | 1 | 1 to 1048576 | Chips '"
 check "npusim fields gives units and meanings" sh -c "$NPUSIM fields | grep -q '| \`hbm_bw_GBps\` | number | GB/s | required | 0.001 to 1000000000 | HBM '"
 check "npusim fields lists the strategy fields" sh -c "$NPUSIM fields | grep -q '| \`hbm_pg_delay_cycles\` | number | cycles | \`60\` | 0 to 1e12 | '"
+# A default prints every digit it has (the power model's derived 1.35868996 W, not %g's 1.35869).
+check "npusim fields prints a default's every digit" sh -c "$NPUSIM fields | grep -q '| \`static_power_W_per_sa\` | number | W per SA | 1.35868996 | '"
 printf '{"SA_PG_enable": true}' >"$O/pg_typo.json"
 expect_fail "a misspelt strategy field names the closest" 'pg_typo.json: unknown field "SA_PG_enable" (did you mean "SA_PG_enabled"?)' \
   $NPUSIM run --configs $CONFIGS --pg "$O/pg_typo.json" --out "$O/pg_typo"
