@@ -229,7 +229,13 @@ done
 check "interrupt: two runs into one folder at once, 30 times: each time both exit 0 and the folder holds one run's set ($mixed mixed)" test $mixed -eq 0
 # --- suite: a suite that creates OUT is all or nothing; interrupted in its sweep, OUT goes, said so ---
 printf 'sweep llama3-8b inference 4,5p,6e 1,2,4,8,16 1,4,16,64\nsweep llama3-70b inference 4,5p,6e 1,2,4,8,16 1,4,16,64\n' >"$IN/s.suite"
-d=$(idelay 90 0.15 0.4)
+# The signal lands 20-60% into the suite's own time on this machine, timed on a first whole run
+# (a fixed 0.15-0.4 s came after the end on a fast machine: exit 0, OUT kept).
+t0=$(date +%s%N)
+"$INP" suite --configs "$ICF" -j 2 "$IN/s.suite" "$IN/suite_full" >/dev/null 2>&1
+ims=$(( ($(date +%s%N) - t0) / 1000000 ))
+rm -rf "$IN/suite_full"
+d=$(awk -v ms="$ims" -v f="$(idelay 90 0.2 0.6)" 'BEGIN { printf "%.3f", ms * f / 1000 }')
 $IDEF "$INP" suite --configs "$ICF" -j 2 "$IN/s.suite" "$IN/suite_out" 2>"$IN/suite.err" &
 ip=$!
 sleep "$d"
@@ -238,5 +244,6 @@ wait "$ip"
 ir=$?
 check "interrupt: SIGINT at ${d}s into a suite that made OUT: exit 130, OUT removed and said so, nothing left" sh -c "
   [ $ir = 130 ] && [ ! -e '$IN/suite_out' ] && grep -q 'interrupted: .*suite_out removed, as the suite created it' '$IN/suite.err' &&
-  [ -z \"\$(find '$IN' -maxdepth 1 -name 'suite_out*')\" ]"
+  [ -z \"\$(find '$IN' -maxdepth 1 -name 'suite_out*')\" ] ||
+  { echo 'exit $ir'; ls -d '$IN'/suite_out* 2>/dev/null; head -n 3 '$IN/suite.err'; exit 1; }"
 [ -n "$INTERRUPT_KEEP" ] || rm -rf "$IN"
