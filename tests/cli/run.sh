@@ -42,6 +42,33 @@ no_files() { # DESC DIR: DIR is absent or empty
     if [ ! -d "$2" ] || [ -z "$(ls -A "$2")" ]; then ok "$1"; else ls -A "$2" >"$T/ls"; no "$1" "$T/ls"; fi
 }
 
+# serve_start PORT CWD LOG ARGS...: `npusim serve --port P ARGS` run from CWD (with the
+# environment's additions in SERVE_ENV, VAR=VALUE words) on the first port from PORT it can bind,
+# waiting until it answers; sets SERVE_PORT and SERVE_PID (SERVE_PID empty when no server came
+# up). A port nobody answers on may still be taken (a client's socket): serve then exits 2 at
+# once and the port 7 on is tried, 10 at most. A server up but slow to answer is kept.
+SERVE_NP=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
+serve_start() {
+    _p=$1 _cwd=$2 _log=$3
+    shift 3
+    for _try in 1 2 3 4 5 6 7 8 9 10; do
+        while curl -s -o /dev/null "http://127.0.0.1:$_p/"; do _p=$((_p + 7)); done
+        # shellcheck disable=SC2086
+        ( cd "$_cwd" && exec env $SERVE_ENV "$SERVE_NP" serve --port "$_p" "$@" ) 2>"$_log" &
+        SERVE_PID=$! SERVE_PORT=$_p
+        for _i in $(seq 1 50); do
+            curl -s -o /dev/null "http://127.0.0.1:$_p/api/strategies" && return 0
+            kill -0 "$SERVE_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -0 "$SERVE_PID" 2>/dev/null && return 0
+        wait "$SERVE_PID" 2>/dev/null
+        _p=$((_p + 7))
+    done
+    SERVE_PID=
+    return 1
+}
+
 # CLI_ONLY=WORD: only the tests/cli/t_*WORD*.sh files (a quick loop while developing; make test runs all).
 if [ -n "$CLI_ONLY" ]; then
     for f in tests/cli/t_*$CLI_ONLY*.sh; do [ -f "$f" ] && . "$f"; done

@@ -92,10 +92,8 @@ check "docs: every link between README.md and docs/*.md and every file they name
 # docs/api.md's curl examples answer 200 from a server started as its first
 # block shows.
 if command -v curl >/dev/null 2>&1; then
-    DPORT=$((20000 + ($$ + 7919) % 30000))   # not t_serve.sh's port
-    ( cd "$DOC/w" && exec "$NP_DOC" serve --port "$DPORT" ) 2>"$DOC/serve.log" &
-    DSV=$!
-    for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$DPORT/api/chips" && break; sleep 0.1; done
+    serve_start $((20000 + ($$ + 7919) % 30000)) "$DOC/w" "$DOC/serve.log"   # not t_serve.sh's port
+    DPORT=$SERVE_PORT DSV=$SERVE_PID
     check "serve without --configs, from a folder with no configs/, finds the configs shipped with the binary" sh -c "
       curl -sf 'http://127.0.0.1:$DPORT/api/chips' | grep -q '\"tpuv5p\"' &&
       grep -q 'names resolve in /.*/configs alone' '$DOC/serve.log'"

@@ -10,17 +10,11 @@
 # is 503. Bad options exit 2.
 SV="$T/serve"
 mkdir -p "$SV/cwd"
-PORT=$((20000 + $$ % 30000))
-URL="http://127.0.0.1:$PORT"
 CFG_ABS=$(cd "$CONFIGS" && pwd)
-NP_ABS=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
-( cd "$SV/cwd" && exec "$NP_ABS" serve --port "$PORT" --configs "$CFG_ABS" --threads 4 --max-points 100 ) 2>"$SV/log" &
-SV_PID=$!
 up=0
-for i in $(seq 1 50); do
-    if curl -s -o /dev/null "$URL/api/strategies"; then up=1; break; fi
-    sleep 0.1
-done
+serve_start $((20000 + $$ % 30000)) "$SV/cwd" "$SV/log" --configs "$CFG_ABS" --threads 4 --max-points 100 && up=1
+PORT=$SERVE_PORT SV_PID=$SERVE_PID
+URL="http://127.0.0.1:$PORT"
 check "serve: listening on 127.0.0.1 by default" sh -c "[ $up = 1 ] && grep -q 'listening on http://127.0.0.1:$PORT/' '$SV/log'"
 check "serve: GET /api/chips, /api/models, /api/systems, /api/strategies, /api/fields" sh -c "
   curl -sf '$URL/api/chips' | grep -q '\"tpuv5p\"' && curl -sf '$URL/api/models' | grep -q '\"llama3-8b\"' &&
@@ -380,10 +374,8 @@ kill -TERM "$SV_PID" 2>/dev/null
 wait "$SV_PID"
 SV_RC=$?
 check "serve: SIGTERM stops it (exit 0), and it wrote no file" sh -c "[ $SV_RC = 0 ] && grep -q 'stopped' '$SV/log' && [ -z \"\$(ls -A '$SV/cwd')\" ]"
-PORT2=$((PORT + 1))
-( cd "$SV/cwd" && exec "$NP_ABS" serve --port "$PORT2" --configs "$CFG_ABS" --time-limit 0.001 ) 2>"$SV/log2" &
-SV2_PID=$!
-for i in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT2/api/strategies" && break; sleep 0.1; done
+serve_start $((PORT + 1)) "$SV/cwd" "$SV/log2" --configs "$CFG_ABS" --time-limit 0.001
+PORT2=$SERVE_PORT SV2_PID=$SERVE_PID
 check "serve: a sweep past --time-limit stops with 503, saying so" sh -c "
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' 'http://127.0.0.1:$PORT2/api/sweep' --data-binary @'$SV/sweep-req.json')\" = 503 ] &&
   grep -q 'the time limit was reached after' '$SV/body'"

@@ -5,26 +5,15 @@
 # of larger runs. Each server runs from an empty folder it must leave empty.
 SL="$T/serve_load"
 mkdir -p "$SL/cwd"
-SL_NP=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
 SL_CFG=$(cd "$CONFIGS" && pwd)
 SL_PY="python3 tests/cli/serve_load.py"
 
-# sl_start NAME OPTION...: a server on the first free port of a few; sets
-# SL_PORT and SL_PID (empty when none started), its log in $SL/NAME.log.
+# sl_start NAME OPTION...: a server (run.sh's serve_start) from an empty folder; sets SL_PORT and
+# SL_PID (empty when none started), its log in $SL/NAME.log.
 sl_start() {
     name=$1; shift
-    SL_PID=
-    for SL_PORT in $((22000 + ($$ + 11) % 27000)) $((22000 + ($$ + 2053) % 27000)) $((22000 + ($$ + 5003) % 27000)); do
-        ( cd "$SL/cwd" && exec "$SL_NP" serve --port "$SL_PORT" --configs "$SL_CFG" "$@" ) 2>"$SL/$name.log" &
-        SL_PID=$!
-        for i in $(seq 1 50); do
-            curl -s -o /dev/null "http://127.0.0.1:$SL_PORT/api/strategies" && return 0
-            kill -0 "$SL_PID" 2>/dev/null || break   # the port was taken: the next one
-            sleep 0.1
-        done
-        kill "$SL_PID" 2>/dev/null; wait "$SL_PID" 2>/dev/null
-        SL_PID=
-    done
+    serve_start $((22000 + ($$ + 11) % 27000)) "$SL/cwd" "$SL/$name.log" --configs "$SL_CFG" "$@"
+    SL_PORT=$SERVE_PORT SL_PID=$SERVE_PID
 }
 
 # sl_stop: SIGTERM; the exit status in SL_RC and the seconds it took in SL_S.
@@ -124,10 +113,7 @@ check "serve load: a POST that is not application/json is 415 (a form post from 
            curl -sf -H 'Content-Type: application/json; charset=utf-8' -d '$OP' '$U/api/op' >/dev/null"
 sl_stop
 check "serve load: loopback binding prints no warning" sh -c "! grep -q 'no authentication' '$SL/f.log'"
-SL_PORT2=$((SL_PORT + 1))
-( cd "$SL/cwd" && exec "$SL_NP" serve --port "$SL_PORT2" --bind 0.0.0.0 --configs "$SL_CFG" ) 2>"$SL/g.log" &
-SL_PID=$!
-for i in $(seq 1 30); do grep -q listening "$SL/g.log" 2>/dev/null && break; sleep 0.1; done
+sl_start g --bind 0.0.0.0
 sl_stop
 check "serve load: binding beyond loopback warns that the server has no authentication" \
     grep -q 'warning: listening on 0.0.0.0, beyond this machine, with no authentication' "$SL/g.log"

@@ -17,29 +17,10 @@ cp "$SS_CFG/models/llama3-8b.json" "$SS/env/models/envonly.json"
 # two bad chip files in the configs folder: their errors name them, never the folder
 printf '{"name": "badjson", "num_sa": 1\n' >"$SS_CFG/chips/badjson.json"
 printf '{"num_sa": 1.5}\n' >"$SS_CFG/chips/badfield.json"
-SS_NP=$(cd "$(dirname "$NPUSIM")" && pwd)/$(basename "$NPUSIM")
-# ss_start PORT LOG ARGS...: `npusim serve --port P ARGS` from $SS/cwd on the first port from PORT
-# that it can bind, waiting until it answers; sets SS_STARTED_PORT and SS_STARTED_PID. A port
-# nobody answers on may still be taken (a client's socket): serve then exits 2 at once, and the
-# next port is tried (10 at most).
-ss_start() {
-    _p=$1 _log=$2
-    shift 2
-    for _try in 1 2 3 4 5 6 7 8 9 10; do
-        while curl -s -o /dev/null "http://127.0.0.1:$_p/"; do _p=$((_p + 7)); done
-        ( cd "$SS/cwd" && NPUSIM_CONFIGS="$SS/env" exec "$SS_NP" serve --port "$_p" "$@" ) 2>"$_log" &
-        SS_STARTED_PID=$! SS_STARTED_PORT=$_p
-        for i in $(seq 1 50); do
-            curl -s -o /dev/null "http://127.0.0.1:$_p/api/strategies" && return 0
-            kill -0 "$SS_STARTED_PID" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -0 "$SS_STARTED_PID" 2>/dev/null && return 0   # slow to answer, but up: keep it
-        _p=$((_p + 7))
-    done
-}
-ss_start $((21000 + $$ % 20000)) "$SS/log" --configs "$SS_CFG" --max-rows 3000
-SS_PORT=$SS_STARTED_PORT SS_PID=$SS_STARTED_PID
+# Names must not resolve under $NPUSIM_CONFIGS: the server runs with it set.
+SERVE_ENV="NPUSIM_CONFIGS=$SS/env"
+serve_start $((21000 + $$ % 20000)) "$SS/cwd" "$SS/log" --configs "$SS_CFG" --max-rows 3000
+SS_PORT=$SERVE_PORT SS_PID=$SERVE_PID
 SS_URL="http://127.0.0.1:$SS_PORT"
 
 # ss_is PATH BODY STATUS TEXT: POST BODY (text, or @file) answers STATUS with TEXT in its body
@@ -142,8 +123,9 @@ kill -TERM "$SS_PID" 2>/dev/null
 wait "$SS_PID"
 # Without --configs: the configs shipped with the binary alone; a calibration
 # still fitting its folds after --time-limit is 503, as a sweep is.
-ss_start $((SS_PORT + 1)) "$SS/log2" --time-limit 0.001
-SS_PORT2=$SS_STARTED_PORT SS_PID2=$SS_STARTED_PID
+serve_start $((SS_PORT + 1)) "$SS/cwd" "$SS/log2" --time-limit 0.001
+SS_PORT2=$SERVE_PORT SS_PID2=$SERVE_PID
+SERVE_ENV=
 ss_calibrate_late() {
   SS_URL=http://127.0.0.1:$SS_PORT2 &&
   ss_is /api/calibrate @"$SS/rows3000.json" 503 "calibrate: the time limit was reached after" &&
