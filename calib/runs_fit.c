@@ -63,7 +63,7 @@ static bool group_has(const struct runs_fit *f, int g, const char *chip)
 }
 
 /* The time parameters' scale: softplus(u) x scale; their start. */
-static double time_scale(enum runs_fit_kind k) { return k == RF_STEP ? 1e6 : k == RF_LAYER ? 1e4 : 1e3; }
+static double time_scale(enum runs_fit_kind k) { return k == RF_STEP ? 1e6 : k == RF_LAYER || k == RF_REQUEST ? 1e4 : 1e3; }
 static double start_value(const struct runs_fit_param *p)
 {
     switch (p->kind) {
@@ -71,6 +71,7 @@ static double start_value(const struct runs_fit_param *p)
     case RF_LAYER: return 1e4;     /* 10 us */
     case RF_LAUNCH: return 5e3;    /* 5 us: above the shortest kernels, so it moves them */
     case RF_LINK: return 2e3;      /* 2 us a collective step */
+    case RF_REQUEST: return 1e4;   /* 10 us a sequence a pass */
     default: return 0.7;
     }
 }
@@ -107,6 +108,7 @@ const char *runs_fit_param_name(const struct runs_fit_param *p, char *buf, size_
     case RF_STEP: snprintf(buf, n, "step_overhead_ns"); break;
     case RF_LAYER: snprintf(buf, n, "layer_overhead_ns"); break;
     case RF_LINK: snprintf(buf, n, "ici_latency_ns"); break;
+    case RF_REQUEST: snprintf(buf, n, "request_overhead_ns"); break;
     default: snprintf(buf, n, "kernel_launch_ns"); break;
     }
     return buf;
@@ -132,6 +134,7 @@ const char *const *runs_fit_param_keys(const struct runs_fit_param *p, char (*bu
     case RF_STEP: snprintf(buf[n++], 64, "step_overhead_ns"); break;
     case RF_LAYER: snprintf(buf[n++], 64, "layer_overhead_ns"); break;
     case RF_LINK: snprintf(buf[n++], 64, "ici_latency_ns"); break;
+    case RF_REQUEST: snprintf(buf[n++], 64, "request_overhead_ns"); break;
     default: snprintf(buf[n++], 64, "kernel_launch_ns"); break;
     }
     for (int i = 0; i < n; i++)

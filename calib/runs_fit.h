@@ -12,7 +12,9 @@
  * efficiency, and for the rows with tensor parallelism the collectives'
  * bandwidth fraction (kernel_efficiency.collective.e_max: NCCL's bus
  * bandwidth over the links') and the latency of one collective step over
- * the links (ici_latency_ns: NVLink's); over
+ * the links (ici_latency_ns: NVLink's), and the host time a sequence
+ * costs a forward pass (request_overhead_ns: the engine the die's rows ran,
+ * vLLM's Python or TensorRT-LLM's C++, spends it very differently); over
  * every chip, the serving framework's host time
  * (step_overhead_ns, layer_overhead_ns) and the launch of a kernel outside
  * a captured graph (kernel_launch_ns). A parameter no training row moves is
@@ -42,12 +44,13 @@
 #include "calib/runs.h"
 
 /* The efficiencies first (a fraction in bounds), then the times (ns). */
-enum runs_fit_kind { RF_GEMM, RF_MEMORY, RF_ATTENTION, RF_COLLECTIVE, RF_STEP, RF_LAYER, RF_LAUNCH, RF_LINK, RF_KINDS };
+enum runs_fit_kind { RF_GEMM, RF_MEMORY, RF_ATTENTION, RF_COLLECTIVE, RF_STEP, RF_LAYER, RF_LAUNCH, RF_LINK, RF_REQUEST,
+                     RF_KINDS };
 static inline bool runs_fit_kind_is_efficiency(enum runs_fit_kind k) { return k <= RF_COLLECTIVE; }
 
 #define RUNS_FIT_GROUPS_MAX 16
 #define RUNS_FIT_GROUP_CHIPS 8
-#define RUNS_FIT_PARAMS_MAX (RUNS_FIT_GROUPS_MAX * (PREC_COUNT + 5) + 3)
+#define RUNS_FIT_PARAMS_MAX (RUNS_FIT_GROUPS_MAX * (PREC_COUNT + 6) + 3)
 #define RUNS_FIT_FOLDS 5
 #define RUNS_FIT_SEED 20261126UL
 

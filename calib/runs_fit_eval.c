@@ -95,6 +95,7 @@ static void make_params(struct runs_fit *f)
         add_param(f, RF_ATTENTION, g, -1);
         add_param(f, RF_COLLECTIVE, g, -1);
         add_param(f, RF_LINK, g, -1);
+        add_param(f, RF_REQUEST, g, -1);
     }
     add_param(f, RF_STEP, -1, -1);
     add_param(f, RF_LAYER, -1, -1);

@@ -10,7 +10,7 @@ mkdir -p "$SE"
 SV="$NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100"
 SC=tests/cli/serving_check.py
 
-# run: TTFT 177.066162 ms, TPOT 7.931145 ms (batch 8, 1024 in, 128 out, h100)
+# run: TTFT 176.791571 ms, TPOT 7.858141 ms (batch 8, 1024 in, 128 out, h100)
 check "serving: static equal requests give run's TTFT (exact), TPOT (0.1%) and busy time (0.1%)" sh -c "
   $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --batch 8 --seqlen 1024_128 -o '$SE/run' >'$SE/run.txt' &&
   $SV --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/st129.json' &&
