@@ -257,6 +257,11 @@ int cmd_serving(int argc, char **argv)
         if (a.k.timeline && shown)
             printf("  timeline      %s (open it in ui.perfetto.dev)\n", a.k.timeline);
     }
+    if (!rc && !b.find_rate && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "above_capacity")))
+        fprintf(stderr, "npusim serving: warning: the rate is above what the replicas serve: the requests in the "
+                        "system grew by %.0f%% of their mean over the run, so its latencies grow with --requests; "
+                        "--find-rate --slo finds the rate they keep up with\n",
+                100 * serving_summary_num(sum, NULL, "in_system_growth"));
     if (!rc)
         rc = stdout_flushed("serving");
     cJSON_Delete(sum);

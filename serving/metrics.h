@@ -29,4 +29,12 @@ void serving_dist_of(double *x, size_t n, struct serving_dist *d);
  * pass for every request that waited it). */
 void serving_dist_weighted(double *v, int64_t *w, size_t n, struct serving_dist *d);
 
+/* The growth of the requests in the system over the last three quarters of
+ * the arrivals, relative to their mean (the summary's in_system_growth; ~0
+ * when the replicas keep up, 1.2 for a system filling linearly from empty;
+ * NAN under SERVING_GROWTH_MIN_REQUESTS requests). arrival_s and finish_s:
+ * the n requests' times, any order. */
+#define SERVING_GROWTH_MIN_REQUESTS 200
+double serving_in_system_growth(const double *arrival_s, const double *finish_s, size_t n);
+
 #endif

@@ -254,11 +254,29 @@ static void energy_of(struct sim *x, const struct serving_totals *t, double **ro
                                                   c->e2e_sum_s);
 }
 
+/* Past this in_system_growth a run at a rate is above its replicas'
+ * capacity: they fall behind and its latencies grow with its length. A
+ * system that keeps up stays near 0 (tests/unit/test_serving_metrics.c has
+ * both kinds), one filling linearly from empty is at 1.2. */
+#define SERVING_ABOVE_CAPACITY_GROWTH 0.5
+
+/* The summary's above_capacity: for arrivals at a rate (Poisson, gamma or
+ * constant; not offline, a closed loop or a trace, whose own rate may
+ * change), whether the requests in the system kept growing. */
+static void above_capacity_of(const struct sim *x, cJSON *o)
+{
+    enum serving_arrival k = x->s->w.arrivals.kind;
+    bool at_rate = !x->s->trace_path && (k == ARRIVAL_POISSON || k == ARRIVAL_GAMMA || k == ARRIVAL_CONSTANT);
+    double g = serving_summary_num(o, NULL, "in_system_growth");
+    cJSON_AddBoolToObject(o, "above_capacity", at_rate && isfinite(g) && g > SERVING_ABOVE_CAPACITY_GROWTH);
+}
+
 static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double wall_s)
 {
     const struct serving_spec *s = x->s;
     int64_t chips = chips_all(x);
     cJSON *o = collect_summary(&x->col, t, chips);
+    above_capacity_of(x, o);
     serving_energy_json(&x->energy, &x->carbon, o);
     serving_pg_json(s->pg ? s->pg->name : "NoPG", s->dvfs, &x->pools[0], t, x->energy.total_J, x->base, o);
     cJSON_AddNumberToObject(o, "sim_wall_s", wall_s);

@@ -35,7 +35,7 @@ void collect_init(struct serving_collect *c, double slo_ttft_ms, double slo_tpot
 void collect_free(struct serving_collect *c)
 {
     struct dvec *d[] = { &c->ttft_ms, &c->tpot_ms, &c->e2e_s, &c->queue_s, &c->itl_ms, &c->row_pass_J,
-                         &c->row_e2e_s };
+                         &c->row_e2e_s, &c->arrival_s, &c->finish_s };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         free(d[i]->v);
     free(c->itl_w);
@@ -68,6 +68,8 @@ void collect_request(struct serving_collect *c, const struct serving_record *r)
     double ttft = (double)(r->first_token_ns - r->arrival_ns) / 1e6;
     push(&c->ttft_ms, ttft, &c->oom);
     push(&c->e2e_s, e2e, &c->oom);
+    push(&c->arrival_s, (double)r->arrival_ns / 1e9, &c->oom);
+    push(&c->finish_s, (double)r->finish_ns / 1e9, &c->oom);
     push(&c->queue_s, (double)(r->first_scheduled_ns - r->arrival_ns) / 1e9, &c->oom);
     double tpot = NAN;
     if (r->output_tokens > 1) {
@@ -147,6 +149,9 @@ cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t
             add_dist(o, "itl_ms", &d);
         }
     }
+    add_num(o, "in_system_growth", serving_in_system_growth(c->arrival_s.v, c->finish_s.v,
+                                                            c->arrival_s.n < c->finish_s.n ? c->arrival_s.n
+                                                                                           : c->finish_s.n));
     add_num(o, "goodput_rps", (double)c->good * per);
     cJSON_AddNumberToObject(o, "preemptions", (double)t->preemptions);
     add_num(o, "kv_peak_utilisation", t->kv_peak_utilisation);

@@ -26,6 +26,7 @@ struct dvec { double *v; size_t n, cap; };
 
 struct serving_collect {
     struct dvec ttft_ms, tpot_ms, e2e_s, queue_s, itl_ms;
+    struct dvec arrival_s, finish_s;   /* the measured requests' (in_system_growth) */
     int64_t *itl_w;                  /* weights of itl_ms (one per value) */
     /* every request in record order (requests.csv's rows): its passes'
      * energy share and its time in the system (0 when rejected) */
@@ -53,6 +54,7 @@ void collect_itl(struct serving_collect *c, int64_t gap_ns, int64_t n);
 
 /* The summary object (provenance and the run's extra keys added by the caller). */
 cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t, int64_t chips);
+
 
 /* A number of a summary: its key `key`, in the summary itself (object
  * NULL) or in its object `object` (a latency's {mean,p50,...}, "setting",

@@ -21,6 +21,18 @@ check "serving: static = run holds with a per-request host cost (request_overhea
   $SV --set request_overhead_ns=20000 --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/rq129.json' &&
   $SV --set request_overhead_ns=20000 --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/rq128.json' &&
   python3 $SC equal '$SE/runrq' '$SE/rq129.json' '$SE/rq128.json'"
+# Above capacity: llama3-8b on one h100 serves about 7.5 chat requests a second (offline). At 50 a
+# second the requests in the system pile up (in_system_growth past 0.5, above_capacity) and the text
+# run warns on stderr; at 2 a second, and offline (no rate), neither.
+check "serving: a rate above capacity is said so (above_capacity, a warning naming --find-rate); below it and offline not" sh -c "
+  $SV --rate 50 --requests 300 --json >'$SE/over.json' 2>'$SE/over.err' &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"above_capacity\"] is True and d[\"in_system_growth\"] > 0.5, d[\"in_system_growth\"]' '$SE/over.json' &&
+  $SV --rate 50 --requests 300 2>'$SE/over.txt' >/dev/null &&
+  grep -q 'warning: the rate is above what the replicas serve.*--find-rate' '$SE/over.txt' &&
+  $SV --rate 2 --requests 300 --json >'$SE/under.json' 2>'$SE/under.err' && [ ! -s '$SE/under.err' ] &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"above_capacity\"] is False and abs(d[\"in_system_growth\"]) < 0.5' '$SE/under.json' &&
+  $SV --offline --requests 300 --json >'$SE/off.json' &&
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"above_capacity\"] is False' '$SE/off.json'"
 # DeepSeek (MLA, MoE over expert parallelism 8 on the replica's 8 chips): run
 # counts dp x tp x pp x ep chips (quirk opsgen Q33), so it is told the 8.
 SD="$NPUSIM serving --configs $CONFIGS -m deepseekv2-236b -c h100 --tp 8 --ep 8"

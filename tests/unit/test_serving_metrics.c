@@ -1,7 +1,13 @@
 /* test_serving_metrics.c — the latency figures of serving/metrics.h by
  * hand: over 1..100 (given shuffled) the mean is 50.5, the q-quantile
  * 1 + 99 q (p50 50.5, p90 90.1, p95 95.05, p99 99.01) and the maximum 100;
- * one value is every figure; none gives NAN and a count of 0. */
+ * one value is every figure; none gives NAN and a count of 0. The growth of
+ * the requests in the system (serving_in_system_growth) by hand: 400
+ * arrivals a second apart, each in the system 10 s, hold it at 10: 0; each
+ * finishing at 2 i + 1 s (served at half the rate they come), it is
+ * ceil((i + 1) / 2) at arrival i, whose line over i = 100..399 rises
+ * 0.49998 a second for 299 s over a mean of 125.5: 1.19120; the same given
+ * in any order; NAN under 200 requests. */
 #include "testutil.h"
 
 #include <math.h>
@@ -60,9 +66,27 @@ static void test_weighted(void **state)
     assert_true(isnan(d.mean));
 }
 
+static void test_growth(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    double a[N], f[N], g[N];
+    for (int i = 0; i < N; i++)
+        a[i] = i, f[i] = i + 10.0, g[i] = 2.0 * i + 1;
+    assert_true(fabs(serving_in_system_growth(a, f, N)) < 1e-12);
+    assert_true(fabs(serving_in_system_growth(a, g, N) - 1.1911953514844278) < 1e-9);
+    for (int i = 0; i < N / 2; i++) {   /* reversed: any order */
+        double t = a[i];
+        a[i] = a[N - 1 - i], a[N - 1 - i] = t;
+        t = g[i], g[i] = g[N - 1 - i], g[N - 1 - i] = t;
+    }
+    assert_true(fabs(serving_in_system_growth(a, g, N) - 1.1911953514844278) < 1e-9);
+    assert_true(isnan(serving_in_system_growth(a, g, SERVING_GROWTH_MIN_REQUESTS - 1)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(test_hand_values), cmocka_unit_test(test_order),
-                                        cmocka_unit_test(test_weighted) };
+                                        cmocka_unit_test(test_weighted), cmocka_unit_test(test_growth) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
