@@ -20,9 +20,10 @@ static void print_row(const struct serving_sweep *w, const struct serving_sweep_
     if (strcmp(r->status, "ok"))
         printf("  refused: %s\n", r->message);
     else
-        printf("  %.0f chips, %.3g req/s, TTFT p99 %.4g ms, TPOT p99 %.4g ms, %.4g J/request%s\n", r->chips,
+        printf("  %.0f chips, %.3g req/s, TTFT p99 %.4g ms, TPOT p99 %.4g ms, %.4g J/request%s%s\n", r->chips,
                r->throughput_rps, r->ttft_p99_ms, r->tpot_p99_ms, r->energy_per_request_J,
-               w->slo.n ? (r->meets ? ", meets the SLO" : ", misses the SLO") : "");
+               w->slo.n ? (r->meets ? ", meets the SLO" : ", misses the SLO") : "",
+               r->above_capacity ? ", above capacity (its latencies grow with the run)" : "");
 }
 
 int sweep_serving(const char *spec, const char *summary, const char *slo, const char *select,
@@ -50,7 +51,7 @@ int sweep_serving(const char *spec, const char *summary, const char *slo, const 
             printf("selected (%s meeting the SLO):\n", by[w.select]);
             print_row(&w, &rows[pick]);
         } else if (w.select != SELECT_NONE)
-            printf("selected: none; no point meets the SLO\n");
+            printf("selected: none; no point meets the SLO at a rate its replicas keep up with\n");
         if (summary)
             printf("  summary       %s\n", summary);
         rc = stdout_flushed("sweep");

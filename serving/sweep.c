@@ -229,6 +229,7 @@ static void point(const struct serving_sweep *w, size_t i, const char *configs, 
     r->energy_per_request_J = serving_summary_num(sum, NULL, "energy_per_request_J");
     r->carbon_per_request_g = serving_summary_num(sum, NULL, "carbon_per_request_g");
     r->meets = serving_slo_met(&w->slo, sum);
+    r->above_capacity = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "above_capacity"));
     cJSON_Delete(sum);
 }
 
@@ -251,7 +252,7 @@ int serving_sweep_run(const struct serving_sweep *w, const char *configs, const 
     for (size_t i = 0; i < w->points; i++) {
         struct serving_sweep_row *r = &(*rows)[i];
         point(w, i, configs, prof, r);
-        if (w->select != SELECT_NONE && !strcmp(r->status, "ok") && r->meets &&
+        if (w->select != SELECT_NONE && !strcmp(r->status, "ok") && r->meets && !r->above_capacity &&
             (*selected < 0 || better(w->select, r, &(*rows)[*selected])))
             *selected = (long)i;
     }
@@ -281,7 +282,7 @@ char *serving_sweep_csv(const struct serving_sweep *w, const struct serving_swee
         csv_cell(&b, k->string);
     }
     strbuf_puts(&b, ",status,chips,request_throughput_rps,output_tokens_per_s,ttft_p50_ms,ttft_p99_ms,tpot_p50_ms,"
-                    "tpot_p99_ms,e2e_p99_s,energy_per_request_J,carbon_per_request_g,meets_slo,message\n");
+                    "tpot_p99_ms,e2e_p99_s,energy_per_request_J,carbon_per_request_g,meets_slo,above_capacity,message\n");
     size_t nk = (size_t)cJSON_GetArraySize(w->knobs);
     for (size_t i = 0; i < n; i++) {
         const struct serving_sweep_row *r = &rows[i];
@@ -303,7 +304,8 @@ char *serving_sweep_csv(const struct serving_sweep *w, const struct serving_swee
             else
                 strbuf_puts(&b, ",");
         }
-        strbuf_printf(&b, ",%s,", ok ? (r->meets ? "True" : "False") : "");
+        strbuf_printf(&b, ",%s,%s,", ok ? (r->meets ? "True" : "False") : "",
+                      ok ? (r->above_capacity ? "True" : "False") : "");
         csv_cell(&b, r->message);
         strbuf_puts(&b, "\n");
     }

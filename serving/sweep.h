@@ -49,6 +49,7 @@ struct serving_sweep_row {
     double chips, throughput_rps, output_tokens_per_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms;
     double e2e_p99_s, energy_per_request_J, carbon_per_request_g;
     bool meets;                        /* every statistic bound of the SLO (true without one) */
+    bool above_capacity;               /* the run's above_capacity: never selected */
 };
 
 /* Reads and checks the spec (errors name the file and the key); slo and

@@ -316,7 +316,7 @@ def sweep(csvfile, out, points, select):
     ok = [r for r in rows if r["status"] == "ok"]
     assert ok and all(r["message"] for r in rows if r["status"] == "refused")
     key = {"fewest_chips": "chips", "energy": "energy_per_request_J", "carbon": "carbon_per_request_g"}[select]
-    meet = [r for r in ok if r["meets_slo"] == "True"]
+    meet = [r for r in ok if r["meets_slo"] == "True" and r["above_capacity"] == "False"]
     best = min(meet, key=lambda r: (float(r[key]), float(r["energy_per_request_J"])))
     text = open(out).read()
     sel = text.split("selected (")[1].splitlines()[1]

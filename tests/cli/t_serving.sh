@@ -228,6 +228,18 @@ check "serving: a serving sweep spec runs every point (70B on one H100 refused, 
   python3 $SC sweep '$SE/sweep.csv' '$SE/sweep.txt' 8 fewest_chips &&
   $NPUSIM sweep --configs $CONFIGS --spec '$SE/sweep.json' --select energy --summary '$SE/sweep2.csv' >'$SE/sweep2.txt' &&
   python3 $SC sweep '$SE/sweep2.csv' '$SE/sweep2.txt' 8 energy"
+# A point above capacity meets a loose SLO for its run's length only: it is flagged, never selected.
+# At 50 requests/s (one h100 serves ~7.5) energy per request is the lowest, yet the pick is 2 a second.
+cat >"$SE/oversweep.json" <<'JSON'
+{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"],
+ "serving": {"requests": 300, "rate": [2, 50], "lengths": "chat"},
+ "slo": "ttft_p99_ms=100000000,tpot_p99_ms=1000000", "select": "energy"}
+JSON
+check "serving: a sweep point above capacity is flagged (above_capacity) and never selected" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --spec '$SE/oversweep.json' --summary '$SE/over.csv' >'$SE/over.txt' &&
+  python3 -c 'import csv,sys; r={x[\"rate\"]: x for x in csv.DictReader(open(sys.argv[1]))}; assert r[\"50\"][\"above_capacity\"] == \"True\" and r[\"50\"][\"meets_slo\"] == \"True\" and r[\"2\"][\"above_capacity\"] == \"False\" and float(r[\"50\"][\"energy_per_request_J\"]) < float(r[\"2\"][\"energy_per_request_J\"]), r' '$SE/over.csv' &&
+  grep -q 'above capacity (its latencies grow with the run)' '$SE/over.txt' &&
+  sed -n '/^selected/{n;p}' '$SE/over.txt' | grep -q 'rate=2 '"
 printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"rates": [1]}}' >"$SE/badsweep.json"
 expect_fail "serving: a serving sweep spec with an unknown option names the file and the key" \
   'badsweep.json: "serving": unknown option "rates"' $NPUSIM sweep --configs $CONFIGS --spec "$SE/badsweep.json" --summary "$SE/bad1/s.csv"
