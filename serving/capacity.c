@@ -148,7 +148,9 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
     int rc = serving_simulate(&s, &sum, e);
     if (rc < 0 || rc == 2)   /* an error, or the deadline */
         return -1;
-    bool ok = rc == 0 && serving_slo_met(slo, sum);
+    /* a rate the replicas fall behind meets an SLO for the run's length only */
+    bool ok = rc == 0 && serving_slo_met(slo, sum) &&
+              !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "above_capacity"));
     if (r->n < SERVING_FIND_TRIALS) {
         struct serving_rate_trial *t = &r->trials[r->n++];
         *t = (struct serving_rate_trial){ .rate_rps = rate, .meets = ok, .stopped = rc == 1, .missed = w.missed };
