@@ -257,7 +257,7 @@ int cmd_serving(int argc, char **argv)
         if (a.k.timeline && shown)
             printf("  timeline      %s (open it in ui.perfetto.dev)\n", a.k.timeline);
     }
-    if (!rc && !b.find_rate && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "above_capacity")))
+    if (!rc && !b.find_rate && serving_summary_above_capacity(sum))
         fprintf(stderr, "npusim serving: warning: the rate is above what the replicas serve: the requests in the "
                         "system grew by %.0f%% of their mean over the run, so its latencies grow with --requests; "
                         "--find-rate --slo finds the rate they keep up with\n",

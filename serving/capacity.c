@@ -149,8 +149,7 @@ static int trial(const struct serving_spec *base, struct serving_steps *st, cons
     if (rc < 0 || rc == 2)   /* an error, or the deadline */
         return -1;
     /* a rate the replicas fall behind meets an SLO for the run's length only */
-    bool ok = rc == 0 && serving_slo_met(slo, sum) &&
-              !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "above_capacity"));
+    bool ok = rc == 0 && serving_slo_met(slo, sum) && !serving_summary_above_capacity(sum);
     if (r->n < SERVING_FIND_TRIALS) {
         struct serving_rate_trial *t = &r->trials[r->n++];
         *t = (struct serving_rate_trial){ .rate_rps = rate, .meets = ok, .stopped = rc == 1, .missed = w.missed };

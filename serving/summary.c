@@ -149,9 +149,8 @@ cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t
             add_dist(o, "itl_ms", &d);
         }
     }
-    add_num(o, "in_system_growth", serving_in_system_growth(c->arrival_s.v, c->finish_s.v,
-                                                            c->arrival_s.n < c->finish_s.n ? c->arrival_s.n
-                                                                                           : c->finish_s.n));
+    /* arrival_s and finish_s are pushed together (out of memory, no summary is made) */
+    add_num(o, "in_system_growth", serving_in_system_growth(c->arrival_s.v, c->finish_s.v, c->arrival_s.n));
     add_num(o, "goodput_rps", (double)c->good * per);
     cJSON_AddNumberToObject(o, "preemptions", (double)t->preemptions);
     add_num(o, "kv_peak_utilisation", t->kv_peak_utilisation);
@@ -164,6 +163,11 @@ double serving_summary_num(const cJSON *summary, const char *object, const char 
     const cJSON *o = object ? cJSON_GetObjectItemCaseSensitive(summary, object) : summary;
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+bool serving_summary_above_capacity(const cJSON *summary)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(summary, "above_capacity"));
 }
 
 static double num(const cJSON *o, const char *k) { return serving_summary_num(o, NULL, k); }

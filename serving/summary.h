@@ -55,11 +55,12 @@ void collect_itl(struct serving_collect *c, int64_t gap_ns, int64_t n);
 /* The summary object (provenance and the run's extra keys added by the caller). */
 cJSON *collect_summary(struct serving_collect *c, const struct serving_totals *t, int64_t chips);
 
-
 /* A number of a summary: its key `key`, in the summary itself (object
  * NULL) or in its object `object` (a latency's {mean,p50,...}, "setting",
  * "carbon", "pg"); NAN when there is none. */
 double serving_summary_num(const cJSON *summary, const char *object, const char *key);
+/* The summary's above_capacity (false when it has none). */
+bool serving_summary_above_capacity(const cJSON *summary);
 
 /* The summary as a table, for a person. */
 void serving_summary_print(const cJSON *summary, FILE *out);

@@ -229,7 +229,7 @@ static void point(const struct serving_sweep *w, size_t i, const char *configs, 
     r->energy_per_request_J = serving_summary_num(sum, NULL, "energy_per_request_J");
     r->carbon_per_request_g = serving_summary_num(sum, NULL, "carbon_per_request_g");
     r->meets = serving_slo_met(&w->slo, sum);
-    r->above_capacity = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sum, "above_capacity"));
+    r->above_capacity = serving_summary_above_capacity(sum);
     cJSON_Delete(sum);
 }
 
