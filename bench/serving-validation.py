@@ -80,8 +80,12 @@ the printed summary):
                    --max-num-batched-tokens 4096 (and the KV size, below). AMD's vLLM
                    0.4.3 harness (S4, and Dell's I9, which runs the same test_VllmFp8 scripts):
                    Offline, test_VllmFp8_Offline_perf.sh --gpu-memory-utilization 0.99 and
-                   mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536 ->
-                   --kv-reserve 0.01 --max-num-batched-tokens 65536; Server,
+                   mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536, and
+                   the script's VLLM_SCHED_PREFILL_KVC_FREEPCT=31.0 (AMD's vLLM fork,
+                   ROCm/vllm vllm/core/scheduler.py _schedule_prefills at 0f579c2: new prompts are
+                   scheduled only while more than 31% of the KV blocks are free) ->
+                   --kv-reserve 0.01 --max-num-batched-tokens 65536 --admit-kv-free 0.31; Server
+                   (no such variable),
                    mainVllmFp8_SyncServer.py's defaults (max_num_batched_tokens 49152,
                    gpu_memory_utilization 0.97) and test_VllmFp8_SyncServer_perf.sh's
                    --enable-batcher with the defaults --batcher-threshold 0.3 and --gpu-batch-size
@@ -183,7 +187,8 @@ CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 NVIDIA_HARNESS = r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness"   # as NVIDIA, HPE, Dell spell it
 HARNESS = [
     (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096"]),
-    (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01"]),
+    (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01",
+                                          "--admit-kv-free", "0.31"]),
     (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",
                                          "--batcher-wait", "0.3", "--batcher-size", "96"]),
 ]

@@ -99,6 +99,11 @@ struct serving_options {
      * the last arrival or send, at least batcher_wait_ns after the last send
      * (the harness batcher of AMD's MLPerf v4.1 vLLM code, docs/serving.md) */
     int64_t batcher_size, batcher_wait_ns;
+    /* waiting prompts join a pass only when more than this share of the
+     * replica's KV blocks is free as the pass is formed (AMD's vLLM for
+     * MLPerf v4.1: VLLM_SCHED_PREFILL_KVC_FREEPCT / 100); requests already
+     * running, and swapped ones coming back, are not held. 0: no gate */
+    double admit_kv_free;
     const volatile sig_atomic_t *stop;   /* when set and non-zero the run stops (an error) */
 };
 

@@ -48,6 +48,7 @@ static const struct {
     [SK_BATCHER_SIZE] = { "batcher-size", "batcher_size", K_WHOLE, 1, 1048576, 0 },
     [SK_BATCHER_WAIT] = { "batcher-wait", "batcher_wait_s", K_REAL_OPEN, 0, 3600, 0 },
     [SK_KV_FREE] = { "kv-free-fraction", "kv_free_fraction", K_REAL_OPEN, 0, 1, 0 },
+    [SK_ADMIT_KV_FREE] = { "admit-kv-free", "admit_kv_free", K_REAL, 0, 0.99, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -255,6 +256,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     o->warmup = (int64_t)num[SK_WARMUP];
     o->batcher_size = (int64_t)num[SK_BATCHER_SIZE];
     o->batcher_wait_ns = (int64_t)llround(num[SK_BATCHER_WAIT] * 1e9);
+    o->admit_kv_free = num[SK_ADMIT_KV_FREE];
     if (o->warmup > 0 && o->max_requests > 0 && o->warmup >= o->max_requests)
         return fail(why, n, "%s %lld: expected fewer warm-up requests than the %lld requests",
                     label(k, SK_WARMUP, l, sizeof l), (long long)o->warmup, (long long)o->max_requests);

@@ -98,6 +98,14 @@ static bool admit_head(struct engine *g, struct replica *r, int64_t c, int64_t *
     return true;
 }
 
+/* True when a new prompt may not join r's pass: no more than admit_kv_free
+ * of its KV blocks are free as the pass is formed (engine.h). */
+static bool admission_held(const struct engine *g, const struct replica *r)
+{
+    double f = g->o->admit_kv_free;
+    return f > 0 && (double)(r->kv_total - r->kv_used) <= f * (double)r->kv_total;
+}
+
 /* Every running decode of r in the pass, each with its next block, the
  * newest preempted while one is short; at most `budget` of them. */
 static int64_t decodes_in(struct engine *g, struct replica *r, struct serving_batch *b, int64_t budget,
@@ -128,10 +136,11 @@ static int64_t form_continuous(struct engine *g, struct replica *r, struct servi
     const struct serving_options *o = g->o;
     int64_t ns = 0, tokens = 0;
     bool one = o->scheduler == SCHED_PADDED;   /* one prompt a prefill pass */
+    bool held = admission_held(g, r);
     while (r->waiting.n > 0 && r->running.n < o->max_num_seqs && !(one && b->chunks > 0)) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t c = q->swapped ? 0 : q->target - q->cached;
-        if (tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
+        if ((held && !q->swapped) || tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
@@ -162,10 +171,11 @@ static int64_t form_chunked(struct engine *g, struct replica *r, struct serving_
         add_chunk(g, r, r->running.v[j], c, b);
         budget -= c;
     }
+    bool held = admission_held(g, r);   /* as vLLM: after the running ones took their blocks */
     while (budget > 0 && r->waiting.n > 0 && r->running.n < o->max_num_seqs) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t c = q->swapped ? 0 : (q->target - q->cached < budget ? q->target - q->cached : budget);
-        if (!admit_head(g, r, c, &ns))
+        if ((held && !q->swapped) || !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);

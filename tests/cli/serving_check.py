@@ -100,6 +100,27 @@ def preempt(rec, swap):
         assert all(int(r["kv_blocks_used"]) <= int(r["kv_blocks_total"]) for r in it)
 
 
+def admit(gated, free, f, prompt, block):
+    """--admit-kv-free F: every prefill pass of fixed prompts began with more
+    than F of the blocks free (a pass's kv_blocks_used is counted after its
+    prompts took theirs); without the gate some began with less, and
+    preempted, so the check can fail."""
+    def free_before(d):
+        out = []
+        for r in rows(d, "iterations.csv"):
+            n = int(r["prefill_tokens"]) // int(prompt)
+            if n:
+                tot = int(r["kv_blocks_total"])
+                used = int(r["kv_blocks_used"]) - n * -(-int(prompt) // int(block))
+                out.append((tot - used) / tot)
+        return out
+    g, u = free_before(gated), free_before(free)
+    assert g and min(g) > float(f), min(g)
+    assert summary(gated)["preemptions"] == 0 and summary(gated)["completed"] == summary(free)["completed"]
+    assert min(u) <= float(f) and summary(free)["preemptions"] > 0, (min(u), summary(free)["preemptions"])
+    assert summary(gated)["setting"]["admit_kv_free"] == float(f) and "admit_kv_free" not in summary(free)["setting"]
+
+
 def rejected(d, n):
     s, req = summary(d), rows(d, "requests.csv")
     assert s["rejected"] == int(n) and s["completed"] == 0, s
