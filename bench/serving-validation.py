@@ -3,14 +3,17 @@
 bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
-                                             [--variant fixed-means|continuous|chunked|fp8-kv|no-harness]
+                                             [--variant fixed-means|continuous|chunked|fp8-kv|no-harness|
+                                                        dataset-count]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
         request at the mean lengths); continuous and chunked run every row with that scheduler
         instead of the engine's (below); fp8-kv gives every fp8 row whose KV format is not stated
         an fp8 KV cache (the NIM rows, S6), where the mapping keeps the model file's bf16;
-        no-harness leaves out the MLPerf submitters' harness settings (HARNESS, "harness" below).
+        no-harness leaves out the MLPerf submitters' harness settings (HARNESS, "harness" below);
+        dataset-count runs the MLPerf rows over the dataset's 24,576 samples instead of the run's
+        LoadGen count ("scenario" below).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch) that was NOT used to fit npusim's presets: the h100, h200,
@@ -132,10 +135,15 @@ the printed summary):
          source we found states the input mean with GPT-J's tokenizer (mlcommons/inference issue
          1384 gives only the 1919-token truncation and counts beyond it) -> skipped.
   scenario         mlperf_offline, offline_max_throughput, offline_burst -> --offline --requests N:
-                   MLPerf 24,576 (the stated sample count; a run takes about 1 s), jetstream 2000
+                   MLPerf the samples LoadGen issued in the measured run (queries=N in the
+                   conditions: generated_samples_per_query of the run's mlperf_log_detail.txt, e.g.
+                   200,640 for NVIDIA's H100 run, which repeats the 24,576-sample set to fill its
+                   40-minute min_duration), jetstream 2000
                    (stated), TensorRT-LLM perf-overview 3000 (not stated; our choice, about 12 waves
                    of 256 requests). mlperf_server -> --rate QPS (target_qps from the conditions,
-                   Poisson, as LoadGen) with --requests 24,576. closed_loop -> --concurrency C with
+                   Poisson, as LoadGen) with --requests the run's result_query_count (queries=N:
+                   196,608 for NVIDIA's H100 Server; a run short of it stops in the ramp, where a
+                   near-capacity server's batch is still growing). closed_loop -> --concurrency C with
                    --requests max(100, 20 C) (not stated; genai-perf's request count is not given)
                    and --warmup 2 C: GenAI-Perf, which collected every figure of the NIM performance
                    page (NVIDIA's blog "LLM Performance Benchmarking: Measuring NVIDIA NIM
@@ -153,6 +161,11 @@ the printed summary):
                    token, L13-L32 all five from HPE's and Dell's Server logs, NIM rows are mean TTFT and mean ITL
                    (= TPOT, (e2e - TTFT)/(out - 1) per request): summary ttft_ms.mean, tpot_ms.mean.
   seed             npusim's default (1).
+
+Then each MLPerf Server run once more with --find-rate --slo at MLPerf's limits (from the
+conditions: TTFT p99 2 s, TPOT p99 200 ms) in place of --rate: npusim's capacity at those limits
+against the scheduled rate the submitter ran, which it tuned to pass them (a table of its own, not
+rows of the validation: the measured rate is at most the capacity, not a measurement of it).
 
 A row npusim refuses (exit status 2, e.g. the model does not fit the memory) is listed as skipped
 with npusim's message. Runs go two at a time; rows sharing a command run it once.
@@ -325,6 +338,13 @@ class Skip(Exception):
     pass
 
 
+def mlperf_queries(row):
+    """The samples LoadGen issued in the measured run (queries=N in the conditions, read from its
+    mlperf_log_detail.txt), else the dataset's 24,576 (--variant dataset-count: always)."""
+    m = re.search(r"\bqueries=(\d+)", row["conditions"])
+    return int(m.group(1)) if m and VARIANT != "dataset-count" else MLPERF_REQUESTS
+
+
 def build_args(row, configs, binary):
     """The npusim serving arguments (without the binary) or raise Skip."""
     for kind, name in (("chips", row["chip"]), ("models", row["model"])):
@@ -350,7 +370,7 @@ def build_args(row, configs, binary):
     sc = row["scenario"]
     if sc in ("mlperf_offline", "offline_max_throughput", "offline_burst"):
         if sc == "mlperf_offline":
-            n = MLPERF_REQUESTS
+            n = mlperf_queries(row)
         elif sc == "offline_burst":
             n = int(row["concurrency"] or 2000)
         else:
@@ -360,7 +380,7 @@ def build_args(row, configs, binary):
         m = re.search(r"target_qps=([0-9.]+)", row["conditions"])
         if not m:
             raise Skip("mlperf_server row without target_qps")
-        args += ["--rate", m.group(1), "--requests", str(MLPERF_REQUESTS)]
+        args += ["--rate", m.group(1), "--requests", str(mlperf_queries(row))]
     elif sc == "closed_loop":
         c = int(row["concurrency"])
         args += ["--concurrency", str(c), "--requests", str(max(100, 20 * c)), "--warmup", str(2 * c)]
@@ -440,6 +460,51 @@ def median_ape(errs):
     return statistics.median(abs(e) for e in errs) if errs else float("nan")
 
 
+def server_limits(row):
+    """MLPerf's latency limits stated in the conditions, as an --slo value."""
+    m = re.search(r"limits TTFT<=([0-9.]+) s, TPOT<=([0-9.]+) ms \(p99\)", row["conditions"])
+    if not m:
+        return None
+    return "ttft_p99_ms=%g,tpot_p99_ms=%g" % (float(m.group(1)) * 1e3, float(m.group(2)))
+
+
+def capacity_table(plan, binary, jobs):
+    """Each MLPerf Server run once more, at the highest Poisson rate that meets its latency limits
+    (--find-rate), against the rate the submitter ran: a Server run is tuned to sit just under
+    those limits, so its scheduled QPS is close to (at most) the system's capacity at them."""
+    runs = {}
+    for r, args in plan:
+        slo = server_limits(r)
+        if r["scenario"] != "mlperf_server" or slo is None:
+            continue
+        i = args.index("--rate")
+        cmd = tuple(args[:i] + args[i + 2:] + ["--find-rate", "--slo", slo])
+        runs.setdefault((cmd, r["source"], args[i + 1]), [[], float(args[i + 1]), r])[0].append(r["id"])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        once = {}                       # systems run alike (same settings) share one search
+        futs = {k: once.setdefault(k[0], ex.submit(run, binary, list(k[0]))) for k in runs}
+    print("\n### MLPerf Server capacity at its latency limits\n")
+    print("Each Server run of the rows above, with `--find-rate --slo ttft_p99_ms=2000,tpot_p99_ms=200` "
+          "(MLPerf's limits) in place of `--rate`: npusim's highest Poisson rate that meets them, against the "
+          "scheduled rate the submitter ran (tuned to pass them, so at most the capacity).\n")
+    print("| rows | source | chip | tp x replicas | scheduled QPS | npusim capacity (req/s) | error |")
+    print("|---|---|---|---|---|---|---|")
+    errs = []
+    for k, (ids, qps, r) in sorted(runs.items(), key=lambda kv: kv[1][0][0]):
+        summary, err = futs[k].result()
+        fr = summary.get("find_rate") if summary else None
+        if not fr or not fr.get("found"):
+            print("| %s | %s | %s | %s x %s | %g | %s | - |" % (", ".join(ids), r["source"], r["chip"], r["tp"],
+                                                               r["dp"] or 1, qps, err or "not found"))
+            continue
+        e = 100.0 * (fr["max_rate_rps"] - qps) / qps
+        errs.append(e)
+        print("| %s | %s | %s | %s x %s | %g | %.1f | %+.1f%% |" % (", ".join(ids), r["source"], r["chip"], r["tp"],
+                                                                   r["dp"] or 1, qps, fr["max_rate_rps"], e))
+    print("\nMAPE %.1f%% over %d runs; signed mean %+.1f%%." % (mape(errs), len(errs),
+                                                              sum(errs) / len(errs) if errs else float("nan")))
+
+
 def main(argv):
     global VARIANT
     binary, configs, csv_path, jobs = "build/npusim", "configs", CSV_DEFAULT, 2
@@ -457,8 +522,9 @@ def main(argv):
             jobs, i = int(argv[i + 1]), i + 2
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
-            if VARIANT not in ("fixed-means", "continuous", "chunked", "fp8-kv", "no-harness"):
-                print("serving-validation: --variant takes fixed-means, continuous, chunked, fp8-kv or no-harness",
+            if VARIANT not in ("fixed-means", "continuous", "chunked", "fp8-kv", "no-harness", "dataset-count"):
+                print("serving-validation: --variant takes fixed-means, continuous, chunked, fp8-kv, no-harness "
+                      "or dataset-count",
                       file=sys.stderr)
                 return 1
         else:
@@ -559,6 +625,8 @@ def main(argv):
     for s in sorted(errs_source, key=lambda s: (s.split()[0], s)):
         es = errs_source[s]
         print("| %s | %d | %.1f%% | %+.1f%% |" % (s, len(es), mape(es), sum(es) / len(es)))
+
+    capacity_table(plan, binary, jobs)
 
     skipped.sort(key=lambda t: order[t[0]["id"]])
     print("\n### Skipped (%d)\n" % len(skipped))

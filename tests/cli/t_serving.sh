@@ -325,6 +325,7 @@ sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
 # The MLPerf harness settings read from the submitters' code (bench/serving-validation.py HARNESS):
 # AMD's vLLM Server row I21 runs behind the harness's batcher (0.3 s, 96) with its engine settings,
 # its Offline rows (I6; Dell's I9, same scripts) with the KV admission gate (0.31), the Server without;
+# every MLPerf row runs as many requests as the run's LoadGen issued;
 # NVIDIA's I15 takes max_num_tokens 4096; L1 (p50 TTFT of the same log) reads ttft_ms.p50;
 # the TensorRT-LLM rows size their KV cache by their configs' fraction of the free memory.
 check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c '
@@ -344,5 +345,8 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       and "--kv-free-fraction 0.9 " in n and "--kv-free-fraction 0.97 " in cmd("L13")
       and "--kv-free-fraction 0.95 " in cmd("I2") and "--kv-free-fraction 0.9 " in cmd("I66")
       and "--kv-free-fraction" not in a
-      and "--admit-kv-free 0.31" in cmd("I6") and "--admit-kv-free 0.31" in cmd("I9") and "--admit-kv-free" not in a)
+      and "--admit-kv-free 0.31" in cmd("I6") and "--admit-kv-free 0.31" in cmd("I9") and "--admit-kv-free" not in a
+      # as many samples as LoadGen issued (mlperf_log_detail.txt), and the Server limits as an SLO
+      and "--requests 196608 " in n and "--requests 200640 " in cmd("I1") and "--requests 24576 " in cmd("I6")
+      and sv.server_limits(rows["I15"]) == "ttft_p99_ms=2000,tpot_p99_ms=200")
 sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
