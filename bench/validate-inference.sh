@@ -8,7 +8,8 @@
 #
 #   sh bench/validate-inference.sh [NPUSIM] [OUT_DIR]
 #
-# `make validate-inference` runs it with build/npusim. It takes about 7.5 minutes (every
+# `make validate-inference` runs it with build/npusim; at the end it says on stderr whether
+# configs/chips hold this fit (bench/write-presets.py writes them). It takes about 7.5 minutes (every
 # residual re-runs the simulator).
 set -eu
 NPUSIM=${1:-build/npusim}
@@ -64,3 +65,10 @@ for name in ["overall"] + list(phy["by_metric"]):
 PY
 echo
 cat "$OUT/fit.md"
+# Whether the shipped presets are this fit (on stderr: the markdown above is the section).
+if python3 "$here/write-presets.py" "$OUT" --configs "$root/configs" --check >"$OUT/presets.txt" 2>&1; then
+    echo "validate-inference: configs/chips hold this fit (bench/write-presets.py --check)" >&2
+else
+    echo "validate-inference: configs/chips differ from this fit; write them with python3 bench/write-presets.py $OUT" >&2
+    cat "$OUT/presets.txt" >&2
+fi

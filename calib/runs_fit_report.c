@@ -231,6 +231,27 @@ static cJSON *params_json(const struct runs_fit *f)
     return a;
 }
 
+/* Every chip of the rows with the fields its calibrated config sets
+ * ("kernel_efficiency.gemm.bf16=0.774700286", as runs_fit_sets gives them):
+ * what a preset takes from the fit (bench/write-presets.py). */
+static cJSON *chips_json(const struct runs_fit *f)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int g = 0; g < f->ngroup; g++) {
+        char sets[96][128];
+        int m = runs_fit_sets(f, g, sets, 96);
+        for (int c = 0; c < f->group[g].nchips; c++) {
+            cJSON *o = cJSON_CreateObject(), *s = cJSON_AddArrayToObject(o, "sets");
+            cJSON_AddStringToObject(o, "chip", f->group[g].chip[c]);
+            cJSON_AddStringToObject(o, "group", f->group[g].name);
+            for (int i = 0; i < m; i++)
+                cJSON_AddItemToArray(s, cJSON_CreateString(sets[i]));
+            cJSON_AddItemToArray(a, o);
+        }
+    }
+    return a;
+}
+
 cJSON *runs_fit_json(const struct runs_fit *f)
 {
     cJSON *j = cJSON_CreateObject();
@@ -254,6 +275,7 @@ cJSON *runs_fit_json(const struct runs_fit *f)
         cJSON_AddItemToArray(srcs, o);
     }
     cJSON_AddItemToObject(lo, "pooled", figures_json(&f->loso));
+    cJSON_AddItemToObject(j, "chips", chips_json(f));
     cJSON *rows = cJSON_AddArrayToObject(j, "rows");
     for (size_t i = 0; i < f->n; i++) {
         const struct runs_fit_row *r = &f->rows[i];

@@ -41,7 +41,58 @@ assert [s["source"] for s in lo["sources"]] == ["test source A", "test source B"
 assert all(s["rows"] == 3 and s["fitted_on_rows"] == 3 for s in lo["sources"])
 assert lo["pooled"]["overall"]["count"] == 6 and f["cross_validation"]["folds"] == 5
 assert all(r["leave_one_source_out"] is not None and r["k_fold"] is not None for r in f["rows"])
+# "chips": each chip with the fields its written config sets, as written
+assert sorted(c["chip"] for c in f["chips"]) == ["a100", "h100", "tpuv5e"], f["chips"]
+for c in f["chips"]:
+    chip = json.load(open(sys.argv[1].rsplit("/", 1)[0] + "/cal/" + c["chip"] + ".json"))
+    assert any(s.startswith("step_overhead_ns=") for s in c["sets"]), c
+    for s in c["sets"]:
+        key, _, val = s.partition("=")
+        d = chip
+        for part in key.split("."):
+            d = d[part]
+        assert abs(d - float(val)) <= 1e-9 * abs(float(val)), (c["chip"], key, d, val)
 PY
+# bench/write-presets.py writes the presets from such a fit: each fitted field
+# rounded as a preset states it (efficiencies to 4 decimals, host times to
+# 100 ns, the link step to 10 ns), every other field and the layout kept,
+# b200 (no row) taking h100's host terms; --check then agrees, and a preset
+# edited by hand is named.
+check "write-presets: the fit's fields, rounded, into the presets; the rest kept; b200 borrows h100's host terms" sh -c "
+  rm -rf '$CR/wp' && mkdir -p '$CR/wp/fit' '$CR/wp/configs/chips' &&
+  cp '$CR/f.json' '$CR/wp/fit/fit.json' &&
+  for c in h100 a100 tpuv5e b200; do cp $CONFIGS/chips/\$c.json '$CR/wp/configs/chips/'; done &&
+  python3 bench/write-presets.py '$CR/wp/fit' --configs '$CR/wp/configs' --runs $RS >'$CR/wp/out' &&
+  python3 bench/write-presets.py '$CR/wp/fit' --configs '$CR/wp/configs' --runs $RS --check &&
+  python3 - '$CR/wp' $CONFIGS" <<'PY'
+import json, sys
+wp, configs = sys.argv[1], sys.argv[2]
+f = json.load(open(wp + "/fit/fit.json"))
+new = {c: json.load(open("%s/configs/chips/%s.json" % (wp, c))) for c in ("h100", "a100", "tpuv5e", "b200")}
+old = {c: json.load(open("%s/chips/%s.json" % (configs, c))) for c in new}
+sets = {c["chip"]: dict(s.split("=", 1) for s in c["sets"]) for c in f["chips"]}
+h = sets["h100"]
+assert new["h100"]["step_overhead_ns"] == int(round(float(h["step_overhead_ns"]) / 100.0)) * 100
+assert new["h100"]["step_overhead_ns"] % 100 == 0 and new["h100"]["ici_latency_ns"] % 10 == 0
+g = float(h["kernel_efficiency.gemv.e_max"])
+assert new["h100"]["kernel_efficiency"]["gemv"]["e_max"] == round(g, 4), (g, new["h100"]["kernel_efficiency"])
+assert new["h100"]["kernel_efficiency"]["gemm"] == old["h100"]["kernel_efficiency"]["gemm"], "not fitted: kept"
+assert new["h100"]["hbm_bw_GBps"] == old["h100"]["hbm_bw_GBps"] and new["h100"]["name"] == "h100"
+assert list(new["h100"]) == list(old["h100"]), "key order kept"
+assert new["h100"]["calibration_source"].startswith("npusim calibrate --runs tests/data/runs-small.csv: 6 rows of 2 sources (test, test), "), new["h100"]["calibration_source"]
+for k in ("step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns", "ici_latency_ns"):
+    assert new["b200"][k] == new["h100"][k], k
+assert new["b200"]["kernel_efficiency"]["collective"]["e_max"] == new["h100"]["kernel_efficiency"]["collective"]["e_max"]
+assert new["b200"]["kernel_efficiency"]["gemm"] == old["b200"]["kernel_efficiency"]["gemm"]
+assert new["b200"]["calibration_source"] == old["b200"]["calibration_source"]
+text = open("%s/configs/chips/h100.json" % wp).read()
+assert text == json.dumps(new["h100"], indent=4) + "\n"
+PY
+check "write-presets --check: exit 1 naming a field a preset holds apart from the fit" sh -c "
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d[\"request_overhead_ns\"]=12345; open(sys.argv[1],\"w\").write(json.dumps(d, indent=4) + \"\\n\")' '$CR/wp/configs/chips/h100.json' &&
+  ! python3 bench/write-presets.py '$CR/wp/fit' --configs '$CR/wp/configs' --runs $RS --check >'$CR/wp/chk' 2>&1 &&
+  grep -q '^h100 request_overhead_ns: 12345 -> ' '$CR/wp/chk'"
+expect_fail "write-presets: a directory without fit.json exits 2" "fit.json" python3 bench/write-presets.py "$CR/wp/configs"
 # The priors (docs/validation.md, "Priors"): each efficiency's in the JSON
 # and the report: the class's for a format-less GEMM and HBM, h100's own
 # for attention (FlashAttention-2 and -3 on it);
