@@ -425,7 +425,108 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     return o;
 }
 
-cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t n, struct npu_err *e)
+/* Multimodal wrappers whose language model npusim runs: the wrapper's
+ * model_type, and the text model's type when its config names none npusim
+ * knows. Qwen2-VL keeps the text model's keys at the top (text_config only in
+ * newer files). Others (Mllama's cross-attention layers, ...) stay refused. */
+static const struct { const char *wrapper, *text; } wrappers[] = {
+    { "gemma3", "gemma3_text" }, { "llama4", "llama4_text" }, { "mistral3", "mistral" },
+    { "llava", "llama" },        { "llava_next", "llama" },   { "paligemma", "gemma" },
+    { "qwen2_vl", "qwen2" },     { "qwen2_5_vl", "qwen2" },
+};
+
+/* Transformers writes a nested config (text_config) with only the keys that
+ * differ from its class's defaults; these are the defaults of the text
+ * models' classes (configuration_*.py), filled in where a text_config leaves
+ * a key out. A number, or a string when text is set. */
+static const struct class_default {
+    const char *type, *key;
+    double v;
+    const char *text;
+} class_defaults[] = {
+    { "gemma3_text", "vocab_size", 262208, NULL },     { "gemma3_text", "hidden_size", 2304, NULL },
+    { "gemma3_text", "intermediate_size", 9216, NULL }, { "gemma3_text", "num_hidden_layers", 26, NULL },
+    { "gemma3_text", "num_attention_heads", 8, NULL }, { "gemma3_text", "num_key_value_heads", 4, NULL },
+    { "gemma3_text", "head_dim", 256, NULL },          { "gemma3_text", "max_position_embeddings", 131072, NULL },
+    { "gemma3_text", "sliding_window", 4096, NULL },   { "gemma3_text", "sliding_window_pattern", 6, NULL },
+    { "gemma3_text", "hidden_activation", 0, "gelu_pytorch_tanh" },
+    { "llama4_text", "vocab_size", 202048, NULL },     { "llama4_text", "hidden_size", 5120, NULL },
+    { "llama4_text", "intermediate_size", 8192, NULL }, { "llama4_text", "intermediate_size_mlp", 16384, NULL },
+    { "llama4_text", "num_hidden_layers", 48, NULL },  { "llama4_text", "num_attention_heads", 40, NULL },
+    { "llama4_text", "num_key_value_heads", 8, NULL }, { "llama4_text", "head_dim", 128, NULL },
+    { "llama4_text", "max_position_embeddings", 131072, NULL }, { "llama4_text", "num_local_experts", 16, NULL },
+    { "llama4_text", "num_experts_per_tok", 1, NULL }, { "llama4_text", "interleave_moe_layer_step", 1, NULL },
+    { "llama4_text", "attention_chunk_size", 8192, NULL }, { "llama4_text", "hidden_act", 0, "silu" },
+    { "mistral", "vocab_size", 32000, NULL },          { "mistral", "hidden_size", 4096, NULL },
+    { "mistral", "intermediate_size", 14336, NULL },   { "mistral", "num_hidden_layers", 32, NULL },
+    { "mistral", "num_attention_heads", 32, NULL },    { "mistral", "num_key_value_heads", 8, NULL },
+    { "mistral", "max_position_embeddings", 131072, NULL }, { "mistral", "sliding_window", 4096, NULL },
+    { "mistral", "hidden_act", 0, "silu" },
+    { "llama", "vocab_size", 32000, NULL },            { "llama", "hidden_size", 4096, NULL },
+    { "llama", "intermediate_size", 11008, NULL },     { "llama", "num_hidden_layers", 32, NULL },
+    { "llama", "num_attention_heads", 32, NULL },      { "llama", "max_position_embeddings", 2048, NULL },
+    { "llama", "hidden_act", 0, "silu" },
+    { "gemma", "vocab_size", 256000, NULL },           { "gemma", "hidden_size", 3072, NULL },
+    { "gemma", "intermediate_size", 24576, NULL },     { "gemma", "num_hidden_layers", 28, NULL },
+    { "gemma", "num_attention_heads", 16, NULL },      { "gemma", "num_key_value_heads", 16, NULL },
+    { "gemma", "head_dim", 256, NULL },                { "gemma", "max_position_embeddings", 8192, NULL },
+    { "gemma", "hidden_act", 0, "gelu_pytorch_tanh" },
+    { "qwen2", "vocab_size", 151936, NULL },           { "qwen2", "hidden_size", 4096, NULL },
+    { "qwen2", "intermediate_size", 22016, NULL },     { "qwen2", "num_hidden_layers", 32, NULL },
+    { "qwen2", "num_attention_heads", 32, NULL },      { "qwen2", "num_key_value_heads", 32, NULL },
+    { "qwen2", "max_position_embeddings", 32768, NULL }, { "qwen2", "hidden_act", 0, "silu" },
+};
+
+/* hf's language model when hf is a multimodal wrapper npusim opens (a new
+ * tree: its text config with its type, its class's defaults where it is
+ * silent, and the wrapper's formats), its wrapper type in *wrapper; else
+ * NULL. */
+static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
+{
+    const char *type = str(hf, "model_type");
+    size_t w = 0;
+    while (w < sizeof wrappers / sizeof wrappers[0] && !(type && !strcmp(type, wrappers[w].wrapper)))
+        w++;
+    if (w == sizeof wrappers / sizeof wrappers[0])
+        return NULL;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(hf, "text_config");
+    if (tc && !cJSON_IsObject(tc))
+        return NULL;
+    cJSON *v = cJSON_Duplicate(tc ? tc : hf, true);
+    if (!v)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "vision_config");
+    const char *own = str(v, "model_type");
+    const char *t = own && type_of(own) ? type_of(own)->type : wrappers[w].text;   /* static strings */
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "model_type");
+    cJSON_AddStringToObject(v, "model_type", t);
+    for (size_t i = 0; tc && i < sizeof class_defaults / sizeof class_defaults[0]; i++) {
+        const struct class_default *d = &class_defaults[i];
+        if (strcmp(d->type, t) || cJSON_GetObjectItemCaseSensitive(v, d->key))
+            continue;
+        cJSON_AddItemToObject(v, d->key, d->text ? cJSON_CreateString(d->text) : cJSON_CreateNumber(d->v));
+    }
+    static const char *const inherited[] = { "torch_dtype", "dtype", "quantization_config" };
+    for (size_t i = 0; i < sizeof inherited / sizeof inherited[0]; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(hf, inherited[i]);
+        if (x && !cJSON_GetObjectItemCaseSensitive(v, inherited[i]))
+            cJSON_AddItemToObject(v, inherited[i], cJSON_Duplicate(x, true));
+    }
+    *wrapper = wrappers[w].wrapper;
+    return v;
+}
+
+/* Lists the keys of j that are not understood after the k bytes in ignored. */
+static size_t list_ignored(const cJSON *j, char *ignored, size_t k, size_t n)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, j)
+        if (!IN(x->string, understood) && k < n)
+            k += (size_t)snprintf(ignored + k, n - k, "%s%s", k ? ", " : "", x->string);
+    return k;
+}
+
+static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e)
 {
     const char *type = str(hf, "model_type");
     const struct hf_type *t = type_of(type);
@@ -444,13 +545,27 @@ cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t 
     cJSON *common = !strcmp(t->type, "dbrx") ? dbrx_common(hf) : NULL;
     cJSON *o = model_of(common ? common : hf, t, name, e);
     cJSON_Delete(common);
-    if (!o)
-        return NULL;
-    size_t k = 0;
+    return o;
+}
+
+cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t n, struct npu_err *e)
+{
+    const char *wrapper = NULL;
+    cJSON *text = text_model_of(hf, &wrapper);
+    cJSON *o = decoder_model(text ? text : hf, name, e);
     ignored[0] = '\0';
-    const cJSON *x;
-    cJSON_ArrayForEach(x, hf)
-        if (!IN(x->string, understood) && k < n)
-            k += (size_t)snprintf(ignored + k, n - k, "%s%s", k ? ", " : "", x->string);
+    if (o) {
+        size_t k = list_ignored(text ? text : hf, ignored, 0, n);
+        if (text && cJSON_GetObjectItemCaseSensitive(hf, "text_config"))   /* the wrapper's own keys */
+            list_ignored(hf, ignored, k, n);
+    }
+    if (o && text) {
+        char src[512];
+        snprintf(src, sizeof src, "Hugging Face config %s (model_type %s: the language model of a %s multimodal "
+                                  "wrapper; its vision tower is not simulated, an image's tokens count as prompt tokens)",
+                 name, str(text, "model_type"), wrapper);
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "source", cJSON_CreateString(src));
+    }
+    cJSON_Delete(text);
     return o;
 }

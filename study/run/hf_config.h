@@ -15,8 +15,12 @@
  * block scales. A model type's known layer pattern fills in what its file
  * leaves out (Gemma 2: every other layer global). Keys that change the
  * arithmetic and npusim cannot model are refused, naming them:
- * encoder-decoders, vision towers and multimodal wrappers, layer_types off
- * "every N-th layer global", Qwen's mlp_only_layers. Every other key is
+ * encoder-decoders, vision towers of wrappers not listed, layer_types off
+ * "every N-th layer global", Qwen's mlp_only_layers. A multimodal wrapper
+ * it knows (Gemma 3, Llama 4, Mistral 3, LLaVA, PaliGemma, Qwen2-VL) runs as
+ * its language model: its text_config, where silent its class's defaults
+ * (Transformers writes a nested config sparse), without the vision tower
+ * (said in "source"). Every other key is
  * ignored and listed once (rope, norms' epsilons, token ids, dropout,
  * biases: they do not change the time or the footprint npusim models, or
  * only by a rounding).

@@ -27,11 +27,15 @@ check "models: npusim import model writes npusim's config with its source, which
 # with 1.3B, Gemma 2 9B 9.24B, Phi-3 medium 14B, Mistral 7B v0.1 7.24B (its window changes no
 # parameter), Llama 2 7B 6.74B (GPTQ int4: the count is the model's), DeepSeek-V2-Lite 15.7B with
 # 2.4B active (no query compression: q_lora_rank null; DeepSeek counts active parameters without the
-# embedding table, npusim with it: 2.66B, within the figure's last digit)
+# embedding table, npusim with it: 2.66B, within the figure's last digit); the language models of
+# three multimodal wrappers: Gemma 3 12B 11.771B (its report's 1,012M embedding and 10,759M
+# non-embedding parameters; the 417M vision encoder apart), LLaVA-1.5 7B's Vicuna 6.74B, Llama 4
+# Scout 109B with 17B active (Meta's figures, the vision encoder within them: npusim 107.8B, -1.1%)
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
-            llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9; do
+            llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9 gemma-3-12b-it:11.771e9:11.771e9 \
+            llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
@@ -94,14 +98,48 @@ expect_fail "models: layer_types off every N-th layer global is refused, naming 
     $NPUSIM run --configs $CONFIGS -m "$HF/odd-layers.json" -c h100 -o "$HF/bad"
 expect_fail "models: Qwen's mlp_only_layers list is refused, naming it" 'key "mlp_only_layers"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/mlp-only.json" -c h100 -o "$HF/bad"
+# a wrapper npusim does not open (Mllama: cross-attention layers among the text layers)
+python3 -c 'import json
+j = json.load(open("tests/samples/hf/llava-1.5-7b.json"))
+j["model_type"], j["architectures"] = "mllama", ["MllamaForConditionalGeneration"]
+json.dump(j, open("'"$HF"'/mllama.json", "w"))'
 for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
-           'llava-1.5-7b:key "vision_config": a vision tower' \
-           'llama-4-scout-instruct:key "vision_config": a vision tower' \
+           "$HF/mllama"':key "vision_config": a vision tower' \
            'gpt2:model_type "gpt2": not a decoder npusim knows'; do
     m=${bad%%:*}; want=${bad#*:}
-    expect_fail "models: $m is refused, naming what is unsupported" "$want" $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 -o "$HF/bad"
-    expect_fail "models: import model refuses $m alike" "$want" $NPUSIM import model $S/$m.json -o "$HF/bad/$m.json"
+    case $m in /*) f=$m.json; m=${m##*/} ;; *) f=$S/$m.json ;; esac
+    expect_fail "models: $m is refused, naming what is unsupported" "$want" $NPUSIM run --configs $CONFIGS -m "$f" -c h100 -o "$HF/bad"
+    expect_fail "models: import model refuses $m alike" "$want" $NPUSIM import model "$f" -o "$HF/bad/$m.json"
 done
+# Multimodal wrappers run as their language model: Llama 4 Scout's wrapper as its text_config
+# alone (the same TTFT and TPOT), its source saying the vision tower is not simulated; a
+# Qwen2-VL-style file (Qwen2.5-7B's keys at the top, a vision_config beside them) as Qwen2.5-7B.
+python3 -c 'import json
+j = json.load(open("tests/samples/hf/qwen2.5-7b.json"))
+j["model_type"], j["architectures"] = "qwen2_vl", ["Qwen2VLForConditionalGeneration"]
+j["vision_config"] = {"depth": 32, "embed_dim": 1280, "hidden_size": 3584}
+json.dump(j, open("'"$HF"'/qwen2-vl.json", "w"))'
+check "models: a multimodal wrapper runs as its language model (Llama 4 Scout, a Qwen2-VL-style file)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/llama-4-scout-instruct.json -c h100 --tp 8 --set num_chips=8 >'$HF/l4w.txt' 2>/dev/null &&
+  $NPUSIM run --configs $CONFIGS -m $S/llama-4-scout-text.json -c h100 --tp 8 --set num_chips=8 >'$HF/l4t.txt' 2>/dev/null &&
+  [ \"\$(sed -n '2,3p' '$HF/l4w.txt')\" = \"\$(sed -n '2,3p' '$HF/l4t.txt')\" ] &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/qwen2-vl.json' -c h100 >'$HF/qvl.txt' 2>/dev/null &&
+  $NPUSIM run --configs $CONFIGS -m $S/qwen2.5-7b.json -c h100 >'$HF/q25.txt' 2>/dev/null &&
+  [ \"\$(sed -n '2,3p' '$HF/qvl.txt')\" = \"\$(sed -n '2,3p' '$HF/q25.txt')\" ] &&
+  $NPUSIM import model $S/llama-4-scout-instruct.json -o '$HF/l4.json' >/dev/null 2>'$HF/l4.err' &&
+  grep -q 'language model of a llama4 multimodal wrapper; its vision tower is not simulated' '$HF/l4.json' &&
+  grep -q 'keys ignored.*image_token_index' '$HF/l4.err'"
+# Gemma 3 12B's text_config is sparse (Transformers writes a nested config's non-default keys):
+# Gemma3TextConfig's defaults fill it: head_dim 256, vocabulary 262208, gated GELU, tied, every
+# 6th layer global over a 1024-token window
+check "models: Gemma 3 12B's sparse text_config takes Gemma3TextConfig's defaults" sh -c "
+  $NPUSIM import model $S/gemma-3-12b-it.json -o '$HF/g3.json' >/dev/null 2>&1 &&
+  python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+want = {\"d_model\": 3840, \"d_head\": 256, \"num_heads\": 16, \"num_kv_heads\": 8, \"d_ff\": 15360, \"num_layers\": 48,
+        \"vocab_size\": 262208, \"ffn_type\": \"geglu\", \"sliding_window\": 1024, \"full_attention_interval\": 6,
+        \"tie_word_embeddings\": True, \"weight_dtype\": \"bf16\"}
+sys.exit(any(j.get(k) != v for k, v in want.items()))' '$HF/g3.json'"
 no_files "models: the refused configs wrote nothing" "$HF/bad"
 # Training a mixture (the same layer pattern as inference and serving): Qwen3-30B-A3B on 8
 # chips, dp 8 and ep 8 with ZeRO 1. Each chip runs its 16 of the 128 experts in each of the 48
