@@ -427,12 +427,16 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
 
 /* Multimodal wrappers whose language model npusim runs: the wrapper's
  * model_type, and the text model's type when its config names none npusim
- * knows. Qwen2-VL keeps the text model's keys at the top (text_config only in
- * newer files). Others (Mllama's cross-attention layers, ...) stay refused. */
+ * knows (Qwen2.5-VL's "qwen2_5_vl_text" is Qwen2's decoder). Qwen2-VL keeps
+ * the text model's keys at the top (text_config only in newer files). Others
+ * (Mllama's cross-attention layers, Gemma 3n's per-layer inputs, ...) stay
+ * refused. */
 static const struct { const char *wrapper, *text; } wrappers[] = {
-    { "gemma3", "gemma3_text" }, { "llama4", "llama4_text" }, { "mistral3", "mistral" },
-    { "llava", "llama" },        { "llava_next", "llama" },   { "paligemma", "gemma" },
-    { "qwen2_vl", "qwen2" },     { "qwen2_5_vl", "qwen2" },
+    { "gemma3", "gemma3_text" }, { "llama4", "llama4_text" },    { "mistral3", "mistral" },
+    { "llava", "llama" },        { "llava_next", "llama" },      { "llava_onevision", "qwen2" },
+    { "paligemma", "gemma" },    { "idefics3", "llama" },        { "smolvlm", "llama" },
+    { "qwen2_vl", "qwen2" },     { "qwen2_5_vl", "qwen2" },      { "qwen3_vl", "qwen3" },
+    { "qwen3_vl_moe", "qwen3_moe" },
 };
 
 /* Transformers writes a nested config (text_config) with only the keys that
