@@ -353,6 +353,19 @@ def test_serving_batcher_as_the_command():
     assert sent == [0.1, 0.1, 0.3, 0.3, 0.65], sent
 
 
+def test_serving_admission_gate_as_the_command():
+    """admit_kv_free reaches the engine as --admit-kv-free: on a short cache
+    (kv_reserve 0.7, 200 prompts of 1000 tokens all at once) the ungated run
+    preempts and the gated one does not; out of range is an npusim.Error."""
+    common = dict(model="llama3-8b", chip="h100", scheduler="continuous", kv_reserve=0.7, offline=True,
+                  requests=200, lengths="fixed:1000:200", frames=False)
+    free, gated = npusim.serving(**common), npusim.serving(admit_kv_free=0.5, **common)
+    assert free["summary"]["preemptions"] > 0 and gated["summary"]["preemptions"] == 0
+    assert gated["summary"]["setting"]["admit_kv_free"] == 0.5 and "admit_kv_free" not in free["summary"]["setting"]
+    with pytest.raises(npusim.Error, match="admit_kv_free"):
+        npusim.serving(admit_kv_free=1.5, **common)
+
+
 def test_serving_find_rate_and_slo_dict():
     s = npusim.serving(model="llama3-8b", chip="h100", requests=200, find_rate=True,
                        slo={"ttft_p99_ms": 2000, "tpot_p99_ms": 30}, frames=False)
