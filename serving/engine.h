@@ -102,7 +102,8 @@ struct serving_options {
     /* waiting prompts join a pass only when more than this share of the
      * replica's KV blocks is free as the pass is formed (AMD's vLLM for
      * MLPerf v4.1: VLLM_SCHED_PREFILL_KVC_FREEPCT / 100); requests already
-     * running, and swapped ones coming back, are not held. 0: no gate */
+     * running, swapped ones coming back and a decode pool's arrivals (no
+     * prompt to compute) are not held. 0: no gate */
     double admit_kv_free;
     const volatile sig_atomic_t *stop;   /* when set and non-zero the run stops (an error) */
 };

@@ -99,7 +99,9 @@ static bool admit_head(struct engine *g, struct replica *r, int64_t c, int64_t *
 }
 
 /* True when a new prompt may not join r's pass: no more than admit_kv_free
- * of its KV blocks are free as the pass is formed (engine.h). */
+ * of its KV blocks are free as the pass is formed (engine.h). Only prompt
+ * tokens wait: a swapped request coming back, or a decode pool's arrival
+ * with its cache moved in, has none to compute. */
 static bool admission_held(const struct engine *g, const struct replica *r)
 {
     double f = g->o->admit_kv_free;
@@ -140,7 +142,7 @@ static int64_t form_continuous(struct engine *g, struct replica *r, struct servi
     while (r->waiting.n > 0 && r->running.n < o->max_num_seqs && !(one && b->chunks > 0)) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t c = q->swapped ? 0 : q->target - q->cached;
-        if ((held && !q->swapped) || tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
+        if ((held && c > 0) || tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
@@ -175,7 +177,7 @@ static int64_t form_chunked(struct engine *g, struct replica *r, struct serving_
     while (budget > 0 && r->waiting.n > 0 && r->running.n < o->max_num_seqs) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t c = q->swapped ? 0 : (q->target - q->cached < budget ? q->target - q->cached : budget);
-        if ((held && !q->swapped) || !admit_head(g, r, c, &ns))
+        if ((held && c > 0) || !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);

@@ -103,6 +103,9 @@ check "serving: --admit-kv-free 0.5 admits prompts only while more than half the
   $SV --scheduler continuous --kv-reserve 0.7 --offline --requests 200 --lengths fixed:1000:200 -o '$SE/ag0' >/dev/null &&
   $SV --scheduler continuous --kv-reserve 0.7 --offline --requests 200 --lengths fixed:1000:200 --admit-kv-free 0.5 -o '$SE/ag5' >/dev/null &&
   python3 $SC admit '$SE/ag5' '$SE/ag0' 0.5 1000 16"
+check "serving: under the gate a decode pool's arrivals (their cache moved in) are not held: every request served" sh -c "
+  $SV --scheduler disaggregated --prefill-replicas 2 --decode-tp 2 --rate 4 --requests 100 --admit-kv-free 0.5 -o '$SE/agd' >/dev/null &&
+  python3 $SC disagg '$SE/agd'"
 expect_fail "serving: --admit-kv-free 1 exits 2" "--admit-kv-free \"1\": expected" $SV --admit-kv-free 1 -o "$SE/agbad"
 no_files "serving: nothing written for a bad --admit-kv-free" "$SE/agbad"
 check "serving: a context past the cache is rejected and counted (chunked and continuous)" sh -c "
