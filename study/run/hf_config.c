@@ -442,44 +442,42 @@ static const struct { const char *wrapper, *text; } wrappers[] = {
 /* Transformers writes a nested config (text_config) with only the keys that
  * differ from its class's defaults; these are the defaults of the text
  * models' classes (configuration_*.py), filled in where a text_config leaves
- * a key out. A number, or a string when text is set. */
-static const struct class_default {
-    const char *type, *key;
-    double v;
-    const char *text;
-} class_defaults[] = {
-    { "gemma3_text", "vocab_size", 262208, NULL },     { "gemma3_text", "hidden_size", 2304, NULL },
-    { "gemma3_text", "intermediate_size", 9216, NULL }, { "gemma3_text", "num_hidden_layers", 26, NULL },
-    { "gemma3_text", "num_attention_heads", 8, NULL }, { "gemma3_text", "num_key_value_heads", 4, NULL },
-    { "gemma3_text", "head_dim", 256, NULL },          { "gemma3_text", "max_position_embeddings", 131072, NULL },
-    { "gemma3_text", "sliding_window", 4096, NULL },   { "gemma3_text", "sliding_window_pattern", 6, NULL },
-    { "gemma3_text", "hidden_activation", 0, "gelu_pytorch_tanh" },
-    { "llama4_text", "vocab_size", 202048, NULL },     { "llama4_text", "hidden_size", 5120, NULL },
-    { "llama4_text", "intermediate_size", 8192, NULL }, { "llama4_text", "intermediate_size_mlp", 16384, NULL },
-    { "llama4_text", "num_hidden_layers", 48, NULL },  { "llama4_text", "num_attention_heads", 40, NULL },
-    { "llama4_text", "num_key_value_heads", 8, NULL }, { "llama4_text", "head_dim", 128, NULL },
-    { "llama4_text", "max_position_embeddings", 131072, NULL }, { "llama4_text", "num_local_experts", 16, NULL },
-    { "llama4_text", "num_experts_per_tok", 1, NULL }, { "llama4_text", "interleave_moe_layer_step", 1, NULL },
-    { "llama4_text", "attention_chunk_size", 8192, NULL }, { "llama4_text", "hidden_act", 0, "silu" },
-    { "mistral", "vocab_size", 32000, NULL },          { "mistral", "hidden_size", 4096, NULL },
-    { "mistral", "intermediate_size", 14336, NULL },   { "mistral", "num_hidden_layers", 32, NULL },
-    { "mistral", "num_attention_heads", 32, NULL },    { "mistral", "num_key_value_heads", 8, NULL },
-    { "mistral", "max_position_embeddings", 131072, NULL }, { "mistral", "sliding_window", 4096, NULL },
-    { "mistral", "hidden_act", 0, "silu" },
-    { "llama", "vocab_size", 32000, NULL },            { "llama", "hidden_size", 4096, NULL },
-    { "llama", "intermediate_size", 11008, NULL },     { "llama", "num_hidden_layers", 32, NULL },
-    { "llama", "num_attention_heads", 32, NULL },      { "llama", "max_position_embeddings", 2048, NULL },
-    { "llama", "hidden_act", 0, "silu" },
-    { "gemma", "vocab_size", 256000, NULL },           { "gemma", "hidden_size", 3072, NULL },
-    { "gemma", "intermediate_size", 24576, NULL },     { "gemma", "num_hidden_layers", 28, NULL },
-    { "gemma", "num_attention_heads", 16, NULL },      { "gemma", "num_key_value_heads", 16, NULL },
-    { "gemma", "head_dim", 256, NULL },                { "gemma", "max_position_embeddings", 8192, NULL },
-    { "gemma", "hidden_act", 0, "gelu_pytorch_tanh" },
-    { "qwen2", "vocab_size", 151936, NULL },           { "qwen2", "hidden_size", 4096, NULL },
-    { "qwen2", "intermediate_size", 22016, NULL },     { "qwen2", "num_hidden_layers", 32, NULL },
-    { "qwen2", "num_attention_heads", 32, NULL },      { "qwen2", "num_key_value_heads", 32, NULL },
-    { "qwen2", "max_position_embeddings", 32768, NULL }, { "qwen2", "hidden_act", 0, "silu" },
+ * a key out: a row a class, a column a key of default_keys (NO: none). */
+#define NO NAN
+static const char *const default_keys[] = {
+    "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+    "num_key_value_heads", "head_dim", "max_position_embeddings", "sliding_window", "sliding_window_pattern",
+    "intermediate_size_mlp", "num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step",
+    "attention_chunk_size",
 };
+#define DEFAULT_KEYS (sizeof default_keys / sizeof default_keys[0])
+static const struct class_default {
+    const char *type, *act_key, *act;
+    double v[DEFAULT_KEYS];
+} class_defaults[] = {
+    { "gemma3_text", "hidden_activation", "gelu_pytorch_tanh",
+      { 262208, 2304, 9216, 26, 8, 4, 256, 131072, 4096, 6, NO, NO, NO, NO, NO } },
+    { "llama4_text", "hidden_act", "silu", { 202048, 5120, 8192, 48, 40, 8, 128, 131072, NO, NO, 16384, 16, 1, 1, 8192 } },
+    { "mistral", "hidden_act", "silu", { 32000, 4096, 14336, 32, 32, 8, NO, 131072, 4096, NO, NO, NO, NO, NO, NO } },
+    { "llama", "hidden_act", "silu", { 32000, 4096, 11008, 32, 32, NO, NO, 2048, NO, NO, NO, NO, NO, NO, NO } },
+    { "gemma", "hidden_act", "gelu_pytorch_tanh", { 256000, 3072, 24576, 28, 16, 16, 256, 8192, NO, NO, NO, NO, NO, NO, NO } },
+    { "qwen2", "hidden_act", "silu", { 151936, 4096, 22016, 32, 32, 32, NO, 32768, NO, NO, NO, NO, NO, NO, NO } },
+};
+
+/* Fills in v (of type t) what t's class gives and v leaves out. */
+static void class_fill(cJSON *v, const char *t)
+{
+    for (size_t i = 0; i < sizeof class_defaults / sizeof class_defaults[0]; i++) {
+        const struct class_default *d = &class_defaults[i];
+        if (strcmp(d->type, t))
+            continue;
+        for (size_t k = 0; k < DEFAULT_KEYS; k++)
+            if (!isnan(d->v[k]) && !cJSON_GetObjectItemCaseSensitive(v, default_keys[k]))
+                cJSON_AddNumberToObject(v, default_keys[k], d->v[k]);
+        if (!cJSON_GetObjectItemCaseSensitive(v, "hidden_act") && !cJSON_GetObjectItemCaseSensitive(v, "hidden_activation"))
+            cJSON_AddStringToObject(v, d->act_key, d->act);
+    }
+}
 
 /* hf's language model when hf is a multimodal wrapper npusim opens (a new
  * tree: its text config with its type, its class's defaults where it is
@@ -504,12 +502,8 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
     const char *t = own && type_of(own) ? type_of(own)->type : wrappers[w].text;   /* static strings */
     cJSON_DeleteItemFromObjectCaseSensitive(v, "model_type");
     cJSON_AddStringToObject(v, "model_type", t);
-    for (size_t i = 0; tc && i < sizeof class_defaults / sizeof class_defaults[0]; i++) {
-        const struct class_default *d = &class_defaults[i];
-        if (strcmp(d->type, t) || cJSON_GetObjectItemCaseSensitive(v, d->key))
-            continue;
-        cJSON_AddItemToObject(v, d->key, d->text ? cJSON_CreateString(d->text) : cJSON_CreateNumber(d->v));
-    }
+    if (tc)
+        class_fill(v, t);
     static const char *const inherited[] = { "torch_dtype", "dtype", "quantization_config" };
     for (size_t i = 0; i < sizeof inherited / sizeof inherited[0]; i++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(hf, inherited[i]);
