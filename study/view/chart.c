@@ -260,17 +260,27 @@ char *scatter_svg(const struct scatter *s)
 
 enum { LC_W = 520, LC_H = 340, LC_LEFT = 70, LC_TOP = 40 };
 
+/* Whether point i of se has a place on c: finite, and x > 0 on a log axis
+ * (a read file can hold 0, a negative or an infinity: such a point is left
+ * out of the axes and the drawing, never cast to a coordinate). */
+static bool chart_point_drawn(const struct line_chart *c, const struct xy_series *se, size_t i)
+{
+    return isfinite(se->x[i]) && isfinite(se->y[i]) && (c->x_linear || se->x[i] > 0);
+}
+
 char *line_chart_svg(const struct line_chart *c)
 {
     double xlo = INFINITY, xhi = -INFINITY, yhi = 0;
     bool lin = c->x_linear;
     for (size_t s = 0; s < c->n_series; s++)
         for (size_t i = 0; i < c->series[s].n; i++) {
+            if (!chart_point_drawn(c, &c->series[s], i))
+                continue;
             double x = lin ? c->series[s].x[i] : log10(c->series[s].x[i]);
             xlo = fmin(xlo, x), xhi = fmax(xhi, x);
             yhi = fmax(yhi, c->series[s].y[i]);
         }
-    if (c->x_mark > 0)
+    if (c->x_mark > 0 && isfinite(c->x_mark))
         xlo = fmin(xlo, log10(c->x_mark)), xhi = fmax(xhi, log10(c->x_mark));
     if (!(xlo <= xhi))
         xlo = 0, xhi = 1;
@@ -303,7 +313,7 @@ char *line_chart_svg(const struct line_chart *c)
                   LC_TOP + LC_H / 2, LC_TOP + LC_H / 2);
     strbuf_xml(&b, c->y_label);
     strbuf_puts(&b, "</text>\n");
-    if (c->x_mark > 0) {
+    if (c->x_mark > 0 && isfinite(c->x_mark)) {
         strbuf_printf(&b, "<line class=\"slo\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
                           "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%d\" fill=\"#d62728\">",
                       LX(c->x_mark), LC_TOP, LX(c->x_mark), LC_TOP + LC_H, LX(c->x_mark) + 4, LC_TOP + 12);
@@ -319,11 +329,14 @@ char *line_chart_svg(const struct line_chart *c)
         if (se->line && !se->hollow && se->n > 1) {
             strbuf_printf(&b, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"%d\" points=\"",
                           col, se->highlight ? 3 : 1);
-            for (size_t i = 0; i < se->n; i++)
-                strbuf_printf(&b, "%s%.1f,%.1f", i ? " " : "", LX(se->x[i]), LY(se->y[i]));
+            for (size_t i = 0, k = 0; i < se->n; i++)
+                if (chart_point_drawn(c, se, i))
+                    strbuf_printf(&b, "%s%.1f,%.1f", k++ ? " " : "", LX(se->x[i]), LY(se->y[i]));
             strbuf_puts(&b, "\"/>\n");
         }
         for (size_t i = 0; i < se->n; i++) {
+            if (!chart_point_drawn(c, se, i))
+                continue;
             strbuf_printf(&b, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" %s><title>",
                           se->hollow ? "point unfit" : "point", LX(se->x[i]), LY(se->y[i]),
                           se->highlight || se->hollow ? 4 : 2, fill);
