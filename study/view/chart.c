@@ -184,11 +184,17 @@ enum { SC_SIZE = 460, SC_LEFT = 70, SC_TOP = 40 };
 static double sc_px(double v, double lo, double hi) { return SC_LEFT + (log10(v) - lo) / (hi - lo) * SC_SIZE; }
 static double sc_py(double v, double lo, double hi) { return SC_TOP + SC_SIZE - (log10(v) - lo) / (hi - lo) * SC_SIZE; }
 
+/* Whether row i has a place on the log-log scatter: both values positive and finite. */
+static bool scatter_point(const struct scatter *s, size_t i)
+{
+    return s->measured[i] > 0 && s->predicted[i] > 0 && isfinite(s->measured[i]) && isfinite(s->predicted[i]);
+}
+
 char *scatter_svg(const struct scatter *s)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < s->n; i++)
-        if (s->measured[i] > 0 && s->predicted[i] > 0) {
+        if (scatter_point(s, i)) {
             lo = fmin(lo, fmin(log10(s->measured[i]), log10(s->predicted[i])));
             hi = fmax(hi, fmax(log10(s->measured[i]), log10(s->predicted[i])));
         }
@@ -226,7 +232,7 @@ char *scatter_svg(const struct scatter *s)
     const char *groups[NCOLOURS];
     size_t ng = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (!(s->measured[i] > 0 && s->predicted[i] > 0))
+        if (!scatter_point(s, i))
             continue;
         size_t g = 0;
         while (g < ng && strcmp(groups[g], s->group[i]))

@@ -23,6 +23,15 @@ static void test_nice_ceil(void **state)
 
 /* step = the nice ceiling of v/5, top = the first multiple of it at or
  * above v: e.g. 125.7 / 5 = 25.14 -> 50, 125.7 / 50 = 2.5 -> 3 steps, 150. */
+/* How many times needle occurs in hay. */
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
 static void test_nice_axis(void **state)
 {
     (void)state;
@@ -79,6 +88,16 @@ static void test_log_ticks(void **state)
     assert_non_null(svg);
     assert_non_null(strstr(svg, "text-anchor=\"end\">200</text>"));
     assert_null(strstr(svg, ">1k</text>"));
+    /* a row with an infinite value has no place: the axes and points are the two others' */
+    const double meas3[] = { 2, INFINITY, 150 }, pred3[] = { 3, 5, 120 };
+    const char *grp3[] = { "gemm", "gemm", "gemm" };
+    struct scatter sc3 = { "t", 3, meas3, pred3, grp3, grp3, "us" };
+    char *svg3 = scatter_svg(&sc3);
+    assert_non_null(svg3);
+    assert_null(strstr(svg3, "inf"));
+    assert_int_equal(count(svg3, "<circle class=\"point\""), 2);
+    assert_non_null(strstr(svg3, "text-anchor=\"end\">200</text>"));
+    free(svg3);
     free(svg);
 }
 
