@@ -392,6 +392,24 @@ static int64_t coll_steps(bool *ovf, const struct coll_axes *ax, int64_t phases,
     }
 }
 
+/* The bytes a chip sends in a collective of `phases` phases (all-gather,
+ * reduce-scatter 1; all-reduce 2) over `whole` elements of elem_bytes (the
+ * gathered output, the input to scatter or reduce). A ring's (physical):
+ * (p - 1) / p of the whole a phase, whatever the axes (rings over d1 then d2
+ * send (d1 - 1) / d1 + (d2 - 1) / (d1 d2) = (p - 1) / p of it). The
+ * reference's: its staged elements a phase (an all-gather its whole output,
+ * a reduce-scatter one shard), so a TP2 layer's two all-gathers and two
+ * reduce-scatters sent 3 tensors where a ring sends 2, a TP8 layer's 2.25
+ * where a ring sends 3.5. */
+static int64_t coll_bytes(bool *ovf, const struct coll_axes *ax, int64_t whole, int64_t staged, int64_t phases,
+                          int64_t elem_bytes)
+{
+    if (!ax->ring_bytes)
+        return bmul(ovf, bmul(ovf, staged, phases), elem_bytes);
+    int64_t p = axes_prod(ovf, ax);
+    return bmul(ovf, bmul(ovf, cdiv64(bmul(ovf, whole, p - 1), p), phases), elem_bytes);
+}
+
 /* A ring collective's time over ax: its bytes at the axes' bandwidth (beta)
  * and `steps` hops of alpha each, added (physical) or the larger (the
  * reference's). */
@@ -405,6 +423,13 @@ static void set_coll_ns(bool *ovf, struct op *op, const struct coll_axes *ax, in
 struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, int dim, const struct coll_axes *ax)
 {
+    return b_all_gather_dt(t, ovf, fid, count, desc, name, x, dim, ax, 2);
+}
+
+struct op *b_all_gather_dt(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
+                           const char *name, struct shape x, int dim, const struct coll_axes *ax,
+                           int64_t elem_bytes)
+{
     int64_t p = axes_prod(ovf, ax);
     struct shape o = shape_gathered(ovf, x, dim, p);
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE,
@@ -412,7 +437,8 @@ struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_layout(op, FORM_ARROW, "AllGather", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, o, BF16);
-    int64_t bytes = bmul(ovf, staged_elems(ovf, bmul(ovf, shape_prod(ovf, x), p), ax), 2);
+    int64_t whole = bmul(ovf, shape_prod(ovf, x), p);
+    int64_t bytes = coll_bytes(ovf, ax, whole, staged_elems(ovf, whole, ax), 1, elem_bytes);
     bld_traffic(op, bytes, bytes);
     set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 1, p));
     return op;
@@ -430,7 +456,7 @@ struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t cou
     bld_in1(op, x, BF16);
     bld_out(op, o, BF16);
     int64_t elems = staged_elems(ovf, cdiv64(shape_prod(ovf, x), p), ax);
-    int64_t bytes = bmul(ovf, elems, 2);
+    int64_t bytes = coll_bytes(ovf, ax, shape_prod(ovf, x), elems, 1, 2);
     bld_traffic(op, bytes, bytes);
     set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 1, p));
     op->flops = bmul(ovf, elems, p - 1);
@@ -446,7 +472,7 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_layout(op, FORM_ARROW, "AllReduce", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = bmul(ovf, staged_elems(ovf, shape_prod(ovf, x), ax), 4);
+    int64_t bytes = coll_bytes(ovf, ax, shape_prod(ovf, x), staged_elems(ovf, shape_prod(ovf, x), ax), 2, 2);
     bld_traffic(op, bytes, bytes);
     set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 2, p));
     return op;

@@ -67,6 +67,9 @@ struct coll_axes {
     bool latency_adds;            /* time = alpha x steps + bytes / beta (physical); false: the
                                    * larger of the two (the reference, collective_latency_overlaps) */
     enum coll_algorithm algorithm;   /* its latency steps (opsgen.h); a ring's without latency_adds */
+    bool ring_bytes;              /* a ring's bytes, (p - 1) / p of the whole tensor a phase
+                                   * (physical); false: the reference's staged elements
+                                   * (collective_staged_bytes) */
 };
 /* Staged per-chip element count RS(e, axes) (opsgen.md §3.10), checked. */
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax);
@@ -103,6 +106,11 @@ struct op *b_kv_swap(struct trace *t, bool *ovf, int64_t fid, int64_t count, con
                      double pcie_bw_GBps, int64_t pcie_latency_ns, int64_t ici_latency_ns);
 struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, int dim, const struct coll_axes *ax);
+/* The same moving elem_bytes an element while its shapes print BF16, as every
+ * reference collective prints (MLA's fp8 and fp32 KV gathers). */
+struct op *b_all_gather_dt(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
+                           const char *name, struct shape x, int dim, const struct coll_axes *ax,
+                           int64_t elem_bytes);
 struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                             const char *name, struct shape x, int dim,
                             const struct coll_axes *ax);

@@ -70,15 +70,7 @@ static struct op *all_gather_dt(struct trace *t, bool *ovf, int64_t fid, int64_t
                                 struct shape x, int dim, const struct coll_axes *ax,
                                 const char *dtype)
 {
-    struct op *o = b_all_gather(t, ovf, fid, count, desc, "AllGather", x, dim, ax);
-    if (!o) return NULL;
-    int64_t p = axes_prod(ax), bytes = staged_elems(ovf, shape_prod(ovf, x) * p, ax) * dtype_bytes(dtype);
-    double bw = 0;
-    for (int i = 0; i < ax->n; i++) bw += ax->bw_GBps[i];
-    bld_traffic(o, bytes, bytes);
-    int64_t tn = bld_xfer_ns(ovf, bytes, bw), lat = ax->latency_ns * (p - 1);
-    o->ici_ns = tn > lat ? tn : lat;
-    return o;
+    return b_all_gather_dt(t, ovf, fid, count, desc, "AllGather", x, dim, ax, dtype_bytes(dtype));
 }
 
 /* ---- multi-head latent attention (§7.2) ---- */

@@ -71,7 +71,9 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
     int64_t latency_ns = out ? l->dcn_latency_ns : l->ici_latency_ns;
     int64_t a[PAR_MAX_FACTORS];
     int n = 0;
-    if (n_axes > 0)
+    if (!prof->link_domain_as_torus && l->link_domain_chips > 0 && deg > 1)
+        a[n++] = deg;   /* a switch: one ring, not a torus's axes each at the links' bandwidth */
+    else if (n_axes > 0)
         n = split_parallelism_degree(deg, (int)(n_axes < PAR_MAX_FACTORS ? n_axes : PAR_MAX_FACTORS),
                                      prof->split_axes_drops_missing, a);
     else if (!prof->zero_tp_axes_ignore_tp && deg > 1)
@@ -81,6 +83,7 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
     ax->n = n;
     ax->latency_ns = latency_ns;
     ax->latency_adds = !prof->collective_latency_overlaps;
+    ax->ring_bytes = !prof->collective_staged_bytes;
     /* a switch's one hop only inside its domain */
     ax->algorithm = out && l->collective_algorithm == COLL_DIRECT ? COLL_RING : l->collective_algorithm;
     for (int i = 0; i < n; i++) {

@@ -69,6 +69,16 @@ struct profile {
     bool collective_latency_overlaps;      /* a collective takes the larger of its transfer and its
                                             * steps' latency; cleared: their sum, alpha x steps +
                                             * bytes / beta (a ring's steps wait on each other) */
+    bool collective_staged_bytes;          /* a chip's collective bytes are the reference's staged
+                                            * elements (an all-gather its whole output, a
+                                            * reduce-scatter one shard, an all-reduce twice its
+                                            * input); cleared: a ring's, (p - 1) / p of the whole
+                                            * tensor a phase */
+    bool link_domain_as_torus;             /* a chip with a link domain (an NVSwitch or a full mesh)
+                                            * splits a collective group over torus axes, each at
+                                            * ici_bw_GBps (the reference maps every chip's groups so);
+                                            * cleared: one ring through the switch at the chip's
+                                            * ici_bw_GBps, its whole injection bandwidth */
     bool collectives_ignore_link_domain;   /* a collective group larger than the chip's link domain
                                             * (NVLink) still runs at ici_bw_GBps (the reference has
                                             * no domain); cleared: on the scale-out network */

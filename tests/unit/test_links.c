@@ -1,8 +1,9 @@
 /* test_links.c — where a collective runs (opsgen/gen.h gen_axes): a group
  * within the chip's link domain on ICI (NVLink) at ici_bw_GBps and
  * ici_latency_ns per step; a group larger than the domain on the scale-out
- * network at dcn_bw_GBps and dcn_latency_ns; no domain known, or the
- * neusim profile, ICI whatever the span. */
+ * network at dcn_bw_GBps and dcn_latency_ns; a domain's group as one ring
+ * (a switch), not torus axes; no domain known, or the neusim profile, ICI
+ * whatever the span. */
 #include "testutil.h"
 
 #include "opsgen/gen.h"
@@ -29,12 +30,23 @@ static void test_inside_and_across_the_domain(void **state)
     assert_true(ax.bw_GBps[0] == 450.0);
     assert_int_equal(ax.latency_ns, 3330);
     assert_false(gen_spans_domain(8, &l, &profile_physical));
-    /* tp 16 over two axes (4 x 4): 16 GPUs span two domains, every axis on the network */
+    /* tp 16 asked on two axes (4 x 4): 16 GPUs span two domains: one ring on the network */
     assert_int_equal(gen_axes(&ax, 16, 2, &profile_physical, &l, SHAPE_MAXD), 0);
-    assert_int_equal(ax.n, 2);
-    assert_true(ax.bw_GBps[0] == 50.0 && ax.bw_GBps[1] == 50.0);
+    assert_int_equal(ax.n, 1);
+    assert_int_equal(ax.deg[0], 16);
+    assert_true(ax.bw_GBps[0] == 50.0);
     assert_int_equal(ax.latency_ns, 3700);
     assert_true(gen_spans_domain(16, &l, &profile_physical));
+    /* tp 8 on the three axes a run maps a GPU's groups to: a switch is one
+     * ring at the GPU's 450 GB/s (not three axes of 450 each, 1350); the
+     * reference's torus keeps the three */
+    assert_int_equal(gen_axes(&ax, 8, 3, &profile_physical, &l, SHAPE_MAXD), 0);
+    assert_int_equal(ax.n, 1);
+    assert_true(ax.bw_GBps[0] == 450.0);
+    assert_true(ax.ring_bytes);
+    assert_int_equal(gen_axes(&ax, 8, 3, &profile_neusim, &l, SHAPE_MAXD), 0);
+    assert_int_equal(ax.n, 3);
+    assert_false(ax.ring_bytes);
 }
 
 static void test_no_domain_or_neusim_stays_on_ici(void **state)
