@@ -12,10 +12,10 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 
 # folder: the folders it may include (besides itself); "chipsim/chip.h" alone
 # means that one public header of chipsim. study/ is cut into rooms by role,
-# each a folder of its own here, in this order: run (one configuration) <-
+# each a folder of its own here, in this order: hf (Hugging Face configs) <- run (one configuration) <-
 # stages (over results trees) <- sweep <- view (what people look at); study/
 # itself holds the front door (study.h), which may include every room. A room
-# is entered by its front header alone (study/run/run.h, study/stages/stages.h,
+# is entered by its front header alone (study/hf/hf.h, study/run/run.h, study/stages/stages.h,
 # study/sweep/sweep.h, study/view/view.h): outside the room nothing includes a
 # header inside it (tests may, to test what is inside). serving/ (the
 # request-level engine) stands on the run room and is entered by
@@ -27,12 +27,13 @@ allowed() {
         opsgen) echo "base traces" ;;
         chipsim) echo "base traces" ;;
         power) echo "base traces chipsim/chip.h" ;;
-        study/run) echo "base traces opsgen chipsim power" ;;
-        study/stages) echo "base traces opsgen chipsim power study/run" ;;
-        study/sweep) echo "base traces opsgen chipsim power study/run study/stages" ;;
-        study/view) echo "base traces opsgen chipsim power study/run study/stages study/sweep" ;;
-        study) echo "base traces opsgen chipsim power study/run study/stages study/sweep study/view" ;;
-        serving) echo "base traces opsgen chipsim power study/run" ;;
+        study/hf) echo "base" ;;
+        study/run) echo "base traces opsgen chipsim power study/hf" ;;
+        study/stages) echo "base traces opsgen chipsim power study/hf study/run" ;;
+        study/sweep) echo "base traces opsgen chipsim power study/hf study/run study/stages" ;;
+        study/view) echo "base traces opsgen chipsim power study/hf study/run study/stages study/sweep" ;;
+        study) echo "base traces opsgen chipsim power study/hf study/run study/stages study/sweep study/view" ;;
+        serving) echo "base traces opsgen chipsim power study/hf study/run" ;;
         calib) echo "base traces opsgen chipsim power study serving" ;;
         api) echo "base traces opsgen chipsim power study serving calib" ;;
         cli) echo "base traces opsgen chipsim power study serving calib api" ;;
@@ -48,7 +49,7 @@ folder_of() {
 }
 
 bad=0
-for dir in base traces opsgen chipsim power study/run study/stages study/sweep study/view study serving calib api cli; do
+for dir in base traces opsgen chipsim power study/hf study/run study/stages study/sweep study/view study serving calib api cli; do
     [ -d "$dir" ] || continue
     ok=$(allowed "$dir")
     for f in "$dir"/*.c "$dir"/*.h; do
@@ -86,7 +87,7 @@ for dir in base traces opsgen chipsim power study/run study/stages study/sweep s
 done >"${TMPDIR:-/tmp}/layering.$$"
 # Every JSON text is read by the one reader (base/json_strict.h): no folder
 # above base/ calls cJSON's parser itself.
-for dir in traces opsgen chipsim power study/run study/stages study/sweep study/view study serving calib api cli; do
+for dir in traces opsgen chipsim power study/hf study/run study/stages study/sweep study/view study serving calib api cli; do
     [ -d "$dir" ] || continue
     for f in "$dir"/*.c "$dir"/*.h; do
         [ -f "$f" ] || continue
@@ -101,6 +102,6 @@ if [ -s "${TMPDIR:-/tmp}/layering.$$" ]; then
 fi
 rm -f "${TMPDIR:-/tmp}/layering.$$"
 if [ $bad = 0 ]; then
-    echo "layering: base <- traces <- opsgen, chipsim <- power <- study (run <- stages <- sweep <- view), serving (over run) <- calib <- api <- cli: no violation"
+    echo "layering: base <- traces <- opsgen, chipsim <- power <- study (hf <- run <- stages <- sweep <- view), serving (over run) <- calib <- api <- cli: no violation"
 fi
 exit $bad

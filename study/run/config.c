@@ -424,7 +424,7 @@ int config_check_keys(const struct loaded_config *c, struct npu_err *e)
     return 0;
 }
 
-#include "study/run/hf_config.h"
+#include "study/hf/hf.h"
 
 static void basename_noext(const char *path, char *out, size_t n)
 {
@@ -444,7 +444,7 @@ static int merge_file(struct loaded_config *c, const struct config_request *r, e
     if (!j)
         return -1;
     bool hf = kind == CONFIG_MODEL && hf_config_is(j);
-    if (hf) {   /* a Hugging Face config.json: npusim's fields from its keys (hf_config.h) */
+    if (hf) {   /* a Hugging Face config.json: npusim's fields from its keys (study/hf/hf.h) */
         cJSON *m = hf_config_model(j, path, c->hf_ignored, sizeof c->hf_ignored, e);
         cJSON_Delete(j);
         if (!(j = m))

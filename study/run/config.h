@@ -53,7 +53,7 @@ struct loaded_config {
                                   * path when it resolves ("" for no model): a run says them */
     bool num_chips_derived;      /* --set changed a parallelism degree and num_chips became their
                                   * product (config_load); the summary says so */
-    char hf_ignored[1024];       /* a Hugging Face model config's keys ignored (hf_config.h), or "" */
+    char hf_ignored[1024];       /* a Hugging Face model config's keys ignored (study/hf/hf.h), or "" */
     bool strict;                 /* a user-given config (run and stages): also reject uneven
                                   * sharding; sweeps simulate the points the reference enumerates */
 };

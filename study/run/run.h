@@ -18,7 +18,7 @@
  *   ordered_pool.h    tasks on N threads, results consumed in order
  *   stage_progress.h  how a long stage reports how far it is
  *   serving_hook.h    the serving engine's estimate of a deployment, as a hook
- *   hf_config.h       a Hugging Face config.json as a model config
+ *   study/hf/hf.h     (the room below) a Hugging Face config.json as a model config
  * No data structure of its own. */
 #ifndef NPUSIM_STUDY_RUN_FRONT_H
 #define NPUSIM_STUDY_RUN_FRONT_H
@@ -34,7 +34,7 @@
 #include "study/run/results.h"
 #include "study/run/ordered_pool.h"
 #include "study/run/serving_hook.h"
-#include "study/run/hf_config.h"
+#include "study/hf/hf.h"
 #include "study/run/stage_progress.h"
 
 #endif

@@ -1,4 +1,4 @@
-# Sourced by tests/cli/run.sh: Hugging Face config.json files (study/run/hf_config.h;
+# Sourced by tests/cli/run.sh: Hugging Face config.json files (study/hf/hf.h;
 # tests/samples/hf/, the public configs of those models), read by `npusim run -m` and
 # written as npusim's own by `npusim import model`: a Llama 3.1 8B config simulates as
 # the shipped llama3-8b; the parameter counts of the mapped models (dense, mixtures of
@@ -30,12 +30,15 @@ check "models: npusim import model writes npusim's config with its source, which
 # embedding table, npusim with it: 2.66B, within the figure's last digit); the language models of
 # three multimodal wrappers: Gemma 3 12B 11.771B (its report's 1,012M embedding and 10,759M
 # non-embedding parameters; the 417M vision encoder apart), LLaVA-1.5 7B's Vicuna 6.74B, Llama 4
-# Scout 109B with 17B active (Meta's figures, the vision encoder within them: npusim 107.8B, -1.1%)
+# Scout 109B with 17B active (Meta's figures, the vision encoder within them: npusim 107.8B, -1.1%); GPT-2 124M (npusim 123.6M: it leaves out the 0.79M learned position embeddings);
+# Phi-2 2.78B (its card's "2.7 billion" truncated: 131M embedding and 131M untied head, 32 layers of
+# 78.6M), an ungated GELU FFN in parallel blocks; Ling-plus 290B with 28.8B active (its authors' README)
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
             llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9 gemma-3-12b-it:11.771e9:11.771e9 \
-            llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9; do
+            llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9 gpt2:124e6:124e6 phi-2:2.78e9:2.78e9 \
+            ling-plus:290e9:28.8e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
@@ -52,6 +55,11 @@ imported() {
     $NPUSIM import model "$in" -o "$out" >/dev/null 2>&1 && python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
 sys.exit(any(str(j.get(k)) != v for k, v in (a.split("=", 1) for a in sys.argv[2:])))' "$out" "$@"
+}
+# check_import VERB "FILE K=V ...": one check that FILE imports with those fields
+check_import() {
+    f=${2%% *}; m=$(basename "$f" .json)
+    check "models: import model $1 $m's ${2#* }" imported "$f" "$HF/f-$m.json" ${2#* }
 }
 # what lands where: gpt-oss's alternating 128-token window and MXFP4 experts, Gemma 2's
 # every-other-layer window (its type's pattern), Phi-3's window on every layer, AWQ's int4
@@ -81,8 +89,7 @@ for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 e
             "$HF/q-nvfp4.json weight_dtype=fp4 scale_block=16 scale_dtype=fp8" \
             "$HF/q-ct4.json weight_dtype=int4 scale_block=128 scale_dtype=fp16" \
             "$HF/q-ct8.json weight_dtype=fp8 scale_block=None"; do
-    f=${want%% *}; m=$(basename "$f" .json)
-    check "models: import model maps $m's ${want#* }" imported "$f" "$HF/f-$m.json" ${want#* }
+    check_import maps "$want"
 done
 expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/q-hqq.json" -c h100 -o "$HF/bad"
@@ -103,9 +110,19 @@ python3 -c 'import json
 j = json.load(open("tests/samples/hf/llava-1.5-7b.json"))
 j["model_type"], j["architectures"] = "mllama", ["MllamaForConditionalGeneration"]
 json.dump(j, open("'"$HF"'/mllama.json", "w"))'
+# model types npusim has no layers for: a hybrid with Mamba layers, an encoder and an empty type (each
+# a Llama 3.1 8B file with the type changed: the type alone decides; the empty one once looped
+# forever, found by fuzzing); Qwen3-Next's real file (linear attention) is refused below too
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
+for t in ("jamba", "bert", ""):
+    json.dump(dict(j, model_type=t), open(sys.argv[1] + "/" + (t or "empty-type") + ".json", "w"))' "$HF"
 for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/mllama"':key "vision_config": a vision tower' \
-           'gpt2:model_type "gpt2": not a decoder npusim knows'; do
+           "$HF/jamba"':model_type "jamba": state-space (Mamba) layers' \
+           'qwen3-next-80b-a3b:model_type "qwen3_next": linear-attention or recurrent layers' \
+           "$HF/bert"':model_type "bert": not a decoder npusim knows' \
+           "$HF/empty-type"':model_type "": not a decoder npusim knows'; do
     m=${bad%%:*}; want=${bad#*:}
     case $m in /*) f=$m.json; m=${m##*/} ;; *) f=$S/$m.json ;; esac
     expect_fail "models: $m is refused, naming what is unsupported" "$want" $NPUSIM run --configs $CONFIGS -m "$f" -c h100 -o "$HF/bad"
@@ -140,6 +157,76 @@ want = {\"d_model\": 3840, \"d_head\": 256, \"num_heads\": 16, \"num_kv_heads\":
         \"vocab_size\": 262208, \"ffn_type\": \"geglu\", \"sliding_window\": 1024, \"full_attention_interval\": 6,
         \"tie_word_embeddings\": True, \"weight_dtype\": \"bf16\"}
 sys.exit(any(j.get(k) != v for k, v in want.items()))' '$HF/g3.json'"
+# Families that name the shapes their own way, read under the common names with what they imply
+# (study/hf/hf_names.c; Transformers' configuration_*.py): Falcon's original keys (n_head, n_layer)
+# with multi-query attention (one KV head), Falcon-40B's new architecture (n_head_kv 8), an ungated
+# FFN 4 x hidden wide and parallel blocks; GPT-BigCode's default multi-query; ChatGLM's
+# multi_query_group_num, padded vocabulary and kv_channels; the first Qwen's intermediate_size
+# counting both branches (22016: 11008 each); MPT's expansion_ratio; OPT's ReLU; Phi-2's parallel
+# GELU; GPT-NeoX without parallel residuals; Nemotron's squared ReLU; ERNIE 4.5's and Ling's
+# experts; GPT-2 (the sample: n_embd, n_head, n_layer, no n_inner) tied and 4 x 768 wide; the real
+# Phi-2 and Ling-plus files. The other files are written here by hand in their families' key names
+# with shapes like those models' (not copies: the checks are of the names and the rules).
+python3 -c 'import json, sys
+d = sys.argv[1]
+files = {
+ "falcon-7b": {"model_type": "falcon", "architectures": ["RWForCausalLM"], "hidden_size": 4544, "n_head": 71, "n_layer": 32,
+               "multi_query": True, "parallel_attn": True, "vocab_size": 65024, "torch_dtype": "bfloat16", "alibi": False},
+ "falcon-40b": {"model_type": "falcon", "architectures": ["RWForCausalLM"], "hidden_size": 8192, "n_head": 128, "n_head_kv": 8,
+                "n_layer": 60, "new_decoder_architecture": True, "parallel_attn": True, "vocab_size": 65024},
+ "starcoder": {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeForCausalLM"], "n_embd": 6144, "n_head": 48,
+               "n_layer": 40, "n_inner": 24576, "n_positions": 8192, "vocab_size": 49152, "activation_function": "gelu_pytorch_tanh"},
+ "chatglm3": {"model_type": "chatglm", "architectures": ["ChatGLMModel"], "hidden_size": 4096, "num_layers": 28,
+              "num_attention_heads": 32, "kv_channels": 128, "ffn_hidden_size": 13696, "multi_query_attention": True,
+              "multi_query_group_num": 2, "padded_vocab_size": 65024, "seq_length": 8192},
+ "qwen-7b": {"model_type": "qwen", "architectures": ["QWenLMHeadModel"], "hidden_size": 4096, "intermediate_size": 22016,
+             "num_attention_heads": 32, "num_hidden_layers": 32, "kv_channels": 128, "seq_length": 8192, "vocab_size": 151936},
+ "mpt-7b": {"model_type": "mpt", "architectures": ["MPTForCausalLM"], "d_model": 4096, "n_heads": 32, "n_layers": 32,
+            "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432, "attn_config": {"attn_impl": "torch"}},
+ "opt-6.7b": {"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 4096, "ffn_dim": 16384,
+              "num_attention_heads": 32, "num_hidden_layers": 32, "activation_function": "relu", "vocab_size": 50272},
+ "neox": {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "hidden_size": 2048, "intermediate_size": 8192,
+          "num_attention_heads": 16, "num_hidden_layers": 24, "hidden_act": "gelu", "vocab_size": 50304,
+          "use_parallel_residual": False},
+ "nemotron": {"model_type": "nemotron", "architectures": ["NemotronForCausalLM"], "hidden_size": 4096, "intermediate_size": 16384,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "num_hidden_layers": 32,
+              "hidden_act": "relu2", "vocab_size": 256000},
+ "ernie-moe": {"model_type": "ernie4_5_moe", "architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 2560,
+               "intermediate_size": 12288, "num_attention_heads": 20, "num_key_value_heads": 4, "num_hidden_layers": 28,
+               "moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536, "moe_num_shared_experts": 2,
+               "moe_layer_start_index": 1, "moe_layer_interval": 1, "moe_layer_end_index": 27, "vocab_size": 103424},
+ "ling": {"model_type": "bailing_moe", "architectures": ["BailingMoeForCausalLM"], "hidden_size": 2048, "intermediate_size": 5632,
+          "num_attention_heads": 16, "num_key_value_heads": 4, "num_hidden_layers": 28, "num_experts": 64,
+          "num_experts_per_tok": 6, "num_shared_experts": 2, "moe_intermediate_size": 1408, "first_k_dense_replace": 0,
+          "vocab_size": 126464},
+}
+for k, v in files.items():
+    json.dump(v, open(d + "/" + k + ".json", "w"))
+bad = dict(files["ernie-moe"], moe_layer_end_index=20)
+json.dump(bad, open(d + "/ernie-moe-short.json", "w"))' "$HF"
+for want in "$HF/falcon-7b.json num_heads=71 num_layers=32 num_kv_heads=1 d_ff=18176 ffn_type=gelu parallel_attn_ffn=True tie_word_embeddings=True" \
+            "$HF/falcon-40b.json num_kv_heads=8 d_head=64 d_ff=32768 parallel_attn_ffn=True" \
+            "$HF/starcoder.json d_model=6144 num_kv_heads=1 d_ff=24576 ffn_type=gelu tie_word_embeddings=True" \
+            "$HF/chatglm3.json num_layers=28 num_kv_heads=2 d_head=128 d_ff=13696 vocab_size=65024 ffn_type=llama tie_word_embeddings=None" \
+            "$HF/qwen-7b.json d_ff=11008 d_head=128 num_kv_heads=32 ffn_type=llama" \
+            "$HF/mpt-7b.json d_model=4096 num_heads=32 num_layers=32 d_ff=16384 ffn_type=gelu tie_word_embeddings=True" \
+            "$HF/opt-6.7b.json d_ff=16384 ffn_type=relu tie_word_embeddings=True" \
+            "$S/phi-2.json d_ff=10240 ffn_type=gelu parallel_attn_ffn=True tie_word_embeddings=None" \
+            "$HF/neox.json ffn_type=gelu parallel_attn_ffn=None" \
+            "$HF/nemotron.json ffn_type=relu num_kv_heads=8" \
+            "$HF/ernie-moe.json ffn_type=moe num_routed_experts=64 num_activated_routed_experts_per_token=6 moe_d_ff=1536 num_shared_experts=2 num_dense_layers=1 moe_layer_step=1 tie_word_embeddings=True" \
+            "$HF/ling.json ffn_type=moe num_routed_experts=64 num_shared_experts=2 num_dense_layers=0" \
+            "$S/ling-plus.json ffn_type=moe num_routed_experts=64 num_activated_routed_experts_per_token=4 moe_d_ff=3072 num_shared_experts=1 d_ff=12288" \
+            "$S/gpt2.json d_model=768 num_heads=12 num_layers=12 d_ff=3072 ffn_type=gelu tie_word_embeddings=True"; do
+    check_import "reads its own key names:" "$want"
+done
+check "models: the other names are read, not listed as ignored (Falcon's n_head, multi_query; ChatGLM's padded_vocab_size)" sh -c "
+  $NPUSIM import model '$HF/falcon-7b.json' -o '$HF/i-falcon.json' 2>'$HF/i-falcon.err' >/dev/null &&
+  $NPUSIM import model '$HF/chatglm3.json' -o '$HF/i-glm.json' 2>'$HF/i-glm.err' >/dev/null &&
+  grep -q 'keys ignored.*alibi' '$HF/i-falcon.err' && ! grep -q 'n_head\|multi_query\|n_layer' '$HF/i-falcon.err' &&
+  ! grep -q 'padded_vocab_size\|kv_channels\|num_layers' '$HF/i-glm.err'"
+expect_fail "models: ERNIE 4.5's experts ending before the last layer are refused, naming moe_layer_end_index" \
+    'key "moe_layer_end_index"' $NPUSIM run --configs $CONFIGS -m "$HF/ernie-moe-short.json" -c h100 -o "$HF/bad"
 no_files "models: the refused configs wrote nothing" "$HF/bad"
 # Training a mixture (the same layer pattern as inference and serving): Qwen3-30B-A3B on 8
 # chips, dp 8 and ep 8 with ZeRO 1. Each chip runs its 16 of the 128 experts in each of the 48

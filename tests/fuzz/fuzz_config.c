@@ -4,14 +4,14 @@
  * `npusim run -m INPUT` merges a model file), read strictly (json_strict.h),
  * its keys and ranges checked, then simulated as `npusim run` would: opsgen,
  * chipsim, the energy pass and the summary statistics; a Hugging Face
- * config.json is translated first (study/run/hf_config.h). Every shipped
+ * config.json is translated first (study/hf/hf.h). Every shipped
  * model file and the samples of tests/samples/hf/ are seeds. The workload and profile come from the input's length. */
 #include "fuzz_common.h"
 
 #include "cli/cli.h"
 #include "study/run/config.h"
 #include "study/run/family.h"
-#include "study/run/hf_config.h"
+#include "study/hf/hf.h"
 #include "base/json_strict.h"
 #include "traces/profile.h"
 

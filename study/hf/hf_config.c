@@ -1,36 +1,79 @@
 /* hf_config.c — a Hugging Face config.json into npusim's model config (see
- * hf_config.h). Main data structures: the tables of the model types known
+ * hf.h). Main data structures: the tables of the model types known
  * (with their layer-pattern defaults), of the keys understood, and of the
  * ones refused. */
-#include "study/run/hf_config.h"
+#include "study/hf/hf.h"
+
+#include "study/hf/hf_names.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The decoders whose layers npusim's LLM family simulates: a gated FFN or a
- * mixture of gated experts over multi-head, grouped-query or multi-query
- * attention, global or local; and DeepSeek's latent attention with experts.
- * full_every: the layer pattern of local attention when the file gives none
- * (Gemma 2: every other layer global; Llama 4: every fourth, chunked). */
+/* The decoders whose layers npusim's LLM family simulates: an FFN (gated,
+ * or plain: up, activation, down) or a mixture of gated experts over
+ * multi-head, grouped-query or multi-query attention, global or local; and
+ * DeepSeek's latent attention with experts. full_every: the layer pattern
+ * of local attention when the file gives none (Gemma 2: every other layer
+ * global; Llama 4: every fourth, chunked). tied: Transformers' class
+ * default for tie_word_embeddings (PretrainedConfig's true, unless the
+ * class sets false). Families naming their keys otherwise are read through
+ * hf_names.h. */
 enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
 static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked;
+    bool chunked, plain, tied;
 } types[] = {
-    { "llama", HF_DENSE, 0, false },     { "mistral", HF_DENSE, 0, false },   { "qwen2", HF_DENSE, 0, false },
-    { "qwen3", HF_DENSE, 0, false },     { "gemma", HF_DENSE, 0, false },     { "gemma2", HF_DENSE, 2, false },
-    { "gemma3_text", HF_DENSE, 6, false }, { "phi3", HF_DENSE, 0, false },    { "granite", HF_DENSE, 0, false },
-    { "olmo", HF_DENSE, 0, false },      { "olmo2", HF_DENSE, 0, false },     { "yi", HF_DENSE, 0, false },
-    { "internlm2", HF_DENSE, 0, false }, { "cohere", HF_DENSE, 0, false },    { "cohere2", HF_DENSE, 4, false },
-    { "exaone", HF_DENSE, 0, false },    { "smollm3", HF_DENSE, 0, false },
-    { "mixtral", HF_MOE, 0, false },     { "qwen2_moe", HF_MOE, 0, false },   { "qwen3_moe", HF_MOE, 0, false },
-    { "gpt_oss", HF_MOE, 2, false },     { "olmoe", HF_MOE, 0, false },       { "granitemoe", HF_MOE, 0, false },
-    { "phimoe", HF_MOE, 0, false },      { "dbrx", HF_MOE, 0, false },        { "llama4_text", HF_MOE, 4, true },
-    { "glm4_moe", HF_MOE, 0, false },
-    { "deepseek_v2", HF_MLA, 0, false }, { "deepseek_v3", HF_MLA, 0, false },
+    { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
+    { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
+    { .type = "phi3", .kind = HF_DENSE }, { .type = "granite", .kind = HF_DENSE },
+    { .type = "olmo", .kind = HF_DENSE }, { .type = "olmo2", .kind = HF_DENSE },
+    { .type = "olmo3", .kind = HF_DENSE }, { .type = "yi", .kind = HF_DENSE },
+    { .type = "internlm", .kind = HF_DENSE }, { .type = "internlm2", .kind = HF_DENSE },
+    { .type = "internlm3", .kind = HF_DENSE }, { .type = "cohere", .kind = HF_DENSE },
+    { .type = "cohere2", .kind = HF_DENSE, .full_every = 4 }, { .type = "exaone", .kind = HF_DENSE },
+    { .type = "exaone4", .kind = HF_DENSE }, { .type = "smollm3", .kind = HF_DENSE },
+    { .type = "baichuan", .kind = HF_DENSE }, { .type = "stablelm", .kind = HF_DENSE },
+    { .type = "minicpm", .kind = HF_DENSE }, { .type = "glm", .kind = HF_DENSE },
+    { .type = "glm4", .kind = HF_DENSE }, { .type = "chatglm", .kind = HF_DENSE },
+    { .type = "qwen", .kind = HF_DENSE }, { .type = "helium", .kind = HF_DENSE },
+    { .type = "seed_oss", .kind = HF_DENSE }, { .type = "hunyuan_v1_dense", .kind = HF_DENSE },
+    { .type = "ernie4_5", .kind = HF_DENSE }, { .type = "gemma", .kind = HF_DENSE, .tied = true },
+    { .type = "gemma2", .kind = HF_DENSE, .full_every = 2, .tied = true },
+    { .type = "gemma3_text", .kind = HF_DENSE, .full_every = 6, .tied = true },
+    { .type = "phi", .kind = HF_DENSE, .plain = true }, { .type = "gpt_neox", .kind = HF_DENSE, .plain = true },
+    { .type = "gptj", .kind = HF_DENSE, .plain = true }, { .type = "starcoder2", .kind = HF_DENSE, .plain = true },
+    { .type = "nemotron", .kind = HF_DENSE, .plain = true }, { .type = "arcee", .kind = HF_DENSE, .plain = true },
+    { .type = "apertus", .kind = HF_DENSE, .plain = true },
+    { .type = "gpt2", .kind = HF_DENSE, .plain = true, .tied = true },
+    { .type = "gpt_bigcode", .kind = HF_DENSE, .plain = true, .tied = true },
+    { .type = "opt", .kind = HF_DENSE, .plain = true, .tied = true },
+    { .type = "bloom", .kind = HF_DENSE, .plain = true, .tied = true },
+    { .type = "falcon", .kind = HF_DENSE, .plain = true, .tied = true },
+    { .type = "mpt", .kind = HF_DENSE, .plain = true, .tied = true }, { .type = "mixtral", .kind = HF_MOE },
+    { .type = "qwen2_moe", .kind = HF_MOE }, { .type = "qwen3_moe", .kind = HF_MOE },
+    { .type = "gpt_oss", .kind = HF_MOE, .full_every = 2 }, { .type = "olmoe", .kind = HF_MOE },
+    { .type = "granitemoe", .kind = HF_MOE }, { .type = "phimoe", .kind = HF_MOE },
+    { .type = "dbrx", .kind = HF_MOE }, { .type = "llama4_text", .kind = HF_MOE, .full_every = 4, .chunked = true },
+    { .type = "glm4_moe", .kind = HF_MOE }, { .type = "deepseek", .kind = HF_MOE },
+    { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
+    { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
+    { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
+};
+
+/* Decoders npusim has no layers for, and why (otherwise only "not a decoder
+ * npusim knows"). */
+static const struct { const char *types, *why; } unmodelled[] = {
+    { "jamba falcon_h1 granitemoehybrid bamba nemotron_h zamba zamba2 mamba mamba2 falcon_mamba plamo2 lfm2",
+      "state-space (Mamba) layers among the attention layers: npusim simulates attention decoders" },
+    { "qwen3_next minimax kimi_linear rwkv recurrent_gemma",
+      "linear-attention or recurrent layers: npusim simulates softmax-attention decoders" },
+    { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
+    { "deci", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
+    { "deepseek_v32", "DeepSeek Sparse Attention (an indexer picks 2048 tokens a query): not modelled; its dense form "
+                      "is model_type deepseek_v3" },
 };
 
 /* Keys read (or checked) here: never listed as ignored. */
@@ -44,8 +87,7 @@ static const char *const understood[] = {
     "first_k_dense_replace", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers",
     "intermediate_size_mlp", "attention_chunk_size", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
     "qk_nope_head_dim", "v_head_dim", "topk_group", "n_group", "parallel_attn", "moe_layer_freq",
-    "num_nextn_predict_layers", "d_model", "n_heads", "n_layers", "max_seq_len", "attn_config", "ffn_config",
-    "sliding_window_size",
+    "num_nextn_predict_layers", "sliding_window_size",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -115,6 +157,10 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
                       "every moe_layer_step-th layer", "mlp_only_layers";
     if (t && !strncmp(t->type, "qwen2", 5) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
+    double end = num(hf, "moe_layer_end_index", -1);
+    if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < num(hf, "num_hidden_layers", 0) - 1)
+        return *why = "dense layers after the experts' last layer: npusim's pattern is num_dense_layers first, then "
+                      "every moe_layer_step-th layer to the end", "moe_layer_end_index";
     return NULL;
 }
 
@@ -250,17 +296,29 @@ static int formats(const cJSON *hf, cJSON *o, const char *name, struct npu_err *
     return quant(hf, o, f, name, e);
 }
 
-/* The FFN's type from the activation: gated SiLU (llama) or gated GELU (Gemma). */
-static int ffn_of(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
+/* The FFN's type from the activation and whether the type's FFN is gated:
+ * SiLU gated (llama) or GELU gated (Gemma); plain GELU (GPT-2, Falcon,
+ * Phi-2, StarCoder2), plain ReLU or squared ReLU (OPT, Nemotron, Arcee).
+ * Apertus' xIELU runs as plain GELU: one elementwise op either way. A
+ * file without one: SiLU gated, GELU plain. */
+static int ffn_of(const cJSON *hf, const struct hf_type *t, cJSON *o, const char *name, struct npu_err *e)
 {
+    static const struct { const char *act, *gated, *plain; } acts[] = {
+        { "silu", "llama", NULL }, { "swiglu", "llama", NULL }, { "gelu", "geglu", "gelu" },
+        { "relu", NULL, "relu" },  { "xielu", NULL, "gelu" },
+    };
     const char *a = str(hf, "hidden_activation") ? str(hf, "hidden_activation") : str(hf, "hidden_act");
-    if (!a || !strcmp(a, "silu") || !strcmp(a, "swiglu"))
-        cJSON_AddStringToObject(o, "ffn_type", "llama");
-    else if (!strncmp(a, "gelu", 4))
-        cJSON_AddStringToObject(o, "ffn_type", "geglu");
-    else
-        return npu_errf(e, "%s: key \"hidden_act\": \"%s\": expected silu or gelu (a gated FFN)", name, a);
-    return 0;
+    if (!a)
+        a = t->plain ? "gelu" : "silu";
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+        const char *f = t->plain ? acts[i].plain : acts[i].gated;
+        if (f && !strncmp(a, acts[i].act, strlen(acts[i].act))) {
+            cJSON_AddStringToObject(o, "ffn_type", f);
+            return 0;
+        }
+    }
+    return npu_errf(e, "%s: key \"hidden_act\": \"%s\": expected %s", name, a,
+                    t->plain ? "gelu, relu, relu2 or xielu (an ungated FFN)" : "silu or gelu (a gated FFN)");
 }
 
 static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
@@ -365,27 +423,6 @@ static int local_fields(const cJSON *hf, const struct hf_type *t, double layers,
     return 0;
 }
 
-/* DBRX names its keys its own way (d_model, n_heads, attn_config,
- * ffn_config): a copy under the common names. */
-static cJSON *dbrx_common(const cJSON *hf)
-{
-    static const struct { const char *to, *obj, *from; } keys[] = {
-        { "hidden_size", NULL, "d_model" }, { "num_attention_heads", NULL, "n_heads" },
-        { "num_hidden_layers", NULL, "n_layers" }, { "max_position_embeddings", NULL, "max_seq_len" },
-        { "num_key_value_heads", "attn_config", "kv_n_heads" },
-        { "intermediate_size", "ffn_config", "ffn_hidden_size" },
-        { "num_local_experts", "ffn_config", "moe_num_experts" }, { "num_experts_per_tok", "ffn_config", "moe_top_k" },
-    };
-    cJSON *c = cJSON_Duplicate(hf, 1);
-    for (size_t i = 0; c && i < sizeof keys / sizeof keys[0]; i++) {
-        const cJSON *src = keys[i].obj ? cJSON_GetObjectItemCaseSensitive(hf, keys[i].obj) : hf;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, keys[i].from);
-        if (cJSON_IsNumber(v) && !cJSON_GetObjectItemCaseSensitive(c, keys[i].to))
-            cJSON_AddNumberToObject(c, keys[i].to, v->valuedouble);
-    }
-    return c;
-}
-
 static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *name, struct npu_err *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -410,11 +447,11 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
              add_int(o, "vocab_size", num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
              (t->kind == HF_MLA ? mla_fields(hf, o, name, e)
-                                : ffn_of(hf, o, name, e) || (t->kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
+                                : ffn_of(hf, t, o, name, e) || (t->kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
                                       local_fields(hf, t, layers, o, name, e));
-    /* Transformers' own default when the file leaves it out: tied for Gemma's classes, untied for the rest */
+    /* Transformers' own default when the file leaves it out: the type's class's */
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf, "tie_word_embeddings");
-    if (!rc && (tie ? cJSON_IsTrue(tie) : !strncmp(t->type, "gemma", 5)))
+    if (!rc && (cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : t->tied))
         cJSON_AddTrueToObject(o, "tie_word_embeddings");
     if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "parallel_attn")))
         cJSON_AddTrueToObject(o, "parallel_attn_ffn");
@@ -519,7 +556,7 @@ static size_t list_ignored(const cJSON *j, char *ignored, size_t k, size_t n)
 {
     const cJSON *x;
     cJSON_ArrayForEach(x, j)
-        if (!IN(x->string, understood) && k < n)
+        if (!IN(x->string, understood) && !hf_name_understood(x->string) && k < n)
             k += (size_t)snprintf(ignored + k, n - k, "%s%s", k ? ", " : "", x->string);
     return k;
 }
@@ -533,15 +570,25 @@ static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e
         npu_errf(e, "%s: key \"%s\": %s", name, bad, why);
         return NULL;
     }
+    for (size_t i = 0; !t && type && i < sizeof unmodelled / sizeof unmodelled[0]; i++)
+        if (hf_names_listed(unmodelled[i].types, type)) {
+            npu_errf(e, "%s: model_type \"%s\": %s", name, type, unmodelled[i].why);
+            return NULL;
+        }
     if (!t) {
         npu_errf(e, "%s: model_type \"%s\": not a decoder npusim knows (dense: llama, mistral, qwen2, qwen3, gemma, "
-                    "gemma2, gemma3_text, phi3, ...; experts: mixtral, qwen2_moe, qwen3_moe, gpt_oss, dbrx, glm4_moe, "
-                    "llama4_text, ...; latent attention with experts: deepseek_v2, deepseek_v3; docs/models.md)",
+                    "gemma2, gemma3_text, phi3, glm4, gpt2, falcon, ...; experts: mixtral, qwen2_moe, qwen3_moe, "
+                    "gpt_oss, dbrx, glm4_moe, llama4_text, ernie4_5_moe, ...; latent attention with experts: "
+                    "deepseek_v2, deepseek_v3; docs/models.md lists them)",
                  name, type ? type : "(none)");
         return NULL;
     }
-    cJSON *common = !strcmp(t->type, "dbrx") ? dbrx_common(hf) : NULL;
-    cJSON *o = model_of(common ? common : hf, t, name, e);
+    cJSON *common = hf_common_names(hf, t->type);
+    if (!common) {
+        npu_errf(e, "%s: out of memory", name);
+        return NULL;
+    }
+    cJSON *o = model_of(common, t, name, e);
     cJSON_Delete(common);
     return o;
 }

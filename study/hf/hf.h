@@ -1,5 +1,6 @@
-/* hf_config.h — a Hugging Face config.json as npusim's model config
- * (`npusim run -m path/to/config.json`, `npusim import model`).
+/* hf.h — front header of study/hf/, the room below study/run/ that reads a
+ * Hugging Face config.json as npusim's model config (`npusim run -m
+ * path/to/config.json`, `npusim import model`).
  *
  * A file is one when it has "architectures", or "hidden_size" with
  * "num_hidden_layers". The mapping (docs/models.md has the table):
@@ -12,11 +13,15 @@
  * DeepSeek's latent attention (deepseek_moe); sliding_window, layer_types,
  * sliding_window_pattern and attention_chunk_size local attention;
  * quantization_config (fp8, GPTQ/AWQ int4 and int8, MXFP4) the formats and
- * block scales. A model type's known layer pattern fills in what its file
+ * block scales. Families that name the shapes their own way (GPT-2,
+ * Falcon, BLOOM, OPT, MPT, ChatGLM, ...) are read under the common names
+ * (hf_names.c); an ungated FFN (phi, gpt_neox, starcoder2, nemotron, ...)
+ * is a plain one. A model type's known layer pattern fills in what its file
  * leaves out (Gemma 2: every other layer global). Keys that change the
  * arithmetic and npusim cannot model are refused, naming them:
  * encoder-decoders, vision towers of wrappers not listed, layer_types off
- * "every N-th layer global", Qwen's mlp_only_layers. A multimodal wrapper
+ * "every N-th layer global", Qwen's mlp_only_layers, hybrids with
+ * state-space or linear-attention layers. A multimodal wrapper
  * it knows (Gemma 3, Llama 4, Mistral 3, LLaVA, Idefics3, Qwen-VL) runs as
  * its language model: its text_config, where silent its class's defaults
  * (Transformers writes a nested config sparse), without the vision tower
@@ -26,8 +31,8 @@
  * only by a rounding).
  *
  * No data structure of its own. */
-#ifndef NPUSIM_STUDY_HF_CONFIG_H
-#define NPUSIM_STUDY_HF_CONFIG_H
+#ifndef NPUSIM_STUDY_HF_H
+#define NPUSIM_STUDY_HF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,161 @@
+/* hf_names.c — other families' config.json key names as the common ones
+ * (see hf_names.h). Main data structures: the table of renames, each for
+ * the model types listed in its row, and the table of per-family rules. */
+#include "study/hf/hf_names.h"
+
+#include <string.h>
+
+/* Renames: for the model types in `types` (space-separated), the value of
+ * `from` (inside the object `obj` when set) becomes `to`, unless the file
+ * gives `to` itself. Sources: Transformers' configuration_*.py
+ * attribute_map and __init__ arguments, and the remote-code configs of
+ * ChatGLM, Qwen, Baichuan and MPT. */
+static const struct rename {
+    const char *types, *to, *obj, *from;
+} renames[] = {
+    { "dbrx mpt", "hidden_size", NULL, "d_model" },
+    { "dbrx mpt", "num_attention_heads", NULL, "n_heads" },
+    { "dbrx mpt", "num_hidden_layers", NULL, "n_layers" },
+    { "dbrx mpt", "max_position_embeddings", NULL, "max_seq_len" },
+    { "dbrx mpt", "num_key_value_heads", "attn_config", "kv_n_heads" },
+    { "dbrx", "intermediate_size", "ffn_config", "ffn_hidden_size" },
+    { "dbrx", "num_local_experts", "ffn_config", "moe_num_experts" },
+    { "dbrx", "num_experts_per_tok", "ffn_config", "moe_top_k" },
+    { "gpt2 gptj gpt_bigcode", "hidden_size", NULL, "n_embd" },
+    { "gpt2 gptj gpt_bigcode bloom falcon", "num_attention_heads", NULL, "n_head" },
+    { "gpt2 gptj gpt_bigcode bloom falcon", "num_hidden_layers", NULL, "n_layer" },
+    { "gpt2 gptj gpt_bigcode", "intermediate_size", NULL, "n_inner" },
+    { "gpt2 gptj gpt_bigcode", "max_position_embeddings", NULL, "n_positions" },
+    { "gpt2 gptj gpt_bigcode opt", "hidden_act", NULL, "activation_function" },
+    { "bloom", "hidden_size", NULL, "n_embed" },
+    { "falcon", "num_kv_heads", NULL, "n_head_kv" },
+    { "falcon chatglm", "intermediate_size", NULL, "ffn_hidden_size" },
+    { "opt", "intermediate_size", NULL, "ffn_dim" },
+    { "chatglm", "num_hidden_layers", NULL, "num_layers" },
+    { "chatglm", "vocab_size", NULL, "padded_vocab_size" },
+    { "chatglm qwen", "max_position_embeddings", NULL, "seq_length" },
+    { "chatglm qwen", "head_dim", NULL, "kv_channels" },
+    { "baichuan", "max_position_embeddings", NULL, "model_max_length" },
+    { "bailing_moe", "n_shared_experts", NULL, "num_shared_experts" },
+    { "ernie4_5_moe", "num_local_experts", NULL, "moe_num_experts" },
+    { "ernie4_5_moe", "num_experts_per_tok", NULL, "moe_k" },
+    { "ernie4_5_moe", "n_shared_experts", NULL, "moe_num_shared_experts" },
+    { "ernie4_5_moe", "first_k_dense_replace", NULL, "moe_layer_start_index" },
+    { "ernie4_5_moe", "decoder_sparse_step", NULL, "moe_layer_interval" },
+};
+
+/* Keys the rules below read. */
+static const char *const rule_keys[] = {
+    "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
+    "multi_query_group_num", "expansion_ratio", "moe_layer_end_index",
+};
+
+bool hf_names_listed(const char *types, const char *t)
+{
+    size_t n = strlen(t);
+    if (n == 0)   /* "" is no word (and strstr would find it everywhere without moving on) */
+        return false;
+    for (const char *p = types; (p = strstr(p, t)) != NULL; p += n)
+        if ((p == types || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static double num(const cJSON *j, const char *k, double def)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
+    return cJSON_IsNumber(x) ? x->valuedouble : def;
+}
+
+/* A boolean key, def when absent or not a boolean. */
+static bool flag(const cJSON *j, const char *k, bool def)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
+    return cJSON_IsBool(x) ? cJSON_IsTrue(x) : def;
+}
+
+static void put(cJSON *c, const char *k, cJSON *v)
+{
+    if (!v)
+        return;
+    if (cJSON_GetObjectItemCaseSensitive(c, k))
+        cJSON_ReplaceItemInObjectCaseSensitive(c, k, v);
+    else
+        cJSON_AddItemToObject(c, k, v);
+}
+
+/* KV heads from the multi-query flags: Falcon (new_decoder_architecture:
+ * num_kv_heads; else multi_query, true by default: one), GPT-BigCode
+ * (multi_query, true by default), ChatGLM (multi_query_attention:
+ * multi_query_group_num). */
+static void kv_heads(cJSON *c, const char *t)
+{
+    double H = num(c, "num_attention_heads", 0);
+    if (!strcmp(t, "falcon"))
+        put(c, "num_key_value_heads",
+            cJSON_CreateNumber(flag(c, "new_decoder_architecture", false) ? num(c, "num_kv_heads", H)
+                               : flag(c, "multi_query", true)            ? 1
+                                                                          : H));
+    else if (!strcmp(t, "gpt_bigcode") && flag(c, "multi_query", true))
+        put(c, "num_key_value_heads", cJSON_CreateNumber(1));
+    else if (!strcmp(t, "chatglm") && flag(c, "multi_query_attention", false))
+        put(c, "num_key_value_heads", cJSON_CreateNumber(num(c, "multi_query_group_num", H)));
+}
+
+/* The FFN's width where the file gives none or counts it otherwise: four
+ * times hidden_size (GPT-2's n_inner null, GPT-J, BLOOM, Falcon),
+ * expansion_ratio times it (MPT), half of intermediate_size (the first
+ * Qwen: its two branches, w1 and w2, together). */
+static void ffn_width(cJSON *c, const char *t)
+{
+    double D = num(c, "hidden_size", 0);
+    if (hf_names_listed("gpt2 gptj gpt_bigcode bloom falcon", t) && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "intermediate_size")))
+        put(c, "intermediate_size", cJSON_CreateNumber(4 * D));
+    else if (!strcmp(t, "mpt"))
+        put(c, "intermediate_size", cJSON_CreateNumber(num(c, "expansion_ratio", 4) * D));
+    else if (!strcmp(t, "qwen") && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "intermediate_size")))
+        put(c, "intermediate_size", cJSON_CreateNumber(num(c, "intermediate_size", 0) / 2));
+}
+
+/* Attention and FFN from one normalised input: always in GPT-J, Phi-2 and
+ * Cohere; GPT-NeoX's use_parallel_residual and Falcon's parallel_attn are
+ * true by default. */
+static void parallel(cJSON *c, const char *t)
+{
+    bool p = hf_names_listed("gptj phi cohere cohere2", t) ||
+             (!strcmp(t, "gpt_neox") && flag(c, "use_parallel_residual", true)) ||
+             (!strcmp(t, "falcon") && flag(c, "parallel_attn", true));
+    if (p)
+        put(c, "parallel_attn", cJSON_CreateTrue());
+}
+
+cJSON *hf_common_names(const cJSON *hf, const char *type)
+{
+    cJSON *c = cJSON_Duplicate(hf, true);
+    if (!c || !type)
+        return c;
+    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++) {
+        const struct rename *r = &renames[i];
+        if (!hf_names_listed(r->types, type) || cJSON_GetObjectItemCaseSensitive(c, r->to))
+            continue;
+        const cJSON *src = r->obj ? cJSON_GetObjectItemCaseSensitive(hf, r->obj) : hf;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, r->from);
+        if (v && !cJSON_IsNull(v))
+            cJSON_AddItemToObject(c, r->to, cJSON_Duplicate(v, true));
+    }
+    kv_heads(c, type);
+    ffn_width(c, type);
+    parallel(c, type);
+    return c;
+}
+
+bool hf_name_understood(const char *key)
+{
+    for (size_t i = 0; key && i < sizeof renames / sizeof renames[0]; i++)
+        if (!strcmp(key, renames[i].from) || (renames[i].obj && !strcmp(key, renames[i].obj)))
+            return true;
+    for (size_t i = 0; key && i < sizeof rule_keys / sizeof rule_keys[0]; i++)
+        if (!strcmp(key, rule_keys[i]))
+            return true;
+    return false;
+}

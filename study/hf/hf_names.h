@@ -1,0 +1,33 @@
+/* hf_names.h — the other key names of Hugging Face config.json files, as
+ * the common ones hf_config.c reads.
+ *
+ * Families older than Llama (GPT-2, GPT-J, GPT-BigCode, BLOOM, OPT, Falcon,
+ * MPT, DBRX, ChatGLM, the first Qwen) and a few newer ones (ERNIE 4.5,
+ * Ling) name the same shapes their own way: n_embd for hidden_size, n_head,
+ * n_layer, ffn_dim, kv_channels, moe_k, ... A copy of the file under the
+ * common names, with what those families imply and leave out (Falcon's and
+ * GPT-BigCode's multi-query attention as a count of KV heads, an ungated
+ * FFN four times the width, Qwen's two FFN branches counted together, the
+ * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere) made
+ * explicit. The common names a file already gives are kept.
+ *
+ * No data structure of its own: a table of renames and one of per-family
+ * rules. */
+#ifndef NPUSIM_STUDY_HF_NAMES_H
+#define NPUSIM_STUDY_HF_NAMES_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+/* A new tree: hf under the common names for its model_type `type` (the
+ * caller deletes it); NULL when out of memory. */
+cJSON *hf_common_names(const cJSON *hf, const char *type);
+
+/* Whether the word t is one of the space-separated words of list. */
+bool hf_names_listed(const char *list, const char *t);
+
+/* Whether key is one of the other names read here (not an ignored key). */
+bool hf_name_understood(const char *key);
+
+#endif
