@@ -55,12 +55,13 @@ static const struct hf_type {
     { .type = "mpt", .kind = HF_DENSE, .plain = true, .tied = true }, { .type = "mixtral", .kind = HF_MOE },
     { .type = "qwen2_moe", .kind = HF_MOE }, { .type = "qwen3_moe", .kind = HF_MOE },
     { .type = "gpt_oss", .kind = HF_MOE, .full_every = 2 }, { .type = "olmoe", .kind = HF_MOE },
-    { .type = "granitemoe", .kind = HF_MOE }, { .type = "phimoe", .kind = HF_MOE },
+    { .type = "granitemoe", .kind = HF_MOE }, { .type = "granitemoeshared", .kind = HF_MOE }, { .type = "phimoe", .kind = HF_MOE },
     { .type = "dbrx", .kind = HF_MOE }, { .type = "llama4_text", .kind = HF_MOE, .full_every = 4, .chunked = true },
     { .type = "glm4_moe", .kind = HF_MOE }, { .type = "deepseek", .kind = HF_MOE },
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
+    { .type = "kimi_k2", .kind = HF_MLA },
 };
 
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
@@ -374,7 +375,8 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
         cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(num(hf, "intermediate_size_mlp", 0)));
     cJSON_AddNumberToObject(o, "num_shared_experts", shared);
     cJSON_AddNumberToObject(o, "num_dense_layers", num(hf, "first_k_dense_replace", 0));
-    cJSON_AddStringToObject(o, "ffn_type", "moe");
+    /* the experts replace the dense FFN's type (ffn_of set it): one key, or the written file is refused */
+    cJSON_ReplaceItemInObjectCaseSensitive(o, "ffn_type", cJSON_CreateString("moe"));
     return 0;
 }
 

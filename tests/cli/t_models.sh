@@ -15,6 +15,12 @@ check "models: a Hugging Face Llama 3.1 8B config runs as the shipped llama3-8b 
   $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 >'$HF/ship.txt' 2>/dev/null &&
   [ \"\$(sed -n '2,3p' '$HF/hf.txt')\" = \"\$(sed -n '2,3p' '$HF/ship.txt')\" ] &&
   [ \$(grep -c 'keys ignored' '$HF/hf.err') = 1 ] && grep -q 'rope_theta' '$HF/hf.err'"
+check "models: an imported mixture of experts (Mixtral 8x7B) runs alike: one ffn_type key, moe" sh -c "
+  $NPUSIM import model $S/mixtral-8x7b.json -o '$HF/mx.json' >/dev/null 2>&1 &&
+  [ \$(grep -c '\"ffn_type\"' '$HF/mx.json') = 1 ] && grep -q '\"ffn_type\":.*\"moe\"' '$HF/mx.json' &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/mx.json' -c h100 --set num_chips=8 >'$HF/mx1.txt' 2>/dev/null &&
+  $NPUSIM run --configs $CONFIGS -m $S/mixtral-8x7b.json -c h100 --set num_chips=8 >'$HF/mx2.txt' 2>/dev/null &&
+  [ \"\$(sed -n '2,3p' '$HF/mx1.txt')\" = \"\$(sed -n '2,3p' '$HF/mx2.txt')\" ]"
 check "models: npusim import model writes npusim's config with its source, which runs alike" sh -c "
   $NPUSIM import model $S/qwen2.5-7b.json -o '$HF/qwen.json' >/dev/null 2>&1 &&
   grep -q '\"source\"' '$HF/qwen.json' && grep -q 'Hugging Face config' '$HF/qwen.json' &&
@@ -195,6 +201,10 @@ files = {
                "intermediate_size": 12288, "num_attention_heads": 20, "num_key_value_heads": 4, "num_hidden_layers": 28,
                "moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536, "moe_num_shared_experts": 2,
                "moe_layer_start_index": 1, "moe_layer_interval": 1, "moe_layer_end_index": 27, "vocab_size": 103424},
+ "granite-moe-shared": {"model_type": "granitemoeshared", "architectures": ["GraniteMoeSharedForCausalLM"],
+                        "hidden_size": 1024, "intermediate_size": 512, "shared_intermediate_size": 1024,
+                        "num_local_experts": 32, "num_experts_per_tok": 8, "num_attention_heads": 16,
+                        "num_key_value_heads": 8, "num_hidden_layers": 24, "vocab_size": 49155},
  "ling": {"model_type": "bailing_moe", "architectures": ["BailingMoeForCausalLM"], "hidden_size": 2048, "intermediate_size": 5632,
           "num_attention_heads": 16, "num_key_value_heads": 4, "num_hidden_layers": 28, "num_experts": 64,
           "num_experts_per_tok": 6, "num_shared_experts": 2, "moe_intermediate_size": 1408, "first_k_dense_replace": 0,
@@ -202,6 +212,9 @@ files = {
 }
 for k, v in files.items():
     json.dump(v, open(d + "/" + k + ".json", "w"))
+kimi = json.load(open("tests/samples/hf/deepseek-v3.json"))
+kimi["model_type"] = "kimi_k2"   # Kimi K2: the DeepSeek-V3 architecture under its own type
+json.dump(kimi, open(d + "/kimi-k2.json", "w"))
 bad = dict(files["ernie-moe"], moe_layer_end_index=20)
 json.dump(bad, open(d + "/ernie-moe-short.json", "w"))' "$HF"
 for want in "$HF/falcon-7b.json num_heads=71 num_layers=32 num_kv_heads=1 d_ff=18176 ffn_type=gelu parallel_attn_ffn=True tie_word_embeddings=True" \
@@ -216,6 +229,8 @@ for want in "$HF/falcon-7b.json num_heads=71 num_layers=32 num_kv_heads=1 d_ff=1
             "$HF/nemotron.json ffn_type=relu num_kv_heads=8" \
             "$HF/ernie-moe.json ffn_type=moe num_routed_experts=64 num_activated_routed_experts_per_token=6 moe_d_ff=1536 num_shared_experts=2 num_dense_layers=1 moe_layer_step=1 tie_word_embeddings=True" \
             "$HF/ling.json ffn_type=moe num_routed_experts=64 num_shared_experts=2 num_dense_layers=0" \
+            "$HF/granite-moe-shared.json ffn_type=moe moe_d_ff=512 num_shared_experts=2" \
+            "$HF/kimi-k2.json ffn_type=deepseek_moe kv_lora_rank=512 num_routed_experts=256" \
             "$S/ling-plus.json ffn_type=moe num_routed_experts=64 num_activated_routed_experts_per_token=4 moe_d_ff=3072 num_shared_experts=1 d_ff=12288" \
             "$S/gpt2.json d_model=768 num_heads=12 num_layers=12 d_ff=3072 ffn_type=gelu tie_word_embeddings=True"; do
     check_import "reads its own key names:" "$want"
