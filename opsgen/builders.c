@@ -327,6 +327,14 @@ struct op *b_kv_swap(struct trace *t, bool *ovf, int64_t fid, int64_t count, con
     return op;
 }
 
+struct coll_axes coll_axes_ring(int64_t p, double bw_GBps, int64_t latency_ns, enum coll_algorithm algorithm,
+                                const struct profile *prof)
+{
+    return (struct coll_axes){ .n = 1, .deg = { p }, .bw_GBps = { bw_GBps }, .latency_ns = latency_ns,
+                               .latency_adds = !prof->collective_latency_overlaps, .algorithm = algorithm,
+                               .ring_bytes = !prof->collective_staged_bytes };
+}
+
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax)
 {
     int64_t tot = 0, cur = e;

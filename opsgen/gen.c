@@ -80,12 +80,10 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
         a[n++] = deg;   /* corrected opsgen Q13: keep the degree on one axis */
     if (n > max_axes || n > SHAPE_MAXD)
         return -1;
-    ax->n = n;
-    ax->latency_ns = latency_ns;
-    ax->latency_adds = !prof->collective_latency_overlaps;
-    ax->ring_bytes = !prof->collective_staged_bytes;
     /* a switch's one hop only inside its domain */
-    ax->algorithm = out && l->collective_algorithm == COLL_DIRECT ? COLL_RING : l->collective_algorithm;
+    *ax = coll_axes_ring(1, bw_GBps, latency_ns,
+                         out && l->collective_algorithm == COLL_DIRECT ? COLL_RING : l->collective_algorithm, prof);
+    ax->n = n;
     for (int i = 0; i < n; i++) {
         ax->deg[i] = a[i];
         ax->bw_GBps[i] = bw_GBps;

@@ -449,11 +449,7 @@ int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
     g.obj_seq = m->bbox_input_seqlen;
     g.flash = m->use_flash_attention;
     /* TP goes to the layers as the single axis [tp] (opsgen.md §10). */
-    g.tp = (struct coll_axes){ .n = 1, .latency_ns = l->ici_latency_ns,
-                               .latency_adds = !prof->collective_latency_overlaps,
-                               .ring_bytes = !prof->collective_staged_bytes };
-    g.tp.deg[0] = m->tensor_parallelism_degree;
-    g.tp.bw_GBps[0] = l->ici_bw_GBps;
+    g.tp = coll_axes_ring(m->tensor_parallelism_degree, l->ici_bw_GBps, l->ici_latency_ns, COLL_RING, prof);
     g.lc = (struct layer_ctx){ out, ovf, prof, g.B, 1, false, &g.tp, "", NULL };
     struct plan p;
     if (plan_build(m, &p)) {

@@ -115,18 +115,12 @@ bool hf_config_is(const cJSON *j)
                                   cJSON_GetObjectItemCaseSensitive(j, "num_hidden_layers")));
 }
 
-static double num(const cJSON *j, const char *k, double def)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
-    return cJSON_IsNumber(x) ? x->valuedouble : def;
-}
-
 /* The first of keys (NULL-ended) that j holds as a number, else def. */
 static double num_any(const cJSON *j, const char *const *keys, double def)
 {
     for (; *keys; keys++)
         if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, *keys)))
-            return num(j, *keys, def);
+            return hf_num(j, *keys, def);
     return def;
 }
 
@@ -158,8 +152,8 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
                       "every moe_layer_step-th layer", "mlp_only_layers";
     if (t && !strncmp(t->type, "qwen2", 5) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
-    double end = num(hf, "moe_layer_end_index", -1);
-    if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < num(hf, "num_hidden_layers", 0) - 1)
+    double end = hf_num(hf, "moe_layer_end_index", -1);
+    if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < hf_num(hf, "num_hidden_layers", 0) - 1)
         return *why = "dense layers after the experts' last layer: npusim's pattern is num_dense_layers first, then "
                       "every moe_layer_step-th layer to the end", "moe_layer_end_index";
     return NULL;
@@ -215,14 +209,14 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
     const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(groups ? groups->child : NULL, "weights");
     if (qm && !strcmp(qm, "compressed-tensors") && w) {
-        double bits = num(w, "num_bits", 0);
+        double bits = hf_num(w, "num_bits", 0);
         const char *type = str(w, "type");
         if (bits == 8 && type && !strcmp(type, "float")) {
             cJSON_AddStringToObject(o, "weight_dtype", "fp8");
             return 0;
         }
         if ((bits == 4 || bits == 8) && type && !strcmp(type, "int")) {
-            int_groups(o, (int)bits, num(w, "group_size", 0), "fp16");
+            int_groups(o, (int)bits, hf_num(w, "group_size", 0), "fp16");
             return 0;
         }
         return npu_errf(e, "%s: key \"quantization_config\": compressed-tensors weights of %g-bit %s: expected "
@@ -257,7 +251,7 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
         return 0;
     }
     if (qm && (!strcmp(qm, "gptq") || !strcmp(qm, "awq"))) {
-        double bits = num(q, "bits", num(q, "w_bit", 0)), g = num(q, "group_size", num(q, "q_group_size", 128));
+        double bits = hf_num(q, "bits", hf_num(q, "w_bit", 0)), g = hf_num(q, "group_size", hf_num(q, "q_group_size", 128));
         if (bits != 4 && bits != 8)
             return npu_errf(e, "%s: key \"quantization_config\": %s with %g bits: expected 4 or 8", name, qm, bits);
         if (!(g >= 0 || g == -1) || g > 65535 || g != floor(g))
@@ -331,17 +325,17 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
         { "v_head_dim", "v_head_dim" },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (add_int(o, keys[i].np, num(hf, keys[i].hf, 0), name, keys[i].hf, e))
+        if (add_int(o, keys[i].np, hf_num(hf, keys[i].hf, 0), name, keys[i].hf, e))
             return -1;
     /* null (DeepSeek-V2-Lite): no query compression, npusim's 0 */
     const cJSON *qr = cJSON_GetObjectItemCaseSensitive(hf, "q_lora_rank");
     if (cJSON_IsNull(qr) || !qr)
         cJSON_AddNumberToObject(o, "q_lora_rank", 0);
-    else if (add_int(o, "q_lora_rank", num(hf, "q_lora_rank", 0), name, "q_lora_rank", e))
+    else if (add_int(o, "q_lora_rank", hf_num(hf, "q_lora_rank", 0), name, "q_lora_rank", e))
         return -1;
-    cJSON_AddNumberToObject(o, "num_shared_experts", num(hf, "n_shared_experts", 0));
-    cJSON_AddNumberToObject(o, "num_dense_layers", num(hf, "first_k_dense_replace", 0));
-    cJSON_AddNumberToObject(o, "num_limited_groups", num(hf, "topk_group", 1));
+    cJSON_AddNumberToObject(o, "num_shared_experts", hf_num(hf, "n_shared_experts", 0));
+    cJSON_AddNumberToObject(o, "num_dense_layers", hf_num(hf, "first_k_dense_replace", 0));
+    cJSON_AddNumberToObject(o, "num_limited_groups", hf_num(hf, "topk_group", 1));
     cJSON_AddStringToObject(o, "ffn_type", "deepseek_moe");
     cJSON_AddStringToObject(o, "router_type", "topk");
     cJSON_AddFalseToObject(o, "use_flash_attention");
@@ -357,9 +351,9 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
 {
     static const char *const topk[] = { "num_experts_per_tok", "experts_per_token", NULL };
     static const char *const step[] = { "decoder_sparse_step", "interleave_moe_layer_step", NULL };
-    double width = num(hf, "moe_intermediate_size", num(hf, "intermediate_size", 0));
-    double shared = num(hf, "n_shared_experts", !strcmp(t->type, "llama4_text") ? 1 : 0);
-    double sw = num(hf, "shared_expert_intermediate_size", 0);
+    double width = hf_num(hf, "moe_intermediate_size", hf_num(hf, "intermediate_size", 0));
+    double shared = hf_num(hf, "n_shared_experts", !strcmp(t->type, "llama4_text") ? 1 : 0);
+    double sw = hf_num(hf, "shared_expert_intermediate_size", 0);
     if (sw > 0 && width > 0) {
         if (fmod(sw, width) != 0)
             return npu_errf(e, "%s: key \"shared_expert_intermediate_size\": %g is not a multiple of the experts' "
@@ -372,9 +366,9 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
         add_int(o, "moe_layer_step", num_any(hf, step, 1), name, "decoder_sparse_step", e))
         return -1;
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "intermediate_size_mlp")))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(num(hf, "intermediate_size_mlp", 0)));
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(hf_num(hf, "intermediate_size_mlp", 0)));
     cJSON_AddNumberToObject(o, "num_shared_experts", shared);
-    cJSON_AddNumberToObject(o, "num_dense_layers", num(hf, "first_k_dense_replace", 0));
+    cJSON_AddNumberToObject(o, "num_dense_layers", hf_num(hf, "first_k_dense_replace", 0));
     /* the experts replace the dense FFN's type (ffn_of set it): one key, or the written file is refused */
     cJSON_ReplaceItemInObjectCaseSensitive(o, "ffn_type", cJSON_CreateString("moe"));
     return 0;
@@ -388,14 +382,14 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
 static int local_fields(const cJSON *hf, const struct hf_type *t, double layers, cJSON *o, const char *name,
                         struct npu_err *e)
 {
-    double w = t->chunked ? num(hf, "attention_chunk_size", 0)
-                          : num(hf, "sliding_window", num(hf, "sliding_window_size", 0));
-    double ctx = num(hf, "max_position_embeddings", 0), every = t->full_every;
+    double w = t->chunked ? hf_num(hf, "attention_chunk_size", 0)
+                          : hf_num(hf, "sliding_window", hf_num(hf, "sliding_window_size", 0));
+    double ctx = hf_num(hf, "max_position_embeddings", 0), every = t->full_every;
     if (!(w > 0) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return 0;
     const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "sliding_window_pattern")))
-        every = num(hf, "sliding_window_pattern", 0);
+        every = hf_num(hf, "sliding_window_pattern", 0);
     if (lt) {   /* the first global layer gives N; every layer must follow it */
         int n = cJSON_GetArraySize(lt), first = -1;
         if (!cJSON_IsArray(lt) || n != (int)layers)
@@ -428,8 +422,8 @@ static int local_fields(const cJSON *hf, const struct hf_type *t, double layers,
 static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *name, struct npu_err *e)
 {
     cJSON *o = cJSON_CreateObject();
-    double D = num(hf, "hidden_size", 0), H = num(hf, "num_attention_heads", 0);
-    double dh = num(hf, "head_dim", H > 0 ? D / H : 0), ctx = num(hf, "max_position_embeddings", 4608);
+    double D = hf_num(hf, "hidden_size", 0), H = hf_num(hf, "num_attention_heads", 0);
+    double dh = hf_num(hf, "head_dim", H > 0 ? D / H : 0), ctx = hf_num(hf, "max_position_embeddings", 4608);
     char src[300];
     snprintf(src, sizeof src, "Hugging Face config %s (model_type %s)", name, t->type);
     cJSON_AddStringToObject(o, "source", src);
@@ -440,14 +434,14 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     cJSON_AddNumberToObject(o, "input_seqlen", fmax(1, in_len));
     cJSON_AddNumberToObject(o, "output_seqlen", out_len);
     cJSON_AddNumberToObject(o, "decode_width", 1);
-    double layers = num(hf, "num_hidden_layers", 0);
+    double layers = hf_num(hf, "num_hidden_layers", 0);
     int rc = add_int(o, "d_model", D, name, "hidden_size", e) ||
              add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
-             add_int(o, "num_kv_heads", num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
+             add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
              add_int(o, "d_head", dh, name, "head_dim", e) ||
-             add_int(o, "d_ff", num(hf, "intermediate_size", 0), name, "intermediate_size", e) ||
+             add_int(o, "d_ff", hf_num(hf, "intermediate_size", 0), name, "intermediate_size", e) ||
              add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
-             add_int(o, "vocab_size", num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
+             add_int(o, "vocab_size", hf_num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
              (t->kind == HF_MLA ? mla_fields(hf, o, name, e)
                                 : ffn_of(hf, t, o, name, e) || (t->kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
                                       local_fields(hf, t, layers, o, name, e));

@@ -62,7 +62,7 @@ bool hf_names_listed(const char *types, const char *t)
     return false;
 }
 
-static double num(const cJSON *j, const char *k, double def)
+double hf_num(const cJSON *j, const char *k, double def)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
     return cJSON_IsNumber(x) ? x->valuedouble : def;
@@ -91,16 +91,16 @@ static void put(cJSON *c, const char *k, cJSON *v)
  * multi_query_group_num). */
 static void kv_heads(cJSON *c, const char *t)
 {
-    double H = num(c, "num_attention_heads", 0);
+    double H = hf_num(c, "num_attention_heads", 0);
     if (!strcmp(t, "falcon"))
         put(c, "num_key_value_heads",
-            cJSON_CreateNumber(flag(c, "new_decoder_architecture", false) ? num(c, "num_kv_heads", H)
+            cJSON_CreateNumber(flag(c, "new_decoder_architecture", false) ? hf_num(c, "num_kv_heads", H)
                                : flag(c, "multi_query", true)            ? 1
                                                                           : H));
     else if (!strcmp(t, "gpt_bigcode") && flag(c, "multi_query", true))
         put(c, "num_key_value_heads", cJSON_CreateNumber(1));
     else if (!strcmp(t, "chatglm") && flag(c, "multi_query_attention", false))
-        put(c, "num_key_value_heads", cJSON_CreateNumber(num(c, "multi_query_group_num", H)));
+        put(c, "num_key_value_heads", cJSON_CreateNumber(hf_num(c, "multi_query_group_num", H)));
 }
 
 /* The FFN's width where the file gives none or counts it otherwise: four
@@ -109,13 +109,13 @@ static void kv_heads(cJSON *c, const char *t)
  * Qwen: its two branches, w1 and w2, together). */
 static void ffn_width(cJSON *c, const char *t)
 {
-    double D = num(c, "hidden_size", 0);
+    double D = hf_num(c, "hidden_size", 0);
     if (hf_names_listed("gpt2 gptj gpt_bigcode bloom falcon", t) && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "intermediate_size")))
         put(c, "intermediate_size", cJSON_CreateNumber(4 * D));
     else if (!strcmp(t, "mpt"))
-        put(c, "intermediate_size", cJSON_CreateNumber(num(c, "expansion_ratio", 4) * D));
+        put(c, "intermediate_size", cJSON_CreateNumber(hf_num(c, "expansion_ratio", 4) * D));
     else if (!strcmp(t, "qwen") && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "intermediate_size")))
-        put(c, "intermediate_size", cJSON_CreateNumber(num(c, "intermediate_size", 0) / 2));
+        put(c, "intermediate_size", cJSON_CreateNumber(hf_num(c, "intermediate_size", 0) / 2));
 }
 
 /* Attention and FFN from one normalised input: always in GPT-J, Phi-2 and

@@ -11,6 +11,9 @@
  * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere) made
  * explicit. The common names a file already gives are kept.
  *
+ * Also the two readers the room shares: a number under a key (hf_num) and
+ * a word in a space-separated list (hf_names_listed).
+ *
  * No data structure of its own: a table of renames and one of per-family
  * rules. */
 #ifndef NPUSIM_STUDY_HF_NAMES_H
@@ -23,6 +26,9 @@
 /* A new tree: hf under the common names for its model_type `type` (the
  * caller deletes it); NULL when out of memory. */
 cJSON *hf_common_names(const cJSON *hf, const char *type);
+
+/* The number j holds under k, else def (a null, a string: def). */
+double hf_num(const cJSON *j, const char *k, double def);
 
 /* Whether the word t is one of the space-separated words of list. */
 bool hf_names_listed(const char *list, const char *t);
