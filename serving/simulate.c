@@ -104,6 +104,20 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
 /* Times a one-token decode pass, so that a layout the generator refuses
  * (e.g. a pool's TP below the model's expert parallelism) fails before the
  * first request, naming the pool. The memo keeps the pass: no time lost. */
+static int pool_error(const struct sim *x, int p, bool dis, const struct npu_err *pe, struct npu_err *e)
+{
+    if (!dis)
+        return *e = *pe, -1;
+    /* the pool's degree came from --prefill-tp/--decode-tp, not a file or --set */
+    const char *msg = pe->msg;
+    if (!strncmp(msg, "--set: ", 7))
+        msg += 7;
+    else if (strstr(msg, ": model field \"tensor_parallelism_degree\""))
+        msg = strstr(msg, "model field");
+    return npu_errf(e, "the %s pool (--%s-tp %lld): %s", p ? "decode" : "prefill", p ? "decode" : "prefill",
+                    (long long)x->cfg[p].model.tensor_parallelism_degree, msg);
+}
+
 static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
 {
     struct serving_batch one = { .decodes = 1, .decode_prompt_sum = 1, .decode_gen_sum = 1, .emits = 1 };
@@ -111,11 +125,7 @@ static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
     struct npu_err pe;
     if (!serving_step_time(&x->st->step[p], &one, &pc, &pe))
         return 0;
-    if (!dis)
-        return *e = pe, -1;
-    const char *msg = strncmp(pe.msg, "--set: ", 7) ? pe.msg : pe.msg + 7;
-    return npu_errf(e, "the %s pool (tensor parallelism %lld): %s", p ? "decode" : "prefill",
-                    (long long)x->cfg[p].model.tensor_parallelism_degree, msg);
+    return pool_error(x, p, dis, &pe, e);
 }
 
 static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *e)
@@ -128,8 +138,9 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pool_config(s, dis ? (p ? s->decode_tp : s->prefill_tp) : 0, &x->cfg[p]);
         struct serving_step *st = &x->st->step[p];
         if (!x->st->ok[p]) {
-            if (serving_step_init(st, s->fam, &x->cfg[p], s->prof, e))
-                return -1;
+            struct npu_err pe;
+            if (serving_step_init(st, s->fam, &x->cfg[p], s->prof, &pe))
+                return pool_error(x, p, dis, &pe, e);
             x->st->ok[p] = true;
             st->memo = !s->memo_off;
             st->pg = s->pg;

@@ -176,9 +176,10 @@ void serving_summary_print(const cJSON *s, FILE *out)
 {
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(s, "setting");
     const cJSON *sched = cJSON_GetObjectItemCaseSensitive(set, "scheduler");
-    fprintf(out, "  requests      %.0f completed, %.0f rejected in %.3f s (%s scheduler, %.0f chips)\n",
+    double chips = num(set, "chips");
+    fprintf(out, "  requests      %.0f completed, %.0f rejected in %.3f s (%s scheduler, %.0f chip%s)\n",
             num(s, "completed"), num(s, "rejected"), num(s, "duration_s"),
-            cJSON_IsString(sched) ? sched->valuestring : "?", num(set, "chips"));
+            cJSON_IsString(sched) ? sched->valuestring : "?", chips, chips == 1 ? "" : "s");
     fprintf(out, "  throughput    %.3f requests/s, %.1f input and %.1f output tokens/s (%.1f per chip)\n",
             num(s, "request_throughput_rps"), num(s, "input_tokens_per_s"), num(s, "output_tokens_per_s"),
             num(s, "output_tokens_per_s_per_chip"));

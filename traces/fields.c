@@ -390,8 +390,10 @@ static int check_range(const struct field_table *t, const struct field_desc *f, 
     bool positive_ok = !(f->flags & FF_POSITIVE) || v > 0, nonneg_ok = !(f->flags & FF_NONNEG) || v >= 0;
     if (positive_ok && nonneg_ok && v >= lo && v <= hi)
         return 0;   /* the common case: no message to format (configs are checked on every read) */
-    char got[40];
-    snprintf(got, sizeof got, "%.17g", v);
+    char got[40];   /* the shortest text that reads back as v: -0.1, not -0.10000000000000001 */
+    snprintf(got, sizeof got, "%.15g", v);
+    if (strtod(got, NULL) != v)
+        snprintf(got, sizeof got, "%.17g", v);
     if (!positive_ok)
         return npu_errf(e, "%s: %s field \"%s\": expected a positive value, got %s", file, t->what, f->key, got);
     if (!nonneg_ok)
@@ -505,8 +507,15 @@ int fields_from_json(const struct field_table *t, void *obj, const cJSON *json,
         const char *file = source_of(src, top);
         if (!v || cJSON_IsNull(v))
             return npu_errf(e, "%s: %s field \"%s\" is missing", file, t->what, f->key);
-        if (load_one(t, f, obj, v, file, e) || check_one(t, f, obj, file, e))
+        if (load_one(t, f, obj, v, file, e) || check_one(t, f, obj, file, e)) {
+            /* A nested value set on its own (--set kernel_efficiency.gemm.bf16=...)
+             * has its own source: the message names it, not the object's file.
+             * Looked up only here, as the common case has no error. */
+            const char *own = f->key[tn] == '.' ? source_of(src, f->key) : NULL;
+            if (own && strcmp(own, "<config>") && strcmp(own, file))
+                (void)(load_one(t, f, obj, v, own, e) || check_one(t, f, obj, own, e));
             return -1;
+        }
     }
     return 0;
 }

@@ -67,7 +67,7 @@ check "serving: local attention's KV blocks hold the window: more sequences at o
   $NPUSIM serving --configs $CONFIGS -m gemma2-9b -c h100 --set sliding_window=0 --offline --requests 100 --lengths fixed:7000:600 -o '$SE/nowin' >/dev/null &&
   python3 $SC window_holds '$SE/win' '$SE/nowin'"
 expect_fail "serving: a disaggregated pool too small for the expert parallelism exits 2, naming the pool" \
-  "the decode pool (tensor parallelism 4): model field \"expert_parallelism_degree\"" \
+  "the decode pool (--decode-tp 4): model field \"expert_parallelism_degree\"" \
   $SD --scheduler disaggregated --decode-tp 4 -o "$SE/bad1"
 check "serving: the same seed gives the same bytes (summary less sim_wall_s); another seed differs" sh -c "
   $SV --rate 4 --requests 150 --seed 7 -o '$SE/a' >/dev/null && $SV --rate 4 --requests 150 --seed 7 -o '$SE/b' >/dev/null &&
