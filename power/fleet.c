@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "base/checked.h"
+
 void fleet_estimate(const struct fleet_in *in, struct fleet_out *out)
 {
     double capacity = in->capacity_per_s * (double)in->replicas;
@@ -11,8 +13,9 @@ void fleet_estimate(const struct fleet_in *in, struct fleet_out *out)
     out->utilisation = u > 1.0 ? 1.0 : u;
     out->replicas_needed = 1;
     if (in->load_per_s >= 0 && in->capacity_per_s > 0) {
-        double need = ceil(in->load_per_s / in->capacity_per_s);
-        out->replicas_needed = need < 1 ? 1 : (int64_t)need;
+        bool ovf = false;   /* a load past int64 replicas: the most there are */
+        int64_t need = ck_ceil(in->load_per_s / in->capacity_per_s, &ovf);
+        out->replicas_needed = need < 1 ? 1 : need;
     }
     double per_replica_W = out->utilisation * in->active_power_W +
                            (1.0 - out->utilisation) * in->idle_power_W;

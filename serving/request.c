@@ -196,9 +196,11 @@ static int workload(const struct serving_knobs *k, const double num[SK_N], struc
         else
             return fail(why, n, "%s \"%s\": expected poisson, gamma:CV or constant",
                         label(k, SK_ARRIVAL, l, sizeof l), shape);
-        if (parse_f64_strict(rate, &r) || !isfinite(r) || r <= 0)
-            return fail(why, n, "%s \"%s\": expected requests per second above 0", label(k, SK_RATE, l, sizeof l),
-                        rate);
+        /* 1e9 requests/s: beyond any deployment, and keeps rate x time and
+         * the replicas a fleet needs inside int64 */
+        if (parse_f64_strict(rate, &r) || !isfinite(r) || r <= 0 || r > 1e9)
+            return fail(why, n, "%s \"%s\": expected requests per second above 0, at most 1e9",
+                        label(k, SK_RATE, l, sizeof l), rate);
         b->start_rps = k->v[SK_RATE] ? r : 0;
     }
     if (serving_arrivals_parse(spec, &w->arrivals, &e))

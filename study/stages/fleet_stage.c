@@ -16,6 +16,7 @@
 #include "power/energy.h"
 #include "power/pg.h"
 #include "study/run/run.h"
+#include "base/checked.h"
 #include "base/clock.h"
 #include "base/json_strict.h"
 #include "base/textfile.h"
@@ -247,8 +248,9 @@ static int evaluate_serving(const struct fleet_request *r, const struct profile 
         o->utilisation = s->busy_fraction;
         o->overloaded = s->overloaded;
         /* an overloaded run served what it could: its replicas scaled to the offered rate */
+        bool ovf = false;
         o->replicas_needed = s->overloaded && s->served_rps > 0
-                                 ? (int64_t)ceil((double)d->replicas * s->offered_rps / s->served_rps) : d->replicas;
+                                 ? ck_ceil((double)d->replicas * s->offered_rps / s->served_rps, &ovf) : d->replicas;
         o->avg_power_W = s->avg_power_W;
         o->annual_energy_MWh = s->avg_power_W * hours / 1e6 * d->site.pue;
         o->operational_tCO2e = o->annual_energy_MWh * d->site.ci;

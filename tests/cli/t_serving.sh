@@ -284,6 +284,7 @@ check "serving: --help names serve, serve --help names serving; the table withou
 expect_fail "serving: --rate 0 exits 2" "expected requests per second above 0" $SV --rate 0 -o "$SE/bad1"
 expect_fail "serving: --rate nan exits 2" "expected requests per second above 0" $SV --rate nan -o "$SE/bad1"
 expect_fail "serving: --rate -3 exits 2" "expected requests per second above 0" $SV --rate -3 -o "$SE/bad1"
+expect_fail "serving: --rate past 1e9 requests/s exits 2" "expected requests per second above 0, at most 1e9" $SV --rate 1e300 -o "$SE/bad1"
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n' >"$SE/empty.csv"
 expect_fail "serving: an empty trace exits 2, naming it" "empty.csv: the trace is empty" $SV --trace "$SE/empty.csv" -o "$SE/bad1"
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n1.0,10,5\n0.5,10,5\n' >"$SE/unsorted.csv"

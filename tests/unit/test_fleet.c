@@ -66,6 +66,10 @@ static void test_estimate_overload_and_duty(void **state)
     assert_close(o.avg_power_W, 1360);
     assert_close(o.annual_energy_MWh, 1360 * 8760 / 1e6);
     assert_close(o.embodied_tCO2e, 0.05);      /* 1 chip * 100 kg / 1000 / 2 */
+    /* a load past int64 replicas: the most int64 holds, not a wrapped negative */
+    in.load_per_s = 1e300;
+    fleet_estimate(&in, &o);
+    assert_i64(o.replicas_needed, INT64_MAX);
 }
 
 int main(void)
