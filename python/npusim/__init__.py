@@ -19,6 +19,7 @@ $NPUSIM_LIB, else in the source tree's build/ folder.
 import ctypes
 import io
 import json
+import math
 import os
 import tempfile
 
@@ -64,11 +65,32 @@ def _default_configs():
 _CONFIGS = _default_configs()
 
 
+def _nonfinite(value, where=""):
+    """The key path and value of the first NaN or infinity in value, else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    for k, v in items:
+        hit = _nonfinite(v, "%s.%s" % (where, k) if where else str(k))
+        if hit:
+            return hit
+    return None
+
+
+def _dumps(request):
+    """The request as JSON; a NaN or infinity (which JSON cannot hold) is
+    bad input named by its key, as the server names a bad value."""
+    hit = _nonfinite(request)
+    if hit:
+        raise Error('"%s": expected a finite number, got %r' % hit)
+    return json.dumps(request)
+
+
 def _call(path, request=None, configs=None, profile=None):
     status = ctypes.c_int(0)
     configs = os.fspath(configs) if configs is not None else _CONFIGS
     enc = lambda s: None if s is None else s.encode()
-    body = None if request is None else json.dumps(request)
+    body = None if request is None else _dumps(request)
     ptr = _lib.npusim_call(enc(path), enc(body), enc(configs), enc(profile), ctypes.byref(status))
     if not ptr:
         raise MemoryError("npusim: out of memory")

@@ -396,3 +396,16 @@ def test_serving_bad_input_names_the_key():
         npusim.serving(model="llama3-8b", chip="h100", max_num_seqs=0)
     with pytest.raises(npusim.Error, match='unknown member "rates"'):
         npusim.serving(model="llama3-8b", chip="h100", rates=2)
+
+
+def test_a_nan_or_infinity_is_named_by_its_key():
+    # JSON holds neither; the call says which value, as the server names a bad one
+    with pytest.raises(npusim.Error, match=r'^"rate": expected a finite number, got nan$'):
+        npusim.serving(model="llama3-8b", chip="h100", rate=float("nan"), frames=False)
+    with pytest.raises(npusim.Error, match=r'^"set.hbm_bw_GBps": expected a finite number, got inf$'):
+        npusim.run(chip="h100", hbm_bw_GBps=float("inf"))
+
+
+def test_serving_refuses_a_tp_that_does_not_divide_the_heads():
+    with pytest.raises(npusim.Error, match="does not divide num_heads 32"):
+        npusim.serving(model="llama3-8b", chip="h100", tp=3, rate=1, requests=5, frames=False)
