@@ -20,8 +20,8 @@ static void print_row(const struct serving_sweep *w, const struct serving_sweep_
     if (strcmp(r->status, "ok"))
         printf("  refused: %s\n", r->message);
     else
-        printf("  %.0f chips, %.3g req/s, TTFT p99 %.4g ms, TPOT p99 %.4g ms, %.4g J/request%s%s\n", r->chips,
-               r->throughput_rps, r->ttft_p99_ms, r->tpot_p99_ms, r->energy_per_request_J,
+        printf("  %.0f chip%s, %.3g req/s, TTFT p99 %.4g ms, TPOT p99 %.4g ms, %.4g J/request%s%s\n", r->chips,
+               r->chips == 1 ? "" : "s", r->throughput_rps, r->ttft_p99_ms, r->tpot_p99_ms, r->energy_per_request_J,
                w->slo.n ? (r->meets ? ", meets the SLO" : ", misses the SLO") : "",
                r->above_capacity ? ", above capacity (its latencies grow with the run)" : "");
 }

@@ -196,6 +196,7 @@ static void point(const struct serving_sweep *w, size_t i, const char *configs, 
         config_free(&c);
         return refuse(r, e.msg);
     }
+    c.strict = true;   /* a point is a user's layout: refused where `npusim serving` refuses it */
     const struct family *fam = family_find(&c.model, "inference");
     if (!fam) {
         config_free(&c);

@@ -257,6 +257,12 @@ check "serving: a sweep point above capacity is flagged (above_capacity) and nev
   python3 -c 'import csv,sys; r={x[\"rate\"]: x for x in csv.DictReader(open(sys.argv[1]))}; assert r[\"50\"][\"above_capacity\"] == \"True\" and r[\"50\"][\"meets_slo\"] == \"True\" and r[\"2\"][\"above_capacity\"] == \"False\" and float(r[\"50\"][\"energy_per_request_J\"]) < float(r[\"2\"][\"energy_per_request_J\"]), r' '$SE/over.csv' &&
   grep -q 'above capacity (its latencies grow with the run)' '$SE/over.txt' &&
   sed -n '/^selected/{n;p}' '$SE/over.txt' | grep -q 'rate=2 '"
+# a point's layout is held to what `npusim serving` holds it to: TP 3 does not divide Llama 3 8B's 32 heads
+printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"requests": 20, "rate": 1, "tp": [1, 3]}}' >"$SE/tpsweep.json"
+check "serving: a sweep point whose tp does not divide the heads is refused, saying why; the others run" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --spec '$SE/tpsweep.json' --summary '$SE/tp.csv' >'$SE/tp.txt' &&
+  python3 -c 'import csv,sys; r={x[\"tp\"]: x for x in csv.DictReader(open(sys.argv[1]))}; assert r[\"3\"][\"status\"] == \"refused\" and \"does not divide num_heads 32\" in r[\"3\"][\"message\"] and r[\"1\"][\"status\"] == \"ok\", r' '$SE/tp.csv' &&
+  grep -q 'tp=1  1 chip, ' '$SE/tp.txt'"
 printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"rates": [1]}}' >"$SE/badsweep.json"
 expect_fail "serving: a serving sweep spec with an unknown option names the file and the key" \
   'badsweep.json: "serving": unknown option "rates"' $NPUSIM sweep --configs $CONFIGS --spec "$SE/badsweep.json" --summary "$SE/bad1/s.csv"
