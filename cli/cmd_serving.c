@@ -252,8 +252,11 @@ int cmd_serving(int argc, char **argv)
         printf("npusim serving: %s on %s\n", c.model_name, c.chip_name);
         if (b.find_rate)
             find_print(&fr, &b.slo);
-        if (shown)
+        if (shown) {
             serving_summary_print(sum, stdout);
+            /* what every pass assumed, in `npusim run`'s words: profile, formats, calibration */
+            run_notes_print(&c, a.co.sh.prof, a.k.v[SK_PG] ? a.k.v[SK_PG] : "NoPG", a.k.v[SK_DVFS], NULL, stdout);
+        }
         if (a.k.out_dir && shown)
             printf("  outputs       %s/requests.csv, %s/iterations.csv, %s/summary.json\n", a.k.out_dir,
                    a.k.out_dir, a.k.out_dir);

@@ -337,6 +337,9 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     if (!prov)
         prov = cJSON_CreateObject();
     cJSON_AddNumberToObject(prov, "seed", (double)s->w.seed);
+    /* where the chip's efficiencies and host times come from, as `npusim run` says it */
+    const char *cal = s->c->chip.calibration_source;
+    cJSON_AddStringToObject(prov, "calibration_source", cal[0] ? cal : "none");
     if (s->trace_path)
         cJSON_AddStringToObject(prov, "trace", s->trace_path);
     if (s->command)

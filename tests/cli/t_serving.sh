@@ -10,6 +10,14 @@ mkdir -p "$SE"
 SV="$NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100"
 SC=tests/cli/serving_check.py
 
+# what the passes assumed, in run's words, and where the chip's numbers come from (summary and JSON)
+check "serving: the summary ends with run's notes (profile, formats, calibration) and the JSON names calibration_source" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --no-energy -o '$SE/notes-run' >'$SE/notes-run.txt' &&
+  $SV --rate 2 --requests 10 --pg Full >'$SE/notes.txt' && $SV --rate 2 --requests 10 --json >'$SE/notes.json' &&
+  grep -q '^  ran with      profile physical; power gating Full, DVFS None; weights bf16' '$SE/notes.txt' &&
+  grep '^  calibration' '$SE/notes-run.txt' >'$SE/cal-run' && grep '^  calibration' '$SE/notes.txt' >'$SE/cal-sv' &&
+  cmp '$SE/cal-run' '$SE/cal-sv' && grep -q 'npusim calibrate --runs' '$SE/cal-sv' &&
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"provenance\"][\"calibration_source\"].startswith(\"npusim calibrate --runs\"), d[\"provenance\"]' '$SE/notes.json'"
 # run: TTFT 176.791571 ms, TPOT 7.858141 ms (batch 8, 1024 in, 128 out, h100)
 check "serving: static equal requests give run's TTFT (exact), TPOT (0.1%) and busy time (0.1%)" sh -c "
   $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --batch 8 --seqlen 1024_128 -o '$SE/run' >'$SE/run.txt' &&
