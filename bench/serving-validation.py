@@ -16,10 +16,11 @@ Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE
         LoadGen count ("scenario" below).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
-S6 NVIDIA NIM, S7 jetstream-pytorch) that was NOT used to fit npusim's presets: the h100, h200,
+S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium, S14 vLLM's TPU pull
+requests) that was NOT used to fit npusim's presets: the h100, h200,
 a100 and mi300x presets were calibrated (`npusim calibrate --runs`) on S5a-c, S8, S9, S10a-b and S11
 of bench/public/inference-runs.csv, all static-batch runs; b200 has no inference calibration at all,
-and tpuv5e only MaxText training MFU. So every prediction below is out of sample. Nothing here is
+and tpuv5e and tpuv6e only MaxText training MFU. So every prediction below is out of sample. Nothing here is
 tuned to the measurements: the mapping is fixed by the rules below, before and regardless of the
 errors it gives.
 
@@ -104,6 +105,9 @@ the printed summary):
                    Offline/Server base configs, HPE's XD670 0.95 (Offline) and 0.97 (Server), as the
                    row's conditions state it (0.90 when they do not). The other rows keep npusim's
                    default (--kv-reserve 0.1, vLLM's 0.9 utilisation) or the harness's (AMD).
+  vllm serve       (S13, S14) the `vllm serve` flags the row quotes, as npusim's options of the same
+                   meaning: --max-num-batched-tokens and --max-num-seqs as they are,
+                   --gpu-memory-utilization F -> --kv-reserve 1-F, --max-model-len L -> --max-context L.
   lengths          fixed:IN:OUT when input_len/output_len are given (S5d, S6), with --max-context
                    IN+OUT. Otherwise the dataset the conditions name, as
                    lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV with --max-context = the deployment's
@@ -151,7 +155,9 @@ the printed summary):
                    time interval" and repeats its windows until three are stable (perf_analyzer:
                    "the ratio of max / min from the recent 3 measurements is within (stability
                    percentage)%"), so the clients' start, all C prompts at once, is not measured.
-                   The first two rounds of every client are left out.
+                   The first two rounds of every client are left out. vLLM's `vllm bench serve`
+                   (S13) counts every one of its --num-prompts N requests, the start too:
+                   --concurrency C --requests N, nothing left out.
   metric           throughput_tokens_per_s -> output_tokens_per_s (every source counts generated
                    tokens only: LoadGen's tokens/s, trtllm-bench "Total Output Throughput",
                    NIM's output throughput (assumed by the gatherer), JetStream's output token
@@ -383,7 +389,11 @@ def build_args(row, configs, binary):
         args += ["--rate", m.group(1), "--requests", str(mlperf_queries(row))]
     elif sc == "closed_loop":
         c = int(row["concurrency"])
-        args += ["--concurrency", str(c), "--requests", str(max(100, 20 * c)), "--warmup", str(2 * c)]
+        m = re.search(r"vllm bench serve[^;]*--num-prompts (\d+)", row["conditions"])
+        if m:   # vllm bench serve counts every request, its clients' start among them
+            args += ["--concurrency", str(c), "--requests", m.group(1)]
+        else:
+            args += ["--concurrency", str(c), "--requests", str(max(100, 20 * c)), "--warmup", str(2 * c)]
     else:
         raise Skip("scenario %s not mapped" % sc)
     args += ["--lengths", spec, "--max-context", str(ctx)]
@@ -393,6 +403,7 @@ def build_args(row, configs, binary):
         args += ["--max-num-batched-tokens", str(tokens)]
     if cap:
         args += ["--max-num-seqs", str(cap)]
+    args += vllm_serve_flags(row)
     if VARIANT != "no-harness":
         for pattern, scenario, opts in HARNESS:
             if re.search(pattern, row["conditions"]) and scenario in (None, sc):
@@ -403,6 +414,25 @@ def build_args(row, configs, binary):
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
     return args
+
+
+def vllm_serve_flags(row):
+    """The `vllm serve` flags a row's conditions quote ("vllm serve flags: --max-num-seqs 256 ..."),
+    as npusim's options of the same meaning (see "vllm serve" in the header); the later --max-context
+    wins over the one the lengths gave."""
+    m = re.search(r"vllm serve flags: ([^;]*)", row["conditions"])
+    if not m:
+        return []
+    words, out = m.group(1).replace("=", " ").split(), []
+    for i, w in enumerate(words[:-1]):
+        v = words[i + 1]
+        if w in ("--max-num-batched-tokens", "--max-num-seqs"):
+            out += [w, v]
+        elif w == "--gpu-memory-utilization":
+            out += ["--kv-reserve", fmt_num(1 - float(v))]
+        elif w == "--max-model-len":
+            out += ["--max-context", v]
+    return out
 
 
 def scheduler(row):
@@ -622,7 +652,8 @@ def main(argv):
     print("\n### MAPE per source (every source out of sample)\n")
     print("| source | rows | MAPE | signed mean error |")
     print("|---|---|---|---|")
-    for s in sorted(errs_source, key=lambda s: (s.split()[0], s)):
+    # S1 .. S13 in number order (S13 after S7, not after S1)
+    for s in sorted(errs_source, key=lambda s: (int(re.match(r"S(\d+)", s).group(1)), s)):
         es = errs_source[s]
         print("| %s | %d | %.1f%% | %+.1f%% |" % (s, len(es), mape(es), sum(es) / len(es)))
 
