@@ -339,7 +339,12 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     cJSON_AddNumberToObject(prov, "seed", (double)s->w.seed);
     /* where the chip's efficiencies and host times come from, as `npusim run` says it */
     const char *cal = s->c->chip.calibration_source;
-    cJSON_AddStringToObject(prov, "calibration_source", cal[0] ? cal : "none");
+    char calbuf[sizeof s->c->chip.calibration_source + 64];
+    if (cal[0] && s->prof->mxu_efficiency_ignored)   /* as run_notes says it */
+        snprintf(calbuf, sizeof calbuf, "not applied under profile %s (the chip's: %s)", s->prof->name, cal);
+    else
+        snprintf(calbuf, sizeof calbuf, "%s", cal[0] ? cal : "none");
+    cJSON_AddStringToObject(prov, "calibration_source", calbuf);
     if (s->trace_path)
         cJSON_AddStringToObject(prov, "trace", s->trace_path);
     if (s->command)
