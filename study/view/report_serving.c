@@ -51,14 +51,16 @@ struct table {
     struct npu_err *e;
 };
 
-/* "ok" 1, "rejected" 0 (requests.csv's status); a number; empty NAN. */
+/* "ok" 1, "rejected" 0 (requests.csv's status); a number; empty NAN.
+ * Every number the two files hold is a time, a count or an energy: finite
+ * and >= 0 (a damaged file would draw an axis from -1e308). */
 static int cell_value(const char *col, const char *s, double *v)
 {
     if (!*s)
         return *v = NAN, 0;
     if (!strcmp(col, "status"))
         return !strcmp(s, "ok") ? (*v = 1, 0) : !strcmp(s, "rejected") ? (*v = 0, 0) : -1;
-    return parse_f64_strict(s, v);
+    return parse_f64_strict(s, v) || !isfinite(*v) || *v < 0 ? -1 : 0;
 }
 
 static void on_field(void *s, size_t n, void *data)
@@ -73,7 +75,7 @@ static void on_field(void *s, size_t n, void *data)
             t->at[c] = t->cell;
         else if (t->line > 0 && t->at[c] == t->cell && cell_value(t->cols[c], cell, &t->row[c])) {
             npu_errf(t->e, "%s: line %d: column \"%s\": expected %s, got \"%s\"", t->name, t->line + 1, t->cols[c],
-                     strcmp(t->cols[c], "status") ? "a number" : "ok or rejected", cell);
+                     strcmp(t->cols[c], "status") ? "a number >= 0" : "ok or rejected", cell);
             t->failed = 1;
         }
     }
@@ -95,6 +97,13 @@ static void on_row(int term, void *data)
                 return;
             }
     } else {
+        /* a pass holds at most the blocks there are (iterations.csv) */
+        if (t->ncols == 6 && !strcmp(t->cols[4], "kv_blocks_used") && t->row[4] > t->row[5]) {
+            npu_errf(t->e, "%s: line %d: column \"kv_blocks_used\": expected at most kv_blocks_total (%.0f), got %.0f",
+                     t->name, t->line, t->row[5], t->row[4]);
+            t->failed = 1;
+            return;
+        }
         if (t->n == t->cap) {
             size_t cap = t->cap ? 2 * t->cap : 256;
             double *p = realloc(t->v, cap * (size_t)t->ncols * sizeof *p);

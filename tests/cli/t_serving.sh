@@ -242,7 +242,17 @@ mkdir -p "$SE/badrep" && printf '{}\n' >"$SE/badrep/summary.json" &&
   printf 'id,arrival_s,ttft_ms,tpot_ms,e2e_s,energy_J,status\n0,0.1,5,x,1,2,ok\n' >"$SE/badrep/requests.csv" &&
   printf 'start_s,duration_ms,prefill_tokens,decode_tokens,kv_blocks_used,kv_blocks_total\n' >"$SE/badrep/iterations.csv"
 expect_fail "serving: report on a serving folder with a bad cell names the file, line and column" \
-  'badrep/requests.csv: line 2: column "tpot_ms": expected a number, got "x"' $NPUSIM report "$SE/badrep" -o "$SE/bad1/r.html"
+  'badrep/requests.csv: line 2: column "tpot_ms": expected a number >= 0, got "x"' $NPUSIM report "$SE/badrep" -o "$SE/bad1/r.html"
+# a damaged but parseable iterations.csv: a time below 0, and more KV blocks used than there are
+mkdir -p "$SE/badrep2" "$SE/badrep3" && printf '{}\n' >"$SE/badrep2/summary.json" && printf '{}\n' >"$SE/badrep3/summary.json" &&
+  printf 'id,arrival_s,ttft_ms,tpot_ms,e2e_s,energy_J,status\n0,0.1,5,3,1,2,ok\n' >"$SE/badrep2/requests.csv" &&
+  cp "$SE/badrep2/requests.csv" "$SE/badrep3/requests.csv" &&
+  printf 'start_s,duration_ms,prefill_tokens,decode_tokens,kv_blocks_used,kv_blocks_total\n-1e308,5,10,0,4,100\n' >"$SE/badrep2/iterations.csv" &&
+  printf 'start_s,duration_ms,prefill_tokens,decode_tokens,kv_blocks_used,kv_blocks_total\n0,5,10,0,101,100\n' >"$SE/badrep3/iterations.csv"
+expect_fail "serving: report refuses a time below 0 in iterations.csv (it drew an axis from -1e308)" \
+  'badrep2/iterations.csv: line 2: column "start_s": expected a number >= 0, got "-1e308"' $NPUSIM report "$SE/badrep2" -o "$SE/bad1/r.html"
+expect_fail "serving: report refuses a pass using more KV blocks than there are" \
+  'badrep3/iterations.csv: line 2: column "kv_blocks_used": expected at most kv_blocks_total (100), got 101' $NPUSIM report "$SE/badrep3" -o "$SE/bad1/r.html"
 cat >"$SE/sweep.json" <<'JSON'
 {"workload": "serving", "models": ["llama3-8b", "llama3-70b"], "chips": ["h100"],
  "serving": {"requests": 120, "rate": [2, 6], "replicas": [1, 2], "lengths": "chat"},
