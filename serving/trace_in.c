@@ -88,7 +88,7 @@ static int header(struct serving_trace *t, struct npu_err *e)
     for (int s = 0; s < NSETS && n <= 63; s++) {
         int a = find(c, n, sets[s].t), b = find(c, n, sets[s].in), d = find(c, n, sets[s].out);
         if (b >= 0 && d >= 0 && (a >= 0 || t->lengths_only)) {
-            t->set = s, t->col[0] = a, t->col[1] = b, t->col[2] = d;
+            t->set = s, t->col[0] = a, t->col[1] = b, t->col[2] = d, t->ncols = n;
             return 0;
         }
     }
@@ -197,8 +197,13 @@ static int fields(struct serving_trace *t, const char **v, char b[3][64], cJSON 
     if (!t->jsonl) {
         char *c[64];
         int n = cells(t->buf, c, 63);
+        /* a line wider than the header is not a row of this table (a comma too many); a
+         * shorter one is named by the field it lacks (tokens(), below) */
+        if (n > t->ncols)
+            return npu_errf(e, "%s: line %lld: %s%d fields where the header has %d", t->path, (long long)t->line,
+                            n > 63 ? "more than " : "", n > 63 ? 63 : n, t->ncols);
         for (int k = 0; k < 3; k++)
-            v[k] = t->col[k] >= 0 && t->col[k] < n && n <= 63 ? c[t->col[k]] : NULL;
+            v[k] = t->col[k] >= 0 && t->col[k] < n ? c[t->col[k]] : NULL;
         return 0;
     }
     char name[1100];

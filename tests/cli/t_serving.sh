@@ -319,6 +319,8 @@ printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,9000,5\n' >"$SE/long.
 expect_fail "serving: lengths beyond the context exit 2" "long.csv: line 2: 9000 input and 5 output tokens exceed the context of 8192" $SV --trace "$SE/long.csv" -o "$SE/bad1"
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10\n' >"$SE/miss.csv"
 expect_fail "serving: a trace line with a missing field exits 2" 'miss.csv: line 3: field "num_decode_tokens" is missing' $SV --trace "$SE/miss.csv" -o "$SE/bad1"
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10,5,7\n' >"$SE/wide.csv"
+expect_fail "serving: a trace line wider than its header exits 2 (it was read, the extra field dropped)" 'wide.csv: line 3: 4 fields where the header has 3' $SV --trace "$SE/wide.csv" -o "$SE/bad1"
 expect_fail "serving: negative lengths in a spec exit 2" "expected fixed:IN:OUT" $SV --lengths fixed:-5:10 -o "$SE/bad1"
 expect_fail "serving: an unknown scheduler exits 2" "expected static, continuous" $SV --scheduler fifo -o "$SE/bad1"
 expect_fail "serving: a bad --slo exits 2" "expected ttft_ms=X,tpot_ms=Y" $SV --slo ttft=3 -o "$SE/bad1"
