@@ -16,8 +16,8 @@ Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE
         LoadGen count ("scenario" below).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
-S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium, S14 vLLM's TPU pull
-requests) that was NOT used to fit npusim's presets: the h100, h200,
+S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium) that was NOT used to
+fit npusim's presets: the h100, h200,
 a100 and mi300x presets were calibrated (`npusim calibrate --runs`) on S5a-c, S8, S9, S10a-b and S11
 of bench/public/inference-runs.csv, all static-batch runs; b200 has no inference calibration at all,
 and tpuv5e and tpuv6e only MaxText training MFU. So every prediction below is out of sample. Nothing here is
@@ -105,7 +105,7 @@ the printed summary):
                    Offline/Server base configs, HPE's XD670 0.95 (Offline) and 0.97 (Server), as the
                    row's conditions state it (0.90 when they do not). The other rows keep npusim's
                    default (--kv-reserve 0.1, vLLM's 0.9 utilisation) or the harness's (AMD).
-  vllm serve       (S13, S14) the `vllm serve` flags the row quotes, as npusim's options of the same
+  vllm serve       (S13) the `vllm serve` flags the row quotes, as npusim's options of the same
                    meaning: --max-num-batched-tokens and --max-num-seqs as they are,
                    --gpu-memory-utilization F -> --kv-reserve 1-F, --max-model-len L -> --max-context L.
   lengths          fixed:IN:OUT when input_len/output_len are given (S5d, S6), with --max-context

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/version.h"
 #include "opsgen/builders.h"
+#include "opsgen/opsgen.h"
 #include "power/carbon.h"
 #include "power/system.h"
 #include "serving/energy.h"
@@ -101,23 +102,36 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
     return 0;
 }
 
-/* Times a one-token decode pass, so that a layout the generator refuses
- * (e.g. a pool's TP below the model's expert parallelism) fails before the
- * first request, naming the pool. The memo keeps the pass: no time lost. */
+/* pe, a pool's layout refused, into e: as it is for the one pool; a
+ * disaggregated pool's names the pool and its flag, since its degree came
+ * from --prefill-tp/--decode-tp, not from a file or --set. */
 static int pool_error(const struct sim *x, int p, bool dis, const struct npu_err *pe, struct npu_err *e)
 {
     if (!dis)
         return *e = *pe, -1;
-    /* the pool's degree came from --prefill-tp/--decode-tp, not a file or --set */
-    const char *msg = pe->msg;
-    if (!strncmp(msg, "--set: ", 7))
-        msg += 7;
-    else if (strstr(msg, ": model field \"tensor_parallelism_degree\""))
-        msg = strstr(msg, "model field");
+    const char *msg = strncmp(pe->msg, "--set: ", 7) ? pe->msg : pe->msg + 7;
     return npu_errf(e, "the %s pool (--%s-tp %lld): %s", p ? "decode" : "prefill", p ? "decode" : "prefill",
                     (long long)x->cfg[p].model.tensor_parallelism_degree, msg);
 }
 
+/* A user's layout held to what `npusim run` holds it to (a tensor
+ * parallelism that divides the heads and widths); the passes then run
+ * unstrict, as their batch and lengths are the engine's, not the user's. */
+static int layout_check(struct sim *x, int p, bool dis, struct npu_err *e)
+{
+    const struct loaded_config *c = &x->cfg[p];
+    struct npu_err pe;
+    if (!c->strict || !x->s->fam->strict_fields || !opsgen_check_strict(&c->model, &pe))
+        return 0;
+    if (dis)
+        return pool_error(x, p, dis, &pe, e);
+    *e = pe;
+    return config_name_source(c, e);
+}
+
+/* Times a one-token decode pass, so that a layout the generator refuses
+ * (e.g. a pool's TP below the model's expert parallelism) fails before the
+ * first request, naming the pool. The memo keeps the pass: no time lost. */
 static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
 {
     struct serving_batch one = { .decodes = 1, .decode_prompt_sum = 1, .decode_gen_sum = 1, .emits = 1 };
@@ -139,6 +153,8 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         struct serving_step *st = &x->st->step[p];
         if (!x->st->ok[p]) {
             struct npu_err pe;
+            if (layout_check(x, p, dis, e))
+                return -1;
             if (serving_step_init(st, s->fam, &x->cfg[p], s->prof, &pe))
                 return pool_error(x, p, dis, &pe, e);
             x->st->ok[p] = true;
@@ -338,13 +354,8 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
         prov = cJSON_CreateObject();
     cJSON_AddNumberToObject(prov, "seed", (double)s->w.seed);
     /* where the chip's efficiencies and host times come from, as `npusim run` says it */
-    const char *cal = s->c->chip.calibration_source;
-    char calbuf[sizeof s->c->chip.calibration_source + 64];
-    if (cal[0] && s->prof->mxu_efficiency_ignored)   /* as run_notes says it */
-        snprintf(calbuf, sizeof calbuf, "not applied under profile %s (the chip's: %s)", s->prof->name, cal);
-    else
-        snprintf(calbuf, sizeof calbuf, "%s", cal[0] ? cal : "none");
-    cJSON_AddStringToObject(prov, "calibration_source", calbuf);
+    char cal[RUN_NOTES_CALIBRATION_MAX];
+    cJSON_AddStringToObject(prov, "calibration_source", run_notes_calibration(s->c, s->prof, cal));
     if (s->trace_path)
         cJSON_AddStringToObject(prov, "trace", s->trace_path);
     if (s->command)

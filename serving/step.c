@@ -10,7 +10,6 @@
 
 #include "base/checked.h"
 #include "chipsim/chipsim.h"
-#include "opsgen/opsgen.h"
 #include "power/energy.h"
 #include "power/powercap.h"
 
@@ -33,11 +32,6 @@ int serving_step_init(struct serving_step *s, const struct family *fam, const st
     memset(s, 0, sizeof *s);
     if (!fam->step_attention || !fam->mem_parts || !fam->gen)
         return npu_errf(e, "%s: the serving engine simulates LLM inference only", c->model_name);
-    /* A user's config is held to what `npusim run` holds it to (a tensor
-     * parallelism that divides the heads and widths); the passes below then
-     * run unstrict, as their batch and lengths are the engine's, not the user's. */
-    if (c->strict && fam->strict_fields && opsgen_check_strict(&c->model, e))
-        return config_name_source(c, e);
     s->fam = fam;
     s->c = *c;
     s->c.strict = false;

@@ -37,7 +37,7 @@ struct serving_trace {
     bool jsonl, lengths_only;
     int set;                    /* the column set (trace_in.c) */
     int col[3];                 /* CSV: columns of time, input, output */
-    int ncols;                  /* CSV: the header's fields, which every line has */
+    int ncols;                  /* CSV: the header's fields, which no line may pass */
     double t0_s, last_s;
     int64_t base_s;             /* date-times: the first row's whole seconds */
     int64_t n;                  /* requests read */

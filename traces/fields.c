@@ -391,9 +391,7 @@ static int check_range(const struct field_table *t, const struct field_desc *f, 
     if (positive_ok && nonneg_ok && v >= lo && v <= hi)
         return 0;   /* the common case: no message to format (configs are checked on every read) */
     char got[40];   /* the shortest text that reads back as v: -0.1, not -0.10000000000000001 */
-    snprintf(got, sizeof got, "%.15g", v);
-    if (strtod(got, NULL) != v)
-        snprintf(got, sizeof got, "%.17g", v);
+    num_text_shortest(v, got, sizeof got);
     if (!positive_ok)
         return npu_errf(e, "%s: %s field \"%s\": expected a positive value, got %s", file, t->what, f->key, got);
     if (!nonneg_ok)

@@ -121,6 +121,19 @@ bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile 
     return len > 0;
 }
 
+const char *run_notes_calibration(const struct loaded_config *c, const struct profile *prof,
+                                  char buf[RUN_NOTES_CALIBRATION_MAX])
+{
+    const char *cal = c->chip.calibration_source;
+    if (!cal[0])
+        snprintf(buf, RUN_NOTES_CALIBRATION_MAX, "none");
+    else if (prof->mxu_efficiency_ignored)
+        snprintf(buf, RUN_NOTES_CALIBRATION_MAX, "not applied under profile %s (the chip's: %s)", prof->name, cal);
+    else
+        snprintf(buf, RUN_NOTES_CALIBRATION_MAX, "%s", cal);
+    return buf;
+}
+
 void run_notes_print(const struct loaded_config *c, const struct profile *prof, const char *pg, const char *dvfs,
                      const struct trace *t, FILE *out)
 {
@@ -134,13 +147,8 @@ void run_notes_print(const struct loaded_config *c, const struct profile *prof, 
     if (!strcmp(m->model_type, "llm"))
         fprintf(out, ", KV cache %s", format_of(m->kv_cache_dtype));
     fputc('\n', out);
-    const char *cal = c->chip.calibration_source;
-    if (!cal[0])
-        fputs("  calibration   none\n", out);
-    else if (prof->mxu_efficiency_ignored)
-        fprintf(out, "  calibration   not applied under profile %s (the chip's: %s)\n", prof->name, cal);
-    else
-        fprintf(out, "  calibration   %s\n", cal);
+    char cal[RUN_NOTES_CALIBRATION_MAX];
+    fprintf(out, "  calibration   %s\n", run_notes_calibration(c, prof, cal));
     if (!prof->chip_precisions_ignored && t)
         kernels_line(c, t, out);
     assumptions(c, prof, out);

@@ -20,6 +20,14 @@
 void run_notes_print(const struct loaded_config *c, const struct profile *prof, const char *pg, const char *dvfs,
                      const struct trace *t, FILE *out);
 
+/* The calibration line's text into buf: the chip's calibration_source,
+ * "none" without one, or "not applied under profile P (the chip's: ...)"
+ * when the profile ignores it. Returns buf. `npusim serving` gives it in
+ * summary.json's provenance. */
+#define RUN_NOTES_CALIBRATION_MAX (FIELD_STR_MAX + 96)
+const char *run_notes_calibration(const struct loaded_config *c, const struct profile *prof,
+                                  char buf[RUN_NOTES_CALIBRATION_MAX]);
+
 /* The kernel classes and formats t ran that a chip calibrated kernel by
  * kernel (some kernel_efficiency.* set) has no calibration for ("attention
  * fp8, elementwise bf16") into buf ("" when none; a chip with no kernel
