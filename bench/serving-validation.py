@@ -3,15 +3,16 @@
 bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
-                                             [--variant fixed-means|continuous|chunked|fp8-kv|no-harness|
-                                                        dataset-count]
+                                             [--variant fixed-means|continuous|chunked|bf16-kv|no-harness|
+                                                        dataset-count|max-utilization]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
         request at the mean lengths); continuous and chunked run every row with that scheduler
-        instead of the engine's (below); fp8-kv gives every fp8 row whose KV format is not stated
-        an fp8 KV cache (the NIM rows, S6), where the mapping keeps the model file's bf16;
-        no-harness leaves out the MLPerf submitters' harness settings (HARNESS, "harness" below);
+        instead of the engine's (below); bf16-kv gives the NIM rows (S6) the model file's bf16 KV
+        cache, where the mapping infers fp8 ("KV format" below); max-utilization runs every row
+        under npusim's default capacity policy, where the mapping gives the TensorRT-LLM rows
+        guaranteed-no-evict ("capacity" below); no-harness leaves out the MLPerf submitters' harness settings (HARNESS, "harness" below);
         dataset-count runs the MLPerf rows over the dataset's 24,576 samples instead of the run's
         LoadGen count ("scenario" below).
 
@@ -64,6 +65,23 @@ the printed summary):
                    (nvidia/Llama-3.x-...-FP8 / -FP4), and ModelOpt writes "kv_cache_quant_algo":
                    "FP8" into the hf_quant_config.json it exports (its own docstring's example;
                    the file of each checkpoint was not read here) -> --set kv_cache_dtype=fp8.
+                   (S6) not stated on the NIM page, but its own saturated rows fix it: at
+                   concurrency 100-250 the engine holds ~920 tokens/s at an ITL of ~93 ms, so ~85
+                   requests decode at once, each with 5000-5500 tokens of context: ~450k tokens,
+                   147 GB of KV cache in bf16 (327,680 bytes a token for Llama-3.3-70B) where two
+                   80 GB H100s less 70 GB of fp8 weights leave 90 GB; 74 GB in fp8, which fits
+                   -> --set kv_cache_dtype=fp8. (Found after the bf16 predictions were seen: I96,
+                   concurrency 50, was preempting in npusim and 3.3x too long.)
+  capacity         how the engine promises KV blocks. TensorRT-LLM's default capacity scheduler
+                   policy is GUARANTEED_NO_EVICT (tensorrt_llm SchedulerConfig; the perf-tuning
+                   guide, "Capacity Scheduler Policy"): a request starts only when the blocks of its
+                   prompt and its whole answer are free, and is never paused. trtllm-bench
+                   throughput's --scheduler_policy defaults to guaranteed_no_evict
+                   (tensorrt_llm/bench/benchmark/throughput.py), and NIM's TensorRT-LLM profile
+                   states no other -> S5d and S6: --capacity-policy guaranteed-no-evict. NVIDIA's
+                   MLPerf v4.1 harness defaults --trtllm_batch_sched_policy to max_util
+                   (code/harness/harness_llm/main_llm.cc), which no llama2-70b config of NVIDIA,
+                   HPE or Dell overrides; vLLM preempts -> npusim's default, max-utilization.
   scheduler        the row's engine's default, from its conditions: vLLM before 0.8 (V0: chunked
                    prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) -> --scheduler
                    continuous; jetstream-pytorch (JetStream's orchestrator) -> --scheduler padded:
@@ -314,6 +332,10 @@ def is_trtllm_bench(row):
     return row["source"].startswith("S5d")
 
 
+def is_nim(row):
+    return row["source"].startswith("S6")
+
+
 def lengths(row):
     """(--lengths spec, --max-context) or raise Skip."""
     cv_in, cv_out = (0, 0) if VARIANT == "fixed-means" else (CV_IN, CV_OUT)
@@ -366,8 +388,8 @@ def build_args(row, configs, binary):
     for f in ("weight_dtype", "activation_dtype", "kv_cache_dtype"):
         if row[f]:
             args += ["--set", "%s=%s" % (f, row[f])]
-    if VARIANT == "fp8-kv" and not row["kv_cache_dtype"] and row["weight_dtype"] == "fp8" and not is_trtllm_bench(row):
-        args += ["--set", "kv_cache_dtype=fp8"]
+    if is_nim(row) and not row["kv_cache_dtype"] and VARIANT != "bf16-kv":
+        args += ["--set", "kv_cache_dtype=fp8"]   # inferred from the page's saturated rows (header)
     if is_trtllm_bench(row) and not row["kv_cache_dtype"]:
         args += ["--set", "kv_cache_dtype=fp8"]   # the checkpoint's KV format (header)
     for s in filter(None, row["sets"].split(";")):
@@ -411,6 +433,8 @@ def build_args(row, configs, binary):
     frac = trtllm_kv_fraction(row)
     if frac:
         args += ["--kv-free-fraction", frac]
+    if (is_trtllm_bench(row) or is_nim(row)) and VARIANT != "max-utilization":
+        args += ["--capacity-policy", "guaranteed-no-evict"]   # TensorRT-LLM's default (header)
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
     return args
@@ -552,9 +576,10 @@ def main(argv):
             jobs, i = int(argv[i + 1]), i + 2
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
-            if VARIANT not in ("fixed-means", "continuous", "chunked", "fp8-kv", "no-harness", "dataset-count"):
-                print("serving-validation: --variant takes fixed-means, continuous, chunked, fp8-kv, no-harness "
-                      "or dataset-count",
+            if VARIANT not in ("fixed-means", "continuous", "chunked", "bf16-kv", "no-harness", "dataset-count",
+                               "max-utilization"):
+                print("serving-validation: --variant takes fixed-means, continuous, chunked, bf16-kv, no-harness "
+                      "dataset-count or max-utilization",
                       file=sys.stderr)
                 return 1
         else:

@@ -16,6 +16,7 @@
 
 static const char *const sched_names[] = { "static", "continuous", "chunked", "disaggregated", "padded" };
 static const char *const router_names[] = { "round-robin", "least-outstanding", "least-kv" };
+static const char *const capacity_names[] = { "max-utilization", "guaranteed-no-evict" };
 
 static int name_index(const char *s, const char *const *names, int n)
 {
@@ -37,7 +38,14 @@ int serving_router_parse(const char *s, enum serving_router *v)
     return i < 0 ? -1 : (*v = (enum serving_router)i, 0);
 }
 
+int serving_capacity_parse(const char *s, enum serving_capacity *v)
+{
+    int i = name_index(s, capacity_names, (int)(sizeof capacity_names / sizeof capacity_names[0]));
+    return i < 0 ? -1 : (*v = (enum serving_capacity)i, 0);
+}
+
 const char *serving_scheduler_name(enum serving_scheduler s) { return sched_names[s]; }
+const char *serving_capacity_name(enum serving_capacity c) { return capacity_names[c]; }
 const char *serving_router_name(enum serving_router r) { return router_names[r]; }
 
 /* ---- index lists ---- */

@@ -29,6 +29,12 @@
  * blocks are freed and it is recomputed later (its prompt and answer so far
  * as one prompt), or with swap its blocks go to host memory and come back
  * before it resumes (the PCIe time of both moves is added to the passes).
+ * That is the capacity policy max-utilization (vLLM's, SGLang's, and
+ * TensorRT-LLM's MAX_UTILIZATION). Under guaranteed-no-evict (TensorRT-LLM's
+ * default) a request joins only when the blocks of its whole context, prompt
+ * and answer, are free, and takes them all at once: no decode runs short, no
+ * request is preempted, and fewer run at once (a disaggregated prefill pool
+ * reserves the prompt alone: the answer is the decode pool's).
  * A request that can never fit (its context's blocks above the cache) is
  * rejected. Under continuous and padded max_num_batched_tokens is at least
  * max_context (serving/request.c refuses less, as vLLM V0 does).
@@ -48,13 +54,17 @@
 
 enum serving_scheduler { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_DISAGGREGATED, SCHED_PADDED };
 enum serving_router { ROUTE_ROUND_ROBIN, ROUTE_LEAST_OUTSTANDING, ROUTE_LEAST_KV };
+enum serving_capacity { CAPACITY_MAX_UTILIZATION, CAPACITY_GUARANTEED_NO_EVICT };
 
 #define SERVING_SCHEDULERS "static, continuous, chunked, disaggregated or padded"
 #define SERVING_ROUTERS "round-robin, least-outstanding or least-kv"
+#define SERVING_CAPACITY_POLICIES "max-utilization or guaranteed-no-evict"
 int serving_scheduler_parse(const char *s, enum serving_scheduler *v);
 int serving_router_parse(const char *s, enum serving_router *v);
+int serving_capacity_parse(const char *s, enum serving_capacity *v);
 const char *serving_scheduler_name(enum serving_scheduler s);
 const char *serving_router_name(enum serving_router r);
+const char *serving_capacity_name(enum serving_capacity c);
 
 /* Replicas alike. */
 struct serving_pool {
@@ -74,6 +84,7 @@ struct serving_pool {
 struct serving_options {
     enum serving_scheduler scheduler;
     enum serving_router router;
+    enum serving_capacity capacity; /* how a request's KV blocks are promised (above) */
     int64_t batch;                  /* static: requests per batch */
     int64_t max_num_seqs;           /* requests in a pass at most */
     int64_t max_num_batched_tokens; /* tokens in a pass at most (chunked: the budget) */

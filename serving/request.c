@@ -49,6 +49,7 @@ static const struct {
     [SK_BATCHER_WAIT] = { "batcher-wait", "batcher_wait_s", K_REAL_OPEN, 0, 3600, 0 },
     [SK_KV_FREE] = { "kv-free-fraction", "kv_free_fraction", K_REAL_OPEN, 0, 1, 0 },
     [SK_ADMIT_KV_FREE] = { "admit-kv-free", "admit_kv_free", K_REAL, 0, 0.99, 0 },
+    [SK_CAPACITY] = { "capacity-policy", "capacity_policy", K_TEXT, 0, 0, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -233,6 +234,9 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     if (k->v[SK_ROUTER] && serving_router_parse(k->v[SK_ROUTER], &o->router))
         return fail(why, n, "%s \"%s\": expected " SERVING_ROUTERS, label(k, SK_ROUTER, l, sizeof l),
                     k->v[SK_ROUTER]);
+    if (k->v[SK_CAPACITY] && serving_capacity_parse(k->v[SK_CAPACITY], &o->capacity))
+        return fail(why, n, "%s \"%s\": expected " SERVING_CAPACITY_POLICIES, label(k, SK_CAPACITY, l, sizeof l),
+                    k->v[SK_CAPACITY]);
     o->batch = (int64_t)num[SK_BATCH];
     o->max_num_seqs = (int64_t)num[SK_MAX_SEQS];
     o->max_num_batched_tokens = k->v[SK_MAX_TOKENS] ? (int64_t)num[SK_MAX_TOKENS]

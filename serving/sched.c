@@ -77,6 +77,19 @@ static void add_chunk(struct engine *g, struct replica *r, int i, int64_t c, str
     ilist_push(&r->pass, i);
 }
 
+/* The blocks q takes as it joins r's running list with `c` prompt tokens
+ * in the pass: those tokens' (a swapped one: its blocks back), or under
+ * guaranteed-no-evict its whole context's, so that it never runs short
+ * (a disaggregated prefill pool's: its prompt's). */
+static int64_t joining_blocks(const struct engine *g, const struct replica *r, const struct sreq *q, int64_t c)
+{
+    if (g->o->capacity == CAPACITY_GUARANTEED_NO_EVICT) {
+        bool prefill_pool = g->o->scheduler == SCHED_DISAGGREGATED && r->pool == 0;
+        return blocks_for(g, q->r.input_tokens + (prefill_pool ? 0 : q->r.output_tokens));
+    }
+    return blocks_for(g, q->swapped ? q->cached : q->cached + c);
+}
+
 /* The waiting head joins the running list if the pass and the cache have
  * room for `c` of its prompt tokens (a swapped one: its blocks back). */
 static bool admit_head(struct engine *g, struct replica *r, int64_t c, int64_t *swap_ns)
@@ -84,7 +97,7 @@ static bool admit_head(struct engine *g, struct replica *r, int64_t c, int64_t *
     int i = r->waiting.v[0];
     struct sreq *q = &g->slab[i];
     int64_t want = q->swapped ? q->cached + 1 : q->target;
-    if (!take_blocks(r, q, blocks_for(g, q->swapped ? q->cached : q->cached + c)))
+    if (!take_blocks(r, q, joining_blocks(g, r, q, c)))
         return false;
     r->kv_wanted -= blocks_for(g, want);
     ilist_remove_at(&r->waiting, 0);

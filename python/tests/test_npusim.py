@@ -366,6 +366,19 @@ def test_serving_admission_gate_as_the_command():
         npusim.serving(admit_kv_free=1.5, **common)
 
 
+def test_serving_capacity_policy_as_the_command():
+    """capacity_policy reaches the engine as --capacity-policy: on the short
+    cache above, guaranteed-no-evict preempts nothing and serves every
+    request; a name it does not know is an npusim.Error naming the key."""
+    common = dict(model="llama3-8b", chip="h100", scheduler="continuous", kv_reserve=0.7, offline=True,
+                  requests=200, lengths="fixed:1000:200", frames=False)
+    held = npusim.serving(capacity_policy="guaranteed-no-evict", **common)["summary"]
+    assert held["preemptions"] == 0 and held["completed"] == 200
+    assert held["setting"]["capacity_policy"] == "guaranteed-no-evict"
+    with pytest.raises(npusim.Error, match='"capacity_policy" "none": expected max-utilization or guaranteed-no-evict'):
+        npusim.serving(capacity_policy="none", **common)
+
+
 def test_serving_find_rate_and_slo_dict():
     s = npusim.serving(model="llama3-8b", chip="h100", requests=200, find_rate=True,
                        slo={"ttft_p99_ms": 2000, "tpot_p99_ms": 30}, frames=False)

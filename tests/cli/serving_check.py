@@ -121,6 +121,24 @@ def admit(gated, free, f, prompt, block):
     assert summary(gated)["setting"]["admit_kv_free"] == float(f) and "admit_kv_free" not in summary(free)["setting"]
 
 
+def noevict(held, maxu, n, ctx_blocks):
+    """--capacity-policy guaranteed-no-evict on a cache max-utilization
+    preempts in: none preempted, every request done, each holding its whole
+    context's blocks from its first pass (so a pass's blocks are a multiple
+    of them), the cache filled as far as whole contexts go, and no prompt
+    recomputed."""
+    s, u, cb = summary(held), summary(maxu), int(ctx_blocks)
+    assert s["preemptions"] == 0 and s["completed"] == int(n) == u["completed"], (s["preemptions"], s["completed"])
+    assert u["preemptions"] > 0, u["preemptions"]
+    it = rows(held, "iterations.csv")
+    used = [int(r["kv_blocks_used"]) for r in it]
+    total = int(it[0]["kv_blocks_total"])
+    assert all(x % cb == 0 and x <= total for x in used), sorted(set(x % cb for x in used))
+    assert max(used) > total - cb, (max(used), total)
+    assert sum(int(r["prefill_tokens"]) for r in it) == sum(int(r["input_tokens"]) for r in rows(held, "requests.csv"))
+    assert s["setting"]["capacity_policy"] == "guaranteed-no-evict" and u["setting"]["capacity_policy"] == "max-utilization"
+
+
 def rejected(d, n):
     s, req = summary(d), rows(d, "requests.csv")
     assert s["rejected"] == int(n) and s["completed"] == 0, s

@@ -104,6 +104,20 @@ check "serving: a short KV cache preempts (recompute and swap), every request st
   $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 -o '$SE/pre' >/dev/null &&
   $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 --swap -o '$SE/swap' >/dev/null &&
   python3 $SC preempt '$SE/pre' '$SE/swap'"
+# --capacity-policy guaranteed-no-evict (TensorRT-LLM's default): on the cache above, where
+# max-utilization preempts, each request takes its whole context's blocks (2600 tokens: 163
+# blocks of 16) as it starts, and none is preempted.
+check "serving: --capacity-policy guaranteed-no-evict reserves whole contexts and never preempts" sh -c "
+  $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:600 --capacity-policy guaranteed-no-evict -o '$SE/ne' >/dev/null &&
+  python3 $SC noevict '$SE/ne' '$SE/pre' 120 163"
+check "serving: guaranteed-no-evict under chunked, continuous and disaggregated serves every request" sh -c "
+  for s in chunked continuous disaggregated; do
+    $SV --scheduler \$s --kv-reserve 0.76 --rate 2 --requests 60 --lengths fixed:2000:600 --capacity-policy guaranteed-no-evict --json >'$SE/ne-'\$s.json || exit 1
+    python3 -c \"import json,sys; s=json.load(open(sys.argv[1])); assert s['completed']==60 and s['preemptions']==0, s['preemptions']\" '$SE/ne-'\$s.json || exit 1
+  done"
+expect_fail "serving: --capacity-policy takes a policy's name" \
+    "--capacity-policy \"none\": expected max-utilization or guaranteed-no-evict" $SV --capacity-policy none -o "$SE/cpbad"
+no_files "serving: nothing written for a bad --capacity-policy" "$SE/cpbad"
 # --admit-kv-free F (AMD's vLLM VLLM_SCHED_PREFILL_KVC_FREEPCT): new prompts wait while F or
 # less of the cache is free. A short cache (about 4342 blocks: 69 requests of 1200 tokens):
 # without the gate prompts fill it and decodes preempt; with 0.5 none does.
@@ -381,10 +395,15 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       and sv.server_limits(rows["I15"]) == "ttft_p99_ms=2000,tpot_p99_ms=200"
       # S13 quotes its vllm serve flags (0.98 utilisation -> 0.02 kept free; the model length 2048)
       # and runs vllm bench serve: all 3000 prompts counted, none left out as a warmup; vLLM 0.12 chunks
-      and "--concurrency 64 --requests 3000 --lengths fixed:999:1000" in cmd("I109") and "--warmup" not in cmd("I109")
-      and all(o in cmd("I109") for o in ("--kv-reserve 0.02 ", "--max-num-batched-tokens 512 ", "--max-num-seqs 256 "))
-      and cmd("I109").rsplit("--max-context ", 1)[1].startswith("2048 ")
-      and cmd("I109").endswith("--scheduler chunked --json")
-      and sv.metric_stat(rows["I111"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["I112"]) == ("ttft_ms", "p99")
-      and sv.metric_stat(rows["I113"]) == ("tpot_ms", "mean") and sv.metric_stat(rows["I114"]) == ("tpot_ms", "p50"))
+      and "--concurrency 64 --requests 3000 --lengths fixed:999:1000" in cmd("I118") and "--warmup" not in cmd("I118")
+      and all(o in cmd("I118") for o in ("--kv-reserve 0.02 ", "--max-num-batched-tokens 512 ", "--max-num-seqs 256 "))
+      and cmd("I118").rsplit("--max-context ", 1)[1].startswith("2048 ")
+      and cmd("I118").endswith("--scheduler chunked --json")
+      and sv.metric_stat(rows["I120"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["I121"]) == ("ttft_ms", "p99")
+      and sv.metric_stat(rows["I122"]) == ("tpot_ms", "mean") and sv.metric_stat(rows["I123"]) == ("tpot_ms", "p50")
+      # TensorRT-LLM s capacity policy: trtllm-bench and NIM guaranteed-no-evict, MLPerf s harness and
+      # vLLM max-utilization (the default); NIM s KV format fp8, inferred from its saturated rows
+      and "--capacity-policy guaranteed-no-evict" in cmd("I66") and "--capacity-policy guaranteed-no-evict" in cmd("I96")
+      and "--capacity-policy" not in n and "--capacity-policy" not in a and "--capacity-policy" not in cmd("I118")
+      and "--set kv_cache_dtype=fp8" in cmd("I130") and sv.metric_stat(rows["I131"]) == ("tpot_ms", "mean"))
 sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
