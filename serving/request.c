@@ -272,6 +272,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
             o->max_requests = 0;
     }
     s->trace_path = k->v[SK_TRACE];
+    s->json_names = k->json_names;
     s->replicas = (int64_t)num[SK_REPLICAS];
     s->kv_reserve = num[SK_RESERVE];
     s->kv_free_fraction = k->v[SK_KV_FREE] ? num[SK_KV_FREE] : 0;

@@ -17,6 +17,7 @@
 #include "power/system.h"
 #include "serving/energy.h"
 #include "serving/outputs.h"
+#include "serving/request.h"
 #include "serving/summary.h"
 #include "serving/trace_in.h"
 
@@ -103,15 +104,18 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
 }
 
 /* pe, a pool's layout refused, into e: as it is for the one pool; a
- * disaggregated pool's names the pool and its flag, since its degree came
- * from --prefill-tp/--decode-tp, not from a file or --set. */
+ * disaggregated pool's names the pool and its knob as the front end spells
+ * it (--prefill-tp 3, "prefill_tp": 3), since its degree came from there,
+ * not from a file or --set. */
 static int pool_error(const struct sim *x, int p, bool dis, const struct npu_err *pe, struct npu_err *e)
 {
     if (!dis)
         return *e = *pe, -1;
     const char *msg = strncmp(pe->msg, "--set: ", 7) ? pe->msg : pe->msg + 7;
-    return npu_errf(e, "the %s pool (--%s-tp %lld): %s", p ? "decode" : "prefill", p ? "decode" : "prefill",
-                    (long long)x->cfg[p].model.tensor_parallelism_degree, msg);
+    bool json = x->s->json_names;
+    const char *knob = serving_knob_name(p ? SK_DECODE_TP : SK_PREFILL_TP, json);
+    return npu_errf(e, json ? "the %s pool (\"%s\": %lld): %s" : "the %s pool (--%s %lld): %s",
+                    p ? "decode" : "prefill", knob, (long long)x->cfg[p].model.tensor_parallelism_degree, msg);
 }
 
 /* A user's layout held to what `npusim run` holds it to (a tensor

@@ -44,6 +44,7 @@ struct serving_spec {
      * kv_cache_free_gpu_mem_fraction) */
     double kv_free_fraction;
     int64_t prefill_tp, decode_tp;     /* disaggregated: each pool's TP (0: the model's) */
+    bool json_names;                   /* messages name a pool's "prefill_tp", not --prefill-tp */
     int64_t prefill_replicas, decode_replicas;
     double slo_ttft_ms, slo_tpot_ms;   /* goodput's SLO (0: that bound not set) */
     const char *out_dir;               /* NULL: no files */

@@ -153,6 +153,18 @@ _DEGREES = {"tp": "tensor_parallelism_degree", "dp": "data_parallelism_degree",
             "pp": "pipeline_parallelism_degree", "ep": "expert_parallelism_degree"}
 
 
+def _with_set(overrides, fields):
+    """overrides (keyword arguments) and fields (a set= dict, as serving()
+    takes it) as one dict of config fields; a field given both ways is an
+    error."""
+    out = dict(overrides)
+    for key, value in dict(fields or {}).items():
+        if key in out:
+            raise Error("%s: given both as a keyword and in set; give it once" % key)
+        out[key] = value
+    return out
+
+
 def _with_degrees(overrides, degrees):
     """overrides with tp/dp/pp/ep given as their fields; both spellings of one is an error."""
     out = dict(overrides)
@@ -166,14 +178,16 @@ def _with_degrees(overrides, degrees):
 
 
 def run(model=None, chip=None, batch=None, system=None, pg=None, workload=None, tp=None, dp=None,
-        pp=None, ep=None, configs=None, profile=None, **overrides):
+        pp=None, ep=None, set=None, configs=None, profile=None, **overrides):
     """One configuration end to end (npusim run). model, chip and system are
     names, paths or dicts (default: npusim run's, llama3-8b on tpuv5p with
     system_config; every argument left None is the command line's default,
     as the API applies it); workload is "inference" (default) or "training"
     (run --workload); tp, dp, pp and ep set the parallelism degrees (run
     --tp ...; num_chips follows from them unless given); overrides set
-    config fields (num_chips=4, tensor_parallelism_degree=4); pg lists
+    config fields (num_chips=4, tensor_parallelism_degree=4), as does a
+    dict set={"num_chips": 4} (serving()'s spelling; for names that are not
+    Python identifiers, such as "kernel_efficiency.gemm.bf16"); pg lists
     power-gating strategies to compare (default the five named ones; []
     for none). Returns the summary text, "statistics" (the JSON files
     `npusim run` writes, as dicts: "prefill" and "decode" for an LLM, "run"
@@ -181,7 +195,7 @@ def run(model=None, chip=None, batch=None, system=None, pg=None, workload=None, 
     ("ops", a few columns; "ops_csv", the CSV `npusim run` writes with every
     column and Phase: ops_frame), each strategy's energy and the report's
     figures (SVG)."""
-    overrides = _with_degrees(overrides, {"tp": tp, "dp": dp, "pp": pp, "ep": ep})
+    overrides = _with_degrees(_with_set(overrides, set), {"tp": tp, "dp": dp, "pp": pp, "ep": ep})
     with _Configs() as cfg:
         req = {key: cfg(v) for key, v in (("model", model), ("chip", chip), ("system", system)) if v is not None}
         if batch is not None:
@@ -199,7 +213,7 @@ _STRATEGIES = ("NoPG", "Base", "HW", "Full", "Ideal")
 
 
 def power_gating(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None, tp=None, dp=None, pp=None,
-                 ep=None, configs=None, profile=None, **overrides):
+                 ep=None, set=None, configs=None, profile=None, **overrides):
     """Power gating: one configuration's energy under each strategy (npusim
     run --pg, the energy pass on copies of the timed trace). Returns one row
     per strategy: prefill_J, decode_J, total_J, saving (the fraction of
@@ -207,12 +221,12 @@ def power_gating(model=None, chip=None, batch=None, pg=_STRATEGIES, system=None,
     chips, the chips those energies count: 1 for an LLM, whose trace is one
     chip's share (the run summary's energy per token counts all of them),
     every chip for DLRM (run()'s phases say the same: energy_chips). tp,
-    dp, pp, ep and overrides as for run()."""
+    dp, pp, ep, set and overrides as for run()."""
     names = [s for s in pg]
     if "NoPG" not in names:
         names.insert(0, "NoPG")
-    r = run(model, chip, batch=batch, system=system, pg=names, tp=tp, dp=dp, pp=pp, ep=ep, configs=configs,
-            profile=profile, **overrides)
+    r = run(model, chip, batch=batch, system=system, pg=names, tp=tp, dp=dp, pp=pp, ep=ep, set=set,
+            configs=configs, profile=profile, **overrides)
     chips = r["phases"][0]["energy_chips"] if r["phases"] else 1
     rows = [{"strategy": s["strategy"], "prefill_J": s["energy_J"][0], "decode_J": s["energy_J"][1],
              "total_J": s["energy_J"][0] + s["energy_J"][1], "chips": chips} for s in r["power_gating"]]
@@ -252,10 +266,12 @@ def deployment(model="llama3-8b", chip="tpuv5p", num_chips=None, batch=None, par
         return _call("/api/fleet", {"deployments": [d]}, configs, profile)["deployments"][0]
 
 
-def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype=None, chip=None, configs=None,
+def op(kind, m=None, n=None, k=None, batch=None, heads=None, dtype=None, chip=None, set=None, configs=None,
        profile=None, **overrides):
     """One operator predicted on a chip (npusim op): time, TFLOP/s, bound.
-    Arguments left None are npusim op's defaults (bf16 on tpuv5p)."""
+    Arguments left None are npusim op's defaults (bf16 on tpuv5p); set and
+    overrides give config fields as for run()."""
+    overrides = _with_set(overrides, set)
     with _Configs() as cfg:
         req = {"op": kind}
         if chip is not None:

@@ -116,6 +116,21 @@ def test_op_gemm_on_h100_is_the_documented_time():
     assert p["bound"] == "compute" and p["flops"] == 2 * 4096 ** 3
 
 
+def test_set_dict_is_taken_by_run_and_op_as_by_serving():
+    """set={...} gives config fields to run() and op() as it does to
+    serving(), names no keyword can spell among them; a field given both
+    ways is an Error, not a silent choice."""
+    p = npusim.op("gemm", m=4096, n=4096, k=4096, dtype="bf16", chip="h100",
+                  set={"kernel_efficiency.gemm.bf16": 0.5})
+    assert p["efficiency"] == 0.5 and p["time_us"] > 185.059
+    one = npusim.run(model="llama3-8b", chip="h100", batch=8, pg=[])["statistics"]["decode"]
+    two = npusim.run(model="llama3-8b", chip="h100", batch=8, set={"num_chips": 2, "tensor_parallelism_degree": 2},
+                     pg=[])["statistics"]["decode"]
+    assert two["mem_footprint_GB"] == pytest.approx(one["mem_footprint_GB"] / 2, rel=1e-3)   # a chip's half
+    with pytest.raises(npusim.Error, match="num_chips: given both"):
+        npusim.run(model="llama3-8b", chip="h100", num_chips=2, set={"num_chips": 2})
+
+
 def test_sweep_rows_are_the_summary_s(tmp_path):
     s = npusim.sweep(["llama3-8b"], ["tpuv5p", "h100"], [1, 2], [1, 8], slo_tpot_ms=7)
     spec = tmp_path / "spec.json"
@@ -422,3 +437,7 @@ def test_a_nan_or_infinity_is_named_by_its_key():
 def test_serving_refuses_a_tp_that_does_not_divide_the_heads():
     with pytest.raises(npusim.Error, match="does not divide num_heads 32"):
         npusim.serving(model="llama3-8b", chip="h100", tp=3, rate=1, requests=5, frames=False)
+    # a disaggregated pool's message names its key as the call spells it (the command: --prefill-tp 3)
+    with pytest.raises(npusim.Error, match=r'^the prefill pool \("prefill_tp": 3\): model field'):
+        npusim.serving(model="llama3-8b", chip="h100", scheduler="disaggregated", prefill_tp=3, requests=5,
+                       frames=False)
