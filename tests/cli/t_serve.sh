@@ -270,13 +270,13 @@ check "serve: bad JSON 400, bad measurements 400 naming the line, no endpoint 40
   grep -q 'measurements: line 2: column' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/nothing')\" = 404 ] && [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/op')\" = 405 ] &&
   head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
-check "serve: the page has the simulate inputs (TP/DP/PP/EP, chips, sequence lengths, formats, power gating), the fleet panel with empty site fields, checkbox chips, and runs every panel on first load" \
+check "serve: the page has the simulate inputs (TP/DP/PP/EP, chips, sequence lengths, formats, power gating), the serving panel's capacity policy, the fleet panel with empty site fields, checkbox chips, and runs every panel on first load" \
   sh -c "curl -sf '$URL/' >'$SV/page.html' && python3 - '$SV/page.html' <<'PY'
 import re, sys
 html = open(sys.argv[1]).read()
 ids = set(re.findall(r'id=\"([^\"]+)\"', html))
 need = {'tp', 'dp', 'pp', 'ep', 'nchips', 'seq-in', 'seq-out', 'wdtype', 'adtype', 'kvdtype', 'pg', 'fleet', 'fleet-deps',
-        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips', 'vbwait'}
+        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips', 'vbwait', 'vcap'}
 assert need <= ids, need - ids
 for f in ('tensor_parallelism_degree', 'expert_parallelism_degree', 'input_seqlen', 'output_seqlen', 'weight_dtype',
           'activation_dtype', 'kv_cache_dtype', 'num_chips'):
