@@ -615,10 +615,10 @@ def main(argv):
         pred = summary[key] if stat is None else summary[key][stat]
         meas = float(r["measured"])
         e = 100.0 * (pred - meas) / meas
-        n_done = summary["completed"] or 1
-        dur = summary["duration_s"]
-        real_in = summary["input_tokens_per_s"] * dur / n_done
-        real_out = summary["output_tokens_per_s"] * dur / n_done
+        # per measured request: the token rates and the request rate share one window (the warm-up left out)
+        rps = summary["request_throughput_rps"] or 1
+        real_in = summary["input_tokens_per_s"] / rps
+        real_out = summary["output_tokens_per_s"] / rps
         table.append((r, key if stat is None else "%s.%s" % (key, stat), meas, pred, e,
                       key_options(args), real_in, real_out, summary["preemptions"],
                       summary["rejected"]))
@@ -644,7 +644,7 @@ def main(argv):
             r["id"], r["source"], r["chip"], r["model"], r["tp"], r["dp"] or 1, r["scenario"],
             k, r["measured"], fmt_val(pred), e, opts))
     print("\nPer run (rows sharing a command listed together): the realised mean lengths (input / "
-          "output tokens per completed request), preemptions and rejections:\n")
+          "output tokens per measured request), preemptions and rejections:\n")
     print("| rows | mean input | mean output | preemptions | rejected |")
     print("|---|---|---|---|---|")
     runs = {}
