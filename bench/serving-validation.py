@@ -99,7 +99,13 @@ the printed summary):
                    mlcommons/inference_results_v4.1 at 198fc46 (HARNESS below). NVIDIA's harness (S1,
                    and HPE's and Dell's TensorRT-LLM rows, whose configs/llama2-70b/__init__.py
                    copies set the same): GPUBaseConfig.max_num_tokens = 4096 ->
-                   --max-num-batched-tokens 4096 (and the KV size, below). AMD's vLLM
+                   --max-num-batched-tokens 4096 (and the KV size, below); LoadGen's queries go to
+                   the replica with the fewest in flight (main_llm.cc's --traffic_distribution_policy
+                   defaults to 2, loadBalancing: llm_server.cc getLeastBusyIdx, queued and running
+                   counted until the answer ends; no config passes the flag, and the runs' logs say
+                   requested_server_num_issue_query_threads 0, so LoadGen's own issue threads do not
+                   bypass it) -> --router least-outstanding. (Read after the rows' other rules; it
+                   made their latencies worse, below.) AMD's vLLM
                    0.4.3 harness (S4, and Dell's I9, which runs the same test_VllmFp8 scripts):
                    Offline, test_VllmFp8_Offline_perf.sh --gpu-memory-utilization 0.99 and
                    mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536, and
@@ -223,7 +229,7 @@ CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
 NVIDIA_HARNESS = r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness"   # as NVIDIA, HPE, Dell spell it
 HARNESS = [
-    (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096"]),
+    (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096", "--router", "least-outstanding"]),
     (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01",
                                           "--admit-kv-free", "0.31"]),
     (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",

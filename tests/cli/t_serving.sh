@@ -383,6 +383,8 @@ def cmd(i):
 a, n = cmd("I21"), cmd("I15")
 ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 49152 --kv-reserve 0.03" in a
       and "--max-num-batched-tokens 4096" in n and "--batcher" not in n
+      # NVIDIA s harness routes to the least busy replica (main_llm.cc, llm_server.cc); AMD s keeps round-robin
+      and "--router least-outstanding" in n and "--router least-outstanding" in cmd("L13") and "--router" not in a
       and sv.metric_stat(rows["L1"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["L2"]) == ("ttft_ms", "p99")
       and sv.metric_stat(rows["I15"]) == ("ttft_ms", "mean")
       # TensorRT-LLM s KV size: NVIDIA 0.90, HPE Server 0.97 and Offline 0.95, trtllm-bench 0.90; vLLM none
