@@ -60,7 +60,7 @@ check "serve load: one worker, a queue of one: 8 sweeps at once each answered: 5
     sh -c "[ -n '$SL_PID' ] && $SL_PY queue $SL_PORT 8"
 sl_stop
 
-# Shutdown with requests in flight: 48 sweeps on one worker (a few seconds of work).
+# Shutdown with requests in flight: 48 serving runs on one worker (about 5 s of work; serve_load.py, SERVING).
 sl_inflight() {   # NAME SIGNALS GRACE: start, send the signals 0.3 s apart, collect
     name=$1 sigs=$2; shift 2
     sl_start "$name" --threads 1 --grace "$1"
@@ -83,11 +83,11 @@ check "serve load: SIGINT past a 0.2 s grace: the rest answered 503, none droppe
     sh -c "[ '$SL_RC' = 0 ] && [ '$SL_PYRC' = 0 ] && [ '$SL_S' -le 3 ] && grep -q '503' '$SL/d.out' &&
            grep -q 'SIGINT: stopping' '$SL/d.log'"
 sl_inflight e "TERM TERM" 60
-# Within 10 s of the first signal, against the 60 s grace: the in-flight sweep finishes first, and a
+# Within 10 s of the first signal, against the 60 s grace: the running serving run finishes first, and a
 # loaded 2-core machine once took past 3 s (one of five make test runs). A failure says which part.
 check "serve load: a second signal cuts a 60 s grace short: answered 503, exit 0 within 10 s" \
     sh -c "[ '$SL_RC' = 0 ] && [ '$SL_PYRC' = 0 ] && [ '$SL_S' -le 10 ] && grep -q '503' '$SL/e.out' ||
-           { echo \"# exit $SL_RC, client $SL_PYRC, $SL_S s\"; tail -3 '$SL/e.out' '$SL/e.log' | sed 's/^/# /'; exit 1; }"
+           { echo \"# exit $SL_RC, client $SL_PYRC, $SL_S s\"; tail -n 3 '$SL/e.out' '$SL/e.log' | sed 's/^/# /'; exit 1; }"
 
 # Who may ask: Host (DNS rebinding), Origin (cross-site pages), Content-Type.
 sl_start f --allow-host npusim.lan --allow-origin http://app.example
