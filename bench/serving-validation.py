@@ -12,7 +12,8 @@ Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE
         instead of the engine's (below); bf16-kv gives the NIM rows (S6) the model file's bf16 KV
         cache, where the mapping infers fp8 ("KV format" below); max-utilization runs every row
         under npusim's default capacity policy, where the mapping gives the TensorRT-LLM rows
-        guaranteed-no-evict ("capacity" below); no-harness leaves out the MLPerf submitters' harness settings (HARNESS, "harness" below);
+        guaranteed-no-evict ("capacity" below); no-harness leaves out the MLPerf submitters'
+        harness settings and routing (HARNESS, "harness" below);
         dataset-count runs the MLPerf rows over the dataset's 24,576 samples instead of the run's
         LoadGen count ("scenario" below).
 
@@ -584,7 +585,7 @@ def main(argv):
             VARIANT, i = argv[i + 1], i + 2
             if VARIANT not in ("fixed-means", "continuous", "chunked", "bf16-kv", "no-harness", "dataset-count",
                                "max-utilization"):
-                print("serving-validation: --variant takes fixed-means, continuous, chunked, bf16-kv, no-harness "
+                print("serving-validation: --variant takes fixed-means, continuous, chunked, bf16-kv, no-harness, "
                       "dataset-count or max-utilization",
                       file=sys.stderr)
                 return 1
