@@ -11,6 +11,13 @@
 
 static bool decoding(const struct sreq *q) { return q->cached >= q->target && q->generated > 0; }
 
+/* A disaggregated prefill pool's replica: prompts only; each request leaves
+ * for the decode pool with its first token. */
+static bool prefill_pool(const struct engine *g, const struct replica *r)
+{
+    return g->o->scheduler == SCHED_DISAGGREGATED && r->pool == 0;
+}
+
 /* Takes blocks so that q holds those of `tokens`; false when the cache lacks them. */
 static bool take_blocks(struct replica *r, struct sreq *q, int64_t need)
 {
@@ -83,10 +90,8 @@ static void add_chunk(struct engine *g, struct replica *r, int i, int64_t c, str
  * (a disaggregated prefill pool's: its prompt's). */
 static int64_t joining_blocks(const struct engine *g, const struct replica *r, const struct sreq *q, int64_t c)
 {
-    if (g->o->capacity == CAPACITY_GUARANTEED_NO_EVICT) {
-        bool prefill_pool = g->o->scheduler == SCHED_DISAGGREGATED && r->pool == 0;
-        return blocks_for(g, q->r.input_tokens + (prefill_pool ? 0 : q->r.output_tokens));
-    }
+    if (g->o->capacity == CAPACITY_GUARANTEED_NO_EVICT)
+        return blocks_for(g, q->r.input_tokens + (prefill_pool(g, r) ? 0 : q->r.output_tokens));
     return blocks_for(g, q->swapped ? q->cached : q->cached + c);
 }
 
@@ -161,8 +166,7 @@ static int64_t form_continuous(struct engine *g, struct replica *r, struct servi
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
         tokens += c;
     }
-    bool prefill_pool = o->scheduler == SCHED_DISAGGREGATED && r->pool == 0;
-    if (b->chunks == 0 && !prefill_pool)
+    if (b->chunks == 0 && !prefill_pool(g, r))
         ns += decodes_in(g, r, b, INT64_MAX, e, rc);
     return ns;
 }
@@ -334,7 +338,7 @@ static int emitted(struct engine *g, struct replica *r, int i, struct npu_err *e
         q->leaving = true;
         return engine_record(g, i, false, e);
     }
-    if (g->o->scheduler == SCHED_DISAGGREGATED && r->pool == 0) {
+    if (prefill_pool(g, r)) {
         drop_blocks(r, q);
         q->leaving = true;
         return engine_hand_over(g, i, e);

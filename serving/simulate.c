@@ -111,6 +111,7 @@ static int pool_error(const struct sim *x, int p, bool dis, const struct npu_err
 {
     if (!dis)
         return *e = *pe, -1;
+    /* a check of the generator's own names the override as --set; the pool's knob says it better */
     const char *msg = strncmp(pe->msg, "--set: ", 7) ? pe->msg : pe->msg + 7;
     bool json = x->s->json_names;
     const char *knob = serving_knob_name(p ? SK_DECODE_TP : SK_PREFILL_TP, json);
