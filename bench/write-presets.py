@@ -15,8 +15,9 @@ DIR/chips/CHIP.json (default configs) takes those fields, rounded as a preset st
 
 (half up), and a calibration_source naming the rows (--runs: the file fitted, default
 bench/public/inference-runs.csv), their sources and the fit's leave-one-source-out MAPE. A chip no row ran takes named fields from a fitted one (BORROWED:
-b200, on no inference row, takes h100's host terms, link step and collective fraction; its own
-efficiencies stay its kernel-benchmark priors). Every other field, and the file's layout (4-space
+b200 and gb200, on no inference row, take h100's host terms, link step and collective fraction; their
+own efficiencies stay the B200 kernel-benchmark priors; mi325x, MI300X's die with more and faster HBM,
+takes every field the fit set on mi300x). Every other field, and the file's layout (4-space
 JSON, key order), is kept. --check writes nothing and exits 1, naming each field, when a preset
 differs from what the fit gives (0 when they all agree).
 """
@@ -27,10 +28,15 @@ import os
 import sys
 
 RUNS = "bench/public/inference-runs.csv"
-# chip -> (the fitted chip it borrows from, the fields it takes)
+# The engines' host terms, the switch's step latency and NCCL's fraction: what a die no row ran borrows.
+HOST_TERMS = ["step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns",
+              "ici_latency_ns", "kernel_efficiency.collective.e_max"]
+# chip -> (the fitted chip it borrows from, the fields it takes; None: every field the fit set on it,
+# for a chip on the donor's die: the same compute units, clock and peaks, other memory)
 BORROWED = {
-    "b200": ("h100", ["step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns",
-                      "ici_latency_ns", "kernel_efficiency.collective.e_max"]),
+    "b200": ("h100", HOST_TERMS),
+    "gb200": ("h100", HOST_TERMS),   # B200's die in an NVL72 rack: b200's priors are its own
+    "mi325x": ("mi300x", None),      # MI300X's die with 256 GB of HBM3E at 6 TB/s
 }
 
 
@@ -85,7 +91,7 @@ def source_text(fit, runs):
 
 def new_presets(fit, configs, runs):
     """{chip: (path, old dict, new dict)} for every fitted and borrowing chip."""
-    out, fitted = {}, {}
+    out, fitted, fitted_keys = {}, {}, {}
     for c in fit["chips"]:
         path = os.path.join(configs, "chips", c["chip"] + ".json")
         old = json.load(open(path))
@@ -96,13 +102,14 @@ def new_presets(fit, configs, runs):
         new["calibration_source"] = source_text(fit, runs)
         out[c["chip"]] = (path, old, new)
         fitted[c["chip"]] = new
+        fitted_keys[c["chip"]] = [s.partition("=")[0] for s in c["sets"]]
     for chip, (donor, keys) in BORROWED.items():
         path = os.path.join(configs, "chips", chip + ".json")
         if donor not in fitted or not os.path.exists(path):
             continue
         old = json.load(open(path))
         new = json.loads(json.dumps(old))
-        for key in keys:
+        for key in keys if keys is not None else fitted_keys[donor]:
             put(new, key, get(fitted[donor], key))
         out[chip] = (path, old, new)
     return out

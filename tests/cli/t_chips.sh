@@ -14,13 +14,35 @@ done
 # only for its rows) plus 0.6 GB of KV cache at 4608 tokens: 15.0 to 15.7 GB,
 # at the roofline ($ROOFLINE: the GPU presets' fitted efficiencies and host
 # times off).
-for c in a100 h100 h200 b200 gb10 mi300x tpuv5p tpuv7; do
+for c in a100 h100 h200 b200 gb200 gb10 mi300x mi325x tpuv5p tpuv7; do
     chrun "${c}_roof" "$c" $ROOFLINE
     bw=$(sed -n 's/.*"hbm_bw_GBps": *\([0-9.]*\).*/\1/p' "$CONFIGS/chips/$c.json")
     gb=$(awk -v t="$(chnum "${c}_roof" TPOT_ms_request decode)" -v b="$bw" 'BEGIN { printf "%.2f", t * b / 1000 }')
     check "chips: $c decode at batch 1 moves $gb GB per token at $bw GB/s (weights and KV cache 15.0 to 15.7, plus per-op latency floors: at most 17.0)" \
         awk -v g="$gb" 'BEGIN { exit !(g >= 15.0 && g <= 17.0) }'
 done
+# A preset on another's die takes its fit: mi325x every field the inference fit
+# set on mi300x (bench/write-presets.py), gb200 b200's priors and host terms;
+# only memory, power and the link domain differ.
+check "chips: mi325x carries mi300x's fitted efficiencies and host terms, gb200 b200's" python3 - "$CONFIGS/chips" <<'PY'
+import json, sys
+d = sys.argv[1]
+c = {n: json.load(open("%s/%s.json" % (d, n))) for n in ("mi300x", "mi325x", "b200", "gb200")}
+for a, b in (("mi300x", "mi325x"), ("b200", "gb200")):
+    assert c[a]["kernel_efficiency"] == c[b]["kernel_efficiency"], (a, b)
+    for k in ("step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns", "ici_latency_ns",
+              "num_sa", "gemm_tile_m", "gemm_tile_n"):
+        assert c[a].get(k) == c[b].get(k), (a, b, k)
+assert c["mi325x"]["matrix_tflops"] == c["mi300x"]["matrix_tflops"] and c["mi325x"]["hbm_bw_GBps"] == 6000
+assert c["gb200"]["link_domain_chips"] == 72 and c["b200"]["link_domain_chips"] == 8
+PY
+# GB200 NVL72: one NVLink domain of 72 GPUs. TP over 64 stays on NVLink; over
+# 128 (llama3_1-405b's 128 heads) it crosses racks and the run says so.
+chrun gb200_tp64 gb200 -m llama3-70b --set num_chips=64 --set tensor_parallelism_degree=64
+chrun gb200_tp128 gb200 -m llama3_1-405b --set num_chips=128 --set tensor_parallelism_degree=128
+check "chips: gb200 keeps TP64 on its 72-GPU NVLink domain" sh -c "! grep -q 'spans NVLink domains' '$CH/gb200_tp64.log'"
+check "chips: gb200 prices TP128 on the scale-out network and says so" \
+    grep -q "tensor parallelism over 128 GPUs spans NVLink domains of 72" "$CH/gb200_tp128.log"
 # fp8 halves a compute-bound prefill where the matrix units have it (h100),
 # and does not where they lack it (a100: fp8 runs as bf16, and says so).
 for c in h100 a100; do
