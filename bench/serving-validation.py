@@ -106,22 +106,28 @@ the printed summary):
                    counted until the answer ends; no config passes the flag, and the runs' logs say
                    requested_server_num_issue_query_threads 0, so LoadGen's own issue threads do not
                    bypass it) -> --router least-outstanding. (Read after the rows' other rules; it
-                   made their latencies worse, below.) AMD's vLLM
+                   made their latencies worse, below.) The harness launches every kernel itself:
+                   GPUBaseConfig.use_graphs = False, and main_llm.cc's --use_graphs defaults to false
+                   ("TODO: enable cuda graph") -> --set graph_capture=none (a kernel shorter than
+                   kernel_launch_ns waits for its launch, decode steps too). AMD's vLLM
                    0.4.3 harness (S4, and Dell's I9, which runs the same test_VllmFp8 scripts):
                    Offline, test_VllmFp8_Offline_perf.sh --gpu-memory-utilization 0.99 and
                    mainVllmFp8_Offline.py's DefaultEngineInput max_num_batched_tokens 65536, and
                    the script's VLLM_SCHED_PREFILL_KVC_FREEPCT=31.0 (AMD's vLLM fork,
                    ROCm/vllm vllm/core/scheduler.py _schedule_prefills at 0f579c2: new prompts are
                    scheduled only while more than 31% of the KV blocks are free) ->
-                   --kv-reserve 0.01 --max-num-batched-tokens 65536 --admit-kv-free 0.31; Server
+                   and test_VllmFp8_Offline_perf.sh's --enforce-eager True (no HIP graphs) ->
+                   --kv-reserve 0.01 --max-num-batched-tokens 65536 --admit-kv-free 0.31
+                   --set graph_capture=none; Server
                    (no such variable),
                    mainVllmFp8_SyncServer.py's defaults (max_num_batched_tokens 49152,
                    gpu_memory_utilization 0.97) and test_VllmFp8_SyncServer_perf.sh's
                    --enable-batcher with the defaults --batcher-threshold 0.3 and --gpu-batch-size
                    96 (sync_sut.py batch_samples_loop: LoadGen's queries are held and sent to one
                    GPU together) -> --max-num-batched-tokens 49152 --kv-reserve 0.03
-                   --batcher-wait 0.3 --batcher-size 96. Not mapped: the Offline harness sorts
-                   the prompts by length (descending) and runs eager (no graphs).
+                   --batcher-wait 0.3 --batcher-size 96 (its enforce_eager stays False: graphs in
+                   decode, npusim's default). Not mapped: the Offline harness sorts the prompts by
+                   length (descending).
   KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
                    rows) --kv-free-fraction F, TensorRT-LLM's own sizing: the cache takes F of the
                    memory the weights and activations leave. F = kv_cache_free_gpu_mem_fraction:
@@ -230,9 +236,10 @@ CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
 NVIDIA_HARNESS = r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness"   # as NVIDIA, HPE, Dell spell it
 HARNESS = [
-    (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096", "--router", "least-outstanding"]),
+    (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096", "--router", "least-outstanding",
+                            "--set", "graph_capture=none"]),
     (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01",
-                                          "--admit-kv-free", "0.31"]),
+                                          "--admit-kv-free", "0.31", "--set", "graph_capture=none"]),
     (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",
                                          "--batcher-wait", "0.3", "--batcher-size", "96"]),
 ]
