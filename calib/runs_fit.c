@@ -37,6 +37,11 @@ static const struct runs_fit_prior_row { const char *chip; enum runs_fit_kind ki
     { "a100", RF_ATTENTION, -1, 0.74, 0.10 },
     /* streaming HBM: ROCm profiler test 3910 GB/s, a user's ~4200 of 5300 */
     { "mi300x", RF_MEMORY, -1, 0.77, 0.08 },
+    /* BabelStream, Azure ND H100 v5: copy 2.90, triad 2.97, dot 3.18 TB/s of 3.35 (0.87-0.95);
+     * ND H200 v5: 4.01-4.48 of 4.8 (0.84-0.93) */
+    { "h100", RF_MEMORY, -1, 0.90, 0.05 },
+    /* A100 80 GB: Azure ND A100 v4 BabelStream and gpu-benches, 0.79-0.93 of 2039 GB/s */
+    { "a100", RF_MEMORY, -1, 0.86, 0.05 },
     /* 8-GPU all-reduce bus bandwidth of the ring at large sizes over one
      * direction of the links (NCCL's protocol costs ~20%): H100/H200 ~370 of
      * 450 (nccl-tests #212, stas00 365.6), A100 231.6-235 of 300 (Azure,
