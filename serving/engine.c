@@ -121,6 +121,14 @@ void engine_idle_until(struct engine *g, struct replica *r, int64_t until)
     r->idle_from_ns = until;
 }
 
+double engine_stage_idle_J(const struct serving_pool *p, const struct pipe *pp, int s, int64_t until, bool *gated)
+{
+    *gated = false;
+    if (until <= pp->free_ns[s])
+        return 0;
+    return (double)p->chips / (double)pp->stages * engine_idle_J(p, until - pp->free_ns[s], gated);
+}
+
 /* ---- records ---- */
 
 int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
@@ -157,7 +165,7 @@ int64_t blocks_for(const struct engine *g, int64_t tokens)
  * over the cache), the first of equals. */
 static struct replica *route(struct engine *g, int pool)
 {
-    int first = g->pool_first[pool], n = (int)g->pools[pool].replicas, best = first;
+    int first = g->pool_first[pool], n = (int)(g->pools[pool].replicas * g->pools[pool].microbatches), best = first;
     if (g->o->router == ROUTE_ROUND_ROBIN)
         return &g->reps[first + (int)(g->rr[pool]++ % n)];
     double best_load = 0;
@@ -173,12 +181,12 @@ static struct replica *route(struct engine *g, int pool)
 }
 
 /* Whether request q can never be served by pool p's replicas: its whole
- * context's blocks exceed a replica's cache. (Whole-prompt schedulers
- * never meet a prompt above their budget: the budget is at least the
- * context, serving/request.c.) */
+ * context's blocks exceed a scheduler's share of a replica's cache.
+ * (Whole-prompt schedulers never meet a prompt above their budget: the
+ * budget is at least the context, serving/request.c.) */
 static bool never_fits(const struct engine *g, int pool, const struct sreq *q)
 {
-    return blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->pools[pool].kv_blocks;
+    return blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->reps[g->pool_first[pool]].kv_total;
 }
 
 /* Request i into pool p: to replica r, or the router's choice when r is NULL. */
@@ -397,31 +405,70 @@ static int loop(struct engine *g, struct npu_err *e)
     }
 }
 
+/* The schedulers: each pool's replicas, each as many as its microbatches
+ * (their share of its cache), and a pipe for each replica they share. */
+static int engine_layout(struct engine *g, struct npu_err *e)
+{
+    int nphys = 0;
+    for (int p = 0; p < g->npools; p++) {
+        g->pool_first[p] = g->nreps;
+        g->nreps += (int)(g->pools[p].replicas * g->pools[p].microbatches);
+        if (g->pools[p].microbatches > 1)
+            g->npipes += (int)g->pools[p].replicas;
+    }
+    g->reps = calloc((size_t)g->nreps, sizeof *g->reps);
+    g->pipes = g->npipes ? calloc((size_t)g->npipes, sizeof *g->pipes) : NULL;
+    if (!g->reps || (g->npipes && !g->pipes)) {
+        g->nreps = g->npipes = 0;
+        return npu_errf(e, "serving: out of memory");
+    }
+    for (int p = 0, k = 0, n = 0; p < g->npools; p++) {
+        const struct serving_pool *pl = &g->pools[p];
+        int stages = (int)(pl->step->pp * pl->step->pp_dcn);
+        for (int64_t j = 0; j < pl->replicas; j++, nphys++) {
+            struct pipe *pp = NULL;
+            if (pl->microbatches > 1) {
+                pp = &g->pipes[n++];
+                pp->stages = stages;
+                if (!(pp->free_ns = calloc((size_t)stages, sizeof *pp->free_ns)))
+                    return npu_errf(e, "serving: out of memory");
+            }
+            for (int m = 0; m < pl->microbatches; m++, k++)
+                g->reps[k] = (struct replica){ .index = nphys, .micro = m, .pool = p, .pipe = pp,
+                                               .kv_total = pl->kv_blocks / pl->microbatches };
+        }
+    }
+    return 0;
+}
+
 int serving_run(const struct serving_options *o, struct serving_pool *pools, int npools,
                 struct serving_source *src, const struct serving_sink *sink, struct serving_totals *tot,
                 struct npu_err *e)
 {
     struct engine g = { .o = o, .pools = pools, .npools = npools, .src = src, .sink = sink };
-    for (int p = 0; p < npools; p++) {
-        g.pool_first[p] = g.nreps;
-        g.nreps += (int)pools[p].replicas;
-    }
-    if (!(g.reps = calloc((size_t)g.nreps, sizeof *g.reps)))
-        return npu_errf(e, "serving: out of memory");
-    for (int p = 0, k = 0; p < npools; p++)
-        for (int64_t j = 0; j < pools[p].replicas; j++, k++)
-            g.reps[k] = (struct replica){ .index = k, .pool = p, .kv_total = pools[p].kv_blocks };
     *tot = (struct serving_totals){ 0 };
     g.tot = tot;
-    int rc = loop(&g, e);
+    int rc = engine_layout(&g, e);
+    if (!rc)
+        rc = loop(&g, e);
     tot->end_ns = g.now;
     for (int k = 0; k < g.nreps; k++)
-        engine_idle_until(&g, &g.reps[k], g.now);
+        if (!g.reps[k].pipe)
+            engine_idle_until(&g, &g.reps[k], g.now);
+    for (int k = 0; k < g.nreps; k++)
+        if (g.reps[k].pipe && g.reps[k].micro == 0)
+            for (int s = 0; s < g.reps[k].pipe->stages; s++) {
+                bool gated;
+                tot->idle_energy_J += engine_stage_idle_J(&pools[g.reps[k].pool], g.reps[k].pipe, s, g.now, &gated);
+            }
     for (int k = 0; k < g.nreps; k++) {
         free(g.reps[k].waiting.v);
         free(g.reps[k].running.v);
         free(g.reps[k].pass.v);
     }
+    for (int k = 0; k < g.npipes; k++)
+        free(g.pipes[k].free_ns);
+    free(g.pipes);
     free(g.reps);
     free(g.held.v);
     free(g.slab);

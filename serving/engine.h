@@ -72,6 +72,10 @@ struct serving_pool {
     int64_t replicas;
     int64_t chips;                  /* per replica */
     int64_t kv_blocks;              /* per replica */
+    /* passes in flight per replica (1 up to its pipeline stages): the
+     * replica runs this many schedulers, each with its share of the cache
+     * and its own max_num_seqs, whose passes share the stages in turn */
+    int64_t microbatches;
     double idle_W;                  /* one chip's power while it idles */
     /* Power gating: an idle time longer than wake_ns (between passes, or
      * a chip's idle time inside one) is spent at gated_W, and the pass
@@ -139,6 +143,7 @@ struct serving_record {
 /* One pass, as iterations.csv writes it. */
 struct serving_pass_record {
     int replica;
+    int microbatch, microbatches;   /* which of the replica's passes in flight (0 up), of how many */
     int64_t start_ns, duration_ns, prefill_tokens, decode_tokens, requests, kv_blocks_used, kv_blocks_total;
     double energy_J;                /* every chip of the replica over the pass */
 };

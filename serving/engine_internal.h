@@ -30,8 +30,21 @@ struct sreq {
     bool leaving;            /* done or handed over in the pass that just ended */
 };
 
+/* A replica's pipeline when it keeps several passes in flight: when each
+ * stage is next free (ns, the end of the last pass through it), and when
+ * the last pass leaves the last stage. */
+struct pipe {
+    int64_t *free_ns;
+    int stages;
+    int64_t busy_until;
+};
+
+/* One scheduler of a replica: the replica itself, or one of its pipelined
+ * microbatches (index names the replica, micro the microbatch; pipe, shared
+ * by the replica's microbatches, is NULL with one pass in flight). */
 struct replica {
-    int index, pool;
+    int index, micro, pool;
+    struct pipe *pipe;
     int64_t kv_total, kv_used;
     int64_t kv_wanted;       /* blocks the waiting requests' prompts need (least-kv) */
     struct ilist waiting, running, pass;
@@ -55,6 +68,8 @@ struct engine {
     struct serving_totals *tot;
     struct replica *reps;
     int nreps;
+    struct pipe *pipes;              /* one per replica of a pool with microbatches > 1 */
+    int npipes;
     uint64_t rr[2];                  /* round-robin turns per pool */
     struct sreq *slab;
     int slab_cap, *free_list, free_n;
@@ -83,6 +98,10 @@ double engine_idle_J(const struct serving_pool *p, int64_t ns, bool *gated);
 /* Replica r's chips idle from its last pass to `until`: their idle energy;
  * gated, the next pass pays the wake-up. */
 void engine_idle_until(struct engine *g, struct replica *r, int64_t until);
+
+/* Stage s of a pipelined replica of pool p idles from its last pass to
+ * `until`: its chips' idle energy (J), and whether they gated. */
+double engine_stage_idle_J(const struct serving_pool *p, const struct pipe *pp, int s, int64_t until, bool *gated);
 
 /* sched.c: form and start replica r's next pass if it has work; apply a
  * finished pass's effects. */

@@ -33,7 +33,7 @@ static int dir_open(struct serving_files *f, const char *dir, struct npu_err *e)
     }
     fputs("id,arrival_s,first_token_s,finish_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_s,queue_s,preemptions,"
           "replica,status,energy_J\n", f->req.f);
-    fputs("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,kv_blocks_total\n",
+    fputs("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,kv_blocks_total,microbatch\n",
           f->iter.f);
     f->dir = dir;
     return 0;
@@ -93,9 +93,9 @@ int serving_files_pass(struct serving_files *f, const struct serving_pass_record
         return 0;
     char st[32];
     fmt_s(st, sizeof st, p->start_ns);
-    if (fprintf(f->iter.f, "%d,%s,%.6f,%lld,%lld,%lld,%lld,%lld\n", p->replica, st, (double)p->duration_ns / 1e6,
+    if (fprintf(f->iter.f, "%d,%s,%.6f,%lld,%lld,%lld,%lld,%lld,%d\n", p->replica, st, (double)p->duration_ns / 1e6,
                 (long long)p->prefill_tokens, (long long)p->decode_tokens, (long long)p->requests,
-                (long long)p->kv_blocks_used, (long long)p->kv_blocks_total) < 0)
+                (long long)p->kv_blocks_used, (long long)p->kv_blocks_total, p->microbatch) < 0)
         return npu_errf(e, "%s: write error", f->iter.path);
     return 0;
 }
@@ -201,7 +201,7 @@ cJSON *serving_rows_json(const struct serving_rows *r)
                                       "ttft_ms", "tpot_ms", "e2e_s", "queue_s", "preemptions", "replica", "status",
                                       "energy_J" };
     static const char *const it[] = { "replica", "start_s", "duration_ms", "prefill_tokens", "decode_tokens",
-                                      "requests", "kv_blocks_used", "kv_blocks_total", "energy_J" };
+                                      "requests", "kv_blocks_used", "kv_blocks_total", "energy_J", "microbatch" };
     cJSON *o = cJSON_CreateObject(), *q = cJSON_AddObjectToObject(o, "requests");
     cJSON *p = cJSON_AddObjectToObject(o, "iterations"), *c[14];
     for (size_t i = 0; i < 14; i++)
@@ -225,14 +225,15 @@ cJSON *serving_rows_json(const struct serving_rows *r)
         cJSON_AddItemToArray(c[12], cJSON_CreateString(ok ? "ok" : "rejected"));
         put(c[13], r->energy_J != NULL, r->energy_J ? r->energy_J[k] : 0);
     }
-    for (size_t i = 0; i < 9; i++)
+    for (size_t i = 0; i < 10; i++)
         c[i] = cJSON_AddArrayToObject(p, it[i]);
     for (size_t k = 0; k < r->npass; k++) {
         const struct serving_pass_record *x = &r->pass[k];
-        const double v[9] = { (double)x->replica, (double)x->start_ns / 1e9, (double)x->duration_ns / 1e6,
-                              (double)x->prefill_tokens, (double)x->decode_tokens, (double)x->requests,
-                              (double)x->kv_blocks_used, (double)x->kv_blocks_total, x->energy_J };
-        for (size_t i = 0; i < 9; i++)
+        const double v[10] = { (double)x->replica, (double)x->start_ns / 1e9, (double)x->duration_ns / 1e6,
+                               (double)x->prefill_tokens, (double)x->decode_tokens, (double)x->requests,
+                               (double)x->kv_blocks_used, (double)x->kv_blocks_total, x->energy_J,
+                               (double)x->microbatch };
+        for (size_t i = 0; i < 10; i++)
             put(c[i], true, v[i]);
     }
     return o;

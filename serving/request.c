@@ -50,6 +50,7 @@ static const struct {
     [SK_KV_FREE] = { "kv-free-fraction", "kv_free_fraction", K_REAL_OPEN, 0, 1, 0 },
     [SK_ADMIT_KV_FREE] = { "admit-kv-free", "admit_kv_free", K_REAL, 0, 0.99, 0 },
     [SK_CAPACITY] = { "capacity-policy", "capacity_policy", K_TEXT, 0, 0, 0 },
+    [SK_PP_MICRO] = { "pp-microbatches", "pp_microbatches", K_WHOLE, 1, 65536, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -279,6 +280,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     s->prefill_tp = (int64_t)num[SK_PREFILL_TP];
     s->decode_tp = (int64_t)num[SK_DECODE_TP];
     s->prefill_replicas = (int64_t)num[SK_PREFILL_REPLICAS];
+    s->pp_microbatches = k->v[SK_PP_MICRO] ? (int64_t)num[SK_PP_MICRO] : 0;
     s->decode_replicas = (int64_t)num[SK_DECODE_REPLICAS];
     s->slo_ttft_ms = b->slo.ttft_ms;
     s->slo_tpot_ms = b->slo.tpot_ms;

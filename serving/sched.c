@@ -248,6 +248,63 @@ static struct serving_batch padded_shapes(const struct serving_options *o, const
     return x;
 }
 
+/* J, a pass's energy, shared among its requests by their tokens in it. */
+static void share_energy(struct engine *g, struct replica *r, double J)
+{
+    int64_t tokens = 0;
+    for (int k = 0; k < r->pass.n; k++)
+        tokens += g->slab[r->pass.v[k]].chunk;
+    for (int k = 0; tokens > 0 && k < r->pass.n; k++) {
+        struct sreq *q = &g->slab[r->pass.v[k]];
+        q->energy_J += J * (double)q->chunk / (double)tokens;
+    }
+}
+
+/* A pipelined replica's pass (its microbatches share the stages): it
+ * enters the first stage after the host's time and any swap-in, and each
+ * stage when the pass before it has left (first in, first out). A stage's
+ * chips idle between passes, gated when the gap outlasts the wake-up,
+ * which then delays the pass there. Its energy is its operators' on every
+ * chip and the part of each stage's gap before it that the replica spent
+ * with passes in flight (the pipeline's bubbles); the part with none in
+ * flight, from the last pass's end to now, is idle energy, as between
+ * passes of an unpipelined replica. Every pass leaves each stage after the
+ * last did, so a stage's gap starts while that last pass is in flight.
+ * *ns becomes its time from now to its end and *busy the time it adds to
+ * the replica's busy time. */
+static double pass_piped(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t *ns,
+                         int64_t *busy, bool *ovf)
+{
+    const struct serving_pool *p = &g->pools[r->pool];
+    struct pipe *pp = r->pipe;
+    int64_t group = p->step->pp;   /* ICI stages between DCN transfers */
+    int64_t t = ck_add(ck_add(g->now, pc->host_ns, ovf), *ns - pc->ns, ovf);
+    int64_t idle_ns = g->now > pp->busy_until ? g->now - pp->busy_until : 0;
+    double J = (double)p->chips * pc->energy_J;
+    for (int s = 0; s < pp->stages; s++) {
+        int64_t begin = t > pp->free_ns[s] ? t : pp->free_ns[s], gap = begin - pp->free_ns[s];
+        bool gated;
+        double gap_J = engine_stage_idle_J(p, pp, s, begin, &gated);
+        double idle_J = gap > 0 ? gap_J * (double)(idle_ns < gap ? idle_ns : gap) / (double)gap : 0;
+        g->tot->idle_energy_J += idle_J;
+        J += gap_J - idle_J;
+        if (gated) {
+            begin = ck_add(begin, p->wake_ns, ovf);
+            g->tot->wakeups++;
+        }
+        t = ck_add(begin, ck_add(pc->stage_ns, s % group == group - 1 ? pc->dcn_ns : 0, ovf), ovf);
+        pp->free_ns[s] = t;
+    }
+    *busy = t - (pp->busy_until > g->now ? pp->busy_until : g->now);
+    pp->busy_until = t;
+    *ns = t - g->now;
+    g->tot->pass_energy_J += J;
+    if (pc->peak_W > g->tot->peak_W)
+        g->tot->peak_W = pc->peak_W;
+    share_energy(g, r, J);
+    return J;
+}
+
 /* The pass's energy on every chip of the replica (its operators, and idle
  * power for the rest of its ns), shared among its requests by their tokens
  * in it; the gap before it at idle power. */
@@ -271,13 +328,7 @@ static double pass_energy(struct engine *g, struct replica *r, const struct serv
     g->tot->pass_energy_J += J;
     if (pc->peak_W > g->tot->peak_W)
         g->tot->peak_W = pc->peak_W;
-    int64_t tokens = 0;
-    for (int k = 0; k < r->pass.n; k++)
-        tokens += g->slab[r->pass.v[k]].chunk;
-    for (int k = 0; tokens > 0 && k < r->pass.n; k++) {
-        struct sreq *q = &g->slab[r->pass.v[k]];
-        q->energy_J += J * (double)q->chunk / (double)tokens;
-    }
+    share_energy(g, r, J);
     return J;
 }
 
@@ -299,8 +350,8 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     if (serving_step_time(g->pools[r->pool].step, &cost, &pc, e))
         return -1;
     bool ovf = false;
-    int64_t ns = ck_add(pc.ns, extra_ns, &ovf);
-    double J = pass_energy(g, r, &pc, &ns);
+    int64_t ns = ck_add(pc.ns, extra_ns, &ovf), busy = ns;
+    double J = r->pipe ? pass_piped(g, r, &pc, &ns, &busy, &ovf) : pass_energy(g, r, &pc, &ns);
     r->busy = true;
     r->start_ns = g->now;
     r->end_ns = ck_add(g->now, ns, &ovf);
@@ -309,12 +360,13 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     struct serving_totals *t = g->tot;
     t->passes++;
     t->pass_tokens += b.decodes - r->pad_n + b.chunk_tokens;
-    t->busy_ns += ns;
+    t->busy_ns += busy;
     double u = (double)r->kv_used / (double)r->kv_total;
     if (u > t->kv_peak_utilisation)
         t->kv_peak_utilisation = u;
-    struct serving_pass_record p = { r->index, g->now, ns, b.chunk_tokens, b.decodes - (b.chunks ? 0 : r->pad_n),
-                                     r->pass.n, r->kv_used, r->kv_total, J };
+    struct serving_pass_record p = { r->index, r->micro, (int)g->pools[r->pool].microbatches, g->now, ns,
+                                     b.chunk_tokens, b.decodes - (b.chunks ? 0 : r->pad_n), r->pass.n, r->kv_used,
+                                     r->kv_total, J };
     return g->sink->pass ? g->sink->pass(g->sink->arg, &p, e) : 0;
 }
 

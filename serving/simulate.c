@@ -147,6 +147,26 @@ static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
     return pool_error(x, p, dis, &pe, e);
 }
 
+/* The passes a pool's replica keeps in flight: one per pipeline stage
+ * unless told fewer; each takes an equal share of the cache (as vLLM V0's
+ * virtual engines, engine.h). */
+static int microbatches(const struct sim *x, int p, struct serving_pool *pl, struct npu_err *e)
+{
+    const struct model_config *m = &x->cfg[p].model;
+    int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn, want = x->s->pp_microbatches;
+    const char *knob = serving_knob_name(SK_PP_MICRO, x->s->json_names);
+    if (want > stages)
+        return npu_errf(e, x->s->json_names ? "\"%s\": %lld: expected at most the pipeline's %lld stage%s"
+                                            : "--%s %lld: expected at most the pipeline's %lld stage%s",
+                        knob, (long long)want, (long long)stages, stages == 1 ? " (no pipeline parallelism)" : "s");
+    pl->microbatches = want > 0 ? want : stages;
+    if (pl->kv_blocks / pl->microbatches < 1)
+        return npu_errf(e, "%s on %s: %lld KV blocks cannot be shared among %lld passes in flight (--%s)",
+                        x->cfg[p].model_name, x->cfg[p].chip_name, (long long)pl->kv_blocks,
+                        (long long)pl->microbatches, serving_knob_name(SK_PP_MICRO, false));
+    return 0;
+}
+
 static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *e)
 {
     const struct serving_spec *s = x->s;
@@ -175,7 +195,8 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pl->gated_W = carbon_idle_power_pg_W(&x->cfg[p].chip, s->pg);
         pl->wake_ns = pg_wake_ns(s->pg, x->cfg[p].chip.freq_GHz);
         pl->gating = pl->gated_W < pl->idle_W;
-        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, &o->kv_window, &o->kv_local_share, e))
+        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, &o->kv_window, &o->kv_local_share, e) ||
+            microbatches(x, p, pl, e))
             return -1;
     }
     /* PCIe both ways for a swapped block (GB = 2^30 B); a KV transfer between
@@ -325,6 +346,7 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
         cJSON_AddNumberToObject(q, "chips_per_replica", (double)x->pools[p].chips);
         cJSON_AddNumberToObject(q, "tensor_parallelism", (double)x->cfg[p].model.tensor_parallelism_degree);
         cJSON_AddNumberToObject(q, "pipeline_parallelism", (double)x->cfg[p].model.pipeline_parallelism_degree);
+        cJSON_AddNumberToObject(q, "pp_microbatches", (double)x->pools[p].microbatches);
         cJSON_AddNumberToObject(q, "kv_blocks_per_replica", (double)x->pools[p].kv_blocks);
         cJSON_AddItemToArray(pools, q);
     }

@@ -46,6 +46,9 @@ struct serving_spec {
     int64_t prefill_tp, decode_tp;     /* disaggregated: each pool's TP (0: the model's) */
     bool json_names;                   /* messages name a pool's "prefill_tp", not --prefill-tp */
     int64_t prefill_replicas, decode_replicas;
+    /* passes in flight per replica under pipeline parallelism, 1 up to its
+     * stages (0: as many as its stages) */
+    int64_t pp_microbatches;
     double slo_ttft_ms, slo_tpot_ms;   /* goodput's SLO (0: that bound not set) */
     const char *out_dir;               /* NULL: no files */
     const char *timeline;              /* NULL, or a Chrome trace JSON file (serving/timeline.h) */

@@ -299,13 +299,14 @@ int serving_step_time(struct serving_step *s, const struct serving_batch *b, str
     }
     /* As `npusim run`'s TTFT: the stages one after another with their ICI
      * transfers, the DCN stages likewise, then the host's time. */
-    int64_t ns = ck_mul(ck_add(ck_mul(ck_add(c.stage_ns, c.pp_ici_ns, &ovf), s->pp, &ovf), c.pp_dcn_ns, &ovf),
-                        s->pp_dcn, &ovf);
-    ns = ck_add(ns, llm_host_ns(&s->c.chip, &s->c.model, b->decodes + b->chunks, s->prof, &ovf), &ovf);
+    int64_t stage = ck_add(c.stage_ns, c.pp_ici_ns, &ovf);
+    int64_t ns = ck_mul(ck_add(ck_mul(stage, s->pp, &ovf), c.pp_dcn_ns, &ovf), s->pp_dcn, &ovf);
+    int64_t host = llm_host_ns(&s->c.chip, &s->c.model, b->decodes + b->chunks, s->prof, &ovf);
+    ns = ck_add(ns, host, &ovf);
     if (ovf)
         return npu_errf(e, "%s: a pass takes over 2^63 ns", s->c.model_name);
-    *pc = (struct serving_pass_cost){ .ns = ns > 0 ? ns : 1, .busy_ns = ck_add(ck_add(c.stage_ns, c.pp_ici_ns, &ovf),
-                                                                               c.pp_dcn_ns, &ovf),
-                                      .energy_J = c.energy_J, .peak_W = c.peak_W };
+    *pc = (struct serving_pass_cost){ .ns = ns > 0 ? ns : 1, .busy_ns = ck_add(stage, c.pp_dcn_ns, &ovf),
+                                      .energy_J = c.energy_J, .peak_W = c.peak_W, .host_ns = host,
+                                      .stage_ns = stage, .dcn_ns = c.pp_dcn_ns };
     return 0;
 }

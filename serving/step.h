@@ -63,8 +63,15 @@ struct step_cost { int64_t stage_ns, pp_ici_ns, pp_dcn_ns; double energy_J, peak
 
 /* One pass: its time (ns, at least 1), and per chip the time its operators
  * keep the chip busy (ns), their energy (J) and highest power (W); the
- * rest of the pass (the host's time, the other stages') the chip idles. */
-struct serving_pass_cost { int64_t ns, busy_ns; double energy_J, peak_W; };
+ * rest of the pass (the host's time, the other stages') the chip idles.
+ * Its parts, for a pipeline that overlaps passes: the host's time before
+ * the first stage, one stage's time with its ICI transfer, and the DCN
+ * transfer after the last stage of each DCN group (ns). */
+struct serving_pass_cost {
+    int64_t ns, busy_ns;
+    double energy_J, peak_W;
+    int64_t host_ns, stage_ns, dcn_ns;
+};
 
 struct step_memo;
 

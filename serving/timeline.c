@@ -51,8 +51,19 @@ int serving_timeline_open(struct serving_timeline *t, const char *path, const ch
 
 void serving_timeline_pass(struct serving_timeline *t, const struct serving_pass_record *p)
 {
-    while (t->replicas <= p->replica)
-        name_track(t, 1, t->replicas, "replica", t->replicas), t->replicas++;
+    /* a track per replica, or per microbatch of a pipelined one (its
+     * passes overlap), named in order as they first appear */
+    int m = p->microbatches > 0 ? p->microbatches : 1;
+    int64_t tid = (int64_t)p->replica * m + p->microbatch;
+    while (t->replicas <= tid) {
+        if (room(t))
+            fprintf(t->f.f, m > 1 ? "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%lld,\"args\":{\"name\":"
+                                    "\"replica %lld microbatch %lld\"}}"
+                                  : "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%lld,\"args\":{\"name\":"
+                                    "\"replica %lld\"}}",
+                    (long long)t->replicas, (long long)(t->replicas / m), (long long)(t->replicas % m));
+        t->replicas++;
+    }
     if (!room(t))
         return;
     char ts[32], dur[32], name[96];
@@ -67,7 +78,7 @@ void serving_timeline_pass(struct serving_timeline *t, const struct serving_pass
     fprintf(t->f.f, "{\"name\":\"%s\",\"cat\":\"pass\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%s,\"dur\":%s,"
                     "\"args\":{\"prefill_tokens\":%lld,\"decode_tokens\":%lld,\"requests\":%lld,\"kv_blocks_used\":%lld,"
                     "\"kv_blocks_total\":%lld,\"energy_J\":%.6f}}",
-            name, p->replica, ts, dur, (long long)p->prefill_tokens, (long long)p->decode_tokens,
+            name, (int)tid, ts, dur, (long long)p->prefill_tokens, (long long)p->decode_tokens,
             (long long)p->requests, (long long)p->kv_blocks_used, (long long)p->kv_blocks_total,
             isfinite(p->energy_J) ? p->energy_J : 0);
 }

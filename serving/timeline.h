@@ -2,7 +2,8 @@
  * --timeline FILE`), which Perfetto (ui.perfetto.dev) and chrome://tracing
  * open.
  *
- * Process 1, "replicas": one track per replica, one slice per pass, named
+ * Process 1, "replicas": one track per replica (per microbatch of a
+ * replica that keeps several passes in flight), one slice per pass, named
  * by what it holds ("prefill 512 + decode 30"), its args the pass's tokens,
  * requests, KV blocks and energy. Process 2, "requests": one track per
  * request, with its "queued" (arrival to first scheduled), "prefill" (to
@@ -28,7 +29,7 @@
 struct serving_timeline {
     struct atomic_file f;
     int64_t events, dropped, max_events;
-    int replicas;                      /* tracks named so far */
+    int64_t replicas;                  /* tracks named so far */
 };
 
 /* Opens path (its temporary) and writes the head; -1 with e. */

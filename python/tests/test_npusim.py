@@ -381,6 +381,21 @@ def test_serving_admission_gate_as_the_command():
         npusim.serving(admit_kv_free=1.5, **common)
 
 
+def test_serving_pipeline_microbatches_as_the_command():
+    """pp_microbatches reaches the engine as --pp-microbatches: with pp=2
+    the default keeps two passes in flight (the iterations name both
+    microbatches and the run ends sooner than with one); above the stages
+    is an npusim.Error naming the key."""
+    common = dict(model="llama3-8b", chip="h100", pp=2, offline=True, requests=64, lengths="fixed:256:16", frames=False)
+    two, one = npusim.serving(**common), npusim.serving(pp_microbatches=1, **common)
+    assert two["summary"]["setting"]["pools"][0]["pp_microbatches"] == 2
+    assert one["summary"]["setting"]["pools"][0]["pp_microbatches"] == 1
+    assert sorted(set(two["iterations"]["microbatch"])) == [0, 1] and set(one["iterations"]["microbatch"]) == {0}
+    assert two["summary"]["duration_s"] < 0.8 * one["summary"]["duration_s"]
+    with pytest.raises(npusim.Error, match="pp_microbatches"):
+        npusim.serving(pp_microbatches=3, **common)
+
+
 def test_serving_capacity_policy_as_the_command():
     """capacity_policy reaches the engine as --capacity-policy: on the short
     cache above, guaranteed-no-evict preempts nothing and serves every

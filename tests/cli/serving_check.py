@@ -242,7 +242,7 @@ def keys(jfile, d):
                     "queue_s,preemptions,replica,status,energy_J"), head
     head = open(os.path.join(d, "iterations.csv")).readline().strip()
     assert head == ("replica,start_s,duration_ms,prefill_tokens,decode_tokens,requests,kv_blocks_used,"
-                    "kv_blocks_total"), head
+                    "kv_blocks_total,microbatch"), head
 
 
 def energy(lo, hi):
@@ -320,19 +320,28 @@ def pg(nopg, base, ideal):
     assert i["energy_J"] < b["energy_J"] < n["energy_J"]
 
 
-def timeline(tfile, d):
-    """One slice per pass on its replica's track, as iterations.csv; per
-    request its queued, prefill and decode slices end to end from arrival to
-    finish, as requests.csv."""
+def timeline(tfile, d, microbatches="1"):
+    """One slice per pass on its replica's track (its microbatch's when a
+    pipelined replica keeps several passes in flight), as iterations.csv,
+    and the slices of a track never overlap; per request its queued,
+    prefill and decode slices end to end from arrival to finish, as
+    requests.csv."""
     t = json.load(open(tfile))
     ev = t["traceEvents"]
+    m = int(microbatches)
     assert t["metadata"]["events_left_out"] == 0 and t["metadata"]["events"] == len(ev)
     passes = [e for e in ev if e["pid"] == 1 and e["ph"] == "X"]
     it = rows(d, "iterations.csv")
     assert len(passes) == len(it)
+    ends = {}
     for e, r in zip(passes, it):
-        assert e["tid"] == int(r["replica"]) and abs(e["ts"] - float(r["start_s"]) * 1e6) < 1e-2, (e, r)
+        tid = int(r["replica"]) * m + int(r["microbatch"])
+        assert e["tid"] == tid and abs(e["ts"] - float(r["start_s"]) * 1e6) < 1e-2, (e, r)
         assert abs(e["dur"] - float(r["duration_ms"]) * 1e3) < 1e-2
+        assert e["ts"] >= ends.get(tid, 0) - 1e-2, (e, ends.get(tid))
+        ends[tid] = e["ts"] + e["dur"]
+    names = {e["tid"]: e["args"]["name"] for e in ev if e["pid"] == 1 and e["ph"] == "M" and "tid" in e}
+    assert names == {k: (f"replica {k // m} microbatch {k % m}" if m > 1 else f"replica {k}") for k in ends}, names
     by = {}
     for e in ev:
         if e["pid"] == 2 and e["ph"] == "X":
@@ -389,6 +398,72 @@ def window_holds(win_dir, full_dir):
         return max(int(r["requests"]) for r in rows), rows[0]["kv_blocks_total"]
     (w, wt), (f, ft) = peak(win_dir), peak(full_dir)
     assert wt == ft and w > f, (w, f, wt, ft)
+
+
+def ns(x, scale):
+    return round(float(x) * scale)
+
+
+def pipelined(one, two):
+    """Two stages, no host time, static batches of 4 equal prompts, one
+    decode step each. One pass in flight: batch A's prefill (P = 2 stage
+    times p) and decode (D = 2 d), then batch B's: 2P + 2D. Two in flight
+    (by hand): A's prefill ends at 2p, B's follows it one stage behind and
+    ends at 3p; A's decode waits for the second stage until 3p and ends at
+    3p + d; B's ends at 3p + 2d = 1.5 P + D. The passes' own work is the
+    same, so the energy saved is the idle power of the time saved (the
+    first run's pipeline bubbles). No gap between passes in either: the one
+    idle time is the first stage's after its last pass, d on half the chips."""
+    it1, it2 = rows(one, "iterations.csv"), rows(two, "iterations.csv")
+    P, D = ns(it1[0]["duration_ms"], 1e6), ns(it1[1]["duration_ms"], 1e6)
+    assert len(it1) == 4 and {r["microbatch"] for r in it1} == {"0"} and P % 2 == 0 and D < P, it1
+    s1, s2 = summary(one), summary(two)
+    assert ns(s1["duration_s"], 1e9) == 2 * P + 2 * D, (s1["duration_s"], P, D)
+    assert ns(s2["duration_s"], 1e9) == 3 * P // 2 + D, (s2["duration_s"], P, D)
+    ttft = sorted({ns(r["ttft_ms"], 1e6) for r in rows(two, "requests.csv")})
+    assert ttft == [P, 3 * P // 2], (ttft, P)
+    assert sorted((r["microbatch"], r["prefill_tokens"]) for r in it2) == [("0", "0"), ("0", "2048"), ("1", "0"),
+                                                                          ("1", "2048")], it2
+    assert s2["setting"]["pools"][0]["pp_microbatches"] == 2 and s1["setting"]["pools"][0]["pp_microbatches"] == 1
+    idle_W, chips = s1["pg"]["idle_power_W_per_chip"], s1["setting"]["chips"]
+    saved = s1["energy_J"] - s2["energy_J"]
+    assert close(saved, idle_W * chips * (s1["duration_s"] - s2["duration_s"]), 1e-9), saved
+    assert s1["carbon"]["idle_energy_J"] == 0, s1["carbon"]
+    assert close(s2["carbon"]["idle_energy_J"], idle_W * chips / 2 * D / 2e9, 1e-9), (s2["carbon"], D)
+
+
+def accounting_pp(d, n):
+    """A pipelined run at a rate: every request served and every token in
+    a pass; a microbatch's passes one at a time, and never more passes in
+    flight on a replica than its microbatches; each request's energy adds
+    up to the run's."""
+    s, req, it = summary(d), rows(d, "requests.csv"), rows(d, "iterations.csv")
+    m = s["setting"]["pools"][0]["pp_microbatches"]
+    assert len(req) == s["completed"] == int(n) and all(r["status"] == "ok" for r in req)
+    assert sum(int(r["prefill_tokens"]) for r in it) == sum(int(r["input_tokens"]) for r in req)
+    assert sum(int(r["decode_tokens"]) for r in it) == sum(int(r["output_tokens"]) - 1 for r in req)
+    ev, last = [], {}
+    for r in it:
+        a = ns(r["start_s"], 1e9)
+        b = a + ns(r["duration_ms"], 1e6)
+        k = (r["replica"], r["microbatch"])
+        assert a >= last.get(k, 0) and int(r["microbatch"]) < m, (r, last.get(k))
+        last[k] = b
+        ev += [(a, 1, r["replica"]), (b, -1, r["replica"])]
+    live = {}
+    for t, x, rep in sorted(ev, key=lambda e: (e[0], e[1])):
+        live[rep] = live.get(rep, 0) + x
+        assert live[rep] <= m, (t, rep)
+    assert max(int(r["microbatch"]) for r in it) == m - 1
+    assert close(sum(float(r["energy_J"]) for r in req), s["energy_J"], 1e-6)
+
+
+def pipelined_rate(one, two):
+    """Saturated, two stages with two passes in flight serve nearly twice
+    the tokens a second of one pass at a time holding as many requests."""
+    a, b = json.load(open(one)), json.load(open(two))
+    assert b["output_tokens_per_s"] > 1.7 * a["output_tokens_per_s"], (a["output_tokens_per_s"], b["output_tokens_per_s"])
+    assert b["output_tokens_per_s"] < 2 * a["output_tokens_per_s"]
 
 
 def padded(run_dir, *bucket_dirs):

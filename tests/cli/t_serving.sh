@@ -244,6 +244,27 @@ expect_fail "serving: an unknown --dvfs policy exits 2" "--dvfs:" $SV --dvfs Tur
 check "serving: --timeline: a slice per pass per replica and the tracks of the requests, as the CSVs say" sh -c "
   $SV --rate 3 --requests 60 --replicas 2 --timeline '$SE/tl.json' -o '$SE/tl' >/dev/null && python3 $SC timeline '$SE/tl.json' '$SE/tl' &&
   $SV --rate 3 --requests 10 --timeline '$SE/tl2.json' >/dev/null && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$SE/tl2.json'"
+# Pipeline parallelism keeps a pass in flight per stage (--pp-microbatches, default the stages):
+# hand-derived times of two static batches on two stages, one pass at a time against two
+# (serving_check.py pipelined), and the saturated rate nearly doubled.
+SP="$NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100 --pp 2"
+NOHOST="--set step_overhead_ns=0 --set layer_overhead_ns=0 --set request_overhead_ns=0"
+check "serving: --pp 2 keeps two passes in flight: hand-derived times, TTFT, energy and microbatch tracks" sh -c "
+  $SP $NOHOST --scheduler static --batch 4 --offline --requests 8 --lengths fixed:512:2 --pp-microbatches 1 -o '$SE/pp1' >/dev/null &&
+  $SP $NOHOST --scheduler static --batch 4 --offline --requests 8 --lengths fixed:512:2 -o '$SE/pp2' --timeline '$SE/pp2.json' >/dev/null &&
+  python3 $SC pipelined '$SE/pp1' '$SE/pp2' && python3 $SC timeline '$SE/pp2.json' '$SE/pp2' 2 &&
+  $SP --rate 40 --requests 200 --replicas 2 --timeline '$SE/pp3.json' -o '$SE/pp3' >/dev/null &&
+  python3 $SC timeline '$SE/pp3.json' '$SE/pp3' 2 && python3 $SC accounting_pp '$SE/pp3' 200"
+check "serving: --pp 2 saturated: two passes in flight serve 1.7x-2x the tokens of one holding as many requests" sh -c "
+  $SP --offline --requests 512 --lengths fixed:512:128 --pp-microbatches 1 --max-num-seqs 512 --json >'$SE/ppr1.json' &&
+  $SP --offline --requests 512 --lengths fixed:512:128 --max-num-seqs 256 --json >'$SE/ppr2.json' &&
+  python3 $SC pipelined_rate '$SE/ppr1.json' '$SE/ppr2.json'"
+expect_fail "serving: --pp-microbatches above the stages exits 2" \
+  "--pp-microbatches 3: expected at most the pipeline's 2 stages" $SP --pp-microbatches 3 -o "$SE/bad1"
+expect_fail "serving: --pp-microbatches without a pipeline exits 2" \
+  "--pp-microbatches 2: expected at most the pipeline's 1 stage (no pipeline parallelism)" $SV --pp-microbatches 2 -o "$SE/bad1"
+expect_fail "serving: --pp-microbatches 0 exits 2" "--pp-microbatches \"0\": expected a whole number from 1" \
+  $SP --pp-microbatches 0 -o "$SE/bad1"
 expect_fail "serving: a --timeline in a missing folder exits 2 and writes nothing" "tl-missing" \
   $SV --requests 5 --timeline "$SE/tl-missing/x/t.json" -o "$SE/bad1"
 check "serving: npusim report DIR on a serving folder: the summary, power gating and four figures" sh -c "
