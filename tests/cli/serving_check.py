@@ -458,6 +458,25 @@ def accounting_pp(d, n):
     assert close(sum(float(r["energy_J"]) for r in req), s["energy_J"], 1e-6)
 
 
+def pp_equal(run_dir, d):
+    """npusim run's pipeline (batch 8 as 2 microbatches of 4) against two
+    static batches of 4 in flight on the same two stages: the first
+    microbatch's TTFT is run's (one prefill through both stages, nothing
+    ahead of it), and the second's TPOT is run's (its decode steps each
+    follow the first's one stage behind, every stage busy: a step per two
+    stage times, as run's steady state)."""
+    p = json.load(open(glob.glob(run_dir + "/*_prefill.json")[0]))
+    q = json.load(open(glob.glob(run_dir + "/*_decode.json")[0]))
+    by = {}
+    for r in rows(d, "requests.csv"):
+        by.setdefault(int(r["id"]) % 2, set()).add((float(r["ttft_ms"]), float(r["tpot_ms"])))
+    assert len(by[0]) == len(by[1]) == 1, by
+    (ttft0, _), (ttft1, tpot1) = next(iter(by[0])), next(iter(by[1]))
+    assert close(ttft0, p["TTFT_sec"] * 1e3, 1e-9), (ttft0, p["TTFT_sec"])
+    assert ttft0 < ttft1 < 1.6 * ttft0, (ttft0, ttft1)   # one stage behind, not a whole pass
+    assert close(tpot1, q["TPOT_ms_request"], 1e-6), (tpot1, q["TPOT_ms_request"])
+
+
 def pipelined_rate(one, two):
     """Saturated, two stages with two passes in flight serve nearly twice
     the tokens a second of one pass at a time holding as many requests."""

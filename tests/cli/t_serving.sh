@@ -255,6 +255,10 @@ check "serving: --pp 2 keeps two passes in flight: hand-derived times, TTFT, ene
   python3 $SC pipelined '$SE/pp1' '$SE/pp2' && python3 $SC timeline '$SE/pp2.json' '$SE/pp2' 2 &&
   $SP --rate 40 --requests 200 --replicas 2 --timeline '$SE/pp3.json' -o '$SE/pp3' >/dev/null &&
   python3 $SC timeline '$SE/pp3.json' '$SE/pp3' 2 && python3 $SC accounting_pp '$SE/pp3' 200"
+check "serving: --pp 2 static batches of 4 in flight give run's pipeline of 2 microbatches of 4: its TTFT and TPOT" sh -c "
+  $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --pp 2 --batch 8 --seqlen 1024_128 -o '$SE/pprun' >/dev/null &&
+  $SP --scheduler static --batch 4 --offline --requests 8 --lengths fixed:1024:129 -o '$SE/ppst' >/dev/null &&
+  python3 $SC pp_equal '$SE/pprun' '$SE/ppst'"
 check "serving: --pp 2 saturated: two passes in flight serve 1.7x-2x the tokens of one holding as many requests" sh -c "
   $SP --offline --requests 512 --lengths fixed:512:128 --pp-microbatches 1 --max-num-seqs 512 --json >'$SE/ppr1.json' &&
   $SP --offline --requests 512 --lengths fixed:512:128 --max-num-seqs 256 --json >'$SE/ppr2.json' &&
