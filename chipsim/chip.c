@@ -164,6 +164,13 @@ static const struct field_desc chip_field_list[] = {
           .doc = "The matrix units apply block scales themselves (Blackwell's block-scaled MMA for MXFP8, MXFP4, "
                  "NVFP4): a block-scaled matmul moves its scales but does no rescaling on the vector units "
                  "(physical profile; false: the vector units rescale, as on Hopper)."),
+    /* npusim's own: a GPU's MMA accumulates in registers (Hopper) or tensor
+     * memory (Blackwell); chipsim charges the vector units for adding each
+     * K chunk's partial sums, which binds a Blackwell fp4 matmul. */
+    FIELD("matrix_accumulates", FT_BOOL, offsetof(struct chip_config, matrix_accumulates), 0, NULL, FF_EXT,
+          .doc = "The matrix units keep a matmul's partial sums across K themselves (tensor cores accumulate in "
+                 "registers or tensor memory): no vector-unit work per array operation (physical profile; "
+                 "false: the vector units add each K chunk's partial sums, as chipsim models a TPU)."),
     I(step_overhead_ns, 0, N | FF_EXT, .hi = 1e10,
       .doc = "The serving framework's host time per forward pass (a prefill or one decode step: scheduling, "
              "sampling, synchronisation) the kernels do not hide (physical profile; 0: none)."),

@@ -130,6 +130,11 @@ struct chip_config {
     /* The matrix units apply block scales in the MMA (Blackwell): no vector
      * rescaling for a block-scaled matmul (physical profile only). */
     bool matrix_block_scales;
+    /* The matrix units keep a matmul's partial sums across K themselves
+     * (tensor cores in registers or tensor memory): no vector work per
+     * array op (physical profile only; false: the vector units add each
+     * K chunk's partial sums, chipsim's model of a TPU's MXU). */
+    bool matrix_accumulates;
     /* The most pieces a GEMM of fewer tiles than units splits k into (0:
      * as many as the idle units allow; 1: none); matrix-vector kernels
      * (KERNEL_GEMV_MAX_ROWS rows) always split as far as they can. */

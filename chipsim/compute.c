@@ -149,7 +149,10 @@ static int compute_einsum(const struct cs_ctx *c, const struct instr *in, struct
     op->einsum_n = ax.n;
     op->einsum_k = ax.k;
     op->num_sa_ops = ops;
-    int64_t mx_sa = mxu_time(c, wave_ops(c, &ax, ops)), mx_vu = vpu_time(c, ops * chip_vu_mult(c->chip));
+    /* the vector units add each K chunk's partial sums, unless the matrix
+     * units accumulate themselves (physical profile) */
+    bool in_place = c->chip->matrix_accumulates && !c->prof->chip_precisions_ignored;
+    int64_t mx_sa = mxu_time(c, wave_ops(c, &ax, ops)), mx_vu = in_place ? 0 : vpu_time(c, ops * chip_vu_mult(c->chip));
     int64_t m = ax.m, n = ax.n, k = ax.k;
     int64_t v1 = ceil_div(m, 8) * ceil_div(n, 128) * ceil_div(k, 8);
     int64_t v2 = ceil_div(m, 128) * ceil_div(n, 8) * ceil_div(k, 8);

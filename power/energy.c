@@ -237,6 +237,8 @@ static int util_vu(const struct ctx *c, double *u)
     double peak = (double)1024 * (plan_freq(c, COMP_VU) * 1e9) * (double)c->ch->num_vu;
     *u = 0;
     if (c->op->type == OP_MXU) {
+        if (vu <= 0 && c->ch->matrix_accumulates && !c->prof->chip_precisions_ignored)
+            return 0;   /* the matrix units accumulated: no vector work, no vector energy */
         if (vu <= 0) /* power Q17: the reference divides by the VPU time unguarded */
             return op_fail(c, "vu_ns: an MXU op needs a positive VPU time (the VPU utilisation divides by it)");
         *u = min1((py_div(c->op->flops, 8) / (double)vu * 1e9) / peak);

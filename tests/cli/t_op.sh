@@ -26,6 +26,16 @@ check "op: gemv on h100 moves 33570816 bytes in 10.022 us, memory-bound" sh -c "
 check "op: the shipped h100 runs that gemm in waves at its fitted fp8 efficiency 0.5901 (121.377 us), the gemv at 0.9667 (10.368 us)" sh -c "
   $NPUSIM op --configs $CONFIGS --json gemm --m 4096 --n 4096 --k 4096 --dtype fp8 -c h100 | grep -q '\"time_us\":121.377,.*\"efficiency\":0.5901' &&
   $NPUSIM op --configs $CONFIGS --json gemv --n 4096 --k 4096 -c h100 | grep -q '\"time_us\":10.368,.*\"efficiency\":0.9667'"
+# gemm 8192^3 fp4 on b200: 64 x 64 = 4096 output tiles of 128 x 128 in 28 waves of 148 SMs (4144 tiles):
+# 2 x 8192^3 x 4144 / 4096 = 1112396529664 FLOPs / (9000 TFLOP/s x 0.582) = 212370.5 ns -> 212.372 us,
+# bound by the tensor cores, which keep their partial sums (matrix_accumulates). With the vector units
+# adding each 64-deep K chunk's partial sums instead (chipsim's TPU model) the vector work binds it:
+# 368.985 us, slower than the same gemm in fp8 (323.985 us).
+check "op: gemm 8192^3 fp4 on b200 takes 212.372 us at its fp4 peak; charged vector accumulation would bind it" sh -c "
+  $NPUSIM op --configs $CONFIGS --json gemm --m 8192 --n 8192 --k 8192 --dtype fp4 -c b200 | grep -q '\"time_us\":212.372,' &&
+  $NPUSIM op --configs $CONFIGS --json gemm --m 8192 --n 8192 --k 8192 --dtype fp8 -c b200 | grep -q '\"time_us\":323.985,' &&
+  $NPUSIM op --configs $CONFIGS --json gemm --m 8192 --n 8192 --k 8192 --dtype fp4 -c b200 --set matrix_accumulates=false |
+  grep -q '\"time_us\":368.985,'"
 check "op: int4 weights cut a gemv's bytes to 8404992" sh -c "
   $NPUSIM op --configs $CONFIGS --json gemv --n 4096 --k 4096 -c h100 --weight-dtype int4 | grep -q '\"bytes\":8404992,'"
 for k in attention add mul gelu silu relu softmax layernorm rmsnorm all-reduce all-gather reduce-scatter all-to-all; do

@@ -228,6 +228,33 @@ static void test_block_scales(void **state)
     trace_free(&t);
 }
 
+/* matrix_accumulates: the matrix units keep their partial sums, so the
+ * vector work beside a matmul is only a block-scaled one's rescaling. */
+static void test_matrix_accumulates(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct op o = time_one(&c, BS_CFG(""), BS_IN, BS_OUT);
+    assert_i64(o.vu_ns, 1607);   /* the 32 x 32 array ops' accumulation (test_block_scales) */
+    c.matrix_accumulates = true;
+    struct op a = time_one(&c, BS_CFG(""), BS_IN, BS_OUT);
+    assert_i64(a.vu_ns, 0);
+    assert_i64(a.sa_ns, o.sa_ns);
+    assert_i64(a.bytes, o.bytes);
+    /* the rescaling of 128 x 128 fp32 block scales stays: 3364 ns (test_block_scales) */
+    struct op s = time_one(&c, BS_CFG(",block_scales=128x128:DT_FLOAT"), BS_IN, BS_OUT);
+    assert_i64(s.vu_ns, 3364);
+    /* the reference's profile keeps chipsim's accumulation whatever the chip says */
+    struct trace t;
+    trace_init(&t);
+    test_op(&t, "G", BS_CFG(""), BS_IN, BS_OUT, OP_MXU, 137438953472);
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &profile_neusim, &e), 0);
+    assert_true(t.ops[0].vu_ns > 0);
+    trace_free(&t);
+}
+
 static void set_levels(struct chip_config *c, double cap0_KiB, double fill0, double cap1_KiB, double fill1)
 {
     c->memory_levels.n = 2;
@@ -321,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_fp8_gemm_time),
         cmocka_unit_test(test_weight_only_int4_bytes),
         cmocka_unit_test(test_block_scales),
+        cmocka_unit_test(test_matrix_accumulates),
         cmocka_unit_test(test_memory_levels),
         cmocka_unit_test(test_model_weight_formats),
     };
