@@ -248,9 +248,13 @@ static struct serving_batch padded_shapes(const struct serving_options *o, const
     return x;
 }
 
-/* J, a pass's energy, shared among its requests by their tokens in it. */
-static void share_energy(struct engine *g, struct replica *r, double J)
+/* J, a pass's energy, into the run's totals (and its highest power) and
+ * shared among its requests by their tokens in it. */
+static void charge_pass(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, double J)
 {
+    g->tot->pass_energy_J += J;
+    if (pc->peak_W > g->tot->peak_W)
+        g->tot->peak_W = pc->peak_W;
     int64_t tokens = 0;
     for (int k = 0; k < r->pass.n; k++)
         tokens += g->slab[r->pass.v[k]].chunk;
@@ -271,14 +275,14 @@ static void share_energy(struct engine *g, struct replica *r, double J)
  * passes of an unpipelined replica. Every pass leaves each stage after the
  * last did, so a stage's gap starts while that last pass is in flight.
  * *ns becomes its time from now to its end and *busy the time it adds to
- * the replica's busy time. */
-static double pass_piped(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t *ns,
-                         int64_t *busy, bool *ovf)
+ * the replica's busy time. extra_ns: the swap-ins before the first stage. */
+static double pass_piped(struct engine *g, struct replica *r, const struct serving_pass_cost *pc, int64_t extra_ns,
+                         int64_t *ns, int64_t *busy, bool *ovf)
 {
     const struct serving_pool *p = &g->pools[r->pool];
     struct pipe *pp = r->pipe;
     int64_t group = p->step->pp;   /* ICI stages between DCN transfers */
-    int64_t t = ck_add(ck_add(g->now, pc->host_ns, ovf), *ns - pc->ns, ovf);
+    int64_t t = ck_add(ck_add(g->now, pc->host_ns, ovf), extra_ns, ovf);
     int64_t idle_ns = g->now > pp->busy_until ? g->now - pp->busy_until : 0;
     double J = (double)p->chips * pc->energy_J;
     for (int s = 0; s < pp->stages; s++) {
@@ -298,10 +302,7 @@ static double pass_piped(struct engine *g, struct replica *r, const struct servi
     *busy = t - (pp->busy_until > g->now ? pp->busy_until : g->now);
     pp->busy_until = t;
     *ns = t - g->now;
-    g->tot->pass_energy_J += J;
-    if (pc->peak_W > g->tot->peak_W)
-        g->tot->peak_W = pc->peak_W;
-    share_energy(g, r, J);
+    charge_pass(g, r, pc, J);
     return J;
 }
 
@@ -325,10 +326,7 @@ static double pass_energy(struct engine *g, struct replica *r, const struct serv
     }
     r->idle_from_ns = g->now + *ns;
     double J = (double)p->chips * (pc->energy_J + idle_J);
-    g->tot->pass_energy_J += J;
-    if (pc->peak_W > g->tot->peak_W)
-        g->tot->peak_W = pc->peak_W;
-    share_energy(g, r, J);
+    charge_pass(g, r, pc, J);
     return J;
 }
 
@@ -351,7 +349,7 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
         return -1;
     bool ovf = false;
     int64_t ns = ck_add(pc.ns, extra_ns, &ovf), busy = ns;
-    double J = r->pipe ? pass_piped(g, r, &pc, &ns, &busy, &ovf) : pass_energy(g, r, &pc, &ns);
+    double J = r->pipe ? pass_piped(g, r, &pc, extra_ns, &ns, &busy, &ovf) : pass_energy(g, r, &pc, &ns);
     r->busy = true;
     r->start_ns = g->now;
     r->end_ns = ck_add(g->now, ns, &ovf);

@@ -22,11 +22,12 @@ static bool room(struct serving_timeline *t)
     return true;
 }
 
-static void name_track(struct serving_timeline *t, int pid, int64_t tid, const char *what, int64_t id)
+/* Names track tid of process pid (label: its name, no quote in it). */
+static void name_track(struct serving_timeline *t, int pid, int64_t tid, const char *label)
 {
     if (room(t))
-        fprintf(t->f.f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":\"%s %lld\"}}",
-                pid, (long long)tid, what, (long long)id);
+        fprintf(t->f.f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":\"%s\"}}",
+                pid, (long long)tid, label);
 }
 
 int serving_timeline_open(struct serving_timeline *t, const char *path, const char *title, struct npu_err *e)
@@ -55,14 +56,13 @@ void serving_timeline_pass(struct serving_timeline *t, const struct serving_pass
      * passes overlap), named in order as they first appear */
     int m = p->microbatches > 0 ? p->microbatches : 1;
     int64_t tid = (int64_t)p->replica * m + p->microbatch;
-    while (t->replicas <= tid) {
-        if (room(t))
-            fprintf(t->f.f, m > 1 ? "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%lld,\"args\":{\"name\":"
-                                    "\"replica %lld microbatch %lld\"}}"
-                                  : "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%lld,\"args\":{\"name\":"
-                                    "\"replica %lld\"}}",
-                    (long long)t->replicas, (long long)(t->replicas / m), (long long)(t->replicas % m));
-        t->replicas++;
+    for (char label[64]; t->replicas <= tid; t->replicas++) {
+        if (m > 1)
+            snprintf(label, sizeof label, "replica %lld microbatch %lld", (long long)(t->replicas / m),
+                     (long long)(t->replicas % m));
+        else
+            snprintf(label, sizeof label, "replica %lld", (long long)t->replicas);
+        name_track(t, 1, t->replicas, label);
     }
     if (!room(t))
         return;
@@ -75,10 +75,10 @@ void serving_timeline_pass(struct serving_timeline *t, const struct serving_pass
     else
         snprintf(name, sizeof name, "%s %lld", p->prefill_tokens ? "prefill" : "decode",
                  (long long)(p->prefill_tokens ? p->prefill_tokens : p->decode_tokens));
-    fprintf(t->f.f, "{\"name\":\"%s\",\"cat\":\"pass\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%s,\"dur\":%s,"
+    fprintf(t->f.f, "{\"name\":\"%s\",\"cat\":\"pass\",\"ph\":\"X\",\"pid\":1,\"tid\":%lld,\"ts\":%s,\"dur\":%s,"
                     "\"args\":{\"prefill_tokens\":%lld,\"decode_tokens\":%lld,\"requests\":%lld,\"kv_blocks_used\":%lld,"
                     "\"kv_blocks_total\":%lld,\"energy_J\":%.6f}}",
-            name, (int)tid, ts, dur, (long long)p->prefill_tokens, (long long)p->decode_tokens,
+            name, (long long)tid, ts, dur, (long long)p->prefill_tokens, (long long)p->decode_tokens,
             (long long)p->requests, (long long)p->kv_blocks_used, (long long)p->kv_blocks_total,
             isfinite(p->energy_J) ? p->energy_J : 0);
 }
@@ -86,7 +86,9 @@ void serving_timeline_pass(struct serving_timeline *t, const struct serving_pass
 void serving_timeline_request(struct serving_timeline *t, const struct serving_record *r, double energy_J)
 {
     int64_t tid = r->id;
-    name_track(t, 2, tid, "request", r->id);
+    char label[40];
+    snprintf(label, sizeof label, "request %lld", (long long)r->id);
+    name_track(t, 2, tid, label);
     char args[256], energy[48] = "";
     if (isfinite(energy_J))
         snprintf(energy, sizeof energy, ",\"energy_J\":%.6f", energy_J);
