@@ -17,7 +17,7 @@ Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE
         dataset-count runs the MLPerf rows over the dataset's 24,576 samples instead of the run's
         LoadGen count ("scenario" below).
 
-Every row of that file comes from a source (S1-S4 MLPerf v4.1, S5d TensorRT-LLM perf-overview,
+Every row of that file comes from a source (S1-S4 MLPerf v4.1, S14 MLPerf v5.0, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium) that was NOT used to
 fit npusim's presets: the h100, h200,
 a100 and mi300x presets were calibrated (`npusim calibrate --runs`) on S5a-c, S8, S9, S10a-b and S11
@@ -79,7 +79,8 @@ the printed summary):
                    prompt and its whole answer are free, and is never paused. trtllm-bench
                    throughput's --scheduler_policy defaults to guaranteed_no_evict
                    (tensorrt_llm/bench/benchmark/throughput.py), and NIM's TensorRT-LLM profile
-                   states no other -> S5d and S6: --capacity-policy guaranteed-no-evict. NVIDIA's
+                   states no other, nor does S14's harness, whose code was not read -> S5d, S6 and
+                   S14: --capacity-policy guaranteed-no-evict. NVIDIA's
                    MLPerf v4.1 harness defaults --trtllm_batch_sched_policy to max_util
                    (code/harness/harness_llm/main_llm.cc), which no llama2-70b config of NVIDIA,
                    HPE or Dell overrides; vLLM preempts -> npusim's default, max-utilization.
@@ -128,6 +129,13 @@ the printed summary):
                    --batcher-wait 0.3 --batcher-size 96 (its enforce_eager stays False: graphs in
                    decode, npusim's default). Not mapped: the Offline harness sorts the prompts by
                    length (descending).
+                   NVIDIA's MLPerf v5.0 rows (S14) ran a new Python harness ("PySUT") whose code
+                   was not read; their config (configs/llama2-70b/Offline/__init__.py at 6069beb)
+                   gives max_num_tokens -> --max-num-batched-tokens as the conditions state it
+                   ("max_num_tokens N"), the KV size (below) and the in-flight cap; routing and
+                   graphs keep npusim's defaults, and the capacity policy is TensorRT-LLM's default
+                   (guaranteed-no-evict), as for the other TensorRT-LLM rows whose harness code is
+                   not read.
   KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
                    rows) --kv-free-fraction F, TensorRT-LLM's own sizing: the cache takes F of the
                    memory the weights and activations leave. F = kv_cache_free_gpu_mem_fraction:
@@ -235,6 +243,7 @@ CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # The MLPerf submitters' harness settings, read from their code (mlcommons/inference_results_v4.1
 # at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
 NVIDIA_HARNESS = r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness"   # as NVIDIA, HPE, Dell spell it
+NVIDIA_HARNESS_V5 = r"MLPerf v5\.0 NVIDIA harness"    # the Python harness: config read, code not
 HARNESS = [
     (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096", "--router", "least-outstanding",
                             "--set", "graph_capture=none"]),
@@ -336,7 +345,7 @@ def trtllm_kv_fraction(row):
     "KV size"), as text; None for the others (npusim's default sizing)."""
     if is_trtllm_bench(row):
         return "0.9"
-    if VARIANT != "no-harness" and re.search(NVIDIA_HARNESS, row["conditions"]):
+    if VARIANT != "no-harness" and re.search(NVIDIA_HARNESS + "|" + NVIDIA_HARNESS_V5, row["conditions"]):
         m = re.search(r"kvcache_free_gpu_mem_frac (0\.\d+)", row["conditions"])
         return m.group(1) if m else "0.9"
     return None
@@ -348,6 +357,10 @@ def is_trtllm_bench(row):
 
 def is_nim(row):
     return row["source"].startswith("S6")
+
+
+def is_nvidia_v5(row):
+    return re.search(NVIDIA_HARNESS_V5, row["conditions"]) is not None
 
 
 def lengths(row):
@@ -444,10 +457,12 @@ def build_args(row, configs, binary):
         for pattern, scenario, opts in HARNESS:
             if re.search(pattern, row["conditions"]) and scenario in (None, sc):
                 args += opts
+        if is_nvidia_v5(row):
+            args += ["--max-num-batched-tokens", re.search(r"max_num_tokens (\d+)", row["conditions"]).group(1)]
     frac = trtllm_kv_fraction(row)
     if frac:
         args += ["--kv-free-fraction", frac]
-    if (is_trtllm_bench(row) or is_nim(row)) and VARIANT != "max-utilization":
+    if (is_trtllm_bench(row) or is_nim(row) or is_nvidia_v5(row)) and VARIANT != "max-utilization":
         args += ["--capacity-policy", "guaranteed-no-evict"]   # TensorRT-LLM's default (header)
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
