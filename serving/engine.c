@@ -424,7 +424,7 @@ static int engine_layout(struct engine *g, struct npu_err *e)
     }
     for (int p = 0, k = 0, n = 0; p < g->npools; p++) {
         const struct serving_pool *pl = &g->pools[p];
-        int stages = (int)(pl->step->pp * pl->step->pp_dcn);
+        int stages = (int)serving_step_stages(pl->step);
         for (int64_t j = 0; j < pl->replicas; j++, nphys++) {
             struct pipe *pp = NULL;
             if (pl->microbatches > 1) {

@@ -152,8 +152,7 @@ static int probe(struct sim *x, int p, bool dis, struct npu_err *e)
  * virtual engines, engine.h). */
 static int microbatches(const struct sim *x, int p, struct serving_pool *pl, struct npu_err *e)
 {
-    const struct model_config *m = &x->cfg[p].model;
-    int64_t stages = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn, want = x->s->pp_microbatches;
+    int64_t stages = serving_step_stages(pl->step), want = x->s->pp_microbatches;
     const char *knob = serving_knob_name(SK_PP_MICRO, x->s->json_names);
     if (want > stages)
         return npu_errf(e, x->s->json_names ? "\"%s\": %lld: expected at most the pipeline's %lld stage%s"

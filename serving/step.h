@@ -88,6 +88,9 @@ struct serving_step {
     int64_t misses;                    /* parts computed (the memo's misses) */
 };
 
+/* A replica's pipeline stages: pp inside the link domain times pp_dcn across it. */
+static inline int64_t serving_step_stages(const struct serving_step *st) { return st->pp * st->pp_dcn; }
+
 /* A step model over c (copied shallow: c's trees must outlive it; its model
  * must be an LLM inference family's); -1 with e otherwise. */
 int serving_step_init(struct serving_step *s, const struct family *fam, const struct loaded_config *c,
