@@ -15,10 +15,10 @@ DIR/chips/CHIP.json (default configs) takes those fields, rounded as a preset st
 
 (half up), and a calibration_source naming the rows (--runs: the file fitted, default
 bench/public/inference-runs.csv), their sources and the fit's leave-one-source-out MAPE. A chip no row ran takes named fields from a fitted one (BORROWED:
-b200 and gb200, on no inference row, take h100's host terms, link step and collective fraction; their
-own efficiencies stay the B200 kernel-benchmark priors; mi325x, MI300X's die with more and faster HBM,
-takes every field the fit set on mi300x). Every other field, and the file's layout (4-space
-JSON, key order), is kept. --check writes nothing and exits 1, naming each field, when a preset
+b200, on no inference row, takes h100's host terms, link step and collective fraction; its own
+efficiencies stay the B200 kernel-benchmark priors). A preset that starts from another ("base":
+gb200 from b200, mi325x from mi300x, MI300X's die with more and faster HBM) inherits them and is not
+written. Every other field, and the file's layout (4-space JSON, key order), is kept. --check writes nothing and exits 1, naming each field, when a preset
 differs from what the fit gives (0 when they all agree).
 """
 
@@ -35,8 +35,6 @@ HOST_TERMS = ["step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "requ
 # for a chip on the donor's die: the same compute units, clock and peaks, other memory)
 BORROWED = {
     "b200": ("h100", HOST_TERMS),
-    "gb200": ("h100", HOST_TERMS),   # B200's die in an NVL72 rack: b200's priors are its own
-    "mi325x": ("mi300x", None),      # MI300X's die with 256 GB of HBM3E at 6 TB/s
 }
 
 
@@ -108,6 +106,8 @@ def new_presets(fit, configs, runs):
         if donor not in fitted or not os.path.exists(path):
             continue
         old = json.load(open(path))
+        if "base" in old:   # its fields come from its base chip's file
+            continue
         new = json.loads(json.dumps(old))
         for key in keys if keys is not None else fitted_keys[donor]:
             put(new, key, get(fitted[donor], key))

@@ -434,6 +434,39 @@ static void basename_noext(const char *path, char *out, size_t n)
         out[l - 5] = '\0';
 }
 
+/* A chip config may start from another: "base": NAME (what -c takes, a name
+ * or a path) merges that chip's fields first and the file's own over them,
+ * each top-level field replacing the base's whole (a kernel_efficiency given
+ * is the whole table). The base may have its own base; a chain longer than
+ * CHIP_BASE_DEPTH, a cycle among them, is refused. "base" is then dropped
+ * from j, so no later check sees it. */
+#define CHIP_BASE_DEPTH 8
+static int merge_chip_base(struct loaded_config *c, const struct config_request *r, cJSON *j, const char *file,
+                           int depth, struct npu_err *e)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "base");
+    if (!b)
+        return 0;
+    if (!cJSON_IsString(b) || !*b->valuestring)
+        return npu_errf(e, "%s: field \"base\": expected the name of the chip config it starts from", file);
+    if (depth >= CHIP_BASE_DEPTH)
+        return npu_errf(e, "%s: field \"base\": a chain of more than %d chip bases (a cycle?)", file,
+                        CHIP_BASE_DEPTH);
+    char path[4096];
+    struct npu_err re;
+    if (resolve_in(r->configs_dir, r->only_dir, CONFIG_CHIP, b->valuestring, path, sizeof path, &re))
+        return npu_errf(e, "%s: field \"base\": %s", file, re.msg);
+    cJSON *bj = config_read_json(path, e);
+    if (!bj)
+        return -1;
+    int rc = merge_chip_base(c, r, bj, path, depth + 1, e);
+    if (!rc)
+        config_merge(c->merged, c->sources, bj, path);
+    cJSON_Delete(bj);
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "base");
+    return rc;
+}
+
 static int merge_file(struct loaded_config *c, const struct config_request *r, enum config_kind kind,
                       const char *name, char *base, size_t baselen, struct npu_err *e)
 {
@@ -454,6 +487,10 @@ static int merge_file(struct loaded_config *c, const struct config_request *r, e
         snprintf(c->files[kind], sizeof c->files[kind], "%s", path);
     /* Messages name a field's file as the user would find it: as given, or
      * resolved when the search made it "bin/../configs/...". */
+    if (kind == CONFIG_CHIP && merge_chip_base(c, r, j, path, 0, e)) {
+        cJSON_Delete(j);
+        return -1;
+    }
     config_merge(c->merged, c->sources, j, strstr(path, "/../") ? c->files[kind] : path);
     cJSON_Delete(j);
     if (base)

@@ -40,6 +40,12 @@ cp "$CF/models/dlrm-s.json" dlrm.json
 cp "$CF/models/dit-xl.json" dit.json
 cp "$CF/models/deepseekv2-236b.json" ds.json
 # Power-gating strategies.
+# chip configs that start from another ("base"): not a name, a name there is not, a cycle
+printf '{"base": 3}\n' >chip_base_num.json
+printf '{"base": "nochip"}\n' >chip_base_missing.json
+printf '{"base": "chip_cycle_b.json"}\n' >chip_cycle_a.json
+printf '{"base": "chip_cycle_a.json"}\n' >chip_cycle_b.json
+printf '{"base": "h100", "hbm_bw_GBps": -5}\n' >chip_base_neg.json
 printf '{"name": "x", "sa_partition_shapes": [1e300, 128]}\n' >pg_bigshape.json
 printf '{"name": "x", "frobs": true}\n' >pg_unknown.json
 printf '{"name": "x", "SA_PG_enabled": "maybe"}\n' >pg_badbool.json

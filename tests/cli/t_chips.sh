@@ -16,25 +16,32 @@ done
 # times off).
 for c in a100 h100 h200 b200 gb200 gb10 mi300x mi325x tpuv5p tpuv7; do
     chrun "${c}_roof" "$c" $ROOFLINE
-    bw=$(sed -n 's/.*"hbm_bw_GBps": *\([0-9.]*\).*/\1/p' "$CONFIGS/chips/$c.json")
+    bw=$(chnum "${c}_roof" hbm_bw_GBps decode)   # the run's own config: a preset may take it from its base
     gb=$(awk -v t="$(chnum "${c}_roof" TPOT_ms_request decode)" -v b="$bw" 'BEGIN { printf "%.2f", t * b / 1000 }')
     check "chips: $c decode at batch 1 moves $gb GB per token at $bw GB/s (weights and KV cache 15.0 to 15.7, plus per-op latency floors: at most 17.0)" \
         awk -v g="$gb" 'BEGIN { exit !(g >= 15.0 && g <= 17.0) }'
 done
-# A preset on another's die takes its fit: mi325x every field the inference fit
-# set on mi300x (bench/write-presets.py), gb200 b200's priors and host terms;
-# only memory, power and the link domain differ.
-check "chips: mi325x carries mi300x's fitted efficiencies and host terms, gb200 b200's" python3 - "$CONFIGS/chips" <<'PY'
-import json, sys
-d = sys.argv[1]
-c = {n: json.load(open("%s/%s.json" % (d, n))) for n in ("mi300x", "mi325x", "b200", "gb200")}
+# A preset on another's die starts from it ("base", docs/configs.md): mi325x from
+# mi300x (the inference fit's efficiencies and host terms), gb200 from b200 (its
+# priors and host terms); each file gives only what differs, its memory, power,
+# clock, peaks and link domain. The runs' own configs show what was inherited.
+chrun gb200_cfg gb200 && chrun b200_cfg b200 && chrun mi325x_cfg mi325x && chrun mi300x_cfg mi300x
+check "chips: mi325x and gb200 start from mi300x and b200, carry their efficiencies and host terms, and override memory and the link domain" python3 - "$CONFIGS/chips" "$CH" <<'PY'
+import glob, json, sys
+d, ch = sys.argv[1], sys.argv[2]
+raw = {n: json.load(open("%s/%s.json" % (d, n))) for n in ("mi300x", "mi325x", "b200", "gb200")}
+assert raw["mi325x"]["base"] == "mi300x" and raw["gb200"]["base"] == "b200"
+assert "kernel_efficiency" not in raw["mi325x"] and "kernel_efficiency" not in raw["gb200"]
+run = {n: json.load(open(glob.glob("%s/%s_cfg/*_decode.json" % (ch, n))[0]))["sim_config"] for n in raw}
 for a, b in (("mi300x", "mi325x"), ("b200", "gb200")):
-    assert c[a]["kernel_efficiency"] == c[b]["kernel_efficiency"], (a, b)
+    assert run[a]["kernel_efficiency"] == run[b]["kernel_efficiency"], (a, b)
     for k in ("step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns", "ici_latency_ns",
-              "num_sa", "gemm_tile_m", "gemm_tile_n"):
-        assert c[a].get(k) == c[b].get(k), (a, b, k)
-assert c["mi325x"]["matrix_tflops"] == c["mi300x"]["matrix_tflops"] and c["mi325x"]["hbm_bw_GBps"] == 6000
-assert c["gb200"]["link_domain_chips"] == 72 and c["b200"]["link_domain_chips"] == 8
+              "num_sa", "gemm_tile_m", "gemm_tile_n", "matrix_accumulates"):
+        assert run[a].get(k) == run[b].get(k), (a, b, k)
+assert run["mi325x"]["matrix_tflops"] == run["mi300x"]["matrix_tflops"] and run["mi325x"]["hbm_bw_GBps"] == 6000
+assert run["mi325x"]["hbm_size_GB"] == 256 and run["mi300x"]["hbm_size_GB"] == 192
+assert run["gb200"]["link_domain_chips"] == 72 and run["b200"]["link_domain_chips"] == 8
+assert run["gb200"]["TDP_W"] == 1200 and run["b200"]["TDP_W"] == 1000
 PY
 # GB200 NVL72: one NVLink domain of 72 GPUs. TP over 64 stays on NVLink; over
 # 128 (llama3_1-405b's 128 heads) it crosses racks and the run says so.
@@ -133,3 +140,22 @@ check "chips: fp8 training on h100 at most 0.75 x bf16's step ($(ts h100_fp8) vs
     awk -v a="$(ts h100_fp8)" -v b="$(ts h100_bf16)" 'BEGIN { exit !(a > 0 && a <= 0.75 * b) }'
 check "chips: fp8 training on a100 at least 0.9 x bf16's step ($(ts a100_fp8) vs $(ts a100_bf16) ns)" \
     awk -v a="$(ts a100_fp8)" -v b="$(ts a100_bf16)" 'BEGIN { exit !(a >= 0.9 * b) }'
+# A chip of one's own that starts from a preset ("base", docs/configs.md): h100
+# with 160 GB runs exactly as h100 with --set hbm_size_GB=160 (same CSV, same
+# statistics but for the chip's name), through a chain of two bases too, and a
+# field given replaces the base's whole: its kernel_efficiency is all there is.
+printf '{"base": "h100", "hbm_size_GB": 160}\n' >"$CH/h160.json"
+printf '{"base": "%s", "hbm_bw_GBps": 4000}\n' "$CH/h160.json" >"$CH/h160fast.json"
+printf '{"base": "h100", "kernel_efficiency": {"gemm": {"e_max": 1}}}\n' >"$CH/h100roof.json"
+check "chips: a chip file with a base runs as the base with its fields set, through a chain, each field replacing the base's" sh -c "
+  $NPUSIM run --configs $CONFIGS -c h100 --set hbm_size_GB=160 -b 4 --no-energy -o '$CH/bset' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -c '$CH/h160.json' -b 4 --no-energy -o '$CH/bbase' >/dev/null 2>&1 &&
+  cmp '$CH/bset/llama3-8b_h100_decode.csv' '$CH/bbase/llama3-8b_h160_decode.csv' &&
+  $NPUSIM run --configs $CONFIGS -c h100 --set hbm_size_GB=160 --set hbm_bw_GBps=4000 -b 4 --no-energy -o '$CH/bset2' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -c '$CH/h160fast.json' -b 4 --no-energy -o '$CH/bbase2' >/dev/null 2>&1 &&
+  cmp '$CH/bset2/llama3-8b_h100_decode.csv' '$CH/bbase2/llama3-8b_h160fast_decode.csv' &&
+  ! cmp -s '$CH/bset/llama3-8b_h100_decode.csv' '$CH/bset2/llama3-8b_h100_decode.csv' &&
+  $NPUSIM run --configs $CONFIGS -c '$CH/h100roof.json' -b 4 --no-energy -o '$CH/broof' >/dev/null 2>&1 &&
+  python3 -c 'import json,sys; k = json.load(open(sys.argv[1]))[\"sim_config\"][\"kernel_efficiency\"]
+sys.exit(not (k[\"softmax\"][\"e_max\"] == 1 and k[\"gemm\"][\"fp8_e4m3\"] == 0 and k[\"gemm\"][\"e_max\"] == 1))' \
+    '$CH/broof/llama3-8b_h100roof_decode.json'"
