@@ -21,6 +21,20 @@ check "serve: GET /api/chips, /api/models, /api/systems, /api/strategies, /api/f
   curl -sf '$URL/api/systems' | grep -q '\"system_config\"' &&
   curl -sf '$URL/api/strategies' | grep -q '\"Ideal\"' &&
   curl -sf '$URL/api/fields' | grep -q '\"key\":\"hbm_bw_GBps\",\"table\":\"chip\",\"section\":\"Chip\",\"type\":\"number\",\"unit\":\"GB/s\"'"
+# A chip file the server reads may start from another by name; a base that is a path is refused
+# as a path chip is (the server reads its configs folder alone). The two files leave at once.
+cat >"$SV/base.sh" <<'SH'
+c=$1 url=$2 out=$3
+printf '{"base": "h100", "hbm_size_GB": 160}\n' >"$c/chips/zz_base_name.json"
+printf '{"base": "%s/chips/h100.json"}\n' "$c" >"$c/chips/zz_base_path.json"
+curl -s -X POST -H 'Content-Type: application/json' "$url/api/simulate" \
+    -d '{"model": "llama3-8b", "chip": "zz_base_name", "batch": 1}' >"$out.name"
+curl -s -X POST -H 'Content-Type: application/json' "$url/api/simulate" \
+    -d '{"model": "llama3-8b", "chip": "zz_base_path", "batch": 1}' >"$out.path"
+rm -f "$c/chips/zz_base_name.json" "$c/chips/zz_base_path.json"
+grep -q '"phases"' "$out.name" && grep -q 'zz_base_path.json: field \\"base\\": chip: expected a config name' "$out.path"
+SH
+check "serve: a chip file's base is a config name in the server's folder, never a path" sh "$SV/base.sh" "$CFG_ABS" "$URL" "$SV/base"
 # gemm 4096^3 bf16 on h100: 138912.5 -> 138913 ns at the bf16 peak (t_op.sh), in its 128 x 128 tiles'
 # waves (x 1056 / 1024: 143254.0 ns), over the shipped h100's fitted bf16 efficiency 0.7756: 184.701 us (143254 / 0.7756 = 184701.1)
 check "serve: POST /api/op gives npusim op's figures (gemm 4096^3 bf16 on h100: 184.701 us)" sh -c "
