@@ -459,9 +459,12 @@ static int merge_chip_base(struct loaded_config *c, const struct config_request 
     cJSON *bj = config_read_json(path, e);
     if (!bj)
         return -1;
-    int rc = merge_chip_base(c, r, bj, path, depth + 1, e);
+    char shown[PATH_MAX];   /* as merge_file names a file: without "bin/../" */
+    if (!strstr(path, "/../") || !realpath(path, shown))
+        snprintf(shown, sizeof shown, "%s", path);
+    int rc = merge_chip_base(c, r, bj, shown, depth + 1, e);
     if (!rc)
-        config_merge(c->merged, c->sources, bj, path);
+        config_merge(c->merged, c->sources, bj, shown);
     cJSON_Delete(bj);
     cJSON_DeleteItemFromObjectCaseSensitive(j, "base");
     return rc;
