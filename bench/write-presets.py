@@ -31,8 +31,8 @@ RUNS = "bench/public/inference-runs.csv"
 # The engines' host terms, the switch's step latency and NCCL's fraction: what a die no row ran borrows.
 HOST_TERMS = ["step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns",
               "ici_latency_ns", "kernel_efficiency.collective.e_max"]
-# chip -> (the fitted chip it borrows from, the fields it takes; None: every field the fit set on it,
-# for a chip on the donor's die: the same compute units, clock and peaks, other memory)
+# chip -> (the fitted chip it borrows from, the fields it takes); a chip on another's die starts
+# from it instead ("base" in its file) and is not written
 BORROWED = {
     "b200": ("h100", HOST_TERMS),
 }
@@ -89,7 +89,7 @@ def source_text(fit, runs):
 
 def new_presets(fit, configs, runs):
     """{chip: (path, old dict, new dict)} for every fitted and borrowing chip."""
-    out, fitted, fitted_keys = {}, {}, {}
+    out, fitted = {}, {}
     for c in fit["chips"]:
         path = os.path.join(configs, "chips", c["chip"] + ".json")
         old = json.load(open(path))
@@ -100,7 +100,6 @@ def new_presets(fit, configs, runs):
         new["calibration_source"] = source_text(fit, runs)
         out[c["chip"]] = (path, old, new)
         fitted[c["chip"]] = new
-        fitted_keys[c["chip"]] = [s.partition("=")[0] for s in c["sets"]]
     for chip, (donor, keys) in BORROWED.items():
         path = os.path.join(configs, "chips", chip + ".json")
         if donor not in fitted or not os.path.exists(path):
@@ -109,7 +108,7 @@ def new_presets(fit, configs, runs):
         if "base" in old:   # its fields come from its base chip's file
             continue
         new = json.loads(json.dumps(old))
-        for key in keys if keys is not None else fitted_keys[donor]:
+        for key in keys:
             put(new, key, get(fitted[donor], key))
         out[chip] = (path, old, new)
     return out

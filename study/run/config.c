@@ -490,11 +490,12 @@ static int merge_file(struct loaded_config *c, const struct config_request *r, e
         snprintf(c->files[kind], sizeof c->files[kind], "%s", path);
     /* Messages name a field's file as the user would find it: as given, or
      * resolved when the search made it "bin/../configs/...". */
-    if (kind == CONFIG_CHIP && merge_chip_base(c, r, j, path, 0, e)) {
+    const char *shown = strstr(path, "/../") ? c->files[kind] : path;
+    if (kind == CONFIG_CHIP && merge_chip_base(c, r, j, shown, 0, e)) {
         cJSON_Delete(j);
         return -1;
     }
-    config_merge(c->merged, c->sources, j, strstr(path, "/../") ? c->files[kind] : path);
+    config_merge(c->merged, c->sources, j, shown);
     cJSON_Delete(j);
     if (base)
         basename_noext(path, base, baselen);
