@@ -99,6 +99,8 @@ static int slab_new(struct engine *g, const struct serving_request *r)
     int i = g->free_list[--g->free_n];
     g->slab[i] = (struct sreq){ .r = *r, .target = r->input_tokens, .first_sched_ns = -1, .first_token_ns = -1,
                                 .replica = -1 };
+    if (g->o->max_new_tokens > 0 && r->output_tokens > g->o->max_new_tokens)
+        g->slab[i].r.output_tokens = g->o->max_new_tokens;   /* the answer stops at max_tokens */
     return i;
 }
 
@@ -149,6 +151,14 @@ int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
 
 /* ---- routing ---- */
 
+int64_t promised_tokens(const struct engine *g, const struct sreq *q)
+{
+    int64_t in = q->r.input_tokens, out = q->r.output_tokens, cap = g->o->max_new_tokens;
+    if (cap > 0 && g->o->max_context > in && cap > g->o->max_context - in)
+        cap = g->o->max_context - in;   /* TensorRT-LLM clips it to the sequence's window too */
+    return in + (cap > out ? cap : out);
+}
+
 int64_t blocks_for(const struct engine *g, int64_t tokens)
 {
     int64_t bs = g->o->block_size, w = g->o->kv_window;
@@ -181,12 +191,15 @@ static struct replica *route(struct engine *g, int pool)
 }
 
 /* Whether request q can never be served by pool p's replicas: its whole
- * context's blocks exceed a scheduler's share of a replica's cache.
+ * context's blocks (under guaranteed-no-evict, the blocks it is promised)
+ * exceed a scheduler's share of a replica's cache.
  * (Whole-prompt schedulers never meet a prompt above their budget: the
  * budget is at least the context, serving/request.c.) */
 static bool never_fits(const struct engine *g, int pool, const struct sreq *q)
 {
-    return blocks_for(g, q->r.input_tokens + q->r.output_tokens) > g->reps[g->pool_first[pool]].kv_total;
+    int64_t tokens = g->o->capacity == CAPACITY_GUARANTEED_NO_EVICT ? promised_tokens(g, q)
+                                                                     : q->r.input_tokens + q->r.output_tokens;
+    return blocks_for(g, tokens) > g->reps[g->pool_first[pool]].kv_total;
 }
 
 /* Request i into pool p: to replica r, or the router's choice when r is NULL. */

@@ -32,7 +32,8 @@
  * That is the capacity policy max-utilization (vLLM's, SGLang's, and
  * TensorRT-LLM's MAX_UTILIZATION). Under guaranteed-no-evict (TensorRT-LLM's
  * default) a request joins only when the blocks of its whole context, prompt
- * and answer, are free, and takes them all at once: no decode runs short, no
+ * and answer (the answer's max_new_tokens when given), are free, and takes
+ * them all at once: no decode runs short, no
  * request is preempted, and fewer run at once (a disaggregated prefill pool
  * reserves the prompt alone: the answer is the decode pool's).
  * A request that can never fit (its context's blocks above the cache) is
@@ -120,6 +121,12 @@ struct serving_options {
      * running, swapped ones coming back and a decode pool's arrivals (no
      * prompt to compute) are not held. 0: no gate */
     double admit_kv_free;
+    /* the max_tokens every request carries (0: its own answer's length, as a
+     * benchmark client that asks for exactly the answer sends): an answer
+     * stops there, and guaranteed-no-evict reserves the blocks of the prompt
+     * and this many answer tokens (at most max_context in all), as
+     * TensorRT-LLM's KVCacheManager::getRemainingBlocksToCompletion does */
+    int64_t max_new_tokens;
     const volatile sig_atomic_t *stop;   /* when set and non-zero the run stops (an error) */
 };
 

@@ -88,6 +88,10 @@ struct engine {
 };
 
 int64_t blocks_for(const struct engine *g, int64_t tokens);
+/* The tokens guaranteed-no-evict promises q blocks for: its prompt and its
+ * answer, or the answer's max_new_tokens when the run gives one (at most
+ * the context's max_context tokens in all). */
+int64_t promised_tokens(const struct engine *g, const struct sreq *q);
 /* A request leaves the engine: its record to the sink, its slot freed. */
 int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e);
 /* Disaggregated: request i's KV leaves for the decode pool. */

@@ -51,6 +51,7 @@ static const struct {
     [SK_ADMIT_KV_FREE] = { "admit-kv-free", "admit_kv_free", K_REAL, 0, 0.99, 0 },
     [SK_CAPACITY] = { "capacity-policy", "capacity_policy", K_TEXT, 0, 0, 0 },
     [SK_PP_MICRO] = { "pp-microbatches", "pp_microbatches", K_WHOLE, 1, 65536, 0 },
+    [SK_MAX_NEW_TOKENS] = { "max-new-tokens", "max_new_tokens", K_WHOLE, 1, 16777216, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -264,6 +265,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     o->batcher_size = (int64_t)num[SK_BATCHER_SIZE];
     o->batcher_wait_ns = (int64_t)llround(num[SK_BATCHER_WAIT] * 1e9);
     o->admit_kv_free = num[SK_ADMIT_KV_FREE];
+    o->max_new_tokens = (int64_t)num[SK_MAX_NEW_TOKENS];
     if (o->warmup > 0 && o->max_requests > 0 && o->warmup >= o->max_requests)
         return fail(why, n, "%s %lld: expected fewer warm-up requests than the %lld requests",
                     label(k, SK_WARMUP, l, sizeof l), (long long)o->warmup, (long long)o->max_requests);

@@ -86,12 +86,12 @@ static void add_chunk(struct engine *g, struct replica *r, int i, int64_t c, str
 
 /* The blocks q takes as it joins r's running list with `c` prompt tokens
  * in the pass: those tokens' (a swapped one: its blocks back), or under
- * guaranteed-no-evict its whole context's, so that it never runs short
+ * guaranteed-no-evict the ones it is promised, so that it never runs short
  * (a disaggregated prefill pool's: its prompt's). */
 static int64_t joining_blocks(const struct engine *g, const struct replica *r, const struct sreq *q, int64_t c)
 {
     if (g->o->capacity == CAPACITY_GUARANTEED_NO_EVICT)
-        return blocks_for(g, q->r.input_tokens + (prefill_pool(g, r) ? 0 : q->r.output_tokens));
+        return blocks_for(g, prefill_pool(g, r) ? q->r.input_tokens : promised_tokens(g, q));
     return blocks_for(g, q->swapped ? q->cached : q->cached + c);
 }
 

@@ -358,6 +358,8 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     cJSON_AddNumberToObject(run, "max_num_batched_tokens", (double)s->o.max_num_batched_tokens);
     if (s->o.admit_kv_free > 0)
         cJSON_AddNumberToObject(run, "admit_kv_free", s->o.admit_kv_free);
+    if (s->o.max_new_tokens > 0)
+        cJSON_AddNumberToObject(run, "max_new_tokens", (double)s->o.max_new_tokens);
     if (s->o.batcher_wait_ns > 0) {
         cJSON *b = cJSON_AddObjectToObject(run, "batcher");
         cJSON_AddNumberToObject(b, "size", (double)s->o.batcher_size);

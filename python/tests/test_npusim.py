@@ -409,6 +409,26 @@ def test_serving_capacity_policy_as_the_command():
         npusim.serving(capacity_policy="none", **common)
 
 
+def test_serving_max_new_tokens_as_the_command():
+    """max_new_tokens reaches the engine as --max-new-tokens: answers stop at
+    it, guaranteed-no-evict promises the prompt's and its blocks (so fewer
+    requests run at once than with each answer's own length), and the
+    summary gives it; 0 is an npusim.Error naming the key."""
+    common = dict(model="llama3-8b", chip="h100", kv_reserve=0.7, offline=True, requests=200,
+                  lengths="fixed:1000:200", capacity_policy="guaranteed-no-evict", frames=True)
+    own = npusim.serving(**common)
+    capped = npusim.serving(max_new_tokens=150, **common)
+    promised = npusim.serving(max_new_tokens=1000, **common)
+    assert set(capped["requests"]["output_tokens"]) == {150}
+    assert capped["summary"]["setting"]["max_new_tokens"] == 150 and "max_new_tokens" not in own["summary"]["setting"]
+    # 1000 + 1000 tokens promised (125 blocks) against 1000 + 200 (75): fewer at once, all served
+    assert promised["summary"]["completed"] == 200 and promised["summary"]["preemptions"] == 0
+    assert promised["iterations"]["kv_blocks_used"].max() % 125 == 0
+    assert promised["iterations"]["decode_tokens"].max() < own["iterations"]["decode_tokens"].max()
+    with pytest.raises(npusim.Error, match='"max_new_tokens" "0": expected a whole number from 1'):
+        npusim.serving(max_new_tokens=0, **common)
+
+
 def test_serving_find_rate_and_slo_dict():
     s = npusim.serving(model="llama3-8b", chip="h100", requests=200, find_rate=True,
                        slo={"ttft_p99_ms": 2000, "tpot_p99_ms": 30}, frames=False)

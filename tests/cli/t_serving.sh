@@ -115,6 +115,23 @@ check "serving: guaranteed-no-evict under chunked, continuous and disaggregated 
     $SV --scheduler \$s --kv-reserve 0.76 --rate 2 --requests 60 --lengths fixed:2000:600 --capacity-policy guaranteed-no-evict --json >'$SE/ne-'\$s.json || exit 1
     python3 -c \"import json,sys; s=json.load(open(sys.argv[1])); assert s['completed']==60 and s['preemptions']==0, s['preemptions']\" '$SE/ne-'\$s.json || exit 1
   done"
+# --max-new-tokens N, the max_tokens each request carries: under guaranteed-no-evict a request is
+# promised its prompt's and N answer tokens' blocks whatever its answer (TensorRT-LLM's
+# getRemainingBlocksToCompletion): 2000 + 600 tokens, 163 blocks of 16, for answers of 100; at most
+# the context: 2000 + 400 = 2400 tokens, 150 blocks, under --max-context 2400. Answers stop at N.
+check "serving: --max-new-tokens: guaranteed-no-evict promises the prompt's and N answer tokens' blocks" sh -c "
+  $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:100 --max-new-tokens 600 --capacity-policy guaranteed-no-evict -o '$SE/mnt' >/dev/null &&
+  python3 $SC noevict '$SE/mnt' '$SE/pre' 120 163 &&
+  $SV --kv-reserve 0.76 --offline --requests 120 --lengths fixed:2000:100 --max-new-tokens 600 --max-context 2400 --capacity-policy guaranteed-no-evict -o '$SE/mnt2' >/dev/null &&
+  python3 $SC noevict '$SE/mnt2' '$SE/pre' 120 150"
+check "serving: --max-new-tokens: answers stop at N, and the summary says N" sh -c "
+  $SV --offline --requests 40 --lengths fixed:200:300 --max-new-tokens 120 -o '$SE/mnt3' >/dev/null &&
+  python3 -c \"import csv,json,sys; d=sys.argv[1]; r=list(csv.DictReader(open(d+'/requests.csv'))); s=json.load(open(d+'/summary.json'))
+assert len(r)==40 and all(x['output_tokens']=='120' for x in r), set(x['output_tokens'] for x in r)
+assert s['setting']['max_new_tokens']==120\" '$SE/mnt3'"
+expect_fail "serving: --max-new-tokens 0 exits 2" "--max-new-tokens \"0\": expected a whole number from 1 to 16777216" \
+    $SV --max-new-tokens 0 -o "$SE/mntbad"
+no_files "serving: nothing written for a bad --max-new-tokens" "$SE/mntbad"
 expect_fail "serving: --capacity-policy takes a policy's name" \
     "--capacity-policy \"none\": expected max-utilization or guaranteed-no-evict" $SV --capacity-policy none -o "$SE/cpbad"
 no_files "serving: nothing written for a bad --capacity-policy" "$SE/cpbad"
