@@ -79,11 +79,22 @@ the printed summary):
                    prompt and its whole answer are free, and is never paused. trtllm-bench
                    throughput's --scheduler_policy defaults to guaranteed_no_evict
                    (tensorrt_llm/bench/benchmark/throughput.py), and NIM's TensorRT-LLM profile
-                   states no other, nor does S14's harness, whose code was not read -> S5d, S6 and
-                   S14: --capacity-policy guaranteed-no-evict. NVIDIA's
+                   states no other -> S5d and S6: --capacity-policy guaranteed-no-evict. Their
+                   clients ask for exactly the answer's length (trtllm-bench's fixed output
+                   lengths; GenAI-Perf's fixed lengths with ignore_eos), so the reservation, the
+                   prompt and the request's max_new_tokens (KVCacheManager::
+                   getRemainingBlocksToCompletion), is npusim's prompt and answer. NVIDIA's
                    MLPerf v4.1 harness defaults --trtllm_batch_sched_policy to max_util
                    (code/harness/harness_llm/main_llm.cc), which no llama2-70b config of NVIDIA,
                    HPE or Dell overrides; vLLM preempts -> npusim's default, max-utilization.
+                   S14 (NVIDIA's v5.0 harness, code not read) -> max-utilization too: under
+                   guaranteed-no-evict each request would hold the blocks of its prompt and of
+                   max_output_len 1024 (the v4.1 harness's generation_config.json; MLPerf's
+                   llama2-70b answers run to 1024 tokens), at most ~720 requests a B200 in
+                   npusim's cache (55,933 blocks of 16), where the Server run's log shows
+                   41.28 s mean latency x 361.04 completed samples/s = 14,905 requests in flight,
+                   1,863 a GPU. (Read after the S14 predictions had been seen; it makes the
+                   Offline rows worse, +6.3% -> +10.1% and +7.5% -> +11.3%.)
   scheduler        the row's engine's default, from its conditions: vLLM before 0.8 (V0: chunked
                    prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) -> --scheduler
                    continuous; jetstream-pytorch (JetStream's orchestrator) -> --scheduler padded:
@@ -133,9 +144,10 @@ the printed summary):
                    was not read; their config (configs/llama2-70b/Offline/__init__.py at 6069beb)
                    gives max_num_tokens -> --max-num-batched-tokens as the conditions state it
                    ("max_num_tokens N"), the KV size (below) and the in-flight cap; routing and
-                   graphs keep npusim's defaults, and the capacity policy is TensorRT-LLM's default
-                   (guaranteed-no-evict), as for the other TensorRT-LLM rows whose harness code is
-                   not read.
+                   graphs keep npusim's defaults, and the capacity policy is max-utilization
+                   ("capacity" above). The Server rows (I135, I136, L33-L35) take the B200 class of
+                   NVIDIA's v5.0 Server config as Broadcom_Supermicro's submission copies it (the
+                   same settings as the Offline config; NVIDIA's folder holds no Server config).
   KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
                    rows) --kv-free-fraction F, TensorRT-LLM's own sizing: the cache takes F of the
                    memory the weights and activations leave. F = kv_cache_free_gpu_mem_fraction:
@@ -462,7 +474,7 @@ def build_args(row, configs, binary):
     frac = trtllm_kv_fraction(row)
     if frac:
         args += ["--kv-free-fraction", frac]
-    if (is_trtllm_bench(row) or is_nim(row) or is_nvidia_v5(row)) and VARIANT != "max-utilization":
+    if (is_trtllm_bench(row) or is_nim(row)) and VARIANT != "max-utilization":
         args += ["--capacity-policy", "guaranteed-no-evict"]   # TensorRT-LLM's default (header)
     args += ["--scheduler", VARIANT if VARIANT in ("continuous", "chunked") else scheduler(row)]
     args += ["--json"]
