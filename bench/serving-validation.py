@@ -21,7 +21,8 @@ Every row of that file comes from a source (S1-S4 MLPerf v4.1, S14 MLPerf v5.0, 
 S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium) that was NOT used to
 fit npusim's presets: the h100, h200,
 a100 and mi300x presets were calibrated (`npusim calibrate --runs`) on S5a-c, S8, S9, S10a-b and S11
-of bench/public/inference-runs.csv, all static-batch runs; b200 has no inference calibration at all,
+of bench/public/inference-runs.csv, all static-batch runs (gh200 takes h200's fit: the same die); b200 has no
+inference calibration at all,
 and tpuv5e and tpuv6e only MaxText training MFU. So every prediction below is out of sample. Nothing here is
 tuned to the measurements: the mapping is fixed by the rules below, before and regardless of the
 errors it gives.
@@ -87,14 +88,15 @@ the printed summary):
                    MLPerf v4.1 harness defaults --trtllm_batch_sched_policy to max_util
                    (code/harness/harness_llm/main_llm.cc), which no llama2-70b config of NVIDIA,
                    HPE or Dell overrides; vLLM preempts -> npusim's default, max-utilization.
-                   S14 (NVIDIA's v5.0 harness, code not read) -> max-utilization too: under
+                   NVIDIA's v5.0 Python harness (LLMServer, below) defaults batch_scheduler_policy
+                   to max_util too -> S14: max-utilization. It agrees with S14's Server log: under
                    guaranteed-no-evict each request would hold the blocks of its prompt and of
                    max_output_len 1024 (the v4.1 harness's generation_config.json; MLPerf's
                    llama2-70b answers run to 1024 tokens), at most ~720 requests a B200 in
-                   npusim's cache (55,933 blocks of 16), where the Server run's log shows
-                   41.28 s mean latency x 361.04 completed samples/s = 14,905 requests in flight,
-                   1,863 a GPU. (Read after the S14 predictions had been seen; it makes the
-                   Offline rows worse, +6.3% -> +10.1% and +7.5% -> +11.3%.)
+                   npusim's cache (55,933 blocks of 16), where the log shows 41.28 s mean latency
+                   x 361.04 completed samples/s = 14,905 requests in flight, 1,863 a GPU. (Read
+                   after the S14 predictions had been seen; it makes the Offline rows worse,
+                   +6.3% -> +10.1% and +7.5% -> +11.3%.)
   scheduler        the row's engine's default, from its conditions: vLLM before 0.8 (V0: chunked
                    prefill off by default; the AMD MLPerf rows, vLLM 0.4.3) -> --scheduler
                    continuous; jetstream-pytorch (JetStream's orchestrator) -> --scheduler padded:
@@ -140,21 +142,29 @@ the printed summary):
                    --batcher-wait 0.3 --batcher-size 96 (its enforce_eager stays False: graphs in
                    decode, npusim's default). Not mapped: the Offline harness sorts the prompts by
                    length (descending).
-                   NVIDIA's MLPerf v5.0 rows (S14) ran a new Python harness ("PySUT") whose code
-                   was not read; their config (configs/llama2-70b/Offline/__init__.py at 6069beb)
-                   gives max_num_tokens -> --max-num-batched-tokens as the conditions state it
-                   ("max_num_tokens N"), the KV size (below) and the in-flight cap; routing and
-                   graphs keep npusim's defaults, and the capacity policy is max-utilization
-                   ("capacity" above). The Server rows (I135, I136, L33-L35) take the B200 class of
-                   NVIDIA's v5.0 Server config as Broadcom_Supermicro's submission copies it (the
-                   same settings as the Offline config; NVIDIA's folder holds no Server config).
+                   NVIDIA's MLPerf v5.0 rows (S14) ran a new Python harness ("PySUT"). Its server
+                   class, LLMServer (NVIDIA, 2025; read as the code search's store holds it, its
+                   repository path not resolved), sets the TensorRT-LLM runtime flags a config
+                   leaves out: batch_scheduler_policy max_util, kvcache_free_gpu_mem_frac 0.80,
+                   enable_chunked_context False; asserts use_graphs False ("LLMHarness does not
+                   support use_graphs"); and sends each query to the core with the fewest pending
+                   samples in Server ("load_balancing"), round-robin in Offline. Their config
+                   (configs/llama2-70b/Offline/__init__.py at 6069beb; the Server rows, I135,
+                   I136 and L33-L35, the Server config as Broadcom_Supermicro's submission copies
+                   it, NVIDIA's folder holding none) gives max_num_tokens -> --max-num-batched-
+                   tokens as the conditions state it ("max_num_tokens N"), the KV size (below)
+                   and the in-flight cap -> --set graph_capture=none, and in Server --router
+                   least-outstanding; the capacity policy is max-utilization ("capacity" above).
+                   Not mapped: chunked context off (a prompt joins a pass whole; npusim's chunked
+                   scheduler may split one across two passes when the budget left is short).
   KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
                    rows) --kv-free-fraction F, TensorRT-LLM's own sizing: the cache takes F of the
                    memory the weights and activations leave. F = kv_cache_free_gpu_mem_fraction:
                    trtllm-bench's default 0.90 (the same 0.90 its batch rule above assumes); the
                    MLPerf configs' kvcache_free_gpu_mem_frac, 0.90 in NVIDIA's and Dell's
                    Offline/Server base configs, HPE's XD670 0.95 (Offline) and 0.97 (Server), as the
-                   row's conditions state it (0.90 when they do not). The other rows keep npusim's
+                   row's conditions state it (0.90 when they do not; 0.80, LLMServer's default,
+                   for NVIDIA's v5.0 harness). The other rows keep npusim's
                    default (--kv-reserve 0.1, vLLM's 0.9 utilisation) or the harness's (AMD).
   vllm serve       (S13) the `vllm serve` flags the row quotes, as npusim's options of the same
                    meaning: --max-num-batched-tokens and --max-num-seqs as they are,
@@ -255,10 +265,12 @@ CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # The MLPerf submitters' harness settings, read from their code (mlcommons/inference_results_v4.1
 # at 198fc46; see "harness" in the header): (engine pattern in the conditions, scenario) -> options.
 NVIDIA_HARNESS = r"MLPerf v4\.1 NVIDIA harness|NVIDIA MLPerf v4\.1 harness"   # as NVIDIA, HPE, Dell spell it
-NVIDIA_HARNESS_V5 = r"MLPerf v5\.0 NVIDIA harness"    # the Python harness: config read, code not
+NVIDIA_HARNESS_V5 = r"MLPerf v5\.0 NVIDIA harness"    # the Python harness (LLMServer; header)
 HARNESS = [
     (NVIDIA_HARNESS, None, ["--max-num-batched-tokens", "4096", "--router", "least-outstanding",
                             "--set", "graph_capture=none"]),
+    (NVIDIA_HARNESS_V5, None, ["--set", "graph_capture=none"]),
+    (NVIDIA_HARNESS_V5, "mlperf_server", ["--router", "least-outstanding"]),
     (r"vLLM 0\.4\.3", "mlperf_offline", ["--max-num-batched-tokens", "65536", "--kv-reserve", "0.01",
                                           "--admit-kv-free", "0.31", "--set", "graph_capture=none"]),
     (r"vLLM 0\.4\.3", "mlperf_server", ["--max-num-batched-tokens", "49152", "--kv-reserve", "0.03",
@@ -359,7 +371,7 @@ def trtllm_kv_fraction(row):
         return "0.9"
     if VARIANT != "no-harness" and re.search(NVIDIA_HARNESS + "|" + NVIDIA_HARNESS_V5, row["conditions"]):
         m = re.search(r"kvcache_free_gpu_mem_frac (0\.\d+)", row["conditions"])
-        return m.group(1) if m else "0.9"
+        return m.group(1) if m else "0.8" if is_nvidia_v5(row) else "0.9"
     return None
 
 
@@ -662,7 +674,7 @@ def main(argv):
         real_out = summary["output_tokens_per_s"] / rps
         table.append((r, key if stat is None else "%s.%s" % (key, stat), meas, pred, e,
                       key_options(args), real_in, real_out, summary["preemptions"],
-                      summary["rejected"]))
+                      summary["rejected"], summary["above_capacity"]))
         errs_metric.setdefault(r["metric"], []).append(e)
         if stat is not None:
             errs_stat.setdefault((r["metric"], stat), []).append(e)
@@ -680,19 +692,21 @@ def main(argv):
     print("| id | source | chip | model | tp | replicas | scenario | metric (summary key) | "
           "measured | predicted | error | npusim serving key options |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r, k, meas, pred, e, opts, _, _, _, _ in table:
+    for r, k, meas, pred, e, opts, _, _, _, _, _ in table:
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %+.1f%% | `%s` |" % (
             r["id"], r["source"], r["chip"], r["model"], r["tp"], r["dp"] or 1, r["scenario"],
             k, r["measured"], fmt_val(pred), e, opts))
     print("\nPer run (rows sharing a command listed together): the realised mean lengths (input / "
-          "output tokens per measured request), preemptions and rejections:\n")
-    print("| rows | mean input | mean output | preemptions | rejected |")
-    print("|---|---|---|---|---|")
+          "output tokens per measured request), preemptions, rejections, and whether npusim puts the "
+          "rate above what the replicas serve (summary `above_capacity`: the requests in the system "
+          "grew over the run, so its latencies grow with the run's length):\n")
+    print("| rows | mean input | mean output | preemptions | rejected | above capacity |")
+    print("|---|---|---|---|---|---|")
     runs = {}
-    for r, _, _, _, _, opts, ri, ro, pre, rej in table:
-        runs.setdefault(opts, [[], ri, ro, pre, rej])[0].append(r["id"])
-    for ids, ri, ro, pre, rej in runs.values():
-        print("| %s | %.1f | %.1f | %d | %d |" % (", ".join(ids), ri, ro, pre, rej))
+    for r, _, _, _, _, opts, ri, ro, pre, rej, above in table:
+        runs.setdefault(opts, [[], ri, ro, pre, rej, above])[0].append(r["id"])
+    for ids, ri, ro, pre, rej, above in runs.values():
+        print("| %s | %.1f | %.1f | %d | %d | %s |" % (", ".join(ids), ri, ro, pre, rej, "yes" if above else "no"))
 
     print("\n### MAPE per metric\n")
     print("| metric | rows | MAPE | median APE | within goal | goal |")

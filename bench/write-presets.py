@@ -17,7 +17,7 @@ DIR/chips/CHIP.json (default configs) takes those fields, rounded as a preset st
 bench/public/inference-runs.csv), their sources and the fit's leave-one-source-out MAPE. A chip no row ran takes named fields from a fitted one (BORROWED:
 b200, on no inference row, takes h100's host terms, link step and collective fraction; its own
 efficiencies stay the B200 kernel-benchmark priors). A preset that starts from another ("base":
-gb200 from b200, mi325x from mi300x, MI300X's die with more and faster HBM) inherits them and is not
+gb200 from b200, gh200 from h200, mi325x from mi300x, MI300X's die with more and faster HBM) inherits them and is not
 written. Every other field, and the file's layout (4-space JSON, key order), is kept. --check writes nothing and exits 1, naming each field, when a preset
 differs from what the fit gives (0 when they all agree).
 """

@@ -14,7 +14,7 @@ done
 # only for its rows) plus 0.6 GB of KV cache at 4608 tokens: 15.0 to 15.7 GB,
 # at the roofline ($ROOFLINE: the GPU presets' fitted efficiencies and host
 # times off).
-for c in a100 h100 h200 b200 gb200 gb10 mi300x mi325x tpuv5p tpuv7; do
+for c in a100 h100 h200 gh200 b200 gb200 gb10 mi300x mi325x tpuv5p tpuv7; do
     chrun "${c}_roof" "$c" $ROOFLINE
     bw=$(chnum "${c}_roof" hbm_bw_GBps decode)   # the run's own config: a preset may take it from its base
     gb=$(awk -v t="$(chnum "${c}_roof" TPOT_ms_request decode)" -v b="$bw" 'BEGIN { printf "%.2f", t * b / 1000 }')
@@ -23,17 +23,19 @@ for c in a100 h100 h200 b200 gb200 gb10 mi300x mi325x tpuv5p tpuv7; do
 done
 # A preset on another's die starts from it ("base", docs/configs.md): mi325x from
 # mi300x (the inference fit's efficiencies and host terms), gb200 from b200 (its
-# priors and host terms); each file gives only what differs, its memory, power,
-# clock, peaks and link domain. The runs' own configs show what was inherited.
+# priors and host terms), gh200 from h200 (the fit's); each file gives only what
+# differs, its memory, power, clock, peaks, host link and link domain. The runs'
+# own configs show what was inherited.
 chrun gb200_cfg gb200 && chrun b200_cfg b200 && chrun mi325x_cfg mi325x && chrun mi300x_cfg mi300x
-check "chips: mi325x and gb200 start from mi300x and b200, carry their efficiencies and host terms, and override memory and the link domain" python3 - "$CONFIGS/chips" "$CH" <<'PY'
+chrun gh200_cfg gh200 && chrun h200_cfg h200
+check "chips: mi325x, gb200 and gh200 start from mi300x, b200 and h200, carry their efficiencies and host terms, and override memory and the link domain" python3 - "$CONFIGS/chips" "$CH" <<'PY'
 import glob, json, sys
 d, ch = sys.argv[1], sys.argv[2]
-raw = {n: json.load(open("%s/%s.json" % (d, n))) for n in ("mi300x", "mi325x", "b200", "gb200")}
-assert raw["mi325x"]["base"] == "mi300x" and raw["gb200"]["base"] == "b200"
-assert "kernel_efficiency" not in raw["mi325x"] and "kernel_efficiency" not in raw["gb200"]
+raw = {n: json.load(open("%s/%s.json" % (d, n))) for n in ("mi300x", "mi325x", "b200", "gb200", "h200", "gh200")}
+assert raw["mi325x"]["base"] == "mi300x" and raw["gb200"]["base"] == "b200" and raw["gh200"]["base"] == "h200"
+assert all("kernel_efficiency" not in raw[n] for n in ("mi325x", "gb200", "gh200"))
 run = {n: json.load(open(glob.glob("%s/%s_cfg/*_decode.json" % (ch, n))[0]))["sim_config"] for n in raw}
-for a, b in (("mi300x", "mi325x"), ("b200", "gb200")):
+for a, b in (("mi300x", "mi325x"), ("b200", "gb200"), ("h200", "gh200")):
     assert run[a]["kernel_efficiency"] == run[b]["kernel_efficiency"], (a, b)
     for k in ("step_overhead_ns", "layer_overhead_ns", "kernel_launch_ns", "request_overhead_ns", "ici_latency_ns",
               "num_sa", "gemm_tile_m", "gemm_tile_n", "matrix_accumulates"):
@@ -42,6 +44,9 @@ assert run["mi325x"]["matrix_tflops"] == run["mi300x"]["matrix_tflops"] and run[
 assert run["mi325x"]["hbm_size_GB"] == 256 and run["mi300x"]["hbm_size_GB"] == 192
 assert run["gb200"]["link_domain_chips"] == 72 and run["b200"]["link_domain_chips"] == 8
 assert run["gb200"]["TDP_W"] == 1200 and run["b200"]["TDP_W"] == 1000
+assert run["gh200"]["hbm_size_GB"] == 144 and run["gh200"]["hbm_bw_GBps"] == 4900 and run["gh200"]["pcie_bw_GBps"] == 450
+assert run["gh200"]["link_domain_chips"] == 1 and run["h200"]["link_domain_chips"] == 8
+assert run["gh200"]["matrix_tflops"] == run["h200"]["matrix_tflops"] and run["gh200"]["TDP_W"] == run["h200"]["TDP_W"]
 PY
 # GB200 NVL72: one NVLink domain of 72 GPUs. TP over 64 stays on NVLink; over
 # 128 (llama3_1-405b's 128 heads) it crosses racks and the run says so.

@@ -415,7 +415,8 @@ sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
 # NVIDIA's I15 takes max_num_tokens 4096 and launches every kernel (no graphs, as AMD's Offline);
 # L1 (p50 TTFT of the same log) reads ttft_ms.p50;
 # the TensorRT-LLM rows size their KV cache by their configs' fraction of the free memory;
-# NVIDIA's v5.0 B200 rows (I133-I136, L33-L35) take their config's settings and nothing of the v4.1 harness.
+# NVIDIA's v5.0 rows (B200: I133-I136, L33-L35; GH200: I137-I139, L36-L38) take their config's settings
+# and their Python harness's defaults.
 check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c '
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
@@ -456,17 +457,23 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       and "--capacity-policy" not in n and "--capacity-policy" not in a and "--capacity-policy" not in cmd("I118")
       and "--set kv_cache_dtype=fp8" in cmd("I130") and sv.metric_stat(rows["I131"]) == ("tpot_ms", "mean")
       # NVIDIA s MLPerf v5.0 B200 rows: their config s token budget, cap and KV fraction, one TP1 instance
-      # a GPU, max-utilization (guaranteed-no-evict cannot hold the Server run s requests in flight);
-      # the v4.1 harness s routing and graphs not carried over
+      # a GPU; its Python harness s defaults (LLMServer): max-utilization, no graphs, round-robin
+      # Offline and the least busy core in Server
       and all(o in cmd("I133") for o in ("--tp 1 --replicas 8 ", "--requests 1007616 ", "--max-num-seqs 2048 ",
                                          "--max-num-batched-tokens 3584 ", "--kv-free-fraction 0.95 ",
-                                         "--lengths lognormal:218.1:0.89:272:"))
-      and "--router" not in cmd("I133") and "graph_capture" not in cmd("I133") and "--pp" not in cmd("I133")
+                                         "--lengths lognormal:218.1:0.89:272:", "--set graph_capture=none"))
+      and "--router" not in cmd("I133") and "--pp" not in cmd("I133")
       and "--capacity-policy" not in cmd("I133") and "--capacity-policy" not in cmd("I135")
       and "--requests 147456 " in cmd("I134") and "--replicas" not in cmd("I134")
       # its Server run at the log s target QPS and query count, output mean 273; L33-L35 its percentiles
       and all(o in cmd("I135") for o in ("--rate 364 --requests 884736 ", "--max-num-batched-tokens 3584 ",
-                                         "--max-num-seqs 2048 ", "--lengths lognormal:218.1:0.89:273:"))
+                                         "--max-num-seqs 2048 ", "--lengths lognormal:218.1:0.89:273:",
+                                         "--router least-outstanding ", "--set graph_capture=none"))
+      # GH200 (I137 Offline, I138 Server): the harness s KV fraction where the config gives none, 0.80
+      and all(o in cmd("I137") for o in ("-c gh200 --tp 1 ", "--requests 49152 ", "--max-num-batched-tokens 1536 ",
+                                         "--kv-free-fraction 0.8 ", "--set graph_capture=none"))
+      and all(o in cmd("I138") for o in ("--rate 15 --requests 49152 ", "--kv-free-fraction 0.8 ",
+                                         "--router least-outstanding ", "--lengths lognormal:218.1:0.89:293:"))
       and cmd("L33") == cmd("I135") and sv.metric_stat(rows["L33"]) == ("ttft_ms", "p50")
       and sv.metric_stat(rows["L34"]) == ("ttft_ms", "p99") and sv.metric_stat(rows["L35"]) == ("tpot_ms", "p50")
       and sv.metric_stat(rows["I136"]) == ("tpot_ms", "mean"))
