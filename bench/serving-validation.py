@@ -153,8 +153,8 @@ the printed summary):
                    I136 and L33-L35, the Server config as Broadcom_Supermicro's submission copies
                    it, NVIDIA's folder holding none) gives max_num_tokens -> --max-num-batched-
                    tokens as the conditions state it ("max_num_tokens N"), the KV size (below)
-                   and the in-flight cap -> --set graph_capture=none, and in Server --router
-                   least-outstanding; the capacity policy is max-utilization ("capacity" above).
+                   and the in-flight cap; the harness's code -> --set graph_capture=none, in
+                   Server --router least-outstanding, and max-utilization ("capacity" above).
                    Not mapped: chunked context off (a prompt joins a pass whole; npusim's chunked
                    scheduler may split one across two passes when the budget left is short).
   KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
