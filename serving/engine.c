@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sched_names[] = { "static", "continuous", "chunked", "disaggregated", "padded" };
+static const char *const sched_names[] = { "static", "continuous", "chunked", "disaggregated", "padded", "inflight" };
 static const char *const router_names[] = { "round-robin", "least-outstanding", "least-kv" };
 static const char *const capacity_names[] = { "max-utilization", "guaranteed-no-evict" };
 

@@ -16,6 +16,12 @@
  *   chunked        a budget of max_num_batched_tokens per pass: every
  *                  running decode first, then the prompts in progress and
  *                  the waiting ones cut into chunks that fill the rest;
+ *   inflight       TensorRT-LLM's in-flight batching without chunked
+ *                  context (its enable_chunked_context default, false):
+ *                  as chunked, but a waiting prompt joins whole or waits,
+ *                  and those behind it wait too (first come, first served);
+ *                  only a prompt above the whole budget (a recompute after
+ *                  preemption) is cut, so that it runs;
  *   disaggregated  a prefill pool (prefill-only passes) and a decode pool
  *                  (continuous decodes), each its own replicas, chips and
  *                  parallelism; a request's KV cache moves between them;
@@ -53,11 +59,12 @@
 #include "serving/step.h"
 #include "serving/workload.h"
 
-enum serving_scheduler { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_DISAGGREGATED, SCHED_PADDED };
+enum serving_scheduler { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_DISAGGREGATED, SCHED_PADDED,
+                         SCHED_INFLIGHT };
 enum serving_router { ROUTE_ROUND_ROBIN, ROUTE_LEAST_OUTSTANDING, ROUTE_LEAST_KV };
 enum serving_capacity { CAPACITY_MAX_UTILIZATION, CAPACITY_GUARANTEED_NO_EVICT };
 
-#define SERVING_SCHEDULERS "static, continuous, chunked, disaggregated or padded"
+#define SERVING_SCHEDULERS "static, continuous, chunked, inflight, disaggregated or padded"
 #define SERVING_ROUTERS "round-robin, least-outstanding or least-kv"
 #define SERVING_CAPACITY_POLICIES "max-utilization or guaranteed-no-evict"
 int serving_scheduler_parse(const char *s, enum serving_scheduler *v);

@@ -242,7 +242,8 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
     o->batch = (int64_t)num[SK_BATCH];
     o->max_num_seqs = (int64_t)num[SK_MAX_SEQS];
     o->max_num_batched_tokens = k->v[SK_MAX_TOKENS] ? (int64_t)num[SK_MAX_TOKENS]
-                                : o->scheduler == SCHED_CHUNKED ? 8192 : (int64_t)num[SK_MAX_CONTEXT];
+                                : o->scheduler == SCHED_CHUNKED || o->scheduler == SCHED_INFLIGHT ? 8192
+                                                                                                  : (int64_t)num[SK_MAX_CONTEXT];
     o->block_size = (int64_t)num[SK_BLOCK];
     o->max_context = (int64_t)num[SK_MAX_CONTEXT];
     /* A prompt runs whole under these two: one recomputed after preemption
@@ -324,7 +325,7 @@ int serving_build(const struct serving_knobs *k, const struct family *fam, const
                     k->json_names ? "\"replicas\"" : "--replicas N");
     double num[SK_N];
     b->spec = (struct serving_spec){ .fam = fam, .c = c, .prof = prof };
-    b->spec.o.scheduler = SCHED_CHUNKED;   /* what vLLM V1, SGLang and TensorRT-LLM run by default */
+    b->spec.o.scheduler = SCHED_CHUNKED;   /* what vLLM V1 and SGLang run by default */
     b->spec.o.router = ROUTE_ROUND_ROBIN;
     if (numbers(k, num, why, whylen) || combinations(k, b, why, whylen) || options(k, num, b, why, whylen) ||
         power(k, prof, configs, b, why, whylen) || workload(k, num, b, why, whylen)) {

@@ -172,7 +172,8 @@ static int64_t form_continuous(struct engine *g, struct replica *r, struct servi
 }
 
 /* chunked: decodes first, then the prompts in progress, then waiting ones,
- * cut to the budget. */
+ * cut to the budget; inflight: a waiting prompt whole or not yet, unless
+ * it is above the whole budget. */
 static int64_t form_chunked(struct engine *g, struct replica *r, struct serving_batch *b, struct npu_err *e,
                             int *rc)
 {
@@ -191,10 +192,12 @@ static int64_t form_chunked(struct engine *g, struct replica *r, struct serving_
         budget -= c;
     }
     bool held = admission_held(g, r);   /* as vLLM: after the running ones took their blocks */
+    bool whole = o->scheduler == SCHED_INFLIGHT;
     while (budget > 0 && r->waiting.n > 0 && r->running.n < o->max_num_seqs) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
-        int64_t c = q->swapped ? 0 : (q->target - q->cached < budget ? q->target - q->cached : budget);
-        if ((held && c > 0) || !admit_head(g, r, c, &ns))
+        int64_t rest = q->swapped ? 0 : q->target - q->cached, c = rest < budget ? rest : budget;
+        if ((held && c > 0) || (whole && c < rest && rest <= o->max_num_batched_tokens) ||
+            !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
@@ -338,7 +341,8 @@ int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
     r->pass.n = 0;
     switch (g->o->scheduler) {
     case SCHED_STATIC: form_static(g, r, &b); break;
-    case SCHED_CHUNKED: extra_ns = form_chunked(g, r, &b, e, &rc); break;
+    case SCHED_CHUNKED:
+    case SCHED_INFLIGHT: extra_ns = form_chunked(g, r, &b, e, &rc); break;
     default: extra_ns = form_continuous(g, r, &b, e, &rc); break;
     }
     if (rc || r->pass.n == 0)

@@ -89,11 +89,26 @@ check "serving: memoized step times equal direct ones (continuous and chunked)" 
   $SV --scheduler chunked --max-num-batched-tokens 512 --rate 6 --requests 60 --seed 3 -o '$SE/m3' >/dev/null &&
   NPUSIM_SERVING_NO_MEMO=1 $SV --scheduler chunked --max-num-batched-tokens 512 --rate 6 --requests 60 --seed 3 -o '$SE/m4' >/dev/null &&
   cmp '$SE/m3/iterations.csv' '$SE/m4/iterations.csv'"
-for sch in continuous chunked static; do
+for sch in continuous chunked inflight static; do
     check "serving: $sch: Little's law, every request and token accounted, KV within capacity" sh -c "
       $SV --scheduler $sch --rate 5 --requests 300 --seed 2 -o '$SE/l-$sch' >/dev/null &&
       python3 $SC accounting '$SE/l-$sch' $sch"
 done
+# --scheduler inflight (TensorRT-LLM without chunked context): a waiting prompt joins whole or waits.
+# Four 200-token prompts under a 300-token budget: chunked cuts them (300, 299 + 1 decode, 201 + 2),
+# inflight runs one a pass beside the decodes (200, 200 + 1, 200 + 2, 200 + 3); a 500-token prompt,
+# above the whole budget, is still cut (300, then 200 beside the next one's first 100).
+check "serving: --scheduler inflight runs each prompt whole in one pass, cutting only one above the budget" sh -c "
+  $SV --offline --requests 4 --lengths fixed:200:50 --max-num-batched-tokens 300 --scheduler inflight -o '$SE/inf' >/dev/null &&
+  $SV --offline --requests 4 --lengths fixed:200:50 --max-num-batched-tokens 300 --scheduler chunked -o '$SE/infc' >/dev/null &&
+  $SV --offline --requests 3 --lengths fixed:500:5 --max-num-batched-tokens 300 --scheduler inflight -o '$SE/infb' >/dev/null &&
+  python3 -c \"import csv,json,sys
+def it(d): return [(int(r['prefill_tokens']), int(r['decode_tokens'])) for r in csv.DictReader(open(d+'/iterations.csv'))]
+a, c, b = it(sys.argv[1]), it(sys.argv[2]), it(sys.argv[3])
+assert a[:5] == [(200, 0), (200, 1), (200, 2), (200, 3), (0, 4)], a[:5]
+assert c[:3] == [(300, 0), (299, 1), (201, 2)], c[:3]
+assert b[:2] == [(300, 0), (300, 0)] and sum(p for p, _ in b) == 1500, b[:4]
+assert json.load(open(sys.argv[1]+'/summary.json'))['setting']['scheduler'] == 'inflight'\" '$SE/inf' '$SE/infc' '$SE/infb'"
 check "serving: chunked passes keep to the token budget, decodes first" sh -c "
   $SV --scheduler chunked --max-num-batched-tokens 256 --rate 5 --requests 100 -o '$SE/ch' >/dev/null &&
   python3 $SC budget '$SE/ch' 256"
