@@ -106,10 +106,21 @@ the printed summary):
                    every one of batch_size slots (init_decode_state's fixed shapes) and attends over
                    the whole cache with a mask (dense_attention, ragged_mha False by default); the
                    orchestrator fills free slots with prefills before each generate step;
-                   TensorRT-LLM (MLPerf
-                   NVIDIA/HPE/Dell, perf-overview, NIM: in-flight batching mixes context and
-                   generation) -> --scheduler chunked with npusim's default budget (8192 tokens). No
-                   row states its token budget.
+                   TensorRT-LLM (MLPerf NVIDIA/HPE/Dell, perf-overview, NIM: in-flight batching
+                   mixes context and generation) -> --scheduler inflight: its default keeps
+                   chunked context off ("To enable chunked context, please set the
+                   enable_chunked_prefill in LLM API to True", TensorRT-LLM's Long Sequences
+                   page); NVIDIA's v4.1 harness never sets it (llm_core.cc: "we can add context
+                   chunking policy later if needed"), trtllm-bench leaves it off (its tuning rule,
+                   above, sizes max_num_tokens for whole prompts), and NIM states nothing. S14
+                   (NVIDIA's v5.0 harness) -> --scheduler chunked, INFERRED: LLMServer's default is
+                   False, but the parent config a class inherits from (configs/llama2-70b/
+                   __init__.py) was not read; NVIDIA's later config of the same B200 settings sets
+                   'enable_chunked_context': True; and GH200's 1536-token budget with up to 2048
+                   sequences cannot serve whole prompts at the rate it ran (15 queries/s within
+                   TTFT p99 1.1 s; npusim's capacity at MLPerf's limits with whole prompts is 4.6).
+                   Budgets: npusim's default 8192 (TensorRT-LLM's max_num_tokens default) where the
+                   row's engine settings are not read. No row states its token budget.
   harness          (MLPerf rows) the submitter's harness settings, read from its code in
                    mlcommons/inference_results_v4.1 at 198fc46 (HARNESS below). NVIDIA's harness (S1,
                    and HPE's and Dell's TensorRT-LLM rows, whose configs/llama2-70b/__init__.py
@@ -155,8 +166,7 @@ the printed summary):
                    tokens as the conditions state it ("max_num_tokens N"), the KV size (below)
                    and the in-flight cap; the harness's code -> --set graph_capture=none, in
                    Server --router least-outstanding, and max-utilization ("capacity" above).
-                   Not mapped: chunked context off (a prompt joins a pass whole; npusim's chunked
-                   scheduler may split one across two passes when the budget left is short).
+                   Its enable_chunked_context default (False) is not taken: "scheduler" above.
   KV size          (TensorRT-LLM rows whose settings are read: S5d and the MLPerf TensorRT-LLM
                    rows) --kv-free-fraction F, TensorRT-LLM's own sizing: the cache takes F of the
                    memory the weights and activations leave. F = kv_cache_free_gpu_mem_fraction:
@@ -520,8 +530,10 @@ def scheduler(row):
         return "continuous" if (int(m.group(1)), int(m.group(2))) < (0, 8) else "chunked"
     if "jetstream" in c.lower():
         return "padded"
+    if is_nvidia_v5(row):
+        return "chunked"        # chunked context on, inferred (header, "scheduler")
     if "TensorRT-LLM" in c or "NIM" in c:
-        return "chunked"
+        return "inflight"       # TensorRT-LLM's default: chunked context off
     raise Skip("the engine's scheduling is not stated")
 
 

@@ -484,6 +484,11 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       and all(o in cmd("I135") for o in ("--rate 364 --requests 884736 ", "--max-num-batched-tokens 3584 ",
                                          "--max-num-seqs 2048 ", "--lengths lognormal:218.1:0.89:273:",
                                          "--router least-outstanding ", "--set graph_capture=none"))
+      # TensorRT-LLM s default, chunked context off (the v4.1 harness, trtllm-bench, NIM) -> inflight;
+      # NVIDIA s v5.0 rows -> chunked (inferred: the header); vLLM 0.12 chunks, vLLM 0.4.3 does not
+      and all(cmd(i).endswith("--scheduler inflight --json") for i in ("I1", "I15", "L13", "I66", "I96"))
+      and all(cmd(i).endswith("--scheduler chunked --json") for i in ("I133", "I135", "I137", "I118"))
+      and a.endswith("--scheduler continuous --json")
       # GH200 (I137 Offline, I138 Server): the harness s KV fraction where the config gives none, 0.80
       and all(o in cmd("I137") for o in ("-c gh200 --tp 1 ", "--requests 49152 ", "--max-num-batched-tokens 1536 ",
                                          "--kv-free-fraction 0.8 ", "--set graph_capture=none"))
