@@ -680,13 +680,7 @@ def main(argv):
         pred = summary[key] if stat is None else summary[key][stat]
         meas = float(r["measured"])
         e = 100.0 * (pred - meas) / meas
-        # per measured request: the token rates and the request rate share one window (the warm-up left out)
-        rps = summary["request_throughput_rps"] or 1
-        real_in = summary["input_tokens_per_s"] / rps
-        real_out = summary["output_tokens_per_s"] / rps
-        table.append((r, key if stat is None else "%s.%s" % (key, stat), meas, pred, e,
-                      key_options(args), real_in, real_out, summary["preemptions"],
-                      summary["rejected"], summary["above_capacity"]))
+        table.append((r, key if stat is None else "%s.%s" % (key, stat), pred, e, key_options(args), summary))
         errs_metric.setdefault(r["metric"], []).append(e)
         if stat is not None:
             errs_stat.setdefault((r["metric"], stat), []).append(e)
@@ -704,7 +698,7 @@ def main(argv):
     print("| id | source | chip | model | tp | replicas | scenario | metric (summary key) | "
           "measured | predicted | error | npusim serving key options |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r, k, meas, pred, e, opts, _, _, _, _, _ in table:
+    for r, k, pred, e, opts, _ in table:
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %+.1f%% | `%s` |" % (
             r["id"], r["source"], r["chip"], r["model"], r["tp"], r["dp"] or 1, r["scenario"],
             k, r["measured"], fmt_val(pred), e, opts))
@@ -715,10 +709,14 @@ def main(argv):
     print("| rows | mean input | mean output | preemptions | rejected | above capacity |")
     print("|---|---|---|---|---|---|")
     runs = {}
-    for r, _, _, _, _, opts, ri, ro, pre, rej, above in table:
-        runs.setdefault(opts, [[], ri, ro, pre, rej, above])[0].append(r["id"])
-    for ids, ri, ro, pre, rej, above in runs.values():
-        print("| %s | %.1f | %.1f | %d | %d | %s |" % (", ".join(ids), ri, ro, pre, rej, "yes" if above else "no"))
+    for r, _, _, _, opts, summary in table:
+        runs.setdefault(opts, ([], summary))[0].append(r["id"])
+    for ids, sm in runs.values():
+        # per measured request: the token rates and the request rate share one window (the warm-up left out)
+        rps = sm["request_throughput_rps"] or 1
+        print("| %s | %.1f | %.1f | %d | %d | %s |" % (", ".join(ids), sm["input_tokens_per_s"] / rps,
+                                                       sm["output_tokens_per_s"] / rps, sm["preemptions"],
+                                                       sm["rejected"], "yes" if sm["above_capacity"] else "no"))
 
     print("\n### MAPE per metric\n")
     print("| metric | rows | MAPE | median APE | within goal | goal |")
