@@ -35,6 +35,20 @@ static int bound_of(const char *key, double v, struct serving_slo_bound *b)
     return -1;
 }
 
+/* Whether key was already given: a repeated bound would silently take one
+ * of the two values. */
+static bool slo_has(const struct serving_slo *slo, const char *key)
+{
+    if (!strcmp(key, "ttft_ms"))
+        return slo->ttft_ms > 0;
+    if (!strcmp(key, "tpot_ms"))
+        return slo->tpot_ms > 0;
+    for (int i = 0; i < slo->n; i++)
+        if (!strcmp(slo->b[i].key, key))
+            return true;
+    return false;
+}
+
 int serving_slo_parse(const char *text, struct serving_slo *slo, char *why, size_t whylen)
 {
     memset(slo, 0, sizeof *slo);
@@ -48,6 +62,8 @@ int serving_slo_parse(const char *text, struct serving_slo *slo, char *why, size
         if (!eq || parse_f64_strict(eq + 1, &v) || !isfinite(v) || v <= 0)
             return snprintf(why, whylen, "\"%s\" is not KEY=VALUE with a value above 0", p), -1;
         *eq = '\0';
+        if (slo_has(slo, p))
+            return snprintf(why, whylen, "\"%s\" is given twice", p), -1;
         if (!strcmp(p, "ttft_ms")) {
             slo->ttft_ms = v;
         } else if (!strcmp(p, "tpot_ms")) {

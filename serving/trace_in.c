@@ -267,8 +267,8 @@ int serving_trace_next(struct serving_trace *t, struct serving_request *r, struc
     if (t->n == 0)
         t->t0_s = t->last_s = s;
     if (s < t->last_s)
-        return npu_errf(e, "%s: line %lld: arrival %.9g s comes before the previous line's %.9g s: the trace must "
-                           "be sorted by arrival (sort it first)", t->path, (long long)t->line, s - t->t0_s,
+        return npu_errf(e, "%s: line %lld: arrival %.9g s after the first request comes before the previous line's "
+                           "%.9g s: the trace must be sorted by arrival (sort it first)", t->path, (long long)t->line, s - t->t0_s,
                         t->last_s - t->t0_s);
     t->last_s = s;
     double ns = (s - t->t0_s) * 1e9;

@@ -44,6 +44,10 @@
 /* Whether j is a Hugging Face config. */
 bool hf_config_is(const cJSON *j);
 
+/* Whether key is one a Hugging Face config.json carries and npusim reads
+ * (for the hint when a file missing what hf_config_is needs has it). */
+bool hf_config_key(const char *key);
+
 /* npusim's model config of hf (a new tree with "source"); the keys ignored,
  * comma-separated, into ignored (n bytes). NULL with e naming the file (name)
  * and the key when it cannot be modelled. */

@@ -115,6 +115,11 @@ bool hf_config_is(const cJSON *j)
                                   cJSON_GetObjectItemCaseSensitive(j, "num_hidden_layers")));
 }
 
+bool hf_config_key(const char *key)
+{
+    return IN(key, understood) || hf_name_understood(key);
+}
+
 /* The first of keys (NULL-ended) that j holds as a number, else def. */
 static double num_any(const cJSON *j, const char *const *keys, double def)
 {
@@ -382,8 +387,15 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
 static int local_fields(const cJSON *hf, const struct hf_type *t, double layers, cJSON *o, const char *name,
                         struct npu_err *e)
 {
-    double w = t->chunked ? hf_num(hf, "attention_chunk_size", 0)
-                          : hf_num(hf, "sliding_window", hf_num(hf, "sliding_window_size", 0));
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(hf, "sliding_window");
+    const char *wk = t->chunked              ? "attention_chunk_size"
+                     : sw && !cJSON_IsNull(sw) ? "sliding_window"
+                                               : "sliding_window_size";
+    const cJSON *wj = cJSON_GetObjectItemCaseSensitive(hf, wk);
+    /* null or absent: no window; 0 is read the same (no window to model) */
+    if (wj && !cJSON_IsNull(wj) && !(cJSON_IsNumber(wj) && wj->valuedouble >= 0))
+        return npu_errf(e, "%s: key \"%s\": expected a positive whole number of tokens or null", name, wk);
+    double w = hf_num(hf, wk, 0);
     double ctx = hf_num(hf, "max_position_embeddings", 0), every = t->full_every;
     if (!(w > 0) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return 0;

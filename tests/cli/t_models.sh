@@ -106,9 +106,19 @@ j["layer_types"][0], j["layer_types"][1] = "full_attention", "sliding_attention"
 json.dump(j, open("'"$HF"'/odd-layers.json", "w"))
 j = json.load(open("tests/samples/hf/qwen3-30b-a3b.json"))
 j["mlp_only_layers"] = [0, 5]
-json.dump(j, open("'"$HF"'/mlp-only.json", "w"))'
+json.dump(j, open("'"$HF"'/mlp-only.json", "w"))
+j = json.load(open("tests/samples/hf/gemma-2-9b-it.json"))
+j["sliding_window"] = -4096
+json.dump(j, open("'"$HF"'/neg-window.json", "w"))
+j = json.load(open("tests/samples/hf/gemma-2-9b-it.json"))
+del j["architectures"], j["num_hidden_layers"]
+json.dump(j, open("'"$HF"'/not-hf.json", "w"))'
 expect_fail "models: layer_types off every N-th layer global is refused, naming the item" 'key "layer_types": item 1' \
     $NPUSIM run --configs $CONFIGS -m "$HF/odd-layers.json" -c h100 -o "$HF/bad"
+expect_fail "models: a negative sliding_window is refused, naming the key" 'key "sliding_window": expected a positive whole number of tokens or null' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/neg-window.json" -c h100 -o "$HF/bad"
+expect_fail "models: a config.json without what marks it as one says what does" 'a Hugging Face config.json? one is read as such when it has "architectures", or both "hidden_size" and "num_hidden_layers"' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/not-hf.json" -c h100 -o "$HF/bad"
 expect_fail "models: Qwen's mlp_only_layers list is refused, naming it" 'key "mlp_only_layers"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/mlp-only.json" -c h100 -o "$HF/bad"
 # a wrapper npusim does not open (Mllama: cross-attention layers among the text layers)

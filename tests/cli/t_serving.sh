@@ -383,7 +383,7 @@ expect_fail "serving: --rate past 1e9 requests/s exits 2" "expected requests per
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n' >"$SE/empty.csv"
 expect_fail "serving: an empty trace exits 2, naming it" "empty.csv: the trace is empty" $SV --trace "$SE/empty.csv" -o "$SE/bad1"
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n1.0,10,5\n0.5,10,5\n' >"$SE/unsorted.csv"
-expect_fail "serving: unsorted timestamps are refused, naming the line" "unsorted.csv: line 3: arrival" $SV --trace "$SE/unsorted.csv" -o "$SE/bad1"
+expect_fail "serving: unsorted timestamps are refused, naming the line" "unsorted.csv: line 3: arrival -0.5 s after the first request comes before the previous line's 0 s" $SV --trace "$SE/unsorted.csv" -o "$SE/bad1"
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,-4,5\n' >"$SE/neg.csv"
 expect_fail "serving: a negative length exits 2, naming the line and field" 'neg.csv: line 3: field "num_prefill_tokens"' $SV --trace "$SE/neg.csv" -o "$SE/bad1"
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,9000,5\n' >"$SE/long.csv"
@@ -395,6 +395,7 @@ expect_fail "serving: a trace line wider than its header exits 2 (it was read, t
 expect_fail "serving: negative lengths in a spec exit 2" "expected fixed:IN:OUT" $SV --lengths fixed:-5:10 -o "$SE/bad1"
 expect_fail "serving: an unknown scheduler exits 2" "expected static, continuous" $SV --scheduler fifo -o "$SE/bad1"
 expect_fail "serving: a bad --slo exits 2" "expected ttft_ms=X,tpot_ms=Y" $SV --slo ttft=3 -o "$SE/bad1"
+expect_fail "serving: a bound given twice in --slo exits 2, naming it" "\"ttft_p99_ms\" is given twice" $SV --slo ttft_p99_ms=100,tpot_p99_ms=50,ttft_p99_ms=200 -o "$SE/bad1"
 expect_fail "serving: DLRM is not served" "not served" $NPUSIM serving --configs $CONFIGS -m dlrm-s -c h100 -o "$SE/bad1"
 no_files "serving: the bad inputs wrote nothing" "$SE/bad1"
 # The padded scheduler (XLA static shapes, JetStream): one prompt a prefill pass; every decode pass
