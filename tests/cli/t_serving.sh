@@ -499,3 +499,26 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       and sv.metric_stat(rows["L34"]) == ("ttft_ms", "p99") and sv.metric_stat(rows["L35"]) == ("tpot_ms", "p50")
       and sv.metric_stat(rows["I136"]) == ("tpot_ms", "mean"))
 sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
+# the ML.ENERGY power rows run as their vLLM configs state (bench/serving-power.py's header), and the
+# measured power of all a row's GPUs is set against npusim's per-chip power times its GPUs
+grep -e '^id,' -e '^E11,' bench/public/serving-power.csv >"$SE/power.csv"
+check "serving power: ML.ENERGY rows run as configured; a TP2 row's power is twice npusim's per chip" python3 -c '
+import importlib.util, io, json, subprocess, sys, contextlib
+spec = importlib.util.spec_from_file_location("sp", "bench/serving-power.py")
+sp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sp)
+rows = {r["id"]: r for r in sp.read_rows("bench/public/serving-power.csv")}
+c = sp.command(sys.argv[1], rows["E11"], 300)
+j = " ".join(c)
+ok = ("qwen3-32b.json -c h100 --tp 2 " in j and "--offline --requests 1024 " in j and "--max-num-seqs 8 " in j
+      and "--lengths lognormal:300:2:631.0:0.86 " in j and "--max-context 20480 --max-num-batched-tokens 8192 " in j
+      and "--kv-reserve 0.1 --scheduler chunked" in j and "kv_cache_dtype=bf16" in j)
+s = json.loads(subprocess.run(c, capture_output=True, text=True, check=True).stdout)
+out = io.StringIO()
+sys.argv = ["serving-power.py", sys.argv[1], "--csv", sys.argv[2]]
+with contextlib.redirect_stdout(out):
+    sp.main()
+line = [l for l in out.getvalue().splitlines() if l.startswith("| E11 |")][0].split("|")
+ok = ok and line[6].strip() == "850.1" and line[7].strip() == "%.4g" % (2 * s["avg_power_W_per_chip"])
+ok = ok and line[8].strip() == "%+.1f%%" % (100 * (2 * s["avg_power_W_per_chip"] - 850.1) / 850.1)
+sys.exit(not ok)' "$NPUSIM" "$SE/power.csv"
