@@ -1,16 +1,28 @@
 #!/usr/bin/env python3
 """serving-power.py: npusim's GPU power and energy under serving traffic against ML.ENERGY's measurements.
 
-Usage: python3 bench/serving-power.py BIN [--csv FILE] [--in-mean N]
+Usage: python3 bench/serving-power.py BIN [--csv FILE] [--in-mean N] [--fit]
 
 Reads bench/public/serving-power.csv (the ML.ENERGY leaderboard's vLLM runs of the LM Arena chat task on
 H100 and B200: measured mean GPU power, energy per output token, median inter-token latency and output
 throughput of a steady state whose batch is held at max_num_seqs) and runs each row through
 `npusim serving` as its configuration states it. Prints a markdown table for docs/validation.md
-("Serving power"). Nothing here is fitted: the chips' power fields are the presets' (docs/hardware.md).
+("Serving power") with the presets as they are.
+
+--fit fits the GPU presets' running power instead: dynamic_power_other_W = r (TDP - idle), the power
+a chip draws while it runs whatever its units do, with dynamic_power_scale = 1 - r, so a pass with
+every unit at full load draws what it drew before (at most the TDP the split was made from). r is
+fitted to h100's rows (relative errors, least squares, bounded so that static plus "other" stays
+under the cap); each model's h100 rows are then predicted from r fitted to the other model's alone,
+and the b200 rows, a die the fit never saw, from h100's r. Each row's power is linear in r when the
+cap is off, so three uncapped runs per row give it (components()).
 
 Mapping (each row's conditions):
-  workload     --offline --requests 1024: benchmark.yaml queues all 1024 requests at once (no rate);
+  workload     --offline --requests 4096: benchmark.yaml queues all 1024 requests at once (no rate)
+               and measures a steady state, without ramp-up and drain; npusim's figures are over the
+               whole run, so it runs four times the requests to weigh its ramp and drain a quarter
+               as much (chosen after the 256-sequence rows, whose throughput 1024 requests put
+               13-32% short, had been seen);
                --max-num-seqs = the row's max_num_seqs, --max-num-batched-tokens 8192 and --max-context
                20480 (monolithic.config.yaml), --scheduler chunked (vLLM V1), --kv-reserve 0.1 (vLLM's
                default gpu-memory-utilization 0.9), bf16 weights, activations and KV cache (dtype
@@ -20,8 +32,8 @@ Mapping (each row's conditions):
                tokens with a CV of 2 (LM Arena prompts are short with a long tail; a multi-turn request
                carries its earlier turns). --in-mean changes it (docs: the sensitivity run).
   power        measured avg_power_W is all num_gpus GPUs together (NVML, steady state); compared with
-               npusim's avg_power_W_per_chip x num_gpus (energy over the whole run's time, ramp-up and
-               drain included: the steady state is not separated). Energy per output token: npusim's
+               npusim's avg_power_W_per_chip x num_gpus (energy over the whole run's time: see
+               workload). Energy per output token: npusim's
                energy_per_output_token_J (every chip) against energy_per_token_J.
   timing       median_itl_ms -> itl_ms.p50; output_tokens_per_s as it is.
 """
@@ -38,7 +50,7 @@ ROOT = os.path.dirname(HERE)
 CSV_DEFAULT = os.path.join(HERE, "public", "serving-power.csv")
 MODELS = os.path.join(ROOT, "tests", "samples", "hf")   # the Hugging Face configs as published
 IN_MEAN, IN_CV = 300, 2.0                               # ASSUMED (header)
-REQUESTS, BUDGET, CONTEXT = 1024, 8192, 20480
+REQUESTS, BUDGET, CONTEXT = 4 * 1024, 8192, 20480      # 4x the run's 1024: a steady state (header)
 
 
 def read_rows(path):
@@ -46,17 +58,18 @@ def read_rows(path):
         return list(csv.DictReader(l for l in f if not l.startswith("#")))
 
 
-def command(binary, row, in_mean):
+def command(binary, row, in_mean, sets=()):
+    extra = [a for kv in sets for a in ("--set", kv)]
     return [binary, "serving", "-m", os.path.join(MODELS, row["model"] + ".json"), "-c", row["chip"],
             "--tp", row["num_gpus"], "--set", "weight_dtype=bf16", "--set", "activation_dtype=bf16",
             "--set", "kv_cache_dtype=bf16", "--offline", "--requests", str(REQUESTS),
             "--lengths", "lognormal:%g:%g:%s:%s" % (in_mean, IN_CV, row["output_mean"], row["output_cv"]),
             "--max-context", str(CONTEXT), "--max-num-batched-tokens", str(BUDGET),
-            "--max-num-seqs", row["max_num_seqs"], "--kv-reserve", "0.1", "--scheduler", "chunked", "--json"]
+            "--max-num-seqs", row["max_num_seqs"], "--kv-reserve", "0.1", "--scheduler", "chunked", "--json"] + extra
 
 
-def run(binary, row, in_mean):
-    p = subprocess.run(command(binary, row, in_mean), capture_output=True, text=True)
+def run(binary, row, in_mean, sets=()):
+    p = subprocess.run(command(binary, row, in_mean, sets), capture_output=True, text=True)
     if p.returncode != 0:
         return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
     return json.loads(p.stdout), None
@@ -70,6 +83,89 @@ def mape(xs):
     return sum(abs(x) for x in xs) / len(xs) if xs else float("nan")
 
 
+# ---- --fit: the power running costs whatever the units do -----------------------------------------
+
+PROBE_W = 100.0          # dynamic_power_other_W of the probe run
+NO_CAP = "power_cap_W=1e9"   # the probes run uncapped: the model is linear in the two fields only then
+
+
+def chip_field(chip, key):
+    """A preset's field, following "base"."""
+    while chip:
+        with open(os.path.join(ROOT, "configs", "chips", chip + ".json")) as f:
+            d = json.load(f)
+        if key in d:
+            return d[key]
+        chip = d.get("base")
+    raise KeyError(key)
+
+
+def components(binary, row, in_mean):
+    """(P0, h, O_max): npusim's mean power of all the row's GPUs with the preset's fields, uncapped;
+    its slope in O when dynamic_power_other_W = O and dynamic_power_scale = 1 - O/K (K = TDP - idle:
+    a pass with every unit at full load draws no more than it did before the fit); and the largest O
+    the chip's cap allows. "Other" does not fall when the cap slows the clock, so the static power
+    with its regulator losses (F, probed with the units' dynamic power at its floor) plus O must stay
+    under the TDP; 2% of K is kept for the units' dynamic power at dynamic_power_scale's floor."""
+    g = int(row["num_gpus"])
+    tdp = chip_field(row["chip"], "TDP_W")
+    k = tdp - chip_field(row["chip"], "idle_power_W")
+
+    def power(other, scale):   # from the split before any fit: other 0, scale 1
+        sets = (NO_CAP, "dynamic_power_other_W=%g" % other, "dynamic_power_scale=%g" % scale)
+        return run(binary, row, in_mean, sets)[0]["avg_power_W_per_chip"]
+    p0 = power(0, 1)
+    po = power(PROBE_W, 1)
+    p2 = power(0, 2)
+    floor = power(0, 0.01)
+    return p0 * g, ((po - p0) / PROBE_W - (p2 - p0) / k) * g, min(0.99 * k, tdp - floor - 0.02 * k)
+
+
+def fit_r(points):
+    """r = O/K minimising the squared relative errors of P0 + r K h against the measured M, within
+    [0, the smallest O_max/K]."""
+    num = sum((k * h / m) * (m - p0) / m for p0, h, m, k, _ in points)
+    den = sum((k * h / m) ** 2 for p0, h, m, k, _ in points)
+    return min(max(num / den, 0.0), min(omax / k for *_, k, omax in points))
+
+
+def predict(points, r):
+    return [err(p0 + r * k * h, m) for p0, h, m, k, _ in points]
+
+
+FIT_CHIP = "h100"   # the die with the most rows; the others are predicted from its fraction (header)
+
+
+def fit(binary, rows, in_mean):
+    """r fitted to FIT_CHIP's rows: in sample, each model's rows predicted from the other's alone,
+    and every other chip's rows predicted with O = r (TDP - idle) of their own preset."""
+    pts = []
+    for row in rows:
+        p0, h, omax = components(binary, row, in_mean)
+        k = chip_field(row["chip"], "TDP_W") - chip_field(row["chip"], "idle_power_W")
+        pts.append((row, (p0, h, float(row["avg_power_W"]), k, omax)))
+    own = [(r, p) for r, p in pts if r["chip"] == FIT_CHIP]
+    r = fit_r([p for _, p in own])
+    print("Fitted on %s's rows (%s): r = dynamic_power_other_W / (TDP - idle) = %.4f, so "
+          "dynamic_power_scale = 1 - r = %.4f; %s: dynamic_power_other_W %.1f W; in sample %.1f%%." % (
+              FIT_CHIP, " ".join(x["id"] for x, _ in own), r, 1 - r, FIT_CHIP, r * own[0][1][3],
+              mape(predict([p for _, p in own], r))))
+    print()
+    print("| held out | rows | fitted on | r | dynamic_power_other_W | power MAPE | signed |")
+    print("|---|---|---|---|---|---|---|")
+    models = sorted({x["model"] for x, _ in own})
+    for held in models:
+        rt = fit_r([p for x, p in own if x["model"] != held])
+        e = predict([p for x, p in own if x["model"] == held], rt)
+        print("| %s on %s | %d | %s's other rows | %.4f | %.1f | %.1f%% | %+.1f%% |" % (
+            held, FIT_CHIP, len(e), FIT_CHIP, rt, rt * own[0][1][3], mape(e), sum(e) / len(e)))
+    for chip in sorted({x["chip"] for x, _ in pts} - {FIT_CHIP}):
+        cp = [p for x, p in pts if x["chip"] == chip]
+        e = predict(cp, r)
+        print("| every %s row | %d | %s's rows | %.4f | %.1f | %.1f%% | %+.1f%% |" % (
+            chip, len(e), FIT_CHIP, r, r * cp[0][3], mape(e), sum(e) / len(e)))
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
@@ -81,6 +177,8 @@ def main():
         elif a == "--in-mean":
             in_mean = float(args[i + 1])
     rows = read_rows(path)
+    if "--fit" in args:
+        return fit(binary, rows, in_mean)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda r: run(binary, r, in_mean), rows))
     print("| row | model | chip | GPUs | max_num_seqs | power W (measured) | npusim | error | J/token "

@@ -144,6 +144,12 @@ static int cap_op(struct op *op, const struct chip_config *ch, const struct prof
         return npu_errf(e, "op %zu \"%s\": chip \"power_cap_W\"/\"TDP_W\" %.6g W is below the chip's "
                            "static power %.6g W: no clock can keep it under the cap",
                         index, op->name, cap_W, ps_W);
+    /* "other" runs whatever the clock: with the static power, a floor no stretch lowers */
+    if (ps_W + ch->dynamic_power_other_W >= cap_W)
+        return npu_errf(e, "op %zu \"%s\": chip \"power_cap_W\"/\"TDP_W\" %.6g W is below the chip's "
+                           "static power %.6g W plus \"dynamic_power_other_W\" %.6g W: no clock can keep it "
+                           "under the cap",
+                        index, op->name, cap_W, ps_W, ch->dynamic_power_other_W);
     int64_t core = max64(op->sa_ns, op->vu_ns);
     if (core <= 0)
         return 0;   /* HBM or ICI power does not follow the core clock */

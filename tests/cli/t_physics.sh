@@ -72,6 +72,11 @@ check "physical: without a binding cap nothing is throttled" sh -c "! grep -q ',
 expect_fail "physical: a cap below the static power is an error naming the field" 'power_cap_W' \
     $NPUSIM run --configs $CONFIGS -o "$PH/lowcap" --set power_cap_W=10
 no_files "physical: a failed run leaves no output" "$PH/lowcap"
+# "other" draws whatever the clock: static plus it above the cap cannot be throttled under it
+expect_fail "physical: static plus dynamic_power_other_W above the cap is an error naming both" \
+    'static power 128.602 W plus "dynamic_power_other_W" 900 W' \
+    $NPUSIM run --configs $CONFIGS -c b200 -o "$PH/othercap" --set dynamic_power_other_W=900
+no_files "physical: that failed run leaves no output" "$PH/othercap"
 
 # The vocabulary: embedding and LM-head ops; vocab_size 0 removes them.
 check "physical: the decode trace has TokenEmbedding and LMHead ops" \

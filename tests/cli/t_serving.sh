@@ -510,7 +510,7 @@ spec.loader.exec_module(sp)
 rows = {r["id"]: r for r in sp.read_rows("bench/public/serving-power.csv")}
 c = sp.command(sys.argv[1], rows["E11"], 300)
 j = " ".join(c)
-ok = ("qwen3-32b.json -c h100 --tp 2 " in j and "--offline --requests 1024 " in j and "--max-num-seqs 8 " in j
+ok = ("qwen3-32b.json -c h100 --tp 2 " in j and "--offline --requests 4096 " in j and "--max-num-seqs 8 " in j
       and "--lengths lognormal:300:2:631.0:0.86 " in j and "--max-context 20480 --max-num-batched-tokens 8192 " in j
       and "--kv-reserve 0.1 --scheduler chunked" in j and "kv_cache_dtype=bf16" in j)
 s = json.loads(subprocess.run(c, capture_output=True, text=True, check=True).stdout)
@@ -522,3 +522,14 @@ line = [l for l in out.getvalue().splitlines() if l.startswith("| E11 |")][0].sp
 ok = ok and line[6].strip() == "850.1" and line[7].strip() == "%.4g" % (2 * s["avg_power_W_per_chip"])
 ok = ok and line[8].strip() == "%+.1f%%" % (100 * (2 * s["avg_power_W_per_chip"] - 850.1) / 850.1)
 sys.exit(not ok)' "$NPUSIM" "$SE/power.csv"
+# the running-power fit on relative errors, hand-derived: P0 100 W, slope 100 W per unit of r, measured
+# 200 and 300 W: 9 (100 r - 100) + 4 (100 r - 200) = 0, r = 17/13; bounded by the smallest O_max / K
+check "serving power: the fit of r solves the relative least squares and keeps to its bound" python3 -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("sp", "bench/serving-power.py")
+sp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sp)
+free = [(100.0, 1.0, 200.0, 100.0, 1e9), (100.0, 1.0, 300.0, 100.0, 1e9)]
+bound = [(100.0, 1.0, 200.0, 100.0, 120.0), (100.0, 1.0, 300.0, 100.0, 1e9)]
+sys.exit(not (abs(sp.fit_r(free) - 17 / 13) < 1e-12 and sp.fit_r(bound) == 1.2
+              and [round(e, 6) for e in sp.predict(free, 1.0)] == [0.0, -33.333333]))'
