@@ -107,7 +107,9 @@ static const struct field_desc chip_field_list[] = {
     D(dynamic_power_vmem_W, 50.18368, N, .doc = "Dynamic power of the vector memory at full bandwidth."),
     D(dynamic_power_ici_W_per_GBps, 0.01767315271, N, .doc = "Dynamic ICI power per GB/s carried."),
     D(dynamic_power_hbm_W_per_GBps, 0.01261538462, N, .doc = "Dynamic HBM power per GB/s carried."),
-    D(dynamic_power_other_W, 0.0, N, .doc = "Dynamic power of everything else while the chip runs."),
+    D(dynamic_power_other_W, 0.0, N,
+      .doc = "Power drawn whenever the chip runs an operator, whatever its units do (clocks, schedulers, caches); "
+             "the GPU presets fit it to measured serving power."),
     S(pg_config, "NoPG", 0, .doc = "Unused: the power-gating strategy comes from --pg (docs/power-gating.md)."),
     B(enable_dvfs, 0, .doc = "Take component powers from the voltage-frequency tables in the energy pass (the reference's DVFS tables)."),
     /* npusim's own: the power cap the physical profile throttles to (0: TDP_W),
@@ -119,12 +121,13 @@ static const struct field_desc chip_field_list[] = {
     S(power_data_source, "", FF_EXT, .doc = "Where the power figures come from (a citation)."),
     /* Calibration of the dynamic powers to a measured maximum (physical profile only). */
     D(dynamic_power_scale, 1.0, FF_EXT, .lo = 0.01, .hi = 10.0,
-      .doc = "Multiplies every dynamic power, to match a measured maximum. Physical profile only."),
+      .doc = "Multiplies the units' dynamic powers (not dynamic_power_other_W): to match a measured maximum, or "
+             "1 - dynamic_power_other_W / (TDP_W - idle_power_W) on the fitted GPU presets. Physical profile only."),
     /* The achieved fraction of the MXU peak on large matmuls (physical profile only). */
     D(mxu_efficiency, 1.0, FF_EXT, .lo = 0.05, .hi = 1.0,
       .doc = "The achieved fraction of the systolic arrays' peak: every matrix-unit time is divided by it. "
              "Physical profile only."),
-    S(calibration_source, "", FF_EXT, .doc = "Where mxu_efficiency and dynamic_power_scale come from."),
+    S(calibration_source, "", FF_EXT, .doc = "Where mxu_efficiency (and a measured dynamic_power_scale) come from; power fits: power_data_source."),
     D(price_per_chip_hour_usd, 0.0, N | FF_EXT, .doc = "Rental price of one chip for an hour, for cost per token."),
     S(hardware_source, "", FF_EXT, .doc = "Where the chip's figures come from (datasheets, papers)."),
     S(process_node, "", FF_EXT, .doc = "Manufacturing process, as a label (\"TSMC N4\")."),

@@ -72,6 +72,34 @@ check "physical: without a binding cap nothing is throttled" sh -c "! grep -q ',
 expect_fail "physical: a cap below the static power is an error naming the field" 'power_cap_W' \
     $NPUSIM run --configs $CONFIGS -o "$PH/lowcap" --set power_cap_W=10
 no_files "physical: a failed run leaves no output" "$PH/lowcap"
+# The running power, hand-derived: dynamic_power_other_W = 100 W adds 100 W x the chip's execution time,
+# exactly; dynamic_power_scale = 2 doubles the units' dynamic energy and leaves static and "other" alone.
+for v in "0 1" "100 1" "0 2"; do
+    prun "run-${v% *}-${v#* }" -c h100 --batch 1 --set dynamic_power_other_W=${v% *} --set dynamic_power_scale=${v#* }
+done
+check "physical: dynamic_power_other_W adds its watts over the execution time; dynamic_power_scale scales the units" python3 -c '
+import csv, glob, json, sys
+d = sys.argv[1]
+def js(n):
+    return json.load(open(glob.glob(d + "/" + n + "/*_prefill.json")[0]))
+def parts(n):
+    rows = list(csv.DictReader(open(glob.glob(d + "/" + n + "/*_prefill.csv")[0])))
+    f = lambda k: sum(float(r[k]) * int(r["Count"] or 1) for r in rows)
+    return (sum(f("dynamic_energy_%s_J" % u) for u in ("sa", "vu", "sram", "hbm", "ici")),
+            f("static_energy_J"), f("dynamic_energy_other_J"))
+a, b = js("run-0-1"), js("run-100-1")
+t = a["total_execution_time_chip_ns"] / 1e9
+p0, p2 = parts("run-0-1"), parts("run-0-2")
+sys.exit(not (abs(b["total_energy_J"] - a["total_energy_J"] - 100 * t) < 1e-9 * b["total_energy_J"]
+              and abs(p2[0] - 2 * p0[0]) < 1e-9 * p2[0] and p2[1] == p0[1] and p0[2] == p2[2] == 0))' "$PH"
+# the GPU presets fitted to measured serving power keep a full-load pass at its TDP split:
+# dynamic_power_scale = 1 - dynamic_power_other_W / (TDP - idle) (docs/hardware.md)
+check "physical: the fitted GPU presets tie dynamic_power_scale to their running power" python3 -c '
+import json, sys
+for c in ("h100", "h200", "b200"):
+    d = json.load(open("configs/chips/%s.json" % c))
+    if abs(d["dynamic_power_scale"] - (1 - d["dynamic_power_other_W"] / (d["TDP_W"] - d["idle_power_W"]))) > 1e-4:
+        sys.exit(c)'
 # "other" draws whatever the clock: static plus it above the cap cannot be throttled under it
 expect_fail "physical: static plus dynamic_power_other_W above the cap is an error naming both" \
     'static power 128.602 W plus "dynamic_power_other_W" 900 W' \
