@@ -101,10 +101,10 @@ def chip_field(chip, key):
 
 
 def components(binary, row, in_mean):
-    """(P0, h, O_max): npusim's mean power of all the row's GPUs with the preset's fields, uncapped;
-    its slope in O when dynamic_power_other_W = O and dynamic_power_scale = 1 - O/K (K = TDP - idle:
+    """The row's point (P0, h, M, K, O_max): npusim's mean power of all its GPUs with the units' split
+    before any fit (other 0, scale 1), uncapped; its slope in O when dynamic_power_other_W = O and dynamic_power_scale = 1 - O/K (K = TDP - idle:
     a pass with every unit at full load draws no more than it did before the fit); and the largest O
-    the chip's cap allows. "Other" does not fall when the cap slows the clock, so the static power
+    the chip's cap allows; M the measured power, K = TDP - idle. "Other" does not fall when the cap slows the clock, so the static power
     with its regulator losses (F, probed with the units' dynamic power at its floor) plus O must stay
     under the TDP; 2% of K is kept for the units' dynamic power at dynamic_power_scale's floor."""
     g = int(row["num_gpus"])
@@ -118,7 +118,8 @@ def components(binary, row, in_mean):
     po = power(PROBE_W, 1)
     p2 = power(0, 2)
     floor = power(0, 0.01)
-    return p0 * g, ((po - p0) / PROBE_W - (p2 - p0) / k) * g, min(0.99 * k, tdp - floor - 0.02 * k)
+    return (p0 * g, ((po - p0) / PROBE_W - (p2 - p0) / k) * g, float(row["avg_power_W"]), k,
+            min(0.99 * k, tdp - floor - 0.02 * k))
 
 
 def fit_r(points):
@@ -139,11 +140,7 @@ FIT_CHIP = "h100"   # the die with the most rows; the others are predicted from 
 def fit(binary, rows, in_mean):
     """r fitted to FIT_CHIP's rows: in sample, each model's rows predicted from the other's alone,
     and every other chip's rows predicted with O = r (TDP - idle) of their own preset."""
-    pts = []
-    for row in rows:
-        p0, h, omax = components(binary, row, in_mean)
-        k = chip_field(row["chip"], "TDP_W") - chip_field(row["chip"], "idle_power_W")
-        pts.append((row, (p0, h, float(row["avg_power_W"]), k, omax)))
+    pts = [(row, components(binary, row, in_mean)) for row in rows]
     own = [(r, p) for r, p in pts if r["chip"] == FIT_CHIP]
     r = fit_r([p for _, p in own])
     print("Fitted on %s's rows (%s): r = dynamic_power_other_W / (TDP - idle) = %.4f, so "

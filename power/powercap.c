@@ -2,6 +2,7 @@
 #include "power/powercap.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
@@ -140,16 +141,15 @@ static int cap_op(struct op *op, const struct chip_config *ch, const struct prof
         return -1;
     if (ps_W + dyn_J / ((double)op->exe_ns / 1e9) <= cap_W * (1 + CAP_SLACK))
         return 0;
-    if (ps_W >= cap_W)
+    /* The static power, and "other", which runs whatever the clock: a floor no stretch lowers. */
+    if (ps_W + ch->dynamic_power_other_W >= cap_W) {
+        char other[96] = "";
+        if (ch->dynamic_power_other_W > 0)
+            snprintf(other, sizeof other, " plus \"dynamic_power_other_W\" %.6g W", ch->dynamic_power_other_W);
         return npu_errf(e, "op %zu \"%s\": chip \"power_cap_W\"/\"TDP_W\" %.6g W is below the chip's "
-                           "static power %.6g W: no clock can keep it under the cap",
-                        index, op->name, cap_W, ps_W);
-    /* "other" runs whatever the clock: with the static power, a floor no stretch lowers */
-    if (ps_W + ch->dynamic_power_other_W >= cap_W)
-        return npu_errf(e, "op %zu \"%s\": chip \"power_cap_W\"/\"TDP_W\" %.6g W is below the chip's "
-                           "static power %.6g W plus \"dynamic_power_other_W\" %.6g W: no clock can keep it "
-                           "under the cap",
-                        index, op->name, cap_W, ps_W, ch->dynamic_power_other_W);
+                           "static power %.6g W%s: no clock can keep it under the cap",
+                        index, op->name, cap_W, ps_W, other);
+    }
     int64_t core = max64(op->sa_ns, op->vu_ns);
     if (core <= 0)
         return 0;   /* HBM or ICI power does not follow the core clock */

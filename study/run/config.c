@@ -415,11 +415,12 @@ int config_check_keys(const struct loaded_config *c, struct npu_err *e)
             continue;
         const char *cands[1024];
         char hint[300];
-        fields_suggest_hint(hint, sizeof hint, it->string, cands, config_field_keys(cands, 1024));
         if (hf_config_key(it->string) || cJSON_GetObjectItemCaseSensitive(c->merged, "hidden_size") ||
             cJSON_GetObjectItemCaseSensitive(c->merged, "num_hidden_layers"))   /* a config.json short of its marks */
             snprintf(hint, sizeof hint, " (a Hugging Face config.json? one is read as such when it has "
                                         "\"architectures\", or both \"hidden_size\" and \"num_hidden_layers\")");
+        else
+            fields_suggest_hint(hint, sizeof hint, it->string, cands, config_field_keys(cands, 1024));
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->sources, it->string);
         const char *file = cJSON_IsString(s) ? s->valuestring : "<config>";
         if (strcmp(file, "--set") == 0)
