@@ -256,7 +256,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
 
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
-    if (gen_require_llm(m, "DeepSeek inference", e))
+    if (gen_require_llm(m, "DeepSeek inference", e) || gen_require_prompt_cache(m, "DeepSeek inference", e))
         return -1;
     if (strcmp(m->ffn_type, "deepseek_moe"))
         return npu_errf(e, "model field \"ffn_type\": expected \"deepseek_moe\", got \"%s\"", m->ffn_type);

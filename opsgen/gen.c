@@ -105,6 +105,18 @@ int gen_require_llm(const struct model_config *m, const char *what, struct npu_e
     return 0;
 }
 
+int gen_require_prompt_cache(const struct model_config *m, const char *what, struct npu_err *e)
+{
+    if (m->cached_prompt_tokens > 0 && what)
+        return npu_errf(e, "model field \"cached_prompt_tokens\": %lld, but %s has no prefix cache (LLM "
+                        "inference only); expected 0", (long long)m->cached_prompt_tokens, what);
+    if (m->cached_prompt_tokens > 0 && m->cached_prompt_tokens >= m->input_seqlen)
+        return npu_errf(e, "model field \"cached_prompt_tokens\": expected fewer than input_seqlen %lld (prefill "
+                        "computes at least one token), got %lld", (long long)m->input_seqlen,
+                        (long long)m->cached_prompt_tokens);
+    return 0;
+}
+
 int gen_require_axes(const char *key, int64_t v, int max, struct npu_err *e)
 {
     if (v < 0 || v > max)

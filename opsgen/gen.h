@@ -47,6 +47,10 @@ int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, co
 
 /* model_type must be "llm"; else `... expected "llm" for <what>, got "..."`. */
 int gen_require_llm(const struct model_config *m, const char *what, struct npu_err *e);
+/* cached_prompt_tokens: below input_seqlen (a positive one: prefill computes at
+ * least one token); with what (a generator without a prefix cache, e.g. "LLM
+ * training"), 0. */
+int gen_require_prompt_cache(const struct model_config *m, const char *what, struct npu_err *e);
 /* An axes count of key within 0..max. */
 int gen_require_axes(const char *key, int64_t v, int max, struct npu_err *e);
 /* num_chips >= dp*tp*pp and tensor_parallel_degree_dcn == 1. */

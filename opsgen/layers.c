@@ -188,7 +188,9 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
     return 0;
 }
 
-static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t att,
+/* Q of q tokens, K and V projected from kvp tokens, the attention of q queries
+ * over att keys each (flash or the normal block), W_o and the epilogue. */
+static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t att,
                       const struct heads *hd, int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash,
                       bool epilogue, int64_t *fid)
 {
@@ -205,9 +207,9 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kv, int64_t 
     CAT(d, c->prefix, "-Q-", "", f);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-K-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kv, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kvp, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-V-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kv, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kvp, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     f++;
     if (flash) {
         CAT(d, c->prefix, "-FlashAttention-", "", f);
@@ -272,12 +274,13 @@ int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_
      * average, and masked kernels skip the rest (the reference: all kv). */
     bool causal = a->causal && !c->decode && !c->prof->prefill_attention_unmasked;
     int64_t att = a->att_keys > 0 ? a->att_keys : causal ? (kv + 1) / 2 : kv;
+    int64_t kvp = a->kv_new > 0 ? a->kv_new : kv;   /* the K/V this pass projects */
     if (!c->decode && a->flash)
-        return cross_path(c, q, kv, att, &hd, dq, dk, dv, a->dh, true, ep, fid);
+        return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, true, ep, fid);
     if (!a->cross)
         return self_path(c, a->seq, a->att_keys > 0 ? a->att_keys : causal ? (a->seq + 1) / 2 : a->seq, &hd, Dl,
                          a->dh, a->s_in, a->s_out, ep, fid);
-    return cross_path(c, q, kv, att, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
+    return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
 }
 
 /* ---- FFN ---- */

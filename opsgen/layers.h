@@ -55,6 +55,8 @@ struct attn_args {
     int64_t att_keys;            /* prefill: keys per query on average when set (a serving
                                   * engine's chunk that also attends to its cached prefix);
                                   * 0: kv, or (kv + 1) / 2 under the causal mask */
+    int64_t kv_new;              /* prefill: tokens whose K/V this pass projects (a prefix
+                                  * cache holds the others' K/V); 0: kv */
     bool parallel_ffn;           /* a parallel attention + FFN block (GPT-J, PaLM): no
                                   * reduce-scatter, LayerNorm or all-gather after W_o */
 };

@@ -65,11 +65,17 @@ static struct attn_args attn_of(const struct gen_run *r, const struct gen_phase 
 {
     const struct model_config *m = r->m;
     int64_t S = m->input_seqlen, O = m->output_seqlen;
+    int64_t C = ph->decode ? 0 : m->cached_prompt_tokens;
     struct attn_args at = attn_base(m, ph->seq, S, O);
+    if (C > 0) {   /* the S - C new queries at positions C + 1 .. S see all S keys */
+        at.q_seq = at.kv_new = S - C;
+        at.kv_seq = S;
+        at.att_keys = r->prof->prefill_attention_unmasked ? S : C + (S - C + 1) / 2;
+    }
     if (!local || badd(r->ovf, S, O) <= m->sliding_window)
         return at;
     if (!ph->decode)
-        at.att_keys = pattern_local_keys(r->ovf, m, 0, S) / S;
+        at.att_keys = pattern_local_keys(r->ovf, m, C, S) / (S - C);
     else
         decode_keys(&at, r->prof->decode_kv_full_length ? pattern_local_keys(r->ovf, m, S + O - 1, S + O)
                                                         : pattern_local_keys(r->ovf, m, S, S + O) / O);
@@ -144,7 +150,8 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
     if (gen_require_positive(m, positive, sizeof positive / sizeof positive[0], e))
         return -1;
     if (gen_require_axes("num_tensor_parallel_axes", m->num_tensor_parallel_axes, PAR_MAX_FACTORS, e) ||
-        gen_require_chips(m, e) || (pattern_is_moe(m) && moe_validate(m, e)))
+        gen_require_chips(m, e) || (pattern_is_moe(m) && moe_validate(m, e)) ||
+        gen_require_prompt_cache(m, NULL, e))
         return -1;
     return gen_require_links(l, true, m->pipeline_parallel_degree_dcn > 1, e);
 }

@@ -57,12 +57,13 @@ int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m
     }
     /* Corrected: w_attn, w_ff as above; the KV cache (2 x s x kvh x dh per
      * layer, all layers of the stage); one layer's working set for the
-     * step's tokens (prefill: the prompt; decode: the decode width): input,
+     * step's tokens (prefill: the prompt's uncached tokens; decode: the decode width): input,
      * queries and the FFN hidden activations; the vocabulary's embedding and
      * LM-head weights (sharded over TP, on the stage's chips). */
     struct opsgen_llm_mem_parts pt;
     opsgen_llm_mem_parts(ovf, m, prof, &pt);
-    int64_t tok = bmul(ovf, b, phase == PHASE_DECODE ? m->decode_width : m->input_seqlen);
+    int64_t fresh = m->input_seqlen - m->cached_prompt_tokens;   /* the generators refuse < 1 */
+    int64_t tok = bmul(ovf, b, phase == PHASE_DECODE ? m->decode_width : fresh > 0 ? fresh : 1);
     return badd(ovf, badd(ovf, pt.weight_bytes, bld_tensor_bytes(ovf, bmul(ovf, opsgen_kv_elems(ovf, &pt, s), b), pt.kv_dtype)),
                 bld_tensor_bytes(ovf, bmul(ovf, pt.live_elems_per_token, tok), pt.act_dtype));
 }

@@ -106,6 +106,14 @@ static const struct field_desc llm_list[] = {
           .doc = "Grouped-query attention in decode reads each K/V head once for its query group (XQA-class "
                  "kernels); false: once per query head, as kernels without GQA support do (TensorRT-LLM before "
                  "v0.8). Physical profile only."),
+    /* npusim's own: a prefix cache's hit. vLLM's V1 engine caches prompts by
+     * default, and its benchmark_latency before PR 18639 (2025-05) reused one
+     * set of prompts for warm-up and timed runs, so the timed prefill
+     * computed only the block of each prompt holding its last token. */
+    I(cached_prompt_tokens, 0, N | FF_EXT, .unit = "tokens",
+      .doc = "Tokens at the start of each prompt whose KV cache is already held (an engine's prefix cache): "
+             "prefill computes the other input_seqlen - cached_prompt_tokens tokens, which attend to the "
+             "whole prompt; decode is unchanged. Below input_seqlen; LLM inference only."),
     /* npusim's own: local attention (opsgen/pattern.h). Mistral 7B v0.1 and
      * Phi-3 slide every layer (interval 0); Gemma 2 and gpt-oss alternate
      * (2); Gemma 3 has five local layers to a global one (6); Llama 4 attends

@@ -42,6 +42,8 @@ struct model_config {
     bool tie_word_embeddings;            /* npusim's own (FF_EXT): the LM head is the embedding's weights */
     bool decode_kv_shared;               /* npusim's own (FF_EXT): decode reads a K/V head once per
                                           * query group (false: once per query head) */
+    int64_t cached_prompt_tokens;        /* npusim's own (FF_EXT): tokens of each prompt already in
+                                          * the KV cache (a prefix cache); prefill computes the rest */
     /* npusim's own (FF_EXT): local attention (opsgen/pattern.h): a local
      * layer's query sees at most sliding_window keys ("sliding") or the keys
      * of its own chunk of that many tokens ("chunked"); every

@@ -30,7 +30,8 @@ void gen_phase_inference(const struct gen_run *r, bool decode, struct gen_phase 
     const struct model_config *m = r->m;
     ph->tag = decode ? PHASE_DECODE : PHASE_PREFILL;
     ph->decode = decode;
-    ph->seq = decode ? m->decode_width : m->input_seqlen;
+    /* a prefix cache's hit: prefill computes the prompt's other tokens */
+    ph->seq = decode ? m->decode_width : m->input_seqlen - m->cached_prompt_tokens;
     ph->count = decode ? r->L * m->output_seqlen : r->L;
     ph->steps = decode ? m->output_seqlen : 1;
     /* Prefill produces one token per sequence: only the last position meets the LM head. */

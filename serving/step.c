@@ -32,6 +32,9 @@ int serving_step_init(struct serving_step *s, const struct family *fam, const st
     memset(s, 0, sizeof *s);
     if (!fam->step_attention || !fam->mem_parts || !fam->gen)
         return npu_errf(e, "%s: the serving engine simulates LLM inference only", c->model_name);
+    if (c->model.cached_prompt_tokens > 0)   /* a static batch's condition; requests carry their own prompts */
+        return npu_errf(e, "%s: model field \"cached_prompt_tokens\" %lld: the serving engine has no prefix cache; "
+                           "expected 0", c->model_name, (long long)c->model.cached_prompt_tokens);
     s->fam = fam;
     s->c = *c;
     s->c.strict = false;

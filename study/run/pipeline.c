@@ -157,8 +157,12 @@ void llm_family_summary(const struct loaded_config *c, const struct profile *pro
             (long long)m->tensor_parallelism_degree, (long long)m->pipeline_parallelism_degree);
     if (with_ep)
         fprintf(out, ", ep %lld", (long long)m->expert_parallelism_degree);
-    fprintf(out, "; microbatch %lld; %lld in / %lld out)\n", (long long)m->microbatch_size_ici,
+    fprintf(out, "; microbatch %lld; %lld in / %lld out", (long long)m->microbatch_size_ici,
             (long long)m->input_seqlen, (long long)m->output_seqlen);
+    if (m->cached_prompt_tokens > 0)   /* a prefix cache's hit: say what prefill computed */
+        fprintf(out, "; %lld of each prompt cached, prefill computes %lld", (long long)m->cached_prompt_tokens,
+                (long long)(m->input_seqlen - m->cached_prompt_tokens));
+    fprintf(out, ")\n");
     if (llm_report_compute_mem(m, &c->chip, prof, t, mem, &r, &e)) {
         fprintf(out, "  (no statistics: %s)\n", e.msg);
         return;

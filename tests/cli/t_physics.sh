@@ -325,3 +325,24 @@ check "physical: decode_kv_shared=false reads a GQA cache once per query head (l
 expect_fail "physical: decode_kv_shared takes true or false" '"decode_kv_shared"' \
     $NPUSIM run --configs "$CONFIGS" -m llama3-8b -c h100 --set decode_kv_shared=maybe -o "$PH/kvbad"
 no_files "physical: nothing written for a bad decode_kv_shared" "$PH/kvbad"
+# A prefix cache's hit (model field cached_prompt_tokens): prefill computes
+# the prompt's uncached tokens, which attend to the whole prompt, and decode
+# is unchanged. llama3-8b on h100, batch 16, 2048 + 64 tokens, 2032 cached:
+# the first token costs more than a 16-token prompt's (its queries see 2048
+# keys, not 16) and far less than the whole prompt's; TPOT is the same.
+cp_run() { _cpn=$1; shift; prun "$_cpn" -m llama3-8b -c h100 -b 16 --set output_seqlen=64 --no-energy "$@"; }
+cp_run cp_full --set input_seqlen=2048
+cp_run cp_hit --set input_seqlen=2048 --set cached_prompt_tokens=2032
+cp_run cp_short --set input_seqlen=16
+check "physical: cached_prompt_tokens 2032 of 2048: TTFT $(ttft cp_hit) s between a 16-token prompt's ($(ttft cp_short)) and a tenth of the whole one's ($(ttft cp_full)); TPOT unchanged" \
+    awk -v h="$(ttft cp_hit)" -v s="$(ttft cp_short)" -v f="$(ttft cp_full)" -v a="$(tpot cp_hit)" -v b="$(tpot cp_full)" \
+        'BEGIN { exit !(s > 0 && s < h && h < f / 10 && a > 0 && a == b) }'
+check "physical: the run says how much of each prompt was cached" grep -q '2032 of each prompt cached, prefill computes 16' "$PH/cp_hit.log"
+expect_fail "physical: cached_prompt_tokens must leave prefill a token" '"cached_prompt_tokens": expected fewer than input_seqlen 2048' \
+    $NPUSIM run --configs "$CONFIGS" -m llama3-8b -c h100 --set input_seqlen=2048 --set cached_prompt_tokens=2048 -o "$PH/cpbad"
+no_files "physical: nothing written for a whole prompt cached" "$PH/cpbad"
+expect_fail "physical: training has no prefix cache" '"cached_prompt_tokens": 8, but LLM training has no prefix cache' \
+    $NPUSIM run --configs "$CONFIGS" -m llama3-8b -c h100 -w training --set cached_prompt_tokens=8 -o "$PH/cpbad"
+expect_fail "physical: the serving engine has no prefix cache" '"cached_prompt_tokens" 8: the serving engine has no prefix cache' \
+    $NPUSIM serving --configs "$CONFIGS" -m llama3-8b -c h100 --rate 1 --requests 4 --set cached_prompt_tokens=8 -o "$PH/cpbad"
+no_files "physical: nothing written by the refused training and serving runs" "$PH/cpbad"

@@ -585,18 +585,29 @@ static const struct op *find_cfg(const struct trace *t, enum phase ph, const cha
 /* The physical profile's attention, decode KV growth and vocabulary ops
  * (docs/physics.md), llama3-8b (32 heads, 8 K/V heads, 32 layers, vocab
  * 128256) at batch 2 with 4 output tokens; shapes and counts by hand. */
+/* llama3-8b on one v5p chip, batch 2, 4 output tokens, physical profile:
+ * the trace into t (inited here), which the caller frees. */
+static void llama8b_b2(struct model_config *m, struct opsgen_links *l, struct trace *t, int64_t cached)
+{
+    bool ovf = false;
+    struct npu_err e;
+    setup(m, LLAMA3_8B, "5p", 1, 1, 1, 1, 2);
+    m->output_seqlen = 4;
+    m->cached_prompt_tokens = cached;
+    *l = links("5p");
+    trace_init(t);
+    assert_int_equal(opsgen_llm_inference(m, l, &profile_physical, t, &ovf, &e), 0);
+}
+
 static void test_physical_llm(void **s)
 {
     bool ovf = false;
     (void)s;
     struct model_config m;
-    setup(&m, LLAMA3_8B, "5p", 1, 1, 1, 1, 2);
-    m.output_seqlen = 4;
-    struct opsgen_links l = links("5p");
+    struct opsgen_links l;
     struct trace t;
     struct npu_err e;
-    trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    llama8b_b2(&m, &l, &t, 0);
     /* K/V projection with 8 heads; the 4 query heads of a group fold into the rows */
     const struct op *kv = find_cfg(&t, PHASE_DECODE, "b=2x4096x8x128", 0);
     assert_i64(kv->count, 32 * 4);
@@ -642,6 +653,36 @@ static void test_physical_llm(void **s)
     trace_init(&t);
     assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
     assert_non_null(find_cfg(&t, PHASE_DECODE, "a=2x1x32x128,b=2x4096x32x128", 0));
+    trace_free(&t);
+}
+
+/* A prefix cache's hit (cached_prompt_tokens 4000 of 4096): prefill computes
+ * 96 tokens a sequence, whose queries at positions 4001..4096 see 4000 +
+ * 97/2 = 4048 keys on average; decode and the KV cache stay. */
+static void test_prompt_cache(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct opsgen_links l;
+    struct trace t;
+    llama8b_b2(&m, &l, &t, 4000);
+    assert_non_null(find_cfg(&t, PHASE_PREFILL, "FlashAttention(q=2x384x8x128,k=2x4048x8x128,v=2x4048x8x128", 0));
+    assert_non_null(find_cfg(&t, PHASE_PREFILL, "EmbeddingBag(batch=192,", 0));
+    /* K and V projected for the 96 new tokens only: the cache holds the others' */
+    assert_non_null(find_cfg(&t, PHASE_PREFILL, "a=2x96x4096,b=4096x8x128", 0));
+    for (size_t i = 0; i < t.n; i++)
+        assert_null(strstr(cfg_text(&t.ops[i]), "a=2x4096x4096,b=4096x8x128"));
+    assert_i64(find_cfg(&t, PHASE_PREFILL, "a=2x1x4096,b=4096x128256", 0)->count, 1);   /* the LM head */
+    assert_non_null(find_cfg(&t, PHASE_DECODE, "a=2x4x8x128,b=2x4096x8x128", 0));     /* decode reads all 4096 */
+    assert_i64(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, &profile_physical), 17134927872LL);
+    trace_free(&t);
+    /* the whole prompt cached: refused by name */
+    bool ovf = false;
+    struct npu_err e;
+    m.cached_prompt_tokens = 4096;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), -1);
+    assert_non_null(strstr(e.msg, "\"cached_prompt_tokens\": expected fewer than input_seqlen 4096"));
     trace_free(&t);
 }
 
@@ -793,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_corrected_profile),
         cmocka_unit_test(test_physical_llm),
+        cmocka_unit_test(test_prompt_cache),
         cmocka_unit_test(test_ffn_types),
         cmocka_unit_test(test_errors),
     };
