@@ -38,13 +38,14 @@ check "models: npusim import model writes npusim's config with its source, which
 # non-embedding parameters; the 417M vision encoder apart), LLaVA-1.5 7B's Vicuna 6.74B, Llama 4
 # Scout 109B with 17B active (Meta's figures, the vision encoder within them: npusim 107.8B, -1.1%); GPT-2 124M (npusim 123.6M: it leaves out the 0.79M learned position embeddings);
 # Phi-2 2.78B (its card's "2.7 billion" truncated: 131M embedding and 131M untied head, 32 layers of
-# 78.6M), an ungated GELU FFN in parallel blocks; Ling-plus 290B with 28.8B active (its authors' README)
+# 78.6M), an ungated GELU FFN in parallel blocks; Ling-plus 290B with 28.8B active (its authors' README);
+# Qwen3-14B 14.8B (its card; 40 layers of 330.3M and a 778M embedding and untied head: 14.77B)
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
             llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9 gemma-3-12b-it:11.771e9:11.771e9 \
             llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9 gpt2:124e6:124e6 phi-2:2.78e9:2.78e9 \
-            ling-plus:290e9:28.8e9; do
+            ling-plus:290e9:28.8e9 qwen3-14b:14.8e9:14.8e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
