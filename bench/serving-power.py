@@ -15,7 +15,8 @@ every unit at full load draws what it drew before (at most the TDP the split was
 fitted to h100's rows of the first gathering (FIT_ROWS: relative errors, least squares, bounded so
 that static plus "other" stays under the cap); each model's h100 rows are then predicted from r
 fitted to the other model's alone, the b200 rows, a die the fit never saw, from h100's r, and the
-rows added after the fit (Qwen3-14B, E19-E26) from it too. Each row's power is linear in r when the
+rows added after the fit (Qwen3-14B, E19-E26; Qwen3-30B-A3B, a mixture of experts, E27-E33) from
+it too. Each row's power is linear in r when the
 cap is off, so three uncapped runs per row give it (components()).
 
 Mapping (each row's conditions):
@@ -137,7 +138,7 @@ def predict(points, r):
 
 FIT_CHIP = "h100"   # the die with the most rows; the others are predicted from its fraction (header)
 # The rows the shipped r was fitted on (FIT_CHIP's rows of the first gathering); rows added later
-# (E19-E26, Qwen3-14B) are predicted, never fitted, so that they test the fit.
+# (E19-E26, Qwen3-14B; E27-E33, Qwen3-30B-A3B) are predicted, never fitted, so that they test the fit.
 FIT_ROWS = {"E1", "E2", "E3", "E4", "E9", "E10", "E11", "E12", "E13", "E14"}
 
 
