@@ -243,7 +243,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     if (mla(g, fid))
         return -1;
     *fid = last(g)->fusion_id + 1;
-    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt };
+    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt, 0 };
     /* DeepSeek's tokens go to at most num_limited_groups devices, in FP8 */
     struct moe_ctx mx = { &g->r, &g->ep, m->num_limited_groups, FP8, false };
     struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,

@@ -318,6 +318,9 @@ static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
     char pre[160], d[200];
     struct trace *tr = c->t;
     struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
+    /* the elementwise ops over fold copies at once: the same bytes, one op's latency */
+    int64_t fold = c->fold > 1 && n % c->fold == 0 ? c->fold : 1, ne = n / fold;
+    struct shape hf = SHP(bmul(c->ovf, B, fold), seq, Fl);
     CAT(pre, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-", "", NO_ID);
     CAT(d, pre, "FFgate", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x, SHP(D, Fl),
@@ -327,10 +330,10 @@ static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
                  "BLM;MH->BLH", "0_0_0", ACT)));
     if (!c->prof->ffn_activation_missing) {
         CAT(d, pre, "FFgate_act", "", NO_ID);
-        CHK(b_unary(tr, c->ovf, f + 2, n, d, "h_gate (2) = act(h_gate (2))", act, h, "0_0", ACT));
+        CHK(b_unary(tr, c->ovf, f + 2, ne, d, "h_gate (2) = act(h_gate (2))", act, hf, "0_0", ACT));
     }
     CAT(d, pre, "FFgate_up", "", NO_ID);
-    CHK(b_binary(tr, c->ovf, f + 2, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", ACT,
+    CHK(b_binary(tr, c->ovf, f + 2, ne, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", hf, "0_0_0", ACT,
                  c->prof->binary_ops_list_one_input));
     CAT(d, pre, "FFoutput", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h, SHP(Fl, D),

@@ -29,6 +29,9 @@ struct layer_ctx {
     const struct coll_axes *tp;  /* tensor-parallel axes; n == 0: none */
     const char *prefix;          /* caller's description prefix */
     const struct tensor_formats *fmt;  /* the tensors' number formats; NULL: bf16 throughout */
+    int64_t fold;                /* a gated body's activation and product run as one op over this
+                                  * many of its copies (a fused MoE kernel's over all its experts:
+                                  * count / fold executions of fold x B rows); 0 or 1: per copy */
 };
 
 

@@ -101,7 +101,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
         if (k > 0)
             *fid = gen_last(r)->fusion_id + 1;
         int64_t count = lg.n == 1 ? ph->count : bmul(r->ovf, gr->layers, ph->steps);
-        struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, count, ph->decode, &r->tp, "", &r->fmt };
+        struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, count, ph->decode, &r->tp, "", &r->fmt, 0 };
         struct attn_args at = attn_of(r, ph, gr->local);
         if (!gr->moe) {
             if (layer_block(&lc, &at, m, fid))
@@ -208,7 +208,7 @@ static int step_group(const struct llm_gen *g, const struct opsgen_step_attn *a,
                       struct trace *scratch)
 {
     const struct model_config *m = g->r.m;
-    struct layer_ctx lc = { scratch, g->r.ovf, g->r.prof, a->batch, count, a->decode, &g->r.tp, "", &g->r.fmt };
+    struct layer_ctx lc = { scratch, g->r.ovf, g->r.prof, a->batch, count, a->decode, &g->r.tp, "", &g->r.fmt, 0 };
     /* Decode: one suffix group of length s needs an odd step count 2s - 1
      * (decode_suffix_groups), counted here once per layer. */
     struct attn_args at = attn_base(m, a->decode ? m->decode_width : a->q, a->prefix, 2 * a->suffix - 1);

@@ -206,7 +206,7 @@ static int fwd_layers(struct gen *g, const struct gen_phase *ph, int64_t *fid)
     const struct model_config *m = g->r.m;
     if (fsdp_gather(g, *fid, "Fwd-FSDP-AllGatherWeights"))
         return -1;
-    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, g->r.L, false, &g->r.tp, "", &g->r.fmt };
+    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, g->r.L, false, &g->r.tp, "", &g->r.fmt, 0 };
     struct attn_args at = { .seq = g->S, .s_in = g->S, .s_out = m->output_seqlen,
                             .H = m->num_heads, .D = m->d_model, .dh = m->d_head,
                             .kv_heads = m->num_kv_heads, .flash = false, .causal = true,
@@ -343,7 +343,7 @@ static int moe_bwd(struct gen *g, int64_t f, int64_t L)
     int64_t B = g->r.B, S = g->S, D = m->d_model, e = 1;
     for (int i = 0; i < g->ep.n; i++) e *= g->ep.deg[i];
     struct moe_ctx mx = moe_ctx_std(&g->r, &g->ep);
-    struct layer_ctx c = { g->r.t, g->r.ovf, g->r.prof, B, L, false, &g->etp, "Bwd-", &g->r.fmt };
+    struct layer_ctx c = { g->r.t, g->r.ovf, g->r.prof, B, L, false, &g->etp, "Bwd-", &g->r.fmt, 0 };
     int64_t t = layer_tp(&c), Fm = cdiv64(m->moe_d_ff, t);
     if (e > 1 && moe_all_to_all(&c, &mx, S, f++, true))
         return -1;

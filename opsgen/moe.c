@@ -88,6 +88,9 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         snprintf(pre, sizeof pre, "FFN_routed_experts-");
         x.B = 1;
         x.count = bmul(c->ovf, n, ld.experts);
+        /* a fused MoE kernel (vLLM's fused_moe, grouped GEMMs) runs the activation and the
+         * product once over every expert's tokens, not once an expert */
+        x.fold = ld.experts;
         if (layer_ffn_llama_body(&x, ld.tokens, D, Fm, f))
             return -1;
         f = gen_last(r)->fusion_id + 1;

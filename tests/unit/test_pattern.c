@@ -100,6 +100,45 @@ static void test_moe_params(void **s)
     assert_int_equal(a, 2 * (192 + 3 * 144 + 32 + 16) + 8 + 160);
 }
 
+/* The routed experts' activation and product run as one op over every
+ * expert's tokens, as a fused MoE kernel runs them (physical profile): Mixtral
+ * 8x7B at batch 8 decodes 8 tokens a step; each of the 8 experts receives one
+ * with probability 1 - 0.75^8 = 0.90, so all 8 are used (ceil 7.2), with 8 x
+ * 0.25 / 0.90 = 2.2 tokens each (3, rounded up): 8 GEMMs of 3 rows a layer and
+ * step, but one SiLU and one product of 8 x 3 rows. 32 layers, 4 steps. */
+static void test_moe_fused_activation(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "mixtral-8x7b");
+    m.num_chips = 1, m.microbatch_size_ici = 8, m.global_batch_size = 8, m.input_seqlen = 16, m.output_seqlen = 4;
+    struct opsgen_links l = { .ici_bw_GBps = 200, .dcn_bw_GBps = 25, .hbm_size_GB = 95, .pcie_bw_GBps = 32.0,
+                              .ici_latency_ns = 3330, .dcn_latency_ns = 3700, .pcie_latency_ns = 400 };
+    strcpy(l.ICI_topology, "TORUS_3D");
+    struct trace t;
+    struct npu_err e;
+    bool ovf = false;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    int seen = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        if (o->phase != PHASE_DECODE || !strstr(o->description, "routed_experts"))
+            continue;
+        const char *c = cfg_text(o);
+        if (strstr(c, "Silu(") || strstr(c, "Mul(")) {
+            assert_non_null(strstr(c, "=8x3x14336"));
+            assert_int_equal(o->count, 32 * 4);
+            seen++;
+        } else if (strstr(c, "a=1x3x4096,b=4096x14336")) {
+            assert_int_equal(o->count, 32 * 4 * 8);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 4);   /* SiLU, product, gate and up projections */
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -107,6 +146,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_moe_params),
+        cmocka_unit_test(test_moe_fused_activation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
