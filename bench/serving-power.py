@@ -16,8 +16,8 @@ fitted to h100's rows of the first gathering (FIT_ROWS: relative errors, least s
 that static plus "other" stays under the cap); each model's h100 rows are then predicted from r
 fitted to the other model's alone, the b200 rows, a die the fit never saw, from h100's r, and the
 rows added after the fit (Qwen3-14B, E19-E26; Qwen3-30B-A3B, a mixture of experts, E27-E33) from
-it too. Each row's power is linear in r when the
-cap is off, so three uncapped runs per row give it (components()).
+it too. Each row's power is linear in r when the cap is off, so three uncapped runs per row give it,
+and a fourth with the units' dynamic power at its floor gives the cap's bound (components()).
 
 Mapping (each row's conditions):
   workload     --offline --requests 4096: benchmark.yaml queues all 1024 requests at once (no rate)
@@ -145,7 +145,8 @@ FIT_ROWS = {"E1", "E2", "E3", "E4", "E9", "E10", "E11", "E12", "E13", "E14"}
 def fit(binary, rows, in_mean):
     """r fitted to FIT_CHIP's rows: in sample, each model's rows predicted from the other's alone,
     and every other chip's rows predicted with O = r (TDP - idle) of their own preset."""
-    pts = [(row, components(binary, row, in_mean)) for row in rows]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:   # as main() runs the rows
+        pts = list(zip(rows, pool.map(lambda row: components(binary, row, in_mean), rows)))
     own = [(r, p) for r, p in pts if r["id"] in FIT_ROWS]
     r = fit_r([p for _, p in own])
     print("Fitted on %s's rows (%s): r = dynamic_power_other_W / (TDP - idle) = %.4f, so "
