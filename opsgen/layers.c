@@ -301,6 +301,15 @@ const struct ffn_kind *ffn_kind_of(const char *ffn_type)
     return NULL;
 }
 
+/* The dense layers of a mixture of experts (GLM-4.5's and ERNIE 4.5's first
+ * layers, Llama 4 Maverick's every other) run the FFN their experts run:
+ * gated, SiLU (moe.c builds every expert so). */
+const struct ffn_kind *ffn_kind_dense(const char *ffn_type)
+{
+    const struct ffn_kind *k = ffn_kind_of(ffn_type);
+    return k || strcmp(ffn_type, "moe") ? k : &ffn_kinds[0];
+}
+
 int ffn_type_error(const char *v, struct npu_err *e)
 {
     const char *names[sizeof ffn_kinds / sizeof ffn_kinds[0]];
@@ -417,7 +426,8 @@ int layer_block(const struct layer_ctx *c, const struct attn_args *a, const stru
     if (layer_attention(c, a, &f))
         return -1;
     *fid = f = c->t->ops[c->t->n - 1].fusion_id + 1;
-    struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
+    const struct ffn_kind *k = ffn_kind_dense(m->ffn_type);
+    struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = k ? k->name : m->ffn_type,
                            .input_gathered = true };
     return layer_ffn(c, &fa, &f);
 }

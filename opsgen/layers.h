@@ -96,6 +96,10 @@ struct ffn_args {
 struct ffn_kind { const char *name; bool gated; const char *act; };
 /* The type of that name, or NULL. */
 const struct ffn_kind *ffn_kind_of(const char *ffn_type);
+/* The FFN of a model's dense layers: its ffn_type's, or for a mixture of
+ * experts ("moe"), whose experts are SiLU-gated, the same gated SiLU FFN of
+ * d_ff; NULL for an unknown type. */
+const struct ffn_kind *ffn_kind_dense(const char *ffn_type);
 /* The accepted names, for messages. */
 #define FFN_TYPE_NAMES "\"llama\", \"swiglu\", \"geglu\", \"default\", \"gelu\" or \"relu\""
 /* -1 with e: `model field "ffn_type": expected ..., got "V"`, and the closest name. */

@@ -274,7 +274,9 @@ static int64_t ln_bwd_count(const struct gen *g) { return g->r.prof->layernorm_b
 static int ffn_bwd(struct gen *g, int64_t f, int64_t L)
 {
     const struct model_config *m = g->r.m;
-    const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
+    const struct ffn_kind *k = ffn_kind_dense(m->ffn_type);
+    if (!k)
+        return -1;
     int64_t B = g->r.B, S = g->S, D = m->d_model, t = tp_of(g), Fl = cdiv64(m->d_ff, t);
     struct trace *tr = g->r.t;
     bool *ovf = g->r.ovf;
@@ -309,21 +311,27 @@ static int ffn_bwd(struct gen *g, int64_t f, int64_t L)
 /* A gated expert body's backward (the forward's gate, up, act(gate) * up and
  * down, each matmul's input and weight gradients) over b x tokens rows of
  * width Fl, n times, its descriptions prefixed by pre (in the activations'
- * format, as the dense FFN's backward). */
-static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t tokens, int64_t Fl, const char *pre)
+ * format, as the dense FFN's backward). The elementwise pair runs once over
+ * fold copies (n / fold ops of fold x b rows), as the forward's fused MoE
+ * kernel runs it over every woken expert (layers.h, layer_ctx.fold). */
+static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t tokens, int64_t Fl, const char *pre,
+                      int64_t fold)
 {
     struct trace *tr = g->r.t;
     bool *ovf = g->r.ovf;
     int64_t D = g->r.m->d_model;
     const char *act = g->r.fmt.act;
     char d[96];
+    if (fold < 1 || n % fold)
+        fold = 1;
+    struct shape h = SHP(bmul(ovf, b, fold), tokens, Fl);
     snprintf(d, sizeof d, "%sFFdown", pre);
     CHK(b_einsum_bwd(tr, ovf, f, n, d, "einsum", SHP(b, tokens, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", act));
     snprintf(d, sizeof d, "%sFFact", pre);
     if (!g->r.prof->ffn_activation_missing)
-        CHK(b_unary(tr, ovf, f, n, d, "dh = dy * act'(h)", "Silu", SHP(b, tokens, Fl), "0_0", act));
+        CHK(b_unary(tr, ovf, f, n / fold, d, "dh = dy * act'(h)", "Silu", h, "0_0", act));
     snprintf(d, sizeof d, "%sFFgate_up", pre);
-    CHK(b_binary(tr, ovf, f, n, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", SHP(b, tokens, Fl), "0_0_0", act,
+    CHK(b_binary(tr, ovf, f, n / fold, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", h, "0_0_0", act,
                  g->r.prof->binary_ops_list_one_input));
     for (int i = 0; i < 2; i++) {
         snprintf(d, sizeof d, "%s%s", pre, i ? "FFup" : "FFgate");
@@ -348,11 +356,11 @@ static int moe_bwd(struct gen *g, int64_t f, int64_t L)
     if (e > 1 && moe_all_to_all(&c, &mx, S, f++, true))
         return -1;
     struct moe_load ld = moe_load_of(g->r.ovf, m, bmul(g->r.ovf, B, S));
-    if (expert_bwd(g, f, bmul(g->r.ovf, L, ld.experts), 1, ld.tokens, Fm, "Bwd-FFN_routed_experts-"))
+    if (expert_bwd(g, f, bmul(g->r.ovf, L, ld.experts), 1, ld.tokens, Fm, "Bwd-FFN_routed_experts-", ld.experts))
         return -1;
     f = last(g)->fusion_id + 1;
     if (m->num_shared_experts > 0) {
-        if (expert_bwd(g, f, L, B, S, Fm * m->num_shared_experts, "Bwd-FFN_shared_expert-"))
+        if (expert_bwd(g, f, L, B, S, Fm * m->num_shared_experts, "Bwd-FFN_shared_expert-", 1))
             return -1;
         f = last(g)->fusion_id + 1;
     }

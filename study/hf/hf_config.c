@@ -61,7 +61,7 @@ static const struct hf_type {
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
-    { .type = "kimi_k2", .kind = HF_MLA },
+    { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
 };
 
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
@@ -587,7 +587,7 @@ static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e
         npu_errf(e, "%s: model_type \"%s\": not a decoder npusim knows (dense: llama, mistral, qwen2, qwen3, gemma, "
                     "gemma2, gemma3_text, phi3, glm4, gpt2, falcon, ...; experts: mixtral, qwen2_moe, qwen3_moe, "
                     "gpt_oss, dbrx, glm4_moe, llama4_text, ernie4_5_moe, ...; latent attention with experts: "
-                    "deepseek_v2, deepseek_v3; docs/models.md lists them)",
+                    "deepseek_v2, deepseek_v3, glm4_moe_lite; docs/models.md lists them)",
                  name, type ? type : "(none)");
         return NULL;
     }

@@ -272,3 +272,31 @@ ok = (len(fwd) == 1 and fwd[0][\"Count\"] == \"768\" and \"a=1x4096x2048\" in fw
       len(bwd) == 2 and all(r[\"Count\"] == \"768\" for r in bwd) and
       len(rs) == 1 and \"1540882432\" in rs[0][\"Config\"])
 sys.exit(not ok)' '$HF/moe-train'"
+# Mixtures with dense layers (GLM-4.5's and ERNIE 4.5's first layers, Llama 4 Maverick's every
+# other): the dense ones run the gated SiLU FFN of d_ff their experts run. GLM-4.7 (GLM-4.5's
+# shapes) on 8 chips, TP 8, a 4096-token prompt: its 3 dense layers' gate projection 4096 x 5120
+# by 5120 x 1536 (12288 / 8), count 3; its 89 mixture layers' 160 experts, each on 4096 x 8 / 160
+# = 204.8 -> 205 tokens by 5120 x 192 (1536 / 8), count 89 x 160 = 14240; 353B parameters against
+# GLM-4.5's published 355B (its active 32B is not compared: whether it counts the embeddings is
+# not said). GLM-4.7-Flash's latent attention (glm4_moe_lite) runs as DeepSeek's: 29.9B against
+# its card's 30B.
+check "models: GLM-4.7's dense first layers run its dense FFN beside 89 layers of 160 experts; its parameters" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/glm-4.7-fp8.json -c h100 --set num_chips=8 --set tensor_parallelism_degree=8 \
+    -o '$HF/glm' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m $S/glm-4.7-flash.json -c h100 -o '$HF/glmf' >/dev/null 2>&1 &&
+  python3 -c 'import csv, glob, json, sys
+rows = list(csv.DictReader(open(glob.glob(sys.argv[1] + \"/*_prefill.csv\")[0])))
+dense = [r for r in rows if r[\"Description\"] == \"Fwd-FFN-encoder-FFgate\"]
+moe = [r for r in rows if r[\"Description\"] == \"FFN_routed_experts-Fwd-FFN-encoder-FFgate\"]
+p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0]))[\"params_total\"] for d in sys.argv[1:3]]
+ok = (len(dense) == 1 and dense[0][\"Count\"] == \"3\" and \"a=1x4096x5120,b=5120x1536\" in dense[0][\"Config\"] and
+      len(moe) == 1 and moe[0][\"Count\"] == \"14240\" and \"a=1x205x5120,b=5120x192\" in moe[0][\"Config\"] and
+      abs(p[0] / 355e9 - 1) <= 0.015 and abs(p[1] / 30e9 - 1) <= 0.015)
+sys.exit(not ok)' '$HF/glm' '$HF/glmf'"
+check "models: a mixture with a dense first layer (ERNIE 4.5) trains and serves: the dense layer's FFN backward, count 1" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/ernie-moe.json' -c h100 -w training --batch 2 --seqlen 4096_1 \
+    -o '$HF/ernie-train' >/dev/null 2>&1 &&
+  grep -q '^[0-9]*,Bwd-FFN-encoder-FFact,\"Silu(x=2x4096x12288,.*,VPU,1,' '$HF/ernie-train'/*.csv &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/ernie-moe.json' -c h100 --rate 2 --requests 20 --lengths fixed:512:64 \
+    --json >'$HF/ernie-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 20)' '$HF/ernie-serve.json'"

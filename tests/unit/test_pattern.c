@@ -9,6 +9,7 @@
 
 #include "opsgen/opsgen.h"
 #include "opsgen/pattern.h"
+#include "opsgen/train.h"
 #include "traces/profile.h"
 
 static void test_keys(void **s)
@@ -100,6 +101,31 @@ static void test_moe_params(void **s)
     assert_int_equal(a, 2 * (192 + 3 * 144 + 32 + 16) + 8 + 160);
 }
 
+/* Mixtral 8x7B on one chip, batch 8, 16 tokens in and 4 out. */
+static void mixtral_b8(struct model_config *m)
+{
+    load_model(m, "mixtral-8x7b");
+    m->num_chips = 1, m->microbatch_size_ici = 8, m->global_batch_size = 8, m->input_seqlen = 16, m->output_seqlen = 4;
+}
+
+/* The chip's links for the generators. */
+static const struct opsgen_links *test_links(void)
+{
+    static struct opsgen_links l = { .ici_bw_GBps = 200, .dcn_bw_GBps = 25, .hbm_size_GB = 95, .pcie_bw_GBps = 32.0,
+                                     .ici_latency_ns = 3330, .dcn_latency_ns = 3700, .pcie_latency_ns = 400,
+                                     .ICI_topology = "TORUS_3D" };
+    return &l;
+}
+
+/* m's inference trace under physical into t (initialised here). */
+static void infer_physical(const struct model_config *m, struct trace *t)
+{
+    struct npu_err e;
+    bool ovf = false;
+    trace_init(t);
+    assert_int_equal(opsgen_llm_inference(m, test_links(), &profile_physical, t, &ovf, &e), 0);
+    assert_false(ovf);
+}
 /* The routed experts' activation and product run as one op over every
  * expert's tokens, as a fused MoE kernel runs them (physical profile): Mixtral
  * 8x7B at batch 8 decodes 8 tokens a step; each of the 8 experts receives one
@@ -110,16 +136,9 @@ static void test_moe_fused_activation(void **s)
 {
     (void)s;
     struct model_config m;
-    load_model(&m, "mixtral-8x7b");
-    m.num_chips = 1, m.microbatch_size_ici = 8, m.global_batch_size = 8, m.input_seqlen = 16, m.output_seqlen = 4;
-    struct opsgen_links l = { .ici_bw_GBps = 200, .dcn_bw_GBps = 25, .hbm_size_GB = 95, .pcie_bw_GBps = 32.0,
-                              .ici_latency_ns = 3330, .dcn_latency_ns = 3700, .pcie_latency_ns = 400 };
-    strcpy(l.ICI_topology, "TORUS_3D");
+    mixtral_b8(&m);
     struct trace t;
-    struct npu_err e;
-    bool ovf = false;
-    trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    infer_physical(&m, &t);
     int seen = 0;
     for (size_t i = 0; i < t.n; i++) {
         const struct op *o = &t.ops[i];
@@ -139,6 +158,68 @@ static void test_moe_fused_activation(void **s)
     trace_free(&t);
 }
 
+/* A mixture with dense layers (GLM-4.5's and ERNIE 4.5's first layers, Llama
+ * 4 Maverick's every other): Mixtral with 3 dense first layers and then every
+ * other layer a mixture has 3 + 15 = 18 dense layers and 14 of experts. The
+ * dense ones run Mixtral's own gated SiLU FFN of d_ff 14336 on the step's
+ * rows; the experts' as in test_moe_fused_activation. Decode at batch 8 over
+ * 4 steps: the dense gate projection 8x1x4096 by 4096x14336, count 18 x 4; the
+ * experts' SiLU 8x3x14336, count 14 x 4. Training, batch 2 of 16 tokens:
+ * 32 tokens x top-2 / 8 experts, over the chance 1 - 0.75^32 that an expert
+ * is woken, = 8.0008 rows an expert, rounded up to 9 (moe_load_of), all 8
+ * woken; the dense SiLU's backward over 2x16x14336, count 18; the experts'
+ * over 8 experts x 9 rows at once, count 14 (an op a layer, not an expert). */
+static void test_moe_dense_layers(void **s)
+{
+    (void)s;
+    struct model_config m;
+    mixtral_b8(&m);
+    m.num_dense_layers = 3, m.moe_layer_step = 2;
+    struct trace t;
+    infer_physical(&m, &t);
+    int seen = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        if (o->phase != PHASE_DECODE)
+            continue;
+        if (!strstr(o->description, "expert") && strstr(c, "a=8x1x4096,b=4096x14336")) {
+            assert_int_equal(o->count, 18 * 4);   /* the dense gate and up projections */
+            seen++;
+        } else if (strstr(o->description, "routed_experts") && strstr(c, "Silu(")) {
+            assert_non_null(strstr(c, "=8x3x14336"));
+            assert_int_equal(o->count, 14 * 4);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 3);
+    trace_free(&t);
+
+    m.global_batch_size = 2, m.microbatch_size_ici = 2, m.output_seqlen = 1;
+    trace_init(&t);
+    int64_t params = 0;
+    struct npu_err e;
+    bool ovf = false;
+    m.use_flash_attention = false;   /* training's attention is unfused */
+    assert_int_equal(opsgen_llm_training(&m, test_links(), &profile_physical, &t, &params, &ovf, &e), 0);
+    seen = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        if (strstr(o->description, "Bwd-FFN_routed_experts-FFact")) {
+            assert_non_null(strstr(cfg_text(o), "x=8x9x14336"));
+            assert_int_equal(o->count, 14);
+            seen++;
+        } else if (!strcmp(o->description, "Bwd-FFN-encoder-FFact")) {
+            assert_non_null(strstr(cfg_text(o), "x=2x16x14336"));
+            assert_int_equal(o->count, 18);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    assert_false(ovf);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
+        cmocka_unit_test(test_moe_dense_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
