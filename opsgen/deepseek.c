@@ -4,8 +4,9 @@
  * One layer per phase: optional KV swap, pipeline receive, input RMSNorm,
  * multi-head latent attention (MLA), the shared FFN wrapper with a MoE body
  * (gate, token all-to-all, routed experts, all-to-all back, shared expert,
- * combine), pipeline send. Every layer is MLA + MoE (num_dense_layers is
- * read but unused, as in the reference).
+ * combine), pipeline send. Every layer is MLA + MoE in the reference
+ * (num_dense_layers read but unused); under physical the dense first layers
+ * run a dense FFN (quirk mla_dense_layers_as_moe).
  *
  * The phase skeleton (opsgen/phases.h) walks each phase; this file gives it
  * the RMSNorm, the fid rule of the sends, and the layer (MLA and MoE FFN).
@@ -36,6 +37,7 @@
 #include "opsgen/layers.h"
 #include "opsgen/moe.h"
 #include "opsgen/parallel.h"
+#include "opsgen/pattern.h"
 #include "opsgen/phases.h"
 #include "traces/dtype.h"
 
@@ -234,7 +236,21 @@ static void phase_setup(void *gp, int i, struct gen_phase *ph)
     ph->send_reuses_fid = ph->decode && g->r.prof->pp_send_reuses_fid;
 }
 
-/* One layer after the input RMSNorm: MLA, then the FFN wrapper with the MoE body. */
+/* The stage's dense first layers (num_dense_layers, its share of them as
+ * opsgen/pattern.h cuts groups), 0 under quirk mla_dense_layers_as_moe. */
+static int64_t stage_dense_layers(const struct model_config *m, const struct profile *prof, int64_t stage_layers)
+{
+    int64_t L = m->num_layers, d = m->num_dense_layers < L ? m->num_dense_layers : L;
+    if (prof->mla_dense_layers_as_moe || d <= 0)
+        return 0;
+    struct layer_groups lg = { 2, { { false, false, d }, { false, true, L - d } } };
+    pattern_share(&lg, L, stage_layers);
+    return lg.g[0].layers;
+}
+
+/* One layer after the input RMSNorm: MLA, then the FFN wrapper with the MoE
+ * body; the dense first layers' FFN is the gated SiLU FFN of d_ff on the
+ * attention's TP axes, whose input MLA gathered. */
 static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
 {
     struct dsgen *g = gp;
@@ -243,13 +259,22 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     if (mla(g, fid))
         return -1;
     *fid = last(g)->fusion_id + 1;
-    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, ph->count, ph->decode, &g->etp, "", &g->r.fmt, 0 };
+    int64_t dense = stage_dense_layers(m, g->r.prof, g->r.L), f = *fid;
+    int64_t moe = dense ? bmul(g->r.ovf, g->r.L - dense, ph->steps) : ph->count;
+    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, moe, ph->decode, &g->etp, "", &g->r.fmt, 0 };
     /* DeepSeek's tokens go to at most num_limited_groups devices, in FP8 */
     struct moe_ctx mx = { &g->r, &g->ep, m->num_limited_groups, FP8, false };
     struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
                            .body = moe_ffn_body, .body_arg = &mx };
-    int64_t f = *fid;
-    return layer_ffn(&lc, &fa, &f);
+    if (moe > 0 && layer_ffn(&lc, &fa, &f))
+        return -1;
+    if (dense == 0)
+        return 0;
+    f = last(g)->fusion_id + 1;
+    lc.count = bmul(g->r.ovf, dense, ph->steps);
+    lc.tp = &g->r.tp;
+    struct ffn_args da = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = "llama", .input_gathered = true };
+    return layer_ffn(&lc, &da, &f);
 }
 
 /* ---- validation ---- */
@@ -407,9 +432,13 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * 2;
     /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */
     total += (double)bmul4(ovf, b, s, H, rope * 5 + nope) / tp;
-    /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the gate. */
-    double ffn = (double)bmul3(ovf, D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)L;
-    total += (ffn + (double)bmul3(ovf, R, D, L)) * 1;
+    /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the
+     * gate; the dense first layers' FFN (physical) over tp, FP8 alike. */
+    int64_t Ld = stage_dense_layers(m, prof, L);
+    double ffn = (double)bmul3(ovf, D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)(L - Ld);
+    total += (ffn + (double)bmul3(ovf, R, D, L - Ld)) * 1;
+    if (Ld > 0)
+        total += (double)bmul3(ovf, D, m->d_ff, 3) / tp * (double)Ld;
     /* Intermediate expert activations, BF16, worst-case routing. */
     /* (Corrected: one layer's, live while that layer runs.) */
     total += (double)bmul4(ovf, b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);

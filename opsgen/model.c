@@ -164,7 +164,9 @@ static const struct field_desc moe_list[] = {
 TABLE(model_moe_fields, "model", moe_list);
 
 static const struct field_desc deepseek_list[] = {
-    I(num_dense_layers, 1, N, .doc = "Unused (the reference reads it; every layer is a mixture of experts)."),
+    I(num_dense_layers, 1, N, .unit = "layers",
+      .doc = "The first layers, with a dense FFN of d_ff (physical; the reference runs every layer's FFN as the "
+             "mixture of experts, quirk mla_dense_layers_as_moe)."),
     I(kv_lora_rank, 0, FF_REQUIRED | P, .doc = "Rank of the compressed key-value latent (MLA)."),
     I(q_lora_rank, 0, FF_REQUIRED | N,
       .doc = "Rank of the compressed query latent (MLA); 0: the query is projected directly (DeepSeek-V2-Lite)."),

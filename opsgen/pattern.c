@@ -50,14 +50,17 @@ void pattern_groups(const struct model_config *m, struct layer_groups *out)
 void pattern_stage_groups(const struct model_config *m, int64_t stage_layers, struct layer_groups *out)
 {
     pattern_groups(m, out);
-    int64_t L = m->num_layers;
+    pattern_share(out, m->num_layers, stage_layers);
+}
+
+void pattern_share(struct layer_groups *out, int64_t L, int64_t stage_layers)
+{
     if (out->n <= 1 || L <= 0 || stage_layers == L) {
         if (out->n == 1)
             out->g[0].layers = stage_layers;
         return;
     }
-    /* each group's share of the stage, floors then the largest remainders
-     * (ties: the earlier group); the rounding is on int64 exact integers */
+    /* the rounding is on int64 exact integers */
     int64_t rem[4], left = stage_layers;
     for (int k = 0; k < out->n; k++) {
         int64_t x = out->g[k].layers * stage_layers;   /* layers and stages are small (< 2^31) */

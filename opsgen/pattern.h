@@ -34,6 +34,9 @@ bool pattern_layer_moe(const struct model_config *m, int64_t i);
 void pattern_groups(const struct model_config *m, struct layer_groups *out);
 /* The same groups with stage_layers layers in all, each its share. */
 void pattern_stage_groups(const struct model_config *m, int64_t stage_layers, struct layer_groups *out);
+/* Groups g of L layers in all cut to stage_layers: each its floor share, then
+ * the largest remainders (ties: the earlier group). */
+void pattern_share(struct layer_groups *g, int64_t L, int64_t stage_layers);
 
 /* The keys the queries at positions a+1 .. b (0 <= a <= b) see in all in a
  * local layer (causal; positions 1-based), checked (*ovf, builders.h). */

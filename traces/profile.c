@@ -55,6 +55,7 @@ const struct profile profile_neusim = {
     .weight_update_always_adds_dcn = true,
     .ffn_bwd_two_all_reduces = true,
     .mla_counts_all_layers = true,
+    .mla_dense_layers_as_moe = true,
     .train_memory_reference = true,
     .oom_vs_pod_hbm = true,
     .layernorm_bwd_counted_once = true,

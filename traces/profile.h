@@ -86,6 +86,8 @@ struct profile {
     bool weight_update_always_adds_dcn;    /* opsgen Q11: DCN bw summed into the weight update */
     bool ffn_bwd_two_all_reduces;          /* opsgen Q17: FFN backward emits two TP all-reduces */
     bool mla_counts_all_layers;            /* opsgen Q3: MLA ops count all layers, not the stage's */
+    bool mla_dense_layers_as_moe;          /* DeepSeek's dense first layers (num_dense_layers) run the
+                                            * MoE FFN as every other layer; cleared: the dense FFN */
     bool train_memory_reference;           /* opsgen Q15: the reference's training footprint */
     bool oom_vs_pod_hbm;                   /* opsgen Q15b: per-chip footprints (training, DLRM, DiT, GLIGEN)
                                             * compared with the whole pod's HBM */

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "opsgen/deepseek.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/pattern.h"
 #include "opsgen/train.h"
@@ -220,6 +221,52 @@ static void test_moe_dense_layers(void **s)
     trace_free(&t);
 }
 
+/* The prefill ops of m's DeepSeek trace under prof whose description is desc
+ * and whose config has cfg: their count (-1: none). */
+static int64_t ds_count(const struct model_config *m, const struct profile *prof, const char *desc, const char *cfg)
+{
+    struct trace t;
+    struct npu_err e;
+    bool ovf = false;
+    trace_init(&t);
+    assert_int_equal(opsgen_deepseek_inference(m, test_links(), prof, &t, &ovf, &e), 0);
+    int64_t n = -1;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].phase == PHASE_PREFILL && !strcmp(t.ops[i].description, desc) && strstr(cfg_text(&t.ops[i]), cfg))
+            n = t.ops[i].count;
+    trace_free(&t);
+    return n;
+}
+
+/* DeepSeek-V3's 3 dense first layers (of 61) under physical: the gated SiLU
+ * FFN of d_ff 18432, count 3, and the experts on the other 58 (256 each,
+ * count 58 x 256 = 14848), and the footprint holds their weights; the
+ * reference runs all 61 as MoE (quirk mla_dense_layers_as_moe). Four pipeline stages of 16 layers: the dense
+ * group's share 3 x 16 / 61 = 0.79 and the experts' 58 x 16 / 61 = 15.21
+ * floor to 0 and 15; the remainders 48 and 13 (of 61) give the last layer to
+ * the dense group: 1 and 15. */
+static void test_deepseek_dense_layers(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "deepseekv3-671b");
+    m.num_chips = 1, m.input_seqlen = 512, m.output_seqlen = 2;   /* 512 x 8 tokens: every expert woken */
+    const char *up = "b=7168x18432", *expert = "b=7168x2048";
+    assert_int_equal(ds_count(&m, &profile_physical, "Fwd-FFN-encoder-FFgate", up), 3);
+    assert_int_equal(ds_count(&m, &profile_physical, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", expert), 58 * 256);
+    assert_int_equal(ds_count(&m, &profile_neusim, "Fwd-FFN-encoder-FFgate", up), -1);
+    /* the footprint (FP8 FFN weights): each dense layer holds 3 x 7168 x 18432
+     * where a MoE layer holds 257 experts of 3 x 7168 x 2048 and a 256 x 7168
+     * gate, 10,923,802,624 bytes more; 3 layers */
+    int64_t with = opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical);
+    m.num_dense_layers = 0;
+    assert_int_equal(opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical) - with, 3 * INT64_C(10923802624));
+    m.num_dense_layers = 3;
+    m.num_chips = 4, m.pipeline_parallelism_degree = 4;
+    assert_int_equal(ds_count(&m, &profile_physical, "Fwd-FFN-encoder-FFgate", up), 1);
+    assert_int_equal(ds_count(&m, &profile_physical, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", expert), 15 * 256);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
         cmocka_unit_test(test_moe_dense_layers),
+        cmocka_unit_test(test_deepseek_dense_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
