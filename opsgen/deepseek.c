@@ -375,8 +375,11 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
                         badd(ovf, bmul(ovf, D, kr + rope),
                              cdiv64(badd(ovf, bmul3(ovf, kr, H, nope + v), bmul3(ovf, H, v, D)), tp)));
     int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
-    p->weight_bytes = badd(ovf, badd(ovf, bmul3(ovf, attn, L, 2), bmul(ovf, ffn, L)),
-                           badd(ovf, bmul3(ovf, R, D, L), bmul(ovf, 2, gen_vocab_params(ovf, m, tp, prof))));
+    /* the dense first layers hold the FFN of d_ff over TP (FP8) in place of the experts and gate */
+    int64_t Ld = stage_dense_layers(m, prof, L), dense = cdiv64(bmul3(ovf, D, m->d_ff, 3), tp);
+    p->weight_bytes = badd(ovf, badd(ovf, bmul3(ovf, attn, L, 2), bmul(ovf, ffn, L - Ld)),
+                           badd(ovf, bmul3(ovf, R, D, L - Ld), bmul(ovf, 2, gen_vocab_params(ovf, m, tp, prof))));
+    p->weight_bytes = badd(ovf, p->weight_bytes, bmul(ovf, dense, Ld));
     p->kv_elems_per_token = cdiv64(bmul(ovf, kr + 4 * rope, L), tp);
     p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
                                    cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));

@@ -125,13 +125,14 @@ static void test_physical_deepseek(void **s)
     trace_init(&t);
     if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &ovf, &e))
         fail_msg("%s", e.msg);
-    /* prefill: 4096 tokens reach all 256 experts, 128 tokens each; count = 61 layers x 256 */
+    /* prefill: 4096 tokens reach all 256 experts, 128 tokens each; count = the 58 MoE layers
+     * (61 less the 3 dense first ones) x 256 */
     const struct op *gate = find_desc(&t, PHASE_PREFILL, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", 0);
-    assert_i64(gate->count, 61 * 256);
+    assert_i64(gate->count, 58 * 256);
     assert_i64(gate->flops, 2LL * 128 * 7168 * 2048);
-    /* decode: one token, 8 experts; 61 layers x 4 steps x 8 */
+    /* decode: one token, 8 experts; 58 layers x 4 steps x 8 */
     gate = find_desc(&t, PHASE_DECODE, "FFN_routed_experts-Fwd-FFN-serving-decoder-FFgate", 0);
-    assert_i64(gate->count, 61 * 4 * 8);
+    assert_i64(gate->count, 58 * 4 * 8);
     /* MLA decode at the exact mean context: 2 groups of 122 at 4096 + 2 and 4096 + 3, with a softmax;
      * the caches are not parameters */
     const char *P = "Attention-serving-decode-Attention-serving-decode-";
@@ -148,11 +149,14 @@ static void test_physical_deepseek(void **s)
     trace_free(&t);
     /* memory: the reference's minus its W_kv_a (D kr rope) and W_kv_b (kr H (rope + v)) plus the
      * corrected ones (D (kr + rope), kr H (nope + v)), x 61 layers x 2 B; the expert activations
-     * once, not x 61 (4096 x 2048 x 2 x 2 x 60 fewer); plus the vocabulary 2 x 2 x 129280 x 7168 */
+     * once, not x 61 (4096 x 2048 x 2 x 2 x 60 fewer); plus the vocabulary 2 x 2 x 129280 x 7168;
+     * the 3 dense first layers' FFN (3 x 7168 x 18432, FP8) in place of 257 experts of 3 x 7168 x
+     * 2048 and the 256 x 7168 gate: 10,923,802,624 B fewer a layer */
     int64_t ref = opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_neusim);
     int64_t phy = opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_physical);
     int64_t dw = (7168LL * 576 - 7168LL * 512 * 64 + 512LL * 128 * 256 - 512LL * 128 * 192) * 61 * 2;
-    assert_i64(phy - ref, dw - 4096LL * 2048 * 4 * 60 + 4LL * 129280 * 7168);
+    int64_t dense = 3LL * (3LL * 7168 * 2048 * 257 + 256LL * 7168 - 3LL * 7168 * 18432);
+    assert_i64(phy - ref, dw - 4096LL * 2048 * 4 * 60 + 4LL * 129280 * 7168 - dense);
 }
 
 /* ---- the serving engine's parts (serving/) ---- */
@@ -167,10 +171,11 @@ static void test_serving_parts(void **s)
     opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &p);
     assert_false(ovf);
     /* MLA per layer: 5120*1536 + 1536*128*192/8 + 5120*576 + (512*128*256 + 128*128*5120)/8 = 28,114,944
-     * x 60 x 2 B; experts 5120*1536*3*162/8 x 60 (FP8) = 28,665,446,400; gate 160*5120*60; vocabulary
+     * x 60 x 2 B; experts 5120*1536*3*162/8 = 477,757,440 x 59 (FP8; the first layer is dense);
+     * gate 160*5120*59; the dense layer's FFN 3*5120*12288/8 = 23,592,960 (FP8); vocabulary
      * 2 x 12800 x 5120 x 2 B */
-    assert_i64(p.weight_bytes, 28114944LL * 120 + 28665446400LL + 49152000LL + 262144000LL);
-    assert_i64(p.weight_bytes, 32350535680LL);
+    assert_i64(p.weight_bytes, 28114944LL * 120 + 477757440LL * 59 + 160LL * 5120 * 59 + 23592960LL + 262144000LL);
+    assert_i64(p.weight_bytes, 31895552000LL);
     /* per token: (512 FP8 + 64 x 4 B FP32) x 60 layers / 8; queries 128*(5*64 + 128)/8 + experts 1536*4 */
     assert_i64(p.kv_elems_per_token, 5760);
     assert_i64(p.live_elems_per_token, 13312);
