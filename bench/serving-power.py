@@ -15,8 +15,8 @@ every unit at full load draws what it drew before (at most the TDP the split was
 fitted to h100's rows of the first gathering (FIT_ROWS: relative errors, least squares, bounded so
 that static plus "other" stays under the cap); each model's h100 rows are then predicted from r
 fitted to the other model's alone, the b200 rows, a die the fit never saw, from h100's r, and the
-rows added after the fit (Qwen3-14B, E19-E26; Qwen3-30B-A3B, a mixture of experts, E27-E33) from
-it too. Each row's power is linear in r when the cap is off, so three uncapped runs per row give it,
+rows added after the fit (Qwen3-14B, E19-E26; Qwen3-30B-A3B, a mixture of experts, E27-E33; the
+mixtures on 2 to 8 GPUs with their experts spread over them, E34-E48) from it too. Each row's power is linear in r when the cap is off, so three uncapped runs per row give it,
 and a fourth with the units' dynamic power at its floor gives the cap's bound (components()).
 
 Mapping (each row's conditions):
@@ -28,7 +28,11 @@ Mapping (each row's conditions):
                --max-num-seqs = the row's max_num_seqs, --max-num-batched-tokens 8192 and --max-context
                20480 (monolithic.config.yaml), --scheduler chunked (vLLM V1), --kv-reserve 0.1 (vLLM's
                default gpu-memory-utilization 0.9), bf16 weights, activations and KV cache (dtype
-               bfloat16); --tp = num_gpus (tensor_parallel in the leaderboard's parallelization).
+               bfloat16); --tp = num_gpus: the benchmark (mlenergy/benchmark/llm/benchmark.py) passes
+               --tensor-parallel-size num_gpus unless the config names data-parallel-size (none does), and the
+               leaderboard's parallelization (tensor_parallel 1, expert_parallel N) does not say so; a config
+               with enable-expert-parallel (the mixtures) also spreads the experts over the num_gpus GPUs,
+               vLLM's EP = TP x DP: --ep num_gpus.
   lengths      lognormal:IN:2.0:OUT:CV. OUT and CV from the row's output-length histogram (the model's
                own answers, max_output_tokens 4096). IN, the prompt mean, is not published: ASSUMED 300
                tokens with a CV of 2 (LM Arena prompts are short with a long tail; a multi-turn request
@@ -62,12 +66,14 @@ def read_rows(path):
 
 def command(binary, row, in_mean, sets=()):
     extra = [a for kv in sets for a in ("--set", kv)]
+    # vLLM's enable-expert-parallel over num_gpus GPUs (header, Mapping)
+    ep = ["--ep", row["num_gpus"]] if "enable-expert-parallel true," in row["conditions"] and row["num_gpus"] != "1" else []
     return [binary, "serving", "-m", os.path.join(MODELS, row["model"] + ".json"), "-c", row["chip"],
             "--tp", row["num_gpus"], "--set", "weight_dtype=bf16", "--set", "activation_dtype=bf16",
             "--set", "kv_cache_dtype=bf16", "--offline", "--requests", str(REQUESTS),
             "--lengths", "lognormal:%g:%g:%s:%s" % (in_mean, IN_CV, row["output_mean"], row["output_cv"]),
             "--max-context", str(CONTEXT), "--max-num-batched-tokens", str(BUDGET),
-            "--max-num-seqs", row["max_num_seqs"], "--kv-reserve", "0.1", "--scheduler", "chunked", "--json"] + extra
+            "--max-num-seqs", row["max_num_seqs"], "--kv-reserve", "0.1", "--scheduler", "chunked", "--json"] + ep + extra
 
 
 def run(binary, row, in_mean, sets=()):

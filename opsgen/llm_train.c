@@ -353,7 +353,8 @@ static int moe_bwd(struct gen *g, int64_t f, int64_t L)
     struct moe_ctx mx = moe_ctx_std(&g->r, &g->ep);
     struct layer_ctx c = { g->r.t, g->r.ovf, g->r.prof, B, L, false, &g->etp, "Bwd-", &g->r.fmt, 0 };
     int64_t t = layer_tp(&c), Fm = cdiv64(m->moe_d_ff, t);
-    if (e > 1 && moe_all_to_all(&c, &mx, S, f++, true))
+    bool a2a = e > 1 && !moe_tokens_replicated(&g->r);   /* moe.h: tokens on every chip, no all-to-all */
+    if (a2a && moe_all_to_all(&c, &mx, S, f++, true))
         return -1;
     struct moe_load ld = moe_load_of(g->r.ovf, m, bmul(g->r.ovf, B, S));
     if (expert_bwd(g, f, bmul(g->r.ovf, L, ld.experts), 1, ld.tokens, Fm, "Bwd-FFN_routed_experts-", ld.experts))
@@ -364,8 +365,12 @@ static int moe_bwd(struct gen *g, int64_t f, int64_t L)
             return -1;
         f = last(g)->fusion_id + 1;
     }
-    if (e > 1 && moe_all_to_all(&c, &mx, S, f++, false))
+    if (a2a && moe_all_to_all(&c, &mx, S, f++, false))
         return -1;
+    if (e > 1 && !a2a)   /* the input gradient, each chip's over its own experts, summed */
+        CHK(b_reduce_scatter(g->r.t, g->r.ovf, f++, L,
+                             "Reduce and scatter the experts' input gradients over the EP chips", "ReduceScatterMoE",
+                             SHP(B, S, D), 2, &g->ep));
     CHK(b_einsum_bwd(g->r.t, g->r.ovf, f, L, "Bwd-FFN_MoE_gate-scores", "einsum", SHP(B, S, D),
                      SHP(D, m->num_routed_experts), "BLM;MR->BLR", "0_0_0", g->r.fmt.act));
     if (t > 1)

@@ -57,6 +57,17 @@ struct moe_load moe_load_of(bool *ovf, const struct model_config *m, int64_t loc
     return (struct moe_load){ experts < 1 ? 1 : experts, busy < 1 ? 1 : (int64_t)ceil(busy - 1e-9) };
 }
 
+/* Every chip of the EP group holds every token when the attention runs in
+ * TP with no data parallelism (vLLM's and SGLang's TP + EP without
+ * data-parallel attention): then the experts take their tokens where they
+ * are, no dispatch or combine all-to-all, and the outputs, each chip's sum
+ * over its own experts, are summed over the EP axes as the dense FFN's
+ * (a reduce-scatter). Physical only: quirk moe_dispatch_replicated_tokens. */
+bool moe_tokens_replicated(const struct gen_run *r)
+{
+    return !r->prof->moe_dispatch_replicated_tokens && r->m->data_parallelism_degree == 1;
+}
+
 int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
 {
     const struct moe_ctx *g = arg;
@@ -71,7 +82,8 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     CHK(b_unary(c->t, c->ovf, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
                 SHP(B, seq, R), "0_0", FP32));
     f = gen_last(r)->fusion_id + 1;
-    if (e > 1 && moe_all_to_all(c, g, seq, f++, false))
+    bool a2a = e > 1 && !moe_tokens_replicated(r);
+    if (a2a && moe_all_to_all(c, g, seq, f++, false))
         return -1;
     struct layer_ctx x = *c;
     x.prefix = pre;
@@ -97,7 +109,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         x = *c;
         x.prefix = pre;
     }
-    if (e > 1 && moe_all_to_all(c, g, seq, f++, true))
+    if (a2a && moe_all_to_all(c, g, seq, f++, true))
         return -1;
     if (m->num_shared_experts > 0 || !g->skip_empty_shared) {
         snprintf(pre, sizeof pre, "FFN_shared_expert-");
@@ -113,6 +125,9 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     f++;
     CHK(b_binary(c->t, c->ovf, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
                  "0_0_0", BF16, c->prof->binary_ops_list_one_input));
+    if (e > 1 && !a2a)
+        CHK(b_reduce_scatter(c->t, c->ovf, f + 1, n, "Reduce and scatter the experts' outputs over the EP chips",
+                             "ReduceScatterMoE", SHP(B, seq, D), 2, g->ep));
     return 0;
 }
 

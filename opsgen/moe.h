@@ -2,7 +2,8 @@
  * (opsgen.md §7.3): the router's scores and softmax, the token all-to-all
  * to the expert-parallel chips, the routed experts (top-k; the reference's
  * every-expert-every-token under its quirk), the all-to-all back, the shared
- * experts and the weighted combine. DeepSeek (latent attention) and the LLM
+ * experts and the weighted combine (physical, tokens on every chip: no
+ * all-to-all, a reduce-scatter over the EP axes after the combine). DeepSeek (latent attention) and the LLM
  * generator's ffn_type "moe" (Mixtral, Qwen-MoE, gpt-oss) call it inside
  * the FFN wrapper (layer_ffn's body).
  *
@@ -45,6 +46,10 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg);
 int moe_layer(const struct layer_ctx *c, const struct attn_args *a, const struct gen_run *r,
               const struct coll_axes *etp, const struct coll_axes *ep, const struct tensor_formats *efmt,
               int64_t *fid);
+
+/* Every expert-parallel chip holds every token (physical; no data
+ * parallelism): no token all-to-all, a reduce-scatter over the EP axes. */
+bool moe_tokens_replicated(const struct gen_run *r);
 
 /* The token all-to-all of the body (dispatch; combine: the way back) at
  * fid, counted as c's ops. */

@@ -71,6 +71,7 @@ const struct profile profile_neusim = {
     .mla_memory_reference_terms = true,
     .moe_a2a_global_batch = true,
     .moe_combine_named_dispatch = true,
+    .moe_dispatch_replicated_tokens = true,
     .dlrm_table_batch_before_sharding = true,
     .dlrm_fid_doubling = true,
     .dlrm_a2a_group_is_tables = true,

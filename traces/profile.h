@@ -104,6 +104,10 @@ struct profile {
     bool mla_memory_reference_terms;       /* opsgen Q24: MLA weight terms of the reference's footprint */
     bool moe_a2a_global_batch;             /* opsgen Q21: MoE all-to-all moves the global batch */
     bool moe_combine_named_dispatch;       /* opsgen Q23: the combine all-to-all is named Dispatch */
+    bool moe_dispatch_replicated_tokens;   /* the token all-to-alls run even when every expert-parallel
+                                            * chip holds every token (attention in TP, no data
+                                            * parallelism); cleared: no dispatch, and a reduce-scatter
+                                            * over the EP axes sums the experts' outputs */
     bool dlrm_table_batch_before_sharding; /* opsgen Q26: replicated tables keep the global batch */
     bool dlrm_fid_doubling;                /* opsgen Q27: fid += last fid (ids double per step) */
     bool dlrm_a2a_group_is_tables;         /* opsgen Q28: all-to-all latency counts tables, not chips */

@@ -534,14 +534,17 @@ bound = [(100.0, 1.0, 200.0, 100.0, 120.0), (100.0, 1.0, 300.0, 100.0, 1e9)]
 sys.exit(not (abs(sp.fit_r(free) - 17 / 13) < 1e-12 and sp.fit_r(bound) == 1.2
               and [round(e, 6) for e in sp.predict(free, 1.0)] == [0.0, -33.333333]))'
 # the shipped r is fitted on the first gathering's h100 rows alone: the rows added after it (Qwen3-14B,
-# E19-E26; Qwen3-30B-A3B, E27-E33) are predicted, never fitted
-check "serving power: the fit's rows are h100 rows of the first gathering; the later rows are never fitted" python3 -c '
+# E19-E26; Qwen3-30B-A3B, E27-E36; Qwen3-235B-A22B, E37-E48) are predicted, never fitted; a mixture
+# on several GPUs runs vLLM's expert parallelism over them (TP N for attention, EP N), one GPU none
+check "serving power: the fit's rows are h100 rows of the first gathering; the later rows are never fitted; a mixture's GPUs run EP" python3 -c '
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("sp", "bench/serving-power.py")
 sp = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sp)
 rows = {r["id"]: r for r in sp.read_rows("bench/public/serving-power.csv")}
-late = [i for i, r in rows.items() if r["model"] in ("qwen3-14b", "qwen3-30b-a3b")]
+late = [i for i, r in rows.items() if r["model"] in ("qwen3-14b", "qwen3-30b-a3b", "qwen3-235b-a22b")]
+e37, e27 = " ".join(sp.command("npusim", rows["E37"], 300)), " ".join(sp.command("npusim", rows["E27"], 300))
 sys.exit(not (len(sp.FIT_ROWS) == 10 and all(rows[i]["chip"] == "h100" for i in sp.FIT_ROWS)
-              and sorted(late, key=lambda i: int(i[1:])) == ["E%d" % k for k in range(19, 34)]
-              and not set(late) & sp.FIT_ROWS))'
+              and sorted(late, key=lambda i: int(i[1:])) == ["E%d" % k for k in range(19, 49)]
+              and not set(late) & sp.FIT_ROWS
+              and " --tp 8 " in e37 and e37.endswith(" --ep 8") and " --tp 1 " in e27 and "--ep" not in e27))'

@@ -267,6 +267,46 @@ static void test_deepseek_dense_layers(void **s)
     assert_int_equal(ds_count(&m, &profile_physical, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", expert), 15 * 256);
 }
 
+/* The decode ops of m's physical trace whose description is desc: their
+ * count, summed (0: none), and the config of the last in cfg. */
+static int64_t decode_count(const struct model_config *m, const char *desc, char *cfg, size_t n)
+{
+    struct trace t;
+    infer_physical(m, &t);
+    int64_t sum = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].phase == PHASE_DECODE && !strcmp(t.ops[i].description, desc)) {
+            sum += t.ops[i].count;
+            snprintf(cfg, n, "%s", cfg_text(&t.ops[i]));
+        }
+    trace_free(&t);
+    return sum;
+}
+
+/* Expert parallelism over chips that each hold every token (attention in TP
+ * 8, no data parallelism: vLLM's TP + EP): no token all-to-all, and one
+ * reduce-scatter of the step's 8 x 1 x 4096 outputs over the 8 EP chips a
+ * layer and step, count 32 x 4. With the tokens spread over 8 data-parallel
+ * replicas (dp 8, tp 1, ep 8) the dispatch and combine all-to-alls stay,
+ * count 32 x 4 each, and no reduce-scatter. */
+static void test_moe_tokens_replicated(void **s)
+{
+    (void)s;
+    struct model_config m;
+    char cfg[512] = "";
+    mixtral_b8(&m);
+    m.num_chips = 8, m.tensor_parallelism_degree = 8, m.expert_parallelism_degree = 8;
+    assert_int_equal(decode_count(&m, "MoE_Dispatch_AllToAll", cfg, sizeof cfg), 0);
+    assert_int_equal(decode_count(&m, "MoE_Combine_AllToAll", cfg, sizeof cfg), 0);
+    assert_int_equal(decode_count(&m, "Reduce and scatter the experts' outputs over the EP chips", cfg, sizeof cfg),
+                     32 * 4);
+    assert_non_null(strstr(cfg, "['8', '1', '4096']->['8', '1', '512']"));
+    m.tensor_parallelism_degree = 1, m.data_parallelism_degree = 8, m.global_batch_size = 64;
+    assert_int_equal(decode_count(&m, "MoE_Dispatch_AllToAll", cfg, sizeof cfg), 32 * 4);
+    assert_int_equal(decode_count(&m, "MoE_Combine_AllToAll", cfg, sizeof cfg), 32 * 4);
+    assert_int_equal(decode_count(&m, "Reduce and scatter the experts' outputs over the EP chips", cfg, sizeof cfg), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_moe_fused_activation),
         cmocka_unit_test(test_moe_dense_layers),
         cmocka_unit_test(test_deepseek_dense_layers),
+        cmocka_unit_test(test_moe_tokens_replicated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
