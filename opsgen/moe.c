@@ -30,6 +30,13 @@ int moe_all_to_all(const struct layer_ctx *c, const struct moe_ctx *x, int64_t s
     const struct model_config *m = r->m;
     double bis = bisection_bw_per_chip_GBps(m->num_chips, r->l->ICI_topology, r->l->ici_bw_GBps,
                                             r->prof->split_axes_drops_missing);
+    /* A switch (NVSwitch, a full mesh) links every chip to every peer: a chip sends the (p - 1) / p
+     * of its copies bound for the others at its own link bandwidth (the EP axes': past the link
+     * domain, the scale-out network's), where a torus is cut at its bisection (the reference's
+     * formula; quirk link_domain_as_torus, which treats the switch as a torus). */
+    int64_t p = axes_prod(x->ep);
+    if (!r->prof->link_domain_as_torus && r->l->link_domain_chips > 0 && p > 1 && x->ep->n == 1)
+        bis = x->ep->bw_GBps[0] * (double)p / (double)(p - 1);
     /* Global batch (quirk opsgen Q21); dispatch and combine share the name (opsgen Q23). */
     const char *name = combine && !r->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
                                                                       : "MoE_Dispatch_AllToAll";

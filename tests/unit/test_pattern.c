@@ -307,6 +307,36 @@ static void test_moe_tokens_replicated(void **s)
     assert_int_equal(decode_count(&m, "Reduce and scatter the experts' outputs over the EP chips", cfg, sizeof cfg), 0);
 }
 
+/* The expert all-to-all through a switch (physical): Mixtral over 8
+ * data-parallel replicas with ep 8 on 8 chips of one 8-GPU link domain at
+ * 200 GB/s a chip. A prefill of 8 local sequences of 4096 tokens sends each
+ * token to its 2 experts' chips: 8 x 4096 x 2 x 4096 x 2 B = 536,870,912 B,
+ * of which 7/8 leave the chip, at the chip's own 200 GB/s: ceil(536870912 x
+ * 7 / 8 / 200) = ceil(2,348,810.24) ns (the reference's torus bisection,
+ * 2 x 2 x 2 cut across one axis, gives 200 GB/s for the whole 536,870,912 B). */
+static void test_moe_a2a_switch(void **s)
+{
+    (void)s;
+    struct model_config m;
+    mixtral_b8(&m);
+    m.num_chips = 8, m.data_parallelism_degree = 8, m.expert_parallelism_degree = 8;
+    m.global_batch_size = 64, m.microbatch_size_ici = 64, m.input_seqlen = 4096;
+    struct opsgen_links l = *test_links();
+    l.link_domain_chips = 8;
+    struct trace t;
+    struct npu_err e;
+    bool ovf = false;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    const struct op *a2a = NULL;
+    for (size_t i = 0; i < t.n && !a2a; i++)
+        if (t.ops[i].phase == PHASE_PREFILL && !strcmp(t.ops[i].description, "MoE_Dispatch_AllToAll"))
+            a2a = &t.ops[i];
+    assert_non_null(a2a);
+    assert_int_equal(a2a->ici_ns, 2348811);
+    trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_moe_dense_layers),
         cmocka_unit_test(test_deepseek_dense_layers),
         cmocka_unit_test(test_moe_tokens_replicated),
+        cmocka_unit_test(test_moe_a2a_switch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
