@@ -24,7 +24,7 @@ for k in gemm.fp8_e4m3 gemm.bf16 gemm.fp16; do NEUTRAL="$NEUTRAL --set kernel_ef
 for c in gemm gemv elementwise activation reduction softmax attention collective; do
     NEUTRAL="$NEUTRAL --set kernel_efficiency.$c.e_max=1"
 done
-NEUTRAL="$NEUTRAL --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0 --set request_overhead_ns=0 --set ici_latency_ns=3330"
+NEUTRAL="$NEUTRAL --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0 --set request_overhead_ns=0 --set ici_latency_ns=3330 --set collective_base_ns=0"
 
 # The reference's model has no fitted field but the link latency: the neusim column takes its default,
 # so it does not move with a fit.

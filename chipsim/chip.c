@@ -192,6 +192,11 @@ static const struct field_desc chip_field_list[] = {
              "phase (a TPU torus); direct, the chips reach every peer in one hop (NVSwitch, a full "
              "mesh), so one step a phase inside the link domain: an all-gather or reduce-scatter "
              "pays one, an all-reduce two; tree, ceil(log2 p) steps a phase (NCCL's trees)."),
+    I(collective_base_ns, 0, N | FF_EXT, .hi = 1e9,
+      .doc = "Latency each phase of a collective pays once, whatever the group size (physical "
+             "profile): the kernel's start and its protocol's handshake, NCCL's base latency; "
+             "the steps of collective_algorithm add ici_latency_ns each. An all-gather or "
+             "reduce-scatter has one phase, an all-reduce two. 0: none."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),

@@ -123,6 +123,11 @@ struct chip_config {
      * (a switch or full mesh, inside the link domain); "tree": ceil(log2 p)
      * (physical profile; opsgen.h, enum coll_algorithm). */
     char collective_algorithm[FIELD_STR_MAX];
+    /* Each phase of a collective also pays this once, whatever the group
+     * size: the kernel's start and its protocol's handshake (NCCL's base
+     * latency, beside its per-hop latency ici_latency_ns; physical profile;
+     * 0: none). */
+    int64_t collective_base_ns;
     /* The output tile one SM (CTA) computes, in elements (physical profile;
      * 0: none): a GEMM runs in whole waves of num_sa tiles, the last wave's
      * idle arrays wasted (wave quantisation). */

@@ -418,12 +418,15 @@ static int64_t coll_bytes(bool *ovf, const struct coll_axes *ax, int64_t whole, 
     return bmul(ovf, bmul(ovf, cdiv64(bmul(ovf, whole, p - 1), p), phases), elem_bytes);
 }
 
-/* A ring collective's time over ax: its bytes at the axes' bandwidth (beta)
- * and `steps` hops of alpha each, added (physical) or the larger (the
- * reference's). */
-static void set_coll_ns(bool *ovf, struct op *op, const struct coll_axes *ax, int64_t bytes, int64_t steps)
+/* A collective's time over ax: its bytes at the axes' bandwidth (beta) and
+ * `steps` hops of alpha each, added (physical, with the base latency once a
+ * phase) or the larger (the reference's). */
+static void set_coll_ns(bool *ovf, struct op *op, const struct coll_axes *ax, int64_t bytes, int64_t phases,
+                        int64_t steps)
 {
     int64_t x = bld_xfer_ns(ovf, bytes, axes_bw(ax)), a = bmul(ovf, ax->latency_ns, steps);
+    if (ax->latency_adds)
+        a = badd(ovf, a, bmul(ovf, ax->base_ns, phases));
     op->ici_ns = ax->latency_adds ? badd(ovf, x, a) : max64(x, a);
     op->ici_alpha_ns = ax->latency_adds ? a : 0;   /* the links' efficiency is not the hops' */
 }
@@ -448,7 +451,7 @@ struct op *b_all_gather_dt(struct trace *t, bool *ovf, int64_t fid, int64_t coun
     int64_t whole = bmul(ovf, shape_prod(ovf, x), p);
     int64_t bytes = coll_bytes(ovf, ax, whole, staged_elems(ovf, whole, ax), 1, elem_bytes);
     bld_traffic(op, bytes, bytes);
-    set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 1, p));
+    set_coll_ns(ovf, op, ax, bytes, 1, coll_steps(ovf, ax, 1, p));
     return op;
 }
 
@@ -466,7 +469,7 @@ struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t cou
     int64_t elems = staged_elems(ovf, cdiv64(shape_prod(ovf, x), p), ax);
     int64_t bytes = coll_bytes(ovf, ax, shape_prod(ovf, x), elems, 1, 2);
     bld_traffic(op, bytes, bytes);
-    set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 1, p));
+    set_coll_ns(ovf, op, ax, bytes, 1, coll_steps(ovf, ax, 1, p));
     op->flops = bmul(ovf, elems, p - 1);
     return op;
 }
@@ -482,7 +485,7 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_out(op, x, BF16);
     int64_t bytes = coll_bytes(ovf, ax, shape_prod(ovf, x), staged_elems(ovf, shape_prod(ovf, x), ax), 2, 2);
     bld_traffic(op, bytes, bytes);
-    set_coll_ns(ovf, op, ax, bytes, coll_steps(ovf, ax, 2, p));
+    set_coll_ns(ovf, op, ax, bytes, 2, coll_steps(ovf, ax, 2, p));
     return op;
 }
 

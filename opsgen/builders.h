@@ -70,6 +70,8 @@ struct coll_axes {
     bool ring_bytes;              /* a ring's bytes, (p - 1) / p of the whole tensor a phase
                                    * (physical); false: the reference's staged elements
                                    * (collective_staged_bytes) */
+    int64_t base_ns;              /* paid once a phase whatever p (with latency_adds only: the
+                                   * chip's collective_base_ns) */
 };
 /* One axis of p chips at bw_GBps, latency_ns a step, taking its algorithm,
  * its latency rule (latency_adds) and its bytes (ring_bytes) from prof: the

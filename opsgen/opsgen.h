@@ -37,6 +37,7 @@ struct opsgen_links {
                                    * runs on the scale-out network (dcn_*); 0: no bound known */
     char ICI_topology[FIELD_STR_MAX];
     enum coll_algorithm collective_algorithm;   /* the chip's (physical profile) */
+    int64_t collective_base_ns;   /* paid once a phase, whatever p (physical profile) */
 };
 
 /* LLM inference (opsgen.md §5): prefill ops (phase PREFILL) followed by decode

@@ -705,6 +705,7 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l)
     l->link_domain_chips = chip_link_domain(chip);
     copy_text(l->ICI_topology, sizeof l->ICI_topology, chip->ICI_topology);
     l->collective_algorithm = coll_algorithm_of(chip->collective_algorithm);
+    l->collective_base_ns = chip->collective_base_ns;
 }
 
 cJSON *config_dump(const struct loaded_config *c, const struct profile *prof)

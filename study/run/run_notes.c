@@ -92,6 +92,12 @@ static void kernels_line(const struct loaded_config *c, const struct trace *t, F
     if (ch->step_overhead_ns || ch->layer_overhead_ns || ch->request_overhead_ns)
         fprintf(out, "  framework     %lld ns per forward pass + %lld ns per layer + %lld ns per sequence\n",
                 (long long)ch->step_overhead_ns, (long long)ch->layer_overhead_ns, (long long)ch->request_overhead_ns);
+    bool coll = false;
+    for (int p = 0; p < PREC_COUNT; p++)
+        coll |= used[KC_collective][p];
+    if (coll)   /* the latency a collective pays beside its bytes (opsgen/builders.c, set_coll_ns) */
+        fprintf(out, "  collectives   %s: %lld ns a latency step + %lld ns a phase (ici_latency_ns, collective_base_ns)\n",
+                ch->collective_algorithm, (long long)ch->ici_latency_ns, (long long)ch->collective_base_ns);
 }
 
 bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

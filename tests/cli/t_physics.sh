@@ -293,6 +293,14 @@ TR="--set collective_algorithm=tree"
 check "physical: a tree all-reduce over 8 chips adds 6 latency steps (19.98 us)" \
     awk -v a="$(ar_us $TR --set ici_latency_ns=0)" -v b="$(ar_us $TR --set ici_latency_ns=3330)" \
         'BEGIN { exit !(a > 100 && (b - a - 19.98) ^ 2 < 1e-4) }'
+# collective_base_ns is paid once a phase whatever the group size (NCCL's
+# base latency): 2 x 3000 ns on an all-reduce, ring or direct; none under
+# the reference's pricing.
+check "physical: collective_base_ns 3000 adds 6 us to an all-reduce (two phases), ring or direct; not under neusim" \
+    awk -v a="$(ar_us $R)" -v b="$(ar_us $R --set collective_base_ns=3000)" \
+        -v c="$(ar_us $D)" -v d="$(ar_us $D --set collective_base_ns=3000)" \
+        -v n="$(ar_us --profile neusim)" -v m="$(ar_us --profile neusim --set collective_base_ns=3000)" \
+        'BEGIN { exit !(a > 100 && (b - a - 6) ^ 2 < 1e-4 && (d - c - 6) ^ 2 < 1e-4 && n == m) }'
 # In a run the direct steps apply inside the link domain only: tensor
 # parallelism 8 on h100 (one 8-GPU NVLink domain) gets faster, 16 (two
 # domains, the scale-out network's ring) does not move.
@@ -305,6 +313,13 @@ check "physical: direct collectives speed tensor parallelism inside the NVLink d
 # A tree's log2 p steps apply on the scale-out network too (TP 16 across two domains).
 check "physical: tree collectives speed tensor parallelism across NVLink domains too (TP 16)" \
     awk -v c="$(ca_tpot 16 ring)" -v t="$(ca_tpot 16 tree)" 'BEGIN { exit !(t > 0 && t < c) }'
+# The run summary names the latency its collectives pay; a run on one chip
+# has none to name.
+co_line() { $NPUSIM run --configs "$CONFIGS" -m llama3-8b -c h100 -b 1 --set num_chips=$1 --set tensor_parallelism_degree=$1 \
+    --set ici_latency_ns=4000 --set collective_base_ns=2500 --no-energy -o "$PH/co" 2>/dev/null | grep '^  collectives'; }
+check "physical: the run summary names the collectives' step and phase latency (TP 8; none on one chip)" \
+    sh -c '[ "$1" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns)" ] && [ -z "$2" ]' _ \
+    "$(co_line 8)" "$(co_line 1)"
 expect_fail "physical: collective_algorithm takes ring, direct or tree" '"collective_algorithm"' \
     $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_algorithm=star
 # Grouped-query attention in decode (model field decode_kv_shared): a kernel
