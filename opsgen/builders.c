@@ -421,14 +421,20 @@ static int64_t coll_bytes(bool *ovf, const struct coll_axes *ax, int64_t whole, 
 /* A collective's time over ax: its bytes at the axes' bandwidth (beta) and
  * `steps` hops of alpha each, added (physical, with the base latency once a
  * phase) or the larger (the reference's). */
+static void set_coll_time(bool *ovf, struct op *op, const struct coll_axes *ax, int64_t xfer_ns, int64_t phases,
+                          int64_t steps)
+{
+    int64_t a = bmul(ovf, ax->latency_ns, steps);
+    if (ax->latency_adds)
+        a = badd(ovf, a, bmul(ovf, ax->base_ns, phases));
+    op->ici_ns = ax->latency_adds ? badd(ovf, xfer_ns, a) : max64(xfer_ns, a);
+    op->ici_alpha_ns = ax->latency_adds ? a : 0;   /* the links' efficiency is not the hops' */
+}
+
 static void set_coll_ns(bool *ovf, struct op *op, const struct coll_axes *ax, int64_t bytes, int64_t phases,
                         int64_t steps)
 {
-    int64_t x = bld_xfer_ns(ovf, bytes, axes_bw(ax)), a = bmul(ovf, ax->latency_ns, steps);
-    if (ax->latency_adds)
-        a = badd(ovf, a, bmul(ovf, ax->base_ns, phases));
-    op->ici_ns = ax->latency_adds ? badd(ovf, x, a) : max64(x, a);
-    op->ici_alpha_ns = ax->latency_adds ? a : 0;   /* the links' efficiency is not the hops' */
+    set_coll_time(ovf, op, ax, bld_xfer_ns(ovf, bytes, axes_bw(ax)), phases, steps);
 }
 
 struct op *b_all_gather(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
@@ -500,5 +506,20 @@ struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     int64_t bytes = bmul(ovf, shape_prod(ovf, x), dtype_bytes(dtype));
     bld_traffic(op, bytes, bytes);
     op->ici_ns = max64(bld_xfer_ns(ovf, bytes, bisection_bw_GBps), bmul(ovf, latency_ns, n - 1));
+    return op;
+}
+
+struct op *b_all_to_all_over(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
+                             const char *name, struct shape x, const char *dtype, double bw_GBps,
+                             const struct coll_axes *ax)
+{
+    int64_t p = axes_prod(ovf, ax);
+    struct op *op = b_all_to_all(t, ovf, fid, count, desc, name, x, dtype, bw_GBps, p, ax->latency_ns);
+    /* physical: the pairwise exchanges' latency adds to the transfer, as
+     * every collective's (p - 1 exchanges; one where every peer is one hop
+     * away), with the base latency of its one phase */
+    if (op && ax->latency_adds)
+        set_coll_time(ovf, op, ax, bld_xfer_ns(ovf, op->ici_out_bytes, bw_GBps), 1,
+                      ax->algorithm == COLL_DIRECT ? 1 : p - 1);
     return op;
 }

@@ -128,6 +128,13 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
 struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, const char *dtype,
                         double bisection_bw_GBps, int64_t n, int64_t latency_ns);
+/* The same over the axes ax at bw_GBps a chip: the reference's pricing
+ * without ax->latency_adds (the larger of the transfer and p - 1 steps);
+ * with it (physical) the transfer plus the steps (p - 1, or one under
+ * COLL_DIRECT) and the base latency, as every collective. */
+struct op *b_all_to_all_over(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
+                             const char *name, struct shape x, const char *dtype, double bw_GBps,
+                             const struct coll_axes *ax);
 
 /* ---- building blocks for builders in other files (conv, DLRM, training) ---- */
 #define SBUF 256

@@ -277,6 +277,11 @@ static int chip_ops(struct gen *g, int64_t c)
     int64_t fid = 2, f = fid;
     /* The all-to-all latency term counts tables, not chips (quirk opsgen Q28). */
     int64_t a2a_group = g->prof->dlrm_a2a_group_is_tables ? T : m->num_chips;
+    /* the all-to-alls' latency as every collective's: the larger of it and
+     * the transfer (the reference's), or added (physical) */
+    struct coll_axes a2a = coll_axes_ring(a2a_group, g->p->bisection_bw_GBps, g->l->ici_latency_ns,
+                                          g->l->collective_algorithm, g->prof);
+    a2a.base_ns = g->l->collective_base_ns;
 
     /* 1. bottom MLP */
     for (int i = 0; i < m->bottom_mlp_config.n; i++) {
@@ -292,8 +297,8 @@ static int chip_ops(struct gen *g, int64_t c)
     /* 2. indices all-to-all: worst case, every lookup of the global batch;
      * the latency term counts tables, not chips (opsgen Q28). */
     snprintf(d, sizeof d, "EmbeddingIndicesAllToAll-%lld", (long long)fid);
-    if (!b_all_to_all(g->t, g->ovf, fid, 1, d, "EmbeddingIndicesAllToAll", SHP(gbs, T, g->maxk),
-                      "DT_INT32", g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
+    if (!b_all_to_all_over(g->t, g->ovf, fid, 1, d, "EmbeddingIndicesAllToAll", SHP(gbs, T, g->maxk),
+                           "DT_INT32", g->p->bisection_bw_GBps, &a2a))
         return -1;
     fid += 1;
 
@@ -316,8 +321,8 @@ static int chip_ops(struct gen *g, int64_t c)
 
     /* 4. looked-up rows all-to-all (before pooling, opsgen Q28), FP32 */
     snprintf(d, sizeof d, "EmbeddingAllToAll-%lld", (long long)fid);
-    if (!b_all_to_all(g->t, g->ovf, fid, 1, d, "EmbeddingAllToAll", SHP(gbs, T, g->maxk, E), "DT_FLOAT",
-                      g->p->bisection_bw_GBps, a2a_group, g->l->ici_latency_ns))
+    if (!b_all_to_all_over(g->t, g->ovf, fid, 1, d, "EmbeddingAllToAll", SHP(gbs, T, g->maxk, E), "DT_FLOAT",
+                           g->p->bisection_bw_GBps, &a2a))
         return -1;
     fid += 1;
 

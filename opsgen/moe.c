@@ -41,8 +41,8 @@ int moe_all_to_all(const struct layer_ctx *c, const struct moe_ctx *x, int64_t s
     const char *name = combine && !r->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
                                                                       : "MoE_Dispatch_AllToAll";
     int64_t batch = r->prof->moe_a2a_global_batch ? m->global_batch_size : r->B;
-    CHK(b_all_to_all(c->t, c->ovf, fid, c->count, name, name, SHP(batch, seq, x->fanout, m->d_model),
-                     x->a2a_dtype, bis, axes_prod(x->ep), r->l->ici_latency_ns));
+    CHK(b_all_to_all_over(c->t, c->ovf, fid, c->count, name, name, SHP(batch, seq, x->fanout, m->d_model),
+                          x->a2a_dtype, bis, x->ep));
     return 0;
 }
 

@@ -143,8 +143,8 @@ static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const 
             return b_all_gather(t, ovf, 0, 1, k->name, "op", SHP(e16), 0, &ax);
         if (!strcmp(k->name, "reduce-scatter"))
             return b_reduce_scatter(t, ovf, 0, 1, k->name, "op", SHP(e16), 0, &ax);
-        return b_all_to_all(t, ovf, 0, 1, k->name, "op", SHP(e16), "DT_BFLOAT16", chip->ici_bw_GBps, chips,
-                            chip->ici_latency_ns);
+        /* its whole tensor at the link rate, its exchanges' latency as a run's MoE all-to-all */
+        return b_all_to_all_over(t, ovf, 0, 1, k->name, "op", SHP(e16), "DT_BFLOAT16", chip->ici_bw_GBps, &ax);
     }
     }
     return NULL;

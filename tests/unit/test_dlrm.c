@@ -138,6 +138,22 @@ static void test_indices_all_to_all(void **s)
     gen(&m, "4", &t);
     assert_i64(t.ops[2].ici_ns, 23310);
     trace_free(&t);
+
+    /* physical: the latency of the 3 exchanges among the 4 chips (the group
+     * counts chips, not tables) adds to the transfer, as every collective's:
+     * 9990 ns beside 819,200 B over the bisection's 200 GB/s, 4096 ns */
+    dlrm_setup(&m, DLRM_S, 4, 256);
+    l = links("5p");
+    bool ovf = false;
+    struct npu_err e;
+    dlrm_plan(&m, &l, &profile_physical, &p);
+    trace_init(&t);
+    assert_int_equal(opsgen_dlrm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    assert_close(p.bisection_bw_GBps, 200.0);
+    assert_string_equal(t.ops[2].opcode, "AllToAll");
+    assert_i64(t.ops[2].ici_ns, 4096 + 9990);
+    assert_i64(t.ops[2].ici_alpha_ns, 9990);
+    trace_free(&t);
 }
 
 /* ---- §9: op counts and fusion ids ---- */

@@ -205,6 +205,17 @@ static void test_collectives(void **s)
     o = b_all_to_all(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, 4, 3330);
     assert_i64(o->ici_out_bytes, 61440);
     assert_i64(o->ici_ns, 9990);
+    /* over axes: the reference's pricing without latency_adds (the same
+     * 9990); physical adds the 3 exchanges (9990, the switch's one: 3330)
+     * and the base latency of its one phase to the transfer, 61,440 B at
+     * 100 GB/s = 614 ns, and only the transfer meets the links' efficiency */
+    assert_i64(b_all_to_all_over(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, &four)->ici_ns, 9990);
+    int64_t a2x = b_all_to_all_over(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, &sum0)->ici_ns;
+    assert_true(a2x >= 614 && a2x <= 615);
+    o = b_all_to_all_over(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, &based);
+    assert_i64(o->ici_ns, a2x + 9990 + 1000);
+    assert_i64(o->ici_alpha_ns, 9990 + 1000);
+    assert_i64(b_all_to_all_over(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, &dir)->ici_ns, a2x + 3330);
     struct coll_axes one = { 1, { 2 }, { 200 }, 3330, false, COLL_RING, false, 0 };
     one.base_ns = 1000;
     o = b_all_reduce(&t, &ovf, 1, 1, "d", "AR", SHP(1, 1000, 1), &one);
