@@ -11,6 +11,7 @@
 #include "study/run/results.h"
 #include "base/atomic.h"
 #include "base/json_strict.h"
+#include "base/rawjson.h"
 #include "base/textfile.h"
 #include "traces/trace_csv.h"
 
@@ -53,12 +54,13 @@ static int keep_results(struct output *o, int n, struct results *keep, struct np
 }
 
 /* The memory sink: every JSON output as a tree, by file name (a text
- * without its tree parsed back); nothing written. */
+ * without its tree parsed back, its numbers kept as the file writes them:
+ * read as doubles, cJSON would print some a bit off); nothing written. */
 static int keep_in_memory(struct output *o, int n, cJSON *memory)
 {
     for (int i = 0; i < n; i++) {
         cJSON *tree = o[i].tree                  ? o[i].tree
-                      : o[i].text && !o[i].trace ? json_parse(o[i].text, strlen(o[i].text), o[i].path, NULL)
+                      : o[i].text && !o[i].trace ? rawjson_parse(o[i].text, strlen(o[i].text), JSON_NUMBERS_TEXT, NULL)
                                                  : NULL;
         if (tree)
             cJSON_AddItemToObject(memory, path_base(o[i].path), tree);
