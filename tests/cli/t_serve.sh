@@ -284,6 +284,10 @@ check "serve: bad JSON 400, bad measurements 400 naming the line, no endpoint 40
   grep -q 'measurements: line 2: column' '$SV/body' &&
   [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/nothing')\" = 404 ] && [ \"\$(curl -s -o '$SV/body' -w %{http_code} '$URL/api/op')\" = 405 ] &&
   head -c 2000000 /dev/zero | tr '\\\\0' a >'$SV/big' && [ \"\$(curl -s -o '$SV/body' -w %{http_code} -X POST -H 'Content-Type: application/json' '$URL/api/op' --data-binary @'$SV/big')\" = 413 ]"
+check "serve: --help names every endpoint the server's 404 answer lists (GET and POST)" sh -c "
+  curl -s '$URL/api/nothing' >'$SV/404' && $NPUSIM serve --help >'$SV/help' &&
+  n=\$(grep -o '/api/[a-z]*' '$SV/404' | sort -u | tee '$SV/eps' | wc -l) && [ \$n -ge 15 ] &&
+  while read -r ep; do grep -q \"\$ep[,;)]\" '$SV/help' || { echo \"not in serve --help: \$ep\"; exit 1; }; done <'$SV/eps'"
 check "serve: the page has the simulate inputs (TP/DP/PP/EP, chips, sequence lengths, formats, power gating), the serving panel's capacity policy, the fleet panel with empty site fields, checkbox chips, and runs every panel on first load" \
   sh -c "curl -sf '$URL/' >'$SV/page.html' && python3 - '$SV/page.html' <<'PY'
 import re, sys
