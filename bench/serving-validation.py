@@ -243,6 +243,8 @@ Then each MLPerf Server run once more with --find-rate --slo at MLPerf's limits 
 conditions: TTFT p99 2 s, TPOT p99 200 ms) in place of --rate: npusim's capacity at those limits
 against the scheduled rate the submitter ran, which it tuned to pass them (a table of its own, not
 rows of the validation: the measured rate is at most the capacity, not a measurement of it).
+And each MLPerf Server system at 0.95 and 1.05 of its scheduled rate (a diagnostic table: how far
+its p50 latencies move for a 5% capacity error near the knee).
 
 A row npusim refuses (exit status 2, e.g. the model does not fit the memory) is listed as skipped
 with npusim's message. Runs go two at a time; rows sharing a command run it once.
@@ -624,6 +626,56 @@ def capacity_table(plan, binary, jobs):
                                                               sum(errs) / len(errs) if errs else float("nan")))
 
 
+KNEE_SCALES = (0.95, 1.0, 1.05)
+
+
+def knee_table(plan, results, binary, jobs):
+    """Each MLPerf Server run at 0.95 and 1.05 of its scheduled rate beside the rate itself: how far
+    TTFT p50 and TPOT p50 move for a 5% error in the rate a system sustains. A diagnostic, not
+    validation: a Server run is scheduled just under its limits, where the latencies grow steeply
+    with the load, so a capacity error of a few percent is a latency error of tens."""
+    systems = {}
+    for r, args in plan:
+        if r["scenario"] != "mlperf_server" or r["metric"] not in ("ttft_ms", "tpot_ms"):
+            continue
+        s = systems.setdefault(tuple(args), {"ids": [], "row": r, "meas": {}})
+        s["ids"].append(r["id"])
+        key, stat = metric_stat(r)
+        if stat == "p50":
+            s["meas"][key] = float(r["measured"])
+    cmds = {}
+    for args, s in systems.items():
+        i = list(args).index("--rate")
+        for f in KNEE_SCALES:
+            if f != 1.0:
+                a = list(args)
+                a[i + 1] = "%.6g" % (float(args[i + 1]) * f)
+                cmds[(args, f)] = tuple(a)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        futs = {k: ex.submit(run, binary, list(c)) for k, c in cmds.items()}
+    print("\n### Latency near the knee: MLPerf Server runs at 0.95 and 1.05 of their rate (diagnostic)\n")
+    print("Each Server system of the rows above run again at 0.95 and 1.05 times its scheduled rate, the "
+          "rest as mapped: npusim's p50 TTFT and TPOT at the three rates against the measured p50. Not part "
+          "of the validation (the measured runs are at 1.00); it shows how much a few percent of capacity "
+          "moves the latency there.\n")
+    print("| rows | chip | tp x replicas | QPS | TTFT p50 measured | npusim at 0.95 / 1.00 / 1.05 | "
+          "TPOT p50 measured | npusim at 0.95 / 1.00 / 1.05 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for args, s in sorted(systems.items(), key=lambda kv: kv[1]["ids"][0]):
+        if "ttft_ms" not in s["meas"] or "tpot_ms" not in s["meas"]:
+            continue
+        out = {}
+        for f in KNEE_SCALES:
+            summary, _ = results[args] if f == 1.0 else futs[(args, f)].result()
+            out[f] = summary
+        cell = lambda k: " / ".join("-" if out[f] is None else "%.0f" % out[f][k]["p50"] for f in KNEE_SCALES)
+        r = s["row"]
+        i = list(args).index("--rate")
+        print("| %s | %s | %s x %s | %s | %.0f | %s | %.0f | %s |" % (
+            ", ".join(s["ids"]), r["chip"], r["tp"], r["dp"] or 1, args[i + 1], s["meas"]["ttft_ms"],
+            cell("ttft_ms"), s["meas"]["tpot_ms"], cell("tpot_ms")))
+
+
 def main(argv):
     global VARIANT
     binary, configs, csv_path, jobs = "build/npusim", "configs", CSV_DEFAULT, 2
@@ -748,6 +800,7 @@ def main(argv):
         print("| %s | %d | %.1f%% | %+.1f%% |" % (s, len(es), mape(es), sum(es) / len(es)))
 
     capacity_table(plan, binary, jobs)
+    knee_table(plan, results, binary, jobs)
 
     skipped.sort(key=lambda t: order[t[0]["id"]])
     print("\n### Skipped (%d)\n" % len(skipped))
