@@ -46,6 +46,8 @@ static const char serving_help[] =
     "      --rate R            requests per second (default 1), Poisson unless --arrival\n"
     "      --arrival SHAPE     poisson (default), gamma:CV (CV of the gaps) or constant\n"
     "      --concurrency N     a closed loop: N clients, each sending its next request as one ends\n"
+    "      --think-time S      with --concurrency: a client waits an exponential time of mean S\n"
+    "                          seconds after a response before its next request (default 0)\n"
     "      --offline           every request at time 0\n"
     "      --requests N        requests in all (default 1000)\n"
     "      --warmup N          the first N requests warm the engine up: they run, but no latency,\n"

@@ -131,6 +131,57 @@ double engine_stage_idle_J(const struct serving_pool *p, const struct pipe *pp, 
     return (double)p->chips / (double)pp->stages * engine_idle_J(p, until - pp->free_ns[s], gated);
 }
 
+/* ---- a closed loop's think time ---- */
+
+/* The idle clients' send times, a min-heap (only with a think time). */
+static int due_push(struct engine *g, int64_t t)
+{
+    if (g->due_n == g->due_cap) {
+        int c = g->due_cap ? 2 * g->due_cap : 64;
+        int64_t *v = realloc(g->due, (size_t)c * sizeof *v);
+        if (!v)
+            return -1;
+        g->due = v, g->due_cap = c;
+    }
+    int i = g->due_n++;
+    for (; i > 0 && g->due[(i - 1) / 2] > t; i = (i - 1) / 2)
+        g->due[i] = g->due[(i - 1) / 2];
+    g->due[i] = t;
+    return 0;
+}
+
+static int64_t due_pop(struct engine *g)
+{
+    int64_t top = g->due[0], last = g->due[--g->due_n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= g->due_n)
+            break;
+        if (c + 1 < g->due_n && g->due[c + 1] < g->due[c])
+            c++;
+        if (g->due[c] >= last)
+            break;
+        g->due[i] = g->due[c], i = c;
+    }
+    if (g->due_n > 0)
+        g->due[i] = last;
+    return top;
+}
+
+/* A client is idle from now: it sends its next request after its think
+ * time. The request already drawn (pending) takes the earlier of its time
+ * and this one, so requests keep arriving in the order they are drawn. */
+static int client_idle(struct engine *g)
+{
+    int64_t t = g->now + g->src->think_ns(g->src->arg);
+    if (g->has_pending && g->pending.arrival_ns > t) {
+        int64_t later = g->pending.arrival_ns;
+        g->pending.arrival_ns = t, t = later;
+    }
+    return due_push(g, t);
+}
+
 /* ---- records ---- */
 
 int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
@@ -143,7 +194,9 @@ int engine_record(struct engine *g, int i, bool rejected, struct npu_err *e)
         return -1;
     slab_free(g, i);
     g->in_flight--;
-    /* a closed loop: the client sends its next request */
+    /* a closed loop: the client sends its next request, at once or after its think time */
+    if (g->src->concurrency > 0 && g->src->think_ns)
+        return client_idle(g) ? npu_errf(e, "serving: out of memory") : 0;
     if (g->src->concurrency > 0)
         g->closed_due++;
     return 0;
@@ -368,15 +421,20 @@ static int arrive(struct engine *g, struct npu_err *e)
 static int loop(struct engine *g, struct npu_err *e)
 {
     /* A closed loop starts with one request per client at time 0. */
-    g->closed_due = g->src->concurrency;
+    g->closed_due = g->src->think_ns ? 0 : g->src->concurrency;
+    for (int64_t c = 0; g->src->think_ns && c < g->src->concurrency; c++)
+        if (due_push(g, 0))
+            return npu_errf(e, "serving: out of memory");
     for (;;) {
         if (g->o->stop && *g->o->stop)
             return npu_errf(e, "interrupted");
-        if (!g->has_pending && (g->src->concurrency == 0 || g->closed_due > 0)) {
+        if (!g->has_pending && (g->src->concurrency == 0 || g->closed_due > 0 || g->due_n > 0)) {
             int p = pull(g, e);
             if (p < 0)
                 return -1;
-            if (p > 0 && g->src->concurrency > 0)
+            if (p > 0 && g->due_n > 0)
+                g->pending.arrival_ns = due_pop(g);   /* the idle client that sends first */
+            else if (p > 0 && g->src->concurrency > 0)
                 g->closed_due--;   /* arrives now (arrival_ns -1) */
         }
         int64_t t_xfer = g->xfer_n > 0 ? g->xfer[0].t : INT64_MAX;
@@ -487,5 +545,6 @@ int serving_run(const struct serving_options *o, struct serving_pool *pools, int
     free(g.slab);
     free(g.free_list);
     free(g.xfer);
+    free(g.due);
     return rc;
 }

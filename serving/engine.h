@@ -143,6 +143,10 @@ struct serving_source {
     int (*next)(void *arg, struct serving_request *r, struct npu_err *e);
     void *arg;
     int64_t concurrency;            /* a closed loop of this many clients; 0: open */
+    /* A closed loop's think time: how long a client waits after a response
+     * before it sends its next request, drawn at each response (ns; NULL:
+     * none, the next request arrives as the last one ends). */
+    int64_t (*think_ns)(void *arg);
 };
 
 /* One finished (or rejected) request, as requests.csv writes it (ns). */

@@ -78,6 +78,8 @@ struct engine {
     int64_t xfer_seq;
     int64_t now;
     int64_t arrived, in_flight, closed_due;
+    int64_t *due;                    /* with a think time: when each idle client sends (a min-heap) */
+    int due_n, due_cap;
     struct serving_request pending;
     bool has_pending, src_done;
     /* the front-end batcher: the requests it holds, in arrival order; its

@@ -52,6 +52,7 @@ static const struct {
     [SK_CAPACITY] = { "capacity-policy", "capacity_policy", K_TEXT, 0, 0, 0 },
     [SK_PP_MICRO] = { "pp-microbatches", "pp_microbatches", K_WHOLE, 1, 65536, 0 },
     [SK_MAX_NEW_TOKENS] = { "max-new-tokens", "max_new_tokens", K_WHOLE, 1, 16777216, 0 },
+    [SK_THINK_TIME] = { "think-time", "think_time_s", K_REAL, 0, 3600, 0 },
 };
 
 const char *serving_knob_name(enum serving_knob k, bool json)
@@ -168,6 +169,9 @@ static int combinations(const struct serving_knobs *k, struct serving_build *b, 
     if (k->v[SK_KV_FREE] && k->v[SK_RESERVE])
         return fail(why, n, "%s and %s size the KV cache two ways (TensorRT-LLM's and vLLM's): give one",
                     label(k, SK_KV_FREE, d, sizeof d), label(k, SK_RESERVE, t, sizeof t));
+    if (k->v[SK_THINK_TIME] && !k->v[SK_CONCURRENCY])
+        return fail(why, n, "%s is a closed loop's (a client's wait before its next request): give %s N",
+                    label(k, SK_THINK_TIME, d, sizeof d), c);
     if (k->v[SK_BATCHER_SIZE] && !k->v[SK_BATCHER_WAIT])
         return fail(why, n, "%s gives the front-end batcher's size: give %s S too (its wait in seconds)",
                     label(k, SK_BATCHER_SIZE, d, sizeof d), label(k, SK_BATCHER_WAIT, t, sizeof t));
@@ -208,6 +212,7 @@ static int workload(const struct serving_knobs *k, const double num[SK_N], struc
     }
     if (serving_arrivals_parse(spec, &w->arrivals, &e))
         return fail(why, n, "%s: %s", label(k, SK_ARRIVAL, l, sizeof l), e.msg);
+    w->arrivals.think_s = num[SK_THINK_TIME];
     w->seed = (uint64_t)num[SK_SEED];
     w->max_context = (int64_t)num[SK_MAX_CONTEXT];
     const char *len = k->v[SK_LENGTHS] ? k->v[SK_LENGTHS] : "chat";

@@ -224,6 +224,11 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
 
 /* ---- the requests ---- */
 
+static int64_t next_think_ns(void *arg)
+{
+    return serving_gen_think_ns(&((struct sim *)arg)->gen);
+}
+
 static int next_request(void *arg, struct serving_request *r, struct npu_err *e)
 {
     struct sim *x = arg;
@@ -470,8 +475,9 @@ int serving_simulate(const struct serving_spec *s, cJSON **summary, struct npu_e
              ((s->out_dir || s->timeline) && files_open(&x, e)) ? -1 : 0;
     struct serving_totals t;
     if (!rc) {
-        struct serving_source src = { next_request, &x,
-                                      s->w.arrivals.kind == ARRIVAL_CLOSED && !s->trace_path ? s->w.arrivals.concurrency : 0 };
+        bool closed = s->w.arrivals.kind == ARRIVAL_CLOSED && !s->trace_path;
+        struct serving_source src = { next_request, &x, closed ? s->w.arrivals.concurrency : 0,
+                                      closed && s->w.arrivals.think_s > 0 ? next_think_ns : NULL };
         struct serving_sink sink = { on_request, on_pass, on_itl, &x };
         rc = serving_run(&o, x.pools, x.npools, &src, &sink, &t, e);
         if (rc && x.missed)

@@ -119,14 +119,17 @@ int serving_gen_init(struct serving_gen *g, const struct serving_workload *w, st
         return npu_errf(e, "a context of %lld tokens cannot hold a prompt and an answer of one token each",
                         (long long)w->max_context);
     gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937), *l = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!a || !l) {
+    gsl_rng *t = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!a || !l || !t) {
         gsl_rng_free(a);
         gsl_rng_free(l);
+        gsl_rng_free(t);
         return npu_errf(e, "serving: out of memory");
     }
     gsl_rng_set(a, stream_seed(w->seed, 1));
     gsl_rng_set(l, stream_seed(w->seed, 2));
-    g->w = w, g->arrival_rng = a, g->length_rng = l;
+    gsl_rng_set(t, stream_seed(w->seed, 3));
+    g->w = w, g->arrival_rng = a, g->length_rng = l, g->think_rng = t;
     return 0;
 }
 
@@ -192,9 +195,16 @@ int serving_gen_next(struct serving_gen *g, struct serving_request *r, struct np
     return 0;
 }
 
+int64_t serving_gen_think_ns(struct serving_gen *g)
+{
+    double s = g->w->arrivals.think_s > 0 ? gsl_ran_exponential(g->think_rng, g->w->arrivals.think_s) : 0;
+    return s < 1e6 ? (int64_t)llround(s * 1e9) : (int64_t)1e15;   /* at most 11.6 days: no overflow */
+}
+
 void serving_gen_free(struct serving_gen *g)
 {
     gsl_rng_free(g->arrival_rng);
     gsl_rng_free(g->length_rng);
+    gsl_rng_free(g->think_rng);
     memset(g, 0, sizeof *g);
 }

@@ -8,9 +8,9 @@
  * generator gives lengths only). Lengths: fixed, uniform over integer
  * ranges, or lognormal of a mean and a coefficient of variation, each
  * clipped to the model's context. Everything is drawn from GSL's MT19937,
- * one stream for the arrivals and one for the lengths (seeded from --seed),
- * so a seed always gives the same requests and changing the lengths leaves
- * the arrival times as they were.
+ * one stream for the arrivals, one for the lengths and one for a closed
+ * loop's think times (seeded from --seed), so a seed always gives the same
+ * requests and changing the lengths leaves the arrival times as they were.
  *
  * Main data structures: struct serving_workload (the specification),
  * struct serving_gen (a generator over it) and struct serving_request. */
@@ -29,6 +29,8 @@ struct serving_arrivals {
     double rate_rps;        /* requests per second (Poisson, gamma, constant) */
     double cv;              /* gamma: the gaps' coefficient of variation */
     int64_t concurrency;    /* closed loop: clients, each with one request in flight */
+    double think_s;         /* closed loop: the mean of each client's exponential wait between a
+                             * response and its next request (0: none, it sends at once) */
 };
 
 enum serving_lengths_kind { LENGTHS_FIXED, LENGTHS_UNIFORM, LENGTHS_LOGNORMAL, LENGTHS_TABLE };
@@ -76,6 +78,7 @@ int serving_lengths_parse(const char *spec, struct serving_lengths *l, struct np
 struct serving_gen {
     const struct serving_workload *w;
     void *arrival_rng, *length_rng;   /* gsl_rng *: the two streams */
+    void *think_rng;                  /* gsl_rng *: a closed loop's think times (a third stream) */
     double t_s;                       /* the last arrival, seconds */
     int64_t n;                        /* requests made */
 };
@@ -86,6 +89,9 @@ int serving_gen_init(struct serving_gen *g, const struct serving_workload *w, st
 /* The next request: the first arrives at 0, each next one a drawn gap later
  * (offline: all at 0). -1 with e when an arrival would pass 2^63 ns. */
 int serving_gen_next(struct serving_gen *g, struct serving_request *r, struct npu_err *e);
+/* A closed loop's next think time (ns): exponential of mean think_s, drawn
+ * from its own stream, so a think time leaves the lengths as they were. */
+int64_t serving_gen_think_ns(struct serving_gen *g);
 void serving_gen_free(struct serving_gen *g);
 
 #endif

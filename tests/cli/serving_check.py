@@ -157,6 +157,27 @@ def closed(d, n):
     assert top == int(n), top
 
 
+def think(d, d0, mean_s):
+    """One client: each request arrives its think time after the one before ends (every gap above
+    0, their mean within 20% of the mean asked, 199 draws), where without one it arrives as it ends;
+    the lengths are the same request by request (their own stream)."""
+    req, req0 = rows(d, "requests.csv"), rows(d0, "requests.csv")
+    gaps = [float(b["arrival_s"]) - float(a["finish_s"]) for a, b in zip(req, req[1:])]
+    gaps0 = [float(b["arrival_s"]) - float(a["finish_s"]) for a, b in zip(req0, req0[1:])]
+    assert all(g == 0 for g in gaps0), gaps0[:5]
+    assert all(g > 0 for g in gaps), min(gaps)
+    m = sum(gaps) / len(gaps)
+    assert abs(m - float(mean_s)) <= 0.2 * float(mean_s), m
+    assert [(r["input_tokens"], r["output_tokens"]) for r in req] == \
+        [(r["input_tokens"], r["output_tokens"]) for r in req0]
+
+
+def arrival_order(d):
+    """Requests arrive in the order of their ids (a think time reorders no request)."""
+    a = [float(r["arrival_s"]) for r in sorted(rows(d, "requests.csv"), key=lambda r: int(r["id"]))]
+    assert all(x <= y for x, y in zip(a, a[1:]))
+
+
 def warmup(d, full, w):
     """--warmup W: the requests, their energy and the run are the same as
     without it (full), every request still runs; the latency figures are

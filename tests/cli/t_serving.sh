@@ -176,6 +176,17 @@ no_files "serving: nothing written for a bad --warmup" "$SE/wubad"
 expect_fail "serving: --warmup takes a whole number from 0" "--warmup" $SV --warmup -1 -o "$SE/wubad2"
 check "serving: closed loop of 3 clients never has more than 3 requests in flight" sh -c "
   $SV --concurrency 3 --requests 40 -o '$SE/cl' >/dev/null && python3 $SC closed '$SE/cl' 3"
+check "serving: --think-time 0.5 with one client: each request arrives an exponential wait (mean 0.5 s) after the last ends; same lengths; same bytes twice" sh -c "
+  $SV --concurrency 1 --requests 200 --lengths lognormal:100:0.5:10:0.5 --think-time 0.5 -o '$SE/th' >/dev/null &&
+  $SV --concurrency 1 --requests 200 --lengths lognormal:100:0.5:10:0.5 --think-time 0.5 -o '$SE/th2' >/dev/null &&
+  $SV --concurrency 1 --requests 200 --lengths lognormal:100:0.5:10:0.5 -o '$SE/th0' >/dev/null &&
+  cmp -s '$SE/th/requests.csv' '$SE/th2/requests.csv' && python3 $SC think '$SE/th' '$SE/th0' 0.5"
+check "serving: closed loop of 4 clients with a think time never has more than 4 requests in flight, ids in arrival order" sh -c "
+  $SV --concurrency 4 --requests 120 --think-time 0.2 -o '$SE/cl4' >/dev/null && python3 $SC closed '$SE/cl4' 4 &&
+  python3 $SC arrival_order '$SE/cl4'"
+expect_fail "serving: --think-time is a closed loop's" "--think-time is a closed loop's" $SV --rate 2 --think-time 1 -o "$SE/thbad"
+no_files "serving: nothing written for --think-time without --concurrency" "$SE/thbad"
+expect_fail "serving: --think-time takes 0 to 3600 seconds" "--think-time" $SV --concurrency 2 --think-time -1 -o "$SE/thbad2"
 check "serving: a fixed service time at Poisson arrivals waits as M/D/1 (rho 0.5 and 0.8, 3%)" sh -c "
   $SV --scheduler static --batch 1 --lengths fixed:512:1 --offline --requests 1 --json >'$SE/d.json' &&
   python3 $SC md1 '$SE/d.json' '$NPUSIM serving --configs $CONFIGS -m llama3-8b -c h100' '$SE'"
