@@ -4,7 +4,7 @@ bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
                                              [--variant fixed-means|continuous|chunked|bf16-kv|no-harness|
-                                                        dataset-count|max-utilization]
+                                                        dataset-count|max-utilization|no-think]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
@@ -15,7 +15,8 @@ Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE
         guaranteed-no-evict ("capacity" below); no-harness leaves out the MLPerf submitters'
         harness settings and routing (HARNESS, "harness" below);
         dataset-count runs the MLPerf rows over the dataset's 24,576 samples instead of the run's
-        LoadGen count ("scenario" below).
+        LoadGen count ("scenario" below); no-think runs the closed loops without the clients' think
+        time ("scenario" below: their next request arrives the instant the last one ends).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S14 MLPerf v5.0, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium) that was NOT used to
@@ -228,7 +229,13 @@ the printed summary):
                    percentage)%"), so the clients' start, all C prompts at once, is not measured.
                    The first two rounds of every client are left out. vLLM's `vllm bench serve`
                    (S13) counts every one of its --num-prompts N requests, the start too:
-                   --concurrency C --requests N, nothing left out.
+                   --concurrency C --requests N, nothing left out. Every closed loop also takes
+                   --think-time 0.001: a client's next request cannot reach the engine the instant
+                   its last one ends (the response goes to the client, the request comes back and
+                   is tokenized), and a loop of equal requests with no such delay runs as a platoon
+                   whose arrivals each land exactly at a pass boundary (docs/validation.md, "The NIM
+                   closed loop's short TTFT"). 1 ms is the least such trip, an assumption; the NIM
+                   rows' TTFT moves under 2% between 1 and 5 ms. Added after the rows had been seen.
   metric           throughput_tokens_per_s -> output_tokens_per_s (every source counts generated
                    tokens only: LoadGen's tokens/s, trtllm-bench "Total Output Throughput",
                    NIM's output throughput (assumed by the gatherer), JetStream's output token
@@ -482,6 +489,8 @@ def build_args(row, configs, binary):
     else:
         raise Skip("scenario %s not mapped" % sc)
     args += ["--lengths", spec, "--max-context", str(ctx)]
+    if sc == "closed_loop" and VARIANT != "no-think":   # (header: a client's next request takes a trip)
+        args += ["--think-time", "0.001"]
     cap = in_flight_cap(row)
     if is_trtllm_bench(row):
         cap, tokens = trtllm_bench_settings(row, configs, binary)
@@ -694,9 +703,9 @@ def main(argv):
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
             if VARIANT not in ("fixed-means", "continuous", "chunked", "bf16-kv", "no-harness", "dataset-count",
-                               "max-utilization"):
+                               "max-utilization", "no-think"):
                 print("serving-validation: --variant takes fixed-means, continuous, chunked, bf16-kv, no-harness, "
-                      "dataset-count or max-utilization",
+                      "dataset-count, max-utilization or no-think",
                       file=sys.stderr)
                 return 1
         else:

@@ -476,6 +476,8 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       and all(o in cmd("I118") for o in ("--kv-reserve 0.02 ", "--max-num-batched-tokens 512 ", "--max-num-seqs 256 "))
       and cmd("I118").rsplit("--max-context ", 1)[1].startswith("2048 ")
       and cmd("I118").endswith("--scheduler chunked --json")
+      # a closed loop s clients take a think time (the trip of their next request); open loops none
+      and "--think-time 0.001 " in cmd("I118") and "--think-time 0.001 " in cmd("I93") and "--think-time" not in n
       and sv.metric_stat(rows["I120"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["I121"]) == ("ttft_ms", "p99")
       and sv.metric_stat(rows["I122"]) == ("tpot_ms", "mean") and sv.metric_stat(rows["I123"]) == ("tpot_ms", "p50")
       # TensorRT-LLM s capacity policy: trtllm-bench and NIM guaranteed-no-evict, MLPerf s harness and
