@@ -420,11 +420,9 @@ static int arrive(struct engine *g, struct npu_err *e)
 
 static int loop(struct engine *g, struct npu_err *e)
 {
-    /* A closed loop starts with one request per client at time 0. */
-    g->closed_due = g->src->think_ns ? 0 : g->src->concurrency;
-    for (int64_t c = 0; g->src->think_ns && c < g->src->concurrency; c++)
-        if (due_push(g, 0))
-            return npu_errf(e, "serving: out of memory");
+    /* A closed loop starts with one request per client at time 0 (then,
+     * with a think time, a client sends when its due time comes). */
+    g->closed_due = g->src->concurrency;
     for (;;) {
         if (g->o->stop && *g->o->stop)
             return npu_errf(e, "interrupted");
@@ -432,10 +430,10 @@ static int loop(struct engine *g, struct npu_err *e)
             int p = pull(g, e);
             if (p < 0)
                 return -1;
-            if (p > 0 && g->due_n > 0)
-                g->pending.arrival_ns = due_pop(g);   /* the idle client that sends first */
-            else if (p > 0 && g->src->concurrency > 0)
+            if (p > 0 && g->src->concurrency > 0 && g->closed_due > 0)
                 g->closed_due--;   /* arrives now (arrival_ns -1) */
+            else if (p > 0 && g->due_n > 0)
+                g->pending.arrival_ns = due_pop(g);   /* the idle client that sends first */
         }
         int64_t t_xfer = g->xfer_n > 0 ? g->xfer[0].t : INT64_MAX;
         int64_t t_arr = g->has_pending ? (g->pending.arrival_ns < 0 ? g->now : g->pending.arrival_ns) : INT64_MAX;
