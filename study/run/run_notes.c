@@ -32,15 +32,26 @@ static void assumptions(const struct loaded_config *c, const struct profile *pro
         fprintf(out, "  assumes       GEMMs at 100%% of the %s (%s)\n", v->matrix_peak,
                 prof->chip_precisions_ignored ? "the neusim profile applies no efficiency"
                 : v->gpu ? "kernel_efficiency not set" : "mxu_efficiency and kernel_efficiency not set");
-    int64_t tp = c->model.tensor_parallelism_degree, domain = chip_link_domain(&c->chip);
-    if (domain > 0 && tp > domain && prof->collectives_ignore_link_domain)
-        fprintf(out, "  assumes       tensor parallelism over %lld %s at %s speed; past the %s domain of %lld %s "
-                     "this is optimistic\n", (long long)tp, v->units, v->link, v->link, (long long)domain,
-                domain == 1 ? v->unit : v->units);
-    else if (domain > 0 && tp > domain)   /* opsgen/gen.h gen_axes */
-        fprintf(out, "  network       tensor parallelism over %lld %s spans %s domains of %lld: its collectives run on "
-                     "the scale-out network (dcn_bw_GBps %g GB/s, dcn_latency_ns %lld per step)\n", (long long)tp,
-                v->units, v->link, (long long)domain, c->chip.dcn_bw_GBps, (long long)c->chip.dcn_latency_ns);
+    /* the groups whose collectives opsgen prices by the link domain (opsgen/gen.h gen_axes) */
+    const struct { const char *name; int64_t deg; } groups[] = {
+        { "tensor", c->model.tensor_parallelism_degree },
+        { "expert", c->model.expert_parallelism_degree },
+    };
+    int64_t domain = chip_link_domain(&c->chip);
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        int64_t d = groups[i].deg;
+        if (domain <= 0 || d <= domain)
+            continue;
+        if (prof->collectives_ignore_link_domain)
+            fprintf(out, "  assumes       %s parallelism over %lld %s at %s speed; past the %s domain of %lld %s "
+                         "this is optimistic\n", groups[i].name, (long long)d, v->units, v->link, v->link,
+                    (long long)domain, domain == 1 ? v->unit : v->units);
+        else
+            fprintf(out, "  network       %s parallelism over %lld %s spans %s domains of %lld: its collectives run on "
+                         "the scale-out network (dcn_bw_GBps %g GB/s, dcn_latency_ns %lld per step)\n", groups[i].name,
+                    (long long)d, v->units, v->link, (long long)domain, c->chip.dcn_bw_GBps,
+                    (long long)c->chip.dcn_latency_ns);
+    }
 }
 
 /* A number format field; a model without it (its table does not apply)

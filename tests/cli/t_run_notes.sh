@@ -31,6 +31,16 @@ check "run notes: a gemm efficiency below 1 drops the GEMM assumption; link_doma
   $NPUSIM run --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=8 --set tensor_parallelism_degree=8 -b 8 \
     --set kernel_efficiency.gemm.e_max=0.8 --set link_domain_chips=4 -o '$RN/e' >'$RN/e.txt' &&
   ! grep -q 'GEMMs at 100%' '$RN/e.txt' && grep -q 'over 8 GPUs spans NVLink domains of 4: its collectives run on the scale-out' '$RN/e.txt'"
+check "run notes: expert parallelism over 16 H100s names the scale-out network (physical) or its optimism (neusim); ep 8 neither" sh -c "
+  $NPUSIM run --configs $CONFIGS -m deepseekv2-236b -c h100 -b 16 --set num_chips=16 --set data_parallelism_degree=16 \
+    --set expert_parallelism_degree=16 --no-energy -o '$RN/ep' >'$RN/ep.txt' &&
+  grep -qx '  network       expert parallelism over 16 GPUs spans NVLink domains of 8: its collectives run on the scale-out network (dcn_bw_GBps 50 GB/s, dcn_latency_ns 3700 per step)' '$RN/ep.txt' &&
+  $NPUSIM run --profile neusim --configs $CONFIGS -m deepseekv2-236b -c h100 -b 16 --set num_chips=16 --set data_parallelism_degree=16 \
+    --set expert_parallelism_degree=16 --no-energy -o '$RN/epn' 2>/dev/null |
+    grep -qx '  assumes       expert parallelism over 16 GPUs at NVLink speed; past the NVLink domain of 8 GPUs this is optimistic' &&
+  $NPUSIM run --configs $CONFIGS -m deepseekv2-236b -c h100 -b 16 --set num_chips=8 --set data_parallelism_degree=8 \
+    --set expert_parallelism_degree=8 --no-energy -o '$RN/ep8' >'$RN/ep8.txt' && grep -q '^  TTFT' '$RN/ep8.txt' &&
+  ! grep -q 'spans NVLink' '$RN/ep8.txt'"
 check "run notes: under neusim a TP group past the domain still runs at NVLink speed, and says so" sh -c "
   $NPUSIM run --profile neusim --configs $CONFIGS -m llama3-70b -c h100 --set num_chips=16 --set tensor_parallelism_degree=16 -b 8 \
     -o '$RN/nn' 2>/dev/null | grep -qx '  assumes       tensor parallelism over 16 GPUs at NVLink speed; past the NVLink domain of 8 GPUs this is optimistic'"
