@@ -495,31 +495,28 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     return op;
 }
 
-struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
-                        const char *name, struct shape x, const char *dtype,
-                        double bisection_bw_GBps, int64_t n, int64_t latency_ns)
+struct op *b_all_to_all_over(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
+                             const char *name, struct shape x, const char *dtype, double bw_GBps,
+                             const struct coll_axes *ax)
 {
     struct op *op = bld_push(t, fid, count, desc, name, OP_ICI_NO_COMPUTE, OPC_OTHER, "AllToAll");
     bld_layout(op, FORM_ARROW, "AllToAll", NULL, NULL);
     bld_in1(op, x, BF16);
     bld_out(op, x, BF16);
-    int64_t bytes = bmul(ovf, shape_prod(ovf, x), dtype_bytes(dtype));
+    int64_t bytes = bmul(ovf, shape_prod(ovf, x), dtype_bytes(dtype)), p = axes_prod(ovf, ax);
     bld_traffic(op, bytes, bytes);
-    op->ici_ns = max64(bld_xfer_ns(ovf, bytes, bisection_bw_GBps), bmul(ovf, latency_ns, n - 1));
+    /* p - 1 pairwise exchanges (one where every peer is one hop away, with
+     * latency_adds): the larger of them and the transfer (the reference's),
+     * or added with its one phase's base latency (physical) */
+    set_coll_time(ovf, op, ax, bld_xfer_ns(ovf, bytes, bw_GBps), 1,
+                  ax->latency_adds && ax->algorithm == COLL_DIRECT ? 1 : p - 1);
     return op;
 }
 
-struct op *b_all_to_all_over(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
-                             const char *name, struct shape x, const char *dtype, double bw_GBps,
-                             const struct coll_axes *ax)
+struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
+                        const char *name, struct shape x, const char *dtype,
+                        double bisection_bw_GBps, int64_t n, int64_t latency_ns)
 {
-    int64_t p = axes_prod(ovf, ax);
-    struct op *op = b_all_to_all(t, ovf, fid, count, desc, name, x, dtype, bw_GBps, p, ax->latency_ns);
-    /* physical: the pairwise exchanges' latency adds to the transfer, as
-     * every collective's (p - 1 exchanges; one where every peer is one hop
-     * away), with the base latency of its one phase */
-    if (op && ax->latency_adds)
-        set_coll_time(ovf, op, ax, bld_xfer_ns(ovf, op->ici_out_bytes, bw_GBps), 1,
-                      ax->algorithm == COLL_DIRECT ? 1 : p - 1);
-    return op;
+    struct coll_axes ax = { 1, { n }, { bisection_bw_GBps }, latency_ns, false, COLL_RING, false, 0 };
+    return b_all_to_all_over(t, ovf, fid, count, desc, name, x, dtype, bisection_bw_GBps, &ax);
 }

@@ -124,7 +124,8 @@ struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t cou
                             const struct coll_axes *ax);
 struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, const struct coll_axes *ax);
-/* n: group size of the latency term. */
+/* The reference's pricing over one group of n chips (n - 1 latency steps, the
+ * larger of them and the transfer): b_all_to_all_over without latency_adds. */
 struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, const char *desc,
                         const char *name, struct shape x, const char *dtype,
                         double bisection_bw_GBps, int64_t n, int64_t latency_ns);

@@ -310,6 +310,8 @@ const struct ffn_kind *ffn_kind_dense(const char *ffn_type)
     return k || strcmp(ffn_type, "moe") ? k : &ffn_kinds[0];
 }
 
+int64_t layer_fold(int64_t fold, int64_t n) { return fold > 1 && n % fold == 0 ? fold : 1; }
+
 int ffn_type_error(const char *v, struct npu_err *e)
 {
     const char *names[sizeof ffn_kinds / sizeof ffn_kinds[0]];
@@ -328,7 +330,7 @@ static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
     struct trace *tr = c->t;
     struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
     /* the elementwise ops over fold copies at once: the same bytes, one op's latency */
-    int64_t fold = c->fold > 1 && n % c->fold == 0 ? c->fold : 1, ne = n / fold;
+    int64_t fold = layer_fold(c->fold, n), ne = n / fold;
     struct shape hf = SHP(bmul(c->ovf, B, fold), seq, Fl);
     CAT(pre, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-", "", NO_ID);
     CAT(d, pre, "FFgate", "", NO_ID);

@@ -100,6 +100,9 @@ const struct ffn_kind *ffn_kind_of(const char *ffn_type);
  * experts ("moe"), whose experts are SiLU-gated, the same gated SiLU FFN of
  * d_ff; NULL for an unknown type. */
 const struct ffn_kind *ffn_kind_dense(const char *ffn_type);
+/* The copies of n executions a fused elementwise op runs at once (layer_ctx
+ * fold): fold when it divides n, else 1 (per copy). */
+int64_t layer_fold(int64_t fold, int64_t n);
 /* The accepted names, for messages. */
 #define FFN_TYPE_NAMES "\"llama\", \"swiglu\", \"geglu\", \"default\", \"gelu\" or \"relu\""
 /* -1 with e: `model field "ffn_type": expected ..., got "V"`, and the closest name. */

@@ -322,8 +322,7 @@ static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t to
     int64_t D = g->r.m->d_model;
     const char *act = g->r.fmt.act;
     char d[96];
-    if (fold < 1 || n % fold)
-        fold = 1;
+    fold = layer_fold(fold, n);
     struct shape h = SHP(bmul(ovf, b, fold), tokens, Fl);
     snprintf(d, sizeof d, "%sFFdown", pre);
     CHK(b_einsum_bwd(tr, ovf, f, n, d, "einsum", SHP(b, tokens, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", act));
