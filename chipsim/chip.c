@@ -24,6 +24,7 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_DOC_gemm "matrix multiplications"
 #define KC_DOC_gemv "matrix-vector products (at most 16 rows)"
 #define KC_DOC_attention "attention kernels"
+#define KC_DOC_decode_attention "decode attention kernels (a step's queries against the KV cache)"
 #define KC_DOC_elementwise "elementwise vector ops"
 #define KC_DOC_activation "activation functions"
 #define KC_DOC_reduction "reductions and normalisations"
@@ -32,11 +33,28 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_SIZE_gemm "MACs"
 #define KC_SIZE_gemv "MACs"
 #define KC_SIZE_attention "MACs"
+#define KC_SIZE_decode_attention "MACs"
 #define KC_SIZE_elementwise "elements"
 #define KC_SIZE_activation "elements"
 #define KC_SIZE_reduction "elements"
 #define KC_SIZE_softmax "elements"
 #define KC_SIZE_collective "bytes"
+/* e_max's default, its least value and what its doc adds: decode
+ * attention, not declared (e_max 0), runs as gemv (chip_kernel_eff). */
+#define KC_EMAX(k, d, lo, note) d
+#define KC_EMAX_LO(k, d, lo, note) lo
+#define KC_EMAX_NOTE(k, d, lo, note) note
+#define KC_E_gemm gemm, 1.0, 0.01, ""
+#define KC_E_gemv gemv, 1.0, 0.01, ""
+#define KC_E_attention attention, 1.0, 0.01, ""
+#define KC_E_decode_attention decode_attention, 0.0, 0.0, " 0 (the default): they run as gemv, with every gemv field."
+#define KC_E_elementwise elementwise, 1.0, 0.01, ""
+#define KC_E_activation activation, 1.0, 0.01, ""
+#define KC_E_reduction reduction, 1.0, 0.01, ""
+#define KC_E_softmax softmax, 1.0, 0.01, ""
+#define KC_E_collective collective, 1.0, 0.01, ""
+#define KC_APPLY(m, ...) m(__VA_ARGS__)
+#define KC_E(m, k) KC_APPLY(m, KC_E_##k)
 /* "kernel_efficiency.gemm.e_max", ".n_half", then one per precision. */
 #define EFF_PREC_FIELD(k, e, n, t, b, f)                                                                  \
     FIELD("kernel_efficiency." #k "." n, FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].by_prec[PREC_##e]), \
@@ -47,10 +65,11 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
           offsetof(struct chip_config, kernel_eff[KC_##k].t0_by_prec[PREC_##e]), 0, NULL, N | FF_EXT, .hi = 1e9, \
           .doc = "t0_ns of " KC_DOC_##k " in " n " (0: t0_ns)."),
 #define EFF_FIELDS(k)                                                                                      \
-    FIELD("kernel_efficiency." #k ".e_max", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].e_max), 1.0, \
-          NULL, FF_EXT, .lo = 0.01, .hi = 1.0,                                                             \
+    FIELD("kernel_efficiency." #k ".e_max", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].e_max), \
+          KC_E(KC_EMAX, k), NULL, FF_EXT, .lo = KC_E(KC_EMAX_LO, k), .hi = 1.0,                            \
           .doc = "The largest fraction of the roofline " KC_DOC_##k " reach: the time of one of n "         \
-                 KC_SIZE_##k " is divided by e_max x n / (n + n_half). Physical profile only."),           \
+                 KC_SIZE_##k " is divided by e_max x n / (n + n_half). Physical profile only."              \
+                 KC_E(KC_EMAX_NOTE, k)),                                                                   \
     FIELD("kernel_efficiency." #k ".n_half", FT_DOUBLE, offsetof(struct chip_config, kernel_eff[KC_##k].n_half), 0, \
           NULL, N | FF_EXT, .unit = KC_SIZE_##k,                                                           \
           .doc = "The size at which " KC_DOC_##k " reach half of e_max (0: every size reaches e_max)."),  \
@@ -318,9 +337,16 @@ double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum 
     return peak > 0 && geo > 0 ? geo / peak : 1.0;
 }
 
+const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enum kernel_class k)
+{
+    if (k == KC_decode_attention && c->kernel_eff[k].e_max <= 0)
+        k = KC_gemv;   /* not declared: a matrix-vector kernel like the others */
+    return &c->kernel_eff[k];
+}
+
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n)
 {
-    const struct kernel_efficiency *ke = &c->kernel_eff[k];
+    const struct kernel_efficiency *ke = chip_kernel_eff(c, k);
     double e = p >= 0 && ke->by_prec[p] > 0 ? ke->by_prec[p] : ke->e_max;
     if (ke->n_half > 0 && n >= 0)
         e *= n / (n + ke->n_half);
@@ -349,7 +375,7 @@ int64_t chip_op_time_ns(const struct chip_config *c, const struct op *op, int64_
 
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p)
 {
-    const struct kernel_efficiency *ke = &c->kernel_eff[k];
+    const struct kernel_efficiency *ke = chip_kernel_eff(c, k);
     return p >= 0 && ke->t0_by_prec[p] > 0 ? ke->t0_by_prec[p] : ke->t0_ns;
 }
 

@@ -18,7 +18,11 @@
  * kernel_efficiency.<class> fields) and chipsim sorts every op into:
  * gemm (einsum, batched matmul, convolution), gemv (a matmul with at most
  * KERNEL_GEMV_MAX_ROWS rows on either side: decode's skinny matmuls),
- * attention (flash attention), elementwise (add, mul, copies), activation
+ * attention (flash attention), decode_attention (a decode step's queries
+ * against the KV cache: paged attention, FlashInfer, XQA; streaming the
+ * cache, it reaches less of the HBM bandwidth than a weight-streaming GEMV,
+ * and runs as gemv where the chip does not declare it: e_max 0),
+ * elementwise (add, mul, copies), activation
  * (GeLU, SiLU: an exp or tanh per element, which special-function units or
  * polynomial code evaluate far below the FMA rate: H100's exp units reach
  * ~4 TFLOP/s against 989 for bf16 matmuls), reduction (the norms: row sums
@@ -27,7 +31,8 @@
  * fixed cost and the shape of their efficiency curve on real hardware
  * (LLMCompass measured A100's GeLU, softmax and layernorm with launch costs
  * of ~48, ~13 and ~53 us), so calibration fits each on its own. */
-#define KERNEL_CLASS_LIST(X) X(gemm) X(gemv) X(attention) X(elementwise) X(activation) X(reduction) X(softmax) \
+#define KERNEL_CLASS_LIST(X) X(gemm) X(gemv) X(attention) X(decode_attention) X(elementwise) X(activation) \
+    X(reduction) X(softmax) \
     X(collective)
 enum kernel_class {
 #define KERNEL_CLASS_ENUM(k) KC_##k,
@@ -195,6 +200,9 @@ enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u
 /* Time multiplier of unit u running in p against the rate its geometry gives
  * (1: the geometry's rate; 0.5: twice as fast). */
 double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p);
+/* The efficiency curve class k runs on: its own, or gemv's for
+ * decode_attention when the chip does not declare it (e_max 0). */
+const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enum kernel_class k);
 /* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
 /* The launch gap a kernel of phase ph (enum phase, traces/op.h) waits at

@@ -97,6 +97,8 @@ static const int8_t class_of_kind[K_OTHER + 1] = {
 enum kernel_class op_kernel_class(const struct instr *in, const struct op *op)
 {
     enum kernel_class k = (enum kernel_class)class_of_kind[in->kind];
+    if (k == KC_gemm && op->reads_kv_cache)
+        return KC_decode_attention;
     return k == KC_gemm && kernel_is_gemv(op->einsum_m, op->einsum_n) ? KC_gemv : k;
 }
 
@@ -106,6 +108,7 @@ double op_kernel_size(enum kernel_class k, const struct instr *in, const struct 
     case KC_gemm:
     case KC_gemv:
     case KC_attention:
+    case KC_decode_attention:
         return (double)op->einsum_b * (double)op->einsum_m * (double)op->einsum_n * (double)op->einsum_k;
     case KC_collective:
         return (double)op->bytes;

@@ -106,9 +106,11 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
                  SHP(B, S, Hl, T), SHP(B, T, kr), "BSHT;BTC->BSHC", "0_0_0", BF16), g->r.fmt.kv));
 #undef DESC
     /* The caches are activations, not parameters (quirk opsgen Q20 keeps them). */
-    if (!g->r.prof->mla_cache_einsums_weights)
-        for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        if (!g->r.prof->mla_cache_einsums_weights)
             tr->ops[o[i]].weight_bytes = 0;
+        tr->ops[o[i]].reads_kv_cache = g->ph->decode;   /* a decode step's: decode attention */
+    }
     return 0;
 }
 

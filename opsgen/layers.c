@@ -40,7 +40,16 @@ static void cat(char *d, size_t n, const char *a, const char *b, const char *c, 
 }
 
 #define WEIGHTS(op) fmt_weights(c->ovf, c->fmt, (op))
-#define KV_CACHE(op) fmt_store_rest(c->ovf, c->fmt, (op), c->fmt ? c->fmt->kv : BF16)
+#define KV_CACHE(op) reads_kv_cache(fmt_store_rest(c->ovf, c->fmt, (op), c->fmt ? c->fmt->kv : BF16))
+
+/* A decode step's einsum over the KV cache, stored in the cache's format:
+ * chipsim prices it as decode attention. */
+static struct op *reads_kv_cache(struct op *o)
+{
+    if (o)
+        o->reads_kv_cache = true;
+    return o;
+}
 
 int64_t layer_tp(const struct layer_ctx *c)
 {

@@ -87,6 +87,10 @@ struct op {
     int64_t weight_bytes;     /* "Weight Size" */
     int64_t ici_out_bytes, ici_in_bytes;
     int64_t pcie_ns;          /* KV swap only */
+    /* A decode step's attention reading the KV cache (chipsim: the
+     * decode_attention kernel class). Not in the CSV: an op read back is a
+     * matrix-vector product like any other. */
+    bool reads_kv_cache;
 
     /* --- timing (chipsim; some pre-set by opsgen for communication ops) --- */
     enum bounded_by bounded_by;

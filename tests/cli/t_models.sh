@@ -196,6 +196,9 @@ files = {
  "chatglm3": {"model_type": "chatglm", "architectures": ["ChatGLMModel"], "hidden_size": 4096, "num_layers": 28,
               "num_attention_heads": 32, "kv_channels": 128, "ffn_hidden_size": 13696, "multi_query_attention": True,
               "multi_query_group_num": 2, "padded_vocab_size": 65024, "seq_length": 8192},
+ "exaone": {"model_type": "exaone", "architectures": ["ExaoneForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "num_layers": 32,
+            "activation_function": "silu", "vocab_size": 102400},
  "qwen-7b": {"model_type": "qwen", "architectures": ["QWenLMHeadModel"], "hidden_size": 4096, "intermediate_size": 22016,
              "num_attention_heads": 32, "num_hidden_layers": 32, "kv_channels": 128, "seq_length": 8192, "vocab_size": 151936},
  "mpt-7b": {"model_type": "mpt", "architectures": ["MPTForCausalLM"], "d_model": 4096, "n_heads": 32, "n_layers": 32,
@@ -233,6 +236,7 @@ for want in "$HF/falcon-7b.json num_heads=71 num_layers=32 num_kv_heads=1 d_ff=1
             "$HF/starcoder.json d_model=6144 num_kv_heads=1 d_ff=24576 ffn_type=gelu tie_word_embeddings=True" \
             "$HF/chatglm3.json num_layers=28 num_kv_heads=2 d_head=128 d_ff=13696 vocab_size=65024 ffn_type=llama tie_word_embeddings=None" \
             "$HF/qwen-7b.json d_ff=11008 d_head=128 num_kv_heads=32 ffn_type=llama" \
+            "$HF/exaone.json num_layers=32 num_kv_heads=8 d_ff=14336 ffn_type=llama" \
             "$HF/mpt-7b.json d_model=4096 num_heads=32 num_layers=32 d_ff=16384 ffn_type=gelu tie_word_embeddings=True" \
             "$HF/opt-6.7b.json d_ff=16384 ffn_type=relu tie_word_embeddings=True" \
             "$S/phi-2.json d_ff=10240 ffn_type=gelu parallel_attn_ffn=True tie_word_embeddings=None" \

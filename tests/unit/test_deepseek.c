@@ -146,6 +146,17 @@ static void test_physical_deepseek(void **s)
     assert_i64(a->weight_bytes, 0);
     snprintf(d, sizeof d, "%sscores_softmax", P);
     assert_i64(find_desc(&t, PHASE_DECODE, d, 0)->count, 122);
+    /* decode's three cache einsums of each group read the cache (chipsim's
+     * decode_attention class); prefill's attend to the prompt, not a cache */
+    size_t kv_reads = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].reads_kv_cache) {
+            assert_int_equal(t.ops[i].phase, PHASE_DECODE);
+            assert_true(strstr(t.ops[i].description, "_einsum") != NULL);
+            kv_reads++;
+        }
+    assert_true(a->reads_kv_cache && b->reads_kv_cache);
+    assert_i64((int64_t)kv_reads, 3 * 2);
     trace_free(&t);
     /* memory: the reference's minus its W_kv_a (D kr rope) and W_kv_b (kr H (rope + v)) plus the
      * corrected ones (D (kr + rope), kr H (nope + v)), x 61 layers x 2 B; the expert activations

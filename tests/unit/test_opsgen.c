@@ -643,6 +643,17 @@ static void test_physical_llm(void **s)
     assert_i64(s3->count, 64);
     assert_non_null(find_cfg(&t, PHASE_DECODE, "Softmax(x=2x1x4098x32", 0));
     assert_non_null(find_cfg(&t, PHASE_DECODE, "Softmax(x=2x1x4099x32", 0));
+    /* the decode einsums over the cache, and only they, read it (chipsim's
+     * decode_attention class): the prefix's two and each group's two */
+    int kv_reads = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].reads_kv_cache) {
+            assert_int_equal(t.ops[i].phase, PHASE_DECODE);
+            assert_non_null(strstr(t.ops[i].description, "Softmax(Q*K)*V"));
+            kv_reads++;
+        }
+    assert_int_equal(kv_reads, 2 + 2 * 2);
+    assert_true(qk->reads_kv_cache && s2->reads_kv_cache && !kv->reads_kv_cache);
     /* vocabulary: one lookup and one LM head per step; prefill's LM head sees the last position */
     const struct op *emb = find_cfg(&t, PHASE_DECODE, "EmbeddingBag(batch=2,table_sizes=[128256]", 0);
     assert_i64(emb->count, 4);

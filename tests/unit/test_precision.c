@@ -107,6 +107,17 @@ static void test_kernel_efficiency(void **state)
     assert_close(chip_kernel_efficiency(&c, KC_gemm, -1, 9000), 0.72);             /* 0.8 x 9000/10000 */
     assert_close(chip_kernel_efficiency(&c, KC_gemv, PREC_BF16, 10), 1.0);         /* another class */
     assert_string_equal(kernel_class_name(KC_collective), "collective");
+    /* decode attention, not declared (e_max 0), runs on gemv's curve, every field of it */
+    c.kernel_eff[KC_gemv].e_max = 0.7;
+    c.kernel_eff[KC_gemv].t0_ns = 300;
+    assert_close(c.kernel_eff[KC_decode_attention].e_max, 0.0);
+    assert_close(chip_kernel_efficiency(&c, KC_decode_attention, PREC_BF16, 10), 0.7);
+    assert_close(chip_kernel_t0_ns(&c, KC_decode_attention, PREC_BF16), 300);
+    /* declared, its own: 0.4, and no t0 of gemv's */
+    c.kernel_eff[KC_decode_attention].e_max = 0.4;
+    assert_close(chip_kernel_efficiency(&c, KC_decode_attention, PREC_BF16, 10), 0.4);
+    assert_close(chip_kernel_t0_ns(&c, KC_decode_attention, PREC_BF16), 0);
+    assert_string_equal(kernel_class_name(KC_decode_attention), "decode_attention");
 }
 
 #define GEMM(dt) "XlaEinsum(a=1x4096x4096,b=4096x32x128,eq=BLM;MND->BLND,memory_placements=0_0_0,type=" dt ")"
@@ -186,6 +197,41 @@ static void test_weight_only_int4_bytes(void **state)
     assert_i64(o.bytes, 65536 + 65536 + 8388608);
     assert_int_equal(o.prec, PREC_BF16);            /* computes in the wider format */
     assert_int_equal(o.kernel_class, KC_gemv);      /* 8 rows */
+}
+
+/* A decode step's read of the KV cache (opsgen marks it, reads_kv_cache): the
+ * decode_attention class, priced on gemv's curve unless the chip declares its
+ * own. [8,4096] x [4096,4096] bf16 is memory-bound: its time over e. */
+static void test_decode_attention_class(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    const char *cfg = "XlaEinsum(a=8x4096,b=4096x4096,eq=BM;MN->BN,memory_placements=0_0_0,type=DT_BFLOAT16)";
+    const char *in = "DT_BFLOAT16:[8,4096],DT_BFLOAT16:[4096,4096]", *out = "[DT_BFLOAT16:(8,4096)]";
+    int64_t t_roof = 0;
+    const double e[][2] = { { 1.0, 0 }, { 0.5, 0 }, { 0.5, 0.25 } };   /* gemv's e_max, decode attention's */
+    for (int i = 0; i < 3; i++) {
+        c.kernel_eff[KC_gemv].e_max = e[i][0];
+        c.kernel_eff[KC_decode_attention].e_max = e[i][1];
+        struct trace t;
+        trace_init(&t);
+        test_op(&t, "G", cfg, in, out, OP_MXU, 1);
+        t.ops[0].reads_kv_cache = true;
+        struct npu_err err;
+        assert_int_equal(chipsim_run(&t, &c, &profile_physical, &err), 0);
+        assert_int_equal(t.ops[0].kernel_class, KC_decode_attention);
+        assert_int_equal(t.ops[0].bounded_by, BOUND_MEMORY);
+        if (i == 0)
+            t_roof = t.ops[0].exe_ns;
+        double want = (double)t_roof / (e[i][1] > 0 ? e[i][1] : e[i][0]);
+        assert_true(fabs((double)t.ops[0].exe_ns - want) <= 2);
+        trace_free(&t);
+    }
+    /* the same op without the mark: gemv's 0.5 */
+    struct op o = time_one(&c, cfg, in, out);
+    assert_int_equal(o.kernel_class, KC_gemv);
+    assert_true(llabs(o.exe_ns - 2 * t_roof) <= 2);
 }
 
 #define FP8 "DT_FLOAT8E4M3FN"
@@ -346,7 +392,7 @@ int main(void)
         cmocka_unit_test(test_peaks_and_fallbacks),
         cmocka_unit_test(test_kernel_efficiency),
         cmocka_unit_test(test_fp8_gemm_time),
-        cmocka_unit_test(test_weight_only_int4_bytes),
+        cmocka_unit_test(test_weight_only_int4_bytes), cmocka_unit_test(test_decode_attention_class),
         cmocka_unit_test(test_block_scales),
         cmocka_unit_test(test_matrix_accumulates),
         cmocka_unit_test(test_memory_levels),
