@@ -20,7 +20,7 @@ void op_request_init(struct op_request *r)
     r->measured_us = -1;
 }
 
-enum build { B_MATMUL, B_ATTENTION, B_BINARY, B_UNARY, B_ROWWISE, B_COLLECTIVE, B_STREAM };
+enum build { B_MATMUL, B_ATTENTION, B_DECODE_ATTENTION, B_BINARY, B_UNARY, B_ROWWISE, B_COLLECTIVE, B_STREAM };
 
 /* needs: which of m, n, k must be given (the others default) */
 static const struct kind {
@@ -32,6 +32,7 @@ static const struct kind {
     { "gemm", B_MATMUL, NULL, true, true, true },
     { "gemv", B_MATMUL, NULL, false, true, true },
     { "attention", B_ATTENTION, NULL, true, true, true },
+    { "decode-attention", B_DECODE_ATTENTION, NULL, false, true, true },
     { "add", B_BINARY, "Add", true, false, false },
     { "mul", B_BINARY, "Mul", true, false, false },
     { "gelu", B_UNARY, "Gelu", true, false, false },
@@ -119,6 +120,22 @@ static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const 
         int64_t h = r->heads ? r->heads : 1;
         return b_flash_attention(t, ovf, 0, 1, k->name, "op", SHP(b, m, h, kk), SHP(b, n, h, kk), SHP(b, n, h, kk), dt,
                                  false);
+    }
+    case B_DECODE_ATTENTION: {
+        /* One fused kernel as one einsum, marked as a read of the cache
+         * (chipsim's decode_attention class): the M query rows of each of
+         * the H cache heads against its K and V, 2N positions of d_head K,
+         * 4 B H M N K FLOPs. Its output is the scores (B M 2N H), not the
+         * B M H K a fused kernel writes: 2N / K times more, 2 M / K of the
+         * cache's bytes (6% at M 4, K 128). */
+        int64_t h = r->heads ? r->heads : 1;
+        struct op *op = b_einsum(t, ovf, 0, 1, k->name, "op", SHP(b, m, h, kk), SHP(b, bmul(ovf, 2, n), h, kk),
+                                 "BLND;BSND->BLSN", "0_0_0", dt);
+        if (op) {
+            op->reads_kv_cache = true;
+            op->weight_bytes = 0;
+        }
+        return op;
     }
     case B_BINARY:
         return b_binary(t, ovf, 0, 1, k->name, "op", k->opname, x, "0_0_0", dt, false);

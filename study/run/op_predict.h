@@ -26,7 +26,7 @@
  *   softmax, layernorm, rmsnorm       m rows of n
  *   copy, triad, reduce               m elements (STREAM's copy and triad; a sum)
  *   all-reduce, all-gather, reduce-scatter, all-to-all   m elements per chip over n chips */
-#define OP_REQUEST_KINDS "gemm|gemv|attention|add|mul|gelu|silu|relu|softmax|layernorm|rmsnorm|" \
+#define OP_REQUEST_KINDS "gemm|gemv|attention|decode-attention|add|mul|gelu|silu|relu|softmax|layernorm|rmsnorm|" \
                          "copy|triad|reduce|all-reduce|all-gather|reduce-scatter|all-to-all"
 
 /* Whether name is one of OP_REQUEST_KINDS. */
@@ -37,7 +37,8 @@ struct op_request {
     int prec;                /* enum precision of the activations (and weights) */
     int weight_prec;         /* a matmul's B operand when stored otherwise (-1: prec) */
     int64_t m, n, k, batch;  /* 0: not given (the kind's default) */
-    int64_t heads;           /* attention: heads per sequence (1) */
+    int64_t heads;           /* attention: heads per sequence; decode-attention: the
+                              * cache's (KV) heads (1) */
     double measured_us;      /* a measurement's time; < 0: none */
 };
 void op_request_init(struct op_request *r);

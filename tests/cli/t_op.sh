@@ -48,7 +48,23 @@ check "op: b200's fp4 GEMM efficiency and fixed time are calibrate's fit of benc
   python3 -c 'import json,sys; g = json.load(open(sys.argv[1]))[\"kernel_efficiency\"][\"gemm\"]; sys.exit(not (abs(g[\"fp4\"] - 0.5639) < 5e-5))' '$T/b200-fp4.json'"
 check "op: int4 weights cut a gemv's bytes to 8404992" sh -c "
   $NPUSIM op --configs $CONFIGS --json gemv --n 4096 --k 4096 -c h100 --weight-dtype int4 | grep -q '\"bytes\":8404992,'"
-for k in attention add mul gelu silu relu softmax layernorm rmsnorm all-reduce all-gather reduce-scatter all-to-all; do
+# A decode step's attention over the cache: 64 sequences x 8 KV heads x 4 query rows over 4096
+# positions of d_head 128: 4 x 64 x 8 x 4 x 4096 x 128 = 4294967296 FLOPs; K and V 64 x 8192 x 8 x
+# 128 x 2 B = 1073741824, Q 524288 and the scores 64 x 4 x 8192 x 8 x 2 = 33554432 bytes; at h100's
+# 3350 GB/s over gemv's 0.9676 (the class undeclared) 1107820544 / 3350 / 0.9676 = 341.767 us;
+# declared 0.5, 661.386 us (1107820544 / 3350 / 0.5, rounded up to the ns); gemv's own efficiency does not move it then
+check "op: decode-attention is the decode_attention class, on gemv's curve until the chip declares its own" sh -c "
+  $NPUSIM op --configs $CONFIGS --json decode-attention -b 64 --heads 8 -m 4 -n 4096 -k 128 -c h100 >'$T/da.json' &&
+  grep -q '\"flops\":4294967296,\"bytes\":1107820544,\"bound\":\"memory\",\"efficiency\":0.9676,\"kernel_class\":\"decode_attention\"' '$T/da.json' &&
+  grep -q '\"time_us\":341.767,' '$T/da.json' &&
+  $NPUSIM op --configs $CONFIGS --json decode-attention -b 64 --heads 8 -m 4 -n 4096 -k 128 -c h100 \
+    --set kernel_efficiency.decode_attention.e_max=0.5 --set kernel_efficiency.gemv.e_max=0.9 | grep -q '\"time_us\":661.386,'"
+# calibrate fits it from measured decode kernels: 1.8 x the roofline (330.693 and 82.712 us) gives e 0.5556
+printf 'op,dtype,m,n,k,batch,heads,time_us\ndecode-attention,bf16,4,4096,128,64,8,595.25\ndecode-attention,bf16,4,2048,128,32,8,148.88\n' >"$T/da.csv"
+check "calibrate: measured decode-attention rows fit kernel_efficiency.decode_attention" sh -c "
+  $NPUSIM calibrate --configs $CONFIGS -c h100 '$T/da.csv' -o '$T/da-cal.json' | grep -Eq '^decode_attention +bf16 +2 +0\.555' &&
+  python3 -c 'import json,sys; e = json.load(open(sys.argv[1]))[\"kernel_efficiency\"]; sys.exit(not (abs(e[\"decode_attention\"][\"bf16\"] - 0.5556) < 1e-3 and e[\"gemv\"][\"bf16\"] == 0))' '$T/da-cal.json'"
+for k in attention decode-attention add mul gelu silu relu softmax layernorm rmsnorm all-reduce all-gather reduce-scatter all-to-all; do
     check "op: $k predicts (json with time_us, tflops, bound, efficiency)" sh -c "
       $NPUSIM op --configs $CONFIGS --json $k --m 1024 --n 512 --k 128 -c h100 |
       grep '\"time_us\":' | grep '\"tflops\":' | grep '\"bound\":' | grep -q '\"efficiency\":'"
