@@ -240,6 +240,10 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
 static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, struct npu_err *e)
 {
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config");
+    if (cJSON_IsNull(q))
+        q = NULL;   /* null: not quantized, as no key */
+    if (q && !cJSON_IsObject(q))
+        return npu_errf(e, "%s: key \"quantization_config\": expected an object (its quant_method and settings)", name);
     const char *qm = str(q, "quant_method");
     if (!q) {
         if (wfmt)
@@ -572,6 +576,11 @@ static size_t list_ignored(const cJSON *j, char *ignored, size_t k, size_t n)
 static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e)
 {
     const char *type = str(hf, "model_type");
+    const cJSON *tj = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
+    if (tj && !type) {
+        npu_errf(e, "%s: key \"model_type\": expected a string, the Transformers model type (\"llama\", ...)", name);
+        return NULL;
+    }
     const struct hf_type *t = type_of(type);
     const char *why, *bad = refused(hf, t, &why);
     if (bad) {

@@ -230,7 +230,10 @@ kimi = json.load(open("tests/samples/hf/deepseek-v3.json"))
 kimi["model_type"] = "kimi_k2"   # Kimi K2: the DeepSeek-V3 architecture under its own type
 json.dump(kimi, open(d + "/kimi-k2.json", "w"))
 bad = dict(files["ernie-moe"], moe_layer_end_index=20)
-json.dump(bad, open(d + "/ernie-moe-short.json", "w"))' "$HF"
+json.dump(bad, open(d + "/ernie-moe-short.json", "w"))
+json.dump(dict(files["qwen-7b"], model_type=5), open(d + "/type-number.json", "w"))
+json.dump(dict(files["exaone"], quantization_config="fp8"), open(d + "/quant-string.json", "w"))
+json.dump(dict(files["exaone"], quantization_config=None, torch_dtype="bfloat16"), open(d + "/quant-null.json", "w"))' "$HF"
 for want in "$HF/falcon-7b.json num_heads=71 num_layers=32 num_kv_heads=1 d_ff=18176 ffn_type=gelu parallel_attn_ffn=True tie_word_embeddings=True" \
             "$HF/falcon-40b.json num_kv_heads=8 d_head=64 d_ff=32768 parallel_attn_ffn=True" \
             "$HF/starcoder.json d_model=6144 num_kv_heads=1 d_ff=24576 ffn_type=gelu tie_word_embeddings=True" \
@@ -257,7 +260,12 @@ check "models: the other names are read, not listed as ignored (Falcon's n_head,
   ! grep -q 'padded_vocab_size\|kv_channels\|num_layers' '$HF/i-glm.err'"
 expect_fail "models: ERNIE 4.5's experts ending before the last layer are refused, naming moe_layer_end_index" \
     'key "moe_layer_end_index"' $NPUSIM run --configs $CONFIGS -m "$HF/ernie-moe-short.json" -c h100 -o "$HF/bad"
+expect_fail "models: a model_type that is not a string is named as such" \
+    'key "model_type": expected a string' $NPUSIM run --configs $CONFIGS -m "$HF/type-number.json" -c h100 -o "$HF/bad"
+expect_fail "models: a quantization_config that is not an object is named as such" \
+    'key "quantization_config": expected an object' $NPUSIM run --configs $CONFIGS -m "$HF/quant-string.json" -c h100 -o "$HF/bad"
 no_files "models: the refused configs wrote nothing" "$HF/bad"
+check_import "a null quantization_config is none:" "$HF/quant-null.json weight_dtype=bf16"
 # Training a mixture (the same layer pattern as inference and serving): Qwen3-30B-A3B on 8
 # chips, dp 8 and ep 8 with ZeRO 1. Each chip runs its 16 of the 128 experts in each of the 48
 # layers (count 768) on 4096 tokens each (8 replicas x 2 x 4096 tokens x top-8 / 128), forward
