@@ -333,6 +333,8 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     const struct serving_spec *s = x->s;
     int64_t chips = chips_all(x);
     cJSON *o = collect_summary(&x->col, t, chips);
+    /* drawn lengths past --max-context, clipped to it (a trace's are refused) */
+    cJSON_AddNumberToObject(o, "requests_clipped", x->gen_ok ? (double)x->gen.clipped : 0);
     above_capacity_of(x, o);
     serving_energy_json(&x->energy, &x->carbon, o);
     serving_pg_json(s->pg ? s->pg->name : "NoPG", s->dvfs, &x->pools[0], t, x->energy.total_J, x->base, o);

@@ -180,6 +180,9 @@ void serving_summary_print(const cJSON *s, FILE *out)
     fprintf(out, "  requests      %.0f completed, %.0f rejected in %.3f s (%s scheduler, %.0f chip%s)\n",
             num(s, "completed"), num(s, "rejected"), num(s, "duration_s"),
             cJSON_IsString(sched) ? sched->valuestring : "?", chips, chips == 1 ? "" : "s");
+    if (num(s, "requests_clipped") > 0)
+        fprintf(out, "  lengths       %.0f of %.0f requests drawn longer than --max-context, clipped to it\n",
+                num(s, "requests_clipped"), num(s, "requests"));
     fprintf(out, "  throughput    %.3f requests/s, %.1f input and %.1f output tokens/s (%.1f per chip)\n",
             num(s, "request_throughput_rps"), num(s, "input_tokens_per_s"), num(s, "output_tokens_per_s"),
             num(s, "output_tokens_per_s_per_chip"));

@@ -4,6 +4,7 @@
 #include "serving/workload.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,8 @@ static int64_t lognormal_tokens(gsl_rng *r, double mean, double cv)
     return x >= TOKENS_MAX ? TOKENS_MAX : x < 1.5 ? 1 : (int64_t)llround(x);
 }
 
-static void draw_lengths(const struct serving_workload *w, gsl_rng *r, struct serving_request *q)
+/* The lengths of q; true when they were clipped to the context. */
+static bool draw_lengths(const struct serving_workload *w, gsl_rng *r, struct serving_request *q)
 {
     const struct serving_lengths *l = &w->lengths;
     if (l->kind == LENGTHS_LOGNORMAL) {
@@ -172,12 +174,14 @@ static void draw_lengths(const struct serving_workload *w, gsl_rng *r, struct se
     }
     /* clipped to the context: the prompt leaves room for one answer token,
      * the answer takes what the prompt leaves */
+    bool clipped = w->max_context > 0 && q->input_tokens + q->output_tokens > w->max_context;
     if (w->max_context > 0) {
         if (q->input_tokens > w->max_context - 1)
             q->input_tokens = w->max_context - 1;
         if (q->output_tokens > w->max_context - q->input_tokens)
             q->output_tokens = w->max_context - q->input_tokens;
     }
+    return clipped;
 }
 
 int serving_gen_next(struct serving_gen *g, struct serving_request *r, struct npu_err *e)
@@ -191,7 +195,7 @@ int serving_gen_next(struct serving_gen *g, struct serving_request *r, struct np
                            "number of requests", (long long)g->n);
     r->id = g->n++;
     r->arrival_ns = a->kind == ARRIVAL_CLOSED ? -1 : (int64_t)llround(ns);
-    draw_lengths(g->w, g->length_rng, r);
+    g->clipped += draw_lengths(g->w, g->length_rng, r);
     return 0;
 }
 

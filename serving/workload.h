@@ -81,6 +81,7 @@ struct serving_gen {
     void *think_rng;                  /* gsl_rng *: a closed loop's think times (a third stream) */
     double t_s;                       /* the last arrival, seconds */
     int64_t n;                        /* requests made */
+    int64_t clipped;                  /* of them, drawn longer than max_context and clipped to it */
 };
 
 /* A generator over w (which must outlive it); -1 with e when the context

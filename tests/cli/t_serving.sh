@@ -184,6 +184,18 @@ check "serving: --think-time 0.5 with one client: each request arrives an expone
 check "serving: closed loop of 4 clients with a think time never has more than 4 requests in flight, ids in arrival order" sh -c "
   $SV --concurrency 4 --requests 120 --think-time 0.2 -o '$SE/cl4' >/dev/null && python3 $SC closed '$SE/cl4' 4 &&
   python3 $SC arrival_order '$SE/cl4'"
+# Drawn lengths past --max-context are clipped (docs/serving.md) and counted: fixed 10 + 10 in a
+# context of 5 runs as 4 + 1 (the prompt keeps room for one answer token), every one of the 20;
+# within the context none is
+check "serving: drawn lengths past --max-context are clipped to it, counted in requests_clipped and said" sh -c "
+  $SV --rate 1 --requests 20 --lengths fixed:10:10 --max-context 5 -o '$SE/clip' 2>&1 | grep -q '20 of 20 requests drawn longer than --max-context, clipped to it' &&
+  python3 -c 'import csv, json, sys
+d = sys.argv[1]; s = json.load(open(d + \"/summary.json\"))
+rows = list(csv.DictReader(open(d + \"/requests.csv\")))
+assert s[\"requests_clipped\"] == 20 and len(rows) == 20, s[\"requests_clipped\"]
+assert all((r[\"input_tokens\"], r[\"output_tokens\"]) == (\"4\", \"1\") for r in rows)' '$SE/clip' &&
+  ! $SV --rate 1 --requests 20 --lengths fixed:10:10 --max-context 20 -o '$SE/noclip' 2>&1 | grep -q 'clipped' &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"requests_clipped\"] != 0)' '$SE/noclip/summary.json'"
 expect_fail "serving: --think-time is a closed loop's" "--think-time is a closed loop's" $SV --rate 2 --think-time 1 -o "$SE/thbad"
 no_files "serving: nothing written for --think-time without --concurrency" "$SE/thbad"
 expect_fail "serving: --think-time takes 0 to 3600 seconds" "--think-time" $SV --concurrency 2 --think-time -1 -o "$SE/thbad2"
