@@ -245,7 +245,7 @@ static void summary_tables(struct strbuf *b, const cJSON *s)
 {
     static const struct { const char *key, *label, *unit; } top[] = {
         { "requests", "requests", "" }, { "completed", "completed", "" }, { "rejected", "rejected", "" },
-        { "duration_s", "duration", "s" }, { "request_throughput_rps", "throughput", "requests/s" },
+        { "requests_clipped", "clipped to --max-context", "" }, { "duration_s", "duration", "s" }, { "request_throughput_rps", "throughput", "requests/s" },
         { "output_tokens_per_s", "output tokens", "per s" },
         { "output_tokens_per_s_per_chip", "output tokens per chip", "per s" },
         { "goodput_rps", "goodput", "requests/s" },
