@@ -47,7 +47,7 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_E_gemm gemm, 1.0, 0.01, ""
 #define KC_E_gemv gemv, 1.0, 0.01, ""
 #define KC_E_attention attention, 1.0, 0.01, ""
-#define KC_E_decode_attention decode_attention, 0.0, 0.0, " 0 (the default): they run as gemv, with every gemv field."
+#define KC_E_decode_attention decode_attention, 0.0, 0.0, " 0 (the default): a format without its own e runs as gemv, with every gemv field."
 #define KC_E_elementwise elementwise, 1.0, 0.01, ""
 #define KC_E_activation activation, 1.0, 0.01, ""
 #define KC_E_reduction reduction, 1.0, 0.01, ""
@@ -337,16 +337,19 @@ double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum 
     return peak > 0 && geo > 0 ? geo / peak : 1.0;
 }
 
-const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enum kernel_class k)
+const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enum kernel_class k, int p)
 {
-    if (k == KC_decode_attention && c->kernel_eff[k].e_max <= 0)
-        k = KC_gemv;   /* not declared: a matrix-vector kernel like the others */
-    return &c->kernel_eff[k];
+    const struct kernel_efficiency *ke = &c->kernel_eff[k];
+    /* decode attention without an e_max or an e for p: a matrix-vector
+     * kernel like the others */
+    if (k == KC_decode_attention && ke->e_max <= 0 && !(p >= 0 && ke->by_prec[p] > 0))
+        return &c->kernel_eff[KC_gemv];
+    return ke;
 }
 
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n)
 {
-    const struct kernel_efficiency *ke = chip_kernel_eff(c, k);
+    const struct kernel_efficiency *ke = chip_kernel_eff(c, k, p);
     double e = p >= 0 && ke->by_prec[p] > 0 ? ke->by_prec[p] : ke->e_max;
     if (ke->n_half > 0 && n >= 0)
         e *= n / (n + ke->n_half);
@@ -375,7 +378,9 @@ int64_t chip_op_time_ns(const struct chip_config *c, const struct op *op, int64_
 
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p)
 {
-    const struct kernel_efficiency *ke = chip_kernel_eff(c, k);
+    const struct kernel_efficiency *ke = &c->kernel_eff[k];
+    if (k == KC_decode_attention && ke->t0_ns <= 0 && !(p >= 0 && ke->t0_by_prec[p] > 0))
+        ke = chip_kernel_eff(c, k, p);   /* no fixed time of its own: its curve's */
     return p >= 0 && ke->t0_by_prec[p] > 0 ? ke->t0_by_prec[p] : ke->t0_ns;
 }
 

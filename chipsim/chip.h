@@ -200,9 +200,10 @@ enum precision chip_unit_precision(const struct chip_config *c, enum chip_unit u
 /* Time multiplier of unit u running in p against the rate its geometry gives
  * (1: the geometry's rate; 0.5: twice as fast). */
 double chip_unit_time_scale(const struct chip_config *c, enum chip_unit u, enum precision p);
-/* The efficiency curve class k runs on: its own, or gemv's for
- * decode_attention when the chip does not declare it (e_max 0). */
-const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enum kernel_class k);
+/* The efficiency curve class k runs on in precision p (-1: none): its own,
+ * or gemv's for decode_attention when the chip declares neither its e_max
+ * nor an e for p (e_max 0, the default). */
+const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enum kernel_class k, int p);
 /* Achieved over roofline of class k in precision p (-1: none declared) at size n. */
 double chip_kernel_efficiency(const struct chip_config *c, enum kernel_class k, int p, double n);
 /* The launch gap a kernel of phase ph (enum phase, traces/op.h) waits at

@@ -88,7 +88,7 @@ static void kernels_line(const struct loaded_config *c, const struct trace *t, F
     for (int k = 0; k < KC_COUNT; k++)
         for (int p = 0; p < PREC_COUNT; p++)
             if (used[k][p]) {
-                const struct kernel_efficiency *ke = chip_kernel_eff(ch, (enum kernel_class)k);
+                const struct kernel_efficiency *ke = chip_kernel_eff(ch, (enum kernel_class)k, p);
                 fprintf(out, "%s%s %s %.3g", n++ ? ", " : "  kernels       ", kernel_class_name((enum kernel_class)k),
                         precision_info((enum precision)p)->name, e_of(ke, p));
                 if (ke->n_half > 0)
@@ -122,7 +122,7 @@ bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile 
     bool any = false;
     for (int k = 0; k < KC_COUNT; k++)
         for (int p = 0; p < PREC_COUNT; p++)
-            any |= calibrated(chip_kernel_eff(&c->chip, (enum kernel_class)k), p);
+            any |= calibrated(chip_kernel_eff(&c->chip, (enum kernel_class)k, p), p);
     if (!any)
         return false;
     bool used[KC_COUNT][PREC_COUNT];
@@ -132,7 +132,7 @@ bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile 
      * the chip states; their efficiency is an option, not a gap. */
     for (int k = 0; k < KC_COUNT; k++)
         for (int p = 0; p < PREC_COUNT && k != KC_collective; p++)
-            if (used[k][p] && !calibrated(chip_kernel_eff(&c->chip, (enum kernel_class)k), p) && len + 40 < n)
+            if (used[k][p] && !calibrated(chip_kernel_eff(&c->chip, (enum kernel_class)k, p), p) && len + 40 < n)
                 len += (size_t)snprintf(buf + len, n - len, "%s%s %s", len ? ", " : "",
                                         kernel_class_name((enum kernel_class)k), precision_info((enum precision)p)->name);
     return len > 0;

@@ -113,6 +113,12 @@ static void test_kernel_efficiency(void **state)
     assert_close(c.kernel_eff[KC_decode_attention].e_max, 0.0);
     assert_close(chip_kernel_efficiency(&c, KC_decode_attention, PREC_BF16, 10), 0.7);
     assert_close(chip_kernel_t0_ns(&c, KC_decode_attention, PREC_BF16), 300);
+    /* an e for one format alone: that format's, the others gemv's */
+    c.kernel_eff[KC_decode_attention].by_prec[PREC_BF16] = 0.5;
+    assert_close(chip_kernel_efficiency(&c, KC_decode_attention, PREC_BF16, 10), 0.5);
+    assert_close(chip_kernel_efficiency(&c, KC_decode_attention, PREC_FP16, 10), 0.7);
+    assert_close(chip_kernel_t0_ns(&c, KC_decode_attention, PREC_FP16), 300);
+    c.kernel_eff[KC_decode_attention].by_prec[PREC_BF16] = 0;
     /* declared, its own: 0.4, and no t0 of gemv's */
     c.kernel_eff[KC_decode_attention].e_max = 0.4;
     assert_close(chip_kernel_efficiency(&c, KC_decode_attention, PREC_BF16, 10), 0.4);
