@@ -82,14 +82,14 @@ static bool unknown(const cJSON *req, struct api_response *r)
     const char *members[SK_N + 16];
     size_t n = 0;
     static const char *const fixed[] = { "model", "chip", "system", "set", "tp", "pp", "ep", "offline", "swap",
-                                         "find_rate", "rows" };
+                                         "async_scheduling", "find_rate", "rows" };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         members[n++] = fixed[i];
     for (int i = 0; i < SK_N; i++)
         members[n++] = serving_knob_name((enum serving_knob)i, true);
     return api_unknown_member(req, members, n,
                               "model, chip, system, set, tp, pp, ep, the run's knobs (rate, requests, lengths, seed, "
-                              "scheduler, slo, pg, ...: docs/api.md), offline, swap, find_rate, rows", r);
+                              "scheduler, slo, pg, ...: docs/api.md), offline, swap, async_scheduling, find_rate, rows", r);
 }
 
 /* Runs the built request: the answer, or an error reply. */

@@ -20,6 +20,8 @@ mixtures on 2 to 8 GPUs with their experts spread over them, E34-E48) from it to
 and a fourth with the units' dynamic power at its floor gives the cap's bound (components()).
 
 Mapping (each row's conditions):
+  engine       --async-scheduling: every row's config sets vLLM's async-scheduling true (its
+               admissions a pass late; added after the rows had been seen, with npusim's option)
   workload     --offline --requests 4096: benchmark.yaml queues all 1024 requests at once (no rate)
                and measures a steady state, without ramp-up and drain; npusim's figures are over the
                whole run, so it runs four times the requests to weigh its ramp and drain a quarter
@@ -68,12 +70,14 @@ def command(binary, row, in_mean, sets=()):
     extra = [a for kv in sets for a in ("--set", kv)]
     # vLLM's enable-expert-parallel over num_gpus GPUs (header, Mapping)
     ep = ["--ep", row["num_gpus"]] if "enable-expert-parallel true," in row["conditions"] and row["num_gpus"] != "1" else []
+    # vLLM's async scheduling, as the row's config sets it (header, Mapping)
+    asy = ["--async-scheduling"] if "async-scheduling true" in row["conditions"] else []
     return [binary, "serving", "-m", os.path.join(MODELS, row["model"] + ".json"), "-c", row["chip"],
             "--tp", row["num_gpus"], "--set", "weight_dtype=bf16", "--set", "activation_dtype=bf16",
             "--set", "kv_cache_dtype=bf16", "--offline", "--requests", str(REQUESTS),
             "--lengths", "lognormal:%g:%g:%s:%s" % (in_mean, IN_CV, row["output_mean"], row["output_cv"]),
             "--max-context", str(CONTEXT), "--max-num-batched-tokens", str(BUDGET),
-            "--max-num-seqs", row["max_num_seqs"], "--kv-reserve", "0.1", "--scheduler", "chunked", "--json"] + ep + extra
+            "--max-num-seqs", row["max_num_seqs"], "--kv-reserve", "0.1", "--scheduler", "chunked", "--json"] + asy + ep + extra
 
 
 def run(binary, row, in_mean, sets=()):

@@ -4,7 +4,7 @@ bench/public/inference-serving.csv (sources: bench/public/inference-sources.md).
 
 Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE] [--jobs N]
                                              [--variant fixed-means|continuous|chunked|bf16-kv|no-harness|
-                                                        dataset-count|max-utilization|no-think]
+                                                        dataset-count|max-utilization|no-think|sync]
         (NPUSIM defaults to build/npusim; run from the repository root.)
         --variant runs a DIAGNOSTIC variant of the mapping below, to show how much one assumption
         moves the result (it is not the validation): fixed-means gives the dataset rows CV 0 (every
@@ -16,7 +16,8 @@ Usage:  python3 bench/serving-validation.py [NPUSIM] [--configs DIR] [--csv FILE
         harness settings and routing (HARNESS, "harness" below);
         dataset-count runs the MLPerf rows over the dataset's 24,576 samples instead of the run's
         LoadGen count ("scenario" below); no-think runs the closed loops without the clients' think
-        time ("scenario" below: their next request arrives the instant the last one ends).
+        time ("scenario" below: their next request arrives the instant the last one ends); sync
+        runs S13's vLLM rows without the --async-scheduling they quote ("vllm serve" below).
 
 Every row of that file comes from a source (S1-S4 MLPerf v4.1, S14 MLPerf v5.0, S5d TensorRT-LLM perf-overview,
 S6 NVIDIA NIM, S7 jetstream-pytorch, S13 Google's tpu-recipes vLLM on Trillium) that was NOT used to
@@ -179,7 +180,9 @@ the printed summary):
                    default (--kv-reserve 0.1, vLLM's 0.9 utilisation) or the harness's (AMD).
   vllm serve       (S13) the `vllm serve` flags the row quotes, as npusim's options of the same
                    meaning: --max-num-batched-tokens and --max-num-seqs as they are,
-                   --gpu-memory-utilization F -> --kv-reserve 1-F, --max-model-len L -> --max-context L.
+                   --gpu-memory-utilization F -> --kv-reserve 1-F, --max-model-len L -> --max-context L,
+                   --async-scheduling as it is (added with npusim's option, after these rows had
+                   been seen; --variant sync leaves it out).
   lengths          fixed:IN:OUT when input_len/output_len are given (S5d, S6), with --max-context
                    IN+OUT. Otherwise the dataset the conditions name, as
                    lognormal:IN_MEAN:IN_CV:OUT_MEAN:OUT_CV with --max-context = the deployment's
@@ -530,6 +533,8 @@ def vllm_serve_flags(row):
             out += ["--kv-reserve", fmt_num(1 - float(v))]
         elif w == "--max-model-len":
             out += ["--max-context", v]
+    if "--async-scheduling" in words and VARIANT != "sync":
+        out.append("--async-scheduling")
     return out
 
 
@@ -703,9 +708,9 @@ def main(argv):
         elif a == "--variant":
             VARIANT, i = argv[i + 1], i + 2
             if VARIANT not in ("fixed-means", "continuous", "chunked", "bf16-kv", "no-harness", "dataset-count",
-                               "max-utilization", "no-think"):
+                               "max-utilization", "no-think", "sync"):
                 print("serving-validation: --variant takes fixed-means, continuous, chunked, bf16-kv, no-harness, "
-                      "dataset-count, max-utilization or no-think",
+                      "dataset-count, max-utilization, no-think or sync",
                       file=sys.stderr)
                 return 1
         else:

@@ -20,6 +20,7 @@ static const char serving_help[] =
     "                      [--batch B]\n"
     "                      [--max-num-seqs N] [--max-num-batched-tokens N] [--block-size N]\n"
     "                      [--kv-reserve F | --kv-free-fraction F] [--admit-kv-free F] [--swap]\n"
+    "                      [--async-scheduling]\n"
     "                      [--capacity-policy max-utilization|guaranteed-no-evict] [--max-new-tokens N]\n"
     "                      [--replicas N] [--router NAME] [--pp-microbatches N]\n"
     "                      [--batcher-wait S [--batcher-size N]]\n"
@@ -79,6 +80,8 @@ static const char serving_help[] =
     "      --admit-kv-free F   new prompts join a pass only while more than F of the KV blocks\n"
     "                          are free (default 0: no gate; AMD's vLLM VLLM_SCHED_PREFILL_KVC_FREEPCT/100)\n"
     "      --swap              preempted requests swap their KV to host memory (default: recompute)\n"
+    "      --async-scheduling  vLLM's: each pass is scheduled as the one before starts, so a\n"
+    "                          request queued after that joins a pass later\n"
     "      --capacity-policy NAME  max-utilization (default: admit on the blocks a pass needs,\n"
     "                          preempt when the cache runs short; vLLM's) or guaranteed-no-evict\n"
     "                          (TensorRT-LLM's default: admit only when the prompt's and answer's\n"
@@ -118,7 +121,7 @@ static const char serving_help[] =
     "  -h, --help              this help\n";
 
 /* A knob's option code is O_KNOB + its enum serving_knob (serving/request.h). */
-enum { O_KNOB = 0x400, O_OFFLINE = 0x500, O_SWAP, O_FIND, O_JSON, O_TIMELINE };
+enum { O_KNOB = 0x400, O_OFFLINE = 0x500, O_SWAP, O_FIND, O_JSON, O_TIMELINE, O_ASYNC };
 
 struct serving_args {
     struct common_opts co;
@@ -137,6 +140,7 @@ static int parse(int argc, char **argv, struct serving_args *a)
         COMMON_LONGOPTS, { "tp", required_argument, 0, CO_TP }, { "pp", required_argument, 0, CO_PP },
         { "ep", required_argument, 0, CO_EP }, { "offline", no_argument, 0, O_OFFLINE },
         { "swap", no_argument, 0, O_SWAP }, { "find-rate", no_argument, 0, O_FIND },
+        { "async-scheduling", no_argument, 0, O_ASYNC },
         { "json", no_argument, 0, O_JSON }, { "out", required_argument, 0, 'o' },
         { "timeline", required_argument, 0, O_TIMELINE },
     };
@@ -162,6 +166,8 @@ static int parse(int argc, char **argv, struct serving_args *a)
             a->k.offline = true;
         else if (ch == O_SWAP)
             a->k.swap = true;
+        else if (ch == O_ASYNC)
+            a->k.async_scheduling = true;
         else if (ch == O_FIND)
             a->k.find_rate = true;
         else if (ch == O_JSON)

@@ -264,6 +264,7 @@ static int admit_to(struct engine *g, int i, int pool, struct replica *r, struct
     if (!r)
         r = route(g, pool);
     q->replica = r->index;
+    q->queued_ns = g->now;
     r->kv_wanted += blocks_for(g, q->target);
     if (ilist_push(&r->waiting, i))
         return npu_errf(e, "serving: out of memory");

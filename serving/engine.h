@@ -108,6 +108,11 @@ struct serving_options {
     int64_t kv_window;
     double kv_local_share;
     bool swap;                      /* preemption swaps to host memory (else recompute) */
+    /* vLLM's --async-scheduling: a pass is scheduled as the pass before it
+     * starts, so a request that joined the waiting list after that start
+     * waits for the pass after (a replica with nothing to run schedules at
+     * once) */
+    bool async_scheduling;
     int64_t swap_ns_per_block;      /* PCIe time to move one block one way */
     int64_t transfer_latency_ns;    /* disaggregated: per KV transfer */
     double transfer_ns_per_token;   /* disaggregated: per token of KV moved */

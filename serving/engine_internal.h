@@ -22,6 +22,7 @@ struct sreq {
     int64_t generated;       /* tokens emitted */
     int64_t blocks;          /* KV blocks held on the replica */
     int64_t first_sched_ns, first_token_ns, last_token_ns;
+    int64_t queued_ns;       /* when it joined its replica's waiting list (async scheduling) */
     int64_t preemptions;
     int64_t chunk;           /* tokens in the current pass (1: a decode) */
     double energy_J;         /* its token share of the passes it was in (all the replica's chips) */
@@ -50,6 +51,8 @@ struct replica {
     struct ilist waiting, running, pass;
     bool busy;
     int64_t start_ns, end_ns;
+    int64_t sched_ns;        /* when the pass being formed was scheduled: the requests queued by
+                              * then may join (async scheduling: the last pass's start) */
     int64_t idle_from_ns;    /* the end of its last pass: idle since */
     bool wake_pending;       /* its chips gated while idle: the next pass wakes them */
     /* static: the finished members still in the batch as padding */

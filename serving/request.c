@@ -55,6 +55,17 @@ static const struct {
     [SK_THINK_TIME] = { "think-time", "think_time_s", K_REAL, 0, 3600, 0 },
 };
 
+static const char *const switches[] = { "offline", "swap", "async_scheduling", "find_rate" };
+
+bool *serving_knob_switch(struct serving_knobs *k, const char *key)
+{
+    bool *to[] = { &k->offline, &k->swap, &k->async_scheduling, &k->find_rate };
+    for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++)
+        if (!strcmp(key, switches[i]))
+            return to[i];
+    return NULL;
+}
+
 const char *serving_knob_name(enum serving_knob k, bool json)
 {
     if ((int)k < 0 || k >= SK_N)
@@ -86,13 +97,11 @@ int serving_knobs_from_json(const cJSON *req, struct serving_knobs *k, char bufs
         else
             return snprintf(msg, n, "\"%s\": expected a number or a string", key), -1;
     }
-    static const char *const flags[] = { "offline", "swap", "find_rate" };
-    bool *to[] = { &k->offline, &k->swap, &k->find_rate };
-    for (size_t i = 0; i < 3; i++) {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, flags[i]);
+    for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(req, switches[i]);
         if (x && !cJSON_IsBool(x))
-            return snprintf(msg, n, "\"%s\": expected true or false", flags[i]), -1;
-        *to[i] = cJSON_IsTrue(x);
+            return snprintf(msg, n, "\"%s\": expected true or false", switches[i]), -1;
+        *serving_knob_switch(k, switches[i]) = cJSON_IsTrue(x);
     }
     return 0;
 }
@@ -266,6 +275,7 @@ static int options(const struct serving_knobs *k, const double num[SK_N], struct
                     serving_scheduler_name(o->scheduler), (long long)o->max_context,
                     label(k, SK_SCHEDULER, sch, sizeof sch));
     o->swap = k->swap;
+    o->async_scheduling = k->async_scheduling;
     o->max_requests = k->v[SK_REQUESTS] || !k->v[SK_TRACE] ? (int64_t)num[SK_REQUESTS] : 0;
     o->warmup = (int64_t)num[SK_WARMUP];
     o->batcher_size = (int64_t)num[SK_BATCHER_SIZE];

@@ -33,9 +33,15 @@ enum serving_knob {
 struct serving_knobs {
     const char *v[SK_N];               /* by enum serving_knob; NULL: the default */
     bool offline, swap, find_rate;
+    bool async_scheduling;             /* admissions a pass late, as vLLM's --async-scheduling */
     bool json_names;                   /* messages name "max_num_seqs", not --max-num-seqs */
     const char *out_dir, *timeline;    /* files (the command line's alone) */
 };
+
+/* The run's switches, by their JSON key ("offline", "swap",
+ * "async_scheduling", "find_rate"): the flag in k, or NULL when key is no
+ * switch. A fleet or a sweep takes every one but find_rate. */
+bool *serving_knob_switch(struct serving_knobs *k, const char *key);
 
 /* The knob's name as its front end spells it: "max-num-seqs" (the option
  * without its dashes) or "max_num_seqs" (the JSON key). NULL past SK_N. */

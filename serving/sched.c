@@ -116,6 +116,13 @@ static bool admit_head(struct engine *g, struct replica *r, int64_t c, int64_t *
     return true;
 }
 
+/* Whether waiting request q may join the pass r is forming: under async
+ * scheduling only one queued by the time the pass was scheduled. */
+static bool queued_in_time(const struct engine *g, const struct replica *r, const struct sreq *q)
+{
+    return !g->o->async_scheduling || q->queued_ns <= r->sched_ns;
+}
+
 /* True when a new prompt may not join r's pass: no more than admit_kv_free
  * of its KV blocks are free as the pass is formed (engine.h). Only prompt
  * tokens wait: a swapped request coming back, or a decode pool's arrival
@@ -160,7 +167,8 @@ static int64_t form_continuous(struct engine *g, struct replica *r, struct servi
     while (r->waiting.n > 0 && r->running.n < o->max_num_seqs && !(one && b->chunks > 0)) {
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t c = q->swapped ? 0 : q->target - q->cached;
-        if ((held && c > 0) || tokens + c > o->max_num_batched_tokens || !admit_head(g, r, c, &ns))
+        if ((held && c > 0) || tokens + c > o->max_num_batched_tokens || !queued_in_time(g, r, q) ||
+            !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
@@ -197,7 +205,7 @@ static int64_t form_chunked(struct engine *g, struct replica *r, struct serving_
         struct sreq *q = &g->slab[r->waiting.v[0]];
         int64_t rest = q->swapped ? 0 : q->target - q->cached, c = rest < budget ? rest : budget;
         if ((held && c > 0) || (whole && c < rest && rest <= o->max_num_batched_tokens) ||
-            !admit_head(g, r, c, &ns))
+            !queued_in_time(g, r, q) || !admit_head(g, r, c, &ns))
             break;
         if (c > 0)
             add_chunk(g, r, r->running.v[r->running.n - 1], c, b);
@@ -333,17 +341,34 @@ static double pass_energy(struct engine *g, struct replica *r, const struct serv
     return J;
 }
 
-int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
+/* The pass r starts now into b; its extra time (swaps) in *extra_ns. */
+static int form(struct engine *g, struct replica *r, struct serving_batch *b, int64_t *extra_ns,
+                struct npu_err *e)
 {
-    struct serving_batch b = { 0 };
     int rc = 0;
-    int64_t extra_ns = 0;
+    memset(b, 0, sizeof *b);
     r->pass.n = 0;
     switch (g->o->scheduler) {
-    case SCHED_STATIC: form_static(g, r, &b); break;
+    case SCHED_STATIC: form_static(g, r, b); break;
     case SCHED_CHUNKED:
-    case SCHED_INFLIGHT: extra_ns = form_chunked(g, r, &b, e, &rc); break;
-    default: extra_ns = form_continuous(g, r, &b, e, &rc); break;
+    case SCHED_INFLIGHT: *extra_ns = form_chunked(g, r, b, e, &rc); break;
+    default: *extra_ns = form_continuous(g, r, b, e, &rc); break;
+    }
+    return rc;
+}
+
+int sched_start(struct engine *g, struct replica *r, struct npu_err *e)
+{
+    struct serving_batch b;
+    int64_t extra_ns = 0;
+    /* Async scheduling planned this pass as the last one started, when it
+     * runs on from it; with nothing planned the replica schedules at once. */
+    bool on = g->o->async_scheduling && r->end_ns == g->now && r->start_ns < r->end_ns;
+    r->sched_ns = on ? r->start_ns : g->now;
+    int rc = form(g, r, &b, &extra_ns, e);
+    if (!rc && r->pass.n == 0 && r->sched_ns < g->now) {
+        r->sched_ns = g->now;
+        rc = form(g, r, &b, &extra_ns, e);
     }
     if (rc || r->pass.n == 0)
         return rc;

@@ -343,6 +343,7 @@ static cJSON *summary_of(struct sim *x, const struct serving_totals *t, double w
     cJSON_AddStringToObject(run, "scheduler", serving_scheduler_name(s->o.scheduler));
     cJSON_AddStringToObject(run, "router", serving_router_name(s->o.router));
     cJSON_AddStringToObject(run, "capacity_policy", serving_capacity_name(s->o.capacity));
+    cJSON_AddBoolToObject(run, "async_scheduling", s->o.async_scheduling);
     cJSON_AddNumberToObject(run, "chips", (double)chips);
     cJSON *pools = cJSON_AddArrayToObject(run, "pools");
     for (int p = 0; p < x->npools; p++) {

@@ -28,7 +28,8 @@ static bool knob_known(const char *k)
     for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++)
         if (!strcmp(k, degrees[i].key))
             return true;
-    return !strcmp(k, "offline") || !strcmp(k, "swap") ||
+    struct serving_knobs any = { 0 };
+    return (serving_knob_switch(&any, k) && strcmp(k, "find_rate")) ||
            (serving_knob_find(k) >= 0 && strchr(k, '-') == NULL);
 }
 
@@ -181,8 +182,8 @@ static void point(const struct serving_sweep *w, size_t i, const char *configs, 
         int s = serving_knob_find(key);
         if (s >= 0)
             k.v[s] = r->value[q];
-        else if (!strcmp(key, "offline") || !strcmp(key, "swap"))
-            *(!strcmp(key, "offline") ? &k.offline : &k.swap) = cJSON_IsTrue(v);
+        else if (serving_knob_switch(&k, key))
+            *serving_knob_switch(&k, key) = cJSON_IsTrue(v);
         for (size_t d = 0; d < sizeof degrees / sizeof degrees[0]; d++)
             if (!strcmp(key, degrees[d].key) && nsets < 8)
                 snprintf(setbuf[nsets], sizeof setbuf[nsets], "%s=%s", degrees[d].field, r->value[q]),

@@ -368,6 +368,23 @@ def test_serving_batcher_as_the_command():
     assert sent == [0.1, 0.1, 0.3, 0.3, 0.65], sent
 
 
+def test_serving_async_scheduling_as_the_command():
+    """async_scheduling reaches the engine as --async-scheduling: the second of
+    two requests, arriving 1 ms into the first one's prefill, runs its prompt a
+    pass later (its TTFT longer by one pass of the first one's lone decode); a
+    non-boolean is an npusim.Error naming it."""
+    common = dict(model="llama3-8b", chip="h100", rate=1000, arrival="constant", requests=2,
+                  lengths="fixed:100:3", scheduler="chunked", frames=False)
+    sync, asyn = npusim.serving(**common), npusim.serving(async_scheduling=True, **common)
+    assert asyn["summary"]["setting"]["async_scheduling"] is True
+    assert sync["summary"]["setting"]["async_scheduling"] is False
+    ts, ta = sync["requests"]["ttft_ms"], asyn["requests"]["ttft_ms"]
+    lone = min(sync["iterations"]["duration_ms"])   # a pass of one decode
+    assert ta[0] == ts[0] and abs(ta[1] - ts[1] - lone) < 1e-5, (ts, ta, lone)
+    with pytest.raises(npusim.Error, match="async_scheduling"):
+        npusim.serving(async_scheduling="yes", **common)
+
+
 def test_serving_admission_gate_as_the_command():
     """admit_kv_free reaches the engine as --admit-kv-free: on a short cache
     (kv_reserve 0.7, 200 prompts of 1000 tokens all at once) the ungated run

@@ -196,6 +196,30 @@ assert s[\"requests_clipped\"] == 20 and len(rows) == 20, s[\"requests_clipped\"
 assert all((r[\"input_tokens\"], r[\"output_tokens\"]) == (\"4\", \"1\") for r in rows)' '$SE/clip' &&
   ! $SV --rate 1 --requests 20 --lengths fixed:10:10 --max-context 20 -o '$SE/noclip' 2>&1 | grep -q 'clipped' &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"requests_clipped\"] != 0)' '$SE/noclip/summary.json'"
+# --async-scheduling: a pass is scheduled as the one before it starts. Request 1 arrives 1 ms into
+# request 0's prefill (pass 1): without it, its prompt joins pass 2 beside request 0's first decode;
+# with it, pass 2 was fixed at 0, so it runs in pass 3, after a pass of request 0's decode alone.
+# Its TTFT is then pass 1 + a lone decode + the mixed pass - 1 ms, each timed in the run without it
+# (iterations.csv rows 1, 4 and 2); request 0, alone on an idle replica, is scheduled at once either way
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,100,3\n0.001,100,3\n' >"$SE/async.csv"
+check "serving: --async-scheduling admits a request queued during a pass one pass later (hand-derived TTFT)" sh -c "
+  $SV --trace '$SE/async.csv' --scheduler chunked -o '$SE/sync' >/dev/null &&
+  $SV --trace '$SE/async.csv' --scheduler chunked --async-scheduling -o '$SE/async' >/dev/null &&
+  python3 -c 'import csv, json, sys
+a, s = sys.argv[1], sys.argv[2]
+it = [float(r[\"duration_ms\"]) for r in csv.DictReader(open(s + \"/iterations.csv\"))]
+pf = [int(r[\"prefill_tokens\"]) for r in csv.DictReader(open(a + \"/iterations.csv\"))]
+rs, ra = list(csv.DictReader(open(s + \"/requests.csv\"))), list(csv.DictReader(open(a + \"/requests.csv\")))
+assert pf[:3] == [100, 0, 100], pf
+assert abs(float(rs[1][\"ttft_ms\"]) - (it[0] + it[1] - 1)) < 1e-5
+assert abs(float(ra[1][\"ttft_ms\"]) - (it[0] + it[3] + it[1] - 1)) < 1e-5, (ra[1], it)
+assert ra[0][\"ttft_ms\"] == rs[0][\"ttft_ms\"]
+assert json.load(open(a + \"/summary.json\"))[\"setting\"][\"async_scheduling\"] is True
+assert json.load(open(s + \"/summary.json\"))[\"setting\"][\"async_scheduling\"] is False' '$SE/async' '$SE/sync'"
+check "serving: --async-scheduling writes the same bytes twice" sh -c "
+  $SV --rate 20 --requests 300 --lengths fixed:200:20 --async-scheduling -o '$SE/as1' >/dev/null &&
+  $SV --rate 20 --requests 300 --lengths fixed:200:20 --async-scheduling -o '$SE/as2' >/dev/null &&
+  cmp -s '$SE/as1/requests.csv' '$SE/as2/requests.csv' && cmp -s '$SE/as1/iterations.csv' '$SE/as2/iterations.csv'"
 expect_fail "serving: --think-time is a closed loop's" "--think-time is a closed loop's" $SV --rate 2 --think-time 1 -o "$SE/thbad"
 no_files "serving: nothing written for --think-time without --concurrency" "$SE/thbad"
 expect_fail "serving: --think-time takes 0 to 3600 seconds" "--think-time" $SV --concurrency 2 --think-time -1 -o "$SE/thbad2"
@@ -486,6 +510,8 @@ ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 
       # and runs vllm bench serve: all 3000 prompts counted, none left out as a warmup; vLLM 0.12 chunks
       and "--concurrency 64 --requests 3000 --lengths fixed:999:1000" in cmd("I118") and "--warmup" not in cmd("I118")
       and all(o in cmd("I118") for o in ("--kv-reserve 0.02 ", "--max-num-batched-tokens 512 ", "--max-num-seqs 256 "))
+      # ... and --async-scheduling, which it quotes too; no other row does
+      and "--async-scheduling " in cmd("I118") and "--async-scheduling" not in n and "--async-scheduling" not in a
       and cmd("I118").rsplit("--max-context ", 1)[1].startswith("2048 ")
       and cmd("I118").endswith("--scheduler chunked --json")
       # a closed loop s clients take a think time (the trip of their next request); open loops none
@@ -572,4 +598,5 @@ e37, e27 = " ".join(sp.command("npusim", rows["E37"], 300)), " ".join(sp.command
 sys.exit(not (len(sp.FIT_ROWS) == 10 and all(rows[i]["chip"] == "h100" for i in sp.FIT_ROWS)
               and sorted(late, key=lambda i: int(i[1:])) == ["E%d" % k for k in range(19, 49)]
               and not set(late) & sp.FIT_ROWS
-              and " --tp 8 " in e37 and e37.endswith(" --ep 8") and " --tp 1 " in e27 and "--ep" not in e27))'
+              and " --tp 8 " in e37 and e37.endswith(" --ep 8") and " --tp 1 " in e27 and "--ep" not in e27
+              and " --async-scheduling " in e37 and " --async-scheduling" in e27))'
