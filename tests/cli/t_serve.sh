@@ -294,9 +294,11 @@ import re, sys
 html = open(sys.argv[1]).read()
 ids = set(re.findall(r'id=\"([^\"]+)\"', html))
 need = {'tp', 'dp', 'pp', 'ep', 'nchips', 'seq-in', 'seq-out', 'wdtype', 'adtype', 'kvdtype', 'pg', 'fleet', 'fleet-deps',
-        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips', 'vbwait', 'vcap', 'vmaxnew'}
+        'fleet-add', 'fpue', 'fci', 'flife', 'fpg', 'fleet-run', 'fleet-out', 'schips', 'vbwait', 'vcap', 'vmaxnew',
+        'vasync'}
 assert need <= ids, need - ids
 assert 'base.max_new_tokens = num(' in html   # the serving panel sends --max-new-tokens by its API name
+assert 'base.async_scheduling = true' in html   # ... and --async-scheduling
 for f in ('tensor_parallelism_degree', 'expert_parallelism_degree', 'input_seqlen', 'output_seqlen', 'weight_dtype',
           'activation_dtype', 'kv_cache_dtype', 'num_chips'):
     assert 'data-field=\"%s\"' % f in html, f
