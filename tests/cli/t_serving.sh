@@ -399,6 +399,21 @@ check "serving: a sweep point whose tp does not divide the heads is refused, say
   $NPUSIM sweep --configs $CONFIGS --spec '$SE/tpsweep.json' --summary '$SE/tp.csv' >'$SE/tp.txt' &&
   python3 -c 'import csv,sys; r={x[\"tp\"]: x for x in csv.DictReader(open(sys.argv[1]))}; assert r[\"3\"][\"status\"] == \"refused\" and \"does not divide num_heads 32\" in r[\"3\"][\"message\"] and r[\"1\"][\"status\"] == \"ok\", r' '$SE/tp.csv' &&
   grep -q 'tp=1  1 chip, ' '$SE/tp.txt'"
+# the run's switches are sweepable (async_scheduling, offline, swap; not find_rate): each point runs as the
+# command with the flag does, its column says which
+printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"requests": 200, "rate": 8, "lengths": "fixed:500:50", "async_scheduling": [false, true]}}' >"$SE/assweep.json"
+check "serving: a sweep over async_scheduling runs each point as npusim serving with and without --async-scheduling" sh -c "
+  $NPUSIM sweep --configs $CONFIGS --spec '$SE/assweep.json' --summary '$SE/as.csv' >/dev/null &&
+  $SV --requests 200 --rate 8 --lengths fixed:500:50 --async-scheduling --json >'$SE/as-on.json' &&
+  python3 -c 'import csv, json, sys
+r = {x[\"async_scheduling\"]: x for x in csv.DictReader(open(sys.argv[1]))}
+on = json.load(open(sys.argv[2]))
+assert set(r) == {\"false\", \"true\"} and all(x[\"status\"] == \"ok\" for x in r.values()), r
+assert abs(float(r[\"true\"][\"ttft_p99_ms\"]) - on[\"ttft_ms\"][\"p99\"]) < 1e-4, (r[\"true\"], on[\"ttft_ms\"])
+assert float(r[\"true\"][\"ttft_p50_ms\"]) > float(r[\"false\"][\"ttft_p50_ms\"])' '$SE/as.csv' '$SE/as-on.json'"
+printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"find_rate": [true]}}' >"$SE/frsweep.json"
+expect_fail "serving: find_rate is no sweep option" 'unknown option "find_rate"' \
+  $NPUSIM sweep --configs $CONFIGS --spec "$SE/frsweep.json" --summary "$SE/bad2/s.csv"
 printf '{"workload": "serving", "models": ["llama3-8b"], "chips": ["h100"], "serving": {"rates": [1]}}' >"$SE/badsweep.json"
 expect_fail "serving: a serving sweep spec with an unknown option names the file and the key" \
   'badsweep.json: "serving": unknown option "rates"' $NPUSIM sweep --configs $CONFIGS --spec "$SE/badsweep.json" --summary "$SE/bad1/s.csv"
