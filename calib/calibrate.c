@@ -236,15 +236,12 @@ static void fit_class(const struct point *p, const int *idx, int k, struct class
         *c = sat;
 }
 
+/* Every class's efficiency as the chip fields' defaults give it. */
 static void reset_efficiencies(struct chip_config *c)
 {
-    for (int k = 0; k < KC_COUNT; k++) {
-        c->kernel_eff[k].e_max = k == KC_decode_attention ? 0 : 1.0;   /* the fields' defaults */
-        c->kernel_eff[k].n_half = 0;
-        c->kernel_eff[k].t0_ns = 0;
-        memset(c->kernel_eff[k].by_prec, 0, sizeof c->kernel_eff[k].by_prec);
-        memset(c->kernel_eff[k].t0_by_prec, 0, sizeof c->kernel_eff[k].t0_by_prec);
-    }
+    struct chip_config d;
+    chip_config_default(&d);
+    memcpy(c->kernel_eff, d.kernel_eff, sizeof c->kernel_eff);
 }
 
 /* The rows as points on the chip without efficiencies. */

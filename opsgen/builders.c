@@ -327,12 +327,12 @@ struct op *b_kv_swap(struct trace *t, bool *ovf, int64_t fid, int64_t count, con
     return op;
 }
 
-struct coll_axes coll_axes_ring(int64_t p, double bw_GBps, int64_t latency_ns, enum coll_algorithm algorithm,
-                                const struct profile *prof)
+struct coll_axes coll_axes_ring(int64_t p, double bw_GBps, int64_t latency_ns, int64_t base_ns,
+                                enum coll_algorithm algorithm, const struct profile *prof)
 {
     return (struct coll_axes){ .n = 1, .deg = { p }, .bw_GBps = { bw_GBps }, .latency_ns = latency_ns,
                                .latency_adds = !prof->collective_latency_overlaps, .algorithm = algorithm,
-                               .ring_bytes = !prof->collective_staged_bytes };
+                               .ring_bytes = !prof->collective_staged_bytes, .base_ns = base_ns };
 }
 
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax)

@@ -73,11 +73,12 @@ struct coll_axes {
     int64_t base_ns;              /* paid once a phase whatever p (with latency_adds only: the
                                    * chip's collective_base_ns) */
 };
-/* One axis of p chips at bw_GBps, latency_ns a step, taking its algorithm,
- * its latency rule (latency_adds) and its bytes (ring_bytes) from prof: the
- * one place a collective's pricing reads the profile. */
-struct coll_axes coll_axes_ring(int64_t p, double bw_GBps, int64_t latency_ns, enum coll_algorithm algorithm,
-                                const struct profile *prof);
+/* One axis of p chips at bw_GBps, latency_ns a step and base_ns a phase
+ * (the chip's collective_base_ns), taking its algorithm, its latency rule
+ * (latency_adds) and its bytes (ring_bytes) from prof: the one place a
+ * collective's pricing reads the profile. */
+struct coll_axes coll_axes_ring(int64_t p, double bw_GBps, int64_t latency_ns, int64_t base_ns,
+                                enum coll_algorithm algorithm, const struct profile *prof);
 
 /* Staged per-chip element count RS(e, axes) (opsgen.md §3.10), checked. */
 int64_t staged_elems(bool *ovf, int64_t e, const struct coll_axes *ax);

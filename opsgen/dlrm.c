@@ -280,8 +280,7 @@ static int chip_ops(struct gen *g, int64_t c)
     /* the all-to-alls' latency as every collective's: the larger of it and
      * the transfer (the reference's), or added (physical) */
     struct coll_axes a2a = coll_axes_ring(a2a_group, g->p->bisection_bw_GBps, g->l->ici_latency_ns,
-                                          g->l->collective_algorithm, g->prof);
-    a2a.base_ns = g->l->collective_base_ns;
+                                          g->l->collective_base_ns, g->l->collective_algorithm, g->prof);
 
     /* 1. bottom MLP */
     for (int i = 0; i < m->bottom_mlp_config.n; i++) {

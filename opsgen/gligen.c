@@ -449,8 +449,8 @@ int opsgen_gligen(const struct model_config *m, const struct opsgen_links *l,
     g.obj_seq = m->bbox_input_seqlen;
     g.flash = m->use_flash_attention;
     /* TP goes to the layers as the single axis [tp] (opsgen.md §10). */
-    g.tp = coll_axes_ring(m->tensor_parallelism_degree, l->ici_bw_GBps, l->ici_latency_ns, COLL_RING, prof);
-    g.tp.base_ns = l->collective_base_ns;
+    g.tp = coll_axes_ring(m->tensor_parallelism_degree, l->ici_bw_GBps, l->ici_latency_ns, l->collective_base_ns,
+                          COLL_RING, prof);
     g.lc = (struct layer_ctx){ out, ovf, prof, g.B, 1, false, &g.tp, "", NULL, 0 };
     struct plan p;
     if (plan_build(m, &p)) {

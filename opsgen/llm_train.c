@@ -453,9 +453,8 @@ static int weight_update_zero(struct gen *g, int64_t fid, int64_t P_all, int64_t
                              SHP(1, P, 1), 1, &g->dp));
     int64_t Pl = z >= 1 ? cdiv64(P, dp) : P;
     if (m->data_parallel_degree_dcn > 1) {
-        struct coll_axes ax = coll_axes_ring(m->data_parallel_degree_dcn, g->r.l->dcn_bw_GBps,
-                                             g->r.l->dcn_latency_ns, COLL_RING, g->r.prof);
-        ax.base_ns = g->r.l->collective_base_ns;
+        struct coll_axes ax = coll_axes_ring(m->data_parallel_degree_dcn, g->r.l->dcn_bw_GBps, g->r.l->dcn_latency_ns,
+                                             g->r.l->collective_base_ns, COLL_RING, g->r.prof);
         CHK(b_all_reduce(g->r.t, ovf, fid++, 1, "WeightUpdate-DCN", "AllReduce", SHP(1, Pl, 1), &ax));
     }
     int64_t Pu = badd(ovf, Pl, P_exp);   /* the parameters this chip updates */

@@ -21,7 +21,7 @@ int serving_fleet_estimate(const struct family *fam, const struct loaded_config 
         return npu_errf(e, "serving: %s", why);
     const cJSON *x;
     cJSON_ArrayForEach(x, knobs)
-        if (serving_knob_find(x->string) < 0 && (!serving_knob_switch(&k, x->string) || !strcmp(x->string, "find_rate")))
+        if (serving_knob_find(x->string) < 0 && !serving_knob_run_switch(x->string))
             return npu_errf(e, "serving: unknown key \"%.60s\" (expected the keys of POST /api/serving: rate, "
                                "requests, lengths, scheduler, ...; the replicas and parallelism are the deployment's)",
                             x->string);

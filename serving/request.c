@@ -66,6 +66,12 @@ bool *serving_knob_switch(struct serving_knobs *k, const char *key)
     return NULL;
 }
 
+bool serving_knob_run_switch(const char *key)
+{
+    struct serving_knobs any = { 0 };
+    return serving_knob_switch(&any, key) && strcmp(key, "find_rate") != 0;
+}
+
 const char *serving_knob_name(enum serving_knob k, bool json)
 {
     if ((int)k < 0 || k >= SK_N)

@@ -40,8 +40,11 @@ struct serving_knobs {
 
 /* The run's switches, by their JSON key ("offline", "swap",
  * "async_scheduling", "find_rate"): the flag in k, or NULL when key is no
- * switch. A fleet or a sweep takes every one but find_rate. */
+ * switch. */
 bool *serving_knob_switch(struct serving_knobs *k, const char *key);
+/* Whether key is a switch a fleet deployment or a sweep point takes: every
+ * one but find_rate (a search, not a run). */
+bool serving_knob_run_switch(const char *key);
 
 /* The knob's name as its front end spells it: "max-num-seqs" (the option
  * without its dashes) or "max_num_seqs" (the JSON key). NULL past SK_N. */

@@ -28,8 +28,7 @@ static bool knob_known(const char *k)
     for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++)
         if (!strcmp(k, degrees[i].key))
             return true;
-    struct serving_knobs any = { 0 };
-    return (serving_knob_switch(&any, k) && strcmp(k, "find_rate")) ||
+    return serving_knob_run_switch(k) ||
            (serving_knob_find(k) >= 0 && strchr(k, '-') == NULL);
 }
 

@@ -151,9 +151,8 @@ static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const 
          * carried as the bf16 elements of the same bytes. */
         int64_t chips = r->n ? r->n : 8;
         int64_t e16 = (m * precision_info((enum precision)r->prec)->bits + 15) / 16;
-        struct coll_axes ax = coll_axes_ring(chips, chip->ici_bw_GBps, chip->ici_latency_ns,
+        struct coll_axes ax = coll_axes_ring(chips, chip->ici_bw_GBps, chip->ici_latency_ns, chip->collective_base_ns,
                                              coll_algorithm_of(chip->collective_algorithm), prof);
-        ax.base_ns = chip->collective_base_ns;
         if (!strcmp(k->name, "all-reduce"))
             return b_all_reduce(t, ovf, 0, 1, k->name, "op", SHP(e16), &ax);
         if (!strcmp(k->name, "all-gather"))
