@@ -160,7 +160,10 @@ void run_notes_print(const struct loaded_config *c, const struct profile *prof, 
         fprintf(out, "power gating %s, DVFS %s; ", pg, dvfs ? dvfs : "None");
     else
         fputs("no energy pass; ", out);
-    fprintf(out, "weights %s, activations %s", format_of(m->weight_dtype), format_of(m->activation_dtype));
+    fprintf(out, "weights %s", format_of(m->weight_dtype));
+    if (m->expert_weight_dtype[0] && strcmp(m->expert_weight_dtype, "same"))   /* e.g. gpt-oss's MXFP4 experts */
+        fprintf(out, " (experts %s)", m->expert_weight_dtype);
+    fprintf(out, ", activations %s", format_of(m->activation_dtype));
     if (!strcmp(m->model_type, "llm"))
         fprintf(out, ", KV cache %s", format_of(m->kv_cache_dtype));
     fputc('\n', out);

@@ -12,6 +12,11 @@ check "run notes: the default run names its profile, strategy, policy, formats a
 check "run notes: --pg, --dvfs and the formats given are the ones named" sh -c "
   $NPUSIM run --configs $CONFIGS -o '$RN/p' --pg Full --dvfs Ideal --set weight_dtype=int8 --set kv_cache_dtype=fp8 |
   grep -qx '  ran with      profile physical; power gating Full, DVFS Ideal; weights int8, activations bf16, KV cache fp8'"
+check "run notes: experts in their own format (gpt-oss's MXFP4) are named beside the weights" sh -c "
+  $NPUSIM run --configs $CONFIGS -m gpt-oss-20b -c h100 -b 1 --set input_seqlen=64 --set output_seqlen=4 --no-energy -o '$RN/x' |
+  grep -qx '  ran with      profile physical; no energy pass; weights bf16 (experts fp4), activations bf16, KV cache bf16' &&
+  $NPUSIM run --configs $CONFIGS -m gpt-oss-20b -c h100 -b 1 --set input_seqlen=64 --set output_seqlen=4 --no-energy \
+    --set expert_weight_dtype=same -o '$RN/x2' | grep -q '^  ran with      profile physical; no energy pass; weights bf16, activations'"
 check "run notes: --no-energy says no energy pass ran" sh -c "
   $NPUSIM run --configs $CONFIGS -o '$RN/n' --no-energy | grep -q '^  ran with      profile physical; no energy pass; weights bf16'"
 check "run notes: under neusim the chip's calibration is named as not applied, GEMMs at the MXU peak" sh -c "
