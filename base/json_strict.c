@@ -60,6 +60,31 @@ static const char *duplicate_key(const cJSON *j, char *where, size_t wn)
     return NULL;
 }
 
+/* Whether line (1-based) of text holds Infinity or NaN as a bare value, as
+ * Python's json module writes them (Hugging Face configs carry them): the
+ * likely reason a parse failed there. */
+static bool bare_non_number(const char *text, size_t n, int line)
+{
+    const char *p = text, *end = text + n;
+    for (int l = 1; l < line && p < end; p++)
+        l += *p == '\n';
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    eol = eol ? eol : end;
+    static const char *const words[] = { "Infinity", "NaN" };
+    for (const char *q = p; q < eol; q++)
+        for (size_t w = 0; w < 2; w++) {
+            size_t k = strlen(words[w]);
+            if ((size_t)(eol - q) < k || memcmp(q, words[w], k))
+                continue;
+            const char *b = q;   /* the character before the word, past spaces and a sign */
+            while (b > p && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '-'))
+                b--;
+            if (b == p || b[-1] == ':' || b[-1] == '[' || b[-1] == ',')
+                return true;
+        }
+    return false;
+}
+
 cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct npu_err *e)
 {
     const char *nul = memchr(text, '\0', n);
@@ -71,7 +96,9 @@ cJSON *json_parse_strict(const char *text, size_t n, const char *name, struct np
     int line = 0;
     cJSON *j = rawjson_parse_prefix(text, n, JSON_NUMBERS_DOUBLE, &rest, &line);
     if (!j) {
-        npu_errf(e, "%s:%d: invalid JSON", name, line);
+        npu_errf(e, "%s:%d: invalid JSON%s", name, line,
+                 bare_non_number(text, n, line) ? ": Infinity and NaN are not JSON numbers (Python's json module "
+                                                  "writes them; give a number or null)" : "");
         return NULL;
     }
     if (rest < text + n) {

@@ -17,14 +17,16 @@
  * of local attention when the file gives none (Gemma 2: every other layer
  * global; Llama 4: every fourth, chunked). tied: Transformers' class
  * default for tie_word_embeddings (PretrainedConfig's true, unless the
- * class sets false). Families naming their keys otherwise are read through
- * hf_names.h. */
+ * class sets false: Cohere's, SmolLM3's, ERNIE 4.5's and StarCoder2's do
+ * not). experts: a dense type whose files may carry experts
+ * (MiniCPM-MoE's num_experts), then read as Mixtral's. Families naming
+ * their keys otherwise are read through hf_names.h. */
 enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
 static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied;
+    bool chunked, plain, tied, experts;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -32,19 +34,21 @@ static const struct hf_type {
     { .type = "olmo", .kind = HF_DENSE }, { .type = "olmo2", .kind = HF_DENSE },
     { .type = "olmo3", .kind = HF_DENSE }, { .type = "yi", .kind = HF_DENSE },
     { .type = "internlm", .kind = HF_DENSE }, { .type = "internlm2", .kind = HF_DENSE },
-    { .type = "internlm3", .kind = HF_DENSE }, { .type = "cohere", .kind = HF_DENSE },
-    { .type = "cohere2", .kind = HF_DENSE, .full_every = 4 }, { .type = "exaone", .kind = HF_DENSE },
-    { .type = "exaone4", .kind = HF_DENSE }, { .type = "smollm3", .kind = HF_DENSE },
+    { .type = "internlm3", .kind = HF_DENSE }, { .type = "cohere", .kind = HF_DENSE, .tied = true },
+    { .type = "cohere2", .kind = HF_DENSE, .full_every = 4, .tied = true }, { .type = "exaone", .kind = HF_DENSE },
+    { .type = "exaone4", .kind = HF_DENSE }, { .type = "smollm3", .kind = HF_DENSE, .tied = true },
     { .type = "baichuan", .kind = HF_DENSE }, { .type = "stablelm", .kind = HF_DENSE },
-    { .type = "minicpm", .kind = HF_DENSE }, { .type = "glm", .kind = HF_DENSE },
+    { .type = "minicpm", .kind = HF_DENSE, .experts = true }, { .type = "glm", .kind = HF_DENSE },
     { .type = "glm4", .kind = HF_DENSE }, { .type = "chatglm", .kind = HF_DENSE },
     { .type = "qwen", .kind = HF_DENSE }, { .type = "helium", .kind = HF_DENSE },
     { .type = "seed_oss", .kind = HF_DENSE }, { .type = "hunyuan_v1_dense", .kind = HF_DENSE },
-    { .type = "ernie4_5", .kind = HF_DENSE }, { .type = "gemma", .kind = HF_DENSE, .tied = true },
+    { .type = "ernie4_5", .kind = HF_DENSE, .tied = true }, { .type = "gemma", .kind = HF_DENSE, .tied = true },
+    { .type = "mimo", .kind = HF_DENSE }, { .type = "orion", .kind = HF_DENSE },
+    { .type = "ministral3", .kind = HF_DENSE },
     { .type = "gemma2", .kind = HF_DENSE, .full_every = 2, .tied = true },
     { .type = "gemma3_text", .kind = HF_DENSE, .full_every = 6, .tied = true },
     { .type = "phi", .kind = HF_DENSE, .plain = true }, { .type = "gpt_neox", .kind = HF_DENSE, .plain = true },
-    { .type = "gptj", .kind = HF_DENSE, .plain = true }, { .type = "starcoder2", .kind = HF_DENSE, .plain = true },
+    { .type = "gptj", .kind = HF_DENSE, .plain = true }, { .type = "starcoder2", .kind = HF_DENSE, .plain = true, .tied = true },
     { .type = "nemotron", .kind = HF_DENSE, .plain = true }, { .type = "arcee", .kind = HF_DENSE, .plain = true },
     { .type = "apertus", .kind = HF_DENSE, .plain = true },
     { .type = "gpt2", .kind = HF_DENSE, .plain = true, .tied = true },
@@ -69,10 +73,12 @@ static const struct hf_type {
 static const struct { const char *types, *why; } unmodelled[] = {
     { "jamba falcon_h1 granitemoehybrid bamba nemotron_h zamba zamba2 mamba mamba2 falcon_mamba plamo2 lfm2",
       "state-space (Mamba) layers among the attention layers: npusim simulates attention decoders" },
-    { "qwen3_next minimax kimi_linear rwkv recurrent_gemma",
+    { "qwen3_next minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers: npusim simulates softmax-attention decoders" },
     { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
-    { "deci", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
+    { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
+    { "gemma4_text", "Gemma 4's global layers with their own head size and K/V heads (global_head_dim, "
+                     "num_global_key_value_heads): npusim's layers share one attention shape" },
     { "deepseek_v32", "DeepSeek Sparse Attention (an indexer picks 2048 tokens a query): not modelled; its dense form "
                       "is model_type deepseek_v3" },
 };
@@ -149,13 +155,13 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
             return *why = never[i].why, never[i].key;
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "is_encoder_decoder")))
         return *why = "an encoder-decoder model: npusim simulates decoders", "is_encoder_decoder";
-    if (t && t->kind == HF_DENSE && num_any(hf, experts_keys, 0) > 1)
+    if (t && t->kind == HF_DENSE && !t->experts && num_any(hf, experts_keys, 0) > 1)
         return *why = "experts in a model type npusim knows as dense", "num_experts";
     const cJSON *mlp = cJSON_GetObjectItemCaseSensitive(hf, "mlp_only_layers");
     if (cJSON_IsArray(mlp) && cJSON_GetArraySize(mlp) > 0)
         return *why = "a list of dense layers among the experts: npusim's pattern is num_dense_layers first, then "
                       "every moe_layer_step-th layer", "mlp_only_layers";
-    if (t && !strncmp(t->type, "qwen2", 5) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
+    if (t && (!strncmp(t->type, "qwen2", 5) || !strcmp(t->type, "mimo")) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
     double end = hf_num(hf, "moe_layer_end_index", -1);
     if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < hf_num(hf, "num_hidden_layers", 0) - 1)
@@ -451,6 +457,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     cJSON_AddNumberToObject(o, "output_seqlen", out_len);
     cJSON_AddNumberToObject(o, "decode_width", 1);
     double layers = hf_num(hf, "num_hidden_layers", 0);
+    enum hf_kind kind = t->experts && num_any(hf, experts_keys, 0) > 1 ? HF_MOE : t->kind;
     int rc = add_int(o, "d_model", D, name, "hidden_size", e) ||
              add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
              add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
@@ -458,8 +465,8 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              add_int(o, "d_ff", hf_num(hf, "intermediate_size", 0), name, "intermediate_size", e) ||
              add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
              add_int(o, "vocab_size", hf_num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
-             (t->kind == HF_MLA ? mla_fields(hf, o, name, e)
-                                : ffn_of(hf, t, o, name, e) || (t->kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
+             (kind == HF_MLA ? mla_fields(hf, o, name, e)
+                             : ffn_of(hf, t, o, name, e) || (kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
                                       local_fields(hf, t, layers, o, name, e));
     /* Transformers' own default when the file leaves it out: the type's class's */
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf, "tie_word_embeddings");
@@ -485,7 +492,8 @@ static const struct { const char *wrapper, *text; } wrappers[] = {
     { "llava", "llama" },        { "llava_next", "llama" },      { "llava_onevision", "qwen2" },
     { "paligemma", "gemma" },    { "idefics3", "llama" },        { "smolvlm", "llama" },
     { "qwen2_vl", "qwen2" },     { "qwen2_5_vl", "qwen2" },      { "qwen3_vl", "qwen3" },
-    { "qwen3_vl_moe", "qwen3_moe" },
+    { "qwen3_vl_moe", "qwen3_moe" }, { "phi3_v", "phi3" },     { "kimi_k25", "kimi_k2" },
+    { "ministral3", "ministral3" },
 };
 
 /* Transformers writes a nested config (text_config) with only the keys that
@@ -541,7 +549,7 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
     if (w == sizeof wrappers / sizeof wrappers[0])
         return NULL;
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(hf, "text_config");
-    if (tc && !cJSON_IsObject(tc))
+    if ((tc && !cJSON_IsObject(tc)) || (!tc && type_of(type)))   /* Ministral 3's text model alone: no wrapper */
         return NULL;
     cJSON *v = cJSON_Duplicate(tc ? tc : hf, true);
     if (!v)

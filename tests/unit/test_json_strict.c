@@ -38,6 +38,15 @@ static void test_strict_parse(void **state)
     expect_bad("{\"a\":\n 1\0}", 10, "f.json:2: a NUL byte");
     expect_bad("{\"a\": }", 0, "f.json:1: invalid JSON");
     expect_bad(" ", 1, "f.json:1: invalid JSON");
+    /* Python's json writes Infinity and NaN (a Hugging Face config's
+     * time_step_limit): the message says why; a word in a string does not */
+    expect_bad("{\"a\": 1,\n \"t\": [0.0, Infinity]}", 0,
+               "f.json:2: invalid JSON: Infinity and NaN are not JSON numbers");
+    expect_bad("{\"a\": -Infinity}", 0, "Infinity and NaN are not JSON numbers");
+    expect_bad("{\"a\": NaN}", 0, "Infinity and NaN are not JSON numbers");
+    struct npu_err e2;
+    assert_null(json_parse_strict("{\"a\": \"NaN\" x}", 14, "f.json", &e2));
+    assert_string_equal(e2.msg, "f.json:1: invalid JSON");
 }
 
 /* json_parse: cJSON_ParseWithLength's leniency (text after the value,
