@@ -64,6 +64,7 @@ static const struct hf_type {
     { .type = "glm4_moe", .kind = HF_MOE }, { .type = "deepseek", .kind = HF_MOE },
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
+    { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
     { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
 };
@@ -163,6 +164,9 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
                       "every moe_layer_step-th layer", "mlp_only_layers";
     if (t && (!strncmp(t->type, "qwen2", 5) || !strcmp(t->type, "mimo")) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
+        return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
+                      "its own K/V", "use_cla";
     double end = hf_num(hf, "moe_layer_end_index", -1);
     if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < hf_num(hf, "num_hidden_layers", 0) - 1)
         return *why = "dense layers after the experts' last layer: npusim's pattern is num_dense_layers first, then "
@@ -613,7 +617,10 @@ static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e
         npu_errf(e, "%s: out of memory", name);
         return NULL;
     }
-    cJSON *o = model_of(common, t, name, e);
+    const char *varies = hf_names_per_layer(hf, common, t->type);
+    cJSON *o = varies ? NULL : model_of(common, t, name, e);
+    if (varies)
+        npu_errf(e, "%s: key \"%s\": a different value per layer: npusim's layers repeat one block", name, varies);
     cJSON_Delete(common);
     return o;
 }

@@ -44,13 +44,22 @@ static const struct rename {
     { "ernie4_5_moe", "n_shared_experts", NULL, "moe_num_shared_experts" },
     { "ernie4_5_moe", "first_k_dense_replace", NULL, "moe_layer_start_index" },
     { "ernie4_5_moe", "decoder_sparse_step", NULL, "moe_layer_interval" },
+    { "hunyuan hunyuan_v1_moe", "num_experts_per_tok", NULL, "moe_topk" },
+    { "hunyuan hunyuan_v1_moe", "n_shared_experts", NULL, "num_shared_expert" },
+    { "hunyuan", "head_dim", NULL, "attention_head_dim" },
+    { "hunyuan", "first_k_dense_replace", NULL, "moe_layer_num_skipped" },
 };
 
 /* Keys the rules below read. */
 static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
-    "multi_query_group_num", "expansion_ratio", "moe_layer_end_index",
+    "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
+    "cla_share_factor",
 };
+
+/* Keys some families give per layer (Hunyuan's lists of 32 equal values):
+ * one value when every layer has it. */
+static const char *const per_layer_keys[] = { "num_experts_per_tok", "n_shared_experts", "moe_intermediate_size" };
 
 bool hf_names_listed(const char *types, const char *t)
 {
@@ -119,6 +128,45 @@ static void ffn_width(cJSON *c, const char *t)
         put(c, "intermediate_size", cJSON_CreateNumber(hf_num(c, "intermediate_size", 0) / 2));
 }
 
+/* Hunyuan's shared expert exists only under use_mixed_mlp_moe (its
+ * remote code's default: true). */
+static void shared_expert(cJSON *c, const char *t)
+{
+    if (hf_names_listed("hunyuan hunyuan_v1_moe", t) && !flag(c, "use_mixed_mlp_moe", true))
+        put(c, "n_shared_experts", cJSON_CreateNumber(0));
+}
+
+/* A per-layer list of one value as that value; other lists stay, for
+ * hf_names_per_layer to name. */
+static void per_layer(cJSON *c)
+{
+    for (size_t i = 0; i < sizeof per_layer_keys / sizeof per_layer_keys[0]; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, per_layer_keys[i]), *x;
+        if (!cJSON_IsArray(l) || !cJSON_IsNumber(l->child))
+            continue;
+        bool same = true;
+        cJSON_ArrayForEach(x, l)
+            same = same && cJSON_IsNumber(x) && x->valuedouble == l->child->valuedouble;
+        if (same)
+            put(c, per_layer_keys[i], cJSON_CreateNumber(l->child->valuedouble));
+    }
+}
+
+const char *hf_names_per_layer(const cJSON *hf, const cJSON *c, const char *type)
+{
+    for (size_t i = 0; i < sizeof per_layer_keys / sizeof per_layer_keys[0]; i++) {
+        const char *k = per_layer_keys[i];
+        if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(c, k)))
+            continue;
+        for (size_t r = 0; type && r < sizeof renames / sizeof renames[0]; r++)   /* the file's own name */
+            if (!cJSON_GetObjectItemCaseSensitive(hf, k) && !strcmp(renames[r].to, k) &&
+                hf_names_listed(renames[r].types, type))
+                return renames[r].from;
+        return k;
+    }
+    return NULL;
+}
+
 /* Attention and FFN from one normalised input: always in GPT-J, Phi-2 and
  * Cohere; GPT-NeoX's use_parallel_residual and Falcon's parallel_attn are
  * true by default. */
@@ -148,6 +196,8 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     kv_heads(c, type);
     ffn_width(c, type);
     parallel(c, type);
+    per_layer(c);
+    shared_expert(c, type);
     return c;
 }
 

@@ -8,8 +8,8 @@
  * common names, with what those families imply and leave out (Falcon's and
  * GPT-BigCode's multi-query attention as a count of KV heads, an ungated
  * FFN four times the width, Qwen's two FFN branches counted together, the
- * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere) made
- * explicit. The common names a file already gives are kept.
+ * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere, a list of
+ * one value per layer as that value) made explicit. The common names a file already gives are kept.
  *
  * Also the two readers the room shares: a number under a key (hf_num) and
  * a word in a space-separated list (hf_names_listed).
@@ -26,6 +26,11 @@
 /* A new tree: hf under the common names for its model_type `type` (the
  * caller deletes it); NULL when out of memory. */
 cJSON *hf_common_names(const cJSON *hf, const char *type);
+
+/* The first key of c (hf under the common names for type) that still
+ * holds a list of per-layer values (they differ between layers), by the
+ * name hf gives it; else NULL. */
+const char *hf_names_per_layer(const cJSON *hf, const cJSON *c, const char *type);
 
 /* The number j holds under k, else def (a null, a string: def). */
 double hf_num(const cJSON *j, const char *k, double def);

@@ -42,14 +42,16 @@ check "models: npusim import model writes npusim's config with its source, which
 # Qwen3-14B 14.8B (its card; 40 layers of 330.3M and a 778M embedding and untied head: 14.77B);
 # Aya 23 8B 8.03B and StarCoder2 7B 7.17B (their files leave tie_word_embeddings out: tied, their
 # classes' default; untied they came out 9.08B and 7.40B); Kimi K2.5's language model, Kimi K2's
-# 1.04T with 32.6B active (its report), inside a multimodal wrapper whose text_config holds it
+# 1.04T with 32.6B active (its report), inside a multimodal wrapper whose text_config holds it;
+# Hunyuan-A13B 80B with 13B active (its README), from its remote-code file (model_type hunyuan, the
+# experts' top-k, shared experts and widths as lists of one value per layer)
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
             llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9 gemma-3-12b-it:11.771e9:11.771e9 \
             llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9 gpt2:124e6:124e6 phi-2:2.78e9:2.78e9 \
             ling-plus:290e9:28.8e9 qwen3-14b:14.8e9:14.8e9 aya-23-8b:8.03e9:8.03e9 starcoder2-7b:7.17e9:7.17e9 \
-            kimi-k2.5:1.04e12:32.6e9; do
+            kimi-k2.5:1.04e12:32.6e9 hunyuan-a13b:80e9:13e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
@@ -120,7 +122,11 @@ j["sliding_window"] = -4096
 json.dump(j, open("'"$HF"'/neg-window.json", "w"))
 j = json.load(open("tests/samples/hf/gemma-2-9b-it.json"))
 del j["architectures"], j["num_hidden_layers"]
-json.dump(j, open("'"$HF"'/not-hf.json", "w"))'
+json.dump(j, open("'"$HF"'/not-hf.json", "w"))
+j = json.load(open("tests/samples/hf/hunyuan-a13b.json"))
+json.dump(dict(j, use_cla=True), open("'"$HF"'/hy-cla.json", "w"))
+json.dump(dict(j, moe_topk=[8] * 31 + [4]), open("'"$HF"'/hy-topk.json", "w"))
+json.dump(dict(j, use_mixed_mlp_moe=False), open("'"$HF"'/hy-noshared.json", "w"))'
 expect_fail "models: layer_types off every N-th layer global is refused, naming the item" 'key "layer_types": item 1' \
     $NPUSIM run --configs $CONFIGS -m "$HF/odd-layers.json" -c h100 -o "$HF/bad"
 expect_fail "models: a negative sliding_window is refused, naming the key" 'key "sliding_window": expected a positive whole number of tokens or null' \
@@ -129,6 +135,11 @@ expect_fail "models: a config.json without what marks it as one says what does" 
     $NPUSIM run --configs $CONFIGS -m "$HF/not-hf.json" -c h100 -o "$HF/bad"
 expect_fail "models: Qwen's mlp_only_layers list is refused, naming it" 'key "mlp_only_layers"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/mlp-only.json" -c h100 -o "$HF/bad"
+expect_fail "models: Hunyuan's cross-layer attention (use_cla) is refused, naming it" 'key "use_cla": cross-layer attention' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/hy-cla.json" -c h100 -o "$HF/bad"
+expect_fail "models: a per-layer list whose values differ is refused, naming the key" 'key "moe_topk": a different value per layer' \
+    $NPUSIM import model "$HF/hy-topk.json" -o "$HF/bad/hy.json"
+check_import maps "$HF/hy-noshared.json num_shared_experts=0 num_activated_routed_experts_per_token=8 moe_d_ff=3072"
 # a wrapper npusim does not open (Mllama: cross-attention layers among the text layers)
 python3 -c 'import json
 j = json.load(open("tests/samples/hf/llava-1.5-7b.json"))
