@@ -74,14 +74,19 @@ static const struct hf_type {
 static const struct { const char *types, *why; } unmodelled[] = {
     { "jamba falcon_h1 granitemoehybrid bamba nemotron_h zamba zamba2 mamba mamba2 falcon_mamba plamo2 lfm2",
       "state-space (Mamba) layers among the attention layers: npusim simulates attention decoders" },
-    { "qwen3_next minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
+    { "qwen3_next qwen3_5_text qwen3_5_moe_text minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers: npusim simulates softmax-attention decoders" },
     { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
     { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
     { "gemma4_text", "Gemma 4's global layers with their own head size and K/V heads (global_head_dim, "
                      "num_global_key_value_heads): npusim's layers share one attention shape" },
-    { "deepseek_v32", "DeepSeek Sparse Attention (an indexer picks 2048 tokens a query): not modelled; its dense form "
-                      "is model_type deepseek_v3" },
+    { "deepseek_v32 glm_moe_dsa", "DeepSeek Sparse Attention (an indexer picks index_topk tokens a query): not "
+                                  "modelled; its dense form is model_type deepseek_v3" },
+    { "deepseek_v4", "compressed and sparse attention (compress_ratios, an indexer), hash-routed layers and "
+                     "hyper-connections: not modelled" },
+    { "minimax_m3", "block-sparse attention on some layers (sparse_attention_config): not modelled" },
+    { "mimo_v2_flash", "sliding-window and global layers with their own head counts and K and V head sizes: npusim's "
+                       "layers share one attention shape" },
 };
 
 /* Keys read (or checked) here: never listed as ignored. */
@@ -211,6 +216,9 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
         return 0;
     }
     const char *algo = str(q, "quant_algo");
+    const cJSON *producer = cJSON_GetObjectItemCaseSensitive(q, "producer");
+    if (!qm && str(producer, "name") && !strcmp(str(producer, "name"), "modelopt"))
+        qm = "modelopt";   /* ModelOpt's exports name their producer, not a quant_method */
     if (qm && !strcmp(qm, "modelopt") && algo && (!strcmp(algo, "FP8") || !strcmp(algo, "NVFP4"))) {
         bool fp4 = !strcmp(algo, "NVFP4");
         cJSON_AddStringToObject(o, "weight_dtype", fp4 ? "fp4" : "fp8");
@@ -497,7 +505,8 @@ static const struct { const char *wrapper, *text; } wrappers[] = {
     { "paligemma", "gemma" },    { "idefics3", "llama" },        { "smolvlm", "llama" },
     { "qwen2_vl", "qwen2" },     { "qwen2_5_vl", "qwen2" },      { "qwen3_vl", "qwen3" },
     { "qwen3_vl_moe", "qwen3_moe" }, { "phi3_v", "phi3" },     { "kimi_k25", "kimi_k2" },
-    { "ministral3", "ministral3" },
+    { "ministral3", "ministral3" },   { "gemma4", "gemma4_text" },   { "qwen3_5", "qwen3_5_text" },
+    { "qwen3_5_moe", "qwen3_5_moe_text" }, { "minimax_m3_vl", "minimax_m3" }, { "kimi_k3", "kimi_linear" },
 };
 
 /* Transformers writes a nested config (text_config) with only the keys that

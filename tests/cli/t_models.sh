@@ -80,7 +80,8 @@ check_import() {
 # and quantization_config as the other methods write it, on Llama 3.1 8B: bitsandbytes 4-bit with
 # double quantisation (int4, blocks of 64, fp8 scales) and 8-bit (int8, per-row scales),
 # ModelOpt NVFP4 (fp4, blocks of 16, fp8 scales), compressed-tensors int4 groups of 128 and
-# fp8; an unknown method is refused naming it
+# fp8, a ModelOpt export naming its producer and no quant_method (Qwen3-32B-FP8-Static-PerTensor's);
+# an unknown method is refused naming it
 python3 -c 'import json, sys
 base = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
 qs = {"bnb4": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True},
@@ -88,6 +89,7 @@ qs = {"bnb4": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_u
       "nvfp4": {"quant_method": "modelopt", "quant_algo": "NVFP4"},
       "ct4": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 128}}}},
       "ct8": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}}}},
+      "mo8": {"quant_algo": "FP8", "producer": {"name": "modelopt", "version": "0.31.0"}, "kv_cache_scheme": "FP8"},
       "hqq": {"quant_method": "hqq"}}
 for k, q in qs.items():
     json.dump(dict(base, quantization_config=q), open(sys.argv[1] + "/q-" + k + ".json", "w"))' "$HF"
@@ -104,7 +106,8 @@ for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 e
             "$HF/q-bnb8.json weight_dtype=int8 scale_block=None" \
             "$HF/q-nvfp4.json weight_dtype=fp4 scale_block=16 scale_dtype=fp8" \
             "$HF/q-ct4.json weight_dtype=int4 scale_block=128 scale_dtype=fp16" \
-            "$HF/q-ct8.json weight_dtype=fp8 scale_block=None"; do
+            "$HF/q-ct8.json weight_dtype=fp8 scale_block=None" \
+            "$HF/q-mo8.json weight_dtype=fp8 scale_block=None"; do
     check_import maps "$want"
 done
 expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
@@ -156,6 +159,7 @@ for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/mllama"':key "vision_config": a vision tower' \
            "$HF/jamba"':model_type "jamba": state-space (Mamba) layers' \
            'qwen3-next-80b-a3b:model_type "qwen3_next": linear-attention or recurrent layers' \
+           'glm-5:model_type "glm_moe_dsa": DeepSeek Sparse Attention' \
            "$HF/bert"':model_type "bert": not a decoder npusim knows' \
            "$HF/rwkv5"':model_type "rwkv5": linear-attention or recurrent layers' \
            "$HF/nemotron-nas"':model_type "nemotron-nas": a different block per layer' \
