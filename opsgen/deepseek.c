@@ -283,7 +283,8 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
 
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
-    if (gen_require_llm(m, "DeepSeek inference", e) || gen_require_prompt_cache(m, "DeepSeek inference", e))
+    if (gen_require_llm(m, "DeepSeek inference", e) || gen_require_prompt_cache(m, "DeepSeek inference", e) ||
+        gen_require_linear(m, "DeepSeek inference", e))
         return -1;
     if (strcmp(m->ffn_type, "deepseek_moe"))
         return npu_errf(e, "model field \"ffn_type\": expected \"deepseek_moe\", got \"%s\"", m->ffn_type);
@@ -385,8 +386,8 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     p->kv_elems_per_token = cdiv64(bmul(ovf, kr + 4 * rope, L), tp);
     p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
                                    cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));
-    p->kv_local_elems_per_token = p->kv_window = 0;
-    p->kv_dtype = p->act_dtype = "DT_INT8";   /* byte counts: the parts mix formats */
+    p->kv_local_elems_per_token = p->kv_window = p->state_elems_per_seq = 0;
+    p->kv_dtype = p->act_dtype = p->state_dtype = "DT_INT8";   /* byte counts: the parts mix formats */
 }
 
 /* ---- memory footprint (§11.3) ---- */

@@ -117,6 +117,25 @@ int gen_require_prompt_cache(const struct model_config *m, const char *what, str
     return 0;
 }
 
+int gen_require_linear(const struct model_config *m, const char *what, struct npu_err *e)
+{
+    if (m->attention_output_gate && what)
+        return npu_errf(e, "model field \"attention_output_gate\": true, but %s does not build it (LLM inference "
+                        "only); expected false", what);
+    if (m->linear_value_heads <= 0)
+        return 0;
+    if (what)
+        return npu_errf(e, "model field \"linear_value_heads\": %lld, but %s has no linear-attention layers (LLM "
+                        "inference only); expected 0", (long long)m->linear_value_heads, what);
+    if (m->sliding_window > 0)
+        return npu_errf(e, "model field \"sliding_window\": %lld with linear_value_heads: the local layers are the "
+                        "linear-attention ones; expected 0", (long long)m->sliding_window);
+    if (m->linear_key_heads > 0 && m->linear_value_heads % m->linear_key_heads)
+        return npu_errf(e, "model field \"linear_key_heads\": %lld does not divide linear_value_heads %lld",
+                        (long long)m->linear_key_heads, (long long)m->linear_value_heads);
+    return 0;
+}
+
 int gen_require_axes(const char *key, int64_t v, int max, struct npu_err *e)
 {
     if (v < 0 || v > max)

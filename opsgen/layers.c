@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "opsgen/linear_attn.h"
 #include "opsgen/model.h"
 #include "base/json_strict.h"
 #include "base/strbuf.h"
@@ -23,7 +24,7 @@ static struct op *last(const struct layer_ctx *c) { return &c->t->ops[c->t->n - 
 /* Local query heads, K/V heads, query heads per K/V head; and the K/V heads and
  * group the decode attention reads the cache over (KVl and R; Hl and 1 when the
  * kernel reads K/V once per query head: attn_args.decode_kv_per_head). */
-struct heads { int64_t Hl, KVl, R, KVr, Rr; };
+struct heads { int64_t Hl, KVl, R, KVr, Rr, Hq; };   /* Hq: the heads W_q projects (2 Hl with an output gate) */
 
 /* Descriptions and names: d = a b c, then the decimal id unless NO_ID
  * (cut to the buffer like snprintf; printf was a tenth of opsgen's time). */
@@ -93,7 +94,7 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     }
     CAT(d, pre, "Q/K/V", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
-                 SHP(B, seq, Dm), SHP(Dm, Hl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+                 SHP(B, seq, Dm), SHP(Dm, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     if (c->decode) {
         CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
                      SHP(B, seq, Dm), SHP(2, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
@@ -214,7 +215,7 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t
         f++;
     }
     CAT(d, c->prefix, "-Q-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, Hl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-K-", "", f);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kvp, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-V-", "", f);
@@ -265,13 +266,16 @@ static struct heads heads_of(const struct layer_ctx *c, const struct attn_args *
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
     if (KVl > Hl)
         KVl = Hl;
+    int64_t Hq = a->output_gate ? 2 * Hl : Hl;
     if (c->decode && a->decode_kv_per_head)
-        return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), Hl, 1 };
-    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), KVl, cdiv64(Hl, KVl) };
+        return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), Hl, 1, Hq };
+    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), KVl, cdiv64(Hl, KVl), Hq };
 }
 
 int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid)
 {
+    if (a->linear)
+        return layer_linear_attention(c, a->linear, a->seq, a->D, !a->parallel_ffn, fid);
     int64_t t = layer_tp(c);
     struct heads hd = heads_of(c, a);
     int64_t Dl = cdiv64(a->D, t);

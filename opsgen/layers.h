@@ -19,6 +19,8 @@
 #include "opsgen/formats.h"
 #include "traces/profile.h"
 
+struct linear_attn;
+
 struct layer_ctx {
     struct trace *t;
     bool *ovf;                   /* the trace's overflow flag (builders.h) */
@@ -62,6 +64,10 @@ struct attn_args {
                                   * cache holds the others' K/V); 0: kv */
     bool parallel_ffn;           /* a parallel attention + FFN block (GPT-J, PaLM): no
                                   * reduce-scatter, LayerNorm or all-gather after W_o */
+    bool output_gate;            /* W_q also projects a gate of the attention's output (Qwen3-Next,
+                                  * Qwen3.5): twice the query heads' width */
+    const struct linear_attn *linear;  /* set: a Gated DeltaNet layer in place of attention
+                                        * (opsgen/linear_attn.h); NULL: attention */
 };
 /* Appends the attention ops at *fid and leaves *fid at the reference's next
  * value for the caller (the last op's fid for the self path, see §5.6).

@@ -19,6 +19,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/gen.h"
 #include "opsgen/layers.h"
+#include "opsgen/linear_attn.h"
 #include "opsgen/moe.h"
 #include "opsgen/pattern.h"
 #include "opsgen/opsgen.h"
@@ -45,7 +46,8 @@ static struct attn_args attn_base(const struct model_config *m, int64_t seq, int
     return (struct attn_args){ .seq = seq, .s_in = s_in, .s_out = s_out, .H = m->num_heads, .D = m->d_model,
                                .dh = m->d_head, .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
                                .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
-                               .decode_kv_per_head = !m->decode_kv_shared };
+                               .decode_kv_per_head = !m->decode_kv_shared,
+                               .output_gate = m->attention_output_gate };
 }
 
 /* A decode step reading `keys` keys of the cache: one suffix key, the rest
@@ -94,6 +96,8 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     const struct model_config *m = r->m;
     struct layer_groups lg;
     pattern_stage_groups(m, r->L, &lg);
+    struct linear_attn la;
+    linear_attn_of(m, &la);
     for (int k = 0; k < lg.n; k++) {
         const struct layer_group *gr = &lg.g[k];
         if (gr->layers <= 0)
@@ -102,7 +106,10 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
             *fid = gen_last(r)->fusion_id + 1;
         int64_t count = lg.n == 1 ? ph->count : bmul(r->ovf, gr->layers, ph->steps);
         struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, count, ph->decode, &r->tp, "", &r->fmt, 0 };
-        struct attn_args at = attn_of(r, ph, gr->local);
+        bool linear = gr->local && pattern_linear(m);   /* a Gated DeltaNet layer: no keys to count */
+        struct attn_args at = linear ? attn_base(m, ph->seq, m->input_seqlen, m->output_seqlen)
+                                     : attn_of(r, ph, gr->local);
+        at.linear = linear ? &la : NULL;
         if (!gr->moe) {
             if (layer_block(&lc, &at, m, fid))
                 return -1;
@@ -151,7 +158,7 @@ static int validate(const struct model_config *m, const struct opsgen_links *l,
         return -1;
     if (gen_require_axes("num_tensor_parallel_axes", m->num_tensor_parallel_axes, PAR_MAX_FACTORS, e) ||
         gen_require_chips(m, e) || (pattern_is_moe(m) && moe_validate(m, e)) ||
-        gen_require_prompt_cache(m, NULL, e))
+        gen_require_prompt_cache(m, NULL, e) || gen_require_linear(m, NULL, e))
         return -1;
     return gen_require_links(l, true, m->pipeline_parallel_degree_dcn > 1, e);
 }
@@ -187,8 +194,8 @@ bool opsgen_op_is_attention_core(const struct op *op)
     static const char *const mla[] = { "q_nope_kv_cache_einsum", "q_pe_pe_einsum", "scores_softmax",
                                        "scores_kv_cache_einsum" };
     const char *d = op->description, *p = strstr(d, "Attention-serving-");
-    if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-"))
-        return true;
+    if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-") || strstr(d, "GatedDeltaNet_"))
+        return true;   /* a linear layer's recurrence follows each sequence's chunk (opsgen/linear_attn.h) */
     for (size_t i = 0; p && i < sizeof mla / sizeof mla[0]; i++) {
         const char *x = strstr(p, mla[i]);
         if (x && x[strlen(mla[i])] == '\0')
@@ -216,6 +223,11 @@ static int step_group(const struct llm_gen *g, const struct opsgen_step_attn *a,
         at.q_seq = a->q;
         at.kv_seq = a->kv;
         at.att_keys = a->att;
+    }
+    if (local && pattern_linear(m)) {   /* a Gated DeltaNet layer's recurrence over the chunk or step */
+        struct linear_attn la;
+        linear_attn_of(m, &la);
+        return layer_linear_core(&lc, &la, a->decode ? m->decode_width : a->q, 2);
     }
     if (local && a->decode) {   /* the window's keys of the context at this step */
         int64_t ctx = badd(g->r.ovf, a->prefix, a->suffix);

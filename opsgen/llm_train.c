@@ -564,7 +564,8 @@ static void train_setup(void *gp, int i, struct gen_phase *ph)
 
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
-    if (gen_require_llm(m, "LLM training", e) || gen_require_prompt_cache(m, "LLM training", e))
+    if (gen_require_llm(m, "LLM training", e) || gen_require_prompt_cache(m, "LLM training", e) ||
+        gen_require_linear(m, "LLM training", e))
         return -1;
     if (!ffn_kind_of(m->ffn_type) && !pattern_is_moe(m))
         return ffn_type_error(m->ffn_type, e);

@@ -13,6 +13,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/gen.h"
 #include "opsgen/layers.h"
+#include "opsgen/linear_attn.h"
 #include "opsgen/moe.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/pattern.h"
@@ -45,7 +46,8 @@ int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m
     /* Checked (bmul, badd): a product of fields past int64 sets *ovf
      * (builders.h) instead of wrapping. */
     int64_t bs = bmul(ovf, b, s);
-    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul3(ovf, D, Hl, dh)), bmul3(ovf, Hl, dh, D));
+    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
+                          bmul3(ovf, Hl, dh, D));
     int64_t w_ff, a_ff, wide = Fl > D ? Fl : D;
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     bool gated = k ? k->gated : true;
@@ -64,7 +66,9 @@ int64_t opsgen_llm_inference_mem_checked(bool *ovf, const struct model_config *m
     opsgen_llm_mem_parts(ovf, m, prof, &pt);
     int64_t fresh = m->input_seqlen - m->cached_prompt_tokens;   /* the generators refuse < 1 */
     int64_t tok = bmul(ovf, b, phase == PHASE_DECODE ? m->decode_width : fresh > 0 ? fresh : 1);
-    return badd(ovf, badd(ovf, pt.weight_bytes, bld_tensor_bytes(ovf, bmul(ovf, opsgen_kv_elems(ovf, &pt, s), b), pt.kv_dtype)),
+    int64_t state = bld_tensor_bytes(ovf, bmul(ovf, pt.state_elems_per_seq, b), pt.state_dtype);
+    return badd(ovf, badd(ovf, badd(ovf, pt.weight_bytes, state),
+                          bld_tensor_bytes(ovf, bmul(ovf, opsgen_kv_elems(ovf, &pt, s), b), pt.kv_dtype)),
                 bld_tensor_bytes(ovf, bmul(ovf, pt.live_elems_per_token, tok), pt.act_dtype));
 }
 
@@ -96,7 +100,8 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     int64_t kvh = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     bool gated = k ? k->gated : true;
-    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul3(ovf, D, Hl, dh)), bmul3(ovf, Hl, dh, D));
+    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
+                          bmul3(ovf, Hl, dh, D));
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
     struct tensor_formats f;
     tensor_formats_of(m, &f);
@@ -104,9 +109,18 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     struct layer_groups lg;
     pattern_stage_groups(m, Lc, &lg);
     int64_t layers_w = 0, experts_w = 0, global = 0, local = 0, live_ff = bmul(ovf, gated ? 2 : 1, Fl);
+    /* linear-attention layers (opsgen/linear_attn.h): their heads over TP */
+    struct linear_attn la, lal;
+    linear_attn_of(m, &la);
+    lal = la;
+    lal.Hk = cdiv64(la.Hk, tp);
+    lal.Hv = cdiv64(la.Hv, tp);
+    bool linear = pattern_linear(m);
+    int64_t w_local = linear ? linear_attn_params(ovf, &lal, D) : w_attn;
     for (int i = 0; i < lg.n; i++) {
         int64_t n = lg.g[i].layers;
-        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, w_attn, lg.g[i].moe ? 0 : w_ff), n));
+        int64_t wa = lg.g[i].local ? w_local : w_attn;
+        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, wa, lg.g[i].moe ? 0 : w_ff), n));
         if (lg.g[i].moe)   /* its experts, and the router's R x D */
             experts_w = badd(ovf, experts_w, bmul(ovf, badd(ovf, moe_expert_params(ovf, m),
                                                              bmul(ovf, m->num_routed_experts, D)), n));
@@ -121,8 +135,10 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     p->weight_bytes = badd(ovf, stored_bytes(ovf, badd(ovf, layers_w, gen_vocab_params(ovf, m, tp, prof)), &f),
                            stored_bytes(ovf, experts_w, &ef));
     p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), global);
-    p->kv_local_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), local);
-    p->kv_window = local > 0 ? m->sliding_window : 0;
+    p->kv_local_elems_per_token = linear ? 0 : bmul(ovf, bmul3(ovf, 2, kvh, dh), local);
+    p->kv_window = local > 0 && !linear ? m->sliding_window : 0;
+    p->state_elems_per_seq = linear ? bmul(ovf, linear_attn_state_elems(ovf, &la, tp), local) : 0;
+    p->state_dtype = la.state;
     p->live_elems_per_token = badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), live_ff);
     p->kv_dtype = f.kv;
     p->act_dtype = f.act;

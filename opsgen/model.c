@@ -128,6 +128,29 @@ static const struct field_desc llm_list[] = {
     S(local_attention, "sliding", FF_EXT, .one_of = "sliding|chunked",
       .doc = "How a local layer attends: sliding (the last sliding_window keys) or chunked (the keys of its "
              "own chunk of sliding_window tokens, Llama 4)."),
+    /* npusim's own: Gated DeltaNet layers (Qwen3-Next, Qwen3.5): a linear
+     * attention whose per-sequence state of value heads x key_dim x
+     * value_dim replaces the KV cache (opsgen/linear_attn.h). */
+    I(linear_value_heads, 0, N | FF_EXT, .hi = 65536, .unit = "heads",
+      .doc = "Value heads of the linear-attention (Gated DeltaNet) layers, 0: none. With it, every layer but "
+             "each full_attention_interval-th is linear (Qwen3-Next, Qwen3.5: 3 of 4), its state "
+             "linear_value_heads x linear_key_dim x linear_value_dim per sequence in place of a KV cache; "
+             "no sliding_window with it. LLM inference only."),
+    I(linear_key_heads, 0, N | FF_EXT, .hi = 65536, .unit = "heads",
+      .doc = "Query and key heads of a linear-attention layer; divides linear_value_heads (0: as many as the "
+             "value heads)."),
+    I(linear_key_dim, 128, P | FF_EXT, .lo = 1, .hi = 4096, .unit = "elements",
+      .doc = "Width of a linear-attention layer's query and key heads."),
+    I(linear_value_dim, 128, P | FF_EXT, .lo = 1, .hi = 4096, .unit = "elements",
+      .doc = "Width of a linear-attention layer's value heads."),
+    I(linear_conv_kernel, 4, P | FF_EXT, .lo = 1, .hi = 64, .unit = "tokens",
+      .doc = "Taps of the short causal convolution over a linear-attention layer's queries, keys and values "
+             "(its last linear_conv_kernel - 1 inputs stay in each sequence's state)."),
+    FIELD("attention_output_gate", FT_BOOL, offsetof(struct model_config, attention_output_gate), 0, NULL, FF_EXT,
+          .doc = "The attention layers' W_q also projects a gate of their output, twice the query heads' width "
+                 "(Qwen3-Next, Qwen3.5: attn_output_gate). LLM inference."),
+    S(linear_state_dtype, "fp32", FF_EXT, .one_of = "fp32|bf16|fp16",
+      .doc = "Format of the linear-attention state (Hugging Face's mamba_ssm_dtype; fp32 as Qwen3.5 keeps it)."),
     /* npusim's own: the number formats of the weights (int8 or int4 with bf16
      * activations: weight-only quantisation), activations and KV cache. */
     S(weight_dtype, "bf16", FF_EXT, .one_of = MODEL_FORMATS,

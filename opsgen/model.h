@@ -51,6 +51,13 @@ struct model_config {
      * does). sliding_window 0: every layer is global. */
     int64_t sliding_window, full_attention_interval;
     char local_attention[FIELD_STR_MAX];
+    /* npusim's own (FF_EXT): Gated DeltaNet layers (opsgen/linear_attn.h):
+     * with linear_value_heads > 0 the local layers of the pattern are
+     * linear attention, a state per sequence in linear_state_dtype. */
+    int64_t linear_value_heads, linear_key_heads, linear_key_dim, linear_value_dim, linear_conv_kernel;
+    bool attention_output_gate;          /* npusim's own (FF_EXT): W_q also projects a sigmoid gate of
+                                          * the attention's output (Qwen3-Next, Qwen3.5) */
+    char linear_state_dtype[FIELD_STR_MAX];
     /* npusim's own (FF_EXT): the number formats of the weights, the
      * activations and the KV cache (traces/precision.h names; "bf16"). */
     char weight_dtype[FIELD_STR_MAX], activation_dtype[FIELD_STR_MAX], kv_cache_dtype[FIELD_STR_MAX];

@@ -72,7 +72,8 @@ int opsgen_llm_step_attention(const struct model_config *m, const struct opsgen_
                               const struct profile *prof, const struct opsgen_step_attn *a,
                               struct trace *out, bool *ovf, struct npu_err *e);
 /* The ops of an inference trace whose cost follows each sequence's context
- * (the attention scores, softmax and weighted sum, or flash attention), and
+ * (the attention scores, softmax and weighted sum, or flash attention; a
+ * Gated DeltaNet layer's recurrence, which follows its chunk), and
  * the LM head's (which follows the positions that emit a token). */
 bool opsgen_op_is_attention_core(const struct op *op);
 bool opsgen_op_is_lm_head(const struct op *op);
@@ -110,7 +111,10 @@ struct opsgen_llm_mem_parts {
     /* local layers (opsgen/pattern.h): per token of at most kv_window
      * tokens; kv_elems_per_token is the global layers' (0 and 0 without) */
     int64_t kv_local_elems_per_token, kv_window;
-    const char *kv_dtype, *act_dtype;
+    /* linear-attention layers (opsgen/linear_attn.h): the state elements a
+     * sequence keeps whatever its length, in state_dtype (0 without) */
+    int64_t state_elems_per_seq;
+    const char *kv_dtype, *act_dtype, *state_dtype;
 };
 /* The KV elements a sequence of `tokens` tokens holds on a chip. */
 int64_t opsgen_kv_elems(bool *ovf, const struct opsgen_llm_mem_parts *p, int64_t tokens);

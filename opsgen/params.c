@@ -4,6 +4,7 @@
 
 #include "opsgen/builders.h"
 #include "opsgen/layers.h"
+#include "opsgen/linear_attn.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/pattern.h"
 
@@ -20,6 +21,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),
                            bmul(&ovf, R, D));
     int64_t attn, dense_ffn, moe;   /* a layer's attention, a dense layer's FFN, the MoE layers */
+    int64_t linear = 0, linear_extra = 0;   /* linear-attention layers, and what each adds over attn */
     if (!strcmp(m->ffn_type, "deepseek_moe")) {
         /* MLA: W_q_a, W_q_b, W_kv_a (latent + rope key), W_kv_b, W_o, and the q and kv norms */
         int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
@@ -32,13 +34,21 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     } else {
         int64_t dh = m->d_head, kv = m->num_kv_heads == -1 ? H : m->num_kv_heads;
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-        attn = badd(&ovf, bmul3(&ovf, 2, D, bmul(&ovf, H, dh)), bmul3(&ovf, 2, D, bmul(&ovf, kv, dh)));
+        attn = badd(&ovf, bmul3(&ovf, m->attention_output_gate ? 3 : 2, D, bmul(&ovf, H, dh)),
+                    bmul3(&ovf, 2, D, bmul(&ovf, kv, dh)));
         dense_ffn = bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
         struct layer_groups lg;
         pattern_groups(m, &lg);
         moe = pattern_moe_of(&lg);
+        if (pattern_linear(m)) {   /* the local layers are Gated DeltaNet, in place of attention */
+            struct linear_attn la;
+            linear_attn_of(m, &la);
+            linear = pattern_local_of(&lg);
+            linear_extra = linear_attn_params(&ovf, &la, D) - attn;
+        }
     }
     int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe)), badd(&ovf, norms, vocab));
+    base = badd(&ovf, base, bmul(&ovf, linear_extra, linear));
     *total = badd(&ovf, base, bmul(&ovf, moe_all, moe));
     *active = badd(&ovf, base, bmul(&ovf, moe_act, moe));
     if (ovf)

@@ -11,10 +11,20 @@ bool pattern_is_moe(const struct model_config *m)
     return !strcmp(m->ffn_type, "moe");
 }
 
+bool pattern_linear(const struct model_config *m)
+{
+    return m->linear_value_heads > 0;
+}
+
+static bool any_local(const struct model_config *m)
+{
+    return m->sliding_window > 0 || pattern_linear(m);
+}
+
 bool pattern_layer_local(const struct model_config *m, int64_t i)
 {
     int64_t n = m->full_attention_interval;
-    return m->sliding_window > 0 && !(n > 0 && (i + 1) % n == 0);
+    return any_local(m) && !(n > 0 && (i + 1) % n == 0);
 }
 
 bool pattern_layer_moe(const struct model_config *m, int64_t i)
@@ -38,8 +48,7 @@ void pattern_groups(const struct model_config *m, struct layer_groups *out)
 {
     memset(out, 0, sizeof *out);
     int64_t L = m->num_layers > 0 ? m->num_layers : 0;
-    bool any_local = m->sliding_window > 0, any_moe = pattern_is_moe(m);
-    if (!any_local && !any_moe) {   /* every layer alike: no walk */
+    if (!any_local(m) && !pattern_is_moe(m)) {   /* every layer alike: no walk */
         add(out, false, false, L);
         return;
     }

@@ -11,7 +11,7 @@
  * attention?, mixture of experts?) in the order the model first meets them.
  *
  * Local attention (model fields sliding_window, full_attention_interval,
- * local_attention): the query at position p (1-based) sees min(p, W) keys
+ * local_attention; or, with linear_value_heads, linear attention): the query at position p (1-based) sees min(p, W) keys
  * under a sliding window of W, ((p - 1) mod W) + 1 under chunks of W; a
  * local layer's KV cache holds at most W tokens. */
 #ifndef NPUSIM_PATTERN_H
@@ -25,6 +25,9 @@
 struct layer_group { bool local, moe; int64_t layers; };
 struct layer_groups { int n; struct layer_group g[4]; };
 
+/* linear_value_heads > 0: the local layers are linear attention (Gated
+ * DeltaNet, opsgen/linear_attn.h), not a window. */
+bool pattern_linear(const struct model_config *m);
 /* ffn_type "moe": a mixture of experts over standard attention. */
 bool pattern_is_moe(const struct model_config *m);
 /* Layer i (0-based) of the model attends locally / runs the experts. */

@@ -215,12 +215,13 @@ int64_t promised_tokens(const struct engine *g, const struct sreq *q)
 int64_t blocks_for(const struct engine *g, int64_t tokens)
 {
     int64_t bs = g->o->block_size, w = g->o->kv_window;
+    int64_t state = tokens > 0 ? g->o->state_blocks : 0;   /* linear layers' state, from the first token */
     if (w > 0 && tokens > w + bs) {
         /* the local layers' part holds the window's blocks, the rest grows */
         double t = (double)tokens * (1 - g->o->kv_local_share) + (double)(w + bs) * g->o->kv_local_share;
-        return (int64_t)ceil(t / (double)bs);
+        return (int64_t)ceil(t / (double)bs) + state;
     }
-    return (tokens + bs - 1) / bs;
+    return (tokens + bs - 1) / bs + state;
 }
 
 /* The pool's replica that takes the next request: the next in turn, or the

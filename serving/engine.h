@@ -107,6 +107,9 @@ struct serving_options {
      * block they straddle (0: no local layer) */
     int64_t kv_window;
     double kv_local_share;
+    /* linear-attention layers (opsgen/linear_attn.h): the blocks' worth of
+     * state each sequence holds whatever its length (0: none) */
+    int64_t state_blocks;
     bool swap;                      /* preemption swaps to host memory (else recompute) */
     /* vLLM's --async-scheduling: a pass is scheduled as the pass before it
      * starts, so a request that joined the waiting list after that start

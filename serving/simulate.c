@@ -73,7 +73,7 @@ static int64_t chips_of(const struct loaded_config *c) { return c->model.num_chi
 
 /* The KV blocks one replica's cache holds (see simulate.h). */
 static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c, int64_t *blocks,
-                     double *block_bytes, int64_t *window, double *local_share, struct npu_err *e)
+                     double *block_bytes, struct serving_options *o, struct npu_err *e)
 {
     bool ovf = false;
     struct opsgen_llm_mem_parts p;
@@ -83,8 +83,11 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
     /* a block: block_size tokens of every layer of the stage, global and local */
     int64_t per_token = p.kv_elems_per_token + p.kv_local_elems_per_token;
     *block_bytes = (double)bld_tensor_bytes(&ovf, per_token * s->o.block_size, p.kv_dtype);
-    *window = p.kv_window;
-    *local_share = per_token > 0 ? (double)p.kv_local_elems_per_token / (double)per_token : 0;
+    o->kv_window = p.kv_window;
+    o->kv_local_share = per_token > 0 ? (double)p.kv_local_elems_per_token / (double)per_token : 0;
+    /* linear layers' state: whole blocks a sequence, as vLLM pages it beside the K/V */
+    double state = (double)bld_tensor_bytes(&ovf, p.state_elems_per_seq, p.state_dtype);
+    o->state_blocks = *block_bytes > 0 ? (int64_t)ceil(state / *block_bytes) : 0;
     /* TensorRT-LLM's sizing: f of what the weights and activations leave;
      * vLLM's: HBM less the reserve, less those */
     double room = f > 0 ? f * (hbm - (double)p.weight_bytes - live)
@@ -194,7 +197,7 @@ static int pools_init(struct sim *x, struct serving_options *o, struct npu_err *
         pl->gated_W = carbon_idle_power_pg_W(&x->cfg[p].chip, s->pg);
         pl->wake_ns = pg_wake_ns(s->pg, x->cfg[p].chip.freq_GHz);
         pl->gating = pl->gated_W < pl->idle_W;
-        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, &o->kv_window, &o->kv_local_share, e) ||
+        if (probe(x, p, dis, e) || kv_blocks(s, &x->cfg[p], &pl->kv_blocks, &block_bytes, o, e) ||
             microbatches(x, p, pl, e))
             return -1;
     }

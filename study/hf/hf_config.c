@@ -19,14 +19,16 @@
  * default for tie_word_embeddings (PretrainedConfig's true, unless the
  * class sets false: Cohere's, SmolLM3's, ERNIE 4.5's and StarCoder2's do
  * not). experts: a dense type whose files may carry experts
- * (MiniCPM-MoE's num_experts), then read as Mixtral's. Families naming
+ * (MiniCPM-MoE's num_experts), then read as Mixtral's. linear: Gated
+ * DeltaNet layers between the attention ones (Qwen3-Next, Qwen3.5), every
+ * full_attention_interval-th layer attention. Families naming
  * their keys otherwise are read through hf_names.h. */
 enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
 static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied, experts;
+    bool chunked, plain, tied, experts, linear;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -65,6 +67,8 @@ static const struct hf_type {
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
+    { .type = "qwen3_next", .kind = HF_MOE, .linear = true }, { .type = "qwen3_5_moe_text", .kind = HF_MOE, .linear = true },
+    { .type = "qwen3_5_text", .kind = HF_DENSE, .linear = true },
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
     { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
 };
@@ -74,8 +78,9 @@ static const struct hf_type {
 static const struct { const char *types, *why; } unmodelled[] = {
     { "jamba falcon_h1 granitemoehybrid bamba nemotron_h zamba zamba2 mamba mamba2 falcon_mamba plamo2 lfm2",
       "state-space (Mamba) layers among the attention layers: npusim simulates attention decoders" },
-    { "qwen3_next qwen3_5_text qwen3_5_moe_text minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
-      "linear-attention or recurrent layers: npusim simulates softmax-attention decoders" },
+    { "minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
+      "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
+      "Qwen3.5)" },
     { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
     { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
     { "gemma4_text", "Gemma 4's global layers with their own head size and K/V heads (global_head_dim, "
@@ -100,7 +105,9 @@ static const char *const understood[] = {
     "first_k_dense_replace", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers",
     "intermediate_size_mlp", "attention_chunk_size", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
     "qk_nope_head_dim", "v_head_dim", "topk_group", "n_group", "parallel_attn", "moe_layer_freq",
-    "num_nextn_predict_layers", "sliding_window_size",
+    "num_nextn_predict_layers", "sliding_window_size", "linear_num_value_heads", "linear_num_key_heads",
+    "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_ssm_dtype", "attn_output_gate",
+    "full_attention_interval", "mtp_num_hidden_layers",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -453,6 +460,63 @@ static int local_fields(const cJSON *hf, const struct hf_type *t, double layers,
     return 0;
 }
 
+/* Gated DeltaNet layers (Qwen3-Next, Qwen3.5): their heads and widths,
+ * the convolution, the state's format (mamba_ssm_dtype; the KV cache's
+ * otherwise, as vLLM's default) and which layers attend (layer_types'
+ * every N-th full_attention, or full_attention_interval; Qwen3-Next's
+ * class default 4); the attention's output gate (attn_output_gate, true by
+ * default in both classes). */
+static int linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
+{
+    static const struct { const char *hf, *np; } keys[] = {
+        { "linear_num_value_heads", "linear_value_heads" }, { "linear_num_key_heads", "linear_key_heads" },
+        { "linear_key_head_dim", "linear_key_dim" },        { "linear_value_head_dim", "linear_value_dim" },
+        { "linear_conv_kernel_dim", "linear_conv_kernel" },
+    };
+    static const double def[] = { 32, 16, 128, 128, 4 };   /* Qwen3NextConfig's */
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (add_int(o, keys[i].np, hf_num(hf, keys[i].hf, def[i]), name, keys[i].hf, e))
+            return -1;
+    double every = hf_num(hf, "full_attention_interval", 4);
+    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
+    if (lt) {
+        int n = cJSON_GetArraySize(lt), first = -1;
+        if (!cJSON_IsArray(lt) || n != (int)layers)
+            return npu_errf(e, "%s: key \"layer_types\": expected a list of num_hidden_layers (%g) names", name, layers);
+        for (int i = 0; i < n; i++) {
+            const char *s = cJSON_IsString(cJSON_GetArrayItem(lt, i)) ? cJSON_GetArrayItem(lt, i)->valuestring : "";
+            bool full = !strcmp(s, "full_attention");
+            if (!full && strcmp(s, "linear_attention"))
+                return npu_errf(e, "%s: key \"layer_types\": item %d \"%s\": expected full_attention or "
+                                   "linear_attention", name, i, s);
+            if (full && first < 0)
+                first = i;
+            if (first >= 0 && full != ((i + 1) % (first + 1) == 0))
+                return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer "
+                                   "attention (N = %d from the first), the others linear", name, i, first + 1);
+        }
+        every = first + 1;
+    }
+    if (!(every >= 0) || every != floor(every))
+        return npu_errf(e, "%s: key \"full_attention_interval\": expected a whole number of layers", name);
+    cJSON_AddNumberToObject(o, "full_attention_interval", every);
+    static const struct { const char *hf, *np; } st[] = { { "float32", "fp32" }, { "bfloat16", "bf16" },
+                                                          { "float16", "fp16" } };
+    const char *sd = str(hf, "mamba_ssm_dtype"), *sf = NULL;
+    for (size_t i = 0; sd && i < sizeof st / sizeof st[0]; i++)
+        if (!strcmp(sd, st[i].hf))
+            sf = st[i].np;
+    if (sd && !sf)
+        return npu_errf(e, "%s: key \"mamba_ssm_dtype\": \"%s\": expected float32, bfloat16 or float16", name, sd);
+    const cJSON *kv = cJSON_GetObjectItemCaseSensitive(o, "kv_cache_dtype");
+    const char *kvf = cJSON_IsString(kv) ? kv->valuestring : "bf16";
+    cJSON_AddStringToObject(o, "linear_state_dtype", sf ? sf : !strcmp(kvf, "fp16") || !strcmp(kvf, "fp32") ? kvf : "bf16");
+    const cJSON *gate = cJSON_GetObjectItemCaseSensitive(hf, "attn_output_gate");
+    if (!cJSON_IsBool(gate) || cJSON_IsTrue(gate))
+        cJSON_AddTrueToObject(o, "attention_output_gate");
+    return 0;
+}
+
 static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *name, struct npu_err *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -474,12 +538,15 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
              add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
              add_int(o, "d_head", dh, name, "head_dim", e) ||
-             add_int(o, "d_ff", hf_num(hf, "intermediate_size", 0), name, "intermediate_size", e) ||
+             /* a mixture with no dense layer may give no dense width (Qwen3.5's): its experts' */
+             add_int(o, "d_ff", hf_num(hf, "intermediate_size", kind == HF_MOE ? hf_num(hf, "moe_intermediate_size", 0) : 0),
+                     name, "intermediate_size", e) ||
              add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
              add_int(o, "vocab_size", hf_num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
              (kind == HF_MLA ? mla_fields(hf, o, name, e)
                              : ffn_of(hf, t, o, name, e) || (kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
-                                      local_fields(hf, t, layers, o, name, e));
+                                      (t->linear ? linear_fields(hf, layers, o, name, e)
+                                                 : local_fields(hf, t, layers, o, name, e)));
     /* Transformers' own default when the file leaves it out: the type's class's */
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf, "tie_word_embeddings");
     if (!rc && (cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : t->tied))
@@ -574,7 +641,9 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
     cJSON_AddStringToObject(v, "model_type", t);
     if (tc)
         class_fill(v, t);
-    static const char *const inherited[] = { "torch_dtype", "dtype", "quantization_config" };
+    /* the wrapper's own keys where the text config is silent (Transformers
+     * ties a composite model's embeddings by its top-level flag) */
+    static const char *const inherited[] = { "torch_dtype", "dtype", "quantization_config", "tie_word_embeddings" };
     for (size_t i = 0; i < sizeof inherited / sizeof inherited[0]; i++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(hf, inherited[i]);
         if (x && !cJSON_GetObjectItemCaseSensitive(v, inherited[i]))

@@ -65,6 +65,26 @@ for spec in 'gpt-oss-20b::' 'gemma2-9b::' 'qwen3-30b-a3b:--tp 2 --ep 2:--set num
       $NPUSIM serving --configs $CONFIGS -m $m -c h100 $par --scheduler static --batch 8 --offline --requests 8 --lengths fixed:6000:128 --json >'$SE/pt128-$m.json' &&
       python3 $SC equal '$SE/pt-$m' '$SE/pt129-$m.json' '$SE/pt128-$m.json'"
 done
+# Gated DeltaNet layers (opsgen/linear_attn.h): Qwen3.5-35B-A3B's three linear layers to one of
+# attention. A static batch is run's (the recurrence priced per chunk as run prices its prefill);
+# chunked serving accounts every token; a sequence holds its state's blocks from its first token:
+# 30 layers x (32 x 128 x 128 + (2 x 16 x 128 + 32 x 128) x 3) fp32 elements = 65,863,680 bytes,
+# 201 blocks of 16 tokens of the 10 attention layers' K/V (10 x 2 x 2 x 256 x 2 bytes a token),
+# so a 16-token prompt holds 1 + 201 blocks and its first answer token 2 + 201; with a bf16 state
+# ceil(100.5) = 101 blocks.
+Q35=tests/samples/hf/qwen3.5-35b-a3b.json
+check "serving: Qwen3.5's hybrid static equal requests give run's TTFT (exact) and TPOT (0.1%); chunked accounts every token" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $Q35 -c h100 --batch 8 --seqlen 6000_128 -o '$SE/q35run' >/dev/null 2>&1 &&
+  $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --scheduler static --batch 8 --offline --requests 8 --lengths fixed:6000:129 --json >'$SE/q35-129.json' 2>/dev/null &&
+  $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --scheduler static --batch 8 --offline --requests 8 --lengths fixed:6000:128 --json >'$SE/q35-128.json' 2>/dev/null &&
+  python3 $SC equal '$SE/q35run' '$SE/q35-129.json' '$SE/q35-128.json' &&
+  $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --rate 2 --requests 300 --seed 3 -o '$SE/q35acc' >/dev/null 2>&1 &&
+  python3 $SC accounting '$SE/q35acc' chunked"
+check "serving: a linear-attention state holds its blocks from the first token (201 in fp32, 101 in bf16)" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --rate 1 --requests 1 --lengths fixed:16:2 -o '$SE/q35b' >/dev/null 2>&1 &&
+  [ \"\$(cut -d, -f7 '$SE/q35b/iterations.csv' | tr '\n' ' ')\" = 'kv_blocks_used 202 203 ' ] &&
+  $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --rate 1 --requests 1 --lengths fixed:16:2 --set linear_state_dtype=bf16 -o '$SE/q35h' >/dev/null 2>&1 &&
+  [ \"\$(cut -d, -f7 '$SE/q35h/iterations.csv' | tr '\n' ' ')\" = 'kv_blocks_used 102 103 ' ]"
 check "serving: a mixture of experts (Mixtral, --ep 2) chunked: Little's law, every token accounted" sh -c "
   $NPUSIM serving --configs $CONFIGS -m mixtral-8x7b -c h100 --tp 2 --ep 2 --rate 2 --requests 300 --seed 3 -o '$SE/mx' >/dev/null &&
   python3 $SC accounting '$SE/mx' chunked"

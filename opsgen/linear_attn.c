@@ -1,0 +1,143 @@
+/* linear_attn.c — a Gated DeltaNet layer's shape, weights, state and ops
+ * (see linear_attn.h). No data structure beyond struct linear_attn. */
+#include "opsgen/linear_attn.h"
+
+#include <stdio.h>
+
+#include "opsgen/builders.h"
+#include "opsgen/formats.h"
+#include "traces/precision.h"
+
+#define BF16 "DT_BFLOAT16"
+#define ACT (c->fmt ? c->fmt->act : BF16)
+#define CHK(x) do { if (!(x)) return -1; } while (0)
+
+void linear_attn_of(const struct model_config *m, struct linear_attn *out)
+{
+    int p = precision_by_name(m->linear_state_dtype);
+    *out = (struct linear_attn){ .Hk = m->linear_key_heads > 0 ? m->linear_key_heads : m->linear_value_heads,
+                                 .Hv = m->linear_value_heads, .dk = m->linear_key_dim, .dv = m->linear_value_dim,
+                                 .conv = m->linear_conv_kernel,
+                                 .state = p < 0 ? "DT_FLOAT" : precision_info((enum precision)p)->token };
+}
+
+/* The convolution's channels: queries, keys and values. */
+static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk, int64_t Hv)
+{
+    return badd(ovf, bmul3(ovf, 2, Hk, la->dk), bmul(ovf, Hv, la->dv));
+}
+
+int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D)
+{
+    int64_t Vd = bmul(ovf, la->Hv, la->dv), conv = conv_channels(ovf, la, la->Hk, la->Hv);
+    int64_t in = bmul(ovf, D, badd(ovf, badd(ovf, conv, Vd), 2 * la->Hv));
+    return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), badd(ovf, bmul(ovf, Vd, D), 2 * la->Hv + la->dv));
+}
+
+int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t tp)
+{
+    int64_t Hkl = cdiv64(la->Hk, tp), Hvl = cdiv64(la->Hv, tp);
+    return badd(ovf, bmul3(ovf, Hvl, la->dk, la->dv), bmul(ovf, conv_channels(ovf, la, Hkl, Hvl), la->conv - 1));
+}
+
+/* The recurrence of a decode step (linear_attn.h) as its fused kernel
+ * runs it: the state read once and written once, in the state's format,
+ * on the vector units (per state element a few multiply-adds: S k, the
+ * update, S q; no matrix to tile). */
+static int decode_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t Hvl, int64_t f,
+                       const char *pre)
+{
+    char d[200];
+    snprintf(d, sizeof d, "%sGatedDeltaNet_state", pre);
+    CHK(b_binary(c->t, c->ovf, f, bmul(c->ovf, c->count, seq), d, "S (2) = a S + b k (v - S^T k)^T; o = S^T q",
+                 "Add", SHP(c->B, Hvl, bmul(c->ovf, la->dk, la->dv)), "0_0_0", la->state, true));
+    return 0;
+}
+
+/* The chunked recurrence of a prefill of seq tokens (linear_attn.h). */
+static int prefill_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t Hvl,
+                        int64_t f, const char *pre)
+{
+    int64_t B = c->B, n = c->count, C = seq < LINEAR_ATTN_CHUNK ? seq : LINEAR_ATTN_CHUNK;
+    int64_t dk = la->dk, dv = la->dv;
+    char d[200];
+    struct op *o;
+    snprintf(d, sizeof d, "%sGatedDeltaNet_chunk", pre);
+    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [KK^T, QK^T] (2) = [k, q] (2) * k_chunk (2)",
+                     SHP(B, seq, Hvl, dk), SHP(B, 2 * C, Hvl, dk), "BLNK;BSNK->BLSN", "0_0_1", ACT));
+    o->weight_bytes = 0;
+    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [w, u, o_intra] (2) = A (2) * [k, v, v_new]_chunk (2)",
+                     SHP(B, seq, C, Hvl), SHP(B, C, Hvl, badd(c->ovf, dk, 2 * dv)), "BLSN;BSNV->BLNV", "1_0_0",
+                     ACT));
+    o->weight_bytes = 0;
+    snprintf(d, sizeof d, "%sGatedDeltaNet_state", pre);
+    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [o_inter, w S, k^T v_new] (2) = [q, w, k] (2) * S (2)",
+                     SHP(B, 3 * seq, Hvl, dk), SHP(B, Hvl, dk, dv), "BLNK;BNKV->BLNV", "0_0_0", ACT));
+    o->weight_bytes = 0;
+    /* each chunk's starting state, stored by one kernel and read by the next
+     * (flash-linear-attention keeps them in the inputs' format) */
+    CHK(b_binary(c->t, c->ovf, f, n, d, "S_chunk (2) = decay S_chunk + k^T v_new (per chunk)", "Add",
+                 SHP(B, cdiv64(seq, C), Hvl, bmul(c->ovf, dk, dv)), "0_0_0", ACT, true));
+    return 0;
+}
+
+int layer_linear_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t fid)
+{
+    char pre[160];
+    snprintf(pre, sizeof pre, "%s%s", c->prefix, c->decode ? "LinearAttention-serving-decode-" : "Fwd-LinearAttention-");
+    return (c->decode ? decode_core : prefill_core)(c, la, seq, cdiv64(la->Hv, layer_tp(c)), fid, pre);
+}
+
+int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t D,
+                           bool epilogue, int64_t *fid)
+{
+    int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid, Dl = cdiv64(D, t);
+    int64_t Hkl = cdiv64(la->Hk, t), Hvl = cdiv64(la->Hv, t);
+    int64_t conv = conv_channels(c->ovf, la, Hkl, Hvl), Vd = bmul(c->ovf, Hvl, la->dv);
+    char pre[160], d[200];
+    struct trace *tr = c->t;
+    snprintf(pre, sizeof pre, "%s%s", c->prefix, c->decode ? "LinearAttention-serving-decode-" : "Fwd-LinearAttention-");
+    if (t > 1) {
+        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, c->ovf, f, n, d, "AllGather", SHP(B, seq, Dl), 2, c->tp));
+        f++;
+    }
+    snprintf(d, sizeof d, "%sin_proj", pre);
+    CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d, "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
+                                             SHP(B, seq, D), SHP(D, badd(c->ovf, badd(c->ovf, conv, Vd), 2 * Hvl)),
+                                             "BLM;MN->BLN", "0_0_0", ACT)));
+    f++;
+    snprintf(d, sizeof d, "%sconv", pre);
+    CHK(b_unary(tr, c->ovf, f, n, d, "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))", "Silu",
+                SHP(B, seq, conv), "0_0", ACT));
+    f++;
+    if (layer_linear_core(c, la, seq, f))
+        return -1;
+    f++;
+    snprintf(d, sizeof d, "%snorm_gate", pre);
+    CHK(b_binary(tr, c->ovf, f, n, d, "o (2) = RMSNorm(o) * SiLU(z)", "Mul", SHP(B, seq, Vd), "0_0_0", ACT,
+                 c->prof->binary_ops_list_one_input));
+    snprintf(d, sizeof d, "%sout_proj", pre);
+    CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f + 1, n, d, "MatMul: out (2) = o (2) * W_out (1)",
+                                             SHP(B, seq, Hvl, la->dv), SHP(Hvl, la->dv, D), "BLND;NDM->BLM", "0_0_0",
+                                             ACT)));
+    f += 2;
+    if (!epilogue) {
+        *fid = f - 1;
+        return 0;
+    }
+    struct shape y = SHP(B, seq, D), ys = shape_scattered(y, 2, t);
+    if (t > 1) {
+        snprintf(d, sizeof d, "AllReduceMHA(ReduceScatter)-%lld", (long long)f);
+        CHK(b_reduce_scatter(tr, c->ovf, f, n, "Reduce attention and scatter before LN", d, y, 2, c->tp));
+        f++;
+    }
+    snprintf(d, sizeof d, "%sAttention_layernorm", pre);
+    CHK(b_unary(tr, c->ovf, f, n, d, "Y_norm = LayerNorm(y)", "LayerNorm", ys, "0_0", ACT));
+    if (t > 1) {   /* at the LayerNorm's fid, as the attention's epilogue */
+        snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
+        CHK(b_all_gather(tr, c->ovf, f, n, d, "AllGather", ys, 2, c->tp));
+    }
+    *fid = f;
+    return 0;
+}

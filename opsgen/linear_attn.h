@@ -1,0 +1,78 @@
+/* linear_attn.h — a Gated DeltaNet layer (Qwen3-Next, Qwen3.5): linear
+ * attention whose state per sequence replaces the KV cache.
+ *
+ * A layer projects its input to queries and keys (Hk heads of dk), values
+ * and an output gate (Hv heads of dv) and one decay and one write strength
+ * per value head; a short causal convolution (conv taps) runs over the
+ * queries, keys and values; each value head keeps a dk x dv state S, which
+ * every token decays and corrects by the delta rule
+ *     S <- a S + b k (v - S^T k)^T,   o = S^T q,
+ * then a gated norm and the output projection. Query and key heads are
+ * shared by Hv / Hk value heads each, as grouped-query attention shares
+ * K/V heads.
+ *
+ * The ops, per layer (opsgen/layers.h layer_ctx; TP splits the heads):
+ *  - decode (one token a step): one op as the fused recurrent kernel runs
+ *    it, the state read once and written once in linear_state_dtype, an
+ *    elementwise op of the vector units (a few multiply-adds a state
+ *    element: S k, the update, S q; a memory-bound stream per sequence);
+ *  - prefill: the chunked algorithm of the Gated DeltaNet paper (Yang et
+ *    al., 2024) and its kernels (flash-linear-attention), chunks of C = 64
+ *    tokens: within a chunk K K^T and Q K^T (2 x 2 C dk FLOPs a token and
+ *    value head), their products with K and V (2 C (dk + 2 dv)); against
+ *    the state q, w and k (3 x 2 dk dv, matmuls in the activations'
+ *    format); and the chunk states, written by one kernel and read by the
+ *    next (2 states a chunk, in the activations' format as the kernels
+ *    keep them).
+ * The projections, convolution and gated norm scale with the tokens, as
+ * the other layers' do.
+ *
+ * Main data structure: struct linear_attn, the layer's shape. */
+#ifndef NPUSIM_LINEAR_ATTN_H
+#define NPUSIM_LINEAR_ATTN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opsgen/layers.h"
+#include "opsgen/model.h"
+
+/* The chunk of the prefill kernels (flash-linear-attention's chunk size). */
+#define LINEAR_ATTN_CHUNK 64
+
+struct linear_attn {
+    int64_t Hk, Hv;          /* query/key heads, value heads */
+    int64_t dk, dv;          /* their widths */
+    int64_t conv;            /* causal convolution taps */
+    const char *state;       /* the state's trace token (DT_FLOAT) */
+};
+
+/* m's linear-attention layer (linear_key_heads 0: as many as the value heads). */
+void linear_attn_of(const struct model_config *m, struct linear_attn *out);
+
+/* The layer's weights, unsharded: the input projection D x (2 Hk dk +
+ * 2 Hv dv + 2 Hv), the convolution's (2 Hk dk + Hv dv) x conv taps, the
+ * decays' 2 Hv, the gated norm's dv and the output projection Hv dv x D.
+ * Checked (*ovf, builders.h). */
+int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D);
+
+/* The state elements one sequence keeps per layer on each of tp chips:
+ * its value heads' dk x dv, and the convolution's last conv - 1 inputs. */
+int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t tp);
+
+/* The core alone (the recurrence above, decode or prefill as c says) over
+ * seq tokens a sequence at fid: the ops whose cost follows each sequence
+ * (a serving pass prices them per chunk; their descriptions hold
+ * "GatedDeltaNet_", opsgen_op_is_attention_core). */
+int layer_linear_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t fid);
+
+/* Appends one layer's ops over seq tokens a sequence (a decode step's
+ * decode width, or a prefill's tokens) at *fid: the TP all-gather, the
+ * input projection, the convolution, the core above, the gated norm, the
+ * output projection and, with epilogue, the reduce-scatter, LayerNorm and
+ * all-gather, as layer_attention's. *fid: out, the last op's. 0, or -1 if a
+ * builder rejected its arguments. */
+int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t D,
+                           bool epilogue, int64_t *fid);
+
+#endif

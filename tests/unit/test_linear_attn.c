@@ -1,0 +1,187 @@
+/* test_linear_attn.c — Gated DeltaNet layers (opsgen/linear_attn.h): a
+ * layer's weights and state by hand, the pattern that makes them, the
+ * parameters, footprint and ops of a small hybrid model, and the fields'
+ * checks. */
+#include "testutil.h"
+#include "testutil_model.h"
+
+#include <string.h>
+
+#include "opsgen/linear_attn.h"
+#include "opsgen/opsgen.h"
+#include "opsgen/pattern.h"
+#include "opsgen/train.h"
+#include "traces/profile.h"
+
+/* D 8, 2 query/key heads of 2, 4 value heads of 3, 4 taps: the convolution
+ * runs over 2 x 2 x 2 + 4 x 3 = 20 channels; W_in is 8 x (20 + 12 + 2 x 4) =
+ * 320, the convolution 20 x 4 = 80, W_out 12 x 8 = 96, the decays 2 x 4 and
+ * the gated norm 3: 507. A sequence's state: 4 x 2 x 3 = 24 and 20 x 3
+ * inputs of the convolution, 84; over TP 2, 2 value heads and 1 key head a
+ * chip: 12 + (4 + 6) x 3 = 42. */
+static void tiny(struct model_config *m)
+{
+    load_model(m, "llama3-8b");
+    m->d_model = 8, m->num_heads = 2, m->d_head = 4, m->num_kv_heads = 1, m->d_ff = 16, m->num_layers = 4;
+    m->vocab_size = 10;
+    m->linear_value_heads = 4, m->linear_key_heads = 2, m->linear_key_dim = 2, m->linear_value_dim = 3;
+    m->linear_conv_kernel = 4, m->full_attention_interval = 2;
+}
+
+static void test_layer_by_hand(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    struct linear_attn la;
+    linear_attn_of(&m, &la);
+    bool ovf = false;
+    assert_int_equal(linear_attn_params(&ovf, &la, 8), 507);
+    assert_int_equal(linear_attn_state_elems(&ovf, &la, 1), 84);
+    assert_int_equal(linear_attn_state_elems(&ovf, &la, 2), 42);
+    assert_string_equal(la.state, "DT_FLOAT");
+    m.linear_key_heads = 0;   /* as many query/key heads as value heads: 2 x 4 x 2 + 12 = 28 channels */
+    linear_attn_of(&m, &la);
+    assert_int_equal(la.Hk, 4);
+    assert_int_equal(linear_attn_state_elems(&ovf, &la, 1), 24 + 28 * 3);
+    assert_false(ovf);
+}
+
+/* Every second layer attends (layers 2 and 4, 1-based), the others are
+ * linear: attention 8 x 8 + 2 x 8 x 4 + 8 x 8 = 192 a layer, the FFN
+ * 3 x 8 x 16 = 384, norms 2 x 8 a layer and 8, embedding and head 160:
+ * 2 x 192 + 2 x 507 + 4 x (384 + 16) + 8 + 160. The output gate adds
+ * W_q's 8 x 8 again to each attention layer. */
+static void test_params(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    assert_true(pattern_linear(&m));
+    assert_true(pattern_layer_local(&m, 0));
+    assert_false(pattern_layer_local(&m, 1));
+    assert_int_equal(pattern_local_layers(&m), 2);
+    int64_t t, a;
+    opsgen_model_params(&m, &t, &a);
+    assert_int_equal(t, 2 * 192 + 2 * 507 + 4 * (384 + 16) + 8 + 160);
+    assert_int_equal(a, t);
+    m.attention_output_gate = true;
+    opsgen_model_params(&m, &t, &a);
+    assert_int_equal(t, 2 * (192 + 64) + 2 * 507 + 4 * (384 + 16) + 8 + 160);
+}
+
+/* The footprint holds each sequence's state, whatever its length: 2 linear
+ * layers x 84 elements, 4 bytes each in fp32 and 2 in bf16; at batch 3 the
+ * two differ by 3 x 168 x 2 bytes. No K/V of the linear layers: a sliding
+ * window of the same layers would hold some. */
+static void test_memory(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    const struct profile *p = profile_by_name("physical");
+    m.microbatch_size_ici = 3, m.input_seqlen = 100, m.output_seqlen = 10;
+    bool ovf = false;
+    struct opsgen_llm_mem_parts pt;
+    opsgen_llm_mem_parts(&ovf, &m, p, &pt);
+    assert_int_equal(pt.state_elems_per_seq, 2 * 84);
+    assert_int_equal(pt.kv_local_elems_per_token, 0);
+    assert_int_equal(pt.kv_window, 0);
+    assert_int_equal(pt.kv_elems_per_token, 2 * 2 * 1 * 4);   /* the 2 attention layers' K and V */
+    int64_t fp32 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
+    strcpy(m.linear_state_dtype, "bf16");
+    assert_int_equal(fp32 - opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p), 3 * 168 * 2);
+    assert_false(ovf);
+}
+
+static const struct opsgen_links *links(void)
+{
+    static struct opsgen_links l = { .ici_bw_GBps = 200, .dcn_bw_GBps = 25, .hbm_size_GB = 95, .pcie_bw_GBps = 32.0,
+                                     .ici_latency_ns = 3330, .dcn_latency_ns = 3700, .pcie_latency_ns = 400,
+                                     .ICI_topology = "TORUS_3D" };
+    return &l;
+}
+
+/* The ops of batch 2, 128 tokens in and 4 out. Decode: one state op a
+ * linear layer and step, the state read and written in fp32 (2 x 4 x 6
+ * elements), 2 layers x 4 steps. Prefill in chunks of 64: K K^T and Q K^T
+ * of 128 tokens against 2 x 64 keys, 2 x 2 x 128 x 128 x 4 x 2 = 524288
+ * FLOPs; the chunk states, 2 chunks a sequence, in bf16; the attention
+ * layers keep their softmax attention. */
+static void test_ops(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    m.num_chips = 1, m.microbatch_size_ici = 2, m.global_batch_size = 2, m.input_seqlen = 128, m.output_seqlen = 4;
+    struct trace t;
+    trace_init(&t);
+    struct npu_err e;
+    bool ovf = false;
+    assert_int_equal(opsgen_llm_inference(&m, links(), &profile_physical, &t, &ovf, &e), 0);
+    int seen = 0, softmax = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        if (strstr(o->description, "Softmax(Q*K)*V") && strstr(c, "Softmax("))
+            softmax++;
+        if (!strstr(o->description, "GatedDeltaNet_"))
+            continue;
+        assert_true(opsgen_op_is_attention_core(o));
+        if (o->phase == PHASE_DECODE) {
+            assert_non_null(strstr(c, "Add(a=2x4x6,"));
+            assert_non_null(strstr(c, "type=DT_FLOAT)"));
+            assert_int_equal(o->count, 2 * 4);
+            seen++;
+        } else if (strstr(c, "eq=BLNK;BSNK->BLSN")) {
+            assert_non_null(strstr(c, "a=2x128x4x2,b=2x128x4x2"));
+            assert_int_equal(o->flops, 524288);
+            assert_int_equal(o->count, 2);
+            seen++;
+        } else if (strstr(c, "Add(")) {
+            assert_non_null(strstr(c, "Add(a=2x2x4x6,"));
+            assert_non_null(strstr(c, "type=DT_BFLOAT16)"));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 3);
+    assert_int_equal(softmax, 2);   /* the attention layers' prefill and decode softmax */
+    trace_free(&t);
+}
+
+/* The fields agree or name the field; other generators refuse them. */
+static void test_checks(void **s)
+{
+    (void)s;
+    struct model_config m;
+    struct npu_err e;
+    struct trace t;
+    bool ovf = false;
+    tiny(&m);
+    m.sliding_window = 16;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, links(), &profile_physical, &t, &ovf, &e), -1);
+    assert_non_null(strstr(e.msg, "model field \"sliding_window\": 16 with linear_value_heads"));
+    trace_free(&t);
+    tiny(&m);
+    m.linear_key_heads = 3;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, links(), &profile_physical, &t, &ovf, &e), -1);
+    assert_non_null(strstr(e.msg, "model field \"linear_key_heads\": 3 does not divide linear_value_heads 4"));
+    trace_free(&t);
+    tiny(&m);
+    trace_init(&t);
+    int64_t params = 0;
+    assert_int_equal(opsgen_llm_training(&m, links(), &profile_physical, &t, &params, &ovf, &e), -1);
+    assert_non_null(strstr(e.msg, "model field \"linear_value_heads\": 4, but LLM training has no linear-attention"));
+    trace_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layer_by_hand), cmocka_unit_test(test_params), cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_ops),           cmocka_unit_test(test_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
