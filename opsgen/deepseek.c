@@ -114,6 +114,52 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
     return 0;
 }
 
+/* DeepSeek Sparse Attention's indexer at fid f (model field index_topk):
+ * its heads score each of the T cached tokens in fp8, summed over the
+ * heads as one kernel does (DeepGEMM's MQA logits), and the top
+ * index_topk are picked from the scores. In a decode step it streams the
+ * index keys as attention streams the cache. */
+static int dsa_indexer(const struct dsgen *g, int64_t f, int64_t n, const char *P, int64_t T)
+{
+    const struct model_config *m = g->r.m;
+    struct trace *tr = g->r.t;
+    bool *ovf = g->r.ovf;
+    int64_t B = g->r.B, S = g->ph->seq;
+    char d[200];
+    struct op *o;
+    snprintf(d, sizeof d, "%sindexer_scores_einsum", P);
+    CHK(o = b_einsum(tr, ovf, f, n, d, "index_scores = sum_h w_h ReLU(q_index_h . k_index)",
+                     SHP(B, S, m->index_heads, m->index_head_dim), SHP(B, T, m->index_head_dim), "BSHD;BTD->BST",
+                     "0_0_0", FP8));
+    o->weight_bytes = 0;
+    o->reads_kv_cache = g->ph->decode;
+    snprintf(d, sizeof d, "%sindexer_topk", P);
+    CHK(b_unary(tr, ovf, f, n, d, "topk_indices = index_scores.topk(index_topk)", "Relu", SHP(B, S, T), "0_0",
+                FP32));
+    return 0;
+}
+
+/* The keys a query attends to on average over a chunk at positions a+1..b
+ * under DeepSeek Sparse Attention (min(p, index_topk) each); at least 1. */
+static int64_t dsa_keys(bool *ovf, const struct model_config *m, int64_t a, int64_t b)
+{
+    int64_t k = pattern_sliding_keys(ovf, m->index_topk, a, b) / (b - a);
+    return k > 1 ? k : 1;
+}
+
+/* MLA's cache ops over T keys a query, preceded under DeepSeek Sparse
+ * Attention by the indexer over all T and capped at index_topk (prefill:
+ * capped queries over the prompt, the mean of min(p, index_topk)). */
+static int mla_attend(const struct dsgen *g, int64_t f, int64_t n, const char *P, int64_t T, int64_t capped)
+{
+    if (g->r.m->index_topk > 0) {
+        if (dsa_indexer(g, f, n, P, T))
+            return -1;
+        T = capped < T ? capped : T;
+    }
+    return mla_cache_group(g, f, n, P, T);
+}
+
 /* The KV-cache part of MLA at fid f: prefill attends to the prompt; a decode
  * step to the prompt and the tokens generated so far — the final context in
  * every step in the reference (no softmax there, quirk opsgen Q19), the exact mean
@@ -121,12 +167,13 @@ static int mla_cache_group(const struct dsgen *g, int64_t f, int64_t n, const ch
 static int mla_cache_ops(const struct dsgen *g, int64_t f, int64_t n, const char *P)
 {
     const struct model_config *m = g->r.m;
+    int64_t S = m->input_seqlen, K = m->index_topk;
     if (!g->ph->decode)   /* causal: (S+1)/2 positions per query on average (the reference: S) */
-        return mla_cache_group(g, f, n, P, g->r.prof->prefill_attention_unmasked ? m->input_seqlen
-                                                                               : (m->input_seqlen + 1) / 2);
+        return mla_attend(g, f, n, P, g->r.prof->prefill_attention_unmasked ? S : (S + 1) / 2,
+                          K > 0 ? dsa_keys(g->r.ovf, m, 0, S) : 0);
     struct kv_groups kg = decode_suffix_groups(g->r.prof, n, m->output_seqlen);
     for (int k = 0; k < kg.ng; k++)
-        if (mla_cache_group(g, f, kg.cnt[k], P, badd(g->r.ovf, m->input_seqlen, kg.len[k])))
+        if (mla_attend(g, f, kg.cnt[k], P, badd(g->r.ovf, S, kg.len[k]), K))
             return -1;
     return 0;
 }
@@ -179,6 +226,16 @@ static int mla(struct dsgen *g, int64_t *fid)
     }
     CHK(b_binary(tr, ovf, f++, n, DESC("apply_rotary_emb"), "q_pe = apply_rotary_emb(q_pe, freqs_cis)",
                  "Mul", SHP(B, S, Hl, rope), "0_0_0", FP32, one));
+    if (m->index_topk > 0) {   /* DeepSeek Sparse Attention's indexer: its queries, key and head weights */
+        int64_t Hi = m->index_heads, di = m->index_head_dim, qin = qr > 0 ? qr : D;
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("indexer_wq_b_linear"), "q_index = self.wq_b(qr)",
+                     SHP(B, S, qin), SHP(qin, Hi * di), "BSR;RD->BSD", "0_0_0", g->r.fmt.act)));
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("indexer_wk_linear"), "k_index = self.wk(x)",
+                     SHP(B, S, D), SHP(D, di), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("indexer_weights_linear"),
+                     "w_index = self.weights_proj(x)", SHP(B, S, D), SHP(D, Hi), "BSM;MH->BSH", "0_0_0",
+                     g->r.fmt.act)));
+    }
     CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("kv_k_pe_linear"),
                  "kv = self.wkv_a(x); kv, k_pe = torch.split(kv, [self.kv_lora_rank, "
                  "self.qk_rope_head_dim], dim=-1)",
@@ -353,7 +410,22 @@ int opsgen_deepseek_step_attention(const struct model_config *m, const struct op
     char P[96];
     mla_prefix(a->decode, P, sizeof P);
     int64_t T = a->decode ? badd(ovf, a->prefix, a->suffix) : a->att;
-    return mla_cache_group(&g, 2, g.r.L, P, T) ? npu_errf(e, "internal: malformed op builder arguments") : 0;
+    int64_t capped = a->decode ? m->index_topk : m->index_topk > 0 ? dsa_keys(ovf, m, a->kv - a->q, a->kv) : 0;
+    return mla_attend(&g, 2, g.r.L, P, T, capped) ? npu_errf(e, "internal: malformed op builder arguments") : 0;
+}
+
+int64_t dsa_indexer_params(bool *ovf, const struct model_config *m)
+{
+    if (m->index_topk <= 0)
+        return 0;
+    int64_t Hi = m->index_heads, di = m->index_head_dim, D = m->d_model;
+    int64_t qin = m->q_lora_rank > 0 ? m->q_lora_rank : D;
+    return badd(ovf, bmul3(ovf, qin, Hi, di), bmul(ovf, D, badd(ovf, di, Hi)));
+}
+
+int64_t dsa_index_key_bytes(const struct model_config *m)
+{
+    return m->index_topk > 0 ? m->index_head_dim + 4 : 0;   /* fp8 with an fp32 scale */
 }
 
 void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
@@ -377,13 +449,14 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     int64_t attn = badd(ovf, wq,
                         badd(ovf, bmul(ovf, D, kr + rope),
                              cdiv64(badd(ovf, bmul3(ovf, kr, H, nope + v), bmul3(ovf, H, v, D)), tp)));
+    attn = badd(ovf, attn, dsa_indexer_params(ovf, m));   /* replicated on every chip */
     int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
     /* the dense first layers hold the FFN of d_ff over TP (FP8) in place of the experts and gate */
     int64_t Ld = stage_dense_layers(m, prof, L), dense = cdiv64(bmul3(ovf, D, m->d_ff, 3), tp);
     p->weight_bytes = badd(ovf, badd(ovf, bmul3(ovf, attn, L, 2), bmul(ovf, ffn, L - Ld)),
                            badd(ovf, bmul3(ovf, R, D, L - Ld), bmul(ovf, 2, gen_vocab_params(ovf, m, tp, prof))));
     p->weight_bytes = badd(ovf, p->weight_bytes, bmul(ovf, dense, Ld));
-    p->kv_elems_per_token = cdiv64(bmul(ovf, kr + 4 * rope, L), tp);
+    p->kv_elems_per_token = cdiv64(bmul(ovf, badd(ovf, kr + 4 * rope, dsa_index_key_bytes(m)), L), tp);
     p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
                                    cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));
     p->kv_local_elems_per_token = p->kv_window = p->state_elems_per_seq = 0;
@@ -450,6 +523,9 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     total += (double)bmul4(ovf, b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
     total += (double)bmul4(ovf, kr * 1 + rope * 4, L, b, s) / tp;
+    if (m->index_topk > 0)   /* the sparse-attention indexer's BF16 weights and index keys (npusim's own) */
+        total += (double)bmul3(ovf, dsa_indexer_params(ovf, m), L, 2) +
+                 (double)bmul4(ovf, dsa_index_key_bytes(m), L, b, s) / tp;
     /* token embedding and LM head, BF16, sharded over TP */
     total += 2.0 * (double)gen_vocab_params(ovf, m, (int64_t)tp, prof);
     if (!(total < 9.2e18)) {   /* the double sum itself past int64 */

@@ -55,6 +55,12 @@ bool sweep_map_axes_moe(const char *chip_version, struct model_config *m);
 bool sweep_validate_moe(const struct model_config *m, const struct opsgen_links *l,
                         const struct profile *prof, enum phase ph, double oom_factor,
                         char *why, size_t whylen);
+/* DeepSeek Sparse Attention (index_topk > 0; 0 without): the indexer's
+ * weights a layer (its query projection from the query latent, or from the
+ * input without one, its key projection and head weights), and the bytes
+ * of a token's index key a layer (fp8 with an fp32 scale). */
+int64_t dsa_indexer_params(bool *ovf, const struct model_config *m);
+int64_t dsa_index_key_bytes(const struct model_config *m);
 /* "dp1-tp4-pp1-ep4-dpdcn1-tpdcn1-ppdcn1-epdcn1-bs8" */
 void sweep_pstr_moe(const struct parallel_cfg *p, int64_t gbs, char *buf, size_t n);
 

@@ -192,7 +192,7 @@ bool opsgen_op_is_attention_core(const struct op *op)
      * three cache einsums and softmax (opsgen/deepseek.c), which follow its
      * "Attention-serving-" prefix (the MoE gate has a scores_softmax too) */
     static const char *const mla[] = { "q_nope_kv_cache_einsum", "q_pe_pe_einsum", "scores_softmax",
-                                       "scores_kv_cache_einsum" };
+                                       "scores_kv_cache_einsum", "indexer_scores_einsum", "indexer_topk" };
     const char *d = op->description, *p = strstr(d, "Attention-serving-");
     if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-") || strstr(d, "GatedDeltaNet_"))
         return true;   /* a linear layer's recurrence follows each sequence's chunk (opsgen/linear_attn.h) */

@@ -196,6 +196,15 @@ static const struct field_desc deepseek_list[] = {
     I(qk_rope_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head query-key dimensions that carry rotary position."),
     I(qk_nope_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head query-key dimensions without position."),
     I(v_head_dim, 0, FF_REQUIRED | P, .doc = "Per-head value dimensions."),
+    /* npusim's own: DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a
+     * lightning indexer scores every cached token in fp8 and MLA attends to
+     * the top index_topk (opsgen/deepseek.h). */
+    I(index_topk, 0, N | FF_EXT, .hi = 16777216, .unit = "tokens",
+      .doc = "DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): the keys each query attends to, picked by an "
+             "indexer that scores the whole context; 0: every key (dense MLA)."),
+    I(index_heads, 64, P | FF_EXT, .lo = 1, .hi = 4096, .unit = "heads", .doc = "The sparse-attention indexer's query heads."),
+    I(index_head_dim, 128, P | FF_EXT, .lo = 1, .hi = 4096, .unit = "elements",
+      .doc = "Width of the indexer's heads and of each token's index key (cached in fp8 with an fp32 scale)."),
 };
 TABLE(model_deepseek_fields, "model", deepseek_list);
 

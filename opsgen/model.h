@@ -80,6 +80,7 @@ struct model_config {
                                                 * format ("same": weight_dtype) */
     /* DeepSeekConfig */
     int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+    int64_t index_topk, index_heads, index_head_dim;   /* npusim's own (FF_EXT): DeepSeek Sparse Attention */
     /* DiTConfig (num_diffusion_steps is shared with GLIGEN) */
     int64_t image_width, num_channels, patch_size, num_diffusion_steps;
     /* DLRMConfig */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/deepseek.h"
 #include "opsgen/layers.h"
 #include "opsgen/linear_attn.h"
 #include "opsgen/opsgen.h"
@@ -29,6 +30,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         int64_t wq = qr > 0 ? bmul(&ovf, D, qr) + bmul3(&ovf, qr, H, nope + rope) + qr   /* with its norm */
                             : bmul3(&ovf, D, H, nope + rope);                         /* V2-Lite: direct */
         attn = wq + bmul(&ovf, D, kr + rope) + bmul3(&ovf, kr, H, nope + v) + bmul3(&ovf, H, v, D) + kr;
+        attn = badd(&ovf, attn, dsa_indexer_params(&ovf, m));   /* DeepSeek Sparse Attention's indexer */
         dense_ffn = bmul3(&ovf, 3, D, m->d_ff);
         moe = L - (m->num_dense_layers < L ? m->num_dense_layers : L);
     } else {

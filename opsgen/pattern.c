@@ -87,6 +87,19 @@ void pattern_share(struct layer_groups *out, int64_t L, int64_t stage_layers)
     }
 }
 
+/* Keys in all for positions 1..n under a sliding window of W. */
+static int64_t sliding_upto(bool *ovf, int64_t W, int64_t n)
+{
+    if (n <= W)
+        return bmul(ovf, n, n + 1) / 2;
+    return badd(ovf, bmul(ovf, W, W + 1) / 2, bmul(ovf, n - W, W));
+}
+
+int64_t pattern_sliding_keys(bool *ovf, int64_t W, int64_t a, int64_t b)
+{
+    return sliding_upto(ovf, W, b) - sliding_upto(ovf, W, a);
+}
+
 /* Keys in all for positions 1..n. */
 static int64_t keys_upto(bool *ovf, const struct model_config *m, int64_t n)
 {
@@ -95,9 +108,7 @@ static int64_t keys_upto(bool *ovf, const struct model_config *m, int64_t n)
         int64_t q = n / W, r = n % W;
         return badd(ovf, bmul(ovf, q, bmul(ovf, W, W + 1) / 2), r * (r + 1) / 2);
     }
-    if (n <= W)
-        return bmul(ovf, n, n + 1) / 2;
-    return badd(ovf, bmul(ovf, W, W + 1) / 2, bmul(ovf, n - W, W));
+    return sliding_upto(ovf, W, n);
 }
 
 int64_t pattern_local_keys(bool *ovf, const struct model_config *m, int64_t a, int64_t b)

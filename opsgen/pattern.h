@@ -44,6 +44,9 @@ void pattern_share(struct layer_groups *g, int64_t L, int64_t stage_layers);
 /* The keys the queries at positions a+1 .. b (0 <= a <= b) see in all in a
  * local layer (causal; positions 1-based), checked (*ovf, builders.h). */
 int64_t pattern_local_keys(bool *ovf, const struct model_config *m, int64_t a, int64_t b);
+/* The same for any cap of W keys a query (min(p, W) at position p):
+ * a sliding window's, or DeepSeek Sparse Attention's top-W keys. */
+int64_t pattern_sliding_keys(bool *ovf, int64_t W, int64_t a, int64_t b);
 /* The tokens a local layer's KV cache holds for a context of n tokens: at
  * most the window (the worst moment for chunks). */
 int64_t pattern_local_cache(const struct model_config *m, int64_t n);

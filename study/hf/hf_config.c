@@ -71,6 +71,7 @@ static const struct hf_type {
     { .type = "qwen3_5_text", .kind = HF_DENSE, .linear = true },
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
     { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
+    { .type = "deepseek_v32", .kind = HF_MLA }, { .type = "glm_moe_dsa", .kind = HF_MLA },
 };
 
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
@@ -85,8 +86,6 @@ static const struct { const char *types, *why; } unmodelled[] = {
     { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
     { "gemma4_text", "Gemma 4's global layers with their own head size and K/V heads (global_head_dim, "
                      "num_global_key_value_heads): npusim's layers share one attention shape" },
-    { "deepseek_v32 glm_moe_dsa", "DeepSeek Sparse Attention (an indexer picks index_topk tokens a query): not "
-                                  "modelled; its dense form is model_type deepseek_v3" },
     { "deepseek_v4", "compressed and sparse attention (compress_ratios, an indexer), hash-routed layers and "
                      "hyper-connections: not modelled" },
     { "minimax_m3", "block-sparse attention on some layers (sparse_attention_config): not modelled" },
@@ -107,7 +106,7 @@ static const char *const understood[] = {
     "qk_nope_head_dim", "v_head_dim", "topk_group", "n_group", "parallel_attn", "moe_layer_freq",
     "num_nextn_predict_layers", "sliding_window_size", "linear_num_value_heads", "linear_num_key_heads",
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_ssm_dtype", "attn_output_gate",
-    "full_attention_interval", "mtp_num_hidden_layers",
+    "full_attention_interval", "mtp_num_hidden_layers", "index_topk", "index_n_heads", "index_head_dim",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -370,6 +369,13 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
     cJSON_AddNumberToObject(o, "num_shared_experts", hf_num(hf, "n_shared_experts", 0));
     cJSON_AddNumberToObject(o, "num_dense_layers", hf_num(hf, "first_k_dense_replace", 0));
     cJSON_AddNumberToObject(o, "num_limited_groups", hf_num(hf, "topk_group", 1));
+    /* DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): the indexer */
+    static const struct { const char *hf, *np; } dsa[] = {
+        { "index_topk", "index_topk" }, { "index_n_heads", "index_heads" }, { "index_head_dim", "index_head_dim" },
+    };
+    for (size_t i = 0; cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "index_topk")) && i < 3; i++)
+        if (add_int(o, dsa[i].np, hf_num(hf, dsa[i].hf, 0), name, dsa[i].hf, e))
+            return -1;
     cJSON_AddStringToObject(o, "ffn_type", "deepseek_moe");
     cJSON_AddStringToObject(o, "router_type", "topk");
     cJSON_AddFalseToObject(o, "use_flash_attention");

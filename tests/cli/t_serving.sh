@@ -54,6 +54,15 @@ check "serving: DeepSeek continuous and chunked: Little's law, every token accou
   $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k' >/dev/null && python3 $SC accounting '$SE/ds-k' chunked &&
   NPUSIM_SERVING_NO_MEMO=1 $SD --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/ds-k2' >/dev/null &&
   cmp '$SE/ds-k/iterations.csv' '$SE/ds-k2/iterations.csv'"
+# DeepSeek Sparse Attention (index_topk, opsgen/deepseek.h): DeepSeek-V2 with an indexer of 16 heads
+# of 64 picking 512 keys, prompts of 1024: a static batch is run's, chunked serving accounts every token.
+DX="--set index_topk=512 --set index_heads=16 --set index_head_dim=64"
+check "serving: DeepSeek with sparse attention: static equal requests give run's TTFT and TPOT; chunked accounts every token" sh -c "
+  $NPUSIM run --configs $CONFIGS -m deepseekv2-236b -c h100 --tp 8 --ep 8 --set num_chips=8 $DX --batch 8 --seqlen 1024_128 -o '$SE/dsarun' >/dev/null &&
+  $SD $DX --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:129 --json >'$SE/dsa129.json' &&
+  $SD $DX --scheduler static --batch 8 --offline --requests 8 --lengths fixed:1024:128 --json >'$SE/dsa128.json' &&
+  python3 $SC equal '$SE/dsarun' '$SE/dsa129.json' '$SE/dsa128.json' &&
+  $SD $DX --scheduler chunked --rate 1 --requests 300 --seed 2 -o '$SE/dsa-k' >/dev/null && python3 $SC accounting '$SE/dsa-k' chunked"
 # Layer patterns (opsgen/pattern.h): gpt-oss's experts with a 128-token window on every other
 # layer, Gemma 2's 4096-token window, Qwen3-MoE's experts over 2 expert-parallel chips, all with
 # prompts past their windows: a static batch of equal requests is run's batch.

@@ -219,6 +219,81 @@ static void test_serving_parts(void **s)
     assert_false(opsgen_op_is_attention_core(&gate));
 }
 
+/* ---- DeepSeek Sparse Attention (index_topk) ---- */
+
+/* DeepSeek-V3 with DeepSeek-V3.2's indexer (64 heads of 128, top 2048) on one
+ * chip, 8192 tokens in and 4 out. Prefill: the indexer scores every key a
+ * query sees causally, (8192 + 1) / 2 = 4096 on average, 2 x 8192 x 64 x 128
+ * x 4096 FLOPs; MLA attends to min(p, 2048) keys at position p, (2048 x 2049
+ * / 2 + 6144 x 2048) / 8192 = 1792 on average (rounded down). Decode: each
+ * step's indexer reads the whole context's index keys (8194 and 8195 for
+ * the two groups of the exact mean), MLA 2048 of them. The indexer's
+ * weights, 1536 x 64 x 128 + 7168 x (128 + 64) = 13,959,168 a layer, count
+ * 61 times in the parameters; its keys, 128 fp8 and a 4-byte scale, add 132
+ * bytes a token and layer to the cache (61 layers, TP 1). Dense (0) is
+ * every op and byte as before. */
+static void test_sparse_attention(void **s)
+{
+    bool ovf = false;
+    (void)s;
+    struct model_config m;
+    setup(&m, "deepseekv3-671b", "5p", 1, 1, 1, 1);
+    m.input_seqlen = 8192, m.output_seqlen = 4;
+    int64_t t0, a0, t1, a1;
+    opsgen_model_params(&m, &t0, &a0);
+    struct opsgen_llm_mem_parts p0, p1;
+    opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &p0);
+    m.index_topk = 2048, m.index_heads = 64, m.index_head_dim = 128;
+    assert_i64(dsa_indexer_params(&ovf, &m), 13959168);
+    assert_i64(dsa_index_key_bytes(&m), 132);
+    opsgen_model_params(&m, &t1, &a1);
+    assert_i64(t1 - t0, 61LL * 13959168);
+    assert_i64(a1 - a0, 61LL * 13959168);
+    opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &p1);
+    assert_i64(p1.kv_elems_per_token - p0.kv_elems_per_token, 61 * 132);
+    assert_i64(p1.weight_bytes - p0.weight_bytes, 61LL * 13959168 * 2);
+    struct opsgen_links l = links("5p");
+    struct npu_err e;
+    struct trace t;
+    trace_init(&t);
+    if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &ovf, &e))
+        fail_msg("%s", e.msg);
+    const char *Pp = "Fwd-Attention-encoder-Attention-serving-prefill-", *Pd = "Attention-serving-decode-Attention-serving-decode-";
+    char d[200];
+    snprintf(d, sizeof d, "%sindexer_scores_einsum", Pp);
+    const struct op *ix = find_desc(&t, PHASE_PREFILL, d, 0);
+    assert_i64(ix->flops, 2LL * 8192 * 64 * 128 * 4096);
+    assert_false(ix->reads_kv_cache);
+    assert_true(opsgen_op_is_attention_core(ix));
+    snprintf(d, sizeof d, "%sq_nope_kv_cache_einsum", Pp);
+    assert_i64(find_desc(&t, PHASE_PREFILL, d, 0)->flops, 2LL * 8192 * 128 * 512 * 1792);
+    snprintf(d, sizeof d, "%sindexer_scores_einsum", Pd);
+    const struct op *i0 = find_desc(&t, PHASE_DECODE, d, 0), *i1 = find_desc(&t, PHASE_DECODE, d, 1);
+    assert_i64(i0->flops, 2LL * 64 * 128 * 8194);
+    assert_i64(i1->flops, 2LL * 64 * 128 * 8195);
+    assert_true(i0->reads_kv_cache);
+    snprintf(d, sizeof d, "%sq_nope_kv_cache_einsum", Pd);
+    assert_i64(find_desc(&t, PHASE_DECODE, d, 0)->flops, 2LL * 128 * 512 * 2048);
+    assert_false(ovf);
+    trace_free(&t);
+    /* a serving pass: a chunk of 64 queries at positions 4033..4096 sees 2048 keys each; a decode
+     * step at a context of 100 + 3 sees all 103, and the indexer scores them */
+    static const struct { struct opsgen_step_attn a; int64_t mla, index; } cases[] = {
+        { { .decode = false, .batch = 1, .q = 64, .kv = 4096, .att = 4064 }, 2LL * 64 * 128 * 512 * 2048,
+          2LL * 64 * 64 * 128 * 4064 },
+        { { .decode = true, .batch = 1, .prefix = 100, .suffix = 3 }, 2LL * 128 * 512 * 103, 2LL * 64 * 128 * 103 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trace_init(&t);
+        if (opsgen_deepseek_step_attention(&m, &l, &profile_physical, &cases[i].a, &t, &ovf, &e))
+            fail_msg("%s", e.msg);
+        assert_int_equal(t.n, 6);   /* the indexer's scores and selection, then MLA's four */
+        assert_i64(t.ops[0].flops, cases[i].index);
+        assert_i64(t.ops[2].flops, cases[i].mla);
+        trace_free(&t);
+    }
+}
+
 /* ---- op sequences (§7.1–§7.3) ---- */
 
 static void test_v2_one_chip(void **s)
@@ -619,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_moe_load),
         cmocka_unit_test(test_physical_deepseek),
         cmocka_unit_test(test_serving_parts),
+        cmocka_unit_test(test_sparse_attention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
