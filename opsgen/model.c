@@ -125,6 +125,10 @@ static const struct field_desc llm_list[] = {
     I(full_attention_interval, 0, N | FF_EXT, .unit = "layers",
       .doc = "With a sliding_window: every this-many-th layer (the N-th, 2N-th, ...) attends to the whole "
              "context, the others locally (Gemma 2, gpt-oss: 2; Gemma 3: 6). 0: every layer is local."),
+    I(first_full_attention_layer, -1, FF_EXT, .lo = -1, .hi = 1048576, .unit = "layers",
+      .doc = "The first layer (0-based) that attends to the whole context, then every full_attention_interval-th "
+             "after it (Step-3.7: 0, the first layer global); -1: the full_attention_interval-th layer (layer "
+             "N - 1), as Gemma 2, Gemma 3 and Qwen3.5 place them."),
     S(local_attention, "sliding", FF_EXT, .one_of = "sliding|chunked",
       .doc = "How a local layer attends: sliding (the last sliding_window keys) or chunked (the keys of its "
              "own chunk of sliding_window tokens, Llama 4)."),

@@ -50,6 +50,7 @@ struct model_config {
      * full_attention_interval-th layer attends to the whole context (0: none
      * does). sliding_window 0: every layer is global. */
     int64_t sliding_window, full_attention_interval;
+    int64_t first_full_attention_layer;  /* the first global layer (0-based); -1: interval - 1 */
     char local_attention[FIELD_STR_MAX];
     /* npusim's own (FF_EXT): Gated DeltaNet layers (opsgen/linear_attn.h):
      * with linear_value_heads > 0 the local layers of the pattern are

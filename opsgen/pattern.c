@@ -23,8 +23,8 @@ static bool any_local(const struct model_config *m)
 
 bool pattern_layer_local(const struct model_config *m, int64_t i)
 {
-    int64_t n = m->full_attention_interval;
-    return any_local(m) && !(n > 0 && (i + 1) % n == 0);
+    int64_t n = m->full_attention_interval, f = m->first_full_attention_layer >= 0 ? m->first_full_attention_layer : n - 1;
+    return any_local(m) && !(n > 0 && i >= f && (i - f) % n == 0);
 }
 
 bool pattern_layer_moe(const struct model_config *m, int64_t i)

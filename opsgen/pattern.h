@@ -10,8 +10,9 @@
  * Main data structure: struct layer_groups, at most four groups of (local
  * attention?, mixture of experts?) in the order the model first meets them.
  *
- * Local attention (model fields sliding_window, full_attention_interval,
- * local_attention; or, with linear_value_heads, linear attention): the query at position p (1-based) sees min(p, W) keys
+ * Local attention (model fields sliding_window, full_attention_interval
+ * from first_full_attention_layer, local_attention; or, with
+ * linear_value_heads, linear attention): the query at position p (1-based) sees min(p, W) keys
  * under a sliding window of W, ((p - 1) mod W) + 1 under chunks of W; a
  * local layer's KV cache holds at most W tokens. */
 #ifndef NPUSIM_PATTERN_H

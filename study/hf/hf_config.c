@@ -72,6 +72,7 @@ static const struct hf_type {
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
     { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
     { .type = "deepseek_v32", .kind = HF_MLA }, { .type = "glm_moe_dsa", .kind = HF_MLA },
+    { .type = "step3p7", .kind = HF_MOE },
 };
 
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
@@ -414,6 +415,40 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
     return 0;
 }
 
+/* layer_types (num_hidden_layers names: full_attention, or a word of
+ * locals) as npusim's pattern: every N-th layer global from the first
+ * global one (0-based *first, -1: none), the others local; *every N (the
+ * spacing of the first two, or first + 1 with one; 0 with none). A list off
+ * that pattern is refused, naming its first item off it. */
+static int layer_types_pattern(const cJSON *lt, double layers, const char *locals, double *every, int *first,
+                               const char *name, struct npu_err *e)
+{
+    int n = cJSON_GetArraySize(lt), f = -1, second = -1;
+    if (!cJSON_IsArray(lt) || n != (int)layers)
+        return npu_errf(e, "%s: key \"layer_types\": expected a list of num_hidden_layers (%g) names", name, layers);
+    for (int i = 0; i < n; i++) {
+        const char *s = cJSON_IsString(cJSON_GetArrayItem(lt, i)) ? cJSON_GetArrayItem(lt, i)->valuestring : "";
+        bool full = !strcmp(s, "full_attention");
+        if (!full && !hf_names_listed(locals, s))
+            return npu_errf(e, "%s: key \"layer_types\": item %d \"%s\": expected full_attention or one of: %s",
+                            name, i, s, locals);
+        if (full && f < 0)
+            f = i;
+        else if (full && second < 0)
+            second = i;
+    }
+    int N = second >= 0 ? second - f : f + 1;
+    for (int i = 0; i < n; i++) {
+        bool full = !strcmp(cJSON_GetArrayItem(lt, i)->valuestring, "full_attention");
+        if (full != (f >= 0 && i >= f && (i - f) % N == 0))
+            return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer full "
+                               "attention from the first (layer %d, N = %d), the others local", name, i, f, N);
+    }
+    *every = f >= 0 ? N : 0;
+    *first = f;
+    return 0;
+}
+
 /* Local attention: the window (sliding_window; Gemma 2's older
  * sliding_window_size; Llama 4's attention_chunk_size, chunked) and which
  * layers attend to the whole context (layer_types, Gemma 3's
@@ -437,30 +472,17 @@ static int local_fields(const cJSON *hf, const struct hf_type *t, double layers,
     const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "sliding_window_pattern")))
         every = hf_num(hf, "sliding_window_pattern", 0);
-    if (lt) {   /* the first global layer gives N; every layer must follow it */
-        int n = cJSON_GetArraySize(lt), first = -1;
-        if (!cJSON_IsArray(lt) || n != (int)layers)
-            return npu_errf(e, "%s: key \"layer_types\": expected a list of num_hidden_layers (%g) names", name, layers);
-        for (int i = 0; i < n; i++) {
-            const char *s = cJSON_IsString(cJSON_GetArrayItem(lt, i)) ? cJSON_GetArrayItem(lt, i)->valuestring : "";
-            bool full = !strcmp(s, "full_attention");
-            if (!full && strcmp(s, "sliding_attention") && strcmp(s, "chunked_attention"))
-                return npu_errf(e, "%s: key \"layer_types\": item %d \"%s\": expected full_attention, "
-                                   "sliding_attention or chunked_attention", name, i, s);
-            if (full && first < 0)
-                first = i;
-            if (first >= 0 && full != ((i + 1) % (first + 1) == 0))
-                return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer global "
-                                   "(N = %d from the first), the others local", name, i, first + 1);
-        }
-        every = first + 1;
-    }
+    int first = -1;
+    if (lt && layer_types_pattern(lt, layers, "sliding_attention chunked_attention", &every, &first, name, e))
+        return -1;
     if (every == 0 && ctx > 0 && w >= ctx)
         return 0;
     if (add_int(o, "sliding_window", w, name, t->chunked ? "attention_chunk_size" : "sliding_window", e))
         return -1;
     if (every > 0)
         cJSON_AddNumberToObject(o, "full_attention_interval", every);
+    if (first >= 0 && first != every - 1)   /* Step-3.7's first layer global, then every 4th */
+        cJSON_AddNumberToObject(o, "first_full_attention_layer", first);
     if (t->chunked)
         cJSON_AddStringToObject(o, "local_attention", "chunked");
     return 0;
@@ -485,27 +507,14 @@ static int linear_fields(const cJSON *hf, double layers, cJSON *o, const char *n
             return -1;
     double every = hf_num(hf, "full_attention_interval", 4);
     const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
-    if (lt) {
-        int n = cJSON_GetArraySize(lt), first = -1;
-        if (!cJSON_IsArray(lt) || n != (int)layers)
-            return npu_errf(e, "%s: key \"layer_types\": expected a list of num_hidden_layers (%g) names", name, layers);
-        for (int i = 0; i < n; i++) {
-            const char *s = cJSON_IsString(cJSON_GetArrayItem(lt, i)) ? cJSON_GetArrayItem(lt, i)->valuestring : "";
-            bool full = !strcmp(s, "full_attention");
-            if (!full && strcmp(s, "linear_attention"))
-                return npu_errf(e, "%s: key \"layer_types\": item %d \"%s\": expected full_attention or "
-                                   "linear_attention", name, i, s);
-            if (full && first < 0)
-                first = i;
-            if (first >= 0 && full != ((i + 1) % (first + 1) == 0))
-                return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer "
-                                   "attention (N = %d from the first), the others linear", name, i, first + 1);
-        }
-        every = first + 1;
-    }
+    int first = -1;
+    if (lt && layer_types_pattern(lt, layers, "linear_attention", &every, &first, name, e))
+        return -1;
     if (!(every >= 0) || every != floor(every))
         return npu_errf(e, "%s: key \"full_attention_interval\": expected a whole number of layers", name);
     cJSON_AddNumberToObject(o, "full_attention_interval", every);
+    if (first >= 0 && first != every - 1)
+        cJSON_AddNumberToObject(o, "first_full_attention_layer", first);
     static const struct { const char *hf, *np; } st[] = { { "float32", "fp32" }, { "bfloat16", "bf16" },
                                                           { "float16", "fp16" } };
     const char *sd = str(hf, "mamba_ssm_dtype"), *sf = NULL;

@@ -48,6 +48,7 @@ static const struct rename {
     { "hunyuan hunyuan_v1_moe", "n_shared_experts", NULL, "num_shared_expert" },
     { "hunyuan", "head_dim", NULL, "attention_head_dim" },
     { "hunyuan", "first_k_dense_replace", NULL, "moe_layer_num_skipped" },
+    { "step3p7", "shared_expert_intermediate_size", NULL, "share_expert_dim" },
 };
 
 /* Keys the rules below read. */

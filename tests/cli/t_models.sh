@@ -47,14 +47,16 @@ check "models: npusim import model writes npusim's config with its source, which
 # experts' top-k, shared experts and widths as lists of one value per layer); Qwen3.5-35B-A3B
 # 35B with 3B active (its card), three Gated DeltaNet layers to one of gated attention; GLM-5 744B
 # with 40B active (Z.ai's figures, which count active parameters without the 154880 x 6144 embedding
-# and head, 1.9B: 41.9B as npusim counts), DeepSeek Sparse Attention's indexer included
+# and head, 1.9B: 41.9B as npusim counts), DeepSeek Sparse Attention's indexer included; Step-3.7-Flash
+# 196B with 11B active (StepFun's figures), its first layer and every fourth after it global
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
             llama-2-7b-gptq:6.74e9:6.74e9 deepseek-v2-lite:15.7e9:2.4e9 gemma-3-12b-it:11.771e9:11.771e9 \
             llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9 gpt2:124e6:124e6 phi-2:2.78e9:2.78e9 \
             ling-plus:290e9:28.8e9 qwen3-14b:14.8e9:14.8e9 aya-23-8b:8.03e9:8.03e9 starcoder2-7b:7.17e9:7.17e9 \
-            kimi-k2.5:1.04e12:32.6e9 hunyuan-a13b:80e9:13e9 qwen3.5-35b-a3b:35e9:3e9 glm-5:744e9:41.9e9; do
+            kimi-k2.5:1.04e12:32.6e9 hunyuan-a13b:80e9:13e9 qwen3.5-35b-a3b:35e9:3e9 glm-5:744e9:41.9e9 \
+            step-3.7-flash:196e9:11e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
@@ -104,6 +106,7 @@ for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 e
             "$S/qwen2-57b-a14b.json moe_d_ff=2560 num_shared_experts=8 d_ff=18944 sliding_window=None" \
             "$S/qwen3-next-80b-a3b.json linear_value_heads=32 linear_key_heads=16 linear_key_dim=128 full_attention_interval=4 attention_output_gate=True linear_state_dtype=bf16 num_routed_experts=512 sliding_window=None" \
             "$S/qwen3.5-35b-a3b.json linear_value_heads=32 linear_state_dtype=fp32 d_ff=512 num_shared_experts=1 tie_word_embeddings=None" \
+            "$S/step-3.7-flash.json sliding_window=512 full_attention_interval=4 first_full_attention_layer=0 num_dense_layers=3 num_shared_experts=1" \
             "$S/glm-5.json index_topk=2048 index_heads=32 index_head_dim=128 qk_rope_head_dim=64 qk_nope_head_dim=192 v_head_dim=256" \
             "$S/deepseek-v3.2.json index_topk=2048 index_heads=64 index_head_dim=128 weight_dtype=fp8" \
             "$S/minicpm-moe-8x2b.json ffn_type=moe moe_d_ff=5760 num_routed_experts=8 num_activated_routed_experts_per_token=2 tie_word_embeddings=True" \
@@ -137,7 +140,7 @@ j = json.load(open("tests/samples/hf/hunyuan-a13b.json"))
 json.dump(dict(j, use_cla=True), open("'"$HF"'/hy-cla.json", "w"))
 json.dump(dict(j, moe_topk=[8] * 31 + [4]), open("'"$HF"'/hy-topk.json", "w"))
 json.dump(dict(j, use_mixed_mlp_moe=False), open("'"$HF"'/hy-noshared.json", "w"))'
-expect_fail "models: layer_types off every N-th layer global is refused, naming the item" 'key "layer_types": item 1' \
+expect_fail "models: layer_types off every N-th layer global is refused, naming the item" 'key "layer_types": item 5: npusim'"'"'s pattern is every N-th layer full attention from the first (layer 0, N = 3)' \
     $NPUSIM run --configs $CONFIGS -m "$HF/odd-layers.json" -c h100 -o "$HF/bad"
 expect_fail "models: a negative sliding_window is refused, naming the key" 'key "sliding_window": expected a positive whole number of tokens or null' \
     $NPUSIM run --configs $CONFIGS -m "$HF/neg-window.json" -c h100 -o "$HF/bad"

@@ -47,6 +47,14 @@ static void test_groups(void **s)
     assert_int_equal(g.n, 2);
     assert_int_equal(g.g[0].layers + g.g[1].layers, 31);
     assert_int_equal(g.g[0].local ? g.g[0].layers : g.g[1].layers, 26);
+    /* Step-3.7-Flash: the first layer global, then every fourth: 0, 4, ..., 44 of 45, 33 local */
+    m.num_layers = 45, m.sliding_window = 512, m.full_attention_interval = 4, m.first_full_attention_layer = 0;
+    assert_false(pattern_layer_local(&m, 0));
+    assert_true(pattern_layer_local(&m, 3));
+    assert_false(pattern_layer_local(&m, 44));
+    assert_int_equal(pattern_local_layers(&m), 33);
+    m.first_full_attention_layer = -1;   /* the default: layers 3, 7, ..., 43, 34 local */
+    assert_int_equal(pattern_local_layers(&m), 34);
     load_model(&m, "mixtral-8x7b");
     pattern_groups(&m, &g);
     assert_int_equal(g.n, 1);
