@@ -206,6 +206,49 @@ static void int_groups(cJSON *o, int bits, double g, const char *sdt)
     cJSON_AddStringToObject(o, "scale_dtype", sdt);
 }
 
+/* ModelOpt's MIXED_PRECISION: each quantized layer's quant_algo
+ * (quantized_layers), one format for the experts (routed and shared:
+ * expert_weight_dtype) and one for the rest (weight_dtype); FP8, or NVFP4
+ * (W4A16_NVFP4, W4A8_NVFP4: fp4 in blocks of 16 with fp8 scales). The LM
+ * head counts with neither (it takes weight_dtype). Formats that differ
+ * within a group are refused, naming them. */
+static int quant_mixed(const cJSON *q, cJSON *o, const char *name, struct npu_err *e)
+{
+    const char *fmt[2] = { NULL, NULL };   /* [0] the rest, [1] the experts */
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(q, "quantized_layers")) {
+        const char *a = str(x, "quant_algo"), *f = NULL;
+        if (!x->string || strstr(x->string, "lm_head"))
+            continue;
+        if (a && !strcmp(a, "FP8"))
+            f = "fp8";
+        else if (a && strstr(a, "NVFP4"))
+            f = "fp4";
+        if (!f)
+            return npu_errf(e, "%s: key \"quantization_config\": quantized_layers \"%s\": quant_algo \"%s\": expected "
+                               "FP8 or NVFP4", name, x->string, a ? a : "(none)");
+        int k = strstr(x->string, "expert") != NULL;
+        if (fmt[k] && strcmp(fmt[k], f))
+            return npu_errf(e, "%s: key \"quantization_config\": MIXED_PRECISION: %s and %s among the %s layers, "
+                               "which npusim gives one format (%s); give its quant_algo as one of them, or npusim's "
+                               "own model config", name, fmt[k], f, k ? "experts'" : "non-expert",
+                            k ? "expert_weight_dtype" : "weight_dtype");
+        fmt[k] = f;
+    }
+    if (!fmt[0] && !fmt[1])
+        return npu_errf(e, "%s: key \"quantization_config\": MIXED_PRECISION without quantized_layers", name);
+    if (fmt[0])
+        cJSON_AddStringToObject(o, "weight_dtype", fmt[0]);
+    if (fmt[1] && (!fmt[0] || strcmp(fmt[0], fmt[1])))
+        cJSON_AddStringToObject(o, "expert_weight_dtype", fmt[1]);
+    if ((fmt[0] && !strcmp(fmt[0], "fp4")) || (fmt[1] && !strcmp(fmt[1], "fp4"))) {
+        cJSON_AddNumberToObject(o, "scale_block", 16);
+        cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+        cJSON_AddStringToObject(o, "scale_dtype", "fp8");
+    }
+    return 0;
+}
+
 /* The other methods: bitsandbytes (8-bit: per-row scales; 4-bit NF4/FP4:
  * blocks of 64 with fp32 absmax, fp8 with double quantisation), NVIDIA
  * ModelOpt (FP8; NVFP4: fp4 in blocks of 16 with fp8 scales) and
@@ -226,6 +269,8 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
     const cJSON *producer = cJSON_GetObjectItemCaseSensitive(q, "producer");
     if (!qm && str(producer, "name") && !strcmp(str(producer, "name"), "modelopt"))
         qm = "modelopt";   /* ModelOpt's exports name their producer, not a quant_method */
+    if (qm && !strcmp(qm, "modelopt") && algo && !strcmp(algo, "MIXED_PRECISION"))
+        return quant_mixed(q, o, name, e);
     if (qm && !strcmp(qm, "modelopt") && algo && (!strcmp(algo, "FP8") || !strcmp(algo, "NVFP4"))) {
         bool fp4 = !strcmp(algo, "NVFP4");
         cJSON_AddStringToObject(o, "weight_dtype", fp4 ? "fp4" : "fp8");
@@ -253,7 +298,7 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
                            "8-bit float or 4- or 8-bit int", name, bits, type ? type : "(no type)");
     }
     return npu_errf(e, "%s: key \"quantization_config\": quant_method \"%s\"%s%s: not modelled (fp8, fbgemm_fp8, "
-                       "gptq, awq, mxfp4, bitsandbytes, modelopt FP8 and NVFP4, compressed-tensors are)",
+                       "gptq, awq, mxfp4, bitsandbytes, modelopt FP8, NVFP4 and MIXED_PRECISION, compressed-tensors are)",
                     name, qm ? qm : "(none)", algo ? " quant_algo " : "", algo ? algo : "");
 }
 

@@ -85,7 +85,8 @@ check_import() {
 # and quantization_config as the other methods write it, on Llama 3.1 8B: bitsandbytes 4-bit with
 # double quantisation (int4, blocks of 64, fp8 scales) and 8-bit (int8, per-row scales),
 # ModelOpt NVFP4 (fp4, blocks of 16, fp8 scales), compressed-tensors int4 groups of 128 and
-# fp8, a ModelOpt export naming its producer and no quant_method (Qwen3-32B-FP8-Static-PerTensor's);
+# fp8, a ModelOpt export naming its producer and no quant_method (Qwen3-32B-FP8-Static-PerTensor's),
+# ModelOpt's MIXED_PRECISION (Qwen3.6-NVFP4's: attention in fp8, experts in NVFP4);
 # an unknown method is refused naming it
 python3 -c 'import json, sys
 base = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
@@ -96,6 +97,14 @@ qs = {"bnb4": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_u
       "ct8": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}}}},
       "mo8": {"quant_algo": "FP8", "producer": {"name": "modelopt", "version": "0.31.0"}, "kv_cache_scheme": "FP8"},
       "hqq": {"quant_method": "hqq"}}
+moe = json.load(open("tests/samples/hf/qwen3-30b-a3b.json"))
+mixed = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "producer": {"name": "modelopt"},
+         "quantized_layers": {"model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"},
+                              "model.layers.0.mlp.experts": {"quant_algo": "W4A16_NVFP4", "group_size": 16},
+                              "lm_head": {"quant_algo": "W4A16_NVFP4"}}}
+json.dump(dict(moe, quantization_config=mixed), open(sys.argv[1] + "/q-mixed.json", "w"))
+mixed["quantized_layers"]["model.layers.0.mlp.down_proj"] = {"quant_algo": "W4A16_NVFP4"}
+json.dump(dict(base, quantization_config=mixed), open(sys.argv[1] + "/q-mixed-dense.json", "w"))
 for k, q in qs.items():
     json.dump(dict(base, quantization_config=q), open(sys.argv[1] + "/q-" + k + ".json", "w"))' "$HF"
 for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 expert_weight_dtype=fp4 scale_block=32 ffn_type=moe num_routed_experts=128 num_activated_routed_experts_per_token=4" \
@@ -117,9 +126,12 @@ for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 e
             "$HF/q-nvfp4.json weight_dtype=fp4 scale_block=16 scale_dtype=fp8" \
             "$HF/q-ct4.json weight_dtype=int4 scale_block=128 scale_dtype=fp16" \
             "$HF/q-ct8.json weight_dtype=fp8 scale_block=None" \
-            "$HF/q-mo8.json weight_dtype=fp8 scale_block=None"; do
+            "$HF/q-mo8.json weight_dtype=fp8 scale_block=None" \
+            "$HF/q-mixed.json weight_dtype=fp8 expert_weight_dtype=fp4 scale_block=16 scale_dtype=fp8"; do
     check_import maps "$want"
 done
+expect_fail "models: ModelOpt's MIXED_PRECISION with two formats among a dense model's layers is refused, naming them" \
+    'MIXED_PRECISION: fp8 and fp4 among the non-expert layers' $NPUSIM import model "$HF/q-mixed-dense.json" -o "$HF/bad/md.json"
 expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
     $NPUSIM run --configs $CONFIGS -m "$HF/q-hqq.json" -c h100 -o "$HF/bad"
 # a layer pattern npusim has no form for, and a Qwen list of dense layers
