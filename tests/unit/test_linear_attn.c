@@ -94,14 +94,6 @@ static void test_memory(void **s)
     assert_false(ovf);
 }
 
-static const struct opsgen_links *links(void)
-{
-    static struct opsgen_links l = { .ici_bw_GBps = 200, .dcn_bw_GBps = 25, .hbm_size_GB = 95, .pcie_bw_GBps = 32.0,
-                                     .ici_latency_ns = 3330, .dcn_latency_ns = 3700, .pcie_latency_ns = 400,
-                                     .ICI_topology = "TORUS_3D" };
-    return &l;
-}
-
 /* The ops of batch 2, 128 tokens in and 4 out. Decode: one state op a
  * linear layer and step, the state read and written in fp32 (2 x 4 x 6
  * elements), 2 layers x 4 steps. Prefill in chunks of 64: K K^T and Q K^T
@@ -118,7 +110,7 @@ static void test_ops(void **s)
     trace_init(&t);
     struct npu_err e;
     bool ovf = false;
-    assert_int_equal(opsgen_llm_inference(&m, links(), &profile_physical, &t, &ovf, &e), 0);
+    assert_int_equal(opsgen_llm_inference(&m, test_opsgen_links(), &profile_physical, &t, &ovf, &e), 0);
     int seen = 0, softmax = 0;
     for (size_t i = 0; i < t.n; i++) {
         const struct op *o = &t.ops[i];
@@ -149,32 +141,38 @@ static void test_ops(void **s)
     trace_free(&t);
 }
 
+/* m's inference (or training) fails with a message holding needle. */
+static void expect_refused(const struct model_config *m, bool training, const char *needle)
+{
+    struct npu_err e;
+    struct trace t;
+    bool ovf = false;
+    int64_t params = 0;
+    trace_init(&t);
+    int rc = training ? opsgen_llm_training(m, test_opsgen_links(), &profile_physical, &t, &params, &ovf, &e)
+                      : opsgen_llm_inference(m, test_opsgen_links(), &profile_physical, &t, &ovf, &e);
+    assert_int_equal(rc, -1);
+    if (!strstr(e.msg, needle))
+        fail_msg("\"%s\" lacks \"%s\"", e.msg, needle);
+    trace_free(&t);
+}
+
 /* The fields agree or name the field; other generators refuse them. */
 static void test_checks(void **s)
 {
     (void)s;
     struct model_config m;
-    struct npu_err e;
-    struct trace t;
-    bool ovf = false;
     tiny(&m);
     m.sliding_window = 16;
-    trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, links(), &profile_physical, &t, &ovf, &e), -1);
-    assert_non_null(strstr(e.msg, "model field \"sliding_window\": 16 with linear_value_heads"));
-    trace_free(&t);
+    expect_refused(&m, false, "model field \"sliding_window\": 16 with linear_value_heads");
     tiny(&m);
     m.linear_key_heads = 3;
-    trace_init(&t);
-    assert_int_equal(opsgen_llm_inference(&m, links(), &profile_physical, &t, &ovf, &e), -1);
-    assert_non_null(strstr(e.msg, "model field \"linear_key_heads\": 3 does not divide linear_value_heads 4"));
-    trace_free(&t);
+    expect_refused(&m, false, "model field \"linear_key_heads\": 3 does not divide linear_value_heads 4");
     tiny(&m);
-    trace_init(&t);
-    int64_t params = 0;
-    assert_int_equal(opsgen_llm_training(&m, links(), &profile_physical, &t, &params, &ovf, &e), -1);
-    assert_non_null(strstr(e.msg, "model field \"linear_value_heads\": 4, but LLM training has no linear-attention"));
-    trace_free(&t);
+    expect_refused(&m, true, "model field \"linear_value_heads\": 4, but LLM training has no linear-attention");
+    tiny(&m);
+    m.linear_value_heads = 0, m.attention_output_gate = true;
+    expect_refused(&m, true, "model field \"attention_output_gate\": true, but LLM training does not build it");
 }
 
 int main(void)

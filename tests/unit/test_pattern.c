@@ -117,22 +117,13 @@ static void mixtral_b8(struct model_config *m)
     m->num_chips = 1, m->microbatch_size_ici = 8, m->global_batch_size = 8, m->input_seqlen = 16, m->output_seqlen = 4;
 }
 
-/* The chip's links for the generators. */
-static const struct opsgen_links *test_links(void)
-{
-    static struct opsgen_links l = { .ici_bw_GBps = 200, .dcn_bw_GBps = 25, .hbm_size_GB = 95, .pcie_bw_GBps = 32.0,
-                                     .ici_latency_ns = 3330, .dcn_latency_ns = 3700, .pcie_latency_ns = 400,
-                                     .ICI_topology = "TORUS_3D" };
-    return &l;
-}
-
 /* m's inference trace under physical into t (initialised here). */
 static void infer_physical(const struct model_config *m, struct trace *t)
 {
     struct npu_err e;
     bool ovf = false;
     trace_init(t);
-    assert_int_equal(opsgen_llm_inference(m, test_links(), &profile_physical, t, &ovf, &e), 0);
+    assert_int_equal(opsgen_llm_inference(m, test_opsgen_links(), &profile_physical, t, &ovf, &e), 0);
     assert_false(ovf);
 }
 /* The routed experts' activation and product run as one op over every
@@ -210,7 +201,7 @@ static void test_moe_dense_layers(void **s)
     struct npu_err e;
     bool ovf = false;
     m.use_flash_attention = false;   /* training's attention is unfused */
-    assert_int_equal(opsgen_llm_training(&m, test_links(), &profile_physical, &t, &params, &ovf, &e), 0);
+    assert_int_equal(opsgen_llm_training(&m, test_opsgen_links(), &profile_physical, &t, &params, &ovf, &e), 0);
     seen = 0;
     for (size_t i = 0; i < t.n; i++) {
         const struct op *o = &t.ops[i];
@@ -237,7 +228,7 @@ static int64_t ds_count(const struct model_config *m, const struct profile *prof
     struct npu_err e;
     bool ovf = false;
     trace_init(&t);
-    assert_int_equal(opsgen_deepseek_inference(m, test_links(), prof, &t, &ovf, &e), 0);
+    assert_int_equal(opsgen_deepseek_inference(m, test_opsgen_links(), prof, &t, &ovf, &e), 0);
     int64_t n = -1;
     for (size_t i = 0; i < t.n; i++)
         if (t.ops[i].phase == PHASE_PREFILL && !strcmp(t.ops[i].description, desc) && strstr(cfg_text(&t.ops[i]), cfg))
@@ -331,7 +322,7 @@ static void test_moe_a2a_switch(void **s)
     mixtral_b8(&m);
     m.num_chips = 8, m.data_parallelism_degree = 8, m.expert_parallelism_degree = 8;
     m.global_batch_size = 64, m.microbatch_size_ici = 64, m.input_seqlen = 4096;
-    struct opsgen_links l = *test_links();
+    struct opsgen_links l = *test_opsgen_links();
     l.link_domain_chips = 8;
     struct trace t;
     struct npu_err e;
