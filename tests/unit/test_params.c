@@ -62,6 +62,8 @@ static void test_published(void **s)
         { "gemma2-9b", 9.24e9, 0, 1e7, false },       { "gemma3-1b", 1.0e9, 0, 1e8, false },     { "gemma3-27b", 27e9, 0, 1e9, false },
         { "phi3-mini", 3.8e9, 0, 1e8, false },        { "phi3-medium", 14e9, 0, 1e9, false },
         { "llama3_2-1b", 1.23e9, 0, 1e7, false },     { "llama3_2-3b", 3.21e9, 0, 1e7, false },
+        /* Gated DeltaNet layers among gated attention: Qwen3.5-35B-A3B (its card: 35B, 3B activated) */
+        { "qwen3.5-35b-a3b", 35e9, 3e9, 1e9, false },
     };
     for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
         struct model_config m;
