@@ -92,6 +92,10 @@ static int kv_blocks(const struct serving_spec *s, const struct loaded_config *c
      * vLLM's: HBM less the reserve, less those */
     double room = f > 0 ? f * (hbm - (double)p.weight_bytes - live)
                         : hbm * (1 - s->kv_reserve) - (double)p.weight_bytes - live;
+    if (!ovf && per_token == 0 && p.state_elems_per_seq > 0)
+        return npu_errf(e, "%s: every layer is linear attention (full_attention_interval 0), no K/V to page: the "
+                           "serving engine sizes its cache in K/V blocks; expected at least one attention layer",
+                        c->model_name);
     if (ovf || *block_bytes <= 0)
         return npu_errf(e, "%s: the model's sizes are out of scale for a KV cache", c->model_name);
     if (room < *block_bytes)

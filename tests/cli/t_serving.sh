@@ -89,6 +89,9 @@ check "serving: Qwen3.5's hybrid static equal requests give run's TTFT (exact) a
   python3 $SC equal '$SE/q35run' '$SE/q35-129.json' '$SE/q35-128.json' &&
   $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --rate 2 --requests 300 --seed 3 -o '$SE/q35acc' >/dev/null 2>&1 &&
   python3 $SC accounting '$SE/q35acc' chunked"
+expect_fail "serving: a model of linear layers alone (no K/V to page) is refused, saying why" \
+    'every layer is linear attention (full_attention_interval 0), no K/V to page' \
+    $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --set full_attention_interval=0 --rate 1 --requests 5 -o "$SE/q35none"
 check "serving: a linear-attention state holds its blocks from the first token (201 in fp32, 101 in bf16)" sh -c "
   $NPUSIM serving --configs $CONFIGS -m $Q35 -c h100 --rate 1 --requests 1 --lengths fixed:16:2 -o '$SE/q35b' >/dev/null 2>&1 &&
   [ \"\$(cut -d, -f7 '$SE/q35b/iterations.csv' | tr '\n' ' ')\" = 'kv_blocks_used 202 203 ' ] &&
