@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "opsgen/builders.h"
+#include "opsgen/formats.h"
 #include "opsgen/layers.h"
 #include "opsgen/moe.h"
 #include "opsgen/parallel.h"
@@ -453,10 +454,16 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
     /* the dense first layers hold the FFN of d_ff over TP (FP8) in place of the experts and gate */
     int64_t Ld = stage_dense_layers(m, prof, L), dense = cdiv64(bmul3(ovf, D, m->d_ff, 3), tp);
-    p->weight_bytes = badd(ovf, badd(ovf, bmul3(ovf, attn, L, 2), bmul(ovf, ffn, L - Ld)),
-                           badd(ovf, bmul3(ovf, R, D, L - Ld), bmul(ovf, 2, gen_vocab_params(ovf, m, tp, prof))));
-    p->weight_bytes = badd(ovf, p->weight_bytes, bmul(ovf, dense, Ld));
-    p->kv_elems_per_token = cdiv64(bmul(ovf, badd(ovf, kr + 4 * rope, dsa_index_key_bytes(m)), L), tp);
+    /* every weight in the model's weight format, as the ops read them (the
+     * reference's footprint, deepseek_mem under neusim, has FP8 experts) */
+    struct tensor_formats f;
+    tensor_formats_of(m, &f);
+    int64_t w = badd(ovf, badd(ovf, bmul(ovf, attn, L), bmul(ovf, ffn, L - Ld)),
+                     badd(ovf, bmul3(ovf, R, D, L - Ld), gen_vocab_params(ovf, m, tp, prof)));
+    p->weight_bytes = fmt_stored_bytes(ovf, badd(ovf, w, bmul(ovf, dense, Ld)), &f);
+    /* the latent in the KV cache's format, the rope keys in FP32 */
+    int64_t row = badd(ovf, badd(ovf, bld_tensor_bytes(ovf, kr, f.kv), 4 * rope), dsa_index_key_bytes(m));
+    p->kv_elems_per_token = cdiv64(bmul(ovf, row, L), tp);
     p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
                                    cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));
     p->kv_local_elems_per_token = p->kv_window = p->state_elems_per_seq = 0;
@@ -507,27 +514,33 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
         wkv_b = (double)bmul3(ovf, kr, H, nope + v) / tp;
     }
     double wo = (double)bmul3(ovf, H, v, D) / tp;
+    /* bytes a weight and a latent element: the reference's BF16 attention and
+     * vocabulary, FP8 experts and latent; physical: the model's formats */
+    struct tensor_formats f;
+    tensor_formats_of(m, &f);
+    double wb = fmt_bytes_per_weight(&f), ab = ref ? 2 : wb, eb = ref ? 1 : wb;
+    double lb = ref ? 1 : (double)bld_tensor_bytes(ovf, 1024, f.kv) / 1024;
     double total = 0;
-    total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * 2;
+    total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * ab;
     /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */
     total += (double)bmul4(ovf, b, s, H, rope * 5 + nope) / tp;
     /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the
      * gate; the dense first layers' FFN (physical) over tp, FP8 alike. */
     int64_t Ld = stage_dense_layers(m, prof, L);
     double ffn = (double)bmul3(ovf, D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)(L - Ld);
-    total += (ffn + (double)bmul3(ovf, R, D, L - Ld)) * 1;
+    total += (ffn + (double)bmul3(ovf, R, D, L - Ld)) * eb;
     if (Ld > 0)
-        total += (double)bmul3(ovf, D, m->d_ff, 3) / tp * (double)Ld;
+        total += (double)bmul3(ovf, D, m->d_ff, 3) / tp * (double)Ld * eb;
     /* Intermediate expert activations, BF16, worst-case routing. */
     /* (Corrected: one layer's, live while that layer runs.) */
     total += (double)bmul4(ovf, b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
-    total += (double)bmul4(ovf, kr * 1 + rope * 4, L, b, s) / tp;
+    total += ((double)kr * lb + rope * 4) * (double)bmul3(ovf, L, b, s) / tp;
     if (m->index_topk > 0)   /* the sparse-attention indexer's BF16 weights and index keys (npusim's own) */
-        total += (double)bmul3(ovf, dsa_indexer_params(ovf, m), L, 2) +
+        total += (double)dsa_indexer_params(ovf, m) * (double)L * wb +
                  (double)bmul4(ovf, dsa_index_key_bytes(m), L, b, s) / tp;
     /* token embedding and LM head, BF16, sharded over TP */
-    total += 2.0 * (double)gen_vocab_params(ovf, m, (int64_t)tp, prof);
+    total += ab * (double)gen_vocab_params(ovf, m, (int64_t)tp, prof);
     if (!(total < 9.2e18)) {   /* the double sum itself past int64 */
         *ovf = true;
         return INT64_MAX;

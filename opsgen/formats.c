@@ -61,3 +61,19 @@ struct op *fmt_weights(bool *ovf, const struct tensor_formats *fmt, struct op *o
     }
     return op;
 }
+
+int64_t fmt_stored_bytes(bool *ovf, int64_t n, const struct tensor_formats *f)
+{
+    int64_t scales = 0;
+    if (f->scale_k > 0 && dtype_bits(f->weight) <= 8)
+        scales = bld_tensor_bytes(ovf, cdiv64(n, bmul(ovf, f->scale_k, f->scale_n)), f->scale);
+    return badd(ovf, bld_tensor_bytes(ovf, n, f->weight), scales);
+}
+
+double fmt_bytes_per_weight(const struct tensor_formats *f)
+{
+    double b = dtype_bits(f->weight) / 8.0;
+    if (f->scale_k > 0 && dtype_bits(f->weight) <= 8)
+        b += dtype_bits(f->scale) / 8.0 / (double)(f->scale_k * f->scale_n);
+    return b;
+}

@@ -41,4 +41,11 @@ struct op *fmt_store_rest(bool *ovf, const struct tensor_formats *fmt, struct op
  * op (NULL passes through). */
 struct op *fmt_weights(bool *ovf, const struct tensor_formats *fmt, struct op *op);
 
+/* n weights in f's weight format with their block scales (one per
+ * scale_k x scale_n weights of 8 bits or narrower), in bytes, checked
+ * (*ovf); and the same per weight as a double (the footprints computed on
+ * doubles). */
+int64_t fmt_stored_bytes(bool *ovf, int64_t n, const struct tensor_formats *f);
+double fmt_bytes_per_weight(const struct tensor_formats *f);
+
 #endif

@@ -78,15 +78,6 @@ int64_t opsgen_kv_elems(bool *ovf, const struct opsgen_llm_mem_parts *p, int64_t
     return badd(ovf, bmul(ovf, p->kv_elems_per_token, tokens), bmul(ovf, p->kv_local_elems_per_token, local));
 }
 
-/* n weights in f's weight format, with their block scales (one per
- * scale_k x scale_n weights of 8 bits or narrower). */
-static int64_t stored_bytes(bool *ovf, int64_t n, const struct tensor_formats *f)
-{
-    int64_t scales = 0;
-    if (f->scale_k > 0 && dtype_bits(f->weight) <= 8)
-        scales = bld_tensor_bytes(ovf, cdiv64(n, bmul(ovf, f->scale_k, f->scale_n)), f->scale);
-    return badd(ovf, bld_tensor_bytes(ovf, n, f->weight), scales);
-}
 
 void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct profile *prof,
                           struct opsgen_llm_mem_parts *p)
@@ -132,8 +123,8 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     }
     struct tensor_formats ef;
     tensor_formats_experts(m, &ef);
-    p->weight_bytes = badd(ovf, stored_bytes(ovf, badd(ovf, layers_w, gen_vocab_params(ovf, m, tp, prof)), &f),
-                           stored_bytes(ovf, experts_w, &ef));
+    p->weight_bytes = badd(ovf, fmt_stored_bytes(ovf, badd(ovf, layers_w, gen_vocab_params(ovf, m, tp, prof)), &f),
+                           fmt_stored_bytes(ovf, experts_w, &ef));
     p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), global);
     p->kv_local_elems_per_token = linear ? 0 : bmul(ovf, bmul3(ovf, 2, kvh, dh), local);
     p->kv_window = local > 0 && !linear ? m->sliding_window : 0;

@@ -67,7 +67,7 @@ while IFS='|' read -r tag model chip n b deg par extra; do
 done <<'DEPLOY'
 gpu|llama3-70b|h100|4|8|--tp 4|{"tp": 4}|
 pp|llama3-70b|tpuv5p|4|8|--tp 2 --pp 2|{"tp": 2, "pp": 2}|
-moe|deepseekv2-236b|tpuv5p|16|8|--tp 4 --ep 4|{"tp": 4, "ep": 4}|--set num_chips=16
+moe|deepseekv2-236b|tpuv5p|32|8|--tp 8 --ep 4|{"tp": 8, "ep": 4}|--set num_chips=32
 dlrm|dlrm-s|tpuv5p|4|64|--dp 4 --tp 4|{"dp": 4, "tp": 4}|
 dit|dit-xl|tpuv5p|1|1||{"tp": 1}|
 DEPLOY
@@ -246,7 +246,7 @@ import csv, glob, json, math, sys
 import npusim
 top, cf = sys.argv[1], sys.argv[2]
 cases = {"gpu": ("llama3-70b", "h100", 4, 8, {"tp": 4}, {}),
-         "moe": ("deepseekv2-236b", "tpuv5p", 16, 8, {"tp": 4, "ep": 4}, {"num_chips": 16}),
+         "moe": ("deepseekv2-236b", "tpuv5p", 32, 8, {"tp": 8, "ep": 4}, {"num_chips": 32}),
          "dlrm": ("dlrm-s", "tpuv5p", 4, 64, {"dp": 4, "tp": 4}, {})}
 for tag, (model, chip, n, b, deg, over) in cases.items():
     d = f"{top}/{tag}/"

@@ -160,14 +160,17 @@ static void test_physical_deepseek(void **s)
     trace_free(&t);
     /* memory: the reference's minus its W_kv_a (D kr rope) and W_kv_b (kr H (rope + v)) plus the
      * corrected ones (D (kr + rope), kr H (nope + v)), x 61 layers x 2 B; the expert activations
-     * once, not x 61 (4096 x 2048 x 2 x 2 x 60 fewer); plus the vocabulary 2 x 2 x 129280 x 7168;
-     * the 3 dense first layers' FFN (3 x 7168 x 18432, FP8) in place of 257 experts of 3 x 7168 x
-     * 2048 and the 256 x 7168 gate: 10,923,802,624 B fewer a layer */
+     * once, not x 61 (4096 x 2048 x 2 x 2 x 60 fewer); plus the vocabulary 2 x 2 x 129280 x 7168.
+     * The reference's experts are FP8 on all 61 layers (257 of 3 x 7168 x 2048 and the 256 x 7168
+     * gate, E a layer); physical's are in the model's bf16 on the 58 MoE layers, and the 3 dense
+     * first layers' FFN (3 x 7168 x 18432) in bf16 in their place; the latent cache in bf16, 512
+     * more bytes a token and layer (4096 tokens, 61 layers) */
     int64_t ref = opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_neusim);
     int64_t phy = opsgen_deepseek_mem_bytes(&m, PHASE_PREFILL, &profile_physical);
     int64_t dw = (7168LL * 576 - 7168LL * 512 * 64 + 512LL * 128 * 256 - 512LL * 128 * 192) * 61 * 2;
-    int64_t dense = 3LL * (3LL * 7168 * 2048 * 257 + 256LL * 7168 - 3LL * 7168 * 18432);
-    assert_i64(phy - ref, dw - 4096LL * 2048 * 4 * 60 + 4LL * 129280 * 7168 - dense);
+    int64_t E = 3LL * 7168 * 2048 * 257 + 256LL * 7168;
+    int64_t experts = 58 * E * 2 + 3 * (3LL * 7168 * 18432) * 2 - 61 * E;
+    assert_i64(phy - ref, dw - 4096LL * 2048 * 4 * 60 + 4LL * 129280 * 7168 + experts + 512LL * 61 * 4096);
 }
 
 /* ---- the serving engine's parts (serving/) ---- */
@@ -182,13 +185,12 @@ static void test_serving_parts(void **s)
     opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &p);
     assert_false(ovf);
     /* MLA per layer: 5120*1536 + 1536*128*192/8 + 5120*576 + (512*128*256 + 128*128*5120)/8 = 28,114,944
-     * x 60 x 2 B; experts 5120*1536*3*162/8 = 477,757,440 x 59 (FP8; the first layer is dense);
-     * gate 160*5120*59; the dense layer's FFN 3*5120*12288/8 = 23,592,960 (FP8); vocabulary
-     * 2 x 12800 x 5120 x 2 B */
-    assert_i64(p.weight_bytes, 28114944LL * 120 + 477757440LL * 59 + 160LL * 5120 * 59 + 23592960LL + 262144000LL);
-    assert_i64(p.weight_bytes, 31895552000LL);
-    /* per token: (512 FP8 + 64 x 4 B FP32) x 60 layers / 8; queries 128*(5*64 + 128)/8 + experts 1536*4 */
-    assert_i64(p.kv_elems_per_token, 5760);
+     * x 60; experts 5120*1536*3*162/8 = 477,757,440 x 59 (the first layer is dense); gate
+     * 160*5120*59; the dense layer's FFN 3*5120*12288/8 = 23,592,960; vocabulary 2 x 12800 x
+     * 5120: all in the model's bf16, 2 B each */
+    assert_i64(p.weight_bytes, 2 * (28114944LL * 60 + 477757440LL * 59 + 160LL * 5120 * 59 + 23592960LL + 131072000LL));
+    /* per token: (512 bf16 + 64 x 4 B FP32) x 60 layers / 8; queries 128*(5*64 + 128)/8 + experts 1536*4 */
+    assert_i64(p.kv_elems_per_token, (512 * 2 + 64 * 4) * 60 / 8);
     assert_i64(p.live_elems_per_token, 13312);
     assert_string_equal(p.kv_dtype, "DT_INT8");
 
