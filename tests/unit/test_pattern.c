@@ -254,12 +254,12 @@ static void test_deepseek_dense_layers(void **s)
     assert_int_equal(ds_count(&m, &profile_physical, "Fwd-FFN-encoder-FFgate", up), 3);
     assert_int_equal(ds_count(&m, &profile_physical, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", expert), 58 * 256);
     assert_int_equal(ds_count(&m, &profile_neusim, "Fwd-FFN-encoder-FFgate", up), -1);
-    /* the footprint (FP8 FFN weights): each dense layer holds 3 x 7168 x 18432
-     * where a MoE layer holds 257 experts of 3 x 7168 x 2048 and a 256 x 7168
-     * gate, 10,923,802,624 bytes more; 3 layers */
+    /* the footprint (the model's bf16 weights, 2 bytes each): each dense layer
+     * holds 3 x 7168 x 18432 where a MoE layer holds 257 experts of 3 x 7168 x
+     * 2048 and a 256 x 7168 gate, 10,923,802,624 weights more; 3 layers */
     int64_t with = opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical);
     m.num_dense_layers = 0;
-    assert_int_equal(opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical) - with, 3 * INT64_C(10923802624));
+    assert_int_equal(opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical) - with, 3 * 2 * INT64_C(10923802624));
     m.num_dense_layers = 3;
     m.num_chips = 4, m.pipeline_parallelism_degree = 4;
     assert_int_equal(ds_count(&m, &profile_physical, "Fwd-FFN-encoder-FFgate", up), 1);
