@@ -41,6 +41,7 @@
 #include "opsgen/pattern.h"
 #include "opsgen/phases.h"
 #include "traces/dtype.h"
+#include "traces/precision.h"
 
 #define BF16 "DT_BFLOAT16"
 #define FP32 "DT_FLOAT32"
@@ -519,7 +520,7 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     struct tensor_formats f;
     tensor_formats_of(m, &f);
     double wb = fmt_bytes_per_weight(&f), ab = ref ? 2 : wb, eb = ref ? 1 : wb;
-    double lb = ref ? 1 : (double)bld_tensor_bytes(ovf, 1024, f.kv) / 1024;
+    double lb = ref ? 1 : dtype_bits(f.kv) / 8.0;
     double total = 0;
     total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * ab;
     /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */

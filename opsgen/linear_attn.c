@@ -27,11 +27,11 @@ static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk
     return badd(ovf, bmul3(ovf, 2, Hk, la->dk), bmul(ovf, Hv, la->dv));
 }
 
-int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D)
+int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, int64_t tp)
 {
-    int64_t Vd = bmul(ovf, la->Hv, la->dv), conv = conv_channels(ovf, la, la->Hk, la->Hv);
-    int64_t in = bmul(ovf, D, badd(ovf, badd(ovf, conv, Vd), 2 * la->Hv));
-    return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), badd(ovf, bmul(ovf, Vd, D), 2 * la->Hv + la->dv));
+    int64_t Hvl = cdiv64(la->Hv, tp), Vd = bmul(ovf, Hvl, la->dv), conv = conv_channels(ovf, la, cdiv64(la->Hk, tp), Hvl);
+    int64_t in = bmul(ovf, D, badd(ovf, badd(ovf, conv, Vd), 2 * Hvl));
+    return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), badd(ovf, bmul(ovf, Vd, D), 2 * Hvl + la->dv));
 }
 
 int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t tp)
@@ -81,10 +81,16 @@ static int prefill_core(const struct layer_ctx *c, const struct linear_attn *la,
     return 0;
 }
 
+/* The layer's description prefix: the caller's, then the phase's. */
+static void prefix_of(const struct layer_ctx *c, char *pre, size_t n)
+{
+    snprintf(pre, n, "%s%s", c->prefix, c->decode ? "LinearAttention-serving-decode-" : "Fwd-LinearAttention-");
+}
+
 int layer_linear_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t fid)
 {
     char pre[160];
-    snprintf(pre, sizeof pre, "%s%s", c->prefix, c->decode ? "LinearAttention-serving-decode-" : "Fwd-LinearAttention-");
+    prefix_of(c, pre, sizeof pre);
     return (c->decode ? decode_core : prefill_core)(c, la, seq, cdiv64(la->Hv, layer_tp(c)), fid, pre);
 }
 
@@ -96,7 +102,7 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
     int64_t conv = conv_channels(c->ovf, la, Hkl, Hvl), Vd = bmul(c->ovf, Hvl, la->dv);
     char pre[160], d[200];
     struct trace *tr = c->t;
-    snprintf(pre, sizeof pre, "%s%s", c->prefix, c->decode ? "LinearAttention-serving-decode-" : "Fwd-LinearAttention-");
+    prefix_of(c, pre, sizeof pre);
     if (t > 1) {
         snprintf(d, sizeof d, "AllGatherMHA-%lld", (long long)f);
         CHK(b_all_gather(tr, c->ovf, f, n, d, "AllGather", SHP(B, seq, Dl), 2, c->tp));

@@ -50,11 +50,12 @@ struct linear_attn {
 /* m's linear-attention layer (linear_key_heads 0: as many as the value heads). */
 void linear_attn_of(const struct model_config *m, struct linear_attn *out);
 
-/* The layer's weights, unsharded: the input projection D x (2 Hk dk +
- * 2 Hv dv + 2 Hv), the convolution's (2 Hk dk + Hv dv) x conv taps, the
- * decays' 2 Hv, the gated norm's dv and the output projection Hv dv x D.
- * Checked (*ovf, builders.h). */
-int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D);
+/* The layer's weights on each of tp chips (1: unsharded), the heads split
+ * over them: the input projection D x (2 Hk dk + 2 Hv dv + 2 Hv), the
+ * convolution's (2 Hk dk + Hv dv) x conv taps, the decays' 2 Hv, the gated
+ * norm's dv and the output projection Hv dv x D. Checked (*ovf,
+ * builders.h). */
+int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, int64_t tp);
 
 /* The state elements one sequence keeps per layer on each of tp chips:
  * its value heads' dk x dv, and the convolution's last conv - 1 inputs. */

@@ -101,13 +101,10 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     pattern_stage_groups(m, Lc, &lg);
     int64_t layers_w = 0, experts_w = 0, global = 0, local = 0, live_ff = bmul(ovf, gated ? 2 : 1, Fl);
     /* linear-attention layers (opsgen/linear_attn.h): their heads over TP */
-    struct linear_attn la, lal;
+    struct linear_attn la;
     linear_attn_of(m, &la);
-    lal = la;
-    lal.Hk = cdiv64(la.Hk, tp);
-    lal.Hv = cdiv64(la.Hv, tp);
     bool linear = pattern_linear(m);
-    int64_t w_local = linear ? linear_attn_params(ovf, &lal, D) : w_attn;
+    int64_t w_local = linear ? linear_attn_params(ovf, &la, D, tp) : w_attn;
     for (int i = 0; i < lg.n; i++) {
         int64_t n = lg.g[i].layers;
         int64_t wa = lg.g[i].local ? w_local : w_attn;

@@ -46,7 +46,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
             struct linear_attn la;
             linear_attn_of(m, &la);
             linear = pattern_local_of(&lg);
-            linear_extra = linear_attn_params(&ovf, &la, D) - attn;
+            linear_extra = linear_attn_params(&ovf, &la, D, 1) - attn;
         }
     }
     int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe)), badd(&ovf, norms, vocab));

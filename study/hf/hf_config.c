@@ -206,6 +206,14 @@ static void int_groups(cJSON *o, int bits, double g, const char *sdt)
     cJSON_AddStringToObject(o, "scale_dtype", sdt);
 }
 
+/* NVFP4's block scales: one fp8 scale for 16 weights along K. */
+static void nvfp4_scales(cJSON *o)
+{
+    cJSON_AddNumberToObject(o, "scale_block", 16);
+    cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+    cJSON_AddStringToObject(o, "scale_dtype", "fp8");
+}
+
 /* ModelOpt's MIXED_PRECISION: each quantized layer's quant_algo
  * (quantized_layers), one format for the experts (routed and shared:
  * expert_weight_dtype) and one for the rest (weight_dtype); FP8, or NVFP4
@@ -241,11 +249,8 @@ static int quant_mixed(const cJSON *q, cJSON *o, const char *name, struct npu_er
         cJSON_AddStringToObject(o, "weight_dtype", fmt[0]);
     if (fmt[1] && (!fmt[0] || strcmp(fmt[0], fmt[1])))
         cJSON_AddStringToObject(o, "expert_weight_dtype", fmt[1]);
-    if ((fmt[0] && !strcmp(fmt[0], "fp4")) || (fmt[1] && !strcmp(fmt[1], "fp4"))) {
-        cJSON_AddNumberToObject(o, "scale_block", 16);
-        cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
-        cJSON_AddStringToObject(o, "scale_dtype", "fp8");
-    }
+    if ((fmt[0] && !strcmp(fmt[0], "fp4")) || (fmt[1] && !strcmp(fmt[1], "fp4")))
+        nvfp4_scales(o);
     return 0;
 }
 
@@ -274,11 +279,8 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
     if (qm && !strcmp(qm, "modelopt") && algo && (!strcmp(algo, "FP8") || !strcmp(algo, "NVFP4"))) {
         bool fp4 = !strcmp(algo, "NVFP4");
         cJSON_AddStringToObject(o, "weight_dtype", fp4 ? "fp4" : "fp8");
-        if (fp4) {
-            cJSON_AddNumberToObject(o, "scale_block", 16);
-            cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
-            cJSON_AddStringToObject(o, "scale_dtype", "fp8");
-        }
+        if (fp4)
+            nvfp4_scales(o);
         return 0;
     }
     const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
@@ -352,15 +354,22 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
 }
 
 /* torch_dtype into the three number formats, then the quantization. */
-static int formats(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
+/* A Transformers dtype name (torch_dtype, dtype, mamba_ssm_dtype) as
+ * npusim's format; NULL for none of these. */
+static const char *torch_format(const char *t)
 {
     static const struct { const char *hf, *np; } dt[] = { { "bfloat16", "bf16" }, { "float16", "fp16" },
                                                            { "float32", "fp32" } };
-    const char *t = str(hf, "torch_dtype") ? str(hf, "torch_dtype") : str(hf, "dtype");
-    const char *f = NULL;
-    for (size_t i = 0; t && i < 3; i++)
+    for (size_t i = 0; t && i < sizeof dt / sizeof dt[0]; i++)
         if (!strcmp(t, dt[i].hf))
-            f = dt[i].np;
+            return dt[i].np;
+    return NULL;
+}
+
+static int formats(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
+{
+    const char *t = str(hf, "torch_dtype") ? str(hf, "torch_dtype") : str(hf, "dtype");
+    const char *f = torch_format(t);
     if (t && !f)
         return npu_errf(e, "%s: key \"torch_dtype\": \"%s\": expected bfloat16, float16 or float32", name, t);
     if (f) {
@@ -560,17 +569,12 @@ static int linear_fields(const cJSON *hf, double layers, cJSON *o, const char *n
     cJSON_AddNumberToObject(o, "full_attention_interval", every);
     if (first >= 0 && first != every - 1)
         cJSON_AddNumberToObject(o, "first_full_attention_layer", first);
-    static const struct { const char *hf, *np; } st[] = { { "float32", "fp32" }, { "bfloat16", "bf16" },
-                                                          { "float16", "fp16" } };
-    const char *sd = str(hf, "mamba_ssm_dtype"), *sf = NULL;
-    for (size_t i = 0; sd && i < sizeof st / sizeof st[0]; i++)
-        if (!strcmp(sd, st[i].hf))
-            sf = st[i].np;
+    const char *sd = str(hf, "mamba_ssm_dtype"), *sf = torch_format(sd);
     if (sd && !sf)
         return npu_errf(e, "%s: key \"mamba_ssm_dtype\": \"%s\": expected float32, bfloat16 or float16", name, sd);
+    /* the KV cache's format (formats() sets it from torch_dtype alone) */
     const cJSON *kv = cJSON_GetObjectItemCaseSensitive(o, "kv_cache_dtype");
-    const char *kvf = cJSON_IsString(kv) ? kv->valuestring : "bf16";
-    cJSON_AddStringToObject(o, "linear_state_dtype", sf ? sf : !strcmp(kvf, "fp16") || !strcmp(kvf, "fp32") ? kvf : "bf16");
+    cJSON_AddStringToObject(o, "linear_state_dtype", sf ? sf : cJSON_IsString(kv) ? kv->valuestring : "bf16");
     const cJSON *gate = cJSON_GetObjectItemCaseSensitive(hf, "attn_output_gate");
     if (!cJSON_IsBool(gate) || cJSON_IsTrue(gate))
         cJSON_AddTrueToObject(o, "attention_output_gate");

@@ -36,7 +36,7 @@ static void test_layer_by_hand(void **s)
     struct linear_attn la;
     linear_attn_of(&m, &la);
     bool ovf = false;
-    assert_int_equal(linear_attn_params(&ovf, &la, 8), 507);
+    assert_int_equal(linear_attn_params(&ovf, &la, 8, 1), 507);
     assert_int_equal(linear_attn_state_elems(&ovf, &la, 1), 84);
     assert_int_equal(linear_attn_state_elems(&ovf, &la, 2), 42);
     assert_string_equal(la.state, "DT_FLOAT");
