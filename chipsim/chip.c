@@ -216,6 +216,13 @@ static const struct field_desc chip_field_list[] = {
              "profile): the kernel's start and its protocol's handshake, NCCL's base latency; "
              "the steps of collective_algorithm add ici_latency_ns each. An all-gather or "
              "reduce-scatter has one phase, an all-reduce two. 0: none."),
+    I(collective_direct_max_bytes, 0, N | FF_EXT, .hi = 1e12,
+      .doc = "Collectives inside the link domain whose whole tensor (an all-reduce's input, an "
+             "all-gather's output, a reduce-scatter's input) is at most this many bytes pay one latency "
+             "step a phase, whatever collective_algorithm says (physical profile): the serving engines' "
+             "custom all-reduce kernels (vLLM's, SGLang's and TensorRT-LLM's one-shot and two-shot) reach "
+             "every peer through NVSwitch directly below a size (vLLM: 8 MiB on fully connected NVLink) "
+             "and leave larger ones to NCCL. 0: none."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),

@@ -133,6 +133,7 @@ struct chip_config {
      * latency, beside its per-hop latency ici_latency_ns; physical profile;
      * 0: none). */
     int64_t collective_base_ns;
+    int64_t collective_direct_max_bytes;   /* collectives of at most this whole tensor: one step a phase */
     /* The output tile one SM (CTA) computes, in elements (physical profile;
      * 0: none): a GEMM runs in whole waves of num_sa tiles, the last wave's
      * idle arrays wasted (wave quantisation). */

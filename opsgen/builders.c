@@ -384,13 +384,18 @@ enum coll_algorithm coll_algorithm_of(const char *name)
 }
 
 /* The latency steps of `phases` phases (an all-gather or reduce-scatter is
- * one, an all-reduce two) over p chips: p - 1 each on a ring (always, under
- * the reference's pricing), one each where every chip reaches its peers
- * directly, ceil(log2 p) each up or down a tree. */
-static int64_t coll_steps(bool *ovf, const struct coll_axes *ax, int64_t phases, int64_t p)
+ * one, an all-reduce two) over p chips whose whole tensor is whole_bytes: p -
+ * 1 each on a ring (always, under the reference's pricing), one each where
+ * every chip reaches its peers directly (or the tensor is small enough for
+ * the engines' custom kernels, direct_max_bytes), ceil(log2 p) each up or
+ * down a tree. */
+static int64_t coll_steps(bool *ovf, const struct coll_axes *ax, int64_t phases, int64_t p, int64_t whole_bytes)
 {
     int64_t depth = 0;
-    switch (ax->latency_adds ? ax->algorithm : COLL_RING) {
+    enum coll_algorithm a = ax->latency_adds ? ax->algorithm : COLL_RING;
+    if (ax->latency_adds && ax->direct_max_bytes > 0 && whole_bytes <= ax->direct_max_bytes)
+        a = COLL_DIRECT;
+    switch (a) {
     case COLL_DIRECT: return phases;
     case COLL_TREE:
         while (((int64_t)1 << depth) < p && depth < 62)
@@ -457,7 +462,7 @@ struct op *b_all_gather_dt(struct trace *t, bool *ovf, int64_t fid, int64_t coun
     int64_t whole = bmul(ovf, shape_prod(ovf, x), p);
     int64_t bytes = coll_bytes(ovf, ax, whole, staged_elems(ovf, whole, ax), 1, elem_bytes);
     bld_traffic(op, bytes, bytes);
-    set_coll_ns(ovf, op, ax, bytes, 1, coll_steps(ovf, ax, 1, p));
+    set_coll_ns(ovf, op, ax, bytes, 1, coll_steps(ovf, ax, 1, p, bmul(ovf, whole, elem_bytes)));
     return op;
 }
 
@@ -475,7 +480,7 @@ struct op *b_reduce_scatter(struct trace *t, bool *ovf, int64_t fid, int64_t cou
     int64_t elems = staged_elems(ovf, cdiv64(shape_prod(ovf, x), p), ax);
     int64_t bytes = coll_bytes(ovf, ax, shape_prod(ovf, x), elems, 1, 2);
     bld_traffic(op, bytes, bytes);
-    set_coll_ns(ovf, op, ax, bytes, 1, coll_steps(ovf, ax, 1, p));
+    set_coll_ns(ovf, op, ax, bytes, 1, coll_steps(ovf, ax, 1, p, bmul(ovf, shape_prod(ovf, x), 2)));
     op->flops = bmul(ovf, elems, p - 1);
     return op;
 }
@@ -491,7 +496,7 @@ struct op *b_all_reduce(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
     bld_out(op, x, BF16);
     int64_t bytes = coll_bytes(ovf, ax, shape_prod(ovf, x), staged_elems(ovf, shape_prod(ovf, x), ax), 2, 2);
     bld_traffic(op, bytes, bytes);
-    set_coll_ns(ovf, op, ax, bytes, 2, coll_steps(ovf, ax, 2, p));
+    set_coll_ns(ovf, op, ax, bytes, 2, coll_steps(ovf, ax, 2, p, bmul(ovf, shape_prod(ovf, x), 2)));
     return op;
 }
 
@@ -517,6 +522,6 @@ struct op *b_all_to_all(struct trace *t, bool *ovf, int64_t fid, int64_t count, 
                         const char *name, struct shape x, const char *dtype,
                         double bisection_bw_GBps, int64_t n, int64_t latency_ns)
 {
-    struct coll_axes ax = { 1, { n }, { bisection_bw_GBps }, latency_ns, false, COLL_RING, false, 0 };
+    struct coll_axes ax = { 1, { n }, { bisection_bw_GBps }, latency_ns, false, COLL_RING, false, 0, 0 };
     return b_all_to_all_over(t, ovf, fid, count, desc, name, x, dtype, bisection_bw_GBps, &ax);
 }

@@ -72,6 +72,9 @@ struct coll_axes {
                                    * (collective_staged_bytes) */
     int64_t base_ns;              /* paid once a phase whatever p (with latency_adds only: the
                                    * chip's collective_base_ns) */
+    int64_t direct_max_bytes;     /* with latency_adds, a collective whose whole tensor is at most
+                                   * this takes one step a phase (the engines' custom all-reduce
+                                   * inside a switch's domain); 0: none */
 };
 /* One axis of p chips at bw_GBps, latency_ns a step and base_ns a phase
  * (the chip's collective_base_ns), taking its algorithm, its latency rule

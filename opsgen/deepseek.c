@@ -52,6 +52,7 @@ struct dsgen {
                                     * and the experts' weights, the latent KV cache (the gate, norms
                                     * and rope stay as the reference's) */
     struct coll_axes etp, ep;      /* expert TP, expert parallel axes */
+    struct tensor_formats efmt;    /* the MoE layers' FFN: expert_weight_dtype (physical), else r's */
     const struct gen_phase *ph;    /* the phase being generated */
 };
 
@@ -322,7 +323,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     *fid = last(g)->fusion_id + 1;
     int64_t dense = stage_dense_layers(m, g->r.prof, g->r.L), f = *fid;
     int64_t moe = dense ? bmul(g->r.ovf, g->r.L - dense, ph->steps) : ph->count;
-    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, moe, ph->decode, &g->etp, "", &g->r.fmt, 0 };
+    struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, moe, ph->decode, &g->etp, "", &g->efmt, 0 };
     /* DeepSeek's tokens go to at most num_limited_groups devices, in FP8 */
     struct moe_ctx mx = { &g->r, &g->ep, m->num_limited_groups, FP8, false };
     struct ffn_args fa = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = m->ffn_type,
@@ -334,6 +335,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     f = last(g)->fusion_id + 1;
     lc.count = bmul(g->r.ovf, dense, ph->steps);
     lc.tp = &g->r.tp;
+    lc.fmt = &g->r.fmt;   /* a dense layer's FFN in the model's format, not the experts' */
     struct ffn_args da = { .seq = ph->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = "llama", .input_gathered = true };
     return layer_ffn(&lc, &da, &f);
 }
@@ -385,6 +387,7 @@ int opsgen_deepseek_inference(const struct model_config *m, const struct opsgen_
     (void)deepseek_mem(ovf, m, PHASE_DECODE, prof);   /* a footprint past int64 fails the trace */
     struct dsgen g = { 0 };
     gen_run_init(&g.r, m, l, prof, out, ovf);
+    tensor_formats_experts(m, &g.efmt);
     if (gen_axes(&g.r.tp, m->tensor_parallelism_degree, m->num_tensor_parallel_axes, prof, l, SHAPE_MAXD) ||
         moe_axes(m, l, prof, &g.etp, &g.ep))
         return npu_errf(e, "model: parallelism degrees split over more than %d torus axes", SHAPE_MAXD);
@@ -455,13 +458,15 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
     /* the dense first layers hold the FFN of d_ff over TP (FP8) in place of the experts and gate */
     int64_t Ld = stage_dense_layers(m, prof, L), dense = cdiv64(bmul3(ovf, D, m->d_ff, 3), tp);
-    /* every weight in the model's weight format, as the ops read them (the
-     * reference's footprint, deepseek_mem under neusim, has FP8 experts) */
-    struct tensor_formats f;
+    /* every weight in the model's weight format, the experts' in theirs
+     * (expert_weight_dtype), as the ops read them (the reference's
+     * footprint, deepseek_mem under neusim, has FP8 experts) */
+    struct tensor_formats f, ef;
     tensor_formats_of(m, &f);
-    int64_t w = badd(ovf, badd(ovf, bmul(ovf, attn, L), bmul(ovf, ffn, L - Ld)),
-                     badd(ovf, bmul3(ovf, R, D, L - Ld), gen_vocab_params(ovf, m, tp, prof)));
-    p->weight_bytes = fmt_stored_bytes(ovf, badd(ovf, w, bmul(ovf, dense, Ld)), &f);
+    tensor_formats_experts(m, &ef);
+    int64_t w = badd(ovf, bmul(ovf, attn, L), badd(ovf, bmul3(ovf, R, D, L - Ld), gen_vocab_params(ovf, m, tp, prof)));
+    p->weight_bytes = badd(ovf, fmt_stored_bytes(ovf, badd(ovf, w, bmul(ovf, dense, Ld)), &f),
+                           fmt_stored_bytes(ovf, bmul(ovf, ffn, L - Ld), &ef));
     /* the latent in the KV cache's format, the rope keys in FP32 */
     int64_t row = badd(ovf, badd(ovf, bld_tensor_bytes(ovf, kr, f.kv), 4 * rope), dsa_index_key_bytes(m));
     p->kv_elems_per_token = cdiv64(bmul(ovf, row, L), tp);
@@ -517,9 +522,11 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     double wo = (double)bmul3(ovf, H, v, D) / tp;
     /* bytes a weight and a latent element: the reference's BF16 attention and
      * vocabulary, FP8 experts and latent; physical: the model's formats */
-    struct tensor_formats f;
+    struct tensor_formats f, ef;
     tensor_formats_of(m, &f);
-    double wb = fmt_bytes_per_weight(&f), ab = ref ? 2 : wb, eb = ref ? 1 : wb;
+    tensor_formats_experts(m, &ef);
+    double wb = fmt_bytes_per_weight(&f), ab = ref ? 2 : wb, eb = ref ? 1 : fmt_bytes_per_weight(&ef);
+    double gb = ref ? 1 : wb;   /* the router and the dense first layers: FP8 (reference), else the model's */
     double lb = ref ? 1 : dtype_bits(f.kv) / 8.0;
     double total = 0;
     total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * ab;
@@ -529,9 +536,9 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
      * gate; the dense first layers' FFN (physical) over tp, FP8 alike. */
     int64_t Ld = stage_dense_layers(m, prof, L);
     double ffn = (double)bmul3(ovf, D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)(L - Ld);
-    total += (ffn + (double)bmul3(ovf, R, D, L - Ld)) * eb;
+    total += ffn * eb + (double)bmul3(ovf, R, D, L - Ld) * gb;
     if (Ld > 0)
-        total += (double)bmul3(ovf, D, m->d_ff, 3) / tp * (double)Ld * eb;
+        total += (double)bmul3(ovf, D, m->d_ff, 3) / tp * (double)Ld * gb;
     /* Intermediate expert activations, BF16, worst-case routing. */
     /* (Corrected: one layer's, live while that layer runs.) */
     total += (double)bmul4(ovf, b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);

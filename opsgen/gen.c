@@ -83,6 +83,7 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
     /* a switch's one hop only inside its domain */
     *ax = coll_axes_ring(1, bw_GBps, latency_ns, l->collective_base_ns,
                          out && l->collective_algorithm == COLL_DIRECT ? COLL_RING : l->collective_algorithm, prof);
+    ax->direct_max_bytes = out ? 0 : l->collective_direct_max_bytes;
     ax->n = n;
     for (int i = 0; i < n; i++) {
         ax->deg[i] = a[i];

@@ -335,23 +335,38 @@ int ffn_type_error(const char *v, struct npu_err *e)
     return npu_errf(e, "model field \"ffn_type\": expected " FFN_TYPE_NAMES ", got \"%s\"%s", v, hint);
 }
 
+/* One of a body's matmuls, B x seq rows of width K times a K x N weight, n
+ * times; over fold copies (layer_ctx.fold: a fused MoE kernel's experts) one
+ * grouped GEMM n / fold times, the fold weights and their rows in one launch
+ * and one set of waves, as vLLM's fused_moe and TensorRT-LLM's and
+ * Megatron's grouped GEMMs run the woken experts: the same FLOPs and bytes,
+ * one kernel's latency where per-expert kernels would pay fold. down: the
+ * h x W_down product ("BLH;HM->BLM"), else y x W ("BLM;MH->BLH"). */
+static struct op *body_matmul(const struct layer_ctx *c, int64_t fid, const char *d, const char *name, int64_t seq,
+                              int64_t K, int64_t N, bool down)
+{
+    int64_t fold = layer_fold(c->fold, c->count);
+    if (fold == 1)
+        return WEIGHTS(b_einsum(c->t, c->ovf, fid, c->count, d, name, SHP(c->B, seq, K), SHP(K, N),
+                                down ? "BLH;HM->BLM" : "BLM;MH->BLH", "0_0_0", ACT));
+    return WEIGHTS(b_einsum(c->t, c->ovf, fid, c->count / fold, d, name, SHP(fold, bmul(c->ovf, c->B, seq), K),
+                            SHP(fold, K, N), down ? "ELH;EHM->ELM" : "ELM;EMH->ELH", "0_0_0", ACT));
+}
+
 static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f,
                       const char *act)
 {
     int64_t B = c->B, n = c->count;
     char pre[160], d[200];
     struct trace *tr = c->t;
-    struct shape x = SHP(B, seq, D), h = SHP(B, seq, Fl);
     /* the elementwise ops over fold copies at once: the same bytes, one op's latency */
     int64_t fold = layer_fold(c->fold, n), ne = n / fold;
     struct shape hf = SHP(bmul(c->ovf, B, fold), seq, Fl);
     CAT(pre, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN-encoder-", "", NO_ID);
     CAT(d, pre, "FFgate", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", x, SHP(D, Fl),
-                 "BLM;MH->BLH", "0_0_0", ACT)));
+    CHK(body_matmul(c, f, d, "MatMul: h_gate (2) = y_norm (2) * W_FFgate (1)", seq, D, Fl, false));
     CAT(d, pre, "FFup", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f + 1, n, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", x, SHP(D, Fl),
-                 "BLM;MH->BLH", "0_0_0", ACT)));
+    CHK(body_matmul(c, f + 1, d, "MatMul: h_up (2) = y_norm (2) * W_FFup (1)", seq, D, Fl, false));
     if (!c->prof->ffn_activation_missing) {
         CAT(d, pre, "FFgate_act", "", NO_ID);
         CHK(b_unary(tr, c->ovf, f + 2, ne, d, "h_gate (2) = act(h_gate (2))", act, hf, "0_0", ACT));
@@ -360,8 +375,7 @@ static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
     CHK(b_binary(tr, c->ovf, f + 2, ne, d, "h_gate_up (2) = h_gate (2) * h_up (1)", "Mul", hf, "0_0_0", ACT,
                  c->prof->binary_ops_list_one_input));
     CAT(d, pre, "FFoutput", "", NO_ID);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f + 3, n, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", h, SHP(Fl, D),
-                 "BLH;HM->BLM", "0_0_0", ACT)));
+    CHK(body_matmul(c, f + 3, d, "MatMul: ff_down (2) = h_gate_up (2) * W_FFdown (1)", seq, Fl, D, true));
     return 0;
 }
 

@@ -324,8 +324,14 @@ static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t to
     char d[96];
     fold = layer_fold(fold, n);
     struct shape h = SHP(bmul(ovf, b, fold), tokens, Fl);
+    /* the matmuls as the forward's grouped GEMMs over the fold experts (layers.c, body_matmul) */
+    int64_t rows = bmul(ovf, b, tokens);
     snprintf(d, sizeof d, "%sFFdown", pre);
-    CHK(b_einsum_bwd(tr, ovf, f, n, d, "einsum", SHP(b, tokens, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", act));
+    if (fold > 1)
+        CHK(b_einsum_bwd(tr, ovf, f, n / fold, d, "einsum", SHP(fold, rows, Fl), SHP(fold, Fl, D), "ELH;EHM->ELM",
+                         "0_0_0", act));
+    else
+        CHK(b_einsum_bwd(tr, ovf, f, n, d, "einsum", SHP(b, tokens, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", act));
     snprintf(d, sizeof d, "%sFFact", pre);
     if (!g->r.prof->ffn_activation_missing)
         CHK(b_unary(tr, ovf, f, n / fold, d, "dh = dy * act'(h)", "Silu", h, "0_0", act));
@@ -334,7 +340,12 @@ static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t to
                  g->r.prof->binary_ops_list_one_input));
     for (int i = 0; i < 2; i++) {
         snprintf(d, sizeof d, "%s%s", pre, i ? "FFup" : "FFgate");
-        CHK(b_einsum_bwd(tr, ovf, f + 1, n, d, "einsum", SHP(b, tokens, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0", act));
+        if (fold > 1)
+            CHK(b_einsum_bwd(tr, ovf, f + 1, n / fold, d, "einsum", SHP(fold, rows, D), SHP(fold, D, Fl),
+                             "ELM;EMH->ELH", "0_0_0", act));
+        else
+            CHK(b_einsum_bwd(tr, ovf, f + 1, n, d, "einsum", SHP(b, tokens, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0",
+                             act));
     }
     return 0;
 }

@@ -38,6 +38,8 @@ struct opsgen_links {
     char ICI_topology[FIELD_STR_MAX];
     enum coll_algorithm collective_algorithm;   /* the chip's (physical profile) */
     int64_t collective_base_ns;   /* paid once a phase, whatever p (physical profile) */
+    int64_t collective_direct_max_bytes;   /* inside the domain, collectives of at most this whole
+                                            * tensor take one step a phase (physical); 0: none */
 };
 
 /* LLM inference (opsgen.md §5): prefill ops (phase PREFILL) followed by decode

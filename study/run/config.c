@@ -706,6 +706,7 @@ void config_links(const struct chip_config *chip, struct opsgen_links *l)
     copy_text(l->ICI_topology, sizeof l->ICI_topology, chip->ICI_topology);
     l->collective_algorithm = coll_algorithm_of(chip->collective_algorithm);
     l->collective_base_ns = chip->collective_base_ns;
+    l->collective_direct_max_bytes = chip->collective_direct_max_bytes;
 }
 
 cJSON *config_dump(const struct loaded_config *c, const struct profile *prof)

@@ -153,6 +153,8 @@ static struct op *build(struct trace *t, bool *ovf, const struct kind *k, const 
         int64_t e16 = (m * precision_info((enum precision)r->prec)->bits + 15) / 16;
         struct coll_axes ax = coll_axes_ring(chips, chip->ici_bw_GBps, chip->ici_latency_ns, chip->collective_base_ns,
                                              coll_algorithm_of(chip->collective_algorithm), prof);
+        if (chip->link_domain_chips <= 0 || chips <= chip->link_domain_chips)
+            ax.direct_max_bytes = chip->collective_direct_max_bytes;   /* the engines' custom kernels */
         if (!strcmp(k->name, "all-reduce"))
             return b_all_reduce(t, ovf, 0, 1, k->name, "op", SHP(e16), &ax);
         if (!strcmp(k->name, "all-gather"))

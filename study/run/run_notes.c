@@ -106,9 +106,13 @@ static void kernels_line(const struct loaded_config *c, const struct trace *t, F
     bool coll = false;
     for (int p = 0; p < PREC_COUNT; p++)
         coll |= used[KC_collective][p];
-    if (coll)   /* the latency a collective pays beside its bytes (opsgen/builders.c, set_coll_ns) */
-        fprintf(out, "  collectives   %s: %lld ns a latency step + %lld ns a phase (ici_latency_ns, collective_base_ns)\n",
+    if (coll) {   /* the latency a collective pays beside its bytes (opsgen/builders.c, set_coll_ns) */
+        fprintf(out, "  collectives   %s: %lld ns a latency step + %lld ns a phase (ici_latency_ns, collective_base_ns)",
                 ch->collective_algorithm, (long long)ch->ici_latency_ns, (long long)ch->collective_base_ns);
+        if (ch->collective_direct_max_bytes > 0)   /* the engines' custom kernels below a size */
+            fprintf(out, "; direct up to %lld bytes (collective_direct_max_bytes)", (long long)ch->collective_direct_max_bytes);
+        fputc('\n', out);
+    }
 }
 
 bool run_notes_uncalibrated(const struct loaded_config *c, const struct profile *prof, const struct trace *t,

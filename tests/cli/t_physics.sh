@@ -306,22 +306,37 @@ check "physical: collective_base_ns 3000 adds 6 us to an all-reduce (two phases)
 # domains, the scale-out network's ring) does not move.
 ca_tpot() { rm -rf "$PH/ca"
     $NPUSIM run --configs "$CONFIGS" -m llama3-70b -c h100 -b 8 --set num_chips=$1 --set tensor_parallelism_degree=$1 \
-        --set collective_algorithm=$2 --no-energy -o "$PH/ca" >/dev/null 2>&1 && jnum "$(ls "$PH"/ca/*_decode.json)" TPOT_ms_request; }
+        --set collective_algorithm=$2 --set collective_direct_max_bytes=${3:-0} --no-energy -o "$PH/ca" >/dev/null 2>&1 &&
+        jnum "$(ls "$PH"/ca/*_decode.json)" TPOT_ms_request; }
 check "physical: direct collectives speed tensor parallelism inside the NVLink domain (TP 8), not across it (TP 16)" \
     awk -v a="$(ca_tpot 8 ring)" -v b="$(ca_tpot 8 direct)" -v c="$(ca_tpot 16 ring)" -v d="$(ca_tpot 16 direct)" \
         'BEGIN { exit !(b > 0 && b < 0.9 * a && c > 0 && c == d) }'
+# The engines' custom all-reduce (collective_direct_max_bytes, the presets'
+# 8 MiB): a decode step's all-reduces of 8 x 8192 bf16 (128 KiB) take the
+# switch's steps under a ring, as collective_algorithm direct gives them, inside
+# the domain only; a bound below the tensor (64 KiB) leaves them to the ring.
+check "physical: collective_direct_max_bytes gives small collectives the switch's steps inside the NVLink domain" \
+    awk -v r="$(ca_tpot 8 ring)" -v d="$(ca_tpot 8 direct)" -v s="$(ca_tpot 8 ring 8388608)" -v b="$(ca_tpot 8 ring 65536)" \
+        -v c="$(ca_tpot 16 ring)" -v x="$(ca_tpot 16 ring 8388608)" \
+        'BEGIN { exit !(s > 0 && s == d && b == r && s < 0.9 * r && c == x) }'
 # A tree's log2 p steps apply on the scale-out network too (TP 16 across two domains).
 check "physical: tree collectives speed tensor parallelism across NVLink domains too (TP 16)" \
     awk -v c="$(ca_tpot 16 ring)" -v t="$(ca_tpot 16 tree)" 'BEGIN { exit !(t > 0 && t < c) }'
 # The run summary names the latency its collectives pay; a run on one chip
 # has none to name.
-co_line() { $NPUSIM run --configs "$CONFIGS" -m llama3-8b -c h100 -b 1 --set num_chips=$1 --set tensor_parallelism_degree=$1 \
-    --set ici_latency_ns=4000 --set collective_base_ns=2500 --no-energy -o "$PH/co" 2>/dev/null | grep '^  collectives'; }
+co_line() { n=$1; shift
+    $NPUSIM run --configs "$CONFIGS" -m llama3-8b -c h100 -b 1 --set num_chips=$n --set tensor_parallelism_degree=$n \
+    --set ici_latency_ns=4000 --set collective_base_ns=2500 "$@" --no-energy -o "$PH/co" 2>/dev/null | grep '^  collectives'; }
 check "physical: the run summary names the collectives' step and phase latency (TP 8; none on one chip)" \
     sh -c '[ "$1" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns)" ] && [ -z "$2" ]' _ \
     "$(co_line 8)" "$(co_line 1)"
+check "physical: the run summary names the size below which collectives go direct" \
+    sh -c '[ "$1" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns); direct up to 8388608 bytes (collective_direct_max_bytes)" ]' _ \
+    "$(co_line 8 --set collective_direct_max_bytes=8388608)"
 expect_fail "physical: collective_algorithm takes ring, direct or tree" '"collective_algorithm"' \
     $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_algorithm=star
+expect_fail "physical: a negative collective_direct_max_bytes is refused, naming it" '"collective_direct_max_bytes"' \
+    $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_direct_max_bytes=-1
 # Grouped-query attention in decode (model field decode_kv_shared): a kernel
 # that reads the K/V cache once per query head (false) reads llama3-8b's 8
 # K/V heads 4 times over. At the roofline, batch 16, 2048 + 64 tokens: the

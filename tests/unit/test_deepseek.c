@@ -125,14 +125,15 @@ static void test_physical_deepseek(void **s)
     trace_init(&t);
     if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &ovf, &e))
         fail_msg("%s", e.msg);
-    /* prefill: 4096 tokens reach all 256 experts, 128 tokens each; count = the 58 MoE layers
-     * (61 less the 3 dense first ones) x 256 */
+    /* prefill: 4096 tokens reach all 256 experts, 128 tokens each, in one grouped GEMM a
+     * projection; count = the 58 MoE layers (61 less the 3 dense first ones) */
     const struct op *gate = find_desc(&t, PHASE_PREFILL, "FFN_routed_experts-Fwd-FFN-encoder-FFgate", 0);
-    assert_i64(gate->count, 58 * 256);
-    assert_i64(gate->flops, 2LL * 128 * 7168 * 2048);
-    /* decode: one token, 8 experts; 58 layers x 4 steps x 8 */
+    assert_i64(gate->count, 58);
+    assert_i64(gate->flops, 256 * 2LL * 128 * 7168 * 2048);
+    /* decode: one token, 8 experts of one row; 58 layers x 4 steps */
     gate = find_desc(&t, PHASE_DECODE, "FFN_routed_experts-Fwd-FFN-serving-decoder-FFgate", 0);
-    assert_i64(gate->count, 58 * 4 * 8);
+    assert_i64(gate->count, 58 * 4);
+    assert_i64(gate->flops, 8 * 2LL * 7168 * 2048);
     /* MLA decode at the exact mean context: 2 groups of 122 at 4096 + 2 and 4096 + 3, with a softmax;
      * the caches are not parameters */
     const char *P = "Attention-serving-decode-Attention-serving-decode-";
@@ -219,6 +220,52 @@ static void test_serving_parts(void **s)
     op_init(&gate);
     gate.description = (char *)"FFN_MoE_gate-scores_softmax";
     assert_false(opsgen_op_is_attention_core(&gate));
+}
+
+/* The experts in their own format (expert_weight_dtype, physical): DeepSeek-V2
+ * with fp8 weights and fp4 experts, one replica of tp 8 as above. The routed
+ * and shared experts' 477,757,440 weights a chip and layer (59 layers) take
+ * half a byte where the rest take one, so the serving weights are 59 x
+ * 477,757,440 x 0.5 bytes fewer than all-fp8, and the footprint the same
+ * (the dense first layer's FFN and the gate stay fp8). In a decode step the
+ * routed experts' grouped GEMM and the shared experts' read fp4 weights, the
+ * dense first layer's FFN fp8. Under the reference's profile the footprint
+ * does not move (its FP8 experts). */
+static void test_expert_format(void **s)
+{
+    bool ovf = false;
+    (void)s;
+    struct model_config m;
+    setup(&m, "deepseekv2-236b", "5p", 8, 1, 8, 1);
+    snprintf(m.weight_dtype, sizeof m.weight_dtype, "fp8");
+    struct opsgen_llm_mem_parts same, fp4;
+    opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &same);
+    int64_t mem = opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical);
+    int64_t ref = opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_neusim);
+    snprintf(m.expert_weight_dtype, sizeof m.expert_weight_dtype, "fp4");
+    opsgen_deepseek_mem_parts(&ovf, &m, &profile_physical, &fp4);
+    assert_i64(same.weight_bytes - fp4.weight_bytes, 59 * 477757440LL / 2);
+    assert_i64(mem - opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_physical), 59 * 477757440LL / 2);
+    assert_i64(opsgen_deepseek_mem_bytes(&m, PHASE_DECODE, &profile_neusim), ref);
+    assert_false(ovf);
+    m.output_seqlen = 2;
+    struct trace t;
+    struct opsgen_links l = links("5p");
+    struct npu_err e;
+    trace_init(&t);
+    if (opsgen_deepseek_inference(&m, &l, &profile_physical, &t, &ovf, &e))
+        fail_msg("%s", e.msg);
+    int seen = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        if (o->phase != PHASE_DECODE || !o->weight_bytes || !strstr(o->description, "FFgate"))
+            continue;
+        bool dense = !strstr(o->description, "expert");
+        assert_string_equal(o->form.dtype_rest, dense ? "DT_FLOAT8E4M3FN" : "DT_FLOAT4E2M1FN");
+        seen++;
+    }
+    assert_int_equal(seen, 3);
+    trace_free(&t);
 }
 
 /* ---- DeepSeek Sparse Attention (index_topk) ---- */
@@ -696,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_moe_load),
         cmocka_unit_test(test_physical_deepseek),
         cmocka_unit_test(test_serving_parts),
+        cmocka_unit_test(test_expert_format),
         cmocka_unit_test(test_sparse_attention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* test_launch.c — the launch gap (chipsim/chip.h chip_launch_gap_ns): which
  * gap a phase's kernels wait (graph_capture none, decode, all), and that
  * chipsim makes an op take at least it under the physical profile, leaves a
- * longer op alone and applies none under the reference's profile. */
+ * longer op alone and applies none under the reference's profile; a grouped
+ * expert GEMM waits one gap for its experts. */
 #include "testutil.h"
 
 #include "chipsim/chipsim.h"
@@ -57,11 +58,52 @@ static void test_chipsim_waits_for_the_launch(void **state)
     assert_int_equal(timed(1000000, PHASE_PREFILL, &profile_neusim), timed(0, PHASE_PREFILL, &profile_neusim));
 }
 
+/* A fused MoE kernel's grouped GEMM (opsgen/layers.c, body_matmul): the 8
+ * experts' up projections of 3 decode rows each as one einsum over an expert
+ * axis. On v5p each expert's is memory-bound (3 x 4096 x 14336 x 2 FLOPs
+ * over its 117 MB of bf16 weights), so without a launch gap the grouped op
+ * takes the 8 per-expert ops' time (to the ns each rounds to); with a gap of
+ * 100 us, longer than either, the grouped op waits one gap where the 8 wait
+ * eight. */
+static int64_t expert_ns(int64_t gap_ns, int grouped)
+{
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    c.kernel_launch_ns = c.graph_kernel_ns = gap_ns;
+    struct trace t;
+    trace_init(&t);
+    struct op *o = grouped
+        ? test_op(&t, "up", "XlaEinsum(a=8x3x4096,b=8x4096x14336,eq=ELM;EMH->ELH,memory_placements=0_0_0,type=DT_BFLOAT16)",
+                  "DT_BFLOAT16:[8,3,4096],DT_BFLOAT16:[8,4096,14336]", "[DT_BFLOAT16:(8,3,14336)]", OP_MXU,
+                  8 * 2LL * 3 * 4096 * 14336)
+        : test_op(&t, "up", "XlaEinsum(a=1x3x4096,b=4096x14336,eq=BLM;MH->BLH,memory_placements=0_0_0,type=DT_BFLOAT16)",
+                  "DT_BFLOAT16:[1,3,4096],DT_BFLOAT16:[4096,14336]", "[DT_BFLOAT16:(1,3,14336)]", OP_MXU,
+                  2LL * 3 * 4096 * 14336);
+    o->phase = PHASE_DECODE;
+    o->count = grouped ? 1 : 8;
+    struct npu_err e;
+    assert_int_equal(chipsim_run(&t, &c, &profile_physical, &e), 0);
+    int64_t ns = t.ops[0].exe_ns * t.ops[0].count;
+    trace_free(&t);
+    return ns;
+}
+
+static void test_grouped_expert_gemm(void **state)
+{
+    (void)state;
+    int64_t one = expert_ns(0, 1), each = expert_ns(0, 0);
+    assert_true(one > 100000 && one < 1000000);   /* 940 MB at 2.8 TB/s: a few hundred us */
+    assert_true(llabs(one - each) <= 8);
+    assert_int_equal(expert_ns(1000000, 1), 1000000);
+    assert_int_equal(expert_ns(1000000, 0), 8 * 1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gap_by_capture),
         cmocka_unit_test(test_chipsim_waits_for_the_launch),
+        cmocka_unit_test(test_grouped_expert_gemm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,7 +122,7 @@ static void test_bisection(void **s)
 
 static struct coll_axes axes2(int64_t a, int64_t b, double bw)
 {
-    return (struct coll_axes){ 2, { a, b }, { bw, bw }, 3330, false, COLL_RING, false, 0 };
+    return (struct coll_axes){ 2, { a, b }, { bw, bw }, 3330, false, COLL_RING, false, 0, 0 };
 }
 
 static void test_collectives(void **s)
@@ -171,24 +171,24 @@ static void test_collectives(void **s)
     assert_i64(o->ici_ns, 83887);
     assert_i64(o->ici_out_bytes, 16777216);
     /* decode-size collectives hit the latency floor 3330*3 */
-    struct coll_axes four = { 1, { 4 }, { 200 }, 3330, false, COLL_RING, false, 0 };
+    struct coll_axes four = { 1, { 4 }, { 200 }, 3330, false, COLL_RING, false, 0, 0 };
     o = b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &four);
     assert_i64(o->ici_ns, 9990);
     /* physical: the 3 steps' latency adds to the transfer (alpha x steps + bytes / beta) */
-    struct coll_axes sum0 = { 1, { 4 }, { 200 }, 0, true, COLL_RING, false, 0 }, sum = { 1, { 4 }, { 200 }, 3330, true, COLL_RING, false, 0 };
+    struct coll_axes sum0 = { 1, { 4 }, { 200 }, 0, true, COLL_RING, false, 0, 0 }, sum = { 1, { 4 }, { 200 }, 3330, true, COLL_RING, false, 0, 0 };
     int64_t xfer = b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &sum0)->ici_ns;
     assert_true(xfer > 0 && xfer < 9990);
     assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &sum)->ici_ns, xfer + 9990);
     /* direct (a switch): one step a phase whatever p: the all-gather pays
      * 3330 once, not 3 times; an all-reduce's two phases 6660, not 19980 */
-    struct coll_axes dir = { 1, { 4 }, { 200 }, 3330, true, COLL_DIRECT, false, 0 }, dir0 = { 1, { 4 }, { 200 }, 0, true, COLL_DIRECT, false, 0 };
+    struct coll_axes dir = { 1, { 4 }, { 200 }, 3330, true, COLL_DIRECT, false, 0, 0 }, dir0 = { 1, { 4 }, { 200 }, 0, true, COLL_DIRECT, false, 0, 0 };
     assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &dir)->ici_ns, xfer + 3330);
     int64_t arx = b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &dir0)->ici_ns;
     assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &dir)->ici_ns, arx + 6660);
     assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &sum)->ici_ns, arx + 19980);
     /* a tree over 4 chips: log2 4 = 2 steps a phase, an all-reduce 4 (13320);
      * over 5 chips ceil(log2 5) = 3 a phase */
-    struct coll_axes tree = { 1, { 4 }, { 200 }, 3330, true, COLL_TREE, false, 0 };
+    struct coll_axes tree = { 1, { 4 }, { 200 }, 3330, true, COLL_TREE, false, 0, 0 };
     assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &tree)->ici_ns, arx + 13320);
     assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &tree)->ici_ns, xfer + 6660);
     /* the base latency, once a phase whatever the algorithm: 1000 ns on the
@@ -201,6 +201,17 @@ static void test_collectives(void **s)
     assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &based)->ici_ns, arx + 19980 + 2000);
     assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &dbased)->ici_ns, arx + 6660 + 2000);
     assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &dbased)->ici_alpha_ns, 6660 + 2000);
+    /* the engines' custom kernels (direct_max_bytes): a ring's collective whose whole tensor is at
+     * most the bound takes a switch's one step a phase. 2048 bf16 elements are 4096 bytes: under a
+     * bound of 4096 the all-reduce pays 6660, not 19980, and the all-gather of a 4096-byte output
+     * 3330; a bound of 4095 leaves both to the ring; none where the latency overlaps */
+    struct coll_axes small = sum, below = sum, ref = four;
+    small.direct_max_bytes = 4096, below.direct_max_bytes = 4095, ref.direct_max_bytes = 4096;
+    assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &small)->ici_ns, arx + 6660);
+    assert_i64(b_all_reduce(&t, &ovf, 4, 1, "d", "AR", SHP(1, 1, 2048), &below)->ici_ns, arx + 19980);
+    assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 512), 2, &small)->ici_alpha_ns, 3330);
+    assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 512), 2, &below)->ici_alpha_ns, 9990);
+    assert_i64(b_all_gather(&t, &ovf, 4, 1, "d", "AG", SHP(1, 1, 2048), 2, &ref)->ici_ns, 9990);
     /* all-reduce and all-to-all (§15 DeepSeek: 61,440 B / 100 GB/s floored to 9,990) */
     o = b_all_to_all(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, 4, 3330);
     assert_i64(o->ici_out_bytes, 61440);
@@ -216,7 +227,7 @@ static void test_collectives(void **s)
     assert_i64(o->ici_ns, a2x + 9990 + 1000);
     assert_i64(o->ici_alpha_ns, 9990 + 1000);
     assert_i64(b_all_to_all_over(&t, &ovf, 1, 1, "d", "A2A", SHP(4, 1, 3, 5120), "DT_FLOAT8", 100, &dir)->ici_ns, a2x + 3330);
-    struct coll_axes one = { 1, { 2 }, { 200 }, 3330, false, COLL_RING, false, 0 };
+    struct coll_axes one = { 1, { 2 }, { 200 }, 3330, false, COLL_RING, false, 0, 0 };
     one.base_ns = 1000;
     o = b_all_reduce(&t, &ovf, 1, 1, "d", "AR", SHP(1, 1000, 1), &one);
     assert_i64(o->ici_out_bytes, 4000);

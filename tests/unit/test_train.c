@@ -198,7 +198,7 @@ static void test_weight_update(void **s)
     bool ovf = false;
     (void)s;
     const int64_t P = 7516192768LL;
-    struct coll_axes dp2 = { 1, { 2 }, { 0 }, 3330, false, COLL_RING, false, 0 }, none = { 0, { 0 }, { 0 }, 3330, false, COLL_RING, false, 0 };
+    struct coll_axes dp2 = { 1, { 2 }, { 0 }, 3330, false, COLL_RING, false, 0, 0 }, none = { 0, { 0 }, { 0 }, 3330, false, COLL_RING, false, 0, 0 };
     struct trace t;
 
     /* §15: dp [2], dp_dcn 1: bytes 2*2*P over 200 + 25 (DCN appended, Q11). */
