@@ -123,6 +123,9 @@ int gen_require_linear(const struct model_config *m, const char *what, struct np
     if (m->attention_output_gate && what)
         return npu_errf(e, "model field \"attention_output_gate\": true, but %s does not build it (LLM inference "
                         "only); expected false", what);
+    if (m->full_attention_layers > m->num_layers)
+        return npu_errf(e, "model field \"full_attention_layers\": %lld exceeds num_layers %lld",
+                        (long long)m->full_attention_layers, (long long)m->num_layers);
     if (m->linear_value_heads <= 0)
         return 0;
     if (what)

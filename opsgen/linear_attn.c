@@ -1,8 +1,9 @@
-/* linear_attn.c — a Gated DeltaNet layer's shape, weights, state and ops
- * (see linear_attn.h). No data structure beyond struct linear_attn. */
+/* linear_attn.c — a Gated DeltaNet or Mamba-2 layer's shape, weights,
+ * state and ops (see linear_attn.h). No data structure beyond struct linear_attn. */
 #include "opsgen/linear_attn.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "opsgen/builders.h"
 #include "opsgen/formats.h"
@@ -15,9 +16,13 @@
 void linear_attn_of(const struct model_config *m, struct linear_attn *out)
 {
     int p = precision_by_name(m->linear_state_dtype);
+    bool mamba2 = !strcmp(m->linear_kind, "mamba2");
     *out = (struct linear_attn){ .Hk = m->linear_key_heads > 0 ? m->linear_key_heads : m->linear_value_heads,
                                  .Hv = m->linear_value_heads, .dk = m->linear_key_dim, .dv = m->linear_value_dim,
-                                 .conv = m->linear_conv_kernel,
+                                 .conv = m->linear_conv_kernel, .mamba2 = mamba2,
+                                 .chunk = m->linear_chunk_size > 0 ? m->linear_chunk_size
+                                          : mamba2                  ? MAMBA2_CHUNK
+                                                                    : LINEAR_ATTN_CHUNK,
                                  .state = p < 0 ? "DT_FLOAT" : precision_info((enum precision)p)->token };
 }
 
@@ -27,11 +32,21 @@ static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk
     return badd(ovf, bmul3(ovf, 2, Hk, la->dk), bmul(ovf, Hv, la->dv));
 }
 
+/* The input projection's width on a chip of Hkl key and Hvl value heads:
+ * queries, keys, values, the output gate and one (Mamba-2's step) or two
+ * (the decay and the strength) values per head. */
+static int64_t in_width(bool *ovf, const struct linear_attn *la, int64_t Hkl, int64_t Hvl)
+{
+    return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv)), (la->mamba2 ? 1 : 2) * Hvl);
+}
+
 int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, int64_t tp)
 {
-    int64_t Hvl = cdiv64(la->Hv, tp), Vd = bmul(ovf, Hvl, la->dv), conv = conv_channels(ovf, la, cdiv64(la->Hk, tp), Hvl);
-    int64_t in = bmul(ovf, D, badd(ovf, badd(ovf, conv, Vd), 2 * Hvl));
-    return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), badd(ovf, bmul(ovf, Vd, D), 2 * Hvl + la->dv));
+    int64_t Hkl = cdiv64(la->Hk, tp), Hvl = cdiv64(la->Hv, tp), Vd = bmul(ovf, Hvl, la->dv);
+    int64_t conv = conv_channels(ovf, la, Hkl, Hvl), in = bmul(ovf, D, in_width(ovf, la, Hkl, Hvl));
+    /* Mamba-2: a biased convolution, A, D and the step's bias, a norm weight a channel */
+    int64_t taps = la->mamba2 ? la->conv + 1 : la->conv, small = la->mamba2 ? badd(ovf, 3 * Hvl, Vd) : 2 * Hvl + la->dv;
+    return badd(ovf, badd(ovf, in, bmul(ovf, conv, taps)), badd(ovf, bmul(ovf, Vd, D), small));
 }
 
 int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t tp)
@@ -48,8 +63,9 @@ static int decode_core(const struct layer_ctx *c, const struct linear_attn *la, 
                        const char *pre)
 {
     char d[200];
-    snprintf(d, sizeof d, "%sGatedDeltaNet_state", pre);
-    CHK(b_binary(c->t, c->ovf, f, bmul(c->ovf, c->count, seq), d, "S (2) = a S + b k (v - S^T k)^T; o = S^T q",
+    snprintf(d, sizeof d, "%s%s_state", pre, la->mamba2 ? "Mamba2" : "GatedDeltaNet");
+    CHK(b_binary(c->t, c->ovf, f, bmul(c->ovf, c->count, seq), d,
+                 la->mamba2 ? "S (2) = exp(dt A) S + dt B x^T; y = C^T S + D x" : "S (2) = a S + b k (v - S^T k)^T; o = S^T q",
                  "Add", SHP(c->B, Hvl, bmul(c->ovf, la->dk, la->dv)), "0_0_0", la->state, true));
     return 0;
 }
@@ -58,25 +74,42 @@ static int decode_core(const struct layer_ctx *c, const struct linear_attn *la, 
 static int prefill_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t Hvl,
                         int64_t f, const char *pre)
 {
-    int64_t B = c->B, n = c->count, C = seq < LINEAR_ATTN_CHUNK ? seq : LINEAR_ATTN_CHUNK;
+    int64_t B = c->B, n = c->count, C = seq < la->chunk ? seq : la->chunk;
     int64_t dk = la->dk, dv = la->dv;
     char d[200];
     struct op *o;
-    snprintf(d, sizeof d, "%sGatedDeltaNet_chunk", pre);
-    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [KK^T, QK^T] (2) = [k, q] (2) * k_chunk (2)",
-                     SHP(B, seq, Hvl, dk), SHP(B, 2 * C, Hvl, dk), "BLNK;BSNK->BLSN", "0_0_1", ACT));
-    o->weight_bytes = 0;
-    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [w, u, o_intra] (2) = A (2) * [k, v, v_new]_chunk (2)",
-                     SHP(B, seq, C, Hvl), SHP(B, C, Hvl, badd(c->ovf, dk, 2 * dv)), "BLSN;BSNV->BLNV", "1_0_0",
-                     ACT));
-    o->weight_bytes = 0;
-    snprintf(d, sizeof d, "%sGatedDeltaNet_state", pre);
-    CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [o_inter, w S, k^T v_new] (2) = [q, w, k] (2) * S (2)",
-                     SHP(B, 3 * seq, Hvl, dk), SHP(B, Hvl, dk, dv), "BLNK;BNKV->BLNV", "0_0_0", ACT));
-    o->weight_bytes = 0;
+    if (la->mamba2) {   /* state-space duality: C B^T within a chunk, per group */
+        snprintf(d, sizeof d, "%sMamba2_chunk", pre);
+        CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: C B^T (2) = C (2) * B_chunk (2)",
+                         SHP(B, seq, cdiv64(la->Hk, layer_tp(c)), dk), SHP(B, C, cdiv64(la->Hk, layer_tp(c)), dk),
+                         "BLGK;BSGK->BLSG", "0_0_1", ACT));
+        o->weight_bytes = 0;
+        CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: y_intra (2) = (C B^T * decay) (2) * x_chunk (2)",
+                         SHP(B, seq, C, Hvl), SHP(B, C, Hvl, dv), "BLSN;BSNV->BLNV", "1_0_0", ACT));
+        o->weight_bytes = 0;
+        snprintf(d, sizeof d, "%sMamba2_state", pre);
+        CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [B^T x, C^T S] (2) = [B, C] (2) * S (2)",
+                         SHP(B, 2 * seq, Hvl, dk), SHP(B, Hvl, dk, dv), "BLNK;BNKV->BLNV", "0_0_0", ACT));
+        o->weight_bytes = 0;
+    } else {
+        snprintf(d, sizeof d, "%sGatedDeltaNet_chunk", pre);
+        CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [KK^T, QK^T] (2) = [k, q] (2) * k_chunk (2)",
+                         SHP(B, seq, Hvl, dk), SHP(B, 2 * C, Hvl, dk), "BLNK;BSNK->BLSN", "0_0_1", ACT));
+        o->weight_bytes = 0;
+        CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [w, u, o_intra] (2) = A (2) * [k, v, v_new]_chunk (2)",
+                         SHP(B, seq, C, Hvl), SHP(B, C, Hvl, badd(c->ovf, dk, 2 * dv)), "BLSN;BSNV->BLNV", "1_0_0",
+                         ACT));
+        o->weight_bytes = 0;
+        snprintf(d, sizeof d, "%sGatedDeltaNet_state", pre);
+        CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: [o_inter, w S, k^T v_new] (2) = [q, w, k] (2) * S (2)",
+                         SHP(B, 3 * seq, Hvl, dk), SHP(B, Hvl, dk, dv), "BLNK;BNKV->BLNV", "0_0_0", ACT));
+        o->weight_bytes = 0;
+    }
     /* each chunk's starting state, stored by one kernel and read by the next
-     * (flash-linear-attention keeps them in the inputs' format) */
-    CHK(b_binary(c->t, c->ovf, f, n, d, "S_chunk (2) = decay S_chunk + k^T v_new (per chunk)", "Add",
+     * (the kernels keep them in the inputs' format) */
+    CHK(b_binary(c->t, c->ovf, f, n, d,
+                 la->mamba2 ? "S_chunk (2) = decay S_chunk + B^T x (per chunk)"
+                            : "S_chunk (2) = decay S_chunk + k^T v_new (per chunk)", "Add",
                  SHP(B, cdiv64(seq, C), Hvl, bmul(c->ovf, dk, dv)), "0_0_0", ACT, true));
     return 0;
 }
@@ -109,13 +142,16 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
         f++;
     }
     snprintf(d, sizeof d, "%sin_proj", pre);
-    CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d, "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
-                                             SHP(B, seq, D), SHP(D, badd(c->ovf, badd(c->ovf, conv, Vd), 2 * Hvl)),
-                                             "BLM;MN->BLN", "0_0_0", ACT)));
+    CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d,
+                                             la->mamba2 ? "MatMul: [z, x, B, C, dt] (2) = x_norm (2) * W_in (1)"
+                                                        : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
+                                             SHP(B, seq, D), SHP(D, in_width(c->ovf, la, Hkl, Hvl)), "BLM;MN->BLN",
+                                             "0_0_0", ACT)));
     f++;
     snprintf(d, sizeof d, "%sconv", pre);
-    CHK(b_unary(tr, c->ovf, f, n, d, "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))", "Silu",
-                SHP(B, seq, conv), "0_0", ACT));
+    CHK(b_unary(tr, c->ovf, f, n, d,
+                la->mamba2 ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))" : "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))",
+                "Silu", SHP(B, seq, conv), "0_0", ACT));
     f++;
     if (layer_linear_core(c, la, seq, f))
         return -1;

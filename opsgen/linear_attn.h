@@ -1,5 +1,6 @@
-/* linear_attn.h — a Gated DeltaNet layer (Qwen3-Next, Qwen3.5): linear
- * attention whose state per sequence replaces the KV cache.
+/* linear_attn.h — a Gated DeltaNet layer (Qwen3-Next, Qwen3.5) or a
+ * Mamba-2 layer (Granite 4.0-H, Bamba): linear attention whose state per
+ * sequence replaces the KV cache.
  *
  * A layer projects its input to queries and keys (Hk heads of dk), values
  * and an output gate (Hv heads of dv) and one decay and one write strength
@@ -27,6 +28,19 @@
  * The projections, convolution and gated norm scale with the tokens, as
  * the other layers' do.
  *
+ * A Mamba-2 layer (Dao and Gu, 2024) has the same parts under other names,
+ * and npusim keeps the Gated DeltaNet's: B and C, shared by groups of
+ * heads, are the keys and queries (Hk groups of dk = d_state), x and the
+ * gate z the values and gate (Hv heads of dv = head_dim); one step size
+ * per head where the delta rule has a decay and a strength; each head
+ * keeps a dk x dv state S <- exp(dt A) S + dt B x^T, y = C^T S + D x. Its
+ * convolution has a bias, the skip D a weight per head, and the gated norm
+ * a weight per channel. Decode is the same one op a step; prefill follows
+ * the state-space-duality kernels in chunks of C tokens (256 by default):
+ * within a chunk C B^T (2 C dk a token and group) and its product with x
+ * (2 C dv a token and head); against the states B^T x and C^T S (2 x 2 dk
+ * dv); the chunk states stored and reloaded.
+ *
  * Main data structure: struct linear_attn, the layer's shape. */
 #ifndef NPUSIM_LINEAR_ATTN_H
 #define NPUSIM_LINEAR_ATTN_H
@@ -37,13 +51,17 @@
 #include "opsgen/layers.h"
 #include "opsgen/model.h"
 
-/* The chunk of the prefill kernels (flash-linear-attention's chunk size). */
+/* The chunk of the prefill kernels: flash-linear-attention's, Mamba-2's
+ * default chunk_size. */
 #define LINEAR_ATTN_CHUNK 64
+#define MAMBA2_CHUNK 256
 
 struct linear_attn {
-    int64_t Hk, Hv;          /* query/key heads, value heads */
-    int64_t dk, dv;          /* their widths */
+    int64_t Hk, Hv;          /* query/key heads (Mamba-2: B/C groups), value heads */
+    int64_t dk, dv;          /* their widths (Mamba-2: d_state, head_dim) */
     int64_t conv;            /* causal convolution taps */
+    int64_t chunk;           /* prefill chunk, tokens */
+    bool mamba2;             /* a Mamba-2 layer (linear_kind mamba2), else Gated DeltaNet */
     const char *state;       /* the state's trace token (DT_FLOAT) */
 };
 
@@ -53,8 +71,10 @@ void linear_attn_of(const struct model_config *m, struct linear_attn *out);
 /* The layer's weights on each of tp chips (1: unsharded), the heads split
  * over them: the input projection D x (2 Hk dk + 2 Hv dv + 2 Hv), the
  * convolution's (2 Hk dk + Hv dv) x conv taps, the decays' 2 Hv, the gated
- * norm's dv and the output projection Hv dv x D. Checked (*ovf,
- * builders.h). */
+ * norm's dv and the output projection Hv dv x D. Mamba-2: the input
+ * projection D x (2 Hk dk + 2 Hv dv + Hv), the convolution's (2 Hk dk + Hv
+ * dv) x (conv taps + a bias), A, D and the step's bias 3 Hv, the gated
+ * norm's Hv dv and the output projection. Checked (*ovf, builders.h). */
 int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, int64_t tp);
 
 /* The state elements one sequence keeps per layer on each of tp chips:
@@ -64,7 +84,7 @@ int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t
 /* The core alone (the recurrence above, decode or prefill as c says) over
  * seq tokens a sequence at fid: the ops whose cost follows each sequence
  * (a serving pass prices them per chunk; their descriptions hold
- * "GatedDeltaNet_", opsgen_op_is_attention_core). */
+ * "GatedDeltaNet_" or "Mamba2_", opsgen_op_is_attention_core). */
 int layer_linear_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t fid);
 
 /* Appends one layer's ops over seq tokens a sequence (a decode step's

@@ -194,7 +194,8 @@ bool opsgen_op_is_attention_core(const struct op *op)
     static const char *const mla[] = { "q_nope_kv_cache_einsum", "q_pe_pe_einsum", "scores_softmax",
                                        "scores_kv_cache_einsum", "indexer_scores_einsum", "indexer_topk" };
     const char *d = op->description, *p = strstr(d, "Attention-serving-");
-    if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-") || strstr(d, "GatedDeltaNet_"))
+    if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-") || strstr(d, "GatedDeltaNet_") ||
+        strstr(d, "Mamba2_"))
         return true;   /* a linear layer's recurrence follows each sequence's chunk (opsgen/linear_attn.h) */
     for (size_t i = 0; p && i < sizeof mla / sizeof mla[0]; i++) {
         const char *x = strstr(p, mla[i]);

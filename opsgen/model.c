@@ -129,15 +129,23 @@ static const struct field_desc llm_list[] = {
       .doc = "The first layer (0-based) that attends to the whole context, then every full_attention_interval-th "
              "after it (Step-3.7: 0, the first layer global); -1: the full_attention_interval-th layer (layer "
              "N - 1), as Gemma 2, Gemma 3 and Qwen3.5 place them."),
+    I(full_attention_layers, -1, FF_EXT, .lo = -1, .hi = 1048576, .unit = "layers",
+      .doc = "How many layers attend to the whole context when no interval places them (a hybrid whose "
+             "layer_types put its attention layers irregularly, Granite 4.0-H-350M: 4 of 32): that many, "
+             "spread evenly over the layers in place of full_attention_interval's pattern. Where they sit "
+             "changes only how pipeline stages share them, and npusim gives each stage every kind of "
+             "layer in proportion. -1: the interval's pattern."),
     S(local_attention, "sliding", FF_EXT, .one_of = "sliding|chunked",
       .doc = "How a local layer attends: sliding (the last sliding_window keys) or chunked (the keys of its "
              "own chunk of sliding_window tokens, Llama 4)."),
-    /* npusim's own: Gated DeltaNet layers (Qwen3-Next, Qwen3.5): a linear
-     * attention whose per-sequence state of value heads x key_dim x
-     * value_dim replaces the KV cache (opsgen/linear_attn.h). */
+    /* npusim's own: Gated DeltaNet or Mamba-2 layers (Qwen3-Next, Qwen3.5;
+     * Granite 4.0-H, Bamba): a linear attention whose per-sequence state of
+     * value heads x key_dim x value_dim replaces the KV cache
+     * (opsgen/linear_attn.h). */
     I(linear_value_heads, 0, N | FF_EXT, .hi = 65536, .unit = "heads",
-      .doc = "Value heads of the linear-attention (Gated DeltaNet) layers, 0: none. With it, every layer but "
-             "each full_attention_interval-th is linear (Qwen3-Next, Qwen3.5: 3 of 4), its state "
+      .doc = "Value heads of the linear-attention layers (Gated DeltaNet, or Mamba-2's heads: linear_kind), 0: "
+             "none. With it, every layer but each full_attention_interval-th is linear (Qwen3-Next, Qwen3.5: 3 "
+             "of 4; or all but full_attention_layers of them), its state "
              "linear_value_heads x linear_key_dim x linear_value_dim per sequence in place of a KV cache; "
              "no sliding_window with it. LLM inference only."),
     I(linear_key_heads, 0, N | FF_EXT, .hi = 65536, .unit = "heads",
@@ -153,6 +161,16 @@ static const struct field_desc llm_list[] = {
     FIELD("attention_output_gate", FT_BOOL, offsetof(struct model_config, attention_output_gate), 0, NULL, FF_EXT,
           .doc = "The attention layers' W_q also projects a gate of their output, twice the query heads' width "
                  "(Qwen3-Next, Qwen3.5: attn_output_gate). LLM inference."),
+    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|mamba2",
+      .doc = "What the linear layers are: gated_deltanet (Qwen3-Next, Qwen3.5: queries and keys of "
+             "linear_key_heads, a decay and a write strength per value head, the delta rule) or mamba2 "
+             "(Mamba-2's state-space duality, Granite 4.0-H, Bamba: B and C of linear_key_heads groups of "
+             "linear_key_dim state, x of linear_value_heads heads of linear_value_dim, one step size per "
+             "head, a biased convolution and a skip D; its state linear_value_heads x linear_value_dim x "
+             "linear_key_dim)."),
+    I(linear_chunk_size, 0, N | FF_EXT, .hi = 65536, .unit = "tokens",
+      .doc = "Tokens a prefill kernel of the linear layers takes as one chunk (0: the kind's, 64 for "
+             "gated_deltanet as flash-linear-attention, 256 for mamba2 as Mamba-2's chunk_size)."),
     S(linear_state_dtype, "fp32", FF_EXT, .one_of = "fp32|bf16|fp16",
       .doc = "Format of the linear-attention state (Hugging Face's mamba_ssm_dtype; fp32 as Qwen3.5 keeps it)."),
     /* npusim's own: the number formats of the weights (int8 or int4 with bf16

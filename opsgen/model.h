@@ -51,11 +51,16 @@ struct model_config {
      * does). sliding_window 0: every layer is global. */
     int64_t sliding_window, full_attention_interval;
     int64_t first_full_attention_layer;  /* the first global layer (0-based); -1: interval - 1 */
+    int64_t full_attention_layers;       /* >= 0: that many global layers, spread evenly (an
+                                          * irregular hybrid); -1: the interval's pattern */
     char local_attention[FIELD_STR_MAX];
-    /* npusim's own (FF_EXT): Gated DeltaNet layers (opsgen/linear_attn.h):
-     * with linear_value_heads > 0 the local layers of the pattern are
-     * linear attention, a state per sequence in linear_state_dtype. */
+    /* npusim's own (FF_EXT): Gated DeltaNet or Mamba-2 layers
+     * (opsgen/linear_attn.h): with linear_value_heads > 0 the local layers of
+     * the pattern are linear attention (linear_kind), a state per sequence in
+     * linear_state_dtype; linear_chunk_size 0: the kind's prefill chunk. */
     int64_t linear_value_heads, linear_key_heads, linear_key_dim, linear_value_dim, linear_conv_kernel;
+    int64_t linear_chunk_size;
+    char linear_kind[FIELD_STR_MAX];
     bool attention_output_gate;          /* npusim's own (FF_EXT): W_q also projects a sigmoid gate of
                                           * the attention's output (Qwen3-Next, Qwen3.5) */
     char linear_state_dtype[FIELD_STR_MAX];

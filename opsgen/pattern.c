@@ -23,6 +23,11 @@ static bool any_local(const struct model_config *m)
 
 bool pattern_layer_local(const struct model_config *m, int64_t i)
 {
+    int64_t L = m->num_layers, K = m->full_attention_layers;
+    if (K >= 0 && L > 0) {   /* K global layers spread evenly: layer i is one when (i + 1) K / L steps up */
+        K = K < L ? K : L;
+        return any_local(m) && (i + 1) * K / L == i * K / L;
+    }
     int64_t n = m->full_attention_interval, f = m->first_full_attention_layer >= 0 ? m->first_full_attention_layer : n - 1;
     return any_local(m) && !(n > 0 && i >= f && (i - f) % n == 0);
 }

@@ -11,7 +11,8 @@
  * attention?, mixture of experts?) in the order the model first meets them.
  *
  * Local attention (model fields sliding_window, full_attention_interval
- * from first_full_attention_layer, local_attention; or, with
+ * from first_full_attention_layer, or full_attention_layers spread evenly;
+ * local_attention; or, with
  * linear_value_heads, linear attention): the query at position p (1-based) sees min(p, W) keys
  * under a sliding window of W, ((p - 1) mod W) + 1 under chunks of W; a
  * local layer's KV cache holds at most W tokens. */

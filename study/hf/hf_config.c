@@ -4,6 +4,7 @@
  * ones refused. */
 #include "study/hf/hf.h"
 
+#include "study/hf/hf_layers.h"
 #include "study/hf/hf_names.h"
 
 #include <math.h>
@@ -21,14 +22,15 @@
  * not). experts: a dense type whose files may carry experts
  * (MiniCPM-MoE's num_experts), then read as Mixtral's. linear: Gated
  * DeltaNet layers between the attention ones (Qwen3-Next, Qwen3.5), every
- * full_attention_interval-th layer attention. Families naming
+ * full_attention_interval-th layer attention; mamba: Mamba-2 layers between
+ * them (Granite 4.0-H, Bamba; hf_layers.h). Families naming
  * their keys otherwise are read through hf_names.h. */
 enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
 static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied, experts, linear;
+    bool chunked, plain, tied, experts, linear, mamba;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -73,13 +75,19 @@ static const struct hf_type {
     { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
     { .type = "deepseek_v32", .kind = HF_MLA }, { .type = "glm_moe_dsa", .kind = HF_MLA },
     { .type = "step3p7", .kind = HF_MOE },
+    { .type = "granitemoehybrid", .kind = HF_DENSE, .experts = true, .mamba = true },
+    { .type = "bamba", .kind = HF_DENSE, .mamba = true },
 };
 
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
  * npusim knows"). */
 static const struct { const char *types, *why; } unmodelled[] = {
-    { "jamba falcon_h1 granitemoehybrid bamba nemotron_h zamba zamba2 mamba mamba2 falcon_mamba plamo2 lfm2",
-      "state-space (Mamba) layers among the attention layers: npusim simulates attention decoders" },
+    { "jamba falcon_h1 zamba zamba2 mamba falcon_mamba plamo2 lfm2",
+      "state-space layers npusim has no form for (it simulates Mamba-2's between attention layers, one mixer and "
+      "one FFN a layer: Granite 4.0-H, Bamba)" },
+    { "nemotron_h", "Nemotron-H's blocks each hold one mixer or one FFN (hybrid_override_pattern), not npusim's "
+                    "layer of a mixer and an FFN" },
+    { "mamba2", "no attention layer (a pure Mamba-2 model): npusim simulates Mamba-2 layers between attention ones" },
     { "minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
       "Qwen3.5)" },
@@ -108,6 +116,8 @@ static const char *const understood[] = {
     "num_nextn_predict_layers", "sliding_window_size", "linear_num_value_heads", "linear_num_key_heads",
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_ssm_dtype", "attn_output_gate",
     "full_attention_interval", "mtp_num_hidden_layers", "index_topk", "index_n_heads", "index_head_dim",
+    "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_chunk_size",
+    "mamba_expand", "attn_layer_indices",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -148,12 +158,6 @@ static double num_any(const cJSON *j, const char *const *keys, double def)
     return def;
 }
 
-static const char *str(const cJSON *j, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
-    return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
 static const char *const experts_keys[] = { "num_local_experts", "num_experts", "n_routed_experts", NULL };
 
 /* The first key of the model that npusim cannot model, and why; NULL if none. */
@@ -184,14 +188,6 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
         return *why = "dense layers after the experts' last layer: npusim's pattern is num_dense_layers first, then "
                       "every moe_layer_step-th layer to the end", "moe_layer_end_index";
     return NULL;
-}
-
-static int add_int(cJSON *o, const char *k, double v, const char *name, const char *from, struct npu_err *e)
-{
-    if (!(v >= 1) || v != floor(v) || v > 9.0e15)
-        return npu_errf(e, "%s: key \"%s\": expected a positive whole number", name, from);
-    cJSON_AddNumberToObject(o, k, v);
-    return 0;
 }
 
 /* Weight-only int8 or int4 in groups of g along K per output column, with
@@ -225,7 +221,7 @@ static int quant_mixed(const cJSON *q, cJSON *o, const char *name, struct npu_er
     const char *fmt[2] = { NULL, NULL };   /* [0] the rest, [1] the experts */
     const cJSON *x;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(q, "quantized_layers")) {
-        const char *a = str(x, "quant_algo"), *f = NULL;
+        const char *a = hf_str(x, "quant_algo"), *f = NULL;
         if (!x->string || strstr(x->string, "lm_head"))
             continue;
         if (a && !strcmp(a, "FP8"))
@@ -270,9 +266,9 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
             return npu_errf(e, "%s: key \"quantization_config\": bitsandbytes without load_in_4bit or load_in_8bit", name);
         return 0;
     }
-    const char *algo = str(q, "quant_algo");
+    const char *algo = hf_str(q, "quant_algo");
     const cJSON *producer = cJSON_GetObjectItemCaseSensitive(q, "producer");
-    if (!qm && str(producer, "name") && !strcmp(str(producer, "name"), "modelopt"))
+    if (!qm && hf_str(producer, "name") && !strcmp(hf_str(producer, "name"), "modelopt"))
         qm = "modelopt";   /* ModelOpt's exports name their producer, not a quant_method */
     if (qm && !strcmp(qm, "modelopt") && algo && !strcmp(algo, "MIXED_PRECISION"))
         return quant_mixed(q, o, name, e);
@@ -287,7 +283,7 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(groups ? groups->child : NULL, "weights");
     if (qm && !strcmp(qm, "compressed-tensors") && w) {
         double bits = hf_num(w, "num_bits", 0);
-        const char *type = str(w, "type");
+        const char *type = hf_str(w, "type");
         if (bits == 8 && type && !strcmp(type, "float")) {
             cJSON_AddStringToObject(o, "weight_dtype", "fp8");
             return 0;
@@ -316,7 +312,7 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
         q = NULL;   /* null: not quantized, as no key */
     if (q && !cJSON_IsObject(q))
         return npu_errf(e, "%s: key \"quantization_config\": expected an object (its quant_method and settings)", name);
-    const char *qm = str(q, "quant_method");
+    const char *qm = hf_str(q, "quant_method");
     if (!q) {
         if (wfmt)
             cJSON_AddStringToObject(o, "weight_dtype", wfmt);
@@ -354,22 +350,10 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
 }
 
 /* torch_dtype into the three number formats, then the quantization. */
-/* A Transformers dtype name (torch_dtype, dtype, mamba_ssm_dtype) as
- * npusim's format; NULL for none of these. */
-static const char *torch_format(const char *t)
-{
-    static const struct { const char *hf, *np; } dt[] = { { "bfloat16", "bf16" }, { "float16", "fp16" },
-                                                           { "float32", "fp32" } };
-    for (size_t i = 0; t && i < sizeof dt / sizeof dt[0]; i++)
-        if (!strcmp(t, dt[i].hf))
-            return dt[i].np;
-    return NULL;
-}
-
 static int formats(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
 {
-    const char *t = str(hf, "torch_dtype") ? str(hf, "torch_dtype") : str(hf, "dtype");
-    const char *f = torch_format(t);
+    const char *t = hf_str(hf, "torch_dtype") ? hf_str(hf, "torch_dtype") : hf_str(hf, "dtype");
+    const char *f = hf_torch_format(t);
     if (t && !f)
         return npu_errf(e, "%s: key \"torch_dtype\": \"%s\": expected bfloat16, float16 or float32", name, t);
     if (f) {
@@ -390,7 +374,7 @@ static int ffn_of(const cJSON *hf, const struct hf_type *t, cJSON *o, const char
         { "silu", "llama", NULL }, { "swiglu", "llama", NULL }, { "gelu", "geglu", "gelu" },
         { "relu", NULL, "relu" },  { "xielu", NULL, "gelu" },
     };
-    const char *a = str(hf, "hidden_activation") ? str(hf, "hidden_activation") : str(hf, "hidden_act");
+    const char *a = hf_str(hf, "hidden_activation") ? hf_str(hf, "hidden_activation") : hf_str(hf, "hidden_act");
     if (!a)
         a = t->plain ? "gelu" : "silu";
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
@@ -413,13 +397,13 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
         { "v_head_dim", "v_head_dim" },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (add_int(o, keys[i].np, hf_num(hf, keys[i].hf, 0), name, keys[i].hf, e))
+        if (hf_add_int(o, keys[i].np, hf_num(hf, keys[i].hf, 0), name, keys[i].hf, e))
             return -1;
     /* null (DeepSeek-V2-Lite): no query compression, npusim's 0 */
     const cJSON *qr = cJSON_GetObjectItemCaseSensitive(hf, "q_lora_rank");
     if (cJSON_IsNull(qr) || !qr)
         cJSON_AddNumberToObject(o, "q_lora_rank", 0);
-    else if (add_int(o, "q_lora_rank", hf_num(hf, "q_lora_rank", 0), name, "q_lora_rank", e))
+    else if (hf_add_int(o, "q_lora_rank", hf_num(hf, "q_lora_rank", 0), name, "q_lora_rank", e))
         return -1;
     cJSON_AddNumberToObject(o, "num_shared_experts", hf_num(hf, "n_shared_experts", 0));
     cJSON_AddNumberToObject(o, "num_dense_layers", hf_num(hf, "first_k_dense_replace", 0));
@@ -429,7 +413,7 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
         { "index_topk", "index_topk" }, { "index_n_heads", "index_heads" }, { "index_head_dim", "index_head_dim" },
     };
     for (size_t i = 0; cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "index_topk")) && i < 3; i++)
-        if (add_int(o, dsa[i].np, hf_num(hf, dsa[i].hf, 0), name, dsa[i].hf, e))
+        if (hf_add_int(o, dsa[i].np, hf_num(hf, dsa[i].hf, 0), name, dsa[i].hf, e))
             return -1;
     cJSON_AddStringToObject(o, "ffn_type", "deepseek_moe");
     cJSON_AddStringToObject(o, "router_type", "topk");
@@ -455,10 +439,10 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
                                "width %g", name, sw, width);
         shared = sw / width;
     }
-    if (add_int(o, "moe_d_ff", width, name, "moe_intermediate_size", e) ||
-        add_int(o, "num_routed_experts", num_any(hf, experts_keys, 0), name, "num_local_experts", e) ||
-        add_int(o, "num_activated_routed_experts_per_token", num_any(hf, topk, 0), name, "num_experts_per_tok", e) ||
-        add_int(o, "moe_layer_step", num_any(hf, step, 1), name, "decoder_sparse_step", e))
+    if (hf_add_int(o, "moe_d_ff", width, name, "moe_intermediate_size", e) ||
+        hf_add_int(o, "num_routed_experts", num_any(hf, experts_keys, 0), name, "num_local_experts", e) ||
+        hf_add_int(o, "num_activated_routed_experts_per_token", num_any(hf, topk, 0), name, "num_experts_per_tok", e) ||
+        hf_add_int(o, "moe_layer_step", num_any(hf, step, 1), name, "decoder_sparse_step", e))
         return -1;
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "intermediate_size_mlp")))
         cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(hf_num(hf, "intermediate_size_mlp", 0)));
@@ -466,118 +450,6 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
     cJSON_AddNumberToObject(o, "num_dense_layers", hf_num(hf, "first_k_dense_replace", 0));
     /* the experts replace the dense FFN's type (ffn_of set it): one key, or the written file is refused */
     cJSON_ReplaceItemInObjectCaseSensitive(o, "ffn_type", cJSON_CreateString("moe"));
-    return 0;
-}
-
-/* layer_types (num_hidden_layers names: full_attention, or a word of
- * locals) as npusim's pattern: every N-th layer global from the first
- * global one (0-based *first, -1: none), the others local; *every N (the
- * spacing of the first two, or first + 1 with one; 0 with none). A list off
- * that pattern is refused, naming its first item off it. */
-static int layer_types_pattern(const cJSON *lt, double layers, const char *locals, double *every, int *first,
-                               const char *name, struct npu_err *e)
-{
-    int n = cJSON_GetArraySize(lt), f = -1, second = -1;
-    if (!cJSON_IsArray(lt) || n != (int)layers)
-        return npu_errf(e, "%s: key \"layer_types\": expected a list of num_hidden_layers (%g) names", name, layers);
-    for (int i = 0; i < n; i++) {
-        const char *s = cJSON_IsString(cJSON_GetArrayItem(lt, i)) ? cJSON_GetArrayItem(lt, i)->valuestring : "";
-        bool full = !strcmp(s, "full_attention");
-        if (!full && !hf_names_listed(locals, s))
-            return npu_errf(e, "%s: key \"layer_types\": item %d \"%s\": expected full_attention or one of: %s",
-                            name, i, s, locals);
-        if (full && f < 0)
-            f = i;
-        else if (full && second < 0)
-            second = i;
-    }
-    int N = second >= 0 ? second - f : f + 1;
-    for (int i = 0; i < n; i++) {
-        bool full = !strcmp(cJSON_GetArrayItem(lt, i)->valuestring, "full_attention");
-        if (full != (f >= 0 && i >= f && (i - f) % N == 0))
-            return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer full "
-                               "attention from the first (layer %d, N = %d), the others local", name, i, f, N);
-    }
-    *every = f >= 0 ? N : 0;
-    *first = f;
-    return 0;
-}
-
-/* Local attention: the window (sliding_window; Gemma 2's older
- * sliding_window_size; Llama 4's attention_chunk_size, chunked) and which
- * layers attend to the whole context (layer_types, Gemma 3's
- * sliding_window_pattern, or the type's default). Every layer local with a
- * window no shorter than the context changes nothing, and is left out. */
-static int local_fields(const cJSON *hf, const struct hf_type *t, double layers, cJSON *o, const char *name,
-                        struct npu_err *e)
-{
-    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(hf, "sliding_window");
-    const char *wk = t->chunked              ? "attention_chunk_size"
-                     : sw && !cJSON_IsNull(sw) ? "sliding_window"
-                                               : "sliding_window_size";
-    const cJSON *wj = cJSON_GetObjectItemCaseSensitive(hf, wk);
-    /* null or absent: no window; 0 is read the same (no window to model) */
-    if (wj && !cJSON_IsNull(wj) && !(cJSON_IsNumber(wj) && wj->valuedouble >= 0))
-        return npu_errf(e, "%s: key \"%s\": expected a positive whole number of tokens or null", name, wk);
-    double w = hf_num(hf, wk, 0);
-    double ctx = hf_num(hf, "max_position_embeddings", 0), every = t->full_every;
-    if (!(w > 0) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
-        return 0;
-    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
-    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "sliding_window_pattern")))
-        every = hf_num(hf, "sliding_window_pattern", 0);
-    int first = -1;
-    if (lt && layer_types_pattern(lt, layers, "sliding_attention chunked_attention", &every, &first, name, e))
-        return -1;
-    if (every == 0 && ctx > 0 && w >= ctx)
-        return 0;
-    if (add_int(o, "sliding_window", w, name, t->chunked ? "attention_chunk_size" : "sliding_window", e))
-        return -1;
-    if (every > 0)
-        cJSON_AddNumberToObject(o, "full_attention_interval", every);
-    if (first >= 0 && first != every - 1)   /* Step-3.7's first layer global, then every 4th */
-        cJSON_AddNumberToObject(o, "first_full_attention_layer", first);
-    if (t->chunked)
-        cJSON_AddStringToObject(o, "local_attention", "chunked");
-    return 0;
-}
-
-/* Gated DeltaNet layers (Qwen3-Next, Qwen3.5): their heads and widths,
- * the convolution, the state's format (mamba_ssm_dtype; the KV cache's
- * otherwise, as vLLM's default) and which layers attend (layer_types'
- * every N-th full_attention, or full_attention_interval; Qwen3-Next's
- * class default 4); the attention's output gate (attn_output_gate, true by
- * default in both classes). */
-static int linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
-{
-    static const struct { const char *hf, *np; } keys[] = {
-        { "linear_num_value_heads", "linear_value_heads" }, { "linear_num_key_heads", "linear_key_heads" },
-        { "linear_key_head_dim", "linear_key_dim" },        { "linear_value_head_dim", "linear_value_dim" },
-        { "linear_conv_kernel_dim", "linear_conv_kernel" },
-    };
-    static const double def[] = { 32, 16, 128, 128, 4 };   /* Qwen3NextConfig's */
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (add_int(o, keys[i].np, hf_num(hf, keys[i].hf, def[i]), name, keys[i].hf, e))
-            return -1;
-    double every = hf_num(hf, "full_attention_interval", 4);
-    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
-    int first = -1;
-    if (lt && layer_types_pattern(lt, layers, "linear_attention", &every, &first, name, e))
-        return -1;
-    if (!(every >= 0) || every != floor(every))
-        return npu_errf(e, "%s: key \"full_attention_interval\": expected a whole number of layers", name);
-    cJSON_AddNumberToObject(o, "full_attention_interval", every);
-    if (first >= 0 && first != every - 1)
-        cJSON_AddNumberToObject(o, "first_full_attention_layer", first);
-    const char *sd = str(hf, "mamba_ssm_dtype"), *sf = torch_format(sd);
-    if (sd && !sf)
-        return npu_errf(e, "%s: key \"mamba_ssm_dtype\": \"%s\": expected float32, bfloat16 or float16", name, sd);
-    /* the KV cache's format (formats() sets it from torch_dtype alone) */
-    const cJSON *kv = cJSON_GetObjectItemCaseSensitive(o, "kv_cache_dtype");
-    cJSON_AddStringToObject(o, "linear_state_dtype", sf ? sf : cJSON_IsString(kv) ? kv->valuestring : "bf16");
-    const cJSON *gate = cJSON_GetObjectItemCaseSensitive(hf, "attn_output_gate");
-    if (!cJSON_IsBool(gate) || cJSON_IsTrue(gate))
-        cJSON_AddTrueToObject(o, "attention_output_gate");
     return 0;
 }
 
@@ -598,19 +470,24 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     cJSON_AddNumberToObject(o, "decode_width", 1);
     double layers = hf_num(hf, "num_hidden_layers", 0);
     enum hf_kind kind = t->experts && num_any(hf, experts_keys, 0) > 1 ? HF_MOE : t->kind;
-    int rc = add_int(o, "d_model", D, name, "hidden_size", e) ||
-             add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
-             add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
-             add_int(o, "d_head", dh, name, "head_dim", e) ||
+    int rc = hf_add_int(o, "d_model", D, name, "hidden_size", e) ||
+             hf_add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
+             hf_add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
+             hf_add_int(o, "d_head", dh, name, "head_dim", e) ||
              /* a mixture with no dense layer may give no dense width (Qwen3.5's): its experts' */
-             add_int(o, "d_ff", hf_num(hf, "intermediate_size", kind == HF_MOE ? hf_num(hf, "moe_intermediate_size", 0) : 0),
+             hf_add_int(o, "d_ff", hf_num(hf, "intermediate_size", kind == HF_MOE ? hf_num(hf, "moe_intermediate_size", 0) : 0),
                      name, "intermediate_size", e) ||
-             add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
-             add_int(o, "vocab_size", hf_num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
+             hf_add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
+             hf_add_int(o, "vocab_size", hf_num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
              (kind == HF_MLA ? mla_fields(hf, o, name, e)
                              : ffn_of(hf, t, o, name, e) || (kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
-                                      (t->linear ? linear_fields(hf, layers, o, name, e)
-                                                 : local_fields(hf, t, layers, o, name, e)));
+                                      (t->linear   ? hf_linear_fields(hf, layers, o, name, e)
+                                       : t->mamba ? hf_mamba_fields(hf, layers, o, name, e)
+                                                  : hf_local_fields(hf, t->full_every, t->chunked, layers, o, name, e)));
+    /* Granite 4.0-H without experts (H-Micro): its FFN is the shared MLP of shared_intermediate_size */
+    double shared = hf_num(hf, "shared_expert_intermediate_size", 0);
+    if (!rc && t->mamba && kind == HF_DENSE && shared > 0)
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(shared));
     /* Transformers' own default when the file leaves it out: the type's class's */
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf, "tie_word_embeddings");
     if (!rc && (cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : t->tied))
@@ -686,7 +563,7 @@ static void class_fill(cJSON *v, const char *t)
  * NULL. */
 static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
 {
-    const char *type = str(hf, "model_type");
+    const char *type = hf_str(hf, "model_type");
     size_t w = 0;
     while (w < sizeof wrappers / sizeof wrappers[0] && !(type && !strcmp(type, wrappers[w].wrapper)))
         w++;
@@ -699,7 +576,7 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
     if (!v)
         return NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(v, "vision_config");
-    const char *own = str(v, "model_type");
+    const char *own = hf_str(v, "model_type");
     const char *t = own && type_of(own) ? type_of(own)->type : wrappers[w].text;   /* static strings */
     cJSON_DeleteItemFromObjectCaseSensitive(v, "model_type");
     cJSON_AddStringToObject(v, "model_type", t);
@@ -729,7 +606,7 @@ static size_t list_ignored(const cJSON *j, char *ignored, size_t k, size_t n)
 
 static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e)
 {
-    const char *type = str(hf, "model_type");
+    const char *type = hf_str(hf, "model_type");
     const cJSON *tj = cJSON_GetObjectItemCaseSensitive(hf, "model_type");
     if (tj && !type) {
         npu_errf(e, "%s: key \"model_type\": expected a string, the Transformers model type (\"llama\", ...)", name);
@@ -782,7 +659,7 @@ cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t 
         char src[512];
         snprintf(src, sizeof src, "Hugging Face config %s (model_type %s: the language model of a %s multimodal "
                                   "wrapper; its vision tower is not simulated, an image's tokens count as prompt tokens)",
-                 name, str(text, "model_type"), wrapper);
+                 name, hf_str(text, "model_type"), wrapper);
         cJSON_ReplaceItemInObjectCaseSensitive(o, "source", cJSON_CreateString(src));
     }
     cJSON_Delete(text);

@@ -3,6 +3,7 @@
  * the model types listed in its row, and the table of per-family rules. */
 #include "study/hf/hf_names.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Renames: for the model types in `types` (space-separated), the value of
@@ -38,7 +39,7 @@ static const struct rename {
     { "chatglm qwen", "head_dim", NULL, "kv_channels" },
     { "baichuan", "max_position_embeddings", NULL, "model_max_length" },
     { "bailing_moe", "n_shared_experts", NULL, "num_shared_experts" },
-    { "granitemoeshared", "shared_expert_intermediate_size", NULL, "shared_intermediate_size" },
+    { "granitemoeshared granitemoehybrid", "shared_expert_intermediate_size", NULL, "shared_intermediate_size" },
     { "ernie4_5_moe", "num_local_experts", NULL, "moe_num_experts" },
     { "ernie4_5_moe", "num_experts_per_tok", NULL, "moe_k" },
     { "ernie4_5_moe", "n_shared_experts", NULL, "moe_num_shared_experts" },
@@ -71,6 +72,30 @@ bool hf_names_listed(const char *types, const char *t)
         if ((p == types || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
             return true;
     return false;
+}
+
+const char *hf_str(const cJSON *j, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+int hf_add_int(cJSON *o, const char *k, double v, const char *name, const char *from, struct npu_err *e)
+{
+    if (!(v >= 1) || v != floor(v) || v > 9.0e15)
+        return npu_errf(e, "%s: key \"%s\": expected a positive whole number", name, from);
+    cJSON_AddNumberToObject(o, k, v);
+    return 0;
+}
+
+const char *hf_torch_format(const char *t)
+{
+    static const struct { const char *hf, *np; } dt[] = { { "bfloat16", "bf16" }, { "float16", "fp16" },
+                                                           { "float32", "fp32" } };
+    for (size_t i = 0; t && i < sizeof dt / sizeof dt[0]; i++)
+        if (!strcmp(t, dt[i].hf))
+            return dt[i].np;
+    return NULL;
 }
 
 double hf_num(const cJSON *j, const char *k, double def)

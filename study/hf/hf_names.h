@@ -11,8 +11,10 @@
  * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere, a list of
  * one value per layer as that value) made explicit. The common names a file already gives are kept.
  *
- * Also the two readers the room shares: a number under a key (hf_num) and
- * a word in a space-separated list (hf_names_listed).
+ * Also the readers the room shares: a number under a key (hf_num), a
+ * string (hf_str), a positive whole number into npusim's config
+ * (hf_add_int), a Transformers dtype name (hf_torch_format) and a word in a
+ * space-separated list (hf_names_listed).
  *
  * No data structure of its own: a table of renames and one of per-family
  * rules. */
@@ -22,6 +24,8 @@
 #include <stdbool.h>
 
 #include <cjson/cJSON.h>
+
+#include "base/err.h"
 
 /* A new tree: hf under the common names for its model_type `type` (the
  * caller deletes it); NULL when out of memory. */
@@ -34,6 +38,17 @@ const char *hf_names_per_layer(const cJSON *hf, const cJSON *c, const char *type
 
 /* The number j holds under k, else def (a null, a string: def). */
 double hf_num(const cJSON *j, const char *k, double def);
+
+/* The string j holds under k, else NULL. */
+const char *hf_str(const cJSON *j, const char *k);
+
+/* Adds k = v to o when v is a positive whole number; else -1 with e naming
+ * the file `name` and its key `from`. */
+int hf_add_int(cJSON *o, const char *k, double v, const char *name, const char *from, struct npu_err *e);
+
+/* A Transformers dtype name (torch_dtype, dtype, mamba_ssm_dtype) as
+ * npusim's format (bf16, fp16, fp32); NULL for none of these. */
+const char *hf_torch_format(const char *t);
 
 /* Whether the word t is one of the space-separated words of list. */
 bool hf_names_listed(const char *list, const char *t);

@@ -79,6 +79,39 @@ check_import() {
     f=${2%% *}; m=$(basename "$f" .json)
     check "models: import model $1 $m's ${2#* }" imported "$f" "$HF/f-$m.json" ${2#* }
 }
+# Mamba-2 hybrids (Granite 4.0-H), counted by hand. H-350M (32 layers: 4 attention of 1,572,864,
+# 28 Mamba-2 of 3,783,056: W_in 768 x (2 x 1536 + 2 x 128 + 48), a biased convolution 1792 x 5, A, D
+# and dt 3 x 48, the norm 1536, W_out 1536 x 768; 32 FFNs of 3 x 768 x 2048; norms 49,920; the tied
+# 100352 x 768 embedding): 340,332,224, the ~340M a guide gives. H-Small's shapes (4 attention layers
+# of 41,943,040; 36 Mamba-2 of 102,286,976; 40 mixtures of 72 experts of 3 x 4096 x 768 with a
+# shared MLP of 1536 and a 72 x 4096 router; norms and the tied 100352 x 4096 embedding):
+# 32,207,337,984, the checkpoint's own count (docs/models.md), with 8.80B active (its card: 9B).
+check "models: Granite 4.0-H's parameters by hand: H-350M 340,332,224; H-Small 32,207,337,984 (its checkpoint's)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/granite-4.0-h-350m.json -c h100 -o '$HF/g350' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m $S/granite-4.0-h-small-shapes.json -c h100 --set num_chips=8 -o '$HF/gsmall' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0])) for d in sys.argv[1:3]]
+ok = (p[0][\"params_total\"] == 340332224 and p[1][\"params_total\"] == 32207337984 and
+      abs(p[1][\"params_active\"] - 9e9) <= 0.5e9)
+sys.exit(not ok)' '$HF/g350' '$HF/gsmall'"
+# Bamba's attn_layer_indices (Bamba-9B: 9, 18 and 27 of 32): every 9th from layer 9; irregular
+# ones count (full_attention_layers); a layer listed twice, or past the last, is refused.
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
+b = dict(j, model_type="bamba", mamba_n_heads=128, mamba_d_head=64, mamba_n_groups=1, mamba_d_state=128,
+         mamba_d_conv=4, mamba_expand=2, attn_layer_indices=[9, 18, 27])
+for k, v in {"bamba": [9, 18, 27], "bamba-odd": [3, 18, 27], "bamba-twice": [9, 9], "bamba-past": [9, 32]}.items():
+    json.dump(dict(b, attn_layer_indices=v), open(sys.argv[1] + "/" + k + ".json", "w"))' "$HF"
+check_import "Bamba's attention layers:" "$HF/bamba.json linear_kind=mamba2 full_attention_interval=9 first_full_attention_layer=9 full_attention_layers=None linear_value_heads=128 ffn_type=llama"
+check_import "Bamba's irregular attention layers:" "$HF/bamba-odd.json full_attention_interval=0 full_attention_layers=3"
+expect_fail "models: Bamba's attn_layer_indices with a layer twice is refused" 'key "attn_layer_indices": item 1: layer 9 listed twice' \
+    $NPUSIM import model "$HF/bamba-twice.json" -o "$HF/bad/x.json"
+expect_fail "models: Bamba's attn_layer_indices past the last layer is refused" 'key "attn_layer_indices": item 1: expected a layer number from 0 to 31' \
+    $NPUSIM import model "$HF/bamba-past.json" -o "$HF/bad/x.json"
+check "models: a Mamba-2 hybrid serves (Granite 4.0-H-350M: 50 chat requests, each with its state)" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m $S/granite-4.0-h-350m.json -c h100 --rate 5 --requests 50 --lengths chat \
+    --json >'$HF/g350-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 50)' '$HF/g350-serve.json'"
 # what lands where: gpt-oss's alternating 128-token window and MXFP4 experts, Gemma 2's
 # every-other-layer window (its type's pattern), Phi-3's window on every layer, AWQ's int4
 # groups of 128 with fp16 scales, Mixtral's experts, Qwen2-MoE's shared expert in experts' widths;
@@ -118,6 +151,9 @@ for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 e
             "$S/step-3.7-flash.json sliding_window=512 full_attention_interval=4 first_full_attention_layer=0 num_dense_layers=3 num_shared_experts=1" \
             "$S/glm-5.json index_topk=2048 index_heads=32 index_head_dim=128 qk_rope_head_dim=64 qk_nope_head_dim=192 v_head_dim=256" \
             "$S/deepseek-v3.2.json index_topk=2048 index_heads=64 index_head_dim=128 weight_dtype=fp8" \
+            "$S/granite-4.0-h-350m.json linear_kind=mamba2 linear_value_heads=48 linear_value_dim=32 linear_key_heads=1 linear_key_dim=128 linear_chunk_size=256 full_attention_interval=0 full_attention_layers=4 ffn_type=llama d_ff=2048 linear_state_dtype=bf16" \
+            "$S/granite-4.0-h-small-shapes.json linear_kind=mamba2 linear_value_heads=128 linear_value_dim=64 full_attention_interval=10 first_full_attention_layer=5 full_attention_layers=None ffn_type=moe moe_d_ff=768 num_shared_experts=2 num_routed_experts=72" \
+            "$S/granite-4-8b-dense-hybrid.json linear_value_heads=None linear_kind=None ffn_type=llama d_ff=12800 tie_word_embeddings=True" \
             "$S/minicpm-moe-8x2b.json ffn_type=moe moe_d_ff=5760 num_routed_experts=8 num_activated_routed_experts_per_token=2 tie_word_embeddings=True" \
             "$S/mimo-7b.json d_model=4096 num_kv_heads=8 d_ff=11008 vocab_size=151680 sliding_window=None tie_word_embeddings=None" \
             "$S/ministral3-3b.json d_model=3072 num_layers=26 num_kv_heads=8 d_head=128 tie_word_embeddings=True" \
@@ -179,7 +215,7 @@ for t in ("jamba", "bert", "", "rwkv5", "nemotron-nas", "gemma4_text"):
     json.dump(dict(j, model_type=t), open(sys.argv[1] + "/" + (t or "empty-type") + ".json", "w"))' "$HF"
 for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/mllama"':key "vision_config": a vision tower' \
-           "$HF/jamba"':model_type "jamba": state-space (Mamba) layers' \
+           "$HF/jamba"':model_type "jamba": state-space layers npusim has no form for' \
            "$HF/bert"':model_type "bert": not a decoder npusim knows' \
            "$HF/rwkv5"':model_type "rwkv5": linear-attention or recurrent layers' \
            "$HF/nemotron-nas"':model_type "nemotron-nas": a different block per layer' \
@@ -313,7 +349,7 @@ no_files "models: the refused configs wrote nothing" "$HF/bad"
 check_import "a null quantization_config is none:" "$HF/quant-null.json weight_dtype=bf16"
 # Training a mixture (the same layer pattern as inference and serving): Qwen3-30B-A3B on 8
 # chips, dp 8 and ep 8 with ZeRO 1. Each chip runs its 16 of the 128 experts in each of the 48
-# layers (count 768) on 4096 tokens each (8 replicas x 2 x 4096 tokens x top-8 / 128), forward
+# layers (one grouped GEMM a projection and layer, count 48, over 16 experts) on 4096 tokens each (8 replicas x 2 x 4096 tokens x top-8 / 128), forward
 # and backward; the experts' gradients have no replica to be summed with, so the reduce-scatter
 # moves the replicated parameters only: 48 x (2048 x 4096 x 2 + 2048 x 512 x 2) attention,
 # 48 x 128 x 2048 routers and 2 x 151936 x 2048 embedding and head = 1540882432.
@@ -325,15 +361,15 @@ rows = list(csv.DictReader(open(glob.glob(sys.argv[1] + \"/*.csv\")[0])))
 fwd = [r for r in rows if r[\"Description\"] == \"FFN_routed_experts-Fwd-FFN-encoder-FFgate\"]
 bwd = [r for r in rows if r[\"Description\"] == \"Bwd-FFN_routed_experts-FFgate\"]
 rs = [r for r in rows if r[\"Description\"] == \"WeightUpdate-ReduceScatterGradients\"]
-ok = (len(fwd) == 1 and fwd[0][\"Count\"] == \"768\" and \"a=1x4096x2048\" in fwd[0][\"Config\"] and
-      len(bwd) == 2 and all(r[\"Count\"] == \"768\" for r in bwd) and
+ok = (len(fwd) == 1 and fwd[0][\"Count\"] == \"48\" and \"a=16x4096x2048,b=16x2048x768\" in fwd[0][\"Config\"] and
+      len(bwd) == 2 and all(r[\"Count\"] == \"48\" for r in bwd) and
       len(rs) == 1 and \"1540882432\" in rs[0][\"Config\"])
 sys.exit(not ok)' '$HF/moe-train'"
 # Mixtures with dense layers (GLM-4.5's and ERNIE 4.5's first layers, Llama 4 Maverick's every
 # other): the dense ones run the gated SiLU FFN of d_ff their experts run. GLM-4.7 (GLM-4.5's
 # shapes) on 8 chips, TP 8, a 4096-token prompt: its 3 dense layers' gate projection 4096 x 5120
 # by 5120 x 1536 (12288 / 8), count 3; its 89 mixture layers' 160 experts, each on 4096 x 8 / 160
-# = 204.8 -> 205 tokens by 5120 x 192 (1536 / 8), count 89 x 160 = 14240; 353B parameters against
+# = 204.8 -> 205 tokens by 5120 x 192 (1536 / 8), one grouped GEMM a layer (count 89); 353B parameters against
 # GLM-4.5's published 355B (its active 32B is not compared: whether it counts the embeddings is
 # not said). GLM-4.7-Flash's latent attention (glm4_moe_lite) runs as DeepSeek's: 29.9B against
 # its card's 30B.
@@ -347,7 +383,7 @@ dense = [r for r in rows if r[\"Description\"] == \"Fwd-FFN-encoder-FFgate\"]
 moe = [r for r in rows if r[\"Description\"] == \"FFN_routed_experts-Fwd-FFN-encoder-FFgate\"]
 p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0]))[\"params_total\"] for d in sys.argv[1:3]]
 ok = (len(dense) == 1 and dense[0][\"Count\"] == \"3\" and \"a=1x4096x5120,b=5120x1536\" in dense[0][\"Config\"] and
-      len(moe) == 1 and moe[0][\"Count\"] == \"14240\" and \"a=1x205x5120,b=5120x192\" in moe[0][\"Config\"] and
+      len(moe) == 1 and moe[0][\"Count\"] == \"89\" and \"a=160x205x5120,b=160x5120x192\" in moe[0][\"Config\"] and
       abs(p[0] / 355e9 - 1) <= 0.015 and abs(p[1] / 30e9 - 1) <= 0.015)
 sys.exit(not ok)' '$HF/glm' '$HF/glmf'"
 check "models: a mixture with a dense first layer (ERNIE 4.5) trains and serves: the dense layer's FFN backward, count 1" sh -c "

@@ -1,5 +1,5 @@
-/* test_linear_attn.c — Gated DeltaNet layers (opsgen/linear_attn.h): a
- * layer's weights and state by hand, the pattern that makes them, the
+/* test_linear_attn.c — Gated DeltaNet and Mamba-2 layers
+ * (opsgen/linear_attn.h): a layer's weights and state by hand, the pattern that makes them, the
  * parameters, footprint and ops of a small hybrid model, and the fields'
  * checks. */
 #include "testutil.h"
@@ -100,17 +100,23 @@ static void test_memory(void **s)
  * of 128 tokens against 2 x 64 keys, 2 x 2 x 128 x 128 x 4 x 2 = 524288
  * FLOPs; the chunk states, 2 chunks a sequence, in bf16; the attention
  * layers keep their softmax attention. */
+/* m's physical inference trace at batch 2, `in` tokens in and 4 out, into t. */
+static void infer_b2(struct model_config *m, int64_t in, struct trace *t)
+{
+    m->num_chips = 1, m->microbatch_size_ici = 2, m->global_batch_size = 2, m->input_seqlen = in, m->output_seqlen = 4;
+    trace_init(t);
+    struct npu_err e;
+    bool ovf = false;
+    assert_int_equal(opsgen_llm_inference(m, test_opsgen_links(), &profile_physical, t, &ovf, &e), 0);
+}
+
 static void test_ops(void **s)
 {
     (void)s;
     struct model_config m;
     tiny(&m);
-    m.num_chips = 1, m.microbatch_size_ici = 2, m.global_batch_size = 2, m.input_seqlen = 128, m.output_seqlen = 4;
     struct trace t;
-    trace_init(&t);
-    struct npu_err e;
-    bool ovf = false;
-    assert_int_equal(opsgen_llm_inference(&m, test_opsgen_links(), &profile_physical, &t, &ovf, &e), 0);
+    infer_b2(&m, 128, &t);
     int seen = 0, softmax = 0;
     for (size_t i = 0; i < t.n; i++) {
         const struct op *o = &t.ops[i];
@@ -139,6 +145,103 @@ static void test_ops(void **s)
     assert_int_equal(seen, 3);
     assert_int_equal(softmax, 2);   /* the attention layers' prefill and decode softmax */
     trace_free(&t);
+}
+
+/* The same shapes as Mamba-2 (linear_kind mamba2): 2 groups of B and C with
+ * a state of 2, 4 heads of 3. W_in is 8 x (20 + 12 + 4) = 288 (one step size
+ * a head, not two gates), the convolution 20 x (4 + a bias) = 100, A, D and
+ * the step's bias 3 x 4 and the gated norm a weight a channel, 12, W_out
+ * 12 x 8 = 96: 508. Its state is the same 84. Over TP 2, 1 group and 2
+ * heads a chip: 8 x 18 + 10 x 5 + 6 + 6 + 6 x 8 = 254. */
+static void test_mamba2_by_hand(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    strcpy(m.linear_kind, "mamba2");
+    struct linear_attn la;
+    linear_attn_of(&m, &la);
+    bool ovf = false;
+    assert_true(la.mamba2);
+    assert_int_equal(la.chunk, 256);
+    assert_int_equal(linear_attn_params(&ovf, &la, 8, 1), 508);
+    assert_int_equal(linear_attn_params(&ovf, &la, 8, 2), 254);
+    assert_int_equal(linear_attn_state_elems(&ovf, &la, 1), 84);
+    m.linear_chunk_size = 128;
+    linear_attn_of(&m, &la);
+    assert_int_equal(la.chunk, 128);
+    assert_false(ovf);
+}
+
+/* Mamba-2's ops, batch 2, 512 tokens in and 4 out. Decode: the same one
+ * state op a layer and step (2 x 4 x 6 in fp32). Prefill in chunks of 256:
+ * C B^T per group, 512 tokens against 256 keys, 2 x 2 x 512 x 256 x 2 x 2 =
+ * 2,097,152 FLOPs; its product with x, 2 x 2 x 512 x 256 x 4 x 3 =
+ * 6,291,456; B^T x and C^T S, 2 x 2 x 1024 x 4 x 2 x 3 = 98,304; the chunk
+ * states, 2 a sequence. In chunks of 128 the two intra-chunk products
+ * halve and there are 4 states. */
+static void mamba2_prefill(int64_t chunk, int64_t cbt_flops, int64_t intra_flops, const char *states)
+{
+    struct model_config m;
+    tiny(&m);
+    strcpy(m.linear_kind, "mamba2");
+    m.linear_chunk_size = chunk;
+    struct trace t;
+    infer_b2(&m, 512, &t);
+    int seen = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        assert_null(strstr(o->description, "GatedDeltaNet_"));
+        if (!strstr(o->description, "Mamba2_"))
+            continue;
+        assert_true(opsgen_op_is_attention_core(o));
+        if (o->phase == PHASE_DECODE) {
+            assert_non_null(strstr(c, "Add(a=2x4x6,"));
+            assert_non_null(strstr(c, "type=DT_FLOAT)"));
+            seen++;
+        } else if (strstr(c, "eq=BLGK;BSGK->BLSG")) {
+            assert_int_equal(o->flops, cbt_flops);
+            seen++;
+        } else if (strstr(c, "eq=BLSN;BSNV->BLNV")) {
+            assert_int_equal(o->flops, intra_flops);
+            seen++;
+        } else if (strstr(c, "eq=BLNK;BNKV->BLNV")) {
+            assert_int_equal(o->flops, 98304);
+            seen++;
+        } else if (strstr(c, "Add(")) {
+            assert_non_null(strstr(c, states));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 5);
+    trace_free(&t);
+}
+
+static void test_mamba2_ops(void **s)
+{
+    (void)s;
+    mamba2_prefill(0, 2097152, 6291456, "Add(a=2x2x4x6,");
+    mamba2_prefill(128, 1048576, 3145728, "Add(a=2x4x4x6,");
+}
+
+/* Attention layers placed irregularly (full_attention_layers: Granite
+ * 4.0-H-350M's 4 of 32): that many global layers spread evenly, layer i
+ * global when (i + 1) 4 / 32 steps up: layers 7, 15, 23 and 31; 28 linear.
+ * 0: every layer linear; -1: the interval's pattern again. */
+static void test_full_attention_layers(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    m.num_layers = 32, m.full_attention_interval = 0, m.full_attention_layers = 4;
+    for (int64_t i = 0; i < 32; i++)
+        assert_int_equal(pattern_layer_local(&m, i), !(i == 7 || i == 15 || i == 23 || i == 31));
+    assert_int_equal(pattern_local_layers(&m), 28);
+    m.full_attention_layers = 0;
+    assert_int_equal(pattern_local_layers(&m), 32);
+    m.full_attention_layers = -1, m.full_attention_interval = 8;
+    assert_int_equal(pattern_local_layers(&m), 28);
 }
 
 /* m's inference (or training) fails with a message holding needle. */
@@ -171,6 +274,9 @@ static void test_checks(void **s)
     tiny(&m);
     expect_refused(&m, true, "model field \"linear_value_heads\": 4, but LLM training has no linear-attention");
     tiny(&m);
+    m.full_attention_layers = 5;
+    expect_refused(&m, false, "model field \"full_attention_layers\": 5 exceeds num_layers 4");
+    tiny(&m);
     m.linear_value_heads = 0, m.attention_output_gate = true;
     expect_refused(&m, true, "model field \"attention_output_gate\": true, but LLM training does not build it");
 }
@@ -180,6 +286,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layer_by_hand), cmocka_unit_test(test_params), cmocka_unit_test(test_memory),
         cmocka_unit_test(test_ops),           cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_mamba2_by_hand), cmocka_unit_test(test_mamba2_ops),
+        cmocka_unit_test(test_full_attention_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

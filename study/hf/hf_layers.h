@@ -1,0 +1,40 @@
+/* hf_layers.h — the layer pattern of a Hugging Face decoder, as npusim's
+ * model fields: which layers attend to the whole context (layer_types,
+ * attn_layer_indices, sliding_window_pattern, full_attention_interval, or
+ * the type's default) and what the others are (a sliding or chunked
+ * window, a Gated DeltaNet or a Mamba-2 layer), every N-th from a first
+ * one (npusim's pattern; a list off it refused, naming its first item off
+ * it). Each adds its fields to o; 0, or -1 with e naming the file `name`
+ * and its key. */
+#ifndef NPUSIM_STUDY_HF_LAYERS_H
+#define NPUSIM_STUDY_HF_LAYERS_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/err.h"
+
+/* Local attention: the window (sliding_window; Gemma 2's older
+ * sliding_window_size; Llama 4's attention_chunk_size when chunked) and
+ * which layers attend to the whole context (layer_types, Gemma 3's
+ * sliding_window_pattern, else full_every, the type's default). */
+int hf_local_fields(const cJSON *hf, int full_every, bool chunked, double layers, cJSON *o, const char *name,
+                    struct npu_err *e);
+
+/* Gated DeltaNet layers (Qwen3-Next, Qwen3.5): linear_num_value_heads,
+ * ..., full_attention_interval or layer_types' linear_attention. */
+int hf_linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
+
+/* Mamba-2 layers (Granite 4.0-H's granitemoehybrid, Bamba): mamba_n_heads
+ * of mamba_d_head ("auto" or absent: mamba_expand x hidden_size over the
+ * heads; the two must agree), mamba_n_groups of mamba_d_state, the
+ * convolution's mamba_d_conv taps, mamba_chunk_size, the state's format
+ * (mamba_ssm_dtype, else the KV cache's) and which layers attend:
+ * layer_types' "attention" among "mamba", or attn_layer_indices. Defaults:
+ * GraniteMoeHybridConfig's and BambaConfig's (128 heads, 1 group, a state of
+ * 256, 4 taps, chunks of 256, expand 2). Every layer attending (Granite 4.0
+ * Micro): no Mamba fields. */
+int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
+
+#endif
