@@ -256,6 +256,21 @@ rows of the validation: the measured rate is at most the capacity, not a measure
 And each MLPerf Server system at 0.95 and 1.05 of its scheduled rate (a diagnostic table: how far
 its p50 latencies move for a 5% capacity error near the knee).
 
+The held-out rows of the 2025-2026 model families (--csv bench/public/new-families-serving.csv; sources
+S15-S17 in bench/public/new-families.md) add, fixed before any of them was run:
+  model            a path ending in .json is a Hugging Face config.json, run as npusim reads it.
+  SGLang           (engine=SGLang) -> --scheduler chunked, its default chunked prefill; the budget is
+                   npusim's 8192, SGLang's chunked_prefill_size on an H200-class GPU.
+  vLLM V1 on GPUs  engine=vLLM 0.10 or later on an H100-class chip (70 GiB or more, not an A100), no
+                   --max-num-seqs quoted -> --max-num-seqs 1024 --max-num-batched-tokens 8192:
+                   vllm/engine/arg_utils.py get_batch_defaults for the OpenAI API server.
+  closed loops     sglang.bench_serving --num-prompts N counts every request, as vllm bench serve.
+  open_rate        request_rate=R and requests=N in the conditions -> --rate R --requests N; the
+                   client's cap on outstanding requests (the concurrency column: guidellm's 512) as
+                   --max-num-seqs, below the engine's.
+  offline_burst    every prompt sent at once (no rate, no cap) -> --offline --requests N.
+  metric           total_tokens_per_s -> input_tokens_per_s + output_tokens_per_s.
+
 A row npusim refuses (exit status 2, e.g. the model does not fit the memory) is listed as skipped
 with npusim's message. Runs go two at a time; rows sharing a command run it once.
 """
@@ -331,6 +346,8 @@ def metric_stat(row):
     m, c = row["metric"], row["conditions"]
     if m == "throughput_tokens_per_s":
         return "output_tokens_per_s", None
+    if m == "total_tokens_per_s":
+        return "total_tokens_per_s", None   # input_tokens_per_s + output_tokens_per_s (predicted)
     key = {"ttft_ms": "ttft_ms", "tpot_ms": "tpot_ms"}[m]
     if "MEAN" in c or re.search(r"\bmean (TTFT|ITL)\b", c):
         return key, "mean"
@@ -449,7 +466,10 @@ def mlperf_queries(row):
 def build_args(row, configs, binary):
     """The npusim serving arguments (without the binary) or raise Skip."""
     for kind, name in (("chips", row["chip"]), ("models", row["model"])):
-        if not os.path.exists(os.path.join(configs, kind, name + ".json")):
+        if kind == "models" and name.endswith(".json"):   # a Hugging Face config.json, run as read
+            if not os.path.exists(name):
+                raise Skip("no file %s" % name)
+        elif not os.path.exists(os.path.join(configs, kind, name + ".json")):
             raise Skip("no config %s/%s.json" % (kind, name))
     if row["pp"] not in ("", "1"):
         raise Skip("pipeline parallelism %s not mapped" % row["pp"])
@@ -484,17 +504,27 @@ def build_args(row, configs, binary):
         args += ["--rate", m.group(1), "--requests", str(mlperf_queries(row))]
     elif sc == "closed_loop":
         c = int(row["concurrency"])
-        m = re.search(r"vllm bench serve[^;]*--num-prompts (\d+)", row["conditions"])
-        if m:   # vllm bench serve counts every request, its clients' start among them
+        m = re.search(r"(?:vllm bench serve|sglang\.bench_serving)[^;]*--num-prompts (\d+)", row["conditions"])
+        if m:   # vllm bench serve and sglang.bench_serving count every request, the clients' start among them
             args += ["--concurrency", str(c), "--requests", m.group(1)]
         else:
             args += ["--concurrency", str(c), "--requests", str(max(100, 20 * c)), "--warmup", str(2 * c)]
+    elif sc == "open_rate":   # requests at a stated rate, a client cap on those outstanding (header)
+        m, n = re.search(r"request_rate=([0-9.]+)", row["conditions"]), re.search(r"requests=(\d+)", row["conditions"])
+        if not m or not n:
+            raise Skip("open_rate row without request_rate= and requests= in its conditions")
+        args += ["--rate", m.group(1), "--requests", n.group(1)]
     else:
         raise Skip("scenario %s not mapped" % sc)
     args += ["--lengths", spec, "--max-context", str(ctx)]
     if sc == "closed_loop" and VARIANT != "no-think":   # (header: a client's next request takes a trip)
         args += ["--think-time", "0.001"]
     cap = in_flight_cap(row)
+    if cap is None and vllm_gpu_defaults(row):   # vLLM's own defaults on an H100-class GPU (header)
+        cap = 1024
+        args += ["--max-num-batched-tokens", "8192"]
+    if sc == "open_rate" and row["concurrency"]:   # the client's cap, below the engine's
+        cap = min(cap or 256, int(row["concurrency"]))
     if is_trtllm_bench(row):
         cap, tokens = trtllm_bench_settings(row, configs, binary)
         args += ["--max-num-batched-tokens", str(tokens)]
@@ -538,9 +568,20 @@ def vllm_serve_flags(row):
     return out
 
 
+def vllm_gpu_defaults(row):
+    """A vLLM V1 server (0.10 and later) on a GPU of 70 GiB or more that is not an A100, with no
+    --max-num-seqs quoted: its get_batch_defaults give 1024 sequences and 8192 tokens a pass."""
+    m = re.search(r"engine=vLLM (\d+)\.(\d+)", row["conditions"])
+    return (m is not None and (int(m.group(1)), int(m.group(2))) >= (0, 10) and
+            row["chip"] in ("h100", "h200", "gh200", "b200", "gb200", "mi300x", "mi325x") and
+            "--max-num-seqs" not in row["conditions"])
+
+
 def scheduler(row):
     """The row's engine's default scheduling (see the header)."""
     c = row["conditions"]
+    if "engine=SGLang" in c:
+        return "chunked"        # SGLang's default chunked prefill
     m = re.search(r"engine=vLLM (\d+)\.(\d+)", c)
     if m:
         return "continuous" if (int(m.group(1)), int(m.group(2))) < (0, 8) else "chunked"
@@ -736,14 +777,15 @@ def main(argv):
             results[futs[f]] = f.result()
 
     table, errs_metric, errs_source, within, errs_stat = [], {}, {}, {}, {}
-    goal = {"throughput_tokens_per_s": 10.0, "ttft_ms": 20.0, "tpot_ms": 20.0}
+    goal = {"throughput_tokens_per_s": 10.0, "total_tokens_per_s": 10.0, "ttft_ms": 20.0, "tpot_ms": 20.0}
     for r, args in plan:
         summary, err = results[tuple(args)]
         if summary is None:
             skipped.append((r, "npusim refused it: " + err))
             continue
         key, stat = metric_stat(r)
-        pred = summary[key] if stat is None else summary[key][stat]
+        pred = (summary["input_tokens_per_s"] + summary["output_tokens_per_s"] if key == "total_tokens_per_s"
+                else summary[key] if stat is None else summary[key][stat])
         meas = float(r["measured"])
         e = 100.0 * (pred - meas) / meas
         table.append((r, key if stat is None else "%s.%s" % (key, stat), pred, e, key_options(args), summary))
@@ -787,10 +829,13 @@ def main(argv):
     print("\n### MAPE per metric\n")
     print("| metric | rows | MAPE | median APE | within goal | goal |")
     print("|---|---|---|---|---|---|")
-    names = {"throughput_tokens_per_s": "throughput", "ttft_ms": "TTFT", "tpot_ms": "TPOT"}
+    names = {"throughput_tokens_per_s": "throughput", "total_tokens_per_s": "total throughput", "ttft_ms": "TTFT",
+             "tpot_ms": "TPOT"}
     allerr = []
-    for m in ("throughput_tokens_per_s", "ttft_ms", "tpot_ms"):
+    for m in ("throughput_tokens_per_s", "total_tokens_per_s", "ttft_ms", "tpot_ms"):
         es = errs_metric.get(m, [])
+        if not es and m == "total_tokens_per_s":
+            continue        # only some files have them
         allerr += es
         w = within.get(m, [0, 0])
         print("| %s | %d | %.1f%% | %.1f%% | %d of %d | +-%g%% |" % (names[m], len(es), mape(es), median_ape(es),
@@ -813,8 +858,9 @@ def main(argv):
         es = errs_source[s]
         print("| %s | %d | %.1f%% | %+.1f%% |" % (s, len(es), mape(es), sum(es) / len(es)))
 
-    capacity_table(plan, binary, jobs)
-    knee_table(plan, results, binary, jobs)
+    if any(r["scenario"] == "mlperf_server" for r, _ in plan):   # files with MLPerf Server runs
+        capacity_table(plan, binary, jobs)
+        knee_table(plan, results, binary, jobs)
 
     skipped.sort(key=lambda t: order[t[0]["id"]])
     print("\n### Skipped (%d)\n" % len(skipped))

@@ -518,6 +518,27 @@ a = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 row.update(input_len="20000", output_len="2000")
 b = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
+# The held-out rows of the new model families (bench/public/new-families-serving.csv) map by the
+# script's rules: SGLang's chunked prefill and sglang.bench_serving's 100 prompts, counted (N1, a
+# Hugging Face file as the model); vLLM 0.17 on an H200 with its own defaults, 1024 sequences and
+# 8192 tokens (N7, all 200 prompts at once); guidellm's rate with its 512 outstanding (N4); a
+# total-throughput row reads input plus output tokens a second.
+check "serving validation: the new families' rows map by the script's rules" python3 -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
+sv = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sv)
+rows = {r["id"]: r for r in sv.read_rows("bench/public/new-families-serving.csv")}
+def cmd(i):
+    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
+a, b, c = cmd("N1"), cmd("N7"), cmd("N4")
+ok = ("-m tests/samples/hf/qwen3-next-80b-a3b.json" in a and "--concurrency 8 --requests 100 " in a
+      and "--warmup" not in a and "--scheduler chunked" in a
+      and "--offline --requests 200" in b and "--max-num-seqs 1024" in b and "--max-num-batched-tokens 8192" in b
+      and "--max-context 32768" in b and "--scheduler chunked" in b
+      and "--rate 1000 --requests 1000" in c and "--max-num-seqs 512" in c
+      and sv.metric_stat(rows["N5"]) == ("total_tokens_per_s", None) and sv.metric_stat(rows["N6"]) == ("ttft_ms", "mean"))
+sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
 # The MLPerf harness settings read from the submitters' code (bench/serving-validation.py HARNESS):
 # AMD's vLLM Server row I21 runs behind the harness's batcher (0.3 s, 96) with its engine settings,
 # its Offline rows (I6; Dell's I9, same scripts) with the KV admission gate (0.31), the Server without;
