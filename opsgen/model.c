@@ -205,6 +205,10 @@ static const struct field_desc moe_list[] = {
      * device receives (routing imbalance; 1 = perfectly balanced). */
     DB(moe_imbalance_factor, 1.0, FF_EXT, .lo = 1.0, .hi = 1024.0,
        .doc = "How many times the mean load the busiest expert receives (1: balanced routing)."),
+    S(expert_weight_dtype, "same", FF_EXT, .one_of = "same|" MODEL_FORMATS,
+      .doc = "Format of the experts' weights, routed and shared, when it differs from weight_dtype (gpt-oss: "
+             "fp4 experts, MXFP4, beside bf16 attention; an NVFP4 DeepSeek: fp4 experts beside fp8 "
+             "attention); same: weight_dtype."),
 };
 TABLE(model_moe_fields, "model", moe_list);
 
@@ -240,9 +244,6 @@ static const struct field_desc moe_layers_list[] = {
     I(moe_layer_step, 1, P | FF_EXT, .lo = 1, .hi = 1024, .unit = "layers",
       .doc = "After the dense layers, every this-many-th layer is a mixture of experts, the others dense "
              "(Llama 4 Maverick: 2; 1: every layer)."),
-    S(expert_weight_dtype, "same", FF_EXT, .one_of = "same|" MODEL_FORMATS,
-      .doc = "Format of the experts' weights when it differs from weight_dtype (gpt-oss: fp4 experts, MXFP4, "
-             "beside bf16 attention); same: weight_dtype."),
 };
 TABLE(model_moe_layers_fields, "model", moe_layers_list);
 

@@ -23,6 +23,16 @@ check "deepseek: sweep names runs with ep" sh -c "$NPUSIM sweep --profile neusim
   test -s '$T/dssw/deepseekv2-236b/dp1-tp4-pp1-ep4-dpdcn1-tpdcn1-ppdcn1-epdcn1-bs8/inference-v5p_decode.json' &&
   test \$(ls '$T/dssw/deepseekv2-236b' | wc -l) -eq 7"
 
+# The experts in their own format (expert_weight_dtype, as an NVFP4 checkpoint ships them): DeepSeek-V3
+# on 8 B200 (TP 8, EP 8) with fp8 weights and fp4 experts; the run names it, and its decode footprint is
+# below the all-fp8 run's.
+DSX="$NPUSIM run --configs $CONFIGS -m deepseekv3-671b -c b200 --set num_chips=8 --set tensor_parallelism_degree=8 --set expert_parallelism_degree=8 --set weight_dtype=fp8 --no-energy"
+check "deepseek: experts in their own format (fp4 beside fp8): named in the run, a smaller footprint" sh -c "
+  $DSX --set expert_weight_dtype=fp4 -o '$T/dsx4' >'$T/dsx4.txt' 2>&1 && $DSX -o '$T/dsx8' >/dev/null 2>&1 &&
+  grep -q 'weights fp8 (experts fp4)' '$T/dsx4.txt' &&
+  python3 -c 'import glob, json, sys
+m = [json.load(open(glob.glob(d + \"/*_decode.json\")[0]))[\"mem_footprint_GB\"] for d in sys.argv[1:]]
+sys.exit(not (0 < m[0] < m[1]))' '$T/dsx4' '$T/dsx8'"
 expect_fail "deepseek: flash attention rejected" '"use_flash_attention": expected false' \
   $DS --set use_flash_attention=true --out "$T/dsbad"
 expect_fail "deepseek: ep > dp*tp rejected" '"expert_parallelism_degree": expected at most dp\*tp = 4' \

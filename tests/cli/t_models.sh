@@ -136,6 +136,8 @@ mixed = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "producer"
                               "model.layers.0.mlp.experts": {"quant_algo": "W4A16_NVFP4", "group_size": 16},
                               "lm_head": {"quant_algo": "W4A16_NVFP4"}}}
 json.dump(dict(moe, quantization_config=mixed), open(sys.argv[1] + "/q-mixed.json", "w"))
+ds = json.load(open("tests/samples/hf/deepseek-v3.json"))
+json.dump(dict(ds, quantization_config=mixed), open(sys.argv[1] + "/q-mixed-ds.json", "w"))
 mixed["quantized_layers"]["model.layers.0.mlp.down_proj"] = {"quant_algo": "W4A16_NVFP4"}
 json.dump(dict(base, quantization_config=mixed), open(sys.argv[1] + "/q-mixed-dense.json", "w"))
 for k, q in qs.items():
@@ -166,6 +168,11 @@ for want in "$S/gpt-oss-120b.json sliding_window=128 full_attention_interval=2 e
             "$HF/q-mixed.json weight_dtype=fp8 expert_weight_dtype=fp4 scale_block=16 scale_dtype=fp8"; do
     check_import maps "$want"
 done
+# An NVFP4 DeepSeek (MIXED_PRECISION, experts NVFP4 beside fp8) imports and runs with its experts in fp4
+check "models: a DeepSeek with ModelOpt's MIXED_PRECISION runs its experts in fp4" sh -c "
+  $NPUSIM import model '$HF/q-mixed-ds.json' -o '$HF/q-mixed-ds.npu.json' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/q-mixed-ds.npu.json' -c b200 --set num_chips=8 --set tensor_parallelism_degree=8 \
+    --set expert_parallelism_degree=8 --no-energy -o '$HF/q-mixed-ds' 2>/dev/null | grep -q 'weights fp8 (experts fp4)'"
 expect_fail "models: ModelOpt's MIXED_PRECISION with two formats among a dense model's layers is refused, naming them" \
     'MIXED_PRECISION: fp8 and fp4 among the non-expert layers' $NPUSIM import model "$HF/q-mixed-dense.json" -o "$HF/bad/md.json"
 expect_fail "models: an unknown quantization method is refused, naming it" 'quant_method "hqq"' \
