@@ -30,6 +30,7 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_DOC_reduction "reductions and normalisations"
 #define KC_DOC_softmax "softmaxes"
 #define KC_DOC_collective "collective transfers over ICI and DCN (latency steps apart)"
+#define KC_DOC_grouped_gemm "grouped matrix multiplications (a fused MoE kernel's experts, wider than a GEMV)"
 #define KC_SIZE_gemm "MACs"
 #define KC_SIZE_gemv "MACs"
 #define KC_SIZE_attention "MACs"
@@ -39,6 +40,7 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_SIZE_reduction "elements"
 #define KC_SIZE_softmax "elements"
 #define KC_SIZE_collective "bytes"
+#define KC_SIZE_grouped_gemm "MACs"
 /* e_max's default, its least value and what its doc adds: decode
  * attention, not declared (e_max 0), runs as gemv (chip_kernel_eff). */
 #define KC_EMAX(k, d, lo, note) d
@@ -53,6 +55,7 @@ enum { R = FF_REQUIRED | FF_POSITIVE, P = FF_POSITIVE, N = FF_NONNEG, RATE = FF_
 #define KC_E_reduction reduction, 1.0, 0.01, ""
 #define KC_E_softmax softmax, 1.0, 0.01, ""
 #define KC_E_collective collective, 1.0, 0.01, ""
+#define KC_E_grouped_gemm grouped_gemm, 0.0, 0.0, " 0 (the default): a format without its own e runs as gemm, with every gemm field."
 #define KC_APPLY(m, ...) m(__VA_ARGS__)
 #define KC_E(m, k) KC_APPLY(m, KC_E_##k)
 /* "kernel_efficiency.gemm.e_max", ".n_half", then one per precision. */
@@ -351,6 +354,9 @@ const struct kernel_efficiency *chip_kernel_eff(const struct chip_config *c, enu
      * kernel like the others */
     if (k == KC_decode_attention && ke->e_max <= 0 && !(p >= 0 && ke->by_prec[p] > 0))
         return &c->kernel_eff[KC_gemv];
+    /* a grouped GEMM without one: a GEMM like the others */
+    if (k == KC_grouped_gemm && ke->e_max <= 0 && !(p >= 0 && ke->by_prec[p] > 0))
+        return &c->kernel_eff[KC_gemm];
     return ke;
 }
 
@@ -386,7 +392,7 @@ int64_t chip_op_time_ns(const struct chip_config *c, const struct op *op, int64_
 double chip_kernel_t0_ns(const struct chip_config *c, enum kernel_class k, int p)
 {
     const struct kernel_efficiency *ke = &c->kernel_eff[k];
-    if (k == KC_decode_attention && ke->t0_ns <= 0 && !(p >= 0 && ke->t0_by_prec[p] > 0))
+    if ((k == KC_decode_attention || k == KC_grouped_gemm) && ke->t0_ns <= 0 && !(p >= 0 && ke->t0_by_prec[p] > 0))
         ke = chip_kernel_eff(c, k, p);   /* no fixed time of its own: its curve's */
     return p >= 0 && ke->t0_by_prec[p] > 0 ? ke->t0_by_prec[p] : ke->t0_ns;
 }

@@ -22,6 +22,10 @@
  * against the KV cache: paged attention, FlashInfer, XQA; streaming the
  * cache, it reaches less of the HBM bandwidth than a weight-streaming GEMV,
  * and runs as gemv where the chip does not declare it: e_max 0),
+ * grouped_gemm (a fused MoE kernel's grouped GEMM over the woken experts,
+ * wider than a GEMV: Triton's fused_moe reaches about half the dense
+ * kernels' rate, CUTLASS's and DeepGEMM's about theirs; runs as gemm where
+ * the chip does not declare it: e_max 0),
  * elementwise (add, mul, copies), activation
  * (GeLU, SiLU: an exp or tanh per element, which special-function units or
  * polynomial code evaluate far below the FMA rate: H100's exp units reach
@@ -33,7 +37,7 @@
  * of ~48, ~13 and ~53 us), so calibration fits each on its own. */
 #define KERNEL_CLASS_LIST(X) X(gemm) X(gemv) X(attention) X(decode_attention) X(elementwise) X(activation) \
     X(reduction) X(softmax) \
-    X(collective)
+    X(collective) X(grouped_gemm)
 enum kernel_class {
 #define KERNEL_CLASS_ENUM(k) KC_##k,
     KERNEL_CLASS_LIST(KERNEL_CLASS_ENUM)

@@ -99,13 +99,16 @@ enum kernel_class op_kernel_class(const struct instr *in, const struct op *op)
     enum kernel_class k = (enum kernel_class)class_of_kind[in->kind];
     if (k == KC_gemm && op->reads_kv_cache)
         return KC_decode_attention;
-    return k == KC_gemm && kernel_is_gemv(op->einsum_m, op->einsum_n) ? KC_gemv : k;
+    if (k == KC_gemm && kernel_is_gemv(op->einsum_m, op->einsum_n))
+        return KC_gemv;   /* a grouped GEMM of a few rows an expert streams its weights as a GEMV does */
+    return k == KC_gemm && op->grouped ? KC_grouped_gemm : k;
 }
 
 double op_kernel_size(enum kernel_class k, const struct instr *in, const struct op *op)
 {
     switch (k) {
     case KC_gemm:
+    case KC_grouped_gemm:
     case KC_gemv:
     case KC_attention:
     case KC_decode_attention:

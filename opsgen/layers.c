@@ -349,8 +349,11 @@ static struct op *body_matmul(const struct layer_ctx *c, int64_t fid, const char
     if (fold == 1)
         return WEIGHTS(b_einsum(c->t, c->ovf, fid, c->count, d, name, SHP(c->B, seq, K), SHP(K, N),
                                 down ? "BLH;HM->BLM" : "BLM;MH->BLH", "0_0_0", ACT));
-    return WEIGHTS(b_einsum(c->t, c->ovf, fid, c->count / fold, d, name, SHP(fold, bmul(c->ovf, c->B, seq), K),
-                            SHP(fold, K, N), down ? "ELH;EHM->ELM" : "ELM;EMH->ELH", "0_0_0", ACT));
+    struct op *o = WEIGHTS(b_einsum(c->t, c->ovf, fid, c->count / fold, d, name, SHP(fold, bmul(c->ovf, c->B, seq), K),
+                                    SHP(fold, K, N), down ? "ELH;EHM->ELM" : "ELM;EMH->ELH", "0_0_0", ACT));
+    if (o)
+        o->grouped = true;
+    return o;
 }
 
 static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f,

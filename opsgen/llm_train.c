@@ -308,12 +308,31 @@ static int ffn_bwd(struct gen *g, int64_t f, int64_t L)
     return 0;
 }
 
+/* One expert matmul's backward (its input and weight gradients) over b x
+ * tokens rows of K by a K x N weight, n times; over fold experts (fold > 1)
+ * the forward's grouped GEMMs (layers.c, body_matmul), n / fold times. down:
+ * the h x W_down product's. */
+static int expert_matmul_bwd(struct gen *g, int64_t f, int64_t n, int64_t fold, const char *d, int64_t b,
+                             int64_t tokens, int64_t K, int64_t N, bool down)
+{
+    bool *ovf = g->r.ovf;
+    struct op *o;
+    if (fold == 1)
+        return b_einsum_bwd(g->r.t, ovf, f, n, d, "einsum", SHP(b, tokens, K), SHP(K, N),
+                            down ? "BLH;HM->BLM" : "BLM;MH->BLH", "0_0_0", g->r.fmt.act) ? 0 : -1;
+    CHK(o = b_einsum_bwd(g->r.t, ovf, f, n / fold, d, "einsum", SHP(fold, bmul(ovf, b, tokens), K), SHP(fold, K, N),
+                         down ? "ELH;EHM->ELM" : "ELM;EMH->ELH", "0_0_0", g->r.fmt.act));
+    o[0].grouped = o[1].grouped = true;   /* b_einsum_bwd: the input's gradient, then the weight's */
+    return 0;
+}
+
 /* A gated expert body's backward (the forward's gate, up, act(gate) * up and
  * down, each matmul's input and weight gradients) over b x tokens rows of
  * width Fl, n times, its descriptions prefixed by pre (in the activations'
  * format, as the dense FFN's backward). The elementwise pair runs once over
  * fold copies (n / fold ops of fold x b rows), as the forward's fused MoE
- * kernel runs it over every woken expert (layers.h, layer_ctx.fold). */
+ * kernel runs it over every woken expert (layers.h, layer_ctx.fold), and the
+ * matmuls as its grouped GEMMs. */
 static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t tokens, int64_t Fl, const char *pre,
                       int64_t fold)
 {
@@ -324,14 +343,9 @@ static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t to
     char d[96];
     fold = layer_fold(fold, n);
     struct shape h = SHP(bmul(ovf, b, fold), tokens, Fl);
-    /* the matmuls as the forward's grouped GEMMs over the fold experts (layers.c, body_matmul) */
-    int64_t rows = bmul(ovf, b, tokens);
     snprintf(d, sizeof d, "%sFFdown", pre);
-    if (fold > 1)
-        CHK(b_einsum_bwd(tr, ovf, f, n / fold, d, "einsum", SHP(fold, rows, Fl), SHP(fold, Fl, D), "ELH;EHM->ELM",
-                         "0_0_0", act));
-    else
-        CHK(b_einsum_bwd(tr, ovf, f, n, d, "einsum", SHP(b, tokens, Fl), SHP(Fl, D), "BLH;HM->BLM", "0_0_0", act));
+    if (expert_matmul_bwd(g, f, n, fold, d, b, tokens, Fl, D, true))
+        return -1;
     snprintf(d, sizeof d, "%sFFact", pre);
     if (!g->r.prof->ffn_activation_missing)
         CHK(b_unary(tr, ovf, f, n / fold, d, "dh = dy * act'(h)", "Silu", h, "0_0", act));
@@ -340,12 +354,8 @@ static int expert_bwd(struct gen *g, int64_t f, int64_t n, int64_t b, int64_t to
                  g->r.prof->binary_ops_list_one_input));
     for (int i = 0; i < 2; i++) {
         snprintf(d, sizeof d, "%s%s", pre, i ? "FFup" : "FFgate");
-        if (fold > 1)
-            CHK(b_einsum_bwd(tr, ovf, f + 1, n / fold, d, "einsum", SHP(fold, rows, D), SHP(fold, D, Fl),
-                             "ELM;EMH->ELH", "0_0_0", act));
-        else
-            CHK(b_einsum_bwd(tr, ovf, f + 1, n, d, "einsum", SHP(b, tokens, D), SHP(D, Fl), "BLM;MH->BLH", "0_0_0",
-                             act));
+        if (expert_matmul_bwd(g, f + 1, n, fold, d, b, tokens, D, Fl, false))
+            return -1;
     }
     return 0;
 }

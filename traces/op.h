@@ -91,6 +91,10 @@ struct op {
      * decode_attention kernel class). Not in the CSV: an op read back is a
      * matrix-vector product like any other. */
     bool reads_kv_cache;
+    /* One grouped GEMM over a fused MoE kernel's experts (the einsum's
+     * leading axis; chipsim: the grouped_gemm kernel class). Not in the
+     * CSV, as reads_kv_cache. */
+    bool grouped;
 
     /* --- timing (chipsim; some pre-set by opsgen for communication ops) --- */
     enum bounded_by bounded_by;

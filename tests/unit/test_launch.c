@@ -2,8 +2,11 @@
  * gap a phase's kernels wait (graph_capture none, decode, all), and that
  * chipsim makes an op take at least it under the physical profile, leaves a
  * longer op alone and applies none under the reference's profile; a grouped
- * expert GEMM waits one gap for its experts. */
+ * expert GEMM waits one gap for its experts, and takes the grouped_gemm
+ * kernel class's efficiency. */
 #include "testutil.h"
+
+#include <stdlib.h>
 
 #include "chipsim/chipsim.h"
 #include "traces/op.h"
@@ -98,12 +101,56 @@ static void test_grouped_expert_gemm(void **state)
     assert_int_equal(expert_ns(1000000, 0), 8 * 1000000);
 }
 
+/* The grouped_gemm kernel class: the 8 experts' up projections of 512 rows
+ * each, compute-bound on v5p. Undeclared (e_max 0) it runs as gemm: the
+ * same time as the same einsum not marked grouped. Declared at 0.5 it takes
+ * twice the time of gemm's e of 1 (the golden chip's). A grouped einsum of 3
+ * rows an expert is a GEMV (weight-streaming), whatever the class says. */
+static int64_t grouped_ns(double e, bool grouped, const char *rows, int *kc)
+{
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    c.kernel_launch_ns = c.graph_kernel_ns = 0;
+    c.kernel_eff[KC_grouped_gemm].e_max = e;
+    char cfg[200], in[120], out[80];
+    snprintf(cfg, sizeof cfg, "XlaEinsum(a=8x%sx4096,b=8x4096x14336,eq=ELM;EMH->ELH,memory_placements=0_0_0,type=DT_BFLOAT16)",
+             rows);
+    snprintf(in, sizeof in, "DT_BFLOAT16:[8,%s,4096],DT_BFLOAT16:[8,4096,14336]", rows);
+    snprintf(out, sizeof out, "[DT_BFLOAT16:(8,%s,14336)]", rows);
+    struct trace t;
+    trace_init(&t);
+    struct op *o = test_op(&t, "up", cfg, in, out, OP_MXU, 8 * 2LL * atoll(rows) * 4096 * 14336);
+    o->phase = PHASE_PREFILL;
+    o->grouped = grouped;
+    struct npu_err err;
+    assert_int_equal(chipsim_run(&t, &c, &profile_physical, &err), 0);
+    int64_t ns = t.ops[0].exe_ns;
+    *kc = t.ops[0].kernel_class;
+    trace_free(&t);
+    return ns;
+}
+
+static void test_grouped_gemm_class(void **state)
+{
+    (void)state;
+    int kc;
+    int64_t plain = grouped_ns(0.5, false, "512", &kc);
+    assert_int_equal(kc, KC_gemm);
+    assert_int_equal(grouped_ns(0, true, "512", &kc), plain);
+    assert_int_equal(kc, KC_grouped_gemm);
+    int64_t half = grouped_ns(0.5, true, "512", &kc);
+    assert_true(plain > 100000 && llabs(half - 2 * plain) <= 2);
+    grouped_ns(0.5, true, "3", &kc);
+    assert_int_equal(kc, KC_gemv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gap_by_capture),
         cmocka_unit_test(test_chipsim_waits_for_the_launch),
         cmocka_unit_test(test_grouped_expert_gemm),
+        cmocka_unit_test(test_grouped_gemm_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -154,6 +154,7 @@ static void test_moe_fused_activation(void **s)
             assert_int_equal(o->count, 32 * 4);
             assert_int_equal(o->flops, 2LL * 8 * 3 * 4096 * 14336);
             assert_int_equal(o->weight_bytes, 2LL * 8 * 4096 * 14336);
+            assert_true(o->grouped);   /* chipsim's grouped_gemm kernel class */
             seen++;
         }
     }
