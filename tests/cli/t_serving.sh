@@ -503,16 +503,17 @@ check "serving: padded: one prompt a prefill, every decode pass alike, prompts p
   $SP --offline --requests 1 --lengths fixed:129:4 -o '$SE/pad129' >/dev/null &&
   python3 $SC padded '$SE/pad' '$SE/pad100' '$SE/pad128' '$SE/pad129' &&
   python3 $SC accounting '$SE/pad' padded"
+# bench/serving-validation.py as module sv, for the checks of its mapping below
+SV='import importlib.util, sys
+spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
+sv = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sv)'
 # bench/serving-validation.py maps TensorRT-LLM perf-overview rows with trtllm-bench's own batch
 # rule (tuning.py). By hand, Llama-3.1-8B FP8 on one H100 (80 GiB) with FP8 KV: weights 8.03e9 B
 # = 7.48 GiB, cache (80 - 7.48) x 0.9 = 65.3 GiB, 2 x 32 x 8 x 128 B = 64 KiB a token. 128/128:
 # 4181 requests fit, capped at 4096 (a multiple of 256), tokens 4096 x 2 = 8192. 20000/2000:
 # 48.6 requests -> at least 64, tokens 48.6 x 11 = 534 -> at least 2048, then ISL + 64 = 20064.
-check "serving validation: trtllm-bench's batch rule gives the hand-derived settings" python3 -c '
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
-sv = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sv)
+check "serving validation: trtllm-bench's batch rule gives the hand-derived settings" python3 -c "$SV"'
 row = {"model": "llama3-8b", "chip": "h100", "tp": "1", "weight_dtype": "fp8", "input_len": "128", "output_len": "128"}
 a = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 row.update(input_len="20000", output_len="2000")
@@ -523,11 +524,7 @@ sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
 # Hugging Face file as the model); vLLM 0.17 on an H200 with its own defaults, 1024 sequences and
 # 8192 tokens (N7, all 200 prompts at once); guidellm's rate with its 512 outstanding (N4); a
 # total-throughput row reads input plus output tokens a second.
-check "serving validation: the new families' rows map by the script's rules" python3 -c '
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
-sv = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sv)
+check "serving validation: the new families' rows map by the script's rules" python3 -c "$SV"'
 rows = {r["id"]: r for r in sv.read_rows("bench/public/new-families-serving.csv")}
 def cmd(i):
     return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
@@ -548,11 +545,7 @@ sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
 # the TensorRT-LLM rows size their KV cache by their configs' fraction of the free memory;
 # NVIDIA's v5.0 rows (B200: I133-I136, L33-L35; GH200: I137-I139, L36-L38) take their config's settings
 # and their Python harness's defaults.
-check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c '
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
-sv = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sv)
+check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c "$SV"'
 rows = {r["id"]: r for r in sv.read_rows("bench/public/inference-serving.csv")}
 def cmd(i):
     return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
