@@ -259,8 +259,12 @@ its p50 latencies move for a 5% capacity error near the knee).
 The held-out rows of the 2025-2026 model families (--csv bench/public/new-families-serving.csv; sources
 S15-S17 in bench/public/new-families.md) add, fixed before any of them was run:
   model            a path ending in .json is a Hugging Face config.json, run as npusim reads it.
-  SGLang           (engine=SGLang) -> --scheduler chunked, its default chunked prefill; the budget is
-                   npusim's 8192, SGLang's chunked_prefill_size on an H200-class GPU.
+  SGLang           (engine=SGLang) -> --scheduler continuous: SGLang's server_args default
+                   enable_mixed_chunk to false, so a prefill batch runs apart from the decodes, ahead
+                   of them, as npusim's continuous scheduler runs it; its chunked prefill only splits
+                   prompts longer than chunked_prefill_size (8192 or more), which none of these rows
+                   has. (First mapped to chunked; corrected after the first run, from the server_args
+                   default, which the rule had not read.)
   vLLM V1 on GPUs  engine=vLLM 0.10 or later on an H100-class chip (70 GiB or more, not an A100), no
                    --max-num-seqs quoted -> --max-num-seqs 1024 --max-num-batched-tokens 8192:
                    vllm/engine/arg_utils.py get_batch_defaults for the OpenAI API server.
@@ -270,6 +274,11 @@ S15-S17 in bench/public/new-families.md) add, fixed before any of them was run:
                    --max-num-seqs, below the engine's.
   offline_burst    every prompt sent at once (no rate, no cap) -> --offline --requests N.
   metric           total_tokens_per_s -> input_tokens_per_s + output_tokens_per_s.
+  ShareGPT totals  a run that states its ShareGPT token totals ("ShareGPT totals: input I, generated O
+                   over R requests") -> lognormal at its own means I/R and O/R with ShareGPT-8k's CVs
+                   (the assumption above) and --max-context 2048: the benchmark_serving lineage's
+                   sample_sharegpt_requests (vLLM's and SGLang's) drops prompts over 1024 tokens and
+                   pairs over 2048.
 
 A row npusim refuses (exit status 2, e.g. the model does not fit the memory) is listed as skipped
 with npusim's message. Runs go two at a time; rows sharing a command run it once.
@@ -297,6 +306,7 @@ SHAREGPT = {                        # JetStream PR #83 sample outputs (tokenizer
     "llama2-13b": (12503 / 100, 30175 / 100),
 }
 JETSTREAM_CONTEXT = 2048            # jetstream-pytorch cache length
+SHAREGPT_SAMPLER_CONTEXT = 2048     # benchmark_serving's sample_sharegpt_requests: no prompt over 1024, no pair over 2048
 # Rows whose per-instance cap is the harness default their own conditions name (header comment).
 CAP_FROM_NAMED_DEFAULT = {"I4": 806, "I9": 2048}
 # The MLPerf submitters' harness settings, read from their code (mlcommons/inference_results_v4.1
@@ -442,6 +452,11 @@ def lengths(row):
     if "CNN-DailyMail" in c or "CNN/DailyMail" in c:
         raise Skip("CNN/DailyMail: no citable input-length mean for MLPerf's set with GPT-J's "
                    "tokenizer (only the output mean, 69, and the 1919-token cut are published)")
+    m = re.search(r"ShareGPT totals: input (\d+), generated (\d+) over (\d+) requests", c)
+    if m:   # the run's own means, ShareGPT-8k's CVs; the sampler's 1024 / 2048-token cut (header)
+        n = int(m.group(3))
+        return ("lognormal:%s:%s:%s:%s" % (fmt_num(int(m.group(1)) / n), cv_in, fmt_num(int(m.group(2)) / n), cv_out),
+                SHAREGPT_SAMPLER_CONTEXT)
     if "ShareGPT" in c:
         if model not in SHAREGPT:
             raise Skip("ShareGPT with %s's tokenizer: no published length statistics "
@@ -581,7 +596,7 @@ def scheduler(row):
     """The row's engine's default scheduling (see the header)."""
     c = row["conditions"]
     if "engine=SGLang" in c:
-        return "chunked"        # SGLang's default chunked prefill
+        return "continuous"     # SGLang: prefill batches apart from the decodes (enable_mixed_chunk false; header)
     m = re.search(r"engine=vLLM (\d+)\.(\d+)", c)
     if m:
         return "continuous" if (int(m.group(1)), int(m.group(2))) < (0, 8) else "chunked"

@@ -520,7 +520,7 @@ row.update(input_len="20000", output_len="2000")
 b = sv.trtllm_bench_settings(row, sys.argv[1], sys.argv[2])
 sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
 # The held-out rows of the new model families (bench/public/new-families-serving.csv) map by the
-# script's rules: SGLang's chunked prefill and sglang.bench_serving's 100 prompts, counted (N1, a
+# script's rules: SGLang's prefill batches apart (continuous) and sglang.bench_serving's 100 prompts, counted (N1, a
 # Hugging Face file as the model); vLLM 0.17 on an H200 with its own defaults, 1024 sequences and
 # 8192 tokens (N7, all 200 prompts at once); guidellm's rate with its 512 outstanding (N4); a
 # total-throughput row reads input plus output tokens a second.
@@ -530,7 +530,7 @@ def cmd(i):
     return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
 a, b, c = cmd("N1"), cmd("N7"), cmd("N4")
 ok = ("-m tests/samples/hf/qwen3-next-80b-a3b.json" in a and "--concurrency 8 --requests 100 " in a
-      and "--warmup" not in a and "--scheduler chunked" in a
+      and "--warmup" not in a and "--scheduler continuous" in a
       and "--offline --requests 200" in b and "--max-num-seqs 1024" in b and "--max-num-batched-tokens 8192" in b
       and "--max-context 32768" in b and "--scheduler chunked" in b
       and "--rate 1000 --requests 1000" in c and "--max-num-seqs 512" in c
