@@ -126,6 +126,15 @@ int gen_require_linear(const struct model_config *m, const char *what, struct np
     if (m->full_attention_layers > m->num_layers)
         return npu_errf(e, "model field \"full_attention_layers\": %lld exceeds num_layers %lld",
                         (long long)m->full_attention_layers, (long long)m->num_layers);
+    if (m->ffn_layers > m->num_layers)
+        return npu_errf(e, "model field \"ffn_layers\": %lld exceeds num_layers %lld", (long long)m->ffn_layers,
+                        (long long)m->num_layers);
+    if (m->ffn_layers >= 0 && what)
+        return npu_errf(e, "model field \"ffn_layers\": %lld, but %s gives every layer its FFN (LLM inference "
+                        "only); expected -1", (long long)m->ffn_layers, what);
+    if (!strcmp(m->expert_ffn, "relu2") && what)
+        return npu_errf(e, "model field \"expert_ffn\": \"relu2\", but %s builds gated experts (LLM inference "
+                        "only); expected \"gated\"", what);
     if (m->linear_value_heads <= 0)
         return 0;
     if (what)

@@ -391,15 +391,21 @@ static int plain_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t
                       const char *act)
 {
     char d[200];
+    /* over fold copies (a fused MoE kernel's experts) the activation runs once, as gated_body's */
+    int64_t fold = layer_fold(c->fold, c->count);
     /* Both matmuls end in "FFinput" in the reference (quirk opsgen Q18). */
     CAT(d, c->prefix, c->decode ? "Fwd-FFN-serving-decoder-" : "Fwd-FFN_encoder-", "FFinput", NO_ID);
-    CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, c->count, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", SHP(c->B, seq, D),
-                 SHP(D, Fl), "BLM;MH->BLH", "0_0_0", ACT)));
+    CHK(body_matmul(c, f, d, "MatMul: h (2) = y_norm (2) * W_FFi (1)", seq, D, Fl, false));
     if (!c->prof->ffn_activation_missing)
-        CHK(b_unary(c->t, c->ovf, f, c->count, d, "h (2) = act(h (2))", act, SHP(c->B, seq, Fl), "0_0", ACT));
-    CHK(WEIGHTS(b_einsum(c->t, c->ovf, f + 1, c->count, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", SHP(c->B, seq, Fl),
-                 SHP(Fl, D), "BLH;HM->BLM", "0_0_0", ACT)));
+        CHK(b_unary(c->t, c->ovf, f, c->count / fold, d, "h (2) = act(h (2))", act,
+                    SHP(bmul(c->ovf, c->B, fold), seq, Fl), "0_0", ACT));
+    CHK(body_matmul(c, f + 1, d, "MatMul: ffn (2) = h (2) * W_FFo (1)", seq, Fl, D, true));
     return 0;
+}
+
+int layer_ffn_expert_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f, bool relu2)
+{
+    return relu2 ? plain_body(c, seq, D, Fl, f, "Relu") : gated_body(c, seq, D, Fl, f, "Silu");
 }
 
 int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)

@@ -110,6 +110,11 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
         struct attn_args at = linear ? attn_base(m, ph->seq, m->input_seqlen, m->output_seqlen)
                                      : attn_of(r, ph, gr->local);
         at.linear = linear ? &la : NULL;
+        if (gr->no_ffn) {   /* a mixer alone (Nemotron-H's blocks): its attention or linear layer */
+            if (layer_attention(&lc, &at, fid))
+                return -1;
+            continue;
+        }
         if (!gr->moe) {
             if (layer_block(&lc, &at, m, fid))
                 return -1;

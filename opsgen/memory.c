@@ -108,7 +108,7 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     for (int i = 0; i < lg.n; i++) {
         int64_t n = lg.g[i].layers;
         int64_t wa = lg.g[i].local ? w_local : w_attn;
-        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, wa, lg.g[i].moe ? 0 : w_ff), n));
+        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, wa, lg.g[i].moe || lg.g[i].no_ffn ? 0 : w_ff), n));
         if (lg.g[i].moe)   /* its experts, and the router's R x D */
             experts_w = badd(ovf, experts_w, bmul(ovf, badd(ovf, moe_expert_params(ovf, m),
                                                              bmul(ovf, m->num_routed_experts, D)), n));

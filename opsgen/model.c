@@ -135,6 +135,10 @@ static const struct field_desc llm_list[] = {
              "spread evenly over the layers in place of full_attention_interval's pattern. Where they sit "
              "changes only how pipeline stages share them, and npusim gives each stage every kind of "
              "layer in proportion. -1: the interval's pattern."),
+    I(ffn_layers, -1, FF_EXT, .lo = -1, .hi = 1048576, .unit = "layers",
+      .doc = "How many layers have an FFN when some have none (Nemotron-H, whose blocks hold one mixer or "
+             "one FFN: its FFN blocks over its mixer layers): that many, spread evenly, the others only "
+             "their attention or linear mixer. -1: every layer. LLM inference."),
     S(local_attention, "sliding", FF_EXT, .one_of = "sliding|chunked",
       .doc = "How a local layer attends: sliding (the last sliding_window keys) or chunked (the keys of its "
              "own chunk of sliding_window tokens, Llama 4)."),
@@ -241,6 +245,9 @@ TABLE(model_deepseek_fields, "model", deepseek_list);
 static const struct field_desc moe_layers_list[] = {
     I(num_dense_layers, 0, N | FF_EXT, .unit = "layers",
       .doc = "The first layers, with a dense FFN of d_ff; the mixture of experts starts after them."),
+    S(expert_ffn, "gated", FF_EXT, .one_of = "gated|relu2",
+      .doc = "Each expert's FFN: gated (gate, up and down with SiLU: Mixtral, Qwen, gpt-oss) or relu2 (up "
+             "and down with a squared ReLU: Nemotron-H). LLM inference."),
     I(moe_layer_step, 1, P | FF_EXT, .lo = 1, .hi = 1024, .unit = "layers",
       .doc = "After the dense layers, every this-many-th layer is a mixture of experts, the others dense "
              "(Llama 4 Maverick: 2; 1: every layer)."),

@@ -53,6 +53,8 @@ struct model_config {
     int64_t first_full_attention_layer;  /* the first global layer (0-based); -1: interval - 1 */
     int64_t full_attention_layers;       /* >= 0: that many global layers, spread evenly (an
                                           * irregular hybrid); -1: the interval's pattern */
+    int64_t ffn_layers;                  /* >= 0: that many layers have an FFN, spread evenly, the
+                                          * others none (Nemotron-H's blocks); -1: every layer */
     char local_attention[FIELD_STR_MAX];
     /* npusim's own (FF_EXT): Gated DeltaNet or Mamba-2 layers
      * (opsgen/linear_attn.h): with linear_value_heads > 0 the local layers of
@@ -82,7 +84,8 @@ struct model_config {
     double moe_imbalance_factor;         /* npusim's own (FF_EXT): busiest expert's tokens / mean, >= 1 */
     int64_t moe_layer_step;              /* npusim's own (FF_EXT, ffn_type "moe"): after the first
                                           * num_dense_layers, every moe_layer_step-th layer is a MoE */
-    char expert_weight_dtype[FIELD_STR_MAX];   /* npusim's own (ffn_type "moe"): the experts' weights'
+    char expert_weight_dtype[FIELD_STR_MAX];
+    char expert_ffn[FIELD_STR_MAX];      /* npusim's own: "gated" (SiLU-gated) or "relu2" (up, down) */   /* npusim's own (ffn_type "moe"): the experts' weights'
                                                 * format ("same": weight_dtype) */
     /* DeepSeekConfig */
     int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;

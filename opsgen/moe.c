@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "opsgen/gen.h"
 #include "opsgen/parallel.h"
@@ -83,6 +84,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
     int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(g->ep);
     int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
+    bool relu2 = !strcmp(m->expert_ffn, "relu2");   /* ungated experts (Nemotron-H); else gated SiLU */
     char pre[64];
     CHK(b_einsum(c->t, c->ovf, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
                  SHP(R, D), "BSM;RM->BSR", "0_0_0", BF16));
@@ -110,7 +112,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         /* a fused MoE kernel (vLLM's fused_moe, grouped GEMMs) runs the activation and the
          * product once over every expert's tokens, not once an expert */
         x.fold = ld.experts;
-        if (layer_ffn_llama_body(&x, ld.tokens, D, Fm, f))
+        if (layer_ffn_expert_body(&x, ld.tokens, D, Fm, f, relu2))
             return -1;
         f = gen_last(r)->fusion_id + 1;
         x = *c;
@@ -120,7 +122,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         return -1;
     if (m->num_shared_experts > 0 || !g->skip_empty_shared) {
         snprintf(pre, sizeof pre, "FFN_shared_expert-");
-        if (layer_ffn_llama_body(&x, seq, D, Fm * m->num_shared_experts, f))
+        if (layer_ffn_expert_body(&x, seq, D, Fm * m->num_shared_experts, f, relu2))
             return -1;
         f = gen_last(r)->fusion_id + 1;
     }
@@ -173,7 +175,8 @@ int64_t moe_expert_params(bool *ovf, const struct model_config *m)
 {
     int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
     int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
-    return cdiv64(cdiv64(bmul(ovf, bmul3(ovf, 3, m->d_model, m->moe_d_ff), experts), moe_etp(m)), ep);
+    int64_t mats = !strcmp(m->expert_ffn, "relu2") ? 2 : 3;   /* up and down; or gate, up and down */
+    return cdiv64(cdiv64(bmul(ovf, bmul3(ovf, mats, m->d_model, m->moe_d_ff), experts), moe_etp(m)), ep);
 }
 
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,

@@ -14,14 +14,16 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     bool ovf = false;
     int64_t D = m->d_model, H = m->num_heads, L = m->num_layers, V = m->vocab_size;
     int64_t vocab = bmul3(&ovf, V, D, m->tie_word_embeddings ? 1 : 2);
-    int64_t norms = badd(&ovf, bmul3(&ovf, 2, D, L), D);   /* two per layer, one at the end */
-    /* a MoE layer: every expert (routed and shared, gated) and the router;
-     * a token uses its top-k and the shared ones */
-    int64_t expert = bmul3(&ovf, 3, D, m->moe_d_ff), R = m->num_routed_experts, S = m->num_shared_experts;
+    /* a MoE layer: every expert (routed and shared; gated, or up and down
+     * under expert_ffn relu2) and the router; a token uses its top-k and the
+     * shared ones */
+    int64_t expert = bmul3(&ovf, !strcmp(m->expert_ffn, "relu2") ? 2 : 3, D, m->moe_d_ff);
+    int64_t R = m->num_routed_experts, S = m->num_shared_experts;
     int64_t moe_all = badd(&ovf, bmul(&ovf, expert, badd(&ovf, R, S)), bmul(&ovf, R, D));
     int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),
                            bmul(&ovf, R, D));
     int64_t attn, dense_ffn, moe;   /* a layer's attention, a dense layer's FFN, the MoE layers */
+    int64_t no_ffn = 0;             /* layers without an FFN (ffn_layers) */
     int64_t linear = 0, linear_extra = 0;   /* linear-attention layers, and what each adds over attn */
     if (!strcmp(m->ffn_type, "deepseek_moe")) {
         /* MLA: W_q_a, W_q_b, W_kv_a (latent + rope key), W_kv_b, W_o, and the q and kv norms */
@@ -42,6 +44,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         struct layer_groups lg;
         pattern_groups(m, &lg);
         moe = pattern_moe_of(&lg);
+        no_ffn = pattern_no_ffn_of(&lg);
         if (pattern_linear(m)) {   /* the local layers are Gated DeltaNet, in place of attention */
             struct linear_attn la;
             linear_attn_of(m, &la);
@@ -49,7 +52,10 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
             linear_extra = linear_attn_params(&ovf, &la, D, 1) - attn;
         }
     }
-    int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe)), badd(&ovf, norms, vocab));
+    /* two norms a layer (one a layer without an FFN), one at the end */
+    int64_t norms = badd(&ovf, bmul(&ovf, D, 2 * L - no_ffn), D);
+    int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe - no_ffn)),
+                        badd(&ovf, norms, vocab));
     base = badd(&ovf, base, bmul(&ovf, linear_extra, linear));
     *total = badd(&ovf, base, bmul(&ovf, moe_all, moe));
     *active = badd(&ovf, base, bmul(&ovf, moe_act, moe));

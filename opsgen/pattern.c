@@ -36,29 +36,39 @@ bool pattern_layer_moe(const struct model_config *m, int64_t i)
 {
     /* Hugging Face's rule (Llama 4, Qwen-MoE): (i + 1) % step == 0, after the dense first layers */
     int64_t step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
-    return pattern_is_moe(m) && i >= m->num_dense_layers && (i - m->num_dense_layers + 1) % step == 0;
+    return pattern_is_moe(m) && pattern_layer_ffn(m, i) && i >= m->num_dense_layers &&
+           (i - m->num_dense_layers + 1) % step == 0;
 }
 
-static void add(struct layer_groups *o, bool local, bool moe, int64_t n)
+bool pattern_layer_ffn(const struct model_config *m, int64_t i)
+{
+    int64_t L = m->num_layers, K = m->ffn_layers;
+    if (K < 0 || L <= 0)
+        return true;
+    K = K < L ? K : L;
+    return (i + 1) * K / L > i * K / L;   /* K of L spread evenly, as pattern_layer_local's globals */
+}
+
+static void add(struct layer_groups *o, bool local, bool moe, bool no_ffn, int64_t n)
 {
     for (int k = 0; k < o->n; k++)
-        if (o->g[k].local == local && o->g[k].moe == moe) {
+        if (o->g[k].local == local && o->g[k].moe == moe && o->g[k].no_ffn == no_ffn) {
             o->g[k].layers += n;
             return;
         }
-    o->g[o->n++] = (struct layer_group){ local, moe, n };
+    o->g[o->n++] = (struct layer_group){ local, moe, n, no_ffn };
 }
 
 void pattern_groups(const struct model_config *m, struct layer_groups *out)
 {
     memset(out, 0, sizeof *out);
     int64_t L = m->num_layers > 0 ? m->num_layers : 0;
-    if (!any_local(m) && !pattern_is_moe(m)) {   /* every layer alike: no walk */
-        add(out, false, false, L);
+    if (!any_local(m) && !pattern_is_moe(m) && m->ffn_layers < 0) {   /* every layer alike: no walk */
+        add(out, false, false, false, L);
         return;
     }
     for (int64_t i = 0; i < L; i++)
-        add(out, pattern_layer_local(m, i), pattern_layer_moe(m, i), 1);
+        add(out, pattern_layer_local(m, i), pattern_layer_moe(m, i), !pattern_layer_ffn(m, i), 1);
 }
 
 void pattern_stage_groups(const struct model_config *m, int64_t stage_layers, struct layer_groups *out)
@@ -75,7 +85,7 @@ void pattern_share(struct layer_groups *out, int64_t L, int64_t stage_layers)
         return;
     }
     /* the rounding is on int64 exact integers */
-    int64_t rem[4], left = stage_layers;
+    int64_t rem[6], left = stage_layers;
     for (int k = 0; k < out->n; k++) {
         int64_t x = out->g[k].layers * stage_layers;   /* layers and stages are small (< 2^31) */
         out->g[k].layers = x / L;
@@ -139,6 +149,14 @@ int64_t pattern_moe_of(const struct layer_groups *g)
     int64_t n = 0;
     for (int k = 0; k < g->n; k++)
         n += g->g[k].moe ? g->g[k].layers : 0;
+    return n;
+}
+
+int64_t pattern_no_ffn_of(const struct layer_groups *g)
+{
+    int64_t n = 0;
+    for (int k = 0; k < g->n; k++)
+        n += g->g[k].no_ffn ? g->g[k].layers : 0;
     return n;
 }
 

@@ -7,8 +7,9 @@
  * layers. A stage of a pipeline gets each group's share of its layers
  * (largest remainders; exact without a pipeline).
  *
- * Main data structure: struct layer_groups, at most four groups of (local
- * attention?, mixture of experts?) in the order the model first meets them.
+ * Main data structure: struct layer_groups, at most six groups of (local
+ * attention?, mixture of experts?, no FFN?) in the order the model first
+ * meets them.
  *
  * Local attention (model fields sliding_window, full_attention_interval
  * from first_full_attention_layer, or full_attention_layers spread evenly;
@@ -24,17 +25,19 @@
 
 #include "opsgen/model.h"
 
-struct layer_group { bool local, moe; int64_t layers; };
-struct layer_groups { int n; struct layer_group g[4]; };
+struct layer_group { bool local, moe; int64_t layers; bool no_ffn; };
+struct layer_groups { int n; struct layer_group g[6]; };
 
 /* linear_value_heads > 0: the local layers are linear attention (Gated
  * DeltaNet, opsgen/linear_attn.h), not a window. */
 bool pattern_linear(const struct model_config *m);
 /* ffn_type "moe": a mixture of experts over standard attention. */
 bool pattern_is_moe(const struct model_config *m);
-/* Layer i (0-based) of the model attends locally / runs the experts. */
+/* Layer i (0-based) of the model attends locally / runs the experts / has
+ * an FFN (ffn_layers of them spread evenly; -1: every layer). */
 bool pattern_layer_local(const struct model_config *m, int64_t i);
 bool pattern_layer_moe(const struct model_config *m, int64_t i);
+bool pattern_layer_ffn(const struct model_config *m, int64_t i);
 /* The model's layers, counted per group. */
 void pattern_groups(const struct model_config *m, struct layer_groups *out);
 /* The same groups with stage_layers layers in all, each its share. */
@@ -58,9 +61,11 @@ int64_t pattern_local_cache(const struct model_config *m, int64_t n);
  * window's, weighted by the layers of each (attention's FLOPs and bytes
  * are linear in the keys). global_keys without local layers. */
 int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, int64_t global_keys);
-/* The layers of groups g that attend locally, or that run the experts. */
+/* The layers of groups g that attend locally, that run the experts, or that
+ * have no FFN. */
 int64_t pattern_local_of(const struct layer_groups *g);
 int64_t pattern_moe_of(const struct layer_groups *g);
+int64_t pattern_no_ffn_of(const struct layer_groups *g);
 /* The layers of the model that attend locally (pattern_local_of its groups). */
 int64_t pattern_local_layers(const struct model_config *m);
 

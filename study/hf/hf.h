@@ -22,7 +22,8 @@
  * encoder-decoders, vision towers of wrappers not listed, layer_types off
  * "every N-th layer global", Qwen's mlp_only_layers, hybrids with
  * state-space or linear-attention layers other than Gated DeltaNet's and
- * Mamba-2's between attention layers (hf_layers.h). A multimodal wrapper
+ * Mamba-2's between attention layers (hf_layers.h: Granite 4.0-H, Bamba,
+ * Nemotron-H). A multimodal wrapper
  * it knows (Gemma 3, Llama 4, Mistral 3, LLaVA, Idefics3, Qwen-VL) runs as
  * its language model: its text_config, where silent its class's defaults
  * (Transformers writes a nested config sparse), without the vision tower

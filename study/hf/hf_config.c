@@ -23,7 +23,7 @@
  * (MiniCPM-MoE's num_experts), then read as Mixtral's. linear: Gated
  * DeltaNet layers between the attention ones (Qwen3-Next, Qwen3.5), every
  * full_attention_interval-th layer attention; mamba: Mamba-2 layers between
- * them (Granite 4.0-H, Bamba; hf_layers.h). Families naming
+ * them (Granite 4.0-H, Bamba, Nemotron-H; hf_layers.h). Families naming
  * their keys otherwise are read through hf_names.h. */
 enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
 static const struct hf_type {
@@ -77,16 +77,15 @@ static const struct hf_type {
     { .type = "step3p7", .kind = HF_MOE },
     { .type = "granitemoehybrid", .kind = HF_DENSE, .experts = true, .mamba = true },
     { .type = "bamba", .kind = HF_DENSE, .mamba = true },
+    { .type = "nemotron_h", .kind = HF_DENSE, .plain = true, .experts = true, .mamba = true },
 };
 
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
  * npusim knows"). */
 static const struct { const char *types, *why; } unmodelled[] = {
     { "jamba falcon_h1 zamba zamba2 mamba falcon_mamba plamo2 lfm2",
-      "state-space layers npusim has no form for (it simulates Mamba-2's between attention layers, one mixer and "
-      "one FFN a layer: Granite 4.0-H, Bamba)" },
-    { "nemotron_h", "Nemotron-H's blocks each hold one mixer or one FFN (hybrid_override_pattern), not npusim's "
-                    "layer of a mixer and an FFN" },
+      "state-space layers npusim has no form for (it simulates Mamba-2 layers between attention layers: Granite "
+      "4.0-H, Bamba, Nemotron-H)" },
     { "mamba2", "no attention layer (a pure Mamba-2 model): npusim simulates Mamba-2 layers between attention ones" },
     { "minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
@@ -117,7 +116,7 @@ static const char *const understood[] = {
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_ssm_dtype", "attn_output_gate",
     "full_attention_interval", "mtp_num_hidden_layers", "index_topk", "index_n_heads", "index_head_dim",
     "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_chunk_size",
-    "mamba_expand", "attn_layer_indices",
+    "mamba_expand", "attn_layer_indices", "hybrid_override_pattern",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -166,6 +165,8 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
     static const struct { const char *key, *why; } never[] = {
         { "vision_config", "a vision tower (give the text model's config: its text_config)" },
         { "text_config", "a multimodal wrapper (give the text model's config: its text_config)" },
+        { "moe_latent_size", "a latent mixture of experts (Nemotron 3 Super and Ultra: tokens projected to "
+                             "moe_latent_size before their experts): not modelled" },
     };
     for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
         if (cJSON_GetObjectItemCaseSensitive(hf, never[i].key))
@@ -484,6 +485,9 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
                                       (t->linear   ? hf_linear_fields(hf, layers, o, name, e)
                                        : t->mamba ? hf_mamba_fields(hf, layers, o, name, e)
                                                   : hf_local_fields(hf, t->full_every, t->chunked, layers, o, name, e)));
+    /* Nemotron-H's experts are its MLP: up and down with a squared ReLU, ungated */
+    if (!rc && !strcmp(t->type, "nemotron_h") && kind == HF_MOE)
+        cJSON_AddStringToObject(o, "expert_ffn", "relu2");
     /* Granite 4.0-H without experts (H-Micro): its FFN is the shared MLP of shared_intermediate_size */
     double shared = hf_num(hf, "shared_expert_intermediate_size", 0);
     if (!rc && t->mamba && kind == HF_DENSE && shared > 0)

@@ -175,10 +175,49 @@ static int indices_pattern(const cJSON *ix, double layers, double *every, int *f
     return 0;
 }
 
+/* Nemotron-H's hybrid_override_pattern, one letter a block (M Mamba-2, *
+ * attention, - MLP, E experts), as npusim's layers: a mixer and an FFN a
+ * layer, so the mixer blocks are the layers (num_layers replaced), the
+ * attention ones *globals of them spread evenly, and the FFN blocks
+ * ffn_layers of them when fewer (only counts change the time: where a block
+ * sits matters only to pipeline shares). More FFN blocks than mixers, MLP
+ * and expert blocks together, or another letter are refused. */
+static int blocks_pattern(const cJSON *hf, double *layers, int *globals, cJSON *o, const char *name,
+                          struct npu_err *e)
+{
+    const char *p = hf_str(hf, "hybrid_override_pattern");
+    int n[4] = { 0, 0, 0, 0 };   /* M * - E */
+    for (size_t i = 0; p[i]; i++) {
+        const char *at = strchr("M*-E", p[i]);
+        if (!at || !p[i])
+            return npu_errf(e, "%s: key \"hybrid_override_pattern\": item %zu \"%c\": expected M, *, - or E", name,
+                            i, p[i]);
+        n[at - "M*-E"]++;
+    }
+    int mixers = n[0] + n[1], ffns = n[2] + n[3];
+    if ((double)strlen(p) != hf_num(hf, "num_hidden_layers", 0))
+        return npu_errf(e, "%s: key \"hybrid_override_pattern\": %zu blocks, expected num_hidden_layers (%g)", name,
+                        strlen(p), hf_num(hf, "num_hidden_layers", 0));
+    if (n[2] > 0 && n[3] > 0)
+        return npu_errf(e, "%s: key \"hybrid_override_pattern\": MLP (-) and expert (E) blocks together: npusim's "
+                           "layers run one kind of FFN", name);
+    if (ffns > mixers || mixers == 0)
+        return npu_errf(e, "%s: key \"hybrid_override_pattern\": %d FFN blocks to %d mixer blocks: npusim's layers "
+                           "hold a mixer each, and at most one FFN", name, ffns, mixers);
+    *layers = mixers;
+    *globals = n[1];
+    cJSON_ReplaceItemInObjectCaseSensitive(o, "num_layers", cJSON_CreateNumber(mixers));
+    if (ffns < mixers)
+        cJSON_AddNumberToObject(o, "ffn_layers", ffns);
+    return 0;
+}
+
 int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
 {
     double every = 0;
     int first = -1, globals = -1;
+    if (hf_str(hf, "hybrid_override_pattern") && blocks_pattern(hf, &layers, &globals, o, name, e))
+        return -1;
     const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
     const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, "attn_layer_indices");
     if (lt && layer_types_pattern(lt, layers, "attention", "mamba", &every, &first, &globals, name, e))
@@ -190,7 +229,8 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
     /* the heads' width: mamba_d_head, or ("auto", absent) mamba_expand x hidden_size over the heads */
     double heads = hf_num(hf, "mamba_n_heads", 128), inner = hf_num(hf, "mamba_expand", 2) * hf_num(hf, "hidden_size", 0);
     double dh = hf_num(hf, "mamba_d_head", heads > 0 ? inner / heads : 0);
-    if (!(heads * dh == inner))
+    /* a head width given outright is the mixer's (Nemotron-H's heads x head_dim need not be expand x hidden) */
+    if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "mamba_d_head")) && !(heads * dh == inner))
         return npu_errf(e, "%s: keys \"mamba_n_heads\" and \"mamba_d_head\": %g heads of %g, expected mamba_expand x "
                            "hidden_size = %g channels", name, heads, dh, inner);
     static const struct { const char *hf, *np; double def; } keys[] = {

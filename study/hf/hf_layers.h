@@ -26,7 +26,11 @@ int hf_local_fields(const cJSON *hf, int full_every, bool chunked, double layers
  * ..., full_attention_interval or layer_types' linear_attention. */
 int hf_linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
 
-/* Mamba-2 layers (Granite 4.0-H's granitemoehybrid, Bamba): mamba_n_heads
+/* Mamba-2 layers (Granite 4.0-H's granitemoehybrid, Bamba; Nemotron-H's
+ * keys under these names, hf_names.c, and its hybrid_override_pattern of
+ * one-mixer or one-FFN blocks as npusim's layers: the mixers become the
+ * layers, the attention blocks full_attention_layers of them and the FFN
+ * blocks ffn_layers): mamba_n_heads
  * of mamba_d_head ("auto" or absent: mamba_expand x hidden_size over the
  * heads; the two must agree), mamba_n_groups of mamba_d_state, the
  * convolution's mamba_d_conv taps, mamba_chunk_size, the state's format

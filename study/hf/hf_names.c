@@ -50,6 +50,16 @@ static const struct rename {
     { "hunyuan", "head_dim", NULL, "attention_head_dim" },
     { "hunyuan", "first_k_dense_replace", NULL, "moe_layer_num_skipped" },
     { "step3p7", "shared_expert_intermediate_size", NULL, "share_expert_dim" },
+    { "nemotron_h", "shared_expert_intermediate_size", NULL, "moe_shared_expert_intermediate_size" },
+    { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
+    { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
+    { "nemotron_h", "mamba_d_head", NULL, "mamba_head_dim" },
+    { "nemotron_h", "mamba_n_groups", NULL, "n_groups" },
+    { "nemotron_h", "mamba_d_state", NULL, "ssm_state_size" },
+    { "nemotron_h", "mamba_d_conv", NULL, "conv_kernel" },
+    { "nemotron_h", "mamba_chunk_size", NULL, "chunk_size" },
+    { "nemotron_h", "mamba_expand", NULL, "expand" },
+    { "nemotron_h", "mamba_ssm_dtype", NULL, "mamba_ssm_cache_dtype" },
 };
 
 /* Keys the rules below read. */

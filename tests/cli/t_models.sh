@@ -56,7 +56,7 @@ for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:
             llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9 gpt2:124e6:124e6 phi-2:2.78e9:2.78e9 \
             ling-plus:290e9:28.8e9 qwen3-14b:14.8e9:14.8e9 aya-23-8b:8.03e9:8.03e9 starcoder2-7b:7.17e9:7.17e9 \
             kimi-k2.5:1.04e12:32.6e9 hunyuan-a13b:80e9:13e9 qwen3.5-35b-a3b:35e9:3e9 glm-5:744e9:41.9e9 \
-            step-3.7-flash:196e9:11e9; do
+            step-3.7-flash:196e9:11e9 nemotron-3-nano-30b-a3b:31.6e9:3.6e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
@@ -94,6 +94,42 @@ p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0])) for d in sys.argv[1:3
 ok = (p[0][\"params_total\"] == 340332224 and p[1][\"params_total\"] == 32207337984 and
       abs(p[1][\"params_active\"] - 9e9) <= 0.5e9)
 sys.exit(not ok)' '$HF/g350' '$HF/gsmall'"
+# Nemotron-H's blocks (hybrid_override_pattern: M Mamba-2, * attention, E experts, - MLP), one mixer
+# or one FFN each: Nemotron 3 Nano's 52 are 23 M, 6 * and 23 E, so npusim's 29 layers (a mixer each)
+# with 6 attending (full_attention_layers) and 23 FFNs (ffn_layers), its experts ungated (relu2).
+# By hand: 23 Mamba-2 layers of 38,742,208 (W_in 2688 x (2 x 4096 + 2 x 8 x 128 + 64), the biased
+# convolution 6144 x 5, 3 x 64 + 4096, W_out 4096 x 2688), 6 attention layers of 23,396,352, 23
+# mixtures of 1,297,465,344 (128 routed and 2 shared expert widths of 2 x 2688 x 1856, a 128 x 2688
+# router), 52 norms and the final one of 2688, the untied 2 x 131072 x 2688: 31,577,937,344, with
+# 3,580,073,408 active (8 experts' worth); its report: 31.6B, 3.6B active with the embeddings.
+check "models: Nemotron-H's blocks as npusim's layers (Nemotron 3 Nano: 29 layers, 6 attending, 23 FFNs)" \
+    imported "$S/nemotron-3-nano-30b-a3b.json" "$HF/f-nano.json" num_layers=29 full_attention_layers=6 ffn_layers=23 \
+    linear_kind=mamba2 linear_value_heads=64 linear_value_dim=64 linear_key_heads=8 linear_key_dim=128 linear_chunk_size=128 \
+    linear_state_dtype=fp32 expert_ffn=relu2 num_shared_experts=2 num_routed_experts=128
+check "models: Nemotron 3 Nano's parameters by hand: 31,577,937,344, 3,580,073,408 active" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/nemotron-3-nano-30b-a3b.json -c h100 --set num_chips=2 --set tensor_parallelism_degree=2 \
+    -o '$HF/nano' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(not (d[\"params_total\"] == 31577937344 and d[\"params_active\"] == 3580073408))' '$HF/nano'"
+check "models: a Nemotron-H hybrid serves (Nemotron 3 Nano on 2 H100, 50 chat requests)" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m $S/nemotron-3-nano-30b-a3b.json -c h100 --tp 2 --rate 4 --requests 50 --lengths chat \
+    --json >'$HF/nano-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 50)' '$HF/nano-serve.json'"
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/nemotron-3-nano-30b-a3b.json"))
+p = j["hybrid_override_pattern"]
+for k, v in {"latent": dict(j, moe_latent_size=1024), "letter": dict(j, hybrid_override_pattern=p[:-1] + "X"),
+             "mixed": dict(j, hybrid_override_pattern=p[:-1] + "-"), "ffns": dict(j, hybrid_override_pattern="E" * 30 + "M" * 22)}.items():
+    json.dump(v, open(sys.argv[1] + "/nemo-" + k + ".json", "w"))' "$HF"
+expect_fail "models: Nemotron 3 Super's latent experts are refused, naming moe_latent_size" 'key "moe_latent_size": a latent mixture' \
+    $NPUSIM import model "$HF/nemo-latent.json" -o "$HF/bad/x.json"
+expect_fail "models: a hybrid_override_pattern letter other than M, *, - or E is refused, naming it" 'item 51 "X": expected M, \*, - or E' \
+    $NPUSIM import model "$HF/nemo-letter.json" -o "$HF/bad/x.json"
+expect_fail "models: MLP and expert blocks together are refused" 'MLP (-) and expert (E) blocks together' \
+    $NPUSIM import model "$HF/nemo-mixed.json" -o "$HF/bad/x.json"
+expect_fail "models: more FFN blocks than mixers are refused" '30 FFN blocks to 22 mixer blocks' \
+    $NPUSIM import model "$HF/nemo-ffns.json" -o "$HF/bad/x.json"
 # Bamba's attn_layer_indices (Bamba-9B: 9, 18 and 27 of 32): every 9th from layer 9; irregular
 # ones count (full_attention_layers); a layer listed twice, or past the last, is refused.
 python3 -c 'import json, sys

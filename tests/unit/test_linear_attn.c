@@ -244,6 +244,34 @@ static void test_full_attention_layers(void **s)
     assert_int_equal(pattern_local_layers(&m), 28);
 }
 
+/* Layers without an FFN (ffn_layers: Nemotron-H's blocks hold one mixer or
+ * one FFN): 2 FFNs over the tiny model's 4 layers, at layers 1 and 3
+ * ((i + 1) 2 / 4 steps up), the 2 attention ones. Its parameters lose 2
+ * FFNs of 3 x 8 x 16 and their 2 norms of 8: 3166 - 784 = 2382. A decode
+ * step runs the FFN's gate projection in 2 layers, not 4 (4 steps). */
+static void test_ffn_layers(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    int64_t t, a;
+    opsgen_model_params(&m, &t, &a);
+    assert_int_equal(t, 3166);
+    m.ffn_layers = 2;
+    for (int64_t i = 0; i < 4; i++)
+        assert_int_equal(pattern_layer_ffn(&m, i), i == 1 || i == 3);
+    opsgen_model_params(&m, &t, &a);
+    assert_int_equal(t, 2382);
+    struct trace tr;
+    infer_b2(&m, 128, &tr);
+    int64_t gates = 0;
+    for (size_t i = 0; i < tr.n; i++)
+        if (tr.ops[i].phase == PHASE_DECODE && !strcmp(tr.ops[i].description, "Fwd-FFN-serving-decoder-FFgate"))
+            gates += tr.ops[i].count;
+    assert_int_equal(gates, 2 * 4);
+    trace_free(&tr);
+}
+
 /* m's inference (or training) fails with a message holding needle. */
 static void expect_refused(const struct model_config *m, bool training, const char *needle)
 {
@@ -274,6 +302,12 @@ static void test_checks(void **s)
     tiny(&m);
     expect_refused(&m, true, "model field \"linear_value_heads\": 4, but LLM training has no linear-attention");
     tiny(&m);
+    m.ffn_layers = 5;
+    expect_refused(&m, false, "model field \"ffn_layers\": 5 exceeds num_layers 4");
+    tiny(&m);
+    m.linear_value_heads = 0, m.ffn_layers = 2;
+    expect_refused(&m, true, "model field \"ffn_layers\": 2, but LLM training gives every layer its FFN");
+    tiny(&m);
     m.full_attention_layers = 5;
     expect_refused(&m, false, "model field \"full_attention_layers\": 5 exceeds num_layers 4");
     tiny(&m);
@@ -287,7 +321,7 @@ int main(void)
         cmocka_unit_test(test_layer_by_hand), cmocka_unit_test(test_params), cmocka_unit_test(test_memory),
         cmocka_unit_test(test_ops),           cmocka_unit_test(test_checks),
         cmocka_unit_test(test_mamba2_by_hand), cmocka_unit_test(test_mamba2_ops),
-        cmocka_unit_test(test_full_attention_layers),
+        cmocka_unit_test(test_full_attention_layers), cmocka_unit_test(test_ffn_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,6 +162,45 @@ static void test_moe_fused_activation(void **s)
     trace_free(&t);
 }
 
+/* Ungated experts (expert_ffn relu2: Nemotron-H's): Mixtral's 8 experts at
+ * batch 8 as above, each up and down with a squared ReLU. A decode step's
+ * experts run two grouped GEMMs a layer (up 8x3x4096 by 8x4096x14336, down
+ * back) and one activation over 8 x 3 rows, no gate and no product; the
+ * parameters lose one of each expert's three matrices, 32 layers x 8 x 4096
+ * x 14336. */
+static void test_moe_relu2_experts(void **s)
+{
+    (void)s;
+    struct model_config m;
+    mixtral_b8(&m);
+    int64_t t0, a0, t1, a1;
+    opsgen_model_params(&m, &t0, &a0);
+    strcpy(m.expert_ffn, "relu2");
+    opsgen_model_params(&m, &t1, &a1);
+    assert_int_equal(t0 - t1, 32LL * 8 * 4096 * 14336);
+    assert_int_equal(a0 - a1, 32LL * 2 * 4096 * 14336);   /* top-2 */
+    struct trace t;
+    infer_physical(&m, &t);
+    int gemms = 0, acts = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        if (o->phase != PHASE_DECODE || !strstr(o->description, "routed_experts"))
+            continue;
+        const char *c = cfg_text(o);
+        assert_null(strstr(c, "Mul("));
+        assert_null(strstr(c, "Silu("));
+        if (strstr(c, "a=8x3x4096,b=8x4096x14336") || strstr(c, "a=8x3x14336,b=8x14336x4096")) {
+            assert_true(o->grouped);
+            gemms++;
+        } else if (strstr(c, "Relu(x=8x3x14336")) {
+            acts++;
+        }
+    }
+    assert_int_equal(gemms, 2);
+    assert_int_equal(acts, 1);
+    trace_free(&t);
+}
+
 /* A mixture with dense layers (GLM-4.5's and ERNIE 4.5's first layers, Llama
  * 4 Maverick's every other): Mixtral with 3 dense first layers and then every
  * other layer a mixture has 3 + 15 = 18 dense layers and 14 of experts. The
@@ -351,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
+        cmocka_unit_test(test_moe_relu2_experts),
         cmocka_unit_test(test_moe_dense_layers),
         cmocka_unit_test(test_deepseek_dense_layers),
         cmocka_unit_test(test_moe_tokens_replicated),
