@@ -141,6 +141,66 @@ cJSON *json_read_file_strict(const char *path, struct npu_err *e)
     return j;
 }
 
+/* text with Python's bare non-numbers outside strings as null: a new buffer
+ * (*m bytes), or NULL when out of memory. "NaN" grows by a byte, so the
+ * buffer is twice text's size. */
+static char *python_non_numbers_to_null(const char *text, size_t n, size_t *m)
+{
+    static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
+    char *out = malloc(2 * n + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n;) {
+        char c = text[i];
+        if (in_string) {
+            out[o++] = c;
+            if (c == '\\' && i + 1 < n)
+                out[o++] = text[++i];
+            else if (c == '"')
+                in_string = false;
+            i++;
+            continue;
+        }
+        size_t w = 0, k = 0;
+        while (w < 3 && !(n - i >= (k = strlen(words[w])) && !memcmp(text + i, words[w], k)))
+            w++;
+        if (w < 3) {
+            memcpy(out + o, "null", 4);
+            o += 4, i += k;
+            continue;
+        }
+        in_string = c == '"';
+        out[o++] = c;
+        i++;
+    }
+    *m = o;
+    return out;
+}
+
+cJSON *json_read_file_python(const char *path, struct npu_err *e)
+{
+    size_t n, m;
+    char *buf = text_read_file(path, &n, e);
+    if (!buf)
+        return NULL;
+    char *text = python_non_numbers_to_null(buf, n, &m);
+    free(buf);
+    if (!text) {
+        npu_errf(e, "%s: out of memory", path);
+        return NULL;
+    }
+    cJSON *j = json_parse_strict(text, m, path, e);
+    free(text);
+    if (j && !cJSON_IsObject(j)) {
+        npu_errf(e, "%s: expected a JSON object at the top level", path);
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
 /* Edit distance with adjacent transpositions (optimal string alignment):
  * "rnu" is one edit from "run". Capped: strings this long are no typo. */
 static size_t edit_distance(const char *a, const char *b)

@@ -36,6 +36,12 @@ cJSON *json_parse(const char *text, size_t n, const char *name, struct npu_err *
 /* Reads and parses a whole file strictly; the top level must be an object. */
 cJSON *json_read_file_strict(const char *path, struct npu_err *e);
 
+/* The same for a file Python's json module wrote: its bare Infinity,
+ * -Infinity and NaN (outside strings; not JSON) read as null, every other
+ * rule as json_read_file_strict's. For Hugging Face configs (study/hf), whose
+ * ignored keys carry them (Mamba models' time_step_limit). */
+cJSON *json_read_file_python(const char *path, struct npu_err *e);
+
 /* The first member of object o whose key is not among known[0..n), or
  * NULL; with hint (size hn) set to a did-you-mean for it (or ""). */
 const char *json_unknown_key(const cJSON *o, const char *const *known, size_t n, char *hint, size_t hn);

@@ -56,7 +56,7 @@ static int import_model(int nfiles, char **files, const char *out, bool other_op
         return usage_error("import", "model: --dtype and --names are for measurements");
     struct npu_err e;
     cJSON *hf = json_read_file_strict(files[0], &e);
-    if (!hf)
+    if (!hf && !(hf = hf_read_python(files[0])))   /* Python's Infinity and NaN in a Hugging Face config */
         return report_error("import", &e);
     if (!hf_config_is(hf)) {
         cJSON_Delete(hf);

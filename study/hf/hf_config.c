@@ -4,6 +4,7 @@
  * ones refused. */
 #include "study/hf/hf.h"
 
+#include "base/json_strict.h"
 #include "study/hf/hf_layers.h"
 #include "study/hf/hf_names.h"
 
@@ -141,6 +142,16 @@ bool hf_config_is(const cJSON *j)
     return cJSON_IsObject(j) && (cJSON_GetObjectItemCaseSensitive(j, "architectures") ||
                                  (cJSON_GetObjectItemCaseSensitive(j, "hidden_size") &&
                                   cJSON_GetObjectItemCaseSensitive(j, "num_hidden_layers")));
+}
+
+cJSON *hf_read_python(const char *path)
+{
+    struct npu_err e;
+    cJSON *j = json_read_file_python(path, &e);
+    if (j && hf_config_is(j))
+        return j;
+    cJSON_Delete(j);
+    return NULL;
 }
 
 bool hf_config_key(const char *key)

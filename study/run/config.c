@@ -289,7 +289,13 @@ size_t config_names(const char *configs_dir, bool only_dir, enum config_kind kin
     return n;
 }
 
-cJSON *config_read_json(const char *path, struct npu_err *e) { return json_read_file_strict(path, e); }
+cJSON *config_read_json(const char *path, struct npu_err *e)
+{
+    cJSON *j = json_read_file_strict(path, e);
+    /* a Hugging Face config as Python's json wrote it (Infinity in time_step_limit); e keeps the
+     * strict reader's message for anything else */
+    return j ? j : hf_read_python(path);
+}
 
 static void set_source(cJSON *sources, const char *key, const char *file)
 {

@@ -122,6 +122,20 @@ p = j["hybrid_override_pattern"]
 for k, v in {"latent": dict(j, moe_latent_size=1024), "letter": dict(j, hybrid_override_pattern=p[:-1] + "X"),
              "mixed": dict(j, hybrid_override_pattern=p[:-1] + "-"), "ffns": dict(j, hybrid_override_pattern="E" * 30 + "M" * 22)}.items():
     json.dump(v, open(sys.argv[1] + "/nemo-" + k + ".json", "w"))' "$HF"
+# Python's json writes float("inf") as Infinity (not JSON): a Hugging Face config whose ignored
+# time_step_limit holds it, as Nemotron-H's files do, reads it as null and runs; npusim's own
+# model file with it stays refused, saying why.
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/nemotron-3-nano-30b-a3b.json"))
+json.dump(dict(j, time_step_limit=[0.0, float("inf")]), open(sys.argv[1] + "/nemo-inf.json", "w"))
+m = json.load(open("configs/models/llama3-8b.json"))
+json.dump(dict(m, rope_theta=float("nan")), open(sys.argv[1] + "/own-nan.json", "w"))' "$HF"
+check "models: a Hugging Face config with Python's Infinity imports and runs" sh -c "
+  grep -q Infinity '$HF/nemo-inf.json' && $NPUSIM import model '$HF/nemo-inf.json' -o '$HF/nemo-inf.npu.json' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/nemo-inf.json' -c h100 --set num_chips=2 --set tensor_parallelism_degree=2 \
+    -o '$HF/nemo-inf' >/dev/null 2>&1"
+expect_fail "models: npusim's own model file with NaN stays refused, naming why" 'Infinity and NaN are not JSON numbers' \
+    $NPUSIM run --configs $CONFIGS -m "$HF/own-nan.json" -c h100 -o "$HF/bad"
 expect_fail "models: Nemotron 3 Super's latent experts are refused, naming moe_latent_size" 'key "moe_latent_size": a latent mixture' \
     $NPUSIM import model "$HF/nemo-latent.json" -o "$HF/bad/x.json"
 expect_fail "models: a hybrid_override_pattern letter other than M, *, - or E is refused, naming it" 'item 51 "X": expected M, \*, - or E' \

@@ -2,6 +2,10 @@
  * (base/json_strict.h), and the range of every config field. */
 #include "testutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "chipsim/chip.h"
 #include "opsgen/model.h"
 #include "power/pg.h"
@@ -47,6 +51,36 @@ static void test_strict_parse(void **state)
     struct npu_err e2;
     assert_null(json_parse_strict("{\"a\": \"NaN\" x}", 14, "f.json", &e2));
     assert_string_equal(e2.msg, "f.json:1: invalid JSON");
+}
+
+/* json_read_file_python: Python's bare Infinity, -Infinity and NaN read as
+ * null outside strings (a word in a string stays), every strict rule kept
+ * (a duplicate key still refused); json_read_file_strict refuses the same
+ * file. */
+static void test_python_read(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/npusim-py-json-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *t = "{\"t\": [0.0, Infinity], \"b\": -Infinity, \"c\": NaN, \"s\": \"NaN \\\" Infinity\", \"n\": 2}";
+    assert_int_equal(write(fd, t, strlen(t)), (ssize_t)strlen(t));
+    close(fd);
+    struct npu_err e;
+    assert_null(json_read_file_strict(path, &e));
+    cJSON *j = json_read_file_python(path, &e);
+    assert_non_null(j);
+    assert_true(cJSON_IsNull(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "t"), 1)));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "b")) && cJSON_IsNull(cJSON_GetObjectItem(j, "c")));
+    assert_string_equal(cJSON_GetObjectItem(j, "s")->valuestring, "NaN \" Infinity");
+    assert_int_equal((int)cJSON_GetObjectItem(j, "n")->valuedouble, 2);
+    cJSON_Delete(j);
+    FILE *f = fopen(path, "w");
+    fputs("{\"a\": NaN, \"a\": 1}", f);
+    fclose(f);
+    assert_null(json_read_file_python(path, &e));
+    assert_non_null(strstr(e.msg, "duplicate key \"a\""));
+    unlink(path);
 }
 
 /* json_parse: cJSON_ParseWithLength's leniency (text after the value,
@@ -199,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strict_parse),
         cmocka_unit_test(test_lenient_parse),
+        cmocka_unit_test(test_python_read),
         cmocka_unit_test(test_suggestions),
         cmocka_unit_test(test_field_ranges),
         cmocka_unit_test(test_field_docs),
