@@ -48,7 +48,10 @@ check "models: npusim import model writes npusim's config with its source, which
 # 35B with 3B active (its card), three Gated DeltaNet layers to one of gated attention; GLM-5 744B
 # with 40B active (Z.ai's figures, which count active parameters without the 154880 x 6144 embedding
 # and head, 1.9B: 41.9B as npusim counts), DeepSeek Sparse Attention's indexer included; Step-3.7-Flash
-# 196B with 11B active (StepFun's figures), its first layer and every fourth after it global
+# 196B with 11B active (StepFun's figures), its first layer and every fourth after it global;
+# Nemotron 3 Nano 31.6B with 3.6B active including the embeddings (its report); Nemotron-H-56B 56B
+# (its name; its file carries Python's Infinity, read as null), Mamba-2 and attention blocks with
+# ungated MLP blocks, fewer than its mixers
 for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:7.61e9:7.61e9 gemma-2b:2.51e9:2.51e9 deepseek-v3:671e9:37e9 \
             mixtral-8x7b:46.7e9:12.9e9 mixtral-8x22b:141e9:39e9 qwen2-57b-a14b:57e9:14e9 dbrx-base:132e9:36e9 \
             olmoe-1b-7b:6.9e9:1.3e9 gemma-2-9b-it:9.24e9:9.24e9 phi-3-medium-4k:14e9:14e9 mistral-7b-v0.1:7.24e9:7.24e9 \
@@ -56,7 +59,7 @@ for pair in llama-3.1-8b:8.03e9:8.03e9 mistral-7b-v0.3:7.25e9:7.25e9 qwen2.5-7b:
             llava-1.5-7b:6.74e9:6.74e9 llama-4-scout-instruct:109e9:17e9 gpt2:124e6:124e6 phi-2:2.78e9:2.78e9 \
             ling-plus:290e9:28.8e9 qwen3-14b:14.8e9:14.8e9 aya-23-8b:8.03e9:8.03e9 starcoder2-7b:7.17e9:7.17e9 \
             kimi-k2.5:1.04e12:32.6e9 hunyuan-a13b:80e9:13e9 qwen3.5-35b-a3b:35e9:3e9 glm-5:744e9:41.9e9 \
-            step-3.7-flash:196e9:11e9 nemotron-3-nano-30b-a3b:31.6e9:3.6e9; do
+            step-3.7-flash:196e9:11e9 nemotron-3-nano-30b-a3b:31.6e9:3.6e9 nemotron-h-56b-base:56e9:56e9; do
     m=${pair%%:*}; rest=${pair#*:}; tot=${rest%%:*}; act=${rest#*:}
     check "models: $m's parameters (params_total, params_active) within 1.5% of the published (or its last digit)" sh -c "
       $NPUSIM run --configs $CONFIGS -m $S/$m.json -c h100 --set num_chips=64 -o '$HF/p-$m' >/dev/null 2>&1 &&
