@@ -125,22 +125,6 @@ cJSON *json_parse(const char *text, size_t n, const char *name, struct npu_err *
     return j;
 }
 
-cJSON *json_read_file_strict(const char *path, struct npu_err *e)
-{
-    size_t n;
-    char *buf = text_read_file(path, &n, e);
-    if (!buf)
-        return NULL;
-    cJSON *j = json_parse_strict(buf, n, path, e);
-    free(buf);
-    if (j && !cJSON_IsObject(j)) {
-        npu_errf(e, "%s: expected a JSON object at the top level", path);
-        cJSON_Delete(j);
-        j = NULL;
-    }
-    return j;
-}
-
 /* text with Python's bare non-numbers outside strings as null: a new buffer
  * (*m bytes), or NULL when out of memory. "NaN" grows by a byte, so the
  * buffer is twice text's size. */
@@ -179,20 +163,22 @@ static char *python_non_numbers_to_null(const char *text, size_t n, size_t *m)
     return out;
 }
 
-cJSON *json_read_file_python(const char *path, struct npu_err *e)
+/* A whole file parsed strictly, its top level an object; python: Python's
+ * bare non-numbers read as null first. */
+static cJSON *read_object(const char *path, bool python, struct npu_err *e)
 {
-    size_t n, m;
+    size_t n;
     char *buf = text_read_file(path, &n, e);
+    if (buf && python) {
+        char *text = python_non_numbers_to_null(buf, n, &n);
+        free(buf);
+        if (!(buf = text))
+            npu_errf(e, "%s: out of memory", path);
+    }
     if (!buf)
         return NULL;
-    char *text = python_non_numbers_to_null(buf, n, &m);
+    cJSON *j = json_parse_strict(buf, n, path, e);
     free(buf);
-    if (!text) {
-        npu_errf(e, "%s: out of memory", path);
-        return NULL;
-    }
-    cJSON *j = json_parse_strict(text, m, path, e);
-    free(text);
     if (j && !cJSON_IsObject(j)) {
         npu_errf(e, "%s: expected a JSON object at the top level", path);
         cJSON_Delete(j);
@@ -200,6 +186,10 @@ cJSON *json_read_file_python(const char *path, struct npu_err *e)
     }
     return j;
 }
+
+cJSON *json_read_file_strict(const char *path, struct npu_err *e) { return read_object(path, false, e); }
+
+cJSON *json_read_file_python(const char *path, struct npu_err *e) { return read_object(path, true, e); }
 
 /* Edit distance with adjacent transpositions (optimal string alignment):
  * "rnu" is one edit from "run". Capped: strings this long are no typo. */
