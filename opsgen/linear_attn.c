@@ -79,9 +79,10 @@ static int prefill_core(const struct layer_ctx *c, const struct linear_attn *la,
     char d[200];
     struct op *o;
     if (la->mamba2) {   /* state-space duality: C B^T within a chunk, per group */
+        int64_t Gl = cdiv64(la->Hk, layer_tp(c));   /* this chip's groups */
         snprintf(d, sizeof d, "%sMamba2_chunk", pre);
         CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: C B^T (2) = C (2) * B_chunk (2)",
-                         SHP(B, seq, cdiv64(la->Hk, layer_tp(c)), dk), SHP(B, C, cdiv64(la->Hk, layer_tp(c)), dk),
+                         SHP(B, seq, Gl, dk), SHP(B, C, Gl, dk),
                          "BLGK;BSGK->BLSG", "0_0_1", ACT));
         o->weight_bytes = 0;
         CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: y_intra (2) = (C B^T * decay) (2) * x_chunk (2)",

@@ -84,7 +84,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
     int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(g->ep);
     int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
-    bool relu2 = !strcmp(m->expert_ffn, "relu2");   /* ungated experts (Nemotron-H); else gated SiLU */
+    bool relu2 = moe_expert_mats(m) == 2;   /* ungated experts (Nemotron-H); else gated SiLU */
     char pre[64];
     CHK(b_einsum(c->t, c->ovf, f, n, "FFN_MoE_gate-scores", "scores = linear(x, self.weight)", SHP(B, seq, D),
                  SHP(R, D), "BSM;RM->BSR", "0_0_0", BF16));
@@ -171,12 +171,16 @@ int64_t moe_etp(const struct model_config *m)
     return etp > 0 ? etp : 1;
 }
 
+int64_t moe_expert_mats(const struct model_config *m)
+{
+    return !strcmp(m->expert_ffn, "relu2") ? 2 : 3;
+}
+
 int64_t moe_expert_params(bool *ovf, const struct model_config *m)
 {
     int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
     int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
-    int64_t mats = !strcmp(m->expert_ffn, "relu2") ? 2 : 3;   /* up and down; or gate, up and down */
-    return cdiv64(cdiv64(bmul(ovf, bmul3(ovf, mats, m->d_model, m->moe_d_ff), experts), moe_etp(m)), ep);
+    return cdiv64(cdiv64(bmul(ovf, bmul3(ovf, moe_expert_mats(m), m->d_model, m->moe_d_ff), experts), moe_etp(m)), ep);
 }
 
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,

@@ -62,9 +62,12 @@ int moe_axes(const struct model_config *m, const struct opsgen_links *l, const s
 
 /* Expert tensor parallelism, ceil(dp x tp / ep) (ep 0 counts 1; at least 1). */
 int64_t moe_etp(const struct model_config *m);
+/* An expert's weight matrices of d_model x moe_d_ff: 3 gated (gate, up,
+ * down), 2 under expert_ffn "relu2" (up, down; Nemotron-H). */
+int64_t moe_expert_mats(const struct model_config *m);
 /* One MoE layer's expert weights on a chip: every expert, routed and
- * shared, gated (3 x d_model x moe_d_ff), over the ep x etp chips that
- * hold them; the router not included. Checked (*ovf, builders.h). */
+ * shared (moe_expert_mats x d_model x moe_d_ff), over the ep x etp chips
+ * that hold them; the router not included. Checked (*ovf, builders.h). */
 int64_t moe_expert_params(bool *ovf, const struct model_config *m);
 
 /* The MoE fields' checks: positive expert counts and width, 0 or more

@@ -6,6 +6,7 @@
 #include "opsgen/deepseek.h"
 #include "opsgen/layers.h"
 #include "opsgen/linear_attn.h"
+#include "opsgen/moe.h"
 #include "opsgen/opsgen.h"
 #include "opsgen/pattern.h"
 
@@ -17,7 +18,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     /* a MoE layer: every expert (routed and shared; gated, or up and down
      * under expert_ffn relu2) and the router; a token uses its top-k and the
      * shared ones */
-    int64_t expert = bmul3(&ovf, !strcmp(m->expert_ffn, "relu2") ? 2 : 3, D, m->moe_d_ff);
+    int64_t expert = bmul3(&ovf, moe_expert_mats(m), D, m->moe_d_ff);
     int64_t R = m->num_routed_experts, S = m->num_shared_experts;
     int64_t moe_all = badd(&ovf, bmul(&ovf, expert, badd(&ovf, R, S)), bmul(&ovf, R, D));
     int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),

@@ -16,6 +16,14 @@ bool pattern_linear(const struct model_config *m)
     return m->linear_value_heads > 0;
 }
 
+/* K of L spread evenly: layer i is one of the K when (i + 1) K / L steps up
+ * (K above L counts as L). */
+static bool spread_hit(int64_t K, int64_t L, int64_t i)
+{
+    K = K < L ? K : L;
+    return (i + 1) * K / L > i * K / L;
+}
+
 static bool any_local(const struct model_config *m)
 {
     return m->sliding_window > 0 || pattern_linear(m);
@@ -24,10 +32,8 @@ static bool any_local(const struct model_config *m)
 bool pattern_layer_local(const struct model_config *m, int64_t i)
 {
     int64_t L = m->num_layers, K = m->full_attention_layers;
-    if (K >= 0 && L > 0) {   /* K global layers spread evenly: layer i is one when (i + 1) K / L steps up */
-        K = K < L ? K : L;
-        return any_local(m) && (i + 1) * K / L == i * K / L;
-    }
+    if (K >= 0 && L > 0)   /* K global layers spread evenly */
+        return any_local(m) && !spread_hit(K, L, i);
     int64_t n = m->full_attention_interval, f = m->first_full_attention_layer >= 0 ? m->first_full_attention_layer : n - 1;
     return any_local(m) && !(n > 0 && i >= f && (i - f) % n == 0);
 }
@@ -45,8 +51,7 @@ bool pattern_layer_ffn(const struct model_config *m, int64_t i)
     int64_t L = m->num_layers, K = m->ffn_layers;
     if (K < 0 || L <= 0)
         return true;
-    K = K < L ? K : L;
-    return (i + 1) * K / L > i * K / L;   /* K of L spread evenly, as pattern_layer_local's globals */
+    return spread_hit(K, L, i);   /* as pattern_layer_local's globals */
 }
 
 static void add(struct layer_groups *o, bool local, bool moe, bool no_ffn, int64_t n)

@@ -38,11 +38,12 @@ static int layer_types_pattern(const cJSON *lt, double layers, const char *globa
         *globals = -1;
     for (int i = 0; i < n; i++) {
         bool full = !strcmp(cJSON_GetArrayItem(lt, i)->valuestring, global);
-        if (full != (f >= 0 && i >= f && (i - f) % N == 0) && globals) {
+        bool off = full != (f >= 0 && i >= f && (i - f) % N == 0);
+        if (off && globals) {
             *globals = count, *every = 0, *first = -1;
             return 0;
         }
-        if (full != (f >= 0 && i >= f && (i - f) % N == 0))
+        if (off)
             return npu_errf(e, "%s: key \"layer_types\": item %d: npusim's pattern is every N-th layer full "
                                "attention from the first (layer %d, N = %d), the others local", name, i, f, N);
     }
@@ -189,15 +190,17 @@ static int blocks_pattern(const cJSON *hf, double *layers, int *globals, cJSON *
     int n[4] = { 0, 0, 0, 0 };   /* M * - E */
     for (size_t i = 0; p[i]; i++) {
         const char *at = strchr("M*-E", p[i]);
-        if (!at || !p[i])
+        if (!at)   /* p[i] is not the terminator strchr would find */
             return npu_errf(e, "%s: key \"hybrid_override_pattern\": item %zu \"%c\": expected M, *, - or E", name,
                             i, p[i]);
         n[at - "M*-E"]++;
     }
     int mixers = n[0] + n[1], ffns = n[2] + n[3];
-    if ((double)strlen(p) != hf_num(hf, "num_hidden_layers", 0))
+    size_t blocks = strlen(p);
+    double want = hf_num(hf, "num_hidden_layers", 0);
+    if ((double)blocks != want)
         return npu_errf(e, "%s: key \"hybrid_override_pattern\": %zu blocks, expected num_hidden_layers (%g)", name,
-                        strlen(p), hf_num(hf, "num_hidden_layers", 0));
+                        blocks, want);
     if (n[2] > 0 && n[3] > 0)
         return npu_errf(e, "%s: key \"hybrid_override_pattern\": MLP (-) and expert (E) blocks together: npusim's "
                            "layers run one kind of FFN", name);
