@@ -135,6 +135,9 @@ int gen_require_linear(const struct model_config *m, const char *what, struct np
     if (!strcmp(m->expert_ffn, "relu2") && what)
         return npu_errf(e, "model field \"expert_ffn\": \"relu2\", but %s builds gated experts (LLM inference "
                         "only); expected \"gated\"", what);
+    if (m->moe_latent_size > 0 && what)
+        return npu_errf(e, "model field \"moe_latent_size\": %lld, but %s builds experts at d_model (LLM "
+                        "inference only); expected 0", (long long)m->moe_latent_size, what);
     if (m->linear_value_heads <= 0)
         return 0;
     if (what)

@@ -51,8 +51,9 @@ int gen_require_llm(const struct model_config *m, const char *what, struct npu_e
  * least one token); with what (a generator without a prefix cache, e.g. "LLM
  * training"), 0. */
 int gen_require_prompt_cache(const struct model_config *m, const char *what, struct npu_err *e);
-/* Linear-attention layers (linear_value_heads > 0) and the attention's
- * output gate are LLM inference's: what (another generator) refuses them;
+/* Linear-attention layers (linear_value_heads > 0), the attention's output
+ * gate and the layer-pattern and expert fields of Nemotron-H (ffn_layers,
+ * expert_ffn relu2, moe_latent_size) are LLM inference's: what (another generator) refuses them;
  * without what, the fields must agree (no sliding_window with linear
  * layers, key heads dividing value heads). */
 int gen_require_linear(const struct model_config *m, const char *what, struct npu_err *e);

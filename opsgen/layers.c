@@ -356,6 +356,14 @@ static struct op *body_matmul(const struct layer_ctx *c, int64_t fid, const char
     return o;
 }
 
+struct op *layer_linear(const struct layer_ctx *c, int64_t fid, const char *desc, const char *name, int64_t seq,
+                        int64_t K, int64_t N)
+{
+    struct layer_ctx one = *c;
+    one.fold = 0;
+    return body_matmul(&one, fid, desc, name, seq, K, N, false);
+}
+
 static int gated_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t f,
                       const char *act)
 {

@@ -125,6 +125,12 @@ int layer_block(const struct layer_ctx *c, const struct attn_args *a, const stru
 /* The llama body alone (gate, up, gate*up, down at fid..fid+3) with the FFN
  * width Fl already divided; description prefix = c->prefix + phase part. */
 int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t fid);
+/* One projection y = x W of c's B x seq rows of K elements by a K x N
+ * weight in c's formats, at fid, counted c->count times (never grouped):
+ * e.g. LatentMoE's projections to and from the experts' width. */
+struct op *layer_linear(const struct layer_ctx *c, int64_t fid, const char *desc, const char *name, int64_t seq,
+                        int64_t K, int64_t N);
+
 /* An expert's FFN body: the gated SiLU one above, or (relu2) an ungated up
  * and down with a squared ReLU (Nemotron-H's experts, model field
  * expert_ffn), over c's fold copies as one grouped GEMM a matmul. */

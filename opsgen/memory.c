@@ -109,9 +109,11 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
         int64_t n = lg.g[i].layers;
         int64_t wa = lg.g[i].local ? w_local : w_attn;
         layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, wa, lg.g[i].moe || lg.g[i].no_ffn ? 0 : w_ff), n));
-        if (lg.g[i].moe)   /* its experts, and the router's R x D */
+        if (lg.g[i].moe) {   /* its experts, and the router's R x D; LatentMoE's projections in the model's format */
             experts_w = badd(ovf, experts_w, bmul(ovf, badd(ovf, moe_expert_params(ovf, m),
                                                              bmul(ovf, m->num_routed_experts, D)), n));
+            layers_w = badd(ovf, layers_w, bmul(ovf, moe_latent_params(ovf, m), n));
+        }
         *(lg.g[i].local ? &local : &global) += n;
     }
     if (pattern_is_moe(m)) {   /* the experts' hidden activations, if wider */

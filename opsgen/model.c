@@ -248,6 +248,10 @@ static const struct field_desc moe_layers_list[] = {
     S(expert_ffn, "gated", FF_EXT, .one_of = "gated|relu2",
       .doc = "Each expert's FFN: gated (gate, up and down with SiLU: Mixtral, Qwen, gpt-oss) or relu2 (up "
              "and down with a squared ReLU: Nemotron-H). LLM inference."),
+    I(moe_latent_size, 0, N | FF_EXT, .hi = 1048576, .unit = "elements",
+      .doc = "LatentMoE (Nemotron 3 Super and Ultra): the router reads the d_model-wide token, a projection "
+             "takes it to this width before the all-to-all and the routed experts, which run at it, and "
+             "another brings their sum back; shared experts stay at d_model. 0: none. LLM inference."),
     I(moe_layer_step, 1, P | FF_EXT, .lo = 1, .hi = 1024, .unit = "layers",
       .doc = "After the dense layers, every this-many-th layer is a mixture of experts, the others dense "
              "(Llama 4 Maverick: 2; 1: every layer)."),

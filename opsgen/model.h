@@ -84,9 +84,11 @@ struct model_config {
     double moe_imbalance_factor;         /* npusim's own (FF_EXT): busiest expert's tokens / mean, >= 1 */
     int64_t moe_layer_step;              /* npusim's own (FF_EXT, ffn_type "moe"): after the first
                                           * num_dense_layers, every moe_layer_step-th layer is a MoE */
-    char expert_weight_dtype[FIELD_STR_MAX];
-    char expert_ffn[FIELD_STR_MAX];      /* npusim's own: "gated" (SiLU-gated) or "relu2" (up, down) */   /* npusim's own (ffn_type "moe"): the experts' weights'
-                                                * format ("same": weight_dtype) */
+    char expert_weight_dtype[FIELD_STR_MAX];   /* npusim's own (ffn_type "moe", DeepSeek): the experts'
+                                                * weights' format ("same": weight_dtype) */
+    char expert_ffn[FIELD_STR_MAX];      /* npusim's own: "gated" (SiLU-gated) or "relu2" (up, down) */
+    int64_t moe_latent_size;             /* npusim's own (ffn_type "moe"): the routed experts' width,
+                                          * tokens projected to it and back (LatentMoE); 0: d_model */
     /* DeepSeekConfig */
     int64_t num_dense_layers, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
     int64_t index_topk, index_heads, index_head_dim;   /* npusim's own (FF_EXT): DeepSeek Sparse Attention */

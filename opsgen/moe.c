@@ -42,7 +42,7 @@ int moe_all_to_all(const struct layer_ctx *c, const struct moe_ctx *x, int64_t s
     const char *name = combine && !r->prof->moe_combine_named_dispatch ? "MoE_Combine_AllToAll"
                                                                       : "MoE_Dispatch_AllToAll";
     int64_t batch = r->prof->moe_a2a_global_batch ? m->global_batch_size : r->B;
-    CHK(b_all_to_all_over(c->t, c->ovf, fid, c->count, name, name, SHP(batch, seq, x->fanout, m->d_model),
+    CHK(b_all_to_all_over(c->t, c->ovf, fid, c->count, name, name, SHP(batch, seq, x->fanout, moe_token_width(m)),
                           x->a2a_dtype, bis, x->ep));
     return 0;
 }
@@ -81,7 +81,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     const struct moe_ctx *g = arg;
     const struct gen_run *r = g->r;
     const struct model_config *m = r->m;
-    int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts;
+    int64_t B = c->B, n = c->count, D = m->d_model, R = m->num_routed_experts, W = moe_token_width(m);
     int64_t A = m->num_activated_routed_experts_per_token, e = axes_prod(g->ep);
     int64_t Fm = cdiv64(m->moe_d_ff, layer_tp(c));
     bool relu2 = moe_expert_mats(m) == 2;   /* ungated experts (Nemotron-H); else gated SiLU */
@@ -91,6 +91,14 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
     CHK(b_unary(c->t, c->ovf, f + 1, n, "FFN_MoE_gate-scores_softmax", "scores = softmax(scores)", "Softmax",
                 SHP(B, seq, R), "0_0", FP32));
     f = gen_last(r)->fusion_id + 1;
+    /* LatentMoE: the routed experts' tokens projected to their width, in the
+     * model's formats (not the experts'), the projection whole on every chip
+     * (the engines replicate it); its way back follows the combine. */
+    struct layer_ctx lat = *c;
+    lat.fmt = &r->fmt;
+    if (W != D && !layer_linear(&lat, f++, "FFN_MoE_latent_down", "MatMul: z (2) = x (2) * W_latent_down (1)", seq,
+                                D, W))
+        return -1;
     bool a2a = e > 1 && !moe_tokens_replicated(r);
     if (a2a && moe_all_to_all(c, g, seq, f++, false))
         return -1;
@@ -100,7 +108,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         /* Every activated expert runs on every local token (quirk opsgen Q22). */
         for (int64_t i = 0; i < A; i++) {
             snprintf(pre, sizeof pre, "FFN_routed_expert%lld-", (long long)i);
-            if (layer_ffn_llama_body(&x, seq, D, Fm, f))
+            if (layer_ffn_llama_body(&x, seq, W, Fm, f))
                 return -1;
             f = gen_last(r)->fusion_id + 1;
         }
@@ -112,7 +120,7 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         /* a fused MoE kernel (vLLM's fused_moe, grouped GEMMs) runs the activation and the
          * product once over every expert's tokens, not once an expert */
         x.fold = ld.experts;
-        if (layer_ffn_expert_body(&x, ld.tokens, D, Fm, f, relu2))
+        if (layer_ffn_expert_body(&x, ld.tokens, W, Fm, f, relu2))
             return -1;
         f = gen_last(r)->fusion_id + 1;
         x = *c;
@@ -127,11 +135,15 @@ int moe_ffn_body(const struct layer_ctx *c, int64_t seq, int64_t f, void *arg)
         f = gen_last(r)->fusion_id + 1;
     }
     struct op *o;
-    CHK(o = b_einsum(c->t, c->ovf, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, D),
+    CHK(o = b_einsum(c->t, c->ovf, f, n, "MoE_combine_weights", "MoE combine weights", SHP(B, seq, A, W),
                      SHP(B, seq, A), "BSEM;BSE->BSM", "0_0_0", BF16));
     if (!c->prof->mla_cache_einsums_weights)
         o->weight_bytes = 0;   /* router outputs, not parameters (quirk opsgen Q20) */
     f++;
+    /* the experts' sum back to d_model; its reduction over the chips is priced with the layer's, at d_model */
+    if (W != D && !layer_linear(&lat, f++, "FFN_MoE_latent_up", "MatMul: y (2) = z (2) * W_latent_up (1)", seq, W,
+                                D))
+        return -1;
     CHK(b_binary(c->t, c->ovf, f, n, "MoE_combine_output", "MoE combine output", "Add", SHP(B, seq, D),
                  "0_0_0", BF16, c->prof->binary_ops_list_one_input));
     if (e > 1 && !a2a)
@@ -176,11 +188,22 @@ int64_t moe_expert_mats(const struct model_config *m)
     return !strcmp(m->expert_ffn, "relu2") ? 2 : 3;
 }
 
+int64_t moe_token_width(const struct model_config *m)
+{
+    return m->moe_latent_size > 0 ? m->moe_latent_size : m->d_model;
+}
+
+int64_t moe_latent_params(bool *ovf, const struct model_config *m)
+{
+    return m->moe_latent_size > 0 ? bmul3(ovf, 2, m->d_model, m->moe_latent_size) : 0;
+}
+
 int64_t moe_expert_params(bool *ovf, const struct model_config *m)
 {
-    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1;
-    int64_t experts = badd(ovf, m->num_routed_experts, m->num_shared_experts);
-    return cdiv64(cdiv64(bmul(ovf, bmul3(ovf, moe_expert_mats(m), m->d_model, m->moe_d_ff), experts), moe_etp(m)), ep);
+    int64_t ep = m->expert_parallelism_degree > 0 ? m->expert_parallelism_degree : 1, k = moe_expert_mats(m);
+    int64_t routed = bmul(ovf, bmul3(ovf, k, moe_token_width(m), m->moe_d_ff), m->num_routed_experts);
+    int64_t shared = bmul(ovf, bmul3(ovf, k, m->d_model, m->moe_d_ff), m->num_shared_experts);
+    return cdiv64(cdiv64(badd(ovf, routed, shared), moe_etp(m)), ep);
 }
 
 int moe_axes(const struct model_config *m, const struct opsgen_links *l, const struct profile *prof,

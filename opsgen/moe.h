@@ -2,7 +2,9 @@
  * (opsgen.md §7.3): the router's scores and softmax, the token all-to-all
  * to the expert-parallel chips, the routed experts (top-k; the reference's
  * every-expert-every-token under its quirk), the all-to-all back, the shared
- * experts and the weighted combine (physical, tokens on every chip: no
+ * experts and the weighted combine (under LatentMoE, moe_latent_size, a
+ * projection to the routed experts' width before the all-to-all and one
+ * back after the combine) (physical, tokens on every chip: no
  * all-to-all, a reduce-scatter over the EP axes after the combine). DeepSeek (latent attention) and the LLM
  * generator's ffn_type "moe" (Mixtral, Qwen-MoE, gpt-oss) call it inside
  * the FFN wrapper (layer_ffn's body).
@@ -65,9 +67,16 @@ int64_t moe_etp(const struct model_config *m);
 /* An expert's weight matrices of d_model x moe_d_ff: 3 gated (gate, up,
  * down), 2 under expert_ffn "relu2" (up, down; Nemotron-H). */
 int64_t moe_expert_mats(const struct model_config *m);
-/* One MoE layer's expert weights on a chip: every expert, routed and
- * shared (moe_expert_mats x d_model x moe_d_ff), over the ep x etp chips
- * that hold them; the router not included. Checked (*ovf, builders.h). */
+/* The width a routed expert's tokens have: moe_latent_size under LatentMoE
+ * (Nemotron 3 Super and Ultra), else d_model. The all-to-all carries it. */
+int64_t moe_token_width(const struct model_config *m);
+/* LatentMoE's two projections of a MoE layer, d_model x moe_latent_size
+ * each, whole on every chip (0 without it). Checked (*ovf, builders.h). */
+int64_t moe_latent_params(bool *ovf, const struct model_config *m);
+/* One MoE layer's expert weights on a chip: every expert, routed
+ * (moe_expert_mats x moe_token_width x moe_d_ff) and shared (at d_model),
+ * over the ep x etp chips that hold them; the router and the latent
+ * projections not included. Checked (*ovf, builders.h). */
 int64_t moe_expert_params(bool *ovf, const struct model_config *m);
 
 /* The MoE fields' checks: positive expert counts and width, 0 or more

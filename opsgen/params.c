@@ -15,14 +15,15 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     bool ovf = false;
     int64_t D = m->d_model, H = m->num_heads, L = m->num_layers, V = m->vocab_size;
     int64_t vocab = bmul3(&ovf, V, D, m->tie_word_embeddings ? 1 : 2);
-    /* a MoE layer: every expert (routed and shared; gated, or up and down
-     * under expert_ffn relu2) and the router; a token uses its top-k and the
-     * shared ones */
-    int64_t expert = bmul3(&ovf, moe_expert_mats(m), D, m->moe_d_ff);
+    /* a MoE layer: every expert (routed, at moe_token_width, and shared;
+     * gated, or up and down under expert_ffn relu2), the router and
+     * LatentMoE's projections; a token uses its top-k and the shared ones */
+    int64_t routed = bmul3(&ovf, moe_expert_mats(m), moe_token_width(m), m->moe_d_ff);
     int64_t R = m->num_routed_experts, S = m->num_shared_experts;
-    int64_t moe_all = badd(&ovf, bmul(&ovf, expert, badd(&ovf, R, S)), bmul(&ovf, R, D));
-    int64_t moe_act = badd(&ovf, bmul(&ovf, expert, badd(&ovf, m->num_activated_routed_experts_per_token, S)),
-                           bmul(&ovf, R, D));
+    int64_t fixed = badd(&ovf, badd(&ovf, bmul(&ovf, R, D), moe_latent_params(&ovf, m)),
+                         bmul(&ovf, bmul3(&ovf, moe_expert_mats(m), D, m->moe_d_ff), S));
+    int64_t moe_all = badd(&ovf, bmul(&ovf, routed, R), fixed);
+    int64_t moe_act = badd(&ovf, bmul(&ovf, routed, m->num_activated_routed_experts_per_token), fixed);
     int64_t attn, dense_ffn, moe;   /* a layer's attention, a dense layer's FFN, the MoE layers */
     int64_t no_ffn = 0;             /* layers without an FFN (ffn_layers) */
     int64_t linear = 0, linear_extra = 0;   /* linear-attention layers, and what each adds over attn */

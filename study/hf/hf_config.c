@@ -117,7 +117,7 @@ static const char *const understood[] = {
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim", "mamba_ssm_dtype", "attn_output_gate",
     "full_attention_interval", "mtp_num_hidden_layers", "index_topk", "index_n_heads", "index_head_dim",
     "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_chunk_size",
-    "mamba_expand", "attn_layer_indices", "hybrid_override_pattern",
+    "mamba_expand", "attn_layer_indices", "hybrid_override_pattern", "layers_block_type", "moe_latent_size",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -176,8 +176,6 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
     static const struct { const char *key, *why; } never[] = {
         { "vision_config", "a vision tower (give the text model's config: its text_config)" },
         { "text_config", "a multimodal wrapper (give the text model's config: its text_config)" },
-        { "moe_latent_size", "a latent mixture of experts (Nemotron 3 Super and Ultra: tokens projected to "
-                             "moe_latent_size before their experts): not modelled" },
     };
     for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
         if (cJSON_GetObjectItemCaseSensitive(hf, never[i].key))
@@ -192,6 +190,9 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
                       "every moe_layer_step-th layer", "mlp_only_layers";
     if (t && (!strncmp(t->type, "qwen2", 5) || !strcmp(t->type, "mimo")) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
+    if (t && t->kind == HF_MLA && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "moe_latent_size")))
+        return *why = "LatentMoE beside latent attention: npusim runs it over standard attention (Nemotron 3 Super)",
+               "moe_latent_size";
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
         return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
                       "its own K/V", "use_cla";
@@ -455,6 +456,10 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
         hf_add_int(o, "num_routed_experts", num_any(hf, experts_keys, 0), name, "num_local_experts", e) ||
         hf_add_int(o, "num_activated_routed_experts_per_token", num_any(hf, topk, 0), name, "num_experts_per_tok", e) ||
         hf_add_int(o, "moe_layer_step", num_any(hf, step, 1), name, "decoder_sparse_step", e))
+        return -1;
+    /* LatentMoE (Nemotron 3 Super, Ultra): the routed experts' width; null (Nemotron 3.5): none */
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "moe_latent_size")) &&
+        hf_add_int(o, "moe_latent_size", hf_num(hf, "moe_latent_size", 0), name, "moe_latent_size", e))
         return -1;
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "intermediate_size_mlp")))
         cJSON_ReplaceItemInObjectCaseSensitive(o, "d_ff", cJSON_CreateNumber(hf_num(hf, "intermediate_size_mlp", 0)));

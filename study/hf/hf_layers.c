@@ -6,6 +6,7 @@
 #include "study/hf/hf_names.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* layer_types (num_hidden_layers names: global, e.g. full_attention, or a
@@ -176,9 +177,36 @@ static int indices_pattern(const cJSON *ix, double layers, double *every, int *f
     return 0;
 }
 
-/* Nemotron-H's hybrid_override_pattern, one letter a block (M Mamba-2, *
- * attention, - MLP, E experts), as npusim's layers: a mixer and an FFN a
- * layer, so the mixer blocks are the layers (num_layers replaced), the
+/* Nemotron-H's blocks, one letter a block (M Mamba-2, * attention, - MLP, E
+ * experts): its hybrid_override_pattern, or the layers_block_type list that
+ * Transformers 5 writes (mamba, attention, mlp, moe) as those letters, into
+ * buf (at least the list's size + 1 bytes); NULL after naming what is wrong. */
+static const char *block_letters(const cJSON *hf, char *buf, const char *name, struct npu_err *e)
+{
+    static const char *const kinds[] = { "mamba", "attention", "mlp", "moe" };
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(hf, "layers_block_type");
+    if (hf_str(hf, "hybrid_override_pattern"))
+        return hf_str(hf, "hybrid_override_pattern");
+    int n = cJSON_GetArraySize(l);
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(l, i);
+        const char *k = cJSON_IsString(x) ? x->valuestring : "";
+        size_t j = 0;
+        while (j < 4 && strcmp(k, kinds[j]))
+            j++;
+        if (j == 4) {
+            npu_errf(e, "%s: key \"layers_block_type\": item %d \"%s\": expected mamba, attention, mlp or moe", name,
+                     i, k);
+            return NULL;
+        }
+        buf[i] = "M*-E"[j];
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Nemotron-H's blocks (block_letters) as npusim's layers: a mixer and an
+ * FFN a layer, so the mixer blocks are the layers (num_layers replaced), the
  * attention ones *globals of them spread evenly, and the FFN blocks
  * ffn_layers of them when fewer (only counts change the time: where a block
  * sits matters only to pipeline shares). More FFN blocks than mixers, MLP
@@ -186,27 +214,35 @@ static int indices_pattern(const cJSON *ix, double layers, double *every, int *f
 static int blocks_pattern(const cJSON *hf, double *layers, int *globals, cJSON *o, const char *name,
                           struct npu_err *e)
 {
-    const char *p = hf_str(hf, "hybrid_override_pattern");
+    const char *key = hf_str(hf, "hybrid_override_pattern") ? "hybrid_override_pattern" : "layers_block_type";
+    char *buf = malloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hf, key)) + 1);
+    if (!buf)
+        return npu_errf(e, "%s: out of memory", name);
+    const char *p = block_letters(hf, buf, name, e);
     int n[4] = { 0, 0, 0, 0 };   /* M * - E */
-    for (size_t i = 0; p[i]; i++) {
+    for (size_t i = 0; p && p[i]; i++) {
         const char *at = strchr("M*-E", p[i]);
-        if (!at)   /* p[i] is not the terminator strchr would find */
-            return npu_errf(e, "%s: key \"hybrid_override_pattern\": item %zu \"%c\": expected M, *, - or E", name,
-                            i, p[i]);
-        n[at - "M*-E"]++;
+        if (!at) {   /* p[i] is not the terminator strchr would find */
+            npu_errf(e, "%s: key \"%s\": item %zu \"%c\": expected M, *, - or E", name, key, i, p[i]);
+            p = NULL;
+        } else {
+            n[at - "M*-E"]++;
+        }
     }
+    size_t blocks = p ? strlen(p) : 0;
+    free(buf);
+    if (!p)
+        return -1;
     int mixers = n[0] + n[1], ffns = n[2] + n[3];
-    size_t blocks = strlen(p);
     double want = hf_num(hf, "num_hidden_layers", 0);
     if ((double)blocks != want)
-        return npu_errf(e, "%s: key \"hybrid_override_pattern\": %zu blocks, expected num_hidden_layers (%g)", name,
-                        blocks, want);
+        return npu_errf(e, "%s: key \"%s\": %zu blocks, expected num_hidden_layers (%g)", name, key, blocks, want);
     if (n[2] > 0 && n[3] > 0)
-        return npu_errf(e, "%s: key \"hybrid_override_pattern\": MLP (-) and expert (E) blocks together: npusim's "
-                           "layers run one kind of FFN", name);
+        return npu_errf(e, "%s: key \"%s\": MLP and expert blocks together: npusim's layers run one kind of FFN",
+                        name, key);
     if (ffns > mixers || mixers == 0)
-        return npu_errf(e, "%s: key \"hybrid_override_pattern\": %d FFN blocks to %d mixer blocks: npusim's layers "
-                           "hold a mixer each, and at most one FFN", name, ffns, mixers);
+        return npu_errf(e, "%s: key \"%s\": %d FFN blocks to %d mixer blocks: npusim's layers hold a mixer each, "
+                           "and at most one FFN", name, key, ffns, mixers);
     *layers = mixers;
     *globals = n[1];
     cJSON_ReplaceItemInObjectCaseSensitive(o, "num_layers", cJSON_CreateNumber(mixers));
@@ -219,7 +255,8 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
 {
     double every = 0;
     int first = -1, globals = -1;
-    if (hf_str(hf, "hybrid_override_pattern") && blocks_pattern(hf, &layers, &globals, o, name, e))
+    bool blocks = hf_str(hf, "hybrid_override_pattern") || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(hf, "layers_block_type"));
+    if (blocks && blocks_pattern(hf, &layers, &globals, o, name, e))
         return -1;
     const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
     const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, "attn_layer_indices");

@@ -172,6 +172,15 @@ static void shared_expert(cJSON *c, const char *t)
         put(c, "n_shared_experts", cJSON_CreateNumber(0));
 }
 
+/* Nemotron-H as Transformers 5 writes it: its blocks as layers_block_type,
+ * a list whose length is the block count when num_hidden_layers is absent. */
+static void block_count(cJSON *c, const char *t)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, "layers_block_type");
+    if (!strcmp(t, "nemotron_h") && cJSON_IsArray(l) && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "num_hidden_layers")))
+        put(c, "num_hidden_layers", cJSON_CreateNumber(cJSON_GetArraySize(l)));
+}
+
 /* A per-layer list of one value as that value; other lists stay, for
  * hf_names_per_layer to name. */
 static void per_layer(cJSON *c)
@@ -234,6 +243,7 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     parallel(c, type);
     per_layer(c);
     shared_expert(c, type);
+    block_count(c, type);
     return c;
 }
 

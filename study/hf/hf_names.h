@@ -9,7 +9,8 @@
  * GPT-BigCode's multi-query attention as a count of KV heads, an ungated
  * FFN four times the width, Qwen's two FFN branches counted together, the
  * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere, a list of
- * one value per layer as that value) made explicit. The common names a file already gives are kept.
+ * one value per layer as that value, Nemotron-H's block count from its
+ * layers_block_type list) made explicit. The common names a file already gives are kept.
  *
  * Also the readers the room shares: a number under a key (hf_num), a
  * string (hf_str), a positive whole number into npusim's config

@@ -122,7 +122,13 @@ check "models: a Nemotron-H hybrid serves (Nemotron 3 Nano on 2 H100, 50 chat re
 python3 -c 'import json, sys
 j = json.load(open("tests/samples/hf/nemotron-3-nano-30b-a3b.json"))
 p = j["hybrid_override_pattern"]
-for k, v in {"latent": dict(j, moe_latent_size=1024), "letter": dict(j, hybrid_override_pattern=p[:-1] + "X"),
+kinds = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
+blocks = dict((k, v) for k, v in j.items() if k not in ("hybrid_override_pattern", "num_hidden_layers"))
+for k, v in {"latent-mla": dict(json.load(open("tests/samples/hf/deepseek-v3.json")), moe_latent_size=1024),
+             "latent-null": dict(j, moe_latent_size=None),
+             "blocks": dict(blocks, layers_block_type=[kinds[c] for c in p]),
+             "blocks-bad": dict(blocks, layers_block_type=[kinds[c] for c in p[:-1]] + ["linear"]),
+             "letter": dict(j, hybrid_override_pattern=p[:-1] + "X"),
              "mixed": dict(j, hybrid_override_pattern=p[:-1] + "-"), "ffns": dict(j, hybrid_override_pattern="E" * 30 + "M" * 22)}.items():
     json.dump(v, open(sys.argv[1] + "/nemo-" + k + ".json", "w"))' "$HF"
 # Python's json writes float("inf") as Infinity (not JSON): a Hugging Face config whose ignored
@@ -139,11 +145,49 @@ check "models: a Hugging Face config with Python's Infinity imports and runs" sh
     -o '$HF/nemo-inf' >/dev/null 2>&1"
 expect_fail "models: npusim's own model file with NaN stays refused, naming why" 'Infinity and NaN are not JSON numbers' \
     $NPUSIM run --configs $CONFIGS -m "$HF/own-nan.json" -c h100 -o "$HF/bad"
-expect_fail "models: Nemotron 3 Super's latent experts are refused, naming moe_latent_size" 'key "moe_latent_size": a latent mixture' \
-    $NPUSIM import model "$HF/nemo-latent.json" -o "$HF/bad/x.json"
+# Transformers 5 writes Nemotron-H's blocks as layers_block_type (mamba, attention, mlp, moe) and may
+# leave num_hidden_layers out: Nemotron 3 Nano that way imports as its pattern does; moe_latent_size
+# null (Nemotron 3.5) is no LatentMoE.
+check "models: Nemotron-H's layers_block_type imports as its hybrid_override_pattern (Nemotron 3 Nano)" \
+    imported "$HF/nemo-blocks.json" "$HF/f-nano-blocks.json" num_layers=29 full_attention_layers=6 ffn_layers=23 \
+    linear_kind=mamba2 expert_ffn=relu2 num_routed_experts=128 moe_latent_size=None
+check "models: moe_latent_size null is no LatentMoE" imported "$HF/nemo-latent-null.json" "$HF/f-nano-null.json" \
+    num_layers=29 moe_latent_size=None
+expect_fail "models: a layers_block_type item other than mamba, attention, mlp or moe is refused, naming it" \
+    'key "layers_block_type": item 51 "linear": expected mamba, attention, mlp or moe' \
+    $NPUSIM import model "$HF/nemo-blocks-bad.json" -o "$HF/bad/x.json"
+expect_fail "models: LatentMoE beside latent attention is refused, naming moe_latent_size" 'key "moe_latent_size": LatentMoE beside latent attention' \
+    $NPUSIM import model "$HF/nemo-latent-mla.json" -o "$HF/bad/x.json"
+# LatentMoE (Nemotron 3 Super and Ultra): the router reads the token at d_model, which is projected to
+# moe_latent_size for the all-to-all and the routed experts and back after them; shared experts at
+# d_model. By hand, Super (D 4096; 88 blocks: 40 Mamba-2, 8 attention, 40 MoE, so 48 layers with 40
+# FFNs): Mamba-2 layers of 109,635,968 (W_in 4096 x (2 x 8192 + 2 x 8 x 128 + 128), the biased
+# convolution 10240 x 5, 3 x 128 + 8192, W_out 8192 x 4096), attention layers of 35,651,584, MoE
+# layers of 2,873,098,240 (512 experts of 2 x 1024 x 2688, 2 shared widths of 2 x 4096 x 2688, a
+# 512 x 4096 router, the projections 2 x 4096 x 1024), 89 norms of 4096 and the untied 2 x 131072 x
+# 4096: 120,668,687,360, with 12,770,216,960 active (22 experts; NVIDIA: 120B, 12B active). Ultra's
+# file (108 blocks as layers_block_type, no num_hidden_layers; D 8192, latent 2048) the same way:
+# 549,308,968,960 and 56,058,818,560 active (its name: 550B, 55B active).
+check "models: Nemotron 3 Super's LatentMoE imports (48 layers, 8 attending, 40 FFNs, experts at 1024)" \
+    imported "$S/nemotron-3-super-120b-a12b.json" "$HF/f-super.json" num_layers=48 full_attention_layers=8 ffn_layers=40 \
+    moe_latent_size=1024 num_routed_experts=512 num_activated_routed_experts_per_token=22 num_shared_experts=2 expert_ffn=relu2
+check "models: Nemotron 3 Super and Ultra's parameters by hand: 120,668,687,360 (12,770,216,960 active), 549,308,968,960 (56,058,818,560)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/nemotron-3-super-120b-a12b.json -c h100 --set num_chips=8 --set tensor_parallelism_degree=8 \
+    -o '$HF/super' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m $S/nemotron-3-ultra-550b-a55b.json -c h100 --set num_chips=64 -o '$HF/ultra' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0])) for d in sys.argv[1:3]]
+sys.exit(not ((p[0][\"params_total\"], p[0][\"params_active\"]) == (120668687360, 12770216960) and
+              (p[1][\"params_total\"], p[1][\"params_active\"]) == (549308968960, 56058818560)))' '$HF/super' '$HF/ultra'"
+check "models: LatentMoE serves (Nemotron 3 Super on 4 H100 in fp8, 40 chat requests)" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m $S/nemotron-3-super-120b-a12b.json -c h100 --tp 4 --set weight_dtype=fp8 \
+    --rate 2 --requests 40 --lengths chat --json >'$HF/super-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 40)' '$HF/super-serve.json'"
+expect_fail "models: training refuses moe_latent_size, naming it" 'model field "moe_latent_size": 1024, but LLM training' \
+    $NPUSIM run --configs $CONFIGS -m mixtral-8x7b -c h100 --set num_chips=8 --set moe_latent_size=1024 -w training -o "$HF/bad"
 expect_fail "models: a hybrid_override_pattern letter other than M, *, - or E is refused, naming it" 'item 51 "X": expected M, \*, - or E' \
     $NPUSIM import model "$HF/nemo-letter.json" -o "$HF/bad/x.json"
-expect_fail "models: MLP and expert blocks together are refused" 'MLP (-) and expert (E) blocks together' \
+expect_fail "models: MLP and expert blocks together are refused" 'MLP and expert blocks together' \
     $NPUSIM import model "$HF/nemo-mixed.json" -o "$HF/bad/x.json"
 expect_fail "models: more FFN blocks than mixers are refused" '30 FFN blocks to 22 mixer blocks' \
     $NPUSIM import model "$HF/nemo-ffns.json" -o "$HF/bad/x.json"

@@ -201,6 +201,62 @@ static void test_moe_relu2_experts(void **s)
     trace_free(&t);
 }
 
+/* LatentMoE (moe_latent_size: Nemotron 3 Super's and Ultra's): Mixtral's
+ * experts at a latent width of 1024 with fp8 experts beside bf16 weights.
+ * Each routed expert's three matrices are 1024 x 14336 in place of 4096 x
+ * 14336, and each layer gains the two projections of 4096 x 1024: 32 x 8 x 3
+ * x 3072 x 14336 - 32 x 2 x 4096 x 1024 fewer parameters (top-2: 32 x 2 x 3 x
+ * 3072 x 14336 - the same projections fewer active). A decode step at batch 8
+ * (as test_moe_fused_activation: 8 experts of 3 rows) projects its 8 x 1
+ * tokens down (8x1x4096 by 4096x1024) and back (8x1x1024 by 1024x4096), both
+ * in the model's bf16 (2 x 4096 x 1024 bytes), once a layer and step; the
+ * grouped up projection is 8x3x1024 by 8x1024x14336 in fp8 (8 x 1024 x 14336
+ * bytes) and the combine weighs 8x1x2x1024. */
+static void test_moe_latent(void **s)
+{
+    (void)s;
+    struct model_config m;
+    mixtral_b8(&m);
+    int64_t t0, a0, t1, a1;
+    opsgen_model_params(&m, &t0, &a0);
+    m.moe_latent_size = 1024;
+    strcpy(m.expert_weight_dtype, "fp8");
+    opsgen_model_params(&m, &t1, &a1);
+    assert_int_equal(t0 - t1, 32LL * 8 * 3 * 3072 * 14336 - 32LL * 2 * 4096 * 1024);
+    assert_int_equal(a0 - a1, 32LL * 2 * 3 * 3072 * 14336 - 32LL * 2 * 4096 * 1024);
+    struct trace t;
+    infer_physical(&m, &t);
+    int down = 0, up = 0, grouped = 0, combine = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        if (o->phase != PHASE_DECODE)
+            continue;
+        const char *c = cfg_text(o);
+        if (!strcmp(o->description, "FFN_MoE_latent_down")) {
+            assert_non_null(strstr(c, "a=8x1x4096,b=4096x1024"));
+            assert_int_equal(o->weight_bytes, 2LL * 4096 * 1024);
+            assert_int_equal(o->count, 32 * 4);
+            down++;
+        } else if (!strcmp(o->description, "FFN_MoE_latent_up")) {
+            assert_non_null(strstr(c, "a=8x1x1024,b=1024x4096"));
+            assert_int_equal(o->weight_bytes, 2LL * 4096 * 1024);
+            up++;
+        } else if (strstr(c, "a=8x3x1024,b=8x1024x14336")) {
+            assert_true(o->grouped);
+            assert_int_equal(o->weight_bytes, 8LL * 1024 * 14336);
+            grouped++;
+        } else if (!strcmp(o->description, "MoE_combine_weights")) {
+            assert_non_null(strstr(c, "8x1x2x1024"));
+            combine++;
+        }
+    }
+    assert_int_equal(down, 1);
+    assert_int_equal(up, 1);
+    assert_int_equal(grouped, 2);   /* gate and up */
+    assert_int_equal(combine, 1);
+    trace_free(&t);
+}
+
 /* A mixture with dense layers (GLM-4.5's and ERNIE 4.5's first layers, Llama
  * 4 Maverick's every other): Mixtral with 3 dense first layers and then every
  * other layer a mixture has 3 + 15 = 18 dense layers and 14 of experts. The
@@ -357,7 +413,9 @@ static void test_moe_tokens_replicated(void **s)
  * 7 / 8 / 200) = ceil(2,348,810.24) ns (the reference's torus bisection,
  * 2 x 2 x 2 cut across one axis, gives 200 GB/s for the whole 536,870,912 B),
  * plus its 7 pairwise exchanges' latency as every collective's, 7 x 3330 =
- * 23,310 ns (the reference took the larger of the two). */
+ * 23,310 ns (the reference took the larger of the two). Under LatentMoE
+ * at 1024 the tokens travel at that width: a quarter of the bytes,
+ * ceil(2,348,810.24 / 4) = 587,203 ns, the same latency. */
 static void test_moe_a2a_switch(void **s)
 {
     (void)s;
@@ -380,6 +438,16 @@ static void test_moe_a2a_switch(void **s)
     assert_int_equal(a2a->ici_ns, 2348811 + 23310);
     assert_int_equal(a2a->ici_alpha_ns, 23310);
     trace_free(&t);
+    m.moe_latent_size = 1024;
+    trace_init(&t);
+    assert_int_equal(opsgen_llm_inference(&m, &l, &profile_physical, &t, &ovf, &e), 0);
+    a2a = NULL;
+    for (size_t i = 0; i < t.n && !a2a; i++)
+        if (t.ops[i].phase == PHASE_PREFILL && !strcmp(t.ops[i].description, "MoE_Dispatch_AllToAll"))
+            a2a = &t.ops[i];
+    assert_non_null(a2a);
+    assert_int_equal(a2a->ici_ns, 587203 + 23310);
+    trace_free(&t);
 }
 
 int main(void)
@@ -391,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
         cmocka_unit_test(test_moe_relu2_experts),
+        cmocka_unit_test(test_moe_latent),
         cmocka_unit_test(test_moe_dense_layers),
         cmocka_unit_test(test_deepseek_dense_layers),
         cmocka_unit_test(test_moe_tokens_replicated),
