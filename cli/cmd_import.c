@@ -7,7 +7,6 @@
 
 #include "cli/cli.h"
 #include "base/atomic.h"
-#include "base/json_strict.h"
 #include "calib/importers.h"
 #include "study/run/run.h"
 #include "traces/precision.h"
@@ -55,8 +54,8 @@ static int import_model(int nfiles, char **files, const char *out, bool other_op
     if (other_options)
         return usage_error("import", "model: --dtype and --names are for measurements");
     struct npu_err e;
-    cJSON *hf = json_read_file_strict(files[0], &e);
-    if (!hf && !(hf = hf_read_python(files[0])))   /* Python's Infinity and NaN in a Hugging Face config */
+    cJSON *hf = config_read_json(files[0], &e);   /* strict, or a Hugging Face config with Python's Infinity */
+    if (!hf)
         return report_error("import", &e);
     if (!hf_config_is(hf)) {
         cJSON_Delete(hf);

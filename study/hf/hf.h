@@ -49,7 +49,7 @@ bool hf_config_is(const cJSON *j);
 /* path as a Hugging Face config that Python's json module wrote, its bare
  * Infinity and NaN read as null (json_read_file_python): the config when it
  * is one (hf_config_is), else NULL. A strict read that failed on them falls
- * back to this (study/run config_read_json, npusim import model). */
+ * back to this (study/run config_read_json, which npusim import model uses). */
 cJSON *hf_read_python(const char *path);
 
 /* Whether key is one a Hugging Face config.json carries and npusim reads
