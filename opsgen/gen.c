@@ -135,6 +135,12 @@ int gen_require_linear(const struct model_config *m, const char *what, struct np
     if (!strcmp(m->expert_ffn, "relu2") && what)
         return npu_errf(e, "model field \"expert_ffn\": \"relu2\", but %s builds gated experts (LLM inference "
                         "only); expected \"gated\"", what);
+    /* the global layers' own attention shape (Gemma 4) */
+    const char *shape = m->global_d_head > 0 ? "global_d_head" : m->global_num_kv_heads > 0 ? "global_num_kv_heads"
+                        : m->global_k_eq_v ? "global_k_eq_v" : NULL;
+    if (shape && what)
+        return npu_errf(e, "model field \"%s\": set, but %s gives every layer one attention shape (LLM inference "
+                        "only); expected it unset", shape, what);
     if (m->moe_latent_size > 0 && what)
         return npu_errf(e, "model field \"moe_latent_size\": %lld, but %s builds experts at d_model (LLM "
                         "inference only); expected 0", (long long)m->moe_latent_size, what);

@@ -76,7 +76,7 @@ struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int
 }
 
 static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const struct heads *hd,
-                     int64_t Dm, int64_t dh, int64_t si, int64_t so, bool epilogue, int64_t *fid)
+                     int64_t Dm, int64_t dh, int64_t si, int64_t so, bool epilogue, bool k_eq_v, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
     int64_t Hl = hd->Hl, KVl = hd->KVl, qs = seq * hd->R;   /* GQA: the group folds into the rows */
@@ -95,14 +95,15 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     CAT(d, pre, "Q/K/V", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
                  SHP(B, seq, Dm), SHP(Dm, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-    if (c->decode) {
+    if (c->decode) {   /* K and V in one product; K alone when V is K's projection */
         CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
-                     SHP(B, seq, Dm), SHP(2, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
+                     SHP(B, seq, Dm), SHP(k_eq_v ? 1 : 2, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
     } else {
         CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
                      SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
-                     SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+        if (!k_eq_v)
+            CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
+                         SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     }
     f++;
 
@@ -202,7 +203,7 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
  * over att keys each (flash or the normal block), W_o and the epilogue. */
 static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t att,
                       const struct heads *hd, int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash,
-                      bool epilogue, int64_t *fid)
+                      bool epilogue, bool k_eq_v, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid, Hl = hd->Hl, KVl = hd->KVl;
     char d[200], nm[96];
@@ -219,7 +220,9 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t
     CAT(d, c->prefix, "-K-", "", f);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kvp, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-V-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kvp, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    if (!k_eq_v)
+        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kvp, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0",
+                             ACT)));
     f++;
     if (flash) {
         CAT(d, c->prefix, "-FlashAttention-", "", f);
@@ -289,11 +292,11 @@ int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_
     int64_t att = a->att_keys > 0 ? a->att_keys : causal ? (kv + 1) / 2 : kv;
     int64_t kvp = a->kv_new > 0 ? a->kv_new : kv;   /* the K/V this pass projects */
     if (!c->decode && a->flash)
-        return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, true, ep, fid);
+        return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, true, ep, a->k_eq_v, fid);
     if (!a->cross)
         return self_path(c, a->seq, a->att_keys > 0 ? a->att_keys : causal ? (a->seq + 1) / 2 : a->seq, &hd, Dl,
-                         a->dh, a->s_in, a->s_out, ep, fid);
-    return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, a->flash, ep, fid);
+                         a->dh, a->s_in, a->s_out, ep, a->k_eq_v, fid);
+    return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, a->flash, ep, a->k_eq_v, fid);
 }
 
 /* ---- FFN ---- */

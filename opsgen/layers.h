@@ -66,6 +66,7 @@ struct attn_args {
                                   * reduce-scatter, LayerNorm or all-gather after W_o */
     bool output_gate;            /* W_q also projects a gate of the attention's output (Qwen3-Next,
                                   * Qwen3.5): twice the query heads' width */
+    bool k_eq_v;                 /* V is K's projection, no W_v (Gemma 4's global layers) */
     const struct linear_attn *linear;  /* set: a Gated DeltaNet layer in place of attention
                                         * (opsgen/linear_attn.h); NULL: attention */
 };

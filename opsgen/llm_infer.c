@@ -40,14 +40,17 @@ static void phase_setup(void *g, int i, struct gen_phase *ph)
 }
 
 /* A layer's attention of m over seq query tokens per sequence; decode's
- * cache is s_in prompt and s_out generated tokens (decode_suffix_groups). */
-static struct attn_args attn_base(const struct model_config *m, int64_t seq, int64_t s_in, int64_t s_out)
+ * cache is s_in prompt and s_out generated tokens (decode_suffix_groups).
+ * A local layer takes the local heads' shape, a global one the global's
+ * (pattern_attn_shape). */
+static struct attn_args attn_base(const struct model_config *m, int64_t seq, int64_t s_in, int64_t s_out, bool local)
 {
+    struct attn_shape sh = pattern_attn_shape(m, !local);
     return (struct attn_args){ .seq = seq, .s_in = s_in, .s_out = s_out, .H = m->num_heads, .D = m->d_model,
-                               .dh = m->d_head, .kv_heads = m->num_kv_heads, .flash = m->use_flash_attention,
+                               .dh = sh.dh, .kv_heads = sh.kv_heads, .flash = m->use_flash_attention,
                                .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
                                .decode_kv_per_head = !m->decode_kv_shared,
-                               .output_gate = m->attention_output_gate };
+                               .output_gate = m->attention_output_gate, .k_eq_v = sh.k_eq_v };
 }
 
 /* A decode step reading `keys` keys of the cache: one suffix key, the rest
@@ -68,7 +71,7 @@ static struct attn_args attn_of(const struct gen_run *r, const struct gen_phase 
     const struct model_config *m = r->m;
     int64_t S = m->input_seqlen, O = m->output_seqlen;
     int64_t C = ph->decode ? 0 : m->cached_prompt_tokens;
-    struct attn_args at = attn_base(m, ph->seq, S, O);
+    struct attn_args at = attn_base(m, ph->seq, S, O, local);
     if (C > 0) {   /* the S - C new queries at positions C + 1 .. S see all S keys */
         at.q_seq = at.kv_new = S - C;
         at.kv_seq = S;
@@ -107,7 +110,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
         int64_t count = lg.n == 1 ? ph->count : bmul(r->ovf, gr->layers, ph->steps);
         struct layer_ctx lc = { r->t, r->ovf, r->prof, r->B, count, ph->decode, &r->tp, "", &r->fmt, 0 };
         bool linear = gr->local && pattern_linear(m);   /* a Gated DeltaNet layer: no keys to count */
-        struct attn_args at = linear ? attn_base(m, ph->seq, m->input_seqlen, m->output_seqlen)
+        struct attn_args at = linear ? attn_base(m, ph->seq, m->input_seqlen, m->output_seqlen, true)
                                      : attn_of(r, ph, gr->local);
         at.linear = linear ? &la : NULL;
         if (gr->no_ffn) {   /* a mixer alone (Nemotron-H's blocks): its attention or linear layer */
@@ -224,7 +227,7 @@ static int step_group(const struct llm_gen *g, const struct opsgen_step_attn *a,
     struct layer_ctx lc = { scratch, g->r.ovf, g->r.prof, a->batch, count, a->decode, &g->r.tp, "", &g->r.fmt, 0 };
     /* Decode: one suffix group of length s needs an odd step count 2s - 1
      * (decode_suffix_groups), counted here once per layer. */
-    struct attn_args at = attn_base(m, a->decode ? m->decode_width : a->q, a->prefix, 2 * a->suffix - 1);
+    struct attn_args at = attn_base(m, a->decode ? m->decode_width : a->q, a->prefix, 2 * a->suffix - 1, local);
     if (!a->decode) {
         at.q_seq = a->q;
         at.kv_seq = a->kv;

@@ -84,15 +84,22 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
 {
     int64_t tp = m->tensor_parallelism_degree * m->tensor_parallel_degree_dcn;
     int64_t pp = m->pipeline_parallelism_degree * m->pipeline_parallel_degree_dcn;
-    int64_t H = m->num_heads, D = m->d_model, dh = m->d_head;
-    int64_t kv = m->num_kv_heads == -1 ? H : m->num_kv_heads;
-    int64_t Hl = cdiv64(H, tp), kvl = cdiv64(kv, tp), Fl = cdiv64(m->d_ff, tp);
+    int64_t H = m->num_heads, D = m->d_model;
+    int64_t Hl = cdiv64(H, tp), Fl = cdiv64(m->d_ff, tp);
     int64_t Lc = cdiv64(m->num_layers, pp);
-    int64_t kvh = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
     const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
     bool gated = k ? k->gated : true;
-    int64_t w_attn = badd(ovf, badd(ovf, bmul4(ovf, D, kvh, dh, 2), bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
-                          bmul3(ovf, Hl, dh, D));
+    /* a global and a local attention layer's heads on a chip, their K/V heads and weights */
+    struct attn_shape sh[2] = { pattern_attn_shape(m, true), pattern_attn_shape(m, false) };
+    int64_t kvh[2], w_att[2];
+    for (int i = 0; i < 2; i++) {
+        int64_t kvl = cdiv64(sh[i].kv_heads == -1 ? H : sh[i].kv_heads, tp), dh = sh[i].dh;
+        kvh[i] = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
+        w_att[i] = badd(ovf, badd(ovf, bmul4(ovf, D, kvh[i], dh, sh[i].k_eq_v ? 1 : 2),
+                                  bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
+                        bmul3(ovf, Hl, dh, D));
+    }
+    int64_t w_attn = w_att[0];
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
     struct tensor_formats f;
     tensor_formats_of(m, &f);
@@ -104,7 +111,7 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     struct linear_attn la;
     linear_attn_of(m, &la);
     bool linear = pattern_linear(m);
-    int64_t w_local = linear ? linear_attn_params(ovf, &la, D, tp) : w_attn;
+    int64_t w_local = linear ? linear_attn_params(ovf, &la, D, tp) : w_att[1];
     for (int i = 0; i < lg.n; i++) {
         int64_t n = lg.g[i].layers;
         int64_t wa = lg.g[i].local ? w_local : w_attn;
@@ -124,12 +131,13 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     tensor_formats_experts(m, &ef);
     p->weight_bytes = badd(ovf, fmt_stored_bytes(ovf, badd(ovf, layers_w, gen_vocab_params(ovf, m, tp, prof)), &f),
                            fmt_stored_bytes(ovf, experts_w, &ef));
-    p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh, dh), global);
-    p->kv_local_elems_per_token = linear ? 0 : bmul(ovf, bmul3(ovf, 2, kvh, dh), local);
+    p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh[0], sh[0].dh), global);
+    p->kv_local_elems_per_token = linear ? 0 : bmul(ovf, bmul3(ovf, 2, kvh[1], sh[1].dh), local);
     p->kv_window = local > 0 && !linear ? m->sliding_window : 0;
     p->state_elems_per_seq = linear ? bmul(ovf, linear_attn_state_elems(ovf, &la, tp), local) : 0;
     p->state_dtype = la.state;
-    p->live_elems_per_token = badd(ovf, badd(ovf, D, bmul(ovf, Hl, dh)), live_ff);
+    int64_t dq = sh[0].dh > sh[1].dh ? sh[0].dh : sh[1].dh;   /* the wider layer's queries */
+    p->live_elems_per_token = badd(ovf, badd(ovf, D, bmul(ovf, Hl, dq)), live_ff);
     p->kv_dtype = f.kv;
     p->act_dtype = f.act;
 }

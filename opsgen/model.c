@@ -165,6 +165,16 @@ static const struct field_desc llm_list[] = {
     FIELD("attention_output_gate", FT_BOOL, offsetof(struct model_config, attention_output_gate), 0, NULL, FF_EXT,
           .doc = "The attention layers' W_q also projects a gate of their output, twice the query heads' width "
                  "(Qwen3-Next, Qwen3.5: attn_output_gate). LLM inference."),
+    I(global_d_head, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
+      .doc = "Head width of the global layers (those attending to the whole context) when it differs from the "
+             "local ones' d_head (Gemma 4: 512 beside 256); 0: d_head. Their queries, keys, values and KV cache "
+             "take it. LLM inference."),
+    I(global_num_kv_heads, 0, N | FF_EXT, .hi = 65536, .unit = "heads",
+      .doc = "K/V heads of the global layers when they differ from num_kv_heads (Gemma 4: 4 beside 16); 0: "
+             "num_kv_heads. LLM inference."),
+    FIELD("global_k_eq_v", FT_BOOL, offsetof(struct model_config, global_k_eq_v), 0, NULL, FF_EXT,
+          .doc = "The global layers' values come from their keys' projection, so they have no W_v (Gemma 4's "
+                 "attention_k_eq_v); the cache still keeps K and V, normalised apart. LLM inference."),
     S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|mamba2",
       .doc = "What the linear layers are: gated_deltanet (Qwen3-Next, Qwen3.5: queries and keys of "
              "linear_key_heads, a decay and a write strength per value head, the delta rule) or mamba2 "

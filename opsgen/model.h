@@ -66,6 +66,11 @@ struct model_config {
     bool attention_output_gate;          /* npusim's own (FF_EXT): W_q also projects a sigmoid gate of
                                           * the attention's output (Qwen3-Next, Qwen3.5) */
     char linear_state_dtype[FIELD_STR_MAX];
+    /* npusim's own (FF_EXT): the global layers' own attention shape (Gemma 4):
+     * head width and K/V heads (0: d_head, num_kv_heads), and V as K's
+     * projection (no W_v). */
+    int64_t global_d_head, global_num_kv_heads;
+    bool global_k_eq_v;
     /* npusim's own (FF_EXT): the number formats of the weights, the
      * activations and the KV cache (traces/precision.h names; "bf16"). */
     char weight_dtype[FIELD_STR_MAX], activation_dtype[FIELD_STR_MAX], kv_cache_dtype[FIELD_STR_MAX];

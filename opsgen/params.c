@@ -25,6 +25,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     int64_t moe_all = badd(&ovf, bmul(&ovf, routed, R), fixed);
     int64_t moe_act = badd(&ovf, bmul(&ovf, routed, m->num_activated_routed_experts_per_token), fixed);
     int64_t attn, dense_ffn, moe;   /* a layer's attention, a dense layer's FFN, the MoE layers */
+    int64_t local_extra = 0, local = 0;   /* what a local layer's attention adds over attn, and those layers */
     int64_t no_ffn = 0;             /* layers without an FFN (ffn_layers) */
     int64_t linear = 0, linear_extra = 0;   /* linear-attention layers, and what each adds over attn */
     if (!strcmp(m->ffn_type, "deepseek_moe")) {
@@ -38,27 +39,36 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         dense_ffn = bmul3(&ovf, 3, D, m->d_ff);
         moe = L - (m->num_dense_layers < L ? m->num_dense_layers : L);
     } else {
-        int64_t dh = m->d_head, kv = m->num_kv_heads == -1 ? H : m->num_kv_heads;
+        /* W_q (with its output gate), W_o, W_k and W_v (no W_v when V is K's projection) of a
+         * global layer (attn) and of a local one */
+        int64_t att[2];
+        for (int i = 0; i < 2; i++) {
+            struct attn_shape sh = pattern_attn_shape(m, i == 0);
+            int64_t kv = sh.kv_heads == -1 ? H : sh.kv_heads;
+            att[i] = badd(&ovf, bmul3(&ovf, m->attention_output_gate ? 3 : 2, D, bmul(&ovf, H, sh.dh)),
+                          bmul3(&ovf, sh.k_eq_v ? 1 : 2, D, bmul(&ovf, kv, sh.dh)));
+        }
+        attn = att[0];
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-        attn = badd(&ovf, bmul3(&ovf, m->attention_output_gate ? 3 : 2, D, bmul(&ovf, H, dh)),
-                    bmul3(&ovf, 2, D, bmul(&ovf, kv, dh)));
         dense_ffn = bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
         struct layer_groups lg;
         pattern_groups(m, &lg);
         moe = pattern_moe_of(&lg);
         no_ffn = pattern_no_ffn_of(&lg);
+        local = pattern_local_of(&lg);
+        local_extra = att[1] - attn;
         if (pattern_linear(m)) {   /* the local layers are Gated DeltaNet, in place of attention */
             struct linear_attn la;
             linear_attn_of(m, &la);
-            linear = pattern_local_of(&lg);
-            linear_extra = linear_attn_params(&ovf, &la, D, 1) - attn;
+            linear = local;
+            linear_extra = linear_attn_params(&ovf, &la, D, 1) - att[1];
         }
     }
     /* two norms a layer (one a layer without an FFN), one at the end */
     int64_t norms = badd(&ovf, bmul(&ovf, D, 2 * L - no_ffn), D);
     int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe - no_ffn)),
                         badd(&ovf, norms, vocab));
-    base = badd(&ovf, base, bmul(&ovf, linear_extra, linear));
+    base = badd(&ovf, base, badd(&ovf, bmul(&ovf, linear_extra, linear), bmul(&ovf, local_extra, local)));
     *total = badd(&ovf, base, bmul(&ovf, moe_all, moe));
     *active = badd(&ovf, base, bmul(&ovf, moe_act, moe));
     if (ovf)

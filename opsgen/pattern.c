@@ -141,6 +141,17 @@ int64_t pattern_local_cache(const struct model_config *m, int64_t n)
     return n < m->sliding_window ? n : m->sliding_window;
 }
 
+struct attn_shape pattern_attn_shape(const struct model_config *m, bool global)
+{
+    struct attn_shape s = { m->d_head, m->num_kv_heads, false };
+    if (global) {
+        s.dh = m->global_d_head > 0 ? m->global_d_head : s.dh;
+        s.kv_heads = m->global_num_kv_heads > 0 ? m->global_num_kv_heads : s.kv_heads;
+        s.k_eq_v = m->global_k_eq_v;
+    }
+    return s;
+}
+
 int64_t pattern_local_of(const struct layer_groups *g)
 {
     int64_t n = 0;

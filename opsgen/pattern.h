@@ -61,6 +61,14 @@ int64_t pattern_local_cache(const struct model_config *m, int64_t n);
  * window's, weighted by the layers of each (attention's FLOPs and bytes
  * are linear in the keys). global_keys without local layers. */
 int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, int64_t global_keys);
+/* The attention shape of m's global layers (global: attending to the whole
+ * context; every layer of a model without local ones) or of its local
+ * ones: head width, K/V heads (-1: as many as the query heads) and whether
+ * V is K's projection (no W_v). Only the global layers have their own
+ * (global_d_head, global_num_kv_heads, global_k_eq_v: Gemma 4's). */
+struct attn_shape { int64_t dh, kv_heads; bool k_eq_v; };
+struct attn_shape pattern_attn_shape(const struct model_config *m, bool global);
+
 /* The layers of groups g that attend locally, that run the experts, or that
  * have no FFN. */
 int64_t pattern_local_of(const struct layer_groups *g);

@@ -52,6 +52,7 @@ static const struct hf_type {
     { .type = "ministral3", .kind = HF_DENSE },
     { .type = "gemma2", .kind = HF_DENSE, .full_every = 2, .tied = true },
     { .type = "gemma3_text", .kind = HF_DENSE, .full_every = 6, .tied = true },
+    { .type = "gemma4_text", .kind = HF_DENSE, .full_every = 6, .tied = true, .experts = true },
     { .type = "phi", .kind = HF_DENSE, .plain = true }, { .type = "gpt_neox", .kind = HF_DENSE, .plain = true },
     { .type = "gptj", .kind = HF_DENSE, .plain = true }, { .type = "starcoder2", .kind = HF_DENSE, .plain = true, .tied = true },
     { .type = "nemotron", .kind = HF_DENSE, .plain = true }, { .type = "arcee", .kind = HF_DENSE, .plain = true },
@@ -93,8 +94,6 @@ static const struct { const char *types, *why; } unmodelled[] = {
       "Qwen3.5)" },
     { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
     { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
-    { "gemma4_text", "Gemma 4's global layers with their own head size and K/V heads (global_head_dim, "
-                     "num_global_key_value_heads): npusim's layers share one attention shape" },
     { "deepseek_v4", "compressed and sparse attention (compress_ratios, an indexer), hash-routed layers and "
                      "hyper-connections: not modelled" },
     { "minimax_m3", "block-sparse attention on some layers (sparse_attention_config): not modelled" },
@@ -118,6 +117,8 @@ static const char *const understood[] = {
     "full_attention_interval", "mtp_num_hidden_layers", "index_topk", "index_n_heads", "index_head_dim",
     "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_chunk_size",
     "mamba_expand", "attn_layer_indices", "hybrid_override_pattern", "layers_block_type", "moe_latent_size",
+    "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "hidden_size_per_layer_input",
+    "num_kv_shared_layers", "use_double_wide_mlp",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -190,6 +191,12 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
                       "every moe_layer_step-th layer", "mlp_only_layers";
     if (t && (!strncmp(t->type, "qwen2", 5) || !strcmp(t->type, "mimo")) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
+    if (hf_num(hf, "hidden_size_per_layer_input", 0) > 0)
+        return *why = "per-layer inputs (Gemma 4 E2B, E4B: an embedding a layer beside the token's): not modelled",
+               "hidden_size_per_layer_input";
+    if (hf_num(hf, "num_kv_shared_layers", 0) > 0)
+        return *why = "the last layers reading earlier layers' K/V (Gemma 4 E2B, E4B): npusim gives every layer its "
+                      "own K/V", "num_kv_shared_layers";
     if (t && t->kind == HF_MLA && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "moe_latent_size")))
         return *why = "LatentMoE beside latent attention: npusim runs it over standard attention (Nemotron 3 Super)",
                "moe_latent_size";
@@ -470,6 +477,20 @@ static int moe_fields(const cJSON *hf, const struct hf_type *t, cJSON *o, const 
     return 0;
 }
 
+/* The global layers' own attention shape (Gemma 4): global_head_dim and
+ * num_global_key_value_heads where they differ from the others' (null:
+ * the same), and attention_k_eq_v (their V is K's projection). */
+static int global_attention(const cJSON *hf, double dh, double kv, cJSON *o, const char *name, struct npu_err *e)
+{
+    double gdh = hf_num(hf, "global_head_dim", dh), gkv = hf_num(hf, "num_global_key_value_heads", kv);
+    if ((gdh != dh && hf_add_int(o, "global_d_head", gdh, name, "global_head_dim", e)) ||
+        (gkv != kv && hf_add_int(o, "global_num_kv_heads", gkv, name, "num_global_key_value_heads", e)))
+        return -1;
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "attention_k_eq_v")))
+        cJSON_AddTrueToObject(o, "global_k_eq_v");
+    return 0;
+}
+
 static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *name, struct npu_err *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -491,6 +512,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              hf_add_int(o, "num_heads", H, name, "num_attention_heads", e) ||
              hf_add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
              hf_add_int(o, "d_head", dh, name, "head_dim", e) ||
+             global_attention(hf, dh, hf_num(hf, "num_key_value_heads", H), o, name, e) ||
              /* a mixture with no dense layer may give no dense width (Qwen3.5's): its experts' */
              hf_add_int(o, "d_ff", hf_num(hf, "intermediate_size", kind == HF_MOE ? hf_num(hf, "moe_intermediate_size", 0) : 0),
                      name, "intermediate_size", e) ||

@@ -51,6 +51,7 @@ static const struct rename {
     { "hunyuan", "first_k_dense_replace", NULL, "moe_layer_num_skipped" },
     { "step3p7", "shared_expert_intermediate_size", NULL, "share_expert_dim" },
     { "nemotron_h", "shared_expert_intermediate_size", NULL, "moe_shared_expert_intermediate_size" },
+    { "gemma4_text", "num_experts_per_tok", NULL, "top_k_experts" },
     { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
     { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
     { "nemotron_h", "mamba_d_head", NULL, "mamba_head_dim" },
@@ -66,7 +67,7 @@ static const struct rename {
 static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
-    "cla_share_factor",
+    "cla_share_factor", "enable_moe_block",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):
@@ -172,6 +173,19 @@ static void shared_expert(cJSON *c, const char *t)
         put(c, "n_shared_experts", cJSON_CreateNumber(0));
 }
 
+/* Gemma 4's experts exist under enable_moe_block, beside the layer's dense
+ * MLP of intermediate_size, which every token runs: a shared expert of that
+ * width. Without it, a num_experts the file carries is none. */
+static void gemma4_experts(cJSON *c, const char *t)
+{
+    if (strcmp(t, "gemma4_text"))
+        return;
+    if (!flag(c, "enable_moe_block", false))
+        put(c, "num_experts", cJSON_CreateNull());
+    else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "shared_expert_intermediate_size")))
+        put(c, "shared_expert_intermediate_size", cJSON_CreateNumber(hf_num(c, "intermediate_size", 0)));
+}
+
 /* Nemotron-H as Transformers 5 writes it: its blocks as layers_block_type,
  * a list whose length is the block count when num_hidden_layers is absent. */
 static void block_count(cJSON *c, const char *t)
@@ -244,6 +258,7 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     per_layer(c);
     shared_expert(c, type);
     block_count(c, type);
+    gemma4_experts(c, type);
     return c;
 }
 

@@ -10,7 +10,8 @@
  * FFN four times the width, Qwen's two FFN branches counted together, the
  * parallel blocks of GPT-J, GPT-NeoX, Phi-2, Falcon and Cohere, a list of
  * one value per layer as that value, Nemotron-H's block count from its
- * layers_block_type list) made explicit. The common names a file already gives are kept.
+ * layers_block_type list, Gemma 4's dense MLP beside its experts as a shared
+ * expert) made explicit. The common names a file already gives are kept.
  *
  * Also the readers the room shares: a number under a key (hf_num), a
  * string (hf_str), a positive whole number into npusim's config

@@ -183,6 +183,43 @@ check "models: LatentMoE serves (Nemotron 3 Super on 4 H100 in fp8, 40 chat requ
   $NPUSIM serving --configs $CONFIGS -m $S/nemotron-3-super-120b-a12b.json -c h100 --tp 4 --set weight_dtype=fp8 \
     --rate 2 --requests 40 --lengths chat --json >'$HF/super-serve.json' 2>/dev/null &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 40)' '$HF/super-serve.json'"
+# Gemma 4's global layers have their own attention shape: heads of global_head_dim, fewer K/V heads
+# (num_global_key_value_heads) and no W_v (attention_k_eq_v: V is K's projection). By hand, 31B (D
+# 5376, 60 layers, 50 sliding of 32 heads and 16 K/V heads of 256, 10 global of 32 heads of 512 and
+# 4 K/V heads): sliding attention 132,120,576 a layer, global 187,170,816 (W_q and W_o 2 x 5376 x
+# 32 x 512, W_k 5376 x 4 x 512), FFNs 3 x 5376 x 21504, 121 norms of 5376, the tied 262144 x 5376:
+# 30,696,664,320 (its name: 31B). 26B-A4B (D 2816, 30 layers of 128 experts of 704, top 8, beside a
+# dense MLP of 2112 that every token runs: 3 shared widths): 25,232,613,120 with 3,822,001,920
+# active (its name: 26B, A4B).
+check "models: Gemma 4's global layers import with their own shape (31B: heads of 512, 4 K/V heads, no W_v)" \
+    imported "$S/gemma-4-31b-shapes.json" "$HF/f-gemma4.json" d_head=256 num_kv_heads=16 global_d_head=512 \
+    global_num_kv_heads=4 global_k_eq_v=True sliding_window=1024 full_attention_interval=6 ffn_type=geglu
+check "models: Gemma 4's experts beside its dense MLP import as 3 shared experts (26B-A4B)" \
+    imported "$S/gemma-4-26b-a4b-shapes.json" "$HF/f-gemma4-moe.json" ffn_type=moe num_routed_experts=128 \
+    num_activated_routed_experts_per_token=8 moe_d_ff=704 num_shared_experts=3 global_num_kv_heads=2
+check "models: Gemma 4's parameters by hand: 31B 30,696,664,320; 26B-A4B 25,232,613,120 (3,822,001,920 active)" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/gemma-4-31b-shapes.json -c h100 --set num_chips=2 --set tensor_parallelism_degree=2 \
+    -o '$HF/g31' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m $S/gemma-4-26b-a4b-shapes.json -c h100 -o '$HF/g26' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0])) for d in sys.argv[1:3]]
+sys.exit(not ((p[0][\"params_total\"], p[0][\"params_active\"]) == (30696664320, 30696664320) and
+              (p[1][\"params_total\"], p[1][\"params_active\"]) == (25232613120, 3822001920)))' '$HF/g31' '$HF/g26'"
+check "models: Gemma 4 serves (31B on 2 H100, 30 chat requests)" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m $S/gemma-4-31b-shapes.json -c h100 --tp 2 --rate 2 --requests 30 --lengths chat \
+    --json >'$HF/g31-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/g31-serve.json'"
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/gemma-4-31b-shapes.json"))
+t = j["text_config"]
+json.dump(dict(j, text_config=dict(t, hidden_size_per_layer_input=256)), open(sys.argv[1] + "/g4-ple.json", "w"))
+json.dump(dict(j, text_config=dict(t, num_kv_shared_layers=20)), open(sys.argv[1] + "/g4-shared.json", "w"))' "$HF"
+expect_fail "models: Gemma 4's per-layer inputs (E2B, E4B) are refused, naming the key" 'key "hidden_size_per_layer_input": per-layer inputs' \
+    $NPUSIM import model "$HF/g4-ple.json" -o "$HF/bad/x.json"
+expect_fail "models: Gemma 4's layers reading earlier K/V (E2B, E4B) are refused, naming the key" 'key "num_kv_shared_layers": the last layers' \
+    $NPUSIM import model "$HF/g4-shared.json" -o "$HF/bad/x.json"
+expect_fail "models: training refuses a global attention shape, naming it" 'model field "global_d_head": set, but LLM training' \
+    $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --set global_d_head=256 -w training -o "$HF/bad"
 expect_fail "models: training refuses moe_latent_size, naming it" 'model field "moe_latent_size": 1024, but LLM training' \
     $NPUSIM run --configs $CONFIGS -m mixtral-8x7b -c h100 --set num_chips=8 --set moe_latent_size=1024 -w training -o "$HF/bad"
 expect_fail "models: a hybrid_override_pattern letter other than M, *, - or E is refused, naming it" 'item 51 "X": expected M, \*, - or E' \
@@ -315,7 +352,7 @@ json.dump(j, open("'"$HF"'/mllama.json", "w"))'
 # forever, found by fuzzing)
 python3 -c 'import json, sys
 j = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
-for t in ("jamba", "bert", "", "rwkv5", "nemotron-nas", "gemma4_text"):
+for t in ("jamba", "bert", "", "rwkv5", "nemotron-nas", "mimo_v2_flash"):
     json.dump(dict(j, model_type=t), open(sys.argv[1] + "/" + (t or "empty-type") + ".json", "w"))' "$HF"
 for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/mllama"':key "vision_config": a vision tower' \
@@ -323,7 +360,7 @@ for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/bert"':model_type "bert": not a decoder npusim knows' \
            "$HF/rwkv5"':model_type "rwkv5": linear-attention or recurrent layers' \
            "$HF/nemotron-nas"':model_type "nemotron-nas": a different block per layer' \
-           "$HF/gemma4_text"':model_type "gemma4_text": Gemma 4'"'"'s global layers with their own head size' \
+           "$HF/mimo_v2_flash"':model_type "mimo_v2_flash": sliding-window and global layers with their own head counts' \
            "$HF/empty-type"':model_type "": not a decoder npusim knows'; do
     m=${bad%%:*}; want=${bad#*:}
     case $m in /*) f=$m.json; m=${m##*/} ;; *) f=$S/$m.json ;; esac

@@ -126,6 +126,52 @@ static void infer_physical(const struct model_config *m, struct trace *t)
     assert_int_equal(opsgen_llm_inference(m, test_opsgen_links(), &profile_physical, t, &ovf, &e), 0);
     assert_false(ovf);
 }
+/* The global layers' own attention shape (Gemma 4's global_head_dim,
+ * num_global_key_value_heads, attention_k_eq_v): Llama 3 8B with every
+ * other layer local (a window of 1024) and its 16 global layers at heads of
+ * 256 with 2 K/V heads and no W_v. A global layer's attention goes from
+ * W_q, W_o 2 x 4096 x 32 x 128 and W_k, W_v 2 x 4096 x 8 x 128 (41,943,040)
+ * to 2 x 4096 x 32 x 256 and W_k 4096 x 2 x 256 (69,206,016): 16 x
+ * 27,262,976 more parameters. Decoding to 9216 tokens at batch 1, the
+ * global layers' cache keeps K and V of 2 x 256 (1024 elements a token and
+ * layer, was 2 x 8 x 128 = 2048): 16 x 9216 x 1024 x 2 bytes less, the
+ * weights 16 x 27,262,976 x 2 bytes more, and a step's queries 32 x
+ * (256 - 128) x 2 bytes more: 570,433,536 bytes. A decode step projects a
+ * global layer's K alone (1x4096x2x256), a local one's K and V
+ * (2x4096x8x128), each 16 layers x 4 steps. */
+static void test_global_attention_shape(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "llama3-8b");
+    const struct profile *p = profile_by_name("physical");
+    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
+    m.sliding_window = 1024, m.full_attention_interval = 2;
+    int64_t t0, a0, t1, a1, mem0 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
+    opsgen_model_params(&m, &t0, &a0);
+    m.global_d_head = 256, m.global_num_kv_heads = 2, m.global_k_eq_v = true;
+    opsgen_model_params(&m, &t1, &a1);
+    assert_int_equal(t1 - t0, 16LL * 27262976);
+    assert_int_equal(a1 - a0, 16LL * 27262976);
+    assert_int_equal(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p) - mem0, 570433536LL);
+    m.input_seqlen = 16, m.output_seqlen = 4;
+    struct trace t;
+    infer_physical(&m, &t);
+    int global = 0, local = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        if (o->phase != PHASE_DECODE || !strstr(c, "TMND->BTLND"))
+            continue;
+        assert_int_equal(o->count, 16 * 4);
+        global += strstr(c, "b=1x4096x2x256") != NULL;
+        local += strstr(c, "b=2x4096x8x128") != NULL;
+    }
+    assert_int_equal(global, 1);
+    assert_int_equal(local, 1);
+    trace_free(&t);
+}
+
 /* The routed experts run as a fused MoE kernel runs them (physical profile):
  * Mixtral 8x7B at batch 8 decodes 8 tokens a step; each of the 8 experts
  * receives one with probability 1 - 0.75^8 = 0.90, so all 8 are used (ceil
@@ -456,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_global_attention_shape),
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
         cmocka_unit_test(test_moe_relu2_experts),
