@@ -64,6 +64,13 @@ static void test_published(void **s)
         { "llama3_2-1b", 1.23e9, 0, 1e7, false },     { "llama3_2-3b", 3.21e9, 0, 1e7, false },
         /* Gated DeltaNet layers among gated attention: Qwen3.5-35B-A3B (its card: 35B, 3B activated) */
         { "qwen3.5-35b-a3b", 35e9, 3e9, 1e9, false },
+        /* Gemma 4: global layers of their own shape (Google's figures: 30.7B; 25.2B with 3.8B active) */
+        { "gemma4-31b", 30.7e9, 0, 1e8, false },      { "gemma4-26b-a4b", 25.2e9, 3.8e9, 1e8, false },
+        /* Mamba-2 hybrids with experts: Nemotron 3 Nano (its report: 31.6B, 3.6B active with the
+         * embeddings), Super's LatentMoE (NVIDIA: 120B, 12B active, which npusim counts with the
+         * 131072 x 4096 embedding table as gpt-oss's above) */
+        { "nemotron3-nano-30b", 31.6e9, 3.6e9, 1e8, false },
+        { "nemotron3-super-120b", 120e9, 12e9 + 131072.0 * 4096, 1e9, false },
     };
     for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
         struct model_config m;
