@@ -305,7 +305,7 @@ static int64_t stage_dense_layers(const struct model_config *m, const struct pro
     int64_t L = m->num_layers, d = m->num_dense_layers < L ? m->num_dense_layers : L;
     if (prof->mla_dense_layers_as_moe || d <= 0)
         return 0;
-    struct layer_groups lg = { 2, { { false, false, d, false }, { false, true, L - d, false } } };
+    struct layer_groups lg = { 2, { { false, false, d, false, false }, { false, true, L - d, false, false } } };
     pattern_share(&lg, L, stage_layers);
     return lg.g[0].layers;
 }

@@ -94,7 +94,12 @@ int gen_axes(struct coll_axes *ax, int64_t deg, int64_t n_axes, const struct pro
 
 int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, const struct profile *prof)
 {
-    return prof->vocab_ops_missing ? 0 : bmul3(ovf, m->tie_word_embeddings ? 1 : 2, cdiv64(m->vocab_size, tp), m->d_model);
+    if (prof->vocab_ops_missing)
+        return 0;
+    int64_t v = bmul3(ovf, m->tie_word_embeddings ? 1 : 2, cdiv64(m->vocab_size, tp), m->d_model);
+    /* per-layer inputs (Gemma 4 E2B, E4B): their table and the token's projection, whole on every chip */
+    int64_t P = m->per_layer_input_dim, Vp = m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size : m->vocab_size;
+    return P > 0 ? badd(ovf, v, bmul3(ovf, badd(ovf, Vp, m->d_model), m->num_layers, P)) : v;
 }
 
 
@@ -135,12 +140,19 @@ int gen_require_linear(const struct model_config *m, const char *what, struct np
     if (!strcmp(m->expert_ffn, "relu2") && what)
         return npu_errf(e, "model field \"expert_ffn\": \"relu2\", but %s builds gated experts (LLM inference "
                         "only); expected \"gated\"", what);
-    /* the global layers' own attention shape (Gemma 4) */
+    /* the global layers' own attention shape, the KV-sharing layers and the per-layer inputs (Gemma 4) */
     const char *shape = m->global_d_head > 0 ? "global_d_head" : m->global_num_kv_heads > 0 ? "global_num_kv_heads"
-                        : m->global_k_eq_v ? "global_k_eq_v" : NULL;
+                        : m->global_k_eq_v ? "global_k_eq_v" : m->kv_shared_layers > 0 ? "kv_shared_layers"
+                        : m->per_layer_input_dim > 0 ? "per_layer_input_dim" : NULL;
     if (shape && what)
-        return npu_errf(e, "model field \"%s\": set, but %s gives every layer one attention shape (LLM inference "
+        return npu_errf(e, "model field \"%s\": set, but %s builds every layer alike (LLM inference "
                         "only); expected it unset", shape, what);
+    if (m->kv_shared_layers > 0 && m->kv_shared_layers >= m->num_layers)
+        return npu_errf(e, "model field \"kv_shared_layers\": %lld, expected fewer than num_layers %lld (they read "
+                        "an earlier layer's K/V)", (long long)m->kv_shared_layers, (long long)m->num_layers);
+    if (m->kv_shared_layers > 0 && m->linear_value_heads > 0)
+        return npu_errf(e, "model field \"kv_shared_layers\": %lld with linear_value_heads: npusim shares only "
+                        "attention layers' K/V; expected 0", (long long)m->kv_shared_layers);
     if (m->moe_latent_size > 0 && what)
         return npu_errf(e, "model field \"moe_latent_size\": %lld, but %s builds experts at d_model (LLM "
                         "inference only); expected 0", (long long)m->moe_latent_size, what);

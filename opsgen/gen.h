@@ -38,9 +38,10 @@ bool gen_spans_domain(int64_t deg, const struct opsgen_links *l, const struct pr
 
 
 /* The token-embedding and LM-head parameters on one chip, 2 x ceil(V / tp) x D
- * (once, not twice, when the model ties them: tie_word_embeddings)
- * (0 under prof->vocab_ops_missing), checked (*ovf, builders.h): the memory
- * footprints and the weight update count them. */
+ * (once, not twice, when the model ties them: tie_word_embeddings), and the
+ * per-layer inputs' table and projection, (rows + D) x num_layers x
+ * per_layer_input_dim, whole (0 under prof->vocab_ops_missing), checked
+ * (*ovf, builders.h): the memory footprints and the weight update count them. */
 int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, const struct profile *prof);
 
 /* ---- the checks the LLM-like generators share, in the order they run ---- */
@@ -52,8 +53,9 @@ int gen_require_llm(const struct model_config *m, const char *what, struct npu_e
  * training"), 0. */
 int gen_require_prompt_cache(const struct model_config *m, const char *what, struct npu_err *e);
 /* Linear-attention layers (linear_value_heads > 0), the attention's output
- * gate and the layer-pattern and expert fields of Nemotron-H (ffn_layers,
- * expert_ffn relu2, moe_latent_size) are LLM inference's: what (another generator) refuses them;
+ * gate, the layer-pattern and expert fields of Nemotron-H (ffn_layers,
+ * expert_ffn relu2, moe_latent_size) and Gemma 4's (global_*, kv_shared_layers,
+ * per_layer_input_dim) are LLM inference's: what (another generator) refuses them;
  * without what, the fields must agree (no sliding_window with linear
  * layers, key heads dividing value heads). */
 int gen_require_linear(const struct model_config *m, const char *what, struct npu_err *e);

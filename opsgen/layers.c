@@ -76,7 +76,7 @@ struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int
 }
 
 static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const struct heads *hd,
-                     int64_t Dm, int64_t dh, int64_t si, int64_t so, bool epilogue, bool k_eq_v, int64_t *fid)
+                     int64_t Dm, int64_t dh, int64_t si, int64_t so, bool epilogue, int kv_mats, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid;
     int64_t Hl = hd->Hl, KVl = hd->KVl, qs = seq * hd->R;   /* GQA: the group folds into the rows */
@@ -95,13 +95,15 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     CAT(d, pre, "Q/K/V", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
                  SHP(B, seq, Dm), SHP(Dm, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-    if (c->decode) {   /* K and V in one product; K alone when V is K's projection */
+    /* kv_mats: K and V (2); K alone when V is K's projection (1); none when the layer reads an
+     * earlier layer's K/V (0) */
+    if (c->decode && kv_mats > 0) {   /* K and V in one product */
         CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
-                     SHP(B, seq, Dm), SHP(k_eq_v ? 1 : 2, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
-    } else {
+                     SHP(B, seq, Dm), SHP(kv_mats, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
+    } else if (kv_mats > 0) {
         CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
                      SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-        if (!k_eq_v)
+        if (kv_mats == 2)
             CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
                          SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     }
@@ -203,7 +205,7 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
  * over att keys each (flash or the normal block), W_o and the epilogue. */
 static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t att,
                       const struct heads *hd, int64_t dq, int64_t dk, int64_t dv, int64_t dh, bool flash,
-                      bool epilogue, bool k_eq_v, int64_t *fid)
+                      bool epilogue, int kv_mats, int64_t *fid)
 {
     int64_t B = c->B, n = c->count, t = layer_tp(c), f = *fid, Hl = hd->Hl, KVl = hd->KVl;
     char d[200], nm[96];
@@ -218,9 +220,11 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t
     CAT(d, c->prefix, "-Q-", "", f);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q", SHP(B, q, dq), SHP(dq, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     CAT(d, c->prefix, "-K-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kvp, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    if (kv_mats > 0)
+        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K", SHP(B, kvp, dk), SHP(dk, KVl, dh), "BLM;MND->BLND", "0_0_0",
+                             ACT)));
     CAT(d, c->prefix, "-V-", "", f);
-    if (!k_eq_v)
+    if (kv_mats == 2)
         CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kvp, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0",
                              ACT)));
     f++;
@@ -291,12 +295,13 @@ int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_
     bool causal = a->causal && !c->decode && !c->prof->prefill_attention_unmasked;
     int64_t att = a->att_keys > 0 ? a->att_keys : causal ? (kv + 1) / 2 : kv;
     int64_t kvp = a->kv_new > 0 ? a->kv_new : kv;   /* the K/V this pass projects */
+    int kv_mats = a->no_kv_proj ? 0 : a->k_eq_v ? 1 : 2;
     if (!c->decode && a->flash)
-        return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, true, ep, a->k_eq_v, fid);
+        return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, true, ep, kv_mats, fid);
     if (!a->cross)
         return self_path(c, a->seq, a->att_keys > 0 ? a->att_keys : causal ? (a->seq + 1) / 2 : a->seq, &hd, Dl,
-                         a->dh, a->s_in, a->s_out, ep, a->k_eq_v, fid);
-    return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, a->flash, ep, a->k_eq_v, fid);
+                         a->dh, a->s_in, a->s_out, ep, kv_mats, fid);
+    return cross_path(c, q, kvp, att, &hd, dq, dk, dv, a->dh, a->flash, ep, kv_mats, fid);
 }
 
 /* ---- FFN ---- */
@@ -471,12 +476,33 @@ int layer_ffn(const struct layer_ctx *c, const struct ffn_args *a, int64_t *fid)
 int layer_block(const struct layer_ctx *c, const struct attn_args *a, const struct model_config *m,
                 int64_t *fid)
 {
+    return layer_block_ff(c, a, m, m->d_ff, fid);
+}
+
+int layer_block_ff(const struct layer_ctx *c, const struct attn_args *a, const struct model_config *m, int64_t F,
+                   int64_t *fid)
+{
     int64_t f = *fid;
     if (layer_attention(c, a, &f))
         return -1;
     *fid = f = c->t->ops[c->t->n - 1].fusion_id + 1;
     const struct ffn_kind *k = ffn_kind_dense(m->ffn_type);
-    struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = m->d_ff, .ffn_type = k ? k->name : m->ffn_type,
+    struct ffn_args fa = { .seq = a->seq, .D = m->d_model, .F = F, .ffn_type = k ? k->name : m->ffn_type,
                            .input_gathered = true };
     return layer_ffn(c, &fa, &f);
+}
+
+int layer_per_layer_input(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t P, int64_t *fid)
+{
+    int64_t f = *fid, B = c->B, n = c->count;
+    char d[200];
+    CAT(d, c->prefix, c->decode ? "PerLayerInput-serving-decode" : "PerLayerInput", "", NO_ID);
+    CHK(layer_linear(c, f, d, "MatMul: g (2) = y (2) * W_gate (1)", seq, D, P));
+    CHK(b_unary(c->t, c->ovf, f + 1, n, d, "g (2) = act(g (2))", "Gelu", SHP(B, seq, P), "0_0", ACT));
+    CHK(b_binary(c->t, c->ovf, f + 1, n, d, "g (2) = g (2) * per_layer_input (2)", "Mul", SHP(B, seq, P), "0_0_0", ACT,
+                 c->prof->binary_ops_list_one_input));
+    CHK(layer_linear(c, f + 2, d, "MatMul: y (2) = y (2) + g (2) * W_proj (1)", seq, P, D));
+    CHK(b_unary(c->t, c->ovf, f + 3, n, d, "y (2) = RMSNorm(y (2))", "LayerNorm", SHP(B, seq, D), "0_0", ACT));
+    *fid = f + 3;
+    return 0;
 }

@@ -67,6 +67,8 @@ struct attn_args {
     bool output_gate;            /* W_q also projects a gate of the attention's output (Qwen3-Next,
                                   * Qwen3.5): twice the query heads' width */
     bool k_eq_v;                 /* V is K's projection, no W_v (Gemma 4's global layers) */
+    bool no_kv_proj;             /* no K/V projections: the layer reads an earlier layer's K/V
+                                  * (kv_shared_layers, Gemma 4 E2B and E4B) */
     const struct linear_attn *linear;  /* set: a Gated DeltaNet layer in place of attention
                                         * (opsgen/linear_attn.h); NULL: attention */
 };
@@ -123,6 +125,14 @@ struct model_config;
  * *fid: the FFN's first fusion id (the reference's sends reuse it). */
 int layer_block(const struct layer_ctx *c, const struct attn_args *a, const struct model_config *m,
                 int64_t *fid);
+/* The same with an FFN F wide (Gemma 4 E2B's KV-sharing layers' double-wide MLP). */
+int layer_block_ff(const struct layer_ctx *c, const struct attn_args *a, const struct model_config *m, int64_t F,
+                   int64_t *fid);
+/* A layer's per-layer input (Gemma 4 E2B and E4B, per_layer_input_dim P): the
+ * output y projected to P (gate), a GELU, times the token's slice of the
+ * per-layer table, projected back to D and added, and a norm, from *fid; the
+ * projections whole on every chip. *fid: its last fusion id. */
+int layer_per_layer_input(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t P, int64_t *fid);
 /* The llama body alone (gate, up, gate*up, down at fid..fid+3) with the FFN
  * width Fl already divided; description prefix = c->prefix + phase part. */
 int layer_ffn_llama_body(const struct layer_ctx *c, int64_t seq, int64_t D, int64_t Fl, int64_t fid);

@@ -113,18 +113,18 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
         struct attn_args at = linear ? attn_base(m, ph->seq, m->input_seqlen, m->output_seqlen, true)
                                      : attn_of(r, ph, gr->local);
         at.linear = linear ? &la : NULL;
-        if (gr->no_ffn) {   /* a mixer alone (Nemotron-H's blocks): its attention or linear layer */
-            if (layer_attention(&lc, &at, fid))
-                return -1;
-            continue;
-        }
-        if (!gr->moe) {
-            if (layer_block(&lc, &at, m, fid))
-                return -1;
-            continue;
-        }
-        if (moe_layer(&lc, &at, r, &g->etp, &g->ep, &g->efmt, fid))
+        at.no_kv_proj = gr->kv_shared;
+        int64_t F = gr->kv_shared && m->kv_shared_d_ff > 0 ? m->kv_shared_d_ff : m->d_ff;
+        int rc = gr->no_ffn ? layer_attention(&lc, &at, fid)   /* a mixer alone (Nemotron-H's blocks) */
+                 : !gr->moe ? layer_block_ff(&lc, &at, m, F, fid)
+                            : moe_layer(&lc, &at, r, &g->etp, &g->ep, &g->efmt, fid);
+        if (rc)
             return -1;
+        if (m->per_layer_input_dim > 0) {   /* Gemma 4 E2B's and E4B's per-layer inputs */
+            *fid = gen_last(r)->fusion_id + 1;
+            if (layer_per_layer_input(&lc, ph->seq, m->d_model, m->per_layer_input_dim, fid))
+                return -1;
+        }
     }
     return 0;
 }

@@ -91,22 +91,26 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     bool gated = k ? k->gated : true;
     /* a global and a local attention layer's heads on a chip, their K/V heads and weights */
     struct attn_shape sh[2] = { pattern_attn_shape(m, true), pattern_attn_shape(m, false) };
-    int64_t kvh[2], w_att[2];
+    int64_t kvh[2], w_att[2], w_kv[2];   /* [1]: a local layer's; w_kv: its K/V projections */
     for (int i = 0; i < 2; i++) {
         int64_t kvl = cdiv64(sh[i].kv_heads == -1 ? H : sh[i].kv_heads, tp), dh = sh[i].dh;
         kvh[i] = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
-        w_att[i] = badd(ovf, badd(ovf, bmul4(ovf, D, kvh[i], dh, sh[i].k_eq_v ? 1 : 2),
-                                  bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
+        w_kv[i] = bmul4(ovf, D, kvh[i], dh, sh[i].k_eq_v ? 1 : 2);
+        w_att[i] = badd(ovf, badd(ovf, w_kv[i], bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
                         bmul3(ovf, Hl, dh, D));
     }
     int64_t w_attn = w_att[0];
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
+    /* the KV-sharing layers (kv_shared_layers): no K/V projections, their own FFN width */
+    int64_t Fs = cdiv64(m->kv_shared_d_ff > 0 ? m->kv_shared_d_ff : m->d_ff, tp);
+    int64_t w_ff_shared = bmul3(ovf, gated ? 3 : 2, D, Fs);
+    int64_t w_ple = bmul3(ovf, 2, D, m->per_layer_input_dim);   /* a layer's per-layer input gate and projection */
     struct tensor_formats f;
     tensor_formats_of(m, &f);
     /* the stage's layers by group: dense or expert FFNs, global or local K/V */
     struct layer_groups lg;
     pattern_stage_groups(m, Lc, &lg);
-    int64_t layers_w = 0, experts_w = 0, global = 0, local = 0, live_ff = bmul(ovf, gated ? 2 : 1, Fl);
+    int64_t layers_w = 0, experts_w = 0, global = 0, local = 0, live_ff = bmul(ovf, gated ? 2 : 1, Fl > Fs ? Fl : Fs);
     /* linear-attention layers (opsgen/linear_attn.h): their heads over TP */
     struct linear_attn la;
     linear_attn_of(m, &la);
@@ -114,14 +118,17 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     int64_t w_local = linear ? linear_attn_params(ovf, &la, D, tp) : w_att[1];
     for (int i = 0; i < lg.n; i++) {
         int64_t n = lg.g[i].layers;
-        int64_t wa = lg.g[i].local ? w_local : w_attn;
-        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, wa, lg.g[i].moe || lg.g[i].no_ffn ? 0 : w_ff), n));
+        int64_t wa = lg.g[i].local ? w_local : w_attn, wf = lg.g[i].kv_shared ? w_ff_shared : w_ff;
+        if (lg.g[i].kv_shared)
+            wa -= w_kv[lg.g[i].local];
+        layers_w = badd(ovf, layers_w, bmul(ovf, badd(ovf, badd(ovf, wa, w_ple), lg.g[i].moe || lg.g[i].no_ffn ? 0 : wf), n));
         if (lg.g[i].moe) {   /* its experts, and the router's R x D; LatentMoE's projections in the model's format */
             experts_w = badd(ovf, experts_w, bmul(ovf, badd(ovf, moe_expert_params(ovf, m),
                                                              bmul(ovf, m->num_routed_experts, D)), n));
             layers_w = badd(ovf, layers_w, bmul(ovf, moe_latent_params(ovf, m), n));
         }
-        *(lg.g[i].local ? &local : &global) += n;
+        if (!lg.g[i].kv_shared)   /* the KV-sharing layers keep no cache */
+            *(lg.g[i].local ? &local : &global) += n;
     }
     if (pattern_is_moe(m)) {   /* the experts' hidden activations, if wider */
         int64_t e = bmul(ovf, 2, cdiv64(m->moe_d_ff, moe_etp(m)));

@@ -175,6 +175,18 @@ static const struct field_desc llm_list[] = {
     FIELD("global_k_eq_v", FT_BOOL, offsetof(struct model_config, global_k_eq_v), 0, NULL, FF_EXT,
           .doc = "The global layers' values come from their keys' projection, so they have no W_v (Gemma 4's "
                  "attention_k_eq_v); the cache still keeps K and V, normalised apart. LLM inference."),
+    I(kv_shared_layers, 0, N | FF_EXT, .hi = 65536, .unit = "layers",
+      .doc = "The last that-many layers read the K/V of an earlier layer of their kind (Gemma 4 E2B and E4B: "
+             "num_kv_shared_layers): no K/V projections and no KV cache of their own. LLM inference."),
+    I(kv_shared_d_ff, 0, N | FF_EXT, .hi = 16777216, .unit = "elements",
+      .doc = "The FFN width of those layers when it differs from d_ff (Gemma 4 E2B's double-wide MLP: 2 x "
+             "d_ff); 0: d_ff."),
+    I(per_layer_input_dim, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
+      .doc = "Per-layer inputs (Gemma 4 E2B and E4B: hidden_size_per_layer_input): each token looks up "
+             "num_layers x this many elements in a table of its own, adds a projection of the embedded token, "
+             "and every layer gates its slice in (d_model to this width and back); 0: none. LLM inference."),
+    I(per_layer_vocab_size, 0, N | FF_EXT, .hi = 16777216, .unit = "tokens",
+      .doc = "Rows of the per-layer input table (vocab_size_per_layer_input); 0: vocab_size."),
     S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|mamba2",
       .doc = "What the linear layers are: gated_deltanet (Qwen3-Next, Qwen3.5: queries and keys of "
              "linear_key_heads, a decay and a write strength per value head, the delta rule) or mamba2 "

@@ -71,6 +71,12 @@ struct model_config {
      * projection (no W_v). */
     int64_t global_d_head, global_num_kv_heads;
     bool global_k_eq_v;
+    /* npusim's own (FF_EXT; Gemma 4 E2B, E4B): the last kv_shared_layers read
+     * earlier layers' K/V (no K/V projections or cache of their own), their
+     * FFN kv_shared_d_ff wide (0: d_ff); per-layer inputs of
+     * per_layer_input_dim (0: none) from a table of per_layer_vocab_size rows
+     * (0: vocab_size). */
+    int64_t kv_shared_layers, kv_shared_d_ff, per_layer_input_dim, per_layer_vocab_size;
     /* npusim's own (FF_EXT): the number formats of the weights, the
      * activations and the KV cache (traces/precision.h names; "bf16"). */
     char weight_dtype[FIELD_STR_MAX], activation_dtype[FIELD_STR_MAX], kv_cache_dtype[FIELD_STR_MAX];

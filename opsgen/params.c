@@ -28,6 +28,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     int64_t local_extra = 0, local = 0;   /* what a local layer's attention adds over attn, and those layers */
     int64_t no_ffn = 0;             /* layers without an FFN (ffn_layers) */
     int64_t linear = 0, linear_extra = 0;   /* linear-attention layers, and what each adds over attn */
+    int64_t shared_less = 0;        /* what the KV-sharing layers (kv_shared_layers) have less, or more */
     if (!strcmp(m->ffn_type, "deepseek_moe")) {
         /* MLA: W_q_a, W_q_b, W_kv_a (latent + rope key), W_kv_b, W_o, and the q and kv norms */
         int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
@@ -41,12 +42,12 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     } else {
         /* W_q (with its output gate), W_o, W_k and W_v (no W_v when V is K's projection) of a
          * global layer (attn) and of a local one */
-        int64_t att[2];
+        int64_t att[2], w_kv[2];
         for (int i = 0; i < 2; i++) {
             struct attn_shape sh = pattern_attn_shape(m, i == 0);
             int64_t kv = sh.kv_heads == -1 ? H : sh.kv_heads;
-            att[i] = badd(&ovf, bmul3(&ovf, m->attention_output_gate ? 3 : 2, D, bmul(&ovf, H, sh.dh)),
-                          bmul3(&ovf, sh.k_eq_v ? 1 : 2, D, bmul(&ovf, kv, sh.dh)));
+            w_kv[i] = bmul3(&ovf, sh.k_eq_v ? 1 : 2, D, bmul(&ovf, kv, sh.dh));
+            att[i] = badd(&ovf, bmul3(&ovf, m->attention_output_gate ? 3 : 2, D, bmul(&ovf, H, sh.dh)), w_kv[i]);
         }
         attn = att[0];
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
@@ -57,6 +58,15 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         no_ffn = pattern_no_ffn_of(&lg);
         local = pattern_local_of(&lg);
         local_extra = att[1] - attn;
+        /* the KV-sharing layers: no K/V projections; a dense FFN of kv_shared_d_ff */
+        for (int j = 0; j < lg.n; j++) {
+            const struct layer_group *g = &lg.g[j];
+            if (!g->kv_shared)
+                continue;
+            int64_t ffn = g->moe || g->no_ffn || m->kv_shared_d_ff <= 0
+                              ? 0 : bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->kv_shared_d_ff - m->d_ff);
+            shared_less = badd(&ovf, shared_less, bmul(&ovf, g->layers, w_kv[g->local] - ffn));
+        }
         if (pattern_linear(m)) {   /* the local layers are Gated DeltaNet, in place of attention */
             struct linear_attn la;
             linear_attn_of(m, &la);
@@ -69,6 +79,11 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
     int64_t base = badd(&ovf, badd(&ovf, bmul(&ovf, attn, L), bmul(&ovf, dense_ffn, L - moe - no_ffn)),
                         badd(&ovf, norms, vocab));
     base = badd(&ovf, base, badd(&ovf, bmul(&ovf, linear_extra, linear), bmul(&ovf, local_extra, local)));
+    /* per-layer inputs (Gemma 4 E2B, E4B): their table, the token's projection and each layer's two */
+    int64_t P = m->per_layer_input_dim, Vp = m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size : V;
+    if (P > 0)
+        base = badd(&ovf, base, bmul3(&ovf, badd(&ovf, badd(&ovf, Vp, D), bmul(&ovf, 2, D)), L, P));
+    base -= shared_less;
     *total = badd(&ovf, base, bmul(&ovf, moe_all, moe));
     *active = badd(&ovf, base, bmul(&ovf, moe_act, moe));
     if (ovf)

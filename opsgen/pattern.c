@@ -54,26 +54,35 @@ bool pattern_layer_ffn(const struct model_config *m, int64_t i)
     return spread_hit(K, L, i);   /* as pattern_layer_local's globals */
 }
 
-static void add(struct layer_groups *o, bool local, bool moe, bool no_ffn, int64_t n)
+bool pattern_layer_kv_shared(const struct model_config *m, int64_t i)
+{
+    return m->kv_shared_layers > 0 && i >= m->num_layers - m->kv_shared_layers;
+}
+
+/* At most 12 groups: local or not, times experts, a dense FFN or none (no
+ * FFN runs no experts), times KV shared or not. */
+static void add(struct layer_groups *o, bool local, bool moe, bool no_ffn, bool kv_shared, int64_t n)
 {
     for (int k = 0; k < o->n; k++)
-        if (o->g[k].local == local && o->g[k].moe == moe && o->g[k].no_ffn == no_ffn) {
+        if (o->g[k].local == local && o->g[k].moe == moe && o->g[k].no_ffn == no_ffn &&
+            o->g[k].kv_shared == kv_shared) {
             o->g[k].layers += n;
             return;
         }
-    o->g[o->n++] = (struct layer_group){ local, moe, n, no_ffn };
+    o->g[o->n++] = (struct layer_group){ local, moe, n, no_ffn, kv_shared };
 }
 
 void pattern_groups(const struct model_config *m, struct layer_groups *out)
 {
     memset(out, 0, sizeof *out);
     int64_t L = m->num_layers > 0 ? m->num_layers : 0;
-    if (!any_local(m) && !pattern_is_moe(m) && m->ffn_layers < 0) {   /* every layer alike: no walk */
-        add(out, false, false, false, L);
+    if (!any_local(m) && !pattern_is_moe(m) && m->ffn_layers < 0 && m->kv_shared_layers <= 0) {   /* every layer alike */
+        add(out, false, false, false, false, L);
         return;
     }
     for (int64_t i = 0; i < L; i++)
-        add(out, pattern_layer_local(m, i), pattern_layer_moe(m, i), !pattern_layer_ffn(m, i), 1);
+        add(out, pattern_layer_local(m, i), pattern_layer_moe(m, i), !pattern_layer_ffn(m, i),
+            pattern_layer_kv_shared(m, i), 1);
 }
 
 void pattern_stage_groups(const struct model_config *m, int64_t stage_layers, struct layer_groups *out)
@@ -90,7 +99,7 @@ void pattern_share(struct layer_groups *out, int64_t L, int64_t stage_layers)
         return;
     }
     /* the rounding is on int64 exact integers */
-    int64_t rem[6], left = stage_layers;
+    int64_t rem[12], left = stage_layers;
     for (int k = 0; k < out->n; k++) {
         int64_t x = out->g[k].layers * stage_layers;   /* layers and stages are small (< 2^31) */
         out->g[k].layers = x / L;
@@ -157,6 +166,14 @@ int64_t pattern_local_of(const struct layer_groups *g)
     int64_t n = 0;
     for (int k = 0; k < g->n; k++)
         n += g->g[k].local ? g->g[k].layers : 0;
+    return n;
+}
+
+int64_t pattern_kv_shared_of(const struct layer_groups *g, bool local)
+{
+    int64_t n = 0;
+    for (int k = 0; k < g->n; k++)
+        n += g->g[k].kv_shared && g->g[k].local == local ? g->g[k].layers : 0;
     return n;
 }
 

@@ -25,8 +25,9 @@
 
 #include "opsgen/model.h"
 
-struct layer_group { bool local, moe; int64_t layers; bool no_ffn; };
-struct layer_groups { int n; struct layer_group g[6]; };
+/* kv_shared: the group's layers read an earlier layer's K/V (kv_shared_layers) */
+struct layer_group { bool local, moe; int64_t layers; bool no_ffn, kv_shared; };
+struct layer_groups { int n; struct layer_group g[12]; };
 
 /* linear_value_heads > 0: the local layers are linear attention (Gated
  * DeltaNet, opsgen/linear_attn.h), not a window. */
@@ -38,6 +39,8 @@ bool pattern_is_moe(const struct model_config *m);
 bool pattern_layer_local(const struct model_config *m, int64_t i);
 bool pattern_layer_moe(const struct model_config *m, int64_t i);
 bool pattern_layer_ffn(const struct model_config *m, int64_t i);
+/* Layer i is one of the last kv_shared_layers, which read earlier layers' K/V. */
+bool pattern_layer_kv_shared(const struct model_config *m, int64_t i);
 /* The model's layers, counted per group. */
 void pattern_groups(const struct model_config *m, struct layer_groups *out);
 /* The same groups with stage_layers layers in all, each its share. */
@@ -74,6 +77,8 @@ struct attn_shape pattern_attn_shape(const struct model_config *m, bool global);
 int64_t pattern_local_of(const struct layer_groups *g);
 int64_t pattern_moe_of(const struct layer_groups *g);
 int64_t pattern_no_ffn_of(const struct layer_groups *g);
+/* The layers of groups g that read earlier layers' K/V, local or global. */
+int64_t pattern_kv_shared_of(const struct layer_groups *g, bool local);
 /* The layers of the model that attend locally (pattern_local_of its groups). */
 int64_t pattern_local_layers(const struct model_config *m);
 

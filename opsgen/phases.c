@@ -58,6 +58,22 @@ static int vocab_embed(const struct gen_run *r, const struct gen_phase *ph, int6
                         bmul(r->ovf, r->B, ph->seq), 1, m->vocab_size,
                         cdiv64(m->d_model, m->tensor_parallelism_degree), "DT_BFLOAT16"));
     (*fid)++;
+    int64_t P = m->per_layer_input_dim, LP = bmul(r->ovf, m->num_layers, P);
+    if (P <= 0)
+        return 0;
+    /* Gemma 4 E2B's and E4B's per-layer inputs: each token's num_layers x P row of their table,
+     * plus the embedded token projected to that width, normalised; table and projection whole
+     * on every chip, as each layer's gate (layers.h layer_per_layer_input) */
+    CHK(b_embedding_bag(r->t, r->ovf, *fid, ph->steps, "PerLayerEmbedding", "PerLayerEmbedding",
+                        bmul(r->ovf, r->B, ph->seq), 1, m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size
+                                                                                    : m->vocab_size,
+                        LP, "DT_BFLOAT16"));
+    (*fid)++;
+    CHK(b_einsum(r->t, r->ovf, *fid, ph->steps, "PerLayerProjection", "MatMul: p (2) = x (2) * W_per_layer (1)",
+                 SHP(r->B, ph->seq, m->d_model), SHP(m->d_model, LP), "BLM;MP->BLP", "0_0_0", "DT_BFLOAT16"));
+    CHK(b_unary(r->t, r->ovf, *fid, ph->steps, "PerLayerProjection", "p (2) = RMSNorm(p (2)) + table row (2)",
+                "LayerNorm", SHP(r->B, ph->seq, LP), "0_0", "DT_BFLOAT16"));
+    (*fid)++;
     return 0;
 }
 

@@ -118,7 +118,7 @@ static const char *const understood[] = {
     "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_chunk_size",
     "mamba_expand", "attn_layer_indices", "hybrid_override_pattern", "layers_block_type", "moe_latent_size",
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "hidden_size_per_layer_input",
-    "num_kv_shared_layers", "use_double_wide_mlp",
+    "num_kv_shared_layers", "use_double_wide_mlp", "vocab_size_per_layer_input",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -191,12 +191,6 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
                       "every moe_layer_step-th layer", "mlp_only_layers";
     if (t && (!strncmp(t->type, "qwen2", 5) || !strcmp(t->type, "mimo")) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_sliding_window")))
         return *why = "Qwen's sliding window on the layers from max_window_layers up: not modelled", "use_sliding_window";
-    if (hf_num(hf, "hidden_size_per_layer_input", 0) > 0)
-        return *why = "per-layer inputs (Gemma 4 E2B, E4B: an embedding a layer beside the token's): not modelled",
-               "hidden_size_per_layer_input";
-    if (hf_num(hf, "num_kv_shared_layers", 0) > 0)
-        return *why = "the last layers reading earlier layers' K/V (Gemma 4 E2B, E4B): npusim gives every layer its "
-                      "own K/V", "num_kv_shared_layers";
     if (t && t->kind == HF_MLA && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "moe_latent_size")))
         return *why = "LatentMoE beside latent attention: npusim runs it over standard attention (Nemotron 3 Super)",
                "moe_latent_size";
@@ -491,6 +485,26 @@ static int global_attention(const cJSON *hf, double dh, double kv, cJSON *o, con
     return 0;
 }
 
+/* Gemma 4 E2B's and E4B's last num_kv_shared_layers, which read earlier
+ * layers' K/V (with use_double_wide_mlp, an MLP twice intermediate_size),
+ * and their per-layer inputs (hidden_size_per_layer_input wide, from a table
+ * of vocab_size_per_layer_input rows). */
+static int gemma4_layers(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
+{
+    double shared = hf_num(hf, "num_kv_shared_layers", 0), P = hf_num(hf, "hidden_size_per_layer_input", 0);
+    double Vp = hf_num(hf, "vocab_size_per_layer_input", hf_num(hf, "vocab_size", 0));
+    if (shared > 0 && hf_add_int(o, "kv_shared_layers", shared, name, "num_kv_shared_layers", e))
+        return -1;
+    if (shared > 0 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_double_wide_mlp")) &&
+        hf_add_int(o, "kv_shared_d_ff", 2 * hf_num(hf, "intermediate_size", 0), name, "intermediate_size", e))
+        return -1;
+    if (P > 0 && (hf_add_int(o, "per_layer_input_dim", P, name, "hidden_size_per_layer_input", e) ||
+                  (Vp != hf_num(hf, "vocab_size", 0) &&
+                   hf_add_int(o, "per_layer_vocab_size", Vp, name, "vocab_size_per_layer_input", e))))
+        return -1;
+    return 0;
+}
+
 static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *name, struct npu_err *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -513,6 +527,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              hf_add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
              hf_add_int(o, "d_head", dh, name, "head_dim", e) ||
              global_attention(hf, dh, hf_num(hf, "num_key_value_heads", H), o, name, e) ||
+             gemma4_layers(hf, o, name, e) ||
              /* a mixture with no dense layer may give no dense width (Qwen3.5's): its experts' */
              hf_add_int(o, "d_ff", hf_num(hf, "intermediate_size", kind == HF_MOE ? hf_num(hf, "moe_intermediate_size", 0) : 0),
                      name, "intermediate_size", e) ||

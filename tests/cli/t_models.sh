@@ -209,15 +209,30 @@ check "models: Gemma 4 serves (31B on 2 H100, 30 chat requests)" sh -c "
   $NPUSIM serving --configs $CONFIGS -m $S/gemma-4-31b-shapes.json -c h100 --tp 2 --rate 2 --requests 30 --lengths chat \
     --json >'$HF/g31-serve.json' 2>/dev/null &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/g31-serve.json'"
-python3 -c 'import json, sys
-j = json.load(open("tests/samples/hf/gemma-4-31b-shapes.json"))
-t = j["text_config"]
-json.dump(dict(j, text_config=dict(t, hidden_size_per_layer_input=256)), open(sys.argv[1] + "/g4-ple.json", "w"))
-json.dump(dict(j, text_config=dict(t, num_kv_shared_layers=20)), open(sys.argv[1] + "/g4-shared.json", "w"))' "$HF"
-expect_fail "models: Gemma 4's per-layer inputs (E2B, E4B) are refused, naming the key" 'key "hidden_size_per_layer_input": per-layer inputs' \
-    $NPUSIM import model "$HF/g4-ple.json" -o "$HF/bad/x.json"
-expect_fail "models: Gemma 4's layers reading earlier K/V (E2B, E4B) are refused, naming the key" 'key "num_kv_shared_layers": the last layers' \
-    $NPUSIM import model "$HF/g4-shared.json" -o "$HF/bad/x.json"
+# Gemma 4 E2B and E4B: their last num_kv_shared_layers read earlier layers' K/V (no K/V projections,
+# no cache), E2B's with an MLP twice as wide (use_double_wide_mlp), and every layer gates in a
+# per-layer input (hidden_size_per_layer_input 256, from a 262144-row table of num_layers x 256). By
+# hand, E2B (D 1536, 35 layers, 7 global at heads of 512, 1 K/V head; the last 20 sharing): 28 local
+# attention layers of 7,077,888 and 7 global of 14,155,776, less 16 x 786,432 and 4 x 1,572,864 of
+# K/V; 15 FFNs of 3 x 1536 x 6144 and 20 of 3 x 1536 x 12288; 71 norms; the tied 262144 x 1536; the
+# per-layer inputs (262144 + 1536 + 2 x 1536) x 35 x 256: 4,628,392,448 (Google: 5.1B with the
+# per-layer tables and the vision and audio encoders, about 0.45B; 2.3B effective, npusim's less the
+# table: 2.28B). E4B the same way: 7,462,670,848 (8B, 4.5B effective).
+check "models: Gemma 4 E2B's KV-sharing layers and per-layer inputs import" \
+    imported "$S/gemma-4-e2b-shapes.json" "$HF/f-e2b.json" kv_shared_layers=20 kv_shared_d_ff=12288 \
+    per_layer_input_dim=256 per_layer_vocab_size=None global_d_head=512 global_num_kv_heads=None full_attention_interval=5
+check "models: Gemma 4 E2B's and E4B's parameters by hand: 4,628,392,448 and 7,462,670,848" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/gemma-4-e2b-shapes.json -c h100 -o '$HF/e2b' >/dev/null 2>&1 &&
+  $NPUSIM run --configs $CONFIGS -m $S/gemma-4-e4b-shapes.json -c h100 -o '$HF/e4b' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+p = [json.load(open(glob.glob(d + \"/*_decode.json\")[0]))[\"params_total\"] for d in sys.argv[1:3]]
+sys.exit(p != [4628392448, 7462670848])' '$HF/e2b' '$HF/e4b'"
+check "models: Gemma 4 E2B serves (one H100, 40 chat requests)" sh -c "
+  $NPUSIM serving --configs $CONFIGS -m $S/gemma-4-e2b-shapes.json -c h100 --rate 4 --requests 40 --lengths chat \
+    --json >'$HF/e2b-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 40)' '$HF/e2b-serve.json'"
+expect_fail "models: kv_shared_layers as many as the layers is refused, naming it" 'model field "kv_shared_layers": 35, expected fewer than num_layers' \
+    $NPUSIM run --configs $CONFIGS -m $S/gemma-4-e2b-shapes.json -c h100 --set kv_shared_layers=35 -o "$HF/bad"
 expect_fail "models: training refuses a global attention shape, naming it" 'model field "global_d_head": set, but LLM training' \
     $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --set global_d_head=256 -w training -o "$HF/bad"
 expect_fail "models: training refuses moe_latent_size, naming it" 'model field "moe_latent_size": 1024, but LLM training' \

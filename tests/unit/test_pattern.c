@@ -172,6 +172,48 @@ static void test_global_attention_shape(void **s)
     trace_free(&t);
 }
 
+/* Gemma 4 E2B's layers that read earlier layers' K/V, their double-wide
+ * MLP and per-layer inputs (kv_shared_layers, kv_shared_d_ff,
+ * per_layer_input_dim), on Llama 3 8B: its last 8 layers lose W_k and W_v
+ * (8 x 2 x 4096 x 8 x 128) and gain an FFN of 28672 (8 x 3 x 4096 x 14336
+ * more); inputs of 64 a layer add the table and projection (128256 + 4096)
+ * x 32 x 64 and each layer's gate and projection 2 x 4096 x 64: 1,630,011,392
+ * parameters more. Decoding to 9216 tokens at batch 1, 8 layers keep no
+ * cache (8 x 9216 x 2 x 8 x 128 x 2 bytes less), the weights take
+ * 1,630,011,392 x 2 bytes more and a step's FFN activations 2 x 14336 x 2:
+ * 2,958,090,240 bytes more. A decode step projects K/V in 24 layers and
+ * gates its per-layer input in all 32. */
+static void test_kv_shared_and_per_layer_inputs(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "llama3-8b");
+    const struct profile *p = profile_by_name("physical");
+    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
+    int64_t t0, a0, t1, a1, mem0 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
+    opsgen_model_params(&m, &t0, &a0);
+    m.kv_shared_layers = 8, m.kv_shared_d_ff = 28672, m.per_layer_input_dim = 64;
+    opsgen_model_params(&m, &t1, &a1);
+    assert_int_equal(t1 - t0, 1630011392LL);
+    assert_int_equal(a1 - a0, 1630011392LL);
+    assert_int_equal(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p) - mem0, 2958090240LL);
+    m.input_seqlen = 16, m.output_seqlen = 4;
+    struct trace t;
+    infer_physical(&m, &t);
+    int64_t kv = 0, gate = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        if (o->phase != PHASE_DECODE)
+            continue;
+        kv += strstr(c, "TMND->BTLND") ? o->count : 0;
+        gate += strstr(o->description, "PerLayerInput") && strstr(c, "b=4096x64") ? o->count : 0;
+    }
+    assert_int_equal(kv, 24 * 4);
+    assert_int_equal(gate, 32 * 4);
+    trace_free(&t);
+}
+
 /* The routed experts run as a fused MoE kernel runs them (physical profile):
  * Mixtral 8x7B at batch 8 decodes 8 tokens a step; each of the 8 experts
  * receives one with probability 1 - 0.75^8 = 0.90, so all 8 are used (ceil
@@ -503,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_global_attention_shape),
+        cmocka_unit_test(test_kv_shared_and_per_layer_inputs),
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
         cmocka_unit_test(test_moe_relu2_experts),
