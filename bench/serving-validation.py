@@ -274,6 +274,15 @@ S15-S17 in bench/public/new-families.md) add, fixed before any of them was run:
                    --max-num-seqs, below the engine's.
   offline_burst    every prompt sent at once (no rate, no cap) -> --offline --requests N.
   metric           total_tokens_per_s -> input_tokens_per_s + output_tokens_per_s.
+  SGLang random    (the newest-models rows, bench/public/newest-models-serving.csv) a run of
+                   sglang.bench_serving --dataset-name random at its default --random-range-ratio 0
+                   ("random lengths uniform 1..I in, 1..O out") draws each length uniformly from 1 to
+                   the nominal length (bench_serving.py sample_random_requests), which the runs' token
+                   totals confirm (means 513 and 511 of 1024) -> uniform:1:I:1:O. The rows of ten
+                   requests at concurrency 1 keep their totals' means as fixed lengths. (First run with
+                   fixed means throughout: a closed loop of 100 clients with equal lengths runs in
+                   lockstep, a burst of 100 prompts every round, which uniform draws never make; the
+                   rule was corrected from the tool's sampler, not from the errors' sizes.)
   ShareGPT totals  a run that states its ShareGPT token totals ("ShareGPT totals: input I, generated O
                    over R requests") -> lognormal at its own means I/R and O/R with ShareGPT-8k's CVs
                    (the assumption above) and --max-context 2048: the benchmark_serving lineage's
@@ -464,6 +473,10 @@ def lengths(row):
         i, o = SHAREGPT[model]
         return ("lognormal:%s:%s:%s:%s" % (fmt_num(i), cv_in, fmt_num(o), cv_out),
                 JETSTREAM_CONTEXT)
+    m = re.search(r"random lengths uniform 1\.\.(\d+) in, 1\.\.(\d+) out", c)
+    if m:   # sglang.bench_serving's random dataset at its default range ratio 0 (header)
+        i, o = int(m.group(1)), int(m.group(2))
+        return "uniform:1:%d:1:%d" % (i, o), i + o
     raise Skip("no dataset named and no fixed lengths")
 
 

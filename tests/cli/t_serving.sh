@@ -536,6 +536,19 @@ ok = ("-m tests/samples/hf/qwen3-next-80b-a3b.json" in a and "--concurrency 8 --
       and "--rate 1000 --requests 1000" in c and "--max-num-seqs 512" in c
       and sv.metric_stat(rows["N5"]) == ("total_tokens_per_s", None) and sv.metric_stat(rows["N6"]) == ("ttft_ms", "mean"))
 sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
+# The newest models' held-out rows (bench/public/newest-models-serving.csv): sglang.bench_serving's
+# random dataset at its default range ratio draws lengths uniformly from 1 to 1024 (M8, 100 clients,
+# 1000 prompts, Gemma 4 31B shipped by name); the rows of ten requests at one client keep their
+# totals' means (M5: 610 in, 422 out).
+check "serving validation: the newest models' rows map by the script's rules (SGLang's uniform lengths)" python3 -c "$SV"'
+rows = {r["id"]: r for r in sv.read_rows("bench/public/newest-models-serving.csv")}
+def cmd(i):
+    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
+a, b = cmd("M8"), cmd("M5")
+ok = ("-m gemma4-31b -c h200 --tp 2" in a and "--lengths uniform:1:1024:1:1024 --max-context 2048" in a
+      and "--concurrency 100 --requests 1000 " in a and "--scheduler continuous" in a
+      and "--lengths fixed:610:422" in b and "--concurrency 1 --requests 10 " in b)
+sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
 # The MLPerf harness settings read from the submitters' code (bench/serving-validation.py HARNESS):
 # AMD's vLLM Server row I21 runs behind the harness's batcher (0.3 s, 96) with its engine settings,
 # its Offline rows (I6; Dell's I9, same scripts) with the KV admission gate (0.31), the Server without;
