@@ -504,10 +504,13 @@ check "serving: padded: one prompt a prefill, every decode pass alike, prompts p
   python3 $SC padded '$SE/pad' '$SE/pad100' '$SE/pad128' '$SE/pad129' &&
   python3 $SC accounting '$SE/pad' padded"
 # bench/serving-validation.py as module sv, for the checks of its mapping below
+# and cmd(rows, id): the npusim serving arguments of a row, with the configs and npusim in argv
 SV='import importlib.util, sys
 spec = importlib.util.spec_from_file_location("sv", "bench/serving-validation.py")
 sv = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sv)'
+spec.loader.exec_module(sv)
+def cmd(rows, i):
+    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))'
 # bench/serving-validation.py maps TensorRT-LLM perf-overview rows with trtllm-bench's own batch
 # rule (tuning.py). By hand, Llama-3.1-8B FP8 on one H100 (80 GiB) with FP8 KV: weights 8.03e9 B
 # = 7.48 GiB, cache (80 - 7.48) x 0.9 = 65.3 GiB, 2 x 32 x 8 x 128 B = 64 KiB a token. 128/128:
@@ -526,9 +529,7 @@ sys.exit(not (a == (4096, 8192) and b == (64, 20064)))' "$CONFIGS" "$NPUSIM"
 # total-throughput row reads input plus output tokens a second.
 check "serving validation: the new families' rows map by the script's rules" python3 -c "$SV"'
 rows = {r["id"]: r for r in sv.read_rows("bench/public/new-families-serving.csv")}
-def cmd(i):
-    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
-a, b, c = cmd("N1"), cmd("N7"), cmd("N4")
+a, b, c = cmd(rows, "N1"), cmd(rows, "N7"), cmd(rows, "N4")
 ok = ("-m tests/samples/hf/qwen3-next-80b-a3b.json" in a and "--concurrency 8 --requests 100 " in a
       and "--warmup" not in a and "--scheduler continuous" in a
       and "--offline --requests 200" in b and "--max-num-seqs 1024" in b and "--max-num-batched-tokens 8192" in b
@@ -542,9 +543,7 @@ sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
 # totals' means (M5: 610 in, 422 out).
 check "serving validation: the newest models' rows map by the script's rules (SGLang's uniform lengths)" python3 -c "$SV"'
 rows = {r["id"]: r for r in sv.read_rows("bench/public/newest-models-serving.csv")}
-def cmd(i):
-    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
-a, b = cmd("M8"), cmd("M5")
+a, b = cmd(rows, "M8"), cmd(rows, "M5")
 ok = ("-m gemma4-31b -c h200 --tp 2" in a and "--lengths uniform:1:1024:1:1024 --max-context 2048" in a
       and "--concurrency 100 --requests 1000 " in a and "--scheduler continuous" in a
       and "--lengths fixed:610:422" in b and "--concurrency 1 --requests 10 " in b)
@@ -560,67 +559,65 @@ sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
 # and their Python harness's defaults.
 check "serving validation: MLPerf rows carry their harness's settings, percentile rows their statistic" python3 -c "$SV"'
 rows = {r["id"]: r for r in sv.read_rows("bench/public/inference-serving.csv")}
-def cmd(i):
-    return " ".join(sv.build_args(rows[i], sys.argv[1], sys.argv[2]))
-a, n = cmd("I21"), cmd("I15")
+a, n = cmd(rows, "I21"), cmd(rows, "I15")
 ok = ("--batcher-wait 0.3 --batcher-size 96" in a and "--max-num-batched-tokens 49152 --kv-reserve 0.03" in a
       and "--max-num-batched-tokens 4096" in n and "--batcher" not in n
       # NVIDIA s harness routes to the least busy replica (main_llm.cc, llm_server.cc); AMD s keeps round-robin
-      and "--router least-outstanding" in n and "--router least-outstanding" in cmd("L13") and "--router" not in a
+      and "--router least-outstanding" in n and "--router least-outstanding" in cmd(rows, "L13") and "--router" not in a
       # no graphs: NVIDIA s harness (use_graphs false), AMD s Offline (--enforce-eager True); AMD s Server keeps them
-      and "--set graph_capture=none" in n and "--set graph_capture=none" in cmd("L13")
-      and "--set graph_capture=none" in cmd("I6") and "graph_capture" not in a and "graph_capture" not in cmd("I66")
+      and "--set graph_capture=none" in n and "--set graph_capture=none" in cmd(rows, "L13")
+      and "--set graph_capture=none" in cmd(rows, "I6") and "graph_capture" not in a and "graph_capture" not in cmd(rows, "I66")
       and sv.metric_stat(rows["L1"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["L2"]) == ("ttft_ms", "p99")
       and sv.metric_stat(rows["I15"]) == ("ttft_ms", "mean")
       # TensorRT-LLM s KV size: NVIDIA 0.90, HPE Server 0.97 and Offline 0.95, trtllm-bench 0.90; vLLM none
-      and "--kv-free-fraction 0.9 " in n and "--kv-free-fraction 0.97 " in cmd("L13")
-      and "--kv-free-fraction 0.95 " in cmd("I2") and "--kv-free-fraction 0.9 " in cmd("I66")
+      and "--kv-free-fraction 0.9 " in n and "--kv-free-fraction 0.97 " in cmd(rows, "L13")
+      and "--kv-free-fraction 0.95 " in cmd(rows, "I2") and "--kv-free-fraction 0.9 " in cmd(rows, "I66")
       and "--kv-free-fraction" not in a
-      and "--admit-kv-free 0.31" in cmd("I6") and "--admit-kv-free 0.31" in cmd("I9") and "--admit-kv-free" not in a
+      and "--admit-kv-free 0.31" in cmd(rows, "I6") and "--admit-kv-free 0.31" in cmd(rows, "I9") and "--admit-kv-free" not in a
       # as many samples as LoadGen issued (mlperf_log_detail.txt), and the Server limits as an SLO
-      and "--requests 196608 " in n and "--requests 200640 " in cmd("I1") and "--requests 24576 " in cmd("I6")
+      and "--requests 196608 " in n and "--requests 200640 " in cmd(rows, "I1") and "--requests 24576 " in cmd(rows, "I6")
       and sv.server_limits(rows["I15"]) == "ttft_p99_ms=2000,tpot_p99_ms=200"
       # S13 quotes its vllm serve flags (0.98 utilisation -> 0.02 kept free; the model length 2048)
       # and runs vllm bench serve: all 3000 prompts counted, none left out as a warmup; vLLM 0.12 chunks
-      and "--concurrency 64 --requests 3000 --lengths fixed:999:1000" in cmd("I118") and "--warmup" not in cmd("I118")
-      and all(o in cmd("I118") for o in ("--kv-reserve 0.02 ", "--max-num-batched-tokens 512 ", "--max-num-seqs 256 "))
+      and "--concurrency 64 --requests 3000 --lengths fixed:999:1000" in cmd(rows, "I118") and "--warmup" not in cmd(rows, "I118")
+      and all(o in cmd(rows, "I118") for o in ("--kv-reserve 0.02 ", "--max-num-batched-tokens 512 ", "--max-num-seqs 256 "))
       # ... and --async-scheduling, which it quotes too; no other row does
-      and "--async-scheduling " in cmd("I118") and "--async-scheduling" not in n and "--async-scheduling" not in a
-      and cmd("I118").rsplit("--max-context ", 1)[1].startswith("2048 ")
-      and cmd("I118").endswith("--scheduler chunked --json")
+      and "--async-scheduling " in cmd(rows, "I118") and "--async-scheduling" not in n and "--async-scheduling" not in a
+      and cmd(rows, "I118").rsplit("--max-context ", 1)[1].startswith("2048 ")
+      and cmd(rows, "I118").endswith("--scheduler chunked --json")
       # a closed loop s clients take a think time (the trip of their next request); open loops none
-      and "--think-time 0.001 " in cmd("I118") and "--think-time 0.001 " in cmd("I93") and "--think-time" not in n
+      and "--think-time 0.001 " in cmd(rows, "I118") and "--think-time 0.001 " in cmd(rows, "I93") and "--think-time" not in n
       and sv.metric_stat(rows["I120"]) == ("ttft_ms", "p50") and sv.metric_stat(rows["I121"]) == ("ttft_ms", "p99")
       and sv.metric_stat(rows["I122"]) == ("tpot_ms", "mean") and sv.metric_stat(rows["I123"]) == ("tpot_ms", "p50")
       # TensorRT-LLM s capacity policy: trtllm-bench and NIM guaranteed-no-evict, MLPerf s harness and
       # vLLM max-utilization (the default); NIM s KV format fp8, inferred from its saturated rows
-      and "--capacity-policy guaranteed-no-evict" in cmd("I66") and "--capacity-policy guaranteed-no-evict" in cmd("I96")
-      and "--capacity-policy" not in n and "--capacity-policy" not in a and "--capacity-policy" not in cmd("I118")
-      and "--set kv_cache_dtype=fp8" in cmd("I130") and sv.metric_stat(rows["I131"]) == ("tpot_ms", "mean")
+      and "--capacity-policy guaranteed-no-evict" in cmd(rows, "I66") and "--capacity-policy guaranteed-no-evict" in cmd(rows, "I96")
+      and "--capacity-policy" not in n and "--capacity-policy" not in a and "--capacity-policy" not in cmd(rows, "I118")
+      and "--set kv_cache_dtype=fp8" in cmd(rows, "I130") and sv.metric_stat(rows["I131"]) == ("tpot_ms", "mean")
       # NVIDIA s MLPerf v5.0 B200 rows: their config s token budget, cap and KV fraction, one TP1 instance
       # a GPU; its Python harness s defaults (LLMServer): max-utilization, no graphs, round-robin
       # Offline and the least busy core in Server
-      and all(o in cmd("I133") for o in ("--tp 1 --replicas 8 ", "--requests 1007616 ", "--max-num-seqs 2048 ",
+      and all(o in cmd(rows, "I133") for o in ("--tp 1 --replicas 8 ", "--requests 1007616 ", "--max-num-seqs 2048 ",
                                          "--max-num-batched-tokens 3584 ", "--kv-free-fraction 0.95 ",
                                          "--lengths lognormal:218.1:0.89:272:", "--set graph_capture=none"))
-      and "--router" not in cmd("I133") and "--pp" not in cmd("I133")
-      and "--capacity-policy" not in cmd("I133") and "--capacity-policy" not in cmd("I135")
-      and "--requests 147456 " in cmd("I134") and "--replicas" not in cmd("I134")
+      and "--router" not in cmd(rows, "I133") and "--pp" not in cmd(rows, "I133")
+      and "--capacity-policy" not in cmd(rows, "I133") and "--capacity-policy" not in cmd(rows, "I135")
+      and "--requests 147456 " in cmd(rows, "I134") and "--replicas" not in cmd(rows, "I134")
       # its Server run at the log s target QPS and query count, output mean 273; L33-L35 its percentiles
-      and all(o in cmd("I135") for o in ("--rate 364 --requests 884736 ", "--max-num-batched-tokens 3584 ",
+      and all(o in cmd(rows, "I135") for o in ("--rate 364 --requests 884736 ", "--max-num-batched-tokens 3584 ",
                                          "--max-num-seqs 2048 ", "--lengths lognormal:218.1:0.89:273:",
                                          "--router least-outstanding ", "--set graph_capture=none"))
       # TensorRT-LLM s default, chunked context off (the v4.1 harness, trtllm-bench, NIM) -> inflight;
       # NVIDIA s v5.0 rows -> chunked (inferred: the header); vLLM 0.12 chunks, vLLM 0.4.3 does not
-      and all(cmd(i).endswith("--scheduler inflight --json") for i in ("I1", "I15", "L13", "I66", "I96"))
-      and all(cmd(i).endswith("--scheduler chunked --json") for i in ("I133", "I135", "I137", "I118"))
+      and all(cmd(rows, i).endswith("--scheduler inflight --json") for i in ("I1", "I15", "L13", "I66", "I96"))
+      and all(cmd(rows, i).endswith("--scheduler chunked --json") for i in ("I133", "I135", "I137", "I118"))
       and a.endswith("--scheduler continuous --json")
       # GH200 (I137 Offline, I138 Server): the harness s KV fraction where the config gives none, 0.80
-      and all(o in cmd("I137") for o in ("-c gh200 --tp 1 ", "--requests 49152 ", "--max-num-batched-tokens 1536 ",
+      and all(o in cmd(rows, "I137") for o in ("-c gh200 --tp 1 ", "--requests 49152 ", "--max-num-batched-tokens 1536 ",
                                          "--kv-free-fraction 0.8 ", "--set graph_capture=none"))
-      and all(o in cmd("I138") for o in ("--rate 15 --requests 49152 ", "--kv-free-fraction 0.8 ",
+      and all(o in cmd(rows, "I138") for o in ("--rate 15 --requests 49152 ", "--kv-free-fraction 0.8 ",
                                          "--router least-outstanding ", "--lengths lognormal:218.1:0.89:293:"))
-      and cmd("L33") == cmd("I135") and sv.metric_stat(rows["L33"]) == ("ttft_ms", "p50")
+      and cmd(rows, "L33") == cmd(rows, "I135") and sv.metric_stat(rows["L33"]) == ("ttft_ms", "p50")
       and sv.metric_stat(rows["L34"]) == ("ttft_ms", "p99") and sv.metric_stat(rows["L35"]) == ("tpot_ms", "p50")
       and sv.metric_stat(rows["I136"]) == ("tpot_ms", "mean"))
 sys.exit(not ok)' "$CONFIGS" "$NPUSIM"
