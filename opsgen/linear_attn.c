@@ -1,4 +1,4 @@
-/* linear_attn.c — a Gated DeltaNet or Mamba-2 layer's shape, weights,
+/* linear_attn.c — a Gated DeltaNet, Mamba-2 or LFM2 short-convolution layer's shape, weights,
  * state and ops (see linear_attn.h). No data structure beyond struct linear_attn. */
 #include "opsgen/linear_attn.h"
 
@@ -20,15 +20,19 @@ void linear_attn_of(const struct model_config *m, struct linear_attn *out)
     *out = (struct linear_attn){ .Hk = m->linear_key_heads > 0 ? m->linear_key_heads : m->linear_value_heads,
                                  .Hv = m->linear_value_heads, .dk = m->linear_key_dim, .dv = m->linear_value_dim,
                                  .conv = m->linear_conv_kernel, .mamba2 = mamba2,
+                                 .short_conv = !strcmp(m->linear_kind, "short_conv"),
                                  .chunk = m->linear_chunk_size > 0 ? m->linear_chunk_size
                                           : mamba2                  ? MAMBA2_CHUNK
                                                                     : LINEAR_ATTN_CHUNK,
                                  .state = p < 0 ? "DT_FLOAT" : precision_info((enum precision)p)->token };
 }
 
-/* The convolution's channels: queries, keys and values. */
+/* The convolution's channels: queries, keys and values (a short
+ * convolution's: its Hv x dv). */
 static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk, int64_t Hv)
 {
+    if (la->short_conv)
+        return bmul(ovf, Hv, la->dv);
     return badd(ovf, bmul3(ovf, 2, Hk, la->dk), bmul(ovf, Hv, la->dv));
 }
 
@@ -37,6 +41,8 @@ static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk
  * (the decay and the strength) values per head. */
 static int64_t in_width(bool *ovf, const struct linear_attn *la, int64_t Hkl, int64_t Hvl)
 {
+    if (la->short_conv)   /* B, C and x */
+        return bmul3(ovf, 3, Hvl, la->dv);
     return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv)), (la->mamba2 ? 1 : 2) * Hvl);
 }
 
@@ -44,6 +50,8 @@ int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, i
 {
     int64_t Hkl = cdiv64(la->Hk, tp), Hvl = cdiv64(la->Hv, tp), Vd = bmul(ovf, Hvl, la->dv);
     int64_t conv = conv_channels(ovf, la, Hkl, Hvl), in = bmul(ovf, D, in_width(ovf, la, Hkl, Hvl));
+    if (la->short_conv)   /* W_in, the unbiased depthwise convolution, W_out */
+        return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), bmul(ovf, Vd, D));
     /* Mamba-2: a biased convolution, A, D and the step's bias, a norm weight a channel */
     int64_t taps = la->mamba2 ? la->conv + 1 : la->conv, small = la->mamba2 ? badd(ovf, 3 * Hvl, Vd) : 2 * Hvl + la->dv;
     return badd(ovf, badd(ovf, in, bmul(ovf, conv, taps)), badd(ovf, bmul(ovf, Vd, D), small));
@@ -52,7 +60,8 @@ int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, i
 int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t tp)
 {
     int64_t Hkl = cdiv64(la->Hk, tp), Hvl = cdiv64(la->Hv, tp);
-    return badd(ovf, bmul3(ovf, Hvl, la->dk, la->dv), bmul(ovf, conv_channels(ovf, la, Hkl, Hvl), la->conv - 1));
+    int64_t taps = bmul(ovf, conv_channels(ovf, la, Hkl, Hvl), la->conv - 1);
+    return la->short_conv ? taps : badd(ovf, bmul3(ovf, Hvl, la->dk, la->dv), taps);
 }
 
 /* The recurrence of a decode step (linear_attn.h) as its fused kernel
@@ -121,11 +130,26 @@ static void prefix_of(const struct layer_ctx *c, char *pre, size_t n)
     snprintf(pre, n, "%s%s", c->prefix, c->decode ? "LinearAttention-serving-decode-" : "Fwd-LinearAttention-");
 }
 
+/* A short convolution's per-sequence part (LFM2): C times the convolution's
+ * output, elementwise over the step's or the chunk's tokens (the taps it
+ * reads are in the state). */
+static int short_conv_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t Hvl,
+                           int64_t f, const char *pre)
+{
+    char d[200];
+    snprintf(d, sizeof d, "%sShortConv_gate", pre);
+    CHK(b_binary(c->t, c->ovf, f, c->count, d, "y (2) = C (2) * conv_out (2)", "Mul",
+                 SHP(c->B, seq, bmul(c->ovf, Hvl, la->dv)), "0_0_0", ACT, c->prof->binary_ops_list_one_input));
+    return 0;
+}
+
 int layer_linear_core(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t fid)
 {
     char pre[160];
     prefix_of(c, pre, sizeof pre);
-    return (c->decode ? decode_core : prefill_core)(c, la, seq, cdiv64(la->Hv, layer_tp(c)), fid, pre);
+    return (la->short_conv ? short_conv_core : c->decode ? decode_core : prefill_core)(c, la, seq,
+                                                                                     cdiv64(la->Hv, layer_tp(c)),
+                                                                                     fid, pre);
 }
 
 int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *la, int64_t seq, int64_t D,
@@ -144,22 +168,29 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
     }
     snprintf(d, sizeof d, "%sin_proj", pre);
     CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d,
-                                             la->mamba2 ? "MatMul: [z, x, B, C, dt] (2) = x_norm (2) * W_in (1)"
-                                                        : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
+                                             la->short_conv ? "MatMul: [B, C, x] (2) = x_norm (2) * W_in (1)"
+                                             : la->mamba2   ? "MatMul: [z, x, B, C, dt] (2) = x_norm (2) * W_in (1)"
+                                                            : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
                                              SHP(B, seq, D), SHP(D, in_width(c->ovf, la, Hkl, Hvl)), "BLM;MN->BLN",
                                              "0_0_0", ACT)));
     f++;
     snprintf(d, sizeof d, "%sconv", pre);
-    CHK(b_unary(tr, c->ovf, f, n, d,
-                la->mamba2 ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))" : "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))",
-                "Silu", SHP(B, seq, conv), "0_0", ACT));
+    if (la->short_conv)   /* B x, then its depthwise convolution */
+        CHK(b_binary(tr, c->ovf, f, n, d, "Bx (2) = causal_conv1d(B (2) * x (2))", "Mul", SHP(B, seq, conv), "0_0_0", ACT,
+                     c->prof->binary_ops_list_one_input));
+    else
+        CHK(b_unary(tr, c->ovf, f, n, d,
+                    la->mamba2 ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))"
+                               : "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))",
+                    "Silu", SHP(B, seq, conv), "0_0", ACT));
     f++;
     if (layer_linear_core(c, la, seq, f))
         return -1;
     f++;
     snprintf(d, sizeof d, "%snorm_gate", pre);
-    CHK(b_binary(tr, c->ovf, f, n, d, "o (2) = RMSNorm(o) * SiLU(z)", "Mul", SHP(B, seq, Vd), "0_0_0", ACT,
-                 c->prof->binary_ops_list_one_input));
+    if (!la->short_conv)   /* the short convolution's output gate is its core (C times the convolution) */
+        CHK(b_binary(tr, c->ovf, f, n, d, "o (2) = RMSNorm(o) * SiLU(z)", "Mul", SHP(B, seq, Vd), "0_0_0", ACT,
+                     c->prof->binary_ops_list_one_input));
     snprintf(d, sizeof d, "%sout_proj", pre);
     CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f + 1, n, d, "MatMul: out (2) = o (2) * W_out (1)",
                                              SHP(B, seq, Hvl, la->dv), SHP(Hvl, la->dv, D), "BLND;NDM->BLM", "0_0_0",

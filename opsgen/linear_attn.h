@@ -62,6 +62,8 @@ struct linear_attn {
     int64_t conv;            /* causal convolution taps */
     int64_t chunk;           /* prefill chunk, tokens */
     bool mamba2;             /* a Mamba-2 layer (linear_kind mamba2), else Gated DeltaNet */
+    bool short_conv;         /* LFM2's gated short convolution (linear_kind short_conv): Hv x dv
+                              * channels, no recurrent state (Hk and dk unused) */
     const char *state;       /* the state's trace token (DT_FLOAT) */
 };
 

@@ -187,13 +187,16 @@ static const struct field_desc llm_list[] = {
              "and every layer gates its slice in (d_model to this width and back); 0: none. LLM inference."),
     I(per_layer_vocab_size, 0, N | FF_EXT, .hi = 16777216, .unit = "tokens",
       .doc = "Rows of the per-layer input table (vocab_size_per_layer_input); 0: vocab_size."),
-    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|mamba2",
+    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|mamba2|short_conv",
       .doc = "What the linear layers are: gated_deltanet (Qwen3-Next, Qwen3.5: queries and keys of "
              "linear_key_heads, a decay and a write strength per value head, the delta rule) or mamba2 "
              "(Mamba-2's state-space duality, Granite 4.0-H, Bamba: B and C of linear_key_heads groups of "
              "linear_key_dim state, x of linear_value_heads heads of linear_value_dim, one step size per "
              "head, a biased convolution and a skip D; its state linear_value_heads x linear_value_dim x "
-             "linear_key_dim)."),
+             "linear_key_dim) or short_conv (LFM2's gated short convolution over linear_value_heads x "
+             "linear_value_dim channels: B, C and x projected from the input, a depthwise causal convolution "
+             "of linear_conv_kernel taps over B x, times C, projected out; no recurrent state, only the "
+             "convolution's last taps)."),
     I(linear_chunk_size, 0, N | FF_EXT, .hi = 65536, .unit = "tokens",
       .doc = "Tokens a prefill kernel of the linear layers takes as one chunk (0: the kind's, 64 for "
              "gated_deltanet as flash-linear-attention, 256 for mamba2 as Mamba-2's chunk_size)."),

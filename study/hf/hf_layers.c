@@ -146,24 +146,24 @@ int hf_linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name,
     return 0;
 }
 
-/* attn_layer_indices (Bamba: the 0-based layers that attend), distinct
- * layer numbers, as npusim's pattern: every N-th from the first when they
- * are (*every, *first), else their count (*globals), as
- * layer_types_pattern gives them. */
-static int indices_pattern(const cJSON *ix, double layers, double *every, int *first, int *globals, const char *name,
-                           struct npu_err *e)
+/* A list of the 0-based layers that attend under the key `key` (Bamba's
+ * attn_layer_indices, LFM2's full_attn_idxs), distinct layer numbers, as
+ * npusim's pattern: every N-th from the first when they are (*every,
+ * *first), else their count (*globals), as layer_types_pattern gives them. */
+static int indices_pattern(const cJSON *ix, const char *key, double layers, double *every, int *first, int *globals,
+                           const char *name, struct npu_err *e)
 {
     int n = cJSON_GetArraySize(ix);
     if (!cJSON_IsArray(ix))
-        return npu_errf(e, "%s: key \"attn_layer_indices\": expected a list of layer numbers", name);
+        return npu_errf(e, "%s: key \"%s\": expected a list of layer numbers", name, key);
     for (int i = 0; i < n; i++) {
         const cJSON *x = cJSON_GetArrayItem(ix, i);
         if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble >= layers || x->valuedouble != floor(x->valuedouble))
-            return npu_errf(e, "%s: key \"attn_layer_indices\": item %d: expected a layer number from 0 to %g", name,
-                            i, layers - 1);
+            return npu_errf(e, "%s: key \"%s\": item %d: expected a layer number from 0 to %g", name,
+                            key, i, layers - 1);
         for (int k = 0; k < i; k++)
             if (cJSON_GetArrayItem(ix, k)->valuedouble == x->valuedouble)
-                return npu_errf(e, "%s: key \"attn_layer_indices\": item %d: layer %g listed twice", name, i,
+                return npu_errf(e, "%s: key \"%s\": item %d: layer %g listed twice", name, key, i,
                                 x->valuedouble);
     }
     double f = n > 0 ? cJSON_GetArrayItem(ix, 0)->valuedouble : -1;
@@ -262,7 +262,7 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
     const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, "attn_layer_indices");
     if (lt && layer_types_pattern(lt, layers, "attention", "mamba", &every, &first, &globals, name, e))
         return -1;
-    if (!lt && ix && !cJSON_IsNull(ix) && indices_pattern(ix, layers, &every, &first, &globals, name, e))
+    if (!lt && ix && !cJSON_IsNull(ix) && indices_pattern(ix, "attn_layer_indices", layers, &every, &first, &globals, name, e))
         return -1;
     if (every == 1 && first == 0)
         return 0;   /* every layer attends (Granite 4.0 Micro): no Mamba layer */
@@ -284,5 +284,24 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
         if (hf_add_int(o, keys[i].np, hf_num(hf, keys[i].hf, keys[i].def), name, keys[i].hf, e))
             return -1;
     cJSON_AddStringToObject(o, "linear_kind", "mamba2");
+    return linear_pattern(hf, every, first, globals, o, name, e);
+}
+
+int hf_conv_fields(const cJSON *hf, double layers, double heads, double dh, cJSON *o, const char *name,
+                   struct npu_err *e)
+{
+    double every = 0;
+    int first = -1, globals = 0;   /* neither key: every layer a convolution */
+    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
+    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, "full_attn_idxs");
+    if (lt && layer_types_pattern(lt, layers, "full_attention", "conv", &every, &first, &globals, name, e))
+        return -1;
+    if (!lt && ix && !cJSON_IsNull(ix) && indices_pattern(ix, "full_attn_idxs", layers, &every, &first, &globals, name, e))
+        return -1;
+    if (hf_add_int(o, "linear_value_heads", heads, name, "num_attention_heads", e) ||
+        hf_add_int(o, "linear_value_dim", dh, name, "head_dim", e) ||
+        hf_add_int(o, "linear_conv_kernel", hf_num(hf, "conv_L_cache", 3), name, "conv_L_cache", e))
+        return -1;
+    cJSON_AddStringToObject(o, "linear_kind", "short_conv");
     return linear_pattern(hf, every, first, globals, o, name, e);
 }

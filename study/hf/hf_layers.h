@@ -2,7 +2,7 @@
  * model fields: which layers attend to the whole context (layer_types,
  * attn_layer_indices, sliding_window_pattern, full_attention_interval, or
  * the type's default) and what the others are (a sliding or chunked
- * window, a Gated DeltaNet or a Mamba-2 layer), every N-th from a first
+ * window, a Gated DeltaNet, a Mamba-2 layer or LFM2's short convolution), every N-th from a first
  * one (npusim's pattern; a list off it refused, naming its first item off
  * it). Each adds its fields to o; 0, or -1 with e naming the file `name`
  * and its key. */
@@ -40,5 +40,12 @@ int hf_linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name,
  * 256, 4 taps, chunks of 256, expand 2). Every layer attending (Granite 4.0
  * Micro): no Mamba fields. */
 int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
+
+/* LFM2's gated short convolutions (lfm2): linear_kind short_conv over the
+ * heads x head width channels, conv_L_cache taps (LFM2's default 3), and
+ * which layers attend: layer_types' "full_attention" among "conv", or the
+ * older full_attn_idxs list; neither: every layer a convolution. */
+int hf_conv_fields(const cJSON *hf, double layers, double heads, double dh, cJSON *o, const char *name,
+                   struct npu_err *e);
 
 #endif

@@ -52,6 +52,9 @@ static const struct rename {
     { "step3p7", "shared_expert_intermediate_size", NULL, "share_expert_dim" },
     { "nemotron_h", "shared_expert_intermediate_size", NULL, "moe_shared_expert_intermediate_size" },
     { "gemma4_text", "num_experts_per_tok", NULL, "top_k_experts" },
+    { "lfm2", "intermediate_size", NULL, "block_ff_dim" },
+    { "lfm2", "hidden_size", NULL, "block_dim" },
+    { "lfm2", "tie_word_embeddings", NULL, "tie_embedding" },
     { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
     { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
     { "nemotron_h", "mamba_d_head", NULL, "mamba_head_dim" },
@@ -67,7 +70,7 @@ static const struct rename {
 static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
-    "cla_share_factor", "enable_moe_block",
+    "cla_share_factor", "enable_moe_block", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):
@@ -153,10 +156,17 @@ static void kv_heads(cJSON *c, const char *t)
 /* The FFN's width where the file gives none or counts it otherwise: four
  * times hidden_size (GPT-2's n_inner null, GPT-J, BLOOM, Falcon),
  * expansion_ratio times it (MPT), half of intermediate_size (the first
- * Qwen: its two branches, w1 and w2, together). */
+ * Qwen: its two branches, w1 and w2, together), LFM2's adjusted width. */
 static void ffn_width(cJSON *c, const char *t)
 {
-    double D = hf_num(c, "hidden_size", 0);
+    double D = hf_num(c, "hidden_size", 0), F = hf_num(c, "intermediate_size", 0);
+    /* LFM2's SwiGLU width (Lfm2MLP): 2/3 of it, times block_ffn_dim_multiplier, rounded up to
+     * block_multiple_of, under block_auto_adjust_ff_dim (true by default) */
+    if (!strcmp(t, "lfm2") && F > 0 && flag(c, "block_auto_adjust_ff_dim", true)) {
+        double k = hf_num(c, "block_multiple_of", 256);
+        F = floor(hf_num(c, "block_ffn_dim_multiplier", 1) * floor(2 * F / 3));
+        put(c, "intermediate_size", cJSON_CreateNumber(k >= 1 ? k * ceil(F / k) : F));
+    }
     if (hf_names_listed("gpt2 gptj gpt_bigcode bloom falcon", t) && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "intermediate_size")))
         put(c, "intermediate_size", cJSON_CreateNumber(4 * D));
     else if (!strcmp(t, "mpt"))

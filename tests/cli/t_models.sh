@@ -233,6 +233,27 @@ check "models: Gemma 4 E2B serves (one H100, 40 chat requests)" sh -c "
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 40)' '$HF/e2b-serve.json'"
 expect_fail "models: kv_shared_layers as many as the layers is refused, naming it" 'model field "kv_shared_layers": 35, expected fewer than num_layers' \
     $NPUSIM run --configs $CONFIGS -m $S/gemma-4-e2b-shapes.json -c h100 --set kv_shared_layers=35 -o "$HF/bad"
+# LFM2's gated short convolutions (lfm2, linear_kind short_conv): 10 of LFM2-1.2B's 16 layers, the
+# 6 of full_attn_idxs attending (spread evenly). By hand: 10 convolutions of 16,783,360 (W_in 2048 x
+# 6144 for B, C and x, the depthwise convolution 2048 x 3, W_out 2048 x 2048), 6 attention layers of
+# 10,485,760, 16 SwiGLU FFNs of 3 x 2048 x 8192 (block_ff_dim 12288 adjusted: 2/3 of it, a multiple of
+# 256), 33 norms of 2048 and the tied 65536 x 2048: 1,170,339,840 (Liquid's card: 1.17B).
+check "models: LFM2's short convolutions import (10 of 16 layers, 3 taps, an FFN of 8192)" \
+    imported "$S/lfm2-1.2b-shapes.json" "$HF/f-lfm2.json" linear_kind=short_conv linear_value_heads=32 linear_value_dim=64 \
+    linear_conv_kernel=3 full_attention_layers=6 d_ff=8192 tie_word_embeddings=True
+check "models: LFM2-1.2B's parameters by hand: 1,170,339,840; it serves" sh -c "
+  $NPUSIM run --configs $CONFIGS -m $S/lfm2-1.2b-shapes.json -c h100 -o '$HF/lfm2' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 1170339840)' '$HF/lfm2' &&
+  $NPUSIM serving --configs $CONFIGS -m $S/lfm2-1.2b-shapes.json -c h100 --rate 4 --requests 30 --lengths chat \
+    --json >'$HF/lfm2-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/lfm2-serve.json'"
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/lfm2-1.2b-shapes.json"))
+json.dump(dict(j, full_attn_idxs=[2, 5, 16]), open(sys.argv[1] + "/lfm2-bad.json", "w"))' "$HF"
+expect_fail "models: an LFM2 attention index past the last layer is refused, naming the key" 'key "full_attn_idxs": item 2: expected a layer number from 0 to 15' \
+    $NPUSIM import model "$HF/lfm2-bad.json" -o "$HF/bad/x.json"
 expect_fail "models: training refuses a global attention shape, naming it" 'model field "global_d_head": set, but LLM training' \
     $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --set global_d_head=256 -w training -o "$HF/bad"
 expect_fail "models: training refuses moe_latent_size, naming it" 'model field "moe_latent_size": 1024, but LLM training' \

@@ -1,4 +1,4 @@
-/* test_linear_attn.c — Gated DeltaNet and Mamba-2 layers
+/* test_linear_attn.c — Gated DeltaNet, Mamba-2 and short-convolution layers
  * (opsgen/linear_attn.h): a layer's weights and state by hand, the pattern that makes them, the
  * parameters, footprint and ops of a small hybrid model, and the fields'
  * checks. */
@@ -225,6 +225,48 @@ static void test_mamba2_ops(void **s)
     mamba2_prefill(128, 1048576, 3145728, "Add(a=2x4x4x6,");
 }
 
+/* LFM2's gated short convolution (linear_kind short_conv) over the value
+ * heads' 4 x 3 = 12 channels: W_in 8 x 36 (B, C and x), the depthwise
+ * convolution 12 x 4 taps, W_out 12 x 8: 432 weights; its state the
+ * convolution's last 3 inputs, 36; over TP 2, 6 channels a chip: 144 + 24 +
+ * 48 = 216 and 18. Batch 2, 512 tokens in and 4 out: its per-sequence part
+ * is C times the convolution's output, one product over 2 x 512 x 12
+ * (prefill) and 2 x 1 x 12 (a decode step) a layer, the attention core a
+ * serving step splits off; no recurrence and no gated norm. */
+static void test_short_conv(void **s)
+{
+    (void)s;
+    struct model_config m;
+    tiny(&m);
+    strcpy(m.linear_kind, "short_conv");
+    struct linear_attn la;
+    linear_attn_of(&m, &la);
+    bool ovf = false;
+    assert_true(la.short_conv);
+    assert_int_equal(linear_attn_params(&ovf, &la, 8, 1), 432);
+    assert_int_equal(linear_attn_state_elems(&ovf, &la, 1), 36);
+    assert_int_equal(linear_attn_params(&ovf, &la, 8, 2), 216);
+    assert_int_equal(linear_attn_state_elems(&ovf, &la, 2), 18);
+    assert_false(ovf);
+    struct trace t;
+    infer_b2(&m, 512, &t);
+    int gates = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        assert_null(strstr(o->description, "GatedDeltaNet_"));
+        assert_null(strstr(o->description, "Mamba2_"));
+        assert_null(strstr(o->description, "norm_gate"));
+        if (!strstr(o->description, "ShortConv_gate"))
+            continue;
+        assert_true(opsgen_op_is_attention_core(o));
+        assert_non_null(strstr(c, o->phase == PHASE_DECODE ? "Mul(a=2x1x12," : "Mul(a=2x512x12,"));
+        gates++;
+    }
+    assert_int_equal(gates, 2);
+    trace_free(&t);
+}
+
 /* Attention layers placed irregularly (full_attention_layers: Granite
  * 4.0-H-350M's 4 of 32): that many global layers spread evenly, layer i
  * global when (i + 1) 4 / 32 steps up: layers 7, 15, 23 and 31; 28 linear.
@@ -320,7 +362,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layer_by_hand), cmocka_unit_test(test_params), cmocka_unit_test(test_memory),
         cmocka_unit_test(test_ops),           cmocka_unit_test(test_checks),
-        cmocka_unit_test(test_mamba2_by_hand), cmocka_unit_test(test_mamba2_ops),
+        cmocka_unit_test(test_mamba2_by_hand), cmocka_unit_test(test_mamba2_ops), cmocka_unit_test(test_short_conv),
         cmocka_unit_test(test_full_attention_layers), cmocka_unit_test(test_ffn_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
