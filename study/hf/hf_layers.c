@@ -177,6 +177,19 @@ static int indices_pattern(const cJSON *ix, const char *key, double layers, doub
     return 0;
 }
 
+/* Which layers attend: layer_types' `global` among the words `locals`, else
+ * the list of layer numbers under `key` (Bamba's attn_layer_indices, LFM2's
+ * full_attn_idxs); neither (or null): *every, *first and *globals as given. */
+static int attending(const cJSON *hf, double layers, const char *global, const char *locals, const char *key,
+                     double *every, int *first, int *globals, const char *name, struct npu_err *e)
+{
+    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
+    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, key);
+    if (lt)
+        return layer_types_pattern(lt, layers, global, locals, every, first, globals, name, e);
+    return ix && !cJSON_IsNull(ix) ? indices_pattern(ix, key, layers, every, first, globals, name, e) : 0;
+}
+
 /* Nemotron-H's blocks, one letter a block (M Mamba-2, * attention, - MLP, E
  * experts): its hybrid_override_pattern, or the layers_block_type list that
  * Transformers 5 writes (mamba, attention, mlp, moe) as those letters, into
@@ -258,11 +271,7 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
     bool blocks = hf_str(hf, "hybrid_override_pattern") || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(hf, "layers_block_type"));
     if (blocks && blocks_pattern(hf, &layers, &globals, o, name, e))
         return -1;
-    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
-    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, "attn_layer_indices");
-    if (lt && layer_types_pattern(lt, layers, "attention", "mamba", &every, &first, &globals, name, e))
-        return -1;
-    if (!lt && ix && !cJSON_IsNull(ix) && indices_pattern(ix, "attn_layer_indices", layers, &every, &first, &globals, name, e))
+    if (attending(hf, layers, "attention", "mamba", "attn_layer_indices", &every, &first, &globals, name, e))
         return -1;
     if (every == 1 && first == 0)
         return 0;   /* every layer attends (Granite 4.0 Micro): no Mamba layer */
@@ -292,11 +301,7 @@ int hf_conv_fields(const cJSON *hf, double layers, double heads, double dh, cJSO
 {
     double every = 0;
     int first = -1, globals = 0;   /* neither key: every layer a convolution */
-    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
-    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(hf, "full_attn_idxs");
-    if (lt && layer_types_pattern(lt, layers, "full_attention", "conv", &every, &first, &globals, name, e))
-        return -1;
-    if (!lt && ix && !cJSON_IsNull(ix) && indices_pattern(ix, "full_attn_idxs", layers, &every, &first, &globals, name, e))
+    if (attending(hf, layers, "full_attention", "conv", "full_attn_idxs", &every, &first, &globals, name, e))
         return -1;
     if (hf_add_int(o, "linear_value_heads", heads, name, "num_attention_heads", e) ||
         hf_add_int(o, "linear_value_dim", dh, name, "head_dim", e) ||
