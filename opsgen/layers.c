@@ -75,6 +75,25 @@ struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int
     return (struct kv_groups){ 2, { so / 2, so / 2 + 1 }, { n / 2, n / 2 } };
 }
 
+/* The self path's K/V projections at fid f: K and V (kv_mats 2), K alone when
+ * V is K's projection (1), none when the layer reads an earlier layer's K/V
+ * (0); a decode step's as one product. 0, or -1 if a builder failed. */
+static int self_kv(const struct layer_ctx *c, int64_t f, const char *d, int64_t seq, int64_t Dm, int64_t KVl,
+                   int64_t dh, int kv_mats)
+{
+    int64_t B = c->B, n = c->count;
+    if (c->decode && kv_mats > 0)
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
+                             SHP(B, seq, Dm), SHP(kv_mats, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
+    else if (kv_mats > 0)
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
+                             SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    if (!c->decode && kv_mats == 2)
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
+                             SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+    return 0;
+}
+
 static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const struct heads *hd,
                      int64_t Dm, int64_t dh, int64_t si, int64_t so, bool epilogue, int kv_mats, int64_t *fid)
 {
@@ -95,18 +114,8 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     CAT(d, pre, "Q/K/V", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
                  SHP(B, seq, Dm), SHP(Dm, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-    /* kv_mats: K and V (2); K alone when V is K's projection (1); none when the layer reads an
-     * earlier layer's K/V (0) */
-    if (c->decode && kv_mats > 0) {   /* K and V in one product */
-        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
-                     SHP(B, seq, Dm), SHP(kv_mats, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
-    } else if (kv_mats > 0) {
-        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
-                     SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-        if (kv_mats == 2)
-            CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
-                         SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-    }
+    if (self_kv(c, f, d, seq, Dm, KVl, dh, kv_mats))
+        return -1;
     f++;
 
     if (c->decode) {
