@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "opsgen/parallel.h"
+#include "opsgen/pattern.h"
 
 /* Every generator checks its list of positive fields once per run: a
  * per-thread memo remembers the descriptors of the last lists (looking a
@@ -98,7 +99,7 @@ int64_t gen_vocab_params(bool *ovf, const struct model_config *m, int64_t tp, co
         return 0;
     int64_t v = bmul3(ovf, m->tie_word_embeddings ? 1 : 2, cdiv64(m->vocab_size, tp), m->d_model);
     /* per-layer inputs (Gemma 4 E2B, E4B): their table and the token's projection, whole on every chip */
-    int64_t P = m->per_layer_input_dim, Vp = m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size : m->vocab_size;
+    int64_t P = m->per_layer_input_dim, Vp = pattern_per_layer_rows(m);
     return P > 0 ? badd(ovf, v, bmul3(ovf, badd(ovf, Vp, m->d_model), m->num_layers, P)) : v;
 }
 

@@ -114,7 +114,7 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
                                      : attn_of(r, ph, gr->local);
         at.linear = linear ? &la : NULL;
         at.no_kv_proj = gr->kv_shared;
-        int64_t F = gr->kv_shared && m->kv_shared_d_ff > 0 ? m->kv_shared_d_ff : m->d_ff;
+        int64_t F = pattern_d_ff(m, gr->kv_shared);
         int rc = gr->no_ffn ? layer_attention(&lc, &at, fid)   /* a mixer alone (Nemotron-H's blocks) */
                  : !gr->moe ? layer_block_ff(&lc, &at, m, F, fid)
                             : moe_layer(&lc, &at, r, &g->etp, &g->ep, &g->efmt, fid);

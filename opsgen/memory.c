@@ -102,7 +102,7 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     int64_t w_attn = w_att[0];
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
     /* the KV-sharing layers (kv_shared_layers): no K/V projections, their own FFN width */
-    int64_t Fs = cdiv64(m->kv_shared_d_ff > 0 ? m->kv_shared_d_ff : m->d_ff, tp);
+    int64_t Fs = cdiv64(pattern_d_ff(m, true), tp);
     int64_t w_ff_shared = bmul3(ovf, gated ? 3 : 2, D, Fs);
     int64_t w_ple = bmul3(ovf, 2, D, m->per_layer_input_dim);   /* a layer's per-layer input gate and projection */
     struct tensor_formats f;

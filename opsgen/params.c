@@ -51,7 +51,8 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         }
         attn = att[0];
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);
-        dense_ffn = bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->d_ff);
+        int64_t mats = k && !k->gated ? 2 : 3;   /* up and down; or gate, up and down */
+        dense_ffn = bmul3(&ovf, mats, D, m->d_ff);
         struct layer_groups lg;
         pattern_groups(m, &lg);
         moe = pattern_moe_of(&lg);
@@ -63,8 +64,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
             const struct layer_group *g = &lg.g[j];
             if (!g->kv_shared)
                 continue;
-            int64_t ffn = g->moe || g->no_ffn || m->kv_shared_d_ff <= 0
-                              ? 0 : bmul3(&ovf, k && !k->gated ? 2 : 3, D, m->kv_shared_d_ff - m->d_ff);
+            int64_t ffn = g->moe || g->no_ffn ? 0 : bmul3(&ovf, mats, D, pattern_d_ff(m, true) - m->d_ff);
             shared_less = badd(&ovf, shared_less, bmul(&ovf, g->layers, w_kv[g->local] - ffn));
         }
         if (pattern_linear(m)) {   /* the local layers are Gated DeltaNet, in place of attention */
@@ -80,7 +80,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
                         badd(&ovf, norms, vocab));
     base = badd(&ovf, base, badd(&ovf, bmul(&ovf, linear_extra, linear), bmul(&ovf, local_extra, local)));
     /* per-layer inputs (Gemma 4 E2B, E4B): their table, the token's projection and each layer's two */
-    int64_t P = m->per_layer_input_dim, Vp = m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size : V;
+    int64_t P = m->per_layer_input_dim, Vp = pattern_per_layer_rows(m);
     if (P > 0)
         base = badd(&ovf, base, bmul3(&ovf, badd(&ovf, badd(&ovf, Vp, D), bmul(&ovf, 2, D)), L, P));
     base -= shared_less;

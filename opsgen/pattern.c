@@ -169,12 +169,14 @@ int64_t pattern_local_of(const struct layer_groups *g)
     return n;
 }
 
-int64_t pattern_kv_shared_of(const struct layer_groups *g, bool local)
+int64_t pattern_d_ff(const struct model_config *m, bool kv_shared)
 {
-    int64_t n = 0;
-    for (int k = 0; k < g->n; k++)
-        n += g->g[k].kv_shared && g->g[k].local == local ? g->g[k].layers : 0;
-    return n;
+    return kv_shared && m->kv_shared_d_ff > 0 ? m->kv_shared_d_ff : m->d_ff;
+}
+
+int64_t pattern_per_layer_rows(const struct model_config *m)
+{
+    return m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size : m->vocab_size;
 }
 
 int64_t pattern_moe_of(const struct layer_groups *g)

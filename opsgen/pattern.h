@@ -77,8 +77,11 @@ struct attn_shape pattern_attn_shape(const struct model_config *m, bool global);
 int64_t pattern_local_of(const struct layer_groups *g);
 int64_t pattern_moe_of(const struct layer_groups *g);
 int64_t pattern_no_ffn_of(const struct layer_groups *g);
-/* The layers of groups g that read earlier layers' K/V, local or global. */
-int64_t pattern_kv_shared_of(const struct layer_groups *g, bool local);
+/* A dense layer's FFN width: kv_shared_d_ff in the layers that read earlier
+ * layers' K/V (Gemma 4 E2B's double-wide MLP) when set, else d_ff. */
+int64_t pattern_d_ff(const struct model_config *m, bool kv_shared);
+/* Rows of the per-layer input table (per_layer_vocab_size; 0: vocab_size). */
+int64_t pattern_per_layer_rows(const struct model_config *m);
 /* The layers of the model that attend locally (pattern_local_of its groups). */
 int64_t pattern_local_layers(const struct model_config *m);
 

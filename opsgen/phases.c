@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "opsgen/dlrm.h"
+#include "opsgen/pattern.h"
 #include "base/strbuf.h"
 
 /* Builder results are NULL only for malformed equations or op names, which
@@ -65,9 +66,7 @@ static int vocab_embed(const struct gen_run *r, const struct gen_phase *ph, int6
      * plus the embedded token projected to that width, normalised; table and projection whole
      * on every chip, as each layer's gate (layers.h layer_per_layer_input) */
     CHK(b_embedding_bag(r->t, r->ovf, *fid, ph->steps, "PerLayerEmbedding", "PerLayerEmbedding",
-                        bmul(r->ovf, r->B, ph->seq), 1, m->per_layer_vocab_size > 0 ? m->per_layer_vocab_size
-                                                                                    : m->vocab_size,
-                        LP, "DT_BFLOAT16"));
+                        bmul(r->ovf, r->B, ph->seq), 1, pattern_per_layer_rows(m), LP, "DT_BFLOAT16"));
     (*fid)++;
     CHK(b_einsum(r->t, r->ovf, *fid, ph->steps, "PerLayerProjection", "MatMul: p (2) = x (2) * W_per_layer (1)",
                  SHP(r->B, ph->seq, m->d_model), SHP(m->d_model, LP), "BLM;MP->BLP", "0_0_0", "DT_BFLOAT16"));
