@@ -329,10 +329,12 @@ co_line() { n=$1; shift
     --set ici_latency_ns=4000 --set collective_base_ns=2500 "$@" --no-energy -o "$PH/co" 2>/dev/null | grep '^  collectives'; }
 check "physical: the run summary names the collectives' step and phase latency (TP 8; none on one chip)" \
     sh -c '[ "$1" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns)" ] && [ -z "$2" ]' _ \
-    "$(co_line 8)" "$(co_line 1)"
-check "physical: the run summary names the size below which collectives go direct" \
-    sh -c '[ "$1" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns); direct up to 8388608 bytes (collective_direct_max_bytes)" ]' _ \
-    "$(co_line 8 --set collective_direct_max_bytes=8388608)"
+    "$(co_line 8 --set collective_direct_max_bytes=0)" "$(co_line 1)"
+# The GPU presets carry the engines' custom all-reduce limit (vLLM's 8 MiB).
+check "physical: the run summary names the size below which collectives go direct (h100's preset: 8 MiB)" \
+    sh -c '[ "$1" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns); direct up to 8388608 bytes (collective_direct_max_bytes)" ] &&
+           [ "$2" = "  collectives   ring: 4000 ns a latency step + 2500 ns a phase (ici_latency_ns, collective_base_ns); direct up to 4096 bytes (collective_direct_max_bytes)" ]' _ \
+    "$(co_line 8)" "$(co_line 8 --set collective_direct_max_bytes=4096)"
 expect_fail "physical: collective_algorithm takes ring, direct or tree" '"collective_algorithm"' \
     $NPUSIM op all-reduce -m 1024 -c h100 --configs "$CONFIGS" --set collective_algorithm=star
 expect_fail "physical: a negative collective_direct_max_bytes is refused, naming it" '"collective_direct_max_bytes"' \
