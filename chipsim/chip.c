@@ -225,7 +225,8 @@ static const struct field_desc chip_field_list[] = {
              "step a phase, whatever collective_algorithm says (physical profile): the serving engines' "
              "custom all-reduce kernels (vLLM's, SGLang's and TensorRT-LLM's one-shot and two-shot) reach "
              "every peer through NVSwitch directly below a size (vLLM: 8 MiB on fully connected NVLink) "
-             "and leave larger ones to NCCL. 0: none."),
+             "and leave larger ones to NCCL. The GPU presets carry 8388608; 0: none (every "
+             "collective as collective_algorithm says, as an engine without custom kernels runs them)."),
     S(graph_capture, "decode", FF_EXT, .one_of = "none|decode|all",
       .doc = "Which phases run as captured graphs, taking graph_kernel_ns per kernel instead of "
              "kernel_launch_ns: none, decode (vLLM and TensorRT-LLM capture the decode steps) or all."),

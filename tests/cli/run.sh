@@ -25,7 +25,7 @@ for c in gemv attention elementwise activation reduction softmax collective; do
     ROOFLINE="$ROOFLINE --set kernel_efficiency.$c.e_max=1"
 done
 ROOFLINE="$ROOFLINE --set step_overhead_ns=0 --set layer_overhead_ns=0 --set kernel_launch_ns=0 --set request_overhead_ns=0"
-ROOFLINE="$ROOFLINE --set gemm_tile_m=0 --set gemm_tile_n=0 --set ici_latency_ns=3330"
+ROOFLINE="$ROOFLINE --set gemm_tile_m=0 --set gemm_tile_n=0 --set ici_latency_ns=3330 --set collective_direct_max_bytes=0"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "$2" ] && sed 's/^/    /' "$2" | head -n 5; }
