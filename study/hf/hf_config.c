@@ -80,6 +80,7 @@ static const struct hf_type {
     { .type = "granitemoehybrid", .kind = HF_DENSE, .experts = true, .mamba = true },
     { .type = "bamba", .kind = HF_DENSE, .mamba = true },
     { .type = "lfm2", .kind = HF_DENSE, .tied = true, .conv = true },
+    { .type = "lfm2_moe", .kind = HF_MOE, .tied = true, .conv = true },
     { .type = "nemotron_h", .kind = HF_DENSE, .plain = true, .experts = true, .mamba = true },
 };
 

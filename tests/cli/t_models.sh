@@ -249,6 +249,23 @@ sys.exit(d[\"params_total\"] != 1170339840)' '$HF/lfm2' &&
   $NPUSIM serving --configs $CONFIGS -m $S/lfm2-1.2b-shapes.json -c h100 --rate 4 --requests 30 --lengths chat \
     --json >'$HF/lfm2-serve.json' 2>/dev/null &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/lfm2-serve.json'"
+# LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
+# experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
+# 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
+# and a 2048 x 32 router, 49 norms of 2048 and the tied 65536 x 2048: 8,339,929,088 (its card:
+# 8.3B); active: 4 experts of 11,010,048 and the router a mixture, 1,557,739,520 (1.5B).
+check "models: LFM2-MoE imports (2 dense layers, then 32 experts of 1792, top 4, among short convolutions)" \
+    imported "$S/lfm2-8b-a1b-shapes.json" "$HF/f-lfm2-moe.json" ffn_type=moe num_dense_layers=2 num_routed_experts=32 \
+    num_activated_routed_experts_per_token=4 moe_d_ff=1792 d_ff=7168 linear_kind=short_conv full_attention_layers=6 \
+    num_shared_experts=0 tie_word_embeddings=True
+check "models: LFM2-8B-A1B's parameters by hand: 8,339,929,088, 1,557,739,520 active; it serves" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-lfm2-moe.json' -c h100 -o '$HF/lfm2-moe' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 8339929088 or d[\"params_active\"] != 1557739520)' '$HF/lfm2-moe' &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/f-lfm2-moe.json' -c h100 --rate 4 --requests 30 --lengths chat \
+    --json >'$HF/lfm2-moe-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/lfm2-moe-serve.json'"
 python3 -c 'import json, sys
 j = json.load(open("tests/samples/hf/lfm2-1.2b-shapes.json"))
 json.dump(dict(j, full_attn_idxs=[2, 5, 16]), open(sys.argv[1] + "/lfm2-bad.json", "w"))' "$HF"
