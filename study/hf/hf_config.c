@@ -69,6 +69,7 @@ static const struct hf_type {
     { .type = "dbrx", .kind = HF_MOE }, { .type = "llama4_text", .kind = HF_MOE, .full_every = 4, .chunked = true },
     { .type = "glm4_moe", .kind = HF_MOE }, { .type = "deepseek", .kind = HF_MOE },
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
+    { .type = "bailing_moe_v2", .kind = HF_MOE },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
     { .type = "qwen3_next", .kind = HF_MOE, .linear = true }, { .type = "qwen3_5_moe_text", .kind = HF_MOE, .linear = true },

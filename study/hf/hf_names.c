@@ -38,7 +38,7 @@ static const struct rename {
     { "chatglm qwen", "max_position_embeddings", NULL, "seq_length" },
     { "chatglm qwen", "head_dim", NULL, "kv_channels" },
     { "baichuan", "max_position_embeddings", NULL, "model_max_length" },
-    { "bailing_moe", "n_shared_experts", NULL, "num_shared_experts" },
+    { "bailing_moe bailing_moe_v2", "n_shared_experts", NULL, "num_shared_experts" },
     { "granitemoeshared granitemoehybrid", "shared_expert_intermediate_size", NULL, "shared_intermediate_size" },
     { "ernie4_5_moe", "num_local_experts", NULL, "moe_num_experts" },
     { "ernie4_5_moe", "num_experts_per_tok", NULL, "moe_k" },

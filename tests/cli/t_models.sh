@@ -249,6 +249,17 @@ sys.exit(d[\"params_total\"] != 1170339840)' '$HF/lfm2' &&
   $NPUSIM serving --configs $CONFIGS -m $S/lfm2-1.2b-shapes.json -c h100 --rate 4 --requests 30 --lengths chat \
     --json >'$HF/lfm2-serve.json' 2>/dev/null &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/lfm2-serve.json'"
+# Ling 2.0 (bailing_moe_v2): Ling-mini-2.0 by hand: 20 attention layers of 10,485,760 (q and o 2048 x
+# 2048, k and v 2048 x 512), a dense first FFN of 3 x 2048 x 5120, 19 mixtures of 256 + 1 shared experts
+# of 3 x 2048 x 512 and a 2048 x 256 router, 41 norms of 2048, untied 157184 x 2048 embedding and head:
+# 16,255,633,408; active 1,432,963,072, of which 789,137,408 besides the two tables (its README: 16B,
+# 1.4B active, "non-embedding 789M").
+check "models: Ling-mini-2.0 (bailing_moe_v2) by hand: 16,255,633,408, 1,432,963,072 active" sh -c "
+  $NPUSIM import model '$S/ling-mini-2.0-shapes.json' -o '$HF/f-ling.json' 2>/dev/null &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-ling.json' -c h100 -o '$HF/ling' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 16255633408 or d[\"params_active\"] != 1432963072)' '$HF/ling'"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
