@@ -564,7 +564,9 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
 
 /* Multimodal wrappers whose language model npusim runs: the wrapper's
  * model_type, and the text model's type when its config names none npusim
- * knows (Qwen2.5-VL's "qwen2_5_vl_text" is Qwen2's decoder). Qwen2-VL keeps
+ * knows (Qwen2.5-VL's "qwen2_5_vl_text" is Qwen2's decoder; GLM-4.1V's
+ * "glm4v_text" GLM-4's, GLM-4.5V's and 4.6V's "glm4v_moe_text" GLM-4.5's,
+ * their M-RoPE sections a rotation, no work). Qwen2-VL keeps
  * the text model's keys at the top (text_config only in newer files). Others
  * (Mllama's cross-attention layers, Gemma 3n's per-layer inputs, ...) stay
  * refused. */
@@ -576,6 +578,7 @@ static const struct { const char *wrapper, *text; } wrappers[] = {
     { "qwen3_vl_moe", "qwen3_moe" }, { "phi3_v", "phi3" },     { "kimi_k25", "kimi_k2" },
     { "ministral3", "ministral3" },   { "gemma4", "gemma4_text" },   { "qwen3_5", "qwen3_5_text" },
     { "qwen3_5_moe", "qwen3_5_moe_text" }, { "minimax_m3_vl", "minimax_m3" }, { "kimi_k3", "kimi_linear" },
+    { "glm4v", "glm4" },         { "glm4v_moe", "glm4_moe" },
 };
 
 /* Transformers writes a nested config (text_config) with only the keys that

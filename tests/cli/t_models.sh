@@ -449,6 +449,29 @@ check "models: a multimodal wrapper runs as its language model (Llama 4 Scout, a
   $NPUSIM import model $S/llama-4-scout-instruct.json -o '$HF/l4.json' >/dev/null 2>'$HF/l4.err' &&
   grep -q 'language model of a llama4 multimodal wrapper; its vision tower is not simulated' '$HF/l4.json' &&
   grep -q 'keys ignored.*image_token_index' '$HF/l4.err'"
+# GLM-4.5V and 4.6V (glm4v_moe): the text_config's own type, glm4v_moe_text, is GLM-4.5's decoder
+# (its n_routed_experts, n_shared_experts, first_k_dense_replace): a wrapper around GLM-4.7's keys
+# runs as GLM-4.7 (the same TTFT, TPOT and parameters); GLM-4.1V (glm4v) as GLM-4's dense decoder.
+python3 -c 'import json, sys
+t = json.load(open("tests/samples/hf/glm-4.7-fp8.json"))
+q = t.pop("quantization_config", None)
+tc = dict(t, model_type="glm4v_moe_text")
+w = {"model_type": "glm4v_moe", "architectures": ["Glm4vMoeForConditionalGeneration"], "text_config": tc,
+     "vision_config": {"depth": 24, "hidden_size": 1536}, "image_token_id": 151363, "tie_word_embeddings": False}
+if q: w["quantization_config"] = q
+json.dump(w, open(sys.argv[1] + "/glm45v.json", "w"))
+d = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
+json.dump({"model_type": "glm4v", "architectures": ["Glm4vForConditionalGeneration"], "text_config": dict(d, model_type="glm4v_text")}, open(sys.argv[1] + "/glm41v.json", "w"))
+json.dump(dict(d, model_type="glm4"), open(sys.argv[1] + "/glm4-plain.json", "w"))' "$HF"
+check "models: GLM-4.5V's wrapper (glm4v_moe) runs as its GLM-4.5 decoder, GLM-4.1V's (glm4v) as GLM-4's" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/glm45v.json' -c h100 --tp 8 --set num_chips=8 >'$HF/g45v.txt' 2>/dev/null &&
+  $NPUSIM run --configs $CONFIGS -m $S/glm-4.7-fp8.json -c h100 --tp 8 --set num_chips=8 >'$HF/g47.txt' 2>/dev/null &&
+  [ \"\$(sed -n '2,3p' '$HF/g45v.txt')\" = \"\$(sed -n '2,3p' '$HF/g47.txt')\" ] &&
+  $NPUSIM import model '$HF/glm45v.json' -o '$HF/g45v.json' >/dev/null 2>&1 &&
+  grep -q 'language model of a glm4v_moe multimodal wrapper' '$HF/g45v.json' &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/glm41v.json' -c h100 >'$HF/g41v.txt' 2>/dev/null &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/glm4-plain.json' -c h100 >'$HF/g4.txt' 2>/dev/null &&
+  [ \"\$(sed -n '2,3p' '$HF/g41v.txt')\" = \"\$(sed -n '2,3p' '$HF/g4.txt')\" ]"
 # Gemma 3 12B's text_config is sparse (Transformers writes a nested config's non-default keys):
 # Gemma3TextConfig's defaults fill it: head_dim 256, vocabulary 262208, gated GELU, tied, every
 # 6th layer global over a 1024-token window
