@@ -31,7 +31,7 @@ static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied, experts, linear, mamba, conv;
+    bool chunked, plain, tied, experts, linear, mamba, conv, parallel;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -80,6 +80,7 @@ static const struct hf_type {
     { .type = "step3p7", .kind = HF_MOE },
     { .type = "granitemoehybrid", .kind = HF_DENSE, .experts = true, .mamba = true },
     { .type = "bamba", .kind = HF_DENSE, .mamba = true },
+    { .type = "falcon_h1", .kind = HF_DENSE, .mamba = true, .parallel = true },
     { .type = "lfm2", .kind = HF_DENSE, .tied = true, .conv = true },
     { .type = "lfm2_moe", .kind = HF_MOE, .tied = true, .conv = true },
     { .type = "nemotron_h", .kind = HF_DENSE, .plain = true, .experts = true, .mamba = true },
@@ -88,9 +89,9 @@ static const struct hf_type {
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
  * npusim knows"). */
 static const struct { const char *types, *why; } unmodelled[] = {
-    { "jamba falcon_h1 zamba zamba2 mamba falcon_mamba plamo2",
-      "state-space layers npusim has no form for (it simulates Mamba-2 layers between attention layers: Granite "
-      "4.0-H, Bamba, Nemotron-H)" },
+    { "jamba zamba zamba2 mamba falcon_mamba plamo2",
+      "state-space layers npusim has no form for (it simulates Mamba-2 layers between or beside attention layers: "
+      "Granite 4.0-H, Bamba, Nemotron-H, Falcon-H1)" },
     { "mamba2", "no attention layer (a pure Mamba-2 model): npusim simulates Mamba-2 layers between attention ones" },
     { "minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
@@ -122,6 +123,7 @@ static const char *const understood[] = {
     "mamba_expand", "attn_layer_indices", "hybrid_override_pattern", "layers_block_type", "moe_latent_size",
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "hidden_size_per_layer_input",
     "num_kv_shared_layers", "use_double_wide_mlp", "vocab_size_per_layer_input", "full_attn_idxs", "conv_L_cache",
+    "mamba_d_ssm",
 };
 
 static bool in(const char *s, const char *const *list, size_t n)
@@ -539,6 +541,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              (kind == HF_MLA ? mla_fields(hf, o, name, e)
                              : ffn_of(hf, t, o, name, e) || (kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
                                       (t->linear   ? hf_linear_fields(hf, layers, o, name, e)
+                                       : t->parallel ? hf_parallel_fields(hf, layers, o, name, e)
                                        : t->mamba ? hf_mamba_fields(hf, layers, o, name, e)
                                        : t->conv  ? hf_conv_fields(hf, layers, H, dh, o, name, e)
                                                   : hf_local_fields(hf, t->full_every, t->chunked, layers, o, name, e)));

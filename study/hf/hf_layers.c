@@ -264,24 +264,19 @@ static int blocks_pattern(const cJSON *hf, double *layers, int *globals, cJSON *
     return 0;
 }
 
-int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
+/* A Mamba-2 mixer of `inner` channels: mamba_n_heads of mamba_d_head
+ * ("auto" or absent: inner over the heads; given outright, it is the
+ * mixer's unless `strict`: Nemotron-H's heads x head_dim need not be inner,
+ * FalconH1Config refuses a file where they differ), mamba_n_groups of
+ * mamba_d_state, mamba_d_conv taps, mamba_chunk_size. */
+static int mamba_mixer(const cJSON *hf, double inner, const char *inner_keys, bool strict, cJSON *o,
+                       const char *name, struct npu_err *e)
 {
-    double every = 0;
-    int first = -1, globals = -1;
-    bool blocks = hf_str(hf, "hybrid_override_pattern") || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(hf, "layers_block_type"));
-    if (blocks && blocks_pattern(hf, &layers, &globals, o, name, e))
-        return -1;
-    if (attending(hf, layers, "attention", "mamba", "attn_layer_indices", &every, &first, &globals, name, e))
-        return -1;
-    if (every == 1 && first == 0)
-        return 0;   /* every layer attends (Granite 4.0 Micro): no Mamba layer */
-    /* the heads' width: mamba_d_head, or ("auto", absent) mamba_expand x hidden_size over the heads */
-    double heads = hf_num(hf, "mamba_n_heads", 128), inner = hf_num(hf, "mamba_expand", 2) * hf_num(hf, "hidden_size", 0);
+    double heads = hf_num(hf, "mamba_n_heads", 128);
     double dh = hf_num(hf, "mamba_d_head", heads > 0 ? inner / heads : 0);
-    /* a head width given outright is the mixer's (Nemotron-H's heads x head_dim need not be expand x hidden) */
-    if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "mamba_d_head")) && !(heads * dh == inner))
-        return npu_errf(e, "%s: keys \"mamba_n_heads\" and \"mamba_d_head\": %g heads of %g, expected mamba_expand x "
-                           "hidden_size = %g channels", name, heads, dh, inner);
+    if ((strict || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "mamba_d_head"))) && !(heads * dh == inner))
+        return npu_errf(e, "%s: keys \"mamba_n_heads\" and \"mamba_d_head\": %g heads of %g, expected %s = %g channels",
+                        name, heads, dh, inner_keys, inner);
     static const struct { const char *hf, *np; double def; } keys[] = {
         { "mamba_n_groups", "linear_key_heads", 1 }, { "mamba_d_state", "linear_key_dim", 256 },
         { "mamba_d_conv", "linear_conv_kernel", 4 }, { "mamba_chunk_size", "linear_chunk_size", 256 },
@@ -293,7 +288,38 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
         if (hf_add_int(o, keys[i].np, hf_num(hf, keys[i].hf, keys[i].def), name, keys[i].hf, e))
             return -1;
     cJSON_AddStringToObject(o, "linear_kind", "mamba2");
+    return 0;
+}
+
+int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
+{
+    double every = 0;
+    int first = -1, globals = -1;
+    bool blocks = hf_str(hf, "hybrid_override_pattern") || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(hf, "layers_block_type"));
+    if (blocks && blocks_pattern(hf, &layers, &globals, o, name, e))
+        return -1;
+    if (attending(hf, layers, "attention", "mamba", "attn_layer_indices", &every, &first, &globals, name, e))
+        return -1;
+    if (every == 1 && first == 0)
+        return 0;   /* every layer attends (Granite 4.0 Micro): no Mamba layer */
+    if (mamba_mixer(hf, hf_num(hf, "mamba_expand", 2) * hf_num(hf, "hidden_size", 0), "mamba_expand x hidden_size",
+                    false, o, name, e))
+        return -1;
     return linear_pattern(hf, every, first, globals, o, name, e);
+}
+
+int hf_parallel_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
+{
+    /* the mixer's channels: mamba_d_ssm, else (null) mamba_expand x hidden_size (FalconH1Config) */
+    const cJSON *ssm = cJSON_GetObjectItemCaseSensitive(hf, "mamba_d_ssm");
+    double inner = cJSON_IsNumber(ssm) ? ssm->valuedouble : hf_num(hf, "mamba_expand", 2) * hf_num(hf, "hidden_size", 0);
+    if (mamba_mixer(hf, inner, cJSON_IsNumber(ssm) ? "mamba_d_ssm" : "mamba_expand x hidden_size", true, o, name, e))
+        return -1;
+    /* each decoder layer's two mixers are two of npusim's layers, every other one attending, and its MLP
+     * one FFN of the pair */
+    cJSON_ReplaceItemInObjectCaseSensitive(o, "num_layers", cJSON_CreateNumber(2 * layers));
+    cJSON_AddNumberToObject(o, "ffn_layers", layers);
+    return linear_pattern(hf, 2, -1, -1, o, name, e);
 }
 
 int hf_conv_fields(const cJSON *hf, double layers, double heads, double dh, cJSON *o, const char *name,

@@ -41,6 +41,14 @@ int hf_linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name,
  * Micro): no Mamba fields. */
 int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
 
+/* A parallel hybrid (Falcon-H1: every decoder layer runs attention and a
+ * Mamba-2 mixer side by side on the same input, then its MLP): the mixer of
+ * mamba_d_ssm channels (else mamba_expand x hidden_size), as
+ * hf_mamba_fields reads the rest, and each layer as two of npusim's, one
+ * attending and one Mamba-2, under one FFN (ffn_layers the decoder's
+ * layers): the same work, every layer's KV cache and state. */
+int hf_parallel_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
+
 /* LFM2's gated short convolutions (lfm2): linear_kind short_conv over the
  * heads x head width channels, conv_L_cache taps (LFM2's default 3), and
  * which layers attend: layer_types' "full_attention" among "conv", or the

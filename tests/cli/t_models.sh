@@ -260,6 +260,30 @@ check "models: Ling-mini-2.0 (bailing_moe_v2) by hand: 16,255,633,408, 1,432,963
   python3 -c 'import glob, json, sys
 d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
 sys.exit(d[\"params_total\"] != 16255633408 or d[\"params_active\"] != 1432963072)' '$HF/ling'"
+# Falcon-H1 (falcon_h1): attention and Mamba-2 side by side in each of 24 layers, as 48 of npusim's
+# layers (every other one attending) under 24 FFNs. By npusim's count: 24 attention mixers of 655,360
+# (q and o 512 x 512, k and v 512 x 128) and a norm of 512; 24 Mamba-2 mixers of 1,262,792 (in 512 x
+# (2 x 768 + 2 x 64 + 24), a convolution of 896 x 4 with its bias, 3 x 24 per head, the gated norm
+# of 768, out 768 x 512) and a norm; 24 SwiGLU FFNs of 3 x 512 x 768 and their norms; the final norm
+# and the tied 32768 x 512: 91,161,792 (Falcon-H1 has one input norm for both mixers and no gated
+# norm by default: 91,131,072 by hand; its name: 90M). A head width off mamba_d_ssm is refused.
+python3 -c 'import json, sys
+j = json.load(open("tests/samples/hf/falcon-h1-tiny-90m-shapes.json"))
+json.dump(dict(j, mamba_d_head=30), open(sys.argv[1] + "/falcon-h1-bad.json", "w"))' "$HF"
+check "models: Falcon-H1 imports as a parallel hybrid (48 layers, every other attending, 24 FFNs, 24 heads of 32)" \
+    imported "$S/falcon-h1-tiny-90m-shapes.json" "$HF/f-falcon-h1.json" num_layers=48 full_attention_interval=2 \
+    ffn_layers=24 linear_kind=mamba2 linear_value_heads=24 linear_value_dim=32 linear_key_dim=64 d_ff=768 ffn_type=llama
+check "models: Falcon-H1-Tiny-90M's shapes count 91,161,792 by npusim's rule; it serves" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-falcon-h1.json' -c h100 -o '$HF/falcon-h1' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 91161792)' '$HF/falcon-h1' &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/f-falcon-h1.json' -c h100 --rate 4 --requests 30 --lengths chat \
+    --json >'$HF/falcon-h1-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/falcon-h1-serve.json'"
+expect_fail "models: Falcon-H1's heads x head width off mamba_d_ssm is refused, naming both keys" \
+    'keys "mamba_n_heads" and "mamba_d_head": 24 heads of 30, expected mamba_d_ssm = 768 channels' \
+    $NPUSIM import model "$HF/falcon-h1-bad.json" -o "$HF/bad/x.json"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
