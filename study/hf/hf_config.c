@@ -24,14 +24,16 @@
  * (MiniCPM-MoE's num_experts), then read as Mixtral's. linear: Gated
  * DeltaNet layers between the attention ones (Qwen3-Next, Qwen3.5), every
  * full_attention_interval-th layer attention; mamba: Mamba-2 layers between
- * them (Granite 4.0-H, Bamba, Nemotron-H; hf_layers.h). Families naming
+ * them (Granite 4.0-H, Bamba, Nemotron-H; hf_layers.h); parallel: a
+ * Mamba-2 mixer beside every attention (Falcon-H1); gated_attn: a sigmoid
+ * gate on every attention's output (AFMoE's gate_proj). Families naming
  * their keys otherwise are read through hf_names.h. */
 enum hf_kind { HF_DENSE, HF_MOE, HF_MLA };
 static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied, experts, linear, mamba, conv, parallel;
+    bool chunked, plain, tied, experts, linear, mamba, conv, parallel, gated_attn;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -70,6 +72,7 @@ static const struct hf_type {
     { .type = "glm4_moe", .kind = HF_MOE }, { .type = "deepseek", .kind = HF_MOE },
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "bailing_moe_v2", .kind = HF_MOE },
+    { .type = "afmoe", .kind = HF_MOE, .full_every = 4, .gated_attn = true },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
     { .type = "qwen3_next", .kind = HF_MOE, .linear = true }, { .type = "qwen3_5_moe_text", .kind = HF_MOE, .linear = true },
@@ -556,6 +559,8 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf, "tie_word_embeddings");
     if (!rc && (cJSON_IsBool(tie) ? cJSON_IsTrue(tie) : t->tied))
         cJSON_AddTrueToObject(o, "tie_word_embeddings");
+    if (!rc && t->gated_attn)
+        cJSON_AddTrueToObject(o, "attention_output_gate");
     if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "parallel_attn")))
         cJSON_AddTrueToObject(o, "parallel_attn_ffn");
     if (rc) {

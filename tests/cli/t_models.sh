@@ -284,6 +284,28 @@ sys.exit(d[\"params_total\"] != 91161792)' '$HF/falcon-h1' &&
 expect_fail "models: Falcon-H1's heads x head width off mamba_d_ssm is refused, naming both keys" \
     'keys "mamba_n_heads" and "mamba_d_head": 24 heads of 30, expected mamba_d_ssm = 768 channels' \
     $NPUSIM import model "$HF/falcon-h1-bad.json" -o "$HF/bad/x.json"
+# AFMoE (afmoe, Arcee's Trinity): Trinity-Mini by hand: 32 gated attention layers of 27,262,976 (q, o and
+# the output gate 2048 x 4096 each, k and v 2048 x 512), 2 dense FFNs of 3 x 2048 x 6144, 30 mixtures of
+# 128 + 1 shared experts of 3 x 2048 x 1024 and a 2048 x 128 router, 65 norms of 2048 and untied 200192 x
+# 2048 embedding and head: 26,123,831,296 (Arcee: 26B); active 3,474,589,696. A file without layer_types
+# takes global_attn_every_n_layers (AfmoeConfig's rule).
+python3 -c 'import json, sys
+c = json.load(open("tests/samples/hf/trinity-mini-shapes.json"))
+c.pop("layer_types"); c["global_attn_every_n_layers"] = 3
+json.dump(c, open(sys.argv[1] + "/afmoe-every3.json", "w"))' "$HF"
+check "models: Trinity-Mini (afmoe) by hand: 26,123,831,296, 3,474,589,696 active; gated, every 4th layer global" sh -c "
+  $NPUSIM import model '$S/trinity-mini-shapes.json' -o '$HF/f-trinity.json' 2>/dev/null &&
+  python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+want = {\"attention_output_gate\": True, \"full_attention_interval\": 4, \"sliding_window\": 2048, \"num_dense_layers\": 2,
+        \"num_shared_experts\": 1, \"num_routed_experts\": 128, \"moe_d_ff\": 1024}
+sys.exit(any(j.get(k) != v for k, v in want.items()))' '$HF/f-trinity.json' &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-trinity.json' -c h100 -o '$HF/trinity' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 26123831296 or d[\"params_active\"] != 3474589696)' '$HF/trinity' &&
+  $NPUSIM import model '$HF/afmoe-every3.json' -o '$HF/f-afmoe3.json' 2>/dev/null &&
+  grep -q '\"full_attention_interval\":.3' '$HF/f-afmoe3.json'"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
