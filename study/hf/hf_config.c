@@ -73,6 +73,7 @@ static const struct hf_type {
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "bailing_moe_v2", .kind = HF_MOE },
     { .type = "afmoe", .kind = HF_MOE, .full_every = 4, .gated_attn = true },
+    { .type = "exaone_moe", .kind = HF_MOE, .full_every = 4 },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
     { .type = "qwen3_next", .kind = HF_MOE, .linear = true }, { .type = "qwen3_5_moe_text", .kind = HF_MOE, .linear = true },
@@ -193,6 +194,17 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
         return *why = "an encoder-decoder model: npusim simulates decoders", "is_encoder_decoder";
     if (t && t->kind == HF_DENSE && !t->experts && num_any(hf, experts_keys, 0) > 1)
         return *why = "experts in a model type npusim knows as dense", "num_experts";
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(hf, "mlp_layer_types"), *x;
+    bool sparse = false;
+    for (x = cJSON_IsArray(mt) ? mt->child : NULL; x; x = x->next) {
+        bool dense = cJSON_IsString(x) && !strcmp(x->valuestring, "dense");
+        if (!dense && !(cJSON_IsString(x) && !strcmp(x->valuestring, "sparse")))
+            return *why = "an item other than \"dense\" or \"sparse\"", "mlp_layer_types";
+        if (dense && sparse)
+            return *why = "a dense layer after an expert layer: npusim's pattern is num_dense_layers first, then "
+                          "every moe_layer_step-th layer", "mlp_layer_types";
+        sparse = sparse || !dense;
+    }
     const cJSON *mlp = cJSON_GetObjectItemCaseSensitive(hf, "mlp_only_layers");
     if (cJSON_IsArray(mlp) && cJSON_GetArraySize(mlp) > 0)
         return *why = "a list of dense layers among the experts: npusim's pattern is num_dense_layers first, then "

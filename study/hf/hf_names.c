@@ -56,7 +56,7 @@ static const struct rename {
     { "lfm2", "hidden_size", NULL, "block_dim" },
     { "lfm2 lfm2_moe", "tie_word_embeddings", NULL, "tie_embedding" },
     { "lfm2_moe afmoe", "first_k_dense_replace", NULL, "num_dense_layers" },
-    { "afmoe", "n_shared_experts", NULL, "num_shared_experts" },
+    { "afmoe exaone_moe", "n_shared_experts", NULL, "num_shared_experts" },
     { "afmoe", "sliding_window_pattern", NULL, "global_attn_every_n_layers" },
     { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
     { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
@@ -74,6 +74,7 @@ static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
     "cla_share_factor", "enable_moe_block", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
+    "mlp_layer_types",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):
@@ -199,6 +200,28 @@ static void gemma4_experts(cJSON *c, const char *t)
         put(c, "shared_expert_intermediate_size", cJSON_CreateNumber(hf_num(c, "intermediate_size", 0)));
 }
 
+/* The dense layers of a mixture as a per-layer list (mlp_layer_types:
+ * "dense" or "sparse", EXAONE-MoE's and newer DeepSeek-style files): the
+ * leading "dense" ones as first_k_dense_replace (a dense layer after a
+ * sparse one is refused, hf_config.c); without list or key, EXAONE-MoE's
+ * class default of one dense layer. */
+static void dense_layers(cJSON *c, const char *t)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, "mlp_layer_types"), *x;
+    if (cJSON_IsArray(l)) {
+        int lead = 0;
+        bool sparse = false;
+        cJSON_ArrayForEach(x, l) {
+            bool dense = cJSON_IsString(x) && !strcmp(x->valuestring, "dense");
+            sparse = sparse || !dense;
+            lead += dense && !sparse;
+        }
+        put(c, "first_k_dense_replace", cJSON_CreateNumber(lead));
+    } else if (!strcmp(t, "exaone_moe") && !cJSON_GetObjectItemCaseSensitive(c, "first_k_dense_replace")) {
+        put(c, "first_k_dense_replace", cJSON_CreateNumber(1));
+    }
+}
+
 /* Nemotron-H as Transformers 5 writes it: its blocks as layers_block_type,
  * a list whose length is the block count when num_hidden_layers is absent. */
 static void block_count(cJSON *c, const char *t)
@@ -272,6 +295,7 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     shared_expert(c, type);
     block_count(c, type);
     gemma4_experts(c, type);
+    dense_layers(c, type);
     return c;
 }
 

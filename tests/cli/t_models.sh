@@ -306,6 +306,28 @@ d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
 sys.exit(d[\"params_total\"] != 26123831296 or d[\"params_active\"] != 3474589696)' '$HF/trinity' &&
   $NPUSIM import model '$HF/afmoe-every3.json' -o '$HF/f-afmoe3.json' 2>/dev/null &&
   grep -q '\"full_attention_interval\":.3' '$HF/f-afmoe3.json'"
+# EXAONE-MoE (exaone_moe): K-EXAONE's shapes by hand: 48 attention layers of 113,246,208 (q and o 6144 x
+# 8192, k and v 6144 x 1024), a dense first FFN of 3 x 6144 x 18432 (mlp_layer_types' leading "dense"),
+# 47 mixtures of 128 + 1 shared experts of 3 x 6144 x 2048 and a 6144 x 128 router, 97 norms of 6144 and
+# untied 153600 x 6144 embedding and head: 236,571,138,048 (its card: 236B), 23,668,267,008 active (A23B).
+# A dense layer after an expert layer is refused, naming mlp_layer_types.
+python3 -c 'import json, sys
+c = json.load(open("tests/samples/hf/k-exaone-236b-shapes.json"))
+c["mlp_layer_types"][-1] = "dense"
+json.dump(c, open(sys.argv[1] + "/exaone-late-dense.json", "w"))' "$HF"
+check "models: K-EXAONE (exaone_moe) by hand: 236,571,138,048, 23,668,267,008 active; every 4th layer global" sh -c "
+  $NPUSIM import model '$S/k-exaone-236b-shapes.json' -o '$HF/f-kexaone.json' 2>/dev/null &&
+  python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+want = {\"full_attention_interval\": 4, \"sliding_window\": 4096, \"num_dense_layers\": 1, \"num_shared_experts\": 1}
+sys.exit(any(j.get(k) != v for k, v in want.items()))' '$HF/f-kexaone.json' &&
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-kexaone.json' -c h100 -o '$HF/kexaone' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 236571138048 or d[\"params_active\"] != 23668267008)' '$HF/kexaone'"
+expect_fail "models: a dense layer after an expert layer (mlp_layer_types) is refused, naming the key" \
+    'key "mlp_layer_types": a dense layer after an expert layer' \
+    $NPUSIM import model "$HF/exaone-late-dense.json" -o "$HF/bad/x.json"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
