@@ -115,7 +115,7 @@ static const char *const understood[] = {
     "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "hidden_act", "hidden_activation",
     "torch_dtype", "dtype", "max_position_embeddings", "quantization_config", "sliding_window", "use_sliding_window",
     "max_window_layers", "layer_types", "sliding_window_pattern", "is_encoder_decoder", "vision_config",
-    "text_config", "num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok",
+    "text_config", "llm_config", "language_config", "thinker_config", "num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok",
     "experts_per_token", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
     "first_k_dense_replace", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers",
     "intermediate_size_mlp", "attention_chunk_size", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
@@ -587,19 +587,44 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
  * knows (Qwen2.5-VL's "qwen2_5_vl_text" is Qwen2's decoder; GLM-4.1V's
  * "glm4v_text" GLM-4's, GLM-4.5V's and 4.6V's "glm4v_moe_text" GLM-4.5's,
  * their M-RoPE sections a rotation, no work). Qwen2-VL keeps
- * the text model's keys at the top (text_config only in newer files). Others
- * (Mllama's cross-attention layers, Gemma 3n's per-layer inputs, ...) stay
- * refused. */
-static const struct { const char *wrapper, *text; } wrappers[] = {
-    { "gemma3", "gemma3_text" }, { "llama4", "llama4_text" },    { "mistral3", "mistral" },
-    { "llava", "llama" },        { "llava_next", "llama" },      { "llava_onevision", "qwen2" },
-    { "paligemma", "gemma" },    { "idefics3", "llama" },        { "smolvlm", "llama" },
-    { "qwen2_vl", "qwen2" },     { "qwen2_5_vl", "qwen2" },      { "qwen3_vl", "qwen3" },
-    { "qwen3_vl_moe", "qwen3_moe" }, { "phi3_v", "phi3" },     { "kimi_k25", "kimi_k2" },
-    { "ministral3", "ministral3" },   { "gemma4", "gemma4_text" },   { "qwen3_5", "qwen3_5_text" },
-    { "qwen3_5_moe", "qwen3_5_moe_text" }, { "minimax_m3_vl", "minimax_m3" }, { "kimi_k3", "kimi_linear" },
-    { "glm4v", "glm4" },         { "glm4v_moe", "glm4_moe" },
+ * the text model's keys at the top (text_config only in newer files). key:
+ * where the language model's config sits when not under text_config
+ * (InternVL's llm_config, DeepSeek-VL2's language_config, Qwen3-Omni's
+ * thinker_config.text_config: a path of keys). Others (Mllama's
+ * cross-attention layers, Gemma 3n's per-layer inputs, ...) stay refused. */
+static const struct { const char *wrapper, *text, *key; } wrappers[] = {
+    { "gemma3", "gemma3_text", NULL }, { "llama4", "llama4_text", NULL },    { "mistral3", "mistral", NULL },
+    { "llava", "llama", NULL },        { "llava_next", "llama", NULL },      { "llava_onevision", "qwen2", NULL },
+    { "paligemma", "gemma", NULL },    { "idefics3", "llama", NULL },        { "smolvlm", "llama", NULL },
+    { "qwen2_vl", "qwen2", NULL },     { "qwen2_5_vl", "qwen2", NULL },      { "qwen3_vl", "qwen3", NULL },
+    { "qwen3_vl_moe", "qwen3_moe", NULL }, { "phi3_v", "phi3", NULL },     { "kimi_k25", "kimi_k2", NULL },
+    { "ministral3", "ministral3", NULL },   { "gemma4", "gemma4_text", NULL },   { "qwen3_5", "qwen3_5_text", NULL },
+    { "qwen3_5_moe", "qwen3_5_moe_text", NULL }, { "minimax_m3_vl", "minimax_m3", NULL }, { "kimi_k3", "kimi_linear", NULL },
+    { "glm4v", "glm4", NULL },         { "glm4v_moe", "glm4_moe", NULL },    { "kimi_vl", "deepseek_v3", NULL },
+    { "aya_vision", "cohere2", NULL }, { "cohere2_vision", "cohere2", NULL }, { "qwen2_audio", "qwen2", NULL },
+    { "voxtral", "llama", NULL },
+    { "internvl_chat", "qwen2", "llm_config" }, { "deepseek_vl_v2", "deepseek_v2", "language_config" },
+    { "qwen3_omni_moe", "qwen3_moe", "thinker_config.text_config" },
 };
+
+/* The object under a path of keys ("a.b"); NULL if any step is missing. */
+static const cJSON *at_path(const cJSON *j, const char *path)
+{
+    char key[64];
+    while (j && path && *path) {
+        size_t n = strcspn(path, ".");
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        j = cJSON_GetObjectItemCaseSensitive(j, key);
+        path += n + (path[n] == '.');
+    }
+    return j;
+}
+
+/* Where wrapper w keeps its language model's config: its key, else text_config. */
+static const char *text_key(size_t w) { return wrappers[w].key ? wrappers[w].key : "text_config"; }
 
 /* Transformers writes a nested config (text_config) with only the keys that
  * differ from its class's defaults; these are the defaults of the text
@@ -645,7 +670,7 @@ static void class_fill(cJSON *v, const char *t)
  * tree: its text config with its type, its class's defaults where it is
  * silent, and the wrapper's formats), its wrapper type in *wrapper; else
  * NULL. */
-static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
+static cJSON *text_model_of(const cJSON *hf, const char **wrapper, bool *nested)
 {
     const char *type = hf_str(hf, "model_type");
     size_t w = 0;
@@ -653,7 +678,7 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
         w++;
     if (w == sizeof wrappers / sizeof wrappers[0])
         return NULL;
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(hf, "text_config");
+    const cJSON *tc = at_path(hf, text_key(w));
     if ((tc && !cJSON_IsObject(tc)) || (!tc && type_of(type)))   /* Ministral 3's text model alone: no wrapper */
         return NULL;
     cJSON *v = cJSON_Duplicate(tc ? tc : hf, true);
@@ -675,6 +700,7 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper)
             cJSON_AddItemToObject(v, inherited[i], cJSON_Duplicate(x, true));
     }
     *wrapper = wrappers[w].wrapper;
+    *nested = tc != NULL;
     return v;
 }
 
@@ -731,12 +757,13 @@ static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e
 cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t n, struct npu_err *e)
 {
     const char *wrapper = NULL;
-    cJSON *text = text_model_of(hf, &wrapper);
+    bool nested = false;
+    cJSON *text = text_model_of(hf, &wrapper, &nested);
     cJSON *o = decoder_model(text ? text : hf, name, e);
     ignored[0] = '\0';
     if (o) {
         size_t k = list_ignored(text ? text : hf, ignored, 0, n);
-        if (text && cJSON_GetObjectItemCaseSensitive(hf, "text_config"))   /* the wrapper's own keys */
+        if (text && nested)   /* the wrapper's own keys */
             list_ignored(hf, ignored, k, n);
     }
     if (o && text) {

@@ -540,6 +540,43 @@ check "models: GLM-4.5V's wrapper (glm4v_moe) runs as its GLM-4.5 decoder, GLM-4
   $NPUSIM run --configs $CONFIGS -m '$HF/glm41v.json' -c h100 >'$HF/g41v.txt' 2>/dev/null &&
   $NPUSIM run --configs $CONFIGS -m '$HF/glm4-plain.json' -c h100 >'$HF/g4.txt' 2>/dev/null &&
   [ \"\$(sed -n '2,3p' '$HF/g41v.txt')\" = \"\$(sed -n '2,3p' '$HF/g4.txt')\" ]"
+# More wrappers, each around a sample's keys, run as that sample: InternVL (internvl_chat: llm_config),
+# DeepSeek-VL2 (deepseek_vl_v2: language_config), Qwen3-Omni (qwen3_omni_moe: its thinker's text_config,
+# the talker not simulated), Kimi-VL (kimi_vl), Qwen2-Audio (qwen2_audio), Voxtral (voxtral), Aya Vision
+# (aya_vision): the same TTFT and TPOT as the sample alone.
+python3 -c 'import json, sys
+S = "tests/samples/hf/"
+def load(f): return json.load(open(S + f))
+cases = {
+  "internvl": ({"model_type": "internvl_chat", "architectures": ["InternVLChatModel"], "llm_config": load("qwen3-8b.json"),
+                "vision_config": {"hidden_size": 1024}, "template": "internvl2_5"}, "qwen3-8b.json"),
+  "dsvl2": ({"model_type": "deepseek_vl_v2", "architectures": ["DeepseekVLV2ForCausalLM"],
+             "language_config": dict(load("deepseek-v2-lite.json"), model_type="deepseek_v2"), "vision_config": {"width": 1152}},
+            "deepseek-v2-lite.json"),
+  "omni": ({"model_type": "qwen3_omni_moe", "architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+            "thinker_config": {"text_config": dict(load("qwen3-30b-a3b.json"), model_type="qwen3_omni_moe_text"),
+                               "vision_config": {"depth": 27}}, "talker_config": {"text_config": {"hidden_size": 1024}}},
+           "qwen3-30b-a3b.json"),
+  "kimivl": ({"model_type": "kimi_vl", "architectures": ["KimiVLForConditionalGeneration"],
+              "text_config": load("deepseek-v3.json"), "vision_config": {"hidden_size": 1152}}, "deepseek-v3.json"),
+  "q2audio": ({"model_type": "qwen2_audio", "architectures": ["Qwen2AudioForConditionalGeneration"],
+               "text_config": load("qwen2.5-7b.json"), "audio_config": {"d_model": 1280}}, "qwen2.5-7b.json"),
+  "voxtral": ({"model_type": "voxtral", "architectures": ["VoxtralForConditionalGeneration"],
+               "text_config": load("llama-3.1-8b.json"), "audio_config": {"hidden_size": 1280}}, "llama-3.1-8b.json"),
+  "aya": ({"model_type": "aya_vision", "architectures": ["AyaVisionForConditionalGeneration"],
+           "text_config": dict(load("aya-23-8b.json"), model_type="cohere2"), "vision_config": {"hidden_size": 1152}},
+          None),
+}
+for k, (w, inner) in cases.items():
+    json.dump(w, open(sys.argv[1] + "/w-" + k + ".json", "w"))
+    json.dump(load(inner) if inner else w["text_config"], open(sys.argv[1] + "/w-" + k + "-inner.json", "w"))' "$HF"
+for w in internvl dsvl2 omni kimivl q2audio voxtral aya; do
+    case $w in dsvl2|kimivl) chips="--tp 8 --set num_chips=8" ;; omni) chips="--tp 2 --set num_chips=2" ;; *) chips="" ;; esac
+    check "models: the $w wrapper runs as the language model it holds (the same TTFT and TPOT)" sh -c "
+      $NPUSIM run --configs $CONFIGS -m '$HF/w-$w.json' -c h100 $chips >'$HF/w-$w.txt' 2>/dev/null &&
+      $NPUSIM run --configs $CONFIGS -m '$HF/w-$w-inner.json' -c h100 $chips >'$HF/w-$w-inner.txt' 2>/dev/null &&
+      [ \"\$(sed -n '2,3p' '$HF/w-$w.txt')\" = \"\$(sed -n '2,3p' '$HF/w-$w-inner.txt')\" ]"
+done
 # Gemma 3 12B's text_config is sparse (Transformers writes a nested config's non-default keys):
 # Gemma3TextConfig's defaults fill it: head_dim 256, vocabulary 262208, gated GELU, tied, every
 # 6th layer global over a 1024-token window
