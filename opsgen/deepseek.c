@@ -36,6 +36,7 @@
 #include "opsgen/builders.h"
 #include "opsgen/formats.h"
 #include "opsgen/layers.h"
+#include "opsgen/linear_attn.h"
 #include "opsgen/moe.h"
 #include "opsgen/parallel.h"
 #include "opsgen/pattern.h"
@@ -188,14 +189,28 @@ static void mla_prefix(bool decode, char *P, size_t n)
              decode ? "Attention-serving-decode-" : "Attention-serving-prefill-");
 }
 
+/* Of a stage's `layers`, those that are linear attention in place of MLA
+ * (linear_value_heads with full_attention_layers or _interval: Kimi
+ * Linear's KDA layers, run as Gated DeltaNet ones, opsgen/linear_attn.h),
+ * each group its share (opsgen/pattern.h); 0 without. */
+static int64_t stage_linear_layers(const struct model_config *m, int64_t layers)
+{
+    if (!pattern_linear(m))
+        return 0;
+    struct layer_groups lg;
+    pattern_stage_groups(m, layers, &lg);
+    return pattern_local_of(&lg);
+}
+
 static int mla(struct dsgen *g, int64_t *fid)
 {
     const struct model_config *m = g->r.m;
     struct trace *tr = g->r.t;
     bool *ovf = g->r.ovf;
     int64_t B = g->r.B, S = g->ph->seq, f = *fid, t = axes_prod(&g->r.tp);
-    /* All layers, not the stage's (quirk opsgen Q3). */
+    /* All layers, not the stage's (quirk opsgen Q3); the linear ones run their own layer */
     int64_t layers = g->r.prof->mla_counts_all_layers ? m->num_layers : g->r.L;
+    layers -= stage_linear_layers(m, layers);
     int64_t n = g->ph->decode ? layers * m->output_seqlen : layers;
     int64_t Hl = cdiv64(m->num_heads, t), D = m->d_model, Dw = D;
     int64_t qr = m->q_lora_rank, kr = m->kv_lora_rank, rope = m->qk_rope_head_dim;
@@ -321,6 +336,16 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
     if (mla(g, fid))
         return -1;
     *fid = last(g)->fusion_id + 1;
+    int64_t lin = stage_linear_layers(m, g->r.L);
+    if (lin > 0) {   /* the linear layers (Kimi Linear's KDA) in MLA's layout: gathered in, scattered out */
+        struct linear_attn la;
+        linear_attn_of(m, &la);
+        struct layer_ctx ll = { g->r.t, g->r.ovf, g->r.prof, g->r.B, bmul(g->r.ovf, lin, ph->steps), ph->decode,
+                                &g->r.tp, "", &g->r.fmt, 0 };
+        if (layer_linear_attention(&ll, &la, ph->seq, m->d_model, true, fid))
+            return -1;
+        *fid = last(g)->fusion_id + 1;
+    }
     int64_t dense = stage_dense_layers(m, g->r.prof, g->r.L), f = *fid;
     int64_t moe = dense ? bmul(g->r.ovf, g->r.L - dense, ph->steps) : ph->count;
     struct layer_ctx lc = { g->r.t, g->r.ovf, g->r.prof, g->r.B, moe, ph->decode, &g->etp, "", &g->efmt, 0 };
@@ -344,8 +369,12 @@ static int phase_layers(void *gp, const struct gen_phase *ph, int64_t *fid)
 
 static int validate(const struct model_config *m, const struct opsgen_links *l, struct npu_err *e)
 {
+    /* the LLM family's layer fields DeepSeek does not build; its linear layers (Kimi Linear's) it does,
+     * under the LLM family's rules for them */
+    struct model_config mla_only = *m;
+    mla_only.linear_value_heads = 0;
     if (gen_require_llm(m, "DeepSeek inference", e) || gen_require_prompt_cache(m, "DeepSeek inference", e) ||
-        gen_require_linear(m, "DeepSeek inference", e))
+        gen_require_linear(&mla_only, "DeepSeek inference", e) || gen_require_linear(m, NULL, e))
         return -1;
     if (strcmp(m->ffn_type, "deepseek_moe"))
         return npu_errf(e, "model field \"ffn_type\": expected \"deepseek_moe\", got \"%s\"", m->ffn_type);
@@ -416,7 +445,17 @@ int opsgen_deepseek_step_attention(const struct model_config *m, const struct op
     mla_prefix(a->decode, P, sizeof P);
     int64_t T = a->decode ? badd(ovf, a->prefix, a->suffix) : a->att;
     int64_t capped = a->decode ? m->index_topk : m->index_topk > 0 ? dsa_keys(ovf, m, a->kv - a->q, a->kv) : 0;
-    return mla_attend(&g, 2, g.r.L, P, T, capped) ? npu_errf(e, "internal: malformed op builder arguments") : 0;
+    int64_t lin = stage_linear_layers(m, g.r.L);
+    if (g.r.L - lin > 0 && mla_attend(&g, 2, g.r.L - lin, P, T, capped))
+        return npu_errf(e, "internal: malformed op builder arguments");
+    if (lin > 0) {   /* the linear layers' recurrence over the chunk or step (opsgen/linear_attn.h) */
+        struct linear_attn la;
+        linear_attn_of(m, &la);
+        struct layer_ctx lc = { out, ovf, prof, a->batch, lin, a->decode, &g.r.tp, "", &g.r.fmt, 0 };
+        if (layer_linear_core(&lc, &la, a->decode ? m->decode_width : a->q, 2))
+            return npu_errf(e, "internal: malformed op builder arguments");
+    }
+    return 0;
 }
 
 int64_t dsa_indexer_params(bool *ovf, const struct model_config *m)
@@ -464,15 +503,24 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     struct tensor_formats f, ef;
     tensor_formats_of(m, &f);
     tensor_formats_experts(m, &ef);
-    int64_t w = badd(ovf, bmul(ovf, attn, L), badd(ovf, bmul3(ovf, R, D, L - Ld), gen_vocab_params(ovf, m, tp, prof)));
+    /* the linear layers (Kimi Linear's) hold their own weights and a state a sequence, no latent rows */
+    int64_t Ll = stage_linear_layers(m, L);
+    struct linear_attn la;
+    linear_attn_of(m, &la);
+    attn = bmul(ovf, attn, L - Ll);
+    if (Ll > 0)
+        attn = badd(ovf, attn, bmul(ovf, linear_attn_params(ovf, &la, D, tp), Ll));
+    int64_t w = badd(ovf, attn, badd(ovf, bmul3(ovf, R, D, L - Ld), gen_vocab_params(ovf, m, tp, prof)));
     p->weight_bytes = badd(ovf, fmt_stored_bytes(ovf, badd(ovf, w, bmul(ovf, dense, Ld)), &f),
                            fmt_stored_bytes(ovf, bmul(ovf, ffn, L - Ld), &ef));
     /* the latent in the KV cache's format, the rope keys in FP32 */
     int64_t row = badd(ovf, badd(ovf, bld_tensor_bytes(ovf, kr, f.kv), 4 * rope), dsa_index_key_bytes(m));
-    p->kv_elems_per_token = cdiv64(bmul(ovf, row, L), tp);
+    p->kv_elems_per_token = cdiv64(bmul(ovf, row, L - Ll), tp);
     p->live_elems_per_token = badd(ovf, cdiv64(bmul(ovf, H, 5 * rope + nope), tp),
                                    cdiv64(bmul(ovf, m->moe_d_ff, 4), etp));
-    p->kv_local_elems_per_token = p->kv_window = p->state_elems_per_seq = 0;
+    p->kv_local_elems_per_token = p->kv_window = 0;
+    p->state_elems_per_seq = Ll > 0 ? bld_tensor_bytes(ovf, bmul(ovf, linear_attn_state_elems(ovf, &la, tp), Ll),
+                                                       la.state) : 0;
     p->kv_dtype = p->act_dtype = p->state_dtype = "DT_INT8";   /* byte counts: the parts mix formats */
 }
 
@@ -529,7 +577,14 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     double gb = ref ? 1 : wb;   /* the router and the dense first layers: FP8 (reference), else the model's */
     double lb = ref ? 1 : dtype_bits(f.kv) / 8.0;
     double total = 0;
-    total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)L * ab;
+    /* the linear layers (Kimi Linear's): their weights, and a state a sequence, in place of MLA's */
+    int64_t Ll = stage_linear_layers(m, L);
+    struct linear_attn la;
+    linear_attn_of(m, &la);
+    total += (wq_a + wq_b + wkv_a + wkv_b + wo) * (double)(L - Ll) * ab;
+    if (Ll > 0)
+        total += (double)linear_attn_params(ovf, &la, D, (int64_t)tp) * (double)Ll * wb +
+                 (double)bld_tensor_bytes(ovf, bmul3(ovf, linear_attn_state_elems(ovf, &la, (int64_t)tp), Ll, b), la.state);
     /* q_nope (FP8) and q_pe (FP32 intermediate + FP8 result). */
     total += (double)bmul4(ovf, b, s, H, rope * 5 + nope) / tp;
     /* Expert weights, FP8: all experts over ep, each sharded over etp, plus the
@@ -543,7 +598,7 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
     /* (Corrected: one layer's, live while that layer runs.) */
     total += (double)bmul4(ovf, b, s, mff, 2) / etp * 2 * (ref ? (double)L : 1.0);
     /* FP8 latent cache plus FP32 rope cache, sequence-sharded over TP. */
-    total += ((double)kr * lb + rope * 4) * (double)bmul3(ovf, L, b, s) / tp;
+    total += ((double)kr * lb + rope * 4) * (double)bmul3(ovf, L - Ll, b, s) / tp;
     if (m->index_topk > 0)   /* the sparse-attention indexer's BF16 weights and index keys (npusim's own) */
         total += (double)dsa_indexer_params(ovf, m) * (double)L * wb +
                  (double)bmul4(ovf, dsa_index_key_bytes(m), L, b, s) / tp;

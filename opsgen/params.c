@@ -39,6 +39,14 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         attn = badd(&ovf, attn, dsa_indexer_params(&ovf, m));   /* DeepSeek Sparse Attention's indexer */
         dense_ffn = bmul3(&ovf, 3, D, m->d_ff);
         moe = L - (m->num_dense_layers < L ? m->num_dense_layers : L);
+        if (pattern_linear(m)) {   /* Kimi Linear: linear layers in place of MLA */
+            struct layer_groups lg;
+            struct linear_attn la;
+            pattern_groups(m, &lg);
+            linear_attn_of(m, &la);
+            linear = pattern_local_of(&lg);
+            linear_extra = linear_attn_params(&ovf, &la, D, 1) - attn;
+        }
     } else {
         /* W_q (with its output gate), W_o, W_k and W_v (no W_v when V is K's projection) of a
          * global layer (attn) and of a local one */

@@ -79,7 +79,7 @@ static const struct hf_type {
     { .type = "qwen3_next", .kind = HF_MOE, .linear = true }, { .type = "qwen3_5_moe_text", .kind = HF_MOE, .linear = true },
     { .type = "qwen3_5_text", .kind = HF_DENSE, .linear = true },
     { .type = "deepseek_v2", .kind = HF_MLA }, { .type = "deepseek_v3", .kind = HF_MLA },
-    { .type = "kimi_k2", .kind = HF_MLA }, { .type = "glm4_moe_lite", .kind = HF_MLA },
+    { .type = "kimi_k2", .kind = HF_MLA }, { .type = "kimi_linear", .kind = HF_MLA, .linear = true }, { .type = "glm4_moe_lite", .kind = HF_MLA },
     { .type = "deepseek_v32", .kind = HF_MLA }, { .type = "glm_moe_dsa", .kind = HF_MLA },
     { .type = "step3p7", .kind = HF_MOE },
     { .type = "granitemoehybrid", .kind = HF_DENSE, .experts = true, .mamba = true },
@@ -97,9 +97,9 @@ static const struct { const char *types, *why; } unmodelled[] = {
       "state-space layers npusim has no form for (it simulates Mamba-2 layers between or beside attention layers: "
       "Granite 4.0-H, Bamba, Nemotron-H, Falcon-H1)" },
     { "mamba2", "no attention layer (a pure Mamba-2 model): npusim simulates Mamba-2 layers between attention ones" },
-    { "minimax kimi_linear rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
+    { "minimax rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
-      "Qwen3.5)" },
+      "Qwen3.5, and Kimi Linear's KDA as them)" },
     { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
     { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
     { "deepseek_v4", "compressed and sparse attention (compress_ratios, an indexer), hash-routed layers and "
@@ -214,6 +214,28 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
     if (t && t->kind == HF_MLA && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "moe_latent_size")))
         return *why = "LatentMoE beside latent attention: npusim runs it over standard attention (Nemotron 3 Super)",
                "moe_latent_size";
+    if (t && !strcmp(t->type, "kimi_linear")) {
+        const cJSON *la = cJSON_GetObjectItemCaseSensitive(hf, "linear_attn_config"), *x;
+        const cJSON *full = cJSON_GetObjectItemCaseSensitive(la, "full_attn_layers");
+        double L = hf_num(hf, "num_hidden_layers", 0);
+        if (!cJSON_IsArray(full))
+            return *why = "expected an object with full_attn_layers, the 1-based layers that attend", "linear_attn_config";
+        cJSON_ArrayForEach(x, full)
+            if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > L || x->valuedouble != floor(x->valuedouble))
+                return *why = "full_attn_layers: expected layer numbers from 1 to num_hidden_layers", "linear_attn_config";
+        static const struct { const char *key, *why; } k3[] = {
+            { "attn_res_block_size", "attention residuals over blocks of layers (Kimi K3): not modelled" },
+            { "routed_expert_hidden_size", "routed experts at their own width beside latent attention (Kimi K3): "
+                                           "not modelled" },
+        };
+        for (size_t i = 0; i < sizeof k3 / sizeof k3[0]; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, k3[i].key);
+            if (v && !cJSON_IsNull(v))
+                return *why = k3[i].why, k3[i].key;
+        }
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "mla_use_output_gate")))
+            return *why = "a gate on latent attention's output: not modelled", "mla_use_output_gate";
+    }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
         return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
                       "its own K/V", "use_cla";
@@ -553,7 +575,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
                      name, "intermediate_size", e) ||
              hf_add_int(o, "num_layers", layers, name, "num_hidden_layers", e) ||
              hf_add_int(o, "vocab_size", hf_num(hf, "vocab_size", 0), name, "vocab_size", e) || formats(hf, o, name, e) ||
-             (kind == HF_MLA ? mla_fields(hf, o, name, e)
+             (kind == HF_MLA ? mla_fields(hf, o, name, e) || (t->linear && hf_linear_fields(hf, layers, o, name, e))
                              : ffn_of(hf, t, o, name, e) || (kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
                                       (t->linear   ? hf_linear_fields(hf, layers, o, name, e)
                                        : t->parallel ? hf_parallel_fields(hf, layers, o, name, e)

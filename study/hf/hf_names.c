@@ -56,7 +56,14 @@ static const struct rename {
     { "lfm2", "hidden_size", NULL, "block_dim" },
     { "lfm2 lfm2_moe", "tie_word_embeddings", NULL, "tie_embedding" },
     { "lfm2_moe afmoe", "first_k_dense_replace", NULL, "num_dense_layers" },
-    { "afmoe exaone_moe", "n_shared_experts", NULL, "num_shared_experts" },
+    { "afmoe exaone_moe kimi_linear", "n_shared_experts", NULL, "num_shared_experts" },
+    { "kimi_linear", "n_routed_experts", NULL, "num_experts" },
+    { "kimi_linear", "num_experts_per_tok", NULL, "num_experts_per_token" },
+    { "kimi_linear", "linear_num_value_heads", "linear_attn_config", "num_heads" },
+    { "kimi_linear", "linear_num_key_heads", "linear_attn_config", "num_heads" },
+    { "kimi_linear", "linear_key_head_dim", "linear_attn_config", "head_dim" },
+    { "kimi_linear", "linear_value_head_dim", "linear_attn_config", "head_dim" },
+    { "kimi_linear", "linear_conv_kernel_dim", "linear_attn_config", "short_conv_kernel_size" },
     { "afmoe", "sliding_window_pattern", NULL, "global_attn_every_n_layers" },
     { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
     { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
@@ -222,6 +229,29 @@ static void dense_layers(cJSON *c, const char *t)
     }
 }
 
+/* Kimi Linear's layers: linear_attn_config's full_attn_layers (1-based)
+ * attend (MLA), the others are KDA layers, as layer_types; its MLA has no
+ * output gate (hf_config.c refuses a list that is not whole numbers from 1
+ * to num_hidden_layers). */
+static void kimi_layers(cJSON *c, const char *t)
+{
+    if (strcmp(t, "kimi_linear"))
+        return;
+    put(c, "attn_output_gate", cJSON_CreateFalse());
+    const cJSON *full = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "linear_attn_config"),
+                                                         "full_attn_layers"), *x;
+    int L = (int)hf_num(c, "num_hidden_layers", 0);
+    if (!cJSON_IsArray(full) || L <= 0 || L > 100000)
+        return;
+    cJSON *lt = cJSON_CreateArray();
+    for (int i = 0; lt && i < L; i++)
+        cJSON_AddItemToArray(lt, cJSON_CreateString("linear_attention"));
+    cJSON_ArrayForEach(x, full)
+        if (cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= L && x->valuedouble == (int)x->valuedouble)
+            cJSON_ReplaceItemInArray(lt, (int)x->valuedouble - 1, cJSON_CreateString("full_attention"));
+    put(c, "layer_types", lt);
+}
+
 /* Nemotron-H as Transformers 5 writes it: its blocks as layers_block_type,
  * a list whose length is the block count when num_hidden_layers is absent. */
 static void block_count(cJSON *c, const char *t)
@@ -296,6 +326,7 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     block_count(c, type);
     gemma4_experts(c, type);
     dense_layers(c, type);
+    kimi_layers(c, type);
     return c;
 }
 

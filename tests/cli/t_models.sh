@@ -328,6 +328,48 @@ sys.exit(d[\"params_total\"] != 236571138048 or d[\"params_active\"] != 23668267
 expect_fail "models: a dense layer after an expert layer (mlp_layer_types) is refused, naming the key" \
     'key "mlp_layer_types": a dense layer after an expert layer' \
     $NPUSIM import model "$HF/exaone-late-dense.json" -o "$HF/bad/x.json"
+# Kimi Linear (kimi_linear): DeepSeek's family with 20 KDA layers (read as Gated DeltaNet) among 7 MLA
+# ones (full_attn_layers, 1-based). By hand: 7 MLA layers of 29,114,880 (W_q 2304 x 32 x 192, W_kv_a
+# 2304 x 576, W_kv_b 512 x 32 x 256, W_o 32 x 128 x 2304, the kv norm's 512), 20 linear layers of
+# 47,382,720 (in 2304 x (2 x 4096 + 2 x 4096 + 64), a convolution of 12288 x 4, 64 decays, a norm of 128,
+# out 4096 x 2304), a dense first FFN of 3 x 2304 x 9216, 26 mixtures of 256 + 1 shared experts of
+# 3 x 2304 x 1024 and a 2304 x 256 router, 55 norms of 2304 and untied 163840 x 2304 embedding and head:
+# 49,280,044,032; 3,641,822,208 active. It serves with a state a sequence in 20 layers and a latent
+# cache in 7; Kimi K3's attention residuals and a full_attn_layers item past the last layer are refused.
+python3 -c 'import json, sys
+c = json.load(open("tests/samples/hf/kimi-linear-48b-a3b.json"))
+json.dump(dict(c, attn_res_block_size=12), open(sys.argv[1] + "/kimi-k3ish.json", "w"))
+c["linear_attn_config"] = dict(c["linear_attn_config"], full_attn_layers=[4, 8, 28])
+json.dump(c, open(sys.argv[1] + "/kimi-past.json", "w"))' "$HF"
+check "models: Kimi Linear imports (7 MLA layers of 27, the others linear: 32 heads of 128, 4 taps)" \
+    imported "$S/kimi-linear-48b-a3b.json" "$HF/f-kimi-linear.json" ffn_type=deepseek_moe full_attention_layers=7 \
+    linear_value_heads=32 linear_key_dim=128 linear_conv_kernel=4 kv_lora_rank=512 q_lora_rank=0 \
+    num_routed_experts=256 num_shared_experts=1 num_dense_layers=1
+check "models: Kimi Linear's parameters by hand: 49,280,044,032, 3,641,822,208 active; it serves at TP 2" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 -o '$HF/kimi-linear' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 49280044032 or d[\"params_active\"] != 3641822208)' '$HF/kimi-linear' &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 --tp 2 --rate 2 --requests 30 \
+    --lengths chat --json >'$HF/kimi-linear-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/kimi-linear-serve.json'"
+# the linear layers hold no latent rows: 8192 more tokens of context grow the footprint by 20 layers'
+# rows (the bf16 latent and the fp32 rope key, 1280 bytes a token, over TP 2) less than with all 27 MLA
+check "models: Kimi Linear's footprint grows with the context by its 7 MLA layers' latent rows, not 27" sh -c "
+  for v in 32 0; do for s in 1024 9216; do
+    $NPUSIM run --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 --set num_chips=2 --tp 2 --set input_seqlen=\$s \
+      --set linear_value_heads=\$v -o '$HF/klm-'\$v-\$s >/dev/null 2>&1 || exit 1; done; done
+  python3 -c 'import glob, json, sys
+m = lambda d: json.load(open(glob.glob(d + \"/*_decode.json\")[0]))[\"mem_footprint_GB\"] * 2**30
+h = sys.argv[1] + \"/klm-\"
+grow_all, grow_kimi = m(h + \"0-9216\") - m(h + \"0-1024\"), m(h + \"32-9216\") - m(h + \"32-1024\")
+sys.exit(abs((grow_all - grow_kimi) - 20 * 8192 * 1280 / 2) > 1e3)' '$HF'"
+expect_fail "models: Kimi K3's attention residuals are refused, naming the key" \
+    'key "attn_res_block_size": attention residuals over blocks of layers' \
+    $NPUSIM import model "$HF/kimi-k3ish.json" -o "$HF/bad/x.json"
+expect_fail "models: a Kimi Linear full_attn_layers item past the last layer is refused" \
+    'key "linear_attn_config": full_attn_layers: expected layer numbers from 1 to num_hidden_layers' \
+    $NPUSIM import model "$HF/kimi-past.json" -o "$HF/bad/x.json"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
