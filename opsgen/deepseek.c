@@ -281,6 +281,12 @@ static int mla(struct dsgen *g, int64_t *fid)
     CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("x_wkv_b_linear"),
                  "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
                  SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", g->r.fmt.act)));
+    if (m->attention_output_gate) {   /* a sigmoid gate of the heads' output, projected from the input (Kimi K3) */
+        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("g_proj_linear"), "g = self.g_proj(x)",
+                     SHP(B, S, D), SHP(D, Hl * v), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
+        CHK(b_binary(tr, ovf, f, n, DESC("output_gate"), "x = x * sigmoid(g)", "Mul", SHP(B, S, Hl, v), "0_0_0",
+                     g->r.fmt.act, one));
+    }
     CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))",
                  SHP(B, S, Hl * v), SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->r.fmt.act)));
     struct shape y = SHP(B, S, Dw);
@@ -373,6 +379,8 @@ static int validate(const struct model_config *m, const struct opsgen_links *l, 
      * under the LLM family's rules for them */
     struct model_config mla_only = *m;
     mla_only.linear_value_heads = 0;
+    mla_only.attention_output_gate = false;   /* built here: a gate on MLA's output (Kimi K3) */
+    mla_only.moe_latent_size = 0;             /* built by the MoE body (moe.c): LatentMoE (Kimi K3) */
     if (gen_require_llm(m, "DeepSeek inference", e) || gen_require_prompt_cache(m, "DeepSeek inference", e) ||
         gen_require_linear(&mla_only, "DeepSeek inference", e) || gen_require_linear(m, NULL, e))
         return -1;
@@ -493,8 +501,13 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     int64_t attn = badd(ovf, wq,
                         badd(ovf, bmul(ovf, D, kr + rope),
                              cdiv64(badd(ovf, bmul3(ovf, kr, H, nope + v), bmul3(ovf, H, v, D)), tp)));
+    if (m->attention_output_gate)   /* the output gate's D x H v (Kimi K3) */
+        attn = badd(ovf, attn, cdiv64(bmul3(ovf, D, H, v), tp));
     attn = badd(ovf, attn, dsa_indexer_params(ovf, m));   /* replicated on every chip */
-    int64_t ffn = cdiv64(cdiv64(bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts), etp), ep);
+    /* the experts (routed at LatentMoE's width: Kimi K3), and LatentMoE's projections whole on every chip */
+    int64_t routed = bmul(ovf, bmul3(ovf, moe_token_width(m), m->moe_d_ff, 3), R);
+    int64_t ffn = cdiv64(cdiv64(badd(ovf, routed, bmul(ovf, bmul3(ovf, D, m->moe_d_ff, 3), experts - R)), etp), ep);
+    int64_t latent = moe_latent_params(ovf, m);
     /* the dense first layers hold the FFN of d_ff over TP (FP8) in place of the experts and gate */
     int64_t Ld = stage_dense_layers(m, prof, L), dense = cdiv64(bmul3(ovf, D, m->d_ff, 3), tp);
     /* every weight in the model's weight format, the experts' in theirs
@@ -511,6 +524,7 @@ void opsgen_deepseek_mem_parts(bool *ovf, const struct model_config *m, const st
     if (Ll > 0)
         attn = badd(ovf, attn, bmul(ovf, linear_attn_params(ovf, &la, D, tp), Ll));
     int64_t w = badd(ovf, attn, badd(ovf, bmul3(ovf, R, D, L - Ld), gen_vocab_params(ovf, m, tp, prof)));
+    w = badd(ovf, w, bmul(ovf, latent, L - Ld));
     p->weight_bytes = badd(ovf, fmt_stored_bytes(ovf, badd(ovf, w, bmul(ovf, dense, Ld)), &f),
                            fmt_stored_bytes(ovf, bmul(ovf, ffn, L - Ld), &ef));
     /* the latent in the KV cache's format, the rope keys in FP32 */
@@ -568,6 +582,8 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
         wkv_b = (double)bmul3(ovf, kr, H, nope + v) / tp;
     }
     double wo = (double)bmul3(ovf, H, v, D) / tp;
+    if (m->attention_output_gate)   /* the output gate's D x H v (Kimi K3), as W_o */
+        wo *= 2;
     /* bytes a weight and a latent element: the reference's BF16 attention and
      * vocabulary, FP8 experts and latent; physical: the model's formats */
     struct tensor_formats f, ef;
@@ -591,7 +607,11 @@ static int64_t deepseek_mem(bool *ovf, const struct model_config *m, enum phase 
      * gate; the dense first layers' FFN (physical) over tp, FP8 alike. */
     int64_t Ld = stage_dense_layers(m, prof, L);
     double ffn = (double)bmul3(ovf, D, mff, 3) / etp * (double)(m->num_shared_experts + R) / ep * (double)(L - Ld);
-    total += ffn * eb + (double)bmul3(ovf, R, D, L - Ld) * gb;
+    if (m->moe_latent_size > 0)   /* LatentMoE (Kimi K3): routed experts at its width, its projections whole */
+        ffn = ((double)bmul3(ovf, moe_token_width(m), mff, 3) * (double)R + (double)bmul3(ovf, D, mff, 3) *
+               (double)m->num_shared_experts) / etp / ep * (double)(L - Ld);
+    total += ffn * eb + (double)bmul3(ovf, R, D, L - Ld) * gb +
+             (double)moe_latent_params(ovf, m) * (double)(L - Ld) * wb;
     if (Ld > 0)
         total += (double)bmul3(ovf, D, m->d_ff, 3) / tp * (double)Ld * gb;
     /* Intermediate expert activations, BF16, worst-case routing. */

@@ -20,6 +20,7 @@ void linear_attn_of(const struct model_config *m, struct linear_attn *out)
     *out = (struct linear_attn){ .Hk = m->linear_key_heads > 0 ? m->linear_key_heads : m->linear_value_heads,
                                  .Hv = m->linear_value_heads, .dk = m->linear_key_dim, .dv = m->linear_value_dim,
                                  .conv = m->linear_conv_kernel, .mamba2 = mamba2,
+                                 .kda = !strcmp(m->linear_kind, "kda"), .gate_rank = m->linear_gate_rank,
                                  .short_conv = !strcmp(m->linear_kind, "short_conv"),
                                  .chunk = m->linear_chunk_size > 0 ? m->linear_chunk_size
                                           : mamba2                  ? MAMBA2_CHUNK
@@ -36,13 +37,24 @@ static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk
     return badd(ovf, bmul3(ovf, 2, Hk, la->dk), bmul(ovf, Hv, la->dv));
 }
 
+/* KDA's decay and output gate (Hkl x dk and Hvl x dv on a chip): their
+ * width, projected from the input at full rank, else from the low rank. */
+static int64_t kda_gates(bool *ovf, const struct linear_attn *la, int64_t Hkl, int64_t Hvl)
+{
+    return badd(ovf, bmul(ovf, Hkl, la->dk), bmul(ovf, Hvl, la->dv));
+}
+
 /* The input projection's width on a chip of Hkl key and Hvl value heads:
  * queries, keys, values, the output gate and one (Mamba-2's step) or two
- * (the decay and the strength) values per head. */
+ * (the decay and the strength) values per head; KDA's: queries, keys,
+ * values, a strength a head, and at full rank its decay and gate. */
 static int64_t in_width(bool *ovf, const struct linear_attn *la, int64_t Hkl, int64_t Hvl)
 {
     if (la->short_conv)   /* B, C and x */
         return bmul3(ovf, 3, Hvl, la->dv);
+    if (la->kda)
+        return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), Hvl),
+                    la->gate_rank > 0 ? 0 : kda_gates(ovf, la, Hkl, Hvl));
     return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv)), (la->mamba2 ? 1 : 2) * Hvl);
 }
 
@@ -52,6 +64,11 @@ int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, i
     int64_t conv = conv_channels(ovf, la, Hkl, Hvl), in = bmul(ovf, D, in_width(ovf, la, Hkl, Hvl));
     if (la->short_conv)   /* W_in, the unbiased depthwise convolution, W_out */
         return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), bmul(ovf, Vd, D));
+    if (la->kda) {   /* the unbiased convolution, the low-rank gates, A a head, a step bias a key channel, the norm */
+        int64_t r = la->gate_rank, low = r > 0 ? badd(ovf, bmul3(ovf, 2, D, r), bmul(ovf, r, kda_gates(ovf, la, Hkl, Hvl))) : 0;
+        int64_t small = badd(ovf, badd(ovf, Hvl, bmul(ovf, Hkl, la->dk)), la->dv);
+        return badd(ovf, badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), low), badd(ovf, bmul(ovf, Vd, D), small));
+    }
     /* Mamba-2: a biased convolution, A, D and the step's bias, a norm weight a channel */
     int64_t taps = la->mamba2 ? la->conv + 1 : la->conv, small = la->mamba2 ? badd(ovf, 3 * Hvl, Vd) : 2 * Hvl + la->dv;
     return badd(ovf, badd(ovf, in, bmul(ovf, conv, taps)), badd(ovf, bmul(ovf, Vd, D), small));
@@ -170,9 +187,22 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
     CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d,
                                              la->short_conv ? "MatMul: [B, C, x] (2) = x_norm (2) * W_in (1)"
                                              : la->mamba2   ? "MatMul: [z, x, B, C, dt] (2) = x_norm (2) * W_in (1)"
-                                                            : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
+                                             : la->kda && la->gate_rank > 0
+                                                 ? "MatMul: [q, k, v, b] (2) = x_norm (2) * W_in (1)"
+                                             : la->kda ? "MatMul: [q, k, v, g, f, b] (2) = x_norm (2) * W_in (1)"
+                                                       : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
                                              SHP(B, seq, D), SHP(D, in_width(c->ovf, la, Hkl, Hvl)), "BLM;MN->BLN",
                                              "0_0_0", ACT)));
+    if (la->kda && la->gate_rank > 0) {   /* the decay and the gate through their low rank (whole on every chip) */
+        int64_t r = la->gate_rank;
+        snprintf(d, sizeof d, "%sgate_a_proj", pre);
+        CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d, "MatMul: [f_a, g_a] (2) = x_norm (2) * W_a (1)",
+                                                 SHP(B, seq, D), SHP(D, 2 * r), "BLM;MR->BLR", "0_0_0", ACT)));
+        snprintf(d, sizeof d, "%sgate_b_proj", pre);
+        CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d, "MatMul: [f, g] (2) = [f_a, g_a] (2) * W_b (1)",
+                                                 SHP(B, seq, r), SHP(r, kda_gates(c->ovf, la, Hkl, Hvl)), "BLR;RN->BLN",
+                                                 "0_0_0", ACT)));
+    }
     f++;
     snprintf(d, sizeof d, "%sconv", pre);
     if (la->short_conv)   /* B x, then its depthwise convolution */

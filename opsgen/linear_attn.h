@@ -41,6 +41,14 @@
  * (2 C dv a token and head); against the states B^T x and C^T S (2 x 2 dk
  * dv); the chunk states stored and reloaded.
  *
+ * Kimi Delta Attention (KDA; Kimi Linear, Kimi K3) runs Gated DeltaNet's
+ * recurrence and state with a decay per key channel instead of per head:
+ * its input projection has queries, keys, values and one strength a head,
+ * and the decay (Hk x dk) and the output gate (Hv x dv) are projected from
+ * the input at full rank or through a low rank r (d_model to r, r to the
+ * heads: Kimi Linear's r = dk); per-channel step biases (Hk dk), one A a
+ * head. The chunked kernels are counted as Gated DeltaNet's.
+ *
  * Main data structure: struct linear_attn, the layer's shape. */
 #ifndef NPUSIM_LINEAR_ATTN_H
 #define NPUSIM_LINEAR_ATTN_H
@@ -62,6 +70,9 @@ struct linear_attn {
     int64_t conv;            /* causal convolution taps */
     int64_t chunk;           /* prefill chunk, tokens */
     bool mamba2;             /* a Mamba-2 layer (linear_kind mamba2), else Gated DeltaNet */
+    bool kda;                /* Kimi Delta Attention (linear_kind kda): Gated DeltaNet's recurrence,
+                              * a decay per key channel projected like the output gate */
+    int64_t gate_rank;       /* kda: the decay's and gate's low rank (linear_gate_rank); 0: full */
     bool short_conv;         /* LFM2's gated short convolution (linear_kind short_conv): Hv x dv
                               * channels, no recurrent state (Hk and dk unused) */
     const char *state;       /* the state's trace token (DT_FLOAT) */

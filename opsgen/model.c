@@ -164,7 +164,8 @@ static const struct field_desc llm_list[] = {
              "(its last linear_conv_kernel - 1 inputs stay in each sequence's state)."),
     FIELD("attention_output_gate", FT_BOOL, offsetof(struct model_config, attention_output_gate), 0, NULL, FF_EXT,
           .doc = "The attention layers' W_q also projects a gate of their output, twice the query heads' width "
-                 "(Qwen3-Next, Qwen3.5: attn_output_gate). LLM inference."),
+                 "(Qwen3-Next, Qwen3.5: attn_output_gate); under latent attention a projection of the input to the "
+                 "heads' values gates them (Kimi K3: mla_use_output_gate). Inference."),
     I(global_d_head, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
       .doc = "Head width of the global layers (those attending to the whole context) when it differs from the "
              "local ones' d_head (Gemma 4: 512 beside 256); 0: d_head. Their queries, keys, values and KV cache "
@@ -187,7 +188,7 @@ static const struct field_desc llm_list[] = {
              "and every layer gates its slice in (d_model to this width and back); 0: none. LLM inference."),
     I(per_layer_vocab_size, 0, N | FF_EXT, .hi = 16777216, .unit = "tokens",
       .doc = "Rows of the per-layer input table (vocab_size_per_layer_input); 0: vocab_size."),
-    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|mamba2|short_conv",
+    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|kda|mamba2|short_conv",
       .doc = "What the linear layers are: gated_deltanet (Qwen3-Next, Qwen3.5: queries and keys of "
              "linear_key_heads, a decay and a write strength per value head, the delta rule) or mamba2 "
              "(Mamba-2's state-space duality, Granite 4.0-H, Bamba: B and C of linear_key_heads groups of "
@@ -196,7 +197,13 @@ static const struct field_desc llm_list[] = {
              "linear_key_dim) or short_conv (LFM2's gated short convolution over linear_value_heads x "
              "linear_value_dim channels: B, C and x projected from the input, a depthwise causal convolution "
              "of linear_conv_kernel taps over B x, times C, projected out; no recurrent state, only the "
-             "convolution's last taps)."),
+             "convolution's last taps) or kda (Kimi Delta Attention, Kimi Linear and K3: gated_deltanet's "
+             "recurrence with a decay per key channel, projected from the input like the output gate, "
+             "full rank or through linear_gate_rank)."),
+    I(linear_gate_rank, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
+      .doc = "kda: the rank of the decay's and the output gate's projections (Kimi Linear: head_dim, each "
+             "d_model to the rank and the rank to the heads' width); 0: full rank (Kimi K3's "
+             "use_full_rank_gate)."),
     I(linear_chunk_size, 0, N | FF_EXT, .hi = 65536, .unit = "tokens",
       .doc = "Tokens a prefill kernel of the linear layers takes as one chunk (0: the kind's, 64 for "
              "gated_deltanet as flash-linear-attention, 256 for mamba2 as Mamba-2's chunk_size)."),
@@ -238,6 +245,11 @@ static const struct field_desc moe_list[] = {
       .doc = "Format of the experts' weights, routed and shared, when it differs from weight_dtype (gpt-oss: "
              "fp4 experts, MXFP4, beside bf16 attention; an NVFP4 DeepSeek: fp4 experts beside fp8 "
              "attention); same: weight_dtype."),
+    I(moe_latent_size, 0, N | FF_EXT, .hi = 1048576, .unit = "elements",
+      .doc = "LatentMoE (Nemotron 3 Super and Ultra; Kimi K3's routed_expert_hidden_size): the router reads "
+             "the d_model-wide token, a projection takes it to this width before the all-to-all and the routed "
+             "experts, which run at it, and another brings their sum back; shared experts stay at d_model. 0: "
+             "none. LLM inference."),
 };
 TABLE(model_moe_fields, "model", moe_list);
 
@@ -273,10 +285,6 @@ static const struct field_desc moe_layers_list[] = {
     S(expert_ffn, "gated", FF_EXT, .one_of = "gated|relu2",
       .doc = "Each expert's FFN: gated (gate, up and down with SiLU: Mixtral, Qwen, gpt-oss) or relu2 (up "
              "and down with a squared ReLU: Nemotron-H). LLM inference."),
-    I(moe_latent_size, 0, N | FF_EXT, .hi = 1048576, .unit = "elements",
-      .doc = "LatentMoE (Nemotron 3 Super and Ultra): the router reads the d_model-wide token, a projection "
-             "takes it to this width before the all-to-all and the routed experts, which run at it, and "
-             "another brings their sum back; shared experts stay at d_model. 0: none. LLM inference."),
     I(moe_layer_step, 1, P | FF_EXT, .lo = 1, .hi = 1024, .unit = "layers",
       .doc = "After the dense layers, every this-many-th layer is a mixture of experts, the others dense "
              "(Llama 4 Maverick: 2; 1: every layer)."),

@@ -36,6 +36,8 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         int64_t wq = qr > 0 ? bmul(&ovf, D, qr) + bmul3(&ovf, qr, H, nope + rope) + qr   /* with its norm */
                             : bmul3(&ovf, D, H, nope + rope);                         /* V2-Lite: direct */
         attn = wq + bmul(&ovf, D, kr + rope) + bmul3(&ovf, kr, H, nope + v) + bmul3(&ovf, H, v, D) + kr;
+        if (m->attention_output_gate)   /* Kimi K3's gate on MLA's output */
+            attn = badd(&ovf, attn, bmul3(&ovf, D, H, v));
         attn = badd(&ovf, attn, dsa_indexer_params(&ovf, m));   /* DeepSeek Sparse Attention's indexer */
         dense_ffn = bmul3(&ovf, 3, D, m->d_ff);
         moe = L - (m->num_dense_layers < L ? m->num_dense_layers : L);

@@ -223,18 +223,6 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
         cJSON_ArrayForEach(x, full)
             if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > L || x->valuedouble != floor(x->valuedouble))
                 return *why = "full_attn_layers: expected layer numbers from 1 to num_hidden_layers", "linear_attn_config";
-        static const struct { const char *key, *why; } k3[] = {
-            { "attn_res_block_size", "attention residuals over blocks of layers (Kimi K3): not modelled" },
-            { "routed_expert_hidden_size", "routed experts at their own width beside latent attention (Kimi K3): "
-                                           "not modelled" },
-        };
-        for (size_t i = 0; i < sizeof k3 / sizeof k3[0]; i++) {
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf, k3[i].key);
-            if (v && !cJSON_IsNull(v))
-                return *why = k3[i].why, k3[i].key;
-        }
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "mla_use_output_gate")))
-            return *why = "a gate on latent attention's output: not modelled", "mla_use_output_gate";
     }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
         return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
@@ -337,6 +325,16 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
     }
     const cJSON *groups = cJSON_GetObjectItemCaseSensitive(q, "config_groups");
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(groups ? groups->child : NULL, "weights");
+    const char *fmt = hf_str(q, "format") ? hf_str(q, "format") : hf_str(groups ? groups->child : NULL, "format");
+    if (qm && !strcmp(qm, "compressed-tensors") && fmt && !strcmp(fmt, "mxfp4-pack-quantized")) {
+        /* MXFP4 (Kimi K3): fp4 weights in blocks of 32 along K with an 8-bit scale each, every linear layer
+         * (the shared experts, which K3's config leaves out, with the others: one format for all experts) */
+        cJSON_AddStringToObject(o, "weight_dtype", "fp4");
+        cJSON_AddNumberToObject(o, "scale_block", 32);
+        cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+        cJSON_AddStringToObject(o, "scale_dtype", "fp8");
+        return 0;
+    }
     if (qm && !strcmp(qm, "compressed-tensors") && w) {
         double bits = hf_num(w, "num_bits", 0);
         const char *type = hf_str(w, "type");
@@ -464,6 +462,10 @@ static int mla_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_er
     cJSON_AddNumberToObject(o, "num_shared_experts", hf_num(hf, "n_shared_experts", 0));
     cJSON_AddNumberToObject(o, "num_dense_layers", hf_num(hf, "first_k_dense_replace", 0));
     cJSON_AddNumberToObject(o, "num_limited_groups", hf_num(hf, "topk_group", 1));
+    /* LatentMoE beside latent attention (Kimi K3's routed_expert_hidden_size; hf_names.c) */
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "moe_latent_size")) &&
+        hf_add_int(o, "moe_latent_size", hf_num(hf, "moe_latent_size", 0), name, "routed_expert_hidden_size", e))
+        return -1;
     /* DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): the indexer */
     static const struct { const char *hf, *np; } dsa[] = {
         { "index_topk", "index_topk" }, { "index_n_heads", "index_heads" }, { "index_head_dim", "index_head_dim" },
@@ -552,6 +554,10 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     cJSON *o = cJSON_CreateObject();
     double D = hf_num(hf, "hidden_size", 0), H = hf_num(hf, "num_attention_heads", 0);
     double dh = hf_num(hf, "head_dim", H > 0 ? D / H : 0), ctx = hf_num(hf, "max_position_embeddings", 4608);
+    /* latent attention's heads are qk_nope + qk_rope wide, whatever hidden_size over the heads gives (Kimi K3:
+     * 7168 over 96); npusim's MLA reads those, d_head only names them */
+    if (t->kind == HF_MLA && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "head_dim")) && dh != floor(dh))
+        dh = hf_num(hf, "qk_nope_head_dim", 0) + hf_num(hf, "qk_rope_head_dim", 0);
     char src[300];
     snprintf(src, sizeof src, "Hugging Face config %s (model_type %s)", name, t->type);
     cJSON_AddStringToObject(o, "source", src);
@@ -595,6 +601,15 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
         cJSON_AddTrueToObject(o, "tie_word_embeddings");
     if (!rc && t->gated_attn)
         cJSON_AddTrueToObject(o, "attention_output_gate");
+    /* Kimi Delta Attention: its decay and gate at full rank (K3's use_full_rank_gate), else through head_dim */
+    if (!rc && !strcmp(t->type, "kimi_linear")) {
+        const cJSON *la = cJSON_GetObjectItemCaseSensitive(hf, "linear_attn_config");
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "linear_kind", cJSON_CreateString("kda"));
+        if (!cJSON_GetObjectItemCaseSensitive(o, "linear_kind"))
+            cJSON_AddStringToObject(o, "linear_kind", "kda");
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(la, "use_full_rank_gate")))
+            cJSON_AddNumberToObject(o, "linear_gate_rank", hf_num(la, "head_dim", 128));
+    }
     if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "parallel_attn")))
         cJSON_AddTrueToObject(o, "parallel_attn_ffn");
     if (rc) {

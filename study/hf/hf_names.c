@@ -64,6 +64,7 @@ static const struct rename {
     { "kimi_linear", "linear_key_head_dim", "linear_attn_config", "head_dim" },
     { "kimi_linear", "linear_value_head_dim", "linear_attn_config", "head_dim" },
     { "kimi_linear", "linear_conv_kernel_dim", "linear_attn_config", "short_conv_kernel_size" },
+    { "kimi_linear", "moe_latent_size", NULL, "routed_expert_hidden_size" },
     { "afmoe", "sliding_window_pattern", NULL, "global_attn_every_n_layers" },
     { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
     { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
@@ -81,7 +82,7 @@ static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
     "cla_share_factor", "enable_moe_block", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
-    "mlp_layer_types",
+    "mlp_layer_types", "mla_use_output_gate",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):
@@ -237,7 +238,7 @@ static void kimi_layers(cJSON *c, const char *t)
 {
     if (strcmp(t, "kimi_linear"))
         return;
-    put(c, "attn_output_gate", cJSON_CreateFalse());
+    put(c, "attn_output_gate", cJSON_CreateBool(flag(c, "mla_use_output_gate", false)));
     const cJSON *full = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "linear_attn_config"),
                                                          "full_attn_layers"), *x;
     int L = (int)hf_num(c, "num_hidden_layers", 0);

@@ -328,28 +328,28 @@ sys.exit(d[\"params_total\"] != 236571138048 or d[\"params_active\"] != 23668267
 expect_fail "models: a dense layer after an expert layer (mlp_layer_types) is refused, naming the key" \
     'key "mlp_layer_types": a dense layer after an expert layer' \
     $NPUSIM import model "$HF/exaone-late-dense.json" -o "$HF/bad/x.json"
-# Kimi Linear (kimi_linear): DeepSeek's family with 20 KDA layers (read as Gated DeltaNet) among 7 MLA
-# ones (full_attn_layers, 1-based). By hand: 7 MLA layers of 29,114,880 (W_q 2304 x 32 x 192, W_kv_a
-# 2304 x 576, W_kv_b 512 x 32 x 256, W_o 32 x 128 x 2304, the kv norm's 512), 20 linear layers of
-# 47,382,720 (in 2304 x (2 x 4096 + 2 x 4096 + 64), a convolution of 12288 x 4, 64 decays, a norm of 128,
-# out 4096 x 2304), a dense first FFN of 3 x 2304 x 9216, 26 mixtures of 256 + 1 shared experts of
-# 3 x 2304 x 1024 and a 2304 x 256 router, 55 norms of 2304 and untied 163840 x 2304 embedding and head:
-# 49,280,044,032; 3,641,822,208 active. It serves with a state a sequence in 20 layers and a latent
-# cache in 7; Kimi K3's attention residuals and a full_attn_layers item past the last layer are refused.
+# Kimi Linear (kimi_linear): DeepSeek's family with 20 KDA layers (linear_kind kda, the decay and gate
+# through a rank of 128) among 7 MLA ones (full_attn_layers, 1-based). By hand: 7 MLA layers of 29,114,880
+# (W_q 2304 x 32 x 192, W_kv_a 2304 x 576, W_kv_b 512 x 32 x 256, W_o 32 x 128 x 2304, the kv norm's 512),
+# 20 KDA layers of 39,514,272 (q, k, v and b 2304 x (3 x 4096 + 32), a convolution of 12288 x 4, f_a and
+# g_a 2304 x 128 each, f_b and g_b 128 x 4096 each, A 32, step biases 4096, a norm of 128, out 4096 x
+# 2304), a dense first FFN of 3 x 2304 x 9216, 26 mixtures of 256 + 1 shared experts of 3 x 2304 x 1024
+# and a 2304 x 256 router, 55 norms of 2304 and untied 163840 x 2304 embedding and head:
+# 49,122,675,072; 3,484,453,248 active. It serves with a state a sequence in 20 layers and a latent cache
+# in 7; a full_attn_layers item past the last layer is refused.
 python3 -c 'import json, sys
 c = json.load(open("tests/samples/hf/kimi-linear-48b-a3b.json"))
-json.dump(dict(c, attn_res_block_size=12), open(sys.argv[1] + "/kimi-k3ish.json", "w"))
 c["linear_attn_config"] = dict(c["linear_attn_config"], full_attn_layers=[4, 8, 28])
 json.dump(c, open(sys.argv[1] + "/kimi-past.json", "w"))' "$HF"
 check "models: Kimi Linear imports (7 MLA layers of 27, the others linear: 32 heads of 128, 4 taps)" \
     imported "$S/kimi-linear-48b-a3b.json" "$HF/f-kimi-linear.json" ffn_type=deepseek_moe full_attention_layers=7 \
     linear_value_heads=32 linear_key_dim=128 linear_conv_kernel=4 kv_lora_rank=512 q_lora_rank=0 \
-    num_routed_experts=256 num_shared_experts=1 num_dense_layers=1
-check "models: Kimi Linear's parameters by hand: 49,280,044,032, 3,641,822,208 active; it serves at TP 2" sh -c "
+    num_routed_experts=256 num_shared_experts=1 num_dense_layers=1 linear_kind=kda linear_gate_rank=128
+check "models: Kimi Linear's parameters by hand: 49,122,675,072, 3,484,453,248 active; it serves at TP 2" sh -c "
   $NPUSIM run --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 -o '$HF/kimi-linear' >/dev/null 2>&1 &&
   python3 -c 'import glob, json, sys
 d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 49280044032 or d[\"params_active\"] != 3641822208)' '$HF/kimi-linear' &&
+sys.exit(d[\"params_total\"] != 49122675072 or d[\"params_active\"] != 3484453248)' '$HF/kimi-linear' &&
   $NPUSIM serving --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 --tp 2 --rate 2 --requests 30 \
     --lengths chat --json >'$HF/kimi-linear-serve.json' 2>/dev/null &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/kimi-linear-serve.json'"
@@ -364,9 +364,26 @@ m = lambda d: json.load(open(glob.glob(d + \"/*_decode.json\")[0]))[\"mem_footpr
 h = sys.argv[1] + \"/klm-\"
 grow_all, grow_kimi = m(h + \"0-9216\") - m(h + \"0-1024\"), m(h + \"32-9216\") - m(h + \"32-1024\")
 sys.exit(abs((grow_all - grow_kimi) - 20 * 8192 * 1280 / 2) > 1e3)' '$HF'"
-expect_fail "models: Kimi K3's attention residuals are refused, naming the key" \
-    'key "attn_res_block_size": attention residuals over blocks of layers' \
-    $NPUSIM import model "$HF/kimi-k3ish.json" -o "$HF/bad/x.json"
+# Kimi K3 (kimi_k3 wrapping kimi_linear): 24 MLA layers with an output gate, 69 full-rank KDA layers,
+# LatentMoE experts at 3584, MXFP4 weights. By hand: 24 MLA layers of 232,196,096 (W_q_a 7168 x 1536
+# and its norm, W_q_b 1536 x 96 x 192, W_kv_a 7168 x 576, W_kv_b 512 x 96 x 256, W_o and the gate 96 x
+# 128 x 7168 each, the kv norm), 69 KDA layers of 529,330,400 (q, k, v, g, f and b 7168 x (5 x 12288 +
+# 96), a convolution of 36864 x 4, out 12288 x 7168, A 96, step biases 12288, a norm of 128), a dense
+# first FFN of 3 x 7168 x 33792, 92 mixtures of 896 routed experts of 3 x 3584 x 3072, 2 shared of 3 x
+# 7168 x 3072, a 7168 x 896 router and LatentMoE's 2 x 7168 x 3584, 187 norms of 7168 and untied 163840 x
+# 7168 embedding and head: 2,785,387,094,112 (2.8T); active 111,266,635,872. It serves on 16 B200s.
+check "models: Kimi K3 (kimi_k3) imports: LatentMoE at 3584, a gated MLA, full-rank KDA, MXFP4" \
+    imported "$S/kimi-k3.json" "$HF/f-kimi-k3.json" moe_latent_size=3584 attention_output_gate=True linear_kind=kda \
+    linear_gate_rank=None full_attention_layers=24 weight_dtype=fp4 scale_block=32 q_lora_rank=1536
+check "models: Kimi K3's parameters by hand: 2,785,387,094,112, 111,266,635,872 active; it serves on 16 B200s" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-kimi-k3.json' -c b200 --set num_chips=16 --tp 16 \
+    --set expert_parallelism_degree=16 -o '$HF/kimi-k3' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 2785387094112 or d[\"params_active\"] != 111266635872)' '$HF/kimi-k3' &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/f-kimi-k3.json' -c b200 --tp 16 --set expert_parallelism_degree=16 \
+    --rate 1 --requests 20 --lengths chat --json >'$HF/kimi-k3-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 20)' '$HF/kimi-k3-serve.json'"
 expect_fail "models: a Kimi Linear full_attn_layers item past the last layer is refused" \
     'key "linear_attn_config": full_attn_layers: expected layer numbers from 1 to num_hidden_layers' \
     $NPUSIM import model "$HF/kimi-past.json" -o "$HF/bad/x.json"
