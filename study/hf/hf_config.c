@@ -604,9 +604,8 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
     /* Kimi Delta Attention: its decay and gate at full rank (K3's use_full_rank_gate), else through head_dim */
     if (!rc && !strcmp(t->type, "kimi_linear")) {
         const cJSON *la = cJSON_GetObjectItemCaseSensitive(hf, "linear_attn_config");
-        cJSON_ReplaceItemInObjectCaseSensitive(o, "linear_kind", cJSON_CreateString("kda"));
-        if (!cJSON_GetObjectItemCaseSensitive(o, "linear_kind"))
-            cJSON_AddStringToObject(o, "linear_kind", "kda");
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "linear_kind");
+        cJSON_AddStringToObject(o, "linear_kind", "kda");
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(la, "use_full_rank_gate")))
             cJSON_AddNumberToObject(o, "linear_gate_rank", hf_num(la, "head_dim", 128));
     }
