@@ -14,7 +14,7 @@ done
 # only for its rows) plus 0.6 GB of KV cache at 4608 tokens: 15.0 to 15.7 GB,
 # at the roofline ($ROOFLINE: the GPU presets' fitted efficiencies and host
 # times off).
-for c in a100 h100 h200 gh200 b200 gb200 gb10 mi300x mi325x tpuv5p tpuv7; do
+for c in a100 h100 h200 gh200 b200 gb200 b300 gb300 gb10 mi300x mi325x mi350x mi355x tpuv5p tpuv7; do
     chrun "${c}_roof" "$c" $ROOFLINE
     bw=$(chnum "${c}_roof" hbm_bw_GBps decode)   # the run's own config: a preset may take it from its base
     gb=$(awk -v t="$(chnum "${c}_roof" TPOT_ms_request decode)" -v b="$bw" 'BEGIN { printf "%.2f", t * b / 1000 }')
@@ -48,6 +48,29 @@ assert run["gh200"]["hbm_size_GB"] == 144 and run["gh200"]["hbm_bw_GBps"] == 490
 assert run["gh200"]["link_domain_chips"] == 1 and run["h200"]["link_domain_chips"] == 8
 assert run["gh200"]["matrix_tflops"] == run["h200"]["matrix_tflops"] and run["gh200"]["TDP_W"] == run["h200"]["TDP_W"]
 PY
+# Blackwell Ultra and CDNA 4: b300 from b200 (288 GB, fp4 13500), gb300 from b300 (the rack's 72-GPU
+# domain, 15000 fp4, 1400 W), mi355x from mi300x (256 CUs at 2.4 GHz, 288 GB at 8 TB/s, no tf32: it
+# runs as fp32), mi350x from mi355x (2.2 GHz, 1000 W); each carries its base's efficiencies and host terms.
+for c in b300 gb300 mi355x mi350x; do chrun "${c}_cfg" "$c"; done
+check "chips: b300, gb300, mi355x and mi350x start from b200, b300, mi300x and mi355x with their own peaks, memory and power" python3 - "$CH" <<'PY'
+import glob, json, sys
+ch = sys.argv[1]
+run = {n: json.load(open(glob.glob("%s/%s_cfg/*_decode.json" % (ch, n))[0]))["sim_config"]
+       for n in ("b200", "b300", "gb300", "mi300x", "mi355x", "mi350x")}
+for a, b in (("b200", "b300"), ("b300", "gb300"), ("mi300x", "mi355x"), ("mi355x", "mi350x")):
+    assert run[a]["kernel_efficiency"] == run[b]["kernel_efficiency"], (a, b)
+    for k in ("step_overhead_ns", "layer_overhead_ns", "request_overhead_ns", "ici_latency_ns"):
+        assert run[a].get(k) == run[b].get(k), (a, b, k)
+m = {n: run[n]["matrix_tflops"] for n in run}
+assert m["b300"]["fp4"] == 13500 and m["gb300"]["fp4"] == 15000 and m["b300"]["bf16"] == 2250 and m["gb300"]["bf16"] == 2500
+assert run["b300"]["hbm_size_GB"] == run["gb300"]["hbm_size_GB"] == 288 and run["gb300"]["link_domain_chips"] == 72
+assert run["b300"]["TDP_W"] == 1100 and run["gb300"]["TDP_W"] == 1400
+assert m["mi355x"]["fp8_e4m3"] == 5033.2 and m["mi355x"]["fp4"] == 10066.3 and m["mi355x"].get("tf32", 0) == 0
+assert run["mi355x"]["num_sa"] == 256 and run["mi355x"]["hbm_bw_GBps"] == 8000 and run["mi355x"]["TDP_W"] == 1400
+assert m["mi350x"]["fp8_e4m3"] == 4613.7 and run["mi350x"]["TDP_W"] == 1000 and run["mi350x"]["freq_GHz"] == 2.2
+PY
+check "chips: a tf32 GEMM on mi355x runs as fp32 (CDNA 4 has no tf32 matrix rate)" sh -c "
+  $NPUSIM op gemm -m 4096 -n 4096 -k 4096 --dtype tf32 -c mi355x --configs $CONFIGS --json | grep -q '\"ran_as\":\"fp32\"'"
 # GB200 NVL72: one NVLink domain of 72 GPUs. TP over 64 stays on NVLink; over
 # 128 (llama3_1-405b's 128 heads) it crosses racks and the run says so.
 chrun gb200_tp64 gb200 -m llama3-70b --set num_chips=64 --set tensor_parallelism_degree=64
