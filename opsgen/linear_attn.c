@@ -21,6 +21,7 @@ void linear_attn_of(const struct model_config *m, struct linear_attn *out)
                                  .Hv = m->linear_value_heads, .dk = m->linear_key_dim, .dv = m->linear_value_dim,
                                  .conv = m->linear_conv_kernel, .mamba2 = mamba2,
                                  .kda = !strcmp(m->linear_kind, "kda"), .gate_rank = m->linear_gate_rank,
+                                 .lightning = !strcmp(m->linear_kind, "lightning"),
                                  .short_conv = !strcmp(m->linear_kind, "short_conv"),
                                  .chunk = m->linear_chunk_size > 0 ? m->linear_chunk_size
                                           : mamba2                  ? MAMBA2_CHUNK
@@ -55,6 +56,8 @@ static int64_t in_width(bool *ovf, const struct linear_attn *la, int64_t Hkl, in
     if (la->kda)
         return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), Hvl),
                     la->gate_rank > 0 ? 0 : kda_gates(ovf, la, Hkl, Hvl));
+    if (la->lightning)   /* q, k, v and the output gate */
+        return badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv));
     return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv)), (la->mamba2 ? 1 : 2) * Hvl);
 }
 
@@ -64,6 +67,8 @@ int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, i
     int64_t conv = conv_channels(ovf, la, Hkl, Hvl), in = bmul(ovf, D, in_width(ovf, la, Hkl, Hvl));
     if (la->short_conv)   /* W_in, the unbiased depthwise convolution, W_out */
         return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), bmul(ovf, Vd, D));
+    if (la->lightning)   /* W_in (q, k, v, the gate), the norm over the heads' outputs, W_out; no convolution */
+        return badd(ovf, badd(ovf, in, Vd), bmul(ovf, Vd, D));
     if (la->kda) {   /* the unbiased convolution, the low-rank gates, A a head, a step bias a key channel, the norm */
         int64_t r = la->gate_rank, low = r > 0 ? badd(ovf, bmul3(ovf, 2, D, r), bmul(ovf, r, kda_gates(ovf, la, Hkl, Hvl))) : 0;
         int64_t small = badd(ovf, badd(ovf, Hvl, bmul(ovf, Hkl, la->dk)), la->dv);
@@ -77,7 +82,7 @@ int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, i
 int64_t linear_attn_state_elems(bool *ovf, const struct linear_attn *la, int64_t tp)
 {
     int64_t Hkl = cdiv64(la->Hk, tp), Hvl = cdiv64(la->Hv, tp);
-    int64_t taps = bmul(ovf, conv_channels(ovf, la, Hkl, Hvl), la->conv - 1);
+    int64_t taps = la->lightning ? 0 : bmul(ovf, conv_channels(ovf, la, Hkl, Hvl), la->conv - 1);
     return la->short_conv ? taps : badd(ovf, bmul3(ovf, Hvl, la->dk, la->dv), taps);
 }
 
@@ -190,6 +195,7 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
                                              : la->kda && la->gate_rank > 0
                                                  ? "MatMul: [q, k, v, b] (2) = x_norm (2) * W_in (1)"
                                              : la->kda ? "MatMul: [q, k, v, g, f, b] (2) = x_norm (2) * W_in (1)"
+                                             : la->lightning ? "MatMul: [q, k, v, g] (2) = x_norm (2) * W_in (1)"
                                                        : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
                                              SHP(B, seq, D), SHP(D, in_width(c->ovf, la, Hkl, Hvl)), "BLM;MN->BLN",
                                              "0_0_0", ACT)));
@@ -210,8 +216,9 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
                      c->prof->binary_ops_list_one_input));
     else
         CHK(b_unary(tr, c->ovf, f, n, d,
-                    la->mamba2 ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))"
-                               : "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))",
+                    la->mamba2      ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))"
+                    : la->lightning ? "[q, k, v] (2) = SiLU([q, k, v])"
+                                    : "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))",
                     "Silu", SHP(B, seq, conv), "0_0", ACT));
     f++;
     if (layer_linear_core(c, la, seq, f))

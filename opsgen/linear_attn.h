@@ -49,6 +49,14 @@
  * heads: Kimi Linear's r = dk); per-channel step biases (Hk dk), one A a
  * head. The chunked kernels are counted as Gated DeltaNet's.
  *
+ * MiniMax's lightning attention (MiniMax-Text-01, MiniMax-M1) is linear
+ * attention without the delta rule: Q, K and V (SiLU) from one projection,
+ * a fixed decay a head (no projection), no convolution, S <- l S + k v^T,
+ * o = S^T q, in blocks of 256 tokens (intra-block Q K^T V, inter-block
+ * Q S, the block's K^T V); a norm over the heads' outputs, a sigmoid gate
+ * projected from the input, and W_out. Its ops are counted as Gated
+ * DeltaNet's (the delta rule's extra products included: an upper bound).
+ *
  * Main data structure: struct linear_attn, the layer's shape. */
 #ifndef NPUSIM_LINEAR_ATTN_H
 #define NPUSIM_LINEAR_ATTN_H
@@ -70,6 +78,8 @@ struct linear_attn {
     int64_t conv;            /* causal convolution taps */
     int64_t chunk;           /* prefill chunk, tokens */
     bool mamba2;             /* a Mamba-2 layer (linear_kind mamba2), else Gated DeltaNet */
+    bool lightning;          /* MiniMax's lightning attention (linear_kind lightning): no delta rule, a
+                              * fixed decay a head, no convolution, a sigmoid output gate */
     bool kda;                /* Kimi Delta Attention (linear_kind kda): Gated DeltaNet's recurrence,
                               * a decay per key channel projected like the output gate */
     int64_t gate_rank;       /* kda: the decay's and gate's low rank (linear_gate_rank); 0: full */

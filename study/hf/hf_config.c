@@ -73,6 +73,8 @@ static const struct hf_type {
     { .type = "dots1", .kind = HF_MOE }, { .type = "bailing_moe", .kind = HF_MOE },
     { .type = "bailing_moe_v2", .kind = HF_MOE },
     { .type = "afmoe", .kind = HF_MOE, .full_every = 4, .gated_attn = true },
+    { .type = "minimax", .kind = HF_MOE, .linear = true }, { .type = "minimax_text_01", .kind = HF_MOE, .linear = true },
+    { .type = "minimax_m1", .kind = HF_MOE, .linear = true },
     { .type = "exaone_moe", .kind = HF_MOE, .full_every = 4 },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
@@ -97,9 +99,9 @@ static const struct { const char *types, *why; } unmodelled[] = {
       "state-space layers npusim has no form for (it simulates Mamba-2 layers between or beside attention layers: "
       "Granite 4.0-H, Bamba, Nemotron-H, Falcon-H1)" },
     { "mamba2", "no attention layer (a pure Mamba-2 model): npusim simulates Mamba-2 layers between attention ones" },
-    { "minimax rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
+    { "rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
-      "Qwen3.5, and Kimi Linear's KDA as them)" },
+      "Qwen3.5, Kimi Linear's KDA and MiniMax's lightning attention as them)" },
     { "gemma3n", "Gemma 3n's per-layer inputs and AltUp streams: no form in npusim's layers" },
     { "deci nemotron-nas", "a different block per layer (Nemotron NAS): npusim's layers repeat one block" },
     { "deepseek_v4", "compressed and sparse attention (compress_ratios, an indexer), hash-routed layers and "
@@ -601,6 +603,20 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
         cJSON_AddTrueToObject(o, "tie_word_embeddings");
     if (!rc && t->gated_attn)
         cJSON_AddTrueToObject(o, "attention_output_gate");
+    /* MiniMax's lightning layers, in blocks of block_size; a file whose layers all attend has none */
+    if (!rc && hf_names_listed("minimax minimax_text_01 minimax_m1", t->type)) {
+        static const char *const lin[] = { "linear_value_heads", "linear_key_heads", "linear_key_dim",
+                                           "linear_value_dim", "linear_conv_kernel", "linear_state_dtype",
+                                           "full_attention_interval", "full_attention_layers",
+                                           "first_full_attention_layer" };
+        if (hf_num(o, "full_attention_interval", 0) == 1 && !cJSON_GetObjectItemCaseSensitive(o, "full_attention_layers")) {
+            for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++)
+                cJSON_DeleteItemFromObjectCaseSensitive(o, lin[i]);
+        } else {
+            cJSON_AddStringToObject(o, "linear_kind", "lightning");
+            cJSON_AddNumberToObject(o, "linear_chunk_size", hf_num(hf, "block_size", 256));
+        }
+    }
     /* Kimi Delta Attention: its decay and gate at full rank (K3's use_full_rank_gate), else through head_dim */
     if (!rc && !strcmp(t->type, "kimi_linear")) {
         const cJSON *la = cJSON_GetObjectItemCaseSensitive(hf, "linear_attn_config");

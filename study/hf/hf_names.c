@@ -57,6 +57,7 @@ static const struct rename {
     { "lfm2 lfm2_moe", "tie_word_embeddings", NULL, "tie_embedding" },
     { "lfm2_moe afmoe", "first_k_dense_replace", NULL, "num_dense_layers" },
     { "afmoe exaone_moe kimi_linear", "n_shared_experts", NULL, "num_shared_experts" },
+    { "minimax minimax_text_01 minimax_m1", "shared_expert_intermediate_size", NULL, "shared_intermediate_size" },
     { "kimi_linear", "n_routed_experts", NULL, "num_experts" },
     { "kimi_linear", "num_experts_per_tok", NULL, "num_experts_per_token" },
     { "kimi_linear", "linear_num_value_heads", "linear_attn_config", "num_heads" },
@@ -82,7 +83,7 @@ static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
     "cla_share_factor", "enable_moe_block", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
-    "mlp_layer_types", "mla_use_output_gate",
+    "mlp_layer_types", "mla_use_output_gate", "attn_type_list", "block_size",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):
@@ -253,6 +254,38 @@ static void kimi_layers(cJSON *c, const char *t)
     put(c, "layer_types", lt);
 }
 
+/* MiniMax-Text-01's and M1's layers (minimax): layer_types, or the
+ * original attn_type_list (1 softmax attention, 0 lightning); a file with
+ * neither is standard attention throughout (MiniMax-M2 as some converters
+ * write it). The lightning layers have the attention's heads and head
+ * width and no convolution; the softmax ones no output gate. */
+static void minimax_layers(cJSON *c, const char *t)
+{
+    if (!hf_names_listed("minimax minimax_text_01 minimax_m1", t))
+        return;
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(c, "attn_type_list"), *x;
+    int L = (int)hf_num(c, "num_hidden_layers", 0);
+    if (!cJSON_GetObjectItemCaseSensitive(c, "layer_types") && L > 0 && L <= 100000) {
+        cJSON *lt = cJSON_CreateArray();
+        for (int i = 0; lt && i < L; i++) {
+            x = cJSON_IsArray(at) ? cJSON_GetArrayItem(at, i) : NULL;
+            cJSON_AddItemToArray(lt, cJSON_CreateString(cJSON_IsNumber(x) && x->valuedouble == 0 ? "linear_attention"
+                                                                                                 : "full_attention"));
+        }
+        put(c, "layer_types", lt);
+    }
+    double H = hf_num(c, "num_attention_heads", 0), D = hf_num(c, "hidden_size", 0);
+    double dh = hf_num(c, "head_dim", H > 0 ? D / H : 0);
+    static const char *const heads[] = { "linear_num_value_heads", "linear_num_key_heads" };
+    static const char *const dims[] = { "linear_key_head_dim", "linear_value_head_dim" };
+    for (int i = 0; i < 2; i++) {
+        put(c, heads[i], cJSON_CreateNumber(H));
+        put(c, dims[i], cJSON_CreateNumber(dh));
+    }
+    put(c, "linear_conv_kernel_dim", cJSON_CreateNumber(1));
+    put(c, "attn_output_gate", cJSON_CreateFalse());
+}
+
 /* Nemotron-H as Transformers 5 writes it: its blocks as layers_block_type,
  * a list whose length is the block count when num_hidden_layers is absent. */
 static void block_count(cJSON *c, const char *t)
@@ -328,6 +361,7 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     gemma4_experts(c, type);
     dense_layers(c, type);
     kimi_layers(c, type);
+    minimax_layers(c, type);
     return c;
 }
 

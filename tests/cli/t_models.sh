@@ -387,6 +387,31 @@ sys.exit(d[\"params_total\"] != 2785387094112 or d[\"params_active\"] != 1112666
 expect_fail "models: a Kimi Linear full_attn_layers item past the last layer is refused" \
     'key "linear_attn_config": full_attn_layers: expected layer numbers from 1 to num_hidden_layers' \
     $NPUSIM import model "$HF/kimi-past.json" -o "$HF/bad/x.json"
+# MiniMax-M1 and Text-01 (minimax_m1, minimax_text_01, minimax): 70 lightning layers (attn_type_list 0)
+# and 10 softmax ones. By hand: 10 attention layers of 113,246,208 (q and o 6144 x 8192, k and v 6144 x
+# 1024), 70 lightning layers of 251,666,432 (q, k, v and the gate 6144 x 4 x 8192, a norm of 8192, out 8192
+# x 6144), 80 mixtures of 32 experts of 3 x 6144 x 9216 and a 6144 x 32 router, 161 norms of 6144 and
+# untied 200064 x 6144 embedding and head: 456,089,655,296 (456B); 48,403,306,496 active (45.9B besides
+# the tables). A file with neither list is standard attention throughout.
+python3 -c 'import json, sys
+c = json.load(open("tests/samples/hf/minimax-m1-shapes.json"))
+c.pop("attn_type_list"); c["model_type"] = "minimax"
+json.dump(c, open(sys.argv[1] + "/minimax-plain.json", "w"))' "$HF"
+check "models: MiniMax-M1 imports (lightning layers: 64 heads of 128 without a convolution, every 8th softmax)" \
+    imported "$S/minimax-m1-shapes.json" "$HF/f-minimax.json" linear_kind=lightning linear_value_heads=64 \
+    linear_key_dim=128 full_attention_interval=8 linear_chunk_size=256 attention_output_gate=None num_routed_experts=32
+check "models: MiniMax-M1's parameters by hand: 456,089,655,296, 48,403,306,496 active; it serves on 8 H200s" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-minimax.json' -c h100 --set num_chips=8 --tp 8 --set expert_parallelism_degree=8 \
+    -o '$HF/minimax' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 456089655296 or d[\"params_active\"] != 48403306496)' '$HF/minimax' &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/f-minimax.json' -c h200 --tp 8 --set expert_parallelism_degree=8 \
+    --rate 1 --requests 20 --lengths chat --json >'$HF/minimax-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 20)' '$HF/minimax-serve.json'"
+check "models: a minimax file without layer_types or attn_type_list is standard attention (no linear layers)" sh -c "
+  $NPUSIM import model '$HF/minimax-plain.json' -o '$HF/f-minimax-plain.json' >/dev/null 2>&1 &&
+  ! grep -q linear '$HF/f-minimax-plain.json'"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
