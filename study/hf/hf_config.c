@@ -197,6 +197,14 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
     if (t && t->kind == HF_DENSE && !t->experts && num_any(hf, experts_keys, 0) > 1)
         return *why = "experts in a model type npusim knows as dense", "num_experts";
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(hf, "mlp_layer_types"), *x;
+    if (mt && !cJSON_IsNull(mt) && !cJSON_IsArray(mt))
+        return *why = "expected a list of \"dense\" or \"sparse\", one a layer", "mlp_layer_types";
+    const cJSON *atl = cJSON_GetObjectItemCaseSensitive(hf, "attn_type_list");
+    for (x = cJSON_IsArray(atl) ? atl->child : NULL; x; x = x->next)
+        if (!cJSON_IsNumber(x) || (x->valuedouble != 0 && x->valuedouble != 1))
+            return *why = "expected 0 (lightning) or 1 (softmax attention) a layer", "attn_type_list";
+    if (atl && !cJSON_IsNull(atl) && !cJSON_IsArray(atl))
+        return *why = "expected a list of 0 (lightning) or 1 (softmax attention), one a layer", "attn_type_list";
     bool sparse = false;
     for (x = cJSON_IsArray(mt) ? mt->child : NULL; x; x = x->next) {
         bool dense = cJSON_IsString(x) && !strcmp(x->valuestring, "dense");
@@ -722,7 +730,7 @@ static void class_fill(cJSON *v, const char *t)
  * tree: its text config with its type, its class's defaults where it is
  * silent, and the wrapper's formats), its wrapper type in *wrapper; else
  * NULL. */
-static cJSON *text_model_of(const cJSON *hf, const char **wrapper, bool *nested)
+static cJSON *text_model_of(const cJSON *hf, const char **wrapper, bool *nested, const char **bad_key)
 {
     const char *type = hf_str(hf, "model_type");
     size_t w = 0;
@@ -731,7 +739,11 @@ static cJSON *text_model_of(const cJSON *hf, const char **wrapper, bool *nested)
     if (w == sizeof wrappers / sizeof wrappers[0])
         return NULL;
     const cJSON *tc = at_path(hf, text_key(w));
-    if ((tc && !cJSON_IsObject(tc)) || (!tc && type_of(type)))   /* Ministral 3's text model alone: no wrapper */
+    if (tc && !cJSON_IsObject(tc)) {   /* a language model's config that is not one */
+        *bad_key = text_key(w);
+        return NULL;
+    }
+    if (!tc && type_of(type))   /* Ministral 3's text model alone: no wrapper */
         return NULL;
     cJSON *v = cJSON_Duplicate(tc ? tc : hf, true);
     if (!v)
@@ -808,9 +820,13 @@ static cJSON *decoder_model(const cJSON *hf, const char *name, struct npu_err *e
 
 cJSON *hf_config_model(const cJSON *hf, const char *name, char *ignored, size_t n, struct npu_err *e)
 {
-    const char *wrapper = NULL;
+    const char *wrapper = NULL, *bad_key = NULL;
     bool nested = false;
-    cJSON *text = text_model_of(hf, &wrapper, &nested);
+    cJSON *text = text_model_of(hf, &wrapper, &nested, &bad_key);
+    if (bad_key) {
+        npu_errf(e, "%s: key \"%s\": expected the language model's config, an object", name, bad_key);
+        return NULL;
+    }
     cJSON *o = decoder_model(text ? text : hf, name, e);
     ignored[0] = '\0';
     if (o) {

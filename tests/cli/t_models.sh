@@ -412,6 +412,22 @@ sys.exit(d[\"params_total\"] != 456089655296 or d[\"params_active\"] != 48403306
 check "models: a minimax file without layer_types or attn_type_list is standard attention (no linear layers)" sh -c "
   $NPUSIM import model '$HF/minimax-plain.json' -o '$HF/f-minimax-plain.json' >/dev/null 2>&1 &&
   ! grep -q linear '$HF/f-minimax-plain.json'"
+# the new readers' bad inputs, each named: mlp_layer_types not a list, attn_type_list items other than 0
+# or 1, a wrapper's language model config that is not an object
+python3 -c 'import json, sys
+d = sys.argv[1]
+e = json.load(open("tests/samples/hf/k-exaone-236b-shapes.json")); e["mlp_layer_types"] = "dense"
+json.dump(e, open(d + "/exaone-mlt-str.json", "w"))
+m = json.load(open("tests/samples/hf/minimax-m1-shapes.json")); m["attn_type_list"] = [2] * 80
+json.dump(m, open(d + "/minimax-atl-2.json", "w"))
+json.dump({"model_type": "internvl_chat", "architectures": ["InternVLChatModel"], "llm_config": "qwen3"},
+          open(d + "/internvl-str.json", "w"))' "$HF"
+expect_fail "models: mlp_layer_types that is not a list is refused, naming it" \
+    'key "mlp_layer_types": expected a list of "dense" or "sparse"' $NPUSIM import model "$HF/exaone-mlt-str.json" -o "$HF/bad/x.json"
+expect_fail "models: an attn_type_list item other than 0 or 1 is refused, naming it" \
+    'key "attn_type_list": expected 0 (lightning) or 1' $NPUSIM import model "$HF/minimax-atl-2.json" -o "$HF/bad/x.json"
+expect_fail "models: a wrapper whose llm_config is not an object is refused, naming it" \
+    'key "llm_config": expected the language model' $NPUSIM import model "$HF/internvl-str.json" -o "$HF/bad/x.json"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
