@@ -16,15 +16,16 @@
 void linear_attn_of(const struct model_config *m, struct linear_attn *out)
 {
     int p = precision_by_name(m->linear_state_dtype);
-    bool mamba2 = !strcmp(m->linear_kind, "mamba2");
+    bool mamba2 = !strcmp(m->linear_kind, "mamba2"), mamba1 = !strcmp(m->linear_kind, "mamba");
     *out = (struct linear_attn){ .Hk = m->linear_key_heads > 0 ? m->linear_key_heads : m->linear_value_heads,
                                  .Hv = m->linear_value_heads, .dk = m->linear_key_dim, .dv = m->linear_value_dim,
                                  .conv = m->linear_conv_kernel, .mamba2 = mamba2,
                                  .kda = !strcmp(m->linear_kind, "kda"), .gate_rank = m->linear_gate_rank,
-                                 .lightning = !strcmp(m->linear_kind, "lightning"),
+                                 .lightning = !strcmp(m->linear_kind, "lightning"), .mamba1 = mamba1,
+                                 .dt_rank = m->linear_dt_rank > 0 ? m->linear_dt_rank : cdiv64(m->d_model, 16),
                                  .short_conv = !strcmp(m->linear_kind, "short_conv"),
                                  .chunk = m->linear_chunk_size > 0 ? m->linear_chunk_size
-                                          : mamba2                  ? MAMBA2_CHUNK
+                                          : mamba2 || mamba1        ? MAMBA2_CHUNK
                                                                     : LINEAR_ATTN_CHUNK,
                                  .state = p < 0 ? "DT_FLOAT" : precision_info((enum precision)p)->token };
 }
@@ -33,7 +34,7 @@ void linear_attn_of(const struct model_config *m, struct linear_attn *out)
  * convolution's: its Hv x dv). */
 static int64_t conv_channels(bool *ovf, const struct linear_attn *la, int64_t Hk, int64_t Hv)
 {
-    if (la->short_conv)
+    if (la->short_conv || la->mamba1)   /* Mamba-1 convolves x alone */
         return bmul(ovf, Hv, la->dv);
     return badd(ovf, bmul3(ovf, 2, Hk, la->dk), bmul(ovf, Hv, la->dv));
 }
@@ -56,6 +57,8 @@ static int64_t in_width(bool *ovf, const struct linear_attn *la, int64_t Hkl, in
     if (la->kda)
         return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), Hvl),
                     la->gate_rank > 0 ? 0 : kda_gates(ovf, la, Hkl, Hvl));
+    if (la->mamba1)   /* x and z */
+        return bmul3(ovf, 2, Hvl, la->dv);
     if (la->lightning)   /* q, k, v and the output gate */
         return badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv));
     return badd(ovf, badd(ovf, conv_channels(ovf, la, Hkl, Hvl), bmul(ovf, Hvl, la->dv)), (la->mamba2 ? 1 : 2) * Hvl);
@@ -67,6 +70,13 @@ int64_t linear_attn_params(bool *ovf, const struct linear_attn *la, int64_t D, i
     int64_t conv = conv_channels(ovf, la, Hkl, Hvl), in = bmul(ovf, D, in_width(ovf, la, Hkl, Hvl));
     if (la->short_conv)   /* W_in, the unbiased depthwise convolution, W_out */
         return badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv)), bmul(ovf, Vd, D));
+    if (la->mamba1) {   /* W_in, the biased convolution, x_proj (R + 2N), dt_proj and its bias, A, D, W_out, the
+                         * step's and B's and C's norms (Jamba's) */
+        int64_t N = la->dk, R = la->dt_rank, xp = bmul(ovf, Vd, badd(ovf, R, 2 * N));
+        int64_t small = badd(ovf, badd(ovf, bmul(ovf, Vd, N), 2 * Vd), badd(ovf, R, 2 * N));
+        return badd(ovf, badd(ovf, badd(ovf, in, bmul(ovf, conv, la->conv + 1)), badd(ovf, xp, bmul(ovf, R, Vd))),
+                    badd(ovf, bmul(ovf, Vd, D), small));
+    }
     if (la->lightning)   /* W_in (q, k, v, the gate), the norm over the heads' outputs, W_out; no convolution */
         return badd(ovf, badd(ovf, in, Vd), bmul(ovf, Vd, D));
     if (la->kda) {   /* the unbiased convolution, the low-rank gates, A a head, a step bias a key channel, the norm */
@@ -94,9 +104,10 @@ static int decode_core(const struct layer_ctx *c, const struct linear_attn *la, 
                        const char *pre)
 {
     char d[200];
-    snprintf(d, sizeof d, "%s%s_state", pre, la->mamba2 ? "Mamba2" : "GatedDeltaNet");
+    snprintf(d, sizeof d, "%s%s_state", pre, la->mamba1 ? "Mamba1" : la->mamba2 ? "Mamba2" : "GatedDeltaNet");
     CHK(b_binary(c->t, c->ovf, f, bmul(c->ovf, c->count, seq), d,
-                 la->mamba2 ? "S (2) = exp(dt A) S + dt B x^T; y = C^T S + D x" : "S (2) = a S + b k (v - S^T k)^T; o = S^T q",
+                 la->mamba1 || la->mamba2 ? "S (2) = exp(dt A) S + dt B x^T; y = C^T S + D x"
+                                          : "S (2) = a S + b k (v - S^T k)^T; o = S^T q",
                  "Add", SHP(c->B, Hvl, bmul(c->ovf, la->dk, la->dv)), "0_0_0", la->state, true));
     return 0;
 }
@@ -109,6 +120,15 @@ static int prefill_core(const struct layer_ctx *c, const struct linear_attn *la,
     int64_t dk = la->dk, dv = la->dv;
     char d[200];
     struct op *o;
+    if (la->mamba1) {   /* the selective scan: E x N state updates a token on the vector units, the state on chip;
+                         * its traffic is x, dt, B and C in and y out */
+        int64_t E = bmul(c->ovf, Hvl, dv), io = badd(c->ovf, bmul(c->ovf, 3, E), 2 * dk);
+        snprintf(d, sizeof d, "%sMamba1_scan", pre);
+        CHK(o = b_binary(c->t, c->ovf, f, n, d, "S (2) = exp(dt A) S + dt B x; y = C S + D x (selective scan)", "Add",
+                         SHP(B, seq, bmul(c->ovf, E, dk)), "0_0_0", ACT, true));
+        o->bytes = bld_tensor_bytes(c->ovf, bmul3(c->ovf, B, seq, io), ACT);
+        return 0;
+    }
     if (la->mamba2) {   /* state-space duality: C B^T within a chunk, per group */
         int64_t Gl = cdiv64(la->Hk, layer_tp(c));   /* this chip's groups */
         snprintf(d, sizeof d, "%sMamba2_chunk", pre);
@@ -196,6 +216,7 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
                                                  ? "MatMul: [q, k, v, b] (2) = x_norm (2) * W_in (1)"
                                              : la->kda ? "MatMul: [q, k, v, g, f, b] (2) = x_norm (2) * W_in (1)"
                                              : la->lightning ? "MatMul: [q, k, v, g] (2) = x_norm (2) * W_in (1)"
+                                             : la->mamba1 ? "MatMul: [x, z] (2) = x_norm (2) * W_in (1)"
                                                        : "MatMul: [q, k, v, z, b, a] (2) = x_norm (2) * W_in (1)",
                                              SHP(B, seq, D), SHP(D, in_width(c->ovf, la, Hkl, Hvl)), "BLM;MN->BLN",
                                              "0_0_0", ACT)));
@@ -216,10 +237,21 @@ int layer_linear_attention(const struct layer_ctx *c, const struct linear_attn *
                      c->prof->binary_ops_list_one_input));
     else
         CHK(b_unary(tr, c->ovf, f, n, d,
-                    la->mamba2      ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))"
+                    la->mamba1      ? "x (2) = SiLU(causal_conv1d(x))"
+                    : la->mamba2    ? "[x, B, C] (2) = SiLU(causal_conv1d([x, B, C]))"
                     : la->lightning ? "[q, k, v] (2) = SiLU([q, k, v])"
                                     : "[q, k, v] (2) = SiLU(causal_conv1d([q, k, v]))",
                     "Silu", SHP(B, seq, conv), "0_0", ACT));
+    if (la->mamba1) {   /* the step's rank and B and C from x, then the step from its rank */
+        int64_t R = la->dt_rank;
+        snprintf(d, sizeof d, "%sx_proj", pre);
+        CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d, "MatMul: [dt_r, B, C] (2) = x (2) * W_x (1)",
+                                                 SHP(B, seq, Vd), SHP(Vd, badd(c->ovf, R, 2 * la->dk)), "BLE;EN->BLN",
+                                                 "0_0_0", ACT)));
+        snprintf(d, sizeof d, "%sdt_proj", pre);
+        CHK(fmt_weights(c->ovf, c->fmt, b_einsum(tr, c->ovf, f, n, d, "MatMul: dt (2) = dt_r (2) * W_dt (1)",
+                                                 SHP(B, seq, R), SHP(R, Vd), "BLR;RE->BLE", "0_0_0", ACT)));
+    }
     f++;
     if (layer_linear_core(c, la, seq, f))
         return -1;

@@ -49,6 +49,14 @@
  * heads: Kimi Linear's r = dk); per-channel step biases (Hk dk), one A a
  * head. The chunked kernels are counted as Gated DeltaNet's.
  *
+ * A Mamba-1 layer (Jamba) projects x and the gate z (E channels each),
+ * convolves x (a biased convolution), projects the step's rank R and B
+ * and C (N each) from x, and the step from R back to E; each channel keeps
+ * an N-wide state S <- exp(dt A) S + dt B x, y = C S + D x; y times SiLU(z),
+ * W_out. Decode is the state op of Mamba-2; a prefill runs the selective
+ * scan over the sequence in on-chip memory (E x N work a token on the
+ * vector units, its inputs and outputs the only traffic).
+ *
  * MiniMax's lightning attention (MiniMax-Text-01, MiniMax-M1) is linear
  * attention without the delta rule: Q, K and V (SiLU) from one projection,
  * a fixed decay a head (no projection), no convolution, S <- l S + k v^T,
@@ -78,6 +86,9 @@ struct linear_attn {
     int64_t conv;            /* causal convolution taps */
     int64_t chunk;           /* prefill chunk, tokens */
     bool mamba2;             /* a Mamba-2 layer (linear_kind mamba2), else Gated DeltaNet */
+    bool mamba1;             /* Mamba-1 (linear_kind mamba, Jamba): Hv channels of dv (1), a state of dk
+                              * each, B, C (dk) and the step (dt_rank) projected from the channels */
+    int64_t dt_rank;         /* mamba1: the step's rank */
     bool lightning;          /* MiniMax's lightning attention (linear_kind lightning): no delta rule, a
                               * fixed decay a head, no convolution, a sigmoid output gate */
     bool kda;                /* Kimi Delta Attention (linear_kind kda): Gated DeltaNet's recurrence,

@@ -203,7 +203,7 @@ bool opsgen_op_is_attention_core(const struct op *op)
                                        "scores_kv_cache_einsum", "indexer_scores_einsum", "indexer_topk" };
     const char *d = op->description, *p = strstr(d, "Attention-serving-");
     if (strstr(d, "Softmax(Q*K)*V") || strstr(d, "-FlashAttention-") || strstr(d, "GatedDeltaNet_") ||
-        strstr(d, "Mamba2_") || strstr(d, "ShortConv_"))
+        strstr(d, "Mamba2_") || strstr(d, "Mamba1_") || strstr(d, "ShortConv_"))
         return true;   /* a linear layer's recurrence follows each sequence's chunk (opsgen/linear_attn.h) */
     for (size_t i = 0; p && i < sizeof mla / sizeof mla[0]; i++) {
         const char *x = strstr(p, mla[i]);

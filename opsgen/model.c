@@ -188,7 +188,7 @@ static const struct field_desc llm_list[] = {
              "and every layer gates its slice in (d_model to this width and back); 0: none. LLM inference."),
     I(per_layer_vocab_size, 0, N | FF_EXT, .hi = 16777216, .unit = "tokens",
       .doc = "Rows of the per-layer input table (vocab_size_per_layer_input); 0: vocab_size."),
-    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|kda|lightning|mamba2|short_conv",
+    S(linear_kind, "gated_deltanet", FF_EXT, .one_of = "gated_deltanet|kda|lightning|mamba|mamba2|short_conv",
       .doc = "What the linear layers are: gated_deltanet (Qwen3-Next, Qwen3.5: queries and keys of "
              "linear_key_heads, a decay and a write strength per value head, the delta rule) or mamba2 "
              "(Mamba-2's state-space duality, Granite 4.0-H, Bamba: B and C of linear_key_heads groups of "
@@ -200,7 +200,12 @@ static const struct field_desc llm_list[] = {
              "convolution's last taps) or kda (Kimi Delta Attention, Kimi Linear and K3: gated_deltanet's "
              "recurrence with a decay per key channel, projected from the input like the output gate, "
              "full rank or through linear_gate_rank) or lightning (MiniMax-Text-01's and M1's lightning "
-             "attention: no delta rule, a fixed decay a head, no convolution, a sigmoid output gate)."),
+             "attention: no delta rule, a fixed decay a head, no convolution, a sigmoid output gate) or mamba "
+             "(Mamba-1's selective scan, Jamba: linear_value_heads channels of linear_value_dim 1, a state of "
+             "linear_key_dim each, B, C and the step from the channels through linear_dt_rank)."),
+    I(linear_dt_rank, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
+      .doc = "mamba: the rank of the step size's projection (Jamba's mamba_dt_rank); 0: ceil(d_model / 16), "
+             "Mamba's \"auto\"."),
     I(linear_gate_rank, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
       .doc = "kda: the rank of the decay's and the output gate's projections (Kimi Linear: head_dim, each "
              "d_model to the rank and the rank to the heads' width); 0: full rank (Kimi K3's "

@@ -63,6 +63,7 @@ struct model_config {
     int64_t linear_value_heads, linear_key_heads, linear_key_dim, linear_value_dim, linear_conv_kernel;
     int64_t linear_chunk_size;
     int64_t linear_gate_rank;            /* kda: the decay's and output gate's low rank; 0: full rank */
+    int64_t linear_dt_rank;              /* mamba1: the step size's rank; 0: ceil(d_model / 16) */
     char linear_kind[FIELD_STR_MAX];
     bool attention_output_gate;          /* npusim's own (FF_EXT): W_q also projects a sigmoid gate of
                                           * the attention's output (Qwen3-Next, Qwen3.5) */

@@ -33,7 +33,7 @@ static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied, experts, linear, mamba, conv, parallel, gated_attn;
+    bool chunked, plain, tied, experts, linear, mamba, conv, parallel, gated_attn, mamba1;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -87,6 +87,7 @@ static const struct hf_type {
     { .type = "granitemoehybrid", .kind = HF_DENSE, .experts = true, .mamba = true },
     { .type = "bamba", .kind = HF_DENSE, .mamba = true },
     { .type = "falcon_h1", .kind = HF_DENSE, .mamba = true, .parallel = true },
+    { .type = "jamba", .kind = HF_DENSE, .experts = true, .mamba1 = true },
     { .type = "lfm2", .kind = HF_DENSE, .tied = true, .conv = true },
     { .type = "lfm2_moe", .kind = HF_MOE, .tied = true, .conv = true },
     { .type = "nemotron_h", .kind = HF_DENSE, .plain = true, .experts = true, .mamba = true },
@@ -95,9 +96,9 @@ static const struct hf_type {
 /* Decoders npusim has no layers for, and why (otherwise only "not a decoder
  * npusim knows"). */
 static const struct { const char *types, *why; } unmodelled[] = {
-    { "jamba zamba zamba2 mamba falcon_mamba plamo2",
+    { "zamba zamba2 mamba falcon_mamba plamo2",
       "state-space layers npusim has no form for (it simulates Mamba-2 layers between or beside attention layers: "
-      "Granite 4.0-H, Bamba, Nemotron-H, Falcon-H1)" },
+      "Granite 4.0-H, Bamba, Nemotron-H, Falcon-H1, and Mamba-1 layers between them: Jamba)" },
     { "mamba2", "no attention layer (a pure Mamba-2 model): npusim simulates Mamba-2 layers between attention ones" },
     { "rwkv rwkv5 rwkv6 rwkv7 recurrent_gemma",
       "linear-attention or recurrent layers npusim has no form for (it simulates Gated DeltaNet's: Qwen3-Next, "
@@ -234,6 +235,10 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
             if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > L || x->valuedouble != floor(x->valuedouble))
                 return *why = "full_attn_layers: expected layer numbers from 1 to num_hidden_layers", "linear_attn_config";
     }
+    if (t && !strcmp(t->type, "jamba") && num_any(hf, experts_keys, 0) > 1 &&
+        hf_num(hf, "expert_layer_offset", 1) != hf_num(hf, "expert_layer_period", 2) - 1)
+        return *why = "experts other than on the last layer of each expert_layer_period: npusim's pattern is every "
+                      "moe_layer_step-th layer from the first", "expert_layer_offset";
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
         return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
                       "its own K/V", "use_cla";
@@ -595,6 +600,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
                              : ffn_of(hf, t, o, name, e) || (kind == HF_MOE && moe_fields(hf, t, o, name, e)) ||
                                       (t->linear   ? hf_linear_fields(hf, layers, o, name, e)
                                        : t->parallel ? hf_parallel_fields(hf, layers, o, name, e)
+                                       : t->mamba1   ? hf_mamba1_fields(hf, o, name, e)
                                        : t->mamba ? hf_mamba_fields(hf, layers, o, name, e)
                                        : t->conv  ? hf_conv_fields(hf, layers, H, dh, o, name, e)
                                                   : hf_local_fields(hf, t->full_every, t->chunked, layers, o, name, e)));

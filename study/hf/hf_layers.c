@@ -308,6 +308,30 @@ int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, 
     return linear_pattern(hf, every, first, globals, o, name, e);
 }
 
+int hf_mamba1_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e)
+{
+    /* the channels: mamba_expand x hidden_size; the step's rank: mamba_dt_rank, "auto" ceil(hidden_size / 16) */
+    double D = hf_num(hf, "hidden_size", 0), E = hf_num(hf, "mamba_expand", 2) * D;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(hf, "mamba_dt_rank");
+    if (r && !cJSON_IsNumber(r) && !(cJSON_IsString(r) && !strcmp(r->valuestring, "auto")))
+        return npu_errf(e, "%s: key \"mamba_dt_rank\": expected a positive whole number or \"auto\"", name);
+    double R = cJSON_IsNumber(r) ? r->valuedouble : ceil(D / 16);
+    if (hf_add_int(o, "linear_value_heads", E, name, "mamba_expand", e) ||
+        hf_add_int(o, "linear_key_dim", hf_num(hf, "mamba_d_state", 16), name, "mamba_d_state", e) ||
+        hf_add_int(o, "linear_conv_kernel", hf_num(hf, "mamba_d_conv", 4), name, "mamba_d_conv", e) ||
+        hf_add_int(o, "linear_dt_rank", R, name, "mamba_dt_rank", e))
+        return -1;
+    cJSON_AddNumberToObject(o, "linear_value_dim", 1);
+    cJSON_AddNumberToObject(o, "linear_key_heads", 1);
+    cJSON_AddStringToObject(o, "linear_kind", "mamba");
+    /* attention every attn_layer_period-th layer from attn_layer_offset (Jamba: 8 and 4) */
+    double p = hf_num(hf, "attn_layer_period", 8), off = hf_num(hf, "attn_layer_offset", 4);
+    if (!(p >= 1) || p != floor(p) || !(off >= 0 && off < p) || off != floor(off))
+        return npu_errf(e, "%s: keys \"attn_layer_period\" and \"attn_layer_offset\": expected a period of at least 1 "
+                           "and an offset below it, got %g and %g", name, p, off);
+    return linear_pattern(hf, p, (int)off, -1, o, name, e);
+}
+
 int hf_parallel_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e)
 {
     /* the mixer's channels: mamba_d_ssm, else (null) mamba_expand x hidden_size (FalconH1Config) */

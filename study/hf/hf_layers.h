@@ -41,6 +41,13 @@ int hf_linear_fields(const cJSON *hf, double layers, cJSON *o, const char *name,
  * Micro): no Mamba fields. */
 int hf_mamba_fields(const cJSON *hf, double layers, cJSON *o, const char *name, struct npu_err *e);
 
+/* Jamba's Mamba-1 layers (linear_kind mamba): mamba_expand x hidden_size
+ * channels of width 1, a state of mamba_d_state each, mamba_d_conv taps,
+ * the step's rank mamba_dt_rank ("auto": ceil(hidden_size / 16)); attention
+ * every attn_layer_period-th layer from attn_layer_offset (JambaConfig's
+ * 8 and 4). */
+int hf_mamba1_fields(const cJSON *hf, cJSON *o, const char *name, struct npu_err *e);
+
 /* A parallel hybrid (Falcon-H1: every decoder layer runs attention and a
  * Mamba-2 mixer side by side on the same input, then its MLP): the mixer of
  * mamba_d_ssm channels (else mamba_expand x hidden_size), as

@@ -67,6 +67,7 @@ static const struct rename {
     { "kimi_linear", "linear_conv_kernel_dim", "linear_attn_config", "short_conv_kernel_size" },
     { "kimi_linear", "moe_latent_size", NULL, "routed_expert_hidden_size" },
     { "afmoe", "sliding_window_pattern", NULL, "global_attn_every_n_layers" },
+    { "jamba", "decoder_sparse_step", NULL, "expert_layer_period" },
     { "nemotron_h", "hidden_act", NULL, "mlp_hidden_act" },
     { "nemotron_h", "mamba_n_heads", NULL, "mamba_num_heads" },
     { "nemotron_h", "mamba_d_head", NULL, "mamba_head_dim" },
@@ -83,7 +84,8 @@ static const char *const rule_keys[] = {
     "multi_query", "new_decoder_architecture", "num_kv_heads", "use_parallel_residual", "multi_query_attention",
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
     "cla_share_factor", "enable_moe_block", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
-    "mlp_layer_types", "mla_use_output_gate", "attn_type_list", "block_size",
+    "mlp_layer_types", "mla_use_output_gate", "attn_type_list", "block_size", "expert_layer_offset",
+    "attn_layer_period", "attn_layer_offset", "mamba_dt_rank",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):

@@ -428,6 +428,30 @@ expect_fail "models: an attn_type_list item other than 0 or 1 is refused, naming
     'key "attn_type_list": expected 0 (lightning) or 1' $NPUSIM import model "$HF/minimax-atl-2.json" -o "$HF/bad/x.json"
 expect_fail "models: a wrapper whose llm_config is not an object is refused, naming it" \
     'key "llm_config": expected the language model' $NPUSIM import model "$HF/internvl-str.json" -o "$HF/bad/x.json"
+# Jamba (jamba): Mamba-1 layers (linear_kind mamba) among attention every 8th from 4, experts every 2nd
+# from 1. By hand: 4 attention layers of 41,943,040, 28 Mamba-1 layers of 105,308,448 (in 4096 x 16384, a
+# convolution of 8192 x 4 with its bias, x_proj 8192 x (256 + 32), dt_proj 256 x 8192, A 8192 x 16, D and
+# the step's bias 8192 each, the dt, B and C norms 256 + 32, out 8192 x 4096), 16 dense FFNs of 3 x 4096 x
+# 14336, 16 mixtures of 16 such experts and a 4096 x 16 router, 65 norms of 4096 and untied 65536 x 4096
+# embedding and head: 51,570,323,328 (AI21: 52B); 12,110,311,296 active (12B). Experts off the last layer
+# of each period are refused.
+python3 -c 'import json, sys
+c = json.load(open("tests/samples/hf/jamba-v0.1-shapes.json")); c["expert_layer_offset"] = 0
+json.dump(c, open(sys.argv[1] + "/jamba-offset0.json", "w"))' "$HF"
+check "models: Jamba imports (Mamba-1: 8192 channels of a 16-wide state, dt rank 256; attention every 8th from 4)" \
+    imported "$S/jamba-v0.1-shapes.json" "$HF/f-jamba.json" linear_kind=mamba linear_value_heads=8192 linear_value_dim=1 \
+    linear_key_dim=16 linear_dt_rank=256 full_attention_interval=8 first_full_attention_layer=4 moe_layer_step=2 \
+    num_dense_layers=0 num_routed_experts=16
+check "models: Jamba's parameters by hand: 51,570,323,328, 12,110,311,296 active; it serves at TP 2" sh -c "
+  $NPUSIM run --configs $CONFIGS -m '$HF/f-jamba.json' -c h100 --set num_chips=2 --tp 2 -o '$HF/jamba' >/dev/null 2>&1 &&
+  python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
+sys.exit(d[\"params_total\"] != 51570323328 or d[\"params_active\"] != 12110311296)' '$HF/jamba' &&
+  $NPUSIM serving --configs $CONFIGS -m '$HF/f-jamba.json' -c h100 --tp 2 --rate 2 --requests 30 --lengths chat \
+    --json >'$HF/jamba-serve.json' 2>/dev/null &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/jamba-serve.json'"
+expect_fail "models: Jamba's experts off the last layer of each period are refused, naming expert_layer_offset" \
+    'key "expert_layer_offset": experts other than on the last layer' $NPUSIM import model "$HF/jamba-offset0.json" -o "$HF/bad/x.json"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
@@ -584,11 +608,11 @@ json.dump(j, open("'"$HF"'/mllama.json", "w"))'
 # forever, found by fuzzing)
 python3 -c 'import json, sys
 j = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
-for t in ("jamba", "bert", "", "rwkv5", "nemotron-nas", "mimo_v2_flash"):
+for t in ("zamba", "bert", "", "rwkv5", "nemotron-nas", "mimo_v2_flash"):
     json.dump(dict(j, model_type=t), open(sys.argv[1] + "/" + (t or "empty-type") + ".json", "w"))' "$HF"
 for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/mllama"':key "vision_config": a vision tower' \
-           "$HF/jamba"':model_type "jamba": state-space layers npusim has no form for' \
+           "$HF/zamba"':model_type "zamba": state-space layers npusim has no form for' \
            "$HF/bert"':model_type "bert": not a decoder npusim knows' \
            "$HF/rwkv5"':model_type "rwkv5": linear-attention or recurrent layers' \
            "$HF/nemotron-nas"':model_type "nemotron-nas": a different block per layer' \
