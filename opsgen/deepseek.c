@@ -202,6 +202,22 @@ static int64_t stage_linear_layers(const struct model_config *m, int64_t layers)
     return pattern_local_of(&lg);
 }
 
+/* Kimi K3's gate on MLA's output at fid f: a projection of the input to the
+ * Hl local heads' values, and its sigmoid times them. */
+static int mla_output_gate(const struct dsgen *g, int64_t f, int64_t n, const char *P, int64_t Hl)
+{
+    const struct model_config *m = g->r.m;
+    int64_t B = g->r.B, S = g->ph->seq, D = m->d_model, v = m->v_head_dim;
+    char d[200];
+    snprintf(d, sizeof d, "%sg_proj_linear", P);
+    CHK(fmt_weights(g->r.ovf, &g->r.fmt, b_einsum(g->r.t, g->r.ovf, f, n, d, "g = self.g_proj(x)", SHP(B, S, D),
+                                                  SHP(D, Hl * v), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
+    snprintf(d, sizeof d, "%soutput_gate", P);
+    CHK(b_binary(g->r.t, g->r.ovf, f, n, d, "x = x * sigmoid(g)", "Mul", SHP(B, S, Hl, v), "0_0_0", g->r.fmt.act,
+                 g->r.prof->binary_ops_list_one_input));
+    return 0;
+}
+
 static int mla(struct dsgen *g, int64_t *fid)
 {
     const struct model_config *m = g->r.m;
@@ -281,12 +297,8 @@ static int mla(struct dsgen *g, int64_t *fid)
     CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("x_wkv_b_linear"),
                  "x = torch.einsum('bshc,hdc->bshd', x, wkv_b[:, -self.v_head_dim:])",
                  SHP(B, S, Hl, kr), SHP(Hl, v, kr), "BSHC;HDC->BSHD", "0_0_0", g->r.fmt.act)));
-    if (m->attention_output_gate) {   /* a sigmoid gate of the heads' output, projected from the input (Kimi K3) */
-        CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f, n, DESC("g_proj_linear"), "g = self.g_proj(x)",
-                     SHP(B, S, D), SHP(D, Hl * v), "BSM;MD->BSD", "0_0_0", g->r.fmt.act)));
-        CHK(b_binary(tr, ovf, f, n, DESC("output_gate"), "x = x * sigmoid(g)", "Mul", SHP(B, S, Hl, v), "0_0_0",
-                     g->r.fmt.act, one));
-    }
+    if (m->attention_output_gate && mla_output_gate(g, f, n, P, Hl))
+        return -1;
     CHK(fmt_weights(ovf, &g->r.fmt, b_einsum(tr, ovf, f++, n, DESC("x_wo_linear"), "x = self.wo(x.flatten(2))",
                  SHP(B, S, Hl * v), SHP(Hl * v, D), "BSD;DM->BSM", "0_0_0", g->r.fmt.act)));
     struct shape y = SHP(B, S, Dw);

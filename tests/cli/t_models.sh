@@ -82,6 +82,19 @@ check_import() {
     f=${2%% *}; m=$(basename "$f" .json)
     check "models: import model $1 $m's ${2#* }" imported "$f" "$HF/f-$m.json" ${2#* }
 }
+# counted NAME MODEL CHIP TOTAL ACTIVE [RUN ARGS] [-- SERVING ARGS]: MODEL's parameters in a run on CHIP
+# (params_total, params_active, counted by hand beside each use) and, with serving arguments, 20 chat
+# requests served
+counted() {
+    cn=$1 cm=$2 cc=$3 ct=$4 ca=$5; shift 5
+    cr=""; while [ $# -gt 0 ] && [ "$1" != "--" ]; do cr="$cr $1"; shift; done; [ $# -gt 0 ] && shift
+    $NPUSIM run --configs $CONFIGS -m "$cm" -c "$cc" $cr -o "$HF/$cn" >/dev/null 2>&1 && python3 -c 'import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + "/*_decode.json")[0]))
+sys.exit(d["params_total"] != int(sys.argv[2]) or d["params_active"] != int(sys.argv[3]))' "$HF/$cn" "$ct" "$ca" || return 1
+    [ $# -eq 0 ] && return 0
+    $NPUSIM serving --configs $CONFIGS -m "$cm" -c "$cc" "$@" --requests 20 --lengths chat --json >"$HF/$cn-serve.json" \
+        2>/dev/null && python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["completed"] != 20)' "$HF/$cn-serve.json"
+}
 # Mamba-2 hybrids (Granite 4.0-H), counted by hand. H-350M (32 layers: 4 attention of 1,572,864,
 # 28 Mamba-2 of 3,783,056: W_in 768 x (2 x 1536 + 2 x 128 + 48), a biased convolution 1792 x 5, A, D
 # and dt 3 x 48, the norm 1536, W_out 1536 x 768; 32 FFNs of 3 x 768 x 2048; norms 49,920; the tied
@@ -254,12 +267,8 @@ sys.exit(d[\"params_total\"] != 1170339840)' '$HF/lfm2' &&
 # of 3 x 2048 x 512 and a 2048 x 256 router, 41 norms of 2048, untied 157184 x 2048 embedding and head:
 # 16,255,633,408; active 1,432,963,072, of which 789,137,408 besides the two tables (its README: 16B,
 # 1.4B active, "non-embedding 789M").
-check "models: Ling-mini-2.0 (bailing_moe_v2) by hand: 16,255,633,408, 1,432,963,072 active" sh -c "
-  $NPUSIM import model '$S/ling-mini-2.0-shapes.json' -o '$HF/f-ling.json' 2>/dev/null &&
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-ling.json' -c h100 -o '$HF/ling' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 16255633408 or d[\"params_active\"] != 1432963072)' '$HF/ling'"
+check "models: Ling-mini-2.0 (bailing_moe_v2) by hand: 16,255,633,408, 1,432,963,072 active" \
+    counted ling "$S/ling-mini-2.0-shapes.json" h100 16255633408 1432963072
 # Falcon-H1 (falcon_h1): attention and Mamba-2 side by side in each of 24 layers, as 48 of npusim's
 # layers (every other one attending) under 24 FFNs. By npusim's count: 24 attention mixers of 655,360
 # (q and o 512 x 512, k and v 512 x 128) and a norm of 512; 24 Mamba-2 mixers of 1,262,792 (in 512 x
@@ -273,14 +282,8 @@ json.dump(dict(j, mamba_d_head=30), open(sys.argv[1] + "/falcon-h1-bad.json", "w
 check "models: Falcon-H1 imports as a parallel hybrid (48 layers, every other attending, 24 FFNs, 24 heads of 32)" \
     imported "$S/falcon-h1-tiny-90m-shapes.json" "$HF/f-falcon-h1.json" num_layers=48 full_attention_interval=2 \
     ffn_layers=24 linear_kind=mamba2 linear_value_heads=24 linear_value_dim=32 linear_key_dim=64 d_ff=768 ffn_type=llama
-check "models: Falcon-H1-Tiny-90M's shapes count 91,161,792 by npusim's rule; it serves" sh -c "
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-falcon-h1.json' -c h100 -o '$HF/falcon-h1' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 91161792)' '$HF/falcon-h1' &&
-  $NPUSIM serving --configs $CONFIGS -m '$HF/f-falcon-h1.json' -c h100 --rate 4 --requests 30 --lengths chat \
-    --json >'$HF/falcon-h1-serve.json' 2>/dev/null &&
-  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/falcon-h1-serve.json'"
+check "models: Falcon-H1-Tiny-90M's shapes count 91,161,792 by npusim's rule; it serves" \
+    counted falcon-h1 "$HF/f-falcon-h1.json" h100 91161792 91161792 -- --rate 4
 expect_fail "models: Falcon-H1's heads x head width off mamba_d_ssm is refused, naming both keys" \
     'keys "mamba_n_heads" and "mamba_d_head": 24 heads of 30, expected mamba_d_ssm = 768 channels' \
     $NPUSIM import model "$HF/falcon-h1-bad.json" -o "$HF/bad/x.json"
@@ -293,19 +296,13 @@ python3 -c 'import json, sys
 c = json.load(open("tests/samples/hf/trinity-mini-shapes.json"))
 c.pop("layer_types"); c["global_attn_every_n_layers"] = 3
 json.dump(c, open(sys.argv[1] + "/afmoe-every3.json", "w"))' "$HF"
-check "models: Trinity-Mini (afmoe) by hand: 26,123,831,296, 3,474,589,696 active; gated, every 4th layer global" sh -c "
-  $NPUSIM import model '$S/trinity-mini-shapes.json' -o '$HF/f-trinity.json' 2>/dev/null &&
-  python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-want = {\"attention_output_gate\": True, \"full_attention_interval\": 4, \"sliding_window\": 2048, \"num_dense_layers\": 2,
-        \"num_shared_experts\": 1, \"num_routed_experts\": 128, \"moe_d_ff\": 1024}
-sys.exit(any(j.get(k) != v for k, v in want.items()))' '$HF/f-trinity.json' &&
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-trinity.json' -c h100 -o '$HF/trinity' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 26123831296 or d[\"params_active\"] != 3474589696)' '$HF/trinity' &&
-  $NPUSIM import model '$HF/afmoe-every3.json' -o '$HF/f-afmoe3.json' 2>/dev/null &&
-  grep -q '\"full_attention_interval\":.3' '$HF/f-afmoe3.json'"
+check "models: Trinity-Mini (afmoe) imports gated, every 4th layer global, 2 dense layers, 128 + 1 experts" \
+    imported "$S/trinity-mini-shapes.json" "$HF/f-trinity.json" attention_output_gate=True full_attention_interval=4 \
+    sliding_window=2048 num_dense_layers=2 num_shared_experts=1 num_routed_experts=128 moe_d_ff=1024
+check "models: Trinity-Mini's parameters by hand: 26,123,831,296, 3,474,589,696 active" \
+    counted trinity "$HF/f-trinity.json" h100 26123831296 3474589696
+check "models: an AFMoE file without layer_types takes global_attn_every_n_layers (3)" \
+    imported "$HF/afmoe-every3.json" "$HF/f-afmoe3.json" full_attention_interval=3
 # EXAONE-MoE (exaone_moe): K-EXAONE's shapes by hand: 48 attention layers of 113,246,208 (q and o 6144 x
 # 8192, k and v 6144 x 1024), a dense first FFN of 3 x 6144 x 18432 (mlp_layer_types' leading "dense"),
 # 47 mixtures of 128 + 1 shared experts of 3 x 6144 x 2048 and a 6144 x 128 router, 97 norms of 6144 and
@@ -315,16 +312,11 @@ python3 -c 'import json, sys
 c = json.load(open("tests/samples/hf/k-exaone-236b-shapes.json"))
 c["mlp_layer_types"][-1] = "dense"
 json.dump(c, open(sys.argv[1] + "/exaone-late-dense.json", "w"))' "$HF"
-check "models: K-EXAONE (exaone_moe) by hand: 236,571,138,048, 23,668,267,008 active; every 4th layer global" sh -c "
-  $NPUSIM import model '$S/k-exaone-236b-shapes.json' -o '$HF/f-kexaone.json' 2>/dev/null &&
-  python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-want = {\"full_attention_interval\": 4, \"sliding_window\": 4096, \"num_dense_layers\": 1, \"num_shared_experts\": 1}
-sys.exit(any(j.get(k) != v for k, v in want.items()))' '$HF/f-kexaone.json' &&
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-kexaone.json' -c h100 -o '$HF/kexaone' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 236571138048 or d[\"params_active\"] != 23668267008)' '$HF/kexaone'"
+check "models: K-EXAONE (exaone_moe) imports every 4th layer global over 4096, one dense layer, 1 shared expert" \
+    imported "$S/k-exaone-236b-shapes.json" "$HF/f-kexaone.json" full_attention_interval=4 sliding_window=4096 \
+    num_dense_layers=1 num_shared_experts=1
+check "models: K-EXAONE's parameters by hand: 236,571,138,048, 23,668,267,008 active" \
+    counted kexaone "$HF/f-kexaone.json" h100 236571138048 23668267008
 expect_fail "models: a dense layer after an expert layer (mlp_layer_types) is refused, naming the key" \
     'key "mlp_layer_types": a dense layer after an expert layer' \
     $NPUSIM import model "$HF/exaone-late-dense.json" -o "$HF/bad/x.json"
@@ -345,14 +337,8 @@ check "models: Kimi Linear imports (7 MLA layers of 27, the others linear: 32 he
     imported "$S/kimi-linear-48b-a3b.json" "$HF/f-kimi-linear.json" ffn_type=deepseek_moe full_attention_layers=7 \
     linear_value_heads=32 linear_key_dim=128 linear_conv_kernel=4 kv_lora_rank=512 q_lora_rank=0 \
     num_routed_experts=256 num_shared_experts=1 num_dense_layers=1 linear_kind=kda linear_gate_rank=128
-check "models: Kimi Linear's parameters by hand: 49,122,675,072, 3,484,453,248 active; it serves at TP 2" sh -c "
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 -o '$HF/kimi-linear' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 49122675072 or d[\"params_active\"] != 3484453248)' '$HF/kimi-linear' &&
-  $NPUSIM serving --configs $CONFIGS -m '$HF/f-kimi-linear.json' -c h100 --tp 2 --rate 2 --requests 30 \
-    --lengths chat --json >'$HF/kimi-linear-serve.json' 2>/dev/null &&
-  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/kimi-linear-serve.json'"
+check "models: Kimi Linear's parameters by hand: 49,122,675,072, 3,484,453,248 active; it serves at TP 2" \
+    counted kimi-linear "$HF/f-kimi-linear.json" h100 49122675072 3484453248 -- --tp 2 --rate 2
 # the linear layers hold no latent rows: 8192 more tokens of context grow the footprint by 20 layers'
 # rows (the bf16 latent and the fp32 rope key, 1280 bytes a token, over TP 2) less than with all 27 MLA
 check "models: Kimi Linear's footprint grows with the context by its 7 MLA layers' latent rows, not 27" sh -c "
@@ -375,15 +361,9 @@ sys.exit(abs((grow_all - grow_kimi) - 20 * 8192 * 1280 / 2) > 1e3)' '$HF'"
 check "models: Kimi K3 (kimi_k3) imports: LatentMoE at 3584, a gated MLA, full-rank KDA, MXFP4" \
     imported "$S/kimi-k3.json" "$HF/f-kimi-k3.json" moe_latent_size=3584 attention_output_gate=True linear_kind=kda \
     linear_gate_rank=None full_attention_layers=24 weight_dtype=fp4 scale_block=32 q_lora_rank=1536
-check "models: Kimi K3's parameters by hand: 2,785,387,094,112, 111,266,635,872 active; it serves on 16 B200s" sh -c "
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-kimi-k3.json' -c b200 --set num_chips=16 --tp 16 \
-    --set expert_parallelism_degree=16 -o '$HF/kimi-k3' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 2785387094112 or d[\"params_active\"] != 111266635872)' '$HF/kimi-k3' &&
-  $NPUSIM serving --configs $CONFIGS -m '$HF/f-kimi-k3.json' -c b200 --tp 16 --set expert_parallelism_degree=16 \
-    --rate 1 --requests 20 --lengths chat --json >'$HF/kimi-k3-serve.json' 2>/dev/null &&
-  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 20)' '$HF/kimi-k3-serve.json'"
+check "models: Kimi K3's parameters by hand: 2,785,387,094,112, 111,266,635,872 active; it serves on 16 B200s" \
+    counted kimi-k3 "$HF/f-kimi-k3.json" b200 2785387094112 111266635872 --set num_chips=16 --tp 16 \
+    --set expert_parallelism_degree=16 -- --tp 16 --set expert_parallelism_degree=16 --rate 1
 expect_fail "models: a Kimi Linear full_attn_layers item past the last layer is refused" \
     'key "linear_attn_config": full_attn_layers: expected layer numbers from 1 to num_hidden_layers' \
     $NPUSIM import model "$HF/kimi-past.json" -o "$HF/bad/x.json"
@@ -400,15 +380,9 @@ json.dump(c, open(sys.argv[1] + "/minimax-plain.json", "w"))' "$HF"
 check "models: MiniMax-M1 imports (lightning layers: 64 heads of 128 without a convolution, every 8th softmax)" \
     imported "$S/minimax-m1-shapes.json" "$HF/f-minimax.json" linear_kind=lightning linear_value_heads=64 \
     linear_key_dim=128 full_attention_interval=8 linear_chunk_size=256 attention_output_gate=None num_routed_experts=32
-check "models: MiniMax-M1's parameters by hand: 456,089,655,296, 48,403,306,496 active; it serves on 8 H200s" sh -c "
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-minimax.json' -c h100 --set num_chips=8 --tp 8 --set expert_parallelism_degree=8 \
-    -o '$HF/minimax' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 456089655296 or d[\"params_active\"] != 48403306496)' '$HF/minimax' &&
-  $NPUSIM serving --configs $CONFIGS -m '$HF/f-minimax.json' -c h200 --tp 8 --set expert_parallelism_degree=8 \
-    --rate 1 --requests 20 --lengths chat --json >'$HF/minimax-serve.json' 2>/dev/null &&
-  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 20)' '$HF/minimax-serve.json'"
+check "models: MiniMax-M1's parameters by hand: 456,089,655,296, 48,403,306,496 active; it serves on 8 H200s" \
+    counted minimax "$HF/f-minimax.json" h200 456089655296 48403306496 --set num_chips=8 --tp 8 \
+    --set expert_parallelism_degree=8 -- --tp 8 --set expert_parallelism_degree=8 --rate 1
 check "models: a minimax file without layer_types or attn_type_list is standard attention (no linear layers)" sh -c "
   $NPUSIM import model '$HF/minimax-plain.json' -o '$HF/f-minimax-plain.json' >/dev/null 2>&1 &&
   ! grep -q linear '$HF/f-minimax-plain.json'"
@@ -442,14 +416,8 @@ check "models: Jamba imports (Mamba-1: 8192 channels of a 16-wide state, dt rank
     imported "$S/jamba-v0.1-shapes.json" "$HF/f-jamba.json" linear_kind=mamba linear_value_heads=8192 linear_value_dim=1 \
     linear_key_dim=16 linear_dt_rank=256 full_attention_interval=8 first_full_attention_layer=4 moe_layer_step=2 \
     num_dense_layers=0 num_routed_experts=16
-check "models: Jamba's parameters by hand: 51,570,323,328, 12,110,311,296 active; it serves at TP 2" sh -c "
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-jamba.json' -c h100 --set num_chips=2 --tp 2 -o '$HF/jamba' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 51570323328 or d[\"params_active\"] != 12110311296)' '$HF/jamba' &&
-  $NPUSIM serving --configs $CONFIGS -m '$HF/f-jamba.json' -c h100 --tp 2 --rate 2 --requests 30 --lengths chat \
-    --json >'$HF/jamba-serve.json' 2>/dev/null &&
-  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/jamba-serve.json'"
+check "models: Jamba's parameters by hand: 51,570,323,328, 12,110,311,296 active; it serves at TP 2" \
+    counted jamba "$HF/f-jamba.json" h100 51570323328 12110311296 --set num_chips=2 --tp 2 -- --tp 2 --rate 2
 expect_fail "models: Jamba's experts off the last layer of each period are refused, naming expert_layer_offset" \
     'key "expert_layer_offset": experts other than on the last layer' $NPUSIM import model "$HF/jamba-offset0.json" -o "$HF/bad/x.json"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
@@ -461,14 +429,8 @@ check "models: LFM2-MoE imports (2 dense layers, then 32 experts of 1792, top 4,
     imported "$S/lfm2-8b-a1b-shapes.json" "$HF/f-lfm2-moe.json" ffn_type=moe num_dense_layers=2 num_routed_experts=32 \
     num_activated_routed_experts_per_token=4 moe_d_ff=1792 d_ff=7168 linear_kind=short_conv full_attention_layers=6 \
     num_shared_experts=0 tie_word_embeddings=True
-check "models: LFM2-8B-A1B's parameters by hand: 8,339,929,088, 1,557,739,520 active; it serves" sh -c "
-  $NPUSIM run --configs $CONFIGS -m '$HF/f-lfm2-moe.json' -c h100 -o '$HF/lfm2-moe' >/dev/null 2>&1 &&
-  python3 -c 'import glob, json, sys
-d = json.load(open(glob.glob(sys.argv[1] + \"/*_decode.json\")[0]))
-sys.exit(d[\"params_total\"] != 8339929088 or d[\"params_active\"] != 1557739520)' '$HF/lfm2-moe' &&
-  $NPUSIM serving --configs $CONFIGS -m '$HF/f-lfm2-moe.json' -c h100 --rate 4 --requests 30 --lengths chat \
-    --json >'$HF/lfm2-moe-serve.json' 2>/dev/null &&
-  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"completed\"] != 30)' '$HF/lfm2-moe-serve.json'"
+check "models: LFM2-8B-A1B's parameters by hand: 8,339,929,088, 1,557,739,520 active; it serves" \
+    counted lfm2-moe "$HF/f-lfm2-moe.json" h100 8339929088 1557739520 -- --rate 4
 python3 -c 'import json, sys
 j = json.load(open("tests/samples/hf/lfm2-1.2b-shapes.json"))
 json.dump(dict(j, full_attn_idxs=[2, 5, 16]), open(sys.argv[1] + "/lfm2-bad.json", "w"))' "$HF"
