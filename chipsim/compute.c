@@ -185,27 +185,31 @@ static int compute_fa(const struct cs_ctx *c, const struct instr *in, struct op 
     if (in->in.n < 3 || t[0].ndim != 4 || t[1].ndim != 4 || t[2].ndim != 4)
         return cs_errf(c, "in_shapes: expected Q,K,V as 4-D [batch,seqlen,heads,d_head], got \"%s\"",
                        cs_in_text(c));
+    /* V may be narrower than Q and K (MiMo-V2-Flash's 128 beside 192): the
+     * second product (softmax x V) then takes V's width */
     for (int i = 1; i < 3; i++)
-        if (t[i].dims[0] != t[0].dims[0] || t[i].dims[2] != t[0].dims[2] || t[i].dims[3] != t[0].dims[3])
-            return cs_errf(c, "in_shapes: expected Q,K,V with equal batch, heads and d_head, got \"%s\"",
-                           cs_in_text(c));
+        if (t[i].dims[0] != t[0].dims[0] || t[i].dims[2] != t[0].dims[2] || (i == 1 && t[i].dims[3] != t[0].dims[3]))
+            return cs_errf(c, "in_shapes: expected Q,K,V with equal batch and heads, Q and K of equal d_head, "
+                              "got \"%s\"", cs_in_text(c));
     if (t[1].dims[1] != t[2].dims[1])
         return cs_errf(c, "in_shapes: expected K and V with equal seqlen, got \"%s\"", cs_in_text(c));
     int64_t b = t[0].dims[0], q = t[0].dims[1], h = t[0].dims[2], d = t[0].dims[3], kv = t[1].dims[1];
-    if (check_macs(c, 2.0 * (double)b * (double)h * (double)q * (double)kv * (double)d))
+    int64_t dv = t[2].dims[3];
+    if (check_macs(c, (double)b * (double)h * (double)q * (double)kv * ((double)d + (double)dv)))
         return -1;
     int64_t s = c->chip->sa_dim;
     int64_t qk = h * b * ceil_div(kv, s) * ceil_div(q, s) * ceil_div(d, s);
-    *sa = mxu_time(c, qk) + mxu_time(c, qk);
+    int64_t av = h * b * ceil_div(kv, s) * ceil_div(q, s) * ceil_div(dv, s);
+    *sa = mxu_time(c, qk) + mxu_time(c, av);
     int64_t softmax = vpu_time(c, cs_ceil(c, py_div(4 * b * h * q * kv, 128) / 8));
-    int64_t pv = vpu_time(c, qk * chip_vu_mult(c->chip));
-    *vu = pv + softmax + pv;
+    int64_t pv = vpu_time(c, qk * chip_vu_mult(c->chip)), pv_av = vpu_time(c, av * chip_vu_mult(c->chip));
+    *vu = pv + softmax + pv_av;
     op->vu_softmax_ns = softmax;
     op->einsum_b = b * h;
     op->einsum_m = kv;
     op->einsum_n = q;
     op->einsum_k = d;
-    op->num_sa_ops = 2 * qk;
+    op->num_sa_ops = qk + av;
     return 0;
 }
 

@@ -246,14 +246,15 @@ struct op *b_flash_attention(struct trace *t, bool *ovf, int64_t fid, int64_t co
     if (q.nd != 4 || k.nd != 4 || v.nd != 4) return NULL;
     int64_t b = q.d[0], sq = q.d[1], h = q.d[2], skv = k.d[1];
     int64_t x = heads_as_dhead ? h : q.d[3];   /* quirk opsgen Q1 */
+    int64_t xv = heads_as_dhead || v.d[3] == q.d[3] ? x : v.d[3];   /* the values' width (MiMo-V2-Flash's differs) */
     struct op *op = bld_push(t, fid, count, desc, name, OP_MXU, OPC_FLASH_ATTENTION,
                          "FlashAttention");
     op->stats_kind = STATS_FA;
     bld_layout(op, FORM_QKV, "FlashAttention", NULL, "[0, 0, 0]");
     hold_in(op, (struct shape[]){ q, k, v }, 3, dtype);
-    bld_out(op, SHP(b, sq, h, x), dtype);
-    int64_t hbsq = bmul(ovf, bmul(ovf, h, b), sq);   /* 2(2 h b sq x skv) + 4 h b sq skv, checked */
-    op->flops = bmul(ovf, bmul(ovf, bmul(ovf, hbsq, skv), 4), x + 1);
+    bld_out(op, SHP(b, sq, h, xv), dtype);
+    int64_t hbsq = bmul(ovf, bmul(ovf, h, b), sq);   /* 2 h b sq skv (x + xv) + 4 h b sq skv, checked */
+    op->flops = bmul(ovf, bmul(ovf, bmul(ovf, hbsq, skv), 2), badd(ovf, badd(ovf, x, xv), 2));
     op->weight_bytes = 0;
     return op;
 }

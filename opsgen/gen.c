@@ -142,7 +142,8 @@ int gen_require_linear(const struct model_config *m, const char *what, struct np
         return npu_errf(e, "model field \"expert_ffn\": \"relu2\", but %s builds gated experts (LLM inference "
                         "only); expected \"gated\"", what);
     /* the global layers' own attention shape, the KV-sharing layers and the per-layer inputs (Gemma 4) */
-    const char *shape = m->global_d_head > 0 ? "global_d_head" : m->global_num_kv_heads > 0 ? "global_num_kv_heads"
+    const char *shape = m->global_d_head > 0 ? "global_d_head" : m->d_head_v > 0 ? "d_head_v"
+                        : m->global_num_kv_heads > 0 ? "global_num_kv_heads"
                         : m->global_k_eq_v ? "global_k_eq_v" : m->kv_shared_layers > 0 ? "kv_shared_layers"
                         : m->per_layer_input_dim > 0 ? "per_layer_input_dim" : NULL;
     if (shape && what)

@@ -24,7 +24,8 @@ static struct op *last(const struct layer_ctx *c) { return &c->t->ops[c->t->n - 
 /* Local query heads, K/V heads, query heads per K/V head; and the K/V heads and
  * group the decode attention reads the cache over (KVl and R; Hl and 1 when the
  * kernel reads K/V once per query head: attn_args.decode_kv_per_head). */
-struct heads { int64_t Hl, KVl, R, KVr, Rr, Hq; };   /* Hq: the heads W_q projects (2 Hl with an output gate) */
+struct heads { int64_t Hl, KVl, R, KVr, Rr, Hq, dv; };   /* Hq: the heads W_q projects (2 Hl with an output gate);
+                                                           * dv: the value heads' width */
 
 /* Descriptions and names: d = a b c, then the decimal id unless NO_ID
  * (cut to the buffer like snprintf; printf was a tenth of opsgen's time). */
@@ -79,9 +80,16 @@ struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int
  * V is K's projection (1), none when the layer reads an earlier layer's K/V
  * (0); a decode step's as one product. 0, or -1 if a builder failed. */
 static int self_kv(const struct layer_ctx *c, int64_t f, const char *d, int64_t seq, int64_t Dm, int64_t KVl,
-                   int64_t dh, int kv_mats)
+                   int64_t dh, int64_t dv, int kv_mats)
 {
     int64_t B = c->B, n = c->count;
+    if (c->decode && kv_mats == 2 && dv != dh) {   /* K and V of different widths (MiMo-V2-Flash): two products */
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: K (2) = x_norm (2) * W_k (1)",
+                             SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: V (2) = x_norm (2) * W_v (1)",
+                             SHP(B, seq, Dm), SHP(Dm, KVl, dv), "BLM;MND->BLND", "0_0_0", ACT)));
+        return 0;
+    }
     if (c->decode && kv_mats > 0)
         CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
                              SHP(B, seq, Dm), SHP(kv_mats, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
@@ -90,7 +98,7 @@ static int self_kv(const struct layer_ctx *c, int64_t f, const char *d, int64_t 
                              SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
     if (!c->decode && kv_mats == 2)
         CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
-                             SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
+                             SHP(B, seq, Dm), SHP(Dm, KVl, dv), "BLM;MND->BLND", "0_0_0", ACT)));
     return 0;
 }
 
@@ -114,7 +122,7 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
     CAT(d, pre, "Q/K/V", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: Q (2) = x_norm_all_gathered (2) * W_q (1)",
                  SHP(B, seq, Dm), SHP(Dm, hd->Hq, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-    if (self_kv(c, f, d, seq, Dm, KVl, dh, kv_mats))
+    if (self_kv(c, f, d, seq, Dm, KVl, dh, hd->dv, kv_mats))
         return -1;
     f++;
 
@@ -134,16 +142,16 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
             CHK(b_unary(tr, c->ovf, f, g.cnt[k], d, "attnWeights = Softmax(attnWeights)", "Softmax",
                         SHP(B, seq, si + g.len[k], Hl), "0_0", ACT));
         CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, n, d, "MatMul: attn_avg_prefix (2) = QK_prefix (2) * Vcache (2)",
-                         SHP(B, qr, si, KVr), SHP(B, si, KVr, dh), "BLSN;BSND->BLND", "0_0_0", ACT)));
+                         SHP(B, qr, si, KVr), SHP(B, si, KVr, hd->dv), "BLSN;BSND->BLND", "0_0_0", ACT)));
         o->weight_bytes = 0;
         for (int k = 0; k < g.ng; k++) {
             CHK(o = KV_CACHE(b_einsum(tr, c->ovf, f, g.cnt[k], d, "MatMul: attn_avg_suffix (2) = QK_suffix (2) * Vsuffix (2)",
-                             SHP(B, qr, g.len[k], KVr), SHP(B, g.len[k], KVr, dh), "BLSN;BSND->BLND", "0_0_0",
+                             SHP(B, qr, g.len[k], KVr), SHP(B, g.len[k], KVr, hd->dv), "BLSN;BSND->BLND", "0_0_0",
                              ACT)));
             o->weight_bytes = 0;
         }
         CHK(b_binary(tr, c->ovf, f, n, d, "attn_avg = Add(([B/d]beamS[N/h]D + [B/d]beamS[N/h]D))", "Add",
-                     SHP(B, seq, Hl, dh), "0_0_0", ACT, one));
+                     SHP(B, seq, Hl, hd->dv), "0_0_0", ACT, one));
     } else {
         CAT(d, pre, "Attention_Softmax(Q*K)*V", "", NO_ID);
         /* att keys per query: seq, or (seq+1)/2 on average under a causal mask */
@@ -153,16 +161,16 @@ static int self_path(const struct layer_ctx *c, int64_t seq, int64_t att, const 
         CHK(b_unary(tr, c->ovf, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax",
                     SHP(B, seq, att, Hl), "1_1", ACT));
         CHK(o = b_einsum(tr, c->ovf, f, n, d, "MatMul: attnAvg (2) = attnWeights (2) * V_all_gathered (2)",
-                         SHP(B, qs, att, KVl), SHP(B, att, KVl, dh), "BLSN;BSND->BLND", "1_0_0", ACT));
+                         SHP(B, qs, att, KVl), SHP(B, att, KVl, hd->dv), "BLSN;BSND->BLND", "1_0_0", ACT));
         o->weight_bytes = 0;
         CHK(b_binary(tr, c->ovf, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
-                     SHP(B, seq, Hl, dh), "0_0_0", ACT, one));
+                     SHP(B, seq, Hl, hd->dv), "0_0_0", ACT, one));
     }
     f++;
 
     CAT(d, pre, "Attention_output", "", NO_ID);
     CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: attnOutput (2) = attnAvg (2) * W_o (1)",
-                 SHP(B, seq, Hl, dh), SHP(Hl, dh, Dm), "BLND;NDM->BLM", "0_0_0", ACT)));
+                 SHP(B, seq, Hl, hd->dv), SHP(Hl, hd->dv, Dm), "BLND;NDM->BLM", "0_0_0", ACT)));
     f++;
     if (!epilogue) {   /* a parallel block: the FFN's reduce-scatter sums both */
         *fid = f - 1;
@@ -203,10 +211,10 @@ static int normal_block(const struct layer_ctx *c, int64_t q, int64_t kv, const 
     CHK(b_unary(c->t, c->ovf, f, n, d, "attnWeights = Softmax(attnWeights)", "Softmax", SHP(B, q, kv, Hl),
                 "1_1", ACT));
     CHK(o = b_einsum(c->t, c->ovf, f, n, d, "MatMul: attnAvg = attnWeights * V", SHP(B, qs, kv, KVl),
-                     SHP(B, kv, KVl, dh), "BLSN;BSND->BLND", "1_0_0", ACT));
+                     SHP(B, kv, KVl, hd->dv), "BLSN;BSND->BLND", "1_0_0", ACT));
     o->weight_bytes = 0;
     CHK(b_binary(c->t, c->ovf, f, n, d, "attn_avg = Add(([B/d][L/l][M/mh] + [B/d][L/l][M/mh]))", "Add",
-                 SHP(B, q, Hl, dh), "0_0_0", ACT, c->prof->binary_ops_list_one_input));
+                 SHP(B, q, Hl, hd->dv), "0_0_0", ACT, c->prof->binary_ops_list_one_input));
     return 0;
 }
 
@@ -234,19 +242,19 @@ static int cross_path(const struct layer_ctx *c, int64_t q, int64_t kvp, int64_t
                              ACT)));
     CAT(d, c->prefix, "-V-", "", f);
     if (kv_mats == 2)
-        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kvp, dv), SHP(dv, KVl, dh), "BLM;MND->BLND", "0_0_0",
+        CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: V", SHP(B, kvp, dv), SHP(dv, KVl, hd->dv), "BLM;MND->BLND", "0_0_0",
                              ACT)));
     f++;
     if (flash) {
         CAT(d, c->prefix, "-FlashAttention-", "", f);
         CHK(b_flash_attention(tr, c->ovf, f, n, d, "FlashAttention", SHP(B, q * hd->R, KVl, dh), SHP(B, att, KVl, dh),
-                              SHP(B, att, KVl, dh), ACT, c->prof->fa_uses_heads_as_dhead));
+                              SHP(B, att, KVl, hd->dv), ACT, c->prof->fa_uses_heads_as_dhead));
     } else if (normal_block(c, q, att, hd, dh, f))
         return -1;
     f = last(c)->fusion_id + 1;
     CAT(d, c->prefix, "-Attention_output-", "", f);
-    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, dh),
-                 SHP(Hl, dh, dq), "BLND;NDM->BLM", "0_0_0", ACT)));
+    CHK(WEIGHTS(b_einsum(tr, c->ovf, f, n, d, "MatMul: attnOutput = attnAvg * W_o", SHP(B, q, Hl, hd->dv),
+                 SHP(Hl, hd->dv, dq), "BLND;NDM->BLM", "0_0_0", ACT)));
     f++;
     if (!epilogue) {   /* a parallel block: the FFN's reduce-scatter sums both */
         *fid = f - 1;
@@ -282,10 +290,10 @@ static struct heads heads_of(const struct layer_ctx *c, const struct attn_args *
     int64_t KVl = kv >= t ? cdiv64(kv, t) : 1;
     if (KVl > Hl)
         KVl = Hl;
-    int64_t Hq = a->output_gate ? 2 * Hl : Hl;
+    int64_t Hq = a->output_gate ? 2 * Hl : Hl, dv = a->dhv > 0 ? a->dhv : a->dh;
     if (c->decode && a->decode_kv_per_head)
-        return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), Hl, 1, Hq };
-    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), KVl, cdiv64(Hl, KVl), Hq };
+        return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), Hl, 1, Hq, dv };
+    return (struct heads){ Hl, KVl, cdiv64(Hl, KVl), KVl, cdiv64(Hl, KVl), Hq, dv };
 }
 
 int layer_attention(const struct layer_ctx *c, const struct attn_args *a, int64_t *fid)

@@ -67,6 +67,7 @@ struct attn_args {
     bool output_gate;            /* W_q also projects a gate of the attention's output (Qwen3-Next,
                                   * Qwen3.5): twice the query heads' width */
     bool k_eq_v;                 /* V is K's projection, no W_v (Gemma 4's global layers) */
+    int64_t dhv;                 /* the value heads' width when not dh (MiMo-V2-Flash: 128 beside 192); 0: dh */
     bool no_kv_proj;             /* no K/V projections: the layer reads an earlier layer's K/V
                                   * (kv_shared_layers, Gemma 4 E2B and E4B) */
     const struct linear_attn *linear;  /* set: a Gated DeltaNet layer in place of attention

@@ -50,7 +50,7 @@ static struct attn_args attn_base(const struct model_config *m, int64_t seq, int
                                .dh = sh.dh, .kv_heads = sh.kv_heads, .flash = m->use_flash_attention,
                                .causal = !m->bidirectional, .parallel_ffn = m->parallel_attn_ffn,
                                .decode_kv_per_head = !m->decode_kv_shared,
-                               .output_gate = m->attention_output_gate, .k_eq_v = sh.k_eq_v };
+                               .output_gate = m->attention_output_gate, .k_eq_v = sh.k_eq_v, .dhv = sh.dv };
 }
 
 /* A decode step reading `keys` keys of the cache: one suffix key, the rest

@@ -95,9 +95,9 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     for (int i = 0; i < 2; i++) {
         int64_t kvl = cdiv64(sh[i].kv_heads == -1 ? H : sh[i].kv_heads, tp), dh = sh[i].dh;
         kvh[i] = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
-        w_kv[i] = bmul4(ovf, D, kvh[i], dh, sh[i].k_eq_v ? 1 : 2);
+        w_kv[i] = bmul3(ovf, D, kvh[i], badd(ovf, dh, sh[i].k_eq_v ? 0 : sh[i].dv));
         w_att[i] = badd(ovf, badd(ovf, w_kv[i], bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
-                        bmul3(ovf, Hl, dh, D));
+                        bmul3(ovf, Hl, sh[i].dv, D));
     }
     int64_t w_attn = w_att[0];
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);
@@ -138,8 +138,8 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     tensor_formats_experts(m, &ef);
     p->weight_bytes = badd(ovf, fmt_stored_bytes(ovf, badd(ovf, layers_w, gen_vocab_params(ovf, m, tp, prof)), &f),
                            fmt_stored_bytes(ovf, experts_w, &ef));
-    p->kv_elems_per_token = bmul(ovf, bmul3(ovf, 2, kvh[0], sh[0].dh), global);
-    p->kv_local_elems_per_token = linear ? 0 : bmul(ovf, bmul3(ovf, 2, kvh[1], sh[1].dh), local);
+    p->kv_elems_per_token = bmul(ovf, bmul(ovf, kvh[0], badd(ovf, sh[0].dh, sh[0].dv)), global);
+    p->kv_local_elems_per_token = linear ? 0 : bmul(ovf, bmul(ovf, kvh[1], badd(ovf, sh[1].dh, sh[1].dv)), local);
     p->kv_window = local > 0 && !linear ? m->sliding_window : 0;
     p->state_elems_per_seq = linear ? bmul(ovf, linear_attn_state_elems(ovf, &la, tp), local) : 0;
     p->state_dtype = la.state;

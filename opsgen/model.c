@@ -176,6 +176,10 @@ static const struct field_desc llm_list[] = {
     FIELD("global_k_eq_v", FT_BOOL, offsetof(struct model_config, global_k_eq_v), 0, NULL, FF_EXT,
           .doc = "The global layers' values come from their keys' projection, so they have no W_v (Gemma 4's "
                  "attention_k_eq_v); the cache still keeps K and V, normalised apart. LLM inference."),
+    I(d_head_v, 0, N | FF_EXT, .hi = 65536, .unit = "elements",
+      .doc = "Width of the value heads when it differs from the query and key heads' d_head (MiMo-V2-Flash: "
+             "128 beside 192; Hugging Face's v_head_dim); 0: d_head. W_v, W_o and the cache's values take it. "
+             "LLM inference."),
     I(kv_shared_layers, 0, N | FF_EXT, .hi = 65536, .unit = "layers",
       .doc = "The last that-many layers read the K/V of an earlier layer of their kind (Gemma 4 E2B and E4B: "
              "num_kv_shared_layers): no K/V projections and no KV cache of their own. LLM inference."),

@@ -73,6 +73,7 @@ struct model_config {
      * projection (no W_v). */
     int64_t global_d_head, global_num_kv_heads;
     bool global_k_eq_v;
+    int64_t d_head_v;                    /* npusim's own (FF_EXT): the value heads' width; 0: d_head */
     /* npusim's own (FF_EXT; Gemma 4 E2B, E4B): the last kv_shared_layers read
      * earlier layers' K/V (no K/V projections or cache of their own), their
      * FFN kv_shared_d_ff wide (0: d_ff); per-layer inputs of

@@ -152,12 +152,13 @@ int64_t pattern_local_cache(const struct model_config *m, int64_t n)
 
 struct attn_shape pattern_attn_shape(const struct model_config *m, bool global)
 {
-    struct attn_shape s = { m->d_head, m->num_kv_heads, false };
+    struct attn_shape s = { m->d_head, m->num_kv_heads, false, 0 };
     if (global) {
         s.dh = m->global_d_head > 0 ? m->global_d_head : s.dh;
         s.kv_heads = m->global_num_kv_heads > 0 ? m->global_num_kv_heads : s.kv_heads;
         s.k_eq_v = m->global_k_eq_v;
     }
+    s.dv = m->d_head_v > 0 ? m->d_head_v : s.dh;
     return s;
 }
 

@@ -69,7 +69,7 @@ int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, in
  * ones: head width, K/V heads (-1: as many as the query heads) and whether
  * V is K's projection (no W_v). Only the global layers have their own
  * (global_d_head, global_num_kv_heads, global_k_eq_v: Gemma 4's). */
-struct attn_shape { int64_t dh, kv_heads; bool k_eq_v; };
+struct attn_shape { int64_t dh, kv_heads; bool k_eq_v; int64_t dv; };   /* dv: the values' width */
 struct attn_shape pattern_attn_shape(const struct model_config *m, bool global);
 
 /* The layers of groups g that attend locally, that run the experts, or that

@@ -34,7 +34,7 @@ static const struct hf_type {
     const char *type;
     enum hf_kind kind;
     int full_every;
-    bool chunked, plain, tied, experts, linear, mamba, conv, parallel, gated_attn, mamba1;
+    bool chunked, plain, tied, experts, linear, mamba, conv, parallel, gated_attn, mamba1, spread;
 } types[] = {
     { .type = "llama", .kind = HF_DENSE }, { .type = "mistral", .kind = HF_DENSE },
     { .type = "qwen2", .kind = HF_DENSE }, { .type = "qwen3", .kind = HF_DENSE },
@@ -77,6 +77,7 @@ static const struct hf_type {
     { .type = "minimax", .kind = HF_MOE, .linear = true }, { .type = "minimax_text_01", .kind = HF_MOE, .linear = true },
     { .type = "minimax_m1", .kind = HF_MOE, .linear = true },
     { .type = "exaone_moe", .kind = HF_MOE, .full_every = 4 },
+    { .type = "mimo_v2_flash", .kind = HF_MOE, .spread = true }, { .type = "mimo_v2", .kind = HF_MOE, .spread = true },
     { .type = "ernie4_5_moe", .kind = HF_MOE, .tied = true }, { .type = "minimax_m2", .kind = HF_MOE },
     { .type = "hunyuan_v1_moe", .kind = HF_MOE }, { .type = "hunyuan", .kind = HF_DENSE, .experts = true },
     { .type = "qwen3_next", .kind = HF_MOE, .linear = true }, { .type = "qwen3_5_moe_text", .kind = HF_MOE, .linear = true },
@@ -109,8 +110,6 @@ static const struct { const char *types, *why; } unmodelled[] = {
     { "deepseek_v4", "compressed and sparse attention (compress_ratios, an indexer), hash-routed layers and "
                      "hyper-connections: not modelled" },
     { "minimax_m3", "block-sparse attention on some layers (sparse_attention_config): not modelled" },
-    { "mimo_v2_flash", "sliding-window and global layers with their own head counts and K and V head sizes: npusim's "
-                       "layers share one attention shape" },
 };
 
 /* Keys read (or checked) here: never listed as ignored. */
@@ -192,6 +191,38 @@ static double num_any(const cJSON *j, const char *const *keys, double def)
 static const char *const experts_keys[] = { "num_local_experts", "num_experts", "n_routed_experts", NULL };
 
 /* The first key of the model that npusim cannot model, and why; NULL if none. */
+/* MiMo-V2-Flash's lists (hybrid_layer_pattern, moe_layer_freq: 0 or 1 a
+ * layer, the dense layers first) and its windowed layers' shape: their own
+ * K/V heads, but the global layers' query heads and head widths. */
+static const char *mimo_refused(const cJSON *hf, const char **why)
+{
+    static const char *const lists[] = { "hybrid_layer_pattern", "moe_layer_freq" };
+    for (int i = 0; i < 2; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(hf, lists[i]), *x;
+        const cJSON *list = cJSON_IsArray(l) ? l : NULL;
+        bool sparse = false;
+        if (l && !cJSON_IsNull(l) && !list)
+            return *why = "expected a list of 0 or 1, one a layer", lists[i];
+        cJSON_ArrayForEach(x, list) {
+            if (!cJSON_IsNumber(x) || (x->valuedouble != 0 && x->valuedouble != 1))
+                return *why = "an item other than 0 or 1", lists[i];
+            if (i == 1 && x->valuedouble == 0 && sparse)
+                return *why = "a dense layer after an expert layer: npusim's pattern is num_dense_layers first, then "
+                              "every moe_layer_step-th layer", lists[i];
+            sparse = sparse || x->valuedouble == 1;
+        }
+    }
+    static const char *const same[][2] = { { "swa_num_attention_heads", "num_attention_heads" },
+                                            { "swa_head_dim", "head_dim" }, { "swa_v_head_dim", "v_head_dim" } };
+    for (int i = 0; i < 3; i++) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(hf, same[i][0]);
+        if (s && !cJSON_IsNull(s) && !(cJSON_IsNumber(s) && s->valuedouble == hf_num(hf, same[i][1], s->valuedouble)))
+            return *why = "windowed layers whose query heads or head widths differ from the global layers': npusim "
+                          "gives them only their own K/V heads", same[i][0];
+    }
+    return NULL;
+}
+
 static const char *refused(const cJSON *hf, const struct hf_type *t, const char **why)
 {
     static const struct { const char *key, *why; } never[] = {
@@ -250,6 +281,8 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
         return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
                       "its own K/V", "use_cla";
+    if (t && hf_names_listed("mimo_v2_flash mimo_v2", t->type) && mimo_refused(hf, why))
+        return mimo_refused(hf, why);
     double end = hf_num(hf, "moe_layer_end_index", -1);
     if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < hf_num(hf, "num_hidden_layers", 0) - 1)
         return *why = "dense layers after the experts' last layer: npusim's pattern is num_dense_layers first, then "
@@ -552,6 +585,14 @@ static int global_attention(const cJSON *hf, double dh, double kv, cJSON *o, con
     return 0;
 }
 
+/* Value heads narrower or wider than the queries' and keys' (MiMo-V2-Flash's
+ * v_head_dim, 128 beside 192); latent attention reads its own. */
+static int value_width(const cJSON *hf, double dh, cJSON *o, const char *name, struct npu_err *e)
+{
+    double dv = hf_num(hf, "v_head_dim", dh);
+    return dv != dh && hf_add_int(o, "d_head_v", dv, name, "v_head_dim", e) ? -1 : 0;
+}
+
 /* Gemma 4 E2B's and E4B's last num_kv_shared_layers, which read earlier
  * layers' K/V (with use_double_wide_mlp, an MLP twice intermediate_size),
  * and their per-layer inputs (hidden_size_per_layer_input wide, from a table
@@ -598,6 +639,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
              hf_add_int(o, "num_kv_heads", hf_num(hf, "num_key_value_heads", H), name, "num_key_value_heads", e) ||
              hf_add_int(o, "d_head", dh, name, "head_dim", e) ||
              global_attention(hf, dh, hf_num(hf, "num_key_value_heads", H), o, name, e) ||
+             (kind != HF_MLA && value_width(hf, dh, o, name, e)) ||
              gemma4_layers(hf, o, name, e) ||
              /* a mixture with no dense layer may give no dense width (Qwen3.5's): its experts' */
              hf_add_int(o, "d_ff", hf_num(hf, "intermediate_size", kind == HF_MOE ? hf_num(hf, "moe_intermediate_size", 0) : 0),
@@ -611,7 +653,7 @@ static cJSON *model_of(const cJSON *hf, const struct hf_type *t, const char *nam
                                        : t->mamba1   ? hf_mamba1_fields(hf, o, name, e)
                                        : t->mamba ? hf_mamba_fields(hf, layers, o, name, e)
                                        : t->conv  ? hf_conv_fields(hf, layers, H, dh, o, name, e)
-                                                  : hf_local_fields(hf, t->full_every, t->chunked, layers, o, name, e)));
+                                                  : hf_local_fields(hf, t->full_every, t->chunked, t->spread, layers, o, name, e)));
     /* Nemotron-H's experts are its MLP: up and down with a squared ReLU, ungated */
     if (!rc && !strcmp(t->type, "nemotron_h") && kind == HF_MOE)
         cJSON_AddStringToObject(o, "expert_ffn", "relu2");

@@ -58,7 +58,7 @@ static int layer_types_pattern(const cJSON *lt, double layers, const char *globa
  * layers attend to the whole context (layer_types, Gemma 3's
  * sliding_window_pattern, or the type's default). Every layer local with a
  * window no shorter than the context changes nothing, and is left out. */
-int hf_local_fields(const cJSON *hf, int full_every, bool chunked, double layers, cJSON *o, const char *name,
+int hf_local_fields(const cJSON *hf, int full_every, bool chunked, bool spread, double layers, cJSON *o, const char *name,
                     struct npu_err *e)
 {
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(hf, "sliding_window");
@@ -76,14 +76,16 @@ int hf_local_fields(const cJSON *hf, int full_every, bool chunked, double layers
     const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf, "layer_types");
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(hf, "sliding_window_pattern")))
         every = hf_num(hf, "sliding_window_pattern", 0);
-    int first = -1;
-    if (lt && layer_types_pattern(lt, layers, "full_attention", "sliding_attention chunked_attention", &every, &first, NULL,
-                                  name, e))
+    int first = -1, globals = -1;
+    if (lt && layer_types_pattern(lt, layers, "full_attention", "sliding_attention chunked_attention", &every, &first,
+                                  spread ? &globals : NULL, name, e))
         return -1;
     if (every == 0 && ctx > 0 && w >= ctx)
         return 0;
     if (hf_add_int(o, "sliding_window", w, name, chunked ? "attention_chunk_size" : "sliding_window", e))
         return -1;
+    if (globals >= 0)   /* placed irregularly (MiMo-V2-Flash: layer 0, then every sixth from 5) */
+        cJSON_AddNumberToObject(o, "full_attention_layers", globals);
     if (every > 0)
         cJSON_AddNumberToObject(o, "full_attention_interval", every);
     if (first >= 0 && first != every - 1)   /* Step-3.7's first layer global, then every 4th */

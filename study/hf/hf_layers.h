@@ -18,8 +18,10 @@
 /* Local attention: the window (sliding_window; Gemma 2's older
  * sliding_window_size; Llama 4's attention_chunk_size when chunked) and
  * which layers attend to the whole context (layer_types, Gemma 3's
- * sliding_window_pattern, else full_every, the type's default). */
-int hf_local_fields(const cJSON *hf, int full_every, bool chunked, double layers, cJSON *o, const char *name,
+ * sliding_window_pattern, else full_every, the type's default); with
+ * spread, a layer_types list placing its global layers irregularly is read
+ * as their count (full_attention_layers), else refused. */
+int hf_local_fields(const cJSON *hf, int full_every, bool chunked, bool spread, double layers, cJSON *o, const char *name,
                     struct npu_err *e);
 
 /* Gated DeltaNet layers (Qwen3-Next, Qwen3.5): linear_num_value_heads,

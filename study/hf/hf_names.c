@@ -85,7 +85,8 @@ static const char *const rule_keys[] = {
     "multi_query_group_num", "expansion_ratio", "moe_layer_end_index", "use_mixed_mlp_moe", "use_cla",
     "cla_share_factor", "enable_moe_block", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
     "mlp_layer_types", "mla_use_output_gate", "attn_type_list", "block_size", "expert_layer_offset",
-    "attn_layer_period", "attn_layer_offset", "mamba_dt_rank",
+    "attn_layer_period", "attn_layer_offset", "mamba_dt_rank", "hybrid_layer_pattern", "swa_num_key_value_heads",
+    "swa_num_attention_heads", "swa_head_dim", "swa_v_head_dim",
 };
 
 /* Keys some families give per layer (Hunyuan's lists of 32 equal values):
@@ -288,6 +289,39 @@ static void minimax_layers(cJSON *c, const char *t)
     put(c, "attn_output_gate", cJSON_CreateFalse());
 }
 
+/* MiMo-V2-Flash's layers (mimo_v2_flash; mimo_v2, MiMo-V2.5's):
+ * hybrid_layer_pattern (0 global, 1 a sliding window) as layer_types,
+ * moe_layer_freq (0 dense, 1 experts) as mlp_layer_types, an item other
+ * than 0 or 1 as a word the readers refuse; its global layers' K/V heads
+ * (num_key_value_heads) as Gemma 4's num_global_key_value_heads, the
+ * windowed layers' (swa_num_key_value_heads) as the others'. */
+static void mimo_layers(cJSON *c, const char *t)
+{
+    static const struct { const char *from, *to, *word[2]; } lists[] = {
+        { "hybrid_layer_pattern", "layer_types", { "full_attention", "sliding_attention" } },
+        { "moe_layer_freq", "mlp_layer_types", { "dense", "sparse" } },
+    };
+    if (!hf_names_listed("mimo_v2_flash mimo_v2", t))
+        return;
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, lists[i].from), *x;
+        if (!cJSON_IsArray(l) || cJSON_GetObjectItemCaseSensitive(c, lists[i].to))
+            continue;
+        cJSON *w = cJSON_CreateArray();
+        cJSON_ArrayForEach(x, l) {
+            bool bit = cJSON_IsNumber(x) && (x->valuedouble == 0 || x->valuedouble == 1);
+            cJSON_AddItemToArray(w, cJSON_CreateString(bit ? lists[i].word[(int)x->valuedouble] : "not 0 or 1"));
+        }
+        put(c, lists[i].to, w);
+    }
+    const cJSON *swa = cJSON_GetObjectItemCaseSensitive(c, "swa_num_key_value_heads");
+    const cJSON *kv = cJSON_GetObjectItemCaseSensitive(c, "num_key_value_heads");
+    if (cJSON_IsNumber(swa) && cJSON_IsNumber(kv) && !cJSON_GetObjectItemCaseSensitive(c, "num_global_key_value_heads")) {
+        put(c, "num_global_key_value_heads", cJSON_CreateNumber(kv->valuedouble));
+        put(c, "num_key_value_heads", cJSON_CreateNumber(swa->valuedouble));
+    }
+}
+
 /* Nemotron-H as Transformers 5 writes it: its blocks as layers_block_type,
  * a list whose length is the block count when num_hidden_layers is absent. */
 static void block_count(cJSON *c, const char *t)
@@ -361,6 +395,7 @@ cJSON *hf_common_names(const cJSON *hf, const char *type)
     shared_expert(c, type);
     block_count(c, type);
     gemma4_experts(c, type);
+    mimo_layers(c, type);   /* before dense_layers, which reads its mlp_layer_types */
     dense_layers(c, type);
     kimi_layers(c, type);
     minimax_layers(c, type);

@@ -420,6 +420,37 @@ check "models: Jamba's parameters by hand: 51,570,323,328, 12,110,311,296 active
     counted jamba "$HF/f-jamba.json" h100 51570323328 12110311296 --set num_chips=2 --tp 2 -- --tp 2 --rate 2
 expect_fail "models: Jamba's experts off the last layer of each period are refused, naming expert_layer_offset" \
     'key "expert_layer_offset": experts other than on the last layer' $NPUSIM import model "$HF/jamba-offset0.json" -o "$HF/bad/x.json"
+# MiMo-V2-Flash (mimo_v2_flash): 9 global layers (layer 0, then every sixth from 5: irregular, so their
+# count, full_attention_layers) of 4 K/V heads and 39 windowed ones (128 tokens) of 8, every head's queries
+# and keys 192 wide and its values 128 (d_head_v), the first layer dense, 47 mixtures of 256 experts of
+# 2048, top 8. By hand: a global layer's attention 4096 x 64 x 192 (W_q) + 4096 x 4 x (192 + 128) (W_k,
+# W_v) + 64 x 128 x 4096 (W_o) = 89,128,960, a windowed one's 94,371,840 (8 K/V heads); the dense FFN 3 x
+# 4096 x 16384; 47 x (256 x 3 x 4096 x 2048 + a 4096 x 256 router); 97 norms of 4096; untied 152576 x 4096
+# embedding and head: 308,778,766,336 (309B), 15,445,921,792 active (15B); the windowed layers' 64 sink
+# biases left out. Lists off 0 or 1, a dense layer after the experts and windowed layers of other widths
+# are refused, each named.
+python3 -c 'import json, sys
+c = json.load(open("tests/samples/hf/mimo-v2-flash-shapes.json"))
+for name, key, value in (("hlp-2", "hybrid_layer_pattern", [2] * 48), ("moe-late", "moe_layer_freq", [1] * 47 + [0]),
+                         ("swa-dh", "swa_head_dim", 128), ("hlp-str", "hybrid_layer_pattern", "0,1")):
+    json.dump(dict(c, **{key: value}), open(sys.argv[1] + "/mimo-" + name + ".json", "w"))' "$HF"
+check "models: MiMo-V2-Flash imports (K/V heads 8 windowed, 4 global; values 128 beside 192; 9 global layers)" \
+    imported "$S/mimo-v2-flash-shapes.json" "$HF/f-mimo.json" num_kv_heads=8 global_num_kv_heads=4 d_head=192 \
+    d_head_v=128 sliding_window=128 full_attention_layers=9 full_attention_interval=None num_dense_layers=1 \
+    num_routed_experts=256
+check "models: MiMo-V2-Flash's parameters by hand: 308,778,766,336, 15,445,921,792 active; it serves on 8 B200s" \
+    counted mimo "$HF/f-mimo.json" b200 308778766336 15445921792 --set num_chips=8 --tp 8 \
+    --set expert_parallelism_degree=8 -- --tp 8 --set expert_parallelism_degree=8 --rate 2
+for bad in 'hlp-2:key "hybrid_layer_pattern": an item other than 0 or 1' \
+           'moe-late:key "moe_layer_freq": a dense layer after an expert layer' \
+           'swa-dh:key "swa_head_dim": windowed layers whose query heads or head widths differ' \
+           'hlp-str:key "hybrid_layer_pattern": expected a list of 0 or 1'; do
+    expect_fail "models: MiMo-V2-Flash's ${bad%%:*} is refused, naming the key" "${bad#*:}" \
+        $NPUSIM import model "$HF/mimo-${bad%%:*}.json" -o "$HF/bad/x.json"
+done
+expect_fail "models: training refuses value heads of their own width, naming d_head_v" \
+    'model field "d_head_v": set, but LLM training' \
+    $NPUSIM run --configs $CONFIGS -m llama3-8b -c h100 --set d_head_v=64 -w training -o "$HF/bad"
 # LFM2-MoE (lfm2_moe): LFM2's layers, the FFN after the first num_dense_layers a mixture of 32
 # experts of 1792, top 4. By hand: 18 convolutions of 16,783,360, 6 attention layers of 10,485,760,
 # 2 dense FFNs of 3 x 2048 x 7168 = 44,040,192, 22 mixtures of 32 x 3 x 2048 x 1792 = 352,321,536
@@ -570,7 +601,7 @@ json.dump(j, open("'"$HF"'/mllama.json", "w"))'
 # forever, found by fuzzing)
 python3 -c 'import json, sys
 j = json.load(open("tests/samples/hf/llama-3.1-8b.json"))
-for t in ("zamba", "bert", "", "rwkv5", "nemotron-nas", "mimo_v2_flash"):
+for t in ("zamba", "bert", "", "rwkv5", "nemotron-nas"):
     json.dump(dict(j, model_type=t), open(sys.argv[1] + "/" + (t or "empty-type") + ".json", "w"))' "$HF"
 for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/mllama"':key "vision_config": a vision tower' \
@@ -578,7 +609,6 @@ for bad in 't5-small:key "is_encoder_decoder": an encoder-decoder model' \
            "$HF/bert"':model_type "bert": not a decoder npusim knows' \
            "$HF/rwkv5"':model_type "rwkv5": linear-attention or recurrent layers' \
            "$HF/nemotron-nas"':model_type "nemotron-nas": a different block per layer' \
-           "$HF/mimo_v2_flash"':model_type "mimo_v2_flash": sliding-window and global layers with their own head counts' \
            "$HF/empty-type"':model_type "": not a decoder npusim knows'; do
     m=${bad%%:*}; want=${bad#*:}
     case $m in /*) f=$m.json; m=${m##*/} ;; *) f=$S/$m.json ;; esac

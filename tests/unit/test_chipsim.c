@@ -171,6 +171,37 @@ static void test_flash_attention(void **state)
     trace_free(&t);
 }
 
+/* V wider than Q and K (the second product takes V's width; MiMo-V2-Flash's
+ * V is narrower): beside an all-256 op, the asymmetric one's systolic time is
+ * the all-128 op's first product (308424 ns, above) plus half the all-256
+ * op's two; its vector time the all-128 op's first pass (51401 = (308405 -
+ * 205603) / 2) and softmax plus half the all-256 op's two passes; its MXU
+ * passes 32 heads x 32 x 32 tiles x (1 + 2 of 128). */
+static void test_flash_attention_wide_v(void **state)
+{
+    (void)state;
+    struct chip_config c;
+    test_chip("tpuv5p", &c);
+    struct trace t;
+    trace_init(&t);
+    test_op(&t, "FAv", "FlashAttention(q=1x4096x32x128,k=1x4096x32x128,v=1x4096x32x256,memory_placements=[0, 0, 0],"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32,128],DT_BFLOAT16:[1,4096,32,128],DT_BFLOAT16:[1,4096,32,256]",
+        "[DT_BFLOAT16:(1,4096,32,32)]", OP_MXU, 70866960384);
+    test_op(&t, "FA256", "FlashAttention(q=1x4096x32x256,k=1x4096x32x256,v=1x4096x32x256,memory_placements=[0, 0, 0],"
+        "type=DT_BFLOAT16)", "DT_BFLOAT16:[1,4096,32,256],DT_BFLOAT16:[1,4096,32,256],DT_BFLOAT16:[1,4096,32,256]",
+        "[DT_BFLOAT16:(1,4096,32,32)]", OP_MXU, 70866960384);
+    struct npu_err e;
+    assert_int_equal(run(&t, &c, &e), 0);
+    const struct op *v = &t.ops[0], *w = &t.ops[1];
+    assert_i64(w->sa_ns % 2, 0);
+    assert_i64(v->sa_ns, 308424 + w->sa_ns / 2);
+    assert_i64(v->vu_softmax_ns, 205603);
+    assert_i64(v->vu_ns, 51401 + 205603 + (w->vu_ns - 205603) / 2);
+    assert_i64(v->num_sa_ops, 32768 + 65536);
+    assert_i64(v->einsum_k, 128);
+    trace_free(&t);
+}
+
 static void test_ffn_tile_search(void **state)
 {
     (void)state;
@@ -364,6 +395,8 @@ static void test_errors(void **state)
                  "[DT_BFLOAT16:(1,8,2)]", OP_MXU, 1, "4-D");
     expect_error("FlashAttention(q=..)", "DT_BFLOAT16:[1,8,2,4],DT_BFLOAT16:[1,8,3,4],DT_BFLOAT16:[1,8,3,4]",
                  "[DT_BFLOAT16:(1,8,2,2)]", OP_MXU, 1, "equal batch");
+    expect_error("FlashAttention(q=..)", "DT_BFLOAT16:[1,8,2,4],DT_BFLOAT16:[1,8,2,8],DT_BFLOAT16:[1,8,2,4]",
+                 "[DT_BFLOAT16:(1,8,2,2)]", OP_MXU, 1, "Q and K of equal d_head");
     expect_error("Frobnicate(x=1x8)", "DT_BFLOAT16:[1,8]", "[DT_BFLOAT16:(1,8)]", OP_VPU, 0, "Frobnicate");
     /* Q15: the einsum output dtype keeps its "[" so DT_FLOAT is rejected. */
     expect_error("XlaEinsum(a=2x3,b=3x4,eq=MK;KN->MN,type=DT_FLOAT)", "DT_FLOAT:[2,3],DT_FLOAT:[3,4]",
@@ -943,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_time_overflow_error),
         cmocka_unit_test(test_q_projection),       cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_decode_qk_prefix),   cmocka_unit_test(test_flash_attention),
+        cmocka_unit_test(test_flash_attention_wide_v),
         cmocka_unit_test(test_ffn_tile_search),    cmocka_unit_test(test_einsum_vpu_fallback),
         cmocka_unit_test(test_up_down_sample),     cmocka_unit_test(test_name_sharing_q1),
         cmocka_unit_test(test_conv_tile_search),   cmocka_unit_test(test_v4_reduce_scatter),

@@ -172,6 +172,48 @@ static void test_global_attention_shape(void **s)
     trace_free(&t);
 }
 
+/* Value heads narrower than the queries' and keys' (d_head_v;
+ * MiMo-V2-Flash's 128 beside 192): Llama 3 8B's values at 64 lose W_v
+ * 4096 x 8 x 64 and W_o 32 x 64 x 4096 a layer, 32 x 10,485,760 =
+ * 335,544,320 parameters. Decoding to 9216 tokens at batch 1 the cache
+ * keeps 8 x 64 fewer elements a token and layer: 32 x 9216 x 512 x 2 bytes
+ * less, the weights 335,544,320 x 2 bytes less: 973,078,528 bytes. A decode
+ * step projects K (4096x8x128) and V (4096x8x64) apart, and W_o reads
+ * 32x64x4096; each 32 layers x 4 steps. */
+static void test_value_width(void **s)
+{
+    (void)s;
+    struct model_config m;
+    load_model(&m, "llama3-8b");
+    const struct profile *p = profile_by_name("physical");
+    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
+    int64_t t0, a0, t1, a1, mem0 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
+    opsgen_model_params(&m, &t0, &a0);
+    m.d_head_v = 64;
+    opsgen_model_params(&m, &t1, &a1);
+    assert_int_equal(t0 - t1, 335544320LL);
+    assert_int_equal(a0 - a1, 335544320LL);
+    assert_int_equal(mem0 - opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p), 973078528LL);
+    m.input_seqlen = 16, m.output_seqlen = 4;
+    struct trace t;
+    infer_physical(&m, &t);
+    int k = 0, v = 0, o_proj = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const struct op *o = &t.ops[i];
+        const char *c = cfg_text(o);
+        if (o->phase != PHASE_DECODE)
+            continue;
+        k += strstr(c, "b=4096x8x128,") && strstr(c, "BLM;MND->BLND") && o->count == 32 * 4;
+        v += strstr(c, "b=4096x8x64,") && strstr(c, "BLM;MND->BLND") && o->count == 32 * 4;
+        o_proj += strstr(c, "b=32x64x4096,") && o->count == 32 * 4;
+        assert_null(strstr(c, "TMND->BTLND"));   /* no joint K/V product */
+    }
+    assert_int_equal(k, 1);
+    assert_int_equal(v, 1);
+    assert_int_equal(o_proj, 1);
+    trace_free(&t);
+}
+
 /* Gemma 4 E2B's layers that read earlier layers' K/V, their double-wide
  * MLP and per-layer inputs (kv_shared_layers, kv_shared_d_ff,
  * per_layer_input_dim), on Llama 3 8B: its last 8 layers lose W_k and W_v
@@ -545,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_global_attention_shape),
+        cmocka_unit_test(test_value_width),
         cmocka_unit_test(test_kv_shared_and_per_layer_inputs),
         cmocka_unit_test(test_moe_params),
         cmocka_unit_test(test_moe_fused_activation),
