@@ -126,6 +126,23 @@ static void infer_physical(const struct model_config *m, struct trace *t)
     assert_int_equal(opsgen_llm_inference(m, test_opsgen_links(), &profile_physical, t, &ovf, &e), 0);
     assert_false(ovf);
 }
+/* Llama 3 8B decoding to 9216 tokens at batch 1 (8192 in, 1024 out), and
+ * its parameters, active parameters and decode memory under physical: the
+ * base the attention-shape tests below change. */
+struct sizes { int64_t total, active, mem_bytes; };
+static void llama_9k(struct model_config *m)
+{
+    load_model(m, "llama3-8b");
+    m->input_seqlen = 8192, m->output_seqlen = 1024, m->microbatch_size_ici = 1;
+}
+static struct sizes sizes_of(const struct model_config *m)
+{
+    struct sizes z;
+    opsgen_model_params(m, &z.total, &z.active);
+    z.mem_bytes = opsgen_llm_inference_mem_bytes(m, PHASE_DECODE, profile_by_name("physical"));
+    return z;
+}
+
 /* The global layers' own attention shape (Gemma 4's global_head_dim,
  * num_global_key_value_heads, attention_k_eq_v): Llama 3 8B with every
  * other layer local (a window of 1024) and its 16 global layers at heads of
@@ -143,17 +160,14 @@ static void test_global_attention_shape(void **s)
 {
     (void)s;
     struct model_config m;
-    load_model(&m, "llama3-8b");
-    const struct profile *p = profile_by_name("physical");
-    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
+    llama_9k(&m);
     m.sliding_window = 1024, m.full_attention_interval = 2;
-    int64_t t0, a0, t1, a1, mem0 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
-    opsgen_model_params(&m, &t0, &a0);
+    struct sizes z0 = sizes_of(&m);
     m.global_d_head = 256, m.global_num_kv_heads = 2, m.global_k_eq_v = true;
-    opsgen_model_params(&m, &t1, &a1);
-    assert_int_equal(t1 - t0, 16LL * 27262976);
-    assert_int_equal(a1 - a0, 16LL * 27262976);
-    assert_int_equal(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p) - mem0, 570433536LL);
+    struct sizes z1 = sizes_of(&m);
+    assert_int_equal(z1.total - z0.total, 16LL * 27262976);
+    assert_int_equal(z1.active - z0.active, 16LL * 27262976);
+    assert_int_equal(z1.mem_bytes - z0.mem_bytes, 570433536LL);
     m.input_seqlen = 16, m.output_seqlen = 4;
     struct trace t;
     infer_physical(&m, &t);
@@ -184,16 +198,13 @@ static void test_value_width(void **s)
 {
     (void)s;
     struct model_config m;
-    load_model(&m, "llama3-8b");
-    const struct profile *p = profile_by_name("physical");
-    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
-    int64_t t0, a0, t1, a1, mem0 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
-    opsgen_model_params(&m, &t0, &a0);
+    llama_9k(&m);
+    struct sizes z0 = sizes_of(&m);
     m.d_head_v = 64;
-    opsgen_model_params(&m, &t1, &a1);
-    assert_int_equal(t0 - t1, 335544320LL);
-    assert_int_equal(a0 - a1, 335544320LL);
-    assert_int_equal(mem0 - opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p), 973078528LL);
+    struct sizes z1 = sizes_of(&m);
+    assert_int_equal(z0.total - z1.total, 335544320LL);
+    assert_int_equal(z0.active - z1.active, 335544320LL);
+    assert_int_equal(z0.mem_bytes - z1.mem_bytes, 973078528LL);
     m.input_seqlen = 16, m.output_seqlen = 4;
     struct trace t;
     infer_physical(&m, &t);
@@ -229,16 +240,13 @@ static void test_kv_shared_and_per_layer_inputs(void **s)
 {
     (void)s;
     struct model_config m;
-    load_model(&m, "llama3-8b");
-    const struct profile *p = profile_by_name("physical");
-    m.input_seqlen = 8192, m.output_seqlen = 1024, m.microbatch_size_ici = 1;
-    int64_t t0, a0, t1, a1, mem0 = opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p);
-    opsgen_model_params(&m, &t0, &a0);
+    llama_9k(&m);
+    struct sizes z0 = sizes_of(&m);
     m.kv_shared_layers = 8, m.kv_shared_d_ff = 28672, m.per_layer_input_dim = 64;
-    opsgen_model_params(&m, &t1, &a1);
-    assert_int_equal(t1 - t0, 1630011392LL);
-    assert_int_equal(a1 - a0, 1630011392LL);
-    assert_int_equal(opsgen_llm_inference_mem_bytes(&m, PHASE_DECODE, p) - mem0, 2958090240LL);
+    struct sizes z1 = sizes_of(&m);
+    assert_int_equal(z1.total - z0.total, 1630011392LL);
+    assert_int_equal(z1.active - z0.active, 1630011392LL);
+    assert_int_equal(z1.mem_bytes - z0.mem_bytes, 2958090240LL);
     m.input_seqlen = 16, m.output_seqlen = 4;
     struct trace t;
     infer_physical(&m, &t);
