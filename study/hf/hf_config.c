@@ -414,7 +414,8 @@ static int quant_more(const cJSON *q, const char *qm, cJSON *o, const char *name
  * (with DeepSeek's weight_block_size), GPTQ and AWQ int4/int8 groups of
  * group_size along K per output column with fp16 scales (their zero points,
  * 4 bits a group, are left out: a quarter of the scales' bytes), MXFP4
- * (gpt-oss: fp4 experts in blocks of 32 with 8-bit scales, the rest bf16). */
+ * (gpt-oss: fp4 experts in blocks of 32 with 8-bit scales, the rest bf16;
+ * MiMo's fp8 with store_dtype mxfp4: the experts MXFP4, the rest fp8). */
 static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, struct npu_err *e)
 {
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(hf, "quantization_config");
@@ -430,6 +431,17 @@ static int quant(const cJSON *hf, cJSON *o, const char *wfmt, const char *name, 
     }
     if (qm && (!strcmp(qm, "fp8") || !strcmp(qm, "fbgemm_fp8"))) {
         cJSON_AddStringToObject(o, "weight_dtype", "fp8");
+        const char *store = hf_str(q, "store_dtype");
+        if (store && !strcmp(store, "mxfp4")) {
+            /* MiMo-V2.5's and 2.6's: the experts stored as MXFP4 (fp4 in blocks of 32 along K, an 8-bit scale
+             * each), the rest fp8 in weight_block_size blocks; npusim's one scale layout is the experts'
+             * (the fp8 weights' scales then count 1 byte in 32, a fraction of a percent of the model) */
+            cJSON_AddStringToObject(o, "expert_weight_dtype", "fp4");
+            cJSON_AddNumberToObject(o, "scale_block", 32);
+            cJSON_AddNumberToObject(o, "weight_scale_block_n", 1);
+            cJSON_AddStringToObject(o, "scale_dtype", "fp8");
+            return 0;
+        }
         const cJSON *wb = cJSON_GetObjectItemCaseSensitive(q, "weight_block_size");
         if (cJSON_GetArraySize(wb) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(wb, 0))) {
             cJSON_AddNumberToObject(o, "scale_block", cJSON_GetArrayItem(wb, 1)->valuedouble);

@@ -17,7 +17,8 @@
  * the text model's keys at the top (text_config only in newer files). key:
  * where the language model's config sits when not under text_config
  * (InternVL's llm_config, DeepSeek-VL2's language_config, Qwen3-Omni's
- * thinker_config.text_config: a path of keys). Others (Mllama's
+ * thinker_config.text_config: a path of keys). MiMo-V2.5 (mimo_v2) is a
+ * decoder type too: a wrapper only with its vision_config. Others (Mllama's
  * cross-attention layers, Gemma 3n's per-layer inputs, ...) stay refused. */
 static const struct { const char *wrapper, *text, *key; } wrappers[] = {
     { "gemma3", "gemma3_text", NULL }, { "llama4", "llama4_text", NULL },    { "mistral3", "mistral", NULL },
@@ -31,7 +32,7 @@ static const struct { const char *wrapper, *text, *key; } wrappers[] = {
     { "aya_vision", "cohere2", NULL }, { "cohere2_vision", "cohere2", NULL }, { "qwen2_audio", "qwen2", NULL },
     { "voxtral", "llama", NULL },
     { "internvl_chat", "qwen2", "llm_config" }, { "deepseek_vl_v2", "deepseek_v2", "language_config" },
-    { "qwen3_omni_moe", "qwen3_moe", "thinker_config.text_config" },
+    { "qwen3_omni_moe", "qwen3_moe", "thinker_config.text_config" }, { "mimo_v2", "mimo_v2", NULL },
 };
 
 /* The object under a path of keys ("a.b"); NULL if any step is missing. */
@@ -107,7 +108,9 @@ cJSON *hf_wrapper_text(const cJSON *hf, const char *(*canonical)(const char *typ
         *bad_key = text_key(w);
         return NULL;
     }
-    if (!tc && canonical(type))   /* Ministral 3's text model alone: no wrapper */
+    /* Ministral 3's text model alone: no wrapper; MiMo-V2.5's keeps the text
+     * model's keys at the top, its vision_config beside them */
+    if (!tc && canonical(type) && !cJSON_GetObjectItemCaseSensitive(hf, "vision_config"))
         return NULL;
     cJSON *v = cJSON_Duplicate(tc ? tc : hf, true);
     if (!v)

@@ -433,7 +433,13 @@ python3 -c 'import json, sys
 c = json.load(open("tests/samples/hf/mimo-v2-flash-shapes.json"))
 for name, key, value in (("hlp-2", "hybrid_layer_pattern", [2] * 48), ("moe-late", "moe_layer_freq", [1] * 47 + [0]),
                          ("swa-dh", "swa_head_dim", 128), ("hlp-str", "hybrid_layer_pattern", "0,1")):
-    json.dump(dict(c, **{key: value}), open(sys.argv[1] + "/mimo-" + name + ".json", "w"))' "$HF"
+    json.dump(dict(c, **{key: value}), open(sys.argv[1] + "/mimo-" + name + ".json", "w"))
+# MiMo-V2.5 and 2.6 (mimo_v2): the text keys at the top beside a vision_config; experts stored MXFP4
+v = dict(c, model_type="mimo_v2", vision_config={"hidden_size": 1280}, vision_model_type="mimovl")
+json.dump(v, open(sys.argv[1] + "/mimo-v25.json", "w"))
+v["quantization_config"] = {"quant_method": "fp8", "fmt": "e4m3", "store_dtype": "mxfp4", "mxfp4_block_size": 32,
+                            "weight_block_size": [128, 128], "activation_scheme": "dynamic"}
+json.dump(v, open(sys.argv[1] + "/mimo-v26.json", "w"))' "$HF"
 check "models: MiMo-V2-Flash imports (K/V heads 8 windowed, 4 global; values 128 beside 192; 9 global layers)" \
     imported "$S/mimo-v2-flash-shapes.json" "$HF/f-mimo.json" num_kv_heads=8 global_num_kv_heads=4 d_head=192 \
     d_head_v=128 sliding_window=128 full_attention_layers=9 full_attention_interval=None num_dense_layers=1 \
@@ -441,6 +447,14 @@ check "models: MiMo-V2-Flash imports (K/V heads 8 windowed, 4 global; values 128
 check "models: MiMo-V2-Flash's parameters by hand: 308,778,766,336, 15,445,921,792 active; it serves on 8 B200s" \
     counted mimo "$HF/f-mimo.json" b200 308778766336 15445921792 --set num_chips=8 --tp 8 \
     --set expert_parallelism_degree=8 -- --tp 8 --set expert_parallelism_degree=8 --rate 2
+check "models: MiMo-V2.5 (mimo_v2, a vision_config beside the text keys) imports as MiMo-V2-Flash's language model" \
+    sh -c "$NPUSIM import model '$HF/mimo-v25.json' -o '$HF/f-mimo-v25.json' >/dev/null 2>&1 && python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(\"mimo_v2 multimodal wrapper\" not in a.pop(\"source\") or (b.pop(\"source\"), a != b)[1])' '$HF/f-mimo-v25.json' '$HF/f-mimo.json'"
+check "models: MiMo's fp8 with store_dtype mxfp4 imports as fp4 experts in blocks of 32, the rest fp8" \
+    imported "$HF/mimo-v26.json" "$HF/f-mimo-v26.json" weight_dtype=fp8 expert_weight_dtype=fp4 scale_block=32 \
+    weight_scale_block_n=1 scale_dtype=fp8
 for bad in 'hlp-2:key "hybrid_layer_pattern": an item other than 0 or 1' \
            'moe-late:key "moe_layer_freq": a dense layer after an expert layer' \
            'swa-dh:key "swa_head_dim": windowed layers whose query heads or head widths differ' \
