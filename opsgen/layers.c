@@ -78,26 +78,24 @@ struct kv_groups decode_suffix_groups(const struct profile *prof, int64_t n, int
 
 /* The self path's K/V projections at fid f: K and V (kv_mats 2), K alone when
  * V is K's projection (1), none when the layer reads an earlier layer's K/V
- * (0); a decode step's as one product. 0, or -1 if a builder failed. */
+ * (0); a decode step's as one product unless V is of its own width
+ * (MiMo-V2-Flash). 0, or -1 if a builder failed. */
 static int self_kv(const struct layer_ctx *c, int64_t f, const char *d, int64_t seq, int64_t Dm, int64_t KVl,
                    int64_t dh, int64_t dv, int kv_mats)
 {
     int64_t B = c->B, n = c->count;
-    if (c->decode && kv_mats == 2 && dv != dh) {   /* K and V of different widths (MiMo-V2-Flash): two products */
-        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: K (2) = x_norm (2) * W_k (1)",
-                             SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: V (2) = x_norm (2) * W_v (1)",
-                             SHP(B, seq, Dm), SHP(Dm, KVl, dv), "BLM;MND->BLND", "0_0_0", ACT)));
-        return 0;
-    }
-    if (c->decode && kv_mats > 0)
+    if (c->decode && kv_mats > 0 && (kv_mats == 1 || dv == dh)) {
         CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: KV (2) = x_norm (2) * W_kv (1)",
                              SHP(B, seq, Dm), SHP(kv_mats, Dm, KVl, dh), "BLM;TMND->BTLND", "0_0_0", ACT)));
-    else if (kv_mats > 0)
-        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
+        return 0;
+    }
+    if (kv_mats > 0)
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, c->decode ? "MatMul: K (2) = x_norm (2) * W_k (1)"
+                                                             : "MatMul: K (2) = x_norm_all_gathered (2) * W_k (1)",
                              SHP(B, seq, Dm), SHP(Dm, KVl, dh), "BLM;MND->BLND", "0_0_0", ACT)));
-    if (!c->decode && kv_mats == 2)
-        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
+    if (kv_mats == 2)
+        CHK(WEIGHTS(b_einsum(c->t, c->ovf, f, n, d, c->decode ? "MatMul: V (2) = x_norm (2) * W_v (1)"
+                                                             : "MatMul: V (2) = x_norm_all_gathered (2) * W_v (1)",
                              SHP(B, seq, Dm), SHP(Dm, KVl, dv), "BLM;MND->BLND", "0_0_0", ACT)));
     return 0;
 }

@@ -93,11 +93,9 @@ void opsgen_llm_mem_parts(bool *ovf, const struct model_config *m, const struct 
     struct attn_shape sh[2] = { pattern_attn_shape(m, true), pattern_attn_shape(m, false) };
     int64_t kvh[2], w_att[2], w_kv[2];   /* [1]: a local layer's; w_kv: its K/V projections */
     for (int i = 0; i < 2; i++) {
-        int64_t kvl = cdiv64(sh[i].kv_heads == -1 ? H : sh[i].kv_heads, tp), dh = sh[i].dh;
+        int64_t kvl = cdiv64(sh[i].kv_heads == -1 ? H : sh[i].kv_heads, tp);
         kvh[i] = kvl < Hl ? kvl : Hl;   /* as the ops: ceil(kv / tp) heads, one replicated when kv < tp */
-        w_kv[i] = bmul3(ovf, D, kvh[i], badd(ovf, dh, sh[i].k_eq_v ? 0 : sh[i].dv));
-        w_att[i] = badd(ovf, badd(ovf, w_kv[i], bmul4(ovf, D, Hl, dh, m->attention_output_gate ? 2 : 1)),
-                        bmul3(ovf, Hl, sh[i].dv, D));
+        w_att[i] = pattern_attn_weights(ovf, m, &sh[i], Hl, kvh[i], &w_kv[i]);
     }
     int64_t w_attn = w_att[0];
     int64_t w_ff = bmul3(ovf, gated ? 3 : 2, D, Fl);

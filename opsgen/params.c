@@ -55,10 +55,7 @@ void opsgen_model_params(const struct model_config *m, int64_t *total, int64_t *
         int64_t att[2], w_kv[2];
         for (int i = 0; i < 2; i++) {
             struct attn_shape sh = pattern_attn_shape(m, i == 0);
-            int64_t kv = sh.kv_heads == -1 ? H : sh.kv_heads;
-            w_kv[i] = bmul3(&ovf, D, kv, badd(&ovf, sh.dh, sh.k_eq_v ? 0 : sh.dv));
-            att[i] = badd(&ovf, bmul3(&ovf, m->attention_output_gate ? 2 : 1, D, bmul(&ovf, H, sh.dh)),
-                          badd(&ovf, bmul3(&ovf, D, H, sh.dv), w_kv[i]));
+            att[i] = pattern_attn_weights(&ovf, m, &sh, H, sh.kv_heads == -1 ? H : sh.kv_heads, &w_kv[i]);
         }
         attn = att[0];
         const struct ffn_kind *k = ffn_kind_of(m->ffn_type);

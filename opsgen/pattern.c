@@ -162,6 +162,15 @@ struct attn_shape pattern_attn_shape(const struct model_config *m, bool global)
     return s;
 }
 
+int64_t pattern_attn_weights(bool *ovf, const struct model_config *m, const struct attn_shape *s, int64_t H, int64_t kv,
+                             int64_t *w_kv)
+{
+    int64_t D = m->d_model;
+    *w_kv = bmul3(ovf, D, kv, badd(ovf, s->dh, s->k_eq_v ? 0 : s->dv));
+    return badd(ovf, badd(ovf, *w_kv, bmul4(ovf, D, H, s->dh, m->attention_output_gate ? 2 : 1)),
+                bmul3(ovf, H, s->dv, D));
+}
+
 int64_t pattern_local_of(const struct layer_groups *g)
 {
     int64_t n = 0;

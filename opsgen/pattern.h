@@ -71,6 +71,12 @@ int64_t pattern_mean_keys(bool *ovf, const struct model_config *m, int64_t S, in
  * (global_d_head, global_num_kv_heads, global_k_eq_v: Gemma 4's). */
 struct attn_shape { int64_t dh, kv_heads; bool k_eq_v; int64_t dv; };   /* dv: the values' width */
 struct attn_shape pattern_attn_shape(const struct model_config *m, bool global);
+/* The weights of an attention layer of shape s over H query heads and kv
+ * K/V heads (a chip's share, or the whole model's): W_q (with m's output
+ * gate, twice), W_o, and *w_kv, its W_k and W_v (no W_v when V is K's
+ * projection). */
+int64_t pattern_attn_weights(bool *ovf, const struct model_config *m, const struct attn_shape *s, int64_t H, int64_t kv,
+                             int64_t *w_kv);
 
 /* The layers of groups g that attend locally, that run the experts, or that
  * have no FFN. */

@@ -190,28 +190,40 @@ static double num_any(const cJSON *j, const char *const *keys, double def)
 
 static const char *const experts_keys[] = { "num_local_experts", "num_experts", "n_routed_experts", NULL };
 
-/* The first key of the model that npusim cannot model, and why; NULL if none. */
-/* MiMo-V2-Flash's lists (hybrid_layer_pattern, moe_layer_freq: 0 or 1 a
- * layer, the dense layers first) and its windowed layers' shape: their own
- * K/V heads, but the global layers' query heads and head widths. */
+/* A per-layer list of two values under key (null or absent: none): the
+ * strings word[0] or word[1], or (word[0] NULL) the numbers 0 or 1; sorted:
+ * the first never after the second, as a mixture's dense layers come first.
+ * The key when it is not a list (*why = not_list), holds another item
+ * (not_item) or is out of order; NULL when it holds. types: the model
+ * types whose files it is read in (NULL: all). */
+struct two_values { const char *key, *word[2]; bool sorted; const char *not_list, *not_item, *types; };
+static const char *two_values_refused(const cJSON *hf, const struct two_values *v, const char **why)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(hf, v->key), *x;
+    const cJSON *list = cJSON_IsArray(l) ? l : NULL;
+    if (l && !cJSON_IsNull(l) && !list)
+        return *why = v->not_list, v->key;
+    int last = 0;
+    cJSON_ArrayForEach(x, list) {
+        int k = -1;
+        if (v->word[0] && cJSON_IsString(x))
+            k = !strcmp(x->valuestring, v->word[0]) ? 0 : !strcmp(x->valuestring, v->word[1]) ? 1 : -1;
+        else if (!v->word[0] && cJSON_IsNumber(x))
+            k = x->valuedouble == 0 ? 0 : x->valuedouble == 1 ? 1 : -1;
+        if (k < 0)
+            return *why = v->not_item, v->key;
+        if (v->sorted && k < last)
+            return *why = "a dense layer after an expert layer: npusim's pattern is num_dense_layers first, then "
+                          "every moe_layer_step-th layer", v->key;
+        last = k;
+    }
+    return NULL;
+}
+
+/* MiMo-V2-Flash's windowed layers' shape: their own K/V heads, but the
+ * global layers' query heads and head widths. */
 static const char *mimo_refused(const cJSON *hf, const char **why)
 {
-    static const char *const lists[] = { "hybrid_layer_pattern", "moe_layer_freq" };
-    for (int i = 0; i < 2; i++) {
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(hf, lists[i]), *x;
-        const cJSON *list = cJSON_IsArray(l) ? l : NULL;
-        bool sparse = false;
-        if (l && !cJSON_IsNull(l) && !list)
-            return *why = "expected a list of 0 or 1, one a layer", lists[i];
-        cJSON_ArrayForEach(x, list) {
-            if (!cJSON_IsNumber(x) || (x->valuedouble != 0 && x->valuedouble != 1))
-                return *why = "an item other than 0 or 1", lists[i];
-            if (i == 1 && x->valuedouble == 0 && sparse)
-                return *why = "a dense layer after an expert layer: npusim's pattern is num_dense_layers first, then "
-                              "every moe_layer_step-th layer", lists[i];
-            sparse = sparse || x->valuedouble == 1;
-        }
-    }
     static const char *const same[][2] = { { "swa_num_attention_heads", "num_attention_heads" },
                                             { "swa_head_dim", "head_dim" }, { "swa_v_head_dim", "v_head_dim" } };
     for (int i = 0; i < 3; i++) {
@@ -223,6 +235,7 @@ static const char *mimo_refused(const cJSON *hf, const char **why)
     return NULL;
 }
 
+/* The first key of the model that npusim cannot model, and why; NULL if none. */
 static const char *refused(const cJSON *hf, const struct hf_type *t, const char **why)
 {
     static const struct { const char *key, *why; } never[] = {
@@ -236,25 +249,22 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
         return *why = "an encoder-decoder model: npusim simulates decoders", "is_encoder_decoder";
     if (t && t->kind == HF_DENSE && !t->experts && num_any(hf, experts_keys, 0) > 1)
         return *why = "experts in a model type npusim knows as dense", "num_experts";
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(hf, "mlp_layer_types"), *x;
-    if (mt && !cJSON_IsNull(mt) && !cJSON_IsArray(mt))
-        return *why = "expected a list of \"dense\" or \"sparse\", one a layer", "mlp_layer_types";
-    const cJSON *atl = cJSON_GetObjectItemCaseSensitive(hf, "attn_type_list");
-    for (x = cJSON_IsArray(atl) ? atl->child : NULL; x; x = x->next)
-        if (!cJSON_IsNumber(x) || (x->valuedouble != 0 && x->valuedouble != 1))
-            return *why = "expected 0 (lightning) or 1 (softmax attention) a layer", "attn_type_list";
-    if (atl && !cJSON_IsNull(atl) && !cJSON_IsArray(atl))
-        return *why = "expected a list of 0 (lightning) or 1 (softmax attention), one a layer", "attn_type_list";
-    bool sparse = false;
-    for (x = cJSON_IsArray(mt) ? mt->child : NULL; x; x = x->next) {
-        bool dense = cJSON_IsString(x) && !strcmp(x->valuestring, "dense");
-        if (!dense && !(cJSON_IsString(x) && !strcmp(x->valuestring, "sparse")))
-            return *why = "an item other than \"dense\" or \"sparse\"", "mlp_layer_types";
-        if (dense && sparse)
-            return *why = "a dense layer after an expert layer: npusim's pattern is num_dense_layers first, then "
-                          "every moe_layer_step-th layer", "mlp_layer_types";
-        sparse = sparse || !dense;
-    }
+    /* per-layer lists: EXAONE-MoE's dense and expert layers, MiniMax's lightning and softmax layers,
+     * MiMo-V2-Flash's global and windowed layers and its dense and expert ones */
+    static const struct two_values lists[] = {
+        { "mlp_layer_types", { "dense", "sparse" }, true, "expected a list of \"dense\" or \"sparse\", one a layer",
+          "an item other than \"dense\" or \"sparse\"", NULL },
+        { "attn_type_list", { NULL, NULL }, false, "expected a list of 0 (lightning) or 1 (softmax attention), one a layer",
+          "expected 0 (lightning) or 1 (softmax attention) a layer", NULL },
+        { "hybrid_layer_pattern", { NULL, NULL }, false, "expected a list of 0 or 1, one a layer", "an item other than 0 or 1",
+          "mimo_v2_flash mimo_v2" },
+        { "moe_layer_freq", { NULL, NULL }, true, "expected a list of 0 or 1, one a layer", "an item other than 0 or 1",
+          "mimo_v2_flash mimo_v2" },
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if ((!lists[i].types || (t && hf_names_listed(lists[i].types, t->type))) &&
+            two_values_refused(hf, &lists[i], why))
+            return lists[i].key;
     const cJSON *mlp = cJSON_GetObjectItemCaseSensitive(hf, "mlp_only_layers");
     if (cJSON_IsArray(mlp) && cJSON_GetArraySize(mlp) > 0)
         return *why = "a list of dense layers among the experts: npusim's pattern is num_dense_layers first, then "
@@ -281,8 +291,9 @@ static const char *refused(const cJSON *hf, const struct hf_type *t, const char 
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hf, "use_cla")))
         return *why = "cross-layer attention (each K/V shared by cla_share_factor layers): npusim gives every layer "
                       "its own K/V", "use_cla";
-    if (t && hf_names_listed("mimo_v2_flash mimo_v2", t->type) && mimo_refused(hf, why))
-        return mimo_refused(hf, why);
+    const char *mimo = t && hf_names_listed("mimo_v2_flash mimo_v2", t->type) ? mimo_refused(hf, why) : NULL;
+    if (mimo)
+        return mimo;
     double end = hf_num(hf, "moe_layer_end_index", -1);
     if (t && !strcmp(t->type, "ernie4_5_moe") && end >= 0 && end < hf_num(hf, "num_hidden_layers", 0) - 1)
         return *why = "dense layers after the experts' last layer: npusim's pattern is num_dense_layers first, then "

@@ -257,6 +257,18 @@ static void kimi_layers(cJSON *c, const char *t)
     put(c, "layer_types", lt);
 }
 
+/* n words from a per-layer list of 0 or 1 (its items checked in
+ * hf_config.c; NULL or shorter: word[1] past its end): word[0] for a 0,
+ * word[1] otherwise. */
+static cJSON *bit_words(const cJSON *bits, int n, const char *const word[2])
+{
+    cJSON *w = cJSON_CreateArray();
+    const cJSON *x = cJSON_IsArray(bits) ? bits->child : NULL;
+    for (int i = 0; w && i < n; i++, x = x ? x->next : NULL)
+        cJSON_AddItemToArray(w, cJSON_CreateString(word[!(cJSON_IsNumber(x) && x->valuedouble == 0)]));
+    return w;
+}
+
 /* MiniMax-Text-01's and M1's layers (minimax): layer_types, or the
  * original attn_type_list (1 softmax attention, 0 lightning); a file with
  * neither is standard attention throughout (MiniMax-M2 as some converters
@@ -266,17 +278,10 @@ static void minimax_layers(cJSON *c, const char *t)
 {
     if (!hf_names_listed("minimax minimax_text_01 minimax_m1", t))
         return;
-    const cJSON *at = cJSON_GetObjectItemCaseSensitive(c, "attn_type_list"), *x;
+    static const char *const kinds[] = { "linear_attention", "full_attention" };
     int L = (int)hf_num(c, "num_hidden_layers", 0);
-    if (!cJSON_GetObjectItemCaseSensitive(c, "layer_types") && L > 0 && L <= 100000) {
-        cJSON *lt = cJSON_CreateArray();
-        for (int i = 0; lt && i < L; i++) {
-            x = cJSON_IsArray(at) ? cJSON_GetArrayItem(at, i) : NULL;
-            cJSON_AddItemToArray(lt, cJSON_CreateString(cJSON_IsNumber(x) && x->valuedouble == 0 ? "linear_attention"
-                                                                                                 : "full_attention"));
-        }
-        put(c, "layer_types", lt);
-    }
+    if (!cJSON_GetObjectItemCaseSensitive(c, "layer_types") && L > 0 && L <= 100000)
+        put(c, "layer_types", bit_words(cJSON_GetObjectItemCaseSensitive(c, "attn_type_list"), L, kinds));
     double H = hf_num(c, "num_attention_heads", 0), D = hf_num(c, "hidden_size", 0);
     double dh = hf_num(c, "head_dim", H > 0 ? D / H : 0);
     static const char *const heads[] = { "linear_num_value_heads", "linear_num_key_heads" };
@@ -291,28 +296,21 @@ static void minimax_layers(cJSON *c, const char *t)
 
 /* MiMo-V2-Flash's layers (mimo_v2_flash; mimo_v2, MiMo-V2.5's):
  * hybrid_layer_pattern (0 global, 1 a sliding window) as layer_types,
- * moe_layer_freq (0 dense, 1 experts) as mlp_layer_types, an item other
- * than 0 or 1 as a word the readers refuse; its global layers' K/V heads
+ * moe_layer_freq (0 dense, 1 experts) as mlp_layer_types; its global layers' K/V heads
  * (num_key_value_heads) as Gemma 4's num_global_key_value_heads, the
  * windowed layers' (swa_num_key_value_heads) as the others'. */
 static void mimo_layers(cJSON *c, const char *t)
 {
-    static const struct { const char *from, *to, *word[2]; } lists[] = {
+    static const struct { const char *from, *to; const char *const word[2]; } lists[] = {
         { "hybrid_layer_pattern", "layer_types", { "full_attention", "sliding_attention" } },
         { "moe_layer_freq", "mlp_layer_types", { "dense", "sparse" } },
     };
     if (!hf_names_listed("mimo_v2_flash mimo_v2", t))
         return;
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, lists[i].from), *x;
-        if (!cJSON_IsArray(l) || cJSON_GetObjectItemCaseSensitive(c, lists[i].to))
-            continue;
-        cJSON *w = cJSON_CreateArray();
-        cJSON_ArrayForEach(x, l) {
-            bool bit = cJSON_IsNumber(x) && (x->valuedouble == 0 || x->valuedouble == 1);
-            cJSON_AddItemToArray(w, cJSON_CreateString(bit ? lists[i].word[(int)x->valuedouble] : "not 0 or 1"));
-        }
-        put(c, lists[i].to, w);
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, lists[i].from);
+        if (cJSON_IsArray(l) && !cJSON_GetObjectItemCaseSensitive(c, lists[i].to))
+            put(c, lists[i].to, bit_words(l, cJSON_GetArraySize(l), lists[i].word));
     }
     const cJSON *swa = cJSON_GetObjectItemCaseSensitive(c, "swa_num_key_value_heads");
     const cJSON *kv = cJSON_GetObjectItemCaseSensitive(c, "num_key_value_heads");
