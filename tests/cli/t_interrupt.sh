@@ -76,7 +76,7 @@ for trial in "INT staging" "TERM staging" "INT publish" "TERM publish"; do
         while [ -z "$(ls -d "$IN"/t.tmp.* 2>/dev/null)" ] && kill -0 $pid 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
     else
         d=$(idelay $k 0 0.01)
-        while [ -z "$(find "$IN/t" -type f -newer "$IN/mark" | head -n 1)" ] && kill -0 $pid 2>/dev/null; do sleep 0.001; done
+        while [ -z "$(find "$IN/t" -type f -newer "$IN/mark" 2>/dev/null | head -n 1)" ] && kill -0 $pid 2>/dev/null; do sleep 0.001; done
     fi
     sleep "$d"
     kill -$sig $pid 2>/dev/null
@@ -97,7 +97,7 @@ cp -R "$IN/refA" "$IN/t"
 touch "$IN/mark"
 "$INP" sweep --configs "$ICF" --spec "$IN/spec.json" -j 2 -o "$IN/t" 2>/dev/null &
 pid=$!
-while [ -z "$(find "$IN/t" -type f -newer "$IN/mark" | head -n 1)" ] && kill -0 $pid 2>/dev/null; do sleep 0.001; done
+while [ -z "$(find "$IN/t" -type f -newer "$IN/mark" 2>/dev/null | head -n 1)" ] && kill -0 $pid 2>/dev/null; do sleep 0.001; done
 kill -KILL $pid 2>/dev/null
 wait $pid 2>/dev/null
 check "interrupt: sweep, SIGKILL as the first new file appears: every configuration whole, none missing" iwhole "$IN/t"
